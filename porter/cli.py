@@ -1,0 +1,246 @@
+"""porter's command line: a thin typer layer that turns options into library calls and errors into exit codes.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, input or configuration error, 3 internal error.
+This is the only module that prints or exits.
+"""
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Callable, List, Optional
+
+import typer
+from rich.console import Console
+
+from porter import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+app = typer.Typer(
+    name="porter",
+    help="CUDA-to-HIP porting assistant: find what a move to AMD Instinct GPUs takes.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+err = Console(stderr=True, highlight=False)
+
+
+class UsageError(Exception):
+    """Bad input from the user (path, option, config, rules): exit 2 with the message."""
+
+
+def _run(fn: Callable[[], int], verbose: bool = False) -> None:
+    """Call a command body and map every outcome to porter's exit codes."""
+    from porter.config import ConfigError
+    from porter.discover import DiscoveryError
+    from porter.rules import RuleError
+
+    try:
+        code = fn()
+    except (UsageError, ConfigError, DiscoveryError, RuleError, ValueError, FileNotFoundError) as e:
+        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        raise typer.Exit(EXIT_USAGE)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise typer.Exit(130)
+    except typer.Exit:
+        raise
+    except Exception as e:  # a crash must never look like "findings"
+        if verbose:
+            err.print(traceback.format_exc(), markup=False)
+        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e} (run with -v for the traceback)", markup=True)
+        raise typer.Exit(EXIT_INTERNAL)
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"porter {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    """porter: scan, translate and assess CUDA code for AMD Instinct GPUs."""
+
+
+def _write(text: str, output: Optional[Path]) -> None:
+    if output is None or str(output) == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{output}: cannot write: {e.strerror or e}") from None
+
+
+def _progress(enabled: bool):
+    """A rich progress bar on stderr when it is a terminal; a no-op otherwise."""
+    if not enabled or not err.is_terminal:
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=True)
+    task = prog.add_task("scanning", total=None)
+    return prog, lambda done, total: prog.update(task, completed=done, total=total)
+
+
+def build_scan_options(path: Path, include, exclude, jobs, no_cache, cache_dir, targets, config_file):
+    """Merge command-line options over the closest configuration file; returns (ScanOptions, Config)."""
+    from porter.config import find_config, load_config
+    from porter.scan import DEFAULT_MAX_FILE_BYTES, ScanOptions, default_cache_dir
+
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{path}: no such file or directory")
+    cfg = load_config(config_file if config_file else find_config(path))
+    use_cache = not no_cache and cfg.get("cache", True)
+    extra_rules = tuple(Path(cfg.path.parent / p) for p in cfg.get("rules", [])) if cfg.path else ()
+    opts = ScanOptions(
+        include=tuple(include or cfg.get("include", [])),
+        exclude=tuple(exclude or cfg.get("exclude", [])),
+        jobs=jobs if jobs is not None else cfg.get("jobs", 0),
+        cache_dir=(cache_dir or default_cache_dir()) if use_cache else None,
+        max_file_bytes=int(cfg.get("max_file_size_mb", DEFAULT_MAX_FILE_BYTES / 1048576) * 1048576),
+        disabled_rules=tuple(cfg.get("disable", [])),
+        targets=tuple(targets or cfg.get("targets", [])),
+        extra_rules=extra_rules,
+    )
+    if opts.jobs < 0:
+        raise UsageError("--jobs must be 0 (all cores) or more")
+    return opts, cfg
+
+
+@app.command()
+def scan(
+    path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
+    format: str = typer.Option("console", "--format", "-f", help="console or json."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the result here (default: stdout)."),
+    include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Exit 1 when a finding has this severity or worse."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) or 'all' (see `porter targets`)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every finding; tracebacks on internal errors."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+) -> None:
+    """Inventory everything CUDA in a repository."""
+
+    def body() -> int:
+        from porter.model import Severity
+        from porter.scan import scan as run_scan
+
+        if format not in ("console", "json"):
+            raise UsageError(f"--format must be console or json, not {format!r}")
+        opts, cfg = build_scan_options(path, include, exclude, jobs, no_cache, cache_dir, target, config)
+        threshold_text = fail_on or cfg.get("fail_on")
+        threshold = Severity.parse(threshold_text) if threshold_text else None
+        prog, callback = _progress(not quiet)
+        if prog:
+            with prog:
+                result = run_scan(path, opts, progress=callback)
+        else:
+            result = run_scan(path, opts)
+        result = _analyse(result, opts)
+        if format == "json":
+            from porter.render.json import render
+
+            _write(render(result), output)
+        else:
+            _console_render(result, output, quiet, verbose)
+        if threshold is not None and any(f.severity >= threshold for f in result.findings):
+            return EXIT_FINDINGS
+        return EXIT_OK
+
+    _run(body, verbose)
+
+
+def _analyse(result, opts):
+    """Stages after matching (kernel analysis per target), when they are installed."""
+    try:
+        from porter import kernels
+    except ImportError:
+        return result
+    analyse = getattr(kernels, "analyse", None)
+    return analyse(result, list(opts.targets)) if analyse else result
+
+
+def _console_render(result, output, quiet, verbose) -> None:
+    from porter.render import console as console_render
+
+    if output is not None and str(output) != "-":
+        with open(output, "w", encoding="utf-8") as fh:
+            c = Console(file=fh, width=120, no_color=True)
+            console_render.render(result, c, verbose=verbose)
+        return
+    out = Console(highlight=False)
+    if quiet:
+        out.print(console_render.summary_line(result))
+    else:
+        console_render.render(result, out, verbose=verbose)
+
+
+@rules_app.command("list")
+def rules_list(
+    format: str = typer.Option("console", "--format", "-f", help="console or json."),
+    category: Optional[str] = typer.Option(None, "--category", help="Only this category."),
+) -> None:
+    """List every rule with its severity, category and fixture coverage."""
+
+    def body() -> int:
+        from porter.rules import load_rules
+        from porter.rulecatalog import catalogue
+
+        rs = load_rules()
+        rows = catalogue(rs, category)
+        if format == "json":
+            from porter.render.json import render
+
+            sys.stdout.write(render(rows))
+            return EXIT_OK
+        from rich.table import Table
+
+        out = Console(highlight=False)
+        t = Table(title=f"{len(rows['rules'])} rules", title_justify="left")
+        for col in ("id", "category", "severity", "confidence", "title", "fixture"):
+            t.add_column(col)
+        for r in rows["rules"]:
+            t.add_row(r["id"], r["category"], r["severity"], r["confidence"], r["title"], "yes" if r["fixture"] else "NO")
+        out.print(t)
+        c = Table(title="By category", title_justify="left")
+        for col in ("category", "rules", "with fixture"):
+            c.add_column(col)
+        for name, v in rows["categories"].items():
+            c.add_row(name, str(v["rules"]), f"{v['with_fixture']}/{v['rules']}")
+        out.print(c)
+        return EXIT_OK
+
+    _run(body)
+
+
+@rules_app.command("explain")
+def rules_explain(rule_id: str = typer.Argument(..., help="A rule id, e.g. DEV002.")) -> None:
+    """Show one rule's full documentation."""
+
+    def body() -> int:
+        from porter.rules import load_rules
+        from porter.rulecatalog import explain
+
+        rule = load_rules().get(rule_id.upper())
+        if rule is None:
+            raise UsageError(f"no rule {rule_id!r}; `porter rules list` shows them all")
+        Console(highlight=False).print(explain(rule), markup=False)
+        return EXIT_OK
+
+    _run(body)

@@ -1,0 +1,233 @@
+"""Decide which files a scan reads and in which language: git-aware, .gitignore-honouring, never leaving the root.
+
+In a git work tree the candidates are the tracked files plus the untracked ones git does not ignore (what a
+reviewer sees); elsewhere a plain walk that honours .gitignore files. Symlinks are never followed out of the
+scanned root, and a symlink that loops or dangles is reported, not followed.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+from porter.model import Skipped
+
+# Directories that hold build outputs, environments or vendored caches rather than a project's own sources.
+SKIP_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules", ".mypy_cache",
+        ".pytest_cache", ".ruff_cache", "CMakeFiles", "cmake-build-debug", "cmake-build-release", "build", "dist",
+        ".eggs", "site-packages", ".porter-cache",
+    }
+)
+
+_EXT_LANG = {
+    ".cu": "cuda", ".cuh": "cuda", ".cuf": "cuda",
+    ".c": "cuda", ".cc": "cuda", ".cpp": "cuda", ".cxx": "cuda", ".c++": "cuda", ".h": "cuda", ".hh": "cuda",
+    ".hpp": "cuda", ".hxx": "cuda", ".inl": "cuda", ".ipp": "cuda", ".tcc": "cuda", ".inc": "cuda",
+    ".py": "python", ".pyi": "python", ".pyx": "python",
+    ".cmake": "cmake",
+    ".mk": "make", ".mak": "make",
+    ".bzl": "bazel", ".bazel": "bazel",
+    ".sh": "shell", ".bash": "shell",
+    ".json": "json",
+    ".yaml": "yaml", ".yml": "yaml",
+    ".toml": "toml",
+    ".pbtxt": "text", ".cfg": "text", ".ini": "text",
+    ".cubin": "binary", ".fatbin": "binary", ".ptx": "text", ".so": "binary", ".a": "binary", ".o": "binary",
+    ".engine": "binary", ".plan": "binary", ".trt": "binary", ".whl": "binary", ".safetensors": "binary",
+}
+_NAME_LANG = {
+    "CMakeLists.txt": "cmake",
+    "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
+    "BUILD": "bazel", "WORKSPACE": "bazel", "MODULE.bazel": "bazel",
+    "Dockerfile": "dockerfile", "Containerfile": "dockerfile",
+    "setup.py": "python",
+}
+
+
+def language_of(path: str) -> str | None:
+    """The language porter parses a file as, from its name; None for files porter has no rules for."""
+    name = PurePosixPath(path).name
+    if name in _NAME_LANG:
+        return _NAME_LANG[name]
+    if name.startswith("Dockerfile") or name.endswith(".Dockerfile") or name.endswith(".dockerfile"):
+        return "dockerfile"
+    if fnmatch.fnmatch(name, "requirements*.txt") or fnmatch.fnmatch(name, "constraints*.txt") or name.endswith(".in") and name.startswith("requirements"):
+        return "requirements"
+    if ".so." in name:  # versioned shared libraries: libfoo.so.12
+        return "binary"
+    return _EXT_LANG.get(PurePosixPath(name).suffix.lower())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file the scan will read: its path relative to the root, where it is on disk, and its language."""
+
+    path: str
+    abspath: Path
+    language: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    root: Path
+    files: tuple[Candidate, ...]
+    skipped: tuple[Skipped, ...]
+    is_git: bool
+
+
+class DiscoveryError(Exception):
+    """The scan root itself cannot be scanned (missing, unreadable); a usage error, not a finding."""
+
+
+def discover(root: Path, include: list[str] | None = None, exclude: list[str] | None = None) -> Discovery:
+    """List the files under `root` (a directory or one file) that porter should scan, sorted by path."""
+    root = Path(root)
+    if not root.exists() and not root.is_symlink():
+        raise DiscoveryError(f"{root}: no such file or directory")
+    if root.is_file():
+        lang = language_of(root.name)
+        if lang is None:
+            # A single file named explicitly is scanned even with an unknown extension, as C/C++/CUDA.
+            lang = "cuda"
+        return Discovery(root.parent.resolve(), (Candidate(root.name, root.resolve(), lang),), (), False)
+    if not root.is_dir():
+        raise DiscoveryError(f"{root}: not a regular file or directory")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise DiscoveryError(f"{root}: permission denied")
+    real_root = root.resolve()
+    listed = _git_files(real_root)
+    is_git = listed is not None
+    skipped: list[Skipped] = []
+    if listed is None:
+        listed = _walk_files(real_root, skipped)
+    files: list[Candidate] = []
+    for rel in listed:
+        parts = rel.split("/")
+        if any(p in SKIP_DIRS for p in parts[:-1]):
+            continue
+        if not _selected(rel, include, exclude):
+            continue
+        lang = language_of(rel)
+        if lang is None:
+            continue
+        abspath = real_root / rel
+        problem = _link_problem(abspath, real_root)
+        if problem:
+            skipped.append(Skipped(rel, problem))
+            continue
+        files.append(Candidate(rel, abspath, lang))
+    files.sort(key=lambda c: c.path)
+    skipped.sort()
+    return Discovery(real_root, tuple(files), tuple(skipped), is_git)
+
+
+def _selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> bool:
+    if include and not any(_glob(rel, g) for g in include):
+        return False
+    if exclude and any(_glob(rel, g) for g in exclude):
+        return False
+    return True
+
+
+def _glob(rel: str, pattern: str) -> bool:
+    """gitignore-style globs: `*.cu`, `src/**`, `third_party/` and plain names all do what a user expects."""
+    return pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(rel)
+
+
+def _link_problem(abspath: Path, real_root: Path) -> str | None:
+    try:
+        st = os.lstat(abspath)
+    except OSError as e:
+        return f"cannot stat: {e.strerror}"
+    if not stat.S_ISLNK(st.st_mode):
+        return None if stat.S_ISREG(st.st_mode) else "not a regular file"
+    try:
+        target = abspath.resolve(strict=True)
+    except RuntimeError:
+        return "symlink loop"
+    except OSError:
+        return "dangling symlink"
+    if not target.is_relative_to(real_root):
+        return "symlink points outside the scanned root"
+    if not target.is_file():
+        return "symlink to a non-file"
+    return None
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """Tracked plus untracked-but-not-ignored files, or None when root is not inside a git work tree."""
+    if not _inside_git(root):
+        return None
+    try:
+        import git  # gitpython: imported lazily, it probes for the git binary on import
+
+        # Run from `root`, ls-files lists paths relative to it, even when root is a subdirectory of the work tree.
+        out = git.Git(str(root)).ls_files("-z", "--cached", "--others", "--exclude-standard")
+    except Exception:
+        return None  # a broken or foreign repository: fall back to walking the tree
+    names = sorted({n for n in out.split("\0") if n})
+    # ls-files lists deleted-but-tracked paths too; only what is on disk can be scanned.
+    return [n for n in names if os.path.lexists(root / n)]
+
+
+def _inside_git(root: Path) -> bool:
+    for d in (root, *root.parents):
+        if (d / ".git").exists():
+            return True
+    return False
+
+
+def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
+    """A plain walk honouring every .gitignore on the way down; directory symlinks are listed, never entered."""
+    out: list[str] = []
+    specs: list[tuple[str, pathspec.PathSpec]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=lambda e: skipped.append(
+        Skipped(_rel(Path(e.filename), root), f"cannot read directory: {e.strerror}"))):
+        rel_dir = _rel(Path(dirpath), root)
+        gi = Path(dirpath) / ".gitignore"
+        if gi.is_file():
+            try:
+                lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
+                specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+            except OSError:
+                pass
+        keep = []
+        for d in sorted(dirnames):
+            rel = _join(rel_dir, d)
+            if d in SKIP_DIRS or _ignored(rel + "/", specs):
+                continue
+            if os.path.islink(os.path.join(dirpath, d)):
+                skipped.append(Skipped(rel, "directory symlink not followed"))
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            rel = _join(rel_dir, f)
+            if not _ignored(rel, specs):
+                out.append(rel)
+    return out
+
+
+def _ignored(rel: str, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+    for base, spec in specs:
+        if base and not rel.startswith(base + "/"):
+            continue
+        sub = rel[len(base) + 1:] if base else rel
+        if spec.match_file(sub):
+            return True
+    return False
+
+
+def _rel(p: Path, root: Path) -> str:
+    r = os.path.relpath(p, root)
+    return "" if r == "." else r.replace(os.sep, "/")
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}/{b}" if a else b

@@ -1,0 +1,135 @@
+"""Run rules over one parsed file and turn their hits into Findings, honouring inline suppressions.
+
+A suppression is a comment `porter: ignore[ID1,ID2] reason` (or a bare `porter: ignore`) on the finding's line
+or the line above. Suppressed findings are returned separately, never dropped, so the summary can count them.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+from pathlib import PurePosixPath
+from typing import Iterable
+
+from porter.matchers import MATCHERS, Hit, MatchContext
+from porter.matchers.code import compile_regex
+from porter.model import Finding
+from porter.parse import SourceFile
+from porter.rules import Rule
+
+_SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+
+class _Values(dict):
+    """Message formatting that leaves an unknown {placeholder} visible instead of failing."""
+
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+def rule_applies_to(rule: Rule, path: str, language: str) -> bool:
+    if language not in rule.languages:
+        return False
+    if rule.files:
+        name = PurePosixPath(path).name
+        return any(fnmatch.fnmatch(path, g) or fnmatch.fnmatch(name, g) for g in rule.files)
+    return True
+
+
+def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:
+    """(findings, suppressed findings) for one file, sorted by position then rule id."""
+    findings: list[Finding] = []
+    suppressions = _suppressions(sf)
+    for rule in rules:
+        if not rule_applies_to(rule, sf.path, sf.language):
+            continue
+        seen: set[tuple[int, int]] = set()
+        for hit in _rule_hits(rule, sf, ctx):
+            if (hit.start, hit.end) in seen:
+                continue
+            seen.add((hit.start, hit.end))
+            findings.append(make_finding(rule, sf, hit))
+    findings.sort()
+    findings = _with_fingerprints(findings)
+    kept, hidden = [], []
+    for f in findings:
+        ids = suppressions.get(f.line, set()) | suppressions.get(f.line - 1, set())
+        (hidden if ("*" in ids or f.rule in ids) else kept).append(f)
+    return kept, hidden
+
+
+def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    for pattern in rule.patterns:
+        kind = next(k for k in pattern if k in MATCHERS)
+        not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
+        for hit in MATCHERS[kind](pattern, sf, ctx):
+            if not_rx is not None:
+                line, _ = sf.position(hit.start)
+                if not_rx.search(sf.line_text(line).encode("utf-8", "replace")):
+                    continue
+            if pattern.get("inside_kernel"):
+                f = sf.enclosing(hit.start)
+                if f is None or not f.is_kernel:
+                    continue
+            yield hit
+
+
+def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
+    line, col = sf.position(hit.start)
+    end_line, end_col = sf.position(max(hit.start, hit.end - 1))
+    end_col += 1  # exclusive end column, as in SARIF
+    func = sf.enclosing(hit.start)
+    values = _Values(dict(hit.values))
+    values.setdefault("name", hit.name)
+    values.setdefault("match", hit.name)
+    values.setdefault("hip", hit.replacement or rule.hip_equivalent.get("name", ""))
+    message = (hit.message or rule.message).format_map(values)
+    snippet = sf.line_text(line).strip()
+    if len(snippet) > 200:
+        snippet = snippet[:197] + "..."
+    return Finding(
+        path=sf.path,
+        line=line,
+        column=col,
+        rule=rule.id,
+        end_line=end_line,
+        end_column=end_col,
+        category=rule.category,
+        severity=rule.severity,
+        confidence=rule.confidence,
+        message=message,
+        snippet=snippet,
+        function=func.name if func else None,
+        kernel=func.name if func and func.is_kernel else None,
+        replacement=hit.replacement or rule.hip_equivalent.get("name") or None,
+        data=tuple(sorted((k, v) for k, v in hit.values if v != "")),
+    )
+
+
+def _with_fingerprints(findings: list[Finding]) -> list[Finding]:
+    """A fingerprint from rule, path, enclosing function and the matched line's text (not its number),
+    plus an occurrence counter, so a finding keeps its identity when code above it moves."""
+    import dataclasses
+
+    counts: dict[str, int] = {}
+    out = []
+    for f in findings:
+        basis = "\0".join((f.rule, f.path, f.function or "", " ".join(f.snippet.split())))
+        n = counts.get(basis, 0)
+        counts[basis] = n + 1
+        digest = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
+        out.append(dataclasses.replace(f, fingerprint=digest))
+    return out
+
+
+def _suppressions(sf: SourceFile) -> dict[int, set[str]]:
+    out: dict[int, set[str]] = {}
+    if b"porter:" not in sf.data:
+        return out
+    for m in _SUPPRESS.finditer(sf.data):
+        if sf.tree is not None and not sf.in_comment(m.start()):
+            continue  # only a comment suppresses; the words in a string literal are data
+        line, _ = sf.position(m.start())
+        ids = {i.strip() for i in (m.group(1) or b"").decode().split(",") if i.strip()} if m.group(1) is not None else {"*"}
+        out.setdefault(line, set()).update(ids or {"*"})
+    return out

@@ -1,0 +1,16 @@
+"""The registry of pattern kinds: each key a rule's pattern may use, mapped to the function that matches it.
+
+A matcher is `fn(pattern: dict, source: SourceFile, ctx: MatchContext) -> Iterable[Hit]`. Adding a new kind of
+pattern means writing one such function in a module here and listing it below; adding a rule needs no code.
+"""
+from __future__ import annotations
+
+from porter.matchers.base import Hit, MatchContext, Matcher
+from porter.matchers import code, python
+
+MATCHERS: dict[str, Matcher] = {
+    **code.MATCHERS,
+    **python.MATCHERS,
+}
+
+__all__ = ["Hit", "MatchContext", "Matcher", "MATCHERS"]

@@ -1,0 +1,340 @@
+"""Turn one file's bytes into what matchers read: a tree-sitter tree, a code-only view, lines, and functions.
+
+C, C++ and CUDA files are parsed with tree-sitter-cuda (a superset of the C++ grammar), Python with
+tree-sitter-python. Every language gets `code`: the file's bytes with comments (and, for parsed languages,
+string contents) blanked to spaces at the same length, so byte offsets and line numbers stay exact and a
+regex or token match on `code` can never hit a comment or a string. Qualifier macros that hide `__global__`
+(`#define KERNEL __global__`) are neutralised before parsing, keeping offsets, and remembered per use.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+TREE_LANGUAGES = frozenset({"cuda", "python"})
+HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
+
+_IDENT = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+# Inside a #define body tree-sitter sees only text, so strings and comments there are found lexically.
+_MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+# `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
+_QUALIFIER_WORDS = (
+    "__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|inline|static|extern|constexpr"
+    "|__launch_bounds__\\s*\\([^()\\n]*\\)|__attribute__\\s*\\(\\([^()\\n]*\\)\\)"
+)
+_QUALIFIER_MACRO = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+((?:(?:" + _QUALIFIER_WORDS.encode() + rb")[ \t]*)+)[ \t]*$",
+    re.M,
+)
+
+
+@functools.lru_cache(maxsize=None)
+def language(name: str) -> ts.Language:
+    """The tree-sitter grammar for a porter language name (cuda or python)."""
+    if name == "cuda":
+        import tree_sitter_cuda
+
+        return ts.Language(tree_sitter_cuda.language())
+    if name == "python":
+        import tree_sitter_python
+
+        return ts.Language(tree_sitter_python.language())
+    raise ValueError(f"no tree-sitter grammar for {name!r}")
+
+
+@functools.lru_cache(maxsize=None)
+def query(lang: str, source: str) -> ts.Query:
+    """A compiled tree-sitter query, cached per process (compiling costs far more than running)."""
+    return ts.Query(language(lang), source)
+
+
+def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
+    return ts.QueryCursor(query(lang, source)).captures(node)
+
+
+_CUDA_STRUCTURE = """
+(comment) @comment
+(string_literal) @string
+(raw_string_literal) @string
+(char_literal) @string
+(system_lib_string) @string
+(preproc_arg) @macro
+(function_definition) @function
+"""
+_PY_STRUCTURE = """
+(comment) @comment
+(string_content) @string
+(function_definition) @function
+"""
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function definition: where it is, its name, and whether it is a CUDA kernel or device function."""
+
+    name: str
+    qualified_name: str
+    start_byte: int
+    end_byte: int
+    start_line: int
+    end_line: int
+    is_kernel: bool
+    is_device: bool
+    via_macro: str | None
+    node: ts.Node = field(compare=False, repr=False)
+
+
+@dataclass(eq=False)
+class SourceFile:
+    """One file ready for matching. `data` is the original bytes; `code` hides comments and strings."""
+
+    path: str
+    language: str
+    data: bytes
+    code: bytes
+    tree: ts.Tree | None
+    comment_spans: list[tuple[int, int]]
+    string_spans: list[tuple[int, int]]
+    functions: list[Function]
+    macro_uses: dict[int, str]  # byte offset of a neutralised qualifier macro use -> macro name
+    line_starts: list[int]
+    error_lines: int = 0
+    _tokens: dict[bytes, list[int]] | None = field(default=None, repr=False)
+    cache: dict = field(default_factory=dict, repr=False)  # per-file memo for matchers (e.g. call sites)
+
+    @property
+    def lines(self) -> int:
+        if not self.data:
+            return 0
+        return len(self.line_starts) - (1 if self.data.endswith(b"\n") else 0)
+
+    @property
+    def root(self) -> ts.Node | None:
+        return self.tree.root_node if self.tree is not None else None
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a byte offset; the column counts bytes, as SARIF's default does not."""
+        i = bisect.bisect_right(self.line_starts, offset) - 1
+        return i + 1, offset - self.line_starts[i] + 1
+
+    def line_text(self, line: int) -> str:
+        if line < 1 or line > len(self.line_starts):
+            return ""
+        start = self.line_starts[line - 1]
+        end = self.data.find(b"\n", start)
+        return self.data[start: end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "replace")
+
+    def tokens(self) -> dict[bytes, list[int]]:
+        """Identifier-shaped tokens in code (not comments or strings) with their byte offsets."""
+        if self._tokens is None:
+            toks: dict[bytes, list[int]] = {}
+            for m in _IDENT.finditer(self.code):
+                toks.setdefault(m.group(), []).append(m.start())
+            self._tokens = toks
+        return self._tokens
+
+    def enclosing(self, offset: int) -> Function | None:
+        """The innermost function definition containing a byte offset."""
+        best = None
+        for f in self.functions:
+            if f.start_byte <= offset < f.end_byte and (best is None or f.start_byte >= best.start_byte):
+                best = f
+        return best
+
+    def in_comment(self, start: int) -> bool:
+        return _in_spans(self.comment_spans, start)
+
+    def in_string(self, start: int) -> bool:
+        return _in_spans(self.string_spans, start)
+
+
+def _in_spans(spans: list[tuple[int, int]], offset: int) -> bool:
+    i = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+
+def parse(path: str, language_name: str, data: bytes) -> SourceFile:
+    """Parse `data` as `language_name` (a porter language) into a SourceFile."""
+    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", data)]
+    if language_name == "cuda":
+        return _parse_cuda(path, data, line_starts)
+    if language_name == "python":
+        return _parse_python(path, data, line_starts)
+    comments = _hash_comment_spans(data, language_name) if language_name in HASH_COMMENT_LANGUAGES else []
+    code = _blank(data, comments)
+    return SourceFile(path, language_name, data, code, None, comments, [], [], {}, line_starts)
+
+
+def neutralise_macros(data: bytes) -> tuple[bytes, dict[int, str], set[str]]:
+    """Replace uses of qualifier-only macros with same-length text tree-sitter understands.
+
+    Returns the new bytes, {offset of each use: macro name} and the names of macros that expand to `__global__`.
+    A macro whose name is at least as long as `__global__` becomes `__global__` padded with spaces; a shorter one
+    becomes spaces and the kernel is recognised from the recorded use instead.
+    """
+    macros: dict[bytes, bytes] = {}
+    for m in _QUALIFIER_MACRO.finditer(data):
+        macros[m.group(1)] = m.group(2)
+    if not macros:
+        return data, {}, set()
+    global_macros = {n.decode() for n, body in macros.items() if b"__global__" in body}
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(macros, key=len, reverse=True)) + rb")(?![A-Za-z0-9_])")
+    out = bytearray(data)
+    uses: dict[int, str] = {}
+    define_lines = {m.start(1) for m in _QUALIFIER_MACRO.finditer(data)}
+    for m in pattern.finditer(data):
+        if m.start() in define_lines:
+            continue
+        name = m.group(1)
+        n = len(name)
+        keyword = b"__global__" if b"__global__" in macros[name] else b"__device__" if b"__device__" in macros[name] else b""
+        repl = keyword.ljust(n) if len(keyword) <= n else b" " * n
+        out[m.start(): m.end()] = repl
+        uses[m.start()] = name.decode()
+    return bytes(out), uses, global_macros
+
+
+def _parse_cuda(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
+    parse_input, macro_uses, global_macros = neutralise_macros(data)
+    tree = ts.Parser(language("cuda")).parse(parse_input)
+    caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
+    comments = _spans(caps.get("comment", []))
+    strings = _spans(caps.get("string", []), inner=True)
+    for node in caps.get("macro", []):
+        for m in _MACRO_NOISE.finditer(data, node.start_byte, node.end_byte):
+            if m.end() <= node.end_byte:
+                (comments if m.group().startswith(b"/") else strings).append((m.start(), m.end()))
+    comments.sort()
+    strings.sort()
+    code = _blank(data, comments + strings)
+    functions = [_cuda_function(n, data, macro_uses, global_macros) for n in caps.get("function", [])]
+    functions.sort(key=lambda f: f.start_byte)
+    return SourceFile(path, "cuda", data, code, tree, comments, strings, functions, macro_uses, line_starts,
+                      error_lines=_error_lines(tree, "cuda"))
+
+
+def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
+    tree = ts.Parser(language("python")).parse(data)
+    caps = captures("python", _PY_STRUCTURE, tree.root_node)
+    comments = _spans(caps.get("comment", []))
+    strings = _spans(caps.get("string", []))
+    code = _blank(data, comments + strings)
+    functions = []
+    for n in caps.get("function", []):
+        name_node = n.child_by_field_name("name")
+        name = name_node.text.decode("utf-8", "replace") if name_node else "<anonymous>"
+        functions.append(Function(name, name, n.start_byte, n.end_byte, n.start_point.row + 1, n.end_point.row + 1,
+                                  False, False, None, n))
+    functions.sort(key=lambda f: f.start_byte)
+    return SourceFile(path, "python", data, code, tree, comments, strings, functions, {}, line_starts,
+                      error_lines=_error_lines(tree, "python"))
+
+
+def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], global_macros: set[str]) -> Function:
+    decl = node.child_by_field_name("declarator")
+    name_node = function_name_node(decl)
+    qualified = name_node.text.decode("utf-8", "replace") if name_node is not None else "<anonymous>"
+    child_types = {c.type for c in node.children}
+    is_kernel = "__global__" in child_types
+    via_macro = None
+    decl_start = decl.start_byte if decl is not None else node.end_byte
+    # A macro use inside the declaration's specifiers (before its declarator) may be what made this a kernel.
+    prev = node.prev_sibling
+    lo = prev.end_byte if prev is not None else node.start_byte
+    if node.parent is not None and node.parent.type == "template_declaration":
+        lo = node.parent.start_byte
+    for off, name in macro_uses.items():
+        if lo <= off < decl_start and name in global_macros:
+            via_macro = name
+            is_kernel = True
+    return Function(
+        name=unqualified(qualified),
+        qualified_name=qualified,
+        start_byte=node.start_byte,
+        end_byte=node.end_byte,
+        start_line=node.start_point.row + 1,
+        end_line=node.end_point.row + 1,
+        is_kernel=is_kernel,
+        is_device="__device__" in child_types,
+        via_macro=via_macro,
+        node=node,
+    )
+
+
+def function_name_node(decl: ts.Node | None) -> ts.Node | None:
+    """The name inside a (possibly pointer/reference-wrapped) function declarator."""
+    while decl is not None and decl.type != "function_declarator":
+        nxt = decl.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in decl.named_children if "declarator" in c.type), None)
+        decl = nxt
+    if decl is None:
+        return None
+    return decl.child_by_field_name("declarator")
+
+
+def unqualified(name: str) -> str:
+    """`ns::k<T>` -> `k`: the name a launch site and a definition share."""
+    depth, out = 0, []
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    base = "".join(out).strip()
+    return base.rsplit("::", 1)[-1].strip() or name
+
+
+def _spans(nodes, inner: bool = False) -> list[tuple[int, int]]:
+    out = []
+    for n in nodes:
+        s, e = n.start_byte, n.end_byte
+        if inner and n.type == "string_literal":
+            # keep the quotes so the surrounding code still reads as a string expression
+            s, e = s + 1, max(s + 1, e - 1)
+        out.append((s, e))
+    return out
+
+
+def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    if not spans:
+        return data
+    out = bytearray(data)
+    for s, e in spans:
+        out[s:e] = _NOT_NEWLINE.sub(b" ", data[s:e])
+    return bytes(out)
+
+
+def _hash_comment_spans(data: bytes, lang: str) -> list[tuple[int, int]]:
+    """`#` comments: anywhere outside quotes in CMake; at line start only in Dockerfiles; after blank elsewhere."""
+    spans = []
+    if lang == "dockerfile":
+        rx = re.compile(rb"^[ \t]*#[^\n]*", re.M)
+    elif lang == "cmake":
+        rx = re.compile(rb'"(?:\\.|[^"\\])*"|#[^\n]*')
+    else:
+        rx = re.compile(rb"(?:^|(?<=[ \t]))#[^\n]*", re.M)
+    for m in rx.finditer(data):
+        if m.group().lstrip().startswith(b"#"):
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+def _error_lines(tree: ts.Tree, lang: str) -> int:
+    """How many lines tree-sitter could not parse (reported, so a reader knows how much was seen)."""
+    if not tree.root_node.has_error:
+        return 0
+    rows: set[int] = set()
+    for n in captures(lang, "(ERROR) @e", tree.root_node).get("e", []):
+        rows.update(range(n.start_point.row, n.end_point.row + 1))
+    return len(rows)

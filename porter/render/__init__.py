@@ -1,0 +1,1 @@
+"""Renderers: one module per output format, each a pure function from results to text."""

@@ -1,0 +1,93 @@
+"""Render a scan for a terminal with rich: totals by category and severity, the top files, kernels, skips."""
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from porter.model import ScanResult, Severity
+
+SEVERITY_STYLE = {
+    Severity.INFO: "dim",
+    Severity.LOW: "cyan",
+    Severity.MEDIUM: "yellow",
+    Severity.HIGH: "red",
+    Severity.BLOCKER: "bold white on red",
+}
+
+
+def summary_line(result: ScanResult) -> str:
+    s = result.summary()
+    sev = ", ".join(f"{v} {k}" for k, v in reversed(list(s["by_severity"].items())) if v)
+    files = sum(1 for f in result.files if f.skipped is None)
+    return (f"{s['findings']} findings ({sev or 'none'}) in {files} files; "
+            f"{s['kernels']} kernels, {s['launches']} launches; "
+            f"{s['suppressed']} suppressed; {len(result.skipped)} skipped")
+
+
+def render(result: ScanResult, console: Console, verbose: bool = False, top: int = 10) -> None:
+    console.print(Text(f"porter scan {result.root}", style="bold"))
+    console.print(summary_line(result))
+    if result.findings:
+        console.print(_category_table(result))
+        console.print(_top_files(result, top))
+    if verbose and result.findings:
+        console.print(_findings_table(result))
+    if result.kernels:
+        console.print(_kernel_table(result, None if verbose else top))
+    if result.skipped:
+        t = Table(title=f"Skipped files ({len(result.skipped)})", title_justify="left")
+        t.add_column("path")
+        t.add_column("reason")
+        for s in result.skipped[: None if verbose else top]:
+            t.add_row(s.path, s.reason)
+        console.print(t)
+
+
+def _category_table(result: ScanResult) -> Table:
+    counts = Counter((f.category, f.severity) for f in result.findings)
+    cats = sorted({c for c, _ in counts})
+    t = Table(title="Findings by category and severity", title_justify="left")
+    t.add_column("category")
+    for s in reversed(Severity):
+        t.add_column(str(s), justify="right", style=SEVERITY_STYLE[s])
+    t.add_column("total", justify="right", style="bold")
+    for c in cats:
+        row = [counts.get((c, s), 0) for s in reversed(Severity)]
+        t.add_row(c, *[str(v) if v else "" for v in row], str(sum(row)))
+    return t
+
+
+def _top_files(result: ScanResult, top: int) -> Table:
+    per = Counter(f.path for f in result.findings)
+    worst: dict[str, Severity] = {}
+    for f in result.findings:
+        worst[f.path] = max(worst.get(f.path, Severity.INFO), f.severity)
+    t = Table(title=f"Top files (of {len(per)})", title_justify="left")
+    t.add_column("file")
+    t.add_column("findings", justify="right")
+    t.add_column("worst")
+    for path, n in sorted(per.items(), key=lambda kv: (-worst[kv[0]], -kv[1], kv[0]))[:top]:
+        t.add_row(path, str(n), Text(str(worst[path]), style=SEVERITY_STYLE[worst[path]]))
+    return t
+
+
+def _findings_table(result: ScanResult) -> Table:
+    t = Table(title="Findings", title_justify="left")
+    for col in ("location", "rule", "severity", "message"):
+        t.add_column(col)
+    for f in result.findings:
+        t.add_row(f"{f.path}:{f.line}:{f.column}", f.rule, Text(str(f.severity), style=SEVERITY_STYLE[f.severity]), f.message)
+    return t
+
+
+def _kernel_table(result: ScanResult, limit: int | None) -> Table:
+    t = Table(title=f"Kernels ({len(result.kernels)})", title_justify="left")
+    t.add_column("kernel")
+    t.add_column("location")
+    t.add_column("launches", justify="right")
+    for k in result.kernels[:limit]:
+        t.add_row(k.qualified_name, f"{k.path}:{k.line}-{k.end_line}", str(len(result.launches_of(k))))
+    return t

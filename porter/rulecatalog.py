@@ -1,0 +1,58 @@
+"""Describe the rule catalogue for people: the list with fixture coverage, and one rule's documentation."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.rules import REPO_DIR, Rule, RuleSet
+
+FIXTURES_DIR = REPO_DIR / "fixtures" / "rules"
+
+
+def fixture_for(rule: Rule, fixtures: Path = FIXTURES_DIR) -> Path | None:
+    """The annotated sample for a rule: fixtures/rules/<ID>-<slug>.<ext> or a directory of that name."""
+    stem = Path(rule.source).stem
+    hits = sorted(fixtures.glob(stem + ".*")) + sorted(p for p in fixtures.glob(stem) if p.is_dir())
+    return hits[0] if hits else None
+
+
+def catalogue(rs: RuleSet, category: str | None = None) -> dict:
+    rules = [r for r in rs.rules if category is None or r.category == category]
+    rows = []
+    cats: dict[str, dict[str, int]] = {}
+    for r in rules:
+        fx = fixture_for(r)
+        rows.append({**r.to_dict(), "fixture": str(fx.relative_to(REPO_DIR)) if fx else None})
+        c = cats.setdefault(r.category, {"rules": 0, "with_fixture": 0})
+        c["rules"] += 1
+        c["with_fixture"] += 1 if fx else 0
+    return {"rules": rows, "categories": dict(sorted(cats.items())), "total": len(rows)}
+
+
+def explain(rule: Rule) -> str:
+    """ruff-style documentation: what it does, why it matters, what to use instead."""
+    hip = rule.hip_equivalent
+    lines = [
+        f"{rule.id}: {rule.title}",
+        f"category {rule.category} · severity {rule.severity} · confidence {rule.confidence} · languages {', '.join(rule.languages)}",
+        "",
+        "What it does",
+        f"  {rule.docs['what']}",
+        "",
+        "Why is this bad",
+        f"  {rule.docs['why']}",
+        "",
+        "Use instead",
+        f"  {rule.docs['instead']}",
+    ]
+    if rule.docs.get("example"):
+        lines += ["", "Example", *("  " + l for l in rule.docs["example"].splitlines())]
+    lines += ["", f"ROCm/HIP equivalent: {hip['kind']}" + (f" — {hip['name']}" if hip.get("name") else "")]
+    if hip.get("note"):
+        lines.append(f"  {hip['note']}")
+    lines.append(f"Effort: {rule.effort['size']} per {rule.effort['per']}")
+    if rule.targets:
+        lines.append(f"Applies to targets: {', '.join(rule.targets)}")
+    if rule.references:
+        lines += ["", "References", *(f"  {u}" for u in rule.references)]
+    lines += ["", f"Defined in {rule.source}"]
+    return "\n".join(lines)

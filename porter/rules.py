@@ -1,0 +1,193 @@
+"""Load porter's rules from YAML files and validate every one before a scan starts.
+
+A rule is data: rules/<category>/<ID>-<slug>.yaml, checked against porter/schemas/rule.schema.json and then
+for what a schema cannot say (the id matches the file name, regexes and tree-sitter queries compile, ids are
+unique). A bad file stops the load with a RuleError that names the file and the field.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from porter.model import Confidence, Severity
+
+REPO_DIR = Path(__file__).resolve().parent.parent
+RULES_DIR = REPO_DIR / "rules"
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+# Directories under rules/ that hold data other than rules.
+NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
+
+
+class RuleError(ValueError):
+    """A rule file that cannot be used, with the file and field that are wrong."""
+
+    def __init__(self, path: Path | str, field: str, problem: str):
+        self.path, self.field, self.problem = str(path), field, problem
+        super().__init__(f"{path}: {field}: {problem}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One validated rule."""
+
+    id: str
+    title: str
+    category: str
+    severity: Severity
+    confidence: Confidence
+    languages: tuple[str, ...]
+    patterns: tuple[dict[str, Any], ...]
+    message: str
+    docs: dict[str, str]
+    hip_equivalent: dict[str, str]
+    effort: dict[str, str]
+    files: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    source: str = ""  # the rule file, relative to the repository
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "category": self.category,
+            "severity": str(self.severity),
+            "confidence": str(self.confidence),
+            "languages": list(self.languages),
+            "message": self.message,
+            "docs": dict(self.docs),
+            "hip_equivalent": dict(self.hip_equivalent),
+            "effort": dict(self.effort),
+            "targets": list(self.targets),
+            "references": list(self.references),
+            "source": self.source,
+        }
+
+
+@functools.lru_cache(maxsize=None)
+def _schema() -> dict:
+    return json.loads((SCHEMA_DIR / "rule.schema.json").read_text())
+
+
+def rule_files(directory: Path = RULES_DIR) -> list[Path]:
+    return sorted(
+        p for p in directory.rglob("*.yaml")
+        if p.relative_to(directory).parts[0] not in NON_RULE_DIRS
+    )
+
+
+def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
+    """Load and validate one rule file."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "yaml"
+        raise RuleError(path, where, f"not valid YAML: {getattr(e, 'problem', e)}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RuleError(path, "file", f"cannot read: {e}") from None
+    if not isinstance(raw, dict):
+        raise RuleError(path, "(top level)", "a rule file must be a mapping")
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        field = ".".join(str(p) for p in e.absolute_path) or "(top level)"
+        raise RuleError(path, field, e.message)
+    rid = raw["id"]
+    if not path.name.startswith(rid + "-"):
+        raise RuleError(path, "id", f"{rid!r} does not match the file name (expected {rid}-<slug>.yaml)")
+    try:
+        rel_parts = path.relative_to(base).parts
+    except ValueError:
+        rel_parts = ()
+    if len(rel_parts) == 2 and rel_parts[0] != raw["category"]:
+        raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
+    for i, pat in enumerate(raw["patterns"]):
+        _check_pattern(path, i, pat, raw["languages"])
+    try:
+        source = str(path.relative_to(REPO_DIR))
+    except ValueError:
+        source = str(path)
+    return Rule(
+        id=rid,
+        title=raw["title"],
+        category=raw["category"],
+        severity=Severity.parse(raw["severity"]),
+        confidence=Confidence.parse(raw["confidence"]),
+        languages=tuple(raw["languages"]),
+        patterns=tuple(raw["patterns"]),
+        message=raw["message"].strip(),
+        docs={k: str(v).strip() for k, v in raw["docs"].items()},
+        hip_equivalent=dict(raw["hip_equivalent"]),
+        effort=dict(raw["effort"]),
+        files=tuple(raw.get("files", ())),
+        targets=tuple(raw.get("targets", ())),
+        references=tuple(raw.get("references", ())),
+        tags=tuple(raw.get("tags", ())),
+        source=source,
+    )
+
+
+def _check_pattern(path: Path, i: int, pat: dict, languages: list[str]) -> None:
+    from porter.matchers import MATCHERS
+
+    kinds = [k for k in pat if k in MATCHERS]
+    unknown = [k for k in pat if k not in MATCHERS and k not in ("in", "not_regex", "flags", "inside_kernel")]
+    if unknown:
+        raise RuleError(path, f"patterns.{i}", f"unknown pattern key(s) {unknown}; known kinds: {sorted(MATCHERS)}")
+    if len(kinds) != 1:
+        raise RuleError(path, f"patterns.{i}", f"exactly one pattern kind per entry, found {kinds or 'none'}")
+    for key in ("regex", "not_regex"):
+        if key in pat:
+            try:
+                re.compile(pat[key].encode())
+            except re.error as e:
+                raise RuleError(path, f"patterns.{i}.{key}", f"bad regular expression: {e}") from None
+    if "query" in pat:
+        from porter.parse import query
+
+        for lang in languages:
+            if lang not in ("cuda", "python"):
+                continue
+            try:
+                query(lang, pat["query"])
+            except Exception as e:  # tree-sitter raises QueryError subclasses with the position
+                raise RuleError(path, f"patterns.{i}.query", f"does not compile for {lang}: {e}") from None
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    digest: str  # changes whenever any rule file changes; part of the cache key
+
+    def get(self, rid: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rid), None)
+
+    def for_language(self, lang: str) -> list[Rule]:
+        return [r for r in self.rules if lang in r.languages]
+
+
+def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None) -> RuleSet:
+    """Every rule under `directory` (plus extra rule files or directories), validated, sorted by id."""
+    paths = rule_files(directory)
+    for p in extra or []:
+        paths.extend(rule_files(p) if p.is_dir() else [p])
+    rules: dict[str, Rule] = {}
+    h = hashlib.sha256()
+    for p in paths:
+        rule = load_rule(p, directory)
+        if rule.id in rules:
+            raise RuleError(p, "id", f"{rule.id} is already defined in {rules[rule.id].source}")
+        rules[rule.id] = rule
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return RuleSet(tuple(sorted(rules.values(), key=lambda r: r.id)), h.hexdigest()[:16])

@@ -1,0 +1,216 @@
+"""The scanning pipeline: discover files, parse each, run the rules, collect kernels and launches.
+
+Files are scanned in parallel worker processes (`jobs`) and each file's result is cached by a key made of its
+content hash, its path, the rule set's digest and porter's version, so an unchanged repository re-scans from
+the cache. Every file that cannot be read is recorded in `skipped` with the reason; nothing is silently lost.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from porter import __version__, launches
+from porter.discover import Candidate, discover
+from porter.match import rule_applies_to, run_rules
+from porter.matchers import MatchContext
+from porter.model import FileResult, ScanResult, Skipped
+from porter.parse import parse
+from porter.rules import RuleSet, load_rules
+
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+TEXT_SNIFF_BYTES = 8192
+# Binary artefacts are read lazily by their matchers (ELF headers, sizes): only this much is kept in memory.
+BINARY_HEAD_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    jobs: int = 0  # 0: one per core
+    cache_dir: Path | None = None  # None: no cache
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    disabled_rules: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    extra_rules: tuple[Path, ...] = ()
+
+
+def default_cache_dir() -> Path:
+    """Where results are cached unless told otherwise: $PORTER_CACHE_DIR, else the user's cache directory."""
+    env = os.environ.get("PORTER_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "porter"
+
+
+@dataclass
+class _Worker:
+    ruleset: RuleSet
+    disabled: frozenset[str]
+    cache_dir: Path | None
+    max_file_bytes: int
+    ctx: MatchContext = field(default_factory=MatchContext)
+
+
+_STATE: _Worker | None = None
+
+
+def _init_worker(state: _Worker) -> None:
+    global _STATE
+    _STATE = state
+
+
+def scan(
+    root: Path | str,
+    options: ScanOptions = ScanOptions(),
+    ruleset: RuleSet | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ScanResult:
+    """Scan a directory, git work tree or single file and return the sorted result."""
+    root = Path(root)
+    found = discover(root, list(options.include), list(options.exclude))
+    ruleset = ruleset or load_rules(extra=list(options.extra_rules))
+    state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes)
+    results = _scan_files(found.files, state, options.jobs, progress)
+    results.sort(key=lambda r: r.path)
+    skipped = sorted(set(found.skipped) | {r.skipped for r in results if r.skipped is not None})
+    findings = sorted(f for r in results for f in r.findings)
+    suppressed = sorted(f for r in results for f in r.suppressed)
+    kernels = sorted(k for r in results for k in r.kernels)
+    launch_list = sorted(l for r in results for l in r.launches)
+    shown_root = os.path.relpath(found.root, Path.cwd()) if not root.is_absolute() else str(found.root)
+    return ScanResult(
+        root=str(root) if not root.is_absolute() else shown_root,
+        findings=tuple(findings),
+        suppressed=tuple(suppressed),
+        kernels=tuple(kernels),
+        launches=tuple(launch_list),
+        files=tuple(results),
+        skipped=tuple(skipped),
+        targets=tuple(options.targets),
+    )
+
+
+def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[FileResult]:
+    files = list(files)
+    total = len(files)
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or total < 16:
+        _init_worker(state)
+        out = []
+        for i, c in enumerate(files, 1):
+            out.append(scan_candidate(c))
+            if progress:
+                progress(i, total)
+        return out
+    # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
+    size = max(1, min(64, total // (jobs * 8) or 1))
+    chunks = [files[i:i + size] for i in range(0, total, size)]
+    out: list[FileResult] = []
+    done = 0
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(state,)) as pool:
+        futures = [pool.submit(_scan_chunk, chunk) for chunk in chunks]
+        for fut in as_completed(futures):
+            part = fut.result()
+            out.extend(part)
+            done += len(part)
+            if progress:
+                progress(done, total)
+    return out
+
+
+def _scan_chunk(chunk: list[Candidate]) -> list[FileResult]:
+    return [scan_candidate(c) for c in chunk]
+
+
+def scan_candidate(c: Candidate) -> FileResult:
+    """Read, cache-check and scan one discovered file (runs in a worker)."""
+    assert _STATE is not None, "worker not initialised"
+    st = _STATE
+    try:
+        size = c.abspath.stat().st_size
+    except OSError as e:
+        return _skip(c, f"cannot stat: {e.strerror}")
+    if c.language == "binary":
+        return _scan_binary(c, size, st)
+    if size > st.max_file_bytes:
+        return _skip(c, f"file is {size / 1048576:.1f} MiB, over the {st.max_file_bytes / 1048576:.0f} MiB limit (generated?)")
+    try:
+        data = c.abspath.read_bytes()
+    except OSError as e:
+        return _skip(c, f"unreadable: {e.strerror or e}")
+    if b"\0" in data[:TEXT_SNIFF_BYTES]:
+        return _skip(c, "binary file (NUL bytes) where text was expected")
+    return _cached(c, data, st, lambda: scan_source(c.path, c.language, data, st))
+
+
+def _scan_binary(c: Candidate, size: int, st: _Worker) -> FileResult:
+    try:
+        with open(c.abspath, "rb") as fh:
+            head = fh.read(BINARY_HEAD_BYTES)
+    except OSError as e:
+        return _skip(c, f"unreadable: {e.strerror or e}")
+    key_data = head + str(size).encode()
+    return _cached(c, key_data, st, lambda: scan_source(c.path, "binary", head, st, abspath=c.abspath, size=size))
+
+
+def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None, abspath: Path | None = None,
+                size: int | None = None) -> FileResult:
+    """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
+    st = st or _STATE
+    rules = [r for r in st.ruleset.rules if r.id not in st.disabled and rule_applies_to(r, path, language)]
+    sf = parse(path, language, data)
+    if abspath is not None:
+        sf.cache["abspath"] = str(abspath)
+        sf.cache["size"] = size
+    findings, suppressed = run_rules(sf, rules, st.ctx)
+    kern = tuple(launches.kernels(sf)) if language == "cuda" else ()
+    launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
+    return FileResult(
+        path=path,
+        language=language,
+        lines=sf.lines if language != "binary" else 0,
+        findings=tuple(findings),
+        suppressed=tuple(suppressed),
+        kernels=kern,
+        launches=launch_list,
+        parse_error_lines=sf.error_lines,
+    )
+
+
+def _skip(c: Candidate, reason: str) -> FileResult:
+    return FileResult(c.path, c.language, 0, skipped=Skipped(c.path, reason))
+
+
+def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileResult]) -> FileResult:
+    if st.cache_dir is None:
+        return compute()
+    key = hashlib.sha256(
+        b"\0".join((__version__.encode(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
+                    c.path.encode(), c.language.encode(), data))
+    ).hexdigest()
+    path = st.cache_dir / key[:2] / f"{key}.pickle"
+    try:
+        with open(path, "rb") as fh:
+            cached = pickle.load(fh)
+        if isinstance(cached, FileResult):
+            return cached
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+        pass  # a missing or unusable entry is recomputed and rewritten
+    result = compute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old entry or the whole new one
+    except OSError:
+        pass  # an unwritable cache slows the next scan; it must not fail this one
+    return result
