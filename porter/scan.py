@@ -171,7 +171,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         sf.cache["abspath"] = str(abspath)
         sf.cache["size"] = size
     findings, suppressed = run_rules(sf, rules, st.ctx)
-    kern = tuple(launches.kernels(sf)) if language == "cuda" else ()
+    kern = tuple(_measure_kernels(sf)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     return FileResult(
         path=path,
@@ -183,6 +183,15 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         launches=launch_list,
         parse_error_lines=sf.error_lines,
     )
+
+
+def _measure_kernels(sf) -> list:
+    """Kernels with their measured facts when kernel analysis is installed (porter.kernels.measure)."""
+    try:
+        from porter.kernels import measure
+    except ImportError:
+        return launches.kernels(sf)
+    return measure(sf)
 
 
 def _skip(c: Candidate, reason: str) -> FileResult:
