@@ -204,6 +204,8 @@ class ScanResult:
     skipped: tuple[Skipped, ...]
     targets: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
+    # How the scan went (cache hits, seconds); never serialised, so results stay byte-identical across runs.
+    stats: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         """Launch sites that name this kernel; same-file launches first (names are not unique across a repo)."""

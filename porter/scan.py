@@ -78,16 +78,16 @@ def scan(
     found = discover(root, list(options.include), list(options.exclude))
     ruleset = ruleset or load_rules(extra=list(options.extra_rules))
     state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes)
-    results = _scan_files(found.files, state, options.jobs, progress)
-    results.sort(key=lambda r: r.path)
+    pairs = _scan_files(found.files, state, options.jobs, progress)
+    results = sorted((r for r, _ in pairs), key=lambda r: r.path)
+    hits = sum(1 for _, hit in pairs if hit)
     skipped = sorted(set(found.skipped) | {r.skipped for r in results if r.skipped is not None})
     findings = sorted(f for r in results for f in r.findings)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
-    shown_root = os.path.relpath(found.root, Path.cwd()) if not root.is_absolute() else str(found.root)
     return ScanResult(
-        root=str(root) if not root.is_absolute() else shown_root,
+        root=str(root),  # as the user named it: the result must not depend on where it was run from
         findings=tuple(findings),
         suppressed=tuple(suppressed),
         kernels=tuple(kernels),
@@ -95,10 +95,11 @@ def scan(
         files=tuple(results),
         skipped=tuple(skipped),
         targets=tuple(options.targets),
+        stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git},
     )
 
 
-def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[FileResult]:
+def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[tuple[FileResult, bool]]:
     files = list(files)
     total = len(files)
     jobs = jobs or os.cpu_count() or 1
@@ -113,7 +114,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, total // (jobs * 8) or 1))
     chunks = [files[i:i + size] for i in range(0, total, size)]
-    out: list[FileResult] = []
+    out: list[tuple[FileResult, bool]] = []
     done = 0
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(state,)) as pool:
         futures = [pool.submit(_scan_chunk, chunk) for chunk in chunks]
@@ -126,37 +127,37 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     return out
 
 
-def _scan_chunk(chunk: list[Candidate]) -> list[FileResult]:
+def _scan_chunk(chunk: list[Candidate]) -> list[tuple[FileResult, bool]]:
     return [scan_candidate(c) for c in chunk]
 
 
-def scan_candidate(c: Candidate) -> FileResult:
-    """Read, cache-check and scan one discovered file (runs in a worker)."""
+def scan_candidate(c: Candidate) -> tuple[FileResult, bool]:
+    """Read, cache-check and scan one discovered file (runs in a worker); True when it came from the cache."""
     assert _STATE is not None, "worker not initialised"
     st = _STATE
     try:
         size = c.abspath.stat().st_size
     except OSError as e:
-        return _skip(c, f"cannot stat: {e.strerror}")
+        return _skip(c, f"cannot stat: {e.strerror}"), False
     if c.language == "binary":
         return _scan_binary(c, size, st)
     if size > st.max_file_bytes:
-        return _skip(c, f"file is {size / 1048576:.1f} MiB, over the {st.max_file_bytes / 1048576:.0f} MiB limit (generated?)")
+        return _skip(c, f"file is {size / 1048576:.1f} MiB, over the {st.max_file_bytes / 1048576:.0f} MiB limit (generated?)"), False
     try:
         data = c.abspath.read_bytes()
     except OSError as e:
-        return _skip(c, f"unreadable: {e.strerror or e}")
+        return _skip(c, f"unreadable: {e.strerror or e}"), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
-        return _skip(c, "binary file (NUL bytes) where text was expected")
+        return _skip(c, "binary file (NUL bytes) where text was expected"), False
     return _cached(c, data, st, lambda: scan_source(c.path, c.language, data, st))
 
 
-def _scan_binary(c: Candidate, size: int, st: _Worker) -> FileResult:
+def _scan_binary(c: Candidate, size: int, st: _Worker) -> tuple[FileResult, bool]:
     try:
         with open(c.abspath, "rb") as fh:
             head = fh.read(BINARY_HEAD_BYTES)
     except OSError as e:
-        return _skip(c, f"unreadable: {e.strerror or e}")
+        return _skip(c, f"unreadable: {e.strerror or e}"), False
     key_data = head + str(size).encode()
     return _cached(c, key_data, st, lambda: scan_source(c.path, "binary", head, st, abspath=c.abspath, size=size))
 
@@ -198,9 +199,9 @@ def _skip(c: Candidate, reason: str) -> FileResult:
     return FileResult(c.path, c.language, 0, skipped=Skipped(c.path, reason))
 
 
-def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileResult]) -> FileResult:
+def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileResult]) -> tuple[FileResult, bool]:
     if st.cache_dir is None:
-        return compute()
+        return compute(), False
     key = hashlib.sha256(
         b"\0".join((__version__.encode(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
                     c.path.encode(), c.language.encode(), data))
@@ -210,7 +211,7 @@ def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileRe
         with open(path, "rb") as fh:
             cached = pickle.load(fh)
         if isinstance(cached, FileResult):
-            return cached
+            return cached, True
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
         pass  # a missing or unusable entry is recomputed and rewritten
     result = compute()
@@ -222,4 +223,4 @@ def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileRe
         os.replace(tmp, path)  # atomic: a concurrent reader sees the old entry or the whole new one
     except OSError:
         pass  # an unwritable cache slows the next scan; it must not fail this one
-    return result
+    return result, False

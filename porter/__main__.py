@@ -1,0 +1,4 @@
+"""`python -m porter`: the same command line as the `porter` script."""
+from porter.cli import app
+
+app(prog_name="porter")

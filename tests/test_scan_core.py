@@ -1,0 +1,172 @@
+"""The scan pipeline end to end: JSON contract, suppressions, fingerprints, cache, parallelism, configuration."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from porter.model import Severity
+from porter.scan import ScanOptions, scan
+from tests.helpers import REPO, make_repo, run_porter, scan_json, write_files
+
+SCHEMA = json.loads((REPO / "porter" / "schemas" / "scan.schema.json").read_text())
+
+TWO_KERNELS = """\
+__global__ void first(float* x) { x[0] = 1.f; }
+// porter: ignore[KRN001] generated code, ported separately
+__global__ void second(float* x) { x[0] = 2.f; }
+__global__ void third(float* x) { x[0] = 3.f; }  // porter: ignore
+"""
+
+
+def test_json_output_follows_the_documented_schema_on_a_fixture_repository():
+    doc = scan_json("fixtures/repos/cuda-app")
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["root"] == "fixtures/repos/cuda-app"
+    assert doc["files"]["scanned"] >= 10
+    assert all(not f["path"].startswith("/") for f in doc["findings"])
+    keys = [(f["path"], f["line"], f["column"], f["rule"]) for f in doc["findings"]]
+    assert keys == sorted(keys)
+
+
+def test_suppressions_hide_findings_but_count_them(tmp_path):
+    (tmp_path / "k.cu").write_text(TWO_KERNELS)
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(f.rule, f.line) for f in r.findings if f.rule == "KRN001"] == [("KRN001", 1)]
+    assert [(f.rule, f.line) for f in r.suppressed] == [("KRN001", 3), ("KRN001", 4)]
+    assert r.summary()["suppressed"] == 2
+    # Kernels are facts, not findings: suppression never hides them from the inventory.
+    assert [k.name for k in r.kernels] == ["first", "second", "third"]
+
+
+def test_suppression_in_a_string_does_not_count(tmp_path):
+    (tmp_path / "k.cu").write_text('const char* s = "porter: ignore";\n__global__ void k(float* x) { x[0] = 0; }\n')
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(f.rule, f.line) for f in r.findings if f.rule == "KRN001"] == [("KRN001", 2)]
+
+
+def test_fingerprints_survive_lines_moving(tmp_path):
+    (tmp_path / "k.cu").write_text(TWO_KERNELS)
+    before = {f.line: f.fingerprint for f in scan(tmp_path, ScanOptions(jobs=1)).findings if f.rule == "KRN001"}
+    (tmp_path / "k.cu").write_text("// a new header comment\n#include <cstdio>\n\n" + TWO_KERNELS)
+    after = {f.line: f.fingerprint for f in scan(tmp_path, ScanOptions(jobs=1)).findings if f.rule == "KRN001"}
+    assert before[1] == after[4]
+    assert len(before[1]) == 20
+
+
+def test_warm_rescan_is_served_from_the_cache_and_identical(tmp_path):
+    cache = tmp_path / "cache"
+    src = REPO / "fixtures" / "repos" / "cuda-app"
+    cold = scan(src, ScanOptions(jobs=1, cache_dir=cache))
+    warm = scan(src, ScanOptions(jobs=1, cache_dir=cache))
+    n = len(cold.files)
+    assert cold.stats["cache_misses"] == n and cold.stats["cache_hits"] == 0
+    assert warm.stats["cache_hits"] == n and warm.stats["cache_misses"] == 0
+    assert warm.to_dict() == cold.to_dict()
+
+
+def test_cache_reruns_only_changed_files_and_survives_corruption(tmp_path):
+    cache = tmp_path / "cache"
+    write_files(tmp_path / "src", {"a.cu": "__global__ void a(int* p) { *p = 1; }\n", "b.cu": "__global__ void b(int* p) { *p = 2; }\n"})
+    scan(tmp_path / "src", ScanOptions(jobs=1, cache_dir=cache))
+    (tmp_path / "src" / "b.cu").write_text("__global__ void b2(int* p) { *p = 3; }\n")
+    r = scan(tmp_path / "src", ScanOptions(jobs=1, cache_dir=cache))
+    assert (r.stats["cache_hits"], r.stats["cache_misses"]) == (1, 1)
+    assert [k.name for k in r.kernels] == ["a", "b2"]
+    for entry in cache.rglob("*.pickle"):
+        entry.write_bytes(b"corrupt")
+    r2 = scan(tmp_path / "src", ScanOptions(jobs=1, cache_dir=cache))
+    assert r2.stats["cache_misses"] == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
+
+
+def test_parallel_and_serial_scans_agree():
+    src = REPO / "fixtures" / "repos"
+    serial = scan(src, ScanOptions(jobs=1))
+    parallel = scan(src, ScanOptions(jobs=2))
+    assert len(serial.files) >= 16  # enough files that the parallel path really runs
+    assert serial.to_dict() == parallel.to_dict()
+
+
+def test_fail_on_sets_exit_code_1_only_at_or_above_threshold(tmp_path):
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[0] = 0; }\n")
+    assert run_porter("scan", str(tmp_path), "--no-cache", "-q", "--fail-on", "info").returncode == 1
+    assert run_porter("scan", str(tmp_path), "--no-cache", "-q", "--fail-on", "blocker").returncode == 0
+    bad = run_porter("scan", str(tmp_path), "--no-cache", "--fail-on", "severe")
+    assert bad.returncode == 2 and "unknown severity 'severe'" in bad.stderr
+
+
+def test_quiet_prints_one_summary_line(tmp_path):
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[0] = 0; }\n")
+    p = run_porter("scan", str(tmp_path), "--no-cache", "-q")
+    assert p.returncode == 0
+    assert p.stdout.strip().splitlines()[-1].startswith("1 findings (1 info) in 1 files; 1 kernels, 0 launches")
+
+
+def test_config_from_closest_porter_toml_wins_over_pyproject(tmp_path):
+    repo = make_repo(tmp_path / "r", {
+        "pyproject.toml": '[tool.porter]\nexclude = ["vendor/"]\n',
+        "vendor/v.cu": "__global__ void v(int* p) {}\n",
+        "sub/porter.toml": 'exclude = ["skip/"]\n',
+        "sub/skip/s.cu": "__global__ void s(int* p) {}\n",
+        "sub/vendor/w.cu": "__global__ void w(int* p) {}\n",
+    })
+    top = scan_json(str(repo))
+    # gitignore semantics: `vendor/` excludes a vendor directory at any depth
+    assert [k["name"] for k in top["kernels"]] == ["s"]
+    sub = scan_json(str(repo / "sub"))
+    assert [k["name"] for k in sub["kernels"]] == ["w"]
+
+
+def test_malformed_config_is_a_usage_error_naming_file_and_key(tmp_path):
+    write_files(tmp_path, {"porter.toml": "exclude = 3\n", "k.cu": "__global__ void k(int* p) {}\n"})
+    p = run_porter("scan", str(tmp_path), "--no-cache")
+    assert p.returncode == 2
+    assert "porter.toml: exclude must be a list, not int" in p.stderr
+    (tmp_path / "porter.toml").write_text("colour = 'red'\n")
+    p = run_porter("scan", str(tmp_path), "--no-cache")
+    assert p.returncode == 2 and "unknown key 'colour'" in p.stderr
+    (tmp_path / "porter.toml").write_text("exclude = [\n")
+    p = run_porter("scan", str(tmp_path), "--no-cache")
+    assert p.returncode == 2 and "not valid TOML" in p.stderr
+
+
+def test_malformed_rule_file_stops_with_file_and_field(tmp_path):
+    rules = tmp_path / "myrules"
+    rules.mkdir()
+    (rules / "XYZ001-bad.yaml").write_text("id: XYZ001\ntitle: a bad rule\ncategory: kernel\nseverity: severe\n")
+    write_files(tmp_path, {"porter.toml": 'rules = ["myrules"]\n', "k.cu": "int x;\n"})
+    p = run_porter("scan", str(tmp_path), "--no-cache")
+    assert p.returncode == 2
+    assert "XYZ001-bad.yaml: (top level): 'confidence' is a required property" in " ".join(p.stderr.split())
+
+
+def test_extra_rules_from_config_are_used(tmp_path):
+    rule = (REPO / "rules" / "kernel" / "KRN001-kernel-definition.yaml").read_text()
+    rules = tmp_path / "myrules"
+    rules.mkdir()
+    (rules / "USR001-any-malloc.yaml").write_text(
+        rule.replace("id: KRN001", "id: USR001").replace("  - kernel: {}", "  - identifiers: [malloc]")
+        .replace("Kernel {name} is defined here", "malloc call {name}"))
+    write_files(tmp_path, {"porter.toml": 'rules = ["myrules"]\n', "k.cu": "void f() { void* p = malloc(4); }\n"})
+    doc = scan_json(str(tmp_path))
+    assert [(f["rule"], f["line"], f["message"][:13]) for f in doc["findings"]] == [("USR001", 1, "malloc call m")]
+
+
+def test_rules_explain_and_list():
+    p = run_porter("rules", "explain", "krn001")
+    assert p.returncode == 0
+    out = p.stdout
+    for heading in ("KRN001: CUDA kernel definition (__global__)", "What it does", "Why is this bad", "Use instead",
+                    "Defined in rules/kernel/KRN001-kernel-definition.yaml"):
+        assert heading in out
+    assert run_porter("rules", "explain", "NOP999").returncode == 2
+    listing = json.loads(run_porter("rules", "list", "--format", "json").stdout)
+    ids = [r["id"] for r in listing["rules"]]
+    assert ids == sorted(ids) and "KRN001" in ids
+    assert listing["categories"]["kernel"]["with_fixture"] == listing["categories"]["kernel"]["rules"]
+
+
+def test_severity_threshold_order():
+    assert Severity.parse("Blocker") > Severity.HIGH > Severity.MEDIUM > Severity.LOW > Severity.INFO
