@@ -135,32 +135,120 @@ def match_query(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
         yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace").split("\n")[0])
 
 
+# How a knowledge-base library reads in a message, and the ROCm backend its `roc` names belong to.
+LIBRARY_NAMES = {
+    "runtime": "CUDA runtime", "driver": "CUDA driver", "device": "CUDA device", "rtc": "NVRTC",
+    "cucomplex": "cuComplex", "cublas": "cuBLAS", "cusparse": "cuSPARSE", "cusolver": "cuSOLVER", "cufft": "cuFFT",
+    "curand": "cuRAND", "cudnn": "cuDNN", "cub": "CUB",
+}
+ROC_LIBRARIES = {
+    "cublas": "rocBLAS", "cusparse": "rocSPARSE", "cusolver": "rocSOLVER", "cufft": "rocFFT", "curand": "rocRAND",
+    "cudnn": "MIOpen", "cub": "rocPRIM",
+}
+
+
 def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    """Identifiers the knowledge base knows, filtered by `status` and `library` lists."""
+    """Identifiers the knowledge base knows, filtered by `status` and `library` lists.
+
+    Options: `not_library`; `skip_identity` (names HIP spells the same need no rename); `prefer_roc` (libraries
+    whose hip* names are not a usable port, e.g. cuDNN's retired hipDNN, so the roc* name is the replacement);
+    `require_next` ({name: text} — the name counts only when that text follows it, e.g. `texture<`);
+    `add` (entries HIPIFY's tables lack: [{cuda, status, library, hip?, note}]).
+    """
     spec = pattern["kb"]
     statuses = set(spec.get("status", ()))
     libraries = set(spec.get("library", ()))
     skip_libraries = set(spec.get("not_library", ()))
+    prefer_roc = set(spec.get("prefer_roc", ()))
+    require_next = {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()}
+    added = {e["cuda"]: e for e in spec.get("add", ())}
     kb = ctx.kb
     toks = sf.tokens()
-    for tok in sorted(ctx.kb_tokens & toks.keys()):
+    names = (ctx.kb_tokens | {n.encode() for n in added}) & toks.keys()
+    for tok in sorted(names):
         name = tok.decode()
         entry = kb.get(name)
         if entry is None:
-            continue
+            extra = added.get(name)
+            if extra is None:
+                continue
+            from porter.kb import ApiEntry
+
+            entry = ApiEntry(cuda=name, hip=extra.get("hip"), status=extra["status"], library=extra["library"],
+                             section="porter rule data")
         if statuses and entry.status not in statuses:
             continue
         if libraries and entry.library not in libraries:
             continue
         if entry.library in skip_libraries:
             continue
+        if spec.get("skip_identity") and entry.identity:
+            continue
+        values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
+        replacement = dict(values)["replacement"] or None
         defined_here = _defined_locally(sf, name)
-        for off in toks[name.encode()]:
+        after = require_next.get(tok)
+        for off in toks[tok]:
             if _is_member_access(sf.code, off) or off in defined_here:
                 continue
-            yield Hit(off, off + len(name), name=name, replacement=entry.hip,
-                      values=(("hip", entry.hip or "none"), ("library", entry.library), ("status", entry.status),
-                              ("removed", entry.cuda_removed or ""), ("deprecated", entry.cuda_deprecated or "")))
+            if after is not None and not sf.code[off + len(tok):].lstrip().startswith(after):
+                continue
+            yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+def _kb_values(entry, prefer_roc: set[str], note: str) -> tuple[tuple[str, str], ...]:
+    """Message values for one knowledge-base entry; `advice` is the sentence that says what to do instead."""
+    library_name = LIBRARY_NAMES.get(entry.library, entry.library)
+    roc_library = ROC_LIBRARIES.get(entry.library, "ROCm")
+    use_roc = entry.library in prefer_roc
+    replacement = (entry.roc if use_roc else entry.hip) or ""
+    if use_roc:
+        advice = (f"port by hand to {roc_library} ({entry.roc})" if entry.roc
+                  else f"port by hand to {roc_library}, which has no direct counterpart")
+    elif entry.status == "unsupported":
+        advice = (f"{roc_library} has {entry.roc}; otherwise rewrite by hand" if entry.roc
+                  else "rewrite by hand")
+    elif entry.hip:
+        advice = f"hipify maps it to {entry.hip}"
+        if entry.hip_deprecated:
+            advice += f", itself deprecated since HIP {entry.hip_deprecated}"
+    else:
+        advice = "no HIP name"
+    if note:
+        advice = note
+    since = (f"removed in {library_name} {entry.cuda_removed}" if entry.cuda_removed
+             else f"deprecated since {library_name} {entry.cuda_deprecated}" if entry.cuda_deprecated
+             else "")
+    return (("advice", advice), ("deprecated", entry.cuda_deprecated or ""), ("hip", entry.hip or "none"),
+            ("library", entry.library), ("library_name", library_name), ("removed", entry.cuda_removed or ""),
+            ("replacement", replacement), ("roc", entry.roc or ""), ("since", since), ("status", entry.status))
+
+
+def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`#include`s the knowledge base's header map knows (`kb_header: {status: [...], not_include: [globs]}`)."""
+    spec = pattern["kb_header"] or {}
+    statuses = set(spec.get("status", ()))
+    skip = spec.get("not_include", ())
+    if sf.language != "cuda" or sf.root is None:
+        return
+    for node, header in includes(sf):
+        if any(fnmatch.fnmatchcase(header, g) for g in skip):
+            continue
+        entry = ctx.kb.header(header)
+        if entry is None or (statuses and entry.status not in statuses):
+            continue
+        if entry.status == "rename":
+            advice = f"include <{entry.hip}> instead"
+        elif entry.status == "drop":
+            advice = "delete the include"
+        elif entry.hip:
+            advice = f"port by hand to <{entry.hip}>"
+        else:
+            advice = "no ROCm counterpart"
+        values = (("advice", advice), ("hip", entry.hip or "none"), ("library", entry.library),
+                  ("note", entry.note or advice), ("status", entry.status))
+        yield Hit(node.start_byte, node.end_byte, name=header,
+                  replacement=entry.hip if entry.status == "rename" else None, values=values)
 
 
 def _defined_locally(sf: SourceFile, name: str) -> set[int]:
@@ -205,6 +293,190 @@ def match_launch(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
         yield Hit(start, end, name=l.kernel, values=(("kind", l.kind),))
 
 
+def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """Another pattern kind plus a `note` for the message: `feature: {regex: ..., in: string, note: ...}`.
+
+    One rule can then cover several related CUDA features (TMA, wgmma, clusters) and still say, per hit,
+    which one it found and what that one needs.
+    """
+    spec = dict(pattern["feature"])
+    note = spec.pop("note", "")
+    kinds = [k for k in spec if k in MATCHERS and k != "feature"]
+    if len(kinds) != 1:
+        raise ValueError(f"feature needs exactly one inner pattern kind, found {kinds or 'none'}")
+    for hit in MATCHERS[kinds[0]](spec, sf, ctx):
+        yield Hit(hit.start, hit.end, hit.name, hit.replacement, tuple(sorted(dict(hit.values, note=note).items())))
+
+
+def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`obj.method()` where obj is declared with one of `types` or initialised by a call to one of `inits`.
+
+    `member_call: {method: sync, types: [grid_group], inits: [this_grid]}` finds `grid.sync()` after
+    `auto grid = cg::this_grid();` and the direct `cg::this_grid().sync()`, but not `block.sync()`.
+    """
+    spec = pattern["member_call"]
+    if sf.language != "cuda" or sf.root is None:
+        return
+    types, inits = set(spec.get("types", ())), set(spec.get("inits", ()))
+    objects = _typed_variables(sf, types, inits)
+    for fn, text, call in call_sites(sf):
+        if fn.type != "field_expression":
+            continue
+        field_node, obj = fn.child_by_field_name("field"), fn.child_by_field_name("argument")
+        if field_node is None or obj is None or field_node.text.decode() != spec["method"]:
+            continue
+        if obj.type == "identifier" and (_scope(sf, obj.start_byte), obj.text.decode()) in objects:
+            yield Hit(fn.start_byte, call.end_byte, name=obj.text.decode())
+        elif obj.type == "call_expression" and _callee_name(obj) in inits:
+            yield Hit(fn.start_byte, call.end_byte, name=_callee_name(obj))
+
+
+def _callee_name(call) -> str:
+    fn = call.child_by_field_name("function")
+    return unqualified(fn.text.decode("utf-8", "replace")) if fn is not None else ""
+
+
+_DECLS = """
+(declaration type: (_) @type declarator: (init_declarator declarator: (_) @var value: (_) @value))
+(declaration type: (_) @type declarator: (identifier) @var)
+(parameter_declaration type: (_) @type declarator: (_) @var)
+"""
+
+
+def _scope(sf: SourceFile, offset: int) -> int:
+    f = sf.enclosing(offset)
+    return f.start_byte if f is not None else -1
+
+
+def _typed_variables(sf: SourceFile, types: set[str], inits: set[str]) -> set[tuple[int, str]]:
+    """(enclosing function, name) of variables and parameters declared with a type whose last part is in `types`,
+    or initialised from a call to one of `inits` (a name means different things in different functions)."""
+    import tree_sitter as ts
+    from porter.parse import query
+
+    out = set()
+    for _, m in ts.QueryCursor(query("cuda", _DECLS)).matches(sf.root):
+        var = m["var"][0]
+        while var.type in ("reference_declarator", "pointer_declarator") and var.named_child_count:
+            var = var.named_children[-1]
+        if var.type != "identifier":
+            continue
+        type_name = unqualified(m["type"][0].text.decode("utf-8", "replace"))
+        value = m.get("value", [None])[0]
+        if type_name in types or (value is not None and value.type == "call_expression" and _callee_name(value) in inits):
+            out.add((_scope(sf, var.start_byte), var.text.decode()))
+    return out
+
+
+# Where a name sits when C++ needs a compile-time constant there: node type -> the child field holding the constant
+# (None: anywhere inside the node).
+_CONSTANT_SLOTS = {
+    "array_declarator": "size",
+    "template_argument_list": None,
+    "static_assert_declaration": "condition",
+    "case_statement": "value",
+    "enumerator": "value",
+    "launch_bounds": None,
+    "optional_parameter_declaration": "default_value",
+    "bitfield_clause": None,
+    "alignas_qualifier": None,
+    "preproc_if": "condition",
+    "preproc_elif": "condition",
+}
+_CONTEXT_NAMES = {
+    "array_declarator": "an array extent", "template_argument_list": "a template argument",
+    "static_assert_declaration": "a static_assert", "case_statement": "a case label", "enumerator": "an enumerator",
+    "launch_bounds": "__launch_bounds__", "optional_parameter_declaration": "a template parameter default",
+    "bitfield_clause": "a bit-field width", "alignas_qualifier": "alignas", "preproc_if": "an #if condition",
+    "preproc_elif": "an #elif condition", "constexpr": "a constexpr or static const initialiser",
+    "define": "an object-like #define body",
+}
+# Statements end the upward walk: a name inside one is an ordinary run-time expression.
+_RUNTIME_STOPS = frozenset({
+    "expression_statement", "return_statement", "if_statement", "for_statement", "while_statement",
+    "do_statement", "compound_statement", "function_definition", "argument_list", "parameter_list",
+    "condition_clause", "field_expression", "subscript_expression", "call_expression",
+})
+
+
+def match_constant_context(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """Uses of `names` where a compile-time constant is required (array extents, template arguments,
+    constexpr/static const initialisers, static_assert, case labels, object-like #define bodies)."""
+    if sf.language != "cuda" or sf.root is None:
+        return
+    toks = sf.tokens()
+    for name in pattern["constant_context"]:
+        for off in toks.get(name.encode(), ()):
+            if _is_member_access(sf.code, off):
+                continue
+            context = _constant_context(sf, off, off + len(name))
+            if context:
+                yield Hit(off, off + len(name), name=name, values=(("context", _CONTEXT_NAMES[context]),))
+
+
+def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
+    node = sf.root.descendant_for_byte_range(start, end)
+    child = node
+    node = node.parent if node is not None else None
+    while node is not None:
+        kind = node.type
+        if kind == "preproc_arg":
+            parent = node.parent
+            return "define" if parent is not None and parent.type == "preproc_def" else None
+        if kind in _CONSTANT_SLOTS:
+            slot = _CONSTANT_SLOTS[kind]
+            if slot is None or node.child_by_field_name(slot) == child:
+                return kind
+        if kind in ("init_declarator", "declaration", "field_declaration"):
+            decl = node if kind != "init_declarator" else node.parent
+            if decl is not None and child != (node.child_by_field_name("declarator") if kind == "init_declarator" else None):
+                words = {c.text.decode() for c in decl.children if c.type in ("type_qualifier", "storage_class_specifier")}
+                if "constexpr" in words or ("static" in words and "const" in words):
+                    return "constexpr"
+            if kind != "init_declarator":
+                return None
+        if kind in _RUNTIME_STOPS:
+            return None
+        child, node = node, node.parent
+    return None
+
+
+# Spellings of an all-lanes mask that is 32 bits wide in value or in type: 0xffffffff (any case or suffix: the value
+# still names lanes 0-31 only), ~0 and ~0u, -1, 4294967295, UINT32_MAX, UINT_MAX. HIP's *_sync intrinsics
+# static_assert a 64-bit mask type, so even -1 (an int) fails to compile; ~0ull and -1ll are correct and not listed.
+FULL_MASK = re.compile(
+    rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX)\s*\)*$"
+)
+
+
+def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """A full 32-bit lane mask passed as the first argument of a warp intrinsic (`lane_mask: [__shfl_sync, ...]`),
+    written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
+    names = pattern["lane_mask"]
+    mask_names = _full_mask_names(sf)
+    arg = rb"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
+    rx = compile_regex(r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg.decode() + r"[,)]")
+    for m in rx.finditer(sf.code):
+        text = m.group("hit").strip()
+        if FULL_MASK.match(text) or text in mask_names:
+            s, e = m.span("hit")
+            lead = len(m.group("hit")) - len(m.group("hit").lstrip())
+            trail = len(m.group("hit")) - len(m.group("hit").rstrip())
+            yield Hit(s + lead, e - trail, name=m.group("fn").decode(), values=(("mask", text.decode("utf-8", "replace")),))
+
+
+def _full_mask_names(sf: SourceFile) -> set[bytes]:
+    """Names the file defines as a full 32-bit mask, by #define or by a (const) variable initialiser."""
+    out = set()
+    for m in re.finditer(rb"#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+)", sf.code):
+        if FULL_MASK.match(m.group(2).strip()):
+            out.add(m.group(1))
+    for m in re.finditer(rb"\b(\w+)\s*(?:=|\{)\s*([^;,{}]+?)\s*\}?\s*;", sf.code):
+        if FULL_MASK.match(m.group(2).strip()):
+            out.add(m.group(1))
+    return out
+
+
 MATCHERS = {
     "identifiers": match_identifiers,
     "regex": match_regex,
@@ -214,4 +486,9 @@ MATCHERS = {
     "kb": match_kb,
     "kernel": match_kernel,
     "launch": match_launch,
+    "kb_header": match_kb_header,
+    "feature": match_feature,
+    "member_call": match_member_call,
+    "constant_context": match_constant_context,
+    "lane_mask": match_lane_mask,
 }
