@@ -1,0 +1,166 @@
+"""Benchmark `porter scan`: files/s, lines/s, CPU-seconds and peak memory, cold and warm cache.
+
+Usage:
+    python bench/bench_scan.py                       # generate a 200k+ line CUDA corpus in a temp dir
+    python bench/bench_scan.py --corpus DIR          # benchmark a real checkout (e.g. cuda-samples)
+    python bench/bench_scan.py --lines 400000 --jobs 1
+
+Each run is a real `porter scan` subprocess (as a user runs it); CPU time includes its worker processes and
+peak memory is the largest resident set of any of them. Nothing here is a test: numbers go into notes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+KERNEL_TEMPLATE = """\
+template <typename T, int BLOCK>
+__global__ void __launch_bounds__(BLOCK) reduce_{n}(const T* __restrict__ in, T* out, int count) {{
+  __shared__ T partial[BLOCK / 32];
+  int tid = threadIdx.x;
+  int lane = tid % 32;
+  int warp = tid / 32;
+  T v = 0;
+  for (int i = blockIdx.x * BLOCK + tid; i < count; i += gridDim.x * BLOCK) v += in[i];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (warp == 0) {{
+    v = lane < BLOCK / 32 ? partial[lane] : T(0);
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+    if (lane == 0) atomicAdd(out, v);
+  }}
+}}
+
+__global__ void tile_{n}(const float* a, const float* b, float* c, int m) {{
+  __shared__ float ta[32][33];
+  __shared__ float tb[32][33];
+  int row = blockIdx.y * 32 + threadIdx.y, col = blockIdx.x * 32 + threadIdx.x;
+  float acc = 0.f;
+  for (int k0 = 0; k0 < m; k0 += 32) {{
+    ta[threadIdx.y][threadIdx.x] = a[row * m + k0 + threadIdx.x];
+    tb[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * m + col];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 32; ++k) acc += ta[threadIdx.y][k] * tb[k][threadIdx.x];
+    __syncthreads();
+  }}
+  c[row * m + col] = acc;  // cudaMemcpy in a comment is not a call
+}}
+
+static void run_{n}(float* h, int count, cudaStream_t stream) {{
+  float *d_in = nullptr, *d_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_in, count * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_out, sizeof(float)));
+  CUDA_CHECK(cudaMemcpyAsync(d_in, h, count * sizeof(float), cudaMemcpyHostToDevice, stream));
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int grid = prop.multiProcessorCount * 4;
+  reduce_{n}<float, 256><<<grid, 256, 0, stream>>>(d_in, d_out, count);
+  dim3 blocks(count / 32, count / 32), threads(32, 32);
+  tile_{n}<<<blocks, threads>>>(d_in, d_in, d_out, 32);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  printf("cudaFree(%p) next\\n", (void*)d_in);
+  CUDA_CHECK(cudaFree(d_in));
+  CUDA_CHECK(cudaFree(d_out));
+}}
+"""
+
+HEADER = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <cooperative_groups.h>
+#define CUDA_CHECK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ \\
+  fprintf(stderr, "%s\\n", cudaGetErrorString(e_)); }} }} while (0)
+namespace cg = cooperative_groups;
+// generated benchmark file {i}
+"""
+
+
+def generate(root: Path, lines: int, seed: int = 7) -> tuple[int, int]:
+    """Write .cu files until `lines` lines exist; returns (files, lines). Deterministic for a seed."""
+    rng = random.Random(seed)
+    total = files = 0
+    i = 0
+    while total < lines:
+        sub = root / f"module_{i % 20:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        parts = [HEADER.format(i=i)]
+        for j in range(rng.randint(3, 8)):
+            parts.append(KERNEL_TEMPLATE.format(n=f"{i}_{j}"))
+        text = "\n".join(parts)
+        (sub / f"kernels_{i:04d}.cu").write_text(text)
+        total += text.count("\n")
+        files += 1
+        i += 1
+    return files, total
+
+
+def run_scan(corpus: Path, cache: Path, jobs: int, extra: list[str]) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    cmd = [sys.executable, "-m", "porter", "scan", str(corpus), "--format", "json", "-o", os.devnull,
+           "--cache-dir", str(cache), "--jobs", str(jobs), *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"porter scan failed ({proc.returncode}): {proc.stderr}")
+    return {
+        "wall_s": wall,
+        "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "peak_rss_mib": after.ru_maxrss / 1024,  # largest child so far (the porter process or a worker)
+    }
+
+
+def count_lines(corpus: Path) -> tuple[int, int]:
+    files = lines = 0
+    for p in corpus.rglob("*"):
+        if p.suffix in (".cu", ".cuh", ".cpp", ".h", ".hpp", ".cc") and p.is_file():
+            files += 1
+            lines += p.read_bytes().count(b"\n")
+    return files, lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, help="scan this directory instead of a generated corpus")
+    ap.add_argument("--lines", type=int, default=200_000, help="size of the generated corpus")
+    ap.add_argument("--jobs", type=int, default=0, help="porter --jobs (0: all cores)")
+    ap.add_argument("--extra", default="", help="extra porter scan arguments, e.g. '--target all'")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
+        tmp_path = Path(tmp)
+        if args.corpus:
+            corpus = args.corpus
+            files, lines = count_lines(corpus)
+        else:
+            corpus = tmp_path / "corpus"
+            files, lines = generate(corpus, args.lines)
+        cache = tmp_path / "cache"
+        extra = args.extra.split()
+        cold = run_scan(corpus, cache, args.jobs, extra)
+        warm = run_scan(corpus, cache, args.jobs, extra)
+        report = {
+            "corpus": str(args.corpus or "generated"),
+            "files": files,
+            "lines": lines,
+            "jobs": args.jobs or os.cpu_count(),
+            "cold": {**cold, "files_per_s": files / cold["wall_s"], "lines_per_s": lines / cold["wall_s"],
+                     "lines_per_cpu_s": lines / cold["cpu_s"]},
+            "warm": {**warm, "files_per_s": files / warm["wall_s"], "lines_per_s": lines / warm["wall_s"]},
+            "warm_over_cold_cpu": warm["cpu_s"] / cold["cpu_s"],
+        }
+        print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
