@@ -209,7 +209,7 @@ def _kb_values(entry, prefer_roc: set[str], note: str) -> tuple[tuple[str, str],
         advice = (f"{roc_library} has {entry.roc}; otherwise rewrite by hand" if entry.roc
                   else "rewrite by hand")
     elif entry.hip:
-        advice = f"hipify maps it to {entry.hip}"
+        advice = "HIP keeps the same name" if entry.identity else f"hipify maps it to {entry.hip}"
         if entry.hip_deprecated:
             advice += f", itself deprecated since HIP {entry.hip_deprecated}"
     else:
@@ -261,6 +261,14 @@ def _defined_locally(sf: SourceFile, name: str) -> set[int]:
                 node = node.child_by_field_name("declarator") or node.named_children[0]
             if node is not None:
                 out.add(node.start_byte)
+    if sf.root is not None and "declared_functions" not in sf.cache:
+        # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
+        names: dict[str, set[int]] = {}
+        for node in captures("cuda", "(function_declarator declarator: (_) @n)", sf.root).get("n", []):
+            if node.type in ("identifier", "field_identifier"):
+                names.setdefault(node.text.decode("utf-8", "replace"), set()).add(node.start_byte)
+        sf.cache["declared_functions"] = names
+    out |= sf.cache.get("declared_functions", {}).get(name, set())
     for m in re.finditer(rb"#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", sf.code):
         out.add(m.start(1))
     return out
