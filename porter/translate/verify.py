@@ -1,0 +1,291 @@
+"""Compile each translated translation unit with the HIP compiler found, and say whether porter predicted failures.
+
+Compiler choice for a GPU architecture (shared/reference/hipify.md §5): `hipcc` with `HIP_PLATFORM=amd` and
+`--offload-arch=<gfx>` (`-c`, host and device) when its clang accepts that gfx; otherwise a newer clang
+(clang++-22 … clang++-19, or $PORTER_HIP_CLANG) in device-only `-S` mode with `-nogpulib`, which is how Debian's
+clang-19/22 check gfx942/gfx950 code; otherwise hipcc for gfx90a. Support for a gfx is probed, not assumed.
+
+Per file: compiled, or the first error, and whether a porter finding predicted that error: a finding on the same
+file and line, or one naming the identifier or header the error quotes.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import Callable, Iterable
+
+from porter.model import Finding
+
+DEFAULT_ARCH = "gfx90a"
+TU_EXTS = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
+ALWAYS_EXTS = frozenset({".cu", ".hip"})  # other C++ TUs are compiled only when translation changed them
+HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".ipp", ".tcc", ".inc"})
+CLANG_CANDIDATES = ("clang++-22", "clang++-21", "clang++-20", "clang++-19")
+_ERROR = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$")
+_DRIVER_ERROR = re.compile(r"^(?:clang|clang\+\+|hipcc)[^:]*: error: (?P<msg>.*)$")
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+@dataclass(frozen=True)
+class Compiler:
+    kind: str  # hipcc | clang-device-only
+    path: str
+    arch: str
+    version: str = ""  # the compiler's own version line
+    hip_version: str | None = None  # HIP headers' version, when hipcc says
+    note: str = ""  # why this compiler/arch was chosen
+
+    def command(self, src: Path, obj: Path, includes: Iterable[Path]) -> list[str]:
+        incs = [f"-I{p}" for p in includes]
+        if self.kind == "hipcc":
+            return [self.path, f"--offload-arch={self.arch}", "-std=c++17", "-x", "hip", "-c", str(src), "-o", str(obj), *incs]
+        cmd = [self.path, "-x", "hip", f"--offload-arch={self.arch}", f"--rocm-path={_rocm_path()}", "-nogpulib",
+               "--cuda-device-only", "-S", "-std=c++17", str(src), "-o", str(obj), *incs]
+        if _clang_major(self.version) >= 22:
+            cmd.insert(1, "-D__AMDGCN_WAVEFRONT_SIZE=64")  # HIP 5.2 headers use the macro clang 22 dropped
+        return cmd
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "HIP_PLATFORM": "amd"}
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "path": self.path, "arch": self.arch, "version": self.version,
+                "hip_version": self.hip_version, "note": self.note}
+
+
+@dataclass(frozen=True)
+class VerifiedFile:
+    path: str
+    status: str  # compiled | failed | timeout
+    error: str | None = None  # the first error, as the compiler printed it
+    error_path: str | None = None
+    error_line: int | None = None
+    predicted: bool | None = None  # failed: did a porter finding predict it
+    predicted_by: tuple[str, ...] = ()  # "RULE path:line name" of the findings that did
+    command: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "status": self.status, "error": self.error, "error_path": self.error_path,
+                "error_line": self.error_line, "predicted": self.predicted, "predicted_by": list(self.predicted_by)}
+
+
+@dataclass(frozen=True)
+class Verification:
+    compiler: Compiler | None
+    files: tuple[VerifiedFile, ...]
+    note: str = ""
+
+    def summary(self) -> dict:
+        failed = [f for f in self.files if f.status != "compiled"]
+        return {"compiled": len(self.files) - len(failed), "failed": len(failed),
+                "failed_predicted": sum(1 for f in failed if f.predicted), "failed_unpredicted": sum(1 for f in failed if not f.predicted)}
+
+    def to_dict(self) -> dict:
+        return {"compiler": self.compiler.to_dict() if self.compiler else None, "note": self.note,
+                "summary": self.summary(), "files": [f.to_dict() for f in self.files]}
+
+
+def _rocm_path() -> str:
+    env = os.environ.get("ROCM_PATH")
+    if env:
+        return env
+    if Path("/usr/include/hip/hip_runtime.h").is_file():
+        return "/usr"
+    return "/opt/rocm"
+
+
+def _clang_major(version: str) -> int:
+    m = re.search(r"clang version (\d+)", version)
+    return int(m.group(1)) if m else 0
+
+
+def _find_hipcc() -> str | None:
+    found = shutil.which("hipcc")
+    if found:
+        return found
+    for base in (os.environ.get("ROCM_PATH"), "/opt/rocm"):
+        if base and (Path(base) / "bin" / "hipcc").is_file():
+            return str(Path(base) / "bin" / "hipcc")
+    return None
+
+
+@lru_cache(maxsize=None)
+def _version_text(path: str) -> str:
+    try:
+        r = subprocess.run([path, "--version"], capture_output=True, text=True, errors="replace", timeout=60,
+                           env={**os.environ, "HIP_PLATFORM": "amd"}, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return r.stdout + r.stderr
+
+
+def hip_version_of(path: str) -> str | None:
+    m = re.search(r"HIP version:\s*(\d+\.\d+(?:\.\d+)?)", _version_text(path))
+    if not m:
+        return None
+    parts = m.group(1).split(".")
+    return ".".join(parts[:2])  # "5.2.21153" is HIP 5.2 build 21153, not a patch level
+
+
+@lru_cache(maxsize=None)
+def supports(path: str, kind: str, arch: str) -> bool:
+    """Does this compiler accept `--offload-arch=arch`? A device-only syntax check of an empty file tells."""
+    with tempfile.TemporaryDirectory(prefix="porter-probe-") as tmp:
+        src = Path(tmp) / "probe.hip"
+        src.write_bytes(b"")
+        cmd = [path, "-x", "hip", f"--offload-arch={arch}", "--cuda-device-only", "-fsyntax-only", str(src)]
+        if kind != "hipcc":
+            cmd[1:1] = ["-nogpulib", f"--rocm-path={_rocm_path()}"]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120,
+                               env={**os.environ, "HIP_PLATFORM": "amd"}, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return r.returncode == 0
+
+
+def find_compiler(arch: str | None = None) -> tuple[Compiler | None, str]:
+    """The compiler to verify with for `arch` (None: gfx90a), and a note saying what was chosen and why."""
+    want = arch or DEFAULT_ARCH
+    hipcc = _find_hipcc()
+    if hipcc and supports(hipcc, "hipcc", want):
+        ver = _version_text(hipcc)
+        return Compiler("hipcc", hipcc, want, _first_clang_line(ver), hip_version_of(hipcc),
+                        f"hipcc accepts {want}"), ""
+    clangs = [os.environ["PORTER_HIP_CLANG"]] if os.environ.get("PORTER_HIP_CLANG") else list(CLANG_CANDIDATES)
+    for name in clangs:
+        path = shutil.which(name)
+        if path and supports(path, "clang", want):
+            ver = _version_text(path)
+            return Compiler("clang-device-only", path, want, _first_clang_line(ver),
+                            hip_version_of(hipcc) if hipcc else None,
+                            f"{'hipcc rejects' if hipcc else 'no hipcc for'} {want}: device-only -S build with {name}"), ""
+    if hipcc and want != DEFAULT_ARCH and supports(hipcc, "hipcc", DEFAULT_ARCH):
+        ver = _version_text(hipcc)
+        return Compiler("hipcc", hipcc, DEFAULT_ARCH, _first_clang_line(ver), hip_version_of(hipcc),
+                        f"no compiler here accepts {want}; fell back to hipcc for {DEFAULT_ARCH}"), ""
+    if not hipcc:
+        return None, "no HIP compiler found (hipcc on PATH or in $ROCM_PATH/bin, or clang++-19..22); see docs/toolchains.md"
+    return None, f"hipcc at {hipcc} accepts neither {want} nor {DEFAULT_ARCH}"
+
+
+def _first_clang_line(text: str) -> str:
+    return next((l.strip() for l in text.splitlines() if "clang version" in l), "")
+
+
+def arch_for_target(target: str | None) -> str | None:
+    """A porter target id (mi300x, ...) or a gfx name → the gfx name; None when no target was given."""
+    if not target:
+        return None
+    if target.lower().startswith("gfx"):
+        return target.lower()
+    from porter.translate import TranslateError
+
+    try:
+        from porter.targets import load_targets
+    except ImportError:
+        raise TranslateError(f"--target {target!r}: target profiles are not available; pass a gfx name") from None
+    targets = load_targets()
+    t = targets.get(target.lower())
+    if t is None:
+        raise TranslateError(f"--target {target!r}: unknown (known: {', '.join(sorted(targets))}, or a gfx name)")
+    return t.gfx
+
+
+def translation_units(result) -> list:
+    """Files to compile: every .cu/.hip, plus other C++ sources that translation changed."""
+    out = []
+    for ft in result.files:
+        ext = PurePosixPath(ft.path).suffix.lower()
+        if ft.status in ("skipped",) or ext not in TU_EXTS:
+            continue
+        if ext in ALWAYS_EXTS or ft.changed:
+            out.append(ft)
+    return out
+
+
+def include_dirs(out_root: Path, result) -> list[Path]:
+    """The tree's root and every directory holding a header of the translated set (build systems add these)."""
+    dirs = {out_root}
+    for ft in result.files:
+        if PurePosixPath(ft.path).suffix.lower() in HEADER_EXTS:
+            dirs.add(out_root / PurePosixPath(ft.path).parent)
+    return sorted(dirs)
+
+
+def first_error(output: str) -> tuple[str | None, str | None, int | None]:
+    """(error line as printed, path, line) of the first error in compiler output."""
+    for line in output.splitlines():
+        m = _ERROR.match(line)
+        if m:
+            return line.strip(), m.group("path"), int(m.group("line"))
+    for line in output.splitlines():
+        m = _DRIVER_ERROR.match(line)
+        if m or " error: " in line or line.startswith("error:"):
+            return line.strip(), None, None
+    return None, None, None
+
+
+def predicted_by(error: str, err_path: str | None, err_line: int | None, findings: Iterable[Finding],
+                 out_root: Path, shifts: dict[str, int]) -> tuple[str, ...]:
+    """Findings that predicted this error: same file and line (output lines mapped back), or the quoted name."""
+    quoted = set(_QUOTED.findall(error))
+    rel = None
+    if err_path:
+        try:
+            rel = Path(err_path).resolve().relative_to(out_root.resolve()).as_posix()
+        except ValueError:
+            rel = None
+    hits = []
+    for f in findings:
+        name = dict(f.data).get("name", "")
+        same_place = rel is not None and f.path == rel and err_line is not None and f.line + shifts.get(f.path, 0) == err_line
+        named = bool(name) and any(q == name or name in q.split("::") or q.endswith("/" + name) or name == q.strip("<>\"")
+                                   for q in quoted)
+        if same_place or named:
+            hits.append(f"{f.rule} {f.path}:{f.line} {name}".strip())
+    return tuple(sorted(set(hits)))
+
+
+def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Finding] | None = None,
+           timeout: float = 300.0, progress: Callable[[int, int], None] | None = None) -> Verification:
+    """Compile every translation unit of `result` as written under `out_root` (the output tree or the sources)."""
+    findings = list(findings if findings is not None else result.findings)
+    out_root = Path(out_root)
+    includes = include_dirs(out_root, result)
+    shifts = {ft.path: ft.line_shift for ft in result.files}
+    files = []
+    units = translation_units(result)
+    with tempfile.TemporaryDirectory(prefix="porter-verify-") as tmp:
+        for i, ft in enumerate(units, 1):
+            src = out_root / ft.path
+            obj = Path(tmp) / f"{i}.{'o' if compiler.kind == 'hipcc' else 's'}"
+            cmd = compiler.command(src, obj, includes)
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
+                                   env=compiler.env(), cwd=src.parent, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                files.append(VerifiedFile(ft.path, "timeout", f"compile timed out after {timeout:g} s", command=tuple(cmd)))
+                continue
+            if r.returncode == 0:
+                files.append(VerifiedFile(ft.path, "compiled", command=tuple(cmd)))
+            else:
+                err, epath, eline = first_error(r.stderr + r.stdout)
+                err = err or f"exit status {r.returncode}"
+                by = predicted_by(err, epath and str((src.parent / epath)), eline, findings, out_root, shifts)
+                shown_path = None
+                if epath:
+                    try:
+                        shown_path = (src.parent / epath).resolve().relative_to(out_root.resolve()).as_posix()
+                    except ValueError:
+                        shown_path = epath
+                files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd)))
+            if progress:
+                progress(i, len(units))
+    return Verification(compiler, tuple(files), compiler.note)
