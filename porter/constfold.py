@@ -1,0 +1,375 @@
+"""Fold constant C/C++ expressions from a tree-sitter tree: #define, constexpr, const int and enum values.
+
+A `Constants` table is built once per file from its `#define`s, namespace- and function-scope `const`/`constexpr`
+integer declarations and enumerators; `fold(node)` then evaluates literals, names from the table, arithmetic,
+shifts, comparisons, `?:`, casts and `sizeof` of known types. Anything it cannot evaluate comes back as
+`Unknown` carrying the reason, so a caller can say *why* a value stayed unknown instead of guessing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import tree_sitter as ts
+
+from porter.parse import language
+
+# sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
+_SCALARS = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1, "std::int8_t": 1, "std::uint8_t": 1,
+    "short": 2, "unsigned short": 2, "short int": 2, "int16_t": 2, "uint16_t": 2,
+    "int": 4, "unsigned": 4, "unsigned int": 4, "signed": 4, "signed int": 4, "int32_t": 4, "uint32_t": 4,
+    "std::int32_t": 4, "std::uint32_t": 4, "uint": 4,
+    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "long int": 8, "long long int": 8,
+    "int64_t": 8, "uint64_t": 8, "std::int64_t": 8, "std::uint64_t": 8, "size_t": 8, "std::size_t": 8, "ptrdiff_t": 8,
+    "float": 4, "double": 8,
+    "half": 2, "__half": 2, "half2": 4, "__half2": 4,
+    "__nv_bfloat16": 2, "nv_bfloat16": 2, "__nv_bfloat162": 4, "nv_bfloat162": 4, "bfloat16": 2,
+    "__nv_fp8_e4m3": 1, "__nv_fp8_e5m2": 1, "__nv_fp8x2_e4m3": 2, "__nv_fp8x4_e4m3": 4,
+    "__nv_fp4x2_e2m1": 1, "__nv_fp4x4_e2m1": 2,
+}
+_VECTOR_BASES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "float": 4, "long": 8,
+                 "ulong": 8, "longlong": 8, "ulonglong": 8, "double": 8}
+for _base, _size in _VECTOR_BASES.items():
+    for _n in (1, 2, 3, 4):
+        _SCALARS[f"{_base}{_n}"] = _size * _n
+
+_INT_TYPES = re.compile(r"^(?:(?:static|const|constexpr|inline|unsigned|signed|long|short|int|char|size_t|std::size_t|"
+                        r"u?int(?:8|16|32|64)_t|std::u?int(?:8|16|32|64)_t|auto|__device__|__host__|__constant__|"
+                        r"uint|bool)\s*)+$")
+_NUMBER = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)([uUlLfF]*)$")
+
+
+def type_size(name: str) -> int | None:
+    """sizeof a builtin or CUDA vector type spelled as in source (`float4`, `unsigned int`, `__half`), else None."""
+    text = " ".join(name.replace("const ", " ").replace("volatile ", " ").split())
+    if text.endswith("*"):
+        return 8
+    return _SCALARS.get(text)
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value that could not be folded, and why (e.g. "`N` is a template parameter")."""
+
+    reason: str
+
+    def __bool__(self) -> bool:  # an Unknown is never mistaken for a usable value
+        return False
+
+
+def known(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or isinstance(value, bool)
+
+
+@dataclass
+class Constants:
+    """Named compile-time values of one file (plus any given from elsewhere, e.g. deep mode's headers)."""
+
+    sources: dict[str, Any] = field(default_factory=dict)  # name -> Node | str (macro/text) | int
+    template_params: frozenset[str] = frozenset()
+    _values: dict[str, Any] = field(default_factory=dict)
+    _active: set[str] = field(default_factory=set)
+
+    def with_template_params(self, names) -> "Constants":
+        c = Constants(self.sources, frozenset(names), {}, set())
+        c._values = {k: v for k, v in self._values.items()}
+        return c
+
+    def lookup(self, name: str) -> Any:
+        if name in self.template_params:
+            return Unknown(f"`{name}` is a template parameter")
+        if name in self._values:
+            return self._values[name]
+        src = self.sources.get(name)
+        if src is None:
+            return Unknown(f"`{name}` is not a constant defined in this file")
+        if name in self._active:
+            return Unknown(f"`{name}` is defined in terms of itself")
+        self._active.add(name)
+        try:
+            if isinstance(src, (int, float)):
+                value = src
+            elif isinstance(src, str):
+                value = fold_text(src, self)
+            else:
+                value = fold(src, self)
+        finally:
+            self._active.discard(name)
+        self._values[name] = value
+        return value
+
+
+def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = None) -> Constants:
+    """The constant table of a parsed file: `#define N expr`, `const`/`constexpr` integers, enumerators."""
+    sources: dict[str, Any] = dict(extra or {})
+    conflicts: set[str] = set()
+
+    def put(name: str, src: Any) -> None:
+        if name in sources and name not in (extra or {}) and _src_text(sources[name]) != _src_text(src):
+            conflicts.add(name)
+        sources[name] = src
+
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        t = n.type
+        if t == "preproc_def":
+            name = n.child_by_field_name("name")
+            value = n.child_by_field_name("value")
+            if name is not None and value is not None:
+                put(name.text.decode(), value.text.decode("utf-8", "replace").strip())
+            continue
+        if t in ("declaration", "field_declaration"):
+            _declared_constants(n, put)
+        elif t == "enumerator_list":
+            _enumerators(n, put)
+            continue
+        stack.extend(reversed(n.children))
+    for name in conflicts:
+        sources[name] = "__porter_conflict__"  # folds to Unknown: two different definitions (e.g. both #if arms)
+    return Constants(sources)
+
+
+def _src_text(src: Any) -> str:
+    return src.text.decode("utf-8", "replace") if isinstance(src, ts.Node) else str(src)
+
+
+def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+    spec = []
+    for c in n.children:
+        if c.type in ("type_qualifier", "storage_class_specifier", "primitive_type", "sized_type_specifier", "type_identifier",
+                      "qualified_identifier"):
+            spec.append(c.text.decode())
+    text = " ".join(spec)
+    if not ("const" in text.split() or "constexpr" in text.split()) or not _INT_TYPES.match(text):
+        return
+    for c in n.children:
+        if c.type == "init_declarator":
+            name = c.child_by_field_name("declarator")
+            value = c.child_by_field_name("value")
+            if name is not None and name.type == "identifier" and value is not None:
+                if value.type in ("initializer_list", "argument_list"):
+                    inner = value.named_children
+                    if len(inner) != 1:
+                        continue
+                    value = inner[0]
+                put(name.text.decode(), value)
+        elif c.type == "field_identifier":  # `static constexpr int X = 4;` in a struct
+            value = n.child_by_field_name("default_value")
+            if value is not None:
+                put(c.text.decode(), value)
+
+
+def _enumerators(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+    prev_name: str | None = None
+    for e in n.named_children:
+        if e.type != "enumerator":
+            continue
+        name = e.child_by_field_name("name")
+        value = e.child_by_field_name("value")
+        if name is None:
+            continue
+        if value is not None:
+            put(name.text.decode(), value)
+        elif prev_name is None:
+            put(name.text.decode(), 0)
+        else:
+            put(name.text.decode(), f"({prev_name}) + 1")
+        prev_name = name.text.decode()
+
+
+_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: (int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b),
+    "%": lambda a, b: a - b * int(a / b), "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
+    ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+    "&&": lambda a, b: int(bool(a) and bool(b)), "||": lambda a, b: int(bool(a) or bool(b)),
+}
+_MIN_MAX = {"min": min, "max": max, "std::min": min, "std::max": max}
+
+
+def fold(node: ts.Node | None, env: Constants) -> Any:
+    """The value of an expression node: an int or float, or Unknown with the reason."""
+    if node is None:
+        return Unknown("no expression")
+    t = node.type
+    text = node.text.decode("utf-8", "replace")
+    if t == "number_literal":
+        return parse_number(text)
+    if t in ("true", "false"):
+        return int(t == "true")
+    if t == "char_literal":
+        body = text[1:-1]
+        return ord(body) if len(body) == 1 else Unknown(f"character literal {text}")
+    if t == "identifier":
+        return env.lookup(text)
+    if t == "qualified_identifier":
+        name = node.child_by_field_name("name")
+        return env.lookup(name.text.decode()) if name is not None else Unknown(f"`{text}`")
+    if t in ("parenthesized_expression", "condition_clause"):
+        inner = [c for c in node.named_children if c.type != "comment"]
+        return fold(inner[0], env) if len(inner) == 1 else Unknown(f"`{text}`")
+    if t == "binary_expression":
+        op = node.child_by_field_name("operator").type
+        left = fold(node.child_by_field_name("left"), env)
+        if isinstance(left, Unknown):
+            return left
+        right = fold(node.child_by_field_name("right"), env)
+        if isinstance(right, Unknown):
+            return right
+        fn = _BINOPS.get(op)
+        if fn is None:
+            return Unknown(f"operator {op} in `{text}`")
+        try:
+            return fn(left, right)
+        except (ZeroDivisionError, TypeError, ValueError):
+            return Unknown(f"`{text}` cannot be evaluated")
+    if t == "unary_expression":
+        op = node.child_by_field_name("operator").type
+        v = fold(node.child_by_field_name("argument"), env)
+        if isinstance(v, Unknown):
+            return v
+        return {"-": lambda x: -x, "+": lambda x: x, "~": lambda x: ~x, "!": lambda x: int(not x)}.get(op, lambda x: Unknown(op))(v)
+    if t == "conditional_expression":
+        cond = fold(node.child_by_field_name("condition"), env)
+        if isinstance(cond, Unknown):
+            return cond
+        return fold(node.child_by_field_name("consequence" if cond else "alternative"), env)
+    if t == "cast_expression":
+        return fold(node.child_by_field_name("value"), env)
+    if t == "sizeof_expression":
+        ty = node.child_by_field_name("type")
+        if ty is not None:
+            size = type_size(ty.text.decode())
+            return size if size is not None else Unknown(f"sizeof({ty.text.decode()}): type not known without deep mode")
+        inner = text[len("sizeof"):].strip()
+        if inner.startswith("(") and inner.endswith(")"):
+            size = type_size(inner[1:-1].strip())  # `sizeof(float4)` parses as sizeof of an expression
+            if size is not None:
+                return size
+            return Unknown(f"{text}: type not known without deep mode")
+        return Unknown(f"`{text}`: sizeof of an expression")
+    if t == "call_expression":
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        name = fn.text.decode() if fn is not None else ""
+        if name in _MIN_MAX and args is not None and len(args.named_children) == 2:
+            a, b = (fold(x, env) for x in args.named_children)
+            for v in (a, b):
+                if isinstance(v, Unknown):
+                    return v
+            return _MIN_MAX[name](a, b)
+        if name in ("static_cast", "int", "unsigned", "size_t") and args is not None and len(args.named_children) == 1:
+            return fold(args.named_children[0], env)
+        return Unknown(f"`{text}` is a function call")
+    if t == "template_function":  # static_cast<int>(x) parses as call of template_function
+        return Unknown(f"`{text}`")
+    if t == "field_expression":
+        return Unknown(f"`{text}` is a runtime value")
+    if t == "__porter_conflict__":
+        return Unknown("defined twice with different values")
+    return Unknown(f"`{text}` is not a constant expression porter can fold")
+
+
+def parse_number(text: str) -> Any:
+    m = _NUMBER.match(text.strip())
+    if not m:
+        return Unknown(f"number {text}")
+    body = m.group(1).replace("'", "")
+    try:
+        if body[:2] in ("0x", "0X"):
+            return int(body, 16)
+        if body[:2] in ("0b", "0B"):
+            return int(body[2:], 2)
+        if any(ch in body for ch in ".eE") and not body.startswith("0x"):
+            return float(body)
+        if len(body) > 1 and body.startswith("0"):
+            return int(body, 8)
+        return int(body)
+    except ValueError:
+        return Unknown(f"number {text}")
+
+
+_SNIPPET_PREFIX = b"int __porter_v = ("
+_text_cache: dict[str, ts.Node | None] = {}
+
+
+def parse_expression(text: str) -> ts.Node | None:
+    """A tree-sitter expression node for a piece of text (a #define body or a launch argument from another file)."""
+    if text in _text_cache:
+        return _text_cache[text]
+    src = _SNIPPET_PREFIX + text.encode("utf-8", "replace") + b");"
+    tree = ts.Parser(language("cuda")).parse(src)
+    node = None
+    decl = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    if decl is not None and not tree.root_node.has_error:
+        init = next((c for c in decl.named_children if c.type == "init_declarator"), None)
+        if init is not None:
+            node = init.child_by_field_name("value")
+    if len(_text_cache) > 4096:
+        _text_cache.clear()
+    _text_cache[text] = node
+    return node
+
+
+def fold_text(text: str, env: Constants | None = None) -> Any:
+    """Fold an expression given as text; a `#define` body that is not an expression is Unknown."""
+    env = env or Constants()
+    if text == "__porter_conflict__":
+        return Unknown("defined more than once with different values")
+    if not text.strip():
+        return Unknown("empty macro")
+    node = parse_expression(text)
+    if node is None:
+        return Unknown(f"`{text}` is not an expression")
+    return fold(node, env)
+
+
+def dims(node: ts.Node | None, env: Constants, locals_: dict[str, Any] | None = None) -> Any:
+    """A launch dimension: `256`, `dim3(16, 6)`, `{16, 6, 1}` or a local dim3/int variable -> (x, y, z) or Unknown."""
+    if node is None:
+        return Unknown("no expression")
+    locals_ = locals_ or {}
+    t = node.type
+    if t == "identifier" and node.text.decode() in locals_:
+        return locals_[node.text.decode()]
+    if t == "call_expression":
+        fn = node.child_by_field_name("function")
+        if fn is not None and fn.text.decode() == "dim3":
+            return _triple(node.child_by_field_name("arguments"), env, locals_)
+    if t == "initializer_list" or (t == "compound_literal_expression"):
+        return _triple(node if t == "initializer_list" else node.child_by_field_name("value"), env, locals_)
+    v = _fold_local(node, env, locals_)
+    if isinstance(v, Unknown):
+        return v
+    return (int(v), 1, 1)
+
+
+def _fold_local(node: ts.Node, env: Constants, locals_: dict[str, Any]) -> Any:
+    if not locals_:
+        return fold(node, env)
+    scalars = {k: v[0] for k, v in locals_.items() if isinstance(v, tuple) and v[1:] == (1, 1)}
+    if not scalars:
+        return fold(node, env)
+    local_env = Constants({**env.sources, **scalars}, env.template_params)
+    return fold(node, local_env)
+
+
+def _triple(args: ts.Node | None, env: Constants, locals_: dict[str, Any]) -> Any:
+    if args is None:
+        return Unknown("dim3 without arguments")
+    vals = []
+    for a in args.named_children:
+        if a.type == "comment":
+            continue
+        v = _fold_local(a, env, locals_)
+        if isinstance(v, Unknown):
+            return v
+        vals.append(int(v))
+    if not vals or len(vals) > 3:
+        return Unknown(f"`{args.text.decode()}`")
+    return tuple(vals + [1] * (3 - len(vals)))

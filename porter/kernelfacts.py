@@ -1,0 +1,745 @@
+"""Measure what a CUDA kernel does from its tree-sitter tree: shared memory, launches, warp and lane assumptions, PTX.
+
+One walk over each kernel's body (and the same-file device functions it calls, transitively) collects the facts
+kernel analysis decides on. Values are folded with porter.constfold; a value that cannot be folded is recorded
+with the reason under `unknown`, never guessed. Everything returned is plain JSON data (dicts, lists, ints).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import tree_sitter as ts
+
+from porter import launches as launch_mod
+from porter.constfold import Constants, Unknown, build_constants, dims, fold, fold_text, type_size
+from porter.model import Kernel
+from porter.parse import Function, SourceFile, function_name_node, unqualified
+
+WARP_OPS = frozenset({
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
+    "__shfl_xor", "__ballot_sync", "__ballot", "__all_sync", "__any_sync", "__uni_sync", "__all", "__any",
+    "__activemask", "__syncwarp", "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
+    "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__fns",
+})
+BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
+FULL_MASK_32 = 0xFFFFFFFF
+# PTX instruction families, longest first so `cp.async.bulk.tensor` wins over `cp.async`.
+PTX_FAMILIES = sorted([
+    "cp.async.bulk.tensor", "cp.async.bulk", "cp.async", "cp.reduce.async.bulk", "mma.sync", "mma.sp", "wgmma", "tcgen05",
+    "ldmatrix", "stmatrix", "movmatrix", "mbarrier", "setmaxnreg", "fence.proxy.async", "elect.sync", "griddepcontrol",
+    "multimem", "red", "atom", "shfl.sync", "vote", "bar", "barrier.cluster", "mapa", "getctarank", "ld", "st", "mov",
+    "cvt", "prmt", "lop3", "fma", "add", "mul", "mad", "min", "max", "membar", "fence", "prefetch", "activemask",
+    "redux.sync", "match.sync", "nanosleep", "clusterlaunchcontrol",
+], key=len, reverse=True)
+TENSOR_CORE_PTX = {"mma.sync": "mma.sync", "mma.sp": "mma.sp", "wgmma": "wgmma", "tcgen05": "tcgen05", "ldmatrix": "ldmatrix",
+                   "stmatrix": "stmatrix"}
+ASYNC_PTX = {"cp.async": "cp.async", "cp.async.bulk": "cp.async.bulk", "cp.async.bulk.tensor": "tma",
+             "cp.reduce.async.bulk": "cp.async.bulk", "mbarrier": "mbarrier", "fence.proxy.async": "tma"}
+CLUSTER_PTX = {"barrier.cluster": "cluster-barrier", "mapa": "dsmem", "getctarank": "dsmem"}
+ASYNC_IDENTIFIERS = {
+    "memcpy_async": "memcpy_async", "__pipeline_memcpy_async": "pipeline", "pipeline": "pipeline",
+    "make_pipeline": "pipeline", "__pipeline_commit": "pipeline", "__pipeline_wait_prior": "pipeline",
+    "CUtensorMap": "tma", "cp_async_bulk_tensor_1d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_global_to_shared": "tma",
+    "cp_async_bulk_tensor_3d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_shared_to_global": "tma",
+    "fence_proxy_async_shared_cta": "tma", "barrier": "cuda::barrier", "barrier_arrive_tx": "mbarrier",
+}
+CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluster_group", "map_shared_rank": "dsmem",
+                       "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
+                       "cudaLaunchAttributeClusterDimension": "cluster-launch"}
+WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
+SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+                      r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
+LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
+NVFP4_PTX = re.compile(r"mxf4nvf4|\.ue4m3|nvfp4|kind::mxf4")
+_INSTR_SPLIT = re.compile(r"[;\n]")
+
+
+def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None) -> list[Kernel]:
+    """Every kernel of a parsed CUDA file with its facts filled in."""
+    kfs = launch_mod.kernel_functions(sf)
+    if not kfs:
+        return []
+    ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+    out = []
+    for kernel, fn in kfs:
+        facts = ctx.kernel_facts(kernel, fn)
+        out.append(dataclasses.replace(kernel, facts=tuple(sorted(facts.items()))))
+    return out
+
+
+class _FileContext:
+    """Per-file state shared by its kernels: constants, functions by name, launches, host-function locals."""
+
+    def __init__(self, sf: SourceFile, env: Constants):
+        self.sf = sf
+        self.env = env
+        self.by_name: dict[str, list[Function]] = {}
+        for f in sf.functions:
+            if not f.is_kernel:
+                self.by_name.setdefault(f.name, []).append(f)
+        self._locals: dict[int, dict[str, Any]] = {}
+        self._sm_vars: dict[int, set[str]] = {}
+        self._walks: dict[int, dict[str, Any]] = {}
+        self.launches = launch_mod.launch_spans(sf)
+        self.func_attrs = self._func_attributes()
+        self.file_shared = self._file_scope_shared()
+
+    # ------------------------------------------------------------------------------------------ per kernel
+
+    def kernel_facts(self, kernel: Kernel, fn: Function) -> dict[str, Any]:
+        unknown: list[dict[str, str]] = []
+        tparams = _template_params(fn.node)
+        env = self.env.with_template_params(p["name"] for p in tparams if p["name"])
+        device_fns = self._callees(fn)
+        walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
+        merged = _merge(walks)
+
+        shared = self._shared(merged["shared_decls"], env, unknown, merged["identifiers"])
+        sites = self._launch_sites(kernel, unknown)
+        dyn_launch = [s["shared_bytes"] for s in sites if isinstance(s.get("shared_bytes"), int)]
+        attr = self.func_attrs.get(kernel.name)
+        shared["dynamic"] = {
+            "extern_arrays": shared.pop("extern"),
+            "launch_bytes": sorted(set(dyn_launch)),
+            "max_dynamic_attribute": attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None,
+        }
+        if attr and not isinstance(attr.get("bytes"), int):
+            unknown.append({"what": "cudaFuncAttributeMaxDynamicSharedMemorySize", "reason": attr["reason"]})
+        dyn_max = max(dyn_launch + ([shared["dynamic"]["max_dynamic_attribute"]] if shared["dynamic"]["max_dynamic_attribute"] else []),
+                      default=0)
+        static = shared["static_bytes"]
+        shared["total_bytes"] = (static + dyn_max) if static is not None else None
+        shared["total_bytes_min"] = shared["static_bytes_min"] + dyn_max
+        if shared["dynamic"]["extern_arrays"] and not dyn_launch and not shared["dynamic"]["max_dynamic_attribute"]:
+            unknown.append({"what": "dynamic shared memory",
+                            "reason": "extern __shared__ array but no launch in this file gives a foldable size"})
+
+        bounds = self._launch_bounds(kernel, env, unknown)
+        ptx = merged["ptx"]
+        families = sorted({f for s in ptx for f in s["families"]})
+        tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
+        asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
+        clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
+        header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
+                              if fn.node.child_by_field_name("body") is not None else fn.end_byte)
+        if "__cluster_dims__" in header:
+            clusters.add("__cluster_dims__")
+        nvfp4 = any(NVFP4_PTX.search(s["text"]) for s in ptx)
+        if nvfp4:
+            tensor.add("nvfp4-mma")
+        masks = sorted({w["mask"] for w in merged["warp_ops"] if w.get("mask")})
+        facts: dict[str, Any] = {
+            "lines": kernel.end_line - kernel.line + 1,
+            "template_parameters": tparams,
+            "device_functions": [{"name": f.name, "line": f.start_line, "end_line": f.end_line} for f in device_fns],
+            "launch_sites": sites,
+            "shared_memory": shared,
+            "launch_bounds_values": bounds,
+            "warp_ops": merged["warp_ops"],
+            "warp_masks": masks,
+            "lane_assumptions": merged["lane"],
+            "ballot_32bit": merged["ballot32"],
+            "warpsize_constant": merged["warpsize_const"],
+            "tensor_cores": sorted(tensor),
+            "inline_ptx": {"statements": len(ptx), "families": families, "lines": sorted({s["line"] for s in ptx})},
+            "async_copies": sorted(asyncs),
+            "clusters": sorted(clusters),
+            "atomics": sorted(set(merged["atomics"])),
+            "grid_sync": sorted(set(merged["grid_sync"])),
+            "sm_count_grid": sorted({s["line"] for s in sites if s.get("sm_count_grid")}),
+            "device_launches": merged["device_launches"],
+            "partial_syncwarp": merged["partial_syncwarp"],
+            "unknown": unknown,
+        }
+        return facts
+
+    def _callees(self, fn: Function) -> list[Function]:
+        seen: dict[int, Function] = {}
+        todo = [fn]
+        while todo:
+            cur = todo.pop()
+            for name in self._walk(cur)["calls"]:
+                for f in self.by_name.get(name, ()):
+                    if f.start_byte not in seen and f.start_byte != fn.start_byte:
+                        seen[f.start_byte] = f
+                        todo.append(f)
+        return sorted(seen.values(), key=lambda f: f.start_byte)
+
+    # ------------------------------------------------------------------------------------------ body walk
+
+    def _walk(self, fn: Function) -> dict[str, Any]:
+        if fn.start_byte in self._walks:
+            return self._walks[fn.start_byte]
+        sf = self.sf
+        w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
+                             "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
+                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": []}
+        body = fn.node.child_by_field_name("body")
+        stack = [body] if body is not None else []
+        lane_vars: set[str] = set()
+        while stack:
+            n = stack.pop()
+            t = n.type
+            if t == "comment":
+                continue
+            line = n.start_point.row + 1
+            if t in ("identifier", "type_identifier", "namespace_identifier", "field_identifier"):
+                name = n.text.decode()
+                w["identifiers"].add(name)
+                if name in WMMA_IDENTIFIERS:
+                    w["tensor"].add("wmma")
+                if name in ASYNC_IDENTIFIERS and (name != "barrier" or _in_cuda_ns(n)) and (name != "pipeline" or _in_cuda_ns(n)):
+                    w["async"].add(ASYNC_IDENTIFIERS[name])
+                if name in CLUSTER_IDENTIFIERS:
+                    w["clusters"].add(CLUSTER_IDENTIFIERS[name])
+                if name == "this_grid":
+                    w["grid_sync"].append(line)
+                if name == "warpSize" and _constant_context(n):
+                    w["warpsize_const"].append({"line": line, "text": _stmt_text(n)})
+                continue
+            if t == "declaration":
+                if any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
+                    w["shared_decls"].append(n)
+                self._ballot_holder(n, w)
+                for d in n.children:
+                    if d.type == "init_declarator":
+                        name_node = d.child_by_field_name("declarator")
+                        value = d.child_by_field_name("value")
+                        if name_node is not None and value is not None and _lane_expr(value):
+                            lane_vars.add(name_node.text.decode())
+            elif t == "call_expression":
+                self._call(n, w)
+            elif t == "gnu_asm_expression":
+                w["ptx"].append(_ptx(n))
+            elif t == "binary_expression":
+                lane = _lane_literal(n)
+                if lane:
+                    w["lane"].append({"line": line, "kind": lane, "text": n.text.decode("utf-8", "replace")})
+            elif t == "for_statement":
+                red = _reduction_loop(n)
+                if red:
+                    w["lane"].append({"line": line, "kind": red, "text": _first_line(n)})
+            elif t == "subscript_expression":
+                w["arrays32"].append(n)
+            stack.extend(reversed(n.children))
+        # 32-wide arrays indexed by a lane: `__shared__ float s[32]; s[lane] = ...`
+        arrays32 = self._arrays_of_32(fn)
+        for sub in w.pop("arrays32"):
+            arg = sub.child_by_field_name("argument")
+            idx = sub.child_by_field_name("indices") or (sub.named_children[1] if len(sub.named_children) > 1 else None)
+            if arg is None or idx is None or arg.text.decode() not in arrays32:
+                continue
+            itext = idx.text.decode("utf-8", "replace")
+            if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
+                w["lane"].append({"line": sub.start_point.row + 1, "kind": "array[32] indexed by lane",
+                                  "text": sub.text.decode("utf-8", "replace")})
+        w["lane"].sort(key=lambda x: (x["line"], x["kind"]))
+        self._walks[fn.start_byte] = w
+        return w
+
+    def _arrays_of_32(self, fn: Function) -> set[str]:
+        out = set()
+        body = fn.node.child_by_field_name("body")
+        if body is None:
+            return out
+        for n in _descendants(body, "array_declarator"):
+            size = n.child_by_field_name("size")
+            inner = n.child_by_field_name("declarator")
+            if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
+                out.add(inner.text.decode())
+        return out
+
+    def _call(self, n: ts.Node, w: dict[str, Any]) -> None:
+        fn = n.child_by_field_name("function")
+        if fn is None:
+            return
+        line = n.start_point.row + 1
+        if any(c.type == "kernel_call_syntax" for c in n.children):
+            w["device_launches"].append(line)
+        if fn.type == "template_function":
+            fn = fn.child_by_field_name("name") or fn
+        if fn.type == "field_expression":
+            field = fn.child_by_field_name("field")
+            obj = fn.child_by_field_name("argument")
+            if field is not None and field.text == b"sync" and obj is not None and "grid" in obj.text.decode().lower():
+                w["grid_sync"].append(line)
+            return
+        name = unqualified(fn.text.decode("utf-8", "replace"))
+        w["calls"].add(name)
+        args = n.child_by_field_name("arguments")
+        argv = [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
+        if name in WARP_OPS:
+            op: dict[str, Any] = {"op": name, "line": line}
+            if name.endswith("_sync") or name == "__syncwarp":
+                mask_node = argv[0] if argv else None
+                mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
+                value = fold(mask_node, self.env) if mask_node is not None else FULL_MASK_32
+                op["mask"] = mask_text
+                op["mask_kind"] = ("full32" if value == FULL_MASK_32 else "constant" if isinstance(value, int)
+                                   else "runtime")
+                if name == "__syncwarp" and op["mask_kind"] != "full32":
+                    w["partial_syncwarp"].append(line)
+            if name.startswith("__shfl") and len(argv) >= 4 and fold(argv[-1], self.env) == 32:
+                w["lane"].append({"line": line, "kind": "shuffle width 32", "text": n.text.decode("utf-8", "replace")})
+            w["warp_ops"].append(op)
+        elif name.startswith("atomic") or name == "atomic_ref":
+            w["atomics"].append(name)
+        elif name == "grid_sync" or (name == "sync" and argv and "grid" in argv[0].text.decode().lower()):
+            w["grid_sync"].append(line)
+        elif name == "tiled_partition":
+            targs = n.child_by_field_name("function")
+            if targs is not None and targs.type == "template_function" and b"32" in targs.text:
+                w["lane"].append({"line": line, "kind": "tiled_partition<32>", "text": targs.text.decode()})
+
+    def _ballot_holder(self, n: ts.Node, w: dict[str, Any]) -> None:
+        ty = n.child_by_field_name("type")
+        if ty is None:
+            return
+        tytext = " ".join(ty.text.decode().split())
+        if tytext not in ("unsigned", "unsigned int", "uint32_t", "int", "uint", "std::uint32_t", "int32_t"):
+            return
+        for d in n.children:
+            if d.type != "init_declarator":
+                continue
+            value = d.child_by_field_name("value")
+            if value is None:
+                continue
+            names = {unqualified(c.text.decode()) for c in _descendants(value, "identifier")}
+            hit = names & BALLOTS
+            if hit:
+                w["ballot32"].append({"line": d.start_point.row + 1, "type": tytext, "op": sorted(hit)[0]})
+
+    # ------------------------------------------------------------------------------------------ shared memory
+
+    def _file_scope_shared(self) -> dict[str, ts.Node]:
+        out = {}
+        root = self.sf.root
+        for n in root.children if root is not None else ():
+            if n.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
+                for name in _declarator_names(n):
+                    out[name] = n
+        return out
+
+    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list, identifiers: set[str]) -> dict[str, Any]:
+        arrays, extern = [], []
+        decls = list(decls) + [d for name, d in self.file_shared.items() if name in identifiers]
+        seen_nodes: set[int] = set()
+        for decl in decls:
+            if decl.start_byte in seen_nodes:
+                continue
+            seen_nodes.add(decl.start_byte)
+            ty = decl.child_by_field_name("type")
+            tytext = " ".join(ty.text.decode("utf-8", "replace").split()) if ty is not None else "?"
+            is_extern = any(c.type == "storage_class_specifier" and c.text == b"extern" for c in decl.children)
+            for d in decl.children:
+                if d.type not in ("identifier", "array_declarator", "init_declarator", "pointer_declarator"):
+                    continue
+                if d.type == "init_declarator":
+                    d = d.child_by_field_name("declarator")
+                name, extents_nodes, pointer = _unwrap_declarator(d)
+                entry: dict[str, Any] = {"name": name, "type": tytext, "line": decl.start_point.row + 1}
+                if is_extern:
+                    entry["type"] = tytext
+                    extern.append(entry)
+                    continue
+                elem = 8 if pointer else type_size(tytext)
+                extents, reasons = [], []
+                for e in extents_nodes:
+                    v = fold(e, env) if e is not None else Unknown("array without an extent")
+                    if isinstance(v, Unknown):
+                        extents.append(e.text.decode("utf-8", "replace") if e is not None else "")
+                        reasons.append(v.reason)
+                    else:
+                        extents.append(int(v))
+                if elem is None:
+                    why = (f"element type `{tytext}` is a template parameter" if tytext in env.template_params
+                           else f"element type `{tytext}` has no size porter knows without --deep")
+                    reasons.append(why)
+                entry["extents"] = extents
+                entry["element_bytes"] = elem
+                if reasons:
+                    entry["bytes"] = None
+                    entry["reason"] = "; ".join(dict.fromkeys(reasons))
+                    unknown.append({"what": f"__shared__ {name}", "reason": entry["reason"]})
+                else:
+                    total = elem
+                    for x in extents:
+                        total *= x
+                    entry["bytes"] = total
+                arrays.append(entry)
+        known = [a["bytes"] for a in arrays if a["bytes"] is not None]
+        exact = all(a["bytes"] is not None for a in arrays)
+        return {"arrays": arrays, "extern": extern, "static_bytes": sum(known) if exact else None,
+                "static_bytes_min": sum(known)}
+
+    # ------------------------------------------------------------------------------------------ launches
+
+    def _launch_sites(self, kernel: Kernel, unknown: list) -> list[dict[str, Any]]:
+        sites = []
+        for launch, start, end in self.launches:
+            if launch.kernel != kernel.name:
+                continue
+            call = _enclosing_call(self.sf.root, start)
+            host = self.sf.enclosing(start)
+            locals_ = self._host_locals(host) if host is not None else {}
+            site: dict[str, Any] = {"path": launch.path, "line": launch.line, "kind": launch.kind, "config": list(launch.config)}
+            grid_node = block_node = smem_node = None
+            if call is not None:
+                if launch.kind == "chevron":
+                    cfg = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+                    exprs = [c for c in cfg.named_children if c.type != "comment"] if cfg is not None else []
+                    fn = call.child_by_field_name("function")
+                    if fn is not None and fn.type == "template_function":
+                        targs = fn.child_by_field_name("arguments")
+                        site["template_arguments"] = targs.text.decode("utf-8", "replace") if targs is not None else ""
+                else:
+                    args = call.child_by_field_name("arguments")
+                    exprs = [a for a in (args.named_children if args else []) if a.type != "comment"][1:]
+                    if launch.kind in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel"):
+                        exprs = exprs[:2] + exprs[3:4]
+                    else:
+                        exprs = []
+                grid_node = exprs[0] if len(exprs) > 0 else None
+                block_node = exprs[1] if len(exprs) > 1 else None
+                smem_node = exprs[2] if len(exprs) > 2 else None
+            for key, node in (("grid", grid_node), ("block", block_node)):
+                if node is None:
+                    site[key] = None
+                    continue
+                v = dims(node, self.env, locals_)
+                if isinstance(v, Unknown):
+                    site[key] = None
+                    unknown.append({"what": f"{key} of launch at line {launch.line}", "reason": v.reason})
+                else:
+                    site[key] = list(v)
+            site["threads"] = (site["block"][0] * site["block"][1] * site["block"][2]) if site.get("block") else None
+            if smem_node is not None:
+                v = dims(smem_node, self.env, locals_)
+                if isinstance(v, Unknown):
+                    site["shared_bytes"] = None
+                    unknown.append({"what": f"dynamic shared memory of launch at line {launch.line}", "reason": v.reason})
+                else:
+                    site["shared_bytes"] = v[0]
+            else:
+                site["shared_bytes"] = 0
+            site["sm_count_grid"] = bool(grid_node is not None and host is not None and self._sm_derived(grid_node, host))
+            site["in_device_code"] = bool(host is not None and (host.is_kernel or host.is_device))
+            sites.append(site)
+        return sites
+
+    def _host_locals(self, fn: Function) -> dict[str, Any]:
+        """`dim3 block(16, 6)` and `int threads = 256` in a host function, when never reassigned."""
+        if fn.start_byte in self._locals:
+            return self._locals[fn.start_byte]
+        body = fn.node.child_by_field_name("body")
+        out: dict[str, Any] = {}
+        if body is None:
+            self._locals[fn.start_byte] = out
+            return out
+        assigned: dict[str, int] = {}
+        for n in _descendants(body, "assignment_expression", "update_expression"):
+            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
+            if target is not None and target.type == "identifier":
+                assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
+        taken = {n.text.decode().lstrip("&").strip() for n in _descendants(body, "pointer_expression") if n.text.startswith(b"&")}
+        for decl in _descendants(body, "declaration"):
+            ty = decl.child_by_field_name("type")
+            tytext = ty.text.decode() if ty is not None else ""
+            for d in decl.children:
+                if tytext == "dim3" and d.type == "function_declarator":  # `dim3 b(X, Y)` parses as a declaration
+                    name_node = d.child_by_field_name("declarator")
+                    params = d.child_by_field_name("parameters")
+                    if name_node is not None and params is not None and not assigned.get(name_node.text.decode()):
+                        vals = [fold_text(p.text.decode(), self.env) for p in params.named_children if p.type != "comment"]
+                        if vals and len(vals) <= 3 and all(not isinstance(v, Unknown) for v in vals):
+                            out[name_node.text.decode()] = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
+                    continue
+                if d.type != "init_declarator":
+                    continue
+                name_node = d.child_by_field_name("declarator")
+                value = d.child_by_field_name("value")
+                if name_node is None or name_node.type != "identifier" or value is None:
+                    continue
+                name = name_node.text.decode()
+                if assigned.get(name) or name in taken:
+                    continue
+                if tytext == "dim3":
+                    if value.type == "argument_list":
+                        v = _triple_args(value, self.env, out)
+                    elif value.type == "initializer_list":
+                        v = dims(value, self.env, out)
+                    else:
+                        v = dims(value, self.env, out)
+                else:
+                    if value.type in ("argument_list", "initializer_list"):
+                        if len(value.named_children) != 1:
+                            continue
+                        value = value.named_children[0]
+                    v = dims(value, self.env, out)
+                if not isinstance(v, Unknown):
+                    out[name] = v
+        self._locals[fn.start_byte] = out
+        return out
+
+    def _sm_derived(self, grid: ts.Node, host: Function) -> bool:
+        if SM_COUNT.search(grid.text.decode("utf-8", "replace")):
+            return True
+        if host.start_byte not in self._sm_vars:
+            sm: set[str] = set()
+            body = host.node.child_by_field_name("body")
+            for _ in range(3):  # propagate through a few assignments: sms -> blocks -> grid
+                for n in _descendants(body, "init_declarator", "assignment_expression", "call_expression") if body else ():
+                    if n.type == "call_expression":
+                        text = n.text.decode("utf-8", "replace")
+                        if SM_COUNT.search(text):
+                            args = n.child_by_field_name("arguments")
+                            first = args.named_children[0] if args is not None and args.named_children else None
+                            if first is not None and first.type == "pointer_expression":
+                                sm.add(first.text.decode().lstrip("&").strip())
+                        continue
+                    target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+                    value = n.child_by_field_name("value") or n.child_by_field_name("right")
+                    if target is None or value is None:
+                        continue
+                    vtext = value.text.decode("utf-8", "replace")
+                    if SM_COUNT.search(vtext) or set(re.findall(r"[A-Za-z_]\w*", vtext)) & sm:
+                        sm.add(target.text.decode())
+            self._sm_vars[host.start_byte] = sm
+        return bool(set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace"))) & self._sm_vars[host.start_byte])
+
+    def _func_attributes(self) -> dict[str, dict[str, Any]]:
+        """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
+        out: dict[str, dict[str, Any]] = {}
+        if b"MaxDynamicSharedMemorySize" not in self.sf.data:
+            return out
+        from porter.matchers.code import call_sites
+
+        for fn, text, call in call_sites(self.sf):
+            if unqualified(text) not in ("cudaFuncSetAttribute", "cuFuncSetAttribute"):
+                continue
+            args = call.child_by_field_name("arguments")
+            argv = [a for a in (args.named_children if args else []) if a.type != "comment"]
+            if len(argv) < 3 or "MaxDynamicSharedMemorySize" not in argv[1].text.decode() and \
+                    "MAX_DYNAMIC_SHARED_SIZE_BYTES" not in argv[1].text.decode():
+                continue
+            name = launch_mod.kernel_argument(argv[0].text.decode("utf-8", "replace"))
+            host = self.sf.enclosing(call.start_byte)
+            v = dims(argv[2], self.env, self._host_locals(host) if host is not None else {})
+            entry = {"line": call.start_point.row + 1}
+            if isinstance(v, Unknown):
+                entry["bytes"] = None
+                entry["reason"] = v.reason
+            else:
+                entry["bytes"] = v[0]
+            prev = out.get(name)
+            if prev is None or (isinstance(entry["bytes"], int) and (prev.get("bytes") or 0) < entry["bytes"]):
+                out[name] = entry
+        return out
+
+    def _launch_bounds(self, kernel: Kernel, env: Constants, unknown: list) -> dict[str, Any] | None:
+        if not kernel.launch_bounds:
+            return None
+        out: dict[str, Any] = {"text": list(kernel.launch_bounds)}
+        from porter.constfold import fold_text
+
+        for key, text in zip(("max_threads", "min_blocks", "max_blocks_per_cluster"), kernel.launch_bounds):
+            v = fold_text(text, env)
+            if isinstance(v, Unknown):
+                out[key] = None
+                unknown.append({"what": f"__launch_bounds__ {key}", "reason": v.reason})
+            else:
+                out[key] = int(v)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in walks[0]:
+        if isinstance(walks[0][key], set):
+            out[key] = set().union(*(w[key] for w in walks))
+        else:
+            out[key] = [x for w in walks for x in w[key]]
+    out["warp_ops"].sort(key=lambda x: (x["line"], x["op"]))
+    out["lane"].sort(key=lambda x: (x["line"], x["kind"]))
+    return out
+
+
+def _descendants(node: ts.Node | None, *types: str):
+    if node is None:
+        return
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in types:
+            yield n
+        stack.extend(reversed(n.children))
+
+
+def _template_params(fn_node: ts.Node) -> list[dict[str, Any]]:
+    parent = fn_node.parent
+    if parent is None or parent.type != "template_declaration":
+        return []
+    plist = parent.child_by_field_name("parameters")
+    out = []
+    for p in plist.named_children if plist is not None else ():
+        if p.type == "comment":
+            continue
+        name = None
+        for c in reversed(p.named_children):
+            if c.type in ("identifier", "type_identifier"):
+                name = c.text.decode()
+                break
+        if p.type in ("optional_parameter_declaration", "optional_type_parameter_declaration"):
+            nm = p.child_by_field_name("declarator") or p.child_by_field_name("name")
+            name = nm.text.decode() if nm is not None else name
+        kind = "type" if "type_parameter" in p.type else "value"
+        out.append({"name": name, "kind": kind, "text": p.text.decode("utf-8", "replace")})
+    return out
+
+
+def _unwrap_declarator(d: ts.Node) -> tuple[str, list[ts.Node | None], bool]:
+    extents: list[ts.Node | None] = []
+    pointer = False
+    while d is not None and d.type != "identifier":
+        if d.type == "array_declarator":
+            extents.append(d.child_by_field_name("size"))
+        elif d.type == "pointer_declarator":
+            pointer = True
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            break
+        d = nxt
+    return (d.text.decode("utf-8", "replace") if d is not None else "?"), list(reversed(extents)), pointer
+
+
+def _declarator_names(decl: ts.Node) -> list[str]:
+    names = []
+    for d in decl.children:
+        if d.type == "init_declarator":
+            d = d.child_by_field_name("declarator")
+        if d is not None and d.type in ("identifier", "array_declarator", "pointer_declarator"):
+            names.append(_unwrap_declarator(d)[0])
+    return names
+
+
+def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
+    n = root.descendant_for_byte_range(offset, offset + 1)
+    while n is not None and n.type != "call_expression":
+        n = n.parent
+    return n
+
+
+def _triple_args(args: ts.Node, env: Constants, locals_: dict[str, Any]) -> Any:
+    from porter.constfold import _triple
+
+    return _triple(args, env, locals_)
+
+
+def _in_cuda_ns(n: ts.Node) -> bool:
+    p = n.parent
+    return p is not None and p.type == "qualified_identifier" and p.text.decode().startswith(("cuda::", "::cuda::"))
+
+
+_CONST_CONTEXTS = {"array_declarator", "template_argument_list", "static_assert_declaration", "enumerator", "case_statement",
+                   "preproc_def"}
+
+
+def _constant_context(n: ts.Node) -> bool:
+    """Whether an identifier sits where C++ needs a constant: array bound, template argument, static_assert, constexpr."""
+    p = n.parent
+    while p is not None and p.type not in ("compound_statement", "function_definition", "translation_unit",
+                                           "expression_statement", "for_statement", "if_statement"):
+        if p.type in _CONST_CONTEXTS:
+            if p.type == "array_declarator" and n.start_byte < (p.child_by_field_name("size") or p).start_byte:
+                return False
+            return True
+        if p.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in p.children):
+            return True
+        p = p.parent
+    return False
+
+
+def _stmt_text(n: ts.Node) -> str:
+    p = n
+    while p.parent is not None and p.parent.type not in ("compound_statement", "translation_unit"):
+        p = p.parent
+    return _first_line(p)
+
+
+def _first_line(n: ts.Node) -> str:
+    return n.text.decode("utf-8", "replace").split("\n")[0].strip()[:160]
+
+
+def _lane_expr(n: ts.Node) -> bool:
+    text = n.text.decode("utf-8", "replace")
+    return bool(re.search(r"%\s*32\b|&\s*(?:31|0x1[fF])\b|laneid|lane_id|\blane\b", text))
+
+
+def _lane_literal(n: ts.Node) -> str | None:
+    op = n.child_by_field_name("operator")
+    right = n.child_by_field_name("right")
+    left = n.child_by_field_name("left")
+    if op is None or right is None or left is None or right.type != "number_literal":
+        return None
+    r = right.text.decode().rstrip("uUlL")
+    o = op.type
+    kind = None
+    if o == "%" and r == "32":
+        kind = "% 32"
+    elif o == "/" and r == "32":
+        kind = "/ 32"
+    elif o == "&" and r.lower() in ("31", "0x1f"):
+        kind = "& 31"
+    elif o == ">>" and r == "5":
+        kind = ">> 5"
+    if kind and LANEISH.search(left.text.decode("utf-8", "replace")):
+        return kind
+    return None
+
+
+def _reduction_loop(n: ts.Node) -> str | None:
+    """`for (int o = 16; o > 0; o >>= 1)` (or /= 2) around a shuffle: a reduction over 32 lanes."""
+    init = n.child_by_field_name("initializer")
+    update = n.child_by_field_name("update")
+    if init is None or update is None:
+        return None
+    m = re.search(r"=\s*(16|32)\b", init.text.decode("utf-8", "replace"))
+    if not m:
+        return None
+    u = update.text.decode("utf-8", "replace").replace(" ", "")
+    body = n.child_by_field_name("body")
+    if not re.search(r">>=1|/=2|=\w+/2|=\w+>>1|<<=1|\*=2", u):
+        # upward loops `for (o = 1; o < 32; o <<= 1)` are caught by the `< 32` bound instead
+        return None
+    if body is not None and b"__shfl" in body.text:
+        return f"reduction loop from {m.group(1)}"
+    return None
+
+
+def _ptx(n: ts.Node) -> dict[str, Any]:
+    code = n.child_by_field_name("assembly_code")
+    parts = []
+    if code is not None:
+        nodes = [code] if code.type == "string_literal" else [c for c in code.named_children if c.type == "string_literal"]
+        if code.type == "concatenated_string" or not nodes:
+            nodes = [c for c in _descendants(code, "string_literal")]
+        for s in nodes:
+            parts.append("".join(c.text.decode("utf-8", "replace") for c in s.named_children if c.type in ("string_content", "escape_sequence")))
+    text = "\n".join(parts).replace("\\n", "\n").replace("\\t", " ")
+    families = set()
+    for instr in _INSTR_SPLIT.split(text):
+        instr = instr.strip().lstrip("{}").strip()
+        if not instr or instr.startswith((".reg", ".shared", ".local", ".param", "//", "}")) or instr.endswith(":"):
+            continue
+        if instr.startswith("@"):
+            instr = instr.split(None, 1)[1] if " " in instr else ""
+        opcode = instr.split()[0] if instr.split() else ""
+        fam = next((f for f in PTX_FAMILIES if opcode == f or opcode.startswith(f + ".")), None)
+        families.add(fam or opcode.split(".")[0])
+    families.discard("")
+    return {"line": n.start_point.row + 1, "families": sorted(families), "text": text}
