@@ -161,11 +161,14 @@ def _in_spans(spans: list[tuple[int, int]], offset: int) -> bool:
     return i >= 0 and spans[i][0] <= offset < spans[i][1]
 
 
-def parse(path: str, language_name: str, data: bytes) -> SourceFile:
-    """Parse `data` as `language_name` (a porter language) into a SourceFile."""
+def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | None = None) -> SourceFile:
+    """Parse `data` as `language_name` (a porter language) into a SourceFile.
+
+    `macros` are qualifier macros defined in other files of the repository (see harvest_macros).
+    """
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", data)]
     if language_name == "cuda":
-        return _parse_cuda(path, data, line_starts)
+        return _parse_cuda(path, data, line_starts, macros)
     if language_name == "python":
         return _parse_python(path, data, line_starts)
     comments = _hash_comment_spans(data, language_name) if language_name in HASH_COMMENT_LANGUAGES else []
@@ -173,20 +176,31 @@ def parse(path: str, language_name: str, data: bytes) -> SourceFile:
     return SourceFile(path, language_name, data, code, None, comments, [], [], {}, line_starts)
 
 
-def neutralise_macros(data: bytes) -> tuple[bytes, dict[int, str], set[str]]:
+def harvest_macros(data: bytes) -> dict[str, str]:
+    """Qualifier-only macros a file defines (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)."""
+    if b"define" not in data:
+        return {}
+    return {m.group(1).decode(): m.group(2).decode().strip() for m in _QUALIFIER_MACRO.finditer(data)}
+
+
+def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple[bytes, dict[int, str], set[str]]:
     """Replace uses of qualifier-only macros with same-length text tree-sitter understands.
 
+    `known` adds macros defined elsewhere in the repository (a kernel's `KERNEL_ENTRY` usually lives in a header).
     Returns the new bytes, {offset of each use: macro name} and the names of macros that expand to `__global__`.
     A macro whose name is at least as long as `__global__` becomes `__global__` padded with spaces; a shorter one
     becomes spaces and the kernel is recognised from the recorded use instead.
     """
-    macros: dict[bytes, bytes] = {}
+    macros: dict[bytes, bytes] = {k.encode(): v.encode() for k, v in (known or {}).items()}
     for m in _QUALIFIER_MACRO.finditer(data):
         macros[m.group(1)] = m.group(2)
     if not macros:
         return data, {}, set()
+    names = [n for n in macros if n in data]
+    if not names:
+        return data, {}, set()
     global_macros = {n.decode() for n, body in macros.items() if b"__global__" in body}
-    pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(macros, key=len, reverse=True)) + rb")(?![A-Za-z0-9_])")
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + rb")(?![A-Za-z0-9_])")
     out = bytearray(data)
     uses: dict[int, str] = {}
     define_lines = {m.start(1) for m in _QUALIFIER_MACRO.finditer(data)}
@@ -202,8 +216,8 @@ def neutralise_macros(data: bytes) -> tuple[bytes, dict[int, str], set[str]]:
     return bytes(out), uses, global_macros
 
 
-def _parse_cuda(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
-    parse_input, macro_uses, global_macros = neutralise_macros(data)
+def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None) -> SourceFile:
+    parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     tree = ts.Parser(language("cuda")).parse(parse_input)
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))

@@ -19,9 +19,11 @@ from porter import __version__, launches
 from porter.discover import Candidate, discover
 from porter.match import rule_applies_to, run_rules
 from porter.matchers import MatchContext
+from porter.matchers.base import SkipFile
 from porter.model import FileResult, ScanResult, Skipped
-from porter.parse import parse
+from porter.parse import harvest_macros, parse
 from porter.rules import RuleSet, load_rules
+from porter.target_notes import with_target_notes
 
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 TEXT_SNIFF_BYTES = 8192
@@ -56,7 +58,12 @@ class _Worker:
     disabled: frozenset[str]
     cache_dir: Path | None
     max_file_bytes: int
+    macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
     ctx: MatchContext = field(default_factory=MatchContext)
+
+    @property
+    def macro_digest(self) -> bytes:
+        return hashlib.sha256(repr(sorted(self.macros.items())).encode()).hexdigest()[:16].encode()
 
 
 _STATE: _Worker | None = None
@@ -77,12 +84,13 @@ def scan(
     root = Path(root)
     found = discover(root, list(options.include), list(options.exclude))
     ruleset = ruleset or load_rules(extra=list(options.extra_rules))
-    state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes)
+    macros = _repository_macros(found.files, options.max_file_bytes)
+    state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes, macros)
     pairs = _scan_files(found.files, state, options.jobs, progress)
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     skipped = sorted(set(found.skipped) | {r.skipped for r in results if r.skipped is not None})
-    findings = sorted(f for r in results for f in r.findings)
+    findings = with_target_notes(sorted(f for r in results for f in r.findings), ruleset, options.targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
@@ -97,6 +105,24 @@ def scan(
         targets=tuple(options.targets),
         stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git},
     )
+
+
+def _repository_macros(files: Iterable[Candidate], max_bytes: int) -> dict[str, str]:
+    """Qualifier macros from every C/C++/CUDA file, so a kernel whose `__global__` hides behind a macro from
+    another header is still found. Cheap: one regex over bytes the OS has just cached for the scan itself."""
+    macros: dict[str, str] = {}
+    for c in files:
+        if c.language != "cuda":
+            continue
+        try:
+            if c.abspath.stat().st_size > max_bytes:
+                continue
+            data = c.abspath.read_bytes()
+        except OSError:
+            continue  # reported when the file itself is scanned
+        for name, body in sorted(harvest_macros(data).items()):
+            macros.setdefault(name, body)
+    return macros
 
 
 def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[tuple[FileResult, bool]]:
@@ -167,11 +193,14 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
     st = st or _STATE
     rules = [r for r in st.ruleset.rules if r.id not in st.disabled and rule_applies_to(r, path, language)]
-    sf = parse(path, language, data)
+    sf = parse(path, language, data, st.macros)
     if abspath is not None:
         sf.cache["abspath"] = str(abspath)
         sf.cache["size"] = size
-    findings, suppressed = run_rules(sf, rules, st.ctx)
+    try:
+        findings, suppressed = run_rules(sf, rules, st.ctx)
+    except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)
+        return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
     kern = tuple(_measure_kernels(sf)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     return FileResult(
@@ -203,7 +232,7 @@ def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileRe
     if st.cache_dir is None:
         return compute(), False
     key = hashlib.sha256(
-        b"\0".join((__version__.encode(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
+        b"\0".join((__version__.encode(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.macro_digest,
                     c.path.encode(), c.language.encode(), data))
     ).hexdigest()
     path = st.cache_dir / key[:2] / f"{key}.pickle"

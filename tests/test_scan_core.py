@@ -170,3 +170,13 @@ def test_rules_explain_and_list():
 
 def test_severity_threshold_order():
     assert Severity.parse("Blocker") > Severity.HIGH > Severity.MEDIUM > Severity.LOW > Severity.INFO
+
+
+def test_kernel_hidden_by_a_macro_from_another_header_is_found(tmp_path):
+    write_files(tmp_path, {
+        "include/macros.cuh": "#pragma once\n#define KERNEL_ENTRY __global__ __launch_bounds__(256)\n#define DEV __device__\n",
+        "src/k.cu": '#include "../include/macros.cuh"\nDEV float twice(float v) { return 2 * v; }\n'
+                    "KERNEL_ENTRY void saxpy(float a, float* x) { x[threadIdx.x] *= twice(a); }\n",
+    })
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(k.path, k.line, k.name, k.via_macro) for k in r.kernels] == [("src/k.cu", 3, "saxpy", "KERNEL_ENTRY")]
