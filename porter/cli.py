@@ -134,6 +134,7 @@ def scan(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    deep: bool = typer.Option(False, "--deep", help="Refine kernel facts with libclang (optional extra 'deep')."),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
@@ -152,7 +153,7 @@ def scan(
                 result = run_scan(path, opts, progress=callback)
         else:
             result = run_scan(path, opts)
-        result = _analyse(result, opts)
+        result = _analyse(result, opts, deep)
         if format == "json":
             from porter.render.json import render
 
@@ -166,14 +167,48 @@ def scan(
     _run(body, verbose)
 
 
-def _analyse(result, opts):
+def _analyse(result, opts, deep: bool = False):
     """Stages after matching (kernel analysis per target), when they are installed."""
     try:
         from porter import kernels
     except ImportError:
         return result
     analyse = getattr(kernels, "analyse", None)
-    return analyse(result, list(opts.targets)) if analyse else result
+    if analyse is None:
+        return result
+    return analyse(result, list(opts.targets), deep=deep) if deep else analyse(result, list(opts.targets))
+
+
+@app.command("targets")
+def targets_cmd(
+    format: str = typer.Option("console", "--format", "-f", help="console or json."),
+    profile: Optional[List[Path]] = typer.Option(None, "--profile", help="Also load this user profile file (repeatable)."),
+) -> None:
+    """List the AMD GPU target profiles (ids for --target)."""
+
+    def body() -> int:
+        from porter.targets import load_targets
+
+        loaded = load_targets(extra=list(profile or []))
+        if format == "json":
+            from porter.render.json import render
+
+            sys.stdout.write(render({"targets": [t.to_dict() for t in loaded.values()]}))
+            return EXIT_OK
+        if format != "console":
+            raise UsageError(f"--format must be console or json, not {format!r}")
+        from rich.table import Table
+
+        t = Table(title=f"{len(loaded)} targets", title_justify="left")
+        for col in ("id", "name", "gfx", "arch", "wave", "LDS KiB", "CUs", "matrix", "HBM GiB"):
+            t.add_column(col, no_wrap=True)
+        for tg in loaded.values():
+            t.add_row(tg.id, tg.name, tg.gfx, tg.architecture, str(tg.wavefront_size), f"{tg.lds_kib:g}",
+                      str(tg.compute_units), tg.matrix_unit, f"{tg.hbm_gib:g}")
+        Console(highlight=False).print(t)
+        return EXIT_OK
+
+    _run(body)
 
 
 def _console_render(result, output, quiet, verbose) -> None:
@@ -244,3 +279,50 @@ def rules_explain(rule_id: str = typer.Argument(..., help="A rule id, e.g. DEV00
         return EXIT_OK
 
     _run(body)
+
+
+@app.command("translate")
+def translate_cmd(
+    path: Path = typer.Argument(..., help="A directory, git work tree or single file of CUDA sources."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the HIP tree here (outside the source tree)."),
+    in_place: bool = typer.Option(False, "--in-place", help="Rewrite the files where they are (git work tree, committed)."),
+    force: bool = typer.Option(False, "--force", help="--in-place despite uncommitted changes or no git."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
+    engine: str = typer.Option("auto", "--engine", help="auto, builtin, hipify-perl or hipify-clang."),
+    hipify: Optional[Path] = typer.Option(None, "--hipify", help="The hipify-perl or hipify-clang executable to use."),
+    verify: bool = typer.Option(False, "--verify", help="Compile each translated file with the HIP compiler found."),
+    target: Optional[str] = typer.Option(None, "--target", "-t", help="--verify for this target id or gfx name (default gfx90a)."),
+    format: str = typer.Option("console", "--format", "-f", help="console or json."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Write into a non-empty OUTDIR."),
+    timeout: float = typer.Option(300.0, "--timeout", help="Seconds per hipify run and per compile."),
+    translate_strings: bool = typer.Option(False, "--translate-strings", help="Also rename inside comments and strings."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List warnings and unchanged files; tracebacks."),
+) -> None:
+    """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
+
+    def body() -> int:
+        from porter.translate import TranslateOptions
+        from porter.translate.report import render_console, to_json
+        from porter.translate.run import run_translate
+
+        if format not in ("console", "json"):
+            raise UsageError(f"--format must be console or json, not {format!r}")
+        if diff and format == "json":
+            raise UsageError("--diff prints a diff on stdout; it cannot be combined with --format json")
+        if timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        opts = TranslateOptions(engine=engine, hipify=hipify, translate_strings=translate_strings, timeout=timeout)
+        run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
+                            overwrite=overwrite, verify=verify, target=target)
+        if run.diff is not None:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(run.diff)
+            sys.stdout.flush()
+            render_console(run.result, err, verbose=verbose)
+        elif format == "json":
+            sys.stdout.write(to_json(run.result))
+        else:
+            render_console(run.result, Console(highlight=False), verbose=verbose)
+        return EXIT_FINDINGS if run.failed else EXIT_OK
+
+    _run(body, verbose)

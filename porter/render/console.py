@@ -83,11 +83,41 @@ def _findings_table(result: ScanResult) -> Table:
     return t
 
 
+VERDICT_STYLE = {"ok": "green", "check": "cyan", "retune": "yellow", "fix": "red", "rewrite": "bold white on red"}
+
+
 def _kernel_table(result: ScanResult, limit: int | None) -> Table:
+    """Kernels with their verdict per target and the reason behind the worst one (kernel analysis, when it ran)."""
+    target_ids = [t for t in result.targets if any(t in dict(k.facts).get("targets", {}) for k in result.kernels)]
     t = Table(title=f"Kernels ({len(result.kernels)})", title_justify="left")
-    t.add_column("kernel")
-    t.add_column("location")
-    t.add_column("launches", justify="right")
+    t.add_column("kernel", no_wrap=True)
+    t.add_column("location", no_wrap=True)
+    t.add_column("launches", justify="right", no_wrap=True)
+    for tid in target_ids:
+        t.add_column(tid, no_wrap=True, min_width=7)
+    if target_ids:
+        t.add_column("top reason", no_wrap=True, overflow="ellipsis", max_width=70)
     for k in result.kernels[:limit]:
-        t.add_row(k.qualified_name, f"{k.path}:{k.line}-{k.end_line}", str(len(result.launches_of(k))))
+        per = dict(k.facts).get("targets", {})
+        cells = [Text(per[tid]["verdict"], style=VERDICT_STYLE.get(per[tid]["verdict"], "")) if tid in per else Text("")
+                 for tid in target_ids]
+        row = [k.qualified_name, f"{k.path}:{k.line}", str(len(result.launches_of(k))), *cells]
+        if target_ids:
+            row.append(_top_reason(per, target_ids))
+        t.add_row(*row)
     return t
+
+
+def _top_reason(per: dict, target_ids: list[str]) -> str:
+    """The worst finding across targets, naming the targets it holds on when it does not hold on all of them."""
+    order = ("ok", "check", "retune", "fix", "rewrite")
+    best = None
+    for tid in target_ids:
+        for d in per.get(tid, {}).get("details", [])[:1]:
+            if best is None or order.index(d["verdict"]) > order.index(best["verdict"]):
+                best = d
+    if best is None:
+        return ""
+    where = [tid for tid in target_ids if best["id"] in per.get(tid, {}).get("reasons", [])]
+    scope = "" if len(where) == len(target_ids) else f" [{', '.join(where)}]"
+    return f"{best['id']}: {best['message']}{scope}"
