@@ -297,6 +297,8 @@ def function_name_node(decl: ts.Node | None) -> ts.Node | None:
 
 def unqualified(name: str) -> str:
     """`ns::k<T>` -> `k`: the name a launch site and a definition share."""
+    if "<" not in name and ":" not in name:
+        return name.strip()  # the common case, on the hot path of every call site
     depth, out = 0, []
     for ch in name:
         if ch == "<":
