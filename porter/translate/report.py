@@ -1,0 +1,103 @@
+"""Show a translation: per-file and total statistics as rich tables, every unconverted name, and verification.
+
+Renders onto a Console the caller owns (cli.py decides where it goes); `to_json` gives the JSON document.
+"""
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from porter.translate import TranslationResult
+
+
+def to_json(result: TranslationResult) -> str:
+    return json.dumps(result.to_dict(), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def _engine_line(result: TranslationResult) -> str:
+    e = result.engine
+    parts = [f"engine: {e.name}"]
+    if e.version:
+        parts.append(f"version {e.version}")
+    if e.path:
+        parts.append(e.path)
+    line = ", ".join(parts)
+    return line + (f" ({e.note})" if e.note else "")
+
+
+def render_console(result: TranslationResult, out: Console, verbose: bool = False) -> None:
+    out.print(_engine_line(result), markup=False)
+    t = Table(title=f"Translation of {result.root}", title_justify="left")
+    t.add_column("file", overflow="fold", ratio=1)
+    for col in ("status", "lines", "converted", "unconverted", "warnings"):
+        t.add_column(col, justify="left" if col == "status" else "right", no_wrap=True)
+    for ft in result.files:
+        if not verbose and ft.status == "unchanged" and not ft.unconverted and not ft.warnings:
+            continue
+        t.add_row(ft.path, ft.status, str(ft.lines), str(ft.converted_total), str(len(ft.unconverted)),
+                  str(len(ft.warnings)))
+    tot = result.totals()
+    t.add_section()
+    t.add_row(f"total: {tot['files']} files", "", str(tot["lines"]), str(tot["converted"]), str(tot["unconverted"]),
+              str(tot["warnings"]))
+    out.print(t)
+    out.print("files: " + ", ".join(f"{k} {v}" for k, v in tot["files_by_status"].items())
+              + "; converted by kind: " + (", ".join(f"{k} {n}" for k, n in tot["converted_by_kind"].items()) or "none"),
+              markup=False)
+    unconverted = [f for ft in result.files for f in ft.unconverted]
+    if unconverted:
+        u = Table(title=f"Unconverted CUDA references ({len(unconverted)})", title_justify="left")
+        for col in ("where", "rule", "name", "reason"):
+            u.add_column(col, overflow="fold")
+        for f in unconverted:
+            u.add_row(f"{f.path}:{f.line}", f.rule, dict(f.data).get("name", ""), f.message)
+        out.print(u)
+    warnings = [f for ft in result.files for f in ft.warnings]
+    if warnings:
+        if verbose:
+            w = Table(title=f"Warnings ({len(warnings)})", title_justify="left")
+            for col in ("where", "rule", "message"):
+                w.add_column(col, overflow="fold")
+            for f in warnings:
+                w.add_row(f"{f.path}:{f.line}", f.rule, f.message)
+            out.print(w)
+        else:
+            by = ", ".join(f"{k} {v}" for k, v in tot["warnings_by_rule"].items())
+            out.print(f"{len(warnings)} warnings ({by}); -v lists them", markup=False)
+    if result.skipped:
+        out.print(f"skipped {len(result.skipped)}: " + "; ".join(f"{s.path} ({s.reason})" for s in result.skipped),
+                  markup=False)
+    write = result.extra.get("write")
+    if write:
+        if write["mode"] == "outdir":
+            out.print(f"wrote {len(write['written'])} translated and {write['copied']} unchanged files, "
+                      f"{len(write['links'])} symlinks to {write['target']}", markup=False)
+        else:
+            out.print(f"rewrote {len(write['written'])} files in place; originals backed up in {write['backup']}",
+                      markup=False)
+        for s in write["skipped"]:
+            out.print(f"  not written: {s['path']}: {s['reason']}", markup=False)
+    ver = result.extra.get("verify")
+    if ver:
+        render_verification(ver, out)
+
+
+def render_verification(ver: dict, out: Console) -> None:
+    c = ver.get("compiler")
+    if c is None:
+        out.print(f"verify: skipped: {ver.get('note')}", markup=False)
+        return
+    out.print(f"verify: {c['kind']} {c['path']} --offload-arch={c['arch']} ({c['version']}"
+              + (f", HIP {c['hip_version']}" if c.get("hip_version") else "") + f"): {c['note']}", markup=False)
+    t = Table(title="Compile check", title_justify="left")
+    for col in ("file", "result", "first error", "predicted by porter"):
+        t.add_column(col, overflow="fold")
+    for f in ver["files"]:
+        pred = "" if f["status"] == "compiled" else ("yes: " + "; ".join(f["predicted_by"]) if f["predicted"] else "no")
+        t.add_row(f["path"], f["status"], f["error"] or "", pred)
+    out.print(t)
+    s = ver["summary"]
+    out.print(f"{s['compiled']} compiled, {s['failed']} failed ({s['failed_predicted']} predicted by a porter finding, "
+              f"{s['failed_unpredicted']} not)", markup=False)

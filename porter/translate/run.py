@@ -1,0 +1,82 @@
+"""The `porter translate` flow as one library call: check options, translate, write or diff, verify.
+
+cli.py only parses options, calls `run_translate` and prints what it returns.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from porter.translate import TranslateError, TranslateOptions, TranslationResult, translate
+
+
+@dataclass(frozen=True)
+class TranslateRun:
+    result: TranslationResult
+    diff: bytes | None  # --diff: the unified diff; nothing was written
+    failed: bool  # a file the engine failed on, or one that did not compile under --verify
+
+
+def run_translate(path: Path, options: TranslateOptions, output: Path | None = None, in_place: bool = False,
+                  force: bool = False, diff: bool = False, overwrite: bool = False, verify: bool = False,
+                  target: str | None = None, progress: Callable[[int, int], None] | None = None) -> TranslateRun:
+    from porter.translate import verify as verify_mod
+    from porter.translate import write
+
+    modes = [m for m, on in (("-o/--output", output is not None), ("--in-place", in_place), ("--diff", diff)) if on]
+    if len(modes) != 1:
+        raise TranslateError("choose exactly one of -o OUTDIR, --in-place or --diff" if not modes
+                             else f"{' and '.join(modes)} cannot be combined")
+    if force and not in_place:
+        raise TranslateError("--force only applies to --in-place")
+    if overwrite and output is None:
+        raise TranslateError("--overwrite only applies to -o OUTDIR")
+    if target and not verify:
+        raise TranslateError("--target chooses the --verify architecture; add --verify")
+    path = Path(path)
+    if not path.exists():
+        raise TranslateError(f"{path}: no such file or directory")
+    if in_place and path.is_file():
+        path_root = path.parent
+    else:
+        path_root = path
+    if output is not None:
+        write.check_outdir(path_root.resolve() if path.is_dir() else path.parent.resolve(), output, overwrite)
+
+    compiler, note = (None, "")
+    if verify:
+        arch = verify_mod.arch_for_target(target)
+        compiler, note = verify_mod.find_compiler(arch)
+        if compiler is not None and compiler.hip_version and options.hip_version is None:
+            options = dataclasses.replace(options, hip_version=compiler.hip_version)
+
+    result = translate(path, options, progress)
+    extra = dict(result.extra)
+    patch = None
+    if diff:
+        patch = write.unified_diff(result)
+    elif in_place:
+        extra["write"] = write.write_in_place(result, force=force).to_dict()
+    else:
+        extra["write"] = write.write_tree(result, output, overwrite=overwrite).to_dict()
+    result = dataclasses.replace(result, extra=extra)
+
+    failed = any(ft.status == "failed" for ft in result.files)
+    if verify:
+        if compiler is None:
+            extra["verify"] = {"compiler": None, "note": note, "summary": {}, "files": []}
+        elif diff:
+            with tempfile.TemporaryDirectory(prefix="porter-translate-") as tmp:
+                write.write_tree(result, Path(tmp) / "tree")
+                ver = verify_mod.verify(result, Path(tmp) / "tree", compiler, timeout=options.timeout)
+            extra["verify"] = ver.to_dict()
+        else:
+            root = Path(extra["write"]["target"])
+            ver = verify_mod.verify(result, root, compiler, timeout=options.timeout)
+            extra["verify"] = ver.to_dict()
+        if extra["verify"].get("summary", {}).get("failed"):
+            failed = True
+    return TranslateRun(dataclasses.replace(result, extra=extra), patch, failed)
