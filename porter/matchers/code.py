@@ -424,8 +424,7 @@ def match_constant_context(pattern: dict, sf: SourceFile, ctx: MatchContext) -> 
 
 def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
     node = sf.root.descendant_for_byte_range(start, end)
-    child = node
-    node = node.parent if node is not None else None
+    child = None
     while node is not None:
         kind = node.type
         if kind == "preproc_arg":
@@ -467,10 +466,10 @@ def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
     for m in rx.finditer(sf.code):
         text = m.group("hit").strip()
         if FULL_MASK.match(text) or text in mask_names:
-            s, e = m.span("hit")
-            lead = len(m.group("hit")) - len(m.group("hit").lstrip())
+            # The span runs from the intrinsic's name to the end of the mask, so the finding sits on the call's line.
             trail = len(m.group("hit")) - len(m.group("hit").rstrip())
-            yield Hit(s + lead, e - trail, name=m.group("fn").decode(), values=(("mask", text.decode("utf-8", "replace")),))
+            yield Hit(m.start("fn"), m.end("hit") - trail, name=m.group("fn").decode(),
+                      values=(("mask", text.decode("utf-8", "replace")),))
 
 
 def _full_mask_names(sf: SourceFile) -> set[bytes]:
