@@ -1,0 +1,234 @@
+"""Kernel analysis on fixtures/kernels: exact facts, the verdict per target written next to each kernel, nvcc builds."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from porter.constfold import Unknown, build_constants, fold_text
+from porter.kernels import analyse
+from porter.parse import parse
+from porter.scan import ScanOptions, scan
+
+from conftest import FIXTURES, REPO
+
+KERNELS_DIR = FIXTURES / "kernels"
+TARGET_IDS = ("mi300x", "mi325x", "mi350x", "mi355x", "mi455x")
+_EXPECT = re.compile(r"//\s*expect:\s*(.*)$")
+_REASONS = re.compile(r"//\s*reasons:\s*(.*)$")
+_KERNEL_NAME = re.compile(r"__global__\s+.*?(\w+)\s*\(")
+
+
+def annotated() -> dict[str, tuple[dict[str, str], set[str]]]:
+    """{kernel name: ({target: verdict}, {reason ids})} from the `// expect:` / `// reasons:` comments."""
+    out = {}
+    for path in sorted(KERNELS_DIR.glob("*.cu")):
+        pending_expect, pending_reasons = None, None
+        for line in path.read_text().splitlines():
+            if m := _EXPECT.search(line):
+                pending_expect = dict(pair.split("=") for pair in m.group(1).split())
+                continue
+            if m := _REASONS.search(line):
+                pending_reasons = {r.strip() for r in m.group(1).split(",") if r.strip()}
+                continue
+            if pending_expect is not None and "__global__" in line:
+                name = _KERNEL_NAME.search(line.replace("__launch_bounds__(256, 4)", "")).group(1)
+                out[name] = (pending_expect, pending_reasons or set())
+                pending_expect, pending_reasons = None, None
+    return out
+
+
+EXPECTED = annotated()
+
+
+@pytest.fixture(scope="module")
+def analysed():
+    result = scan(KERNELS_DIR, ScanOptions(jobs=1, cache_dir=None))
+    return analyse(result, ["all"])
+
+
+def kernel(result, name):
+    (k,) = [k for k in result.kernels if k.name == name]
+    return dict(k.facts)
+
+
+def test_fixtures_cover_every_verdict_on_every_target():
+    assert len(EXPECTED) >= 10
+    for tid in TARGET_IDS:
+        seen = {exp[tid] for exp, _ in EXPECTED.values()}
+        assert seen == {"ok", "check", "retune", "fix", "rewrite"}, f"{tid} lacks {set(('ok', 'check', 'retune', 'fix', 'rewrite')) - seen}"
+
+
+def test_every_kernel_is_annotated(analysed):
+    assert {k.name for k in analysed.kernels} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_verdicts_match_annotations(analysed, name):
+    want, reasons = EXPECTED[name]
+    per = kernel(analysed, name)["targets"]
+    got = {tid: per[tid]["verdict"] for tid in TARGET_IDS}
+    assert got == want
+    fired = {r for tid in TARGET_IDS for r in per[tid]["reasons"]}
+    assert fired == reasons
+
+
+def test_same_kernel_differs_by_target(analysed):
+    per = kernel(analysed, "block_sum")["targets"]
+    assert per["mi300x"]["reasons"] == ["wave64-full-mask", "wave64-lane-count"]
+    assert per["mi455x"] == {"verdict": "ok", "reasons": [], "details": []}
+    big = kernel(analysed, "big_tile")["targets"]
+    assert big["mi300x"]["details"][0]["message"] == "96 KiB of shared memory > 64 KiB LDS on AMD Instinct MI300X"
+    assert big["mi355x"]["verdict"] == "ok"
+
+
+FACTS = {
+    "saxpy": {"launch_sites": [("elementwise.cu", 30, None, [256, 1, 1], 0)], "shared_static": 0},
+    "scale_rows": {"launch_sites": [("elementwise.cu", 32, None, [16, 6, 1], 0)]},
+    "odd_block": {"launch_sites": [("elementwise.cu", 33, None, [100, 1, 1], 0)]},
+    "block_sum": {
+        "shared_static": 128, "device_functions": ["warp_sum"], "masks": ["0xffffffff"], "atomics": ["atomicAdd"],
+        "lane": [(5, "reduction loop from 16"), (15, "% 32"), (16, "/ 32"), (22, "/ 32"), (22, "array[32] indexed by lane")],
+        "launch_sites": [("warp_reduce.cu", 36, None, [512, 1, 1], 0)],
+    },
+    "count_positive": {"masks": ["0xffffffffu"], "lane": [(32, "& 31")], "ballot": [(31, "unsigned", "__ballot_sync")]},
+    "transpose": {"shared_static": 4608, "arrays": [("tile", "float4", [16, 17], 4352), ("scales", "__half2", [64], 256)],
+                  "launch_sites": [("shared_tiles.cu", 51, None, [16, 16, 1], 0)]},
+    "big_tile": {"shared_static": 0, "dynamic": ([98304], 98304), "total": 98304},
+    "huge_tile": {"dynamic": ([204800], 204800), "total": 204800,
+                  "launch_sites": [("shared_tiles.cu", 55, [1, 1, 1], [1024, 1, 1], 204800)]},
+    "stage": {"shared_static": None, "template": ["typename T", "int N"],
+              "unknown": ["`N` is a template parameter; element type `T` is a template parameter"]},
+    "persistent_copy": {"sm_count_grid": [32]},
+    "two_phase": {"grid_sync": [15, 18], "launch_sites": [("grid.cu", 34, None, [256, 1, 1], 0)]},
+    "bounded": {"bounds": {"text": ["256", "4"], "max_threads": 256, "min_blocks": 4}},
+    "lane_ids": {"ptx": {"statements": 1, "families": ["mov"], "lines": [11]}},
+    "tma_prefetch": {"ptx": {"statements": 3, "families": ["cp.async.bulk", "mbarrier"], "lines": [23, 24, 25]},
+                     "async": ["cp.async.bulk", "mbarrier"], "shared_static": 4104},
+    "cluster_exchange": {"clusters": ["cluster_group", "dsmem"]},
+    "wmma_tile": {"tensor": ["wmma"]},
+    "header_sized": {"shared_static": None, "unknown": ["`kStageElems` is not a constant defined in this file"]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTS))
+def test_facts(analysed, name):
+    f = kernel(analysed, name)
+    want = FACTS[name]
+    sm = f["shared_memory"]
+    if "shared_static" in want:
+        assert sm["static_bytes"] == want["shared_static"]
+    if "arrays" in want:
+        assert [(a["name"], a["type"], a["extents"], a["bytes"]) for a in sm["arrays"]] == want["arrays"]
+    if "dynamic" in want:
+        assert (sm["dynamic"]["launch_bytes"], sm["dynamic"]["max_dynamic_attribute"]) == want["dynamic"]
+    if "total" in want:
+        assert sm["total_bytes"] == want["total"]
+    if "launch_sites" in want:
+        got = [(Path(s["path"]).name, s["line"], s["grid"], s["block"], s["shared_bytes"]) for s in f["launch_sites"]]
+        assert got == want["launch_sites"]
+    if "device_functions" in want:
+        assert [d["name"] for d in f["device_functions"]] == want["device_functions"]
+    if "masks" in want:
+        assert f["warp_masks"] == want["masks"]
+    if "atomics" in want:
+        assert f["atomics"] == want["atomics"]
+    if "lane" in want:
+        assert [(x["line"], x["kind"]) for x in f["lane_assumptions"]] == want["lane"]
+    if "ballot" in want:
+        assert [(b["line"], b["type"], b["op"]) for b in f["ballot_32bit"]] == want["ballot"]
+    if "template" in want:
+        assert [p["text"] for p in f["template_parameters"]] == want["template"]
+    if "unknown" in want:
+        assert [u["reason"] for u in f["unknown"] if u["what"].startswith("__shared__")] == want["unknown"]
+    if "sm_count_grid" in want:
+        assert f["sm_count_grid"] == want["sm_count_grid"]
+    if "grid_sync" in want:
+        assert f["grid_sync"] == want["grid_sync"]
+    if "bounds" in want:
+        assert f["launch_bounds_values"] == want["bounds"]
+    if "ptx" in want:
+        assert f["inline_ptx"] == want["ptx"]
+    if "async" in want:
+        assert f["async_copies"] == want["async"]
+    if "clusters" in want:
+        assert f["clusters"] == want["clusters"]
+    if "tensor" in want:
+        assert f["tensor_cores"] == want["tensor"]
+
+
+def test_constant_folding():
+    src = b"""#define TILE 32
+#define PAD (TILE + 1)
+constexpr int kRows = TILE * 2;
+const unsigned kBytes = sizeof(float4) * kRows;
+enum { A = 3, B, C = B << 2 };
+#if FAST
+#define WIDTH 128
+#else
+#define WIDTH 256
+#endif
+"""
+    sf = parse("c.cu", "cuda", src)
+    env = build_constants(sf.root, sf.data)
+    assert [env.lookup(n) for n in ("TILE", "PAD", "kRows", "kBytes", "A", "B", "C")] == [32, 33, 64, 1024, 3, 4, 16]
+    assert isinstance(env.lookup("WIDTH"), Unknown)  # both #if arms are visible: not guessed
+    assert fold_text("1 << 10", env) == 1024
+    assert fold_text("min(TILE, 16) * 2", env) == 32
+    assert fold_text("n * 4", env).reason == "`n` is not a constant defined in this file"
+
+
+def test_user_target_profile(tmp_path):
+    data = yaml.safe_load((REPO / "rules" / "targets" / "mi300x.yaml").read_text())
+    data.update(id="mygpu", name="My wave32 GPU", wavefront_size=32, lds_per_workgroup_kib=96, lds_per_cu_kib=96)
+    profile = tmp_path / "mygpu.yaml"
+    profile.write_text(yaml.safe_dump(data))
+    result = analyse(scan(KERNELS_DIR, ScanOptions(jobs=1, cache_dir=None)), ["mi300x", str(profile)])
+    assert result.targets == ("mi300x", "mygpu")
+    verdicts = {k.name: dict(k.facts)["targets"]["mygpu"]["verdict"] for k in result.kernels}
+    assert verdicts["big_tile"] == "ok"          # 96 KiB fits 96 KiB
+    assert verdicts["huge_tile"] == "fix"        # 200 KiB does not
+    assert verdicts["block_sum"] == "ok"         # wave32: 32-lane code is right
+    assert verdicts["scale_rows"] == "ok"        # 96 threads = 3 waves of 32
+
+
+def test_cli_json_and_targets_command():
+    from porter.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["scan", str(KERNELS_DIR), "--target", "mi300x", "--target", "mi455x", "--format", "json", "--no-cache"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["targets"] == ["mi300x", "mi455x"]
+    k = next(k for k in doc["kernels"] if k["name"] == "count_positive")
+    assert k["targets"]["mi300x"]["verdict"] == "fix" and k["targets"]["mi455x"]["verdict"] == "ok"
+    assert k["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit", "wave64-full-mask", "wave64-lane-count"]
+    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 3
+    res = runner.invoke(app, ["targets", "--format", "json"])
+    assert res.exit_code == 0
+    assert [t["id"] for t in json.loads(res.stdout)["targets"]] == list(TARGET_IDS)
+    res = runner.invoke(app, ["scan", str(KERNELS_DIR), "--target", "mi999", "--no-cache", "-q"])
+    assert res.exit_code == 2
+
+
+def _arch(path: Path) -> str:
+    m = re.search(r"//\s*nvcc-arch:\s*(\S+)", path.read_text())
+    return m.group(1) if m else "sm_90"
+
+
+NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+@pytest.mark.parametrize("path", sorted(KERNELS_DIR.glob("*.cu")), ids=lambda p: p.name)
+def test_fixture_compiles_with_nvcc(path, tmp_path):
+    proc = subprocess.run([NVCC, "-c", "-std=c++17", f"-arch={_arch(path)}", "-I", str(KERNELS_DIR), str(path),
+                           "-o", str(tmp_path / "out.o")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
