@@ -153,7 +153,7 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     Options: `not_library`; `skip_identity` (names HIP spells the same need no rename); `prefer_roc` (libraries
     whose hip* names are not a usable port, e.g. cuDNN's retired hipDNN, so the roc* name is the replacement);
     `require_next` ({name: text} — the name counts only when that text follows it, e.g. `texture<`);
-    `add` (entries HIPIFY's tables lack: [{cuda, status, library, hip?, note}]).
+    `add` (entries HIPIFY's tables lack, or notes for entries they have: [{cuda, status, library, hip?, note}]).
     """
     spec = pattern["kb"]
     statuses = set(spec.get("status", ()))
@@ -212,6 +212,8 @@ def _kb_values(entry, prefer_roc: set[str], note: str) -> tuple[tuple[str, str],
         advice = "HIP keeps the same name" if entry.identity else f"hipify maps it to {entry.hip}"
         if entry.hip_deprecated:
             advice += f", itself deprecated since HIP {entry.hip_deprecated}"
+    elif entry.status == "same_name":
+        advice = "compare its behaviour with HIP's device headers"
     else:
         advice = "no HIP name"
     if note:
