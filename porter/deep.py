@@ -105,8 +105,8 @@ def setup() -> DeepConfig:
         if not ci.Config.loaded:
             ci.Config.set_library_file(lib)
         ci.Index.create()
-        version = ci.conf.lib.clang_getClangVersion()
-        version = version.decode() if isinstance(version, bytes) else str(version)
+        m = re.search(r"llvm-(\d+)|libclang-(\d+)", lib)
+        version = f"libclang {m.group(1) or m.group(2)}" if m else "libclang"
     except Exception as e:  # a broken or incompatible libclang is "unavailable", never a crash
         _CONFIG = DeepConfig(False, f"cannot load libclang from {lib}: {e}")
         return _CONFIG

@@ -1,0 +1,67 @@
+"""Deep mode (--deep): libclang resolves what tree-sitter cannot, and says so when it is not set up."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from porter import deep
+from porter.kernels import analyse
+from porter.scan import ScanOptions, scan
+
+from conftest import FIXTURES
+
+HEADER_FIXTURE = FIXTURES / "kernels" / "deep_header.cu"
+
+
+def _scan():
+    return scan(HEADER_FIXTURE.parent, ScanOptions(jobs=1, cache_dir=None, include=("deep_header.cu",)))
+
+
+def _kernel(result, name="header_sized"):
+    (k,) = [k for k in result.kernels if k.name == name]
+    return dict(k.facts)
+
+
+def test_without_deep_the_header_constant_stays_unknown_with_its_reason():
+    facts = _kernel(analyse(_scan(), ["mi300x"]))
+    assert facts["shared_memory"]["static_bytes"] is None
+    assert facts["unknown"][0] == {"what": "__shared__ stage_buf", "reason": "`kStageElems` is not a constant defined in this file"}
+    assert facts["targets"]["mi300x"]["verdict"] == "check"
+    assert facts["targets"]["mi300x"]["reasons"] == ["lds-unknown"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not deep.setup().available, reason=f"deep mode unavailable: {deep.setup().reason}")
+def test_deep_mode_resolves_a_size_from_another_header():
+    result = analyse(_scan(), ["mi300x", "mi455x"], deep=True)
+    facts = _kernel(result)
+    assert facts["shared_memory"]["arrays"][0]["bytes"] == 12 * 1024 * 4
+    assert facts["shared_memory"]["static_bytes"] == 49152
+    assert facts["deep"]["resolved"] == ["__shared__ stage_buf"]
+    assert facts["deep"]["constants_from"] == ["include/tile_config.h"]
+    assert {t: v["verdict"] for t, v in facts["targets"].items()} == {"mi300x": "ok", "mi455x": "ok"}
+    info = result.extra["kernel_analysis"]["deep"]
+    assert info["setup"]["available"] and info["files"] == 1 and info["kernels"] == 1
+    assert info["seconds_per_kernel"] > 0
+
+
+def test_unavailable_deep_mode_lists_what_stayed_unknown(monkeypatch):
+    monkeypatch.setattr(deep, "_CONFIG", deep.DeepConfig(False, "libclang is not installed"))
+    result = analyse(_scan(), ["mi300x"], deep=True)
+    info = result.extra["kernel_analysis"]["deep"]
+    assert info["note"] == "deep mode unavailable (libclang is not installed); these values stayed unknown"
+    assert {"kernel": "header_sized", "path": "deep_header.cu", "what": "__shared__ stage_buf",
+            "reason": "`kStageElems` is not a constant defined in this file"} in info["unresolved"]
+    assert _kernel(result)["targets"]["mi300x"]["verdict"] == "check"
+
+
+def test_cli_deep_flag(monkeypatch):
+    from porter.cli import app
+
+    monkeypatch.setattr(deep, "_CONFIG", deep.DeepConfig(False, "libclang is not installed"))
+    res = CliRunner().invoke(app, ["scan", str(HEADER_FIXTURE), "--deep", "--format", "json", "--no-cache"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["kernel_analysis"]["deep"]["setup"]["available"] is False
