@@ -54,6 +54,7 @@ class Rule:
     references: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     source: str = ""  # the rule file, relative to the repository
+    target_notes: tuple[tuple[str, str], ...] = ()  # (target predicate, note); see porter.target_notes
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,6 +136,7 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
         references=tuple(raw.get("references", ())),
         tags=tuple(raw.get("tags", ())),
         source=source,
+        target_notes=tuple((n["when"], " ".join(n["note"].split())) for n in raw.get("target_notes", ())),
     )
 
 

@@ -6,11 +6,16 @@ pattern means writing one such function in a module here and listing it below; a
 from __future__ import annotations
 
 from porter.matchers.base import Hit, MatchContext, Matcher
-from porter.matchers import code, python
+from porter.matchers import binary, buildfiles, code, config, embedded, library, python
 
 MATCHERS: dict[str, Matcher] = {
     **code.MATCHERS,
     **python.MATCHERS,
+    **config.MATCHERS,
+    **buildfiles.MATCHERS,
+    **library.MATCHERS,
+    **binary.MATCHERS,
+    **embedded.MATCHERS,
 }
 
 __all__ = ["Hit", "MatchContext", "Matcher", "MATCHERS"]

@@ -46,4 +46,9 @@ class MatchContext:
         return load_libraries()
 
 
+class SkipFile(Exception):
+    """Raised by a matcher that cannot read its file (malformed JSON/YAML/TOML, a broken Dockerfile or CMake file):
+    the scan records the file as skipped with this reason and keeps no findings for it, instead of crashing."""
+
+
 Matcher = Callable[[dict, "SourceFile", MatchContext], Iterable[Hit]]

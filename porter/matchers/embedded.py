@@ -1,0 +1,143 @@
+"""Pattern kinds for code hidden inside other code: `embedded_cuda` and `embedded_binary`.
+
+    embedded_cuda: {match: {kernel: {}}}
+        CUDA source held in a Python string and compiled at run time — torch.utils.cpp_extension.load_inline
+        (cuda_sources=), CuPy RawKernel / RawModule, PyCUDA SourceModule, NVRTC — found by the call, its
+        argument resolved through one level of `NAME = "..."` in the same file, re-parsed with the CUDA
+        grammar, and matched with the nested pattern (any registered kind). Hits are mapped back to the Python
+        file's bytes, so a kernel is reported at its own line inside the string.
+    embedded_binary: {names: '(?i)cubin|fatbin|_sm_?\\d+', min_bytes: 256}
+        Large unsigned char / uint8_t arrays in C/C++ whose name looks like prebuilt device code (FasterTransformer
+        and TensorRT plugins ship their fused attention kernels this way), and string literals that hold PTX.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator
+
+from porter.matchers.base import Hit, MatchContext
+from porter.parse import SourceFile, captures, parse
+
+# Callee (last dotted part) -> the argument names and positions that hold CUDA source.
+_SOURCE_ARGS = {
+    "load_inline": (("cuda_sources",), None),
+    "RawKernel": (("code",), 0),
+    "RawModule": (("code",), 0),
+    "SourceModule": (("source",), 0),
+    "ElementwiseKernel": (("operation",), 2),
+    "ReductionKernel": (("map_expr",), None),
+    "nvrtcCreateProgram": (("src",), 1),
+    "Program": (("code",), 0),  # cuda.core.experimental.Program(code, "c++")
+}
+
+
+def _string_contents(node) -> list:
+    """string_content nodes of a string, or of each string in a list/tuple/concatenation."""
+    if node is None:
+        return []
+    if node.type == "string":
+        if any(c.type == "interpolation" for c in node.children):
+            return []  # an f-string's text is not known statically
+        return [c for c in node.children if c.type == "string_content"]
+    if node.type in ("list", "tuple", "concatenated_string", "parenthesized_expression"):
+        out = []
+        for c in node.named_children:
+            out.extend(_string_contents(c))
+        return out
+    return []
+
+
+def _assignments(sf: SourceFile) -> dict[str, object]:
+    """Module- or function-level `NAME = <string or list of strings>` (the last one written wins)."""
+    if "py_string_assignments" not in sf.cache:
+        out = {}
+        for a in captures("python", "(assignment left: (identifier) @l right: (_) @r) @a", sf.root).get("a", []):
+            left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+            if left is not None and right is not None and _string_contents(right):
+                out[left.text.decode()] = right
+        sf.cache["py_string_assignments"] = out
+    return sf.cache["py_string_assignments"]
+
+
+def embedded_sources(sf: SourceFile) -> list[tuple[int, bytes]]:
+    """(offset in the Python file, CUDA text) for every string that a CUDA-compiling call receives."""
+    if "embedded_sources" in sf.cache:
+        return sf.cache["embedded_sources"]
+    from porter.matchers.python import python_calls
+
+    out: dict[int, bytes] = {}
+    for fn, dotted, call in python_calls(sf):
+        last = dotted.rsplit(".", 1)[-1]
+        if last not in _SOURCE_ARGS:
+            continue
+        names, position = _SOURCE_ARGS[last]
+        args = call.child_by_field_name("arguments")
+        if args is None:
+            continue
+        values = []
+        positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
+        if position is not None and position < len(positional):
+            values.append(positional[position])
+        for kw in args.named_children:
+            if kw.type == "keyword_argument" and kw.child_by_field_name("name").text.decode() in names:
+                values.append(kw.child_by_field_name("value"))
+        for v in values:
+            if v is not None and v.type == "identifier":
+                v = _assignments(sf).get(v.text.decode())
+            for content in _string_contents(v):
+                out[content.start_byte] = sf.data[content.start_byte:content.end_byte]
+    sf.cache["embedded_sources"] = sorted(out.items())
+    return sf.cache["embedded_sources"]
+
+
+def match_embedded_cuda(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    if sf.language != "python" or sf.root is None:
+        return
+    from porter.matchers import MATCHERS
+
+    inner = pattern["embedded_cuda"].get("match") or {"kernel": {}}
+    kind = next(k for k in inner if k in MATCHERS)
+    for offset, text in embedded_sources(sf):
+        sub = parse(sf.path, "cuda", text)
+        for hit in MATCHERS[kind](inner, sub, ctx):
+            yield Hit(hit.start + offset, hit.end + offset, name=hit.name, replacement=hit.replacement,
+                      values=hit.values, message=hit.message)
+
+
+_ARRAY_QUERY = """
+(declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name)
+                                           value: (initializer_list) @init))
+"""
+_PTX_TEXT = re.compile(rb"\.version\s+\d+\.\d+.*?\.target\s+(sm_\w+|compute_\w+)", re.S)
+
+
+def _arrays(sf: SourceFile) -> Iterator[tuple[object, object]]:
+    caps = captures("cuda", _ARRAY_QUERY, sf.root)
+    names, inits = caps.get("name", []), caps.get("init", [])
+    yield from zip(sorted(names, key=lambda n: n.start_byte), sorted(inits, key=lambda n: n.start_byte))
+
+
+def match_embedded_binary(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    if sf.language != "cuda" or sf.root is None:
+        return
+    spec = pattern["embedded_binary"]
+    name_rx = re.compile(spec.get("names", r"(?i)cubin|fatbin|_sm_?\d+"))
+    min_bytes = int(spec.get("min_bytes", 256))
+    for name, init in _arrays(sf):
+        ident = name.text.decode("utf-8", "replace")
+        if not name_rx.search(ident):
+            continue
+        # Count elements cheaply (commas at the top level are all there is in a byte array).
+        count = sf.data.count(b",", init.start_byte, init.end_byte) + 1
+        if count < min_bytes:
+            continue
+        yield Hit(name.start_byte, name.end_byte, name=ident, values=(("bytes", count), ("form", "byte array")))
+    if spec.get("ptx", True) and b".target" in sf.data:
+        for start, end in sf.string_spans:
+            m = _PTX_TEXT.search(sf.data, start, end)
+            if m:
+                yield Hit(start, max(start + 1, min(end, start + 16)), name="PTX text",
+                          values=(("target", m.group(1).decode()), ("form", "PTX string")))
+
+
+MATCHERS = {"embedded_cuda": match_embedded_cuda, "embedded_binary": match_embedded_binary}

@@ -1,0 +1,372 @@
+"""Pattern kinds driven by the CUDA-library map (rules/kb/libraries.yaml), plus the Python and command-line
+evidence they need: `library`, `requirement`, `module_call` and `command`.
+
+    library: {evidence: header|link|import|package, kinds: [port, early-access], ids: [...], exclude: [...]}
+        Every #include, link name (CMake targets and target_link_libraries words, -l flags, lib*.so files, Bazel
+        labels, setup.py `libraries=`), Python import, or package requirement (requirements files, pyproject,
+        setup.py install_requires, `pip install` in Dockerfiles, shell scripts and CI files) that the map
+        knows. The hit names the library, its ROCm replacement and kind ({library} {rocm} {kind} {note}), so one
+        rule per kind of evidence covers every library.
+    requirement: {names: [globs], local_version: regex, extras: regex, exclude_mapped: true}
+        Package requirements by name glob, `+local` version tag or extras, for pins the map does not know.
+    module_call: {module: tensorrt_llm, names: [LLM, BuildConfig]}
+        Python calls of names imported from a module, through `import m as x` and `from m import n as y`.
+    command: {regex: '\\bnvidia-smi\\b'}
+        A command line: in string literals for C/C++/CUDA and Python (subprocess, os.system), in code elsewhere.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import PurePosixPath
+from typing import Iterable, Iterator
+
+from porter.matchers.base import Hit, MatchContext
+from porter.matchers.code import compile_regex
+from porter.parse import SourceFile, captures
+
+# ------------------------------------------------------------------------------------------------ evidence
+
+
+def _library_hit(start: int, end: int, written: str, lib) -> Hit:
+    rocm = ", ".join(lib.rocm) if lib.rocm else "none"
+    return Hit(start, end, name=written, replacement=lib.rocm[0] if lib.rocm else None,
+               values=(("library", lib.name), ("library_id", lib.id), ("rocm", rocm), ("kind", lib.kind),
+                       ("note", lib.note)))
+
+
+def _headers(sf: SourceFile, libs) -> Iterator[Hit]:
+    if sf.language != "cuda" or sf.root is None:
+        return
+    from porter.libraries import by_header
+    from porter.matchers.code import includes
+
+    for node, header in includes(sf):
+        lib = by_header(header)
+        if lib is not None:
+            yield _library_hit(node.start_byte, node.end_byte, header, lib)
+
+
+_LINK_TOKEN = re.compile(
+    rb"(?<![\w:@/.-])(?:"
+    rb"(?:CUDA|CUB|CCCL|Thrust|libcudacxx|nvidia|nvshmem|cudf|nvcomp)::[A-Za-z0-9_:]+"
+    rb"|-l[A-Za-z0-9_+.-]+"
+    rb"|(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.(?:so(?:\.[0-9]+)*|a)"
+    rb"|@[A-Za-z0-9_-]+//[A-Za-z0-9_/.:+-]*"
+    rb")(?![\w])"
+)
+_FIND_OPTIONS = frozenset({b"HINTS", b"PATHS", b"PATH_SUFFIXES", b"DOC", b"REQUIRED", b"NO_DEFAULT_PATH",
+                           b"NO_CACHE", b"ENV", b"NAMES_PER_DIR", b"NO_CMAKE_PATH", b"NO_SYSTEM_ENVIRONMENT_PATH"})
+_BARE_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_+.-]*")
+
+
+def _links(sf: SourceFile, libs) -> Iterator[Hit]:
+    from porter.libraries import by_link
+
+    if sf.language == "python":
+        yield from _setup_libraries(sf)
+        return
+    if sf.language not in ("cmake", "make", "bazel", "shell", "dockerfile"):
+        return
+    seen: set[int] = set()
+    for m in _LINK_TOKEN.finditer(sf.code):
+        text = m.group().decode("utf-8", "replace")
+        lib = by_link(text)
+        if lib is not None:
+            seen.add(m.start())
+            yield _library_hit(m.start(), m.end(), text, lib)
+    if sf.language == "cmake":
+        from porter.matchers.buildfiles import cmake_statements
+
+        for st in cmake_statements(sf):
+            if st.name not in ("target_link_libraries", "link_libraries", "find_library"):
+                continue
+            words = list(_BARE_WORD.finditer(sf.code, st.args_start, st.end))
+            if st.name == "find_library":  # find_library(<VAR> name | NAMES name... [HINTS|PATHS dir...])
+                words = words[1:]
+                stop = next((i for i, w in enumerate(words) if w.group() in _FIND_OPTIONS), len(words))
+                words = [w for w in words[:stop] if w.group() != b"NAMES"]
+            for m in words:
+                if m.start() in seen or sf.code[m.start() - 1:m.start()] in (b"$", b"{", b"-", b":"):
+                    continue
+                word = m.group().decode()
+                if word.upper() in ("PRIVATE", "PUBLIC", "INTERFACE", "DEBUG", "OPTIMIZED", "GENERAL"):
+                    continue
+                lib = by_link("-l" + word)
+                if lib is not None:
+                    yield _library_hit(m.start(), m.end(), word, lib)
+
+
+def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, int, str]]:
+    """String literals inside `kw=[...]` / `kw={...}` keyword arguments of any call (setup.py style)."""
+    if sf.root is None:
+        return
+    for kw in captures("python", "(keyword_argument name: (identifier) @n) @kw", sf.root).get("kw", []):
+        name = kw.child_by_field_name("name")
+        if name is None or name.text.decode() not in keywords:
+            continue
+        value = kw.child_by_field_name("value")
+        for s in captures("python", "(string (string_content) @c)", value).get("c", []) if value else []:
+            # the values of extras_require={"x": [...]}: skip dict keys
+            parent = s.parent.parent if s.parent is not None else None
+            if parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == s.parent:
+                continue
+            yield s.start_byte, s.end_byte, s.text.decode("utf-8", "replace")
+
+
+def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
+    from porter.libraries import by_link
+
+    for start, end, text in _keyword_strings(sf, {"libraries"}):
+        lib = by_link("-l" + text)
+        if lib is not None:
+            yield _library_hit(start, end, text, lib)
+
+
+_PY_IMPORT_FROM = """
+(import_from_statement module_name: (dotted_name) @m name: (dotted_name) @n)
+(import_from_statement module_name: (dotted_name) @m name: (aliased_import name: (dotted_name) @n))
+"""
+
+
+def _imports(sf: SourceFile, libs) -> Iterator[Hit]:
+    if sf.language != "python" or sf.root is None:
+        return
+    from porter.libraries import by_import
+    from porter.matchers.python import imports
+
+    done: set[int] = set()
+    # `from numba import cuda` is numba.cuda: test the imported names first.
+    for stmt in captures("python", "(import_from_statement) @s", sf.root).get("s", []):
+        module = stmt.child_by_field_name("module_name")
+        if module is None or module.type != "dotted_name":
+            continue
+        for name in stmt.children_by_field_name("name"):
+            node = name.child_by_field_name("name") if name.type == "aliased_import" else name
+            dotted = module.text.decode() + "." + node.text.decode()
+            lib = by_import(dotted)
+            if lib is not None and lib is not by_import(module.text.decode()):
+                done.add(module.start_byte)
+                yield _library_hit(node.start_byte, node.end_byte, dotted, lib)
+    for node, module in imports(sf):
+        if node.start_byte in done:
+            continue
+        lib = by_import(module)
+        if lib is not None:
+            yield _library_hit(node.start_byte, node.end_byte, module, lib)
+
+
+# -------------------------------------------------------------------------------------- package requirements
+
+_PIP_INSTALL = re.compile(rb"\b(?:pip3?|uv[ \t]+pip|python3?[ \t]+-m[ \t]+pip)[ \t]+install\b")
+_PIP_VALUE_OPTIONS = frozenset({
+    "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
+    "-t", "--target", "--prefix", "--root", "--src", "--trusted-host", "--platform", "--python-version",
+    "--implementation", "--abi", "--no-binary", "--only-binary", "--progress-bar", "--cache-dir", "-e", "--editable",
+})
+_ARG = re.compile(rb"""(?:"[^"\n]*"|'[^'\n]*'|[^\s;&|)`"'\\]+)""")
+_REQ_LINE = re.compile(rb"^[ \t]*([A-Za-z0-9][^\s;#]*)", re.M)
+
+
+def package_specs(sf: SourceFile) -> list[tuple[int, int, str]]:
+    """(start, end, requirement text) for every package a file asks to install; memoised per file."""
+    if "package_specs" not in sf.cache:
+        sf.cache["package_specs"] = list(_package_specs(sf))
+    return sf.cache["package_specs"]
+
+
+def _package_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
+    if sf.language == "requirements":
+        for m in _REQ_LINE.finditer(sf.code):
+            yield m.start(1), m.end(1), m.group(1).decode("utf-8", "replace")
+        return
+    if sf.language == "toml":
+        yield from _toml_specs(sf)
+        return
+    if sf.language == "python":
+        if PurePosixPath(sf.path).name == "setup.py":
+            keys = {"install_requires", "extras_require", "setup_requires", "tests_require"}
+            yield from _keyword_strings(sf, keys)
+        return
+    if sf.language in ("dockerfile", "shell", "make", "yaml"):
+        code = sf.code.replace(b"\\\n", b"  ")
+        for m in _PIP_INSTALL.finditer(code):
+            i, skip_next = m.end(), False
+            while True:
+                a = _ARG.search(code, i)
+                if a is None or code[i:a.start()].strip(b" \t") or b"\n" in code[i:a.start()]:
+                    break  # a separator (&&, ;, |, newline) ends the command
+                i = a.end()
+                tok = a.group().strip(b"\"'").decode("utf-8", "replace")
+                if skip_next:
+                    skip_next = False
+                    continue
+                if tok.startswith("-"):
+                    skip_next = tok in _PIP_VALUE_OPTIONS
+                    continue
+                if "/" in tok or tok.endswith((".whl", ".tar.gz", ".zip")) or tok.startswith((".", "$")):
+                    continue
+                q = 1 if a.group()[:1] in (b'"', b"'") else 0
+                yield a.start() + q, a.end() - q, tok
+
+
+def _toml_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
+    from porter.matchers.config import tree, walk
+
+    if PurePosixPath(sf.path).name != "pyproject.toml":
+        return
+    docs = tree(sf)
+    for path in ("project.dependencies", "project.optional-dependencies.*", "build-system.requires",
+                 "dependency-groups.*"):
+        for node in walk(docs[0], path.split(".")):
+            for item in node.value if isinstance(node.value, list) else []:
+                if isinstance(item.value, str):
+                    q = 1 if sf.data[item.start:item.start + 1] in (b'"', b"'") else 0
+                    yield item.start + q, item.end - q, item.value
+    for path in ("tool.poetry.dependencies", "tool.poetry.group.*.dependencies"):
+        for node in walk(docs[0], path.split(".")):
+            for name, child in (node.value.items() if isinstance(node.value, dict) else ()):
+                yield child.key_start, child.key_end, name
+
+
+def _packages(sf: SourceFile, libs) -> Iterator[Hit]:
+    from porter.libraries import by_package
+
+    for start, end, spec in package_specs(sf):
+        lib = by_package(spec)
+        if lib is not None:
+            yield _library_hit(start, end, spec, lib)
+
+
+_EVIDENCE = {"header": _headers, "link": _links, "import": _imports, "package": _packages}
+
+
+def match_library(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    spec = pattern["library"]
+    kinds = set(spec.get("kinds", ()))
+    ids = set(spec.get("ids", ()))
+    exclude = set(spec.get("exclude", ()))
+    for hit in _EVIDENCE[spec["evidence"]](sf, None):
+        v = dict(hit.values)
+        if kinds and v["kind"] not in kinds:
+            continue
+        if ids and v["library_id"] not in ids:
+            continue
+        if v["library_id"] in exclude:
+            continue
+        yield hit
+
+
+_LOCAL = re.compile(r"==\s*[^\s;,+]+\+([A-Za-z0-9.]+)")
+_EXTRAS = re.compile(r"\[([^\]]*)\]")
+
+
+def match_requirement(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    from porter.libraries import by_package, normalize_package
+
+    spec = pattern["requirement"]
+    globs = spec.get("names", ())
+    local_rx = re.compile(spec["local_version"]) if "local_version" in spec else None
+    extras_rx = re.compile(spec["extras"]) if "extras" in spec else None
+    for start, end, text in package_specs(sf):
+        name = normalize_package(text)
+        if not name:
+            continue
+        why = ""
+        if any(fnmatch.fnmatchcase(name, g) for g in globs):
+            why = "name"
+        local = _LOCAL.search(text)
+        if not why and local_rx is not None and local and local_rx.search(local.group(1)):
+            why = "local version +" + local.group(1)
+        extras = _EXTRAS.search(text)
+        if not why and extras_rx is not None and extras and extras_rx.search(extras.group(1)):
+            why = "extras [" + extras.group(1) + "]"
+        if not why:
+            continue
+        if spec.get("exclude_mapped") and by_package(text) is not None:
+            continue  # a library rule reports it, with its ROCm replacement
+        yield Hit(start, end, name=text, values=(("package", name), ("why", why)))
+
+
+# ------------------------------------------------------------------------------------------ Python bindings
+
+
+def python_bindings(sf: SourceFile) -> dict[str, str]:
+    """Local name -> fully qualified name for every import in a Python file (`import a.b as c`: c -> a.b)."""
+    if "py_bindings" in sf.cache:
+        return sf.cache["py_bindings"]
+    out: dict[str, str] = {}
+    if sf.root is not None:
+        for stmt in captures("python", "(import_statement) @s (import_from_statement) @s", sf.root).get("s", []):
+            if stmt.type == "import_statement":
+                for name in stmt.children_by_field_name("name"):
+                    if name.type == "aliased_import":
+                        out[name.child_by_field_name("alias").text.decode()] = name.child_by_field_name("name").text.decode()
+                    else:
+                        dotted = name.text.decode()
+                        out.setdefault(dotted.split(".")[0], dotted.split(".")[0])
+                continue
+            module = stmt.child_by_field_name("module_name")
+            if module is None or module.type != "dotted_name":
+                continue
+            for name in stmt.children_by_field_name("name"):
+                if name.type == "aliased_import":
+                    real = name.child_by_field_name("name").text.decode()
+                    out[name.child_by_field_name("alias").text.decode()] = module.text.decode() + "." + real
+                else:
+                    out[name.text.decode()] = module.text.decode() + "." + name.text.decode()
+    sf.cache["py_bindings"] = out
+    return out
+
+
+def resolve(sf: SourceFile, dotted: str) -> str:
+    """A dotted name as written (`trtllm.LLM`) resolved through the file's imports (`tensorrt_llm.LLM`)."""
+    head, _, rest = dotted.partition(".")
+    full = python_bindings(sf).get(head)
+    if full is None:
+        return dotted
+    return full + ("." + rest if rest else "")
+
+
+def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    if sf.language != "python":
+        return
+    from porter.matchers.python import python_calls
+
+    spec = pattern["module_call"]
+    modules = spec["module"] if isinstance(spec["module"], list) else [spec["module"]]
+    names = set(spec.get("names", ("*",)))
+    for fn, dotted, call in python_calls(sf):
+        full = resolve(sf, dotted)
+        if full == dotted and "." not in dotted:
+            continue  # a bare name nobody imported is the file's own
+        for module in modules:
+            if not full.startswith(module + "."):
+                continue
+            last = full.rsplit(".", 1)[-1]
+            if "*" in names or last in names:
+                yield Hit(fn.start_byte, fn.end_byte, name=full, values=(("call", full),))
+                break
+
+
+def match_command(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    spec = pattern["command"]
+    rx = compile_regex(spec["regex"] if isinstance(spec, dict) else spec, tuple(spec.get("flags", ())) if isinstance(spec, dict) else ())
+    in_strings = sf.tree is not None
+    text = sf.data if in_strings else sf.code
+    for m in rx.finditer(text):
+        if m.end() == m.start():
+            continue
+        if in_strings and not sf.in_string(m.start()):
+            continue
+        start, end = m.span("hit") if "hit" in rx.groupindex and m.group("hit") is not None else m.span()
+        values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
+        yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
+
+
+MATCHERS = {
+    "library": match_library,
+    "requirement": match_requirement,
+    "module_call": match_module_call,
+    "command": match_command,
+}
