@@ -24,6 +24,7 @@ from porter.model import SCHEMA_VERSION, Finding, Skipped
 ENGINES = ("auto", "builtin", "hipify-perl", "hipify-clang")
 DEFAULT_TIMEOUT = 300.0
 MAX_FILE_BYTES = 16 * 1024 * 1024
+BACKUP_DIR = ".porter-backup"  # in-place backups outside git; never translated or copied
 
 
 class TranslateError(ValueError):
@@ -213,7 +214,7 @@ def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str,
     files, links = [], []
     for rel in listed:
         parts = rel.split("/")
-        if any(p in d.SKIP_DIRS for p in parts[:-1]) or parts[0] == ".porter-backup":
+        if any(p in d.SKIP_DIRS for p in parts[:-1]) or parts[0] == BACKUP_DIR:
             continue
         if not d._selected(rel, list(include) or None, list(exclude) or None):
             continue
@@ -244,7 +245,7 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
     skipped = list(found.skipped)
     sources: dict[str, bytes] = {}
     for c in found.files:
-        if not _is_source(c):
+        if not _is_source(c) or c.path.split("/")[0] == BACKUP_DIR:
             continue
         try:
             size = c.abspath.stat().st_size

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from porter.translate import TranslateError, TranslationResult
+from porter.translate import BACKUP_DIR, TranslateError, TranslationResult
 
 TMP_PREFIX = ".porter-tmp-"
 
@@ -195,26 +195,28 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
     if not todo:
         return report
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
-    base = backup_dir or ((git_dir / "porter-backup") if git_dir is not None else (root / ".porter-backup"))
+    base = backup_dir or ((git_dir / "porter-backup") if git_dir is not None else (root / BACKUP_DIR))
     backup = Path(base) / run_id
     _write_backup(backup, todo)
     report.backup = str(backup)
     done: list[tuple] = []
+    current = ""
     try:
         for ft, p, mode in todo:
+            current = ft.path
             _atomic_write(p, ft.output, mode, sync=True)
             done.append((ft, p, mode))
             report.written.append(ft.path)
     except BaseException as e:
         restore_errors = []
-        for ft, p, mode in reversed(done):
+        for old, p, mode in reversed(done):
             try:
-                _atomic_write(p, ft.original, mode, sync=True)
+                _atomic_write(p, old.original, mode, sync=True)
             except OSError as re_err:
-                restore_errors.append(f"{ft.path}: {re_err}")
+                restore_errors.append(f"{old.path}: {re_err}")
         if isinstance(e, OSError):
             extra = f"; could not restore {', '.join(restore_errors)} (originals are in {backup})" if restore_errors else ""
-            raise TranslateError(f"in-place write failed on {ft.path}: {e.strerror or e}; "
+            raise TranslateError(f"in-place write failed on {current}: {e.strerror or e}; "
                                  f"{len(done)} file(s) already rewritten were restored{extra}; backup: {backup}") from None
         raise
     return report

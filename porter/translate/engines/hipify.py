@@ -99,9 +99,13 @@ def parse_perl_stats(text: str) -> dict:
             continue
         m = _PERL_WARNING.match(line)
         if m:
-            rest = m.group("rest").strip()
-            name = rest.split()[0].strip('":') if rest else ""
-            stats["warnings"].append((int(m.group("line")), m.group("kind").strip(), name, rest))
+            kind, rest = m.group("kind").strip(), m.group("rest").strip()
+            q = re.search(r'\s*"([^"]+)"$', kind)  # unsupported device function "umin": <source line>
+            if q:
+                kind, name = kind[:q.start()].strip(), q.group(1)
+            else:
+                name = rest.split()[0].strip('":') if rest else ""
+            stats["warnings"].append((int(m.group("line")), kind, name, rest))
     return stats
 
 
