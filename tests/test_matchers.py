@@ -1,0 +1,194 @@
+"""Each pattern kind in porter/matchers on small real sources: exact spans, names and message values.
+
+Sources are parsed with the real tree-sitter grammars (porter.parse.parse); nothing is mocked.
+"""
+from __future__ import annotations
+
+from porter.matchers import MATCHERS, MatchContext
+from porter.parse import parse
+
+
+def run(kind: str, spec, source: str, lang: str = "cuda"):
+    """(line, matched text, values) for every hit of one pattern, in order."""
+    sf = parse("t.cu" if lang == "cuda" else "t.py", lang, source.encode())
+    out = []
+    for h in MATCHERS[kind]({kind: spec}, sf, MatchContext()):
+        line, _ = sf.position(h.start)
+        out.append((line, sf.data[h.start:h.end].decode(), dict(h.values)))
+    return sorted(out, key=lambda x: (x[0], x[1]))
+
+
+def lines_and_text(hits):
+    return [(line, text) for line, text, _ in hits]
+
+
+# ----------------------------------------------------------------------------------------- existing kinds
+
+
+def test_identifiers_are_whole_tokens_in_code_and_skip_members():
+    src = "cudaLaunch(k);\ncudaLaunchCooperativeKernel(k);\n// cudaLaunch\nx.cudaLaunch();\np->cudaLaunch();\n"
+    assert lines_and_text(run("identifiers", ["cudaLaunch"], src)) == [(1, "cudaLaunch")]
+
+
+def test_call_skips_member_calls():
+    src = "void f() { cudaFree(p); pool.cudaFree(p); cudaFreeHost(p); }\n"
+    assert lines_and_text(run("call", ["cudaFree"], src)) == [(1, "cudaFree")]
+
+
+# ----------------------------------------------------------------------------------------- kb
+
+
+def test_kb_skips_identity_renames_only_when_asked():
+    src = "__device__ void f(float* s) { atomicAdd(s, 1.f); __syncthreads(); }\nvoid g() { cudaDeviceSynchronize(); }\n"
+    assert lines_and_text(run("kb", {"status": ["rename"], "skip_identity": True}, src)) == [(2, "cudaDeviceSynchronize")]
+    both = lines_and_text(run("kb", {"status": ["rename"]}, src))
+    assert (1, "atomicAdd") in both and (1, "__syncthreads") in both
+
+
+def test_kb_values_name_the_library_and_the_hip_name():
+    [(line, text, values)] = run("kb", {"status": ["rename"]}, "void g() { cublasSgemm(h); }\n")
+    assert (line, text) == (1, "cublasSgemm")
+    assert values["library_name"] == "cuBLAS"
+    assert values["hip"] == "hipblasSgemm"
+    assert values["advice"] == "hipify maps it to hipblasSgemm"
+
+
+def test_kb_prefer_roc_points_cudnn_at_miopen():
+    [(_, _, values)] = run("kb", {"status": ["rename"], "library": ["cudnn"], "prefer_roc": ["cudnn"]},
+                           "void g() { cudnnCreate(&h); }\n")
+    assert values["replacement"] == "miopenCreate"
+    assert values["advice"] == "port by hand to MIOpen (miopenCreate)"
+    assert "hipdnn" not in values["advice"]
+
+
+def test_kb_require_next_limits_a_common_word():
+    src = "texture<float, 2> tex;\nint texture = 3;\nfloat f(int texture);\n"
+    hits = run("kb", {"status": ["removed"], "require_next": {"texture": "<"}}, src)
+    assert [(line, text, v["since"]) for line, text, v in hits] == [(1, "texture", "removed in CUDA runtime 12.0")]
+
+
+def test_kb_add_supplies_names_the_tables_lack():
+    spec = {"status": ["unsupported"], "add": [{"cuda": "__reduce_add_sync", "status": "unsupported",
+                                                 "library": "device", "note": "use shuffles"}]}
+    src = "__device__ int f(int v) { return __reduce_add_sync(~0ull, v) + my__reduce_add_sync(v); }\n"
+    [(line, text, values)] = run("kb", spec, src)
+    assert (line, text, values["advice"], values["status"]) == (1, "__reduce_add_sync", "use shuffles", "unsupported")
+
+
+def test_kb_skips_a_projects_own_declaration_but_not_its_uses():
+    src = "struct Pool { void* cudaMalloc(unsigned long n); };\nvoid f() { cudaMalloc(&p, 4); }\n"
+    assert lines_and_text(run("kb", {"status": ["rename"]}, src)) == [(2, "cudaMalloc")]
+
+
+# ----------------------------------------------------------------------------------------- kb_header
+
+
+def test_kb_header_statuses_and_advice():
+    src = ('#include <cuda_runtime.h>\n#include "device_launch_parameters.h"\n#include <cudnn.h>\n'
+           '#include "cuda/helpers.cuh"\n#include <cuda/pipeline>\n#include "mine.h"\n')
+    renamed = run("kb_header", {"status": ["rename", "drop"]}, src)
+    assert [(line, text, v["advice"]) for line, text, v in renamed] == [
+        (1, "<cuda_runtime.h>", "include <hip/hip_runtime.h> instead"),
+        (2, '"device_launch_parameters.h"', "delete the include"),
+    ]
+    missing = run("kb_header", {"status": ["unsupported", "none"], "not_include": ["cuda/*.cuh"]}, src)
+    assert [(line, text, v["library"]) for line, text, v in missing] == [
+        (3, "<cudnn.h>", "cudnn"), (5, "<cuda/pipeline>", "libcu++")]
+
+
+# ----------------------------------------------------------------------------------------- feature
+
+
+def test_feature_wraps_a_kind_and_adds_its_note():
+    src = 'void f() { asm("wgmma.fence.sync.aligned;"); }\n// "wgmma.fence" in a comment\n'
+    hits = run("feature", {"regex": r"(?P<hit>\bwgmma\.\w+)", "in": "string", "note": "no wgmma"}, src)
+    assert [(line, text, v["note"]) for line, text, v in hits] == [(1, "wgmma.fence", "no wgmma")]
+
+
+# ----------------------------------------------------------------------------------------- member_call
+
+GRID = """\
+__global__ void k() {
+  cg::grid_group grid = cg::this_grid();
+  auto g2 = cooperative_groups::this_grid();
+  cg::thread_block block = cg::this_thread_block();
+  grid.sync();
+  g2.sync();
+  block.sync();
+  cg::this_grid().sync();
+}
+__device__ void h(cg::grid_group& g) { g.sync(); }
+void host() { Barrier grid; grid.sync(); }
+"""
+
+
+def test_member_call_follows_declared_types_and_initialisers_per_function():
+    spec = {"method": "sync", "types": ["grid_group"], "inits": ["this_grid"]}
+    assert lines_and_text(run("member_call", spec, GRID)) == [
+        (5, "grid.sync()"), (6, "g2.sync()"), (8, "cg::this_grid().sync()"), (10, "g.sync()")]
+
+
+# ----------------------------------------------------------------------------------------- constant_context
+
+WARP = """\
+constexpr int a = warpSize;
+static const int b = 2 * warpSize;
+#define C (256 / warpSize)
+#define LANE() (threadIdx.x % warpSize)
+template <int W = warpSize> struct T {};
+__global__ void k(int n) {
+  __shared__ float s[warpSize];
+  auto t = cg::tiled_partition<warpSize>(blk);
+  static_assert(warpSize >= 32, "x");
+  switch (n) { case warpSize: break; }
+  int lane = threadIdx.x % warpSize;
+  const int w = warpSize;
+  s[warpSize - 1] = 0;
+  f(prop.warpSize);
+}
+"""
+
+
+def test_constant_context_reports_only_compile_time_uses_with_their_context():
+    hits = run("constant_context", ["warpSize"], WARP)
+    assert [(line, v["context"]) for line, _, v in hits] == [
+        (1, "a constexpr or static const initialiser"),
+        (2, "a constexpr or static const initialiser"),
+        (3, "an object-like #define body"),
+        (5, "a template parameter default"),
+        (7, "an array extent"),
+        (8, "a template argument"),
+        (9, "a static_assert"),
+        (10, "a case label"),
+    ]
+
+
+# ----------------------------------------------------------------------------------------- lane_mask
+
+MASKS = """\
+#define FULL 0xffffffff
+#define WIDE 0xffffffffffffffffull
+const unsigned kAll = 0xFFFFFFFFu;
+__device__ void f(float v, unsigned long long m) {
+  __shfl_sync(0xffffffff, v, 0);
+  __shfl_sync(0XFFFFFFFFUL, v, 0);
+  __shfl_sync(~0u, v, 0);
+  __shfl_sync(-1, v, 0);
+  __shfl_sync(FULL, v, 0);
+  __shfl_sync(kAll, v, 0);
+  __shfl_sync((0xffffffff), v, 0);
+  __shfl_sync(WIDE, v, 0);
+  __shfl_sync(~0ull, v, 0);
+  __shfl_sync(m, v, 0);
+  __shfl_sync(__activemask(), v, 0);
+  obj.__shfl_sync(0xffffffff, v, 0);
+  __shfl_sync(0x0000ffff, v, 0);
+}
+"""
+
+
+def test_lane_mask_finds_32_bit_full_masks_by_value_and_by_name():
+    hits = run("lane_mask", ["__shfl_sync"], MASKS)
+    assert [(line, v["mask"]) for line, _, v in hits] == [
+        (5, "0xffffffff"), (6, "0XFFFFFFFFUL"), (7, "~0u"), (8, "-1"), (9, "FULL"), (10, "kAll"), (11, "(0xffffffff)")]
+    assert hits[0][1] == "__shfl_sync(0xffffffff"
