@@ -1,0 +1,247 @@
+"""Load porter's effort model: rules/effort/model.yaml, optionally merged with a repository's override file.
+
+The model is data (hours per rule effort size, per kernel verdict, per repository-wide job, and what decides the
+verdict); porter/assess.py only applies it. An override (porter.toml / [tool.porter] `effort = "file.yaml"`) may
+be partial: mappings merge key by key, `one_offs` and `advice` entries merge by `id` (a new id is appended), any
+other list replaces the shipped one. The merged model is validated against porter/schemas/effort.schema.json
+plus what a schema cannot say (low <= likely <= high, regexes compile, target predicates parse, ids are unique);
+an error names the file and the field.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+REPO_DIR = Path(__file__).resolve().parent.parent
+MODEL_PATH = REPO_DIR / "rules" / "effort" / "model.yaml"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "effort.schema.json"
+SIZES = ("none", "xs", "s", "m", "l", "xl")
+_MERGE_BY_ID = ("one_offs", "advice")
+
+
+class EffortModelError(ValueError):
+    """An effort model (or override) that cannot be used; names the file and the field."""
+
+    def __init__(self, path: Path | str, field_name: str, problem: str):
+        self.path, self.field, self.problem = str(path), field_name, problem
+        super().__init__(f"{path}: {field_name}: {problem}")
+
+
+@dataclass(frozen=True)
+class Hours:
+    """An amount of work as a range of engineer-hours."""
+
+    low: float = 0.0
+    likely: float = 0.0
+    high: float = 0.0
+
+    @classmethod
+    def of(cls, triple) -> "Hours":
+        return cls(float(triple[0]), float(triple[1]), float(triple[2]))
+
+    def __add__(self, other: "Hours") -> "Hours":
+        return Hours(self.low + other.low, self.likely + other.likely, self.high + other.high)
+
+    def scale(self, factor: float) -> "Hours":
+        return Hours(self.low * factor, self.likely * factor, self.high * factor)
+
+    @property
+    def zero(self) -> bool:
+        return self.high == 0
+
+    def rounded(self, digits: int = 2) -> "Hours":
+        return Hours(round(self.low, digits), round(self.likely, digits), round(self.high, digits))
+
+    def to_dict(self) -> dict[str, float]:
+        r = self.rounded()
+        return {"low": r.low, "likely": r.likely, "high": r.high}
+
+
+@dataclass(frozen=True)
+class EffortModel:
+    """The validated, merged effort model; `data` follows porter/schemas/effort.schema.json."""
+
+    data: dict[str, Any] = field(compare=False)
+    source: str = "rules/effort/model.yaml"
+    override: str | None = None
+
+    @property
+    def hours_per_day(self) -> float:
+        return float(self.data["hours_per_day"])
+
+    @property
+    def round_days_to(self) -> float:
+        return float(self.data.get("round_days_to", 0.5))
+
+    def size(self, name: str) -> Hours:
+        return Hours.of(self.data["sizes"].get(name, self.data["sizes"]["s"]))
+
+    def verdict_hours(self, verdict: str) -> Hours:
+        return Hours.of(self.data["kernels"]["verdicts"][verdict])
+
+    @property
+    def kernels(self) -> dict[str, Any]:
+        return self.data["kernels"]
+
+    @property
+    def one_offs(self) -> list[dict[str, Any]]:
+        return self.data["one_offs"]
+
+    @property
+    def advice(self) -> list[dict[str, Any]]:
+        return self.data.get("advice", [])
+
+    @property
+    def verdict(self) -> dict[str, Any]:
+        return self.data["verdict"]
+
+    @property
+    def repeat_factor(self) -> float:
+        return float(self.data["per"]["hit"].get("repeat_factor", 1.0))
+
+    def days(self, hours: Hours) -> Hours:
+        """Hours as engineer-days, low rounded down and high rounded up to `round_days_to` (likely to nearest)."""
+        import math
+
+        step = self.round_days_to
+        per = self.hours_per_day
+
+        def down(h):
+            return math.floor(h / per / step + 1e-9) * step
+
+        def up(h):
+            return math.ceil(h / per / step - 1e-9) * step
+
+        def near(h):
+            return math.floor(h / per / step + 0.5) * step
+
+        low, high = down(hours.low), up(hours.high)
+        likely = max(low, min(near(hours.likely), high))
+        if hours.likely > 0 and likely == 0:
+            likely = step  # a nonzero job never reads as "0 days"
+        return Hours(low, likely, max(high, likely))
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(REPO_DIR).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@functools.lru_cache(maxsize=None)
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    shown = _display(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise EffortModelError(shown, "<file>", f"cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise EffortModelError(shown, "<file>", f"not UTF-8: {e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise EffortModelError(shown, "<file>", f"not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise EffortModelError(shown, "<file>", "an effort model must be a mapping")
+    return doc
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """`override` merged over `base` (see the module docstring); neither input is changed."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if key in _MERGE_BY_ID and isinstance(value, list) and isinstance(out.get(key), list):
+            by_id = {e.get("id"): i for i, e in enumerate(out[key]) if isinstance(e, dict)}
+            for entry in value:
+                if isinstance(entry, dict) and entry.get("id") in by_id:
+                    i = by_id[entry["id"]]
+                    out[key][i] = merge(out[key][i], entry)
+                else:
+                    out[key].append(copy.deepcopy(entry))
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _check(doc: dict[str, Any], shown: str) -> None:
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = jsonschema.exceptions.best_match(errors)
+        where = ".".join(str(p) for p in e.absolute_path) or "<file>"
+        raise EffortModelError(shown, where, e.message)
+
+    def ordered(where: str, triple) -> None:
+        if not triple[0] <= triple[1] <= triple[2]:
+            raise EffortModelError(shown, where, f"{list(triple)} is not low <= likely <= high")
+
+    for name, triple in doc["sizes"].items():
+        ordered(f"sizes.{name}", triple)
+    for name, triple in doc["kernels"]["verdicts"].items():
+        ordered(f"kernels.verdicts.{name}", triple)
+    size = doc["kernels"]["size"]
+    if size["min_factor"] > size["max_factor"]:
+        raise EffortModelError(shown, "kernels.size", "min_factor is above max_factor")
+    from porter.targets import load_targets, validate_predicate
+
+    available = load_targets()
+    for group in ("one_offs", "advice"):
+        seen: set[str] = set()
+        for i, entry in enumerate(doc.get(group, [])):
+            label = f"{group}[{entry['id']}]"
+            if entry["id"] in seen:
+                raise EffortModelError(shown, label, "duplicate id")
+            seen.add(entry["id"])
+            if "hours" in entry:
+                ordered(f"{label}.hours", entry["hours"])
+            for j, alt in enumerate(entry["when"]):
+                if "text" in alt:
+                    try:
+                        re.compile(alt["text"])
+                    except re.error as e:
+                        raise EffortModelError(shown, f"{label}.when.{j}.text", f"bad regular expression: {e}") from None
+            predicates = list(entry.get("targets", [])) + [p["if"] for p in entry.get("per_target", [])]
+            for pred in predicates:
+                try:
+                    validate_predicate(pred, available)
+                except ValueError as e:
+                    raise EffortModelError(shown, label, str(e)) from None
+    ids = {e["id"] for e in doc["one_offs"]}
+    for entry in doc["one_offs"]:
+        unknown = [c for c in entry.get("covered_by", []) if c not in ids]
+        if unknown:
+            raise EffortModelError(shown, f"one_offs[{entry['id']}].covered_by", f"unknown one-off id(s) {unknown}")
+
+
+def load_effort_model(override: Path | str | None = None, base: Path | str | None = None) -> EffortModel:
+    """The shipped model (or `base`), with `override` merged over it, validated."""
+    base_path = Path(base) if base is not None else MODEL_PATH
+    doc = _read(base_path)
+    shown = _display(base_path)
+    over_shown = None
+    if override is not None:
+        over_path = Path(override)
+        over_shown = _display(over_path)
+        doc = merge(doc, _read(over_path))
+        shown = f"{over_shown} (merged over {shown})"
+    _check(doc, shown)
+    return EffortModel(doc, _display(base_path), over_shown)

@@ -1,0 +1,29 @@
+"""Render findings as CSV for spreadsheets: one row per finding, with its effort item and class when assessed."""
+from __future__ import annotations
+
+import csv
+import io
+
+from porter.assess import Assessment
+from porter.model import ScanResult
+
+COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category", "severity", "confidence",
+           "kernel", "function", "message", "replacement", "snippet", "class", "effort_item", "fingerprint")
+
+
+def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    items = assessment.finding_item if assessment is not None else {}
+    classes = assessment.finding_class if assessment is not None else {}
+    for f in result.findings:
+        writer.writerow((f.path, f.line, f.column, f.end_line, f.end_column, f.rule, f.category, str(f.severity),
+                         str(f.confidence), f.kernel or "", f.function or "", _safe(f.message), f.replacement or "",
+                         _safe(f.snippet), classes.get(f.fingerprint, ""), items.get(f.fingerprint, ""), f.fingerprint))
+    return buf.getvalue()
+
+
+def _safe(text: str) -> str:
+    """Neutralise spreadsheet formulas: a cell starting with = + - @ is shown as text, not evaluated."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -1,0 +1,227 @@
+"""Render an assessment as Markdown a reader can paste into an issue or wiki: summary first, tables, then details."""
+from __future__ import annotations
+
+from typing import Any
+
+from porter.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
+from porter.model import Finding, ScanResult
+
+BAR_WIDTH = 20
+
+
+def days_range(e: dict[str, Any]) -> str:
+    """'2.5–16.5 engineer-days (likely 6)' from an effort mapping."""
+    if e["high"] == 0:
+        return "0 engineer-days"
+    return f"{e['low']:g}–{e['high']:g} engineer-days (likely {e['likely']:g})"
+
+
+def finding_index(result: ScanResult) -> dict[str, Finding]:
+    return {f.fingerprint: f for f in result.findings}
+
+
+def cell(text: Any) -> str:
+    """A table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def code(text: str) -> str:
+    """An inline code span that survives backticks and pipes in the text."""
+    text = " ".join(text.split()).replace("|", "\\|")
+    if not text:
+        return ""
+    fence = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
+    if top <= 0 or value <= 0:
+        return ""
+    eighths = round(value / top * width * 8)
+    full, rest = divmod(max(1, eighths), 8)
+    return "█" * full + ("▏▎▍▌▋▊▉"[rest - 1] if rest else "")
+
+
+def _h(h: dict[str, float]) -> str:
+    return f"{h['low']:g}–{h['likely']:g}–{h['high']:g}"
+
+
+def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
+    d = a.to_dict()
+    out: list[str] = []
+    w = out.append
+    targets = ", ".join(f"{t['name']} ({t['gfx']})" for t in d["targets"])
+    w(f"# Porting assessment: `{result.root}`")
+    w("")
+    w(f"**Verdict: {a.verdict.upper()}** — {VERDICT_MEANING[a.verdict]}.  ")
+    if a.nothing_to_port:
+        w("**Nothing to port.**  ")
+    else:
+        w(f"**Effort: {days_range(d['effort'])}**  ")
+    w(f"Targets: {targets}")
+    w("")
+    w(f"> {a.headline}")
+    w("")
+    if a.deciding and not a.nothing_to_port:
+        w("## What decides it")
+        w("")
+        for r in a.deciding:
+            examples = ", ".join(code(e) for e in r.examples)
+            w(f"- **{cell(r.title)}** — {r.count} finding(s) in {r.files} file(s); e.g. {examples}")
+        others = [r for r in a.reasons if r.level != a.verdict]
+        if others:
+            w("")
+            w("Also found: " + "; ".join(f"{cell(r.title)} ({r.level}, {r.count})" for r in others) + ".")
+        w("")
+    if a.nothing_to_port:
+        w("porter found no CUDA code, CUDA libraries, NVIDIA-only files or build settings here. "
+          "The repository should run on the target as it is; validate it there before relying on it.")
+        w("")
+        _assumptions(w, d)
+        return "\n".join(out).rstrip() + "\n"
+    if len(d["targets"]) > 1:
+        w("## Per target")
+        w("")
+        w("| target | gfx | verdict | effort | decided by |")
+        w("|---|---|---|---|---|")
+        for t in d["targets"]:
+            w(f"| {cell(t['name'])} | {t['gfx']} | {t['verdict']} | {days_range(t['effort'])} | {cell('; '.join(t['deciding'][:2]))} |")
+        w("")
+    split = d["breakdowns"]["hipify"]
+    w("## Summary")
+    w("")
+    w("| | findings | lines | files |")
+    w("|---|---:|---:|---:|")
+    for key, label in (("free_with_hipify", "Free with hipify"), ("needs_engineer", "Needs an engineer"),
+                       ("informational", "Informational")):
+        v = split[key]
+        w(f"| {label} | {v['findings']} | {v['lines']} | {v['files']} |")
+    s = result.summary()
+    w(f"| **All findings** | {s['findings']} | | {len({f.path for f in result.findings})} |")
+    w("")
+    w(f"{split['free_share'] * 100:.0f}% of findings are translated by hipify without an engineer. "
+      f"{s['kernels']} kernel(s), {s['launches']} launch site(s); {s['suppressed']} suppressed finding(s); "
+      f"{len(result.skipped)} file(s) skipped.")
+    w("")
+    cats = d["breakdowns"]["by_category"]
+    top = max((c["days"]["likely"] for c in cats), default=0)
+    w("## Effort by category")
+    w("")
+    w("| category | findings | engineer-days (low–likely–high) | |")
+    w("|---|---:|---|---|")
+    for c in cats:
+        w(f"| {c['category']} | {c['findings']} | {_h(c['days'])} | {bar(c['days']['likely'], top)} |")
+    w("")
+    dirs = d["breakdowns"]["by_directory"]
+    if len(dirs) > 1:
+        w("## Effort by directory")
+        w("")
+        w("Rolled up the tree: a directory's figures include everything below it; `.` includes repository-wide jobs.")
+        w("")
+        w("| directory | findings | files | engineer-days (low–likely–high) |")
+        w("|---|---:|---:|---|")
+        for r in dirs:
+            indent = "&nbsp;&nbsp;" * r["depth"]
+            w(f"| {indent}`{cell(r['path'])}` | {r['findings']} | {r['files']} | {_h(r['days'])} |")
+        w("")
+    kernels = d["breakdowns"]["by_kernel"]
+    if kernels:
+        tids = [t["id"] for t in d["targets"]]
+        w("## Kernels")
+        w("")
+        w("Verdict per target: ok (hipify suffices) · check (verify numerically) · retune (tuned for NVIDIA) · "
+          "fix (wrong or no compile without edits) · rewrite (no equivalent on the target).")
+        w("")
+        w("| kernel | location | lines | " + " | ".join(tids) + " | top reason | hours (likely) |")
+        w("|---|---|---:|" + "---|" * len(tids) + "---|---:|")
+        for k in sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r["worst"]), -r["hours"]["likely"], r["path"], r["line"])):
+            worst = k["targets"][k["worst_target"]]
+            reason = (worst["reasons"] or [""])[0]
+            verdicts = " | ".join(k["targets"][t]["verdict"] for t in tids)
+            w(f"| {code(k['qualified_name'])} | `{k['path']}:{k['line']}` | {k['lines']} | {verdicts} | {cell(reason)} | {k['hours']['likely']:g} |")
+        w("")
+    libs = d["breakdowns"]["by_library"]
+    if libs:
+        w("## Libraries")
+        w("")
+        w("| library | kind | ROCm replacement | findings | files | engineer-days (likely) |")
+        w("|---|---|---|---:|---:|---:|")
+        for lib in libs:
+            w(f"| {cell(lib['name'])} | {lib['kind']} | {cell(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {lib['days']['likely']:g} |")
+        w("")
+    recs = d["recommendations"]
+    if recs:
+        w("## Recommendations")
+        w("")
+        for rec in recs:
+            label = {"blocker": "Blocker", "library": "Library", "topic": "Target fact"}[rec["kind"]]
+            w(f"### {label}: {cell(rec['title'])}")
+            w("")
+            if rec["text"]:
+                w(cell(rec["text"]))
+                w("")
+            for tid, facts in rec["targets"].items():
+                for fact in facts:
+                    w(f"- **{tid}**: {cell(fact)}")
+            if rec["targets"]:
+                w("")
+    w("## How the estimate adds up")
+    w("")
+    w("Every hour belongs to one item; every item lists the findings it costs (`porter assess --explain` shows them "
+      "all, the JSON report has their fingerprints).")
+    w("")
+    w("| item | category | count | hours (low–likely–high) | basis |")
+    w("|---|---|---:|---|---|")
+    costed = [it for it in d["items"] if it["hours"]["high"] > 0]
+    free = [it for it in d["items"] if it["hours"]["high"] == 0]
+    for it in costed:
+        where = f" (`{cell(it['path'])}`)" if it["path"] else ""
+        w(f"| {cell(it['title'])}{where} | {it['category']} | {it['count']} | {_h(it['hours'])} | {cell(it['basis'])} |")
+    if free:
+        w(f"| {len(free)} item(s) at no cost ({sum(it['count'] for it in free)} findings hipify handles) | | | 0 | |")
+    h = d["effort"]["hours"]
+    w(f"| **Total** | | | **{_h(h)}** | {d['model']['hours_per_day']:g} h per engineer-day → {days_range(d['effort'])} |")
+    w("")
+    _assumptions(w, d)
+    files = d["breakdowns"]["by_file"]
+    if files:
+        w("## Files")
+        w("")
+        w("| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |")
+        w("|---|---:|---:|---:|---:|---|---:|")
+        for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
+            w(f"| `{cell(f['path'])}` | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {f['hours']['likely']:g} |")
+        w("")
+    if explain:
+        _details(w, result, a)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _assumptions(w, d: dict[str, Any]) -> None:
+    w("## Assumptions")
+    w("")
+    for line in d["assumptions"]:
+        w(f"- {cell(line)}")
+    w("")
+
+
+def _details(w, result: ScanResult, a: Assessment) -> None:
+    w("## Findings behind each item")
+    w("")
+    index = finding_index(result)
+    for it in a.items:
+        if not it.findings:
+            continue
+        w(f"<details><summary>{cell(it.title)}{' — ' + it.path if it.path else ''} ({len(it.findings)})</summary>")
+        w("")
+        w("| location | rule | severity | message | code |")
+        w("|---|---|---|---|---|")
+        for fp in it.findings:
+            f = index.get(fp)
+            if f is None:
+                continue
+            w(f"| `{f.path}:{f.line}` | {f.rule} | {f.severity} | {cell(f.message)} | {code(f.snippet)} |")
+        w("")
+        w("</details>")
+        w("")

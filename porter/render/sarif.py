@@ -1,0 +1,114 @@
+"""Render findings as SARIF 2.1.0 for GitHub code scanning: one run, documented rules, relative paths, fingerprints.
+
+Suppressed findings are left out (code scanning would show them as open alerts). Levels follow severity
+(blocker/high → error, medium/low → warning, info → note); the line-independent `Finding.fingerprint` goes under
+partialFingerprints["porter/v1"]; `primaryLocationLineHash` is left to upload-sarif, which computes it from the
+checkout. The effort item a finding belongs to rides in the result's property bag.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from porter import __version__
+from porter.assess import Assessment
+from porter.model import ScanResult, Severity
+from porter.rules import RuleSet, load_rules
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVEL = {Severity.BLOCKER: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "warning",
+         Severity.INFO: "note"}
+PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
+PRECISION = {"high": "high", "medium": "medium", "low": "low"}
+MAX_TEXT = 1024
+
+
+def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _rule_descriptor(rule, rid: str) -> dict[str, Any]:
+    if rule is None:
+        return {"id": rid, "shortDescription": {"text": rid}, "fullDescription": {"text": rid},
+                "help": {"text": rid}, "defaultConfiguration": {"level": "warning"}}
+    level = LEVEL[rule.severity]
+    docs = rule.docs
+    hip = rule.hip_equivalent
+    hip_line = f"HIP/ROCm: {hip.get('kind')}" + (f" → {hip['name']}" if hip.get("name") else "") + (
+        f" ({hip['note']})" if hip.get("note") else "")
+    help_text = "\n\n".join(x for x in (f"What it does: {docs.get('what', '')}", f"Why: {docs.get('why', '')}",
+                                          f"Instead: {docs.get('instead', '')}", hip_line) if x)
+    help_md = "\n\n".join(x for x in (
+        f"**What it does.** {docs.get('what', '')}", f"**Why it matters on AMD.** {docs.get('why', '')}",
+        f"**Use instead.** {docs.get('instead', '')}", f"**HIP/ROCm:** {hip_line[10:]}",
+        ("**References:** " + ", ".join(rule.references)) if rule.references else "") if x)
+    tags = ["portability", "cuda", rule.category,
+            "hipify-auto" if hip.get("kind") == "rename" else "no-rocm-equivalent" if hip.get("kind") == "none" else "manual-port"]
+    tags += [t for t in rule.tags if t not in tags]
+    return {
+        "id": rule.id,
+        "name": rule.title[:255],
+        "shortDescription": {"text": _clip(rule.title)},
+        "fullDescription": {"text": _clip(docs.get("what") or rule.title)},
+        "help": {"text": help_text, "markdown": help_md},
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": tags[:20], "precision": PRECISION[str(rule.confidence)],
+                       "problem.severity": PROBLEM_SEVERITY[level],
+                       "porter.effort": dict(rule.effort)},
+        **({"helpUri": rule.references[0]} if rule.references and rule.references[0].startswith("http") else {}),
+    }
+
+
+def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None) -> dict[str, Any]:
+    rules = rules or load_rules()
+    by_id = {r.id: r for r in rules.rules}
+    used = sorted({f.rule for f in result.findings})
+    index = {rid: i for i, rid in enumerate(used)}
+    items = assessment.finding_item if assessment is not None else {}
+    results = []
+    for f in result.findings:
+        props: dict[str, Any] = {"category": f.category, "severity": str(f.severity), "confidence": str(f.confidence)}
+        if f.replacement:
+            props["replacement"] = f.replacement
+        if f.kernel:
+            props["kernel"] = f.kernel
+        if f.fingerprint in items:
+            props["effortItem"] = items[f.fingerprint]
+        results.append({
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": LEVEL[f.severity],
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
+                           "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
+                           **({"snippet": {"text": f.snippet}} if f.snippet else {})},
+            }}],
+            "partialFingerprints": {"porter/v1": f.fingerprint},
+            "properties": {"porter": props},
+        })
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "porter",
+            "semanticVersion": __version__,
+            "version": __version__,
+            "informationUri": "https://github.com/porter-rocm/porter",
+            "rules": [_rule_descriptor(by_id.get(rid), rid) for rid in used],
+        }},
+        "automationDetails": {"id": "porter/"},
+        "columnKind": "unicodeCodePoints",
+        "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the scanned repository's root"}}},
+        "results": results,
+    }
+    if assessment is not None:
+        d = assessment.to_dict()
+        run["properties"] = {"porter": {"verdict": d["verdict"], "effort": d["effort"],
+                                        "targets": [t["id"] for t in d["targets"]], "headline": d["headline"]}}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False,
+           rules: RuleSet | None = None) -> str:
+    return json.dumps(to_sarif(result, assessment, rules), indent=2, ensure_ascii=False) + "\n"
