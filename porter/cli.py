@@ -179,6 +179,72 @@ def _analyse(result, opts, deep: bool = False):
     return analyse(result, list(opts.targets), deep=deep) if deep else analyse(result, list(opts.targets))
 
 
+ASSESS_FORMATS = ("console", "markdown", "html", "json", "sarif", "csv")
+
+
+@app.command("assess")
+def assess_cmd(
+    path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) or 'all' (default: mi355x)."),
+    format: str = typer.Option("console", "--format", "-f", help="console, markdown, html, json, sarif or csv."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here (default: stdout)."),
+    explain: bool = typer.Option(False, "--explain", help="Show how every figure adds up, down to the findings."),
+    include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the headline."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+) -> None:
+    """Assess what it takes to run a repository on AMD Instinct GPUs: verdict, effort, blockers, breakdowns."""
+
+    def body() -> int:
+        import dataclasses
+
+        from porter.assess import assess, attach
+        from porter.effort import load_effort_model
+        from porter.rules import load_rules
+        from porter.scan import scan as run_scan
+        from porter.targets import load_targets, select_targets
+
+        if format not in ASSESS_FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(ASSESS_FORMATS)}, not {format!r}")
+        opts, cfg = build_scan_options(path, include, exclude, jobs, no_cache, cache_dir, target, config)
+        chosen = select_targets(list(opts.targets) or None, load_targets())
+        opts = dataclasses.replace(opts, targets=tuple(t.id for t in chosen))
+        model = load_effort_model(cfg.resolve("effort"))
+        prog, callback = _progress(not quiet and format == "console")
+        if prog:
+            with prog:
+                result = run_scan(path, opts, progress=callback)
+        else:
+            result = run_scan(path, opts)
+        result = _analyse(result, opts)
+        assessment = assess(result, chosen, model, load_rules(extra=list(opts.extra_rules)))
+        if format == "console":
+            from porter.render import assess_console
+
+            if output is not None and str(output) != "-":
+                with open(output, "w", encoding="utf-8") as fh:
+                    assess_console.render(result, assessment, Console(file=fh, width=120, no_color=True), explain)
+            elif quiet:
+                Console(highlight=False).print(assessment.headline, markup=False)
+            else:
+                assess_console.render(result, assessment, Console(highlight=False), explain)
+        else:
+            import importlib
+
+            renderer = importlib.import_module(f"porter.render.{format}")
+            text = (renderer.render(attach(result, assessment)) if format == "json"
+                    else renderer.render(result, assessment, explain=explain))
+            _write(text, output)
+        return EXIT_OK
+
+    _run(body, verbose)
+
+
 @app.command("targets")
 def targets_cmd(
     format: str = typer.Option("console", "--format", "-f", help="console or json."),
