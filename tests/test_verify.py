@@ -1,0 +1,116 @@
+"""Verification with real compilers: the fixture CUDA compiles with nvcc, its translation compiles with hipcc for
+gfx90a (and device-only with clang-19/22 for gfx942), and the fixture using an API HIP lacks fails with an error
+that a porter finding predicted. Each test skips, naming the missing compiler, where the machine lacks it
+(scripts/bootstrap.sh installs hipcc and clang-19/22 from Debian; nvcc comes with the machine image).
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import FIXTURES
+from porter.cli import app
+from porter.translate import TranslateOptions, translate
+from porter.translate.engines.builtin import make_finding
+from porter.translate.verify import find_compiler, first_error, predicted_by, verify
+from porter.translate.write import write_tree
+
+TR = FIXTURES / "translate"
+
+
+def _need(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        pytest.skip(f"{tool} not installed (see scripts/bootstrap.sh and docs/toolchains.md)")
+    return path
+
+
+@pytest.mark.parametrize("rel", ["basic/src/saxpy.cu", "basic/src/host.cpp", "unsupported/flush.cu"])
+def test_original_fixture_cuda_compiles_with_nvcc(tmp_path, rel):
+    nvcc = _need("nvcc")
+    src = TR / rel
+    r = subprocess.run([nvcc, "-std=c++17", "-x", "cu", "-c", str(src), "-o", str(tmp_path / "x.o")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+
+
+def _translated(tmp_path: Path, name: str, hip_version: str | None):
+    result = translate(TR / name, TranslateOptions(engine="builtin", hip_version=hip_version))
+    out = tmp_path / "out"
+    write_tree(result, out)
+    return result, out
+
+
+def test_translated_fixture_compiles_with_hipcc_for_gfx90a(tmp_path):
+    _need("hipcc")
+    compiler, note = find_compiler("gfx90a")
+    assert compiler is not None, note
+    assert compiler.kind == "hipcc" and compiler.arch == "gfx90a"
+    result, out = _translated(tmp_path, "basic", compiler.hip_version)
+    ver = verify(result, out, compiler)
+    assert [(f.path, f.status, f.error) for f in ver.files] == [
+        ("src/host.cpp", "compiled", None), ("src/saxpy.cu", "compiled", None)]
+
+
+def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):
+    _need("hipcc")
+    compiler, note = find_compiler(None)
+    assert compiler is not None, note
+    result, out = _translated(tmp_path, "unsupported", compiler.hip_version)
+    ver = verify(result, out, compiler)
+    (f,) = ver.files
+    assert f.status == "failed" and f.path == "flush.cu"
+    assert f.error_path == "flush.cu" and f.error_line == 8
+    assert "cudaFlushGPUDirectRDMAWrites" in f.error or "cudaDeviceFlushGPUDirectRDMAWrites" in f.error
+    assert f.predicted is True
+    assert "TRN001 flush.cu:8 cudaDeviceFlushGPUDirectRDMAWrites" in f.predicted_by
+    assert ver.summary() == {"compiled": 0, "failed": 1, "failed_predicted": 1, "failed_unpredicted": 0}
+
+
+def test_gfx942_device_only_with_a_newer_clang(tmp_path):
+    if not (shutil.which("clang++-19") or shutil.which("clang++-22")):
+        pytest.skip("neither clang++-19 nor clang++-22 installed (Debian packages clang-19 / clang-22)")
+    if not Path("/usr/include/hip/hip_runtime.h").is_file():
+        pytest.skip("HIP headers (libamdhip64-dev) not installed")
+    compiler, note = find_compiler("gfx942")
+    assert compiler is not None, note
+    assert compiler.arch == "gfx942"
+    if compiler.kind == "hipcc":
+        pytest.skip(f"this hipcc accepts gfx942 itself ({compiler.version})")
+    assert compiler.kind == "clang-device-only" and "-S" in compiler.command(Path("a.cu"), Path("a.s"), [])
+    result, out = _translated(tmp_path, "basic", None)
+    ver = verify(result, out, compiler)
+    assert [(f.path, f.status) for f in ver.files] == [("src/host.cpp", "compiled"), ("src/saxpy.cu", "compiled")]
+
+
+def test_cli_verify_exit_code_and_report(tmp_path):
+    _need("hipcc")
+    r = CliRunner().invoke(app, ["translate", str(TR / "unsupported"), "-o", str(tmp_path / "o"), "--engine", "builtin",
+                                 "--verify", "--format", "json"])
+    assert r.exit_code == 1, r.output
+    import json
+
+    doc = json.loads(r.stdout)
+    assert doc["verify"]["summary"]["failed_predicted"] == 1
+    assert doc["verify"]["compiler"]["arch"] == "gfx90a"
+
+
+def test_first_error_and_prediction_matching(tmp_path):
+    out = tmp_path / "o"
+    text = ("In file included from /x/o/a.cu:2:\n"
+            f"{out}/inc/h.cuh:4:10: fatal error: 'cooperative_groups/reduce.h' file not found\n"
+            "1 error generated when compiling for gfx90a.\n")
+    err, path, line = first_error(text)
+    assert err.endswith("'cooperative_groups/reduce.h' file not found") and line == 4 and path == f"{out}/inc/h.cuh"
+    header = make_finding("TRN004", "inc/h.cuh", 4, 10, "cooperative_groups/reduce.h", "no HIP counterpart")
+    other = make_finding("TRN003", "a.cu", 9, 1, "cudaFoo", "unknown")
+    assert predicted_by(err, path, line, [header, other], out, {}) == ("TRN004 inc/h.cuh:4 cooperative_groups/reduce.h",)
+    # same file and line, with the inserted #include shifting output lines by one
+    err2 = f"{out}/a.cu:10:5: error: no matching function for call to 'g'"
+    assert predicted_by(err2, f"{out}/a.cu", 10, [other], out, {"a.cu": 1}) == ("TRN003 a.cu:9 cudaFoo",)
+    assert predicted_by(err2, f"{out}/a.cu", 10, [other], out, {}) == ()
+    assert first_error("clang: error: invalid target ID 'gfx942'\n")[0] == "clang: error: invalid target ID 'gfx942'"
