@@ -238,8 +238,8 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
 def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
     tree = ts.Parser(language("python")).parse(data)
     caps = captures("python", _PY_STRUCTURE, tree.root_node)
-    comments = _spans(caps.get("comment", []))
-    strings = _spans(caps.get("string", []))
+    comments = sorted(_spans(caps.get("comment", [])))  # sorted: in_comment/in_string bisect these lists
+    strings = sorted(_spans(caps.get("string", [])))
     code = _blank(data, comments + strings)
     functions = []
     for n in caps.get("function", []):
