@@ -137,7 +137,7 @@ def _elf_facts(elf) -> tuple[list[str], list[str], set[str]]:
                 if sym["st_shndx"] == "SHN_UNDEF" and sym.name:
                     m = _SYMBOL_LIBRARY.match(sym.name.encode())
                     if m:
-                        undefined.add(m.group("c") or m.group("cpp"))
+                        undefined.add((m.group("c") or m.group("cpp")).decode())
     return needed, device, undefined
 
 
@@ -145,6 +145,17 @@ def binary_facts(sf: SourceFile) -> dict:
     """What an ELF file or static archive holds, read once per file."""
     if "binary_facts" in sf.cache:
         return sf.cache["binary_facts"]
+    try:
+        facts = _binary_facts(sf)
+    except SkipFile:
+        raise
+    except Exception as e:  # pyelftools raises many types on truncated or hostile input: never crash a scan
+        raise SkipFile(f"malformed binary: {type(e).__name__}: {e}") from None
+    sf.cache["binary_facts"] = facts
+    return facts
+
+
+def _binary_facts(sf: SourceFile) -> dict:
     facts = {"needed": [], "device": [], "undefined": set(), "members": 0}
     if sf.data.startswith(ELF_MAGIC):
         with _open(sf) as fh:
@@ -159,7 +170,6 @@ def binary_facts(sf: SourceFile) -> dict:
                 facts["undefined"] |= u
     elif sf.data.startswith(FATBIN_MAGIC):
         facts["device"].append("fatbin")
-    sf.cache["binary_facts"] = facts
     return facts
 
 
