@@ -7,6 +7,7 @@ shifts, comparisons, `?:`, casts and `sizeof` of known types. Anything it cannot
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -295,6 +296,12 @@ def parse_number(text: str) -> Any:
 
 
 _SNIPPET_PREFIX = b"int __porter_v = ("
+
+
+@functools.lru_cache(maxsize=1)
+def _snippet_parser() -> ts.Parser:
+    return ts.Parser(language("cuda"))
+
 _text_cache: dict[str, ts.Node | None] = {}
 
 
@@ -303,7 +310,7 @@ def parse_expression(text: str) -> ts.Node | None:
     if text in _text_cache:
         return _text_cache[text]
     src = _SNIPPET_PREFIX + text.encode("utf-8", "replace") + b");"
-    tree = ts.Parser(language("cuda")).parse(src)
+    tree = _snippet_parser().parse(src)
     node = None
     decl = tree.root_node.named_children[0] if tree.root_node.named_children else None
     if decl is not None and not tree.root_node.has_error:

@@ -263,25 +263,28 @@ def _kib(n: int) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _rule_verdict(source: str) -> dict[str, Any] | None:
-    from porter.rules import REPO_DIR
-
-    try:
-        data = yaml.safe_load((REPO_DIR / source).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return None
-    return data.get("verdict") if isinstance(data, dict) else None
-
-
 def rule_verdicts() -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
-    """Rules that carry a `verdict`: id -> (verdict spec, the rule's targets list)."""
-    from porter.rules import load_rules
+    """Rules that carry a `verdict`: id -> (verdict spec, the rule's targets list).
 
+    Read straight from the rule files that mention `verdict:` (the rules were validated when the scan loaded
+    them), so analysis does not pay for loading and validating the whole rule set a second time.
+    """
+    from porter.rules import NON_RULE_DIRS, RULES_DIR
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out = {}
-    for r in load_rules().rules:
-        spec = _rule_verdict(r.source) if r.source else None
-        if spec:
-            out[r.id] = (spec, r.targets)
+    for path in sorted(RULES_DIR.rglob("*.y*ml")):
+        if path.relative_to(RULES_DIR).parts[0] in NON_RULE_DIRS:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if "verdict:" not in text:
+            continue
+        data = yaml.load(text, Loader=loader)
+        if isinstance(data, dict) and isinstance(data.get("verdict"), dict) and data.get("id"):
+            out[data["id"]] = (data["verdict"], tuple(data.get("targets") or ()))
     return out
 
 
@@ -290,7 +293,7 @@ def verdicts_for(kernel: Kernel, facts: dict[str, Any], findings, targets, rules
     from porter.targets import applies
 
     spans = [(kernel.line, kernel.end_line)] + [(d["line"], d["end_line"]) for d in facts.get("device_functions", [])]
-    mine = [f for f in findings if f.path == kernel.path and f.rule in rules and any(a <= f.line <= b for a, b in spans)]
+    mine = [f for f in findings if f.rule in rules and any(a <= f.line <= b for a, b in spans)]
     out = {}
     for t in targets:
         details = kernel_checks(facts, t)
@@ -322,6 +325,16 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
 
         kernels, deep_info = deep_mod.refine(result, kernels)
     rules = rule_verdicts()
+    findings_by_path: dict[str, list] = {}
+    for f in result.findings:
+        if f.rule in rules:
+            findings_by_path.setdefault(f.path, []).append(f)
+    launches_by_name: dict[str, list] = {}
+    for l in result.launches:
+        launches_by_name.setdefault(l.kernel, []).append(l)
+    defined: dict[str, int] = {}
+    for k in kernels:
+        defined[k.name] = defined.get(k.name, 0) + 1
     updated = []
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     for k in kernels:
@@ -329,8 +342,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         if not facts:
             updated.append(k)
             continue
-        _add_remote_launches(result, k, facts)
-        per = verdicts_for(k, facts, result.findings, chosen, rules)
+        _add_remote_launches(launches_by_name.get(k.name, []), k, facts, defined.get(k.name, 1))
+        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules)
         for tid, v in per.items():
             counts[tid][v["verdict"]] += 1
         facts["targets"] = per
@@ -345,13 +358,19 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     return dataclasses.replace(result, kernels=tuple(updated), targets=tuple(t.id for t in chosen), extra=extra)
 
 
-def _add_remote_launches(result: ScanResult, k: Kernel, facts: dict[str, Any]) -> None:
+def _add_remote_launches(launches: list, k: Kernel, facts: dict[str, Any], definitions: int = 1) -> None:
     """Launches of this kernel written in other files: their configuration folded from literals only."""
     from porter.constfold import Unknown, dims, parse_expression, Constants
 
     sites = list(facts.get("launch_sites", []))
+    if sites:
+        return  # launched in its own file: those sites carry folded values; remote ones would only add noise
     here = {(s["path"], s["line"]) for s in sites}
-    for l in result.launches_of(k):
+    if definitions > 1 and any(l.path != k.path for l in launches):
+        facts.setdefault("unknown", []).append({"what": "launch sites", "reason": f"{len(launches)} launches of a kernel "
+                                                f"named {k.name} in other files, and {definitions} kernels have that name"})
+        return
+    for l in launches:
         if l.path == k.path or (l.path, l.line) in here:
             continue
         cfg = list(l.config)
