@@ -205,7 +205,7 @@ def _target_notes(f: Finding) -> dict[str, str]:
 
 
 def _finding_text(f: Finding, rule: Rule | None) -> str:
-    parts = [f.rule, f.message, f.snippet, rule.title if rule else ""]
+    parts = [f.rule, f.message, rule.title if rule else ""]  # not the snippet: surrounding code is not the finding
     for k, v in f.data:
         if isinstance(v, (str, int, float)):
             parts.append(f"{k}={v}")
@@ -690,14 +690,16 @@ def _recommendations(ev: _Eval, ctx: _Context, model: EffortModel) -> list[dict[
         fs = [fp[x] for x in r.findings if x in fp]
         lib = ctx.libraries.get(r.key.split(":", 1)[1]) if r.key.startswith("library:") else None
         item_ids = sorted({ev.finding_item[f.fingerprint] for f in fs if f.fingerprint in ev.finding_item})
-        job_notes = [jobs[i.split(":", 1)[1]]["note"] for i in item_ids if i.startswith("one-off:") and i.split(":", 1)[1] in jobs
-                     and jobs[i.split(":", 1)[1]].get("note")]
+        plan = [{"item": i, "title": items[i].title, "days": _days(items[i].hours, model)}
+                for i in item_ids if i.startswith("one-off:") and i in items]
         rule = ctx.rule.get(fs[0].rule) if fs else None
         text = lib.note if lib else (rule.docs.get("instead", "") if rule else "")
+        if not text and plan:
+            text = jobs.get(plan[0]["item"].split(":", 1)[1], {}).get("note", "")
         out.append({
             "id": f"blocker:{r.key}", "kind": "blocker", "title": r.title,
             "replacement": ", ".join(lib.rocm) if lib and lib.rocm else (fs[0].replacement if fs and fs[0].replacement else None),
-            "library_kind": lib.kind if lib else None, "text": " ".join(" ".join(t.split()) for t in [text, *job_notes] if t),
+            "library_kind": lib.kind if lib else None, "text": " ".join(text.split()), "plan": plan,
             "targets": _advise(fs, ctx, ev.targets), "findings": len(fs), "items": item_ids,
             "hours": _sum_items(items, item_ids).to_dict(),
         })
@@ -717,6 +719,8 @@ def _recommendations(ev: _Eval, ctx: _Context, model: EffortModel) -> list[dict[
             "title": f"{lib.name} → {', '.join(lib.rocm) if lib.rocm else 'no ROCm counterpart'}",
             "replacement": ", ".join(lib.rocm) or None, "library_kind": lib.kind,
             "text": f"{_KIND_ADVICE[lib.kind][0].upper()}{_KIND_ADVICE[lib.kind][1:]}. {lib.note}",
+            "plan": [{"item": i, "title": items[i].title, "days": _days(items[i].hours, model)}
+                     for i in item_ids if i.startswith("one-off:") and i in items],
             "targets": _advise(fs, ctx, ev.targets), "findings": len(fs), "items": item_ids,
             "hours": _sum_items(items, item_ids).to_dict(),
         })
@@ -739,7 +743,7 @@ def _recommendations(ev: _Eval, ctx: _Context, model: EffortModel) -> list[dict[
         out.append({
             "id": f"topic:{topic['id']}", "kind": "topic", "title": _TOPIC_TITLES.get(topic["id"], topic["id"]),
             "replacement": None, "library_kind": None,
-            "text": f"{len(fs)} finding(s) in {len({f.path for f in fs})} file(s) depend on this.",
+            "text": f"{len(fs)} finding(s) in {len({f.path for f in fs})} file(s) depend on this.", "plan": [],
             "targets": facts, "findings": len(fs),
             "items": sorted({ev.finding_item[f.fingerprint] for f in fs if f.fingerprint in ev.finding_item}),
             "hours": Hours().to_dict(),

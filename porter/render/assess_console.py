@@ -87,6 +87,9 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
         console.print(Text("Recommendations", style="bold"))
         for rec in recs:
             console.print(Text.assemble(("• ", "bold"), (rec["title"], "bold"), f" — {rec['text']}"))
+            for step in rec.get("plan", []):
+                console.print(Text(f"    plan: {step['title']} ({step['days']['low']:g}–{step['days']['high']:g} "
+                                   f"engineer-days, likely {step['days']['likely']:g})"))
             for tid, facts in rec["targets"].items():
                 for fact in facts:
                     console.print(Text(f"    {tid}: {fact}", style="dim"))

@@ -161,6 +161,10 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
             if rec["text"]:
                 w(cell(rec["text"]))
                 w("")
+            for step in rec.get("plan", []):
+                w(f"Plan: **{cell(step['title'])}** — {step['days']['low']:g}–{step['days']['high']:g} engineer-days "
+                  f"(likely {step['days']['likely']:g}), item `{step['item']}`.")
+                w("")
             for tid, facts in rec["targets"].items():
                 for fact in facts:
                     w(f"- **{tid}**: {cell(fact)}")

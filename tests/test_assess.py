@@ -1,0 +1,245 @@
+"""porter assess: verdicts, the effort arithmetic, traceability, per-target differences, overrides and the CLI."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from helpers import REPO, run_porter, write_files
+from porter.assess import assess
+from porter.effort import EffortModelError, Hours, load_effort_model
+from porter.model import Confidence, FileResult, Finding, Kernel, ScanResult, Severity
+from porter.rules import Rule, RuleSet
+from porter.targets import load_targets, select_targets
+
+TARGETS = load_targets()
+
+
+def rule(rid, category="api", size="xs", per="hit", kind="rename", severity="low", targets=(), title=None):
+    return Rule(id=rid, title=title or f"title of {rid}", category=category, severity=Severity.parse(severity),
+                confidence=Confidence.HIGH, languages=("cuda",), patterns=({"regex": "x"},), message="m",
+                docs={"what": "w", "why": "y", "instead": "i"}, hip_equivalent={"kind": kind}, effort={"size": size, "per": per},
+                targets=tuple(targets))
+
+
+def finding(rid, path="src/a.cu", line=1, category="api", severity="low", kernel=None, data=(), n=0):
+    return Finding(path=path, line=line, column=1, rule=rid, end_line=line, end_column=5, category=category,
+                   severity=Severity.parse(severity), confidence=Confidence.HIGH, message=f"{rid} here",
+                   snippet=f"code {line}", kernel=kernel, function=kernel, fingerprint=f"{rid}{path}{line}{n}".ljust(20, "0")[:20],
+                   data=tuple(data))
+
+
+def result(findings=(), kernels=(), files=("src/a.cu",)):
+    return ScanResult(root="repo", findings=tuple(sorted(findings)), suppressed=(), kernels=tuple(kernels), launches=(),
+                      files=tuple(FileResult(p, "cuda", 100) for p in files), skipped=())
+
+
+def ts(*ids):
+    return select_targets(list(ids), TARGETS)
+
+
+def item(a, item_id):
+    return next(i for i in a.items if i.id == item_id)
+
+
+def test_nothing_to_port_is_ready_with_zero_effort():
+    a = assess(result(), ts("mi355x"), rules=RuleSet((), "x"))
+    assert (a.verdict, a.nothing_to_port) == ("ready", True)
+    assert a.days == Hours(0, 0, 0) and a.items == ()
+    assert a.headline == "Nothing to port: no CUDA found in 1 scanned file(s)."
+
+
+def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
+    rs = RuleSet((rule("API001"),), "x")
+    fs = [finding("API001", line=n) for n in (1, 2, 3)]
+    a = assess(result(fs), ts("mi355x"), rules=rs)
+    assert a.verdict == "mechanical"
+    it = item(a, "rule:API001:src/a.cu")
+    # xs is 0.05–0.1–0.25 h; the 2nd and 3rd hit in the file cost half: 1 + 2 × 0.5 = 2 units
+    assert it.hours.rounded() == Hours(0.1, 0.2, 0.5)
+    assert it.klass == "free_with_hipify"
+    assert a.breakdowns["hipify"]["free_with_hipify"] == {"findings": 3, "lines": 3, "files": 1}
+    # repository-wide jobs the api finding triggers: toolchain/CI and validation (4–8–24 + 4–12–32)
+    assert {i.id for i in a.items if i.kind == "one-off"} == {"one-off:rocm-build-and-ci", "one-off:validate-on-target"}
+    assert a.hours.rounded() == Hours(8.1, 20.2, 56.5)
+    assert a.days == Hours(1.0, 3.5, 9.5)  # 6 h days (56.5 h = 9.42 d); low rounded down, high up, to 0.5
+
+
+def test_per_file_and_per_repo_units():
+    rs = RuleSet((rule("BLD001", "build", "s", "file", "replace"), rule("CNT001", "container", "m", "repo", "replace")), "x")
+    fs = [finding("BLD001", "CMakeLists.txt", 2, "build"), finding("BLD001", "CMakeLists.txt", 9, "build"),
+          finding("CNT001", "Dockerfile", 1, "container"), finding("CNT001", "ci/Dockerfile", 1, "container")]
+    a = assess(result(fs), ts("mi355x"), rules=rs)
+    assert item(a, "rule:BLD001:CMakeLists.txt").hours == Hours(0.25, 0.5, 1.5)  # once per file
+    repo = item(a, "rule:CNT001:*")
+    assert repo.hours == Hours(1, 3, 6) and repo.path is None and repo.count == 2  # once per repository
+
+
+def test_library_with_no_rocm_equivalent_blocks_and_its_replacement_absorbs_the_findings():
+    rs = RuleSet((rule("LIB009", "library", "l", "hit", "none", "blocker"),), "x")
+    fs = [finding("LIB009", "server/serve.py", n, "library", "blocker", data=(("library", "tensorrt-llm"),)) for n in (3, 4)]
+    a = assess(result(fs, files=("server/serve.py",)), ts("mi355x"), rules=rs)
+    assert a.verdict == "blocked"
+    assert [r.title for r in a.deciding] == ["TensorRT-LLM has no ROCm equivalent"]
+    job = item(a, "one-off:replace-tensorrt-llm")
+    assert job.hours == Hours(24, 60, 160) and set(job.findings) == {f.fingerprint for f in fs}
+    assert not any(i.kind == "finding" for i in a.items)  # absorbed: no double counting
+    rec = next(r for r in a.recommendations if r["kind"] == "blocker")
+    assert rec["replacement"] == "vLLM (ROCm), SGLang (ROCm)" and rec["plan"][0]["item"] == "one-off:replace-tensorrt-llm"
+    assert a.breakdowns["by_library"][0]["id"] == "tensorrt-llm"
+
+
+def kernel_with(verdicts, line=10, end=49):
+    facts = {"targets": {tid: {"verdict": v, "reasons": [r] if r else [],
+                               "details": [{"id": r, "verdict": v, "message": f"{r} says why", "lines": [20]}] if r else []}
+                         for tid, (v, r) in verdicts.items()}}
+    return Kernel(path="src/a.cu", line=line, end_line=end, name="k", qualified_name="k", facts=tuple(facts.items()))
+
+
+def test_kernel_verdicts_differ_per_target_and_absorb_the_findings_they_name():
+    rs = RuleSet((rule("DEV002", "device", "xs", "hit", "manual", "high", title="32-bit full lane mask"),), "x")
+    k = kernel_with({"mi300x": ("fix", "wave64-full-mask"), "mi455x": ("ok", None)})
+    f = finding("DEV002", line=20, category="device", severity="high", kernel="k")
+    a = assess(result([f], [k]), ts("mi300x", "mi455x"), rules=rs)
+    per = {t["id"]: t["verdict"] for t in a.targets}
+    assert per == {"mi300x": "port", "mi455x": "mechanical"}
+    kern = item(a, "kernel:src/a.cu:10:k")
+    # fix 2–4–10 h on the hardest target, × size (40 lines / 40)^0.5 = 1, × complexity 1
+    assert kern.hours == Hours(2, 4, 10)
+    assert kern.findings == (f.fingerprint,) and a.finding_item[f.fingerprint] == kern.id
+    row = a.breakdowns["by_kernel"][0]
+    assert row["targets"]["mi300x"]["reasons"] == ["wave64-full-mask: wave64-full-mask says why"]
+    assert (row["worst"], row["worst_target"]) == ("fix", "mi300x")
+    assert any("64-lane" in " ".join(v) for r in a.recommendations for v in r["targets"].values())
+
+
+def test_kernel_size_and_further_targets_scale_the_cost():
+    k = kernel_with({"mi300x": ("rewrite", "tma"), "mi355x": ("retune", "smem-tile")}, line=1, end=160)  # 160 lines
+    a = assess(result([], [k]), ts("mi300x", "mi355x"), rules=RuleSet((), "x"))
+    kern = item(a, "kernel:src/a.cu:1:k")
+    # rewrite 16–40–100 × (160/40)^0.5 = 2, plus 0.25 × retune 2–6–16 × 2
+    assert kern.hours.rounded() == Hours(33, 83, 208)
+
+
+def test_unanalysed_kernels_are_costed_as_check_and_said_so():
+    k = Kernel(path="src/a.cu", line=1, end_line=40, name="k", qualified_name="k")
+    a = assess(result([], [k]), ts("mi355x"), rules=RuleSet((), "x"))
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
+    assert any("no kernel analysis" in s for s in a.assumptions)
+
+
+def test_a_rule_that_does_not_apply_to_the_target_is_not_costed():
+    rs = RuleSet((rule("DEV011", "device", "s", "hit", "manual", "medium", targets=["wavefront_size == 64"]),), "x")
+    f = finding("DEV011", category="device", severity="medium")
+    assert assess(result([f]), ts("mi300x"), rules=rs).verdict == "mechanical"
+    a = assess(result([f]), ts("mi455x"), rules=rs)
+    assert a.nothing_to_port and a.items == ()
+    assert "1 finding(s) do not apply" in a.headline
+
+
+def test_every_figure_traces_to_findings_and_totals_add_up():
+    from porter.cli import _analyse
+    from porter.scan import ScanOptions, scan
+
+    targets = ts("mi300x", "mi355x")
+    r = _analyse(scan(REPO / "fixtures/repos/cuda-app", ScanOptions(jobs=1, targets=("mi300x", "mi355x"))),
+                 ScanOptions(targets=("mi300x", "mi355x")))
+    a = assess(r, targets)
+    total = Hours()
+    for it in a.items:
+        total = total + it.hours
+    assert total.rounded() == a.hours.rounded()
+    covered = [fp for it in a.items for fp in it.findings]
+    assert sorted(covered) == sorted(f.fingerprint for f in r.findings)  # each finding in exactly one item
+    d = a.to_dict()
+    cat_total = sum(c["hours"]["likely"] for c in d["breakdowns"]["by_category"])
+    assert round(cat_total, 1) == round(a.hours.likely, 1)
+    root = d["breakdowns"]["by_directory"][0]
+    assert root["path"] == "." and round(root["hours"]["likely"], 1) == round(a.hours.likely, 1)
+
+
+@pytest.mark.parametrize("name,verdicts", [
+    ("cuda-app", {"port"}),
+    ("torch-ext", {"port", "mechanical"}),
+    ("llm-serving", {"blocked"}),
+    ("no-cuda", {"ready"}),
+])
+def test_fixture_repositories(name, verdicts):
+    p = run_porter("assess", f"fixtures/repos/{name}", "--format", "json", "--no-cache", "-t", "mi300x", "-t", "mi355x")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    schema = json.loads((REPO / "porter/schemas/scan.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    a = doc["assessment"]
+    assert a["verdict"] in verdicts
+    assert a["nothing_to_port"] == (name == "no-cuda")
+    assert a["effort"]["unit"] == "engineer-days"
+    assert a["effort"]["low"] <= a["effort"]["likely"] <= a["effort"]["high"]
+    if name == "llm-serving":
+        titles = " ".join(r["title"] for r in a["reasons"] if r["decides"])
+        assert "TensorRT-LLM" in titles
+        jobs = {i["id"] for i in a["items"] if i["kind"] == "one-off"}
+        assert {"one-off:replace-tensorrt-llm", "one-off:requantize-checkpoint"} <= jobs
+        facts: dict[str, str] = {}
+        for r in a["recommendations"]:
+            for t, f in r["targets"].items():
+                facts[t] = facts.get(t, "") + " ".join(f)
+        assert "MXFP4" in facts["mi355x"] and "no FP4" in facts["mi300x"]
+
+
+def test_cli_no_cuda_repository_says_nothing_to_port(tmp_path):
+    write_files(tmp_path, {"app.py": "print('hello')\n", "README.md": "# hi\n"})
+    p = run_porter("assess", str(tmp_path), "--no-cache")
+    assert p.returncode == 0, p.stderr
+    assert "Nothing to port" in p.stdout and "READY" in p.stdout
+
+
+def test_cli_errors_exit_2(tmp_path):
+    assert run_porter("assess", str(tmp_path), "--target", "h100").returncode == 2
+    assert run_porter("assess", str(tmp_path), "--format", "pdf").returncode == 2
+    assert run_porter("assess", str(tmp_path / "missing")).returncode == 2
+    write_files(tmp_path, {"porter.toml": 'effort = "effort.yaml"\n', "effort.yaml": "sizes: {xs: [3, 2, 1]}\n"})
+    p = run_porter("assess", str(tmp_path), "--no-cache")
+    assert p.returncode == 2 and "sizes.xs" in p.stderr and "low <= likely <= high" in p.stderr
+
+
+def test_cli_explain_shows_items_and_findings():
+    p = run_porter("assess", "fixtures/repos/cuda-app", "--no-cache", "--explain", "-t", "mi300x")
+    assert p.returncode == 0, p.stderr
+    assert "How the estimate adds up" in p.stdout and "Assumptions" in p.stdout
+    assert "src/kernels/reduce.cu:" in p.stdout
+
+
+def test_effort_override_merges_over_the_shipped_model(tmp_path):
+    (tmp_path / "e.yaml").write_text("hours_per_day: 8\none_offs:\n  - id: validate-on-target\n    hours: [0, 0, 0]\n"
+                                     "  - id: port-custom-allocator\n    title: Port our allocator\n    category: api\n"
+                                     "    hours: [1, 2, 3]\n    when: [{rules: [API001]}]\n")
+    m = load_effort_model(tmp_path / "e.yaml")
+    assert m.hours_per_day == 8 and m.override.endswith("e.yaml")
+    ids = [j["id"] for j in m.one_offs]
+    assert ids[-1] == "port-custom-allocator" and ids.count("validate-on-target") == 1
+    rs = RuleSet((rule("API001"),), "x")
+    a = assess(result([finding("API001")]), ts("mi355x"), model=m, rules=rs)
+    assert item(a, "one-off:port-custom-allocator").hours == Hours(1, 2, 3)
+    assert item(a, "one-off:validate-on-target").hours == Hours(0, 0, 0)
+
+
+@pytest.mark.parametrize("text,field", [
+    ("sizes: {m: [1, 2]}\n", "sizes.m"),
+    ("one_offs: [{id: x, title: bad regex, category: api, hours: [1, 2, 3], when: [{text: '('}]}]\n", "one_offs[x].when.0.text"),
+    ("advice: [{id: y, when: [{}], per_target: [{if: 'wave_size == 64', say: z}]}]\n", "advice[y]"),
+    ("verdict: {port_min_size: huge}\n", "verdict.port_min_size"),
+])
+def test_bad_effort_model_names_the_field(tmp_path, text, field):
+    (tmp_path / "e.yaml").write_text(text)
+    with pytest.raises(EffortModelError) as e:
+        load_effort_model(tmp_path / "e.yaml")
+    assert e.value.field == field
+
+
+def test_shipped_model_matches_its_schema():
+    m = load_effort_model()
+    assert m.source == "rules/effort/model.yaml"
+    assert [j["id"] for j in m.one_offs][:2] == ["replace-tensorrt-llm", "rebuild-tensorrt-models"]
