@@ -17,7 +17,7 @@ from porter.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.render.markdown import days_range
 
-CHART_WIDTH = 640
+CHART_WIDTH = 860
 LABEL_WIDTH = 170
 ROW_HEIGHT = 26
 MAX_DIR_ROWS = 14
@@ -45,7 +45,7 @@ def _nice_max(value: float) -> float:
     import math
 
     exp = 10 ** math.floor(math.log10(value))
-    for m in (1, 2, 2.5, 5, 10):
+    for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
         if value <= m * exp:
             return m * exp
     return 10 * exp

