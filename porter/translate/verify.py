@@ -2,7 +2,7 @@
 
 Compiler choice for a GPU architecture (shared/reference/hipify.md §5): `hipcc` with `HIP_PLATFORM=amd` and
 `--offload-arch=<gfx>` (`-c`, host and device) when its clang accepts that gfx; otherwise a newer clang
-(clang++-22 … clang++-19, or $PORTER_HIP_CLANG) in device-only `-S` mode with `-nogpulib`, which is how Debian's
+(clang++-19 … clang++-22, the oldest that accepts the gfx, or $PORTER_HIP_CLANG) in device-only `-S` mode with `-nogpulib`, which is how Debian's
 clang-19/22 check gfx942/gfx950 code; otherwise hipcc for gfx90a. Support for a gfx is probed, not assumed.
 
 Per file: compiled, or the first error, and whether a porter finding predicted that error: a finding on the same
@@ -26,7 +26,7 @@ DEFAULT_ARCH = "gfx90a"
 TU_EXTS = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
 ALWAYS_EXTS = frozenset({".cu", ".hip"})  # other C++ TUs are compiled only when translation changed them
 HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".ipp", ".tcc", ".inc"})
-CLANG_CANDIDATES = ("clang++-22", "clang++-21", "clang++-20", "clang++-19")
+CLANG_CANDIDATES = ("clang++-19", "clang++-20", "clang++-21", "clang++-22")  # the oldest that accepts the gfx
 _ERROR = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$")
 _DRIVER_ERROR = re.compile(r"^(?:clang|clang\+\+|hipcc)[^:]*: error: (?P<msg>.*)$")
 _QUOTED = re.compile(r"'([^']+)'")
@@ -47,7 +47,7 @@ class Compiler:
             return [self.path, f"--offload-arch={self.arch}", "-std=c++17", "-x", "hip", "-c", str(src), "-o", str(obj), *incs]
         cmd = [self.path, "-x", "hip", f"--offload-arch={self.arch}", f"--rocm-path={_rocm_path()}", "-nogpulib",
                "--cuda-device-only", "-S", "-std=c++17", str(src), "-o", str(obj), *incs]
-        if _clang_major(self.version) >= 22:
+        if _clang_major(self.version) >= 22 and self.arch.startswith("gfx9"):
             cmd.insert(1, "-D__AMDGCN_WAVEFRONT_SIZE=64")  # HIP 5.2 headers use the macro clang 22 dropped
         return cmd
 
