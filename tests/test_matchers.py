@@ -62,7 +62,7 @@ def test_kb_prefer_roc_points_cudnn_at_miopen():
 
 
 def test_kb_require_next_limits_a_common_word():
-    src = "texture<float, 2> tex;\nint texture = 3;\nfloat f(int texture);\n"
+    src = "texture<float, 2> tex;\nvoid g() { int texture = 3; }\nfloat f(int texture);\nvoid h(int texture) {}\n"
     hits = run("kb", {"status": ["removed"], "require_next": {"texture": "<"}}, src)
     assert [(line, text, v["since"]) for line, text, v in hits] == [(1, "texture", "removed in CUDA runtime 12.0")]
 
@@ -78,6 +78,13 @@ def test_kb_add_supplies_names_the_tables_lack():
 def test_kb_skips_a_projects_own_declaration_but_not_its_uses():
     src = "struct Pool { void* cudaMalloc(unsigned long n); };\nvoid f() { cudaMalloc(&p, 4); }\n"
     assert lines_and_text(run("kb", {"status": ["rename"]}, src)) == [(2, "cudaMalloc")]
+
+
+def test_kb_skips_names_the_file_declares_as_variables_in_their_scope():
+    src = ("void f(int texture) { int memoryBarrier = texture; g(memoryBarrier); }\n"
+           "void g() { memoryBarrier(); }\nint proto(int memoryBarrier);\nCUtensorMap m;\n")
+    hits = run("kb", {"status": ["unsupported", "removed"]}, src)
+    assert lines_and_text(hits) == [(2, "memoryBarrier"), (4, "CUtensorMap")]
 
 
 # ----------------------------------------------------------------------------------------- kb_header

@@ -186,10 +186,14 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
             continue
         values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
         replacement = dict(values)["replacement"] or None
+        # `int texture = 3;` makes the name the project's own variable in that function (or the whole file).
+        shadowed = _declared_variables(sf).get(name, frozenset())
         defined_here = _defined_locally(sf, name)
         after = require_next.get(tok)
         for off in toks[tok]:
             if _is_member_access(sf.code, off) or off in defined_here:
+                continue
+            if shadowed and (-1 in shadowed or -2 - off in shadowed or _scope(sf, off) in shadowed):
                 continue
             if after is not None and not sf.code[off + len(tok):].lstrip().startswith(after):
                 continue
@@ -251,6 +255,34 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
                   ("note", entry.note or advice), ("status", entry.status))
         yield Hit(node.start_byte, node.end_byte, name=header,
                   replacement=entry.hip if entry.status == "rename" else None, values=values)
+
+
+_VARIABLE_DECLARATORS = """
+(init_declarator declarator: (identifier) @n)
+(declaration declarator: (identifier) @n)
+(parameter_declaration declarator: (identifier) @p)
+(parameter_declaration declarator: (_ declarator: (identifier) @p))
+"""
+
+
+def _declared_variables(sf: SourceFile) -> dict[str, frozenset[int]]:
+    """{name: scopes} for variables and parameters the file declares; a scope is the enclosing function's start
+    byte, -1 for file scope, or -2 - offset for a single prototype parameter token. CUDA API names are types, functions and enumerators, so a variable of that name is
+    the project's own (e.g. `int memoryBarrier = 0;`)."""
+    if "declared_variables" not in sf.cache:
+        names: dict[str, set[int]] = {}
+        if sf.language == "cuda" and sf.root is not None:
+            caps = captures("cuda", _VARIABLE_DECLARATORS, sf.root)
+            for kind in ("n", "p"):
+                for n in caps.get(kind, []):
+                    scope = _scope(sf, n.start_byte)
+                    if kind == "p" and scope == -1:
+                        # a prototype's parameter names nothing outside the prototype: skip just that token
+                        names.setdefault(n.text.decode("utf-8", "replace"), set()).add(-2 - n.start_byte)
+                        continue
+                    names.setdefault(n.text.decode("utf-8", "replace"), set()).add(scope)
+        sf.cache["declared_variables"] = {k: frozenset(v) for k, v in names.items()}
+    return sf.cache["declared_variables"]
 
 
 def _defined_locally(sf: SourceFile, name: str) -> set[int]:
