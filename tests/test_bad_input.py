@@ -53,9 +53,10 @@ def test_binary_huge_and_non_utf8_files(tmp_path):
 
 
 def test_max_file_size_is_configurable(tmp_path):
-    write_files(tmp_path, {"porter.toml": "max_file_size_mb = 60\n", "big.cu": "int x;\n" * 1_200_000})
+    write_files(tmp_path, {"porter.toml": "max_file_size_mb = 1\n", "big.cu": "int x;\n" * 250_000, "small.cu": KERNEL})
     doc = scan_json(str(tmp_path))
-    assert doc["skipped"] == [] and doc["files"]["lines"] == 1_200_000 + 1  # the big file and porter.toml
+    assert skipped(doc) == {"big.cu": "file is 1.7 MiB, over the 1 MiB limit (generated?)"}
+    assert [k["path"] for k in doc["kernels"]] == ["small.cu"]
 
 
 def test_symlink_loop_and_escape_are_listed_not_followed(tmp_path):
