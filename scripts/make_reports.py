@@ -93,18 +93,24 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.resolve()
     files = generate(out)
     if args.check:
+        # Bytes, not text: reading text would turn a lone "\r" inside a report into "\n".
         stale = [str(p) for p, text in sorted(files.items())
-                 if not (out / p).is_file() or (out / p).read_text(encoding="utf-8") != text]
+                 if not (out / p).is_file() or (out / p).read_bytes() != text.encode("utf-8")]
         extra = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.relative_to(out) not in files)
+        import difflib
+
         for s in stale:
             print(f"stale: {s}")
+            old = (out / s).read_bytes().decode("utf-8", "replace").splitlines() if (out / s).is_file() else []
+            for line in list(difflib.unified_diff(old, files[Path(s)].splitlines(), "committed", "generated", n=0, lineterm=""))[:12]:
+                print("    " + line[:200])
         for s in extra:
             print(f"not generated any more: {s}")
         return 1 if stale or extra else 0
     for p, text in sorted(files.items()):
         target = out / p
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_bytes(text.encode("utf-8"))
     for p in sorted(out.rglob("*")):
         if p.is_file() and p.relative_to(out) not in files:
             p.unlink()

@@ -143,3 +143,12 @@ def test_console_render_without_color(cuda_app):
     text = buf.getvalue()
     assert a.verdict.upper() in text and "Effort by category" in text and "How the estimate adds up" in text
     assert "\x1b[" not in text
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "sarif", "csv"])
+def test_no_raw_control_characters_from_binary_snippets(fmt):
+    result, a = assess_path("fixtures/repos/llm-serving")
+    assert any(re.search(r"[\x00-\x08\x0b-\x1f]", f.snippet) for f in result.findings)  # binary files' snippets
+    text = render(fmt, result, a)
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", text)
+    assert "\r" not in text

@@ -6,6 +6,7 @@ import io
 
 from porter.assess import Assessment
 from porter.model import ScanResult
+from porter.render.markdown import printable
 
 COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category", "severity", "confidence",
            "kernel", "function", "message", "replacement", "snippet", "class", "effort_item", "fingerprint")
@@ -25,5 +26,6 @@ def render(result: ScanResult, assessment: Assessment | None = None, explain: bo
 
 
 def _safe(text: str) -> str:
-    """Neutralise spreadsheet formulas: a cell starting with = + - @ is shown as text, not evaluated."""
+    """Neutralise spreadsheet formulas (a cell starting with = + - @ is shown as text) and control characters."""
+    text = printable(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

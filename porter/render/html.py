@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from porter import __version__
 from porter.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
-from porter.render.markdown import days_range
+from porter.render.markdown import days_range, printable
 
 CHART_WIDTH = 860
 LABEL_WIDTH = 170
@@ -105,7 +105,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     per_file: dict[str, list] = defaultdict(list)
     for f in result.findings:
         per_file[f.path].append({
-            "line": f.line, "rule": f.rule, "severity": str(f.severity), "message": f.message, "snippet": f.snippet,
+            "line": f.line, "rule": f.rule, "severity": str(f.severity), "message": printable(f.message), "snippet": printable(f.snippet),
             "klass": a.finding_class.get(f.fingerprint, "not costed"), "item": a.finding_item.get(f.fingerprint, ""),
             "replacement": f.replacement or "",
         })

@@ -1,6 +1,7 @@
 """Render an assessment as Markdown a reader can paste into an issue or wiki: summary first, tables, then details."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from porter.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
@@ -20,14 +21,22 @@ def finding_index(result: ScanResult) -> dict[str, Finding]:
     return {f.fingerprint: f for f in result.findings}
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """Control characters (a snippet from a binary file) as visible \\xNN escapes, so no format carries raw bytes."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
 def cell(text: Any) -> str:
     """A table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return " ".join(printable(str(text)).split()).replace("|", "\\|")
 
 
 def code(text: str) -> str:
     """An inline code span that survives backticks and pipes in the text."""
-    text = " ".join(text.split()).replace("|", "\\|")
+    text = " ".join(printable(text).split()).replace("|", "\\|")
     if not text:
         return ""
     fence = "``" if "`" in text else "`"

@@ -13,6 +13,7 @@ from typing import Any
 from porter import __version__
 from porter.assess import Assessment
 from porter.model import ScanResult, Severity
+from porter.render.markdown import printable
 from porter.rules import RuleSet, load_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -84,7 +85,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
                 "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
                            "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
-                           **({"snippet": {"text": f.snippet}} if f.snippet else {})},
+                           **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
             }}],
             "partialFingerprints": {"porter/v1": f.fingerprint},
             "properties": {"porter": props},
