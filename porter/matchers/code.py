@@ -195,9 +195,16 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
                 continue
             if shadowed and (-1 in shadowed or -2 - off in shadowed or _scope(sf, off) in shadowed):
                 continue
-            if after is not None and not sf.code[off + len(tok):].lstrip().startswith(after):
+            if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
             yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+def _followed_by(code: bytes, pos: int, text: bytes) -> bool:
+    """Whether `text` comes next after optional white space (without copying the rest of the file)."""
+    while pos < len(code) and code[pos] in b" \t\r\n":
+        pos += 1
+    return code.startswith(text, pos)
 
 
 def _kb_values(entry, prefer_roc: set[str], note: str) -> tuple[tuple[str, str], ...]:
@@ -506,16 +513,19 @@ def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
                       values=(("mask", text.decode("utf-8", "replace")),))
 
 
+_MASK_LITERAL = rb"\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX)\s*\)*"
+# Anchored on the mask literal itself, so the search is linear in the file (a lazy `[^;]+?` per word was not).
+_MASK_DEFINE = re.compile(rb"#[ \t]*define[ \t]+(\w+)[ \t]+" + _MASK_LITERAL + rb"[ \t]*$", re.M)
+_MASK_VARIABLE = re.compile(rb"\b(\w+)\s*(?:=|\{)\s*" + _MASK_LITERAL + rb"\s*\}?\s*;")
+
+
 def _full_mask_names(sf: SourceFile) -> set[bytes]:
     """Names the file defines as a full 32-bit mask, by #define or by a (const) variable initialiser."""
-    out = set()
-    for m in re.finditer(rb"#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+)", sf.code):
-        if FULL_MASK.match(m.group(2).strip()):
-            out.add(m.group(1))
-    for m in re.finditer(rb"\b(\w+)\s*(?:=|\{)\s*([^;,{}]+?)\s*\}?\s*;", sf.code):
-        if FULL_MASK.match(m.group(2).strip()):
-            out.add(m.group(1))
-    return out
+    if "full_mask_names" not in sf.cache:
+        out = {m.group(1) for m in _MASK_DEFINE.finditer(sf.code)}
+        out |= {m.group(1) for m in _MASK_VARIABLE.finditer(sf.code)}
+        sf.cache["full_mask_names"] = out
+    return sf.cache["full_mask_names"]
 
 
 MATCHERS = {
