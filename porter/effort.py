@@ -20,6 +20,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from porter.rules import SAFE_LOADER
+
 REPO_DIR = Path(__file__).resolve().parent.parent
 MODEL_PATH = REPO_DIR / "rules" / "effort" / "model.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "effort.schema.json"
@@ -148,7 +150,7 @@ def _validator() -> jsonschema.protocols.Validator:
 def _read(path: Path) -> dict[str, Any]:
     shown = _display(path)
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except OSError as e:
         raise EffortModelError(shown, "<file>", f"cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError as e:

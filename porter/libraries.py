@@ -21,6 +21,8 @@ import jsonschema
 import jsonschema.exceptions
 import yaml
 
+from porter.rules import SAFE_LOADER
+
 REPO_DIR = Path(__file__).resolve().parent.parent
 LIBRARIES_PATH = REPO_DIR / "rules" / "kb" / "libraries.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "libraries.schema.json"
@@ -190,7 +192,7 @@ def _check_unique(path: str, libraries: list[Library]) -> None:
 def _load(path: Path) -> types.MappingProxyType:
     shown = _display(path)
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except OSError as exc:
         raise LibraryMapError(shown, "<file>", f"cannot read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:

@@ -216,8 +216,15 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     return bytes(out), uses, global_macros
 
 
+# Attributes tree-sitter-cuda cannot parse between a declaration's specifiers and its name; blanked (same length)
+# in the parser's input only, so the kernel they decorate is still seen and offsets stay exact.
+_UNPARSED_ATTRIBUTES = re.compile(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
+
+
 def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None) -> SourceFile:
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
+    if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
+        parse_input = _UNPARSED_ATTRIBUTES.sub(lambda m: b" " * len(m.group()), parse_input)
     tree = ts.Parser(language("cuda")).parse(parse_input)
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))

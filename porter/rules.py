@@ -26,6 +26,10 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
 
 
+# libyaml's safe loader when PyYAML was built with it: loading every rule on each run is then ~10x cheaper.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 class RuleError(ValueError):
     """A rule file that cannot be used, with the file and field that are wrong."""
 
@@ -89,7 +93,7 @@ def rule_files(directory: Path = RULES_DIR) -> list[Path]:
 def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
     """Load and validate one rule file."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "yaml"

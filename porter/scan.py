@@ -6,6 +6,7 @@ the cache. Every file that cannot be read is recorded in `skipped` with the reas
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -41,6 +42,16 @@ class ScanOptions:
     disabled_rules: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     extra_rules: tuple[Path, ...] = ()
+
+
+@functools.lru_cache(maxsize=None)
+def code_digest() -> bytes:
+    """A digest of porter's own source, so a cached result never outlives the code that computed it."""
+    h = hashlib.sha256(__version__.encode())
+    pkg = Path(__file__).resolve().parent
+    for p in sorted(pkg.rglob("*.py")):
+        h.update(p.relative_to(pkg).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16].encode()
 
 
 def default_cache_dir() -> Path:
@@ -232,7 +243,7 @@ def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileRe
     if st.cache_dir is None:
         return compute(), False
     key = hashlib.sha256(
-        b"\0".join((__version__.encode(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.macro_digest,
+        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.macro_digest,
                     c.path.encode(), c.language.encode(), data))
     ).hexdigest()
     path = st.cache_dir / key[:2] / f"{key}.pickle"

@@ -29,6 +29,8 @@ import jsonschema
 import jsonschema.exceptions
 import yaml
 
+from porter.rules import SAFE_LOADER
+
 REPO_DIR = Path(__file__).resolve().parent.parent
 TARGETS_DIR = REPO_DIR / "rules" / "targets"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "target.schema.json"
@@ -150,7 +152,7 @@ def _read_profile(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise TargetError(path, "<file>", f"cannot read: {exc.strerror or exc}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

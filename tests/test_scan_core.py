@@ -180,3 +180,18 @@ def test_kernel_hidden_by_a_macro_from_another_header_is_found(tmp_path):
     })
     r = scan(tmp_path, ScanOptions(jobs=1))
     assert [(k.path, k.line, k.name, k.via_macro) for k in r.kernels] == [("src/k.cu", 3, "saxpy", "KERNEL_ENTRY")]
+
+
+def test_attributes_tree_sitter_cannot_parse_do_not_hide_kernels(tmp_path):
+    (tmp_path / "k.cu").write_text(
+        "__global__ void __cluster_dims__(2, 1, 1) clustered(float* x) { x[0] = 1; }\n"
+        "struct __align__(16) V { float a, b, c, d; };\n"
+        "__global__ void plain(V* v) { v[0].a = 0; }\n")
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(k.name, k.line) for k in r.kernels] == [("clustered", 1), ("plain", 3)]
+
+
+def test_cache_key_follows_porters_own_code():
+    from porter.scan import code_digest
+
+    assert len(code_digest()) == 16 and code_digest() == code_digest()
