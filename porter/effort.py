@@ -20,6 +20,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from porter.errors import DataFileError
 from porter.rules import SAFE_LOADER
 
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -29,12 +30,8 @@ SIZES = ("none", "xs", "s", "m", "l", "xl")
 _MERGE_BY_ID = ("one_offs", "advice")
 
 
-class EffortModelError(ValueError):
+class EffortModelError(DataFileError):
     """An effort model (or override) that cannot be used; names the file and the field."""
-
-    def __init__(self, path: Path | str, field_name: str, problem: str):
-        self.path, self.field, self.problem = str(path), field_name, problem
-        super().__init__(f"{path}: {field_name}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "rules" / "kb"

@@ -21,6 +21,7 @@ import jsonschema
 import jsonschema.exceptions
 import yaml
 
+from porter.errors import DataFileError
 from porter.rules import SAFE_LOADER
 
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -30,12 +31,8 @@ KINDS = ("drop-in", "port", "early-access", "none")
 VENDOR_KINDS = ("cuda-library", "python-library", "serving", "binary-format")
 
 
-class LibraryMapError(ValueError):
+class LibraryMapError(DataFileError):
     """The library map cannot be used; names the file and the field that is wrong."""
-
-    def __init__(self, path: Path | str, field_name: str, problem: str):
-        self.path, self.field, self.problem = str(path), field_name, problem
-        super().__init__(f"{path}: {field_name}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -30,12 +31,8 @@ NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class RuleError(ValueError):
+class RuleError(DataFileError):
     """A rule file that cannot be used, with the file and field that are wrong."""
-
-    def __init__(self, path: Path | str, field: str, problem: str):
-        self.path, self.field, self.problem = str(path), field, problem
-        super().__init__(f"{path}: {field}: {problem}")
 
 
 @dataclass(frozen=True)

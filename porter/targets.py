@@ -29,6 +29,7 @@ import jsonschema
 import jsonschema.exceptions
 import yaml
 
+from porter.errors import DataFileError
 from porter.rules import SAFE_LOADER
 
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -41,12 +42,8 @@ ALIASES = {"lds_kib": "lds_per_workgroup_kib"}
 MAX_PREDICATE_LENGTH = 500
 
 
-class TargetError(ValueError):
+class TargetError(DataFileError):
     """A profile file that cannot be used, with the file and the field that are wrong."""
-
-    def __init__(self, path: Path | str, field_name: str, problem: str):
-        self.path, self.field, self.problem = str(path), field_name, problem
-        super().__init__(f"{path}: {field_name}: {problem}")
 
 
 @dataclass(frozen=True)

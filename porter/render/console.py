@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 

@@ -88,10 +88,6 @@ def verdict_matrix(kernels: list[dict[str, Any]], tids: list[str]) -> dict[str, 
     labels = [{"y": 30 + i * cell_h + 12, "text": k["qualified_name"], "where": f"{k['path']}:{k['line']}"}
               for i, k in enumerate(rows)]
     heads = [{"x": label_w + j * cell_w + cell_w / 2, "text": tid} for j, tid in enumerate(tids)]
-    counts = defaultdict(int)
-    for c in cells:
-        counts[c["verdict"]] += 1
-    legend = [{"x": label_w + i * 86, "verdict": v, "n": counts.get(v, 0)} for i, v in enumerate(KERNEL_VERDICTS)]
     height = 30 + len(rows) * cell_h + 40
     return {"cells": cells, "labels": labels, "heads": heads, "cell_w": cell_w - 4, "cell_h": cell_h - 4,
             "width": max(label_w + len(tids) * cell_w + 10, label_w + len(KERNEL_VERDICTS) * 86), "height": height,
