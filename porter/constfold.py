@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import tree_sitter as ts
 
-from porter.parse import language
+from porter.parse import descendants, language
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {
@@ -112,11 +112,16 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
             conflicts.add(name)
         sources[name] = src
 
-    stack = [root]
-    while stack:
-        n = stack.pop()
+    # The nodes a walk from the root would act on, in the same order; nothing under a #define or an enumerator
+    # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
+    pruned_end = -1
+    pruned_start = -1
+    for n in descendants(root, _CONSTANT_NODES):
+        if pruned_start <= n.start_byte and n.end_byte <= pruned_end and not (n.start_byte == pruned_end > pruned_start):
+            continue
         t = n.type
         if t == "preproc_def":
+            pruned_start, pruned_end = n.start_byte, n.end_byte
             name = n.child_by_field_name("name")
             value = n.child_by_field_name("value")
             if name is not None and value is not None:
@@ -125,12 +130,14 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
         if t in ("declaration", "field_declaration"):
             _declared_constants(n, put)
         elif t == "enumerator_list":
+            pruned_start, pruned_end = n.start_byte, n.end_byte
             _enumerators(n, put)
-            continue
-        stack.extend(reversed(n.children))
     for name in conflicts:
         sources[name] = "__porter_conflict__"  # folds to Unknown: two different definitions (e.g. both #if arms)
     return Constants(sources)
+
+
+_CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
 
 
 def _src_text(src: Any) -> str:

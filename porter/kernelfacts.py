@@ -15,7 +15,7 @@ import tree_sitter as ts
 from porter import launches as launch_mod
 from porter.constfold import Constants, Unknown, build_constants, dims, fold, fold_text, type_size
 from porter.model import Kernel
-from porter.parse import Function, SourceFile, function_name_node, unqualified
+from porter.parse import Function, SourceFile, descendants, function_name_node, unqualified
 
 WARP_OPS = frozenset({
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
@@ -82,6 +82,7 @@ class _FileContext:
         self._locals: dict[int, dict[str, Any]] = {}
         self._sm_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
+        self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
         self.launches = launch_mod.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
@@ -177,13 +178,11 @@ class _FileContext:
                              "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
                              "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": []}
         body = fn.node.child_by_field_name("body")
-        stack = [body] if body is not None else []
         lane_vars: set[str] = set()
-        while stack:
-            n = stack.pop()
+        # Every node of a type handled below, in tree order (identifiers and comments are leaves, so nothing is
+        # missed that a full walk would have reached).
+        for n in _descendants(body, *_WALK_TYPES, memo=self._nodes):
             t = n.type
-            if t == "comment":
-                continue
             line = n.start_point.row + 1
             if t in ("identifier", "type_identifier", "namespace_identifier", "field_identifier"):
                 name = n.text.decode()
@@ -223,7 +222,6 @@ class _FileContext:
                     w["lane"].append({"line": line, "kind": red, "text": _first_line(n)})
             elif t == "subscript_expression":
                 w["arrays32"].append(n)
-            stack.extend(reversed(n.children))
         # 32-wide arrays indexed by a lane: `__shared__ float s[32]; s[lane] = ...`
         arrays32 = self._arrays_of_32(fn)
         for sub in w.pop("arrays32"):
@@ -244,7 +242,7 @@ class _FileContext:
         body = fn.node.child_by_field_name("body")
         if body is None:
             return out
-        for n in _descendants(body, "array_declarator"):
+        for n in _descendants(body, "array_declarator", memo=self._nodes):
             size = n.child_by_field_name("size")
             inner = n.child_by_field_name("declarator")
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
@@ -439,12 +437,12 @@ class _FileContext:
             self._locals[fn.start_byte] = out
             return out
         assigned: dict[str, int] = {}
-        for n in _descendants(body, "assignment_expression", "update_expression"):
+        for n in _descendants(body, "assignment_expression", "update_expression", memo=self._nodes):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is not None and target.type == "identifier":
                 assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
-        taken = {n.text.decode().lstrip("&").strip() for n in _descendants(body, "pointer_expression") if n.text.startswith(b"&")}
-        for decl in _descendants(body, "declaration"):
+        taken = {n.text.decode().lstrip("&").strip() for n in _descendants(body, "pointer_expression", memo=self._nodes) if n.text.startswith(b"&")}
+        for decl in _descendants(body, "declaration", memo=self._nodes):
             ty = decl.child_by_field_name("type")
             tytext = ty.text.decode() if ty is not None else ""
             for d in decl.children:
@@ -490,7 +488,7 @@ class _FileContext:
             sm: set[str] = set()
             body = host.node.child_by_field_name("body")
             for _ in range(3):  # propagate through a few assignments: sms -> blocks -> grid
-                for n in _descendants(body, "init_declarator", "assignment_expression", "call_expression") if body else ():
+                for n in _descendants(body, "init_declarator", "assignment_expression", "call_expression", memo=self._nodes) if body else ():
                     if n.type == "call_expression":
                         text = n.text.decode("utf-8", "replace")
                         if SM_COUNT.search(text):
@@ -557,6 +555,10 @@ class _FileContext:
 # ---------------------------------------------------------------------------------------------- helpers
 
 
+_WALK_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
+               "gnu_asm_expression", "binary_expression", "for_statement", "subscript_expression")
+
+
 def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in walks[0]:
@@ -569,15 +571,15 @@ def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _descendants(node: ts.Node | None, *types: str):
-    if node is None:
-        return
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in types:
-            yield n
-        stack.extend(reversed(n.children))
+# Every node type kernel analysis looks for: one query (compiled once per process) serves all of them.
+_BODY_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
+               "gnu_asm_expression", "binary_expression", "for_statement", "subscript_expression", "array_declarator",
+               "assignment_expression", "update_expression", "pointer_expression", "init_declarator", "string_literal")
+
+
+def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) -> list[ts.Node]:
+    """`node` and the nodes under it of one of `types`, in pre-order (see porter.parse.descendants)."""
+    return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
 
 
 def _template_params(fn_node: ts.Node) -> list[dict[str, Any]]:

@@ -26,15 +26,55 @@ def compile_regex(pattern: str, flags: tuple[str, ...] = ()) -> re.Pattern[bytes
     return re.compile(pattern.encode(), f)
 
 
+def required_literals(pattern: str, flags: tuple[str, ...] = ()) -> tuple[tuple[bytes, ...] | None, bool]:
+    """Literal byte strings at least one of which every match of `pattern` must contain, and whether to compare
+    them case-insensitively (then they are lower-cased). (None, _) when no such set is known.
+
+    A cheap `literal in text` test then skips a regex pass over a file that cannot match. The analysis is
+    conservative: it only ever weakens a requirement (a part it does not understand requires nothing).
+    """
+    from porter.matchers.literals import required_literals as _required
+
+    return _required(pattern, flags)
+
+
+@functools.lru_cache(maxsize=4096)
+def _prefilter(pattern: str, flags: tuple[str, ...] = ()) -> tuple[tuple[bytes, ...] | None, bool]:
+    try:
+        return required_literals(pattern, flags)
+    except Exception:  # an analysis failure must never lose a hit: no prefilter
+        return None, False
+
+
+def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
+    """Whether `text` (sf.code or sf.data, named by `key`) holds a literal every match of the regex needs."""
+    lits, fold = _prefilter(pattern, flags)
+    if lits is None:
+        return True
+    if fold:
+        ck = "lower:" + key
+        if ck not in sf.cache:
+            sf.cache[ck] = text.lower()
+        text = sf.cache[ck]
+    return any(lit in text for lit in lits)
+
+
 def _name_matcher(names: list[str]):
     """Exact names plus `prefix*` / glob entries, checked against one token at a time."""
-    exact = {n.encode() for n in names if not any(c in n for c in "*?[")}
+    return _compiled_names(tuple(names))
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled_names(names: tuple[str, ...]):
+    exact = frozenset(n.encode() for n in names if not any(c in n for c in "*?["))
     globs = [n for n in names if any(c in n for c in "*?[")]
+    # fnmatchcase(tok, g) for each glob, as one compiled regex over the decoded token
+    glob_rx = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
 
     def matches(tok: bytes) -> bool:
         if tok in exact:
             return True
-        return bool(globs) and any(fnmatch.fnmatchcase(tok.decode("ascii", "replace"), g) for g in globs)
+        return glob_rx is not None and glob_rx.match(tok.decode("ascii", "replace")) is not None
 
     return exact, globs, matches
 
@@ -58,9 +98,12 @@ def _is_member_access(code: bytes, off: int) -> bool:
 
 
 def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    rx = compile_regex(pattern["regex"], tuple(pattern.get("flags", ())))
+    flags = tuple(pattern.get("flags", ()))
     where = pattern.get("in", "code")
     text = sf.code if where == "code" else sf.data
+    if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
+        return
+    rx = compile_regex(pattern["regex"], flags)
     for m in rx.finditer(text):
         if m.end() == m.start():
             continue
@@ -164,8 +207,10 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     added = {e["cuda"]: e for e in spec.get("add", ())}
     kb = ctx.kb
     toks = sf.tokens()
-    names = (ctx.kb_tokens | {n.encode() for n in added}) & toks.keys()
-    for tok in sorted(names):
+    known = _kb_candidates(sf, ctx)
+    if added:
+        known = known | ({n.encode() for n in added} & toks.keys())
+    for tok in sorted(known):
         name = tok.decode()
         entry = kb.get(name)
         if entry is None:
@@ -198,6 +243,14 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
             yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> frozenset[bytes]:
+    """The file's tokens the knowledge base knows: one set intersection per file, shared by every kb pattern."""
+    if "kb_candidates" not in sf.cache:
+        toks = sf.tokens()
+        sf.cache["kb_candidates"] = frozenset(t for t in toks if t in ctx.kb_tokens)
+    return sf.cache["kb_candidates"]
 
 
 def _followed_by(code: bytes, pos: int, text: bytes) -> bool:
@@ -292,8 +345,19 @@ def _declared_variables(sf: SourceFile) -> dict[str, frozenset[int]]:
     return sf.cache["declared_variables"]
 
 
+_DEFINE_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
+_WORD = re.compile(r"\w+", re.A)
+
+
 def _defined_locally(sf: SourceFile, name: str) -> set[int]:
     """Offsets where the file itself defines `name` (a #define or a function), which are not uses of the CUDA API."""
+    memo = sf.cache.setdefault("defined_locally", {})
+    if name not in memo:
+        memo[name] = _find_defined_locally(sf, name)
+    return memo[name]
+
+
+def _find_defined_locally(sf: SourceFile, name: str) -> set[int]:
     out = set()
     for f in sf.functions:
         if f.name == name:
@@ -310,8 +374,18 @@ def _defined_locally(sf: SourceFile, name: str) -> set[int]:
                 names.setdefault(node.text.decode("utf-8", "replace"), set()).add(node.start_byte)
         sf.cache["declared_functions"] = names
     out |= sf.cache.get("declared_functions", {}).get(name, set())
-    for m in re.finditer(rb"#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", sf.code):
-        out.add(m.start(1))
+    if not _WORD.fullmatch(name):
+        for m in re.finditer(rb"#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", sf.code):
+            out.add(m.start(1))
+        return out
+    # Every #define's name at once (the same matches as a per-name `define NAME\b` search, one pass per file).
+    if "define_names" not in sf.cache:
+        defines: dict[bytes, set[int]] = {}
+        if b"define" in sf.code:
+            for m in _DEFINE_NAME.finditer(sf.code):
+                defines.setdefault(m.group(1), set()).add(m.start(1))
+        sf.cache["define_names"] = defines
+    out |= sf.cache["define_names"].get(name.encode(), set())
     return out
 
 
@@ -501,9 +575,12 @@ def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
     """A full 32-bit lane mask passed as the first argument of a warp intrinsic (`lane_mask: [__shfl_sync, ...]`),
     written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
     names = pattern["lane_mask"]
-    mask_names = _full_mask_names(sf)
     arg = rb"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
-    rx = compile_regex(r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg.decode() + r"[,)]")
+    source = r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg.decode() + r"[,)]"
+    if not may_match(source, (), sf, sf.code, "code"):
+        return
+    rx = compile_regex(source)
+    mask_names = _full_mask_names(sf)
     for m in rx.finditer(sf.code):
         text = m.group("hit").strip()
         if FULL_MASK.match(text) or text in mask_names:
