@@ -53,7 +53,7 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     findings = _with_fingerprints(findings)
     kept, hidden = [], []
     for f in findings:
-        ids = suppressions.get(f.line, set()) | suppressions.get(f.line - 1, set())
+        ids = suppressions.get(f.line, set())
         (hidden if ("*" in ids or f.rule in ids) else kept).append(f)
     return kept, hidden
 
@@ -123,6 +123,8 @@ def _with_fingerprints(findings: list[Finding]) -> list[Finding]:
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:
+    """{line: rule ids hidden there}. A comment on a line of its own also covers the next line; one trailing code
+    covers only its own line, so it never hides an unrelated finding below it."""
     out: dict[int, set[str]] = {}
     if b"porter:" not in sf.data:
         return out
@@ -131,5 +133,9 @@ def _suppressions(sf: SourceFile) -> dict[int, set[str]]:
             continue  # only a comment suppresses; the words in a string literal are data
         line, _ = sf.position(m.start())
         ids = {i.strip() for i in (m.group(1) or b"").decode().split(",") if i.strip()} if m.group(1) is not None else {"*"}
-        out.setdefault(line, set()).update(ids or {"*"})
+        ids = ids or {"*"}
+        out.setdefault(line, set()).update(ids)
+        before = sf.data[sf.line_starts[line - 1]:m.start()]
+        if not before.strip(b" \t/*#-;!<"):
+            out.setdefault(line + 1, set()).update(ids)
     return out

@@ -195,3 +195,20 @@ def test_cache_key_follows_porters_own_code():
     from porter.scan import code_digest
 
     assert len(code_digest()) == 16 and code_digest() == code_digest()
+
+
+def test_hash_comment_suppressions_in_python_dockerfile_and_cmake(tmp_path):
+    write_files(tmp_path, {
+        "tool.py": 'import subprocess\n# porter: ignore[PYT006] only on NVIDIA CI\nsubprocess.run(["nvidia-smi"])\n'
+                   'subprocess.run(["nvidia-smi", "-L"])\n',
+        "Dockerfile": "# porter: ignore[CTR001] the CUDA image is for the NVIDIA lane\n"
+                      "FROM nvidia/cuda:12.4.0-devel-ubuntu22.04\nFROM nvidia/cuda:12.4.0-runtime-ubuntu22.04 AS run\n",
+        # A trailing suppression covers its own line only, never the finding on the next line.
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.24)\nproject(x LANGUAGES CXX CUDA) # porter: ignore[BLD001]\n"
+                          "enable_language(CUDA)\n",
+    })
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(f.rule, f.path, f.line) for f in r.findings] == [
+        ("BLD001", "CMakeLists.txt", 3), ("CTR001", "Dockerfile", 3), ("PYT006", "tool.py", 4)]
+    assert [(f.rule, f.path, f.line) for f in r.suppressed] == [
+        ("BLD001", "CMakeLists.txt", 2), ("CTR001", "Dockerfile", 2), ("PYT006", "tool.py", 3)]
