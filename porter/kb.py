@@ -75,6 +75,7 @@ class KnowledgeBase:
         self._rows = rows
         self._entries: dict[str, ApiEntry] = {}
         self.names: frozenset[str] = frozenset(rows)
+        self.header_entries: tuple[HeaderEntry, ...] = tuple(headers)
         self._exact_headers = {h.cuda: h for h in headers if "*" not in h.cuda}
         globs = [h for h in headers if "*" in h.cuda]
         # The longest pattern is the most specific (thrust/system/cuda/* before thrust/*); ties keep file order.

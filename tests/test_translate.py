@@ -516,3 +516,17 @@ def test_cli_in_place_in_git_repo(tmp_path):
     assert r.exit_code == 0, r.output
     assert "rewrote 1 files in place" in r.output
     assert b"hipDeviceSynchronize" in (repo / "flush.cu").read_bytes()
+
+
+def test_kernel_arguments_of_const_void_pointer_apis_are_cast(tmp_path):
+    src = (b"#include <cuda_runtime.h>\n__global__ void k(int* p) { *p = 1; }\n"
+           b"void f() {\n  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);\n"
+           b"  cudaFuncAttributes a; cudaFuncGetAttributes(&a, k);\n"
+           b"  cudaLaunchKernel((void*)k, dim3(1), dim3(1), nullptr, 0, 0);\n}\n")
+    ft, _ = _one(tmp_path, "c.cu", src)
+    assert ft.output == (b"#include <hip/hip_runtime.h>\n__global__ void k(int* p) { *p = 1; }\n"
+                         b"void f() {\n  hipFuncSetAttribute(reinterpret_cast<const void*>(k), "
+                         b"hipFuncAttributeMaxDynamicSharedMemorySize, 98304);\n"
+                         b"  hipFuncAttributes a; hipFuncGetAttributes(&a, reinterpret_cast<const void*>(k));\n"
+                         b"  hipLaunchKernel((void*)k, dim3(1), dim3(1), nullptr, 0, 0);\n}\n")
+    assert dict(ft.converted)["cast"] == 2

@@ -114,3 +114,12 @@ def test_first_error_and_prediction_matching(tmp_path):
     assert predicted_by(err2, f"{out}/a.cu", 10, [other], out, {"a.cu": 1}) == ("TRN003 a.cu:9 cudaFoo",)
     assert predicted_by(err2, f"{out}/a.cu", 10, [other], out, {}) == ()
     assert first_error("clang: error: invalid target ID 'gfx942'\n")[0] == "clang: error: invalid target ID 'gfx942'"
+
+
+def test_missing_rocm_library_header_is_the_environment_not_the_port():
+    from porter.translate.verify import missing_rocm_header
+
+    assert missing_rocm_header("x.cpp:12:10: fatal error: 'hipblas/hipblas.h' file not found") == (
+        "hipblas/hipblas.h (cublas on ROCm) is not installed for this compiler")
+    assert missing_rocm_header("x.cpp:3:10: fatal error: 'cooperative_groups/reduce.h' file not found") is None
+    assert missing_rocm_header("x.cpp:44:20: error: no matching function for call to 'hipFoo'") is None

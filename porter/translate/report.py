@@ -95,7 +95,8 @@ def render_verification(ver: dict, out: Console) -> None:
     for col in ("file", "result", "first error", "predicted by porter"):
         t.add_column(col, overflow="fold")
     for f in ver["files"]:
-        pred = "" if f["status"] == "compiled" else ("yes: " + "; ".join(f["predicted_by"]) if f["predicted"] else "no")
+        pred = "" if f["status"] == "compiled" else ("yes: " + "; ".join(f["predicted_by"]) if f["predicted"]
+                                                     else f"no — environment: {f['environment']}" if f.get("environment") else "no")
         t.add_row(f["path"], f["status"], f["error"] or "", pred)
     out.print(t)
     s = ver["summary"]

@@ -69,10 +69,12 @@ class VerifiedFile:
     predicted: bool | None = None  # failed: did a porter finding predict it
     predicted_by: tuple[str, ...] = ()  # "RULE path:line name" of the findings that did
     command: tuple[str, ...] = field(default=(), compare=False)
+    environment: str | None = None  # the failure is this machine's (a ROCm library not installed), not the port's
 
     def to_dict(self) -> dict:
         return {"path": self.path, "status": self.status, "error": self.error, "error_path": self.error_path,
-                "error_line": self.error_line, "predicted": self.predicted, "predicted_by": list(self.predicted_by)}
+                "error_line": self.error_line, "predicted": self.predicted, "predicted_by": list(self.predicted_by),
+                "environment": self.environment}
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,24 @@ def predicted_by(error: str, err_path: str | None, err_line: int | None, finding
     return tuple(sorted(set(hits)))
 
 
+_NOT_FOUND = re.compile(r"fatal error: '([^']+)' file not found")
+
+
+def missing_rocm_header(error: str) -> str | None:
+    """When the first error is a ROCm library header the translation rightly includes but this machine lacks
+    (Debian ships no hipBLAS, for instance), say so: the port is not wrong, the compile environment is short."""
+    m = _NOT_FOUND.search(error)
+    if not m:
+        return None
+    from porter.kb import load_kb
+
+    header = m.group(1)
+    for entry in load_kb().header_entries:
+        if entry.hip == header and entry.library not in ("runtime", "driver", "device"):
+            return f"{header} ({entry.library} on ROCm) is not installed for this compiler"
+    return None
+
+
 def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Finding] | None = None,
            timeout: float = 300.0, progress: Callable[[int, int], None] | None = None) -> Verification:
     """Compile every translation unit of `result` as written under `out_root` (the output tree or the sources)."""
@@ -285,7 +305,8 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                         shown_path = (src.parent / epath).resolve().relative_to(out_root.resolve()).as_posix()
                     except ValueError:
                         shown_path = epath
-                files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd)))
+                files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd),
+                                          environment=None if by else missing_rocm_header(err)))
             if progress:
                 progress(i, len(units))
     return Verification(compiler, tuple(files), compiler.note)

@@ -294,6 +294,44 @@ def _launch_bounds(w: _FileWork, offsets: list[int]) -> None:
               f"(HIP's documented conversion); retune it for the AMD target")
 
 
+# CUDA declares these with a template overload taking the kernel itself; HIP only with `const void*`, so the
+# kernel argument needs the cast hipify also inserts (else: "no matching function for call to hipFuncSetAttribute").
+FUNCTION_POINTER_ARGS = {
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncSetCacheConfig": 0,
+    "cudaFuncSetSharedMemConfig": 0,
+    "cudaFuncGetAttributes": 1,
+    "cudaLaunchKernel": 0,
+}
+_ALREADY_CAST = re.compile(rb"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>|HIP_SYMBOL)")
+
+
+def _function_pointer_casts(w: _FileWork, toks: dict[bytes, list[int]]) -> None:
+    """Wrap the kernel argument of the APIs above in reinterpret_cast<const void*>(...)."""
+    code = w.sf.code
+    for api, index in FUNCTION_POINTER_ARGS.items():
+        for off in toks.get(api.encode(), ()):
+            i = off + len(api)
+            while i < len(code) and code[i:i + 1] in b" \t\r\n":
+                i += 1
+            if code[i:i + 1] != b"(":
+                continue
+            found = _split_args(code, i)
+            if found is None or len(found[1]) <= index:
+                continue
+            a0, a1 = found[1][index]
+            arg = w.sf.data[a0:a1]
+            lead = len(arg) - len(arg.lstrip())
+            trail = len(arg) - len(arg.rstrip())
+            start, end = a0 + lead, a1 - trail
+            if start >= end or _ALREADY_CAST.match(arg):
+                continue
+            w.edits.append(_Edit(start, start, b"reinterpret_cast<const void*>("))
+            w.edits.append(_Edit(end, end, b")"))
+            w.kinds["cast"] += 1
+            w.names[(f"{api} kernel argument", "reinterpret_cast<const void*>")] += 1
+
+
 def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, root: Path | None = None,
                      translate_strings: bool = False) -> tuple[bytes, _FileWork, int]:
     """(output bytes, collected work, lines inserted at the top) for one parsed file."""
@@ -332,6 +370,7 @@ def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, ro
     toks = sf.tokens()
     if "__launch_bounds__".encode() in toks:
         _launch_bounds(w, toks[b"__launch_bounds__"])
+    _function_pointer_casts(w, toks)
     occurrences: list[tuple[bytes, int, bool]] = [(n, o, True) for n, offs in toks.items() for o in offs]
     if translate_strings:
         for s, e in sorted(sf.comment_spans + sf.string_spans):
@@ -370,7 +409,8 @@ def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, ro
 def _apply(data: bytes, edits: list[_Edit]) -> bytes:
     if not edits:
         return data
-    edits.sort(key=lambda e: e.start)
+    # Stable sort: an insertion (start == end) placed before a replacement at the same offset stays before it.
+    edits.sort(key=lambda e: (e.start, e.end))
     parts, pos = [], 0
     for e in edits:
         if e.start < pos:
