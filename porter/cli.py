@@ -71,13 +71,16 @@ def main(
     """porter: scan, translate and assess CUDA code for AMD Instinct GPUs."""
 
 
-def _write(text: str, output: Optional[Path]) -> None:
+def _write(text: str | bytes, output: Optional[Path]) -> None:
+    data = text.encode("utf-8") if isinstance(text, str) else text
     if output is None or str(output) == "-":
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        output.write_bytes(data)
     except OSError as e:
         raise UsageError(f"{output}: cannot write: {e.strerror or e}") from None
 
@@ -155,9 +158,9 @@ def scan(
             result = run_scan(path, opts)
         result = _analyse(result, opts, deep)
         if format == "json":
-            from porter.render.json import render
+            from porter.render.json import render_bytes
 
-            _write(render(result), output)
+            _write(render_bytes(result), output)
         else:
             _console_render(result, output, quiet, verbose)
         if threshold is not None and any(f.severity >= threshold for f in result.findings):

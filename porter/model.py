@@ -209,7 +209,14 @@ class ScanResult:
 
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         """Launch sites that name this kernel; same-file launches first (names are not unique across a repo)."""
-        hits = [l for l in self.launches if l.kernel == kernel.name]
+        index = self.__dict__.get("_launch_index")
+        if index is None:
+            # Built once: a linear scan per kernel made large repositories quadratic.
+            index = {}
+            for l in self.launches:
+                index.setdefault(l.kernel, []).append(l)
+            object.__setattr__(self, "_launch_index", index)
+        hits = index.get(kernel.name, [])
         return sorted(hits, key=lambda l: (l.path != kernel.path, l.path, l.line, l.column))
 
     def summary(self) -> dict[str, Any]:
