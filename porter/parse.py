@@ -19,7 +19,6 @@ TREE_LANGUAGES = frozenset({"cuda", "python"})
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
 
 _IDENT = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
-_NOT_NEWLINE = re.compile(rb"[^\n]")
 # Inside a #define body tree-sitter sees only text, so strings and comments there are found lexically.
 _MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
 # `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
@@ -269,8 +268,36 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
 _UNPARSED_ATTRIBUTES = re.compile(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
 
 
+# Lines holding only numeric literals (embedded cubins, lookup tables): runs of them make hundreds of thousands of
+# number nodes that slow every tree query and say nothing a rule reads, so the parser sees them blanked; `data`
+# keeps every byte. Matched line by line: a single repeated pattern over a 3 MB table costs ~400 MB in `re`.
+_NUMERIC_LINE = re.compile(
+    rb"^[ \t]*(?:[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*[ \t]*,[ \t]*)+\r?$", re.M)
+_NUMERIC_RUN_MIN_LINES = 32
+_NUMERIC_RUN_MIN_FILE = 16 * 1024
+
+
+def _blank_numeric_runs(buf: bytes) -> bytes:
+    if len(buf) < _NUMERIC_RUN_MIN_FILE or buf.count(b",") < 256:
+        return buf
+    runs: list[tuple[int, int]] = []
+    start = end = -1
+    count = 0
+    for m in _NUMERIC_LINE.finditer(buf):
+        if m.start() == end + 1 and start >= 0:  # the next line directly follows the run
+            end, count = m.end(), count + 1
+            continue
+        if count >= _NUMERIC_RUN_MIN_LINES:
+            runs.append((start, end))
+        start, end, count = m.start(), m.end(), 1
+    if count >= _NUMERIC_RUN_MIN_LINES:
+        runs.append((start, end))
+    return _blank(buf, runs) if runs else buf
+
+
 def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None) -> SourceFile:
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
+    parse_input = _blank_numeric_runs(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
         parse_input = _UNPARSED_ATTRIBUTES.sub(lambda m: b" " * len(m.group()), parse_input)
     tree = ts.Parser(language("cuda")).parse(parse_input)
@@ -377,12 +404,16 @@ def _spans(nodes, inner: bool = False) -> list[tuple[int, int]]:
     return out
 
 
+# Every byte to a space except newlines, which keep line numbers exact (bytes.translate: C speed, no regex state).
+_TO_BLANK = bytes(10 if b == 10 else 32 for b in range(256))
+
+
 def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
     if not spans:
         return data
     out = bytearray(data)
     for s, e in spans:
-        out[s:e] = _NOT_NEWLINE.sub(b" ", data[s:e])
+        out[s:e] = data[s:e].translate(_TO_BLANK)
     return bytes(out)
 
 

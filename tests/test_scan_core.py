@@ -212,3 +212,12 @@ def test_hash_comment_suppressions_in_python_dockerfile_and_cmake(tmp_path):
         ("BLD001", "CMakeLists.txt", 3), ("CTR001", "Dockerfile", 3), ("PYT006", "tool.py", 4)]
     assert [(f.rule, f.path, f.line) for f in r.suppressed] == [
         ("BLD001", "CMakeLists.txt", 2), ("CTR001", "Dockerfile", 2), ("PYT006", "tool.py", 3)]
+
+
+def test_huge_embedded_byte_table_is_cheap_and_still_reported(tmp_path):
+    rows = ",".join(f"0x{(i * 37) % 256:02x}" for i in range(12)) + ",\n"
+    text = "// generated\nstatic const unsigned char kernel_sm80_cubin[] = {\n" + rows * 20_000 + "0x00};\nint after = 1;\n"
+    (tmp_path / "blob.cpp").write_text(text)
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(f.rule, f.line) for f in r.findings] == [("BIN003", 2)]
+    assert r.files[0].lines == 20_004 and r.files[0].parse_error_lines == 0
