@@ -13,7 +13,7 @@ import pickle
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from porter import __version__, launches
@@ -70,11 +70,14 @@ class _Worker:
     cache_dir: Path | None
     max_file_bytes: int
     macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
+    local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
     ctx: MatchContext = field(default_factory=MatchContext)
 
     @property
     def macro_digest(self) -> bytes:
-        return hashlib.sha256(repr(sorted(self.macros.items())).encode()).hexdigest()[:16].encode()
+        """The repository-wide facts a file's result depends on, for the cache key."""
+        basis = repr((sorted(self.macros.items()), sorted(self.local_packages)))
+        return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
 
 
 _STATE: _Worker | None = None
@@ -96,7 +99,9 @@ def scan(
     found = discover(root, list(options.include), list(options.exclude))
     ruleset = ruleset or load_rules(extra=list(options.extra_rules))
     macros = _repository_macros(found.files, options.max_file_bytes)
-    state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes, macros)
+    state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes, macros,
+                    local_packages=local_python_packages(found.files))
+    state.ctx.extra["local_packages"] = state.local_packages
     pairs = _scan_files(found.files, state, options.jobs, progress)
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
@@ -134,6 +139,13 @@ def _repository_macros(files: Iterable[Candidate], max_bytes: int) -> dict[str, 
         for name, body in sorted(harvest_macros(data).items()):
             macros.setdefault(name, body)
     return macros
+
+
+def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
+    """Top-level packages the repository itself holds (a directory with __init__.py whose parent has none), so
+    `import flash_attn.ops` inside flash-attention is the project's own code, not a dependency on flash-attn."""
+    inits = {PurePosixPath(c.path).parent for c in files if PurePosixPath(c.path).name == "__init__.py"}
+    return frozenset(d.name for d in inits if d.name and d.parent not in inits)
 
 
 def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[tuple[FileResult, bool]]:

@@ -221,3 +221,18 @@ def test_huge_embedded_byte_table_is_cheap_and_still_reported(tmp_path):
     r = scan(tmp_path, ScanOptions(jobs=1))
     assert [(f.rule, f.line) for f in r.findings] == [("BIN003", 2)]
     assert r.files[0].lines == 20_004 and r.files[0].parse_error_lines == 0
+
+
+def test_the_repositorys_own_python_package_is_not_a_library_dependency(tmp_path):
+    write_files(tmp_path, {
+        "flash_attn/__init__.py": "", "flash_attn/ops/__init__.py": "",
+        "flash_attn/a.py": "from flash_attn.ops import x\nimport flash_attn.cute\nimport cupy\n",
+        "bench.py": "import flash_attn\n",
+    })
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(f.rule, f.path, f.line) for f in r.findings] == [("LIB008", "flash_attn/a.py", 3)]
+    # Elsewhere flash_attn is a dependency with a ROCm build.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "use.py").write_text("import flash_attn\n")
+    r = scan(tmp_path / "other", ScanOptions(jobs=1))
+    assert [(f.rule, f.line) for f in r.findings] == [("LIB007", 1)]

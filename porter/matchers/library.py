@@ -35,7 +35,7 @@ def _library_hit(start: int, end: int, written: str, lib) -> Hit:
                        ("note", lib.note)))
 
 
-def _headers(sf: SourceFile, libs) -> Iterator[Hit]:
+def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
     from porter.libraries import by_header
@@ -60,7 +60,7 @@ _FIND_OPTIONS = frozenset({b"HINTS", b"PATHS", b"PATH_SUFFIXES", b"DOC", b"REQUI
 _BARE_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_+.-]*")
 
 
-def _links(sf: SourceFile, libs) -> Iterator[Hit]:
+def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     from porter.libraries import by_link
 
     if sf.language == "python":
@@ -129,13 +129,14 @@ _PY_IMPORT_FROM = """
 """
 
 
-def _imports(sf: SourceFile, libs) -> Iterator[Hit]:
+def _imports(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "python" or sf.root is None:
         return
     from porter.libraries import by_import
     from porter.matchers.python import imports
 
     done: set[int] = set()
+    own = ctx.extra.get("local_packages", frozenset()) if ctx is not None else frozenset()
     # `from numba import cuda` is numba.cuda: test the imported names first.
     for stmt in captures("python", "(import_from_statement) @s", sf.root).get("s", []):
         module = stmt.child_by_field_name("module_name")
@@ -144,12 +145,14 @@ def _imports(sf: SourceFile, libs) -> Iterator[Hit]:
         for name in stmt.children_by_field_name("name"):
             node = name.child_by_field_name("name") if name.type == "aliased_import" else name
             dotted = module.text.decode() + "." + node.text.decode()
+            if dotted.split(".")[0] in own:
+                continue
             lib = by_import(dotted)
             if lib is not None and lib is not by_import(module.text.decode()):
                 done.add(module.start_byte)
                 yield _library_hit(node.start_byte, node.end_byte, dotted, lib)
     for node, module in imports(sf):
-        if node.start_byte in done:
+        if node.start_byte in done or module.split(".")[0] in own:
             continue
         lib = by_import(module)
         if lib is not None:
@@ -229,7 +232,7 @@ def _toml_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
                 yield child.key_start, child.key_end, name
 
 
-def _packages(sf: SourceFile, libs) -> Iterator[Hit]:
+def _packages(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     from porter.libraries import by_package
 
     for start, end, spec in package_specs(sf):
@@ -246,7 +249,7 @@ def match_library(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[
     kinds = set(spec.get("kinds", ()))
     ids = set(spec.get("ids", ()))
     exclude = set(spec.get("exclude", ()))
-    for hit in _EVIDENCE[spec["evidence"]](sf, None):
+    for hit in _EVIDENCE[spec["evidence"]](sf, ctx):
         v = dict(hit.values)
         if kinds and v["kind"] not in kinds:
             continue
