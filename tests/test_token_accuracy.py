@@ -74,3 +74,13 @@ def test_messages_name_the_hip_replacement(tmp_path):
     assert sync.message == "cudaStreamSynchronize (CUDA runtime): hipify maps it to hipStreamSynchronize."
     old = next(f for f in by_key.values() if f.rule == "API003")
     assert old.message == "cudaThreadSynchronize is deprecated since CUDA runtime 10.0; hipify maps it to hipDeviceSynchronize."
+
+
+def test_a_pointer_variable_named_like_a_driver_api_is_the_projects_own(tmp_path):
+    # cuda-samples' dynlink pattern: the project loads the driver itself and keeps pointers named like the API.
+    (tmp_path / "dynlink.cpp").write_text(
+        "typedef int tcuDeviceGetName(char*, int, int);\n"
+        "tcuDeviceGetName *cuDeviceGetName;\n"
+        "void f(char* n) { cuDeviceGetName(n, 10, 0); }\n")
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(f.rule, f.line) for f in r.findings if f.rule.startswith("API")] == []

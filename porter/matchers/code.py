@@ -320,6 +320,8 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
 _VARIABLE_DECLARATORS = """
 (init_declarator declarator: (identifier) @n)
 (declaration declarator: (identifier) @n)
+(init_declarator declarator: (pointer_declarator declarator: (identifier) @n))
+(declaration declarator: (pointer_declarator declarator: (identifier) @n))
 (parameter_declaration declarator: (identifier) @p)
 (parameter_declaration declarator: (_ declarator: (identifier) @p))
 """
