@@ -223,44 +223,98 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
     return SourceFile(path, language_name, data, code, None, comments, [], [], {}, line_starts)
 
 
+# `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
+# whose name is one of its parameters (flash-attention's main kernels are written this way).
+_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+
+
 def harvest_macros(data: bytes) -> dict[str, str]:
-    """Qualifier-only macros a file defines (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)."""
+    """Macros that hide kernels: qualifier-only ones (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)
+    as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
     if b"define" not in data:
         return {}
-    return {m.group(1).decode(): m.group(2).decode().strip() for m in _QUALIFIER_MACRO.finditer(data)}
+    out = {m.group(1).decode(): m.group(2).decode().strip() for m in _QUALIFIER_MACRO.finditer(data)}
+    if b"__global__" in data:
+        for m in _FUNCTION_MACRO.finditer(data):
+            body = m.group(3)
+            if b"__global__" not in body:
+                continue
+            params = [p.strip() for p in m.group(2).split(b",")]
+            for i, p in enumerate(params):
+                if p and p != b"..." and re.search(rb"__global__[^;{]*\b" + re.escape(p) + rb"\s*\(", body):
+                    out[m.group(1).decode() + "()"] = str(i)
+                    break
+    return out
 
 
 def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple[bytes, dict[int, str], set[str]]:
-    """Replace uses of qualifier-only macros with same-length text tree-sitter understands.
+    """Replace uses of kernel-hiding macros with same-length text tree-sitter understands.
 
     `known` adds macros defined elsewhere in the repository (a kernel's `KERNEL_ENTRY` usually lives in a header).
-    Returns the new bytes, {offset of each use: macro name} and the names of macros that expand to `__global__`.
-    A macro whose name is at least as long as `__global__` becomes `__global__` padded with spaces; a shorter one
-    becomes spaces and the kernel is recognised from the recorded use instead.
+    Returns the new bytes, {offset of each use: macro name} and the names of macros that make a kernel.
+    A qualifier macro whose name is at least as long as `__global__` becomes `__global__` padded with spaces; a
+    shorter one becomes spaces and the kernel is recognised from the recorded use instead. A function-like kernel
+    declarator `DEFINE_KERNEL(k, ...)` becomes `void k()` padded with spaces, recognised the same way.
     """
-    macros: dict[bytes, bytes] = {k.encode(): v.encode() for k, v in (known or {}).items()}
-    for m in _QUALIFIER_MACRO.finditer(data):
-        macros[m.group(1)] = m.group(2)
-    if not macros:
-        return data, {}, set()
-    names = [n for n in macros if n in data]
-    if not names:
-        return data, {}, set()
-    global_macros = {n.decode() for n, body in macros.items() if b"__global__" in body}
-    pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + rb")(?![A-Za-z0-9_])")
-    out = bytearray(data)
+    known = dict(known or {})
+    known.update(harvest_macros(data))
+    declarators = {k[:-2].encode(): int(v) for k, v in known.items() if k.endswith("()")}
+    macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith("()")}
     uses: dict[int, str] = {}
-    define_lines = {m.start(1) for m in _QUALIFIER_MACRO.finditer(data)}
-    for m in pattern.finditer(data):
-        if m.start() in define_lines:
-            continue
-        name = m.group(1)
-        n = len(name)
-        keyword = b"__global__" if b"__global__" in macros[name] else b"__device__" if b"__device__" in macros[name] else b""
-        repl = keyword.ljust(n) if len(keyword) <= n else b" " * n
-        out[m.start(): m.end()] = repl
-        uses[m.start()] = name.decode()
+    global_macros = {n.decode() for n in declarators} | {n.decode() for n, body in macros.items() if b"__global__" in body}
+    out = bytearray(data)
+    if declarators:
+        _expand_kernel_declarators(data, out, declarators, uses)
+    names = [n for n in macros if n in data]
+    if names:
+        pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                             + rb")(?![A-Za-z0-9_])")
+        define_lines = {m.start(1) for m in _QUALIFIER_MACRO.finditer(data)}
+        for m in pattern.finditer(data):
+            if m.start() in define_lines:
+                continue
+            name = m.group(1)
+            n = len(name)
+            keyword = b"__global__" if b"__global__" in macros[name] else b"__device__" if b"__device__" in macros[name] else b""
+            out[m.start(): m.end()] = keyword.ljust(n) if len(keyword) <= n else b" " * n
+            uses[m.start()] = name.decode()
+    if not uses:
+        return data, {}, set()
     return bytes(out), uses, global_macros
+
+
+def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[bytes, int], uses: dict[int, str]) -> None:
+    """Rewrite `MACRO(name, args...)` uses (on one line, outside #define) as `void name()` of the same length."""
+    pattern = re.compile(rb"(?<![A-Za-z0-9_#])(" + b"|".join(re.escape(n) for n in declarators) + rb")[ \t]*\(")
+    for m in pattern.finditer(data):
+        line_start = data.rfind(b"\n", 0, m.start()) + 1
+        if data[line_start:m.start()].lstrip().startswith(b"#"):
+            continue  # the #define itself, or another directive
+        depth, i, args, arg_start = 0, m.end() - 1, [], m.end()
+        while i < len(data) and data[i] != 0x0A:
+            c = data[i]
+            if c in b"(<[{":
+                depth += 1
+            elif c in b")>]}":
+                depth -= 1
+                if depth == 0:
+                    args.append(data[arg_start:i].strip())
+                    break
+            elif c == 0x2C and depth == 1:
+                args.append(data[arg_start:i].strip())
+                arg_start = i + 1
+            i += 1
+        else:
+            continue  # the use spans lines: left alone
+        index = declarators[m.group(1)]
+        if index >= len(args) or not re.fullmatch(rb"[A-Za-z_]\w*", args[index]):
+            continue
+        repl = b"void " + args[index] + b"()"
+        span = i + 1 - m.start()
+        if len(repl) > span:
+            continue
+        out[m.start():i + 1] = repl.ljust(span)
+        uses[m.start()] = m.group(1).decode()
 
 
 # Attributes tree-sitter-cuda cannot parse between a declaration's specifiers and its name; blanked (same length)

@@ -236,3 +236,21 @@ def test_the_repositorys_own_python_package_is_not_a_library_dependency(tmp_path
     (tmp_path / "other" / "use.py").write_text("import flash_attn\n")
     r = scan(tmp_path / "other", ScanOptions(jobs=1))
     assert [(f.rule, f.line) for f in r.findings] == [("LIB007", 1)]
+
+
+def test_kernels_declared_through_a_function_like_macro_are_found(tmp_path):
+    write_files(tmp_path, {
+        "kernel_traits.h": "#define DEFINE_FLASH_FORWARD_KERNEL(kernelName, ...) \\\n"
+                           "template<typename Kernel_traits, __VA_ARGS__> \\\n"
+                           "__global__ void kernelName(const Flash_fwd_params params)\n",
+        "fwd.cu": '#include "kernel_traits.h"\n'
+                  "DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, bool Is_dropout, bool Is_causal) {\n"
+                  "    int lane = threadIdx.x % 32;\n}\n"
+                  "void run(Flash_fwd_params p) { flash_fwd_kernel<<<1, 128>>>(p); }\n",
+    })
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert [(k.path, k.name, k.line, k.end_line, k.via_macro) for k in r.kernels] == [
+        ("fwd.cu", "flash_fwd_kernel", 2, 4, "DEFINE_FLASH_FORWARD_KERNEL")]
+    assert [(f.rule, f.line, f.kernel) for f in r.findings if f.rule in ("KRN001", "DEV011")] == [
+        ("KRN001", 2, "flash_fwd_kernel"), ("DEV011", 3, "flash_fwd_kernel")]
+    assert [l.kernel for l in r.launches_of(r.kernels[0])] == ["flash_fwd_kernel"]
