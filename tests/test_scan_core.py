@@ -254,3 +254,30 @@ def test_kernels_declared_through_a_function_like_macro_are_found(tmp_path):
     assert [(f.rule, f.line, f.kernel) for f in r.findings if f.rule in ("KRN001", "DEV011")] == [
         ("KRN001", 2, "flash_fwd_kernel"), ("DEV011", 3, "flash_fwd_kernel")]
     assert [l.kernel for l in r.launches_of(r.kernels[0])] == ["flash_fwd_kernel"]
+
+
+def test_cached_rule_set_follows_every_rule_file(tmp_path):
+    from porter.scan import load_rules_cached
+
+    rule = (REPO / "rules" / "kernel" / "KRN001-kernel-definition.yaml").read_text()
+    extra = tmp_path / "USR001-mine.yaml"
+    extra.write_text(rule.replace("id: KRN001", "id: USR001").replace("severity: info", "severity: low"))
+    cache = tmp_path / "cache"
+    first = load_rules_cached([extra], cache)
+    assert first.get("USR001").severity == Severity.LOW
+    assert load_rules_cached([extra], cache).digest == first.digest  # served from the cache
+    extra.write_text(rule.replace("id: KRN001", "id: USR001").replace("severity: info", "severity: high"))
+    assert load_rules_cached([extra], cache).get("USR001").severity == Severity.HIGH
+    extra.write_text(rule.replace("id: KRN001", "id: USR001").replace("severity: info", "severity: severe"))
+    from porter.rules import RuleError
+
+    with pytest.raises(RuleError, match="severity"):
+        load_rules_cached([extra], cache)
+
+
+def test_warm_scan_starts_no_workers_and_reads_only_the_cache(tmp_path):
+    src = REPO / "fixtures" / "repos"
+    cache = tmp_path / "cache"
+    scan(src, ScanOptions(jobs=2, cache_dir=cache))
+    warm = scan(src, ScanOptions(jobs=2, cache_dir=cache))
+    assert warm.stats["cache_misses"] == 0 and warm.stats["cache_hits"] == len(warm.files)
