@@ -275,7 +275,7 @@ def test_cached_rule_set_follows_every_rule_file(tmp_path):
         load_rules_cached([extra], cache)
 
 
-def test_warm_scan_starts_no_workers_and_reads_only_the_cache(tmp_path):
+def test_warm_parallel_scan_is_served_entirely_from_the_cache(tmp_path):
     src = REPO / "fixtures" / "repos"
     cache = tmp_path / "cache"
     scan(src, ScanOptions(jobs=2, cache_dir=cache))
