@@ -108,3 +108,16 @@ def test_library_findings_name_the_rocm_replacement():
     assert libs[("requirements.txt", 6, "nvidia-nccl-cu12==2.20.5")] == ("RCCL", "drop-in")
     so = next(f for f in result.findings if f.rule == "BIN004")
     assert "libcudart.so.12" in so.message and "HIP runtime" in so.message
+
+
+def test_low_precision_kernels_get_per_target_verdicts():
+    from porter.kernels import analyse
+
+    r = analyse(scan(REPO, ScanOptions(jobs=1)), ["mi300x", "mi355x"])
+    verdicts = {k.name: {t: v["verdict"] for t, v in dict(k.facts)["targets"].items()} for k in r.kernels}
+    # NVFP4 needs edits everywhere (no AMD target runs it); OCP FP8 is native on MI355X but not on MI300X (FNUZ).
+    assert verdicts == {
+        "nvfp4_dequant_kernel": {"mi300x": "fix", "mi355x": "fix"},
+        "nvfp4_dequant_scalar_kernel": {"mi300x": "fix", "mi355x": "fix"},
+        "fp8_kv_dequant_kernel": {"mi300x": "fix", "mi355x": "check"},
+    }
