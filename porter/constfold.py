@@ -191,13 +191,47 @@ def _enumerators(n: ts.Node, put: Callable[[str, Any], None]) -> None:
 _BINOPS: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": lambda a, b: (int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b),
-    "%": lambda a, b: a - b * int(a / b), "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "%": lambda a, b: a - b * int(a / b), "<<": lambda a, b: _shift_left(a, b), ">>": lambda a, b: a >> b,
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
     ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
     "&&": lambda a, b: int(bool(a) and bool(b)), "||": lambda a, b: int(bool(a) or bool(b)),
 }
 _MIN_MAX = {"min": min, "max": max, "std::min": min, "std::max": max}
+# C integer casts wrap to the type's width (`(unsigned char)300` is 44).
+_CAST_BITS = {"char": 8, "signed char": 8, "unsigned char": 8, "uint8_t": 8, "int8_t": 8, "short": 16,
+              "unsigned short": 16, "uint16_t": 16, "int16_t": 16, "int": 32, "unsigned": 32, "unsigned int": 32,
+              "uint32_t": 32, "int32_t": 32}
+_SIGNED_CASTS = {"char", "signed char", "int8_t", "short", "int16_t", "int", "int32_t"}
+
+
+def _shift_left(a, b):
+    # Anything wider than 64 bits is not a size a kernel can use, and an unbounded shift exhausts memory.
+    if not isinstance(a, int) or not isinstance(b, int) or not 0 <= b < 64:
+        raise ValueError("shift out of range")
+    return a << b
+
+
+def _unary(op: str, v):
+    if op == "~" and not isinstance(v, int):
+        raise TypeError("~ on a non-integer")
+    return {"-": lambda x: -x, "+": lambda x: x, "~": lambda x: ~x, "!": lambda x: int(not x)}[op](v)
+
+
+def _cast(type_text: str, v):
+    """Apply a C cast to a folded value: truncate to integer types, wrap to their width."""
+    ty = " ".join(type_text.replace("const", " ").split())
+    if ty in ("float", "double"):
+        return float(v)
+    if isinstance(v, float) and (ty in _CAST_BITS or ty in ("long", "long long", "size_t", "unsigned long")):
+        v = int(v)
+    bits = _CAST_BITS.get(ty)
+    if bits is None or not isinstance(v, int):
+        return v
+    v &= (1 << bits) - 1
+    if ty in _SIGNED_CASTS and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
 
 
 def fold(node: ts.Node | None, env: Constants) -> Any:
@@ -234,21 +268,33 @@ def fold(node: ts.Node | None, env: Constants) -> Any:
             return Unknown(f"operator {op} in `{text}`")
         try:
             return fn(left, right)
-        except (ZeroDivisionError, TypeError, ValueError):
+        except (ArithmeticError, TypeError, ValueError, MemoryError):
             return Unknown(f"`{text}` cannot be evaluated")
     if t == "unary_expression":
         op = node.child_by_field_name("operator").type
         v = fold(node.child_by_field_name("argument"), env)
         if isinstance(v, Unknown):
             return v
-        return {"-": lambda x: -x, "+": lambda x: x, "~": lambda x: ~x, "!": lambda x: int(not x)}.get(op, lambda x: Unknown(op))(v)
+        if op not in ("-", "+", "~", "!"):
+            return Unknown(f"operator {op} in `{text}`")
+        try:
+            return _unary(op, v)
+        except (ArithmeticError, TypeError, ValueError):
+            return Unknown(f"`{text}` cannot be evaluated")
     if t == "conditional_expression":
         cond = fold(node.child_by_field_name("condition"), env)
         if isinstance(cond, Unknown):
             return cond
         return fold(node.child_by_field_name("consequence" if cond else "alternative"), env)
     if t == "cast_expression":
-        return fold(node.child_by_field_name("value"), env)
+        v = fold(node.child_by_field_name("value"), env)
+        ty = node.child_by_field_name("type")
+        if isinstance(v, Unknown) or ty is None:
+            return v
+        try:
+            return _cast(ty.text.decode("utf-8", "replace"), v)
+        except (ArithmeticError, TypeError, ValueError):
+            return Unknown(f"`{text}` cannot be evaluated")
     if t == "sizeof_expression":
         ty = node.child_by_field_name("type")
         if ty is not None:
@@ -284,7 +330,11 @@ def fold(node: ts.Node | None, env: Constants) -> Any:
 
 
 def parse_number(text: str) -> Any:
-    m = _NUMBER.match(text.strip())
+    text = text.strip()
+    if text[:1] in ("-", "+"):  # tree-sitter keeps the sign inside some number literals (`-7`)
+        v = parse_number(text[1:])
+        return -v if text[0] == "-" and not isinstance(v, Unknown) else v
+    m = _NUMBER.match(text)
     if not m:
         return Unknown(f"number {text}")
     body = m.group(1).replace("'", "")

@@ -243,7 +243,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _skip(c, f"unreadable: {e.strerror or e}"), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
-    return _cached(c, data, st, lambda: scan_source(c.path, c.language, data, st), compute)
+    return _cached(c, data, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
 
 
 def _scan_binary(c: Candidate, size: int, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -253,7 +253,9 @@ def _scan_binary(c: Candidate, size: int, st: _Worker, compute: bool = True) -> 
     except OSError as e:
         return _skip(c, f"unreadable: {e.strerror or e}"), False
     key_data = head + str(size).encode()
-    return _cached(c, key_data, st, lambda: scan_source(c.path, "binary", head, st, abspath=c.abspath, size=size), compute)
+    return _cached(c, key_data, st,
+                   lambda: _guarded(c, lambda: scan_source(c.path, "binary", head, st, abspath=c.abspath, size=size)),
+                   compute)
 
 
 def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None, abspath: Path | None = None,
@@ -292,6 +294,17 @@ def _measure_kernels(sf) -> list:
     return measure(sf)
 
 
+INTERNAL_ERROR = "porter failed on this file (internal error"
+
+
+def _guarded(c: Candidate, fn: Callable[[], FileResult]) -> FileResult:
+    """One file that trips a porter bug is listed as skipped with the error, instead of ending the whole scan."""
+    try:
+        return fn()
+    except (MemoryError, RecursionError, Exception) as e:  # noqa: BLE001 - reported, never swallowed silently
+        return _skip(c, f"{INTERNAL_ERROR}: {type(e).__name__}: {e}); please report it")
+
+
 def _skip(c: Candidate, reason: str) -> FileResult:
     return FileResult(c.path, c.language, 0, skipped=Skipped(c.path, reason))
 
@@ -315,5 +328,6 @@ def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileRe
     if not run:
         return None, False
     result = compute()
-    _store(path, result)
+    if not (result.skipped and result.skipped.reason.startswith(INTERNAL_ERROR)):
+        _store(path, result)  # a failure is not cached: the next porter version retries the file
     return result, False

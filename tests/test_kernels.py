@@ -232,3 +232,34 @@ def test_fixture_compiles_with_nvcc(path, tmp_path):
     proc = subprocess.run([NVCC, "-c", "-std=c++17", f"-arch={_arch(path)}", "-I", str(KERNELS_DIR), str(path),
                            "-o", str(tmp_path / "out.o")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_hostile_constant_expressions_fold_safely(tmp_path):
+    """Shifts beyond 64 bits and ~ on a float are unknown, casts wrap like C, and a sign inside a literal folds."""
+    from porter.scan import ScanOptions, scan
+
+    (tmp_path / "c.cu").write_text(
+        "#define N (1 << 0x7fffffffffff)\n#define M (~1.5)\n#define Q (-7 / 2)\n"
+        "__global__ void k1(float* o) { __shared__ float s[N]; o[0] = s[0]; }\n"
+        "__global__ void k2(float* o) { __shared__ float s[(int)M]; o[0] = s[0]; }\n"
+        "__global__ void k3(char* o) { __shared__ char s[(unsigned char)300 * 1024]; o[0] = s[0]; }\n"
+        "__global__ void k4(char* o) { __shared__ char s[Q + 20000]; o[0] = s[0]; }\n")
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    assert r.skipped == ()
+    shared = {k.name: dict(k.facts)["shared_memory"] for k in r.kernels}
+    assert shared["k1"]["static_bytes"] is None and "cannot be evaluated" in shared["k1"]["arrays"][0]["reason"]
+    assert shared["k2"]["static_bytes"] is None and "cannot be evaluated" in shared["k2"]["arrays"][0]["reason"]
+    assert shared["k3"]["static_bytes"] == 44 * 1024
+    assert shared["k4"]["static_bytes"] == 19997
+
+
+def test_a_porter_bug_on_one_file_is_reported_as_skipped_not_a_crash(tmp_path):
+    from porter.discover import Candidate
+    from porter.scan import INTERNAL_ERROR, _guarded
+
+    def broken():
+        raise TypeError("unsupported operand")
+
+    result = _guarded(Candidate("a.cu", tmp_path / "a.cu", "cuda"), broken)
+    assert result.skipped.path == "a.cu"
+    assert result.skipped.reason == f"{INTERNAL_ERROR}: TypeError: unsupported operand); please report it"
