@@ -880,3 +880,14 @@ def attach(result: ScanResult, assessment: Assessment) -> ScanResult:
     import dataclasses
 
     return dataclasses.replace(result, extra={**result.extra, "assessment": assessment.to_dict()})
+
+
+def run_assessment(path, opts, chosen, model, progress=None) -> tuple[ScanResult, "Assessment"]:
+    """The whole `porter assess` pipeline for a path: scan, kernel analysis for the chosen targets, assessment.
+    Returns the scan result (with the assessment attached, as JSON output needs it) and the assessment."""
+    from porter.kernels import analyse
+    from porter.scan import scan
+
+    result = analyse(scan(path, opts, progress=progress), [t.id for t in chosen])
+    assessment = assess(result, chosen, model, load_rules(extra=list(opts.extra_rules)))
+    return attach(result, assessment), assessment

@@ -206,10 +206,8 @@ def assess_cmd(
     def body() -> int:
         import dataclasses
 
-        from porter.assess import assess, attach
+        from porter.assess import run_assessment
         from porter.effort import load_effort_model
-        from porter.rules import load_rules
-        from porter.scan import scan as run_scan
         from porter.targets import load_targets, select_targets
 
         if format not in ASSESS_FORMATS:
@@ -221,26 +219,29 @@ def assess_cmd(
         prog, callback = _progress(not quiet and format == "console")
         if prog:
             with prog:
-                result = run_scan(path, opts, progress=callback)
+                result, assessment = run_assessment(path, opts, chosen, model, progress=callback)
         else:
-            result = run_scan(path, opts)
-        result = _analyse(result, opts)
-        assessment = assess(result, chosen, model, load_rules(extra=list(opts.extra_rules)))
-        if format == "console":
+            result, assessment = run_assessment(path, opts, chosen, model)
+        to_file = output is not None and str(output) != "-"
+        if format == "console" and quiet:
+            _write(assessment.headline + "\n", output) if to_file else Console(highlight=False).print(
+                assessment.headline, markup=False)
+        elif format == "console":
             from porter.render import assess_console
 
-            if output is not None and str(output) != "-":
-                with open(output, "w", encoding="utf-8") as fh:
-                    assess_console.render(result, assessment, Console(file=fh, width=120, no_color=True), explain)
-            elif quiet:
-                Console(highlight=False).print(assessment.headline, markup=False)
+            if to_file:
+                import io
+
+                buf = io.StringIO()
+                assess_console.render(result, assessment, Console(file=buf, width=120, no_color=True), explain)
+                _write(buf.getvalue(), output)
             else:
                 assess_console.render(result, assessment, Console(highlight=False), explain)
         else:
             import importlib
 
             renderer = importlib.import_module(f"porter.render.{format}")
-            text = (renderer.render(attach(result, assessment)) if format == "json"
+            text = (renderer.render(result) if format == "json"
                     else renderer.render(result, assessment, explain=explain))
             _write(text, output)
         return EXIT_OK

@@ -74,10 +74,19 @@ def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
             yield hit
 
 
+def _char_column(sf: SourceFile, line: int, offset: int) -> int:
+    """1-based column in characters (Unicode code points, as SARIF's default columnKind), not bytes."""
+    start = sf.line_starts[line - 1]
+    prefix = sf.data[start:offset]
+    return (len(prefix.decode("utf-8", "replace")) if not prefix.isascii() else len(prefix)) + 1
+
+
 def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
-    line, col = sf.position(hit.start)
-    end_line, end_col = sf.position(max(hit.start, hit.end - 1))
-    end_col += 1  # exclusive end column, as in SARIF
+    line, _ = sf.position(hit.start)
+    col = _char_column(sf, line, hit.start)
+    last = max(hit.start, hit.end - 1)
+    end_line, _ = sf.position(last)
+    end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
     func = sf.enclosing(hit.start)
     values = _Values(dict(hit.values))
     values.setdefault("name", hit.name)

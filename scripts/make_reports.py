@@ -24,22 +24,18 @@ FORMATS = {"console": "assessment.txt", "markdown": "assessment.md", "html": "as
 
 def assess_repo(rel: str, targets=TARGETS):
     """(ScanResult with its assessment attached, Assessment) for one repository path relative to REPO."""
-    from porter.assess import assess, attach
-    from porter.cli import _analyse, build_scan_options
-    from porter.effort import load_effort_model
-    from porter.rules import load_rules
-    from porter.scan import scan
-    from porter.targets import load_targets, select_targets
-
     import dataclasses
+
+    from porter.assess import run_assessment
+    from porter.cli import build_scan_options
+    from porter.effort import load_effort_model
+    from porter.targets import load_targets, select_targets
 
     path = Path(rel)
     opts, cfg = build_scan_options(path, None, None, 1, True, None, list(targets), None)
     chosen = select_targets(list(opts.targets), load_targets())
     opts = dataclasses.replace(opts, targets=tuple(t.id for t in chosen))
-    result = _analyse(scan(path, opts), opts)
-    a = assess(result, chosen, load_effort_model(cfg.resolve("effort")), load_rules(extra=list(opts.extra_rules)))
-    return attach(result, a), a
+    return run_assessment(path, opts, chosen, load_effort_model(cfg.resolve("effort")))
 
 
 def render_all(rel: str) -> dict[str, str]:

@@ -243,3 +243,13 @@ def test_shipped_model_matches_its_schema():
     m = load_effort_model()
     assert m.source == "rules/effort/model.yaml"
     assert [j["id"] for j in m.one_offs][:2] == ["replace-tensorrt-llm", "rebuild-tensorrt-models"]
+
+
+def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
+    from tests.helpers import run_porter
+
+    p = run_porter("assess", "fixtures/repos/no-cuda", "--no-cache", "-o", str(tmp_path))
+    assert p.returncode == 2 and f"{tmp_path}: cannot write: Is a directory" in " ".join(p.stderr.split())
+    p = run_porter("assess", "fixtures/repos/no-cuda", "--no-cache", "-q", "-o", str(tmp_path / "h.txt"))
+    assert p.returncode == 0 and p.stdout == ""
+    assert (tmp_path / "h.txt").read_text() == "Nothing to port: no CUDA found in 6 scanned file(s).\n"

@@ -281,3 +281,11 @@ def test_warm_parallel_scan_is_served_entirely_from_the_cache(tmp_path):
     scan(src, ScanOptions(jobs=2, cache_dir=cache))
     warm = scan(src, ScanOptions(jobs=2, cache_dir=cache))
     assert warm.stats["cache_misses"] == 0 and warm.stats["cache_hits"] == len(warm.files)
+
+
+def test_columns_count_characters_not_bytes(tmp_path):
+    (tmp_path / "u.cu").write_text('void f(){ const char* s = "é"; int é2 = 0; cudaMalloc(0, 4); }\n', encoding="utf-8")
+    r = scan(tmp_path, ScanOptions(jobs=1))
+    [f] = [f for f in r.findings if f.rule == "API001"]
+    line = (tmp_path / "u.cu").read_text(encoding="utf-8")
+    assert (f.column, f.end_column) == (line.index("cudaMalloc") + 1, line.index("cudaMalloc") + 1 + len("cudaMalloc"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from porter import __version__
 from porter.assess import Assessment
@@ -82,7 +83,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             "level": LEVEL[f.severity],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": quote(f.path, safe="/"), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
                            "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
                            **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
