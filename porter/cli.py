@@ -271,7 +271,7 @@ def targets_cmd(
 
         t = Table(title=f"{len(loaded)} targets", title_justify="left")
         for col in ("id", "name", "gfx", "arch", "wave", "LDS KiB", "CUs", "matrix", "HBM GiB"):
-            t.add_column(col, no_wrap=True)
+            t.add_column(col, no_wrap=(col == "id"))  # ids are what --target takes: never truncated
         for tg in loaded.values():
             t.add_row(tg.id, tg.name, tg.gfx, tg.architecture, str(tg.wavefront_size), f"{tg.lds_kib:g}",
                       str(tg.compute_units), tg.matrix_unit, f"{tg.hbm_gib:g}")

@@ -365,13 +365,12 @@ def _add_remote_launches(launches: list, k: Kernel, facts: dict[str, Any], defin
     sites = list(facts.get("launch_sites", []))
     if sites:
         return  # launched in its own file: those sites carry folded values; remote ones would only add noise
-    here = {(s["path"], s["line"]) for s in sites}
     if definitions > 1 and any(l.path != k.path for l in launches):
         facts.setdefault("unknown", []).append({"what": "launch sites", "reason": f"{len(launches)} launches of a kernel "
                                                 f"named {k.name} in other files, and {definitions} kernels have that name"})
         return
     for l in launches:
-        if l.path == k.path or (l.path, l.line) in here:
+        if l.path == k.path:
             continue
         cfg = list(l.config)
         if l.kind in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel"):

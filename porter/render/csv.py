@@ -19,9 +19,11 @@ def render(result: ScanResult, assessment: Assessment | None = None, explain: bo
     items = assessment.finding_item if assessment is not None else {}
     classes = assessment.finding_class if assessment is not None else {}
     for f in result.findings:
-        writer.writerow((f.path, f.line, f.column, f.end_line, f.end_column, f.rule, f.category, str(f.severity),
-                         str(f.confidence), f.kernel or "", f.function or "", _safe(f.message), f.replacement or "",
-                         _safe(f.snippet), classes.get(f.fingerprint, ""), items.get(f.fingerprint, ""), f.fingerprint))
+        # Every text cell is made safe: a path, kernel or function name can start with `=` as easily as a message.
+        writer.writerow((_safe(f.path), f.line, f.column, f.end_line, f.end_column, f.rule, f.category,
+                         str(f.severity), str(f.confidence), _safe(f.kernel or ""), _safe(f.function or ""),
+                         _safe(f.message), _safe(f.replacement or ""), _safe(f.snippet), classes.get(f.fingerprint, ""),
+                         items.get(f.fingerprint, ""), f.fingerprint))
     return buf.getvalue()
 
 
