@@ -156,7 +156,9 @@ def scan(
                 result = run_scan(path, opts, progress=callback)
         else:
             result = run_scan(path, opts)
-        result = _analyse(result, opts, deep)
+        from porter.kernels import analyse
+
+        result = analyse(result, list(opts.targets), deep=deep) if deep else analyse(result, list(opts.targets))
         if format == "json":
             from porter.render.json import render_bytes
 
@@ -168,18 +170,6 @@ def scan(
         return EXIT_OK
 
     _run(body, verbose)
-
-
-def _analyse(result, opts, deep: bool = False):
-    """Stages after matching (kernel analysis per target), when they are installed."""
-    try:
-        from porter import kernels
-    except ImportError:
-        return result
-    analyse = getattr(kernels, "analyse", None)
-    if analyse is None:
-        return result
-    return analyse(result, list(opts.targets), deep=deep) if deep else analyse(result, list(opts.targets))
 
 
 ASSESS_FORMATS = ("console", "markdown", "html", "json", "sarif", "csv")
@@ -282,12 +272,18 @@ def targets_cmd(
 
 
 def _console_render(result, output, quiet, verbose) -> None:
+    import io
+
     from porter.render import console as console_render
 
     if output is not None and str(output) != "-":
-        with open(output, "w", encoding="utf-8") as fh:
-            c = Console(file=fh, width=120, no_color=True)
+        buf = io.StringIO()
+        c = Console(file=buf, width=120, no_color=True)
+        if quiet:
+            c.print(console_render.summary_line(result), markup=False)
+        else:
             console_render.render(result, c, verbose=verbose)
+        _write(buf.getvalue(), output)
         return
     out = Console(highlight=False)
     if quiet:
@@ -307,7 +303,12 @@ def rules_list(
         from porter.rules import load_rules
         from porter.rulecatalog import catalogue
 
+        if format not in ("console", "json"):
+            raise UsageError(f"--format must be console or json, not {format!r}")
         rs = load_rules()
+        categories = sorted({r.category for r in rs.rules})
+        if category is not None and category not in categories:
+            raise UsageError(f"no category {category!r}; categories: {', '.join(categories)}")
         rows = catalogue(rs, category)
         if format == "json":
             from porter.render.json import render

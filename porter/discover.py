@@ -26,7 +26,7 @@ SKIP_DIRS = frozenset(
 )
 
 _EXT_LANG = {
-    ".cu": "cuda", ".cuh": "cuda", ".cuf": "cuda",
+    ".cu": "cuda", ".cuh": "cuda",
     ".c": "cuda", ".cc": "cuda", ".cpp": "cuda", ".cxx": "cuda", ".c++": "cuda", ".h": "cuda", ".hh": "cuda",
     ".hpp": "cuda", ".hxx": "cuda", ".inl": "cuda", ".ipp": "cuda", ".tcc": "cuda", ".inc": "cuda",
     ".py": "python", ".pyi": "python", ".pyx": "python",
@@ -107,16 +107,21 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     if listed is None:
         listed = _walk_files(real_root, skipped)
     files: list[Candidate] = []
-    for rel in listed:
+    for raw in listed:
+        rel = _printable(raw)
         parts = rel.split("/")
-        if any(p in SKIP_DIRS for p in parts[:-1]):
+        # In a git work tree git decides what is source; a plain walk skips build outputs and environments itself.
+        if not is_git and any(p in SKIP_DIRS for p in parts[:-1]):
             continue
         if not _selected(rel, include, exclude):
+            continue
+        abspath = real_root / raw
+        if is_git and abspath.is_dir() and not abspath.is_symlink():
+            skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
             continue
         lang = language_of(rel)
         if lang is None:
             continue
-        abspath = real_root / rel
         problem = _link_problem(abspath, real_root)
         if problem:
             skipped.append(Skipped(rel, problem))
@@ -125,6 +130,15 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     files.sort(key=lambda c: c.path)
     skipped.sort()
     return Discovery(real_root, tuple(files), tuple(skipped), is_git)
+
+
+def _printable(rel: str) -> str:
+    """A path as results show it: a file name that is not valid UTF-8 keeps its bytes as \\xNN escapes."""
+    try:
+        rel.encode("utf-8")
+        return rel
+    except UnicodeEncodeError:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> bool:
@@ -161,14 +175,22 @@ def _link_problem(abspath: Path, real_root: Path) -> str | None:
 
 
 def _git_files(root: Path) -> list[str] | None:
-    """Tracked plus untracked-but-not-ignored files, or None when root is not inside a git work tree."""
+    """Tracked plus untracked-but-not-ignored files, or None when root is not inside a git work tree (or git
+    itself ignores root: a vendored project under an ignored directory is scanned as a plain tree)."""
     if not _inside_git(root):
         return None
     try:
         import git  # gitpython: imported lazily, it probes for the git binary on import
 
+        g = git.Git(str(root))
         # Run from `root`, ls-files lists paths relative to it, even when root is a subdirectory of the work tree.
-        out = git.Git(str(root)).ls_files("-z", "--cached", "--others", "--exclude-standard")
+        out = g.ls_files("-z", "--cached", "--others", "--exclude-standard")
+        if not out:
+            try:
+                g.check_ignore("-q", ".")
+                return None  # git ignores the scanned directory itself
+            except git.GitCommandError:
+                pass
     except Exception:
         return None  # a broken or foreign repository: fall back to walking the tree
     names = sorted({n for n in out.split("\0") if n})

@@ -15,7 +15,7 @@ import tree_sitter as ts
 from porter import launches as launch_mod
 from porter.constfold import Constants, Unknown, build_constants, dims, fold, fold_text, type_size
 from porter.model import Kernel
-from porter.parse import Function, SourceFile, descendants, function_name_node, unqualified
+from porter.parse import Function, SourceFile, descendants, unqualified
 
 WARP_OPS = frozenset({
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
@@ -173,7 +173,6 @@ class _FileContext:
     def _walk(self, fn: Function) -> dict[str, Any]:
         if fn.start_byte in self._walks:
             return self._walks[fn.start_byte]
-        sf = self.sf
         w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
                              "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
                              "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": []}

@@ -5,7 +5,6 @@ compared and serialised. `to_dict` gives the JSON contract documented in porter/
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,7 +68,7 @@ class Finding:
     snippet: str = ""  # the matched text, trimmed to one line
     function: str | None = None  # enclosing function, if any
     kernel: str | None = None  # enclosing __global__ kernel, if any
-    fingerprint: str = ""  # stable across line moves; see scan.fingerprint
+    fingerprint: str = ""  # stable across line moves; see match._with_fingerprints
     replacement: str | None = None  # the HIP/ROCm name or replacement, when known
     data: tuple[tuple[str, Any], ...] = ()  # rule-specific facts, as sorted key/value pairs
 
@@ -175,21 +174,6 @@ class FileResult:
     skipped: Skipped | None = None
     parse_error_lines: int = 0
 
-    def relocated(self, path: str) -> "FileResult":
-        """The same result for identical content at another path (cache hits are keyed by content)."""
-        def fix(items):
-            return tuple(dataclasses.replace(i, path=path) for i in items)
-
-        return dataclasses.replace(
-            self,
-            path=path,
-            findings=fix(self.findings),
-            suppressed=fix(self.suppressed),
-            kernels=fix(self.kernels),
-            launches=fix(self.launches),
-            skipped=dataclasses.replace(self.skipped, path=path) if self.skipped else None,
-        )
-
 
 @dataclass(frozen=True)
 class ScanResult:
@@ -204,7 +188,7 @@ class ScanResult:
     skipped: tuple[Skipped, ...]
     targets: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
-    # How the scan went (cache hits, seconds); never serialised, so results stay byte-identical across runs.
+    # How the scan went (cache hits and misses); never serialised, so results stay byte-identical across runs.
     stats: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def launches_of(self, kernel: Kernel) -> list[Launch]:

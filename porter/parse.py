@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
-TREE_LANGUAGES = frozenset({"cuda", "python"})
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
 
-_IDENT = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
+# Bytes >= 0x80 count as identifier characters (C++ allows Unicode identifiers), so `cudaMallocé` is not cudaMalloc.
+_IDENT = re.compile(rb"(?<![A-Za-z0-9_$\x80-\xff])[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
 # Inside a #define body tree-sitter sees only text, so strings and comments there are found lexically.
 _MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
 # `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
@@ -27,7 +27,8 @@ _QUALIFIER_WORDS = (
     "|__launch_bounds__\\s*\\([^()\\n]*\\)|__attribute__\\s*\\(\\([^()\\n]*\\)\\)"
 )
 _QUALIFIER_MACRO = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+((?:(?:" + _QUALIFIER_WORDS.encode() + rb")[ \t]*)+)[ \t]*$",
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+((?:(?:" + _QUALIFIER_WORDS.encode() + rb")[ \t]*)+)"
+    rb"[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?\r?$",
     re.M,
 )
 
@@ -165,7 +166,7 @@ class SourceFile:
         return self.tree.root_node if self.tree is not None else None
 
     def position(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of a byte offset; the column counts bytes, as SARIF's default does not."""
+        """1-based (line, column) of a byte offset; this column counts bytes (findings convert to characters)."""
         i = bisect.bisect_right(self.line_starts, offset) - 1
         return i + 1, offset - self.line_starts[i] + 1
 
@@ -189,12 +190,24 @@ class SourceFile:
         return self._tokens
 
     def enclosing(self, offset: int) -> Function | None:
-        """The innermost function definition containing a byte offset."""
-        best = None
-        for f in self.functions:
-            if f.start_byte <= offset < f.end_byte and (best is None or f.start_byte >= best.start_byte):
-                best = f
-        return best
+        """The innermost function definition containing a byte offset (binary search: it is asked per finding)."""
+        index = self.cache.get("function_index")
+        if index is None:
+            starts, reach, furthest = [], [], -1
+            for f in self.functions:  # sorted by start; definitions nest or are disjoint
+                starts.append(f.start_byte)
+                furthest = max(furthest, f.end_byte)
+                reach.append(furthest)
+            index = self.cache["function_index"] = (starts, reach)
+        starts, reach = index
+        i = bisect.bisect_right(starts, offset) - 1
+        # Walk back only while some earlier definition still extends past the offset (an enclosing one).
+        while i >= 0 and reach[i] > offset:
+            f = self.functions[i]
+            if offset < f.end_byte:
+                return f
+            i -= 1
+        return None
 
     def in_comment(self, start: int) -> bool:
         return _in_spans(self.comment_spans, start)
@@ -225,7 +238,7 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
 # `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
 # whose name is one of its parameters (flash-attention's main kernels are written this way).
-_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 
 
 def harvest_macros(data: bytes) -> dict[str, str]:

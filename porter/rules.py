@@ -176,9 +176,6 @@ class RuleSet:
     def get(self, rid: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rid), None)
 
-    def for_language(self, lang: str) -> list[Rule]:
-        return [r for r in self.rules if lang in r.languages]
-
 
 def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None) -> RuleSet:
     """Every rule under `directory` (plus extra rule files or directories), validated, sorted by id."""

@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 
 from porter import __version__, launches
 from porter.discover import Candidate, discover
+from porter.kernels import measure
 from porter.match import rule_applies_to, run_rules
 from porter.matchers import MatchContext
 from porter.matchers.base import SkipFile
@@ -46,11 +47,15 @@ class ScanOptions:
 
 @functools.lru_cache(maxsize=None)
 def code_digest() -> bytes:
-    """A digest of porter's own source, so a cached result never outlives the code that computed it."""
+    """A digest of porter's own source and the data its matchers read (knowledge base, library map, schemas), so
+    a cached result never outlives what computed it. Rule files have their own digest (RuleSet.digest)."""
     h = hashlib.sha256(__version__.encode())
     pkg = Path(__file__).resolve().parent
-    for p in sorted(pkg.rglob("*.py")):
-        h.update(p.relative_to(pkg).as_posix().encode() + b"\0" + p.read_bytes())
+    kb = pkg.parent / "rules" / "kb"
+    for base, pattern in ((pkg, "*.py"), (pkg / "schemas", "*.json"), (kb, "*")):
+        for p in sorted(base.rglob(pattern)):
+            if p.is_file():
+                h.update(p.relative_to(pkg.parent).as_posix().encode() + b"\0" + p.read_bytes())
     return h.hexdigest()[:16].encode()
 
 
@@ -271,7 +276,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         findings, suppressed = run_rules(sf, rules, st.ctx)
     except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)
         return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
-    kern = tuple(_measure_kernels(sf)) if language == "cuda" else ()
+    kern = tuple(measure(sf)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     return FileResult(
         path=path,
@@ -283,15 +288,6 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         launches=launch_list,
         parse_error_lines=sf.error_lines,
     )
-
-
-def _measure_kernels(sf) -> list:
-    """Kernels with their measured facts when kernel analysis is installed (porter.kernels.measure)."""
-    try:
-        from porter.kernels import measure
-    except ImportError:
-        return launches.kernels(sf)
-    return measure(sf)
 
 
 INTERNAL_ERROR = "porter failed on this file (internal error"

@@ -140,12 +140,12 @@ def test_a_rule_that_does_not_apply_to_the_target_is_not_costed():
 
 
 def test_every_figure_traces_to_findings_and_totals_add_up():
-    from porter.cli import _analyse
+    from porter.kernels import analyse
     from porter.scan import ScanOptions, scan
 
     targets = ts("mi300x", "mi355x")
-    r = _analyse(scan(REPO / "fixtures/repos/cuda-app", ScanOptions(jobs=1, targets=("mi300x", "mi355x"))),
-                 ScanOptions(targets=("mi300x", "mi355x")))
+    r = analyse(scan(REPO / "fixtures/repos/cuda-app", ScanOptions(jobs=1, targets=("mi300x", "mi355x"))),
+                ["mi300x", "mi355x"])
     a = assess(r, targets)
     total = Hours()
     for it in a.items:

@@ -91,3 +91,37 @@ def test_single_file_root(tmp_path):
 ])
 def test_language_of(name, lang):
     assert language_of(name) == lang
+
+
+def test_git_decides_what_is_source_even_under_build_dirs(tmp_path):
+    repo = make_repo(tmp_path / "r", {"build/gpu.cu": KERNEL, "src/a.cu": KERNEL})
+    assert paths(discover(repo)) == ["build/gpu.cu", "src/a.cu"]
+
+
+def test_non_utf8_file_name_is_scanned_and_shown_escaped(tmp_path):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    os.makedirs(repo, exist_ok=True)
+    with open(os.path.join(os.fsencode(repo), b"bad\xff.cu"), "wb") as fh:
+        fh.write(KERNEL.encode())
+    make_repo(repo, {"ok.cu": KERNEL})
+    d = discover(repo)
+    assert paths(d) == ["bad\\xff.cu", "ok.cu"]
+    assert d.files[0].abspath.read_bytes() == KERNEL.encode()
+
+
+def test_a_directory_git_ignores_is_scanned_as_a_plain_tree(tmp_path):
+    outer = make_repo(tmp_path / "outer", {".gitignore": "vendor/\n", "top.cu": KERNEL})
+    write_files(outer, {"vendor/proj/a.cu": KERNEL})
+    d = discover(outer / "vendor" / "proj")
+    assert not d.is_git and paths(d) == ["a.cu"]
+
+
+def test_submodules_are_reported_not_silently_dropped(tmp_path):
+    sub = make_repo(tmp_path / "sub", {"k.cu": KERNEL})
+    main = make_repo(tmp_path / "main", {"a.cu": KERNEL})
+    git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "third/sub")
+    git(main, "commit", "-qm", "sub")
+    d = discover(main)
+    assert paths(d) == ["a.cu"]
+    assert [(s.path, s.reason) for s in d.skipped] == [("third/sub", "git submodule or nested repository: scan it separately")]

@@ -530,3 +530,33 @@ def test_kernel_arguments_of_const_void_pointer_apis_are_cast(tmp_path):
                          b"  hipFuncAttributes a; hipFuncGetAttributes(&a, reinterpret_cast<const void*>(k));\n"
                          b"  hipLaunchKernel((void*)k, dim3(1), dim3(1), nullptr, 0, 0);\n}\n")
     assert dict(ft.converted)["cast"] == 2
+
+
+def test_project_definitions_and_headers_named_like_cuda_are_kept(tmp_path):
+    src = tmp_path / "proj"
+    (src / "include").mkdir(parents=True)
+    (src / "src").mkdir()
+    (src / "include" / "curand_helpers.h").write_text("#pragma once\ninline int helper() { return 1; }\n")
+    (src / "src" / "k.cu").write_text(
+        '#include "curand_helpers.h"\n#include <cuda_runtime.h>\n'
+        "struct Q { void memoryBarrier() {} };\nstruct Wrapper { int cudaMalloc; };\n"
+        "namespace mylib { void cudaDeviceSynchronize() {} }\n"
+        "void f(Q q, Wrapper w) { q.memoryBarrier(); w.cudaMalloc = 1; float* p; cudaMalloc(&p, 4); }\n")
+    result = translate(src, BUILTIN)
+    ft = result.file("src/k.cu")
+    assert ft.output.decode() == (
+        '#include "curand_helpers.h"\n#include <hip/hip_runtime.h>\n'
+        "struct Q { void memoryBarrier() {} };\nstruct Wrapper { int cudaMalloc; };\n"
+        "namespace mylib { void cudaDeviceSynchronize() {} }\n"
+        "void f(Q q, Wrapper w) { q.memoryBarrier(); w.cudaMalloc = 1; float* p; hipMalloc(&p, 4); }\n")
+    assert [(f.rule, f.line) for f in result.findings if f.path == "src/k.cu"] == [("TRN014", 5)]
+
+
+def test_tracked_files_under_build_dirs_are_mirrored(tmp_path):
+    repo = git_repo(tmp_path, TR / "basic")
+    (repo / "src" / "build").mkdir()
+    (repo / "src" / "build" / "config.h").write_text("#pragma once\n#include <cuda_runtime.h>\ncudaError_t e;\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "build dir")
+    result = translate(repo, BUILTIN)
+    assert result.file("src/build/config.h").output == b"#pragma once\n#include <hip/hip_runtime.h>\nhipError_t e;\n"

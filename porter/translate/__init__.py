@@ -209,12 +209,15 @@ def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str,
 
     skipped: list[Skipped] = []
     listed = d._git_files(root)
+    is_git = listed is not None
     if listed is None:
         listed = d._walk_files(root, skipped)
     files, links = [], []
     for rel in listed:
         parts = rel.split("/")
-        if any(p in d.SKIP_DIRS for p in parts[:-1]) or parts[0] == BACKUP_DIR:
+        # In a git tree every tracked file belongs in the mirror (a tracked build/config.h is source); a plain
+        # walk leaves out build outputs and environments, as the scan does.
+        if parts[0] == BACKUP_DIR or (not is_git and any(p in d.SKIP_DIRS for p in parts[:-1])):
             continue
         if not d._selected(rel, list(include) or None, list(exclude) or None):
             continue

@@ -10,12 +10,14 @@ documented conversion, shared/reference/amd-facts.md §4.3). Every CUDA name tha
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
+from porter.matchers.code import _is_member_access
 from porter.kb import ApiEntry, KnowledgeBase, load_kb
 from porter.match import _with_fingerprints
 from porter.model import Confidence, Finding, Severity
@@ -85,6 +87,7 @@ RULES = {r.id: r for r in (
     TRule("TRN011", "engine failed on this file", Severity.HIGH, Confidence.HIGH, False),
     TRule("TRN012", "CUDA compiler or header macro HIP never defines", Severity.MEDIUM, Confidence.HIGH, True),
     TRule("TRN013", "CUDA name with a HIP equivalent left by the engine", Severity.MEDIUM, Confidence.HIGH, True),
+    TRule("TRN014", "project's own definition named like a CUDA API kept", Severity.INFO, Confidence.MEDIUM, False),
 )}
 
 
@@ -110,6 +113,27 @@ def definitions(sf: SourceFile) -> set[str]:
     if sf.root is None:
         return set()
     return {n.text.decode("utf-8", "replace") for n in captures("cuda", _DEFINITIONS, sf.root).get("d", [])}
+
+
+def _free_definitions(files) -> set[str]:
+    """Names defined outside any class body somewhere in the files (functions, variables, macros, types)."""
+    out: set[str] = set()
+    for sf in files:
+        if sf.root is None:
+            continue
+        for n in captures("cuda", _DEFINITIONS, sf.root).get("d", []):
+            if n.type != "field_identifier":
+                out.add(n.text.decode("utf-8", "replace"))
+    return out
+
+
+def member_definitions(sf: SourceFile) -> tuple[set[str], set[int]]:
+    """Names declared as class members (and the offsets of those declarations): a member named like a CUDA API is
+    reached only through `.`/`->`, so it neither shadows the API elsewhere nor is a use of it where declared."""
+    if sf.root is None:
+        return set(), set()
+    nodes = captures("cuda", "(_ declarator: (field_identifier) @d)", sf.root).get("d", [])
+    return {n.text.decode("utf-8", "replace") for n in nodes}, {n.start_byte for n in nodes}
 
 
 @dataclass
@@ -184,6 +208,11 @@ class Classifier:
                 return ("report", None, "TRN003",
                         f"{name} looks like CUDA API but is in no HIPIFY table and the translated files do not define it")
             return ("keep", None, None, "")
+        if name in self.defined:
+            # The project defines this name itself (a member, a wrapper in its namespace, a field): renaming it
+            # would break the project's code, and it is not a use of the CUDA API.
+            return ("warn", None, "TRN014", f"{name} is defined by the project itself and is kept; it only shares "
+                                             f"its name with the CUDA API")
         if e.status == "same_name":
             return ("warn", e, "TRN006",
                     f"{name} is kept: HIPIFY lists no HIP name for this {e.library} function; check that HIP provides it")
@@ -225,11 +254,26 @@ def _includes(sf: SourceFile) -> Iterable[re.Match]:
 
 
 def _project_header(root: Path | None, rel: str, target: str, quoted: bool) -> bool:
-    """A quoted include that names a file of the project is the project's, whatever it is called."""
+    """A quoted include that names a file of the project is the project's, whatever it is called: next to the
+    including file, at the root, or anywhere in the tree under that relative path (reached through -I)."""
     if root is None or not quoted:
         return False
     base = (root / rel).parent
-    return (base / target).is_file() or (root / target).is_file()
+    if (base / target).is_file() or (root / target).is_file():
+        return True
+    return target in _tree_suffixes(root)
+
+
+@functools.lru_cache(maxsize=8)
+def _tree_suffixes(root: Path) -> frozenset[str]:
+    """Every trailing part of every header path in the tree (`include/a/b.h` gives `b.h`, `a/b.h`, ...)."""
+    out = set()
+    for p in root.rglob("*"):
+        if p.suffix.lower() in (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc") and ".git" not in p.parts:
+            parts = p.relative_to(root).parts
+            for i in range(len(parts)):
+                out.add("/".join(parts[i:]))
+    return frozenset(out)
 
 
 def _split_args(code: bytes, open_at: int) -> tuple[int, list[tuple[int, int]]] | None:
@@ -382,8 +426,9 @@ def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, ro
     for raw, off, in_code in occurrences:
         name = raw.decode("ascii", "replace")
         action, e, rule, message = classify(name)
-        if action == "keep":
-            continue
+        if action == "keep" or (in_code and (_is_member_access(sf.code, off)
+                                            or off in sf.cache.get("member_definitions", ()))):
+            continue  # obj.cudaMalloc / p->cudaMalloc / `int cudaMalloc;` in a struct: a member of a project type
         if action == "rename":
             end = off + len(raw)
             w.edits.append(_Edit(off, end, e.hip.encode()))
@@ -464,9 +509,14 @@ class BuiltinEngine:
 
         parsed = {rel: parse(rel, "cuda", data) for rel, data in sources.items()}
         defined: set[str] = set()
+        members: set[str] = set()
         for sf in parsed.values():
             defined |= definitions(sf)
-        classify = Classifier(self.kb, defined, options.hip_version)
+            names, offsets = member_definitions(sf)
+            members |= names
+            sf.cache["member_definitions"] = offsets
+        # A member shares only its name with the API: it does not keep the free-standing CUDA call from renaming.
+        classify = Classifier(self.kb, defined - (members - _free_definitions(parsed.values())), options.hip_version)
         out = []
         total = len(parsed)
         for i, (rel, sf) in enumerate(parsed.items(), 1):

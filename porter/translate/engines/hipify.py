@@ -51,7 +51,7 @@ def find_hipify(kind: str) -> tuple[Path | None, str]:
 def check_executable(path: Path) -> Path:
     from porter.translate import TranslateError
 
-    p = Path(path)
+    p = Path(path).resolve()  # hipify runs with the tree as its working directory: a relative path would miss
     if not p.is_file():
         raise TranslateError(f"--hipify {path}: no such file")
     if not os.access(p, os.X_OK) and p.suffix != ".pl" and "perl" not in p.name:
