@@ -357,7 +357,7 @@ def translate_cmd(
     path: Path = typer.Argument(..., help="A directory, git work tree or single file of CUDA sources."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the HIP tree here (outside the source tree)."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the files where they are (git work tree, committed)."),
-    force: bool = typer.Option(False, "--force", help="--in-place despite uncommitted changes or no git."),
+    force: bool = typer.Option(False, "--force", help="--in-place despite uncommitted changes or files it cannot rewrite (outside git: allowed)."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
     engine: str = typer.Option("auto", "--engine", help="auto, builtin, hipify-perl or hipify-clang."),
     hipify: Optional[Path] = typer.Option(None, "--hipify", help="The hipify-perl or hipify-clang executable to use."),

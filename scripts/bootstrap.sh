@@ -63,8 +63,10 @@ fi
 command -v nvcc >/dev/null 2>&1 || say "nvcc not on PATH (it comes with the machine image, not apt); nvcc tests will skip"
 
 # --- Python ------------------------------------------------------------------------------------
-if [[ ! -x .venv/bin/python ]]; then
+# A venv left without pip (an interrupted or failed creation) is rebuilt rather than failing on every re-run.
+if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
     say "creating .venv"
+    rm -rf .venv
     python3 -m venv .venv
 fi
 stamp_file=.venv/.porter-bootstrap

@@ -261,7 +261,11 @@ def test_in_place_in_a_clean_repo_is_atomic_and_backed_up(tmp_path):
     before = tree_bytes(repo / "src")
     os.chmod(repo / "src" / "host.cpp", 0o444)  # read-only: never rewritten
     result = translate(repo, BUILTIN)
-    report = write_in_place(result)
+    # Without --force, a file that cannot be rewritten stops the run before any byte changes.
+    with pytest.raises(TranslateError, match=r"would leave files untranslated: src/host.cpp \(read-only"):
+        write_in_place(result)
+    assert tree_bytes(repo / "src") == before
+    report = write_in_place(result, force=True)
     assert report.written == ["src/helpers.cuh", "src/saxpy.cu"]
     assert report.skipped == [("src/host.cpp", "read-only: not rewritten")]
     assert (repo / "src" / "saxpy.cu").read_bytes() == (TR / "expected/basic/src/saxpy.cu").read_bytes()

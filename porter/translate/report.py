@@ -74,11 +74,13 @@ def render_console(result: TranslationResult, out: Console, verbose: bool = Fals
         if write["mode"] == "outdir":
             out.print(f"wrote {len(write['written'])} translated and {write['copied']} unchanged files, "
                       f"{len(write['links'])} symlinks to {write['target']}", markup=False)
-        else:
+        elif write["written"]:
             out.print(f"rewrote {len(write['written'])} files in place; originals backed up in {write['backup']}",
                       markup=False)
+        else:
+            out.print("nothing to rewrite in place", markup=False)
         for s in write["skipped"]:
-            out.print(f"  not written: {s['path']}: {s['reason']}", markup=False)
+            out.print(f"  {s['path']}: {s['reason']}", markup=False)
     ver = result.extra.get("verify")
     if ver:
         render_verification(ver, out)

@@ -64,7 +64,8 @@ def run_translate(path: Path, options: TranslateOptions, output: Path | None = N
         extra["write"] = write.write_tree(result, output, overwrite=overwrite).to_dict()
     result = dataclasses.replace(result, extra=extra)
 
-    failed = any(ft.status == "failed" for ft in result.files)
+    # A file the engine failed on, or one that could not be written, leaves a half-translated tree: exit 1.
+    failed = any(ft.status == "failed" for ft in result.files) or bool(extra.get("write", {}).get("skipped"))
     if verify:
         if compiler is None:
             extra["verify"] = {"compiler": None, "note": note, "summary": {}, "files": []}

@@ -192,6 +192,11 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
             report.skipped.append((ft.path, "changed on disk since it was read: not rewritten"))
             continue
         todo.append((ft, p, st.st_mode & 0o7777))
+    blocked = [(path, why) for path, why in report.skipped if not why.startswith("symlink")]
+    if blocked and not force:
+        # Rewriting the rest would leave a half-translated tree (headers in HIP, a read-only caller in CUDA).
+        shown = "; ".join(f"{path} ({why})" for path, why in blocked[:5])
+        raise TranslateError(f"--in-place would leave files untranslated: {shown}; fix them or use --force")
     if not todo:
         return report
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
