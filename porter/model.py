@@ -192,15 +192,22 @@ class ScanResult:
     stats: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def launches_of(self, kernel: Kernel) -> list[Launch]:
-        """Launch sites that name this kernel; same-file launches first (names are not unique across a repo)."""
+        """Launch sites of this kernel: those in its own file, and those in files that define no kernel of that
+        name (a launch next to its own `k` is that `k`'s, not another file's); same-file launches first."""
         index = self.__dict__.get("_launch_index")
         if index is None:
             # Built once: a linear scan per kernel made large repositories quadratic.
-            index = {}
+            by_name: dict[str, list[Launch]] = {}
             for l in self.launches:
-                index.setdefault(l.kernel, []).append(l)
+                by_name.setdefault(l.kernel, []).append(l)
+            defined_in: dict[str, set[str]] = {}
+            for k in self.kernels:
+                defined_in.setdefault(k.name, set()).add(k.path)
+            index = (by_name, defined_in)
             object.__setattr__(self, "_launch_index", index)
-        hits = index.get(kernel.name, [])
+        by_name, defined_in = index
+        homes = defined_in.get(kernel.name, set())
+        hits = [l for l in by_name.get(kernel.name, []) if l.path == kernel.path or l.path not in homes]
         return sorted(hits, key=lambda l: (l.path != kernel.path, l.path, l.line, l.column))
 
     def summary(self) -> dict[str, Any]:
@@ -237,6 +244,8 @@ class ScanResult:
             "findings": [f.to_dict() for f in self.findings],
             "suppressed": [f.to_dict() for f in self.suppressed],
             "kernels": [k.to_dict(self.launches_of(k)) for k in self.kernels],
+            # Every launch site, including launches of kernels defined outside the scanned tree.
+            "launches": [l.to_dict() for l in self.launches],
             "skipped": [s.to_dict() for s in self.skipped],
             **{k: v for k, v in sorted(self.extra.items())},
         }

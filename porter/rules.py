@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,7 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
         raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
     for i, pat in enumerate(raw["patterns"]):
         _check_pattern(path, i, pat, raw["languages"])
+    _check_message(path, raw["message"])
     try:
         source = str(path.relative_to(REPO_DIR))
     except ValueError:
@@ -141,9 +143,28 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
     )
 
 
-def _check_pattern(path: Path, i: int, pat: dict, languages: list[str]) -> None:
+def _check_message(path: Path, message: str) -> None:
+    """A message is filled with str.format_map: only named fields, no positional ones or format specs."""
+    try:
+        fields = list(string.Formatter().parse(message))
+    except ValueError as e:
+        raise RuleError(path, "message", f"not a valid template: {e}") from None
+    for _, name, spec, conv in fields:
+        if name is None:
+            continue
+        if not name.isidentifier():
+            raise RuleError(path, "message", f"{{{name}}} is not a named field (use names such as {{name}}, {{hip}})")
+        if spec or conv:
+            raise RuleError(path, "message", f"{{{name}}} uses a format spec or conversion, which messages do not take")
+
+
+def _check_pattern(path: Path, i: int | str, pat: dict, languages: list[str]) -> None:
     from porter.matchers import MATCHERS
 
+    if isinstance(pat.get("feature"), dict):
+        # `feature: {<one pattern kind>, note: ...}` wraps a pattern that must be as valid as a top-level one.
+        inner = {k: v for k, v in pat["feature"].items() if k != "note"}
+        _check_pattern(path, f"{i}.feature", inner, languages)
     kinds = [k for k in pat if k in MATCHERS]
     unknown = [k for k in pat if k not in MATCHERS and k not in ("in", "not_regex", "flags", "inside_kernel")]
     if unknown:

@@ -65,6 +65,10 @@ def test_rule_errors_name_the_field(tmp_path):
                              "patterns.0: unknown pattern key(s) ['telepathy']"),
         "KRN994-name.yaml": (good.replace("id: KRN001", "id: KRN990"), "id: 'KRN990' does not match the file name"),
         "KRN993-yaml.yaml": ("id: [unclosed\n", "not valid YAML"),
+        "KRN992-feature.yaml": (good.replace("id: KRN001", "id: KRN992").replace(
+            "  - kernel: {}", "  - feature: {regex: 'cuda(Malloc', note: x}"), "patterns.0.feature.regex: bad regular expression"),
+        "KRN991-message.yaml": (good.replace("id: KRN001", "id: KRN991").replace(
+            "message: \"Kernel {name}", "message: \"dim3{} Kernel {name}"), "message: {} is not a named field"),
     }
     for name, (text, expected) in cases.items():
         (d / name).write_text(text)

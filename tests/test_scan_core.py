@@ -289,3 +289,18 @@ def test_columns_count_characters_not_bytes(tmp_path):
     [f] = [f for f in r.findings if f.rule == "API001"]
     line = (tmp_path / "u.cu").read_text(encoding="utf-8")
     assert (f.column, f.end_column) == (line.index("cudaMalloc") + 1, line.index("cudaMalloc") + 1 + len("cudaMalloc"))
+
+
+def test_launches_link_to_the_kernel_of_their_own_file_and_all_are_listed(tmp_path):
+    write_files(tmp_path, {
+        "a.cu": "__global__ void k(int* p) { *p = 1; }\nvoid run_a(int* p) { k<<<1, 1>>>(p); }\n",
+        "b.cu": "__global__ void k(int* p) { *p = 2; }\nvoid run_b(int* p) { k<<<2, 2>>>(p); }\n",
+        "c.cu": "void run_c(int* p) { k<<<3, 3>>>(p); other_kernel<<<1, 64>>>(p); }\n",
+    })
+    doc = scan(tmp_path, ScanOptions(jobs=1)).to_dict()
+    jsonschema.validate(doc, SCHEMA)
+    linked = {(k["path"], k["name"]): [(l["path"], l["line"]) for l in k["launches"]] for k in doc["kernels"]}
+    # c.cu defines no `k`, so its launch may be either definition's; a.cu's and b.cu's launches are their own.
+    assert linked == {("a.cu", "k"): [("a.cu", 2), ("c.cu", 1)], ("b.cu", "k"): [("b.cu", 2), ("c.cu", 1)]}
+    assert [(l["path"], l["kernel"]) for l in doc["launches"]] == [
+        ("a.cu", "k"), ("b.cu", "k"), ("c.cu", "k"), ("c.cu", "other_kernel")]
