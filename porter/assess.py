@@ -364,7 +364,12 @@ def _evaluate(ctx: _Context, targets: list[Target]) -> _Eval:
         basis = [f"{worst['verdict']} on {worst_tid} ({_fmt(model.verdict_hours(worst['verdict']))})",
                  f"× size {f_size:.2f} ({_kernel_lines(k)} lines)", f"× complexity {f_cx:.2f}"]
         share = model.kernels["other_targets_share"]
+        # A target that needs the same work for the same reasons (MI300X and MI325X are both gfx942) adds nothing.
+        seen = {_work_signature(worst)}
         for tid, v in ranked[1:]:
+            if _work_signature(v) in seen:
+                continue
+            seen.add(_work_signature(v))
             if v["verdict"] in port_verdicts:
                 fs, fc = _kernel_factor(k, v["reasons"], model)
                 hours = hours + model.verdict_hours(v["verdict"]).scale(fs * fc * share)
@@ -880,6 +885,11 @@ def attach(result: ScanResult, assessment: Assessment) -> ScanResult:
     import dataclasses
 
     return dataclasses.replace(result, extra={**result.extra, "assessment": assessment.to_dict()})
+
+
+def _work_signature(verdict: dict) -> tuple:
+    """What a kernel needs on one target, without the target: its verdict and the reasons behind it."""
+    return verdict["verdict"], tuple(sorted(repr(r) for r in verdict.get("reasons", ())))
 
 
 def run_assessment(path, opts, chosen, model, progress=None) -> tuple[ScanResult, "Assessment"]:

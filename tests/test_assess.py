@@ -253,3 +253,22 @@ def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
     p = run_porter("assess", "fixtures/repos/no-cuda", "--no-cache", "-q", "-o", str(tmp_path / "h.txt"))
     assert p.returncode == 0 and p.stdout == ""
     assert (tmp_path / "h.txt").read_text() == "Nothing to port: no CUDA found in 6 scanned file(s).\n"
+
+
+def test_targets_needing_the_same_work_are_costed_once(tmp_path):
+    from porter.assess import run_assessment
+    from porter.effort import load_effort_model
+    from porter.scan import ScanOptions
+    from porter.targets import load_targets, select_targets
+
+    (tmp_path / "k.cu").write_text(
+        "__global__ void red(float* x) { float v = x[threadIdx.x]; v += __shfl_down_sync(0xffffffff, v, 16); "
+        "x[threadIdx.x] = v; }\nvoid run(float* x) { red<<<1, 256>>>(x); }\n")
+
+    def effort(*ids):
+        chosen = select_targets(list(ids), load_targets())
+        opts = ScanOptions(jobs=1, targets=tuple(ids))
+        return run_assessment(tmp_path, opts, chosen, load_effort_model())[1].effort
+
+    # MI300X and MI325X (both gfx942) need the same fix for the same reason: one cost, not two.
+    assert effort("mi300x", "mi325x") == effort("mi300x")

@@ -41,7 +41,7 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
     console.print(
         f"Free with hipify: {split['free_with_hipify']['findings']} findings on {split['free_with_hipify']['lines']} lines · "
         f"needs an engineer: {split['needs_engineer']['findings']} findings on {split['needs_engineer']['lines']} lines "
-        f"({split['free_share'] * 100:.0f}% free)")
+        f"({split['free_share'] * 100:.0f}% of findings free; kernel verdicts are counted separately)")
     t = Table(title="Effort by category (engineer-days)", title_justify="left")
     for col, just in (("category", "left"), ("findings", "right"), ("low", "right"), ("likely", "right"), ("high", "right")):
         t.add_column(col, justify=just)

@@ -77,7 +77,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("")
         for r in a.deciding:
             examples = ", ".join(code(e) for e in r.examples)
-            w(f"- **{cell(r.title)}** — {r.count} finding(s) in {r.files} file(s); e.g. {examples}")
+            what = "kernel(s)" if r.key.startswith("kernels:") else "finding(s)"
+            w(f"- **{cell(r.title)}** — {r.count} {what} in {r.files} file(s); e.g. {examples}")
         others = [r for r in a.reasons if r.level != a.verdict]
         if others:
             w("")
