@@ -268,7 +268,7 @@ def test_targets_needing_the_same_work_are_costed_once(tmp_path):
     def effort(*ids):
         chosen = select_targets(list(ids), load_targets())
         opts = ScanOptions(jobs=1, targets=tuple(ids))
-        return run_assessment(tmp_path, opts, chosen, load_effort_model())[1].effort
+        return run_assessment(tmp_path, opts, chosen, load_effort_model())[1].hours
 
     # MI300X and MI325X (both gfx942) need the same fix for the same reason: one cost, not two.
     assert effort("mi300x", "mi325x") == effort("mi300x")
