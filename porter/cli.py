@@ -43,6 +43,9 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
     try:
         code = fn()
     except (UsageError, ConfigError, DiscoveryError, RuleError, ValueError, FileNotFoundError) as e:
+        if verbose and not isinstance(e, (UsageError, ConfigError, DiscoveryError, RuleError)):
+            # a bare ValueError is usually bad input, but may be a bug: -v shows where it came from
+            err.print(traceback.format_exc(), markup=False)
         err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
         raise typer.Exit(EXIT_USAGE)
     except KeyboardInterrupt:
