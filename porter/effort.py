@@ -10,8 +10,6 @@ an error names the file and the field.
 from __future__ import annotations
 
 import copy
-import functools
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +20,7 @@ import yaml
 
 from porter.errors import DataFileError
 from porter.rules import SAFE_LOADER
+from porter.schemas import validator
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 MODEL_PATH = REPO_DIR / "rules" / "effort" / "model.yaml"
@@ -136,12 +135,8 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-@functools.lru_cache(maxsize=None)
 def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return validator(SCHEMA_PATH.name)
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import json
 import re
 import types
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ import yaml
 
 from porter.errors import DataFileError
 from porter.rules import SAFE_LOADER
+from porter.schemas import validator
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 LIBRARIES_PATH = REPO_DIR / "rules" / "kb" / "libraries.yaml"
@@ -129,12 +129,8 @@ def _specificity(pattern: str) -> int:
 # ------------------------------------------------------------------------------------------------- loading
 
 
-@functools.lru_cache(maxsize=None)
 def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return validator(SCHEMA_PATH.name)
 
 
 def _error_field(error: jsonschema.exceptions.ValidationError, doc: Any) -> str:

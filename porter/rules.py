@@ -6,24 +6,21 @@ unique). A bad file stops the load with a RuleError that names the file and the 
 """
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
 import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
+from porter.schemas import validator
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 RULES_DIR = REPO_DIR / "rules"
-SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 # Directories under rules/ that hold data other than rules.
 NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
 
@@ -76,11 +73,6 @@ class Rule:
         }
 
 
-@functools.lru_cache(maxsize=None)
-def _schema() -> dict:
-    return json.loads((SCHEMA_DIR / "rule.schema.json").read_text())
-
-
 def rule_files(directory: Path = RULES_DIR) -> list[Path]:
     return sorted(
         p for p in directory.rglob("*.yaml")
@@ -100,8 +92,7 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
         raise RuleError(path, "file", f"cannot read: {e}") from None
     if not isinstance(raw, dict):
         raise RuleError(path, "(top level)", "a rule file must be a mapping")
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator("rule.schema.json").iter_errors(raw), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
         field = ".".join(str(p) for p in e.absolute_path) or "(top level)"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import re
 import types
 from collections.abc import Iterable, Mapping
@@ -31,6 +30,7 @@ import yaml
 
 from porter.errors import DataFileError
 from porter.rules import SAFE_LOADER
+from porter.schemas import schema, validator
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 TARGETS_DIR = REPO_DIR / "rules" / "targets"
@@ -95,17 +95,12 @@ class Reference:
 # ---------------------------------------------------------------------------------------------------- loading
 
 
-@functools.lru_cache(maxsize=None)
 def _schema() -> dict:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema(SCHEMA_PATH.name)
 
 
-@functools.lru_cache(maxsize=None)
 def _validator() -> jsonschema.protocols.Validator:
-    schema = _schema()
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return validator(SCHEMA_PATH.name)
 
 
 @functools.lru_cache(maxsize=None)

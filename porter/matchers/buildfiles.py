@@ -41,16 +41,21 @@ _HEREDOC = re.compile(rb"<<-?[ \t]*([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _ESCAPE_DIRECTIVE = re.compile(rb"\A(?:[ \t]*#[^\n]*\n)*?[ \t]*#[ \t]*escape[ \t]*=[ \t]*([\\`])", re.I)
 
 
-def dockerfile_statements(sf: SourceFile) -> list[Statement]:
-    if "docker_statements" not in sf.cache:
+def _memo(sf: SourceFile, key: str, parser) -> list[Statement]:
+    """Parse once per file for every rule that asks; a file that cannot be parsed raises SkipFile each time."""
+    if key not in sf.cache:
         try:
-            sf.cache["docker_statements"] = _parse_dockerfile(sf.data)
+            sf.cache[key] = parser(sf.data)
         except SkipFile as e:
-            sf.cache["docker_statements"] = e
-    got = sf.cache["docker_statements"]
+            sf.cache[key] = e
+    got = sf.cache[key]
     if isinstance(got, SkipFile):
         raise got
     return got
+
+
+def dockerfile_statements(sf: SourceFile) -> list[Statement]:
+    return _memo(sf, "docker_statements", _parse_dockerfile)
 
 
 def _parse_dockerfile(data: bytes) -> list[Statement]:
@@ -117,15 +122,7 @@ _CMAKE_COMMAND = re.compile(rb"[ \t\r\n]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 
 
 def cmake_statements(sf: SourceFile) -> list[Statement]:
-    if "cmake_statements" not in sf.cache:
-        try:
-            sf.cache["cmake_statements"] = _parse_cmake(sf.data)
-        except SkipFile as e:
-            sf.cache["cmake_statements"] = e
-    got = sf.cache["cmake_statements"]
-    if isinstance(got, SkipFile):
-        raise got
-    return got
+    return _memo(sf, "cmake_statements", _parse_cmake)
 
 
 def _line(data: bytes, offset: int) -> int:
