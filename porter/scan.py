@@ -1,8 +1,10 @@
 """The scanning pipeline: discover files, parse each, run the rules, collect kernels and launches.
 
 Files are scanned in parallel worker processes (`jobs`) and each file's result is cached by a key made of its
-content hash, its path, the rule set's digest and porter's version, so an unchanged repository re-scans from
-the cache. Every file that cannot be read is recorded in `skipped` with the reason; nothing is silently lost.
+content hash, its path, the rule set's digest, porter's own code and data, and the repository-wide facts a file's
+result depends on (macros defined in other files, the repository's own Python packages), so an unchanged
+repository re-scans from the cache without starting workers. Every file that cannot be read is recorded in
+`skipped` with the reason; nothing is silently lost.
 """
 from __future__ import annotations
 
@@ -115,7 +117,7 @@ class _Worker:
     ctx: MatchContext = field(default_factory=MatchContext)
 
     @property
-    def macro_digest(self) -> bytes:
+    def repository_digest(self) -> bytes:
         """The repository-wide facts a file's result depends on, for the cache key."""
         basis = repr((sorted(self.macros.items()), sorted(self.local_packages)))
         return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
@@ -310,7 +312,7 @@ def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileRe
     if st.cache_dir is None:
         return (compute() if run else None), False
     key = hashlib.sha256(
-        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.macro_digest,
+        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.repository_digest,
                     c.path.encode(), c.language.encode(), data))
     ).hexdigest()
     path = st.cache_dir / key[:2] / f"{key}.pickle"
