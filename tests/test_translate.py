@@ -564,3 +564,19 @@ def test_tracked_files_under_build_dirs_are_mirrored(tmp_path):
     git(repo, "commit", "-qm", "build dir")
     result = translate(repo, BUILTIN)
     assert result.file("src/build/config.h").output == b"#pragma once\n#include <hip/hip_runtime.h>\nhipError_t e;\n"
+
+
+def test_pytorch_cuda_cpp_api_is_kept_and_said(tmp_path):
+    src = (b"#include <torch/extension.h>\nvoid f(at::Tensor t) {\n  const c10::cuda::CUDAGuard g(t.device());\n"
+           b"  cudaStream_t s = at::cuda::getCurrentCUDAStream();\n  C10_CUDA_CHECK(cudaGetLastError());\n}\n")
+    ft, result = _one(tmp_path, "b.cpp", src)
+    assert ft.output == src.replace(b"cudaStream_t", b"hipStream_t").replace(b"cudaGetLastError", b"hipGetLastError")
+    assert [(f.rule, f.line, f.snippet.split("(")[0]) for f in result.findings if f.rule == "TRN015"] == [
+        ("TRN015", 3, "const c10::cuda::CUDAGuard g"), ("TRN015", 4, "cudaStream_t s = at::cuda::getCurrentCUDAStream"),
+        ("TRN015", 5, "C10_CUDA_CHECK")]
+
+
+def test_a_non_source_file_is_refused(tmp_path):
+    (tmp_path / "README.md").write_text("cudaMalloc is mentioned here\n")
+    with pytest.raises(TranslateError, match=r"README.md: not a C, C\+\+ or CUDA source file"):
+        translate(tmp_path / "README.md", BUILTIN)

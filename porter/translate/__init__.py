@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from porter.discover import Candidate, discover
+from porter.discover import Candidate, discover, language_of
 from porter.model import SCHEMA_VERSION, Finding, Skipped
 
 ENGINES = ("auto", "builtin", "hipify-perl", "hipify-clang")
@@ -243,6 +243,8 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
     root_in = Path(root)
     if not root_in.exists():
         raise TranslateError(f"{root_in}: no such file or directory")
+    if root_in.is_file() and language_of(root_in.name) != "cuda":
+        raise TranslateError(f"{root_in}: not a C, C++ or CUDA source file; give one, or the directory to translate")
     found = discover(root_in, list(options.include), list(options.exclude))
     root_real = found.root
     skipped = list(found.skipped)

@@ -88,7 +88,12 @@ RULES = {r.id: r for r in (
     TRule("TRN012", "CUDA compiler or header macro HIP never defines", Severity.MEDIUM, Confidence.HIGH, True),
     TRule("TRN013", "CUDA name with a HIP equivalent left by the engine", Severity.MEDIUM, Confidence.HIGH, True),
     TRule("TRN014", "project's own definition named like a CUDA API kept", Severity.INFO, Confidence.MEDIUM, False),
+    TRule("TRN015", "PyTorch C++ CUDA API kept under its CUDA name", Severity.INFO, Confidence.HIGH, False),
 )}
+
+# PyTorch's ROCm build keeps these names (its own hipify maps them when it builds a CUDAExtension), so they are
+# left as they are, but said: a reader should not think they were missed.
+_TORCH_CUDA = re.compile(rb"\b(?:at|c10)::cuda::\w+|\bC10_CUDA_\w+")
 
 
 def make_finding(rule_id: str, path: str, line: int, column: int, name: str, message: str, snippet: str = "",
@@ -415,6 +420,10 @@ def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, ro
     if "__launch_bounds__".encode() in toks:
         _launch_bounds(w, toks[b"__launch_bounds__"])
     _function_pointer_casts(w, toks)
+    for m in _TORCH_CUDA.finditer(sf.code):
+        name = m.group().decode("ascii", "replace")
+        w.add("TRN015", m.start(), name, f"{name} is PyTorch's C++ API: PyTorch's ROCm build provides it under this "
+                                         f"name when it builds the extension (torch.utils.cpp_extension hipifies it)")
     occurrences: list[tuple[bytes, int, bool]] = [(n, o, True) for n, offs in toks.items() for o in offs]
     if translate_strings:
         for s, e in sorted(sf.comment_spans + sf.string_spans):
