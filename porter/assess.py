@@ -828,7 +828,7 @@ def assess(
     if not targets:
         raise ValueError("assess needs at least one target")
     model = model or load_effort_model()
-    rules = rules or load_rules()
+    rules = rules or result.rules or load_rules()
     libraries = libraries if libraries is not None else load_libraries()
     ctx = _Context(result, model, rules, libraries)
     ev = _evaluate(ctx, list(targets))
@@ -899,5 +899,5 @@ def run_assessment(path, opts, chosen, model, progress=None) -> tuple[ScanResult
     from porter.scan import scan
 
     result = analyse(scan(path, opts, progress=progress), [t.id for t in chosen])
-    assessment = assess(result, chosen, model, load_rules(extra=list(opts.extra_rules)))
+    assessment = assess(result, chosen, model)  # with the rule set the scan used
     return attach(result, assessment), assessment

@@ -10,11 +10,9 @@ compile without edits) < rewrite (no equivalent on this target).
 from __future__ import annotations
 
 import dataclasses
-import functools
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
 
 from porter.model import Kernel, ScanResult
 from porter.parse import SourceFile
@@ -262,30 +260,9 @@ def _kib(n: int) -> str:
     return f"{n / 1024:g} KiB"
 
 
-@functools.lru_cache(maxsize=None)
-def rule_verdicts() -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
-    """Rules that carry a `verdict`: id -> (verdict spec, the rule's targets list).
-
-    Read straight from the rule files that mention `verdict:` (the rules were validated when the scan loaded
-    them), so analysis does not pay for loading and validating the whole rule set a second time.
-    """
-    from porter.rules import NON_RULE_DIRS, RULES_DIR
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    out = {}
-    for path in sorted(RULES_DIR.rglob("*.y*ml")):
-        if path.relative_to(RULES_DIR).parts[0] in NON_RULE_DIRS:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            continue
-        if "verdict:" not in text:
-            continue
-        data = yaml.load(text, Loader=loader)
-        if isinstance(data, dict) and isinstance(data.get("verdict"), dict) and data.get("id"):
-            out[data["id"]] = (data["verdict"], tuple(data.get("targets") or ()))
-    return out
+def rule_verdicts(rules) -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
+    """Rules that carry a `verdict`: id -> (verdict spec, the rule's targets list)."""
+    return {r.id: (r.verdict, r.targets) for r in rules.rules if isinstance(r.verdict, dict)}
 
 
 def verdicts_for(kernel: Kernel, facts: dict[str, Any], findings, targets, rules) -> dict[str, Any]:
@@ -324,7 +301,11 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         from porter import deep as deep_mod
 
         kernels, deep_info = deep_mod.refine(result, kernels)
-    rules = rule_verdicts()
+    if result.rules is None:
+        from porter.rules import load_rules
+
+        result = dataclasses.replace(result, rules=load_rules())  # a result built without scan()
+    rules = rule_verdicts(result.rules)
     findings_by_path: dict[str, list] = {}
     for f in result.findings:
         if f.rule in rules:

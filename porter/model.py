@@ -190,6 +190,9 @@ class ScanResult:
     extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
     # How the scan went (cache hits and misses); never serialised, so results stay byte-identical across runs.
     stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    # The validated rule set the findings came from (porter.rules.RuleSet), so later stages (kernel verdicts,
+    # assessment, SARIF) read the same rules, project rules included, without loading them again.
+    rules: Any = field(default=None, compare=False, repr=False)
 
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         """Launch sites of this kernel: those in its own file, and those in files that define no kernel of that

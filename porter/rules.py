@@ -52,6 +52,7 @@ class Rule:
     targets: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    verdict: dict[str, Any] | None = None  # kernel-verdict contribution: {default, by_target} (porter.kernels)
     source: str = ""  # the rule file, relative to the repository
     target_notes: tuple[tuple[str, str], ...] = ()  # (target predicate, note); see porter.target_notes
 
@@ -129,6 +130,7 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
         targets=tuple(raw.get("targets", ())),
         references=tuple(raw.get("references", ())),
         tags=tuple(raw.get("tags", ())),
+        verdict=raw.get("verdict"),
         source=source,
         target_notes=tuple((n["when"], " ".join(n["note"].split())) for n in raw.get("target_notes", ())),
     )

@@ -163,6 +163,7 @@ def scan(
         skipped=tuple(skipped),
         targets=tuple(options.targets),
         stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git},
+        rules=ruleset,
     )
 
 

@@ -263,3 +263,24 @@ def test_a_porter_bug_on_one_file_is_reported_as_skipped_not_a_crash(tmp_path):
     result = _guarded(Candidate("a.cu", tmp_path / "a.cu", "cuda"), broken)
     assert result.skipped.path == "a.cu"
     assert result.skipped.reason == f"{INTERNAL_ERROR}: TypeError: unsupported operand); please report it"
+
+
+def test_a_project_rule_with_a_verdict_decides_kernel_verdicts(tmp_path):
+    """Verdicts come from the rule set the scan used, so a project's own rules (porter.toml `rules`) count too."""
+    from porter.rules import RULES_DIR
+    from porter.scan import ScanOptions, scan
+
+    rule = (RULES_DIR / "kernel" / "KRN001-kernel-definition.yaml").read_text()
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "USR001-vendor-intrinsic.yaml").write_text(
+        rule.replace("id: KRN001", "id: USR001").replace("  - kernel: {}", "  - identifiers: [vendor_fast_exp]")
+        + "verdict:\n  default: rewrite\n  by_target:\n    \"wavefront_size == 32\": check\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.cu").write_text(
+        "__device__ float vendor_fast_exp(float x);\n"
+        "__global__ void k(float* x) { x[threadIdx.x] = vendor_fast_exp(x[threadIdx.x]); }\n")
+    opts = ScanOptions(jobs=1, extra_rules=(tmp_path / "rules",))
+    [k] = analyse(scan(tmp_path / "src", opts), ["mi300x", "mi455x"]).kernels
+    targets = dict(k.facts)["targets"]
+    assert (targets["mi300x"]["verdict"], targets["mi455x"]["verdict"]) == ("rewrite", "check")
+    assert targets["mi300x"]["reasons"] == ["USR001"]

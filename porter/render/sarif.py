@@ -63,7 +63,7 @@ def _rule_descriptor(rule, rid: str) -> dict[str, Any]:
 
 
 def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None) -> dict[str, Any]:
-    rules = rules or load_rules()
+    rules = rules or result.rules or load_rules()
     by_id = {r.id: r for r in rules.rules}
     used = sorted({f.rule for f in result.findings})
     index = {rid: i for i, rid in enumerate(used)}
