@@ -16,13 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
+from porter.datafile import REPO_DIR, display_path, read_yaml
 from porter.errors import DataFileError
-from porter.rules import SAFE_LOADER
 from porter.schemas import validator
 
-REPO_DIR = Path(__file__).resolve().parent.parent
 MODEL_PATH = REPO_DIR / "rules" / "effort" / "model.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "effort.schema.json"
 SIZES = ("none", "xs", "s", "m", "l", "xl")
@@ -128,29 +126,13 @@ class EffortModel:
         return Hours(low, likely, max(high, likely))
 
 
-def _display(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(REPO_DIR).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def _validator() -> jsonschema.protocols.Validator:
     return validator(SCHEMA_PATH.name)
 
 
 def _read(path: Path) -> dict[str, Any]:
-    shown = _display(path)
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except OSError as e:
-        raise EffortModelError(shown, "<file>", f"cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise EffortModelError(shown, "<file>", f"not UTF-8: {e}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise EffortModelError(shown, "<file>", f"not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    shown = display_path(path)
+    doc = read_yaml(path, EffortModelError, shown)
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
@@ -230,12 +212,12 @@ def load_effort_model(override: Path | str | None = None, base: Path | str | Non
     """The shipped model (or `base`), with `override` merged over it, validated."""
     base_path = Path(base) if base is not None else MODEL_PATH
     doc = _read(base_path)
-    shown = _display(base_path)
+    shown = display_path(base_path)
     over_shown = None
     if override is not None:
         over_path = Path(override)
-        over_shown = _display(over_path)
+        over_shown = display_path(over_path)
         doc = merge(doc, _read(over_path))
         shown = f"{over_shown} (merged over {shown})"
     _check(doc, shown)
-    return EffortModel(doc, _display(base_path), over_shown)
+    return EffortModel(doc, display_path(base_path), over_shown)

@@ -18,13 +18,11 @@ from typing import Any
 
 import jsonschema
 import jsonschema.exceptions
-import yaml
 
+from porter.datafile import REPO_DIR, display_path, read_yaml, schema_error_path
 from porter.errors import DataFileError
-from porter.rules import SAFE_LOADER
 from porter.schemas import validator
 
-REPO_DIR = Path(__file__).resolve().parent.parent
 LIBRARIES_PATH = REPO_DIR / "rules" / "kb" / "libraries.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "libraries.schema.json"
 KINDS = ("drop-in", "port", "early-access", "none")
@@ -134,13 +132,7 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _error_field(error: jsonschema.exceptions.ValidationError, doc: Any) -> str:
-    parts = list(error.absolute_path)
-    instance = error.instance
-    if error.validator == "required" and isinstance(instance, dict):
-        parts += [p for p in error.validator_value if p not in instance][:1]
-    elif error.validator == "additionalProperties" and isinstance(instance, dict):
-        allowed = set(error.schema.get("properties", {}))
-        parts += sorted(str(k) for k in instance if k not in allowed)[:1]
+    parts = schema_error_path(error)
     # Name an entry by its id, not its index: "libraries[cublas].kind" survives reordering.
     if len(parts) >= 2 and parts[0] == "libraries" and isinstance(parts[1], int):
         entry = doc["libraries"][parts[1]]
@@ -148,13 +140,6 @@ def _error_field(error: jsonschema.exceptions.ValidationError, doc: Any) -> str:
         head = f"libraries[{label}]"
         return ".".join([head, *map(str, parts[2:])])
     return ".".join(map(str, parts)) or "<file>"
-
-
-def _display(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(REPO_DIR).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _check_unique(path: str, libraries: list[Library]) -> None:
@@ -183,15 +168,8 @@ def _check_unique(path: str, libraries: list[Library]) -> None:
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> types.MappingProxyType:
-    shown = _display(path)
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except OSError as exc:
-        raise LibraryMapError(shown, "<file>", f"cannot read: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise LibraryMapError(shown, "<file>", f"not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    shown = display_path(path)
+    doc = read_yaml(path, LibraryMapError, shown)
     errors = list(_validator().iter_errors(doc))
     if errors:
         error = jsonschema.exceptions.best_match(errors)

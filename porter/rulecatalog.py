@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porter.rules import REPO_DIR, Rule, RuleSet
+from porter.datafile import REPO_DIR
+from porter.rules import Rule, RuleSet
 
 FIXTURES_DIR = REPO_DIR / "fixtures" / "rules"
 

@@ -13,20 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 
+from porter.datafile import REPO_DIR, read_yaml
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 from porter.schemas import validator
 
-REPO_DIR = Path(__file__).resolve().parent.parent
 RULES_DIR = REPO_DIR / "rules"
 # Directories under rules/ that hold data other than rules.
 NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
 
 
-# libyaml's safe loader when PyYAML was built with it: loading every rule on each run is then ~10x cheaper.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class RuleError(DataFileError):
@@ -83,14 +80,7 @@ def rule_files(directory: Path = RULES_DIR) -> list[Path]:
 
 def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
     """Load and validate one rule file."""
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else "yaml"
-        raise RuleError(path, where, f"not valid YAML: {getattr(e, 'problem', e)}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise RuleError(path, "file", f"cannot read: {e}") from None
+    raw = read_yaml(path, RuleError)
     if not isinstance(raw, dict):
         raise RuleError(path, "(top level)", "a rule file must be a mapping")
     errors = sorted(validator("rule.schema.json").iter_errors(raw), key=lambda e: list(e.absolute_path))

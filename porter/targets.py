@@ -26,13 +26,11 @@ from typing import Any
 
 import jsonschema
 import jsonschema.exceptions
-import yaml
 
+from porter.datafile import REPO_DIR, display_path, read_yaml, schema_error_path
 from porter.errors import DataFileError
-from porter.rules import SAFE_LOADER
 from porter.schemas import schema, validator
 
-REPO_DIR = Path(__file__).resolve().parent.parent
 TARGETS_DIR = REPO_DIR / "rules" / "targets"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "target.schema.json"
 DEFAULT_TARGETS: tuple[str, ...] = ("mi355x",)
@@ -127,28 +125,11 @@ def _thaw(value: Any) -> Any:
 
 def _error_field(error: jsonschema.exceptions.ValidationError) -> str:
     """The dotted field an error is about, including the missing or unexpected key for object-level errors."""
-    path = [str(p) for p in error.absolute_path]
-    instance = error.instance
-    if error.validator == "required" and isinstance(instance, dict):
-        missing = [p for p in error.validator_value if p not in instance]
-        path += missing[:1]
-    elif error.validator == "additionalProperties" and isinstance(instance, dict):
-        allowed = set(error.schema.get("properties", {}))
-        path += sorted(str(k) for k in instance if k not in allowed)[:1]
-    return ".".join(path) or "<file>"
+    return ".".join(map(str, schema_error_path(error))) or "<file>"
 
 
 def _read_profile(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TargetError(path, "<file>", f"cannot read: {exc.strerror or exc}") from None
-    try:
-        data = yaml.load(text, Loader=SAFE_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise TargetError(path, "<file>", f"not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    data = read_yaml(path, TargetError)
     if not isinstance(data, dict):
         raise TargetError(path, "<file>", "a profile must be a YAML mapping of fields")
     errors = list(_validator().iter_errors(data))
@@ -170,13 +151,6 @@ def _check_consistency(path: Path, data: dict[str, Any]) -> None:
     if xcds is not None and per_xcd is not None and xcds * per_xcd != data["compute_units"]:
         raise TargetError(path, "compute_units",
                           f"{data['compute_units']} is not xcds × cus_per_xcd = {xcds} × {per_xcd}")
-
-
-def _display(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(REPO_DIR).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _profile_files(directory: Path) -> list[Path]:
@@ -218,7 +192,7 @@ def _make_target(path: Path, data: dict[str, Any]) -> Target:
         pre_release=data["pre_release"], wavefront_size=data["wavefront_size"],
         lds_kib=data["lds_per_workgroup_kib"], compute_units=data["compute_units"],
         matrix_unit=data["matrix_unit"], hbm_gib=data["hbm_gib"], hbm_bandwidth_tbs=data["hbm_bandwidth_tbs"],
-        fields=_freeze(fields), source=_display(path),
+        fields=_freeze(fields), source=display_path(path),
     )
 
 
@@ -242,7 +216,7 @@ def load_references(directory: Path | None = None, extra: Iterable[Path | str] =
             id=data["id"], name=data["name"], warp_size=data["warp_size"],
             smem_per_sm_kib=data["smem_per_sm_kib"], max_smem_per_block_kib=data["max_smem_per_block_kib"],
             static_smem_limit_kib=data["static_smem_limit_kib"], devices=_freeze(data["devices"]),
-            fields=_freeze(data), source=_display(path),
+            fields=_freeze(data), source=display_path(path),
         )
     return dict(sorted(refs.items()))
 
