@@ -144,13 +144,8 @@ def resolve_targets(spec: Iterable[str] | None, profile_files: Iterable[str | Pa
             elif part:
                 ids.append(part)
     available = load_targets(extra=files)
-    if files:
-        from porter.targets import _read_profile
-
-        for f in files:
-            p = Path(f)
-            for path in (sorted(p.glob("*.y*ml")) if p.is_dir() else [p]):
-                ids.append(_read_profile(path)["id"])
+    # A user profile may not reuse a shipped id (load_targets refuses), so the new ids are exactly the user's.
+    ids += sorted(set(available) - set(load_targets())) if files else []
     return select_targets(ids, available)
 
 
