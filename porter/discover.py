@@ -101,20 +101,9 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     if not os.access(root, os.R_OK | os.X_OK):
         raise DiscoveryError(f"{root}: permission denied")
     real_root = root.resolve()
-    listed = _git_files(real_root)
-    is_git = listed is not None
-    skipped: list[Skipped] = []
-    if listed is None:
-        listed = _walk_files(real_root, skipped)
+    entries, skipped, is_git = tree_entries(real_root, include, exclude)
     files: list[Candidate] = []
-    for raw in listed:
-        rel = _printable(raw)
-        parts = rel.split("/")
-        # In a git work tree git decides what is source; a plain walk skips build outputs and environments itself.
-        if not is_git and any(p in SKIP_DIRS for p in parts[:-1]):
-            continue
-        if not _selected(rel, include, exclude):
-            continue
+    for rel, raw in entries:
         abspath = real_root / raw
         if is_git and abspath.is_dir() and not abspath.is_symlink():
             skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
@@ -130,6 +119,24 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     files.sort(key=lambda c: c.path)
     skipped.sort()
     return Discovery(real_root, tuple(files), tuple(skipped), is_git)
+
+
+def tree_entries(root: Path, include: list[str] | None = None, exclude: list[str] | None = None
+                 ) -> tuple[list[tuple[str, str]], list[Skipped], bool]:
+    """Every entry under a directory that a run considers, whatever its language, as (path as shown, path on disk
+    relative to root); plus what was skipped and whether git decided. In a git work tree git decides what is
+    source (tracked plus untracked-not-ignored); a plain walk honours .gitignore and leaves out SKIP_DIRS."""
+    listed = _git_files(root)
+    is_git = listed is not None
+    skipped: list[Skipped] = []
+    if listed is None:
+        listed = _walk_files(root, skipped)
+    entries = []
+    for raw in listed:
+        rel = _printable(raw)
+        if _selected(rel, include, exclude):
+            entries.append((rel, raw))
+    return entries, skipped, is_git
 
 
 def _printable(rel: str) -> str:

@@ -580,3 +580,15 @@ def test_a_non_source_file_is_refused(tmp_path):
     (tmp_path / "README.md").write_text("cudaMalloc is mentioned here\n")
     with pytest.raises(TranslateError, match=r"README.md: not a C, C\+\+ or CUDA source file"):
         translate(tmp_path / "README.md", BUILTIN)
+
+
+def test_a_file_name_that_is_not_utf8_keeps_its_bytes_in_the_mirror(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    raw_name = os.path.join(os.fsencode(src), b"bad\xff.cu")
+    with open(raw_name, "wb") as fh:
+        fh.write(b"#include <cuda_runtime.h>\nvoid f() { cudaFree(0); }\n")
+    write_tree(translate(src, BUILTIN), tmp_path / "out")
+    assert sorted(os.listdir(os.fsencode(tmp_path / "out"))) == [b"bad\xff.cu"]
+    with open(os.path.join(os.fsencode(tmp_path / "out"), b"bad\xff.cu"), "rb") as fh:
+        assert fh.read() == b"#include <hip/hip_runtime.h>\nvoid f() { hipFree(0); }\n"

@@ -11,6 +11,8 @@ a renamed file; headers a translated file includes are translated with it, whate
 """
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import re
 from collections import Counter
@@ -207,20 +209,12 @@ def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str,
     """Every file of the tree (not only the languages porter scans), for a mirror; symlinks listed apart."""
     from porter import discover as d
 
-    skipped: list[Skipped] = []
-    listed = d._git_files(root)
-    is_git = listed is not None
-    if listed is None:
-        listed = d._walk_files(root, skipped)
+    entries, skipped, _ = d.tree_entries(root, list(include) or None, list(exclude) or None)
     files, links = [], []
-    for rel in listed:
-        parts = rel.split("/")
-        # In a git tree every tracked file belongs in the mirror (a tracked build/config.h is source); a plain
-        # walk leaves out build outputs and environments, as the scan does.
-        if parts[0] == BACKUP_DIR or (not is_git and any(p in d.SKIP_DIRS for p in parts[:-1])):
+    for rel, raw in entries:
+        if rel.split("/")[0] == BACKUP_DIR:
             continue
-        if not d._selected(rel, list(include) or None, list(exclude) or None):
-            continue
+        rel = raw  # the mirror is written under the real names, bytes included
         p = root / rel
         if p.is_symlink():
             target = os.readlink(p)
@@ -252,6 +246,8 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
     for c in found.files:
         if not _is_source(c) or c.path.split("/")[0] == BACKUP_DIR:
             continue
+        # Written back under its real name: a name that is not UTF-8 keeps its bytes (c.path shows them escaped).
+        c = dataclasses.replace(c, path=c.abspath.relative_to(root_real).as_posix())
         try:
             size = c.abspath.stat().st_size
             if size > MAX_FILE_BYTES:
