@@ -215,21 +215,12 @@ def assess_cmd(
                 result, assessment = run_assessment(path, opts, chosen, model, progress=callback)
         else:
             result, assessment = run_assessment(path, opts, chosen, model)
-        to_file = output is not None and str(output) != "-"
         if format == "console" and quiet:
-            _write(assessment.headline + "\n", output) if to_file else Console(highlight=False).print(
-                assessment.headline, markup=False)
+            _console_out(output, lambda c: c.print(assessment.headline, markup=False))
         elif format == "console":
             from porter.render import assess_console
 
-            if to_file:
-                import io
-
-                buf = io.StringIO()
-                assess_console.render(result, assessment, Console(file=buf, width=120, no_color=True), explain)
-                _write(buf.getvalue(), output)
-            else:
-                assess_console.render(result, assessment, Console(highlight=False), explain)
+            _console_out(output, lambda c: assess_console.render(result, assessment, c, explain))
         else:
             import importlib
 
@@ -275,24 +266,24 @@ def targets_cmd(
 
 
 def _console_render(result, output, quiet, verbose) -> None:
-    import io
-
     from porter.render import console as console_render
 
-    if output is not None and str(output) != "-":
-        buf = io.StringIO()
-        c = Console(file=buf, width=120, no_color=True)
-        if quiet:
-            c.print(console_render.summary_line(result), markup=False)
-        else:
-            console_render.render(result, c, verbose=verbose)
-        _write(buf.getvalue(), output)
-        return
-    out = Console(highlight=False)
     if quiet:
-        out.print(console_render.summary_line(result))
+        _console_out(output, lambda c: c.print(console_render.summary_line(result), markup=False))
     else:
-        console_render.render(result, out, verbose=verbose)
+        _console_out(output, lambda c: console_render.render(result, c, verbose=verbose))
+
+
+def _console_out(output: Optional[Path], draw: Callable[[Console], None]) -> None:
+    """Draw a console view on the terminal, or as plain 120-column text into `output` through _write."""
+    if output is None or str(output) == "-":
+        draw(Console(highlight=False))
+        return
+    import io
+
+    buf = io.StringIO()
+    draw(Console(file=buf, width=120, no_color=True))
+    _write(buf.getvalue(), output)
 
 
 @rules_app.command("list")
