@@ -36,8 +36,8 @@ class UsageError(Exception):
 
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
     """Call a command body and map every outcome to porter's exit codes."""
-    from porter.config import ConfigError
-    from porter.discover import DiscoveryError
+    from porter.settings import ConfigError
+    from porter.source.discover import DiscoveryError
     from porter.rules import RuleError
 
     try:
@@ -102,8 +102,8 @@ def _progress(enabled: bool):
 
 def build_scan_options(path: Path, include, exclude, jobs, no_cache, cache_dir, targets, config_file):
     """Merge command-line options over the closest configuration file; returns (ScanOptions, Config)."""
-    from porter.config import find_config, load_config
-    from porter.scan import DEFAULT_MAX_FILE_BYTES, ScanOptions, default_cache_dir
+    from porter.settings import find_config, load_config
+    from porter.pipeline import DEFAULT_MAX_FILE_BYTES, ScanOptions, default_cache_dir
 
     if not path.exists() and not path.is_symlink():
         raise UsageError(f"{path}: no such file or directory")
@@ -146,7 +146,7 @@ def scan(
 
     def body() -> int:
         from porter.model import Severity
-        from porter.scan import scan as run_scan
+        from porter.pipeline import scan as run_scan
 
         if format not in ("console", "json"):
             raise UsageError(f"--format must be console or json, not {format!r}")
@@ -159,7 +159,7 @@ def scan(
                 result = run_scan(path, opts, progress=callback)
         else:
             result = run_scan(path, opts)
-        from porter.kernels import analyse
+        from porter.kernels.verdicts import analyse
 
         result = analyse(result, list(opts.targets), deep=deep) if deep else analyse(result, list(opts.targets))
         if format == "json":
@@ -199,8 +199,8 @@ def assess_cmd(
     def body() -> int:
         import dataclasses
 
-        from porter.assess import run_assessment
-        from porter.effort import load_effort_model
+        from porter.estimate.assess import run_assessment
+        from porter.estimate.effort_model import load_effort_model
         from porter.targets import load_targets, select_targets
 
         if format not in ASSESS_FORMATS:

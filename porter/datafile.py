@@ -4,6 +4,7 @@ Every loader reports a file it cannot use the same way: a DataFileError subclass
 """
 from __future__ import annotations
 
+import importlib.resources
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +13,20 @@ import yaml
 
 from porter.errors import DataFileError
 
-REPO_DIR = Path(__file__).resolve().parent.parent
+# The shipped data (authored in the checkout's rules/, installed as the package porter.data): rules, kb/, targets/,
+# effort/. pip installs packages as plain files, so the resource root is a real directory in a checkout (editable
+# install) and in site-packages alike.
+DATA_DIR = Path(str(importlib.resources.files("porter.data")))
+# How messages and reports name a shipped data file: as it is authored (rules/...), wherever porter is installed.
+DATA_DISPLAY_ROOT = "rules"
 # libyaml's safe loader when PyYAML was built with it: loading every data file on each run is then ~10x cheaper.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def display_path(path: Path) -> str:
-    """A data file's path as messages and reports show it: relative to porter's repository when inside it."""
+    """A data file's path as messages and reports show it: `rules/...` for porter's own data, else as given."""
     try:
-        return path.resolve().relative_to(REPO_DIR).as_posix()
+        return f"{DATA_DISPLAY_ROOT}/{path.resolve().relative_to(DATA_DIR.resolve()).as_posix()}"
     except ValueError:
         return str(path)
 

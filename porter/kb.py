@@ -13,7 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "rules" / "kb"
+from porter.datafile import DATA_DIR
+
+DEFAULT_DIR = DATA_DIR / "kb"
 
 STATUSES = ("rename", "unsupported", "deprecated", "removed", "same_name")
 HEADER_STATUSES = ("rename", "drop", "unsupported", "none")

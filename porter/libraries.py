@@ -19,11 +19,11 @@ from typing import Any
 import jsonschema
 import jsonschema.exceptions
 
-from porter.datafile import REPO_DIR, display_path, read_yaml, schema_error_path
+from porter.datafile import DATA_DIR, display_path, read_yaml, schema_error_path
 from porter.errors import DataFileError
 from porter.schemas import validator
 
-LIBRARIES_PATH = REPO_DIR / "rules" / "kb" / "libraries.yaml"
+LIBRARIES_PATH = DATA_DIR / "kb" / "libraries.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "libraries.schema.json"
 KINDS = ("drop-in", "port", "early-access", "none")
 VENDOR_KINDS = ("cuda-library", "python-library", "serving", "binary-format")

@@ -3,14 +3,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porter.datafile import REPO_DIR
+from porter.datafile import DATA_DIR
 from porter.rules import Rule, RuleSet
 
-FIXTURES_DIR = REPO_DIR / "fixtures" / "rules"
+# Fixtures live in a checkout beside rules/ and are not installed: from a wheel, coverage is unknown (None).
+CHECKOUT_DIR = DATA_DIR.parent if DATA_DIR.name == "rules" else None
+FIXTURES_DIR = CHECKOUT_DIR / "fixtures" / "rules" if CHECKOUT_DIR is not None else None
 
 
-def fixture_for(rule: Rule, fixtures: Path = FIXTURES_DIR) -> Path | None:
+def fixture_for(rule: Rule, fixtures: Path | None = FIXTURES_DIR) -> Path | None:
     """The annotated sample for a rule: fixtures/rules/<ID>-<slug>.<ext> or a directory of that name."""
+    if fixtures is None or not fixtures.is_dir():
+        return None
     stem = Path(rule.source).stem
     hits = sorted(fixtures.glob(stem + ".*")) + sorted(p for p in fixtures.glob(stem) if p.is_dir())
     return hits[0] if hits else None
@@ -22,7 +26,7 @@ def catalogue(rs: RuleSet, category: str | None = None) -> dict:
     cats: dict[str, dict[str, int]] = {}
     for r in rules:
         fx = fixture_for(r)
-        rows.append({**r.to_dict(), "fixture": str(fx.relative_to(REPO_DIR)) if fx else None})
+        rows.append({**r.to_dict(), "fixture": fx.relative_to(CHECKOUT_DIR).as_posix() if fx else None})
         c = cats.setdefault(r.category, {"rules": 0, "with_fixture": 0})
         c["rules"] += 1
         c["with_fixture"] += 1 if fx else 0

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 
-from porter.datafile import REPO_DIR, read_yaml
+from porter.datafile import DATA_DIR, display_path, read_yaml
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 from porter.schemas import validator
 
-RULES_DIR = REPO_DIR / "rules"
+RULES_DIR = DATA_DIR
 # Directories under rules/ that hold data other than rules.
 NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
 
@@ -49,7 +49,7 @@ class Rule:
     targets: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    verdict: dict[str, Any] | None = None  # kernel-verdict contribution: {default, by_target} (porter.kernels)
+    verdict: dict[str, Any] | None = None  # kernel-verdict contribution: {default, by_target} (porter.kernels.verdicts)
     source: str = ""  # the rule file, relative to the repository
     target_notes: tuple[tuple[str, str], ...] = ()  # (target predicate, note); see porter.target_notes
 
@@ -100,10 +100,7 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
     for i, pat in enumerate(raw["patterns"]):
         _check_pattern(path, i, pat, raw["languages"])
     _check_message(path, raw["message"])
-    try:
-        source = str(path.relative_to(REPO_DIR))
-    except ValueError:
-        source = str(path)
+    source = display_path(path)
     return Rule(
         id=rid,
         title=raw["title"],
@@ -142,7 +139,7 @@ def _check_message(path: Path, message: str) -> None:
 
 
 def _check_pattern(path: Path, i: int | str, pat: dict, languages: list[str]) -> None:
-    from porter.matchers import MATCHERS
+    from porter.match.registry import MATCHERS
 
     if isinstance(pat.get("feature"), dict):
         # `feature: {<one pattern kind>, note: ...}` wraps a pattern that must be as valid as a top-level one.
@@ -161,7 +158,7 @@ def _check_pattern(path: Path, i: int | str, pat: dict, languages: list[str]) ->
             except re.error as e:
                 raise RuleError(path, f"patterns.{i}.{key}", f"bad regular expression: {e}") from None
     if "query" in pat:
-        from porter.parse import query
+        from porter.source.parse import query
 
         for lang in languages:
             if lang not in ("cuda", "python"):

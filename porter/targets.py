@@ -27,11 +27,11 @@ from typing import Any
 import jsonschema
 import jsonschema.exceptions
 
-from porter.datafile import REPO_DIR, display_path, read_yaml, schema_error_path
+from porter.datafile import DATA_DIR, display_path, read_yaml, schema_error_path
 from porter.errors import DataFileError
 from porter.schemas import schema, validator
 
-TARGETS_DIR = REPO_DIR / "rules" / "targets"
+TARGETS_DIR = DATA_DIR / "targets"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "target.schema.json"
 DEFAULT_TARGETS: tuple[str, ...] = ("mi355x",)
 PROFILE_SUFFIXES = (".yaml", ".yml")

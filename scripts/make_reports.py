@@ -26,9 +26,9 @@ def assess_repo(rel: str, targets=TARGETS):
     """(ScanResult with its assessment attached, Assessment) for one repository path relative to REPO."""
     import dataclasses
 
-    from porter.assess import run_assessment
+    from porter.estimate.assess import run_assessment
     from porter.cli import build_scan_options
-    from porter.effort import load_effort_model
+    from porter.estimate.effort_model import load_effort_model
     from porter.targets import load_targets, select_targets
 
     path = Path(rel)

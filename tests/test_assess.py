@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from helpers import REPO, run_porter, write_files
-from porter.assess import assess
-from porter.effort import EffortModelError, Hours, load_effort_model
+from porter.estimate.assess import assess
+from porter.estimate.effort_model import EffortModelError, Hours, load_effort_model
 from porter.model import Confidence, FileResult, Finding, Kernel, ScanResult, Severity
 from porter.rules import Rule, RuleSet
 from porter.targets import load_targets, select_targets
@@ -140,8 +140,8 @@ def test_a_rule_that_does_not_apply_to_the_target_is_not_costed():
 
 
 def test_every_figure_traces_to_findings_and_totals_add_up():
-    from porter.kernels import analyse
-    from porter.scan import ScanOptions, scan
+    from porter.kernels.verdicts import analyse
+    from porter.pipeline import ScanOptions, scan
 
     targets = ts("mi300x", "mi355x")
     r = analyse(scan(REPO / "fixtures/repos/cuda-app", ScanOptions(jobs=1, targets=("mi300x", "mi355x"))),
@@ -256,9 +256,9 @@ def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
 
 
 def test_targets_needing_the_same_work_are_costed_once(tmp_path):
-    from porter.assess import run_assessment
-    from porter.effort import load_effort_model
-    from porter.scan import ScanOptions
+    from porter.estimate.assess import run_assessment
+    from porter.estimate.effort_model import load_effort_model
+    from porter.pipeline import ScanOptions
     from porter.targets import load_targets, select_targets
 
     (tmp_path / "k.cu").write_text(

@@ -6,9 +6,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from porter import deep
-from porter.kernels import analyse
-from porter.scan import ScanOptions, scan
+from porter.kernels import deep
+from porter.kernels.verdicts import analyse
+from porter.pipeline import ScanOptions, scan
 
 from conftest import FIXTURES
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from porter.discover import DiscoveryError, discover, language_of
+from porter.source.discover import DiscoveryError, discover, language_of
 from tests.helpers import git, make_repo, write_files
 
 KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"

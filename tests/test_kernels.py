@@ -11,10 +11,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from porter.constfold import Unknown, build_constants, fold_text
-from porter.kernels import analyse
-from porter.parse import parse
-from porter.scan import ScanOptions, scan
+from porter.kernels.constfold import Unknown, build_constants, fold_text
+from porter.kernels.verdicts import analyse
+from porter.source.parse import parse
+from porter.pipeline import ScanOptions, scan
 
 from conftest import FIXTURES, REPO
 
@@ -236,7 +236,7 @@ def test_fixture_compiles_with_nvcc(path, tmp_path):
 
 def test_hostile_constant_expressions_fold_safely(tmp_path):
     """Shifts beyond 64 bits and ~ on a float are unknown, casts wrap like C, and a sign inside a literal folds."""
-    from porter.scan import ScanOptions, scan
+    from porter.pipeline import ScanOptions, scan
 
     (tmp_path / "c.cu").write_text(
         "#define N (1 << 0x7fffffffffff)\n#define M (~1.5)\n#define Q (-7 / 2)\n"
@@ -254,8 +254,8 @@ def test_hostile_constant_expressions_fold_safely(tmp_path):
 
 
 def test_a_porter_bug_on_one_file_is_reported_as_skipped_not_a_crash(tmp_path):
-    from porter.discover import Candidate
-    from porter.scan import INTERNAL_ERROR, _guarded
+    from porter.source.discover import Candidate
+    from porter.pipeline import INTERNAL_ERROR, _guarded
 
     def broken():
         raise TypeError("unsupported operand")
@@ -268,7 +268,7 @@ def test_a_porter_bug_on_one_file_is_reported_as_skipped_not_a_crash(tmp_path):
 def test_a_project_rule_with_a_verdict_decides_kernel_verdicts(tmp_path):
     """Verdicts come from the rule set the scan used, so a project's own rules (porter.toml `rules`) count too."""
     from porter.rules import RULES_DIR
-    from porter.scan import ScanOptions, scan
+    from porter.pipeline import ScanOptions, scan
 
     rule = (RULES_DIR / "kernel" / "KRN001-kernel-definition.yaml").read_text()
     (tmp_path / "rules").mkdir()

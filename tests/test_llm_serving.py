@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porter.scan import ScanOptions, scan
+from porter.pipeline import ScanOptions, scan
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "llm-serving"
 LOCK_IN = {"library", "tensorrt", "quantization", "config", "binary", "build", "python", "container"}
@@ -111,7 +111,7 @@ def test_library_findings_name_the_rocm_replacement():
 
 
 def test_low_precision_kernels_get_per_target_verdicts():
-    from porter.kernels import analyse
+    from porter.kernels.verdicts import analyse
 
     r = analyse(scan(REPO, ScanOptions(jobs=1)), ["mi300x", "mi355x"])
     verdicts = {k.name: {t: v["verdict"] for t, v in dict(k.facts)["targets"].items()} for k in r.kernels}

@@ -14,7 +14,7 @@ import pytest
 
 from porter.model import Finding
 from porter.rules import load_rules
-from porter.scan import ScanOptions, scan
+from porter.pipeline import ScanOptions, scan
 from porter.targets import load_targets, validate_predicate
 
 OPTS = ScanOptions(jobs=1, cache_dir=None)

@@ -1,11 +1,11 @@
 """Each pattern kind in porter/matchers on small real sources: exact spans, names and message values.
 
-Sources are parsed with the real tree-sitter grammars (porter.parse.parse); nothing is mocked.
+Sources are parsed with the real tree-sitter grammars (porter.source.parse.parse); nothing is mocked.
 """
 from __future__ import annotations
 
-from porter.matchers import MATCHERS, MatchContext
-from porter.parse import parse
+from porter.match.registry import MATCHERS, MatchContext
+from porter.source.parse import parse
 
 
 def run(kind: str, spec, source: str, lang: str = "cuda"):

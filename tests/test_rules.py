@@ -13,7 +13,7 @@ import pytest
 
 from porter.rulecatalog import FIXTURES_DIR, fixture_for
 from porter.rules import load_rules
-from porter.scan import ScanOptions, scan
+from porter.pipeline import ScanOptions, scan
 
 ANNOTATION = re.compile(r"(?://|#|;|<!--)\s*(ruleid|ok|todoruleid|todook):\s*([A-Z]{3}[0-9]{3}(?:\s*,\s*[A-Z]{3}[0-9]{3})*)")
 EXPECTED = re.compile(r"^\s*(ruleid|ok|todoruleid):\s*([A-Z]{3}[0-9]{3})\s+(\d+)\s*$")

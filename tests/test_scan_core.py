@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from porter.model import Severity
-from porter.scan import ScanOptions, scan
+from porter.pipeline import ScanOptions, scan
 from tests.helpers import REPO, make_repo, run_porter, scan_json, write_files
 
 SCHEMA = json.loads((REPO / "porter" / "schemas" / "scan.schema.json").read_text())
@@ -192,7 +192,7 @@ def test_attributes_tree_sitter_cannot_parse_do_not_hide_kernels(tmp_path):
 
 
 def test_cache_key_follows_porters_own_code():
-    from porter.scan import code_digest
+    from porter.pipeline import code_digest
 
     assert len(code_digest()) == 16 and code_digest() == code_digest()
 
@@ -257,7 +257,7 @@ def test_kernels_declared_through_a_function_like_macro_are_found(tmp_path):
 
 
 def test_cached_rule_set_follows_every_rule_file(tmp_path):
-    from porter.scan import load_rules_cached
+    from porter.pipeline import load_rules_cached
 
     rule = (REPO / "rules" / "kernel" / "KRN001-kernel-definition.yaml").read_text()
     extra = tmp_path / "USR001-mine.yaml"

@@ -6,7 +6,7 @@ missed use and a noisy hit fail the test.
 """
 from __future__ import annotations
 
-from porter.scan import ScanOptions, scan
+from porter.pipeline import ScanOptions, scan
 
 SOURCE = r"""// Token accuracy: CUDA names that are, and are not, CUDA usage.
 #include <cuda_runtime.h>

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from porter.discover import Candidate, discover, language_of
+from porter.source.discover import Candidate, discover, language_of
 from porter.model import SCHEMA_VERSION, Finding, Skipped
 
 ENGINES = ("auto", "builtin", "hipify-perl", "hipify-clang")
@@ -141,11 +141,11 @@ class TranslationResult:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        from porter.model import _version
+        from porter import __version__
 
         return {
             "schema": SCHEMA_VERSION,
-            "tool": {"name": "porter", "version": _version()},
+            "tool": {"name": "porter", "version": __version__},
             "command": "translate",
             "root": str(self.root),
             "engine": self.engine.to_dict(),
@@ -207,7 +207,7 @@ def _included_extras(root: Path, sources: dict[str, bytes], listed: set[str]) ->
 
 def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str, str]], list[Skipped]]:
     """Every file of the tree (not only the languages porter scans), for a mirror; symlinks listed apart."""
-    from porter import discover as d
+    from porter.source import discover as d
 
     entries, skipped, _ = d.tree_entries(root, list(include) or None, list(exclude) or None)
     files, links = [], []

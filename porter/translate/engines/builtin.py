@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from porter.matchers.code import _is_member_access
+from porter.match.kinds.code import _is_member_access
 from porter.kb import ApiEntry, KnowledgeBase, load_kb
-from porter.match import _with_fingerprints
+from porter.match.engine import _with_fingerprints
 from porter.model import Confidence, Finding, Severity
-from porter.parse import SourceFile, captures, parse
+from porter.source.parse import SourceFile, captures, parse
 
 # Extensions nvcc compiles with an implicit `#include <cuda_runtime.h>`; their HIP version must include
 # hip/hip_runtime.h itself (hip-clang declares neither threadIdx nor hipMalloc without it).

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from porter.kb import load_kb
-from porter.parse import parse
+from porter.source.parse import parse
 from porter.translate.engines.builtin import Classifier, _sorted_findings, definitions, leftovers, make_finding
 
 # hipify-perl -print-stats (stderr)

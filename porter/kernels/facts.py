@@ -1,7 +1,7 @@
 """Measure what a CUDA kernel does from its tree-sitter tree: shared memory, launches, warp and lane assumptions, PTX.
 
 One walk over each kernel's body (and the same-file device functions it calls, transitively) collects the facts
-kernel analysis decides on. Values are folded with porter.constfold; a value that cannot be folded is recorded
+kernel analysis decides on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
 with the reason under `unknown`, never guessed. Everything returned is plain JSON data (dicts, lists, ints).
 """
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 import tree_sitter as ts
 
-from porter import launches as launch_mod
-from porter.constfold import Constants, Unknown, build_constants, dims, fold, fold_text, type_size
+from porter.source import syntax as launch_mod
+from porter.kernels.constfold import Constants, Unknown, build_constants, dims, fold, fold_text, type_size
 from porter.model import Kernel
-from porter.parse import Function, SourceFile, descendants, unqualified
+from porter.source.parse import Function, SourceFile, descendants, unqualified
 
 WARP_OPS = frozenset({
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
@@ -511,7 +511,7 @@ class _FileContext:
         out: dict[str, dict[str, Any]] = {}
         if b"MaxDynamicSharedMemorySize" not in self.sf.data:
             return out
-        from porter.matchers.code import call_sites
+        from porter.match.kinds.code import call_sites
 
         for fn, text, call in call_sites(self.sf):
             if unqualified(text) not in ("cudaFuncSetAttribute", "cuFuncSetAttribute"):
@@ -539,7 +539,7 @@ class _FileContext:
         if not kernel.launch_bounds:
             return None
         out: dict[str, Any] = {"text": list(kernel.launch_bounds)}
-        from porter.constfold import fold_text
+        from porter.kernels.constfold import fold_text
 
         for key, text in zip(("max_threads", "min_blocks", "max_blocks_per_cluster"), kernel.launch_bounds):
             v = fold_text(text, env)
@@ -577,7 +577,7 @@ _BODY_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_i
 
 
 def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) -> list[ts.Node]:
-    """`node` and the nodes under it of one of `types`, in pre-order (see porter.parse.descendants)."""
+    """`node` and the nodes under it of one of `types`, in pre-order (see porter.source.parse.descendants)."""
     return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
 
 
@@ -636,7 +636,7 @@ def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
 
 
 def _triple_args(args: ts.Node, env: Constants, locals_: dict[str, Any]) -> Any:
-    from porter.constfold import _triple
+    from porter.kernels.constfold import _triple
 
     return _triple(args, env, locals_)
 

@@ -11,9 +11,9 @@ import functools
 import re
 from typing import Iterable
 
-from porter import launches
-from porter.matchers.base import Hit, MatchContext
-from porter.parse import SourceFile, captures, unqualified
+from porter.source import syntax as launches
+from porter.match.base import Hit, MatchContext
+from porter.source.parse import SourceFile, captures, unqualified
 
 _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
 
@@ -33,7 +33,7 @@ def required_literals(pattern: str, flags: tuple[str, ...] = ()) -> tuple[tuple[
     A cheap `literal in text` test then skips a regex pass over a file that cannot match. The analysis is
     conservative: it only ever weakens a requirement (a part it does not understand requires nothing).
     """
-    from porter.matchers.literals import required_literals as _required
+    from porter.match.prefilter import required_literals as _required
 
     return _required(pattern, flags)
 
@@ -151,7 +151,7 @@ def call_sites(sf: SourceFile) -> list:
 def match_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     names = set(pattern["call"])
     if sf.language == "python":
-        from porter.matchers.python import python_calls
+        from porter.match.kinds.python import python_calls
 
         for fn, dotted, call in python_calls(sf):
             if dotted in names or any(dotted.endswith("." + n) for n in names if "." in n):
@@ -477,7 +477,7 @@ def _typed_variables(sf: SourceFile, types: set[str], inits: set[str]) -> set[tu
     """(enclosing function, name) of variables and parameters declared with a type whose last part is in `types`,
     or initialised from a call to one of `inits` (a name means different things in different functions)."""
     import tree_sitter as ts
-    from porter.parse import query
+    from porter.source.parse import query
 
     out = set()
     for _, m in ts.QueryCursor(query("cuda", _DECLS)).matches(sf.root):

@@ -5,8 +5,8 @@ pattern means writing one such function in a module here and listing it below; a
 """
 from __future__ import annotations
 
-from porter.matchers.base import Hit, MatchContext, Matcher
-from porter.matchers import binary, buildfiles, code, config, embedded, library, python
+from porter.match.base import Hit, MatchContext, Matcher
+from porter.match.kinds import binary, buildfiles, code, config, embedded, library, python
 
 MATCHERS: dict[str, Matcher] = {
     **code.MATCHERS,

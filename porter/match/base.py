@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 if TYPE_CHECKING:
-    from porter.parse import SourceFile
+    from porter.source.parse import SourceFile
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable, Iterator
 
-from porter.matchers.base import Hit, MatchContext
-from porter.matchers.code import compile_regex
-from porter.parse import SourceFile, captures
+from porter.match.base import Hit, MatchContext
+from porter.match.kinds.code import compile_regex
+from porter.source.parse import SourceFile, captures
 
 # ------------------------------------------------------------------------------------------------ evidence
 
@@ -39,7 +39,7 @@ def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
     from porter.libraries import by_header
-    from porter.matchers.code import includes
+    from porter.match.kinds.code import includes
 
     for node, header in includes(sf):
         lib = by_header(header)
@@ -76,7 +76,7 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
             seen.add(m.start())
             yield _library_hit(m.start(), m.end(), text, lib)
     if sf.language == "cmake":
-        from porter.matchers.buildfiles import cmake_statements
+        from porter.match.kinds.buildfiles import cmake_statements
 
         for st in cmake_statements(sf):
             if st.name not in ("target_link_libraries", "link_libraries", "find_library"):
@@ -133,7 +133,7 @@ def _imports(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "python" or sf.root is None:
         return
     from porter.libraries import by_import
-    from porter.matchers.python import imports
+    from porter.match.kinds.python import imports
 
     done: set[int] = set()
     own = ctx.extra.get("local_packages", frozenset()) if ctx is not None else frozenset()
@@ -214,7 +214,7 @@ def _package_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
 
 
 def _toml_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
-    from porter.matchers.config import tree, walk
+    from porter.match.kinds.config import tree, walk
 
     if PurePosixPath(sf.path).name != "pyproject.toml":
         return
@@ -334,7 +334,7 @@ def resolve(sf: SourceFile, dotted: str) -> str:
 def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "python":
         return
-    from porter.matchers.python import python_calls
+    from porter.match.kinds.python import python_calls
 
     spec = pattern["module_call"]
     modules = spec["module"] if isinstance(spec["module"], list) else [spec["module"]]

@@ -257,8 +257,8 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
         info["unresolved"] = [{"kernel": k.name, "path": k.path, **u} for k in kernels for u in dict(k.facts).get("unknown", [])]
         info["note"] = f"deep mode unavailable ({cfg.reason}); these values stayed unknown"
         return kernels, info
-    from porter.kernelfacts import measure_file
-    from porter.parse import parse
+    from porter.kernels.facts import measure_file
+    from porter.source.parse import parse
 
     root = Path(result.root)
     by_path: dict[str, list[Kernel]] = {}

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from porter.matchers.base import Hit, MatchContext, SkipFile
-from porter.matchers.code import compile_regex
-from porter.parse import SourceFile
+from porter.match.base import Hit, MatchContext, SkipFile
+from porter.match.kinds.code import compile_regex
+from porter.source.parse import SourceFile
 
 DOCKER_INSTRUCTIONS = frozenset({
     "FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from porter.matchers.base import Hit, MatchContext
-from porter.parse import SourceFile, captures
+from porter.match.base import Hit, MatchContext
+from porter.source.parse import SourceFile, captures
 
 _IMPORTS = """
 (import_statement name: (dotted_name) @m)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from porter.model import Kernel, Launch
-from porter.parse import Function, SourceFile, unqualified
+from porter.source.parse import Function, SourceFile, unqualified
 
 # Launch API -> index of the argument that names the kernel.
 LAUNCH_APIS = {
@@ -70,7 +70,7 @@ def launch_spans(sf: SourceFile) -> list[tuple[Launch, int, int]]:
         text = callee.text.decode("utf-8", "replace")
         exprs = tuple(n.text.decode("utf-8", "replace") for n in config.named_children if n.type != "comment")
         out.append((_launch(sf, callee.start_byte, unqualified(text), "chevron", exprs), callee.start_byte, config.end_byte))
-    from porter.matchers.code import call_sites
+    from porter.match.kinds.code import call_sites
 
     for fn, text, call in call_sites(sf):
         api = unqualified(text)
@@ -101,7 +101,7 @@ def kernel_argument(arg: str) -> str:
 
 
 def _matches(sf: SourceFile):
-    from porter.parse import query
+    from porter.source.parse import query
     import tree_sitter as ts
 
     return ts.QueryCursor(query("cuda", _CHEVRON)).matches(sf.root)

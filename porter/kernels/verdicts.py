@@ -1,7 +1,7 @@
 """Kernel analysis: measure each kernel's facts (in the scan workers) and give it a verdict per AMD target.
 
-`measure(sf)` runs per file inside the cached, parallel scan (porter.scan) and returns the file's kernels with
-their facts (porter.kernelfacts). `analyse(result, targets)` runs once after the scan: it picks the target
+`measure(sf)` runs per file inside the cached, parallel scan (porter.pipeline) and returns the file's kernels with
+their facts (porter.kernels.facts). `analyse(result, targets)` runs once after the scan: it picks the target
 profiles (porter.targets), applies the named checks below and any rule with a `verdict` to every kernel, and
 attaches `targets: {ID: {verdict, reasons, details}}` to each kernel. Verdicts, mildest first:
 ok (hipify suffices) < check (verify numerically) < retune (correct, tuned for NVIDIA) < fix (wrong or no
@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 
 from porter.model import Kernel, ScanResult
-from porter.parse import SourceFile
+from porter.source.parse import SourceFile
 
 VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
 RANK = {v: i for i, v in enumerate(VERDICTS)}
@@ -112,7 +112,7 @@ CHECKS: dict[str, dict[str, Any]] = {
 
 def measure(sf: SourceFile) -> list[Kernel]:
     """The file's kernels with their facts (runs in scan workers; results are cached with the file)."""
-    from porter.kernelfacts import measure_file
+    from porter.kernels.facts import measure_file
 
     return measure_file(sf)
 
@@ -293,7 +293,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     kernels = list(result.kernels)
     deep_info = None
     if deep:
-        from porter import deep as deep_mod
+        from porter.kernels import deep as deep_mod
 
         kernels, deep_info = deep_mod.refine(result, kernels)
     if result.rules is None:
@@ -336,7 +336,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
 
 def _add_remote_launches(launches: list, k: Kernel, facts: dict[str, Any], definitions: int = 1) -> None:
     """Launches of this kernel written in other files: their configuration folded from literals only."""
-    from porter.constfold import Unknown, dims, parse_expression, Constants
+    from porter.kernels.constfold import Unknown, dims, parse_expression, Constants
 
     sites = list(facts.get("launch_sites", []))
     if sites:

@@ -17,12 +17,12 @@ from typing import Any
 
 import jsonschema
 
-from porter.datafile import REPO_DIR, display_path, read_yaml
+from porter.datafile import DATA_DIR, display_path, read_yaml
 from porter.errors import DataFileError
 from porter.schemas import validator
 
-MODEL_PATH = REPO_DIR / "rules" / "effort" / "model.yaml"
-SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "effort.schema.json"
+MODEL_PATH = DATA_DIR / "effort" / "model.yaml"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "effort.schema.json"
 SIZES = ("none", "xs", "s", "m", "l", "xl")
 _MERGE_BY_ID = ("one_offs", "advice")
 

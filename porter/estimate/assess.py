@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable, Mapping
 
-from porter.effort import SIZES, EffortModel, Hours, load_effort_model
+from porter.estimate.effort_model import SIZES, EffortModel, Hours, load_effort_model
 from porter.libraries import Library, load_libraries
 from porter.model import Finding, Kernel, ScanResult, Severity
 from porter.rules import Rule, RuleSet, load_rules
@@ -895,8 +895,8 @@ def _work_signature(verdict: dict) -> tuple:
 def run_assessment(path, opts, chosen, model, progress=None) -> tuple[ScanResult, "Assessment"]:
     """The whole `porter assess` pipeline for a path: scan, kernel analysis for the chosen targets, assessment.
     Returns the scan result (with the assessment attached, as JSON output needs it) and the assessment."""
-    from porter.kernels import analyse
-    from porter.scan import scan
+    from porter.kernels.verdicts import analyse
+    from porter.pipeline import scan
 
     result = analyse(scan(path, opts, progress=progress), [t.id for t in chosen])
     assessment = assess(result, chosen, model)  # with the rule set the scan used

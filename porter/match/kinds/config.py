@@ -21,8 +21,8 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from porter.matchers.base import Hit, MatchContext, SkipFile
-from porter.parse import SourceFile
+from porter.match.base import Hit, MatchContext, SkipFile
+from porter.source.parse import SourceFile
 
 # --------------------------------------------------------------------------------------------- parsed trees
 # Every reader returns a tree of Node: value (python scalar, list of Node or dict key -> Node), with offsets.

@@ -26,8 +26,8 @@ import zipfile
 from pathlib import PurePosixPath
 from typing import IO, Iterable, Iterator
 
-from porter.matchers.base import Hit, MatchContext, SkipFile
-from porter.parse import SourceFile
+from porter.match.base import Hit, MatchContext, SkipFile
+from porter.source.parse import SourceFile
 
 EM_CUDA = 190
 ELF_MAGIC = b"\x7fELF"

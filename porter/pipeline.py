@@ -18,14 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from porter import __version__, launches
-from porter.discover import Candidate, discover
-from porter.kernels import measure
-from porter.match import rule_applies_to, run_rules
-from porter.matchers import MatchContext
-from porter.matchers.base import SkipFile
+from porter import __version__
+from porter.datafile import DATA_DIR
+from porter.source import syntax as launches
+from porter.source.discover import Candidate, discover
+from porter.kernels.verdicts import measure
+from porter.match.engine import rule_applies_to, run_rules
+from porter.match.registry import MatchContext
+from porter.match.base import SkipFile
 from porter.model import FileResult, ScanResult, Skipped
-from porter.parse import harvest_macros, parse
+from porter.source.parse import harvest_macros, parse
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.target_notes import with_target_notes
 
@@ -53,11 +55,10 @@ def code_digest() -> bytes:
     a cached result never outlives what computed it. Rule files have their own digest (RuleSet.digest)."""
     h = hashlib.sha256(__version__.encode())
     pkg = Path(__file__).resolve().parent
-    kb = pkg.parent / "rules" / "kb"
-    for base, pattern in ((pkg, "*.py"), (pkg / "schemas", "*.json"), (kb, "*")):
+    for base, pattern in ((pkg, "*.py"), (pkg / "schemas", "*.json"), (DATA_DIR / "kb", "*")):
         for p in sorted(base.rglob(pattern)):
             if p.is_file():
-                h.update(p.relative_to(pkg.parent).as_posix().encode() + b"\0" + p.read_bytes())
+                h.update(p.relative_to(base).as_posix().encode() + b"\0" + p.read_bytes())
     return h.hexdigest()[:16].encode()
 
 

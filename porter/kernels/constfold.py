@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import tree_sitter as ts
 
-from porter.parse import descendants, language
+from porter.source.parse import descendants, language
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from porter.matchers.base import Hit, MatchContext
-from porter.parse import SourceFile, captures, parse
+from porter.match.base import Hit, MatchContext
+from porter.source.parse import SourceFile, captures, parse
 
 # Callee (last dotted part) -> the argument names and positions that hold CUDA source.
 _SOURCE_ARGS = {
@@ -63,7 +63,7 @@ def embedded_sources(sf: SourceFile) -> list[tuple[int, bytes]]:
     """(offset in the Python file, CUDA text) for every string that a CUDA-compiling call receives."""
     if "embedded_sources" in sf.cache:
         return sf.cache["embedded_sources"]
-    from porter.matchers.python import python_calls
+    from porter.match.kinds.python import python_calls
 
     out: dict[int, bytes] = {}
     for fn, dotted, call in python_calls(sf):
@@ -93,7 +93,7 @@ def embedded_sources(sf: SourceFile) -> list[tuple[int, bytes]]:
 def match_embedded_cuda(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "python" or sf.root is None:
         return
-    from porter.matchers import MATCHERS
+    from porter.match.registry import MATCHERS
 
     inner = pattern["embedded_cuda"].get("match") or {"kernel": {}}
     kind = next(k for k in inner if k in MATCHERS)

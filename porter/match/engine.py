@@ -11,10 +11,10 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable
 
-from porter.matchers import MATCHERS, Hit, MatchContext
-from porter.matchers.code import compile_regex
+from porter.match.registry import MATCHERS, Hit, MatchContext
+from porter.match.kinds.code import compile_regex
 from porter.model import Finding
-from porter.parse import SourceFile
+from porter.source.parse import SourceFile
 from porter.rules import Rule
 
 _SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")

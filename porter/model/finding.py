@@ -1,0 +1,100 @@
+"""Findings and what ranks them: Severity, Confidence, Finding, and Skipped (a file not read, and why)."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    """How much a finding matters for a port; ordered so `>=` compares thresholds."""
+
+    INFO = 0
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+    BLOCKER = 4
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            names = ", ".join(s.name.lower() for s in cls)
+            raise ValueError(f"unknown severity {text!r} (expected one of: {names})") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Confidence(enum.IntEnum):
+    """How sure the matcher is that the hit is what the rule describes (bandit's second axis)."""
+
+    LOW = 0
+    MEDIUM = 1
+    HIGH = 2
+
+    @classmethod
+    def parse(cls, text: str) -> "Confidence":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown confidence {text!r} (expected low, medium or high)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One rule hit at one place in one file."""
+
+    path: str  # relative to the scan root, forward slashes
+    line: int  # 1-based
+    column: int  # 1-based
+    rule: str
+    end_line: int
+    end_column: int
+    category: str
+    severity: Severity
+    confidence: Confidence
+    message: str
+    snippet: str = ""  # the matched text, trimmed to one line
+    function: str | None = None  # enclosing function, if any
+    kernel: str | None = None  # enclosing __global__ kernel, if any
+    fingerprint: str = ""  # stable across line moves; see match._with_fingerprints
+    replacement: str | None = None  # the HIP/ROCm name or replacement, when known
+    data: tuple[tuple[str, Any], ...] = ()  # rule-specific facts, as sorted key/value pairs
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "rule": self.rule,
+            "category": self.category,
+            "severity": str(self.severity),
+            "confidence": str(self.confidence),
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "message": self.message,
+            "snippet": self.snippet,
+            "function": self.function,
+            "kernel": self.kernel,
+            "fingerprint": self.fingerprint,
+            "replacement": self.replacement,
+        }
+        if self.data:
+            d["data"] = dict(self.data)
+        return d
+
+
+@dataclass(frozen=True, order=True)
+class Skipped:
+    """A file the scan could not or would not read, and why; never silently dropped."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason}

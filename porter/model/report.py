@@ -1,0 +1,117 @@
+"""What a scan returns: one FileResult per file (the cached unit) and the whole ScanResult."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from porter.model.finding import Finding, Severity, Skipped
+from porter.model.kernel import Kernel, Launch
+
+SCHEMA_VERSION = "1.0"
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Everything one file contributes to a scan; the unit that is cached by content hash."""
+
+    path: str
+    language: str
+    lines: int
+    findings: tuple[Finding, ...] = ()
+    suppressed: tuple[Finding, ...] = ()
+    kernels: tuple[Kernel, ...] = ()
+    launches: tuple[Launch, ...] = ()
+    skipped: Skipped | None = None
+    parse_error_lines: int = 0
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """A whole scan: sorted findings, kernels with their launches, file counts and skips."""
+
+    root: str
+    findings: tuple[Finding, ...]
+    suppressed: tuple[Finding, ...]
+    kernels: tuple[Kernel, ...]
+    launches: tuple[Launch, ...]
+    files: tuple[FileResult, ...]
+    skipped: tuple[Skipped, ...]
+    targets: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
+    # How the scan went (cache hits and misses); never serialised, so results stay byte-identical across runs.
+    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    # The validated rule set the findings came from (porter.rules.RuleSet), so later stages (kernel verdicts,
+    # assessment, SARIF) read the same rules, project rules included, without loading them again.
+    rules: Any = field(default=None, compare=False, repr=False)
+
+    def launches_of(self, kernel: Kernel) -> list[Launch]:
+        """Launch sites of this kernel: those in its own file, and those in files that define no kernel of that
+        name (a launch next to its own `k` is that `k`'s, not another file's); same-file launches first."""
+        index = self.__dict__.get("_launch_index")
+        if index is None:
+            # Built once: a linear scan per kernel made large repositories quadratic.
+            by_name: dict[str, list[Launch]] = {}
+            for l in self.launches:
+                by_name.setdefault(l.kernel, []).append(l)
+            defined_in: dict[str, set[str]] = {}
+            for k in self.kernels:
+                defined_in.setdefault(k.name, set()).add(k.path)
+            index = (by_name, defined_in)
+            object.__setattr__(self, "_launch_index", index)
+        by_name, defined_in = index
+        homes = defined_in.get(kernel.name, set())
+        hits = [l for l in by_name.get(kernel.name, []) if l.path == kernel.path or l.path not in homes]
+        return sorted(hits, key=lambda l: (l.path != kernel.path, l.path, l.line, l.column))
+
+    def summary(self) -> dict[str, Any]:
+        by_sev = {str(s): 0 for s in Severity}
+        by_cat: dict[str, int] = {}
+        by_rule: dict[str, int] = {}
+        for f in self.findings:
+            by_sev[str(f.severity)] += 1
+            by_cat[f.category] = by_cat.get(f.category, 0) + 1
+            by_rule[f.rule] = by_rule.get(f.rule, 0) + 1
+        return {
+            "findings": len(self.findings),
+            "suppressed": len(self.suppressed),
+            "kernels": len(self.kernels),
+            "launches": len(self.launches),
+            "by_severity": by_sev,
+            "by_category": dict(sorted(by_cat.items())),
+            "by_rule": dict(sorted(by_rule.items())),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        scanned = [f for f in self.files if f.skipped is None]
+        return {
+            "schema": SCHEMA_VERSION,
+            "tool": {"name": "porter", "version": _version()},
+            "root": self.root,
+            "targets": list(self.targets),
+            "summary": self.summary(),
+            "files": {
+                "scanned": len(scanned),
+                "lines": sum(f.lines for f in scanned),
+                "by_language": _count_by(scanned, lambda f: f.language),
+            },
+            "findings": [f.to_dict() for f in self.findings],
+            "suppressed": [f.to_dict() for f in self.suppressed],
+            "kernels": [k.to_dict(self.launches_of(k)) for k in self.kernels],
+            # Every launch site, including launches of kernels defined outside the scanned tree.
+            "launches": [l.to_dict() for l in self.launches],
+            "skipped": [s.to_dict() for s in self.skipped],
+            **{k: v for k, v in sorted(self.extra.items())},
+        }
+
+
+def _count_by(items, key) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i in items:
+        out[key(i)] = out.get(key(i), 0) + 1
+    return dict(sorted(out.items()))
+
+
+def _version() -> str:
+    from porter import __version__
+
+    return __version__
