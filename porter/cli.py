@@ -12,8 +12,10 @@ from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from porter import __version__
+from porter.errors import PorterError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -30,24 +32,20 @@ app.add_typer(rules_app, name="rules")
 err = Console(stderr=True, highlight=False)
 
 
-class UsageError(Exception):
-    """Bad input from the user (path, option, config, rules): exit 2 with the message."""
+def _say_error(label: str, message: str) -> None:
+    """An error line on stderr; the message is literal text (it may quote file names from the repository)."""
+    err.print(Text.assemble((label, "red"), " ", message))
 
 
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
-    """Call a command body and map every outcome to porter's exit codes."""
-    from porter.settings import ConfigError
-    from porter.source.discover import DiscoveryError
-    from porter.rules import RuleError
-
+    """Call a command body and map every outcome to porter's exit codes (PorterError carries its own)."""
     try:
         code = fn()
-    except (UsageError, ConfigError, DiscoveryError, RuleError, ValueError, FileNotFoundError) as e:
-        if verbose and not isinstance(e, (UsageError, ConfigError, DiscoveryError, RuleError)):
-            # a bare ValueError is usually bad input, but may be a bug: -v shows where it came from
+    except PorterError as e:
+        if verbose:
             err.print(traceback.format_exc(), markup=False)
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
-        raise typer.Exit(EXIT_USAGE)
+        _say_error("error:" if e.exit_code == EXIT_USAGE else "internal error:", str(e))
+        raise typer.Exit(e.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(130)
@@ -56,7 +54,7 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
             err.print(traceback.format_exc(), markup=False)
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e} (run with -v for the traceback)", markup=True)
+        _say_error("internal error:", f"{type(e).__name__}: {e} (run with -v for the traceback)")
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
 
@@ -74,8 +72,7 @@ def main(
     """porter: scan, translate and assess CUDA code for AMD Instinct GPUs."""
 
 
-def _write(text: str | bytes, output: Optional[Path]) -> None:
-    data = text.encode("utf-8") if isinstance(text, str) else text
+def _write(data: bytes, output: Optional[Path]) -> None:
     if output is None or str(output) == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -100,134 +97,114 @@ def _progress(enabled: bool):
     return prog, lambda done, total: prog.update(task, completed=done, total=total)
 
 
-def build_scan_options(path: Path, include, exclude, jobs, no_cache, cache_dir, targets, config_file):
-    """Merge command-line options over the closest configuration file; returns (ScanOptions, Config)."""
-    from porter.settings import find_config, load_config
-    from porter.pipeline import DEFAULT_MAX_FILE_BYTES, ScanOptions, default_cache_dir
+def _pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool):
+    """Settings for `path` from its configuration and the options, then the one pipeline."""
+    from porter.pipeline import run
+    from porter.settings import resolve_settings
+    from porter.source.read import source_for
 
-    if not path.exists() and not path.is_symlink():
-        raise UsageError(f"{path}: no such file or directory")
-    cfg = load_config(config_file if config_file else find_config(path))
-    use_cache = not no_cache and cfg.get("cache", True)
-    extra_rules = tuple(Path(cfg.path.parent / p) for p in cfg.get("rules", [])) if cfg.path else ()
-    opts = ScanOptions(
-        include=tuple(include or cfg.get("include", [])),
-        exclude=tuple(exclude or cfg.get("exclude", [])),
-        jobs=jobs if jobs is not None else cfg.get("jobs", 0),
-        cache_dir=(cache_dir or default_cache_dir()) if use_cache else None,
-        max_file_bytes=int(cfg.get("max_file_size_mb", DEFAULT_MAX_FILE_BYTES / 1048576) * 1048576),
-        disabled_rules=tuple(cfg.get("disable", [])),
-        targets=tuple(targets or cfg.get("targets", [])),
-        extra_rules=extra_rules,
-    )
-    if opts.jobs < 0:
-        raise UsageError("--jobs must be 0 (all cores) or more")
-    return opts, cfg
+    settings = resolve_settings(path, cli)
+    source = source_for(path, rev)
+    prog, callback = _progress(show_progress)
+    if prog:
+        with prog:
+            return run(source, settings, assess=assess, progress=callback)
+    return run(source, settings, assess=assess)
+
+
+def _show(run, fmt, output: Optional[Path], opts) -> None:
+    """Render through the registry: to the terminal (colour, its width) or plain 120-column text into a file."""
+    import dataclasses
+
+    from rich.console import Console as _Console
+
+    to_terminal = (output is None or str(output) == "-") and sys.stdout.isatty()
+    opts = dataclasses.replace(opts, terminal=to_terminal, width=_Console().width if to_terminal else 120)
+    _write(fmt.render(run, opts), output)
+    for notice in run.result.stats.get("notices", ()):
+        err.print(Text.assemble(("note:", "yellow"), " ", notice))
+
+
+_FORMAT_HELP = "console, json, markdown (md), html, sarif or csv; default: from -o's suffix, else console."
 
 
 @app.command()
 def scan(
     path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
-    format: str = typer.Option("console", "--format", "-f", help="console or json."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help=_FORMAT_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the result here (default: stdout)."),
     include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Exit 1 when a finding has this severity or worse."),
-    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) or 'all' (see `porter targets`)."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
+    rev: Optional[str] = typer.Option(None, "--rev", help="Scan the tree of this git commit (from git objects; the work tree is not touched)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every finding; tracebacks on internal errors."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration (for CI on untrusted code)."),
+    max_file_size_mb: Optional[float] = typer.Option(None, "--max-file-size-mb", help="Skip files larger than this (default 8)."),
     deep: bool = typer.Option(False, "--deep", help="Refine kernel facts with libclang (optional extra 'deep')."),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
     def body() -> int:
-        from porter.model import Severity
-        from porter.pipeline import scan as run_scan
+        from porter.render import RenderOptions, format_for
 
-        if format not in ("console", "json"):
-            raise UsageError(f"--format must be console or json, not {format!r}")
-        opts, cfg = build_scan_options(path, include, exclude, jobs, no_cache, cache_dir, target, config)
-        threshold_text = fail_on or cfg.get("fail_on")
-        threshold = Severity.parse(threshold_text) if threshold_text else None
-        prog, callback = _progress(not quiet)
-        if prog:
-            with prog:
-                result = run_scan(path, opts, progress=callback)
-        else:
-            result = run_scan(path, opts)
-        from porter.kernels.verdicts import analyse
-
-        result = analyse(result, list(opts.targets), deep=deep) if deep else analyse(result, list(opts.targets))
-        if format == "json":
-            from porter.render.json import render_bytes
-
-            _write(render_bytes(result), output)
-        else:
-            _console_render(result, output, quiet, verbose)
-        if threshold is not None and any(f.severity >= threshold for f in result.findings):
+        fmt = format_for(format, output)
+        cli = _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
+                            max_file_size_mb)
+        run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
+        _show(run, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+        threshold = run.settings.fail_on
+        if threshold is not None and any(f.severity >= threshold for f in run.result.findings):
             return EXIT_FINDINGS
         return EXIT_OK
 
     _run(body, verbose)
 
 
-ASSESS_FORMATS = ("console", "markdown", "html", "json", "sarif", "csv")
+def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep=False,
+                  max_file_size_mb=None):
+    from porter.settings import CommandLine
+
+    if max_file_size_mb is not None and max_file_size_mb <= 0:
+        raise UsageError("--max-file-size-mb must be positive")
+    return CommandLine(include=tuple(include) if include else None, exclude=tuple(exclude) if exclude else None,
+                       jobs=jobs, fail_on=fail_on, targets=tuple(target) if target else None, no_cache=no_cache,
+                       cache_dir=cache_dir, config=config, isolated=isolated, deep=deep,
+                       max_file_size_mb=max_file_size_mb)
 
 
 @app.command("assess")
 def assess_cmd(
     path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
-    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) or 'all' (default: mi355x)."),
-    format: str = typer.Option("console", "--format", "-f", help="console, markdown, html, json, sarif or csv."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help=_FORMAT_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here (default: stdout)."),
     explain: bool = typer.Option(False, "--explain", help="Show how every figure adds up, down to the findings."),
     include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    rev: Optional[str] = typer.Option(None, "--rev", help="Assess the tree of this git commit (from git objects)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the headline."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration (for CI on untrusted code)."),
 ) -> None:
     """Assess what it takes to run a repository on AMD Instinct GPUs: verdict, effort, blockers, breakdowns."""
 
     def body() -> int:
-        import dataclasses
+        from porter.render import RenderOptions, format_for
 
-        from porter.estimate.assess import run_assessment
-        from porter.estimate.effort_model import load_effort_model
-        from porter.targets import load_targets, select_targets
-
-        if format not in ASSESS_FORMATS:
-            raise UsageError(f"--format must be one of {', '.join(ASSESS_FORMATS)}, not {format!r}")
-        opts, cfg = build_scan_options(path, include, exclude, jobs, no_cache, cache_dir, target, config)
-        chosen = select_targets(list(opts.targets) or None, load_targets())
-        opts = dataclasses.replace(opts, targets=tuple(t.id for t in chosen))
-        model = load_effort_model(cfg.resolve("effort"))
-        prog, callback = _progress(not quiet and format == "console")
-        if prog:
-            with prog:
-                result, assessment = run_assessment(path, opts, chosen, model, progress=callback)
-        else:
-            result, assessment = run_assessment(path, opts, chosen, model)
-        if format == "console" and quiet:
-            _console_out(output, lambda c: c.print(assessment.headline, markup=False))
-        elif format == "console":
-            from porter.render import assess_console
-
-            _console_out(output, lambda c: assess_console.render(result, assessment, c, explain))
-        else:
-            import importlib
-
-            renderer = importlib.import_module(f"porter.render.{format}")
-            text = (renderer.render(result) if format == "json"
-                    else renderer.render(result, assessment, explain=explain))
-            _write(text, output)
+        fmt = format_for(format, output)
+        cli = _command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated)
+        run = _pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console")
+        _show(run, fmt, output, RenderOptions(explain=explain, verbose=verbose, quiet=quiet, command="assess"))
         return EXIT_OK
 
     _run(body, verbose)
@@ -265,27 +242,6 @@ def targets_cmd(
     _run(body)
 
 
-def _console_render(result, output, quiet, verbose) -> None:
-    from porter.render import console as console_render
-
-    if quiet:
-        _console_out(output, lambda c: c.print(console_render.summary_line(result), markup=False))
-    else:
-        _console_out(output, lambda c: console_render.render(result, c, verbose=verbose))
-
-
-def _console_out(output: Optional[Path], draw: Callable[[Console], None]) -> None:
-    """Draw a console view on the terminal, or as plain 120-column text into `output` through _write."""
-    if output is None or str(output) == "-":
-        draw(Console(highlight=False))
-        return
-    import io
-
-    buf = io.StringIO()
-    draw(Console(file=buf, width=120, no_color=True))
-    _write(buf.getvalue(), output)
-
-
 @rules_app.command("list")
 def rules_list(
     format: str = typer.Option("console", "--format", "-f", help="console or json."),
@@ -295,7 +251,7 @@ def rules_list(
 
     def body() -> int:
         from porter.rules import load_rules
-        from porter.rulecatalog import catalogue
+        from porter.rulecatalog import FIXTURES_DIR, catalogue
 
         if format not in ("console", "json"):
             raise UsageError(f"--format must be console or json, not {format!r}")
@@ -316,7 +272,8 @@ def rules_list(
         for col in ("id", "category", "severity", "confidence", "title", "fixture"):
             t.add_column(col)
         for r in rows["rules"]:
-            t.add_row(r["id"], r["category"], r["severity"], r["confidence"], r["title"], "yes" if r["fixture"] else "NO")
+            t.add_row(r["id"], r["category"], r["severity"], r["confidence"], r["title"],
+                      "yes" if r["fixture"] else "NO" if FIXTURES_DIR is not None else "n/a")
         out.print(t)
         c = Table(title="By category", title_justify="left")
         for col in ("category", "rules", "with fixture"):

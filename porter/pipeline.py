@@ -1,52 +1,77 @@
-"""The scanning pipeline: discover files, parse each, run the rules, collect kernels and launches.
+"""The one pipeline every command runs: source → discover → parse → match → kernels → target notes → assessment.
 
-Files are scanned in parallel worker processes (`jobs`) and each file's result is cached by a key made of its
-content hash, its path, the rule set's digest, porter's own code and data, and the repository-wide facts a file's
-result depends on (macros defined in other files, the repository's own Python packages), so an unchanged
-repository re-scans from the cache without starting workers. Every file that cannot be read is recorded in
-`skipped` with the reason; nothing is silently lost.
+`run(source, settings)` is the entry point for the CLI, scripts and tests; `scan` is its first stage (files to
+findings, kernels and launches), which runs files in parallel worker processes (`jobs`) and caches each file's
+result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
+git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
+repository-wide facts a file's result depends on (macros defined in other files, the repository's own Python
+packages), so an unchanged repository re-scans from the cache without starting workers. Every file that cannot be
+read is recorded in `skipped` with the reason; nothing is silently lost.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
-import pickle
-import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from porter import __version__
+from porter.cache import Cache, CacheUnusable
 from porter.datafile import DATA_DIR
-from porter.source import syntax as launches
-from porter.source.discover import Candidate, discover
-from porter.kernels.verdicts import measure
+from porter.kernels.verdicts import analyse, measure
+from porter.match.base import SkipFile
 from porter.match.engine import rule_applies_to, run_rules
 from porter.match.registry import MatchContext
-from porter.match.base import SkipFile
 from porter.model import FileResult, ScanResult, Skipped
-from porter.source.parse import harvest_macros, parse
 from porter.rules import RuleSet, load_rules, rule_files
+from porter.settings import Settings
+from porter.source import syntax as launches
+from porter.source.discover import Candidate
+from porter.source.parse import harvest_macros, parse
+from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
+from porter.targets import Target, resolve_targets
 
-DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 TEXT_SNIFF_BYTES = 8192
 # Binary artefacts are read lazily by their matchers (ELF headers, sizes): only this much is kept in memory.
 BINARY_HEAD_BYTES = 64 * 1024
+# A repository-config include/exclude that leaves out more than this share of the files is said in the output.
+MOST_FILES = 0.5
+
+Source = WorkTree | GitTree
 
 
 @dataclass(frozen=True)
-class ScanOptions:
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    jobs: int = 0  # 0: one per core
-    cache_dir: Path | None = None  # None: no cache
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    disabled_rules: tuple[str, ...] = ()
-    targets: tuple[str, ...] = ()
-    extra_rules: tuple[Path, ...] = ()
+class Run:
+    """What one pipeline run produced: the scan (kernels analysed, target notes attached), the targets it was
+    about, the assessment when asked for, and the settings it ran with."""
+
+    result: ScanResult
+    targets: tuple[Target, ...]
+    settings: Settings
+    assessment: Any = None  # porter.estimate.assess.Assessment
+
+
+def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
+        progress: Callable[[int, int], None] | None = None) -> Run:
+    """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
+    the migration effort. Every command goes through here."""
+    source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
+    targets = tuple(resolve_targets(settings.targets))
+    result = scan(source, settings, progress=progress, targets=targets)
+    result = analyse(result, list(settings.targets), deep=settings.deep)
+    assessment = None
+    if assess:
+        from porter.estimate.assess import assess as estimate, attach
+        from porter.estimate.effort_model import load_effort_model
+
+        assessment = estimate(result, list(targets), load_effort_model(settings.effort))
+        result = attach(result, assessment)
+    return Run(result, targets, settings, assessment)
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,10 +87,11 @@ def code_digest() -> bytes:
     return h.hexdigest()[:16].encode()
 
 
-def load_rules_cached(extra: list[Path], cache_dir: Path | None) -> RuleSet:
+def load_rules_cached(extra: list[Path], cache: Cache | None) -> RuleSet:
     """The validated rule set, reused from the cache when every rule file's bytes and porter's code are unchanged
-    (validating ~90 files against the schema is a fifth of a warm re-scan)."""
-    if cache_dir is None:
+    (validating ~90 files against the schema is a fifth of a warm re-scan). The key covers the extra rule files'
+    paths and bytes, so two repositories with different rules never share an entry."""
+    if cache is None:
         return load_rules(extra=extra)
     h = hashlib.sha256(code_digest())
     for p in rule_files() + [f for e in extra for f in (rule_files(e) if e.is_dir() else [e])]:
@@ -73,46 +99,34 @@ def load_rules_cached(extra: list[Path], cache_dir: Path | None) -> RuleSet:
             h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
         except OSError:
             return load_rules(extra=extra)  # let the loader report the unreadable file
-    entry = cache_dir / "rules" / f"{h.hexdigest()[:32]}.pickle"
-    try:
-        with open(entry, "rb") as fh:
-            cached = pickle.load(fh)
-        if isinstance(cached, RuleSet):
-            return cached
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-        pass
+    key = "rules-" + h.hexdigest()[:40]
+    cached = cache.get(key)
+    if isinstance(cached, RuleSet) and cached.rules:
+        return cached
     ruleset = load_rules(extra=extra)
-    _store(entry, ruleset)
+    cache.put(key, ruleset)
     return ruleset
 
 
-def _store(path: Path, value) -> None:
-    """Write a cache entry atomically; an unwritable cache slows the next run, it never fails this one."""
+def open_cache(cache_dir: Path | None) -> tuple[Cache | None, str | None]:
+    """The cache to use, or None with the reason when the directory must not be used."""
+    if cache_dir is None:
+        return None, None
+    cache = Cache(cache_dir)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)  # atomic: a concurrent reader sees the old entry or the whole new one
-    except OSError:
-        pass
-
-
-def default_cache_dir() -> Path:
-    """Where results are cached unless told otherwise: $PORTER_CACHE_DIR, else the user's cache directory."""
-    env = os.environ.get("PORTER_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "porter"
+        cache.check()
+    except CacheUnusable as e:
+        return None, str(e)
+    return cache, None
 
 
 @dataclass
 class _Worker:
     ruleset: RuleSet
     disabled: frozenset[str]
-    cache_dir: Path | None
+    cache: Cache | None
     max_file_bytes: int
+    source: Source
     macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
     local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
     ctx: MatchContext = field(default_factory=MatchContext)
@@ -133,42 +147,59 @@ def _init_worker(state: _Worker) -> None:
 
 
 def scan(
-    root: Path | str,
-    options: ScanOptions = ScanOptions(),
+    root: Source | Path | str,
+    options: Settings = Settings(),
     ruleset: RuleSet | None = None,
     progress: Callable[[int, int], None] | None = None,
+    targets: Iterable[Target] | None = None,
 ) -> ScanResult:
-    """Scan a directory, git work tree or single file and return the sorted result."""
-    root = Path(root)
-    found = discover(root, list(options.include), list(options.exclude))
-    ruleset = ruleset or load_rules_cached(list(options.extra_rules), options.cache_dir)
-    macros = _repository_macros(found.files, options.max_file_bytes)
-    state = _Worker(ruleset, frozenset(options.disabled_rules), options.cache_dir, options.max_file_bytes, macros,
+    """The scan stage: every file of a source (a work tree, a git tree, or a path) to a sorted result with the
+    rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches."""
+    source = root if isinstance(root, (WorkTree, GitTree)) else WorkTree(Path(root))
+    targets = tuple(targets) if targets is not None else tuple(resolve_targets(options.targets))
+    found = source.discover(options.include, options.exclude)
+    notices = list(options.notices)
+    if options.config_globs:
+        everything = source.discover()
+        if len(everything.files) and len(found.files) < (1 - MOST_FILES) * len(everything.files):
+            notices.append(f"repository configuration include/exclude leaves {len(found.files)} of "
+                           f"{len(everything.files)} files to scan")
+    cache, why_not = open_cache(options.cache_dir)
+    if why_not:
+        notices.append(why_not)
+    ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
+    macros = _repository_macros(source, found.files, options.max_file_bytes)
+    state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, macros,
                     local_packages=local_python_packages(found.files))
     state.ctx.extra["local_packages"] = state.local_packages
     pairs = _scan_files(found.files, state, options.jobs, progress)
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     skipped = sorted(set(found.skipped) | {r.skipped for r in results if r.skipped is not None})
-    findings = with_target_notes(sorted(f for r in results for f in r.findings), ruleset, options.targets)
+    findings = with_target_notes(sorted(f for r in results for f in r.findings), ruleset, targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
+    prefix = source.prefix()
     return ScanResult(
-        root=str(root),  # as the user named it: the result must not depend on where it was run from
+        root=source.label,
         findings=tuple(findings),
         suppressed=tuple(suppressed),
         kernels=tuple(kernels),
         launches=tuple(launch_list),
         files=tuple(results),
         skipped=tuple(skipped),
-        targets=tuple(options.targets),
-        stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git},
+        targets=tuple(t.id for t in targets),
+        stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git,
+               "prefix": prefix, "notices": tuple(notices)},
+        # Paths are relative to the scanned root; where that is a subdirectory of a git work tree, this maps them to
+        # repository-relative paths (what code scanning and PR annotations need).
+        extra={"repository_prefix": prefix} if prefix else {},
         rules=ruleset,
     )
 
 
-def _repository_macros(files: Iterable[Candidate], max_bytes: int) -> dict[str, str]:
+def _repository_macros(source: Source, files: Iterable[Candidate], max_bytes: int) -> dict[str, str]:
     """Qualifier macros from every C/C++/CUDA file, so a kernel whose `__global__` hides behind a macro from
     another header is still found. Cheap: one regex over bytes the OS has just cached for the scan itself."""
     macros: dict[str, str] = {}
@@ -176,10 +207,8 @@ def _repository_macros(files: Iterable[Candidate], max_bytes: int) -> dict[str, 
         if c.language != "cuda":
             continue
         try:
-            if c.abspath.stat().st_size > max_bytes:
-                continue
-            data = c.abspath.read_bytes()
-        except OSError:
+            data = source.read(c, max_bytes)
+        except SourceReadError:
             continue  # reported when the file itself is scanned
         for name, body in sorted(harvest_macros(data).items()):
             macros.setdefault(name, body)
@@ -199,7 +228,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     jobs = jobs or os.cpu_count() or 1
     _init_worker(state)
     out: list[tuple[FileResult, bool]] = []
-    if state.cache_dir is not None:
+    if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
         todo = []
         for c in files:
@@ -238,43 +267,55 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
     With compute=False a cache miss returns (None, False) instead of scanning."""
     assert _STATE is not None, "worker not initialised"
     st = _STATE
-    try:
-        size = c.abspath.stat().st_size
-    except OSError as e:
-        return _skip(c, f"cannot stat: {e.strerror}"), False
     if c.language == "binary":
-        return _scan_binary(c, size, st, compute)
-    if size > st.max_file_bytes:
-        return _skip(c, f"file is {size / 1048576:.1f} MiB, over the {st.max_file_bytes / 1048576:.0f} MiB limit (generated?)"), False
+        return _scan_binary(c, st, compute)
+    if c.blob is not None and st.cache is not None:
+        # A git blob id names the content: a cache hit needs no read at all.
+        hit = st.cache.get(_key(c, c.blob.encode(), st))
+        if isinstance(hit, FileResult):
+            return hit, True
+        if not compute:
+            return None, False
     try:
-        data = c.abspath.read_bytes()
-    except OSError as e:
-        return _skip(c, f"unreadable: {e.strerror or e}"), False
+        data = st.source.read(c, st.max_file_bytes)
+    except SourceReadError as e:
+        return _skip(c, str(e)), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
-    return _cached(c, data, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
+    content_id = c.blob.encode() if c.blob is not None else data
+    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
 
 
-def _scan_binary(c: Candidate, size: int, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
+def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
     try:
-        with open(c.abspath, "rb") as fh:
-            head = fh.read(BINARY_HEAD_BYTES)
-    except OSError as e:
-        return _skip(c, f"unreadable: {e.strerror or e}"), False
-    key_data = head + str(size).encode()
+        head, size = st.source.head(c, BINARY_HEAD_BYTES)
+    except SourceReadError as e:
+        return _skip(c, str(e)), False
+    key_data = (c.blob.encode() if c.blob is not None else head) + str(size).encode()
+    opener = functools.partial(_open_whole, st.source, c, st.max_file_bytes)
     return _cached(c, key_data, st,
-                   lambda: _guarded(c, lambda: scan_source(c.path, "binary", head, st, abspath=c.abspath, size=size)),
+                   lambda: _guarded(c, lambda: scan_source(c.path, "binary", head, st, opener=opener, size=size)),
                    compute)
 
 
-def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None, abspath: Path | None = None,
+def _open_whole(source: Source, c: Candidate, limit: int):
+    """A binary matcher's view of the whole file (ELF sections, wheel members), read through the source, bounded."""
+    import io
+
+    try:
+        return io.BytesIO(source.read(c, limit))
+    except SourceReadError as e:
+        raise SkipFile(str(e)) from None
+
+
+def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None, opener: Callable | None = None,
                 size: int | None = None) -> FileResult:
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
     st = st or _STATE
     rules = [r for r in st.ruleset.rules if r.id not in st.disabled and rule_applies_to(r, path, language)]
     sf = parse(path, language, data, st.macros)
-    if abspath is not None:
-        sf.cache["abspath"] = str(abspath)
+    if opener is not None:
+        sf.cache["open"] = opener
         sf.cache["size"] = size
     try:
         findings, suppressed = run_rules(sf, rules, st.ctx)
@@ -309,25 +350,25 @@ def _skip(c: Candidate, reason: str) -> FileResult:
     return FileResult(c.path, c.language, 0, skipped=Skipped(c.path, reason))
 
 
-def _cached(c: Candidate, data: bytes, st: _Worker, compute: Callable[[], FileResult],
-            run: bool = True) -> tuple[FileResult | None, bool]:
-    if st.cache_dir is None:
-        return (compute() if run else None), False
-    key = hashlib.sha256(
-        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.repository_digest,
-                    c.path.encode(), c.language.encode(), data))
+def _key(c: Candidate, content: bytes, st: _Worker) -> str:
+    return hashlib.sha256(
+        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
+                    st.repository_digest, os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
+                    content))
     ).hexdigest()
-    path = st.cache_dir / key[:2] / f"{key}.pickle"
-    try:
-        with open(path, "rb") as fh:
-            cached = pickle.load(fh)
-        if isinstance(cached, FileResult):
-            return cached, True
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-        pass  # a missing or unusable entry is recomputed and rewritten
+
+
+def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
+            run: bool = True) -> tuple[FileResult | None, bool]:
+    if st.cache is None:
+        return (compute() if run else None), False
+    key = _key(c, content, st)
+    cached = st.cache.get(key)
+    if isinstance(cached, FileResult):
+        return cached, True
     if not run:
         return None, False
     result = compute()
     if not (result.skipped and result.skipped.reason.startswith(INTERNAL_ERROR)):
-        _store(path, result)  # a failure is not cached: the next porter version retries the file
+        st.cache.put(key, result)  # a failure is not cached: the next porter version retries the file
     return result, False

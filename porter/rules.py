@@ -191,4 +191,7 @@ def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None) -> 
             raise RuleError(p, "id", f"{rule.id} is already defined in {rules[rule.id].source}")
         rules[rule.id] = rule
         h.update(p.name.encode() + b"\0" + p.read_bytes())
+    if not rules:
+        # An install without its data (or a wrong directory) must fail loudly, never scan with nothing to find.
+        raise RuleError(directory, "<directory>", "no rule files found; porter's data (porter.data) is missing")
     return RuleSet(tuple(sorted(rules.values(), key=lambda r: r.id)), h.hexdigest()[:16])

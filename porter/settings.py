@@ -1,17 +1,31 @@
-"""Read porter's settings for a scanned repository from `porter.toml` or `[tool.porter]` in pyproject.toml.
+"""Decide a run's typed Settings: the repository's porter.toml / [tool.porter] merged under the command line's options.
 
-The closest configuration wins: starting at the scanned path and walking up to the enclosing git work tree (or
-the filesystem root), the first directory holding a porter.toml, or a pyproject.toml with a [tool.porter]
-table, supplies the settings. Command-line options override them. Unknown keys or wrong types are errors.
+Where configuration may come from, and what it may do, is part of porter's safety on hostile repositories:
+- The closest porter.toml, or pyproject.toml with a [tool.porter] table, from the scanned path up to the top of its
+  git work tree; outside git only the scanned directory itself (a porter.toml in /tmp does not apply to /tmp/x).
+  `--config FILE` names one explicitly (trusted: the user chose it); `--isolated` ignores repository config.
+- Paths a repository config names (`rules`, `effort`) are resolved component by component and must stay inside the
+  repository, be regular files (or, for rules, directories of them) and small; an error names the key, never what
+  the file held.
+- A repository config cannot ask for more than the machine gives (`jobs` at most the core count) or raise the file
+  size limit above the default; only the command line can. What it turns off is said in Settings.notices.
+Unknown keys and wrong types are errors (exit 2).
 """
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from porter.errors import UsageError
 from porter.model import Severity
+
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_CONFIG_BYTES = 1024 * 1024  # a porter.toml or pyproject.toml bigger than this is not a configuration
+MAX_DATA_FILE_BYTES = 4 * 1024 * 1024  # a rule or effort file named by configuration
 
 _KEYS: dict[str, type | tuple[type, ...]] = {
     "include": list,
@@ -27,63 +41,192 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError):
     """A configuration file that cannot be used; names the file and the key."""
 
 
 @dataclass(frozen=True)
 class Config:
+    """One configuration file as read: where it is, whether the repository (not the user) supplied it, its values."""
+
     path: Path | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    from_repository: bool = False
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.values.get(key, default)
 
-    def resolve(self, key: str) -> Path | None:
-        """A path-valued setting resolved against the config file's directory."""
-        v = self.values.get(key)
-        if v is None or self.path is None:
-            return None
-        return (self.path.parent / v).resolve()
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a run needs to know, typed; built by `resolve_settings` (or directly in tests and scripts)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    jobs: int = 0  # 0: one per core
+    cache_dir: Path | None = None  # None: no cache
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    disabled_rules: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()  # target ids, gfx names, "all" or profile paths; empty: porter's default
+    extra_rules: tuple[Path, ...] = ()
+    effort: Path | None = None  # an effort-model override
+    fail_on: Severity | None = None
+    deep: bool = False
+    config_path: Path | None = None
+    # What the repository's own configuration turned off or narrowed, so a CI gate never goes quiet unseen.
+    notices: tuple[str, ...] = ()
+    # Include/exclude globs that came from repository configuration (the pipeline says how many files they drop).
+    config_globs: bool = False
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The options a user gave; None means "not given" (configuration or the default decides)."""
+
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    jobs: int | None = None
+    fail_on: str | None = None
+    targets: tuple[str, ...] | None = None
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    config: Path | None = None
+    isolated: bool = False
+    deep: bool = False
+    max_file_size_mb: float | None = None
+
+
+def default_cache_dir() -> Path:
+    """Where results are cached unless told otherwise: $PORTER_CACHE_DIR, else the user's cache directory."""
+    env = os.environ.get("PORTER_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "porter"
+
+
+def repository_root(path: Path) -> Path:
+    """The directory a repository's configuration may reach: the git work tree holding `path`, else `path`'s own
+    directory. Everything a repository config names must resolve inside it."""
+    start = Path(path).resolve()
+    d = start if start.is_dir() else start.parent
+    for cur in (d, *d.parents):
+        if (cur / ".git").exists():
+            return cur
+    return d
 
 
 def find_config(start: Path) -> Path | None:
+    """The closest porter.toml / pyproject.toml with [tool.porter] from `start` up to its repository root."""
     start = Path(start).resolve()
+    top = repository_root(start)
     d = start if start.is_dir() else start.parent
     for cur in (d, *d.parents):
-        if (cur / "porter.toml").is_file():
-            return cur / "porter.toml"
-        py = cur / "pyproject.toml"
-        if py.is_file() and _has_tool_porter(py):
-            return py
-        if (cur / ".git").exists():
+        for name in ("porter.toml", "pyproject.toml"):
+            candidate = cur / name
+            if candidate.is_file() and (name == "porter.toml" or _has_tool_porter(candidate, top)):
+                return candidate
+        if cur == top:
             break  # the repository's own top is as far as its settings can come from
     return None
 
 
-def _has_tool_porter(py: Path) -> bool:
+def _has_tool_porter(py: Path, top: Path) -> bool:
     try:
-        return "porter" in tomllib.loads(py.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = tomllib.loads(contained_bytes(py, top, MAX_CONFIG_BYTES, "pyproject.toml").decode("utf-8"))
+    except (UsageError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False  # a broken pyproject.toml without our table is the project's business, not ours
+    tool = doc.get("tool")
+    return isinstance(tool, dict) and "porter" in tool
 
 
-def load_config(path: Path | None) -> Config:
+def contained_path(value: str | Path, base: Path, top: Path, key: str, *, allow_dir: bool = False) -> Path:
+    """`value` (relative to `base`) resolved one component at a time, refusing anything that leaves `top`.
+
+    Absolute paths, `..` past the top and symlinks (at any component) that lead outside are refused, as is anything
+    that is not a regular file (or a directory, with allow_dir). The error names the key, never the contents."""
+    raw = Path(value)
+    if raw.is_absolute():
+        raise ConfigError(f"{key}: {str(value)!r} is an absolute path; repository configuration may only name files inside the repository")
+    top = top.resolve()
+    cur = base.resolve()
+    if not cur.is_relative_to(top):
+        raise ConfigError(f"{key}: the configuration file is outside the repository ({top})")
+    for part in raw.parts:
+        nxt = cur.parent if part == ".." else cur / part
+        try:
+            st = os.lstat(nxt)
+        except OSError:
+            raise ConfigError(f"{key}: {str(value)!r} does not exist") from None
+        if stat.S_ISLNK(st.st_mode):
+            nxt = nxt.resolve()
+        if not nxt.is_relative_to(top):
+            raise ConfigError(f"{key}: {str(value)!r} leads outside the repository")
+        cur = nxt
+    try:
+        st = os.stat(cur)
+    except OSError:
+        raise ConfigError(f"{key}: {str(value)!r} does not exist") from None
+    if stat.S_ISDIR(st.st_mode) and allow_dir:
+        return cur
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise ConfigError(f"{key}: {str(value)!r} is {what}")
+    return cur
+
+
+def contained_bytes(path: Path, top: Path, limit: int, key: str) -> bytes:
+    """The bytes of a file found inside `top`, refusing one that is (or sits behind) a symlink leading out of it."""
+    if not path.resolve().is_relative_to(top.resolve()):
+        raise ConfigError(f"{key}: {path} leads outside the repository; not read")
+    return read_regular(path, limit, key)
+
+
+def read_regular(path: Path, limit: int, key: str) -> bytes:
+    """Read a regular file of at most `limit` bytes; O_NONBLOCK so a FIFO swapped in after a check cannot hang us."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise ConfigError(f"{key}: cannot read {path}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{key}: {path} is not a regular file")
+        if st.st_size > limit:
+            raise ConfigError(f"{key}: {path} is {st.st_size} bytes, over the {limit} byte limit")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ConfigError(f"{key}: {path} is over the {limit} byte limit")
+    return data
+
+
+def load_config(path: Path | None, *, top: Path | None = None) -> Config:
+    """Read and check one configuration file; `top` is set when the repository supplied it (contained reads)."""
     if path is None:
         return Config()
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from None
+        data = (contained_bytes(path, top, MAX_CONFIG_BYTES, str(path)) if top is not None
+                else read_regular(path, MAX_CONFIG_BYTES, str(path)))
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    table = doc.get("tool", {}).get("porter", {}) if path.name == "pyproject.toml" else doc.get("tool", {}).get("porter", doc)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
+    tool = doc.get("tool", {})
+    if not isinstance(tool, dict):
+        tool = {}
+    table = tool.get("porter", {}) if path.name == "pyproject.toml" else tool.get("porter", doc)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.porter] must be a table")
     for key, value in table.items():
         if key not in _KEYS:
             raise ConfigError(f"{path}: unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
-        if not isinstance(value, _KEYS[key]) or isinstance(value, bool) and _KEYS[key] is int:
+        if not isinstance(value, _KEYS[key]) or isinstance(value, bool) and _KEYS[key] is not bool:
             raise ConfigError(f"{path}: {key} must be {_type_name(_KEYS[key])}, not {type(value).__name__}")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: {key} must be a list of strings")
@@ -96,10 +239,88 @@ def load_config(path: Path | None) -> Config:
             Severity.parse(table["fail_on"])
         except ValueError as e:
             raise ConfigError(f"{path}: fail_on: {e}") from None
-    return Config(path, dict(table))
+    return Config(path, dict(table), from_repository=top is not None)
 
 
 def _type_name(t) -> str:
     if isinstance(t, tuple):
         return " or ".join(x.__name__ for x in t)
     return {list: "a list", int: "an integer", str: "a string", bool: "true or false"}.get(t, t.__name__)
+
+
+def _config_paths(cfg: Config, top: Path) -> tuple[tuple[Path, ...], Path | None]:
+    """The rule and effort files a configuration names, contained when the repository supplied it."""
+    if cfg.path is None:
+        return (), None
+    base = cfg.path.parent
+    if cfg.from_repository:
+        rules = tuple(contained_path(v, base, top, f"{cfg.path.name}: rules", allow_dir=True) for v in cfg.get("rules", []))
+        effort = contained_path(cfg.get("effort"), base, top, f"{cfg.path.name}: effort") if cfg.get("effort") else None
+        return rules, effort
+    rules = tuple((base / v).resolve() for v in cfg.get("rules", []))
+    effort = (base / cfg.get("effort")).resolve() if cfg.get("effort") else None
+    return rules, effort
+
+
+def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
+    """The settings for scanning `path`: command-line options over the configuration that applies to it."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{path}: no such file or directory")
+    top = repository_root(path)
+    if cli.config is not None:
+        cfg = load_config(cli.config)
+    elif cli.isolated:
+        cfg = Config()
+    else:
+        cfg = load_config(find_config(path), top=top)
+    if cli.jobs is not None and cli.jobs < 0:
+        raise UsageError("--jobs must be 0 (all cores) or more")
+    rules, effort = _config_paths(cfg, top)
+    cores = os.cpu_count() or 1
+    jobs = cli.jobs if cli.jobs is not None else cfg.get("jobs", 0)
+    if cfg.from_repository and cli.jobs is None:
+        jobs = min(jobs, cores)  # a repository cannot make porter fork more workers than the machine has cores
+    if cli.max_file_size_mb is not None:
+        max_bytes = int(cli.max_file_size_mb * 1048576)
+    else:
+        mb = cfg.get("max_file_size_mb", DEFAULT_MAX_FILE_BYTES / 1048576)
+        if cfg.from_repository:
+            mb = min(mb, DEFAULT_MAX_FILE_BYTES / 1048576)  # raising the limit is the user's call, not the repository's
+        max_bytes = int(mb * 1048576)
+    fail_on_text = cli.fail_on or cfg.get("fail_on")
+    try:
+        fail_on = Severity.parse(fail_on_text) if fail_on_text else None
+    except ValueError as e:
+        raise UsageError(f"--fail-on: {e}") from None
+    use_cache = not cli.no_cache and cfg.get("cache", True)
+    notices = _notices(cfg, max_bytes if cli.max_file_size_mb is None else DEFAULT_MAX_FILE_BYTES)
+    return Settings(
+        include=tuple(cli.include if cli.include else cfg.get("include", [])),
+        exclude=tuple(cli.exclude if cli.exclude else cfg.get("exclude", [])),
+        jobs=jobs,
+        cache_dir=(cli.cache_dir or default_cache_dir()) if use_cache else None,
+        max_file_bytes=max_bytes,
+        disabled_rules=tuple(cfg.get("disable", [])),
+        targets=tuple(cli.targets if cli.targets else cfg.get("targets", [])),
+        extra_rules=rules,
+        effort=effort,
+        fail_on=fail_on,
+        deep=cli.deep,
+        config_path=cfg.path,
+        notices=notices,
+        config_globs=cfg.from_repository and (bool(cfg.get("include")) and not cli.include
+                                              or bool(cfg.get("exclude")) and not cli.exclude),
+    )
+
+
+def _notices(cfg: Config, max_bytes: int) -> tuple[str, ...]:
+    if not cfg.from_repository:
+        return ()
+    name = cfg.path.name if cfg.path else "configuration"
+    out = []
+    if cfg.get("disable"):
+        out.append(f"repository {name} disables {len(cfg.get('disable'))} rule(s): {', '.join(sorted(cfg.get('disable')))}")
+    if max_bytes < DEFAULT_MAX_FILE_BYTES:
+        out.append(f"repository {name} lowers the file size limit to {max_bytes / 1048576:g} MiB")
+    return tuple(out)

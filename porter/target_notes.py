@@ -7,7 +7,7 @@ data under `targets` as {target id: note}. Done after the per-file cache, so cac
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from porter.model import Finding
 from porter.rules import RuleSet
@@ -35,14 +35,11 @@ def notes_for(rule_notes: Iterable[tuple[str, str]], targets) -> TargetNotes:
     return out
 
 
-def with_target_notes(findings: list[Finding], ruleset: RuleSet, target_spec: Iterable[str]) -> list[Finding]:
-    """The findings, each of a rule with target_notes carrying its notes for the selected targets."""
-    target_spec = tuple(target_spec or ())
-    if not target_spec or not any(r.target_notes for r in ruleset.rules):
+def with_target_notes(findings: Iterable[Finding], ruleset: RuleSet, targets: Sequence) -> list[Finding]:
+    """The findings, each of a rule with target_notes carrying its notes for `targets` (resolved Target profiles)."""
+    findings = list(findings)
+    if not targets or not any(r.target_notes for r in ruleset.rules):
         return findings
-    from porter.targets import load_targets, select_targets
-
-    targets = select_targets(target_spec, load_targets())
     cache: dict[str, TargetNotes] = {}
     out = []
     for f in findings:

@@ -255,6 +255,47 @@ def select_targets(spec: Iterable[str] | None, available: Mapping[str, Target] |
     return chosen
 
 
+def resolve_targets(spec: Iterable[str] | None, default: Iterable[str] = DEFAULT_TARGETS) -> list[Target]:
+    """The one place a run's targets are decided: the profiles `spec` names, in the order asked for.
+
+    Each entry is a target id ("mi300x", any case), a gfx name ("gfx942": every profile of that chip), "all", a
+    comma-separated list of those, or the path of a user profile file (*.yaml/*.yml, or any entry with a "/"),
+    which is loaded and selected. An empty spec means `default`. Anything else raises TargetError naming the entry
+    and the valid ids.
+    """
+    ids: list[str] = []
+    files: list[str] = []
+    for item in spec or ():
+        for part in str(item).split(","):
+            part = part.strip()
+            if part.endswith(PROFILE_SUFFIXES) or "/" in part:
+                files.append(part)
+            elif part:
+                ids.append(part)
+    for f in files:
+        if not Path(f).is_file():
+            raise TargetError(f, "<file>", "no such profile file (a --target that is a path must name a .yaml profile)")
+    available = load_targets(extra=files)
+    if files:
+        # A user profile may not reuse a shipped id (load_targets refuses), so the new ids are exactly the user's.
+        ids += sorted(set(available) - set(load_targets()))
+    by_gfx: dict[str, list[str]] = {}
+    for t in available.values():
+        by_gfx.setdefault(t.gfx.lower(), []).append(t.id)
+    expanded = [i for name in ids for i in (by_gfx.get(name.lower(), [name]) if name.lower() not in available else [name])]
+    try:
+        return select_targets(expanded or list(default), available)
+    except ValueError as e:
+        raise TargetError("--target", "value", str(e)) from None
+
+
+def gfx_of(spec: str) -> str:
+    """The gfx name a target id or gfx name stands for (what a compiler's --offload-arch takes)."""
+    if spec.lower().startswith("gfx"):
+        return spec.lower()
+    return resolve_targets([spec])[0].gfx
+
+
 # ------------------------------------------------------------------------------------------------- predicates
 
 _BARE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # the shape of target ids and gfx names

@@ -18,43 +18,26 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TARGETS = ("mi300x", "mi355x")
-FORMATS = {"console": "assessment.txt", "markdown": "assessment.md", "html": "assessment.html",
+FORMATS_FILES = {"console": "assessment.txt", "markdown": "assessment.md", "html": "assessment.html",
            "json": "assessment.json", "sarif": "assessment.sarif", "csv": "findings.csv"}
 
 
 def assess_repo(rel: str, targets=TARGETS):
-    """(ScanResult with its assessment attached, Assessment) for one repository path relative to REPO."""
-    import dataclasses
+    """The pipeline run (scan, kernels, assessment) for one repository path relative to REPO, as `porter assess`
+    does it, without a cache."""
+    from porter.pipeline import run
+    from porter.settings import CommandLine, resolve_settings
 
-    from porter.estimate.assess import run_assessment
-    from porter.cli import build_scan_options
-    from porter.estimate.effort_model import load_effort_model
-    from porter.targets import load_targets, select_targets
-
-    path = Path(rel)
-    opts, cfg = build_scan_options(path, None, None, 1, True, None, list(targets), None)
-    chosen = select_targets(list(opts.targets), load_targets())
-    opts = dataclasses.replace(opts, targets=tuple(t.id for t in chosen))
-    return run_assessment(path, opts, chosen, load_effort_model(cfg.resolve("effort")))
+    settings = resolve_settings(Path(rel), CommandLine(jobs=1, no_cache=True, targets=tuple(targets)))
+    return run(Path(rel), settings, assess=True)
 
 
 def render_all(rel: str) -> dict[str, str]:
-    from rich.console import Console
+    from porter.render import FORMATS, RenderOptions
 
-    from porter.render import assess_console, csv, html, json, markdown, sarif
-
-    result, a = assess_repo(rel)
-    buf = io.StringIO()
-    assess_console.render(result, a, Console(file=buf, width=120, no_color=True, force_terminal=False,
-                                             legacy_windows=False, color_system=None), explain=True)
-    return {
-        FORMATS["console"]: buf.getvalue(),
-        FORMATS["markdown"]: markdown.render(result, a, explain=True),
-        FORMATS["html"]: html.render(result, a),
-        FORMATS["json"]: json.render(result),
-        FORMATS["sarif"]: sarif.render(result, a),
-        FORMATS["csv"]: csv.render(result, a),
-    }
+    r = assess_repo(rel)
+    opts = RenderOptions(explain=True, command="assess")
+    return {fname: FORMATS[fmt].render(r, opts).decode("utf-8") for fmt, fname in FORMATS_FILES.items()}
 
 
 def generate(out: Path) -> dict[Path, str]:
@@ -72,9 +55,9 @@ def generate(out: Path) -> dict[Path, str]:
             files[Path(name) / fname] = text
         import json as _json
 
-        a = _json.loads(rendered[FORMATS["json"]])["assessment"]
+        a = _json.loads(rendered[FORMATS_FILES["json"]])["assessment"]
         e = a["effort"]
-        links = " · ".join(f"[{fmt}]({name}/{fname})" for fmt, fname in FORMATS.items())
+        links = " · ".join(f"[{fmt}]({name}/{fname})" for fmt, fname in FORMATS_FILES.items())
         index.append(f"| `{name}` | {a['verdict']}{' (nothing to port)' if a['nothing_to_port'] else ''} | "
                      f"{e['low']:g}–{e['high']:g} ({e['likely']:g}) | {links} |")
     files[Path("README.md")] = "\n".join(index) + "\n"

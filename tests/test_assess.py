@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from helpers import REPO, run_porter, write_files
+from porter.settings import Settings
 from porter.estimate.assess import assess
 from porter.estimate.effort_model import EffortModelError, Hours, load_effort_model
 from porter.model import Confidence, FileResult, Finding, Kernel, ScanResult, Severity
@@ -141,10 +142,10 @@ def test_a_rule_that_does_not_apply_to_the_target_is_not_costed():
 
 def test_every_figure_traces_to_findings_and_totals_add_up():
     from porter.kernels.verdicts import analyse
-    from porter.pipeline import ScanOptions, scan
+    from porter.pipeline import scan
 
     targets = ts("mi300x", "mi355x")
-    r = analyse(scan(REPO / "fixtures/repos/cuda-app", ScanOptions(jobs=1, targets=("mi300x", "mi355x"))),
+    r = analyse(scan(REPO / "fixtures/repos/cuda-app", Settings(jobs=1, targets=("mi300x", "mi355x"))),
                 ["mi300x", "mi355x"])
     a = assess(r, targets)
     total = Hours()
@@ -258,7 +259,7 @@ def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
 def test_targets_needing_the_same_work_are_costed_once(tmp_path):
     from porter.estimate.assess import run_assessment
     from porter.estimate.effort_model import load_effort_model
-    from porter.pipeline import ScanOptions
+    
     from porter.targets import load_targets, select_targets
 
     (tmp_path / "k.cu").write_text(
@@ -267,7 +268,7 @@ def test_targets_needing_the_same_work_are_costed_once(tmp_path):
 
     def effort(*ids):
         chosen = select_targets(list(ids), load_targets())
-        opts = ScanOptions(jobs=1, targets=tuple(ids))
+        opts = Settings(jobs=1, targets=tuple(ids))
         return run_assessment(tmp_path, opts, chosen, load_effort_model())[1].hours
 
     # MI300X and MI325X (both gfx942) need the same fix for the same reason: one cost, not two.

@@ -6,9 +6,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from porter.settings import Settings
 from porter.kernels import deep
 from porter.kernels.verdicts import analyse
-from porter.pipeline import ScanOptions, scan
+from porter.pipeline import scan
 
 from conftest import FIXTURES
 
@@ -16,7 +17,7 @@ HEADER_FIXTURE = FIXTURES / "kernels" / "deep_header.cu"
 
 
 def _scan():
-    return scan(HEADER_FIXTURE.parent, ScanOptions(jobs=1, cache_dir=None, include=("deep_header.cu",)))
+    return scan(HEADER_FIXTURE.parent, Settings(jobs=1, cache_dir=None, include=("deep_header.cu",)))
 
 
 def _kernel(result, name="header_sized"):

@@ -29,13 +29,13 @@ def page(tmp_path_factory):
     sys.path.insert(0, str(REPO / "scripts"))
     from make_reports import assess_repo
 
-    from porter.render import html
+    from porter.render import render
 
-    result, a = assess_repo("fixtures/repos/cuda-app", ("mi300x", "mi355x"))
+    run = assess_repo("fixtures/repos/cuda-app", ("mi300x", "mi355x"))
     d = tmp_path_factory.mktemp("html")
     path = d / "report.html"
-    path.write_text(html.render(result, a), encoding="utf-8")
-    return path, a
+    path.write_bytes(render("html", run))
+    return path, run.assessment
 
 
 def test_browser_renders_verdict_and_charts(page, tmp_path):

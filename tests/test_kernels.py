@@ -11,10 +11,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from porter.settings import Settings
 from porter.kernels.constfold import Unknown, build_constants, fold_text
 from porter.kernels.verdicts import analyse
 from porter.source.parse import parse
-from porter.pipeline import ScanOptions, scan
+from porter.pipeline import scan
 
 from conftest import FIXTURES, REPO
 
@@ -49,7 +50,7 @@ EXPECTED = annotated()
 
 @pytest.fixture(scope="module")
 def analysed():
-    result = scan(KERNELS_DIR, ScanOptions(jobs=1, cache_dir=None))
+    result = scan(KERNELS_DIR, Settings(jobs=1, cache_dir=None))
     return analyse(result, ["all"])
 
 
@@ -189,7 +190,7 @@ def test_user_target_profile(tmp_path):
     data.update(id="mygpu", name="My wave32 GPU", wavefront_size=32, lds_per_workgroup_kib=96, lds_per_cu_kib=96)
     profile = tmp_path / "mygpu.yaml"
     profile.write_text(yaml.safe_dump(data))
-    result = analyse(scan(KERNELS_DIR, ScanOptions(jobs=1, cache_dir=None)), ["mi300x", str(profile)])
+    result = analyse(scan(KERNELS_DIR, Settings(jobs=1, cache_dir=None)), ["mi300x", str(profile)])
     assert result.targets == ("mi300x", "mygpu")
     verdicts = {k.name: dict(k.facts)["targets"]["mygpu"]["verdict"] for k in result.kernels}
     assert verdicts["big_tile"] == "ok"          # 96 KiB fits 96 KiB
@@ -236,7 +237,7 @@ def test_fixture_compiles_with_nvcc(path, tmp_path):
 
 def test_hostile_constant_expressions_fold_safely(tmp_path):
     """Shifts beyond 64 bits and ~ on a float are unknown, casts wrap like C, and a sign inside a literal folds."""
-    from porter.pipeline import ScanOptions, scan
+    from porter.pipeline import scan
 
     (tmp_path / "c.cu").write_text(
         "#define N (1 << 0x7fffffffffff)\n#define M (~1.5)\n#define Q (-7 / 2)\n"
@@ -244,7 +245,7 @@ def test_hostile_constant_expressions_fold_safely(tmp_path):
         "__global__ void k2(float* o) { __shared__ float s[(int)M]; o[0] = s[0]; }\n"
         "__global__ void k3(char* o) { __shared__ char s[(unsigned char)300 * 1024]; o[0] = s[0]; }\n"
         "__global__ void k4(char* o) { __shared__ char s[Q + 20000]; o[0] = s[0]; }\n")
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert r.skipped == ()
     shared = {k.name: dict(k.facts)["shared_memory"] for k in r.kernels}
     assert shared["k1"]["static_bytes"] is None and "cannot be evaluated" in shared["k1"]["arrays"][0]["reason"]
@@ -268,7 +269,7 @@ def test_a_porter_bug_on_one_file_is_reported_as_skipped_not_a_crash(tmp_path):
 def test_a_project_rule_with_a_verdict_decides_kernel_verdicts(tmp_path):
     """Verdicts come from the rule set the scan used, so a project's own rules (porter.toml `rules`) count too."""
     from porter.rules import RULES_DIR
-    from porter.pipeline import ScanOptions, scan
+    from porter.pipeline import scan
 
     rule = (RULES_DIR / "kernel" / "KRN001-kernel-definition.yaml").read_text()
     (tmp_path / "rules").mkdir()
@@ -279,7 +280,7 @@ def test_a_project_rule_with_a_verdict_decides_kernel_verdicts(tmp_path):
     (tmp_path / "src" / "k.cu").write_text(
         "__device__ float vendor_fast_exp(float x);\n"
         "__global__ void k(float* x) { x[threadIdx.x] = vendor_fast_exp(x[threadIdx.x]); }\n")
-    opts = ScanOptions(jobs=1, extra_rules=(tmp_path / "rules",))
+    opts = Settings(jobs=1, extra_rules=(tmp_path / "rules",))
     [k] = analyse(scan(tmp_path / "src", opts), ["mi300x", "mi455x"]).kernels
     targets = dict(k.facts)["targets"]
     assert (targets["mi300x"]["verdict"], targets["mi455x"]["verdict"]) == ("rewrite", "check")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porter.pipeline import ScanOptions, scan
+from porter.settings import Settings
+from porter.pipeline import scan
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "llm-serving"
 LOCK_IN = {"library", "tensorrt", "quantization", "config", "binary", "build", "python", "container"}
@@ -69,7 +70,7 @@ EXPECTED = {
 
 
 def _scan(**kw):
-    return scan(REPO, ScanOptions(jobs=1, cache_dir=None, **kw))
+    return scan(REPO, Settings(jobs=1, cache_dir=None, **kw))
 
 
 def test_lock_in_findings_are_exactly_the_expected_set():
@@ -113,7 +114,7 @@ def test_library_findings_name_the_rocm_replacement():
 def test_low_precision_kernels_get_per_target_verdicts():
     from porter.kernels.verdicts import analyse
 
-    r = analyse(scan(REPO, ScanOptions(jobs=1)), ["mi300x", "mi355x"])
+    r = analyse(scan(REPO, Settings(jobs=1)), ["mi300x", "mi355x"])
     verdicts = {k.name: {t: v["verdict"] for t, v in dict(k.facts)["targets"].items()} for k in r.kernels}
     # NVFP4 needs edits everywhere (no AMD target runs it); OCP FP8 is native on MI355X but not on MI300X (FNUZ).
     assert verdicts == {

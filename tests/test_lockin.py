@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from porter.settings import Settings
 from porter.model import Finding
 from porter.rules import load_rules
-from porter.pipeline import ScanOptions, scan
+from porter.pipeline import scan
 from porter.targets import load_targets, validate_predicate
 
-OPTS = ScanOptions(jobs=1, cache_dir=None)
+OPTS = Settings(jobs=1, cache_dir=None)
 
 MALFORMED = {
     "checkpoint/config.json": (b'{"quantization_config": {"quant_algo": "NVFP4",}', "malformed JSON"),
@@ -85,7 +86,7 @@ NVFP4_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "CFG
 
 
 def test_target_notes_depend_on_the_target():
-    result = scan(NVFP4_DIR, ScanOptions(jobs=1, cache_dir=None, targets=("all",)))
+    result = scan(NVFP4_DIR, Settings(jobs=1, cache_dir=None, targets=("all",)))
     f = next(f for f in result.findings if f.rule == "CFG001" and f.path == "hf_quant_config.json")
     notes = dict(f.data)["targets"]
     assert set(notes) == set(load_targets())
@@ -97,14 +98,17 @@ def test_target_notes_depend_on_the_target():
     hash(f)  # and a finding holding them stays hashable
 
 
-def test_no_target_notes_without_targets():
+def test_scan_without_targets_notes_the_default_target():
+    # Kernel analysis defaults to mi355x; the findings' target notes must be about the same target (they were absent).
     result = scan(NVFP4_DIR, OPTS)
-    assert all("targets" not in dict(f.data) for f in result.findings)
+    noted = [dict(f.data)["targets"] for f in result.findings if "targets" in dict(f.data)]
+    assert noted and all(set(n) == {"mi355x"} for n in noted)
+    assert result.targets == ("mi355x",)
 
 
 def test_fp8_notes_say_fnuz_on_cdna3_and_native_on_cdna4():
     d = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "QNT002-fp8-cuda.cu"
-    result = scan(d, ScanOptions(jobs=1, cache_dir=None, targets=("mi300x", "mi355x")))
+    result = scan(d, Settings(jobs=1, cache_dir=None, targets=("mi300x", "mi355x")))
     notes = dict(next(f for f in result.findings if f.rule == "QNT002").data)["targets"]
     assert "FNUZ only" in notes["mi300x"] and "native" in notes["mi355x"]
 

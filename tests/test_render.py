@@ -23,14 +23,17 @@ def assess_path(path: Path | str, targets=TARGETS):
     sys.path.insert(0, str(REPO / "scripts"))
     from make_reports import assess_repo
 
-    return assess_repo(str(path), targets)
+    run = assess_repo(str(path), targets)
+    return run.result, run.assessment
 
 
 def render(fmt: str, result, a) -> str:
-    import importlib
+    """Through the renderer registry, as the CLI and scripts/make_reports.py render."""
+    from porter.pipeline import Run
+    from porter.render import FORMATS, RenderOptions
+    from porter.settings import Settings
 
-    mod = importlib.import_module(f"porter.render.{fmt}")
-    return mod.render(result) if fmt == "json" else mod.render(result, a)
+    return FORMATS[fmt].render(Run(result, (), Settings(), a), RenderOptions(command="assess")).decode("utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +67,9 @@ def test_sarif_is_valid_2_1_0_and_has_what_github_reads(repo):
     assert len(run["results"]) == len(result.findings)
     for res, f in zip(run["results"], result.findings):
         loc = res["locations"][0]["physicalLocation"]
-        assert loc["artifactLocation"] == {"uri": f.path, "uriBaseId": "%SRCROOT%"}
+        # Repository-relative: the fixture is a subdirectory of porter's own git work tree, and code scanning
+        # resolves URIs against the repository top.
+        assert loc["artifactLocation"] == {"uri": f"fixtures/repos/{repo}/{f.path}", "uriBaseId": "%SRCROOT%"}
         assert not loc["artifactLocation"]["uri"].startswith("/")
         assert res["partialFingerprints"] == {"porter/v1": f.fingerprint}
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]

@@ -18,8 +18,8 @@ def test_reports_are_fresh():
 
 def test_reports_cover_every_fixture_repository_in_every_format():
     sys.path.insert(0, str(REPO / "scripts"))
-    from make_reports import FORMATS
+    from make_reports import FORMATS_FILES
 
     for repo in sorted(p.name for p in (REPO / "fixtures/repos").iterdir() if p.is_dir()):
-        for fname in FORMATS.values():
+        for fname in FORMATS_FILES.values():
             assert (REPO / "reports" / repo / fname).is_file(), f"reports/{repo}/{fname} missing"

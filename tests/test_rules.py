@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from porter.settings import Settings
 from porter.rulecatalog import FIXTURES_DIR, fixture_for
 from porter.rules import load_rules
-from porter.pipeline import ScanOptions, scan
+from porter.pipeline import scan
 
 ANNOTATION = re.compile(r"(?://|#|;|<!--)\s*(ruleid|ok|todoruleid|todook):\s*([A-Z]{3}[0-9]{3}(?:\s*,\s*[A-Z]{3}[0-9]{3})*)")
 EXPECTED = re.compile(r"^\s*(ruleid|ok|todoruleid):\s*([A-Z]{3}[0-9]{3})\s+(\d+)\s*$")
@@ -58,7 +59,7 @@ def fixture_files(fixture: Path) -> list[Path]:
 def test_rule_hits_exactly_the_annotated_lines(rule):
     fixture = fixture_for(rule)
     assert fixture is not None, f"{rule.id} has no fixture fixtures/rules/{Path(rule.source).stem}.<ext>"
-    result = scan(fixture, ScanOptions(jobs=1, cache_dir=None))
+    result = scan(fixture, Settings(jobs=1, cache_dir=None))
     base = fixture if fixture.is_dir() else fixture.parent
     total_expected = 0
     for f in fixture_files(fixture):

@@ -7,8 +7,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from porter.settings import Settings
 from porter.model import Severity
-from porter.pipeline import ScanOptions, scan
+from porter.pipeline import scan
 from tests.helpers import REPO, make_repo, run_porter, scan_json, write_files
 
 SCHEMA = json.loads((REPO / "porter" / "schemas" / "scan.schema.json").read_text())
@@ -33,7 +34,7 @@ def test_json_output_follows_the_documented_schema_on_a_fixture_repository():
 
 def test_suppressions_hide_findings_but_count_them(tmp_path):
     (tmp_path / "k.cu").write_text(TWO_KERNELS)
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings if f.rule == "KRN001"] == [("KRN001", 1)]
     assert [(f.rule, f.line) for f in r.suppressed] == [("KRN001", 3), ("KRN001", 4)]
     assert r.summary()["suppressed"] == 2
@@ -43,15 +44,15 @@ def test_suppressions_hide_findings_but_count_them(tmp_path):
 
 def test_suppression_in_a_string_does_not_count(tmp_path):
     (tmp_path / "k.cu").write_text('const char* s = "porter: ignore";\n__global__ void k(float* x) { x[0] = 0; }\n')
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings if f.rule == "KRN001"] == [("KRN001", 2)]
 
 
 def test_fingerprints_survive_lines_moving(tmp_path):
     (tmp_path / "k.cu").write_text(TWO_KERNELS)
-    before = {f.line: f.fingerprint for f in scan(tmp_path, ScanOptions(jobs=1)).findings if f.rule == "KRN001"}
+    before = {f.line: f.fingerprint for f in scan(tmp_path, Settings(jobs=1)).findings if f.rule == "KRN001"}
     (tmp_path / "k.cu").write_text("// a new header comment\n#include <cstdio>\n\n" + TWO_KERNELS)
-    after = {f.line: f.fingerprint for f in scan(tmp_path, ScanOptions(jobs=1)).findings if f.rule == "KRN001"}
+    after = {f.line: f.fingerprint for f in scan(tmp_path, Settings(jobs=1)).findings if f.rule == "KRN001"}
     assert before[1] == after[4]
     assert len(before[1]) == 20
 
@@ -59,8 +60,8 @@ def test_fingerprints_survive_lines_moving(tmp_path):
 def test_warm_rescan_is_served_from_the_cache_and_identical(tmp_path):
     cache = tmp_path / "cache"
     src = REPO / "fixtures" / "repos" / "cuda-app"
-    cold = scan(src, ScanOptions(jobs=1, cache_dir=cache))
-    warm = scan(src, ScanOptions(jobs=1, cache_dir=cache))
+    cold = scan(src, Settings(jobs=1, cache_dir=cache))
+    warm = scan(src, Settings(jobs=1, cache_dir=cache))
     n = len(cold.files)
     assert cold.stats["cache_misses"] == n and cold.stats["cache_hits"] == 0
     assert warm.stats["cache_hits"] == n and warm.stats["cache_misses"] == 0
@@ -70,21 +71,21 @@ def test_warm_rescan_is_served_from_the_cache_and_identical(tmp_path):
 def test_cache_reruns_only_changed_files_and_survives_corruption(tmp_path):
     cache = tmp_path / "cache"
     write_files(tmp_path / "src", {"a.cu": "__global__ void a(int* p) { *p = 1; }\n", "b.cu": "__global__ void b(int* p) { *p = 2; }\n"})
-    scan(tmp_path / "src", ScanOptions(jobs=1, cache_dir=cache))
+    scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     (tmp_path / "src" / "b.cu").write_text("__global__ void b2(int* p) { *p = 3; }\n")
-    r = scan(tmp_path / "src", ScanOptions(jobs=1, cache_dir=cache))
+    r = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     assert (r.stats["cache_hits"], r.stats["cache_misses"]) == (1, 1)
     assert [k.name for k in r.kernels] == ["a", "b2"]
-    for entry in cache.rglob("*.pickle"):
+    for entry in cache.rglob("*.json"):
         entry.write_bytes(b"corrupt")
-    r2 = scan(tmp_path / "src", ScanOptions(jobs=1, cache_dir=cache))
+    r2 = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     assert r2.stats["cache_misses"] == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
 
 
 def test_parallel_and_serial_scans_agree():
     src = REPO / "fixtures" / "repos"
-    serial = scan(src, ScanOptions(jobs=1))
-    parallel = scan(src, ScanOptions(jobs=2))
+    serial = scan(src, Settings(jobs=1))
+    parallel = scan(src, Settings(jobs=2))
     assert len(serial.files) >= 16  # enough files that the parallel path really runs
     assert serial.to_dict() == parallel.to_dict()
 
@@ -178,7 +179,7 @@ def test_kernel_hidden_by_a_macro_from_another_header_is_found(tmp_path):
         "src/k.cu": '#include "../include/macros.cuh"\nDEV float twice(float v) { return 2 * v; }\n'
                     "KERNEL_ENTRY void saxpy(float a, float* x) { x[threadIdx.x] *= twice(a); }\n",
     })
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(k.path, k.line, k.name, k.via_macro) for k in r.kernels] == [("src/k.cu", 3, "saxpy", "KERNEL_ENTRY")]
 
 
@@ -187,7 +188,7 @@ def test_attributes_tree_sitter_cannot_parse_do_not_hide_kernels(tmp_path):
         "__global__ void __cluster_dims__(2, 1, 1) clustered(float* x) { x[0] = 1; }\n"
         "struct __align__(16) V { float a, b, c, d; };\n"
         "__global__ void plain(V* v) { v[0].a = 0; }\n")
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(k.name, k.line) for k in r.kernels] == [("clustered", 1), ("plain", 3)]
 
 
@@ -207,7 +208,7 @@ def test_hash_comment_suppressions_in_python_dockerfile_and_cmake(tmp_path):
         "CMakeLists.txt": "cmake_minimum_required(VERSION 3.24)\nproject(x LANGUAGES CXX CUDA) # porter: ignore[BLD001]\n"
                           "enable_language(CUDA)\n",
     })
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.path, f.line) for f in r.findings] == [
         ("BLD001", "CMakeLists.txt", 3), ("CTR001", "Dockerfile", 3), ("PYT006", "tool.py", 4)]
     assert [(f.rule, f.path, f.line) for f in r.suppressed] == [
@@ -218,7 +219,7 @@ def test_huge_embedded_byte_table_is_cheap_and_still_reported(tmp_path):
     rows = ",".join(f"0x{(i * 37) % 256:02x}" for i in range(12)) + ",\n"
     text = "// generated\nstatic const unsigned char kernel_sm80_cubin[] = {\n" + rows * 20_000 + "0x00};\nint after = 1;\n"
     (tmp_path / "blob.cpp").write_text(text)
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings] == [("BIN003", 2)]
     assert r.files[0].lines == 20_004 and r.files[0].parse_error_lines == 0
 
@@ -229,12 +230,12 @@ def test_the_repositorys_own_python_package_is_not_a_library_dependency(tmp_path
         "flash_attn/a.py": "from flash_attn.ops import x\nimport flash_attn.cute\nimport cupy\n",
         "bench.py": "import flash_attn\n",
     })
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.path, f.line) for f in r.findings] == [("LIB008", "flash_attn/a.py", 3)]
     # Elsewhere flash_attn is a dependency with a ROCm build.
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "use.py").write_text("import flash_attn\n")
-    r = scan(tmp_path / "other", ScanOptions(jobs=1))
+    r = scan(tmp_path / "other", Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings] == [("LIB007", 1)]
 
 
@@ -248,7 +249,7 @@ def test_kernels_declared_through_a_function_like_macro_are_found(tmp_path):
                   "    int lane = threadIdx.x % 32;\n}\n"
                   "void run(Flash_fwd_params p) { flash_fwd_kernel<<<1, 128>>>(p); }\n",
     })
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(k.path, k.name, k.line, k.end_line, k.via_macro) for k in r.kernels] == [
         ("fwd.cu", "flash_fwd_kernel", 2, 4, "DEFINE_FLASH_FORWARD_KERNEL")]
     assert [(f.rule, f.line, f.kernel) for f in r.findings if f.rule in ("KRN001", "DEV011")] == [
@@ -262,7 +263,10 @@ def test_cached_rule_set_follows_every_rule_file(tmp_path):
     rule = (REPO / "rules" / "kernel" / "KRN001-kernel-definition.yaml").read_text()
     extra = tmp_path / "USR001-mine.yaml"
     extra.write_text(rule.replace("id: KRN001", "id: USR001").replace("severity: info", "severity: low"))
-    cache = tmp_path / "cache"
+    from porter.cache import Cache
+
+    cache = Cache(tmp_path / "cache")
+    cache.check()
     first = load_rules_cached([extra], cache)
     assert first.get("USR001").severity == Severity.LOW
     assert load_rules_cached([extra], cache).digest == first.digest  # served from the cache
@@ -278,14 +282,14 @@ def test_cached_rule_set_follows_every_rule_file(tmp_path):
 def test_warm_parallel_scan_is_served_entirely_from_the_cache(tmp_path):
     src = REPO / "fixtures" / "repos"
     cache = tmp_path / "cache"
-    scan(src, ScanOptions(jobs=2, cache_dir=cache))
-    warm = scan(src, ScanOptions(jobs=2, cache_dir=cache))
+    scan(src, Settings(jobs=2, cache_dir=cache))
+    warm = scan(src, Settings(jobs=2, cache_dir=cache))
     assert warm.stats["cache_misses"] == 0 and warm.stats["cache_hits"] == len(warm.files)
 
 
 def test_columns_count_characters_not_bytes(tmp_path):
     (tmp_path / "u.cu").write_text('void f(){ const char* s = "é"; int é2 = 0; cudaMalloc(0, 4); }\n', encoding="utf-8")
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     [f] = [f for f in r.findings if f.rule == "API001"]
     line = (tmp_path / "u.cu").read_text(encoding="utf-8")
     assert (f.column, f.end_column) == (line.index("cudaMalloc") + 1, line.index("cudaMalloc") + 1 + len("cudaMalloc"))
@@ -297,7 +301,7 @@ def test_launches_link_to_the_kernel_of_their_own_file_and_all_are_listed(tmp_pa
         "b.cu": "__global__ void k(int* p) { *p = 2; }\nvoid run_b(int* p) { k<<<2, 2>>>(p); }\n",
         "c.cu": "void run_c(int* p) { k<<<3, 3>>>(p); other_kernel<<<1, 64>>>(p); }\n",
     })
-    doc = scan(tmp_path, ScanOptions(jobs=1)).to_dict()
+    doc = scan(tmp_path, Settings(jobs=1)).to_dict()
     jsonschema.validate(doc, SCHEMA)
     linked = {(k["path"], k["name"]): [(l["path"], l["line"]) for l in k["launches"]] for k in doc["kernels"]}
     # c.cu defines no `k`, so its launch may be either definition's; a.cu's and b.cu's launches are their own.

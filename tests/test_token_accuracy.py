@@ -6,7 +6,8 @@ missed use and a noisy hit fail the test.
 """
 from __future__ import annotations
 
-from porter.pipeline import ScanOptions, scan
+from porter.settings import Settings
+from porter.pipeline import scan
 
 SOURCE = r"""// Token accuracy: CUDA names that are, and are not, CUDA usage.
 #include <cuda_runtime.h>
@@ -55,7 +56,7 @@ EXPECTED = {
 def test_exact_findings_on_a_file_full_of_near_misses(tmp_path):
     path = tmp_path / "app.cu"
     path.write_text(SOURCE)
-    result = scan(path, ScanOptions(jobs=1, cache_dir=None))
+    result = scan(path, Settings(jobs=1, cache_dir=None))
     lines = SOURCE.splitlines()
     got = set()
     for f in result.findings:
@@ -67,7 +68,7 @@ def test_exact_findings_on_a_file_full_of_near_misses(tmp_path):
 def test_messages_name_the_hip_replacement(tmp_path):
     path = tmp_path / "app.cu"
     path.write_text(SOURCE)
-    result = scan(path, ScanOptions(jobs=1, cache_dir=None))
+    result = scan(path, Settings(jobs=1, cache_dir=None))
     by_key = {(f.rule, f.line, f.column): f for f in result.findings}
     sync = next(f for f in by_key.values() if f.rule == "API001" and f.line == 25)
     assert sync.replacement == "hipStreamSynchronize"
@@ -82,5 +83,5 @@ def test_a_pointer_variable_named_like_a_driver_api_is_the_projects_own(tmp_path
         "typedef int tcuDeviceGetName(char*, int, int);\n"
         "tcuDeviceGetName *cuDeviceGetName;\n"
         "void f(char* n) { cuDeviceGetName(n, 10, 0); }\n")
-    r = scan(tmp_path, ScanOptions(jobs=1))
+    r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings if f.rule.startswith("API")] == []

@@ -132,21 +132,10 @@ def check_verdict(spec: dict[str, Any], target) -> str:
 
 
 def resolve_targets(spec: Iterable[str] | None, profile_files: Iterable[str | Path] = ()):
-    """Target profiles for a run: ids, 'all', or paths to user profile files (which are then selected too)."""
-    from porter.targets import load_targets, select_targets
+    """Target profiles for a run (see porter.targets.resolve_targets, the one resolver)."""
+    from porter.targets import resolve_targets as resolve
 
-    ids, files = [], list(profile_files)
-    for item in spec or ():
-        for part in str(item).split(","):
-            part = part.strip()
-            if part.endswith((".yaml", ".yml")) or "/" in part:
-                files.append(part)
-            elif part:
-                ids.append(part)
-    available = load_targets(extra=files)
-    # A user profile may not reuse a shipped id (load_targets refuses), so the new ids are exactly the user's.
-    ids += sorted(set(available) - set(load_targets())) if files else []
-    return select_targets(ids, available)
+    return resolve([*(spec or ()), *(str(p) for p in profile_files)])
 
 
 def kernel_checks(facts: dict[str, Any], target) -> list[dict[str, Any]]:

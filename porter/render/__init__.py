@@ -1,1 +1,100 @@
-"""Renderers: one module per output format, each a pure function from results to text."""
+"""The renderer registry: every output format by name, with one signature, for the CLI, scripts and tests.
+
+`render(name, run, options)` returns the report as bytes. A format that shows effort (markdown, html, sarif, csv)
+needs the run's assessment (`FORMATS[name].needs_assessment`), so the pipeline is asked for one when such a format
+is chosen. `format_for(name, output)` picks the format from an explicit name (any case, `md` for markdown) or from
+the output file's suffix.
+"""
+from __future__ import annotations
+
+import importlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from porter.errors import UsageError
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How a person asked to see a run: detail level, and for console text the width and whether to colour."""
+
+    explain: bool = False
+    verbose: bool = False
+    quiet: bool = False
+    width: int = 120
+    terminal: bool = False  # True: colour and terminal width; False: plain text (files, pipes, reports)
+    command: str = "scan"  # scan's console view is an inventory; assess's is the effort report
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    suffixes: tuple[str, ...]
+    needs_assessment: bool
+    render: Callable[..., bytes]
+    aliases: tuple[str, ...] = ()
+
+
+def _console(run, opts: RenderOptions) -> bytes:
+    from rich.console import Console
+
+    from porter.render import assess_console, console
+
+    buf = io.StringIO()
+    c = Console(file=buf, width=opts.width, highlight=False, force_terminal=opts.terminal,
+                no_color=not opts.terminal, color_system="auto" if opts.terminal else None, legacy_windows=False)
+    if run.assessment is not None and opts.command == "assess":
+        if opts.quiet:
+            c.print(run.assessment.headline, markup=False)
+        else:
+            assess_console.render(run.result, run.assessment, c, opts.explain)
+    elif opts.quiet:
+        c.print(console.summary_line(run.result), markup=False)
+    else:
+        console.render(run.result, c, verbose=opts.verbose)
+    return buf.getvalue().encode("utf-8")
+
+
+def _module_renderer(module: str) -> Callable[..., bytes]:
+    def render(run, opts: RenderOptions) -> bytes:
+        mod = importlib.import_module(f"porter.render.{module}")
+        if module == "json":
+            return mod.render_bytes(run.result)
+        if module == "sarif":
+            return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", "")).encode("utf-8")
+        return mod.render(run.result, run.assessment, explain=opts.explain).encode("utf-8")
+
+    return render
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("console", (".txt",), False, _console),
+    Format("json", (".json",), False, _module_renderer("json")),
+    Format("markdown", (".md", ".markdown"), True, _module_renderer("markdown"), aliases=("md",)),
+    Format("html", (".html", ".htm"), True, _module_renderer("html")),
+    Format("sarif", (".sarif",), True, _module_renderer("sarif")),
+    Format("csv", (".csv",), True, _module_renderer("csv")),
+)}
+
+
+def format_for(name: str | None, output: Path | None = None) -> Format:
+    """The format asked for by name (any case, aliases allowed), else by the output file's suffix, else console."""
+    if name:
+        key = name.strip().lower()
+        for f in FORMATS.values():
+            if key == f.name or key in f.aliases:
+                return f
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)} (or md), not {name!r}")
+    if output is not None and str(output) != "-":
+        suffix = output.suffix.lower()
+        for f in FORMATS.values():
+            if suffix in f.suffixes:
+                return f
+    return FORMATS["console"]
+
+
+def render(name: str, run, options: RenderOptions = RenderOptions()) -> bytes:
+    """The run in format `name`, as bytes."""
+    return format_for(name).render(run, options)

@@ -62,8 +62,12 @@ def _rule_descriptor(rule, rid: str) -> dict[str, Any]:
     }
 
 
-def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None) -> dict[str, Any]:
+def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None,
+             prefix: str = "") -> dict[str, Any]:
+    """SARIF 2.1.0 for code scanning. URIs are relative to the repository top (`prefix` is the scanned directory
+    relative to it), since GitHub resolves them against the repository, not against the directory porter scanned."""
     rules = rules or result.rules or load_rules()
+    base = prefix.strip("/") + "/" if prefix.strip("/") else ""
     by_id = {r.id: r for r in rules.rules}
     used = sorted({f.rule for f in result.findings})
     index = {rid: i for i, rid in enumerate(used)}
@@ -83,7 +87,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             "level": LEVEL[f.severity],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": quote(f.path, safe="/"), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": quote(base + f.path, safe="/"), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
                            "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
                            **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
@@ -112,5 +116,5 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
 
 
 def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False,
-           rules: RuleSet | None = None) -> str:
-    return json.dumps(to_sarif(result, assessment, rules), indent=2, ensure_ascii=False) + "\n"
+           rules: RuleSet | None = None, prefix: str = "") -> str:
+    return json.dumps(to_sarif(result, assessment, rules, prefix), indent=2, ensure_ascii=False) + "\n"

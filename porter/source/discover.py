@@ -14,7 +14,9 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from porter.errors import UsageError
 from porter.model import Skipped
+from porter.source import git
 
 # Directories that hold build outputs, environments or vendored caches rather than a project's own sources.
 SKIP_DIRS = frozenset(
@@ -66,11 +68,14 @@ def language_of(path: str) -> str | None:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A file the scan will read: its path relative to the root, where it is on disk, and its language."""
+    """A file the scan will read: its path relative to the root, where it is (on disk, or its path in the git
+    tree), its language, and for a file read from git objects its blob id and size."""
 
     path: str
     abspath: Path
     language: str
+    blob: str | None = None
+    size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ class Discovery:
     is_git: bool
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(UsageError):
     """The scan root itself cannot be scanned (missing, unreadable); a usage error, not a finding."""
 
 
@@ -111,7 +116,7 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
         lang = language_of(rel)
         if lang is None:
             continue
-        problem = _link_problem(abspath, real_root)
+        problem = link_problem(abspath, real_root)
         if problem:
             skipped.append(Skipped(rel, problem))
             continue
@@ -133,13 +138,13 @@ def tree_entries(root: Path, include: list[str] | None = None, exclude: list[str
         listed = _walk_files(root, skipped)
     entries = []
     for raw in listed:
-        rel = _printable(raw)
-        if _selected(rel, include, exclude):
+        rel = printable(raw)
+        if selected(rel, include, exclude):
             entries.append((rel, raw))
     return entries, skipped, is_git
 
 
-def _printable(rel: str) -> str:
+def printable(rel: str) -> str:
     """A path as results show it: a file name that is not valid UTF-8 keeps its bytes as \\xNN escapes."""
     try:
         rel.encode("utf-8")
@@ -148,7 +153,7 @@ def _printable(rel: str) -> str:
         return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> bool:
+def selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> bool:
     if include and not any(_glob(rel, g) for g in include):
         return False
     if exclude and any(_glob(rel, g) for g in exclude):
@@ -161,13 +166,13 @@ def _glob(rel: str, pattern: str) -> bool:
     return pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(rel)
 
 
-def _link_problem(abspath: Path, real_root: Path) -> str | None:
+def link_problem(abspath: Path, real_root: Path) -> str | None:
+    """Why a listed path must not be read, or None: it must be a regular file whose real location, with every
+    directory on the way resolved (git may list `inc/x.cu` after `inc` became a symlink), is inside the root."""
     try:
         st = os.lstat(abspath)
     except OSError as e:
         return f"cannot stat: {e.strerror}"
-    if not stat.S_ISLNK(st.st_mode):
-        return None if stat.S_ISREG(st.st_mode) else "not a regular file"
     try:
         target = abspath.resolve(strict=True)
     except RuntimeError:
@@ -175,7 +180,11 @@ def _link_problem(abspath: Path, real_root: Path) -> str | None:
     except OSError:
         return "dangling symlink"
     if not target.is_relative_to(real_root):
+        if not stat.S_ISLNK(st.st_mode):
+            return "a directory on its path is a symlink leading outside the scanned root"
         return "symlink points outside the scanned root"
+    if not stat.S_ISLNK(st.st_mode):
+        return None if stat.S_ISREG(st.st_mode) else "not a regular file"
     if not target.is_file():
         return "symlink to a non-file"
     return None
@@ -187,20 +196,14 @@ def _git_files(root: Path) -> list[str] | None:
     if not _inside_git(root):
         return None
     try:
-        import git  # gitpython: imported lazily, it probes for the git binary on import
-
-        g = git.Git(str(root))
         # Run from `root`, ls-files lists paths relative to it, even when root is a subdirectory of the work tree.
-        out = g.ls_files("-z", "--cached", "--others", "--exclude-standard")
+        out = git.run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if not out:
-            try:
-                g.check_ignore("-q", ".")
+            if git.succeeds(root, "check-ignore", "-q", "."):
                 return None  # git ignores the scanned directory itself
-            except git.GitCommandError:
-                pass
-    except Exception:
+    except git.GitError:
         return None  # a broken or foreign repository: fall back to walking the tree
-    names = sorted({n for n in out.split("\0") if n})
+    names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
     # ls-files lists deleted-but-tracked paths too; only what is on disk can be scanned.
     return [n for n in names if os.path.lexists(root / n)]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from porter.errors import UsageError
 from porter.source.discover import Candidate, discover, language_of
 from porter.model import SCHEMA_VERSION, Finding, Skipped
 
@@ -29,7 +30,7 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 BACKUP_DIR = ".porter-backup"  # in-place backups outside git; never translated or copied
 
 
-class TranslateError(ValueError):
+class TranslateError(UsageError):
     """A usage or input problem that stops a translation before anything is written (exit 2 at the CLI)."""
 
 
@@ -218,7 +219,7 @@ def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str,
         p = root / rel
         if p.is_symlink():
             target = os.readlink(p)
-            problem = d._link_problem(p, root)
+            problem = d.link_problem(p, root)
             if problem or os.path.isabs(target):
                 skipped.append(Skipped(rel, problem or "absolute symlink not recreated"))
             else:

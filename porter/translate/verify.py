@@ -185,19 +185,13 @@ def arch_for_target(target: str | None) -> str | None:
     """A porter target id (mi300x, ...) or a gfx name → the gfx name; None when no target was given."""
     if not target:
         return None
-    if target.lower().startswith("gfx"):
-        return target.lower()
+    from porter.targets import TargetError, gfx_of
     from porter.translate import TranslateError
 
     try:
-        from porter.targets import load_targets
-    except ImportError:
-        raise TranslateError(f"--target {target!r}: target profiles are not available; pass a gfx name") from None
-    targets = load_targets()
-    t = targets.get(target.lower())
-    if t is None:
-        raise TranslateError(f"--target {target!r}: unknown (known: {', '.join(sorted(targets))}, or a gfx name)")
-    return t.gfx
+        return gfx_of(target)
+    except TargetError as e:
+        raise TranslateError(f"--target {target!r}: {e.problem}, or a gfx name") from None
 
 
 def translation_units(result) -> list:

@@ -12,7 +12,7 @@
 
 Each kind reports at most one hit per file, summarising what it found, because a binary has no lines to tell
 hits apart. Only the first 64 KiB of a binary is in memory (SourceFile.data); these matchers reopen the file at
-SourceFile.cache["abspath"] and read just the headers they need. A file that claims a format it does not have
+SourceFile.cache["open"] and read just the headers they need. A file that claims a format it does not have
 (a truncated ELF, a corrupt zip, a bad safetensors header) raises SkipFile with the reason.
 """
 from __future__ import annotations
@@ -44,13 +44,9 @@ _SYMBOL_LIBRARY = re.compile(
 
 
 def _open(sf: SourceFile) -> IO[bytes]:
-    path = sf.cache.get("abspath")
-    if path:
-        try:
-            return open(path, "rb")
-        except OSError as e:
-            raise SkipFile(f"unreadable: {e.strerror or e}") from None
-    return io.BytesIO(sf.data)
+    """The whole file: through the source's bounded reader when the scan gave one (sf.data holds only the head)."""
+    opener = sf.cache.get("open")
+    return opener() if opener is not None else io.BytesIO(sf.data)
 
 
 def _first_hit(sf: SourceFile, **values) -> Hit:

@@ -1,0 +1,218 @@
+"""Keep scan results between runs in a form that cannot execute anything: JSON entries of porter's own data types.
+
+A CI cache is restored across trust boundaries, so an entry is data, never code: values are encoded as JSON with
+tags naming porter dataclasses and enums, and decoding builds only types on an allowlist (porter.model, the rule
+set, kernel-analysis values); anything else, and any entry that is unreadable, truncated or malformed, is a miss.
+Entries are written atomically with owner-only permissions, and a cache directory that is not owned by the user or
+is writable by group or others is not used at all (another user could plant entries there).
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+# Entries larger than this are not read back (a planted multi-GB file must not cost memory).
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+FORMAT = "porter-cache-1"
+
+
+class CacheUnusable(Exception):
+    """The cache directory must not be used (ownership or permissions); the reason is for the user."""
+
+
+def _allowed_types() -> dict[str, type]:
+    """Every type an entry may name: porter's frozen data classes and enums that results and rule sets hold."""
+    import porter.model as model
+    from porter import rules
+    from porter.kernels import constfold
+
+    out: dict[str, type] = {}
+    for module in (model, rules, constfold, *_model_modules()):
+        for name in dir(module):
+            obj = getattr(module, name)
+            if isinstance(obj, type) and (dataclasses.is_dataclass(obj) or issubclass(obj, enum.Enum)) \
+                    and obj.__module__.startswith("porter."):
+                out[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return out
+
+
+def _model_modules():
+    import importlib
+    import pkgutil
+
+    import porter.model as model
+
+    return [importlib.import_module(f"porter.model.{m.name}") for m in pkgutil.iter_modules(model.__path__)]
+
+
+_TYPES: dict[str, type] | None = None
+
+
+def _types() -> dict[str, type]:
+    global _TYPES
+    if _TYPES is None:
+        _TYPES = _allowed_types()
+    return _TYPES
+
+
+def encode(value: Any) -> Any:
+    """A JSON-ready form of `value` that `decode` turns back into an equal value (tuples stay tuples)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, enum.Enum):
+        return {"e": _name(type(value)), "v": value.value}
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, tuple):
+        return [encode(v) for v in value]
+    if isinstance(value, list):
+        return {"l": [encode(v) for v in value]}
+    if isinstance(value, dict):
+        if type(value) is not dict:  # a dict subclass of porter's (e.g. target notes) keeps its type
+            return {"m": [[encode(k), encode(v)] for k, v in value.items()], "c": _name(type(value))}
+        return {"m": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, (set, frozenset)):
+        return {"f" if isinstance(value, frozenset) else "s": [encode(v) for v in sorted(value, key=repr)]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"c": _name(type(value)),
+                "v": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}}
+    raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+def _name(cls: type) -> str:
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if name not in _types():
+        raise TypeError(f"{name} is not a cacheable porter type")
+    return name
+
+
+def decode(data: Any) -> Any:
+    """The value `encode` made; raises ValueError on anything that is not such a value (the entry is a miss)."""
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):
+        return tuple(decode(v) for v in data)
+    if not isinstance(data, dict):
+        raise ValueError("not a cache value")
+    if "l" in data:
+        return [decode(v) for v in data["l"]]
+    if "m" in data:
+        items = {decode(k): decode(v) for k, v in data["m"]}
+        if "c" in data:
+            return _type(data["c"], dict)(items)
+        return items
+    if "f" in data:
+        return frozenset(decode(v) for v in data["f"])
+    if "s" in data:
+        return {decode(v) for v in data["s"]}
+    if "e" in data:
+        return _type(data["e"], enum.Enum)(data["v"])
+    if "c" in data:
+        cls = _type(data["c"], object)
+        if not dataclasses.is_dataclass(cls) or not isinstance(data.get("v"), dict):
+            raise ValueError("not a cache value")
+        return cls(**{k: decode(v) for k, v in data["v"].items()})
+    raise ValueError("not a cache value")
+
+
+def _type(name: Any, base: type) -> type:
+    cls = _types().get(name) if isinstance(name, str) else None
+    if cls is None or not issubclass(cls, base):
+        raise ValueError(f"{name!r} is not a cacheable porter type")
+    return cls
+
+
+def dumps(value: Any) -> bytes:
+    doc = {"format": FORMAT, "value": encode(value)}
+    try:
+        return orjson.dumps(doc)
+    except TypeError:
+        # orjson refuses lone surrogates (non-UTF-8 file names read with surrogateescape); json escapes them.
+        return json.dumps(doc, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def loads(raw: bytes) -> Any:
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        doc = json.loads(raw)  # the ensure_ascii form with escaped surrogates
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ValueError("not a porter cache entry")
+    return decode(doc["value"])
+
+
+class Cache:
+    """A directory of entries, each a JSON file named by its key; every failure to read is a miss."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self._checked = False
+
+    def check(self) -> None:
+        """Create the directory (owner-only) or refuse one another user could write to."""
+        if self._checked:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            st = os.stat(self.directory)
+        except OSError as e:
+            raise CacheUnusable(f"cache directory {self.directory}: {e.strerror or e}") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise CacheUnusable(f"cache directory {self.directory} is not a directory")
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            raise CacheUnusable(f"cache directory {self.directory} is owned by another user; not used")
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise CacheUnusable(f"cache directory {self.directory} is writable by group or others; not used")
+        self._checked = True
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        path = self._path(key)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                raw = fh.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        try:
+            return loads(raw)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
+
+    def put(self, key: str, value: Any) -> None:
+        """Write an entry atomically; an unwritable cache slows the next run, it never fails this one."""
+        try:
+            raw = dumps(value)
+        except (TypeError, ValueError, RecursionError):
+            return  # a value porter cannot encode is simply not cached
+        path = self._path(key)
+        try:
+            path.parent.mkdir(exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp creates it 0600
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(raw)
+                os.replace(tmp, path)  # atomic: a concurrent reader sees the old entry or the whole new one
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass

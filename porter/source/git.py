@@ -1,0 +1,136 @@
+"""Run git on a repository porter does not trust: read-only plumbing with nothing the repository can make execute.
+
+A scanned repository's own .git/config may name programs (core.fsmonitor, filters, textconv, external diff,
+hooks, pagers); porter only runs commands that never consult them, and overrides the ones that could be consulted
+anyway. git's own object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted;
+the repository's is not.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+# Given to every git call: repository config that could make git run a program or page output is overridden.
+SAFE_OPTIONS = (
+    "-c", "core.fsmonitor=false",
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.pager=cat",
+    "-c", "core.untrackedCache=false",
+    "-c", "diff.external=",
+    "-c", "core.sshCommand=false",
+    "-c", "protocol.allow=never",
+    "-c", "credential.helper=",
+    "--no-pager",
+    "--no-optional-locks",
+)
+
+
+class GitError(Exception):
+    """A git command failed; carries git's own message."""
+
+
+def git_env() -> dict[str, str]:
+    """The environment for git: no prompts, no external diff or pager from the environment, C locale messages."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
+    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
+                "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1"})
+    return env
+
+
+def command(repo: Path, *args: str) -> list[str]:
+    return ["git", *SAFE_OPTIONS, "-C", str(repo), *args]
+
+
+def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
+    """stdout of one git command, as bytes; GitError when it fails (and check)."""
+    try:
+        r = subprocess.run(command(repo, *args), stdin=subprocess.DEVNULL, capture_output=True, env=git_env(),
+                           timeout=timeout)
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} took longer than {timeout:g} s") from None
+    if check and r.returncode != 0:
+        raise GitError(r.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed ({r.returncode})")
+    return r.stdout
+
+
+def succeeds(repo: Path, *args: str, timeout: float = 60.0) -> bool:
+    """Whether a git command exits 0 (for predicates such as check-ignore); False when git cannot run."""
+    try:
+        r = subprocess.run(command(repo, *args), stdin=subprocess.DEVNULL, capture_output=True, env=git_env(),
+                           timeout=timeout)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0
+
+
+def top_level(path: Path) -> Path | None:
+    """The work tree holding `path`, or None outside git (or where git refuses the repository)."""
+    d = path if path.is_dir() else path.parent
+    try:
+        out = run(d, "rev-parse", "--show-toplevel", timeout=30)
+    except GitError:
+        return None
+    text = os.fsdecode(out.rstrip(b"\n"))
+    return Path(text) if text else None
+
+
+class BlobReader:
+    """Reads blobs by id through one long-lived `git cat-file --batch` (one per process; started on first use)."""
+
+    def __init__(self, repo: Path):
+        self.repo = Path(repo)
+        self._proc: subprocess.Popen | None = None
+        self._pid = 0
+
+    def _process(self) -> subprocess.Popen:
+        if self._proc is None or self._pid != os.getpid() or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(command(self.repo, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+            self._pid = os.getpid()
+        return self._proc
+
+    def read(self, blob: str, limit: int, truncate: bool = False) -> bytes:
+        """The blob's bytes; GitError when it is missing or larger than `limit` (then it is not read into memory),
+        or with truncate its first `limit` bytes."""
+        p = self._process()
+        assert p.stdin is not None and p.stdout is not None
+        p.stdin.write(blob.encode("ascii") + b"\n")
+        p.stdin.flush()
+        header = p.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise GitError(f"{blob}: not a blob in this repository")
+        size = int(header[2])
+        if size > limit and truncate:
+            data = p.stdout.read(limit)
+            left = size - limit + 1
+            while left:
+                left -= len(p.stdout.read(min(left, 1 << 20)))
+            return data
+        if size > limit:
+            # Drain what git sends so the next request starts at a header, without holding it all at once.
+            left = size + 1
+            while left:
+                left -= len(p.stdout.read(min(left, 1 << 20)))
+            raise GitError(f"blob is {size} bytes, over the limit")
+        data = p.stdout.read(size)
+        p.stdout.read(1)  # the newline git adds after each object
+        return data
+
+    def close(self) -> None:
+        if self._proc is not None and self._pid == os.getpid():
+            try:
+                self._proc.stdin.close()  # type: ignore[union-attr]
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+        self._proc = None
+
+    def __getstate__(self):  # a worker process starts its own git
+        return {"repo": self.repo}
+
+    def __setstate__(self, state):
+        self.__init__(state["repo"])

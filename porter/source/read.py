@@ -1,0 +1,184 @@
+"""Where a scan's files come from: a work tree on disk, or a git tree at any commit read from git objects.
+
+A source lists candidates (path as shown, language, and for git trees the blob id and size) and reads a
+candidate's bytes once, bounded, and only if it is a regular file inside the root. The pipeline does not care
+which kind it has, so `scan --new-since` and history walks scan old commits without a checkout, and the cache
+keys git files by blob id without reading them.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter.errors import UsageError
+from porter.model import Skipped
+from porter.source import git
+from porter.source.discover import Candidate, Discovery, discover, language_of, printable, selected
+
+
+class SourceReadError(Exception):
+    """A candidate that cannot be read; the message is the reason listed under `skipped`."""
+
+
+@dataclass(frozen=True)
+class WorkTree:
+    """Files on disk under `root` (a directory, git work tree or one file)."""
+
+    root: Path
+
+    @property
+    def label(self) -> str:
+        return str(self.root)  # as the user named it: the result must not depend on where it was run from
+
+    def discover(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Discovery:
+        return discover(self.root, list(include), list(exclude))
+
+    def read(self, c: Candidate, limit: int) -> bytes:
+        return read_file(c.abspath, limit)
+
+    def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
+        """The first `limit` bytes and the whole size (binary artefacts are examined, never loaded whole)."""
+        return read_file(c.abspath, limit, truncate=True), _size(c.abspath)
+
+    def size(self, c: Candidate) -> int:
+        return _size(c.abspath)
+
+    def prefix(self) -> str:
+        """The scanned root relative to the top of its git work tree ('' at the top or outside git)."""
+        base = self.root if self.root.is_dir() else self.root.parent
+        top = git.top_level(base.resolve()) if _in_git(base) else None
+        if top is None:
+            return ""
+        rel = base.resolve().relative_to(top.resolve()).as_posix()
+        return "" if rel == "." else rel
+
+
+@dataclass(frozen=True)
+class GitTree:
+    """The tree of `commit` in the repository at `repo`, limited to `subdir` (relative to the repository top)."""
+
+    repo: Path
+    commit: str
+    subdir: str = ""
+    _reader: git.BlobReader = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self):
+        object.__setattr__(self, "_reader", git.BlobReader(self.repo))
+
+    @property
+    def label(self) -> str:
+        return f"{self.repo}@{self.commit[:12]}" + (f":{self.subdir}" if self.subdir else "")
+
+    def discover(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Discovery:
+        try:
+            args = ["ls-tree", "-r", "-z", "-l", "--full-tree", self.commit]
+            if self.subdir:
+                args += ["--", self.subdir.rstrip("/") + "/"]
+            out = git.run(self.repo, *args)
+        except git.GitError as e:
+            raise UsageError(f"{self.label}: cannot list the tree: {e}") from None
+        files: list[Candidate] = []
+        skipped: list[Skipped] = []
+        strip = len(self.subdir.rstrip("/")) + 1 if self.subdir else 0
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, kind, blob, size = meta.split()
+            rel = printable(os.fsdecode(raw_path)[strip:])
+            if not selected(rel, list(include) or None, list(exclude) or None):
+                continue
+            lang = language_of(rel)
+            if lang is None:
+                continue
+            if kind == b"commit":
+                skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
+            elif mode == b"120000":
+                skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+            elif kind == b"blob":
+                files.append(Candidate(rel, Path(os.fsdecode(raw_path)), lang, blob=blob.decode("ascii"),
+                                       size=int(size)))
+        files.sort(key=lambda c: c.path)
+        return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
+
+    def read(self, c: Candidate, limit: int) -> bytes:
+        if c.size is not None and c.size > limit:
+            raise SourceReadError(f"file is {c.size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit")
+        try:
+            return self._reader.read(c.blob or "", limit)
+        except git.GitError as e:
+            raise SourceReadError(f"unreadable: {e}") from None
+
+    def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
+        try:
+            return self._reader.read(c.blob or "", limit, truncate=True), c.size or 0
+        except git.GitError as e:
+            raise SourceReadError(f"unreadable: {e}") from None
+
+    def size(self, c: Candidate) -> int:
+        return c.size or 0
+
+    def prefix(self) -> str:
+        return self.subdir.strip("/")
+
+
+def _in_git(base: Path) -> bool:
+    return any((d / ".git").exists() for d in (base.resolve(), *base.resolve().parents))
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError as e:
+        raise SourceReadError(f"cannot stat: {e.strerror}") from None
+
+
+def read_file(path: Path, limit: int, truncate: bool = False) -> bytes:
+    """A regular file's bytes, never more than `limit` (or the first `limit` with truncate). Opened non-blocking
+    and without following a final symlink swapped in after discovery, so a FIFO or device can never hang a scan."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(os.path.realpath(path), flags | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as e:
+        raise SourceReadError(f"unreadable: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SourceReadError("not a regular file")
+        if st.st_size > limit and not truncate:
+            raise SourceReadError(f"file is {st.st_size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit (generated?)")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as e:
+        raise SourceReadError(f"unreadable: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        if truncate:
+            return data[:limit]
+        raise SourceReadError(f"file grew past the {limit / 1048576:.0f} MiB limit while being read")
+    return data
+
+
+def source_for(path: Path | str, commit: str | None = None) -> WorkTree | GitTree:
+    """The source a command names: a work tree, or with `commit` the git tree of that commit under `path`."""
+    path = Path(path)
+    if commit is None:
+        return WorkTree(path)
+    top = git.top_level(path.resolve())
+    if top is None:
+        raise UsageError(f"{path}: not inside a git repository, so there is no commit {commit!r} to read")
+    try:
+        sha = git.run(top, "rev-parse", "--verify", "--end-of-options", f"{commit}^{{commit}}").decode().strip()
+    except git.GitError:
+        raise UsageError(f"{commit!r}: no such commit in {top}") from None
+    rel = path.resolve().relative_to(top.resolve()).as_posix()
+    return GitTree(top, sha, "" if rel == "." else rel)
