@@ -34,7 +34,7 @@ err = Console(stderr=True, highlight=False)
 
 def _say_error(label: str, message: str) -> None:
     """An error line on stderr; the message is literal text (it may quote file names from the repository)."""
-    err.print(Text.assemble((label, "red"), " ", message))
+    err.print(Text.assemble((label, "red"), " ", message), soft_wrap=True)  # one line per message: greppable
 
 
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
@@ -122,7 +122,7 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
     opts = dataclasses.replace(opts, terminal=to_terminal, width=_Console().width if to_terminal else 120)
     _write(fmt.render(run, opts), output)
     for notice in run.result.stats.get("notices", ()):
-        err.print(Text.assemble(("note:", "yellow"), " ", notice))
+        err.print(Text.assemble(("note:", "yellow"), " ", notice), soft_wrap=True)
 
 
 _FORMAT_HELP = "console, json, markdown (md), html, sarif or csv; default: from -o's suffix, else console."
