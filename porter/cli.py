@@ -12,8 +12,10 @@ from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from porter import __version__
+from porter.render.safe import literal
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -45,8 +47,8 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
     except (UsageError, ConfigError, DiscoveryError, RuleError, ValueError, FileNotFoundError) as e:
         if verbose and not isinstance(e, (UsageError, ConfigError, DiscoveryError, RuleError)):
             # a bare ValueError is usually bad input, but may be a bug: -v shows where it came from
-            err.print(traceback.format_exc(), markup=False)
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+            err.print(literal(traceback.format_exc()))
+        err.print(Text.assemble(("error:", "red"), " ", literal(e)))
         raise typer.Exit(EXIT_USAGE)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -55,8 +57,8 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
         raise
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
-            err.print(traceback.format_exc(), markup=False)
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {e} (run with -v for the traceback)", markup=True)
+            err.print(literal(traceback.format_exc()))
+        err.print(Text.assemble(("internal error:", "red"), " ", literal(f"{type(e).__name__}: {e} (run with -v for the traceback)")))
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
 
@@ -216,7 +218,7 @@ def assess_cmd(
         else:
             result, assessment = run_assessment(path, opts, chosen, model)
         if format == "console" and quiet:
-            _console_out(output, lambda c: c.print(assessment.headline, markup=False))
+            _console_out(output, lambda c: c.print(literal(assessment.headline)))
         elif format == "console":
             from porter.render import assess_console
 
@@ -257,7 +259,7 @@ def targets_cmd(
         for col in ("id", "name", "gfx", "arch", "wave", "LDS KiB", "CUs", "matrix", "HBM GiB"):
             t.add_column(col, no_wrap=(col == "id"))  # ids are what --target takes: never truncated
         for tg in loaded.values():
-            t.add_row(tg.id, tg.name, tg.gfx, tg.architecture, str(tg.wavefront_size), f"{tg.lds_kib:g}",
+            t.add_row(literal(tg.id), literal(tg.name), literal(tg.gfx), literal(tg.architecture), str(tg.wavefront_size), f"{tg.lds_kib:g}",
                       str(tg.compute_units), tg.matrix_unit, f"{tg.hbm_gib:g}")
         Console(highlight=False).print(t)
         return EXIT_OK
@@ -269,7 +271,7 @@ def _console_render(result, output, quiet, verbose) -> None:
     from porter.render import console as console_render
 
     if quiet:
-        _console_out(output, lambda c: c.print(console_render.summary_line(result), markup=False))
+        _console_out(output, lambda c: c.print(literal(console_render.summary_line(result))))
     else:
         _console_out(output, lambda c: console_render.render(result, c, verbose=verbose))
 
@@ -316,7 +318,7 @@ def rules_list(
         for col in ("id", "category", "severity", "confidence", "title", "fixture"):
             t.add_column(col)
         for r in rows["rules"]:
-            t.add_row(r["id"], r["category"], r["severity"], r["confidence"], r["title"], "yes" if r["fixture"] else "NO")
+            t.add_row(literal(r["id"]), r["category"], r["severity"], r["confidence"], literal(r["title"]), "yes" if r["fixture"] else "NO")
         out.print(t)
         c = Table(title="By category", title_justify="left")
         for col in ("category", "rules", "with fixture"):
