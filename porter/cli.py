@@ -5,6 +5,8 @@ This is the only module that prints or exits.
 """
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -48,19 +50,53 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
         if verbose and not isinstance(e, (UsageError, ConfigError, DiscoveryError, RuleError)):
             # a bare ValueError is usually bad input, but may be a bug: -v shows where it came from
             err.print(literal(traceback.format_exc()))
-        err.print(Text.assemble(("error:", "red"), " ", literal(e)))
+        err.print(Text.assemble(("error:", "red"), " ", literal(e)), soft_wrap=True)  # one greppable line
         raise typer.Exit(EXIT_USAGE)
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(130)
+    except Terminated as e:
+        err.print(f"terminated by {e.name}; files already rewritten in place were restored", markup=False)
+        raise typer.Exit(128 + e.signum)
     except typer.Exit:
         raise
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
             err.print(literal(traceback.format_exc()))
-        err.print(Text.assemble(("internal error:", "red"), " ", literal(f"{type(e).__name__}: {e} (run with -v for the traceback)")))
+        err.print(Text.assemble(("internal error:", "red"), " ", literal(f"{type(e).__name__}: {e} (run with -v for the traceback)")),
+                  soft_wrap=True)
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while files were being rewritten: unwinds like Ctrl-C so the writer restores them."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+@contextlib.contextmanager
+def _unwind_on_signals():
+    """For the duration of an in-place write, SIGTERM and SIGHUP raise Terminated (SIGINT stays KeyboardInterrupt).
+    Only the first signal raises: a second one must not cut short the restore the first one started."""
+    fired: list[int] = []
+
+    def handler(signum, frame):
+        if fired:
+            return
+        fired.append(signum)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
+
+    caught = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    previous = {s: signal.signal(s, handler) for s in caught}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def _version(value: bool) -> None:
@@ -364,14 +400,24 @@ def translate_cmd(
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds per hipify run and per compile."),
     translate_strings: bool = typer.Option(False, "--translate-strings", help="Also rename inside comments and strings."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List warnings and unchanged files; tracebacks."),
+    undo: bool = typer.Option(False, "--undo", help="Put back every file of the newest --in-place backup under PATH (--force: even over later edits)."),
 ) -> None:
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
     def body() -> int:
         from porter.translate import TranslateOptions
-        from porter.translate.report import render_console, to_json
+        from porter.translate.report import render_console, render_undo, to_json
         from porter.translate.run import run_translate
 
+        if undo:
+            from porter.translate.write import undo_in_place
+
+            if in_place or diff or output is not None or verify:
+                raise UsageError("--undo cannot be combined with --in-place, --diff, -o or --verify")
+            with _unwind_on_signals():
+                report = undo_in_place(path, force=force)
+            render_undo(report, Console(highlight=False))
+            return EXIT_OK
         if format not in ("console", "json"):
             raise UsageError(f"--format must be console or json, not {format!r}")
         if diff and format == "json":
@@ -379,8 +425,9 @@ def translate_cmd(
         if timeout <= 0:
             raise UsageError("--timeout must be positive")
         opts = TranslateOptions(engine=engine, hipify=hipify, translate_strings=translate_strings, timeout=timeout)
-        run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
-                            overwrite=overwrite, verify=verify, target=target)
+        with _unwind_on_signals() if in_place else contextlib.nullcontext():
+            run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
+                                overwrite=overwrite, verify=verify, target=target)
         if run.diff is not None:
             sys.stdout.flush()
             sys.stdout.buffer.write(run.diff)

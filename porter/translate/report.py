@@ -12,6 +12,7 @@ from rich.table import Table
 from porter.render.safe import literal, literal_name
 
 from porter.translate import TranslationResult
+from porter.translate.write import UndoReport
 
 
 def to_json(result: TranslationResult) -> str:
@@ -104,3 +105,14 @@ def render_verification(ver: dict, out: Console) -> None:
     s = ver["summary"]
     out.print(f"{s['compiled']} compiled, {s['failed']} failed ({s['failed_predicted']} predicted by a porter finding, "
               f"{s['failed_unpredicted']} not)", markup=False)
+
+
+def render_undo(report: UndoReport, out: Console) -> None:
+    """What `porter translate --undo` put back, file by file."""
+    out.print(literal_name(f"restored {len(report.restored) + len(report.overwritten)} file(s) from {report.backup}"))
+    for rel in report.restored:
+        out.print(literal_name(f"  restored {rel}"))
+    for rel in report.overwritten:
+        out.print(literal_name(f"  restored {rel} (over edits made since porter wrote it: --force)"))
+    for rel in report.unchanged:
+        out.print(literal_name(f"  {rel}: already the original"))
