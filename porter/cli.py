@@ -5,6 +5,8 @@ This is the only module that prints or exits.
 """
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -16,6 +18,7 @@ from rich.text import Text
 
 from porter import __version__
 from porter.errors import PorterError, UsageError
+from porter.render.safe import literal
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -34,7 +37,7 @@ err = Console(stderr=True, highlight=False)
 
 def _say_error(label: str, message: str) -> None:
     """An error line on stderr; the message is literal text (it may quote file names from the repository)."""
-    err.print(Text.assemble((label, "red"), " ", message), soft_wrap=True)  # one line per message: greppable
+    err.print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)  # one line per message: greppable
 
 
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
@@ -43,20 +46,53 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
         code = fn()
     except PorterError as e:
         if verbose:
-            err.print(traceback.format_exc(), markup=False)
+            err.print(literal(traceback.format_exc()))
         _say_error("error:" if e.exit_code == EXIT_USAGE else "internal error:", str(e))
         raise typer.Exit(e.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(130)
+    except Terminated as e:
+        err.print(f"terminated by {e.name}; files already rewritten in place were restored", markup=False)
+        raise typer.Exit(128 + e.signum)
     except typer.Exit:
         raise
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
-            err.print(traceback.format_exc(), markup=False)
+            err.print(literal(traceback.format_exc()))
         _say_error("internal error:", f"{type(e).__name__}: {e} (run with -v for the traceback)")
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while files were being rewritten: unwinds like Ctrl-C so the writer restores them."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+@contextlib.contextmanager
+def _unwind_on_signals():
+    """For the duration of an in-place write, SIGTERM and SIGHUP raise Terminated (SIGINT stays KeyboardInterrupt).
+    Only the first signal raises: a second one must not cut short the restore the first one started."""
+    fired: list[int] = []
+
+    def handler(signum, frame):
+        if fired:
+            return
+        fired.append(signum)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
+
+    caught = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    previous = {s: signal.signal(s, handler) for s in caught}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def _version(value: bool) -> None:
@@ -118,11 +154,12 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
 
     from rich.console import Console as _Console
 
-    to_terminal = (output is None or str(output) == "-") and sys.stdout.isatty()
-    opts = dataclasses.replace(opts, terminal=to_terminal, width=_Console().width if to_terminal else 120)
+    to_stdout = output is None or str(output) == "-"
+    # stdout: the terminal's width (or $COLUMNS when piped), colour only on a terminal; a file: plain 120 columns.
+    opts = dataclasses.replace(opts, terminal=to_stdout and sys.stdout.isatty(), width=_Console().width if to_stdout else 120)
     _write(fmt.render(run, opts), output)
     for notice in run.result.stats.get("notices", ()):
-        err.print(Text.assemble(("note:", "yellow"), " ", notice), soft_wrap=True)
+        err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
 
 
 _FORMAT_HELP = "console, json, markdown (md), html, sarif or csv; default: from -o's suffix, else console."
@@ -234,7 +271,7 @@ def targets_cmd(
         for col in ("id", "name", "gfx", "arch", "wave", "LDS KiB", "CUs", "matrix", "HBM GiB"):
             t.add_column(col, no_wrap=(col == "id"))  # ids are what --target takes: never truncated
         for tg in loaded.values():
-            t.add_row(tg.id, tg.name, tg.gfx, tg.architecture, str(tg.wavefront_size), f"{tg.lds_kib:g}",
+            t.add_row(literal(tg.id), literal(tg.name), literal(tg.gfx), literal(tg.architecture), str(tg.wavefront_size), f"{tg.lds_kib:g}",
                       str(tg.compute_units), tg.matrix_unit, f"{tg.hbm_gib:g}")
         Console(highlight=False).print(t)
         return EXIT_OK
@@ -272,7 +309,7 @@ def rules_list(
         for col in ("id", "category", "severity", "confidence", "title", "fixture"):
             t.add_column(col)
         for r in rows["rules"]:
-            t.add_row(r["id"], r["category"], r["severity"], r["confidence"], r["title"],
+            t.add_row(literal(r["id"]), r["category"], r["severity"], r["confidence"], literal(r["title"]),
                       "yes" if r["fixture"] else "NO" if FIXTURES_DIR is not None else "n/a")
         out.print(t)
         c = Table(title="By category", title_justify="left")
@@ -319,14 +356,24 @@ def translate_cmd(
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds per hipify run and per compile."),
     translate_strings: bool = typer.Option(False, "--translate-strings", help="Also rename inside comments and strings."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List warnings and unchanged files; tracebacks."),
+    undo: bool = typer.Option(False, "--undo", help="Put back every file of the newest --in-place backup under PATH (--force: even over later edits)."),
 ) -> None:
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
     def body() -> int:
         from porter.translate import TranslateOptions
-        from porter.translate.report import render_console, to_json
+        from porter.translate.report import render_console, render_undo, to_json
         from porter.translate.run import run_translate
 
+        if undo:
+            from porter.translate.write import undo_in_place
+
+            if in_place or diff or output is not None or verify:
+                raise UsageError("--undo cannot be combined with --in-place, --diff, -o or --verify")
+            with _unwind_on_signals():
+                report = undo_in_place(path, force=force)
+            render_undo(report, Console(highlight=False))
+            return EXIT_OK
         if format not in ("console", "json"):
             raise UsageError(f"--format must be console or json, not {format!r}")
         if diff and format == "json":
@@ -334,8 +381,9 @@ def translate_cmd(
         if timeout <= 0:
             raise UsageError("--timeout must be positive")
         opts = TranslateOptions(engine=engine, hipify=hipify, translate_strings=translate_strings, timeout=timeout)
-        run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
-                            overwrite=overwrite, verify=verify, target=target)
+        with _unwind_on_signals() if in_place else contextlib.nullcontext():
+            run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
+                                overwrite=overwrite, verify=verify, target=target)
         if run.diff is not None:
             sys.stdout.flush()
             sys.stdout.buffer.write(run.diff)

@@ -41,17 +41,18 @@ def _console(run, opts: RenderOptions) -> bytes:
     from rich.console import Console
 
     from porter.render import assess_console, console
+    from porter.render.safe import literal
 
     buf = io.StringIO()
     c = Console(file=buf, width=opts.width, highlight=False, force_terminal=opts.terminal,
                 no_color=not opts.terminal, color_system="auto" if opts.terminal else None, legacy_windows=False)
     if run.assessment is not None and opts.command == "assess":
         if opts.quiet:
-            c.print(run.assessment.headline, markup=False)
+            c.print(literal(run.assessment.headline))
         else:
             assess_console.render(run.result, run.assessment, c, opts.explain)
     elif opts.quiet:
-        c.print(console.summary_line(run.result), markup=False)
+        c.print(literal(console.summary_line(run.result)))
     else:
         console.render(run.result, c, verbose=opts.verbose)
     return buf.getvalue().encode("utf-8")

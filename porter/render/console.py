@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from porter.model import ScanResult, Severity
+from porter.render.safe import literal, literal_name
 
 SEVERITY_STYLE = {
     Severity.INFO: "dim",
@@ -28,8 +29,8 @@ def summary_line(result: ScanResult) -> str:
 
 
 def render(result: ScanResult, console: Console, verbose: bool = False, top: int = 10) -> None:
-    console.print(Text(f"porter scan {result.root}", style="bold"))
-    console.print(summary_line(result))
+    console.print(Text.assemble(("porter scan ", "bold"), literal_name(result.root, style="bold")))
+    console.print(summary_line(result), markup=False)
     if result.findings:
         console.print(_category_table(result))
         console.print(_top_files(result, top))
@@ -42,7 +43,7 @@ def render(result: ScanResult, console: Console, verbose: bool = False, top: int
         t.add_column("path")
         t.add_column("reason")
         for s in result.skipped[: None if verbose else top]:
-            t.add_row(s.path, s.reason)
+            t.add_row(literal_name(s.path), literal(s.reason))
         console.print(t)
 
 
@@ -56,7 +57,7 @@ def _category_table(result: ScanResult) -> Table:
     t.add_column("total", justify="right", style="bold")
     for c in cats:
         row = [counts.get((c, s), 0) for s in reversed(Severity)]
-        t.add_row(c, *[str(v) if v else "" for v in row], str(sum(row)))
+        t.add_row(literal(c), *[str(v) if v else "" for v in row], str(sum(row)))
     return t
 
 
@@ -70,7 +71,7 @@ def _top_files(result: ScanResult, top: int) -> Table:
     t.add_column("findings", justify="right")
     t.add_column("worst")
     for path, n in sorted(per.items(), key=lambda kv: (-worst[kv[0]], -kv[1], kv[0]))[:top]:
-        t.add_row(path, str(n), Text(str(worst[path]), style=SEVERITY_STYLE[worst[path]]))
+        t.add_row(literal_name(path), str(n), Text(str(worst[path]), style=SEVERITY_STYLE[worst[path]]))
     return t
 
 
@@ -79,7 +80,8 @@ def _findings_table(result: ScanResult) -> Table:
     for col in ("location", "rule", "severity", "message"):
         t.add_column(col)
     for f in result.findings:
-        t.add_row(f"{f.path}:{f.line}:{f.column}", f.rule, Text(str(f.severity), style=SEVERITY_STYLE[f.severity]), f.message)
+        t.add_row(literal_name(f"{f.path}:{f.line}:{f.column}"), literal(f.rule), Text(str(f.severity), style=SEVERITY_STYLE[f.severity]),
+                  literal(f.message))
     return t
 
 
@@ -101,9 +103,9 @@ def _kernel_table(result: ScanResult, limit: int | None) -> Table:
         per = dict(k.facts).get("targets", {})
         cells = [Text(per[tid]["verdict"], style=VERDICT_STYLE.get(per[tid]["verdict"], "")) if tid in per else Text("")
                  for tid in target_ids]
-        row = [k.qualified_name, f"{k.path}:{k.line}", str(len(result.launches_of(k))), *cells]
+        row = [literal_name(k.qualified_name), literal_name(f"{k.path}:{k.line}"), str(len(result.launches_of(k))), *cells]
         if target_ids:
-            row.append(_top_reason(per, target_ids))
+            row.append(literal(_top_reason(per, target_ids)))
         t.add_row(*row)
     return t
 

@@ -6,7 +6,7 @@ import io
 
 from porter.estimate.assess import Assessment
 from porter.model import ScanResult
-from porter.render.markdown import printable
+from porter.render.safe import printable
 
 COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category", "severity", "confidence",
            "kernel", "function", "message", "replacement", "snippet", "class", "effort_item", "fingerprint")

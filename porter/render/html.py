@@ -15,7 +15,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from porter import __version__
 from porter.estimate.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
-from porter.render.markdown import days_range, printable
+from porter.render.markdown import days_range
+from porter.render.safe import printable
 
 CHART_WIDTH = 860
 LABEL_WIDTH = 170
@@ -31,6 +32,8 @@ def _env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # every {{ value }} from the repository shows its control characters as escapes, as in the other formats
+        finalize=lambda v: printable(v) if isinstance(v, str) else v,
     )
     env.filters["num"] = lambda x: f"{x:g}"
     env.filters["h1"] = lambda x: f"{round(x, 1):g}"

@@ -1,11 +1,11 @@
 """Render an assessment as Markdown a reader can paste into an issue or wiki: summary first, tables, then details."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from porter.estimate.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
+from porter.render.safe import html_text, md_code, md_text
 
 BAR_WIDTH = 20
 
@@ -19,29 +19,6 @@ def days_range(e: dict[str, Any]) -> str:
 
 def finding_index(result: ScanResult) -> dict[str, Finding]:
     return {f.fingerprint: f for f in result.findings}
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def printable(text: str) -> str:
-    """Control characters (a snippet from a binary file) as visible \\xNN escapes, so no format carries raw bytes."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
-
-
-def cell(text: Any) -> str:
-    """A table cell: one line, pipes escaped."""
-    return " ".join(printable(str(text)).split()).replace("|", "\\|")
-
-
-def code(text: str) -> str:
-    """An inline code span that survives backticks and pipes in the text."""
-    text = " ".join(printable(text).split()).replace("|", "\\|")
-    if not text:
-        return ""
-    fence = "``" if "`" in text else "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
@@ -61,7 +38,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     out: list[str] = []
     w = out.append
     targets = ", ".join(f"{t['name']} ({t['gfx']})" for t in d["targets"])
-    w(f"# Porting assessment: `{result.root}`")
+    w(f"# Porting assessment: {md_code(str(result.root))}")
     w("")
     w(f"**Verdict: {a.verdict.upper()}** — {VERDICT_MEANING[a.verdict]}.  ")
     if a.nothing_to_port:
@@ -70,19 +47,19 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w(f"**Effort: {days_range(d['effort'])}**  ")
     w(f"Targets: {targets}")
     w("")
-    w(f"> {a.headline}")
+    w(f"> {md_text(a.headline)}")
     w("")
     if a.deciding and not a.nothing_to_port:
         w("## What decides it")
         w("")
         for r in a.deciding:
-            examples = ", ".join(code(e) for e in r.examples)
+            examples = ", ".join(md_code(e) for e in r.examples)
             what = "kernel(s)" if r.key.startswith("kernels:") else "finding(s)"
-            w(f"- **{cell(r.title)}** — {r.count} {what} in {r.files} file(s); e.g. {examples}")
+            w(f"- **{md_text(r.title)}** — {r.count} {what} in {r.files} file(s); e.g. {examples}")
         others = [r for r in a.reasons if r.level != a.verdict]
         if others:
             w("")
-            w("Also found: " + "; ".join(f"{cell(r.title)} ({r.level}, {r.count})" for r in others) + ".")
+            w("Also found: " + "; ".join(f"{md_text(r.title)} ({r.level}, {r.count})" for r in others) + ".")
         w("")
     if a.nothing_to_port:
         w("porter found no CUDA code, CUDA libraries, NVIDIA-only files or build settings here. "
@@ -96,7 +73,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("| target | gfx | verdict | effort | decided by |")
         w("|---|---|---|---|---|")
         for t in d["targets"]:
-            w(f"| {cell(t['name'])} | {t['gfx']} | {t['verdict']} | {days_range(t['effort'])} | {cell('; '.join(t['deciding'][:2]))} |")
+            w(f"| {md_text(t['name'])} | {t['gfx']} | {t['verdict']} | {days_range(t['effort'])} | {md_text('; '.join(t['deciding'][:2]))} |")
         w("")
     split = d["breakdowns"]["hipify"]
     w("## Summary")
@@ -133,7 +110,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("|---|---:|---:|---|")
         for r in dirs:
             indent = "&nbsp;&nbsp;" * r["depth"]
-            w(f"| {indent}`{cell(r['path'])}` | {r['findings']} | {r['files']} | {_h(r['days'])} |")
+            w(f"| {indent}{md_code(r['path'])} | {r['findings']} | {r['files']} | {_h(r['days'])} |")
         w("")
     kernels = d["breakdowns"]["by_kernel"]
     if kernels:
@@ -149,7 +126,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
             worst = k["targets"][k["worst_target"]]
             reason = (worst["reasons"] or [""])[0]
             verdicts = " | ".join(k["targets"][t]["verdict"] for t in tids)
-            w(f"| {code(k['qualified_name'])} | `{k['path']}:{k['line']}` | {k['lines']} | {verdicts} | {cell(reason)} | {k['hours']['likely']:g} |")
+            w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {k['hours']['likely']:g} |")
         w("")
     libs = d["breakdowns"]["by_library"]
     if libs:
@@ -158,7 +135,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("| library | kind | ROCm replacement | findings | files | engineer-days (likely) |")
         w("|---|---|---|---:|---:|---:|")
         for lib in libs:
-            w(f"| {cell(lib['name'])} | {lib['kind']} | {cell(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {lib['days']['likely']:g} |")
+            w(f"| {md_text(lib['name'])} | {lib['kind']} | {md_text(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {lib['days']['likely']:g} |")
         w("")
     recs = d["recommendations"]
     if recs:
@@ -166,18 +143,18 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("")
         for rec in recs:
             label = {"blocker": "Blocker", "library": "Library", "topic": "Target fact"}[rec["kind"]]
-            w(f"### {label}: {cell(rec['title'])}")
+            w(f"### {label}: {md_text(rec['title'])}")
             w("")
             if rec["text"]:
-                w(cell(rec["text"]))
+                w(md_text(rec["text"]))
                 w("")
             for step in rec.get("plan", []):
-                w(f"Plan: **{cell(step['title'])}** — {step['days']['low']:g}–{step['days']['high']:g} engineer-days "
+                w(f"Plan: **{md_text(step['title'])}** — {step['days']['low']:g}–{step['days']['high']:g} engineer-days "
                   f"(likely {step['days']['likely']:g}), item `{step['item']}`.")
                 w("")
             for tid, facts in rec["targets"].items():
                 for fact in facts:
-                    w(f"- **{tid}**: {cell(fact)}")
+                    w(f"- **{tid}**: {md_text(fact)}")
             if rec["targets"]:
                 w("")
     w("## How the estimate adds up")
@@ -190,8 +167,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     costed = [it for it in d["items"] if it["hours"]["high"] > 0]
     free = [it for it in d["items"] if it["hours"]["high"] == 0]
     for it in costed:
-        where = f" (`{cell(it['path'])}`)" if it["path"] else ""
-        w(f"| {cell(it['title'])}{where} | {it['category']} | {it['count']} | {_h(it['hours'])} | {cell(it['basis'])} |")
+        where = f" ({md_code(it['path'])})" if it["path"] else ""
+        w(f"| {md_text(it['title'])}{where} | {it['category']} | {it['count']} | {_h(it['hours'])} | {md_text(it['basis'])} |")
     if free:
         w(f"| {len(free)} item(s) at no cost ({sum(it['count'] for it in free)} findings hipify handles) | | | 0 | |")
     h = d["effort"]["hours"]
@@ -205,7 +182,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |")
         w("|---|---:|---:|---:|---:|---|---:|")
         for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
-            w(f"| `{cell(f['path'])}` | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {f['hours']['likely']:g} |")
+            w(f"| {md_code(f['path'])} | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {f['hours']['likely']:g} |")
         w("")
     if explain:
         _details(w, result, a)
@@ -216,7 +193,7 @@ def _assumptions(w, d: dict[str, Any]) -> None:
     w("## Assumptions")
     w("")
     for line in d["assumptions"]:
-        w(f"- {cell(line)}")
+        w(f"- {md_text(line)}")
     w("")
 
 
@@ -227,7 +204,7 @@ def _details(w, result: ScanResult, a: Assessment) -> None:
     for it in a.items:
         if not it.findings:
             continue
-        w(f"<details><summary>{cell(it.title)}{' — ' + it.path if it.path else ''} ({len(it.findings)})</summary>")
+        w(f"<details><summary>{html_text(it.title)}{' — ' + html_text(it.path) if it.path else ''} ({len(it.findings)})</summary>")
         w("")
         w("| location | rule | severity | message | code |")
         w("|---|---|---|---|---|")
@@ -235,7 +212,7 @@ def _details(w, result: ScanResult, a: Assessment) -> None:
             f = index.get(fp)
             if f is None:
                 continue
-            w(f"| `{f.path}:{f.line}` | {f.rule} | {f.severity} | {cell(f.message)} | {code(f.snippet)} |")
+            w(f"| {md_code(f'{f.path}:{f.line}')} | {md_text(f.rule)} | {f.severity} | {md_text(f.message)} | {md_code(f.snippet)} |")
         w("")
         w("</details>")
         w("")

@@ -8,13 +8,14 @@ checkout. The effort item a finding belongs to rides in the result's property ba
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
 from porter import __version__
 from porter.estimate.assess import Assessment
 from porter.model import ScanResult, Severity
-from porter.render.markdown import printable
+from porter.render.safe import printable
 from porter.rules import RuleSet, load_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -23,6 +24,18 @@ LEVEL = {Severity.BLOCKER: "error", Severity.HIGH: "error", Severity.MEDIUM: "wa
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
 PRECISION = {"high": "high", "medium": "medium", "low": "low"}
 MAX_TEXT = 1024
+
+
+_ESCAPED_BYTE = re.compile(rb"\\x([89a-f][0-9a-f])")
+
+
+def artifact_uri(path: str) -> str:
+    """A result path as a relative URI that still addresses a file whose name is not UTF-8, its bytes
+    percent-encoded. Such a name arrives surrogate-escaped, or as discovery shows it: \\xNN for each byte that is
+    not UTF-8 (always 0x80 or above); both become the original bytes."""
+    raw = path.encode("utf-8", "surrogateescape")
+    raw = _ESCAPED_BYTE.sub(lambda m: bytes([int(m.group(1), 16)]), raw)
+    return quote(raw, safe="/")
 
 
 def _clip(text: str, limit: int = MAX_TEXT) -> str:
@@ -67,7 +80,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
     """SARIF 2.1.0 for code scanning. URIs are relative to the repository top (`prefix` is the scanned directory
     relative to it), since GitHub resolves them against the repository, not against the directory porter scanned."""
     rules = rules or result.rules or load_rules()
-    base = prefix.strip("/") + "/" if prefix.strip("/") else ""
+    base = artifact_uri(prefix.strip("/")) + "/" if prefix.strip("/") else ""
     by_id = {r.id: r for r in rules.rules}
     used = sorted({f.rule for f in result.findings})
     index = {rid: i for i, rid in enumerate(used)}
@@ -87,7 +100,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             "level": LEVEL[f.severity],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": quote(base + f.path, safe="/"), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": base + artifact_uri(f.path), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
                            "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
                            **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},

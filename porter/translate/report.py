@@ -9,7 +9,10 @@ import json
 from rich.console import Console
 from rich.table import Table
 
+from porter.render.safe import literal, literal_name
+
 from porter.translate import TranslationResult
+from porter.translate.write import UndoReport
 
 
 def to_json(result: TranslationResult) -> str:
@@ -28,15 +31,15 @@ def _engine_line(result: TranslationResult) -> str:
 
 
 def render_console(result: TranslationResult, out: Console, verbose: bool = False) -> None:
-    out.print(_engine_line(result), markup=False)
-    t = Table(title=f"Translation of {result.root}", title_justify="left")
+    out.print(literal(_engine_line(result)))
+    t = Table(title=literal_name(f"Translation of {result.root}"), title_justify="left")
     t.add_column("file", overflow="fold", ratio=1)
     for col in ("status", "lines", "converted", "unconverted", "warnings"):
         t.add_column(col, justify="left" if col == "status" else "right", no_wrap=True)
     for ft in result.files:
         if not verbose and ft.status == "unchanged" and not ft.unconverted and not ft.warnings:
             continue
-        t.add_row(ft.path, ft.status, str(ft.lines), str(ft.converted_total), str(len(ft.unconverted)),
+        t.add_row(literal_name(ft.path), ft.status, str(ft.lines), str(ft.converted_total), str(len(ft.unconverted)),
                   str(len(ft.warnings)))
     tot = result.totals()
     t.add_section()
@@ -52,7 +55,7 @@ def render_console(result: TranslationResult, out: Console, verbose: bool = Fals
         for col in ("where", "rule", "name", "reason"):
             u.add_column(col, overflow="fold")
         for f in unconverted:
-            u.add_row(f"{f.path}:{f.line}", f.rule, dict(f.data).get("name", ""), f.message)
+            u.add_row(literal_name(f"{f.path}:{f.line}"), literal(f.rule), literal_name(dict(f.data).get("name", "")), literal(f.message))
         out.print(u)
     warnings = [f for ft in result.files for f in ft.warnings]
     if warnings:
@@ -61,26 +64,24 @@ def render_console(result: TranslationResult, out: Console, verbose: bool = Fals
             for col in ("where", "rule", "message"):
                 w.add_column(col, overflow="fold")
             for f in warnings:
-                w.add_row(f"{f.path}:{f.line}", f.rule, f.message)
+                w.add_row(literal_name(f"{f.path}:{f.line}"), literal(f.rule), literal(f.message))
             out.print(w)
         else:
             by = ", ".join(f"{k} {v}" for k, v in tot["warnings_by_rule"].items())
-            out.print(f"{len(warnings)} warnings ({by}); -v lists them", markup=False)
+            out.print(literal(f"{len(warnings)} warnings ({by}); -v lists them"))
     if result.skipped:
-        out.print(f"skipped {len(result.skipped)}: " + "; ".join(f"{s.path} ({s.reason})" for s in result.skipped),
-                  markup=False)
+        out.print(literal_name(f"skipped {len(result.skipped)}: " + "; ".join(f"{s.path} ({s.reason})" for s in result.skipped)))
     write = result.extra.get("write")
     if write:
         if write["mode"] == "outdir":
-            out.print(f"wrote {len(write['written'])} translated and {write['copied']} unchanged files, "
-                      f"{len(write['links'])} symlinks to {write['target']}", markup=False)
+            out.print(literal_name(f"wrote {len(write['written'])} translated and {write['copied']} unchanged files, "
+                               f"{len(write['links'])} symlinks to {write['target']}"))
         elif write["written"]:
-            out.print(f"rewrote {len(write['written'])} files in place; originals backed up in {write['backup']}",
-                      markup=False)
+            out.print(literal_name(f"rewrote {len(write['written'])} files in place; originals backed up in {write['backup']}"))
         else:
             out.print("nothing to rewrite in place", markup=False)
         for s in write["skipped"]:
-            out.print(f"  {s['path']}: {s['reason']}", markup=False)
+            out.print(literal_name(f"  {s['path']}: {s['reason']}"))
     ver = result.extra.get("verify")
     if ver:
         render_verification(ver, out)
@@ -89,18 +90,29 @@ def render_console(result: TranslationResult, out: Console, verbose: bool = Fals
 def render_verification(ver: dict, out: Console) -> None:
     c = ver.get("compiler")
     if c is None:
-        out.print(f"verify: skipped: {ver.get('note')}", markup=False)
+        out.print(literal(f"verify: skipped: {ver.get('note')}"))
         return
-    out.print(f"verify: {c['kind']} {c['path']} --offload-arch={c['arch']} ({c['version']}"
-              + (f", HIP {c['hip_version']}" if c.get("hip_version") else "") + f"): {c['note']}", markup=False)
+    out.print(literal(f"verify: {c['kind']} {c['path']} --offload-arch={c['arch']} ({c['version']}"
+                      + (f", HIP {c['hip_version']}" if c.get("hip_version") else "") + f"): {c['note']}"))
     t = Table(title="Compile check", title_justify="left")
     for col in ("file", "result", "first error", "predicted by porter"):
         t.add_column(col, overflow="fold")
     for f in ver["files"]:
         pred = "" if f["status"] == "compiled" else ("yes: " + "; ".join(f["predicted_by"]) if f["predicted"]
                                                      else f"no — environment: {f['environment']}" if f.get("environment") else "no")
-        t.add_row(f["path"], f["status"], f["error"] or "", pred)
+        t.add_row(literal_name(f["path"]), f["status"], literal(f["error"] or ""), literal(pred))
     out.print(t)
     s = ver["summary"]
     out.print(f"{s['compiled']} compiled, {s['failed']} failed ({s['failed_predicted']} predicted by a porter finding, "
               f"{s['failed_unpredicted']} not)", markup=False)
+
+
+def render_undo(report: UndoReport, out: Console) -> None:
+    """What `porter translate --undo` put back, file by file."""
+    out.print(literal_name(f"restored {len(report.restored) + len(report.overwritten)} file(s) from {report.backup}"))
+    for rel in report.restored:
+        out.print(literal_name(f"  restored {rel}"))
+    for rel in report.overwritten:
+        out.print(literal_name(f"  restored {rel} (over edits made since porter wrote it: --force)"))
+    for rel in report.unchanged:
+        out.print(literal_name(f"  {rel}: already the original"))

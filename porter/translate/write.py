@@ -5,14 +5,23 @@ file goes through a temporary file and `os.replace`, so an existing symlink in t
 written through, and a directory symlink on the way is refused. In place: only in a git work tree whose files to
 change have no uncommitted changes (or with `force`); the originals are first copied to a backup directory
 (inside .git/ in a git repository) and synced, then each file is replaced atomically; if a replacement fails or
-the run is interrupted, the files already replaced are restored before the error propagates. Read-only files
-and symlinks are never rewritten; a file that changed on disk since it was read is left alone.
+the run is interrupted (any exception, KeyboardInterrupt included: the CLI turns SIGTERM and SIGHUP into one),
+the files already replaced are restored before the error propagates. Read-only files and symlinks are never
+rewritten; each file's content is compared with what was translated immediately before its replacement, and a
+file edited meanwhile is left alone and reported (the others are still written). The backup's manifests name
+files losslessly (any bytes, newlines included) and hold the SHA-256 of each original and of what porter wrote,
+so `undo_in_place` can put the newest backup back and refuse a file edited since porter wrote it.
+
+Test hook: with PORTER_TEST_PAUSE_AFTER="N:MARKER" in the environment, an in-place run creates the file MARKER
+after rewriting its N-th file and waits (at most 60 s) until MARKER is removed; tests use it to edit a file or
+send a signal at an exact point of a real run.
 """
 from __future__ import annotations
 
 import difflib
 import hashlib
 import os
+import re
 import stat
 import subprocess
 import tempfile
@@ -23,6 +32,11 @@ from pathlib import Path
 from porter.translate import BACKUP_DIR, TranslateError, TranslationResult
 
 TMP_PREFIX = ".porter-tmp-"
+MANIFEST = "MANIFEST.sha256"  # the originals: `sha256sum -c` format, names escaped as sha256sum escapes them
+WRITTEN = "WRITTEN.sha256"  # what porter replaced them with, same format
+UNDONE_SUFFIX = ".undone"  # a backup already put back by undo_in_place
+TEST_PAUSE_ENV = "PORTER_TEST_PAUSE_AFTER"
+CHANGED_DURING_RUN = "changed on disk during the run: not rewritten (your edit is kept)"
 
 
 @dataclass
@@ -72,8 +86,9 @@ def _safe_parent(out: Path, rel: str) -> Path:
 
 
 def _atomic_write(dest: Path, data: bytes, mode: int | None, sync: bool) -> None:
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=TMP_PREFIX)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=TMP_PREFIX)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if sync:
@@ -83,10 +98,11 @@ def _atomic_write(dest: Path, data: bytes, mode: int | None, sync: bool) -> None
             os.chmod(tmp, mode)
         os.replace(tmp, dest)  # replaces a symlink at dest itself, never its target
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise
 
 
@@ -209,9 +225,13 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
     try:
         for ft, p, mode in todo:
             current = ft.path
+            if _sha256_of(p) != hashlib.sha256(ft.original).hexdigest():
+                report.skipped.append((ft.path, CHANGED_DURING_RUN))
+                continue
+            done.append((ft, p, mode))  # before the replace: an interruption right after it still restores this file
             _atomic_write(p, ft.output, mode, sync=True)
-            done.append((ft, p, mode))
             report.written.append(ft.path)
+            _test_pause(len(report.written))
     except BaseException as e:
         restore_errors = []
         for old, p, mode in reversed(done):
@@ -222,27 +242,131 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
         if isinstance(e, OSError):
             extra = f"; could not restore {', '.join(restore_errors)} (originals are in {backup})" if restore_errors else ""
             raise TranslateError(f"in-place write failed on {current}: {e.strerror or e}; "
-                                 f"{len(done)} file(s) already rewritten were restored{extra}; backup: {backup}") from None
+                                 f"{len(report.written)} file(s) already rewritten were restored{extra}; backup: {backup}") from None
         raise
     return report
 
 
+def _sha256_of(p: Path) -> str | None:
+    try:
+        with open(p, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def _test_pause(done: int) -> None:
+    """The documented test hook (module docstring): pause after the N-th rewritten file until MARKER is gone."""
+    spec = os.environ.get(TEST_PAUSE_ENV)
+    if not spec:
+        return
+    n, _, marker = spec.partition(":")
+    if not n.isdigit() or int(n) != done or not marker:
+        return
+    Path(marker).write_text(f"{done} file(s) rewritten\n")
+    deadline = time.monotonic() + 60
+    while os.path.exists(marker) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def manifest_line(digest: str, path: str) -> bytes:
+    """One `sha256sum` line for a file name of any bytes: a name holding a backslash or newline is escaped and
+    the line starts with a backslash, exactly as sha256sum writes it (so `sha256sum -c` checks a backup)."""
+    name = os.fsencode(path)
+    if b"\\" in name or b"\n" in name or b"\r" in name:
+        name = name.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r")
+        return b"\\" + digest.encode() + b"  " + name + b"\n"
+    return digest.encode() + b"  " + name + b"\n"
+
+
+def read_manifest(data: bytes) -> list[tuple[str, str]]:
+    """(sha256, path) pairs from manifest bytes written by `manifest_line`; paths as os.fsdecode gives them."""
+    entries = []
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        escaped = line.startswith(b"\\")
+        digest, _, name = (line[1:] if escaped else line).partition(b"  ")
+        if escaped:
+            name = re.sub(rb"\\(.)", lambda m: {b"n": b"\n", b"r": b"\r"}.get(m.group(1), m.group(1)), name)
+        entries.append((digest.decode("ascii"), os.fsdecode(name)))
+    return entries
+
+
+def _write_synced(p: Path, data: bytes) -> None:
+    with open(p, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def _write_backup(backup: Path, todo: list[tuple]) -> None:
-    """Copy every original (synced) before the first replacement, with a manifest of paths and SHA-256 sums."""
+    """Copy every original (synced) before the first replacement, with manifests of the originals' and the
+    translations' SHA-256 sums."""
     backup.mkdir(parents=True, exist_ok=False)
-    lines = []
     for ft, _p, _mode in todo:
         dest = backup / ft.path
         dest.parent.mkdir(parents=True, exist_ok=True)
-        with open(dest, "wb") as fh:
-            fh.write(ft.original)
-            fh.flush()
-            os.fsync(fh.fileno())
-        lines.append(f"{hashlib.sha256(ft.original).hexdigest()}  {ft.path}")
-    with open(backup / "MANIFEST.sha256", "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+        _write_synced(dest, ft.original)
+    _write_synced(backup / MANIFEST, b"".join(manifest_line(hashlib.sha256(ft.original).hexdigest(), ft.path)
+                                              for ft, _p, _m in todo))
+    _write_synced(backup / WRITTEN, b"".join(manifest_line(hashlib.sha256(ft.output).hexdigest(), ft.path)
+                                             for ft, _p, _m in todo))
+
+
+@dataclass
+class UndoReport:
+    backup: str
+    restored: list[str] = field(default_factory=list)  # put back from the backup
+    unchanged: list[str] = field(default_factory=list)  # already the original (porter did not rewrite them)
+    overwritten: list[str] = field(default_factory=list)  # edited since porter wrote them, restored under force
+
+
+def backup_root(root: Path) -> Path:
+    """Where in-place runs under `root` keep their backups: inside .git/ in a git work tree, else root/BACKUP_DIR."""
+    git_dir = _git_dir(root)
+    return (git_dir / "porter-backup") if git_dir is not None else (Path(root) / BACKUP_DIR)
+
+
+def undo_in_place(root: Path, force: bool = False) -> UndoReport:
+    """Put every file of the newest in-place backup under `root` back, then mark that backup undone.
+
+    A file whose content is neither the original nor what porter wrote was edited since: nothing is restored
+    unless `force` (then that edit is replaced by the original too)."""
+    root = Path(root)
+    base = backup_root(root)
+    runs = sorted(d for d in (base.iterdir() if base.is_dir() else ()) if d.is_dir() and not d.name.endswith(UNDONE_SUFFIX)
+                  and (d / MANIFEST).is_file())
+    if not runs:
+        raise TranslateError(f"{root}: no in-place backup to undo (looked in {base})")
+    backup = runs[-1]
+    originals = read_manifest((backup / MANIFEST).read_bytes())
+    written = {rel: digest for digest, rel in read_manifest((backup / WRITTEN).read_bytes())} \
+        if (backup / WRITTEN).is_file() else {}
+    report = UndoReport(str(backup))
+    plan, edited = [], []
+    for digest, rel in originals:
+        current = _sha256_of(root / rel)
+        if current == digest:
+            report.unchanged.append(rel)
+        elif current is not None and current == written.get(rel):
+            plan.append(rel)
+        else:
+            edited.append(rel)
+    if edited and not force:
+        shown = ", ".join(edited[:10]) + (" ..." if len(edited) > 10 else "")
+        raise TranslateError(f"changed since porter wrote them: {shown}; nothing was restored from {backup} "
+                             f"(pass --force to put the originals back over those edits)")
+    for rel in plan + edited:
+        dest = root / rel
+        if dest.is_symlink():
+            raise TranslateError(f"{rel}: is now a symlink; not restored through it (backup: {backup})")
+        mode = (os.stat(dest).st_mode & 0o7777) if dest.exists() else 0o644
+        _atomic_write(dest, (backup / rel).read_bytes(), mode, sync=True)
+        (report.overwritten if rel in edited else report.restored).append(rel)
+    backup.rename(backup.with_name(backup.name + UNDONE_SUFFIX))
+    report.backup = str(backup)
+    return report
 
 
 def unified_diff(result: TranslationResult, context: int = 3) -> bytes:

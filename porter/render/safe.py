@@ -1,0 +1,79 @@
+"""Neutralise repository-derived text before any renderer shows it: one place for control characters and markup.
+
+A scanned repository chooses its file names, snippets, kernel and library names; none of them may steer a
+terminal (ANSI/OSC escapes, rich markup) or a Markdown report (raw HTML, broken code spans, injected lines).
+`printable` makes control characters visible; `literal` is the rich Text every console renderer prints repository
+text through; `md_text`, `md_code` and `html_text` are the Markdown and HTML-in-Markdown forms.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+from rich.text import Text
+
+# C0 controls but tab and newline, DEL, C1 controls, bidirectional overrides and isolates (Trojan-source
+# reordering), and lone surrogates (bytes of a non-UTF-8 name that the terminal could not encode).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_LINE_BREAKS = re.compile("[\t\n\u2028\u2029]")
+
+
+def _escape(ch: str) -> str:
+    n = ord(ch)
+    if 0xDC80 <= n <= 0xDCFF:  # surrogateescape: the original byte
+        return f"\\x{n - 0xDC00:02x}"
+    return f"\\x{n:02x}" if n <= 0xFF else f"\\u{n:04x}"
+
+
+def printable(text: str) -> str:
+    """Control characters (a snippet from a binary file) as visible \\xNN escapes; tab and newline are kept."""
+    return _CONTROL.sub(lambda m: _escape(m.group(0)), text)
+
+
+def one_line(text: str) -> str:
+    """A name on one line: every control character escaped, newlines and tabs too (they would inject lines)."""
+    return _LINE_BREAKS.sub(lambda m: _escape(m.group(0)), printable(text))
+
+
+def literal(text: object, style: str = "") -> Text:
+    """Repository text for a rich console: never parsed as markup, control characters shown as escapes."""
+    return Text(printable(str(text)), style=style)
+
+
+def literal_name(text: object, style: str = "") -> Text:
+    """A file, kernel or library name for a rich console: `literal`, on one line."""
+    return Text(one_line(str(text)), style=style)
+
+
+# Markdown punctuation that could open emphasis, a link or image (external images are tracking pixels), a
+# table cell, a code span or strike-through; < and & become character references so no HTML tag, and no entity
+# that decodes to a control or bidi character, reaches the renderer (a lone > opens nothing mid-line).
+_MD_SPECIAL = re.compile(r"[\\`*\[\]|~]|(?<![^\W_])_|_(?![^\W_])")  # an intraword _ emphasises nothing
+_HTML = {"&": "&amp;", "<": "&lt;"}
+
+
+def md_text(text: object) -> str:
+    """Repository text inside Markdown prose or a table cell: one line, no markup, no HTML."""
+    flat = " ".join(printable(str(text)).split())
+    flat = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), flat)
+    return re.sub("[&<]", lambda m: _HTML[m.group(0)], flat)
+
+
+def md_code(text: object) -> str:
+    """An inline code span holding `text` verbatim: fenced by a backtick run longer than any inside it.
+
+    A code span shows its content literally (no HTML, no emphasis); pipes are still escaped because a GFM
+    table splits its cells before it reads code spans."""
+    flat = " ".join(printable(str(text)).split()).replace("|", "\\|")
+    if not flat:
+        return ""
+    longest = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def html_text(text: object) -> str:
+    """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
+    not apply: one line, HTML-escaped."""
+    return html.escape(" ".join(one_line(str(text)).split()), quote=True)

@@ -1,0 +1,161 @@
+"""A hostile repository cannot steer porter's output: file names with rich markup, ANSI/OSC escapes, HTML,
+backticks and newlines reach every format as inert text (issue 18, parts 6 and 7).
+
+Every test runs the real CLI on a real git repository made in tmp_path.
+"""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from helpers import REPO, make_repo, run_porter
+from porter.render.safe import html_text, literal, md_code, md_text, one_line, printable
+from porter.render.sarif import artifact_uri
+
+KERNEL = b"__global__ void k(float* x){ x[threadIdx.x]=1; }\nint main(){ float* d; cudaMalloc(&d, 4); k<<<1,32>>>(d); }\n"
+SCRIPT = "<script>alert(1)</script>.cu"  # a directory `<script>alert(1)<` holding `script>.cu`
+IMG = "<img src=x onerror=alert(1)>.cu"
+PIXEL = "![t](https:/track.invalid/p.png).cu"
+MARKUP = "[bold red]INJECTED.cu"
+CLOSING = "x[/red].cu"  # a directory `x[` holding `red].cu`: the closing tag crashed rich
+OSC = "a\x1b]0;pwned\x07b\x1b[2J.cu"  # set the terminal title, clear the screen
+TICKS = "tick`s``.cu"
+NEWLINE = "new\nline.cu"
+NAMES = (SCRIPT, IMG, PIXEL, MARKUP, CLOSING, OSC, TICKS, NEWLINE)
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Path:
+    return make_repo(tmp_path_factory.mktemp("hostile") / "repo", {name: KERNEL for name in NAMES})
+
+
+def porter_ok(*args: str) -> str:
+    p = run_porter(*args, *(() if args[0] == "translate" else ("--no-cache",)))
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    return p.stdout
+
+
+# --- the helpers ---------------------------------------------------------------------------------------------
+
+def test_printable_escapes_controls_bidi_and_surrogate_bytes_but_keeps_tab_and_newline():
+    assert printable("a\x1b[2Jb\x07\x9b\u202e\udcff\tc\n") == "a\\x1b[2Jb\\x07\\x9b\\u202e\\xff\tc\n"
+    assert one_line("new\nline\t.cu") == "new\\x0aline\\x09.cu"
+
+
+def test_literal_is_never_markup():
+    t = literal("[bold red]x[/red] \x1b]0;t\x07")
+    assert t.plain == "[bold red]x[/red] \\x1b]0;t\\x07"
+    assert t.spans == []
+
+
+def test_markdown_text_and_code_spans():
+    assert md_text("<img src=x> & [a](http://t) *b* `c` |d| ~e~ \\") == \
+        "&lt;img src=x> &amp; \\[a\\](http://t) \\*b\\* \\`c\\` \\|d\\| \\~e\\~ \\\\"
+    assert md_text("two\nlines") == "two lines"
+    assert md_code("a``b`c") == "```a``b`c```"
+    assert md_code("`x") == "`` `x ``"
+    assert md_code("a|b <i>") == "`a\\|b <i>`"
+    assert html_text("<b>\n&\"") == "&lt;b&gt;\\x0a&amp;&quot;"
+
+
+def test_sarif_uri_keeps_non_utf8_names_addressable():
+    assert artifact_uri("src/k\udcff.cu") == "src/k%FF.cu"  # surrogate-escaped
+    assert artifact_uri("src/k\\xff.cu") == "src/k%FF.cu"  # as discovery shows it
+    assert artifact_uri("a b#\\x41/é.cu") == "a%20b%23%5Cx41/%C3%A9.cu"  # \x41 is never a discovery escape
+
+
+# --- Markdown ------------------------------------------------------------------------------------------------
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+
+
+def test_markdown_report_renders_no_html_from_the_repository(hostile):
+    md = porter_ok("assess", str(hostile), "--explain", "-f", "markdown")
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(md)
+    tags = _Tags()
+    tags.feed(rendered)
+    # only the tags porter writes itself: no script, img, a (tracking pixels and spoofed links) or anything else
+    assert tags.tags == {"h1", "h2", "h3", "p", "strong", "code", "blockquote", "ul", "li", "table", "thead",
+                         "tbody", "tr", "th", "td", "details", "summary", "br"}
+    lines = md.splitlines()
+    # the kernels table: names as code spans fenced longer than their backtick runs, one row per kernel
+    assert "| `k` | ```tick`s``.cu:1``` | 1 | retune | block-not-wave-multiple: block of 32 threads is not a " \
+           "multiple of 64 | 3 |" in lines
+    assert "| `k` | `new line.cu:1` | 1 | retune | block-not-wave-multiple: block of 32 threads is not a " \
+           "multiple of 64 | 3 |" in lines
+    # --explain's <summary> is raw HTML in Markdown: its names are HTML-escaped, control characters visible
+    summaries = sorted(line for line in lines if line.startswith("<details><summary>CUDA API"))
+    assert summaries == sorted(
+        f"<details><summary>CUDA API name that hipify renames — {shown} (1)</summary>" for shown in (
+            "&lt;img src=x onerror=alert(1)&gt;.cu", "&lt;script&gt;alert(1)&lt;/script&gt;.cu",
+            "![t](https:/track.invalid/p.png).cu", "[bold red]INJECTED.cu", "a\\x1b]0;pwned\\x07b\\x1b[2J.cu",
+            "new\\x0aline.cu", "tick`s``.cu", "x[/red].cu"))
+    assert not any(line.startswith("line.cu") for line in lines)  # the newline injected no line
+    assert "\x1b" not in md and "\x07" not in md
+
+
+# --- console -------------------------------------------------------------------------------------------------
+
+SHOWN = ("[bold red]INJECTED.cu", "x[/red].cu", "a\\x1b]0;pwned\\x07b\\x1b[2J.cu", "new\\x0aline.cu",
+         "<script>alert(1)</script>.cu")
+
+
+@pytest.mark.parametrize("args", [("scan",), ("scan", "-v"), ("assess",), ("assess", "--explain")])
+def test_console_views_show_names_literally_and_carry_no_escapes(hostile, args):
+    out = porter_ok(*args, str(hostile))
+    assert "\x1b" not in out and "\x07" not in out
+    for name in SHOWN:
+        if args[0] == "scan" or name != "new\\x0aline.cu":  # assess' top-10 tables may leave one out
+            assert name in out, name
+
+
+def test_translate_console_shows_names_literally(hostile, tmp_path):
+    out = porter_ok("translate", str(hostile), "-o", str(tmp_path / "out"), "--engine", "builtin")
+    assert "\x1b" not in out
+    rows = [re.sub(r"\s+", " ", line) for line in out.splitlines() if "translated │" in line]
+    assert sorted(r.split("│")[1].strip() for r in rows) == sorted(
+        ["![t](https:/track.invalid/p.png).cu", "<img src=x onerror=alert(1)>.cu", "<script>alert(1)</script>.cu",
+         "[bold red]INJECTED.cu", "a\\x1b]0;pwned\\x07b\\x1b[2J.cu", "new\\x0aline.cu", "tick`s``.cu", "x[/red].cu"])
+
+
+def test_porters_own_rule_text_with_brackets_does_not_crash_scan_verbose():
+    p = run_porter("scan", "-v", str(REPO / "fixtures/rules/CTR004-nvidia-device-request"), "--no-cache",
+                   env={"COLUMNS": "400"})
+    assert p.returncode == 0, p.stderr
+    assert "on ROCm use compose `devices: [/dev/kfd, /dev/dri]` with `group_add: [video]`" in p.stdout
+
+
+def test_error_messages_show_paths_literally(tmp_path):
+    p = run_porter("scan", str(tmp_path / "[red]x[/red]\x1b[2J"))
+    assert p.returncode == 2
+    assert p.stderr == f"error: {tmp_path}/[red]x[/red]\\x1b[2J: no such file or directory\n"
+
+
+# --- HTML and SARIF ------------------------------------------------------------------------------------------
+
+def test_html_report_escapes_names_and_shows_control_characters(hostile):
+    page = porter_ok("assess", str(hostile), "--explain", "-f", "html")
+    assert page.count("<script") == 1  # porter's own table sorter
+    assert "<img" not in page
+    assert "<code>&lt;script&gt;alert(1)&lt;/script&gt;.cu</code>" in page
+    assert "<code>a\\x1b]0;pwned\\x07b\\x1b[2J.cu</code>" in page
+    assert "\x1b" not in page and "\x07" not in page
+
+
+def test_sarif_addresses_a_file_whose_name_is_not_utf8(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"k\udcff.cu": KERNEL})
+    sarif = json.loads(porter_ok("assess", str(repo), "-f", "sarif"))
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
+    assert uris == {"k%FF.cu"}
