@@ -12,6 +12,7 @@ from porter.settings import Settings
 from porter.estimate.assess import assess
 from porter.estimate.effort_model import EffortModelError, Hours, load_effort_model
 from porter.model import Confidence, FileResult, Finding, Kernel, ScanResult, Severity
+from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict
 from porter.rules import Rule, RuleSet
 from porter.targets import load_targets, select_targets
 
@@ -93,10 +94,10 @@ def test_library_with_no_rocm_equivalent_blocks_and_its_replacement_absorbs_the_
 
 
 def kernel_with(verdicts, line=10, end=49):
-    facts = {"targets": {tid: {"verdict": v, "reasons": [r] if r else [],
-                               "details": [{"id": r, "verdict": v, "message": f"{r} says why", "lines": [20]}] if r else []}
-                         for tid, (v, r) in verdicts.items()}}
-    return Kernel(path="src/a.cu", line=line, end_line=end, name="k", qualified_name="k", facts=tuple(facts.items()))
+    per = tuple(TargetVerdict(tid, v, (CheckResult(r, v, f"{r} says why", (20,)),) if r else ())
+                for tid, (v, r) in verdicts.items())
+    return Kernel(path="src/a.cu", line=line, end_line=end, name="k", qualified_name="k", facts=KernelFacts(end - line + 1),
+                  verdicts=per)
 
 
 def test_kernel_verdicts_differ_per_target_and_absorb_the_findings_they_name():

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 from porter.settings import Settings
 from porter.kernels import deep
 from porter.kernels.verdicts import analyse
+from porter.model.kernel import Unresolved
 from porter.pipeline import scan
 
 from conftest import FIXTURES
@@ -22,27 +23,29 @@ def _scan():
 
 def _kernel(result, name="header_sized"):
     (k,) = [k for k in result.kernels if k.name == name]
-    return dict(k.facts)
+    return k
 
 
 def test_without_deep_the_header_constant_stays_unknown_with_its_reason():
-    facts = _kernel(analyse(_scan(), ["mi300x"]))
-    assert facts["shared_memory"]["static_bytes"] is None
-    assert facts["unknown"][0] == {"what": "__shared__ stage_buf", "reason": "`kStageElems` is not a constant defined in this file"}
-    assert facts["targets"]["mi300x"]["verdict"] == "check"
-    assert facts["targets"]["mi300x"]["reasons"] == ["lds-unknown"]
+    k = _kernel(analyse(_scan(), ["mi300x"]))
+    assert k.facts.shared_memory.static_bytes is None
+    assert k.facts.unknown[0] == Unresolved("__shared__ stage_buf", "`kStageElems` is not a constant defined in this file")
+    assert k.verdict_on("mi300x").verdict == "check"
+    assert k.verdict_on("mi300x").reasons == ("lds-unknown",)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not deep.setup().available, reason=f"deep mode unavailable: {deep.setup().reason}")
 def test_deep_mode_resolves_a_size_from_another_header():
     result = analyse(_scan(), ["mi300x", "mi455x"], deep=True)
-    facts = _kernel(result)
-    assert facts["shared_memory"]["arrays"][0]["bytes"] == 12 * 1024 * 4
-    assert facts["shared_memory"]["static_bytes"] == 49152
-    assert facts["deep"]["resolved"] == ["__shared__ stage_buf"]
-    assert facts["deep"]["constants_from"] == ["include/tile_config.h"]
-    assert {t: v["verdict"] for t, v in facts["targets"].items()} == {"mi300x": "ok", "mi455x": "ok"}
+    k = _kernel(result)
+    shared = k.facts.shared_memory
+    # the header constant folds in the re-measure, so no libclang size (and no "sized by" reason) was needed
+    assert (shared.arrays[0].bytes, shared.arrays[0].reason) == (12 * 1024 * 4, None)
+    assert shared.static_bytes == 49152
+    assert (k.facts.deep.resolved, k.facts.deep.still_unknown) == (("__shared__ stage_buf",), ())
+    assert k.facts.deep.constants_from == ("include/tile_config.h",)
+    assert {v.target: v.verdict for v in k.verdicts} == {"mi300x": "ok", "mi455x": "ok"}
     info = result.extra["kernel_analysis"]["deep"]
     assert info["setup"]["available"] and info["files"] == 1 and info["kernels"] == 1
     assert info["seconds_per_kernel"] > 0
@@ -55,7 +58,7 @@ def test_unavailable_deep_mode_lists_what_stayed_unknown(monkeypatch):
     assert info["note"] == "deep mode unavailable (libclang is not installed); these values stayed unknown"
     assert {"kernel": "header_sized", "path": "deep_header.cu", "what": "__shared__ stage_buf",
             "reason": "`kStageElems` is not a constant defined in this file"} in info["unresolved"]
-    assert _kernel(result)["targets"]["mi300x"]["verdict"] == "check"
+    assert _kernel(result).verdict_on("mi300x").verdict == "check"
 
 
 def test_cli_deep_flag(monkeypatch):

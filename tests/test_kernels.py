@@ -13,7 +13,11 @@ from typer.testing import CliRunner
 
 from porter.settings import Settings
 from porter.kernels.constfold import Unknown, build_constants, fold_text
+from porter.kernels.checks import kernel_checks
+from porter.kernels.launch_config import config_slots
 from porter.kernels.verdicts import analyse
+from porter.model.kernel import (CheckResult, InlinePtx, Kernel, KernelFacts, LaunchBounds, LaunchConfig, SharedArray,
+                                 SharedMemory, TargetVerdict, Unresolved, WarpOp)
 from porter.source.parse import parse
 from porter.pipeline import scan
 
@@ -54,9 +58,9 @@ def analysed():
     return analyse(result, ["all"])
 
 
-def kernel(result, name):
+def kernel(result, name) -> Kernel:
     (k,) = [k for k in result.kernels if k.name == name]
-    return dict(k.facts)
+    return k
 
 
 def test_fixtures_cover_every_verdict_on_every_target():
@@ -73,95 +77,96 @@ def test_every_kernel_is_annotated(analysed):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_verdicts_match_annotations(analysed, name):
     want, reasons = EXPECTED[name]
-    per = kernel(analysed, name)["targets"]
-    got = {tid: per[tid]["verdict"] for tid in TARGET_IDS}
+    k = kernel(analysed, name)
+    got = {tid: k.verdict_on(tid).verdict for tid in TARGET_IDS}
     assert got == want
-    fired = {r for tid in TARGET_IDS for r in per[tid]["reasons"]}
+    fired = {r for tid in TARGET_IDS for r in k.verdict_on(tid).reasons}
     assert fired == reasons
 
 
 def test_same_kernel_differs_by_target(analysed):
-    per = kernel(analysed, "block_sum")["targets"]
-    assert per["mi300x"]["reasons"] == ["wave64-full-mask", "wave64-lane-count"]
-    assert per["mi455x"] == {"verdict": "ok", "reasons": [], "details": []}
-    big = kernel(analysed, "big_tile")["targets"]
-    assert big["mi300x"]["details"][0]["message"] == "96 KiB of shared memory > 64 KiB LDS on AMD Instinct MI300X"
-    assert big["mi355x"]["verdict"] == "ok"
+    k = kernel(analysed, "block_sum")
+    assert k.verdict_on("mi300x").reasons == ("wave64-full-mask", "wave64-lane-count")
+    assert k.verdict_on("mi455x") == TargetVerdict("mi455x", "ok", ())
+    assert [v.target for v in k.verdicts] == list(TARGET_IDS)
+    big = kernel(analysed, "big_tile")
+    assert big.verdict_on("mi300x").details == (
+        CheckResult("lds-over-limit", "fix", "96 KiB of shared memory > 64 KiB LDS on AMD Instinct MI300X", ()),)
+    assert big.verdict_on("mi355x").verdict == "ok"
 
 
 FACTS = {
-    "saxpy": {"launch_sites": [("elementwise.cu", 30, None, [256, 1, 1], 0)], "shared_static": 0},
-    "scale_rows": {"launch_sites": [("elementwise.cu", 32, None, [16, 6, 1], 0)]},
-    "odd_block": {"launch_sites": [("elementwise.cu", 33, None, [100, 1, 1], 0)]},
+    "saxpy": {"launch_sites": [("elementwise.cu", 30, None, (256, 1, 1), 0)], "shared_static": 0},
+    "scale_rows": {"launch_sites": [("elementwise.cu", 32, None, (16, 6, 1), 0)]},
+    "odd_block": {"launch_sites": [("elementwise.cu", 33, None, (100, 1, 1), 0)]},
     "block_sum": {
-        "shared_static": 128, "device_functions": ["warp_sum"], "masks": ["0xffffffff"], "atomics": ["atomicAdd"],
+        "shared_static": 128, "device_functions": ["warp_sum"], "masks": ("0xffffffff",), "atomics": ("atomicAdd",),
         "lane": [(5, "reduction loop from 16"), (15, "% 32"), (16, "/ 32"), (22, "/ 32"), (22, "array[32] indexed by lane")],
-        "launch_sites": [("warp_reduce.cu", 36, None, [512, 1, 1], 0)],
+        "launch_sites": [("warp_reduce.cu", 36, None, (512, 1, 1), 0)],
     },
-    "count_positive": {"masks": ["0xffffffffu"], "lane": [(32, "& 31")], "ballot": [(31, "unsigned", "__ballot_sync")]},
-    "transpose": {"shared_static": 4608, "arrays": [("tile", "float4", [16, 17], 4352), ("scales", "__half2", [64], 256)],
-                  "launch_sites": [("shared_tiles.cu", 51, None, [16, 16, 1], 0)]},
-    "big_tile": {"shared_static": 0, "dynamic": ([98304], 98304), "total": 98304},
-    "huge_tile": {"dynamic": ([204800], 204800), "total": 204800,
-                  "launch_sites": [("shared_tiles.cu", 55, [1, 1, 1], [1024, 1, 1], 204800)]},
+    "count_positive": {"masks": ("0xffffffffu",), "lane": [(32, "& 31")], "ballot": [(31, "unsigned", "__ballot_sync")]},
+    "transpose": {"shared_static": 4608, "arrays": [("tile", "float4", (16, 17), 4352), ("scales", "__half2", (64,), 256)],
+                  "launch_sites": [("shared_tiles.cu", 51, None, (16, 16, 1), 0)]},
+    "big_tile": {"shared_static": 0, "dynamic": ((98304,), 98304), "total": 98304},
+    "huge_tile": {"dynamic": ((204800,), 204800), "total": 204800,
+                  "launch_sites": [("shared_tiles.cu", 55, (1, 1, 1), (1024, 1, 1), 204800)]},
     "stage": {"shared_static": None, "template": ["typename T", "int N"],
               "unknown": ["`N` is a template parameter; element type `T` is a template parameter"]},
-    "persistent_copy": {"sm_count_grid": [32]},
-    "two_phase": {"grid_sync": [15, 18], "launch_sites": [("grid.cu", 34, None, [256, 1, 1], 0)]},
-    "bounded": {"bounds": {"text": ["256", "4"], "max_threads": 256, "min_blocks": 4}},
-    "lane_ids": {"ptx": {"statements": 1, "families": ["mov"], "lines": [11]}},
-    "tma_prefetch": {"ptx": {"statements": 3, "families": ["cp.async.bulk", "mbarrier"], "lines": [23, 24, 25]},
-                     "async": ["cp.async.bulk", "mbarrier"], "shared_static": 4104},
-    "cluster_exchange": {"clusters": ["cluster_group", "dsmem"]},
-    "wmma_tile": {"tensor": ["wmma"]},
+    "persistent_copy": {"sm_count_grid": (32,)},
+    "two_phase": {"grid_sync": (15, 18), "launch_sites": [("grid.cu", 34, None, (256, 1, 1), 0)]},
+    "bounded": {"bounds": LaunchBounds(("256", "4"), (256, 4))},
+    "lane_ids": {"ptx": InlinePtx(1, ("mov",), (11,))},
+    "tma_prefetch": {"ptx": InlinePtx(3, ("cp.async.bulk", "mbarrier"), (23, 24, 25)),
+                     "async": ("cp.async.bulk", "mbarrier"), "shared_static": 4104},
+    "cluster_exchange": {"clusters": ("cluster_group", "dsmem")},
+    "wmma_tile": {"tensor": ("wmma",)},
     "header_sized": {"shared_static": None, "unknown": ["`kStageElems` is not a constant defined in this file"]},
 }
 
 
 @pytest.mark.parametrize("name", sorted(FACTS))
 def test_facts(analysed, name):
-    f = kernel(analysed, name)
+    f = kernel(analysed, name).facts
     want = FACTS[name]
-    sm = f["shared_memory"]
+    sm = f.shared_memory
     if "shared_static" in want:
-        assert sm["static_bytes"] == want["shared_static"]
+        assert sm.static_bytes == want["shared_static"]
     if "arrays" in want:
-        assert [(a["name"], a["type"], a["extents"], a["bytes"]) for a in sm["arrays"]] == want["arrays"]
+        assert [(a.name, a.type, a.extents, a.bytes) for a in sm.arrays] == want["arrays"]
     if "dynamic" in want:
-        assert (sm["dynamic"]["launch_bytes"], sm["dynamic"]["max_dynamic_attribute"]) == want["dynamic"]
+        assert (sm.launch_bytes, sm.max_dynamic_attribute) == want["dynamic"]
     if "total" in want:
-        assert sm["total_bytes"] == want["total"]
+        assert sm.total_bytes == want["total"]
     if "launch_sites" in want:
-        got = [(Path(s["path"]).name, s["line"], s["grid"], s["block"], s["shared_bytes"]) for s in f["launch_sites"]]
-        assert got == want["launch_sites"]
+        assert [(Path(s.path).name, s.line, s.grid, s.block, s.shared_bytes) for s in f.sites] == want["launch_sites"]
     if "device_functions" in want:
-        assert [d["name"] for d in f["device_functions"]] == want["device_functions"]
+        assert [d.name for d in f.device_functions] == want["device_functions"]
     if "masks" in want:
-        assert f["warp_masks"] == want["masks"]
+        assert f.warp_masks == want["masks"]
     if "atomics" in want:
-        assert f["atomics"] == want["atomics"]
+        assert f.atomics == want["atomics"]
     if "lane" in want:
-        assert [(x["line"], x["kind"]) for x in f["lane_assumptions"]] == want["lane"]
+        assert [(x.line, x.kind) for x in f.lane_assumptions] == want["lane"]
     if "ballot" in want:
-        assert [(b["line"], b["type"], b["op"]) for b in f["ballot_32bit"]] == want["ballot"]
+        assert [(b.line, b.type, b.op) for b in f.ballot_32bit] == want["ballot"]
     if "template" in want:
-        assert [p["text"] for p in f["template_parameters"]] == want["template"]
+        assert [p.text for p in f.template_parameters] == want["template"]
     if "unknown" in want:
-        assert [u["reason"] for u in f["unknown"] if u["what"].startswith("__shared__")] == want["unknown"]
+        assert [u.reason for u in f.unresolved if u.what.startswith("__shared__")] == want["unknown"]
     if "sm_count_grid" in want:
-        assert f["sm_count_grid"] == want["sm_count_grid"]
+        assert f.sm_count_grid == want["sm_count_grid"]
     if "grid_sync" in want:
-        assert f["grid_sync"] == want["grid_sync"]
+        assert f.grid_sync == want["grid_sync"]
     if "bounds" in want:
-        assert f["launch_bounds_values"] == want["bounds"]
+        assert f.launch_bounds == want["bounds"]
     if "ptx" in want:
-        assert f["inline_ptx"] == want["ptx"]
+        assert f.inline_ptx == want["ptx"]
     if "async" in want:
-        assert f["async_copies"] == want["async"]
+        assert f.async_copies == want["async"]
     if "clusters" in want:
-        assert f["clusters"] == want["clusters"]
+        assert f.clusters == want["clusters"]
     if "tensor" in want:
-        assert f["tensor_cores"] == want["tensor"]
+        assert f.tensor_cores == want["tensor"]
 
 
 def test_constant_folding():
@@ -192,7 +197,7 @@ def test_user_target_profile(tmp_path):
     profile.write_text(yaml.safe_dump(data))
     result = analyse(scan(KERNELS_DIR, Settings(jobs=1, cache_dir=None)), ["mi300x", str(profile)])
     assert result.targets == ("mi300x", "mygpu")
-    verdicts = {k.name: dict(k.facts)["targets"]["mygpu"]["verdict"] for k in result.kernels}
+    verdicts = {k.name: k.verdict_on("mygpu").verdict for k in result.kernels}
     assert verdicts["big_tile"] == "ok"          # 96 KiB fits 96 KiB
     assert verdicts["huge_tile"] == "fix"        # 200 KiB does not
     assert verdicts["block_sum"] == "ok"         # wave32: 32-lane code is right
@@ -247,11 +252,11 @@ def test_hostile_constant_expressions_fold_safely(tmp_path):
         "__global__ void k4(char* o) { __shared__ char s[Q + 20000]; o[0] = s[0]; }\n")
     r = scan(tmp_path, Settings(jobs=1))
     assert r.skipped == ()
-    shared = {k.name: dict(k.facts)["shared_memory"] for k in r.kernels}
-    assert shared["k1"]["static_bytes"] is None and "cannot be evaluated" in shared["k1"]["arrays"][0]["reason"]
-    assert shared["k2"]["static_bytes"] is None and "cannot be evaluated" in shared["k2"]["arrays"][0]["reason"]
-    assert shared["k3"]["static_bytes"] == 44 * 1024
-    assert shared["k4"]["static_bytes"] == 19997
+    shared = {k.name: k.facts.shared_memory for k in r.kernels}
+    assert shared["k1"].static_bytes is None and "cannot be evaluated" in shared["k1"].arrays[0].reason
+    assert shared["k2"].static_bytes is None and "cannot be evaluated" in shared["k2"].arrays[0].reason
+    assert shared["k3"].static_bytes == 44 * 1024
+    assert shared["k4"].static_bytes == 19997
 
 
 def test_a_porter_bug_on_one_file_is_reported_as_skipped_not_a_crash(tmp_path):
@@ -282,6 +287,95 @@ def test_a_project_rule_with_a_verdict_decides_kernel_verdicts(tmp_path):
         "__global__ void k(float* x) { x[threadIdx.x] = vendor_fast_exp(x[threadIdx.x]); }\n")
     opts = Settings(jobs=1, extra_rules=(tmp_path / "rules",))
     [k] = analyse(scan(tmp_path / "src", opts), ["mi300x", "mi455x"]).kernels
-    targets = dict(k.facts)["targets"]
-    assert (targets["mi300x"]["verdict"], targets["mi455x"]["verdict"]) == ("rewrite", "check")
-    assert targets["mi300x"]["reasons"] == ["USR001"]
+    assert (k.verdict_on("mi300x").verdict, k.verdict_on("mi455x").verdict) == ("rewrite", "check")
+    assert k.verdict_on("mi300x").details == (
+        CheckResult("USR001", "rewrite", "Kernel vendor_fast_exp is defined here; hipify keeps it, kernel analysis decides"
+                                         " whether it needs retuning per target.", (2,)),)
+
+
+def _three_files(tmp_path, second_definition: bool):
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "a.cu").write_text("__global__ void k(float* x) { x[0] = 1; }\n")
+    if second_definition:
+        (tmp_path / "b.cu").write_text("__global__ void k(int* x) { x[0] = 2; }\n")
+    (tmp_path / "host.cu").write_text("#define N 8\n__global__ void k(float* x);\n"
+                                      "void run(float* x) {\n  k<<<4, 96, 512>>>(x);\n  k<<<N, 64>>>(x);\n}\n")
+    return scan(tmp_path, Settings(jobs=1, cache_dir=None))
+
+
+def test_remote_launches_are_folded_from_literals_only(tmp_path):
+    r = analyse(_three_files(tmp_path, second_definition=False), ["mi300x"])
+    (k,) = r.kernels
+    assert k.facts.launch_sites == ()
+    assert k.facts.remote_launch_sites == (
+        LaunchConfig("host.cu", 4, "chevron", ("4", "96", "512"), (4, 1, 1), (96, 1, 1), 512, remote=True),
+        LaunchConfig("host.cu", 5, "chevron", ("N", "64"), None, (64, 1, 1), None, remote=True),
+    )
+    assert k.facts.remote_unknown == (
+        Unresolved("grid of launch at host.cu:5",
+                   "`N` is not a constant defined in this file (constants of another file are not folded)"),)
+    assert [s.threads for s in k.facts.sites] == [96, 64]
+    assert k.to_dict()["launch_sites"][1] == {"path": "host.cu", "line": 5, "kind": "chevron", "config": ["N", "64"],
+                                              "grid": None, "block": [64, 1, 1], "shared_bytes": None, "remote": True,
+                                              "threads": 64}
+    # 96 threads are one and a half waves of 64: the remote block size is checked like a local one
+    assert k.verdict_on("mi300x").details == (
+        CheckResult("block-not-wave-multiple", "retune", "block of 96 threads is not a multiple of 64", (4,)),)
+
+
+def test_analysing_twice_gives_the_same_result(tmp_path):
+    """Regression: a second analysis appended the 'launch sites' unknown again (and re-added remote launches)."""
+    for second in (False, True):
+        root = tmp_path / str(second)
+        # two separate scans: the old dict facts were shared, so analysing again also changed the first result
+        once = analyse(_three_files(root, second), ["mi300x"])
+        assert analyse(analyse(_three_files(root, second), ["mi300x"]), ["mi300x"]) == once
+    ks = analyse(analyse(_three_files(tmp_path / "again", True), ["mi300x"]), ["mi300x"]).kernels
+    assert [k.facts.unresolved for k in ks] == [
+        (Unresolved("launch sites", "2 launches of a kernel named k in other files, and 2 kernels have that name"),)] * 2
+    assert [k.facts.remote_launch_sites for k in ks] == [(), ()]
+
+
+def test_analyse_returns_new_kernels_and_leaves_the_scan_alone(tmp_path):
+    scanned = _three_files(tmp_path, second_definition=False)
+    (before,) = scanned.kernels
+    (after,) = analyse(scanned, ["mi300x", "mi455x"]).kernels
+    assert scanned.kernels == (before,) and before.verdicts is None and before.facts.remote_launch_sites == ()
+    assert [v.target for v in after.verdicts] == ["mi300x", "mi455x"]
+    assert after.facts.launch_sites == before.facts.launch_sites and after.facts.unknown == before.facts.unknown
+
+
+def test_kernel_json_keeps_the_contract_key_order(analysed):
+    d = kernel(analysed, "bounded").to_dict()
+    assert list(d) == ["name", "qualified_name", "path", "line", "end_line", "is_template", "via_macro", "launch_bounds",
+                       "launches", "async_copies", "atomics", "ballot_32bit", "clusters", "device_functions",
+                       "device_launches", "grid_sync", "inline_ptx", "lane_assumptions", "launch_bounds_values",
+                       "launch_sites", "lines", "partial_syncwarp", "shared_memory", "sm_count_grid", "targets",
+                       "template_parameters", "tensor_cores", "unknown", "warp_masks", "warp_ops", "warpsize_constant"]
+    assert d["launch_bounds_values"] == {"text": ["256", "4"], "max_threads": 256, "min_blocks": 4}
+    assert list(d["shared_memory"]) == ["arrays", "static_bytes", "static_bytes_min", "dynamic", "total_bytes",
+                                        "total_bytes_min"]
+    assert "targets" not in Kernel("a.cu", 1, 2, "k", "k", facts=KernelFacts(2)).to_dict()
+
+
+def test_config_slots_pick_grid_block_and_shared_memory():
+    assert config_slots("chevron", ["g", "b", "s", "stream"]) == ["g", "b", "s"]
+    assert config_slots("cudaLaunchKernel", ["g", "b", "args", "s", "stream"]) == ["g", "b", "s"]
+    assert config_slots("cuLaunchKernel", ["gx", "gy", "gz", "bx"]) == []
+
+
+def test_named_checks_on_hand_built_facts():
+    from porter.targets import load_targets
+
+    mi300x = load_targets()["mi300x"]
+    facts = KernelFacts(
+        lines=10,
+        warp_ops=(WarpOp("__shfl_down_sync", 5, "0xffffffff", "full32"),),
+        shared_memory=SharedMemory((SharedArray("s", "float", 3, (32768,), 4, 131072),)),
+        launch_bounds=LaunchBounds(("96",), (96,)),
+    )
+    assert kernel_checks(facts, mi300x) == [
+        CheckResult("wave64-full-mask", "fix", "0xffffffff mask in 1 warp operation(s) covers 32 of 64 lanes", (5,)),
+        CheckResult("lds-over-limit", "fix", "128 KiB of shared memory > 64 KiB LDS on AMD Instinct MI300X", ()),
+        CheckResult("block-not-wave-multiple", "retune", "block of 96 threads is not a multiple of 64", ()),
+    ]

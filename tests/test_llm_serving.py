@@ -115,7 +115,7 @@ def test_low_precision_kernels_get_per_target_verdicts():
     from porter.kernels.verdicts import analyse
 
     r = analyse(scan(REPO, Settings(jobs=1)), ["mi300x", "mi355x"])
-    verdicts = {k.name: {t: v["verdict"] for t, v in dict(k.facts)["targets"].items()} for k in r.kernels}
+    verdicts = {k.name: {v.target: v.verdict for v in k.verdicts} for k in r.kernels}
     # NVFP4 needs edits everywhere (no AMD target runs it); OCP FP8 is native on MI355X but not on MI300X (FNUZ).
     assert verdicts == {
         "nvfp4_dequant_kernel": {"mi300x": "fix", "mi355x": "fix"},

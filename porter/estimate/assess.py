@@ -311,18 +311,14 @@ class _Context:
 
 
 def _kernel_verdicts(k: Kernel, targets: list[Target], model: EffortModel) -> dict[str, dict[str, Any]]:
-    facts = dict(k.facts)
-    per = facts.get("targets") if isinstance(facts.get("targets"), Mapping) else {}
     out: dict[str, dict[str, Any]] = {}
     for t in targets:
-        v = per.get(t.id)
-        if isinstance(v, Mapping) and v.get("verdict") in KERNEL_VERDICTS:
-            details = [x for x in (v.get("details") or []) if isinstance(x, Mapping)]
-            # The details say why in words; fall back to the bare reason ids when a verdict carries none.
-            reasons = [f"{x.get('id')}: {x.get('message')}" if x.get("message") else str(x.get("id")) for x in details]
-            lines = {int(n) for x in details for n in (x.get("lines") or []) if isinstance(n, int)}
-            out[t.id] = {"verdict": v["verdict"], "reasons": reasons or list(v.get("reasons") or []),
-                         "ids": list(v.get("reasons") or []), "lines": lines, "analysed": True}
+        v = k.verdict_on(t.id)
+        if v is not None and v.verdict in KERNEL_VERDICTS:
+            # The details say why in words; the bare id when a detail carries no message.
+            reasons = [f"{x.id}: {x.message}" if x.message else x.id for x in v.details]
+            out[t.id] = {"verdict": v.verdict, "reasons": reasons, "ids": list(v.reasons),
+                         "lines": {n for x in v.details for n in x.lines}, "analysed": True}
         else:
             out[t.id] = {"verdict": model.kernels["unanalysed"], "reasons": ["not analysed: no kernel analysis for this target"],
                          "ids": [], "lines": set(), "analysed": False}

@@ -404,9 +404,9 @@ def dims(node: ts.Node | None, env: Constants, locals_: dict[str, Any] | None = 
     if t == "call_expression":
         fn = node.child_by_field_name("function")
         if fn is not None and fn.text.decode() == "dim3":
-            return _triple(node.child_by_field_name("arguments"), env, locals_)
+            return dim3_arguments(node.child_by_field_name("arguments"), env, locals_)
     if t == "initializer_list" or (t == "compound_literal_expression"):
-        return _triple(node if t == "initializer_list" else node.child_by_field_name("value"), env, locals_)
+        return dim3_arguments(node if t == "initializer_list" else node.child_by_field_name("value"), env, locals_)
     v = _fold_local(node, env, locals_)
     if isinstance(v, Unknown):
         return v
@@ -423,7 +423,8 @@ def _fold_local(node: ts.Node, env: Constants, locals_: dict[str, Any]) -> Any:
     return fold(node, local_env)
 
 
-def _triple(args: ts.Node | None, env: Constants, locals_: dict[str, Any]) -> Any:
+def dim3_arguments(args: ts.Node | None, env: Constants, locals_: dict[str, Any]) -> Any:
+    """`(x, y, z)` of a dim3 constructor or initializer list as a (x, y, z) triple, missing ones 1."""
     if args is None:
         return Unknown("dim3 without arguments")
     vals = []

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from porter.model import Kernel, ScanResult
+from porter.model.kernel import DeepRefinement, KernelFacts
 
 # libclang reads CUDA through clang's wrapper, which still includes headers CUDA 13 removed.
 _COMPAT_HEADERS = ("texture_fetch_functions.h", "curand_mtgp32_kernel.h")
@@ -254,7 +255,8 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
     cfg = setup()
     info: dict[str, Any] = {"setup": cfg.to_dict()}
     if not cfg.available:
-        info["unresolved"] = [{"kernel": k.name, "path": k.path, **u} for k in kernels for u in dict(k.facts).get("unknown", [])]
+        info["unresolved"] = [{"kernel": k.name, "path": k.path, **u.to_dict()} for k in kernels if k.facts is not None
+                              for u in k.facts.unknown]
         info["note"] = f"deep mode unavailable ({cfg.reason}); these values stayed unknown"
         return kernels, info
     from porter.kernels.facts import measure_file
@@ -283,44 +285,37 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
         remeasured = {(k.name, k.line): k for k in measure_file(sf, extra_constants=deep["constants"])}
         for k in ks:
             new = remeasured.get((k.name, k.line), k)
-            facts = dict(new.facts)
-            before = {u["what"] for u in dict(k.facts).get("unknown", [])}
-            _apply_sizes(facts, deep["shared"])
-            after = {u["what"] for u in facts.get("unknown", [])}
-            facts["deep"] = {"resolved": sorted(before - after), "still_unknown": sorted(after),
-                             "seconds": round(deep["seconds"] / len(ks), 4),
-                             "constants_from": sorted({os.path.relpath(o, path.parent) for n, o in deep["origins"].items()
-                                                       if o and o != str(path) and n in _names_used(k)})}
-            out.append(dataclasses.replace(k, facts=tuple(sorted(facts.items()))))
+            if new.facts is None or k.facts is None:
+                out.append(k)
+                continue
+            facts = _apply_sizes(new.facts, deep["shared"])
+            before = {u.what for u in k.facts.unknown}
+            after = {u.what for u in facts.unknown}
+            used = _names_used(k.facts)
+            refinement = DeepRefinement(
+                tuple(sorted(before - after)), tuple(sorted(after)), round(deep["seconds"] / len(ks), 4),
+                tuple(sorted({os.path.relpath(o, path.parent) for n, o in deep["origins"].items()
+                              if o and o != str(path) and n in used})))
+            out.append(dataclasses.replace(k, facts=dataclasses.replace(facts, deep=refinement)))
     info.update({"files": files, "kernels": len(kernels), "seconds": round(total, 3),
                  "seconds_per_kernel": round(total / max(1, len(kernels)), 4), "errors": errors})
     return out, info
 
 
-def _names_used(k: Kernel) -> set[str]:
-    return {u["reason"].split("`")[1] for u in dict(k.facts).get("unknown", []) if u.get("reason", "").count("`") >= 2}
+def _names_used(facts: KernelFacts) -> set[str]:
+    """The `names` unknown reasons quote: the constants another header may define."""
+    return {u.reason.split("`")[1] for u in facts.unknown if u.reason.count("`") >= 2}
 
 
-def _apply_sizes(facts: dict[str, Any], sizes: dict[tuple[str, int], int]) -> None:
-    """Exact libclang sizes for shared arrays tree-sitter could not size; totals recomputed."""
-    shared = facts.get("shared_memory")
-    if not shared:
-        return
-    unknown = facts.get("unknown", [])
-    for a in shared.get("arrays", []):
-        size = sizes.get((a["name"], a["line"]))
-        if size is None:
-            continue
-        if a.get("bytes") is None:
-            a["bytes"] = size
-            a["reason"] = "sized by libclang (--deep)"
-            unknown[:] = [u for u in unknown if u["what"] != f"__shared__ {a['name']}"]
-    known = [a["bytes"] for a in shared["arrays"] if a.get("bytes") is not None]
-    exact = all(a.get("bytes") is not None for a in shared["arrays"])
-    dyn = shared.get("dynamic") or {}
-    dyn_max = max(list(dyn.get("launch_bytes", [])) + ([dyn["max_dynamic_attribute"]] if dyn.get("max_dynamic_attribute") else []),
-                  default=0)
-    shared["static_bytes"] = sum(known) if exact else None
-    shared["static_bytes_min"] = sum(known)
-    shared["total_bytes"] = shared["static_bytes"] + dyn_max if exact else None
-    shared["total_bytes_min"] = sum(known) + dyn_max
+def _apply_sizes(facts: KernelFacts, sizes: dict[tuple[str, int], int]) -> KernelFacts:
+    """The facts with exact libclang sizes for shared arrays tree-sitter could not size (totals follow from them)."""
+    arrays = []
+    resolved = set()
+    for a in facts.shared_memory.arrays:
+        size = sizes.get((a.name, a.line))
+        if size is not None and a.bytes is None:
+            a = dataclasses.replace(a, bytes=size, reason="sized by libclang (--deep)")
+            resolved.add(f"__shared__ {a.name}")
+        arrays.append(a)
+    return dataclasses.replace(facts, shared_memory=dataclasses.replace(facts.shared_memory, arrays=tuple(arrays)),
+                               unknown=tuple(u for u in facts.unknown if u.what not in resolved))

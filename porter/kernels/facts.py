@@ -12,9 +12,13 @@ from typing import Any
 
 import tree_sitter as ts
 
-from porter.source import syntax as launch_mod
-from porter.kernels.constfold import Constants, Unknown, build_constants, dims, fold, fold_text, type_size
-from porter.model import Kernel
+from porter.kernels.constfold import (Constants, Unknown, build_constants, dim3_arguments, dims, fold, fold_text,
+                                      type_size)
+from porter.kernels.launch_config import config_slots, fold_site
+from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, ExternShared, InlinePtx, Kernel,
+                                 KernelFacts, LaneAssumption, LaunchBounds, LaunchConfig, SharedArray, SharedMemory,
+                                 TemplateParameter, Unresolved, WarpOp, WarpSizeConstant)
+from porter.source import syntax
 from porter.source.parse import Function, SourceFile, descendants, unqualified
 
 WARP_OPS = frozenset({
@@ -58,15 +62,11 @@ _INSTR_SPLIT = re.compile(r"[;\n]")
 
 def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None) -> list[Kernel]:
     """Every kernel of a parsed CUDA file with its facts filled in."""
-    kfs = launch_mod.kernel_functions(sf)
+    kfs = syntax.kernel_functions(sf)
     if not kfs:
         return []
     ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
-    out = []
-    for kernel, fn in kfs:
-        facts = ctx.kernel_facts(kernel, fn)
-        out.append(dataclasses.replace(kernel, facts=tuple(sorted(facts.items()))))
-    return out
+    return [dataclasses.replace(kernel, facts=ctx.kernel_facts(kernel, fn)) for kernel, fn in kfs]
 
 
 class _FileContext:
@@ -83,39 +83,30 @@ class _FileContext:
         self._sm_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
         self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
-        self.launches = launch_mod.launch_spans(sf)
+        self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
 
     # ------------------------------------------------------------------------------------------ per kernel
 
-    def kernel_facts(self, kernel: Kernel, fn: Function) -> dict[str, Any]:
-        unknown: list[dict[str, str]] = []
+    def kernel_facts(self, kernel: Kernel, fn: Function) -> KernelFacts:
+        unknown: list[Unresolved] = []
         tparams = _template_params(fn.node)
-        env = self.env.with_template_params(p["name"] for p in tparams if p["name"])
+        env = self.env.with_template_params(p.name for p in tparams if p.name)
         device_fns = self._callees(fn)
         walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
         merged = _merge(walks)
 
-        shared = self._shared(merged["shared_decls"], env, unknown, merged["identifiers"])
+        arrays, extern = self._shared(merged["shared_decls"], env, unknown, merged["identifiers"])
         sites = self._launch_sites(kernel, unknown)
-        dyn_launch = [s["shared_bytes"] for s in sites if isinstance(s.get("shared_bytes"), int)]
         attr = self.func_attrs.get(kernel.name)
-        shared["dynamic"] = {
-            "extern_arrays": shared.pop("extern"),
-            "launch_bytes": sorted(set(dyn_launch)),
-            "max_dynamic_attribute": attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None,
-        }
+        shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
+                              attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None)
         if attr and not isinstance(attr.get("bytes"), int):
-            unknown.append({"what": "cudaFuncAttributeMaxDynamicSharedMemorySize", "reason": attr["reason"]})
-        dyn_max = max(dyn_launch + ([shared["dynamic"]["max_dynamic_attribute"]] if shared["dynamic"]["max_dynamic_attribute"] else []),
-                      default=0)
-        static = shared["static_bytes"]
-        shared["total_bytes"] = (static + dyn_max) if static is not None else None
-        shared["total_bytes_min"] = shared["static_bytes_min"] + dyn_max
-        if shared["dynamic"]["extern_arrays"] and not dyn_launch and not shared["dynamic"]["max_dynamic_attribute"]:
-            unknown.append({"what": "dynamic shared memory",
-                            "reason": "extern __shared__ array but no launch in this file gives a foldable size"})
+            unknown.append(Unresolved("cudaFuncAttributeMaxDynamicSharedMemorySize", attr["reason"]))
+        if shared.dynamic_unsized:
+            unknown.append(Unresolved("dynamic shared memory",
+                                      "extern __shared__ array but no launch in this file gives a foldable size"))
 
         bounds = self._launch_bounds(kernel, env, unknown)
         ptx = merged["ptx"]
@@ -127,34 +118,29 @@ class _FileContext:
                               if fn.node.child_by_field_name("body") is not None else fn.end_byte)
         if "__cluster_dims__" in header:
             clusters.add("__cluster_dims__")
-        nvfp4 = any(NVFP4_PTX.search(s["text"]) for s in ptx)
-        if nvfp4:
+        if any(NVFP4_PTX.search(s["text"]) for s in ptx):
             tensor.add("nvfp4-mma")
-        masks = sorted({w["mask"] for w in merged["warp_ops"] if w.get("mask")})
-        facts: dict[str, Any] = {
-            "lines": kernel.end_line - kernel.line + 1,
-            "template_parameters": tparams,
-            "device_functions": [{"name": f.name, "line": f.start_line, "end_line": f.end_line} for f in device_fns],
-            "launch_sites": sites,
-            "shared_memory": shared,
-            "launch_bounds_values": bounds,
-            "warp_ops": merged["warp_ops"],
-            "warp_masks": masks,
-            "lane_assumptions": merged["lane"],
-            "ballot_32bit": merged["ballot32"],
-            "warpsize_constant": merged["warpsize_const"],
-            "tensor_cores": sorted(tensor),
-            "inline_ptx": {"statements": len(ptx), "families": families, "lines": sorted({s["line"] for s in ptx})},
-            "async_copies": sorted(asyncs),
-            "clusters": sorted(clusters),
-            "atomics": sorted(set(merged["atomics"])),
-            "grid_sync": sorted(set(merged["grid_sync"])),
-            "sm_count_grid": sorted({s["line"] for s in sites if s.get("sm_count_grid")}),
-            "device_launches": merged["device_launches"],
-            "partial_syncwarp": merged["partial_syncwarp"],
-            "unknown": unknown,
-        }
-        return facts
+        return KernelFacts(
+            lines=kernel.end_line - kernel.line + 1,
+            template_parameters=tuple(tparams),
+            device_functions=tuple(DeviceFunction(f.name, f.start_line, f.end_line) for f in device_fns),
+            launch_sites=tuple(sites),
+            shared_memory=shared,
+            launch_bounds=bounds,
+            warp_ops=tuple(merged["warp_ops"]),
+            lane_assumptions=tuple(merged["lane"]),
+            ballot_32bit=tuple(merged["ballot32"]),
+            warpsize_constant=tuple(merged["warpsize_const"]),
+            tensor_cores=tuple(sorted(tensor)),
+            inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
+            async_copies=tuple(sorted(asyncs)),
+            clusters=tuple(sorted(clusters)),
+            atomics=tuple(sorted(set(merged["atomics"]))),
+            grid_sync=tuple(sorted(set(merged["grid_sync"]))),
+            device_launches=tuple(merged["device_launches"]),
+            partial_syncwarp=tuple(merged["partial_syncwarp"]),
+            unknown=tuple(unknown),
+        )
 
     def _callees(self, fn: Function) -> list[Function]:
         seen: dict[int, Function] = {}
@@ -195,7 +181,7 @@ class _FileContext:
                 if name == "this_grid":
                     w["grid_sync"].append(line)
                 if name == "warpSize" and _constant_context(n):
-                    w["warpsize_const"].append({"line": line, "text": _stmt_text(n)})
+                    w["warpsize_const"].append(WarpSizeConstant(line, _stmt_text(n)))
                 continue
             if t == "declaration":
                 if any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
@@ -214,11 +200,11 @@ class _FileContext:
             elif t == "binary_expression":
                 lane = _lane_literal(n)
                 if lane:
-                    w["lane"].append({"line": line, "kind": lane, "text": n.text.decode("utf-8", "replace")})
+                    w["lane"].append(LaneAssumption(line, lane, n.text.decode("utf-8", "replace")))
             elif t == "for_statement":
                 red = _reduction_loop(n)
                 if red:
-                    w["lane"].append({"line": line, "kind": red, "text": _first_line(n)})
+                    w["lane"].append(LaneAssumption(line, red, _first_line(n)))
             elif t == "subscript_expression":
                 w["arrays32"].append(n)
         # 32-wide arrays indexed by a lane: `__shared__ float s[32]; s[lane] = ...`
@@ -230,9 +216,9 @@ class _FileContext:
                 continue
             itext = idx.text.decode("utf-8", "replace")
             if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
-                w["lane"].append({"line": sub.start_point.row + 1, "kind": "array[32] indexed by lane",
-                                  "text": sub.text.decode("utf-8", "replace")})
-        w["lane"].sort(key=lambda x: (x["line"], x["kind"]))
+                w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
+                                                sub.text.decode("utf-8", "replace")))
+        w["lane"].sort(key=lambda x: (x.line, x.kind))
         self._walks[fn.start_byte] = w
         return w
 
@@ -268,18 +254,17 @@ class _FileContext:
         args = n.child_by_field_name("arguments")
         argv = [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
         if name in WARP_OPS:
-            op: dict[str, Any] = {"op": name, "line": line}
+            op = WarpOp(name, line)
             if name.endswith("_sync") or name == "__syncwarp":
                 mask_node = argv[0] if argv else None
                 mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
                 value = fold(mask_node, self.env) if mask_node is not None else FULL_MASK_32
-                op["mask"] = mask_text
-                op["mask_kind"] = ("full32" if value == FULL_MASK_32 else "constant" if isinstance(value, int)
-                                   else "runtime")
-                if name == "__syncwarp" and op["mask_kind"] != "full32":
+                kind = "full32" if value == FULL_MASK_32 else "constant" if isinstance(value, int) else "runtime"
+                op = WarpOp(name, line, mask_text, kind)
+                if name == "__syncwarp" and kind != "full32":
                     w["partial_syncwarp"].append(line)
             if name.startswith("__shfl") and len(argv) >= 4 and fold(argv[-1], self.env) == 32:
-                w["lane"].append({"line": line, "kind": "shuffle width 32", "text": n.text.decode("utf-8", "replace")})
+                w["lane"].append(LaneAssumption(line, "shuffle width 32", n.text.decode("utf-8", "replace")))
             w["warp_ops"].append(op)
         elif name.startswith("atomic") or name == "atomic_ref":
             w["atomics"].append(name)
@@ -288,7 +273,7 @@ class _FileContext:
         elif name == "tiled_partition":
             targs = n.child_by_field_name("function")
             if targs is not None and targs.type == "template_function" and b"32" in targs.text:
-                w["lane"].append({"line": line, "kind": "tiled_partition<32>", "text": targs.text.decode()})
+                w["lane"].append(LaneAssumption(line, "tiled_partition<32>", targs.text.decode()))
 
     def _ballot_holder(self, n: ts.Node, w: dict[str, Any]) -> None:
         ty = n.child_by_field_name("type")
@@ -306,7 +291,7 @@ class _FileContext:
             names = {unqualified(c.text.decode()) for c in _descendants(value, "identifier")}
             hit = names & BALLOTS
             if hit:
-                w["ballot32"].append({"line": d.start_point.row + 1, "type": tytext, "op": sorted(hit)[0]})
+                w["ballot32"].append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
 
     # ------------------------------------------------------------------------------------------ shared memory
 
@@ -319,8 +304,11 @@ class _FileContext:
                     out[name] = n
         return out
 
-    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list, identifiers: set[str]) -> dict[str, Any]:
-        arrays, extern = [], []
+    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list[Unresolved], identifiers: set[str]
+                ) -> tuple[tuple[SharedArray, ...], tuple[ExternShared, ...]]:
+        """The kernel's static and extern `__shared__` variables: its own declarations and the file-scope ones it names."""
+        arrays: list[SharedArray] = []
+        extern: list[ExternShared] = []
         decls = list(decls) + [d for name, d in self.file_shared.items() if name in identifiers]
         seen_nodes: set[int] = set()
         for decl in decls:
@@ -330,19 +318,19 @@ class _FileContext:
             ty = decl.child_by_field_name("type")
             tytext = " ".join(ty.text.decode("utf-8", "replace").split()) if ty is not None else "?"
             is_extern = any(c.type == "storage_class_specifier" and c.text == b"extern" for c in decl.children)
+            line = decl.start_point.row + 1
             for d in decl.children:
                 if d.type not in ("identifier", "array_declarator", "init_declarator", "pointer_declarator"):
                     continue
                 if d.type == "init_declarator":
                     d = d.child_by_field_name("declarator")
                 name, extents_nodes, pointer = _unwrap_declarator(d)
-                entry: dict[str, Any] = {"name": name, "type": tytext, "line": decl.start_point.row + 1}
                 if is_extern:
-                    entry["type"] = tytext
-                    extern.append(entry)
+                    extern.append(ExternShared(name, tytext, line))
                     continue
                 elem = 8 if pointer else type_size(tytext)
-                extents, reasons = [], []
+                extents: list[int | str] = []
+                reasons: list[str] = []
                 for e in extents_nodes:
                     v = fold(e, env) if e is not None else Unknown("array without an extent")
                     if isinstance(v, Unknown):
@@ -351,38 +339,30 @@ class _FileContext:
                     else:
                         extents.append(int(v))
                 if elem is None:
-                    why = (f"element type `{tytext}` is a template parameter" if tytext in env.template_params
-                           else f"element type `{tytext}` has no size porter knows without --deep")
-                    reasons.append(why)
-                entry["extents"] = extents
-                entry["element_bytes"] = elem
+                    reasons.append(f"element type `{tytext}` is a template parameter" if tytext in env.template_params
+                                   else f"element type `{tytext}` has no size porter knows without --deep")
                 if reasons:
-                    entry["bytes"] = None
-                    entry["reason"] = "; ".join(dict.fromkeys(reasons))
-                    unknown.append({"what": f"__shared__ {name}", "reason": entry["reason"]})
+                    reason = "; ".join(dict.fromkeys(reasons))
+                    arrays.append(SharedArray(name, tytext, line, tuple(extents), elem, None, reason))
+                    unknown.append(Unresolved(f"__shared__ {name}", reason))
                 else:
                     total = elem
                     for x in extents:
                         total *= x
-                    entry["bytes"] = total
-                arrays.append(entry)
-        known = [a["bytes"] for a in arrays if a["bytes"] is not None]
-        exact = all(a["bytes"] is not None for a in arrays)
-        return {"arrays": arrays, "extern": extern, "static_bytes": sum(known) if exact else None,
-                "static_bytes_min": sum(known)}
+                    arrays.append(SharedArray(name, tytext, line, tuple(extents), elem, total))
+        return tuple(arrays), tuple(extern)
 
     # ------------------------------------------------------------------------------------------ launches
 
-    def _launch_sites(self, kernel: Kernel, unknown: list) -> list[dict[str, Any]]:
+    def _launch_sites(self, kernel: Kernel, unknown: list[Unresolved]) -> list[LaunchConfig]:
         sites = []
         for launch, start, end in self.launches:
             if launch.kernel != kernel.name:
                 continue
             call = _enclosing_call(self.sf.root, start)
             host = self.sf.enclosing(start)
-            locals_ = self._host_locals(host) if host is not None else {}
-            site: dict[str, Any] = {"path": launch.path, "line": launch.line, "kind": launch.kind, "config": list(launch.config)}
-            grid_node = block_node = smem_node = None
+            exprs: list[ts.Node] = []
+            template_arguments = None
             if call is not None:
                 if launch.kind == "chevron":
                     cfg = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
@@ -390,42 +370,19 @@ class _FileContext:
                     fn = call.child_by_field_name("function")
                     if fn is not None and fn.type == "template_function":
                         targs = fn.child_by_field_name("arguments")
-                        site["template_arguments"] = targs.text.decode("utf-8", "replace") if targs is not None else ""
+                        template_arguments = targs.text.decode("utf-8", "replace") if targs is not None else ""
                 else:
                     args = call.child_by_field_name("arguments")
                     exprs = [a for a in (args.named_children if args else []) if a.type != "comment"][1:]
-                    if launch.kind in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel"):
-                        exprs = exprs[:2] + exprs[3:4]
-                    else:
-                        exprs = []
-                grid_node = exprs[0] if len(exprs) > 0 else None
-                block_node = exprs[1] if len(exprs) > 1 else None
-                smem_node = exprs[2] if len(exprs) > 2 else None
-            for key, node in (("grid", grid_node), ("block", block_node)):
-                if node is None:
-                    site[key] = None
-                    continue
-                v = dims(node, self.env, locals_)
-                if isinstance(v, Unknown):
-                    site[key] = None
-                    unknown.append({"what": f"{key} of launch at line {launch.line}", "reason": v.reason})
-                else:
-                    site[key] = list(v)
-            site["threads"] = (site["block"][0] * site["block"][1] * site["block"][2]) if site.get("block") else None
-            if smem_node is not None:
-                v = dims(smem_node, self.env, locals_)
-                if isinstance(v, Unknown):
-                    site["shared_bytes"] = None
-                    unknown.append({"what": f"dynamic shared memory of launch at line {launch.line}", "reason": v.reason})
-                else:
-                    site["shared_bytes"] = v[0]
-            else:
-                site["shared_bytes"] = 0
-            site["sm_count_grid"] = bool(grid_node is not None and host is not None and self._sm_derived(grid_node, host))
-            site["in_device_code"] = bool(host is not None and (host.is_kernel or host.is_device))
+            nodes = config_slots(launch.kind, exprs)
+            site, why = fold_site(
+                launch, nodes, self.env, self._host_locals(host) if host is not None else {},
+                template_arguments=template_arguments,
+                sm_count_grid=bool(nodes and host is not None and self._sm_derived(nodes[0], host)),
+                in_device_code=bool(host is not None and (host.is_kernel or host.is_device)))
+            unknown.extend(why)
             sites.append(site)
         return sites
-
     def _host_locals(self, fn: Function) -> dict[str, Any]:
         """`dim3 block(16, 6)` and `int threads = 256` in a host function, when never reassigned."""
         if fn.start_byte in self._locals:
@@ -464,7 +421,7 @@ class _FileContext:
                     continue
                 if tytext == "dim3":
                     if value.type == "argument_list":
-                        v = _triple_args(value, self.env, out)
+                        v = dim3_arguments(value, self.env, out)
                     elif value.type == "initializer_list":
                         v = dims(value, self.env, out)
                     else:
@@ -521,7 +478,7 @@ class _FileContext:
             if len(argv) < 3 or "MaxDynamicSharedMemorySize" not in argv[1].text.decode() and \
                     "MAX_DYNAMIC_SHARED_SIZE_BYTES" not in argv[1].text.decode():
                 continue
-            name = launch_mod.kernel_argument(argv[0].text.decode("utf-8", "replace"))
+            name = syntax.kernel_argument(argv[0].text.decode("utf-8", "replace"))
             host = self.sf.enclosing(call.start_byte)
             v = dims(argv[2], self.env, self._host_locals(host) if host is not None else {})
             entry = {"line": call.start_point.row + 1}
@@ -535,20 +492,18 @@ class _FileContext:
                 out[name] = entry
         return out
 
-    def _launch_bounds(self, kernel: Kernel, env: Constants, unknown: list) -> dict[str, Any] | None:
+    def _launch_bounds(self, kernel: Kernel, env: Constants, unknown: list[Unresolved]) -> LaunchBounds | None:
         if not kernel.launch_bounds:
             return None
-        out: dict[str, Any] = {"text": list(kernel.launch_bounds)}
-        from porter.kernels.constfold import fold_text
-
-        for key, text in zip(("max_threads", "min_blocks", "max_blocks_per_cluster"), kernel.launch_bounds):
+        values: list[int | None] = []
+        for key, text in zip(LAUNCH_BOUNDS_ARGS, kernel.launch_bounds):
             v = fold_text(text, env)
             if isinstance(v, Unknown):
-                out[key] = None
-                unknown.append({"what": f"__launch_bounds__ {key}", "reason": v.reason})
+                values.append(None)
+                unknown.append(Unresolved(f"__launch_bounds__ {key}", v.reason))
             else:
-                out[key] = int(v)
-        return out
+                values.append(int(v))
+        return LaunchBounds(tuple(kernel.launch_bounds), tuple(values))
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -565,8 +520,8 @@ def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
             out[key] = set().union(*(w[key] for w in walks))
         else:
             out[key] = [x for w in walks for x in w[key]]
-    out["warp_ops"].sort(key=lambda x: (x["line"], x["op"]))
-    out["lane"].sort(key=lambda x: (x["line"], x["kind"]))
+    out["warp_ops"].sort(key=lambda x: (x.line, x.op))
+    out["lane"].sort(key=lambda x: (x.line, x.kind))
     return out
 
 
@@ -581,7 +536,7 @@ def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) ->
     return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
 
 
-def _template_params(fn_node: ts.Node) -> list[dict[str, Any]]:
+def _template_params(fn_node: ts.Node) -> list[TemplateParameter]:
     parent = fn_node.parent
     if parent is None or parent.type != "template_declaration":
         return []
@@ -599,7 +554,7 @@ def _template_params(fn_node: ts.Node) -> list[dict[str, Any]]:
             nm = p.child_by_field_name("declarator") or p.child_by_field_name("name")
             name = nm.text.decode() if nm is not None else name
         kind = "type" if "type_parameter" in p.type else "value"
-        out.append({"name": name, "kind": kind, "text": p.text.decode("utf-8", "replace")})
+        out.append(TemplateParameter(name, kind, p.text.decode("utf-8", "replace")))
     return out
 
 
@@ -633,12 +588,6 @@ def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
     while n is not None and n.type != "call_expression":
         n = n.parent
     return n
-
-
-def _triple_args(args: ts.Node, env: Constants, locals_: dict[str, Any]) -> Any:
-    from porter.kernels.constfold import _triple
-
-    return _triple(args, env, locals_)
 
 
 def _in_cuda_ns(n: ts.Node) -> bool:

@@ -1,4 +1,10 @@
-"""Kernels and their launch sites as found in the source: Kernel and Launch."""
+"""Kernels and their launch sites as found in the source, and what kernel analysis measures and decides about them.
+
+`Launch` and `Kernel` come from the parse tree (porter.source.syntax); `KernelFacts` (with its parts: shared memory,
+folded launch configurations, warp and lane assumptions, PTX) from measuring a kernel (porter.kernels.facts);
+`TargetVerdict` from judging those facts on one AMD target (porter.kernels.verdicts). All are frozen: a later stage
+returns new values with `dataclasses.replace`, and `to_dict` gives the JSON contract (porter/schemas/scan.schema.json).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,9 +35,372 @@ class Launch:
         }
 
 
-@dataclass(frozen=True, order=True)
+# ------------------------------------------------------------------------------------------ measured facts
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A value kernel analysis could not determine, and why (it is never guessed)."""
+
+    what: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"what": self.what, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class TemplateParameter:
+    name: str | None
+    kind: str  # type | value
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "text": self.text}
+
+
+@dataclass(frozen=True)
+class DeviceFunction:
+    """A same-file device function the kernel calls (transitively); its body counts as the kernel's."""
+
+    name: str
+    line: int
+    end_line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "line": self.line, "end_line": self.end_line}
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """One launch site of a kernel with its grid, block and dynamic shared memory folded to numbers where possible
+    (None: not foldable; the reason is among the kernel's `unknown`)."""
+
+    path: str
+    line: int
+    kind: str
+    config: tuple[str, ...]
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    shared_bytes: int | None = None
+    template_arguments: str | None = None  # `<...>` of a chevron launch of a template kernel
+    sm_count_grid: bool = False  # the grid is derived from the SM count / occupancy API
+    in_device_code: bool = False
+    # Written in another file than the kernel: folded from literals only, without that file's constants.
+    remote: bool = False
+
+    @property
+    def threads(self) -> int | None:
+        return self.block[0] * self.block[1] * self.block[2] if self.block else None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"path": self.path, "line": self.line, "kind": self.kind, "config": list(self.config)}
+        grid = list(self.grid) if self.grid is not None else None
+        block = list(self.block) if self.block is not None else None
+        if self.remote:
+            d.update(grid=grid, block=block, shared_bytes=self.shared_bytes, remote=True, threads=self.threads)
+            return d
+        if self.template_arguments is not None:
+            d["template_arguments"] = self.template_arguments
+        d.update(grid=grid, block=block, threads=self.threads, shared_bytes=self.shared_bytes,
+                 sm_count_grid=self.sm_count_grid, in_device_code=self.in_device_code)
+        return d
+
+
+@dataclass(frozen=True)
+class SharedArray:
+    """A static `__shared__` variable; `bytes` is None when an extent or the element size is unknown (`reason`)."""
+
+    name: str
+    type: str
+    line: int
+    extents: tuple[int | str, ...]  # folded extents, or the extent's text when it does not fold
+    element_bytes: int | None
+    bytes: int | None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "type": self.type, "line": self.line, "extents": list(self.extents),
+             "element_bytes": self.element_bytes, "bytes": self.bytes}
+        if self.reason is not None:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass(frozen=True)
+class ExternShared:
+    """An `extern __shared__` array: sized at launch (dynamic shared memory)."""
+
+    name: str
+    type: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "line": self.line}
+
+
+@dataclass(frozen=True)
+class SharedMemory:
+    """Shared memory per block: static arrays plus the largest dynamic size any launch or attribute gives."""
+
+    arrays: tuple[SharedArray, ...] = ()
+    extern_arrays: tuple[ExternShared, ...] = ()
+    launch_bytes: tuple[int, ...] = ()  # distinct dynamic sizes of this file's foldable launches, ascending
+    max_dynamic_attribute: int | None = None  # cudaFuncAttributeMaxDynamicSharedMemorySize, when foldable
+
+    @property
+    def static_bytes(self) -> int | None:
+        return self.static_bytes_min if all(a.bytes is not None for a in self.arrays) else None
+
+    @property
+    def static_bytes_min(self) -> int:
+        return sum(a.bytes for a in self.arrays if a.bytes is not None)
+
+    @property
+    def dynamic_max(self) -> int:
+        return max(self.launch_bytes + ((self.max_dynamic_attribute,) if self.max_dynamic_attribute else ()), default=0)
+
+    @property
+    def total_bytes(self) -> int | None:
+        static = self.static_bytes
+        return static + self.dynamic_max if static is not None else None
+
+    @property
+    def total_bytes_min(self) -> int:
+        return self.static_bytes_min + self.dynamic_max
+
+    @property
+    def dynamic_unsized(self) -> bool:
+        """An extern array that no foldable launch or attribute gives a size."""
+        return bool(self.extern_arrays) and not self.launch_bytes and not self.max_dynamic_attribute
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "arrays": [a.to_dict() for a in self.arrays],
+            "static_bytes": self.static_bytes,
+            "static_bytes_min": self.static_bytes_min,
+            "dynamic": {"extern_arrays": [e.to_dict() for e in self.extern_arrays], "launch_bytes": list(self.launch_bytes),
+                        "max_dynamic_attribute": self.max_dynamic_attribute},
+            "total_bytes": self.total_bytes,
+            "total_bytes_min": self.total_bytes_min,
+        }
+
+
+LAUNCH_BOUNDS_ARGS = ("max_threads", "min_blocks", "max_blocks_per_cluster")
+
+
+@dataclass(frozen=True)
+class LaunchBounds:
+    """`__launch_bounds__(...)` as written and folded, one value per argument given (None: not foldable)."""
+
+    text: tuple[str, ...]
+    values: tuple[int | None, ...]
+
+    def _arg(self, i: int) -> int | None:
+        return self.values[i] if i < len(self.values) else None
+
+    @property
+    def max_threads(self) -> int | None:
+        return self._arg(0)
+
+    @property
+    def min_blocks(self) -> int | None:
+        return self._arg(1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": list(self.text), **dict(zip(LAUNCH_BOUNDS_ARGS, self.values))}
+
+
+@dataclass(frozen=True)
+class WarpOp:
+    """A warp-level intrinsic call; `_sync` forms carry their mask as written and how it folds."""
+
+    op: str
+    line: int
+    mask: str | None = None
+    mask_kind: str | None = None  # full32 | constant | runtime
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"op": self.op, "line": self.line}
+        if self.mask is not None:
+            d.update(mask=self.mask, mask_kind=self.mask_kind)
+        return d
+
+
+@dataclass(frozen=True)
+class LaneAssumption:
+    """Code that hard-codes 32 lanes (`% 32`, `>> 5`, a reduction loop from 16, ...)."""
+
+    line: int
+    kind: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "kind": self.kind, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Ballot32:
+    """A ballot/activemask result stored in a 32-bit integer."""
+
+    line: int
+    type: str
+    op: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "type": self.type, "op": self.op}
+
+
+@dataclass(frozen=True)
+class WarpSizeConstant:
+    """`warpSize` where C++ needs a constant expression."""
+
+    line: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "text": self.text}
+
+
+@dataclass(frozen=True)
+class InlinePtx:
+    statements: int = 0
+    families: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"statements": self.statements, "families": list(self.families), "lines": list(self.lines)}
+
+
+@dataclass(frozen=True)
+class DeepRefinement:
+    """What deep mode (libclang) changed for one kernel."""
+
+    resolved: tuple[str, ...]
+    still_unknown: tuple[str, ...]
+    seconds: float
+    constants_from: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"resolved": list(self.resolved), "still_unknown": list(self.still_unknown), "seconds": self.seconds,
+                "constants_from": list(self.constants_from)}
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """Everything measured about one kernel (its body and the same-file device functions it calls)."""
+
+    lines: int
+    template_parameters: tuple[TemplateParameter, ...] = ()
+    device_functions: tuple[DeviceFunction, ...] = ()
+    launch_sites: tuple[LaunchConfig, ...] = ()  # launches in the kernel's own file
+    shared_memory: SharedMemory = SharedMemory()
+    launch_bounds: LaunchBounds | None = None
+    warp_ops: tuple[WarpOp, ...] = ()
+    lane_assumptions: tuple[LaneAssumption, ...] = ()
+    ballot_32bit: tuple[Ballot32, ...] = ()
+    warpsize_constant: tuple[WarpSizeConstant, ...] = ()
+    tensor_cores: tuple[str, ...] = ()  # wmma, mma.sync, wgmma, tcgen05, nvfp4-mma, ...
+    inline_ptx: InlinePtx = InlinePtx()
+    async_copies: tuple[str, ...] = ()  # cp.async, tma, mbarrier, memcpy_async, pipeline, ...
+    clusters: tuple[str, ...] = ()  # cluster_group, dsmem, __cluster_dims__, ...
+    atomics: tuple[str, ...] = ()
+    grid_sync: tuple[int, ...] = ()  # lines
+    device_launches: tuple[int, ...] = ()  # lines of launches inside device code
+    partial_syncwarp: tuple[int, ...] = ()  # lines
+    unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
+    # Set by kernel analysis (analyse), never by measuring: launches written in other files, when the kernel's own
+    # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
+    remote_launch_sites: tuple[LaunchConfig, ...] = ()
+    remote_unknown: tuple[Unresolved, ...] = ()
+    deep: DeepRefinement | None = None  # set by deep mode
+
+    @property
+    def sites(self) -> tuple[LaunchConfig, ...]:
+        """Every launch site kernel analysis knows of: this file's, else other files'."""
+        return self.launch_sites + self.remote_launch_sites
+
+    @property
+    def unresolved(self) -> tuple[Unresolved, ...]:
+        return self.unknown + self.remote_unknown
+
+    @property
+    def warp_masks(self) -> tuple[str, ...]:
+        return tuple(sorted({w.mask for w in self.warp_ops if w.mask}))
+
+    @property
+    def sm_count_grid(self) -> tuple[int, ...]:
+        """Lines of same-file launches whose grid comes from the SM count."""
+        return tuple(sorted({s.line for s in self.launch_sites if s.sm_count_grid}))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The facts' JSON keys, sorted by name (the contract predates the dataclass and kept that order)."""
+        d: dict[str, Any] = {
+            "async_copies": list(self.async_copies),
+            "atomics": list(self.atomics),
+            "ballot_32bit": [b.to_dict() for b in self.ballot_32bit],
+            "clusters": list(self.clusters),
+            "device_functions": [f.to_dict() for f in self.device_functions],
+            "device_launches": list(self.device_launches),
+            "grid_sync": list(self.grid_sync),
+            "inline_ptx": self.inline_ptx.to_dict(),
+            "lane_assumptions": [x.to_dict() for x in self.lane_assumptions],
+            "launch_bounds_values": self.launch_bounds.to_dict() if self.launch_bounds is not None else None,
+            "launch_sites": [s.to_dict() for s in self.sites],
+            "lines": self.lines,
+            "partial_syncwarp": list(self.partial_syncwarp),
+            "shared_memory": self.shared_memory.to_dict(),
+            "sm_count_grid": list(self.sm_count_grid),
+            "template_parameters": [p.to_dict() for p in self.template_parameters],
+            "tensor_cores": list(self.tensor_cores),
+            "unknown": [u.to_dict() for u in self.unresolved],
+            "warp_masks": list(self.warp_masks),
+            "warp_ops": [w.to_dict() for w in self.warp_ops],
+            "warpsize_constant": [w.to_dict() for w in self.warpsize_constant],
+        }
+        if self.deep is not None:
+            d["deep"] = self.deep.to_dict()
+        return d
+
+
+# ------------------------------------------------------------------------------------------ verdicts
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One reason behind a verdict: a named check (porter.kernels.checks) or a rule with a `verdict` that fired."""
+
+    id: str
+    verdict: str
+    message: str
+    lines: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "verdict": self.verdict, "message": self.message, "lines": list(self.lines)}
+
+
+@dataclass(frozen=True)
+class TargetVerdict:
+    """A kernel's verdict on one target: the worst of its details, worst first (ties by id)."""
+
+    target: str
+    verdict: str
+    details: tuple[CheckResult, ...] = ()
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return tuple(d.id for d in self.details)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "reasons": list(self.reasons), "details": [d.to_dict() for d in self.details]}
+
+
+# ------------------------------------------------------------------------------------------ the kernel
+
+
+@dataclass(frozen=True)
 class Kernel:
-    """A `__global__` function definition."""
+    """A `__global__` function definition, with what kernel analysis found once it ran."""
 
     path: str
     line: int
@@ -41,7 +410,19 @@ class Kernel:
     is_template: bool = False
     via_macro: str | None = None  # the macro that hid `__global__`, when one did
     launch_bounds: tuple[str, ...] = ()
-    facts: tuple[tuple[str, Any], ...] = ()  # filled by kernel analysis (porter.kernels.verdicts)
+    facts: KernelFacts | None = None  # measured in the scan (porter.kernels.facts)
+    verdicts: tuple[TargetVerdict, ...] | None = None  # one per chosen target, once analysed (porter.kernels.verdicts)
+
+    def __lt__(self, other: Kernel) -> bool:
+        # Source order; the facts never decide it.
+        return self._identity() < other._identity()
+
+    def _identity(self) -> tuple:
+        return (self.path, self.line, self.end_line, self.name, self.qualified_name, self.is_template,
+                self.via_macro or "", self.launch_bounds)
+
+    def verdict_on(self, target_id: str) -> TargetVerdict | None:
+        return next((v for v in self.verdicts or () if v.target == target_id), None)
 
     def to_dict(self, launches: list[Launch] | None = None) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -55,5 +436,8 @@ class Kernel:
             "launch_bounds": list(self.launch_bounds),
             "launches": [l.to_dict() for l in (launches or [])],
         }
-        d.update(dict(self.facts))
+        facts = self.facts.to_dict() if self.facts is not None else {}
+        if self.verdicts is not None:
+            facts["targets"] = {v.target: v.to_dict() for v in self.verdicts}
+        d.update(sorted(facts.items()))
         return d

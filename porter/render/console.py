@@ -7,7 +7,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity
+from porter.model.kernel import TargetVerdict
 from porter.render.safe import literal, literal_name
 
 SEVERITY_STYLE = {
@@ -90,7 +92,7 @@ VERDICT_STYLE = {"ok": "green", "check": "cyan", "retune": "yellow", "fix": "red
 
 def _kernel_table(result: ScanResult, limit: int | None) -> Table:
     """Kernels with their verdict per target and the reason behind the worst one (kernel analysis, when it ran)."""
-    target_ids = [t for t in result.targets if any(t in dict(k.facts).get("targets", {}) for k in result.kernels)]
+    target_ids = [t for t in result.targets if any(k.verdict_on(t) for k in result.kernels)]
     t = Table(title=f"Kernels ({len(result.kernels)})", title_justify="left")
     t.add_column("kernel", no_wrap=True)
     t.add_column("location", no_wrap=True)
@@ -100,8 +102,8 @@ def _kernel_table(result: ScanResult, limit: int | None) -> Table:
     if target_ids:
         t.add_column("top reason", no_wrap=True, overflow="ellipsis", max_width=70)
     for k in result.kernels[:limit]:
-        per = dict(k.facts).get("targets", {})
-        cells = [Text(per[tid]["verdict"], style=VERDICT_STYLE.get(per[tid]["verdict"], "")) if tid in per else Text("")
+        per = {v.target: v for v in k.verdicts or ()}
+        cells = [Text(per[tid].verdict, style=VERDICT_STYLE.get(per[tid].verdict, "")) if tid in per else Text("")
                  for tid in target_ids]
         row = [literal_name(k.qualified_name), literal_name(f"{k.path}:{k.line}"), str(len(result.launches_of(k))), *cells]
         if target_ids:
@@ -110,16 +112,15 @@ def _kernel_table(result: ScanResult, limit: int | None) -> Table:
     return t
 
 
-def _top_reason(per: dict, target_ids: list[str]) -> str:
+def _top_reason(per: dict[str, TargetVerdict], target_ids: list[str]) -> str:
     """The worst finding across targets, naming the targets it holds on when it does not hold on all of them."""
-    order = ("ok", "check", "retune", "fix", "rewrite")
     best = None
     for tid in target_ids:
-        for d in per.get(tid, {}).get("details", [])[:1]:
-            if best is None or order.index(d["verdict"]) > order.index(best["verdict"]):
+        for d in per[tid].details[:1] if tid in per else ():
+            if best is None or RANK[d.verdict] > RANK[best.verdict]:
                 best = d
     if best is None:
         return ""
-    where = [tid for tid in target_ids if best["id"] in per.get(tid, {}).get("reasons", [])]
+    where = [tid for tid in target_ids if tid in per and best.id in per[tid].reasons]
     scope = "" if len(where) == len(target_ids) else f" [{', '.join(where)}]"
-    return f"{best['id']}: {best['message']}{scope}"
+    return f"{best.id}: {best.message}{scope}"

@@ -27,11 +27,6 @@ _CHEVRON = "(call_expression function: (_) @callee (kernel_call_syntax) @config)
 _CAST_NOISE = re.compile(r"^\s*(\((?:const\s+)?void\s*\*+\s*\)|reinterpret_cast<[^>]*>|static_cast<[^>]*>|\(|&|\*)\s*")
 
 
-def kernels(sf: SourceFile) -> list[Kernel]:
-    """Every `__global__` definition in the file, in order."""
-    return [k for k, _ in kernel_functions(sf)]
-
-
 def kernel_functions(sf: SourceFile) -> list[tuple[Kernel, Function]]:
     """Every `__global__` definition with the parsed function it came from."""
     if "kernels" in sf.cache:

@@ -1,0 +1,232 @@
+"""The named checks of kernel analysis: which of a kernel's measured facts matter on one AMD target, and how much.
+
+Each check is data in CHECKS (the verdict it gives by default and per target predicate, its title, where the fact
+comes from) and a few lines in `kernel_checks` that find the evidence in KernelFacts: 32-bit warp masks and lane
+arithmetic on wave64, warpSize as a constant, inline PTX, Hopper/Blackwell-only features, clusters, async copies,
+WMMA, dynamic parallelism, shared memory against the target's LDS, block sizes against its workgroup and wave size,
+launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope atomics.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from porter.model.kernel import CheckResult, KernelFacts
+
+# The verdict each named check contributes, as data: `default`, overridden by the first `by_target` predicate
+# (porter.targets.evaluate on the profile's fields) that holds. `source` is where the fact comes from.
+CHECKS: dict[str, dict[str, Any]] = {
+    "wave64-full-mask": {
+        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
+        "title": "32-bit full-warp mask (0xffffffff) selects only lanes 0-31 of a 64-lane wavefront",
+        "source": "amd-facts.md §4.1, R1"},
+    "wave64-lane-count": {
+        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
+        "title": "lane arithmetic hard-codes 32 lanes next to warp operations (wrong partition on wave64)",
+        "source": "amd-facts.md R1"},
+    "wave64-lane-arith": {
+        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "check", "wavefront_size is None": "check"}},
+        "title": "lane arithmetic hard-codes 32 lanes (no warp operation uses it; verify on wave64)",
+        "source": "amd-facts.md R1"},
+    "wave64-ballot-32bit": {
+        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
+        "title": "ballot/activemask result kept in a 32-bit integer (HIP returns 64 bits)",
+        "source": "amd-facts.md §4.1, R1"},
+    "warpsize-constant": {
+        "verdict": {"default": "fix"},
+        "title": "warpSize used as a compile-time constant (not constexpr since ROCm 7.0)",
+        "source": "amd-facts.md §4.1, R2"},
+    "inline-ptx": {
+        "verdict": {"default": "rewrite"},
+        "title": "inline PTX assembly (HIP accepts only AMDGCN assembly)",
+        "source": "amd-facts.md §4.2, R15"},
+    "hopper-blackwell-ptx": {
+        "verdict": {"default": "rewrite"},
+        "title": "TMA / wgmma / tcgen05 / setmaxnreg: no counterpart on this target",
+        "source": "amd-facts.md R7"},
+    "clusters-dsmem": {
+        "verdict": {"default": "rewrite"},
+        "title": "thread-block clusters / distributed shared memory (CDNA3/4 have none; gfx1250 clusters use AMD's own API)",
+        "source": "amd-facts.md R7, §1 [e]"},
+    "async-copy": {
+        "verdict": {"default": "rewrite"},
+        "title": "cooperative memcpy_async / cuda::pipeline / mbarrier async copies are unsupported in HIP",
+        "source": "amd-facts.md §4.2, R15"},
+    "nvfp4-mma": {
+        "verdict": {"default": "rewrite"},
+        "title": "NVFP4 block-scaled MMA (E4M3 scales per 16): not an AMD hardware format",
+        "source": "amd-facts.md §2, R9"},
+    "wmma": {
+        "verdict": {"default": "fix"},
+        "title": "nvcuda::wmma fragments: port to rocWMMA (different header, namespace and tile shapes)",
+        "source": "amd-facts.md R7 (matrix unit kind per target)"},
+    "dynamic-parallelism": {
+        "verdict": {"default": "rewrite"},
+        "title": "kernel launched from device code (dynamic parallelism is unsupported in HIP)",
+        "source": "amd-facts.md §4.2, R15"},
+    "lds-over-limit": {
+        "verdict": {"default": "fix"},
+        "title": "shared memory per block exceeds this target's LDS per workgroup",
+        "source": "amd-facts.md §1, R3"},
+    "lds-unknown": {
+        "verdict": {"default": "check"},
+        "title": "shared memory size could not be determined; compare it with this target's LDS",
+        "source": "amd-facts.md R3"},
+    "block-over-max": {
+        "verdict": {"default": "fix"},
+        "title": "block size above the target's maximum workgroup size",
+        "source": "amd-facts.md §1.1"},
+    "block-not-wave-multiple": {
+        "verdict": {"default": "retune"},
+        "title": "block size is not a multiple of the wavefront size (partial waves waste lanes)",
+        "source": "amd-facts.md R4"},
+    "launch-bounds-min-blocks": {
+        "verdict": {"default": "retune"},
+        "title": "__launch_bounds__ second argument means minimum waves per EU on AMD, not blocks per SM",
+        "source": "amd-facts.md §4.3, R5"},
+    "sm-count-grid": {
+        "verdict": {"default": "retune"},
+        "title": "grid size derived from the NVIDIA SM count / occupancy API; re-derive for CUs and XCDs",
+        "source": "amd-facts.md R13"},
+    "grid-sync": {
+        "verdict": {"default": "check"},
+        "title": "cooperative-groups grid sync: needs a cooperative launch and co-resident blocks on this target",
+        "source": "amd-facts.md §4.2"},
+    "partial-syncwarp": {
+        "verdict": {"default": "check"},
+        "title": "__syncwarp with a partial or runtime mask relies on independent thread scheduling",
+        "source": "amd-facts.md §4.1, R11"},
+    "system-atomics": {
+        "verdict": {"default": "check"},
+        "title": "system-scope atomics need fine-grained memory on AMD",
+        "source": "amd-facts.md §4.2"},
+}
+
+
+def check_verdict(spec: dict[str, Any], target) -> str:
+    """The verdict a `{default, by_target}` spec gives on one target profile."""
+    from porter.targets import evaluate
+
+    for predicate, verdict in (spec.get("by_target") or {}).items():
+        if evaluate(predicate, target):
+            return verdict
+    return spec.get("default", "ok")
+
+
+Add = Callable[..., None]
+
+
+def kernel_checks(facts: KernelFacts, target) -> list[CheckResult]:
+    """Every named check that fires for one kernel's facts on one target, with the evidence."""
+    out: list[CheckResult] = []
+
+    def add(check: str, message: str, lines: Iterable[int] = ()) -> None:
+        verdict = check_verdict(CHECKS[check]["verdict"], target)
+        if verdict != "ok":
+            out.append(CheckResult(check, verdict, message, tuple(sorted(set(lines)))))
+
+    for detect in (_wave_checks, _feature_checks, _lds_check, _block_checks, _grid_checks):
+        detect(facts, target, add)
+    return out
+
+
+def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
+    """Code written for 32-lane warps: masks, lane arithmetic, 32-bit ballots, warpSize as a constant."""
+    wave = target.wavefront_size
+    full = [w.line for w in facts.warp_ops if w.mask_kind == "full32"]
+    if full:
+        add("wave64-full-mask", f"0xffffffff mask in {len(full)} warp operation(s) covers 32 of {wave} lanes", full)
+    lane = facts.lane_assumptions
+    if lane:
+        kinds = ", ".join(sorted({x.kind for x in lane}))
+        if facts.warp_ops:
+            add("wave64-lane-count", f"hard-coded 32-lane arithmetic ({kinds}) with warp operations; wave size is {wave}",
+                [x.line for x in lane])
+        else:
+            add("wave64-lane-arith", f"hard-coded 32-lane arithmetic ({kinds}); wave size is {wave}", [x.line for x in lane])
+    b = facts.ballot_32bit
+    if b:
+        add("wave64-ballot-32bit", f"{b[0].op} stored in `{b[0].type}` drops lanes 32-63", [x.line for x in b])
+    w = facts.warpsize_constant
+    if w:
+        add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
+
+
+def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
+    """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
+    ptx = facts.inline_ptx
+    if ptx.statements:
+        add("inline-ptx", f"{ptx.statements} inline PTX statement(s): {', '.join(ptx.families)}", ptx.lines)
+    tensor = set(facts.tensor_cores)
+    asyncs = set(facts.async_copies)
+    hopper = sorted((tensor & {"wgmma", "tcgen05"}) | (asyncs & {"tma", "cp.async.bulk"})
+                    | ({"setmaxnreg"} & set(ptx.families)))
+    if hopper:
+        add("hopper-blackwell-ptx", f"uses {', '.join(hopper)}; {target.name} has no TMA/wgmma/tcgen05"
+            + (" (it has TDM, with a different API)" if target.get("has_tdm") else ""), ptx.lines)
+    if facts.clusters:
+        extra = " (gfx1250 clusters use AMD's API)" if target.get("has_clusters") else ""
+        add("clusters-dsmem", f"uses {', '.join(facts.clusters)}{extra}")
+    other_async = sorted(asyncs - {"tma", "cp.async.bulk"})
+    if other_async:
+        add("async-copy", f"uses {', '.join(other_async)}")
+    if "nvfp4-mma" in tensor:
+        add("nvfp4-mma", "NVFP4 block-scaled MMA in inline PTX", ptx.lines)
+    if "wmma" in tensor:
+        add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
+    if facts.device_launches:
+        add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
+
+
+def _lds_check(facts: KernelFacts, target, add: Add) -> None:
+    """Shared memory per block against the target's LDS per workgroup."""
+    shared = facts.shared_memory
+    limit = int(target.lds_kib * 1024)
+    total, minimum = shared.total_bytes, shared.total_bytes_min
+    if total is not None and total > limit:
+        add("lds-over-limit", f"{_kib(total)} of shared memory > {_kib(limit)} LDS on {target.name}")
+    elif total is None and minimum > limit:
+        add("lds-over-limit", f"at least {_kib(minimum)} of shared memory > {_kib(limit)} LDS on {target.name}")
+    elif total is None:
+        reasons = [a.reason for a in shared.arrays if a.bytes is None and a.reason]
+        add("lds-unknown", f"static shared memory unknown ({'; '.join(reasons)}); known part {_kib(minimum)}"
+                           f" of {_kib(limit)} LDS")
+    if shared.dynamic_unsized:
+        add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
+
+
+def _block_checks(facts: KernelFacts, target, add: Add) -> None:
+    """Block sizes of the launches and __launch_bounds__ against the workgroup maximum and the wave size."""
+    wave = target.wavefront_size
+    max_wg = target.get("max_workgroup_size") or 1024
+    sizes = [(s.threads, s.line) for s in facts.sites if s.threads]
+    bounds = facts.launch_bounds
+    over = [(t, l) for t, l in sizes if t > max_wg]
+    if over:
+        add("block-over-max", f"block of {over[0][0]} threads > {max_wg}", [l for _, l in over])
+    if wave:
+        odd: list[tuple[int, int | None]] = [(t, l) for t, l in sizes if t % wave]
+        if bounds is not None and bounds.max_threads and bounds.max_threads % wave:
+            odd.append((bounds.max_threads, None))
+        if odd:
+            add("block-not-wave-multiple", f"block of {odd[0][0]} threads is not a multiple of {wave}",
+                [l for _, l in odd if l])
+    if bounds is not None and bounds.min_blocks is not None:
+        add("launch-bounds-min-blocks", f"__launch_bounds__({', '.join(bounds.text)}): minimum {bounds.min_blocks}"
+                                        " blocks per SM must become waves per EU")
+
+
+def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
+    """Grid-wide assumptions: SM-count grids, grid sync, partial __syncwarp, system-scope atomics."""
+    if facts.sm_count_grid:
+        add("sm-count-grid", f"grid from the SM count; {target.name} has {target.compute_units} CUs", facts.sm_count_grid)
+    if facts.grid_sync:
+        add("grid-sync", "cooperative-groups grid synchronisation", facts.grid_sync)
+    if facts.partial_syncwarp:
+        add("partial-syncwarp", "__syncwarp with a partial mask", facts.partial_syncwarp)
+    sys_atomics = [a for a in facts.atomics if a.endswith("_system")]
+    if sys_atomics:
+        add("system-atomics", f"uses {', '.join(sys_atomics)}")
+
+
+def _kib(n: int) -> str:
+    return f"{n / 1024:g} KiB"
