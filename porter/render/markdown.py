@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from porter.estimate.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
+from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 
 BAR_WIDTH = 20

@@ -1,0 +1,72 @@
+"""Read what kernel analysis concluded about a kernel: its verdict on each target, and the code that verdict covers.
+
+The only place in porter.estimate that reads `Kernel.facts` (the per-target verdicts porter.kernels attached), so
+the costing stages work on typed values and a change to the facts' shape touches this module alone.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from porter.kernels.verdicts import VERDICTS as KERNEL_VERDICTS  # best to worst
+from porter.model import Finding, Kernel
+from porter.targets import Target
+
+_RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
+_NOT_ANALYSED = "not analysed: no kernel analysis for this target"
+
+
+@dataclass(frozen=True)
+class TargetVerdict:
+    """A kernel's verdict on one target and why."""
+
+    verdict: str  # a KERNEL_VERDICTS entry
+    reasons: tuple[str, ...]  # in words ("wave64-full-mask: 0xffffffff mask ..."), or the bare ids when none say why
+    ids: tuple[str, ...]  # the check and rule ids behind the verdict
+    lines: frozenset[int]  # source lines the checks point at (in the kernel or a helper it calls)
+    analysed: bool  # False: no analysis for this target, the verdict is the effort model's stand-in
+
+    @property
+    def work(self) -> tuple[str, tuple[str, ...]]:
+        """What the kernel needs on this target, without the target: the verdict and the reasons behind it."""
+        return self.verdict, tuple(sorted(repr(r) for r in self.reasons))
+
+    @property
+    def rules(self) -> set[str]:
+        """Rule ids the verdict names (a rule with a `verdict` shows up among the reasons by its id)."""
+        return {m.group(0) for text in self.ids + self.reasons if (m := _RULE_ID.match(text))}
+
+
+@dataclass(frozen=True)
+class KernelVerdicts:
+    """One kernel with its verdict on each selected target, in the order of the targets."""
+
+    kernel: Kernel
+    targets: Mapping[str, TargetVerdict]
+
+    def covers(self, f: Finding) -> bool:
+        """Whether a finding is written in this kernel's body."""
+        k = self.kernel
+        return f.path == k.path and f.kernel == k.name and k.line <= f.line <= k.end_line
+
+
+def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str) -> KernelVerdicts:
+    """The kernel's verdicts on `targets`; a target without analysis gets the verdict `unanalysed`."""
+    facts = dict(k.facts)
+    per = facts.get("targets") if isinstance(facts.get("targets"), Mapping) else {}
+    out: dict[str, TargetVerdict] = {}
+    for t in targets:
+        v = per.get(t.id)
+        out[t.id] = _analysed(v) if isinstance(v, Mapping) and v.get("verdict") in KERNEL_VERDICTS else TargetVerdict(
+            unanalysed, (_NOT_ANALYSED,), (), frozenset(), False)
+    return KernelVerdicts(k, out)
+
+
+def _analysed(v: Mapping[str, Any]) -> TargetVerdict:
+    details = [x for x in (v.get("details") or []) if isinstance(x, Mapping)]
+    ids = tuple(str(r) for r in v.get("reasons") or [])
+    # The details say why in words; fall back to the bare reason ids when a verdict carries none.
+    reasons = tuple(f"{x.get('id')}: {x.get('message')}" if x.get("message") else str(x.get("id")) for x in details)
+    lines = frozenset(int(n) for x in details for n in (x.get("lines") or []) if isinstance(n, int))
+    return TargetVerdict(v["verdict"], reasons or ids, ids, lines, True)
