@@ -1,9 +1,9 @@
 """Cost the work: turn the findings and kernels in scope into items of engineer-hours, each finding in at most one.
 
 Three passes, each taking the findings the ones before left: kernels (their verdict on the hardest target, scaled
-by size and complexity) take the device findings their verdicts name; repository-wide jobs of the effort model
-(replacing TensorRT-LLM, CI on ROCm) take the findings they cover; what remains is costed per rule and file (or per
-rule, for repository-scoped rules).
+by size and complexity) take the device findings their verdicts name, in the kernel's body or in a `__device__`
+helper it calls; repository-wide jobs of the effort model (replacing TensorRT-LLM, CI on ROCm) take the findings they
+cover; what remains is costed per rule and file (or per rule, for repository-scoped rules).
 """
 from __future__ import annotations
 
@@ -127,7 +127,9 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
                 fs, fc = kernel_factor(k, v.reasons, model)
                 hours = hours + model.verdict_hours(v.verdict).scale(fs * fc * share)
                 basis.append(f"+ {share:g} × {v.verdict} on {tid}")
-        # Findings the verdicts name (by rule id, or by line for a kernel check) are costed by the kernel.
+        # Findings the verdicts name (by rule id, or by line for a kernel check) are costed by the kernel, in a
+        # helper as in its body: the verdict already counts the helper's facts. A helper that several kernels call
+        # goes to the first of them.
         named = set().union(*(v.rules for v in kv.targets.values()))
         lines = set().union(*(v.lines for v in kv.targets.values() if v.verdict != "ok"))
         covered = [f for f in by_path.get(k.path, ()) if kv.covers(f)]

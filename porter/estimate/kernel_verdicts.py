@@ -1,7 +1,8 @@
 """Read what kernel analysis concluded about a kernel: its verdict on each target, and the code that verdict covers.
 
-The only place in porter.estimate that reads `Kernel.facts` (the per-target verdicts porter.kernels attached), so
-the costing stages work on typed values and a change to the facts' shape touches this module alone.
+The only place in porter.estimate that reads `Kernel.facts` (the per-target verdicts, and the same-file `__device__`
+functions the analysis followed from the kernel), so the costing stages work on typed values and a change to the
+facts' shape touches this module alone.
 """
 from __future__ import annotations
 
@@ -44,11 +45,17 @@ class KernelVerdicts:
 
     kernel: Kernel
     targets: Mapping[str, TargetVerdict]
+    helpers: tuple[tuple[int, int], ...] = ()  # (first, last) lines of the same-file __device__ functions it calls
 
     def covers(self, f: Finding) -> bool:
-        """Whether a finding is written in this kernel's body."""
+        """Whether a finding is in code this kernel runs: its own body, or a __device__ helper the analysis followed
+        (whose facts, such as a shuffle mask, are in the kernel's verdicts)."""
         k = self.kernel
-        return f.path == k.path and f.kernel == k.name and k.line <= f.line <= k.end_line
+        if f.path != k.path:
+            return False
+        if f.kernel == k.name and k.line <= f.line <= k.end_line:
+            return True
+        return f.kernel is None and any(a <= f.line <= b for a, b in self.helpers)
 
 
 def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str) -> KernelVerdicts:
@@ -60,7 +67,9 @@ def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str) -> Kernel
         v = per.get(t.id)
         out[t.id] = _analysed(v) if isinstance(v, Mapping) and v.get("verdict") in KERNEL_VERDICTS else TargetVerdict(
             unanalysed, (_NOT_ANALYSED,), (), frozenset(), False)
-    return KernelVerdicts(k, out)
+    helpers = tuple((d["line"], d["end_line"]) for d in facts.get("device_functions") or ()
+                    if isinstance(d, Mapping) and isinstance(d.get("line"), int) and isinstance(d.get("end_line"), int))
+    return KernelVerdicts(k, out, helpers)
 
 
 def _analysed(v: Mapping[str, Any]) -> TargetVerdict:
