@@ -274,3 +274,58 @@ def test_targets_needing_the_same_work_are_costed_once(tmp_path):
 
     # MI300X and MI325X (both gfx942) need the same fix for the same reason: one cost, not two.
     assert effort("mi300x", "mi325x") == effort("mi300x")
+
+
+HELPER_SHUFFLE = (
+    "__device__ float warp_sum(float v) {\n"
+    "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+    "  return v;\n"
+    "}\n"
+    "__global__ void reduce(float* x) {\n"
+    "  float v = warp_sum(x[threadIdx.x]);\n"
+    "  x[threadIdx.x] = v;\n"
+    "}\n"
+)
+
+
+def assess_dir(path, *ids):
+    from porter.estimate.assess import run_assessment
+    
+
+    chosen = select_targets(list(ids), load_targets())
+    return run_assessment(path, Settings(jobs=1, targets=tuple(ids)), chosen, load_effort_model())
+
+
+def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_it(tmp_path):
+    (tmp_path / "k.cu").write_text(HELPER_SHUFFLE + "void run(float* x) { reduce<<<1, 256>>>(x); }\n")
+    result, a = assess_dir(tmp_path, "mi300x")
+    helper = {f.rule: f.fingerprint for f in result.findings if f.line == 2}
+    assert sorted(helper) == ["API004", "DEV002", "DEV011"]
+    # The kernel's fix verdict comes from the helper's 0xffffffff mask and its 16-lane loop (line 2) ...
+    kern = item(a, "kernel:k.cu:5:reduce")
+    assert kern.basis == "fix on mi300x (2–4–10 h) × size 0.50 (4 lines) × complexity 1.25"
+    assert kern.hours == Hours(1.25, 2.5, 6.25)
+    # ... so it takes the helper's DEV002 and DEV011 findings; only the hipify rename (API004) stays a rule item.
+    assert kern.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
+    assert sorted((i.id, i.hours.rounded()) for i in a.items) == [
+        ("kernel:k.cu:5:reduce", Hours(1.25, 2.5, 6.25)),
+        ("one-off:rocm-build-and-ci", Hours(4, 8, 24)),
+        ("one-off:validate-on-target", Hours(4, 12, 32)),
+        ("rule:API004:k.cu", Hours(0.05, 0.1, 0.25)),
+        ("rule:KRN001:k.cu", Hours(0, 0, 0)),
+        ("rule:KRN002:k.cu", Hours(0, 0, 0)),
+    ]
+    assert a.hours.rounded() == Hours(9.3, 22.6, 62.5)
+    row = a.breakdowns["by_kernel"][0]
+    assert (row["item"], row["findings"]) == ("kernel:k.cu:5:reduce", 1)  # findings written in the kernel's own body
+
+
+def test_a_helper_two_kernels_call_goes_to_the_first_of_them(tmp_path):
+    second = "__global__ void reduce2(float* x) { x[0] = warp_sum(x[1]); }\n"
+    (tmp_path / "k.cu").write_text(HELPER_SHUFFLE + second)
+    result, a = assess_dir(tmp_path, "mi300x")
+    helper = sorted(f.fingerprint for f in result.findings if f.line == 2 and f.rule in ("DEV002", "DEV011"))
+    assert item(a, "kernel:k.cu:5:reduce").findings == tuple(helper)
+    assert item(a, "kernel:k.cu:9:reduce2").findings == ()
+    assert {a.finding_item[fp] for fp in helper} == {"kernel:k.cu:5:reduce"}
+    assert not any(i.rule in ("DEV002", "DEV011") for i in a.items)

@@ -1,8 +1,8 @@
 """Load porter's effort model: rules/effort/model.yaml, optionally merged with a repository's override file.
 
 The model is data (hours per rule effort size, per kernel verdict, per repository-wide job, and what decides the
-verdict); porter/assess.py only applies it. An override (porter.toml / [tool.porter] `effort = "file.yaml"`) may
-be partial: mappings merge key by key, `one_offs` and `advice` entries merge by `id` (a new id is appended), any
+verdict); the other porter.estimate modules only apply it. An override (porter.toml / [tool.porter]
+`effort = "file.yaml"`) may be partial: mappings merge key by key, `one_offs` and `advice` entries merge by `id` (a new id is appended), any
 other list replaces the shipped one. The merged model is validated against porter/schemas/effort.schema.json
 plus what a schema cannot say (low <= likely <= high, regexes compile, target predicates parse, ids are unique);
 an error names the file and the field.
@@ -49,9 +49,9 @@ class Hours:
     def scale(self, factor: float) -> "Hours":
         return Hours(self.low * factor, self.likely * factor, self.high * factor)
 
-    @property
-    def zero(self) -> bool:
-        return self.high == 0
+    def text(self) -> str:
+        """The range as a reader sees it in a basis or an assumption: '0.05–0.1–0.25 h'."""
+        return f"{round(self.low, 2):g}–{round(self.likely, 2):g}–{round(self.high, 2):g} h"
 
     def rounded(self, digits: int = 2) -> "Hours":
         return Hours(round(self.low, digits), round(self.likely, digits), round(self.high, digits))
@@ -102,6 +102,12 @@ class EffortModel:
     @property
     def repeat_factor(self) -> float:
         return float(self.data["per"]["hit"].get("repeat_factor", 1.0))
+
+    def days_to_tenth(self, hours: Hours) -> dict[str, float]:
+        """Days for breakdown rows, to one decimal instead of `round_days_to`, so small items stay visible."""
+        per = self.hours_per_day
+        return {"low": round(hours.low / per, 1), "likely": round(hours.likely / per, 1),
+                "high": round(hours.high / per, 1)}
 
     def days(self, hours: Hours) -> Hours:
         """Hours as engineer-days, low rounded down and high rounded up to `round_days_to` (likely to nearest)."""

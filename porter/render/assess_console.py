@@ -6,7 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from porter.estimate.assess import Assessment
+from porter.estimate import Assessment
 from porter.model import ScanResult
 from porter.render.markdown import days_range, finding_index
 from porter.render.safe import literal, literal_name

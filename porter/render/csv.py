@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-from porter.estimate.assess import Assessment
+from porter.estimate import Assessment
 from porter.model import ScanResult
 from porter.render.safe import printable
 

@@ -13,7 +13,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from porter import __version__
-from porter.estimate.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
+from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.render.markdown import days_range
 from porter.render.safe import printable

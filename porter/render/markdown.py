@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from porter.estimate.assess import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
+from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.render.safe import html_text, md_code, md_text
 

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from porter import __version__
-from porter.estimate.assess import Assessment
+from porter.estimate import Assessment
 from porter.model import ScanResult, Severity
 from porter.render.safe import printable
 from porter.rules import RuleSet, load_rules

@@ -1,0 +1,164 @@
+"""Recommend what to do: a plan per blocker, per CUDA library, and per target topic (wavefront, LDS, FP8) in scope.
+
+Each recommendation says what to replace with what, the repository-wide jobs that carry it, and what it means on
+each selected target (from the effort model's `advice` topics and the notes rules attach per target).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Mapping
+
+from porter.estimate.cost import Costing, Item
+from porter.estimate.effort_model import Hours
+from porter.estimate.inputs import Inputs, Scope
+from porter.estimate.verdict import Decision
+from porter.model import Finding
+from porter.targets import Target, evaluate
+
+_KIND_ADVICE = {
+    "drop-in": "drop-in: hipify renames the calls; link the ROCm library instead",
+    "port": "a port: the ROCm counterpart has a different API or is a fork",
+    "early-access": "early access: the ROCm counterpart exists but is not production-ready; plan a fallback",
+    "none": "no ROCm equivalent: replace it",
+}
+_TOPIC_TITLES = {
+    "nvfp4": "NVFP4 / FP4 data on the target",
+    "fp8": "FP8 formats on the target",
+    "wavefront": "Wavefront size (warp-width assumptions)",
+    "lds": "Shared memory (LDS) limits",
+}
+
+
+def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: Decision) -> list[dict[str, Any]]:
+    """Blockers first (from the deciding 'blocked' reasons), then the other libraries, then unsaid target topics."""
+    model = inputs.model
+    out: list[dict[str, Any]] = []
+    fp = {f.fingerprint: f for f in scope.findings}
+    items = {it.id: it for it in costing.items}
+    jobs = {j["id"]: j for j in model.one_offs}
+
+    def item_ids(fs: Iterable[Finding]) -> list[str]:
+        return sorted({costing.finding_item[f.fingerprint] for f in fs if f.fingerprint in costing.finding_item})
+
+    def plan(ids: list[str]) -> list[dict[str, Any]]:
+        return [{"item": i, "title": items[i].title, "days": model.days_to_tenth(items[i].hours)}
+                for i in ids if i.startswith("one-off:") and i in items]
+
+    for r in decision.reasons:
+        if r.level != "blocked":
+            continue
+        fs = [fp[x] for x in r.findings if x in fp]
+        lib = inputs.libraries.get(r.key.split(":", 1)[1]) if r.key.startswith("library:") else None
+        ids = item_ids(fs)
+        steps = plan(ids)
+        rule = inputs.rule(fs[0]) if fs else None
+        text = lib.note if lib else (rule.docs.get("instead", "") if rule else "")
+        if not text and steps:
+            text = jobs.get(steps[0]["item"].split(":", 1)[1], {}).get("note", "")
+        out.append({
+            "id": f"blocker:{r.key}", "kind": "blocker", "title": r.title,
+            "replacement": ", ".join(lib.rocm) if lib and lib.rocm else (fs[0].replacement if fs and fs[0].replacement else None),
+            "library_kind": lib.kind if lib else None, "text": " ".join(text.split()), "plan": steps,
+            "targets": _advise(fs, inputs, scope.targets), "findings": len(fs), "items": ids,
+            "hours": _sum_items(items, ids).to_dict(),
+        })
+    seen_blockers = {r["id"].split(":", 2)[-1] for r in out if r["id"].startswith("blocker:library:")}
+    per_lib: dict[str, list[Finding]] = defaultdict(list)
+    for f in scope.findings:
+        lib = inputs.library(f)
+        if lib is not None and lib.id not in seen_blockers:
+            per_lib[lib.id].append(f)
+    order = list(inputs.libraries)
+    for lid in sorted(per_lib, key=order.index):
+        lib = inputs.libraries[lid]
+        fs = per_lib[lid]
+        ids = item_ids(fs)
+        out.append({
+            "id": f"library:{lid}", "kind": "library",
+            "title": f"{lib.name} → {', '.join(lib.rocm) if lib.rocm else 'no ROCm counterpart'}",
+            "replacement": ", ".join(lib.rocm) or None, "library_kind": lib.kind,
+            "text": f"{_KIND_ADVICE[lib.kind][0].upper()}{_KIND_ADVICE[lib.kind][1:]}. {lib.note}",
+            "plan": plan(ids), "targets": _advise(fs, inputs, scope.targets), "findings": len(fs), "items": ids,
+            "hours": _sum_items(items, ids).to_dict(),
+        })
+    # Topics (wavefront, LDS, FP8) whose target facts no blocker or library recommendation above already says.
+    said = {text for r in out for texts in r["targets"].values() for text in texts}
+    for topic in model.advice:
+        fs = [f for f in scope.findings if inputs.matches(topic["when"], f)]
+        if not fs:
+            continue
+        facts: dict[str, list[str]] = {}
+        for t in scope.targets:
+            text = _say(topic, t)
+            if text is not None and text not in said:
+                facts[t.id] = [text]
+        if not facts:
+            continue
+        out.append({
+            "id": f"topic:{topic['id']}", "kind": "topic", "title": _TOPIC_TITLES.get(topic["id"], topic["id"]),
+            "replacement": None, "library_kind": None,
+            "text": f"{len(fs)} finding(s) in {len({f.path for f in fs})} file(s) depend on this.", "plan": [],
+            "targets": facts, "findings": len(fs), "items": item_ids(fs), "hours": Hours().to_dict(),
+        })
+    return out
+
+
+def _advise(fs: list[Finding], inputs: Inputs, targets: tuple[Target, ...]) -> dict[str, list[str]]:
+    """Target facts for a group of findings: {target id: [sentences]} from the model's advice and rule notes."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for topic in inputs.model.advice:
+        if not any(inputs.matches(topic["when"], f) for f in fs):
+            continue
+        for t in targets:
+            text = _say(topic, t)
+            if text is not None and text not in out[t.id]:
+                out[t.id].append(text)
+    ids = {t.id for t in targets}
+    for f in fs:
+        for tid, note in _target_notes(f).items():
+            if tid in ids and note not in out[tid]:
+                out[tid].append(note)
+    return {t.id: out[t.id] for t in targets if out.get(t.id)}
+
+
+def _say(topic: Mapping[str, Any], t: Target) -> str | None:
+    """What an advice topic says about one target: its first `per_target` case that holds, filled with profile fields."""
+    for case in topic["per_target"]:
+        if evaluate(case["if"], t):
+            return case["say"].format_map(_Fields(t))
+    return None
+
+
+class _Fields(dict):
+    """A target's profile fields for `str.format_map`; an unknown field stays as written."""
+
+    def __init__(self, t: Target):
+        super().__init__(t.fields)
+        self.setdefault("name", t.name)
+        self.setdefault("gfx", t.gfx)
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _target_notes(f: Finding) -> dict[str, str]:
+    """Per-target notes a rule attached under data['targets'] ({id: text} or {id: {note|message: text}})."""
+    raw = dict(f.data).get("targets")
+    out: dict[str, str] = {}
+    if isinstance(raw, Mapping):
+        for tid, v in raw.items():
+            if isinstance(v, str):
+                out[str(tid)] = v
+            elif isinstance(v, Mapping):
+                text = v.get("note") or v.get("message") or v.get("advice") or ""
+                if text:
+                    out[str(tid)] = str(text)
+    return out
+
+
+def _sum_items(items: Mapping[str, Item], ids: Iterable[str]) -> Hours:
+    total = Hours()
+    for i in ids:
+        if i in items:
+            total = total + items[i].hours
+    return total

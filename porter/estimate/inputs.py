@@ -1,0 +1,141 @@
+"""Resolve what every estimate stage asks of a finding, once: its rule, library, effort size and unit, and class.
+
+`Inputs` holds a scan with the rule set, library map and effort model it is assessed against; `Inputs.scope(targets)`
+picks the findings that apply on a set of targets. The stages (cost, verdict, breakdowns, advice, assumptions) read
+these and nothing else.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from porter.estimate.effort_model import SIZES, EffortModel
+from porter.libraries import Library
+from porter.model import Finding, Kernel, ScanResult, Severity
+from porter.rules import Rule, RuleSet
+from porter.targets import Target, applies
+
+CLASSES = ("free_with_hipify", "needs_engineer", "informational")
+# Knowledge-base library names (porter.kb) that are not ids of the library map.
+_KB_LIBRARY_ALIASES = {"runtime": "cuda-runtime", "driver": "cuda-runtime", "rtc": "nvrtc", "cucomplex": "cuda-runtime"}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The findings an assessment for `targets` costs, and the ones it leaves out."""
+
+    targets: tuple[Target, ...]
+    findings: tuple[Finding, ...]  # applicable on at least one of `targets`
+    not_applicable: tuple[Finding, ...]
+    classes: Mapping[str, str]  # fingerprint → CLASSES entry, for `findings`
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A scan with the rules, library map and effort model it is assessed against, looked up per finding."""
+
+    result: ScanResult
+    model: EffortModel
+    rules: Mapping[str, Rule]  # by id
+    libraries: Mapping[str, Library]  # the library map, in its order
+    kernels_by_path: Mapping[str, tuple[Kernel, ...]]
+    finding_library: Mapping[str, Library | None]  # by _finding_key
+
+    @classmethod
+    def of(cls, result: ScanResult, model: EffortModel, rules: RuleSet, libraries: Mapping[str, Library]) -> "Inputs":
+        by_path: dict[str, list[Kernel]] = defaultdict(list)
+        for k in result.kernels:
+            by_path[k.path].append(k)
+        return cls(result, model, {r.id: r for r in rules.rules}, libraries,
+                   {p: tuple(ks) for p, ks in by_path.items()},
+                   {_finding_key(f): _resolve_library(f, libraries) for f in result.findings})
+
+    def scope(self, targets: Iterable[Target]) -> Scope:
+        targets = tuple(targets)
+        applicable = tuple(f for f in self.result.findings if any(self.applies(f, t) for t in targets))
+        rest = tuple(f for f in self.result.findings if not any(self.applies(f, t) for t in targets))
+        return Scope(targets, applicable, rest, {f.fingerprint: self.klass(f) for f in applicable})
+
+    def rule(self, f: Finding) -> Rule | None:
+        return self.rules.get(f.rule)
+
+    def library(self, f: Finding) -> Library | None:
+        return self.finding_library.get(_finding_key(f))
+
+    def applies(self, f: Finding, target: Target) -> bool:
+        rule = self.rule(f)
+        return applies(rule.targets if rule else (), target)
+
+    def size(self, f: Finding) -> str:
+        """The rule's effort size (a SIZES entry; 's' when the rule gives none it knows)."""
+        rule = self.rule(f)
+        size = (rule.effort.get("size") if rule else None) or "s"
+        return size if size in SIZES else "s"
+
+    def per(self, f: Finding) -> str:
+        """What the rule's size is counted per: hit, file, kernel or repo."""
+        rule = self.rule(f)
+        return (rule.effort.get("per") if rule else None) or "hit"
+
+    def blocks(self, f: Finding) -> bool:
+        lib = self.library(f)
+        return f.severity == Severity.BLOCKER or (lib is not None and lib.kind in self.model.verdict["blocked_library_kinds"])
+
+    def klass(self, f: Finding) -> str:
+        """The CLASSES entry: hipify translates it, an engineer must, or it only informs."""
+        rule = self.rule(f)
+        lib = self.library(f)
+        if self.blocks(f):
+            return "needs_engineer"
+        kind = rule.hip_equivalent.get("kind") if rule else "manual"
+        if kind == "rename" and (lib is None or lib.kind == "drop-in"):
+            return "free_with_hipify"
+        if self.size(f) == "none":
+            return "informational"
+        return "needs_engineer"
+
+    def matches(self, alts: list[dict[str, Any]], f: Finding) -> bool:
+        """Whether a finding meets any alternative of an effort model `when` (libraries, categories, rules, text)."""
+        lib = self.library(f)
+        for alt in alts:
+            if "libraries" in alt and (lib is None or lib.id not in alt["libraries"]):
+                continue
+            if "categories" in alt and f.category not in alt["categories"]:
+                continue
+            if "rules" in alt and f.rule not in alt["rules"]:
+                continue
+            if "text" in alt and not re.search(alt["text"], _finding_text(f, self.rule(f))):
+                continue
+            return True
+        return False
+
+
+def _finding_key(f: Finding) -> str:
+    return f.fingerprint + f.path + str(f.line)
+
+
+def _resolve_library(f: Finding, libraries: Mapping[str, Library]) -> Library | None:
+    """The library-map entry a finding is about, from its `library` (or `library_id`) data, if any."""
+    d = dict(f.data)
+    for key in ("library_id", "library"):
+        name = d.get(key)
+        if not isinstance(name, str) or not name:
+            continue
+        name = _KB_LIBRARY_ALIASES.get(name, name)
+        if name in libraries:
+            return libraries[name]
+        low = name.lower()
+        for lib in libraries.values():
+            if lib.id == low or lib.name.lower() == low:
+                return lib
+    return None
+
+
+def _finding_text(f: Finding, rule: Rule | None) -> str:
+    parts = [f.rule, f.message, rule.title if rule else ""]  # not the snippet: surrounding code is not the finding
+    for k, v in f.data:
+        if isinstance(v, (str, int, float)):
+            parts.append(f"{k}={v}")
+    return "\n".join(parts)
