@@ -156,9 +156,6 @@ def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nest
         e = errors[0]
         where = ".".join([field, *(str(p) for p in e.absolute_path)])
         raise RuleError(path, where, _schema_problem(e))
-    if not kind.languages & set(languages):
-        raise RuleError(path, f"{field}.{kind.name}", f"matches only {', '.join(sorted(kind.languages))} files, "
-                                                      f"none of the languages it runs on ({', '.join(languages)})")
     if kind.name == "feature":
         inner = {k: v for k, v in pat["feature"].items() if k != "note"}
         wrapped = [k for k in inner if k in KINDS]
@@ -166,6 +163,9 @@ def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nest
             raise RuleError(path, f"{field}.feature", f"wraps {wrapped[0]!r}, which does not match C/C++/CUDA code; "
                                                       f"feature takes a CUDA kind such as regex or identifiers")
         _check_pattern(path, f"{field}.feature", inner, ["cuda"], nested=True)
+    if not kind.languages & set(languages):
+        raise RuleError(path, f"{field}.{kind.name}", f"matches only {', '.join(sorted(kind.languages))} files, "
+                                                      f"none of the languages it runs on ({', '.join(languages)})")
     if kind.name == "embedded_cuda" and "match" in pat["embedded_cuda"]:
         _check_pattern(path, f"{field}.embedded_cuda.match", pat["embedded_cuda"]["match"], ["cuda"], nested=True)
     if kind.name == "query":
