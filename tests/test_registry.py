@@ -5,11 +5,12 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
 from porter.kb import HEADER_STATUSES, STATUSES
-from porter.match.registry import KINDS, MODIFIERS, kind_of, pattern_validator
+from porter.match.registry import KINDS, MODIFIERS, kind_of, pattern_schema, pattern_validator
 from porter.rules import RULES_DIR, RuleError, load_rule, load_rules
 from porter.schemas import SCHEMA_DIR, schema
 from porter.source.syntax import LAUNCH_APIS
@@ -62,6 +63,15 @@ def test_every_kind_is_used_or_known_unused():
     # A kind no shipped rule uses has only test_matchers to keep it honest; say so here when one is added.
     used = {kind_of(p) for _, _, p, _ in SHIPPED}
     assert set(KINDS) - used == {"import"}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_each_kind_schema_is_a_valid_json_schema(kind):
+    for nested in (False, True):
+        doc = pattern_schema(kind, nested)
+        jsonschema.validators.validator_for(doc).check_schema(doc)
+    assert "not_regex" in pattern_schema(kind)["properties"]
+    assert "not_regex" not in pattern_schema(kind, nested=True)["properties"]
 
 
 def test_registry_and_schema_declare_the_same_kinds():
