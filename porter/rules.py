@@ -1,18 +1,18 @@
 """Load porter's rules from YAML files and validate every one before a scan starts.
 
-A rule is data: rules/<category>/<ID>-<slug>.yaml, checked against porter/schemas/rule.schema.json and then
-for what a schema cannot say (the id matches the file name, regexes and tree-sitter queries compile, ids are
-unique). A bad file stops the load with a RuleError that names the file and the field.
+A rule is data: rules/<category>/<ID>-<slug>.yaml, checked against porter/schemas/rule.schema.json, each of its
+patterns against its kind's schema in porter/schemas/pattern-kinds.json (porter.match.registry), and then for what
+a schema cannot say (the id matches the file name, a pattern's kind can hit in the rule's languages, tree-sitter
+queries compile, ids are unique). A bad file stops the load with a RuleError that names the file and the field.
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
-import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
 
 from porter.datafile import DATA_DIR, display_path, read_yaml
 from porter.errors import DataFileError
@@ -22,8 +22,6 @@ from porter.schemas import validator
 RULES_DIR = DATA_DIR
 # Directories under rules/ that hold data other than rules.
 NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
-
-
 
 
 class RuleError(DataFileError):
@@ -98,7 +96,7 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
     if len(rel_parts) == 2 and rel_parts[0] != raw["category"]:
         raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
     for i, pat in enumerate(raw["patterns"]):
-        _check_pattern(path, i, pat, raw["languages"])
+        _check_pattern(path, f"patterns.{i}", pat, raw["languages"])
     _check_message(path, raw["message"])
     source = display_path(path)
     return Rule(
@@ -138,26 +136,39 @@ def _check_message(path: Path, message: str) -> None:
             raise RuleError(path, "message", f"{{{name}}} uses a format spec or conversion, which messages do not take")
 
 
-def _check_pattern(path: Path, i: int | str, pat: dict, languages: list[str]) -> None:
-    from porter.match.registry import MATCHERS
+def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nested: bool = False) -> None:
+    """One pattern object against its kind's declaration in porter.match.registry: exactly one kind, a value and
+    options its schema accepts, a kind that can hit in one of `languages`, and regexes and queries that compile.
+    A nested pattern (inside feature or embedded_cuda) takes no modifiers and runs on CUDA only."""
+    from porter.match.registry import KINDS, MODIFIERS, pattern_validator
 
-    if isinstance(pat.get("feature"), dict):
-        # `feature: {<one pattern kind>, note: ...}` wraps a pattern that must be as valid as a top-level one.
-        inner = {k: v for k, v in pat["feature"].items() if k != "note"}
-        _check_pattern(path, f"{i}.feature", inner, languages)
-    kinds = [k for k in pat if k in MATCHERS]
-    unknown = [k for k in pat if k not in MATCHERS and k not in ("in", "not_regex", "flags", "inside_kernel")]
-    if unknown:
-        raise RuleError(path, f"patterns.{i}", f"unknown pattern key(s) {unknown}; known kinds: {sorted(MATCHERS)}")
+    kinds = [k for k in pat if k in KINDS]
+    if not kinds:
+        known_keys = set(MODIFIERS).union(*(k.options for k in KINDS.values()))
+        unknown = [k for k in pat if k not in known_keys]
+        problem = f"unknown pattern key(s) {unknown}" if unknown else f"no pattern kind among {sorted(pat)}"
+        raise RuleError(path, field, f"{problem}; known kinds: {sorted(KINDS)}")
     if len(kinds) != 1:
-        raise RuleError(path, f"patterns.{i}", f"exactly one pattern kind per entry, found {kinds or 'none'}")
-    for key in ("regex", "not_regex"):
-        if key in pat:
-            try:
-                re.compile(pat[key].encode())
-            except re.error as e:
-                raise RuleError(path, f"patterns.{i}.{key}", f"bad regular expression: {e}") from None
-    if "query" in pat:
+        raise RuleError(path, field, f"exactly one pattern kind per entry, found {kinds}")
+    kind = KINDS[kinds[0]]
+    errors = sorted(pattern_validator(kind.name, nested).iter_errors(pat), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        e = errors[0]
+        where = ".".join([field, *(str(p) for p in e.absolute_path)])
+        raise RuleError(path, where, _schema_problem(e))
+    if kind.name == "feature":
+        inner = {k: v for k, v in pat["feature"].items() if k != "note"}
+        wrapped = [k for k in inner if k in KINDS]
+        if len(wrapped) == 1 and "cuda" not in KINDS[wrapped[0]].languages:
+            raise RuleError(path, f"{field}.feature", f"wraps {wrapped[0]!r}, which does not match C/C++/CUDA code; "
+                                                      f"feature takes a CUDA kind such as regex or identifiers")
+        _check_pattern(path, f"{field}.feature", inner, ["cuda"], nested=True)
+    if not kind.languages & set(languages):
+        raise RuleError(path, f"{field}.{kind.name}", f"matches only {', '.join(sorted(kind.languages))} files, "
+                                                      f"none of the languages it runs on ({', '.join(languages)})")
+    if kind.name == "embedded_cuda" and "match" in pat["embedded_cuda"]:
+        _check_pattern(path, f"{field}.embedded_cuda.match", pat["embedded_cuda"]["match"], ["cuda"], nested=True)
+    if kind.name == "query":
         from porter.source.parse import query
 
         for lang in languages:
@@ -166,7 +177,22 @@ def _check_pattern(path: Path, i: int | str, pat: dict, languages: list[str]) ->
             try:
                 query(lang, pat["query"])
             except Exception as e:  # tree-sitter raises QueryError subclasses with the position
-                raise RuleError(path, f"patterns.{i}.query", f"does not compile for {lang}: {e}") from None
+                raise RuleError(path, f"{field}.query", f"does not compile for {lang}: {e}") from None
+
+
+def _schema_problem(error) -> str:
+    """A schema error as a rule author can act on it: an unknown key names the closest known one."""
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = sorted(error.schema.get("properties", {}))
+        problems = []
+        for key in sorted(k for k in error.instance if k not in allowed):
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(allowed)}"
+            problems.append(f"unknown key {key!r} ({hint})")
+        return "; ".join(problems)
+    if error.validator == "format" and error.validator_value == "regex":
+        return f"bad regular expression: {error.cause}"
+    return error.message
 
 
 @dataclass(frozen=True)

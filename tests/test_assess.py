@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from helpers import REPO, run_porter, write_files
+from porter.pipeline import run
 from porter.settings import Settings
 from porter.estimate.assess import assess
 from porter.estimate.effort_model import EffortModelError, Hours, load_effort_model
@@ -258,19 +259,12 @@ def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
 
 
 def test_targets_needing_the_same_work_are_costed_once(tmp_path):
-    from porter.estimate.assess import run_assessment
-    from porter.estimate.effort_model import load_effort_model
-    
-    from porter.targets import load_targets, select_targets
-
     (tmp_path / "k.cu").write_text(
         "__global__ void red(float* x) { float v = x[threadIdx.x]; v += __shfl_down_sync(0xffffffff, v, 16); "
         "x[threadIdx.x] = v; }\nvoid run(float* x) { red<<<1, 256>>>(x); }\n")
 
     def effort(*ids):
-        chosen = select_targets(list(ids), load_targets())
-        opts = Settings(jobs=1, targets=tuple(ids))
-        return run_assessment(tmp_path, opts, chosen, load_effort_model())[1].hours
+        return run(tmp_path, Settings(jobs=1, targets=tuple(ids)), assess=True).assessment.hours
 
     # MI300X and MI325X (both gfx942) need the same fix for the same reason: one cost, not two.
     assert effort("mi300x", "mi325x") == effort("mi300x")
@@ -289,11 +283,8 @@ HELPER_SHUFFLE = (
 
 
 def assess_dir(path, *ids):
-    from porter.estimate.assess import run_assessment
-    
-
-    chosen = select_targets(list(ids), load_targets())
-    return run_assessment(path, Settings(jobs=1, targets=tuple(ids)), chosen, load_effort_model())
+    r = run(path, Settings(jobs=1, targets=tuple(ids)), assess=True)
+    return r.result, r.assessment
 
 
 def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_it(tmp_path):

@@ -1,7 +1,9 @@
 """Every rule against its annotated fixture: the lines hit must equal the `ruleid:` lines, exactly.
 
-Convention (semgrep's): `// ruleid: ID` or `# ruleid: ID` on the line above an expected hit, `ok: ID` above a
-near miss that must not hit, `todoruleid: ID` above a known gap (must not hit yet). Files that cannot hold
+Convention (semgrep's `--test`): `// ruleid: ID` or `# ruleid: ID` on the line above an expected hit, `ok: ID`
+above a near miss that must not hit, `todoruleid: ID` above a known miss (should hit, does not yet: it must not
+hit, so fixing it shows up here to be promoted to ruleid), `todook: ID` above a known false positive (should not
+hit, still does: it must hit, like ruleid, until the rule is fixed and it becomes ok). Files that cannot hold
 comments (JSON) list their expectations in a sibling `<file>.expected` with lines `ruleid: ID LINE`.
 """
 from __future__ import annotations
@@ -17,20 +19,23 @@ from porter.rules import load_rules
 from porter.pipeline import scan
 
 ANNOTATION = re.compile(r"(?://|#|;|<!--)\s*(ruleid|ok|todoruleid|todook):\s*([A-Z]{3}[0-9]{3}(?:\s*,\s*[A-Z]{3}[0-9]{3})*)")
-EXPECTED = re.compile(r"^\s*(ruleid|ok|todoruleid):\s*([A-Z]{3}[0-9]{3})\s+(\d+)\s*$")
+EXPECTED = re.compile(r"^\s*(ruleid|ok|todoruleid|todook):\s*([A-Z]{3}[0-9]{3})\s+(\d+)\s*$")
 
 RULES = load_rules().rules
 
 
 def expectations(path: Path, rule_id: str) -> tuple[set[int], set[int], set[int]]:
-    """(expected hit lines, ok lines, todo lines) for one rule in one fixture file."""
+    """(lines that must be hit, lines that must not be hit, known misses) for one rule in one fixture file.
+
+    A known false positive (`todook`) is among the lines that must be hit: the scan still reports it."""
     want, ok, todo = set(), set(), set()
+    sets = {"ruleid": want, "ok": ok, "todoruleid": todo, "todook": want}
     sidecar = path.with_name(path.name + ".expected")
     if sidecar.exists():
         for line in sidecar.read_text().splitlines():
             m = EXPECTED.match(line)
             if m and m.group(2) == rule_id:
-                {"ruleid": want, "ok": ok, "todoruleid": todo}[m.group(1)].add(int(m.group(3)))
+                sets[m.group(1)].add(int(m.group(3)))
         return want, ok, todo
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -45,7 +50,7 @@ def expectations(path: Path, rule_id: str) -> tuple[set[int], set[int], set[int]
             # Several annotations may stack above one line.
             while target <= len(lines) and ANNOTATION.search(lines[target - 1]) and not lines[target - 1].split("//")[0].split("#")[0].strip():
                 target += 1
-            {"ruleid": want, "ok": ok, "todoruleid": todo, "todook": ok}[m.group(1)].add(target)
+            sets[m.group(1)].add(target)
     return want, ok, todo
 
 
@@ -71,6 +76,17 @@ def test_rule_hits_exactly_the_annotated_lines(rule):
         assert not (got & ok), f"{rule.id} hit `ok` lines {sorted(got & ok)} in {rel}"
         assert not (got & todo), f"{rule.id} now hits `todoruleid` lines {sorted(got & todo)} in {rel}: promote them"
     assert total_expected > 0, f"{rule.id}: fixture {fixture.name} annotates no expected hit"
+
+
+def test_annotations_follow_semgrep(tmp_path):
+    fixture = tmp_path / "KRN002-x.cu"
+    fixture.write_text("// ruleid: KRN002\na();\n// ok: KRN002\nb();\n// todoruleid: KRN002\nc();\n"
+                       "// todook: KRN002\nd();\n// ruleid: KRN001\ne();\n")
+    assert expectations(fixture, "KRN002") == ({2, 8}, {4}, {6})
+    sidecar = tmp_path / "config.json"
+    sidecar.write_text("{}")
+    (tmp_path / "config.json.expected").write_text("ruleid: CFG001 3\ntodook: CFG001 5\ntodoruleid: CFG001 7\nok: CFG001 9\n")
+    assert expectations(sidecar, "CFG001") == ({3, 5}, {9}, {7})
 
 
 def test_every_annotation_names_a_rule():

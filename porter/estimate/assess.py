@@ -134,14 +134,3 @@ def assess(
 def attach(result: ScanResult, assessment: Assessment) -> ScanResult:
     """The scan with its assessment under `extra['assessment']`, so `to_dict` carries both."""
     return dataclasses.replace(result, extra={**result.extra, "assessment": assessment.to_dict()})
-
-
-def run_assessment(path, opts, chosen, model, progress=None) -> tuple[ScanResult, Assessment]:
-    """The whole `porter assess` pipeline for a path: scan, kernel analysis for the chosen targets, assessment.
-    Returns the scan result (with the assessment attached, as JSON output needs it) and the assessment."""
-    from porter.kernels.verdicts import analyse
-    from porter.pipeline import scan
-
-    result = analyse(scan(path, opts, progress=progress), [t.id for t in chosen])
-    assessment = assess(result, chosen, model)  # with the rule set the scan used
-    return attach(result, assessment), assessment

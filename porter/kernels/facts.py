@@ -468,7 +468,7 @@ class _FileContext:
         out: dict[str, dict[str, Any]] = {}
         if b"MaxDynamicSharedMemorySize" not in self.sf.data:
             return out
-        from porter.match.kinds.code import call_sites
+        from porter.source.syntax import call_sites
 
         for fn, text, call in call_sites(self.sf):
             if unqualified(text) not in ("cudaFuncSetAttribute", "cuFuncSetAttribute"):

@@ -11,7 +11,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable
 
-from porter.match.registry import MATCHERS, Hit, MatchContext
+from porter.match.registry import Hit, MatchContext, match_pattern
 from porter.match.kinds.code import compile_regex
 from porter.model import Finding
 from porter.source.parse import SourceFile
@@ -50,7 +50,7 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             seen.add((hit.start, hit.end))
             findings.append(make_finding(rule, sf, hit))
     findings.sort()
-    findings = _with_fingerprints(findings)
+    findings = with_fingerprints(findings)
     kept, hidden = [], []
     for f in findings:
         ids = suppressions.get(f.line, set())
@@ -60,9 +60,8 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
 
 def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     for pattern in rule.patterns:
-        kind = next(k for k in pattern if k in MATCHERS)
         not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
-        for hit in MATCHERS[kind](pattern, sf, ctx):
+        for hit in match_pattern(pattern, sf, ctx):
             if not_rx is not None:
                 line, _ = sf.position(hit.start)
                 if not_rx.search(sf.line_text(line).encode("utf-8", "replace")):
@@ -115,7 +114,7 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
     )
 
 
-def _with_fingerprints(findings: list[Finding]) -> list[Finding]:
+def with_fingerprints(findings: list[Finding]) -> list[Finding]:
     """A fingerprint from rule, path, enclosing function and the matched line's text (not its number),
     plus an occurrence counter, so a finding keeps its identity when code above it moves."""
     import dataclasses

@@ -62,7 +62,7 @@ class Finding:
     snippet: str = ""  # the matched text, trimmed to one line
     function: str | None = None  # enclosing function, if any
     kernel: str | None = None  # enclosing __global__ kernel, if any
-    fingerprint: str = ""  # stable across line moves; see match._with_fingerprints
+    fingerprint: str = ""  # stable across line moves; see porter.match.engine.with_fingerprints
     replacement: str | None = None  # the HIP/ROCm name or replacement, when known
     data: tuple[tuple[str, Any], ...] = ()  # rule-specific facts, as sorted key/value pairs
 

@@ -1,4 +1,8 @@
-"""Find CUDA kernel definitions and kernel launch sites in a parsed C/C++/CUDA file.
+"""The per-file syntax index: what a parsed file calls, includes, imports, declares and defines, its kernels and
+its kernel launch sites — read once from the tree and shared by every matcher and by kernel analysis.
+
+`index(sf)` builds one SyntaxIndex per SourceFile (kept in `sf.cache`); each part is computed the first time it
+is asked for, so a file pays only for the parts its rules use. Everything is in file order.
 
 A kernel is a `function_definition` carrying `__global__` (directly or through a neutralised qualifier macro);
 a launch is a `<<<...>>>` call or a call to one of the launch APIs, whose kernel argument is read through casts
@@ -6,10 +10,14 @@ and `&`. Names are unqualified so a launch of `ns::k<float>` links to the defini
 """
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
+
+import tree_sitter as ts
 
 from porter.model import Kernel, Launch
-from porter.source.parse import Function, SourceFile, unqualified
+from porter.source.parse import Function, SourceFile, captures, query, unqualified
 
 # Launch API -> index of the argument that names the kernel.
 LAUNCH_APIS = {
@@ -25,65 +33,243 @@ LAUNCH_APIS = {
 
 _CHEVRON = "(call_expression function: (_) @callee (kernel_call_syntax) @config) @launch"
 _CAST_NOISE = re.compile(r"^\s*(\((?:const\s+)?void\s*\*+\s*\)|reinterpret_cast<[^>]*>|static_cast<[^>]*>|\(|&|\*)\s*")
+_PY_IMPORTS = """
+(import_statement name: (dotted_name) @m)
+(import_statement name: (aliased_import name: (dotted_name) @m))
+(import_from_statement module_name: (dotted_name) @m)
+"""
+_VARIABLE_DECLARATORS = """
+(init_declarator declarator: (identifier) @n)
+(declaration declarator: (identifier) @n)
+(init_declarator declarator: (pointer_declarator declarator: (identifier) @n))
+(declaration declarator: (pointer_declarator declarator: (identifier) @n))
+(parameter_declaration declarator: (identifier) @p)
+(parameter_declaration declarator: (_ declarator: (identifier) @p))
+"""
+_DEFINE_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
 
 
-def kernel_functions(sf: SourceFile) -> list[tuple[Kernel, Function]]:
-    """Every `__global__` definition with the parsed function it came from."""
-    if "kernels" in sf.cache:
-        return sf.cache["kernels"]
-    out = []
-    for f in sf.functions:
-        if not f.is_kernel:
-            continue
-        start_line = f.start_line
-        parent = f.node.parent
-        is_template = parent is not None and parent.type == "template_declaration"
-        if is_template:
-            start_line = parent.start_point.row + 1
-        bounds: tuple[str, ...] = ()
-        for c in f.node.children:
-            if c.type == "launch_bounds":
-                bounds = tuple(n.text.decode("utf-8", "replace") for n in c.named_children)
-        out.append((Kernel(sf.path, start_line, f.end_line, f.name, f.qualified_name, is_template, f.via_macro, bounds), f))
-    sf.cache["kernels"] = out
-    return out
+class Include(NamedTuple):
+    """An `#include`: the path node and the header as written, without quotes or brackets."""
+
+    node: ts.Node
+    header: str
 
 
-def launch_spans(sf: SourceFile) -> list[tuple[Launch, int, int]]:
-    """Every launch with the byte span of its callee (chevrons) or API call name, in file order."""
-    if "launches" in sf.cache:
-        return sf.cache["launches"]
-    out: list[tuple[Launch, int, int]] = []
-    if sf.language != "cuda" or sf.root is None:
-        sf.cache["launches"] = out
-        return out
-    # Most files launch nothing with chevrons; skip the query unless the token is there at all.
-    for _, m in (_matches(sf) if b"<<<" in sf.code else ()):
-        callee, config = m["callee"][0], m["config"][0]
-        if sf.in_comment(callee.start_byte):
-            continue
-        text = callee.text.decode("utf-8", "replace")
-        exprs = tuple(n.text.decode("utf-8", "replace") for n in config.named_children if n.type != "comment")
-        out.append((_launch(sf, callee.start_byte, unqualified(text), "chevron", exprs), callee.start_byte, config.end_byte))
-    from porter.match.kinds.code import call_sites
+class Call(NamedTuple):
+    """A call expression: its callee node, the callee's text, and the whole call node."""
 
-    for fn, text, call in call_sites(sf):
-        api = unqualified(text)
-        if api not in LAUNCH_APIS or fn.type == "field_expression":
-            continue
-        args_node = call.child_by_field_name("arguments")
-        args = [a.text.decode("utf-8", "replace") for a in (args_node.named_children if args_node else []) if a.type != "comment"]
-        idx = LAUNCH_APIS[api]
-        kernel = kernel_argument(args[idx]) if idx is not None and idx < len(args) else "<unknown>"
-        rest = tuple(a for i, a in enumerate(args) if i != idx)
-        out.append((_launch(sf, fn.start_byte, kernel, api, rest), fn.start_byte, fn.end_byte))
-    out.sort(key=lambda x: x[1])
-    sf.cache["launches"] = out
-    return out
+    callee: ts.Node
+    text: str  # C/C++: as written (`ns::f`, `obj.f`); Python: dotted, white space removed
+    node: ts.Node
+
+
+class Import(NamedTuple):
+    """A Python absolute import: the dotted-name node and the module it names."""
+
+    node: ts.Node
+    module: str
+
+
+class LaunchSite(NamedTuple):
+    """A kernel launch with the byte span of its callee (chevrons) or launch API name."""
+
+    launch: Launch
+    start: int
+    end: int
+
+
+class SyntaxIndex:
+    """The syntax facts of one parsed file; build it with `index(sf)`, which caches it on the file."""
+
+    def __init__(self, sf: SourceFile):
+        self._sf = sf
+
+    @property
+    def functions(self) -> list[Function]:
+        """Function definitions, sorted by start (parsed with the file)."""
+        return self._sf.functions
+
+    @functools.cached_property
+    def includes(self) -> tuple[Include, ...]:
+        """Every `#include` of a C/C++/CUDA file."""
+        sf = self._sf
+        if sf.language != "cuda" or sf.root is None:
+            return ()
+        out = []
+        for node in captures("cuda", "(preproc_include path: (_) @p)", sf.root).get("p", []):
+            out.append(Include(node, node.text.decode("utf-8", "replace").strip().strip('<>"').strip()))
+        return tuple(sorted(out, key=lambda x: x.node.start_byte))
+
+    @functools.cached_property
+    def calls(self) -> tuple[Call, ...]:
+        """Every C/C++ call expression (member calls included: the callee is then a field_expression)."""
+        sf = self._sf
+        if sf.language != "cuda" or sf.root is None:
+            return ()
+        out = []
+        for call in captures("cuda", "(call_expression) @c", sf.root).get("c", []):
+            fn = call.child_by_field_name("function")
+            if fn is not None:
+                out.append(Call(fn, fn.text.decode("utf-8", "replace"), call))
+        return tuple(sorted(out, key=lambda x: x.callee.start_byte))
+
+    @functools.cached_property
+    def python_calls(self) -> tuple[Call, ...]:
+        """Every Python call of a name or attribute, with the dotted callee text."""
+        sf = self._sf
+        if sf.language != "python" or sf.root is None:
+            return ()
+        out = []
+        for call in captures("python", "(call) @c", sf.root).get("c", []):
+            fn = call.child_by_field_name("function")
+            if fn is None or fn.type not in ("identifier", "attribute"):
+                continue
+            out.append(Call(fn, "".join(fn.text.decode("utf-8", "replace").split()), call))
+        return tuple(sorted(out, key=lambda x: x.callee.start_byte))
+
+    @functools.cached_property
+    def imports(self) -> tuple[Import, ...]:
+        """Every absolute import of a Python file (`import a.b`, `import a.b as c`, `from a.b import c`)."""
+        sf = self._sf
+        if sf.language != "python" or sf.root is None:
+            return ()
+        nodes = captures("python", _PY_IMPORTS, sf.root).get("m", [])
+        return tuple(sorted((Import(n, n.text.decode("utf-8", "replace")) for n in nodes),
+                            key=lambda x: x.node.start_byte))
+
+    @functools.cached_property
+    def variables(self) -> dict[str, frozenset[int]]:
+        """{name: scopes} for the variables and parameters a C/C++ file declares. A scope is the enclosing
+        function's start byte, -1 for file scope, or -2 - offset for one parameter token of a prototype (which names
+        nothing outside the prototype)."""
+        sf = self._sf
+        names: dict[str, set[int]] = {}
+        if sf.language == "cuda" and sf.root is not None:
+            caps = captures("cuda", _VARIABLE_DECLARATORS, sf.root)
+            for kind in ("n", "p"):
+                for n in caps.get(kind, []):
+                    scope = scope_of(sf, n.start_byte)
+                    if kind == "p" and scope == -1:
+                        names.setdefault(n.text.decode("utf-8", "replace"), set()).add(-2 - n.start_byte)
+                        continue
+                    names.setdefault(n.text.decode("utf-8", "replace"), set()).add(scope)
+        return {k: frozenset(v) for k, v in names.items()}
+
+    @functools.cached_property
+    def function_declarations(self) -> dict[str, frozenset[int]]:
+        """{name: offsets of the name} for every function declarator (prototypes and members included)."""
+        sf = self._sf
+        names: dict[str, set[int]] = {}
+        if sf.language == "cuda" and sf.root is not None:
+            for node in captures("cuda", "(function_declarator declarator: (_) @n)", sf.root).get("n", []):
+                if node.type in ("identifier", "field_identifier"):
+                    names.setdefault(node.text.decode("utf-8", "replace"), set()).add(node.start_byte)
+        return {k: frozenset(v) for k, v in names.items()}
+
+    @functools.cached_property
+    def defines(self) -> dict[bytes, frozenset[int]]:
+        """{macro name: offsets of the name} for every `#define` in code (one pass over the file)."""
+        code = self._sf.code
+        found: dict[bytes, set[int]] = {}
+        if b"define" in code:
+            for m in _DEFINE_NAME.finditer(code):
+                found.setdefault(m.group(1), set()).add(m.start(1))
+        return {k: frozenset(v) for k, v in found.items()}
+
+    @functools.cached_property
+    def kernels(self) -> tuple[tuple[Kernel, Function], ...]:
+        """Every `__global__` definition with the parsed function it came from."""
+        sf = self._sf
+        out = []
+        for f in sf.functions:
+            if not f.is_kernel:
+                continue
+            start_line = f.start_line
+            parent = f.node.parent
+            is_template = parent is not None and parent.type == "template_declaration"
+            if is_template:
+                start_line = parent.start_point.row + 1
+            bounds: tuple[str, ...] = ()
+            for c in f.node.children:
+                if c.type == "launch_bounds":
+                    bounds = tuple(n.text.decode("utf-8", "replace") for n in c.named_children)
+            kernel = Kernel(sf.path, start_line, f.end_line, f.name, f.qualified_name, is_template, f.via_macro, bounds)
+            out.append((kernel, f))
+        return tuple(out)
+
+    @functools.cached_property
+    def launches(self) -> tuple[LaunchSite, ...]:
+        """Every chevron launch and launch API call."""
+        sf = self._sf
+        if sf.language != "cuda" or sf.root is None:
+            return ()
+        out: list[LaunchSite] = []
+        # Most files launch nothing with chevrons; skip the query unless the token is there at all.
+        chevrons = ts.QueryCursor(query("cuda", _CHEVRON)).matches(sf.root) if b"<<<" in sf.code else ()
+        for _, m in chevrons:
+            callee, config = m["callee"][0], m["config"][0]
+            if sf.in_comment(callee.start_byte):
+                continue
+            text = callee.text.decode("utf-8", "replace")
+            exprs = tuple(n.text.decode("utf-8", "replace") for n in config.named_children if n.type != "comment")
+            launch = _launch(sf, callee.start_byte, unqualified(text), "chevron", exprs)
+            out.append(LaunchSite(launch, callee.start_byte, config.end_byte))
+        for fn, text, call in self.calls:
+            api = unqualified(text)
+            if api not in LAUNCH_APIS or fn.type == "field_expression":
+                continue
+            args_node = call.child_by_field_name("arguments")
+            args = [a.text.decode("utf-8", "replace") for a in (args_node.named_children if args_node else [])
+                    if a.type != "comment"]
+            idx = LAUNCH_APIS[api]
+            kernel = kernel_argument(args[idx]) if idx is not None and idx < len(args) else "<unknown>"
+            rest = tuple(a for i, a in enumerate(args) if i != idx)
+            out.append(LaunchSite(_launch(sf, fn.start_byte, kernel, api, rest), fn.start_byte, fn.end_byte))
+        out.sort(key=lambda x: x.start)
+        return tuple(out)
+
+
+def index(sf: SourceFile) -> SyntaxIndex:
+    """The file's syntax index, built on first use and kept with the file."""
+    found = sf.cache.get("syntax")
+    if found is None:
+        found = sf.cache["syntax"] = SyntaxIndex(sf)
+    return found
+
+
+def includes(sf: SourceFile) -> tuple[Include, ...]:
+    return index(sf).includes
+
+
+def call_sites(sf: SourceFile) -> tuple[Call, ...]:
+    return index(sf).calls
+
+
+def python_calls(sf: SourceFile) -> tuple[Call, ...]:
+    return index(sf).python_calls
+
+
+def imports(sf: SourceFile) -> tuple[Import, ...]:
+    return index(sf).imports
+
+
+def kernel_functions(sf: SourceFile) -> tuple[tuple[Kernel, Function], ...]:
+    return index(sf).kernels
+
+
+def launch_spans(sf: SourceFile) -> tuple[LaunchSite, ...]:
+    return index(sf).launches
 
 
 def launches(sf: SourceFile) -> list[Launch]:
-    return [l for l, _, _ in launch_spans(sf)]
+    return [site.launch for site in index(sf).launches]
+
+
+def scope_of(sf: SourceFile, offset: int) -> int:
+    """Where a name at `offset` is scoped: its enclosing function's start byte, or -1 at file scope."""
+    f = sf.enclosing(offset)
+    return f.start_byte if f is not None else -1
 
 
 def kernel_argument(arg: str) -> str:
@@ -95,11 +281,12 @@ def kernel_argument(arg: str) -> str:
     return unqualified(arg) or "<unknown>"
 
 
-def _matches(sf: SourceFile):
-    from porter.source.parse import query
-    import tree_sitter as ts
-
-    return ts.QueryCursor(query("cuda", _CHEVRON)).matches(sf.root)
+def is_member_access(code: bytes, offset: int) -> bool:
+    """Whether the token at `offset` follows `.` or `->` (a member of the project's own object, not a free name)."""
+    i = offset - 1
+    while i >= 0 and code[i] in b" \t":
+        i -= 1
+    return i >= 0 and (code[i:i + 1] == b"." or code[i - 1:i + 1] == b"->")
 
 
 def _launch(sf: SourceFile, offset: int, kernel: str, kind: str, config: tuple[str, ...]) -> Launch:

@@ -280,5 +280,3 @@ def match_safetensors(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
         yield _first_hit(sf, tensors=len(hits), example=hits[0][0],
                          dtypes=", ".join(sorted({str(d) for _, d in hits})))
 
-
-MATCHERS = {"file": match_file, "elf": match_elf, "wheel": match_wheel, "safetensors": match_safetensors}

@@ -211,5 +211,3 @@ def match_cmake(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     names = {n.lower() for n in spec.get("command", ())}
     yield from _statement_hits(spec, sf, cmake_statements(sf), names)
 
-
-MATCHERS = {"dockerfile": match_dockerfile, "cmake": match_cmake}

@@ -11,9 +11,10 @@ import functools
 import re
 from typing import Iterable
 
-from porter.source import syntax as launches
-from porter.match.base import Hit, MatchContext
+from porter.match.base import Hit, MatchContext, Matcher
+from porter.match.prefilter import required_literals
 from porter.source.parse import SourceFile, captures, unqualified
+from porter.source.syntax import index, is_member_access, scope_of
 
 _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
 
@@ -24,18 +25,6 @@ def compile_regex(pattern: str, flags: tuple[str, ...] = ()) -> re.Pattern[bytes
     for name in flags:
         f |= _FLAGS[name]
     return re.compile(pattern.encode(), f)
-
-
-def required_literals(pattern: str, flags: tuple[str, ...] = ()) -> tuple[tuple[bytes, ...] | None, bool]:
-    """Literal byte strings at least one of which every match of `pattern` must contain, and whether to compare
-    them case-insensitively (then they are lower-cased). (None, _) when no such set is known.
-
-    A cheap `literal in text` test then skips a regex pass over a file that cannot match. The analysis is
-    conservative: it only ever weakens a requirement (a part it does not understand requires nothing).
-    """
-    from porter.match.prefilter import required_literals as _required
-
-    return _required(pattern, flags)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -85,16 +74,9 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
     candidates = (exact & toks.keys()) if not globs else [t for t in toks if matches(t)]
     for tok in candidates:
         for off in toks[tok]:
-            if _is_member_access(sf.code, off):
+            if is_member_access(sf.code, off):
                 continue  # obj.cudaMalloc / p->cudaMalloc is the project's own member, not the CUDA API
             yield Hit(off, off + len(tok), name=tok.decode())
-
-
-def _is_member_access(code: bytes, off: int) -> bool:
-    i = off - 1
-    while i >= 0 and code[i] in b" \t":
-        i -= 1
-    return i >= 0 and (code[i:i + 1] == b"." or code[i - 1:i + 1] == b"->")
 
 
 def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -119,47 +101,21 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
 def match_include(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
-    for node, header in includes(sf):
+    for node, header in index(sf).includes:
         if any(fnmatch.fnmatchcase(header, g) for g in pattern["include"]):
             yield Hit(node.start_byte, node.end_byte, name=header)
-
-
-def includes(sf: SourceFile) -> list:
-    """(node, header path without quotes or brackets) for every #include in a C/C++/CUDA file."""
-    if "includes" not in sf.cache:
-        out = []
-        for node in captures("cuda", "(preproc_include path: (_) @p)", sf.root).get("p", []):
-            header = node.text.decode("utf-8", "replace").strip().strip('<>"').strip()
-            out.append((node, header))
-        sf.cache["includes"] = sorted(out, key=lambda x: x[0].start_byte)
-    return sf.cache["includes"]
-
-
-def call_sites(sf: SourceFile) -> list:
-    """(callee node, callee text, call node) for every C/C++ call expression, in file order."""
-    if "calls" not in sf.cache:
-        out = []
-        for call in captures("cuda", "(call_expression) @c", sf.root).get("c", []):
-            fn = call.child_by_field_name("function")
-            if fn is None:
-                continue
-            out.append((fn, fn.text.decode("utf-8", "replace"), call))
-        sf.cache["calls"] = sorted(out, key=lambda x: x[0].start_byte)
-    return sf.cache["calls"]
 
 
 def match_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     names = set(pattern["call"])
     if sf.language == "python":
-        from porter.match.kinds.python import python_calls
-
-        for fn, dotted, call in python_calls(sf):
+        for fn, dotted, call in index(sf).python_calls:
             if dotted in names or any(dotted.endswith("." + n) for n in names if "." in n):
                 yield Hit(fn.start_byte, call.end_byte, name=dotted)
         return
     if sf.language != "cuda" or sf.root is None:
         return
-    for fn, text, call in call_sites(sf):
+    for fn, text, call in index(sf).calls:
         if fn.type in ("field_expression",):
             continue  # member calls are the project's own methods
         name = unqualified(text)
@@ -232,13 +188,13 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
         values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
         replacement = dict(values)["replacement"] or None
         # `int texture = 3;` makes the name the project's own variable in that function (or the whole file).
-        shadowed = _declared_variables(sf).get(name, frozenset())
+        shadowed = index(sf).variables.get(name, frozenset())
         defined_here = _defined_locally(sf, name)
         after = require_next.get(tok)
         for off in toks[tok]:
-            if _is_member_access(sf.code, off) or off in defined_here:
+            if is_member_access(sf.code, off) or off in defined_here:
                 continue
-            if shadowed and (-1 in shadowed or -2 - off in shadowed or _scope(sf, off) in shadowed):
+            if shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed):
                 continue
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
@@ -297,7 +253,7 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
     skip = spec.get("not_include", ())
     if sf.language != "cuda" or sf.root is None:
         return
-    for node, header in includes(sf):
+    for node, header in index(sf).includes:
         if any(fnmatch.fnmatchcase(header, g) for g in skip):
             continue
         entry = ctx.kb.header(header)
@@ -317,37 +273,6 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
                   replacement=entry.hip if entry.status == "rename" else None, values=values)
 
 
-_VARIABLE_DECLARATORS = """
-(init_declarator declarator: (identifier) @n)
-(declaration declarator: (identifier) @n)
-(init_declarator declarator: (pointer_declarator declarator: (identifier) @n))
-(declaration declarator: (pointer_declarator declarator: (identifier) @n))
-(parameter_declaration declarator: (identifier) @p)
-(parameter_declaration declarator: (_ declarator: (identifier) @p))
-"""
-
-
-def _declared_variables(sf: SourceFile) -> dict[str, frozenset[int]]:
-    """{name: scopes} for variables and parameters the file declares; a scope is the enclosing function's start
-    byte, -1 for file scope, or -2 - offset for a single prototype parameter token. CUDA API names are types, functions and enumerators, so a variable of that name is
-    the project's own (e.g. `int memoryBarrier = 0;`)."""
-    if "declared_variables" not in sf.cache:
-        names: dict[str, set[int]] = {}
-        if sf.language == "cuda" and sf.root is not None:
-            caps = captures("cuda", _VARIABLE_DECLARATORS, sf.root)
-            for kind in ("n", "p"):
-                for n in caps.get(kind, []):
-                    scope = _scope(sf, n.start_byte)
-                    if kind == "p" and scope == -1:
-                        # a prototype's parameter names nothing outside the prototype: skip just that token
-                        names.setdefault(n.text.decode("utf-8", "replace"), set()).add(-2 - n.start_byte)
-                        continue
-                    names.setdefault(n.text.decode("utf-8", "replace"), set()).add(scope)
-        sf.cache["declared_variables"] = {k: frozenset(v) for k, v in names.items()}
-    return sf.cache["declared_variables"]
-
-
-_DEFINE_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
 _WORD = re.compile(r"\w+", re.A)
 
 
@@ -368,33 +293,21 @@ def _find_defined_locally(sf: SourceFile, name: str) -> set[int]:
                 node = node.child_by_field_name("declarator") or node.named_children[0]
             if node is not None:
                 out.add(node.start_byte)
-    if sf.root is not None and "declared_functions" not in sf.cache:
-        # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
-        names: dict[str, set[int]] = {}
-        for node in captures("cuda", "(function_declarator declarator: (_) @n)", sf.root).get("n", []):
-            if node.type in ("identifier", "field_identifier"):
-                names.setdefault(node.text.decode("utf-8", "replace"), set()).add(node.start_byte)
-        sf.cache["declared_functions"] = names
-    out |= sf.cache.get("declared_functions", {}).get(name, set())
+    # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
+    out |= index(sf).function_declarations.get(name, frozenset())
     if not _WORD.fullmatch(name):
         for m in re.finditer(rb"#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", sf.code):
             out.add(m.start(1))
         return out
     # Every #define's name at once (the same matches as a per-name `define NAME\b` search, one pass per file).
-    if "define_names" not in sf.cache:
-        defines: dict[bytes, set[int]] = {}
-        if b"define" in sf.code:
-            for m in _DEFINE_NAME.finditer(sf.code):
-                defines.setdefault(m.group(1), set()).add(m.start(1))
-        sf.cache["define_names"] = defines
-    out |= sf.cache["define_names"].get(name.encode(), set())
+    out |= index(sf).defines.get(name.encode(), frozenset())
     return out
 
 
 def match_kernel(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """Kernel definitions (`kernel: {}`; `{template: true}` only templates, `{via_macro: true}` only macro-hidden)."""
     spec = pattern["kernel"] or {}
-    for k, f in launches.kernel_functions(sf):
+    for k, f in index(sf).kernels:
         if spec.get("template") is not None and bool(spec["template"]) != k.is_template:
             continue
         if spec.get("via_macro") is not None and bool(spec["via_macro"]) != (k.via_macro is not None):
@@ -408,7 +321,7 @@ def match_launch(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
     """Launch sites (`launch: {kinds: [chevron, cudaLaunchKernel, ...], in_device_code: bool}`)."""
     spec = pattern["launch"] or {}
     kinds = set(spec.get("kinds", ()))
-    for l, start, end in launches.launch_spans(sf):
+    for l, start, end in index(sf).launches:
         if kinds and l.kind not in kinds:
             continue
         if spec.get("in_device_code"):
@@ -418,18 +331,16 @@ def match_launch(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
         yield Hit(start, end, name=l.kernel, values=(("kind", l.kind),))
 
 
-def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Matcher) -> Iterable[Hit]:
     """Another pattern kind plus a `note` for the message: `feature: {regex: ..., in: string, note: ...}`.
 
     One rule can then cover several related CUDA features (TMA, wgmma, clusters) and still say, per hit,
-    which one it found and what that one needs.
+    which one it found and what that one needs. `inner` runs the wrapped pattern (the registry passes its own
+    dispatch, so this module need not know the other kinds); the rule loader has checked it is one C++ kind.
     """
     spec = dict(pattern["feature"])
     note = spec.pop("note", "")
-    kinds = [k for k in spec if k in MATCHERS and k != "feature"]
-    if len(kinds) != 1:
-        raise ValueError(f"feature needs exactly one inner pattern kind, found {kinds or 'none'}")
-    for hit in MATCHERS[kinds[0]](spec, sf, ctx):
+    for hit in inner(spec, sf, ctx):
         yield Hit(hit.start, hit.end, hit.name, hit.replacement, tuple(sorted(dict(hit.values, note=note).items())))
 
 
@@ -444,13 +355,13 @@ def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
         return
     types, inits = set(spec.get("types", ())), set(spec.get("inits", ()))
     objects = _typed_variables(sf, types, inits)
-    for fn, text, call in call_sites(sf):
+    for fn, text, call in index(sf).calls:
         if fn.type != "field_expression":
             continue
         field_node, obj = fn.child_by_field_name("field"), fn.child_by_field_name("argument")
         if field_node is None or obj is None or field_node.text.decode() != spec["method"]:
             continue
-        if obj.type == "identifier" and (_scope(sf, obj.start_byte), obj.text.decode()) in objects:
+        if obj.type == "identifier" and (scope_of(sf, obj.start_byte), obj.text.decode()) in objects:
             yield Hit(fn.start_byte, call.end_byte, name=obj.text.decode())
         elif obj.type == "call_expression" and _callee_name(obj) in inits:
             yield Hit(fn.start_byte, call.end_byte, name=_callee_name(obj))
@@ -466,11 +377,6 @@ _DECLS = """
 (declaration type: (_) @type declarator: (identifier) @var)
 (parameter_declaration type: (_) @type declarator: (_) @var)
 """
-
-
-def _scope(sf: SourceFile, offset: int) -> int:
-    f = sf.enclosing(offset)
-    return f.start_byte if f is not None else -1
 
 
 def _typed_variables(sf: SourceFile, types: set[str], inits: set[str]) -> set[tuple[int, str]]:
@@ -489,7 +395,7 @@ def _typed_variables(sf: SourceFile, types: set[str], inits: set[str]) -> set[tu
         type_name = unqualified(m["type"][0].text.decode("utf-8", "replace"))
         value = m.get("value", [None])[0]
         if type_name in types or (value is not None and value.type == "call_expression" and _callee_name(value) in inits):
-            out.add((_scope(sf, var.start_byte), var.text.decode()))
+            out.add((scope_of(sf, var.start_byte), var.text.decode()))
     return out
 
 
@@ -532,7 +438,7 @@ def match_constant_context(pattern: dict, sf: SourceFile, ctx: MatchContext) -> 
     toks = sf.tokens()
     for name in pattern["constant_context"]:
         for off in toks.get(name.encode(), ()):
-            if _is_member_access(sf.code, off):
+            if is_member_access(sf.code, off):
                 continue
             context = _constant_context(sf, off, off + len(name))
             if context:
@@ -605,20 +511,3 @@ def _full_mask_names(sf: SourceFile) -> set[bytes]:
         out |= {m.group(1) for m in _MASK_VARIABLE.finditer(sf.code)}
         sf.cache["full_mask_names"] = out
     return sf.cache["full_mask_names"]
-
-
-MATCHERS = {
-    "identifiers": match_identifiers,
-    "regex": match_regex,
-    "include": match_include,
-    "call": match_call,
-    "query": match_query,
-    "kb": match_kb,
-    "kernel": match_kernel,
-    "launch": match_launch,
-    "kb_header": match_kb_header,
-    "feature": match_feature,
-    "member_call": match_member_call,
-    "constant_context": match_constant_context,
-    "lane_mask": match_lane_mask,
-}

@@ -372,5 +372,3 @@ def _node_hits(node: Node, segments, key_rx, value_rx, wanted, flags) -> Iterato
             continue
         yield Hit(item.start, max(item.end, item.start + 1), name=text, values=(("path", path), ("value", text)))
 
-
-MATCHERS = {"key": match_key}

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from porter.match.base import Hit, MatchContext
+from porter.match.base import Hit, MatchContext, Matcher
 from porter.source.parse import SourceFile, captures, parse
+from porter.source.syntax import index
 
 # Callee (last dotted part) -> the argument names and positions that hold CUDA source.
 _SOURCE_ARGS = {
@@ -63,10 +64,8 @@ def embedded_sources(sf: SourceFile) -> list[tuple[int, bytes]]:
     """(offset in the Python file, CUDA text) for every string that a CUDA-compiling call receives."""
     if "embedded_sources" in sf.cache:
         return sf.cache["embedded_sources"]
-    from porter.match.kinds.python import python_calls
-
     out: dict[int, bytes] = {}
-    for fn, dotted, call in python_calls(sf):
+    for fn, dotted, call in index(sf).python_calls:
         last = dotted.rsplit(".", 1)[-1]
         if last not in _SOURCE_ARGS:
             continue
@@ -90,16 +89,14 @@ def embedded_sources(sf: SourceFile) -> list[tuple[int, bytes]]:
     return sf.cache["embedded_sources"]
 
 
-def match_embedded_cuda(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+def match_embedded_cuda(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Matcher) -> Iterable[Hit]:
+    """`inner` runs the nested pattern on each re-parsed string (the registry passes its own dispatch)."""
     if sf.language != "python" or sf.root is None:
         return
-    from porter.match.registry import MATCHERS
-
-    inner = pattern["embedded_cuda"].get("match") or {"kernel": {}}
-    kind = next(k for k in inner if k in MATCHERS)
+    nested = pattern["embedded_cuda"].get("match") or {"kernel": {}}
     for offset, text in embedded_sources(sf):
         sub = parse(sf.path, "cuda", text)
-        for hit in MATCHERS[kind](inner, sub, ctx):
+        for hit in inner(nested, sub, ctx):
             yield Hit(hit.start + offset, hit.end + offset, name=hit.name, replacement=hit.replacement,
                       values=hit.values, message=hit.message)
 
@@ -139,5 +136,3 @@ def match_embedded_binary(pattern: dict, sf: SourceFile, ctx: MatchContext) -> I
                 yield Hit(start, max(start + 1, min(end, start + 16)), name="PTX text",
                           values=(("target", m.group(1).decode()), ("form", "PTX string")))
 
-
-MATCHERS = {"embedded_cuda": match_embedded_cuda, "embedded_binary": match_embedded_binary}

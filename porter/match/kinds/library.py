@@ -24,6 +24,7 @@ from typing import Iterable, Iterator
 from porter.match.base import Hit, MatchContext
 from porter.match.kinds.code import compile_regex
 from porter.source.parse import SourceFile, captures
+from porter.source.syntax import index
 
 # ------------------------------------------------------------------------------------------------ evidence
 
@@ -39,9 +40,8 @@ def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
     from porter.libraries import by_header
-    from porter.match.kinds.code import includes
 
-    for node, header in includes(sf):
+    for node, header in index(sf).includes:
         lib = by_header(header)
         if lib is not None:
             yield _library_hit(node.start_byte, node.end_byte, header, lib)
@@ -133,7 +133,6 @@ def _imports(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "python" or sf.root is None:
         return
     from porter.libraries import by_import
-    from porter.match.kinds.python import imports
 
     done: set[int] = set()
     own = ctx.extra.get("local_packages", frozenset()) if ctx is not None else frozenset()
@@ -151,7 +150,7 @@ def _imports(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
             if lib is not None and lib is not by_import(module.text.decode()):
                 done.add(module.start_byte)
                 yield _library_hit(node.start_byte, node.end_byte, dotted, lib)
-    for node, module in imports(sf):
+    for node, module in index(sf).imports:
         if node.start_byte in done or module.split(".")[0] in own:
             continue
         lib = by_import(module)
@@ -334,12 +333,10 @@ def resolve(sf: SourceFile, dotted: str) -> str:
 def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "python":
         return
-    from porter.match.kinds.python import python_calls
-
     spec = pattern["module_call"]
     modules = spec["module"] if isinstance(spec["module"], list) else [spec["module"]]
     names = set(spec.get("names", ("*",)))
-    for fn, dotted, call in python_calls(sf):
+    for fn, dotted, call in index(sf).python_calls:
         full = resolve(sf, dotted)
         if full == dotted and "." not in dotted:
             continue  # a bare name nobody imported is the file's own
@@ -366,10 +363,3 @@ def match_command(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[
         values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
         yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
 
-
-MATCHERS = {
-    "library": match_library,
-    "requirement": match_requirement,
-    "module_call": match_module_call,
-    "command": match_command,
-}

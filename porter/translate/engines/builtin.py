@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from porter.match.kinds.code import _is_member_access
+from porter.source.syntax import is_member_access as _is_member_access
 from porter.kb import ApiEntry, KnowledgeBase, load_kb
-from porter.match.engine import _with_fingerprints
+from porter.match.engine import with_fingerprints as _with_fingerprints
 from porter.model import Confidence, Finding, Severity
 from porter.source.parse import SourceFile, captures, parse
 

@@ -1,0 +1,56 @@
+"""The per-file syntax index: each part exact, in file order, built once per file."""
+from __future__ import annotations
+
+from porter.source.parse import parse
+from porter.source.syntax import index, is_member_access
+
+CUDA = b"""#include <cuda_runtime.h>
+#include "kernels.h"
+#define BLOCK 256
+int cudaMalloc = 0;
+__global__ void scale(float* x, int n) { x[threadIdx.x] *= 2; }
+void host_api(int count);
+void run(float* d, int n) {
+    scale<<<n / BLOCK, BLOCK>>>(d, n);
+    cudaLaunchKernel((void*)&scale, 1, 1, nullptr, 0, 0);
+    obj.sync();
+}
+"""
+PYTHON = b"""import torch.cuda as tc
+from cupy import RawKernel
+torch . cuda . synchronize()
+RawKernel("code", "k")
+"""
+
+
+def test_cuda_index():
+    sf = parse("k.cu", "cuda", CUDA)
+    ix = index(sf)
+    assert [i.header for i in ix.includes] == ["cuda_runtime.h", "kernels.h"]
+    assert [c.text for c in ix.calls] == ["scale", "cudaLaunchKernel", "obj.sync"]
+    assert [(k.name, k.line, k.end_line) for k, _ in ix.kernels] == [("scale", 5, 5)]
+    assert [(s.launch.kind, s.launch.kernel, s.launch.line, s.launch.function) for s in ix.launches] == [
+        ("chevron", "scale", 8, "run"), ("cudaLaunchKernel", "scale", 9, "run")]
+    assert ix.launches[0].launch.config == ("n / BLOCK", "BLOCK")
+    run_start = next(f.start_byte for f in ix.functions if f.name == "run")
+    assert ix.variables["cudaMalloc"] == frozenset({-1})  # file scope
+    assert ix.variables["d"] == frozenset({run_start})
+    assert ix.variables["count"] == frozenset({-2 - CUDA.index(b"count")})  # a prototype's parameter
+    assert ix.function_declarations["host_api"] == frozenset({CUDA.index(b"host_api")})
+    assert ix.defines == {b"BLOCK": frozenset({CUDA.index(b"BLOCK")})}
+    assert ix.imports == () and ix.python_calls == ()
+    assert index(sf) is ix
+
+
+def test_python_index():
+    sf = parse("m.py", "python", PYTHON)
+    ix = index(sf)
+    assert [i.module for i in ix.imports] == ["torch.cuda", "cupy"]
+    assert [c.text for c in ix.python_calls] == ["torch.cuda.synchronize", "RawKernel"]
+    assert ix.includes == () and ix.calls == () and ix.launches == () and ix.kernels == ()
+
+
+def test_member_access():
+    code = b"a.cudaFree(p); b -> cudaFree(p); cudaFree(p);"
+    starts = [i for i in range(len(code)) if code.startswith(b"cudaFree", i)]
+    assert [is_member_access(code, i) for i in starts] == [True, True, False]
