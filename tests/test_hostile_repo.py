@@ -181,3 +181,34 @@ def test_repository_config_cannot_raise_limits(tmp_path):
     assert s.max_file_bytes == DEFAULT_MAX_FILE_BYTES
     given = resolve_settings(repo, CommandLine(jobs=3, max_file_size_mb=20))
     assert (given.jobs, given.max_file_bytes) == (3, 20 * 1048576)
+
+
+def test_translate_in_place_with_a_hostile_git_config_runs_nothing(tmp_path):
+    repo = make_repo(tmp_path / "r", {"k.cu": "#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n",
+                                      ".gitattributes": "*.cu filter=evil\n"})
+    marker = tmp_path / "ran"
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\ncat\n")
+    script.chmod(0o755)
+    for key in ("core.fsmonitor", "filter.evil.clean", "filter.evil.smudge", "filter.evil.process"):
+        git(repo, "config", key, str(script))
+    os.utime(repo / "k.cu")  # racy: git status would re-hash it through the clean filter
+    p = porter("translate", str(repo), "--in-place", "--engine", "builtin")
+    assert not marker.exists(), marker.read_text()
+    assert p.returncode == 0, p.stderr
+    assert "hipDeviceSynchronize()" in (repo / "k.cu").read_text()
+
+
+def test_translate_does_not_copy_a_file_behind_a_directory_symlink_leading_outside(tmp_path):
+    import shutil
+
+    outside = tmp_path / "outside"
+    write_files(outside, {"leak.cu": "// SECRET_LEAK\n"})
+    repo = make_repo(tmp_path / "r", {"inc/leak.cu": KERNEL, "k.cu": KERNEL})
+    shutil.rmtree(repo / "inc")
+    (repo / "inc").symlink_to(outside)
+    out = tmp_path / "out"
+    p = porter("translate", str(repo), "-o", str(out), "--engine", "builtin")
+    copied = [q for q in out.rglob("*") if q.is_file() and "SECRET_LEAK" in q.read_text(errors="replace")]
+    assert copied == [], p.stdout + p.stderr
+    assert (outside / "leak.cu").read_text() == "// SECRET_LEAK\n"

@@ -225,7 +225,10 @@ def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str,
             else:
                 links.append((rel, target))
             continue
-        if p.is_file():
+        problem = d.link_problem(p, root)  # a directory on the way may be a symlink leading out
+        if problem:
+            skipped.append(Skipped(rel, problem))
+        elif p.is_file():
             files.append(rel)
     return files, links, skipped
 

@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from porter.source import git
 from porter.translate import BACKUP_DIR, TranslateError, TranslationResult
 
 TMP_PREFIX = ".porter-tmp-"
@@ -151,7 +152,9 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    # Through porter.source.git's hardened options: the repository's config may not make git run anything.
+    return subprocess.run(git.command(root, *args), capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env=git.git_env())
 
 
 def _git_dir(root: Path) -> Path | None:
@@ -166,12 +169,30 @@ def uncommitted(root: Path, paths: list[str]) -> list[str]:
     """Which of `paths` (relative to root) git reports as modified, staged, untracked or otherwise not committed."""
     if not paths:
         return []
-    r = subprocess.run(["git", "-C", str(root), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths],
-                       capture_output=True, stdin=subprocess.DEVNULL)
-    if r.returncode != 0:
-        raise TranslateError(f"{root}: git status failed: {r.stderr.decode('utf-8', 'replace').strip()}")
-    entries = [e for e in r.stdout.decode("utf-8", "surrogateescape").split("\0") if e]
-    return sorted({e[3:] for e in entries if len(e) > 3})
+    # Not `git status`: it may run the repository's clean filters on racy files. Instead compare, in-process, each
+    # file's raw bytes (hashed as a git blob) with its index entry, and the index with HEAD. A file a filter would
+    # normalise reads as changed, which only makes --in-place refuse (safe) unless --force.
+    try:
+        staged = git.run(root, "diff-index", "--cached", "-z", "--name-only", "--no-renames", "HEAD", "--", *paths)
+        listed = git.run(root, "ls-files", "-s", "-z", "--", *paths)
+    except git.GitError as e:
+        raise TranslateError(f"{root}: git failed: {e}") from None
+    out = {os.fsdecode(n) for n in staged.split(b"\0") if n}
+    index: dict[str, str] = {}
+    for entry in listed.split(b"\0"):
+        if entry:
+            meta, _, name = entry.partition(b"\t")
+            index[os.fsdecode(name)] = meta.split()[1].decode("ascii")
+    for rel in paths:
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            out.add(rel)
+            continue
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        if index.get(rel) != blob:
+            out.add(rel)
+    return sorted(out)
 
 
 def write_in_place(result: TranslationResult, force: bool = False, backup_dir: Path | None = None) -> WriteReport:
