@@ -183,24 +183,14 @@ def contained_bytes(path: Path, top: Path, limit: int, key: str) -> bytes:
 
 
 def read_regular(path: Path, limit: int, key: str) -> bytes:
-    """Read a regular file of at most `limit` bytes; O_NONBLOCK so a FIFO swapped in after a check cannot hang us."""
+    """A regular file of at most `limit` bytes, through the scan's bounded, non-blocking reader (a FIFO swapped in
+    after a check cannot hang us); a refusal names the configuration key."""
+    from porter.source.read import SourceReadError, read_file
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except OSError as e:
-        raise ConfigError(f"{key}: cannot read {path}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ConfigError(f"{key}: {path} is not a regular file")
-        if st.st_size > limit:
-            raise ConfigError(f"{key}: {path} is {st.st_size} bytes, over the {limit} byte limit")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise ConfigError(f"{key}: {path} is over the {limit} byte limit")
-    return data
+        return read_file(path, limit)
+    except SourceReadError as e:
+        raise ConfigError(f"{key}: {path}: {e}") from None
 
 
 def load_config(path: Path | None, *, top: Path | None = None) -> Config:

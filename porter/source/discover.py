@@ -193,7 +193,7 @@ def link_problem(abspath: Path, real_root: Path) -> str | None:
 def _git_files(root: Path) -> list[str] | None:
     """Tracked plus untracked-but-not-ignored files, or None when root is not inside a git work tree (or git
     itself ignores root: a vendored project under an ignored directory is scanned as a plain tree)."""
-    if not _inside_git(root):
+    if not inside_git(root):
         return None
     try:
         # Run from `root`, ls-files lists paths relative to it, even when root is a subdirectory of the work tree.
@@ -208,7 +208,8 @@ def _git_files(root: Path) -> list[str] | None:
     return [n for n in names if os.path.lexists(root / n)]
 
 
-def _inside_git(root: Path) -> bool:
+def inside_git(root: Path) -> bool:
+    """Whether `root` or a directory above it holds a .git (a work tree or a worktree's .git file)."""
     for d in (root, *root.parents):
         if (d / ".git").exists():
             return True

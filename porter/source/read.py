@@ -15,7 +15,7 @@ from pathlib import Path
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
-from porter.source.discover import Candidate, Discovery, discover, language_of, printable, selected
+from porter.source.discover import Candidate, Discovery, discover, inside_git, language_of, printable, selected
 
 
 class SourceReadError(Exception):
@@ -48,7 +48,7 @@ class WorkTree:
     def prefix(self) -> str:
         """The scanned root relative to the top of its git work tree ('' at the top or outside git)."""
         base = self.root if self.root.is_dir() else self.root.parent
-        top = git.top_level(base.resolve()) if _in_git(base) else None
+        top = git.top_level(base.resolve()) if inside_git(base.resolve()) else None
         if top is None:
             return ""
         rel = base.resolve().relative_to(top.resolve()).as_posix()
@@ -122,10 +122,6 @@ class GitTree:
 
     def prefix(self) -> str:
         return self.subdir.strip("/")
-
-
-def _in_git(base: Path) -> bool:
-    return any((d / ".git").exists() for d in (base.resolve(), *base.resolve().parents))
 
 
 def _size(path: Path) -> int:
