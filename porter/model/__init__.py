@@ -3,8 +3,8 @@
 Every stage takes and returns these values, so a stage can be tested alone and results can be cached,
 compared and serialised. `to_dict` gives the JSON contract documented in porter/schemas/scan.schema.json.
 """
-from porter.model.finding import Confidence, Finding, Severity, Skipped
+from porter.model.finding import Confidence, Finding, Severity, Skipped, Status
 from porter.model.kernel import Kernel, Launch
 from porter.model.report import SCHEMA_VERSION, FileResult, ScanResult
 
-__all__ = ["SCHEMA_VERSION", "Confidence", "FileResult", "Finding", "Kernel", "Launch", "ScanResult", "Severity", "Skipped"]
+__all__ = ["SCHEMA_VERSION", "Confidence", "FileResult", "Finding", "Kernel", "Launch", "ScanResult", "Severity", "Skipped", "Status"]

@@ -1,4 +1,4 @@
-"""Findings and what ranks them: Severity, Confidence, Finding, and Skipped (a file not read, and why)."""
+"""Findings and what ranks them: Severity, Confidence, Status, Finding, and Skipped (a file not read, and why)."""
 from __future__ import annotations
 
 import enum
@@ -45,6 +45,28 @@ class Confidence(enum.IntEnum):
         return self.name.lower()
 
 
+class Status(str, enum.Enum):
+    """Where a spot stands in the port: still to do, already done for ROCm, or kept NVIDIA-only on purpose.
+
+    Port-awareness (issue 10) decides it; everything else only reads it. `open` is the default so that a
+    repository with no ROCm code reads exactly as before.
+    """
+
+    OPEN = "open"  # work to do
+    HANDLED = "handled"  # a ROCm path exists (a guard's other branch, a compat header, a ROCm twin)
+    CUDA_ONLY = "cuda-only"  # kept NVIDIA-only by the build or by the team's config: optional work
+
+    @classmethod
+    def parse(cls, text: str) -> "Status":
+        try:
+            return cls(text.strip().lower())
+        except ValueError:
+            raise ValueError(f"unknown status {text!r} (expected open, handled or cuda-only)") from None
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One rule hit at one place in one file."""
@@ -65,6 +87,8 @@ class Finding:
     fingerprint: str = ""  # stable across line moves; see porter.match.engine.with_fingerprints
     replacement: str | None = None  # the HIP/ROCm name or replacement, when known
     data: tuple[tuple[str, Any], ...] = ()  # rule-specific facts, as sorted key/value pairs
+    status: Status = Status.OPEN  # see Status; set by port-awareness after matching
+    handled_by: str | None = None  # for handled/cuda-only: "path:line" of the guard, compat header or config key
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -83,6 +107,8 @@ class Finding:
             "kernel": self.kernel,
             "fingerprint": self.fingerprint,
             "replacement": self.replacement,
+            "status": str(self.status),
+            "handled_by": self.handled_by,
         }
         if self.data:
             d["data"] = dict(self.data)

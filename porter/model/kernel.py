@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from porter.model.finding import Status
+
 
 @dataclass(frozen=True, order=True)
 class Launch:
@@ -412,6 +414,8 @@ class Kernel:
     launch_bounds: tuple[str, ...] = ()
     facts: KernelFacts | None = None  # measured in the scan (porter.kernels.facts)
     verdicts: tuple[TargetVerdict, ...] | None = None  # one per chosen target, once analysed (porter.kernels.verdicts)
+    status: Status = Status.OPEN  # see porter.model.finding.Status
+    handled_by: str | None = None  # "path:line" of what handles it, when not open
 
     def __lt__(self, other: Kernel) -> bool:
         # Source order; the facts never decide it.
@@ -435,6 +439,8 @@ class Kernel:
             "via_macro": self.via_macro,
             "launch_bounds": list(self.launch_bounds),
             "launches": [l.to_dict() for l in (launches or [])],
+            "status": str(self.status),
+            "handled_by": self.handled_by,
         }
         facts = self.facts.to_dict() if self.facts is not None else {}
         if self.verdicts is not None:
