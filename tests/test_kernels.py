@@ -348,7 +348,7 @@ def test_analyse_returns_new_kernels_and_leaves_the_scan_alone(tmp_path):
 def test_kernel_json_keeps_the_contract_key_order(analysed):
     d = kernel(analysed, "bounded").to_dict()
     assert list(d) == ["name", "qualified_name", "path", "line", "end_line", "is_template", "via_macro", "launch_bounds",
-                       "launches", "async_copies", "atomics", "ballot_32bit", "clusters", "device_functions",
+                       "launches", "status", "handled_by", "async_copies", "atomics", "ballot_32bit", "clusters", "device_functions",
                        "device_launches", "grid_sync", "inline_ptx", "lane_assumptions", "launch_bounds_values",
                        "launch_sites", "lines", "partial_syncwarp", "shared_memory", "sm_count_grid", "targets",
                        "template_parameters", "tensor_cores", "unknown", "warp_masks", "warp_ops", "warpsize_constant"]
