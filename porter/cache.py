@@ -67,10 +67,11 @@ def _types() -> dict[str, type]:
 
 def encode(value: Any) -> Any:
     """A JSON-ready form of `value` that `decode` turns back into an equal value (tuples stay tuples)."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
+    # Enums first: Status is a str enum, and a plain string would come back without its type.
     if isinstance(value, enum.Enum):
         return {"e": _name(type(value)), "v": value.value}
+    if value is None or isinstance(value, (bool, str)):
+        return value
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, tuple):
