@@ -162,7 +162,8 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
         err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
 
 
-_FORMAT_HELP = "console, json, markdown (md), html, sarif or csv; default: from -o's suffix, else console."
+_FORMAT_HELP = ("console, json, markdown (md), html, sarif, csv, github, gitlab, rdjsonl or pr-comment; default: from "
+                "-o's suffix, else console.")
 
 
 @app.command()
@@ -184,6 +185,9 @@ def scan(
     isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration (for CI on untrusted code)."),
     max_file_size_mb: Optional[float] = typer.Option(None, "--max-file-size-mb", help="Skip files larger than this (default 8)."),
     deep: bool = typer.Option(False, "--deep", help="Refine kernel facts with libclang (optional extra 'deep')."),
+    new_since: Optional[str] = typer.Option(None, "--new-since", help="Only what changed since the merge base with this commit or branch (e.g. the PR base): new findings, fixed ones, kernel verdict changes."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Only findings not in this baseline file (written by `porter baseline`)."),
+    summary: Optional[Path] = typer.Option(None, "--summary", help="Also append a Markdown summary to this file (e.g. \"$GITHUB_STEP_SUMMARY\")."),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
@@ -193,14 +197,43 @@ def scan(
         fmt = format_for(format, output)
         cli = _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                             max_file_size_mb)
-        run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
+        if new_since is not None or baseline is not None:
+            run = _diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment)
+        else:
+            run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
         _show(run, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+        if summary is not None:
+            _append_summary(run, summary)
         threshold = run.settings.fail_on
-        if threshold is not None and any(f.severity >= threshold for f in run.result.findings):
+        # What a change adds fails the check only while it is open work (handled / cuda-only spots do not).
+        failing = [f for f in run.result.findings if run.diff is None or str(f.status) == "open"]
+        if threshold is not None and any(f.severity >= threshold for f in failing):
             return EXIT_FINDINGS
         return EXIT_OK
 
     _run(body, verbose)
+
+
+def _diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool):
+    """Settings for `path`, then the pipeline's diff entry (porter.pipeline.run_diff)."""
+    from porter.pipeline import run_diff
+    from porter.settings import resolve_settings
+
+    if new_since is not None and baseline is not None:
+        raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
+    settings = resolve_settings(path, cli)
+    return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess)
+
+
+def _append_summary(run, summary: Path) -> None:
+    """Append the Markdown summary (the PR comment body) to a file, as $GITHUB_STEP_SUMMARY expects."""
+    from porter.render.pr_comment import render
+
+    try:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(render(run.result, run.diff) + "\n")
+    except OSError as e:
+        raise UsageError(f"--summary {summary}: cannot append: {e.strerror or e}") from None
 
 
 def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep=False,
