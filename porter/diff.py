@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from porter.errors import UsageError
 from porter.kernels.verdicts import RANK
-from porter.model import Confidence, Finding, Kernel, ScanResult, Severity
+from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.source import git
 
@@ -303,3 +303,11 @@ def compare_baseline(path: Path, head: ScanResult) -> Diff:
     new, fixed, unchanged = match_findings(findings, head.findings)
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(kernels, head.kernels)))
+
+
+def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:
+    """The findings that fail a `--fail-on threshold` check on a change: open ones at or above it (a spot a ROCm
+    path already handles, or one kept CUDA-only on purpose, never fails it)."""
+    if threshold is None:
+        return []
+    return [f for f in findings if f.severity >= threshold and f.status == Status.OPEN]

@@ -43,6 +43,11 @@ def verdict_line(new: list[Finding], fixed: int, worse: int) -> str:
     return head + (" · " + " · ".join(tail) if tail else "")
 
 
+def _short(rev: str) -> str:
+    """A commit id shortened as git shows it; a baseline name or "work tree" as it is."""
+    return rev[:12] if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else rev
+
+
 def _finding_line(result: ScanResult, f: Finding) -> str:
     hint = advice(result, f)
     status = "" if f.status == Status.OPEN else f" _{f.status}_"
@@ -58,7 +63,7 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT) -> str:
     worse = [k for k in kernels if k.worse]
     lines = [MARKER, verdict_line(new, len(fixed), len(worse))]
     if diff is not None:
-        lines.append(f"<sub>compared {md_code(diff.base[:12])} → {md_code(diff.head[:12])}"
+        lines.append(f"<sub>compared {md_code(_short(diff.base))} → {md_code(_short(diff.head))}"
                      + (f" · targets: {md_text(', '.join(result.targets))}" if result.targets else "") + "</sub>")
     body: list[tuple[str, str]] = []  # (line, what it counts as when cut)
     if new:
