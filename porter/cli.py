@@ -514,7 +514,7 @@ def check_cmd(
         settings = resolve_settings(root, cli)
         wanted = frozenset(Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files)
         result = scan(WorkTree(root), settings, only=wanted)
-        threshold = settings.fail_on or Severity.HIGH
+        threshold = settings.fail_on if settings.fail_on is not None else Severity.HIGH  # INFO is 0
         for f in result.findings:
             sys.stdout.write(f"{one_line(f.path)}:{f.line}:{f.column}: {f.rule} [{f.severity}] {one_line(f.message)}\n")
         failing = [f for f in result.findings if f.severity >= threshold and str(f.status) == "open"]

@@ -2,7 +2,7 @@
 
 Values are escaped as the Actions toolkit (@actions/core) escapes them: in the message `%`, CR and LF become %25,
 %0D and %0A; in properties also `:` and `,` become %3A and %2C; so no repository text can end a command or start
-another. Control characters are made visible first (porter.render.safe.printable). GitHub shows at most 10 error and
+another. Other control characters are then made visible (porter.render.safe.printable). GitHub shows at most 10 error and
 10 warning annotations per step (and 10 notices), so findings go most severe first within that budget and one
 final notice says how many were left out and where to see them all.
 """
@@ -27,8 +27,8 @@ def escape_property(text: str) -> str:
 
 def command(kind: str, properties: dict[str, object], message: str) -> str:
     """One workflow command line (no newline), every value escaped."""
-    props = ",".join(f"{k}={escape_property(printable(str(v)))}" for k, v in properties.items() if v is not None)
-    return f"::{kind}{' ' + props if props else ''}::{escape_data(printable(message))}"
+    props = ",".join(f"{k}={printable(escape_property(str(v)))}" for k, v in properties.items() if v is not None)
+    return f"::{kind}{' ' + props if props else ''}::{printable(escape_data(message))}"
 
 
 def render(result: ScanResult, assessment=None, explain: bool = False) -> str:
