@@ -25,6 +25,7 @@ from porter.kernels.verdicts import RANK
 from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.source import git
+from porter.source.discover import printable
 
 BASELINE_SCHEMA = "porter-baseline/1"
 # How to get a base commit a shallow CI checkout lacks; said in every error about a missing base.
@@ -126,6 +127,11 @@ def resolve(top: Path, ref: str, head: str = "HEAD") -> tuple[str, str]:
     return base, head_id
 
 
+def _path(raw: bytes) -> str:
+    """A path as git tree discovery shows it (porter.source.read.GitTree), so the two name the same file."""
+    return printable(os.fsdecode(raw))
+
+
 def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
     """The files that differ between two commits under `subdir`, renames paired, from one `git diff --raw -M`."""
     args = ["diff", "--raw", "-z", "-M", "--no-ext-diff", "--no-textconv"]
@@ -147,14 +153,14 @@ def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
             continue
         status = meta.split()[-1][:1]
         if status in (b"R", b"C"):
-            old, new = os.fsdecode(fields[i + 1]), os.fsdecode(fields[i + 2])
+            old, new = _path(fields[i + 1]), _path(fields[i + 2])
             i += 3
             if status == b"R":
                 base_paths.add(old)
                 renames.append((old, new))
             head_paths.add(new)
             continue
-        p = os.fsdecode(fields[i + 1])
+        p = _path(fields[i + 1])
         i += 2
         if status != b"A":
             base_paths.add(p)

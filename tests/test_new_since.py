@@ -10,10 +10,11 @@ import importlib.resources
 import json
 import subprocess
 
+import jsonschema
 import pytest
 from jsonschema import Draft4Validator
 
-from helpers import git, make_repo, run_porter, write_files
+from helpers import REPO, git, make_repo, run_porter, write_files
 from porter.diff import Diff, gating, match_findings
 from porter.model import Severity, Status
 from porter.pipeline import run_diff
@@ -115,6 +116,7 @@ def test_json(pr_repo):
     p = scan(pr_repo, "-f", "json")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
+    jsonschema.validate(doc, json.loads((REPO / "porter" / "schemas" / "scan.schema.json").read_text()))
     assert where(doc["findings"]) == NEW
     assert where(doc["fixed"]) == FIXED
     assert {k: doc["diff"][k] for k in ("new", "fixed", "unchanged")} == {"new": 5, "fixed": 1, "unchanged": 8}
@@ -347,3 +349,17 @@ def test_code_moved_to_another_file_inside_its_function_is_not_new():
     assert where(same) == [("b.cu", 3, "API001")]
     assert where(new) == [("b.cu", 8, "API001")]  # outside a function, another file is another place
     assert where(fixed) == [("a.cu", 20, "API001")]
+
+
+def test_a_subdirectory_is_compared_on_its_own_and_annotated_from_the_top(tmp_path):
+    repo = make_repo(tmp_path / "s", {"src/a.cu": "void f(float *p) { cudaFree(p); }\n",
+                                      "other/b.cu": "void g(float *p) { cudaFree(p); }\n"})
+    write_files(repo, {"src/a.cu": "void f(float *p) { cudaFree(p); }\nvoid h(void **p) { cudaMalloc(p, 4); }\n",
+                       "other/b.cu": "void g(void **p) { cudaMalloc(p, 4); }\n"})
+    git(repo, "commit", "-q", "-am", "both change")
+    r = run_diff(repo / "src", Settings(), new_since="HEAD~1")
+    assert where(r.diff.new) == [("a.cu", 2, "API001")]
+    assert r.diff.fixed == ()
+    p = run_porter("scan", str(repo / "src"), "--new-since", "HEAD~1", "--no-cache", "-f", "github")
+    assert p.stdout.startswith("::notice file=src/a.cu,line=2,")
+    assert p.stdout.count("\n") == 1
