@@ -202,6 +202,13 @@ def scan(
         else:
             run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
         _show(run, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+        if run.diff is not None:
+            c = run.diff.counts()
+            git_base = not c["base"].startswith("baseline:")
+            err.print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new, "
+                      f"{c['fixed']} fixed, {c['unchanged']} unchanged{' in the files that differ' if git_base else ''}"
+                      f"; {len(run.diff.worse_kernels)} kernel verdicts worse", markup=False, highlight=False,
+                      soft_wrap=True)
         if summary is not None:
             _append_summary(run, summary)
         threshold = run.settings.fail_on
