@@ -274,8 +274,9 @@ def baseline_document(result: ScanResult) -> dict[str, Any]:
     }
 
 
-def load_baseline(path: Path) -> tuple[list[Finding], list[Kernel]]:
-    """The findings and kernels of a baseline file; a UsageError naming the file for anything malformed."""
+def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[list[Finding], list[Kernel]]:
+    """The findings and kernels of a baseline file; a UsageError naming the file for anything malformed, or when
+    its kernel verdicts are for other `targets` than the scan's (every kernel would read as changed)."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -283,6 +284,12 @@ def load_baseline(path: Path) -> tuple[list[Finding], list[Kernel]]:
     if not isinstance(doc, dict) or doc.get("schema") != BASELINE_SCHEMA:
         raise UsageError(f"{path}: not a porter baseline (expected \"schema\": \"{BASELINE_SCHEMA}\"; "
                          "write one with `porter baseline PATH -o FILE`)")
+    if not isinstance(doc.get("targets", []), list) or not all(isinstance(t, str) for t in doc.get("targets", [])):
+        raise UsageError(f"{path}: malformed baseline: \"targets\" must be a list of target ids")
+    if targets is not None and sorted(doc.get("targets") or []) != sorted(targets):
+        had = ", ".join(doc.get("targets") or []) or "none"
+        raise UsageError(f"{path}: the baseline's kernel verdicts are for targets {had}, this scan's for "
+                         f"{', '.join(targets) or 'none'}: scan with the same --target, or write the baseline again")
     try:
         findings = [Finding(path=d["path"], line=int(d["line"]), column=int(d["column"]), rule=d["rule"],
                             end_line=int(d["end_line"]), end_column=int(d["end_column"]), category=d["category"],
@@ -305,7 +312,7 @@ def load_baseline(path: Path) -> tuple[list[Finding], list[Kernel]]:
 
 def compare_baseline(path: Path, head: ScanResult) -> Diff:
     """The diff of a scan against a baseline file (no renames: a baseline has no history)."""
-    findings, kernels = load_baseline(path)
+    findings, kernels = load_baseline(path, head.targets)
     new, fixed, unchanged = match_findings(findings, head.findings)
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(kernels, head.kernels)))

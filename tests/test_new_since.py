@@ -324,6 +324,12 @@ def test_bad_baseline_file(tmp_path, pr_repo):
     assert "not a porter baseline" in p.stderr
     p = run_porter("scan", str(pr_repo), "--baseline", str(bad), "--new-since", "main", "--no-cache")
     assert p.returncode == 2 and "cannot be combined" in p.stderr
+    base_file = tmp_path / "porter-baseline.json"
+    assert run_porter("baseline", str(pr_repo), "-o", str(base_file), "--no-cache").returncode == 0
+    p = run_porter("scan", str(pr_repo), "--baseline", str(base_file), "--target", "mi300x", "--no-cache")
+    assert p.returncode == 2
+    assert ("the baseline's kernel verdicts are for targets mi355x, this scan's for mi300x: scan with the same "
+            "--target, or write the baseline again") in p.stderr
 
 
 def test_kernel_verdict_that_got_worse_is_new(tmp_path):
