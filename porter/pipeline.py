@@ -58,12 +58,12 @@ class Run:
 
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
-        progress: Callable[[int, int], None] | None = None) -> Run:
+        progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
-    the migration effort. Every command goes through here."""
+    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`)."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
-    result = scan(source, settings, progress=progress, targets=targets)
+    result = scan(source, settings, progress=progress, targets=targets, only=only)
     result = analyse(result, list(settings.targets), deep=settings.deep)
     assessment = None
     if assess:
@@ -89,10 +89,9 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         top, subdir = changes.repository_of(Path(path))
         base, head = changes.resolve(top, new_since, rev or "HEAD")
         change = changes.changes(top, base, head, subdir)
-        sides = []
-        for commit, paths in ((base, change.base_paths), (head, change.head_paths)):
-            scanned = scan(GitTree(top, commit, subdir), settings, targets=targets, only=paths)
-            sides.append(analyse(scanned, list(settings.targets), deep=settings.deep))
+        # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
+        sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
+                 for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
         diff = changes.compare(sides[0], sides[1], change)
         head_result = sides[1]
     elif baseline is not None:
