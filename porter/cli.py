@@ -511,7 +511,7 @@ def check_cmd(
         import os
 
         from porter.model import Severity
-        from porter.pipeline import scan
+        from porter.pipeline import run
         from porter.render.safe import one_line
         from porter.settings import resolve_settings
         from porter.source.read import WorkTree
@@ -520,7 +520,7 @@ def check_cmd(
         cli = _command_line(None, None, 1, fail_on, target, False, None, None, isolated)
         settings = resolve_settings(root, cli)
         wanted = frozenset(Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files)
-        result = scan(WorkTree(root), settings, only=wanted)
+        result = run(WorkTree(root), settings, only=wanted).result
         threshold = settings.fail_on if settings.fail_on is not None else Severity.HIGH  # INFO is 0
         for f in result.findings:
             sys.stdout.write(f"{one_line(f.path)}:{f.line}:{f.column}: {f.rule} [{f.severity}] {one_line(f.message)}\n")
