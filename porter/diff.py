@@ -116,7 +116,8 @@ def resolve(top: Path, ref: str, head: str = "HEAD") -> tuple[str, str]:
         raise UsageError(f"{head!r}: no such commit in {top}")
     ref_id = _commit(top, ref)
     if ref_id is None:
-        raise UsageError(f"--new-since {ref!r}: no such commit in {top}; a shallow clone does not have it: {FETCH_HINT}")
+        raise UsageError(f"--new-since {ref!r}: no such commit in {top} (if it exists upstream, this clone, shallow "
+                         f"as CI clones are, lacks it): {FETCH_HINT}")
     try:
         base = git.run(top, "merge-base", ref_id, head_id, timeout=60).decode().strip()
     except git.GitError:
