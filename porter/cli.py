@@ -162,7 +162,8 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
         err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
 
 
-_FORMAT_HELP = "console, json, markdown (md), html, sarif or csv; default: from -o's suffix, else console."
+_FORMAT_HELP = ("console, json, markdown (md), html, sarif, csv, github, gitlab, rdjsonl or pr-comment; default: from "
+                "-o's suffix, else console.")
 
 
 @app.command()
@@ -185,6 +186,9 @@ def scan(
     max_file_size_mb: Optional[float] = typer.Option(None, "--max-file-size-mb", help="Skip files larger than this (default 8)."),
     deep: bool = typer.Option(False, "--deep", help="Refine kernel facts with libclang (optional extra 'deep')."),
     status: Optional[str] = typer.Option(None, "--status", help="Show only findings and kernels with this port status: open, handled, cuda-only or all (default: all shown; --fail-on counts open ones)."),
+    new_since: Optional[str] = typer.Option(None, "--new-since", help="Only what changed since the merge base with this commit or branch (e.g. the PR base): new findings, fixed ones, kernel verdict changes."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Only findings not in this baseline file (written by `porter baseline`)."),
+    summary: Optional[Path] = typer.Option(None, "--summary", help="Also append a Markdown summary to this file (e.g. \"$GITHUB_STEP_SUMMARY\")."),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
@@ -200,11 +204,27 @@ def scan(
         fmt = format_for(format, output)
         cli = _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                             max_file_size_mb)
-        run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
+        if new_since is not None or baseline is not None:
+            run = _diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment)
+        else:
+            run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
         shown = status.strip().lower() if status else "all"
         _show(dataclasses.replace(run, result=select(run.result, shown)), fmt, output,
               RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+        if run.diff is not None:
+            c = run.diff.counts()
+            git_base = not c["base"].startswith("baseline:")
+            err.print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new, "
+                      f"{c['fixed']} fixed, {c['unchanged']} unchanged{' in the files that differ' if git_base else ''}"
+                      f"; {len(run.diff.worse_kernels)} kernel verdicts worse", markup=False, highlight=False,
+                      soft_wrap=True)
+        if summary is not None:
+            _append_summary(run, summary)
         threshold = run.settings.fail_on
+        if run.diff is not None:
+            from porter.diff import gating
+
+            return EXIT_FINDINGS if gating(run.diff.new, threshold) else EXIT_OK
         # The gate counts open work unless --status names what to count: handled and cuda-only code never fails CI.
         gated = select(run.result, status.strip().lower() if status else "open").findings
         if threshold is not None and any(f.severity >= threshold for f in gated):
@@ -212,6 +232,28 @@ def scan(
         return EXIT_OK
 
     _run(body, verbose)
+
+
+def _diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool):
+    """Settings for `path`, then the pipeline's diff entry (porter.pipeline.run_diff)."""
+    from porter.pipeline import run_diff
+    from porter.settings import resolve_settings
+
+    if new_since is not None and baseline is not None:
+        raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
+    settings = resolve_settings(path, cli)
+    return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess)
+
+
+def _append_summary(run, summary: Path) -> None:
+    """Append the Markdown summary (the PR comment body) to a file, as $GITHUB_STEP_SUMMARY expects."""
+    from porter.render.pr_comment import render
+
+    try:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(render(run.result, run.diff) + "\n")
+    except OSError as e:
+        raise UsageError(f"--summary {summary}: cannot append: {e.strerror or e}") from None
 
 
 def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep=False,
@@ -405,5 +447,95 @@ def translate_cmd(
         else:
             render_console(run.result, Console(highlight=False), verbose=verbose)
         return EXIT_FINDINGS if run.failed else EXIT_OK
+
+    _run(body, verbose)
+
+
+@app.command("baseline")
+def baseline_cmd(
+    path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
+    output: Path = typer.Option(..., "--output", "-o", help="Write the baseline JSON here (commit it; `scan --baseline` reads it)."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) for the kernel verdicts (default: mi355x)."),
+    include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
+    rev: Optional[str] = typer.Option(None, "--rev", help="The tree of this git commit (from git objects)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+) -> None:
+    """Write the fingerprints of today's findings, so `scan --baseline FILE` reports only what is added later."""
+
+    def body() -> int:
+        from porter.diff import baseline_document
+        from porter.render.json import render_bytes
+
+        cli = _command_line(include, exclude, None, None, target, no_cache, None, config, isolated)
+        run = _pipeline(path, cli, rev, assess=False, show_progress=False)
+        _write(render_bytes(baseline_document(run.result)), output)
+        err.print(f"baseline: {len(run.result.findings)} findings, {len(run.result.kernels)} kernels → ",
+                  literal(str(output)), sep="")
+        return EXIT_OK
+
+    _run(body, verbose)
+
+
+@app.command("comment")
+def comment_cmd(
+    body_file: Path = typer.Argument(..., help="The comment body (e.g. from `porter scan --new-since BASE -f markdown`); '-' reads stdin."),
+    pr: Optional[int] = typer.Option(None, "--pr", help="Pull / merge request number (default: from $GITHUB_EVENT_PATH, or $CI_MERGE_REQUEST_IID with --gitlab)."),
+    gitlab: bool = typer.Option(False, "--gitlab", help="Post a GitLab merge-request note ($CI_API_V4_URL, $CI_PROJECT_ID) instead."),
+    token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", help="With --gitlab: the variable that holds the API token."),
+    head_sha: Optional[str] = typer.Option(None, "--head-sha", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+) -> None:
+    """Create or update porter's one sticky comment on a pull request (GitHub) or merge request (GitLab)."""
+
+    def body() -> int:
+        from porter.comment import post_github, post_gitlab
+
+        try:
+            text = sys.stdin.read() if str(body_file) == "-" else body_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
+        if gitlab and head_sha is not None:
+            raise UsageError("--head-sha is for GitHub pull requests")
+        outcome = (post_gitlab(text, pr, token_variable=token_env) if gitlab
+                   else post_github(text, pr, head_sha=head_sha))
+        err.print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
+        return EXIT_OK
+
+    _run(body, verbose)
+
+
+@app.command("check")
+def check_cmd(
+    files: List[Path] = typer.Argument(..., help="Files of the repository in the current directory (pre-commit passes the staged ones)."),
+    fail_on: str = typer.Option("high", "--fail-on", help="Exit 1 when a finding has this severity or worse."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) (default: mi355x)."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+) -> None:
+    """Scan just these files (the pre-commit hook): one line per finding, no translation, no assessment."""
+
+    def body() -> int:
+        import os
+
+        from porter.model import Severity
+        from porter.pipeline import run
+        from porter.render.safe import one_line
+        from porter.settings import resolve_settings
+        from porter.source.read import WorkTree
+
+        root = Path(".")
+        cli = _command_line(None, None, 1, fail_on, target, False, None, None, isolated)
+        settings = resolve_settings(root, cli)
+        wanted = frozenset(Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files)
+        result = run(WorkTree(root), settings, only=wanted).result
+        threshold = settings.fail_on if settings.fail_on is not None else Severity.HIGH  # INFO is 0
+        for f in result.findings:
+            sys.stdout.write(f"{one_line(f.path)}:{f.line}:{f.column}: {f.rule} [{f.severity}] {one_line(f.message)}\n")
+        failing = [f for f in result.findings if f.severity >= threshold and str(f.status) == "open"]
+        return EXIT_FINDINGS if failing else EXIT_OK
 
     _run(body, verbose)

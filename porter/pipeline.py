@@ -55,15 +55,16 @@ class Run:
     targets: tuple[Target, ...]
     settings: Settings
     assessment: Any = None  # porter.estimate.assess.Assessment
+    diff: Any = None  # porter.diff.Diff, for `scan --new-since` / `--baseline`: what the change added and removed
 
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
-        progress: Callable[[int, int], None] | None = None) -> Run:
+        progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
-    the migration effort. Every command goes through here."""
+    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`)."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
-    result = scan(source, settings, progress=progress, targets=targets)
+    result = scan(source, settings, progress=progress, targets=targets, only=only)
     result = analyse(result, list(settings.targets), deep=settings.deep)
     result = attach_status(result, settings, source, open_cache(settings.cache_dir)[0], code_digest())
     assessment = None
@@ -74,6 +75,41 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
         assessment = estimate(result, list(targets), load_effort_model(settings.effort))
         result = attach(result, assessment)
     return Run(result, targets, settings, assessment)
+
+
+def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: str | None = None,
+             baseline: Path | None = None, rev: str | None = None, assess: bool = False) -> Run:
+    """What a change adds: with `new_since`, the files that differ between `merge-base(new_since, rev or HEAD)` and
+    `rev or HEAD` scanned on both sides from git objects and matched (porter.diff); with `baseline`, a scan of
+    `path` (or of `rev`) matched against a baseline file. The run's result holds only the new findings; `Run.diff`
+    has new, fixed, unchanged and the kernel verdict changes."""
+    from porter import diff as changes
+    from porter.source.read import source_for
+
+    targets = tuple(resolve_targets(settings.targets))
+    if new_since is not None:
+        top, subdir = changes.repository_of(Path(path))
+        base, head = changes.resolve(top, new_since, rev or "HEAD")
+        change = changes.changes(top, base, head, subdir)
+        # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
+        sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
+                 for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
+        diff = changes.compare(sides[0], sides[1], change)
+        head_result = sides[1]
+    elif baseline is not None:
+        head_result = run(source_for(Path(path), rev), settings).result
+        diff = changes.compare_baseline(baseline, head_result)
+    else:
+        raise ValueError("run_diff needs new_since or baseline")
+    result = changes.apply(head_result, diff)
+    assessment = None
+    if assess:
+        from porter.estimate.assess import assess as estimate, attach
+        from porter.estimate.effort_model import load_effort_model
+
+        assessment = estimate(result, list(targets), load_effort_model(settings.effort))
+        result = attach(result, assessment)
+    return Run(result, targets, settings, assessment, diff)
 
 
 @functools.lru_cache(maxsize=None)
@@ -154,9 +190,12 @@ def scan(
     ruleset: RuleSet | None = None,
     progress: Callable[[int, int], None] | None = None,
     targets: Iterable[Target] | None = None,
+    only: frozenset[str] | None = None,
 ) -> ScanResult:
     """The scan stage: every file of a source (a work tree, a git tree, or a path) to a sorted result with the
-    rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches."""
+    rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches.
+    With `only` (paths as the source shows them) just those files are scanned; the repository-wide facts (macros,
+    local packages) still come from every file, so each scanned file's result and cache key are the full scan's."""
     source = root if isinstance(root, (WorkTree, GitTree)) else WorkTree(Path(root))
     targets = tuple(targets) if targets is not None else tuple(resolve_targets(options.targets))
     found = source.discover(options.include, options.exclude)
@@ -174,10 +213,12 @@ def scan(
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, macros,
                     local_packages=local_python_packages(found.files))
     state.ctx.extra["local_packages"] = state.local_packages
-    pairs = _scan_files(found.files, state, options.jobs, progress)
+    chosen = found.files if only is None else tuple(c for c in found.files if c.path in only)
+    pairs = _scan_files(chosen, state, options.jobs, progress)
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
-    skipped = sorted(set(found.skipped) | {r.skipped for r in results if r.skipped is not None})
+    discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
+    skipped = sorted(set(discovery_skips) | {r.skipped for r in results if r.skipped is not None})
     findings = with_target_notes(sorted(f for r in results for f in r.findings), ruleset, targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)

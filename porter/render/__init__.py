@@ -60,6 +60,8 @@ def _console(run, opts: RenderOptions) -> bytes:
 
 def _module_renderer(module: str) -> Callable[..., bytes]:
     def render(run, opts: RenderOptions) -> bytes:
+        if getattr(run, "diff", None) is not None and module in _DIFF_FORMS:
+            return _DIFF_FORMS[module](run)
         mod = importlib.import_module(f"porter.render.{module}")
         if module == "json":
             return mod.render_bytes(run.result)
@@ -70,6 +72,20 @@ def _module_renderer(module: str) -> Callable[..., bytes]:
     return render
 
 
+def _pr_comment(run) -> bytes:
+    return importlib.import_module("porter.render.pr_comment").render(run.result, run.diff).encode("utf-8")
+
+
+def _sarif_diff(run) -> bytes:
+    mod = importlib.import_module("porter.render.sarif_baseline")
+    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.get("prefix", "")).encode("utf-8")
+
+
+# With `scan --new-since` / `--baseline` (a run that carries a diff) these formats show the change, not the tree:
+# markdown is the pull-request comment, SARIF marks each result's baselineState.
+_DIFF_FORMS: dict[str, Callable[..., bytes]] = {"markdown": _pr_comment, "sarif": _sarif_diff}
+
+
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("console", (".txt",), False, _console),
     Format("json", (".json",), False, _module_renderer("json")),
@@ -77,6 +93,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("html", (".html", ".htm"), True, _module_renderer("html")),
     Format("sarif", (".sarif",), True, _module_renderer("sarif")),
     Format("csv", (".csv",), True, _module_renderer("csv")),
+    Format("github", (), False, _module_renderer("github")),
+    Format("pr-comment", (), False, lambda run, opts: _pr_comment(run)),
+    Format("rdjsonl", (".rdjsonl", ".jsonl"), False, _module_renderer("rdjsonl")),
+    Format("gitlab", (), False, _module_renderer("gitlab")),
 )}
 
 

@@ -1,0 +1,327 @@
+"""What a change adds and removes: two scans matched by line-independent identity into new, fixed and unchanged.
+
+`scan --new-since REF` compares the tree of HEAD with the tree of `merge-base(REF, HEAD)`, both read from git objects;
+git names the files that differ (`git diff -M`, so a renamed file keeps its identity) and only those are scanned on
+either side. A finding's identity is (rule, path through renames, enclosing function, the matched text with its
+spacing normalised, occurrence index among equal ones): moving code up or down, or renaming its file, changes no
+identity. A function moved to another file is caught by a second pass that drops the path for findings inside a
+named function. Kernels match the same way, by qualified name; one whose verdict on a target got worse (or a new
+kernel whose verdict is not `ok`) is listed as new.
+
+`scan --baseline FILE` compares a scan with a baseline written by `porter baseline` (the findings and kernel
+verdicts of a scan, for repositories whose history is not at hand); its paths are taken as they are.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from porter.errors import UsageError
+from porter.kernels.verdicts import RANK
+from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Status
+from porter.model.kernel import TargetVerdict
+from porter.source import git
+from porter.source.discover import printable
+
+BASELINE_SCHEMA = "porter-baseline/1"
+# How to get a base commit a shallow CI checkout lacks; said in every error about a missing base.
+FETCH_HINT = ("fetch the history first: in GitHub Actions check out with `fetch-depth: 0`, or run "
+              "`git fetch --depth=1 origin <sha>` for the base commit")
+
+
+@dataclass(frozen=True)
+class Change:
+    """What git says differs between two commits, relative to the scanned directory."""
+
+    base: str  # full commit ids
+    head: str
+    base_paths: frozenset[str]  # at the base: deleted, modified, renamed-from
+    head_paths: frozenset[str]  # at the head: added, modified, renamed-to
+    renames: tuple[tuple[str, str], ...] = ()  # (path at base, path at head), sorted
+
+
+@dataclass(frozen=True)
+class KernelChange:
+    """A kernel whose verdict on one target moved; `before` is None for a kernel the change added."""
+
+    name: str
+    path: str  # at the head
+    line: int
+    target: str
+    before: str | None
+    after: str
+
+    @property
+    def worse(self) -> bool:
+        return RANK[self.after] > RANK[self.before or "ok"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kernel": self.name, "path": self.path, "line": self.line, "target": self.target,
+                "before": self.before, "after": self.after, "worse": self.worse}
+
+
+@dataclass(frozen=True)
+class Diff:
+    """New, fixed and unchanged findings and the kernel verdict changes between a base and a head."""
+
+    base: str  # a commit id, or "baseline:<file name>"
+    head: str
+    new: tuple[Finding, ...]
+    fixed: tuple[Finding, ...]  # as they were at the base (base paths and lines)
+    unchanged: tuple[Finding, ...]  # as they are at the head, in the files that were compared
+    kernels: tuple[KernelChange, ...] = ()  # worse and better, sorted by path, line, target
+    renames: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def worse_kernels(self) -> tuple[KernelChange, ...]:
+        return tuple(k for k in self.kernels if k.worse)
+
+    def counts(self) -> dict[str, Any]:
+        return {"base": self.base, "head": self.head, "new": len(self.new), "fixed": len(self.fixed),
+                "unchanged": len(self.unchanged)}
+
+
+# ----------------------------------------------------------------------------------------------- git
+
+
+def repository_of(path: Path) -> tuple[Path, str]:
+    """The top of the git work tree holding `path` and `path` relative to it ('' at the top)."""
+    path = Path(path)
+    top = git.top_level(path.resolve())
+    if top is None:
+        raise UsageError(f"{path}: not inside a git repository, so there is no history for --new-since "
+                         "(use --baseline FILE instead)")
+    rel = path.resolve().relative_to(top.resolve()).as_posix()
+    return top, "" if rel == "." else rel
+
+
+def _commit(top: Path, rev: str) -> str | None:
+    try:
+        return git.run(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}",
+                       timeout=30).decode().strip()
+    except git.GitError:
+        return None
+
+
+def resolve(top: Path, ref: str, head: str = "HEAD") -> tuple[str, str]:
+    """(merge-base of `ref` and `head`, `head`) as full commit ids; a clear UsageError when git lacks either."""
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"--new-since needs a commit or branch name, not {ref!r}")
+    head_id = _commit(top, head)
+    if head_id is None:
+        raise UsageError(f"{head!r}: no such commit in {top}")
+    ref_id = _commit(top, ref)
+    if ref_id is None:
+        raise UsageError(f"--new-since {ref!r}: no such commit in {top} (if it exists upstream, this clone, shallow "
+                         f"as CI clones are, lacks it): {FETCH_HINT}")
+    try:
+        base = git.run(top, "merge-base", ref_id, head_id, timeout=60).decode().strip()
+    except git.GitError:
+        base = ""
+    if not base:
+        raise UsageError(f"--new-since {ref!r}: {ref_id[:12]} and {head_id[:12]} have no common ancestor in this "
+                         f"clone (the history between them is missing): {FETCH_HINT}")
+    return base, head_id
+
+
+def _path(raw: bytes) -> str:
+    """A path as git tree discovery shows it (porter.source.read.GitTree), so the two name the same file."""
+    return printable(os.fsdecode(raw))
+
+
+def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
+    """The files that differ between two commits under `subdir`, renames paired, from one `git diff --raw -M`."""
+    args = ["diff", "--raw", "-z", "-M", "--no-ext-diff", "--no-textconv"]
+    if subdir:
+        args.append(f"--relative={subdir.rstrip('/')}/")
+    try:
+        out = git.run(top, *args, base, head, "--")
+    except git.GitError as e:
+        raise UsageError(f"cannot compare {base[:12]} with {head[:12]}: {e}") from None
+    fields = out.split(b"\0")
+    base_paths: set[str] = set()
+    head_paths: set[str] = set()
+    renames: list[tuple[str, str]] = []
+    i = 0
+    while i < len(fields):
+        meta = fields[i]
+        if not meta.startswith(b":"):
+            i += 1
+            continue
+        status = meta.split()[-1][:1]
+        if status in (b"R", b"C"):
+            old, new = _path(fields[i + 1]), _path(fields[i + 2])
+            i += 3
+            if status == b"R":
+                base_paths.add(old)
+                renames.append((old, new))
+            head_paths.add(new)
+            continue
+        p = _path(fields[i + 1])
+        i += 2
+        if status != b"A":
+            base_paths.add(p)
+        if status != b"D":
+            head_paths.add(p)
+    return Change(base, head, frozenset(base_paths), frozenset(head_paths), tuple(sorted(renames)))
+
+
+# ------------------------------------------------------------------------------------------ matching
+
+
+def _text(f: Finding) -> str:
+    return " ".join(f.snippet.split())
+
+
+def _pair(base: list, head: list, key) -> tuple[list[tuple[Any, Any]], list, list]:
+    """Pairs of (base, head) items with equal keys, the n-th of a key at the base with the n-th at the head (the
+    occurrence index); and the unpaired items of each side, in their original order."""
+    pool: dict[Any, list] = {}
+    for b in base:
+        pool.setdefault(key(b), []).append(b)
+    pairs, left_head = [], []
+    for h in head:
+        bucket = pool.get(key(h))
+        if bucket:
+            pairs.append((bucket.pop(0), h))
+        else:
+            left_head.append(h)
+    taken = {id(b) for b, _ in pairs}
+    return pairs, [b for b in base if id(b) not in taken], left_head
+
+
+def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, str] | None = None
+                   ) -> tuple[list[Finding], list[Finding], list[Finding]]:
+    """(new, fixed, unchanged) between two sets of findings; base paths are read through `renames` (old → new)."""
+    renames = renames or {}
+    base = sorted(base, key=lambda f: (f.path, f.line, f.column, f.rule))
+    head = sorted(head, key=lambda f: (f.path, f.line, f.column, f.rule))
+    pairs, gone, added = _pair_with_paths(base, head, renames)
+    # A function moved to another file keeps its findings: match the rest by what they are, not where.
+    named = lambda fs: [f for f in fs if f.function]
+    moved, _, _ = _pair(named(gone), named(added), lambda f: (f.rule, f.function, _text(f)))
+    moved_base = {id(b) for b, _ in moved}
+    moved_head = {id(h) for _, h in moved}
+    new = [f for f in added if id(f) not in moved_head]
+    fixed = [f for f in gone if id(f) not in moved_base]
+    unchanged = sorted([h for _, h in pairs] + [h for _, h in moved])
+    return sorted(new), sorted(fixed), unchanged
+
+
+def _pair_with_paths(base: list[Finding], head: list[Finding], renames: dict[str, str]):
+    """`_pair` by full identity, the base side's path read through the renames."""
+    keyed_base = [((f.rule, renames.get(f.path, f.path), f.function or "", _text(f)), f) for f in base]
+    keyed_head = [((f.rule, f.path, f.function or "", _text(f)), f) for f in head]
+    pairs, gone, added = _pair(keyed_base, keyed_head, lambda kf: kf[0])
+    return [(b[1], h[1]) for b, h in pairs], [b[1] for b in gone], [h[1] for h in added]
+
+
+def kernel_changes(base: Iterable[Kernel], head: Iterable[Kernel], renames: dict[str, str] | None = None
+                   ) -> list[KernelChange]:
+    """Per target, every kernel whose verdict moved between base and head, and every added kernel not `ok`."""
+    renames = renames or {}
+    base = sorted(base)
+    head = sorted(head)
+    keyed_base = [((renames.get(k.path, k.path), k.qualified_name), k) for k in base]
+    keyed_head = [((k.path, k.qualified_name), k) for k in head]
+    pairs, gone, added = _pair(keyed_base, keyed_head, lambda kk: kk[0])
+    moved, _, added = _pair([k for _, k in gone], [k for _, k in added], lambda k: k.qualified_name)
+    out: list[KernelChange] = []
+    for b, h in [(b[1], h[1]) for b, h in pairs] + moved + [(None, k) for k in added]:
+        for v in h.verdicts or ():
+            before = b.verdict_on(v.target) if b is not None else None
+            was = before.verdict if before is not None else None
+            if (was is None and v.verdict != "ok") or (was is not None and was != v.verdict):
+                out.append(KernelChange(h.name, h.path, h.line, v.target, was, v.verdict))
+    return sorted(out, key=lambda c: (c.path, c.line, c.name, c.target))
+
+
+def compare(base: ScanResult, head: ScanResult, change: Change) -> Diff:
+    """The diff of two scans of the files `change` names."""
+    renames = dict(change.renames)
+    new, fixed, unchanged = match_findings(base.findings, head.findings, renames)
+    return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
+                tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames)
+
+
+def apply(head: ScanResult, diff: Diff) -> ScanResult:
+    """The head's scan reporting only what the change added: `findings` the new ones, and the diff in `extra`."""
+    extra = {**head.extra, "diff": diff.counts(), "fixed": [f.to_dict() for f in diff.fixed],
+             "kernel_changes": [k.to_dict() for k in diff.kernels]}
+    if diff.renames:
+        extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
+    return dataclasses.replace(head, findings=diff.new, extra=extra)
+
+
+# ------------------------------------------------------------------------------------------ baseline
+
+
+def baseline_document(result: ScanResult) -> dict[str, Any]:
+    """What `porter baseline` writes: every finding's identity (and what a PR comment shows of a fixed one) and
+    every kernel's verdict per target; sorted, no line-dependent key beyond what is shown."""
+    keep = ("rule", "category", "severity", "confidence", "path", "line", "column", "end_line", "end_column",
+            "message", "snippet", "function", "kernel", "fingerprint", "replacement")
+    return {
+        "schema": BASELINE_SCHEMA,
+        "targets": list(result.targets),
+        "findings": [{k: f.to_dict()[k] for k in keep} for f in result.findings],
+        "kernels": [{"path": k.path, "line": k.line, "end_line": k.end_line, "name": k.name,
+                     "qualified_name": k.qualified_name,
+                     "verdicts": {v.target: v.verdict for v in k.verdicts or ()}} for k in result.kernels],
+    }
+
+
+def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[list[Finding], list[Kernel]]:
+    """The findings and kernels of a baseline file; a UsageError naming the file for anything malformed, or when
+    its kernel verdicts are for other `targets` than the scan's (every kernel would read as changed)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise UsageError(f"{path}: cannot read the baseline: {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != BASELINE_SCHEMA:
+        raise UsageError(f"{path}: not a porter baseline (expected \"schema\": \"{BASELINE_SCHEMA}\"; "
+                         "write one with `porter baseline PATH -o FILE`)")
+    if not isinstance(doc.get("targets", []), list) or not all(isinstance(t, str) for t in doc.get("targets", [])):
+        raise UsageError(f"{path}: malformed baseline: \"targets\" must be a list of target ids")
+    if targets is not None and sorted(doc.get("targets") or []) != sorted(targets):
+        had = ", ".join(doc.get("targets") or []) or "none"
+        raise UsageError(f"{path}: the baseline's kernel verdicts are for targets {had}, this scan's for "
+                         f"{', '.join(targets) or 'none'}: scan with the same --target, or write the baseline again")
+    try:
+        findings = [Finding(path=d["path"], line=int(d["line"]), column=int(d["column"]), rule=d["rule"],
+                            end_line=int(d["end_line"]), end_column=int(d["end_column"]), category=d["category"],
+                            severity=Severity.parse(d["severity"]), confidence=Confidence.parse(d["confidence"]),
+                            message=d["message"], snippet=d.get("snippet") or "", function=d.get("function"),
+                            kernel=d.get("kernel"), fingerprint=d.get("fingerprint") or "",
+                            replacement=d.get("replacement")) for d in doc.get("findings", [])]
+        kernels = [Kernel(path=d["path"], line=int(d["line"]), end_line=int(d["end_line"]), name=d["name"],
+                          qualified_name=d["qualified_name"],
+                          verdicts=tuple(TargetVerdict(t, v) for t, v in sorted(d.get("verdicts", {}).items())))
+                   for d in doc.get("kernels", [])]
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UsageError(f"{path}: malformed baseline entry: {e}") from None
+    for k in kernels:
+        for v in k.verdicts or ():
+            if v.verdict not in RANK:
+                raise UsageError(f"{path}: kernel {k.name}: unknown verdict {v.verdict!r}")
+    return findings, kernels
+
+
+def compare_baseline(path: Path, head: ScanResult) -> Diff:
+    """The diff of a scan against a baseline file (no renames: a baseline has no history)."""
+    findings, kernels = load_baseline(path, head.targets)
+    new, fixed, unchanged = match_findings(findings, head.findings)
+    return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
+                tuple(kernel_changes(kernels, head.kernels)))
+
+
+def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:
+    """The findings that fail a `--fail-on threshold` check on a change: open ones at or above it (a spot a ROCm
+    path already handles, or one kept CUDA-only on purpose, never fails it)."""
+    if threshold is None:
+        return []
+    return [f for f in findings if f.severity >= threshold and f.status == Status.OPEN]

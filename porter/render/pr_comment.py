@@ -1,0 +1,102 @@
+"""Render what a change adds as one pull-request comment: marker, verdict line, new findings by file, fixed, kernels.
+
+The first line is the marker `<!-- porter:pr-comment -->` by which `porter comment` finds its own comment again.
+Then one verdict line, the new findings grouped by file with the HIP advice, the fixed ones struck through, and the
+kernels whose verdict moved on a target. Every piece of repository text goes through porter.render.safe (a file
+name or snippet can neither inject Markdown, HTML nor a mention), and the body never exceeds GitHub's 65,536
+characters: what does not fit is cut at a whole line with a count and a pointer to the job summary and SARIF.
+Without a diff (a plain scan) every finding counts as new.
+"""
+from __future__ import annotations
+
+from itertools import groupby
+
+from porter.model import Finding, ScanResult, Severity, Status
+from porter.render.ci import advice, repository_path, rule_title
+from porter.render.safe import md_code, md_text
+
+MARKER = "<!-- porter:pr-comment -->"
+LIMIT = 65_536  # characters GitHub accepts in a comment body
+_TAIL_ROOM = 400  # kept free for the truncation note
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def verdict_line(new: list[Finding], fixed: int, worse: int) -> str:
+    """The one line a reviewer reads: does this change add open CUDA-only work?"""
+    open_new = [f for f in new if f.status == Status.OPEN]
+    if not open_new and not worse:
+        head = "✅ **porter: no new CUDA-only code**"
+    else:
+        by_sev = {s: sum(1 for f in open_new if f.severity == s) for s in sorted(Severity, reverse=True)}
+        parts = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
+        head = (f"⚠️ **porter: this change adds {_plural(len(open_new), 'open CUDA-only finding')}**"
+                + (f" ({parts})" if parts else ""))
+        if worse:
+            head += f" and makes {_plural(worse, 'kernel verdict')} worse"
+    rest = len(new) - len(open_new)
+    tail = [f"{rest} new already handled or CUDA-only"] if rest else []
+    if fixed:
+        tail.append(f"{fixed} fixed")
+    return head + (" · " + " · ".join(tail) if tail else "")
+
+
+def _short(rev: str) -> str:
+    """A commit id shortened as git shows it; a baseline name or "work tree" as it is."""
+    return rev[:12] if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else rev
+
+
+def _finding_line(result: ScanResult, f: Finding) -> str:
+    hint = advice(result, f)
+    status = "" if f.status == Status.OPEN else f" _{f.status}_"
+    return (f"- L{f.line} **{md_text(f.rule)}** ({f.severity}){status}: {md_text(f.message)}"
+            + (f" — {md_text(hint)}" if hint else "")
+            + (f"<br>{md_code(f.snippet)}" if f.snippet else ""))
+
+
+def render(result: ScanResult, diff=None, limit: int = LIMIT) -> str:
+    new = sorted(diff.new if diff is not None else result.findings, key=lambda f: (f.path, f.line, f.column, f.rule))
+    fixed = sorted(diff.fixed if diff is not None else (), key=lambda f: (f.path, f.line, f.column, f.rule))
+    kernels = list(diff.kernels) if diff is not None else []
+    worse = [k for k in kernels if k.worse]
+    lines = [MARKER, verdict_line(new, len(fixed), len(worse))]
+    if diff is not None:
+        lines.append(f"<sub>compared {md_code(_short(diff.base))} → {md_code(_short(diff.head))}"
+                     + (f" · targets: {md_text(', '.join(result.targets))}" if result.targets else "") + "</sub>")
+    body: list[tuple[str, str]] = []  # (line, what it counts as when cut)
+    if new:
+        body.append(("", ""))
+        body.append((f"### New ({len(new)})", ""))
+        for path, group in groupby(new, key=lambda f: f.path):
+            body.append(("", ""))
+            body.append((f"**{md_code(repository_path(result, path))}**", ""))
+            body.extend((_finding_line(result, f), "new finding") for f in group)
+    if fixed:
+        body.append(("", ""))
+        body.append((f"### Fixed ({len(fixed)})", ""))
+        body.extend((f"- ~~{md_code(repository_path(result, f.path))} L{f.line} {md_text(f.rule)}: "
+                     f"{md_text(rule_title(result, f.rule))}~~", "fixed finding") for f in fixed)
+    if kernels:
+        body.append(("", ""))
+        body.append(("### Kernel verdicts", ""))
+        body.append(("| kernel | file | target | before | after |", ""))
+        body.append(("|---|---|---|---|---|", ""))
+        body.extend((f"| {md_code(k.name)} | {md_code(repository_path(result, k.path))}:{k.line} | {md_text(k.target)} "
+                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after} |", "kernel change")
+                    for k in kernels)
+    text = "\n".join(lines)
+    cut: dict[str, int] = {}
+    for i, (line, kind) in enumerate(body):
+        if len(text) + 1 + len(line) > limit - _TAIL_ROOM:
+            for _, k in body[i:]:
+                if k:
+                    cut[k] = cut.get(k, 0) + 1
+            break
+        text += "\n" + line
+    if cut:
+        what = ", ".join(_plural(n, k) for k, n in sorted(cut.items()))
+        text += (f"\n\n_… {what} not shown (comment size limit): the job summary and the SARIF upload "
+                 "(code scanning) list them all._")
+    return text + "\n"

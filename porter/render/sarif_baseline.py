@@ -1,0 +1,28 @@
+"""Render a diff as SARIF 2.1.0 whose results carry `baselineState`: new, unchanged (still there) or absent (fixed).
+
+The results are porter.render.sarif's, for the new findings, then the unchanged ones, then the fixed ones as they
+were at the base; only the state is added, so both SARIF forms share one rule table and one location encoding.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from porter.model import ScanResult
+from porter.render.sarif import to_sarif
+
+
+def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "") -> dict[str, Any]:
+    groups = (("new", diff.new), ("unchanged", diff.unchanged), ("absent", diff.fixed))
+    every = tuple(f for _, fs in groups for f in sorted(fs))
+    doc = to_sarif(dataclasses.replace(result, findings=every), assessment, prefix=prefix)
+    states = [state for state, fs in groups for _ in fs]
+    for res, state in zip(doc["runs"][0]["results"], states, strict=True):
+        res["baselineState"] = state
+    doc["runs"][0].setdefault("properties", {}).setdefault("porter", {})["diff"] = diff.counts()
+    return doc
+
+
+def render(result: ScanResult, diff, assessment=None, prefix: str = "") -> str:
+    return json.dumps(to_sarif_diff(result, diff, assessment, prefix), indent=2, ensure_ascii=False) + "\n"
