@@ -1,6 +1,6 @@
 """Compile each translated translation unit with the HIP compiler found, and say whether porter predicted failures.
 
-Compiler choice for a GPU architecture (shared/reference/hipify.md §5): `hipcc` with `HIP_PLATFORM=amd` and
+Compiler choice for a GPU architecture (HIPIFY's and hipcc's documentation, https://github.com/ROCm/HIPIFY): `hipcc` with `HIP_PLATFORM=amd` and
 `--offload-arch=<gfx>` (`-c`, host and device) when its clang accepts that gfx; otherwise a newer clang
 (clang++-19 … clang++-22, the oldest that accepts the gfx, or $PORTER_HIP_CLANG) in device-only `-S` mode with `-nogpulib`, which is how Debian's
 clang-19/22 check gfx942/gfx950 code; otherwise hipcc for gfx90a. Support for a gfx is probed, not assumed.
