@@ -8,6 +8,7 @@ launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope at
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable
 
 from porter.model.kernel import CheckResult, KernelFacts
@@ -151,11 +152,22 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
         add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
 
 
+_MNEMONIC = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*")
+
+
+def ptx_summary(statements: int, families: Iterable[str]) -> str:
+    """'3 inline PTX statements (ld, mma.sync)': the instruction mnemonics only, once each, so operand text that a
+    split statement leaves behind (`%0,%1},`) never reaches a report."""
+    names = sorted({f for f in families if _MNEMONIC.fullmatch(f)})
+    noun = "statement" if statements == 1 else "statements"
+    return f"{statements} inline PTX {noun}" + (f" ({', '.join(names)})" if names else "")
+
+
 def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
     ptx = facts.inline_ptx
     if ptx.statements:
-        add("inline-ptx", f"{ptx.statements} inline PTX statement(s): {', '.join(ptx.families)}", ptx.lines)
+        add("inline-ptx", ptx_summary(ptx.statements, ptx.families), ptx.lines)
     tensor = set(facts.tensor_cores)
     asyncs = set(facts.async_copies)
     hopper = sorted((tensor & {"wgmma", "tcgen05"}) | (asyncs & {"tma", "cp.async.bulk"})
