@@ -119,10 +119,15 @@ def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: De
         out.append({
             "id": f"topic:{topic['id']}", "kind": "topic", "title": _TOPIC_TITLES.get(topic["id"], topic["id"]),
             "replacement": None, "library_kind": None,
-            "text": f"{len(fs)} finding(s) in {len({f.path for f in fs})} file(s) depend on this.", "plan": [],
+            "text": _depend_text(len(fs), len({f.path for f in fs})), "plan": [],
             "targets": facts, "findings": len(fs), "items": item_ids(fs), "hours": Hours().to_dict(),
         })
     return out
+
+
+def _depend_text(findings: int, files: int) -> str:
+    return (f"{findings} finding{'' if findings == 1 else 's'} in {files} file{'' if files == 1 else 's'} "
+            f"depend{'s' if findings == 1 else ''} on this.")
 
 
 def _advise(fs: list[Finding], inputs: Inputs, targets: tuple[Target, ...]) -> dict[str, list[str]]:

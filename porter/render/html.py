@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from porter import __version__
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
-from porter.render.markdown import days_range
+from porter.render.figures import days_range
 from porter.render.safe import printable
 
 CHART_WIDTH = 860
