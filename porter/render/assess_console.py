@@ -36,7 +36,9 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Text:
     if a.nothing_to_port:
         body.append(literal(a.headline))
         return body
-    body.append(literal(f"{VERDICT_MEANING[a.verdict][0].upper()}{VERDICT_MEANING[a.verdict][1:]} for {names}."))
+    meaning = VERDICT_MEANING[a.verdict]
+    body.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(d["targets"]) <= 2 else
+                                                                  f" on {len(d['targets'])} targets (table below).")))
     body.append(f"\nEffort: {days_range(d['effort'])}")
     for r in a.deciding[:top]:
         what = plural(r.count, "kernel") if r.key.startswith("kernels:") else plural(r.count, "finding")
@@ -61,7 +63,7 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
         return
     if len(d["targets"]) > 1:
         cols = [Col("target", 0, 10, wrap="words"), Col("gfx", 2, 7, wrap="none"), Col("verdict", 0, 10, wrap="none"),
-                Col("engineer-days", 0, 14, wrap="none"), Col("decided by", 3, 20)]
+                Col("engineer-days", 0, 14, wrap="none"), Col("decided by", 3, 24)]
         rows = [[literal(tg["name"]), literal(tg["gfx"]), Text(tg["verdict"], style=VERDICT_STYLE[tg["verdict"]]),
                  f"{num(tg['effort']['low'])}–{num(tg['effort']['high'])} (likely {num(tg['effort']['likely'])})",
                  literal("; ".join(tg["deciding"][:2]))] for tg in d["targets"]]

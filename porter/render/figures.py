@@ -119,7 +119,7 @@ def directory_rows(rows: Sequence[dict[str, Any]], total: dict[str, float], max_
                            parts[-1], None, depth + 1))
 
     if "." in by_path:
-        walk(".", dict(total), 0)
+        walk(".", {p: total[p] for p in POINTS}, 0)
     return out
 
 
