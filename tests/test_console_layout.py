@@ -91,3 +91,24 @@ def test_verdict_box_states_the_effort_once(runs):
     assert box.count("engineer-days") == 1
     assert "Effort: 2.5–18.5 engineer-days (likely 7)" in box
     assert not re.search(r"\b(file|kernel|finding)\(s\)| 1 files", got)
+
+
+def test_a_status_column_appears_when_some_spot_is_not_open(runs):
+    """Port-awareness sets status; the scan view shows it (and only then) next to the verdicts."""
+    import dataclasses
+
+    from porter.model import Status
+
+    run = runs["cuda-app-2"]
+    kernels = tuple(dataclasses.replace(k, status=Status.HANDLED, handled_by="src/hip/reduce.hip:15")
+                    if k.qualified_name == "reduce_sum_kernel" else k for k in run.result.kernels)
+    handled = dataclasses.replace(run, result=dataclasses.replace(run.result, kernels=kernels))
+    plain = text(run, "scan", 160)
+    tagged = text(handled, "scan", 160)
+    head = tagged[tagged.index("Kernels ("):].splitlines()[1].split()
+    assert "status" not in plain[plain.index("Kernels ("):].splitlines()[1].split()
+    assert head == ["kernel", "mi300x", "mi355x", "launches", "status", "top", "reason"]
+    row = next(line for line in tagged.splitlines() if line.startswith("reduce_sum_kernel "))
+    assert row.split()[:5] == ["reduce_sum_kernel", "retune", "retune", "1", "handled"]
+    narrow = text(handled, "scan", 80)  # the status goes before the verdicts do
+    assert narrow[narrow.index("Kernels ("):].splitlines()[1].split()[:3] == ["kernel", "mi300x", "mi355x"]
