@@ -44,3 +44,12 @@ def test_empty_tree_assess_exits_2_scan_warns(tmp_path, files):
     assert s.returncode == 0
     assert s.stdout == "0 findings (none) in 0 files; 0 kernels, 0 launches; 0 suppressed; 0 skipped\n"
     assert s.stderr.strip() == f"warning: no source files found under {tmp_path}"
+
+
+def test_assess_deep_runs(tmp_path):
+    pytest.importorskip("clang.cindex", reason="the optional extra 'deep' (libclang) is not installed")
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"
+                                   "void run(float* x) { k<<<1, 64>>>(x); }\n")
+    p = run_porter("assess", str(tmp_path), "--deep", "--no-cache", "-q", "-t", "mi300x")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("Mechanical (") or p.stdout.startswith("Ready (") or p.stdout.startswith("Port (")

@@ -73,3 +73,29 @@ def test_markdown_tables_add_up(assessed, tmp_path):
     for i in range(3):
         assert round(sum(float(r[i + 1]) for r in rows), 1) == float(total[i])
     assert "**Effort: 2.5–18.5 engineer-days (likely 7)**" in md and f"| **total** | 157 | **2.5–7–18.5** |" in md
+
+
+def test_explain_locations_are_sorted_and_unique():
+    from types import SimpleNamespace
+
+    from porter.render.markdown import item_locations
+
+    index = {"a": SimpleNamespace(path="b.cu", line=9), "b": SimpleNamespace(path="a.cu", line=30),
+             "c": SimpleNamespace(path="a.cu", line=4), "d": SimpleNamespace(path="b.cu", line=9)}
+    assert item_locations({"findings": ["a", "b", "c", "d", "a", "gone"]}, index) == ["a.cu:4", "a.cu:30", "b.cu:9"]
+
+
+def test_reports_list_each_location_once_in_order():
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        from porter.render import RenderOptions, render
+
+        run = assess_repo("fixtures/repos/cuda-app")
+        page = render("html", run).decode()
+        out = render("console", run, RenderOptions(width=160, command="assess", explain=True)).decode()
+    finally:
+        os.chdir(cwd)
+    assert "CMakeLists.txt:11, CMakeLists.txt:23, CMakeLists.txt:26 +1</span>" in page
+    block = out[out.index("How the estimate adds up"):out.index("Total:")]
+    assert block.count("CMakeLists.txt:26") == 1

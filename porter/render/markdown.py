@@ -51,8 +51,9 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w(f"**Effort: {days_range(d['effort'])}**  ")
     w(f"Targets: {targets}")
     w("")
-    w(f"> {md_text(a.headline)}")
-    w("")
+    if a.nothing_to_port:  # otherwise the headline would state the verdict and effort a second time
+        w(f"> {md_text(a.headline)}")
+        w("")
     if a.deciding and not a.nothing_to_port:
         w("## What decides it")
         w("")
