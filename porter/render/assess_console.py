@@ -6,7 +6,10 @@ width (porter.render.layout).
 """
 from __future__ import annotations
 
-from rich.console import Console
+from typing import Any
+
+from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -28,25 +31,31 @@ def _rng(d: dict[str, float]) -> str:
     return f"{num(d['low'])}–{num(d['likely'])}–{num(d['high'])}"
 
 
-def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Text:
-    """The verdict box: the verdict and what it means, the effort once, then what decides it."""
+def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
+    """The verdict box: the verdict and what it means, the effort once, then what decides it (one hanging-indented
+    bullet each). Further lines (an optional-work line, say) go after the effort line."""
     d = a.to_dict()
     names = ", ".join(t["name"] for t in d["targets"])
-    body = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
+    head = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
     if a.nothing_to_port:
-        body.append(literal(a.headline))
-        return body
+        head.append(literal(a.headline))
+        return Group(head)
     meaning = VERDICT_MEANING[a.verdict]
-    body.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(d["targets"]) <= 2 else
+    head.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(d["targets"]) <= 2 else
                                                                   f" on {len(d['targets'])} targets (table below).")))
-    body.append(f"\nEffort: {days_range(d['effort'])}")
+    lines: list[Any] = [head, Text(f"Effort: {days_range(d['effort'])}")]
+    bullets = Table.grid(padding=(0, 1))
+    bullets.add_column(width=1)
+    bullets.add_column()
     for r in a.deciding[:top]:
         what = plural(r.count, "kernel") if r.key.startswith("kernels:") else plural(r.count, "finding")
-        body.append(literal(f"\n • {r.title} — {what} in {plural(r.files, 'file')}, e.g. ")).append(
-            literal_name(", ".join(r.examples[:2])))
+        bullets.add_row("•", Text.assemble(literal(f"{r.title} — {what} in {plural(r.files, 'file')}, e.g. "),
+                                           literal_name(", ".join(r.examples[:2]))))
     if len(a.deciding) > top:
-        body.append(f"\n • and {len(a.deciding) - top} more of the same level (see below)")
-    return body
+        bullets.add_row("•", f"and {len(a.deciding) - top} more of the same level (see below)")
+    if a.deciding:
+        lines.append(bullets)
+    return Group(*lines)
 
 
 def render(result: ScanResult, a: Assessment, console: Console, explain: bool = False, top: int = 10) -> None:
@@ -91,13 +100,18 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
     if recs:
         console.print(Text("Recommendations", style="bold"))
         for rec in recs:
-            console.print(Text.assemble(("• ", "bold"), literal(rec["title"], style="bold"), literal(f" — {rec['text']}")))
+            bullet = Table.grid(padding=(0, 1))
+            bullet.add_column(width=1)
+            bullet.add_column()
+            bullet.add_row(Text("•", style="bold"), Text.assemble(literal(rec["title"], style="bold"), literal(f" — {rec['text']}")))
+            console.print(bullet)
             for step in rec.get("plan", []):
-                console.print(literal(f"    plan: {step['title']} ({num(step['days']['low'])}–{num(step['days']['high'])} "
-                                      f"engineer-days, likely {num(step['days']['likely'])})"))
+                console.print(Padding(literal(f"plan: {step['title']} ({num(step['days']['low'])}–"
+                                              f"{num(step['days']['high'])} engineer-days, likely "
+                                              f"{num(step['days']['likely'])})"), (0, 0, 0, 4)))
             for tid, facts in rec["targets"].items():
                 for fact in facts:
-                    console.print(literal(f"    {tid}: {fact}", style="dim"))
+                    console.print(Padding(literal(f"{tid}: {fact}", style="dim"), (0, 0, 0, 4)))
     if explain:
         _explain(result, a, console)
     else:
@@ -143,7 +157,9 @@ def _kernel_table(d: dict, width: int, limit: int | None) -> Table:
     raw_total = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
     shown = shown_rows(kernels, raw_total, "qualified_name", limit, rest_label="{n} more kernels")
     tids = [tg["id"] for tg in d["targets"]]
-    name_w = min(30, max((len(x) for k in kernels for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=8))
+    room = width - 4 - 10 * len(tids) - 21 - 7
+    longest = max((len(x) for k in kernels for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=8)
+    name_w = max(16, min(longest, max(24, room)))
     cols = [Col("kernel", 0, name_w, wrap="fold"), *(Col(t, 0, 7, wrap="none") for t in tids),
             Col("top reason", 1, 18), Col("days", 0, justify="right", wrap="none")]
     rows = []
@@ -166,8 +182,9 @@ def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
     items = [it for it in d["items"] if it["hours"]["high"] > 0 or it["findings"]]
     total = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
     parts = apportion_points([it["hours"] for it in items], total)
+    longest = max((len(loc) for it in items for loc in item_locations(it, index)), default=10)
     cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("hours", 0, 14, wrap="none"),
-            Col("basis", 3, 20), Col("findings", 1, 18)]
+            Col("basis", 3, 20), Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
     rows = []
     for it, h in zip(items, parts):
         locs = item_locations(it, index)

@@ -132,20 +132,26 @@ def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Ta
     One column per target while they fit; otherwise one verdict column naming the targets."""
     target_ids = [t for t in result.targets if any(k.verdict_on(t) for k in result.kernels)]
     status = _status_of(result.kernels)
-    name_w = min(30, max((len(x) for k in result.kernels for x in (k.qualified_name, f"{k.path}:{k.line}")), default=8))
+    shown = result.kernels[:limit]
+    reasons = {id(k): _top_reason({v.target: v for v in k.verdicts or ()}, target_ids) for k in shown}
+    # the name column as wide as the longest name and location, leaving the reason 18 columns when some kernel
+    # has one; one column per target while that leaves the name 24, else one verdict cell naming the targets
+    reason_w = 27 if any(reasons.values()) else 1
+    want = max(max((len(x) for k in shown for x in (k.qualified_name, f"{k.path}:{k.line}")), default=8), 16)
+    split_room = width - 4 - 10 * len(target_ids) - reason_w
+    split = split_room >= min(want, 24)
+    name_w = min(want, split_room) if split else max(16, min(want, width - 4 - 23 - reason_w))
     head = [Col("kernel", 0, name_w, wrap="fold")]
     per_target = [Col(tid, 0, 7, wrap="none") for tid in target_ids]
     tail = [Col("launches", 2, justify="right", wrap="none")]
     if status:
         tail.append(Col("status", 3, 9, wrap="none"))
-    if target_ids:
+    if target_ids and any(reasons.values()):
         tail.append(Col("top reason", 1, 18))
-    # one column per target while they leave the reason room; else one verdict cell naming the targets
-    split = sum(c.floor + 3 for c in head + per_target) + 27 <= width
     verdict_cols = per_target if split else ([Col("verdict", 0, 20, wrap="fold")] if target_ids else [])
     cols = head + verdict_cols + tail
     rows = []
-    for k in result.kernels[:limit]:
+    for k in shown:
         per = {v.target: v for v in k.verdicts or ()}
         if split:
             cells = [Text(per[tid].verdict, style=VERDICT_STYLE.get(per[tid].verdict, "")) if tid in per else Text("")
@@ -156,8 +162,8 @@ def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Ta
         row = [name, *cells, str(len(result.launches_of(k)))]
         if status:
             row.append(_status_cell(k))
-        if target_ids:
-            row.append(literal(_top_reason(per, target_ids)))
+        if target_ids and any(reasons.values()):
+            row.append(literal(reasons[id(k)]))
         rows.append(row)
     more = len(result.kernels) - len(rows)
     title = f"Kernels ({len(result.kernels)}" + (f"; the first {len(rows)}, -v for all" if more > 0 else "") + ")"
