@@ -114,7 +114,7 @@ def directory_rows(rows: Sequence[dict[str, Any]], total: dict[str, float], max_
             walk(k["path"], part, depth + 1)
         if any(parts[-1][p] for p in POINTS):
             more = len(kids) - len(keep)
-            what = ("repository-wide jobs and top-level files" if path == "." else f"files directly in {path}/")
+            what = ("repository-wide jobs, top-level files" if path == "." else f"files directly in {path}/")
             out.append(Row(f"({what}" + (f", {plural(more, 'more directory', 'more directories')}" if more else "") + ")",
                            parts[-1], None, depth + 1))
 
