@@ -28,8 +28,30 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: option values by name (FORMAT, FILE), no <bool>/<str>/{path}
 )
-rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True)
+class PlainHelp(typer.core.TyperCommand):
+    """Help that names values as a person reads them: `PATH`, `--format FORMAT`, flags bare (no <bool>, <str>,
+    {path}), and the choices in each option's help text."""
+
+    def collect_usage_pieces(self, ctx):
+        pieces = [self.options_metavar] if self.options_metavar else []
+        return pieces + [p.display_name_raw for p in self.get_params(ctx) if p.param_type_name == "argument"]
+
+    def format_options(self, ctx, formatter) -> None:
+        args, opts = [], []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                args.append((param.display_name_raw, (param.help or "") + ("  [required]" if param.required else "")))
+            elif (rec := param.get_help_record(ctx)) is not None:
+                opts.append(rec)
+        for title, rows in (("Arguments", args), ("Options", opts)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
 
 err = Console(stderr=True, highlight=False)
@@ -162,33 +184,46 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
         err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
 
 
-_FORMAT_HELP = ("console, json, markdown (md), html, sarif, csv, github, gitlab, rdjsonl or pr-comment; default: from "
-                "-o's suffix, else console.")
+def _format_help() -> str:
+    """The --format values from the renderer registry, so a new format is listed the moment it is registered."""
+    from porter.render import FORMATS
+
+    names = [f.name + (f" ({', '.join(f.aliases)})" if f.aliases else "") for f in FORMATS.values()]
+    return f"One of: {', '.join(names)}. Default: from -o's suffix, else console."
 
 
-@app.command()
+def _fail_on_help() -> str:
+    from porter.model import Severity
+
+    return f"Exit 1 when a finding has this severity or worse: {', '.join(str(s) for s in Severity)}."
+
+
+_FORMAT_HELP = _format_help()
+
+
+@app.command(cls=PlainHelp)
 def scan(
-    path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help=_FORMAT_HELP),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the result here (default: stdout)."),
-    include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Exit 1 when a finding has this severity or worse."),
-    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
-    rev: Optional[str] = typer.Option(None, "--rev", help="Scan the tree of this git commit (from git objects; the work tree is not touched)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every finding; tracebacks on internal errors."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
-    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration (for CI on untrusted code)."),
-    max_file_size_mb: Optional[float] = typer.Option(None, "--max-file-size-mb", help="Skip files larger than this (default 8)."),
-    deep: bool = typer.Option(False, "--deep", help="Refine kernel facts with libclang (optional extra 'deep')."),
-    status: Optional[str] = typer.Option(None, "--status", help="Show only findings and kernels with this port status: open, handled, cuda-only or all (default: all shown; --fail-on counts open ones)."),
-    new_since: Optional[str] = typer.Option(None, "--new-since", help="Only what changed since the merge base with this commit or branch (e.g. the PR base): new findings, fixed ones, kernel verdict changes."),
-    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Only findings not in this baseline file (written by `porter baseline`)."),
-    summary: Optional[Path] = typer.Option(None, "--summary", help="Also append a Markdown summary to this file (e.g. \"$GITHUB_STEP_SUMMARY\")."),
+    path: Path = typer.Argument(..., metavar="PATH", help="A directory, git work tree or single file."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=_FORMAT_HELP),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the result here (default: stdout)."),
+    include: Optional[List[str]] = typer.Option(None, "--include", metavar="GLOB", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob (repeatable)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores)."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY", help=_fail_on_help()),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", metavar="TARGET", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
+    rev: Optional[str] = typer.Option(None, "--rev", metavar="COMMIT", help="Scan the tree of this git commit (from git objects; the work tree is not touched)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="Only the summary line."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Every finding; tracebacks on internal errors."),
+    no_cache: bool = typer.Option(False, "--no-cache", metavar="", help="Do not read or write the result cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", metavar="DIR", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", metavar="", help="Ignore the repository's own configuration (for CI on untrusted code)."),
+    max_file_size_mb: Optional[float] = typer.Option(None, "--max-file-size-mb", metavar="MB", help="Skip files larger than this (default 8)."),
+    deep: bool = typer.Option(False, "--deep", metavar="", help="Refine kernel facts with libclang (optional extra 'deep')."),
+    status: Optional[str] = typer.Option(None, "--status", metavar="STATUS", help="Show only findings and kernels with this port status: open, handled, cuda-only or all (default: all shown; --fail-on counts open ones)."),
+    new_since: Optional[str] = typer.Option(None, "--new-since", metavar="REF", help="Only what changed since the merge base with this commit or branch (e.g. the PR base): new findings, fixed ones, kernel verdict changes."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE", help="Only findings not in this baseline file (written by `porter baseline`)."),
+    summary: Optional[Path] = typer.Option(None, "--summary", metavar="FILE", help="Also append a Markdown summary to this file (e.g. \"$GITHUB_STEP_SUMMARY\")."),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
@@ -220,6 +255,8 @@ def scan(
                       soft_wrap=True)
         if summary is not None:
             _append_summary(run, summary)
+        if not _scanned_any(run):
+            err.print(Text.assemble(("warning:", "yellow"), " ", literal(_nothing_scanned(path, run))), soft_wrap=True)
         threshold = run.settings.fail_on
         if run.diff is not None:
             from porter.diff import gating
@@ -256,6 +293,15 @@ def _append_summary(run, summary: Path) -> None:
         raise UsageError(f"--summary {summary}: cannot append: {e.strerror or e}") from None
 
 
+def _scanned_any(run) -> bool:
+    return any(f.skipped is None for f in run.result.files)
+
+
+def _nothing_scanned(path: Path, run) -> str:
+    skipped = len(run.result.skipped)
+    return f"no source files found under {path}" + (f" ({skipped} file(s) skipped; see the report)" if skipped else "")
+
+
 def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep=False,
                   max_file_size_mb=None):
     from porter.settings import CommandLine
@@ -268,23 +314,24 @@ def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, 
                        max_file_size_mb=max_file_size_mb)
 
 
-@app.command("assess")
+@app.command("assess", cls=PlainHelp)
 def assess_cmd(
-    path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
-    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help=_FORMAT_HELP),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here (default: stdout)."),
-    explain: bool = typer.Option(False, "--explain", help="Show how every figure adds up, down to the findings."),
-    include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
-    rev: Optional[str] = typer.Option(None, "--rev", help="Assess the tree of this git commit (from git objects)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the headline."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
-    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration (for CI on untrusted code)."),
+    path: Path = typer.Argument(..., metavar="PATH", help="A directory, git work tree or single file."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", metavar="TARGET", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=_FORMAT_HELP),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here (default: stdout)."),
+    explain: bool = typer.Option(False, "--explain", metavar="", help="Show how every figure adds up, down to the findings."),
+    include: Optional[List[str]] = typer.Option(None, "--include", metavar="GLOB", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob (repeatable)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores)."),
+    rev: Optional[str] = typer.Option(None, "--rev", metavar="COMMIT", help="Assess the tree of this git commit (from git objects)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="Only the headline."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
+    no_cache: bool = typer.Option(False, "--no-cache", metavar="", help="Do not read or write the result cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", metavar="DIR", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", metavar="", help="Ignore the repository's own configuration (for CI on untrusted code)."),
+    deep: bool = typer.Option(False, "--deep", metavar="", help="Refine kernel facts with libclang (optional extra 'deep')."),
 ) -> None:
     """Assess what it takes to run a repository on AMD Instinct GPUs: verdict, effort, blockers, breakdowns."""
 
@@ -292,18 +339,21 @@ def assess_cmd(
         from porter.render import RenderOptions, format_for
 
         fmt = format_for(format, output)
-        cli = _command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated)
+        cli = _command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep)
         run = _pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console")
+        if not _scanned_any(run):
+            # "ready, nothing to port" about a wrong or empty directory would be a confident wrong answer
+            raise UsageError(_nothing_scanned(path, run))
         _show(run, fmt, output, RenderOptions(explain=explain, verbose=verbose, quiet=quiet, command="assess"))
         return EXIT_OK
 
     _run(body, verbose)
 
 
-@app.command("targets")
+@app.command("targets", cls=PlainHelp)
 def targets_cmd(
-    format: str = typer.Option("console", "--format", "-f", help="console or json."),
-    profile: Optional[List[Path]] = typer.Option(None, "--profile", help="Also load this user profile file (repeatable)."),
+    format: str = typer.Option("console", "--format", "-f", metavar="FORMAT", help="console or json."),
+    profile: Optional[List[Path]] = typer.Option(None, "--profile", metavar="FILE", help="Also load this user profile file (repeatable)."),
 ) -> None:
     """List the AMD GPU target profiles (ids for --target)."""
 
@@ -332,10 +382,10 @@ def targets_cmd(
     _run(body)
 
 
-@rules_app.command("list")
+@rules_app.command("list", cls=PlainHelp)
 def rules_list(
-    format: str = typer.Option("console", "--format", "-f", help="console or json."),
-    category: Optional[str] = typer.Option(None, "--category", help="Only this category."),
+    format: str = typer.Option("console", "--format", "-f", metavar="FORMAT", help="console or json."),
+    category: Optional[str] = typer.Option(None, "--category", metavar="CATEGORY", help="Only this category."),
 ) -> None:
     """List every rule with its severity, category and fixture coverage."""
 
@@ -376,8 +426,8 @@ def rules_list(
     _run(body)
 
 
-@rules_app.command("explain")
-def rules_explain(rule_id: str = typer.Argument(..., help="A rule id, e.g. DEV002.")) -> None:
+@rules_app.command("explain", cls=PlainHelp)
+def rules_explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id, e.g. DEV002.")) -> None:
     """Show one rule's full documentation."""
 
     def body() -> int:
@@ -393,23 +443,23 @@ def rules_explain(rule_id: str = typer.Argument(..., help="A rule id, e.g. DEV00
     _run(body)
 
 
-@app.command("translate")
+@app.command("translate", cls=PlainHelp)
 def translate_cmd(
-    path: Path = typer.Argument(..., help="A directory, git work tree or single file of CUDA sources."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the HIP tree here (outside the source tree)."),
-    in_place: bool = typer.Option(False, "--in-place", help="Rewrite the files where they are (git work tree, committed)."),
-    force: bool = typer.Option(False, "--force", help="--in-place despite uncommitted changes or files it cannot rewrite (outside git: allowed)."),
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
-    engine: str = typer.Option("auto", "--engine", help="auto, builtin, hipify-perl or hipify-clang."),
-    hipify: Optional[Path] = typer.Option(None, "--hipify", help="The hipify-perl or hipify-clang executable to use."),
-    verify: bool = typer.Option(False, "--verify", help="Compile each translated file with the HIP compiler found."),
-    target: Optional[str] = typer.Option(None, "--target", "-t", help="--verify for this target id or gfx name (default gfx90a)."),
-    format: str = typer.Option("console", "--format", "-f", help="console or json."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Write into a non-empty OUTDIR."),
-    timeout: float = typer.Option(300.0, "--timeout", help="Seconds per hipify run and per compile."),
-    translate_strings: bool = typer.Option(False, "--translate-strings", help="Also rename inside comments and strings."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List warnings and unchanged files; tracebacks."),
-    undo: bool = typer.Option(False, "--undo", help="Put back every file of the newest --in-place backup under PATH (--force: even over later edits)."),
+    path: Path = typer.Argument(..., metavar="PATH", help="A directory, git work tree or single file of CUDA sources."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the HIP tree here (outside the source tree)."),
+    in_place: bool = typer.Option(False, "--in-place", metavar="", help="Rewrite the files where they are (git work tree, committed)."),
+    force: bool = typer.Option(False, "--force", metavar="", help="--in-place despite uncommitted changes or files it cannot rewrite (outside git: allowed)."),
+    diff: bool = typer.Option(False, "--diff", metavar="", help="Print a unified diff; write nothing."),
+    engine: str = typer.Option("auto", "--engine", metavar="ENGINE", help="auto, builtin, hipify-perl or hipify-clang."),
+    hipify: Optional[Path] = typer.Option(None, "--hipify", metavar="EXE", help="The hipify-perl or hipify-clang executable to use."),
+    verify: bool = typer.Option(False, "--verify", metavar="", help="Compile each translated file with the HIP compiler found."),
+    target: Optional[str] = typer.Option(None, "--target", "-t", metavar="TARGET", help="--verify for this target id or gfx name (default gfx90a)."),
+    format: str = typer.Option("console", "--format", "-f", metavar="FORMAT", help="console or json."),
+    overwrite: bool = typer.Option(False, "--overwrite", metavar="", help="Write into a non-empty OUTDIR."),
+    timeout: float = typer.Option(300.0, "--timeout", metavar="SECONDS", help="Seconds per hipify run and per compile."),
+    translate_strings: bool = typer.Option(False, "--translate-strings", metavar="", help="Also rename inside comments and strings."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="List warnings and unchanged files; tracebacks."),
+    undo: bool = typer.Option(False, "--undo", metavar="", help="Put back every file of the newest --in-place backup under PATH (--force: even over later edits)."),
 ) -> None:
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
@@ -451,18 +501,18 @@ def translate_cmd(
     _run(body, verbose)
 
 
-@app.command("baseline")
+@app.command("baseline", cls=PlainHelp)
 def baseline_cmd(
-    path: Path = typer.Argument(..., help="A directory, git work tree or single file."),
-    output: Path = typer.Option(..., "--output", "-o", help="Write the baseline JSON here (commit it; `scan --baseline` reads it)."),
-    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) for the kernel verdicts (default: mi355x)."),
-    include: Optional[List[str]] = typer.Option(None, "--include", help="Only paths matching this glob (repeatable)."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Skip paths matching this glob (repeatable)."),
-    rev: Optional[str] = typer.Option(None, "--rev", help="The tree of this git commit (from git objects)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Use this porter.toml / pyproject.toml instead of the closest one."),
-    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+    path: Path = typer.Argument(..., metavar="PATH", help="A directory, git work tree or single file."),
+    output: Path = typer.Option(..., "--output", "-o", metavar="FILE", help="Write the baseline JSON here (commit it; `scan --baseline` reads it)."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", metavar="TARGET", help="AMD target id(s) for the kernel verdicts (default: mi355x)."),
+    include: Optional[List[str]] = typer.Option(None, "--include", metavar="GLOB", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob (repeatable)."),
+    rev: Optional[str] = typer.Option(None, "--rev", metavar="COMMIT", help="The tree of this git commit (from git objects)."),
+    no_cache: bool = typer.Option(False, "--no-cache", metavar="", help="Do not read or write the result cache."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", metavar="", help="Ignore the repository's own configuration."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
 ) -> None:
     """Write the fingerprints of today's findings, so `scan --baseline FILE` reports only what is added later."""
 
@@ -480,14 +530,14 @@ def baseline_cmd(
     _run(body, verbose)
 
 
-@app.command("comment")
+@app.command("comment", cls=PlainHelp)
 def comment_cmd(
-    body_file: Path = typer.Argument(..., help="The comment body (e.g. from `porter scan --new-since BASE -f markdown`); '-' reads stdin."),
-    pr: Optional[int] = typer.Option(None, "--pr", help="Pull / merge request number (default: from $GITHUB_EVENT_PATH, or $CI_MERGE_REQUEST_IID with --gitlab)."),
-    gitlab: bool = typer.Option(False, "--gitlab", help="Post a GitLab merge-request note ($CI_API_V4_URL, $CI_PROJECT_ID) instead."),
-    token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", help="With --gitlab: the variable that holds the API token."),
-    head_sha: Optional[str] = typer.Option(None, "--head-sha", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+    body_file: Path = typer.Argument(..., metavar="BODY", help="The comment body (e.g. from `porter scan --new-since BASE -f markdown`); '-' reads stdin."),
+    pr: Optional[int] = typer.Option(None, "--pr", metavar="N", help="Pull / merge request number (default: from $GITHUB_EVENT_PATH, or $CI_MERGE_REQUEST_IID with --gitlab)."),
+    gitlab: bool = typer.Option(False, "--gitlab", metavar="", help="Post a GitLab merge-request note ($CI_API_V4_URL, $CI_PROJECT_ID) instead."),
+    token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", metavar="VAR", help="With --gitlab: the variable that holds the API token."),
+    head_sha: Optional[str] = typer.Option(None, "--head-sha", metavar="SHA", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
 ) -> None:
     """Create or update porter's one sticky comment on a pull request (GitHub) or merge request (GitLab)."""
 
@@ -508,13 +558,13 @@ def comment_cmd(
     _run(body, verbose)
 
 
-@app.command("check")
+@app.command("check", cls=PlainHelp)
 def check_cmd(
-    files: List[Path] = typer.Argument(..., help="Files of the repository in the current directory (pre-commit passes the staged ones)."),
-    fail_on: str = typer.Option("high", "--fail-on", help="Exit 1 when a finding has this severity or worse."),
-    target: Optional[List[str]] = typer.Option(None, "--target", "-t", help="AMD target id(s) (default: mi355x)."),
-    isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks on internal errors."),
+    files: List[Path] = typer.Argument(..., metavar="FILES...", help="Files of the repository in the current directory (pre-commit passes the staged ones)."),
+    fail_on: str = typer.Option("high", "--fail-on", metavar="SEVERITY", help=_fail_on_help()),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", metavar="TARGET", help="AMD target id(s) (default: mi355x)."),
+    isolated: bool = typer.Option(False, "--isolated", metavar="", help="Ignore the repository's own configuration."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
 ) -> None:
     """Scan just these files (the pre-commit hook): one line per finding, no translation, no assessment."""
 

@@ -39,7 +39,7 @@ NAME_BLOCKS = {"CUDA", "HIP", "ROC", "MIOPEN"}
 # Device-API rows with an empty HIP cell usually exist in HIP under the same name (status same_name, "check").
 # These are the exceptions a documented fact marks as genuinely unsupported.
 DEVICE_UNSUPPORTED = {
-    # HIP cpp_language_extensions.rst: "__prof_trigger" is not supported (shared/reference/amd-facts.md §4.2).
+    # HIP cpp_language_extensions.rst: "__prof_trigger" is not supported (https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst).
     "__prof_trigger",
 }
 

@@ -51,7 +51,7 @@ def test_nothing_to_port_is_ready_with_zero_effort():
     a = assess(result(), ts("mi355x"), rules=RuleSet((), "x"))
     assert (a.verdict, a.nothing_to_port) == ("ready", True)
     assert a.days == Hours(0, 0, 0) and a.items == ()
-    assert a.headline == "Nothing to port: no CUDA found in 1 scanned file(s)."
+    assert a.headline == "Nothing to port: no CUDA found in 1 scanned file."
 
 
 def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
@@ -139,7 +139,7 @@ def test_a_rule_that_does_not_apply_to_the_target_is_not_costed():
     assert assess(result([f]), ts("mi300x"), rules=rs).verdict == "mechanical"
     a = assess(result([f]), ts("mi455x"), rules=rs)
     assert a.nothing_to_port and a.items == ()
-    assert "1 finding(s) do not apply" in a.headline
+    assert "1 finding does not apply" in a.headline
 
 
 def test_every_figure_traces_to_findings_and_totals_add_up():
@@ -255,7 +255,7 @@ def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
     assert p.returncode == 2 and f"{tmp_path}: cannot write: Is a directory" in " ".join(p.stderr.split())
     p = run_porter("assess", "fixtures/repos/no-cuda", "--no-cache", "-q", "-o", str(tmp_path / "h.txt"))
     assert p.returncode == 0 and p.stdout == ""
-    assert (tmp_path / "h.txt").read_text() == "Nothing to port: no CUDA found in 6 scanned file(s).\n"
+    assert (tmp_path / "h.txt").read_text() == "Nothing to port: no CUDA found in 6 scanned files.\n"
 
 
 def test_targets_needing_the_same_work_are_costed_once(tmp_path):

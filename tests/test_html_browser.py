@@ -35,11 +35,11 @@ def page(tmp_path_factory):
     d = tmp_path_factory.mktemp("html")
     path = d / "report.html"
     path.write_bytes(render("html", run))
-    return path, run.assessment
+    return path, run.assessment, run.result
 
 
 def test_browser_renders_verdict_and_charts(page, tmp_path):
-    path, a = page
+    path, a, _ = page
     p = chromium(tmp_path, "--dump-dom", path.as_uri())
     assert p.returncode == 0, p.stderr[-2000:]
     dom = p.stdout
@@ -52,9 +52,64 @@ def test_browser_renders_verdict_and_charts(page, tmp_path):
 
 
 def test_browser_screenshot(page, tmp_path):
-    path, _ = page
+    path, _, _ = page
     shot = tmp_path / "shot.png"
     p = chromium(tmp_path, "--window-size=1200,1600", f"--screenshot={shot}", path.as_uri())
     assert p.returncode == 0, p.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a rendered page, not a blank one
+
+
+PROBE = """<script>(function () {
+  var d = document.documentElement, wide = [];
+  document.querySelectorAll("body *").forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.right > window.innerWidth + 1 && wide.length < 5) wide.push(e.tagName + "." + e.className);
+  });
+  function bottom(sel) { var e = document.querySelector(sel); return e ? Math.round(e.getBoundingClientRect().bottom) : -1; }
+  var row = document.querySelector("tr.file"), before = document.querySelectorAll("tr.detail").length;
+  row.closest("details").open = true; row.click();
+  var detail = row.nextElementSibling;
+  document.body.setAttribute("data-probe", JSON.stringify({
+    scroll: d.scrollWidth, viewport: window.innerWidth, wide: wide, badge: bottom("#verdict-badge"),
+    effort: bottom(".effort .big"), stats: bottom("section.stats"), height: window.innerHeight,
+    details_before: before, detail_rows: detail && detail.classList.contains("detail") ? detail.querySelectorAll("tr").length : -1,
+    file: row.getAttribute("data-key")}));
+})();</script>"""
+
+
+def probe(tmp_path, page, width: int, height: int = 1000) -> dict:
+    """Open the page at a viewport width with a measuring script appended (the report's CSP allows inline
+    script): scroll width against the viewport, where the first screen ends, and a file's lazily built findings."""
+    import json
+
+    path = tmp_path / f"probe-{width}.html"
+    path.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    p = chromium(tmp_path, f"--window-size={width},{height}", "--dump-dom", path.as_uri())
+    assert p.returncode == 0, p.stderr[-2000:]
+    m = re.search(r'data-probe="([^"]*)"', p.stdout)
+    assert m, p.stdout[-2000:]
+    import html
+
+    return json.loads(html.unescape(m.group(1)))
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_browser_screenshots_fit_the_viewport(page, tmp_path, width):
+    """At 1280 and 1920 px: a screenshot renders, nothing is wider than the viewport, the verdict, the effort
+    and the counts are in the first screen, and a file's findings are built from the inline data on click."""
+    path, a, result = page
+    shot = tmp_path / f"shot-{width}.png"
+    p = chromium(tmp_path, f"--window-size={width},1000", "--hide-scrollbars", f"--screenshot={shot}", path.as_uri())
+    assert p.returncode == 0, p.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    assert int.from_bytes(data[16:20], "big") == width  # the PNG is as wide as the viewport asked for
+    m = probe(tmp_path, path, width)
+    assert m["scroll"] <= m["viewport"], m
+    assert m["wide"] == []
+    assert 0 < m["badge"] < m["height"] and 0 < m["effort"] < m["height"] and 0 < m["stats"] < m["height"]
+    assert m["details_before"] == 0  # no finding rows in the page until a file is opened
+    expected = sum(1 for f in result.findings if f.path == m["file"])
+    assert m["detail_rows"] == expected > 0
+

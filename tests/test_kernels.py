@@ -379,3 +379,17 @@ def test_named_checks_on_hand_built_facts():
         CheckResult("lds-over-limit", "fix", "128 KiB of shared memory > 64 KiB LDS on AMD Instinct MI300X", ()),
         CheckResult("block-not-wave-multiple", "retune", "block of 96 threads is not a multiple of 64", ()),
     ]
+
+
+def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
+    """An instruction split over lines leaves its operand list on a line of its own; the reason names only `ld`."""
+    (tmp_path / "k.cu").write_text(
+        "__global__ void k2(unsigned* out, const unsigned* in) {\n"
+        "  unsigned a, b, c, d;\n"
+        '  asm volatile("ld.global.nc.v4.u32 \\n {%0,%1,%2,%3}, [%4];\\n"\n'
+        '               "mma.sync.aligned.m16n8k16 \\n {%0,%1}, {%2}, {%3};" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"(in));\n'
+        "  out[0] = a + b + c + d;\n}\n")
+    [k] = analyse(scan(tmp_path, Settings(jobs=1, cache_dir=None)), ["mi300x"]).kernels
+    assert k.facts.inline_ptx.families == ("ld", "mma.sync")
+    [d] = [d for d in k.verdict_on("mi300x").details if d.id == "inline-ptx"]
+    assert d.message == "1 inline PTX statement (ld, mma.sync)"

@@ -123,3 +123,33 @@ def test_missing_rocm_library_header_is_the_environment_not_the_port():
         "hipblas/hipblas.h (cublas on ROCm) is not installed for this compiler")
     assert missing_rocm_header("x.cpp:3:10: fatal error: 'cooperative_groups/reduce.h' file not found") is None
     assert missing_rocm_header("x.cpp:44:20: error: no matching function for call to 'hipFoo'") is None
+
+
+def test_error_inside_hip_headers_is_a_toolchain_limit(tmp_path):
+    from porter.translate.verify import Compiler, hip_header_error
+
+    c = Compiler("clang-device-only", "/usr/bin/clang++-22", "gfx1250", hip_version="5.2")
+    assert hip_header_error("/usr/include/hip/amd_detail/amd_warp_functions.h", tmp_path, c) == (
+        "the error is inside HIP 5.2's own header amd_warp_functions.h, which does not build with clang++-22 for gfx1250")
+    assert hip_header_error("/opt/rocm/include/hip/hip_runtime.h", tmp_path, c).startswith("the error is inside HIP 5.2")
+    (tmp_path / "include" / "hip").mkdir(parents=True)  # the project's own include/hip/ is the project's code
+    assert hip_header_error(str(tmp_path / "include" / "hip" / "mine.h"), tmp_path, c) is None
+    assert hip_header_error("/usr/include/c++/12/bits/stl_algo.h", tmp_path, c) is None
+    assert hip_header_error(None, tmp_path, c) is None
+
+
+def test_mi455x_verify_failure_in_hip_headers_reads_as_toolchain_limit(tmp_path):
+    """HIP 5.2's headers with clang++-22 for gfx1250 fail before reaching the port's code: not 'predicted: no'."""
+    _need("clang++-22")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n")
+    r = CliRunner().invoke(app, ["translate", str(src), "-o", str(tmp_path / "out"), "--verify", "--target", "mi455x",
+                                 "--format", "json"])
+    import json
+
+    files = json.loads(r.output)["verify"]["files"]
+    if files[0]["status"] == "compiled":
+        pytest.skip("this machine's HIP headers build for gfx1250; nothing to classify")
+    assert files[0]["predicted"] is False
+    assert files[0]["toolchain"].startswith("the error is inside HIP")

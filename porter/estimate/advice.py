@@ -15,12 +15,34 @@ from porter.estimate.verdict import Decision
 from porter.model import Finding
 from porter.targets import Target, evaluate
 
+# The advice sentence from what the library is (the map's vendor_kind) and how hard it is to replace (kind): a C++
+# library is renamed by hipify and relinked, a Python package is reinstalled as its ROCm build, a serving stack is
+# swapped for a ROCm one, an NVIDIA-only file is rebuilt.
 _KIND_ADVICE = {
-    "drop-in": "drop-in: hipify renames the calls; link the ROCm library instead",
-    "port": "a port: the ROCm counterpart has a different API or is a fork",
-    "early-access": "early access: the ROCm counterpart exists but is not production-ready; plan a fallback",
-    "none": "no ROCm equivalent: replace it",
+    ("cuda-library", "drop-in"): "drop-in: hipify renames the calls; link the ROCm library instead",
+    ("cuda-library", "port"): "a port: the ROCm counterpart has a different API; rewrite the calls",
+    ("cuda-library", "early-access"): "early access: the ROCm counterpart exists but is not production-ready; plan a fallback",
+    ("cuda-library", "none"): "no ROCm equivalent: replace it",
+    ("python-library", "drop-in"): "drop-in: install the package's ROCm build; the imports stay as they are",
+    ("python-library", "port"): "a port: the ROCm counterpart is a different package or a fork; change the imports and calls",
+    ("python-library", "early-access"): "early access: a ROCm build exists but is partial; test every call you use",
+    ("python-library", "none"): "no ROCm build of this package: replace it",
+    ("serving", "none"): "no ROCm build: serve the model with a ROCm serving stack instead",
+    ("serving", "port"): "a port: move serving to the ROCm counterpart and rebuild its configuration",
+    ("binary-format", "none"): "NVIDIA-only file: rebuild it from the source model or code for the target",
 }
+_ADVICE_BY_KIND = {"drop-in": "drop-in: a ROCm counterpart with the same API exists",
+                   "port": "a port: the ROCm counterpart has a different API or is a fork",
+                   "early-access": "early access: the ROCm counterpart exists but is not production-ready; plan a fallback",
+                   "none": "no ROCm equivalent: replace it"}
+
+
+def kind_advice(vendor_kind: str, kind: str) -> str:
+    """The advice sentence for a library of this vendor kind and replacement kind, capitalised."""
+    text = _KIND_ADVICE.get((vendor_kind, kind), _ADVICE_BY_KIND[kind])
+    return text[0].upper() + text[1:]
+
+
 _TOPIC_TITLES = {
     "nvfp4": "NVFP4 / FP4 data on the target",
     "fp8": "FP8 formats on the target",
@@ -77,7 +99,7 @@ def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: De
             "id": f"library:{lid}", "kind": "library",
             "title": f"{lib.name} → {', '.join(lib.rocm) if lib.rocm else 'no ROCm counterpart'}",
             "replacement": ", ".join(lib.rocm) or None, "library_kind": lib.kind,
-            "text": f"{_KIND_ADVICE[lib.kind][0].upper()}{_KIND_ADVICE[lib.kind][1:]}. {lib.note}",
+            "text": f"{kind_advice(lib.vendor_kind, lib.kind)}. {lib.note}",
             "plan": plan(ids), "targets": _advise(fs, inputs, scope.targets), "findings": len(fs), "items": ids,
             "hours": _sum_items(items, ids).to_dict(),
         })
@@ -97,10 +119,15 @@ def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: De
         out.append({
             "id": f"topic:{topic['id']}", "kind": "topic", "title": _TOPIC_TITLES.get(topic["id"], topic["id"]),
             "replacement": None, "library_kind": None,
-            "text": f"{len(fs)} finding(s) in {len({f.path for f in fs})} file(s) depend on this.", "plan": [],
+            "text": _depend_text(len(fs), len({f.path for f in fs})), "plan": [],
             "targets": facts, "findings": len(fs), "items": item_ids(fs), "hours": Hours().to_dict(),
         })
     return out
+
+
+def _depend_text(findings: int, files: int) -> str:
+    return (f"{findings} finding{'' if findings == 1 else 's'} in {files} file{'' if files == 1 else 's'} "
+            f"depend{'s' if findings == 1 else ''} on this.")
 
 
 def _advise(fs: list[Finding], inputs: Inputs, targets: tuple[Target, ...]) -> dict[str, list[str]]:

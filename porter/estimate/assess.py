@@ -105,8 +105,8 @@ def assess(
     scanned = sum(1 for f in result.files if f.skipped is None)
     names = ", ".join(t.name for t in targets)
     if nothing:
-        headline = (f"Nothing to port: no CUDA found in {scanned} scanned file(s)"
-                    + (f" ({len(scope.not_applicable)} finding(s) do not apply to {names})" if result.findings else "")
+        headline = (f"Nothing to port: no CUDA found in {scanned} scanned file{'' if scanned == 1 else 's'}"
+                    + (f" ({len(scope.not_applicable)} finding{' does' if len(scope.not_applicable) == 1 else 's do'} not apply to {names})" if result.findings else "")
                     + ".")
         verdict = "ready"
     else:

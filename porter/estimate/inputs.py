@@ -48,9 +48,11 @@ class Inputs:
         by_path: dict[str, list[Kernel]] = defaultdict(list)
         for k in result.kernels:
             by_path[k.path].append(k)
+        own = own_packages(result)
+        found = {_finding_key(f): _resolve_library(f, libraries) for f in result.findings}
         return cls(result, model, {r.id: r for r in rules.rules}, libraries,
                    {p: tuple(ks) for p, ks in by_path.items()},
-                   {_finding_key(f): _resolve_library(f, libraries) for f in result.findings})
+                   {key: None if lib is not None and is_own(lib, own) else lib for key, lib in found.items()})
 
     def scope(self, targets: Iterable[Target]) -> Scope:
         targets = tuple(targets)
@@ -110,6 +112,18 @@ class Inputs:
                 continue
             return True
         return False
+
+
+def own_packages(result: ScanResult) -> frozenset[str]:
+    """The Python packages the scanned project ships: top-level directories holding an `__init__.py`. bitsandbytes'
+    own `import bitsandbytes` is the project, not a dependency on it."""
+    return frozenset(f.path.split("/", 1)[0] for f in result.files
+                     if f.path.count("/") == 1 and f.path.endswith("/__init__.py"))
+
+
+def is_own(lib: Library, own: frozenset[str]) -> bool:
+    """Whether a library-map entry is the scanned project itself (one of its import names is a package it ships)."""
+    return lib.vendor_kind == "python-library" and any(m.split(".", 1)[0] in own for m in lib.imports)
 
 
 def _finding_key(f: Finding) -> str:

@@ -118,8 +118,8 @@ def _kernel_reasons(inputs: Inputs, kernels: Iterable[KernelCost]) -> list[Reaso
         for kc in kcs:
             counts[kc.worst] += 1
         summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items(), key=lambda kv: -KERNEL_VERDICTS.index(kv[0])))
-        title = (f"{len(kcs)} kernel(s) need work on the target ({summary})" if level == "port"
-                 else f"{len(kcs)} kernel(s) compile after hipify ({summary})")
+        title = (f"{len(kcs)} kernel{'' if len(kcs) == 1 else 's'} need{'s' if len(kcs) == 1 else ''} work on the target ({summary})" if level == "port"
+                 else f"{len(kcs)} kernel{'' if len(kcs) == 1 else 's'} compile{'s' if len(kcs) == 1 else ''} after hipify ({summary})")
         out.append(Reason(
             level=level, key=f"kernels:{level}", title=title, count=len(kcs), files=len({kc.kernel.path for kc in kcs}),
             examples=tuple(f"{kc.kernel.path}:{kc.kernel.line} {kc.kernel.name}" for kc in kcs[:3]), targets=tuple(tids),

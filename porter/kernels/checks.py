@@ -8,6 +8,7 @@ launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope at
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable
 
 from porter.model.kernel import CheckResult, KernelFacts
@@ -18,87 +19,87 @@ CHECKS: dict[str, dict[str, Any]] = {
     "wave64-full-mask": {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "32-bit full-warp mask (0xffffffff) selects only lanes 0-31 of a 64-lane wavefront",
-        "source": "amd-facts.md §4.1, R1"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-bit masks, 64-lane wavefronts)"},
     "wave64-lane-count": {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "lane arithmetic hard-codes 32 lanes next to warp operations (wrong partition on wave64)",
-        "source": "amd-facts.md R1"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-lane wavefronts on CDNA)"},
     "wave64-lane-arith": {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "check", "wavefront_size is None": "check"}},
         "title": "lane arithmetic hard-codes 32 lanes (no warp operation uses it; verify on wave64)",
-        "source": "amd-facts.md R1"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-lane wavefronts on CDNA)"},
     "wave64-ballot-32bit": {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "ballot/activemask result kept in a 32-bit integer (HIP returns 64 bits)",
-        "source": "amd-facts.md §4.1, R1"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-bit masks, 64-lane wavefronts)"},
     "warpsize-constant": {
         "verdict": {"default": "fix"},
         "title": "warpSize used as a compile-time constant (not constexpr since ROCm 7.0)",
-        "source": "amd-facts.md §4.1, R2"},
+        "source": "https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html (warpSize is no longer constexpr)"},
     "inline-ptx": {
         "verdict": {"default": "rewrite"},
         "title": "inline PTX assembly (HIP accepts only AMDGCN assembly)",
-        "source": "amd-facts.md §4.2, R15"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
     "hopper-blackwell-ptx": {
         "verdict": {"default": "rewrite"},
         "title": "TMA / wgmma / tcgen05 / setmaxnreg: no counterpart on this target",
-        "source": "amd-facts.md R7"},
+        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf (CDNA3 has no TMA, wgmma, tcgen05 or clusters)"},
     "clusters-dsmem": {
         "verdict": {"default": "rewrite"},
         "title": "thread-block clusters / distributed shared memory (CDNA3/4 have none; gfx1250 clusters use AMD's own API)",
-        "source": "amd-facts.md R7, §1 [e]"},
+        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf; https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html"},
     "async-copy": {
         "verdict": {"default": "rewrite"},
         "title": "cooperative memcpy_async / cuda::pipeline / mbarrier async copies are unsupported in HIP",
-        "source": "amd-facts.md §4.2, R15"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
     "nvfp4-mma": {
         "verdict": {"default": "rewrite"},
         "title": "NVFP4 block-scaled MMA (E4M3 scales per 16): not an AMD hardware format",
-        "source": "amd-facts.md §2, R9"},
+        "source": "https://rocm.docs.amd.com/en/latest/reference/precision-support.html (no NVFP4 on AMD hardware)"},
     "wmma": {
         "verdict": {"default": "fix"},
         "title": "nvcuda::wmma fragments: port to rocWMMA (different header, namespace and tile shapes)",
-        "source": "amd-facts.md R7 (matrix unit kind per target)"},
+        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf; https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (matrix cores per target)"},
     "dynamic-parallelism": {
         "verdict": {"default": "rewrite"},
         "title": "kernel launched from device code (dynamic parallelism is unsupported in HIP)",
-        "source": "amd-facts.md §4.2, R15"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
     "lds-over-limit": {
         "verdict": {"default": "fix"},
         "title": "shared memory per block exceeds this target's LDS per workgroup",
-        "source": "amd-facts.md §1, R3"},
+        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (LDS per CU)"},
     "lds-unknown": {
         "verdict": {"default": "check"},
         "title": "shared memory size could not be determined; compare it with this target's LDS",
-        "source": "amd-facts.md R3"},
+        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (LDS per CU)"},
     "block-over-max": {
         "verdict": {"default": "fix"},
         "title": "block size above the target's maximum workgroup size",
-        "source": "amd-facts.md §1.1"},
+        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html; https://rocm.docs.amd.com/projects/rocprofiler-compute/en/docs-10.1.0/conceptual/cdna/cdna-performance-model.html"},
     "block-not-wave-multiple": {
         "verdict": {"default": "retune"},
         "title": "block size is not a multiple of the wavefront size (partial waves waste lanes)",
-        "source": "amd-facts.md R4"},
+        "source": "https://rocm.docs.amd.com/projects/rocprofiler-compute/en/docs-10.1.0/conceptual/cdna/cdna-performance-model.html (wavefront size and workgroups)"},
     "launch-bounds-min-blocks": {
         "verdict": {"default": "retune"},
         "title": "__launch_bounds__ second argument means minimum waves per EU on AMD, not blocks per SM",
-        "source": "amd-facts.md §4.3, R5"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (porting from CUDA __launch_bounds__)"},
     "sm-count-grid": {
         "verdict": {"default": "retune"},
         "title": "grid size derived from the NVIDIA SM count / occupancy API; re-derive for CUs and XCDs",
-        "source": "amd-facts.md R13"},
+        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (compute units per target)"},
     "grid-sync": {
         "verdict": {"default": "check"},
         "title": "cooperative-groups grid sync: needs a cooperative launch and co-resident blocks on this target",
-        "source": "amd-facts.md §4.2"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst"},
     "partial-syncwarp": {
         "verdict": {"default": "check"},
         "title": "__syncwarp with a partial or runtime mask relies on independent thread scheduling",
-        "source": "amd-facts.md §4.1, R11"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (no independent thread scheduling)"},
     "system-atomics": {
         "verdict": {"default": "check"},
         "title": "system-scope atomics need fine-grained memory on AMD",
-        "source": "amd-facts.md §4.2"},
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst"},
 }
 
 
@@ -151,11 +152,22 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
         add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
 
 
+_MNEMONIC = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*")
+
+
+def ptx_summary(statements: int, families: Iterable[str]) -> str:
+    """'3 inline PTX statements (ld, mma.sync)': the instruction mnemonics only, once each, so operand text that a
+    split statement leaves behind (`%0,%1},`) never reaches a report."""
+    names = sorted({f for f in families if _MNEMONIC.fullmatch(f)})
+    noun = "statement" if statements == 1 else "statements"
+    return f"{statements} inline PTX {noun}" + (f" ({', '.join(names)})" if names else "")
+
+
 def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
     ptx = facts.inline_ptx
     if ptx.statements:
-        add("inline-ptx", f"{ptx.statements} inline PTX statement(s): {', '.join(ptx.families)}", ptx.lines)
+        add("inline-ptx", ptx_summary(ptx.statements, ptx.families), ptx.lines)
     tensor = set(facts.tensor_cores)
     asyncs = set(facts.async_copies)
     hopper = sorted((tensor & {"wgmma", "tcgen05"}) | (asyncs & {"tma", "cp.async.bulk"})

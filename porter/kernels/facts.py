@@ -58,6 +58,7 @@ SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaO
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
 NVFP4_PTX = re.compile(r"mxf4nvf4|\.ue4m3|nvfp4|kind::mxf4")
 _INSTR_SPLIT = re.compile(r"[;\n]")
+_OPCODE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*")
 
 
 def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None) -> list[Kernel]:
@@ -689,6 +690,8 @@ def _ptx(n: ts.Node) -> dict[str, Any]:
         if instr.startswith("@"):
             instr = instr.split(None, 1)[1] if " " in instr else ""
         opcode = instr.split()[0] if instr.split() else ""
+        if not _OPCODE.fullmatch(opcode):
+            continue  # operands of an instruction split over lines (`{%0,%1},`), not a mnemonic
         fam = next((f for f in PTX_FAMILIES if opcode == f or opcode.startswith(f + ".")), None)
         families.add(fam or opcode.split(".")[0])
     families.discard("")

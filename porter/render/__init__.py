@@ -55,7 +55,10 @@ def _console(run, opts: RenderOptions) -> bytes:
         c.print(literal(console.summary_line(run.result)))
     else:
         console.render(run.result, c, verbose=opts.verbose)
-    return buf.getvalue().encode("utf-8")
+    text = buf.getvalue()
+    if not opts.terminal:  # rich pads table lines to the full width: plain text keeps no trailing blanks
+        text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return text.encode("utf-8")
 
 
 def _module_renderer(module: str) -> Callable[..., bytes]:

@@ -1,123 +1,199 @@
-"""Render an assessment for a terminal with rich: verdict, effort range, blockers, breakdowns, recommendations."""
+"""Render an assessment for a terminal with rich: verdict, effort range, blockers, breakdowns, recommendations.
+
+Every figure is in engineer-days except where a column says hours (the --explain table); breakdown rows are
+apportioned so they add up to the total above them (porter.render.figures), and every table fits the console's
+width (porter.render.layout).
+"""
 from __future__ import annotations
 
-from rich.console import Console
+from typing import Any
+
+from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from porter.estimate import Assessment
+from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
-from porter.render.markdown import days_range, finding_index
+from porter.render.figures import (POINTS, apportion_points, days_range, directory_rows, num, plural, shown_rows,
+                                   total_of)
+from porter.render.layout import Col, fit_table
+from porter.render.markdown import finding_index, item_locations
 from porter.render.safe import literal, literal_name
 
 VERDICT_STYLE = {"ready": "bold green", "mechanical": "bold cyan", "port": "bold yellow", "blocked": "bold white on red"}
 KERNEL_STYLE = {"ok": "green", "check": "cyan", "retune": "yellow", "fix": "red", "rewrite": "bold red"}
 
 
+def _rng(d: dict[str, float]) -> str:
+    return f"{num(d['low'])}–{num(d['likely'])}–{num(d['high'])}"
+
+
+def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
+    """The verdict box: the verdict and what it means, the effort once, then what decides it (one hanging-indented
+    bullet each). Further lines (an optional-work line, say) go after the effort line."""
+    d = a.to_dict()
+    names = ", ".join(t["name"] for t in d["targets"])
+    head = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
+    if a.nothing_to_port:
+        head.append(literal(a.headline))
+        return Group(head)
+    meaning = VERDICT_MEANING[a.verdict]
+    head.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(d["targets"]) <= 2 else
+                                                                  f" on {len(d['targets'])} targets (table below).")))
+    lines: list[Any] = [head, Text(f"Effort: {days_range(d['effort'])}")]
+    bullets = Table.grid(padding=(0, 1))
+    bullets.add_column(width=1)
+    bullets.add_column()
+    for r in a.deciding[:top]:
+        what = plural(r.count, "kernel") if r.key.startswith("kernels:") else plural(r.count, "finding")
+        bullets.add_row("•", Text.assemble(literal(f"{r.title} — {what} in {plural(r.files, 'file')}, e.g. "),
+                                           literal_name(", ".join(r.examples[:2]))))
+    if len(a.deciding) > top:
+        bullets.add_row("•", f"and {len(a.deciding) - top} more of the same level (see below)")
+    if a.deciding:
+        lines.append(bullets)
+    return Group(*lines)
+
+
 def render(result: ScanResult, a: Assessment, console: Console, explain: bool = False, top: int = 10) -> None:
     d = a.to_dict()
+    width = console.width
     title = Text.assemble(("porter assess ", "bold"), literal_name(result.root, style="bold"), "  ·  ",
                           literal(", ".join(t["name"] for t in d["targets"])))
     console.print(title)
-    body = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ", literal(a.headline))
-    if not a.nothing_to_port:
-        body.append(f"\nEffort: {days_range(d['effort'])}")
-    deciding = a.deciding
-    for r in deciding[:top]:
-        body.append(literal(f"\n • {r.title} — {r.count} in {r.files} file(s), e.g. ")).append(
-            literal_name(", ".join(r.examples[:2])))
-    console.print(Panel(body, title="Verdict", title_align="left", border_style=VERDICT_STYLE[a.verdict].split()[-1]))
+    console.print(Panel(verdict_body(result, a, top), title="Verdict", title_align="left",
+                        border_style=VERDICT_STYLE[a.verdict].split()[-1]))
     if a.nothing_to_port:
         for line in d["assumptions"][-3:]:
             console.print(literal(line, style="dim"))
         return
     if len(d["targets"]) > 1:
-        t = Table(title="Per target", title_justify="left")
-        for col in ("target", "gfx", "verdict", "engineer-days"):
-            t.add_column(col)
-        for tg in d["targets"]:
-            t.add_row(literal(tg["name"]), literal(tg["gfx"]), Text(tg["verdict"], style=VERDICT_STYLE[tg["verdict"]]), days_range(tg["effort"]))
-        console.print(t)
+        cols = [Col("target", 0, 10, wrap="words"), Col("gfx", 2, 7, wrap="none"), Col("verdict", 0, 10, wrap="none"),
+                Col("engineer-days", 0, 14, wrap="none"), Col("decided by", 3, 24)]
+        rows = [[literal(tg["name"]), literal(tg["gfx"]), Text(tg["verdict"], style=VERDICT_STYLE[tg["verdict"]]),
+                 f"{num(tg['effort']['low'])}–{num(tg['effort']['high'])} (likely {num(tg['effort']['likely'])})",
+                 literal("; ".join(tg["deciding"][:2]))] for tg in d["targets"]]
+        console.print(fit_table("Per target", cols, rows, width))
     split = d["breakdowns"]["hipify"]
     console.print(
-        f"Free with hipify: {split['free_with_hipify']['findings']} findings on {split['free_with_hipify']['lines']} lines · "
-        f"needs an engineer: {split['needs_engineer']['findings']} findings on {split['needs_engineer']['lines']} lines "
+        f"Free with hipify: {plural(split['free_with_hipify']['findings'], 'finding')} on "
+        f"{plural(split['free_with_hipify']['lines'], 'line')} · needs an engineer: "
+        f"{plural(split['needs_engineer']['findings'], 'finding')} on {plural(split['needs_engineer']['lines'], 'line')} "
         f"({split['free_share'] * 100:.0f}% of findings free; kernel verdicts are counted separately)", markup=False)
-    t = Table(title="Effort by category (engineer-days)", title_justify="left")
-    for col, just in (("category", "left"), ("findings", "right"), ("low", "right"), ("likely", "right"), ("high", "right")):
-        t.add_column(col, justify=just)
-    for row in d["breakdowns"]["by_category"]:
-        t.add_row(literal(row["category"]), str(row["findings"]), *(f"{row['days'][k]:g}" for k in ("low", "likely", "high")))
-    console.print(t)
-    dirs = [r for r in d["breakdowns"]["by_directory"] if r["depth"] <= 2]
+    console.print(_category_table(d, width))
+    dirs = d["breakdowns"]["by_directory"]
     if len(dirs) > 1:
-        t = Table(title="Effort by directory (rolled up; engineer-days, likely)", title_justify="left")
-        t.add_column("directory")
-        t.add_column("findings", justify="right")
-        t.add_column("likely", justify="right")
-        for row in dirs[: top * 2]:
-            t.add_row(literal_name("  " * row["depth"] + row["path"]), str(row["findings"]), f"{row['days']['likely']:g}")
-        console.print(t)
-    kernels = d["breakdowns"]["by_kernel"]
-    if kernels:
-        tids = [tg["id"] for tg in d["targets"]]
-        t = Table(title=f"Kernels ({len(kernels)})", title_justify="left")
-        t.add_column("kernel")
-        t.add_column("location")
-        for tid in tids:
-            t.add_column(tid)
-        t.add_column("top reason")
-        t.add_column("likely h", justify="right")
-        rows = sorted(kernels, key=lambda r: (-r["hours"]["likely"], r["path"], r["line"]))
-        for k in rows[: None if explain else top]:
-            worst = k["targets"][k["worst_target"]]
-            t.add_row(literal_name(k["qualified_name"]), literal_name(f"{k['path']}:{k['line']}"),
-                      *(Text(k["targets"][tid]["verdict"], style=KERNEL_STYLE[k["targets"][tid]["verdict"]]) for tid in tids),
-                      literal((worst["reasons"] or [""])[0][:60]), f"{k['hours']['likely']:g}")
-        console.print(t)
+        console.print(_directory_table(d, width, top))
+    if d["breakdowns"]["by_kernel"]:
+        console.print(_kernel_table(d, width, None if explain else top))
     libs = d["breakdowns"]["by_library"]
     if libs:
-        t = Table(title="Libraries", title_justify="left")
-        for col in ("library", "kind", "ROCm", "findings", "files"):
-            t.add_column(col)
-        for lib in libs:
-            t.add_row(literal_name(lib["name"]), literal(lib["kind"]), literal(", ".join(lib["rocm"]) or "—"), str(lib["findings"]), str(lib["files"]))
-        console.print(t)
+        cols = [Col("library", 0, 14, wrap="words"), Col("kind", 0, 12, wrap="none"), Col("ROCm", 1, 14),
+                Col("findings", 2, justify="right", wrap="none"), Col("files", 3, justify="right", wrap="none")]
+        rows = [[literal_name(lib["name"]), literal(lib["kind"]), literal(", ".join(lib["rocm"]) or "—"),
+                 str(lib["findings"]), str(lib["files"])] for lib in libs]
+        console.print(fit_table("Libraries", cols, rows, width))
     recs = d["recommendations"]
     if recs:
         console.print(Text("Recommendations", style="bold"))
         for rec in recs:
-            console.print(Text.assemble(("• ", "bold"), literal(rec["title"], style="bold"), literal(f" — {rec['text']}")))
+            bullet = Table.grid(padding=(0, 1))
+            bullet.add_column(width=1)
+            bullet.add_column()
+            bullet.add_row(Text("•", style="bold"), Text.assemble(literal(rec["title"], style="bold"), literal(f" — {rec['text']}")))
+            console.print(bullet)
             for step in rec.get("plan", []):
-                console.print(literal(f"    plan: {step['title']} ({step['days']['low']:g}–{step['days']['high']:g} "
-                                   f"engineer-days, likely {step['days']['likely']:g})"))
+                console.print(Padding(literal(f"plan: {step['title']} ({num(step['days']['low'])}–"
+                                              f"{num(step['days']['high'])} engineer-days, likely "
+                                              f"{num(step['days']['likely'])})"), (0, 0, 0, 4)))
             for tid, facts in rec["targets"].items():
                 for fact in facts:
-                    console.print(literal(f"    {tid}: {fact}", style="dim"))
+                    console.print(Padding(literal(f"{tid}: {fact}", style="dim"), (0, 0, 0, 4)))
     if explain:
         _explain(result, a, console)
     else:
         console.print(Text("Run with --explain for every costed item and the findings behind it.", style="dim"))
 
 
+def _days_cells(days: dict[str, float]) -> list[str]:
+    return [num(days[p]) for p in POINTS]
+
+
+def _category_table(d: dict, width: int) -> Table:
+    """Categories in engineer-days, apportioned so the rows add up to the headline range."""
+    cats = d["breakdowns"]["by_category"]
+    shown = shown_rows(cats, d["effort"], "category")
+    cols = [Col("category", 0, 10, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
+            Col("low", 0, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
+            Col("high", 0, justify="right", wrap="none")]
+    rows = [[literal(r.label), str(r.source["findings"]), *_days_cells(r.days)] for r in shown]
+    footer = ["total", str(sum(c["findings"] for c in cats)), *_days_cells(d["effort"])]
+    return fit_table("Effort by category (engineer-days)", cols, rows, width, footer=footer)
+
+
+def _directory_table(d: dict, width: int, top: int) -> Table:
+    """The directory tree two levels deep, rolled up; each level adds up to its parent (remainder rows say what
+    sits directly in a directory)."""
+    shown = directory_rows(d["breakdowns"]["by_directory"], d["effort"], max_depth=2, limit=top)
+    cols = [Col("directory", 0, 16, wrap="words"), Col("findings", 1, justify="right", wrap="none"),
+            Col("low", 2, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
+            Col("high", 2, justify="right", wrap="none")]
+    rows = []
+    for r in shown:
+        label = ("  " * r.depth) + (r.label if r.source is None or r.label == "." else r.label.rsplit("/", 1)[-1] + "/")
+        style = "dim" if r.source is None else ""
+        rows.append([literal_name(label, style=style), str(r.source["findings"]) if r.source else "", *_days_cells(r.days)])
+    return fit_table("Effort by directory (rolled up; engineer-days)", cols, rows, width)
+
+
+def _kernel_table(d: dict, width: int, limit: int | None) -> Table:
+    """Kernels with their verdict per target, the worst reason and their days; the days column adds up to its
+    total (the kernels beyond `limit` are one remainder row)."""
+    kernels = sorted(d["breakdowns"]["by_kernel"], key=lambda r: (-r["hours"]["likely"], r["path"], r["line"]))
+    hpd = d["model"]["hours_per_day"]
+    raw_total = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
+    shown = shown_rows(kernels, raw_total, "qualified_name", limit, rest_label="{n} more kernels")
+    tids = [tg["id"] for tg in d["targets"]]
+    room = width - 4 - 10 * len(tids) - 21 - 7
+    longest = max((len(x) for k in kernels for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=8)
+    name_w = max(16, min(longest, max(24, room)))
+    cols = [Col("kernel", 0, name_w, wrap="fold"), *(Col(t, 0, 7, wrap="none") for t in tids),
+            Col("top reason", 1, 18), Col("days", 0, justify="right", wrap="none")]
+    rows = []
+    for r in shown:
+        k = r.source
+        if k is None:
+            rows.append([Text(r.label, style="dim"), *([""] * len(tids)), "", num(r.days["likely"])])
+            continue
+        worst = k["targets"][k["worst_target"]]
+        name = Text.assemble(literal_name(k["qualified_name"]), "\n", literal_name(f"{k['path']}:{k['line']}", style="dim"))
+        rows.append([name, *(Text(k["targets"][t]["verdict"], style=KERNEL_STYLE[k["targets"][t]["verdict"]]) for t in tids),
+                     literal((worst["reasons"] or [""])[0]), num(r.days["likely"])])
+    footer = ["all kernels", *([""] * len(tids)), "", num(raw_total["likely"])]
+    return fit_table(f"Kernels ({len(kernels)}; engineer-days, likely)", cols, rows, width, footer=footer)
+
+
 def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
     d = a.to_dict()
     index = finding_index(result)
-    t = Table(title="How the estimate adds up (hours low–likely–high)", title_justify="left", show_lines=False)
-    for col in ("item", "category", "hours", "basis", "findings"):
-        t.add_column(col, no_wrap=col == "hours")
-    for it in d["items"]:
-        if it["hours"]["high"] == 0 and not it["findings"]:
-            continue
-        locs = [f"{index[fp].path}:{index[fp].line}" for fp in it["findings"] if fp in index]
+    items = [it for it in d["items"] if it["hours"]["high"] > 0 or it["findings"]]
+    total = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
+    parts = apportion_points([it["hours"] for it in items], total)
+    longest = max((len(loc) for it in items for loc in item_locations(it, index)), default=10)
+    cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("hours", 0, 14, wrap="none"),
+            Col("basis", 3, 20), Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
+    rows = []
+    for it, h in zip(items, parts):
+        locs = item_locations(it, index)
         shown = ", ".join(locs[:4]) + (f" +{len(locs) - 4}" if len(locs) > 4 else "")
-        h = it["hours"]
-        t.add_row(literal_name(it["title"] + (f" ({it['path']})" if it["path"] else "")), literal(it["category"]),
-                  f"{h['low']:g}–{h['likely']:g}–{h['high']:g}", literal(it["basis"]), literal_name(shown))
-    console.print(t)
-    h = d["effort"]["hours"]
-    console.print(f"Total: {h['low']:g}–{h['likely']:g}–{h['high']:g} hours = {days_range(d['effort'])}", markup=False)
+        rows.append([literal_name(it["title"] + (f" ({it['path']})" if it["path"] else "")), literal(it["category"]),
+                     _rng(h), literal(it["basis"]), literal(shown)])
+    footer = ["total", "", _rng(total), f"÷ {num(d['model']['hours_per_day'])} h per engineer-day", ""]
+    console.print(fit_table("How the estimate adds up (hours: low–likely–high)", cols, rows, console.width, footer=footer))
+    console.print(f"Total: {_rng(total)} hours = {days_range(d['effort'])}", markup=False)
     console.print(Text("Assumptions", style="bold"))
     for line in d["assumptions"]:
         console.print(literal(f"• {line}"))

@@ -1,4 +1,8 @@
-"""Render a scan for a terminal with rich: totals by category and severity, the top files, kernels, skips."""
+"""Render a scan for a terminal with rich: totals by category and severity, the top files, kernels, skips.
+
+Tables fit the console's width (porter.render.layout): at 80 columns the less important columns (launch counts,
+locations, reasons) go before a kernel's name or its verdict does, and names wrap instead of being cut.
+"""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,6 +14,8 @@ from rich.text import Text
 from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
+from porter.render.figures import plural
+from porter.render.layout import Col, fit_table, fitting
 from porter.render.safe import literal, literal_name
 
 SEVERITY_STYLE = {
@@ -19,14 +25,15 @@ SEVERITY_STYLE = {
     Severity.HIGH: "red",
     Severity.BLOCKER: "bold white on red",
 }
+STATUS_STYLE = {"open": "", "handled": "green", "cuda-only": "dim"}
 
 
 def summary_line(result: ScanResult) -> str:
     s = result.summary()
     sev = ", ".join(f"{v} {k}" for k, v in reversed(list(s["by_severity"].items())) if v)
     files = sum(1 for f in result.files if f.skipped is None)
-    line = (f"{s['findings']} findings ({sev or 'none'}) in {files} files; "
-            f"{s['kernels']} kernels, {s['launches']} launches; "
+    line = (f"{plural(s['findings'], 'finding')} ({sev or 'none'}) in {plural(files, 'file')}; "
+            f"{plural(s['kernels'], 'kernel')}, {plural(s['launches'], 'launch', 'launches')}; "
             f"{s['suppressed']} suppressed; {len(result.skipped)} skipped")
     return line + port_status_note(result)
 
@@ -40,91 +47,136 @@ def port_status_note(result: ScanResult) -> str:
 
 
 def render(result: ScanResult, console: Console, verbose: bool = False, top: int = 10) -> None:
+    width = console.width
     console.print(Text.assemble(("porter scan ", "bold"), literal_name(result.root, style="bold")))
     console.print(summary_line(result), markup=False)
     if result.findings:
-        console.print(_category_table(result))
-        console.print(_top_files(result, top))
+        console.print(_category_table(result, width))
+        console.print(_top_files(result, top, width))
     if verbose and result.findings:
-        console.print(_findings_table(result))
+        console.print(_findings_table(result, width))
     if result.kernels:
-        console.print(_kernel_table(result, None if verbose else top))
+        console.print(_kernel_table(result, None if verbose else top, width))
     if result.skipped:
-        t = Table(title=f"Skipped files ({len(result.skipped)})", title_justify="left")
-        t.add_column("path")
-        t.add_column("reason")
-        for s in result.skipped[: None if verbose else top]:
-            t.add_row(literal_name(s.path), literal(s.reason))
-        console.print(t)
+        shown = result.skipped[: None if verbose else top]
+        rows = [[literal_name(s.path), literal(s.reason)] for s in shown]
+        console.print(fit_table(f"Skipped files ({len(result.skipped)})",
+                                [Col("path", 0, 16, wrap="fold"), Col("reason", 0, 20)], rows, width))
 
 
-def _category_table(result: ScanResult) -> Table:
+def _category_table(result: ScanResult, width: int = 120) -> Table:
     counts = Counter((f.category, f.severity) for f in result.findings)
     cats = sorted({c for c, _ in counts})
-    t = Table(title="Findings by category and severity", title_justify="left")
-    t.add_column("category")
-    for s in reversed(Severity):
-        t.add_column(str(s), justify="right", style=SEVERITY_STYLE[s])
-    t.add_column("total", justify="right", style="bold")
+    sevs = list(reversed(Severity))
+    cols = [Col("category", 0, 8, wrap="fold")]
+    cols += [Col(str(s), 1, justify="right", wrap="none", style=SEVERITY_STYLE[s]) for s in sevs]
+    cols.append(Col("total", 0, justify="right", wrap="none", style="bold"))
+    rows = []
     for c in cats:
-        row = [counts.get((c, s), 0) for s in reversed(Severity)]
-        t.add_row(literal(c), *[str(v) if v else "" for v in row], str(sum(row)))
-    return t
+        row = [counts.get((c, s), 0) for s in sevs]
+        rows.append([literal(c), *[str(v) if v else "" for v in row], str(sum(row))])
+    per_sev = [sum(counts.get((c, s), 0) for c in cats) for s in sevs]
+    footer = ["all", *[str(v) if v else "" for v in per_sev], str(sum(per_sev))]
+    return fit_table("Findings by category and severity", cols, rows, width, footer=footer)
 
 
-def _top_files(result: ScanResult, top: int) -> Table:
+def _status_of(items) -> bool:
+    """Whether a status column says anything (some finding or kernel is not simply open)."""
+    return any(str(getattr(x, "status", "open")) != "open" for x in items)
+
+
+def _status_cell(x) -> Text:
+    s = str(getattr(x, "status", "open"))
+    return Text(s, style=STATUS_STYLE.get(s, ""))
+
+
+def _top_files(result: ScanResult, top: int, width: int = 120) -> Table:
     per = Counter(f.path for f in result.findings)
     worst: dict[str, Severity] = {}
     for f in result.findings:
         worst[f.path] = max(worst.get(f.path, Severity.INFO), f.severity)
-    t = Table(title=f"Top files (of {len(per)})", title_justify="left")
-    t.add_column("file")
-    t.add_column("findings", justify="right")
-    t.add_column("worst")
-    for path, n in sorted(per.items(), key=lambda kv: (-worst[kv[0]], -kv[1], kv[0]))[:top]:
-        t.add_row(literal_name(path), str(n), Text(str(worst[path]), style=SEVERITY_STYLE[worst[path]]))
-    return t
+    cols = [Col("file", 0, 20, wrap="fold"), Col("findings", 0, justify="right", wrap="none"), Col("worst", 0, 7, wrap="none")]
+    rows = [[literal_name(path), str(n), Text(str(worst[path]), style=SEVERITY_STYLE[worst[path]])]
+            for path, n in sorted(per.items(), key=lambda kv: (-worst[kv[0]], -kv[1], kv[0]))[:top]]
+    return fit_table(f"Top files (of {len(per)})", cols, rows, width)
 
 
-def _findings_table(result: ScanResult) -> Table:
-    t = Table(title="Findings", title_justify="left")
-    tagged = any(f.status is not Status.OPEN for f in result.findings)
-    for col in ("location", "rule", "severity", *(("status",) if tagged else ()), "message"):
-        t.add_column(col)
+def _findings_table(result: ScanResult, width: int = 120) -> Table:
+    status = _status_of(result.findings)
+    cols = [Col("location", 0, 18, wrap="fold"), Col("rule", 1, 6, wrap="none"), Col("severity", 2, wrap="none"),
+            Col("message", 0, 24)]
+    if status:
+        cols.insert(3, Col("status", 3, 9, wrap="none"))
+    rows = []
     for f in result.findings:
-        status = (Text(str(f.status), style="" if f.status is Status.OPEN else "dim"),) if tagged else ()
-        t.add_row(literal_name(f"{f.path}:{f.line}:{f.column}"), literal(f.rule), Text(str(f.severity), style=SEVERITY_STYLE[f.severity]),
-                  *status, literal(f.message))
-    return t
+        row = [literal_name(f"{f.path}:{f.line}:{f.column}"), literal(f.rule), Text(str(f.severity), style=SEVERITY_STYLE[f.severity])]
+        if status:
+            row.append(_status_cell(f))
+        rows.append([*row, literal(f.message)])
+    return fit_table("Findings", cols, rows, width)
 
 
 VERDICT_STYLE = {"ok": "green", "check": "cyan", "retune": "yellow", "fix": "red", "rewrite": "bold white on red"}
 
 
-def _kernel_table(result: ScanResult, limit: int | None) -> Table:
-    """Kernels with their verdict per target and the reason behind the worst one (kernel analysis, when it ran)."""
-    target_ids = [t for t in result.targets if any(k.verdict_on(t) for k in result.kernels)]
-    t = Table(title=f"Kernels ({len(result.kernels)})", title_justify="left")
-    t.add_column("kernel", no_wrap=True)
-    t.add_column("location", no_wrap=True)
-    t.add_column("launches", justify="right", no_wrap=True)
-    tagged = any(k.status is not Status.OPEN for k in result.kernels)
-    if tagged:
-        t.add_column("status", no_wrap=True)
+def verdict_summary(per: dict[str, TargetVerdict], target_ids: list[str]) -> Text:
+    """Every target's verdict in one cell, worst first, targets with the same verdict together: 'fix mi300x · ok
+    mi355x'; one word when all agree."""
+    groups: dict[str, list[str]] = {}
     for tid in target_ids:
-        t.add_column(tid, no_wrap=True, min_width=7)
-    if target_ids:
-        t.add_column("top reason", no_wrap=True, overflow="ellipsis", max_width=70)
-    for k in result.kernels[:limit]:
+        if tid in per:
+            groups.setdefault(per[tid].verdict, []).append(tid)
+    out = Text()
+    for i, (v, tids) in enumerate(sorted(groups.items(), key=lambda kv: -RANK[kv[0]])):
+        if i:
+            out.append(" · ")
+        out.append(v, style=VERDICT_STYLE.get(v, ""))
+        if len(groups) > 1:
+            out.append(" " + ", ".join(tids))
+    return out
+
+
+def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Table:
+    """Kernels with their verdict per target and the reason behind the worst one (kernel analysis, when it ran).
+    One column per target while they fit; otherwise one verdict column naming the targets."""
+    target_ids = [t for t in result.targets if any(k.verdict_on(t) for k in result.kernels)]
+    status = _status_of(result.kernels)
+    shown = result.kernels[:limit]
+    reasons = {id(k): _top_reason({v.target: v for v in k.verdicts or ()}, target_ids) for k in shown}
+    # the name column as wide as the longest name and location, leaving the reason 18 columns when some kernel
+    # has one; one column per target while that leaves the name 24, else one verdict cell naming the targets
+    reason_w = 27 if any(reasons.values()) else 1
+    want = max(max((len(x) for k in shown for x in (k.qualified_name, f"{k.path}:{k.line}")), default=8), 16)
+    split_room = width - 4 - 10 * len(target_ids) - reason_w
+    split = split_room >= min(want, 24)
+    name_w = min(want, split_room) if split else max(16, min(want, width - 4 - 23 - reason_w))
+    head = [Col("kernel", 0, name_w, wrap="fold")]
+    per_target = [Col(tid, 0, 7, wrap="none") for tid in target_ids]
+    tail = [Col("launches", 2, justify="right", wrap="none")]
+    if status:
+        tail.append(Col("status", 3, 9, wrap="none"))
+    if target_ids and any(reasons.values()):
+        tail.append(Col("top reason", 1, 18))
+    verdict_cols = per_target if split else ([Col("verdict", 0, 20, wrap="fold")] if target_ids else [])
+    cols = head + verdict_cols + tail
+    rows = []
+    for k in shown:
         per = {v.target: v for v in k.verdicts or ()}
-        cells = [Text(per[tid].verdict, style=VERDICT_STYLE.get(per[tid].verdict, "")) if tid in per else Text("")
-                 for tid in target_ids]
-        row = [literal_name(k.qualified_name), literal_name(f"{k.path}:{k.line}"), str(len(result.launches_of(k))),
-               *((Text(str(k.status)),) if tagged else ()), *cells]
-        if target_ids:
-            row.append(literal(_top_reason(per, target_ids)))
-        t.add_row(*row)
-    return t
+        if split:
+            cells = [Text(per[tid].verdict, style=VERDICT_STYLE.get(per[tid].verdict, "")) if tid in per else Text("")
+                     for tid in target_ids]
+        else:
+            cells = [verdict_summary(per, target_ids)] if target_ids else []
+        name = Text.assemble(literal_name(k.qualified_name), "\n", literal_name(f"{k.path}:{k.line}", style="dim"))
+        row = [name, *cells, str(len(result.launches_of(k)))]
+        if status:
+            row.append(_status_cell(k))
+        if target_ids and any(reasons.values()):
+            row.append(literal(reasons[id(k)]))
+        rows.append(row)
+    more = len(result.kernels) - len(rows)
+    title = f"Kernels ({len(result.kernels)}" + (f"; the first {len(rows)}, -v for all" if more > 0 else "") + ")"
+    return fit_table(title, cols, rows, width)
 
 
 def _top_reason(per: dict[str, TargetVerdict], target_ids: list[str]) -> str:

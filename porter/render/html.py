@@ -1,27 +1,42 @@
-"""Render an assessment as one self-contained HTML file: inline CSS, inline SVG charts, a small sorting script.
+"""Render an assessment as one self-contained HTML file: inline CSS, inline SVG charts, a small script.
 
 Everything from the scanned repository (paths, snippets, messages) goes through Jinja2 autoescaping, and a
 Content-Security-Policy forbids every network load, so a report can be mailed or attached to CI safely. Chart
 geometry is computed here and drawn by the template, so the output is byte-identical for the same input.
+
+The page stays small on big repositories (flash-attention's 2,000 findings in 600 files): the verdict, effort
+and counts fill the first screen; charts and tables are bounded (the worst kernels, the largest items, one
+collapsed group per top-level directory); and each file's findings are not HTML at all but rows of one inline
+JSON block (`<pre id="porter-data" hidden>`, text-escaped), built into the page by the script only when a reader
+opens that file. Figures follow porter.render.figures: breakdowns add up to the totals shown above them.
 """
 from __future__ import annotations
 
 import functools
+import json
+import math
 from collections import defaultdict
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from porter import __version__
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
-from porter.render.markdown import days_range
+from porter.render.figures import POINTS, apportion_points, days_range, directory_rows, num, plural, shown_rows
+from porter.render.markdown import item_locations
 from porter.render.safe import printable
 
 CHART_WIDTH = 860
-LABEL_WIDTH = 170
+LABEL_WIDTH = 190
 ROW_HEIGHT = 26
 MAX_DIR_ROWS = 14
+MAX_MATRIX_KERNELS = 30  # the worst kernels in the verdict grid; the table below lists them all
+MAX_KERNEL_ROWS = 40
+MAX_ITEM_ROWS = 30  # the largest costed items as HTML; the rest are drawn from the inline data on request
+SNIPPET_CHARS = 240
+SEVERITY_ORDER = {"info": 0, "low": 1, "medium": 2, "high": 3, "blocker": 4}
 
 
 @functools.lru_cache(maxsize=1)
@@ -33,54 +48,69 @@ def _env() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         # every {{ value }} from the repository shows its control characters as escapes, as in the other formats
-        finalize=lambda v: printable(v) if isinstance(v, str) else v,
+        finalize=lambda v: printable(v) if isinstance(v, str) and not isinstance(v, Markup) else v,
     )
-    env.filters["num"] = lambda x: f"{x:g}"
-    env.filters["h1"] = lambda x: f"{round(x, 1):g}"
+    env.filters["num"] = num
     env.filters["days"] = days_range
+    env.filters["plural"] = plural
     return env
 
 
 def _nice_max(value: float) -> float:
-    """A round axis maximum at or above value (1, 2, 2.5, 5 × 10^n)."""
+    """A round axis maximum at or above value: four to six ticks of 1, 2, 2.5 or 5 × 10^n."""
     if value <= 0:
         return 1.0
-    import math
+    for exp in range(math.floor(math.log10(value)) - 1, math.floor(math.log10(value)) + 2):
+        for m in (1, 2, 2.5, 5):
+            step = m * 10 ** exp
+            if math.ceil(value / step - 1e-9) <= 5:
+                return step * max(4, math.ceil(value / step - 1e-9))
+    return value
 
-    exp = 10 ** math.floor(math.log10(value))
-    for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
-        if value <= m * exp:
-            return m * exp
-    return 10 * exp
+
+def _is_nice(step: float) -> bool:
+    """1, 2, 2.5 or 5 × 10^n."""
+    if step <= 0:
+        return False
+    mant = step / 10 ** math.floor(math.log10(step))
+    return any(abs(mant - m) < 1e-9 for m in (1, 2, 2.5, 5))
 
 
-def range_chart(rows: list[dict[str, Any]], label_key: str, title: str, indent_key: str | None = None) -> dict[str, Any]:
-    """Horizontal bars of likely days with a low–high whisker per row; geometry for the template."""
+def range_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    """Horizontal bars of likely days with a low–high whisker per row; rows are {label, full, indent, days,
+    findings}. Geometry for the template."""
     top = _nice_max(max((r["days"]["high"] for r in rows), default=0))
     plot = CHART_WIDTH - LABEL_WIDTH - 20
+    scale = plot / top
     bars = []
     for i, r in enumerate(rows):
         y = 10 + i * ROW_HEIGHT
-        scale = plot / top
-        indent = (r.get(indent_key, 0) if indent_key else 0)
-        label = r[label_key]
-        if indent_key:
-            label = label.rsplit("/", 1)[-1] + "/" if indent else "(repository)"
         bars.append({
-            "label": label, "full": r[label_key], "indent": indent * 10, "y": y,
-            "x": LABEL_WIDTH, "w": max(1.0, round(r["days"]["likely"] * scale, 1)) if r["days"]["likely"] else 0,
+            "label": r["label"], "full": r["full"], "indent": r.get("indent", 0) * 10, "y": y, "x": LABEL_WIDTH,
+            "w": max(1.0, round(r["days"]["likely"] * scale, 1)) if r["days"]["likely"] else 0,
             "lo": round(LABEL_WIDTH + r["days"]["low"] * scale, 1), "hi": round(LABEL_WIDTH + r["days"]["high"] * scale, 1),
-            "days": r["days"], "findings": r.get("findings", 0),
+            "days": r["days"], "findings": r.get("findings"),
         })
-    ticks = [{"x": round(LABEL_WIDTH + plot * f, 1), "label": f"{top * f:g}"} for f in (0, 0.25, 0.5, 0.75, 1)]
+    n = 5 if _is_nice(top / 5) and not _is_nice(top / 4) else 4
+    ticks = [{"x": round(LABEL_WIDTH + plot * i / n, 1), "label": f"{round(top * i / n, 10):g}"} for i in range(n + 1)]
     height = 10 + len(rows) * ROW_HEIGHT + 24
     return {"title": title, "bars": bars, "ticks": ticks, "width": CHART_WIDTH, "height": height,
             "axis_y": height - 20, "plot_top": 4}
 
 
+def _short(text: str, chars: int) -> str:
+    """A label that fits `chars` characters, cut in the middle (the full text is in the element's tooltip)."""
+    return text if len(text) <= chars else text[: chars // 2 - 1] + "…" + text[-(chars - chars // 2):]
+
+
 def verdict_matrix(kernels: list[dict[str, Any]], tids: list[str]) -> dict[str, Any]:
-    cell_w, cell_h, label_w = 78, 34, 250
-    rows = sorted(kernels, key=lambda k: (-KERNEL_VERDICTS.index(k["worst"]), k["path"], k["line"]))
+    """The verdict grid of the worst kernels: a label column wide enough for names and locations (cut in the
+    middle beyond 56 characters, whole in the tooltip), then one cell per target."""
+    cell_w, cell_h = 78, 34
+    rows = kernels[:MAX_MATRIX_KERNELS]
+    longest = max((len(x) for k in rows for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=10)
+    chars = min(longest, 56)
+    label_w = max(160, int(chars * 7.2) + 16)
     cells = []
     for i, k in enumerate(rows):
         for j, tid in enumerate(tids):
@@ -88,50 +118,97 @@ def verdict_matrix(kernels: list[dict[str, Any]], tids: list[str]) -> dict[str, 
             cells.append({"x": label_w + j * cell_w, "y": 30 + i * cell_h, "verdict": v["verdict"],
                           "tip": f"{k['qualified_name']} on {tid}: {v['verdict']}"
                                  + (f" — {'; '.join(v['reasons'])}" if v["reasons"] else "")})
-    labels = [{"y": 30 + i * cell_h + 12, "text": k["qualified_name"], "where": f"{k['path']}:{k['line']}"}
+    labels = [{"y": 30 + i * cell_h + 12, "text": _short(k["qualified_name"], chars),
+               "where": _short(f"{k['path']}:{k['line']}", chars), "full": f"{k['qualified_name']} — {k['path']}:{k['line']}"}
               for i, k in enumerate(rows)]
     heads = [{"x": label_w + j * cell_w + cell_w / 2, "text": tid} for j, tid in enumerate(tids)]
+    counts = {v: sum(1 for k in kernels if k["worst"] == v) for v in KERNEL_VERDICTS}
+    legend = [{"verdict": v, "n": counts[v], "x": 4 + i * 96} for i, v in enumerate(KERNEL_VERDICTS)]
     height = 30 + len(rows) * cell_h + 40
     return {"cells": cells, "labels": labels, "heads": heads, "cell_w": cell_w - 4, "cell_h": cell_h - 4,
-            "width": max(label_w + len(tids) * cell_w + 10, label_w + len(KERNEL_VERDICTS) * 86), "height": height,
-            "legend_y": 30 + len(rows) * cell_h + 14}
+            "width": max(label_w + len(tids) * cell_w + 10, len(KERNEL_VERDICTS) * 96 + 10), "height": height,
+            "legend_y": 30 + len(rows) * cell_h + 14, "legend": legend, "shown": len(rows), "total": len(kernels)}
+
+
+def _text_escape(s: str) -> Markup:
+    """JSON as element text: only &, < and > need escaping there (quotes stay one byte each)."""
+    return Markup(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def page_data(result: ScanResult, a: Assessment, items: list[dict[str, Any]]) -> str:
+    """The inline data the script draws from: per file, its findings as compact rows with shared strings
+    (messages, rules, item titles) stored once; and the costed items beyond the first MAX_ITEM_ROWS."""
+    strings: dict[str, int] = {}
+
+    def s(x: str) -> int:
+        return strings.setdefault(x, len(strings))
+
+    titles = {it["id"]: it["title"] + (f" ({it['path']})" if it["path"] else "") for it in a.to_dict()["items"]}
+    files: dict[str, list] = defaultdict(list)
+    for f in sorted(result.findings, key=lambda f: (f.path, f.line, f.column, f.rule)):
+        snippet = printable(f.snippet)
+        snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS] + "…"
+        files[printable(f.path)].append([f.line, s(f.rule), SEVERITY_ORDER[str(f.severity)], s(printable(f.message)), snippet,
+                              s(a.finding_class.get(f.fingerprint, "not costed").replace("_", " ")),
+                              s(titles.get(a.finding_item.get(f.fingerprint, ""), "")), s(str(f.status))])
+    more = [[printable(it["title"] + (f" ({it['path']})" if it["path"] else "")), it["category"], it["count"],
+             num(it["shown"]["low"]), num(it["shown"]["likely"]), num(it["shown"]["high"]), printable(it["basis"]),
+             printable(", ".join(it["locations"][:3]) + (f" +{len(it['locations']) - 3}" if len(it["locations"]) > 3 else ""))]
+            for it in items[MAX_ITEM_ROWS:]]
+    data = {"strings": list(strings), "severities": list(SEVERITY_ORDER), "files": files, "items": more}
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _file_groups(by_file: list[dict[str, Any]], dirs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Files grouped by top-level directory (root files together), each group with its rolled-up figures;
+    the groups with the most work first."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for f in by_file:
+        groups[f["path"].split("/", 1)[0] + "/" if "/" in f["path"] else ""].append(f)
+    out = []
+    for key, files in groups.items():
+        hours = sum(f["hours"]["likely"] for f in files)
+        out.append({"name": key or "(top-level files)", "files": sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])),
+                    "findings": sum(f["findings"] for f in files), "hours": hours,
+                    "worst": max((f["worst"] for f in files), key=lambda w: SEVERITY_ORDER[w])})
+    return sorted(out, key=lambda g: (-g["hours"], g["name"]))
 
 
 def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     d = a.to_dict()
     by = d["breakdowns"]
     index = {f.fingerprint: f for f in result.findings}
-    per_file: dict[str, list] = defaultdict(list)
-    for f in result.findings:
-        per_file[f.path].append({
-            "line": f.line, "rule": f.rule, "severity": str(f.severity), "message": printable(f.message), "snippet": printable(f.snippet),
-            "klass": a.finding_class.get(f.fingerprint, "not costed"), "item": a.finding_item.get(f.fingerprint, ""),
-            "replacement": f.replacement or "",
-        })
-    files = []
-    for row in by["by_file"]:
-        files.append({**row, "rows": per_file.get(row["path"], [])})
-    dirs = [r for r in by["by_directory"] if r["depth"] <= 3][:MAX_DIR_ROWS]
     tids = [t["id"] for t in d["targets"]]
-    items = []
-    for it in d["items"]:
-        if it["hours"]["high"] == 0:
-            continue
-        locs = [f"{index[fp].path}:{index[fp].line}" for fp in it["findings"] if fp in index]
-        items.append({**it, "locations": locs})
+    effort = {p: d["effort"][p] for p in POINTS}
+    cats = shown_rows(by["by_category"], effort, "category")
+    cat_rows = [{"label": r.label, "full": r.label, "days": r.days, "findings": r.source["findings"]} for r in cats]
+    dir_rows = [{"label": ("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
+                 "full": r.label, "indent": r.depth, "days": r.days, "findings": r.source["findings"] if r.source else None}
+                for r in directory_rows(by["by_directory"], effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
+    hpd = d["model"]["hours_per_day"]
+    kernels = sorted(by["by_kernel"], key=lambda k: (-KERNEL_VERDICTS.index(k["worst"]), -k["hours"]["likely"], k["path"], k["line"]))
+    ktotal = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
+    kshown = shown_rows(kernels, ktotal, "qualified_name", MAX_KERNEL_ROWS, rest_label="{n} more kernels")
+    costed = [it for it in d["items"] if it["hours"]["high"] > 0]
+    hours_total = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
+    items = [{**it, "shown": part, "locations": item_locations(it, index)}
+             for it, part in zip(costed, apportion_points([it["hours"] for it in costed], hours_total))]
     free_items = [it for it in d["items"] if it["hours"]["high"] == 0]
+    libraries = by["by_library"]
     ctx = {
         "root": result.root, "version": __version__, "a": d, "verdict": a.verdict,
         "meaning": VERDICT_MEANING[a.verdict], "deciding": [r for r in d["reasons"] if r["decides"]],
         "others": [r for r in d["reasons"] if not r["decides"]],
         "targets": d["targets"], "tids": tids, "split": by["hipify"], "summary": result.summary(),
-        "cat_chart": range_chart(by["by_category"], "category", "Effort by category"),
-        "dir_chart": range_chart(dirs, "path", "Effort by directory", indent_key="depth") if len(dirs) > 1 else None,
-        "matrix": verdict_matrix(by["by_kernel"], tids) if by["by_kernel"] else None,
-        "kernels": sorted(by["by_kernel"], key=lambda k: (-KERNEL_VERDICTS.index(k["worst"]), k["path"], k["line"])),
-        "libraries": by["by_library"], "recommendations": d["recommendations"], "items": items,
+        "cat_chart": range_chart(cat_rows, "Effort by category"),
+        "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by["by_directory"]) > 1 else None,
+        "matrix": verdict_matrix(kernels, tids) if kernels else None,
+        "kernels": kshown, "kernel_total": ktotal,
+        "libraries": libraries, "recommendations": d["recommendations"],
+        "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
         "free_items": len(free_items), "free_findings": sum(it["count"] for it in free_items),
-        "files": files, "assumptions": d["assumptions"], "skipped": [s.to_dict() for s in result.skipped],
-        "explain": explain,
+        "groups": _file_groups(by["by_file"], by["by_directory"]), "files_total": len(by["by_file"]),
+        "assumptions": d["assumptions"], "skipped": [s.to_dict() for s in result.skipped],
+        "explain": explain, "data": _text_escape(page_data(result, a, items)),
     }
     return _env().get_template("assess.html.j2").render(**ctx)

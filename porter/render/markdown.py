@@ -1,24 +1,28 @@
-"""Render an assessment as Markdown a reader can paste into an issue or wiki: summary first, tables, then details."""
+"""Render an assessment as Markdown a reader can paste into an issue or wiki: summary first, tables, then details.
+
+Figures are engineer-days except where a column says hours; breakdown rows are apportioned so each table adds up
+to the total above it (porter.render.figures).
+"""
 from __future__ import annotations
 
 from typing import Any
 
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
+from porter.render.figures import POINTS, apportion_points, days_range, directory_rows, num, plural, shown_rows
 from porter.render.safe import html_text, md_code, md_text
 
 BAR_WIDTH = 20
 
 
-def days_range(e: dict[str, Any]) -> str:
-    """'2.5–16.5 engineer-days (likely 6)' from an effort mapping."""
-    if e["high"] == 0:
-        return "0 engineer-days"
-    return f"{e['low']:g}–{e['high']:g} engineer-days (likely {e['likely']:g})"
-
-
 def finding_index(result: ScanResult) -> dict[str, Finding]:
     return {f.fingerprint: f for f in result.findings}
+
+
+def item_locations(item: dict[str, Any], index: dict[str, Finding]) -> list[str]:
+    """The `path:line` of an item's findings, each once, in path and line order."""
+    where = {(index[fp].path, index[fp].line) for fp in item["findings"] if fp in index}
+    return [f"{p}:{n}" for p, n in sorted(where)]
 
 
 def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
@@ -30,7 +34,7 @@ def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
 
 
 def _h(h: dict[str, float]) -> str:
-    return f"{h['low']:g}–{h['likely']:g}–{h['high']:g}"
+    return f"{num(h['low'])}–{num(h['likely'])}–{num(h['high'])}"
 
 
 def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
@@ -47,15 +51,16 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w(f"**Effort: {days_range(d['effort'])}**  ")
     w(f"Targets: {targets}")
     w("")
-    w(f"> {md_text(a.headline)}")
-    w("")
+    if a.nothing_to_port:  # otherwise the headline would state the verdict and effort a second time
+        w(f"> {md_text(a.headline)}")
+        w("")
     if a.deciding and not a.nothing_to_port:
         w("## What decides it")
         w("")
         for r in a.deciding:
             examples = ", ".join(md_code(e) for e in r.examples)
-            what = "kernel(s)" if r.key.startswith("kernels:") else "finding(s)"
-            w(f"- **{md_text(r.title)}** — {r.count} {what} in {r.files} file(s); e.g. {examples}")
+            what = plural(r.count, "kernel") if r.key.startswith("kernels:") else plural(r.count, "finding")
+            w(f"- **{md_text(r.title)}** — {what} in {plural(r.files, 'file')}; e.g. {examples}")
         others = [r for r in a.reasons if r.level != a.verdict]
         if others:
             w("")
@@ -88,45 +93,59 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     w(f"| **All findings** | {s['findings']} | | {len({f.path for f in result.findings})} |")
     w("")
     w(f"{split['free_share'] * 100:.0f}% of findings are translated by hipify without an engineer. "
-      f"{s['kernels']} kernel(s), {s['launches']} launch site(s); {s['suppressed']} suppressed finding(s); "
-      f"{len(result.skipped)} file(s) skipped.")
+      f"{plural(s['kernels'], 'kernel')}, {plural(s['launches'], 'launch site')}; "
+      f"{plural(s['suppressed'], 'suppressed finding')}; {plural(len(result.skipped), 'file')} skipped.")
     w("")
     cats = d["breakdowns"]["by_category"]
-    top = max((c["days"]["likely"] for c in cats), default=0)
+    shown = shown_rows(cats, d["effort"], "category")
+    top = max((r.days["likely"] for r in shown), default=0)
     w("## Effort by category")
+    w("")
+    w("Engineer-days; the rows add up to the total (each rounded once, at the end).")
     w("")
     w("| category | findings | engineer-days (low–likely–high) | |")
     w("|---|---:|---|---|")
-    for c in cats:
-        w(f"| {c['category']} | {c['findings']} | {_h(c['days'])} | {bar(c['days']['likely'], top)} |")
+    for r in shown:
+        w(f"| {r.label} | {r.source['findings']} | {_h(r.days)} | {bar(r.days['likely'], top)} |")
+    w(f"| **total** | {sum(c['findings'] for c in cats)} | **{_h(d['effort'])}** | |")
     w("")
     dirs = d["breakdowns"]["by_directory"]
     if len(dirs) > 1:
         w("## Effort by directory")
         w("")
-        w("Rolled up the tree: a directory's figures include everything below it; `.` includes repository-wide jobs.")
+        w("Rolled up the tree: a directory's figures include everything below it, and its subdirectories plus what "
+          "sits directly in it add up to it; `.` includes repository-wide jobs.")
         w("")
         w("| directory | findings | files | engineer-days (low–likely–high) |")
         w("|---|---:|---:|---|")
-        for r in dirs:
-            indent = "&nbsp;&nbsp;" * r["depth"]
-            w(f"| {indent}{md_code(r['path'])} | {r['findings']} | {r['files']} | {_h(r['days'])} |")
+        for r in directory_rows(dirs, d["effort"], max_depth=3):
+            indent = "&nbsp;&nbsp;" * r.depth
+            if r.source is None:
+                w(f"| {indent}{md_text(r.label)} | | | {_h(r.days)} |")
+            else:
+                w(f"| {indent}{md_code(r.label)} | {r.source['findings']} | {r.source['files']} | {_h(r.days)} |")
         w("")
     kernels = d["breakdowns"]["by_kernel"]
     if kernels:
         tids = [t["id"] for t in d["targets"]]
+        hpd = d["model"]["hours_per_day"]
+        ordered = sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r["worst"]), -r["hours"]["likely"], r["path"], r["line"]))
+        ktotal = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
+        kdays = shown_rows(ordered, ktotal, "qualified_name")
         w("## Kernels")
         w("")
         w("Verdict per target: ok (hipify suffices) · check (verify numerically) · retune (tuned for NVIDIA) · "
           "fix (wrong or no compile without edits) · rewrite (no equivalent on the target).")
         w("")
-        w("| kernel | location | lines | " + " | ".join(tids) + " | top reason | hours (likely) |")
+        w("| kernel | location | lines | " + " | ".join(tids) + " | top reason | engineer-days (likely) |")
         w("|---|---|---:|" + "---|" * len(tids) + "---|---:|")
-        for k in sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r["worst"]), -r["hours"]["likely"], r["path"], r["line"])):
+        for r in kdays:
+            k = r.source
             worst = k["targets"][k["worst_target"]]
             reason = (worst["reasons"] or [""])[0]
             verdicts = " | ".join(k["targets"][t]["verdict"] for t in tids)
-            w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {k['hours']['likely']:g} |")
+            w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {num(r.days['likely'])} |")
+        w(f"| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal['likely'])}** |")
         w("")
     libs = d["breakdowns"]["by_library"]
     if libs:
@@ -135,7 +154,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("| library | kind | ROCm replacement | findings | files | engineer-days (likely) |")
         w("|---|---|---|---:|---:|---:|")
         for lib in libs:
-            w(f"| {md_text(lib['name'])} | {lib['kind']} | {md_text(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {lib['days']['likely']:g} |")
+            w(f"| {md_text(lib['name'])} | {lib['kind']} | {md_text(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {num(lib['days']['likely'])} |")
         w("")
     recs = d["recommendations"]
     if recs:
@@ -149,8 +168,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
                 w(md_text(rec["text"]))
                 w("")
             for step in rec.get("plan", []):
-                w(f"Plan: **{md_text(step['title'])}** — {step['days']['low']:g}–{step['days']['high']:g} engineer-days "
-                  f"(likely {step['days']['likely']:g}), item `{step['item']}`.")
+                w(f"Plan: **{md_text(step['title'])}** — {num(step['days']['low'])}–{num(step['days']['high'])} engineer-days "
+                  f"(likely {num(step['days']['likely'])}), item `{step['item']}`.")
                 w("")
             for tid, facts in rec["targets"].items():
                 for fact in facts:
@@ -166,13 +185,13 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     w("|---|---|---:|---|---|")
     costed = [it for it in d["items"] if it["hours"]["high"] > 0]
     free = [it for it in d["items"] if it["hours"]["high"] == 0]
-    for it in costed:
+    h = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
+    for it, part in zip(costed, apportion_points([it["hours"] for it in costed], h)):
         where = f" ({md_code(it['path'])})" if it["path"] else ""
-        w(f"| {md_text(it['title'])}{where} | {it['category']} | {it['count']} | {_h(it['hours'])} | {md_text(it['basis'])} |")
+        w(f"| {md_text(it['title'])}{where} | {it['category']} | {it['count']} | {_h(part)} | {md_text(it['basis'])} |")
     if free:
-        w(f"| {len(free)} item(s) at no cost ({sum(it['count'] for it in free)} findings hipify handles) | | | 0 | |")
-    h = d["effort"]["hours"]
-    w(f"| **Total** | | | **{_h(h)}** | {d['model']['hours_per_day']:g} h per engineer-day → {days_range(d['effort'])} |")
+        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it['count'] for it in free), 'finding')} hipify handles) | | | 0 | |")
+    w(f"| **Total** | | | **{_h(h)}** | {num(d['model']['hours_per_day'])} h per engineer-day → {days_range(d['effort'])} |")
     w("")
     _assumptions(w, d)
     files = d["breakdowns"]["by_file"]
@@ -182,7 +201,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |")
         w("|---|---:|---:|---:|---:|---|---:|")
         for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
-            w(f"| {md_code(f['path'])} | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {f['hours']['likely']:g} |")
+            w(f"| {md_code(f['path'])} | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {num(f['hours']['likely'])} |")
         w("")
     if explain:
         _details(w, result, a)
@@ -208,10 +227,7 @@ def _details(w, result: ScanResult, a: Assessment) -> None:
         w("")
         w("| location | rule | severity | message | code |")
         w("|---|---|---|---|---|")
-        for fp in it.findings:
-            f = index.get(fp)
-            if f is None:
-                continue
+        for f in sorted((index[fp] for fp in set(it.findings) if fp in index), key=lambda f: (f.path, f.line, f.column, f.rule)):
             w(f"| {md_code(f'{f.path}:{f.line}')} | {md_text(f.rule)} | {f.severity} | {md_text(f.message)} | {md_code(f.snippet)} |")
         w("")
         w("</details>")

@@ -99,12 +99,16 @@ def render_verification(ver: dict, out: Console) -> None:
         t.add_column(col, overflow="fold")
     for f in ver["files"]:
         pred = "" if f["status"] == "compiled" else ("yes: " + "; ".join(f["predicted_by"]) if f["predicted"]
-                                                     else f"no — environment: {f['environment']}" if f.get("environment") else "no")
+                                                     else f"no — environment: {f['environment']}" if f.get("environment")
+                                                     else f"n/a — toolchain limit: {f['toolchain']}" if f.get("toolchain")
+                                                     else "no")
         t.add_row(literal_name(f["path"]), f["status"], literal(f["error"] or ""), literal(pred))
     out.print(t)
     s = ver["summary"]
+    limits = sum(1 for f in ver["files"] if f["status"] != "compiled" and f.get("toolchain"))
     out.print(f"{s['compiled']} compiled, {s['failed']} failed ({s['failed_predicted']} predicted by a porter finding, "
-              f"{s['failed_unpredicted']} not)", markup=False)
+              f"{s['failed_unpredicted']} not" + (f"; {limits} of those at a toolchain limit, inside HIP's own headers"
+                                                  if limits else "") + ")", markup=False)
 
 
 def render_undo(report: UndoReport, out: Console) -> None:

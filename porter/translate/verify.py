@@ -1,6 +1,6 @@
 """Compile each translated translation unit with the HIP compiler found, and say whether porter predicted failures.
 
-Compiler choice for a GPU architecture (shared/reference/hipify.md §5): `hipcc` with `HIP_PLATFORM=amd` and
+Compiler choice for a GPU architecture (HIPIFY's and hipcc's documentation, https://github.com/ROCm/HIPIFY): `hipcc` with `HIP_PLATFORM=amd` and
 `--offload-arch=<gfx>` (`-c`, host and device) when its clang accepts that gfx; otherwise a newer clang
 (clang++-19 … clang++-22, the oldest that accepts the gfx, or $PORTER_HIP_CLANG) in device-only `-S` mode with `-nogpulib`, which is how Debian's
 clang-19/22 check gfx942/gfx950 code; otherwise hipcc for gfx90a. Support for a gfx is probed, not assumed.
@@ -70,11 +70,12 @@ class VerifiedFile:
     predicted_by: tuple[str, ...] = ()  # "RULE path:line name" of the findings that did
     command: tuple[str, ...] = field(default=(), compare=False)
     environment: str | None = None  # the failure is this machine's (a ROCm library not installed), not the port's
+    toolchain: str | None = None  # the failure is inside HIP's own headers: the compiler and headers disagree
 
     def to_dict(self) -> dict:
         return {"path": self.path, "status": self.status, "error": self.error, "error_path": self.error_path,
                 "error_line": self.error_line, "predicted": self.predicted, "predicted_by": list(self.predicted_by),
-                "environment": self.environment}
+                "environment": self.environment, "toolchain": self.toolchain}
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,26 @@ def missing_rocm_header(error: str) -> str | None:
     return None
 
 
+def hip_header_error(error_path: str | None, out_root: Path, compiler: Compiler) -> str | None:
+    """When the first error is inside HIP's own headers (an `include/hip/` directory outside the translated tree),
+    say so: those headers do not build with this compiler for this gfx (HIP 5.2's headers and clang 22 for gfx1250,
+    for instance), which is a toolchain limit, not a defect porter should have predicted in the code."""
+    if not error_path:
+        return None
+    p = Path(error_path)
+    try:
+        p.resolve().relative_to(out_root.resolve())
+        return None  # a header of the project itself
+    except ValueError:
+        pass
+    parts = PurePosixPath(p.as_posix()).parts
+    if not any(a == "include" and b == "hip" for a, b in zip(parts, parts[1:])):
+        return None
+    hip = f"HIP {compiler.hip_version}" if compiler.hip_version else "HIP"
+    return (f"the error is inside {hip}'s own header {p.name}, which does not build with "
+            f"{PurePosixPath(compiler.path).name} for {compiler.arch}")
+
+
 def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Finding] | None = None,
            timeout: float = 300.0, progress: Callable[[int, int], None] | None = None) -> Verification:
     """Compile every translation unit of `result` as written under `out_root` (the output tree or the sources)."""
@@ -300,7 +321,9 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                     except ValueError:
                         shown_path = epath
                 files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd),
-                                          environment=None if by else missing_rocm_header(err)))
+                                          environment=None if by else missing_rocm_header(err),
+                                          toolchain=None if by else hip_header_error(epath and str(src.parent / epath),
+                                                                                     out_root, compiler)))
             if progress:
                 progress(i, len(units))
     return Verification(compiler, tuple(files), compiler.note)

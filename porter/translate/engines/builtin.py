@@ -5,7 +5,7 @@ byte outside an edit is never touched: non-UTF-8 text survives exactly. `#includ
 rewritten per rules/kb/headers.tsv, `<<<...>>>` launches are kept (hip-clang accepts them), and the second
 argument of `__launch_bounds__` is converted from CUDA's minimum blocks per multiprocessor to HIP's minimum
 waves per execution unit, `MIN_WARPS_PER_EU = MIN_BLOCKS_PER_MP * MAX_THREADS_PER_BLOCK / 32` (HIP's
-documented conversion, shared/reference/amd-facts.md §4.3). Every CUDA name that stays is reported by
+documented conversion, https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst). Every CUDA name that stays is reported by
 `leftovers`, which also serves the hipify wrappers.
 """
 from __future__ import annotations

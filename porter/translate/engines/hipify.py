@@ -4,7 +4,7 @@ Each file is run on its own (hipify-perl's `-o` with several inputs keeps only t
 not cost the whole tree); runs go in parallel threads. A file whose run times out or crashes is reported
 (TRN011) and kept unchanged, and the run goes on. hipify's statistics become the file's converted counts and
 its warnings TRN010 findings; then porter's own leftover analysis reads the output, because hipify-perl has no
-unconverted count and most of its warnings are noise (shared/reference/hipify.md §1.3–1.5).
+unconverted count and most of its warnings are noise (measured with https://github.com/ROCm/HIPIFY on NVIDIA/cuda-samples).
 """
 from __future__ import annotations
 

@@ -1,0 +1,55 @@
+"""What a person reads from the command line itself: help without type tags, listed choices, empty trees."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from porter.cli import app
+from porter.render import FORMATS
+from tests.helpers import run_porter
+
+COMMANDS = [["scan"], ["assess"], ["targets"], ["translate"], ["rules", "list"], ["rules", "explain"]]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=" ".join)
+def test_help_has_no_type_tags(cmd):
+    out = CliRunner().invoke(app, [*cmd, "--help"], env={"COLUMNS": "100"}).output
+    assert re.findall(r"<\w+(?:\[\w+\])?>|\{\w+\}", out) == []
+    assert "Usage: porter " + " ".join(cmd) + " [OPTIONS]" in out
+
+
+def test_help_lists_format_and_fail_on_values():
+    out = " ".join(CliRunner().invoke(app, ["scan", "--help"], env={"COLUMNS": "100"}).output.split())
+    assert "--fail-on SEVERITY Exit 1 when a finding has this severity or worse: info, low, medium, high, blocker." in out
+    assert "-f, --format FORMAT One of: " + ", ".join(
+        f.name + (f" ({', '.join(f.aliases)})" if f.aliases else "") for f in FORMATS.values()) in out
+    assert "markdown (md)" in out and "Usage: porter scan [OPTIONS] PATH" in out
+
+
+def test_assess_takes_deep():
+    out = CliRunner().invoke(app, ["assess", "--help"], env={"COLUMNS": "100"}).output
+    assert re.search(r"^  --deep +Refine kernel facts with libclang", out, re.M)
+
+
+@pytest.mark.parametrize("files", [{}, {"README.md": "# docs only\n"}], ids=["empty", "no-source"])
+def test_empty_tree_assess_exits_2_scan_warns(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    a = run_porter("assess", str(tmp_path), "--no-cache")
+    assert (a.returncode, a.stdout) == (2, "")
+    assert a.stderr.strip() == f"error: no source files found under {tmp_path}"
+    s = run_porter("scan", str(tmp_path), "--no-cache", "-q")
+    assert s.returncode == 0
+    assert s.stdout == "0 findings (none) in 0 files; 0 kernels, 0 launches; 0 suppressed; 0 skipped\n"
+    assert s.stderr.strip() == f"warning: no source files found under {tmp_path}"
+
+
+def test_assess_deep_runs(tmp_path):
+    pytest.importorskip("clang.cindex", reason="the optional extra 'deep' (libclang) is not installed")
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"
+                                   "void run(float* x) { k<<<1, 64>>>(x); }\n")
+    p = run_porter("assess", str(tmp_path), "--deep", "--no-cache", "-q", "-t", "mi300x")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("Mechanical (") or p.stdout.startswith("Ready (") or p.stdout.startswith("Port (")

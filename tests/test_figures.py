@@ -1,0 +1,101 @@
+"""One rounding rule: every displayed total is the sum of the parts displayed under it."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import pytest
+
+from helpers import REPO
+from porter.render.figures import apportion, directory_rows, plural, shown_rows, total_of
+
+sys.path.insert(0, str(REPO / "scripts"))
+from make_reports import assess_repo  # noqa: E402
+
+
+def test_apportion_sums_exactly_and_keeps_proportions():
+    assert apportion([1.0, 1.0, 1.0], 1.0) == [0.4, 0.3, 0.3]  # largest remainder, ties to the earlier part
+    assert apportion([2.0, 1.67, 1.33, 0.02], 5.0) == [2.0, 1.7, 1.3, 0.0]
+    assert apportion([0.0, 0.0], 3.0) == [0.0, 0.0]
+    assert apportion([], 3.0) == []
+    assert sum(apportion([0.37] * 7, 2.5)) == pytest.approx(2.5)
+
+
+def test_plural():
+    assert (plural(1, "file"), plural(2, "file"), plural(0, "launch", "launches")) == ("1 file", "2 files", "0 launches")
+
+
+@pytest.fixture(scope="module", params=["cuda-app", "torch-ext", "llm-serving"])
+def assessed(request):
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        return assess_repo(f"fixtures/repos/{request.param}").assessment.to_dict()
+    finally:
+        os.chdir(cwd)
+
+
+def test_categories_add_up_to_the_headline(assessed):
+    rows = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category")
+    assert total_of(rows) == {p: assessed["effort"][p] for p in ("low", "likely", "high")}
+    top2 = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category", limit=2)
+    assert total_of(top2) == total_of(rows) and (len(top2) <= 2 or top2[-1].source is None)
+
+
+def test_directory_levels_add_up_to_their_parent(assessed):
+    rows = directory_rows(assessed["breakdowns"]["by_directory"], assessed["effort"], max_depth=3)
+    assert rows[0].label == "." and rows[0].days == {p: assessed["effort"][p] for p in ("low", "likely", "high")}
+    for i, r in enumerate(rows):
+        kids = []
+        for s in rows[i + 1:]:
+            if s.depth <= r.depth:
+                break
+            if s.depth == r.depth + 1:
+                kids.append(s)
+        if kids:
+            assert total_of(kids) == r.days, r.label
+
+
+def test_markdown_tables_add_up(assessed, tmp_path):
+    """The Markdown report's category rows add up to its total row, in every fixture."""
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        from porter.render import render
+
+        md = render("markdown", assess_repo("fixtures/repos/cuda-app")).decode()
+    finally:
+        os.chdir(cwd)
+    section = md[md.index("## Effort by category"):md.index("## Effort by directory")]
+    rows = re.findall(r"^\| (\w+) \| \d+ \| ([\d.]+)–([\d.]+)–([\d.]+) \|", section, re.M)
+    total = re.search(r"^\| \*\*total\*\* \| \d+ \| \*\*([\d.]+)–([\d.]+)–([\d.]+)\*\*", section, re.M).groups()
+    for i in range(3):
+        assert round(sum(float(r[i + 1]) for r in rows), 1) == float(total[i])
+    assert "**Effort: 2.5–18.5 engineer-days (likely 7)**" in md and f"| **total** | 157 | **2.5–7–18.5** |" in md
+
+
+def test_explain_locations_are_sorted_and_unique():
+    from types import SimpleNamespace
+
+    from porter.render.markdown import item_locations
+
+    index = {"a": SimpleNamespace(path="b.cu", line=9), "b": SimpleNamespace(path="a.cu", line=30),
+             "c": SimpleNamespace(path="a.cu", line=4), "d": SimpleNamespace(path="b.cu", line=9)}
+    assert item_locations({"findings": ["a", "b", "c", "d", "a", "gone"]}, index) == ["a.cu:4", "a.cu:30", "b.cu:9"]
+
+
+def test_reports_list_each_location_once_in_order():
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        from porter.render import RenderOptions, render
+
+        run = assess_repo("fixtures/repos/cuda-app")
+        page = render("html", run).decode()
+        out = render("console", run, RenderOptions(width=160, command="assess", explain=True)).decode()
+    finally:
+        os.chdir(cwd)
+    assert "CMakeLists.txt:11, CMakeLists.txt:23, CMakeLists.txt:26 +1</span>" in page
+    block = out[out.index("How the estimate adds up"):out.index("Total:")]
+    assert block.count("CMakeLists.txt:26") == 1
