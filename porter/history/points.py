@@ -31,6 +31,7 @@ from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
 SUMMARY_VERSION = "history-point-1"
 # Points whose trees are scanned together: enough new blobs to keep every worker busy, few enough to show progress.
 BATCH_POINTS = 32
+_NOT_IN_KEY = frozenset({"jobs", "cache_dir", "notices", "config_path", "fail_on", "config_globs"})
 
 
 @dataclass(frozen=True)
@@ -208,10 +209,12 @@ class Walker:
     # --------------------------------------------------------------------------------------------- keys
 
     def _settings_digest(self) -> bytes:
-        s = self.settings
-        basis = repr((SUMMARY_VERSION, sorted(s.disabled_rules), s.max_file_bytes, s.deep, s.include, s.exclude,
-                      self.walk.subdir, [repr(t) for t in self.targets], self.model.source, self.model.override,
-                      sorted(map(str, self.model.data.items()))))
+        # Every setting that can change a result is in the key, including any a later porter adds; only how the
+        # run goes (workers, cache place, messages) is left out.
+        chosen = {f.name: getattr(self.settings, f.name) for f in dataclasses.fields(self.settings)
+                  if f.name not in _NOT_IN_KEY}
+        basis = repr((SUMMARY_VERSION, sorted(chosen.items()), self.walk.subdir, [repr(t) for t in self.targets],
+                      self.model.source, self.model.override, sorted(map(str, self.model.data.items()))))
         return code_digest() + self.ruleset.digest.encode() + hashlib.sha256(basis.encode()).digest()
 
     def _point_key(self, entries: tuple) -> str:
