@@ -71,7 +71,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     """The stages after the scan: kernel analysis for the targets and, with assess, the effort estimate (with
     `model`, default the settings' effort model). `run` and history walks (one scan result per commit) share it,
     so a stage added here applies to both."""
-    result = analyse(result, list(settings.targets), deep=settings.deep)
+    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
     assessment = None
     if assess:
         from porter.estimate.assess import assess as estimate, attach

@@ -29,8 +29,9 @@ from porter.targets import Target, resolve_targets
 from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
 
 SUMMARY_VERSION = "history-point-1"
-# Points whose trees are scanned together: enough new blobs to keep every worker busy, few enough to show progress.
-BATCH_POINTS = 32
+# Points whose new blobs are scanned together: enough to keep every worker busy and pay for starting them once
+# per batch, few enough to hold the batch's trees in memory.
+BATCH_POINTS = 128
 _NOT_IN_KEY = frozenset({"jobs", "cache_dir", "notices", "config_path", "fail_on", "config_globs"})
 
 
@@ -146,6 +147,7 @@ class Walker:
         self.cache_hits = 0
         self.points_cached = 0
         self.points_computed = 0
+        self._done = self._total = 0
         self._key_base = self._settings_digest()
 
     # --------------------------------------------------------------------------------------------- the walk
@@ -202,7 +204,12 @@ class Walker:
         return History(self.walk.label, self.walk.subdir, every, self.targets, tuple(points),
                        tuple(self.notices), stats)
 
+    def _file_progress(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(Progress(self._done, self._total, self.blobs_scanned + done, self.cache_hits, "scanning"))
+
     def _report(self, done: int, total: int) -> None:
+        self._done, self._total = done, total
         if self.progress is not None:
             self.progress(Progress(done, total, self.blobs_scanned, self.cache_hits))
 
@@ -274,7 +281,7 @@ class Walker:
             if not todo:
                 continue
             pairs = scan_files(list(todo.values()), self.source, self.settings, self.ruleset, self.cache, macros,
-                               packages)
+                               packages, progress=self._file_progress)
             for (result, hit), key in zip(pairs, todo):  # scan_files keeps the order of its input
                 self.results[key] = result
                 if hit:
