@@ -148,6 +148,8 @@ class Walker:
         self.points_cached = 0
         self.points_computed = 0
         self._done = self._total = 0
+        self.canonical: dict[str, Any] = {}  # path → the result standing for every same-work version of it
+        self.by_work: dict[tuple, dict[str, Any]] = {}
         self._key_base = self._settings_digest()
 
     # --------------------------------------------------------------------------------------------- the walk
@@ -301,10 +303,32 @@ class Walker:
                 self._scan_batch([entries])
                 result = self.results[(c.path, c.language, c.blob, fid)]
             pairs.append((result, False))
+        # A commit that changes files without changing what porter finds in them (most edits of code with no
+        # findings) has the summary of the last point with the same work: the numbers are a function of it.
+        signature = (tuple(id(self._same_work(r)) for r, _ in pairs), tuple(sorted(skipped)))
+        known = self.by_work.get(signature)
+        if known is not None:
+            return known
         found = Discovery(self.walk.repo, tuple(files), tuple(sorted(skipped)), True)
         scanned = assemble(self.source, found, pairs, self.ruleset, self.targets)
         run = complete(scanned, self.settings, self.targets)
-        return summarise(run.result, self.targets, self.model, assess)
+        summary = summarise(run.result, self.targets, self.model, assess)
+        self.by_work[signature] = summary
+        return summary
+
+    def _same_work(self, r):
+        """The first result seen at this path with the same findings, kernels, launches and skip as `r` (its line
+        count may differ; nothing a point reports depends on it), else `r` itself. Every result stays referenced
+        in self.results, so an id here is never reused for another object."""
+        prev = self.canonical.get(r.path)
+        if prev is not None and (prev is r or _work(prev) == _work(r)):
+            return prev
+        self.canonical[r.path] = r
+        return r
+
+
+def _work(r) -> tuple:
+    return (r.language, r.findings, r.suppressed, r.kernels, r.launches, r.skipped, r.parse_error_lines)
 
 
 def summarise(result, targets: tuple[Target, ...], model, assess: Callable) -> dict[str, Any]:
