@@ -368,3 +368,23 @@ def test_merge_heavy_history_says_so(tmp_path):
     assert [p.merge for p in h.points] == [False, True, True, True]
     assert [p.change["open_findings"] for p in h.points[1:]] == [10, 10, 10]
     assert any("3 of 4 first-parent commits are merges" in n for n in h.notices)
+
+
+def test_a_directory_of_the_repository_and_several_targets(tmp_path):
+    root = tmp_path / "r"
+    build(root, [Step("both", {"a/k.cu": KERNEL, "b/only.cu": CUBLAS_ONLY}),
+                 Step("b only", {"b/only.cu": CUBLAS_ONLY + "// more\n"})])
+    whole = history(walk(root), Settings(jobs=1))
+    part = history(walk(root / "a"), Settings(jobs=1, targets=("mi300x", "mi355x")))
+    assert [p.open_findings for p in whole.points] == [16, 16]
+    assert [p.open_findings for p in part.points] == [10, 10]
+    assert part.subdir == "a" and [t.id for t in part.targets] == ["mi300x", "mi355x"]
+    assert part.points[0].open_kernels == {"mi300x": 1, "mi355x": 1}
+    # Nothing under a/ changed in the second commit: the point repeats the first, computed once.
+    assert part.stats["points_computed"] == 1 and part.points[1].change["open_findings"] == 0
+    p = run_porter("history", str(root / "a"), "-t", "mi300x", "-t", "mi355x", "-f", "csv", "-q", "--no-cache")
+    assert p.stdout.splitlines()[0].endswith(",open_kernels_mi300x,open_kernels_mi355x")
+    doc = json.loads(run_porter("history", str(root / "a"), "--compare", "HEAD~1..HEAD", "-f", "json",
+                                "--no-cache").stdout)
+    assert doc["path"] == "a" and doc["counts"]["still_open"] == 10
+    assert {r["path"] for r in doc["still_open"]} == {"k.cu"}

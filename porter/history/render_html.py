@@ -14,7 +14,7 @@ from porter.history.text import change_text, days, headline, projection_text, ta
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 960, 320, 56, 56, 16, 36
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1000px;color:#1b1f24}
 table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border-bottom:1px solid #d0d7de;padding:4px 6px;
-text-align:left;vertical-align:top}td.n{text-align:right}code{font:12px ui-monospace,monospace}
+text-align:left;vertical-align:top}td.d{white-space:nowrap}td.n{text-align:right}code{font:12px ui-monospace,monospace}
 .open{stroke:#cf222e;fill:none;stroke-width:2}.handled{stroke:#1a7f37;fill:none;stroke-width:1.5;stroke-dasharray:5 3}
 .proj{stroke:#cf222e;stroke-dasharray:2 4;fill:none}.axis{stroke:#8c959f}.grid{stroke:#eaeef2}
 svg text{font:11px system-ui,sans-serif;fill:#57606a}.down{fill:#1a7f37}.up{fill:#cf222e}"""
@@ -27,6 +27,10 @@ def _t(value: Any) -> str:
 def _when(date: str) -> float:
     d = dt.datetime.fromisoformat(date)
     return (d if d.tzinfo else d.replace(tzinfo=dt.timezone.utc)).timestamp()
+
+
+def _tick(v: float) -> str:
+    return f"{v:.0f}" if v >= 10 or v == int(v) else f"{v:.1f}"
 
 
 def chart(doc: dict[str, Any]) -> str:
@@ -62,8 +66,8 @@ def chart(doc: dict[str, Any]) -> str:
         v = top_days * k / 4
         parts.append(f'<line class="grid" x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v, top_days):.1f}" '
                      f'y2="{y(v, top_days):.1f}"/><text x="{PAD_L - 6}" y="{y(v, top_days) + 4:.1f}" '
-                     f'text-anchor="end">{v:g}</text>'
-                     f'<text x="{W - PAD_R + 6}" y="{y(v, top_days) + 4:.1f}">{top_handled * k / 4:g}</text>')
+                     f'text-anchor="end">{_tick(v)}</text>'
+                     f'<text x="{W - PAD_R + 6}" y="{y(v, top_days) + 4:.1f}">{_tick(top_handled * k / 4)}</text>')
     parts.append(f'<line class="axis" x1="{PAD_L}" x2="{W - PAD_R}" y1="{H - PAD_B}" y2="{H - PAD_B}"/>')
     for t, label in ((x0, points[0]["date"][:10]), (x1, (pr["date"] if pr["status"] == "projected"
                                                           else points[-1]["date"][:10]))):
@@ -99,7 +103,7 @@ def render(doc: dict[str, Any]) -> str:
         if rows:
             out.append(f"<h2>{title}</h2><table><tr><th>commit</th><th>date</th><th>author</th><th>subject</th>"
                        "<th>likely days</th><th>open findings</th></tr>")
-            out += [f'<tr><td><code>{_t(m["commit"][:12])}</code></td><td>{_t(m["date"][:10])}</td>'
+            out += [f'<tr><td><code>{_t(m["commit"][:12])}</code></td><td class="d">{_t(m["date"][:10])}</td>'
                     f'<td>{_t(m["author"])}</td><td>{_t(m["subject"])}</td><td class="n">{m["effort_likely"]:+g}</td>'
                     f'<td class="n">{m["open_findings"]:+d}</td></tr>' for m in rows]
             out.append("</table>")
@@ -110,7 +114,7 @@ def render(doc: dict[str, Any]) -> str:
                    "<th>cuda-only</th><th>open work</th><th>change</th>"
                    + "".join(f"<th>kernels {_t(t)}</th>" for t in targets) + "<th>subject</th></tr>")
         for p in rows:
-            out.append(f'<tr><td><code>{_t(p["commit"][:12])}</code></td><td>{_t(p["date"][:10])}</td>'
+            out.append(f'<tr><td><code>{_t(p["commit"][:12])}</code></td><td class="d">{_t(p["date"][:10])}</td>'
                        f'<td class="n">{p["open_findings"]}</td><td class="n">{p["handled_findings"]}</td>'
                        f'<td class="n">{p["cuda_only_findings"]}</td><td>{_t(days(p["effort"]))}</td>'
                        f'<td>{_t(change_text(p))}</td>'

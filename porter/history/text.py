@@ -35,15 +35,15 @@ def projection_text(doc: dict[str, Any]) -> str:
     pr = doc["projection"]
     status = pr["status"]
     basis = pr["basis"]
-    window = f"the last {basis['days']} days ({basis['points']} point(s))" if basis else ""
+    window = f"the last {basis['days']} days ({basis['points']} points)" if basis else ""
     if status == "projected":
         return (f"Projected completion {pr['date']} (range {pr['earliest']} to {pr['latest']}) at the burn rate of "
                 f"{window}: {-pr['rate_per_week']:g} engineer-days a week.")
     if status == "done":
         return "No open work left."
     if status in ("flat", "rising"):
-        return (f"No projected completion: the open work is {status} over {window} "
-                f"({signed(pr['rate_per_week'])} engineer-days a week).")
+        return (f"No projected completion: the open work is {status} over {window}: "
+                f"{signed(pr['rate_per_week'])} engineer-days a week.")
     return f"No projected completion: {status} in {window or 'the history'}."
 
 
