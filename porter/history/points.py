@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from porter.cache import Cache
 from porter.model import Skipped, Status
 from porter.pipeline import (assemble, code_digest, complete, load_rules_cached, local_python_packages, open_cache,
                              scan_files)

@@ -135,7 +135,7 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
     base: dict[str, tuple[str, str]] = {}
     if boundary:
         base = _tree(top, first.sha)
-        commits = [as_baseline(first)] + commits[1:]
+        commits = [_as_baseline(first)] + commits[1:]
     elif first.parents:
         base = _tree(top, first.parents[0])
     merges = sum(1 for c in commits if c.merge)
@@ -145,7 +145,7 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
     return Walk(top, subdir, str(path), base, tuple(commits), boundary, tuple(notices))
 
 
-def as_baseline(c: Commit) -> Commit:
+def _as_baseline(c: Commit) -> Commit:
     """A boundary commit as the baseline: its tree is read whole, so it changes nothing on top of it."""
     return Commit(c.sha, (), c.author, c.date, c.subject, ())
 
