@@ -589,3 +589,80 @@ def check_cmd(
         return EXIT_FINDINGS if failing else EXIT_OK
 
     _run(body, verbose)
+
+
+@app.command("history", cls=PlainHelp)
+def history_cmd(
+    path: Path = typer.Argument(..., metavar="PATH", help="The git repository, or a directory inside it."),
+    since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="Only commits from this ISO date on."),
+    until: Optional[str] = typer.Option(None, "--until", metavar="DATE", help="Only commits up to this ISO date."),
+    max_commits: Optional[int] = typer.Option(None, "--max-commits", metavar="N", help="The last N first-parent commits (default: at most 1000)."),
+    every: str = typer.Option("commit", "--every", metavar="PERIOD", help="A point per commit, day, week or month (the last commit of each)."),
+    target: Optional[List[str]] = typer.Option(None, "--target", "-t", metavar="TARGET", help="AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help="console, json, csv, markdown (md) or html; default: from -o's suffix, else console."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the result here (default: stdout)."),
+    compare: Optional[str] = typer.Option(None, "--compare", metavar="A..B", help="A..B: what was ported, added and still open between two commits."),
+    allow_shallow: bool = typer.Option(False, "--allow-shallow", metavar="", help="Walk a shallow clone from its shallow boundary."),
+    include: Optional[List[str]] = typer.Option(None, "--include", metavar="GLOB", help="Only paths matching this glob (repeatable)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob (repeatable)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="No progress or summary on stderr."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
+    no_cache: bool = typer.Option(False, "--no-cache", metavar="", help="Do not read or write the result cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", metavar="DIR", help="Cache location (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", metavar="", help="Ignore the repository's own configuration (for CI on untrusted code)."),
+) -> None:
+    """The burndown of a port over the first-parent git history: open, handled and cuda-only work per commit."""
+
+    def body() -> int:
+        from porter.history import report
+        from porter.settings import resolve_settings
+
+        name = report.format_name(format, output)
+        cli = _command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated)
+        if not path.is_dir():
+            raise UsageError(f"{path}: no such directory" if not path.exists() else
+                             f"{path}: history needs a directory (the repository or a part of it), not a file")
+        settings = resolve_settings(path, cli)
+        if compare is not None:
+            from porter.history.compare import compare as compare_points, render as render_compare
+
+            _write(render_compare(compare_points(path, compare, settings), name), output)
+            return EXIT_OK
+        from porter.history.points import history
+        from porter.history.walk import walk
+
+        walked = walk(path, since=since, until=until, max_commits=max_commits, allow_shallow=allow_shallow)
+        prog, callback = _history_progress(not quiet)
+        if prog:
+            with prog:
+                result = history(walked, settings, every, progress=callback)
+        else:
+            result = history(walked, settings, every)
+        to_stdout = output is None or str(output) == "-"
+        _write(report.render(name, report.document(result), width=Console().width if to_stdout else 120,
+                             terminal=to_stdout and sys.stdout.isatty()), output)
+        for notice in result.notices:
+            err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
+        if not quiet:
+            s = result.stats
+            err.print(f"history: {s['commits']} commits, {s['points']} points ({s['points_computed']} computed, "
+                      f"{s['points_cached']} from the cache), {s['blobs_scanned']} blobs scanned, "
+                      f"{s['cache_hits']} cache hits", markup=False, highlight=False)
+        return EXIT_OK
+
+    _run(body, verbose)
+
+
+def _history_progress(enabled: bool):
+    """A progress line on stderr while a history walks (a terminal only): points done, blobs scanned, cache hits."""
+    if not enabled or not err.is_terminal:
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=err, transient=True)
+    task = prog.add_task("commits", total=None, detail="")
+    return prog, lambda p: prog.update(task, completed=p.commits_done, total=p.commits_total,
+                                       detail=f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits")

@@ -31,7 +31,7 @@ from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
-from porter.source.discover import Candidate
+from porter.source.discover import Candidate, Discovery
 from porter.source.parse import harvest_macros, parse
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -65,14 +65,22 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
     result = scan(source, settings, progress=progress, targets=targets, only=only)
-    result = analyse(result, list(settings.targets), deep=settings.deep)
+    return complete(result, settings, targets, assess=assess, source=source)
+
+
+def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...], *, assess: bool = False,
+             model: Any = None, source: Source | None = None) -> Run:
+    """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
+    result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
+    `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
+    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
     result = attach_status(result, settings, source, open_cache(settings.cache_dir)[0], code_digest())
     assessment = None
     if assess:
         from porter.estimate.assess import assess as estimate, attach
         from porter.estimate.effort_model import load_effort_model
 
-        assessment = estimate(result, list(targets), load_effort_model(settings.effort))
+        assessment = estimate(result, list(targets), model or load_effort_model(settings.effort))
         result = attach(result, assessment)
     return Run(result, targets, settings, assessment)
 
@@ -210,11 +218,28 @@ def scan(
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
     macros = _repository_macros(source, found.files, options.max_file_bytes)
-    state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, macros,
-                    local_packages=local_python_packages(found.files))
+    pairs = scan_files(found.files, source, options, ruleset, cache, macros, local_python_packages(found.files),
+                       progress, only)
+    return assemble(source, found, pairs, ruleset, targets, notices, only)
+
+
+def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
+               macros: dict[str, str], local_packages: frozenset[str],
+               progress: Callable[[int, int], None] | None = None,
+               only: frozenset[str] | None = None) -> list[tuple[FileResult, bool]]:
+    """The per-file part of the scan for files already discovered, with the repository-wide facts given (history
+    walks compute them per commit): each file's result, and whether it came from the cache."""
+    state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, dict(macros),
+                    local_packages=local_packages)
     state.ctx.extra["local_packages"] = state.local_packages
-    chosen = found.files if only is None else tuple(c for c in found.files if c.path in only)
-    pairs = _scan_files(chosen, state, options.jobs, progress)
+    chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
+    return _scan_files(chosen, state, options.jobs, progress)
+
+
+def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, bool]], ruleset: RuleSet,
+             targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None) -> ScanResult:
+    """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
+    the discovery skips of those paths alone)."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
@@ -266,39 +291,45 @@ def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
 
 
 def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[tuple[FileResult, bool]]:
+    """Each file's result and whether it came from the cache, in the order of `files` (a history walk scans
+    several versions of one path at once and tells them apart by position)."""
     files = list(files)
     total = len(files)
     jobs = jobs or os.cpu_count() or 1
     _init_worker(state)
-    out: list[tuple[FileResult, bool]] = []
+    out: list[tuple[FileResult, bool] | None] = [None] * total
+    todo = list(range(total))
     if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
         todo = []
-        for c in files:
+        for i, c in enumerate(files):
             result, hit = scan_candidate(c, compute=False)
             if result is None:
-                todo.append(c)
+                todo.append(i)
             else:
-                out.append((result, hit))
-        files = todo
-        if progress and out:
-            progress(len(out), total)
-    if jobs <= 1 or len(files) < 16:
-        for c in files:
-            out.append(scan_candidate(c))
+                out[i] = (result, hit)
+        if progress and len(todo) < total:
+            progress(total - len(todo), total)
+    done = total - len(todo)
+    if jobs <= 1 or len(todo) < 16:
+        for i in todo:
+            out[i] = scan_candidate(files[i])
+            done += 1
             if progress:
-                progress(len(out), total)
-        return out
+                progress(done, total)
+        return out  # type: ignore[return-value]
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
-    size = max(1, min(64, len(files) // (jobs * 8) or 1))
-    chunks = [files[i:i + size] for i in range(0, len(files), size)]
+    size = max(1, min(64, len(todo) // (jobs * 8) or 1))
+    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(state,)) as pool:
-        futures = [pool.submit(_scan_chunk, chunk) for chunk in chunks]
+        futures = {pool.submit(_scan_chunk, [files[i] for i in chunk]): chunk for chunk in chunks}
         for fut in as_completed(futures):
-            out.extend(fut.result())
+            for i, pair in zip(futures[fut], fut.result()):
+                out[i] = pair
+            done += len(futures[fut])
             if progress:
-                progress(len(out), total)
-    return out
+                progress(done, total)
+    return out  # type: ignore[return-value]
 
 
 def _scan_chunk(chunk: list[Candidate]) -> list[tuple[FileResult, bool]]:

@@ -71,10 +71,11 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules) -
 
 
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
-            profile_files: Iterable[str | Path] = ()) -> ScanResult:
+            profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None) -> ScanResult:
     """The scan result with every kernel's per-target verdicts attached (and deep-mode facts when asked).
-    Analysing an analysed result again gives the same result: every derived fact is replaced, never appended."""
-    chosen = resolve_targets(targets, profile_files)
+    Analysing an analysed result again gives the same result: every derived fact is replaced, never appended.
+    `resolved`: the Target profiles already resolved for the run (a history analyses hundreds of trees)."""
+    chosen = list(resolved) if resolved is not None else resolve_targets(targets, profile_files)
     kernels = list(result.kernels)
     deep_info = None
     if deep:

@@ -77,3 +77,10 @@ def html_text(text: object) -> str:
     """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
     not apply: one line, HTML-escaped."""
     return html.escape(" ".join(one_line(str(text)).split()), quote=True)
+
+
+def spreadsheet_cell(text: object) -> str:
+    """Repository text in a CSV cell: control characters escaped, and a cell a spreadsheet would run as a formula
+    (starting with = + - @ tab or CR) shown as text."""
+    out = printable(str(text))
+    return "'" + out if out[:1] in ("=", "+", "-", "@", "\t", "\r") else out

@@ -123,6 +123,10 @@ class GitTree:
     def prefix(self) -> str:
         return self.subdir.strip("/")
 
+    def close(self) -> None:
+        """Stop this process's `git cat-file` (a long walk reads through one tree and ends it when done)."""
+        self._reader.close()
+
 
 def _size(path: Path) -> int:
     try:

@@ -1,0 +1,1 @@
+"""Migration tracking: the burndown of a port over the first-parent history of a git repository."""

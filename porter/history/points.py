@@ -1,0 +1,402 @@
+"""Measure the open, handled and cuda-only work at each point of a replayed history, scanning each blob once.
+
+Per point the tree is the replayed path → blob map (porter.history.walk). A file's result is looked up first in
+memory, then in porter's cache (keyed by blob id, path, rule set, porter's code and the repository-wide facts, as
+for any scan), and only then scanned, in parallel with every other new blob of a batch of points; so the cost grows
+with the distinct blobs, not commits × files. Repository-wide facts (kernel-hiding macros, the project's own Python
+packages) are recomputed at every point whose files changed, from per-blob memos. The point itself (its scan
+result after kernel analysis and port status, and the assessment of its open work) is cached as a small summary by
+the digest of its tree, so a second walk of the same history reads summaries and scans nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from porter.model import Skipped, Status
+from porter.pipeline import (assemble, code_digest, complete, load_rules_cached, local_python_packages, open_cache,
+                             scan_files)
+from porter.settings import Settings
+from porter.source import git
+from porter.source.discover import Candidate, Discovery, language_of, printable, selected
+from porter.source.parse import harvest_macros
+from porter.source.read import GitTree, SourceReadError
+from porter.targets import Target, resolve_targets
+from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
+
+SUMMARY_VERSION = "history-point-1"
+# Points whose new blobs are scanned together: enough to keep every worker busy and pay for starting them once
+# per batch, few enough to hold the batch's trees in memory.
+BATCH_POINTS = 128
+_NOT_IN_KEY = frozenset({"jobs", "cache_dir", "notices", "config_path", "fail_on", "config_globs"})
+
+
+@dataclass(frozen=True)
+class Point:
+    """The port's state at one commit, and how it moved since the previous point."""
+
+    commit: str
+    date: str
+    author: str
+    subject: str
+    merge: bool
+    commits: int  # first-parent commits this point covers since the previous one (1 unless --every groups them)
+    open_findings: int
+    handled_findings: int
+    cuda_only_findings: int
+    effort: dict[str, float]  # engineer-days of the open work: low, likely, high
+    verdict: str  # the assessment's verdict for the open work
+    open_kernels: dict[str, int]  # target id → open kernels that need work there (verdict other than ok)
+    blockers: tuple[dict[str, Any], ...]  # the assessment's blocked reasons: key, title, count
+    files: int  # files scanned at this point
+    change: dict[str, Any] | None = None  # the difference from the previous point; None for the first
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit, "date": self.date, "author": self.author, "subject": self.subject,
+            "merge": self.merge, "commits": self.commits,
+            "open_findings": self.open_findings, "handled_findings": self.handled_findings,
+            "cuda_only_findings": self.cuda_only_findings, "effort": dict(self.effort), "verdict": self.verdict,
+            "open_kernels": dict(self.open_kernels), "blockers": [dict(b) for b in self.blockers],
+            "files": self.files, "change": self.change,
+        }
+
+
+@dataclass(frozen=True)
+class History:
+    repository: str  # the path as the user named it
+    subdir: str
+    every: str
+    targets: tuple[Target, ...]
+    points: tuple[Point, ...]
+    notices: tuple[str, ...] = ()
+    # How the walk went; never serialised, so the output is the same warm or cold.
+    stats: dict[str, int] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the walk has done so far, for a progress line on stderr."""
+
+    commits_done: int
+    commits_total: int
+    blobs_scanned: int
+    cache_hits: int  # files and points served from the cache
+    phase: str = "walking"
+
+
+class _Tree:
+    """The scoped part of the tree while replaying: scanned-language paths → (mode, blob), and which changed."""
+
+    def __init__(self, walk: Walk, settings: Settings):
+        self.prefix = walk.subdir.rstrip("/") + "/" if walk.subdir else ""
+        self.include, self.exclude = list(settings.include) or None, list(settings.exclude) or None
+        self.entries: dict[str, tuple[str, str, str, str]] = {}  # repo path → (shown path, language, mode, blob)
+        self._wanted: dict[str, tuple[str, str] | None] = {}
+        for path, (mode, blob) in walk.base.items():
+            self.set(path, mode, blob)
+
+    def wanted(self, path: str) -> tuple[str, str] | None:
+        """(shown path, language) when the path is in scope and porter reads its language; memoised per path."""
+        hit = self._wanted.get(path, ...)
+        if hit is not ...:
+            return hit  # type: ignore[return-value]
+        out = None
+        if not self.prefix or path.startswith(self.prefix):
+            rel = printable(path[len(self.prefix):])
+            lang = language_of(rel)
+            if lang is not None and selected(rel, self.include, self.exclude):
+                out = (rel, lang)
+        self._wanted[path] = out
+        return out
+
+    def set(self, path: str, mode: str, blob: str | None) -> bool:
+        w = self.wanted(path)
+        if w is None:
+            return False
+        if blob is None:
+            return self.entries.pop(path, None) is not None
+        self.entries[path] = (w[0], w[1], mode, blob)
+        return True
+
+
+@dataclass(frozen=True)
+class PointTree:
+    """The tree at one point of the walk as a file source: its files as the replay knows them, read by blob id
+    through the walk's one `git cat-file --batch` (no `ls-tree` per commit)."""
+
+    reader: GitTree
+    found: Discovery
+
+    def discover(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Discovery:
+        return self.found  # already filtered by the settings' include/exclude when the point was replayed
+
+    def read(self, c: Candidate, limit: int) -> bytes:
+        return self.reader.read(c, limit)
+
+
+class Walker:
+    """Computes the points of one walk with one rule set, cache, target list and effort model."""
+
+    def __init__(self, walk: Walk, settings: Settings, progress: Callable[[Progress], None] | None = None):
+        from porter.estimate.effort_model import load_effort_model
+
+        self.walk = walk
+        self.settings = settings
+        self.progress = progress
+        self.cache, why_not = open_cache(settings.cache_dir)
+        self.notices = list(walk.notices) + ([why_not] if why_not else [])
+        self.ruleset = load_rules_cached(list(settings.extra_rules), self.cache)
+        self.targets = tuple(resolve_targets(settings.targets))
+        self.model = load_effort_model(settings.effort)
+        self.source = GitTree(walk.repo, walk.commits[-1].sha, walk.subdir)
+        self.results: dict[tuple, Any] = {}  # (path, language, blob, facts id) → FileResult
+        self.macro_memo: dict[str, dict[str, str]] = {}
+        self.facts_ids: dict[tuple, int] = {}
+        self.sizes: dict[str, int] = {}
+        self.blobs_scanned = 0
+        self.cache_hits = 0
+        self.points_cached = 0
+        self.points_computed = 0
+        self._done = self._total = 0
+        self.canonical: dict[str, Any] = {}  # path → the result standing for every same-work version of it
+        self.by_work: dict[tuple, dict[str, Any]] = {}
+        self._key_base = self._settings_digest()
+
+    # --------------------------------------------------------------------------------------------- the walk
+
+    def run(self, every: str = "commit") -> History:
+        commits = self.walk.commits
+        chosen = set(select(commits, every))
+        tree = _Tree(self.walk, self.settings)
+        # (commit index, the scoped entries, or None when nothing in scope changed since the previous point)
+        plan: list[tuple[int, tuple | None]] = []
+        dirty = True
+        for i, c in enumerate(commits):
+            for ch in c.changes:
+                dirty |= tree.set(ch.path, ch.mode, ch.blob)
+            if i in chosen:
+                plan.append((i, tuple(sorted(tree.entries.values())) if dirty else None))
+                dirty = False
+        summaries: list[dict[str, Any] | None] = [None] * len(plan)
+        pending: list[int] = []
+        for j, (_, entries) in enumerate(plan):
+            if entries is None:
+                continue
+            hit = self.cache.get(self._point_key(entries)) if self.cache is not None else None
+            if isinstance(hit, dict) and hit.get("version") == SUMMARY_VERSION:
+                summaries[j] = hit
+                self.points_cached += 1
+                self.cache_hits += 1
+            else:
+                pending.append(j)
+        done = len(plan) - len(pending)
+        self._report(done, len(plan))
+        for start in range(0, len(pending), BATCH_POINTS):
+            batch = pending[start:start + BATCH_POINTS]
+            self._scan_batch([plan[j][1] for j in batch])  # type: ignore[misc]
+            for j in batch:
+                entries = plan[j][1]
+                summaries[j] = self._summarise(entries)  # type: ignore[arg-type]
+                if self.cache is not None:
+                    self.cache.put(self._point_key(entries), summaries[j])  # type: ignore[arg-type]
+                self.points_computed += 1
+                done += 1
+                self._report(done, len(plan))
+        points: list[Point] = []
+        last: dict[str, Any] = {}
+        previous_index = -1
+        for j, (i, _) in enumerate(plan):
+            last = summaries[j] or last  # an unchanged point repeats the one before it
+            points.append(_point(commits[i], last, i - previous_index, points[-1] if points else None))
+            previous_index = i
+        stats = {"commits": len(commits), "points": len(points), "points_computed": self.points_computed,
+                 "points_cached": self.points_cached, "blobs_scanned": self.blobs_scanned,
+                 "cache_hits": self.cache_hits}
+        self.source.close()
+        return History(self.walk.label, self.walk.subdir, every, self.targets, tuple(points),
+                       tuple(self.notices), stats)
+
+    def _file_progress(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(Progress(self._done, self._total, self.blobs_scanned + done, self.cache_hits, "scanning"))
+
+    def _report(self, done: int, total: int) -> None:
+        self._done, self._total = done, total
+        if self.progress is not None:
+            self.progress(Progress(done, total, self.blobs_scanned, self.cache_hits))
+
+    # --------------------------------------------------------------------------------------------- keys
+
+    def _settings_digest(self) -> bytes:
+        # Every setting that can change a result is in the key, including any a later porter adds; only how the
+        # run goes (workers, cache place, messages) is left out.
+        chosen = {f.name: getattr(self.settings, f.name) for f in dataclasses.fields(self.settings)
+                  if f.name not in _NOT_IN_KEY}
+        basis = repr((SUMMARY_VERSION, sorted(chosen.items()), self.walk.subdir, [repr(t) for t in self.targets],
+                      self.model.source, self.model.override, sorted(map(str, self.model.data.items()))))
+        return code_digest() + self.ruleset.digest.encode() + hashlib.sha256(basis.encode()).digest()
+
+    def _point_key(self, entries: tuple) -> str:
+        h = hashlib.sha256(self._key_base)
+        for shown, lang, mode, blob in entries:
+            h.update(f"{shown}\0{lang}\0{mode}\0{blob}\n".encode("utf-8", "surrogateescape"))
+        return "history-" + h.hexdigest()
+
+    # --------------------------------------------------------------------------------------------- scanning
+
+    def _candidates(self, entries: tuple) -> tuple[list[Candidate], list[Skipped]]:
+        files, skipped = [], []
+        for shown, lang, mode, blob in entries:
+            if mode == SUBMODULE_MODE:
+                skipped.append(Skipped(shown, "git submodule or nested repository: scan it separately"))
+            elif mode == SYMLINK_MODE:
+                skipped.append(Skipped(shown, "symlink in the git tree: not followed"))
+            else:
+                full = self.walk.subdir.rstrip("/") + "/" + shown if self.walk.subdir else shown
+                files.append(Candidate(shown, Path(full), lang, blob=blob, size=self.sizes.get(blob)))
+        return files, skipped
+
+    def _facts(self, files: list[Candidate]) -> tuple[int, dict[str, str], frozenset[str]]:
+        """The repository-wide facts at a point (as the pipeline computes them for a scan) and their id."""
+        macros: dict[str, str] = {}
+        for c in files:
+            if c.language != "cuda":
+                continue
+            found = self.macro_memo.get(c.blob or "")
+            if found is None:
+                try:
+                    found = harvest_macros(self.source.read(c, self.settings.max_file_bytes))
+                except SourceReadError:
+                    found = {}  # reported when the file itself is scanned
+                self.macro_memo[c.blob or ""] = found
+            for name, body in sorted(found.items()):
+                macros.setdefault(name, body)
+        packages = local_python_packages(files)
+        key = (tuple(sorted(macros.items())), packages)
+        return self.facts_ids.setdefault(key, len(self.facts_ids)), macros, packages
+
+    def _scan_batch(self, batch: list[tuple]) -> None:
+        """Scan every file of these points not yet known, grouped by repository-wide facts, in parallel."""
+        unsized = sorted({e[3] for entries in batch for e in entries if e[3] not in self.sizes})
+        if unsized:
+            self.sizes.update(git.object_sizes(self.walk.repo, unsized))
+        groups: dict[int, tuple[dict, frozenset, dict[tuple, Candidate]]] = {}
+        for entries in batch:
+            files, _ = self._candidates(entries)
+            fid, macros, packages = self._facts(files)
+            todo = groups.setdefault(fid, (macros, packages, {}))[2]
+            for c in files:
+                key = (c.path, c.language, c.blob, fid)
+                if key not in self.results:
+                    todo[key] = c
+        for fid, (macros, packages, todo) in groups.items():
+            if not todo:
+                continue
+            pairs = scan_files(list(todo.values()), self.source, self.settings, self.ruleset, self.cache, macros,
+                               packages, progress=self._file_progress)
+            for (result, hit), key in zip(pairs, todo):  # scan_files keeps the order of its input
+                self.results[key] = result
+                if hit:
+                    self.cache_hits += 1
+                else:
+                    self.blobs_scanned += 1
+
+    def _summarise(self, entries: tuple) -> dict[str, Any]:
+        from porter.estimate.assess import assess
+
+        files, skipped = self._candidates(entries)
+        fid, _, _ = self._facts(files)
+        pairs = []
+        for c in files:
+            result = self.results.get((c.path, c.language, c.blob, fid))
+            if result is None:  # a point computed outside a batch
+                self._scan_batch([entries])
+                result = self.results[(c.path, c.language, c.blob, fid)]
+            pairs.append((result, False))
+        # A commit that changes files without changing what porter finds in them (most edits of code with no
+        # findings) has the summary of the last point with the same work: the numbers are a function of it.
+        signature = (tuple(id(self._same_work(r)) for r, _ in pairs), tuple(sorted(skipped)))
+        known = self.by_work.get(signature)
+        if known is not None:
+            return known
+        found = Discovery(self.walk.repo, tuple(files), tuple(sorted(skipped)), True)
+        scanned = assemble(self.source, found, pairs, self.ruleset, self.targets)
+        # Port status reads the point's own tree (guards, build files, compat headers), blob by blob.
+        run = complete(scanned, self.settings, self.targets, source=PointTree(self.source, found))
+        summary = summarise(run.result, self.targets, self.model, assess)
+        self.by_work[signature] = summary
+        return summary
+
+    def _same_work(self, r):
+        """The first result seen at this path with the same findings, kernels, launches and skip as `r` (its line
+        count may differ; nothing a point reports depends on it), else `r` itself. Every result stays referenced
+        in self.results, so an id here is never reused for another object."""
+        prev = self.canonical.get(r.path)
+        if prev is not None and (prev is r or _work(prev) == _work(r)):
+            return prev
+        self.canonical[r.path] = r
+        return r
+
+
+def _work(r) -> tuple:
+    return (r.language, r.findings, r.suppressed, r.kernels, r.launches, r.skipped, r.parse_error_lines)
+
+
+def summarise(result, targets: tuple[Target, ...], model, assess: Callable) -> dict[str, Any]:
+    """The point's numbers from its analysed scan result: findings by status, and the assessment of the open work
+    only (handled and cuda-only findings and kernels are left out before estimating, whatever the estimate does
+    with statuses itself)."""
+    counts = {s: 0 for s in Status}
+    for f in result.findings:
+        counts[f.status] += 1
+    open_findings = tuple(f for f in result.findings if f.status is Status.OPEN)
+    open_kernels = tuple(k for k in result.kernels if k.status is Status.OPEN)
+    open_result = dataclasses.replace(result, findings=open_findings, kernels=open_kernels)
+    assessment = assess(open_result, list(targets), model)
+    per_target = {t.id: sum(1 for k in open_kernels if (v := k.verdict_on(t.id)) is not None and v.verdict != "ok")
+                  for t in targets}
+    blockers = [{"key": r.key, "title": r.title, "count": r.count} for r in assessment.reasons if r.level == "blocked"]
+    days = assessment.days
+    return {
+        "version": SUMMARY_VERSION,
+        "open_findings": counts[Status.OPEN],
+        "handled_findings": counts[Status.HANDLED],
+        "cuda_only_findings": counts[Status.CUDA_ONLY],
+        "effort": {"low": days.low, "likely": days.likely, "high": days.high},
+        "verdict": assessment.verdict,
+        "open_kernels": per_target,
+        "blockers": blockers,
+        "files": sum(1 for f in result.files if f.skipped is None),
+    }
+
+
+def _point(c, summary: dict[str, Any], covered: int, previous: Point | None) -> Point:
+    p = Point(
+        commit=c.sha, date=c.date, author=c.author, subject=c.subject, merge=c.merge, commits=covered,
+        open_findings=summary["open_findings"], handled_findings=summary["handled_findings"],
+        cuda_only_findings=summary["cuda_only_findings"], effort=dict(summary["effort"]),
+        verdict=summary["verdict"], open_kernels=dict(summary["open_kernels"]),
+        blockers=tuple(dict(b) for b in summary["blockers"]), files=summary["files"],
+    )
+    if previous is None:
+        return p
+    change = {
+        "open_findings": p.open_findings - previous.open_findings,
+        "handled_findings": p.handled_findings - previous.handled_findings,
+        "cuda_only_findings": p.cuda_only_findings - previous.cuda_only_findings,
+        "effort_likely": round(p.effort["likely"] - previous.effort["likely"], 2),
+        "open_kernels": {t: n - previous.open_kernels.get(t, 0) for t, n in p.open_kernels.items()},
+        "blockers": len(p.blockers) - len(previous.blockers),
+    }
+    return dataclasses.replace(p, change=change)
+
+
+def history(walk: Walk, settings: Settings, every: str = "commit",
+            progress: Callable[[Progress], None] | None = None) -> History:
+    """The points of a walk (every commit, or the last of each day, week or month)."""
+    return Walker(walk, settings, progress).run(every)
+

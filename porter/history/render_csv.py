@@ -1,0 +1,27 @@
+"""The history as CSV: one row per point, oldest first, for spreadsheets and plotting."""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from porter.render.safe import spreadsheet_cell
+
+COLUMNS = ("commit", "date", "author", "subject", "merge", "commits", "open_findings", "handled_findings",
+           "cuda_only_findings", "effort_low", "effort_likely", "effort_high", "verdict", "blockers",
+           "change_open_findings", "change_effort_likely")
+
+
+def render(doc: dict[str, Any]) -> str:
+    targets = [t["id"] for t in doc["targets"]]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(COLUMNS + tuple(f"open_kernels_{t}" for t in targets))
+    for p in doc["points"]:
+        change = p["change"] or {}
+        writer.writerow((p["commit"], p["date"], spreadsheet_cell(p["author"]), spreadsheet_cell(p["subject"]),
+                         int(p["merge"]), p["commits"], p["open_findings"], p["handled_findings"],
+                         p["cuda_only_findings"], p["effort"]["low"], p["effort"]["likely"], p["effort"]["high"],
+                         p["verdict"], len(p["blockers"]), change.get("open_findings", ""),
+                         change.get("effort_likely", ""), *(p["open_kernels"].get(t, 0) for t in targets)))
+    return buf.getvalue()

@@ -1,0 +1,128 @@
+"""The history as one self-contained HTML file: an inline SVG burndown (open likely engineer-days and handled
+findings over time, the biggest movers marked, the projection drawn on), the movers and the point table.
+
+No script, no external resource: the file opens anywhere and repository text (subjects, authors) is escaped.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import html
+from typing import Any
+
+from porter.history.text import change_text, days, headline, projection_text, table_points
+
+W, H, PAD_L, PAD_R, PAD_T, PAD_B = 960, 320, 56, 56, 16, 36
+STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1000px;color:#1b1f24}
+table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border-bottom:1px solid #d0d7de;padding:4px 6px;
+text-align:left;vertical-align:top}td.d{white-space:nowrap}td.n{text-align:right}code{font:12px ui-monospace,monospace}
+.open{stroke:#cf222e;fill:none;stroke-width:2}.handled{stroke:#1a7f37;fill:none;stroke-width:1.5;stroke-dasharray:5 3}
+.proj{stroke:#cf222e;stroke-dasharray:2 4;fill:none}.axis{stroke:#8c959f}.grid{stroke:#eaeef2}
+svg text{font:11px system-ui,sans-serif;fill:#57606a}.down{fill:#1a7f37}.up{fill:#cf222e}"""
+
+
+def _t(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _when(date: str) -> float:
+    d = dt.datetime.fromisoformat(date)
+    return (d if d.tzinfo else d.replace(tzinfo=dt.timezone.utc)).timestamp()
+
+
+def _tick(v: float) -> str:
+    return f"{v:.0f}" if v >= 10 or v == int(v) else f"{v:.1f}"
+
+
+def chart(doc: dict[str, Any]) -> str:
+    points = doc["points"]
+    if not points:
+        return ""
+    pr = doc["projection"]
+    xs = [_when(p["date"]) for p in points]
+    end_x = _when(pr["date"]) if pr["status"] == "projected" else xs[-1]
+    x0, x1 = min(xs), max(max(xs), end_x)
+    span = (x1 - x0) or 1.0
+    top_days = max(p["effort"]["likely"] for p in points) or 1.0
+    top_handled = max(p["handled_findings"] for p in points) or 1
+
+    def x(t: float) -> float:
+        return PAD_L + (t - x0) / span * (W - PAD_L - PAD_R)
+
+    def y(v: float, top: float) -> float:
+        return PAD_T + (1 - v / top) * (H - PAD_T - PAD_B)
+
+    def path(values: list[float], top: float) -> str:
+        # A step line: the open work stays as it was until the next commit changes it.
+        out = []
+        for i, (t, v) in enumerate(zip(xs, values)):
+            if i:
+                out.append(f"{x(t):.1f},{y(values[i - 1], top):.1f}")
+            out.append(f"{x(t):.1f},{y(v, top):.1f}")
+        return " ".join(out)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="100%" role="img" '
+             f'aria-label="Open likely engineer-days and handled findings over time">']
+    for k in range(5):
+        v = top_days * k / 4
+        parts.append(f'<line class="grid" x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v, top_days):.1f}" '
+                     f'y2="{y(v, top_days):.1f}"/><text x="{PAD_L - 6}" y="{y(v, top_days) + 4:.1f}" '
+                     f'text-anchor="end">{_tick(v)}</text>'
+                     f'<text x="{W - PAD_R + 6}" y="{y(v, top_days) + 4:.1f}">{_tick(top_handled * k / 4)}</text>')
+    parts.append(f'<line class="axis" x1="{PAD_L}" x2="{W - PAD_R}" y1="{H - PAD_B}" y2="{H - PAD_B}"/>')
+    for t, label in ((x0, points[0]["date"][:10]), (x1, (pr["date"] if pr["status"] == "projected"
+                                                          else points[-1]["date"][:10]))):
+        parts.append(f'<text x="{x(t):.1f}" y="{H - PAD_B + 16}" text-anchor="middle">{_t(label)}</text>')
+    parts.append(f'<text x="{PAD_L}" y="{H - 4}">open likely engineer-days (left, solid) · handled findings '
+                 f'(right, dashed)</text>')
+    parts.append(f'<polyline class="open" points="{path([p["effort"]["likely"] for p in points], top_days)}"/>')
+    parts.append(f'<polyline class="handled" points="{path([p["handled_findings"] for p in points], top_handled)}"/>')
+    if pr["status"] == "projected":
+        parts.append(f'<line class="proj" x1="{x(xs[-1]):.1f}" y1="{y(points[-1]["effort"]["likely"], top_days):.1f}" '
+                     f'x2="{x(end_x):.1f}" y2="{y(0, top_days):.1f}"><title>projected completion {_t(pr["date"])}'
+                     f'</title></line>')
+    by_commit = {p["commit"]: (t, p) for t, p in zip(xs, points)}
+    for key, cls in (("reduced", "down"), ("added", "up")):
+        for m in doc["movers"][key]:
+            t, p = by_commit[m["commit"]]
+            parts.append(f'<circle class="{cls}" cx="{x(t):.1f}" cy="{y(p["effort"]["likely"], top_days):.1f}" r="5">'
+                         f'<title>{_t(m["commit"][:12])} {_t(m["date"][:10])} {m["effort_likely"]:+g} d: '
+                         f'{_t(m["subject"])} ({_t(m["author"])})</title></circle>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render(doc: dict[str, Any]) -> str:
+    scope = f" — {_t(doc['path'])}" if doc["path"] else ""
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>Port burndown{scope}</title><style>{STYLE}</style></head><body>",
+           f"<h1>Port burndown{scope}</h1>", f"<p>{_t(headline(doc))}</p>"]
+    if doc["points"]:
+        out += [chart(doc), f"<p>{_t(projection_text(doc))}</p>"]
+    for title, key in (("Reduced the open work the most", "reduced"), ("Added the most open work", "added")):
+        rows = doc["movers"][key]
+        if rows:
+            out.append(f"<h2>{title}</h2><table><tr><th>commit</th><th>date</th><th>author</th><th>subject</th>"
+                       "<th>likely days</th><th>open findings</th></tr>")
+            out += [f'<tr><td><code>{_t(m["commit"][:12])}</code></td><td class="d">{_t(m["date"][:10])}</td>'
+                    f'<td>{_t(m["author"])}</td><td>{_t(m["subject"])}</td><td class="n">{m["effort_likely"]:+g}</td>'
+                    f'<td class="n">{m["open_findings"]:+d}</td></tr>' for m in rows]
+            out.append("</table>")
+    rows, left_out = table_points(doc)
+    targets = [t["id"] for t in doc["targets"]]
+    if rows:
+        out.append("<h2>Points</h2><table><tr><th>commit</th><th>date</th><th>open</th><th>handled</th>"
+                   "<th>cuda-only</th><th>open work</th><th>change</th>"
+                   + "".join(f"<th>kernels {_t(t)}</th>" for t in targets) + "<th>subject</th></tr>")
+        for p in rows:
+            out.append(f'<tr><td><code>{_t(p["commit"][:12])}</code></td><td class="d">{_t(p["date"][:10])}</td>'
+                       f'<td class="n">{p["open_findings"]}</td><td class="n">{p["handled_findings"]}</td>'
+                       f'<td class="n">{p["cuda_only_findings"]}</td><td>{_t(days(p["effort"]))}</td>'
+                       f'<td>{_t(change_text(p))}</td>'
+                       + "".join(f'<td class="n">{p["open_kernels"].get(t, 0)}</td>' for t in targets)
+                       + f'<td>{_t(p["subject"])}</td></tr>')
+        out.append("</table>")
+        if left_out:
+            out.append(f"<p>{left_out} smaller move(s) not shown; the JSON and CSV formats list every point.</p>")
+    out += [f"<blockquote>{_t(n)}</blockquote>" for n in doc["notices"]]
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,71 @@
+"""The history as one document (what JSON shows and every other format reads), and the format registry.
+
+`document(history)` is the contract published as porter/schemas/history.schema.json; `render(name, history,
+...)` gives a format's bytes. The points are oldest first; movers and the projection come from porter.history.trend.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+from porter import __version__
+from porter.errors import UsageError
+from porter.history.points import History
+from porter.history.trend import movers, projection
+
+SCHEMA = "porter-history-1"
+# name → (module under porter.history, file suffixes)
+FORMATS = {
+    "console": ("render_console", (".txt",)),
+    "json": ("report", (".json",)),
+    "csv": ("render_csv", (".csv",)),
+    "markdown": ("render_markdown", (".md", ".markdown")),
+    "html": ("render_html", (".html", ".htm")),
+}
+
+
+def document(history: History) -> dict[str, Any]:
+    points = history.points
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "porter", "version": __version__},
+        "repository": history.repository,
+        "path": history.subdir,
+        "every": history.every,
+        "targets": [{"id": t.id, "name": t.name} for t in history.targets],
+        "points": [p.to_dict() for p in points],
+        "movers": movers(points),
+        "projection": projection(points),
+        "notices": list(history.notices),
+    }
+
+
+def format_name(name: str | None, output: Path | None) -> str:
+    """The format asked for (any case, `md` for markdown), else from the output's suffix, else console."""
+    if name:
+        key = name.strip().lower()
+        key = "markdown" if key == "md" else key
+        if key not in FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(FORMATS)} (or md), not {name!r}")
+        return key
+    if output is not None and str(output) != "-":
+        for key, (_, suffixes) in FORMATS.items():
+            if output.suffix.lower() in suffixes:
+                return key
+    return "console"
+
+
+def render(name: str, doc: dict[str, Any], *, width: int = 120, terminal: bool = False) -> bytes:
+    """The document in format `name` as bytes."""
+    if name == "json":
+        return render_json(doc)
+    mod = importlib.import_module(f"porter.history.{FORMATS[name][0]}")
+    if name == "console":
+        return mod.render(doc, width=width, terminal=terminal)
+    return mod.render(doc).encode("utf-8")
+
+
+def render_json(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
