@@ -36,9 +36,13 @@ CHECKS: dict[str, dict[str, Any]] = {
         "title": "warpSize used as a compile-time constant (not constexpr since ROCm 7.0)",
         "source": "amd-facts.md §4.1, R2"},
     "inline-ptx": {
-        "verdict": {"default": "rewrite"},
-        "title": "inline PTX assembly (HIP accepts only AMDGCN assembly)",
+        "verdict": {"default": "fix"},
+        "title": "inline PTX loads, stores, conversions, moves or fences: replace each with its HIP intrinsic or builtin",
         "source": "amd-facts.md §4.2, R15"},
+    "inline-ptx-matrix": {
+        "verdict": {"default": "rewrite"},
+        "title": "inline PTX tensor-core MMA / ldmatrix / async-copy / cluster code: no one-line HIP replacement",
+        "source": "amd-facts.md §4.2, R7, R15"},
     "hopper-blackwell-ptx": {
         "verdict": {"default": "rewrite"},
         "title": "TMA / wgmma / tcgen05 / setmaxnreg: no counterpart on this target",
@@ -102,6 +106,25 @@ CHECKS: dict[str, dict[str, Any]] = {
 }
 
 
+# PTX families with no one-statement HIP replacement: tensor-core MMA and its fragment moves, async/bulk copies and
+# their barriers, clusters, warpgroup register reallocation. Everything else (ld, st, cvt, mov, fence, prmt, ...) is
+# a fix with the HIP intrinsic next to it.
+REWRITE_PTX = frozenset({"mma.sync", "mma.sp", "wgmma", "tcgen05", "ldmatrix", "stmatrix", "movmatrix", "cp.async",
+                         "cp.async.bulk", "cp.async.bulk.tensor", "cp.reduce.async.bulk", "mbarrier", "setmaxnreg",
+                         "fence.proxy.async", "elect.sync", "barrier.cluster", "mapa", "getctarank", "multimem",
+                         "griddepcontrol", "clusterlaunchcontrol"})
+PTX_REPLACEMENTS = {
+    "ld": "__ldg / __builtin_nontemporal_load", "st": "__builtin_nontemporal_store or a plain store",
+    "cvt": "__float2half_rn / __float2bfloat16 and friends", "mov": "__lane_id() / __smid() / a plain move",
+    "fence": "__threadfence / __atomic_thread_fence", "membar": "__threadfence / __threadfence_block",
+    "prmt": "__byte_perm", "lop3": "plain & | ^ expressions", "shfl.sync": "__shfl_*", "vote": "__ballot / __any / __all",
+    "bar": "__syncthreads / __builtin_amdgcn_s_barrier", "red": "atomicAdd and friends", "atom": "atomic* functions",
+    "activemask": "__activemask()", "nanosleep": "__builtin_amdgcn_s_sleep", "prefetch": "__builtin_prefetch or drop it",
+    "fma": "fmaf / __fmaf_rn", "add": "+", "mul": "*", "mad": "fmaf", "min": "min", "max": "max",
+    "redux.sync": "__reduce_*_sync", "match.sync": "__match_any_sync",
+}
+
+
 def check_verdict(spec: dict[str, Any], target) -> str:
     """The verdict a `{default, by_target}` spec gives on one target profile."""
     from porter.targets import evaluate
@@ -155,7 +178,13 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
     ptx = facts.inline_ptx
     if ptx.statements:
-        add("inline-ptx", f"{ptx.statements} inline PTX statement(s): {', '.join(ptx.families)}", ptx.lines)
+        heavy = sorted(f for f in ptx.families if f in REWRITE_PTX)
+        plain = sorted(f for f in ptx.families if f not in REWRITE_PTX)
+        if heavy:
+            add("inline-ptx-matrix", f"{ptx.statements} inline PTX statement(s) with {', '.join(heavy)}", ptx.lines)
+        if plain:
+            hints = "; ".join(f"{f} → {PTX_REPLACEMENTS[f]}" for f in plain if f in PTX_REPLACEMENTS)
+            add("inline-ptx", f"inline PTX {', '.join(plain)}" + (f" ({hints})" if hints else ""), ptx.lines)
     tensor = set(facts.tensor_cores)
     asyncs = set(facts.async_copies)
     hopper = sorted((tensor & {"wgmma", "tcgen05"}) | (asyncs & {"tma", "cp.async.bulk"})
@@ -210,7 +239,8 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
         if odd:
             add("block-not-wave-multiple", f"block of {odd[0][0]} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
-    if bounds is not None and bounds.min_blocks is not None:
+    # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
+    if bounds is not None and bounds.min_blocks is not None and bounds.min_blocks > 1:
         add("launch-bounds-min-blocks", f"__launch_bounds__({', '.join(bounds.text)}): minimum {bounds.min_blocks}"
                                         " blocks per SM must become waves per EU")
 

@@ -196,7 +196,9 @@ class _FileContext:
             elif t == "call_expression":
                 self._call(n, w)
             elif t == "gnu_asm_expression":
-                w["ptx"].append(_ptx(n))
+                ptx = _ptx(n)
+                if ptx["families"] and not _amdgcn(ptx):
+                    w["ptx"].append(ptx)
             elif t == "binary_expression":
                 lane = _lane_literal(n)
                 if lane:
@@ -258,10 +260,12 @@ class _FileContext:
             if name.endswith("_sync") or name == "__syncwarp":
                 mask_node = argv[0] if argv else None
                 mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
-                value = fold(mask_node, self.env) if mask_node is not None else FULL_MASK_32
-                kind = "full32" if value == FULL_MASK_32 else "constant" if isinstance(value, int) else "runtime"
+                # A bare __syncwarp() syncs the whole warp or wavefront: it spells no 32-bit mask.
+                value = fold(mask_node, self.env) if mask_node is not None else None
+                kind = ("default" if mask_node is None else "full32" if value == FULL_MASK_32
+                        else "constant" if isinstance(value, int) else "runtime")
                 op = WarpOp(name, line, mask_text, kind)
-                if name == "__syncwarp" and kind != "full32":
+                if name == "__syncwarp" and kind not in ("full32", "default"):
                     w["partial_syncwarp"].append(line)
             if name.startswith("__shfl") and len(argv) >= 4 and fold(argv[-1], self.env) == 32:
                 w["lane"].append(LaneAssumption(line, "shuffle width 32", n.text.decode("utf-8", "replace")))
@@ -669,6 +673,14 @@ def _reduction_loop(n: ts.Node) -> str | None:
     if body is not None and b"__shfl" in body.text:
         return f"reduction loop from {m.group(1)}"
     return None
+
+
+# AMD GCN mnemonics and builtins: assembly HIP code is meant to use, never PTX.
+AMDGCN_ASM = re.compile(r"^(?:v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-9_]+$|^__builtin_amdgcn_")
+
+
+def _amdgcn(ptx: dict[str, Any]) -> bool:
+    return all(AMDGCN_ASM.match(f) for f in ptx["families"])
 
 
 def _ptx(n: ts.Node) -> dict[str, Any]:

@@ -19,6 +19,65 @@ from porter.source.syntax import index, is_member_access, scope_of
 _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
 
 
+# Only nvcc compiles these files, so assembly outside any function (a #define body) is device code there.
+NVCC_ONLY_SUFFIXES = (".cu", ".cuh")
+_ARCH_GUARDS = ("preproc_if", "preproc_ifdef", "preproc_elif")
+_PTX_SHAPE = re.compile(rb"%|;|\\n|\{")
+
+
+def in_device_code(sf: SourceFile, offset: int) -> bool:
+    """Whether a byte offset is in code compiled for the GPU: inside a __global__/__device__ function (qualifier
+    macros included), inside an `#if`/`#ifdef __CUDA_ARCH__` branch, or outside any function in a .cu/.cuh file.
+    Host functions of any file (CPU/DSP assembly in ggml-cpu, boost's x87 rounding code) are not."""
+    fn = sf.enclosing(offset)
+    if fn is not None and (fn.is_kernel or fn.is_device):
+        return True
+    if sf.tree is not None and _under_cuda_arch(sf, offset):
+        return True
+    return fn is None and sf.path.endswith(NVCC_ONLY_SUFFIXES)
+
+
+def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
+    if b"__CUDA_ARCH__" not in sf.data:
+        return False
+    node = sf.root.descendant_for_byte_range(offset, offset + 1)
+    child = None
+    while node is not None:
+        if node.type in _ARCH_GUARDS:
+            cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
+            alt = node.child_by_field_name("alternative")
+            if cond is not None and b"__CUDA_ARCH__" in cond.text:
+                negated = node.text.lstrip().startswith(b"#ifndef") or b"!" in cond.text
+                in_alternative = alt is not None and child is not None and child.start_byte >= alt.start_byte
+                return negated == in_alternative
+        child, node = node, node.parent
+    return False
+
+
+def in_ptx_string(sf: SourceFile, offset: int) -> bool:
+    """Whether a string-literal offset holds PTX: a string of an asm statement, of a #define body, or one shaped
+    like instructions (`%0`, `;`, `\\n`, `{`). A diagnostic such as `"cp_async needs SM80"` (CuTe's
+    CUTE_INVALID_CONTROL_PATH messages) is prose, not PTX."""
+    if not sf.in_string(offset):
+        return False
+    node = sf.root.descendant_for_byte_range(offset, offset + 1)
+    lit = node
+    while lit is not None and lit.type not in ("string_literal", "raw_string_literal", "preproc_arg", "preproc_def"):
+        lit = lit.parent
+    if lit is None:
+        return True  # a macro body string the tree does not see as a literal
+    if lit.type in ("preproc_arg", "preproc_def"):
+        return True
+    p = lit.parent
+    while p is not None and p.type == "concatenated_string":
+        p = p.parent
+    if p is not None and p.type in ("gnu_asm_expression", "preproc_arg"):
+        return True
+    if p is not None and p.type in ("argument_list", "static_assert_declaration"):
+        return False  # printf / static_assert / an error macro's message
+    return bool(_PTX_SHAPE.search(lit.text))
+
+
 @functools.lru_cache(maxsize=4096)
 def compile_regex(pattern: str, flags: tuple[str, ...] = ()) -> re.Pattern[bytes]:
     f = 0
@@ -83,6 +142,8 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     flags = tuple(pattern.get("flags", ()))
     where = pattern.get("in", "code")
     text = sf.code if where == "code" else sf.data
+    if where == "ptx" and sf.tree is None:
+        return
     if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
         return
     rx = compile_regex(pattern["regex"], flags)
@@ -90,6 +151,8 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
         if m.end() == m.start():
             continue
         if where == "string" and not sf.in_string(m.start()):
+            continue
+        if where == "ptx" and not in_ptx_string(sf, m.start()):
             continue
         if where == "comment" and not sf.in_comment(m.start()):
             continue
