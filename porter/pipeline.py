@@ -129,12 +129,13 @@ class _Worker:
     source: Source
     macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
     local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
+    headers: frozenset[str] = frozenset()  # the repository's own C/C++/CUDA files (an include of one is not a library)
     ctx: MatchContext = field(default_factory=MatchContext)
 
     @property
     def repository_digest(self) -> bytes:
         """The repository-wide facts a file's result depends on, for the cache key."""
-        basis = repr((sorted(self.macros.items()), sorted(self.local_packages)))
+        basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers)))
         return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
 
 
@@ -170,8 +171,10 @@ def scan(
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
     macros = _repository_macros(source, found.files, options.max_file_bytes)
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, macros,
-                    local_packages=local_python_packages(found.files))
+                    local_packages=local_python_packages(found.files),
+                    headers=frozenset(c.path for c in found.files if c.language == "cuda"))
     state.ctx.extra["local_packages"] = state.local_packages
+    state.ctx.extra["repository_files"] = state.headers
     pairs = _scan_files(found.files, state, options.jobs, progress)
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)

@@ -267,8 +267,8 @@ class _FileContext:
                 op = WarpOp(name, line, mask_text, kind)
                 if name == "__syncwarp" and kind not in ("full32", "default"):
                     w["partial_syncwarp"].append(line)
-            if name.startswith("__shfl") and len(argv) >= 4 and fold(argv[-1], self.env) == 32:
-                w["lane"].append(LaneAssumption(line, "shuffle width 32", n.text.decode("utf-8", "replace")))
+            # An explicit width of 32 (`__shfl_xor_sync(m, v, o, 32)`) is a logical 32-lane shuffle: it works in
+            # 32-lane groups on wave64 too, so it is no 32-lane assumption.
             w["warp_ops"].append(op)
         elif name.startswith("atomic") or name == "atomic_ref":
             w["atomics"].append(name)
@@ -656,6 +656,9 @@ def _lane_literal(n: ts.Node) -> str | None:
     return None
 
 
+_SHFL_WIDTH_32 = re.compile(rb"__shfl\w*\s*\((?:[^();]|\([^()]*\))*,\s*32\s*\)")
+
+
 def _reduction_loop(n: ts.Node) -> str | None:
     """`for (int o = 16; o > 0; o >>= 1)` (or /= 2) around a shuffle: a reduction over 32 lanes."""
     init = n.child_by_field_name("initializer")
@@ -670,7 +673,7 @@ def _reduction_loop(n: ts.Node) -> str | None:
     if not re.search(r">>=1|/=2|=\w+/2|=\w+>>1|<<=1|\*=2", u):
         # upward loops `for (o = 1; o < 32; o <<= 1)` are caught by the `< 32` bound instead
         return None
-    if body is not None and b"__shfl" in body.text:
+    if body is not None and b"__shfl" in body.text and not _SHFL_WIDTH_32.search(body.text):
         return f"reduction loop from {m.group(1)}"
     return None
 

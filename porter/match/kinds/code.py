@@ -215,7 +215,9 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     Options: `not_library`; `skip_identity` (names HIP spells the same need no rename); `prefer_roc` (libraries
     whose hip* names are not a usable port, e.g. cuDNN's retired hipDNN, so the roc* name is the replacement);
     `require_next` ({name: text} — the name counts only when that text follows it, e.g. `texture<`);
-    `add` (entries HIPIFY's tables lack, or notes for entries they have: [{cuda, status, library, hip?, note}]).
+    `add` (entries HIPIFY's tables lack, or notes for entries they have: [{cuda, status, library, hip?, note}]);
+    `hip_headers` (declared | renamed | missing: keep a name only when HIP's real headers, per rules/kb/hip_names.tsv,
+    declare it / spell it differently / lack it; names that table does not list count as declared).
     """
     spec = pattern["kb"]
     statuses = set(spec.get("status", ()))
@@ -224,6 +226,7 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     prefer_roc = set(spec.get("prefer_roc", ()))
     require_next = {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()}
     added = {e["cuda"]: e for e in spec.get("add", ())}
+    hip_headers = spec.get("hip_headers")
     kb = ctx.kb
     toks = sf.tokens()
     known = _kb_candidates(sf, ctx)
@@ -249,6 +252,20 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
         if spec.get("skip_identity") and entry.identity:
             continue
         values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
+        if hip_headers:
+            found = _hip_name(name)
+            if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:
+                continue
+            if found is not None:
+                values = tuple(sorted(dict(values, hip_since=found.first_hip, hip_checked=found.checked_up_to,
+                                           hip_spelling=found.hip_spelling).items()))
+                if found.state == "renamed":
+                    values = tuple(sorted(dict(values, replacement=found.hip_spelling, hip=found.hip_spelling,
+                                               advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                                      f"spell it {found.hip_spelling}").items()))
+                elif found.state == "missing":
+                    values = tuple(sorted(dict(values, advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                               "do not declare it: write a helper or rewrite the call").items()))
         replacement = dict(values)["replacement"] or None
         # `int texture = 3;` makes the name the project's own variable in that function (or the whole file).
         shadowed = index(sf).variables.get(name, frozenset())
@@ -262,6 +279,12 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
             yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+def _hip_name(name: str):
+    from porter.kb import hip_names
+
+    return hip_names().get(name)
 
 
 def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> frozenset[bytes]:
@@ -316,8 +339,13 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
     skip = spec.get("not_include", ())
     if sf.language != "cuda" or sf.root is None:
         return
+    from porter.source.includes import project_header
+
+    own = ctx.extra.get("repository_files") or frozenset()
     for node, header in index(sf).includes:
         if any(fnmatch.fnmatchcase(header, g) for g in skip):
+            continue
+        if own and project_header(sf.path, header, node.type == "string_literal", own):
             continue
         entry = ctx.kb.header(header)
         if entry is None or (statuses and entry.status not in statuses):

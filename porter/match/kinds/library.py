@@ -16,6 +16,7 @@ evidence they need: `library`, `requirement`, `module_call` and `command`.
 """
 from __future__ import annotations
 
+
 import fnmatch
 import re
 from pathlib import PurePosixPath
@@ -41,9 +42,12 @@ def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
         return
     from porter.libraries import by_header
 
+    from porter.source.includes import project_header
+
+    own = (ctx.extra.get("repository_files") if ctx is not None else None) or frozenset()
     for node, header in index(sf).includes:
         lib = by_header(header)
-        if lib is not None:
+        if lib is not None and not (own and project_header(sf.path, header, node.type == "string_literal", own)):
             yield _library_hit(node.start_byte, node.end_byte, header, lib)
 
 
