@@ -31,6 +31,7 @@ from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.source.discover import Candidate
+from porter.kernels.constfold import harvest_constants
 from porter.source.parse import harvest_macros, parse
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -130,12 +131,14 @@ class _Worker:
     macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
     local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
     headers: frozenset[str] = frozenset()  # the repository's own C/C++/CUDA files (an include of one is not a library)
+    constants: dict[str, int] = field(default_factory=dict)  # integer constants defined once, with one value, repo-wide
     ctx: MatchContext = field(default_factory=MatchContext)
 
     @property
     def repository_digest(self) -> bytes:
         """The repository-wide facts a file's result depends on, for the cache key."""
-        basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers)))
+        basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
+                      sorted(self.constants.items())))
         return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
 
 
@@ -169,10 +172,11 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
-    macros = _repository_macros(source, found.files, options.max_file_bytes)
+    constants: dict[str, int] = {}
+    macros = _repository_macros(source, found.files, options.max_file_bytes, constants)
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, macros,
                     local_packages=local_python_packages(found.files),
-                    headers=frozenset(c.path for c in found.files if c.language == "cuda"))
+                    headers=frozenset(c.path for c in found.files if c.language == "cuda"), constants=constants)
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
     pairs = _scan_files(found.files, state, options.jobs, progress)
@@ -202,10 +206,14 @@ def scan(
     )
 
 
-def _repository_macros(source: Source, files: Iterable[Candidate], max_bytes: int) -> dict[str, str]:
+def _repository_macros(source: Source, files: Iterable[Candidate], max_bytes: int,
+                       constants: dict[str, int] | None = None) -> dict[str, str]:
     """Qualifier macros from every C/C++/CUDA file, so a kernel whose `__global__` hides behind a macro from
-    another header is still found. Cheap: one regex over bytes the OS has just cached for the scan itself."""
+    another header is still found. Cheap: one regex over bytes the OS has just cached for the scan itself.
+    With `constants`, also fills it with the integer constants defined with one value across the repository
+    (porter.kernels.constfold.harvest_constants; a name with two values is left out) for kernel shared memory."""
     macros: dict[str, str] = {}
+    seen: dict[str, int | None] = {}
     for c in files:
         if c.language != "cuda":
             continue
@@ -215,6 +223,11 @@ def _repository_macros(source: Source, files: Iterable[Candidate], max_bytes: in
             continue  # reported when the file itself is scanned
         for name, body in sorted(harvest_macros(data).items()):
             macros.setdefault(name, body)
+        if constants is not None:
+            for name, value in harvest_constants(data).items():
+                seen[name] = value if seen.get(name, value) == value else None
+    if constants is not None:
+        constants.update({k: v for k, v in sorted(seen.items()) if v is not None})
     return macros
 
 
@@ -324,7 +337,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         findings, suppressed = run_rules(sf, rules, st.ctx)
     except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)
         return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
-    kern = tuple(measure(sf)) if language == "cuda" else ()
+    kern = tuple(measure(sf, st.constants)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     return FileResult(
         path=path,

@@ -110,8 +110,8 @@ FACTS = {
     "big_tile": {"shared_static": 0, "dynamic": ((98304,), 98304), "total": 98304},
     "huge_tile": {"dynamic": ((204800,), 204800), "total": 204800,
                   "launch_sites": [("shared_tiles.cu", 55, (1, 1, 1), (1024, 1, 1), 204800)]},
-    "stage": {"shared_static": None, "template": ["typename T", "int N"],
-              "unknown": ["`N` is a template parameter; element type `T` is a template parameter"]},
+    # The launch `stage<float, 128>` binds T and N: 128 floats.
+    "stage": {"shared_static": 512, "template": ["typename T", "int N"], "unknown": []},
     "persistent_copy": {"sm_count_grid": (32,)},
     "two_phase": {"grid_sync": (15, 18), "launch_sites": [("grid.cu", 34, None, (256, 1, 1), 0)]},
     "bounded": {"bounds": LaunchBounds(("256", "4"), (256, 4))},

@@ -79,3 +79,59 @@ def test_names_the_table_dates_to_the_local_hip_are_in_the_local_headers():
     assert len(dated) > 40
     assert [n for n in dated if n.encode() not in toks] == []
     assert re.fullmatch(r"\d+\.\d+", version)
+
+
+# ------------------------------------------------------------------------------------------- kernel verdicts
+
+
+def _kernels(tmp_path, files: dict[str, str], targets=("mi300x",)):
+    from porter.kernels.verdicts import analyse
+
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    return {k.name: k for k in analyse(result, list(targets)).kernels}
+
+
+def test_shared_memory_from_a_header_constant_and_a_plain_struct(tmp_path):
+    ks = _kernels(tmp_path, {
+        "include/cfg.h": "#pragma once\n#define TILE 64\nconstexpr int kRows = 8;\n",
+        "k.cu": '#include "include/cfg.h"\nstruct Pair { float a; int b; double c; };\n'
+                "__global__ void k(float* x) {\n  __shared__ float s[TILE][kRows];\n  __shared__ Pair p[TILE];\n"
+                "  x[0] = s[0][0] + p[0].a;\n}\n",
+    })
+    shared = ks["k"].facts.shared_memory
+    assert [(a.name, a.bytes) for a in shared.arrays] == [("s", 2048), ("p", 1024)]
+    assert shared.total_bytes == 3072 and ks["k"].facts.unknown == ()
+
+
+def test_bare_syncwarp_and_launch_bounds_n_1_are_not_flagged(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        "__global__ void __launch_bounds__(256, 1) k(float* x) {\n  x[threadIdx.x] = 1.f;\n  __syncwarp();\n}\n"
+        "__global__ void __launch_bounds__(256, 2) k2(float* x) {\n  x[threadIdx.x] = 1.f;\n}\n"
+        "void run(float* x) { k<<<1, 256>>>(x); k2<<<1, 256>>>(x); }\n")})
+    assert ks["k"].verdict_on("mi300x").verdict == "ok"
+    assert ks["k2"].verdict_on("mi300x").reasons == ("launch-bounds-min-blocks",)
+
+
+def test_plain_ptx_is_fix_and_mma_ptx_is_rewrite(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        '__global__ void plain(float* x) {\n  float v;\n  asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(x));\n'
+        "  x[1] = v;\n}\n"
+        '__global__ void mma(float* x) {\n  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%3};" :: "f"(x[0]));\n}\n'
+        '__global__ void amd(float* x) {\n  asm volatile("s_waitcnt vmcnt(0)" ::: "memory");\n}\n'
+        "void run(float* x) { plain<<<1, 64>>>(x); mma<<<1, 64>>>(x); amd<<<1, 64>>>(x); }\n")})
+    plain = ks["plain"].verdict_on("mi300x")
+    assert (plain.verdict, plain.reasons) == ("fix", ("inline-ptx",))
+    assert (ks["mma"].verdict_on("mi300x").verdict, ks["mma"].verdict_on("mi300x").reasons) == ("rewrite", ("inline-ptx-matrix",))
+    assert ks["amd"].facts.inline_ptx.statements == 0 and ks["amd"].verdict_on("mi300x").verdict == "ok"
+
+
+def test_explicit_width_32_shuffle_is_not_a_lane_assumption(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        "__global__ void k(float* x) {\n  float v = x[threadIdx.x];\n"
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(~0ull, v, o, 32);\n  x[threadIdx.x] = v;\n}\n"
+        "void run(float* x) { k<<<1, 64>>>(x); }\n")})
+    assert ks["k"].facts.lane_assumptions == () and ks["k"].verdict_on("mi300x").verdict == "ok"

@@ -83,9 +83,11 @@ class _FileContext:
         self._sm_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
         self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
+        self._type_params: set[str] = set()
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
+        self.struct_sizes = struct_sizes(sf.root, env)
 
     # ------------------------------------------------------------------------------------------ per kernel
 
@@ -93,12 +95,27 @@ class _FileContext:
         unknown: list[Unresolved] = []
         tparams = _template_params(fn.node)
         env = self.env.with_template_params(p.name for p in tparams if p.name)
+        self._type_params = {p.name for p in tparams if p.name and p.kind == "type"}
         device_fns = self._callees(fn)
         walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
         merged = _merge(walks)
 
-        arrays, extern = self._shared(merged["shared_decls"], env, unknown, merged["identifiers"])
         sites = self._launch_sites(kernel, unknown)
+        shared_unknown: list[Unresolved] = []
+        arrays, extern = self._shared(merged["shared_decls"], env, shared_unknown, merged["identifiers"])
+        if shared_unknown and tparams:
+            # Template arguments at the launch sites (`k<256, float><<<...>>>`) size the arrays: the largest wins.
+            best = None
+            for binding in _site_bindings(tparams, sites, self.env):
+                bound_unknown: list[Unresolved] = []
+                bound, _ = self._shared(merged["shared_decls"], binding.env, bound_unknown, merged["identifiers"],
+                                        binding.types)
+                total = sum(a.bytes for a in bound if a.bytes is not None)
+                if not bound_unknown and (best is None or total > best[0]):
+                    best = (total, bound)
+            if best is not None:
+                arrays, shared_unknown = best[1], []
+        unknown.extend(shared_unknown)
         attr = self.func_attrs.get(kernel.name)
         shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
                               attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None)
@@ -308,8 +325,8 @@ class _FileContext:
                     out[name] = n
         return out
 
-    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list[Unresolved], identifiers: set[str]
-                ) -> tuple[tuple[SharedArray, ...], tuple[ExternShared, ...]]:
+    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list[Unresolved], identifiers: set[str],
+                types: dict[str, int] | None = None) -> tuple[tuple[SharedArray, ...], tuple[ExternShared, ...]]:
         """The kernel's static and extern `__shared__` variables: its own declarations and the file-scope ones it names."""
         arrays: list[SharedArray] = []
         extern: list[ExternShared] = []
@@ -332,7 +349,7 @@ class _FileContext:
                 if is_extern:
                     extern.append(ExternShared(name, tytext, line))
                     continue
-                elem = 8 if pointer else type_size(tytext)
+                elem = 8 if pointer else (type_size(tytext) or (types or {}).get(tytext) or self.struct_sizes.get(tytext))
                 extents: list[int | str] = []
                 reasons: list[str] = []
                 for e in extents_nodes:
@@ -344,7 +361,8 @@ class _FileContext:
                         extents.append(int(v))
                 if elem is None:
                     reasons.append(f"element type `{tytext}` is a template parameter" if tytext in env.template_params
-                                   else f"element type `{tytext}` has no size porter knows without --deep")
+                                   or tytext in self._type_params else f"element type `{tytext}` has no size porter "
+                                   "knows without --deep (not a builtin, CUDA vector or same-file plain struct)")
                 if reasons:
                     reason = "; ".join(dict.fromkeys(reasons))
                     arrays.append(SharedArray(name, tytext, line, tuple(extents), elem, None, reason))
@@ -511,6 +529,115 @@ class _FileContext:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+@dataclasses.dataclass(frozen=True)
+class _Binding:
+    """A kernel's template parameters bound by one launch site's template arguments."""
+
+    env: Constants
+    types: dict[str, int]
+
+
+def _split_template_arguments(text: str) -> list[str]:
+    inner = text.strip()
+    if inner.startswith("<") and inner.endswith(">"):
+        inner = inner[1:-1]
+    out, depth, cur = [], 0, []
+    for ch in inner:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], env: Constants) -> list[_Binding]:
+    """One binding per distinct launch-site template argument list that binds every parameter the arrays need:
+    value parameters folded to numbers, type parameters to their sizes (unfoldable ones stay unknown)."""
+    out = []
+    for text in sorted({s.template_arguments for s in sites if s.template_arguments}):
+        args = _split_template_arguments(text)
+        values: dict[str, Any] = {}
+        types: dict[str, int] = {}
+        for p, arg in zip(tparams, args):
+            if not p.name:
+                continue
+            if p.kind == "type":
+                size = type_size(arg)
+                if size is not None:
+                    types[p.name] = size
+            else:
+                v = fold_text(arg, env)
+                if not isinstance(v, Unknown):
+                    values[p.name] = v
+        bound = Constants({**env.sources, **values})
+        out.append(_Binding(bound.with_template_params(p.name for p in tparams if p.name and p.name not in values
+                                                       and p.kind != "type"), types))
+    return out
+
+
+def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
+    """sizeof of the file's plain structs (fields of builtin/CUDA vector types or earlier plain structs, arrays of
+    foldable extents), laid out as C does: each field at its alignment, the size rounded to the largest one."""
+    out: dict[str, int] = {}
+    if root is None:
+        return out
+    if b"struct" not in root.text and b"class" not in root.text:
+        return out
+    for n in descendants(root, ("struct_specifier", "class_specifier")):
+        name = n.child_by_field_name("name")
+        body = n.child_by_field_name("body")
+        if name is None or body is None or name.type != "type_identifier":
+            continue
+        offset, align, ok = 0, 1, True
+        for field in body.named_children:
+            if field.type == "comment":
+                continue
+            if field.type != "field_declaration":
+                if field.type in ("access_specifier",):
+                    continue
+                ok = False  # methods, nested types, templates: not a plain struct porter sizes
+                break
+            ty = field.child_by_field_name("type")
+            tytext = " ".join(ty.text.decode("utf-8", "replace").split()) if ty is not None else ""
+            if any(c.type == "storage_class_specifier" and c.text == b"static" for c in field.children):
+                continue
+            esize = type_size(tytext) or out.get(tytext)
+            declarators = [c for c in field.children if c.type in ("field_identifier", "array_declarator",
+                                                                       "pointer_declarator", "bitfield_clause")]
+            if esize is None or not declarators or any(c.type == "bitfield_clause" for c in declarators):
+                ok = False
+                break
+            for d in declarators:
+                a = esize if esize in (1, 2, 4, 8, 16) else 4 if esize % 4 == 0 else 2 if esize % 2 == 0 else 1
+                size, a = (8, 8) if d.type == "pointer_declarator" else (esize, a)
+                if d.type == "array_declarator":
+                    count = 1
+                    while d is not None and d.type == "array_declarator":
+                        v = fold(d.child_by_field_name("size"), env)
+                        if isinstance(v, Unknown) or not isinstance(v, int):
+                            ok = False
+                            break
+                        count *= v
+                        d = d.child_by_field_name("declarator")
+                    size *= count
+                if not ok:
+                    break
+                offset = (offset + a - 1) // a * a + size
+                align = max(align, a)
+            if not ok:
+                break
+        if ok and offset:
+            out[name.text.decode()] = (offset + align - 1) // align * align
+    return out
 
 
 _WALK_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
