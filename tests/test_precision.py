@@ -135,3 +135,10 @@ def test_explicit_width_32_shuffle_is_not_a_lane_assumption(tmp_path):
         "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(~0ull, v, o, 32);\n  x[threadIdx.x] = v;\n}\n"
         "void run(float* x) { k<<<1, 64>>>(x); }\n")})
     assert ks["k"].facts.lane_assumptions == () and ks["k"].verdict_on("mi300x").verdict == "ok"
+
+
+def test_harvested_constants_read_c_integer_literals():
+    from porter.kernels.constfold import harvest_constants
+
+    data = b"#define MODE 0600\n#define BAD 09\n#define HEX 0x40u\nconstexpr int kTile = 128;\n#define TWICE 1\n#define TWICE 2\n"
+    assert harvest_constants(data) == {"MODE": 0o600, "HEX": 64, "kTile": 128}

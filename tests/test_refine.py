@@ -79,3 +79,41 @@ def test_api006_wins_over_lib001_on_one_include(tmp_path):
     assert sorted((f.line, f.rule) for f in result.findings) == [(1, "API006"), (2, "API005"), (2, "LIB001")]
     api006 = next(f for f in result.findings if f.rule == "API006")
     assert dict(api006.data)["also"].startswith("LIB001: libcu++ (CCCL) (cuda/atomic) → ROCm: libhipcxx")
+
+
+FALLBACKS = """__device__ void f(float2& c, float2 a, float2 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  asm volatile("mul.f32x2 %0, %1, %2;" : "=l"(c) : "l"(a), "l"(b));
+#else
+  c.x = a.x * b.x;
+#endif
+#if (defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800))
+  c.x = 1;
+#else
+  asm volatile("brkpt;\\n" ::);
+#endif
+#if __CUDA_ARCH__ >= 350 || defined(USE_AMD_ROCM)
+  c.y = 2;
+#endif
+#ifdef USE_ROCM
+  int lane = threadIdx.x % 32;
+#else
+  int lane2 = threadIdx.x % 32;
+#endif
+#if CUDA_VERSION >= 9000
+  c.x = __shfl_xor_sync(0xffffffffffffffffull, c.x, 1);
+#else
+  c.x = __shfl_xor(c.x, 1);
+#endif
+}
+"""
+
+
+def test_fallbacks_rocm_branches_and_old_toolkit_code(tmp_path):
+    (tmp_path / "k.cu").write_text(FALLBACKS)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    # Line 2's test has a plain-C #else: HIP compiles that, so no DEV009; line 7's #else traps, so it stays. Line 12
+    # names ROCm itself. Line 16 is inside #ifdef USE_ROCM (AMD-only), line 18 is the CUDA side. Line 20's version
+    # test falls back to __shfl_xor (fine on HIP), and that fallback (line 23) is no deprecated-API use.
+    assert sorted((f.line, f.rule) for f in result.findings) == [
+        (3, "DEV001"), (7, "DEV009"), (10, "DEV001"), (18, "DEV011"), (21, "API004")]

@@ -117,7 +117,15 @@ def harvest_constants(data: bytes) -> dict[str, int]:
     out: dict[str, int] = {}
     for m in _HARVEST.finditer(data):
         name = (m.group(1) or m.group(3)).decode()
-        value = int((m.group(2) or m.group(4)).decode(), 0)
+        text = (m.group(2) or m.group(4)).decode()
+        if text[:2] in ("0x", "0X"):
+            value = int(text, 16)
+        elif len(text) > 1 and text[0] == "0":
+            if not set(text) <= set("01234567"):
+                continue  # `09` is no C integer
+            value = int(text, 8)
+        else:
+            value = int(text)
         out[name] = value if out.get(name, value) == value else -1
     return {k: v for k, v in out.items() if v != -1}
 

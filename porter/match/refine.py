@@ -6,7 +6,11 @@ branches, private copies of toolkit headers, and one finding per spot.
    dropped: no compiler ever sees that code, on CUDA or on HIP.
 2. A file that is a private copy of a CUDA toolkit header (a repository's own `cuda.h`, kept so it builds without
    the toolkit) declares the API rather than using it; its api/device findings are dropped.
-3. Duplicates: where two rules report the same spot, only the most specific one is kept (SPECIFIC below: DEV007's
+3. Code inside the AMD branch of a ROCm guard (`#ifdef USE_ROCM`, `#if defined(__HIP_PLATFORM_AMD__)`, the `#else`
+   of `#ifndef __HIP_PLATFORM_AMD__`) is AMD-only: no finding there is CUDA work. A capability or toolkit-version test
+   (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
+   a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
+4. Duplicates: where two rules report the same spot, only the most specific one is kept (SPECIFIC below: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
@@ -46,6 +50,14 @@ _TOOLKIT_COPY = re.compile(rb"NVIDIA Corporation|NVIDIA CORPORATION|#\s*define\s
                            rb"|#\s*define\s+__CUDA_RUNTIME_H__|#\s*define\s+__DRIVER_TYPES_H__|#\s*define\s+__CUDA_FP16_H__")
 _COPY_DROPS = frozenset({"api", "device", "kernel"})
 
+# Macros that mean "compiling for ROCm/HIP" in dual projects.
+ROCM_MACROS = re.compile(rb"\b(?:USE_ROCM|USE_AMD_ROCM|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|"
+                         rb"__HIP_DEVICE_COMPILE__|USE_HIP|GGML_USE_HIP|WITH_HIP|__AMDGCN__|__gfx\w+|__GFX\d+__|"
+                         rb"__AMDGCN_WAVEFRONT_SIZE\w*|PADDLE_WITH_HIP|TORCH_HIP_VERSION|HIP_VERSION|ROCM_VERSION\w*)\b")
+FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
+OLD_TOOLKIT_RULES = frozenset({"API003"})
+_CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
+_BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)")
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.M)
 
 
@@ -56,6 +68,14 @@ def refine(findings: list[Finding], sf: SourceFile) -> list[Finding]:
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
+    if findings and b"#" in sf.code:
+        groups = branch_groups(sf)
+        amd = amd_only_lines(groups)
+        fallback = fallback_tests(groups, sf)
+        old_toolkit = old_toolkit_lines(groups)
+        findings = [f for f in findings if f.line not in amd
+                    and not (f.rule in FALLBACK_RULES and f.line in fallback)
+                    and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     return one_per_spot(findings)
@@ -96,6 +116,82 @@ def dead_lines(sf: SourceFile) -> frozenset[int]:
             frame[1] = frame[1] or (value is True and not frame[0])
             frame[3] = line
     return frozenset(dead)
+
+
+def branch_groups(sf: SourceFile) -> list[list[tuple[str, bytes, int, int]]]:
+    """Every #if group of the file as its branches: (directive, condition, directive line, last body line)."""
+    groups: list[list[tuple[str, bytes, int, int]]] = []
+    stack: list[list] = []
+    for m in _DIRECTIVE.finditer(sf.code):
+        kind, rest = m.group(1).decode(), m.group(2).strip()
+        line, _ = sf.position(m.start())
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append([[kind, rest, line, None]])
+            continue
+        if not stack:
+            continue
+        branches = stack[-1]
+        branches[-1][3] = line - 1
+        if kind == "endif":
+            groups.append([tuple(b) for b in stack.pop()])
+        else:
+            branches.append([kind, rest, line, None])
+    return groups
+
+
+def _rocm_sense(kind: str, cond: bytes) -> bool | None:
+    """True when a branch is taken only for ROCm, False when only for CUDA, None when the condition is mixed."""
+    if not ROCM_MACROS.search(cond) or b"||" in cond:
+        return None
+    if kind == "ifndef":
+        return False
+    if kind == "ifdef":
+        return True
+    text = cond.replace(b" ", b"")
+    return not (text.startswith(b"!") or b"!defined" in text)
+
+
+def amd_only_lines(groups) -> frozenset[int]:
+    """Lines only a ROCm build compiles: the ROCm branch of a guard, or the #else of a CUDA-only branch."""
+    out: set[int] = set()
+    for branches in groups:
+        first = _rocm_sense(branches[0][0], branches[0][1])
+        if first is None:
+            continue
+        for i, (kind, cond, line, last) in enumerate(branches):
+            rocm = first if i == 0 else (not first if kind == "else" else None)
+            if kind == "elif":
+                rocm = _rocm_sense("if", cond)
+            if rocm:
+                out.update(range(line + 1, (last or line) + 1))
+    return frozenset(out)
+
+
+def fallback_tests(groups, sf: SourceFile) -> frozenset[int]:
+    """`#if`/`#elif` lines whose group ends in an `#else` that HIP can compile as it is (no PTX, trap or #error)."""
+    out: set[int] = set()
+    for branches in groups:
+        kind, _, line, last = branches[-1]
+        if kind != "else" or last is None or last <= line:
+            continue
+        start = sf.line_starts[line] if line < len(sf.line_starts) else len(sf.code)
+        end = sf.line_starts[last] if last < len(sf.line_starts) else len(sf.code)
+        if _BROKEN_FALLBACK.search(sf.code[start:end]):
+            continue
+        out.update(b[2] for b in branches[:-1])
+    for branches in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
+        out.update(b[2] for b in branches if b[0] in ("if", "elif") and ROCM_MACROS.search(b[1]))
+    return frozenset(out)
+
+
+def old_toolkit_lines(groups) -> frozenset[int]:
+    """Body lines of the `#else` of `#if CUDA_VERSION >= N` (or __CUDACC_VER_MAJOR__): code for older toolkits."""
+    out: set[int] = set()
+    for branches in groups:
+        if len(branches) > 1 and branches[-1][0] == "else" and _CUDA_VERSION_AT_LEAST.search(branches[0][1]):
+            kind, cond, line, last = branches[-1]
+            out.update(range(line + 1, (last or line) + 1))
+    return frozenset(out)
 
 
 def _mark(dead: set[int], first: int, last: int) -> None:

@@ -546,6 +546,10 @@ def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
             return "define" if parent is not None and parent.type == "preproc_def" else None
         if kind in _CONSTANT_SLOTS:
             slot = _CONSTANT_SLOTS[kind]
+            # tree-sitter spells a function parameter's default (`int width = warpSize`, a run-time value) like a
+            # template parameter's: only the latter needs a constant.
+            if kind == "optional_parameter_declaration" and (node.parent is None or node.parent.type != "template_parameter_list"):
+                return None
             if slot is None or node.child_by_field_name(slot) == child:
                 return kind
         if kind in ("init_declarator", "declaration", "field_declaration"):
@@ -566,7 +570,8 @@ def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
 # still names lanes 0-31 only), ~0 and ~0u, -1, 4294967295, UINT32_MAX, UINT_MAX. HIP's *_sync intrinsics
 # static_assert a 64-bit mask type, so even -1 (an int) fails to compile; ~0ull and -1ll are correct and not listed.
 FULL_MASK = re.compile(
-    rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX)\s*\)*$"
+    rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX"
+    rb"|(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\(\s*-\s*1\s*\)|static_cast\s*<\s*(?:uint32_t|unsigned(?:\s+int)?)\s*>\s*\(\s*-\s*1\s*\))\s*\)*$"
 )
 
 
