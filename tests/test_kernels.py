@@ -87,7 +87,8 @@ def test_verdicts_match_annotations(analysed, name):
 def test_same_kernel_differs_by_target(analysed):
     k = kernel(analysed, "block_sum")
     assert k.verdict_on("mi300x").reasons == ("wave64-full-mask", "wave64-lane-count")
-    assert k.verdict_on("mi455x") == TargetVerdict("mi455x", "ok", ())
+    # wave32: the 32 lanes are right, only the 32-bit mask type (HIP's static_assert) needs changing.
+    assert (k.verdict_on("mi455x").verdict, k.verdict_on("mi455x").reasons) == ("fix", ("mask-32bit-type",))
     assert [v.target for v in k.verdicts] == list(TARGET_IDS)
     big = kernel(analysed, "big_tile")
     assert big.verdict_on("mi300x").details == (
@@ -200,7 +201,7 @@ def test_user_target_profile(tmp_path):
     verdicts = {k.name: k.verdict_on("mygpu").verdict for k in result.kernels}
     assert verdicts["big_tile"] == "ok"          # 96 KiB fits 96 KiB
     assert verdicts["huge_tile"] == "fix"        # 200 KiB does not
-    assert verdicts["block_sum"] == "ok"         # wave32: 32-lane code is right
+    assert verdicts["block_sum"] == "fix"        # wave32: 32-lane code is right, but its 32-bit mask type is not
     assert verdicts["scale_rows"] == "ok"        # 96 threads = 3 waves of 32
 
 
@@ -213,7 +214,7 @@ def test_cli_json_and_targets_command():
     doc = json.loads(res.stdout)
     assert doc["targets"] == ["mi300x", "mi455x"]
     k = next(k for k in doc["kernels"] if k["name"] == "count_positive")
-    assert k["targets"]["mi300x"]["verdict"] == "fix" and k["targets"]["mi455x"]["verdict"] == "ok"
+    assert k["targets"]["mi300x"]["verdict"] == "fix" and k["targets"]["mi455x"]["reasons"] == ["mask-32bit-type"]
     assert k["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit", "wave64-full-mask", "wave64-lane-count"]
     assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 2  # tma_prefetch, cluster_exchange; lane_ids' plain PTX is a fix
     res = runner.invoke(app, ["targets", "--format", "json"])

@@ -140,5 +140,41 @@ def test_explicit_width_32_shuffle_is_not_a_lane_assumption(tmp_path):
 def test_harvested_constants_read_c_integer_literals():
     from porter.kernels.constfold import harvest_constants
 
-    data = b"#define MODE 0600\n#define BAD 09\n#define HEX 0x40u\nconstexpr int kTile = 128;\n#define TWICE 1\n#define TWICE 2\n"
+    data = (b"#define MODE 0600\n#define BAD 09\n#define HEX 0x40u\nconstexpr int kTile = 128;\n#define TWICE 1\n#define TWICE 2\n"
+            b"  const int threads = 32;\n")
     assert harvest_constants(data) == {"MODE": 0o600, "HEX": 64, "kTile": 128}
+
+
+def test_bounded_unknown_shared_memory_is_not_a_check(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        "template <typename T>\n__global__ void scalar(T* x) {\n  __shared__ T sval;\n  if (threadIdx.x == 0) sval = x[0];\n"
+        "  __syncthreads();\n  x[threadIdx.x] += sval;\n}\n"
+        "template <typename T, int N>\n__global__ void tile(T* x) {\n  __shared__ T buf[N];\n  x[0] = buf[0];\n}\n"
+        "__global__ void reduce(float* x) {\n  typedef cub::BlockReduce<float, 256> BlockReduce;\n"
+        "  __shared__ typename BlockReduce::TempStorage tmp;\n  x[0] = BlockReduce(tmp).Sum(x[threadIdx.x]);\n}\n"
+        "void run(float* x) { scalar<<<1, 256>>>(x); reduce<<<1, 256>>>(x); }\n")})
+    assert ks["scalar"].verdict_on("mi300x").verdict == "ok"
+    assert ks["reduce"].verdict_on("mi300x").verdict == "ok"
+    tile = ks["tile"].verdict_on("mi300x")  # N unknown: no bound
+    assert (tile.verdict, tile.reasons) == ("check", ("lds-unknown",))
+
+
+def test_occupancy_api_grid_is_not_sm_tuned_but_a_fixed_multiplier_is(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        "__global__ void a(float* x) { x[threadIdx.x] = 0; }\n__global__ void b(float* x) { x[threadIdx.x] = 0; }\n"
+        "void run(float* x) {\n  int sms = 0, per_sm = 0;\n"
+        "  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+        "  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a, 256, 0);\n"
+        "  a<<<sms * per_sm, 256>>>(x);\n  b<<<sms * 4, 256>>>(x);\n}\n")})
+    assert ks["a"].verdict_on("mi300x").verdict == "ok"
+    assert ks["b"].verdict_on("mi300x").reasons == ("sm-count-grid",)
+
+
+def test_griddepcontrol_is_a_fix_and_tma_descriptors_a_rewrite(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        '__global__ void pdl(float* x) {\n  asm volatile("griddepcontrol.wait;" ::: "memory");\n  x[0] = 1;\n}\n'
+        "__global__ void desc(tma::cudaTmaDesc* d) {\n  d[threadIdx.x] = tma::cudaTmaDesc{};\n}\n"
+        "void run(float* x, tma::cudaTmaDesc* d) { pdl<<<1, 64>>>(x); desc<<<1, 64>>>(d); }\n")})
+    pdl = ks["pdl"].verdict_on("mi300x")
+    assert (pdl.verdict, pdl.reasons) == ("fix", ("inline-ptx",))
+    assert ks["desc"].verdict_on("mi300x").verdict == "rewrite"

@@ -8,6 +8,7 @@ launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope at
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable
 
 from porter.model.kernel import CheckResult, KernelFacts
@@ -19,6 +20,10 @@ CHECKS: dict[str, dict[str, Any]] = {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "32-bit full-warp mask (0xffffffff) selects only lanes 0-31 of a 64-lane wavefront",
         "source": "amd-facts.md §4.1, R1"},
+    "mask-32bit-type": {
+        "verdict": {"default": "fix", "by_target": {"wavefront_size == 64": "ok"}},
+        "title": "32-bit mask type to a *_sync warp intrinsic: HIP (ROCm >= 6.2) static_asserts a 64-bit mask on every target",
+        "source": "ROCm/clr hipamd/include/hip/amd_detail/amd_warp_sync_functions.h (sizeof(MaskT) == 8)"},
     "wave64-lane-count": {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "lane arithmetic hard-codes 32 lanes next to warp operations (wrong partition on wave64)",
@@ -112,7 +117,7 @@ CHECKS: dict[str, dict[str, Any]] = {
 REWRITE_PTX = frozenset({"mma.sync", "mma.sp", "wgmma", "tcgen05", "ldmatrix", "stmatrix", "movmatrix", "cp.async",
                          "cp.async.bulk", "cp.async.bulk.tensor", "cp.reduce.async.bulk", "mbarrier", "setmaxnreg",
                          "fence.proxy.async", "elect.sync", "barrier.cluster", "mapa", "getctarank", "multimem",
-                         "griddepcontrol", "clusterlaunchcontrol"})
+                         "clusterlaunchcontrol"})
 PTX_REPLACEMENTS = {
     "ld": "__ldg / __builtin_nontemporal_load", "st": "__builtin_nontemporal_store or a plain store",
     "cvt": "__float2half_rn / __float2bfloat16 and friends", "mov": "__lane_id() / __smid() / a plain move",
@@ -122,6 +127,7 @@ PTX_REPLACEMENTS = {
     "activemask": "__activemask()", "nanosleep": "__builtin_amdgcn_s_sleep", "prefetch": "__builtin_prefetch or drop it",
     "fma": "fmaf / __fmaf_rn", "add": "+", "mul": "*", "mad": "fmaf", "min": "min", "max": "max",
     "redux.sync": "__reduce_*_sync", "match.sync": "__match_any_sync",
+    "griddepcontrol": "drop it: AMD has no programmatic dependent launch, stream order already serialises the kernels",
 }
 
 
@@ -158,6 +164,10 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     full = [w.line for w in facts.warp_ops if w.mask_kind == "full32"]
     if full:
         add("wave64-full-mask", f"0xffffffff mask in {len(full)} warp operation(s) covers 32 of {wave} lanes", full)
+    # On wave32 the value is right, but a 32-bit mask *type* still fails HIP's static_assert (wave64 reports it above).
+    narrow = [w.line for w in facts.warp_ops if w.mask_kind == "full32" and w.op.endswith("_sync") and _narrow_type(w.mask)]
+    if narrow:
+        add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
     if lane:
         kinds = ", ".join(sorted({x.kind for x in lane}))
@@ -172,6 +182,14 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     w = facts.warpsize_constant
     if w:
         add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
+
+
+_WIDE_MASK = re.compile(r"(?i)(?:ull|llu|ll)\s*\)*$|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+
+
+def _narrow_type(mask_text: str | None) -> bool:
+    """Whether a mask expression is written with a 32-bit type (`0xffffffff`, `0xffffffffu`, `~0u`, `uint32_t(-1)`)."""
+    return bool(mask_text) and not _WIDE_MASK.search(mask_text.strip())
 
 
 def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
@@ -215,12 +233,47 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         add("lds-over-limit", f"{_kib(total)} of shared memory > {_kib(limit)} LDS on {target.name}")
     elif total is None and minimum > limit:
         add("lds-over-limit", f"at least {_kib(minimum)} of shared memory > {_kib(limit)} LDS on {target.name}")
+    elif total is None and minimum + unknown_bound(shared) <= limit:
+        pass  # the unknown part is bounded (a scalar of a template type, cub Reduce/Scan temp storage) and fits
     elif total is None:
         reasons = [a.reason for a in shared.arrays if a.bytes is None and a.reason]
         add("lds-unknown", f"static shared memory unknown ({'; '.join(reasons)}); known part {_kib(minimum)}"
                            f" of {_kib(limit)} LDS")
     if shared.dynamic_unsized:
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
+
+
+# Upper bounds for shared variables whose element size porter cannot compute: an element of a template or library
+# type is at most 16 bytes when it is a scalar or vector (a wider struct would be named), and cub/hipCUB
+# BlockReduce/BlockScan/WarpReduce/WarpScan temp storage is one value per warp (a few hundred bytes); 4 KiB covers both.
+_ELEMENT_BOUND = 16
+_SMALL_TEMP_STORAGE = ("Reduce", "Scan")
+_TEMP_STORAGE_BOUND = 4096
+UNBOUNDED = 1 << 40
+
+
+def unknown_bound(shared) -> int:
+    """An upper bound in bytes on the static shared arrays whose size is unknown, or UNBOUNDED."""
+    total = 0
+    for a in shared.arrays:
+        if a.bytes is not None:
+            continue
+        if not all(isinstance(x, int) for x in a.extents):
+            return UNBOUNDED
+        count = 1
+        for x in a.extents:
+            count *= x
+        if "TempStorage" in a.type:
+            if not any(k in a.type for k in _SMALL_TEMP_STORAGE) or count > 4:
+                return UNBOUNDED
+            total += _TEMP_STORAGE_BOUND * count
+        elif a.element_bytes is None:
+            if "::" in a.type or count > 1024:
+                return UNBOUNDED  # a struct from elsewhere may be large; many elements make the bound useless
+            total += _ELEMENT_BOUND * count
+        else:
+            return UNBOUNDED
+    return total
 
 
 def _block_checks(facts: KernelFacts, target, add: Add) -> None:

@@ -109,6 +109,9 @@ _HARVEST = re.compile(
     rb"\(?(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\)?[ \t]*;", re.M)
 
 
+_CONSTANT_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)$")
+
+
 def harvest_constants(data: bytes) -> dict[str, int]:
     """Integer constants a file defines with a literal (`#define TILE 64`, `constexpr int kWarps = 4;`), for
     other files' kernels: a shared-memory extent is often a constant from an included header."""
@@ -117,6 +120,8 @@ def harvest_constants(data: bytes) -> dict[str, int]:
     out: dict[str, int] = {}
     for m in _HARVEST.finditer(data):
         name = (m.group(1) or m.group(3)).decode()
+        if not _CONSTANT_NAME.match(name):
+            continue  # `const int threads = 32;` in some function is that function's local, not a shared constant
         text = (m.group(2) or m.group(4)).decode()
         if text[:2] in ("0x", "0X"):
             value = int(text, 16)

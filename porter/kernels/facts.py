@@ -48,6 +48,7 @@ ASYNC_IDENTIFIERS = {
     "CUtensorMap": "tma", "cp_async_bulk_tensor_1d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_global_to_shared": "tma",
     "cp_async_bulk_tensor_3d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_shared_to_global": "tma",
     "fence_proxy_async_shared_cta": "tma", "barrier": "cuda::barrier", "barrier_arrive_tx": "mbarrier",
+    "cudaTmaDesc": "tma", "CUtensorMap_st": "tma",
 }
 CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluster_group", "map_shared_rank": "dsmem",
                        "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
@@ -81,6 +82,7 @@ class _FileContext:
                 self.by_name.setdefault(f.name, []).append(f)
         self._locals: dict[int, dict[str, Any]] = {}
         self._sm_vars: dict[int, set[str]] = {}
+        self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
         self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
         self._type_params: set[str] = set()
@@ -483,7 +485,13 @@ class _FileContext:
                     if SM_COUNT.search(vtext) or set(re.findall(r"[A-Za-z_]\w*", vtext)) & sm:
                         sm.add(target.text.decode())
             self._sm_vars[host.start_byte] = sm
-        return bool(set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace"))) & self._sm_vars[host.start_byte])
+            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body)
+        names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
+        # SM count x the occupancy API's blocks per SM is derived from the device at run time: it holds on AMD too
+        # (CUs x blocks per CU). A hand-picked multiplier (`num_sms * 4`) is what is tuned for NVIDIA.
+        if names & self._occupancy_vars.get(host.start_byte, set()):
+            return False
+        return bool(names & self._sm_vars[host.start_byte])
 
     def _func_attributes(self) -> dict[str, dict[str, Any]]:
         """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
@@ -665,6 +673,14 @@ _BODY_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_i
 def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) -> list[ts.Node]:
     """`node` and the nodes under it of one of `types`, in pre-order (see porter.source.parse.descendants)."""
     return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
+
+
+_OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
+
+
+def _occupancy_outputs(body: ts.Node | None) -> set[str]:
+    """Variables the occupancy API writes (`cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, 0)`)."""
+    return {m.group(1).decode() for m in _OCCUPANCY.finditer(body.text)} if body is not None else set()
 
 
 def _template_params(fn_node: ts.Node) -> list[TemplateParameter]:
