@@ -178,3 +178,12 @@ def test_griddepcontrol_is_a_fix_and_tma_descriptors_a_rewrite(tmp_path):
     pdl = ks["pdl"].verdict_on("mi300x")
     assert (pdl.verdict, pdl.reasons) == ("fix", ("inline-ptx",))
     assert ks["desc"].verdict_on("mi300x").verdict == "rewrite"
+
+
+def test_cutlass_types_in_a_kernel_body_are_a_fix(tmp_path):
+    ks = _kernels(tmp_path, {"k.cu": (
+        "template <class T>\n__global__ void reorder(T* out) {\n  using V = cutlass::Array<T, 8>;\n"
+        "  reinterpret_cast<V*>(out)[threadIdx.x] = V{};\n}\nvoid run(float* x) { reorder<<<1, 256>>>(x); }\n")})
+    k = ks["reorder"]
+    assert k.facts.cuda_libraries == ("cutlass",)
+    assert (k.verdict_on("mi300x").verdict, k.verdict_on("mi300x").reasons) == ("fix", ("cutlass-cute",))

@@ -106,6 +106,11 @@ FALLBACKS = """__device__ void f(float2& c, float2 a, float2 b) {
   c.x = __shfl_xor(c.x, 1);
 #endif
 }
+#if __CUDA_ARCH__ >= 800
+__global__ void k(float* x) { x[0] = 1; }
+#else
+__global__ void k(float* x) {}
+#endif
 """
 
 
@@ -116,4 +121,5 @@ def test_fallbacks_rocm_branches_and_old_toolkit_code(tmp_path):
     # names ROCm itself. Line 16 is inside #ifdef USE_ROCM (AMD-only), line 18 is the CUDA side. Line 20's version
     # test falls back to __shfl_xor (fine on HIP), and that fallback (line 23) is no deprecated-API use.
     assert sorted((f.line, f.rule) for f in result.findings) == [
-        (3, "DEV001"), (7, "DEV009"), (10, "DEV001"), (18, "DEV011"), (21, "API004")]
+        (3, "DEV001"), (7, "DEV009"), (10, "DEV001"), (18, "DEV011"), (21, "API004"), (26, "DEV009"),
+        (27, "KRN001"), (29, "KRN001")]  # line 26's #else is an empty kernel stub: broken on HIP

@@ -68,6 +68,10 @@ CHECKS: dict[str, dict[str, Any]] = {
         "verdict": {"default": "fix"},
         "title": "nvcuda::wmma fragments: port to rocWMMA (different header, namespace and tile shapes)",
         "source": "amd-facts.md R7 (matrix unit kind per target)"},
+    "cutlass-cute": {
+        "verdict": {"default": "fix"},
+        "title": "kernel code written with CUTLASS/CuTe types or helpers: there is no CUTLASS for ROCm (Composable Kernel / CK-Tile instead)",
+        "source": "rules/kb/libraries.yaml (cutlass: port)"},
     "dynamic-parallelism": {
         "verdict": {"default": "rewrite"},
         "title": "kernel launched from device code (dynamic parallelism is unsupported in HIP)",
@@ -222,6 +226,8 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
+    if facts.cuda_libraries:
+        add("cutlass-cute", f"uses {', '.join(facts.cuda_libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
 
 
 def _lds_check(facts: KernelFacts, target, add: Add) -> None:

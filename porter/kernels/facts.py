@@ -54,6 +54,8 @@ CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluste
                        "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
                        "cudaLaunchAttributeClusterDimension": "cluster-launch"}
 WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
+# C++ namespaces of NVIDIA-only device libraries (no ROCm build): a kernel that names them needs porting off them.
+CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
@@ -158,6 +160,7 @@ class _FileContext:
             grid_sync=tuple(sorted(set(merged["grid_sync"]))),
             device_launches=tuple(merged["device_launches"]),
             partial_syncwarp=tuple(merged["partial_syncwarp"]),
+            cuda_libraries=tuple(sorted(merged["libraries"])),
             unknown=tuple(unknown),
         )
 
@@ -180,7 +183,8 @@ class _FileContext:
             return self._walks[fn.start_byte]
         w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
                              "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
-                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": []}
+                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
+                             "libraries": set()}
         body = fn.node.child_by_field_name("body")
         lane_vars: set[str] = set()
         # Every node of a type handled below, in tree order (identifiers and comments are leaves, so nothing is
@@ -193,6 +197,8 @@ class _FileContext:
                 w["identifiers"].add(name)
                 if name in WMMA_IDENTIFIERS:
                     w["tensor"].add("wmma")
+                if t == "namespace_identifier" and name in CUDA_ONLY_NAMESPACES:
+                    w["libraries"].add(CUDA_ONLY_NAMESPACES[name])
                 if name in ASYNC_IDENTIFIERS and (name != "barrier" or _in_cuda_ns(n)) and (name != "pipeline" or _in_cuda_ns(n)):
                     w["async"].add(ASYNC_IDENTIFIERS[name])
                 if name in CLUSTER_IDENTIFIERS:

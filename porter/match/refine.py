@@ -57,7 +57,10 @@ ROCM_MACROS = re.compile(rb"\b(?:USE_ROCM|USE_AMD_ROCM|__HIP_PLATFORM_AMD__|__HI
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
 OLD_TOOLKIT_RULES = frozenset({"API003"})
 _CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
-_BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)")
+# An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
+# unsupported does not work on HIP, so the test in front of it is a real porting item.
+_BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)"
+                              rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.M)
 
 
