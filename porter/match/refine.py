@@ -7,7 +7,8 @@ branches, private copies of toolkit headers, and one finding per spot.
 2. A file that is a private copy of a CUDA toolkit header (a repository's own `cuda.h`, kept so it builds without
    the toolkit) declares the API rather than using it; its api/device findings are dropped.
 3. Code inside the AMD branch of a ROCm guard (`#ifdef USE_ROCM`, `#if defined(__HIP_PLATFORM_AMD__)`, the `#else`
-   of `#ifndef __HIP_PLATFORM_AMD__`) is AMD-only: no finding there is CUDA work. A capability or toolkit-version test
+   of `#ifndef __HIP_PLATFORM_AMD__`) is AMD-only: no finding there is CUDA work (except HIP_SIDE_RULES, which are
+   about HIP itself, such as warpSize used as a constant). A capability or toolkit-version test
    (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
 4. Duplicates: where two rules report the same spot, only the most specific one is kept (SPECIFIC below: DEV007's
@@ -55,6 +56,8 @@ ROCM_MACROS = re.compile(rb"\b(?:USE_ROCM|USE_AMD_ROCM|__HIP_PLATFORM_AMD__|__HI
                          rb"__HIP_DEVICE_COMPILE__|USE_HIP|GGML_USE_HIP|WITH_HIP|__AMDGCN__|__gfx\w+|__GFX\d+__|"
                          rb"__AMDGCN_WAVEFRONT_SIZE\w*|PADDLE_WITH_HIP|TORCH_HIP_VERSION|HIP_VERSION|ROCM_VERSION\w*)\b")
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
+# Rules about HIP's own behaviour (warpSize is not constexpr in ROCm >= 7.0): they hold in a ROCm branch too.
+HIP_SIDE_RULES = frozenset({"DEV004"})
 OLD_TOOLKIT_RULES = frozenset({"API003"})
 _CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
 # An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
@@ -76,7 +79,7 @@ def refine(findings: list[Finding], sf: SourceFile) -> list[Finding]:
         amd = amd_only_lines(groups)
         fallback = fallback_tests(groups, sf)
         old_toolkit = old_toolkit_lines(groups)
-        findings = [f for f in findings if f.line not in amd
+        findings = [f for f in findings if (f.line not in amd or f.rule in HIP_SIDE_RULES)
                     and not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
     if private_toolkit_copy(sf):
