@@ -31,6 +31,7 @@ from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
+from porter.kernels.constfold import harvest_constants
 from porter.source.discover import Candidate, Discovery
 from porter.source.parse import harvest_macros, parse
 from porter.source.read import GitTree, SourceReadError, WorkTree
@@ -175,12 +176,15 @@ class _Worker:
     source: Source
     macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
     local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
+    headers: frozenset[str] = frozenset()  # the repository's own C/C++/CUDA files (an include of one is not a library)
+    constants: dict[str, int] = field(default_factory=dict)  # integer constants defined once, with one value, repo-wide
     ctx: MatchContext = field(default_factory=MatchContext)
 
     @property
     def repository_digest(self) -> bytes:
         """The repository-wide facts a file's result depends on, for the cache key."""
-        basis = repr((sorted(self.macros.items()), sorted(self.local_packages)))
+        basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
+                      sorted(self.constants.items())))
         return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
 
 
@@ -217,21 +221,21 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
-    macros = _repository_macros(source, found.files, options.max_file_bytes)
-    pairs = scan_files(found.files, source, options, ruleset, cache, macros, local_python_packages(found.files),
-                       progress, only)
+    facts = repository_facts(found.files, lambda c: file_facts(source, c, options.max_file_bytes))
+    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
     return assemble(source, found, pairs, ruleset, targets, notices, only)
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
-               macros: dict[str, str], local_packages: frozenset[str],
-               progress: Callable[[int, int], None] | None = None,
+               facts: RepositoryFacts, progress: Callable[[int, int], None] | None = None,
                only: frozenset[str] | None = None) -> list[tuple[FileResult, bool]]:
     """The per-file part of the scan for files already discovered, with the repository-wide facts given (history
     walks compute them per commit): each file's result, and whether it came from the cache."""
-    state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, dict(macros),
-                    local_packages=local_packages)
+    state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
+                    dict(facts.macros), local_packages=facts.local_packages, headers=facts.headers,
+                    constants=dict(facts.constants))
     state.ctx.extra["local_packages"] = state.local_packages
+    state.ctx.extra["repository_files"] = state.headers
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
@@ -267,20 +271,50 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
     )
 
 
-def _repository_macros(source: Source, files: Iterable[Candidate], max_bytes: int) -> dict[str, str]:
-    """Qualifier macros from every C/C++/CUDA file, so a kernel whose `__global__` hides behind a macro from
-    another header is still found. Cheap: one regex over bytes the OS has just cached for the scan itself."""
+@dataclass(frozen=True)
+class RepositoryFacts:
+    """What a file's result depends on beyond its own bytes, gathered from every file of the tree: qualifier macros
+    (a kernel whose `__global__` hides behind a macro from another header), the project's Python packages and C/C++
+    files (an import or include of one is not a dependency), and integer constants defined with one value
+    repository-wide (kernel shared-memory sizes)."""
+
+    macros: tuple[tuple[str, str], ...] = ()  # in first-definition order
+    local_packages: frozenset[str] = frozenset()
+    headers: frozenset[str] = frozenset()
+    constants: tuple[tuple[str, int], ...] = ()  # sorted
+
+    @property
+    def key(self) -> tuple:
+        return (tuple(sorted(self.macros)), self.local_packages, self.headers, self.constants)
+
+
+def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, str], dict[str, int]]:
+    """One C/C++/CUDA file's contribution to the repository facts: its qualifier macros and integer constants."""
+    try:
+        data = source.read(c, max_bytes)
+    except SourceReadError:
+        return {}, {}  # reported when the file itself is scanned
+    return harvest_macros(data), harvest_constants(data)
+
+
+def repository_facts(files: Iterable[Candidate],
+                     per_file: Callable[[Candidate], tuple[dict[str, str], dict[str, int]]]) -> RepositoryFacts:
+    """The facts of a tree from its files, each file's part from `per_file` (history walks memoise it by blob).
+    A macro keeps its first definition; a constant defined with two values is left out."""
+    files = list(files)
     macros: dict[str, str] = {}
+    seen: dict[str, int | None] = {}
     for c in files:
         if c.language != "cuda":
             continue
-        try:
-            data = source.read(c, max_bytes)
-        except SourceReadError:
-            continue  # reported when the file itself is scanned
-        for name, body in sorted(harvest_macros(data).items()):
+        found, constants = per_file(c)
+        for name, body in sorted(found.items()):
             macros.setdefault(name, body)
-    return macros
+        for name, value in constants.items():
+            seen[name] = value if seen.get(name, value) == value else None
+    return RepositoryFacts(tuple(macros.items()), local_python_packages(files),
+                           frozenset(c.path for c in files if c.language == "cuda"),
+                           tuple(sorted((k, v) for k, v in seen.items() if v is not None)))
 
 
 def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
@@ -395,7 +429,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         findings, suppressed = run_rules(sf, rules, st.ctx)
     except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)
         return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
-    kern = tuple(measure(sf)) if language == "cuda" else ()
+    kern = tuple(measure(sf, st.constants)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     return FileResult(
         path=path,

@@ -26,7 +26,7 @@ def _hostile(tmp_path: Path) -> tuple[Path, Path]:
     (outside / "hdrs" / "s.h").write_text(f"{MARKER} b;\n")
     os.symlink("../../outside/hdrs", root / "include" / "ext")
     os.mkfifo(root / "pipe.h")
-    (root / "include" / "ok.h").write_text("#pragma once\nconstexpr int N = 64;\n")
+    (root / "include" / "ok.h").write_text("#pragma once\nconstexpr int N = 8 * 8;  // an expression: only deep mode folds it\n")
     (root / "k.cu").write_text(f'#include "{outside / "secret.h"}"\n#include "../outside/secret.h"\n#include "include/ext/s.h"\n'
                                f'#include "pipe.h"\n#include "/dev/zero"\n#include "include/ok.h"\n{KERNEL}')
     return root, outside
@@ -77,7 +77,7 @@ def test_contain_refuses_every_escape_and_pins_the_repository_header(tmp_path):
     assert sorted(c.files.values()) == ["include/ok.h", "k.cu"]
     (header,) = [copy for copy, rel in c.files.items() if rel == "include/ok.h"]
     assert Path(c.main).read_text().split("\n") == ["", "", "", "", "", f'#include "{header}"', KERNEL.rstrip("\n"), ""]
-    assert Path(header).read_text() == "#pragma once\nconstexpr int N = 64;\n"
+    assert Path(header).read_text() == "#pragma once\nconstexpr int N = 8 * 8;  // an expression: only deep mode folds it\n"
     assert c.data == (root / "k.cu").read_bytes()
     assert all(MARKER not in p.read_text() for p in (tmp_path / "sandbox").rglob("*") if p.is_file())
 

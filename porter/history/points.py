@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from porter.model import Skipped, Status
-from porter.pipeline import (assemble, code_digest, complete, load_rules_cached, local_python_packages, open_cache,
-                             scan_files)
+from porter.pipeline import (RepositoryFacts, assemble, code_digest, complete, file_facts, load_rules_cached,
+                             open_cache, repository_facts, scan_files)
 from porter.settings import Settings
 from porter.source import git
 from porter.source.discover import Candidate, Discovery, language_of, printable, selected
-from porter.source.parse import harvest_macros
-from porter.source.read import GitTree, SourceReadError
+from porter.source.read import GitTree
 from porter.targets import Target, resolve_targets
 from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
 
@@ -154,7 +153,7 @@ class Walker:
         self.model = load_effort_model(settings.effort)
         self.source = GitTree(walk.repo, walk.commits[-1].sha, walk.subdir)
         self.results: dict[tuple, Any] = {}  # (path, language, blob, facts id) → FileResult
-        self.macro_memo: dict[str, dict[str, str]] = {}
+        self.facts_memo: dict[str, tuple[dict[str, str], dict[str, int]]] = {}  # blob → its macros, constants
         self.facts_ids: dict[tuple, int] = {}
         self.sizes: dict[str, int] = {}
         self.blobs_scanned = 0
@@ -260,44 +259,37 @@ class Walker:
                 files.append(Candidate(shown, Path(full), lang, blob=blob, size=self.sizes.get(blob)))
         return files, skipped
 
-    def _facts(self, files: list[Candidate]) -> tuple[int, dict[str, str], frozenset[str]]:
-        """The repository-wide facts at a point (as the pipeline computes them for a scan) and their id."""
-        macros: dict[str, str] = {}
-        for c in files:
-            if c.language != "cuda":
-                continue
-            found = self.macro_memo.get(c.blob or "")
+    def _facts(self, files: list[Candidate]) -> tuple[int, RepositoryFacts]:
+        """The repository-wide facts at a point (as the pipeline computes them for a scan) and their id; each
+        blob's part is read once per walk."""
+        def per_blob(c: Candidate):
+            found = self.facts_memo.get(c.blob or "")
             if found is None:
-                try:
-                    found = harvest_macros(self.source.read(c, self.settings.max_file_bytes))
-                except SourceReadError:
-                    found = {}  # reported when the file itself is scanned
-                self.macro_memo[c.blob or ""] = found
-            for name, body in sorted(found.items()):
-                macros.setdefault(name, body)
-        packages = local_python_packages(files)
-        key = (tuple(sorted(macros.items())), packages)
-        return self.facts_ids.setdefault(key, len(self.facts_ids)), macros, packages
+                found = self.facts_memo[c.blob or ""] = file_facts(self.source, c, self.settings.max_file_bytes)
+            return found
+
+        facts = repository_facts(files, per_blob)
+        return self.facts_ids.setdefault(facts.key, len(self.facts_ids)), facts
 
     def _scan_batch(self, batch: list[tuple]) -> None:
         """Scan every file of these points not yet known, grouped by repository-wide facts, in parallel."""
         unsized = sorted({e[3] for entries in batch for e in entries if e[3] not in self.sizes})
         if unsized:
             self.sizes.update(git.object_sizes(self.walk.repo, unsized))
-        groups: dict[int, tuple[dict, frozenset, dict[tuple, Candidate]]] = {}
+        groups: dict[int, tuple[RepositoryFacts, dict[tuple, Candidate]]] = {}
         for entries in batch:
             files, _ = self._candidates(entries)
-            fid, macros, packages = self._facts(files)
-            todo = groups.setdefault(fid, (macros, packages, {}))[2]
+            fid, facts = self._facts(files)
+            todo = groups.setdefault(fid, (facts, {}))[1]
             for c in files:
                 key = (c.path, c.language, c.blob, fid)
                 if key not in self.results:
                     todo[key] = c
-        for fid, (macros, packages, todo) in groups.items():
+        for fid, (facts, todo) in groups.items():
             if not todo:
                 continue
-            pairs = scan_files(list(todo.values()), self.source, self.settings, self.ruleset, self.cache, macros,
-                               packages, progress=self._file_progress)
+            pairs = scan_files(list(todo.values()), self.source, self.settings, self.ruleset, self.cache, facts,
+                               progress=self._file_progress)
             for (result, hit), key in zip(pairs, todo):  # scan_files keeps the order of its input
                 self.results[key] = result
                 if hit:
@@ -309,7 +301,7 @@ class Walker:
         from porter.estimate.assess import assess
 
         files, skipped = self._candidates(entries)
-        fid, _, _ = self._facts(files)
+        fid, _ = self._facts(files)
         pairs = []
         for c in files:
             result = self.results.get((c.path, c.language, c.blob, fid))

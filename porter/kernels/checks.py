@@ -20,6 +20,10 @@ CHECKS: dict[str, dict[str, Any]] = {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "32-bit full-warp mask (0xffffffff) selects only lanes 0-31 of a 64-lane wavefront",
         "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-bit masks, 64-lane wavefronts)"},
+    "mask-32bit-type": {
+        "verdict": {"default": "fix", "by_target": {"wavefront_size == 64": "ok"}},
+        "title": "32-bit mask type to a *_sync warp intrinsic: HIP (ROCm >= 6.2) static_asserts a 64-bit mask on every target",
+        "source": "https://github.com/ROCm/clr/blob/develop/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h (static_assert sizeof(MaskT) == 8)"},
     "wave64-lane-count": {
         "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
         "title": "lane arithmetic hard-codes 32 lanes next to warp operations (wrong partition on wave64)",
@@ -37,8 +41,12 @@ CHECKS: dict[str, dict[str, Any]] = {
         "title": "warpSize used as a compile-time constant (not constexpr since ROCm 7.0)",
         "source": "https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html (warpSize is no longer constexpr)"},
     "inline-ptx": {
+        "verdict": {"default": "fix"},
+        "title": "inline PTX loads, stores, conversions, moves or fences: replace each with its HIP intrinsic or builtin",
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md (HIP accepts only AMDGCN inline assembly; ld/st/cvt/mov map to plain loads, stores, casts and __builtin_amdgcn_* builtins)"},
+    "inline-ptx-matrix": {
         "verdict": {"default": "rewrite"},
-        "title": "inline PTX assembly (HIP accepts only AMDGCN assembly)",
+        "title": "inline PTX tensor-core MMA / ldmatrix / async-copy / cluster code: no one-line HIP replacement",
         "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
     "hopper-blackwell-ptx": {
         "verdict": {"default": "rewrite"},
@@ -60,6 +68,10 @@ CHECKS: dict[str, dict[str, Any]] = {
         "verdict": {"default": "fix"},
         "title": "nvcuda::wmma fragments: port to rocWMMA (different header, namespace and tile shapes)",
         "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf; https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (matrix cores per target)"},
+    "cutlass-cute": {
+        "verdict": {"default": "fix"},
+        "title": "kernel code written with CUTLASS/CuTe types or helpers: there is no CUTLASS for ROCm (Composable Kernel / CK-Tile instead)",
+        "source": "https://github.com/ROCm/composable_kernel (AMD's counterpart; CUTLASS has no ROCm build)"},
     "dynamic-parallelism": {
         "verdict": {"default": "rewrite"},
         "title": "kernel launched from device code (dynamic parallelism is unsupported in HIP)",
@@ -103,6 +115,26 @@ CHECKS: dict[str, dict[str, Any]] = {
 }
 
 
+# PTX families with no one-statement HIP replacement: tensor-core MMA and its fragment moves, async/bulk copies and
+# their barriers, clusters, warpgroup register reallocation. Everything else (ld, st, cvt, mov, fence, prmt, ...) is
+# a fix with the HIP intrinsic next to it.
+REWRITE_PTX = frozenset({"mma.sync", "mma.sp", "wgmma", "tcgen05", "ldmatrix", "stmatrix", "movmatrix", "cp.async",
+                         "cp.async.bulk", "cp.async.bulk.tensor", "cp.reduce.async.bulk", "mbarrier", "setmaxnreg",
+                         "fence.proxy.async", "elect.sync", "barrier.cluster", "mapa", "getctarank", "multimem",
+                         "clusterlaunchcontrol"})
+PTX_REPLACEMENTS = {
+    "ld": "__ldg / __builtin_nontemporal_load", "st": "__builtin_nontemporal_store or a plain store",
+    "cvt": "__float2half_rn / __float2bfloat16 and friends", "mov": "__lane_id() / __smid() / a plain move",
+    "fence": "__threadfence / __atomic_thread_fence", "membar": "__threadfence / __threadfence_block",
+    "prmt": "__byte_perm", "lop3": "plain & | ^ expressions", "shfl.sync": "__shfl_*", "vote": "__ballot / __any / __all",
+    "bar": "__syncthreads / __builtin_amdgcn_s_barrier", "red": "atomicAdd and friends", "atom": "atomic* functions",
+    "activemask": "__activemask()", "nanosleep": "__builtin_amdgcn_s_sleep", "prefetch": "__builtin_prefetch or drop it",
+    "fma": "fmaf / __fmaf_rn", "add": "+", "mul": "*", "mad": "fmaf", "min": "min", "max": "max",
+    "redux.sync": "__reduce_*_sync", "match.sync": "__match_any_sync",
+    "griddepcontrol": "drop it: AMD has no programmatic dependent launch, stream order already serialises the kernels",
+}
+
+
 def check_verdict(spec: dict[str, Any], target) -> str:
     """The verdict a `{default, by_target}` spec gives on one target profile."""
     from porter.targets import evaluate
@@ -136,6 +168,10 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     full = [w.line for w in facts.warp_ops if w.mask_kind == "full32"]
     if full:
         add("wave64-full-mask", f"0xffffffff mask in {len(full)} warp operation(s) covers 32 of {wave} lanes", full)
+    # On wave32 the value is right, but a 32-bit mask *type* still fails HIP's static_assert (wave64 reports it above).
+    narrow = [w.line for w in facts.warp_ops if w.mask_kind == "full32" and w.op.endswith("_sync") and _narrow_type(w.mask)]
+    if narrow:
+        add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
     if lane:
         kinds = ", ".join(sorted({x.kind for x in lane}))
@@ -163,11 +199,25 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
     return f"{statements} inline PTX {noun}" + (f" ({', '.join(names)})" if names else "")
 
 
+_WIDE_MASK = re.compile(r"(?i)(?:ull|llu|ll)\s*\)*$|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+
+
+def _narrow_type(mask_text: str | None) -> bool:
+    """Whether a mask expression is written with a 32-bit type (`0xffffffff`, `0xffffffffu`, `~0u`, `uint32_t(-1)`)."""
+    return bool(mask_text) and not _WIDE_MASK.search(mask_text.strip())
+
+
 def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
     ptx = facts.inline_ptx
     if ptx.statements:
-        add("inline-ptx", ptx_summary(ptx.statements, ptx.families), ptx.lines)
+        heavy = sorted(f for f in ptx.families if f in REWRITE_PTX)
+        plain = sorted(f for f in ptx.families if f not in REWRITE_PTX)
+        if heavy:
+            add("inline-ptx-matrix", ptx_summary(ptx.statements, heavy), ptx.lines)
+        if plain:
+            hints = "; ".join(f"{f} → {PTX_REPLACEMENTS[f]}" for f in plain if f in PTX_REPLACEMENTS)
+            add("inline-ptx", ptx_summary(ptx.statements, plain) + (f": {hints}" if hints else ""), ptx.lines)
     tensor = set(facts.tensor_cores)
     asyncs = set(facts.async_copies)
     hopper = sorted((tensor & {"wgmma", "tcgen05"}) | (asyncs & {"tma", "cp.async.bulk"})
@@ -187,6 +237,8 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
+    if facts.cuda_libraries:
+        add("cutlass-cute", f"uses {', '.join(facts.cuda_libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
 
 
 def _lds_check(facts: KernelFacts, target, add: Add) -> None:
@@ -198,12 +250,47 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         add("lds-over-limit", f"{_kib(total)} of shared memory > {_kib(limit)} LDS on {target.name}")
     elif total is None and minimum > limit:
         add("lds-over-limit", f"at least {_kib(minimum)} of shared memory > {_kib(limit)} LDS on {target.name}")
+    elif total is None and minimum + unknown_bound(shared) <= limit:
+        pass  # the unknown part is bounded (a scalar of a template type, cub Reduce/Scan temp storage) and fits
     elif total is None:
         reasons = [a.reason for a in shared.arrays if a.bytes is None and a.reason]
         add("lds-unknown", f"static shared memory unknown ({'; '.join(reasons)}); known part {_kib(minimum)}"
                            f" of {_kib(limit)} LDS")
     if shared.dynamic_unsized:
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
+
+
+# Upper bounds for shared variables whose element size porter cannot compute: an element of a template or library
+# type is at most 16 bytes when it is a scalar or vector (a wider struct would be named), and cub/hipCUB
+# BlockReduce/BlockScan/WarpReduce/WarpScan temp storage is one value per warp (a few hundred bytes); 4 KiB covers both.
+_ELEMENT_BOUND = 16
+_SMALL_TEMP_STORAGE = ("Reduce", "Scan")
+_TEMP_STORAGE_BOUND = 4096
+UNBOUNDED = 1 << 40
+
+
+def unknown_bound(shared) -> int:
+    """An upper bound in bytes on the static shared arrays whose size is unknown, or UNBOUNDED."""
+    total = 0
+    for a in shared.arrays:
+        if a.bytes is not None:
+            continue
+        if not all(isinstance(x, int) for x in a.extents):
+            return UNBOUNDED
+        count = 1
+        for x in a.extents:
+            count *= x
+        if "TempStorage" in a.type:
+            if not any(k in a.type for k in _SMALL_TEMP_STORAGE) or count > 4:
+                return UNBOUNDED
+            total += _TEMP_STORAGE_BOUND * count
+        elif a.element_bytes is None:
+            if "::" in a.type or count > 1024:
+                return UNBOUNDED  # a struct from elsewhere may be large; many elements make the bound useless
+            total += _ELEMENT_BOUND * count
+        else:
+            return UNBOUNDED
+    return total
 
 
 def _block_checks(facts: KernelFacts, target, add: Add) -> None:
@@ -222,7 +309,8 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
         if odd:
             add("block-not-wave-multiple", f"block of {odd[0][0]} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
-    if bounds is not None and bounds.min_blocks is not None:
+    # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
+    if bounds is not None and bounds.min_blocks is not None and bounds.min_blocks > 1:
         add("launch-bounds-min-blocks", f"__launch_bounds__({', '.join(bounds.text)}): minimum {bounds.min_blocks}"
                                         " blocks per SM must become waves per EU")
 

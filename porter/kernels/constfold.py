@@ -102,6 +102,39 @@ class Constants:
         return value
 
 
+_HARVEST = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*[ \t]*\)?[ \t]*(?://[^\n]*)?$"
+    rb"|^[ \t]*(?:static[ \t]+|inline[ \t]+)*(?:constexpr|const)[ \t]+(?:static[ \t]+)?(?:unsigned[ \t]+|signed[ \t]+)?"
+    rb"(?:int|long|short|size_t|std::size_t|u?int(?:8|16|32|64)_t|auto|uint)[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*"
+    rb"\(?(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\)?[ \t]*;", re.M)
+
+
+_CONSTANT_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)$")
+
+
+def harvest_constants(data: bytes) -> dict[str, int]:
+    """Integer constants a file defines with a literal (`#define TILE 64`, `constexpr int kWarps = 4;`), for
+    other files' kernels: a shared-memory extent is often a constant from an included header."""
+    if b"define" not in data and b"const" not in data:
+        return {}
+    out: dict[str, int] = {}
+    for m in _HARVEST.finditer(data):
+        name = (m.group(1) or m.group(3)).decode()
+        if not _CONSTANT_NAME.match(name):
+            continue  # `const int threads = 32;` in some function is that function's local, not a shared constant
+        text = (m.group(2) or m.group(4)).decode()
+        if text[:2] in ("0x", "0X"):
+            value = int(text, 16)
+        elif len(text) > 1 and text[0] == "0":
+            if not set(text) <= set("01234567"):
+                continue  # `09` is no C integer
+            value = int(text, 8)
+        else:
+            value = int(text)
+        out[name] = value if out.get(name, value) == value else -1
+    return {k: v for k, v in out.items() if v != -1}
+
+
 def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = None) -> Constants:
     """The constant table of a parsed file: `#define N expr`, `const`/`constexpr` integers, enumerators."""
     sources: dict[str, Any] = dict(extra or {})

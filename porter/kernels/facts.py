@@ -48,11 +48,14 @@ ASYNC_IDENTIFIERS = {
     "CUtensorMap": "tma", "cp_async_bulk_tensor_1d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_global_to_shared": "tma",
     "cp_async_bulk_tensor_3d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_shared_to_global": "tma",
     "fence_proxy_async_shared_cta": "tma", "barrier": "cuda::barrier", "barrier_arrive_tx": "mbarrier",
+    "cudaTmaDesc": "tma", "CUtensorMap_st": "tma",
 }
 CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluster_group", "map_shared_rank": "dsmem",
                        "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
                        "cudaLaunchAttributeClusterDimension": "cluster-launch"}
 WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
+# C++ namespaces of NVIDIA-only device libraries (no ROCm build): a kernel that names them needs porting off them.
+CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
@@ -82,11 +85,14 @@ class _FileContext:
                 self.by_name.setdefault(f.name, []).append(f)
         self._locals: dict[int, dict[str, Any]] = {}
         self._sm_vars: dict[int, set[str]] = {}
+        self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
         self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
+        self._type_params: set[str] = set()
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
+        self.struct_sizes = struct_sizes(sf.root, env)
 
     # ------------------------------------------------------------------------------------------ per kernel
 
@@ -94,12 +100,27 @@ class _FileContext:
         unknown: list[Unresolved] = []
         tparams = _template_params(fn.node)
         env = self.env.with_template_params(p.name for p in tparams if p.name)
+        self._type_params = {p.name for p in tparams if p.name and p.kind == "type"}
         device_fns = self._callees(fn)
         walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
         merged = _merge(walks)
 
-        arrays, extern = self._shared(merged["shared_decls"], env, unknown, merged["identifiers"])
         sites = self._launch_sites(kernel, unknown)
+        shared_unknown: list[Unresolved] = []
+        arrays, extern = self._shared(merged["shared_decls"], env, shared_unknown, merged["identifiers"])
+        if shared_unknown and tparams:
+            # Template arguments at the launch sites (`k<256, float><<<...>>>`) size the arrays: the largest wins.
+            best = None
+            for binding in _site_bindings(tparams, sites, self.env):
+                bound_unknown: list[Unresolved] = []
+                bound, _ = self._shared(merged["shared_decls"], binding.env, bound_unknown, merged["identifiers"],
+                                        binding.types)
+                total = sum(a.bytes for a in bound if a.bytes is not None)
+                if not bound_unknown and (best is None or total > best[0]):
+                    best = (total, bound)
+            if best is not None:
+                arrays, shared_unknown = best[1], []
+        unknown.extend(shared_unknown)
         attr = self.func_attrs.get(kernel.name)
         shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
                               attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None)
@@ -140,6 +161,7 @@ class _FileContext:
             grid_sync=tuple(sorted(set(merged["grid_sync"]))),
             device_launches=tuple(merged["device_launches"]),
             partial_syncwarp=tuple(merged["partial_syncwarp"]),
+            cuda_libraries=tuple(sorted(merged["libraries"])),
             unknown=tuple(unknown),
         )
 
@@ -162,7 +184,8 @@ class _FileContext:
             return self._walks[fn.start_byte]
         w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
                              "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
-                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": []}
+                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
+                             "libraries": set()}
         body = fn.node.child_by_field_name("body")
         lane_vars: set[str] = set()
         # Every node of a type handled below, in tree order (identifiers and comments are leaves, so nothing is
@@ -175,6 +198,8 @@ class _FileContext:
                 w["identifiers"].add(name)
                 if name in WMMA_IDENTIFIERS:
                     w["tensor"].add("wmma")
+                if t == "namespace_identifier" and name in CUDA_ONLY_NAMESPACES:
+                    w["libraries"].add(CUDA_ONLY_NAMESPACES[name])
                 if name in ASYNC_IDENTIFIERS and (name != "barrier" or _in_cuda_ns(n)) and (name != "pipeline" or _in_cuda_ns(n)):
                     w["async"].add(ASYNC_IDENTIFIERS[name])
                 if name in CLUSTER_IDENTIFIERS:
@@ -197,7 +222,9 @@ class _FileContext:
             elif t == "call_expression":
                 self._call(n, w)
             elif t == "gnu_asm_expression":
-                w["ptx"].append(_ptx(n))
+                ptx = _ptx(n)
+                if ptx["families"] and not _amdgcn(ptx):
+                    w["ptx"].append(ptx)
             elif t == "binary_expression":
                 lane = _lane_literal(n)
                 if lane:
@@ -259,13 +286,15 @@ class _FileContext:
             if name.endswith("_sync") or name == "__syncwarp":
                 mask_node = argv[0] if argv else None
                 mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
-                value = fold(mask_node, self.env) if mask_node is not None else FULL_MASK_32
-                kind = "full32" if value == FULL_MASK_32 else "constant" if isinstance(value, int) else "runtime"
+                # A bare __syncwarp() syncs the whole warp or wavefront: it spells no 32-bit mask.
+                value = fold(mask_node, self.env) if mask_node is not None else None
+                kind = ("default" if mask_node is None else "full32" if value == FULL_MASK_32
+                        else "constant" if isinstance(value, int) else "runtime")
                 op = WarpOp(name, line, mask_text, kind)
-                if name == "__syncwarp" and kind != "full32":
+                if name == "__syncwarp" and kind not in ("full32", "default"):
                     w["partial_syncwarp"].append(line)
-            if name.startswith("__shfl") and len(argv) >= 4 and fold(argv[-1], self.env) == 32:
-                w["lane"].append(LaneAssumption(line, "shuffle width 32", n.text.decode("utf-8", "replace")))
+            # An explicit width of 32 (`__shfl_xor_sync(m, v, o, 32)`) is a logical 32-lane shuffle: it works in
+            # 32-lane groups on wave64 too, so it is no 32-lane assumption.
             w["warp_ops"].append(op)
         elif name.startswith("atomic") or name == "atomic_ref":
             w["atomics"].append(name)
@@ -305,8 +334,8 @@ class _FileContext:
                     out[name] = n
         return out
 
-    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list[Unresolved], identifiers: set[str]
-                ) -> tuple[tuple[SharedArray, ...], tuple[ExternShared, ...]]:
+    def _shared(self, decls: list[ts.Node], env: Constants, unknown: list[Unresolved], identifiers: set[str],
+                types: dict[str, int] | None = None) -> tuple[tuple[SharedArray, ...], tuple[ExternShared, ...]]:
         """The kernel's static and extern `__shared__` variables: its own declarations and the file-scope ones it names."""
         arrays: list[SharedArray] = []
         extern: list[ExternShared] = []
@@ -329,7 +358,7 @@ class _FileContext:
                 if is_extern:
                     extern.append(ExternShared(name, tytext, line))
                     continue
-                elem = 8 if pointer else type_size(tytext)
+                elem = 8 if pointer else (type_size(tytext) or (types or {}).get(tytext) or self.struct_sizes.get(tytext))
                 extents: list[int | str] = []
                 reasons: list[str] = []
                 for e in extents_nodes:
@@ -341,7 +370,8 @@ class _FileContext:
                         extents.append(int(v))
                 if elem is None:
                     reasons.append(f"element type `{tytext}` is a template parameter" if tytext in env.template_params
-                                   else f"element type `{tytext}` has no size porter knows without --deep")
+                                   or tytext in self._type_params else f"element type `{tytext}` has no size porter "
+                                   "knows without --deep (not a builtin, CUDA vector or same-file plain struct)")
                 if reasons:
                     reason = "; ".join(dict.fromkeys(reasons))
                     arrays.append(SharedArray(name, tytext, line, tuple(extents), elem, None, reason))
@@ -462,7 +492,13 @@ class _FileContext:
                     if SM_COUNT.search(vtext) or set(re.findall(r"[A-Za-z_]\w*", vtext)) & sm:
                         sm.add(target.text.decode())
             self._sm_vars[host.start_byte] = sm
-        return bool(set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace"))) & self._sm_vars[host.start_byte])
+            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body)
+        names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
+        # SM count x the occupancy API's blocks per SM is derived from the device at run time: it holds on AMD too
+        # (CUs x blocks per CU). A hand-picked multiplier (`num_sms * 4`) is what is tuned for NVIDIA.
+        if names & self._occupancy_vars.get(host.start_byte, set()):
+            return False
+        return bool(names & self._sm_vars[host.start_byte])
 
     def _func_attributes(self) -> dict[str, dict[str, Any]]:
         """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
@@ -510,6 +546,115 @@ class _FileContext:
 # ---------------------------------------------------------------------------------------------- helpers
 
 
+@dataclasses.dataclass(frozen=True)
+class _Binding:
+    """A kernel's template parameters bound by one launch site's template arguments."""
+
+    env: Constants
+    types: dict[str, int]
+
+
+def _split_template_arguments(text: str) -> list[str]:
+    inner = text.strip()
+    if inner.startswith("<") and inner.endswith(">"):
+        inner = inner[1:-1]
+    out, depth, cur = [], 0, []
+    for ch in inner:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], env: Constants) -> list[_Binding]:
+    """One binding per distinct launch-site template argument list that binds every parameter the arrays need:
+    value parameters folded to numbers, type parameters to their sizes (unfoldable ones stay unknown)."""
+    out = []
+    for text in sorted({s.template_arguments for s in sites if s.template_arguments}):
+        args = _split_template_arguments(text)
+        values: dict[str, Any] = {}
+        types: dict[str, int] = {}
+        for p, arg in zip(tparams, args):
+            if not p.name:
+                continue
+            if p.kind == "type":
+                size = type_size(arg)
+                if size is not None:
+                    types[p.name] = size
+            else:
+                v = fold_text(arg, env)
+                if not isinstance(v, Unknown):
+                    values[p.name] = v
+        bound = Constants({**env.sources, **values})
+        out.append(_Binding(bound.with_template_params(p.name for p in tparams if p.name and p.name not in values
+                                                       and p.kind != "type"), types))
+    return out
+
+
+def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
+    """sizeof of the file's plain structs (fields of builtin/CUDA vector types or earlier plain structs, arrays of
+    foldable extents), laid out as C does: each field at its alignment, the size rounded to the largest one."""
+    out: dict[str, int] = {}
+    if root is None:
+        return out
+    if b"struct" not in root.text and b"class" not in root.text:
+        return out
+    for n in descendants(root, ("struct_specifier", "class_specifier")):
+        name = n.child_by_field_name("name")
+        body = n.child_by_field_name("body")
+        if name is None or body is None or name.type != "type_identifier":
+            continue
+        offset, align, ok = 0, 1, True
+        for field in body.named_children:
+            if field.type == "comment":
+                continue
+            if field.type != "field_declaration":
+                if field.type in ("access_specifier",):
+                    continue
+                ok = False  # methods, nested types, templates: not a plain struct porter sizes
+                break
+            ty = field.child_by_field_name("type")
+            tytext = " ".join(ty.text.decode("utf-8", "replace").split()) if ty is not None else ""
+            if any(c.type == "storage_class_specifier" and c.text == b"static" for c in field.children):
+                continue
+            esize = type_size(tytext) or out.get(tytext)
+            declarators = [c for c in field.children if c.type in ("field_identifier", "array_declarator",
+                                                                       "pointer_declarator", "bitfield_clause")]
+            if esize is None or not declarators or any(c.type == "bitfield_clause" for c in declarators):
+                ok = False
+                break
+            for d in declarators:
+                a = esize if esize in (1, 2, 4, 8, 16) else 4 if esize % 4 == 0 else 2 if esize % 2 == 0 else 1
+                size, a = (8, 8) if d.type == "pointer_declarator" else (esize, a)
+                if d.type == "array_declarator":
+                    count = 1
+                    while d is not None and d.type == "array_declarator":
+                        v = fold(d.child_by_field_name("size"), env)
+                        if isinstance(v, Unknown) or not isinstance(v, int):
+                            ok = False
+                            break
+                        count *= v
+                        d = d.child_by_field_name("declarator")
+                    size *= count
+                if not ok:
+                    break
+                offset = (offset + a - 1) // a * a + size
+                align = max(align, a)
+            if not ok:
+                break
+        if ok and offset:
+            out[name.text.decode()] = (offset + align - 1) // align * align
+    return out
+
+
 _WALK_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
                "gnu_asm_expression", "binary_expression", "for_statement", "subscript_expression")
 
@@ -535,6 +680,14 @@ _BODY_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_i
 def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) -> list[ts.Node]:
     """`node` and the nodes under it of one of `types`, in pre-order (see porter.source.parse.descendants)."""
     return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
+
+
+_OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
+
+
+def _occupancy_outputs(body: ts.Node | None) -> set[str]:
+    """Variables the occupancy API writes (`cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, 0)`)."""
+    return {m.group(1).decode() for m in _OCCUPANCY.finditer(body.text)} if body is not None else set()
 
 
 def _template_params(fn_node: ts.Node) -> list[TemplateParameter]:
@@ -653,6 +806,9 @@ def _lane_literal(n: ts.Node) -> str | None:
     return None
 
 
+_SHFL_WIDTH_32 = re.compile(rb"__shfl\w*\s*\((?:[^();]|\([^()]*\))*,\s*32\s*\)")
+
+
 def _reduction_loop(n: ts.Node) -> str | None:
     """`for (int o = 16; o > 0; o >>= 1)` (or /= 2) around a shuffle: a reduction over 32 lanes."""
     init = n.child_by_field_name("initializer")
@@ -667,9 +823,17 @@ def _reduction_loop(n: ts.Node) -> str | None:
     if not re.search(r">>=1|/=2|=\w+/2|=\w+>>1|<<=1|\*=2", u):
         # upward loops `for (o = 1; o < 32; o <<= 1)` are caught by the `< 32` bound instead
         return None
-    if body is not None and b"__shfl" in body.text:
+    if body is not None and b"__shfl" in body.text and not _SHFL_WIDTH_32.search(body.text):
         return f"reduction loop from {m.group(1)}"
     return None
+
+
+# AMD GCN mnemonics and builtins: assembly HIP code is meant to use, never PTX.
+AMDGCN_ASM = re.compile(r"^(?:v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-9_]+$|^__builtin_amdgcn_")
+
+
+def _amdgcn(ptx: dict[str, Any]) -> bool:
+    return all(AMDGCN_ASM.match(f) for f in ptx["families"])
 
 
 def _ptx(n: ts.Node) -> dict[str, Any]:

@@ -23,11 +23,12 @@ VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
 RANK = {v: i for i, v in enumerate(VERDICTS)}
 
 
-def measure(sf: SourceFile) -> list[Kernel]:
-    """The file's kernels with their facts (runs in scan workers; results are cached with the file)."""
+def measure(sf: SourceFile, constants: dict[str, int] | None = None) -> list[Kernel]:
+    """The file's kernels with their facts (runs in scan workers; results are cached with the file). `constants`
+    are integer constants defined elsewhere in the repository (the file's own definitions win)."""
     from porter.kernels.facts import measure_file
 
-    return measure_file(sf)
+    return measure_file(sf, constants or None)
 
 
 def worst(verdicts: Iterable[str]) -> str:

@@ -2,6 +2,7 @@
 
 A suppression is a comment `porter: ignore[ID1,ID2] reason` (or a bare `porter: ignore`) on the finding's line
 or the line above. Suppressed findings are returned separately, never dropped, so the summary can count them.
+Before fingerprints are taken, porter.match.refine drops dead-branch hits and keeps one finding per spot.
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from porter.match.registry import Hit, MatchContext, match_pattern
-from porter.match.kinds.code import compile_regex
+from porter.match.kinds.code import compile_regex, in_device_code
+from porter.match.refine import refine
 from porter.model import Finding
 from porter.source.parse import SourceFile
 from porter.rules import Rule
@@ -50,7 +52,7 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             seen.add((hit.start, hit.end))
             findings.append(make_finding(rule, sf, hit))
     findings.sort()
-    findings = with_fingerprints(findings)
+    findings = with_fingerprints(refine(findings, sf))
     kept, hidden = [], []
     for f in findings:
         ids = suppressions.get(f.line, set())
@@ -70,6 +72,8 @@ def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
                 f = sf.enclosing(hit.start)
                 if f is None or not f.is_kernel:
                     continue
+            if pattern.get("in_device_code") and not in_device_code(sf, hit.start):
+                continue
             yield hit
 
 

@@ -310,6 +310,7 @@ class KernelFacts:
     grid_sync: tuple[int, ...] = ()  # lines
     device_launches: tuple[int, ...] = ()  # lines of launches inside device code
     partial_syncwarp: tuple[int, ...] = ()  # lines
+    cuda_libraries: tuple[str, ...] = ()  # NVIDIA-only C++ libraries the body uses directly (cutlass, cute)
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
     # Set by kernel analysis (analyse), never by measuring: launches written in other files, when the kernel's own
     # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
@@ -360,6 +361,8 @@ class KernelFacts:
             "warp_ops": [w.to_dict() for w in self.warp_ops],
             "warpsize_constant": [w.to_dict() for w in self.warpsize_constant],
         }
+        if self.cuda_libraries:
+            d["cuda_libraries"] = list(self.cuda_libraries)
         if self.deep is not None:
             d["deep"] = self.deep.to_dict()
         return d

@@ -378,7 +378,13 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     comments.sort()
     strings.sort()
     code = _blank(data, comments + strings)
-    functions = [_cuda_function(n, data, macro_uses, global_macros) for n in caps.get("function", [])]
+    # Qualifier macros too short to be rewritten as `__device__` (`#define DEVICE __device__ inline`) still make
+    # a device function: recognised from the recorded use, as kernels are.
+    device_macros = set()
+    if macro_uses:
+        known = {**(macros or {}), **harvest_macros(data)}
+        device_macros = {n for n, body in known.items() if "__device__" in body}
+    functions = [_cuda_function(n, data, macro_uses, global_macros, device_macros) for n in caps.get("function", [])]
     functions.sort(key=lambda f: f.start_byte)
     return SourceFile(path, "cuda", data, code, tree, comments, strings, functions, macro_uses, line_starts,
                       error_lines=_error_lines(tree, "cuda"))
@@ -401,7 +407,8 @@ def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
                       error_lines=_error_lines(tree, "python"))
 
 
-def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], global_macros: set[str]) -> Function:
+def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], global_macros: set[str],
+                   device_macros: set[str] = frozenset()) -> Function:
     decl = node.child_by_field_name("declarator")
     name_node = function_name_node(decl)
     qualified = name_node.text.decode("utf-8", "replace") if name_node is not None else "<anonymous>"
@@ -414,10 +421,13 @@ def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], globa
     lo = prev.end_byte if prev is not None else node.start_byte
     if node.parent is not None and node.parent.type == "template_declaration":
         lo = node.parent.start_byte
+    is_device = "__device__" in child_types
     for off, name in macro_uses.items():
         if lo <= off < decl_start and name in global_macros:
             via_macro = name
             is_kernel = True
+        elif lo <= off < decl_start and name in device_macros:
+            is_device = True
     return Function(
         name=unqualified(qualified),
         qualified_name=qualified,
@@ -426,7 +436,7 @@ def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], globa
         start_line=node.start_point.row + 1,
         end_line=node.end_point.row + 1,
         is_kernel=is_kernel,
-        is_device="__device__" in child_types,
+        is_device=is_device,
         via_macro=via_macro,
         node=node,
     )

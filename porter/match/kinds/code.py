@@ -19,6 +19,65 @@ from porter.source.syntax import index, is_member_access, scope_of
 _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
 
 
+# Only nvcc compiles these files, so assembly outside any function (a #define body) is device code there.
+NVCC_ONLY_SUFFIXES = (".cu", ".cuh")
+_ARCH_GUARDS = ("preproc_if", "preproc_ifdef", "preproc_elif")
+_PTX_SHAPE = re.compile(rb"%|;|\\n|\{")
+
+
+def in_device_code(sf: SourceFile, offset: int) -> bool:
+    """Whether a byte offset is in code compiled for the GPU: inside a __global__/__device__ function (qualifier
+    macros included), inside an `#if`/`#ifdef __CUDA_ARCH__` branch, or outside any function in a .cu/.cuh file.
+    Host functions of any file (CPU/DSP assembly in ggml-cpu, boost's x87 rounding code) are not."""
+    fn = sf.enclosing(offset)
+    if fn is not None and (fn.is_kernel or fn.is_device):
+        return True
+    if sf.tree is not None and _under_cuda_arch(sf, offset):
+        return True
+    return fn is None and sf.path.endswith(NVCC_ONLY_SUFFIXES)
+
+
+def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
+    if b"__CUDA_ARCH__" not in sf.data:
+        return False
+    node = sf.root.descendant_for_byte_range(offset, offset + 1)
+    child = None
+    while node is not None:
+        if node.type in _ARCH_GUARDS:
+            cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
+            alt = node.child_by_field_name("alternative")
+            if cond is not None and b"__CUDA_ARCH__" in cond.text:
+                negated = node.text.lstrip().startswith(b"#ifndef") or b"!" in cond.text
+                in_alternative = alt is not None and child is not None and child.start_byte >= alt.start_byte
+                return negated == in_alternative
+        child, node = node, node.parent
+    return False
+
+
+def in_ptx_string(sf: SourceFile, offset: int) -> bool:
+    """Whether a string-literal offset holds PTX: a string of an asm statement, of a #define body, or one shaped
+    like instructions (`%0`, `;`, `\\n`, `{`). A diagnostic such as `"cp_async needs SM80"` (CuTe's
+    CUTE_INVALID_CONTROL_PATH messages) is prose, not PTX."""
+    if not sf.in_string(offset):
+        return False
+    node = sf.root.descendant_for_byte_range(offset, offset + 1)
+    lit = node
+    while lit is not None and lit.type not in ("string_literal", "raw_string_literal", "preproc_arg", "preproc_def"):
+        lit = lit.parent
+    if lit is None:
+        return True  # a macro body string the tree does not see as a literal
+    if lit.type in ("preproc_arg", "preproc_def"):
+        return True
+    p = lit.parent
+    while p is not None and p.type == "concatenated_string":
+        p = p.parent
+    if p is not None and p.type in ("gnu_asm_expression", "preproc_arg"):
+        return True
+    if p is not None and p.type in ("argument_list", "static_assert_declaration"):
+        return False  # printf / static_assert / an error macro's message
+    return bool(_PTX_SHAPE.search(lit.text))
+
+
 @functools.lru_cache(maxsize=4096)
 def compile_regex(pattern: str, flags: tuple[str, ...] = ()) -> re.Pattern[bytes]:
     f = 0
@@ -83,6 +142,8 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     flags = tuple(pattern.get("flags", ()))
     where = pattern.get("in", "code")
     text = sf.code if where == "code" else sf.data
+    if where == "ptx" and sf.tree is None:
+        return
     if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
         return
     rx = compile_regex(pattern["regex"], flags)
@@ -90,6 +151,8 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
         if m.end() == m.start():
             continue
         if where == "string" and not sf.in_string(m.start()):
+            continue
+        if where == "ptx" and not in_ptx_string(sf, m.start()):
             continue
         if where == "comment" and not sf.in_comment(m.start()):
             continue
@@ -152,7 +215,9 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     Options: `not_library`; `skip_identity` (names HIP spells the same need no rename); `prefer_roc` (libraries
     whose hip* names are not a usable port, e.g. cuDNN's retired hipDNN, so the roc* name is the replacement);
     `require_next` ({name: text} — the name counts only when that text follows it, e.g. `texture<`);
-    `add` (entries HIPIFY's tables lack, or notes for entries they have: [{cuda, status, library, hip?, note}]).
+    `add` (entries HIPIFY's tables lack, or notes for entries they have: [{cuda, status, library, hip?, note}]);
+    `hip_headers` (declared | renamed | missing: keep a name only when HIP's real headers, per rules/kb/hip_names.tsv,
+    declare it / spell it differently / lack it; names that table does not list count as declared).
     """
     spec = pattern["kb"]
     statuses = set(spec.get("status", ()))
@@ -161,6 +226,7 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     prefer_roc = set(spec.get("prefer_roc", ()))
     require_next = {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()}
     added = {e["cuda"]: e for e in spec.get("add", ())}
+    hip_headers = spec.get("hip_headers")
     kb = ctx.kb
     toks = sf.tokens()
     known = _kb_candidates(sf, ctx)
@@ -186,6 +252,20 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
         if spec.get("skip_identity") and entry.identity:
             continue
         values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
+        if hip_headers:
+            found = _hip_name(name)
+            if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:
+                continue
+            if found is not None:
+                values = tuple(sorted(dict(values, hip_since=found.first_hip, hip_checked=found.checked_up_to,
+                                           hip_spelling=found.hip_spelling).items()))
+                if found.state == "renamed":
+                    values = tuple(sorted(dict(values, replacement=found.hip_spelling, hip=found.hip_spelling,
+                                               advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                                      f"spell it {found.hip_spelling}").items()))
+                elif found.state == "missing":
+                    values = tuple(sorted(dict(values, advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                               "do not declare it: write a helper or rewrite the call").items()))
         replacement = dict(values)["replacement"] or None
         # `int texture = 3;` makes the name the project's own variable in that function (or the whole file).
         shadowed = index(sf).variables.get(name, frozenset())
@@ -199,6 +279,12 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
             yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+def _hip_name(name: str):
+    from porter.kb import hip_names
+
+    return hip_names().get(name)
 
 
 def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> frozenset[bytes]:
@@ -253,8 +339,13 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
     skip = spec.get("not_include", ())
     if sf.language != "cuda" or sf.root is None:
         return
+    from porter.source.includes import project_header
+
+    own = ctx.extra.get("repository_files") or frozenset()
     for node, header in index(sf).includes:
         if any(fnmatch.fnmatchcase(header, g) for g in skip):
+            continue
+        if own and project_header(sf.path, header, node.type == "string_literal", own):
             continue
         entry = ctx.kb.header(header)
         if entry is None or (statuses and entry.status not in statuses):
@@ -455,6 +546,10 @@ def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
             return "define" if parent is not None and parent.type == "preproc_def" else None
         if kind in _CONSTANT_SLOTS:
             slot = _CONSTANT_SLOTS[kind]
+            # tree-sitter spells a function parameter's default (`int width = warpSize`, a run-time value) like a
+            # template parameter's: only the latter needs a constant.
+            if kind == "optional_parameter_declaration" and (node.parent is None or node.parent.type != "template_parameter_list"):
+                return None
             if slot is None or node.child_by_field_name(slot) == child:
                 return kind
         if kind in ("init_declarator", "declaration", "field_declaration"):
@@ -475,7 +570,8 @@ def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
 # still names lanes 0-31 only), ~0 and ~0u, -1, 4294967295, UINT32_MAX, UINT_MAX. HIP's *_sync intrinsics
 # static_assert a 64-bit mask type, so even -1 (an int) fails to compile; ~0ull and -1ll are correct and not listed.
 FULL_MASK = re.compile(
-    rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX)\s*\)*$"
+    rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX"
+    rb"|(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\(\s*-\s*1\s*\)|static_cast\s*<\s*(?:uint32_t|unsigned(?:\s+int)?)\s*>\s*\(\s*-\s*1\s*\))\s*\)*$"
 )
 
 

@@ -16,6 +16,7 @@ evidence they need: `library`, `requirement`, `module_call` and `command`.
 """
 from __future__ import annotations
 
+
 import fnmatch
 import re
 from pathlib import PurePosixPath
@@ -41,9 +42,12 @@ def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
         return
     from porter.libraries import by_header
 
+    from porter.source.includes import project_header
+
+    own = (ctx.extra.get("repository_files") if ctx is not None else None) or frozenset()
     for node, header in index(sf).includes:
         lib = by_header(header)
-        if lib is not None:
+        if lib is not None and not (own and project_header(sf.path, header, node.type == "string_literal", own)):
             yield _library_hit(node.start_byte, node.end_byte, header, lib)
 
 
@@ -359,7 +363,24 @@ def match_command(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[
             continue
         if in_strings and not sf.in_string(m.start()):
             continue
+        if _in_message(sf, m.start(), in_strings):
+            continue
         start, end = m.span("hit") if "hit" in rx.groupindex and m.group("hit") is not None else m.span()
         values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
         yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
+
+
+# Calls whose string argument is a message for people, not a command line (`print("nvidia-smi not found")`).
+_MESSAGE_CALLS = re.compile(rb"(?:\bprint|\bwarn(?:ing)?s?\.warn|\blog(?:ger|ging)?\.\w+|\braise\s+\w+|\b\w*(?:Error|Exception))\s*\(\s*[fFrRbB]?$")
+
+
+def _in_message(sf: SourceFile, offset: int, in_strings: bool) -> bool:
+    """Whether a command-shaped match is only named in a message: a Python print/log/raise argument, or a shell
+    echo/printf line. Such text tells a person about the tool; it does not run it."""
+    line_start = sf.data.rfind(b"\n", 0, offset) + 1
+    before = sf.data[line_start:offset]
+    if in_strings:
+        quote = max(before.rfind(b'"'), before.rfind(b"'"))
+        return quote >= 0 and bool(_MESSAGE_CALLS.search(before[:quote].rstrip()))
+    return bool(re.match(rb"^[ \t]*(?:echo|printf)\b", before))
 
