@@ -23,6 +23,9 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
     body = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ", literal(a.headline))
     if not a.nothing_to_port:
         body.append(f"\nEffort: {days_range(d['effort'])}")
+    for extra in (d["handled"], d["optional"]):
+        if extra:
+            body.append(literal("\n" + extra["text"]))
     deciding = a.deciding
     for r in deciding[:top]:
         body.append(literal(f"\n • {r.title} — {r.count} in {r.files} file(s), e.g. ")).append(
