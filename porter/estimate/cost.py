@@ -168,12 +168,15 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
         said = f"{worst.verdict} on {worst_tid}" + (f", needs {need}" if need != worst.verdict else "")
         basis = [f"{said} ({base.text()})", f"× size {f_size:.2f} ({kernel_lines(k)} lines)", f"× complexity {f_cx:.2f}"]
         share = model.kernels["other_targets_share"]
-        # A target that needs the same work for the same reasons (MI300X and MI325X are both gfx942) adds nothing.
-        seen = {worst.work}
+        # A target that is the same chip (MI300X and MI325X are both gfx942), or needs the same work for the same
+        # reasons, adds nothing.
+        gfx = {t.id: t.gfx or t.id for t in scope.targets}
+        seen, chips = {worst.work}, {gfx.get(worst_tid)}
         for tid, v in ranked[1:]:
-            if v.work in seen:
+            if v.work in seen or gfx.get(tid) in chips:
                 continue
             seen.add(v.work)
+            chips.add(gfx.get(tid))
             if v.verdict in port_verdicts:
                 b, _, ns = costs[tid]
                 fs, fc = kernel_factor(k, ns, model)
