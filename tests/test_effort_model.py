@@ -115,8 +115,18 @@ def test_plain_ptx_is_a_small_fix_and_tensor_core_ptx_a_rewrite():
     a = assess(result([], [plain, matrix], files=("src/a.cu", "src/b.cu")), ts("mi355x"), model=UNSCALED,
                rules=RuleSet((), "x"))
     p, t = item(a, "kernel:src/a.cu:1:k"), item(a, "kernel:src/b.cu:1:k")
-    assert p.hours == Hours(1, 2, 6) and p.basis.startswith("rewrite on mi355x, needs inline-ptx:plain (1–2–6 h)")
-    assert t.hours == Hours(16, 40, 100) and "needs inline-ptx:matrix" in t.basis
+    assert p.hours == Hours(1, 2, 6) and p.basis.startswith("rewrite on mi355x, needs inline-ptx (1–2–6 h)")
+    assert t.hours == Hours(16, 40, 100) and "needs inline-ptx-matrix" in t.basis
+
+
+def test_an_analysis_that_splits_inline_ptx_itself_is_read_as_it_says():
+    # kernel analysis may report the matrix part as its own check and keep `inline-ptx` (verdict fix) for the rest
+    k = ptx_kernel(("ld", "mma.sync"), tensor=("mma.sync",))
+    k = dataclasses.replace(k, verdicts=(TargetVerdict("mi355x", "rewrite", (
+        CheckResult("inline-ptx-matrix", "rewrite", "mma", (2,)), CheckResult("inline-ptx", "fix", "ld", (2,)))),))
+    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=RuleSet((), "x"))
+    # the dearer need, × complexity 1.25 for the second one: not the matrix price twice
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(20, 50, 125)
 
 
 def test_a_kernel_costs_its_dearest_need():

@@ -27,9 +27,10 @@ class TargetVerdict:
     ids: tuple[str, ...]  # the check and rule ids behind the verdict
     lines: frozenset[int]  # source lines the checks point at (in the kernel or a helper it calls)
     analysed: bool  # False: no analysis for this target, the verdict is the effort model's stand-in
-    # What the kernel needs, one (need, verdict) per detail: the check or rule id, except that inline PTX is told
-    # apart by what it does ("inline-ptx:matrix" for tensor-core/TMA/cluster instructions, "inline-ptx:plain" for
-    # loads, stores, conversions and arithmetic that HIP builtins or plain C++ replace).
+    # What the kernel needs, one (need, verdict) per detail: the check or rule id, except that an `inline-ptx` check
+    # is told apart by what the PTX does when the analysis did not ("inline-ptx-matrix" for tensor-core, TMA or
+    # cluster instructions; "inline-ptx" stays for loads, stores, conversions and arithmetic that HIP builtins or
+    # plain C++ replace).
     needs: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -63,12 +64,12 @@ class KernelVerdicts:
 
 
 def inline_ptx_need(k: Kernel, matrix_families: Iterable[str]) -> str:
-    """'inline-ptx:matrix' when the kernel's PTX uses a tensor-core, TMA or cluster instruction family, else
-    'inline-ptx:plain'."""
+    """'inline-ptx-matrix' when the kernel's PTX uses a tensor-core, TMA or cluster instruction family, else
+    'inline-ptx' (the names of kernel analysis' own checks, where it tells the two apart itself)."""
     families = set(k.facts.inline_ptx.families) if k.facts is not None else set()
     tensor = set(k.facts.tensor_cores) if k.facts is not None else set()
     matrix = set(matrix_families)
-    return "inline-ptx:matrix" if families & matrix or tensor & matrix else "inline-ptx:plain"
+    return "inline-ptx-matrix" if families & matrix or tensor & matrix else "inline-ptx"
 
 
 def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str,
@@ -81,7 +82,9 @@ def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str,
         if v is not None and v.verdict in KERNEL_VERDICTS:
             # The details say why in words; the bare id when a detail carries no message.
             reasons = tuple(f"{x.id}: {x.message}" if x.message else x.id for x in v.details)
-            needs = tuple((ptx_need if x.id == "inline-ptx" else x.id, x.verdict) for x in v.details
+            # An analysis that reports matrix PTX on its own leaves `inline-ptx` for the plain part.
+            split = any(x.id == "inline-ptx-matrix" for x in v.details)
+            needs = tuple((ptx_need if x.id == "inline-ptx" and not split else x.id, x.verdict) for x in v.details
                           if x.verdict in KERNEL_VERDICTS)
             out[t.id] = TargetVerdict(v.verdict, reasons or v.reasons, v.reasons,
                                       frozenset(n for x in v.details for n in x.lines), True, needs)
