@@ -28,8 +28,7 @@ from porter.estimate.calibration import KINDS, fit, load_history, reference_days
 from porter.estimate.effort_model import load_effort_model  # noqa: E402
 from porter.estimate.ranges import pert  # noqa: E402
 from porter.errors import PorterError  # noqa: E402
-from porter.kernels.verdicts import analyse  # noqa: E402
-from porter.pipeline import scan  # noqa: E402
+from porter.pipeline import run  # noqa: E402
 from porter.settings import Settings, default_cache_dir  # noqa: E402
 from porter.source.read import GitTree, WorkTree  # noqa: E402
 from porter.targets import resolve_targets  # noqa: E402
@@ -131,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         results = {}
         for port in history.ports:
             source = locate(port, mirrors, repos, trees)
-            results[port.id] = analyse(scan(source, settings, targets=tuple(targets)), list(args.target))
+            # the one pipeline (scan, kernel analysis, port status) without the assessment: that is re-done per model
+            results[port.id] = run(source, settings).result
         rows, ok = table(history, results, model, targets)
         if args.fit:
             scale = fit([(by_kind(r["a"]), r["ref"] * model.hours_per_day) for r in rows])

@@ -19,6 +19,8 @@ from typing import Any
 
 import orjson
 
+from porter.source.read import SourceReadError, read_file
+
 # Entries larger than this are not read back (a planted multi-GB file must not cost memory).
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 FORMAT = "porter-cache-1"
@@ -65,10 +67,11 @@ def _types() -> dict[str, type]:
 
 def encode(value: Any) -> Any:
     """A JSON-ready form of `value` that `decode` turns back into an equal value (tuples stay tuples)."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
+    # Enums first: Status is a str enum, and a plain string would come back without its type.
     if isinstance(value, enum.Enum):
         return {"e": _name(type(value)), "v": value.value}
+    if value is None or isinstance(value, (bool, str)):
+        return value
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, tuple):
@@ -177,21 +180,10 @@ class Cache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Any | None:
-        path = self._path(key)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return None
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
-                return None
-            with os.fdopen(fd, "rb", closefd=False) as fh:
-                raw = fh.read(MAX_ENTRY_BYTES + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
+            raw = read_file(self._path(key), MAX_ENTRY_BYTES)
+        except SourceReadError:
+            return None  # missing, oversized or not a regular file: a miss
         try:
             return loads(raw)
         except (ValueError, TypeError, KeyError, RecursionError):

@@ -184,19 +184,30 @@ def scan(
     isolated: bool = typer.Option(False, "--isolated", help="Ignore the repository's own configuration (for CI on untrusted code)."),
     max_file_size_mb: Optional[float] = typer.Option(None, "--max-file-size-mb", help="Skip files larger than this (default 8)."),
     deep: bool = typer.Option(False, "--deep", help="Refine kernel facts with libclang (optional extra 'deep')."),
+    status: Optional[str] = typer.Option(None, "--status", help="Show only findings and kernels with this port status: open, handled, cuda-only or all (default: all shown; --fail-on counts open ones)."),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
     def body() -> int:
         from porter.render import RenderOptions, format_for
 
+        import dataclasses
+
+        from porter.portaware import STATUS_CHOICES, select
+
+        if status is not None and status.strip().lower() not in STATUS_CHOICES:
+            raise UsageError(f"--status must be one of {', '.join(STATUS_CHOICES)}, not {status!r}")
         fmt = format_for(format, output)
         cli = _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                             max_file_size_mb)
         run = _pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
-        _show(run, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+        shown = status.strip().lower() if status else "all"
+        _show(dataclasses.replace(run, result=select(run.result, shown)), fmt, output,
+              RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
         threshold = run.settings.fail_on
-        if threshold is not None and any(f.severity >= threshold for f in run.result.findings):
+        # The gate counts open work unless --status names what to count: handled and cuda-only code never fails CI.
+        gated = select(run.result, status.strip().lower() if status else "open").findings
+        if threshold is not None and any(f.severity >= threshold for f in gated):
             return EXIT_FINDINGS
         return EXIT_OK
 

@@ -50,11 +50,6 @@ class Library:
     packages: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
 
-    @property
-    def lock_in(self) -> bool:
-        """True when ROCm has no counterpart at all (hard lock-in)."""
-        return self.kind == "none"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "name": self.name, "vendor_kind": self.vendor_kind, "rocm": list(self.rocm),

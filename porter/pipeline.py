@@ -1,4 +1,4 @@
-"""The one pipeline every command runs: source → discover → parse → match → kernels → target notes → assessment.
+"""The one pipeline every command runs: source → discover → parse → match → kernels → target notes → port status → assessment.
 
 `run(source, settings)` is the entry point for the CLI, scripts and tests; `scan` is its first stage (files to
 findings, kernels and launches), which runs files in parallel worker processes (`jobs`) and caches each file's
@@ -26,6 +26,7 @@ from porter.kernels.verdicts import analyse, measure
 from porter.match.base import SkipFile
 from porter.match.engine import rule_applies_to, run_rules
 from porter.match.registry import MatchContext
+from porter.portaware import attach_status
 from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -64,6 +65,7 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
     targets = tuple(resolve_targets(settings.targets))
     result = scan(source, settings, progress=progress, targets=targets)
     result = analyse(result, list(settings.targets), deep=settings.deep)
+    result = attach_status(result, settings, source, open_cache(settings.cache_dir)[0], code_digest())
     assessment = None
     if assess:
         from porter.estimate.assess import assess as estimate, attach

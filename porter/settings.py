@@ -14,6 +14,7 @@ Unknown keys and wrong types are errors (exit 2).
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tomllib
 from dataclasses import dataclass, field
@@ -38,7 +39,11 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
     "cache": bool,
     "rules": list,  # extra rule files or directories, relative to the config file
     "effort": str,  # an effort-model override file, relative to the config file
+    "rocm_macros": list,  # project macros that mean "this is the ROCm build" (GGML_USE_HIP, BNB_HIP)
+    "cuda_only": list,  # path globs the team keeps NVIDIA-only on purpose (optional work)
 }
+MAX_CONFIG_LIST = 1000  # entries in rocm_macros / cuda_only
+_MACRO_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
 class ConfigError(UsageError):
@@ -77,6 +82,9 @@ class Settings:
     notices: tuple[str, ...] = ()
     # Include/exclude globs that came from repository configuration (the pipeline says how many files they drop).
     config_globs: bool = False
+    rocm_macros: tuple[str, ...] = ()  # project macros standing for the ROCm build (porter.source.macros)
+    cuda_only: tuple[str, ...] = ()  # globs of paths kept NVIDIA-only (porter.portaware)
+    cuda_only_from: tuple[str, ...] = ()  # for each cuda_only glob, "config-file:line" it was written at
 
 
 @dataclass(frozen=True)
@@ -224,12 +232,35 @@ def load_config(path: Path | None, *, top: Path | None = None) -> Config:
         raise ConfigError(f"{path}: max_file_size_mb must be more than 0 and at most 4096, not {table['max_file_size_mb']}")
     if "jobs" in table and not 0 <= table["jobs"] <= 1024:
         raise ConfigError(f"{path}: jobs must be 0 (all cores) to 1024, not {table['jobs']}")
+    for key in ("rocm_macros", "cuda_only"):
+        if len(table.get(key, ())) > MAX_CONFIG_LIST:
+            raise ConfigError(f"{path}: {key} has more than {MAX_CONFIG_LIST} entries")
+    for name in table.get("rocm_macros", ()):
+        if not _MACRO_NAME.match(name):
+            raise ConfigError(f"{path}: rocm_macros: {name[:64]!r} is not a C macro name")
+    for glob in table.get("cuda_only", ()):
+        if not glob or len(glob) > 512 or glob.startswith("/") or "\0" in glob or ".." in glob.split("/"):
+            raise ConfigError(f"{path}: cuda_only: {glob[:64]!r} must be a relative path glob inside the repository "
+                              "(no leading '/', no '..')")
     if "fail_on" in table:
         try:
             Severity.parse(table["fail_on"])
         except ValueError as e:
             raise ConfigError(f"{path}: fail_on: {e}") from None
-    return Config(path, dict(table), from_repository=top is not None)
+    values = dict(table)
+    if "cuda_only" in table:
+        text = data.decode("utf-8")
+        values["cuda_only_from"] = [f"{path.name}:{_line_of(text, g)}" for g in table["cuda_only"]]
+    return Config(path, values, from_repository=top is not None)
+
+
+def _line_of(text: str, value: str) -> int:
+    """The line a string value is written on in a TOML text (the first quoted occurrence), for handled_by."""
+    for quote in ('"', "'"):
+        i = text.find(quote + value + quote)
+        if i >= 0:
+            return text.count("\n", 0, i) + 1
+    return 1
 
 
 def _type_name(t) -> str:
@@ -301,6 +332,9 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
         notices=notices,
         config_globs=cfg.from_repository and (bool(cfg.get("include")) and not cli.include
                                               or bool(cfg.get("exclude")) and not cli.exclude),
+        rocm_macros=tuple(cfg.get("rocm_macros", [])),
+        cuda_only=tuple(cfg.get("cuda_only", [])),
+        cuda_only_from=tuple(cfg.get("cuda_only_from", [])),
     )
 
 

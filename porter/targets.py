@@ -426,12 +426,6 @@ def applies(targets_field: Iterable[str] | str | None, target: Target) -> bool:
     return any(evaluate(entry, target) for entry in entries)
 
 
-def applicable_targets(targets_field: Iterable[str] | str | None, targets: Iterable[Target]) -> list[Target]:
-    """The subset of `targets` a rule applies to, order kept — so a finding can say where it holds."""
-    entries = _entries(targets_field)
-    return [t for t in targets if applies(entries, t)]
-
-
 def validate_predicate(predicate: str, available: Mapping[str, Target] | Iterable[Target]) -> None:
     """Lint one `targets:` entry against the loaded profiles (for the rules meta-test).
 

@@ -91,7 +91,7 @@ def test_kind_and_replacement(libs, lib_id, kind, rocm):
 
 
 def test_hard_lock_in_entries(libs):
-    assert sorted(lib.id for lib in libs.values() if lib.lock_in) == [
+    assert sorted(lib.id for lib in libs.values() if lib.kind == "none") == [
         "cuda-binary", "npp", "optix", "tensorrt-engine", "tensorrt-llm"]
     assert libs["tensorrt-llm"].vendor_kind == "serving"
     assert libs["tensorrt-engine"].vendor_kind == "binary-format"

@@ -30,7 +30,7 @@ class Scope:
     targets: tuple[Target, ...]
     findings: tuple[Finding, ...]  # open, not optional, applicable on at least one of `targets`
     not_applicable: tuple[Finding, ...]
-    classes: Mapping[str, str]  # fingerprint → CLASSES entry, for `findings` and `optional_findings`
+    classes: Mapping[str, str]  # fingerprint → CLASSES entry, for every applicable finding (handled ones too)
     kernels: tuple[Kernel, ...] = ()  # open, not optional
     optional_findings: tuple[Finding, ...] = ()  # applicable, status cuda-only or under an optional path
     optional_kernels: tuple[Kernel, ...] = ()
@@ -72,7 +72,7 @@ class Inputs:
         kernels = [k for k in self.result.kernels if k.status != Status.HANDLED]
         return Scope(
             targets, tuple(f for f in live if not self.optional(f)), rest,
-            {f.fingerprint: self.klass(f) for f in live},
+            {f.fingerprint: self.klass(f) for f in applicable},
             kernels=tuple(k for k in kernels if not self.optional(k)),
             optional_findings=tuple(f for f in live if self.optional(f)),
             optional_kernels=tuple(k for k in kernels if self.optional(k)),

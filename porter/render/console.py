@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from porter.kernels.verdicts import RANK
-from porter.model import ScanResult, Severity
+from porter.model import ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.render.safe import literal, literal_name
 
@@ -25,9 +25,18 @@ def summary_line(result: ScanResult) -> str:
     s = result.summary()
     sev = ", ".join(f"{v} {k}" for k, v in reversed(list(s["by_severity"].items())) if v)
     files = sum(1 for f in result.files if f.skipped is None)
-    return (f"{s['findings']} findings ({sev or 'none'}) in {files} files; "
+    line = (f"{s['findings']} findings ({sev or 'none'}) in {files} files; "
             f"{s['kernels']} kernels, {s['launches']} launches; "
             f"{s['suppressed']} suppressed; {len(result.skipped)} skipped")
+    return line + port_status_note(result)
+
+
+def port_status_note(result: ScanResult) -> str:
+    """"; 7 open, 32 handled, 10 cuda-only" when port-awareness found ROCm work already done, else nothing."""
+    counts = {st: sum(1 for f in result.findings if f.status is st) for st in Status}
+    if not counts[Status.HANDLED] and not counts[Status.CUDA_ONLY]:
+        return ""
+    return "; " + ", ".join(f"{n} {st}" for st, n in counts.items())
 
 
 def render(result: ScanResult, console: Console, verbose: bool = False, top: int = 10) -> None:
@@ -79,11 +88,13 @@ def _top_files(result: ScanResult, top: int) -> Table:
 
 def _findings_table(result: ScanResult) -> Table:
     t = Table(title="Findings", title_justify="left")
-    for col in ("location", "rule", "severity", "message"):
+    tagged = any(f.status is not Status.OPEN for f in result.findings)
+    for col in ("location", "rule", "severity", *(("status",) if tagged else ()), "message"):
         t.add_column(col)
     for f in result.findings:
+        status = (Text(str(f.status), style="" if f.status is Status.OPEN else "dim"),) if tagged else ()
         t.add_row(literal_name(f"{f.path}:{f.line}:{f.column}"), literal(f.rule), Text(str(f.severity), style=SEVERITY_STYLE[f.severity]),
-                  literal(f.message))
+                  *status, literal(f.message))
     return t
 
 
@@ -97,6 +108,9 @@ def _kernel_table(result: ScanResult, limit: int | None) -> Table:
     t.add_column("kernel", no_wrap=True)
     t.add_column("location", no_wrap=True)
     t.add_column("launches", justify="right", no_wrap=True)
+    tagged = any(k.status is not Status.OPEN for k in result.kernels)
+    if tagged:
+        t.add_column("status", no_wrap=True)
     for tid in target_ids:
         t.add_column(tid, no_wrap=True, min_width=7)
     if target_ids:
@@ -105,7 +119,8 @@ def _kernel_table(result: ScanResult, limit: int | None) -> Table:
         per = {v.target: v for v in k.verdicts or ()}
         cells = [Text(per[tid].verdict, style=VERDICT_STYLE.get(per[tid].verdict, "")) if tid in per else Text("")
                  for tid in target_ids]
-        row = [literal_name(k.qualified_name), literal_name(f"{k.path}:{k.line}"), str(len(result.launches_of(k))), *cells]
+        row = [literal_name(k.qualified_name), literal_name(f"{k.path}:{k.line}"), str(len(result.launches_of(k))),
+               *((Text(str(k.status)),) if tagged else ()), *cells]
         if target_ids:
             row.append(literal(_top_reason(per, target_ids)))
         t.add_row(*row)

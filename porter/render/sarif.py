@@ -1,6 +1,8 @@
 """Render findings as SARIF 2.1.0 for GitHub code scanning: one run, documented rules, relative paths, fingerprints.
 
-Suppressed findings are left out (code scanning would show them as open alerts). Levels follow severity
+Suppressed findings are left out (code scanning would show them as open alerts). Findings port-awareness reads as
+handled (porter.portaware) carry an external, accepted `suppressions` entry naming what handles them, so they are
+not alerts; cuda-only ones (optional work) are notes of rank 0. Levels follow severity
 (blocker/high → error, medium/low → warning, info → note); the line-independent `Finding.fingerprint` goes under
 partialFingerprints["porter/v1"]; `primaryLocationLineHash` is left to upload-sarif, which computes it from the
 checkout. The effort item a finding belongs to rides in the result's property bag.
@@ -14,7 +16,7 @@ from urllib.parse import quote
 
 from porter import __version__
 from porter.estimate import Assessment
-from porter.model import ScanResult, Severity
+from porter.model import ScanResult, Severity, Status
 from porter.render.safe import printable
 from porter.rules import RuleSet, load_rules
 
@@ -94,10 +96,21 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             props["kernel"] = f.kernel
         if f.fingerprint in items:
             props["effortItem"] = items[f.fingerprint]
+        props["status"] = str(f.status)
+        if f.handled_by:
+            props["handledBy"] = f.handled_by
+        port: dict[str, Any] = {}
+        if f.status is Status.HANDLED:
+            # Already done for ROCm: an accepted, externally decided suppression, so code scanning shows no alert.
+            port["suppressions"] = [{"kind": "external", "status": "accepted",
+                                     "justification": _clip(f"handled for ROCm by {f.handled_by}", 256)}]
+        elif f.status is Status.CUDA_ONLY:
+            port["rank"] = 0.0  # optional work: kept NVIDIA-only on purpose, listed last
         results.append({
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
-            "level": LEVEL[f.severity],
+            "level": "note" if f.status is Status.CUDA_ONLY else LEVEL[f.severity],
+            **port,
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": base + artifact_uri(f.path), "uriBaseId": "%SRCROOT%"},

@@ -28,7 +28,7 @@ SKIP_DIRS = frozenset(
 )
 
 _EXT_LANG = {
-    ".cu": "cuda", ".cuh": "cuda",
+    ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda",
     ".c": "cuda", ".cc": "cuda", ".cpp": "cuda", ".cxx": "cuda", ".c++": "cuda", ".h": "cuda", ".hh": "cuda",
     ".hpp": "cuda", ".hxx": "cuda", ".inl": "cuda", ".ipp": "cuda", ".tcc": "cuda", ".inc": "cuda",
     ".py": "python", ".pyi": "python", ".pyx": "python",

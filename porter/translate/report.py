@@ -11,7 +11,7 @@ from rich.table import Table
 
 from porter.render.safe import literal, literal_name
 
-from porter.translate import TranslationResult
+from porter.translate.model import TranslationResult
 from porter.translate.write import UndoReport
 
 

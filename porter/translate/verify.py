@@ -186,7 +186,7 @@ def arch_for_target(target: str | None) -> str | None:
     if not target:
         return None
     from porter.targets import TargetError, gfx_of
-    from porter.translate import TranslateError
+    from porter.translate.model import TranslateError
 
     try:
         return gfx_of(target)

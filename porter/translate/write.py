@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.source import git
-from porter.translate import BACKUP_DIR, TranslateError, TranslationResult
+from porter.translate.model import BACKUP_DIR, TranslateError, TranslationResult
 
 TMP_PREFIX = ".porter-tmp-"
 MANIFEST = "MANIFEST.sha256"  # the originals: `sha256sum -c` format, names escaped as sha256sum escapes them

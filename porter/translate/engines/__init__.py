@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 from porter.translate.engines.builtin import BuiltinEngine
+from porter.translate.model import ENGINES, TranslateError
 
 
 def select_engine(options):
     """The engine `options.engine` asks for; `auto` prefers hipify-perl, then hipify-clang, then the built-in one."""
-    from porter.translate import TranslateError
     from porter.translate.engines import hipify
 
     kind = options.engine
-    if kind not in ("auto", "builtin", "hipify-perl", "hipify-clang"):
-        raise TranslateError(f"--engine must be auto, builtin, hipify-perl or hipify-clang, not {kind!r}")
+    if kind not in ENGINES:
+        raise TranslateError(f"--engine must be {', '.join(ENGINES[:-1])} or {ENGINES[-1]}, not {kind!r}")
     if kind == "builtin":
         return BuiltinEngine()
     if options.hipify is not None:

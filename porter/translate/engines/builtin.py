@@ -500,7 +500,8 @@ def leftovers(sf: SourceFile, classify: Classifier) -> _FileWork:
     return w
 
 
-def _sorted_findings(items: list[Finding]) -> tuple[Finding, ...]:
+def sorted_findings(items: list[Finding]) -> tuple[Finding, ...]:
+    """Findings in report order with their fingerprints, as every engine hands them back."""
     return tuple(_with_fingerprints(sorted(items)))
 
 
@@ -508,13 +509,13 @@ class BuiltinEngine:
     """porter's own engine (see the module docstring)."""
 
     def __init__(self, kb: KnowledgeBase | None = None):
-        from porter.translate import EngineInfo
+        from porter.translate.model import EngineInfo
 
         self.kb = kb or load_kb()
         self.info = EngineInfo("builtin", None, None, "porter's knowledge base (HIPIFY tables)")
 
     def translate_all(self, root: Path, sources: dict[str, bytes], options, progress: Callable | None = None) -> list:
-        from porter.translate import FileTranslation
+        from porter.translate.model import FileTranslation
 
         parsed = {rel: parse(rel, "cuda", data) for rel, data in sources.items()}
         defined: set[str] = set()
@@ -534,7 +535,7 @@ class BuiltinEngine:
                 path=rel, status="translated" if data != sf.data else "unchanged", original=sf.data, output=data,
                 lines=sf.lines, converted=tuple(sorted(w.kinds.items())),
                 converted_names=tuple(sorted((c, h, n) for (c, h), n in w.names.items())),
-                unconverted=_sorted_findings(w.unconverted), warnings=_sorted_findings(w.warnings), line_shift=shift,
+                unconverted=sorted_findings(w.unconverted), warnings=sorted_findings(w.warnings), line_shift=shift,
             ))
             if progress:
                 progress(i, total)

@@ -20,7 +20,7 @@ from typing import Callable
 
 from porter.kb import load_kb
 from porter.source.parse import parse
-from porter.translate.engines.builtin import Classifier, _sorted_findings, definitions, leftovers, make_finding
+from porter.translate.engines.builtin import Classifier, definitions, leftovers, make_finding, sorted_findings
 
 # hipify-perl -print-stats (stderr)
 _STAT = re.compile(r"^\s*(CONVERTED refs count|UNCONVERTED refs count|TOTAL lines of code|WARNINGS):\s*(\d+)\s*$")
@@ -49,7 +49,7 @@ def find_hipify(kind: str) -> tuple[Path | None, str]:
 
 
 def check_executable(path: Path) -> Path:
-    from porter.translate import TranslateError
+    from porter.translate.model import TranslateError
 
     p = Path(path).resolve()  # hipify runs with the tree as its working directory: a relative path would miss
     if not p.is_file():
@@ -143,7 +143,7 @@ class _HipifyEngine:
     kind = ""
 
     def __init__(self, path: Path, note: str = ""):
-        from porter.translate import EngineInfo
+        from porter.translate.model import EngineInfo
 
         self.path = Path(path)
         self.info = EngineInfo(self.kind, str(self.path), self._version(), note)
@@ -163,7 +163,7 @@ class _HipifyEngine:
         raise NotImplementedError
 
     def translate_all(self, root: Path, sources: dict[str, bytes], options, progress: Callable | None = None) -> list:
-        from porter.translate import FileTranslation
+        from porter.translate.model import FileTranslation
 
         jobs = options.jobs or os.cpu_count() or 1
         items = list(sources.items())
@@ -205,7 +205,7 @@ class _HipifyEngine:
                 path=rel, status=status, original=data, output=outputs[rel],
                 lines=parse(rel, "cuda", data).lines if error else max(sf.lines - shift, 0),
                 converted=tuple(sorted(kinds.items())), converted_names=tuple(sorted(stats["names"])),
-                unconverted=_sorted_findings(w.unconverted), warnings=_sorted_findings(warnings),
+                unconverted=sorted_findings(w.unconverted), warnings=sorted_findings(warnings),
                 error=error, line_shift=shift,
             ))
         return files

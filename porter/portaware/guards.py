@@ -1,0 +1,251 @@
+"""Find the code a vendor check confines to one build: preprocessor arms and runtime checks in C++ and Python.
+
+Preprocessor arms come from porter.source.macros (each line evaluated as a CUDA and as a ROCm build). Runtime checks
+are read from the tree-sitter trees porter already builds (porter.source.parse): a C++ `if` chain or `?:` on a vendor
+predicate (`GGML_CUDA_CC_IS_AMD(cc)`, `is_rocm()`), a Python `if`/`elif`/conditional expression on
+`torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side).
+The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
+is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from porter.source.macros import CUDA, ROCM
+from porter.source.parse import descendants, parse
+
+Pos = tuple[int, int]  # 1-based line, 1-based byte column
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """Code from `start` up to (not including) `end` that runs only on one side; `line` is the check's line."""
+
+    start: Pos
+    end: Pos
+    side: str  # "cuda" or "rocm"
+    line: int
+
+    def holds(self, pos: Pos) -> bool:
+        return self.start <= pos < self.end
+
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_AMD_PARTS = frozenset({"amd", "hip", "rocm", "amdgpu", "amdgcn", "cdna", "rdna", "gcn", "hcc"})
+_NV_PARTS = frozenset({"nvidia", "nv"})
+_PREDICATE_PARTS = frozenset({"is", "use", "uses", "has", "on", "using", "build", "enabled", "with"})
+
+
+def _parts(name: str) -> list[str]:
+    return [p.lower() for chunk in name.split("_") for p in _CAMEL.findall(chunk)]
+
+
+def name_side(name: str, python: bool = False) -> str | None:
+    """Which build a predicate's name says it is true on: "rocm", "cuda" or None (not a vendor predicate).
+
+    C++ needs a predicate word (`IS_AMD`, `isRocm`, `use_hip`) so that API calls (`hipMalloc`) never count; Python's
+    vendor names are flags already (`IS_HIP_EXTENSION`, `ROCM_HOME`)."""
+    last = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    parts = _parts(last)
+    if not parts:
+        return None
+    predicate = python or any(p in _PREDICATE_PARTS for p in parts) or last.isupper() and len(parts) == 1
+    if not predicate:
+        return None
+    if any(p in _AMD_PARTS for p in parts):
+        return ROCM
+    if any(p in _NV_PARTS for p in parts):
+        return CUDA
+    return None
+
+
+def _flip(side: str | None) -> str | None:
+    return {CUDA: ROCM, ROCM: CUDA}.get(side)
+
+
+def _pos(point) -> Pos:
+    return point[0] + 1, point[1] + 1
+
+
+def _span(node, side: str, line: int) -> Span:
+    return Span(_pos(node.start_point), _pos(node.end_point), side, line)
+
+
+# ------------------------------------------------------------------------------------------ C++
+
+
+def _cpp_side(node, data: bytes) -> tuple[str | None, bool]:
+    """The side on which a C++ condition is true, and whether that is all it says (so the else is the other side)."""
+    t = node.type
+    if t in ("condition_clause", "parenthesized_expression"):
+        inner = [c for c in node.named_children if c.type != "comment"]
+        return _cpp_side(inner[0], data) if len(inner) == 1 else (None, False)
+    if t == "unary_expression" and node.child(0) is not None and node.child(0).type == "!":
+        s, pure = _cpp_side(node.named_children[0], data)
+        return (_flip(s), pure) if pure else (None, False)
+    if t == "call_expression":
+        fn = node.child_by_field_name("function")
+        return (name_side(data[fn.start_byte:fn.end_byte].decode("utf-8", "replace")), True) if fn is not None else (None, False)
+    if t in ("identifier", "qualified_identifier", "field_expression"):
+        return name_side(data[node.start_byte:node.end_byte].decode("utf-8", "replace")), True
+    if t == "binary_expression":
+        op = node.child_by_field_name("operator")
+        op = op.type if op is not None else ""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op in ("&&", "||"):
+            ls, lp = _cpp_side(left, data) if left is not None else (None, False)
+            rs, rp = _cpp_side(right, data) if right is not None else (None, False)
+            s = ls if ls and lp else rs if rs and rp else None
+            if s is None:
+                return None, False
+            # `amd && x` is true only on AMD (then-branch), `amd || x` false only off AMD (else-branch).
+            return (s, False) if op == "&&" else ("!" + s, False)
+    return None, False
+
+
+def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
+    """Branches of C++ `if` chains and `?:` that a vendor predicate confines to one build."""
+    sf = sf or parse(path, "cuda", data)
+    out: list[Span] = []
+    for node in descendants(sf.root, ("if_statement", "conditional_expression")):
+        cond = node.child_by_field_name("condition")
+        if cond is None:
+            continue
+        side, pure = _cpp_side(cond, data)
+        if side is None:
+            continue
+        line = node.start_point[0] + 1
+        then = node.child_by_field_name("consequence")
+        other = node.child_by_field_name("alternative")
+        if side.startswith("!"):
+            if other is not None:
+                out.append(_span(other, _flip(side[1:]), line))
+            continue
+        if then is not None:
+            out.append(_span(then, side, line))
+        if pure and other is not None:
+            out.append(_span(other, _flip(side), line))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ Python
+
+_PY_ROCM_EXPR = re.compile(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_rocm|_is_hip|_is_rocm)(?:\(\))?$")
+_PY_CUDA_EXPR = re.compile(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
+
+
+def _py_text(node, data: bytes) -> str:
+    return re.sub(r"\s+", "", data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+
+
+def _py_side(node, data: bytes) -> tuple[str | None, bool]:
+    t = node.type
+    if t == "parenthesized_expression":
+        inner = node.named_children
+        return _py_side(inner[0], data) if len(inner) == 1 else (None, False)
+    if t == "not_operator":
+        arg = node.child_by_field_name("argument")
+        s, pure = _py_side(arg, data) if arg is not None else (None, False)
+        return (_flip(s), pure) if pure else (None, False)
+    if t == "comparison_operator":
+        kids = node.children
+        text = [c.type for c in kids]
+        if len(kids) == 3 and kids[-1].type == "none" and text[1] in ("is", "is not", "==", "!="):
+            s, pure = _py_side(kids[0], data)
+            if not pure or s is None:
+                return None, False
+            return (s if text[1] in ("is not", "!=") else _flip(s)), True
+        return None, False
+    if t == "boolean_operator":
+        op = node.child_by_field_name("operator")
+        op = op.type if op is not None else ""
+        l, r = node.child_by_field_name("left"), node.child_by_field_name("right")
+        ls, lp = _py_side(l, data) if l is not None else (None, False)
+        rs, rp = _py_side(r, data) if r is not None else (None, False)
+        s = ls if ls and lp else rs if rs and rp else None
+        if s is None:
+            return None, False
+        return (s, False) if op == "and" else ("!" + s, False)
+    if t in ("identifier", "attribute", "call"):
+        text = _py_text(node, data)
+        if t == "call" and node.child_by_field_name("arguments") is not None and node.child_by_field_name("arguments").named_child_count:
+            return None, False
+        if _PY_ROCM_EXPR.search(text):
+            return ROCM, True
+        if _PY_CUDA_EXPR.search(text):
+            return CUDA, True
+        name = text[:-2] if text.endswith("()") else text
+        if "(" in name or "[" in name:
+            return None, False
+        return name_side(name, python=True), True
+    return None, False
+
+
+def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
+    """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
+    sf = sf or parse(path, "python", data)
+    out: list[Span] = []
+    for node in descendants(sf.root, ("if_statement", "conditional_expression"), lang="python"):
+        if node.type == "conditional_expression":
+            kids = node.named_children
+            if len(kids) != 3:
+                continue
+            side, pure = _py_side(kids[1], data)
+            line = node.start_point[0] + 1
+            if side is None:
+                continue
+            if side.startswith("!"):
+                out.append(_span(kids[2], _flip(side[1:]), line))
+                continue
+            out.append(_span(kids[0], side, line))
+            if pure:
+                out.append(_span(kids[2], _flip(side), line))
+            continue
+        cond = node.child_by_field_name("condition")
+        side, pure = _py_side(cond, data) if cond is not None else (None, False)
+        if side is None:
+            continue
+        line = node.start_point[0] + 1
+        then = node.child_by_field_name("consequence")
+        rest = [c for c in node.children if c.type in ("elif_clause", "else_clause")]
+        if side.startswith("!"):
+            for c in rest:
+                out.append(_span(c, _flip(side[1:]), line))
+            continue
+        if then is not None:
+            out.append(_span(then, side, line))
+        if pure:
+            for c in rest:
+                out.append(_span(c, _flip(side), line))
+            # `if torch.version.hip: return ...` with no else: the rest of the block is the other build's.
+            if not any(c.type == "else_clause" for c in rest) and all(_returns(b) for b in [then, *rest] if b is not None):
+                after = _rest_of_block(node)
+                if after is not None:
+                    out.append(Span(after[0], after[1], _flip(side), line))
+    return out
+
+
+def _returns(block) -> bool:
+    """Whether a Python block (or elif clause) always leaves by return/raise at its end."""
+    if block.type == "elif_clause":
+        block = block.child_by_field_name("consequence")
+    if block is None or not block.named_children:
+        return False
+    last = block.named_children[-1]
+    return last.type in ("return_statement", "raise_statement")
+
+
+def _rest_of_block(node) -> tuple[Pos, Pos] | None:
+    """From the end of `node` to the end of the block (or module) holding it."""
+    parent = node.parent
+    if parent is None or parent.type not in ("block", "module"):
+        return None
+    if node.next_named_sibling is None:
+        return None
+    return _pos(node.next_named_sibling.start_point), _pos(parent.end_point)
+
+
+# A quick test for whether a C/C++ file can hold a runtime vendor check at all (parsing costs more than this).
+CPP_PREDICATE_HINT = re.compile(rb"(?i)\b\w*(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*\(|\bif\s*(?:constexpr\s*)?\(\s*!?\s*\w*(?:amd|hip|rocm)\w*\s*\)")
+PY_PREDICATE_HINT = re.compile(rb"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia")

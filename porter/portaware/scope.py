@@ -1,0 +1,360 @@
+"""Decide which files only one vendor's build compiles: by name or place, by the build files, and by configuration.
+
+- By name or place: `.hip` files, `*_hip.*`/`*_rocm.*`/`*-rocm.*` names, and anything under a directory named for
+  ROCm (`rocm/`, `hip/`, `ck/`, `ggml-hip/`, `hip_kernels/`) is ROCm-only.
+- By CMake: every `if()/elseif()/else()` arm of a CMakeLists.txt or *.cmake is evaluated as a CUDA and a ROCm build
+  (ROCm-side variables: names with a HIP/ROCM/AMD component, `STREQUAL "hip"`; in a file that has a ROCm test, names
+  with a CUDA component such as `BUILD_CUDA` count as the CUDA build's switch); source files and globs named in an
+  arm belong to that arm's side. `enable_language(HIP)` and `LANGUAGE HIP` count as ROCm references.
+- By setup.py: string literals naming sources inside a branch on `IS_ROCM`/`torch.version.hip` (porter.portaware.guards).
+- By includes: a header included only from ROCm-side lines is ROCm-only; one included only from CUDA-side lines is
+  the CUDA side of a guard.
+A file that some build arm names for one side only, and no other arm names, is that side's; named on both, shared.
+- `cuda_only` globs from configuration keep paths NVIDIA-only by the team's choice.
+"""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Iterable
+
+from porter.source.macros import CUDA, ROCM, side
+
+_ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
+_SPLIT = re.compile(r"[-_.]")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl", ".cl", ".py")
+
+
+def rocm_path_evidence(path: str) -> str | None:
+    """Why a path is ROCm-only by its name or place (the file itself, or the ROCm directory ending in "/"), or None."""
+    p = PurePosixPath(path)
+    parts = p.parts
+    for i, d in enumerate(parts[:-1]):
+        toks = {t.lower() for t in _SPLIT.split(d) if t}
+        if d.lower() in _ROCM_DIR_PARTS or toks & {"hip", "rocm"}:
+            return "/".join(parts[: i + 1]) + "/"
+    name = p.name
+    if name.lower().endswith(".hip"):
+        return path
+    stem_toks = [t.lower() for t in _SPLIT.split(name) if t]
+    if "hip" in stem_toks[:-1] or "rocm" in stem_toks:
+        return path
+    if name.lower().startswith("dockerfile") and "rocm" in stem_toks:
+        return path
+    return None
+
+
+def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
+    """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
+    from porter.source.discover import selected
+
+    for g in globs:
+        if selected(path, None, [g]) is False:
+            return g
+    return None
+
+
+# ------------------------------------------------------------------------------------------ CMake
+
+_CMAKE_LEX = re.compile(
+    r'(?P<comment>\#\[(?P<eq>=*)\[.*?\](?P=eq)\]|\#[^\n]*)'
+    r'|(?P<bracket>\[(?P<eq2>=*)\[.*?\](?P=eq2)\])'
+    r'|(?P<quoted>"(?:\\.|[^"\\])*")'
+    r'|(?P<open>\()|(?P<close>\))'
+    r'|(?P<word>[^\s()#"]+)'
+    r'|(?P<nl>\n)',
+    re.S,
+)
+
+
+@dataclass(frozen=True)
+class CMakeCommand:
+    line: int
+    name: str  # lower case
+    args: tuple[str, ...]  # unquoted
+
+
+def cmake_commands(text: str) -> list[CMakeCommand]:
+    """The commands of a CMake file with their arguments (nested parentheses flattened), lines 1-based."""
+    out: list[CMakeCommand] = []
+    line = 1
+    pending: tuple[str, int] | None = None
+    args: list[str] = []
+    depth = 0
+    for m in _CMAKE_LEX.finditer(text):
+        kind = m.lastgroup
+        tok = m.group()
+        if kind in ("comment", "bracket", "quoted"):
+            if depth and kind != "comment":
+                args.append(tok[1:-1] if kind == "quoted" else re.sub(r"^\[=*\[|\]=*\]$", "", tok))
+            line += tok.count("\n")
+            continue
+        if kind == "nl":
+            line += 1
+            continue
+        if kind == "open":
+            if depth == 0 and pending is None:
+                continue
+            depth += 1
+            continue
+        if kind == "close":
+            if depth == 0:
+                continue
+            depth -= 1
+            if depth == 0 and pending is not None:
+                out.append(CMakeCommand(pending[1], pending[0].lower(), tuple(args)))
+                pending, args = None, []
+            continue
+        if depth:
+            args.append(tok)
+        else:
+            pending = (tok, line)
+    return out
+
+
+_CM_ROCM_PARTS = frozenset({"hip", "rocm", "amd", "amdgpu", "hipcc"})
+_CM_CUDA_PARTS = frozenset({"cuda", "nvcc", "nvidia", "cudatoolkit"})
+
+
+def _cm_var_side(name: str) -> str | None:
+    name = re.sub(r"^\$\{(.*)\}$", r"\1", name)
+    parts = {p.lower() for p in re.split(r"[_\W]+", name) if p}
+    if parts & _CM_ROCM_PARTS:
+        return ROCM
+    if parts & _CM_CUDA_PARTS:
+        return CUDA
+    return None
+
+
+def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool) -> tuple[bool | None, bool]:
+    """A CMake if() condition under one build (three-valued), and whether a ROCm-side test decided any of it."""
+    toks = list(args)
+    vendor = False
+
+    def atom(i: int) -> tuple[bool | None, int]:
+        nonlocal vendor
+        t = toks[i]
+        if t == "(":
+            v, j = expr(i + 1)
+            return v, j + 1
+        if t.upper() == "NOT":
+            v, j = atom(i + 1)
+            return (None if v is None else not v), j
+        if t.upper() == "DEFINED" and i + 1 < len(toks):
+            t = toks[i + 1]
+            i += 1
+        nxt = toks[i + 1].upper() if i + 1 < len(toks) else ""
+        if nxt in ("STREQUAL", "MATCHES", "EQUAL") and i + 2 < len(toks):
+            lit = toks[i + 2].lower()
+            s = ROCM if lit in ("hip", "rocm", "amd") or "hip" in lit.split("|") else CUDA if lit in ("cuda", "nvidia") else None
+            if s == ROCM:
+                vendor = True
+            v = None if s is None or (s == CUDA and not cuda_switches) else (s == build)
+            return v, i + 3
+        if nxt in ("VERSION_GREATER", "VERSION_LESS", "VERSION_EQUAL", "VERSION_GREATER_EQUAL", "VERSION_LESS_EQUAL",
+                   "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "IN_LIST", "STRLESS", "STRGREATER"):
+            return None, i + 3
+        s = _cm_var_side(t)
+        if s == ROCM:
+            vendor = True
+            return build == ROCM, i + 1
+        if s == CUDA and cuda_switches:
+            # CUDA_FOUND-like names say only that CUDA is there; a ROCm build may still have it: false only for ROCm
+            # switches' opposites (BUILD_CUDA, GGML_CUDA, USE_CUDA) in a file that has a ROCm arm.
+            return (None if build == CUDA else False), i + 1
+        return None, i + 1
+
+    def expr(i: int) -> tuple[bool | None, int]:
+        v, i = atom(i) if i < len(toks) else (None, i)
+        while i < len(toks) and toks[i].upper() in ("AND", "OR"):
+            op = toks[i].upper()
+            w, i = atom(i + 1) if i + 1 < len(toks) else (None, i + 1)
+            if op == "AND":
+                v = False if (v is False or w is False) else (None if v is None or w is None else True)
+            else:
+                v = True if (v is True or w is True) else (None if v is None or w is None else False)
+        return v, i
+
+    try:
+        v, _ = expr(0)
+    except (IndexError, RecursionError):
+        return None, vendor
+    return v, vendor
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A build file naming a source (or glob) on one side, at a line."""
+
+    target: str  # repository-relative path or glob
+    side: str  # cuda, rocm, both
+    where: str  # "path:line"
+    twin: str | None = None  # for a CUDA-side reference: where the same branch's ROCm arm names its own sources
+
+
+def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
+    """The sources a CMake file names with the side of the arm naming them, and its own line regions
+    (start, end, side, guard line) for findings in the CMake file itself."""
+    cmds = cmake_commands(text)
+    has_rocm = any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1] for c in cmds)
+    base = posixpath.dirname(path)
+    stack: list[dict] = []
+    cur = (True, True, 0)
+    refs: list[Reference] = []
+    regions: list[tuple[int, int, str, int]] = []
+    last_line = 1
+
+    def mark(upto: int) -> None:
+        nonlocal last_line
+        s = side(cur[0], cur[1])
+        if upto >= last_line and s in (CUDA, ROCM):
+            regions.append((last_line, upto, s, cur[2]))
+        last_line = upto + 1
+
+    for c in cmds:
+        if c.name == "if":
+            mark(c.line)
+            cv, vend = _cm_condition(c.args, CUDA, has_rocm)
+            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
+            stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
+                          "first": len(refs)})
+            g = stack[-1]["guard"] or cur[2]
+            cur = (_and(cur[0], cv), _and(cur[1], rv), g)
+            continue
+        if c.name in ("elseif", "else") and stack:
+            mark(c.line)
+            f = stack[-1]
+            if c.name == "else":
+                cv = rv = True
+            else:
+                cv, vend = _cm_condition(c.args, CUDA, has_rocm)
+                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
+                if vend or vend2:
+                    f["guard"] = f["guard"] or c.line
+            arm_c = _and(_not(f["cuda_taken"]), cv)
+            arm_r = _and(_not(f["rocm_taken"]), rv)
+            f["cuda_taken"] = _or(f["cuda_taken"], cv)
+            f["rocm_taken"] = _or(f["rocm_taken"], rv)
+            o = f["outer"]
+            cur = (_and(o[0], arm_c), _and(o[1], arm_r), f["guard"] or o[2])
+            continue
+        if c.name == "endif" and stack:
+            mark(c.line)
+            f = stack.pop()
+            cur = f["outer"]
+            mine = refs[f["first"]:]
+            rocm_ref = next((r.where for r in mine if r.side == ROCM), None)
+            if rocm_ref:
+                refs[f["first"]:] = [Reference(r.target, r.side, r.where, rocm_ref) if r.side == CUDA and r.twin is None
+                                     else r for r in mine]
+            continue
+        s = side(cur[0], cur[1])
+        where = f"{path}:{cur[2] or c.line}"
+        if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
+            continue
+        hip_language = c.name == "set_source_files_properties" and "HIP" in (a.upper() for a in c.args)
+        for a in c.args:
+            if "${" in a and not re.match(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/", a):
+                continue
+            if not a.lower().endswith(SOURCE_SUFFIXES) and not ("*" in a and "." in a.rsplit("/", 1)[-1]):
+                continue
+            target = _resolve_cmake_path(a, base)
+            if target is None:
+                continue
+            refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
+    mark(text.count("\n") + 1)
+    return refs, regions
+
+
+def _resolve_cmake_path(arg: str, base: str) -> str | None:
+    m = re.match(r"^\$\{(\w+)\}/(.*)$", arg)
+    if m:
+        rel = m.group(2)
+        root = base if m.group(1) in ("CMAKE_CURRENT_SOURCE_DIR", "CMAKE_CURRENT_LIST_DIR") else ""
+    else:
+        rel, root = arg, base
+    if rel.startswith("/"):
+        return None
+    out = posixpath.normpath(posixpath.join(root, rel)) if root else posixpath.normpath(rel)
+    return None if out.startswith("..") else out
+
+
+def _and(a, b):
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
+
+
+def _or(a, b):
+    if a is True or b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return False
+
+
+def _not(a):
+    return None if a is None else not a
+
+
+# ------------------------------------------------------------------------------------------ setup.py
+
+_PY_STRING = re.compile(r"""(?P<q>['"])(?P<s>[^'"\n]+)(?P=q)""")
+
+
+def setup_references(path: str, text: str, spans) -> list[Reference]:
+    """Source names (and globs) written as string literals inside a setup.py branch that one build takes."""
+    base = posixpath.dirname(path)
+    lines = text.split("\n")
+    refs: list[Reference] = []
+    rocm_checks: dict[int, str] = {}
+    for sp in spans:
+        for ln in range(sp.start[0], min(sp.end[0], len(lines)) + 1):
+            row = lines[ln - 1]
+            for m in _PY_STRING.finditer(row):
+                col = m.start() + 1
+                if (ln, col) < sp.start or (ln, col) >= sp.end:
+                    continue
+                s = m.group("s")
+                if not s.lower().endswith(SOURCE_SUFFIXES) or s.startswith("/") or " " in s:
+                    continue
+                if sp.side == ROCM:
+                    rocm_checks.setdefault(sp.line, f"{path}:{ln}")
+                for root in sorted({base, ""}):
+                    refs.append(Reference(posixpath.normpath(posixpath.join(root, s)) if root else posixpath.normpath(s),
+                                          sp.side, f"{path}:{sp.line}"))
+    return [Reference(r.target, r.side, r.where, rocm_checks.get(int(r.where.rsplit(":", 1)[1])))
+            if r.side == CUDA else r for r in refs]
+
+
+def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tuple[str, str, str | None]]:
+    """Each repository file some build arm names: path -> (side, evidence, twin) where all arms naming it agree on
+    one side ("cuda" or "rocm"); files also named by a shared arm are left out (shared). `twin` is set when every
+    CUDA arm naming the file has a ROCm arm of its own (the ROCm twin's reference)."""
+    files = sorted(files)
+    fileset = set(files)
+    seen: dict[str, set[str]] = {}
+    where: dict[str, str] = {}
+    twins: dict[str, list[str | None]] = {}
+    for r in refs:
+        hits = [r.target] if r.target in fileset else (
+            [f for f in files if fnmatch.fnmatchcase(f, r.target)] if "*" in r.target else [])
+        for h in hits:
+            seen.setdefault(h, set()).add(r.side)
+            if r.side in (CUDA, ROCM):
+                where.setdefault(h + "\0" + r.side, r.where)
+            if r.side == CUDA:
+                twins.setdefault(h, []).append(r.twin)
+    out = {}
+    for f, sides in seen.items():
+        if len(sides) == 1 and next(iter(sides)) in (CUDA, ROCM):
+            s = next(iter(sides))
+            tw = twins.get(f, [])
+            twin = tw[0] if tw and all(tw) else None
+            out[f] = (s, where[f + "\0" + s], twin)
+    return out

@@ -1,0 +1,371 @@
+"""The port-status stage: give every finding and kernel its status (open, handled, cuda-only) and what decided it.
+
+`attach_status(result, settings, source)` runs once after kernel analysis. It reads the repository's C/C++/CUDA,
+CMake and setup.py files again (cheap next to the scan: a directive lexer and, only for files that can hold a
+runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides each spot, first rule that holds:
+
+1. a `cuda_only` glob from configuration → cuda-only (the team's choice);
+2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
+3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
+4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only;
+5. a line in a preprocessor arm only one build compiles (porter.source.macros) → handled, by that `#if`;
+6. a line in a CMake arm only one build takes → handled;
+7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
+8. a file included only from CUDA-side lines → handled (the other arm includes the ROCm one);
+9. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
+otherwise open. HIP code itself (a ROCm arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never
+open and never dropped: it is port work already done, and shown so.
+
+A kernel is cuda-only or handled when its definition line is; else handled when it has issues (findings above
+info in its body and the device functions it calls, non-ok checks) and none is open. Its per-target verdicts keep only the checks with an open line, so a kernel
+whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the optional work). `result.extra["port_status"]` sums it up for effort and reports.
+"""
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Iterable
+
+from porter.model import Finding, Kernel, ScanResult, Severity, Status
+from porter.model.kernel import TargetVerdict
+from porter.portaware.compat import CompatLayer, aliases
+from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
+from porter.portaware.scope import (Reference, build_sides, cmake_references, cuda_only_match, rocm_path_evidence,
+                                    setup_references)
+from porter.source import macros
+from porter.source.macros import CUDA, ROCM
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass
+class PortMap:
+    """What the repository's guards, build files, compat layers and configuration say about each file and line."""
+
+    cuda_only: tuple[str, ...] = ()
+    cuda_only_from: tuple[str, ...] = ()
+    file_side: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # path -> (status kind, side, evidence)
+    regions: dict[str, list[macros.Region]] = field(default_factory=dict)
+    cmake_regions: dict[str, list[tuple[int, int, str, int]]] = field(default_factory=dict)
+    spans: dict[str, list[Span]] = field(default_factory=dict)
+    compat: CompatLayer = field(default_factory=CompatLayer)
+    lines: dict[str, list[str]] = field(default_factory=dict)  # source lines of files with guards or findings
+
+    def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None) -> tuple[Status, str | None]:
+        """The status of the code at path:line:column, and the "path:line" (or path) that decides it."""
+        g = cuda_only_match(path, self.cuda_only)
+        if g is not None:
+            i = self.cuda_only.index(g)
+            return Status.CUDA_ONLY, self.cuda_only_from[i] if i < len(self.cuda_only_from) else f"cuda_only: {g}"
+        fs = self.file_side.get(path)
+        if fs is not None and fs[1] == ROCM:
+            return Status.HANDLED, fs[2]
+        if fs is not None and fs[0] == "build" and fs[1] == CUDA:
+            return Status.CUDA_ONLY, fs[2]
+        if fs is not None and fs[0] == "twin":
+            return Status.HANDLED, fs[2]
+        regs = self.regions.get(path)
+        if regs:
+            s, guard = macros.side_at(regs, line)
+            if s in (CUDA, ROCM) and guard:
+                return Status.HANDLED, f"{path}:{guard}"
+        for start, end, s, guard in self.cmake_regions.get(path, ()):
+            if start <= line <= end and guard:
+                return Status.HANDLED, f"{path}:{guard}"
+        best = None
+        for sp in self.spans.get(path, ()):
+            if sp.holds((line, column)) and (best is None or sp.start >= best.start):
+                best = sp
+        if best is not None:
+            return Status.HANDLED, f"{path}:{best.line}"
+        if fs is not None and fs[0] == "include" and fs[1] == CUDA:
+            return Status.HANDLED, fs[2]
+        if len(self.compat):
+            text = self.lines.get(path)
+            if text and 1 <= line <= len(text):
+                row = text[line - 1]
+                seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
+                names = _IDENT.findall(seg)
+                hit = self.compat.lookup(path, names)
+                if hit:
+                    return Status.HANDLED, hit
+        return Status.OPEN, None
+
+
+def _read(source, c, limit: int) -> bytes | None:
+    from porter.source.read import SourceReadError
+
+    try:
+        data = source.read(c, limit)
+    except SourceReadError:
+        return None
+    return None if b"\0" in data[:8192] else data
+
+
+FACTS_VERSION = b"portaware-facts-1"
+
+
+def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
+    """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
+    vendor checks, and for build files the sources they name."""
+    out: dict[str, Any] = {}
+    if language == "cuda":
+        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in macros.directives(data)]
+        out["total"] = data.count(b"\n") + 1
+        if b"using" in data or b"typedef" in data:
+            text = data.decode("utf-8", "replace").split("\n")
+            out["aliases"] = [(i, n) for i, row in enumerate(text, 1) if ("using" in row or "typedef" in row)
+                              for n in aliases(row)]
+        if CPP_PREDICATE_HINT.search(data):
+            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path)]
+    elif language == "cmake":
+        refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
+        out["refs"] = [(r.target, r.side, r.where, r.twin) for r in refs]
+        out["regions"] = regions
+    elif language == "python" and PY_PREDICATE_HINT.search(data):
+        spans = python_spans(data, path)
+        out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in spans]
+        if PurePosixPath(path).name == "setup.py":
+            out["refs"] = [(r.target, r.side, r.where, r.twin)
+                           for r in setup_references(path, data.decode("utf-8", "replace"), spans)]
+    return out
+
+
+def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None:
+    """A file's facts, from the cache by git blob id (no read at all) or content hash when one is in use; `digest`
+    names porter's own code, so an entry never outlives what computed it."""
+    import hashlib
+
+    key = None
+    if cache is not None and c.blob is not None:
+        key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
+                                                  c.language.encode(), c.blob.encode()))).hexdigest()
+        hit = cache.get(key)
+        if isinstance(hit, dict):
+            return hit
+    data = _read(source, c, limit)
+    if data is None:
+        return None
+    facts = file_facts(c.path, c.language, data)
+    if cache is not None:
+        if key is None:
+            key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
+                                                      c.language.encode(), hashlib.sha256(data).digest()))).hexdigest()
+        cache.put(key, facts)
+    return facts
+
+
+def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
+    """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
+    more, bounded as the scan was, or their facts taken from the cache."""
+    found = source.discover(settings.include, settings.exclude)
+    files = {c.path: c for c in found.files}
+    limit = settings.max_file_bytes
+    pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
+                 cuda_only_from=tuple(getattr(settings, "cuda_only_from", ()) or ()))
+    with_findings = {f.path for f in result.findings} | {k.path for k in result.kernels}
+
+    # Name and place first: they decide what counts as ROCm-side in everything below.
+    for path in files:
+        ev = rocm_path_evidence(path)
+        if ev:
+            pm.file_side[path] = ("name", ROCM, ev)
+
+    facts: dict[str, dict[str, Any]] = {}
+    dirs: dict[str, tuple[list[macros.Directive], int]] = {}
+    for path, c in sorted(files.items()):
+        if c.language not in ("cuda", "cmake") and not (c.language == "python" and
+                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")):
+            continue
+        f = _facts(source, c, limit, cache, digest)
+        if f is None:
+            continue
+        facts[path] = f
+        if c.language == "cuda":
+            dirs[path] = ([macros.Directive(*d) for d in f["dirs"]], f["total"])
+        if f.get("spans"):
+            pm.spans[path] = [Span(tuple(a), tuple(b), side, line) for a, b, side, line in f["spans"]]
+        if f.get("regions"):
+            pm.cmake_regions[path] = [tuple(r) for r in f["regions"]]
+
+    rocm_names, cuda_names = macros.derived_names(
+        {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
+    for path, (ds, total) in dirs.items():
+        regs = macros.evaluate(ds, total, rocm_names, cuda_names)
+        if any(r.side in (CUDA, ROCM) for r in regs):
+            pm.regions[path] = regs
+
+    # Build files: which sources each build compiles.
+    refs = [Reference(*r) for f in facts.values() for r in f.get("refs", ())]
+    for path, (s, ev, twin) in sorted(build_sides(refs, files).items()):
+        if path in pm.file_side:
+            continue
+        if s == ROCM:
+            pm.file_side[path] = ("build", ROCM, ev)
+        elif twin:
+            pm.file_side[path] = ("twin", CUDA, twin)
+        else:
+            pm.file_side[path] = ("build", CUDA, ev)
+
+    # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
+    include_sides: dict[str, set[str]] = {}
+    include_where: dict[str, str] = {}
+    by_name: dict[str, list[str]] = {}
+    for p in files:
+        by_name.setdefault(PurePosixPath(p).name, []).append(p)
+    for path, (ds, _total) in sorted(dirs.items()):
+        regs = pm.regions.get(path)
+        fs = pm.file_side.get(path)
+        for line, target in macros.quoted_includes(ds):
+            s = ROCM if fs and fs[1] == ROCM else (macros.side_at(regs, line)[0] if regs else "both")
+            for hit in _resolve_include(path, target, files, by_name):
+                include_sides.setdefault(hit, set()).add(s)
+                if s in (CUDA, ROCM):
+                    include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
+    for hit, sides in sorted(include_sides.items()):
+        if hit in pm.file_side or len(sides) != 1:
+            continue
+        s = next(iter(sides))
+        if s in (CUDA, ROCM):
+            pm.file_side[hit] = ("include", s, include_where[hit + "\0" + s])
+
+    # Compat layers: names defined by ROCm-side code.
+    for path, (ds, _total) in sorted(dirs.items()):
+        fs = pm.file_side.get(path)
+        rocm_file = fs is not None and fs[1] == ROCM
+        regs = pm.regions.get(path)
+        if not rocm_file and not regs:
+            continue
+        for line, name, _body in macros.defines(ds):
+            s = ROCM if rocm_file else macros.side_at(regs, line)[0]
+            if s == ROCM:
+                pm.compat.add(path, line, name)
+        for i, name in facts[path].get("aliases", ()):
+            if (ROCM if rocm_file else macros.side_at(regs, i)[0]) == ROCM:
+                pm.compat.add(path, i, name)
+
+    if len(pm.compat):
+        # Which name a finding matched needs its line: read only in a repository that has a compat layer.
+        for path in sorted(with_findings):
+            c = files.get(path)
+            data = _read(source, c, limit) if c is not None and c.language == "cuda" else None
+            if data is not None:
+                pm.lines[path] = data.decode("utf-8", "replace").split("\n")
+    return pm
+
+
+def _resolve_include(path: str, target: str, files, by_name) -> list[str]:
+    local = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if local in files:
+        return [local]
+    if target in files:
+        return [target]
+    name = PurePosixPath(target).name
+    return [p for p in by_name.get(name, ()) if p == target or p.endswith("/" + target)]
+
+
+def _verdicts(k: Kernel, decide) -> tuple[TargetVerdict, ...] | None:
+    """The kernel's verdicts with every check whose lines are all handled removed, and the worst recomputed
+    (cuda-only checks stay: they describe the optional work)."""
+    from porter.kernels.verdicts import worst
+
+    if k.verdicts is None:
+        return None
+    out = []
+    for v in k.verdicts:
+        kept = tuple(d for d in v.details
+                     if not d.lines or any(decide(k.path, ln)[0] is not Status.HANDLED for ln in d.lines))
+        if len(kept) == len(v.details):
+            out.append(v)
+        else:
+            out.append(dataclasses.replace(v, verdict=worst(d.verdict for d in kept), details=kept))
+    return tuple(out)
+
+
+def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Status, str | None]:
+    """A kernel's status: that of its definition when a build or guard decides it, else handled when it has issues
+    and none is open."""
+    st, by = decide(k.path, k.line)
+    if st is not Status.OPEN:
+        return st, by
+    spans = [(k.line, k.end_line)] + [(d.line, d.end_line) for d in (k.facts.device_functions if k.facts else ())]
+    # Info findings (KRN001: "a kernel is defined here") say a kernel exists, not that it needs work.
+    issues = [(f.status, f.handled_by) for f in findings
+              if f.path == k.path and f.severity > Severity.INFO and any(a <= f.line <= b for a, b in spans)]
+    for v in k.verdicts or ():
+        for d in v.details:
+            if d.verdict != "ok":
+                issues.extend(decide(k.path, ln) for ln in d.lines)
+    if issues and all(s is not Status.OPEN for s, _ in issues):
+        handled = [i for i in issues if i[0] is Status.HANDLED]
+        return (Status.HANDLED, handled[0][1]) if handled else issues[0]
+    return Status.OPEN, None
+
+
+def attach_status(result: ScanResult, settings, source=None, cache=None, digest: bytes = b"") -> ScanResult:
+    """The result with every finding's and kernel's status and handled_by set, verdicts counting open work only,
+    and `extra["port_status"]`. `cache` (porter.cache.Cache) keeps each file's facts by content, keyed with
+    `digest` (porter's code digest)."""
+    if source is None:
+        from pathlib import Path
+
+        from porter.source.read import WorkTree
+
+        source = WorkTree(Path(result.root))
+    pm = build_map(source, settings, result, cache, digest)
+    decide = pm.decide
+    findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
+                     for f in result.findings
+                     for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None)])
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    kernels = []
+    changed_verdicts = False
+    for k in result.kernels:
+        verdicts = _verdicts(k, decide)
+        changed_verdicts |= verdicts != k.verdicts
+        k2 = dataclasses.replace(k, verdicts=verdicts)
+        st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
+        kernels.append(dataclasses.replace(k2, status=st, handled_by=by))
+    extra = dict(result.extra)
+    if changed_verdicts and "kernel_analysis" in extra:
+        ka = dict(extra["kernel_analysis"])
+        counts = {t: {v: 0 for v in c} for t, c in ka.get("verdicts", {}).items()}
+        for k in kernels:
+            for v in k.verdicts or ():
+                if v.target in counts and v.verdict in counts[v.target]:
+                    counts[v.target][v.verdict] += 1
+        ka["verdicts"] = counts
+        extra["kernel_analysis"] = ka
+    extra["port_status"] = summary(findings, kernels)
+    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), extra=extra)
+
+
+def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> dict[str, Any]:
+    """Counts by status, and how many handled or cuda-only spots each guard, layer, twin or config entry decides."""
+    counts = {"open": 0, "handled": 0, "cuda_only": 0}
+    by: dict[str, int] = {}
+    for f in findings:
+        counts[f.status.value.replace("-", "_")] += 1
+        if f.handled_by:
+            by[f.handled_by] = by.get(f.handled_by, 0) + 1
+    kc = {"open": 0, "handled": 0, "cuda_only": 0}
+    for k in kernels:
+        kc[k.status.value.replace("-", "_")] += 1
+    return {**counts, "handled_by": dict(sorted(by.items())), "kernels": kc}
+
+
+STATUS_CHOICES = ("open", "handled", "cuda-only", "all")
+
+
+def select(result: ScanResult, status: str) -> ScanResult:
+    """The result narrowed to findings and kernels of one status ("all": unchanged)."""
+    if status == "all":
+        return result
+    want = Status.parse(status)
+    return dataclasses.replace(result, findings=tuple(f for f in result.findings if f.status is want),
+                               kernels=tuple(k for k in result.kernels if k.status is want))

@@ -1,0 +1,512 @@
+"""Evaluate a C/C++/CUDA file's preprocessor branches twice, as a CUDA build and as a ROCm build.
+
+Each `#if/#ifdef/#ifndef/#elif/#else` arm is evaluated with three-valued logic (true, false, unknown) once with the
+macros a CUDA build defines and once with those a ROCm build defines, so every line comes out as compiled by the
+CUDA build, by the ROCm build, by both, or undecided. Only ROCm-side names are known: a CUDA build leaves them
+undefined and a ROCm build defines them; every other name (`__CUDA_ARCH__`, `CUDA_VERSION`, include guards, feature
+flags) is unknown in both builds, so a repository without ROCm code never has a line decided by a vendor
+(`#if CUDA_VERSION >= 12000` is not a ROCm guard). ROCm-side names are the built-in ones (`USE_ROCM`,
+`__HIP_PLATFORM_AMD__`, `__HIPCC__`, `__gfx942__`, …), names the caller adds (configuration's `rocm_macros`,
+names a ROCm-only arm `#define`s), and by heuristic any name with a HIP, ROCM or AMD component (`GGML_USE_HIP`,
+`BNB_HIP`, `TORCH_HIP_VERSION`).
+
+`directives(data)` lexes a file's directives once; `evaluate(directives, known)` gives its `Region`s.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+# Three-valued truth: True, False, None (unknown).
+Tri = bool | None
+
+CUDA, ROCM = "cuda", "rocm"
+DEFINED = "defined"  # a macro's value when it is defined but its value is unknown
+
+# Defined by every ROCm (HIP-clang) build and never by nvcc. Values are unknown (None) except where fixed.
+BUILTIN_ROCM = frozenset({
+    "USE_ROCM", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIPCC__", "__HIP__", "HIP_VERSION",
+    "HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH", "ROCM_VERSION", "TORCH_HIP_VERSION",
+    "__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__",
+    "HIP_PLATFORM_AMD", "__HIP_ROCclr__", "USE_HIP",
+})
+# Defined only in the device pass (or only for some targets) of a ROCm build: false for CUDA, unknown for ROCm.
+ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
+# A name component that says "ROCm side": USE_HIP, BNB_HIP, GGML_HIP_NO_MMQ, __HIP_PLATFORM_AMD__, IS_ROCM, AMD_GPU.
+_VENDOR_PART = re.compile(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re.I)
+# Components that make a HIP/ROCm-named macro not a platform switch: HIPBLAS_V2 is a library option, HIP_KERNEL a name.
+_NOT_SWITCH = re.compile(r"^(?:NVIDIA|NV|CUDA)$")
+
+
+def is_rocm_name(name: str) -> bool:
+    """The heuristic: a macro whose name has a HIP/ROCM/AMD component stands for "this is the ROCm build"."""
+    if name in BUILTIN_ROCM or ROCM_SOMETIMES.match(name):
+        return True
+    parts = [p for p in name.split("_") if p]
+    return any(_VENDOR_PART.match(p) for p in parts) and not any(_NOT_SWITCH.match(p) for p in parts)
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One conditional or #define directive: its 1-based line (the first, when continued), kind and text."""
+
+    line: int
+    end_line: int
+    kind: str  # if ifdef ifndef elif elifdef elifndef else endif define include
+    text: str  # the rest of the directive, comments removed, continuations joined
+
+
+@dataclass(frozen=True)
+class Region:
+    """Lines [start, end] (1-based, inclusive) and whether each build compiles them; `guard` is the line of the
+    `#if` (or `#elif`) whose vendor test decided it, 0 when no vendor test did."""
+
+    start: int
+    end: int
+    cuda: Tri
+    rocm: Tri
+    guard: int = 0
+
+    @property
+    def side(self) -> str:
+        """"cuda" (only the CUDA build compiles it), "rocm" (only the ROCm build), "both" or "none"."""
+        return side(self.cuda, self.rocm)
+
+
+def side(cuda: Tri, rocm: Tri) -> str:
+    if cuda is False and rocm is False:
+        return "none"
+    if rocm is False:
+        return CUDA
+    if cuda is False:
+        return ROCM
+    return "both"
+
+
+_LEXEMES = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+
+
+def _blank_comments(data: bytes) -> bytes:
+    """Comments to spaces, newlines kept, so lines stay where they are; strings are skipped, not searched."""
+    out = bytearray(data)
+    for m in _LEXEMES.finditer(data):
+        if m.group().startswith((b"//", b"/*")):
+            for i in range(m.start(), m.end()):
+                if out[i] != 0x0A:
+                    out[i] = 0x20
+    return bytes(out)
+
+
+def directives(data: bytes) -> list[Directive]:
+    """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`)."""
+    if b"#" not in data:
+        return []
+    code = _blank_comments(data)
+    lines = code.split(b"\n")
+    out: list[Directive] = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        raw = lines[i]
+        if b"#" not in raw:
+            i += 1
+            continue
+        m = _DIRECTIVE.match(raw.rstrip(b"\r"))
+        if not m:
+            i += 1
+            continue
+        start = i
+        body = m.group(2).rstrip(b"\r")
+        while body.endswith(b"\\") and i + 1 < n:
+            i += 1
+            body = body[:-1] + b" " + lines[i].rstrip(b"\r")
+        out.append(Directive(start + 1, i + 1, m.group(1).decode(), body.decode("utf-8", "replace").strip()))
+        i += 1
+    return out
+
+
+# ------------------------------------------------------------------------------------------ #if expressions
+
+_TOKEN = re.compile(r"\s*(?:(\d[\w.']*)|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^?:(),]))")
+
+
+def _tokens(text: str) -> list[str]:
+    out = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            if text[pos:].strip() == "":
+                break
+            out.append("?")  # something we do not read (a string, `#`): makes the expression unknown
+            pos += 1
+            continue
+        out.append(m.group(m.lastindex))
+        pos = m.end()
+    return out
+
+
+def _int(text: str) -> int | None:
+    t = text.replace("'", "").rstrip("uUlL")
+    try:
+        return int(t, 0) if not (len(t) > 1 and t[0] == "0" and t[1].isdigit()) else int(t, 8)
+    except ValueError:
+        return None
+
+
+class _Eval:
+    """A recursive-descent evaluator of one `#if` expression over values int | None (unknown).
+
+    `build.value(name)` gives a macro's value: None (unknown) or False (undefined, which C reads as 0 but
+    `defined()` reads as false). Logical operators are Kleene's: `0 && unknown` is 0, `1 || unknown` is 1."""
+
+    def __init__(self, tokens: list[str], build: "Build"):
+        self.t = tokens
+        self.i = 0
+        self.value = build.value
+        self.is_vendor = build.vendor
+        self.vendor = False  # whether any ROCm-side name decided part of it
+
+    def peek(self) -> str | None:
+        return self.t[self.i] if self.i < len(self.t) else None
+
+    def take(self) -> str | None:
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def run(self) -> int | None:
+        try:
+            v = self.cond()
+        except (IndexError, ZeroDivisionError, RecursionError, ValueError, OverflowError):
+            return None
+        return v if self.peek() is None else None
+
+    def cond(self):
+        c = self.lor()
+        if self.peek() == "?":
+            self.take()
+            a = self.cond()
+            if self.take() != ":":
+                raise ValueError
+            b = self.cond()
+            if c is None:
+                return a if a == b else None
+            return a if c else b
+        return c
+
+    def lor(self):
+        v = self.land()
+        while self.peek() == "||":
+            self.take()
+            w = self.land()
+            v = 1 if (v or w) else (None if v is None or w is None else 0)
+        return v
+
+    def land(self):
+        v = self.binary(0)
+        while self.peek() == "&&":
+            self.take()
+            w = self.binary(0)
+            v = 0 if (v == 0 or w == 0) else (None if v is None or w is None else 1)
+        return v
+
+    _LEVELS = (("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
+
+    def binary(self, level: int):
+        if level == len(self._LEVELS):
+            return self.unary()
+        v = self.binary(level + 1)
+        while self.peek() in self._LEVELS[level]:
+            op = self.take()
+            w = self.binary(level + 1)
+            v = None if v is None or w is None else _apply(op, v, w)
+        return v
+
+    def unary(self):
+        tok = self.take()
+        if tok == "!":
+            v = self.unary()
+            return None if v is None else int(not v)
+        if tok == "-":
+            v = self.unary()
+            return None if v is None else -v
+        if tok == "+":
+            return self.unary()
+        if tok == "~":
+            v = self.unary()
+            return None if v is None else ~v
+        if tok == "(":
+            v = self.cond()
+            if self.take() != ")":
+                raise ValueError
+            return v
+        if tok == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            name = self.take()
+            if paren and self.take() != ")":
+                raise ValueError
+            val = self.value(name)
+            self.vendor = self.vendor or self.is_vendor(name)
+            return None if val is None else (0 if val is False else 1)  # DEFINED and ints are defined
+        if tok is None or tok == "?":
+            raise ValueError
+        if tok[0].isdigit():
+            return _int(tok)
+        if tok[0].isalpha() or tok[0] == "_":
+            if self.peek() == "(":  # a function-like macro or __has_include(...): unknown, skip its arguments
+                depth = 0
+                while True:
+                    t = self.take()
+                    if t is None:
+                        raise ValueError
+                    depth += t == "("
+                    depth -= t == ")"
+                    if depth == 0:
+                        break
+                return None
+            val = self.value(tok)
+            self.vendor = self.vendor or self.is_vendor(tok)
+            if val is False:
+                return 0
+            return val if isinstance(val, int) else None
+        raise ValueError
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    if op in ("/", "%") and b == 0:
+        raise ZeroDivisionError
+    if op in ("<<", ">>") and not 0 <= b < 128:
+        raise ValueError
+    return {
+        "|": lambda: a | b, "^": lambda: a ^ b, "&": lambda: a & b, "==": lambda: int(a == b), "!=": lambda: int(a != b),
+        "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
+        "<<": lambda: a << b, ">>": lambda: a >> b, "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+        "/": lambda: int(a / b), "%": lambda: a % b,
+    }[op]()
+
+
+class Build:
+    """The macro lookup of one build: ROCm-side names (built-in, heuristic, `rocm_names`) are undefined for CUDA and
+    defined (value unknown) for ROCm; `cuda_names` (derived from CUDA-only arms) the reverse; everything else is
+    unknown in both."""
+
+    def __init__(self, build: str, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()):
+        self.build = build
+        self.rocm = frozenset(rocm_names)
+        self.cuda = frozenset(cuda_names) - self.rocm
+
+    def vendor(self, name: str | None) -> bool:
+        """Whether the name decides which vendor's build this is."""
+        return bool(name) and (name in self.rocm or name in self.cuda or is_rocm_name(name))
+
+    def value(self, name: str | None):
+        """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
+        if not name:
+            return None
+        if name in self.cuda:
+            return 1 if self.build == CUDA else False
+        if name in self.rocm or is_rocm_name(name):
+            if self.build == CUDA:
+                return False
+            if ROCM_SOMETIMES.match(name):
+                return None
+            # A platform switch that is defined is set (`#if BNB_HIP`); a version's value is unknown.
+            return DEFINED if "VERSION" in name.upper() else 1
+        return None
+
+
+def _truth(v) -> Tri:
+    return None if v is None else bool(v)
+
+
+def condition(kind: str, text: str, build: Build) -> tuple[Tri, bool]:
+    """One directive's condition under one build, and whether a vendor-side name took part in it."""
+    toks = _tokens(text)
+    if kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
+        name = (toks or [""])[0]
+        val = build.value(name)
+        d = None if val is None else val is not False  # DEFINED and ints are defined
+        if kind.endswith("ndef"):
+            d = None if d is None else not d
+        return d, build.vendor(name)
+    e = _Eval(toks, build)
+    v = e.run()
+    return _truth(v), e.vendor or any(build.vendor(t) for t in toks if t[:1].isalpha() or t[:1] == "_")
+
+
+def _and(a: Tri, b: Tri) -> Tri:
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
+
+
+def _not(a: Tri) -> Tri:
+    return None if a is None else not a
+
+
+@dataclass
+class _Frame:
+    cuda_taken: Tri  # whether an earlier arm of this group was taken, per build
+    rocm_taken: Tri
+    cuda_arm: Tri  # the current arm's truth, per build
+    rocm_arm: Tri
+    outer_cuda: Tri
+    outer_rocm: Tri
+    outer_guard: int
+    guard: int  # line of the group's vendor-deciding #if/#elif, 0 if none
+    vendor: bool  # whether the group tests a ROCm-side name
+
+
+def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] = (),
+             cuda_names: Iterable[str] = ()) -> list[Region]:
+    """Every line of a file (1..total_lines) in regions that each build compiles or not, in order.
+
+    Directive lines themselves belong to the enclosing region. Unbalanced directives (a stray #endif, a missing
+    one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file."""
+    rocm_names = tuple(rocm_names)
+    cuda_names = tuple(cuda_names)
+    vals = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
+    regions: list[Region] = []
+    stack: list[_Frame] = []
+    cur_cuda: Tri = True
+    cur_rocm: Tri = True
+    cur_guard = 0
+    start = 1
+
+    def close(upto: int) -> None:
+        nonlocal start
+        if upto >= start:
+            regions.append(Region(start, upto, cur_cuda, cur_rocm, cur_guard))
+        start = upto + 1
+
+    for d in dirs:
+        if d.kind in ("define", "include"):
+            continue
+        if d.kind in ("if", "ifdef", "ifndef"):
+            close(d.end_line)
+            c, vc = condition(d.kind, d.text, vals[CUDA])
+            r, vr = condition(d.kind, d.text, vals[ROCM])
+            vendor = vc or vr
+            f = _Frame(c, r, c, r, cur_cuda, cur_rocm, cur_guard, d.line if vendor else 0, vendor)
+            stack.append(f)
+        elif d.kind in ("elif", "elifdef", "elifndef", "else"):
+            if not stack:
+                continue
+            close(d.end_line)
+            f = stack[-1]
+            if d.kind == "else":
+                c, r, vendor = True, True, False
+            else:
+                c, vc = condition(d.kind, d.text, vals[CUDA])
+                r, vr = condition(d.kind, d.text, vals[ROCM])
+                vendor = vc or vr
+            f.cuda_arm = _and(_not(f.cuda_taken), c)
+            f.rocm_arm = _and(_not(f.rocm_taken), r)
+            f.cuda_taken = _or(f.cuda_taken, c)
+            f.rocm_taken = _or(f.rocm_taken, r)
+            if vendor:
+                f.vendor = True
+                f.guard = f.guard or d.line
+        elif d.kind == "endif":
+            if not stack:
+                continue
+            close(d.end_line)
+            f = stack.pop()
+            cur_cuda, cur_rocm, cur_guard = f.outer_cuda, f.outer_rocm, f.outer_guard
+            continue
+        else:
+            continue
+        f = stack[-1]
+        cur_cuda = _and(f.outer_cuda, f.cuda_arm)
+        cur_rocm = _and(f.outer_rocm, f.rocm_arm)
+        cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM) else f.outer_guard
+    close(total_lines)
+    return _merge(regions)
+
+
+def _or(a: Tri, b: Tri) -> Tri:
+    if a is True or b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return False
+
+
+def _merge(regions: list[Region]) -> list[Region]:
+    out: list[Region] = []
+    for r in regions:
+        if out and (out[-1].cuda, out[-1].rocm, out[-1].guard) == (r.cuda, r.rocm, r.guard) and out[-1].end + 1 == r.start:
+            out[-1] = Region(out[-1].start, r.end, r.cuda, r.rocm, r.guard)
+        else:
+            out.append(r)
+    return out
+
+
+_DEFINE_NAME = re.compile(r"^([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$", re.S)
+
+
+def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:
+    """(line, name, body) of every #define; a function-like macro's name carries its parameter list in `body`'s
+    place only as far as callers need: the body is what follows the parameters."""
+    out = []
+    for d in dirs:
+        if d.kind != "define":
+            continue
+        m = _DEFINE_NAME.match(d.text)
+        if m:
+            out.append((d.line, m.group(1), m.group(4).strip()))
+    return out
+
+
+_INCLUDE = re.compile(r'^\s*"([^"]+)"')
+
+
+def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
+    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's)."""
+    out = []
+    for d in dirs:
+        if d.kind == "include":
+            m = _INCLUDE.match(d.text)
+            if m:
+                out.append((d.line, m.group(1)))
+    return out
+
+
+def side_at(regions: list[Region], line: int) -> tuple[str, int]:
+    """The side of one line ("cuda", "rocm", "both", "none") and the guard line that decided it."""
+    import bisect
+
+    i = bisect.bisect_right([r.start for r in regions], line) - 1
+    if i < 0 or line > regions[i].end:
+        return "both", 0
+    r = regions[i]
+    return r.side, r.guard
+
+
+def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: Iterable[str] = (),
+                  rounds: int = 3) -> tuple[frozenset[str], frozenset[str]]:
+    """Project macros that stand for a build: names #define'd only inside ROCm-only arms (anywhere in the repository)
+    are ROCm-side, names #define'd only inside CUDA-only arms are CUDA-side. Repeated a few rounds, since a derived
+    name can guard the definition of another."""
+    rocm = set(rocm_names)
+    cuda: set[str] = set()
+    for _ in range(rounds):
+        sides: dict[str, set[str]] = {}
+        for dirs, total in files.values():
+            regions = evaluate(dirs, total, rocm, cuda)
+            for line, name, _body in defines(dirs):
+                sides.setdefault(name, set()).add(side_at(regions, line)[0])
+        new_rocm = {n for n, s in sides.items() if s == {ROCM}} | set(rocm_names)
+        new_cuda = {n for n, s in sides.items() if s == {CUDA}}
+        if new_rocm | rocm == rocm and new_cuda == cuda:
+            break
+        rocm |= new_rocm
+        cuda = new_cuda - rocm
+    return frozenset(rocm), frozenset(cuda)

