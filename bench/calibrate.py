@@ -8,8 +8,9 @@ Fetches nothing: point it at repositories (bare mirrors or clones) or checked-ou
     python bench/calibrate.py --tree autogptq=/tmp/autogptq     # a checked-out pre-port tree
     python bench/calibrate.py --history team-ports.yaml --fit team-effort.yaml   # a team's own ports: fit, write
 
-With --fit it finds the multipliers per item kind (kernel, finding, one-off) that bring porter's estimates closest
-to the ports' reference effort (porter.estimate.calibration), writes them as an effort override (use it with
+With --fit it finds the multiplier (one for every item kind; with --per-kind one each for kernel, finding and
+one-off items) that brings porter's estimates closest to the ports' reference effort (porter.estimate.calibration),
+writes it as an effort override (use it with
 `effort = "team-effort.yaml"` in porter.toml), and prints the table again with them. Exit status: 0 when every
 quality bar holds (Spearman ρ ≥ 0.85, every small port below every big one, P90/P10 ≤ 3, a one-person one-day port
 at most 3 likely days), 1 when one fails, 2 on bad arguments or a tree it cannot find.
@@ -116,7 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", action="append", default=[], help="ID=DIR of a checked-out pre-port tree")
     ap.add_argument("--target", action="append", default=[], help="target id (default: porter's default)")
     ap.add_argument("--effort", type=Path, help="an effort override to assess with")
-    ap.add_argument("--fit", type=Path, help="fit the multipliers per item kind and write them to this override")
+    ap.add_argument("--fit", type=Path, help="fit the calibration multipliers and write them to this override")
+    ap.add_argument("--per-kind", action="store_true",
+                    help="fit one multiplier per item kind (kernel, finding, one-off) instead of one for all: "
+                         "for a history of many ports; on a few it fits noise")
+    ap.add_argument("--ridge", type=float, default=0.0,
+                    help="with --per-kind: pull the multipliers towards 1 by this weight (e.g. 3)")
     ap.add_argument("--jobs", type=int, default=0)
     ap.add_argument("--cache-dir", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -134,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             results[port.id] = run(source, settings).result
         rows, ok = table(history, results, model, targets)
         if args.fit:
-            scale = fit([(by_kind(r["a"]), r["ref"] * model.hours_per_day) for r in rows])
+            scale = fit([(by_kind(r["a"]), r["ref"] * model.hours_per_day) for r in rows],
+                        tied=not args.per_kind, ridge=args.ridge)
             write_override(args.fit, scale, args.history)
             print(f"\nfitted multipliers: {scale} -> {args.fit}\n")
             fitted = load_effort_model(args.fit)

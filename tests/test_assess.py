@@ -236,7 +236,7 @@ def test_effort_override_merges_over_the_shipped_model(tmp_path):
     assert ids[-1] == "port-custom-allocator" and ids.count("validate-on-target") == 1
     rs = RuleSet((rule("API001"),), "x")
     a = assess(result([finding("API001")]), ts("mi355x"), model=m, rules=rs)
-    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.7, 1.4, 2.1)  # × the one-off calibration 0.7
+    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.92, 1.84, 2.76)  # × the calibration 0.92
     assert item(a, "one-off:validate-on-target").hours == Hours(0, 0, 0)
 
 
@@ -306,19 +306,19 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     # The kernel's fix verdict comes from the helper's 0xffffffff mask and its 16-lane loop (line 2) ...
     kern = item(a, "kernel:k.cu:5:reduce")
     assert kern.basis == ("fix on mi300x, needs wave64-full-mask (2–4–10 h) × size 0.50 (4 lines) × complexity 1.25"
-                          " × calibration 0.88")
-    assert kern.hours.rounded() == Hours(1.1, 2.2, 5.5)
+                          " × calibration 0.92")
+    assert kern.hours.rounded() == Hours(1.15, 2.3, 5.75)
     # ... so it takes the helper's DEV002 and DEV011 findings; only the hipify rename (API004) stays a rule item.
     assert kern.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
     assert sorted((i.id, i.hours.rounded()) for i in a.items) == [
-        ("kernel:k.cu:5:reduce", Hours(1.1, 2.2, 5.5)),
-        ("one-off:rocm-build-and-ci", Hours(1.4, 2.8, 8.4)),  # 2–4–12 × 0.7
-        ("one-off:validate-on-target", Hours(0.73, 1.49, 4.46)),  # (1–2–6 + 0.1–0.25–0.75 × size 0.5) × 0.7
-        ("rule:API004:k.cu", Hours(0.07, 0.14, 0.35)),
+        ("kernel:k.cu:5:reduce", Hours(1.15, 2.3, 5.75)),
+        ("one-off:rocm-build-and-ci", Hours(1.84, 3.68, 11.04)),  # 2–4–12 × 0.92
+        ("one-off:validate-on-target", Hours(0.97, 1.96, 5.87)),  # (1–2–6 + 0.1–0.25–0.75 × size 0.5) × 0.92
+        ("rule:API004:k.cu", Hours(0.05, 0.09, 0.23)),
         ("rule:KRN001:k.cu", Hours(0, 0, 0)),
         ("rule:KRN002:k.cu", Hours(0, 0, 0)),
     ]
-    assert a.hours.rounded() == Hours(6.27, 7.95, 10.08)
+    assert a.hours.rounded() == Hours(7.55, 9.65, 12.34)
     row = a.breakdowns["by_kernel"][0]
     assert (row["item"], row["findings"]) == ("kernel:k.cu:5:reduce", 1)  # findings written in the kernel's own body
 

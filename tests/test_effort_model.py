@@ -249,6 +249,13 @@ def test_reference_days_prefer_booked_effort_and_cap_by_calendar():
     assert reference_days(dataclasses.replace(p, effort_days=7.5), 100) == 7.5
 
 
+def test_a_tied_fit_is_one_multiplier_and_ridge_pulls_towards_one():
+    rows = [({"kernel": 10, "finding": 0, "one-off": 0}, 20), ({"kernel": 0, "finding": 10, "one-off": 0}, 20)]
+    assert fit(rows, tied=True) == {"kernel": 2.0, "finding": 2.0, "one-off": 2.0}
+    free, pulled = fit(rows), fit(rows, ridge=1.0)
+    assert free["kernel"] == 2.0 and 1.0 < pulled["kernel"] < 2.0
+
+
 def test_fit_recovers_known_multipliers():
     truth = {"kernel": 2.0, "finding": 0.5, "one-off": 1.0}
     rows = []
@@ -280,7 +287,7 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
         "lines_per_day: 100\nports:\n"
         "  - {id: small, repository: o/small, pre_port_commit: 'x', lines_changed: 100, size: small,"
         " calendar_days: 1, people: 1}\n"
-        "  - {id: big, repository: o/big, pre_port_commit: 'y', lines_changed: 3000, size: big}\n")
+        "  - {id: big, repository: o/big, pre_port_commit: 'y', lines_changed: 3000, size: big, effort_days: 6}\n")
     out = tmp_path / "fit.yaml"
     p = subprocess.run([sys.executable, str(REPO / "bench" / "calibrate.py"), "--history", str(tmp_path / "h.yaml"),
                         "--tree", f"small={REPO / 'fixtures/repos/torch-ext'}",
@@ -291,7 +298,9 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
     assert "every small port below every big one: yes" in p.stdout
     assert "one-person one-day port(s) at most 3 likely days: yes (small " in p.stdout
     fitted = load_effort_model(out)
-    assert set(fitted.data["calibration"]["scale"]) == {"kernel", "finding", "one-off"}
+    scale = fitted.data["calibration"]["scale"]
+    assert set(scale) == {"kernel", "finding", "one-off"} and len(set(scale.values())) == 1  # one tied multiplier
+    assert "fitted multipliers: " in p.stdout
     missing = subprocess.run([sys.executable, str(REPO / "bench" / "calibrate.py"), "--history", str(tmp_path / "h.yaml"),
                               "--mirrors", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert missing.returncode != 0 and "no tree for small (o/small at x)" in missing.stderr

@@ -128,18 +128,28 @@ def log_error(scale: Mapping[str, float], rows: Iterable[tuple[Mapping[str, floa
 
 
 def fit(rows: list[tuple[Mapping[str, float], float]], kinds: Iterable[str] = KINDS,
-        bounds: tuple[float, float] = (0.25, 4.0), rounds: int = 20) -> dict[str, float]:
-    """Multipliers per item kind that minimise `log_error`: coordinate descent on a log grid within `bounds`,
-    rounded to two significant digits so the fitted model reads cleanly. `rows`: (hours by kind at scale 1,
-    reference hours) per port."""
+        bounds: tuple[float, float] = (0.25, 4.0), rounds: int = 20, ridge: float = 0.0,
+        tied: bool = False) -> dict[str, float]:
+    """Multipliers per item kind that minimise `log_error` plus `ridge` × Σ log(multiplier)² (which pulls them towards
+    the model's own numbers, 1): coordinate descent on a log grid within `bounds`, rounded to two significant
+    digits so the fitted model reads cleanly. `tied`: one multiplier shared by every kind (it moves the estimates,
+    never their order). `rows`: (hours by kind at scale 1, reference hours) per port."""
     kinds = list(kinds)
     scale = {k: 1.0 for k in kinds}
     lo, hi = math.log(bounds[0]), math.log(bounds[1])
     grid = [math.exp(lo + (hi - lo) * i / 200) for i in range(201)]
+
+    def cost(sc: Mapping[str, float]) -> tuple[float, float]:
+        return (log_error(sc, rows) + ridge * sum(math.log(v) ** 2 for v in sc.values()),
+                sum(abs(math.log(v)) for v in sc.values()))
+
+    if tied:
+        best = min(grid, key=lambda v: cost({k: v for k in kinds}))
+        return {k: float(f"{best:.2g}") for k in kinds}
     for _ in range(rounds):
         before = dict(scale)
         for k in kinds:
-            scale[k] = min(grid, key=lambda v: (log_error({**scale, k: v}, rows), abs(math.log(v))))
+            scale[k] = min(grid, key=lambda v: cost({**scale, k: v}))
         if scale == before:
             break
     return {k: float(f"{v:.2g}") for k, v in scale.items()}
