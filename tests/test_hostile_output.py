@@ -91,10 +91,12 @@ def test_markdown_report_renders_no_html_from_the_repository(hostile):
                          "tbody", "tr", "th", "td", "details", "summary", "br"}
     lines = md.splitlines()
     # the kernels table: names as code spans fenced longer than their backtick runs, one row per kernel
+    # (the last cell, days, is each row's share of the rounded total: not what this test is about)
+    rows = {line.rsplit(" | ", 1)[0] for line in lines if line.startswith("| `k` |")}
     assert "| `k` | ```tick`s``.cu:1``` | 1 | retune | block-not-wave-multiple: block of 32 threads is not a " \
-           "multiple of 64 | 0.5 |" in lines
+           "multiple of 64" in rows
     assert "| `k` | `new line.cu:1` | 1 | retune | block-not-wave-multiple: block of 32 threads is not a " \
-           "multiple of 64 | 0.5 |" in lines
+           "multiple of 64" in rows
     # --explain's <summary> is raw HTML in Markdown: its names are HTML-escaped, control characters visible
     summaries = sorted(line for line in lines if line.startswith("<details><summary>CUDA API"))
     assert summaries == sorted(

@@ -25,7 +25,7 @@ from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
 from porter.estimate.inputs import Inputs
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
 from porter.libraries import Library, load_libraries
-from porter.model import ScanResult
+from porter.model import ScanResult, Status
 from porter.rules import RuleSet, load_rules
 from porter.targets import Target
 
@@ -40,7 +40,7 @@ class Assessment:
     nothing_to_port: bool
     headline: str
     reasons: tuple[Reason, ...]
-    hours: Hours
+    hours: Hours  # P10, median, P90 of the items combined as independent
     days: Hours
     targets: tuple[dict[str, Any], ...]
     items: tuple[Item, ...]
@@ -48,8 +48,12 @@ class Assessment:
     recommendations: tuple[dict[str, Any], ...]
     assumptions: tuple[str, ...]
     model: EffortModel = field(compare=False)
+    optional: dict[str, Any] | None = None  # the optional work's line (see `optional_line`), None when there is none
+    handled: dict[str, Any] | None = None  # handled/open spot counts (see `handled_counts`), None when nothing is handled
+    costed_target: str | None = None  # with several targets: the one whose work the headline costs
     finding_item: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → item id
     finding_class: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → CLASSES entry
+    mean_hours: float = 0.0  # the items' PERT means added up: what a spreadsheet of the items sums to
 
     @property
     def deciding(self) -> list[Reason]:
@@ -62,10 +66,14 @@ class Assessment:
             "nothing_to_port": self.nothing_to_port,
             "headline": self.headline,
             "reasons": [r.to_dict(r.level == self.verdict) for r in self.reasons],
-            "effort": {**self.days.to_dict(), "unit": UNIT, "hours": self.hours.to_dict()},
+            "effort": {**self.days.to_dict(), "unit": UNIT, "hours": self.hours.to_dict(),
+                       "range": "P10–P90", "mean_hours": round(self.mean_hours, 2)},
             "targets": list(self.targets),
             "breakdowns": self.breakdowns,
             "items": [i.to_dict(self.model) for i in self.items],
+            "optional": self.optional,
+            "handled": self.handled,
+            "costed_target": self.costed_target,
             "recommendations": list(self.recommendations),
             "assumptions": list(self.assumptions),
             "model": {"source": self.model.source, "override": self.model.override,
@@ -88,9 +96,8 @@ def assess(
     libraries = libraries if libraries is not None else load_libraries()
     inputs = Inputs.of(result, model, rules, libraries)
     scope = inputs.scope(targets)
-    costing = cost(inputs, scope)
-    decision = decide(inputs, scope, costing.kernels)
     per_target = []
+    single: dict[str, tuple[Target, Any]] = {}  # gfx → (its costliest target, that target's costing)
     for t in targets:
         one = inputs.scope([t])
         one_cost = cost(inputs, one)
@@ -100,7 +107,17 @@ def assess(
             "effort": {**model.days(one_cost.hours).to_dict(), "unit": UNIT},
             "deciding": [r.title for r in one_decision.reasons if r.level == one_decision.verdict],
         })
-    nothing = not scope.findings and not result.kernels
+        if t.gfx not in single or one_cost.mean > single[t.gfx][1].mean:
+            single[t.gfx] = (t, one_cost)
+    # Targets that share a gfx are one chip: their work is costed once, together. The headline is the costliest
+    # chip's work: the port for one chip carries the others' (their own differences are in the per-target lines).
+    gfx = max(single, key=lambda g: (single[g][1].mean, g))
+    chip = [t for t in targets if t.gfx == gfx]
+    costed = inputs.scope(chip)
+    costing = cost(inputs, costed)
+    decision = decide(inputs, scope, cost(inputs, scope).kernels) if len(single) > 1 else decide(inputs, costed, costing.kernels)
+    optional = _optional(inputs, costed, costing)
+    nothing = not scope.findings and not scope.kernels and not scope.optional_findings and not scope.optional_kernels
     days = model.days(costing.hours)
     scanned = sum(1 for f in result.files if f.skipped is None)
     names = ", ".join(t.name for t in targets)
@@ -108,6 +125,8 @@ def assess(
         headline = (f"Nothing to port: no CUDA found in {scanned} scanned file{'' if scanned == 1 else 's'}"
                     + (f" ({len(scope.not_applicable)} finding{' does' if len(scope.not_applicable) == 1 else 's do'} not apply to {names})" if result.findings else "")
                     + ".")
+        if scope.handled:
+            headline = f"Nothing left to port: every one of the {scope.handled} CUDA spot(s) is handled."
         verdict = "ready"
     else:
         verdict = decision.verdict
@@ -122,13 +141,58 @@ def assess(
         days=days,
         targets=tuple(per_target),
         items=tuple(sorted(costing.items, key=lambda i: (-i.hours.likely, i.id))),
-        breakdowns=breakdowns(inputs, scope, costing),
+        breakdowns=breakdowns(inputs, costed, costing, scope.targets),
         recommendations=tuple(recommendations(inputs, scope, costing, decision)),
-        assumptions=tuple(assumptions(inputs, scope, costing)),
+        assumptions=tuple(assumptions(inputs, costed, costing, chip if len(single) > 1 else None)),
         model=model,
+        optional=optional,
+        handled=handled_counts(result, scope),
+        costed_target=chip[0].id if len(single) > 1 else None,
         finding_item=dict(costing.finding_item),
         finding_class=dict(scope.classes),
+        mean_hours=costing.mean,
     )
+
+
+def _optional(inputs: Inputs, scope, costing) -> dict[str, Any] | None:
+    """Optional work (cuda-only spots, contrib/ and other optional paths), costed apart: never in the headline."""
+    opt = scope.optional()
+    if not opt.findings and not opt.kernels:
+        return None
+    extra = cost(inputs, opt, skip_jobs=costing.jobs)
+    model = inputs.model
+    days = model.days(extra.hours)
+    paths = sorted({f.path for f in opt.findings} | {k.path for k in opt.kernels})
+    return {
+        "findings": len(opt.findings), "kernels": len(opt.kernels), "files": len(paths),
+        "hours": extra.hours.to_dict(), "days": days.to_dict(), "mean_hours": round(extra.mean, 2),
+        "text": (f"Optional (not in the headline or the verdict): {days.low:g}–{days.high:g} engineer-days, likely "
+                 f"{days.likely:g}, for {len(opt.findings)} finding(s) and {len(opt.kernels)} kernel(s) in "
+                 f"{len(paths)} file(s) kept CUDA-only or under optional paths."),
+        "items": [i.to_dict(model) for i in sorted(extra.items, key=lambda i: (-i.hours.likely, i.id))],
+    }
+
+
+def handled_counts(result: ScanResult, scope) -> dict[str, Any] | None:
+    """How much of the port is already done: the port-awareness stage's own counts when it gives them
+    (`extra['port_status']`), else the statuses of the findings in scope."""
+    given = result.extra.get("port_status")
+    if isinstance(given, dict) and all(isinstance(given.get(k), int) for k in ("handled", "open")):
+        handled, open_ = given["handled"], given["open"]
+        cuda_only = given.get("cuda_only") if isinstance(given.get("cuda_only"), int) else 0
+        total = given["total"] if isinstance(given.get("total"), int) else handled + open_ + cuda_only
+    else:
+        live = scope.findings + scope.optional_findings
+        handled, total = scope.handled, scope.spots
+        cuda_only = sum(1 for f in live if f.status == Status.CUDA_ONLY)
+        open_ = len(live) - cuda_only
+    if not handled:
+        return None
+    share = round(100 * handled / total) if total else 0
+    return {"handled": handled, "open": open_, "total": total, "share": share,
+            "cuda_only": cuda_only,
+            "text": f"{handled} of {total} spots handled ({share}%); {open_} open"
+                    + (f", {cuda_only} kept CUDA-only." if cuda_only else ".")}
 
 
 def attach(result: ScanResult, assessment: Assessment) -> ScanResult:

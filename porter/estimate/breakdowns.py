@@ -11,16 +11,19 @@ from typing import Any
 from porter.estimate.cost import Costing, Item, KernelCost
 from porter.estimate.effort_model import Hours
 from porter.estimate.inputs import CLASSES, Inputs, Scope
+from porter.estimate.kernel_verdicts import read_kernel
 from porter.model import Finding, Severity
 
 _LIBRARY_KIND_ORDER = ["none", "early-access", "port", "drop-in"]  # the hardest to replace first
 
 
-def breakdowns(inputs: Inputs, scope: Scope, costing: Costing) -> dict[str, Any]:
+def breakdowns(inputs: Inputs, scope: Scope, costing: Costing, targets=None) -> dict[str, Any]:
+    """The rows for `scope` as `costing` costed it; kernel rows show the verdicts on every one of `targets` (default:
+    the scope's), also when the headline costs one chip of several."""
     return {
         "by_category": _by_category(inputs, scope, costing),
         "by_directory": _by_directory(inputs, scope, costing),
-        "by_kernel": [_kernel_row(inputs, kc) for kc in costing.kernels],
+        "by_kernel": [_kernel_row(inputs, kc, targets or scope.targets) for kc in costing.kernels],
         "by_library": _by_library(inputs, scope, costing),
         "by_file": _by_file(inputs, scope, costing),
         "hipify": _split(scope),
@@ -75,13 +78,14 @@ def _by_directory(inputs: Inputs, scope: Scope, costing: Costing) -> list[dict[s
     return out
 
 
-def _kernel_row(inputs: Inputs, kc: KernelCost) -> dict[str, Any]:
+def _kernel_row(inputs: Inputs, kc: KernelCost, targets) -> dict[str, Any]:
     k = kc.kernel
+    verdicts = read_kernel(k, targets, inputs.model.kernels["unanalysed"], inputs.model.matrix_ptx_families)
     return {
         "name": k.name, "qualified_name": k.qualified_name, "path": k.path, "line": k.line, "end_line": k.end_line,
         "lines": kc.lines, "is_template": k.is_template, "launches": len(inputs.result.launches_of(k)),
         "targets": {tid: {"verdict": v.verdict, "reasons": list(v.reasons), "ids": list(v.ids), "analysed": v.analysed}
-                    for tid, v in kc.verdicts.targets.items()},
+                    for tid, v in verdicts.targets.items()},
         "worst": kc.worst, "worst_target": kc.worst_target, "item": kc.item,
         "hours": kc.hours.to_dict(), "days": inputs.model.days_to_tenth(kc.hours),
         "findings": kc.findings,

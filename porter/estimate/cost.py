@@ -1,9 +1,11 @@
 """Cost the work: turn the findings and kernels in scope into items of engineer-hours, each finding in at most one.
 
-Three passes, each taking the findings the ones before left: kernels (their verdict on the hardest target, scaled
-by size and complexity) take the device findings their verdicts name, in the kernel's body or in a `__device__`
-helper it calls; repository-wide jobs of the effort model (replacing TensorRT-LLM, CI on ROCm) take the findings they
-cover; what remains is costed per rule and file (or per rule, for repository-scoped rules).
+Three passes, each taking the findings the ones before left: kernels (what they need on the hardest target —
+tensor-core PTX is a rewrite, PTX that only loads and converts a small fix — scaled by size and complexity) take the
+device findings their verdicts name, in the kernel's body or in a `__device__` helper it calls; repository-wide jobs
+of the effort model (replacing TensorRT-LLM, re-implementing CUTLASS components on CK or Triton, CI on ROCm) take the
+findings and kernels they cover; what remains is costed per rule and file (or per rule, for repository-scoped
+rules), repeated hits on a saturating curve. Items are then scaled by the calibration's multiplier for their kind.
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from typing import Any, Iterable, Mapping
 
 from porter.estimate.effort_model import EffortModel, Hours
 from porter.estimate.inputs import Inputs, Scope
-from porter.estimate.kernel_verdicts import KERNEL_VERDICTS, KernelVerdicts, read_kernel
+from porter.estimate.kernel_verdicts import KERNEL_VERDICTS, KernelVerdicts, TargetVerdict, read_kernel
+from porter.estimate.ranges import percentiles, spread
 from porter.model import Finding, Kernel
 from porter.targets import evaluate
 
@@ -64,25 +67,40 @@ class KernelCost:
 
 @dataclass(frozen=True)
 class Costing:
-    """The items for one scope, in the order they were costed, and which item each finding went to."""
+    """The items for one scope, in the order they were costed, and which item each finding went to. `hours` is the
+    P10–median–P90 range of the items taken as independent (porter.estimate.ranges); `mean` adds up item by item."""
 
     items: tuple[Item, ...]
     finding_item: Mapping[str, str]  # fingerprint → item id
     kernels: tuple[KernelCost, ...]
     hours: Hours
+    mean: float = 0.0
+    jobs: frozenset[str] = frozenset()  # ids of the repository-wide jobs that fired
 
 
-def cost(inputs: Inputs, scope: Scope) -> Costing:
-    """Every hour of work the scope's findings and the scan's kernels stand for."""
+def cost(inputs: Inputs, scope: Scope, skip_jobs: Iterable[str] = ()) -> Costing:
+    """Every hour of work the scope's findings and kernels stand for (`skip_jobs`: repository-wide jobs already
+    counted elsewhere, such as the headline's CI job when costing the optional work)."""
     items: list[Item] = []
     taken: dict[str, str] = {}  # fingerprint → item id
-    kernels = _cost_kernels(inputs, scope, items, taken)
-    _cost_one_offs(inputs, scope, items, taken)
+    skip = set(skip_jobs)
+    kernel_jobs = _kernel_jobs(inputs, scope, skip)
+    kernels = _cost_kernels(inputs, scope, items, taken, kernel_jobs)
+    fired = _cost_one_offs(inputs, scope, items, taken, kernel_jobs, skip)
     _cost_rules(inputs, scope, items, taken)
-    total = Hours()
+    items, kernels = _calibrated(inputs.model, items, kernels)
+    s = spread(it.hours for it in items)
+    return Costing(tuple(items), taken, tuple(kernels), percentiles(s), s.mean, frozenset(fired))
+
+
+def _calibrated(model: EffortModel, items: list[Item], kernels: list[KernelCost]) -> tuple[list[Item], list[KernelCost]]:
+    """Items scaled by the calibration's multiplier for their kind (rules/effort/model.yaml `calibration`)."""
+    out = []
     for it in items:
-        total = total + it.hours
-    return Costing(tuple(items), taken, tuple(kernels), total)
+        f = model.scale(it.kind)
+        out.append(it if f == 1 else replace(it, hours=it.hours.scale(f), basis=f"{it.basis} × calibration {f:g}"))
+    f = model.scale("kernel")
+    return out, [kc if f == 1 else replace(kc, hours=kc.hours.scale(f)) for kc in kernels]
 
 
 def kernel_lines(k: Kernel) -> int:
@@ -100,7 +118,37 @@ def kernel_factor(k: Kernel, reasons: Iterable[str], model: EffortModel) -> tupl
     return f_size, min(cx["max_factor"], f_cx)
 
 
-def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str]) -> list[KernelCost]:
+def need_cost(k: Kernel, tv: TargetVerdict, model: EffortModel) -> tuple[Hours, str, tuple[str, ...]]:
+    """What a kernel costs on one target before size and complexity: the dearest thing it needs there (inline PTX
+    that only loads and converts is a small fix; tensor-core PTX, TMA or clusters are a rewrite), the verdict's own
+    hours when the analysis gave no details. Returns (hours, the deciding need, every distinct need)."""
+    if not tv.needs:
+        return model.verdict_hours(tv.verdict), tv.verdict, ()
+    options = sorted({(n, v) for n, v in tv.needs},
+                     key=lambda nv: (-model.need_hours(*nv).likely, -model.need_hours(*nv).high, nv))
+    need, verdict = options[0]
+    return model.need_hours(need, verdict), need, tuple(sorted({n for n, _ in tv.needs}))
+
+
+def _kernel_jobs(inputs: Inputs, scope: Scope, skip: set[str]) -> dict[str, set[str]]:
+    """Jobs that re-implement whole components (CUTLASS/CuTe on CK or Triton): job id → the files whose kernels
+    they take over, the files where a finding triggers them."""
+    out: dict[str, set[str]] = {}
+    for job in inputs.model.one_offs:
+        if not job.get("takes_kernels") or job["id"] in skip or not _job_applies(job, scope):
+            continue
+        paths = {f.path for f in scope.findings if inputs.matches(job["when"], f)}
+        if paths:
+            out[job["id"]] = paths
+    return out
+
+
+def _job_applies(job: dict[str, Any], scope: Scope) -> bool:
+    return not job.get("targets") or any(any(evaluate(p, t) for p in job["targets"]) for t in scope.targets)
+
+
+def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str],
+                  kernel_jobs: Mapping[str, set[str]]) -> list[KernelCost]:
     model = inputs.model
     port_verdicts = set(model.verdict["port_kernel_verdicts"])
     absorb = model.kernels.get("absorb_findings", True)
@@ -108,58 +156,78 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
     for f in scope.findings:
         by_path[f.path].append(f)
     out: list[KernelCost] = []
-    for k in inputs.result.kernels:
-        kv = read_kernel(k, scope.targets, model.kernels["unanalysed"])
-        ranked = sorted(kv.targets.items(), key=lambda tv: (-KERNEL_VERDICTS.index(tv[1].verdict), tv[0]))
+    for k in scope.kernels:
+        kv = read_kernel(k, scope.targets, model.kernels["unanalysed"], model.matrix_ptx_families)
+        costs = {tid: need_cost(k, v, model) for tid, v in kv.targets.items()}
+        ranked = sorted(kv.targets.items(), key=lambda tv: (-costs[tv[0]][0].likely,
+                                                            -KERNEL_VERDICTS.index(tv[1].verdict), tv[0]))
         worst_tid, worst = ranked[0]
-        f_size, f_cx = kernel_factor(k, worst.reasons, model)
-        hours = model.verdict_hours(worst.verdict).scale(f_size * f_cx)
-        basis = [f"{worst.verdict} on {worst_tid} ({model.verdict_hours(worst.verdict).text()})",
-                 f"× size {f_size:.2f} ({kernel_lines(k)} lines)", f"× complexity {f_cx:.2f}"]
+        base, need, needs = costs[worst_tid]
+        f_size, f_cx = kernel_factor(k, needs, model)
+        hours = base.scale(f_size * f_cx)
+        said = f"{worst.verdict} on {worst_tid}" + (f", needs {need}" if need != worst.verdict else "")
+        basis = [f"{said} ({base.text()})", f"× size {f_size:.2f} ({kernel_lines(k)} lines)", f"× complexity {f_cx:.2f}"]
         share = model.kernels["other_targets_share"]
-        # A target that needs the same work for the same reasons (MI300X and MI325X are both gfx942) adds nothing.
-        seen = {worst.work}
+        # A target that is the same chip (MI300X and MI325X are both gfx942), or needs the same work for the same
+        # reasons, adds nothing.
+        gfx = {t.id: t.gfx or t.id for t in scope.targets}
+        seen, chips = {worst.work}, {gfx.get(worst_tid)}
         for tid, v in ranked[1:]:
-            if v.work in seen:
+            if v.work in seen or gfx.get(tid) in chips:
                 continue
             seen.add(v.work)
+            chips.add(gfx.get(tid))
             if v.verdict in port_verdicts:
-                fs, fc = kernel_factor(k, v.reasons, model)
-                hours = hours + model.verdict_hours(v.verdict).scale(fs * fc * share)
+                b, _, ns = costs[tid]
+                fs, fc = kernel_factor(k, ns, model)
+                hours = hours + b.scale(fs * fc * share)
                 basis.append(f"+ {share:g} × {v.verdict} on {tid}")
+        job = next((j for j, paths in sorted(kernel_jobs.items()) if k.path in paths), None)
+        item_id = f"one-off:{job}" if job else f"kernel:{k.path}:{k.line}:{k.name}"
         # Findings the verdicts name (by rule id, or by line for a kernel check) are costed by the kernel, in a
         # helper as in its body: the verdict already counts the helper's facts. A helper that several kernels call
         # goes to the first of them.
         named = set().union(*(v.rules for v in kv.targets.values()))
         lines = set().union(*(v.lines for v in kv.targets.values() if v.verdict != "ok"))
         covered = [f for f in by_path.get(k.path, ()) if kv.covers(f)]
-        item_id = f"kernel:{k.path}:{k.line}:{k.name}"
         takes = [f for f in covered if absorb and f.fingerprint not in taken
                  and (f.rule in named or (f.line in lines and f.category in ("device", "kernel")))]
         for f in takes:
             taken[f.fingerprint] = item_id
+        in_body = sum(1 for f in covered if f.kernel == k.name)
+        if job:
+            # Re-implemented by the job: the job's hours stand for the kernel (sized from it, see _cost_one_offs).
+            out.append(KernelCost(kv, worst_tid, Hours(), item_id, kernel_lines(k), in_body))
+            continue
         items.append(Item(
             id=item_id, kind="kernel", title=f"Kernel {k.qualified_name}", category="kernel", path=k.path,
             hours=hours, basis=" ".join(basis), findings=tuple(sorted(f.fingerprint for f in takes)),
             count=1, klass="needs_engineer" if worst.verdict != "ok" else "free_with_hipify",
         ))
-        in_body = sum(1 for f in covered if f.kernel == k.name)
         out.append(KernelCost(kv, worst_tid, hours, item_id, kernel_lines(k), in_body))
     return out
 
 
-def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str]) -> None:
-    """Repository-wide jobs: triggered by any finding in scope, taking the ones no kernel took."""
+def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str],
+                   kernel_jobs: Mapping[str, set[str]], skip: set[str]) -> set[str]:
+    """Repository-wide jobs: triggered by any finding in scope, taking the ones no kernel took. A job with
+    `per_kernel` re-implements the kernels of the files it is triggered in and adds that much per kernel (scaled
+    by the kernel's length), so a CUTLASS-based attention library costs what its kernels make it; with
+    `takes_kernels` it re-implements the kernels of the files it is triggered in, which then cost nothing of their own."""
+    model = inputs.model
     fired: dict[str, str] = {}  # job id → item id
-    for job in inputs.model.one_offs:
-        if job.get("targets") and not any(any(evaluate(p, t) for p in job["targets"]) for t in scope.targets):
+    for job in model.one_offs:
+        if job["id"] in skip or not _job_applies(job, scope):
             continue
         hits = [f for f in scope.findings if inputs.matches(job["when"], f)]
         if not hits:
             continue
         cover = next((c for c in job.get("covered_by", []) if c in fired), None)
         item_id = fired[cover] if cover else f"one-off:{job['id']}"
-        takes = [f for f in hits if job.get("absorbs") and f.fingerprint not in taken]
+        paths = kernel_jobs.get(job["id"], set())
+        takes = [f for f in scope.findings if f.fingerprint not in taken
+                 and ((job.get("absorbs") and inputs.matches(job["when"], f)) or f.path in paths)]
+        absorbed = [fp for fp, it in taken.items() if it == item_id]
         for f in takes:
             taken[f.fingerprint] = item_id
         if cover:
@@ -171,28 +239,47 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             continue
         fired[job["id"]] = item_id
         job_hours = Hours.of(job["hours"])
+        basis = f"repository-wide job, {job_hours.text()}"
+        if job.get("per_kernel"):
+            ks = [k for k in scope.kernels if k.path in paths] if job.get("takes_kernels") else list(scope.kernels)
+            units = sum(kernel_factor(k, (), model)[0] for k in ks)
+            per = Hours.of(job["per_kernel"])
+            job_hours = job_hours + per.scale(units)
+            what = "it re-implements" if job.get("takes_kernels") else "in scope"
+            basis += f" + {per.text()} × {units:.2f} (the {len(ks)} kernel(s) {what}, size-scaled)"
+        basis += f"; triggered by {len(hits)} finding(s)" + (f", absorbs {len(takes) + len(absorbed)}"
+                                                             if takes or absorbed else "")
         items.append(Item(
             id=item_id, kind="one-off", title=job["title"], category=job["category"], path=None,
-            hours=job_hours, basis=f"repository-wide job, {job_hours.text()}; "
-            f"triggered by {len(hits)} finding(s)" + (f", absorbs {len(takes)}" if takes else ""),
-            findings=tuple(sorted(f.fingerprint for f in takes)), count=len(takes),
+            hours=job_hours, basis=basis, findings=tuple(sorted({f.fingerprint for f in takes} | set(absorbed))),
+            count=len(takes) + len(absorbed),
         ))
+    return set(fired)
 
 
 def _cost_rules(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str]) -> None:
-    """The findings left, per rule and file (repository-scoped rules: per rule)."""
+    """The findings left, per rule and file (repository-scoped rules: per rule). Hits of one rule, or of one
+    library, in one file follow a saturating curve: the second cuDNN call is not another full task."""
     model = inputs.model
     groups: dict[tuple[str, str | None], list[Finding]] = defaultdict(list)
     for f in scope.findings:
         if f.fingerprint in taken:
             continue
         groups[(f.rule, None if inputs.per(f) == "repo" else f.path)].append(f)
+    seen_hits: dict[tuple[str, str | None], int] = defaultdict(int)  # (library or rule, file) → hits so far
     for (rid, path), fs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         size, per = inputs.size(fs[0]), inputs.per(fs[0])
         unit = model.size(size)
         if per == "hit":
-            units = 1 + (len(fs) - 1) * model.repeat_factor
-            basis = f"{len(fs)} hit(s) × size {size} ({unit.text()}), repeats × {model.repeat_factor:g}"
+            lib = inputs.library(fs[0])
+            key = (f"library:{lib.id}" if lib is not None else f"rule:{rid}", path)
+            before = seen_hits[key]
+            seen_hits[key] = before + len(fs)
+            units = model.hit_units(before + len(fs)) - model.hit_units(before)
+            basis = (f"{len(fs)} hit(s) × size {size} ({unit.text()}) = {units:.2f} unit(s): the first hit 1, each "
+                     f"further one {model.repeat_factor:g} and less"
+                     + (f", at most {model.saturation:g} per file" if model.saturation else "")
+                     + (f" (after {before} earlier {lib.name} hit(s) in the file)" if before and lib else ""))
         elif per == "file":
             units = 1.0
             basis = f"once per file, size {size} ({unit.text()})"

@@ -10,6 +10,8 @@ an error names the file and the field.
 from __future__ import annotations
 
 import copy
+import functools
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +104,50 @@ class EffortModel:
     @property
     def repeat_factor(self) -> float:
         return float(self.data["per"]["hit"].get("repeat_factor", 1.0))
+
+    @property
+    def saturation(self) -> float | None:
+        """The most units any number of hits of one rule or library in one file add up to (None: no limit)."""
+        value = self.data["per"]["hit"].get("saturation")
+        return float(value) if value is not None else None
+
+    def hit_units(self, n: int) -> float:
+        """Units of work for `n` hits of one rule or library in one file: the first costs 1, each further one
+        `repeat_factor` at first and less as the fix becomes routine, approaching `saturation`."""
+        if n <= 0:
+            return 0.0
+        cap = self.saturation
+        if cap is None or cap <= 1:
+            return 1 + (n - 1) * self.repeat_factor if cap is None else 1.0
+        return 1 + (cap - 1) * (1 - math.exp(-(n - 1) * self.repeat_factor / (cap - 1)))
+
+    def need_hours(self, need: str, verdict: str) -> Hours:
+        """Hours for what a kernel needs on a target (a `kernels.needs` entry), else for the verdict it gave."""
+        needs = self.kernels.get("needs", {})
+        return Hours.of(needs[need]) if need in needs else self.verdict_hours(verdict)
+
+    @property
+    def matrix_ptx_families(self) -> tuple[str, ...]:
+        return tuple(self.kernels.get("matrix_ptx_families", ()))
+
+    def scale(self, kind: str) -> float:
+        """The calibration's multiplier for items of one kind (kernel, finding, one-off)."""
+        return float(self.data.get("calibration", {}).get("scale", {}).get(kind, 1.0))
+
+    @functools.cached_property
+    def _optional_spec(self):
+        import pathspec
+
+        return pathspec.GitIgnoreSpec.from_lines(self.data.get("optional", {}).get("paths", []))
+
+    @property
+    def separate_extensions(self) -> bool:
+        """Whether separately built Python extensions (a nested setup.py) count as optional work."""
+        return bool(self.data.get("optional", {}).get("separate_extensions", False))
+
+    def optional_path(self, path: str | None) -> bool:
+        """Whether work at `path` is optional (contrib/, extensions the model lists): never in the headline."""
+        return path is not None and self._optional_spec.match_file(path)
 
     def days_to_tenth(self, hours: Hours) -> dict[str, float]:
         """Days for breakdown rows, to one decimal instead of `round_days_to`, so small items stay visible."""

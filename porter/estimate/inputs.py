@@ -1,8 +1,9 @@
 """Resolve what every estimate stage asks of a finding, once: its rule, library, effort size and unit, and class.
 
 `Inputs` holds a scan with the rule set, library map and effort model it is assessed against; `Inputs.scope(targets)`
-picks the findings that apply on a set of targets. The stages (cost, verdict, breakdowns, advice, assumptions) read
-these and nothing else.
+picks the open findings and kernels that apply on a set of targets, sets aside the optional ones (status cuda-only,
+or under a path the effort model's `optional.paths` names, such as contrib/) and counts the handled ones, which are
+never costed. The stages (cost, verdict, breakdowns, advice, assumptions) read these and nothing else.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from porter.estimate.effort_model import SIZES, EffortModel
 from porter.libraries import Library
-from porter.model import Finding, Kernel, ScanResult, Severity
+from porter.model import Finding, Kernel, ScanResult, Severity, Status
 from porter.rules import Rule, RuleSet
 from porter.targets import Target, applies
 
@@ -24,12 +25,21 @@ _KB_LIBRARY_ALIASES = {"runtime": "cuda-runtime", "driver": "cuda-runtime", "rtc
 
 @dataclass(frozen=True)
 class Scope:
-    """The findings an assessment for `targets` costs, and the ones it leaves out."""
+    """The findings and kernels an assessment for `targets` costs, and the ones it leaves out."""
 
     targets: tuple[Target, ...]
-    findings: tuple[Finding, ...]  # applicable on at least one of `targets`
+    findings: tuple[Finding, ...]  # open, not optional, applicable on at least one of `targets`
     not_applicable: tuple[Finding, ...]
-    classes: Mapping[str, str]  # fingerprint → CLASSES entry, for `findings`
+    classes: Mapping[str, str]  # fingerprint → CLASSES entry, for every applicable finding (handled ones too)
+    kernels: tuple[Kernel, ...] = ()  # open, not optional
+    optional_findings: tuple[Finding, ...] = ()  # applicable, status cuda-only or under an optional path
+    optional_kernels: tuple[Kernel, ...] = ()
+    handled: int = 0  # applicable findings whose status is handled: counted, never costed
+    spots: int = 0  # applicable findings of any status
+
+    def optional(self) -> "Scope":
+        """The optional work as a scope of its own, costed apart from the headline."""
+        return Scope(self.targets, self.optional_findings, (), self.classes, self.optional_kernels)
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,7 @@ class Inputs:
     libraries: Mapping[str, Library]  # the library map, in its order
     kernels_by_path: Mapping[str, tuple[Kernel, ...]]
     finding_library: Mapping[str, Library | None]  # by _finding_key
+    extensions: tuple[str, ...] = ()  # directories of separately built extensions ("csrc/layer_norm/"), optional work
 
     @classmethod
     def of(cls, result: ScanResult, model: EffortModel, rules: RuleSet, libraries: Mapping[str, Library]) -> "Inputs":
@@ -52,13 +63,27 @@ class Inputs:
         found = {_finding_key(f): _resolve_library(f, libraries) for f in result.findings}
         return cls(result, model, {r.id: r for r in rules.rules}, libraries,
                    {p: tuple(ks) for p, ks in by_path.items()},
-                   {key: None if lib is not None and is_own(lib, own) else lib for key, lib in found.items()})
+                   {key: None if lib is not None and is_own(lib, own) else lib for key, lib in found.items()},
+                   separate_extensions(fr.path for fr in result.files) if model.separate_extensions else ())
 
     def scope(self, targets: Iterable[Target]) -> Scope:
         targets = tuple(targets)
         applicable = tuple(f for f in self.result.findings if any(self.applies(f, t) for t in targets))
         rest = tuple(f for f in self.result.findings if not any(self.applies(f, t) for t in targets))
-        return Scope(targets, applicable, rest, {f.fingerprint: self.klass(f) for f in applicable})
+        live = [f for f in applicable if f.status != Status.HANDLED]
+        kernels = [k for k in self.result.kernels if k.status != Status.HANDLED]
+        return Scope(
+            targets, tuple(f for f in live if not self.optional(f)), rest,
+            {f.fingerprint: self.klass(f) for f in applicable},
+            kernels=tuple(k for k in kernels if not self.optional(k)),
+            optional_findings=tuple(f for f in live if self.optional(f)),
+            optional_kernels=tuple(k for k in kernels if self.optional(k)),
+            handled=len(applicable) - len(live), spots=len(applicable))
+
+    def optional(self, spot: Finding | Kernel) -> bool:
+        """Whether a finding or kernel is optional work: kept CUDA-only on purpose, or under an optional path."""
+        return (spot.status == Status.CUDA_ONLY or self.model.optional_path(spot.path)
+                or any(spot.path.startswith(d) for d in self.extensions))
 
     def rule(self, f: Finding) -> Rule | None:
         return self.rules.get(f.rule)
@@ -124,6 +149,15 @@ def own_packages(result: ScanResult) -> frozenset[str]:
 def is_own(lib: Library, own: frozenset[str]) -> bool:
     """Whether a library-map entry is the scanned project itself (one of its import names is a package it ships)."""
     return lib.vendor_kind == "python-library" and any(m.split(".", 1)[0] in own for m in lib.imports)
+
+
+def separate_extensions(paths: Iterable[str]) -> tuple[str, ...]:
+    """Directories with a setup.py of their own inside a repository whose root builds another package: extensions
+    built separately, on request (flash-attention's csrc/layer_norm/, hopper/), which a port may leave for later."""
+    paths = set(paths)
+    if not paths & {"setup.py", "pyproject.toml"}:
+        return ()
+    return tuple(sorted(p[: -len("setup.py")] for p in paths if p.endswith("/setup.py")))
 
 
 def _finding_key(f: Finding) -> str:

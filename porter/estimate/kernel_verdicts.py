@@ -27,6 +27,11 @@ class TargetVerdict:
     ids: tuple[str, ...]  # the check and rule ids behind the verdict
     lines: frozenset[int]  # source lines the checks point at (in the kernel or a helper it calls)
     analysed: bool  # False: no analysis for this target, the verdict is the effort model's stand-in
+    # What the kernel needs, one (need, verdict) per detail: the check or rule id, except that an `inline-ptx` check
+    # is told apart by what the PTX does when the analysis did not ("inline-ptx-matrix" for tensor-core, TMA or
+    # cluster instructions; "inline-ptx" stays for loads, stores, conversions and arithmetic that HIP builtins or
+    # plain C++ replace).
+    needs: tuple[tuple[str, str], ...] = ()
 
     @property
     def work(self) -> tuple[str, tuple[str, ...]]:
@@ -58,16 +63,31 @@ class KernelVerdicts:
         return f.kernel is None and any(a <= f.line <= b for a, b in self.helpers)
 
 
-def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str) -> KernelVerdicts:
+def inline_ptx_need(k: Kernel, matrix_families: Iterable[str]) -> str:
+    """'inline-ptx-matrix' when the kernel's PTX uses a tensor-core, TMA or cluster instruction family, else
+    'inline-ptx' (the names of kernel analysis' own checks, where it tells the two apart itself)."""
+    families = set(k.facts.inline_ptx.families) if k.facts is not None else set()
+    tensor = set(k.facts.tensor_cores) if k.facts is not None else set()
+    matrix = set(matrix_families)
+    return "inline-ptx-matrix" if families & matrix or tensor & matrix else "inline-ptx"
+
+
+def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str,
+                matrix_families: Iterable[str] = ()) -> KernelVerdicts:
     """The kernel's verdicts on `targets`; a target without analysis gets the verdict `unanalysed`."""
     out: dict[str, TargetVerdict] = {}
+    ptx_need = inline_ptx_need(k, matrix_families)
     for t in targets:
         v = k.verdict_on(t.id)
         if v is not None and v.verdict in KERNEL_VERDICTS:
             # The details say why in words; the bare id when a detail carries no message.
             reasons = tuple(f"{x.id}: {x.message}" if x.message else x.id for x in v.details)
+            # An analysis that reports matrix PTX on its own leaves `inline-ptx` for the plain part.
+            split = any(x.id == "inline-ptx-matrix" for x in v.details)
+            needs = tuple((ptx_need if x.id == "inline-ptx" and not split else x.id, x.verdict) for x in v.details
+                          if x.verdict in KERNEL_VERDICTS)
             out[t.id] = TargetVerdict(v.verdict, reasons or v.reasons, v.reasons,
-                                      frozenset(n for x in v.details for n in x.lines), True)
+                                      frozenset(n for x in v.details for n in x.lines), True, needs)
         else:
             out[t.id] = TargetVerdict(unanalysed, (_NOT_ANALYSED,), (), frozenset(), False)
     helpers = tuple((d.line, d.end_line) for d in (k.facts.device_functions if k.facts is not None else ()))

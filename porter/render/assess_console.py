@@ -37,13 +37,14 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
     d = a.to_dict()
     names = ", ".join(t["name"] for t in d["targets"])
     head = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
+    extras = [literal(x["text"]) for x in (d["handled"], d["optional"]) if x]  # the port's progress; optional work
     if a.nothing_to_port:
         head.append(literal(a.headline))
-        return Group(head)
+        return Group(head, *extras)
     meaning = VERDICT_MEANING[a.verdict]
     head.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(d["targets"]) <= 2 else
                                                                   f" on {len(d['targets'])} targets (table below).")))
-    lines: list[Any] = [head, Text(f"Effort: {days_range(d['effort'])}")]
+    lines: list[Any] = [head, Text(f"Effort: {days_range(d['effort'])}"), *extras]
     bullets = Table.grid(padding=(0, 1))
     bullets.add_column(width=1)
     bullets.add_column()

@@ -1,4 +1,5 @@
-"""Render findings as CSV for spreadsheets: one row per finding, with its effort item and class when assessed."""
+"""Render findings as CSV for spreadsheets: one row per finding, with its effort item, the item's hours and its
+file's hours, and its class when assessed."""
 from __future__ import annotations
 
 import csv
@@ -9,7 +10,8 @@ from porter.model import ScanResult
 from porter.render.safe import printable
 
 COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category", "severity", "confidence",
-           "kernel", "function", "message", "replacement", "snippet", "class", "effort_item", "fingerprint")
+           "kernel", "function", "message", "replacement", "snippet", "class", "effort_item", "fingerprint",
+           "item_low_h", "item_likely_h", "item_high_h", "item_findings", "file_likely_h")
 
 
 def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False) -> str:
@@ -18,12 +20,19 @@ def render(result: ScanResult, assessment: Assessment | None = None, explain: bo
     writer.writerow(COLUMNS)
     items = assessment.finding_item if assessment is not None else {}
     classes = assessment.finding_class if assessment is not None else {}
+    # Hours per item and per file, so a spreadsheet can redo the arithmetic (an item's hours appear on each of its
+    # findings' rows: divide by item_findings before summing).
+    item_hours = {it.id: it for it in assessment.items} if assessment is not None else {}
+    file_hours = ({r["path"]: r["hours"]["likely"] for r in assessment.breakdowns.get("by_file", ())}
+                  if assessment is not None else {})
     for f in result.findings:
+        it = item_hours.get(items.get(f.fingerprint, ""))
+        hours = (round(it.hours.low, 2), round(it.hours.likely, 2), round(it.hours.high, 2), len(it.findings)) if it else ("", "", "", "")
         # Every text cell is made safe: a path, kernel or function name can start with `=` as easily as a message.
         writer.writerow((_safe(f.path), f.line, f.column, f.end_line, f.end_column, f.rule, f.category,
                          str(f.severity), str(f.confidence), _safe(f.kernel or ""), _safe(f.function or ""),
                          _safe(f.message), _safe(f.replacement or ""), _safe(f.snippet), classes.get(f.fingerprint, ""),
-                         items.get(f.fingerprint, ""), f.fingerprint))
+                         items.get(f.fingerprint, ""), f.fingerprint, *hours, file_hours.get(f.path, "")))
     return buf.getvalue()
 
 

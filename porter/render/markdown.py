@@ -49,6 +49,9 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("**Nothing to port.**  ")
     else:
         w(f"**Effort: {days_range(d['effort'])}**  ")
+    for extra in (d["handled"], d["optional"]):
+        if extra:
+            w(f"{md_text(extra['text'])}  ")
     w(f"Targets: {targets}")
     w("")
     if a.nothing_to_port:  # otherwise the headline would state the verdict and effort a second time
