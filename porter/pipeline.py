@@ -14,6 +14,9 @@ import dataclasses
 import functools
 import hashlib
 import os
+import resource
+import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -41,6 +44,8 @@ TEXT_SNIFF_BYTES = 8192
 BINARY_HEAD_BYTES = 64 * 1024
 # A repository-config include/exclude that leaves out more than this share of the files is said in the output.
 MOST_FILES = 0.5
+# Heap one worker process may use (RLIMIT_DATA): a file that needs more is skipped, the other workers go on.
+WORKER_MEMORY_BYTES = 2 * 1024 ** 3
 
 Source = WorkTree | GitTree
 
@@ -130,6 +135,7 @@ class _Worker:
     macros: dict[str, str] = field(default_factory=dict)  # qualifier macros defined anywhere in the repository
     local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
     ctx: MatchContext = field(default_factory=MatchContext)
+    file_seconds: float = 30.0  # per-file CPU budget; 0: none
 
     @property
     def repository_digest(self) -> bytes:
@@ -144,6 +150,18 @@ _STATE: _Worker | None = None
 def _init_worker(state: _Worker) -> None:
     global _STATE
     _STATE = state
+
+
+def _init_pool_worker(state: _Worker) -> None:
+    """A worker process: the shared state, and a heap limit so one huge file cannot take the machine's memory."""
+    _init_worker(state)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = WORKER_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, WORKER_MEMORY_BYTES)
+        if soft == resource.RLIM_INFINITY or soft > limit:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ValueError, OSError):  # pragma: no cover - a platform without the limit: the time budget still holds
+        pass
 
 
 def scan(
@@ -170,7 +188,7 @@ def scan(
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
     macros = _repository_macros(source, found.files, options.max_file_bytes)
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source, macros,
-                    local_packages=local_python_packages(found.files))
+                    local_packages=local_python_packages(found.files), file_seconds=options.file_seconds)
     state.ctx.extra["local_packages"] = state.local_packages
     pairs = _scan_files(found.files, state, options.jobs, progress)
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
@@ -249,7 +267,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(files) // (jobs * 8) or 1))
     chunks = [files[i:i + size] for i in range(0, len(files), size)]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(state,)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_pool_worker, initargs=(state,)) as pool:
         futures = [pool.submit(_scan_chunk, chunk) for chunk in chunks]
         for fut in as_completed(futures):
             out.extend(fut.result())
@@ -336,14 +354,38 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
 
 
 INTERNAL_ERROR = "porter failed on this file (internal error"
+TOOK_TOO_LONG = "took longer than"
+NEEDED_TOO_MUCH = "needed more than the"
+
+
+class FileTookTooLong(Exception):
+    """Raised by the per-file CPU timer inside a file's scan."""
+
+
+def _on_timer(signum, frame):
+    raise FileTookTooLong()
 
 
 def _guarded(c: Candidate, fn: Callable[[], FileResult]) -> FileResult:
-    """One file that trips a porter bug is listed as skipped with the error, instead of ending the whole scan."""
+    """One file that trips a porter bug, runs past the per-file CPU budget or past the worker's memory is listed
+    as skipped with the reason, instead of ending or stalling the whole scan."""
+    seconds = _STATE.file_seconds if _STATE is not None else 0
+    timed = seconds > 0 and threading.current_thread() is threading.main_thread()
+    if timed:
+        previous = signal.signal(signal.SIGPROF, _on_timer)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         return fn()
-    except (MemoryError, RecursionError, Exception) as e:  # noqa: BLE001 - reported, never swallowed silently
+    except FileTookTooLong:
+        return _skip(c, f"{TOOK_TOO_LONG} {seconds:g} s (CPU) to scan; skipped (a generated or pathological file?)")
+    except MemoryError:
+        return _skip(c, f"{NEEDED_TOO_MUCH} {WORKER_MEMORY_BYTES >> 20} MiB a scan worker may use; skipped")
+    except (RecursionError, Exception) as e:  # noqa: BLE001 - reported, never swallowed silently
         return _skip(c, f"{INTERNAL_ERROR}: {type(e).__name__}: {e}); please report it")
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
 
 
 def _skip(c: Candidate, reason: str) -> FileResult:
@@ -369,6 +411,8 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if not run:
         return None, False
     result = compute()
-    if not (result.skipped and result.skipped.reason.startswith(INTERNAL_ERROR)):
-        st.cache.put(key, result)  # a failure is not cached: the next porter version retries the file
+    if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH))):
+        # A failure is not cached (the next porter version retries the file), nor is running out of time or
+        # memory (it depends on the machine and its load, not only on the file).
+        st.cache.put(key, result)
     return result, False

@@ -53,8 +53,24 @@ def query(lang: str, source: str) -> ts.Query:
     return ts.Query(language(lang), source)
 
 
+# The captures of queries run on one tree's root, kept while that tree is the latest one asked about. Several
+# rules and matchers ask the same question of a file (its imports, calls, keyword arguments); running a query
+# costs about as much as parsing, so it runs once per file. Holding the root keeps its tree alive, so a node id
+# in the key can never be a freed tree's.
+_ROOT_MEMO: dict = {"root": None, "caps": {}}
+
+
 def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
-    return ts.QueryCursor(query(lang, source)).captures(node)
+    """{capture name: nodes} of a query under `node` (a fresh dict of fresh lists: callers may change them)."""
+    if node.parent is not None:
+        return ts.QueryCursor(query(lang, source)).captures(node)
+    if _ROOT_MEMO["root"] is None or _ROOT_MEMO["root"] != node or _ROOT_MEMO["root"].id != node.id:
+        _ROOT_MEMO["root"], _ROOT_MEMO["caps"] = node, {}
+    memo = _ROOT_MEMO["caps"]
+    key = (lang, source)
+    if key not in memo:
+        memo[key] = ts.QueryCursor(query(lang, source)).captures(node)
+    return {k: list(v) for k, v in memo[key].items()}
 
 
 def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda", vocabulary: tuple[str, ...] = (),
