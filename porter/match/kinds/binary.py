@@ -257,6 +257,8 @@ def safetensors_header(sf: SourceFile) -> dict:
             raise ValueError("header is not an object")
     except (UnicodeDecodeError, ValueError) as e:
         raise SkipFile(f"malformed safetensors header: {e}") from None
+    except RecursionError:
+        raise SkipFile("malformed safetensors header: nested too deeply to read") from None
     sf.cache["safetensors_header"] = header
     return header
 

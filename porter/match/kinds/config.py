@@ -51,6 +51,8 @@ def tree(sf: SourceFile) -> list[Node]:
             sf.cache["config_tree"] = _READERS[sf.language](sf.data)
         except SkipFile as e:
             sf.cache["config_tree"] = e
+        except RecursionError:  # a parser or the node builder, on data nested thousands deep
+            sf.cache["config_tree"] = SkipFile(f"malformed {sf.language.upper()}: nested too deeply to read")
     got = sf.cache["config_tree"]
     if isinstance(got, SkipFile):
         raise got
