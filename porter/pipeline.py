@@ -44,6 +44,9 @@ TEXT_SNIFF_BYTES = 8192
 BINARY_HEAD_BYTES = 64 * 1024
 # A repository-config include/exclude that leaves out more than this share of the files is said in the output.
 MOST_FILES = 0.5
+# More lines than any hand-written source file has (CuTe's largest header has 60k): a generated file, skipped
+# before parsing so its parse tree never has to fit in memory.
+MAX_LINES = 1_000_000
 # Heap one worker process may use (RLIMIT_DATA): a file that needs more is skipped, the other workers go on.
 WORKER_MEMORY_BYTES = 2 * 1024 ** 3
 
@@ -300,6 +303,9 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _skip(c, str(e)), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
+    if data.count(b"\n") > MAX_LINES:
+        # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
+        return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else data
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
 

@@ -19,7 +19,7 @@ from porter.datafile import MAX_DATA_FILE_BYTES
 from porter.errors import DataFileError
 from porter.estimate.effort_model import load_effort_model
 from porter.match.engine import MAX_HITS_PER_RULE
-from porter.pipeline import scan
+from porter.pipeline import MAX_LINES, scan
 from porter.rules import RuleError, load_rule, load_rules
 from porter.settings import Settings
 from porter.source.discover import selected
@@ -237,3 +237,24 @@ def test_huge_shared_array_sizes_are_not_an_internal_error(tmp_path):
                                    "__shared__ char y[1ull << 62][1ull << 62]; x[0] = y[0][0]; }\n"})
     result = scan(tmp_path, Settings(jobs=1))
     assert skipped(result) == {} and [k.name for k in result.kernels] == ["k"]
+
+
+def test_a_file_of_more_lines_than_any_source_is_skipped_before_parsing(tmp_path):
+    write_files(tmp_path, {"gen.cu": "\n" * (MAX_LINES + 1), "k.cu": KERNEL})
+    with Budget() as b:
+        result = scan(tmp_path, Settings(jobs=1))
+    assert skipped(result) == {"gen.cu": "has more than 1,000,000 lines (generated?); skipped"}
+    assert [k.name for k in result.kernels] == ["k"]
+    assert b.cpu < 10
+
+
+def test_many_tiny_lines_across_file_kinds_scan_in_linear_time(tmp_path):
+    n = 25000
+    write_files(tmp_path, {
+        "a.cu": "x;\n" * n, "a.py": "x\n" * n, "CMakeLists.txt": "set(A 1)\n" * n, "Dockerfile": "FROM x\n" + "RUN a\n" * n,
+        "a.yaml": "".join(f"k{i}: 1\n" for i in range(n)), "a.json": "[" + ",\n".join(["1"] * n) + "]\n",
+        "a.toml": "".join(f"k{i} = 1\n" for i in range(n)), "requirements.txt": "torch\n" * n})
+    with Budget() as b:
+        result = scan(tmp_path, Settings(jobs=1))
+    assert skipped(result) == {} and sum(f.lines for f in result.files) == 8 * n + 1
+    assert b.cpu < 30
