@@ -258,3 +258,15 @@ def test_many_tiny_lines_across_file_kinds_scan_in_linear_time(tmp_path):
         result = scan(tmp_path, Settings(jobs=1))
     assert skipped(result) == {} and sum(f.lines for f in result.files) == 8 * n + 1
     assert b.cpu < 30
+
+
+BACKTRACKING_GLOB = "*a*a*a*a*a*a*a*a*a*a*a*b"  # as a backtracking regex: 30 characters take seconds, 40 hang
+
+
+def test_a_backtracking_gitignore_line_or_exclude_glob_does_not_hang_a_walk(tmp_path):
+    name = "a" * 200 + ".cu"
+    write_files(tmp_path, {".gitignore": BACKTRACKING_GLOB + "\n", name: KERNEL, "sub/" + name: KERNEL})
+    with Budget() as b:
+        result = scan(tmp_path, Settings(jobs=1, exclude=(BACKTRACKING_GLOB, "sub/" + BACKTRACKING_GLOB)))
+    assert sorted(f.path for f in result.files) == [name, "sub/" + name]
+    assert b.cpu < 10
