@@ -13,6 +13,7 @@ from typing import Iterable
 
 from porter.match.registry import Hit, MatchContext, match_pattern
 from porter.match.kinds.code import compile_regex
+from porter.match.tokens import may_hit
 from porter.model import Finding
 from porter.source.parse import SourceFile
 from porter.rules import Rule
@@ -73,6 +74,8 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
 def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     not_memo = sf.cache.setdefault("engine.not_regex", {})
     for pattern in rule.patterns:
+        if not may_hit(pattern, sf):
+            continue  # a token the pattern needs is not in the file: its matcher could not hit
         not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
         for hit in match_pattern(pattern, sf, ctx):
             if not_rx is not None:
