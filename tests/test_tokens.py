@@ -23,3 +23,27 @@ def test_member_call_needs_its_method_and_a_type_or_initialiser_token():
 def test_kinds_without_a_stated_requirement_always_run():
     assert may_hit({"regex": "anything"}, sf("int x;"))
     assert may_hit({"launch": {"kinds": ["chevron"]}}, sf("int x;"))
+
+
+def test_whole_file_queries_run_together_give_what_each_gives_alone():
+    """porter.source.parse.captures runs the registered whole-file queries as one; each caller must see exactly
+    the captures (nodes and order) its own query gives."""
+    import tree_sitter as ts
+
+    import porter.match.kinds.embedded  # noqa: F401 - modules register their whole-file queries on import
+    import porter.source.syntax  # noqa: F401
+    from porter.source.parse import query, registered_root_queries
+
+    text = ('#include <cuda.h>\nstatic const unsigned char kCubin_sm80[] = {1, 2, 3};\n'
+            '__global__ void k(float* p, int n) { int i = f(n); float* q = p; g(q, i); }\n'
+            'void h(int); /* c */ const char* s = "x";\n')
+    f = sf(text)
+    from porter.source.parse import captures
+
+    sources = registered_root_queries("cuda")
+    assert len(sources) >= 6
+    for source in sources:
+        alone = ts.QueryCursor(query("cuda", source)).captures(f.root)
+        together = captures("cuda", source, f.root)
+        assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
+               {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
