@@ -15,7 +15,7 @@ from porter.match.registry import Hit, MatchContext, match_pattern
 from porter.match.kinds.code import compile_regex
 from porter.match.tokens import may_hit
 from porter.model import Finding
-from porter.source.parse import SourceFile
+from porter.source.parse import SourceFile, register_root_query
 from porter.rules import Rule
 
 _SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
@@ -76,6 +76,8 @@ def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     for pattern in rule.patterns:
         if not may_hit(pattern, sf):
             continue  # a token the pattern needs is not in the file: its matcher could not hit
+        if "query" in pattern and sf.language in ("cuda", "python"):
+            register_root_query(sf.language, pattern["query"])  # from the next file on, run with the others
         not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
         for hit in match_pattern(pattern, sf, ctx):
             if not_rx is not None:

@@ -94,8 +94,12 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
     key = (lang, source)
     if key not in memo:
         sources = tuple(_ROOT_QUERIES.get(lang, ()))
-        if source in sources:
-            caps = ts.QueryCursor(query(lang, _combined(lang, sources))).captures(node)
+        try:
+            combined = query(lang, _combined(lang, sources)) if source in sources else None
+        except Exception:  # noqa: BLE001 - never expected (each part compiles alone); then each runs alone
+            combined = None
+        if combined is not None:
+            caps = ts.QueryCursor(combined).captures(node)
             for i, s in enumerate(sources):
                 prefix = f"q{i}__"
                 memo[(lang, s)] = {k[len(prefix):]: v for k, v in caps.items() if k.startswith(prefix)}
