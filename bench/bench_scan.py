@@ -4,9 +4,13 @@ Usage:
     python bench/bench_scan.py                       # generate a 200k+ line CUDA corpus in a temp dir
     python bench/bench_scan.py --corpus DIR          # benchmark a real checkout (e.g. cuda-samples)
     python bench/bench_scan.py --lines 400000 --jobs 1
+    python bench/bench_scan.py --corpus DIR --jobs 1 --hipify-perl /path/to/hipify-perl   # side by side
 
 Each run is a real `porter scan` subprocess (as a user runs it); CPU time includes its worker processes and
-peak memory is the largest resident set of any of them. Nothing here is a test: numbers go into notes.
+peak memory is the largest resident set of any of them. With --hipify-perl, the same files go through
+`perl hipify-perl -examine -quiet-warnings` (one process per batch of files, as hipexamine-perl.sh runs it) in the
+same run, and the report gives both rates per CPU-second and their ratio. Nothing here is a test: numbers go
+into notes.
 """
 from __future__ import annotations
 
@@ -121,13 +125,30 @@ def run_scan(corpus: Path, cache: Path, jobs: int, extra: list[str]) -> dict:
     }
 
 
+CODE_SUFFIXES = (".cu", ".cuh", ".cpp", ".h", ".hpp", ".cc")
+
+
+def code_files(corpus: Path) -> list[Path]:
+    return sorted(p for p in corpus.rglob("*") if p.suffix in CODE_SUFFIXES and p.is_file())
+
+
 def count_lines(corpus: Path) -> tuple[int, int]:
-    files = lines = 0
-    for p in corpus.rglob("*"):
-        if p.suffix in (".cu", ".cuh", ".cpp", ".h", ".hpp", ".cc") and p.is_file():
-            files += 1
-            lines += p.read_bytes().count(b"\n")
-    return files, lines
+    files = code_files(corpus)
+    return len(files), sum(p.read_bytes().count(b"\n") for p in files)
+
+
+def run_hipify_perl(script: Path, files: list[Path], batch: int = 200) -> dict:
+    """CPU-seconds of hipify-perl examining `files` (no output written), in batches that fit the argument list."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    for i in range(0, len(files), batch):
+        cmd = ["perl", str(script), "-examine", "-quiet-warnings", *map(str, files[i:i + batch])]
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            raise SystemExit(f"hipify-perl failed ({proc.returncode}) on batch {i // batch}")
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
 
 
 def main() -> None:
@@ -136,6 +157,7 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=200_000, help="size of the generated corpus")
     ap.add_argument("--jobs", type=int, default=0, help="porter --jobs (0: all cores)")
     ap.add_argument("--extra", default="", help="extra porter scan arguments, e.g. '--target all'")
+    ap.add_argument("--hipify-perl", type=Path, help="also run this hipify-perl script on the same files")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         tmp_path = Path(tmp)
@@ -159,6 +181,11 @@ def main() -> None:
             "warm": {**warm, "files_per_s": files / warm["wall_s"], "lines_per_s": lines / warm["wall_s"]},
             "warm_over_cold_cpu": warm["cpu_s"] / cold["cpu_s"],
         }
+        if args.hipify_perl:
+            hp = run_hipify_perl(args.hipify_perl, code_files(corpus))
+            hp["lines_per_cpu_s"] = lines / hp["cpu_s"]
+            report["hipify_perl"] = hp
+            report["porter_over_hipify_per_cpu_s"] = report["cold"]["lines_per_cpu_s"] / hp["lines_per_cpu_s"]
         print(json.dumps(report, indent=2))
 
 

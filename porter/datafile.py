@@ -21,6 +21,8 @@ DATA_DIR = Path(str(importlib.resources.files("porter.data")))
 DATA_DISPLAY_ROOT = "rules"
 # libyaml's safe loader when PyYAML was built with it: loading every data file on each run is then ~10x cheaper.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# A data file is a rule, profile, library map or effort model: a few KiB. Anything past this is not one.
+MAX_DATA_FILE_BYTES = 4 * 1024 * 1024
 
 
 def display_path(path: Path) -> str:
@@ -33,15 +35,23 @@ def display_path(path: Path) -> str:
 
 def read_yaml(path: Path, error: type[DataFileError], shown: Path | str | None = None) -> Any:
     """The parsed document, or `error(shown, "<file>", why)` when the file cannot be read or is not YAML."""
+    from porter.source.read import SourceReadError, read_file
+
     shown = path if shown is None else shown
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise error(shown, "<file>", f"cannot read: {e.strerror or e}") from None
+        # Only a regular file, bounded: a FIFO or device named as a rule or effort file must not hang or fill memory.
+        text = read_file(path, MAX_DATA_FILE_BYTES).decode("utf-8")
+    except SourceReadError as e:
+        raise error(shown, "<file>", f"cannot read: {e}") from None
     except UnicodeDecodeError as e:
         raise error(shown, "<file>", f"not UTF-8: {e}") from None
     try:
+        if "&" in text and any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=SAFE_LOADER)):
+            # Aliases let a few lines expand to billions of nodes when validated; porter's data never needs them.
+            raise error(shown, "<file>", "uses YAML aliases (*name), which data files may not (write the value out)")
         return yaml.load(text, Loader=SAFE_LOADER)
+    except RecursionError:
+        raise error(shown, "<file>", "nested too deeply to read") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

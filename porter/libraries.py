@@ -196,13 +196,22 @@ class _Index:
     exact: Mapping[str, Library] = field(default_factory=dict)
     globs: tuple[tuple[str, Library], ...] = ()  # most specific first
 
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # key -> answer (bounded, see find)
+
     def find(self, key: str) -> Library | None:
         if key in self.exact:
             return self.exact[key]
+        # A requirements file or CMake list names the same package thousands of times; the glob walk runs once.
+        if key in self.memo:
+            return self.memo[key]
+        found = None
         for pattern, lib in self.globs:
             if fnmatch.fnmatchcase(key, pattern):
-                return lib
-        return None
+                found = lib
+                break
+        if len(self.memo) < 65536:
+            self.memo[key] = found
+        return found
 
 
 def _index(pairs: list[tuple[str, Library]]) -> _Index:

@@ -14,6 +14,9 @@ import dataclasses
 import functools
 import hashlib
 import os
+import resource
+import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -43,6 +46,11 @@ TEXT_SNIFF_BYTES = 8192
 BINARY_HEAD_BYTES = 64 * 1024
 # A repository-config include/exclude that leaves out more than this share of the files is said in the output.
 MOST_FILES = 0.5
+# More lines than any hand-written source file has (CuTe's largest header has 60k): a generated file, skipped
+# before parsing so its parse tree never has to fit in memory.
+MAX_LINES = 1_000_000
+# Heap one worker process may use (RLIMIT_DATA): a file that needs more is skipped, the other workers go on.
+WORKER_MEMORY_BYTES = 2 * 1024 ** 3
 
 Source = WorkTree | GitTree
 
@@ -179,6 +187,7 @@ class _Worker:
     headers: frozenset[str] = frozenset()  # the repository's own C/C++/CUDA files (an include of one is not a library)
     constants: dict[str, int] = field(default_factory=dict)  # integer constants defined once, with one value, repo-wide
     ctx: MatchContext = field(default_factory=MatchContext)
+    file_seconds: float = 30.0  # per-file CPU budget; 0: none
 
     @property
     def repository_digest(self) -> bytes:
@@ -194,6 +203,18 @@ _STATE: _Worker | None = None
 def _init_worker(state: _Worker) -> None:
     global _STATE
     _STATE = state
+
+
+def _init_pool_worker(state: _Worker) -> None:
+    """A worker process: the shared state, and a heap limit so one huge file cannot take the machine's memory."""
+    _init_worker(state)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = WORKER_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, WORKER_MEMORY_BYTES)
+        if soft == resource.RLIM_INFINITY or soft > limit:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ValueError, OSError):  # pragma: no cover - a platform without the limit: the time budget still holds
+        pass
 
 
 def scan(
@@ -233,7 +254,7 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
                     dict(facts.macros), local_packages=facts.local_packages, headers=facts.headers,
-                    constants=dict(facts.constants))
+                    constants=dict(facts.constants), file_seconds=options.file_seconds)
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
@@ -355,7 +376,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(todo) // (jobs * 8) or 1))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(state,)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_pool_worker, initargs=(state,)) as pool:
         futures = {pool.submit(_scan_chunk, [files[i] for i in chunk]): chunk for chunk in chunks}
         for fut in as_completed(futures):
             for i, pair in zip(futures[fut], fut.result()):
@@ -390,6 +411,9 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _skip(c, str(e)), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
+    if data.count(b"\n") > MAX_LINES:
+        # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
+        return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else data
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
 
@@ -444,14 +468,38 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
 
 
 INTERNAL_ERROR = "porter failed on this file (internal error"
+TOOK_TOO_LONG = "took longer than"
+NEEDED_TOO_MUCH = "needed more than the"
+
+
+class FileTookTooLong(Exception):
+    """Raised by the per-file CPU timer inside a file's scan."""
+
+
+def _on_timer(signum, frame):
+    raise FileTookTooLong()
 
 
 def _guarded(c: Candidate, fn: Callable[[], FileResult]) -> FileResult:
-    """One file that trips a porter bug is listed as skipped with the error, instead of ending the whole scan."""
+    """One file that trips a porter bug, runs past the per-file CPU budget or past the worker's memory is listed
+    as skipped with the reason, instead of ending or stalling the whole scan."""
+    seconds = _STATE.file_seconds if _STATE is not None else 0
+    timed = seconds > 0 and threading.current_thread() is threading.main_thread()
+    if timed:
+        previous = signal.signal(signal.SIGPROF, _on_timer)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         return fn()
-    except (MemoryError, RecursionError, Exception) as e:  # noqa: BLE001 - reported, never swallowed silently
+    except FileTookTooLong:
+        return _skip(c, f"{TOOK_TOO_LONG} {seconds:g} s (CPU) to scan; skipped (a generated or pathological file?)")
+    except MemoryError:
+        return _skip(c, f"{NEEDED_TOO_MUCH} {WORKER_MEMORY_BYTES >> 20} MiB a scan worker may use; skipped")
+    except (RecursionError, Exception) as e:  # noqa: BLE001 - reported, never swallowed silently
         return _skip(c, f"{INTERNAL_ERROR}: {type(e).__name__}: {e}); please report it")
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
 
 
 def _skip(c: Candidate, reason: str) -> FileResult:
@@ -477,6 +525,8 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if not run:
         return None, False
     result = compute()
-    if not (result.skipped and result.skipped.reason.startswith(INTERNAL_ERROR)):
-        st.cache.put(key, result)  # a failure is not cached: the next porter version retries the file
+    if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH))):
+        # A failure is not cached (the next porter version retries the file), nor is running out of time or
+        # memory (it depends on the machine and its load, not only on the file).
+        st.cache.put(key, result)
     return result, False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,8 +77,9 @@ def rule_files(directory: Path = RULES_DIR) -> list[Path]:
     )
 
 
-def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
-    """Load and validate one rule file."""
+def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None) -> Rule:
+    """Load and validate one rule file. With `linear` (the default for a file outside porter's own data) every
+    regular expression must run on the linear-time engine, so a repository's rule cannot stall a scan."""
     raw = read_yaml(path, RuleError)
     if not isinstance(raw, dict):
         raise RuleError(path, "(top level)", "a rule file must be a mapping")
@@ -95,8 +97,11 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
         rel_parts = ()
     if len(rel_parts) == 2 and rel_parts[0] != raw["category"]:
         raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
+    if linear is None:
+        linear = not _is_shipped(path)
     for i, pat in enumerate(raw["patterns"]):
         _check_pattern(path, f"patterns.{i}", pat, raw["languages"])
+        _check_regexes(path, f"patterns.{i}", pat, linear)
     _check_message(path, raw["message"])
     source = display_path(path)
     return Rule(
@@ -119,6 +124,45 @@ def load_rule(path: Path, base: Path = RULES_DIR) -> Rule:
         source=source,
         target_notes=tuple((n["when"], " ".join(n["note"].split())) for n in raw.get("target_notes", ())),
     )
+
+
+# Pattern options whose value is a regular expression (any pattern kind, at any depth).
+REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tensor_matches"})
+
+
+def _is_shipped(path: Path) -> bool:
+    from porter.datafile import DATA_DIR
+
+    try:
+        return path.resolve().is_relative_to(DATA_DIR.resolve())
+    except OSError:
+        return False
+
+
+def _check_regexes(path: Path, field: str, value: Any, linear: bool) -> None:
+    """Every regex option compiles (the schema's `format: regex` covers only some of them) and, for a rule from
+    outside porter, runs on the linear-time engine."""
+    from porter.match.regex import linear_problem
+
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_regexes(path, f"{field}.{i}", v, linear)
+        return
+    if not isinstance(value, dict):
+        return
+    for key, v in value.items():
+        where = f"{field}.{key}"
+        if key in REGEX_OPTIONS and isinstance(v, str):
+            flags = tuple(value.get("flags", ())) + (("ignorecase",) if value.get("ignorecase") else ())
+            try:
+                re.compile(v)
+            except (re.error, RecursionError, OverflowError) as e:
+                raise RuleError(path, where, f"bad regular expression: {e}") from None
+            problem = linear_problem(v, flags) if linear else None
+            if problem:
+                raise RuleError(path, where, problem)
+        else:
+            _check_regexes(path, where, v, linear)
 
 
 def _check_message(path: Path, message: str) -> None:

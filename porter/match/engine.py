@@ -15,11 +15,15 @@ from typing import Iterable
 from porter.match.registry import Hit, MatchContext, match_pattern
 from porter.match.kinds.code import compile_regex, in_device_code
 from porter.match.refine import refine
+from porter.match.tokens import may_hit
 from porter.model import Finding
-from porter.source.parse import SourceFile
+from porter.source.parse import SourceFile, register_root_query
 from porter.rules import Rule
 
 _SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+# One rule hitting a file more often than this is a pattern matching everything or a generated file: the first
+# MAX_HITS_PER_RULE are kept and one more finding says how many were left out (a report of a million is no report).
+MAX_HITS_PER_RULE = 1000
 
 
 class _Values(dict):
@@ -46,11 +50,20 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
         if not rule_applies_to(rule, sf.path, sf.language):
             continue
         seen: set[tuple[int, int]] = set()
+        over: Hit | None = None
         for hit in _rule_hits(rule, sf, ctx):
             if (hit.start, hit.end) in seen:
                 continue
             seen.add((hit.start, hit.end))
+            if len(seen) > MAX_HITS_PER_RULE:
+                over = over or hit
+                continue
             findings.append(make_finding(rule, sf, hit))
+        if over is not None:
+            left_out = len(seen) - MAX_HITS_PER_RULE
+            findings.append(make_finding(rule, sf, Hit(over.start, over.end, name=over.name, message=(
+                f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
+                f"per rule and file)"))))
     findings.sort()
     findings = with_fingerprints(refine(findings, sf))
     kept, hidden = [], []
@@ -61,12 +74,20 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
 
 
 def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    not_memo = sf.cache.setdefault("engine.not_regex", {})
     for pattern in rule.patterns:
+        if not may_hit(pattern, sf):
+            continue  # a token the pattern needs is not in the file: its matcher could not hit
+        if "query" in pattern and sf.language in ("cuda", "python"):
+            register_root_query(sf.language, pattern["query"])  # from the next file on, run with the others
         not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
         for hit in match_pattern(pattern, sf, ctx):
             if not_rx is not None:
                 line, _ = sf.position(hit.start)
-                if not_rx.search(sf.line_text(line).encode("utf-8", "replace")):
+                key = (pattern["not_regex"], line)  # once per line: a long line may carry many hits
+                if key not in not_memo:
+                    not_memo[key] = not_rx.search(sf.line_text(line).encode("utf-8", "replace")) is not None
+                if not_memo[key]:
                     continue
             if pattern.get("inside_kernel"):
                 f = sf.enclosing(hit.start)
@@ -80,8 +101,31 @@ def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
 def _char_column(sf: SourceFile, line: int, offset: int) -> int:
     """1-based column in characters (Unicode code points, as SARIF's default columnKind), not bytes."""
     start = sf.line_starts[line - 1]
-    prefix = sf.data[start:offset]
-    return (len(prefix.decode("utf-8", "replace")) if not prefix.isascii() else len(prefix)) + 1
+    if _line_is_ascii(sf, line):  # asked per finding: a long line must not be decoded once per hit on it
+        return offset - start + 1
+    return len(sf.data[start:offset].decode("utf-8", "replace")) + 1
+
+
+def _line_is_ascii(sf: SourceFile, line: int) -> bool:
+    memo = sf.cache.setdefault("engine.ascii_lines", {})
+    if line not in memo:
+        start = sf.line_starts[line - 1]
+        end = sf.line_starts[line] if line < len(sf.line_starts) else len(sf.data)
+        memo[line] = sf.data[start:end].isascii()
+    return memo[line]
+
+
+def _snippet(sf: SourceFile, line: int) -> str:
+    """The finding's line, stripped and cut to 200 characters; decoded once per line, however many hits it has."""
+    memo = sf.cache.setdefault("engine.snippets", {})
+    if line not in memo:
+        start = sf.line_starts[line - 1]
+        # Only the head of a very long line can end up in a snippet; decode no more of it than that.
+        end = sf.data.find(b"\n", start, start + 4096)
+        text = sf.data[start: end if end >= 0 else min(len(sf.data), start + 4096)].decode("utf-8", "replace")
+        text = text.rstrip("\r").strip()
+        memo[line] = text if len(text) <= 200 else text[:197] + "..."
+    return memo[line]
 
 
 def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
@@ -96,9 +140,7 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
     values.setdefault("match", hit.name)
     values.setdefault("hip", hit.replacement or rule.hip_equivalent.get("name", ""))
     message = (hit.message or rule.message).format_map(values)
-    snippet = sf.line_text(line).strip()
-    if len(snippet) > 200:
-        snippet = snippet[:197] + "..."
+    snippet = _snippet(sf, line)
     return Finding(
         path=sf.path,
         line=line,

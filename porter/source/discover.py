@@ -7,6 +7,7 @@ scanned root, and a symlink that loops or dangles is reported, not followed.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import stat
 from dataclasses import dataclass
@@ -154,16 +155,32 @@ def printable(rel: str) -> str:
 
 
 def selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> bool:
-    if include and not any(_glob(rel, g) for g in include):
+    if include and not _globs(tuple(include)).match_file(rel):
         return False
-    if exclude and any(_glob(rel, g) for g in exclude):
+    if exclude and _globs(tuple(exclude)).match_file(rel):
         return False
     return True
 
 
-def _glob(rel: str, pattern: str) -> bool:
-    """gitignore-style globs: `*.cu`, `src/**`, `third_party/` and plain names all do what a user expects."""
-    return pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(rel)
+@functools.lru_cache(maxsize=64)
+def _globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    """gitignore-style globs (`*.cu`, `src/**`, `third_party/`, plain names), any of which selects a path: compiled
+    once per list, never per file. Each glob is its own pattern, so a `!name` among them negates nothing (as a
+    list of separate globs); pathspec compiles every glob to a regex without nested repetition."""
+    return pathspec.PathSpec([p for g in patterns if not g.startswith("!")
+                              for p in pathspec.GitIgnoreSpec.from_lines([g]).patterns], backend=GLOB_BACKEND)
+
+
+# pathspec's RE2 backend matches every glob of a list in one linear-time pass (3,000 exclude globs cost one match
+# per path, and no glob can backtrack); without google-re2 pathspec's own backend is used.
+try:
+    import re2 as _re2  # noqa: F401 - only whether it is there
+
+    GLOB_BACKEND = "re2"
+except ImportError:  # pragma: no cover
+    GLOB_BACKEND = None
+# A .gitignore is read bounded, like every other file porter reads.
+MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
 def link_problem(abspath: Path, real_root: Path) -> str | None:
@@ -226,8 +243,9 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
         gi = Path(dirpath) / ".gitignore"
         if gi.is_file():
             try:
-                lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
-                specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+                with open(gi, "rb") as fh:
+                    lines = fh.read(MAX_GITIGNORE_BYTES).decode("utf-8", "replace").splitlines()
+                specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines, backend=GLOB_BACKEND)))
             except OSError:
                 pass
         keep = []

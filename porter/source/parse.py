@@ -53,8 +53,59 @@ def query(lang: str, source: str) -> ts.Query:
     return ts.Query(language(lang), source)
 
 
+# The captures of queries run on one tree's root, kept while that tree is the latest one asked about. Several
+# rules and matchers ask the same question of a file (its imports, calls, keyword arguments); running a query
+# costs about as much as parsing, so it runs once per file. Holding the root keeps its tree alive, so a node id
+# in the key can never be a freed tree's.
+_ROOT_MEMO: dict = {"root": None, "caps": {}}
+
+
+# Queries that almost every file of a language is asked, run together as one query (one walk of the tree instead
+# of one per query: 3.5x less query time on cuda-samples, same captures in the same order). Each module registers
+# the queries it runs on whole files; see register_root_query.
+_ROOT_QUERIES: dict[str, list[str]] = {}
+_CAPTURE_NAME = re.compile(r"@([A-Za-z_][\w.\-]*)")
+
+
+def register_root_query(lang: str, source: str) -> str:
+    """Declare `source` as a query run on whole `lang` files, so `captures` runs it with the others; returns it."""
+    if '"' not in source and source not in _ROOT_QUERIES.setdefault(lang, []):  # a string could hold an `@`
+        _ROOT_QUERIES[lang].append(source)
+    return source
+
+
+def registered_root_queries(lang: str) -> tuple[str, ...]:
+    """The whole-file queries of `lang` that run together (for tests and tools)."""
+    return tuple(_ROOT_QUERIES.get(lang, ()))
+
+
+def _combined(lang: str, sources: tuple[str, ...]) -> str:
+    """One query of all `sources`, each one's captures renamed `q<i>__<name>` so the results split back exactly."""
+    return "\n".join(_CAPTURE_NAME.sub(lambda m, i=i: f"@q{i}__{m.group(1)}", s) for i, s in enumerate(sources))
+
+
 def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
-    return ts.QueryCursor(query(lang, source)).captures(node)
+    """{capture name: nodes} of a query under `node` (a fresh dict of fresh lists: callers may change them)."""
+    if node.parent is not None:
+        return ts.QueryCursor(query(lang, source)).captures(node)
+    if _ROOT_MEMO["root"] is None or _ROOT_MEMO["root"] != node or _ROOT_MEMO["root"].id != node.id:
+        _ROOT_MEMO["root"], _ROOT_MEMO["caps"] = node, {}
+    memo = _ROOT_MEMO["caps"]
+    key = (lang, source)
+    if key not in memo:
+        sources = tuple(_ROOT_QUERIES.get(lang, ()))
+        try:
+            combined = query(lang, _combined(lang, sources)) if source in sources else None
+        except Exception:  # noqa: BLE001 - never expected (each part compiles alone); then each runs alone
+            combined = None
+        if combined is not None:
+            caps = ts.QueryCursor(combined).captures(node)
+            for i, s in enumerate(sources):
+                prefix = f"q{i}__"
+                memo[(lang, s)] = {k[len(prefix):]: v for k, v in caps.items() if k.startswith(prefix)}
+        else:
+            memo[key] = ts.QueryCursor(query(lang, source)).captures(node)
+    return {k: list(v) for k, v in memo[key].items()}
 
 
 def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda", vocabulary: tuple[str, ...] = (),
@@ -119,6 +170,8 @@ _PY_STRUCTURE = """
 (string_content) @string
 (function_definition) @function
 """
+register_root_query("cuda", _CUDA_STRUCTURE)
+register_root_query("python", _PY_STRUCTURE)
 
 
 @dataclass(frozen=True)

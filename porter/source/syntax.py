@@ -17,7 +17,7 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from porter.model import Kernel, Launch
-from porter.source.parse import Function, SourceFile, captures, query, unqualified
+from porter.source.parse import Function, SourceFile, captures, query, register_root_query, unqualified
 
 # Launch API -> index of the argument that names the kernel.
 LAUNCH_APIS = {
@@ -46,6 +46,15 @@ _VARIABLE_DECLARATORS = """
 (parameter_declaration declarator: (identifier) @p)
 (parameter_declaration declarator: (_ declarator: (identifier) @p))
 """
+_INCLUDES = "(preproc_include path: (_) @p)"
+_CALLS = "(call_expression) @c"
+_PY_CALLS = "(call) @c"
+_FUNCTION_DECLARATORS = "(function_declarator declarator: (_) @n)"
+# Asked of nearly every file: run with the other whole-file queries in one walk (porter.source.parse.captures).
+for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _FUNCTION_DECLARATORS):
+    register_root_query("cuda", _source)
+for _source in (_PY_CALLS, _PY_IMPORTS):
+    register_root_query("python", _source)
 _DEFINE_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
 
 
@@ -97,7 +106,7 @@ class SyntaxIndex:
         if sf.language != "cuda" or sf.root is None:
             return ()
         out = []
-        for node in captures("cuda", "(preproc_include path: (_) @p)", sf.root).get("p", []):
+        for node in captures("cuda", _INCLUDES, sf.root).get("p", []):
             out.append(Include(node, node.text.decode("utf-8", "replace").strip().strip('<>"').strip()))
         return tuple(sorted(out, key=lambda x: x.node.start_byte))
 
@@ -108,7 +117,7 @@ class SyntaxIndex:
         if sf.language != "cuda" or sf.root is None:
             return ()
         out = []
-        for call in captures("cuda", "(call_expression) @c", sf.root).get("c", []):
+        for call in captures("cuda", _CALLS, sf.root).get("c", []):
             fn = call.child_by_field_name("function")
             if fn is not None:
                 out.append(Call(fn, fn.text.decode("utf-8", "replace"), call))
@@ -121,7 +130,7 @@ class SyntaxIndex:
         if sf.language != "python" or sf.root is None:
             return ()
         out = []
-        for call in captures("python", "(call) @c", sf.root).get("c", []):
+        for call in captures("python", _PY_CALLS, sf.root).get("c", []):
             fn = call.child_by_field_name("function")
             if fn is None or fn.type not in ("identifier", "attribute"):
                 continue
@@ -162,7 +171,7 @@ class SyntaxIndex:
         sf = self._sf
         names: dict[str, set[int]] = {}
         if sf.language == "cuda" and sf.root is not None:
-            for node in captures("cuda", "(function_declarator declarator: (_) @n)", sf.root).get("n", []):
+            for node in captures("cuda", _FUNCTION_DECLARATORS, sf.root).get("n", []):
                 if node.type in ("identifier", "field_identifier"):
                     names.setdefault(node.text.decode("utf-8", "replace"), set()).add(node.start_byte)
         return {k: frozenset(v) for k, v in names.items()}

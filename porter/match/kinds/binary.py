@@ -26,6 +26,7 @@ import zipfile
 from pathlib import PurePosixPath
 from typing import IO, Iterable, Iterator
 
+from porter.match.regex import compile_regex
 from porter.match.base import Hit, MatchContext, SkipFile
 from porter.source.parse import SourceFile
 
@@ -256,6 +257,8 @@ def safetensors_header(sf: SourceFile) -> dict:
             raise ValueError("header is not an object")
     except (UnicodeDecodeError, ValueError) as e:
         raise SkipFile(f"malformed safetensors header: {e}") from None
+    except RecursionError:
+        raise SkipFile("malformed safetensors header: nested too deeply to read") from None
     sf.cache["safetensors_header"] = header
     return header
 
@@ -265,7 +268,7 @@ def match_safetensors(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
         return
     spec = pattern["safetensors"]
     header = safetensors_header(sf)
-    name_rx = re.compile(spec["tensor_matches"]) if "tensor_matches" in spec else None
+    name_rx = compile_regex(spec["tensor_matches"], text=True) if "tensor_matches" in spec else None
     dtypes = set(spec.get("dtypes", ()))
     hits = []
     for name, info in header.items():

@@ -13,6 +13,7 @@ from typing import Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher
 from porter.match.prefilter import required_literals
+from porter.match.regex import compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
 from porter.source.syntax import index, is_member_access, scope_of
 
@@ -78,12 +79,9 @@ def in_ptx_string(sf: SourceFile, offset: int) -> bool:
     return bool(_PTX_SHAPE.search(lit.text))
 
 
-@functools.lru_cache(maxsize=4096)
-def compile_regex(pattern: str, flags: tuple[str, ...] = ()) -> re.Pattern[bytes]:
-    f = 0
-    for name in flags:
-        f |= _FLAGS[name]
-    return re.compile(pattern.encode(), f)
+def compile_regex(pattern: str, flags: tuple[str, ...] = ()):
+    """A rule's pattern on bytes, on the linear-time engine where it can run (porter.match.regex)."""
+    return linear_regex(pattern, tuple(flags))
 
 
 @functools.lru_cache(maxsize=4096)

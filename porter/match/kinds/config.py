@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
+from porter.match.regex import compile_regex
 from porter.match.base import Hit, MatchContext, SkipFile
 from porter.source.parse import SourceFile
 
@@ -50,6 +51,8 @@ def tree(sf: SourceFile) -> list[Node]:
             sf.cache["config_tree"] = _READERS[sf.language](sf.data)
         except SkipFile as e:
             sf.cache["config_tree"] = e
+        except RecursionError:  # a parser or the node builder, on data nested thousands deep
+            sf.cache["config_tree"] = SkipFile(f"malformed {sf.language.upper()}: nested too deeply to read")
     got = sf.cache["config_tree"]
     if isinstance(got, SkipFile):
         raise got
@@ -142,14 +145,21 @@ def _read_yaml(data: bytes) -> list[Node]:
     # Marks count characters; map them back to byte offsets.
     offsets = _char_to_byte(text)
     try:
-        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        # libyaml's composer when PyYAML has it (the pure-Python one costs ~50 us per node); both keep marks.
+        docs = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         raise SkipFile(f"malformed YAML: {getattr(e, 'problem', None) or e}{where}") from None
     except RecursionError:
         raise SkipFile("malformed YAML: nested too deeply to read") from None
-    return [_yaml_node(d, offsets) for d in docs if d is not None]
+    # Aliases share composed nodes; converting expands them. Bound the expansion by the file's own size so a
+    # "billion laughs" file is refused in milliseconds instead of filling memory.
+    budget = [YAML_NODES_PER_BYTE * len(data) + 1000]
+    try:
+        return [_yaml_node(d, offsets, budget) for d in docs if d is not None]
+    except RecursionError:
+        raise SkipFile("malformed YAML: nested too deeply to read") from None
 
 
 def _char_to_byte(text: str):
@@ -163,19 +173,26 @@ def _char_to_byte(text: str):
     return lambda i: table[min(i, len(table) - 1)]
 
 
-def _yaml_node(n, off) -> Node:
+YAML_NODES_PER_BYTE = 2  # a node takes at least two bytes to write; more means aliases are multiplying it
+
+
+def _yaml_node(n, off, budget: list[int]) -> Node:
     import yaml
+
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise SkipFile("YAML aliases expand to more nodes than the file could hold written out (an alias bomb?)")
 
     start, end = off(n.start_mark.index), off(n.end_mark.index)
     if isinstance(n, yaml.MappingNode):
         out: dict[str, Node] = {}
         for k, v in n.value:
-            child = _yaml_node(v, off)
+            child = _yaml_node(v, off, budget)
             child.key_start, child.key_end = off(k.start_mark.index), off(k.end_mark.index)
             out[str(k.value) if isinstance(k, yaml.ScalarNode) else repr(k)] = child
         return Node(out, start, end)
     if isinstance(n, yaml.SequenceNode):
-        return Node([_yaml_node(v, off) for v in n.value], start, end)
+        return Node([_yaml_node(v, off, budget) for v in n.value], start, end)
     return Node(_yaml_scalar(n), start, end)
 
 
@@ -333,8 +350,9 @@ def match_key(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]
     spec = pattern["key"]
     segments = [s for s in str(spec.get("path", "")).split(".") if s]
     flags = re.I if spec.get("ignorecase") else 0
-    value_rx = re.compile(spec["matches"], flags) if "matches" in spec else None
-    key_rx = re.compile(spec["key_matches"], flags) if "key_matches" in spec else None
+    rx_flags = ("ignorecase",) if flags else ()
+    value_rx = compile_regex(spec["matches"], rx_flags, text=True) if "matches" in spec else None
+    key_rx = compile_regex(spec["key_matches"], rx_flags, text=True) if "key_matches" in spec else None
     equals = spec.get("equals")
     wanted = None
     if equals is not None:

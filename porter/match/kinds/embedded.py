@@ -16,7 +16,7 @@ import re
 from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, Matcher
-from porter.source.parse import SourceFile, captures, parse
+from porter.source.parse import SourceFile, captures, parse, register_root_query
 from porter.source.syntax import index
 
 # Callee (last dotted part) -> the argument names and positions that hold CUDA source.
@@ -105,6 +105,7 @@ _ARRAY_QUERY = """
 (declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name)
                                            value: (initializer_list) @init))
 """
+register_root_query("cuda", _ARRAY_QUERY)  # asked of every C++ file: run with the other whole-file queries
 _PTX_TEXT = re.compile(rb"\.version\s+\d+\.\d+.*?\.target\s+(sm_\w+|compute_\w+)", re.S)
 
 
