@@ -260,3 +260,24 @@ def test_git_tree_port_status_equals_work_tree(tmp_path):
     assert [(f.path, f.line, f.rule, f.status, f.handled_by) for f in from_git.findings] == \
         [(f.path, f.line, f.rule, f.status, f.handled_by) for f in from_tree.findings]
     assert from_tree.extra["port_status"]["handled"] == 30
+
+
+def test_markdown_files_table_shows_the_three_states():
+    from porter.pipeline import run
+    from porter.render import render
+    from porter.settings import CommandLine, resolve_settings
+
+    lines = render("markdown", run(DUAL, resolve_settings(DUAL, CommandLine(jobs=1, no_cache=True)), assess=True)
+                   ).decode().splitlines()
+    assert "| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) | open / handled / cuda-only |" in lines
+    assert [l.rsplit("|", 2)[-2].strip() for l in lines if l.startswith("| `src/common.cu` |")] == ["4 / 12 / 0"]
+
+
+def test_markdown_files_table_of_a_repository_without_rocm_code_keeps_its_columns():
+    from porter.pipeline import run
+    from porter.render import render
+    from porter.settings import Settings
+
+    r = run(REPO / "fixtures/repos/torch-ext", Settings(jobs=1, cache_dir=None), assess=True)
+    lines = render("markdown", r).decode().splitlines()
+    assert "| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |" in lines

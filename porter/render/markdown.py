@@ -5,6 +5,7 @@ to the total above it (porter.render.figures).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
@@ -201,10 +202,19 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     if files:
         w("## Files")
         w("")
-        w("| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |")
-        w("|---|---:|---:|---:|---:|---|---:|")
+        # Port status per file, only when the repository has ROCm work done or kept NVIDIA-only (so a plain CUDA
+        # repository's report keeps its columns): open / handled / cuda-only findings.
+        states: dict[str, Counter[str]] = {}
+        for finding in result.findings:
+            states.setdefault(finding.path, Counter())[str(finding.status)] += 1
+        ported = any(c["handled"] or c["cuda-only"] for c in states.values())
+        extra = " open / handled / cuda-only |" if ported else ""
+        w("| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |" + extra)
+        w("|---|---:|---:|---:|---:|---|---:|" + ("---:|" if ported else ""))
         for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
-            w(f"| {md_code(f['path'])} | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {num(f['hours']['likely'])} |")
+            c = states.get(f["path"], Counter())
+            status = f" {c['open']} / {c['handled']} / {c['cuda-only']} |" if ported else ""
+            w(f"| {md_code(f['path'])} | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {num(f['hours']['likely'])} |{status}")
         w("")
     if explain:
         _details(w, result, a)
