@@ -7,7 +7,7 @@ import io
 
 from porter.estimate import Assessment
 from porter.model import ScanResult
-from porter.render.safe import printable
+from porter.render.safe import spreadsheet_cell
 
 COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category", "severity", "confidence",
            "kernel", "function", "message", "replacement", "snippet", "class", "effort_item", "fingerprint",
@@ -29,14 +29,8 @@ def render(result: ScanResult, assessment: Assessment | None = None, explain: bo
         it = item_hours.get(items.get(f.fingerprint, ""))
         hours = (round(it.hours.low, 2), round(it.hours.likely, 2), round(it.hours.high, 2), len(it.findings)) if it else ("", "", "", "")
         # Every text cell is made safe: a path, kernel or function name can start with `=` as easily as a message.
-        writer.writerow((_safe(f.path), f.line, f.column, f.end_line, f.end_column, f.rule, f.category,
-                         str(f.severity), str(f.confidence), _safe(f.kernel or ""), _safe(f.function or ""),
-                         _safe(f.message), _safe(f.replacement or ""), _safe(f.snippet), classes.get(f.fingerprint, ""),
+        writer.writerow((spreadsheet_cell(f.path), f.line, f.column, f.end_line, f.end_column, f.rule, f.category,
+                         str(f.severity), str(f.confidence), spreadsheet_cell(f.kernel or ""), spreadsheet_cell(f.function or ""),
+                         spreadsheet_cell(f.message), spreadsheet_cell(f.replacement or ""), spreadsheet_cell(f.snippet), classes.get(f.fingerprint, ""),
                          items.get(f.fingerprint, ""), f.fingerprint, *hours, file_hours.get(f.path, "")))
     return buf.getvalue()
-
-
-def _safe(text: str) -> str:
-    """Neutralise spreadsheet formulas (a cell starting with = + - @ is shown as text) and control characters."""
-    text = printable(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
