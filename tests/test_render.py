@@ -137,9 +137,9 @@ def test_csv_one_row_per_finding_and_no_formulas(tmp_path, cuda_app):
     assert sorted(r["fingerprint"] for r in rows if not r["effort_item"]) == sorted(
         fp for fp, st in status.items() if st == "handled") and "handled" in status.values()
     assert all(float(r["item_likely_h"]) >= 0 and int(r["item_findings"]) >= 1 for r in rows if r["effort_item"])
-    from porter.render.csv import _safe
+    from porter.render.safe import spreadsheet_cell
 
-    assert _safe("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _safe("ok") == "ok"
+    assert spreadsheet_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and spreadsheet_cell("ok") == "ok"
 
 
 def test_console_render_without_color(cuda_app):
