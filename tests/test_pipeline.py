@@ -156,3 +156,17 @@ def test_exit_codes_come_from_the_error_tree():
     assert issubclass(DataFileError, UsageError) and issubclass(UsageError, PorterError)
     p = porter("scan", "/nonexistent/path", "-q")
     assert p.returncode == 2 and p.stderr == "error: /nonexistent/path: no such file or directory\n"
+
+
+def test_a_blob_missing_from_the_repository_is_skipped_not_a_crash(tmp_path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+    from porter.source.read import source_for
+
+    repo = make_repo(tmp_path / "r", {"a.cu": "cudaFree(p);\n", "gone.cu": "cudaMalloc(&p, 4);\n"})
+    blob = git(repo, "rev-parse", "HEAD:gone.cu").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # as in a partial clone or a damaged mirror
+    result = run(source_for(repo, "HEAD"), Settings(jobs=1, cache_dir=None)).result
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        ("gone.cu", "blob missing from the repository (partial clone?): not read")]
+    assert [(f.path, f.rule) for f in result.findings] == [("a.cu", "API001")]

@@ -97,6 +97,9 @@ class GitTree:
                 skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
             elif mode == b"120000":
                 skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+            elif kind == b"blob" and not size.isdigit():
+                # ls-tree prints no size for an object the repository lacks (a partial clone, a damaged mirror)
+                skipped.append(Skipped(rel, "blob missing from the repository (partial clone?): not read"))
             elif kind == b"blob":
                 files.append(Candidate(rel, Path(os.fsdecode(raw_path)), lang, blob=blob.decode("ascii"),
                                        size=int(size)))
