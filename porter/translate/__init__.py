@@ -130,8 +130,24 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
         listed = set(all_files)
         _included_extras(root_real, sources, listed)
         copies = sorted(f for f in all_files if f not in sources)
+    from porter.translate import buildfiles, fixups
+    from porter.translate.buildinfo import build_info
+    from porter.translate.engines.builtin import BuiltinEngine, project_header
+
+    build = build_info(root_real, sorted(listed | set(sources)), options.include_dirs, options.defines, options.std,
+                       options.compile_commands)
     engine = select_engine(options)
-    files = engine.translate_all(root_real, dict(sorted(sources.items())), options, progress)
-    files = tuple(sorted(files, key=lambda f: f.path))
+    srcs = dict(sorted((k, v) for k, v in sources.items() if k != fixups.COMPAT_HEADER))
+    if isinstance(engine, BuiltinEngine):
+        files = engine.translate_all(root_real, srcs, options, progress, build=build)
+    else:
+        files = engine.translate_all(root_real, srcs, options, progress)
+    if options.fixups:
+        files = fixups.apply_fixups(
+            root_real, list(files), lambda rel, target, quoted: project_header(root_real, rel, target, quoted, build),
+            engine.info.name, options.hip_version)
+    built, copies = buildfiles.migrate(root_real, copies, options)
+    files = tuple(sorted([*files, *built], key=lambda f: f.path))
+    copies = [c for c in copies if c != fixups.COMPAT_HEADER]
     return TranslationResult(root_real, engine.info, files, tuple(copies), tuple(sorted(links)),
-                             tuple(sorted(set(skipped))))
+                             tuple(sorted(set(skipped))), build=build)
