@@ -52,7 +52,7 @@ def git_repo(tmp_path: Path, src: Path) -> Path:
 
 # --- built-in engine: exact outputs ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["basic", "unsupported"])
+@pytest.mark.parametrize("name", ["basic", "unsupported", "buildsys"])
 def test_builtin_output_tree_equals_golden(tmp_path, name):
     result = translate(TR / name, BUILTIN)
     assert result.engine.name == "builtin"

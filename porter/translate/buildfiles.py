@@ -143,6 +143,16 @@ def migrate_cmake(rel: str, text: str, gfx: list[str], tables: dict) -> _Edits:
     if m:
         e.advise(m.start(), "CUDA_SEPARABLE_COMPILATION", "CUDA_SEPARABLE_COMPILATION has no HIP property: kept (CMake "
                  "ignores it for HIP); add -fgpu-rdc to the HIP flags if the sources call device code across files")
+    proj = re.search(r"(?im)^[ \t]*project\s*\([^)]*\bHIP\b", e.text)
+    if proj and not re.search(r"(?i)CMAKE_HIP_ARCHITECTURES", e.text[:proj.start()]):
+        # CMake enables HIP inside project() and fails there without architectures (no default to detect on a
+        # machine without a GPU): they are set before it, as a cache default the user can override.
+        line = f'set(CMAKE_HIP_ARCHITECTURES "{arch_list}" CACHE STRING "AMD GPU targets")'
+        e.notes.append(make_finding("TRN018", rel, e.line_of(proj.start()), 1, "CMAKE_HIP_ARCHITECTURES",
+                                    f"{line} inserted before project(): CMake picks the HIP architectures when "
+                                    f"project() enables the language", line))
+        e.count["HIP architectures before project()"] += 1
+        e.text = e.text[:proj.start()] + line + "\n" + e.text[proj.start():]
     cu = sorted(set(re.findall(r"(?<![\w./${}-])([\w./-]+\.cu)\b", re.sub(r"#[^\n]*", "", e.text))))
     if cu and re.search(r"(?i)\b(add_executable|add_library|target_sources|cuda_add_executable)\b", e.text):
         tail = "" if e.text.endswith("\n") else "\n"
@@ -180,7 +190,11 @@ def migrate_make(rel: str, text: str, gfx: list[str], tables: dict) -> _Edits:
 
 def advise_setup(rel: str, text: str) -> _Edits:
     e = _Edits(rel, text)
+    seen = set()
     for m in re.finditer(r"\b(CUDAExtension|BuildExtension)\b", text):
+        if m.group(1) in seen:
+            continue  # once per name: the advice is the same at every use
+        seen.add(m.group(1))
         e.advise(m.start(), m.group(1), f"{m.group(1)}: no rewrite needed; PyTorch's ROCm build hipifies the extension's "
                  f"sources itself when it builds a CUDAExtension (torch.utils.cpp_extension), so keep the CUDA spelling")
     return e

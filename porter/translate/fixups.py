@@ -27,7 +27,7 @@ from porter.errors import DataFileError
 from porter.model import Finding
 from porter.source.parse import parse
 from porter.source.syntax import is_member_access
-from porter.translate.engines.builtin import Classifier, make_finding, sorted_findings
+from porter.translate.engines.builtin import RULES, Classifier, definitions, make_finding, sorted_findings
 from porter.translate.model import FileTranslation
 
 FIXUPS_FILE = DATA_DIR / "kb" / "fixups.yaml"
@@ -49,6 +49,9 @@ class Fixups:
     versions: dict[str, dict]
     shims: dict[str, dict]
     headers: dict[str, dict]
+    calls: dict[str, dict] = dataclasses.field(default_factory=dict)
+    type_notes: dict[str, dict] = dataclasses.field(default_factory=dict)
+    device_prop_missing: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=4)
@@ -66,15 +69,23 @@ def load_fixups(path: Path = FIXUPS_FILE) -> Fixups:
             if not isinstance(entry, dict) or any(not isinstance(entry.get(k), str) for k in need):
                 raise FixupsError(path, f"{key}.{name}", f"needs string fields {', '.join(need)}")
         parts[key] = section
-    return Fixups(**parts)
+    calls = raw.get("calls") or {}
+    missing = raw.get("device_prop_missing") or []
+    if not isinstance(calls, dict) or not isinstance(missing, list):
+        raise FixupsError(path, "calls", "calls must be a mapping and device_prop_missing a list")
+    notes = raw.get("type_notes") or {}
+    return Fixups(**parts, calls=calls, device_prop_missing=frozenset(str(m) for m in missing), type_notes=notes)
 
 
 def compat_header(fix: Fixups, used: set[str]) -> bytes:
     """The generated shim header: the version macros and the helpers the translated files use."""
+    used = set(used) | {fix.shims[c]["requires"] for c in used if fix.shims[c].get("requires") in fix.shims}
     lines = [COMPAT_MARK.decode() + ": CUDA names HIP lacks, defined where the",
              "   semantics are equal on AMD GPUs (see rules/kb/fixups.yaml in porter for each reason). Delete an entry",
              "   once your HIP provides the name, and this file once nothing includes it. */",
-             "#pragma once", "#include <hip/hip_runtime.h>", ""]
+             "#pragma once", "#include <hip/hip_runtime.h>"]
+    lines += [f"#include <{h}>" for h in sorted({fix.shims[c]["include"] for c in used if fix.shims[c].get("include")})]
+    lines.append("")
     for cuda, e in sorted(fix.versions.items()):
         lines.append(f"/* {cuda}: the CUDA API level HIP's runtime API is modelled on, for version tests */")
         lines.append(f"#define {e['hip']} {e['value']}")
@@ -98,12 +109,15 @@ class _Work:
     names: Counter
 
 
-def project_macros(files) -> set[str]:
-    """Macros any translated file #defines itself (its own CUDA_VERSION is the project's, not CUDA's)."""
-    out: set[str] = set()
-    for ft in files:
-        out.update(m.group(1).decode("ascii", "replace") for m in _DEFINE.finditer(ft.original))
-    return out
+def project_macros(files, root: Path | None = None, build=None) -> dict[str, set[str]]:
+    """File -> the macros the project #defines where that file sees them (its own CUDA_VERSION is the project's,
+    not CUDA's): the file, what it includes, and what its includers include (builtin.definition_scopes)."""
+    from porter.translate.engines.builtin import definition_scopes
+
+    parsed = {ft.path: parse(ft.path, "cuda", ft.original) for ft in files}
+    own = {ft.path: {m.group(1).decode("ascii", "replace") for m in _DEFINE.finditer(ft.original)} for ft in files}
+    scopes = definition_scopes(parsed, root, build)
+    return {rel: set().union(*(own[f] for f in scope)) for rel, scope in scopes.items()}
 
 
 def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_header, classify: Classifier | None,
@@ -141,9 +155,30 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
             note("TRN016", m.start(2), target, f"#include <{target}> → <{hip}>: {why}", hip)
 
     line_starts = sf.line_starts
+    # Names the project defines where this file sees them (the engine's TRN014) or in the file itself are its own.
+    own = {dict(f.data).get("name") for f in ft.warnings if f.rule == "TRN014"} | definitions(sf)
     for raw, offsets in sf.tokens().items():
         name = raw.decode("ascii", "replace")
-        if name in defined:
+        if name in defined or name in own:
+            continue
+        if name in fix.calls:
+            _fix_call(sf, name, offsets, fix.calls[name], w, note)
+            continue
+        tnote = fix.type_notes.get(name)
+        if tnote and tnote.get("cuda", "").encode() in ft.original:
+            for off in offsets:
+                line, col = sf.position(off)
+                w.notes.append(make_finding("TRN020", ft.path, max(line - shift, 1), col, name,
+                                            f"{name} (was {tnote['cuda']}): {tnote['why']}", sf.line_text(line).strip()))
+            continue
+        if name in fix.device_prop_missing:
+            for off in offsets:
+                if is_member_access(code, off):
+                    line, col = sf.position(off)
+                    w.notes.append(make_finding(
+                        "TRN019", ft.path, max(line - shift, 1), col, name,
+                        f".{name}: HIP 5.2's hipDeviceProp_t has no member {name} (HIP 6.0 added most of CUDA's "
+                        f"newer device properties): query it with hipDeviceGetAttribute or drop it", sf.line_text(line).strip()))
             continue
         guard, version, shim = fix.guards.get(name), fix.versions.get(name), fix.shims.get(name)
         kb_rename = None
@@ -180,8 +215,13 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
                                           f"({kb_rename.library})", new)
             w.edits.append((off, off + len(raw), new.encode()))
             w.names[(name, new)] += 1
-    if not w.edits:
-        return ft, set()
+    # A file translated by an earlier run already calls porter_ helpers: the regenerated header must keep them.
+    reverse = {e["hip"]: cuda for cuda, e in fix.shims.items()}
+    toks = sf.tokens()
+    kept = {reverse[t.decode()] for t in toks if t.decode("ascii", "replace") in reverse}
+    w.shims |= kept
+    if not w.edits and not w.notes:
+        return ft, kept
     w.edits.sort()
     parts, pos = [], 0
     for s, e, text in w.edits:
@@ -200,40 +240,69 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
     kinds["fixup"] += sum(w.names.values())
     return dataclasses.replace(
         ft, status="translated" if out != ft.original else ft.status, output=out, line_shift=shift,
-        unconverted=sorted_findings(list(unconverted)), warnings=sorted_findings([*ft.warnings, *w.notes]),
+        unconverted=sorted_findings([*unconverted, *(n for n in w.notes if RULES[n.rule].unconverted)]),
+        warnings=sorted_findings([*ft.warnings, *(n for n in w.notes if not RULES[n.rule].unconverted)]),
         converted=tuple(sorted(kinds.items())), converted_names=tuple(sorted((c, h, n) for (c, h), n in names.items())),
     ), {s for s in w.shims if s}
 
 
+def _fix_call(sf, name: str, offsets: list[int], entry: dict, w: _Work, note) -> None:
+    from porter.translate.engines.builtin import split_args
+
+    code = sf.code
+    for off in offsets:
+        i = off + len(name)
+        while i < len(code) and code[i:i + 1] in b" \t\r\n":
+            i += 1
+        if code[i:i + 1] != b"(":
+            continue
+        found = split_args(code, i)
+        if found is None:
+            continue
+        close, args = found
+        index = entry.get("cast_arg")
+        cast = str(entry.get("cast", "")).encode()
+        if isinstance(index, int) and len(args) > index and cast:
+            a0, a1 = args[index]
+            arg = sf.data[a0:a1]
+            start = a0 + len(arg) - len(arg.lstrip())
+            end = a1 - (len(arg) - len(arg.rstrip()))
+            if start < end and not arg.lstrip().startswith((b"(void", b"reinterpret_cast", b"const_cast", cast)):
+                w.edits.append((start, start, cast + b"("))
+                w.edits.append((end, end, b")"))
+                w.names[(f"{name} argument {index + 1}", cast.decode())] += 1
+                note("TRN016", off, name, f"{name}: argument {index + 1} wrapped in {cast.decode()}: {entry.get('why', '')}",
+                     cast.decode())
+        if "append" in entry and len(args) == entry.get("min_args"):
+            w.edits.append((close, close, f", {entry['append']}".encode()))
+            w.names[(f"{name} default argument", str(entry["append"]))] += 1
+            note("TRN016", off, name, f"{name}: argument {len(args) + 1} = {entry['append']} added: {entry.get('why', '')}",
+                 str(entry["append"]))
+
+
 def apply_fixups(root: Path, files: list[FileTranslation], is_project_header, engine: str,
-                 hip_version: str | None = None, fix: Fixups | None = None) -> list[FileTranslation]:
+                 hip_version: str | None = None, fix: Fixups | None = None, build=None) -> list[FileTranslation]:
     """Every file fixed, plus the generated porter_hip_compat.h when a file needs it (see the module docstring)."""
     from porter.kb import load_kb
-    from porter.translate.engines.builtin import definitions
 
     fix = fix or load_fixups()
-    defined = project_macros(files)
+    macros = project_macros(files, root, build)
     classify = None
+    own: set[str] = set()
     if engine != "builtin":
-        own: set[str] = set()
         for ft in files:
             own |= definitions(parse(ft.path, "cuda", ft.output))
         classify = Classifier(load_kb(), own, hip_version)
-        defined |= own
     out, used = [], set()
     any_compat = False
     for ft in files:
-        if ft.path == COMPAT_HEADER:
-            continue  # a previous run's: regenerated below
-        new, shims = fix_file(ft, fix, defined, is_project_header, classify)
+        new, shims = fix_file(ft, fix, macros.get(ft.path, set()) | own, is_project_header, classify)
         used |= shims
-        any_compat |= new.output.startswith(b'#include "' + _relative_include(ft.path).encode())
+        any_compat |= new.output.startswith(b'#include "' + _relative_include(ft.path).encode()) or bool(shims)
         out.append(new)
-    if any_compat:
-        previous = next((f for f in files if f.path == COMPAT_HEADER), None)
+    if any_compat and not any(f.path == COMPAT_HEADER for f in files):  # never over a project file of that name
         data = compat_header(fix, used)
-        original = previous.original if previous is not None else b""
-        out.append(FileTranslation(path=COMPAT_HEADER, status="generated", original=original, output=data,
+        out.append(FileTranslation(path=COMPAT_HEADER, status="generated", original=b"", output=data,
                                    lines=data.count(b"\n"), converted=(("shim", len(used)),)))
     return sorted(out, key=lambda f: f.path)
 

@@ -93,6 +93,8 @@ RULES = {r.id: r for r in (
           Severity.INFO, Confidence.HIGH, False),
     TRule("TRN017", "CUDA name HIP lacks replaced by a porter_hip_compat.h shim", Severity.LOW, Confidence.HIGH, False),
     TRule("TRN018", "build file migrated to HIP, or advice for it", Severity.INFO, Confidence.HIGH, False),
+    TRule("TRN019", "CUDA struct member the HIP struct lacks", Severity.MEDIUM, Confidence.HIGH, True),
+    TRule("TRN020", "renamed type whose HIP definition differs", Severity.MEDIUM, Confidence.MEDIUM, False),
 )}
 
 # PyTorch's ROCm build keeps these names (its own hipify maps them when it builds a CUDAExtension), so they are
@@ -290,7 +292,7 @@ def _tree_suffixes(root: Path) -> frozenset[str]:
     return frozenset(out)
 
 
-def _split_args(code: bytes, open_at: int) -> tuple[int, list[tuple[int, int]]] | None:
+def split_args(code: bytes, open_at: int) -> tuple[int, list[tuple[int, int]]] | None:
     """The argument spans of a parenthesised list starting at `open_at` ('('), and the index of its ')'."""
     depth, start, args = 0, open_at + 1, []
     for i in range(open_at, len(code)):
@@ -317,7 +319,7 @@ def _launch_bounds(w: _FileWork, offsets: list[int]) -> None:
             i += 1
         if code[i:i + 1] != b"(":
             continue
-        found = _split_args(code, i)
+        found = split_args(code, i)
         if found is None:
             continue
         close, args = found
@@ -374,7 +376,7 @@ def _function_pointer_casts(w: _FileWork, toks: dict[bytes, list[int]]) -> None:
                 i += 1
             if code[i:i + 1] != b"(":
                 continue
-            found = _split_args(code, i)
+            found = split_args(code, i)
             if found is None or len(found[1]) <= index:
                 continue
             a0, a1 = found[1][index]
