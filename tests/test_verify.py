@@ -68,7 +68,9 @@ def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):
     assert "cudaFlushGPUDirectRDMAWrites" in f.error or "cudaDeviceFlushGPUDirectRDMAWrites" in f.error
     assert f.predicted is True
     assert "TRN001 flush.cu:8 cudaDeviceFlushGPUDirectRDMAWrites" in f.predicted_by
-    assert ver.summary() == {"compiled": 0, "failed": 1, "failed_predicted": 1, "failed_unpredicted": 0}
+    assert f.cause == "predicted"
+    assert ver.summary() == {"compiled": 0, "failed": 1, "failed_predicted": 1, "failed_unpredicted": 0,
+                             "predicted": 1, "environment": 0, "defect": 0, "compile_rate": 0.0}
 
 
 def test_gfx942_device_only_with_a_newer_clang(tmp_path):
