@@ -236,8 +236,10 @@ def test_each_failure_has_one_cause(tmp_path):
     assert verify_mod.environment_of("a.cpp:5:10: fatal error: 'hip/hip_gl_interop.h' file not found", None, comp) == \
         "hip/hip_gl_interop.h is a HIP header this HIP installation lacks"
     rocm = Path(verify_mod._rocm_path()) / "include" / "hip" / "amd_detail" / "amd_hip_runtime.h"
-    assert verify_mod.toolchain_limit(str(rocm), comp) == (
-        "toolchain limit: the error is inside HIP 5.2's own header hip/amd_detail/amd_hip_runtime.h compiling for gfx950")
+    newer = verify_mod.Compiler("clang-device-only", "/usr/bin/clang++-22", "gfx1250", hip_version="5.2")
+    assert verify_mod.toolchain_limit(str(rocm), newer) == (
+        "toolchain limit: the error is inside HIP 5.2's own header hip/amd_detail/amd_hip_runtime.h compiling for gfx1250")
+    assert verify_mod.toolchain_limit(str(rocm), comp) is None  # hipcc's own clang: the headers are not the limit
     assert verify_mod.environment_of("a.cu:1:1: error: use of undeclared identifier 'x'", str(tmp_path / "a.cu"), comp) is None
     files = (verify_mod.VerifiedFile("a.cu", "compiled"),
              verify_mod.VerifiedFile("b.cu", "failed", "e", predicted=True, predicted_by=("TRN001 b.cu:3 x",)),

@@ -309,9 +309,10 @@ def missing_system_header(error: str) -> str | None:
 
 
 def toolchain_limit(err_path: str | None, compiler: Compiler) -> str | None:
-    """An error inside the HIP installation's own headers: this toolchain cannot build them (HIP 5.2's headers
-    for a gfx it predates, as with --target mi455x), not a fault of the port."""
-    if not err_path:
+    """An error inside the HIP installation's own headers when a newer clang compiles them for a gfx they predate
+    (HIP 5.2's headers for --target mi455x): a toolchain limit, not a fault of the port. With hipcc, whose clang the
+    headers were made for, such an error is the port's (a header included in the wrong order, say)."""
+    if not err_path or compiler.kind == "hipcc":
         return None
     try:
         real = Path(err_path).resolve()
