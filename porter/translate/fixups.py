@@ -296,7 +296,9 @@ def apply_fixups(root: Path, files: list[FileTranslation], is_project_header, en
     out, used = [], set()
     any_compat = False
     for ft in files:
-        new, shims = fix_file(ft, fix, macros.get(ft.path, set()) | own, is_project_header, classify)
+        # Only the project macros this file sees keep a name: a definition elsewhere in the tree (cuda-samples'
+        # dynamic-loading sample defines __cuda_cuda_h__ and hip* names for itself) is not this file's.
+        new, shims = fix_file(ft, fix, macros.get(ft.path, set()), is_project_header, classify)
         used |= shims
         any_compat |= new.output.startswith(b'#include "' + _relative_include(ft.path).encode()) or bool(shims)
         out.append(new)
