@@ -36,8 +36,7 @@ HERE = Path(__file__).resolve().parent
 JUDGED = HERE / "judged"
 sys.path.insert(0, str(HERE.parent))
 
-from porter.kernels.verdicts import analyse  # noqa: E402
-from porter.pipeline import scan  # noqa: E402
+from porter.pipeline import run, scan  # noqa: E402
 from porter.settings import Settings  # noqa: E402
 
 TARGETS = ("mi300x", "mi355x", "mi455x")
@@ -53,8 +52,10 @@ def load(name: str) -> list[dict]:
 
 
 def run_porter(tree: Path):
-    result = scan(tree, Settings(jobs=2, cache_dir=None, targets=TARGETS))
-    return result, analyse(result, list(TARGETS))
+    """porter's result on a tree as a user gets it: the one pipeline, port status included (so a guarded spot that
+    reads handled is not counted against precision)."""
+    result = run(tree, Settings(jobs=2, cache_dir=None, targets=TARGETS)).result
+    return result, result
 
 
 def score_findings(project: str, judged: list[dict], result) -> dict:

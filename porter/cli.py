@@ -460,6 +460,12 @@ def translate_cmd(
     translate_strings: bool = typer.Option(False, "--translate-strings", metavar="", help="Also rename inside comments and strings."),
     verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="List warnings and unchanged files; tracebacks."),
     undo: bool = typer.Option(False, "--undo", metavar="", help="Put back every file of the newest --in-place backup under PATH (--force: even over later edits)."),
+    include_dir: List[Path] = typer.Option([], "-I", "--include-dir", metavar="DIR", help="A directory of the project's headers (repeatable)."),
+    define: List[str] = typer.Option([], "-D", "--define", metavar="NAME[=VALUE]", help="A macro for --verify (repeatable)."),
+    std: Optional[str] = typer.Option(None, "--std", metavar="STD", help="C++ standard for --verify (default c++17)."),
+    build_dir: Optional[Path] = typer.Option(None, "-p", "--build-dir", metavar="DIR", help="A build directory holding compile_commands.json."),
+    compile_commands: Optional[Path] = typer.Option(None, "--compile-commands", metavar="FILE", help="A compile_commands.json file."),
+    no_fixups: bool = typer.Option(False, "--no-fixups", metavar="", help="Leave the engine's output as it is (no guard/header/shim post-pass)."),
 ) -> None:
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
@@ -483,7 +489,12 @@ def translate_cmd(
             raise UsageError("--diff prints a diff on stdout; it cannot be combined with --format json")
         if timeout <= 0:
             raise UsageError("--timeout must be positive")
-        opts = TranslateOptions(engine=engine, hipify=hipify, translate_strings=translate_strings, timeout=timeout)
+        if build_dir is not None and compile_commands is not None:
+            raise UsageError("-p/--build-dir and --compile-commands cannot be combined")
+        opts = TranslateOptions(engine=engine, hipify=hipify, translate_strings=translate_strings, timeout=timeout,
+                                include_dirs=tuple(str(p) for p in include_dir), defines=tuple(define), std=std,
+                                compile_commands=compile_commands or build_dir, fixups=not no_fixups,
+                                targets=(target,) if target else ())
         with _unwind_on_signals() if in_place else contextlib.nullcontext():
             run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
                                 overwrite=overwrite, verify=verify, target=target)

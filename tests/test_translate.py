@@ -52,7 +52,7 @@ def git_repo(tmp_path: Path, src: Path) -> Path:
 
 # --- built-in engine: exact outputs ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["basic", "unsupported"])
+@pytest.mark.parametrize("name", ["basic", "unsupported", "buildsys"])
 def test_builtin_output_tree_equals_golden(tmp_path, name):
     result = translate(TR / name, BUILTIN)
     assert result.engine.name == "builtin"
@@ -169,11 +169,23 @@ def test_unknown_cuda_names_reported_but_project_definitions_are_not(tmp_path):
         #endif
         }
         """).encode()
-    ft, _ = _one(tmp_path, "u.cpp", src)
+    ft, _ = _one(tmp_path, "u.cpp", src, fixups=False)
     assert [(f.rule, f.line, dict(f.data)["name"]) for f in ft.unconverted] == [
         ("TRN003", 7, "cudaMysteryCall"), ("TRN003", 8, "CUDART_VERSION")]
     assert [(f.rule, dict(f.data)["name"]) for f in ft.warnings] == [("TRN006", "umin")]
     assert b"cudaCheck(hipDeviceSynchronize());" in ft.output and b'cudaCheckError("x")' in ft.output
+    # The post-pass answers both: the version test reads porter's macro, umin is the compat header's
+    fixed, result = _one(tmp_path, "u.cpp", src)
+    assert [(f.rule, f.line, dict(f.data)["name"]) for f in fixed.unconverted] == [("TRN003", 7, "cudaMysteryCall")]
+    assert [(f.rule, f.line, dict(f.data)["name"]) for f in fixed.warnings] == [
+        ("TRN016", 8, "CUDART_VERSION"), ("TRN006", 9, "umin"), ("TRN017", 9, "umin")]
+    lines = fixed.output.decode().splitlines()
+    assert lines[0] == '#include "porter_hip_compat.h"  /* porter: shims for CUDA names HIP lacks */'
+    assert lines[8:10] == ["#if PORTER_CUDART_VERSION >= 12000", "    porter_umin(1u, 2u);"]
+    assert fixed.line_shift == 1
+    compat = result.file("porter_hip_compat.h")
+    assert compat.status == "generated" and b"#define PORTER_CUDART_VERSION 11000\n" in compat.output
+    assert b"porter_umin(unsigned int a, unsigned int b)" in compat.output and b"porter_any_sync" not in compat.output
 
 
 def test_hip_names_newer_than_the_hip_in_use_are_flagged(tmp_path):
@@ -397,7 +409,7 @@ def test_hipify_timeout_and_crash_are_reported_and_the_run_goes_on(tmp_path):
                         'case "$*" in *--version*) echo "HIP version 0.0.0 (fake)"; exit 0;; esac\n'
                         'case "$*" in *saxpy*) exec sleep 60;; esac\ncat "$2"; echo "  CONVERTED refs count: 0" >&2')
     start = time.time()
-    result = translate(TR / "basic", TranslateOptions(engine="hipify-perl", hipify=hang, timeout=1.5))
+    result = translate(TR / "basic", TranslateOptions(engine="hipify-perl", hipify=hang, timeout=1.5, fixups=False))
     assert time.time() - start < 30
     saxpy = result.file("src/saxpy.cu")
     assert saxpy.status == "failed" and saxpy.error == "timed out after 1.5 s"

@@ -68,7 +68,9 @@ def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):
     assert "cudaFlushGPUDirectRDMAWrites" in f.error or "cudaDeviceFlushGPUDirectRDMAWrites" in f.error
     assert f.predicted is True
     assert "TRN001 flush.cu:8 cudaDeviceFlushGPUDirectRDMAWrites" in f.predicted_by
-    assert ver.summary() == {"compiled": 0, "failed": 1, "failed_predicted": 1, "failed_unpredicted": 0}
+    assert f.cause == "predicted"
+    assert ver.summary() == {"compiled": 0, "failed": 1, "failed_predicted": 1, "failed_unpredicted": 0,
+                             "predicted": 1, "environment": 0, "defect": 0, "compile_rate": 0.0}
 
 
 def test_gfx942_device_only_with_a_newer_clang(tmp_path):
@@ -126,16 +128,20 @@ def test_missing_rocm_library_header_is_the_environment_not_the_port():
 
 
 def test_error_inside_hip_headers_is_a_toolchain_limit(tmp_path):
-    from porter.translate.verify import Compiler, hip_header_error
+    from porter.translate.verify import Compiler, toolchain_limit
 
     c = Compiler("clang-device-only", "/usr/bin/clang++-22", "gfx1250", hip_version="5.2")
-    assert hip_header_error("/usr/include/hip/amd_detail/amd_warp_functions.h", tmp_path, c) == (
-        "the error is inside HIP 5.2's own header amd_warp_functions.h, which does not build with clang++-22 for gfx1250")
-    assert hip_header_error("/opt/rocm/include/hip/hip_runtime.h", tmp_path, c).startswith("the error is inside HIP 5.2")
-    (tmp_path / "include" / "hip").mkdir(parents=True)  # the project's own include/hip/ is the project's code
-    assert hip_header_error(str(tmp_path / "include" / "hip" / "mine.h"), tmp_path, c) is None
-    assert hip_header_error("/usr/include/c++/12/bits/stl_algo.h", tmp_path, c) is None
-    assert hip_header_error(None, tmp_path, c) is None
+    assert toolchain_limit("/usr/include/hip/amd_detail/amd_warp_functions.h", c) == (
+        "toolchain limit: the error is inside HIP 5.2's own header hip/amd_detail/amd_warp_functions.h compiling for "
+        "gfx1250")
+    (tmp_path / "include" / "hip").mkdir(parents=True)
+    (tmp_path / "include" / "hip" / "mine.h").write_text("")
+    assert toolchain_limit(str(tmp_path / "include" / "hip" / "mine.h"), c) is None  # the project's own include/hip/
+    assert toolchain_limit("/usr/include/c++/12/bits/stl_algo.h", c) is None
+    assert toolchain_limit(None, c) is None
+    # hipcc's clang is the one HIP 5.2's headers were made for: an error there is the port's
+    hipcc = Compiler("hipcc", "/usr/bin/hipcc", "gfx90a", hip_version="5.2")
+    assert toolchain_limit("/usr/include/hip/amd_detail/amd_warp_functions.h", hipcc) is None
 
 
 def test_mi455x_verify_failure_in_hip_headers_reads_as_toolchain_limit(tmp_path):
@@ -151,5 +157,5 @@ def test_mi455x_verify_failure_in_hip_headers_reads_as_toolchain_limit(tmp_path)
     files = json.loads(r.output)["verify"]["files"]
     if files[0]["status"] == "compiled":
         pytest.skip("this machine's HIP headers build for gfx1250; nothing to classify")
-    assert files[0]["predicted"] is False
-    assert files[0]["toolchain"].startswith("the error is inside HIP")
+    assert files[0]["predicted"] is False and files[0]["cause"] == "environment"
+    assert files[0]["environment"].startswith("toolchain limit: the error is inside HIP")

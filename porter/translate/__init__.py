@@ -130,8 +130,26 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
         listed = set(all_files)
         _included_extras(root_real, sources, listed)
         copies = sorted(f for f in all_files if f not in sources)
+    from porter.translate import buildfiles, fixups
+    from porter.translate.buildinfo import build_info
+    from porter.translate.engines.builtin import BuiltinEngine, project_header
+
+    build = build_info(root_real, sorted(listed | set(sources)), options.include_dirs, options.defines, options.std,
+                       options.compile_commands)
     engine = select_engine(options)
-    files = engine.translate_all(root_real, dict(sorted(sources.items())), options, progress)
-    files = tuple(sorted(files, key=lambda f: f.path))
+    # A porter_hip_compat.h from an earlier run is regenerated, not translated (a project's own file of that name is).
+    ours = {fixups.COMPAT_HEADER} if fixups.is_generated_compat(root_real / fixups.COMPAT_HEADER) else set()
+    srcs = dict(sorted((k, v) for k, v in sources.items() if k not in ours))
+    if isinstance(engine, BuiltinEngine):
+        files = engine.translate_all(root_real, srcs, options, progress, build=build)
+    else:
+        files = engine.translate_all(root_real, srcs, options, progress)
+    if options.fixups:
+        files = fixups.apply_fixups(
+            root_real, list(files), lambda rel, target, quoted: project_header(root_real, rel, target, quoted, build),
+            engine.info.name, options.hip_version, build=build)
+    built, copies = buildfiles.migrate(root_real, copies, options)
+    files = tuple(sorted([*files, *built], key=lambda f: f.path))
+    copies = [c for c in copies if c not in ours]
     return TranslationResult(root_real, engine.info, files, tuple(copies), tuple(sorted(links)),
-                             tuple(sorted(set(skipped))))
+                             tuple(sorted(set(skipped))), build=build)

@@ -33,6 +33,12 @@ class TranslateOptions:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     jobs: int = 0  # external engines: parallel processes (0: one per core)
+    include_dirs: tuple[str, ...] = ()  # -I: where the project's headers are (translation and --verify)
+    defines: tuple[str, ...] = ()  # -D NAME[=VALUE], for --verify
+    std: str | None = None  # --std c++17 ..., for --verify
+    compile_commands: Path | None = None  # -p BUILD_DIR / --compile-commands FILE (compile_commands.json)
+    targets: tuple[str, ...] = ()  # porter targets whose gfx the migrated build files build for (none: the default)
+    fixups: bool = True  # the post-pass of porter.translate.fixups (off: the engine's output as it is)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,7 @@ class TranslationResult:
     symlinks: tuple[tuple[str, str], ...] = ()  # (path, link target) inside the tree, recreated as links
     skipped: tuple[Skipped, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # later stages (write, verify) attach their results
+    build: Any = field(default=None, compare=False, repr=False)  # porter.translate.buildinfo.BuildInfo used
 
     @property
     def findings(self) -> list[Finding]:

@@ -100,15 +100,14 @@ def render_verification(ver: dict, out: Console) -> None:
     for f in ver["files"]:
         pred = "" if f["status"] == "compiled" else ("yes: " + "; ".join(f["predicted_by"]) if f["predicted"]
                                                      else f"no — environment: {f['environment']}" if f.get("environment")
-                                                     else f"n/a — toolchain limit: {f['toolchain']}" if f.get("toolchain")
-                                                     else "no")
+                                                     else "no — translation defect")
         t.add_row(literal_name(f["path"]), f["status"], literal(f["error"] or ""), literal(pred))
     out.print(t)
     s = ver["summary"]
-    limits = sum(1 for f in ver["files"] if f["status"] != "compiled" and f.get("toolchain"))
-    out.print(f"{s['compiled']} compiled, {s['failed']} failed ({s['failed_predicted']} predicted by a porter finding, "
-              f"{s['failed_unpredicted']} not" + (f"; {limits} of those at a toolchain limit, inside HIP's own headers"
-                                                  if limits else "") + ")", markup=False)
+    rate = f"; compile rate {s['compile_rate']:.0%} of the units this machine can build" if s.get("compile_rate") is not None else ""
+    out.print(f"{s['compiled']} compiled, {s['failed']} failed ({s.get('predicted', s['failed_predicted'])} predicted by a "
+              f"porter finding, {s.get('environment', 0)} environment, {s.get('defect', s['failed_unpredicted'])} "
+              f"translation defects){rate}", markup=False)
 
 
 def render_undo(report: UndoReport, out: Console) -> None:

@@ -34,8 +34,6 @@ def run_translate(path: Path, options: TranslateOptions, output: Path | None = N
         raise TranslateError("--force only applies to --in-place")
     if overwrite and output is None:
         raise TranslateError("--overwrite only applies to -o OUTDIR")
-    if target and not verify:
-        raise TranslateError("--target chooses the --verify architecture; add --verify")
     path = Path(path)
     if not path.exists():
         raise TranslateError(f"{path}: no such file or directory")

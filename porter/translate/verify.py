@@ -1,6 +1,6 @@
 """Compile each translated translation unit with the HIP compiler found, and say whether porter predicted failures.
 
-Compiler choice for a GPU architecture (HIPIFY's and hipcc's documentation, https://github.com/ROCm/HIPIFY): `hipcc` with `HIP_PLATFORM=amd` and
+Compiler choice for a GPU architecture: `hipcc` with `HIP_PLATFORM=amd` and
 `--offload-arch=<gfx>` (`-c`, host and device) when its clang accepts that gfx; otherwise a newer clang
 (clang++-19 … clang++-22, the oldest that accepts the gfx, or $PORTER_HIP_CLANG) in device-only `-S` mode with `-nogpulib`, which is how Debian's
 clang-19/22 check gfx942/gfx950 code; otherwise hipcc for gfx90a. Support for a gfx is probed, not assumed.
@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -41,12 +42,14 @@ class Compiler:
     hip_version: str | None = None  # HIP headers' version, when hipcc says
     note: str = ""  # why this compiler/arch was chosen
 
-    def command(self, src: Path, obj: Path, includes: Iterable[Path]) -> list[str]:
-        incs = [f"-I{p}" for p in includes]
+    def command(self, src: Path, obj: Path, includes: Iterable[Path], defines: Iterable[str] = (),
+                std: str | None = None) -> list[str]:
+        incs = [f"-I{p}" for p in includes] + [f"-D{d}" for d in defines]
+        std_flag = f"-std={std or 'c++17'}"
         if self.kind == "hipcc":
-            return [self.path, f"--offload-arch={self.arch}", "-std=c++17", "-x", "hip", "-c", str(src), "-o", str(obj), *incs]
+            return [self.path, f"--offload-arch={self.arch}", std_flag, "-x", "hip", "-c", str(src), "-o", str(obj), *incs]
         cmd = [self.path, "-x", "hip", f"--offload-arch={self.arch}", f"--rocm-path={_rocm_path()}", "-nogpulib",
-               "--cuda-device-only", "-S", "-std=c++17", str(src), "-o", str(obj), *incs]
+               "--cuda-device-only", "-S", std_flag, str(src), "-o", str(obj), *incs]
         if _clang_major(self.version) >= 22 and self.arch.startswith("gfx9"):
             cmd.insert(1, "-D__AMDGCN_WAVEFRONT_SIZE=64")  # HIP 5.2 headers use the macro clang 22 dropped
         return cmd
@@ -70,12 +73,19 @@ class VerifiedFile:
     predicted_by: tuple[str, ...] = ()  # "RULE path:line name" of the findings that did
     command: tuple[str, ...] = field(default=(), compare=False)
     environment: str | None = None  # the failure is this machine's (a ROCm library not installed), not the port's
-    toolchain: str | None = None  # the failure is inside HIP's own headers: the compiler and headers disagree
+
+    @property
+    def cause(self) -> str | None:
+        """Why it failed: predicted (a porter finding said so) | environment (this machine or toolchain lacks
+        something) | defect (neither: a translation bug to fix in porter); None when it compiled."""
+        if self.status == "compiled":
+            return None
+        return "predicted" if self.predicted else "environment" if self.environment else "defect"
 
     def to_dict(self) -> dict:
         return {"path": self.path, "status": self.status, "error": self.error, "error_path": self.error_path,
                 "error_line": self.error_line, "predicted": self.predicted, "predicted_by": list(self.predicted_by),
-                "environment": self.environment, "toolchain": self.toolchain}
+                "environment": self.environment, "cause": self.cause}
 
 
 @dataclass(frozen=True)
@@ -86,8 +96,14 @@ class Verification:
 
     def summary(self) -> dict:
         failed = [f for f in self.files if f.status != "compiled"]
-        return {"compiled": len(self.files) - len(failed), "failed": len(failed),
-                "failed_predicted": sum(1 for f in failed if f.predicted), "failed_unpredicted": sum(1 for f in failed if not f.predicted)}
+        causes = Counter(f.cause for f in failed)
+        compiled = len(self.files) - len(failed)
+        # The compile rate leaves out what this machine cannot build whatever the port does.
+        judged = len(self.files) - causes["environment"]
+        return {"compiled": compiled, "failed": len(failed),
+                "failed_predicted": sum(1 for f in failed if f.predicted), "failed_unpredicted": sum(1 for f in failed if not f.predicted),
+                "predicted": causes["predicted"], "environment": causes["environment"], "defect": causes["defect"],
+                "compile_rate": round(compiled / judged, 3) if judged else None}
 
     def to_dict(self) -> dict:
         return {"compiler": self.compiler.to_dict() if self.compiler else None, "note": self.note,
@@ -254,8 +270,8 @@ _NOT_FOUND = re.compile(r"fatal error: '([^']+)' file not found")
 
 
 def missing_rocm_header(error: str) -> str | None:
-    """When the first error is a ROCm library header the translation rightly includes but this machine lacks
-    (Debian ships no hipBLAS, for instance), say so: the port is not wrong, the compile environment is short."""
+    """When the first error is a ROCm header the translation rightly includes but this machine lacks (Debian ships
+    no hipBLAS, and its HIP 5.2 no hip_gl_interop.h), say so: the port is not wrong, the compile environment is short."""
     m = _NOT_FOUND.search(error)
     if not m:
         return None
@@ -263,29 +279,57 @@ def missing_rocm_header(error: str) -> str | None:
 
     header = m.group(1)
     for entry in load_kb().header_entries:
-        if entry.hip == header and entry.library not in ("runtime", "driver", "device"):
+        if entry.hip == header:
+            if entry.library in ("runtime", "driver", "device"):
+                return f"{header} is a HIP header this HIP installation lacks"
             return f"{header} ({entry.library} on ROCm) is not installed for this compiler"
     return None
 
 
-def hip_header_error(error_path: str | None, out_root: Path, compiler: Compiler) -> str | None:
-    """When the first error is inside HIP's own headers (an `include/hip/` directory outside the translated tree),
-    say so: those headers do not build with this compiler for this gfx (HIP 5.2's headers and clang 22 for gfx1250,
-    for instance), which is a toolchain limit, not a defect porter should have predicted in the code."""
-    if not error_path:
+@lru_cache(maxsize=1)
+def _system_headers() -> list[tuple[str, str]]:
+    from fnmatch import translate as glob_rx
+
+    from porter.datafile import DATA_DIR, read_yaml
+    from porter.errors import DataFileError
+
+    raw = read_yaml(DATA_DIR / "kb" / "environment.yaml", DataFileError) or {}
+    return [(re.compile(glob_rx(h)), lib) for h, lib in (raw.get("system_headers") or {}).items()]
+
+
+def missing_system_header(error: str) -> str | None:
+    """A system library's header this machine lacks (omp.h, GL/gl.h, mpi.h: rules/kb/environment.yaml)."""
+    m = _NOT_FOUND.search(error)
+    if not m:
         return None
-    p = Path(error_path)
+    for rx, lib in _system_headers():
+        if rx.match(m.group(1)):
+            return f"{m.group(1)} ({lib}) is not installed on this machine"
+    return None
+
+
+def toolchain_limit(err_path: str | None, compiler: Compiler) -> str | None:
+    """An error inside the HIP installation's own headers when a newer clang compiles them for a gfx they predate
+    (HIP 5.2's headers for --target mi455x): a toolchain limit, not a fault of the port. With hipcc, whose clang the
+    headers were made for, such an error is the port's (a header included in the wrong order, say)."""
+    if not err_path or compiler.kind == "hipcc":
+        return None
     try:
-        p.resolve().relative_to(out_root.resolve())
-        return None  # a header of the project itself
-    except ValueError:
-        pass
-    parts = PurePosixPath(p.as_posix()).parts
-    if not any(a == "include" and b == "hip" for a, b in zip(parts, parts[1:])):
+        real = Path(err_path).resolve()
+    except OSError:
         return None
-    hip = f"HIP {compiler.hip_version}" if compiler.hip_version else "HIP"
-    return (f"the error is inside {hip}'s own header {p.name}, which does not build with "
-            f"{PurePosixPath(compiler.path).name} for {compiler.arch}")
+    rocm = Path(_rocm_path()).resolve()
+    for base in (rocm / "include" / "hip", Path("/opt/rocm/include/hip")):
+        if real.is_relative_to(base):
+            hip = f"HIP {compiler.hip_version}" if compiler.hip_version else "this HIP"
+            return (f"toolchain limit: the error is inside {hip}'s own header {real.relative_to(base.parent)} "
+                    f"compiling for {compiler.arch}")
+    return None
+
+
+def environment_of(error: str, err_path: str | None, compiler: Compiler) -> str | None:
+    """Why a failure is the machine's or toolchain's rather than the port's, or None."""
+    return missing_rocm_header(error) or missing_system_header(error) or toolchain_limit(err_path, compiler)
 
 
 def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Finding] | None = None,
@@ -294,6 +338,7 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
     findings = list(findings if findings is not None else result.findings)
     out_root = Path(out_root)
     includes = include_dirs(out_root, result)
+    build = getattr(result, "build", None)
     shifts = {ft.path: ft.line_shift for ft in result.files}
     files = []
     units = translation_units(result)
@@ -301,7 +346,12 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
         for i, ft in enumerate(units, 1):
             src = out_root / ft.path
             obj = Path(tmp) / f"{i}.{'o' if compiler.kind == 'hipcc' else 's'}"
-            cmd = compiler.command(src, obj, includes)
+            defines, std, unit_incs = (), None, []
+            if build is not None:
+                flags = build.flags_for(ft.path)
+                defines, std = flags.defines, flags.std
+                unit_incs = [Path(d) if Path(d).is_absolute() else out_root / d for d in flags.includes]
+            cmd = compiler.command(src, obj, [*unit_incs, *(i for i in includes if i not in unit_incs)], defines, std)
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
                                    env=compiler.env(), cwd=src.parent, stdin=subprocess.DEVNULL)
@@ -320,10 +370,9 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                         shown_path = (src.parent / epath).resolve().relative_to(out_root.resolve()).as_posix()
                     except ValueError:
                         shown_path = epath
+                env = None if by else environment_of(err, epath and str(src.parent / epath), compiler)
                 files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd),
-                                          environment=None if by else missing_rocm_header(err),
-                                          toolchain=None if by else hip_header_error(epath and str(src.parent / epath),
-                                                                                     out_root, compiler)))
+                                          environment=env))
             if progress:
                 progress(i, len(units))
     return Verification(compiler, tuple(files), compiler.note)

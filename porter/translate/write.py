@@ -199,7 +199,8 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
     """Rewrite the changed files where they are (see the module docstring for the guarantees)."""
     root = result.root
     git_dir = _git_dir(root)
-    changed = [ft for ft in result.files if ft.changed and ft.status != "failed"]
+    changed = [ft for ft in result.files if ft.changed and ft.status not in ("failed", "generated")]
+    generated = [ft for ft in result.files if ft.status == "generated"]
     if git_dir is None and not force:
         raise TranslateError(f"{root}: not a git work tree; --in-place needs one so the originals stay recoverable "
                              f"(or pass --force: porter still keeps a backup copy)")
@@ -253,6 +254,8 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
             _atomic_write(p, ft.output, mode, sync=True)
             report.written.append(ft.path)
             _test_pause(len(report.written))
+        for ft in generated:
+            _write_generated(root, ft, report)
     except BaseException as e:
         restore_errors = []
         for old, p, mode in reversed(done):
@@ -266,6 +269,19 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
                                  f"{len(report.written)} file(s) already rewritten were restored{extra}; backup: {backup}") from None
         raise
     return report
+
+
+def _write_generated(root: Path, ft, report: WriteReport) -> None:
+    """A file porter generates (porter_hip_compat.h): created, or rewritten when it is porter's own from an earlier
+    run; a project file of that name is never overwritten."""
+    from porter.translate.fixups import is_generated_compat
+
+    p = root / ft.path
+    if p.is_symlink() or (p.exists() and not is_generated_compat(p)):
+        report.skipped.append((ft.path, "exists and is not porter's generated file: not overwritten"))
+        return
+    _atomic_write(p, ft.output, 0o644, sync=True)
+    report.written.append(ft.path)
 
 
 def _sha256_of(p: Path) -> str | None:

@@ -89,6 +89,12 @@ RULES = {r.id: r for r in (
     TRule("TRN013", "CUDA name with a HIP equivalent left by the engine", Severity.MEDIUM, Confidence.HIGH, True),
     TRule("TRN014", "project's own definition named like a CUDA API kept", Severity.INFO, Confidence.MEDIUM, False),
     TRule("TRN015", "PyTorch C++ CUDA API kept under its CUDA name", Severity.INFO, Confidence.HIGH, False),
+    TRule("TRN016", "rewritten so it holds under HIP (guard, version test, header, name the engine left)",
+          Severity.INFO, Confidence.HIGH, False),
+    TRule("TRN017", "CUDA name HIP lacks replaced by a porter_hip_compat.h shim", Severity.LOW, Confidence.HIGH, False),
+    TRule("TRN018", "build file migrated to HIP, or advice for it", Severity.INFO, Confidence.HIGH, False),
+    TRule("TRN019", "CUDA struct member the HIP struct lacks", Severity.MEDIUM, Confidence.HIGH, True),
+    TRule("TRN020", "renamed type whose HIP definition differs", Severity.MEDIUM, Confidence.MEDIUM, False),
 )}
 
 # PyTorch's ROCm build keeps these names (its own hipify maps them when it builds a CUDAExtension), so they are
@@ -258,10 +264,15 @@ def _includes(sf: SourceFile) -> Iterable[re.Match]:
             yield m
 
 
-def _project_header(root: Path | None, rel: str, target: str, quoted: bool) -> bool:
+def project_header(root: Path | None, rel: str, target: str, quoted: bool, build=None) -> bool:
     """A quoted include that names a file of the project is the project's, whatever it is called: next to the
-    including file, at the root, or anywhere in the tree under that relative path (reached through -I)."""
-    if root is None or not quoted:
+    including file, at the root, or anywhere in the tree under that relative path (reached through -I). With build
+    information (`porter.translate.buildinfo.BuildInfo`) an angle include found on the project's -I path is too."""
+    if root is None:
+        return False
+    if build is not None and build.resolve(rel, target, quoted) is not None:
+        return True
+    if not quoted:
         return False
     base = (root / rel).parent
     if (base / target).is_file() or (root / target).is_file():
@@ -281,7 +292,7 @@ def _tree_suffixes(root: Path) -> frozenset[str]:
     return frozenset(out)
 
 
-def _split_args(code: bytes, open_at: int) -> tuple[int, list[tuple[int, int]]] | None:
+def split_args(code: bytes, open_at: int) -> tuple[int, list[tuple[int, int]]] | None:
     """The argument spans of a parenthesised list starting at `open_at` ('('), and the index of its ')'."""
     depth, start, args = 0, open_at + 1, []
     for i in range(open_at, len(code)):
@@ -308,7 +319,7 @@ def _launch_bounds(w: _FileWork, offsets: list[int]) -> None:
             i += 1
         if code[i:i + 1] != b"(":
             continue
-        found = _split_args(code, i)
+        found = split_args(code, i)
         if found is None:
             continue
         close, args = found
@@ -365,7 +376,7 @@ def _function_pointer_casts(w: _FileWork, toks: dict[bytes, list[int]]) -> None:
                 i += 1
             if code[i:i + 1] != b"(":
                 continue
-            found = _split_args(code, i)
+            found = split_args(code, i)
             if found is None or len(found[1]) <= index:
                 continue
             a0, a1 = found[1][index]
@@ -382,17 +393,17 @@ def _function_pointer_casts(w: _FileWork, toks: dict[bytes, list[int]]) -> None:
 
 
 def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, root: Path | None = None,
-                     translate_strings: bool = False) -> tuple[bytes, _FileWork, int]:
+                     translate_strings: bool = False, build=None) -> tuple[bytes, _FileWork, int]:
     """(output bytes, collected work, lines inserted at the top) for one parsed file."""
     w = _FileWork(sf)
     data = sf.data
     include_spans: list[tuple[int, int]] = []
-    has_hip_runtime = False
+    has_hip_runtime = hip_first = False
     for m in _includes(sf):
         include_spans.append((m.start(), m.end()))
         target = m.group(2).decode("utf-8", "replace").strip()
         quoted = m.group(1) == b'"'
-        if _project_header(root, sf.path, target, quoted):
+        if project_header(root, sf.path, target, quoted, build):
             continue
         h = kb.header(target)
         if h is None:
@@ -405,6 +416,10 @@ def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, ro
             w.names[(h.cuda, h.hip)] += 1
             if h.hip in ("hip/hip_runtime.h",):
                 has_hip_runtime = True
+            elif not has_hip_runtime:
+                # nvcc includes cuda_runtime.h before anything; HIP 5.2's cooperative-groups header needs
+                # hip_runtime.h first (hipBlockDim_z), so a HIP header ahead of it gets hip_runtime.h at the top.
+                hip_first = True
         elif h.status == "drop":
             directive = data[m.start():m.end()].strip().decode("utf-8", "replace")
             w.edits.append(_Edit(m.start(), m.end(), f"/* porter: {directive} dropped, HIP does not need it */".encode()))
@@ -451,7 +466,8 @@ def translate_source(sf: SourceFile, classify: Classifier, kb: KnowledgeBase, ro
 
     out = _apply(data, w.edits)
     shift = 0
-    if PurePosixPath(sf.path).suffix.lower() in IMPLICIT_RUNTIME_EXTS and not has_hip_runtime and data.strip():
+    if PurePosixPath(sf.path).suffix.lower() in IMPLICIT_RUNTIME_EXTS and (hip_first or not has_hip_runtime) \
+            and data.strip():
         bom = b"\xef\xbb\xbf" if out.startswith(b"\xef\xbb\xbf") else b""
         out = bom + HIP_RUNTIME_INCLUDE + out[len(bom):]
         shift = 1
@@ -500,6 +516,57 @@ def leftovers(sf: SourceFile, classify: Classifier) -> _FileWork:
     return w
 
 
+def include_graph(parsed: dict[str, SourceFile], root: Path | None, build=None) -> dict[str, set[str]]:
+    """File -> the files of the set it #includes directly (resolved next to it, on the build's -I path, at the
+    root, or by a unique path suffix in the set)."""
+    by_suffix: dict[str, list[str]] = {}
+    for rel in parsed:
+        parts = PurePosixPath(rel).parts
+        for i in range(len(parts)):
+            by_suffix.setdefault("/".join(parts[i:]), []).append(rel)
+    graph: dict[str, set[str]] = {}
+    for rel, sf in parsed.items():
+        edges = graph.setdefault(rel, set())
+        for m in _includes(sf):
+            target = m.group(2).decode("utf-8", "replace").strip()
+            quoted = m.group(1) == b'"'
+            hit = None
+            if quoted:
+                near = (PurePosixPath(rel).parent / target).as_posix()
+                hit = near if near in parsed else None
+            if hit is None and build is not None and root is not None:
+                found = build.resolve(rel, target, quoted)
+                hit = found if found in parsed else None
+            if hit is None:
+                cands = by_suffix.get(target.lstrip("./"), [])
+                hit = cands[0] if len(cands) == 1 else None
+            if hit is not None and hit != rel:
+                edges.add(hit)
+    return graph
+
+
+def definition_scopes(parsed: dict[str, SourceFile], root: Path | None, build=None) -> dict[str, frozenset[str]]:
+    """File -> the files whose definitions it can see: those it includes (transitively), and those included by
+    any file that includes it (a header sees what its includer included before it)."""
+    graph = include_graph(parsed, root, build)
+
+    @functools.lru_cache(maxsize=None)
+    def down(rel: str) -> frozenset[str]:
+        seen, todo = {rel}, [rel]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return frozenset(seen)
+
+    includers: dict[str, set[str]] = {rel: set() for rel in parsed}
+    for rel in parsed:
+        for f in down(rel):
+            includers[f].add(rel)
+    return {rel: frozenset().union(*(down(i) for i in includers[rel])) for rel in parsed}
+
+
 def sorted_findings(items: list[Finding]) -> tuple[Finding, ...]:
     """Findings in report order with their fingerprints, as every engine hands them back."""
     return tuple(_with_fingerprints(sorted(items)))
@@ -514,23 +581,40 @@ class BuiltinEngine:
         self.kb = kb or load_kb()
         self.info = EngineInfo("builtin", None, None, "porter's knowledge base (HIPIFY tables)")
 
-    def translate_all(self, root: Path, sources: dict[str, bytes], options, progress: Callable | None = None) -> list:
+    def translate_all(self, root: Path, sources: dict[str, bytes], options, progress: Callable | None = None,
+                      build=None) -> list:
         from porter.translate.model import FileTranslation
 
         parsed = {rel: parse(rel, "cuda", data) for rel, data in sources.items()}
-        defined: set[str] = set()
-        members: set[str] = set()
-        for sf in parsed.values():
-            defined |= definitions(sf)
+        own: dict[str, tuple[set[str], set[str], set[str]]] = {}
+        for rel, sf in parsed.items():
             names, offsets = member_definitions(sf)
-            members |= names
+            own[rel] = (definitions(sf), names, _free_definitions([sf]))
             sf.cache["member_definitions"] = offsets
-        # A member shares only its name with the API: it does not keep the free-standing CUDA call from renaming.
-        classify = Classifier(self.kb, defined - (members - _free_definitions(parsed.values())), options.hip_version)
+        scopes = definition_scopes(parsed, root, build)
+        classifiers: dict[frozenset[str], Classifier] = {}
+
+        def classifier_for(rel: str) -> Classifier:
+            # A name the project defines is kept only in the files that can see that definition: the file, what it
+            # includes, and what its includers include (cuda-samples' matrixMulDynlinkJIT typedefs CUdevice for
+            # itself; the other samples' CUdevice is CUDA's and is renamed).
+            scope = scopes[rel]
+            hit = classifiers.get(scope)
+            if hit is None:
+                defined, members, free = set(), set(), set()
+                for f in scope:
+                    d, m, fr = own[f]
+                    defined |= d
+                    members |= m
+                    free |= fr
+                # A member shares only its name with the API: it does not keep the free CUDA call from renaming.
+                hit = classifiers[scope] = Classifier(self.kb, defined - (members - free), options.hip_version)
+            return hit
+
         out = []
         total = len(parsed)
         for i, (rel, sf) in enumerate(parsed.items(), 1):
-            data, w, shift = translate_source(sf, classify, self.kb, root, options.translate_strings)
+            data, w, shift = translate_source(sf, classifier_for(rel), self.kb, root, options.translate_strings, build)
             out.append(FileTranslation(
                 path=rel, status="translated" if data != sf.data else "unchanged", original=sf.data, output=data,
                 lines=sf.lines, converted=tuple(sorted(w.kinds.items())),
