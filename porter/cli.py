@@ -466,13 +466,16 @@ def translate_cmd(
     build_dir: Optional[Path] = typer.Option(None, "-p", "--build-dir", metavar="DIR", help="A build directory holding compile_commands.json."),
     compile_commands: Optional[Path] = typer.Option(None, "--compile-commands", metavar="FILE", help="A compile_commands.json file."),
     no_fixups: bool = typer.Option(False, "--no-fixups", metavar="", help="Leave the engine's output as it is (no guard/header/shim post-pass)."),
+    include: Optional[List[str]] = typer.Option(None, "--include", metavar="GLOB", help="Only paths matching this glob (repeatable; default: porter.toml's)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob (repeatable; default: porter.toml's)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Use this porter.toml / pyproject.toml instead of the closest one."),
+    isolated: bool = typer.Option(False, "--isolated", metavar="", help="Ignore the repository's own configuration (for untrusted code)."),
 ) -> None:
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
     def body() -> int:
         from porter.translate import TranslateOptions
         from porter.translate.report import render_console, render_undo, to_json
-        from porter.translate.run import run_translate
 
         if undo:
             from porter.translate.write import undo_in_place
@@ -495,9 +498,17 @@ def translate_cmd(
                                 include_dirs=tuple(str(p) for p in include_dir), defines=tuple(define), std=std,
                                 compile_commands=compile_commands or build_dir, fixups=not no_fixups,
                                 targets=(target,) if target else ())
+        from porter.pipeline import translate
+        from porter.settings import CommandLine, resolve_settings
+
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or directory")
+        settings = resolve_settings(path, CommandLine(include=tuple(include) if include else None,
+                                                      exclude=tuple(exclude) if exclude else None,
+                                                      config=config, isolated=isolated))
         with _unwind_on_signals() if in_place else contextlib.nullcontext():
-            run = run_translate(path, opts, output=output, in_place=in_place, force=force, diff=diff,
-                                overwrite=overwrite, verify=verify, target=target)
+            run = translate(path, settings, opts, output=output, in_place=in_place, force=force, diff=diff,
+                            overwrite=overwrite, verify=verify, target=target)
         if run.diff is not None:
             sys.stdout.flush()
             sys.stdout.buffer.write(run.diff)

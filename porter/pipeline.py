@@ -94,6 +94,18 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     return Run(result, targets, settings, assessment)
 
 
+def translate(path: Path | str, settings: Settings, options: Any, **how: Any) -> Any:
+    """The translate command through the same settings as a scan: porter.toml / `[tool.porter]` under the command
+    line decide which files are translated (include, exclude) and how many processes an external engine may use,
+    then porter.translate.run translates, writes or diffs, and verifies (`how`: output, in_place, diff, verify, …).
+    Returns its porter.translate.run.TranslateRun."""
+    from porter.translate.run import run_translate
+
+    options = dataclasses.replace(options, include=tuple(settings.include), exclude=tuple(settings.exclude),
+                                  jobs=settings.jobs or options.jobs)
+    return run_translate(Path(path), options, **how)
+
+
 def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: str | None = None,
              baseline: Path | None = None, rev: str | None = None, assess: bool = False) -> Run:
     """What a change adds: with `new_since`, the files that differ between `merge-base(new_since, rev or HEAD)` and

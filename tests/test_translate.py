@@ -604,3 +604,25 @@ def test_a_file_name_that_is_not_utf8_keeps_its_bytes_in_the_mirror(tmp_path):
     assert sorted(os.listdir(os.fsencode(tmp_path / "out"))) == [b"bad\xff.cu"]
     with open(os.path.join(os.fsencode(tmp_path / "out"), b"bad\xff.cu"), "rb") as fh:
         assert fh.read() == b"#include <hip/hip_runtime.h>\nvoid f() { hipFree(0); }\n"
+
+
+def test_translate_reads_the_repository_configuration_like_scan(tmp_path):
+    """translate goes through the same settings as scan: porter.toml's exclude applies, --isolated ignores it,
+    --include on the command line wins over the file."""
+    from porter.cli import app
+
+    src = tmp_path / "repo"
+    (src / "vendor").mkdir(parents=True)
+    (src / "a.cu").write_text("void f(void *p) { cudaFree(p); }\n")
+    (src / "vendor" / "v.cu").write_text("void g(void *p) { cudaFree(p); }\n")
+    (src / "porter.toml").write_text('exclude = ["vendor/"]\n')
+
+    def translated(*extra):
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        r = CliRunner().invoke(app, ["translate", str(src), "-o", str(out), "--engine", "builtin", "-f", "json", *extra])
+        assert r.exit_code == 0, r.output
+        return [f["path"] for f in json.loads(r.output)["files"]]
+
+    assert translated() == ["a.cu"]
+    assert translated("--isolated") == ["a.cu", "vendor/v.cu"]
+    assert translated("--include", "vendor/**", "--isolated") == ["vendor/v.cu"]
