@@ -1,14 +1,15 @@
 """Measure what a CUDA kernel does from its tree-sitter tree: shared memory, launches, warp and lane assumptions, PTX.
 
-One walk over each kernel's body (and the same-file device functions it calls, transitively) collects the facts
-kernel analysis decides on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
+One walk over each kernel's body (and the same-file device functions it calls, transitively) hands every node to
+the detectors registered for its type (`DETECTORS`, one detector per fact, below), which collect the facts kernel
+analysis decides on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
 with the reason under `unknown`, never guessed. Everything returned is plain JSON data (dicts, lists, ints).
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, Callable
 
 import tree_sitter as ts
 
@@ -180,72 +181,20 @@ class _FileContext:
     # ------------------------------------------------------------------------------------------ body walk
 
     def _walk(self, fn: Function) -> dict[str, Any]:
+        """The facts of one function body: every node of a type some detector reads, in tree order, handed to the
+        detectors registered for that type (DETECTORS), each of which records one fact in the walk."""
         if fn.start_byte in self._walks:
             return self._walks[fn.start_byte]
         w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
                              "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
                              "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
-                             "libraries": set()}
+                             "libraries": set(), "lane_vars": set()}
         body = fn.node.child_by_field_name("body")
-        lane_vars: set[str] = set()
-        # Every node of a type handled below, in tree order (identifiers and comments are leaves, so nothing is
-        # missed that a full walk would have reached).
-        for n in _descendants(body, *_WALK_TYPES, memo=self._nodes):
-            t = n.type
-            line = n.start_point.row + 1
-            if t in ("identifier", "type_identifier", "namespace_identifier", "field_identifier"):
-                name = n.text.decode()
-                w["identifiers"].add(name)
-                if name in WMMA_IDENTIFIERS:
-                    w["tensor"].add("wmma")
-                if t == "namespace_identifier" and name in CUDA_ONLY_NAMESPACES:
-                    w["libraries"].add(CUDA_ONLY_NAMESPACES[name])
-                if name in ASYNC_IDENTIFIERS and (name != "barrier" or _in_cuda_ns(n)) and (name != "pipeline" or _in_cuda_ns(n)):
-                    w["async"].add(ASYNC_IDENTIFIERS[name])
-                if name in CLUSTER_IDENTIFIERS:
-                    w["clusters"].add(CLUSTER_IDENTIFIERS[name])
-                if name == "this_grid":
-                    w["grid_sync"].append(line)
-                if name == "warpSize" and _constant_context(n):
-                    w["warpsize_const"].append(WarpSizeConstant(line, _stmt_text(n)))
-                continue
-            if t == "declaration":
-                if any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
-                    w["shared_decls"].append(n)
-                self._ballot_holder(n, w)
-                for d in n.children:
-                    if d.type == "init_declarator":
-                        name_node = d.child_by_field_name("declarator")
-                        value = d.child_by_field_name("value")
-                        if name_node is not None and value is not None and _lane_expr(value):
-                            lane_vars.add(name_node.text.decode())
-            elif t == "call_expression":
-                self._call(n, w)
-            elif t == "gnu_asm_expression":
-                ptx = _ptx(n)
-                if ptx["families"] and not _amdgcn(ptx):
-                    w["ptx"].append(ptx)
-            elif t == "binary_expression":
-                lane = _lane_literal(n)
-                if lane:
-                    w["lane"].append(LaneAssumption(line, lane, n.text.decode("utf-8", "replace")))
-            elif t == "for_statement":
-                red = _reduction_loop(n)
-                if red:
-                    w["lane"].append(LaneAssumption(line, red, _first_line(n)))
-            elif t == "subscript_expression":
-                w["arrays32"].append(n)
-        # 32-wide arrays indexed by a lane: `__shared__ float s[32]; s[lane] = ...`
-        arrays32 = self._arrays_of_32(fn)
-        for sub in w.pop("arrays32"):
-            arg = sub.child_by_field_name("argument")
-            idx = sub.child_by_field_name("indices") or (sub.named_children[1] if len(sub.named_children) > 1 else None)
-            if arg is None or idx is None or arg.text.decode() not in arrays32:
-                continue
-            itext = idx.text.decode("utf-8", "replace")
-            if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
-                w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
-                                                sub.text.decode("utf-8", "replace")))
+        # Identifiers and comments are leaves, so nothing is missed that a full walk would have reached.
+        for n in _descendants(body, *DETECTORS, memo=self._nodes):
+            for detect in DETECTORS[n.type]:
+                detect(self, n, w)
+        lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
         self._walks[fn.start_byte] = w
         return w
@@ -261,67 +210,6 @@ class _FileContext:
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
                 out.add(inner.text.decode())
         return out
-
-    def _call(self, n: ts.Node, w: dict[str, Any]) -> None:
-        fn = n.child_by_field_name("function")
-        if fn is None:
-            return
-        line = n.start_point.row + 1
-        if any(c.type == "kernel_call_syntax" for c in n.children):
-            w["device_launches"].append(line)
-        if fn.type == "template_function":
-            fn = fn.child_by_field_name("name") or fn
-        if fn.type == "field_expression":
-            field = fn.child_by_field_name("field")
-            obj = fn.child_by_field_name("argument")
-            if field is not None and field.text == b"sync" and obj is not None and "grid" in obj.text.decode().lower():
-                w["grid_sync"].append(line)
-            return
-        name = unqualified(fn.text.decode("utf-8", "replace"))
-        w["calls"].add(name)
-        args = n.child_by_field_name("arguments")
-        argv = [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
-        if name in WARP_OPS:
-            op = WarpOp(name, line)
-            if name.endswith("_sync") or name == "__syncwarp":
-                mask_node = argv[0] if argv else None
-                mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
-                # A bare __syncwarp() syncs the whole warp or wavefront: it spells no 32-bit mask.
-                value = fold(mask_node, self.env) if mask_node is not None else None
-                kind = ("default" if mask_node is None else "full32" if value == FULL_MASK_32
-                        else "constant" if isinstance(value, int) else "runtime")
-                op = WarpOp(name, line, mask_text, kind)
-                if name == "__syncwarp" and kind not in ("full32", "default"):
-                    w["partial_syncwarp"].append(line)
-            # An explicit width of 32 (`__shfl_xor_sync(m, v, o, 32)`) is a logical 32-lane shuffle: it works in
-            # 32-lane groups on wave64 too, so it is no 32-lane assumption.
-            w["warp_ops"].append(op)
-        elif name.startswith("atomic") or name == "atomic_ref":
-            w["atomics"].append(name)
-        elif name == "grid_sync" or (name == "sync" and argv and "grid" in argv[0].text.decode().lower()):
-            w["grid_sync"].append(line)
-        elif name == "tiled_partition":
-            targs = n.child_by_field_name("function")
-            if targs is not None and targs.type == "template_function" and b"32" in targs.text:
-                w["lane"].append(LaneAssumption(line, "tiled_partition<32>", targs.text.decode()))
-
-    def _ballot_holder(self, n: ts.Node, w: dict[str, Any]) -> None:
-        ty = n.child_by_field_name("type")
-        if ty is None:
-            return
-        tytext = " ".join(ty.text.decode().split())
-        if tytext not in ("unsigned", "unsigned int", "uint32_t", "int", "uint", "std::uint32_t", "int32_t"):
-            return
-        for d in n.children:
-            if d.type != "init_declarator":
-                continue
-            value = d.child_by_field_name("value")
-            if value is None:
-                continue
-            names = {unqualified(c.text.decode()) for c in _descendants(value, "identifier")}
-            hit = names & BALLOTS
-            if hit:
-                w["ballot32"].append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
 
     # ------------------------------------------------------------------------------------------ shared memory
 
@@ -655,8 +543,248 @@ def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
     return out
 
 
-_WALK_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
-               "gnu_asm_expression", "binary_expression", "for_statement", "subscript_expression")
+# ------------------------------------------------------------------------------------------ detectors
+# One detector per fact: each reads one kind of node and records one fact in the walk `w` of a function body
+# (porter.model.kernel.KernelFacts is what they add up to). `_FileContext._walk` visits every node once and hands
+# it to the detectors registered for its type, so a new fact is one function and one `@detects` line.
+
+Detector = Callable[["_FileContext", ts.Node, dict[str, Any]], None]
+DETECTORS: dict[str, list[Detector]] = {}
+_NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier")
+
+
+def detects(*node_types: str) -> Callable[[Detector], Detector]:
+    def register(detector: Detector) -> Detector:
+        for t in node_types:
+            DETECTORS.setdefault(t, []).append(detector)
+        return detector
+    return register
+
+
+@detects(*_NAMES)
+def identifier_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Every name the body uses (shared-memory sizes and template bindings look names up here)."""
+    w["identifiers"].add(n.text.decode())
+
+
+@detects(*_NAMES)
+def wmma_fragments(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    if n.text.decode() in WMMA_IDENTIFIERS:
+        w["tensor"].add("wmma")
+
+
+@detects("namespace_identifier")
+def cuda_only_namespaces(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """`cutlass::`, `cute::`: NVIDIA-only device libraries with no ROCm build."""
+    name = n.text.decode()
+    if name in CUDA_ONLY_NAMESPACES:
+        w["libraries"].add(CUDA_ONLY_NAMESPACES[name])
+
+
+@detects(*_NAMES)
+def async_copy_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    name = n.text.decode()
+    # `barrier` and `pipeline` are common words: only cuda::'s count.
+    if name in ASYNC_IDENTIFIERS and (name not in ("barrier", "pipeline") or _in_cuda_ns(n)):
+        w["async"].add(ASYNC_IDENTIFIERS[name])
+
+
+@detects(*_NAMES)
+def cluster_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    name = n.text.decode()
+    if name in CLUSTER_IDENTIFIERS:
+        w["clusters"].add(CLUSTER_IDENTIFIERS[name])
+
+
+@detects(*_NAMES)
+def grid_group_name(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    if n.text == b"this_grid":
+        w["grid_sync"].append(n.start_point.row + 1)
+
+
+@detects(*_NAMES)
+def warpsize_constant(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """`warpSize` where a constant expression is needed (not constexpr since ROCm 7.0)."""
+    if n.text == b"warpSize" and _constant_context(n):
+        w["warpsize_const"].append(WarpSizeConstant(n.start_point.row + 1, _stmt_text(n)))
+
+
+@detects("declaration")
+def shared_declarations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """`__shared__` declarations, sized later with the kernel's template bindings."""
+    if any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
+        w["shared_decls"].append(n)
+
+
+@detects("declaration")
+def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """A ballot or active mask kept in a 32-bit integer (HIP returns 64 bits)."""
+    ty = n.child_by_field_name("type")
+    if ty is None:
+        return
+    tytext = " ".join(ty.text.decode().split())
+    if tytext not in ("unsigned", "unsigned int", "uint32_t", "int", "uint", "std::uint32_t", "int32_t"):
+        return
+    for d in n.children:
+        if d.type != "init_declarator":
+            continue
+        value = d.child_by_field_name("value")
+        if value is None:
+            continue
+        names = {unqualified(c.text.decode()) for c in _descendants(value, "identifier")}
+        hit = names & BALLOTS
+        if hit:
+            w["ballot32"].append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
+
+
+@detects("declaration")
+def lane_variables(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Variables initialised with a lane expression (`int lane = threadIdx.x % 32`), for lane_array_index."""
+    for d in n.children:
+        if d.type == "init_declarator":
+            name_node = d.child_by_field_name("declarator")
+            value = d.child_by_field_name("value")
+            if name_node is not None and value is not None and _lane_expr(value):
+                w["lane_vars"].add(name_node.text.decode())
+
+
+def _called(n: ts.Node) -> tuple[ts.Node | None, str | None]:
+    """A call's function node and, unless it is a member call (`g.sync()`), its unqualified name."""
+    fn = n.child_by_field_name("function")
+    if fn is None:
+        return None, None
+    if fn.type == "template_function":
+        fn = fn.child_by_field_name("name") or fn
+    if fn.type == "field_expression":
+        return fn, None
+    return fn, unqualified(fn.text.decode("utf-8", "replace"))
+
+
+def _arguments(n: ts.Node) -> list[ts.Node]:
+    args = n.child_by_field_name("arguments")
+    return [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
+
+
+@detects("call_expression")
+def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """`k<<<...>>>` inside device code: dynamic parallelism."""
+    if any(c.type == "kernel_call_syntax" for c in n.children):
+        w["device_launches"].append(n.start_point.row + 1)
+
+
+@detects("call_expression")
+def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Names the body calls, to follow into same-file device functions."""
+    _, name = _called(n)
+    if name is not None:
+        w["calls"].add(name)
+
+
+@detects("call_expression")
+def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
+    _, name = _called(n)
+    if name not in WARP_OPS:
+        return
+    line = n.start_point.row + 1
+    op = WarpOp(name, line)
+    if name.endswith("_sync") or name == "__syncwarp":
+        argv = _arguments(n)
+        mask_node = argv[0] if argv else None
+        mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
+        # A bare __syncwarp() syncs the whole warp or wavefront: it spells no 32-bit mask.
+        value = fold(mask_node, ctx.env) if mask_node is not None else None
+        kind = ("default" if mask_node is None else "full32" if value == FULL_MASK_32
+                else "constant" if isinstance(value, int) else "runtime")
+        op = WarpOp(name, line, mask_text, kind)
+        if name == "__syncwarp" and kind not in ("full32", "default"):
+            w["partial_syncwarp"].append(line)
+    # An explicit width of 32 (`__shfl_xor_sync(m, v, o, 32)`) is a logical 32-lane shuffle: it works in 32-lane
+    # groups on wave64 too, so it is no 32-lane assumption.
+    w["warp_ops"].append(op)
+
+
+@detects("call_expression")
+def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    _, name = _called(n)
+    if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
+        w["atomics"].append(name)
+
+
+@detects("call_expression")
+def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
+    fn, name = _called(n)
+    if fn is None:
+        return
+    if name is None:
+        field = fn.child_by_field_name("field")
+        obj = fn.child_by_field_name("argument")
+        if field is not None and field.text == b"sync" and obj is not None and "grid" in obj.text.decode().lower():
+            w["grid_sync"].append(n.start_point.row + 1)
+        return
+    if name in WARP_OPS or name.startswith("atomic") or name == "atomic_ref":
+        return
+    argv = _arguments(n)
+    if name == "grid_sync" or (name == "sync" and argv and "grid" in argv[0].text.decode().lower()):
+        w["grid_sync"].append(n.start_point.row + 1)
+
+
+@detects("call_expression")
+def tiled_partition_32(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """`tiled_partition<32>`: a 32-lane group written into the code."""
+    _, name = _called(n)
+    if name != "tiled_partition":
+        return
+    targs = n.child_by_field_name("function")
+    if targs is not None and targs.type == "template_function" and b"32" in targs.text:
+        w["lane"].append(LaneAssumption(n.start_point.row + 1, "tiled_partition<32>", targs.text.decode()))
+
+
+@detects("gnu_asm_expression")
+def inline_ptx(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Inline PTX statements and their instruction families (AMD GCN assembly is not PTX)."""
+    ptx = _ptx(n)
+    if ptx["families"] and not _amdgcn(ptx):
+        w["ptx"].append(ptx)
+
+
+@detects("binary_expression")
+def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`)."""
+    lane = _lane_literal(n)
+    if lane:
+        w["lane"].append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
+
+
+@detects("for_statement")
+def reduction_loops(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Shuffle-reduction loops that start at 16 (`for (o = 16; o > 0; o >>= 1)`): five steps cover 32 lanes only."""
+    red = _reduction_loop(n)
+    if red:
+        w["lane"].append(LaneAssumption(n.start_point.row + 1, red, _first_line(n)))
+
+
+@detects("subscript_expression")
+def subscripts(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """Subscripts, for lane_array_index once the body's lane variables are known."""
+    w["arrays32"].append(n)
+
+
+def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
+    """32-wide arrays indexed by a lane (`__shared__ float s[32]; s[lane] = ...`): needs the whole body's lane
+    variables, so it runs after the walk."""
+    arrays32 = ctx._arrays_of_32(fn)
+    lane_vars = w.pop("lane_vars")
+    for sub in w.pop("arrays32"):
+        arg = sub.child_by_field_name("argument")
+        idx = sub.child_by_field_name("indices") or (sub.named_children[1] if len(sub.named_children) > 1 else None)
+        if arg is None or idx is None or arg.text.decode() not in arrays32:
+            continue
+        itext = idx.text.decode("utf-8", "replace")
+        if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
+            w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
+                                            sub.text.decode("utf-8", "replace")))
 
 
 def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
