@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Iterable
 
-from porter.source.macros import CUDA, ROCM, side
+from porter.source.macros import CUDA, ROCM, side, tri_and, tri_not, tri_or
 
 _ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
 _SPLIT = re.compile(r"[-_.]")
@@ -222,7 +222,7 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
             stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
                           "first": len(refs)})
             g = stack[-1]["guard"] or cur[2]
-            cur = (_and(cur[0], cv), _and(cur[1], rv), g)
+            cur = (tri_and(cur[0], cv), tri_and(cur[1], rv), g)
             continue
         if c.name in ("elseif", "else") and stack:
             mark(c.line)
@@ -234,12 +234,12 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
                 rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
                 if vend or vend2:
                     f["guard"] = f["guard"] or c.line
-            arm_c = _and(_not(f["cuda_taken"]), cv)
-            arm_r = _and(_not(f["rocm_taken"]), rv)
-            f["cuda_taken"] = _or(f["cuda_taken"], cv)
-            f["rocm_taken"] = _or(f["rocm_taken"], rv)
+            arm_c = tri_and(tri_not(f["cuda_taken"]), cv)
+            arm_r = tri_and(tri_not(f["rocm_taken"]), rv)
+            f["cuda_taken"] = tri_or(f["cuda_taken"], cv)
+            f["rocm_taken"] = tri_or(f["rocm_taken"], rv)
             o = f["outer"]
-            cur = (_and(o[0], arm_c), _and(o[1], arm_r), f["guard"] or o[2])
+            cur = (tri_and(o[0], arm_c), tri_and(o[1], arm_r), f["guard"] or o[2])
             continue
         if c.name == "endif" and stack:
             mark(c.line)
@@ -280,26 +280,6 @@ def _resolve_cmake_path(arg: str, base: str) -> str | None:
         return None
     out = posixpath.normpath(posixpath.join(root, rel)) if root else posixpath.normpath(rel)
     return None if out.startswith("..") else out
-
-
-def _and(a, b):
-    if a is False or b is False:
-        return False
-    if a is None or b is None:
-        return None
-    return True
-
-
-def _or(a, b):
-    if a is True or b is True:
-        return True
-    if a is None or b is None:
-        return None
-    return False
-
-
-def _not(a):
-    return None if a is None else not a
 
 
 # ------------------------------------------------------------------------------------------ setup.py

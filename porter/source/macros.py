@@ -339,7 +339,8 @@ def condition(kind: str, text: str, build: Build) -> tuple[Tri, bool]:
     return _truth(v), e.vendor or any(build.vendor(t) for t in toks if t[:1].isalpha() or t[:1] == "_")
 
 
-def _and(a: Tri, b: Tri) -> Tri:
+def tri_and(a: Tri, b: Tri) -> Tri:
+    """Kleene's three-valued AND: False wins, then unknown (None)."""
     if a is False or b is False:
         return False
     if a is None or b is None:
@@ -347,7 +348,8 @@ def _and(a: Tri, b: Tri) -> Tri:
     return True
 
 
-def _not(a: Tri) -> Tri:
+def tri_not(a: Tri) -> Tri:
+    """Three-valued NOT: unknown stays unknown."""
     return None if a is None else not a
 
 
@@ -407,10 +409,10 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
                 c, vc = condition(d.kind, d.text, vals[CUDA])
                 r, vr = condition(d.kind, d.text, vals[ROCM])
                 vendor = vc or vr
-            f.cuda_arm = _and(_not(f.cuda_taken), c)
-            f.rocm_arm = _and(_not(f.rocm_taken), r)
-            f.cuda_taken = _or(f.cuda_taken, c)
-            f.rocm_taken = _or(f.rocm_taken, r)
+            f.cuda_arm = tri_and(tri_not(f.cuda_taken), c)
+            f.rocm_arm = tri_and(tri_not(f.rocm_taken), r)
+            f.cuda_taken = tri_or(f.cuda_taken, c)
+            f.rocm_taken = tri_or(f.rocm_taken, r)
             if vendor:
                 f.vendor = True
                 f.guard = f.guard or d.line
@@ -424,14 +426,15 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
         else:
             continue
         f = stack[-1]
-        cur_cuda = _and(f.outer_cuda, f.cuda_arm)
-        cur_rocm = _and(f.outer_rocm, f.rocm_arm)
+        cur_cuda = tri_and(f.outer_cuda, f.cuda_arm)
+        cur_rocm = tri_and(f.outer_rocm, f.rocm_arm)
         cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM) else f.outer_guard
     close(total_lines)
     return _merge(regions)
 
 
-def _or(a: Tri, b: Tri) -> Tri:
+def tri_or(a: Tri, b: Tri) -> Tri:
+    """Kleene's three-valued OR: True wins, then unknown (None)."""
     if a is True or b is True:
         return True
     if a is None or b is None:
