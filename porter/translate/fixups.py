@@ -247,27 +247,19 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
 
 
 def _fix_call(sf, name: str, offsets: list[int], entry: dict, w: _Work, note) -> None:
-    from porter.translate.engines.builtin import split_args
+    from porter.translate.engines.builtin import call_args, trimmed
 
     code = sf.code
     for off in offsets:
-        i = off + len(name)
-        while i < len(code) and code[i:i + 1] in b" \t\r\n":
-            i += 1
-        if code[i:i + 1] != b"(":
-            continue
-        found = split_args(code, i)
+        found = call_args(code, off + len(name))
         if found is None:
             continue
         close, args = found
         index = entry.get("cast_arg")
         cast = str(entry.get("cast", "")).encode()
         if isinstance(index, int) and len(args) > index and cast:
-            a0, a1 = args[index]
-            arg = sf.data[a0:a1]
-            start = a0 + len(arg) - len(arg.lstrip())
-            end = a1 - (len(arg) - len(arg.rstrip()))
-            if start < end and not arg.lstrip().startswith((b"(void", b"reinterpret_cast", b"const_cast", cast)):
+            start, end = trimmed(sf.data, args[index])
+            if start < end and not sf.data[start:end].startswith((b"(void", b"reinterpret_cast", b"const_cast", cast)):
                 w.edits.append((start, start, cast + b"("))
                 w.edits.append((end, end, b")"))
                 w.names[(f"{name} argument {index + 1}", cast.decode())] += 1

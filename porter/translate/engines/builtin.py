@@ -292,6 +292,21 @@ def _tree_suffixes(root: Path) -> frozenset[str]:
     return frozenset(out)
 
 
+def call_args(code: bytes, after_name: int, spaces: bytes = b" \t\r\n") -> tuple[int, list[tuple[int, int]]] | None:
+    """`split_args` of the call whose name ends at `after_name`: past `spaces`, a '(' must follow; None when not."""
+    i = after_name
+    while i < len(code) and code[i:i + 1] in spaces:
+        i += 1
+    return split_args(code, i) if code[i:i + 1] == b"(" else None
+
+
+def trimmed(data: bytes, span: tuple[int, int]) -> tuple[int, int]:
+    """An argument's span without the spaces around it (where a cast's parentheses go)."""
+    a0, a1 = span
+    arg = data[a0:a1]
+    return a0 + len(arg) - len(arg.lstrip()), a1 - (len(arg) - len(arg.rstrip()))
+
+
 def split_args(code: bytes, open_at: int) -> tuple[int, list[tuple[int, int]]] | None:
     """The argument spans of a parenthesised list starting at `open_at` ('('), and the index of its ')'."""
     depth, start, args = 0, open_at + 1, []
@@ -314,16 +329,12 @@ def _launch_bounds(w: _FileWork, offsets: list[int]) -> None:
     sf = w.sf
     code = sf.code
     for off in offsets:
-        i = off + len("__launch_bounds__")
-        while i < len(code) and code[i:i + 1] in b" \t\\\r\n":
-            i += 1
-        if code[i:i + 1] != b"(":
-            continue
-        found = split_args(code, i)
+        # a backslash too: __launch_bounds__ is often written inside a multi-line macro
+        found = call_args(code, off + len("__launch_bounds__"), b" \t\\\r\n")
         if found is None:
             continue
         close, args = found
-        if LAUNCH_BOUNDS_MARK in sf.data[i:close]:
+        if LAUNCH_BOUNDS_MARK in sf.data[args[0][0] - 1:close]:
             continue  # converted by an earlier run
         if len(args) < 2:
             continue  # one argument means the same in HIP
@@ -371,20 +382,12 @@ def _function_pointer_casts(w: _FileWork, toks: dict[bytes, list[int]]) -> None:
     code = w.sf.code
     for api, index in FUNCTION_POINTER_ARGS.items():
         for off in toks.get(api.encode(), ()):
-            i = off + len(api)
-            while i < len(code) and code[i:i + 1] in b" \t\r\n":
-                i += 1
-            if code[i:i + 1] != b"(":
-                continue
-            found = split_args(code, i)
+            found = call_args(code, off + len(api))
             if found is None or len(found[1]) <= index:
                 continue
-            a0, a1 = found[1][index]
-            arg = w.sf.data[a0:a1]
-            lead = len(arg) - len(arg.lstrip())
-            trail = len(arg) - len(arg.rstrip())
-            start, end = a0 + lead, a1 - trail
-            if start >= end or _ALREADY_CAST.match(arg):
+            span = found[1][index]
+            start, end = trimmed(w.sf.data, span)
+            if start >= end or _ALREADY_CAST.match(w.sf.data[span[0]:span[1]]):
                 continue
             w.edits.append(_Edit(start, start, b"reinterpret_cast<const void*>("))
             w.edits.append(_Edit(end, end, b")"))
