@@ -338,6 +338,14 @@ def test_bad_input(tmp_path):
         parse_date("2024-13-01", "--until")
 
 
+def test_a_bare_date_is_a_whole_day_whatever_the_time_of_day(scenario):
+    # git alone reads "2024-01-03" as that date at the current time of day, so the window moved with the clock
+    assert parse_date("2024-01-03", "--since") == "2024-01-03T00:00:00"
+    assert parse_date("2024-01-03", "--until", end_of_day=True) == "2024-01-03T23:59:59"
+    root, shas = scenario  # commit i is dated 2024-01-(i+1) at 12:00 UTC
+    assert [c.sha for c in walk(root, since="2024-01-03", until="2024-01-03").commits] == shas[2:3]
+
+
 def test_merge_heavy_history_says_so(tmp_path):
     root = tmp_path / "r"
     build(root, STEPS[:1])

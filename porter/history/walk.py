@@ -60,11 +60,14 @@ class Walk:
     notices: tuple[str, ...] = ()
 
 
-def parse_date(text: str, option: str) -> str:
-    """An ISO 8601 date or date-time as git should read it; git's own parser accepts anything (even typos)."""
+def parse_date(text: str, option: str, end_of_day: bool = False) -> str:
+    """An ISO 8601 date or date-time as git should read it; git's own parser accepts anything (even typos).
+    A bare date means the start of that day (the end of it with `end_of_day`, for --until): given to git as it is,
+    git would read it as that date at the current time of day, so the window would move with the clock."""
     try:
         if len(text.strip()) == 10:
-            return dt.date.fromisoformat(text.strip()).isoformat()
+            day = dt.date.fromisoformat(text.strip())
+            return dt.datetime.combine(day, dt.time(23, 59, 59) if end_of_day else dt.time()).isoformat()
         return dt.datetime.fromisoformat(text.strip()).isoformat()
     except ValueError:
         raise UsageError(f"{option} must be an ISO date such as 2024-05-01 (or 2024-05-01T12:00:00+00:00), "
@@ -110,7 +113,7 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
     if since:
         window.append(f"--since={parse_date(since, '--since')}")
     if until:
-        window.append(f"--until={parse_date(until, '--until')}")
+        window.append(f"--until={parse_date(until, '--until', end_of_day=True)}")
     total = int(git.run(top, "rev-list", "--count", *window, head, "--").strip() or 0)
     if total == 0:
         raise UsageError(f"no first-parent commits of {head[:12]} between "
