@@ -87,12 +87,18 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     result = attach_status(result, settings, source, open_cache(settings.cache_dir)[0], code_digest())
     assessment = None
     if assess:
-        from porter.estimate.assess import assess as estimate, attach
-        from porter.estimate.effort_model import load_effort_model
-
-        assessment = estimate(result, list(targets), model or load_effort_model(settings.effort))
-        result = attach(result, assessment)
+        result, assessment = assessed(result, settings, targets, model)
     return Run(result, targets, settings, assessment)
+
+
+def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...], model: Any = None) -> tuple[ScanResult, Any]:
+    """The assessment stage: the effort estimate of `result` (with `model`, default the settings' effort model) and
+    the result with it attached."""
+    from porter.estimate.assess import assess as estimate, attach
+    from porter.estimate.effort_model import load_effort_model
+
+    assessment = estimate(result, list(targets), model or load_effort_model(settings.effort))
+    return attach(result, assessment), assessment
 
 
 def translate(path: Path | str, settings: Settings, options: Any, **how: Any) -> Any:
@@ -134,11 +140,7 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
     result = changes.apply(head_result, diff)
     assessment = None
     if assess:
-        from porter.estimate.assess import assess as estimate, attach
-        from porter.estimate.effort_model import load_effort_model
-
-        assessment = estimate(result, list(targets), load_effort_model(settings.effort))
-        result = attach(result, assessment)
+        result, assessment = assessed(result, settings, targets)
     return Run(result, targets, settings, assessment, diff)
 
 
