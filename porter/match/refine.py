@@ -53,8 +53,9 @@ _COPY_DROPS = frozenset({"api", "device", "kernel"})
 ROCM_MACROS = re.compile(rb"\b(?:USE_ROCM|USE_AMD_ROCM|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|"
                          rb"__HIP_DEVICE_COMPILE__|USE_HIP|GGML_USE_HIP|WITH_HIP|__AMDGCN__|__gfx\w+|__GFX\d+__|"
                          rb"__AMDGCN_WAVEFRONT_SIZE\w*|PADDLE_WITH_HIP|TORCH_HIP_VERSION|HIP_VERSION|ROCM_VERSION\w*)\b")
+# Capability and toolkit-version tests: not a porting item when their #else is a fallback HIP compiles.
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
-# Rules about HIP's own behaviour (warpSize is not constexpr in ROCm >= 7.0): they hold in a ROCm branch too.
+# Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
 OLD_TOOLKIT_RULES = frozenset({"API003"})
 _CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
 # An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
