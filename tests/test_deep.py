@@ -69,3 +69,22 @@ def test_cli_deep_flag(monkeypatch):
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["kernel_analysis"]["deep"]["setup"]["available"] is False
+
+
+def test_deep_setup_removes_its_stub_headers_when_the_process_ends(tmp_path):
+    """setup() writes stub headers to a temporary directory for libclang; a process (a scan, a worker) that used
+    deep mode must not leave that directory behind."""
+    import os
+    import subprocess
+    import sys
+
+    if not deep.setup().available:
+        pytest.skip(f"needs libclang: {deep.setup().reason}")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    code = "from porter.kernels import deep; import os, sys; c = deep.setup(); print(sorted(os.listdir(sys.argv[1])))"
+    r = subprocess.run([sys.executable, "-c", code, str(scratch)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "TMPDIR": str(scratch)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().startswith("['porter-deep-")  # it was there while the process ran
+    assert sorted(p.name for p in scratch.iterdir()) == []

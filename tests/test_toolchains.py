@@ -65,7 +65,9 @@ def need_path(path: Path, package: str) -> None:
 
 
 def run(cmd: list[str], cwd: Path, **env: str) -> None:
-    proc = subprocess.run(cmd, cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+    # TMPDIR inside the test's directory: hipcc and clang leave `<stem>-XXXXXX` directories there.
+    proc = subprocess.run(cmd, cwd=cwd, env={**os.environ, "TMPDIR": str(cwd), **env}, capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
 
 

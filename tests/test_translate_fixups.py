@@ -220,7 +220,7 @@ def test_the_migrated_cmake_project_configures_with_the_hip_language(tmp_path):
     r = subprocess.run(["cmake", "-S", str(out), "-B", str(tmp_path / "build"), f"-DCMAKE_HIP_COMPILER={clang}",
                         f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={tmp_path / 'rocm'}", "-DCMAKE_HIP_FLAGS=--rocm-path=/usr"],
                        capture_output=True, text=True, timeout=600,
-                       env={**os.environ, "CMAKE_PREFIX_PATH": str(tmp_path / "rocm")})
+                       env={**os.environ, "CMAKE_PREFIX_PATH": str(tmp_path / "rocm"), "TMPDIR": str(tmp_path)})
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     cache = (tmp_path / "build" / "CMakeCache.txt").read_text()
     assert "CMAKE_HIP_ARCHITECTURES:STRING=gfx90a" in cache.splitlines()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -45,15 +46,21 @@ def _translated(tmp_path: Path, name: str, hip_version: str | None):
     return result, out
 
 
-def test_translated_fixture_compiles_with_hipcc_for_gfx90a(tmp_path):
+def test_translated_fixture_compiles_with_hipcc_for_gfx90a(tmp_path, monkeypatch):
     _need("hipcc")
     compiler, note = find_compiler("gfx90a")
     assert compiler is not None, note
     assert compiler.kind == "hipcc" and compiler.arch == "gfx90a"
     result, out = _translated(tmp_path, "basic", compiler.hip_version)
+    # hipcc leaves two `<stem>-XXXXXX` directories in $TMPDIR per compile; verify must leave nothing behind.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     ver = verify(result, out, compiler)
     assert [(f.path, f.status, f.error) for f in ver.files] == [
         ("src/host.cpp", "compiled", None), ("src/saxpy.cu", "compiled", None)]
+    assert sorted(p.name for p in scratch.iterdir()) == []
 
 
 def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):

@@ -26,6 +26,7 @@ an absolute path that way could still block the parse.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import glob
 import os
@@ -133,6 +134,8 @@ def setup() -> DeepConfig:
     cuda = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
     cuda_path = cuda if os.path.exists(os.path.join(cuda, "include", "cuda_runtime.h")) else None
     compat = tempfile.mkdtemp(prefix="porter-deep-")
+    # The stub headers live as long as the process's libclang configuration; remove them when it exits.
+    atexit.register(shutil.rmtree, compat, True)
     for name in _COMPAT_HEADERS:
         Path(compat, name).write_text("#pragma once\n")
     Path(compat, "porter_cuda_shim.h").write_text(_SHIM)

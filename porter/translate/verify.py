@@ -54,8 +54,11 @@ class Compiler:
             cmd.insert(1, "-D__AMDGCN_WAVEFRONT_SIZE=64")  # HIP 5.2 headers use the macro clang 22 dropped
         return cmd
 
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "HIP_PLATFORM": "amd"}
+    def env(self, tmp: str | Path) -> dict[str, str]:
+        """The compile's environment. hipcc and clang's HIP driver each leave per-compile directories in $TMPDIR
+        (two `/tmp/<stem>-XXXXXX` per hipcc call), so TMPDIR points into porter's own temporary directory, which
+        is removed afterwards."""
+        return compile_env(tmp)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "path": self.path, "arch": self.arch, "version": self.version,
@@ -108,6 +111,12 @@ class Verification:
     def to_dict(self) -> dict:
         return {"compiler": self.compiler.to_dict() if self.compiler else None, "note": self.note,
                 "summary": self.summary(), "files": [f.to_dict() for f in self.files]}
+
+
+def compile_env(tmp: str | Path) -> dict[str, str]:
+    """The environment of any HIP compiler call: HIP_PLATFORM=amd and TMPDIR inside `tmp`, so what the compiler
+    leaves behind goes when `tmp` does."""
+    return {**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(tmp)}
 
 
 def _rocm_path() -> str:
@@ -163,7 +172,7 @@ def supports(path: str, kind: str, arch: str) -> bool:
             cmd[1:1] = ["-nogpulib", f"--rocm-path={_rocm_path()}"]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120,
-                               env={**os.environ, "HIP_PLATFORM": "amd"}, stdin=subprocess.DEVNULL)
+                               env=compile_env(tmp), stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError):
             return False
     return r.returncode == 0
@@ -354,7 +363,7 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
             cmd = compiler.command(src, obj, [*unit_incs, *(i for i in includes if i not in unit_incs)], defines, std)
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
-                                   env=compiler.env(), cwd=src.parent, stdin=subprocess.DEVNULL)
+                                   env=compiler.env(tmp), cwd=src.parent, stdin=subprocess.DEVNULL)
             except subprocess.TimeoutExpired:
                 files.append(VerifiedFile(ft.path, "timeout", f"compile timed out after {timeout:g} s", command=tuple(cmd)))
                 continue
