@@ -281,3 +281,24 @@ def test_markdown_files_table_of_a_repository_without_rocm_code_keeps_its_column
     r = run(REPO / "fixtures/repos/torch-ext", Settings(jobs=1, cache_dir=None), assess=True)
     lines = render("markdown", r).decode().splitlines()
     assert "| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |" in lines
+
+
+def test_a_warm_work_tree_run_takes_port_facts_from_the_cache(tmp_path, monkeypatch, dual):
+    """A work tree has no blob ids, so port-awareness keys its per-file facts by content; the second run must find
+    them (it once wrote them and never looked: 8 of a warm FasterTransformer scan's 11 CPU-s)."""
+    from porter.pipeline import run
+    from porter.portaware import status
+    from porter.settings import CommandLine, resolve_settings
+
+    settings = resolve_settings(DUAL, CommandLine(jobs=1, cache_dir=str(tmp_path / "cache")))
+    calls = []
+    real = status.file_facts
+    monkeypatch.setattr(status, "file_facts", lambda *a: calls.append(a[0]) or real(*a))
+    first = run(DUAL, settings)
+    computed = len(calls)
+    assert computed > 0
+    second = run(DUAL, settings)
+    assert len(calls) == computed  # nothing recomputed
+    want = [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in dual.result.findings]
+    for r in (first, second):
+        assert [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in r.result.findings] == want

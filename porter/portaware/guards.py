@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from porter.match.regex import compile_regex
 from porter.source.macros import CUDA, ROCM
 from porter.source.parse import descendants, parse
 
@@ -247,5 +248,8 @@ def _rest_of_block(node) -> tuple[Pos, Pos] | None:
 
 
 # A quick test for whether a C/C++ file can hold a runtime vendor check at all (parsing costs more than this).
-CPP_PREDICATE_HINT = re.compile(rb"(?i)\b\w*(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*\(|\bif\s*(?:constexpr\s*)?\(\s*!?\s*\w*(?:amd|hip|rocm)\w*\s*\)")
-PY_PREDICATE_HINT = re.compile(rb"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia")
+# Whole-file prefilters, so run on the linear-time engine: Python's `re` took 6.6 CPU-s over FasterTransformer's
+# 215 MB (its case-insensitive alternation is tried at every byte), RE2 0.24 s. The first alternative is "a call
+# whose name contains a vendor word" (the word may sit anywhere in the name, so no leading `\b\w*` is needed).
+CPP_PREDICATE_HINT = compile_regex(r"(?i)(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*\(|\bif\s*(?:constexpr\s*)?\(\s*!?\s*\w*(?:amd|hip|rocm)\w*\s*\)")
+PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia")

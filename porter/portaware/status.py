@@ -149,11 +149,14 @@ def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None
     data = _read(source, c, limit)
     if data is None:
         return None
+    if cache is not None and key is None:  # a work tree: no blob id, so the content names the entry
+        key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
+                                                  c.language.encode(), hashlib.sha256(data).digest()))).hexdigest()
+        hit = cache.get(key)
+        if isinstance(hit, dict):
+            return hit
     facts = file_facts(c.path, c.language, data)
     if cache is not None:
-        if key is None:
-            key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
-                                                      c.language.encode(), hashlib.sha256(data).digest()))).hexdigest()
         cache.put(key, facts)
     return facts
 
