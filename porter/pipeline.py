@@ -471,7 +471,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
     kern = tuple(measure(sf, st.constants)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
-    if language == "python" and b"triton" in data:  # Triton kernels: the token check keeps other files free
+    if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
         kern, launch_list = (tuple(x) for x in measure_triton(sf))
     return FileResult(
         path=path,

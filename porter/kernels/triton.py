@@ -10,8 +10,8 @@ a module-level variable or built by a same-file function is followed), the launc
 their (M, N, K) block names and sizes and input precision, atomics, FP8 dtypes, inline assembly, `tl.extra.cuda`,
 and TMA / tensor descriptors. Kernel analysis judges them per target (porter.kernels.checks, the triton-* checks).
 
-Only files that mention `triton` are looked at (the pipeline checks the token before calling in), so a scan of code
-without Triton pays nothing.
+Only files that mention `triton` (or `num_warps`, for a wrapper module that only launches) are looked at: the
+pipeline checks the token before calling in, so a scan of code without Triton pays nothing.
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ _CUDA_EXTRA_IMPORT = re.compile(
 
 def measure_python(sf: SourceFile) -> tuple[list[Kernel], list[Launch]]:
     """The Triton kernels of a parsed Python file with their facts, and the file's Triton launch sites."""
-    if sf.root is None or b"triton" not in sf.data:
+    if sf.root is None or (b"triton" not in sf.data and b"num_warps" not in sf.data):
         return [], []
     return _File(sf).measure()
 
@@ -148,7 +148,8 @@ class _File:
 
     def measure(self) -> tuple[list[Kernel], list[Launch]]:
         jitted: dict[str, tuple[object, object, list[tuple[str, object]]]] = {}
-        for d in _walk(self.root, frozenset({"decorated_definition"})):
+        # A wrapper module that only launches (`k[grid](..., num_warps=8)`) need not say `triton`.
+        for d in _walk(self.root, frozenset({"decorated_definition"})) if b"triton" in self.sf.data else ():
             fn = d.child_by_field_name("definition")
             if fn is None or fn.type != "function_definition":
                 continue
@@ -160,7 +161,10 @@ class _File:
         launched = {l.kernel for l in launches}
         calls = {name: self._called_names(fn) for name, (_, fn, _) in jitted.items()}
         called_by_jit = {c for name, cs in calls.items() for c in cs if c != name}
-        helpers = {n for n in jitted if n in called_by_jit and n not in launched}
+        # A kernel returns nothing, so a jit function that returns a value is a helper other kernels inline
+        # (flash-attention's k_activations.gelu, imported by the files that use it).
+        helpers = {n for n, (_, fn, _) in jitted.items()
+                   if n not in launched and (n in called_by_jit or _returns_value(fn))}
         kernels = []
         for name, (d, fn, decorators) in jitted.items():
             if name in helpers:
@@ -322,13 +326,14 @@ class _File:
                     if key in AMD_OPTIONS:
                         amd.add(key)
                 elif key in ("kwargs", "meta") and value is not None and value.type == "dictionary":
-                    meta += self._meta(value, bindings)
+                    meta += self._meta(value, bindings, amd)
             elif a.type == "dictionary" and i == 0:
-                meta += self._meta(a, bindings)
+                meta += self._meta(a, bindings, amd)
         return TritonConfig(call.start_point.row + 1, tuple(meta), tuning.get("num_warps", ()),
                             tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)))
 
-    def _meta(self, dictionary, bindings) -> list[tuple[str, str]]:
+    def _meta(self, dictionary, bindings, amd: set[str]) -> list[tuple[str, str]]:
+        """The meta-parameters of a Config's dict; AMD options written there (`"waves_per_eu": 2`) go to `amd`."""
         out = []
         for pair in dictionary.named_children:
             if pair.type != "pair":
@@ -339,6 +344,7 @@ class _File:
                 continue
             ints = self._ints(value, bindings)
             if key in AMD_OPTIONS:
+                amd.add(key)
                 continue
             out.append((key, ",".join(str(v) for v in ints) if ints else _text(value)))
         return out
@@ -458,18 +464,32 @@ def _keywords(call) -> dict[str, object]:
     return out
 
 
+def _returns_value(fn) -> bool:
+    stack = list(fn.children)
+    while stack:
+        n = stack.pop()
+        if n.type == "return_statement" and n.named_children:
+            return True
+        if n.type not in ("function_definition", "lambda", "class_definition"):
+            stack.extend(n.children)
+    return False
+
+
 def _comprehension_bindings(node) -> dict[str, tuple[int, ...]]:
     """Loop variables of the comprehensions around a node that run over literal integer lists or tuples
-    (`[triton.Config(..., num_warps=w) for w in [4, 8]]`)."""
+    (`[triton.Config(..., num_warps=w) for w in [4, 8]]`). A variable an `if` clause filters is left out: which
+    values survive is decided at run time (flash-attention keeps `w * warp_size <= 1024`)."""
     out: dict[str, tuple[int, ...]] = {}
     p = node.parent
     while p is not None:
         if p.type in ("list_comprehension", "generator_expression", "set_comprehension"):
+            filtered = {_text(i) for c in p.named_children if c.type == "if_clause"
+                        for i in _walk(c, frozenset({"identifier"}))}
             for clause in p.named_children:
                 if clause.type != "for_in_clause":
                     continue
                 left, right = clause.child_by_field_name("left"), clause.child_by_field_name("right")
-                if left is None or right is None or left.type != "identifier":
+                if left is None or right is None or left.type != "identifier" or _text(left) in filtered:
                     continue
                 if right.type in ("list", "tuple"):
                     values = tuple(v for v in (_int(c) for c in right.named_children if c.type == "integer")
