@@ -162,6 +162,8 @@ def test_files_without_triton_are_not_measured():
     # `jit` alone is Triton's only when the file imports it from triton.
     src2 = b"import triton\nfrom numba import jit\n\n\n@jit\ndef f(x):\n    return x\n"
     assert measure_python(parse("b.py", "python", src2)) == ([], [])
-    src3 = b"from triton import jit\n\n\n@jit\ndef f(x):\n    return x\n"
+    src3 = b"from triton import jit\n\n\n@jit\ndef f(x):\n    x[0] = 1\n"
     (k,), launches = measure_python(parse("c.py", "python", src3))
     assert (k.name, k.line, k.end_line, launches) == ("f", 4, 6, [])
+    # A jit function that returns a value is a helper another kernel inlines, not a kernel.
+    assert measure_python(parse("d.py", "python", src3.replace(b"x[0] = 1", b"return x"))) == ([], [])
