@@ -54,7 +54,8 @@ def test_the_jit_functions_that_are_launched_or_stand_alone_are_the_kernels(anal
         ("matmul_amd", 57, 60, "triton"), ("quant_fp8", 65, 68, "triton"), ("quant_fnuz", 73, 76, "triton"),
         ("tf32_gemm", 81, 83, "triton"), ("allow_tf32_gemm", 88, 90, "triton"), ("wide_kernel", 95, 97, "triton"),
         ("ptx_kernel", 102, 106, "triton"), ("libdevice_kernel", 111, 114, "triton"), ("tma_kernel", 119, 122, "triton"),
-        ("descriptor_kernel", 127, 130, "triton"), ("cluster_kernel", 135, 139, "triton")]
+        ("descriptor_kernel", 127, 130, "triton"), ("cluster_kernel", 135, 139, "triton"),
+        ("norm_kernel", 169, 171, "triton"), ("xent_kernel", 176, 178, "triton")]
     assert set(EXPECTED) == {k.name for k in analysed.kernels}
 
 
@@ -103,7 +104,12 @@ def test_helpers_and_features_count_for_their_kernel(analysed):
     assert [(l.line, l.kernel, l.config) for l in analysed.launches] == [
         (155, "add_kernel", ("grid",)), (156, "sum_kernel", ("(triton.cdiv(n, 1024),)",)),
         (157, "matmul_kernel", ("grid",)), (158, "wide_kernel", ("(1,)", "num_warps=32")),
-        (159, "tf32_gemm", ("(1,)",)), (161, "tma_kernel", ("(1,)", "num_warps=4"))]
+        (159, "tf32_gemm", ("(1,)",)), (161, "tma_kernel", ("(1,)", "num_warps=4")),
+        (183, "norm_kernel", ("(1,)", "num_warps=num_warps", "num_warps<=32")),
+        (185, "xent_kernel", ("(1,)", "num_warps=warps"))]
+    # A local clamped with literals gives its bound; a conditional is left unfolded.
+    assert kernel(analysed, "norm_kernel").facts.triton.launches == (TritonConfig(183, (("BLOCK", "block_size"),), (32,)),)
+    assert kernel(analysed, "xent_kernel").facts.triton.launches == (TritonConfig(185, (("BLOCK", "block_size"),)),)
 
 
 def test_messages_say_what_it_means_on_the_target(analysed):

@@ -61,8 +61,9 @@ def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[
         return facts
     added = []
     for l in remote:
-        kw = dict(item.split("=", 1) for item in l.config[1:] if "=" in item)
-        cfg = TritonConfig(l.line, num_warps=_literal_ints(kw.get("num_warps")),
+        kw = dict(item.split("=", 1) for item in l.config[1:] if "=" in item and "<=" not in item)
+        bound = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps<=")]
+        cfg = TritonConfig(l.line, num_warps=_literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None),
                            num_stages=_literal_ints(kw.get("num_stages")), num_ctas=_literal_ints(kw.get("num_ctas")),
                            amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)))
         if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options:
@@ -365,6 +366,22 @@ class _File:
                 return (self.module_ints[name],)
         return ()
 
+    def _clamped(self, node, call) -> tuple[int, ...]:
+        """The largest value a launch keyword held in a local can take when its last assignment before the launch
+        clamps it with literals (`num_warps = max(8, min(32, block_size // 256))` reaches 32), else ()."""
+        if node is None or node.type != "identifier":
+            return ()
+        host = self.sf.enclosing(call.start_byte)
+        if host is None:
+            return ()
+        name, value = _text(node), None
+        for a in _walk(host.node, frozenset({"assignment"})):
+            left = a.child_by_field_name("left")
+            if a.start_byte < call.start_byte and left is not None and left.type == "identifier" and _text(left) == name:
+                value = a.child_by_field_name("right")
+        bound = _upper_bound(value)
+        return (bound,) if bound is not None else ()
+
     # ------------------------------------------------------------------------------------------ bodies
 
     def _body_facts(self, fn) -> tuple[list[TritonDot], list[TritonUse]]:
@@ -432,20 +449,44 @@ class _File:
                     and "cdiv" not in grid_text:
                 continue
             tuning = {k: v for k, v in kwargs.items() if k in TUNING}
+            bindings = _comprehension_bindings(call)
+            warps = self._ints(tuning.get("num_warps"), bindings) or self._clamped(tuning.get("num_warps"), call)
             config = (grid_text,) + tuple(f"{k}={' '.join(_text(v).split())}" for k, v in sorted(tuning.items()))
+            if warps and not _text(tuning.get("num_warps")).isdigit():
+                config += (f"num_warps<={max(warps)}",)  # a clamped local: its bound, for launches of other files
             host = self.sf.enclosing(call.start_byte)
             line, column = call.start_point.row + 1, call.start_point.column + 1
             launch = Launch(self.sf.path, line, column, name, "triton", config, host.name if host else None)
             out.append(launch)
-            bindings = _comprehension_bindings(call)
             meta = tuple((k, ",".join(map(str, self._ints(v, bindings))) or " ".join(_text(v).split()))
                          for k, v in sorted(kwargs.items()) if k not in TUNING)
-            cfg = TritonConfig(line, meta, self._ints(tuning.get("num_warps"), bindings),
+            cfg = TritonConfig(line, meta, warps,
                                self._ints(tuning.get("num_stages"), bindings),
                                self._ints(tuning.get("num_ctas"), bindings),
                                tuple(sorted(k for k in tuning if k in AMD_OPTIONS)))
             sites.append((launch, cfg))
         return out, sites
+
+
+def _upper_bound(node) -> int | None:
+    """An upper bound of an expression built from integer literals and min()/max() of them and of unknowns (None:
+    unbounded). Only clamps count: a conditional's branches may be unreachable, so it is left unbounded."""
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_children:
+        return _upper_bound(node.named_children[0])
+    if node.type == "integer":
+        return _int(node)
+    if node.type == "call":
+        f = _dotted(node.child_by_field_name("function"))
+        args = node.child_by_field_name("arguments")
+        bounds = [_upper_bound(a) for a in (args.named_children if args is not None else ())]
+        if f == "min" and bounds:
+            known = [b for b in bounds if b is not None]
+            return min(known) if known else None
+        if f == "max" and bounds and all(b is not None for b in bounds):
+            return max(bounds)
+    return None
 
 
 def _int(node) -> int | None:
