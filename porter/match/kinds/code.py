@@ -44,23 +44,23 @@ _WARP_LEVEL = re.compile(rb"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\
                          rb"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
                          rb"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(")
 _CALLED = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
-_WARP_NAMED = re.compile(rb"\b\w*(?:[Ww]arp|WARP)\w*\s*(?:=|\{)[^=]")
+_WARP_NAMED = re.compile(rb"[Ww]arp|WARP")
 
 
 def warp_dependent(sf: SourceFile, start: int, end: int) -> bool:
     """Whether a `/ 32` at [start, end) divides by the hardware warp: it is outside any function (a macro, a
-    constant), or its function does warp-level work itself or through a same-file function it calls (three calls
-    deep), or it assigns a variable named for warps in a function that uses __shared__ memory (per-warp slots).
-    Elsewhere it splits a block's data into groups of 32 threads, which is as right on wave64 as on NVIDIA."""
+    constant), its line names warps (`warp_id = tid / 32`, `(tid / 32) % NUM_WARPS_Q`: the author's own word, and
+    the helper that uses it may sit in another header), or its function does warp-level work itself or through a
+    same-file function it calls (three calls deep). Elsewhere it splits a block's data into groups of 32 threads,
+    which is as right on wave64 as on NVIDIA."""
     fn = sf.enclosing(start)
     if fn is None:
         return True
-    memo = sf.cache.setdefault("code.warp_level", {})
-    if _warp_level(sf, fn, memo, 3):
-        return True
     line_start = sf.code.rfind(b"\n", 0, start) + 1
-    head = sf.code[line_start:start]
-    return b"__shared__" in sf.code[fn.start_byte:fn.end_byte] and _WARP_NAMED.search(head) is not None
+    line_end = sf.code.find(b"\n", end)
+    if _WARP_NAMED.search(sf.code[line_start:line_end if line_end >= 0 else len(sf.code)]):
+        return True
+    return _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3)
 
 
 def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
