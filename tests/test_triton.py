@@ -106,10 +106,12 @@ def test_helpers_and_features_count_for_their_kernel(analysed):
         (157, "matmul_kernel", ("grid",)), (158, "wide_kernel", ("(1,)", "num_warps=32")),
         (159, "tf32_gemm", ("(1,)",)), (161, "tma_kernel", ("(1,)", "num_warps=4")),
         (183, "norm_kernel", ("(1,)", "num_warps=num_warps", "num_warps<=32")),
-        (185, "xent_kernel", ("(1,)", "num_warps=warps"))]
+        (185, "xent_kernel", ("(1,)", "num_warps=warps")), (186, "xent_kernel", ("(1,)", "num_warps=2"))]
     # A local clamped with literals gives its bound; a conditional is left unfolded.
     assert kernel(analysed, "norm_kernel").facts.triton.launches == (TritonConfig(183, (("BLOCK", "block_size"),), (32,)),)
-    assert kernel(analysed, "xent_kernel").facts.triton.launches == (TritonConfig(185, (("BLOCK", "block_size"),)),)
+    # torch.library.wrap_triton(kernel)[grid](...) launches the kernel it wraps.
+    assert kernel(analysed, "xent_kernel").facts.triton.launches == (
+        TritonConfig(185, (("BLOCK", "block_size"),)), TritonConfig(186, (("BLOCK", "64"),), (2,)))
 
 
 def test_messages_say_what_it_means_on_the_target(analysed):

@@ -438,8 +438,8 @@ class _File:
             f = call.child_by_field_name("function")
             if f is None or f.type != "subscript":
                 continue
-            value = f.child_by_field_name("value")
-            if value is None or value.type not in ("identifier", "attribute"):
+            value = _launched(f.child_by_field_name("value"))
+            if value is None:
                 continue
             name = _last(_dotted(value))[1]
             kwargs = _keywords(call)
@@ -466,6 +466,16 @@ class _File:
                                tuple(sorted(k for k in tuning if k in AMD_OPTIONS)))
             sites.append((launch, cfg))
         return out, sites
+
+
+def _launched(value):
+    """The kernel a `value[grid](...)` launches: a name or attribute, or the one a torch wrapper hands on
+    (`torch.library.wrap_triton(kernel)[grid](...)`, `capture_triton(kernel)`)."""
+    if value is not None and value.type == "call" and _last(_dotted(value.child_by_field_name("function")))[1] in (
+            "wrap_triton", "capture_triton"):
+        args = value.child_by_field_name("arguments")
+        value = args.named_children[0] if args is not None and args.named_children else None
+    return value if value is not None and value.type in ("identifier", "attribute") else None
 
 
 def _upper_bound(node) -> int | None:
