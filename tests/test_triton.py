@@ -175,3 +175,25 @@ def test_files_without_triton_are_not_measured():
     assert (k.name, k.line, k.end_line, launches) == ("f", 4, 6, [])
     # A jit function that returns a value is a helper another kernel inlines, not a kernel.
     assert measure_python(parse("d.py", "python", src3.replace(b"x[0] = 1", b"return x"))) == ([], [])
+
+
+def test_every_report_lists_triton_kernels():
+    import json
+
+    import jsonschema
+
+    from porter.pipeline import run
+    from porter.render import render
+    from porter.schemas import schema
+
+    settings = Settings(jobs=1, cache_dir=None, targets=("mi300x", "mi355x"))
+    doc = json.loads(render("json", run(TRITON_DIR, settings)))
+    jsonschema.validate(doc, schema("scan.schema.json"))
+    assert [(k["name"], k["language"], [l["line"] for l in k["launches"]]) for k in doc["kernels"]][:3] == [
+        ("add_kernel", "triton", [155]), ("sum_kernel", "triton", [156]), ("matmul_kernel", "triton", [157])]
+    assessed = run(TRITON_DIR, settings, assess=True)
+    for fmt in ("markdown", "html", "console"):
+        text = render(fmt, assessed).decode()
+        assert "wide_kernel" in text and "kernels.py:95" in text, fmt
+    kernel_rows = [line for line in render("markdown", assessed).decode().splitlines() if line.startswith("| `wide_kernel`")]
+    assert kernel_rows and "| fix | fix |" in kernel_rows[0]
