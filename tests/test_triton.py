@@ -159,8 +159,11 @@ def test_a_launch_in_another_file_reaches_the_verdict(tmp_path):
     (tmp_path / "run.py").write_text("from k import k\n\n\ndef run(x):\n    k[(1,)](x, BLOCK=64, num_warps=32)\n")
     r = analyse(scan(tmp_path, Settings(jobs=1, cache_dir=None)), ["mi300x", "mi455x"])
     (only,) = r.kernels
-    assert only.facts.triton.launches == (TritonConfig(5, (), (32,)),)
+    assert only.facts.triton.remote_launches == (TritonConfig(5, (), (32,), path="run.py"),)
+    assert analyse(r, ["mi300x", "mi455x"]).kernels == r.kernels  # analysing again replaces, never appends
     assert {v.target: v.verdict for v in only.verdicts} == {"mi300x": "fix", "mi455x": "ok"}
+    (over,) = [d for d in only.verdict_on("mi300x").details if d.id == "triton-warps-over-max"]
+    assert over.lines == ()  # the launch is in run.py: no line of k.py to point at
     assert [(l.path, l.line, l.kernel) for l in r.launches] == [("run.py", 5, "k")]
 
 

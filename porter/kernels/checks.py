@@ -216,15 +216,17 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     t = facts.triton
     wave = target.wavefront_size or 32
     max_wg = target.get("max_workgroup_size") or 1024
-    tuned = t.configs + t.launches
-    over = sorted({(w, c.line) for c in tuned for w in c.num_warps if w * wave > max_wg})
+    tuned = t.tuned
+    launches = t.launches + t.remote_launches
+    # Lines point into the kernel's file: a launch written elsewhere counts, but names no line here.
+    over = sorted({(w, c.line if c.path is None else 0) for c in tuned for w in c.num_warps if w * wave > max_wg})
     if over:
         w = max(x for x, _ in over)
         add("triton-warps-over-max", f"num_warps={w} is {w} x {wave} = {w * wave} threads on {target.name}: above"
-                                     f" {max_wg} (at most {max_wg // wave} warps)", [l for _, l in over])
+                                     f" {max_wg} (at most {max_wg // wave} warps)", [l for _, l in over if l])
     # Configs someone tuned on AMD (waves_per_eu, matrix_instr_nonkdim, kpack) are not NVIDIA's.
     nvidia = [c for c in t.configs if (c.num_warps or c.num_stages) and not c.amd_options]
-    wide = [(w, c.line) for c in t.launches if not c.amd_options for w in c.num_warps if w >= 8]
+    wide = [(w, c.line if c.path is None else 0) for c in launches if not c.amd_options for w in c.num_warps if w >= 8]
     if nvidia or wide:
         warps = sorted({w for c in nvidia for w in c.num_warps} | {w for w, _ in wide})
         stages = sorted({s for c in nvidia for s in c.num_stages})
@@ -237,7 +239,7 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
         w = max(warps) if warps else 4
         add("triton-num-warps", f"{' and '.join(parts)}: num_warps={w} is {w * wave} threads here, {w * 32} on NVIDIA;"
                                 " re-tune num_warps, BLOCK_* and num_stages (AMD: waves_per_eu, matrix_instr_nonkdim)",
-            [c.line for c in nvidia] + [l for _, l in wide])
+            [c.line for c in nvidia] + [l for _, l in wide if l])
     ctas = sorted({c.line for c in tuned for n in c.num_ctas if n > 1})
     if ctas:
         add("triton-num-ctas", "num_ctas > 1: thread-block clusters, which the AMD backend rejects", ctas)

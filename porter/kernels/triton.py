@@ -15,6 +15,7 @@ pipeline checks the token before calling in, so a scan of code without Triton pa
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from typing import Iterable, Iterator
@@ -54,23 +55,20 @@ def measure_python(sf: SourceFile) -> tuple[list[Kernel], list[Launch]]:
 
 def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[Launch]) -> TritonFacts:
     """A Triton kernel's facts with the launches of it written in other files (their keywords as the Launch's
-    config records them: `num_warps=8`), so a wrapper module's num_warps reaches the kernel's verdict."""
-    own = {c.line for c in facts.launches}
-    remote = [l for l in launches if l.kind == "triton" and l.path != kernel.path]
-    if not remote:
-        return facts
-    added = []
-    for l in remote:
+    config records them: `num_warps=8`, `num_warps<=32`), so a wrapper module's num_warps reaches the kernel's
+    verdict. Replaces what an earlier analysis set."""
+    remote = []
+    for l in launches:
+        if l.kind != "triton" or l.path == kernel.path:
+            continue
         kw = dict(item.split("=", 1) for item in l.config[1:] if "=" in item and "<=" not in item)
         bound = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps<=")]
         cfg = TritonConfig(l.line, num_warps=_literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None),
                            num_stages=_literal_ints(kw.get("num_stages")), num_ctas=_literal_ints(kw.get("num_ctas")),
-                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)))
+                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path)
         if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options:
-            added.append(cfg)
-    import dataclasses
-
-    return dataclasses.replace(facts, launches=tuple(c for c in facts.launches if c.line in own) + tuple(added))
+            remote.append(cfg)
+    return dataclasses.replace(facts, remote_launches=tuple(sorted(remote, key=lambda c: (c.path or "", c.line))))
 
 
 def _literal_ints(text: str | None) -> tuple[int, ...]:

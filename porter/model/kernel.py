@@ -299,10 +299,13 @@ class TritonConfig:
     num_stages: tuple[int, ...] = ()
     num_ctas: tuple[int, ...] = ()
     amd_options: tuple[str, ...] = ()  # waves_per_eu, matrix_instr_nonkdim, kpack: tuned for AMD
+    path: str | None = None  # a launch written in another file than the kernel; None: the kernel's own file
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
                              "num_stages": list(self.num_stages)}
+        if self.path is not None:
+            d["path"] = self.path
         if self.num_ctas:
             d["num_ctas"] = list(self.num_ctas)
         if self.amd_options:
@@ -354,16 +357,25 @@ class TritonFacts:
     launches: tuple[TritonConfig, ...] = ()  # same-file `kernel[grid](...)` sites with their keywords
     dots: tuple[TritonDot, ...] = ()
     uses: tuple[TritonUse, ...] = ()
+    # Set by kernel analysis, never by measuring: launches of this kernel written in other files (replaced on
+    # each analysis, so analysing twice gives the same facts).
+    remote_launches: tuple[TritonConfig, ...] = ()
+
+    @property
+    def tuned(self) -> tuple[TritonConfig, ...]:
+        """Everything that sets num_warps / num_stages for this kernel: configs, then launches (own, then remote)."""
+        return self.configs + self.launches + self.remote_launches
 
     @property
     def num_warps(self) -> tuple[int, ...]:
         """Every num_warps value written for this kernel (configs and launches), ascending."""
-        return tuple(sorted({w for c in self.configs + self.launches for w in c.num_warps}))
+        return tuple(sorted({w for c in self.tuned for w in c.num_warps}))
 
     def to_dict(self) -> dict[str, Any]:
         return {"decorators": list(self.decorators), "constexpr_parameters": list(self.constexpr_parameters),
                 "configs": [c.to_dict() for c in self.configs], "heuristics": list(self.heuristics),
-                "launches": [c.to_dict() for c in self.launches], "dots": [d.to_dict() for d in self.dots],
+                "launches": [c.to_dict() for c in self.launches + self.remote_launches],
+                "dots": [d.to_dict() for d in self.dots],
                 "uses": [u.to_dict() for u in self.uses], "num_warps": list(self.num_warps)}
 
 
