@@ -200,3 +200,9 @@ def test_every_report_lists_triton_kernels():
         assert "wide_kernel" in text and "kernels.py:95" in text, fmt
     kernel_rows = [line for line in render("markdown", assessed).decode().splitlines() if line.startswith("| `wide_kernel`")]
     assert kernel_rows and "| fix | fix |" in kernel_rows[0]
+
+
+def test_only_triton_jit_functions_are_kernels_for_findings():
+    src = b"import triton\nfrom numba import jit\n\n\n@jit\ndef f(x):\n    return x\n\n\n@triton.jit\ndef k(x):\n    x[0] = 1\n"
+    sf = parse("e.py", "python", src)
+    assert [(f.name, f.is_kernel) for f in sf.functions] == [("f", False), ("k", True)]
