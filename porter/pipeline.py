@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 from porter import __version__
 from porter.cache import Cache, CacheUnusable
 from porter.datafile import DATA_DIR
+from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, measure
 from porter.match.base import SkipFile
 from porter.match.engine import rule_applies_to, run_rules
@@ -470,6 +471,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
     kern = tuple(measure(sf, st.constants)) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
+    if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
+        kern, launch_list = (tuple(x) for x in measure_triton(sf))
     return FileResult(
         path=path,
         language=language,

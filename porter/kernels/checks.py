@@ -108,6 +108,52 @@ CHECKS: dict[str, dict[str, Any]] = {
         "verdict": {"default": "check"},
         "title": "__syncwarp with a partial or runtime mask relies on independent thread scheduling",
         "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (no independent thread scheduling)"},
+    # Triton kernels (porter.kernels.triton). The AMD backend compiles num_warps wavefronts of the target's wave
+    # size (64 on CDNA, 32 from gfx10 on) and gives the kernel a flat workgroup of num_warps x wave size.
+    "triton-warps-over-max": {
+        "verdict": {"default": "fix"},
+        "title": "Triton num_warps x wave size above the target's maximum workgroup size (at most 16 warps of 64 on CDNA)",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (warp_size 64 below gfx10; amdgpu-flat-work-group-size = num_warps * warp_size)"},
+    "triton-num-warps": {
+        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "retune"}},
+        "title": "Triton num_warps / num_stages chosen for 32-lane NVIDIA warps: each warp is a 64-lane wavefront here, so the block doubles",
+        "source": "https://triton-lang.org/main/python-api/generated/triton.Config.html (num_warps=8 is 8 * 32 threads on NVIDIA); https://rocm.docs.amd.com/en/docs-6.1.0/how-to/llm-fine-tuning-optimization/optimizing-triton-kernel.html (num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim on AMD)"},
+    "triton-num-ctas": {
+        "verdict": {"default": "fix"},
+        "title": "Triton num_ctas > 1 (thread-block clusters): the AMD backend rejects it",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (num_ctas > 1 not supported for AMD GPUs)"},
+    "triton-fp8-ocp": {
+        "verdict": {"default": "check", "by_target": {"fp8_fnuz and not fp8_ocp": "fix", "fp8_ocp": "ok"}},
+        "title": "Triton OCP FP8 (tl.float8e4nv / tl.float8e5): CDNA3 runs FNUZ FP8 natively (tl.float8e4b8 / tl.float8e5b16); OCP is native from CDNA4",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (OCP fp8 native since CDNA4, FNUZ native on CDNA3, the others emulated); https://rocm.docs.amd.com/en/latest/reference/precision-support.html"},
+    "triton-fp8-fnuz": {
+        "verdict": {"default": "check", "by_target": {"fp8_ocp and not fp8_fnuz": "fix", "fp8_fnuz": "ok"}},
+        "title": "Triton FNUZ FP8 (tl.float8e4b8 / tl.float8e5b16): deprecated dot operands on gfx950, where OCP FP8 is native",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (deprecated_fp8_dot_operand_dtypes fp8e4b8, fp8e5b16 on gfx950)"},
+    "triton-tf32": {
+        "verdict": {"default": "ok", "by_target": {"not tf32": "fix"}},
+        "title": "tl.dot input_precision=\"tf32\": the Triton AMD backend allows it only where XF32 MFMA exists (gfx942); CDNA4 (gfx950) has no TF32/XF32 MFMA",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (tf32 in allowed_dot_input_precisions for gfx942 only); https://github.com/ggml-org/llama.cpp/pull/21570 (mfma_f32_16x16x8_xf32 not available on gfx950)"},
+    "triton-allow-tf32": {
+        "verdict": {"default": "ok", "by_target": {"not tf32": "check"}},
+        "title": "tl.dot allow_tf32=True: without TF32 MFMA the AMD backend silently computes in IEEE FP32 (slower than TF32 on NVIDIA)",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (tf32 allowed on gfx942 only; tl.dot falls back to ieee)"},
+    "triton-inline-asm": {
+        "verdict": {"default": "fix"},
+        "title": "tl.inline_asm_elementwise holds PTX: write it with tl.* ops, or give AMDGPU assembly on the HIP backend",
+        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md (AMD GPUs take AMDGCN assembly, not PTX)"},
+    "triton-cuda-extra": {
+        "verdict": {"default": "fix"},
+        "title": "tl.extra.cuda (CUDA libdevice, globaltimer, smid, ...) exists only in the NVIDIA backend: use triton.language.extra.libdevice, which maps to the HIP libdevice",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (get_module_map: triton.language.extra.libdevice -> triton.language.extra.hip.libdevice)"},
+    "triton-host-tma": {
+        "verdict": {"default": "fix"},
+        "title": "host-built TMA descriptors (_experimental_descriptor_load/store, tensormap creation): need the CUDA driver's tensor maps; use tl.make_tensor_descriptor or block pointers",
+        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf (no TMA on CDNA3)"},
+    "triton-tensor-descriptor": {
+        "verdict": {"default": "check"},
+        "title": "tl.make_tensor_descriptor: the AMD backend lowers descriptors to pointer loads (no TMA); check your Triton version has the lowering and compare speed",
+        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (add_rewrite_tensor_descriptor_to_pointer)"},
     "system-atomics": {
         "verdict": {"default": "check"},
         "title": "system-scope atomics need fine-grained memory on AMD",
@@ -159,7 +205,96 @@ def kernel_checks(facts: KernelFacts, target) -> list[CheckResult]:
 
     for detect in (_wave_checks, _feature_checks, _lds_check, _block_checks, _grid_checks):
         detect(facts, target, add)
+    if facts.triton is not None:
+        _triton_checks(facts, target, add)
     return out
+
+
+def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
+    """A Triton kernel's num_warps against the target's wave and workgroup sizes, its FP8 types against the
+    target's FP8 encoding, TF32 dots against its matrix unit, and the NVIDIA-only parts of Triton it uses."""
+    t = facts.triton
+    wave = target.wavefront_size or 32
+    max_wg = target.get("max_workgroup_size") or 1024
+    tuned = t.tuned
+    launches = t.launches + t.remote_launches
+    # Lines point into the kernel's file: a launch written elsewhere counts, but names no line here.
+    over = sorted({(w, c.line if c.path is None else 0) for c in tuned for w in c.num_warps if w * wave > max_wg})
+    if over:
+        w = max(x for x, _ in over)
+        add("triton-warps-over-max", f"num_warps={w} is {w} x {wave} = {w * wave} threads on {target.name}: above"
+                                     f" {max_wg} (at most {max_wg // wave} warps)", [l for _, l in over if l])
+    # Configs someone tuned on AMD (waves_per_eu, matrix_instr_nonkdim, kpack) are not NVIDIA's.
+    nvidia = [c for c in t.configs if (c.num_warps or c.num_stages) and not c.amd_options]
+    wide = [(w, c.line if c.path is None else 0) for c in launches if not c.amd_options for w in c.num_warps if w >= 8]
+    if nvidia or wide:
+        warps = sorted({w for c in nvidia for w in c.num_warps} | {w for w, _ in wide})
+        stages = sorted({s for c in nvidia for s in c.num_stages})
+        parts = []
+        if nvidia:
+            parts.append(f"{len(nvidia)} autotune config(s) tuned on NVIDIA (num_warps {', '.join(map(str, warps)) or '-'}"
+                         f"; num_stages {', '.join(map(str, stages)) or '-'})")
+        if wide:
+            parts.append(f"launch with num_warps={wide[0][0]}")
+        w = max(warps) if warps else 4
+        add("triton-num-warps", f"{' and '.join(parts)}: num_warps={w} is {w * wave} threads here, {w * 32} on NVIDIA;"
+                                " re-tune num_warps, BLOCK_* and num_stages (AMD: waves_per_eu, matrix_instr_nonkdim)",
+            [c.line for c in nvidia] + [l for _, l in wide if l])
+    ctas = sorted({c.line for c in tuned for n in c.num_ctas if n > 1})
+    if ctas:
+        add("triton-num-ctas", "num_ctas > 1: thread-block clusters, which the AMD backend rejects", ctas)
+    uses: dict[str, list] = {}
+    for u in t.uses:
+        uses.setdefault(u.kind, []).append(u)
+    fp8 = uses.get("fp8", [])
+    ocp = [u for u in fp8 if u.name in ("float8e4nv", "float8e5")]
+    fnuz = [u for u in fp8 if u.name in ("float8e4b8", "float8e5b16")]
+    if ocp:
+        names = ", ".join(sorted({f"tl.{u.name}" for u in ocp}))
+        add("triton-fp8-ocp", f"{names} (OCP FP8) on {target.name}: " + (
+            "native here" if target.get("fp8_ocp") else
+            "FP8 here is FNUZ: use tl.float8e4b8 / tl.float8e5b16 with doubled scales (OCP types are emulated or"
+            " rejected by the AMD backend)" if target.get("fp8_fnuz") else "FP8 encoding of this target not confirmed"),
+            [u.line for u in ocp])
+    if fnuz:
+        names = ", ".join(sorted({f"tl.{u.name}" for u in fnuz}))
+        add("triton-fp8-fnuz", f"{names} (FNUZ FP8) on {target.name}: " + (
+            "native here" if target.get("fp8_fnuz") else "OCP FP8 is native here: use tl.float8e4nv / tl.float8e5"),
+            [u.line for u in fnuz])
+    tf32 = [d for d in t.dots if d.input_precision in ("tf32", "tf32x3")]
+    if tf32:
+        add("triton-tf32", f"tl.dot input_precision=\"{tf32[0].input_precision}\" on {target.name} ({target.gfx}): "
+                           + _no_tf32(target) + "; the AMD backend rejects it: use \"ieee\" (or bf16x3)",
+            [d.line for d in tf32])
+    allow = [d for d in t.dots if d.input_precision == "allow_tf32"]
+    if allow:
+        add("triton-allow-tf32", f"tl.dot allow_tf32=True on {target.name} ({target.gfx}): " + _no_tf32(target)
+                                 + "; the dot silently runs in IEEE FP32", [d.line for d in allow])
+    if "inline-asm" in uses:
+        add("triton-inline-asm", f"{len(uses['inline-asm'])} tl.inline_asm_elementwise call(s) with PTX",
+            [u.line for u in uses["inline-asm"]])
+    if "cuda-extra" in uses:
+        names = sorted({u.name for u in uses["cuda-extra"]})
+        add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
+                                 " triton.language.extra.cuda", [u.line for u in uses["cuda-extra"]])
+    if "host-tma" in uses:
+        names = sorted({u.name for u in uses["host-tma"]})
+        add("triton-host-tma", f"uses {', '.join(names)}; {target.name} has no TMA", [u.line for u in uses["host-tma"]])
+    if "tensor-descriptor" in uses:
+        names = sorted({u.name for u in uses["tensor-descriptor"]})
+        add("triton-tensor-descriptor", f"uses {', '.join(names)}; lowered to pointer loads on {target.name} (no TMA)",
+            [u.line for u in uses["tensor-descriptor"]])
+    if "system-atomic" in uses:
+        add("system-atomics", "uses " + ", ".join(sorted({f"tl.{u.name}(scope=\"sys\")" for u in uses["system-atomic"]})),
+            [u.line for u in uses["system-atomic"]])
+
+
+def _no_tf32(target) -> str:
+    if target.get("tf32"):
+        return "XF32 MFMA exists here"
+    if target.get("architecture") == "CDNA4" or target.gfx == "gfx950":
+        return "CDNA4 has no TF32/XF32 MFMA (XF32 was dropped after CDNA3)"
+    return "no TF32/XF32 matrix instructions here"
 
 
 def _wave_checks(facts: KernelFacts, target, add: Add) -> None:

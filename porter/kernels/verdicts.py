@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.launch_config import remote_launches
+from porter.kernels.triton import with_remote_launches
 from porter.model import Kernel, ScanResult
 from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict
 from porter.source.parse import SourceFile
@@ -104,8 +105,13 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         if k.facts is None:
             updated.append(k)
             continue
-        sites, unknown = remote_launches(k, launches_by_name.get(k.name, []), defined.get(k.name, 1))
-        facts = dataclasses.replace(k.facts, remote_launch_sites=sites, remote_unknown=unknown)
+        if k.facts.triton is not None:
+            # A Triton launch has no CUDA grid/block to fold: other files' launches bring their keywords instead.
+            facts = dataclasses.replace(k.facts, triton=with_remote_launches(k.facts.triton, k,
+                                                                            launches_by_name.get(k.name, [])))
+        else:
+            sites, unknown = remote_launches(k, launches_by_name.get(k.name, []), defined.get(k.name, 1))
+            facts = dataclasses.replace(k.facts, remote_launch_sites=sites, remote_unknown=unknown)
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules)
         for v in per:
             counts[v.target][v.verdict] += 1

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from porter.match.registry import Hit, MatchContext, match_pattern
-from porter.match.kinds.code import compile_regex, in_device_code
+from porter.match.kinds.code import compile_regex, in_device_code, warp_dependent
 from porter.match.refine import refine
 from porter.match.tokens import may_hit
 from porter.model import Finding
@@ -94,6 +94,8 @@ def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
                 if f is None or not f.is_kernel:
                     continue
             if pattern.get("in_device_code") and not in_device_code(sf, hit.start):
+                continue
+            if pattern.get("warp_dependent") and not warp_dependent(sf, hit.start, hit.end):
                 continue
             yield hit
 

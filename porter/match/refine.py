@@ -27,13 +27,14 @@ from porter.source.parse import SourceFile
 SPECIFIC: dict[str, tuple[str, ...]] = {
     "DEV001": ("DEV006", "DEV007", "DEV012", "PYT010"),  # inline PTX: matrix / Hopper / async-copy PTX name the job
     "API004": ("DEV002", "DEV003", "DEV011"),  # same-name shuffle/ballot: the 32-bit mask or width is the real issue
-    "API001": ("DEV002", "DEV003"),
+    "API001": ("DEV002", "DEV003", "DEV015"),  # FAST_TF32's rename: DEV015 says what TF32 is on each target
     # "no drop-in HIP header" contradicts LIB001's "drop-in" on the same include (libcu++'s cuda/pipeline); an
     # API005 rename next to a LIB finding is not a duplicate: one names the header, the other the dependency.
     "LIB001": ("API006",),
     "LIB002": ("API006",),
     "LIB003": ("API006",),
     "DEV005": ("DEV006",),
+    "DEV013": ("DEV014",),  # a capability test that picks a tuning value: the tuning table is the finding
     "KRN001": (),
 }
 

@@ -289,6 +289,97 @@ class DeepRefinement:
 
 
 @dataclass(frozen=True)
+class TritonConfig:
+    """One `triton.Config` of an autotune list (or a launch's keywords): its meta-parameters as written and the
+    num_warps / num_stages values it can take (several when the Config sits in a comprehension over literals)."""
+
+    line: int
+    meta: tuple[tuple[str, str], ...] = ()  # (name, value as written), e.g. ("BLOCK_M", "128")
+    num_warps: tuple[int, ...] = ()
+    num_stages: tuple[int, ...] = ()
+    num_ctas: tuple[int, ...] = ()
+    amd_options: tuple[str, ...] = ()  # waves_per_eu, matrix_instr_nonkdim, kpack: tuned for AMD
+    path: str | None = None  # a launch written in another file than the kernel; None: the kernel's own file
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
+                             "num_stages": list(self.num_stages)}
+        if self.path is not None:
+            d["path"] = self.path
+        if self.num_ctas:
+            d["num_ctas"] = list(self.num_ctas)
+        if self.amd_options:
+            d["amd_options"] = list(self.amd_options)
+        return d
+
+
+@dataclass(frozen=True)
+class TritonDot:
+    """A `tl.dot` call: its (M, N, K) block names when the kernel's constexpr names say them, the sizes those names
+    take in the autotune configs and launches, and the input precision it asks for."""
+
+    line: int
+    shape: tuple[str, ...] = ()  # ("BLOCK_M", "BLOCK_N", "BLOCK_K"), or () when the names do not say
+    sizes: tuple[tuple[int, ...], ...] = ()  # distinct folded (M, N, K) values, ascending
+    input_precision: str | None = None  # as written: "tf32", "ieee", "tf32x3", or "allow_tf32" for allow_tf32=True
+    scaled: bool = False  # tl.dot_scaled (microscaled formats)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"line": self.line, "shape": list(self.shape), "sizes": [list(s) for s in self.sizes],
+                             "input_precision": self.input_precision}
+        if self.scaled:
+            d["scaled"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class TritonUse:
+    """A Triton feature the kernel uses, by kind: atomic, fp8, inline-asm, cuda-extra, tensor-descriptor,
+    host-tma, system-atomic."""
+
+    kind: str
+    name: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "line": self.line}
+
+
+@dataclass(frozen=True)
+class TritonFacts:
+    """What a Triton kernel (`@triton.jit`) is made of: its decorators, constexpr parameters, autotune configs,
+    launches with their keywords, tl.dot calls and the features that matter on AMD (porter.kernels.triton)."""
+
+    decorators: tuple[str, ...] = ()  # jit, autotune, heuristics, as written without the module
+    constexpr_parameters: tuple[str, ...] = ()
+    configs: tuple[TritonConfig, ...] = ()  # autotune configs
+    heuristics: tuple[str, ...] = ()  # meta-parameters @triton.heuristics computes
+    launches: tuple[TritonConfig, ...] = ()  # same-file `kernel[grid](...)` sites with their keywords
+    dots: tuple[TritonDot, ...] = ()
+    uses: tuple[TritonUse, ...] = ()
+    # Set by kernel analysis, never by measuring: launches of this kernel written in other files (replaced on
+    # each analysis, so analysing twice gives the same facts).
+    remote_launches: tuple[TritonConfig, ...] = ()
+
+    @property
+    def tuned(self) -> tuple[TritonConfig, ...]:
+        """Everything that sets num_warps / num_stages for this kernel: configs, then launches (own, then remote)."""
+        return self.configs + self.launches + self.remote_launches
+
+    @property
+    def num_warps(self) -> tuple[int, ...]:
+        """Every num_warps value written for this kernel (configs and launches), ascending."""
+        return tuple(sorted({w for c in self.tuned for w in c.num_warps}))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decorators": list(self.decorators), "constexpr_parameters": list(self.constexpr_parameters),
+                "configs": [c.to_dict() for c in self.configs], "heuristics": list(self.heuristics),
+                "launches": [c.to_dict() for c in self.launches + self.remote_launches],
+                "dots": [d.to_dict() for d in self.dots],
+                "uses": [u.to_dict() for u in self.uses], "num_warps": list(self.num_warps)}
+
+
+@dataclass(frozen=True)
 class KernelFacts:
     """Everything measured about one kernel (its body and the same-file device functions it calls)."""
 
@@ -317,6 +408,7 @@ class KernelFacts:
     remote_launch_sites: tuple[LaunchConfig, ...] = ()
     remote_unknown: tuple[Unresolved, ...] = ()
     deep: DeepRefinement | None = None  # set by deep mode
+    triton: TritonFacts | None = None  # a Triton kernel's own facts (porter.kernels.triton); None for CUDA kernels
 
     @property
     def sites(self) -> tuple[LaunchConfig, ...]:
@@ -365,6 +457,8 @@ class KernelFacts:
             d["cuda_libraries"] = list(self.cuda_libraries)
         if self.deep is not None:
             d["deep"] = self.deep.to_dict()
+        if self.triton is not None:
+            d["triton"] = self.triton.to_dict()
         return d
 
 
@@ -405,7 +499,7 @@ class TargetVerdict:
 
 @dataclass(frozen=True)
 class Kernel:
-    """A `__global__` function definition, with what kernel analysis found once it ran."""
+    """A `__global__` function definition (or a `@triton.jit` one), with what kernel analysis found once it ran."""
 
     path: str
     line: int
@@ -419,6 +513,7 @@ class Kernel:
     verdicts: tuple[TargetVerdict, ...] | None = None  # one per chosen target, once analysed (porter.kernels.verdicts)
     status: Status = Status.OPEN  # see porter.model.finding.Status
     handled_by: str | None = None  # "path:line" of what handles it, when not open
+    language: str = "cuda"  # cuda (a __global__ function) | triton (a @triton.jit function)
 
     def __lt__(self, other: Kernel) -> bool:
         # Source order; the facts never decide it.
@@ -445,6 +540,8 @@ class Kernel:
             "status": str(self.status),
             "handled_by": self.handled_by,
         }
+        if self.language != "cuda":
+            d["language"] = self.language  # CUDA kernels keep the keys they always had
         facts = self.facts.to_dict() if self.facts is not None else {}
         if self.verdicts is not None:
             facts["targets"] = {v.target: v.to_dict() for v in self.verdicts}

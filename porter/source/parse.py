@@ -450,14 +450,31 @@ def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
     strings = sorted(_spans(caps.get("string", [])))
     code = _blank(data, comments + strings)
     functions = []
+    triton = b"triton" in data
+    bare_jit = triton and _FROM_TRITON_JIT.search(data) is not None
     for n in caps.get("function", []):
         name_node = n.child_by_field_name("name")
         name = name_node.text.decode("utf-8", "replace") if name_node else "<anonymous>"
+        jit = triton and _triton_jit(n, bare_jit)  # a Triton kernel: findings in it name it, as in a __global__ one
         functions.append(Function(name, name, n.start_byte, n.end_byte, n.start_point.row + 1, n.end_point.row + 1,
-                                  False, False, None, n))
+                                  jit, jit, None, n))
     functions.sort(key=lambda f: f.start_byte)
     return SourceFile(path, "python", data, code, tree, comments, strings, functions, {}, line_starts,
                       error_lines=_error_lines(tree, "python"))
+
+
+_TRITON_JIT = re.compile(rb"^@\s*triton\s*\.\s*jit\b")
+_BARE_JIT = re.compile(rb"^@\s*jit\b")
+_FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+
+
+def _triton_jit(node: ts.Node, bare_jit: bool) -> bool:
+    """Whether a Python function definition is decorated `@triton.jit` (or `@jit` in a file that imports it from
+    triton); porter.kernels.triton tells its kernels from its inlined helpers."""
+    parent = node.parent
+    return parent is not None and parent.type == "decorated_definition" and any(
+        c.type == "decorator" and (_TRITON_JIT.match(c.text) or (bare_jit and _BARE_JIT.match(c.text)))
+        for c in parent.children)
 
 
 def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], global_macros: set[str],

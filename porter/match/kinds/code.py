@@ -38,6 +38,52 @@ def in_device_code(sf: SourceFile, offset: int) -> bool:
     return fn is None and sf.path.endswith(NVCC_ONLY_SUFFIXES)
 
 
+# Warp-level work: shuffles, votes, warp syncs and reductions, cooperative-groups tiles, CUB warp primitives, tensor-
+# core MMA (a warp-wide fragment layout), and calls of functions named for warps (`warp_reduce_sum(v)`).
+_WARP_LEVEL = re.compile(rb"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\b__all\s*\(|__activemask|__syncwarp"
+                         rb"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
+                         rb"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(")
+_CALLED = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
+_WARP_NAMED = re.compile(rb"[Ww]arp|WARP")
+
+
+def warp_dependent(sf: SourceFile, start: int, end: int) -> bool:
+    """Whether a `/ 32` at [start, end) divides by the hardware warp: it is outside any function (a macro, a
+    constant), its line names warps (`warp_id = tid / 32`, `(tid / 32) % NUM_WARPS_Q`: the author's own word, and
+    the helper that uses it may sit in another header), or its function does warp-level work itself or through a
+    same-file function it calls (three calls deep). Elsewhere it splits a block's data into groups of 32 threads,
+    which is as right on wave64 as on NVIDIA."""
+    fn = sf.enclosing(start)
+    if fn is None:
+        return True
+    line_start = sf.code.rfind(b"\n", 0, start) + 1
+    line_end = sf.code.find(b"\n", end)
+    if _WARP_NAMED.search(sf.code[line_start:line_end if line_end >= 0 else len(sf.code)]):
+        return True
+    return _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3)
+
+
+def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
+    key = fn.start_byte
+    if key in memo:
+        return memo[key]
+    memo[key] = False  # a recursive call chain ends here
+    body = sf.code[fn.start_byte:fn.end_byte]
+    found = _WARP_LEVEL.search(body) is not None
+    if not found and depth > 0:
+        by_name = sf.cache.get("code.functions_by_name")
+        if by_name is None:
+            by_name = sf.cache["code.functions_by_name"] = {}
+            for f in sf.functions:
+                by_name.setdefault(f.name.encode(), []).append(f)
+        for name in {m.group(1) for m in _CALLED.finditer(body)}:
+            if any(f is not fn and _warp_level(sf, f, memo, depth - 1) for f in by_name.get(name, ())):
+                found = True
+                break
+    memo[key] = found
+    return found
+
+
 def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
     if b"__CUDA_ARCH__" not in sf.data:
         return False

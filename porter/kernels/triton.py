@@ -1,0 +1,581 @@
+"""Triton kernels in Python files: find the `@triton.jit` functions, measure what matters for them on AMD, and find
+their `kernel[grid](...)` launch sites.
+
+A Triton kernel is a `@triton.jit` function (under `@triton.autotune` / `@triton.heuristics` or not) that the file
+does not only call from another jit function (those are helpers, inlined into their callers: their facts count as
+the caller's, like a CUDA kernel's `__device__` functions). Measured from the tree-sitter Python tree: the
+`tl.constexpr` parameters (BLOCK_M, BLOCK_N, ...), each autotune `triton.Config`'s meta-parameters and
+num_warps / num_stages / num_ctas (literals, or the literal lists a comprehension runs over; a config list named by
+a module-level variable or built by a same-file function is followed), the launches' keywords, `tl.dot` calls with
+their (M, N, K) block names and sizes and input precision, atomics, FP8 dtypes, inline assembly, `tl.extra.cuda`,
+and TMA / tensor descriptors. Kernel analysis judges them per target (porter.kernels.checks, the triton-* checks).
+
+Only files that mention `triton` (or `num_warps`, for a wrapper module that only launches) are looked at: the
+pipeline checks the token before calling in, so a scan of code without Triton pays nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from typing import Iterable, Iterator
+
+from porter.model.kernel import (DeviceFunction, Kernel, KernelFacts, Launch, TritonConfig, TritonDot, TritonFacts,
+                                 TritonUse, Unresolved)
+from porter.source.parse import SourceFile
+
+# Launch and Config keywords that tune the kernel rather than pass it an argument; the last three exist only in
+# the AMD backend, so a config that sets one was tuned for AMD.
+TUNING = ("num_warps", "num_stages", "num_ctas", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
+AMD_OPTIONS = frozenset({"waves_per_eu", "matrix_instr_nonkdim", "kpack"})
+# OCP FP8 (what NVIDIA runs) and the FNUZ variants CDNA3 runs natively.
+FP8_OCP = frozenset({"float8e4nv", "float8e5"})
+FP8_FNUZ = frozenset({"float8e4b8", "float8e5b16"})
+FP8_OTHER = frozenset({"float8e4b15"})
+# Host-created TMA descriptors (the CUDA driver's cuTensorMapEncode) and the device-side tensormap builders.
+HOST_TMA = frozenset({"_experimental_descriptor_load", "_experimental_descriptor_store",
+                      "experimental_device_tensormap_create1d", "experimental_device_tensormap_create2d",
+                      "tensormap_fenceproxy_acquire", "_experimental_tensormap_fenceproxy_acquire"})
+TENSOR_DESCRIPTOR = frozenset({"make_tensor_descriptor", "_experimental_make_tensor_descriptor",
+                               "load_tensor_descriptor", "store_tensor_descriptor"})
+_TL_PREFIXES = ("tl", "triton.language", "language", "tl.core", "triton.language.core")
+_BLOCK_NAME = re.compile(r"(?i)^(?:BLOCK|TILE)(?:_?SIZE)?_?([MNK])$")
+_FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+_CUDA_EXTRA_IMPORT = re.compile(
+    r"^\s*from\s+triton\.language\.extra\.cuda(?:\.\w+)*\s+import\s+(?P<names>[^\n#]+)"
+    r"|^\s*import\s+triton\.language\.extra\.cuda(?:\.\w+)*\s+as\s+(?P<alias>\w+)", re.M)
+
+
+def measure_python(sf: SourceFile) -> tuple[list[Kernel], list[Launch]]:
+    """The Triton kernels of a parsed Python file with their facts, and the file's Triton launch sites."""
+    if sf.root is None or (b"triton" not in sf.data and b"num_warps" not in sf.data):
+        return [], []
+    return _File(sf).measure()
+
+
+def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[Launch]) -> TritonFacts:
+    """A Triton kernel's facts with the launches of it written in other files (their keywords as the Launch's
+    config records them: `num_warps=8`, `num_warps<=32`), so a wrapper module's num_warps reaches the kernel's
+    verdict. Replaces what an earlier analysis set."""
+    remote = []
+    for l in launches:
+        if l.kind != "triton" or l.path == kernel.path:
+            continue
+        kw = dict(item.split("=", 1) for item in l.config[1:] if "=" in item and "<=" not in item)
+        bound = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps<=")]
+        cfg = TritonConfig(l.line, num_warps=_literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None),
+                           num_stages=_literal_ints(kw.get("num_stages")), num_ctas=_literal_ints(kw.get("num_ctas")),
+                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path)
+        if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options:
+            remote.append(cfg)
+    return dataclasses.replace(facts, remote_launches=tuple(sorted(remote, key=lambda c: (c.path or "", c.line))))
+
+
+def _literal_ints(text: str | None) -> tuple[int, ...]:
+    return (int(text),) if text is not None and text.strip().isdigit() else ()
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def _dotted(node) -> str:
+    return "".join(_text(node).split())
+
+
+def _last(dotted: str) -> tuple[str, str]:
+    """('tl', 'dot') for 'tl.dot'; ('', 'dot') for 'dot'."""
+    head, _, tail = dotted.rpartition(".")
+    return head, tail
+
+
+def _walk(node, types: frozenset[str]) -> Iterator:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in types:
+            yield n
+        stack.extend(reversed(n.children))
+
+
+def _string_value(node) -> str | None:
+    if node is None or node.type != "string":
+        return None
+    return "".join(_text(c) for c in node.children if c.type == "string_content")
+
+
+class _File:
+    """One Python file's Triton kernels: decorated definitions, module-level names, launches."""
+
+    def __init__(self, sf: SourceFile):
+        self.sf = sf
+        self.root = sf.root
+        self.bare_jit = bool(_FROM_TRITON_JIT.search(sf.data))
+        self.cuda_aliases = self._cuda_extra_aliases()
+        self.module_names: dict[str, object] = {}  # top-level `NAME = <expr>` (last one wins)
+        self.module_ints: dict[str, int] = {}
+        self.functions: dict[str, object] = {}  # every function definition by name (the first one)
+        for n in self.root.children:
+            if n.type == "expression_statement" and n.named_children and n.named_children[0].type == "assignment":
+                a = n.named_children[0]
+                left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+                if left is not None and left.type == "identifier" and right is not None:
+                    self.module_names[_text(left)] = right
+                    if right.type == "integer":
+                        self.module_ints[_text(left)] = _int(right)
+        for f in _walk(self.root, frozenset({"function_definition"})):
+            name = _text(f.child_by_field_name("name"))
+            self.functions.setdefault(name, f)
+
+    def _cuda_extra_aliases(self) -> frozenset[str]:
+        """Names bound by imports from triton.language.extra.cuda (`libdevice`, or an alias)."""
+        text = self.sf.data.decode("utf-8", "replace")
+        if "extra.cuda" not in text:
+            return frozenset()
+        out = set()
+        for m in _CUDA_EXTRA_IMPORT.finditer(text):
+            if m.group("alias"):
+                out.add(m.group("alias"))
+            else:
+                for part in m.group("names").strip("() \\").split(","):
+                    bits = part.split()
+                    if bits:
+                        out.add(bits[-1])
+        return frozenset(out)
+
+    # ------------------------------------------------------------------------------------------ kernels
+
+    def measure(self) -> tuple[list[Kernel], list[Launch]]:
+        jitted: dict[str, tuple[object, object, list[tuple[str, object]]]] = {}
+        # A wrapper module that only launches (`k[grid](..., num_warps=8)`) need not say `triton`.
+        for d in _walk(self.root, frozenset({"decorated_definition"})) if b"triton" in self.sf.data else ():
+            fn = d.child_by_field_name("definition")
+            if fn is None or fn.type != "function_definition":
+                continue
+            decorators = [(self._decorator_name(c), c) for c in d.children if c.type == "decorator"]
+            if not any(self._is_jit(name) for name, _ in decorators):
+                continue
+            jitted.setdefault(_text(fn.child_by_field_name("name")), (d, fn, decorators))
+        launches, launch_nodes = self._launches(set(jitted))
+        launched = {l.kernel for l in launches}
+        calls = {name: self._called_names(fn) for name, (_, fn, _) in jitted.items()}
+        called_by_jit = {c for name, cs in calls.items() for c in cs if c != name}
+        # A kernel returns nothing, so a jit function that returns a value is a helper other kernels inline
+        # (flash-attention's k_activations.gelu, imported by the files that use it).
+        helpers = {n for n, (_, fn, _) in jitted.items()
+                   if n not in launched and (n in called_by_jit or _returns_value(fn))}
+        kernels = []
+        for name, (d, fn, decorators) in jitted.items():
+            if name in helpers:
+                continue
+            kernels.append(self._kernel(name, d, fn, decorators, jitted, helpers, calls,
+                                        [site for site in launch_nodes if site[0].kernel == name]))
+        kernels.sort()
+        return kernels, sorted(launches)
+
+    def _decorator_name(self, decorator) -> str:
+        expr = decorator.named_children[0] if decorator.named_children else None
+        if expr is not None and expr.type == "call":
+            expr = expr.child_by_field_name("function")
+        return _dotted(expr)
+
+    def _is_jit(self, name: str) -> bool:
+        head, tail = _last(name)
+        if tail != "jit":
+            return False
+        return head.startswith("triton") or (head == "" and self.bare_jit)
+
+    def _called_names(self, fn) -> set[str]:
+        out = set()
+        for call in _walk(fn, frozenset({"call"})):
+            f = call.child_by_field_name("function")
+            if f is not None and f.type == "identifier":
+                out.add(_text(f))
+        return out
+
+    def _kernel(self, name, d, fn, decorators, jitted, helpers, calls, launch_sites) -> Kernel:
+        unknown: list[Unresolved] = []
+        params, defaults = self._constexpr_parameters(fn)
+        configs: list[TritonConfig] = []
+        heuristics: list[str] = []
+        names = []
+        for dname, dec in decorators:
+            _, tail = _last(dname)
+            names.append(tail)
+            expr = dec.named_children[0] if dec.named_children else None
+            if tail == "autotune" and expr is not None and expr.type == "call":
+                configs.extend(self._autotune_configs(expr, unknown))
+            elif tail == "heuristics" and expr is not None and expr.type == "call":
+                args = expr.child_by_field_name("arguments")
+                for pair in _walk(args, frozenset({"pair"})) if args is not None else ():
+                    key = _string_value(pair.child_by_field_name("key"))
+                    if key:
+                        heuristics.append(key)
+        # The helpers this kernel reaches, transitively (their bodies count as the kernel's).
+        reached, todo = [], [name]
+        seen = {name}
+        while todo:
+            for c in sorted(calls.get(todo.pop(), ())):
+                if c in helpers and c not in seen:
+                    seen.add(c)
+                    reached.append(c)
+                    todo.append(c)
+        bodies = [fn] + [jitted[h][1] for h in reached]
+        launches = [cfg for _, cfg in launch_sites]
+        dots, uses = [], []
+        for body in bodies:
+            d_, u_ = self._body_facts(body)
+            dots += d_
+            uses += u_
+        shape = _dot_shape(params)
+        sizes = _dot_sizes(shape, configs + launches, defaults)
+        dots = [TritonDot(x.line, shape if not x.scaled else (), sizes if not x.scaled else (), x.input_precision,
+                          x.scaled) for x in sorted(dots, key=lambda x: x.line)]
+        uses = sorted(set(uses), key=lambda u: (u.line, u.kind, u.name))
+        facts = TritonFacts(
+            decorators=tuple(names),
+            constexpr_parameters=tuple(params),
+            configs=tuple(configs),
+            heuristics=tuple(sorted(set(heuristics))),
+            launches=tuple(sorted(launches, key=lambda c: c.line)),
+            dots=tuple(dots),
+            uses=tuple(uses),
+        )
+        start, end = d.start_point.row + 1, d.end_point.row + 1
+        device = tuple(sorted((DeviceFunction(h, jitted[h][0].start_point.row + 1, jitted[h][0].end_point.row + 1)
+                               for h in reached), key=lambda x: x.line))
+        atomics = tuple(sorted({u.name for u in uses if u.kind == "atomic"}))
+        kf = KernelFacts(lines=end - start + 1, device_functions=device, atomics=atomics, unknown=tuple(unknown),
+                         triton=facts)
+        return Kernel(self.sf.path, start, end, name, name, facts=kf, language="triton")
+
+    def _constexpr_parameters(self, fn) -> tuple[list[str], dict[str, int]]:
+        names, defaults = [], {}
+        params = fn.child_by_field_name("parameters")
+        for p in params.named_children if params is not None else ():
+            if p.type not in ("typed_parameter", "typed_default_parameter"):
+                continue
+            t = p.child_by_field_name("type")
+            if t is None or _last(_dotted(t))[1] != "constexpr":
+                continue
+            ident = p.child_by_field_name("name") if p.type == "typed_default_parameter" else p.named_children[0]
+            if ident is None or ident.type != "identifier":
+                continue
+            names.append(_text(ident))
+            value = p.child_by_field_name("value")
+            if value is not None and value.type == "integer":
+                defaults[_text(ident)] = _int(value)
+        return names, defaults
+
+    # ------------------------------------------------------------------------------------------ configs
+
+    def _autotune_configs(self, call, unknown: list[Unresolved]) -> list[TritonConfig]:
+        args = call.child_by_field_name("arguments")
+        if args is None:
+            return []
+        source = None
+        for a in args.named_children:
+            if a.type == "keyword_argument" and _text(a.child_by_field_name("name")) == "configs":
+                source = a.child_by_field_name("value")
+                break
+        else:
+            positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
+            source = positional[0] if positional else None
+        if source is None:
+            return []
+        node = self._resolve(source)
+        if node is None:
+            unknown.append(Unresolved("autotune configs", f"built by `{_text(source)[:80]}` (not followed)"))
+            return []
+        out = [self._config(c) for c in _walk(node, frozenset({"call"})) if _last(_dotted(c.child_by_field_name("function")))[1] == "Config"]
+        if not out:
+            unknown.append(Unresolved("autotune configs", f"no triton.Config in `{_text(source)[:80]}`"))
+        return sorted(out, key=lambda c: c.line)
+
+    def _resolve(self, node):
+        """The expression that holds the configs: the node itself, the value of a module-level name, or the body
+        of a same-file function a call names."""
+        for _ in range(4):
+            if node.type == "identifier" and _text(node) in self.module_names:
+                node = self.module_names[_text(node)]
+                continue
+            if node.type == "call":
+                f = node.child_by_field_name("function")
+                if f is not None and f.type == "identifier" and _text(f) in self.functions:
+                    return self.functions[_text(f)]
+                if _last(_dotted(f))[1] == "Config":
+                    return node
+            break
+        if any(_last(_dotted(c.child_by_field_name("function")))[1] == "Config" for c in _walk(node, frozenset({"call"}))):
+            return node
+        return None
+
+    def _config(self, call) -> TritonConfig:
+        args = call.child_by_field_name("arguments")
+        bindings = _comprehension_bindings(call)
+        meta: list[tuple[str, str]] = []
+        tuning: dict[str, tuple[int, ...]] = {}
+        amd = set()
+        for i, a in enumerate(args.named_children if args is not None else ()):
+            if a.type == "keyword_argument":
+                key = _text(a.child_by_field_name("name"))
+                value = a.child_by_field_name("value")
+                if key in TUNING:
+                    tuning[key] = self._ints(value, bindings)
+                    if key in AMD_OPTIONS:
+                        amd.add(key)
+                elif key in ("kwargs", "meta") and value is not None and value.type == "dictionary":
+                    meta += self._meta(value, bindings, amd)
+            elif a.type == "dictionary" and i == 0:
+                meta += self._meta(a, bindings, amd)
+        return TritonConfig(call.start_point.row + 1, tuple(meta), tuning.get("num_warps", ()),
+                            tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)))
+
+    def _meta(self, dictionary, bindings, amd: set[str]) -> list[tuple[str, str]]:
+        """The meta-parameters of a Config's dict; AMD options written there (`"waves_per_eu": 2`) go to `amd`."""
+        out = []
+        for pair in dictionary.named_children:
+            if pair.type != "pair":
+                continue
+            key = _string_value(pair.child_by_field_name("key"))
+            value = pair.child_by_field_name("value")
+            if key is None or value is None:
+                continue
+            ints = self._ints(value, bindings)
+            if key in AMD_OPTIONS:
+                amd.add(key)
+                continue
+            out.append((key, ",".join(str(v) for v in ints) if ints else _text(value)))
+        return out
+
+    def _ints(self, node, bindings: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+        """The integer values an expression can take: a literal, a comprehension variable over literals, a
+        module-level integer constant."""
+        if node is None:
+            return ()
+        if node.type == "integer":
+            v = _int(node)
+            return (v,) if v is not None else ()
+        if node.type == "identifier":
+            name = _text(node)
+            if name in bindings:
+                return bindings[name]
+            if name in self.module_ints and self.module_ints[name] is not None:
+                return (self.module_ints[name],)
+        return ()
+
+    def _clamped(self, node, call) -> tuple[int, ...]:
+        """The largest value a launch keyword held in a local can take when its last assignment before the launch
+        clamps it with literals (`num_warps = max(8, min(32, block_size // 256))` reaches 32), else ()."""
+        if node is None or node.type != "identifier":
+            return ()
+        host = self.sf.enclosing(call.start_byte)
+        if host is None:
+            return ()
+        name, value = _text(node), None
+        for a in _walk(host.node, frozenset({"assignment"})):
+            left = a.child_by_field_name("left")
+            if a.start_byte < call.start_byte and left is not None and left.type == "identifier" and _text(left) == name:
+                value = a.child_by_field_name("right")
+        bound = _upper_bound(value)
+        return (bound,) if bound is not None else ()
+
+    # ------------------------------------------------------------------------------------------ bodies
+
+    def _body_facts(self, fn) -> tuple[list[TritonDot], list[TritonUse]]:
+        dots, uses = [], []
+        for node in _walk(fn, frozenset({"call", "attribute"})):
+            line = node.start_point.row + 1
+            if node.type == "attribute":
+                dotted = _dotted(node)
+                head, tail = _last(dotted)
+                if tail in FP8_OCP | FP8_FNUZ | FP8_OTHER and (head in _TL_PREFIXES or head.endswith("language")):
+                    uses.append(TritonUse("fp8", tail, line))
+                obj = node.child_by_field_name("object")
+                if ".extra.cuda" in "." + dotted and not (node.parent is not None and node.parent.type == "attribute"):
+                    uses.append(TritonUse("cuda-extra", dotted, line))
+                elif obj is not None and obj.type == "identifier" and _text(obj) in self.cuda_aliases \
+                        and not (node.parent is not None and node.parent.type == "attribute"):
+                    uses.append(TritonUse("cuda-extra", dotted, line))
+                continue
+            f = node.child_by_field_name("function")
+            if f is None or f.type not in ("identifier", "attribute"):
+                continue
+            dotted = _dotted(f)
+            head, tail = _last(dotted)
+            if f.type == "identifier" and _text(f) in self.cuda_aliases:
+                uses.append(TritonUse("cuda-extra", dotted, line))
+            triton_op = head in _TL_PREFIXES or head == "" or head.endswith("language")
+            if not triton_op and tail not in HOST_TMA | TENSOR_DESCRIPTOR:
+                continue
+            kwargs = _keywords(node)
+            if tail in ("dot", "dot_scaled") and (head in _TL_PREFIXES or head.endswith("language")):
+                precision = _string_value(kwargs.get("input_precision"))
+                if precision is None and _text(kwargs.get("allow_tf32")) == "True":
+                    precision = "allow_tf32"
+                dots.append(TritonDot(line, input_precision=precision, scaled=tail == "dot_scaled"))
+            elif tail.startswith("atomic_") and head in _TL_PREFIXES:
+                uses.append(TritonUse("atomic", tail, line))
+                if _string_value(kwargs.get("scope")) == "sys":
+                    uses.append(TritonUse("system-atomic", tail, line))
+            elif tail == "inline_asm_elementwise":
+                uses.append(TritonUse("inline-asm", tail, line))
+            elif tail in HOST_TMA:
+                uses.append(TritonUse("host-tma", tail, line))
+            elif tail in TENSOR_DESCRIPTOR:
+                uses.append(TritonUse("tensor-descriptor", tail, line))
+        return dots, uses
+
+    # ------------------------------------------------------------------------------------------ launches
+
+    def _launches(self, jitted: set[str]) -> tuple[list[Launch], list[tuple[Launch, TritonConfig]]]:
+        """`kernel[grid](...)` calls: of a jit function of this file, or of any name when the call passes a
+        tuning keyword or the subscript reads like a grid (a `handlers[kind](x)` table lookup does neither)."""
+        out, sites = [], []
+        for call in _walk(self.root, frozenset({"call"})):
+            f = call.child_by_field_name("function")
+            if f is None or f.type != "subscript":
+                continue
+            value = _launched(f.child_by_field_name("value"))
+            if value is None:
+                continue
+            name = _last(_dotted(value))[1]
+            kwargs = _keywords(call)
+            grid = f.child_by_field_name("subscript")
+            grid_text = " ".join(_text(grid).split()) if grid is not None else ""
+            if name not in jitted and not (set(kwargs) & set(TUNING)) and "grid" not in grid_text \
+                    and "cdiv" not in grid_text:
+                continue
+            tuning = {k: v for k, v in kwargs.items() if k in TUNING}
+            bindings = _comprehension_bindings(call)
+            warps = self._ints(tuning.get("num_warps"), bindings) or self._clamped(tuning.get("num_warps"), call)
+            config = (grid_text,) + tuple(f"{k}={' '.join(_text(v).split())}" for k, v in sorted(tuning.items()))
+            if warps and not _text(tuning.get("num_warps")).isdigit():
+                config += (f"num_warps<={max(warps)}",)  # a clamped local: its bound, for launches of other files
+            host = self.sf.enclosing(call.start_byte)
+            line, column = call.start_point.row + 1, call.start_point.column + 1
+            launch = Launch(self.sf.path, line, column, name, "triton", config, host.name if host else None)
+            out.append(launch)
+            meta = tuple((k, ",".join(map(str, self._ints(v, bindings))) or " ".join(_text(v).split()))
+                         for k, v in sorted(kwargs.items()) if k not in TUNING)
+            cfg = TritonConfig(line, meta, warps,
+                               self._ints(tuning.get("num_stages"), bindings),
+                               self._ints(tuning.get("num_ctas"), bindings),
+                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)))
+            sites.append((launch, cfg))
+        return out, sites
+
+
+def _launched(value):
+    """The kernel a `value[grid](...)` launches: a name or attribute, or the one a torch wrapper hands on
+    (`torch.library.wrap_triton(kernel)[grid](...)`, `capture_triton(kernel)`)."""
+    if value is not None and value.type == "call" and _last(_dotted(value.child_by_field_name("function")))[1] in (
+            "wrap_triton", "capture_triton"):
+        args = value.child_by_field_name("arguments")
+        value = args.named_children[0] if args is not None and args.named_children else None
+    return value if value is not None and value.type in ("identifier", "attribute") else None
+
+
+def _upper_bound(node) -> int | None:
+    """An upper bound of an expression built from integer literals and min()/max() of them and of unknowns (None:
+    unbounded). Only clamps count: a conditional's branches may be unreachable, so it is left unbounded."""
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_children:
+        return _upper_bound(node.named_children[0])
+    if node.type == "integer":
+        return _int(node)
+    if node.type == "call":
+        f = _dotted(node.child_by_field_name("function"))
+        args = node.child_by_field_name("arguments")
+        bounds = [_upper_bound(a) for a in (args.named_children if args is not None else ())]
+        if f == "min" and bounds:
+            known = [b for b in bounds if b is not None]
+            return min(known) if known else None
+        if f == "max" and bounds and all(b is not None for b in bounds):
+            return max(bounds)
+    return None
+
+
+def _int(node) -> int | None:
+    try:
+        return int(_text(node).replace("_", ""), 0)
+    except ValueError:
+        return None
+
+
+def _keywords(call) -> dict[str, object]:
+    args = call.child_by_field_name("arguments")
+    out = {}
+    for a in args.named_children if args is not None else ():
+        if a.type == "keyword_argument":
+            out[_text(a.child_by_field_name("name"))] = a.child_by_field_name("value")
+    return out
+
+
+def _returns_value(fn) -> bool:
+    stack = list(fn.children)
+    while stack:
+        n = stack.pop()
+        if n.type == "return_statement" and n.named_children:
+            return True
+        if n.type not in ("function_definition", "lambda", "class_definition"):
+            stack.extend(n.children)
+    return False
+
+
+def _comprehension_bindings(node) -> dict[str, tuple[int, ...]]:
+    """Loop variables of the comprehensions around a node that run over literal integer lists or tuples
+    (`[triton.Config(..., num_warps=w) for w in [4, 8]]`). A variable an `if` clause filters is left out: which
+    values survive is decided at run time (flash-attention keeps `w * warp_size <= 1024`)."""
+    out: dict[str, tuple[int, ...]] = {}
+    p = node.parent
+    while p is not None:
+        if p.type in ("list_comprehension", "generator_expression", "set_comprehension"):
+            filtered = {_text(i) for c in p.named_children if c.type == "if_clause"
+                        for i in _walk(c, frozenset({"identifier"}))}
+            for clause in p.named_children:
+                if clause.type != "for_in_clause":
+                    continue
+                left, right = clause.child_by_field_name("left"), clause.child_by_field_name("right")
+                if left is None or right is None or left.type != "identifier" or _text(left) in filtered:
+                    continue
+                if right.type in ("list", "tuple"):
+                    values = tuple(v for v in (_int(c) for c in right.named_children if c.type == "integer")
+                                   if v is not None)
+                    if values and len(values) == len(right.named_children):
+                        out.setdefault(_text(left), values)
+        p = p.parent
+    return out
+
+
+def _dot_shape(params: list[str]) -> tuple[str, ...]:
+    """(M, N, K) block names when the kernel's constexpr parameters spell them (BLOCK_M / BLOCK_SIZE_N / ...)."""
+    by_axis: dict[str, str] = {}
+    for p in params:
+        m = _BLOCK_NAME.match(p)
+        if m:
+            by_axis.setdefault(m.group(1).upper(), p)
+    return tuple(by_axis[a] for a in "MNK") if all(a in by_axis for a in "MNK") else ()
+
+
+def _dot_sizes(shape: tuple[str, ...], configs: list[TritonConfig], defaults: dict[str, int]) -> tuple[tuple[int, ...], ...]:
+    if not shape:
+        return ()
+    out: set[tuple[int, ...]] = set()
+    for c in configs:
+        meta = dict(c.meta)
+        choices: list[tuple[int, ...]] = []
+        for name in shape:
+            text = meta.get(name)
+            if text is not None and re.fullmatch(r"\d+(?:,\d+)*", text):
+                choices.append(tuple(int(v) for v in text.split(",")))  # a comprehension's values: every one
+            elif text is None and name in defaults:
+                choices.append((defaults[name],))
+            else:
+                break
+        else:
+            out.update(itertools.product(*choices))
+    if not out and all(n in defaults for n in shape):
+        out.add(tuple(defaults[n] for n in shape))
+    return tuple(sorted(out))
