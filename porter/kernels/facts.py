@@ -16,7 +16,7 @@ import tree_sitter as ts
 from porter.kernels.constfold import (Constants, Unknown, build_constants, dim3_arguments, dims, fold, fold_text,
                                       type_size)
 from porter.kernels.launch_config import config_slots, fold_site
-from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, ExternShared, InlinePtx, Kernel,
+from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper, ExternShared, InlinePtx, Kernel,
                                  KernelFacts, LaneAssumption, LaunchBounds, LaunchConfig, SharedArray, SharedMemory,
                                  TemplateParameter, Unresolved, WarpOp, WarpSizeConstant)
 from porter.source import syntax
@@ -50,6 +50,9 @@ ASYNC_IDENTIFIERS = {
     "cp_async_bulk_tensor_3d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_shared_to_global": "tma",
     "fence_proxy_async_shared_cta": "tma", "barrier": "cuda::barrier", "barrier_arrive_tx": "mbarrier",
     "cudaTmaDesc": "tma", "CUtensorMap_st": "tma",
+    # CuTe's / CUTLASS's spellings of the SM80 async copy (cp.async.commit_group / wait_group).
+    "cp_async_fence": "cp.async", "cp_async_wait": "cp.async", "SM80_CP_ASYNC_CACHEALWAYS": "cp.async",
+    "SM80_CP_ASYNC_CACHEGLOBAL": "cp.async",
 }
 CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluster_group", "map_shared_rank": "dsmem",
                        "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
@@ -57,6 +60,16 @@ CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluste
 WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
 # C++ namespaces of NVIDIA-only device libraries (no ROCm build): a kernel that names them needs porting off them.
 CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
+# CuTe's tensor algebra: tensors over layouts, their partitions among threads, tiled copies and tiled MMAs. Code
+# written in it is a kernel in CuTe's own language (no ROCm build; the port is a rewrite on CK / CK-Tile), unlike a
+# use of CUTLASS's utility types (`cutlass::Array`, stride helpers), which plain C++ replaces.
+CUTE_TENSOR_NAMES = frozenset({
+    "make_tensor", "make_fragment_like", "make_identity_tensor", "local_tile", "local_partition", "partition_S",
+    "partition_D", "partition_A", "partition_B", "partition_C", "partition_fragment_A", "partition_fragment_B",
+    "partition_fragment_C", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
+    "make_tiled_mma", "TiledMMA", "TiledCopy", "MMA_Atom", "Copy_Atom", "get_thread_slice", "retile_S", "retile_D",
+    "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr",
+})
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
@@ -70,8 +83,58 @@ def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None) 
     kfs = syntax.kernel_functions(sf)
     if not kfs:
         return []
-    ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+    ctx = _file_context(sf, extra_constants)
     return [dataclasses.replace(kernel, facts=ctx.kernel_facts(kernel, fn)) for kernel, fn in kfs]
+
+
+def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = None,
+                    build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+                    ) -> tuple[DeviceHelper, ...]:
+    """The file's `__device__` functions as kernels in other files see them (porter.kernels.callgraph): each with
+    the facts of its body and its same-file callees, and the calls its file does not define. Code in an arm only
+    the CUDA build compiles (`#ifdef PTX_AVAILABLE` with a portable `#else`, `build_names` naming the repository's
+    ROCm-side and CUDA-side macros) is left out: the helper already has its HIP path there."""
+    fns = [f for f in sf.functions if f.is_device and not f.is_kernel and f.node.child_by_field_name("body") is not None]
+    if not fns:
+        return ()
+    ctx = _file_context(sf, extra_constants)
+    ctx.cuda_only = _cuda_only_lines(sf, build_names)
+    return tuple(ctx.helper(f) for f in fns)
+
+
+def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
+    """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
+    import bisect
+
+    from porter.source import macros
+
+    if b"#" not in sf.data:
+        return None
+    regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
+               if r.side in (macros.CUDA, "none")]
+    if not regions:
+        return None
+    starts = [r.start for r in regions]
+
+    def cuda_only(line: int) -> bool:
+        i = bisect.bisect_right(starts, line) - 1
+        return i >= 0 and regions[i].start <= line <= regions[i].end
+    return cuda_only
+
+
+def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> _FileContext:
+    """One context per parsed file, shared by the kernels' and the helpers' measurement."""
+    ctx = sf.cache.get("kernel_context")
+    if ctx is None:
+        ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+        sf.cache["kernel_context"] = ctx
+    return ctx
+
+
+# Calls never followed into another file: CUDA's own intrinsics (`__shfl_sync`, `__ldg`: a repository that defines
+# one is shimming the toolkit, usually for HIP) and the warp and atomic operations detectors already read.
+def followed_call(name: str) -> bool:
+    return not name.startswith("__") and name not in WARP_OPS and not name.startswith("atomic")
 
 
 class _FileContext:
@@ -94,6 +157,10 @@ class _FileContext:
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
         self.struct_sizes = struct_sizes(sf.root, env)
+        # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
+        self.cute_scope = b"using namespace cute" in sf.data
+        self.defined = {f.name for f in sf.functions}
+        self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
 
     # ------------------------------------------------------------------------------------------ per kernel
 
@@ -134,9 +201,7 @@ class _FileContext:
         bounds = self._launch_bounds(kernel, env, unknown)
         ptx = merged["ptx"]
         families = sorted({f for s in ptx for f in s["families"]})
-        tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
-        asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
-        clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
+        tensor, asyncs, clusters = _feature_sets(merged, families)
         header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
                               if fn.node.child_by_field_name("body") is not None else fn.end_byte)
         if "__cluster_dims__" in header:
@@ -163,8 +228,55 @@ class _FileContext:
             device_launches=tuple(merged["device_launches"]),
             partial_syncwarp=tuple(merged["partial_syncwarp"]),
             cuda_libraries=tuple(sorted(merged["libraries"])),
+            cute_tensor=tuple(sorted(merged["cute"])),
+            calls=self._external_calls(walks),
             unknown=tuple(unknown),
         )
+
+    def helper(self, fn: Function) -> DeviceHelper:
+        """One device function as a helper of other files' kernels: the facts kernel analysis merges into a caller
+        (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
+        skip = self.cuda_only
+        walks = [self._walk(fn, skip)] + [self._walk(f, skip) for f in self._callees(fn)]
+        merged = _merge(walks)
+        ptx = merged["ptx"]
+        families = sorted({f for s in ptx for f in s["families"]})
+        tensor, asyncs, clusters = _feature_sets(merged, families)
+        if any(NVFP4_PTX.search(s["text"]) for s in ptx):
+            tensor.add("nvfp4-mma")
+        facts = KernelFacts(
+            lines=fn.end_line - fn.start_line + 1,
+            warp_ops=tuple(merged["warp_ops"]),
+            lane_assumptions=tuple(merged["lane"]),
+            ballot_32bit=tuple(merged["ballot32"]),
+            warpsize_constant=tuple(merged["warpsize_const"]),
+            tensor_cores=tuple(sorted(tensor)),
+            inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
+            async_copies=tuple(sorted(asyncs)),
+            clusters=tuple(sorted(clusters)),
+            atomics=tuple(sorted(set(merged["atomics"]))),
+            grid_sync=tuple(sorted(set(merged["grid_sync"]))),
+            device_launches=tuple(merged["device_launches"]),
+            partial_syncwarp=tuple(merged["partial_syncwarp"]),
+            cuda_libraries=tuple(sorted(merged["libraries"])),
+            cute_tensor=tuple(sorted(merged["cute"])),
+        )
+        interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or ptx
+        calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
+        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts if interesting else None, calls)
+
+    def _external_calls(self, walks: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
+        """Calls of the walked bodies to functions this file does not define, as written (template arguments
+        dropped) with their first line: kernel analysis follows them into other files' helpers."""
+        first: dict[str, int] = {}
+        for w in walks:
+            for text, line in w["call_sites"]:
+                name = unqualified(text)
+                if name in self.defined or not followed_call(name):
+                    continue
+                if text not in first or line < first[text]:
+                    first[text] = line
+        return tuple(sorted(first.items(), key=lambda x: (x[1], x[0])))
 
     def _callees(self, fn: Function) -> list[Function]:
         seen: dict[int, Function] = {}
@@ -180,23 +292,27 @@ class _FileContext:
 
     # ------------------------------------------------------------------------------------------ body walk
 
-    def _walk(self, fn: Function) -> dict[str, Any]:
+    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None) -> dict[str, Any]:
         """The facts of one function body: every node of a type some detector reads, in tree order, handed to the
-        detectors registered for that type (DETECTORS), each of which records one fact in the walk."""
-        if fn.start_byte in self._walks:
-            return self._walks[fn.start_byte]
+        detectors registered for that type (DETECTORS), each of which records one fact in the walk. `skip`: lines
+        (1-based) whose nodes are left out."""
+        memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
+        if memo in self._walks:
+            return self._walks[memo]
         w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
                              "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
                              "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
-                             "libraries": set(), "lane_vars": set()}
+                             "libraries": set(), "lane_vars": set(), "cute": set(), "call_sites": []}
         body = fn.node.child_by_field_name("body")
         # Identifiers and comments are leaves, so nothing is missed that a full walk would have reached.
         for n in _descendants(body, *DETECTORS, memo=self._nodes):
+            if skip is not None and skip(n.start_point.row + 1):
+                continue
             for detect in DETECTORS[n.type]:
                 detect(self, n, w)
         lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
-        self._walks[fn.start_byte] = w
+        self._walks[memo] = w
         return w
 
     def _arrays_of_32(self, fn: Function) -> set[str]:
@@ -582,6 +698,17 @@ def cuda_only_namespaces(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 
 
 @detects(*_NAMES)
+def cute_tensor_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """CuTe tensor algebra (`cute::make_tensor`, or unqualified under `using namespace cute`)."""
+    name = n.text.decode()
+    if name in CUTE_TENSOR_NAMES:
+        p = n.parent
+        qualified = p is not None and p.type == "qualified_identifier" and p.text.decode().lstrip(":").startswith("cute::")
+        if qualified or ctx.cute_scope:
+            w["cute"].add(name)
+
+
+@detects(*_NAMES)
 def async_copy_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     name = n.text.decode()
     # `barrier` and `pipeline` are common words: only cuda::'s count.
@@ -675,9 +802,11 @@ def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Names the body calls, to follow into same-file device functions."""
-    _, name = _called(n)
+    fn, name = _called(n)
     if name is not None:
         w["calls"].add(name)
+        text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
+        w["call_sites"].append(("".join(text.split()), n.start_point.row + 1))
 
 
 @detects("call_expression")
@@ -785,6 +914,14 @@ def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
         if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
             w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
                                             sub.text.decode("utf-8", "replace")))
+
+
+def _feature_sets(merged: dict[str, Any], families: list[str]) -> tuple[set[str], set[str], set[str]]:
+    """Tensor-core, async-copy and cluster features of walked bodies: named in code or spelled in their PTX."""
+    tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
+    asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
+    clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
+    return tensor, asyncs, clusters
 
 
 def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
