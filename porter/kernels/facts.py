@@ -78,12 +78,15 @@ _INSTR_SPLIT = re.compile(r"[;\n]")
 _OPCODE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*")
 
 
-def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None) -> list[Kernel]:
-    """Every kernel of a parsed CUDA file with its facts filled in."""
+def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None,
+                 alternatives: dict[str, tuple[int, ...]] | None = None) -> list[Kernel]:
+    """Every kernel of a parsed CUDA file with its facts filled in. `alternatives`: constants of other files with
+    a value per build (`kWarpSize` 32 or 64), which bound a shared-memory size by the largest it can be."""
     kfs = syntax.kernel_functions(sf)
     if not kfs:
         return []
     ctx = _file_context(sf, extra_constants)
+    ctx.alternatives = {k: v for k, v in (alternatives or {}).items() if k not in ctx.env.sources}
     return [dataclasses.replace(kernel, facts=ctx.kernel_facts(kernel, fn)) for kernel, fn in kfs]
 
 
@@ -161,6 +164,7 @@ class _FileContext:
         self.cute_scope = b"using namespace cute" in sf.data
         self.defined = {f.name for f in sf.functions}
         self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
+        self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
 
     # ------------------------------------------------------------------------------------------ per kernel
 
@@ -176,18 +180,10 @@ class _FileContext:
         sites = self._launch_sites(kernel, unknown)
         shared_unknown: list[Unresolved] = []
         arrays, extern = self._shared(merged["shared_decls"], env, shared_unknown, merged["identifiers"])
-        if shared_unknown and tparams:
-            # Template arguments at the launch sites (`k<256, float><<<...>>>`) size the arrays: the largest wins.
-            best = None
-            for binding in _site_bindings(tparams, sites, self.env):
-                bound_unknown: list[Unresolved] = []
-                bound, _ = self._shared(merged["shared_decls"], binding.env, bound_unknown, merged["identifiers"],
-                                        binding.types)
-                total = sum(a.bytes for a in bound if a.bytes is not None)
-                if not bound_unknown and (best is None or total > best[0]):
-                    best = (total, bound)
-            if best is not None:
-                arrays, shared_unknown = best[1], []
+        if shared_unknown and (tparams or self.alternatives):
+            sized = self._bounded_shared(merged, tparams, sites, env)
+            if sized is not None:
+                arrays, shared_unknown = sized, []
         unknown.extend(shared_unknown)
         attr = self.func_attrs.get(kernel.name)
         shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
@@ -277,6 +273,80 @@ class _FileContext:
                 if text not in first or line < first[text]:
                     first[text] = line
         return tuple(sorted(first.items(), key=lambda x: (x[1], x[0])))
+
+    def _bounded_shared(self, merged: dict[str, Any], tparams: list[TemplateParameter], sites: list[LaunchConfig],
+                        env: Constants) -> tuple[SharedArray, ...] | None:
+        """The static arrays sized with what the launches and the builds give, the largest case winning: template
+        arguments at the launch sites (`k<256, float><<<...>>>`; a type argument that is the launching function's
+        own template parameter is sized by that function's explicit instantiations in this file), and each value a
+        constant of another file has per build (`kWarpSize` 32 or 64; the arrays then say "at most"). None when
+        some case still leaves an array unsized."""
+        choices = [(n, v) for n, v in sorted(self.alternatives.items()) if _mentions(n, merged, self.env)]
+        if len(choices) > 3:
+            return None  # too many combinations to try, and the bound would say little
+        combos: list[dict[str, int]] = [{}]
+        for name, values in choices:
+            combos = [{**c, name: v} for c in combos for v in values]
+        bindings = _site_bindings(tparams, sites, self.env, self._host_types(sites)) if tparams else []
+        cases = [(c, b) for c in combos for b in (bindings or [None])]
+        best = None
+        for combo, binding in cases:
+            base = Constants({**(binding.env.sources if binding else self.env.sources), **combo})
+            case_env = base.with_template_params(binding.env.template_params if binding else env.template_params)
+            case_unknown: list[Unresolved] = []
+            sized, _ = self._shared(merged["shared_decls"], case_env, case_unknown, merged["identifiers"],
+                                    binding.types if binding else None)
+            if case_unknown:
+                if choices:
+                    return None  # a bound must cover every case
+                continue  # as before: a launch whose arguments do not fold says nothing about the others
+            total = sum(a.bytes for a in sized)
+            if best is None or total > best[0]:
+                best = (total, sized)
+        if best is None:
+            return None
+        if not choices:
+            return best[1]
+        note = "at most: the largest over " + "; ".join(f"{n} = {', '.join(map(str, v))} (a value per build)"
+                                                       for n, v in choices)
+        return tuple(dataclasses.replace(a, reason=note) for a in best[1])
+
+    def _why(self, reason: str) -> str:
+        """An unknown extent's reason, saying so when the constant has a value per build (porter tried them)."""
+        m = re.match(r"`(\w+)` is not a constant defined in this file$", reason)
+        if m and m.group(1) in self.alternatives:
+            values = ", ".join(map(str, self.alternatives[m.group(1)]))
+            return f"`{m.group(1)}` has a value per build ({values}) and another part is unknown"
+        return reason
+
+    def _host_types(self, sites: list[LaunchConfig]) -> dict[int, dict[str, int]]:
+        """Per launch line: the launching function's type template parameters sized by its explicit
+        instantiations in this file (`run<unsigned char>(...)`), the largest over them; a parameter left out when
+        some instantiation's type has no size porter knows, or when the file names none."""
+        out: dict[int, dict[str, int]] = {}
+        for launch, start, _ in self.launches:
+            host = self.sf.enclosing(start)
+            if host is None or host.node.parent is None or host.node.parent.type != "template_declaration":
+                continue
+            params = _template_params(host.node)
+            if not any(p.kind == "type" for p in params):
+                continue
+            sizes: dict[str, int | None] = {}
+            for m in re.finditer(rb"\b" + re.escape(host.name.encode()) + rb"\s*<", self.sf.data):
+                if host.start_byte <= m.start() < host.end_byte:
+                    continue
+                args = _balanced_template_arguments(self.sf.data, m.end() - 1)
+                if args is None:
+                    continue
+                for p, arg in zip(params, _split_template_arguments(args)):
+                    if p.kind == "type" and p.name:
+                        size = type_size(arg) or self.struct_sizes.get(arg)
+                        prev = sizes.get(p.name, 0)
+                        sizes[p.name] = None if size is None or prev is None else max(prev, size)
+            bound = {k: v for k, v in sizes.items() if v}
+            if bound:
+                out[launch.line] = bound
+        return out
 
     def _callees(self, fn: Function) -> list[Function]:
         seen: dict[int, Function] = {}
@@ -369,7 +439,7 @@ class _FileContext:
                     v = fold(e, env) if e is not None else Unknown("array without an extent")
                     if isinstance(v, Unknown):
                         extents.append(e.text.decode("utf-8", "replace") if e is not None else "")
-                        reasons.append(v.reason)
+                        reasons.append(self._why(v.reason))
                     else:
                         extents.append(int(v))
                 if elem is None:
@@ -578,10 +648,51 @@ def _split_template_arguments(text: str) -> list[str]:
     return out
 
 
-def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], env: Constants) -> list[_Binding]:
+def _mentions(name: str, merged: dict[str, Any], env: Constants) -> bool:
+    """Whether the kernel's shared declarations reach `name`, directly or through this file's constants."""
+    seen: set[str] = set()
+    todo = [n for d in merged["shared_decls"] for n in re.findall(r"[A-Za-z_]\w*", d.text.decode("utf-8", "replace"))]
+    while todo:
+        n = todo.pop()
+        if n == name:
+            return True
+        if n in seen:
+            continue
+        seen.add(n)
+        src = env.sources.get(n)
+        if src is not None and not isinstance(src, (int, float)):
+            text = src if isinstance(src, str) else src.text.decode("utf-8", "replace")
+            todo.extend(re.findall(r"[A-Za-z_]\w*", text))
+    return False
+
+
+def _balanced_template_arguments(data: bytes, open_at: int) -> str | None:
+    """`<...>` starting at data[open_at] == '<', balanced, on at most a few hundred bytes; None if it does not close."""
+    depth = 0
+    for i in range(open_at, min(len(data), open_at + 400)):
+        c = data[i:i + 1]
+        if c == b"<":
+            depth += 1
+        elif c == b">":
+            depth -= 1
+            if depth == 0:
+                return data[open_at:i + 1].decode("utf-8", "replace")
+        elif c in (b";", b"{", b"}"):
+            return None
+    return None
+
+
+def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], env: Constants,
+                   host_types: dict[int, dict[str, int]] | None = None) -> list[_Binding]:
     """One binding per distinct launch-site template argument list that binds every parameter the arrays need:
-    value parameters folded to numbers, type parameters to their sizes (unfoldable ones stay unknown)."""
+    value parameters folded to numbers, type parameters to their sizes (unfoldable ones stay unknown; a type that
+    is the launching function's own template parameter is sized by `host_types`, per launch line)."""
     out = []
+    hosts: dict[str, dict[str, int]] = {}
+    for s in sites:
+        if s.template_arguments:
+            for k, v in (host_types or {}).get(s.line, {}).items():
+                hosts.setdefault(s.template_arguments, {})[k] = max(v, hosts.get(s.template_arguments, {}).get(k, 0))
     for text in sorted({s.template_arguments for s in sites if s.template_arguments}):
         args = _split_template_arguments(text)
         values: dict[str, Any] = {}
@@ -590,7 +701,7 @@ def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], 
             if not p.name:
                 continue
             if p.kind == "type":
-                size = type_size(arg)
+                size = type_size(arg) or hosts.get(text, {}).get(arg)
                 if size is not None:
                     types[p.name] = size
             else:

@@ -24,12 +24,14 @@ VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
 RANK = {v: i for i, v in enumerate(VERDICTS)}
 
 
-def measure(sf: SourceFile, constants: dict[str, int] | None = None) -> list[Kernel]:
+def measure(sf: SourceFile, constants: dict[str, int] | None = None,
+            alternatives: dict[str, tuple[int, ...]] | None = None) -> list[Kernel]:
     """The file's kernels with their facts (runs in scan workers; results are cached with the file). `constants`
-    are integer constants defined elsewhere in the repository (the file's own definitions win)."""
+    are integer constants defined elsewhere in the repository (the file's own definitions win); `alternatives`
+    constants defined there with a value per build, which bound shared-memory sizes."""
     from porter.kernels.facts import measure_file
 
-    return measure_file(sf, constants or None)
+    return measure_file(sf, constants or None, alternatives or None)
 
 
 def device_helpers(sf: SourceFile, constants: dict[str, int] | None = None,
