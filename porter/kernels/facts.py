@@ -105,13 +105,17 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
     return tuple(ctx.helper(f) for f in fns)
 
 
+_VENDORISH = re.compile(rb"(?i)hip|rocm|amd")
+
+
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
     """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
     import bisect
 
     from porter.source import macros
 
-    if b"#" not in sf.data:
+    # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
+    if b"#" not in sf.data or not (_VENDORISH.search(sf.data) or any(n.encode() in sf.data for n in (*build_names[0], *build_names[1]))):
         return None
     regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
                if r.side in (macros.CUDA, "none")]
@@ -233,7 +237,7 @@ class _FileContext:
         """One device function as a helper of other files' kernels: the facts kernel analysis merges into a caller
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
-        walks = [self._walk(fn, skip)] + [self._walk(f, skip) for f in self._callees(fn)]
+        walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
         merged = _merge(walks)
         ptx = merged["ptx"]
         families = sorted({f for s in ptx for f in s["families"]})
@@ -260,6 +264,21 @@ class _FileContext:
         interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or ptx
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
         return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts if interesting else None, calls)
+
+    def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
+        """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
+        are arithmetic and memory moves), else its calls alone, which is all that can reach another helper."""
+        memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
+        if memo in self._walks or _MAY_HOLD_FACTS.search(self.sf.data, fn.start_byte, fn.end_byte):
+            return self._walk(fn, skip)
+        if ("calls", memo) in self._walks:
+            return self._walks[("calls", memo)]
+        w = self._walks[("calls", memo)] = _empty_walk()
+        del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
+        for n in _descendants(fn.node.child_by_field_name("body"), "call_expression", memo=self._nodes):
+            if skip is None or not skip(n.start_point.row + 1):
+                callees(self, n, w)
+        return w
 
     def _external_calls(self, walks: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
         """Calls of the walked bodies to functions this file does not define, as written (template arguments
@@ -348,12 +367,15 @@ class _FileContext:
                 out[launch.line] = bound
         return out
 
-    def _callees(self, fn: Function) -> list[Function]:
+    def _callees(self, fn: Function, skip: Callable[[int], bool] | None = None, helper: bool = False) -> list[Function]:
+        """The same-file device functions `fn` calls, transitively (with `skip`, calls on skipped lines left out;
+        `helper`: through helper walks)."""
         seen: dict[int, Function] = {}
         todo = [fn]
         while todo:
             cur = todo.pop()
-            for name in self._walk(cur)["calls"]:
+            walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
+            for name in walk["calls"]:
                 for f in self.by_name.get(name, ()):
                     if f.start_byte not in seen and f.start_byte != fn.start_byte:
                         seen[f.start_byte] = f
@@ -369,10 +391,7 @@ class _FileContext:
         memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
         if memo in self._walks:
             return self._walks[memo]
-        w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
-                             "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
-                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
-                             "libraries": set(), "lane_vars": set(), "cute": set(), "call_sites": []}
+        w = _empty_walk()
         body = fn.node.child_by_field_name("body")
         # Identifiers and comments are leaves, so nothing is missed that a full walk would have reached.
         for n in _descendants(body, *DETECTORS, memo=self._nodes):
@@ -1025,6 +1044,22 @@ def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
         if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
             w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
                                             sub.text.decode("utf-8", "replace")))
+
+
+def _empty_walk() -> dict[str, Any]:
+    return {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
+            "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
+            "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
+            "libraries": set(), "lane_vars": set(), "cute": set(), "call_sites": []}
+
+
+# Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
+# asm, warp intrinsics, WMMA/CuTe/CUTLASS names, async copies, clusters, atomics, grid sync, warpSize, lane
+# arithmetic with 32/31/5/16. A body without any is walked for its calls alone.
+_MAY_HOLD_FACTS = re.compile(
+    rb"asm|__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|__reduce|__fns|wmma|nvcuda|cute|cutlass"
+    rb"|async|pipeline|CUtensorMap|TmaDesc|barrier|cluster|map_shared_rank|atomic|grid|warpSize|tiled_partition"
+    rb"|_CP_ASYNC|make_|partition|retile|get_thread_slice|Tiled|_Atom|\b(?:32|31|0x1[fF]|5|16)\b")
 
 
 def _feature_sets(merged: dict[str, Any], families: list[str]) -> tuple[set[str], set[str], set[str]]:
