@@ -114,10 +114,5 @@ def _union(definitions: list[DeviceHelper]) -> KernelFacts:
     first = definitions[0].facts
     if len(definitions) == 1:
         return first
-    rest = tuple(HelperCall((d.name,), "", d.line, 0, d.facts) for d in definitions[1:])
-    merged = merge_helpers(first, rest)
-    # merge_helpers places merged facts at the call line; overloads are one helper, so keep their own lines.
-    return KernelFacts(lines=sum(d.facts.lines for d in definitions), **{
-        k: getattr(merged, k) for k in ("warp_ops", "lane_assumptions", "ballot_32bit", "warpsize_constant",
-                                        "tensor_cores", "async_copies", "clusters", "cuda_libraries", "cute_tensor",
-                                        "atomics", "grid_sync", "device_launches", "partial_syncwarp", "inline_ptx")})
+    # Each overload's facts at its own first line: the kernel's merge moves them all to its call line anyway.
+    return merge_helpers(first, tuple(HelperCall((d.name,), "", d.line, d.line, d.facts) for d in definitions[1:]))

@@ -16,9 +16,10 @@ import tree_sitter as ts
 from porter.kernels.constfold import (Constants, Unknown, build_constants, dim3_arguments, dims, fold, fold_text,
                                       type_size)
 from porter.kernels.launch_config import config_slots, fold_site
-from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper, ExternShared, InlinePtx, Kernel,
-                                 KernelFacts, LaneAssumption, LaunchBounds, LaunchConfig, SharedArray, SharedMemory,
-                                 TemplateParameter, Unresolved, WarpOp, WarpSizeConstant)
+from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
+                                 ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
+                                 LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
+                                 WarpSizeConstant)
 from porter.source import syntax
 from porter.source.parse import Function, SourceFile, descendants, unqualified
 
@@ -115,7 +116,8 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
     from porter.source import macros
 
     # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
-    if b"#" not in sf.data or not (_VENDORISH.search(sf.data) or any(n.encode() in sf.data for n in (*build_names[0], *build_names[1]))):
+    named = _VENDORISH.search(sf.data) or any(n.encode() in sf.data for n in (*build_names[0], *build_names[1]))
+    if b"#" not in sf.data or not named:
         return None
     regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
                if r.side in (macros.CUDA, "none")]
@@ -300,7 +302,8 @@ class _FileContext:
         own template parameter is sized by that function's explicit instantiations in this file), and each value a
         constant of another file has per build (`kWarpSize` 32 or 64; the arrays then say "at most"). None when
         some case still leaves an array unsized."""
-        choices = [(n, v) for n, v in sorted(self.alternatives.items()) if _mentions(n, merged, self.env)]
+        reached = _reached_names(merged, self.env) if self.alternatives else set()
+        choices = [(n, v) for n, v in sorted(self.alternatives.items()) if n in reached]
         if len(choices) > 3:
             return None  # too many combinations to try, and the bound would say little
         combos: list[dict[str, int]] = [{}]
@@ -667,14 +670,12 @@ def _split_template_arguments(text: str) -> list[str]:
     return out
 
 
-def _mentions(name: str, merged: dict[str, Any], env: Constants) -> bool:
-    """Whether the kernel's shared declarations reach `name`, directly or through this file's constants."""
+def _reached_names(merged: dict[str, Any], env: Constants) -> set[str]:
+    """The names the kernel's shared declarations use, directly or through this file's constants."""
     seen: set[str] = set()
     todo = [n for d in merged["shared_decls"] for n in re.findall(r"[A-Za-z_]\w*", d.text.decode("utf-8", "replace"))]
     while todo:
         n = todo.pop()
-        if n == name:
-            return True
         if n in seen:
             continue
         seen.add(n)
@@ -682,7 +683,7 @@ def _mentions(name: str, merged: dict[str, Any], env: Constants) -> bool:
         if src is not None and not isinstance(src, (int, float)):
             text = src if isinstance(src, str) else src.text.decode("utf-8", "replace")
             todo.extend(re.findall(r"[A-Za-z_]\w*", text))
-    return False
+    return seen
 
 
 def _balanced_template_arguments(data: bytes, open_at: int) -> str | None:
