@@ -27,7 +27,7 @@ from porter import __version__
 from porter.cache import Cache, CacheUnusable
 from porter.datafile import DATA_DIR
 from porter.kernels.triton import measure_python as measure_triton
-from porter.kernels.verdicts import analyse, measure
+from porter.kernels.verdicts import analyse, device_helpers, measure
 from porter.match.base import SkipFile
 from porter.match.engine import rule_applies_to, run_rules
 from porter.match.registry import MatchContext
@@ -36,8 +36,10 @@ from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
-from porter.kernels.constfold import harvest_constants
+from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
+from porter.source.includes import file_includes
+from porter.source import macros as preprocessor
 from porter.source.parse import harvest_macros, parse
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -51,6 +53,8 @@ MOST_FILES = 0.5
 # More lines than any hand-written source file has (CuTe's largest header has 60k): a generated file, skipped
 # before parsing so its parse tree never has to fit in memory.
 MAX_LINES = 1_000_000
+# Values a constant may have across builds for porter to bound a size by the largest (more: it is left unknown).
+MAX_ALTERNATIVES = 4
 # Heap one worker process may use (RLIMIT_DATA): a file that needs more is skipped, the other workers go on.
 WORKER_MEMORY_BYTES = 2 * 1024 ** 3
 
@@ -202,6 +206,8 @@ class _Worker:
     local_packages: frozenset[str] = frozenset()  # the repository's own Python packages (not dependencies)
     headers: frozenset[str] = frozenset()  # the repository's own C/C++/CUDA files (an include of one is not a library)
     constants: dict[str, int] = field(default_factory=dict)  # integer constants defined once, with one value, repo-wide
+    build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())  # RepositoryFacts.build_names
+    alternatives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # RepositoryFacts.alternatives
     ctx: MatchContext = field(default_factory=MatchContext)
     file_seconds: float = 30.0  # per-file CPU budget; 0: none
 
@@ -209,7 +215,8 @@ class _Worker:
     def repository_digest(self) -> bytes:
         """The repository-wide facts a file's result depends on, for the cache key."""
         basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
-                      sorted(self.constants.items())))
+                      sorted(self.constants.items()), [sorted(n) for n in self.build_names],
+                      sorted(self.alternatives.items())))
         return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
 
 
@@ -270,7 +277,8 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
                     dict(facts.macros), local_packages=facts.local_packages, headers=facts.headers,
-                    constants=dict(facts.constants), file_seconds=options.file_seconds)
+                    constants=dict(facts.constants), file_seconds=options.file_seconds,
+                    build_names=facts.build_names, alternatives=dict(facts.alternatives))
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
@@ -319,39 +327,53 @@ class RepositoryFacts:
     local_packages: frozenset[str] = frozenset()
     headers: frozenset[str] = frozenset()
     constants: tuple[tuple[str, int], ...] = ()  # sorted
+    # Project macros that stand for one build (porter.source.macros.derived_names: #define'd only in ROCm-only
+    # arms, only in CUDA-only arms), so a device helper's CUDA-only branch (`#ifdef PTX_AVAILABLE`) reads as such.
+    build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    # Integer constants defined with a few values (one per build: `kWarpSize` 32 or 64), sorted: a shared-memory
+    # size from them is bounded by the largest it can be.
+    alternatives: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
     def key(self) -> tuple:
-        return (tuple(sorted(self.macros)), self.local_packages, self.headers, self.constants)
+        return (tuple(sorted(self.macros)), self.local_packages, self.headers, self.constants, self.build_names,
+                self.alternatives)
 
 
-def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, str], dict[str, int]]:
-    """One C/C++/CUDA file's contribution to the repository facts: its qualifier macros and integer constants."""
+def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, str], dict[str, int], tuple]:
+    """One C/C++/CUDA file's contribution to the repository facts: its qualifier macros, integer constants and
+    preprocessor directives with its line count."""
     try:
         data = source.read(c, max_bytes)
     except SourceReadError:
-        return {}, {}  # reported when the file itself is scanned
-    return harvest_macros(data), harvest_constants(data)
+        return {}, {}, ((), 0)  # reported when the file itself is scanned
+    dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
+    return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 
-def repository_facts(files: Iterable[Candidate],
-                     per_file: Callable[[Candidate], tuple[dict[str, str], dict[str, int]]]) -> RepositoryFacts:
+def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], tuple]) -> RepositoryFacts:
     """The facts of a tree from its files, each file's part from `per_file` (history walks memoise it by blob).
     A macro keeps its first definition; a constant defined with two values is left out."""
     files = list(files)
     macros: dict[str, str] = {}
-    seen: dict[str, int | None] = {}
+    values: dict[str, set[int]] = {}
+    directives: dict[str, tuple[list, int]] = {}
     for c in files:
         if c.language != "cuda":
             continue
-        found, constants = per_file(c)
+        found, constants, *rest = per_file(c)
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
         for name, value in constants.items():
-            seen[name] = value if seen.get(name, value) == value else None
+            values.setdefault(name, set()).update(value if isinstance(value, tuple) else (value,))
+        if rest and rest[0][0]:
+            directives[c.path] = (list(rest[0][0]), rest[0][1])
+    build_names = preprocessor.derived_names(directives) if directives else (frozenset(), frozenset())
     return RepositoryFacts(tuple(macros.items()), local_python_packages(files),
                            frozenset(c.path for c in files if c.language == "cuda"),
-                           tuple(sorted((k, v) for k, v in seen.items() if v is not None)))
+                           tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1)), build_names,
+                           tuple(sorted((k, tuple(sorted(v))) for k, v in values.items()
+                                        if 1 < len(v) <= MAX_ALTERNATIVES)))
 
 
 def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
@@ -469,7 +491,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         findings, suppressed = run_rules(sf, rules, st.ctx)
     except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)
         return FileResult(path, language, sf.lines if language != "binary" else 0, skipped=Skipped(path, str(e)))
-    kern = tuple(measure(sf, st.constants)) if language == "cuda" else ()
+    kern = tuple(measure(sf, st.constants, st.alternatives)) if language == "cuda" else ()
+    helpers = device_helpers(sf, st.constants, st.build_names) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
         kern, launch_list = (tuple(x) for x in measure_triton(sf))
@@ -482,6 +505,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         kernels=kern,
         launches=launch_list,
         parse_error_lines=sf.error_lines,
+        helpers=helpers,
+        includes=file_includes(data) if language == "cuda" else (),
     )
 
 

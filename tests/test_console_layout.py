@@ -89,7 +89,7 @@ def test_verdict_box_states_the_effort_once(runs):
     got = text(runs["cuda-app-2"], "assess", 100)
     box = got[: got.index("╰")]
     assert box.count("engineer-days") == 1
-    assert "Effort: 4–5.5 engineer-days (likely 4.5)" in box
+    assert "Effort: 4.5–6.5 engineer-days (likely 5.5)" in box
     assert not re.search(r"\b(file|kernel|finding)\(s\)| 1 files", got)
 
 
@@ -109,6 +109,6 @@ def test_a_status_column_appears_when_some_spot_is_not_open(runs):
     assert "status" not in plain[plain.index("Kernels ("):].splitlines()[1].split()
     assert head == ["kernel", "mi300x", "mi355x", "launches", "status", "top", "reason"]
     row = next(line for line in tagged.splitlines() if line.startswith("reduce_sum_kernel "))
-    assert row.split()[:5] == ["reduce_sum_kernel", "retune", "retune", "1", "handled"]
+    assert row.split()[:5] == ["reduce_sum_kernel", "fix", "fix", "1", "handled"]
     narrow = text(handled, "scan", 80)  # the status goes before the verdicts do
     assert narrow[narrow.index("Kernels ("):].splitlines()[1].split()[:3] == ["kernel", "mi300x", "mi355x"]

@@ -66,8 +66,9 @@ class KernelVerdicts:
 def inline_ptx_need(k: Kernel, matrix_families: Iterable[str]) -> str:
     """'inline-ptx-matrix' when the kernel's PTX uses a tensor-core, TMA or cluster instruction family, else
     'inline-ptx' (the names of kernel analysis' own checks, where it tells the two apart itself)."""
-    families = set(k.facts.inline_ptx.families) if k.facts is not None else set()
-    tensor = set(k.facts.tensor_cores) if k.facts is not None else set()
+    facts = k.facts.merged() if k.facts is not None else None  # with the facts of helpers in other files
+    families = set(facts.inline_ptx.families) if facts is not None else set()
+    tensor = set(facts.tensor_cores) if facts is not None else set()
     matrix = set(matrix_families)
     return "inline-ptx-matrix" if families & matrix or tensor & matrix else "inline-ptx"
 

@@ -335,7 +335,9 @@ class Walker:
 
 
 def _work(r) -> tuple:
-    return (r.language, r.findings, r.suppressed, r.kernels, r.launches, r.skipped, r.parse_error_lines)
+    # A header's device helpers count: kernels in other files take their facts (porter.kernels.callgraph).
+    return (r.language, r.findings, r.suppressed, r.kernels, r.launches, r.skipped, r.parse_error_lines, r.helpers,
+            r.includes)
 
 
 def summarise(result, targets: tuple[Target, ...], model, assess: Callable) -> dict[str, Any]:

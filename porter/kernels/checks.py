@@ -72,6 +72,10 @@ CHECKS: dict[str, dict[str, Any]] = {
         "verdict": {"default": "fix"},
         "title": "kernel code written with CUTLASS/CuTe types or helpers: there is no CUTLASS for ROCm (Composable Kernel / CK-Tile instead)",
         "source": "https://github.com/ROCm/composable_kernel (AMD's counterpart; CUTLASS has no ROCm build)"},
+    "cute-tensor": {
+        "verdict": {"default": "rewrite"},
+        "title": "kernel written in CuTe's tensor algebra (tensors, partitions, tiled copies / MMAs): no CuTe on ROCm, the port is a rewrite (Composable Kernel / CK-Tile, or Triton)",
+        "source": "https://github.com/NVIDIA/cutlass/blob/main/media/docs/cpp/cute/00_quickstart.md (CuTe layouts and tensors); https://github.com/ROCm/composable_kernel (AMD's counterpart; CUTLASS has no ROCm build)"},
     "dynamic-parallelism": {
         "verdict": {"default": "rewrite"},
         "title": "kernel launched from device code (dynamic parallelism is unsupported in HIP)",
@@ -372,6 +376,9 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
+    if facts.cute_tensor:
+        names = ", ".join(facts.cute_tensor[:4]) + (", …" if len(facts.cute_tensor) > 4 else "")
+        add("cute-tensor", f"CuTe tensor code ({names}); rewrite on Composable Kernel / CK-Tile")
     if facts.cuda_libraries:
         add("cutlass-cute", f"uses {', '.join(facts.cuda_libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
 
@@ -381,7 +388,13 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
     shared = facts.shared_memory
     limit = int(target.lds_kib * 1024)
     total, minimum = shared.total_bytes, shared.total_bytes_min
-    if total is not None and total > limit:
+    bounds = sorted({a.reason for a in shared.arrays if a.bytes is not None and a.reason})
+    if total is not None and total > limit and bounds:
+        # An upper bound over the builds' values proves nothing when it is over: the build for this target may be
+        # the smaller one.
+        add("lds-unknown", f"shared memory is {_kib(total)} {'; '.join(bounds)}; over {_kib(limit)} LDS on "
+                           f"{target.name} in the largest case")
+    elif total is not None and total > limit:
         add("lds-over-limit", f"{_kib(total)} of shared memory > {_kib(limit)} LDS on {target.name}")
     elif total is None and minimum > limit:
         add("lds-over-limit", f"at least {_kib(minimum)} of shared memory > {_kib(limit)} LDS on {target.name}")

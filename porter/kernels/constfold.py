@@ -115,9 +115,16 @@ _CONSTANT_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)$")
 def harvest_constants(data: bytes) -> dict[str, int]:
     """Integer constants a file defines with a literal (`#define TILE 64`, `constexpr int kWarps = 4;`), for
     other files' kernels: a shared-memory extent is often a constant from an included header."""
+    values = harvest_constant_values(data)
+    return {k: v[0] for k, v in values.items() if len(v) == 1}
+
+
+def harvest_constant_values(data: bytes) -> dict[str, tuple[int, ...]]:
+    """Every value each integer constant of the file is defined with, ascending: one for most, one per `#if` arm
+    for a constant the build chooses (`kWarpSize` 64 under `#ifdef USE_ROCM`, else 32)."""
     if b"define" not in data and b"const" not in data:
         return {}
-    out: dict[str, int] = {}
+    out: dict[str, set[int]] = {}
     for m in _HARVEST.finditer(data):
         name = (m.group(1) or m.group(3)).decode()
         if not _CONSTANT_NAME.match(name):
@@ -131,8 +138,8 @@ def harvest_constants(data: bytes) -> dict[str, int]:
             value = int(text, 8)
         else:
             value = int(text)
-        out[name] = value if out.get(name, value) == value else -1
-    return {k: v for k, v in out.items() if v != -1}
+        out.setdefault(name, set()).add(value)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = None) -> Constants:

@@ -16,9 +16,10 @@ import tree_sitter as ts
 from porter.kernels.constfold import (Constants, Unknown, build_constants, dim3_arguments, dims, fold, fold_text,
                                       type_size)
 from porter.kernels.launch_config import config_slots, fold_site
-from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, ExternShared, InlinePtx, Kernel,
-                                 KernelFacts, LaneAssumption, LaunchBounds, LaunchConfig, SharedArray, SharedMemory,
-                                 TemplateParameter, Unresolved, WarpOp, WarpSizeConstant)
+from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
+                                 ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
+                                 LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
+                                 WarpSizeConstant)
 from porter.source import syntax
 from porter.source.parse import Function, SourceFile, descendants, unqualified
 
@@ -50,6 +51,9 @@ ASYNC_IDENTIFIERS = {
     "cp_async_bulk_tensor_3d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_shared_to_global": "tma",
     "fence_proxy_async_shared_cta": "tma", "barrier": "cuda::barrier", "barrier_arrive_tx": "mbarrier",
     "cudaTmaDesc": "tma", "CUtensorMap_st": "tma",
+    # CuTe's / CUTLASS's spellings of the SM80 async copy (cp.async.commit_group / wait_group).
+    "cp_async_fence": "cp.async", "cp_async_wait": "cp.async", "SM80_CP_ASYNC_CACHEALWAYS": "cp.async",
+    "SM80_CP_ASYNC_CACHEGLOBAL": "cp.async",
 }
 CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluster_group", "map_shared_rank": "dsmem",
                        "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
@@ -57,6 +61,16 @@ CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluste
 WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
 # C++ namespaces of NVIDIA-only device libraries (no ROCm build): a kernel that names them needs porting off them.
 CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
+# CuTe's tensor algebra: tensors over layouts, their partitions among threads, tiled copies and tiled MMAs. Code
+# written in it is a kernel in CuTe's own language (no ROCm build; the port is a rewrite on CK / CK-Tile), unlike a
+# use of CUTLASS's utility types (`cutlass::Array`, stride helpers), which plain C++ replaces.
+CUTE_TENSOR_NAMES = frozenset({
+    "make_tensor", "make_fragment_like", "make_identity_tensor", "local_tile", "local_partition", "partition_S",
+    "partition_D", "partition_A", "partition_B", "partition_C", "partition_fragment_A", "partition_fragment_B",
+    "partition_fragment_C", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
+    "make_tiled_mma", "TiledMMA", "TiledCopy", "MMA_Atom", "Copy_Atom", "get_thread_slice", "retile_S", "retile_D",
+    "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr",
+})
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
@@ -65,13 +79,71 @@ _INSTR_SPLIT = re.compile(r"[;\n]")
 _OPCODE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*")
 
 
-def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None) -> list[Kernel]:
-    """Every kernel of a parsed CUDA file with its facts filled in."""
+def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None,
+                 alternatives: dict[str, tuple[int, ...]] | None = None) -> list[Kernel]:
+    """Every kernel of a parsed CUDA file with its facts filled in. `alternatives`: constants of other files with
+    a value per build (`kWarpSize` 32 or 64), which bound a shared-memory size by the largest it can be."""
     kfs = syntax.kernel_functions(sf)
     if not kfs:
         return []
-    ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+    ctx = _file_context(sf, extra_constants)
+    ctx.alternatives = {k: v for k, v in (alternatives or {}).items() if k not in ctx.env.sources}
     return [dataclasses.replace(kernel, facts=ctx.kernel_facts(kernel, fn)) for kernel, fn in kfs]
+
+
+def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = None,
+                    build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+                    ) -> tuple[DeviceHelper, ...]:
+    """The file's `__device__` functions as kernels in other files see them (porter.kernels.callgraph): each with
+    the facts of its body and its same-file callees, and the calls its file does not define. Code in an arm only
+    the CUDA build compiles (`#ifdef PTX_AVAILABLE` with a portable `#else`, `build_names` naming the repository's
+    ROCm-side and CUDA-side macros) is left out: the helper already has its HIP path there."""
+    fns = [f for f in sf.functions if f.is_device and not f.is_kernel and f.node.child_by_field_name("body") is not None]
+    if not fns:
+        return ()
+    ctx = _file_context(sf, extra_constants)
+    ctx.cuda_only = _cuda_only_lines(sf, build_names)
+    return tuple(ctx.helper(f) for f in fns)
+
+
+_VENDORISH = re.compile(rb"(?i)hip|rocm|amd")
+
+
+def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
+    """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
+    import bisect
+
+    from porter.source import macros
+
+    # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
+    named = _VENDORISH.search(sf.data) or any(n.encode() in sf.data for n in (*build_names[0], *build_names[1]))
+    if b"#" not in sf.data or not named:
+        return None
+    regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
+               if r.side in (macros.CUDA, "none")]
+    if not regions:
+        return None
+    starts = [r.start for r in regions]
+
+    def cuda_only(line: int) -> bool:
+        i = bisect.bisect_right(starts, line) - 1
+        return i >= 0 and regions[i].start <= line <= regions[i].end
+    return cuda_only
+
+
+def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> _FileContext:
+    """One context per parsed file, shared by the kernels' and the helpers' measurement."""
+    ctx = sf.cache.get("kernel_context")
+    if ctx is None:
+        ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+        sf.cache["kernel_context"] = ctx
+    return ctx
+
+
+# Calls never followed into another file: CUDA's own intrinsics (`__shfl_sync`, `__ldg`: a repository that defines
+# one is shimming the toolkit, usually for HIP) and the warp and atomic operations detectors already read.
+def followed_call(name: str) -> bool:
+    return not name.startswith("__") and name not in WARP_OPS and not name.startswith("atomic")
 
 
 class _FileContext:
@@ -94,6 +166,11 @@ class _FileContext:
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
         self.struct_sizes = struct_sizes(sf.root, env)
+        # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
+        self.cute_scope = b"using namespace cute" in sf.data
+        self.defined = {f.name for f in sf.functions}
+        self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
+        self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
 
     # ------------------------------------------------------------------------------------------ per kernel
 
@@ -109,18 +186,10 @@ class _FileContext:
         sites = self._launch_sites(kernel, unknown)
         shared_unknown: list[Unresolved] = []
         arrays, extern = self._shared(merged["shared_decls"], env, shared_unknown, merged["identifiers"])
-        if shared_unknown and tparams:
-            # Template arguments at the launch sites (`k<256, float><<<...>>>`) size the arrays: the largest wins.
-            best = None
-            for binding in _site_bindings(tparams, sites, self.env):
-                bound_unknown: list[Unresolved] = []
-                bound, _ = self._shared(merged["shared_decls"], binding.env, bound_unknown, merged["identifiers"],
-                                        binding.types)
-                total = sum(a.bytes for a in bound if a.bytes is not None)
-                if not bound_unknown and (best is None or total > best[0]):
-                    best = (total, bound)
-            if best is not None:
-                arrays, shared_unknown = best[1], []
+        if shared_unknown and (tparams or self.alternatives):
+            sized = self._bounded_shared(merged, tparams, sites, env)
+            if sized is not None:
+                arrays, shared_unknown = sized, []
         unknown.extend(shared_unknown)
         attr = self.func_attrs.get(kernel.name)
         shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
@@ -134,9 +203,7 @@ class _FileContext:
         bounds = self._launch_bounds(kernel, env, unknown)
         ptx = merged["ptx"]
         families = sorted({f for s in ptx for f in s["families"]})
-        tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
-        asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
-        clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
+        tensor, asyncs, clusters = _feature_sets(merged, families)
         header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
                               if fn.node.child_by_field_name("body") is not None else fn.end_byte)
         if "__cluster_dims__" in header:
@@ -163,15 +230,155 @@ class _FileContext:
             device_launches=tuple(merged["device_launches"]),
             partial_syncwarp=tuple(merged["partial_syncwarp"]),
             cuda_libraries=tuple(sorted(merged["libraries"])),
+            cute_tensor=tuple(sorted(merged["cute"])),
+            calls=self._external_calls(walks),
             unknown=tuple(unknown),
         )
 
-    def _callees(self, fn: Function) -> list[Function]:
+    def helper(self, fn: Function) -> DeviceHelper:
+        """One device function as a helper of other files' kernels: the facts kernel analysis merges into a caller
+        (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
+        skip = self.cuda_only
+        walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
+        merged = _merge(walks)
+        ptx = merged["ptx"]
+        families = sorted({f for s in ptx for f in s["families"]})
+        tensor, asyncs, clusters = _feature_sets(merged, families)
+        if any(NVFP4_PTX.search(s["text"]) for s in ptx):
+            tensor.add("nvfp4-mma")
+        facts = KernelFacts(
+            lines=fn.end_line - fn.start_line + 1,
+            warp_ops=tuple(merged["warp_ops"]),
+            lane_assumptions=tuple(merged["lane"]),
+            ballot_32bit=tuple(merged["ballot32"]),
+            warpsize_constant=tuple(merged["warpsize_const"]),
+            tensor_cores=tuple(sorted(tensor)),
+            inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
+            async_copies=tuple(sorted(asyncs)),
+            clusters=tuple(sorted(clusters)),
+            atomics=tuple(sorted(set(merged["atomics"]))),
+            grid_sync=tuple(sorted(set(merged["grid_sync"]))),
+            device_launches=tuple(merged["device_launches"]),
+            partial_syncwarp=tuple(merged["partial_syncwarp"]),
+            cuda_libraries=tuple(sorted(merged["libraries"])),
+            cute_tensor=tuple(sorted(merged["cute"])),
+        )
+        interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or ptx
+        calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
+        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts if interesting else None, calls)
+
+    def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
+        """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
+        are arithmetic and memory moves), else its calls alone, which is all that can reach another helper."""
+        memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
+        if memo in self._walks or _MAY_HOLD_FACTS.search(self.sf.data, fn.start_byte, fn.end_byte):
+            return self._walk(fn, skip)
+        if ("calls", memo) in self._walks:
+            return self._walks[("calls", memo)]
+        w = self._walks[("calls", memo)] = _empty_walk()
+        del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
+        for n in _descendants(fn.node.child_by_field_name("body"), "call_expression", memo=self._nodes):
+            if skip is None or not skip(n.start_point.row + 1):
+                callees(self, n, w)
+        return w
+
+    def _external_calls(self, walks: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
+        """Calls of the walked bodies to functions this file does not define, as written (template arguments
+        dropped) with their first line: kernel analysis follows them into other files' helpers."""
+        first: dict[str, int] = {}
+        for w in walks:
+            for text, line in w["call_sites"]:
+                name = unqualified(text)
+                if name in self.defined or not followed_call(name):
+                    continue
+                if text not in first or line < first[text]:
+                    first[text] = line
+        return tuple(sorted(first.items(), key=lambda x: (x[1], x[0])))
+
+    def _bounded_shared(self, merged: dict[str, Any], tparams: list[TemplateParameter], sites: list[LaunchConfig],
+                        env: Constants) -> tuple[SharedArray, ...] | None:
+        """The static arrays sized with what the launches and the builds give, the largest case winning: template
+        arguments at the launch sites (`k<256, float><<<...>>>`; a type argument that is the launching function's
+        own template parameter is sized by that function's explicit instantiations in this file), and each value a
+        constant of another file has per build (`kWarpSize` 32 or 64; the arrays then say "at most"). None when
+        some case still leaves an array unsized."""
+        reached = _reached_names(merged, self.env) if self.alternatives else set()
+        choices = [(n, v) for n, v in sorted(self.alternatives.items()) if n in reached]
+        if len(choices) > 3:
+            return None  # too many combinations to try, and the bound would say little
+        combos: list[dict[str, int]] = [{}]
+        for name, values in choices:
+            combos = [{**c, name: v} for c in combos for v in values]
+        bindings = _site_bindings(tparams, sites, self.env, self._host_types(sites)) if tparams else []
+        cases = [(c, b) for c in combos for b in (bindings or [None])]
+        best = None
+        for combo, binding in cases:
+            base = Constants({**(binding.env.sources if binding else self.env.sources), **combo})
+            case_env = base.with_template_params(binding.env.template_params if binding else env.template_params)
+            case_unknown: list[Unresolved] = []
+            sized, _ = self._shared(merged["shared_decls"], case_env, case_unknown, merged["identifiers"],
+                                    binding.types if binding else None)
+            if case_unknown:
+                if choices:
+                    return None  # a bound must cover every case
+                continue  # as before: a launch whose arguments do not fold says nothing about the others
+            total = sum(a.bytes for a in sized)
+            if best is None or total > best[0]:
+                best = (total, sized)
+        if best is None:
+            return None
+        if not choices:
+            return best[1]
+        note = "at most: the largest over " + "; ".join(f"{n} = {', '.join(map(str, v))} (a value per build)"
+                                                       for n, v in choices)
+        return tuple(dataclasses.replace(a, reason=note) for a in best[1])
+
+    def _why(self, reason: str) -> str:
+        """An unknown extent's reason, saying so when the constant has a value per build (porter tried them)."""
+        m = re.match(r"`(\w+)` is not a constant defined in this file$", reason)
+        if m and m.group(1) in self.alternatives:
+            values = ", ".join(map(str, self.alternatives[m.group(1)]))
+            return f"`{m.group(1)}` has a value per build ({values}) and another part is unknown"
+        return reason
+
+    def _host_types(self, sites: list[LaunchConfig]) -> dict[int, dict[str, int]]:
+        """Per launch line: the launching function's type template parameters sized by its explicit
+        instantiations in this file (`run<unsigned char>(...)`), the largest over them; a parameter left out when
+        some instantiation's type has no size porter knows, or when the file names none."""
+        out: dict[int, dict[str, int]] = {}
+        for launch, start, _ in self.launches:
+            host = self.sf.enclosing(start)
+            if host is None or host.node.parent is None or host.node.parent.type != "template_declaration":
+                continue
+            params = _template_params(host.node)
+            if not any(p.kind == "type" for p in params):
+                continue
+            sizes: dict[str, int | None] = {}
+            for m in re.finditer(rb"\b" + re.escape(host.name.encode()) + rb"\s*<", self.sf.data):
+                if host.start_byte <= m.start() < host.end_byte:
+                    continue
+                args = _balanced_template_arguments(self.sf.data, m.end() - 1)
+                if args is None:
+                    continue
+                for p, arg in zip(params, _split_template_arguments(args)):
+                    if p.kind == "type" and p.name:
+                        size = type_size(arg) or self.struct_sizes.get(arg)
+                        prev = sizes.get(p.name, 0)
+                        sizes[p.name] = None if size is None or prev is None else max(prev, size)
+            bound = {k: v for k, v in sizes.items() if v}
+            if bound:
+                out[launch.line] = bound
+        return out
+
+    def _callees(self, fn: Function, skip: Callable[[int], bool] | None = None, helper: bool = False) -> list[Function]:
+        """The same-file device functions `fn` calls, transitively (with `skip`, calls on skipped lines left out;
+        `helper`: through helper walks)."""
         seen: dict[int, Function] = {}
         todo = [fn]
         while todo:
             cur = todo.pop()
-            for name in self._walk(cur)["calls"]:
+            walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
+            for name in walk["calls"]:
                 for f in self.by_name.get(name, ()):
                     if f.start_byte not in seen and f.start_byte != fn.start_byte:
                         seen[f.start_byte] = f
@@ -180,23 +387,24 @@ class _FileContext:
 
     # ------------------------------------------------------------------------------------------ body walk
 
-    def _walk(self, fn: Function) -> dict[str, Any]:
+    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None) -> dict[str, Any]:
         """The facts of one function body: every node of a type some detector reads, in tree order, handed to the
-        detectors registered for that type (DETECTORS), each of which records one fact in the walk."""
-        if fn.start_byte in self._walks:
-            return self._walks[fn.start_byte]
-        w: dict[str, Any] = {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
-                             "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
-                             "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
-                             "libraries": set(), "lane_vars": set()}
+        detectors registered for that type (DETECTORS), each of which records one fact in the walk. `skip`: lines
+        (1-based) whose nodes are left out."""
+        memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
+        if memo in self._walks:
+            return self._walks[memo]
+        w = _empty_walk()
         body = fn.node.child_by_field_name("body")
         # Identifiers and comments are leaves, so nothing is missed that a full walk would have reached.
         for n in _descendants(body, *DETECTORS, memo=self._nodes):
+            if skip is not None and skip(n.start_point.row + 1):
+                continue
             for detect in DETECTORS[n.type]:
                 detect(self, n, w)
         lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
-        self._walks[fn.start_byte] = w
+        self._walks[memo] = w
         return w
 
     def _arrays_of_32(self, fn: Function) -> set[str]:
@@ -253,7 +461,7 @@ class _FileContext:
                     v = fold(e, env) if e is not None else Unknown("array without an extent")
                     if isinstance(v, Unknown):
                         extents.append(e.text.decode("utf-8", "replace") if e is not None else "")
-                        reasons.append(v.reason)
+                        reasons.append(self._why(v.reason))
                     else:
                         extents.append(int(v))
                 if elem is None:
@@ -462,10 +670,49 @@ def _split_template_arguments(text: str) -> list[str]:
     return out
 
 
-def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], env: Constants) -> list[_Binding]:
+def _reached_names(merged: dict[str, Any], env: Constants) -> set[str]:
+    """The names the kernel's shared declarations use, directly or through this file's constants."""
+    seen: set[str] = set()
+    todo = [n for d in merged["shared_decls"] for n in re.findall(r"[A-Za-z_]\w*", d.text.decode("utf-8", "replace"))]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        src = env.sources.get(n)
+        if src is not None and not isinstance(src, (int, float)):
+            text = src if isinstance(src, str) else src.text.decode("utf-8", "replace")
+            todo.extend(re.findall(r"[A-Za-z_]\w*", text))
+    return seen
+
+
+def _balanced_template_arguments(data: bytes, open_at: int) -> str | None:
+    """`<...>` starting at data[open_at] == '<', balanced, on at most a few hundred bytes; None if it does not close."""
+    depth = 0
+    for i in range(open_at, min(len(data), open_at + 400)):
+        c = data[i:i + 1]
+        if c == b"<":
+            depth += 1
+        elif c == b">":
+            depth -= 1
+            if depth == 0:
+                return data[open_at:i + 1].decode("utf-8", "replace")
+        elif c in (b";", b"{", b"}"):
+            return None
+    return None
+
+
+def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], env: Constants,
+                   host_types: dict[int, dict[str, int]] | None = None) -> list[_Binding]:
     """One binding per distinct launch-site template argument list that binds every parameter the arrays need:
-    value parameters folded to numbers, type parameters to their sizes (unfoldable ones stay unknown)."""
+    value parameters folded to numbers, type parameters to their sizes (unfoldable ones stay unknown; a type that
+    is the launching function's own template parameter is sized by `host_types`, per launch line)."""
     out = []
+    hosts: dict[str, dict[str, int]] = {}
+    for s in sites:
+        if s.template_arguments:
+            for k, v in (host_types or {}).get(s.line, {}).items():
+                hosts.setdefault(s.template_arguments, {})[k] = max(v, hosts.get(s.template_arguments, {}).get(k, 0))
     for text in sorted({s.template_arguments for s in sites if s.template_arguments}):
         args = _split_template_arguments(text)
         values: dict[str, Any] = {}
@@ -474,7 +721,7 @@ def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], 
             if not p.name:
                 continue
             if p.kind == "type":
-                size = type_size(arg)
+                size = type_size(arg) or hosts.get(text, {}).get(arg)
                 if size is not None:
                     types[p.name] = size
             else:
@@ -582,6 +829,17 @@ def cuda_only_namespaces(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 
 
 @detects(*_NAMES)
+def cute_tensor_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+    """CuTe tensor algebra (`cute::make_tensor`, or unqualified under `using namespace cute`)."""
+    name = n.text.decode()
+    if name in CUTE_TENSOR_NAMES:
+        p = n.parent
+        qualified = p is not None and p.type == "qualified_identifier" and p.text.decode().lstrip(":").startswith("cute::")
+        if qualified or ctx.cute_scope:
+            w["cute"].add(name)
+
+
+@detects(*_NAMES)
 def async_copy_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     name = n.text.decode()
     # `barrier` and `pipeline` are common words: only cuda::'s count.
@@ -675,9 +933,11 @@ def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Names the body calls, to follow into same-file device functions."""
-    _, name = _called(n)
+    fn, name = _called(n)
     if name is not None:
         w["calls"].add(name)
+        text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
+        w["call_sites"].append(("".join(text.split()), n.start_point.row + 1))
 
 
 @detects("call_expression")
@@ -785,6 +1045,30 @@ def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
         if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or _lane_expr(idx):
             w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
                                             sub.text.decode("utf-8", "replace")))
+
+
+def _empty_walk() -> dict[str, Any]:
+    return {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
+            "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
+            "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
+            "libraries": set(), "lane_vars": set(), "cute": set(), "call_sites": []}
+
+
+# Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
+# asm, warp intrinsics, WMMA/CuTe/CUTLASS names, async copies, clusters, atomics, grid sync, warpSize, lane
+# arithmetic with 32/31/5/16. A body without any is walked for its calls alone.
+_MAY_HOLD_FACTS = re.compile(
+    rb"asm|__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|__reduce|__fns|wmma|nvcuda|cute|cutlass"
+    rb"|async|pipeline|CUtensorMap|TmaDesc|barrier|cluster|map_shared_rank|atomic|grid|warpSize|tiled_partition"
+    rb"|_CP_ASYNC|make_|partition|retile|get_thread_slice|Tiled|_Atom|\b(?:32|31|0x1[fF]|5|16)\b")
+
+
+def _feature_sets(merged: dict[str, Any], families: list[str]) -> tuple[set[str], set[str], set[str]]:
+    """Tensor-core, async-copy and cluster features of walked bodies: named in code or spelled in their PTX."""
+    tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
+    asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
+    clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
+    return tensor, asyncs, clusters
 
 
 def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:

@@ -13,23 +13,35 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Iterable
 
+from porter.kernels.callgraph import helper_calls, helper_index
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.launch_config import remote_launches
 from porter.kernels.triton import with_remote_launches
 from porter.model import Kernel, ScanResult
-from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict
+from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, merge_helpers
 from porter.source.parse import SourceFile
 
 VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
 RANK = {v: i for i, v in enumerate(VERDICTS)}
 
 
-def measure(sf: SourceFile, constants: dict[str, int] | None = None) -> list[Kernel]:
+def measure(sf: SourceFile, constants: dict[str, int] | None = None,
+            alternatives: dict[str, tuple[int, ...]] | None = None) -> list[Kernel]:
     """The file's kernels with their facts (runs in scan workers; results are cached with the file). `constants`
-    are integer constants defined elsewhere in the repository (the file's own definitions win)."""
+    are integer constants defined elsewhere in the repository (the file's own definitions win); `alternatives`
+    constants defined there with a value per build, which bound shared-memory sizes."""
     from porter.kernels.facts import measure_file
 
-    return measure_file(sf, constants or None)
+    return measure_file(sf, constants or None, alternatives or None)
+
+
+def device_helpers(sf: SourceFile, constants: dict[str, int] | None = None,
+                   build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())):
+    """The file's `__device__` functions as helpers of other files' kernels (porter.kernels.callgraph), without
+    the code only the CUDA build compiles (`build_names`: the repository's ROCm-side and CUDA-side macros)."""
+    from porter.kernels.facts import measure_helpers
+
+    return measure_helpers(sf, constants or None, build_names)
 
 
 def worst(verdicts: Iterable[str]) -> str:
@@ -56,7 +68,7 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules) -
     mine = [f for f in findings if f.rule in rules and any(a <= f.line <= b for a, b in spans)]
     out = []
     for t in targets:
-        details = kernel_checks(facts, t)
+        details = _checks_with_helpers(facts, t)
         by_rule: dict[str, tuple[str, str, list[int]]] = {}
         for f in mine:
             spec, rule_targets = rules[f.rule]
@@ -70,6 +82,27 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules) -
         details.sort(key=lambda d: (-RANK[d.verdict], d.id))
         out.append(TargetVerdict(t.id, worst(d.verdict for d in details), tuple(details)))
     return tuple(out)
+
+
+def _checks_with_helpers(facts: KernelFacts, target) -> list[CheckResult]:
+    """The named checks on the kernel's facts merged with its helpers' (KernelFacts.merged); a check that only a
+    helper's facts make fire (or worse) says which helper, and where: `...; via flash::compute_attn (path:line)`."""
+    details = kernel_checks(facts.merged(), target)
+    if not facts.helpers:
+        return details
+    own_facts = dataclasses.replace(facts, helpers=())
+    own = {(d.id, d.verdict) for d in kernel_checks(own_facts, target)}
+    by_helper = [(h, {(d.id, d.verdict) for d in kernel_checks(merge_helpers(own_facts, (h,)), target)})
+                 for h in facts.helpers]
+    out = []
+    for d in details:
+        key = (d.id, d.verdict)
+        if key not in own:
+            via = [h.where for h, fired in by_helper if key in fired] or [h.where for h in facts.helpers]
+            d = dataclasses.replace(d, message=f"{d.message}; via {', '.join(via[:3])}"
+                                                + (f" and {len(via) - 3} more" if len(via) > 3 else ""))
+        out.append(d)
+    return out
 
 
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
@@ -99,6 +132,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     defined: dict[str, int] = {}
     for k in kernels:
         defined[k.name] = defined.get(k.name, 0) + 1
+    index = helper_index(result.files) if any(k.facts is not None and k.facts.calls for k in kernels) else None
     updated = []
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     for k in kernels:
@@ -111,7 +145,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                                                                             launches_by_name.get(k.name, [])))
         else:
             sites, unknown = remote_launches(k, launches_by_name.get(k.name, []), defined.get(k.name, 1))
-            facts = dataclasses.replace(k.facts, remote_launch_sites=sites, remote_unknown=unknown)
+            facts = dataclasses.replace(k.facts, remote_launch_sites=sites, remote_unknown=unknown,
+                                        helpers=helper_calls(k, index) if index is not None else ())
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules)
         for v in per:
             counts[v.target][v.verdict] += 1

@@ -7,7 +7,7 @@ returns new values with `dataclasses.replace`, and `to_dict` gives the JSON cont
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from porter.model.finding import Status
@@ -71,6 +71,52 @@ class DeviceFunction:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "line": self.line, "end_line": self.end_line}
+
+
+@dataclass(frozen=True)
+class DeviceHelper:
+    """A `__device__` function of one file, as other files' kernels see it (porter.kernels.callgraph follows calls
+    into it): its facts with those of the same-file device functions it calls (None: nothing kernel analysis
+    checks), and the names it calls that its own file does not define (followed across files)."""
+
+    name: str
+    line: int
+    end_line: int
+    facts: KernelFacts | None = None
+    calls: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "line": self.line, "end_line": self.end_line, "calls": list(self.calls),
+                "facts": self.facts.to_dict() if self.facts is not None else None}
+
+
+@dataclass(frozen=True)
+class HelperCall:
+    """A device helper defined in another file that a kernel reaches (set by kernel analysis, never by measuring):
+    the call chain as written from the kernel (`flash::compute_attn`, then any further helpers), where the helper
+    whose facts are merged is defined, and the kernel-file line of the first call of the chain."""
+
+    chain: tuple[str, ...]
+    path: str
+    line: int
+    call_line: int
+    facts: KernelFacts
+
+    @property
+    def where(self) -> str:
+        return f"{' → '.join(self.chain)} ({self.path}:{self.line})"
+
+    def to_dict(self) -> dict[str, Any]:
+        facts = self.facts.to_dict()
+        keep = {k: facts[k] for k in HELPER_FACT_KEYS if facts.get(k) not in (None, [], {}, {"statements": 0, "families": [], "lines": []})}
+        return {"chain": list(self.chain), "path": self.path, "line": self.line, "call_line": self.call_line,
+                "facts": keep}
+
+
+# The facts of a helper that count for the kernels calling it (its shared memory and launches do not).
+HELPER_FACT_KEYS = ("async_copies", "atomics", "ballot_32bit", "clusters", "cuda_libraries", "cute_tensor",
+                    "device_launches", "grid_sync", "inline_ptx", "lane_assumptions", "partial_syncwarp",
+                    "tensor_cores", "warp_ops", "warpsize_constant")
 
 
 @dataclass(frozen=True)
@@ -402,6 +448,8 @@ class KernelFacts:
     device_launches: tuple[int, ...] = ()  # lines of launches inside device code
     partial_syncwarp: tuple[int, ...] = ()  # lines
     cuda_libraries: tuple[str, ...] = ()  # NVIDIA-only C++ libraries the body uses directly (cutlass, cute)
+    cute_tensor: tuple[str, ...] = ()  # CuTe tensor-algebra names the body uses (make_tensor, partition_*, tiled copy/MMA)
+    calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
     # Set by kernel analysis (analyse), never by measuring: launches written in other files, when the kernel's own
     # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
@@ -409,6 +457,16 @@ class KernelFacts:
     remote_unknown: tuple[Unresolved, ...] = ()
     deep: DeepRefinement | None = None  # set by deep mode
     triton: TritonFacts | None = None  # a Triton kernel's own facts (porter.kernels.triton); None for CUDA kernels
+    # Set by kernel analysis: device helpers in other files the kernel calls (porter.kernels.callgraph), whose facts
+    # count as the kernel's (see `merged`). Replaced, never appended, on each analysis.
+    helpers: tuple[HelperCall, ...] = ()
+
+    def merged(self) -> KernelFacts:
+        """The facts with those of the helpers in other files added (at the kernel-file line of each call), which
+        is what the checks judge; the kernel's own facts when it calls none."""
+        if not self.helpers:
+            return self
+        return merge_helpers(self, self.helpers)
 
     @property
     def sites(self) -> tuple[LaunchConfig, ...]:
@@ -455,11 +513,61 @@ class KernelFacts:
         }
         if self.cuda_libraries:
             d["cuda_libraries"] = list(self.cuda_libraries)
+        if self.cute_tensor:
+            d["cute_tensor"] = list(self.cute_tensor)
+        if self.helpers:
+            d["helpers"] = [h.to_dict() for h in self.helpers]
         if self.deep is not None:
             d["deep"] = self.deep.to_dict()
         if self.triton is not None:
             d["triton"] = self.triton.to_dict()
         return d
+
+
+def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> KernelFacts:
+    """`facts` with the helpers' facts (HELPER_FACT_KEYS) added, each at the line where the kernel's file calls it
+    (a line of another file would point into the wrong source)."""
+    warp, lane, ballot, wsize, tensor, asyncs, clusters, libs, cute = [], [], [], [], set(), set(), set(), set(), set()
+    atomics, grid, device, partial = [], [], [], []
+    ptx_statements, ptx_families, ptx_lines = 0, set(), set()
+    for h in helpers:
+        f, at = h.facts, h.call_line
+        warp += [WarpOp(w.op, at, w.mask, w.mask_kind) for w in f.warp_ops]
+        lane += [LaneAssumption(at, x.kind, x.text) for x in f.lane_assumptions]
+        ballot += [Ballot32(at, b.type, b.op) for b in f.ballot_32bit]
+        wsize += [WarpSizeConstant(at, w.text) for w in f.warpsize_constant]
+        tensor |= set(f.tensor_cores)
+        asyncs |= set(f.async_copies)
+        clusters |= set(f.clusters)
+        libs |= set(f.cuda_libraries)
+        cute |= set(f.cute_tensor)
+        atomics += list(f.atomics)
+        grid += [at] if f.grid_sync else []
+        device += [at] if f.device_launches else []
+        partial += [at] if f.partial_syncwarp else []
+        if f.inline_ptx.statements:
+            ptx_statements += f.inline_ptx.statements
+            ptx_families |= set(f.inline_ptx.families)
+            ptx_lines.add(at)
+    own = facts.inline_ptx
+    return replace(
+        facts, helpers=(),
+        warp_ops=tuple(sorted(facts.warp_ops + tuple(warp), key=lambda x: (x.line, x.op))),
+        lane_assumptions=tuple(sorted(facts.lane_assumptions + tuple(lane), key=lambda x: (x.line, x.kind))),
+        ballot_32bit=facts.ballot_32bit + tuple(ballot),
+        warpsize_constant=facts.warpsize_constant + tuple(wsize),
+        tensor_cores=tuple(sorted(set(facts.tensor_cores) | tensor)),
+        async_copies=tuple(sorted(set(facts.async_copies) | asyncs)),
+        clusters=tuple(sorted(set(facts.clusters) | clusters)),
+        cuda_libraries=tuple(sorted(set(facts.cuda_libraries) | libs)),
+        cute_tensor=tuple(sorted(set(facts.cute_tensor) | cute)),
+        atomics=tuple(sorted(set(facts.atomics) | set(atomics))),
+        grid_sync=tuple(sorted(set(facts.grid_sync) | set(grid))),
+        device_launches=tuple(sorted(set(facts.device_launches) | set(device))),
+        partial_syncwarp=tuple(sorted(set(facts.partial_syncwarp) | set(partial))),
+        inline_ptx=InlinePtx(own.statements + ptx_statements, tuple(sorted(set(own.families) | ptx_families)),
+                             tuple(sorted(set(own.lines) | ptx_lines))),
+    )
 
 
 # ------------------------------------------------------------------------------------------ verdicts

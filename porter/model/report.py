@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from porter.model.finding import Finding, Severity, Skipped
-from porter.model.kernel import Kernel, Launch
+from porter.model.kernel import DeviceHelper, Kernel, Launch
 
 SCHEMA_VERSION = "1.0"
 
@@ -23,6 +23,10 @@ class FileResult:
     launches: tuple[Launch, ...] = ()
     skipped: Skipped | None = None
     parse_error_lines: int = 0
+    # For kernels in other files (porter.kernels.callgraph): this file's __device__ functions, and its `#include`s
+    # as written (header, quoted?), resolved against the repository after the scan.
+    helpers: tuple[DeviceHelper, ...] = ()
+    includes: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)

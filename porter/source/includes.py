@@ -7,6 +7,9 @@ A header that exists in the repository is the project's: a quoted include of a f
 from __future__ import annotations
 
 import functools
+import re
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 
 
 def project_header(includer: str, header: str, quoted: bool, files: frozenset[str]) -> bool:
@@ -26,6 +29,42 @@ def project_header(includer: str, header: str, quoted: bool, files: frozenset[st
         if quoted or includer.startswith(root):
             return True
     return False
+
+
+def file_includes(data: bytes) -> tuple[tuple[str, bool], ...]:
+    """The `#include`s of a C/C++/CUDA file as written: (header, quoted), in file order, once each."""
+    if b"include" not in data:
+        return ()
+    out = dict.fromkeys((m.group(2).decode("utf-8", "replace").strip(), m.group(1) == b'"')
+                        for m in _INCLUDE.finditer(data))
+    return tuple(out)
+
+
+def resolve_include(includer: str, header: str, quoted: bool, files: frozenset[str]) -> str | None:
+    """The repository file `#include header` in `includer` reads, or None (a toolkit or library header): a quoted
+    include relative to the includer's directory first, then any file whose path ends with the header (an `-I`
+    directory the build names), the one sharing the longest leading directory with the includer when several do."""
+    base = includer.rsplit("/", 1)[0] + "/" if "/" in includer else ""
+    if quoted:
+        own = _normal(base + header)
+        if own in files:
+            return own
+    header = _normal(header)
+    if not header:
+        return None
+    found = [p for p in _by_name(files).get(header.rsplit("/", 1)[-1], ()) if p == header or p.endswith("/" + header)]
+    if not found:
+        return None
+    return max(found, key=lambda p: (len(_common_prefix(p, includer)), -len(p), p))
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1]):
+        if x != y:
+            break
+        n += len(x) + 1
+    return a[:n]
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,0 +1,118 @@
+"""Follow a kernel's calls into `__device__` helpers defined in other files, so their facts count as the kernel's.
+
+A kernel whose body is one call into a helper in another header (`flash::compute_attn<...>(params)`, a shuffle
+reduction in `type_shim.h`, `mma.sync` behind a function in `mma.cuh`) does what the helper does. The scan records
+each file's device helpers with their facts (porter.kernels.facts.measure_helpers, cached with the file) and each
+kernel's calls its own file does not define (KernelFacts.calls); after the scan, kernel analysis resolves those
+calls here, repository-wide, and attaches what it found as KernelFacts.helpers.
+
+A call resolves to the file that defines a device function of that name among the files the caller's file
+includes, transitively (quoted includes relative to the includer, `-I`-style ones by path suffix:
+porter.source.includes.resolve_include); when none of them does, to the one file in the repository that defines it.
+Two or more candidate files make the call ambiguous and it is not followed: merging both would give a kernel the
+facts of a helper it may not run, and the verdict would then rest on a guess. Overloads in one file are one helper
+(the file's definitions of the name together). The walk is bounded (depth, helpers per kernel, files per include
+closure) and never revisits a helper, so recursive and cyclic call graphs end.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from porter.model.kernel import DeviceHelper, HelperCall, Kernel, KernelFacts, merge_helpers
+from porter.source.includes import resolve_include
+from porter.source.parse import unqualified
+
+MAX_DEPTH = 4  # helper calls followed from a kernel: kernel -> a -> b -> c -> d
+MAX_HELPERS = 32  # helpers merged into one kernel
+MAX_CLOSURE = 400  # files in one include closure
+
+
+@dataclass
+class HelperIndex:
+    """The repository's device helpers by file and name, and its include graph (resolved once per analysis)."""
+
+    helpers: dict[str, dict[str, list[DeviceHelper]]]  # path -> name -> its definitions in that file
+    defined_in: dict[str, tuple[str, ...]]  # name -> files that define a device function of that name
+    includes: dict[str, tuple[str, ...]]  # path -> repository files it includes
+    _closures: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def closure(self, path: str) -> frozenset[str]:
+        """The files `path` includes, transitively (not itself), at most MAX_CLOSURE of them."""
+        if path not in self._closures:
+            seen: dict[str, None] = {}
+            todo = list(self.includes.get(path, ()))
+            while todo and len(seen) < MAX_CLOSURE:
+                p = todo.pop(0)
+                if p in seen or p == path:
+                    continue
+                seen[p] = None
+                todo.extend(self.includes.get(p, ()))
+            self._closures[path] = frozenset(seen)
+        return self._closures[path]
+
+    def resolve(self, caller: str, name: str) -> str | None:
+        """The file whose helper `name` a call in `caller` reaches, or None (not defined, or ambiguous)."""
+        homes = [p for p in self.defined_in.get(name, ()) if p != caller]
+        if not homes:
+            return None
+        reachable = self.closure(caller)
+        included = [p for p in homes if p in reachable]
+        if included:
+            return included[0] if len(included) == 1 else None
+        return homes[0] if len(homes) == 1 else None
+
+
+def helper_index(files: Iterable) -> HelperIndex:
+    """The index over a scan's FileResults (their `helpers` and `includes`)."""
+    files = list(files)
+    paths = frozenset(r.path for r in files if r.language == "cuda")
+    helpers: dict[str, dict[str, list[DeviceHelper]]] = {}
+    defined: dict[str, list[str]] = {}
+    includes: dict[str, tuple[str, ...]] = {}
+    for r in files:
+        for h in r.helpers:
+            by_name = helpers.setdefault(r.path, {})
+            if h.name not in by_name:
+                defined.setdefault(h.name, []).append(r.path)
+            by_name.setdefault(h.name, []).append(h)
+        resolved = (resolve_include(r.path, header, quoted, paths) for header, quoted in r.includes)
+        includes[r.path] = tuple(dict.fromkeys(p for p in resolved if p is not None and p != r.path))
+    return HelperIndex(helpers, {k: tuple(sorted(v)) for k, v in defined.items()}, includes)
+
+
+def helper_calls(kernel: Kernel, index: HelperIndex) -> tuple[HelperCall, ...]:
+    """The helpers in other files a kernel reaches, each with the chain of calls from the kernel, in the order the
+    kernel calls them (breadth first)."""
+    facts = kernel.facts
+    if facts is None or not facts.calls:
+        return ()
+    out: list[HelperCall] = []
+    seen: set[tuple[str, str]] = set()
+    todo: list[tuple[str, str, tuple[str, ...], int, int]] = []  # (caller path, name, chain, call line, depth)
+    for text, line in facts.calls:
+        todo.append((kernel.path, unqualified(text), (text,), line, 1))
+    while todo and len(out) < MAX_HELPERS:
+        caller, name, chain, line, depth = todo.pop(0)
+        home = index.resolve(caller, name)
+        if home is None or (home, name) in seen:
+            continue
+        seen.add((home, name))
+        definitions = index.helpers[home][name]
+        with_facts = [d for d in definitions if d.facts is not None]
+        if with_facts:
+            merged = _union(with_facts)
+            out.append(HelperCall(chain, home, with_facts[0].line, line, merged))
+        if depth < MAX_DEPTH:
+            for callee in sorted({c for d in definitions for c in d.calls}):
+                todo.append((home, callee, chain + (callee,), line, depth + 1))
+    return tuple(out)
+
+
+def _union(definitions: list[DeviceHelper]) -> KernelFacts:
+    """The facts of a file's definitions of one name (overloads) together."""
+    first = definitions[0].facts
+    if len(definitions) == 1:
+        return first
+    # Each overload's facts at its own first line: the kernel's merge moves them all to its call line anyway.
+    return merge_helpers(first, tuple(HelperCall((d.name,), "", d.line, d.line, d.facts) for d in definitions[1:]))
