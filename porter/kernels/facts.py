@@ -217,20 +217,7 @@ class _FileContext:
             launch_sites=tuple(sites),
             shared_memory=shared,
             launch_bounds=bounds,
-            warp_ops=tuple(merged["warp_ops"]),
-            lane_assumptions=tuple(merged["lane"]),
-            ballot_32bit=tuple(merged["ballot32"]),
-            warpsize_constant=tuple(merged["warpsize_const"]),
-            tensor_cores=tuple(sorted(tensor)),
-            inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
-            async_copies=tuple(sorted(asyncs)),
-            clusters=tuple(sorted(clusters)),
-            atomics=tuple(sorted(set(merged["atomics"]))),
-            grid_sync=tuple(sorted(set(merged["grid_sync"]))),
-            device_launches=tuple(merged["device_launches"]),
-            partial_syncwarp=tuple(merged["partial_syncwarp"]),
-            cuda_libraries=tuple(sorted(merged["libraries"])),
-            cute_tensor=tuple(sorted(merged["cute"])),
+            **_body_facts(merged, ptx, families, tensor, asyncs, clusters),
             calls=self._external_calls(walks),
             unknown=tuple(unknown),
         )
@@ -248,20 +235,7 @@ class _FileContext:
             tensor.add("nvfp4-mma")
         facts = KernelFacts(
             lines=fn.end_line - fn.start_line + 1,
-            warp_ops=tuple(merged["warp_ops"]),
-            lane_assumptions=tuple(merged["lane"]),
-            ballot_32bit=tuple(merged["ballot32"]),
-            warpsize_constant=tuple(merged["warpsize_const"]),
-            tensor_cores=tuple(sorted(tensor)),
-            inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
-            async_copies=tuple(sorted(asyncs)),
-            clusters=tuple(sorted(clusters)),
-            atomics=tuple(sorted(set(merged["atomics"]))),
-            grid_sync=tuple(sorted(set(merged["grid_sync"]))),
-            device_launches=tuple(merged["device_launches"]),
-            partial_syncwarp=tuple(merged["partial_syncwarp"]),
-            cuda_libraries=tuple(sorted(merged["libraries"])),
-            cute_tensor=tuple(sorted(merged["cute"])),
+            **_body_facts(merged, ptx, families, tensor, asyncs, clusters),
         )
         interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or ptx
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
@@ -1061,6 +1035,27 @@ _MAY_HOLD_FACTS = re.compile(
     rb"asm|__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|__reduce|__fns|wmma|nvcuda|cute|cutlass"
     rb"|async|pipeline|CUtensorMap|TmaDesc|barrier|cluster|map_shared_rank|atomic|grid|warpSize|tiled_partition"
     rb"|_CP_ASYNC|make_|partition|retile|get_thread_slice|Tiled|_Atom|\b(?:32|31|0x1[fF]|5|16)\b")
+
+
+def _body_facts(merged: dict, ptx: list, families: list, tensor: set, asyncs: set, clusters: set) -> dict:
+    """The KernelFacts fields a function body gives, the same for a kernel and for a helper other files' kernels
+    call (so a helper's facts merge into its callers field by field)."""
+    return dict(
+        warp_ops=tuple(merged["warp_ops"]),
+        lane_assumptions=tuple(merged["lane"]),
+        ballot_32bit=tuple(merged["ballot32"]),
+        warpsize_constant=tuple(merged["warpsize_const"]),
+        tensor_cores=tuple(sorted(tensor)),
+        inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
+        async_copies=tuple(sorted(asyncs)),
+        clusters=tuple(sorted(clusters)),
+        atomics=tuple(sorted(set(merged["atomics"]))),
+        grid_sync=tuple(sorted(set(merged["grid_sync"]))),
+        device_launches=tuple(merged["device_launches"]),
+        partial_syncwarp=tuple(merged["partial_syncwarp"]),
+        cuda_libraries=tuple(sorted(merged["libraries"])),
+        cute_tensor=tuple(sorted(merged["cute"])),
+    )
 
 
 def _feature_sets(merged: dict[str, Any], families: list[str]) -> tuple[set[str], set[str], set[str]]:
