@@ -42,6 +42,17 @@ def rule_applies_to(rule: Rule, path: str, language: str) -> bool:
     return True
 
 
+def register_rule_queries(rules: Iterable[Rule]) -> None:
+    """Declare every rule's whole-file tree-sitter query before the first file, so the combined query
+    (porter.source.parse.captures) is compiled once with all of them instead of again as each rule first asks."""
+    for rule in rules:
+        for pattern in rule.patterns:
+            if "query" in pattern:
+                for lang in ("cuda", "python"):
+                    if lang in rule.languages:
+                        register_root_query(lang, pattern["query"])
+
+
 def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:
     """(findings, suppressed findings) for one file, sorted by position then rule id."""
     findings: list[Finding] = []
