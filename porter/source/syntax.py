@@ -17,7 +17,7 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from porter.model import Kernel, Launch
-from porter.source.parse import Function, SourceFile, captures, query, register_root_query, unqualified
+from porter.source.parse import Function, SourceFile, captures, register_root_query, unqualified
 
 # Launch API -> index of the argument that names the kernel.
 LAUNCH_APIS = {
@@ -31,7 +31,7 @@ LAUNCH_APIS = {
     "cuLaunchCooperativeKernel": 0,
 }
 
-_CHEVRON = "(call_expression function: (_) @callee (kernel_call_syntax) @config) @launch"
+_CHEVRON = "(call_expression function: (_) (kernel_call_syntax)) @launch"
 _CAST_NOISE = re.compile(r"^\s*(\((?:const\s+)?void\s*\*+\s*\)|reinterpret_cast<[^>]*>|static_cast<[^>]*>|\(|&|\*)\s*")
 _PY_IMPORTS = """
 (import_statement name: (dotted_name) @m)
@@ -51,7 +51,7 @@ _CALLS = "(call_expression) @c"
 _PY_CALLS = "(call) @c"
 _FUNCTION_DECLARATORS = "(function_declarator declarator: (_) @n)"
 # Asked of nearly every file: run with the other whole-file queries in one walk (porter.source.parse.captures).
-for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _FUNCTION_DECLARATORS):
+for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _FUNCTION_DECLARATORS, _CHEVRON):
     register_root_query("cuda", _source)
 for _source in (_PY_CALLS, _PY_IMPORTS):
     register_root_query("python", _source)
@@ -214,10 +214,13 @@ class SyntaxIndex:
         if sf.language != "cuda" or sf.root is None:
             return ()
         out: list[LaunchSite] = []
-        # Most files launch nothing with chevrons; skip the query unless the token is there at all.
-        chevrons = ts.QueryCursor(query("cuda", _CHEVRON)).matches(sf.root) if b"<<<" in sf.code else ()
-        for _, m in chevrons:
-            callee, config = m["callee"][0], m["config"][0]
+        # The launches come with the other whole-file queries (one walk); a call's callee is its `function` field
+        # and each kernel_call_syntax child its <<<...>>> (what a match of `function: (_) @callee
+        # (kernel_call_syntax) @config` pairs, in the same order).
+        calls = captures("cuda", _CHEVRON, sf.root).get("launch", []) if b"<<<" in sf.code else ()
+        chevrons = [(call.child_by_field_name("function"), config) for call in calls
+                    for config in call.children if config.type == "kernel_call_syntax"]
+        for callee, config in chevrons:
             if sf.in_comment(callee.start_byte):
                 continue
             text = callee.text.decode("utf-8", "replace")
