@@ -12,7 +12,7 @@ import re
 from typing import Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher
-from porter.match.prefilter import required_literals
+from porter.match.prefilter import LiteralIndex, required_literals
 from porter.match.regex import compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
 from porter.source.syntax import index, is_member_access, scope_of
@@ -102,7 +102,16 @@ def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes,
         if ck not in sf.cache:
             sf.cache[ck] = text.lower()
         text = sf.cache[ck]
-    return any(lit in text for lit in lits)
+    _LITERALS.add(lits)
+    memo_key = ("literals", key, fold)
+    memo = sf.cache.get(memo_key)
+    if memo is None or memo[0] != len(_LITERALS.literals):  # a pattern brought new literals: search again
+        memo = sf.cache[memo_key] = (len(_LITERALS.literals), _LITERALS.present(text))
+    return not memo[1].isdisjoint(lits)
+
+
+# The literals of every regex prefilter, searched for in a file in one pass (shared by all regex patterns).
+_LITERALS = LiteralIndex()
 
 
 def _name_matcher(names: list[str]):
