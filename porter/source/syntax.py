@@ -31,6 +31,7 @@ LAUNCH_APIS = {
     "cuLaunchCooperativeKernel": 0,
 }
 
+_LAUNCH_API_TOKENS = frozenset(name.encode() for name in LAUNCH_APIS)
 _CHEVRON = "(call_expression function: (_) (kernel_call_syntax)) @launch"
 _CAST_NOISE = re.compile(r"^\s*(\((?:const\s+)?void\s*\*+\s*\)|reinterpret_cast<[^>]*>|static_cast<[^>]*>|\(|&|\*)\s*")
 _PY_IMPORTS = """
@@ -227,7 +228,10 @@ class SyntaxIndex:
             exprs = tuple(n.text.decode("utf-8", "replace") for n in config.named_children if n.type != "comment")
             launch = _launch(sf, callee.start_byte, unqualified(text), "chevron", exprs)
             out.append(LaunchSite(launch, callee.start_byte, config.end_byte))
-        for fn, text, call in self.calls:
+        # A launch API call names the API as a code token; most files have none, and then the index of every
+        # call (a node walk and a decode per call) is not needed here.
+        api_calls = self.calls if not sf.tokens().keys().isdisjoint(_LAUNCH_API_TOKENS) else ()
+        for fn, text, call in api_calls:
             api = unqualified(text)
             if api not in LAUNCH_APIS or fn.type == "field_expression":
                 continue

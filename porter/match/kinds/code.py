@@ -85,11 +85,15 @@ def compile_regex(pattern: str, flags: tuple[str, ...] = ()):
 
 
 @functools.lru_cache(maxsize=4096)
-def _prefilter(pattern: str, flags: tuple[str, ...] = ()) -> tuple[tuple[bytes, ...] | None, bool]:
+def _prefilter(pattern: str, flags: tuple[str, ...] = ()) -> tuple[frozenset[bytes] | None, bool]:
     try:
-        return required_literals(pattern, flags)
+        lits, fold = required_literals(pattern, flags)
     except Exception:  # an analysis failure must never lose a hit: no prefilter
         return None, False
+    if lits is None:
+        return None, fold
+    _LITERALS.add(lits)  # once per pattern: from then on every file is searched for these too
+    return frozenset(lits), fold
 
 
 def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
@@ -97,16 +101,14 @@ def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes,
     lits, fold = _prefilter(pattern, flags)
     if lits is None:
         return True
-    if fold:
-        ck = "lower:" + key
-        if ck not in sf.cache:
-            sf.cache[ck] = text.lower()
-        text = sf.cache[ck]
-    _LITERALS.add(lits)
-    memo_key = ("literals", key, fold)
-    memo = sf.cache.get(memo_key)
+    memo = sf.cache.get(("literals", key, fold))
     if memo is None or memo[0] != len(_LITERALS.literals):  # a pattern brought new literals: search again
-        memo = sf.cache[memo_key] = (len(_LITERALS.literals), _LITERALS.present(text))
+        if fold:
+            ck = "lower:" + key
+            if ck not in sf.cache:
+                sf.cache[ck] = text.lower()
+            text = sf.cache[ck]
+        memo = sf.cache[("literals", key, fold)] = (len(_LITERALS.literals), _LITERALS.present(text))
     return not memo[1].isdisjoint(lits)
 
 
