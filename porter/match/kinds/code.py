@@ -48,7 +48,11 @@ def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
             cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
             alt = node.child_by_field_name("alternative")
             if cond is not None and b"__CUDA_ARCH__" in cond.text:
-                negated = node.text.lstrip().startswith(b"#ifndef") or b"!" in cond.text
+                # The directive is the node's first token: its text, not the whole #if block's (which can be most
+                # of a large header, copied once per hit under it).
+                first = node.child(0)
+                negated = (first.text if first is not None else node.text).lstrip().startswith(b"#ifndef") \
+                    or b"!" in cond.text
                 in_alternative = alt is not None and child is not None and child.start_byte >= alt.start_byte
                 return negated == in_alternative
         child, node = node, node.parent
