@@ -28,7 +28,7 @@ from porter.cache import Cache, CacheUnusable
 from porter.datafile import DATA_DIR
 from porter.kernels.verdicts import analyse, measure
 from porter.match.base import SkipFile
-from porter.match.engine import register_rule_queries, rule_applies_to, run_rules
+from porter.match.engine import prepare_rules, rule_applies_to, run_rules
 from porter.match.registry import MatchContext
 from porter.portaware import attach_status
 from porter.model import FileResult, ScanResult, Skipped
@@ -218,7 +218,7 @@ _STATE: _Worker | None = None
 def _init_worker(state: _Worker) -> None:
     global _STATE
     _STATE = state
-    register_rule_queries(state.ruleset.rules)
+    prepare_rules(state.ruleset.rules)
 
 
 def _init_pool_worker(state: _Worker) -> None:

@@ -110,14 +110,89 @@ def test_regex_patterns_hit_the_same_with_the_shared_literal_search():
 
 def test_every_rule_query_is_registered_before_the_first_file():
     """The scan declares each rule's whole-file query up front, so the combined query is built once with all."""
-    from porter.match.engine import register_rule_queries
+    from porter.match.engine import prepare_rules
     from porter.rules import load_rules
     from porter.source.parse import registered_root_queries
 
     rules = load_rules().rules
-    register_rule_queries(rules)
+    prepare_rules(rules)
     wanted = {(lang, p["query"]) for r in rules for p in r.patterns if "query" in p
               for lang in ("cuda", "python") if lang in r.languages and '"' not in p["query"]}
     assert wanted, "porter's rules have whole-file queries"
     have = {(lang, q) for lang in ("cuda", "python") for q in registered_root_queries(lang)}
     assert wanted <= have
+
+
+def _rule_regexes():
+    from porter.rules import load_rules
+
+    out = []
+    for rule in load_rules().rules:
+        for p in rule.patterns:
+            for q in (p, p.get("feature") or {}):
+                if "regex" in q:
+                    out.append((q["regex"], tuple(q.get("flags", ()))))
+    return sorted(set(out))
+
+
+def test_regex_set_rules_out_only_patterns_that_cannot_match():
+    """porter.match.regex.RegexSet: on every rule-test fixture (as parsed code and as raw bytes), a rule regex the
+    set search leaves out has no match there, and one that runs on RE2 is left out exactly when it has none."""
+    from pathlib import Path
+
+    from porter.match.regex import RegexSet, _Pattern, compile_regex
+    from porter.source.discover import language_of
+
+    regexes = _rule_regexes()
+    rs = RegexSet()
+    for pattern, flags in regexes:
+        rs.add(pattern, flags)
+    covered = [k for k in regexes if k in rs]
+    relaxed = [k for k in covered if not isinstance(compile_regex(*k), _Pattern)]
+    assert len(covered) >= 40 and len(relaxed) >= 5  # the Python-engine patterns are covered too, relaxed
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+    texts = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        texts.append(data)
+        if language_of(path.name) == "cuda":
+            texts.append(parse(path.name, "cuda", data).code)
+    checked = 0
+    for text in texts:
+        possible = rs.possible(text)
+        assert possible is not None
+        for key in covered:
+            found = compile_regex(*key).search(text) is not None
+            if key not in possible:
+                assert not found, (key, text[:80])
+            elif isinstance(compile_regex(*key), _Pattern):
+                assert found, key
+            checked += 1
+    assert checked > 5000
+
+
+def test_relaxed_patterns_drop_only_what_widens_the_match():
+    from porter.match.regex import _relaxed
+
+    assert _relaxed(r"\bx\s*=(?!=)\s*1") == r"\bx\s*=\s*1"
+    assert _relaxed(r"(?<!long )\b(?P<hit>unsigned(?!\s+long))") == r"\b(?P<hit>unsigned)"
+    assert _relaxed(r"(?P<v>\w+)\s*;\s*(?P=v)\b") == r"(?P<v>\w+)\s*;\s*(?s:.*)\b"
+    assert _relaxed(r"[(?!x]y") == r"[(?!x]y"  # inside a class nothing is a group
+    assert _relaxed(r"a(?=b)*") is None  # a quantifier after a removed assertion would repeat the `a`
+    assert _relaxed(r"(a)\1") is None
+    assert _relaxed(r"(?(1)a|b)") is None
+
+
+def test_regex_set_says_unknown_when_a_set_search_fails():
+    from porter.match.regex import RegexSet
+
+    class Failing:  # what RE2 answers when its DFA runs out of memory: no match at all, not even the sentinel
+        def Match(self, text):
+            return []
+
+    rs = RegexSet()
+    rs.add(r"cudaMalloc\w*")
+    assert rs.possible(b"cudaMallocHost(p)") == {(r"cudaMalloc\w*", ())}
+    assert rs.possible(b"nothing here") == frozenset()
+    rs._sets["utf8"] = Failing()
+    assert rs.possible(b"cudaMallocHost(p)") is None

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from porter.match.registry import Hit, MatchContext, match_pattern
-from porter.match.kinds.code import compile_regex, in_device_code
+from porter.match.kinds.code import compile_regex, in_device_code, register_regexes
 from porter.match.refine import refine
 from porter.match.tokens import may_hit
 from porter.model import Finding
@@ -42,15 +42,21 @@ def rule_applies_to(rule: Rule, path: str, language: str) -> bool:
     return True
 
 
-def register_rule_queries(rules: Iterable[Rule]) -> None:
-    """Declare every rule's whole-file tree-sitter query before the first file, so the combined query
-    (porter.source.parse.captures) is compiled once with all of them instead of again as each rule first asks."""
+def prepare_rules(rules: Iterable[Rule]) -> None:
+    """Declare every rule's whole-file tree-sitter query and regular expression before the first file: the
+    combined query (porter.source.parse.captures) is then compiled once with all of them instead of again as each
+    rule first asks, and each file is searched for all the regexes in one pass (porter.match.kinds.code)."""
+    patterns = []
     for rule in rules:
         for pattern in rule.patterns:
             if "query" in pattern:
                 for lang in ("cuda", "python"):
                     if lang in rule.languages:
                         register_root_query(lang, pattern["query"])
+            patterns.append(pattern)
+            if "feature" in pattern:  # a feature's own pattern runs through the same matchers
+                patterns.append({k: v for k, v in pattern["feature"].items() if k != "note"})
+    register_regexes(patterns)
 
 
 def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher
 from porter.match.prefilter import LiteralIndex, required_literals
-from porter.match.regex import compile_regex as linear_regex
+from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
 from porter.source.syntax import index, is_member_access, scope_of
 
@@ -118,6 +118,25 @@ def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes,
 
 # The literals of every regex prefilter, searched for in a file in one pass (shared by all regex patterns).
 _LITERALS = LiteralIndex()
+# The rules' regex patterns, searched for all at once per file (porter.match.regex.RegexSet); see register_regexes.
+_REGEXES = RegexSet()
+
+
+def register_regexes(patterns: Iterable[dict]) -> None:
+    """Declare regex patterns (rule pattern objects) before the first file, so each file is searched for all of
+    them in one pass and a pattern that cannot match there is not run. Undeclared patterns simply always run."""
+    for pattern in patterns:
+        if "regex" in pattern:
+            _REGEXES.add(pattern["regex"], tuple(pattern.get("flags", ())))
+
+
+def _may_match_somewhere(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
+    if (pattern, flags) not in _REGEXES:
+        return True
+    memo = sf.cache.get(("regex_set", key))
+    if memo is None or memo[0] is not _REGEXES.version:
+        memo = sf.cache[("regex_set", key)] = (_REGEXES.version, _REGEXES.possible(text))
+    return memo[1] is None or (pattern, flags) in memo[1]
 
 
 def _name_matcher(names: list[str]):
@@ -158,6 +177,8 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     if where == "ptx" and sf.tree is None:
         return
     if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
+        return
+    if not _may_match_somewhere(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
         return
     rx = compile_regex(pattern["regex"], flags)
     for m in rx.finditer(text):
