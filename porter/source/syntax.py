@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from typing import NamedTuple
 
 import tree_sitter as ts
@@ -93,7 +94,10 @@ class SyntaxIndex:
     """The syntax facts of one parsed file; build it with `index(sf)`, which caches it on the file."""
 
     def __init__(self, sf: SourceFile):
-        self._sf = sf
+        # The file keeps its index (sf.cache); a strong reference back would make every parsed file a cycle that
+        # only the cyclic collector frees, so dead files and their trees piled up between collections (+30 MiB
+        # peak on CuTe).
+        self._sf = weakref.proxy(sf)
 
     @property
     def functions(self) -> list[Function]:
