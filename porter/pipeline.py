@@ -204,9 +204,10 @@ class _Worker:
     ctx: MatchContext = field(default_factory=MatchContext)
     file_seconds: float = 30.0  # per-file CPU budget; 0: none
 
-    @property
+    @functools.cached_property
     def repository_digest(self) -> bytes:
-        """The repository-wide facts a file's result depends on, for the cache key."""
+        """The repository-wide facts a file's result depends on, for the cache key (once per scan: it sorts every
+        header path and constant, and was computed again for each file's key)."""
         basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
                       sorted(self.constants.items())))
         return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
