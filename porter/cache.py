@@ -67,7 +67,20 @@ def _types() -> dict[str, type]:
 
 def encode(value: Any) -> Any:
     """A JSON-ready form of `value` that `decode` turns back into an equal value (tuples stay tuples)."""
-    # Enums first: Status is a str enum, and a plain string would come back without its type.
+    # The common types first, by exact type (a scan result is millions of strings, ints and tuples); anything
+    # else goes the general way below. Enums before plain strings: Status is a str enum.
+    t = type(value)
+    if t is str or t is int or t is bool or value is None or t is float:
+        return value
+    if t is tuple:
+        return [encode(v) for v in value]
+    fields = _FIELDS.get(t)
+    if fields is not None:
+        return {"c": fields[0], "v": {f: encode(getattr(value, f)) for f in fields[1]}}
+    return _encode_other(value)
+
+
+def _encode_other(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return {"e": _name(type(value)), "v": value.value}
     if value is None or isinstance(value, (bool, str)):
@@ -85,9 +98,15 @@ def encode(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return {"f" if isinstance(value, frozenset) else "s": [encode(v) for v in sorted(value, key=repr)]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"c": _name(type(value)),
-                "v": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}}
+        cls = type(value)
+        fields = (_name(cls), tuple(f.name for f in dataclasses.fields(value) if f.init))
+        _FIELDS[cls] = fields
+        return {"c": fields[0], "v": {f: encode(getattr(value, f)) for f in fields[1]}}
     raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+# Per dataclass seen: its allowlisted name and init fields (dataclasses.fields costs more than encoding a field).
+_FIELDS: dict[type, tuple[str, tuple[str, ...]]] = {}
 
 
 def _name(cls: type) -> str:
@@ -99,6 +118,16 @@ def _name(cls: type) -> str:
 
 def decode(data: Any) -> Any:
     """The value `encode` made; raises ValueError on anything that is not such a value (the entry is a miss)."""
+    t = type(data)
+    if t is str or t is int or data is None or t is bool or t is float:
+        return data
+    if t is list:
+        return tuple([decode(v) for v in data])
+    if t is dict and "c" in data and "v" in data and len(data) == 2:
+        cls = _type(data["c"], object)
+        if not dataclasses.is_dataclass(cls) or type(data["v"]) is not dict:
+            raise ValueError("not a cache value")
+        return cls(**{k: decode(v) for k, v in data["v"].items()})
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
@@ -158,6 +187,7 @@ class Cache:
     def __init__(self, directory: Path):
         self.directory = Path(directory)
         self._checked = False
+        self._made: set[str] = set()  # subdirectories this process has made or found (one mkdir each, not per entry)
 
     def check(self) -> None:
         """Create the directory (owner-only) or refuse one another user could write to."""
@@ -197,7 +227,9 @@ class Cache:
             return  # a value porter cannot encode is simply not cached
         path = self._path(key)
         try:
-            path.parent.mkdir(exist_ok=True, mode=0o700)
+            if key[:2] not in self._made:
+                path.parent.mkdir(exist_ok=True, mode=0o700)
+                self._made.add(key[:2])
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp creates it 0600
             try:
                 with os.fdopen(fd, "wb") as fh:

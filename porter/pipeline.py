@@ -29,7 +29,7 @@ from porter.datafile import DATA_DIR
 from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
 from porter.match.base import SkipFile
-from porter.match.engine import rule_applies_to, run_rules
+from porter.match.engine import prepare_rules, rule_applies_to, run_rules
 from porter.match.registry import MatchContext
 from porter.portaware import attach_status
 from porter.model import FileResult, ScanResult, Skipped
@@ -211,9 +211,10 @@ class _Worker:
     ctx: MatchContext = field(default_factory=MatchContext)
     file_seconds: float = 30.0  # per-file CPU budget; 0: none
 
-    @property
+    @functools.cached_property
     def repository_digest(self) -> bytes:
-        """The repository-wide facts a file's result depends on, for the cache key."""
+        """The repository-wide facts a file's result depends on, for the cache key (once per scan: it sorts every
+        header path and constant, and was computed again for each file's key)."""
         basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
                       sorted(self.constants.items()), [sorted(n) for n in self.build_names],
                       sorted(self.alternatives.items())))
@@ -226,6 +227,7 @@ _STATE: _Worker | None = None
 def _init_worker(state: _Worker) -> None:
     global _STATE
     _STATE = state
+    prepare_rules(state.ruleset.rules)
 
 
 def _init_pool_worker(state: _Worker) -> None:

@@ -47,3 +47,184 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
         together = captures("cuda", source, f.root)
         assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
+
+
+def test_literal_index_finds_exactly_the_literals_in_the_text():
+    """One RE2 set search (porter.match.prefilter.LiteralIndex) answers what `lit in text` answers for every
+    literal, byte for byte (non-ASCII and invalid UTF-8 included), on every fixture of the rule tests."""
+    from pathlib import Path
+
+    from porter.match.prefilter import LiteralIndex
+
+    idx = LiteralIndex()
+    lits = [b"cudaMalloc", b"__shfl", b"for", b"\xc3\xa9x", b"a.b", b"(", b"cudaMallocHost", b"\xff", b"#define"]
+    idx.add(lits)
+    idx.add([b"for", b"__CUDA_ARCH__"])  # a repeat is kept once; a new literal extends the set
+    assert idx.literals == [*lits, b"__CUDA_ARCH__"]
+    text = b"xx cudaMallocHost(p) __shfl_sync \xc3\xa9x a.b \xfe"
+    assert idx.present(text) == {b"cudaMalloc", b"__shfl", b"\xc3\xa9x", b"a.b", b"(", b"cudaMallocHost"}
+    assert idx.present(b"") == frozenset()
+    fixtures = sorted(p for p in Path(__file__).resolve().parent.parent.joinpath("fixtures", "rules").rglob("*")
+                      if p.is_file())
+    assert len(fixtures) > 50
+    for path in fixtures:
+        data = path.read_bytes()
+        assert idx.present(data) == {lit for lit in idx.literals if lit in data}, path.name
+
+
+def test_literal_index_falls_back_to_a_plain_search_when_the_set_search_fails():
+    from porter.match.prefilter import LiteralIndex
+
+    class Failing:  # what RE2 answers when its DFA runs out of memory: no match at all
+        def Match(self, text):
+            return []
+
+    idx = LiteralIndex()
+    idx.add([b"cudaFree", b"wmma"])
+    idx.present(b"x")  # builds the set
+    idx._set = Failing()
+    assert idx.present(b"cudaFree(p); nvcuda::wmma") == {b"cudaFree", b"wmma"}
+
+
+def test_regex_patterns_hit_the_same_with_the_shared_literal_search():
+    """The regex kind's prefilter (one literal search per file) keeps exactly the hits of running every regex."""
+    from porter.match.base import MatchContext
+    from porter.match.kinds.code import match_regex
+
+    text = ("#define WARP_SIZE 32\n__global__ void k(int* p) {\n  int lane = threadIdx.x % 32;\n"
+            "  for (int o = 16; o > 0; o >>= 1) p[0] += __shfl_down_sync(0xffffffff, p[0], o);\n}\n")
+    f = sf(text)
+    patterns = [{"regex": r"threadIdx\s*\.\s*x\s*(?P<hit>%\s*32)"}, {"regex": r"__shfl_down_sync"},
+                {"regex": r"WARP_SIZE[ \t]+(?P<hit>32)", "flags": ["multiline"]}, {"regex": r"cudaMalloc\w*"},
+                {"regex": r"(?i)SHFL_DOWN"}]
+    got = [[(h.start, h.end) for h in match_regex(p, f, MatchContext())] for p in patterns]
+    import re
+
+    want = []
+    for p in patterns:
+        rx = re.compile(p["regex"].encode(), re.M if p.get("flags") else 0)
+        want.append([m.span("hit") if "hit" in rx.groupindex else m.span() for m in rx.finditer(f.code)])
+    assert got == want
+    assert got[3] == [] and got[1] and got[4]
+
+
+def test_every_rule_query_is_registered_before_the_first_file():
+    """The scan declares each rule's whole-file query up front, so the combined query is built once with all."""
+    from porter.match.engine import prepare_rules
+    from porter.rules import load_rules
+    from porter.source.parse import registered_root_queries
+
+    rules = load_rules().rules
+    prepare_rules(rules)
+    wanted = {(lang, p["query"]) for r in rules for p in r.patterns if "query" in p
+              for lang in ("cuda", "python") if lang in r.languages and '"' not in p["query"]}
+    assert wanted, "porter's rules have whole-file queries"
+    have = {(lang, q) for lang in ("cuda", "python") for q in registered_root_queries(lang)}
+    assert wanted <= have
+
+
+def _rule_regexes():
+    from porter.rules import load_rules
+
+    out = []
+    for rule in load_rules().rules:
+        for p in rule.patterns:
+            for q in (p, p.get("feature") or {}):
+                if "regex" in q:
+                    out.append((q["regex"], tuple(q.get("flags", ()))))
+    return sorted(set(out))
+
+
+def test_regex_set_rules_out_only_patterns_that_cannot_match():
+    """porter.match.regex.RegexSet: on every rule-test fixture (as parsed code and as raw bytes), a rule regex the
+    set search leaves out has no match there, and one that runs on RE2 is left out exactly when it has none."""
+    from pathlib import Path
+
+    from porter.match.regex import RegexSet, _Pattern, compile_regex
+    from porter.source.discover import language_of
+
+    regexes = _rule_regexes()
+    rs = RegexSet()
+    for pattern, flags in regexes:
+        rs.add(pattern, flags)
+    covered = [k for k in regexes if k in rs]
+    relaxed = [k for k in covered if not isinstance(compile_regex(*k), _Pattern)]
+    assert len(covered) >= 40 and len(relaxed) >= 5  # the Python-engine patterns are covered too, relaxed
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+    texts = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        texts.append(data)
+        if language_of(path.name) == "cuda":
+            texts.append(parse(path.name, "cuda", data).code)
+    checked = 0
+    for text in texts:
+        possible = rs.possible(text)
+        assert possible is not None
+        for key in covered:
+            found = compile_regex(*key).search(text) is not None
+            if key not in possible:
+                assert not found, (key, text[:80])
+            elif isinstance(compile_regex(*key), _Pattern):
+                assert found, key
+            checked += 1
+    assert checked > 5000
+
+
+def test_relaxed_patterns_drop_only_what_widens_the_match():
+    from porter.match.regex import _relaxed
+
+    assert _relaxed(r"\bx\s*=(?!=)\s*1") == r"\bx\s*=\s*1"
+    assert _relaxed(r"(?<!long )\b(?P<hit>unsigned(?!\s+long))") == r"\b(?P<hit>unsigned)"
+    assert _relaxed(r"(?P<v>\w+)\s*;\s*(?P=v)\b") == r"(?P<v>\w+)\s*;\s*(?s:.*)\b"
+    assert _relaxed(r"[(?!x]y") == r"[(?!x]y"  # inside a class nothing is a group
+    assert _relaxed(r"a(?=b)*") is None  # a quantifier after a removed assertion would repeat the `a`
+    assert _relaxed(r"(a)\1") is None
+    assert _relaxed(r"(?(1)a|b)") is None
+
+
+def test_regex_set_says_unknown_when_a_set_search_fails():
+    from porter.match.regex import RegexSet
+
+    class Failing:  # what RE2 answers when its DFA runs out of memory: no match at all, not even the sentinel
+        def Match(self, text):
+            return []
+
+    rs = RegexSet()
+    rs.add(r"cudaMalloc\w*")
+    assert rs.possible(b"cudaMallocHost(p)") == {(r"cudaMalloc\w*", ())}
+    assert rs.possible(b"nothing here") == frozenset()
+    rs._sets["utf8"] = Failing()
+    assert rs.possible(b"cudaMallocHost(p)") is None
+
+
+def test_a_scanned_file_is_freed_without_the_cycle_collector():
+    """Everything a scan builds for a file (its syntax index, matcher memos, kernel facts) hangs off the file
+    without pointing back to it, so the file and its tree go the moment the scan drops it: files that only the
+    cyclic collector could free piled up between collections (CuTe's peak memory was 294 MiB instead of 187)."""
+    import gc
+    import weakref
+    from pathlib import Path
+
+    from porter.kernels.verdicts import measure
+    from porter.match.base import MatchContext
+    from porter.match.engine import run_rules
+    from porter.rules import load_rules
+    from porter.source.syntax import launches
+
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "KRN002-chevron-launch.cu"
+    rules = load_rules().rules
+    ctx = MatchContext()
+    gc.collect()
+    gc.disable()
+    try:
+        f = parse(path.name, "cuda", path.read_bytes())
+        findings, _ = run_rules(f, [r for r in rules if "cuda" in r.languages], ctx)
+        kernels = measure(f)
+        sites = launches(f)
+        assert findings and kernels and sites
+        alive = weakref.ref(f)
+        del f
+        assert alive() is None
+    finally:
+        gc.enable()

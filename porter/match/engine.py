@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from porter.match.registry import Hit, MatchContext, match_pattern
-from porter.match.kinds.code import compile_regex, in_device_code, warp_dependent
+from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
 from porter.match.tokens import may_hit
 from porter.model import Finding
@@ -40,6 +40,23 @@ def rule_applies_to(rule: Rule, path: str, language: str) -> bool:
         name = PurePosixPath(path).name
         return any(fnmatch.fnmatch(path, g) or fnmatch.fnmatch(name, g) for g in rule.files)
     return True
+
+
+def prepare_rules(rules: Iterable[Rule]) -> None:
+    """Declare every rule's whole-file tree-sitter query and regular expression before the first file: the
+    combined query (porter.source.parse.captures) is then compiled once with all of them instead of again as each
+    rule first asks, and each file is searched for all the regexes in one pass (porter.match.kinds.code)."""
+    patterns = []
+    for rule in rules:
+        for pattern in rule.patterns:
+            if "query" in pattern:
+                for lang in ("cuda", "python"):
+                    if lang in rule.languages:
+                        register_root_query(lang, pattern["query"])
+            patterns.append(pattern)
+            if "feature" in pattern:  # a feature's own pattern runs through the same matchers
+                patterns.append({k: v for k, v in pattern["feature"].items() if k != "note"})
+    register_regexes(patterns)
 
 
 def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:
@@ -165,8 +182,6 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
 def with_fingerprints(findings: list[Finding]) -> list[Finding]:
     """A fingerprint from rule, path, enclosing function and the matched line's text (not its number),
     plus an occurrence counter, so a finding keeps its identity when code above it moves."""
-    import dataclasses
-
     counts: dict[str, int] = {}
     out = []
     for f in findings:
@@ -174,7 +189,8 @@ def with_fingerprints(findings: list[Finding]) -> list[Finding]:
         n = counts.get(basis, 0)
         counts[basis] = n + 1
         digest = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
-        out.append(dataclasses.replace(f, fingerprint=digest))
+        # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
+        out.append(Finding(**{**vars(f), "fingerprint": digest}))
     return out
 
 

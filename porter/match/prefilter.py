@@ -91,3 +91,60 @@ def _required(items, fold: bool) -> frozenset[bytes] | None:
     if not candidates:
         return None
     return max(candidates, key=_score)
+
+
+class LiteralIndex:
+    """Every required literal asked about so far, found in a text in one pass: `present(text)` is the set of them
+    the text contains (exactly `{lit for lit in literals if lit in text}`).
+
+    Each regex's prefilter used to search the whole file for each of its literals (~100 literals, each a full
+    scan of every file); one RE2 set search over the bytes (Latin-1, so a byte is a character and matching is
+    byte-exact) answers for all of them at once. Literals are added as patterns first ask (`add`), which
+    rebuilds the set; after the first file the set stays the same. Without RE2 it falls back to `in`.
+    """
+
+    def __init__(self) -> None:
+        self.literals: list[bytes] = []
+        self._known: set[bytes] = set()
+        self._set = None
+
+    def add(self, lits) -> None:
+        new = [lit for lit in lits if lit not in self._known]
+        if new:
+            self.literals.extend(new)
+            self._known.update(new)
+            self._set = None
+
+    def present(self, text: bytes) -> frozenset[bytes]:
+        if self._set is None:
+            self._set = _compile_set(self.literals)
+        if self._set is not False and text:
+            found = self._set.Match(text)
+            # Index 0 matches any byte: missing from a non-empty text's answer, the search failed (RE2 reports an
+            # exhausted DFA budget as no match), and the plain answer is taken instead of losing hits.
+            if found and min(found) == 0:
+                return frozenset(self.literals[i - 1] for i in found if i)
+        return frozenset(lit for lit in self.literals if lit in text)
+
+
+def _compile_set(literals: list[bytes]):
+    """An RE2 set of the literals (byte-exact), or False when RE2 is missing or refuses one of them."""
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a declared dependency
+        return False
+    try:
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1
+        options.log_errors = False
+        options.max_mem = 64 << 20
+        found = re2.Set.SearchSet(options)
+        if found.Add(b"(?s).") != 0:
+            return False
+        for i, lit in enumerate(literals, 1):
+            if found.Add(re2.escape(lit)) != i:
+                return False
+        found.Compile()
+        return found
+    except Exception:  # noqa: BLE001 - never expected; the plain `in` answer is the same, only slower
+        return False

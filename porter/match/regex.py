@@ -166,3 +166,158 @@ def linear_problem(pattern: str, flags: tuple[str, ...] = ()) -> str | None:
         why = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
         return f"not supported by the linear-time engine (RE2): {why}"
     return None
+
+
+# ------------------------------------------------------------------------------------------------ many at once
+
+def _relaxed(pattern: str) -> str | None:
+    """`pattern` without the parts RE2 lacks, so that it matches wherever `pattern` does (and maybe elsewhere):
+    look-arounds deleted (an assertion removed only widens what matches), named back-references `(?P=name)` made
+    "any text". None when that is not done safely (a quantifier right after a removed part would change meaning,
+    numbered back-references, conditionals)."""
+    out, i, in_class = [], 0, False
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            if not in_class and i + 1 < n and pattern[i + 1].isdigit():
+                return None  # \1: a numbered back-reference
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if ch == "]" and not (out and out[-1] in ("[", "[^")):
+                in_class = False
+            out.append(ch)
+            i += 1
+            continue
+        if ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                out.append("[^")
+                i += 2
+                continue
+            out.append("[")
+            i += 1
+            continue
+        head = pattern[i:i + 4]
+        if head.startswith(("(?=", "(?!", "(?<=", "(?<!", "(?P=", "(?(")):
+            if head.startswith("(?("):
+                return None
+            end = _group_end(pattern, i)
+            if end is None or pattern[end:end + 1] in ("*", "+", "?", "{"):
+                return None
+            if head.startswith("(?P="):
+                out.append("(?s:.*)")
+            i = end
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _group_end(pattern: str, start: int) -> int | None:
+    """The index just past the group opening at `start` (escapes and classes respected), or None."""
+    depth, i, in_class, n = 0, start, False, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                i += 1
+            if pattern[i + 1:i + 2] == "]":
+                i += 1  # a leading ] is a literal in the class
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+class RegexSet:
+    """Which of many patterns can match somewhere in a text, answered for all of them by one pass (RE2's set
+    search) instead of one search per pattern; a pattern the set says cannot match need not run at all.
+
+    A pattern that runs on RE2 is searched as it runs (same source, same options), so the answer is exact. One
+    that runs on Python's engine (look-around, back-references) is searched in a relaxed form that matches
+    wherever it does (see _relaxed), byte by byte as `re` reads bytes (Latin-1); where it might match it runs
+    as before. A pattern neither form fits is not in the set: it always runs. If a set search fails (RE2 reports
+    an exhausted memory budget as no match), the answer is "unknown" and every pattern runs.
+    """
+
+    def __init__(self) -> None:
+        self._sources: dict[str, list[bytes]] = {"utf8": [], "latin1": []}
+        self._where: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+        self._sets: dict[str, Any] = {}
+        self.version = object()  # a new one whenever a pattern is added (per-file answers are for one version)
+
+    def add(self, pattern: str, flags: tuple[str, ...] = ()) -> None:
+        key = (pattern, tuple(flags))
+        if key in self._where or _re2 is None:
+            return
+        native = isinstance(compile_regex(pattern, key[1]), _Pattern)
+        relaxed = pattern if native else _relaxed(pattern)
+        translated = _for_re2(relaxed, key[1]) if relaxed is not None else None
+        if translated is None:
+            return
+        inline = "".join(_RE2_INLINE[f] for f in key[1] if f in _RE2_INLINE)
+        source = ((f"(?{inline})" if inline else "") + translated).encode()
+        kind = "utf8" if native else "latin1"
+        try:
+            if not native:
+                _re2.compile(source, _latin1_options())  # a relaxed form RE2 refuses: leave the pattern out
+        except Exception:  # noqa: BLE001
+            return
+        self._sources[kind].append(source)
+        self._where[key] = (kind, len(self._sources[kind]))  # index 0 of each set is the sentinel
+        self._sets.pop(kind, None)
+        self.version = object()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def possible(self, text: bytes) -> frozenset[tuple[str, tuple[str, ...]]] | None:
+        """The (pattern, flags) in the set that may match somewhere in `text`; None when a search failed."""
+        found: dict[str, set[int]] = {}
+        for kind, sources in self._sources.items():
+            if not sources:
+                continue
+            compiled = self._sets.get(kind)
+            if compiled is None:
+                compiled = self._sets[kind] = _compile_set(sources, kind)
+            if compiled is False:
+                return None
+            hits = compiled.Match(text)
+            if 0 not in hits:  # the sentinel `\A` matches every text: missing, the search did not finish
+                return None
+            found[kind] = set(hits)
+        return frozenset(k for k, (kind, i) in self._where.items() if i in found.get(kind, ()))
+
+
+def _latin1_options():
+    o = _options()
+    o.encoding = _re2.Options.Encoding.LATIN1
+    return o
+
+
+def _compile_set(sources: list[bytes], kind: str):
+    try:
+        options = _latin1_options() if kind == "latin1" else _options()
+        options.max_mem = 64 << 20
+        found = _re2.Set.SearchSet(options)
+        for i, source in enumerate([rb"\A", *sources]):
+            if found.Add(source) != i:
+                return False
+        found.Compile()
+        return found
+    except Exception:  # noqa: BLE001 - never expected (each source compiled alone); then every pattern runs
+        return False

@@ -170,8 +170,11 @@ _PY_STRUCTURE = """
 (string_content) @string
 (function_definition) @function
 """
+_ERRORS = "(ERROR) @e"
 register_root_query("cuda", _CUDA_STRUCTURE)
 register_root_query("python", _PY_STRUCTURE)
+for _lang in ("cuda", "python"):  # asked of every file with a parse error: one more pattern, not another walk
+    register_root_query(_lang, _ERRORS)
 
 
 @dataclass(frozen=True)
@@ -584,6 +587,6 @@ def _error_lines(tree: ts.Tree, lang: str) -> int:
     if not tree.root_node.has_error:
         return 0
     rows: set[int] = set()
-    for n in captures(lang, "(ERROR) @e", tree.root_node).get("e", []):
+    for n in captures(lang, _ERRORS, tree.root_node).get("e", []):
         rows.update(range(n.start_point.row, n.end_point.row + 1))
     return len(rows)

@@ -12,8 +12,8 @@ import re
 from typing import Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher
-from porter.match.prefilter import required_literals
-from porter.match.regex import compile_regex as linear_regex
+from porter.match.prefilter import LiteralIndex, required_literals
+from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
 from porter.source.syntax import index, is_member_access, scope_of
 
@@ -94,7 +94,11 @@ def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
             cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
             alt = node.child_by_field_name("alternative")
             if cond is not None and b"__CUDA_ARCH__" in cond.text:
-                negated = node.text.lstrip().startswith(b"#ifndef") or b"!" in cond.text
+                # The directive is the node's first token: its text, not the whole #if block's (which can be most
+                # of a large header, copied once per hit under it).
+                first = node.child(0)
+                negated = (first.text if first is not None else node.text).lstrip().startswith(b"#ifndef") \
+                    or b"!" in cond.text
                 in_alternative = alt is not None and child is not None and child.start_byte >= alt.start_byte
                 return negated == in_alternative
         child, node = node, node.parent
@@ -131,11 +135,15 @@ def compile_regex(pattern: str, flags: tuple[str, ...] = ()):
 
 
 @functools.lru_cache(maxsize=4096)
-def _prefilter(pattern: str, flags: tuple[str, ...] = ()) -> tuple[tuple[bytes, ...] | None, bool]:
+def _prefilter(pattern: str, flags: tuple[str, ...] = ()) -> tuple[frozenset[bytes] | None, bool]:
     try:
-        return required_literals(pattern, flags)
+        lits, fold = required_literals(pattern, flags)
     except Exception:  # an analysis failure must never lose a hit: no prefilter
         return None, False
+    if lits is None:
+        return None, fold
+    _LITERALS.add(lits)  # once per pattern: from then on every file is searched for these too
+    return frozenset(lits), fold
 
 
 def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
@@ -143,12 +151,38 @@ def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes,
     lits, fold = _prefilter(pattern, flags)
     if lits is None:
         return True
-    if fold:
-        ck = "lower:" + key
-        if ck not in sf.cache:
-            sf.cache[ck] = text.lower()
-        text = sf.cache[ck]
-    return any(lit in text for lit in lits)
+    memo = sf.cache.get(("literals", key, fold))
+    if memo is None or memo[0] != len(_LITERALS.literals):  # a pattern brought new literals: search again
+        if fold:
+            ck = "lower:" + key
+            if ck not in sf.cache:
+                sf.cache[ck] = text.lower()
+            text = sf.cache[ck]
+        memo = sf.cache[("literals", key, fold)] = (len(_LITERALS.literals), _LITERALS.present(text))
+    return not memo[1].isdisjoint(lits)
+
+
+# The literals of every regex prefilter, searched for in a file in one pass (shared by all regex patterns).
+_LITERALS = LiteralIndex()
+# The rules' regex patterns, searched for all at once per file (porter.match.regex.RegexSet); see register_regexes.
+_REGEXES = RegexSet()
+
+
+def register_regexes(patterns: Iterable[dict]) -> None:
+    """Declare regex patterns (rule pattern objects) before the first file, so each file is searched for all of
+    them in one pass and a pattern that cannot match there is not run. Undeclared patterns simply always run."""
+    for pattern in patterns:
+        if "regex" in pattern:
+            _REGEXES.add(pattern["regex"], tuple(pattern.get("flags", ())))
+
+
+def _may_match_somewhere(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
+    if (pattern, flags) not in _REGEXES:
+        return True
+    memo = sf.cache.get(("regex_set", key))
+    if memo is None or memo[0] is not _REGEXES.version:
+        memo = sf.cache[("regex_set", key)] = (_REGEXES.version, _REGEXES.possible(text))
+    return memo[1] is None or (pattern, flags) in memo[1]
 
 
 def _name_matcher(names: list[str]):
@@ -189,6 +223,8 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     if where == "ptx" and sf.tree is None:
         return
     if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
+        return
+    if not _may_match_somewhere(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
         return
     rx = compile_regex(pattern["regex"], flags)
     for m in rx.finditer(text):

@@ -16,8 +16,8 @@ evidence they need: `library`, `requirement`, `module_call` and `command`.
 """
 from __future__ import annotations
 
-
 import fnmatch
+import functools
 import re
 from pathlib import PurePosixPath
 from typing import Iterable, Iterator
@@ -37,16 +37,23 @@ def _library_hit(start: int, end: int, written: str, lib) -> Hit:
                        ("note", lib.note)))
 
 
+@functools.lru_cache(maxsize=4096)
+def _library_of_header(header: str):
+    """porter.libraries.by_header for the shipped map, once per header text (a header is included by many files,
+    and each non-exact lookup tries every glob of the map)."""
+    from porter.libraries import by_header
+
+    return by_header(header)
+
+
 def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
-    from porter.libraries import by_header
-
     from porter.source.includes import project_header
 
     own = (ctx.extra.get("repository_files") if ctx is not None else None) or frozenset()
     for node, header in index(sf).includes:
-        lib = by_header(header)
+        lib = _library_of_header(header)
         if lib is not None and not (own and project_header(sf.path, header, node.type == "string_literal", own)):
             yield _library_hit(node.start_byte, node.end_byte, header, lib)
 
