@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import weakref
 from typing import Any, Callable
 
 import tree_sitter as ts
@@ -150,7 +151,9 @@ class _FileContext:
     """Per-file state shared by its kernels: constants, functions by name, launches, host-function locals."""
 
     def __init__(self, sf: SourceFile, env: Constants):
-        self.sf = sf
+        # The context is kept in `sf.cache` (kernels and helpers share it), so it holds the file weakly: a strong
+        # reference back would make every measured file garbage only the cyclic collector frees.
+        self.sf = weakref.proxy(sf)
         self.env = env
         self.by_name: dict[str, list[Function]] = {}
         for f in sf.functions:
