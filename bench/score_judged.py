@@ -7,6 +7,8 @@ The judged data (never fetched code) lives in bench/judged/:
   or twin, i.e. handled for HIP), reason (one line).
 - kernels.jsonl: one kernel per target per line - project, commit, path, line, kernel, target, expected verdict
   (ok/check/retune/fix/rewrite) and reason.
+- kernels_heldout.jsonl: the same fields for kernels of projects porter was not tuned on, judged blind; score it
+  with `--kernels bench/judged/kernels_heldout.jsonl` (the judged findings then match nothing).
 
 The developer fetches the projects at the recorded commits and passes their trees:
 
@@ -165,9 +167,18 @@ def main(argv: list[str]) -> int:
     ap.add_argument("trees", nargs="+", help="PROJECT=PATH, e.g. NVIDIA/apex=/tmp/apex")
     ap.add_argument("--recall", action="store_true", help="also measure recall on blanked ROCm guards")
     ap.add_argument("--show-false", action="store_true", help="list the judged false positives still reported")
+    ap.add_argument("--kernels", type=Path, default=None,
+                    help="kernel expectations to score (default bench/judged/kernels.jsonl; e.g. the held-out "
+                         "bench/judged/kernels_heldout.jsonl)")
     args = ap.parse_args(argv)
     findings = load("findings.jsonl")
-    kernels = load("kernels.jsonl")
+    if args.kernels is None:
+        kernels = load("kernels.jsonl")
+    elif args.kernels.is_file():
+        kernels = [json.loads(line) for line in args.kernels.read_text().splitlines() if line.strip()]
+    else:
+        print(f"--kernels: {args.kernels} is not a file", file=sys.stderr)
+        return 2
     total = Counter()
     ktotal = Counter()
     for spec in args.trees:
@@ -208,6 +219,9 @@ def main(argv: list[str]) -> int:
         print(f"all: precision {total['true'] / total['reported']:.1%} ({total['true']}/{total['reported']}), "
               f"{total['guarded_open']} guarded-for-HIP read open; kernel agreement "
               f"{(ktotal['agree'] / ktotal['pairs']) if ktotal['pairs'] else 0:.1%} ({ktotal['agree']}/{ktotal['pairs']})")
+    elif args.kernels is not None and ktotal["pairs"]:
+        # A kernels-only set (the held-out one has no judged findings).
+        print(f"all: kernel agreement {ktotal['agree'] / ktotal['pairs']:.1%} ({ktotal['agree']}/{ktotal['pairs']})")
     return 0
 
 
