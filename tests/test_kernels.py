@@ -396,3 +396,36 @@ def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
     details = {d.id: d.message for d in k.verdict_on("mi300x").details if d.id.startswith("inline-ptx")}
     assert details == {"inline-ptx": "1 inline PTX statement (ld): ld → __ldg / __builtin_nontemporal_load",
                        "inline-ptx-matrix": "1 inline PTX statement (mma.sync)"}
+
+
+def test_a_helper_declared_with_a_library_qualifier_macro_is_device_code(tmp_path):
+    """`CUTLASS_DEVICE` / `CUTE_HOST_DEVICE` come from CUTLASS's and CuTe's headers, which a checkout often lacks (a
+    submodule left out, as in xformers): the helper is still device code, so its facts reach the kernel; and a
+    macro defined per compiler keeps its nvcc arm (CUTLASS: `__forceinline__ __device__`, else `inline`)."""
+    (tmp_path / "k.cu").write_text(
+        "CUTLASS_DEVICE float sum32(float v) {\n"
+        "  for (int o = 1; o < warpSize; o <<= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+        "  return v;\n"
+        "}\n"
+        "__global__ void k(float* x) { x[threadIdx.x] = sum32(x[threadIdx.x]); }\n")
+    (tmp_path / "h.cuh").write_text(
+        "#if defined(__NVCC__)\n#define MY_DEVICE __forceinline__ __device__\n#else\n#define MY_DEVICE inline\n#endif\n"
+        "MY_DEVICE unsigned lanes(unsigned v) { return __ballot_sync(0xffffffff, v != 0); }\n")
+    result = analyse(scan(tmp_path, Settings(jobs=1, cache_dir=None)), ["mi300x"])
+    k = kernel(result, "k")
+    assert [(w.op, w.line, w.mask_kind) for w in k.facts.warp_ops] == [("__shfl_xor_sync", 2, "full32")]
+    assert k.verdict_on("mi300x").verdict == "fix"
+    from porter.source.parse import harvest_macros
+
+    assert harvest_macros((tmp_path / "h.cuh").read_bytes()) == {"MY_DEVICE": "__forceinline__ __device__"}
+
+
+def test_shuffle_width_is_folded_from_a_constant():
+    sf = parse("w.cu", "cuda", b"constexpr int W = 32;\n__global__ void k(float* x) {\n"
+                                b"  float v = __shfl_down_sync(~0ull, x[0], 1, W);\n  v += __shfl_xor(v, 2, 16);\n"
+                                b"  v += __shfl_up_sync(~0ull, v, 1);\n  x[0] = v;\n}\n")
+    from porter.kernels.verdicts import measure
+
+    (k,) = measure(sf)
+    assert [(w.op, w.width) for w in k.facts.warp_ops] == [
+        ("__shfl_down_sync", 32), ("__shfl_xor", 16), ("__shfl_up_sync", None)]

@@ -312,7 +312,10 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     if narrow:
         add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
-    if lane:
+    # `lane = tid % 32` beside shuffles that all pass a width of 32 is one logical 32-lane group per half
+    # wavefront, consistent on wave64 (TransformerEngine's ROCm reductions are written so): no lane assumption.
+    logical32 = bool(facts.warp_ops) and all(w.op.startswith("__shfl") and w.width == 32 for w in facts.warp_ops)
+    if lane and not logical32:
         kinds = ", ".join(sorted({x.kind for x in lane}))
         if facts.warp_ops:
             add("wave64-lane-count", f"hard-coded 32-lane arithmetic ({kinds}) with warp operations; wave size is {wave}",

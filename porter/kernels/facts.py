@@ -936,8 +936,15 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         op = WarpOp(name, line, mask_text, kind)
         if name == "__syncwarp" and kind not in ("full32", "default"):
             w["partial_syncwarp"].append(line)
-    # An explicit width of 32 (`__shfl_xor_sync(m, v, o, 32)`) is a logical 32-lane shuffle: it works in 32-lane
-    # groups on wave64 too, so it is no 32-lane assumption.
+    # An explicit width (`__shfl_xor_sync(m, v, o, 32)`, `__shfl_down(v, d, THREADS_PER_WARP)`) makes a shuffle work
+    # in groups of that many lanes on any wave size; 32 is a logical 32-lane shuffle (see _wave_checks).
+    if name.startswith("__shfl"):
+        argv = _arguments(n)
+        at = 3 if name.endswith("_sync") else 2
+        if len(argv) > at:
+            width = fold(argv[at], ctx.env)
+            if isinstance(width, int):
+                op = dataclasses.replace(op, width=width)
     w["warp_ops"].append(op)
 
 

@@ -7,6 +7,8 @@ returns new values with `dataclasses.replace`, and `to_dict` gives the JSON cont
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -267,11 +269,14 @@ class WarpOp:
     line: int
     mask: str | None = None
     mask_kind: str | None = None  # full32 | constant | runtime
+    width: int | None = None  # a shuffle's explicit width argument, folded (32: a logical 32-lane shuffle)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"op": self.op, "line": self.line}
         if self.mask is not None:
             d.update(mask=self.mask, mask_kind=self.mask_kind)
+        if self.width is not None:
+            d["width"] = self.width
         return d
 
 
@@ -532,7 +537,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
     ptx_statements, ptx_families, ptx_lines = 0, set(), set()
     for h in helpers:
         f, at = h.facts, h.call_line
-        warp += [WarpOp(w.op, at, w.mask, w.mask_kind) for w in f.warp_ops]
+        warp += [dataclasses.replace(w, line=at) for w in f.warp_ops]
         lane += [LaneAssumption(at, x.kind, x.text) for x in f.lane_assumptions]
         ballot += [Ballot32(at, b.type, b.op) for b in f.ballot_32bit]
         wsize += [WarpSizeConstant(at, w.text) for w in f.warpsize_constant]

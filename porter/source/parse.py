@@ -302,7 +302,13 @@ def harvest_macros(data: bytes) -> dict[str, str]:
     as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
     if b"define" not in data:
         return {}
-    out = {m.group(1).decode(): m.group(2).decode().strip() for m in _QUALIFIER_MACRO.finditer(data)}
+    out: dict[str, str] = {}
+    for m in _QUALIFIER_MACRO.finditer(data):
+        name, body = m.group(1).decode(), m.group(2).decode().strip()
+        # A macro defined per compiler (`#if defined(__NVCC__) ... __forceinline__ __device__ #else inline`, as
+        # CUTLASS and CuTe do) keeps its nvcc arm: the CUDA build is the one porter reads device code for.
+        if name not in out or not ("__device__" in out[name] or "__global__" in out[name]):
+            out[name] = body
     if b"__global__" in data:
         for m in _FUNCTION_MACRO.finditer(data):
             body = m.group(3)
@@ -418,7 +424,24 @@ def _blank_numeric_runs(buf: bytes) -> bytes:
     return _blank(buf, runs) if runs else buf
 
 
+# Qualifier macros of the CUDA C++ libraries device code is written with, as their public headers define them for
+# nvcc: CUTLASS's include/cutlass/detail/helper_macros.hpp, CuTe's include/cute/config.hpp, PyTorch's
+# c10/macros/Macros.h. They stand in when the library's headers are not in the scanned tree (a submodule left out
+# of the checkout: xformers' `CUTLASS_DEVICE` helpers were host code to porter); a definition the repository has
+# comes first.
+LIBRARY_QUALIFIER_MACROS = {
+    "CUTLASS_DEVICE": "__forceinline__ __device__",
+    "CUTLASS_HOST_DEVICE": "__forceinline__ __device__ __host__",
+    "CUTLASS_GLOBAL": "__global__ static",
+    "CUTE_DEVICE": "__forceinline__ __device__",
+    "CUTE_HOST_DEVICE": "__forceinline__ __host__ __device__",
+    "C10_DEVICE": "__device__",
+    "C10_HOST_DEVICE": "__host__ __device__",
+}
+
+
 def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None) -> SourceFile:
+    macros = {**LIBRARY_QUALIFIER_MACROS, **(macros or {})}
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     parse_input = _blank_numeric_runs(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
