@@ -122,3 +122,27 @@ def test_include_resolution():
     assert resolve_include("src/a.cu", "cuda_runtime.h", False, files) is None
     assert file_includes(b'#include "a.h"\n  #  include <b/c.h>\n// #include "no.h"\n#include "a.h"\n') == (
         ("a.h", True), ("b/c.h", False))
+
+
+def test_a_kernel_calling_a_member_of_its_own_name_follows_it(tmp_path):
+    """xformers' `sparse24_apply_kernel(p) { KT::sparse24_apply_kernel(p); }`: the qualified call is a static member
+    of the traits type (in another header), not the kernel calling itself, so it is followed."""
+    (tmp_path / "traits.h").write_text(
+        "struct KT {\n"
+        "  static __device__ void apply(float* x) {\n"
+        "    x[threadIdx.x] += __shfl_xor_sync(0xffffffff, x[threadIdx.x], 1);\n"
+        "  }\n"
+        "};\n")
+    (tmp_path / "apply.cu").write_text(
+        '#include "traits.h"\n'
+        "template <typename T>\n"
+        "__global__ void apply(float* x) {\n"
+        "  T::apply(x);\n"
+        "}\n"
+        "template __global__ void apply<KT>(float*);\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    (k,) = [k for k in result.kernels if k.name == "apply"]
+    assert [(h.chain, h.path, h.line, h.call_line) for h in k.facts.helpers] == [(("T::apply",), "traits.h", 2, 4)]
+    v = k.verdict_on("mi300x")
+    assert (v.verdict, [d.id for d in v.details]) == ("fix", ["wave64-full-mask"])
+    assert v.details[0].message.endswith("; via T::apply (traits.h:2)")

@@ -172,6 +172,7 @@ class _FileContext:
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
         self.defined = {f.name for f in sf.functions}
+        self.kernel_names = {f.name for f in sf.functions if f.is_kernel}
         self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
         self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
 
@@ -266,7 +267,11 @@ class _FileContext:
         for w in walks:
             for text, line in w["call_sites"]:
                 name = unqualified(text)
-                if name in self.defined or not followed_call(name):
+                # `KT::sparse24_apply_kernel(p)` inside the kernel of that name (xformers) is a member of another
+                # type, not the kernel calling itself: a qualified call the file defines only as a kernel is followed.
+                own = name in self.defined and not (text != name and name in self.kernel_names
+                                                    and name not in self.by_name)
+                if own or not followed_call(name):
                     continue
                 if text not in first or line < first[text]:
                     first[text] = line
