@@ -99,3 +99,19 @@ def test_reports_list_each_location_once_in_order():
     assert "CMakeLists.txt:11, CMakeLists.txt:23, CMakeLists.txt:26 +1</span>" in page
     block = out[out.index("How the estimate adds up"):out.index("Total:")]
     assert block.count("CMakeLists.txt:26") == 1
+
+
+def test_apportioned_points_stay_in_order_in_every_row():
+    """Columns apportioned on their own can give a row likely 1.0 and high 0.2 when its share of the high column is
+    smaller (flash-attention's `library` category read likely 1.2, high 1.1); every row keeps low <= likely <= high
+    and every column its total, the steps coming from the row with the most slack."""
+    from porter.render.figures import apportion_points
+
+    rows = [{"low": 0.5, "likely": 1.0, "high": 10.0}, {"low": 0.5, "likely": 1.0, "high": 1.0}]
+    assert apportion([r["high"] for r in rows], 2.2) == [2.0, 0.2]  # what the high column alone gives
+    assert apportion_points(rows, {"low": 1.0, "likely": 2.0, "high": 2.2}) == [
+        {"low": 0.5, "likely": 1.0, "high": 1.2}, {"low": 0.5, "likely": 1.0, "high": 1.0}]
+    # a low above its likely gives steps to the rows with room
+    assert apportion_points([{"low": 9.0, "likely": 1.0, "high": 1.0}, {"low": 0.0, "likely": 1.0, "high": 1.0}],
+                            {"low": 1.8, "likely": 2.0, "high": 2.0}) == [
+        {"low": 1.0, "likely": 1.0, "high": 1.0}, {"low": 0.8, "likely": 1.0, "high": 1.0}]

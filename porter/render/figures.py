@@ -54,9 +54,34 @@ def apportion(raw: Sequence[float], total: float, step: float = STEP) -> list[fl
 
 
 def apportion_points(rows: Sequence[dict[str, float]], total: dict[str, float], step: float = STEP) -> list[dict[str, float]]:
-    """`apportion` for low, likely and high at once: row i's {low, likely, high} summing to `total`'s."""
+    """`apportion` for low, likely and high at once: row i's {low, likely, high} summing to `total`'s, and in
+    order in every row. Each column is apportioned on its own, and a row whose share of the high column is
+    smaller than its share of the likely one (the totals are P10/median/P90 of the sum, not sums of the rows'
+    points) could read "likely 1.2, high 1.1"; `_ordered` moves single steps between rows so it cannot."""
     cols = {p: apportion([r[p] for r in rows], total[p], step) for p in POINTS}
-    return [{p: cols[p][i] for p in POINTS} for i in range(len(rows))]
+    units = {p: [round(v / step) for v in cols[p]] for p in POINTS}
+    _ordered(units["likely"], units["high"])  # raise a high below its likely, from rows with high to spare
+    _ordered(units["low"], units["likely"], lower=True)  # lower a low above its likely, onto rows with room
+    return [{p: round(units[p][i] * step, 10) for p in POINTS} for i in range(len(rows))]
+
+
+def _ordered(below: list[int], above: list[int], lower: bool = False) -> None:
+    """Make below[i] <= above[i] for every row, keeping both columns' sums: one step at a time, into the short row
+    from the row with the most slack (`lower`: `below` gives up the step instead of `above` taking one). Ends
+    whenever sum(below) <= sum(above), which the totals' order guarantees."""
+    moving = below if lower else above
+    for i in range(len(below)):
+        while below[i] > above[i]:
+            slack = [(above[j] - below[j], -j) for j in range(len(below)) if j != i and above[j] > below[j]]
+            if not slack:
+                return
+            j = -max(slack)[1]
+            if lower:
+                moving[i] -= 1
+                moving[j] += 1
+            else:
+                moving[i] += 1
+                moving[j] -= 1
 
 
 @dataclass(frozen=True)
