@@ -127,7 +127,8 @@ def _category_table(d: dict, width: int) -> Table:
     """Categories in engineer-days, apportioned so the rows add up to the headline range."""
     cats = d["breakdowns"]["by_category"]
     shown = shown_rows(cats, d["effort"], "category")
-    cols = [Col("category", 0, 10, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
+    # 12: the longest category name ("quantization") on one line
+    cols = [Col("category", 0, 12, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
             Col("low", 0, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
             Col("high", 0, justify="right", wrap="none")]
     rows = [[literal(r.label), str(r.source["findings"]), *_days_cells(r.days)] for r in shown]
