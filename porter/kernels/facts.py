@@ -386,8 +386,27 @@ class _FileContext:
                 detect(self, n, w)
         lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
+        if any(op.mask_kind == "runtime" for op in w["warp_ops"]):
+            self._fold_local_masks(fn, w)
         self._walks[memo] = w
         return w
+
+    def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
+        """A mask held in a local the function never reassigns (`unsigned mask = 0xffffffff; __any_sync(mask, p)`)
+        is that value: a 32-bit full mask in a variable is still one."""
+        local = self._host_locals(fn)
+        ops = []
+        for op in w["warp_ops"]:
+            value = local.get(op.mask) if op.mask_kind == "runtime" and op.mask else None
+            if isinstance(value, tuple) and value[1:] == (1, 1):  # locals fold as launch dimensions: (x, 1, 1)
+                value = value[0]
+            if isinstance(value, int) and not isinstance(value, bool):
+                kind = "full32" if value == FULL_MASK_32 else "constant"
+                op = dataclasses.replace(op, mask_kind=kind)
+                if op.op == "__syncwarp" and kind == "full32" and op.line in w["partial_syncwarp"]:
+                    w["partial_syncwarp"].remove(op.line)
+            ops.append(op)
+        w["warp_ops"] = ops
 
     def _arrays_of_32(self, fn: Function) -> set[str]:
         out = set()
