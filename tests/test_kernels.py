@@ -429,3 +429,9 @@ def test_shuffle_width_is_folded_from_a_constant():
     (k,) = measure(sf)
     assert [(w.op, w.width) for w in k.facts.warp_ops] == [
         ("__shfl_down_sync", 32), ("__shfl_xor", 16), ("__shfl_up_sync", None)]
+
+
+def test_warp_size_constants_of_the_project_are_lane_assumptions(analysed):
+    k = kernel(analysed, "named_warp_reduce")
+    assert [(x.line, x.kind) for x in k.facts.lane_assumptions] == [
+        (10, "% WARP_SIZE (= 32)"), (11, "/ kWarp (= 32)"), (13, "reduction loop from WARP_SIZE / 2 (= 16)")]

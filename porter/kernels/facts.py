@@ -395,9 +395,17 @@ class _FileContext:
         """A mask held in a local the function never reassigns (`unsigned mask = 0xffffffff; __any_sync(mask, p)`)
         is that value: a 32-bit full mask in a variable is still one."""
         local = self._host_locals(fn)
+        # A name declared twice (`unsigned mask = 0xffffffff;` in one block, `int mask = (1 << n) - 1;` in another,
+        # as cuda-samples' shfl_scan does) has no one value.
+        declared: dict[str, int] = {}
+        for d in _descendants(fn.node.child_by_field_name("body"), "init_declarator", memo=self._nodes):
+            name = d.child_by_field_name("declarator")
+            if name is not None and name.type == "identifier":
+                declared[name.text.decode()] = declared.get(name.text.decode(), 0) + 1
         ops = []
         for op in w["warp_ops"]:
-            value = local.get(op.mask) if op.mask_kind == "runtime" and op.mask else None
+            once = op.mask is not None and declared.get(op.mask, 0) == 1
+            value = local.get(op.mask) if op.mask_kind == "runtime" and once else None
             if isinstance(value, tuple) and value[1:] == (1, 1):  # locals fold as launch dimensions: (x, 1, 1)
                 value = value[0]
             if isinstance(value, int) and not isinstance(value, bool):
@@ -1019,8 +1027,9 @@ def inline_ptx(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 
 @detects("binary_expression")
 def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`)."""
-    lane = _lane_literal(n)
+    """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`), or with a warp-size constant the
+    project defines as 32 (`tid % WARP_SIZE` under `#define WARP_SIZE 32` in a header)."""
+    lane = _lane_literal(n) or _lane_constant(ctx, n)
     if lane:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
 
@@ -1028,7 +1037,7 @@ def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("for_statement")
 def reduction_loops(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffle-reduction loops that start at 16 (`for (o = 16; o > 0; o >>= 1)`): five steps cover 32 lanes only."""
-    red = _reduction_loop(n)
+    red = _reduction_loop(n, ctx)
     if red:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, red, _first_line(n)))
 
@@ -1248,16 +1257,44 @@ def _lane_literal(n: ts.Node) -> str | None:
 
 
 _SHFL_WIDTH_32 = re.compile(rb"__shfl\w*\s*\((?:[^();]|\([^()]*\))*,\s*32\s*\)")
+# A constant named for the warp (WARP_SIZE, kWarpSize, kWarp, warp_threads, THREADS_PER_WARP)
+WARPISH = re.compile(r"warp", re.I)
+_LANE_VALUES = {"%": (32, "% {}"), "/": (32, "/ {}"), "&": (31, "& {}"), ">>": (5, ">> {}")}
 
 
-def _reduction_loop(n: ts.Node) -> str | None:
-    """`for (int o = 16; o > 0; o >>= 1)` (or /= 2) around a shuffle: a reduction over 32 lanes."""
+def _warp_constant(ctx, node: ts.Node, want: int) -> str | None:
+    """`node`'s name when it is a warp-named constant that folds to `want` in every build (a constant the
+    repository defines per build, 32 for CUDA and 64 for ROCm, is already ported: ctx.alternatives)."""
+    if node.type not in ("identifier", "qualified_identifier"):
+        return None
+    name = node.text.decode("utf-8", "replace")
+    if not WARPISH.search(name) or unqualified(name) in ctx.alternatives:
+        return None
+    return name if fold(node, ctx.env) == want else None
+
+
+def _lane_constant(ctx, n: ts.Node) -> str | None:
+    """`tid % WARP_SIZE`, `lane & kWarpMask`, `tid / kWarp` with the constant 32 (31 for &, 5 for >>)."""
+    op, right, left = n.child_by_field_name("operator"), n.child_by_field_name("right"), n.child_by_field_name("left")
+    if op is None or right is None or left is None or op.type not in _LANE_VALUES:
+        return None
+    want, kind = _LANE_VALUES[op.type]
+    name = _warp_constant(ctx, right, want)
+    if name is None or not LANEISH.search(left.text.decode("utf-8", "replace")):
+        return None
+    return kind.format(f"{name} (= {want})")
+
+
+def _reduction_loop(n: ts.Node, ctx=None) -> str | None:
+    """`for (int o = 16; o > 0; o >>= 1)` (or /= 2) around a shuffle: a reduction over 32 lanes; also from a
+    warp-size constant the project defines as 32 (`o = WARP_SIZE / 2`)."""
     init = n.child_by_field_name("initializer")
     update = n.child_by_field_name("update")
     if init is None or update is None:
         return None
     m = re.search(r"=\s*(16|32)\b", init.text.decode("utf-8", "replace"))
-    if not m:
+    start = m.group(1) if m else _warp_start(ctx, init) if ctx is not None else None
+    if start is None:
         return None
     u = update.text.decode("utf-8", "replace").replace(" ", "")
     body = n.child_by_field_name("body")
@@ -1265,7 +1302,23 @@ def _reduction_loop(n: ts.Node) -> str | None:
         # upward loops `for (o = 1; o < 32; o <<= 1)` are caught by the `< 32` bound instead
         return None
     if body is not None and b"__shfl" in body.text and not _SHFL_WIDTH_32.search(body.text):
-        return f"reduction loop from {m.group(1)}"
+        return f"reduction loop from {start}"
+    return None
+
+
+def _warp_start(ctx, init: ts.Node) -> str | None:
+    """The start of a loop initialised from a warp-named constant (`o = WARP_SIZE / 2`) when it folds to 16 or 32
+    in every build, spelt as written: "WARP_SIZE / 2 (= 16)"."""
+    for d in _descendants(init, "init_declarator", "assignment_expression"):
+        value = d.child_by_field_name("value") or d.child_by_field_name("right")
+        if value is None:
+            continue
+        names = [x.text.decode("utf-8", "replace") for x in _descendants(value, "identifier")]
+        warp = [x for x in names if WARPISH.search(x)]
+        if warp and not any(x in ctx.alternatives for x in names):
+            v = fold(value, ctx.env)
+            if v in (16, 32):
+                return f"{value.text.decode('utf-8', 'replace')} (= {v})"
     return None
 
 
