@@ -49,6 +49,38 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
 
 
+def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
+    """The kernel constants, struct sizes and port-awareness branch walks start at a file's root; their
+    `descendants` run inside the combined whole-file query and give exactly the nodes, in exactly the order, of a
+    plain pre-order walk (nested ifs and ?: included)."""
+    import porter.kernels.constfold as constfold
+    import porter.kernels.facts as facts
+    import porter.portaware.guards as guards
+    from porter.source.parse import descendants, descendants_query, parse, registered_root_queries
+
+    cases = [("cuda", constfold._CONSTANT_NODES), ("cuda", facts._STRUCTS), ("cuda", guards._BRANCHES),
+             ("python", guards._BRANCHES)]
+    for lang, types in cases:
+        assert descendants_query(types) in registered_root_queries(lang)
+
+    def walk(node, types):
+        out, stack = [], [node]
+        while stack:
+            n = stack.pop()
+            if n.type in types:
+                out.append(n)
+            stack.extend(reversed(n.children))
+        return [(n.type, n.start_byte, n.end_byte) for n in out]
+
+    cu = parse("a.cu", "cuda", (
+        b"#define N 4\nstruct S { int a; struct T { float b; } t; };\nenum E { A = N, B };\nclass C { int x = 1; };\n"
+        b"__global__ void k(int* p) { const int m = 3; if (p) { if (m > 2) p[0] = m ? 1 : 2; } else p[1] = 0; }\n"))
+    py = parse("a.py", "python", b"x = 1 if a else (2 if b else 3)\nif a:\n    if b:\n        pass\nelif c:\n    pass\n")
+    for f, (lang, types) in [(cu, c) for c in cases[:3]] + [(py, cases[3])]:
+        got = [(n.type, n.start_byte, n.end_byte) for n in descendants(f.root, types, lang=lang)]
+        assert got == walk(f.root, types) and got
+
+
 def test_literal_index_finds_exactly_the_literals_in_the_text():
     """One RE2 set search (porter.match.prefilter.LiteralIndex) answers what `lit in text` answers for every
     literal, byte for byte (non-ASCII and invalid UTF-8 included), on every fixture of the rule tests."""

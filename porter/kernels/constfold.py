@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import tree_sitter as ts
 
-from porter.source.parse import descendants, language
+from porter.source.parse import descendants, language, register_root_descendants
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {
@@ -178,6 +178,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
 
 
 _CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
+register_root_descendants("cuda", _CONSTANT_NODES)  # build_constants walks every kernel file from its root
 
 
 def _src_text(src: Any) -> str:

@@ -130,8 +130,10 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
             if memo is not None:
                 memo[key] = caps
         found = [n for t in types for n in caps.get(t, ())]
+    elif node.parent is None:  # a whole file: run with the other whole-file queries when registered (below)
+        found = captures(lang, descendants_query(types), node).get("n", [])
     else:
-        found = ts.QueryCursor(query(lang, "[" + " ".join(f"({t})" for t in types) + "] @n")).captures(node).get("n", [])
+        found = ts.QueryCursor(query(lang, descendants_query(types))).captures(node).get("n", [])
     if len(found) < 2:
         return found
     keys = [(n.start_byte, -n.end_byte) for n in found]
@@ -143,6 +145,17 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
             return _walk_descendants(node, frozenset(types))
         prev = k
     return [found[i] for i in order]
+
+
+def descendants_query(types: tuple[str, ...]) -> str:
+    """The query `descendants` runs for `types`."""
+    return "[" + " ".join(f"({t})" for t in types) + "] @n"
+
+
+def register_root_descendants(lang: str, types: tuple[str, ...]) -> None:
+    """Declare that whole `lang` files are asked `descendants(root, types)`: the walk then joins the combined
+    whole-file query (see register_root_query) instead of walking the tree once more."""
+    register_root_query(lang, descendants_query(types))
 
 
 def _walk_descendants(node: ts.Node, types: frozenset[str]) -> list[ts.Node]:
