@@ -212,3 +212,27 @@ def test_translate_does_not_copy_a_file_behind_a_directory_symlink_leading_outsi
     copied = [q for q in out.rglob("*") if q.is_file() and "SECRET_LEAK" in q.read_text(errors="replace")]
     assert copied == [], p.stdout + p.stderr
     assert (outside / "leak.cu").read_text() == "// SECRET_LEAK\n"
+
+
+def test_read_file_opens_plain_names_directly_and_symlinks_by_what_they_lead_to(tmp_path):
+    """porter.source.read.read_file resolves a path only when its last part is a symlink; either way it reads
+    regular files only, so a symlink to a FIFO or directory is refused, never followed into a hang."""
+    from porter.source.read import SourceReadError, read_file
+
+    (tmp_path / "src").mkdir()
+    real = tmp_path / "src" / "a.cu"
+    real.write_bytes(b"__global__ void k() {}\n")
+    (tmp_path / "link.cu").symlink_to(real)
+    (tmp_path / "dirlink").symlink_to(tmp_path / "src")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "pipe.cu").symlink_to(tmp_path / "pipe")
+    (tmp_path / "dir.cu").symlink_to(tmp_path / "src")
+    assert read_file(real, 100) == b"__global__ void k() {}\n"
+    assert read_file(tmp_path / "link.cu", 100) == b"__global__ void k() {}\n"
+    assert read_file(tmp_path / "dirlink" / "a.cu", 100) == b"__global__ void k() {}\n"
+    assert read_file(tmp_path / "link.cu", 4, truncate=True) == b"__gl"
+    for name, why in (("pipe.cu", "not a regular file"), ("pipe", "not a regular file"),
+                      ("dir.cu", "not a regular file"), ("missing.cu", "unreadable: No such file or directory")):
+        with pytest.raises(SourceReadError) as e:
+            read_file(tmp_path / name, 100)
+        assert str(e.value) == why
