@@ -68,6 +68,24 @@ def test_cache_entries_are_owner_only(tmp_path):
     assert modes == {"0o700", "0o600"}
 
 
+def test_a_cache_entry_is_written_even_where_its_temporary_name_is_taken(tmp_path):
+    """Cache.put names its temporary file by process and count; one left behind under that name (a crashed run
+    with a recycled pid, or planted) is never overwritten or followed, and the entry is still written, owner-only."""
+    from porter.cache import Cache
+
+    cache = Cache(tmp_path / "cache")
+    cache.check()
+    cache.put("ab" + "0" * 38, ("first",))
+    taken = tmp_path / "cache" / "ab" / f".tmp-{os.getpid()}-2"
+    taken.symlink_to(tmp_path / "elsewhere")
+    cache.put("ab" + "1" * 38, ("second", 2))
+    assert cache.get("ab" + "0" * 38) == ("first",) and cache.get("ab" + "1" * 38) == ("second", 2)
+    assert not (tmp_path / "elsewhere").exists() and taken.is_symlink()
+    entries = sorted(p.name for p in (tmp_path / "cache" / "ab").iterdir())
+    assert entries == [taken.name, "ab" + "0" * 38 + ".json", "ab" + "1" * 38 + ".json"]
+    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "cache" / "ab").glob("*.json")} == {"0o600"}
+
+
 # -- 2. git runs nothing from the repository's config -------------------------------------------------------------
 
 def test_a_hostile_git_config_runs_nothing(tmp_path):

@@ -396,3 +396,31 @@ def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
     details = {d.id: d.message for d in k.verdict_on("mi300x").details if d.id.startswith("inline-ptx")}
     assert details == {"inline-ptx": "1 inline PTX statement (ld): ld → __ldg / __builtin_nontemporal_load",
                        "inline-ptx-matrix": "1 inline PTX statement (mma.sync)"}
+
+
+def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
+    """porter.kernels.facts calls a detector registered with `names` only for nodes with one of those texts; the
+    contract that makes this exact is that such a detector does nothing with any other name. Checked on every name
+    node of a kernel that uses each detector's names and others."""
+    import porter.kernels.facts as facts
+    from porter.source.parse import parse
+
+    src = (b"using namespace cute;\n__global__ void k(float* p) {\n"
+           b"  auto g = cooperative_groups::this_grid(); int w = warpSize; nvcuda::wmma::fragment<int> f;\n"
+           b"  auto t = make_tensor(p); cuda::barrier<int> b; auto c = cooperative_groups::this_cluster();\n"
+           b"  cutlass::half_t h; int other = foo(bar); g.sync(); int a[warpSize];\n}\n")
+    sf = parse("k.cu", "cuda", src)
+    ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+    names = [n for n in facts._descendants(sf.root, *facts._NAMES)]
+    assert facts._WANTED and {b"warpSize", b"this_grid", b"wmma", b"cute", b"make_tensor"} <= set().union(*facts._WANTED.values())
+    called = 0
+    for n in names:
+        for d in facts.DETECTORS[n.type]:
+            wanted = facts._WANTED.get(d)
+            assert (d in facts._detectors(n.type, n.text)) == (wanted is None or n.text in wanted)
+            if wanted is not None and n.text not in wanted:
+                w = facts._empty_walk()
+                d(ctx, n, w)
+                assert w == facts._empty_walk(), (d.__name__, n.text)
+                called += 1
+    assert called > 50
