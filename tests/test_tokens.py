@@ -260,3 +260,27 @@ def test_a_scanned_file_is_freed_without_the_cycle_collector():
         assert alive() is None
     finally:
         gc.enable()
+
+
+def test_line_matches_gives_what_finditer_gives_for_the_macro_and_constant_harvests():
+    """porter.source.parse.line_matches tries a line pattern only on lines holding one of its words; for the
+    repository-facts harvests it must give exactly finditer's matches (spans and order), on every fixture file
+    and on edge cases: first and last line, CRLF, indented `#  define`, a word twice on one line, no newline."""
+    from pathlib import Path
+
+    import porter.kernels.constfold as constfold
+    import porter.source.parse as parse
+
+    cases = [(parse._QUALIFIER_MACRO, (b"define",)), (constfold._HARVEST, (b"define", b"const"))]
+    texts = [p.read_bytes() for p in sorted(Path(__file__).parent.parent.joinpath("fixtures").rglob("*"))
+             if p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp") and p.is_file()]
+    texts += [b"#define A __global__\n#define B __device__ __forceinline__ // x\r\n  #  define C __host__",
+              b"const int K = 4; constexpr int kX = 0x10; // const define\n#define N (32)\n",
+              b"static const unsigned int M = 07;\n\n#define W 64 // define const", b"define const", b""]
+    found = 0
+    for pattern, words in cases:
+        for text in texts:
+            want = [m.span() for m in pattern.finditer(text)]
+            assert [m.span() for m in parse.line_matches(pattern, text, words)] == want
+            found += len(want)
+    assert found > 20

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import tree_sitter as ts
 
-from porter.source.parse import descendants, language, register_root_descendants
+from porter.source.parse import descendants, language, line_matches, register_root_descendants
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {
@@ -125,7 +125,7 @@ def harvest_constant_values(data: bytes) -> dict[str, tuple[int, ...]]:
     if b"define" not in data and b"const" not in data:
         return {}
     out: dict[str, set[int]] = {}
-    for m in _HARVEST.finditer(data):
+    for m in line_matches(_HARVEST, data, (b"define", b"const")):
         name = (m.group(1) or m.group(3)).decode()
         if not _CONSTANT_NAME.match(name):
             continue  # `const int threads = 32;` in some function is that function's local, not a shared constant

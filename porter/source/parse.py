@@ -12,6 +12,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import tree_sitter as ts
 
@@ -310,12 +311,30 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 
 
+def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
+    """What `pattern.finditer(data)` gives, for a MULTILINE pattern whose every match starts at a line start and
+    ends within that line, and only on lines that contain one of `words`: those lines are found with bytes.find
+    (memchr speed) instead of trying the pattern at every byte of the file."""
+    starts = set()
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            starts.add(start)
+            end = data.find(b"\n", at)
+            at = data.find(word, end) if end >= 0 else -1
+    for start in sorted(starts):
+        m = pattern.match(data, start)
+        if m is not None:
+            yield m
+
+
 def harvest_macros(data: bytes) -> dict[str, str]:
     """Macros that hide kernels: qualifier-only ones (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)
     as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
     if b"define" not in data:
         return {}
-    out = {m.group(1).decode(): m.group(2).decode().strip() for m in _QUALIFIER_MACRO.finditer(data)}
+    out = {m.group(1).decode(): m.group(2).decode().strip() for m in line_matches(_QUALIFIER_MACRO, data, (b"define",))}
     if b"__global__" in data:
         for m in _FUNCTION_MACRO.finditer(data):
             body = m.group(3)
