@@ -54,11 +54,10 @@ def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
     `descendants` run inside the combined whole-file query and give exactly the nodes, in exactly the order, of a
     plain pre-order walk (nested ifs and ?: included)."""
     import porter.kernels.constfold as constfold
-    import porter.kernels.facts as facts
     import porter.portaware.guards as guards
     from porter.source.parse import descendants, descendants_query, parse, registered_root_queries
 
-    cases = [("cuda", constfold._CONSTANT_NODES), ("cuda", facts._STRUCTS), ("cuda", guards._BRANCHES),
+    cases = [("cuda", constfold._CONSTANT_NODES), ("cuda", constfold.STRUCT_TYPES), ("cuda", guards._BRANCHES),
              ("python", guards._BRANCHES)]
     for lang, types in cases:
         assert descendants_query(types) in registered_root_queries(lang)
@@ -260,6 +259,25 @@ def test_a_scanned_file_is_freed_without_the_cycle_collector():
         assert alive() is None
     finally:
         gc.enable()
+
+
+def test_every_whole_file_walk_is_registered_by_the_time_the_pipeline_is_imported():
+    """A whole-file query registered after the first file makes the combined query compile again; the kernel
+    modules are imported only at the first kernel, so what they walk from a root is registered by modules the
+    pipeline imports up front."""
+    import subprocess
+    import sys
+
+    code = ("import sys, porter.pipeline\n"
+            "from porter.source.parse import descendants_query as q, registered_root_queries as r\n"
+            "assert 'porter.kernels.facts' not in sys.modules\n"
+            "want = [('cuda', ('preproc_def', 'declaration', 'field_declaration', 'enumerator_list')),\n"
+            "        ('cuda', ('struct_specifier', 'class_specifier')),\n"
+            "        ('cuda', ('if_statement', 'conditional_expression')),\n"
+            "        ('python', ('if_statement', 'conditional_expression'))]\n"
+            "print(all(q(t) in r(lang) for lang, t in want))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "True\n"
 
 
 def test_line_matches_gives_what_finditer_gives_for_the_macro_and_constant_harvests():

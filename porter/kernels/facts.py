@@ -14,15 +14,15 @@ from typing import Any, Callable, Iterable
 
 import tree_sitter as ts
 
-from porter.kernels.constfold import (Constants, Unknown, build_constants, dim3_arguments, dims, fold, fold_text,
-                                      type_size)
+from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_constants, dim3_arguments, dims, fold,
+                                      fold_text, type_size)
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
                                  ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
                                  LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
                                  WarpSizeConstant)
 from porter.source import syntax
-from porter.source.parse import Function, SourceFile, descendants, register_root_descendants, unqualified
+from porter.source.parse import Function, SourceFile, descendants, unqualified
 
 WARP_OPS = frozenset({
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
@@ -716,10 +716,6 @@ def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], 
     return out
 
 
-_STRUCTS = ("struct_specifier", "class_specifier")
-register_root_descendants("cuda", _STRUCTS)  # struct_sizes walks every kernel file from its root
-
-
 def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
     """sizeof of the file's plain structs (fields of builtin/CUDA vector types or earlier plain structs, arrays of
     foldable extents), laid out as C does: each field at its alignment, the size rounded to the largest one."""
@@ -728,7 +724,7 @@ def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
         return out
     if b"struct" not in root.text and b"class" not in root.text:
         return out
-    for n in descendants(root, _STRUCTS):
+    for n in descendants(root, STRUCT_TYPES):
         name = n.child_by_field_name("name")
         body = n.child_by_field_name("body")
         if name is None or body is None or name.type != "type_identifier":
