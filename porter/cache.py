@@ -188,6 +188,7 @@ class Cache:
         self.directory = Path(directory)
         self._checked = False
         self._made: set[str] = set()  # subdirectories this process has made or found (one mkdir each, not per entry)
+        self._written = 0  # entries this process has written (names its temporary files)
 
     def check(self) -> None:
         """Create the directory (owner-only) or refuse one another user could write to."""
@@ -225,12 +226,16 @@ class Cache:
             raw = dumps(value)
         except (TypeError, ValueError, RecursionError):
             return  # a value porter cannot encode is simply not cached
-        path = self._path(key)
+        sub = os.path.join(self.directory, key[:2])
+        path = os.path.join(sub, f"{key}.json")
         try:
             if key[:2] not in self._made:
-                path.parent.mkdir(exist_ok=True, mode=0o700)
+                try:
+                    os.mkdir(sub, 0o700)
+                except FileExistsError:
+                    pass
                 self._made.add(key[:2])
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp creates it 0600
+            fd, tmp = self._temporary(sub)
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(raw)
@@ -240,3 +245,13 @@ class Cache:
                 raise
         except OSError:
             pass
+
+    def _temporary(self, sub: str) -> tuple[int, str]:
+        """A new owner-only file to write an entry into, named by process and count (a cold scan writes hundreds:
+        mkstemp's random names cost more than the write), or by mkstemp when that name is somehow taken."""
+        self._written += 1
+        tmp = os.path.join(sub, f".tmp-{os.getpid()}-{self._written}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600), tmp
+        except FileExistsError:
+            return tempfile.mkstemp(dir=sub, prefix=".tmp-")  # mkstemp creates it 0600

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import importlib.resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from porter.errors import DataFileError
+
+if TYPE_CHECKING:  # jsonschema is imported only when a file is validated (porter.validated)
+    import jsonschema
 
 # The shipped data (authored in the checkout's rules/, installed as the package porter.data): rules, kb/, targets/,
 # effort/. pip installs packages as plain files, so the resource root is a real directory in a checkout (editable

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from porter import validated
 from porter.datafile import DATA_DIR, display_path, read_yaml
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
@@ -83,7 +84,9 @@ def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None)
     raw = read_yaml(path, RuleError)
     if not isinstance(raw, dict):
         raise RuleError(path, "(top level)", "a rule file must be a mapping")
-    errors = sorted(validator("rule.schema.json").iter_errors(raw), key=lambda e: list(e.absolute_path))
+    # porter's own rule, byte for byte as the test suite validated it: the schema and pattern checks would pass.
+    checked = validated.trusted(path)
+    errors = [] if checked else sorted(validator("rule.schema.json").iter_errors(raw), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
         field = ".".join(str(p) for p in e.absolute_path) or "(top level)"
@@ -99,10 +102,11 @@ def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None)
         raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
     if linear is None:
         linear = not _is_shipped(path)
-    for i, pat in enumerate(raw["patterns"]):
-        _check_pattern(path, f"patterns.{i}", pat, raw["languages"])
-        _check_regexes(path, f"patterns.{i}", pat, linear)
-    _check_message(path, raw["message"])
+    if not checked:
+        for i, pat in enumerate(raw["patterns"]):
+            _check_pattern(path, f"patterns.{i}", pat, raw["languages"])
+            _check_regexes(path, f"patterns.{i}", pat, linear)
+        _check_message(path, raw["message"])
     source = display_path(path)
     return Rule(
         id=rid,

@@ -68,6 +68,24 @@ def test_cache_entries_are_owner_only(tmp_path):
     assert modes == {"0o700", "0o600"}
 
 
+def test_a_cache_entry_is_written_even_where_its_temporary_name_is_taken(tmp_path):
+    """Cache.put names its temporary file by process and count; one left behind under that name (a crashed run
+    with a recycled pid, or planted) is never overwritten or followed, and the entry is still written, owner-only."""
+    from porter.cache import Cache
+
+    cache = Cache(tmp_path / "cache")
+    cache.check()
+    cache.put("ab" + "0" * 38, ("first",))
+    taken = tmp_path / "cache" / "ab" / f".tmp-{os.getpid()}-2"
+    taken.symlink_to(tmp_path / "elsewhere")
+    cache.put("ab" + "1" * 38, ("second", 2))
+    assert cache.get("ab" + "0" * 38) == ("first",) and cache.get("ab" + "1" * 38) == ("second", 2)
+    assert not (tmp_path / "elsewhere").exists() and taken.is_symlink()
+    entries = sorted(p.name for p in (tmp_path / "cache" / "ab").iterdir())
+    assert entries == [taken.name, "ab" + "0" * 38 + ".json", "ab" + "1" * 38 + ".json"]
+    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "cache" / "ab").glob("*.json")} == {"0o600"}
+
+
 # -- 2. git runs nothing from the repository's config -------------------------------------------------------------
 
 def test_a_hostile_git_config_runs_nothing(tmp_path):
@@ -212,3 +230,27 @@ def test_translate_does_not_copy_a_file_behind_a_directory_symlink_leading_outsi
     copied = [q for q in out.rglob("*") if q.is_file() and "SECRET_LEAK" in q.read_text(errors="replace")]
     assert copied == [], p.stdout + p.stderr
     assert (outside / "leak.cu").read_text() == "// SECRET_LEAK\n"
+
+
+def test_read_file_opens_plain_names_directly_and_symlinks_by_what_they_lead_to(tmp_path):
+    """porter.source.read.read_file resolves a path only when its last part is a symlink; either way it reads
+    regular files only, so a symlink to a FIFO or directory is refused, never followed into a hang."""
+    from porter.source.read import SourceReadError, read_file
+
+    (tmp_path / "src").mkdir()
+    real = tmp_path / "src" / "a.cu"
+    real.write_bytes(b"__global__ void k() {}\n")
+    (tmp_path / "link.cu").symlink_to(real)
+    (tmp_path / "dirlink").symlink_to(tmp_path / "src")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "pipe.cu").symlink_to(tmp_path / "pipe")
+    (tmp_path / "dir.cu").symlink_to(tmp_path / "src")
+    assert read_file(real, 100) == b"__global__ void k() {}\n"
+    assert read_file(tmp_path / "link.cu", 100) == b"__global__ void k() {}\n"
+    assert read_file(tmp_path / "dirlink" / "a.cu", 100) == b"__global__ void k() {}\n"
+    assert read_file(tmp_path / "link.cu", 4, truncate=True) == b"__gl"
+    for name, why in (("pipe.cu", "not a regular file"), ("pipe", "not a regular file"),
+                      ("dir.cu", "not a regular file"), ("missing.cu", "unreadable: No such file or directory")):
+        with pytest.raises(SourceReadError) as e:
+            read_file(tmp_path / name, 100)
+        assert str(e.value) == why

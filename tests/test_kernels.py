@@ -435,3 +435,31 @@ def test_warp_size_constants_of_the_project_are_lane_assumptions(analysed):
     k = kernel(analysed, "named_warp_reduce")
     assert [(x.line, x.kind) for x in k.facts.lane_assumptions] == [
         (10, "% WARP_SIZE (= 32)"), (11, "/ kWarp (= 32)"), (13, "reduction loop from WARP_SIZE / 2 (= 16)")]
+
+
+def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
+    """porter.kernels.facts calls a detector registered with `names` only for nodes with one of those texts; the
+    contract that makes this exact is that such a detector does nothing with any other name. Checked on every name
+    node of a kernel that uses each detector's names and others."""
+    import porter.kernels.facts as facts
+    from porter.source.parse import parse
+
+    src = (b"using namespace cute;\n__global__ void k(float* p) {\n"
+           b"  auto g = cooperative_groups::this_grid(); int w = warpSize; nvcuda::wmma::fragment<int> f;\n"
+           b"  auto t = make_tensor(p); cuda::barrier<int> b; auto c = cooperative_groups::this_cluster();\n"
+           b"  cutlass::half_t h; int other = foo(bar); g.sync(); int a[warpSize];\n}\n")
+    sf = parse("k.cu", "cuda", src)
+    ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+    names = [n for n in facts._descendants(sf.root, *facts._NAMES)]
+    assert facts._WANTED and {b"warpSize", b"this_grid", b"wmma", b"cute", b"make_tensor"} <= set().union(*facts._WANTED.values())
+    called = 0
+    for n in names:
+        for d in facts.DETECTORS[n.type]:
+            wanted = facts._WANTED.get(d)
+            assert (d in facts._detectors(n.type, n.text)) == (wanted is None or n.text in wanted)
+            if wanted is not None and n.text not in wanted:
+                w = facts._empty_walk()
+                d(ctx, n, w)
+                assert w == facts._empty_walk(), (d.__name__, n.text)
+                called += 1
+    assert called > 50

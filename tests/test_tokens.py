@@ -49,6 +49,37 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
 
 
+def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
+    """The kernel constants, struct sizes and port-awareness branch walks start at a file's root; their
+    `descendants` run inside the combined whole-file query and give exactly the nodes, in exactly the order, of a
+    plain pre-order walk (nested ifs and ?: included)."""
+    import porter.kernels.constfold as constfold
+    import porter.portaware.guards as guards
+    from porter.source.parse import descendants, descendants_query, parse, registered_root_queries
+
+    cases = [("cuda", constfold._CONSTANT_NODES), ("cuda", constfold.STRUCT_TYPES), ("cuda", guards._BRANCHES),
+             ("python", guards._BRANCHES)]
+    for lang, types in cases:
+        assert descendants_query(types) in registered_root_queries(lang)
+
+    def walk(node, types):
+        out, stack = [], [node]
+        while stack:
+            n = stack.pop()
+            if n.type in types:
+                out.append(n)
+            stack.extend(reversed(n.children))
+        return [(n.type, n.start_byte, n.end_byte) for n in out]
+
+    cu = parse("a.cu", "cuda", (
+        b"#define N 4\nstruct S { int a; struct T { float b; } t; };\nenum E { A = N, B };\nclass C { int x = 1; };\n"
+        b"__global__ void k(int* p) { const int m = 3; if (p) { if (m > 2) p[0] = m ? 1 : 2; } else p[1] = 0; }\n"))
+    py = parse("a.py", "python", b"x = 1 if a else (2 if b else 3)\nif a:\n    if b:\n        pass\nelif c:\n    pass\n")
+    for f, (lang, types) in [(cu, c) for c in cases[:3]] + [(py, cases[3])]:
+        got = [(n.type, n.start_byte, n.end_byte) for n in descendants(f.root, types, lang=lang)]
+        assert got == walk(f.root, types) and got
+
+
 def test_literal_index_finds_exactly_the_literals_in_the_text():
     """One RE2 set search (porter.match.prefilter.LiteralIndex) answers what `lit in text` answers for every
     literal, byte for byte (non-ASCII and invalid UTF-8 included), on every fixture of the rule tests."""
@@ -228,3 +259,46 @@ def test_a_scanned_file_is_freed_without_the_cycle_collector():
         assert alive() is None
     finally:
         gc.enable()
+
+
+def test_every_whole_file_walk_is_registered_by_the_time_the_pipeline_is_imported():
+    """A whole-file query registered after the first file makes the combined query compile again; the kernel
+    modules are imported only at the first kernel, so what they walk from a root is registered by modules the
+    pipeline imports up front."""
+    import subprocess
+    import sys
+
+    code = ("import sys, porter.pipeline\n"
+            "from porter.source.parse import descendants_query as q, registered_root_queries as r\n"
+            "assert 'porter.kernels.facts' not in sys.modules\n"
+            "want = [('cuda', ('preproc_def', 'declaration', 'field_declaration', 'enumerator_list')),\n"
+            "        ('cuda', ('struct_specifier', 'class_specifier')),\n"
+            "        ('cuda', ('if_statement', 'conditional_expression')),\n"
+            "        ('python', ('if_statement', 'conditional_expression'))]\n"
+            "print(all(q(t) in r(lang) for lang, t in want))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "True\n"
+
+
+def test_line_matches_gives_what_finditer_gives_for_the_macro_and_constant_harvests():
+    """porter.source.parse.line_matches tries a line pattern only on lines holding one of its words; for the
+    repository-facts harvests it must give exactly finditer's matches (spans and order), on every fixture file
+    and on edge cases: first and last line, CRLF, indented `#  define`, a word twice on one line, no newline."""
+    from pathlib import Path
+
+    import porter.kernels.constfold as constfold
+    import porter.source.parse as parse
+
+    cases = [(parse._QUALIFIER_MACRO, (b"define",)), (constfold._HARVEST, (b"define", b"const"))]
+    texts = [p.read_bytes() for p in sorted(Path(__file__).parent.parent.joinpath("fixtures").rglob("*"))
+             if p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp") and p.is_file()]
+    texts += [b"#define A __global__\n#define B __device__ __forceinline__ // x\r\n  #  define C __host__",
+              b"const int K = 4; constexpr int kX = 0x10; // const define\n#define N (32)\n",
+              b"static const unsigned int M = 07;\n\n#define W 64 // define const", b"define const", b""]
+    found = 0
+    for pattern, words in cases:
+        for text in texts:
+            want = [m.span() for m in pattern.finditer(text)]
+            assert [m.span() for m in parse.line_matches(pattern, text, words)] == want
+            found += len(want)
+    assert found > 20

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import tree_sitter as ts
 
-from porter.source.parse import descendants, language
+from porter.source.parse import descendants, language, line_matches, register_root_descendants
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {
@@ -125,7 +125,7 @@ def harvest_constant_values(data: bytes) -> dict[str, tuple[int, ...]]:
     if b"define" not in data and b"const" not in data:
         return {}
     out: dict[str, set[int]] = {}
-    for m in _HARVEST.finditer(data):
+    for m in line_matches(_HARVEST, data, (b"define", b"const")):
         name = (m.group(1) or m.group(3)).decode()
         if not _CONSTANT_NAME.match(name):
             continue  # `const int threads = 32;` in some function is that function's local, not a shared constant
@@ -178,6 +178,11 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
 
 
 _CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
+register_root_descendants("cuda", _CONSTANT_NODES)  # build_constants walks every kernel file from its root
+# The nodes porter.kernels.facts.struct_sizes reads, registered here: facts is imported at the first kernel, after
+# the first file was parsed, and a query registered then makes the combined one compile again (30 ms).
+STRUCT_TYPES = ("struct_specifier", "class_specifier")
+register_root_descendants("cuda", STRUCT_TYPES)
 
 
 def _src_text(src: Any) -> str:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 import re
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import tree_sitter as ts
 
-from porter.kernels.constfold import (Constants, Unknown, build_constants, dim3_arguments, dims, fold, fold_text,
-                                      type_size)
+from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_constants, dim3_arguments, dims, fold,
+                                      fold_text, type_size)
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
                                  ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
@@ -74,6 +74,7 @@ CUTE_TENSOR_NAMES = frozenset({
 })
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
+SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
 NVFP4_PTX = re.compile(r"mxf4nvf4|\.ue4m3|nvfp4|kind::mxf4")
 _INSTR_SPLIT = re.compile(r"[;\n]")
@@ -382,7 +383,8 @@ class _FileContext:
         for n in _descendants(body, *DETECTORS, memo=self._nodes):
             if skip is not None and skip(n.start_point.row + 1):
                 continue
-            for detect in DETECTORS[n.type]:
+            t = n.type
+            for detect in _detectors(t, n.text) if t in _FILTERED else DETECTORS[t]:
                 detect(self, n, w)
         lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
@@ -579,7 +581,10 @@ class _FileContext:
         if host.start_byte not in self._sm_vars:
             sm: set[str] = set()
             body = host.node.child_by_field_name("body")
-            for _ in range(3):  # propagate through a few assignments: sms -> blocks -> grid
+            # A name is SM-derived only from a text naming the SM count: a body that names none has no such name,
+            # so its nodes need not be walked (three times) to find out.
+            counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
+            for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
                 for n in _descendants(body, "init_declarator", "assignment_expression", "call_expression", memo=self._nodes) if body else ():
                     if n.type == "call_expression":
                         text = n.text.decode("utf-8", "replace")
@@ -751,7 +756,7 @@ def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
         return out
     if b"struct" not in root.text and b"class" not in root.text:
         return out
-    for n in descendants(root, ("struct_specifier", "class_specifier")):
+    for n in descendants(root, STRUCT_TYPES):
         name = n.child_by_field_name("name")
         body = n.child_by_field_name("body")
         if name is None or body is None or name.type != "type_identifier":
@@ -807,14 +812,36 @@ def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
 Detector = Callable[["_FileContext", ts.Node, dict[str, Any]], None]
 DETECTORS: dict[str, list[Detector]] = {}
 _NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier")
+# Detectors that act only on a node whose text is one of a few names (`this_grid`, `warpSize`): the walk calls
+# them for those nodes only. A body is mostly names, and each name otherwise went through every name detector.
+_WANTED: dict[Detector, frozenset[bytes]] = {}
+_FILTERED: set[str] = set()  # node types with such a detector
+_CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
 
 
-def detects(*node_types: str) -> Callable[[Detector], Detector]:
+def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[Detector], Detector]:
+    """Register a detector for nodes of `node_types`; with `names`, only for such a node whose text is one of them
+    (the detector must do nothing for any other)."""
     def register(detector: Detector) -> Detector:
         for t in node_types:
             DETECTORS.setdefault(t, []).append(detector)
+        if names is not None:
+            _WANTED[detector] = frozenset(n.encode() for n in names)
+            _FILTERED.update(node_types)
+        _CALLS.clear()
         return detector
     return register
+
+
+def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
+    """The detectors a node of `node_type` with `text` goes to, in registration order."""
+    key = (node_type, text)
+    found = _CALLS.get(key)
+    if found is None:
+        found = tuple(d for d in DETECTORS[node_type] if d not in _WANTED or text in _WANTED[d])
+        if len(_CALLS) < 100_000:  # names repeat; a file of unique names must not grow this without bound
+            _CALLS[key] = found
+    return found
 
 
 @detects(*_NAMES)
@@ -823,13 +850,13 @@ def identifier_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     w["identifiers"].add(n.text.decode())
 
 
-@detects(*_NAMES)
+@detects(*_NAMES, names=WMMA_IDENTIFIERS)
 def wmma_fragments(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     if n.text.decode() in WMMA_IDENTIFIERS:
         w["tensor"].add("wmma")
 
 
-@detects("namespace_identifier")
+@detects("namespace_identifier", names=CUDA_ONLY_NAMESPACES)
 def cuda_only_namespaces(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`cutlass::`, `cute::`: NVIDIA-only device libraries with no ROCm build."""
     name = n.text.decode()
@@ -837,7 +864,7 @@ def cuda_only_namespaces(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["libraries"].add(CUDA_ONLY_NAMESPACES[name])
 
 
-@detects(*_NAMES)
+@detects(*_NAMES, names=CUTE_TENSOR_NAMES)
 def cute_tensor_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """CuTe tensor algebra (`cute::make_tensor`, or unqualified under `using namespace cute`)."""
     name = n.text.decode()
@@ -848,7 +875,7 @@ def cute_tensor_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
             w["cute"].add(name)
 
 
-@detects(*_NAMES)
+@detects(*_NAMES, names=ASYNC_IDENTIFIERS)
 def async_copy_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     name = n.text.decode()
     # `barrier` and `pipeline` are common words: only cuda::'s count.
@@ -856,20 +883,20 @@ def async_copy_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["async"].add(ASYNC_IDENTIFIERS[name])
 
 
-@detects(*_NAMES)
+@detects(*_NAMES, names=CLUSTER_IDENTIFIERS)
 def cluster_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     name = n.text.decode()
     if name in CLUSTER_IDENTIFIERS:
         w["clusters"].add(CLUSTER_IDENTIFIERS[name])
 
 
-@detects(*_NAMES)
+@detects(*_NAMES, names=("this_grid",))
 def grid_group_name(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     if n.text == b"this_grid":
         w["grid_sync"].append(n.start_point.row + 1)
 
 
-@detects(*_NAMES)
+@detects(*_NAMES, names=("warpSize",))
 def warpsize_constant(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`warpSize` where a constant expression is needed (not constexpr since ROCm 7.0)."""
     if n.text == b"warpSize" and _constant_context(n):

@@ -11,14 +11,15 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher
 from porter.match.kinds import binary, buildfiles, code, config, embedded, library, python
 from porter.schemas import schema
 from porter.source.parse import SourceFile
+
+if TYPE_CHECKING:  # jsonschema is imported only when a rule is validated (porter.validated)
+    import jsonschema
 
 SCHEMA = "pattern-kinds.json"
 
@@ -121,10 +122,15 @@ def pattern_schema(kind: str, nested: bool = False) -> dict[str, Any]:
             "properties": properties, "additionalProperties": False}
 
 
-_FORMATS = jsonschema.FormatChecker(formats=())
+@functools.lru_cache(maxsize=1)
+def _formats() -> jsonschema.FormatChecker:
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("regex", raises=re.error)(_compiles)
+    return checker
 
 
-@_FORMATS.checks("regex", raises=re.error)
 def _compiles(value: object) -> bool:
     # Matchers run patterns over bytes, a few over decoded text: a regex must compile both ways.
     if isinstance(value, str):
@@ -137,8 +143,10 @@ def _compiles(value: object) -> bool:
 def pattern_validator(kind: str, nested: bool = False) -> jsonschema.protocols.Validator:
     """A reusable validator for pattern objects of one kind (see pattern_schema). The schemas are shipped, not
     user data, so tests/test_registry.py checks them against the metaschema instead of every load (~60 ms)."""
+    import jsonschema
+
     doc = pattern_schema(kind, nested)
-    return jsonschema.validators.validator_for(doc)(doc, format_checker=_FORMATS)
+    return jsonschema.validators.validator_for(doc)(doc, format_checker=_formats())
 
 
 __all__ = ["Hit", "KINDS", "MATCHERS", "MODIFIERS", "MatchContext", "Matcher", "PatternKind", "kind_of",

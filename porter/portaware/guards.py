@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from porter.match.regex import compile_regex
 from porter.source.macros import CUDA, ROCM
-from porter.source.parse import descendants, parse
+from porter.source.parse import descendants, parse, register_root_descendants
 
 Pos = tuple[int, int]  # 1-based line, 1-based byte column
 
@@ -105,11 +105,17 @@ def _cpp_side(node, data: bytes) -> tuple[str | None, bool]:
     return None, False
 
 
+_BRANCHES = ("if_statement", "conditional_expression")
+# cpp_spans and python_spans walk whole files from the root: with the other whole-file queries, not once more.
+register_root_descendants("cuda", _BRANCHES)
+register_root_descendants("python", _BRANCHES)
+
+
 def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
     """Branches of C++ `if` chains and `?:` that a vendor predicate confines to one build."""
     sf = sf or parse(path, "cuda", data)
     out: list[Span] = []
-    for node in descendants(sf.root, ("if_statement", "conditional_expression")):
+    for node in descendants(sf.root, _BRANCHES):
         cond = node.child_by_field_name("condition")
         if cond is None:
             continue
@@ -187,7 +193,7 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
     sf = sf or parse(path, "python", data)
     out: list[Span] = []
-    for node in descendants(sf.root, ("if_statement", "conditional_expression"), lang="python"):
+    for node in descendants(sf.root, _BRANCHES, lang="python"):
         if node.type == "conditional_expression":
             kids = node.named_children
             if len(kids) != 3:

@@ -116,9 +116,7 @@ def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
         out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in macros.directives(data)]
         out["total"] = data.count(b"\n") + 1
         if b"using" in data or b"typedef" in data:
-            text = data.decode("utf-8", "replace").split("\n")
-            out["aliases"] = [(i, n) for i, row in enumerate(text, 1) if ("using" in row or "typedef" in row)
-                              for n in aliases(row)]
+            out["aliases"] = _aliases(data)
         if CPP_PREDICATE_HINT.search(data):
             out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path)]
     elif language == "cmake":
@@ -131,6 +129,27 @@ def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
         if PurePosixPath(path).name == "setup.py":
             out["refs"] = [(r.target, r.side, r.where, r.twin)
                            for r in setup_references(path, data.decode("utf-8", "replace"), spans)]
+    return out
+
+
+_ALIAS_WORD = re.compile(rb"using|typedef")
+
+
+def _aliases(data: bytes) -> list[tuple[int, str]]:
+    """(line, name) of each alias declared on a line holding `using` or `typedef`: only those lines are found
+    (one search over the bytes) and decoded, not the whole file split into lines."""
+    out: list[tuple[int, str]] = []
+    line, counted, line_end = 1, 0, -1
+    for m in _ALIAS_WORD.finditer(data):
+        if m.start() < line_end:
+            continue  # another hit on a line already read
+        start = data.rfind(b"\n", 0, m.start()) + 1
+        line_end = data.find(b"\n", m.start())
+        if line_end < 0:
+            line_end = len(data)
+        line += data.count(b"\n", counted, start)
+        counted = start
+        out.extend((line, n) for n in aliases(data[start:line_end].decode("utf-8", "replace")))
     return out
 
 

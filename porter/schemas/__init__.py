@@ -4,8 +4,10 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jsonschema
+if TYPE_CHECKING:  # imported when a validator is first built: most runs validate nothing (porter.validated)
+    import jsonschema
 
 SCHEMA_DIR = Path(__file__).resolve().parent
 
@@ -19,6 +21,8 @@ def schema(name: str) -> dict:
 @functools.lru_cache(maxsize=None)
 def validator(name: str) -> jsonschema.protocols.Validator:
     """A checked, reusable validator for one schema (building one per file validated costs more than validating)."""
+    import jsonschema
+
     doc = schema(name)
     cls = jsonschema.validators.validator_for(doc)
     cls.check_schema(doc)

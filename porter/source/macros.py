@@ -14,6 +14,7 @@ names a ROCm-only arm `#define`s), and by heuristic any name with a HIP, ROCM or
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -88,21 +89,41 @@ _LEXEMES = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 
 
+# Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
+_TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
+
+
 def _blank_comments(data: bytes) -> bytes:
     """Comments to spaces, newlines kept, so lines stay where they are; strings are skipped, not searched."""
     out = bytearray(data)
     for m in _LEXEMES.finditer(data):
         if m.group().startswith((b"//", b"/*")):
-            for i in range(m.start(), m.end()):
-                if out[i] != 0x0A:
-                    out[i] = 0x20
+            start, end = m.span()
+            out[start:end] = data[start:end].translate(_TO_SPACE)
     return bytes(out)
+
+
+# A file's directives by the digest of its bytes: the repository facts, port status and device-helper measurement
+# each ask for the same file's (three lexes of every C/C++ file per scan otherwise). Bounded; entries are small.
+_MEMO: dict[bytes, tuple[Directive, ...]] = {}
+_MEMO_MAX = 4096
 
 
 def directives(data: bytes) -> list[Directive]:
     """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`)."""
     if b"#" not in data:
         return []
+    key = hashlib.sha256(data).digest()
+    found = _MEMO.get(key)
+    if found is None:
+        found = tuple(_directives(data))
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[key] = found
+    return list(found)
+
+
+def _directives(data: bytes) -> list[Directive]:
     code = _blank_comments(data)
     lines = code.split(b"\n")
     out: list[Directive] = []

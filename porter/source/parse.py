@@ -12,6 +12,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import tree_sitter as ts
 
@@ -130,8 +131,10 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
             if memo is not None:
                 memo[key] = caps
         found = [n for t in types for n in caps.get(t, ())]
+    elif node.parent is None:  # a whole file: run with the other whole-file queries when registered (below)
+        found = captures(lang, descendants_query(types), node).get("n", [])
     else:
-        found = ts.QueryCursor(query(lang, "[" + " ".join(f"({t})" for t in types) + "] @n")).captures(node).get("n", [])
+        found = ts.QueryCursor(query(lang, descendants_query(types))).captures(node).get("n", [])
     if len(found) < 2:
         return found
     keys = [(n.start_byte, -n.end_byte) for n in found]
@@ -143,6 +146,17 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
             return _walk_descendants(node, frozenset(types))
         prev = k
     return [found[i] for i in order]
+
+
+def descendants_query(types: tuple[str, ...]) -> str:
+    """The query `descendants` runs for `types`."""
+    return "[" + " ".join(f"({t})" for t in types) + "] @n"
+
+
+def register_root_descendants(lang: str, types: tuple[str, ...]) -> None:
+    """Declare that whole `lang` files are asked `descendants(root, types)`: the walk then joins the combined
+    whole-file query (see register_root_query) instead of walking the tree once more."""
+    register_root_query(lang, descendants_query(types))
 
 
 def _walk_descendants(node: ts.Node, types: frozenset[str]) -> list[ts.Node]:
@@ -297,13 +311,31 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 
 
+def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
+    """What `pattern.finditer(data)` gives, for a MULTILINE pattern whose every match starts at a line start and
+    ends within that line, and only on lines that contain one of `words`: those lines are found with bytes.find
+    (memchr speed) instead of trying the pattern at every byte of the file."""
+    starts = set()
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            starts.add(start)
+            end = data.find(b"\n", at)
+            at = data.find(word, end) if end >= 0 else -1
+    for start in sorted(starts):
+        m = pattern.match(data, start)
+        if m is not None:
+            yield m
+
+
 def harvest_macros(data: bytes) -> dict[str, str]:
     """Macros that hide kernels: qualifier-only ones (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)
     as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
     if b"define" not in data:
         return {}
     out: dict[str, str] = {}
-    for m in _QUALIFIER_MACRO.finditer(data):
+    for m in line_matches(_QUALIFIER_MACRO, data, (b"define",)):
         name, body = m.group(1).decode(), m.group(2).decode().strip()
         # A macro defined per compiler (`#if defined(__NVCC__) ... __forceinline__ __device__ #else inline`, as
         # CUTLASS and CuTe do) keeps its nvcc arm: the CUDA build is the one porter reads device code for.

@@ -7,6 +7,7 @@ keys git files by blob id without reading them.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -141,9 +142,16 @@ def _size(path: Path) -> int:
 def read_file(path: Path, limit: int, truncate: bool = False) -> bytes:
     """A regular file's bytes, never more than `limit` (or the first `limit` with truncate). Opened non-blocking
     and without following a final symlink swapped in after discovery, so a FIFO or device can never hang a scan."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(os.path.realpath(path), flags | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            fd = os.open(path, flags)
+        except OSError as e:
+            if e.errno != errno.ELOOP:
+                raise
+            # The name is a symlink (discovery checked that it stays inside the root): open what it leads to, still
+            # without following a link swapped in there. Resolving only then saves an lstat per path component.
+            fd = os.open(os.path.realpath(path), flags)
     except OSError as e:
         raise SourceReadError(f"unreadable: {e.strerror or e}") from None
     try:

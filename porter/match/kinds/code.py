@@ -384,9 +384,13 @@ def _followed_by(code: bytes, pos: int, text: bytes) -> bool:
 
 def _kb_values(entry, prefer_roc: set[str], note: str) -> tuple[tuple[str, str], ...]:
     """Message values for one knowledge-base entry; `advice` is the sentence that says what to do instead."""
+    return _entry_values(entry, entry.library in prefer_roc, note)
+
+
+@functools.lru_cache(maxsize=8192)  # one entry is hit many times in a scan (cudaMalloc, cudaMemcpy, ...)
+def _entry_values(entry, use_roc: bool, note: str) -> tuple[tuple[str, str], ...]:
     library_name = LIBRARY_NAMES.get(entry.library, entry.library)
     roc_library = ROC_LIBRARIES.get(entry.library, "ROCm")
-    use_roc = entry.library in prefer_roc
     replacement = (entry.roc if use_roc else entry.hip) or ""
     if use_roc:
         advice = (f"port by hand to {roc_library} ({entry.roc})" if entry.roc

@@ -1,0 +1,107 @@
+"""porter.validated: porter's own data files skip schema validation only with exactly the bytes the suite validated."""
+from __future__ import annotations
+
+import shutil
+import pytest
+
+from porter import libraries, rules, targets, validated
+from porter.datafile import DATA_DIR
+from porter.rules import RuleError, load_rule
+
+RULE = DATA_DIR / "device" / "DEV001-inline-ptx.yaml"
+
+
+def _clear():
+    validated._manifest.cache_clear()
+    validated._schemas_validated.cache_clear()
+
+
+@pytest.fixture
+def full_validation(monkeypatch):
+    """Every file validated as a repository's would be."""
+    monkeypatch.setattr(validated, "trusted", lambda path: False)
+    libraries._load.cache_clear()
+    yield
+    libraries._load.cache_clear()
+
+
+@pytest.fixture
+def fake_data(tmp_path, monkeypatch):
+    """A copy of one bundled rule as the only data file, with a manifest vouching for its current bytes."""
+    data = tmp_path / "data"
+    (data / "device").mkdir(parents=True)
+    rule = data / "device" / RULE.name
+    shutil.copyfile(RULE, rule)
+    manifest = tmp_path / "validated.sha256"
+    monkeypatch.setattr(validated, "DATA_DIR", data)
+    monkeypatch.setattr(validated, "MANIFEST", manifest)
+    entries = {validated.DATA_PREFIX + "device/" + RULE.name: validated.digest(rule.read_bytes())}
+    entries.update({n: d for n, d in validated.current_entries().items() if n.startswith(validated.SCHEMA_PREFIX)})
+    manifest.write_text(validated.format_manifest(entries), encoding="utf-8")
+    _clear()
+    yield rule, manifest
+    _clear()
+
+
+def test_the_manifest_lists_exactly_the_current_bundled_files_and_schemas():
+    text = validated.MANIFEST.read_text(encoding="utf-8")
+    assert text == validated.format_manifest(validated.current_entries()), (
+        "porter/schemas/validated.sha256 is out of date: run .venv/bin/python scripts/validated_manifest.py")
+
+
+def test_every_bundled_rule_profile_and_the_library_map_pass_full_validation(full_validation, monkeypatch):
+    seen = []
+    real = rules.validator
+    monkeypatch.setattr(rules, "validator", lambda name: seen.append(name) or real(name))
+    ruleset = rules.load_rules()
+    assert len(seen) == len(ruleset.rules) == len(rules.rule_files())
+    assert set(targets.load_targets()) >= {"mi300x", "mi355x"}
+    assert "cublas" in libraries.load_libraries()
+
+
+def test_a_bundled_file_is_trusted_with_its_digest_and_nothing_else(tmp_path):
+    assert validated.trusted(RULE) is True
+    assert validated.trusted(DATA_DIR / "targets" / "mi300x.yaml") is True
+    assert validated.trusted(DATA_DIR / "kb" / "libraries.yaml") is True
+    copy = tmp_path / RULE.name  # the same bytes outside porter's data: a repository's rule
+    shutil.copyfile(RULE, copy)
+    assert validated.trusted(copy) is False
+    assert validated.trusted(tmp_path / "missing.yaml") is False
+
+
+def test_a_bundled_rule_with_its_digest_skips_the_schema(fake_data, monkeypatch):
+    rule, _ = fake_data
+    monkeypatch.setattr(rules, "validator", lambda name: pytest.fail("validated a file the manifest vouches for"))
+    assert load_rule(rule, rule.parent.parent).id == "DEV001"
+
+
+def test_a_modified_bundled_rule_is_validated_and_refused(fake_data):
+    rule, _ = fake_data
+    rule.write_text(rule.read_text(encoding="utf-8").replace("severity:", "severty:", 1), encoding="utf-8")
+    assert validated.trusted(rule) is False
+    with pytest.raises(RuleError) as e:
+        load_rule(rule, rule.parent.parent)
+    assert str(e.value).endswith("DEV001-inline-ptx.yaml: (top level): Additional properties are not allowed "
+                                 "('severty' was unexpected)")
+
+
+def test_a_changed_schema_withdraws_trust_from_every_file(fake_data):
+    rule, manifest = fake_data
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    lines = [("0" * 64 + line[64:]) if line.endswith("schemas/rule.schema.json") else line for line in lines]
+    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _clear()
+    assert validated.trusted(rule) is False
+
+
+def test_a_missing_manifest_trusts_nothing(fake_data):
+    rule, manifest = fake_data
+    manifest.unlink()
+    _clear()
+    assert validated.trusted(rule) is False
+
+
+def test_a_symlink_into_porter_data_from_outside_is_judged_by_its_target(tmp_path):
+    link = tmp_path / RULE.name
+    link.symlink_to(RULE)
+    assert validated.trusted(link) is True  # the bytes read are the bundled file's own
