@@ -302,3 +302,17 @@ def test_line_matches_gives_what_finditer_gives_for_the_macro_and_constant_harve
             assert [m.span() for m in parse.line_matches(pattern, text, words)] == want
             found += len(want)
     assert found > 20
+
+
+def test_a_literal_bracket_inside_a_class_does_not_keep_the_class_open_for_re2():
+    """`[[]` is a class holding `[`; what follows is outside it. The RE2 rewrite once read the `]` as a literal
+    (it followed a `[`) and rewrote the `\\s` after it as if inside a class, giving a pattern that matched the
+    literal text "\\t\\n\\x0b\\f\\r " instead of one space."""
+    import re
+
+    from porter.match.regex import _for_re2, compile_regex
+
+    assert _for_re2(r"[[]\s+x", ()) == "[[][\\t\\n\\x0b\\f\\r ]+x"
+    rx = compile_regex(r"[[]\s+x", text=True)
+    for text in ("[  x", "[\tx", "[x", "a x"):
+        assert bool(rx.search(text)) == bool(re.search(r"[[]\s+x", text)), text

@@ -37,35 +37,46 @@ def _for_re2(pattern: str, flags: tuple[str, ...]) -> str | None:
     if "\\Z" in pattern or re.search(r"\(\?[aiLmsu]*x", pattern):
         return None
     multiline = "multiline" in flags or re.match(r"\(\?[a-z]*m", pattern) is not None
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            if nxt == "s":
-                out.append(_SPACE if in_class else f"[{_SPACE}]")
-            elif nxt == "S":
-                if in_class:
-                    return None
-                out.append(f"[^{_SPACE}]")
-            else:
-                out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if ch == "]" and not (out and out[-1] in ("[", "[^")):
-                in_class = False
-        elif ch == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                out.append("[^")
-                i += 2
-                continue
-        elif ch == "$" and not multiline:
+    out: list[str] = []
+    for _, piece, kind, in_class in _pieces(pattern):
+        if kind == "escape" and piece == "\\s":
+            out.append(_SPACE if in_class else f"[{_SPACE}]")
+        elif kind == "escape" and piece == "\\S":
+            if in_class:
+                return None
+            out.append(f"[^{_SPACE}]")
+        elif kind == "char" and piece == "$" and not in_class and not multiline:
             return None  # Python's `$` also matches before a final newline; RE2's does not
-        out.append(ch)
-        i += 1
+        else:
+            out.append(piece)
     return "".join(out)
+
+
+def _pieces(pattern: str, start: int = 0):
+    """`pattern` from `start` as (index, text, kind, in_class): kind "escape" (a backslash and the character after
+    it), "open" (the `[` or `[^` that starts a class), "close" (the `]` that ends it; one right after the opening
+    is a literal) or "char"; `in_class` says whether the piece sits inside a class. The one reading of escapes and
+    classes that rewriting for RE2, relaxing for the set search and finding a group's end share."""
+    i, n, in_class, opened = start, len(pattern), False, False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            yield i, pattern[i:i + 2], "escape", in_class
+            i, opened = i + 2, False
+        elif in_class:
+            if ch == "]" and not opened:
+                in_class = False
+                yield i, ch, "close", True
+            else:
+                yield i, ch, "char", True
+            i, opened = i + 1, False
+        elif ch == "[":
+            text = "[^" if pattern[i + 1:i + 2] == "^" else "["
+            yield i, text, "open", False
+            i, in_class, opened = i + len(text), True, True
+        else:
+            yield i, ch, "char", False
+            i += 1
 
 
 class _Match:
@@ -175,33 +186,15 @@ def _relaxed(pattern: str) -> str | None:
     look-arounds deleted (an assertion removed only widens what matches), named back-references `(?P=name)` made
     "any text". None when that is not done safely (a quantifier right after a removed part would change meaning,
     numbered back-references, conditionals)."""
-    out, i, in_class = [], 0, False
-    n = len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            if not in_class and i + 1 < n and pattern[i + 1].isdigit():
-                return None  # \1: a numbered back-reference
-            out.append(pattern[i:i + 2])
-            i += 2
+    out: list[str] = []
+    skip = 0  # the end of a part left out
+    for i, piece, kind, in_class in _pieces(pattern):
+        if i < skip:
             continue
-        if in_class:
-            if ch == "]" and not (out and out[-1] in ("[", "[^")):
-                in_class = False
-            out.append(ch)
-            i += 1
-            continue
-        if ch == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                out.append("[^")
-                i += 2
-                continue
-            out.append("[")
-            i += 1
-            continue
+        if kind == "escape" and not in_class and piece[1:2].isdigit():
+            return None  # \1: a numbered back-reference
         head = pattern[i:i + 4]
-        if head.startswith(("(?=", "(?!", "(?<=", "(?<!", "(?P=", "(?(")):
+        if kind == "char" and not in_class and head.startswith(("(?=", "(?!", "(?<=", "(?<!", "(?P=", "(?(")):
             if head.startswith("(?("):
                 return None
             end = _group_end(pattern, i)
@@ -209,37 +202,24 @@ def _relaxed(pattern: str) -> str | None:
                 return None
             if head.startswith("(?P="):
                 out.append("(?s:.*)")
-            i = end
+            skip = end
             continue
-        out.append(ch)
-        i += 1
+        out.append(piece)
     return "".join(out)
 
 
 def _group_end(pattern: str, start: int) -> int | None:
     """The index just past the group opening at `start` (escapes and classes respected), or None."""
-    depth, i, in_class, n = 0, start, False, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
+    depth = 0
+    for i, piece, kind, in_class in _pieces(pattern, start):
+        if kind != "char" or in_class:
             continue
-        if in_class:
-            if ch == "]":
-                in_class = False
-        elif ch == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                i += 1
-            if pattern[i + 1:i + 2] == "]":
-                i += 1  # a leading ] is a literal in the class
-        elif ch == "(":
+        if piece == "(":
             depth += 1
-        elif ch == ")":
+        elif piece == ")":
             depth -= 1
             if depth == 0:
                 return i + 1
-        i += 1
     return None
 
 
