@@ -309,10 +309,14 @@ def test_a_literal_bracket_inside_a_class_does_not_keep_the_class_open_for_re2()
     (it followed a `[`) and rewrote the `\\s` after it as if inside a class, giving a pattern that matched the
     literal text "\\t\\n\\x0b\\f\\r " instead of one space."""
     import re
+    import warnings
 
     from porter.match.regex import _for_re2, compile_regex
 
     assert _for_re2(r"[[]\s+x", ()) == "[[][\\t\\n\\x0b\\f\\r ]+x"
     rx = compile_regex(r"[[]\s+x", text=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # Python's "possible nested set": the point of the pattern
+        python = re.compile(r"[[]\s+x")
     for text in ("[  x", "[\tx", "[x", "a x"):
-        assert bool(rx.search(text)) == bool(re.search(r"[[]\s+x", text)), text
+        assert bool(rx.search(text)) == bool(python.search(text)), text
