@@ -173,7 +173,6 @@ class _FileContext:
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
         self.defined = {f.name for f in sf.functions}
-        self.kernel_names = {f.name for f in sf.functions if f.is_kernel}
         self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
         self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
 
@@ -206,15 +205,8 @@ class _FileContext:
                                       "extern __shared__ array but no launch in this file gives a foldable size"))
 
         bounds = self._launch_bounds(kernel, env, unknown)
-        ptx = merged["ptx"]
-        families = sorted({f for s in ptx for f in s["families"]})
-        tensor, asyncs, clusters = _feature_sets(merged, families)
         header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
                               if fn.node.child_by_field_name("body") is not None else fn.end_byte)
-        if "__cluster_dims__" in header:
-            clusters.add("__cluster_dims__")
-        if any(NVFP4_PTX.search(s["text"]) for s in ptx):
-            tensor.add("nvfp4-mma")
         return KernelFacts(
             lines=kernel.end_line - kernel.line + 1,
             template_parameters=tuple(tparams),
@@ -222,7 +214,7 @@ class _FileContext:
             launch_sites=tuple(sites),
             shared_memory=shared,
             launch_bounds=bounds,
-            **_body_facts(merged, ptx, families, tensor, asyncs, clusters),
+            **_body_facts(merged, cluster_dims="__cluster_dims__" in header),
             calls=self._external_calls(walks),
             unknown=tuple(unknown),
         )
@@ -233,16 +225,8 @@ class _FileContext:
         skip = self.cuda_only
         walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
         merged = _merge(walks)
-        ptx = merged["ptx"]
-        families = sorted({f for s in ptx for f in s["families"]})
-        tensor, asyncs, clusters = _feature_sets(merged, families)
-        if any(NVFP4_PTX.search(s["text"]) for s in ptx):
-            tensor.add("nvfp4-mma")
-        facts = KernelFacts(
-            lines=fn.end_line - fn.start_line + 1,
-            **_body_facts(merged, ptx, families, tensor, asyncs, clusters),
-        )
-        interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or ptx
+        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(merged))
+        interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or merged["ptx"]
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
         return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts if interesting else None, calls)
 
@@ -269,9 +253,9 @@ class _FileContext:
             for text, line in w["call_sites"]:
                 name = unqualified(text)
                 # `KT::sparse24_apply_kernel(p)` inside the kernel of that name (xformers) is a member of another
-                # type, not the kernel calling itself: a qualified call the file defines only as a kernel is followed.
-                own = name in self.defined and not (text != name and name in self.kernel_names
-                                                    and name not in self.by_name)
+                # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
+                # in `defined` but not among its other functions, `by_name`) is followed.
+                own = name in self.defined and not (text != name and name not in self.by_name)
                 if own or not followed_call(name):
                     continue
                 if text not in first or line < first[text]:
@@ -1107,9 +1091,19 @@ _MAY_HOLD_FACTS = re.compile(
     rb"|_CP_ASYNC|make_|partition|retile|get_thread_slice|Tiled|_Atom|\b(?:32|31|0x1[fF]|5|16)\b")
 
 
-def _body_facts(merged: dict, ptx: list, families: list, tensor: set, asyncs: set, clusters: set) -> dict:
-    """The KernelFacts fields a function body gives, the same for a kernel and for a helper other files' kernels
-    call (so a helper's facts merge into its callers field by field)."""
+def _body_facts(merged: dict[str, Any], cluster_dims: bool = False) -> dict[str, Any]:
+    """The KernelFacts fields walked bodies give, the same for a kernel and for a helper other files' kernels call
+    (so a helper's facts merge into its callers field by field): tensor-core, async-copy and cluster features named
+    in code or spelled in their PTX. `cluster_dims`: the kernel's declaration carries `__cluster_dims__`."""
+    ptx = merged["ptx"]
+    families = sorted({f for s in ptx for f in s["families"]})
+    tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
+    if any(NVFP4_PTX.search(s["text"]) for s in ptx):
+        tensor.add("nvfp4-mma")
+    asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
+    clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
+    if cluster_dims:
+        clusters.add("__cluster_dims__")
     return dict(
         warp_ops=tuple(merged["warp_ops"]),
         lane_assumptions=tuple(merged["lane"]),
@@ -1126,14 +1120,6 @@ def _body_facts(merged: dict, ptx: list, families: list, tensor: set, asyncs: se
         cuda_libraries=tuple(sorted(merged["libraries"])),
         cute_tensor=tuple(sorted(merged["cute"])),
     )
-
-
-def _feature_sets(merged: dict[str, Any], families: list[str]) -> tuple[set[str], set[str], set[str]]:
-    """Tensor-core, async-copy and cluster features of walked bodies: named in code or spelled in their PTX."""
-    tensor = set(merged["tensor"]) | {TENSOR_CORE_PTX[f] for f in families if f in TENSOR_CORE_PTX}
-    asyncs = set(merged["async"]) | {ASYNC_PTX[f] for f in families if f in ASYNC_PTX}
-    clusters = set(merged["clusters"]) | {CLUSTER_PTX[f] for f in families if f in CLUSTER_PTX}
-    return tensor, asyncs, clusters
 
 
 def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
