@@ -7,8 +7,6 @@ returns new values with `dataclasses.replace`, and `to_dict` gives the JSON cont
 """
 from __future__ import annotations
 
-import dataclasses
-
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -537,10 +535,10 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
     ptx_statements, ptx_families, ptx_lines = 0, set(), set()
     for h in helpers:
         f, at = h.facts, h.call_line
-        warp += [dataclasses.replace(w, line=at) for w in f.warp_ops]
-        lane += [LaneAssumption(at, x.kind, x.text) for x in f.lane_assumptions]
-        ballot += [Ballot32(at, b.type, b.op) for b in f.ballot_32bit]
-        wsize += [WarpSizeConstant(at, w.text) for w in f.warpsize_constant]
+        warp += [replace(w, line=at) for w in f.warp_ops]
+        lane += [replace(x, line=at) for x in f.lane_assumptions]
+        ballot += [replace(b, line=at) for b in f.ballot_32bit]
+        wsize += [replace(w, line=at) for w in f.warpsize_constant]
         tensor |= set(f.tensor_cores)
         asyncs |= set(f.async_copies)
         clusters |= set(f.clusters)
