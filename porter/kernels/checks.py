@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
+from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
 # The verdict each named check contributes, as data: `default`, overridden by the first `by_target` predicate
@@ -251,8 +252,8 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     for u in t.uses:
         uses.setdefault(u.kind, []).append(u)
     fp8 = uses.get("fp8", [])
-    ocp = [u for u in fp8 if u.name in ("float8e4nv", "float8e5")]
-    fnuz = [u for u in fp8 if u.name in ("float8e4b8", "float8e5b16")]
+    ocp = [u for u in fp8 if u.name in FP8_OCP]
+    fnuz = [u for u in fp8 if u.name in FP8_FNUZ]
     if ocp:
         names = ", ".join(sorted({f"tl.{u.name}" for u in ocp}))
         add("triton-fp8-ocp", f"{names} (OCP FP8) on {target.name}: " + (
