@@ -18,11 +18,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from porter.model.kernel import (DeviceFunction, Kernel, KernelFacts, Launch, TritonConfig, TritonDot, TritonFacts,
                                  TritonUse, Unresolved)
-from porter.source.parse import SourceFile
+from porter.source.parse import SourceFile, descendants
 
 # Launch and Config keywords that tune the kernel rather than pass it an argument; the last three exist only in
 # the AMD backend, so a config that sets one was tuned for AMD.
@@ -89,13 +89,9 @@ def _last(dotted: str) -> tuple[str, str]:
     return head, tail
 
 
-def _walk(node, types: frozenset[str]) -> Iterator:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in types:
-            yield n
-        stack.extend(reversed(n.children))
+def _walk(node, types: frozenset[str]) -> list:
+    """`node` and the nodes under it of `types`, in pre-order (porter.source.parse.descendants on Python trees)."""
+    return descendants(node, tuple(sorted(types)), lang="python")
 
 
 def _string_value(node) -> str | None:
