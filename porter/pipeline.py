@@ -508,7 +508,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         launches=launch_list,
         parse_error_lines=sf.error_lines,
         helpers=helpers,
-        includes=file_includes(data) if language == "cuda" else (),
+        includes=file_includes(sf) if language == "cuda" else (),
     )
 
 

@@ -9,6 +9,7 @@ from porter.history.walk import walk
 from porter.pipeline import run
 from porter.settings import Settings
 from porter.source.includes import file_includes, resolve_include
+from porter.source.parse import parse
 
 from conftest import FIXTURES
 from helpers import git, make_repo
@@ -120,7 +121,8 @@ def test_include_resolution():
     assert resolve_include("third/x.cu", "lib/util.cuh", True, files) == "third/include/lib/util.cuh"  # nearest
     assert resolve_include("src/a.cu", "../b.h", True, files) == "b.h"
     assert resolve_include("src/a.cu", "cuda_runtime.h", False, files) is None
-    assert file_includes(b'#include "a.h"\n  #  include <b/c.h>\n// #include "no.h"\n#include "a.h"\n') == (
+    assert file_includes(parse("x.cu", "cuda", b'#include "a.h"\n  #  include <b/c.h>\n// #include "no.h"\n#include "a.h"\n'
+                                                b'/*\n#include "in_comment.h"\n*/\n#include CONFIG_HEADER\n')) == (
         ("a.h", True), ("b/c.h", False))
 
 

@@ -7,9 +7,9 @@ A header that exists in the repository is the project's: a quoted include of a f
 from __future__ import annotations
 
 import functools
-import re
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+from porter.source import syntax
+from porter.source.parse import SourceFile
 
 
 def project_header(includer: str, header: str, quoted: bool, files: frozenset[str]) -> bool:
@@ -31,13 +31,12 @@ def project_header(includer: str, header: str, quoted: bool, files: frozenset[st
     return False
 
 
-def file_includes(data: bytes) -> tuple[tuple[str, bool], ...]:
-    """The `#include`s of a C/C++/CUDA file as written: (header, quoted), in file order, once each."""
-    if b"include" not in data:
-        return ()
-    out = dict.fromkeys((m.group(2).decode("utf-8", "replace").strip(), m.group(1) == b'"')
-                        for m in _INCLUDE.finditer(data))
-    return tuple(out)
+def file_includes(sf: SourceFile) -> tuple[tuple[str, bool], ...]:
+    """The `#include`s of a parsed C/C++/CUDA file as written: (header, quoted), in file order, once each. From the
+    parse's own include nodes (porter.source.syntax.includes), so one inside a comment is none, and a computed
+    `#include MACRO` names no file."""
+    kinds = {"string_literal": True, "system_lib_string": False}
+    return tuple(dict.fromkeys((i.header, kinds[i.node.type]) for i in syntax.includes(sf) if i.node.type in kinds))
 
 
 def resolve_include(includer: str, header: str, quoted: bool, files: frozenset[str]) -> str | None:
