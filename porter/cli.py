@@ -36,19 +36,24 @@ class PlainHelp(typer.core.TyperCommand):
 
     def collect_usage_pieces(self, ctx):
         pieces = [self.options_metavar] if self.options_metavar else []
-        return pieces + [p.display_name_raw for p in self.get_params(ctx) if p.param_type_name == "argument"]
+        return pieces + [_shown_name(p) for p in self.get_params(ctx) if p.param_type_name == "argument"]
 
     def format_options(self, ctx, formatter) -> None:
         args, opts = [], []
         for param in self.get_params(ctx):
             if param.param_type_name == "argument":
-                args.append((param.display_name_raw, (param.help or "") + ("  [required]" if param.required else "")))
+                args.append((_shown_name(param), (param.help or "") + ("  [required]" if param.required else "")))
             elif (rec := param.get_help_record(ctx)) is not None:
                 opts.append(rec)
         for title, rows in (("Arguments", args), ("Options", opts)):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
+
+
+def _shown_name(param) -> str:
+    """An argument as help names it: its metavar, else its name."""
+    return param.metavar if param.metavar is not None else param.name
 
 
 rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True, rich_markup_mode=None)
