@@ -4,6 +4,7 @@ Every loader reports a file it cannot use the same way: a DataFileError subclass
 """
 from __future__ import annotations
 
+import functools
 import importlib.resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,10 +28,17 @@ SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DATA_FILE_BYTES = 4 * 1024 * 1024
 
 
+@functools.lru_cache(maxsize=None)
+def resolved(directory: Path) -> Path:
+    """`directory.resolve()` once per process: every data file's display name and trust check is relative to the
+    data directory, and resolving it for each of a hundred files was a tenth of loading the rules."""
+    return directory.resolve()
+
+
 def display_path(path: Path) -> str:
     """A data file's path as messages and reports show it: `rules/...` for porter's own data, else as given."""
     try:
-        return f"{DATA_DISPLAY_ROOT}/{path.resolve().relative_to(DATA_DIR.resolve()).as_posix()}"
+        return f"{DATA_DISPLAY_ROOT}/{path.resolve().relative_to(resolved(DATA_DIR)).as_posix()}"
     except ValueError:
         return str(path)
 

@@ -18,7 +18,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
+from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES, resolved
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 MANIFEST = SCHEMA_DIR / "validated.sha256"
@@ -83,7 +83,7 @@ def trusted(path: Path) -> bool:
     from porter.source.read import SourceReadError, read_file
 
     try:
-        rel = path.resolve().relative_to(DATA_DIR.resolve()).as_posix()
+        rel = path.resolve().relative_to(resolved(DATA_DIR)).as_posix()
     except (ValueError, OSError):
         return False
     expected = _manifest().get(DATA_PREFIX + rel)
