@@ -6,6 +6,8 @@ This is the only module that prints or exits.
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import signal
 import sys
 import traceback
@@ -13,9 +15,6 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 import typer
-from rich.console import Console
-from rich.text import Text
-
 from porter import __version__
 from porter.errors import PorterError, UsageError
 from porter.render.safe import literal
@@ -59,12 +58,26 @@ def _shown_name(param) -> str:
 rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
 
-err = Console(stderr=True, highlight=False)
+@functools.cache
+def _err():
+    """The stderr console, made on first use: a scan that writes its report to a file and has nothing to say
+    never loads rich (importing it was a twentieth of a one-file scan)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def _stderr_may_be_terminal() -> bool:
+    """False only when rich would also find stderr no terminal: not a tty, and neither FORCE_COLOR nor
+    TTY_COMPATIBLE=1 makes it one. Asked before rich is loaded just to draw no progress bar."""
+    return sys.stderr.isatty() or bool(os.environ.get("FORCE_COLOR")) or os.environ.get("TTY_COMPATIBLE") == "1"
 
 
 def _say_error(label: str, message: str) -> None:
     """An error line on stderr; the message is literal text (it may quote file names from the repository)."""
-    err.print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)  # one line per message: greppable
+    from rich.text import Text
+
+    _err().print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)  # one line per message: greppable
 
 
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
@@ -73,20 +86,20 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
         code = fn()
     except PorterError as e:
         if verbose:
-            err.print(literal(traceback.format_exc()))
+            _err().print(literal(traceback.format_exc()))
         _say_error("error:" if e.exit_code == EXIT_USAGE else "internal error:", str(e))
         raise typer.Exit(e.exit_code)
     except KeyboardInterrupt:
-        err.print("interrupted")
+        _err().print("interrupted")
         raise typer.Exit(130)
     except Terminated as e:
-        err.print(f"terminated by {e.name}; files already rewritten in place were restored", markup=False)
+        _err().print(f"terminated by {e.name}; files already rewritten in place were restored", markup=False)
         raise typer.Exit(128 + e.signum)
     except typer.Exit:
         raise
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
-            err.print(literal(traceback.format_exc()))
+            _err().print(literal(traceback.format_exc()))
         _say_error("internal error:", f"{type(e).__name__}: {e} (run with -v for the traceback)")
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
@@ -150,12 +163,12 @@ def _write(data: bytes, output: Optional[Path]) -> None:
 
 def _progress(enabled: bool):
     """A rich progress bar on stderr when it is a terminal; a no-op otherwise."""
-    if not enabled or not err.is_terminal:
+    if not enabled or not _stderr_may_be_terminal() or not _err().is_terminal:
         return None, None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=True)
+                    console=_err(), transient=True)
     task = prog.add_task("scanning", total=None)
     return prog, lambda done, total: prog.update(task, completed=done, total=total)
 
@@ -179,14 +192,21 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
     """Render through the registry: to the terminal (colour, its width) or plain 120-column text into a file."""
     import dataclasses
 
-    from rich.console import Console as _Console
-
     to_stdout = output is None or str(output) == "-"
     # stdout: the terminal's width (or $COLUMNS when piped), colour only on a terminal; a file: plain 120 columns.
-    opts = dataclasses.replace(opts, terminal=to_stdout and sys.stdout.isatty(), width=_Console().width if to_stdout else 120)
+    opts = dataclasses.replace(opts, terminal=to_stdout and sys.stdout.isatty(), width=_stdout_width() if to_stdout else 120)
     _write(fmt.render(run, opts), output)
     for notice in run.result.stats.get("notices", ()):
-        err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
+        from rich.text import Text
+
+        _err().print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
+
+
+def _stdout_width() -> int:
+    """The width rich gives stdout: the terminal's, or $COLUMNS when piped."""
+    from rich.console import Console
+
+    return Console().width
 
 
 def _format_help() -> str:
@@ -254,14 +274,16 @@ def scan(
         if run.diff is not None:
             c = run.diff.counts()
             git_base = not c["base"].startswith("baseline:")
-            err.print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new, "
+            _err().print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new, "
                       f"{c['fixed']} fixed, {c['unchanged']} unchanged{' in the files that differ' if git_base else ''}"
                       f"; {len(run.diff.worse_kernels)} kernel verdicts worse", markup=False, highlight=False,
                       soft_wrap=True)
         if summary is not None:
             _append_summary(run, summary)
         if not _scanned_any(run):
-            err.print(Text.assemble(("warning:", "yellow"), " ", literal(_nothing_scanned(path, run))), soft_wrap=True)
+            from rich.text import Text
+
+            _err().print(Text.assemble(("warning:", "yellow"), " ", literal(_nothing_scanned(path, run))), soft_wrap=True)
         threshold = run.settings.fail_on
         if run.diff is not None:
             from porter.diff import gating
@@ -373,6 +395,7 @@ def targets_cmd(
             return EXIT_OK
         if format != "console":
             raise UsageError(f"--format must be console or json, not {format!r}")
+        from rich.console import Console
         from rich.table import Table
 
         t = Table(title=f"{len(loaded)} targets", title_justify="left")
@@ -410,6 +433,7 @@ def rules_list(
 
             sys.stdout.write(render(rows))
             return EXIT_OK
+        from rich.console import Console
         from rich.table import Table
 
         out = Console(highlight=False)
@@ -436,6 +460,8 @@ def rules_explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rul
     """Show one rule's full documentation."""
 
     def body() -> int:
+        from rich.console import Console
+
         from porter.rules import load_rules
         from porter.rulecatalog import explain
 
@@ -479,6 +505,8 @@ def translate_cmd(
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
     def body() -> int:
+        from rich.console import Console
+
         from porter.translate import TranslateOptions
         from porter.translate.report import render_console, render_undo, to_json
 
@@ -518,7 +546,7 @@ def translate_cmd(
             sys.stdout.flush()
             sys.stdout.buffer.write(run.diff)
             sys.stdout.flush()
-            render_console(run.result, err, verbose=verbose)
+            render_console(run.result, _err(), verbose=verbose)
         elif format == "json":
             sys.stdout.write(to_json(run.result))
         else:
@@ -550,7 +578,7 @@ def baseline_cmd(
         cli = _command_line(include, exclude, None, None, target, no_cache, None, config, isolated)
         run = _pipeline(path, cli, rev, assess=False, show_progress=False)
         _write(render_bytes(baseline_document(run.result)), output)
-        err.print(f"baseline: {len(run.result.findings)} findings, {len(run.result.kernels)} kernels → ",
+        _err().print(f"baseline: {len(run.result.findings)} findings, {len(run.result.kernels)} kernels → ",
                   literal(str(output)), sep="")
         return EXIT_OK
 
@@ -579,7 +607,7 @@ def comment_cmd(
             raise UsageError("--head-sha is for GitHub pull requests")
         outcome = (post_gitlab(text, pr, token_variable=token_env) if gitlab
                    else post_github(text, pr, head_sha=head_sha))
-        err.print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
+        _err().print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
         return EXIT_OK
 
     _run(body, verbose)
@@ -668,13 +696,15 @@ def history_cmd(
         else:
             result = history(walked, settings, every)
         to_stdout = output is None or str(output) == "-"
-        _write(report.render(name, report.document(result), width=Console().width if to_stdout else 120,
+        _write(report.render(name, report.document(result), width=_stdout_width() if to_stdout else 120,
                              terminal=to_stdout and sys.stdout.isatty()), output)
         for notice in result.notices:
-            err.print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
+            from rich.text import Text
+
+            _err().print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
         if not quiet:
             s = result.stats
-            err.print(f"history: {s['commits']} commits, {s['points']} points ({s['points_computed']} computed, "
+            _err().print(f"history: {s['commits']} commits, {s['points']} points ({s['points_computed']} computed, "
                       f"{s['points_cached']} from the cache), {s['blobs_scanned']} blobs scanned, "
                       f"{s['cache_hits']} cache hits", markup=False, highlight=False)
         return EXIT_OK
@@ -684,12 +714,12 @@ def history_cmd(
 
 def _history_progress(enabled: bool):
     """A progress line on stderr while a history walks (a terminal only): points done, blobs scanned, cache hits."""
-    if not enabled or not err.is_terminal:
+    if not enabled or not _stderr_may_be_terminal() or not _err().is_terminal:
         return None, None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=err, transient=True)
+                    TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=_err(), transient=True)
     task = prog.add_task("commits", total=None, detail="")
     return prog, lambda p: prog.update(task, completed=p.commits_done, total=p.commits_total,
                                        detail=f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits")

@@ -18,7 +18,6 @@ import os
 import resource
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
@@ -416,6 +415,8 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(todo) // (jobs * 8) or 1))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # here: a one-process run never loads it
+
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_pool_worker, initargs=(state,)) as pool:
         futures = {pool.submit(_scan_chunk, [files[i] for i in chunk]): chunk for chunk in chunks}
         for fut in as_completed(futures):
