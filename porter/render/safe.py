@@ -8,7 +8,6 @@ text through; `md_text`, `md_code` and `html_text` are the Markdown and HTML-in-
 from __future__ import annotations
 
 import functools
-import html
 import re
 from typing import TYPE_CHECKING
 
@@ -86,6 +85,8 @@ def md_code(text: object) -> str:
 def html_text(text: object) -> str:
     """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
     not apply: one line, HTML-escaped."""
+    import html
+
     return html.escape(" ".join(one_line(str(text)).split()), quote=True)
 
 
