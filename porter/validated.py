@@ -10,7 +10,8 @@ Anything else is validated in full: a file of a repository, a custom or `--rules
 install, or every file once any schema differs from what was validated.
 
 Regenerate the manifest after changing a rule, profile, the library map or a schema:
-`.venv/bin/python scripts/validated_manifest.py` (it validates everything in full first).
+`.venv/bin/python scripts/validated_manifest.py` (it validates everything in full first, and rewrites the parsed
+documents porter.datafile.read_yaml takes for the same bytes).
 """
 from __future__ import annotations
 
