@@ -69,3 +69,10 @@ void f(int p, float *q) { int *d, g; h(); }
         "a": frozenset({-1}), "b": frozenset({-1}), "c": frozenset({-1}), "e": frozenset({-1}),
         "p": frozenset({f_start}), "q": frozenset({f_start}), "d": frozenset({f_start}), "g": frozenset({f_start}),
     }
+
+
+def test_declarators_are_every_declarations_declarators_in_file_order():
+    code = b"int a, *b = 0;\nunsigned char blob[3] = {1, 2, 3};\nvoid f() { float c; }\nstruct S { int field; };\n"
+    sf = parse("d.cu", "cuda", code)
+    assert [d.text.decode() for d in index(sf).declarators] == ["a", "*b = 0", "blob[3] = {1, 2, 3}", "c"]
+    assert index(parse("d.py", "python", b"a = 1\n")).declarators == ()
