@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 import typer
+
 from porter import __version__
 from porter.errors import PorterError, UsageError
 from porter.render.safe import literal
@@ -59,6 +60,7 @@ def _shown_name(param) -> str:
 rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
 
+
 @functools.cache
 def _err():
     """The stderr console, made on first use: a scan that writes its report to a file and has nothing to say
@@ -78,7 +80,8 @@ def _say_error(label: str, message: str) -> None:
     """An error line on stderr; the message is literal text (it may quote file names from the repository)."""
     from rich.text import Text
 
-    _err().print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)  # one line per message: greppable
+    # One line per message: greppable.
+    _err().print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)
 
 
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
@@ -301,7 +304,8 @@ def scan(
         if not _scanned_any(run):
             from rich.text import Text
 
-            _err().print(Text.assemble(("warning:", "yellow"), " ", literal(_nothing_scanned(path, run))), soft_wrap=True)
+            _err().print(Text.assemble(("warning:", "yellow"), " ", literal(_nothing_scanned(path, run))),
+                         soft_wrap=True)
         threshold = run.settings.fail_on
         if run.diff is not None:
             from porter.diff import gating
