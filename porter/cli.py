@@ -5,12 +5,14 @@ This is the only module that prints or exits.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import gc
 import os
 import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Callable, List, Optional
@@ -137,6 +139,30 @@ def _unwind_on_signals():
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+def entry() -> None:
+    """The `porter` command and `python -m porter`: the command line, then a prompt end of the process.
+
+    When a command returns, its output is flushed and its files are closed; what the interpreter would still do is
+    free every object of the run one by one and tear its modules down, a fifth of a one-file scan's CPU time (~0.1
+    CPU-s after scanning cuda-samples) for nothing anyone sees. Exit handlers still run. With another thread alive,
+    an exit status that is not a number, or output that cannot be flushed (a closed pipe), the interpreter ends as
+    it always did, so those end exactly as before."""
+    try:
+        app(prog_name="porter")
+        code = 0
+    except SystemExit as e:  # click's standalone mode ends every command this way
+        code = 0 if e.code is None else e.code
+    if not isinstance(code, int) or threading.active_count() > 1:
+        raise SystemExit(code)
+    atexit._run_exitfuncs()  # what interpreter shutdown would run first (and then forget them)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        raise SystemExit(code) from None
+    os._exit(code)
 
 
 def _version(value: bool) -> None:
