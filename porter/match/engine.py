@@ -16,7 +16,8 @@ from porter.match.registry import Hit, MatchContext, match_pattern
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
 from porter.match.tokens import may_hit
-from porter.model import Finding
+from porter.match.draft import FINGERPRINT, Draft
+from porter.model import Finding, Status
 from porter.source.parse import SourceFile, register_root_query
 from porter.rules import Rule
 
@@ -61,7 +62,7 @@ def prepare_rules(rules: Iterable[Rule]) -> None:
 
 def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:
     """(findings, suppressed findings) for one file, sorted by position then rule id."""
-    findings: list[Finding] = []
+    drafts: list[Draft] = []
     suppressions = _suppressions(sf)
     for rule in rules:
         if not rule_applies_to(rule, sf.path, sf.language):
@@ -75,16 +76,15 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             if len(seen) > MAX_HITS_PER_RULE:
                 over = over or hit
                 continue
-            findings.append(make_finding(rule, sf, hit))
+            drafts.append(_draft(rule, sf, hit))
         if over is not None:
             left_out = len(seen) - MAX_HITS_PER_RULE
-            findings.append(make_finding(rule, sf, Hit(over.start, over.end, name=over.name, message=(
+            drafts.append(_draft(rule, sf, Hit(over.start, over.end, name=over.name, message=(
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))
-    findings.sort()
-    findings = with_fingerprints(refine(findings, sf))
+    drafts.sort()
     kept, hidden = [], []
-    for f in findings:
+    for f in _fingerprinted(refine(drafts, sf)):
         ids = suppressions.get(f.line, set())
         (hidden if ("*" in ids or f.rule in ids) else kept).append(f)
     return kept, hidden
@@ -148,6 +148,11 @@ def _snippet(sf: SourceFile, line: int) -> str:
 
 
 def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
+    """The finding of one hit (without its fingerprint, which depends on the file's other findings)."""
+    return Finding(*_draft(rule, sf, hit))
+
+
+def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     line, _ = sf.position(hit.start)
     col = _char_column(sf, line, hit.start)
     last = max(hit.start, hit.end - 1)
@@ -160,38 +165,32 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
     values.setdefault("hip", hit.replacement or rule.hip_equivalent.get("name", ""))
     message = (hit.message or rule.message).format_map(values)
     snippet = _snippet(sf, line)
-    return Finding(
-        path=sf.path,
-        line=line,
-        column=col,
-        rule=rule.id,
-        end_line=end_line,
-        end_column=end_col,
-        category=rule.category,
-        severity=rule.severity,
-        confidence=rule.confidence,
-        message=message,
-        snippet=snippet,
-        function=func.name if func else None,
-        kernel=func.name if func and func.is_kernel else None,
-        replacement=hit.replacement or rule.hip_equivalent.get("name") or None,
-        data=tuple(sorted((k, v) for k, v in hit.values if v != "")),
-    )
+    # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
+    return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
+                 message, snippet, func.name if func else None, func.name if func and func.is_kernel else None, "",
+                 hit.replacement or rule.hip_equivalent.get("name") or None,
+                 tuple(sorted((k, v) for k, v in hit.values if v != "")), Status.OPEN, None)
 
 
 def with_fingerprints(findings: list[Finding]) -> list[Finding]:
     """A fingerprint from rule, path, enclosing function and the matched line's text (not its number),
     plus an occurrence counter, so a finding keeps its identity when code above it moves."""
     counts: dict[str, int] = {}
-    out = []
-    for f in findings:
-        basis = "\0".join((f.rule, f.path, f.function or "", " ".join(f.snippet.split())))
-        n = counts.get(basis, 0)
-        counts[basis] = n + 1
-        digest = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
-        # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
-        out.append(Finding(**{**vars(f), "fingerprint": digest}))
-    return out
+    # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
+    return [Finding(**{**vars(f), "fingerprint": _fingerprint(counts, f)}) for f in findings]
+
+
+def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
+    """with_fingerprints for drafts: each Finding built once, fingerprint included."""
+    counts: dict[str, int] = {}
+    return [Finding(*d[:FINGERPRINT], _fingerprint(counts, d), *d[FINGERPRINT + 1:]) for d in drafts]
+
+
+def _fingerprint(counts: dict[str, int], f: Finding | Draft) -> str:
+    basis = "\0".join((f.rule, f.path, f.function or "", " ".join(f.snippet.split())))
+    n = counts.get(basis, 0)
+    counts[basis] = n + 1
+    return hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:

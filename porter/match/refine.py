@@ -1,7 +1,8 @@
 """The one step between rule hits and a file's findings that makes them hold on real code: dead preprocessor
 branches, private copies of toolkit headers, and one finding per spot.
 
-`refine(findings, sf)` runs once per file after every rule has matched (porter.match.engine.run_rules):
+`refine(findings, sf)` runs once per file after every rule has matched (porter.match.engine.run_rules), on the
+sorted drafts of its findings (porter.match.draft):
 1. Findings inside a branch the preprocessor never compiles (`#if 0 … #endif`, the `#else` of `#if 1`) are
    dropped: no compiler ever sees that code, on CUDA or on HIP.
 2. A file that is a private copy of a CUDA toolkit header (a repository's own `cuda.h`, kept so it builds without
@@ -16,11 +17,10 @@ branches, private copies of toolkit headers, and one finding per spot.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import PurePosixPath
 
-from porter.model import Finding
+from porter.match.draft import Draft
 from porter.source.parse import SourceFile
 
 # general rule -> the rules that, hitting the same spot, say the same thing more specifically. The general one yields.
@@ -66,7 +66,7 @@ _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.M)
 
 
-def refine(findings: list[Finding], sf: SourceFile) -> list[Finding]:
+def refine(findings: list[Draft], sf: SourceFile) -> list[Draft]:
     """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc)."""
     if not findings:
         return findings
@@ -185,10 +185,10 @@ def _literal(cond: bytes) -> bool | None:
     return None
 
 
-def one_per_spot(findings: list[Finding]) -> list[Finding]:
+def one_per_spot(findings: list[Draft]) -> list[Draft]:
     """Drop a general rule's finding where a more specific rule (SPECIFIC) hit an overlapping span on the same
     lines; the kept finding records the dropped ones under data `also`. Input and output sorted."""
-    by_rule: dict[str, list[Finding]] = {}
+    by_rule: dict[str, list[Draft]] = {}
     for f in findings:
         by_rule.setdefault(f.rule, []).append(f)
     if not any(r in by_rule and any(s in by_rule for s in SPECIFIC[r]) for r in SPECIFIC):
@@ -212,12 +212,12 @@ def one_per_spot(findings: list[Finding]) -> list[Finding]:
             data = dict(f.data)
             also = sorted(set(merged[i]) | set(filter(None, str(data.get("also", "")).split("\n"))))
             data["also"] = "\n".join(also)
-            f = dataclasses.replace(f, data=tuple(sorted(data.items())))
+            f = f._replace(data=tuple(sorted(data.items())))
         out.append(f)
     return out
 
 
-def _overlap(a: Finding, b: Finding) -> bool:
+def _overlap(a: Draft, b: Draft) -> bool:
     """Same spot: the line ranges meet, and on a shared single line the column spans meet too."""
     if a.path != b.path or a.end_line < b.line or b.end_line < a.line:
         return False
