@@ -10,12 +10,12 @@ import fnmatch
 import hashlib
 import re
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
-from porter.match.registry import Hit, MatchContext, match_pattern
+from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
-from porter.match.tokens import may_hit
+from porter.match.tokens import has_tokens, required_tokens
 from porter.match.draft import FINGERPRINT, Draft
 from porter.model import Finding, Status
 from porter.source.parse import SourceFile, register_root_query
@@ -90,29 +90,57 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     return kept, hidden
 
 
+class _Step(NamedTuple):
+    """One pattern of a rule with what the engine reads from it resolved once, not per file."""
+
+    pattern: dict
+    matcher: Matcher
+    needs: tuple[frozenset[bytes], ...]  # porter.match.tokens.required_tokens
+    query: str | None
+    not_regex: str | None
+    inside_kernel: bool
+    in_device_code: bool
+    warp_dependent: bool
+
+
+# id(rule) -> (rule, its steps); the rule is kept so that its id cannot be reused by another object.
+_PLANS: dict[int, tuple[Rule, tuple[_Step, ...]]] = {}
+
+
+def _steps(rule: Rule) -> tuple[_Step, ...]:
+    plan = _PLANS.get(id(rule))
+    if plan is None or plan[0] is not rule:
+        steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
+                            bool(p.get("inside_kernel")), bool(p.get("in_device_code")),
+                            bool(p.get("warp_dependent"))) for p in rule.patterns)
+        plan = _PLANS[id(rule)] = (rule, steps)
+    return plan[1]
+
+
 def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     not_memo = sf.cache.setdefault("engine.not_regex", {})
-    for pattern in rule.patterns:
-        if not may_hit(pattern, sf):
+    code_file = sf.language in ("cuda", "python")
+    for step in _steps(rule):
+        if step.needs and code_file and not has_tokens(step.needs, sf):
             continue  # a token the pattern needs is not in the file: its matcher could not hit
-        if "query" in pattern and sf.language in ("cuda", "python"):
-            register_root_query(sf.language, pattern["query"])  # from the next file on, run with the others
-        not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
-        for hit in match_pattern(pattern, sf, ctx):
+        if step.query is not None and code_file:
+            register_root_query(sf.language, step.query)  # from the next file on, run with the others
+        not_rx = compile_regex(step.not_regex) if step.not_regex is not None else None
+        for hit in step.matcher(step.pattern, sf, ctx):
             if not_rx is not None:
                 line, _ = sf.position(hit.start)
-                key = (pattern["not_regex"], line)  # once per line: a long line may carry many hits
+                key = (step.not_regex, line)  # once per line: a long line may carry many hits
                 if key not in not_memo:
                     not_memo[key] = not_rx.search(sf.line_text(line).encode("utf-8", "replace")) is not None
                 if not_memo[key]:
                     continue
-            if pattern.get("inside_kernel"):
+            if step.inside_kernel:
                 f = sf.enclosing(hit.start)
                 if f is None or not f.is_kernel:
                     continue
-            if pattern.get("in_device_code") and not in_device_code(sf, hit.start):
+            if step.in_device_code and not in_device_code(sf, hit.start):
                 continue
-            if pattern.get("warp_dependent") and not warp_dependent(sf, hit.start, hit.end):
+            if step.warp_dependent and not warp_dependent(sf, hit.start, hit.end):
                 continue
             yield hit
 
