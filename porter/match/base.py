@@ -27,6 +27,9 @@ class MatchContext:
 
     kb_dir: Any = None
     extra: dict = field(default_factory=dict)
+    # Answers matchers work out from the rule data and the knowledge base alone (the same for every file), kept
+    # for the scan by the matcher that asks: {matcher's key: its memo}.
+    memo: dict = field(default_factory=dict)
 
     @functools.cached_property
     def kb(self):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from porter.match.base import Hit, MatchContext, Matcher
 from porter.match.prefilter import LiteralIndex, required_literals
@@ -300,65 +300,107 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     declare it / spell it differently / lack it; names that table does not list count as declared).
     """
     spec = pattern["kb"]
-    statuses = set(spec.get("status", ()))
-    libraries = set(spec.get("library", ()))
-    skip_libraries = set(spec.get("not_library", ()))
-    prefer_roc = set(spec.get("prefer_roc", ()))
-    require_next = {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()}
-    added = {e["cuda"]: e for e in spec.get("add", ())}
-    hip_headers = spec.get("hip_headers")
-    kb = ctx.kb
+    choose = _kb_choice(ctx, spec)
+    added = choose.added
     toks = sf.tokens()
     known = _kb_candidates(sf, ctx)
     if added:
-        known = known | ({n.encode() for n in added} & toks.keys())
-    for tok in sorted(known):
-        name = tok.decode()
-        entry = kb.get(name)
-        if entry is None:
-            extra = added.get(name)
-            if extra is None:
-                continue
-            from porter.kb import ApiEntry
-
-            entry = ApiEntry(cuda=name, hip=extra.get("hip"), status=extra["status"], library=extra["library"],
-                             section="porter rule data")
-        if statuses and entry.status not in statuses:
+        known = sorted(set(known) | ({n.encode() for n in added} & toks.keys()))
+    for tok in known:
+        chosen = choose.memo.get(tok, _UNASKED)
+        if chosen is _UNASKED:
+            chosen = choose.memo[tok] = _kb_chosen(choose, ctx, tok.decode())
+        if chosen is None:
             continue
-        if libraries and entry.library not in libraries:
-            continue
-        if entry.library in skip_libraries:
-            continue
-        if spec.get("skip_identity") and entry.identity:
-            continue
-        values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
-        if hip_headers:
-            found = _hip_name(name)
-            if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:
-                continue
-            if found is not None:
-                values = tuple(sorted(dict(values, hip_since=found.first_hip, hip_checked=found.checked_up_to,
-                                           hip_spelling=found.hip_spelling).items()))
-                if found.state == "renamed":
-                    values = tuple(sorted(dict(values, replacement=found.hip_spelling, hip=found.hip_spelling,
-                                               advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
-                                                      f"spell it {found.hip_spelling}").items()))
-                elif found.state == "missing":
-                    values = tuple(sorted(dict(values, advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
-                                               "do not declare it: write a helper or rewrite the call").items()))
-        replacement = dict(values)["replacement"] or None
-        # `int texture = 3;` makes the name the project's own variable in that function (or the whole file).
-        shadowed = index(sf).variables.get(name, frozenset())
-        defined_here = _defined_locally(sf, name)
-        after = require_next.get(tok)
-        for off in toks[tok]:
-            if is_member_access(sf.code, off) or off in defined_here:
-                continue
-            if shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed):
-                continue
+        name, replacement, values = chosen
+        after = choose.require_next.get(tok)
+        for off in _kb_uses(sf, tok, name):
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
             yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+_UNASKED = object()
+
+
+class _KbChoice(NamedTuple):
+    """One kb pattern's options, read once, and its answer per name asked so far (`memo`: name -> what
+    `_kb_chosen` returned), which depends only on the options and the knowledge base, not on the file."""
+
+    spec: dict
+    statuses: frozenset[str]
+    libraries: frozenset[str]
+    skip_libraries: frozenset[str]
+    prefer_roc: frozenset[str]
+    require_next: dict[bytes, bytes]
+    added: dict[str, dict]
+    hip_headers: str | None
+    memo: dict
+
+
+def _kb_choice(ctx: MatchContext, spec: dict) -> _KbChoice:
+    memos = ctx.memo.setdefault("kb.choice", {})  # id(spec) -> choice; the choice holds the spec, so ids stay unique
+    choice = memos.get(id(spec))
+    if choice is None or choice.spec is not spec:
+        choice = memos[id(spec)] = _KbChoice(
+            spec, frozenset(spec.get("status", ())), frozenset(spec.get("library", ())),
+            frozenset(spec.get("not_library", ())), frozenset(spec.get("prefer_roc", ())),
+            {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()},
+            {e["cuda"]: e for e in spec.get("add", ())}, spec.get("hip_headers"), {})
+    return choice
+
+
+def _kb_chosen(choice: _KbChoice, ctx: MatchContext, name: str) -> tuple[str, str | None, tuple] | None:
+    """(name, replacement, message values) when the pattern reports `name`, else None."""
+    spec, added, hip_headers = choice.spec, choice.added, choice.hip_headers
+    entry = ctx.kb.get(name)
+    if entry is None:
+        extra = added.get(name)
+        if extra is None:
+            return None
+        from porter.kb import ApiEntry
+
+        entry = ApiEntry(cuda=name, hip=extra.get("hip"), status=extra["status"], library=extra["library"],
+                         section="porter rule data")
+    if choice.statuses and entry.status not in choice.statuses:
+        return None
+    if choice.libraries and entry.library not in choice.libraries:
+        return None
+    if entry.library in choice.skip_libraries:
+        return None
+    if spec.get("skip_identity") and entry.identity:
+        return None
+    values = _kb_values(entry, choice.prefer_roc, added.get(name, {}).get("note", ""))
+    if hip_headers:
+        found = _hip_name(name)
+        if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:
+            return None
+        if found is not None:
+            values = tuple(sorted(dict(values, hip_since=found.first_hip, hip_checked=found.checked_up_to,
+                                       hip_spelling=found.hip_spelling).items()))
+            if found.state == "renamed":
+                values = tuple(sorted(dict(values, replacement=found.hip_spelling, hip=found.hip_spelling,
+                                           advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                                  f"spell it {found.hip_spelling}").items()))
+            elif found.state == "missing":
+                values = tuple(sorted(dict(values, advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                           "do not declare it: write a helper or rewrite the call").items()))
+    return name, dict(values)["replacement"] or None, values
+
+
+def _kb_uses(sf: SourceFile, tok: bytes, name: str) -> list[int]:
+    """The offsets of `tok` that use the name as a free name: not a member (`obj.name`), not where the file defines
+    it, not where a variable of the file shadows it (`int texture = 3;`). The same for every kb pattern."""
+    memo = sf.cache.setdefault("kb.uses", {})
+    uses = memo.get(tok)
+    if uses is None:
+        shadowed = index(sf).variables.get(name, frozenset())
+        defined_here = _defined_locally(sf, name)
+        uses = memo[tok] = [
+            off for off in sf.tokens()[tok]
+            if not (is_member_access(sf.code, off) or off in defined_here
+                    or shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed))]
+    return uses
 
 
 def _hip_name(name: str):
@@ -367,11 +409,11 @@ def _hip_name(name: str):
     return hip_names().get(name)
 
 
-def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> frozenset[bytes]:
-    """The file's tokens the knowledge base knows: one set intersection per file, shared by every kb pattern."""
+def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> list[bytes]:
+    """The file's tokens the knowledge base knows, sorted: one set intersection per file, shared by every kb
+    pattern."""
     if "kb_candidates" not in sf.cache:
-        toks = sf.tokens()
-        sf.cache["kb_candidates"] = frozenset(t for t in toks if t in ctx.kb_tokens)
+        sf.cache["kb_candidates"] = sorted(ctx.kb_tokens.intersection(sf.tokens()))
     return sf.cache["kb_candidates"]
 
 
@@ -461,13 +503,17 @@ def _defined_locally(sf: SourceFile, name: str) -> set[int]:
 
 def _find_defined_locally(sf: SourceFile, name: str) -> set[int]:
     out = set()
-    for f in sf.functions:
-        if f.name == name:
-            node = f.node.child_by_field_name("declarator")
-            while node is not None and node.type != "identifier" and node.named_child_count:
-                node = node.child_by_field_name("declarator") or node.named_children[0]
-            if node is not None:
-                out.add(node.start_byte)
+    by_name = sf.cache.get("code.function_names")
+    if by_name is None:  # asked for each candidate name: one pass over the functions per file, not per name
+        by_name = sf.cache["code.function_names"] = {}
+        for f in sf.functions:
+            by_name.setdefault(f.name, []).append(f)
+    for f in by_name.get(name, ()):
+        node = f.node.child_by_field_name("declarator")
+        while node is not None and node.type != "identifier" and node.named_child_count:
+            node = node.child_by_field_name("declarator") or node.named_children[0]
+        if node is not None:
+            out.add(node.start_byte)
     # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
     out |= index(sf).function_declarations.get(name, frozenset())
     if not _WORD.fullmatch(name):
