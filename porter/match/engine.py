@@ -47,8 +47,8 @@ def prepare_rules(rules: Iterable[Rule]) -> None:
     """Declare every rule's whole-file tree-sitter query and regular expression before the first file: the
     combined query (porter.source.parse.captures) is then compiled once with all of them instead of again as each
     rule first asks, and each file is searched for all the regexes in one pass (porter.match.kinds.code)."""
-    patterns = []
     for rule in rules:
+        patterns = []
         for pattern in rule.patterns:
             if "query" in pattern:
                 for lang in ("cuda", "python"):
@@ -57,7 +57,7 @@ def prepare_rules(rules: Iterable[Rule]) -> None:
             patterns.append(pattern)
             if "feature" in pattern:  # a feature's own pattern runs through the same matchers
                 patterns.append({k: v for k, v in pattern["feature"].items() if k != "note"})
-    register_regexes(patterns)
+        register_regexes(patterns, rule.languages)
 
 
 def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:

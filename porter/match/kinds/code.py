@@ -164,24 +164,30 @@ def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes,
 
 # The literals of every regex prefilter, searched for in a file in one pass (shared by all regex patterns).
 _LITERALS = LiteralIndex()
-# The rules' regex patterns, searched for all at once per file (porter.match.regex.RegexSet); see register_regexes.
-_REGEXES = RegexSet()
+# The rules' regex patterns, searched for all at once per file (porter.match.regex.RegexSet), one set per language
+# and text (code or data): a file is searched only for the patterns that can run on it; see register_regexes.
+_REGEXES: dict[tuple[str, str], RegexSet] = {}
 
 
-def register_regexes(patterns: Iterable[dict]) -> None:
-    """Declare regex patterns (rule pattern objects) before the first file, so each file is searched for all of
-    them in one pass and a pattern that cannot match there is not run. Undeclared patterns simply always run."""
+def register_regexes(patterns: Iterable[dict], languages: Iterable[str]) -> None:
+    """Declare regex patterns (rule pattern objects) of rules for `languages` before the first file, so each file
+    of those languages is searched for all of them in one pass and a pattern that cannot match there is not run.
+    Undeclared patterns simply always run."""
+    languages = tuple(languages)
     for pattern in patterns:
         if "regex" in pattern:
-            _REGEXES.add(pattern["regex"], tuple(pattern.get("flags", ())))
+            key = "code" if pattern.get("in", "code") == "code" else "data"
+            for language in languages:
+                _REGEXES.setdefault((language, key), RegexSet()).add(pattern["regex"], tuple(pattern.get("flags", ())))
 
 
 def _may_match_somewhere(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
-    if (pattern, flags) not in _REGEXES:
+    regexes = _REGEXES.get((sf.language, key))
+    if regexes is None or (pattern, flags) not in regexes:
         return True
     memo = sf.cache.get(("regex_set", key))
-    if memo is None or memo[0] is not _REGEXES.version:
-        memo = sf.cache[("regex_set", key)] = (_REGEXES.version, _REGEXES.possible(text))
+    if memo is None or memo[0] is not regexes.version:
+        memo = sf.cache[("regex_set", key)] = (regexes.version, regexes.possible(text))
     return memo[1] is None or (pattern, flags) in memo[1]
 
 
