@@ -99,9 +99,7 @@ def dead_lines(sf: SourceFile) -> frozenset[int]:
     # One frame per open #if: [this branch dead?, a literal-true branch already taken?, enclosing code dead?, line
     # where this branch began].
     stack: list[list] = []
-    for m in _DIRECTIVE.finditer(sf.code):
-        kind, rest = m.group(1).decode(), m.group(2).strip()
-        line, _ = sf.position(m.start())
+    for kind, rest, line in _directives(sf):
         if kind in ("if", "ifdef", "ifndef"):
             outer = any(frame[0] for frame in stack)
             value = _literal(rest) if kind == "if" else None
@@ -126,9 +124,7 @@ def branch_groups(sf: SourceFile) -> list[list[tuple[str, bytes, int, int]]]:
     """Every #if group of the file as its branches: (directive, condition, directive line, last body line)."""
     groups: list[list[tuple[str, bytes, int, int]]] = []
     stack: list[list] = []
-    for m in _DIRECTIVE.finditer(sf.code):
-        kind, rest = m.group(1).decode(), m.group(2).strip()
-        line, _ = sf.position(m.start())
+    for kind, rest, line in _directives(sf):
         if kind in ("if", "ifdef", "ifndef"):
             stack.append([[kind, rest, line, None]])
             continue
@@ -141,6 +137,16 @@ def branch_groups(sf: SourceFile) -> list[list[tuple[str, bytes, int, int]]]:
         else:
             branches.append([kind, rest, line, None])
     return groups
+
+
+def _directives(sf: SourceFile) -> list[tuple[str, bytes, int]]:
+    """(directive, the rest of its line stripped, line) of every #if/#ifdef/#ifndef/#elif/#else/#endif, in order;
+    read once per file for dead_lines and branch_groups."""
+    memo = sf.cache.get("refine.directives")
+    if memo is None:
+        memo = sf.cache["refine.directives"] = [
+            (m.group(1).decode(), m.group(2).strip(), sf.position(m.start())[0]) for m in _DIRECTIVE.finditer(sf.code)]
+    return memo
 
 
 def fallback_tests(groups, sf: SourceFile) -> frozenset[int]:
