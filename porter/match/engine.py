@@ -187,17 +187,31 @@ def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     end_line, _ = sf.position(last)
     end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
     func = sf.enclosing(hit.start)
-    values = _Values(dict(hit.values))
-    values.setdefault("name", hit.name)
-    values.setdefault("match", hit.name)
-    values.setdefault("hip", hit.replacement or rule.hip_equivalent.get("name", ""))
-    message = (hit.message or rule.message).format_map(values)
+    hip = rule.hip_equivalent.get("name", "")
+    # The same name hits many times in a file (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
+    # matcher's per-name tuple): its message is worded once. Keyed by the values' identity, not equality (1 and
+    # True are equal), and per file, so the values kept alive for the key cannot outlive the file.
+    memo = sf.cache.setdefault("engine.worded", {})
+    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(hit.values))
+    worded = memo.get(key)
+    if worded is None or worded[0] is not hit.values:
+        worded = memo[key] = (hit.values, *_worded(key[0], hit.name, hit.replacement, hip, hit.values))
+    _, message, data = worded
     snippet = _snippet(sf, line)
     # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
     return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
                  message, snippet, func.name if func else None, func.name if func and func.is_kernel else None, "",
-                 hit.replacement or rule.hip_equivalent.get("name") or None,
-                 tuple(sorted((k, v) for k, v in hit.values if v != "")), Status.OPEN, None)
+                 hit.replacement or rule.hip_equivalent.get("name") or None, data, Status.OPEN, None)
+
+
+def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
+    """A hit's message (the template filled from its values, name and HIP name) and its data (the non-empty
+    values, sorted)."""
+    filled = _Values(dict(values))
+    filled.setdefault("name", name)
+    filled.setdefault("match", name)
+    filled.setdefault("hip", replacement or hip)
+    return template.format_map(filled), tuple(sorted((k, v) for k, v in values if v != ""))
 
 
 def with_fingerprints(findings: list[Finding]) -> list[Finding]:
