@@ -63,7 +63,9 @@ _CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC
 # unsupported does not work on HIP, so the test in front of it is a real porting item.
 _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)"
                               rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.M)
+# A conditional directive from its `#` (a literal first, which the regex engine skips to directly: `^[ \t]*#` with
+# re.M tried `^` at every byte); the text before it on its line must be blanks only.
+_DIRECTIVE = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)")
 
 
 def refine(findings: list[Draft], sf: SourceFile) -> list[Draft]:
@@ -144,8 +146,13 @@ def _directives(sf: SourceFile) -> list[tuple[str, bytes, int]]:
     read once per file for dead_lines and branch_groups."""
     memo = sf.cache.get("refine.directives")
     if memo is None:
-        memo = sf.cache["refine.directives"] = [
-            (m.group(1).decode(), m.group(2).strip(), sf.position(m.start())[0]) for m in _DIRECTIVE.finditer(sf.code)]
+        code = sf.code
+        memo = sf.cache["refine.directives"] = []
+        for m in _DIRECTIVE.finditer(code):
+            start = m.start()
+            if code[code.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
+                continue  # text before the `#` on its line: not a directive
+            memo.append((m.group(1).decode(), m.group(2).strip(), sf.position(start)[0]))
     return memo
 
 
