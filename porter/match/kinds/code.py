@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from porter.match.base import Hit, MatchContext, Matcher
 from porter.match.prefilter import LiteralIndex, required_literals
@@ -233,17 +233,50 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
             yield Hit(off, off + len(tok), name=tok.decode())
 
 
-def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    flags = tuple(pattern.get("flags", ()))
+class _PerPattern:
+    """What a matcher reads from a pattern object, worked out the first time the object is asked about (rule
+    patterns live for the whole scan; a file may be asked about by dozens of them). Each entry keeps its
+    pattern, so an id can never be another object's."""
+
+    def __init__(self, build: Callable[[dict], Any]):
+        self._build, self._known = build, {}
+
+    def __call__(self, pattern: dict) -> Any:
+        got = self._known.get(id(pattern))
+        if got is None or got[0] is not pattern:
+            if len(self._known) >= 65536:  # patterns made on the fly (tests, callers) must not pile up
+                self._known.clear()
+            got = self._known[id(pattern)] = (pattern, self._build(pattern))
+        return got[1]
+
+
+class _RegexPattern(NamedTuple):
+    regex: str
+    flags: tuple[str, ...]
+    where: str  # code, string, comment, ptx, any
+    key: str  # the text it runs on: "code" (sf.code) or "data" (sf.data)
+
+
+def _regex_pattern(pattern: dict) -> _RegexPattern:
     where = pattern.get("in", "code")
+    return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data")
+
+
+_read_regex = _PerPattern(_regex_pattern)
+
+
+def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    p = _read_regex(pattern)
+    where = p.where
     text = sf.code if where == "code" else sf.data
     if where == "ptx" and sf.tree is None:
         return
-    if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
+    if not may_match(p.regex, p.flags, sf, text, p.key):
         return
-    if not _may_match_somewhere(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
+    if not _may_match_somewhere(p.regex, p.flags, sf, text, p.key):
         return
-    rx = compile_regex(pattern["regex"], flags)
+    rx = compile_regex(p.regex, p.flags)  # only once a file may hold a match: many patterns never need compiling
+    has_hit = "hit" in rx.groupindex
     for m in rx.finditer(text):
         if m.end() == m.start():
             continue
@@ -253,7 +286,7 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
             continue
         if where == "comment" and not sf.in_comment(m.start()):
             continue
-        start, end = m.span("hit") if "hit" in rx.groupindex and m.group("hit") is not None else m.span()
+        start, end = m.span("hit") if has_hit and m.group("hit") is not None else m.span()
         values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
         yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
 
@@ -576,10 +609,18 @@ def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Match
     which one it found and what that one needs. `inner` runs the wrapped pattern (the registry passes its own
     dispatch, so this module need not know the other kinds); the rule loader has checked it is one C++ kind.
     """
-    spec = dict(pattern["feature"])
-    note = spec.pop("note", "")
+    spec, note = _read_feature(pattern)
     for hit in inner(spec, sf, ctx):
         yield Hit(hit.start, hit.end, hit.name, hit.replacement, tuple(sorted(dict(hit.values, note=note).items())))
+
+
+def _feature(pattern: dict) -> tuple[dict, str]:
+    """The wrapped pattern (one object for the scan, so what its matcher reads from it is read once) and the note."""
+    spec = dict(pattern["feature"])
+    return spec, spec.pop("note", "")
+
+
+_read_feature = _PerPattern(_feature)
 
 
 def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
