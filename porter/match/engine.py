@@ -225,7 +225,12 @@ def with_fingerprints(findings: list[Finding]) -> list[Finding]:
 def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
     """with_fingerprints for drafts: each Finding built once, fingerprint included."""
     counts: dict[str, int] = {}
-    return [Finding(*d[:FINGERPRINT], _fingerprint(counts, d), *d[FINGERPRINT + 1:]) for d in drafts]
+    out = []
+    for d in drafts:
+        values = list(d)
+        values[FINGERPRINT] = _fingerprint(counts, d)
+        out.append(Finding.from_fields(values))
+    return out
 
 
 def _fingerprint(counts: dict[str, int], f: Finding | Draft) -> str:
