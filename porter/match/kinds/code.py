@@ -510,34 +510,46 @@ def _entry_values(entry, use_roc: bool, note: str) -> tuple[tuple[str, str], ...
 
 def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """`#include`s the knowledge base's header map knows (`kb_header: {status: [...], not_include: [globs]}`)."""
-    spec = pattern["kb_header"] or {}
-    statuses = set(spec.get("status", ()))
-    skip = spec.get("not_include", ())
     if sf.language != "cuda" or sf.root is None:
         return
     from porter.source.includes import project_header
 
+    memo = ctx.memo.setdefault("kb_header", {}).setdefault(id(pattern), (pattern, {}))
+    if memo[0] is not pattern:  # another pattern object now has that id
+        memo = ctx.memo["kb_header"][id(pattern)] = (pattern, {})
+    answers = memo[1]
     own = ctx.extra.get("repository_files") or frozenset()
     for node, header in index(sf).includes:
-        if any(fnmatch.fnmatchcase(header, g) for g in skip):
+        answer = answers.get(header, _UNASKED)
+        if answer is _UNASKED:  # what the pattern says of a header is the same in every file
+            answer = answers[header] = _kb_header_answer(pattern["kb_header"] or {}, header, ctx)
+        if answer is None:
             continue
         if own and project_header(sf.path, header, node.type == "string_literal", own):
             continue
-        entry = ctx.kb.header(header)
-        if entry is None or (statuses and entry.status not in statuses):
-            continue
-        if entry.status == "rename":
-            advice = f"include <{entry.hip}> instead"
-        elif entry.status == "drop":
-            advice = "delete the include"
-        elif entry.hip:
-            advice = f"port by hand to <{entry.hip}>"
-        else:
-            advice = "no ROCm counterpart"
-        values = (("advice", advice), ("hip", entry.hip or "none"), ("library", entry.library),
-                  ("note", entry.note or advice), ("status", entry.status))
-        yield Hit(node.start_byte, node.end_byte, name=header,
-                  replacement=entry.hip if entry.status == "rename" else None, values=values)
+        replacement, values = answer
+        yield Hit(node.start_byte, node.end_byte, name=header, replacement=replacement, values=values)
+
+
+def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str | None, tuple] | None:
+    """(replacement, message values) when the pattern reports an #include of `header`, else None."""
+    if any(fnmatch.fnmatchcase(header, g) for g in spec.get("not_include", ())):
+        return None
+    statuses = set(spec.get("status", ()))
+    entry = ctx.kb.header(header)
+    if entry is None or (statuses and entry.status not in statuses):
+        return None
+    if entry.status == "rename":
+        advice = f"include <{entry.hip}> instead"
+    elif entry.status == "drop":
+        advice = "delete the include"
+    elif entry.hip:
+        advice = f"port by hand to <{entry.hip}>"
+    else:
+        advice = "no ROCm counterpart"
+    values = (("advice", advice), ("hip", entry.hip or "none"), ("library", entry.library),
+              ("note", entry.note or advice), ("status", entry.status))
+    return (entry.hip if entry.status == "rename" else None), values
 
 
 _WORD = re.compile(r"\w+", re.A)
