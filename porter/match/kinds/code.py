@@ -176,9 +176,26 @@ def register_regexes(patterns: Iterable[dict], languages: Iterable[str]) -> None
     languages = tuple(languages)
     for pattern in patterns:
         if "regex" in pattern:
-            key = "code" if pattern.get("in", "code") == "code" else "data"
-            for language in languages:
-                _REGEXES.setdefault((language, key), RegexSet()).add(pattern["regex"], tuple(pattern.get("flags", ())))
+            key, regex, flags = ("code" if pattern.get("in", "code") == "code" else "data"), pattern["regex"], \
+                tuple(pattern.get("flags", ()))
+        elif "lane_mask" in pattern:
+            key, regex, flags = "code", lane_mask_regex(pattern["lane_mask"]), ()
+        else:
+            continue
+        for language in languages:
+            _REGEXES.setdefault((language, key), RegexSet()).add(regex, flags)
+
+
+def _may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
+    """Whether a regex may match in `text`, asked the cheapest way: a file's code is searched for all of its
+    language's declared patterns anyway, so for those that answer alone decides (no literal pass over the code;
+    the regex itself is exact, so a looser answer for a relaxed pattern only costs a search); raw bytes are first
+    checked for literals, which spares most files the set search there."""
+    regexes = _REGEXES.get((sf.language, key))
+    declared = regexes is not None and (pattern, flags) in regexes
+    if (key != "code" or not declared) and not may_match(pattern, flags, sf, text, key):
+        return False
+    return not declared or _may_match_somewhere(pattern, flags, sf, text, key)
 
 
 def _may_match_somewhere(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
@@ -271,9 +288,7 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     text = sf.code if where == "code" else sf.data
     if where == "ptx" and sf.tree is None:
         return
-    if not may_match(p.regex, p.flags, sf, text, p.key):
-        return
-    if not _may_match_somewhere(p.regex, p.flags, sf, text, p.key):
+    if not _may_run(p.regex, p.flags, sf, text, p.key):
         return
     rx = compile_regex(p.regex, p.flags)  # only once a file may hold a match: many patterns never need compiling
     has_hit = "hit" in rx.groupindex
@@ -799,13 +814,17 @@ FULL_MASK = re.compile(
 )
 
 
+def lane_mask_regex(names: Iterable[str]) -> str:
+    """The regex a lane_mask pattern runs: a call of one of `names` and its first argument (group `hit`)."""
+    arg = r"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
+    return r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
+
+
 def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """A full 32-bit lane mask passed as the first argument of a warp intrinsic (`lane_mask: [__shfl_sync, ...]`),
     written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
-    names = pattern["lane_mask"]
-    arg = rb"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
-    source = r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg.decode() + r"[,)]"
-    if not may_match(source, (), sf, sf.code, "code"):
+    source = lane_mask_regex(pattern["lane_mask"])
+    if not _may_run(source, (), sf, sf.code, "code"):
         return
     rx = compile_regex(source)
     mask_names = _full_mask_names(sf)
