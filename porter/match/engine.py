@@ -2,7 +2,8 @@
 
 A suppression is a comment `porter: ignore[ID1,ID2] reason` (or a bare `porter: ignore`) on the finding's line
 or the line above. Suppressed findings are returned separately, never dropped, so the summary can count them.
-Before fingerprints are taken, porter.match.refine drops dead-branch hits and keeps one finding per spot.
+Before fingerprints are taken, porter.match.refine drops dead-branch hits and keeps one finding per spot; until
+then a finding is a Draft (porter.match.draft), built and sorted in C, and each Finding is made once, at the end.
 """
 from __future__ import annotations
 
@@ -110,6 +111,8 @@ _PLANS: dict[int, tuple[Rule, tuple[_Step, ...]]] = {}
 def _steps(rule: Rule) -> tuple[_Step, ...]:
     plan = _PLANS.get(id(rule))
     if plan is None or plan[0] is not rule:
+        if len(_PLANS) >= 4096:  # rule sets loaded again and again (tests, history walks) must not pile up
+            _PLANS.clear()
         steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
                             bool(p.get("inside_kernel")), bool(p.get("in_device_code")),
                             bool(p.get("warp_dependent"))) for p in rule.patterns)
