@@ -7,6 +7,7 @@ then a finding is a Draft (porter.match.draft), built and sorted in C, and each 
 """
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import hashlib
 import re
@@ -157,6 +158,11 @@ def _char_column(sf: SourceFile, line: int, offset: int) -> int:
 
 
 def _line_is_ascii(sf: SourceFile, line: int) -> bool:
+    ascii_file = sf.cache.get("engine.ascii_file")
+    if ascii_file is None:  # most files are ASCII throughout: one C-level check instead of one per line
+        ascii_file = sf.cache["engine.ascii_file"] = sf.data.isascii()
+    if ascii_file:
+        return True
     memo = sf.cache.setdefault("engine.ascii_lines", {})
     if line not in memo:
         start = sf.line_starts[line - 1]
@@ -184,10 +190,12 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
 
 
 def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
-    line, _ = sf.position(hit.start)
+    starts = sf.line_starts
+    line = bisect.bisect_right(starts, hit.start)  # 1-based, as sf.position's
     col = _char_column(sf, line, hit.start)
     last = max(hit.start, hit.end - 1)
-    end_line, _ = sf.position(last)
+    # Most hits end on the line they start on: no second search for it.
+    end_line = line if line == len(starts) or last < starts[line] else bisect.bisect_right(starts, last)
     end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
     func = sf.enclosing(hit.start)
     hip = rule.hip_equivalent.get("name", "")
