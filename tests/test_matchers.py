@@ -135,6 +135,72 @@ def test_member_call_follows_declared_types_and_initialisers_per_function():
         (5, "grid.sync()"), (6, "g2.sync()"), (8, "cg::this_grid().sync()"), (10, "g.sync()")]
 
 
+DECLARED = """\
+__global__ void k(cg::grid_group* gp, cg::grid_group& gr, int n) {
+  cg::grid_group a = cg::this_grid(), b = cg::this_grid();
+  auto& c = cooperative_groups::this_grid();
+  for (auto d = cg::this_grid(); n; --n) {}
+  auto f = [](cg::grid_group e) { return e; };
+  grid_group<int> t = other();
+  int this_grid = 0;
+}
+void proto(grid_group q);
+"""
+
+
+def test_typed_variables_reads_every_declaration_form():
+    from porter.match.kinds.code import _typed_variables
+
+    sf = parse("t.cu", "cuda", DECLARED.encode())
+    # Pointer and reference parameters, several declarators, auto&, a for-init, a lambda's parameter (scoped to
+    # the kernel: a lambda is no function definition), a template of the type, a prototype's parameter (file
+    # scope); not the int named like the initialiser.
+    assert sorted(_typed_variables(sf, {"grid_group"}, {"this_grid"})) == [
+        (-1, "q"), (0, "a"), (0, "b"), (0, "c"), (0, "d"), (0, "e"), (0, "gp"), (0, "gr"), (0, "t")]
+
+
+def test_typed_variables_finds_what_a_query_over_every_declaration_finds():
+    """The token-led reading of declarations against the whole-tree query it replaced, on the rule fixtures."""
+    from pathlib import Path
+
+    import tree_sitter as ts
+
+    from porter.match.kinds.code import _callee_name, _typed_variables
+    from porter.source.parse import query, unqualified
+    from porter.source.syntax import scope_of
+
+    decls = """
+    (declaration type: (_) @type declarator: (init_declarator declarator: (_) @var value: (_) @value))
+    (declaration type: (_) @type declarator: (identifier) @var)
+    (parameter_declaration type: (_) @type declarator: (_) @var)
+    """
+
+    def by_query(sf, types, inits):
+        out = set()
+        for _, m in ts.QueryCursor(query("cuda", decls)).matches(sf.root):
+            var = m["var"][0]
+            while var.type in ("reference_declarator", "pointer_declarator") and var.named_child_count:
+                var = var.named_children[-1]
+            value = m.get("value", [None])[0]
+            if var.type == "identifier" and (
+                    unqualified(m["type"][0].text.decode()) in types
+                    or value is not None and value.type == "call_expression" and _callee_name(value) in inits):
+                out.add((scope_of(sf, var.start_byte), var.text.decode()))
+        return out
+
+    questions = [({"grid_group", "multi_grid_group"}, {"this_grid", "this_multi_grid"}),
+                 ({"dim3", "float", "int", "size_t", "T", "half"}, {"min", "max", "this_thread_block"})]
+    files = sorted(Path(__file__).parent.parent.joinpath("fixtures").rglob("*.cu*")) + [None]
+    compared = 0
+    for path in files:
+        sf = parse("t.cu", "cuda", path.read_bytes() if path else (DECLARED + GRID).encode())
+        for types, inits in questions:
+            expected = by_query(sf, types, inits)
+            assert _typed_variables(sf, types, inits) == expected, path
+            compared += len(expected)
+    assert compared > 100
+
+
 # ----------------------------------------------------------------------------------------- constant_context
 
 WARP = """\

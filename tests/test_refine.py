@@ -126,3 +126,17 @@ def test_fallbacks_rocm_branches_and_old_toolkit_code(tmp_path):
         (27, "KRN001"), (29, "KRN001")]  # line 26's #else is an empty kernel stub: broken on HIP
     statuses = {(f.line, f.rule): (str(f.status), f.handled_by) for f in run(tmp_path, Settings(jobs=1, cache_dir=None)).result.findings}
     assert statuses[(16, "DEV011")] == ("handled", "k.cu:15") and statuses[(18, "DEV011")] == ("handled", "k.cu:15")
+
+
+def test_a_directive_is_a_hash_first_on_its_line():
+    from porter.match.refine import branch_groups
+
+    text = ("  #  if 0\n"            # 1: blanks before and after the hash
+            "x = a # if 0\n"         # 2: a hash after code opens nothing
+            "##if 0\n"               # 3: nor a doubled hash
+            "\t#ifdef A  # if B\n"   # 4: one directive; the rest of the line is its condition
+            "#endif\n"               # 5
+            "#endif // x\n")         # 6
+    sf = parse("k.cu", "cuda", text.encode())
+    assert branch_groups(sf) == [[("ifdef", b"A  # if B", 4, 4)], [("if", b"0", 1, 5)]]
+    assert sorted(dead_lines(sf)) == [2, 3, 4, 5]

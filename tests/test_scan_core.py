@@ -57,6 +57,24 @@ def test_fingerprints_survive_lines_moving(tmp_path):
     assert len(before[1]) == 20
 
 
+def test_a_finding_from_its_fields_is_the_one_its_constructor_makes():
+    import copy
+    import dataclasses
+    import pickle
+
+    from porter.model import Confidence, Finding, Status
+
+    values = ("a.cu", 3, 5, "API001", 3, 15, "api", Severity.INFO, Confidence.HIGH, "cudaMalloc: rename", "x;",
+              "f", "k", "0123456789abcdef0123", "hipMalloc", (("hip", "hipMalloc"),), Status.HANDLED, "a.cu:1")
+    made, built = Finding(*values), Finding.from_fields(values)
+    assert vars(built) == vars(made) and built == made and hash(built) == hash(made)
+    assert [getattr(built, f.name) for f in dataclasses.fields(Finding)] == list(values)
+    assert pickle.loads(pickle.dumps(built)) == made and copy.copy(built) == made
+    assert dataclasses.replace(built, line=4) == dataclasses.replace(made, line=4)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.line = 4
+
+
 def test_warm_rescan_is_served_from_the_cache_and_identical(tmp_path):
     cache = tmp_path / "cache"
     src = REPO / "fixtures" / "repos" / "cuda-app"

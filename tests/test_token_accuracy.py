@@ -85,3 +85,14 @@ def test_a_pointer_variable_named_like_a_driver_api_is_the_projects_own(tmp_path
         "void f(char* n) { cuDeviceGetName(n, 10, 0); }\n")
     r = scan(tmp_path, Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings if f.rule.startswith("API")] == []
+
+
+def test_the_token_index_takes_whole_identifiers_only():
+    """SourceFile.tokens: maximal identifier runs (bytes >= 0x80 count as identifier characters) that start with
+    a letter or `_` and follow no identifier character or `$`; a run cut by `$` ends there."""
+    from porter.source.parse import parse
+
+    code = "a1 9b _c\n$d e$f x\x80y 0x1fu ab.cd->ef\nz"
+    sf = parse("t.txt", "text", code.encode("latin-1"))
+    assert {t: offs for t, offs in sf.tokens().items()} == {
+        b"a1": [0], b"_c": [6], b"e": [12], b"x\x80y": [16], b"ab": [26], b"cd": [29], b"ef": [33], b"z": [36]}

@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 if TYPE_CHECKING:
     from porter.source.parse import SourceFile
 
 
-@dataclass(frozen=True)
-class Hit:
-    """A matched byte span, with values the rule's message may use ({name}, {hip}, captures)."""
+class Hit(NamedTuple):
+    """A matched byte span, with values the rule's message may use ({name}, {hip}, captures). Immutable; a named
+    tuple rather than a frozen dataclass because matchers make one per hit, thousands per file, and a named tuple
+    is built in half the time."""
 
     start: int
     end: int
@@ -27,6 +28,9 @@ class MatchContext:
 
     kb_dir: Any = None
     extra: dict = field(default_factory=dict)
+    # Answers matchers work out from the rule data and the knowledge base alone (the same for every file), kept
+    # for the scan by the matcher that asks: {matcher's key: its memo}.
+    memo: dict = field(default_factory=dict)
 
     @functools.cached_property
     def kb(self):

@@ -2,21 +2,24 @@
 
 A suppression is a comment `porter: ignore[ID1,ID2] reason` (or a bare `porter: ignore`) on the finding's line
 or the line above. Suppressed findings are returned separately, never dropped, so the summary can count them.
-Before fingerprints are taken, porter.match.refine drops dead-branch hits and keeps one finding per spot.
+Before fingerprints are taken, porter.match.refine drops dead-branch hits and keeps one finding per spot; until
+then a finding is a Draft (porter.match.draft), built and sorted in C, and each Finding is made once, at the end.
 """
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import hashlib
 import re
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
-from porter.match.registry import Hit, MatchContext, match_pattern
+from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
-from porter.match.tokens import may_hit
-from porter.model import Finding
+from porter.match.tokens import has_tokens, required_tokens
+from porter.match.draft import FINGERPRINT, Draft
+from porter.model import Finding, Status
 from porter.source.parse import SourceFile, register_root_query
 from porter.rules import Rule
 
@@ -46,8 +49,8 @@ def prepare_rules(rules: Iterable[Rule]) -> None:
     """Declare every rule's whole-file tree-sitter query and regular expression before the first file: the
     combined query (porter.source.parse.captures) is then compiled once with all of them instead of again as each
     rule first asks, and each file is searched for all the regexes in one pass (porter.match.kinds.code)."""
-    patterns = []
     for rule in rules:
+        patterns = []
         for pattern in rule.patterns:
             if "query" in pattern:
                 for lang in ("cuda", "python"):
@@ -56,12 +59,12 @@ def prepare_rules(rules: Iterable[Rule]) -> None:
             patterns.append(pattern)
             if "feature" in pattern:  # a feature's own pattern runs through the same matchers
                 patterns.append({k: v for k, v in pattern["feature"].items() if k != "note"})
-    register_regexes(patterns)
+        register_regexes(patterns, rule.languages)
 
 
 def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple[list[Finding], list[Finding]]:
     """(findings, suppressed findings) for one file, sorted by position then rule id."""
-    findings: list[Finding] = []
+    drafts: list[Draft] = []
     suppressions = _suppressions(sf)
     for rule in rules:
         if not rule_applies_to(rule, sf.path, sf.language):
@@ -75,44 +78,73 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             if len(seen) > MAX_HITS_PER_RULE:
                 over = over or hit
                 continue
-            findings.append(make_finding(rule, sf, hit))
+            drafts.append(_draft(rule, sf, hit))
         if over is not None:
             left_out = len(seen) - MAX_HITS_PER_RULE
-            findings.append(make_finding(rule, sf, Hit(over.start, over.end, name=over.name, message=(
+            drafts.append(_draft(rule, sf, Hit(over.start, over.end, name=over.name, message=(
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))
-    findings.sort()
-    findings = with_fingerprints(refine(findings, sf))
+    drafts.sort()
     kept, hidden = [], []
-    for f in findings:
+    for f in _fingerprinted(refine(drafts, sf)):
         ids = suppressions.get(f.line, set())
         (hidden if ("*" in ids or f.rule in ids) else kept).append(f)
     return kept, hidden
 
 
+class _Step(NamedTuple):
+    """One pattern of a rule with what the engine reads from it resolved once, not per file."""
+
+    pattern: dict
+    matcher: Matcher
+    needs: tuple[frozenset[bytes], ...]  # porter.match.tokens.required_tokens
+    query: str | None
+    not_regex: str | None
+    inside_kernel: bool
+    in_device_code: bool
+    warp_dependent: bool
+
+
+# id(rule) -> (rule, its steps); the rule is kept so that its id cannot be reused by another object.
+_PLANS: dict[int, tuple[Rule, tuple[_Step, ...]]] = {}
+
+
+def _steps(rule: Rule) -> tuple[_Step, ...]:
+    plan = _PLANS.get(id(rule))
+    if plan is None or plan[0] is not rule:
+        if len(_PLANS) >= 4096:  # rule sets loaded again and again (tests, history walks) must not pile up
+            _PLANS.clear()
+        steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
+                            bool(p.get("inside_kernel")), bool(p.get("in_device_code")),
+                            bool(p.get("warp_dependent"))) for p in rule.patterns)
+        plan = _PLANS[id(rule)] = (rule, steps)
+    return plan[1]
+
+
 def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     not_memo = sf.cache.setdefault("engine.not_regex", {})
-    for pattern in rule.patterns:
-        if not may_hit(pattern, sf):
+    code_file = sf.language in ("cuda", "python")
+    for step in _steps(rule):
+        if step.needs and code_file and not has_tokens(step.needs, sf):
             continue  # a token the pattern needs is not in the file: its matcher could not hit
-        if "query" in pattern and sf.language in ("cuda", "python"):
-            register_root_query(sf.language, pattern["query"])  # from the next file on, run with the others
-        not_rx = compile_regex(pattern["not_regex"]) if "not_regex" in pattern else None
-        for hit in match_pattern(pattern, sf, ctx):
+        if step.query is not None and code_file:
+            register_root_query(sf.language, step.query)  # from the next file on, run with the others
+        not_rx = compile_regex(step.not_regex) if step.not_regex is not None else None
+        for hit in step.matcher(step.pattern, sf, ctx):
             if not_rx is not None:
                 line, _ = sf.position(hit.start)
-                key = (pattern["not_regex"], line)  # once per line: a long line may carry many hits
+                key = (step.not_regex, line)  # once per line: a long line may carry many hits
                 if key not in not_memo:
                     not_memo[key] = not_rx.search(sf.line_text(line).encode("utf-8", "replace")) is not None
                 if not_memo[key]:
                     continue
-            if pattern.get("inside_kernel"):
+            if step.inside_kernel:
                 f = sf.enclosing(hit.start)
                 if f is None or not f.is_kernel:
                     continue
-            if pattern.get("in_device_code") and not in_device_code(sf, hit.start):
+            if step.in_device_code and not in_device_code(sf, hit.start):
                 continue
-            if pattern.get("warp_dependent") and not warp_dependent(sf, hit.start, hit.end):
+            if step.warp_dependent and not warp_dependent(sf, hit.start, hit.end):
                 continue
             yield hit
 
@@ -126,6 +158,11 @@ def _char_column(sf: SourceFile, line: int, offset: int) -> int:
 
 
 def _line_is_ascii(sf: SourceFile, line: int) -> bool:
+    ascii_file = sf.cache.get("engine.ascii_file")
+    if ascii_file is None:  # most files are ASCII throughout: one C-level check instead of one per line
+        ascii_file = sf.cache["engine.ascii_file"] = sf.data.isascii()
+    if ascii_file:
+        return True
     memo = sf.cache.setdefault("engine.ascii_lines", {})
     if line not in memo:
         start = sf.line_starts[line - 1]
@@ -148,50 +185,70 @@ def _snippet(sf: SourceFile, line: int) -> str:
 
 
 def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
-    line, _ = sf.position(hit.start)
+    """The finding of one hit (without its fingerprint, which depends on the file's other findings)."""
+    return Finding(*_draft(rule, sf, hit))
+
+
+def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
+    starts = sf.line_starts
+    line = bisect.bisect_right(starts, hit.start)  # 1-based, as sf.position's
     col = _char_column(sf, line, hit.start)
     last = max(hit.start, hit.end - 1)
-    end_line, _ = sf.position(last)
+    # Most hits end on the line they start on: no second search for it.
+    end_line = line if line == len(starts) or last < starts[line] else bisect.bisect_right(starts, last)
     end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
     func = sf.enclosing(hit.start)
-    values = _Values(dict(hit.values))
-    values.setdefault("name", hit.name)
-    values.setdefault("match", hit.name)
-    values.setdefault("hip", hit.replacement or rule.hip_equivalent.get("name", ""))
-    message = (hit.message or rule.message).format_map(values)
+    hip = rule.hip_equivalent.get("name", "")
+    # The same name hits many times in a file (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
+    # matcher's per-name tuple): its message is worded once. Keyed by the values' identity, not equality (1 and
+    # True are equal), and per file, so the values kept alive for the key cannot outlive the file.
+    memo = sf.cache.setdefault("engine.worded", {})
+    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(hit.values))
+    worded = memo.get(key)
+    if worded is None or worded[0] is not hit.values:
+        worded = memo[key] = (hit.values, *_worded(key[0], hit.name, hit.replacement, hip, hit.values))
+    _, message, data = worded
     snippet = _snippet(sf, line)
-    return Finding(
-        path=sf.path,
-        line=line,
-        column=col,
-        rule=rule.id,
-        end_line=end_line,
-        end_column=end_col,
-        category=rule.category,
-        severity=rule.severity,
-        confidence=rule.confidence,
-        message=message,
-        snippet=snippet,
-        function=func.name if func else None,
-        kernel=func.name if func and func.is_kernel else None,
-        replacement=hit.replacement or rule.hip_equivalent.get("name") or None,
-        data=tuple(sorted((k, v) for k, v in hit.values if v != "")),
-    )
+    # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
+    return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
+                 message, snippet, func.name if func else None, func.name if func and func.is_kernel else None, "",
+                 hit.replacement or rule.hip_equivalent.get("name") or None, data, Status.OPEN, None)
+
+
+def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
+    """A hit's message (the template filled from its values, name and HIP name) and its data (the non-empty
+    values, sorted)."""
+    filled = _Values(dict(values))
+    filled.setdefault("name", name)
+    filled.setdefault("match", name)
+    filled.setdefault("hip", replacement or hip)
+    return template.format_map(filled), tuple(sorted((k, v) for k, v in values if v != ""))
 
 
 def with_fingerprints(findings: list[Finding]) -> list[Finding]:
     """A fingerprint from rule, path, enclosing function and the matched line's text (not its number),
     plus an occurrence counter, so a finding keeps its identity when code above it moves."""
     counts: dict[str, int] = {}
+    # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
+    return [Finding(**{**vars(f), "fingerprint": _fingerprint(counts, f)}) for f in findings]
+
+
+def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
+    """with_fingerprints for drafts: each Finding built once, fingerprint included."""
+    counts: dict[str, int] = {}
     out = []
-    for f in findings:
-        basis = "\0".join((f.rule, f.path, f.function or "", " ".join(f.snippet.split())))
-        n = counts.get(basis, 0)
-        counts[basis] = n + 1
-        digest = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
-        # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
-        out.append(Finding(**{**vars(f), "fingerprint": digest}))
+    for d in drafts:
+        values = list(d)
+        values[FINGERPRINT] = _fingerprint(counts, d)
+        out.append(Finding.from_fields(values))
     return out
+
+
+def _fingerprint(counts: dict[str, int], f: Finding | Draft) -> str:
+    basis = "\0".join((f.rule, f.path, f.function or "", " ".join(f.snippet.split())))
+    n = counts.get(basis, 0)
+    counts[basis] = n + 1
+    return hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:

@@ -1,7 +1,8 @@
 """The one step between rule hits and a file's findings that makes them hold on real code: dead preprocessor
 branches, private copies of toolkit headers, and one finding per spot.
 
-`refine(findings, sf)` runs once per file after every rule has matched (porter.match.engine.run_rules):
+`refine(findings, sf)` runs once per file after every rule has matched (porter.match.engine.run_rules), on the
+sorted drafts of its findings (porter.match.draft):
 1. Findings inside a branch the preprocessor never compiles (`#if 0 … #endif`, the `#else` of `#if 1`) are
    dropped: no compiler ever sees that code, on CUDA or on HIP.
 2. A file that is a private copy of a CUDA toolkit header (a repository's own `cuda.h`, kept so it builds without
@@ -16,11 +17,10 @@ branches, private copies of toolkit headers, and one finding per spot.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import PurePosixPath
 
-from porter.model import Finding
+from porter.match.draft import Draft
 from porter.source.parse import SourceFile
 
 # general rule -> the rules that, hitting the same spot, say the same thing more specifically. The general one yields.
@@ -63,10 +63,12 @@ _CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC
 # unsupported does not work on HIP, so the test in front of it is a real porting item.
 _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)"
                               rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.M)
+# A conditional directive from its `#` (a literal first, which the regex engine skips to directly: `^[ \t]*#` with
+# re.M tried `^` at every byte); the text before it on its line must be blanks only.
+_DIRECTIVE = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)")
 
 
-def refine(findings: list[Finding], sf: SourceFile) -> list[Finding]:
+def refine(findings: list[Draft], sf: SourceFile) -> list[Draft]:
     """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc)."""
     if not findings:
         return findings
@@ -99,9 +101,7 @@ def dead_lines(sf: SourceFile) -> frozenset[int]:
     # One frame per open #if: [this branch dead?, a literal-true branch already taken?, enclosing code dead?, line
     # where this branch began].
     stack: list[list] = []
-    for m in _DIRECTIVE.finditer(sf.code):
-        kind, rest = m.group(1).decode(), m.group(2).strip()
-        line, _ = sf.position(m.start())
+    for kind, rest, line in _directives(sf):
         if kind in ("if", "ifdef", "ifndef"):
             outer = any(frame[0] for frame in stack)
             value = _literal(rest) if kind == "if" else None
@@ -126,9 +126,7 @@ def branch_groups(sf: SourceFile) -> list[list[tuple[str, bytes, int, int]]]:
     """Every #if group of the file as its branches: (directive, condition, directive line, last body line)."""
     groups: list[list[tuple[str, bytes, int, int]]] = []
     stack: list[list] = []
-    for m in _DIRECTIVE.finditer(sf.code):
-        kind, rest = m.group(1).decode(), m.group(2).strip()
-        line, _ = sf.position(m.start())
+    for kind, rest, line in _directives(sf):
         if kind in ("if", "ifdef", "ifndef"):
             stack.append([[kind, rest, line, None]])
             continue
@@ -141,6 +139,21 @@ def branch_groups(sf: SourceFile) -> list[list[tuple[str, bytes, int, int]]]:
         else:
             branches.append([kind, rest, line, None])
     return groups
+
+
+def _directives(sf: SourceFile) -> list[tuple[str, bytes, int]]:
+    """(directive, the rest of its line stripped, line) of every #if/#ifdef/#ifndef/#elif/#else/#endif, in order;
+    read once per file for dead_lines and branch_groups."""
+    memo = sf.cache.get("refine.directives")
+    if memo is None:
+        code = sf.code
+        memo = sf.cache["refine.directives"] = []
+        for m in _DIRECTIVE.finditer(code):
+            start = m.start()
+            if code[code.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
+                continue  # text before the `#` on its line: not a directive
+            memo.append((m.group(1).decode(), m.group(2).strip(), sf.position(start)[0]))
+    return memo
 
 
 def fallback_tests(groups, sf: SourceFile) -> frozenset[int]:
@@ -185,10 +198,10 @@ def _literal(cond: bytes) -> bool | None:
     return None
 
 
-def one_per_spot(findings: list[Finding]) -> list[Finding]:
+def one_per_spot(findings: list[Draft]) -> list[Draft]:
     """Drop a general rule's finding where a more specific rule (SPECIFIC) hit an overlapping span on the same
     lines; the kept finding records the dropped ones under data `also`. Input and output sorted."""
-    by_rule: dict[str, list[Finding]] = {}
+    by_rule: dict[str, list[Draft]] = {}
     for f in findings:
         by_rule.setdefault(f.rule, []).append(f)
     if not any(r in by_rule and any(s in by_rule for s in SPECIFIC[r]) for r in SPECIFIC):
@@ -212,12 +225,12 @@ def one_per_spot(findings: list[Finding]) -> list[Finding]:
             data = dict(f.data)
             also = sorted(set(merged[i]) | set(filter(None, str(data.get("also", "")).split("\n"))))
             data["also"] = "\n".join(also)
-            f = dataclasses.replace(f, data=tuple(sorted(data.items())))
+            f = f._replace(data=tuple(sorted(data.items())))
         out.append(f)
     return out
 
 
-def _overlap(a: Finding, b: Finding) -> bool:
+def _overlap(a: Draft, b: Draft) -> bool:
     """Same spot: the line ranges meet, and on a shared single line the column spans meet too."""
     if a.path != b.path or a.end_line < b.line or b.end_line < a.line:
         return False

@@ -28,12 +28,19 @@ def _required(kind: str, spec_json: str) -> tuple[frozenset[bytes], ...]:
     return _REQUIREMENTS[kind](json.loads(spec_json))
 
 
+def required_tokens(pattern: dict) -> tuple[frozenset[bytes], ...]:
+    """Groups of tokens the pattern needs one of each (none: it states no requirement and always runs)."""
+    return tuple(g for kind in sorted(_REQUIREMENTS.keys() & pattern.keys())
+                 for g in _required(kind, json.dumps(pattern[kind], sort_keys=True)))
+
+
+def has_tokens(groups: tuple[frozenset[bytes], ...], sf: SourceFile) -> bool:
+    """Whether a code file has a token of every (non-empty) group."""
+    toks = sf.tokens().keys()
+    return not any(group and toks.isdisjoint(group) for group in groups)
+
+
 def may_hit(pattern: dict, sf: SourceFile) -> bool:
     """False only when the file lacks every token of some group the pattern needs one of."""
-    for kind in _REQUIREMENTS.keys() & pattern.keys():
-        groups = _required(kind, json.dumps(pattern[kind], sort_keys=True))
-        if sf.language in ("cuda", "python"):
-            toks = sf.tokens()
-            if any(group and toks.keys().isdisjoint(group) for group in groups):
-                return False
-    return True
+    groups = required_tokens(pattern)
+    return not groups or sf.language not in ("cuda", "python") or has_tokens(groups, sf)

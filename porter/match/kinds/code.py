@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from porter.match.base import Hit, MatchContext, Matcher
 from porter.match.prefilter import LiteralIndex, required_literals
@@ -164,24 +164,47 @@ def may_match(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes,
 
 # The literals of every regex prefilter, searched for in a file in one pass (shared by all regex patterns).
 _LITERALS = LiteralIndex()
-# The rules' regex patterns, searched for all at once per file (porter.match.regex.RegexSet); see register_regexes.
-_REGEXES = RegexSet()
+# The rules' regex patterns, searched for all at once per file (porter.match.regex.RegexSet), one set per language
+# and text (code or data): a file is searched only for the patterns that can run on it; see register_regexes.
+_REGEXES: dict[tuple[str, str], RegexSet] = {}
 
 
-def register_regexes(patterns: Iterable[dict]) -> None:
-    """Declare regex patterns (rule pattern objects) before the first file, so each file is searched for all of
-    them in one pass and a pattern that cannot match there is not run. Undeclared patterns simply always run."""
+def register_regexes(patterns: Iterable[dict], languages: Iterable[str]) -> None:
+    """Declare regex patterns (rule pattern objects) of rules for `languages` before the first file, so each file
+    of those languages is searched for all of them in one pass and a pattern that cannot match there is not run.
+    Undeclared patterns simply always run."""
+    languages = tuple(languages)
     for pattern in patterns:
         if "regex" in pattern:
-            _REGEXES.add(pattern["regex"], tuple(pattern.get("flags", ())))
+            key, regex, flags = ("code" if pattern.get("in", "code") == "code" else "data"), pattern["regex"], \
+                tuple(pattern.get("flags", ()))
+        elif "lane_mask" in pattern:
+            key, regex, flags = "code", lane_mask_regex(pattern["lane_mask"]), ()
+        else:
+            continue
+        for language in languages:
+            _REGEXES.setdefault((language, key), RegexSet()).add(regex, flags)
+
+
+def _may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
+    """Whether a regex may match in `text`, asked the cheapest way: a file's code is searched for all of its
+    language's declared patterns anyway, so for those that answer alone decides (no literal pass over the code;
+    the regex itself is exact, so a looser answer for a relaxed pattern only costs a search); raw bytes are first
+    checked for literals, which spares most files the set search there."""
+    regexes = _REGEXES.get((sf.language, key))
+    declared = regexes is not None and (pattern, flags) in regexes
+    if (key != "code" or not declared) and not may_match(pattern, flags, sf, text, key):
+        return False
+    return not declared or _may_match_somewhere(pattern, flags, sf, text, key)
 
 
 def _may_match_somewhere(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
-    if (pattern, flags) not in _REGEXES:
+    regexes = _REGEXES.get((sf.language, key))
+    if regexes is None or (pattern, flags) not in regexes:
         return True
     memo = sf.cache.get(("regex_set", key))
-    if memo is None or memo[0] is not _REGEXES.version:
-        memo = sf.cache[("regex_set", key)] = (_REGEXES.version, _REGEXES.possible(text))
+    if memo is None or memo[0] is not regexes.version:
+        memo = sf.cache[("regex_set", key)] = (regexes.version, regexes.possible(text))
     return memo[1] is None or (pattern, flags) in memo[1]
 
 
@@ -194,21 +217,32 @@ def _name_matcher(names: list[str]):
 def _compiled_names(names: tuple[str, ...]):
     exact = frozenset(n.encode() for n in names if not any(c in n for c in "*?["))
     globs = [n for n in names if any(c in n for c in "*?[")]
-    # fnmatchcase(tok, g) for each glob, as one compiled regex over the decoded token
+    # `prefix*` (every glob of porter's rules) is bytes.startswith, asked in C; an ASCII prefix reads the same
+    # on the bytes as on the token decoded as below. Other globs: fnmatchcase(tok, g) for each, as one regex.
+    prefixes = tuple(g[:-1].encode() for g in globs)
+    if not all(g.endswith("*") and g[:-1].isascii() and not any(c in g[:-1] for c in "*?[") for g in globs):
+        prefixes = None
     glob_rx = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
 
     def matches(tok: bytes) -> bool:
         if tok in exact:
             return True
+        if prefixes is not None:
+            return tok.startswith(prefixes)
         return glob_rx is not None and glob_rx.match(tok.decode("ascii", "replace")) is not None
 
-    return exact, globs, matches
+    return exact, globs, matches, prefixes
 
 
 def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    exact, globs, matches = _name_matcher(pattern["identifiers"])
+    exact, globs, matches, prefixes = _name_matcher(pattern["identifiers"])
     toks = sf.tokens()
-    candidates = (exact & toks.keys()) if not globs else [t for t in toks if matches(t)]
+    if not globs:
+        candidates = exact & toks.keys()
+    elif prefixes is not None:
+        candidates = [t for t in toks if t.startswith(prefixes) or t in exact]
+    else:
+        candidates = [t for t in toks if matches(t)]
     for tok in candidates:
         for off in toks[tok]:
             if is_member_access(sf.code, off):
@@ -216,17 +250,48 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
             yield Hit(off, off + len(tok), name=tok.decode())
 
 
-def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    flags = tuple(pattern.get("flags", ()))
+class _PerPattern:
+    """What a matcher reads from a pattern object, worked out the first time the object is asked about (rule
+    patterns live for the whole scan; a file may be asked about by dozens of them). Each entry keeps its
+    pattern, so an id can never be another object's."""
+
+    def __init__(self, build: Callable[[dict], Any]):
+        self._build, self._known = build, {}
+
+    def __call__(self, pattern: dict) -> Any:
+        got = self._known.get(id(pattern))
+        if got is None or got[0] is not pattern:
+            if len(self._known) >= 65536:  # patterns made on the fly (tests, callers) must not pile up
+                self._known.clear()
+            got = self._known[id(pattern)] = (pattern, self._build(pattern))
+        return got[1]
+
+
+class _RegexPattern(NamedTuple):
+    regex: str
+    flags: tuple[str, ...]
+    where: str  # code, string, comment, ptx, any
+    key: str  # the text it runs on: "code" (sf.code) or "data" (sf.data)
+
+
+def _regex_pattern(pattern: dict) -> _RegexPattern:
     where = pattern.get("in", "code")
+    return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data")
+
+
+_read_regex = _PerPattern(_regex_pattern)
+
+
+def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    p = _read_regex(pattern)
+    where = p.where
     text = sf.code if where == "code" else sf.data
     if where == "ptx" and sf.tree is None:
         return
-    if not may_match(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
+    if not _may_run(p.regex, p.flags, sf, text, p.key):
         return
-    if not _may_match_somewhere(pattern["regex"], flags, sf, text, "code" if where == "code" else "data"):
-        return
-    rx = compile_regex(pattern["regex"], flags)
+    rx = compile_regex(p.regex, p.flags)  # only once a file may hold a match: many patterns never need compiling
+    has_hit = "hit" in rx.groupindex
     for m in rx.finditer(text):
         if m.end() == m.start():
             continue
@@ -236,7 +301,7 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
             continue
         if where == "comment" and not sf.in_comment(m.start()):
             continue
-        start, end = m.span("hit") if "hit" in rx.groupindex and m.group("hit") is not None else m.span()
+        start, end = m.span("hit") if has_hit and m.group("hit") is not None else m.span()
         values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
         yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
 
@@ -300,65 +365,107 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     declare it / spell it differently / lack it; names that table does not list count as declared).
     """
     spec = pattern["kb"]
-    statuses = set(spec.get("status", ()))
-    libraries = set(spec.get("library", ()))
-    skip_libraries = set(spec.get("not_library", ()))
-    prefer_roc = set(spec.get("prefer_roc", ()))
-    require_next = {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()}
-    added = {e["cuda"]: e for e in spec.get("add", ())}
-    hip_headers = spec.get("hip_headers")
-    kb = ctx.kb
+    choose = _kb_choice(ctx, spec)
+    added = choose.added
     toks = sf.tokens()
     known = _kb_candidates(sf, ctx)
     if added:
-        known = known | ({n.encode() for n in added} & toks.keys())
-    for tok in sorted(known):
-        name = tok.decode()
-        entry = kb.get(name)
-        if entry is None:
-            extra = added.get(name)
-            if extra is None:
-                continue
-            from porter.kb import ApiEntry
-
-            entry = ApiEntry(cuda=name, hip=extra.get("hip"), status=extra["status"], library=extra["library"],
-                             section="porter rule data")
-        if statuses and entry.status not in statuses:
+        known = sorted(set(known) | ({n.encode() for n in added} & toks.keys()))
+    for tok in known:
+        chosen = choose.memo.get(tok, _UNASKED)
+        if chosen is _UNASKED:
+            chosen = choose.memo[tok] = _kb_chosen(choose, ctx, tok.decode())
+        if chosen is None:
             continue
-        if libraries and entry.library not in libraries:
-            continue
-        if entry.library in skip_libraries:
-            continue
-        if spec.get("skip_identity") and entry.identity:
-            continue
-        values = _kb_values(entry, prefer_roc, added.get(name, {}).get("note", ""))
-        if hip_headers:
-            found = _hip_name(name)
-            if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:
-                continue
-            if found is not None:
-                values = tuple(sorted(dict(values, hip_since=found.first_hip, hip_checked=found.checked_up_to,
-                                           hip_spelling=found.hip_spelling).items()))
-                if found.state == "renamed":
-                    values = tuple(sorted(dict(values, replacement=found.hip_spelling, hip=found.hip_spelling,
-                                               advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
-                                                      f"spell it {found.hip_spelling}").items()))
-                elif found.state == "missing":
-                    values = tuple(sorted(dict(values, advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
-                                               "do not declare it: write a helper or rewrite the call").items()))
-        replacement = dict(values)["replacement"] or None
-        # `int texture = 3;` makes the name the project's own variable in that function (or the whole file).
-        shadowed = index(sf).variables.get(name, frozenset())
-        defined_here = _defined_locally(sf, name)
-        after = require_next.get(tok)
-        for off in toks[tok]:
-            if is_member_access(sf.code, off) or off in defined_here:
-                continue
-            if shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed):
-                continue
+        name, replacement, values = chosen
+        after = choose.require_next.get(tok)
+        for off in _kb_uses(sf, tok, name):
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
             yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+
+
+_UNASKED = object()
+
+
+class _KbChoice(NamedTuple):
+    """One kb pattern's options, read once, and its answer per name asked so far (`memo`: name -> what
+    `_kb_chosen` returned), which depends only on the options and the knowledge base, not on the file."""
+
+    spec: dict
+    statuses: frozenset[str]
+    libraries: frozenset[str]
+    skip_libraries: frozenset[str]
+    prefer_roc: frozenset[str]
+    require_next: dict[bytes, bytes]
+    added: dict[str, dict]
+    hip_headers: str | None
+    memo: dict
+
+
+def _kb_choice(ctx: MatchContext, spec: dict) -> _KbChoice:
+    memos = ctx.memo.setdefault("kb.choice", {})  # id(spec) -> choice; the choice holds the spec, so ids stay unique
+    choice = memos.get(id(spec))
+    if choice is None or choice.spec is not spec:
+        choice = memos[id(spec)] = _KbChoice(
+            spec, frozenset(spec.get("status", ())), frozenset(spec.get("library", ())),
+            frozenset(spec.get("not_library", ())), frozenset(spec.get("prefer_roc", ())),
+            {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()},
+            {e["cuda"]: e for e in spec.get("add", ())}, spec.get("hip_headers"), {})
+    return choice
+
+
+def _kb_chosen(choice: _KbChoice, ctx: MatchContext, name: str) -> tuple[str, str | None, tuple] | None:
+    """(name, replacement, message values) when the pattern reports `name`, else None."""
+    spec, added, hip_headers = choice.spec, choice.added, choice.hip_headers
+    entry = ctx.kb.get(name)
+    if entry is None:
+        extra = added.get(name)
+        if extra is None:
+            return None
+        from porter.kb import ApiEntry
+
+        entry = ApiEntry(cuda=name, hip=extra.get("hip"), status=extra["status"], library=extra["library"],
+                         section="porter rule data")
+    if choice.statuses and entry.status not in choice.statuses:
+        return None
+    if choice.libraries and entry.library not in choice.libraries:
+        return None
+    if entry.library in choice.skip_libraries:
+        return None
+    if spec.get("skip_identity") and entry.identity:
+        return None
+    values = _kb_values(entry, choice.prefer_roc, added.get(name, {}).get("note", ""))
+    if hip_headers:
+        found = _hip_name(name)
+        if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:
+            return None
+        if found is not None:
+            values = tuple(sorted(dict(values, hip_since=found.first_hip, hip_checked=found.checked_up_to,
+                                       hip_spelling=found.hip_spelling).items()))
+            if found.state == "renamed":
+                values = tuple(sorted(dict(values, replacement=found.hip_spelling, hip=found.hip_spelling,
+                                           advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                                  f"spell it {found.hip_spelling}").items()))
+            elif found.state == "missing":
+                values = tuple(sorted(dict(values, advice=f"HIP's headers (checked up to HIP {found.checked_up_to}) "
+                                           "do not declare it: write a helper or rewrite the call").items()))
+    return name, dict(values)["replacement"] or None, values
+
+
+def _kb_uses(sf: SourceFile, tok: bytes, name: str) -> list[int]:
+    """The offsets of `tok` that use the name as a free name: not a member (`obj.name`), not where the file defines
+    it, not where a variable of the file shadows it (`int texture = 3;`). The same for every kb pattern."""
+    memo = sf.cache.setdefault("kb.uses", {})
+    uses = memo.get(tok)
+    if uses is None:
+        shadowed = index(sf).variables.get(name, frozenset())
+        defined_here = _defined_locally(sf, name)
+        uses = memo[tok] = [
+            off for off in sf.tokens()[tok]
+            if not (is_member_access(sf.code, off) or off in defined_here
+                    or shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed))]
+    return uses
 
 
 def _hip_name(name: str):
@@ -367,11 +474,11 @@ def _hip_name(name: str):
     return hip_names().get(name)
 
 
-def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> frozenset[bytes]:
-    """The file's tokens the knowledge base knows: one set intersection per file, shared by every kb pattern."""
+def _kb_candidates(sf: SourceFile, ctx: MatchContext) -> list[bytes]:
+    """The file's tokens the knowledge base knows, sorted: one set intersection per file, shared by every kb
+    pattern."""
     if "kb_candidates" not in sf.cache:
-        toks = sf.tokens()
-        sf.cache["kb_candidates"] = frozenset(t for t in toks if t in ctx.kb_tokens)
+        sf.cache["kb_candidates"] = sorted(ctx.kb_tokens.intersection(sf.tokens()))
     return sf.cache["kb_candidates"]
 
 
@@ -418,34 +525,46 @@ def _entry_values(entry, use_roc: bool, note: str) -> tuple[tuple[str, str], ...
 
 def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """`#include`s the knowledge base's header map knows (`kb_header: {status: [...], not_include: [globs]}`)."""
-    spec = pattern["kb_header"] or {}
-    statuses = set(spec.get("status", ()))
-    skip = spec.get("not_include", ())
     if sf.language != "cuda" or sf.root is None:
         return
     from porter.source.includes import project_header
 
+    memo = ctx.memo.setdefault("kb_header", {}).setdefault(id(pattern), (pattern, {}))
+    if memo[0] is not pattern:  # another pattern object now has that id
+        memo = ctx.memo["kb_header"][id(pattern)] = (pattern, {})
+    answers = memo[1]
     own = ctx.extra.get("repository_files") or frozenset()
     for node, header in index(sf).includes:
-        if any(fnmatch.fnmatchcase(header, g) for g in skip):
+        answer = answers.get(header, _UNASKED)
+        if answer is _UNASKED:  # what the pattern says of a header is the same in every file
+            answer = answers[header] = _kb_header_answer(pattern["kb_header"] or {}, header, ctx)
+        if answer is None:
             continue
         if own and project_header(sf.path, header, node.type == "string_literal", own):
             continue
-        entry = ctx.kb.header(header)
-        if entry is None or (statuses and entry.status not in statuses):
-            continue
-        if entry.status == "rename":
-            advice = f"include <{entry.hip}> instead"
-        elif entry.status == "drop":
-            advice = "delete the include"
-        elif entry.hip:
-            advice = f"port by hand to <{entry.hip}>"
-        else:
-            advice = "no ROCm counterpart"
-        values = (("advice", advice), ("hip", entry.hip or "none"), ("library", entry.library),
-                  ("note", entry.note or advice), ("status", entry.status))
-        yield Hit(node.start_byte, node.end_byte, name=header,
-                  replacement=entry.hip if entry.status == "rename" else None, values=values)
+        replacement, values = answer
+        yield Hit(node.start_byte, node.end_byte, name=header, replacement=replacement, values=values)
+
+
+def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str | None, tuple] | None:
+    """(replacement, message values) when the pattern reports an #include of `header`, else None."""
+    if any(fnmatch.fnmatchcase(header, g) for g in spec.get("not_include", ())):
+        return None
+    statuses = set(spec.get("status", ()))
+    entry = ctx.kb.header(header)
+    if entry is None or (statuses and entry.status not in statuses):
+        return None
+    if entry.status == "rename":
+        advice = f"include <{entry.hip}> instead"
+    elif entry.status == "drop":
+        advice = "delete the include"
+    elif entry.hip:
+        advice = f"port by hand to <{entry.hip}>"
+    else:
+        advice = "no ROCm counterpart"
+    values = (("advice", advice), ("hip", entry.hip or "none"), ("library", entry.library),
+              ("note", entry.note or advice), ("status", entry.status))
+    return (entry.hip if entry.status == "rename" else None), values
 
 
 _WORD = re.compile(r"\w+", re.A)
@@ -461,13 +580,17 @@ def _defined_locally(sf: SourceFile, name: str) -> set[int]:
 
 def _find_defined_locally(sf: SourceFile, name: str) -> set[int]:
     out = set()
-    for f in sf.functions:
-        if f.name == name:
-            node = f.node.child_by_field_name("declarator")
-            while node is not None and node.type != "identifier" and node.named_child_count:
-                node = node.child_by_field_name("declarator") or node.named_children[0]
-            if node is not None:
-                out.add(node.start_byte)
+    by_name = sf.cache.get("code.function_names")
+    if by_name is None:  # asked for each candidate name: one pass over the functions per file, not per name
+        by_name = sf.cache["code.function_names"] = {}
+        for f in sf.functions:
+            by_name.setdefault(f.name, []).append(f)
+    for f in by_name.get(name, ()):
+        node = f.node.child_by_field_name("declarator")
+        while node is not None and node.type != "identifier" and node.named_child_count:
+            node = node.child_by_field_name("declarator") or node.named_children[0]
+        if node is not None:
+            out.add(node.start_byte)
     # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
     out |= index(sf).function_declarations.get(name, frozenset())
     if not _WORD.fullmatch(name):
@@ -513,10 +636,18 @@ def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Match
     which one it found and what that one needs. `inner` runs the wrapped pattern (the registry passes its own
     dispatch, so this module need not know the other kinds); the rule loader has checked it is one C++ kind.
     """
-    spec = dict(pattern["feature"])
-    note = spec.pop("note", "")
+    spec, note = _read_feature(pattern)
     for hit in inner(spec, sf, ctx):
         yield Hit(hit.start, hit.end, hit.name, hit.replacement, tuple(sorted(dict(hit.values, note=note).items())))
+
+
+def _feature(pattern: dict) -> tuple[dict, str]:
+    """The wrapped pattern (one object for the scan, so what its matcher reads from it is read once) and the note."""
+    spec = dict(pattern["feature"])
+    return spec, spec.pop("note", "")
+
+
+_read_feature = _PerPattern(_feature)
 
 
 def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -547,31 +678,55 @@ def _callee_name(call) -> str:
     return unqualified(fn.text.decode("utf-8", "replace")) if fn is not None else ""
 
 
-_DECLS = """
-(declaration type: (_) @type declarator: (init_declarator declarator: (_) @var value: (_) @value))
-(declaration type: (_) @type declarator: (identifier) @var)
-(parameter_declaration type: (_) @type declarator: (_) @var)
-"""
-
-
 def _typed_variables(sf: SourceFile, types: set[str], inits: set[str]) -> set[tuple[int, str]]:
     """(enclosing function, name) of variables and parameters declared with a type whose last part is in `types`,
-    or initialised from a call to one of `inits` (a name means different things in different functions)."""
-    import tree_sitter as ts
-    from porter.source.parse import query
+    or initialised from a call to one of `inits` (a name means different things in different functions).
 
-    out = set()
-    for _, m in ts.QueryCursor(query("cuda", _DECLS)).matches(sf.root):
-        var = m["var"][0]
-        while var.type in ("reference_declarator", "pointer_declarator") and var.named_child_count:
-            var = var.named_children[-1]
-        if var.type != "identifier":
-            continue
-        type_name = unqualified(m["type"][0].text.decode("utf-8", "replace"))
-        value = m.get("value", [None])[0]
-        if type_name in types or (value is not None and value.type == "call_expression" and _callee_name(value) in inits):
-            out.add((scope_of(sf, var.start_byte), var.text.decode()))
+    Such a declaration holds the type's or initialiser's last name part as a token, so only the declarations
+    around those tokens are read (a tree-sitter query over every declaration cost a 20 ms compile per scan)."""
+    out: set[tuple[int, str]] = set()
+    toks = sf.tokens()
+    seen: set[int] = set()
+    for name in sorted(types | inits):
+        for off in toks.get(name.encode(), ()):
+            node = sf.root.descendant_for_byte_range(off, off + len(name))
+            while node is not None:
+                if node.type in ("declaration", "parameter_declaration") and node.id not in seen:
+                    seen.add(node.id)
+                    for type_node, var, value in _declared(node):
+                        _add_typed(sf, out, type_node, var, value, types, inits)
+                node = node.parent
     return out
+
+
+def _declared(decl) -> Iterable[tuple[object, object, object]]:
+    """(type, declarator, initialiser or None) of a declaration or parameter, as the query
+    `(declaration type: (_) declarator: (init_declarator declarator: (_) value: (_)))`,
+    `(declaration type: (_) declarator: (identifier))` and `(parameter_declaration type: (_) declarator: (_))`
+    match them."""
+    type_node = decl.child_by_field_name("type")
+    if type_node is None or not type_node.is_named:
+        return
+    for d in decl.children_by_field_name("declarator"):
+        if decl.type == "parameter_declaration":
+            if d.is_named:
+                yield type_node, d, None
+        elif d.type == "init_declarator":
+            var, value = d.child_by_field_name("declarator"), d.child_by_field_name("value")
+            if var is not None and var.is_named and value is not None and value.is_named:
+                yield type_node, var, value
+        elif d.type == "identifier":
+            yield type_node, d, None
+
+
+def _add_typed(sf: SourceFile, out: set, type_node, var, value, types: set[str], inits: set[str]) -> None:
+    while var.type in ("reference_declarator", "pointer_declarator") and var.named_child_count:
+        var = var.named_children[-1]
+    if var.type != "identifier":
+        return
+    type_name = unqualified(type_node.text.decode("utf-8", "replace"))
+    if type_name in types or (value is not None and value.type == "call_expression" and _callee_name(value) in inits):
+        out.add((scope_of(sf, var.start_byte), var.text.decode()))
 
 
 # Where a name sits when C++ needs a compile-time constant there: node type -> the child field holding the constant
@@ -659,13 +814,17 @@ FULL_MASK = re.compile(
 )
 
 
+def lane_mask_regex(names: Iterable[str]) -> str:
+    """The regex a lane_mask pattern runs: a call of one of `names` and its first argument (group `hit`)."""
+    arg = r"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
+    return r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
+
+
 def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """A full 32-bit lane mask passed as the first argument of a warp intrinsic (`lane_mask: [__shfl_sync, ...]`),
     written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
-    names = pattern["lane_mask"]
-    arg = rb"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
-    source = r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg.decode() + r"[,)]"
-    if not may_match(source, (), sf, sf.code, "code"):
+    source = lane_mask_regex(pattern["lane_mask"])
+    if not _may_run(source, (), sf, sf.code, "code"):
         return
     rx = compile_regex(source)
     mask_names = _full_mask_names(sf)

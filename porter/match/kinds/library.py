@@ -254,12 +254,21 @@ def _packages(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
 _EVIDENCE = {"header": _headers, "link": _links, "import": _imports, "package": _packages}
 
 
+def _evidence(sf: SourceFile, ctx: MatchContext | None, kind: str) -> list[Hit]:
+    """A file's library evidence of one kind, read once for the several rules that filter it (LIB001-LIB012, ...)."""
+    key = ("library.evidence", kind)
+    memo = sf.cache.get(key)
+    if memo is None or memo[0] is not ctx:
+        memo = sf.cache[key] = (ctx, list(_EVIDENCE[kind](sf, ctx)))
+    return memo[1]
+
+
 def match_library(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     spec = pattern["library"]
     kinds = set(spec.get("kinds", ()))
     ids = set(spec.get("ids", ()))
     exclude = set(spec.get("exclude", ()))
-    for hit in _EVIDENCE[spec["evidence"]](sf, ctx):
+    for hit in _evidence(sf, ctx, spec["evidence"]):
         v = dict(hit.values)
         if kinds and v["kind"] not in kinds:
             continue
