@@ -32,6 +32,7 @@ from porter.match.base import SkipFile
 from porter.match.engine import prepare_rules, rule_applies_to, run_rules
 from porter.match.registry import MatchContext
 from porter.portaware import attach_status
+from porter.portaware import status as port_status
 from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -40,7 +41,7 @@ from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
 from porter.source import macros as preprocessor
-from porter.source.parse import harvest_macros, parse
+from porter.source.parse import harvest_macros, parse, parses_alike
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
 from porter.targets import Target, resolve_targets
@@ -498,6 +499,12 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
         kern, launch_list = (tuple(x) for x in measure_triton(sf))
+    port = None
+    # The port-status stage's facts of this file from this read and parse (it would read and parse it again);
+    # Python files only where that stage looks (findings, kernels, setup.py).
+    if language in ("cuda", "cmake") or (language == "python" and (findings or kern or path.endswith("setup.py"))):
+        tree = sf if language != "cuda" or parses_alike(data, st.macros) else None
+        port = port_status.file_facts(path, language, data, tree)
     return FileResult(
         path=path,
         language=language,
@@ -509,6 +516,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         parse_error_lines=sf.error_lines,
         helpers=helpers,
         includes=file_includes(sf) if language == "cuda" else (),
+        port_facts=port,
     )
 
 

@@ -108,9 +108,11 @@ def _read(source, c, limit: int) -> bytes | None:
 FACTS_VERSION = b"portaware-facts-1"
 
 
-def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
+def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]:
     """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
-    vendor checks, and for build files the sources they name."""
+    vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
+    (porter.source.parse.SourceFile of `data`, parsed without repository macros or alike), else it is parsed here
+    when a runtime check may be in it."""
     out: dict[str, Any] = {}
     if language == "cuda":
         out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in macros.directives(data)]
@@ -118,13 +120,13 @@ def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
         if b"using" in data or b"typedef" in data:
             out["aliases"] = _aliases(data)
         if CPP_PREDICATE_HINT.search(data):
-            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path)]
+            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf)]
     elif language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
         out["refs"] = [(r.target, r.side, r.where, r.twin) for r in refs]
         out["regions"] = regions
     elif language == "python" and PY_PREDICATE_HINT.search(data):
-        spans = python_spans(data, path)
+        spans = python_spans(data, path, sf)
         out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in spans]
         if PurePosixPath(path).name == "setup.py":
             out["refs"] = [(r.target, r.side, r.where, r.twin)
@@ -198,11 +200,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     facts: dict[str, dict[str, Any]] = {}
     dirs: dict[str, tuple[list[macros.Directive], int]] = {}
+    # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
+    scanned = {r.path: r for r in result.files if r.port_facts is not None}
     for path, c in sorted(files.items()):
         if c.language not in ("cuda", "cmake") and not (c.language == "python" and
                                                           (path in with_findings or PurePosixPath(path).name == "setup.py")):
             continue
-        f = _facts(source, c, limit, cache, digest)
+        r = scanned.get(path)
+        f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest)
         if f is None:
             continue
         facts[path] = f
