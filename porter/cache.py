@@ -65,24 +65,35 @@ def _types() -> dict[str, type]:
     return _TYPES
 
 
+# Types JSON holds as they are: each value of these is its own encoding (checked inline below: a scan result is
+# millions of them, and a call per value cost more than the rest of encoding).
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
 def encode(value: Any) -> Any:
     """A JSON-ready form of `value` that `decode` turns back into an equal value (tuples stay tuples)."""
     # The common types first, by exact type (a scan result is millions of strings, ints and tuples); anything
     # else goes the general way below. Enums before plain strings: Status is a str enum.
     t = type(value)
-    if t is str or t is int or t is bool or value is None or t is float:
+    if t in _SCALARS:
         return value
     if t is tuple:
-        return [encode(v) for v in value]
+        return [v if type(v) in _SCALARS else encode(v) for v in value]
     fields = _FIELDS.get(t)
     if fields is not None:
-        return {"c": fields[0], "v": {f: encode(getattr(value, f)) for f in fields[1]}}
+        return {"c": fields[0], "v": {f: x if type(x := getattr(value, f)) in _SCALARS else encode(x)
+                                      for f in fields[1]}}
+    members = _ENUMS.get(t)
+    if members is not None and value in members:
+        return members[value]
     return _encode_other(value)
 
 
 def _encode_other(value: Any) -> Any:
     if isinstance(value, enum.Enum):
-        return {"e": _name(type(value)), "v": value.value}
+        cls = type(value)
+        found = _ENUMS.setdefault(cls, {})[value] = {"e": _name(cls), "v": value.value}  # shared, read only
+        return found
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, float)):
@@ -107,6 +118,8 @@ def _encode_other(value: Any) -> Any:
 
 # Per dataclass seen: its allowlisted name and init fields (dataclasses.fields costs more than encoding a field).
 _FIELDS: dict[type, tuple[str, tuple[str, ...]]] = {}
+# Per enum seen: each member's encoding.
+_ENUMS: dict[type, dict[Any, dict[str, Any]]] = {}
 
 
 def _name(cls: type) -> str:
@@ -119,15 +132,38 @@ def _name(cls: type) -> str:
 def decode(data: Any) -> Any:
     """The value `encode` made; raises ValueError on anything that is not such a value (the entry is a miss)."""
     t = type(data)
-    if t is str or t is int or data is None or t is bool or t is float:
+    if t in _SCALARS:
         return data
     if t is list:
-        return tuple([decode(v) for v in data])
+        return tuple([v if type(v) in _SCALARS else decode(v) for v in data])
     if t is dict and "c" in data and "v" in data and len(data) == 2:
-        cls = _type(data["c"], object)
-        if not dataclasses.is_dataclass(cls) or type(data["v"]) is not dict:
+        name, values = data["c"], data["v"]
+        known = _DATACLASSES.get(name) if type(name) is str else None
+        if known is None:
+            cls = _type(name, object)
+            if not dataclasses.is_dataclass(cls):
+                raise ValueError("not a cache value")
+            known = _DATACLASSES[name] = (cls, _plain_fields(cls))
+        if type(values) is not dict:
             raise ValueError("not a cache value")
-        return cls(**{k: decode(v) for k, v in data["v"].items()})
+        cls, plain = known
+        kwargs = {k: v if type(v) in _SCALARS else decode(v) for k, v in values.items()}
+        if plain is not None and values.keys() == plain:
+            # Exactly the fields a generated __init__ would only store: stored without calling it (a frozen
+            # dataclass's __init__ sets each field through object.__setattr__, most of decoding's cost).
+            obj = object.__new__(cls)
+            obj.__dict__.update(kwargs)
+            return obj
+        return cls(**kwargs)
+    if t is dict and "e" in data and "v" in data and len(data) == 2 and type(data["e"]) is str:
+        members = _ENUM_MEMBERS.get(data["e"])
+        if members is None:
+            cls = _type(data["e"], enum.Enum)
+            members = _ENUM_MEMBERS[data["e"]] = {m.value: m for m in cls.__members__.values()}
+        value = data["v"]
+        if type(value) in _SCALARS and value in members:
+            return members[value]
+        return _type(data["e"], enum.Enum)(value)
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
@@ -153,6 +189,22 @@ def decode(data: Any) -> Any:
             raise ValueError("not a cache value")
         return cls(**{k: decode(v) for k, v in data["v"].items()})
     raise ValueError("not a cache value")
+
+
+# Allowlisted dataclasses by the name entries give them, as decode has checked them, with _plain_fields.
+_DATACLASSES: dict[str, tuple[type, frozenset[str] | None]] = {}
+# Allowlisted enums' members by value, by the name entries give the enum.
+_ENUM_MEMBERS: dict[str, dict[Any, enum.Enum]] = {}
+
+
+def _plain_fields(cls: type) -> frozenset[str] | None:
+    """The field names of a dataclass whose generated __init__ only stores its arguments (every field an init
+    field, no __post_init__, no __slots__), so decode may store them itself; None for any other."""
+    fields = dataclasses.fields(cls)
+    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or not all(f.init for f in fields) \
+            or getattr(getattr(cls.__dict__.get("__init__"), "__code__", None), "co_filename", None) != "<string>":
+        return None
+    return frozenset(f.name for f in fields)
 
 
 def _type(name: Any, base: type) -> type:

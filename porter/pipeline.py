@@ -395,6 +395,14 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     _init_worker(state)
     out: list[tuple[FileResult, bool] | None] = [None] * total
     todo = list(range(total))
+    if jobs <= 1:
+        # One process: each file is looked up and, on a miss, scanned right away (a cache pass first would read
+        # and hash every file it misses twice).
+        for i, c in enumerate(files):
+            out[i] = scan_candidate(c)
+            if progress:
+                progress(i + 1, total)
+        return out  # type: ignore[return-value]
     if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
         todo = []
@@ -407,7 +415,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
         if progress and len(todo) < total:
             progress(total - len(todo), total)
     done = total - len(todo)
-    if jobs <= 1 or len(todo) < 16:
+    if len(todo) < 16:
         for i in todo:
             out[i] = scan_candidate(files[i])
             done += 1
