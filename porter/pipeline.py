@@ -211,6 +211,15 @@ class _Worker:
     alternatives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # RepositoryFacts.alternatives
     ctx: MatchContext = field(default_factory=MatchContext)
     file_seconds: float = 30.0  # per-file CPU budget; 0: none
+    rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
+
+    def rules_for(self, language: str) -> list:
+        """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
+        path globs of the few rules that have them)."""
+        if language not in self.rules_by_language:
+            self.rules_by_language[language] = [r for r in self.ruleset.rules
+                                                if r.id not in self.disabled and language in r.languages]
+        return self.rules_by_language[language]
 
     @functools.cached_property
     def repository_digest(self) -> bytes:
@@ -270,7 +279,10 @@ def scan(
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
     facts = repository_facts(found.files, lambda c: file_facts(source, c, options.max_file_bytes))
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
-    return assemble(source, found, pairs, ruleset, targets, notices, only)
+    result = assemble(source, found, pairs, ruleset, targets, notices, only)
+    # Which files this source has, for the port-status stage (it would list them again).
+    result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
+    return result
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
@@ -493,7 +505,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
                 size: int | None = None) -> FileResult:
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
     st = st or _STATE
-    rules = [r for r in st.ruleset.rules if r.id not in st.disabled and rule_applies_to(r, path, language)]
+    rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]
     sf = parse(path, language, data, st.macros)
     if opener is not None:
         sf.cache["open"] = opener

@@ -185,7 +185,10 @@ def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None
 def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
-    found = source.discover(settings.include, settings.exclude)
+    # The scan's own listing of this very source with the same include/exclude, else the source listed again.
+    seen = result.stats.get("discovery")  # (source, include, exclude, Discovery)
+    same = seen is not None and seen[0] is source and seen[1:3] == (tuple(settings.include), tuple(settings.exclude))
+    found = seen[3] if same else source.discover(settings.include, settings.exclude)
     files = {c.path: c for c in found.files}
     limit = settings.max_file_bytes
     pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),

@@ -14,6 +14,7 @@ names a ROCm-only arm `#define`s), and by heuristic any name with a HIP, ROCM or
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from dataclasses import dataclass
@@ -505,9 +506,11 @@ def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
 
 def side_at(regions: list[Region], line: int) -> tuple[str, int]:
     """The side of one line ("cuda", "rocm", "both", "none") and the guard line that decided it."""
-    import bisect
+    return _side_at(regions, [r.start for r in regions], line)
 
-    i = bisect.bisect_right([r.start for r in regions], line) - 1
+
+def _side_at(regions: list[Region], starts: list[int], line: int) -> tuple[str, int]:
+    i = bisect.bisect_right(starts, line) - 1
     if i < 0 or line > regions[i].end:
         return "both", 0
     r = regions[i]
@@ -521,12 +524,15 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     name can guard the definition of another."""
     rocm = set(rocm_names)
     cuda: set[str] = set()
+    # Only files that #define something can derive a name; each one's definitions are listed once, not per round.
+    defining = [(dirs, total, found) for dirs, total in files.values() if (found := defines(dirs))]
     for _ in range(rounds):
         sides: dict[str, set[str]] = {}
-        for dirs, total in files.values():
+        for dirs, total, found in defining:
             regions = evaluate(dirs, total, rocm, cuda)
-            for line, name, _body in defines(dirs):
-                sides.setdefault(name, set()).add(side_at(regions, line)[0])
+            starts = [r.start for r in regions]
+            for line, name, _body in found:
+                sides.setdefault(name, set()).add(_side_at(regions, starts, line)[0])
         new_rocm = {n for n, s in sides.items() if s == {ROCM}} | set(rocm_names)
         new_cuda = {n for n, s in sides.items() if s == {CUDA}}
         if new_rocm | rocm == rocm and new_cuda == cuda:
