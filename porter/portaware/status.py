@@ -56,7 +56,7 @@ class PortMap:
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it."""
-        g = cuda_only_match(path, self.cuda_only)
+        g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
             return Status.CUDA_ONLY, self.cuda_only_from[i] if i < len(self.cuda_only_from) else f"cuda_only: {g}"
@@ -83,7 +83,7 @@ class PortMap:
             return Status.HANDLED, f"{path}:{best.line}"
         if fs is not None and fs[0] == "include" and fs[1] == CUDA:
             return Status.HANDLED, fs[2]
-        if len(self.compat):
+        if self.compat:
             text = self.lines.get(path)
             if text and 1 <= line <= len(text):
                 row = text[line - 1]

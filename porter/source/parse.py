@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -80,6 +81,7 @@ def registered_root_queries(lang: str) -> tuple[str, ...]:
     return tuple(_ROOT_QUERIES.get(lang, ()))
 
 
+@functools.lru_cache(maxsize=64)
 def _combined(lang: str, sources: tuple[str, ...]) -> str:
     """One query of all `sources`, each one's captures renamed `q<i>__<name>` so the results split back exactly."""
     return "\n".join(_CAPTURE_NAME.sub(lambda m, i=i: f"@q{i}__{m.group(1)}", s) for i, s in enumerate(sources))
@@ -101,9 +103,12 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
             combined = None
         if combined is not None:
             caps = ts.QueryCursor(combined).captures(node)
-            for i, s in enumerate(sources):
-                prefix = f"q{i}__"
-                memo[(lang, s)] = {k[len(prefix):]: v for k, v in caps.items() if k.startswith(prefix)}
+            split: list[dict] = [{} for _ in sources]
+            for k, v in caps.items():  # `q<i>__<name>`: one pass over the captures, not one per query
+                i, _, name = k.partition("__")
+                split[int(i[1:])][name] = v
+            for s, found in zip(sources, split):
+                memo[(lang, s)] = found
         else:
             memo[key] = ts.QueryCursor(query(lang, source)).captures(node)
     return {k: list(v) for k, v in memo[key].items()}
@@ -368,7 +373,7 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
     `macros` are qualifier macros defined in other files of the repository (see harvest_macros).
     """
-    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", data)]
+    line_starts = list(itertools.accumulate((len(line) + 1 for line in data.split(b"\n")[:-1]), initial=0))
     if language_name == "cuda":
         return _parse_cuda(path, data, line_starts, macros)
     if language_name == "python":
