@@ -277,7 +277,7 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
-    facts = repository_facts(found.files, lambda c: file_facts(source, c, options.max_file_bytes))
+    facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
     # Which files this source has, for the port-status stage (it would list them again).
@@ -389,6 +389,61 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
                            tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1)), build_names,
                            tuple(sorted((k, tuple(sorted(v))) for k, v in values.items()
                                         if 1 < len(v) <= MAX_ALTERNATIVES)))
+
+
+FACTS_FORMAT = b"repository-facts-1"
+
+
+def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int,
+                            cache: Cache | None) -> RepositoryFacts:
+    """repository_facts of a tree's files (file_facts of each), kept in the cache as one entry named by every
+    C/C++/CUDA file's path and content (its blob id, else a hash of its bytes) and porter's code, so a warm
+    re-scan hashes the files instead of lexing and harvesting each one again."""
+    files = list(files)
+
+    def per_file(c: Candidate) -> tuple:
+        return file_facts(source, c, max_bytes)
+
+    if cache is None:
+        return repository_facts(files, per_file)
+    h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
+    for c in files:
+        if c.language != "cuda":
+            continue
+        if c.blob is not None:
+            content = c.blob.encode()
+        else:
+            try:
+                content = hashlib.sha256(source.read(c, max_bytes)).digest()
+            except SourceReadError:
+                content = b"unreadable"
+        h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
+    key = "facts-" + h.hexdigest()[:40]
+    hit = cache.get(key)
+    if _facts_entry(hit):
+        macros, constants, build_names, alternatives = hit
+        return RepositoryFacts(macros, local_python_packages(files),
+                               frozenset(c.path for c in files if c.language == "cuda"), constants, build_names,
+                               alternatives)
+    facts = repository_facts(files, per_file)
+    cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
+    return facts
+
+
+def _facts_entry(value: Any) -> bool:
+    """Whether a cache entry has the shape cached_repository_facts writes (else it is a miss)."""
+    if not (isinstance(value, tuple) and len(value) == 4):
+        return False
+    macros, constants, build_names, alternatives = value
+    return (isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, str) for x in m)
+                                              for m in macros)
+            and isinstance(constants, tuple) and all(isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str)
+                                                     and type(k[1]) is int for k in constants)
+            and isinstance(build_names, tuple) and len(build_names) == 2
+            and all(isinstance(n, frozenset) and all(isinstance(x, str) for x in n) for n in build_names)
+            and isinstance(alternatives, tuple)
+            and all(isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], tuple)
+                    and all(type(v) is int for v in a[1]) for a in alternatives))
 
 
 def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
