@@ -61,6 +61,23 @@ def test_parses_alike_only_when_no_repository_macro_is_used():
     assert parses_alike(b"MY_KERNEL void k() {}\n", {})
     assert not parses_alike(b"MY_KERNEL void k() {}\n", macros)
     assert not parses_alike(b"MY_DEV float f() { return 1; }\n", macros)
+    # the repository's own copy of a library macro, defined as the library does: the same bytes reach the parser
+    assert parses_alike(b"CUTLASS_DEVICE int f() { return 1; }\n", {"CUTLASS_DEVICE": "__forceinline__ __device__"})
+    assert not parses_alike(b"CUTLASS_DEVICE int f() { return 1; }\n", {"CUTLASS_DEVICE": "__global__"})
+
+
+def test_a_vendor_free_file_has_no_one_build_region_and_derives_no_name():
+    from porter.source import macros
+
+    code = b"#ifndef G\n#define G\n#if CUDA_VERSION >= 12000 && defined(X)\n#define NEW 1\n#else\nint a;\n#endif\n#endif\n"
+    dirs = macros.directives(code)
+    names = macros.condition_names(dirs)
+    assert names == {"G", "CUDA_VERSION", "defined", "X"}
+    assert not macros.builds_differ(names) and macros.builds_differ(names, ("X",)) and macros.builds_differ(names | {"USE_ROCM"})
+    assert {r.side for r in macros.evaluate(dirs, 9)} == {"both"}
+    assert macros.derived_names({"a.h": (dirs, 9)}) == (frozenset(), frozenset())
+    # with X a ROCm-side name, NEW is defined only where the ROCm build goes
+    assert macros.derived_names({"a.h": (dirs, 9)}, ("X",)) == (frozenset({"X", "NEW"}), frozenset())
 
 
 def test_the_port_status_stage_reads_no_file_the_scan_took_facts_from(monkeypatch):

@@ -224,6 +224,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_names, cuda_names = macros.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
+        if not macros.builds_differ(macros.condition_names(ds), rocm_names, cuda_names):
+            continue  # no line only one build compiles (see builds_differ)
         regs = macros.evaluate(ds, total, rocm_names, cuda_names)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs

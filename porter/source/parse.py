@@ -470,7 +470,10 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
 def parses_alike(data: bytes, macros: dict[str, str] | None) -> bool:
     """Whether `parse(path, "cuda", data, macros)` builds the same tree as `parse(path, "cuda", data)`: the
     repository's macros change no byte the parser sees (most files use none of them)."""
-    return not macros or neutralise_macros(data, macros)[0] == neutralise_macros(data)[0]
+    if not macros or not any(name.removesuffix("()").encode() in data for name in macros):
+        return True
+    return neutralise_macros(data, {**LIBRARY_QUALIFIER_MACROS, **macros})[0] == \
+        neutralise_macros(data, LIBRARY_QUALIFIER_MACROS)[0]
 
 
 def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[bytes, int], uses: dict[int, str]) -> None:
