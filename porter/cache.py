@@ -80,10 +80,9 @@ def encode(value: Any) -> Any:
         return value
     if t is tuple:
         return [v if type(v) in _SCALARS else encode(v) for v in value]
-    fields = _FIELDS.get(t)
-    if fields is not None:
-        return {"c": fields[0], "v": {f: x if type(x := getattr(value, f)) in _SCALARS else encode(x)
-                                      for f in fields[1]}}
+    encoder = _ENCODERS.get(t)
+    if encoder is not None:
+        return encoder(value)
     members = _ENUMS.get(t)
     if members is not None and value in members:
         return members[value]
@@ -111,14 +110,25 @@ def _encode_other(value: Any) -> Any:
         return {"f" if isinstance(value, frozenset) else "s": [encode(v) for v in sorted(value, key=repr)]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
-        fields = (_name(cls), tuple(f.name for f in dataclasses.fields(value) if f.init))
-        _FIELDS[cls] = fields
-        return {"c": fields[0], "v": {f: encode(getattr(value, f)) for f in fields[1]}}
+        _ENCODERS[cls] = _dataclass_encoder(_name(cls), tuple(f.name for f in dataclasses.fields(value) if f.init))
+        return _ENCODERS[cls](value)
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
-# Per dataclass seen: its allowlisted name and init fields (dataclasses.fields costs more than encoding a field).
-_FIELDS: dict[type, tuple[str, tuple[str, ...]]] = {}
+def _dataclass_encoder(name: str, fields: tuple[str, ...]):
+    """The encoder of one dataclass: `{"c": name, "v": {field: encoded value}}`, written out per field as the
+    dataclasses module writes __init__ (a loop with getattr per field cost twice as much). Only porter's own
+    allowlisted class name and its field names (identifiers) go into the generated source."""
+    if not all(f.isidentifier() for f in fields):
+        return lambda value: {"c": name, "v": {f: encode(getattr(value, f)) for f in fields}}
+    body = ", ".join(f"{f!r}: (x if type(x := value.{f}) in S else E(x))" for f in fields)
+    namespace = {"S": _SCALARS, "E": encode, "NAME": name}
+    exec(f"def encode_dataclass(value):\n    return {{'c': NAME, 'v': {{{body}}}}}\n", namespace)  # noqa: S102
+    return namespace["encode_dataclass"]
+
+
+# Per dataclass seen: its encoder (dataclasses.fields costs more than encoding a field).
+_ENCODERS: dict[type, Any] = {}
 # Per enum seen: each member's encoding.
 _ENUMS: dict[type, dict[Any, dict[str, Any]]] = {}
 
