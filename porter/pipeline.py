@@ -90,7 +90,9 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
     result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
-    result = attach_status(result, settings, source, open_cache(settings.cache_dir)[0], code_digest())
+    cache = open_cache(settings.cache_dir)[0]
+    # The code digest names cached port facts only: without a cache, porter's sources are not read and hashed.
+    result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
     assessment = None
     if assess:
         result, assessment = assessed(result, settings, targets, model)
