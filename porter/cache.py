@@ -24,7 +24,7 @@ from porter.source.read import SourceReadError, read_file
 
 # Entries larger than this are not read back (a planted multi-GB file must not cost memory).
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
-FORMAT = "porter-cache-1"
+FORMAT = "porter-cache-2"
 
 
 class CacheUnusable(Exception):
@@ -116,14 +116,16 @@ def _encode_other(value: Any) -> Any:
 
 
 def _dataclass_encoder(name: str, fields: tuple[str, ...]):
-    """The encoder of one dataclass: `{"c": name, "v": {field: encoded value}}`, written out per field as the
-    dataclasses module writes __init__ (a loop with getattr per field cost twice as much). Only porter's own
-    allowlisted class name and its field names (identifiers) go into the generated source."""
+    """The encoder of one dataclass: `{"c": name, "a": [each init field's encoded value, in order]}` (positional:
+    an entry is read back only by the code that wrote it, since the code digest names it; field names in every
+    object were half of an entry's bytes), written out per field as the dataclasses module writes __init__ (a loop
+    with getattr per field cost twice as much). Only porter's own allowlisted class name and its field names
+    (identifiers) go into the generated source."""
     if not all(f.isidentifier() for f in fields):
-        return lambda value: {"c": name, "v": {f: encode(getattr(value, f)) for f in fields}}
-    body = ", ".join(f"{f!r}: (x if type(x := value.{f}) in S else E(x))" for f in fields)
+        return lambda value: {"c": name, "a": [encode(getattr(value, f)) for f in fields]}
+    body = ", ".join(f"(x if type(x := value.{f}) in S else E(x))" for f in fields)
     namespace = {"S": _SCALARS, "E": encode, "NAME": name}
-    exec(f"def encode_dataclass(value):\n    return {{'c': NAME, 'v': {{{body}}}}}\n", namespace)  # noqa: S102
+    exec(f"def encode_dataclass(value):\n    return {{'c': NAME, 'a': [{body}]}}\n", namespace)  # noqa: S102
     return namespace["encode_dataclass"]
 
 
@@ -147,25 +149,26 @@ def decode(data: Any) -> Any:
         return data
     if t is list:
         return tuple([v if type(v) in _SCALARS else decode(v) for v in data])
-    if t is dict and "c" in data and "v" in data and len(data) == 2:
-        name, values = data["c"], data["v"]
+    if t is dict and "c" in data and "a" in data and len(data) == 2:
+        name, values = data["c"], data["a"]
         known = _DATACLASSES.get(name) if type(name) is str else None
         if known is None:
             cls = _type(name, object)
             if not dataclasses.is_dataclass(cls):
                 raise ValueError("not a cache value")
-            known = _DATACLASSES[name] = (cls, _plain_fields(cls))
-        if type(values) is not dict:
+            known = _DATACLASSES[name] = (cls, tuple(f.name for f in dataclasses.fields(cls) if f.init),
+                                          _plain_fields(cls))
+        cls, fields, plain = known
+        if type(values) is not list or len(values) != len(fields):
             raise ValueError("not a cache value")
-        cls, plain = known
-        kwargs = {k: v if type(v) in _SCALARS else decode(v) for k, v in values.items()}
-        if plain is not None and values.keys() == plain:
+        args = [v if type(v) in _SCALARS else decode(v) for v in values]
+        if plain:
             # Exactly the fields a generated __init__ would only store: stored without calling it (a frozen
             # dataclass's __init__ sets each field through object.__setattr__, most of decoding's cost).
             obj = object.__new__(cls)
-            obj.__dict__.update(kwargs)
+            obj.__dict__.update(zip(fields, args))
             return obj
-        return cls(**kwargs)
+        return cls(**dict(zip(fields, args)))
     if t is dict and "e" in data and "v" in data and len(data) == 2 and type(data["e"]) is str:
         members = _ENUM_MEMBERS.get(data["e"])
         if members is None:
@@ -194,28 +197,22 @@ def decode(data: Any) -> Any:
         return {decode(v) for v in data["s"]}
     if "e" in data:
         return _type(data["e"], enum.Enum)(data["v"])
-    if "c" in data:
-        cls = _type(data["c"], object)
-        if not dataclasses.is_dataclass(cls) or not isinstance(data.get("v"), dict):
-            raise ValueError("not a cache value")
-        return cls(**{k: decode(v) for k, v in data["v"].items()})
     raise ValueError("not a cache value")
 
 
-# Allowlisted dataclasses by the name entries give them, as decode has checked them, with _plain_fields.
-_DATACLASSES: dict[str, tuple[type, frozenset[str] | None]] = {}
+# Allowlisted dataclasses by the name entries give them, as decode has checked them: the class, its init fields in
+# order, and whether decode may store them itself (_plain_fields).
+_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool]] = {}
 # Allowlisted enums' members by value, by the name entries give the enum.
 _ENUM_MEMBERS: dict[str, dict[Any, enum.Enum]] = {}
 
 
-def _plain_fields(cls: type) -> frozenset[str] | None:
-    """The field names of a dataclass whose generated __init__ only stores its arguments (every field an init
-    field, no __post_init__, no __slots__), so decode may store them itself; None for any other."""
+def _plain_fields(cls: type) -> bool:
+    """Whether a dataclass's generated __init__ only stores its arguments (every field an init field, no
+    __post_init__, no __slots__), so decode may store them itself."""
     fields = dataclasses.fields(cls)
-    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or not all(f.init for f in fields) \
-            or getattr(getattr(cls.__dict__.get("__init__"), "__code__", None), "co_filename", None) != "<string>":
-        return None
-    return frozenset(f.name for f in fields)
+    return not (hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or not all(f.init for f in fields)
+                or getattr(getattr(cls.__dict__.get("__init__"), "__code__", None), "co_filename", None) != "<string>")
 
 
 def _type(name: Any, base: type) -> type:
