@@ -364,6 +364,11 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, 
         data = source.read(c, max_bytes)
     except SourceReadError:
         return {}, {}, ((), 0)  # reported when the file itself is scanned
+    return facts_of(data)
+
+
+def facts_of(data: bytes) -> tuple[dict[str, str], dict[str, int], tuple]:
+    """file_facts of bytes already read."""
     dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
@@ -394,6 +399,9 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
 
 
 FACTS_FORMAT = b"repository-facts-1"
+# Bytes of C/C++/CUDA files cached_repository_facts keeps from naming its entry for harvesting them on a miss (a
+# cold scan then reads each once there); past this, files are read again.
+READ_KEPT_BYTES = 64 * 1024 * 1024
 
 
 def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int,
@@ -402,13 +410,16 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     C/C++/CUDA file's path and content (its blob id, else a hash of its bytes) and porter's code, so a warm
     re-scan hashes the files instead of lexing and harvesting each one again."""
     files = list(files)
+    read: dict[str, bytes] = {}  # bytes read to name the entry, kept (up to READ_KEPT_BYTES) for a miss
 
     def per_file(c: Candidate) -> tuple:
-        return file_facts(source, c, max_bytes)
+        data = read.pop(c.path, None)
+        return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
 
     if cache is None:
         return repository_facts(files, per_file)
     h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
+    kept = 0
     for c in files:
         if c.language != "cuda":
             continue
@@ -416,9 +427,14 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
             content = c.blob.encode()
         else:
             try:
-                content = hashlib.sha256(source.read(c, max_bytes)).digest()
+                data = source.read(c, max_bytes)
             except SourceReadError:
                 content = b"unreadable"
+            else:
+                content = hashlib.sha256(data).digest()
+                if kept + len(data) <= READ_KEPT_BYTES:
+                    read[c.path] = data
+                    kept += len(data)
         h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
     key = "facts-" + h.hexdigest()[:40]
     hit = cache.get(key)

@@ -127,8 +127,8 @@ def test_repository_facts_come_from_one_cache_entry_named_by_the_files_contents(
     files = source.discover().files
     want = pipeline.repository_facts(files, lambda c: pipeline.file_facts(source, c, 1 << 20))
     harvested = []
-    real = pipeline.file_facts
-    monkeypatch.setattr(pipeline, "file_facts", lambda *a: harvested.append(a[1].path) or real(*a))
+    real = pipeline.facts_of
+    monkeypatch.setattr(pipeline, "facts_of", lambda data: harvested.append(len(data)) or real(data))
     first = pipeline.cached_repository_facts(files, source, 1 << 20, cache)
     assert first == want and len(harvested) == sum(1 for c in files if c.language == "cuda")
     harvested.clear()
@@ -152,9 +152,9 @@ def test_the_cache_codec_round_trips_a_scan_and_refuses_an_entry_missing_a_field
     entry["a"].pop()
     store = codec.Cache(tmp_path / "c")
     store.check()
-    (tmp_path / "c" / "ab").mkdir()
+    (tmp_path / "c" / "a").mkdir()
     import orjson
 
-    (tmp_path / "c" / "ab" / ("ab" + "0" * 38 + ".json")).write_bytes(orjson.dumps({"format": codec.FORMAT, "value": entry}))
+    (tmp_path / "c" / "a" / ("ab" + "0" * 38 + ".json")).write_bytes(orjson.dumps({"format": codec.FORMAT, "value": entry}))
     assert store.get("ab" + "0" * 38) is None  # a Finding short of a field is a miss, not a half-built Finding
     assert dataclasses.replace(k) == codec.decode(codec.encode(k))
