@@ -5,8 +5,8 @@ findings, kernels and launches), which runs files in parallel worker processes (
 result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
 git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
 repository-wide facts a file's result depends on (`RepositoryFacts`: macros defined in other files, the repository's
-own Python packages and headers, integer constants), so an unchanged repository re-scans from the cache without
-starting workers. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that cannot be
+own Python packages and headers, integer constants; themselves one cache entry named by every C/C++ file's path
+and content), so an unchanged repository re-scans from the cache without starting workers. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that cannot be
 read is recorded in `skipped` with the reason; nothing is silently lost.
 """
 from __future__ import annotations
