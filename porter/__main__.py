@@ -1,4 +1,4 @@
 """`python -m porter`: the same command line as the `porter` script."""
-from porter.cli import app
+from porter.cli import entry
 
-app(prog_name="porter")
+entry()

@@ -178,6 +178,14 @@ def _load_api(api_dir: Path) -> dict[str, tuple[str, list[str]]]:
     statuses = frozenset(STATUSES)
     for path in files:
         library = path.stem
+        # Every run loads ~9,000 lines: the whole file is checked at once (widths, names, statuses) and only a
+        # file that fails is walked line by line, for the message naming the line.
+        data = _api_fields(path)
+        if data is not None:
+            for fields in data:
+                if fields[0] not in rows:
+                    rows[fields[0]] = (library, fields)
+            continue
         seen: set[str] = set()
         for lineno, fields in _data_lines(path, API_COLUMNS, require_comment=True):
             name = fields[0]
@@ -189,6 +197,23 @@ def _load_api(api_dir: Path) -> dict[str, tuple[str, list[str]]]:
             if name not in rows:
                 rows[name] = (library, fields)
     return rows
+
+
+def _api_fields(path: Path) -> list[list[str]] | None:
+    """The fields of every data line of an api/*.tsv, or None when a line is malformed (a wrong field count, an
+    empty or repeated name, an unknown status) or the comment or column header line is missing."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        i += 1
+    if i == 0 or i >= len(lines) or lines[i] != "\t".join(API_COLUMNS):
+        return None
+    data = [line.split("\t") for line in lines[i + 1:] if line and not line.startswith("#")]
+    names = {fields[0] for fields in data}
+    if (set(map(len, data)) - {len(API_COLUMNS)} or len(names) != len(data) or "" in names
+            or {fields[2] for fields in data} - set(STATUSES)):
+        return None
+    return data
 
 
 def _load_headers(path: Path) -> list[HeaderEntry]:

@@ -18,7 +18,6 @@ import os
 import resource
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
@@ -91,7 +90,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
     result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
     cache = open_cache(settings.cache_dir)[0]
-    # The code digest names cached port facts only: without a cache, porter's sources are not read and hashed.
+    # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
     assessment = None
     if assess:
@@ -510,6 +509,8 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(todo) // (jobs * 8) or 1))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # here: a one-process run never loads it
+
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_pool_worker, initargs=(state,)) as pool:
         futures = {pool.submit(_scan_chunk, [files[i] for i in chunk]): chunk for chunk in chunks}
         for fut in as_completed(futures):

@@ -100,9 +100,9 @@ def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None)
         rel_parts = ()
     if len(rel_parts) == 2 and rel_parts[0] != raw["category"]:
         raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
-    if linear is None:
-        linear = not _is_shipped(path)
     if not checked:
+        if linear is None:
+            linear = not _is_shipped(path)
         for i, pat in enumerate(raw["patterns"]):
             _check_pattern(path, f"patterns.{i}", pat, raw["languages"])
             _check_regexes(path, f"patterns.{i}", pat, linear)
@@ -135,10 +135,10 @@ REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tens
 
 
 def _is_shipped(path: Path) -> bool:
-    from porter.datafile import DATA_DIR
+    from porter.datafile import DATA_DIR, resolved
 
     try:
-        return path.resolve().is_relative_to(DATA_DIR.resolve())
+        return path.resolve().is_relative_to(resolved(DATA_DIR))
     except OSError:
         return False
 

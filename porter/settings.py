@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,6 +143,8 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_tool_porter(py: Path, top: Path) -> bool:
+    import tomllib  # here: most runs read no TOML
+
     try:
         doc = tomllib.loads(contained_bytes(py, top, MAX_CONFIG_BYTES, "pyproject.toml").decode("utf-8"))
     except (UsageError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
@@ -209,6 +210,8 @@ def load_config(path: Path | None, *, top: Path | None = None) -> Config:
     """Read and check one configuration file; `top` is set when the repository supplied it (contained reads)."""
     if path is None:
         return Config()
+    import tomllib
+
     try:
         data = (contained_bytes(path, top, MAX_CONFIG_BYTES, str(path)) if top is not None
                 else read_regular(path, MAX_CONFIG_BYTES, str(path)))

@@ -10,7 +10,8 @@ Anything else is validated in full: a file of a repository, a custom or `--rules
 install, or every file once any schema differs from what was validated.
 
 Regenerate the manifest after changing a rule, profile, the library map or a schema:
-`.venv/bin/python scripts/validated_manifest.py` (it validates everything in full first).
+`.venv/bin/python scripts/validated_manifest.py` (it validates everything in full first, and rewrites the parsed
+documents porter.datafile.read_yaml takes for the same bytes).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
+from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES, resolved
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 MANIFEST = SCHEMA_DIR / "validated.sha256"
@@ -83,7 +84,7 @@ def trusted(path: Path) -> bool:
     from porter.source.read import SourceReadError, read_file
 
     try:
-        rel = path.resolve().relative_to(DATA_DIR.resolve()).as_posix()
+        rel = path.resolve().relative_to(resolved(DATA_DIR)).as_posix()
     except (ValueError, OSError):
         return False
     expected = _manifest().get(DATA_PREFIX + rel)

@@ -6,6 +6,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from porter import __version__
 from porter.cli import app
 from porter.render import FORMATS
 from tests.helpers import run_porter
@@ -53,3 +54,27 @@ def test_assess_deep_runs(tmp_path):
     p = run_porter("assess", str(tmp_path), "--deep", "--no-cache", "-q", "-t", "mi300x")
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("Mechanical (") or p.stdout.startswith("Ready (") or p.stdout.startswith("Port (")
+
+
+def _entry(prelude: str, *argv: str):
+    """porter.cli.entry (the `porter` script) in a fresh interpreter, after `prelude`."""
+    import subprocess
+    import sys
+
+    code = f"{prelude}\nimport sys\nsys.argv = {['porter', *argv]!r}\nfrom porter.cli import entry\nentry()\n"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_entry_keeps_exit_status_output_and_exit_handlers():
+    p = _entry("import atexit\natexit.register(lambda: print('exit handler ran'))", "--version")
+    assert (p.returncode, p.stdout, p.stderr) == (0, f"porter {__version__}\nexit handler ran\n", "")
+    p = _entry("", "scan", "/nonexistent-porter-path")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == "error: /nonexistent-porter-path: no such file or directory\n"
+
+
+def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
+    prelude = ("import threading, time\n"
+               "threading.Thread(target=lambda: (time.sleep(0.3), print('thread finished', flush=True))).start()")
+    p = _entry(prelude, "--version")
+    assert (p.returncode, p.stdout) == (0, f"porter {__version__}\nthread finished\n")

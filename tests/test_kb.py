@@ -254,6 +254,42 @@ def test_load_rejects_an_unknown_status(tmp_path):
         load_kb(directory)
 
 
+def test_load_rejects_a_repeated_or_empty_name_with_its_line(tmp_path):
+    directory = _kb_copy(tmp_path)
+    path = directory / "api" / "rtc.tsv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(lines) if not line.startswith("#")) + 1  # the first data line
+    path.write_text("\n".join(lines + [lines[first]]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"rtc\.tsv:{len(lines) + 1}: {lines[first].split(chr(9))[0]} listed twice"):
+        load_kb(directory)
+    lines[first] = "\t" + lines[first].split("\t", 1)[1]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"rtc\.tsv:{first + 1}: empty CUDA name"):
+        load_kb(directory)
+
+
+def test_load_rejects_an_api_table_without_its_comment_or_column_line(tmp_path):
+    directory = _kb_copy(tmp_path)
+    path = directory / "api" / "cub.tsv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    body = [line for line in lines if not line.startswith("#")]
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cub\.tsv:1: missing '#' comment line"):
+        load_kb(directory)
+    path.write_text("\n".join(lines[:len(lines) - len(body)] + body[1:]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cub\.tsv:\d+: expected the column header line"):
+        load_kb(directory)
+
+
+def test_load_reads_each_table_whole_as_the_line_walk_would():
+    """The whole-file check (kb._api_fields) and the line-by-line walk that names a bad line agree on good data."""
+    import porter.kb as kb_module
+
+    for path in sorted((DEFAULT_DIR / "api").glob("*.tsv")):
+        walked = [fields for _, fields in kb_module._data_lines(path, API_COLUMNS, require_comment=True)]
+        assert walked and kb_module._api_fields(path) == walked
+
+
 def test_load_rejects_a_bad_header_map(tmp_path):
     directory = _kb_copy(tmp_path)
     path = directory / "headers.tsv"

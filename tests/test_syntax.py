@@ -54,3 +54,25 @@ def test_member_access():
     code = b"a.cudaFree(p); b -> cudaFree(p); cudaFree(p);"
     starts = [i for i in range(len(code)) if code.startswith(b"cudaFree", i)]
     assert [is_member_access(code, i) for i in starts] == [True, True, False]
+
+
+def test_variables_of_declarations_with_several_pointer_and_initialised_declarators():
+    code = b"""int a, *b;
+static float *c = 0, e = 1;
+int (*fp)(int);
+int arr[4];
+void f(int p, float *q) { int *d, g; h(); }
+"""
+    sf = parse("v.cu", "cuda", code)
+    f_start = code.index(b"void f")
+    assert index(sf).variables == {
+        "a": frozenset({-1}), "b": frozenset({-1}), "c": frozenset({-1}), "e": frozenset({-1}),
+        "p": frozenset({f_start}), "q": frozenset({f_start}), "d": frozenset({f_start}), "g": frozenset({f_start}),
+    }
+
+
+def test_declarators_are_every_declarations_declarators_in_file_order():
+    code = b"int a, *b = 0;\nunsigned char blob[3] = {1, 2, 3};\nvoid f() { float c; }\nstruct S { int field; };\n"
+    sf = parse("d.cu", "cuda", code)
+    assert [d.text.decode() for d in index(sf).declarators] == ["a", "*b = 0", "blob[3] = {1, 2, 3}", "c"]
+    assert index(parse("d.py", "python", b"a = 1\n")).declarators == ()

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import shutil
-import pytest
 
-from porter import libraries, rules, targets, validated
+import pytest
+import yaml
+
+from porter import datafile, libraries, rules, targets, validated
 from porter.datafile import DATA_DIR
 from porter.rules import RuleError, load_rule
 
@@ -105,3 +107,52 @@ def test_a_symlink_into_porter_data_from_outside_is_judged_by_its_target(tmp_pat
     link = tmp_path / RULE.name
     link.symlink_to(RULE)
     assert validated.trusted(link) is True  # the bytes read are the bundled file's own
+
+
+def test_the_parsed_documents_are_current_and_cover_every_rule_profile_and_the_library_map():
+    entries = datafile.parsed_entries()
+    assert datafile.PARSED.read_bytes() == datafile.format_parsed(entries), (
+        "porter/schemas/validated.parsed.tsv is out of date: run .venv/bin/python scripts/validated_manifest.py")
+    names = {p.relative_to(DATA_DIR).as_posix() for p in rules.rule_files()}
+    assert names | {"targets/mi300x.yaml", "targets/mi355x.yaml", "kb/libraries.yaml"} <= set(entries)
+
+
+def test_a_listed_file_is_read_from_its_json_and_equals_its_yaml_parse(monkeypatch):
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed a file whose digest is listed")
+
+    expected = yaml.load(RULE.read_text(encoding="utf-8"), Loader=datafile.SAFE_LOADER)
+    monkeypatch.setattr(datafile.yaml, "load", no_parse)
+    first = datafile.read_yaml(RULE, RuleError)
+    second = datafile.read_yaml(RULE, RuleError)
+    assert first == expected and first["id"] == "DEV001"
+    assert first is not second and first["patterns"] is not second["patterns"]  # fresh, as a parse gives
+
+
+def test_other_bytes_are_parsed_even_from_porter_data(tmp_path):
+    rule = tmp_path / RULE.name
+    rule.write_text(RULE.read_text(encoding="utf-8").replace("title: ", "title: Changed ", 1), encoding="utf-8")
+    assert datafile.read_yaml(rule, RuleError)["title"].startswith("Changed ")
+    rule.write_text("id: [unclosed\n", encoding="utf-8")
+    with pytest.raises(RuleError, match=r"not valid YAML \(line 2\)"):
+        datafile.read_yaml(rule, RuleError)
+
+
+def test_a_missing_or_garbled_parsed_file_means_every_file_is_parsed(tmp_path, monkeypatch):
+    garbled = tmp_path / "validated.parsed.tsv"
+    garbled.write_bytes(b"device/" + RULE.name.encode() + b"\tnot-a-digest\t{}\n\x00\xff\n")
+    for path in (garbled, tmp_path / "missing.tsv"):
+        monkeypatch.setattr(datafile, "PARSED", path)
+        datafile._parsed.cache_clear()
+        try:
+            assert datafile._parsed() == {}
+            assert datafile.read_yaml(RULE, RuleError)["id"] == "DEV001"
+        finally:
+            datafile._parsed.cache_clear()
+
+
+def test_only_documents_json_carries_exactly_are_listed(tmp_path):
+    (tmp_path / "plain.yaml").write_text("a: 1\nb: [1.5, true, null, x]\n", encoding="utf-8")
+    (tmp_path / "date.yaml").write_text("when: 2024-01-01\n", encoding="utf-8")  # a date, not a string
+    (tmp_path / "intkey.yaml").write_text("1: one\n", encoding="utf-8")
+    assert sorted(datafile.parsed_entries(tmp_path)) == ["plain.yaml"]

@@ -7,10 +7,12 @@ text through; `md_text`, `md_code` and `html_text` are the Markdown and HTML-in-
 """
 from __future__ import annotations
 
-import html
+import functools
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:  # rich is imported by the console renderers that call literal(), not by every run
+    from rich.text import Text
 
 # C0 controls but tab and newline, DEL, C1 controls, bidirectional overrides and isolates (Trojan-source
 # reordering), and lone surrogates (bytes of a non-UTF-8 name that the terminal could not encode).
@@ -35,14 +37,21 @@ def one_line(text: str) -> str:
     return _LINE_BREAKS.sub(lambda m: _escape(m.group(0)), printable(text))
 
 
+@functools.cache
+def _text_class() -> type[Text]:
+    from rich.text import Text
+
+    return Text
+
+
 def literal(text: object, style: str = "") -> Text:
     """Repository text for a rich console: never parsed as markup, control characters shown as escapes."""
-    return Text(printable(str(text)), style=style)
+    return _text_class()(printable(str(text)), style=style)
 
 
 def literal_name(text: object, style: str = "") -> Text:
     """A file, kernel or library name for a rich console: `literal`, on one line."""
-    return Text(one_line(str(text)), style=style)
+    return _text_class()(one_line(str(text)), style=style)
 
 
 # Markdown punctuation that could open emphasis, a link or image (external images are tracking pixels), a
@@ -76,6 +85,8 @@ def md_code(text: object) -> str:
 def html_text(text: object) -> str:
     """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
     not apply: one line, HTML-escaped."""
+    import html
+
     return html.escape(" ".join(one_line(str(text)).split()), quote=True)
 
 

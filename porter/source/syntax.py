@@ -42,22 +42,40 @@ _PY_IMPORTS = """
 """
 _VARIABLE_DECLARATORS = """
 (init_declarator declarator: (identifier) @n)
-(declaration declarator: (identifier) @n)
 (init_declarator declarator: (pointer_declarator declarator: (identifier) @n))
-(declaration declarator: (pointer_declarator declarator: (identifier) @n))
 (parameter_declaration declarator: (identifier) @p)
 (parameter_declaration declarator: (_ declarator: (identifier) @p))
 """
+# Every declarator of every declaration (`int a, *b = 0, c[2] = {1, 2};`), for the readers that pick their shape in
+# Python: patterns matching shapes under `declaration` ((declaration declarator: (identifier)), its pointer form, an
+# initialised array) cost ~6 ms each of every run's query compile, as tree-sitter analyses each parse state a
+# declaration can be in; one such pattern costs ~2 ms, and sorting its captures ~1.5 ms on all of cuda-samples.
+_DECLARATION_DECLARATORS = "(declaration declarator: (_) @d)"
 _INCLUDES = "(preproc_include path: (_) @p)"
 _CALLS = "(call_expression) @c"
 _PY_CALLS = "(call) @c"
 _FUNCTION_DECLARATORS = "(function_declarator declarator: (_) @n)"
 # Asked of nearly every file: run with the other whole-file queries in one walk (porter.source.parse.captures).
-for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _FUNCTION_DECLARATORS, _CHEVRON):
+for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _DECLARATION_DECLARATORS, _FUNCTION_DECLARATORS,
+                _CHEVRON):
     register_root_query("cuda", _source)
 for _source in (_PY_CALLS, _PY_IMPORTS):
     register_root_query("python", _source)
 _DEFINE_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
+
+
+def _declared(declarators: list[ts.Node]) -> list[ts.Node]:
+    """Of declarations' declarators, the identifiers `(declaration declarator: (identifier))` and `(declaration
+    declarator: (pointer_declarator declarator: (identifier)))` would capture."""
+    out = []
+    for d in declarators:
+        if d.type == "pointer_declarator":
+            d = d.child_by_field_name("declarator")
+            if d is None:
+                continue
+        if d.type == "identifier":
+            out.append(d)
+    return out
 
 
 class Include(NamedTuple):
@@ -153,6 +171,15 @@ class SyntaxIndex:
                             key=lambda x: x.node.start_byte))
 
     @functools.cached_property
+    def declarators(self) -> tuple[ts.Node, ...]:
+        """The declarator nodes of a C/C++ file's declarations, in file order (`int a, *b = 0;`: `a`, `*b = 0`)."""
+        sf = self._sf
+        if sf.language != "cuda" or sf.root is None:
+            return ()
+        found = captures("cuda", _DECLARATION_DECLARATORS, sf.root).get("d", [])
+        return tuple(sorted(found, key=lambda n: n.start_byte))
+
+    @functools.cached_property
     def variables(self) -> dict[str, frozenset[int]]:
         """{name: scopes} for the variables and parameters a C/C++ file declares. A scope is the enclosing
         function's start byte, -1 for file scope, or -2 - offset for one parameter token of a prototype (which names
@@ -161,6 +188,7 @@ class SyntaxIndex:
         names: dict[str, set[int]] = {}
         if sf.language == "cuda" and sf.root is not None:
             caps = captures("cuda", _VARIABLE_DECLARATORS, sf.root)
+            caps["n"] = caps.get("n", []) + _declared(self.declarators)  # names are looked up, never listed
             for kind in ("n", "p"):
                 for n in caps.get(kind, []):
                     scope = scope_of(sf, n.start_byte)

@@ -16,7 +16,7 @@ import re
 from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, Matcher
-from porter.source.parse import SourceFile, captures, parse, register_root_query
+from porter.source.parse import SourceFile, captures, parse
 from porter.source.syntax import index
 
 # Callee (last dotted part) -> the argument names and positions that hold CUDA source.
@@ -101,18 +101,21 @@ def match_embedded_cuda(pattern: dict, sf: SourceFile, ctx: MatchContext, inner:
                       values=hit.values, message=hit.message)
 
 
-_ARRAY_QUERY = """
-(declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name)
-                                           value: (initializer_list) @init))
-"""
-register_root_query("cuda", _ARRAY_QUERY)  # asked of every C++ file: run with the other whole-file queries
 _PTX_TEXT = re.compile(rb"\.version\s+\d+\.\d+.*?\.target\s+(sm_\w+|compute_\w+)", re.S)
 
 
 def _arrays(sf: SourceFile) -> Iterator[tuple[object, object]]:
-    caps = captures("cuda", _ARRAY_QUERY, sf.root)
-    names, inits = caps.get("name", []), caps.get("init", [])
-    yield from zip(sorted(names, key=lambda n: n.start_byte), sorted(inits, key=lambda n: n.start_byte))
+    """(name, initializer) of each `T name[...] = {...};` declaration, in file order: picked from the file's
+    declarators (porter.source.syntax), which costs less than a query of that shape takes to compile."""
+    for d in index(sf).declarators:
+        if d.type != "init_declarator":
+            continue
+        array, init = d.child_by_field_name("declarator"), d.child_by_field_name("value")
+        if array is None or init is None or array.type != "array_declarator" or init.type != "initializer_list":
+            continue
+        name = array.child_by_field_name("declarator")
+        if name is not None and name.type == "identifier":
+            yield name, init
 
 
 def match_embedded_binary(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
