@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import gc
 import json
 import os
 import stat
@@ -23,7 +24,11 @@ from porter.source.read import SourceReadError, read_file
 
 # Entries larger than this are not read back (a planted multi-GB file must not cost memory).
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
-FORMAT = "porter-cache-1"
+# An entry sits in the subdirectory named by its key's first character: 16 (hex) directories, not 256 for two
+# characters; creating a directory costs as much as writing an entry (~0.3 ms here), and a cold scan of a few
+# hundred files made 150-250 of them.
+_FANOUT = 1
+FORMAT = "porter-cache-2"
 
 
 class CacheUnusable(Exception):
@@ -65,24 +70,34 @@ def _types() -> dict[str, type]:
     return _TYPES
 
 
+# Types JSON holds as they are: each value of these is its own encoding (checked inline below: a scan result is
+# millions of them, and a call per value cost more than the rest of encoding).
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
 def encode(value: Any) -> Any:
     """A JSON-ready form of `value` that `decode` turns back into an equal value (tuples stay tuples)."""
     # The common types first, by exact type (a scan result is millions of strings, ints and tuples); anything
     # else goes the general way below. Enums before plain strings: Status is a str enum.
     t = type(value)
-    if t is str or t is int or t is bool or value is None or t is float:
+    if t in _SCALARS:
         return value
     if t is tuple:
-        return [encode(v) for v in value]
-    fields = _FIELDS.get(t)
-    if fields is not None:
-        return {"c": fields[0], "v": {f: encode(getattr(value, f)) for f in fields[1]}}
+        return [v if type(v) in _SCALARS else encode(v) for v in value]
+    encoder = _ENCODERS.get(t)
+    if encoder is not None:
+        return encoder(value)
+    members = _ENUMS.get(t)
+    if members is not None and value in members:
+        return members[value]
     return _encode_other(value)
 
 
 def _encode_other(value: Any) -> Any:
     if isinstance(value, enum.Enum):
-        return {"e": _name(type(value)), "v": value.value}
+        cls = type(value)
+        found = _ENUMS.setdefault(cls, {})[value] = {"e": _name(cls), "v": value.value}  # shared, read only
+        return found
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, float)):
@@ -99,14 +114,29 @@ def _encode_other(value: Any) -> Any:
         return {"f" if isinstance(value, frozenset) else "s": [encode(v) for v in sorted(value, key=repr)]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
-        fields = (_name(cls), tuple(f.name for f in dataclasses.fields(value) if f.init))
-        _FIELDS[cls] = fields
-        return {"c": fields[0], "v": {f: encode(getattr(value, f)) for f in fields[1]}}
+        _ENCODERS[cls] = _dataclass_encoder(_name(cls), tuple(f.name for f in dataclasses.fields(value) if f.init))
+        return _ENCODERS[cls](value)
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
-# Per dataclass seen: its allowlisted name and init fields (dataclasses.fields costs more than encoding a field).
-_FIELDS: dict[type, tuple[str, tuple[str, ...]]] = {}
+def _dataclass_encoder(name: str, fields: tuple[str, ...]):
+    """The encoder of one dataclass: `{"c": name, "a": [each init field's encoded value, in order]}` (positional:
+    an entry is read back only by the code that wrote it, since the code digest names it; field names in every
+    object were half of an entry's bytes), written out per field as the dataclasses module writes __init__ (a loop
+    with getattr per field cost twice as much). Only porter's own allowlisted class name and its field names
+    (identifiers) go into the generated source."""
+    if not all(f.isidentifier() for f in fields):
+        return lambda value: {"c": name, "a": [encode(getattr(value, f)) for f in fields]}
+    body = ", ".join(f"(x if type(x := value.{f}) in S else E(x))" for f in fields)
+    namespace = {"S": _SCALARS, "E": encode, "NAME": name}
+    exec(f"def encode_dataclass(value):\n    return {{'c': NAME, 'a': [{body}]}}\n", namespace)  # noqa: S102
+    return namespace["encode_dataclass"]
+
+
+# Per dataclass seen: its encoder (dataclasses.fields costs more than encoding a field).
+_ENCODERS: dict[type, Any] = {}
+# Per enum seen: each member's encoding.
+_ENUMS: dict[type, dict[Any, dict[str, Any]]] = {}
 
 
 def _name(cls: type) -> str:
@@ -119,15 +149,39 @@ def _name(cls: type) -> str:
 def decode(data: Any) -> Any:
     """The value `encode` made; raises ValueError on anything that is not such a value (the entry is a miss)."""
     t = type(data)
-    if t is str or t is int or data is None or t is bool or t is float:
+    if t in _SCALARS:
         return data
     if t is list:
-        return tuple([decode(v) for v in data])
-    if t is dict and "c" in data and "v" in data and len(data) == 2:
-        cls = _type(data["c"], object)
-        if not dataclasses.is_dataclass(cls) or type(data["v"]) is not dict:
+        return tuple([v if type(v) in _SCALARS else decode(v) for v in data])
+    if t is dict and "c" in data and "a" in data and len(data) == 2:
+        name, values = data["c"], data["a"]
+        known = _DATACLASSES.get(name) if type(name) is str else None
+        if known is None:
+            cls = _type(name, object)
+            if not dataclasses.is_dataclass(cls):
+                raise ValueError("not a cache value")
+            known = _DATACLASSES[name] = (cls, tuple(f.name for f in dataclasses.fields(cls) if f.init),
+                                          _plain_fields(cls))
+        cls, fields, plain = known
+        if type(values) is not list or len(values) != len(fields):
             raise ValueError("not a cache value")
-        return cls(**{k: decode(v) for k, v in data["v"].items()})
+        args = [v if type(v) in _SCALARS else decode(v) for v in values]
+        if plain:
+            # Exactly the fields a generated __init__ would only store: stored without calling it (a frozen
+            # dataclass's __init__ sets each field through object.__setattr__, most of decoding's cost).
+            obj = object.__new__(cls)
+            obj.__dict__.update(zip(fields, args))
+            return obj
+        return cls(**dict(zip(fields, args)))
+    if t is dict and "e" in data and "v" in data and len(data) == 2 and type(data["e"]) is str:
+        members = _ENUM_MEMBERS.get(data["e"])
+        if members is None:
+            cls = _type(data["e"], enum.Enum)
+            members = _ENUM_MEMBERS[data["e"]] = {m.value: m for m in cls.__members__.values()}
+        value = data["v"]
+        if type(value) in _SCALARS and value in members:
+            return members[value]
+        return _type(data["e"], enum.Enum)(value)
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
@@ -147,12 +201,22 @@ def decode(data: Any) -> Any:
         return {decode(v) for v in data["s"]}
     if "e" in data:
         return _type(data["e"], enum.Enum)(data["v"])
-    if "c" in data:
-        cls = _type(data["c"], object)
-        if not dataclasses.is_dataclass(cls) or not isinstance(data.get("v"), dict):
-            raise ValueError("not a cache value")
-        return cls(**{k: decode(v) for k, v in data["v"].items()})
     raise ValueError("not a cache value")
+
+
+# Allowlisted dataclasses by the name entries give them, as decode has checked them: the class, its init fields in
+# order, and whether decode may store them itself (_plain_fields).
+_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool]] = {}
+# Allowlisted enums' members by value, by the name entries give the enum.
+_ENUM_MEMBERS: dict[str, dict[Any, enum.Enum]] = {}
+
+
+def _plain_fields(cls: type) -> bool:
+    """Whether a dataclass's generated __init__ only stores its arguments (every field an init field, no
+    __post_init__, no __slots__), so decode may store them itself."""
+    fields = dataclasses.fields(cls)
+    return not (hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or not all(f.init for f in fields)
+                or getattr(getattr(cls.__dict__.get("__init__"), "__code__", None), "co_filename", None) != "<string>")
 
 
 def _type(name: Any, base: type) -> type:
@@ -179,6 +243,16 @@ def loads(raw: bytes) -> Any:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError("not a porter cache entry")
     return decode(doc["value"])
+
+
+def _pause_gc() -> bool:
+    """Stop the cycle collector while an entry is encoded or decoded, and say whether it ran: coding builds
+    thousands of acyclic containers (freed by reference counting, or kept as the result) that it would only
+    walk again and again (a third of decoding a warm scan's entries)."""
+    if not gc.isenabled():
+        return False
+    gc.disable()
+    return True
 
 
 class Cache:
@@ -208,33 +282,41 @@ class Cache:
         self._checked = True
 
     def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
+        return self.directory / key[:_FANOUT] / f"{key}.json"
 
     def get(self, key: str) -> Any | None:
         try:
             raw = read_file(self._path(key), MAX_ENTRY_BYTES)
         except SourceReadError:
             return None  # missing, oversized or not a regular file: a miss
+        paused = _pause_gc()
         try:
             return loads(raw)
         except (ValueError, TypeError, KeyError, RecursionError):
             return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
+        finally:
+            if paused:
+                gc.enable()
 
     def put(self, key: str, value: Any) -> None:
         """Write an entry atomically; an unwritable cache slows the next run, it never fails this one."""
+        paused = _pause_gc()
         try:
             raw = dumps(value)
         except (TypeError, ValueError, RecursionError):
             return  # a value porter cannot encode is simply not cached
-        sub = os.path.join(self.directory, key[:2])
+        finally:
+            if paused:
+                gc.enable()
+        sub = os.path.join(self.directory, key[:_FANOUT])
         path = os.path.join(sub, f"{key}.json")
         try:
-            if key[:2] not in self._made:
+            if key[:_FANOUT] not in self._made:
                 try:
                     os.mkdir(sub, 0o700)
                 except FileExistsError:
                     pass
-                self._made.add(key[:2])
+                self._made.add(key[:_FANOUT])
             fd, tmp = self._temporary(sub)
             try:
                 with os.fdopen(fd, "wb") as fh:

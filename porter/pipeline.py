@@ -5,8 +5,8 @@ findings, kernels and launches), which runs files in parallel worker processes (
 result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
 git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
 repository-wide facts a file's result depends on (`RepositoryFacts`: macros defined in other files, the repository's
-own Python packages and headers, integer constants), so an unchanged repository re-scans from the cache without
-starting workers. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that cannot be
+own Python packages and headers, integer constants; themselves one cache entry named by every C/C++ file's path
+and content), so an unchanged repository re-scans from the cache without starting workers. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that cannot be
 read is recorded in `skipped` with the reason; nothing is silently lost.
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from porter.match.base import SkipFile
 from porter.match.engine import prepare_rules, rule_applies_to, run_rules
 from porter.match.registry import MatchContext
 from porter.portaware import attach_status
+from porter.portaware import status as port_status
 from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -39,7 +40,7 @@ from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
 from porter.source import macros as preprocessor
-from porter.source.parse import harvest_macros, parse
+from porter.source.parse import harvest_macros, parse, parses_alike
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
 from porter.targets import Target, resolve_targets
@@ -211,6 +212,15 @@ class _Worker:
     alternatives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # RepositoryFacts.alternatives
     ctx: MatchContext = field(default_factory=MatchContext)
     file_seconds: float = 30.0  # per-file CPU budget; 0: none
+    rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
+
+    def rules_for(self, language: str) -> list:
+        """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
+        path globs of the few rules that have them)."""
+        if language not in self.rules_by_language:
+            self.rules_by_language[language] = [r for r in self.ruleset.rules
+                                                if r.id not in self.disabled and language in r.languages]
+        return self.rules_by_language[language]
 
     @functools.cached_property
     def repository_digest(self) -> bytes:
@@ -268,9 +278,12 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
-    facts = repository_facts(found.files, lambda c: file_facts(source, c, options.max_file_bytes))
+    facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
-    return assemble(source, found, pairs, ruleset, targets, notices, only)
+    result = assemble(source, found, pairs, ruleset, targets, notices, only)
+    # Which files this source has, for the port-status stage (it would list them again).
+    result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
+    return result
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
@@ -350,6 +363,11 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, 
         data = source.read(c, max_bytes)
     except SourceReadError:
         return {}, {}, ((), 0)  # reported when the file itself is scanned
+    return facts_of(data)
+
+
+def facts_of(data: bytes) -> tuple[dict[str, str], dict[str, int], tuple]:
+    """file_facts of bytes already read."""
     dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
@@ -379,6 +397,72 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
                                         if 1 < len(v) <= MAX_ALTERNATIVES)))
 
 
+FACTS_FORMAT = b"repository-facts-1"
+# Bytes of C/C++/CUDA files cached_repository_facts keeps from naming its entry for harvesting them on a miss (a
+# cold scan then reads each once there); past this, files are read again.
+READ_KEPT_BYTES = 64 * 1024 * 1024
+
+
+def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int,
+                            cache: Cache | None) -> RepositoryFacts:
+    """repository_facts of a tree's files (file_facts of each), kept in the cache as one entry named by every
+    C/C++/CUDA file's path and content (its blob id, else a hash of its bytes) and porter's code, so a warm
+    re-scan hashes the files instead of lexing and harvesting each one again."""
+    files = list(files)
+    read: dict[str, bytes] = {}  # bytes read to name the entry, kept (up to READ_KEPT_BYTES) for a miss
+
+    def per_file(c: Candidate) -> tuple:
+        data = read.pop(c.path, None)
+        return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
+
+    if cache is None:
+        return repository_facts(files, per_file)
+    h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
+    kept = 0
+    for c in files:
+        if c.language != "cuda":
+            continue
+        if c.blob is not None:
+            content = c.blob.encode()
+        else:
+            try:
+                data = source.read(c, max_bytes)
+            except SourceReadError:
+                content = b"unreadable"
+            else:
+                content = hashlib.sha256(data).digest()
+                if kept + len(data) <= READ_KEPT_BYTES:
+                    read[c.path] = data
+                    kept += len(data)
+        h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
+    key = "facts-" + h.hexdigest()[:40]
+    hit = cache.get(key)
+    if _facts_entry(hit):
+        macros, constants, build_names, alternatives = hit
+        return RepositoryFacts(macros, local_python_packages(files),
+                               frozenset(c.path for c in files if c.language == "cuda"), constants, build_names,
+                               alternatives)
+    facts = repository_facts(files, per_file)
+    cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
+    return facts
+
+
+def _facts_entry(value: Any) -> bool:
+    """Whether a cache entry has the shape cached_repository_facts writes (else it is a miss)."""
+    if not (isinstance(value, tuple) and len(value) == 4):
+        return False
+    macros, constants, build_names, alternatives = value
+    return (isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, str) for x in m)
+                                              for m in macros)
+            and isinstance(constants, tuple) and all(isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str)
+                                                     and type(k[1]) is int for k in constants)
+            and isinstance(build_names, tuple) and len(build_names) == 2
+            and all(isinstance(n, frozenset) and all(isinstance(x, str) for x in n) for n in build_names)
+            and isinstance(alternatives, tuple)
+            and all(isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], tuple)
+                    and all(type(v) is int for v in a[1]) for a in alternatives))
+
+
 def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
     """Top-level packages the repository itself holds (a directory with __init__.py whose parent has none), so
     `import flash_attn.ops` inside flash-attention is the project's own code, not a dependency on flash-attn."""
@@ -395,6 +479,14 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     _init_worker(state)
     out: list[tuple[FileResult, bool] | None] = [None] * total
     todo = list(range(total))
+    if jobs <= 1:
+        # One process: each file is looked up and, on a miss, scanned right away (a cache pass first would read
+        # and hash every file it misses twice).
+        for i, c in enumerate(files):
+            out[i] = scan_candidate(c)
+            if progress:
+                progress(i + 1, total)
+        return out  # type: ignore[return-value]
     if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
         todo = []
@@ -407,7 +499,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
         if progress and len(todo) < total:
             progress(total - len(todo), total)
     done = total - len(todo)
-    if jobs <= 1 or len(todo) < 16:
+    if len(todo) < 16:
         for i in todo:
             out[i] = scan_candidate(files[i])
             done += 1
@@ -487,7 +579,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
                 size: int | None = None) -> FileResult:
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
     st = st or _STATE
-    rules = [r for r in st.ruleset.rules if r.id not in st.disabled and rule_applies_to(r, path, language)]
+    rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]
     sf = parse(path, language, data, st.macros)
     if opener is not None:
         sf.cache["open"] = opener
@@ -501,6 +593,12 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
         kern, launch_list = (tuple(x) for x in measure_triton(sf))
+    port = None
+    # The port-status stage's facts of this file from this read and parse (it would read and parse it again);
+    # Python files only where that stage looks (findings, kernels, setup.py).
+    if language in ("cuda", "cmake") or (language == "python" and (findings or kern or path.endswith("setup.py"))):
+        tree = sf if language != "cuda" or parses_alike(data, st.macros) else None
+        port = port_status.file_facts(path, language, data, tree)
     return FileResult(
         path=path,
         language=language,
@@ -512,6 +610,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         parse_error_lines=sf.error_lines,
         helpers=helpers,
         includes=file_includes(sf) if language == "cuda" else (),
+        port_facts=port,
     )
 
 

@@ -76,14 +76,14 @@ def test_a_cache_entry_is_written_even_where_its_temporary_name_is_taken(tmp_pat
     cache = Cache(tmp_path / "cache")
     cache.check()
     cache.put("ab" + "0" * 38, ("first",))
-    taken = tmp_path / "cache" / "ab" / f".tmp-{os.getpid()}-2"
+    taken = tmp_path / "cache" / "a" / f".tmp-{os.getpid()}-2"
     taken.symlink_to(tmp_path / "elsewhere")
     cache.put("ab" + "1" * 38, ("second", 2))
     assert cache.get("ab" + "0" * 38) == ("first",) and cache.get("ab" + "1" * 38) == ("second", 2)
     assert not (tmp_path / "elsewhere").exists() and taken.is_symlink()
-    entries = sorted(p.name for p in (tmp_path / "cache" / "ab").iterdir())
+    entries = sorted(p.name for p in (tmp_path / "cache" / "a").iterdir())
     assert entries == [taken.name, "ab" + "0" * 38 + ".json", "ab" + "1" * 38 + ".json"]
-    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "cache" / "ab").glob("*.json")} == {"0o600"}
+    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "cache" / "a").glob("*.json")} == {"0o600"}
 
 
 # -- 2. git runs nothing from the repository's config -------------------------------------------------------------

@@ -27,6 +27,9 @@ class FileResult:
     # as written (header, quoted?), resolved against the repository after the scan.
     helpers: tuple[DeviceHelper, ...] = ()
     includes: tuple[tuple[str, bool], ...] = ()
+    # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
+    # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
+    port_facts: dict[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ class CompatLayer:
     def __len__(self) -> int:
         return len(self.global_names) + sum(len(v) for v in self.local_names.values())
 
+    def __bool__(self) -> bool:  # asked for every finding: no count needed
+        return bool(self.global_names) or any(self.local_names.values())
+
 
 def aliases(line_text: str) -> list[str]:
     """Names a `using X = ...;` or `typedef ... X;` line declares."""

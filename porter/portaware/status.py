@@ -56,7 +56,7 @@ class PortMap:
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it."""
-        g = cuda_only_match(path, self.cuda_only)
+        g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
             return Status.CUDA_ONLY, self.cuda_only_from[i] if i < len(self.cuda_only_from) else f"cuda_only: {g}"
@@ -83,7 +83,7 @@ class PortMap:
             return Status.HANDLED, f"{path}:{best.line}"
         if fs is not None and fs[0] == "include" and fs[1] == CUDA:
             return Status.HANDLED, fs[2]
-        if len(self.compat):
+        if self.compat:
             text = self.lines.get(path)
             if text and 1 <= line <= len(text):
                 row = text[line - 1]
@@ -108,9 +108,11 @@ def _read(source, c, limit: int) -> bytes | None:
 FACTS_VERSION = b"portaware-facts-1"
 
 
-def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
+def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]:
     """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
-    vendor checks, and for build files the sources they name."""
+    vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
+    (porter.source.parse.SourceFile of `data`, parsed without repository macros or alike), else it is parsed here
+    when a runtime check may be in it."""
     out: dict[str, Any] = {}
     if language == "cuda":
         out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in macros.directives(data)]
@@ -118,13 +120,13 @@ def file_facts(path: str, language: str, data: bytes) -> dict[str, Any]:
         if b"using" in data or b"typedef" in data:
             out["aliases"] = _aliases(data)
         if CPP_PREDICATE_HINT.search(data):
-            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path)]
+            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf)]
     elif language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
         out["refs"] = [(r.target, r.side, r.where, r.twin) for r in refs]
         out["regions"] = regions
     elif language == "python" and PY_PREDICATE_HINT.search(data):
-        spans = python_spans(data, path)
+        spans = python_spans(data, path, sf)
         out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in spans]
         if PurePosixPath(path).name == "setup.py":
             out["refs"] = [(r.target, r.side, r.where, r.twin)
@@ -183,7 +185,10 @@ def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None
 def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
-    found = source.discover(settings.include, settings.exclude)
+    # The scan's own listing of this very source with the same include/exclude, else the source listed again.
+    seen = result.stats.get("discovery")  # (source, include, exclude, Discovery)
+    same = seen is not None and seen[0] is source and seen[1:3] == (tuple(settings.include), tuple(settings.exclude))
+    found = seen[3] if same else source.discover(settings.include, settings.exclude)
     files = {c.path: c for c in found.files}
     limit = settings.max_file_bytes
     pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
@@ -198,11 +203,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     facts: dict[str, dict[str, Any]] = {}
     dirs: dict[str, tuple[list[macros.Directive], int]] = {}
+    # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
+    scanned = {r.path: r for r in result.files if r.port_facts is not None}
     for path, c in sorted(files.items()):
         if c.language not in ("cuda", "cmake") and not (c.language == "python" and
                                                           (path in with_findings or PurePosixPath(path).name == "setup.py")):
             continue
-        f = _facts(source, c, limit, cache, digest)
+        r = scanned.get(path)
+        f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest)
         if f is None:
             continue
         facts[path] = f
@@ -216,6 +224,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_names, cuda_names = macros.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
+        if not macros.builds_differ(macros.condition_names(ds), rocm_names, cuda_names):
+            continue  # no line only one build compiles (see builds_differ)
         regs = macros.evaluate(ds, total, rocm_names, cuda_names)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs

@@ -14,6 +14,8 @@ names a ROCm-only arm `#define`s), and by heuristic any name with a HIP, ROCM or
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -87,6 +89,8 @@ def side(cuda: Tri, rocm: Tri) -> str:
 
 _LEXEMES = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+# The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
+_DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
 # Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
@@ -95,12 +99,15 @@ _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 def _blank_comments(data: bytes) -> bytes:
     """Comments to spaces, newlines kept, so lines stay where they are; strings are skipped, not searched."""
-    out = bytearray(data)
+    out = None
     for m in _LEXEMES.finditer(data):
-        if m.group().startswith((b"//", b"/*")):
-            start, end = m.span()
+        start = m.start()
+        if data[start] == 0x2F:  # `/`: a comment (a string or character literal starts with its quote)
+            end = m.end()
+            if out is None:
+                out = bytearray(data)
             out[start:end] = data[start:end].translate(_TO_SPACE)
-    return bytes(out)
+    return data if out is None else bytes(out)
 
 
 # A file's directives by the digest of its bytes: the repository facts, port status and device-helper measurement
@@ -125,26 +132,27 @@ def directives(data: bytes) -> list[Directive]:
 
 def _directives(data: bytes) -> list[Directive]:
     code = _blank_comments(data)
-    lines = code.split(b"\n")
     out: list[Directive] = []
-    i = 0
-    n = len(lines)
-    while i < n:
-        raw = lines[i]
-        if b"#" not in raw:
-            i += 1
-            continue
-        m = _DIRECTIVE.match(raw.rstrip(b"\r"))
-        if not m:
-            i += 1
-            continue
-        start = i
-        body = m.group(2).rstrip(b"\r")
-        while body.endswith(b"\\") and i + 1 < n:
-            i += 1
-            body = body[:-1] + b" " + lines[i].rstrip(b"\r")
-        out.append(Directive(start + 1, i + 1, m.group(1).decode(), body.decode("utf-8", "replace").strip()))
-        i += 1
+    n = len(code)
+    line, counted, continued = 0, 0, -1  # `line`: 0-based number of the line starting at `counted`
+    at = code.find(b"#")
+    while at >= 0:  # only lines holding a `#` are tried (found with bytes.find, not a loop over every line)
+        start = code.rfind(b"\n", 0, at) + 1
+        end = code.find(b"\n", at)
+        m = _DIRECTIVE_LINE.match(code, start)
+        if m is not None:
+            line += code.count(b"\n", counted, start)
+            counted = start
+            if line > continued:  # not a continuation line of the directive before
+                body = m.group(2).rstrip(b"\r")
+                last, pos = line, m.end()
+                while body.endswith(b"\\") and pos < n:
+                    nxt = code.find(b"\n", pos + 1)
+                    body = body[:-1] + b" " + code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r")
+                    last, pos = last + 1, (nxt if nxt >= 0 else n)
+                continued = last
+                out.append(Directive(line + 1, last + 1, m.group(1).decode(), body.decode("utf-8", "replace").strip()))
+        at = code.find(b"#", end) if end >= 0 else -1
     return out
 
 
@@ -505,13 +513,35 @@ def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
 
 def side_at(regions: list[Region], line: int) -> tuple[str, int]:
     """The side of one line ("cuda", "rocm", "both", "none") and the guard line that decided it."""
-    import bisect
+    return _side_at(regions, [r.start for r in regions], line)
 
-    i = bisect.bisect_right([r.start for r in regions], line) - 1
+
+def _side_at(regions: list[Region], starts: list[int], line: int) -> tuple[str, int]:
+    i = bisect.bisect_right(starts, line) - 1
     if i < 0 or line > regions[i].end:
         return "both", 0
     r = regions[i]
     return r.side, r.guard
+
+
+CONDITIONALS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"})
+
+
+def condition_names(dirs: Iterable[Directive]) -> frozenset[str]:
+    """The identifiers a file's conditional directives name: only these can make its two builds differ."""
+    return frozenset(t for d in dirs if d.kind in CONDITIONALS for t in _tokens(d.text) if t[:1].isalpha() or t[:1] == "_")
+
+
+def builds_differ(names: frozenset[str], rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> bool:
+    """Whether conditionals naming `names` can compile differently in the CUDA and the ROCm build. Only a ROCm-side
+    or CUDA-side name has a different value in the two (every other one is unknown in both), so without one each
+    region `evaluate` finds reads "both" or "none", never "cuda" or "rocm"."""
+    return any(_rocm_name(n) for n in names) or not names.isdisjoint(rocm_names) or not names.isdisjoint(cuda_names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rocm_name(name: str) -> bool:
+    return is_rocm_name(name)
 
 
 def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: Iterable[str] = (),
@@ -521,12 +551,21 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     name can guard the definition of another."""
     rocm = set(rocm_names)
     cuda: set[str] = set()
+    # Only files that #define something can derive a name; each one's definitions are listed once, not per round.
+    defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
     for _ in range(rounds):
         sides: dict[str, set[str]] = {}
-        for dirs, total in files.values():
+        for dirs, total, found, names in defining:
+            if not builds_differ(names, rocm, cuda):
+                # Every line reads "both" or "none" here: either makes each name's set of sides neither {ROCM}
+                # nor {CUDA}, which is all the sets are asked below.
+                for _line, name, _body in found:
+                    sides.setdefault(name, set()).add("both")
+                continue
             regions = evaluate(dirs, total, rocm, cuda)
-            for line, name, _body in defines(dirs):
-                sides.setdefault(name, set()).add(side_at(regions, line)[0])
+            starts = [r.start for r in regions]
+            for line, name, _body in found:
+                sides.setdefault(name, set()).add(_side_at(regions, starts, line)[0])
         new_rocm = {n for n, s in sides.items() if s == {ROCM}} | set(rocm_names)
         new_cuda = {n for n, s in sides.items() if s == {CUDA}}
         if new_rocm | rocm == rocm and new_cuda == cuda:

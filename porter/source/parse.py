@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -82,6 +83,7 @@ def registered_root_queries(lang: str) -> tuple[str, ...]:
     return tuple(_ROOT_QUERIES.get(lang, ()))
 
 
+@functools.lru_cache(maxsize=64)
 def _combined(lang: str, sources: tuple[str, ...]) -> str:
     """One query of all `sources`, each one's captures renamed `q<i>__<name>` so the results split back exactly."""
     return "\n".join(_CAPTURE_NAME.sub(lambda m, i=i: f"@q{i}__{m.group(1)}", s) for i, s in enumerate(sources))
@@ -103,9 +105,12 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
             combined = None
         if combined is not None:
             caps = ts.QueryCursor(combined).captures(node)
-            for i, s in enumerate(sources):
-                prefix = f"q{i}__"
-                memo[(lang, s)] = {k[len(prefix):]: v for k, v in caps.items() if k.startswith(prefix)}
+            split: list[dict] = [{} for _ in sources]
+            for k, v in caps.items():  # `q<i>__<name>`: one pass over the captures, not one per query
+                i, _, name = k.partition("__")
+                split[int(i[1:])][name] = v
+            for s, found in zip(sources, split):
+                memo[(lang, s)] = found
         else:
             memo[key] = ts.QueryCursor(query(lang, source)).captures(node)
     return {k: list(v) for k, v in memo[key].items()}
@@ -253,12 +258,10 @@ class SourceFile:
         return self.data[start:end].decode("utf-8", "replace")
 
     def tokens(self) -> dict[bytes, list[int]]:
-        """Identifier-shaped tokens in code (not comments or strings) with their byte offsets."""
+        """Identifier-shaped tokens in code (not comments or strings) with their byte offsets, in order of first
+        occurrence (a mapping like a dict; a token's offsets are found when first asked for)."""
         if self._tokens is None:
-            toks: dict[bytes, list[int]] = {}
-            for m in _IDENT.finditer(self.code):
-                toks.setdefault(m.group(), []).append(m.start())
-            self._tokens = toks
+            self._tokens = _file_tokens(self.code)
         return self._tokens
 
     def enclosing(self, offset: int) -> Function | None:
@@ -288,6 +291,80 @@ class SourceFile:
         return _in_spans(self.string_spans, start)
 
 
+# Bytes that continue an identifier, and the ones a token may not follow (`$` too: `a$b` holds the token `a` only).
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") | frozenset(range(0x80, 0x100))
+_NOT_AFTER = _IDENT_BYTES | {ord("$")}
+_DIGITS = frozenset(b"0123456789")
+# Every byte that cannot be part of an identifier to a space, so bytes.split() yields the identifier-ish runs.
+_TO_WORDS = bytes(b if b in _IDENT_BYTES else 0x20 for b in range(256))
+
+
+class _Tokens(dict):
+    """{token: offsets} whose keys are all known up front and whose offsets are found per token when first read:
+    matchers ask the offsets of a few dozen tokens of the thousands a file has. Reading items() or values() finds
+    them all."""
+
+    __slots__ = ("_code", "_complete")
+
+    def __init__(self, code: bytes, keys: dict):
+        super().__init__(keys)
+        self._code = code
+        self._complete = False
+
+    def __getitem__(self, tok: bytes) -> list[int]:
+        offsets = dict.__getitem__(self, tok)
+        if offsets is None:
+            offsets = _token_offsets(self._code, tok)
+            dict.__setitem__(self, tok, offsets)
+        return offsets
+
+    def get(self, tok, default=None):
+        return self[tok] if tok in self else default
+
+    def _fill(self) -> None:
+        if not self._complete:
+            full: dict[bytes, list[int]] = {}
+            for m in _IDENT.finditer(self._code):
+                full.setdefault(m.group(), []).append(m.start())
+            dict.update(self, full)
+            self._complete = True
+
+    def items(self):
+        self._fill()
+        return dict.items(self)
+
+    def values(self):
+        self._fill()
+        return dict.values(self)
+
+
+def _token_offsets(code: bytes, tok: bytes) -> list[int]:
+    """Where `tok` (a token of `code`) occurs as a whole token: what _IDENT.finditer finds for it."""
+    out = []
+    n, end = len(tok), len(code)
+    at = code.find(tok)
+    while at >= 0:
+        after = at + n
+        if (at == 0 or code[at - 1] not in _NOT_AFTER) and (after == end or code[after] not in _IDENT_BYTES):
+            out.append(at)
+        at = code.find(tok, after)
+    return out
+
+
+def _file_tokens(code: bytes) -> dict[bytes, list[int]]:
+    if b"$" in code:  # rare; the runs below would take `b` of `a$b` for a token
+        toks: dict[bytes, list[int]] = {}
+        for m in _IDENT.finditer(code):
+            toks.setdefault(m.group(), []).append(m.start())
+        return toks
+    # The identifier-ish runs in C (translate + split) instead of a regex match per token; a run that starts with
+    # a digit is a number, never a token, and no identifier starts inside a run.
+    keys = dict.fromkeys(code.translate(_TO_WORDS).split())
+    for k in [k for k in keys if k[0] in _DIGITS]:
+        del keys[k]
+    return _Tokens(code, keys)
+
+
 def _in_spans(spans: list[tuple[int, int]], offset: int) -> bool:
     i = bisect.bisect_right(spans, (offset, float("inf"))) - 1
     return i >= 0 and spans[i][0] <= offset < spans[i][1]
@@ -298,7 +375,7 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
     `macros` are qualifier macros defined in other files of the repository (see harvest_macros).
     """
-    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", data)]
+    line_starts = list(itertools.accumulate((len(line) + 1 for line in data.split(b"\n")[:-1]), initial=0))
     if language_name == "cuda":
         return _parse_cuda(path, data, line_starts, macros)
     if language_name == "python":
@@ -390,6 +467,15 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     if not uses:
         return data, {}, set()
     return bytes(out), uses, global_macros
+
+
+def parses_alike(data: bytes, macros: dict[str, str] | None) -> bool:
+    """Whether `parse(path, "cuda", data, macros)` builds the same tree as `parse(path, "cuda", data)`: the
+    repository's macros change no byte the parser sees (most files use none of them)."""
+    if not macros or not any(name.removesuffix("()").encode() in data for name in macros):
+        return True
+    return neutralise_macros(data, {**LIBRARY_QUALIFIER_MACROS, **macros})[0] == \
+        neutralise_macros(data, LIBRARY_QUALIFIER_MACROS)[0]
 
 
 def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[bytes, int], uses: dict[int, str]) -> None:
