@@ -12,6 +12,7 @@ import bisect
 import functools
 import itertools
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -49,6 +50,18 @@ def language(name: str) -> ts.Language:
 
         return ts.Language(tree_sitter_python.language())
     raise ValueError(f"no tree-sitter grammar for {name!r}")
+
+
+_PARSERS = threading.local()
+
+
+def _parser(name: str) -> ts.Parser:
+    """This thread's parser for a language, made once: a parser per file costs ~2% of the parse itself."""
+    parser = getattr(_PARSERS, name, None)
+    if parser is None:
+        parser = ts.Parser(language(name))
+        setattr(_PARSERS, name, parser)
+    return parser
 
 
 @functools.lru_cache(maxsize=None)
@@ -566,7 +579,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     parse_input = _blank_numeric_runs(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
         parse_input = _UNPARSED_ATTRIBUTES.sub(lambda m: b" " * len(m.group()), parse_input)
-    tree = ts.Parser(language("cuda")).parse(parse_input)
+    tree = _parser("cuda").parse(parse_input)
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))
     strings = _spans(caps.get("string", []), inner=True)
@@ -590,7 +603,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
 
 
 def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
-    tree = ts.Parser(language("python")).parse(data)
+    tree = _parser("python").parse(data)
     caps = captures("python", _PY_STRUCTURE, tree.root_node)
     comments = sorted(_spans(caps.get("comment", [])))  # sorted: in_comment/in_string bisect these lists
     strings = sorted(_spans(caps.get("string", [])))
@@ -631,19 +644,21 @@ def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], globa
     child_types = {c.type for c in node.children}
     is_kernel = "__global__" in child_types
     via_macro = None
-    decl_start = decl.start_byte if decl is not None else node.end_byte
-    # A macro use inside the declaration's specifiers (before its declarator) may be what made this a kernel.
-    prev = node.prev_sibling
-    lo = prev.end_byte if prev is not None else node.start_byte
-    if node.parent is not None and node.parent.type == "template_declaration":
-        lo = node.parent.start_byte
     is_device = "__device__" in child_types
-    for off, name in macro_uses.items():
-        if lo <= off < decl_start and name in global_macros:
-            via_macro = name
-            is_kernel = True
-        elif lo <= off < decl_start and name in device_macros:
-            is_device = True
+    if macro_uses:  # asked only then: a node's parent and previous sibling are found by walking from the root
+        decl_start = decl.start_byte if decl is not None else node.end_byte
+        # A macro use inside the declaration's specifiers (before its declarator) may be what made this a kernel.
+        prev = node.prev_sibling
+        lo = prev.end_byte if prev is not None else node.start_byte
+        parent = node.parent
+        if parent is not None and parent.type == "template_declaration":
+            lo = parent.start_byte
+        for off, name in macro_uses.items():
+            if lo <= off < decl_start and name in global_macros:
+                via_macro = name
+                is_kernel = True
+            elif lo <= off < decl_start and name in device_macros:
+                is_device = True
     return Function(
         name=unqualified(qualified),
         qualified_name=qualified,

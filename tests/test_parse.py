@@ -1,0 +1,21 @@
+"""porter.source.parse: one parser per language serves every file, and the trees it made stay whole."""
+from porter.source.parse import parse
+
+
+def test_reused_parser_leaves_earlier_trees_intact():
+    a = parse("a.cu", "cuda", b"__global__ void ka(int *p) { p[0] = 1; }\n")
+    b = parse("b.cu", "cuda", b"// other\n__device__ int kb() { return 2; }\n")
+    p = parse("c.py", "python", b"def f():\n    return 3\n")
+    assert [(f.name, f.is_kernel, f.is_device, f.start_line) for f in a.functions] == [("ka", True, False, 1)]
+    assert [(f.name, f.is_kernel, f.is_device, f.start_line) for f in b.functions] == [("kb", False, True, 2)]
+    assert a.root.text == b"__global__ void ka(int *p) { p[0] = 1; }\n"
+    assert a.root.children[0].type == "function_definition"
+    assert b.comment_spans == [(0, 8)]
+    assert [f.name for f in p.functions] == ["f"]
+
+
+def test_macro_kernel_after_a_comment_is_found_through_its_use():
+    # A short qualifier macro becomes spaces before the definition; its use is found between the previous
+    # sibling (here a comment) and the declarator.
+    sf = parse("k.cu", "cuda", b"#define KRN __global__\n// kernel\nKRN void k(int *p) {}\n")
+    assert [(f.name, f.is_kernel, f.via_macro) for f in sf.functions] == [("k", True, "KRN")]
