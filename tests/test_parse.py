@@ -19,3 +19,18 @@ def test_macro_kernel_after_a_comment_is_found_through_its_use():
     # sibling (here a comment) and the declarator.
     sf = parse("k.cu", "cuda", b"#define KRN __global__\n// kernel\nKRN void k(int *p) {}\n")
     assert [(f.name, f.is_kernel, f.via_macro) for f in sf.functions] == [("k", True, "KRN")]
+
+
+def test_kernel_declarator_macros_are_found_on_define_lines_only():
+    from porter.source.parse import harvest_macros
+
+    data = (b"// define nothing here\n"
+            b"#define DEFINE_KERNEL(name, T) \\\n"
+            b"  template <int N> __global__ void name(T p) \\\n"
+            b"  { }\n"
+            b"#define HOST_ONLY(name) void name()\n"
+            b"  #  define LAUNCHER(a, kname) __global__ void kname(int a)\n"
+            b"#define CONT(x) \\\n"
+            b"#define INNER(k) __global__ void k()\n")
+    # INNER's line continues CONT's definition, so it defines nothing of its own (as the preprocessor reads it).
+    assert harvest_macros(data) == {"DEFINE_KERNEL()": "0", "LAUNCHER()": "1"}

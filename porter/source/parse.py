@@ -434,7 +434,14 @@ def harvest_macros(data: bytes) -> dict[str, str]:
         if name not in out or not ("__device__" in out[name] or "__global__" in out[name]):
             out[name] = body
     if b"__global__" in data:
-        for m in _FUNCTION_MACRO.finditer(data):
+        # What _FUNCTION_MACRO.finditer(data) finds, tried only on lines holding `define` (the pattern at every
+        # byte was most of this function's time); a match on a line inside the previous one's continuation
+        # lines is skipped, as finditer would not see it.
+        end = -1
+        for m in line_matches(_FUNCTION_MACRO, data, (b"define",)):
+            if m.start() < end:
+                continue
+            end = m.end()
             body = m.group(3)
             if b"__global__" not in body:
                 continue
@@ -464,7 +471,15 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     out = bytearray(data)
     if declarators:
         _expand_kernel_declarators(data, out, declarators, uses)
-    names = [n for n in macros if n in data]
+    names = []
+    heads: dict[bytes, bool] = {}  # names sharing a head (CUTLASS_*, CUTE_*, C10_*) are looked for only if it is there
+    for n in macros:
+        head = n[:4]
+        present = heads.get(head)
+        if present is None:
+            present = heads[head] = head in data
+        if present and n in data:
+            names.append(n)
     if names:
         pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
                              + rb")(?![A-Za-z0-9_])")
