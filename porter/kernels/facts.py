@@ -17,6 +17,7 @@ import tree_sitter as ts
 from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_constants, dim3_arguments, dims, fold,
                                       fold_text, type_size)
 from porter.kernels.launch_config import config_slots, fold_site
+from porter.kernels.nodes import NodeIndex, walk
 from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
                                  ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
                                  LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
@@ -164,11 +165,12 @@ class _FileContext:
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
-        self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
+        self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
+        self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
         self.struct_sizes = struct_sizes(sf.root, env)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
@@ -240,7 +242,7 @@ class _FileContext:
             return self._walks[("calls", memo)]
         w = self._walks[("calls", memo)] = _empty_walk()
         del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
-        for n in _descendants(fn.node.child_by_field_name("body"), "call_expression", memo=self._nodes):
+        for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
         return w
@@ -363,19 +365,50 @@ class _FileContext:
             return self._walks[memo]
         w = _empty_walk()
         body = fn.node.child_by_field_name("body")
-        # Identifiers and comments are leaves, so nothing is missed that a full walk would have reached.
-        for n in _descendants(body, *DETECTORS, memo=self._nodes):
-            if skip is not None and skip(n.start_point.row + 1):
-                continue
-            t = n.type
-            for detect in _detectors(t, n.text) if t in _FILTERED else DETECTORS[t]:
-                detect(self, n, w)
+        # Each detector fills its own part of the walk from nodes of its own types, so the nodes go type by type
+        # (each type in tree order) rather than all in one tree order: the same facts from one sort per type.
+        for t in _walked():
+            for n in self.nodes.under(body, (t,)):
+                if skip is not None and skip(n.start_point.row + 1):
+                    continue
+                for detect in DETECTORS[t]:
+                    detect(self, n, w)
+        names = self._names(body)
+        if names:
+            # Only names some detector acts on reach the detectors, and a name outside a detector's `names` can
+            # be none of them (the body's text holds every name in it): most bodies have none at all.
+            shared = self.file_shared
+            for n in names:
+                if skip is not None and skip(n.start_point.row + 1):
+                    continue
+                text = n.text
+                if shared and text.decode() in shared:
+                    w["identifiers"].add(text.decode())
+                for detect in _detectors(n.type, text):
+                    detect(self, n, w)
         lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w["warp_ops"]):
             self._fold_local_masks(fn, w)
         self._walks[memo] = w
         return w
+
+    def _names(self, body: ts.Node | None) -> list[ts.Node]:
+        """The name nodes of a body, in tree order, when its text holds a name a detector acts on or the name of
+        a file-scope `__shared__` variable; else none (no name of the body can matter)."""
+        if body is None:
+            return []
+        text = body.text
+        pattern = self._name_pattern
+        if pattern.search(text) is None:
+            return []
+        # Names are leaves: the smallest node over the first byte of a match is the name starting there, if any.
+        out = []
+        for m in pattern.finditer(text):
+            n = body.descendant_for_byte_range(body.start_byte + m.start(), body.start_byte + m.start() + 1)
+            if n is not None and n.type in _NAMES and n.start_byte == body.start_byte + m.start():
+                out.append(n)
+        return out
 
     def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
         """A mask held in a local the function never reassigns (`unsigned mask = 0xffffffff; __any_sync(mask, p)`)
@@ -384,7 +417,7 @@ class _FileContext:
         # A name declared twice (`unsigned mask = 0xffffffff;` in one block, `int mask = (1 << n) - 1;` in another,
         # as cuda-samples' shfl_scan does) has no one value.
         declared: dict[str, int] = {}
-        for d in _descendants(fn.node.child_by_field_name("body"), "init_declarator", memo=self._nodes):
+        for d in self.nodes.under(fn.node.child_by_field_name("body"), ("init_declarator",)):
             name = d.child_by_field_name("declarator")
             if name is not None and name.type == "identifier":
                 declared[name.text.decode()] = declared.get(name.text.decode(), 0) + 1
@@ -407,7 +440,7 @@ class _FileContext:
         body = fn.node.child_by_field_name("body")
         if body is None:
             return out
-        for n in _descendants(body, "array_declarator", memo=self._nodes):
+        for n in self.nodes.under(body, ("array_declarator",)):
             size = n.child_by_field_name("size")
             inner = n.child_by_field_name("declarator")
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
@@ -515,12 +548,12 @@ class _FileContext:
             self._locals[fn.start_byte] = out
             return out
         assigned: dict[str, int] = {}
-        for n in _descendants(body, "assignment_expression", "update_expression", memo=self._nodes):
+        for n in self.nodes.under(body, ("assignment_expression", "update_expression")):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is not None and target.type == "identifier":
                 assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
-        taken = {n.text.decode().lstrip("&").strip() for n in _descendants(body, "pointer_expression", memo=self._nodes) if n.text.startswith(b"&")}
-        for decl in _descendants(body, "declaration", memo=self._nodes):
+        taken = {n.text.decode().lstrip("&").strip() for n in self.nodes.under(body, ("pointer_expression",)) if n.text.startswith(b"&")}
+        for decl in self.nodes.under(body, ("declaration",)):
             ty = decl.child_by_field_name("type")
             tytext = ty.text.decode() if ty is not None else ""
             for d in decl.children:
@@ -569,7 +602,7 @@ class _FileContext:
             # so its nodes need not be walked (three times) to find out.
             counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
             for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
-                for n in _descendants(body, "init_declarator", "assignment_expression", "call_expression", memo=self._nodes) if body else ():
+                for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if body else ():
                     if n.type == "call_expression":
                         text = n.text.decode("utf-8", "replace")
                         if SM_COUNT.search(text):
@@ -797,15 +830,20 @@ Detector = Callable[["_FileContext", ts.Node, dict[str, Any]], None]
 DETECTORS: dict[str, list[Detector]] = {}
 _NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier")
 # Detectors that act only on a node whose text is one of a few names (`this_grid`, `warpSize`): the walk calls
-# them for those nodes only. A body is mostly names, and each name otherwise went through every name detector.
+# them for those nodes only. A body is mostly names, and each name otherwise went through every name detector;
+# every detector of names is one of these, so a body whose text holds none of their names is not asked for names.
 _WANTED: dict[Detector, frozenset[bytes]] = {}
 _FILTERED: set[str] = set()  # node types with such a detector
 _CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
+_DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see _walked and _wanted_names
 
 
 def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[Detector], Detector]:
     """Register a detector for nodes of `node_types`; with `names`, only for such a node whose text is one of them
-    (the detector must do nothing for any other)."""
+    (the detector must do nothing for any other). A detector of name nodes (_NAMES) must give its `names`."""
+    if names is None and set(node_types) & set(_NAMES):
+        raise ValueError("a detector of name nodes says which names it acts on (names=...)")
+
     def register(detector: Detector) -> Detector:
         for t in node_types:
             DETECTORS.setdefault(t, []).append(detector)
@@ -813,8 +851,28 @@ def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[D
             _WANTED[detector] = frozenset(n.encode() for n in names)
             _FILTERED.update(node_types)
         _CALLS.clear()
+        _DERIVED.clear()
         return detector
     return register
+
+
+def _walked() -> tuple[str, ...]:
+    """The node types with detectors, names aside (the walk asks for those apart)."""
+    if "walked" not in _DERIVED:
+        _DERIVED["walked"] = tuple(t for t in DETECTORS if t not in _NAMES)
+    return _DERIVED["walked"]
+
+
+def _name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
+    """Matches at every offset where a name some detector of names acts on, or one of `shared` (the file's
+    file-scope `__shared__` variables), starts: a zero-width lookahead, so a name inside a longer one is seen."""
+    if shared or "names" not in _DERIVED:
+        wanted = sorted(set().union(*_WANTED.values(), (n.encode() for n in shared)), key=lambda b: (-len(b), b))
+        pattern = re.compile(b"(?=" + b"|".join(re.escape(b) for b in wanted) + b")" if wanted else rb"(?!)")
+        if shared:
+            return pattern
+        _DERIVED["names"] = pattern
+    return _DERIVED["names"]
 
 
 def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
@@ -822,16 +880,10 @@ def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
     key = (node_type, text)
     found = _CALLS.get(key)
     if found is None:
-        found = tuple(d for d in DETECTORS[node_type] if d not in _WANTED or text in _WANTED[d])
+        found = tuple(d for d in DETECTORS.get(node_type, ()) if d not in _WANTED or text in _WANTED[d])
         if len(_CALLS) < 100_000:  # names repeat; a file of unique names must not grow this without bound
             _CALLS[key] = found
     return found
-
-
-@detects(*_NAMES)
-def identifier_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    """Every name the body uses (shared-memory sizes and template bindings look names up here)."""
-    w["identifiers"].add(n.text.decode())
 
 
 @detects(*_NAMES, names=WMMA_IDENTIFIERS)
@@ -894,6 +946,9 @@ def shared_declarations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["shared_decls"].append(n)
 
 
+_BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOTS)))
+
+
 @detects("declaration")
 def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """A ballot or active mask kept in a 32-bit integer (HIP returns 64 bits)."""
@@ -907,9 +962,9 @@ def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         if d.type != "init_declarator":
             continue
         value = d.child_by_field_name("value")
-        if value is None:
+        if value is None or not _BALLOT_TEXT.search(value.text):  # no ballot named: no identifier to look at
             continue
-        names = {unqualified(c.text.decode()) for c in _descendants(value, "identifier")}
+        names = {unqualified(c.text.decode()) for c in walk(value, ("identifier",))}
         hit = names & BALLOTS
         if hit:
             w["ballot32"].append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
@@ -1134,17 +1189,6 @@ def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-# Every node type kernel analysis looks for: one query (compiled once per process) serves all of them.
-_BODY_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
-               "gnu_asm_expression", "binary_expression", "for_statement", "subscript_expression", "array_declarator",
-               "assignment_expression", "update_expression", "pointer_expression", "init_declarator", "string_literal")
-
-
-def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) -> list[ts.Node]:
-    """`node` and the nodes under it of one of `types`, in pre-order (see porter.source.parse.descendants)."""
-    return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
-
-
 _OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
 
 
@@ -1272,6 +1316,7 @@ def _lane_literal(n: ts.Node) -> str | None:
 _SHFL_WIDTH_32 = re.compile(rb"__shfl\w*\s*\((?:[^();]|\([^()]*\))*,\s*32\s*\)")
 # A constant named for the warp (WARP_SIZE, kWarpSize, kWarp, warp_threads, THREADS_PER_WARP)
 WARPISH = re.compile(r"warp", re.I)
+WARPISH_BYTES = re.compile(rb"(?i)warp")
 _LANE_VALUES = {"%": (32, "% {}"), "/": (32, "/ {}"), "&": (31, "& {}"), ">>": (5, ">> {}")}
 
 
@@ -1322,11 +1367,13 @@ def _reduction_loop(n: ts.Node, ctx=None) -> str | None:
 def _warp_start(ctx, init: ts.Node) -> str | None:
     """The start of a loop initialised from a warp-named constant (`o = WARP_SIZE / 2`) when it folds to 16 or 32
     in every build, spelt as written: "WARP_SIZE / 2 (= 16)"."""
-    for d in _descendants(init, "init_declarator", "assignment_expression"):
+    if not WARPISH_BYTES.search(init.text):  # no warp-named constant in it
+        return None
+    for d in walk(init, ("init_declarator", "assignment_expression")):
         value = d.child_by_field_name("value") or d.child_by_field_name("right")
         if value is None:
             continue
-        names = [x.text.decode("utf-8", "replace") for x in _descendants(value, "identifier")]
+        names = [x.text.decode("utf-8", "replace") for x in walk(value, ("identifier",))]
         warp = [x for x in names if WARPISH.search(x)]
         if warp and not any(x in ctx.alternatives for x in names):
             v = fold(value, ctx.env)
@@ -1349,7 +1396,7 @@ def _ptx(n: ts.Node) -> dict[str, Any]:
     if code is not None:
         nodes = [code] if code.type == "string_literal" else [c for c in code.named_children if c.type == "string_literal"]
         if code.type == "concatenated_string" or not nodes:
-            nodes = [c for c in _descendants(code, "string_literal")]
+            nodes = walk(code, ("string_literal",))
         for s in nodes:
             parts.append("".join(c.text.decode("utf-8", "replace") for c in s.named_children if c.type in ("string_content", "escape_sequence")))
     text = "\n".join(parts).replace("\\n", "\n").replace("\\t", " ")

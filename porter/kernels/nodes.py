@@ -1,0 +1,103 @@
+"""The nodes of a parsed CUDA file that kernel analysis reads, by type and in tree order, from the whole-file query.
+
+Kernel analysis asks, for each kernel, device function and launching host function, for the nodes of a few types
+under its body (declarations, calls, binary expressions, subscripts, assignments, ...). Those types are registered
+with the whole-file queries (porter.source.parse.register_root_query), so they come out of the one query every
+CUDA file runs anyway instead of one more query per body; a body's nodes of a type are then a slice, by byte range,
+of the file's nodes of that type kept in pre-order. Only the types asked for are ordered.
+
+`NodeIndex(root).under(node, types)` returns what `porter.source.parse.descendants(node, types)` returns: `node`
+and the nodes under it of those types, in pre-order. Where (start, -end) order could differ from pre-order (two
+nodes with one span, an empty node) the subtree is walked instead, as descendants does.
+
+Registered here, in a module imported with the pipeline, because a whole-file query registered after the first
+file was parsed makes the combined query compile again.
+"""
+from __future__ import annotations
+
+import bisect
+
+import tree_sitter as ts
+
+from porter.source.parse import captures, register_root_query
+
+INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expression", "for_statement",
+           "subscript_expression", "array_declarator", "assignment_expression", "update_expression",
+           "pointer_expression", "init_declarator", "string_literal")
+_QUERY = register_root_query("cuda", " ".join(f"({t}) @{t}" for t in INDEXED))
+
+
+class NodeIndex:
+    """A file's nodes of the INDEXED types (from the tree's root), for `under`."""
+
+    def __init__(self, root: ts.Node | None):
+        self._caps = captures("cuda", _QUERY, root) if root is not None else {}
+        self._ordered: dict[str, tuple[list[ts.Node], list[int]] | None] = {}
+
+    def under(self, node: ts.Node | None, types: tuple[str, ...]) -> list[ts.Node]:
+        """`node` and the nodes under it whose type is one of `types`, in pre-order."""
+        if node is None:
+            return []
+        start, end = node.start_byte, node.end_byte
+        if start == end:
+            return walk(node, types)
+        found: list[ts.Node] = []
+        for t in types:
+            entry = self._of_type(t)
+            if entry is None:
+                return walk(node, types)
+            nodes, starts = entry
+            i = bisect.bisect_left(starts, start)
+            j = bisect.bisect_left(starts, end, i)
+            # Nodes are nested or apart, so one starting inside `node` is under it, but one starting where it does
+            # may be an ancestor (it ends later; pre-order puts it first) or share its span.
+            while i < j and starts[i] == start and nodes[i].end_byte >= end:
+                if nodes[i].end_byte == end:
+                    if nodes[i] != node:
+                        return walk(node, types)
+                    break
+                i += 1
+            if len(types) == 1:
+                return nodes[i:j]
+            found.extend(nodes[i:j])
+        if len(found) < 2:
+            return found
+        keys = [(n.start_byte, -n.end_byte) for n in found]
+        order = sorted(range(len(found)), key=keys.__getitem__)
+        for a, b in zip(order, order[1:]):
+            if keys[a] == keys[b]:
+                return walk(node, types)
+        return [found[i] for i in order]
+
+    def _of_type(self, t: str) -> tuple[list[ts.Node], list[int]] | None:
+        """The file's nodes of type `t` in pre-order and their start bytes; None when (start, -end) order is not
+        pre-order for them (two share a span or one is empty) or `t` is not indexed."""
+        if t in self._ordered:
+            return self._ordered[t]
+        entry = None
+        if t in INDEXED:
+            nodes = self._caps.get(t, [])
+            keys = [(n.start_byte, -n.end_byte) for n in nodes]
+            order = sorted(range(len(nodes)), key=keys.__getitem__)
+            starts = [keys[i][0] for i in order]
+            ok = all(keys[i][0] != -keys[i][1] for i in order)
+            ok = ok and all(keys[a] != keys[b] for a, b in zip(order, order[1:]))
+            entry = ([nodes[i] for i in order], starts) if ok else None
+        self._ordered[t] = entry
+        return entry
+
+
+def walk(node: ts.Node | None, types: tuple[str, ...]) -> list[ts.Node]:
+    """`node` and the nodes under it whose type is one of `types`, in pre-order, by walking the subtree (for small
+    subtrees, and where the index cannot say)."""
+    out: list[ts.Node] = []
+    if node is None:
+        return out
+    wanted = frozenset(types)
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in wanted:
+            out.append(n)
+        stack.extend(reversed(n.children))
+    return out
