@@ -167,6 +167,7 @@ class _FileContext:
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
         self._launch_host_types: dict[int, dict[str, int]] | None = None
+        self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
         self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
         self.launches = syntax.launch_spans(sf)
@@ -405,6 +406,15 @@ class _FileContext:
         self._walks[memo] = w
         return w
 
+    def called(self, n: ts.Node) -> tuple[ts.Node | None, str | None]:
+        """_called(n), kept for the call node the walk is at: each of its call detectors asks."""
+        last = self._last_call
+        if last is not None and last[0] == n:
+            return last[1]
+        found = _called(n)
+        self._last_call = (n, found)
+        return found
+
     def _names(self, body: ts.Node | None) -> list[ts.Node]:
         """The name nodes of a body, in tree order, when its text holds a name a detector acts on or the name of
         a file-scope `__shared__` variable; else none (no name of the body can matter)."""
@@ -631,7 +641,10 @@ class _FileContext:
                     if SM_COUNT.search(vtext) or set(re.findall(r"[A-Za-z_]\w*", vtext)) & sm:
                         sm.add(target.text.decode())
             self._sm_vars[host.start_byte] = sm
-            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body)
+            # Only asked when some name is SM-derived (below); a body naming no SM count has none.
+            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body) if sm else set()
+        if not self._sm_vars[host.start_byte]:
+            return False
         names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
         # SM count x the occupancy API's blocks per SM is derived from the device at run time: it holds on AMD too
         # (CUs x blocks per CU). A hand-picked multiplier (`num_sms * 4`) is what is tuned for NVIDIA.
@@ -1026,7 +1039,7 @@ def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Names the body calls, to follow into same-file device functions."""
-    fn, name = _called(n)
+    fn, name = ctx.called(n)
     if name is not None:
         w["calls"].add(name)
         text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
@@ -1036,7 +1049,7 @@ def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
-    _, name = _called(n)
+    _, name = ctx.called(n)
     if name not in WARP_OPS:
         return
     line = n.start_point.row + 1
@@ -1066,7 +1079,7 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 
 @detects("call_expression")
 def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    _, name = _called(n)
+    _, name = ctx.called(n)
     if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
         w["atomics"].append(name)
 
@@ -1074,7 +1087,7 @@ def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
-    fn, name = _called(n)
+    fn, name = ctx.called(n)
     if fn is None:
         return
     if name is None:
@@ -1085,15 +1098,14 @@ def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         return
     if name in WARP_OPS or name.startswith("atomic") or name == "atomic_ref":
         return
-    argv = _arguments(n)
-    if name == "grid_sync" or (name == "sync" and argv and "grid" in argv[0].text.decode().lower()):
+    if name == "grid_sync" or (name == "sync" and (argv := _arguments(n)) and "grid" in argv[0].text.decode().lower()):
         w["grid_sync"].append(n.start_point.row + 1)
 
 
 @detects("call_expression")
 def tiled_partition_32(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`tiled_partition<32>`: a 32-lane group written into the code."""
-    _, name = _called(n)
+    _, name = ctx.called(n)
     if name != "tiled_partition":
         return
     targs = n.child_by_field_name("function")
@@ -1113,6 +1125,9 @@ def inline_ptx(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`), or with a warp-size constant the
     project defines as 32 (`tid % WARP_SIZE` under `#define WARP_SIZE 32` in a header)."""
+    op = n.child_by_field_name("operator")
+    if op is None or op.type not in _LANE_VALUES:  # neither reads any other operator: most of a body's arithmetic
+        return
     lane = _lane_literal(n) or _lane_constant(ctx, n)
     if lane:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
