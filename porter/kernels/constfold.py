@@ -190,6 +190,8 @@ def _src_text(src: Any) -> str:
 
 
 def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+    if b"const" not in n.text:  # its words hold neither `const` nor `constexpr` (most declarations are locals)
+        return
     spec = []
     for c in n.children:
         if c.type in ("type_qualifier", "storage_class_specifier", "primitive_type", "sized_type_specifier", "type_identifier",

@@ -173,7 +173,7 @@ class _FileContext:
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
-        self._name_patterns = _name_patterns(tuple(sorted(self.file_shared)))
+        self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
         self.struct_sizes = struct_sizes(sf.root, env)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
@@ -416,20 +416,22 @@ class _FileContext:
         return found
 
     def _names(self, body: ts.Node | None) -> list[ts.Node]:
-        """The name nodes of a body, in tree order, when its text holds a name a detector acts on or the name of
-        a file-scope `__shared__` variable; else none (no name of the body can matter)."""
+        """The name nodes of a body, in tree order, that start where a name some detector acts on, or a file-scope
+        `__shared__` variable's name, starts in its text (a superset of the nodes with such a text; the caller
+        compares texts): no other name of the body can matter, and most bodies have none."""
         if body is None:
             return []
         text = body.text
-        anywhere, starts = self._name_patterns
-        if anywhere.search(text) is None:
-            return []
-        # Names are leaves: the smallest node over the first byte of a match is the name starting there, if any.
         out = []
-        for m in starts.finditer(text):
-            n = body.descendant_for_byte_range(body.start_byte + m.start(), body.start_byte + m.start() + 1)
-            if n is not None and n.type in _NAMES and n.start_byte == body.start_byte + m.start():
+        # Every offset where one of the names starts (searching on from the next byte, so a name inside a longer
+        # one is seen too); names are leaves, so the smallest node over that byte is the name starting there.
+        m = self._name_pattern.search(text)
+        while m is not None:
+            at = body.start_byte + m.start()
+            n = body.descendant_for_byte_range(at, at + 1)
+            if n is not None and n.type in _NAMES and n.start_byte == at:
                 out.append(n)
+            m = self._name_pattern.search(text, m.start() + 1)
         return out
 
     def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
@@ -888,21 +890,19 @@ def _walked() -> tuple[str, ...]:
     return _DERIVED["walked"]
 
 
-def _name_patterns(shared: tuple[str, ...] = ()) -> tuple[re.Pattern, re.Pattern]:
-    """Two patterns of the names some detector of names acts on and of `shared` (the file's file-scope
-    `__shared__` variables): one found in a text that holds any of them, one matching (zero-width) at every offset
-    where one starts, so a name inside a longer one is seen too. The names are grouped by their first byte, which
-    sre tries several times faster than a plain list of alternatives."""
+def _name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
+    """Found where a name some detector of names acts on, or one of `shared` (the file's file-scope `__shared__`
+    variables), starts. The names are grouped by their first byte, which sre tries several times faster than a
+    plain list of alternatives (most bodies hold none of them, and all of their text is tried)."""
     if shared or "names" not in _DERIVED:
         by_first: dict[bytes, list[bytes]] = {}
         for name in sorted(set().union(*_WANTED.values(), (n.encode() for n in shared)), key=lambda b: (-len(b), b)):
             by_first.setdefault(name[:1], []).append(name[1:])
-        alternatives = b"|".join(re.escape(first) + b"(?:" + b"|".join(re.escape(rest) for rest in rests) + b")"
-                                 for first, rests in sorted(by_first.items())) or rb"(?!)"
-        patterns = re.compile(alternatives), re.compile(b"(?=" + alternatives + b")")
+        pattern = re.compile(b"|".join(re.escape(first) + b"(?:" + b"|".join(re.escape(rest) for rest in rests) + b")"
+                                       for first, rests in sorted(by_first.items())) or rb"(?!)")
         if shared:
-            return patterns
-        _DERIVED["names"] = patterns
+            return pattern
+        _DERIVED["names"] = pattern
     return _DERIVED["names"]
 
 
