@@ -625,23 +625,27 @@ class _FileContext:
             # A name is SM-derived only from a text naming the SM count: a body that names none has no such name,
             # so its nodes need not be walked (three times) to find out.
             counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
+            # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
+            # assignment (its target, whether its value names the SM count, and the names in the value).
+            steps: list[tuple[ts.Node | str, bool, set[str]]] = []
+            for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if counted else ():
+                if n.type == "call_expression":
+                    if SM_COUNT_BYTES.search(n.text):  # ASCII names: the bytes match where the decoded text does
+                        args = n.child_by_field_name("arguments")
+                        first = args.named_children[0] if args is not None and args.named_children else None
+                        if first is not None and first.type == "pointer_expression":
+                            steps.append((first.text.decode().lstrip("&").strip(), True, set()))
+                    continue
+                target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+                value = n.child_by_field_name("value") or n.child_by_field_name("right")
+                if target is None or value is None:
+                    continue
+                vtext = value.text.decode("utf-8", "replace")
+                steps.append((target, bool(SM_COUNT.search(vtext)), set(re.findall(r"[A-Za-z_]\w*", vtext))))
             for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
-                for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if body else ():
-                    if n.type == "call_expression":
-                        text = n.text.decode("utf-8", "replace")
-                        if SM_COUNT.search(text):
-                            args = n.child_by_field_name("arguments")
-                            first = args.named_children[0] if args is not None and args.named_children else None
-                            if first is not None and first.type == "pointer_expression":
-                                sm.add(first.text.decode().lstrip("&").strip())
-                        continue
-                    target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
-                    value = n.child_by_field_name("value") or n.child_by_field_name("right")
-                    if target is None or value is None:
-                        continue
-                    vtext = value.text.decode("utf-8", "replace")
-                    if SM_COUNT.search(vtext) or set(re.findall(r"[A-Za-z_]\w*", vtext)) & sm:
-                        sm.add(target.text.decode())
+                for target, named, names in steps:
+                    if named or names & sm:
+                        sm.add(target if isinstance(target, str) else target.text.decode())
             self._sm_vars[host.start_byte] = sm
             # Only asked when some name is SM-derived (below); a body naming no SM count has none.
             self._occupancy_vars[host.start_byte] = _occupancy_outputs(body) if sm else set()
