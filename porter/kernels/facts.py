@@ -977,7 +977,7 @@ def warpsize_constant(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("declaration")
 def shared_declarations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`__shared__` declarations, sized later with the kernel's template bindings."""
-    if any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
+    if b"__shared__" in n.text and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
         w["shared_decls"].append(n)
 
 
@@ -1008,6 +1008,9 @@ def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("declaration")
 def lane_variables(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Variables initialised with a lane expression (`int lane = threadIdx.x % 32`), for lane_array_index."""
+    text = n.text
+    if b"%" not in text and b"&" not in text and b"lane" not in text:  # what any lane expression (_lane_expr) has
+        return
     for d in n.children:
         if d.type == "init_declarator":
             name_node = d.child_by_field_name("declarator")
@@ -1036,7 +1039,7 @@ def _arguments(n: ts.Node) -> list[ts.Node]:
 @detects("call_expression")
 def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`k<<<...>>>` inside device code: dynamic parallelism."""
-    if any(c.type == "kernel_call_syntax" for c in n.children):
+    if b"<<<" in n.text and any(c.type == "kernel_call_syntax" for c in n.children):
         w["device_launches"].append(n.start_point.row + 1)
 
 
