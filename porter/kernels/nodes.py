@@ -16,6 +16,7 @@ file was parsed makes the combined query compile again.
 from __future__ import annotations
 
 import bisect
+import itertools
 import operator
 
 import tree_sitter as ts
@@ -95,19 +96,26 @@ class NodeIndex:
             ordered = list(map(nodes.__getitem__, order))
             ordered_starts = list(map(starts.__getitem__, order))
             ok = not (self._has_error and any(map(operator.eq, starts, map(_END, nodes))))
-            i, n = 0, len(ordered)
-            while ok and i < n - 1:
-                if ordered_starts[i] != ordered_starts[i + 1]:
-                    i += 1
-                    continue
-                j = i + 1
-                while j < n and ordered_starts[j] == ordered_starts[i]:
+            # Where the next node starts at the same byte: the runs to order by end.
+            tied = list(itertools.compress(itertools.count(), map(operator.eq, ordered_starts,
+                                                                  itertools.islice(ordered_starts, 1, None))))
+            k = 0
+            while ok and k < len(tied):
+                i = j = tied[k]
+                while k < len(tied) and tied[k] == j:
+                    k += 1
                     j += 1
-                run = sorted(ordered[i:j], key=_END, reverse=True)
+                if j == i + 1:  # two (most runs): no sort needed
+                    a, b = ordered[i], ordered[j]
+                    ea, eb = a.end_byte, b.end_byte
+                    ok = ea != eb  # two with one span
+                    if ea < eb:
+                        ordered[i], ordered[j] = b, a
+                    continue
+                run = sorted(ordered[i:j + 1], key=_END, reverse=True)
                 ends = list(map(_END, run))
                 ok = not any(map(operator.eq, ends, ends[1:]))  # two with one span
-                ordered[i:j] = run
-                i = j
+                ordered[i:j + 1] = run
             if ok:
                 entry = ordered, ordered_starts
         self._ordered[t] = entry
