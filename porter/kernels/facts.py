@@ -1,8 +1,10 @@
 """Measure what a CUDA kernel does from its tree-sitter tree: shared memory, launches, warp and lane assumptions, PTX.
 
-One walk over each kernel's body (and the same-file device functions it calls, transitively) hands every node to
-the detectors registered for its type (`DETECTORS`, one detector per fact, below), which collect the facts kernel
-analysis decides on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
+One walk over each kernel's body (and the same-file device functions it calls, transitively) hands every node of a
+type some detector reads to the detectors registered for that type (`DETECTORS`, one detector per fact, below),
+which collect the facts kernel analysis decides on. The nodes come type by type from the file's node index
+(porter.kernels.nodes, sliced from the whole-file query); name nodes only where the body's text holds a name a
+detector acts on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
 with the reason under `unknown`, never guessed. Everything returned is plain JSON data (dicts, lists, ints).
 """
 from __future__ import annotations
@@ -854,8 +856,9 @@ def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
 
 # ------------------------------------------------------------------------------------------ detectors
 # One detector per fact: each reads one kind of node and records one fact in the walk `w` of a function body
-# (porter.model.kernel.KernelFacts is what they add up to). `_FileContext._walk` visits every node once and hands
-# it to the detectors registered for its type, so a new fact is one function and one `@detects` line.
+# (porter.model.kernel.KernelFacts is what they add up to). `_FileContext._walk` visits every node of their types
+# once and hands it to the detectors registered for its type, so a new fact is one function and one `@detects`
+# line (a new node type also joins porter.kernels.nodes.INDEXED, else the walk of that type is done in Python).
 
 Detector = Callable[["_FileContext", ts.Node, dict[str, Any]], None]
 DETECTORS: dict[str, list[Detector]] = {}
@@ -864,9 +867,8 @@ _NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identi
 # them for those nodes only. A body is mostly names, and each name otherwise went through every name detector;
 # every detector of names is one of these, so a body whose text holds none of their names is not asked for names.
 _WANTED: dict[Detector, frozenset[bytes]] = {}
-_FILTERED: set[str] = set()  # node types with such a detector
 _CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
-_DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see _walked and _wanted_names
+_DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see _walked and _name_pattern
 
 
 def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[Detector], Detector]:
@@ -880,7 +882,6 @@ def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[D
             DETECTORS.setdefault(t, []).append(detector)
         if names is not None:
             _WANTED[detector] = frozenset(n.encode() for n in names)
-            _FILTERED.update(node_types)
         _CALLS.clear()
         _DERIVED.clear()
         return detector
