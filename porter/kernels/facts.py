@@ -10,6 +10,7 @@ with the reason under `unknown`, never guessed. Everything returned is plain JSO
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import weakref
 from typing import Any, Callable, Iterable
@@ -114,6 +115,12 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
 _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
 
 
+@functools.lru_cache(maxsize=8)
+def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> re.Pattern:
+    """Found in a text that names any of the repository's build-side macros (one search instead of one per name)."""
+    return re.compile(_grouped(n.encode() for n in (*build_names[0], *build_names[1])) or rb"(?!)")
+
+
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
     """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
     import bisect
@@ -121,9 +128,10 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
     from porter.source import macros
 
     # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
+    if b"#" not in sf.data:
+        return None
     lower = sf.data.lower()  # one C pass: several times faster than a case-insensitive regex over the file
-    named = any(v in lower for v in _VENDORISH) or any(n.encode() in sf.data for n in (*build_names[0], *build_names[1]))
-    if b"#" not in sf.data or not named:
+    if not any(v in lower for v in _VENDORISH) and not _build_names_pattern(build_names).search(sf.data):
         return None
     regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
                if r.side in (macros.CUDA, "none")]
@@ -169,6 +177,7 @@ class _FileContext:
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
         self._launch_host_types: dict[int, dict[str, int]] | None = None
+        self._fact_text: dict[int, bool] = {}
         self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
         self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
@@ -241,7 +250,7 @@ class _FileContext:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
         are arithmetic and memory moves), else its calls alone, which is all that can reach another helper."""
         memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
-        if memo in self._walks or _MAY_HOLD_FACTS.search(self.sf.data, fn.start_byte, fn.end_byte):
+        if memo in self._walks or self._may_hold_facts(fn):
             return self._walk(fn, skip)
         if ("calls", memo) in self._walks:
             return self._walks[("calls", memo)]
@@ -251,6 +260,14 @@ class _FileContext:
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
         return w
+
+    def _may_hold_facts(self, fn: Function) -> bool:
+        """Whether a function's text holds any of _MAY_HOLD_FACTS (asked again at each caller's walk: kept)."""
+        found = self._fact_text.get(fn.start_byte)
+        if found is None:
+            found = self._fact_text[fn.start_byte] = _MAY_HOLD_FACTS.search(self.sf.data, fn.start_byte,
+                                                                             fn.end_byte) is not None
+        return found
 
     def _external_calls(self, walks: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
         """Calls of the walked bodies to functions this file does not define, as written (template arguments
@@ -900,11 +917,7 @@ def _name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
     variables), starts. The names are grouped by their first byte, which sre tries several times faster than a
     plain list of alternatives (most bodies hold none of them, and all of their text is tried)."""
     if shared or "names" not in _DERIVED:
-        by_first: dict[bytes, list[bytes]] = {}
-        for name in sorted(set().union(*_WANTED.values(), (n.encode() for n in shared)), key=lambda b: (-len(b), b)):
-            by_first.setdefault(name[:1], []).append(name[1:])
-        pattern = re.compile(b"|".join(re.escape(first) + b"(?:" + b"|".join(re.escape(rest) for rest in rests) + b")"
-                                       for first, rests in sorted(by_first.items())) or rb"(?!)")
+        pattern = re.compile(_grouped(set().union(*_WANTED.values(), (n.encode() for n in shared))) or rb"(?!)")
         if shared:
             return pattern
         _DERIVED["names"] = pattern
@@ -1181,10 +1194,27 @@ def _empty_walk() -> dict[str, Any]:
 # Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
 # asm, warp intrinsics, WMMA/CuTe/CUTLASS names, async copies, clusters, atomics, grid sync, warpSize, lane
 # arithmetic with 32/31/5/16. A body without any is walked for its calls alone.
-_MAY_HOLD_FACTS = re.compile(
-    rb"asm|__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|__reduce|__fns|wmma|nvcuda|cute|cutlass"
-    rb"|async|pipeline|CUtensorMap|TmaDesc|barrier|cluster|map_shared_rank|atomic|grid|warpSize|tiled_partition"
-    rb"|_CP_ASYNC|make_|partition|retile|get_thread_slice|Tiled|_Atom|\b(?:32|31|0x1[fF]|5|16)\b")
+_FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"__activemask", b"__syncwarp", b"__match",
+               b"__reduce", b"__fns", b"wmma", b"nvcuda", b"cute", b"cutlass", b"async", b"pipeline", b"CUtensorMap",
+               b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
+               b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
+               b"_Atom")
+
+
+def _grouped(words: Iterable[bytes]) -> bytes:
+    """An alternation of `words` grouped by their first byte (longest first within a group): it matches where the
+    plain list does, and sre tries it several times faster (it is tried at every offset of a text without one)."""
+    by_first: dict[bytes, list[bytes]] = {}
+    for word in sorted(set(words), key=lambda b: (-len(b), b)):
+        by_first.setdefault(word[:1], []).append(word[1:])
+    return b"|".join(re.escape(first) + b"(?:" + b"|".join(re.escape(rest) for rest in rests) + b")"
+                     for first, rests in sorted(by_first.items()))
+
+
+# ... or a lane constant standing alone (`\b32\b`), spelt literal first and the word boundary before it as a
+# lookbehind after it: a leading `\b` keeps sre from skipping ahead to a literal's first byte.
+_MAY_HOLD_FACTS = re.compile(_grouped(_FACT_WORDS)
+                             + rb"|3[12](?<!\w3[12])\b|0x1[fF](?<!\w0x1[fF])\b|5(?<!\w5)\b|16(?<!\w16)\b")
 
 
 def _body_facts(merged: dict[str, Any], cluster_dims: bool = False) -> dict[str, Any]:
