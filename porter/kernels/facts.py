@@ -116,9 +116,11 @@ _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower i
 
 
 @functools.lru_cache(maxsize=8)
-def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> re.Pattern:
-    """Found in a text that names any of the repository's build-side macros (one search instead of one per name)."""
-    return re.compile(_grouped(n.encode() for n in (*build_names[0], *build_names[1])) or rb"(?!)")
+def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> re.Pattern | None:
+    """Found in a text that names any of the repository's build-side macros (one search instead of one per name);
+    None when it has none."""
+    names = (*build_names[0], *build_names[1])
+    return re.compile(_grouped(n.encode() for n in names)) if names else None
 
 
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
@@ -131,7 +133,8 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
     if b"#" not in sf.data:
         return None
     lower = sf.data.lower()  # one C pass: several times faster than a case-insensitive regex over the file
-    if not any(v in lower for v in _VENDORISH) and not _build_names_pattern(build_names).search(sf.data):
+    names = _build_names_pattern(build_names)
+    if not any(v in lower for v in _VENDORISH) and (names is None or not names.search(sf.data)):
         return None
     regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
                if r.side in (macros.CUDA, "none")]
@@ -1461,6 +1464,19 @@ def _amdgcn(ptx: dict[str, Any]) -> bool:
     return all(AMDGCN_ASM.match(f) for f in ptx["families"])
 
 
+_PTX_FAMILY_SET = frozenset(PTX_FAMILIES)
+
+
+def _ptx_family(opcode: str) -> str | None:
+    """The longest of PTX_FAMILIES that is the opcode or a dotted prefix of it (`cp.async.bulk.tensor.2d...`)."""
+    parts = opcode.split(".")
+    for k in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:k])
+        if prefix in _PTX_FAMILY_SET:
+            return prefix
+    return None
+
+
 def _ptx(n: ts.Node) -> dict[str, Any]:
     code = n.child_by_field_name("assembly_code")
     parts = []
@@ -1481,7 +1497,6 @@ def _ptx(n: ts.Node) -> dict[str, Any]:
         opcode = instr.split()[0] if instr.split() else ""
         if not _OPCODE.fullmatch(opcode):
             continue  # operands of an instruction split over lines (`{%0,%1},`), not a mnemonic
-        fam = next((f for f in PTX_FAMILIES if opcode == f or opcode.startswith(f + ".")), None)
-        families.add(fam or opcode.split(".")[0])
+        families.add(_ptx_family(opcode) or opcode.split(".")[0])
     families.discard("")
     return {"line": n.start_point.row + 1, "families": sorted(families), "text": text}
