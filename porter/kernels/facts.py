@@ -1477,15 +1477,40 @@ def _ptx_family(opcode: str) -> str | None:
     return None
 
 
+def _string_literals(node: ts.Node) -> list[ts.Node]:
+    """The string literals at or under `node`, in tree order (a string literal holds none, so none is entered)."""
+    out: list[ts.Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "string_literal":
+            out.append(n)
+        else:
+            stack.extend(reversed(n.children))
+    return out
+
+
+def _string_text(s: ts.Node) -> str:
+    """A string literal's characters as written (escapes kept): its contents and escapes, which are all of what
+    lies between its quotes (the grammar gives a string literal no other child); read from the children when the
+    literal is not one closed `"..."` without errors (a prefix, a missing quote, a line continuation)."""
+    text = s.text
+    if (text[:1] == b'"' and text[-1:] == b'"' and len(text) >= 2 and not s.has_error
+            and s.child_count == s.named_child_count + 2):
+        return text[1:-1].decode("utf-8", "replace")
+    return "".join(c.text.decode("utf-8", "replace") for c in s.named_children
+                   if c.type in ("string_content", "escape_sequence"))
+
+
 def _ptx(n: ts.Node) -> dict[str, Any]:
     code = n.child_by_field_name("assembly_code")
     parts = []
     if code is not None:
         nodes = [code] if code.type == "string_literal" else [c for c in code.named_children if c.type == "string_literal"]
         if code.type == "concatenated_string" or not nodes:
-            nodes = walk(code, ("string_literal",))
+            nodes = _string_literals(code)
         for s in nodes:
-            parts.append("".join(c.text.decode("utf-8", "replace") for c in s.named_children if c.type in ("string_content", "escape_sequence")))
+            parts.append(_string_text(s))
     text = "\n".join(parts).replace("\\n", "\n").replace("\\t", " ")
     families = set()
     for instr in _INSTR_SPLIT.split(text):
