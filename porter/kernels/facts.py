@@ -181,6 +181,7 @@ class _FileContext:
         self._walks: dict[int, dict[str, Any]] = {}
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
+        self._calls_only: set[int] = set()  # ids of the walks made of calls alone (_helper_walk)
         self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
         self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
@@ -243,6 +244,9 @@ class _FileContext:
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
         walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
+        if all(id(w) in self._calls_only for w in walks):  # no text that can hold a fact: none to merge
+            calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
+            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
         merged = _merge(walks)
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(merged))
         interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or merged["ptx"]
@@ -258,6 +262,7 @@ class _FileContext:
         if ("calls", memo) in self._walks:
             return self._walks[("calls", memo)]
         w = self._walks[("calls", memo)] = _empty_walk()
+        self._calls_only.add(id(w))  # kept in _walks, so the id stays its
         del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
