@@ -503,7 +503,9 @@ class _FileContext:
     def _file_scope_shared(self) -> dict[str, ts.Node]:
         out = {}
         root = self.sf.root
-        for n in root.children if root is not None else ():
+        if root is None or b"__shared__" not in root.text:  # the parsed text (a qualifier macro may spell it)
+            return out
+        for n in root.children:
             if n.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
                 for name in _declarator_names(n):
                     out[name] = n

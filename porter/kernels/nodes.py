@@ -84,42 +84,48 @@ class NodeIndex:
         pre-order for them (two share a span or one is empty) or `t` is not indexed."""
         if t in self._ordered:
             return self._ordered[t]
-        entry = None
-        if t in INDEXED:
-            nodes = self._caps.get(t, [])
-            # Ordered by start, then each run of nodes that start together (nested ones: `a + b + c`) by end,
-            # outermost first. A node's end costs twice its start to read, so only runs read it, and, for
-            # emptiness, a tree with a syntax error (a node of these types can be empty only when all of it is
-            # MISSING). map/sorted keep the per-node work in C: a file has thousands of these nodes.
-            starts = list(map(_START, nodes))
-            order = sorted(range(len(nodes)), key=starts.__getitem__)
-            ordered = list(map(nodes.__getitem__, order))
-            ordered_starts = list(map(starts.__getitem__, order))
-            ok = not (self._has_error and any(map(operator.eq, starts, map(_END, nodes))))
-            # Where the next node starts at the same byte: the runs to order by end.
-            tied = list(itertools.compress(itertools.count(), map(operator.eq, ordered_starts,
-                                                                  itertools.islice(ordered_starts, 1, None))))
-            k = 0
-            while ok and k < len(tied):
-                i = j = tied[k]
-                while k < len(tied) and tied[k] == j:
-                    k += 1
-                    j += 1
-                if j == i + 1:  # two (most runs): no sort needed
-                    a, b = ordered[i], ordered[j]
-                    ea, eb = a.end_byte, b.end_byte
-                    ok = ea != eb  # two with one span
-                    if ea < eb:
-                        ordered[i], ordered[j] = b, a
-                    continue
-                run = sorted(ordered[i:j + 1], key=_END, reverse=True)
-                ends = list(map(_END, run))
-                ok = not any(map(operator.eq, ends, ends[1:]))  # two with one span
-                ordered[i:j + 1] = run
-            if ok:
-                entry = ordered, ordered_starts
+        entry = pre_order(self._caps.get(t, []), self._has_error) if t in INDEXED else None
         self._ordered[t] = entry
         return entry
+
+
+def pre_order(nodes: list[ts.Node], has_error: bool) -> tuple[list[ts.Node], list[int]] | None:
+    """Nodes of one tree (a query's captures, in no useful order) in pre-order, with their start bytes; None when
+    (start, -end) order is not pre-order for them (two share a span, or one is empty). `has_error`: the tree's
+    root has a syntax error; only then can a node of a type that always holds a token be empty (all MISSING).
+
+    Ordered by start, then each run of nodes that start together (nested ones: `a + b + c`) by end, outermost
+    first: a node's end costs twice its start to read, so only runs read it (and, for emptiness, a tree with an
+    error). map/sorted keep the per-node work in C: a file has thousands of these nodes."""
+    starts = list(map(_START, nodes))
+    order = sorted(range(len(nodes)), key=starts.__getitem__)
+    ordered = list(map(nodes.__getitem__, order))
+    ordered_starts = list(map(starts.__getitem__, order))
+    if has_error and any(map(operator.eq, starts, map(_END, nodes))):
+        return None
+    # Where the next node starts at the same byte: the runs to order by end.
+    tied = list(itertools.compress(itertools.count(), map(operator.eq, ordered_starts,
+                                                          itertools.islice(ordered_starts, 1, None))))
+    k = 0
+    while k < len(tied):
+        i = j = tied[k]
+        while k < len(tied) and tied[k] == j:
+            k += 1
+            j += 1
+        if j == i + 1:  # two (most runs): no sort needed
+            a, b = ordered[i], ordered[j]
+            ea, eb = a.end_byte, b.end_byte
+            if ea == eb:  # two with one span
+                return None
+            if ea < eb:
+                ordered[i], ordered[j] = b, a
+            continue
+        run = sorted(ordered[i:j + 1], key=_END, reverse=True)
+        ends = list(map(_END, run))
+        if any(map(operator.eq, ends, ends[1:])):
+            return None
+        ordered[i:j + 1] = run
+    return ordered, ordered_starts
 
 
 def walk(node: ts.Node | None, types: tuple[str, ...]) -> list[ts.Node]:
