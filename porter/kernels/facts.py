@@ -363,7 +363,7 @@ class _FileContext:
             if not any(p.kind == "type" for p in params):
                 continue
             sizes: dict[str, int | None] = {}
-            for m in re.finditer(rb"\b" + re.escape(host.name.encode()) + rb"\s*<", self.sf.data):
+            for m in _instantiations(host.name).finditer(self.sf.data):
                 if host.start_byte <= m.start() < host.end_byte:
                     continue
                 args = _balanced_template_arguments(self.sf.data, m.end() - 1)
@@ -775,6 +775,16 @@ def _reached_names(merged: dict[str, Any], env: Constants) -> set[str]:
             text = src if isinstance(src, str) else src.text.decode("utf-8", "replace")
             todo.extend(re.findall(r"[A-Za-z_]\w*", text))
     return seen
+
+
+def _instantiations(name: str) -> re.Pattern:
+    r"""`\bname\s*<`, spelt with the name first and the word boundary before it as a lookbehind after it when the
+    name starts with a word character (the same matches): sre then skips ahead to the name instead of trying the
+    boundary at every byte of the file."""
+    word = re.escape(name.encode())
+    if re.match(rb"\w", name.encode()):
+        return re.compile(word + rb"(?<!\w" + word + rb")\s*<")
+    return re.compile(rb"\b" + word + rb"\s*<")
 
 
 def _balanced_template_arguments(data: bytes, open_at: int) -> str | None:
