@@ -442,7 +442,7 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
     contract that makes this exact is that such a detector does nothing with any other name. Checked on every name
     node of a kernel that uses each detector's names and others."""
     import porter.kernels.facts as facts
-    from porter.source.parse import parse
+    from porter.source.parse import descendants, parse
 
     src = (b"using namespace cute;\n__global__ void k(float* p) {\n"
            b"  auto g = cooperative_groups::this_grid(); int w = warpSize; nvcuda::wmma::fragment<int> f;\n"
@@ -450,7 +450,7 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
            b"  cutlass::half_t h; int other = foo(bar); g.sync(); int a[warpSize];\n}\n")
     sf = parse("k.cu", "cuda", src)
     ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
-    names = [n for n in facts._descendants(sf.root, *facts._NAMES)]
+    names = descendants(sf.root, facts._NAMES)
     assert facts._WANTED and {b"warpSize", b"this_grid", b"wmma", b"cute", b"make_tensor"} <= set().union(*facts._WANTED.values())
     called = 0
     for n in names:

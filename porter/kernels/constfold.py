@@ -14,7 +14,9 @@ from typing import Any, Callable
 
 import tree_sitter as ts
 
-from porter.source.parse import descendants, language, line_matches, register_root_descendants
+from porter.kernels.nodes import pre_order
+from porter.source.parse import (captures, descendants, descendants_query, language, line_matches,
+                                 register_root_descendants)
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {
@@ -156,7 +158,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
     pruned_end = -1
     pruned_start = -1
-    for n in descendants(root, _CONSTANT_NODES):
+    for n in _root_nodes(root, _CONSTANT_NODES):
         if pruned_start <= n.start_byte and n.end_byte <= pruned_end and not (n.start_byte == pruned_end > pruned_start):
             continue
         t = n.type
@@ -177,6 +179,14 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     return Constants(sources)
 
 
+def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
+    """descendants(root, types) for a whole file, ordered as porter.kernels.nodes.pre_order does (reading ends only
+    where nodes start together), which is descendants' order; where that cannot say, descendants itself."""
+    found = captures("cuda", descendants_query(types), root).get("n", []) if root.parent is None else None
+    ordered = pre_order(found, root.has_error) if found else None
+    return ordered[0] if ordered is not None else descendants(root, types)
+
+
 _CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
 register_root_descendants("cuda", _CONSTANT_NODES)  # build_constants walks every kernel file from its root
 # The nodes porter.kernels.facts.struct_sizes reads, registered here: facts is imported at the first kernel, after
@@ -190,6 +200,8 @@ def _src_text(src: Any) -> str:
 
 
 def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+    if b"const" not in n.text:  # its words hold neither `const` nor `constexpr` (most declarations are locals)
+        return
     spec = []
     for c in n.children:
         if c.type in ("type_qualifier", "storage_class_specifier", "primitive_type", "sized_type_specifier", "type_identifier",

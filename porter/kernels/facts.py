@@ -1,13 +1,16 @@
 """Measure what a CUDA kernel does from its tree-sitter tree: shared memory, launches, warp and lane assumptions, PTX.
 
-One walk over each kernel's body (and the same-file device functions it calls, transitively) hands every node to
-the detectors registered for its type (`DETECTORS`, one detector per fact, below), which collect the facts kernel
-analysis decides on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
+One walk over each kernel's body (and the same-file device functions it calls, transitively) hands every node of a
+type some detector reads to the detectors registered for that type (`DETECTORS`, one detector per fact, below),
+which collect the facts kernel analysis decides on. The nodes come type by type from the file's node index
+(porter.kernels.nodes, sliced from the whole-file query); name nodes only where the body's text holds a name a
+detector acts on. Values are folded with porter.kernels.constfold; a value that cannot be folded is recorded
 with the reason under `unknown`, never guessed. Everything returned is plain JSON data (dicts, lists, ints).
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import weakref
 from typing import Any, Callable, Iterable
@@ -17,6 +20,7 @@ import tree_sitter as ts
 from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_constants, dim3_arguments, dims, fold,
                                       fold_text, type_size)
 from porter.kernels.launch_config import config_slots, fold_site
+from porter.kernels.nodes import NodeIndex, walk
 from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
                                  ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
                                  LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
@@ -108,7 +112,15 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
     return tuple(ctx.helper(f) for f in fns)
 
 
-_VENDORISH = re.compile(rb"(?i)hip|rocm|amd")
+_VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
+
+
+@functools.lru_cache(maxsize=8)
+def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> re.Pattern | None:
+    """Found in a text that names any of the repository's build-side macros (one search instead of one per name);
+    None when it has none."""
+    names = (*build_names[0], *build_names[1])
+    return re.compile(_grouped(n.encode() for n in names)) if names else None
 
 
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
@@ -118,8 +130,11 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
     from porter.source import macros
 
     # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
-    named = _VENDORISH.search(sf.data) or any(n.encode() in sf.data for n in (*build_names[0], *build_names[1]))
-    if b"#" not in sf.data or not named:
+    if b"#" not in sf.data:
+        return None
+    lower = sf.data.lower()  # one C pass: several times faster than a case-insensitive regex over the file
+    names = _build_names_pattern(build_names)
+    if not any(v in lower for v in _VENDORISH) and (names is None or not names.search(sf.data)):
         return None
     regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
                if r.side in (macros.CUDA, "none")]
@@ -164,11 +179,16 @@ class _FileContext:
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[int, dict[str, Any]] = {}
-        self._nodes: dict[int, Any] = {}  # node id -> its descendants by type (the file's tree outlives this)
+        self._launch_host_types: dict[int, dict[str, int]] | None = None
+        self._fact_text: dict[int, bool] = {}
+        self._calls_only: set[int] = set()  # ids of the walks made of calls alone (_helper_walk)
+        self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
+        self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
+        self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
         self.struct_sizes = struct_sizes(sf.root, env)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
@@ -224,6 +244,9 @@ class _FileContext:
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
         walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
+        if all(id(w) in self._calls_only for w in walks):  # no text that can hold a fact: none to merge
+            calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
+            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
         merged = _merge(walks)
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(merged))
         interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or merged["ptx"]
@@ -234,16 +257,25 @@ class _FileContext:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
         are arithmetic and memory moves), else its calls alone, which is all that can reach another helper."""
         memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
-        if memo in self._walks or _MAY_HOLD_FACTS.search(self.sf.data, fn.start_byte, fn.end_byte):
+        if memo in self._walks or self._may_hold_facts(fn):
             return self._walk(fn, skip)
         if ("calls", memo) in self._walks:
             return self._walks[("calls", memo)]
         w = self._walks[("calls", memo)] = _empty_walk()
+        self._calls_only.add(id(w))  # kept in _walks, so the id stays its
         del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
-        for n in _descendants(fn.node.child_by_field_name("body"), "call_expression", memo=self._nodes):
+        for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
         return w
+
+    def _may_hold_facts(self, fn: Function) -> bool:
+        """Whether a function's text holds any of _MAY_HOLD_FACTS (asked again at each caller's walk: kept)."""
+        found = self._fact_text.get(fn.start_byte)
+        if found is None:
+            found = self._fact_text[fn.start_byte] = _MAY_HOLD_FACTS.search(self.sf.data, fn.start_byte,
+                                                                             fn.end_byte) is not None
+        return found
 
     def _external_calls(self, walks: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
         """Calls of the walked bodies to functions this file does not define, as written (template arguments
@@ -311,17 +343,27 @@ class _FileContext:
     def _host_types(self, sites: list[LaunchConfig]) -> dict[int, dict[str, int]]:
         """Per launch line: the launching function's type template parameters sized by its explicit
         instantiations in this file (`run<unsigned char>(...)`), the largest over them; a parameter left out when
-        some instantiation's type has no size porter knows, or when the file names none."""
+        some instantiation's type has no size porter knows, or when the file names none. The same for every
+        kernel of the file (made once)."""
+        if self._launch_host_types is not None:
+            return self._launch_host_types
         out: dict[int, dict[str, int]] = {}
+        self._launch_host_types = out
+        by_host: dict[int, dict[str, int]] = {}
         for launch, start, _ in self.launches:
             host = self.sf.enclosing(start)
             if host is None or host.node.parent is None or host.node.parent.type != "template_declaration":
                 continue
+            if host.start_byte in by_host:
+                if by_host[host.start_byte]:
+                    out[launch.line] = by_host[host.start_byte]
+                continue
+            by_host[host.start_byte] = {}
             params = _template_params(host.node)
             if not any(p.kind == "type" for p in params):
                 continue
             sizes: dict[str, int | None] = {}
-            for m in re.finditer(rb"\b" + re.escape(host.name.encode()) + rb"\s*<", self.sf.data):
+            for m in _instantiations(host.name).finditer(self.sf.data):
                 if host.start_byte <= m.start() < host.end_byte:
                     continue
                 args = _balanced_template_arguments(self.sf.data, m.end() - 1)
@@ -332,7 +374,7 @@ class _FileContext:
                         size = type_size(arg) or self.struct_sizes.get(arg)
                         prev = sizes.get(p.name, 0)
                         sizes[p.name] = None if size is None or prev is None else max(prev, size)
-            bound = {k: v for k, v in sizes.items() if v}
+            bound = by_host[host.start_byte] = {k: v for k, v in sizes.items() if v}
             if bound:
                 out[launch.line] = bound
         return out
@@ -363,19 +405,61 @@ class _FileContext:
             return self._walks[memo]
         w = _empty_walk()
         body = fn.node.child_by_field_name("body")
-        # Identifiers and comments are leaves, so nothing is missed that a full walk would have reached.
-        for n in _descendants(body, *DETECTORS, memo=self._nodes):
-            if skip is not None and skip(n.start_point.row + 1):
-                continue
-            t = n.type
-            for detect in _detectors(t, n.text) if t in _FILTERED else DETECTORS[t]:
-                detect(self, n, w)
+        # Each detector fills its own part of the walk from nodes of its own types, so the nodes go type by type
+        # (each type in tree order) rather than all in one tree order: the same facts from one sort per type.
+        for t in _walked():
+            for n in self.nodes.under(body, (t,)):
+                if skip is not None and skip(n.start_point.row + 1):
+                    continue
+                for detect in DETECTORS[t]:
+                    detect(self, n, w)
+        names = self._names(body)
+        if names:
+            # Only names some detector acts on reach the detectors, and a name outside a detector's `names` can
+            # be none of them (the body's text holds every name in it): most bodies have none at all.
+            shared = self.file_shared
+            for n in names:
+                if skip is not None and skip(n.start_point.row + 1):
+                    continue
+                text = n.text
+                if shared and text.decode() in shared:
+                    w["identifiers"].add(text.decode())
+                for detect in _detectors(n.type, text):
+                    detect(self, n, w)
         lane_array_index(self, fn, w)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w["warp_ops"]):
             self._fold_local_masks(fn, w)
         self._walks[memo] = w
         return w
+
+    def called(self, n: ts.Node) -> tuple[ts.Node | None, str | None]:
+        """_called(n), kept for the call node the walk is at: each of its call detectors asks."""
+        last = self._last_call
+        if last is not None and last[0] == n:
+            return last[1]
+        found = _called(n)
+        self._last_call = (n, found)
+        return found
+
+    def _names(self, body: ts.Node | None) -> list[ts.Node]:
+        """The name nodes of a body, in tree order, that start where a name some detector acts on, or a file-scope
+        `__shared__` variable's name, starts in its text (a superset of the nodes with such a text; the caller
+        compares texts): no other name of the body can matter, and most bodies have none."""
+        if body is None:
+            return []
+        text = body.text
+        out = []
+        # Every offset where one of the names starts (searching on from the next byte, so a name inside a longer
+        # one is seen too); names are leaves, so the smallest node over that byte is the name starting there.
+        m = self._name_pattern.search(text)
+        while m is not None:
+            at = body.start_byte + m.start()
+            n = body.descendant_for_byte_range(at, at + 1)
+            if n is not None and n.type in _NAMES and n.start_byte == at:
+                out.append(n)
+            m = self._name_pattern.search(text, m.start() + 1)
+        return out
 
     def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
         """A mask held in a local the function never reassigns (`unsigned mask = 0xffffffff; __any_sync(mask, p)`)
@@ -384,7 +468,7 @@ class _FileContext:
         # A name declared twice (`unsigned mask = 0xffffffff;` in one block, `int mask = (1 << n) - 1;` in another,
         # as cuda-samples' shfl_scan does) has no one value.
         declared: dict[str, int] = {}
-        for d in _descendants(fn.node.child_by_field_name("body"), "init_declarator", memo=self._nodes):
+        for d in self.nodes.under(fn.node.child_by_field_name("body"), ("init_declarator",)):
             name = d.child_by_field_name("declarator")
             if name is not None and name.type == "identifier":
                 declared[name.text.decode()] = declared.get(name.text.decode(), 0) + 1
@@ -407,7 +491,7 @@ class _FileContext:
         body = fn.node.child_by_field_name("body")
         if body is None:
             return out
-        for n in _descendants(body, "array_declarator", memo=self._nodes):
+        for n in self.nodes.under(body, ("array_declarator",)):
             size = n.child_by_field_name("size")
             inner = n.child_by_field_name("declarator")
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
@@ -419,7 +503,9 @@ class _FileContext:
     def _file_scope_shared(self) -> dict[str, ts.Node]:
         out = {}
         root = self.sf.root
-        for n in root.children if root is not None else ():
+        if root is None or b"__shared__" not in root.text:  # the parsed text (a qualifier macro may spell it)
+            return out
+        for n in root.children:
             if n.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
                 for name in _declarator_names(n):
                     out[name] = n
@@ -515,12 +601,12 @@ class _FileContext:
             self._locals[fn.start_byte] = out
             return out
         assigned: dict[str, int] = {}
-        for n in _descendants(body, "assignment_expression", "update_expression", memo=self._nodes):
+        for n in self.nodes.under(body, ("assignment_expression", "update_expression")):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is not None and target.type == "identifier":
                 assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
-        taken = {n.text.decode().lstrip("&").strip() for n in _descendants(body, "pointer_expression", memo=self._nodes) if n.text.startswith(b"&")}
-        for decl in _descendants(body, "declaration", memo=self._nodes):
+        taken = {n.text.decode().lstrip("&").strip() for n in self.nodes.under(body, ("pointer_expression",)) if n.text.startswith(b"&")}
+        for decl in self.nodes.under(body, ("declaration",)):
             ty = decl.child_by_field_name("type")
             tytext = ty.text.decode() if ty is not None else ""
             for d in decl.children:
@@ -568,25 +654,32 @@ class _FileContext:
             # A name is SM-derived only from a text naming the SM count: a body that names none has no such name,
             # so its nodes need not be walked (three times) to find out.
             counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
+            # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
+            # assignment (its target, whether its value names the SM count, and the names in the value).
+            steps: list[tuple[ts.Node | str, bool, set[str]]] = []
+            for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if counted else ():
+                if n.type == "call_expression":
+                    if SM_COUNT_BYTES.search(n.text):  # ASCII names: the bytes match where the decoded text does
+                        args = n.child_by_field_name("arguments")
+                        first = args.named_children[0] if args is not None and args.named_children else None
+                        if first is not None and first.type == "pointer_expression":
+                            steps.append((first.text.decode().lstrip("&").strip(), True, set()))
+                    continue
+                target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+                value = n.child_by_field_name("value") or n.child_by_field_name("right")
+                if target is None or value is None:
+                    continue
+                vtext = value.text.decode("utf-8", "replace")
+                steps.append((target, bool(SM_COUNT.search(vtext)), set(re.findall(r"[A-Za-z_]\w*", vtext))))
             for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
-                for n in _descendants(body, "init_declarator", "assignment_expression", "call_expression", memo=self._nodes) if body else ():
-                    if n.type == "call_expression":
-                        text = n.text.decode("utf-8", "replace")
-                        if SM_COUNT.search(text):
-                            args = n.child_by_field_name("arguments")
-                            first = args.named_children[0] if args is not None and args.named_children else None
-                            if first is not None and first.type == "pointer_expression":
-                                sm.add(first.text.decode().lstrip("&").strip())
-                        continue
-                    target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
-                    value = n.child_by_field_name("value") or n.child_by_field_name("right")
-                    if target is None or value is None:
-                        continue
-                    vtext = value.text.decode("utf-8", "replace")
-                    if SM_COUNT.search(vtext) or set(re.findall(r"[A-Za-z_]\w*", vtext)) & sm:
-                        sm.add(target.text.decode())
+                for target, named, names in steps:
+                    if named or names & sm:
+                        sm.add(target if isinstance(target, str) else target.text.decode())
             self._sm_vars[host.start_byte] = sm
-            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body)
+            # Only asked when some name is SM-derived (below); a body naming no SM count has none.
+            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body) if sm else set()
+        if not self._sm_vars[host.start_byte]:
+            return False
         names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
         # SM count x the occupancy API's blocks per SM is derived from the device at run time: it holds on AMD too
         # (CUs x blocks per CU). A hand-picked multiplier (`num_sms * 4`) is what is tuned for NVIDIA.
@@ -682,6 +775,16 @@ def _reached_names(merged: dict[str, Any], env: Constants) -> set[str]:
             text = src if isinstance(src, str) else src.text.decode("utf-8", "replace")
             todo.extend(re.findall(r"[A-Za-z_]\w*", text))
     return seen
+
+
+def _instantiations(name: str) -> re.Pattern:
+    r"""`\bname\s*<`, spelt with the name first and the word boundary before it as a lookbehind after it when the
+    name starts with a word character (the same matches): sre then skips ahead to the name instead of trying the
+    boundary at every byte of the file."""
+    word = re.escape(name.encode())
+    if re.match(rb"\w", name.encode()):
+        return re.compile(word + rb"(?<!\w" + word + rb")\s*<")
+    return re.compile(rb"\b" + word + rb"\s*<")
 
 
 def _balanced_template_arguments(data: bytes, open_at: int) -> str | None:
@@ -790,31 +893,55 @@ def struct_sizes(root: ts.Node | None, env: Constants) -> dict[str, int]:
 
 # ------------------------------------------------------------------------------------------ detectors
 # One detector per fact: each reads one kind of node and records one fact in the walk `w` of a function body
-# (porter.model.kernel.KernelFacts is what they add up to). `_FileContext._walk` visits every node once and hands
-# it to the detectors registered for its type, so a new fact is one function and one `@detects` line.
+# (porter.model.kernel.KernelFacts is what they add up to). `_FileContext._walk` visits every node of their types
+# once and hands it to the detectors registered for its type, so a new fact is one function and one `@detects`
+# line (a new node type also joins porter.kernels.nodes.INDEXED, else the walk of that type is done in Python).
 
 Detector = Callable[["_FileContext", ts.Node, dict[str, Any]], None]
 DETECTORS: dict[str, list[Detector]] = {}
 _NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier")
 # Detectors that act only on a node whose text is one of a few names (`this_grid`, `warpSize`): the walk calls
-# them for those nodes only. A body is mostly names, and each name otherwise went through every name detector.
+# them for those nodes only. A body is mostly names, and each name otherwise went through every name detector;
+# every detector of names is one of these, so a body whose text holds none of their names is not asked for names.
 _WANTED: dict[Detector, frozenset[bytes]] = {}
-_FILTERED: set[str] = set()  # node types with such a detector
 _CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
+_DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see _walked and _name_pattern
 
 
 def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[Detector], Detector]:
     """Register a detector for nodes of `node_types`; with `names`, only for such a node whose text is one of them
-    (the detector must do nothing for any other)."""
+    (the detector must do nothing for any other). A detector of name nodes (_NAMES) must give its `names`."""
+    if names is None and set(node_types) & set(_NAMES):
+        raise ValueError("a detector of name nodes says which names it acts on (names=...)")
+
     def register(detector: Detector) -> Detector:
         for t in node_types:
             DETECTORS.setdefault(t, []).append(detector)
         if names is not None:
             _WANTED[detector] = frozenset(n.encode() for n in names)
-            _FILTERED.update(node_types)
         _CALLS.clear()
+        _DERIVED.clear()
         return detector
     return register
+
+
+def _walked() -> tuple[str, ...]:
+    """The node types with detectors, names aside (the walk asks for those apart)."""
+    if "walked" not in _DERIVED:
+        _DERIVED["walked"] = tuple(t for t in DETECTORS if t not in _NAMES)
+    return _DERIVED["walked"]
+
+
+def _name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
+    """Found where a name some detector of names acts on, or one of `shared` (the file's file-scope `__shared__`
+    variables), starts. The names are grouped by their first byte, which sre tries several times faster than a
+    plain list of alternatives (most bodies hold none of them, and all of their text is tried)."""
+    if shared or "names" not in _DERIVED:
+        pattern = re.compile(_grouped(set().union(*_WANTED.values(), (n.encode() for n in shared))) or rb"(?!)")
+        if shared:
+            return pattern
+        _DERIVED["names"] = pattern
+    return _DERIVED["names"]
 
 
 def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
@@ -822,16 +949,10 @@ def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
     key = (node_type, text)
     found = _CALLS.get(key)
     if found is None:
-        found = tuple(d for d in DETECTORS[node_type] if d not in _WANTED or text in _WANTED[d])
+        found = tuple(d for d in DETECTORS.get(node_type, ()) if d not in _WANTED or text in _WANTED[d])
         if len(_CALLS) < 100_000:  # names repeat; a file of unique names must not grow this without bound
             _CALLS[key] = found
     return found
-
-
-@detects(*_NAMES)
-def identifier_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    """Every name the body uses (shared-memory sizes and template bindings look names up here)."""
-    w["identifiers"].add(n.text.decode())
 
 
 @detects(*_NAMES, names=WMMA_IDENTIFIERS)
@@ -890,8 +1011,11 @@ def warpsize_constant(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("declaration")
 def shared_declarations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`__shared__` declarations, sized later with the kernel's template bindings."""
-    if any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
+    if b"__shared__" in n.text and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
         w["shared_decls"].append(n)
+
+
+_BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOTS)))
 
 
 @detects("declaration")
@@ -907,9 +1031,9 @@ def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         if d.type != "init_declarator":
             continue
         value = d.child_by_field_name("value")
-        if value is None:
+        if value is None or not _BALLOT_TEXT.search(value.text):  # no ballot named: no identifier to look at
             continue
-        names = {unqualified(c.text.decode()) for c in _descendants(value, "identifier")}
+        names = {unqualified(c.text.decode()) for c in walk(value, ("identifier",))}
         hit = names & BALLOTS
         if hit:
             w["ballot32"].append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
@@ -918,6 +1042,9 @@ def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("declaration")
 def lane_variables(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Variables initialised with a lane expression (`int lane = threadIdx.x % 32`), for lane_array_index."""
+    text = n.text
+    if b"%" not in text and b"&" not in text and b"lane" not in text:  # what any lane expression (_lane_expr) has
+        return
     for d in n.children:
         if d.type == "init_declarator":
             name_node = d.child_by_field_name("declarator")
@@ -946,14 +1073,14 @@ def _arguments(n: ts.Node) -> list[ts.Node]:
 @detects("call_expression")
 def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`k<<<...>>>` inside device code: dynamic parallelism."""
-    if any(c.type == "kernel_call_syntax" for c in n.children):
+    if b"<<<" in n.text and any(c.type == "kernel_call_syntax" for c in n.children):
         w["device_launches"].append(n.start_point.row + 1)
 
 
 @detects("call_expression")
 def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Names the body calls, to follow into same-file device functions."""
-    fn, name = _called(n)
+    fn, name = ctx.called(n)
     if name is not None:
         w["calls"].add(name)
         text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
@@ -963,7 +1090,7 @@ def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
-    _, name = _called(n)
+    _, name = ctx.called(n)
     if name not in WARP_OPS:
         return
     line = n.start_point.row + 1
@@ -993,7 +1120,7 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 
 @detects("call_expression")
 def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    _, name = _called(n)
+    _, name = ctx.called(n)
     if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
         w["atomics"].append(name)
 
@@ -1001,7 +1128,7 @@ def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("call_expression")
 def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
-    fn, name = _called(n)
+    fn, name = ctx.called(n)
     if fn is None:
         return
     if name is None:
@@ -1012,15 +1139,14 @@ def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         return
     if name in WARP_OPS or name.startswith("atomic") or name == "atomic_ref":
         return
-    argv = _arguments(n)
-    if name == "grid_sync" or (name == "sync" and argv and "grid" in argv[0].text.decode().lower()):
+    if name == "grid_sync" or (name == "sync" and (argv := _arguments(n)) and "grid" in argv[0].text.decode().lower()):
         w["grid_sync"].append(n.start_point.row + 1)
 
 
 @detects("call_expression")
 def tiled_partition_32(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`tiled_partition<32>`: a 32-lane group written into the code."""
-    _, name = _called(n)
+    _, name = ctx.called(n)
     if name != "tiled_partition":
         return
     targs = n.child_by_field_name("function")
@@ -1040,6 +1166,9 @@ def inline_ptx(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`), or with a warp-size constant the
     project defines as 32 (`tid % WARP_SIZE` under `#define WARP_SIZE 32` in a header)."""
+    op = n.child_by_field_name("operator")
+    if op is None or op.type not in _LANE_VALUES:  # neither reads any other operator: most of a body's arithmetic
+        return
     lane = _lane_literal(n) or _lane_constant(ctx, n)
     if lane:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
@@ -1085,10 +1214,27 @@ def _empty_walk() -> dict[str, Any]:
 # Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
 # asm, warp intrinsics, WMMA/CuTe/CUTLASS names, async copies, clusters, atomics, grid sync, warpSize, lane
 # arithmetic with 32/31/5/16. A body without any is walked for its calls alone.
-_MAY_HOLD_FACTS = re.compile(
-    rb"asm|__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|__reduce|__fns|wmma|nvcuda|cute|cutlass"
-    rb"|async|pipeline|CUtensorMap|TmaDesc|barrier|cluster|map_shared_rank|atomic|grid|warpSize|tiled_partition"
-    rb"|_CP_ASYNC|make_|partition|retile|get_thread_slice|Tiled|_Atom|\b(?:32|31|0x1[fF]|5|16)\b")
+_FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"__activemask", b"__syncwarp", b"__match",
+               b"__reduce", b"__fns", b"wmma", b"nvcuda", b"cute", b"cutlass", b"async", b"pipeline", b"CUtensorMap",
+               b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
+               b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
+               b"_Atom")
+
+
+def _grouped(words: Iterable[bytes]) -> bytes:
+    """An alternation of `words` grouped by their first byte (longest first within a group): it matches where the
+    plain list does, and sre tries it several times faster (it is tried at every offset of a text without one)."""
+    by_first: dict[bytes, list[bytes]] = {}
+    for word in sorted(set(words), key=lambda b: (-len(b), b)):
+        by_first.setdefault(word[:1], []).append(word[1:])
+    return b"|".join(re.escape(first) + b"(?:" + b"|".join(re.escape(rest) for rest in rests) + b")"
+                     for first, rests in sorted(by_first.items()))
+
+
+# ... or a lane constant standing alone (`\b32\b`), spelt literal first and the word boundary before it as a
+# lookbehind after it: a leading `\b` keeps sre from skipping ahead to a literal's first byte.
+_MAY_HOLD_FACTS = re.compile(_grouped(_FACT_WORDS)
+                             + rb"|3[12](?<!\w3[12])\b|0x1[fF](?<!\w0x1[fF])\b|5(?<!\w5)\b|16(?<!\w16)\b")
 
 
 def _body_facts(merged: dict[str, Any], cluster_dims: bool = False) -> dict[str, Any]:
@@ -1132,17 +1278,6 @@ def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
     out["warp_ops"].sort(key=lambda x: (x.line, x.op))
     out["lane"].sort(key=lambda x: (x.line, x.kind))
     return out
-
-
-# Every node type kernel analysis looks for: one query (compiled once per process) serves all of them.
-_BODY_TYPES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier", "declaration", "call_expression",
-               "gnu_asm_expression", "binary_expression", "for_statement", "subscript_expression", "array_declarator",
-               "assignment_expression", "update_expression", "pointer_expression", "init_declarator", "string_literal")
-
-
-def _descendants(node: ts.Node | None, *types: str, memo: dict | None = None) -> list[ts.Node]:
-    """`node` and the nodes under it of one of `types`, in pre-order (see porter.source.parse.descendants)."""
-    return descendants(node, types, vocabulary=_BODY_TYPES, memo=memo)
 
 
 _OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
@@ -1272,6 +1407,7 @@ def _lane_literal(n: ts.Node) -> str | None:
 _SHFL_WIDTH_32 = re.compile(rb"__shfl\w*\s*\((?:[^();]|\([^()]*\))*,\s*32\s*\)")
 # A constant named for the warp (WARP_SIZE, kWarpSize, kWarp, warp_threads, THREADS_PER_WARP)
 WARPISH = re.compile(r"warp", re.I)
+WARPISH_BYTES = re.compile(rb"(?i)warp")
 _LANE_VALUES = {"%": (32, "% {}"), "/": (32, "/ {}"), "&": (31, "& {}"), ">>": (5, ">> {}")}
 
 
@@ -1322,11 +1458,13 @@ def _reduction_loop(n: ts.Node, ctx=None) -> str | None:
 def _warp_start(ctx, init: ts.Node) -> str | None:
     """The start of a loop initialised from a warp-named constant (`o = WARP_SIZE / 2`) when it folds to 16 or 32
     in every build, spelt as written: "WARP_SIZE / 2 (= 16)"."""
-    for d in _descendants(init, "init_declarator", "assignment_expression"):
+    if not WARPISH_BYTES.search(init.text):  # no warp-named constant in it
+        return None
+    for d in walk(init, ("init_declarator", "assignment_expression")):
         value = d.child_by_field_name("value") or d.child_by_field_name("right")
         if value is None:
             continue
-        names = [x.text.decode("utf-8", "replace") for x in _descendants(value, "identifier")]
+        names = [x.text.decode("utf-8", "replace") for x in walk(value, ("identifier",))]
         warp = [x for x in names if WARPISH.search(x)]
         if warp and not any(x in ctx.alternatives for x in names):
             v = fold(value, ctx.env)
@@ -1343,15 +1481,53 @@ def _amdgcn(ptx: dict[str, Any]) -> bool:
     return all(AMDGCN_ASM.match(f) for f in ptx["families"])
 
 
+_PTX_FAMILY_SET = frozenset(PTX_FAMILIES)
+
+
+def _ptx_family(opcode: str) -> str | None:
+    """The longest of PTX_FAMILIES that is the opcode or a dotted prefix of it (`cp.async.bulk.tensor.2d...`)."""
+    parts = opcode.split(".")
+    for k in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:k])
+        if prefix in _PTX_FAMILY_SET:
+            return prefix
+    return None
+
+
+def _string_literals(node: ts.Node) -> list[ts.Node]:
+    """The string literals at or under `node`, in tree order (a string literal holds none, so none is entered)."""
+    out: list[ts.Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "string_literal":
+            out.append(n)
+        else:
+            stack.extend(reversed(n.children))
+    return out
+
+
+def _string_text(s: ts.Node) -> str:
+    """A string literal's characters as written (escapes kept): its contents and escapes, which are all of what
+    lies between its quotes (the grammar gives a string literal no other child); read from the children when the
+    literal is not one closed `"..."` without errors (a prefix, a missing quote, a line continuation)."""
+    text = s.text
+    if (text[:1] == b'"' and text[-1:] == b'"' and len(text) >= 2 and not s.has_error
+            and s.child_count == s.named_child_count + 2):
+        return text[1:-1].decode("utf-8", "replace")
+    return "".join(c.text.decode("utf-8", "replace") for c in s.named_children
+                   if c.type in ("string_content", "escape_sequence"))
+
+
 def _ptx(n: ts.Node) -> dict[str, Any]:
     code = n.child_by_field_name("assembly_code")
     parts = []
     if code is not None:
         nodes = [code] if code.type == "string_literal" else [c for c in code.named_children if c.type == "string_literal"]
         if code.type == "concatenated_string" or not nodes:
-            nodes = [c for c in _descendants(code, "string_literal")]
+            nodes = _string_literals(code)
         for s in nodes:
-            parts.append("".join(c.text.decode("utf-8", "replace") for c in s.named_children if c.type in ("string_content", "escape_sequence")))
+            parts.append(_string_text(s))
     text = "\n".join(parts).replace("\\n", "\n").replace("\\t", " ")
     families = set()
     for instr in _INSTR_SPLIT.split(text):
@@ -1363,7 +1539,6 @@ def _ptx(n: ts.Node) -> dict[str, Any]:
         opcode = instr.split()[0] if instr.split() else ""
         if not _OPCODE.fullmatch(opcode):
             continue  # operands of an instruction split over lines (`{%0,%1},`), not a mnemonic
-        fam = next((f for f in PTX_FAMILIES if opcode == f or opcode.startswith(f + ".")), None)
-        families.add(fam or opcode.split(".")[0])
+        families.add(_ptx_family(opcode) or opcode.split(".")[0])
     families.discard("")
     return {"line": n.start_point.row + 1, "families": sorted(families), "text": text}

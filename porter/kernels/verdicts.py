@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from porter.kernels.callgraph import helper_calls, helper_index
 from porter.kernels.checks import check_verdict, kernel_checks
+from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
 from porter.kernels.launch_config import remote_launches
 from porter.kernels.triton import with_remote_launches
 from porter.model import Kernel, ScanResult
