@@ -14,7 +14,6 @@ import gc
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -336,4 +335,6 @@ class Cache:
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600), tmp
         except FileExistsError:
+            import tempfile  # here: tempfile imports random, and this is the rare path
+
             return tempfile.mkstemp(dir=sub, prefix=".tmp-")  # mkstemp creates it 0600

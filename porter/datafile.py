@@ -6,26 +6,24 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-import yaml
 
+import porter.data
 from porter.errors import DataFileError
 
 if TYPE_CHECKING:  # jsonschema is imported only when a file is validated (porter.validated)
     import jsonschema
 
 # The shipped data (authored in the checkout's rules/, installed as the package porter.data): rules, kb/, targets/,
-# effort/. pip installs packages as plain files, so the resource root is a real directory in a checkout (editable
-# install) and in site-packages alike.
-DATA_DIR = Path(str(importlib.resources.files("porter.data")))
+# effort/. pip installs packages as plain files, so the package's directory is a real one in a checkout (editable
+# install) and in site-packages alike (what importlib.resources.files gives for it, without importing
+# importlib.resources and zipfile on every run).
+DATA_DIR = Path(porter.data.__file__).parent
 # How messages and reports name a shipped data file: as it is authored (rules/...), wherever porter is installed.
 DATA_DISPLAY_ROOT = "rules"
-# libyaml's safe loader when PyYAML was built with it: loading every data file on each run is then ~10x cheaper.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A data file is a rule, profile, library map or effort model: a few KiB. Anything past this is not one.
 MAX_DATA_FILE_BYTES = 4 * 1024 * 1024
 # The parsed document of each of porter's own YAML files, as JSON, by the SHA-256 of the file's bytes: one
@@ -67,16 +65,33 @@ def read_yaml(path: Path, error: type[DataFileError], shown: Path | str | None =
     return _parse(data, error, shown)
 
 
+def safe_loader() -> type:
+    """libyaml's safe loader when PyYAML was built with it (parsing a data file is then ~10x cheaper). PyYAML is
+    imported only here: porter's own files come from PARSED, so most runs never parse YAML (~5 ms of start-up)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SAFE_LOADER":  # the loader as a constant, for callers that name it so
+        return safe_loader()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:
+    import yaml
+
+    loader = safe_loader()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise error(shown, "<file>", f"not UTF-8: {e}") from None
     try:
-        if "&" in text and any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=SAFE_LOADER)):
+        if "&" in text and any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=loader)):
             # Aliases let a few lines expand to billions of nodes when validated; porter's data never needs them.
             raise error(shown, "<file>", "uses YAML aliases (*name), which data files may not (write the value out)")
-        return yaml.load(text, Loader=SAFE_LOADER)
+        return yaml.load(text, Loader=loader)
     except RecursionError:
         raise error(shown, "<file>", "nested too deeply to read") from None
     except yaml.YAMLError as e:

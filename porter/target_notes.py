@@ -41,9 +41,14 @@ def with_target_notes(findings: Iterable[Finding], ruleset: RuleSet, targets: Se
     if not targets or not any(r.target_notes for r in ruleset.rules):
         return findings
     cache: dict[str, TargetNotes] = {}
+    # Each rule by id, the first of an id as RuleSet.get finds it (get scans the rule list: once per finding, that
+    # was most of this stage on a scan with thousands of findings).
+    by_id: dict[str, object] = {}
+    for r in ruleset.rules:
+        by_id.setdefault(r.id, r)
     out = []
     for f in findings:
-        rule = ruleset.get(f.rule)
+        rule = by_id.get(f.rule)
         if rule is None or not rule.target_notes:
             out.append(f)
             continue

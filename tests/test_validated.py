@@ -122,7 +122,7 @@ def test_a_listed_file_is_read_from_its_json_and_equals_its_yaml_parse(monkeypat
         raise AssertionError("parsed a file whose digest is listed")
 
     expected = yaml.load(RULE.read_text(encoding="utf-8"), Loader=datafile.SAFE_LOADER)
-    monkeypatch.setattr(datafile.yaml, "load", no_parse)
+    monkeypatch.setattr(yaml, "load", no_parse)  # the module datafile imports when it parses
     first = datafile.read_yaml(RULE, RuleError)
     second = datafile.read_yaml(RULE, RuleError)
     assert first == expected and first["id"] == "DEV001"

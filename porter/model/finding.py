@@ -104,8 +104,8 @@ class Finding:
         d = {
             "rule": self.rule,
             "category": self.category,
-            "severity": str(self.severity),
-            "confidence": str(self.confidence),
+            "severity": _SEVERITY_WORDS[self.severity],
+            "confidence": _CONFIDENCE_WORDS[self.confidence],
             "path": self.path,
             "line": self.line,
             "column": self.column,
@@ -117,7 +117,7 @@ class Finding:
             "kernel": self.kernel,
             "fingerprint": self.fingerprint,
             "replacement": self.replacement,
-            "status": str(self.status),
+            "status": _STATUS_WORDS[self.status],
             "handled_by": self.handled_by,
         }
         if self.data:
@@ -126,6 +126,20 @@ class Finding:
 
 
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+
+
+class _Words(dict):
+    """str() of each member of one enum, by the member: a report asks three times per finding, and each str() is a
+    Python call where this lookup is not (the members hash as their int or str value, so each enum has its own
+    table: Severity.INFO == Confidence.LOW == 0). A value that is not a member gets its str() as before."""
+
+    def __missing__(self, value: Any) -> str:
+        return str(value)
+
+
+_SEVERITY_WORDS = _Words({m: str(m) for m in Severity})
+_CONFIDENCE_WORDS = _Words({m: str(m) for m in Confidence})
+_STATUS_WORDS = _Words({m: str(m) for m in Status})
 
 
 @dataclass(frozen=True, order=True)

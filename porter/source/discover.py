@@ -12,12 +12,14 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
+
+if TYPE_CHECKING:  # imported where a glob or .gitignore is compiled: most scans have neither (~5 ms of start-up)
+    import pathspec
 
 # Directories that hold build outputs, environments or vendored caches rather than a project's own sources.
 SKIP_DIRS = frozenset(
@@ -167,6 +169,8 @@ def _globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     """gitignore-style globs (`*.cu`, `src/**`, `third_party/`, plain names), any of which selects a path: compiled
     once per list, never per file. Each glob is its own pattern, so a `!name` among them negates nothing (as a
     list of separate globs); pathspec compiles every glob to a regex without nested repetition."""
+    import pathspec
+
     return pathspec.PathSpec([p for g in patterns if not g.startswith("!")
                               for p in pathspec.GitIgnoreSpec.from_lines([g]).patterns], backend=GLOB_BACKEND)
 
@@ -245,6 +249,8 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
             try:
                 with open(gi, "rb") as fh:
                     lines = fh.read(MAX_GITIGNORE_BYTES).decode("utf-8", "replace").splitlines()
+                import pathspec
+
                 specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines, backend=GLOB_BACKEND)))
             except OSError:
                 pass
