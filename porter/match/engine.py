@@ -190,29 +190,64 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
 
 
 def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
-    starts = sf.line_starts
-    line = bisect.bisect_right(starts, hit.start)  # 1-based, as sf.position's
-    col = _char_column(sf, line, hit.start)
-    last = max(hit.start, hit.end - 1)
+    starts, cache = sf.line_starts, sf.cache
+    start = hit.start
+    line = bisect.bisect_right(starts, start)  # 1-based, as sf.position's
+    last = max(start, hit.end - 1)
     # Most hits end on the line they start on: no second search for it.
     end_line = line if line == len(starts) or last < starts[line] else bisect.bisect_right(starts, last)
-    end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
-    func = sf.enclosing(hit.start)
+    ascii_file = cache.get("engine.ascii_file")
+    if ascii_file is None:  # most files are ASCII throughout: one C-level check instead of one per line
+        ascii_file = cache["engine.ascii_file"] = sf.data.isascii()
+    if ascii_file:  # a character is a byte: the columns without a call per hit
+        col, end_col = start - starts[line - 1] + 1, last - starts[end_line - 1] + 2
+    else:
+        col = _char_column(sf, line, start)
+        end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
+    func = sf.enclosing(start)
+    hip_name = rule.hip_equivalent.get("name")
     hip = rule.hip_equivalent.get("name", "")
     # The same name hits many times in a file (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
     # matcher's per-name tuple): its message is worded once. Keyed by the values' identity, not equality (1 and
     # True are equal), and per file, so the values kept alive for the key cannot outlive the file.
-    memo = sf.cache.setdefault("engine.worded", {})
-    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(hit.values))
+    memo = cache.get("engine.worded")
+    if memo is None:
+        memo = cache["engine.worded"] = {}
+    values = hit.values
+    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(values))
     worded = memo.get(key)
-    if worded is None or worded[0] is not hit.values:
-        worded = memo[key] = (hit.values, *_worded(key[0], hit.name, hit.replacement, hip, hit.values))
-    _, message, data = worded
-    snippet = _snippet(sf, line)
+    if worded is None or worded[0] is not values:
+        worded = memo[key] = (values, *_worded_once(key[0], hit.name, hit.replacement, hip, values))
+    snippets = cache.get("engine.snippets")
+    snippet = snippets.get(line) if snippets is not None else None
+    if snippet is None:
+        snippet = _snippet(sf, line)
     # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
+    if func is None:
+        return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
+                     worded[1], snippet, None, None, "", hit.replacement or hip_name or None, worded[2], Status.OPEN,
+                     None)
     return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
-                 message, snippet, func.name if func else None, func.name if func and func.is_kernel else None, "",
-                 hit.replacement or rule.hip_equivalent.get("name") or None, data, Status.OPEN, None)
+                 worded[1], snippet, func.name, func.name if func.is_kernel else None, "",
+                 hit.replacement or hip_name or None, worded[2], Status.OPEN, None)
+
+
+# (template, name, replacement, hip, values) -> _worded's answer, for the scan, when every value is a str: a regex
+# or launch hit brings a new values tuple each time, but the same text recurs across hits and files. Only str values
+# are keyed by equality (1 and True are equal yet word differently); bounded, as rule sets may be loaded repeatedly.
+_WORDED: dict[tuple, tuple[str, tuple]] = {}
+
+
+def _worded_once(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
+    if not all(type(v) is str for _, v in values):
+        return _worded(template, name, replacement, hip, values)
+    key = (template, name, replacement, hip, values)
+    got = _WORDED.get(key)
+    if got is None:
+        if len(_WORDED) >= 65536:
+            _WORDED.clear()
+        got = _WORDED[key] = _worded(template, name, replacement, hip, values)
+    return got
 
 
 def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
