@@ -201,6 +201,9 @@ class _Index:
     globs: tuple[tuple[str, Library], ...] = ()  # most specific first
 
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # key -> answer (bounded, see find)
+    # Every glob as one regex: a key none of them matches (most headers) is answered by one C-level match instead
+    # of one fnmatch per glob.
+    any_glob: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
 
     def find(self, key: str) -> Library | None:
         if key in self.exact:
@@ -209,10 +212,11 @@ class _Index:
         if key in self.memo:
             return self.memo[key]
         found = None
-        for pattern, lib in self.globs:
-            if fnmatch.fnmatchcase(key, pattern):
-                found = lib
-                break
+        if self.any_glob is not None and self.any_glob.match(key) is not None:
+            for pattern, lib in self.globs:
+                if fnmatch.fnmatchcase(key, pattern):
+                    found = lib
+                    break
         if len(self.memo) < 65536:
             self.memo[key] = found
         return found
@@ -221,7 +225,15 @@ class _Index:
 def _index(pairs: list[tuple[str, Library]]) -> _Index:
     exact = {k: lib for k, lib in pairs if not _is_glob(k)}
     globs = sorted(((k, lib) for k, lib in pairs if _is_glob(k)), key=lambda kl: -_specificity(kl[0]))
-    return _Index(exact=types.MappingProxyType(exact), globs=tuple(globs))
+    any_glob = re.compile("|".join(fnmatch.translate(k) for k, _ in globs)) if globs else None
+    return _Index(exact=types.MappingProxyType(exact), globs=tuple(globs), any_glob=any_glob)
+
+
+def _glob_matches(index: _Index, key: str) -> list[tuple[str, Library]]:
+    """The (glob, library) pairs of `index` whose glob matches `key`, in the index's order."""
+    if index.any_glob is None or index.any_glob.match(key) is None:
+        return []
+    return [(p, lib) for p, lib in index.globs if fnmatch.fnmatchcase(key, p)]
 
 
 @functools.lru_cache(maxsize=8)
@@ -258,8 +270,7 @@ def by_header(header: str, map_path: Path | str | None = None) -> Library | None
     if exact is not None:
         return exact
     # "cuda/include/cudnn_version.h" is cuDNN, not libcu++: the most specific glob wins across both kinds.
-    candidates = [(p, lib) for p, lib in by_path.globs if fnmatch.fnmatchcase(text, p)]
-    candidates += [(p, lib) for p, lib in by_name.globs if fnmatch.fnmatchcase(basename, p)]
+    candidates = _glob_matches(by_path, text) + _glob_matches(by_name, basename)
     return max(candidates, key=lambda pl: _specificity(pl[0]))[1] if candidates else None
 
 
