@@ -271,11 +271,19 @@ def with_fingerprints(findings: list[Finding]) -> list[Finding]:
 def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
     """with_fingerprints for drafts: each Finding built once, fingerprint included."""
     counts: dict[str, int] = {}
+    spaced: dict[str, str] = {}  # snippet -> its words joined by one space (a line's hits share its snippet)
     out = []
+    make = Finding.from_fields
     for d in drafts:
+        words = spaced.get(d.snippet)
+        if words is None:
+            words = spaced[d.snippet] = " ".join(d.snippet.split())
+        basis = "\0".join((d.rule, d.path, d.function or "", words))  # as _fingerprint's
+        n = counts.get(basis, 0)
+        counts[basis] = n + 1
         values = list(d)
-        values[FINGERPRINT] = _fingerprint(counts, d)
-        out.append(Finding.from_fields(values))
+        values[FINGERPRINT] = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
+        out.append(make(values))
     return out
 
 
