@@ -182,15 +182,8 @@ def register_regexes(patterns: Iterable[dict], languages: Iterable[str]) -> None
             key, regex, flags = "code", lane_mask_regex(pattern["lane_mask"]), ()
         else:
             continue
-        prefiltered = key != "code"
         for language in languages:
-            regexes = _REGEXES.setdefault((language, key), RegexSet())
-            regexes.add(regex, flags)
-            prefiltered = prefiltered or (regex, flags) not in regexes
-        if prefiltered:
-            # A pattern _may_run checks for literals brings them to the prefilter's set now, not when a file first
-            # asks: the set is then compiled once, and the first files are not searched again for new literals.
-            _prefilter(regex, flags)
+            _REGEXES.setdefault((language, key), RegexSet()).add(regex, flags)
 
 
 def _may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
