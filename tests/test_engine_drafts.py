@@ -1,7 +1,7 @@
 """porter.match.engine's finding construction: the fast paths give exactly the slow paths' findings.
 
-The engine words messages once per scan, computes ASCII columns inline and fingerprints drafts in one loop; each
-must agree with the general code it stands in for (make_finding + with_fingerprints, the per-line column decode).
+The engine words a message once per file and values tuple, computes ASCII columns inline and fingerprints drafts
+in one loop; each must agree with the general code it stands in for (with_fingerprints, the per-line decode).
 """
 from __future__ import annotations
 
@@ -48,13 +48,13 @@ def test_columns_count_characters_on_a_non_ascii_line_and_bytes_do_not_shift_the
     assert [(f.line, f.column, f.end_line, f.end_column) for f in free] == [(7, 11, 7, 19)]  # bytes would give 12 and 20
 
 
-def test_a_message_worded_once_per_scan_matches_wording_it_afresh():
+def test_a_message_worded_from_a_new_values_tuple_matches_the_first_wording():
     sf, rules, findings = _scan(SOURCE)
     rule = next(r for r in rules if r.id == "API001")
     off = SOURCE.index("cudaFree")
     hit = Hit(off, off + len("cudaFree"), name="cudaFree", values=(("hip", "hipFree"), ("status", "rename")))
     first = make_finding(rule, sf, hit)
-    # The same values in a new tuple (as a regex matcher makes per hit), in a new file: the memo answers.
+    # The same values in a new tuple (as a regex matcher makes per hit), in a new file.
     sf2 = parse("u.cu", "cuda", SOURCE.encode())
     second = make_finding(rule, sf2, hit._replace(values=tuple(list(hit.values))))
     assert (second.message, second.data) == (first.message, first.data)

@@ -217,7 +217,7 @@ def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(values))
     worded = memo.get(key)
     if worded is None or worded[0] is not values:
-        worded = memo[key] = (values, *_worded_once(key[0], hit.name, hit.replacement, hip, values))
+        worded = memo[key] = (values, *_worded(key[0], hit.name, hit.replacement, hip, values))
     snippets = cache.get("engine.snippets")
     snippet = snippets.get(line) if snippets is not None else None
     if snippet is None:
@@ -230,24 +230,6 @@ def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
                  worded[1], snippet, func.name, func.name if func.is_kernel else None, "",
                  hit.replacement or hip_name or None, worded[2], Status.OPEN, None)
-
-
-# (template, name, replacement, hip, values) -> _worded's answer, for the scan, when every value is a str: a regex
-# or launch hit brings a new values tuple each time, but the same text recurs across hits and files. Only str values
-# are keyed by equality (1 and True are equal yet word differently); bounded, as rule sets may be loaded repeatedly.
-_WORDED: dict[tuple, tuple[str, tuple]] = {}
-
-
-def _worded_once(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
-    if not all(type(v) is str for _, v in values):
-        return _worded(template, name, replacement, hip, values)
-    key = (template, name, replacement, hip, values)
-    got = _WORDED.get(key)
-    if got is None:
-        if len(_WORDED) >= 65536:
-            _WORDED.clear()
-        got = _WORDED[key] = _worded(template, name, replacement, hip, values)
-    return got
 
 
 def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
