@@ -190,29 +190,46 @@ def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
 
 
 def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
-    starts = sf.line_starts
-    line = bisect.bisect_right(starts, hit.start)  # 1-based, as sf.position's
-    col = _char_column(sf, line, hit.start)
-    last = max(hit.start, hit.end - 1)
+    starts, cache = sf.line_starts, sf.cache
+    start = hit.start
+    line = bisect.bisect_right(starts, start)  # 1-based, as sf.position's
+    last = max(start, hit.end - 1)
     # Most hits end on the line they start on: no second search for it.
     end_line = line if line == len(starts) or last < starts[line] else bisect.bisect_right(starts, last)
-    end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
-    func = sf.enclosing(hit.start)
+    ascii_file = cache.get("engine.ascii_file")
+    if ascii_file is None:  # most files are ASCII throughout: one C-level check instead of one per line
+        ascii_file = cache["engine.ascii_file"] = sf.data.isascii()
+    if ascii_file:  # a character is a byte: the columns without a call per hit
+        col, end_col = start - starts[line - 1] + 1, last - starts[end_line - 1] + 2
+    else:
+        col = _char_column(sf, line, start)
+        end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
+    func = sf.enclosing(start)
+    hip_name = rule.hip_equivalent.get("name")
     hip = rule.hip_equivalent.get("name", "")
     # The same name hits many times in a file (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
     # matcher's per-name tuple): its message is worded once. Keyed by the values' identity, not equality (1 and
     # True are equal), and per file, so the values kept alive for the key cannot outlive the file.
-    memo = sf.cache.setdefault("engine.worded", {})
-    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(hit.values))
+    memo = cache.get("engine.worded")
+    if memo is None:
+        memo = cache["engine.worded"] = {}
+    values = hit.values
+    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(values))
     worded = memo.get(key)
-    if worded is None or worded[0] is not hit.values:
-        worded = memo[key] = (hit.values, *_worded(key[0], hit.name, hit.replacement, hip, hit.values))
-    _, message, data = worded
-    snippet = _snippet(sf, line)
+    if worded is None or worded[0] is not values:
+        worded = memo[key] = (values, *_worded(key[0], hit.name, hit.replacement, hip, values))
+    snippets = cache.get("engine.snippets")
+    snippet = snippets.get(line) if snippets is not None else None
+    if snippet is None:
+        snippet = _snippet(sf, line)
     # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
+    if func is None:
+        return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
+                     worded[1], snippet, None, None, "", hit.replacement or hip_name or None, worded[2], Status.OPEN,
+                     None)
     return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
-                 message, snippet, func.name if func else None, func.name if func and func.is_kernel else None, "",
-                 hit.replacement or rule.hip_equivalent.get("name") or None, data, Status.OPEN, None)
+                 worded[1], snippet, func.name, func.name if func.is_kernel else None, "",
+                 hit.replacement or hip_name or None, worded[2], Status.OPEN, None)
 
 
 def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
@@ -236,11 +253,19 @@ def with_fingerprints(findings: list[Finding]) -> list[Finding]:
 def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
     """with_fingerprints for drafts: each Finding built once, fingerprint included."""
     counts: dict[str, int] = {}
+    spaced: dict[str, str] = {}  # snippet -> its words joined by one space (a line's hits share its snippet)
     out = []
+    make = Finding.from_fields
     for d in drafts:
+        words = spaced.get(d.snippet)
+        if words is None:
+            words = spaced[d.snippet] = " ".join(d.snippet.split())
+        basis = "\0".join((d.rule, d.path, d.function or "", words))  # as _fingerprint's
+        n = counts.get(basis, 0)
+        counts[basis] = n + 1
         values = list(d)
-        values[FINGERPRINT] = _fingerprint(counts, d)
-        out.append(Finding.from_fields(values))
+        values[FINGERPRINT] = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
+        out.append(make(values))
     return out
 
 

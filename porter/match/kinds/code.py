@@ -192,20 +192,16 @@ def _may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, 
     the regex itself is exact, so a looser answer for a relaxed pattern only costs a search); raw bytes are first
     checked for literals, which spares most files the set search there."""
     regexes = _REGEXES.get((sf.language, key))
-    declared = regexes is not None and (pattern, flags) in regexes
-    if (key != "code" or not declared) and not may_match(pattern, flags, sf, text, key):
+    known = (pattern, flags)
+    if regexes is None or known not in regexes:
+        return may_match(pattern, flags, sf, text, key)
+    if key != "code" and not may_match(pattern, flags, sf, text, key):
         return False
-    return not declared or _may_match_somewhere(pattern, flags, sf, text, key)
-
-
-def _may_match_somewhere(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, key: str) -> bool:
-    regexes = _REGEXES.get((sf.language, key))
-    if regexes is None or (pattern, flags) not in regexes:
-        return True
+    # The set's answer for the file, searched once per file and set version.
     memo = sf.cache.get(("regex_set", key))
     if memo is None or memo[0] is not regexes.version:
         memo = sf.cache[("regex_set", key)] = (regexes.version, regexes.possible(text))
-    return memo[1] is None or (pattern, flags) in memo[1]
+    return memo[1] is None or known in memo[1]
 
 
 def _name_matcher(names: list[str]):
