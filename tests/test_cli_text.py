@@ -73,6 +73,11 @@ def test_entry_keeps_exit_status_output_and_exit_handlers():
     assert p.stderr == "error: /nonexistent-porter-path: no such file or directory\n"
 
 
+def test_entry_runs_the_command_with_porters_collector_thresholds():
+    p = _entry("import atexit, gc\natexit.register(lambda: print(gc.get_threshold()))", "--version")
+    assert (p.returncode, p.stdout) == (0, f"porter {__version__}\n(50000, 10, 10)\n")
+
+
 def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
     prelude = ("import threading, time\n"
                "threading.Thread(target=lambda: (time.sleep(0.3), print('thread finished', flush=True))).start()")
