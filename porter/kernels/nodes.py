@@ -21,7 +21,7 @@ import operator
 
 import tree_sitter as ts
 
-from porter.source.parse import captures, register_root_query
+from porter.source.parse import captures, register_root_query, walk_descendants
 
 INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expression", "for_statement",
            "subscript_expression", "array_declarator", "assignment_expression", "update_expression",
@@ -131,14 +131,4 @@ def pre_order(nodes: list[ts.Node], has_error: bool) -> tuple[list[ts.Node], lis
 def walk(node: ts.Node | None, types: tuple[str, ...]) -> list[ts.Node]:
     """`node` and the nodes under it whose type is one of `types`, in pre-order, by walking the subtree (for small
     subtrees, and where the index cannot say)."""
-    out: list[ts.Node] = []
-    if node is None:
-        return out
-    wanted = frozenset(types)
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in wanted:
-            out.append(n)
-        stack.extend(reversed(n.children))
-    return out
+    return [] if node is None else walk_descendants(node, frozenset(types))

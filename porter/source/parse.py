@@ -164,7 +164,7 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
     for i in order:
         k = keys[i]
         if k == prev or k[0] == -k[1]:
-            return _walk_descendants(node, frozenset(types))
+            return walk_descendants(node, frozenset(types))
         prev = k
     return [found[i] for i in order]
 
@@ -180,7 +180,9 @@ def register_root_descendants(lang: str, types: tuple[str, ...]) -> None:
     register_root_query(lang, descendants_query(types))
 
 
-def _walk_descendants(node: ts.Node, types: frozenset[str]) -> list[ts.Node]:
+def walk_descendants(node: ts.Node, types: frozenset[str]) -> list[ts.Node]:
+    """`node` and the nodes under it whose type is in `types`, in pre-order, by walking the subtree in Python
+    (cheaper than a query for a small subtree)."""
     out = []
     stack = [node]
     while stack:
