@@ -157,11 +157,16 @@ def _char_column(sf: SourceFile, line: int, offset: int) -> int:
     return len(sf.data[start:offset].decode("utf-8", "replace")) + 1
 
 
-def _line_is_ascii(sf: SourceFile, line: int) -> bool:
+def _ascii_file(sf: SourceFile) -> bool:
+    """Whether the whole file is ASCII: most are, and one C-level check then stands for every line's."""
     ascii_file = sf.cache.get("engine.ascii_file")
-    if ascii_file is None:  # most files are ASCII throughout: one C-level check instead of one per line
+    if ascii_file is None:
         ascii_file = sf.cache["engine.ascii_file"] = sf.data.isascii()
-    if ascii_file:
+    return ascii_file
+
+
+def _line_is_ascii(sf: SourceFile, line: int) -> bool:
+    if _ascii_file(sf):
         return True
     memo = sf.cache.setdefault("engine.ascii_lines", {})
     if line not in memo:
@@ -196,10 +201,7 @@ def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     last = max(start, hit.end - 1)
     # Most hits end on the line they start on: no second search for it.
     end_line = line if line == len(starts) or last < starts[line] else bisect.bisect_right(starts, last)
-    ascii_file = cache.get("engine.ascii_file")
-    if ascii_file is None:  # most files are ASCII throughout: one C-level check instead of one per line
-        ascii_file = cache["engine.ascii_file"] = sf.data.isascii()
-    if ascii_file:  # a character is a byte: the columns without a call per hit
+    if _ascii_file(sf):  # a character is a byte: the columns without a call per hit
         col, end_col = start - starts[line - 1] + 1, last - starts[end_line - 1] + 2
     else:
         col = _char_column(sf, line, start)
@@ -222,14 +224,12 @@ def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     snippet = snippets.get(line) if snippets is not None else None
     if snippet is None:
         snippet = _snippet(sf, line)
+    function = func.name if func is not None else None
+    kernel = function if func is not None and func.is_kernel else None
     # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
-    if func is None:
-        return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
-                     worded[1], snippet, None, None, "", hit.replacement or hip_name or None, worded[2], Status.OPEN,
-                     None)
     return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
-                 worded[1], snippet, func.name, func.name if func.is_kernel else None, "",
-                 hit.replacement or hip_name or None, worded[2], Status.OPEN, None)
+                 worded[1], snippet, function, kernel, "", hit.replacement or hip_name or None, worded[2],
+                 Status.OPEN, None)
 
 
 def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
@@ -247,7 +247,8 @@ def with_fingerprints(findings: list[Finding]) -> list[Finding]:
     plus an occurrence counter, so a finding keeps its identity when code above it moves."""
     counts: dict[str, int] = {}
     # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
-    return [Finding(**{**vars(f), "fingerprint": _fingerprint(counts, f)}) for f in findings]
+    return [Finding(**{**vars(f), "fingerprint": _fingerprint(counts, _basis(f, " ".join(f.snippet.split())))})
+            for f in findings]
 
 
 def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
@@ -260,17 +261,20 @@ def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
         words = spaced.get(d.snippet)
         if words is None:
             words = spaced[d.snippet] = " ".join(d.snippet.split())
-        basis = "\0".join((d.rule, d.path, d.function or "", words))  # as _fingerprint's
-        n = counts.get(basis, 0)
-        counts[basis] = n + 1
         values = list(d)
-        values[FINGERPRINT] = hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
+        values[FINGERPRINT] = _fingerprint(counts, _basis(d, words))
         out.append(make(values))
     return out
 
 
-def _fingerprint(counts: dict[str, int], f: Finding | Draft) -> str:
-    basis = "\0".join((f.rule, f.path, f.function or "", " ".join(f.snippet.split())))
+def _basis(f: Finding | Draft, words: str) -> str:
+    """What a fingerprint identifies: rule, path, enclosing function and the line's words (`words`: the snippet's
+    words joined by one space)."""
+    return "\0".join((f.rule, f.path, f.function or "", words))
+
+
+def _fingerprint(counts: dict[str, int], basis: str) -> str:
+    """The fingerprint of the next occurrence of `basis` (`counts`: occurrences so far, per basis, in the file)."""
     n = counts.get(basis, 0)
     counts[basis] = n + 1
     return hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
