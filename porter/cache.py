@@ -8,6 +8,7 @@ is writable by group or others is not used at all (another user could plant entr
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import gc
@@ -244,14 +245,19 @@ def loads(raw: bytes) -> Any:
     return decode(doc["value"])
 
 
-def _pause_gc() -> bool:
-    """Stop the cycle collector while an entry is encoded or decoded, and say whether it ran: coding builds
-    thousands of acyclic containers (freed by reference counting, or kept as the result) that it would only
-    walk again and again (a third of decoding a warm scan's entries)."""
+@contextlib.contextmanager
+def collector_paused():
+    """No cycle collection inside: for work that builds thousands of acyclic containers (freed by reference
+    counting, or kept as the result) which the collector would only walk again and again: coding a cache entry
+    (a third of decoding a warm scan's entries) or rendering a report (porter.cli)."""
     if not gc.isenabled():
-        return False
+        yield
+        return
     gc.disable()
-    return True
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class Cache:
@@ -288,25 +294,19 @@ class Cache:
             raw = read_file(self._path(key), MAX_ENTRY_BYTES)
         except SourceReadError:
             return None  # missing, oversized or not a regular file: a miss
-        paused = _pause_gc()
         try:
-            return loads(raw)
+            with collector_paused():
+                return loads(raw)
         except (ValueError, TypeError, KeyError, RecursionError):
             return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
-        finally:
-            if paused:
-                gc.enable()
 
     def put(self, key: str, value: Any) -> None:
         """Write an entry atomically; an unwritable cache slows the next run, it never fails this one."""
-        paused = _pause_gc()
         try:
-            raw = dumps(value)
+            with collector_paused():
+                raw = dumps(value)
         except (TypeError, ValueError, RecursionError):
             return  # a value porter cannot encode is simply not cached
-        finally:
-            if paused:
-                gc.enable()
         sub = os.path.join(self.directory, key[:_FANOUT])
         path = os.path.join(sub, f"{key}.json")
         try:

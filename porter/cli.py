@@ -234,28 +234,17 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
     to_stdout = output is None or str(output) == "-"
     # stdout: the terminal's width (or $COLUMNS when piped), colour only on a terminal; a file: plain 120 columns.
     opts = dataclasses.replace(opts, terminal=to_stdout and sys.stdout.isatty(), width=_stdout_width() if to_stdout else 120)
-    with _collector_paused():
+    from porter.cache import collector_paused
+
+    # A report is tens of thousands of acyclic dicts and lists built beside the whole scan they describe: the
+    # collector would walk both again and again (half of rendering cuda-samples as JSON).
+    with collector_paused():
         data = fmt.render(run, opts)
     _write(data, output)
     for notice in run.result.stats.get("notices", ()):
         from rich.text import Text
 
         _err().print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """No cycle collection while a report is built: it makes tens of thousands of acyclic dicts and lists that the
-    collector would only walk again and again, together with the whole scan they describe (half of rendering
-    cuda-samples as JSON). They are freed by reference counting all the same."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _stdout_width() -> int:
