@@ -390,11 +390,18 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
         if rest and rest[0][0]:
             directives[c.path] = (list(rest[0][0]), rest[0][1])
     build_names = preprocessor.derived_names(directives) if directives else (frozenset(), frozenset())
-    return RepositoryFacts(tuple(macros.items()), local_python_packages(files),
-                           frozenset(c.path for c in files if c.language == "cuda"),
-                           tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1)), build_names,
-                           tuple(sorted((k, tuple(sorted(v))) for k, v in values.items()
-                                        if 1 < len(v) <= MAX_ALTERNATIVES)))
+    constants = tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1))
+    alternatives = tuple(sorted((k, tuple(sorted(v))) for k, v in values.items() if 1 < len(v) <= MAX_ALTERNATIVES))
+    return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives))
+
+
+def _with_listing(files: list[Candidate], harvested: tuple) -> RepositoryFacts:
+    """RepositoryFacts of what the files' contents gave (macros, constants, build names, alternatives: the part
+    cached_repository_facts keeps) and what their listing gives (local packages, headers)."""
+    macros, constants, build_names, alternatives = harvested
+    return RepositoryFacts(macros, local_python_packages(files),
+                           frozenset(c.path for c in files if c.language == "cuda"), constants, build_names,
+                           alternatives)
 
 
 FACTS_FORMAT = b"repository-facts-1"
@@ -438,10 +445,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     key = "facts-" + h.hexdigest()[:40]
     hit = cache.get(key)
     if _facts_entry(hit):
-        macros, constants, build_names, alternatives = hit
-        return RepositoryFacts(macros, local_python_packages(files),
-                               frozenset(c.path for c in files if c.language == "cuda"), constants, build_names,
-                               alternatives)
+        return _with_listing(files, hit)
     facts = repository_facts(files, per_file)
     cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
     return facts
