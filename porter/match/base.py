@@ -22,6 +22,24 @@ class Hit(NamedTuple):
     message: str | None = None  # a matcher that knows better than the rule's template (e.g. per-entry notes)
 
 
+class PerObject:
+    """What is read from a piece of rule data (a rule, a pattern object), worked out the first time the object is
+    asked about: rule data lives for the whole scan, and each file asks about it again. Each entry keeps its
+    object, so an id can never be another object's; at `limit` entries (objects made on the fly by tests, history
+    walks or callers) the memo starts again."""
+
+    def __init__(self, build: Callable[[Any], Any], limit: int = 65536):
+        self._build, self._limit, self._known = build, limit, {}
+
+    def __call__(self, obj: Any) -> Any:
+        got = self._known.get(id(obj))
+        if got is None or got[0] is not obj:
+            if len(self._known) >= self._limit:
+                self._known.clear()
+            got = self._known[id(obj)] = (obj, self._build(obj))
+        return got[1]
+
+
 @dataclass
 class MatchContext:
     """Shared, read-only data matchers may need; loaded lazily so a scan pays only for what its rules use."""

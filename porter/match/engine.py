@@ -14,6 +14,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable, NamedTuple
 
+from porter.match.base import PerObject
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
@@ -105,20 +106,14 @@ class _Step(NamedTuple):
     warp_dependent: bool
 
 
-# id(rule) -> (rule, its steps); the rule is kept so that its id cannot be reused by another object.
-_PLANS: dict[int, tuple[Rule, tuple[_Step, ...]]] = {}
+def _plan(rule: Rule) -> tuple[_Step, ...]:
+    return tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
+                       bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")))
+                 for p in rule.patterns)
 
 
-def _steps(rule: Rule) -> tuple[_Step, ...]:
-    plan = _PLANS.get(id(rule))
-    if plan is None or plan[0] is not rule:
-        if len(_PLANS) >= 4096:  # rule sets loaded again and again (tests, history walks) must not pile up
-            _PLANS.clear()
-        steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
-                            bool(p.get("inside_kernel")), bool(p.get("in_device_code")),
-                            bool(p.get("warp_dependent"))) for p in rule.patterns)
-        plan = _PLANS[id(rule)] = (rule, steps)
-    return plan[1]
+# Each rule's steps; rule sets loaded again and again (tests, history walks) start it again at 4,096 rules.
+_steps = PerObject(_plan, limit=4096)
 
 
 def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:

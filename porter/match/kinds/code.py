@@ -9,9 +9,9 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Iterable, NamedTuple
 
-from porter.match.base import Hit, MatchContext, Matcher
+from porter.match.base import Hit, MatchContext, Matcher, PerObject
 from porter.match.prefilter import LiteralIndex, required_literals
 from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
@@ -246,23 +246,6 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
             yield Hit(off, off + len(tok), name=tok.decode())
 
 
-class _PerPattern:
-    """What a matcher reads from a pattern object, worked out the first time the object is asked about (rule
-    patterns live for the whole scan; a file may be asked about by dozens of them). Each entry keeps its
-    pattern, so an id can never be another object's."""
-
-    def __init__(self, build: Callable[[dict], Any]):
-        self._build, self._known = build, {}
-
-    def __call__(self, pattern: dict) -> Any:
-        got = self._known.get(id(pattern))
-        if got is None or got[0] is not pattern:
-            if len(self._known) >= 65536:  # patterns made on the fly (tests, callers) must not pile up
-                self._known.clear()
-            got = self._known[id(pattern)] = (pattern, self._build(pattern))
-        return got[1]
-
-
 class _RegexPattern(NamedTuple):
     regex: str
     flags: tuple[str, ...]
@@ -275,7 +258,7 @@ def _regex_pattern(pattern: dict) -> _RegexPattern:
     return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data")
 
 
-_read_regex = _PerPattern(_regex_pattern)
+_read_regex = PerObject(_regex_pattern)
 
 
 def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -643,7 +626,7 @@ def _feature(pattern: dict) -> tuple[dict, str]:
     return spec, spec.pop("note", "")
 
 
-_read_feature = _PerPattern(_feature)
+_read_feature = PerObject(_feature)
 
 
 def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
