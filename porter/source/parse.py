@@ -339,10 +339,7 @@ class _Tokens(dict):
 
     def _fill(self) -> None:
         if not self._complete:
-            full: dict[bytes, list[int]] = {}
-            for m in _IDENT.finditer(self._code):
-                full.setdefault(m.group(), []).append(m.start())
-            dict.update(self, full)
+            dict.update(self, _regex_tokens(self._code))
             self._complete = True
 
     def items(self):
@@ -367,12 +364,17 @@ def _token_offsets(code: bytes, tok: bytes) -> list[int]:
     return out
 
 
+def _regex_tokens(code: bytes) -> dict[bytes, list[int]]:
+    """Every token of `code` with all its offsets, by _IDENT (the definition the faster paths must agree with)."""
+    toks: dict[bytes, list[int]] = {}
+    for m in _IDENT.finditer(code):
+        toks.setdefault(m.group(), []).append(m.start())
+    return toks
+
+
 def _file_tokens(code: bytes) -> dict[bytes, list[int]]:
     if b"$" in code:  # rare; the runs below would take `b` of `a$b` for a token
-        toks: dict[bytes, list[int]] = {}
-        for m in _IDENT.finditer(code):
-            toks.setdefault(m.group(), []).append(m.start())
-        return toks
+        return _regex_tokens(code)
     # The identifier-ish runs in C (translate + split) instead of a regex match per token; a run that starts with
     # a digit is a number, never a token, and no identifier starts inside a run.
     keys = dict.fromkeys(code.translate(_TO_WORDS).split())
