@@ -3,8 +3,9 @@
 A CI cache is restored across trust boundaries, so an entry is data, never code: values are encoded as JSON with
 tags naming porter dataclasses and enums, and decoding builds only types on an allowlist (porter.model, the rule
 set, kernel-analysis values); anything else, and any entry that is unreadable, truncated or malformed, is a miss.
-Entries are written atomically with owner-only permissions, and a cache directory that is not owned by the user or
-is writable by group or others is not used at all (another user could plant entries there).
+Entries are kept in pack files (porter.packfile), each written atomically with owner-only permissions, and a cache
+directory that is not owned by the user or is writable by group or others is not used at all (another user could
+plant entries there).
 """
 from __future__ import annotations
 
@@ -20,15 +21,21 @@ from typing import Any
 
 import orjson
 
-from porter.source.read import SourceReadError, read_file
+from porter import packfile
+from porter.packfile import PackError, Span
 
-# Entries larger than this are not read back (a planted multi-GB file must not cost memory).
+# Entries larger than this are not read back (a planted pack must not cost memory).
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
-# An entry sits in the subdirectory named by its key's first character: 16 (hex) directories, not 256 for two
-# characters; creating a directory costs as much as writing an entry (~0.3 ms here), and a cold scan of a few
-# hundred files made 150-250 of them.
-_FANOUT = 1
 FORMAT = "porter-cache-2"
+# Kept entries are written out once they pass this many bytes, so a long history walk's memory stays bounded.
+FLUSH_BYTES = 64 * 1024 * 1024
+# More packs than this in a directory and a flush merges the smallest, up to MERGE_BYTES of them at once.
+MAX_PACKS = 16
+MERGE_BYTES = 256 * 1024 * 1024
+# Bounds on what a directory's packs may cost to index: the newest MAX_PACKS_READ packs, MAX_INDEXED entries.
+MAX_PACKS_READ = 256
+MAX_INDEXED = 4_000_000
+MAX_OPEN_PACKS = 64
 
 
 class CacheUnusable(Exception):
@@ -261,13 +268,40 @@ def collector_paused():
 
 
 class Cache:
-    """A directory of entries, each a JSON file named by its key; every failure to read is a miss."""
+    """A directory of pack files (porter.packfile) holding entries by key; every failure to read is a miss.
+
+    `put` keeps an entry in memory until `flush` writes every kept entry as one new pack: a scan flushes once, at
+    the end of its stage (and whenever the kept entries pass FLUSH_BYTES, which bounds memory). Reading entries
+    the same process put before flushing finds them too. When a flush leaves more than MAX_PACKS packs, it merges
+    the smallest into one, so the count stays bounded however many scans share the directory. Two processes may
+    use one directory at once. Packs are only ever added whole or deleted after a merge. A reader whose pack was
+    merged away since it read the index gets a miss.
+    """
 
     def __init__(self, directory: Path):
         self.directory = Path(directory)
         self._checked = False
-        self._made: set[str] = set()  # subdirectories this process has made or found (one mkdir each, not per entry)
-        self._written = 0  # entries this process has written (names its temporary files)
+        self._count = 0  # packs this process has written (names them)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._pending: dict[str, bytes] = {}  # put, not yet flushed
+        self._pending_bytes = 0
+        self._index: dict[str, tuple[str, Span]] | None = None  # key → (pack name, span), read at the first get
+        self._fds: dict[str, int] = {}  # pack name → open descriptor (closed at each flush)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker process gets the directory, never this process's descriptors or unflushed entries.
+        return {"directory": self.directory, "_checked": self._checked, "_count": self._count}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._reset()
+
+    def in_worker(self) -> None:
+        """Forget what this process's parent kept (a forked worker inherits it): the worker hands back only what it
+        puts (`take`), and reads the packs afresh."""
+        self._reset()
 
     def check(self) -> None:
         """Create the directory (owner-only) or refuse one another user could write to."""
@@ -286,55 +320,167 @@ class Cache:
             raise CacheUnusable(f"cache directory {self.directory} is writable by group or others; not used")
         self._checked = True
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:_FANOUT] / f"{key}.json"
+    # ------------------------------------------------------------------------------------------------ reading
 
     def get(self, key: str) -> Any | None:
-        try:
-            raw = read_file(self._path(key), MAX_ENTRY_BYTES)
-        except SourceReadError:
-            return None  # missing, oversized or not a regular file: a miss
+        raw = self._pending.get(key)
+        if raw is None:
+            raw = self._read(key)
+            if raw is None:
+                return None
         try:
             with collector_paused():
                 return loads(raw)
         except (ValueError, TypeError, KeyError, RecursionError):
             return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
 
+    def _read(self, key: str) -> bytes | None:
+        found = self._indexed().get(key)
+        if found is None:
+            return None
+        name, span = found
+        if span[2] > MAX_ENTRY_BYTES:
+            return None
+        fd = self._fd(name)
+        return packfile.read_entry(fd, span) if fd is not None else None
+
+    def _indexed(self) -> dict[str, tuple[str, Span]]:
+        """Every entry the directory's packs hold (read once; the newest pack's entry wins a key two hold)."""
+        if self._index is None:
+            self._index = {}
+            for name in self._packs()[-MAX_PACKS_READ:]:
+                fd = self._fd(name)
+                if fd is None:
+                    continue
+                try:
+                    spans = packfile.read_index(fd)
+                except PackError:
+                    continue
+                for span in spans:
+                    self._index[span[0]] = (name, span)
+                if len(self._index) > MAX_INDEXED:
+                    break
+        return self._index
+
+    def _packs(self) -> list[str]:
+        """The names of the directory's packs, oldest first (their names sort by the time they were written)."""
+        try:
+            with os.scandir(self.directory) as it:
+                return sorted(e.name for e in it if e.name.endswith(packfile.SUFFIX) and not e.name.startswith("."))
+        except OSError:
+            return []
+
+    def _fd(self, name: str) -> int | None:
+        fd = self._fds.get(name)
+        if fd is None:
+            try:
+                fd = packfile.open_pack(os.path.join(self.directory, name))
+            except PackError:
+                return None  # gone (merged by another process), swapped for a symlink, or never a file
+            if len(self._fds) >= MAX_OPEN_PACKS:
+                self._close()
+            self._fds[name] = fd
+        return fd
+
+    def _close(self) -> None:
+        for fd in self._fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
+    # ------------------------------------------------------------------------------------------------ writing
+
     def put(self, key: str, value: Any) -> None:
-        """Write an entry atomically; an unwritable cache slows the next run, it never fails this one."""
+        """Keep an entry for the next flush; an unwritable cache slows the next run, it never fails this one."""
         try:
             with collector_paused():
                 raw = dumps(value)
         except (TypeError, ValueError, RecursionError):
             return  # a value porter cannot encode is simply not cached
-        sub = os.path.join(self.directory, key[:_FANOUT])
-        path = os.path.join(sub, f"{key}.json")
-        try:
-            if key[:_FANOUT] not in self._made:
-                try:
-                    os.mkdir(sub, 0o700)
-                except FileExistsError:
-                    pass
-                self._made.add(key[:_FANOUT])
-            fd, tmp = self._temporary(sub)
+        self.adopt({key: raw})
+
+    def take(self) -> dict[str, bytes]:
+        """The entries put here since the last flush, encoded, handed over instead of written (a worker process
+        gives its entries to the scan's own process, which writes one pack for the whole scan)."""
+        out = self._pending
+        self._pending, self._pending_bytes = {}, 0
+        return out
+
+    def adopt(self, entries: dict[str, bytes]) -> None:
+        """Keep entries another process encoded (`take`) as if put here."""
+        for key, raw in entries.items():
+            self._pending_bytes += len(raw) - len(self._pending.get(key, b""))
+            self._pending[key] = raw
+        if self._pending_bytes >= FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every kept entry as one pack (merging small packs when there are too many), and close the packs
+        read so far: the end of a stage that used the cache."""
+        entries = self.take()
+        if entries:
             try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(raw)
-                os.replace(tmp, path)  # atomic: a concurrent reader sees the old entry or the whole new one
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
-            pass
+                self.check()
+                name, spans = packfile.write(str(self.directory), self._stem(), entries.items())
+            except (OSError, CacheUnusable):
+                spans = []
+            if spans and self._index is not None:
+                for span in spans:
+                    self._index[span[0]] = (name, span)
+            if spans:
+                with contextlib.suppress(OSError):
+                    self._merge()
+        self._close()
 
-    def _temporary(self, sub: str) -> tuple[int, str]:
-        """A new owner-only file to write an entry into, named by process and count (a cold scan writes hundreds:
-        mkstemp's random names cost more than the write), or by mkstemp when that name is somehow taken."""
-        self._written += 1
-        tmp = os.path.join(sub, f".tmp-{os.getpid()}-{self._written}")
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600), tmp
-        except FileExistsError:
-            import tempfile  # here: tempfile imports random, and this is the rare path
+    def _stem(self) -> str:
+        self._count += 1
+        return packfile.new_stem(self._count)
 
-            return tempfile.mkstemp(dir=sub, prefix=".tmp-")  # mkstemp creates it 0600
+    def _merge(self) -> None:
+        """Where more than MAX_PACKS packs exist, rewrite the smallest (up to MERGE_BYTES together) as one. An
+        entry is carried over only where no newer pack holds its key, so a merge never brings back an entry that a
+        later scan rewrote. The old packs are deleted only after the new one is in place."""
+        packs = self._packs()
+        if len(packs) <= MAX_PACKS:
+            return
+        sizes = {}
+        for name in packs:
+            with contextlib.suppress(OSError):
+                sizes[name] = os.lstat(os.path.join(self.directory, name)).st_size
+        chosen: set[str] = set()
+        total = 0
+        for name in sorted(sizes, key=lambda n: (sizes[n], n)):
+            if total + sizes[name] > MERGE_BYTES:
+                break
+            chosen.add(name)
+            total += sizes[name]
+        if len(chosen) < 2:
+            return
+        newest: dict[str, tuple[str, Span]] = {}
+        for name in packs:  # oldest first: a later pack's span of a key replaces an earlier one's
+            fd = self._fd(name)
+            if fd is None:
+                continue
+            try:
+                for span in packfile.read_index(fd):
+                    newest[span[0]] = (name, span)
+            except PackError:
+                continue
+        carried = [(name, span) for name, span in newest.values() if name in chosen]
+
+        def entries():
+            for name, span in carried:
+                fd = self._fd(name)
+                raw = packfile.read_entry(fd, span) if fd is not None else None
+                if raw is not None:
+                    yield span[0], raw
+
+        merged, spans = packfile.write(str(self.directory), self._stem(), entries())
+        for name in chosen:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(self.directory, name))
+        if self._index is not None:
+            for key in [k for k, (name, _) in self._index.items() if name in chosen]:
+                del self._index[key]
+            for span in spans:
+                self._index[span[0]] = (merged, span)

@@ -92,6 +92,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     cache = open_cache(settings.cache_dir)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
+    if cache is not None:
+        cache.flush()
     assessment = None
     if assess:
         result, assessment = assessed(result, settings, targets, model)
@@ -243,6 +245,8 @@ def _init_worker(state: _Worker) -> None:
 
 def _init_pool_worker(state: _Worker) -> None:
     """A worker process: the shared state, and a heap limit so one huge file cannot take the machine's memory."""
+    if state.cache is not None:
+        state.cache.in_worker()
     _init_worker(state)
     try:
         soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
@@ -280,6 +284,8 @@ def scan(
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
+    if cache is not None:
+        cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
     # Which files this source has, for the port-status stage (it would list them again).
     result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
@@ -518,7 +524,10 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_pool_worker, initargs=(state,)) as pool:
         futures = {pool.submit(_scan_chunk, [files[i] for i in chunk]): chunk for chunk in chunks}
         for fut in as_completed(futures):
-            for i, pair in zip(futures[fut], fut.result()):
+            pairs, entries = fut.result()
+            if state.cache is not None:
+                state.cache.adopt(entries)  # written with this scan's other entries, as one pack
+            for i, pair in zip(futures[fut], pairs):
                 out[i] = pair
             done += len(futures[fut])
             if progress:
@@ -526,8 +535,11 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     return out  # type: ignore[return-value]
 
 
-def _scan_chunk(chunk: list[Candidate]) -> list[tuple[FileResult, bool]]:
-    return [scan_candidate(c) for c in chunk]
+def _scan_chunk(chunk: list[Candidate]) -> tuple[list[tuple[FileResult, bool]], dict[str, bytes]]:
+    """A worker's part: each file's result, and the cache entries it made (encoded) for the scan's process."""
+    pairs = [scan_candidate(c) for c in chunk]
+    assert _STATE is not None, "worker not initialised"
+    return pairs, (_STATE.cache.take() if _STATE.cache is not None else {})
 
 
 def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | None, bool]:

@@ -64,26 +64,32 @@ def test_cache_entries_are_owner_only(tmp_path):
     repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
     cache = tmp_path / "cache"
     porter("scan", str(repo), "-q", "--cache-dir", str(cache), "-j", "1")
-    modes = {oct(p.stat().st_mode & 0o777) for p in cache.rglob("*")}
-    assert modes == {"0o700", "0o600"}
+    assert oct(cache.stat().st_mode & 0o777) == "0o700"
+    packs = sorted(cache.iterdir())
+    assert [p.suffix for p in packs] == [".pack"]  # the scan's every entry, in one file
+    assert {oct(p.stat().st_mode & 0o777) for p in packs} == {"0o600"}
 
 
-def test_a_cache_entry_is_written_even_where_its_temporary_name_is_taken(tmp_path):
-    """Cache.put names its temporary file by process and count; one left behind under that name (a crashed run
-    with a recycled pid, or planted) is never overwritten or followed, and the entry is still written, owner-only."""
+def test_a_cache_pack_is_written_even_where_its_temporary_name_is_taken(tmp_path, monkeypatch):
+    """A flush writes its pack under a temporary name made of time, process and count; one left behind under that
+    name (a crashed run with a recycled pid, or planted) is never overwritten or followed, and the pack is still
+    written, owner-only."""
+    from porter import packfile
     from porter.cache import Cache
 
+    monkeypatch.setattr(packfile, "new_stem", lambda count: f"stem-{count}")
     cache = Cache(tmp_path / "cache")
     cache.check()
-    cache.put("ab" + "0" * 38, ("first",))
-    taken = tmp_path / "cache" / "a" / f".tmp-{os.getpid()}-2"
+    taken = tmp_path / "cache" / ".tmp-stem-1"
     taken.symlink_to(tmp_path / "elsewhere")
+    cache.put("ab" + "0" * 38, ("first",))
     cache.put("ab" + "1" * 38, ("second", 2))
-    assert cache.get("ab" + "0" * 38) == ("first",) and cache.get("ab" + "1" * 38) == ("second", 2)
+    cache.flush()
+    again = Cache(tmp_path / "cache")
+    assert again.get("ab" + "0" * 38) == ("first",) and again.get("ab" + "1" * 38) == ("second", 2)
     assert not (tmp_path / "elsewhere").exists() and taken.is_symlink()
-    entries = sorted(p.name for p in (tmp_path / "cache" / "a").iterdir())
-    assert entries == [taken.name, "ab" + "0" * 38 + ".json", "ab" + "1" * 38 + ".json"]
-    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "cache" / "a").glob("*.json")} == {"0o600"}
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [taken.name, "stem-1.pack"]
+    assert oct((tmp_path / "cache" / "stem-1.pack").stat().st_mode & 0o777) == "0o600"
 
 
 # -- 2. git runs nothing from the repository's config -------------------------------------------------------------

@@ -94,8 +94,10 @@ def test_cache_reruns_only_changed_files_and_survives_corruption(tmp_path):
     r = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     assert (r.stats["cache_hits"], r.stats["cache_misses"]) == (1, 1)
     assert [k.name for k in r.kernels] == ["a", "b2"]
-    for entry in cache.rglob("*.json"):
-        entry.write_bytes(b"corrupt")
+    packs = sorted(cache.glob("*.pack"))
+    assert len(packs) == 2  # one per scan that had misses: the first (two files), the second (b.cu)
+    for pack in packs:
+        pack.write_bytes(b"corrupt")
     r2 = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     assert r2.stats["cache_misses"] == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
 

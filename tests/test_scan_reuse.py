@@ -152,9 +152,13 @@ def test_the_cache_codec_round_trips_a_scan_and_refuses_an_entry_missing_a_field
     entry["a"].pop()
     store = codec.Cache(tmp_path / "c")
     store.check()
-    (tmp_path / "c" / "a").mkdir()
     import orjson
 
-    (tmp_path / "c" / "a" / ("ab" + "0" * 38 + ".json")).write_bytes(orjson.dumps({"format": codec.FORMAT, "value": entry}))
+    from porter import packfile
+
+    whole = orjson.dumps({"format": codec.FORMAT, "value": codec.encode(k)})
+    short = orjson.dumps({"format": codec.FORMAT, "value": entry})
+    packfile.write(str(tmp_path / "c"), "planted", [("ab" + "0" * 38, short), ("ab" + "1" * 38, whole)])
+    assert store.get("ab" + "1" * 38) == k  # the pack is read: the whole Finding comes back
     assert store.get("ab" + "0" * 38) is None  # a Finding short of a field is a miss, not a half-built Finding
     assert dataclasses.replace(k) == codec.decode(codec.encode(k))

@@ -205,6 +205,8 @@ class Walker:
                 self.points_computed += 1
                 done += 1
                 self._report(done, len(plan))
+            if self.cache is not None:
+                self.cache.flush()  # a batch's files and points: an interrupted walk keeps what it finished
         points: list[Point] = []
         last: dict[str, Any] = {}
         previous_index = -1
@@ -215,6 +217,8 @@ class Walker:
         stats = {"commits": len(commits), "points": len(points), "points_computed": self.points_computed,
                  "points_cached": self.points_cached, "blobs_scanned": self.blobs_scanned,
                  "cache_hits": self.cache_hits}
+        if self.cache is not None:
+            self.cache.flush()  # the rule set's entry, where every point came from the cache
         self.source.close()
         return History(self.walk.label, self.walk.subdir, every, self.targets, tuple(points),
                        tuple(self.notices), stats)
