@@ -5,23 +5,31 @@ This is the only module that prints or exits.
 """
 from __future__ import annotations
 
-import atexit
-import contextlib
-import functools
 import gc
-import os
-import signal
-import sys
-import threading
-import traceback
-from pathlib import Path
-from typing import Callable, List, Optional
 
-import typer
+# Loading porter's modules allocates ~100,000 objects that live as long as the process (functions, classes, code),
+# and the cycle collector would traverse them at every collection of their generation: importing this module ran 27
+# collections and the scan path's modules one more of 50,000 objects that alone cost 12-20 ms on cuda-samples,
+# all finding nothing to free. So modules load with the collector off and are then exempt from it (gc.freeze; also
+# what keeps forked workers' copies of them shared): see _uncollected_imports.
+_COLLECTING = gc.isenabled()
+gc.disable()
 
-from porter import __version__
-from porter.errors import PorterError, UsageError
-from porter.render.safe import literal
+import atexit  # noqa: E402 - the imports below load with the collector off (above)
+import contextlib  # noqa: E402
+import functools  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Callable, List, Optional  # noqa: E402
+
+import typer  # noqa: E402
+
+from porter import __version__  # noqa: E402
+from porter.errors import PorterError, UsageError  # noqa: E402
+from porter.render.safe import literal  # noqa: E402
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -86,13 +94,20 @@ def _say_error(label: str, message: str) -> None:
     _err().print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)
 
 
+def _traceback() -> str:
+    """The exception being handled, formatted (traceback loads only then: most runs never need it)."""
+    import traceback
+
+    return traceback.format_exc()
+
+
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
     """Call a command body and map every outcome to porter's exit codes (PorterError carries its own)."""
     try:
         code = fn()
     except PorterError as e:
         if verbose:
-            _err().print(literal(traceback.format_exc()))
+            _err().print(literal(_traceback()))
         _say_error("error:" if e.exit_code == EXIT_USAGE else "internal error:", str(e))
         raise typer.Exit(e.exit_code)
     except KeyboardInterrupt:
@@ -105,7 +120,7 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
         raise
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
-            _err().print(literal(traceback.format_exc()))
+            _err().print(literal(_traceback()))
         _say_error("internal error:", f"{type(e).__name__}: {e} (run with -v for the traceback)")
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
@@ -212,11 +227,30 @@ def _progress(enabled: bool):
     return prog, lambda done, total: prog.update(task, completed=done, total=total)
 
 
+@contextlib.contextmanager
+def _uncollected_imports(module: str):
+    """Load `module` (and what it imports) with the cycle collector off, then exempt the loaded objects from it
+    (gc.freeze), as this module's own imports are (see the top). Only the first time: a process that runs several
+    commands (tests) must not freeze the garbage of earlier ones."""
+    if module in sys.modules:
+        yield
+        return
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def _pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool):
     """Settings for `path` from its configuration and the options, then the one pipeline."""
-    from porter.pipeline import run
-    from porter.settings import resolve_settings
-    from porter.source.read import source_for
+    with _uncollected_imports("porter.pipeline"):
+        from porter.pipeline import run
+        from porter.settings import resolve_settings
+        from porter.source.read import source_for
 
     settings = resolve_settings(path, cli)
     source = source_for(path, rev)
@@ -346,8 +380,9 @@ def scan(
 
 def _diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool):
     """Settings for `path`, then the pipeline's diff entry (porter.pipeline.run_diff)."""
-    from porter.pipeline import run_diff
-    from porter.settings import resolve_settings
+    with _uncollected_imports("porter.pipeline"):
+        from porter.pipeline import run_diff
+        from porter.settings import resolve_settings
 
     if new_since is not None and baseline is not None:
         raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
@@ -769,3 +804,9 @@ def _history_progress(enabled: bool):
     task = prog.add_task("commits", total=None, detail="")
     return prog, lambda p: prog.update(task, completed=p.commits_done, total=p.commits_total,
                                        detail=f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits")
+
+
+# The end of this module's imports (see the top).
+gc.freeze()
+if _COLLECTING:
+    gc.enable()
