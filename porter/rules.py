@@ -135,10 +135,10 @@ REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tens
 
 
 def _is_shipped(path: Path) -> bool:
-    from porter.datafile import DATA_DIR, resolved
+    from porter.datafile import data_relative
 
     try:
-        return path.resolve().is_relative_to(resolved(DATA_DIR))
+        return data_relative(path) is not None
     except OSError:
         return False
 
