@@ -95,6 +95,25 @@ def test_modules_load_uncollected_then_the_collector_is_back_on():
     assert cli_frozen > 10_000 and int(frozen) > cli_frozen
 
 
+def test_entry_builds_only_the_command_it_runs_and_says_what_the_whole_app_says():
+    from porter.cli import _app_for
+
+    assert [c.callback.__name__ for c in _app_for(["porter", "assess"]).registered_commands] == ["assess_cmd"]
+    assert _app_for(["porter", "rules"]).registered_groups[0].name == "rules"
+    assert _app_for(["porter", "rules"]).registered_commands == []
+    for argv in (["porter"], ["porter", "--help"], ["porter", "scann"], ["porter", "--version", "scan"]):
+        assert _app_for(argv) is app
+    import subprocess
+    import sys
+
+    for argv in (["scan", "--help"], ["scan"], ["scan", "--bogus", "x"], ["assess", "--help"], ["rules", "--help"],
+                 ["rules", "list", "--help"], ["translate", "--help"], ["history", "--help"], ["scann"]):
+        lazy = _entry("", *argv)
+        code = f"import sys\nsys.argv = {['porter', *argv]!r}\nfrom porter.cli import app\napp(prog_name='porter')\n"
+        full = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert (lazy.returncode, lazy.stdout, lazy.stderr) == (full.returncode, full.stdout, full.stderr), argv
+
+
 def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
     prelude = ("import threading, time\n"
                "threading.Thread(target=lambda: (time.sleep(0.3), print('thread finished', flush=True))).start()")
