@@ -134,19 +134,26 @@ def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]
     return out
 
 
-_ALIAS_WORD = re.compile(rb"using|typedef")
+_ALIAS_WORDS = (b"using", b"typedef")
 
 
 def _aliases(data: bytes) -> list[tuple[int, str]]:
     """(line, name) of each alias declared on a line holding `using` or `typedef`: only those lines are found
-    (one search over the bytes) and decoded, not the whole file split into lines."""
+    (bytes.find for each word: a regex for either one stopped at every `t` and `u` of the file) and decoded, not
+    the whole file split into lines."""
+    hits = []
+    for word in _ALIAS_WORDS:  # neither word can overlap itself or the other, so these are a regex's matches
+        at = data.find(word)
+        while at >= 0:
+            hits.append(at)
+            at = data.find(word, at + len(word))
     out: list[tuple[int, str]] = []
     line, counted, line_end = 1, 0, -1
-    for m in _ALIAS_WORD.finditer(data):
-        if m.start() < line_end:
+    for at in sorted(hits):
+        if at < line_end:
             continue  # another hit on a line already read
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        line_end = data.find(b"\n", m.start())
+        start = data.rfind(b"\n", 0, at) + 1
+        line_end = data.find(b"\n", at)
         if line_end < 0:
             line_end = len(data)
         line += data.count(b"\n", counted, start)
