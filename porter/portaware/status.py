@@ -23,6 +23,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 from __future__ import annotations
 
 import dataclasses
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -38,7 +39,11 @@ from porter.portaware.scope import (Reference, build_sides, cmake_references, cu
 from porter.source import macros
 from porter.source.macros import CUDA, ROCM
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+# Compiled when first used (functools.cache): only a repository with a compat layer needs it.
+@functools.cache
+def _ident() -> re.Pattern:
+    return re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass
@@ -88,7 +93,7 @@ class PortMap:
             if text and 1 <= line <= len(text):
                 row = text[line - 1]
                 seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
-                names = _IDENT.findall(seg)
+                names = _ident().findall(seg)
                 hit = self.compat.lookup(path, names)
                 if hit:
                     return Status.HANDLED, hit
