@@ -114,6 +114,19 @@ def test_entry_builds_only_the_command_it_runs_and_says_what_the_whole_app_says(
         assert (lazy.returncode, lazy.stdout, lazy.stderr) == (full.returncode, full.stdout, full.stderr), argv
 
 
+def test_entry_leaves_the_rendered_run_to_the_end_of_the_process_and_the_app_frees_it():
+    import porter.cli as cli
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "cuda-app"
+    report = ("import atexit, porter.cli as c\n"
+              "atexit.register(lambda: print([type(o).__name__ for o in c._LEFT_TO_EXIT]))")
+    p = _entry(report, "scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o", os.devnull)
+    assert (p.returncode, p.stdout) == (0, "['Run']\n"), p.stderr
+    result = CliRunner().invoke(app, ["scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o",
+                                      os.devnull])
+    assert (result.exit_code, cli._LEFT_TO_EXIT) == (0, [])
+
+
 def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
     prelude = ("import threading, time\n"
                "threading.Thread(target=lambda: (time.sleep(0.3), print('thread finished', flush=True))).start()")
