@@ -86,14 +86,23 @@ def display_path(path: Path) -> str:
 
 def read_yaml(path: Path, error: type[DataFileError], shown: Path | str | None = None) -> Any:
     """The parsed document, or `error(shown, "<file>", why)` when the file cannot be read or is not YAML."""
+    return yaml_document(read_data(path, error, shown), error, path if shown is None else shown)
+
+
+def read_data(path: Path, error: type[DataFileError], shown: Path | str | None = None) -> bytes:
+    """A data file's bytes, or `error(shown, "<file>", why)` when it cannot be read (read_yaml's first half, for a
+    loader that also needs the bytes)."""
     from porter.source.read import SourceReadError, read_file
 
-    shown = path if shown is None else shown
     try:
         # Only a regular file, bounded: a FIFO or device named as a rule or effort file must not hang or fill memory.
-        data = read_file(path, MAX_DATA_FILE_BYTES)
+        return read_file(path, MAX_DATA_FILE_BYTES)
     except SourceReadError as e:
-        raise error(shown, "<file>", f"cannot read: {e}") from None
+        raise error(path if shown is None else shown, "<file>", f"cannot read: {e}") from None
+
+
+def yaml_document(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:
+    """The document `data` holds (read_yaml's second half): porter's own files from PARSED, anything else parsed."""
     known = _parsed().get(hashlib.sha256(data).hexdigest())
     if known is not None:
         return orjson.loads(known)  # a fresh document each time, as a parse would give
