@@ -5,23 +5,32 @@ This is the only module that prints or exits.
 """
 from __future__ import annotations
 
-import atexit
-import contextlib
-import functools
 import gc
-import os
-import signal
-import sys
-import threading
-import traceback
-from pathlib import Path
-from typing import Callable, List, Optional
 
-import typer
+# Loading porter's modules allocates ~100,000 objects that live as long as the process (functions, classes, code),
+# and the cycle collector would traverse them at every collection of their generation: importing this module ran 27
+# collections and the scan path's modules one more of 50,000 objects that alone cost 12-20 ms on cuda-samples,
+# all finding nothing to free. So modules load with the collector off and are then exempt from it (gc.freeze; also
+# what keeps forked workers' copies of them shared): see _uncollected_imports.
+_COLLECTING = gc.isenabled()
+gc.disable()
 
-from porter import __version__
-from porter.errors import PorterError, UsageError
-from porter.render.safe import literal
+import atexit  # noqa: E402 - the imports below load with the collector off (above)
+import contextlib  # noqa: E402
+import copy  # noqa: E402
+import functools  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Callable, List, Optional  # noqa: E402
+
+import typer  # noqa: E402
+
+from porter import __version__  # noqa: E402
+from porter.errors import PorterError, UsageError  # noqa: E402
+from porter.render.safe import literal  # noqa: E402
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -86,13 +95,20 @@ def _say_error(label: str, message: str) -> None:
     _err().print(Text.assemble((label, "red"), " ", literal(message)), soft_wrap=True)
 
 
+def _traceback() -> str:
+    """The exception being handled, formatted (traceback loads only then: most runs never need it)."""
+    import traceback
+
+    return traceback.format_exc()
+
+
 def _run(fn: Callable[[], int], verbose: bool = False) -> None:
     """Call a command body and map every outcome to porter's exit codes (PorterError carries its own)."""
     try:
         code = fn()
     except PorterError as e:
         if verbose:
-            _err().print(literal(traceback.format_exc()))
+            _err().print(literal(_traceback()))
         _say_error("error:" if e.exit_code == EXIT_USAGE else "internal error:", str(e))
         raise typer.Exit(e.exit_code)
     except KeyboardInterrupt:
@@ -105,7 +121,7 @@ def _run(fn: Callable[[], int], verbose: bool = False) -> None:
         raise
     except Exception as e:  # a crash must never look like "findings"
         if verbose:
-            _err().print(literal(traceback.format_exc()))
+            _err().print(literal(_traceback()))
         _say_error("internal error:", f"{type(e).__name__}: {e} (run with -v for the traceback)")
         raise typer.Exit(EXIT_INTERNAL)
     raise typer.Exit(code)
@@ -148,6 +164,18 @@ def _unwind_on_signals():
 # and keep the setting.
 GC_THRESHOLDS = (50_000, 10, 10)
 
+# What a command leaves to the end of a process that entry() ends with os._exit (see _leave_to_exit).
+_LEFT_TO_EXIT: list = []
+_ENDS_WITHOUT_FREEING = False
+
+
+def _leave_to_exit(obj) -> None:
+    """Keep `obj` (what a command rendered) alive to the end of the process when entry() ends it with os._exit:
+    freeing a scan's result object by object when the command returns was ~10 ms of a cuda-samples scan, for
+    nothing anyone sees. In any other process (tests, the library) it is freed as usual."""
+    if _ENDS_WITHOUT_FREEING:
+        _LEFT_TO_EXIT.append(obj)
+
 
 def entry() -> None:
     """The `porter` command and `python -m porter`: the command line, then a prompt end of the process.
@@ -157,9 +185,11 @@ def entry() -> None:
     CPU-s after scanning cuda-samples) for nothing anyone sees. Exit handlers still run. With another thread alive,
     an exit status that is not a number, or output that cannot be flushed (a closed pipe), the interpreter ends as
     it always did, so those end exactly as before."""
+    global _ENDS_WITHOUT_FREEING
     gc.set_threshold(*GC_THRESHOLDS)
+    _ENDS_WITHOUT_FREEING = True
     try:
-        app(prog_name="porter")
+        _app_for(sys.argv)(prog_name="porter")
         code = 0
     except SystemExit as e:  # click's standalone mode ends every command this way
         code = 0 if e.code is None else e.code
@@ -172,6 +202,21 @@ def entry() -> None:
     except (OSError, ValueError):
         raise SystemExit(code) from None
     os._exit(code)
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app that runs `argv`: for `porter <command> ...` a copy of `app` holding only that command (or group),
+    since typer builds the click parameters of every command before running one (~4 ms of every run, a fortieth of
+    a one-file scan); `app` itself for anything else (`porter`, `porter --help`, a misspelt command)."""
+    name = argv[1] if len(argv) > 1 else None
+    commands = [c for c in app.registered_commands
+                if (c.name or typer.main.get_command_name(c.callback.__name__)) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if len(commands) + len(groups) != 1:
+        return app
+    one = copy.copy(app)
+    one.registered_commands, one.registered_groups = commands, groups
+    return one
 
 
 def _version(value: bool) -> None:
@@ -212,11 +257,30 @@ def _progress(enabled: bool):
     return prog, lambda done, total: prog.update(task, completed=done, total=total)
 
 
+@contextlib.contextmanager
+def _uncollected_imports(module: str):
+    """Load `module` (and what it imports) with the cycle collector off, then exempt the loaded objects from it
+    (gc.freeze), as this module's own imports are (see the top). Only the first time: a process that runs several
+    commands (tests) must not freeze the garbage of earlier ones."""
+    if module in sys.modules:
+        yield
+        return
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def _pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool):
     """Settings for `path` from its configuration and the options, then the one pipeline."""
-    from porter.pipeline import run
-    from porter.settings import resolve_settings
-    from porter.source.read import source_for
+    with _uncollected_imports("porter.pipeline"):
+        from porter.pipeline import run
+        from porter.settings import resolve_settings
+        from porter.source.read import source_for
 
     settings = resolve_settings(path, cli)
     source = source_for(path, rev)
@@ -245,6 +309,7 @@ def _show(run, fmt, output: Optional[Path], opts) -> None:
         from rich.text import Text
 
         _err().print(Text.assemble(("note:", "yellow"), " ", literal(notice)), soft_wrap=True)
+    _leave_to_exit(run)
 
 
 def _stdout_width() -> int:
@@ -346,8 +411,9 @@ def scan(
 
 def _diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool):
     """Settings for `path`, then the pipeline's diff entry (porter.pipeline.run_diff)."""
-    from porter.pipeline import run_diff
-    from porter.settings import resolve_settings
+    with _uncollected_imports("porter.pipeline"):
+        from porter.pipeline import run_diff
+        from porter.settings import resolve_settings
 
     if new_since is not None and baseline is not None:
         raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
@@ -769,3 +835,9 @@ def _history_progress(enabled: bool):
     task = prog.add_task("commits", total=None, detail="")
     return prog, lambda p: prog.update(task, completed=p.commits_done, total=p.commits_total,
                                        detail=f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits")
+
+
+# The end of this module's imports (see the top).
+gc.freeze()
+if _COLLECTING:
+    gc.enable()

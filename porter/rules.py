@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from porter import validated
-from porter.datafile import DATA_DIR, display_path, read_yaml
+from porter.datafile import DATA_DIR, display_path, read_data, yaml_document
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 from porter.schemas import validator
@@ -81,7 +81,13 @@ def rule_files(directory: Path = RULES_DIR) -> list[Path]:
 def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None) -> Rule:
     """Load and validate one rule file. With `linear` (the default for a file outside porter's own data) every
     regular expression must run on the linear-time engine, so a repository's rule cannot stall a scan."""
-    raw = read_yaml(path, RuleError)
+    return _load_rule(path, base, linear)[0]
+
+
+def _load_rule(path: Path, base: Path, linear: bool | None) -> tuple[Rule, bytes]:
+    """load_rule, and the bytes it read (the rule set's digest is of them: the file is not read again for it)."""
+    data = read_data(path, RuleError)
+    raw = yaml_document(data, RuleError, path)
     if not isinstance(raw, dict):
         raise RuleError(path, "(top level)", "a rule file must be a mapping")
     # porter's own rule, byte for byte as the test suite validated it: the schema and pattern checks would pass.
@@ -108,7 +114,7 @@ def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None)
             _check_regexes(path, f"patterns.{i}", pat, linear)
         _check_message(path, raw["message"])
     source = display_path(path)
-    return Rule(
+    rule = Rule(
         id=rid,
         title=raw["title"],
         category=raw["category"],
@@ -128,6 +134,7 @@ def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None)
         source=source,
         target_notes=tuple((n["when"], " ".join(n["note"].split())) for n in raw.get("target_notes", ())),
     )
+    return rule, data
 
 
 # Pattern options whose value is a regular expression (any pattern kind, at any depth).
@@ -135,10 +142,10 @@ REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tens
 
 
 def _is_shipped(path: Path) -> bool:
-    from porter.datafile import DATA_DIR, resolved
+    from porter.datafile import data_relative
 
     try:
-        return path.resolve().is_relative_to(resolved(DATA_DIR))
+        return data_relative(path) is not None
     except OSError:
         return False
 
@@ -260,11 +267,11 @@ def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None) -> 
     rules: dict[str, Rule] = {}
     h = hashlib.sha256()
     for p in paths:
-        rule = load_rule(p, directory)
+        rule, data = _load_rule(p, directory, None)
         if rule.id in rules:
             raise RuleError(p, "id", f"{rule.id} is already defined in {rules[rule.id].source}")
         rules[rule.id] = rule
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
+        h.update(p.name.encode() + b"\0" + data)
     if not rules:
         # An install without its data (or a wrong directory) must fail loudly, never scan with nothing to find.
         raise RuleError(directory, "<directory>", "no rule files found; porter's data (porter.data) is missing")

@@ -19,7 +19,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES, resolved
+from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES, data_relative
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 MANIFEST = SCHEMA_DIR / "validated.sha256"
@@ -84,8 +84,10 @@ def trusted(path: Path) -> bool:
     from porter.source.read import SourceReadError, read_file
 
     try:
-        rel = path.resolve().relative_to(resolved(DATA_DIR)).as_posix()
-    except (ValueError, OSError):
+        rel = data_relative(path, DATA_DIR)
+    except OSError:
+        return False
+    if rel is None:
         return False
     expected = _manifest().get(DATA_PREFIX + rel)
     if expected is None or not _schemas_validated():

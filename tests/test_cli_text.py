@@ -1,7 +1,9 @@
 """What a person reads from the command line itself: help without type tags, listed choices, empty trees."""
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -76,6 +78,53 @@ def test_entry_keeps_exit_status_output_and_exit_handlers():
 def test_entry_runs_the_command_with_porters_collector_thresholds():
     p = _entry("import atexit, gc\natexit.register(lambda: print(gc.get_threshold()))", "--version")
     assert (p.returncode, p.stdout) == (0, f"porter {__version__}\n(50000, 10, 10)\n")
+
+
+def test_modules_load_uncollected_then_the_collector_is_back_on():
+    # Loading the CLI, and then the scan path's modules, leaves the collector enabled (no command runs without it)
+    # and what they loaded exempt from it (frozen): the scan freezes the pipeline's modules on top of the CLI's.
+    report = "import atexit, gc\natexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count()))"
+    p = _entry(report, "--version")
+    version_line, state = p.stdout.splitlines()
+    assert (p.returncode, version_line, state.split()[0]) == (0, f"porter {__version__}", "True")
+    cli_frozen = int(state.split()[1])
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "cuda-app"
+    p = _entry(report, "scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o", os.devnull)
+    enabled, frozen = p.stdout.split()
+    assert (p.returncode, enabled) == (0, "True"), p.stderr
+    assert cli_frozen > 10_000 and int(frozen) > cli_frozen
+
+
+def test_entry_builds_only_the_command_it_runs_and_says_what_the_whole_app_says():
+    from porter.cli import _app_for
+
+    assert [c.callback.__name__ for c in _app_for(["porter", "assess"]).registered_commands] == ["assess_cmd"]
+    assert _app_for(["porter", "rules"]).registered_groups[0].name == "rules"
+    assert _app_for(["porter", "rules"]).registered_commands == []
+    for argv in (["porter"], ["porter", "--help"], ["porter", "scann"], ["porter", "--version", "scan"]):
+        assert _app_for(argv) is app
+    import subprocess
+    import sys
+
+    for argv in (["scan", "--help"], ["scan"], ["scan", "--bogus", "x"], ["assess", "--help"], ["rules", "--help"],
+                 ["rules", "list", "--help"], ["translate", "--help"], ["history", "--help"], ["scann"]):
+        lazy = _entry("", *argv)
+        code = f"import sys\nsys.argv = {['porter', *argv]!r}\nfrom porter.cli import app\napp(prog_name='porter')\n"
+        full = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert (lazy.returncode, lazy.stdout, lazy.stderr) == (full.returncode, full.stdout, full.stderr), argv
+
+
+def test_entry_leaves_the_rendered_run_to_the_end_of_the_process_and_the_app_frees_it():
+    import porter.cli as cli
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "cuda-app"
+    report = ("import atexit, porter.cli as c\n"
+              "atexit.register(lambda: print([type(o).__name__ for o in c._LEFT_TO_EXIT]))")
+    p = _entry(report, "scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o", os.devnull)
+    assert (p.returncode, p.stdout) == (0, "['Run']\n"), p.stderr
+    result = CliRunner().invoke(app, ["scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o",
+                                      os.devnull])
+    assert (result.exit_code, cli._LEFT_TO_EXIT) == (0, [])
 
 
 def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():

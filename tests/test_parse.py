@@ -34,3 +34,16 @@ def test_kernel_declarator_macros_are_found_on_define_lines_only():
             b"#define INNER(k) __global__ void k()\n")
     # INNER's line continues CONT's definition, so it defines nothing of its own (as the preprocessor reads it).
     assert harvest_macros(data) == {"DEFINE_KERNEL()": "0", "LAUNCHER()": "1"}
+
+
+def test_runs_of_numeric_lines_reach_the_parser_blanked_and_shorter_runs_do_not():
+    row = b" 0x1F, -3.5e+2f, 42u, +7, 1., 0XaBcUL, " * 12 + b"\r\n"  # CRLF ends, every literal form
+    short = b"  1, 2, 3,\n" * 31  # one line short of a run
+    data = b"int a[] = {\n" + row * 40 + b"0};\nint b[] = {\n" + short + b"4};\n"
+    assert len(data) >= 16 * 1024
+    sf = parse("t.cu", "cuda", data)
+    start = data.index(b"\n") + 1
+    end = start + len(row) * 40 - 1  # the run ends before its last line's newline
+    blanked = data[:start] + bytes(10 if c == 10 else 32 for c in data[start:end]) + data[end:]
+    assert sf.root.text == blanked
+    assert sf.data == data

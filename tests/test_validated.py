@@ -156,3 +156,25 @@ def test_only_documents_json_carries_exactly_are_listed(tmp_path):
     (tmp_path / "date.yaml").write_text("when: 2024-01-01\n", encoding="utf-8")  # a date, not a string
     (tmp_path / "intkey.yaml").write_text("1: one\n", encoding="utf-8")
     assert sorted(datafile.parsed_entries(tmp_path)) == ["plain.yaml"]
+
+
+def test_data_relative_says_what_resolve_and_relative_to_say(tmp_path):
+    data = tmp_path / "data"
+    (data / "device").mkdir(parents=True)
+    real = data / "device" / "a.yaml"
+    real.write_text("x", encoding="utf-8")
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("x", encoding="utf-8")
+    (data / "device" / "out.yaml").symlink_to(outside)
+    (data / "device" / "in.yaml").symlink_to(real)
+    (tmp_path / "alias").symlink_to(data, target_is_directory=True)
+    cases = [real, data / "device" / "out.yaml", data / "device" / "in.yaml", tmp_path / "alias" / "device" / "a.yaml",
+             data / "device" / "missing.yaml", outside, data / "device" / ".." / "device" / "a.yaml", data]
+    got = [datafile.data_relative(p, data) for p in cases]
+    assert got == ["device/a.yaml", None, "device/a.yaml", "device/a.yaml", "device/missing.yaml", None, "device/a.yaml", "."]
+    for p, rel in zip(cases, got):  # a symlink anywhere on the way is followed, as resolve() follows it
+        assert datafile.resolved_file(p) == p.resolve()
+        try:
+            assert rel == p.resolve().relative_to(data.resolve()).as_posix()
+        except ValueError:
+            assert rel is None

@@ -8,12 +8,18 @@ file such as ggml's `vendors/hip.h`), so a repository without ROCm code has no c
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"})
-_ALIAS = re.compile(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;)")
+
+
+# Compiled when first used (functools.cache): only a file with a `using` or `typedef` line needs it.
+@functools.cache
+def _alias() -> re.Pattern:
+    return re.compile(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;)")
 
 
 @dataclass
@@ -48,7 +54,7 @@ class CompatLayer:
 
 def aliases(line_text: str) -> list[str]:
     """Names a `using X = ...;` or `typedef ... X;` line declares."""
-    m = _ALIAS.match(line_text)
+    m = _alias().match(line_text)
     if not m:
         return []
     return [n for n in m.groups() if n]

@@ -9,6 +9,7 @@ is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD).
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -32,14 +33,19 @@ class Span:
         return self.start <= pos < self.end
 
 
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Compiled when first used (functools.cache): a file without vendor predicates never needs these.
+@functools.cache
+def _camel() -> re.Pattern:
+    return re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
 _AMD_PARTS = frozenset({"amd", "hip", "rocm", "amdgpu", "amdgcn", "cdna", "rdna", "gcn", "hcc"})
 _NV_PARTS = frozenset({"nvidia", "nv"})
 _PREDICATE_PARTS = frozenset({"is", "use", "uses", "has", "on", "using", "build", "enabled", "with"})
 
 
 def _parts(name: str) -> list[str]:
-    return [p.lower() for chunk in name.split("_") for p in _CAMEL.findall(chunk)]
+    return [p.lower() for chunk in name.split("_") for p in _camel().findall(chunk)]
 
 
 def name_side(name: str, python: bool = False) -> str | None:
@@ -138,8 +144,14 @@ def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
 
 # ------------------------------------------------------------------------------------------ Python
 
-_PY_ROCM_EXPR = re.compile(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_rocm|_is_hip|_is_rocm)(?:\(\))?$")
-_PY_CUDA_EXPR = re.compile(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
+@functools.cache
+def _py_rocm_expr() -> re.Pattern:
+    return re.compile(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_rocm|_is_hip|_is_rocm)(?:\(\))?$")
+
+
+@functools.cache
+def _py_cuda_expr() -> re.Pattern:
+    return re.compile(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
 
 
 def _py_text(node, data: bytes) -> str:
@@ -178,9 +190,9 @@ def _py_side(node, data: bytes) -> tuple[str | None, bool]:
         text = _py_text(node, data)
         if t == "call" and node.child_by_field_name("arguments") is not None and node.child_by_field_name("arguments").named_child_count:
             return None, False
-        if _PY_ROCM_EXPR.search(text):
+        if _py_rocm_expr().search(text):
             return ROCM, True
-        if _PY_CUDA_EXPR.search(text):
+        if _py_cuda_expr().search(text):
             return CUDA, True
         name = text[:-2] if text.endswith("()") else text
         if "(" in name or "[" in name:

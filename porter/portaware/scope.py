@@ -15,6 +15,7 @@ A file that some build arm names for one side only, and no other arm names, is t
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
@@ -59,15 +60,18 @@ def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
 
 # ------------------------------------------------------------------------------------------ CMake
 
-_CMAKE_LEX = re.compile(
-    r'(?P<comment>\#\[(?P<eq>=*)\[.*?\](?P=eq)\]|\#[^\n]*)'
-    r'|(?P<bracket>\[(?P<eq2>=*)\[.*?\](?P=eq2)\])'
-    r'|(?P<quoted>"(?:\\.|[^"\\])*")'
-    r'|(?P<open>\()|(?P<close>\))'
-    r'|(?P<word>[^\s()#"]+)'
-    r'|(?P<nl>\n)',
-    re.S,
-)
+# Compiled when first used (functools.cache), as the setup.py one below: only a CMake file needs it.
+@functools.cache
+def _cmake_lex() -> re.Pattern:
+    return re.compile(
+        r'(?P<comment>\#\[(?P<eq>=*)\[.*?\](?P=eq)\]|\#[^\n]*)'
+        r'|(?P<bracket>\[(?P<eq2>=*)\[.*?\](?P=eq2)\])'
+        r'|(?P<quoted>"(?:\\.|[^"\\])*")'
+        r'|(?P<open>\()|(?P<close>\))'
+        r'|(?P<word>[^\s()#"]+)'
+        r'|(?P<nl>\n)',
+        re.S,
+    )
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
     pending: tuple[str, int] | None = None
     args: list[str] = []
     depth = 0
-    for m in _CMAKE_LEX.finditer(text):
+    for m in _cmake_lex().finditer(text):
         kind = m.lastgroup
         tok = m.group()
         if kind in ("comment", "bracket", "quoted"):
@@ -284,7 +288,9 @@ def _resolve_cmake_path(arg: str, base: str) -> str | None:
 
 # ------------------------------------------------------------------------------------------ setup.py
 
-_PY_STRING = re.compile(r"""(?P<q>['"])(?P<s>[^'"\n]+)(?P=q)""")
+@functools.cache
+def _py_string() -> re.Pattern:
+    return re.compile(r"""(?P<q>['"])(?P<s>[^'"\n]+)(?P=q)""")
 
 
 def setup_references(path: str, text: str, spans) -> list[Reference]:
@@ -296,7 +302,7 @@ def setup_references(path: str, text: str, spans) -> list[Reference]:
     for sp in spans:
         for ln in range(sp.start[0], min(sp.end[0], len(lines)) + 1):
             row = lines[ln - 1]
-            for m in _PY_STRING.finditer(row):
+            for m in _py_string().finditer(row):
                 col = m.start() + 1
                 if (ln, col) < sp.start or (ln, col) >= sp.end:
                     continue

@@ -23,6 +23,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 from __future__ import annotations
 
 import dataclasses
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -38,7 +39,11 @@ from porter.portaware.scope import (Reference, build_sides, cmake_references, cu
 from porter.source import macros
 from porter.source.macros import CUDA, ROCM
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+# Compiled when first used (functools.cache): only a repository with a compat layer needs it.
+@functools.cache
+def _ident() -> re.Pattern:
+    return re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass
@@ -88,7 +93,7 @@ class PortMap:
             if text and 1 <= line <= len(text):
                 row = text[line - 1]
                 seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
-                names = _IDENT.findall(seg)
+                names = _ident().findall(seg)
                 hit = self.compat.lookup(path, names)
                 if hit:
                     return Status.HANDLED, hit
@@ -134,19 +139,26 @@ def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]
     return out
 
 
-_ALIAS_WORD = re.compile(rb"using|typedef")
+_ALIAS_WORDS = (b"using", b"typedef")
 
 
 def _aliases(data: bytes) -> list[tuple[int, str]]:
     """(line, name) of each alias declared on a line holding `using` or `typedef`: only those lines are found
-    (one search over the bytes) and decoded, not the whole file split into lines."""
+    (bytes.find for each word: a regex for either one stopped at every `t` and `u` of the file) and decoded, not
+    the whole file split into lines."""
+    hits = []
+    for word in _ALIAS_WORDS:  # neither word can overlap itself or the other, so these are a regex's matches
+        at = data.find(word)
+        while at >= 0:
+            hits.append(at)
+            at = data.find(word, at + len(word))
     out: list[tuple[int, str]] = []
     line, counted, line_end = 1, 0, -1
-    for m in _ALIAS_WORD.finditer(data):
-        if m.start() < line_end:
+    for at in sorted(hits):
+        if at < line_end:
             continue  # another hit on a line already read
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        line_end = data.find(b"\n", m.start())
+        start = data.rfind(b"\n", 0, at) + 1
+        line_end = data.find(b"\n", at)
         if line_end < 0:
             line_end = len(data)
         line += data.count(b"\n", counted, start)

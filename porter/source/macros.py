@@ -36,10 +36,20 @@ BUILTIN_ROCM = frozenset({
 })
 # Defined only in the device pass (or only for some targets) of a ROCm build: false for CUDA, unknown for ROCm.
 ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
+
+
+# Compiled when first used (functools.cache): most scans never read a vendor macro name or an #if expression.
+
 # A name component that says "ROCm side": USE_HIP, BNB_HIP, GGML_HIP_NO_MMQ, __HIP_PLATFORM_AMD__, IS_ROCM, AMD_GPU.
-_VENDOR_PART = re.compile(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re.I)
+@functools.cache
+def _vendor_part() -> re.Pattern:
+    return re.compile(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re.I)
+
+
 # Components that make a HIP/ROCm-named macro not a platform switch: HIPBLAS_V2 is a library option, HIP_KERNEL a name.
-_NOT_SWITCH = re.compile(r"^(?:NVIDIA|NV|CUDA)$")
+@functools.cache
+def _not_switch() -> re.Pattern:
+    return re.compile(r"^(?:NVIDIA|NV|CUDA)$")
 
 
 def is_rocm_name(name: str) -> bool:
@@ -47,7 +57,7 @@ def is_rocm_name(name: str) -> bool:
     if name in BUILTIN_ROCM or ROCM_SOMETIMES.match(name):
         return True
     parts = [p for p in name.split("_") if p]
-    return any(_VENDOR_PART.match(p) for p in parts) and not any(_NOT_SWITCH.match(p) for p in parts)
+    return any(_vendor_part().match(p) for p in parts) and not any(_not_switch().match(p) for p in parts)
 
 
 @dataclass(frozen=True)
@@ -158,14 +168,16 @@ def _directives(data: bytes) -> list[Directive]:
 
 # ------------------------------------------------------------------------------------------ #if expressions
 
-_TOKEN = re.compile(r"\s*(?:(\d[\w.']*)|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^?:(),]))")
+@functools.cache
+def _token() -> re.Pattern:
+    return re.compile(r"\s*(?:(\d[\w.']*)|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^?:(),]))")
 
 
 def _tokens(text: str) -> list[str]:
     out = []
     pos = 0
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
+        m = _token().match(text, pos)
         if not m:
             if text[pos:].strip() == "":
                 break
@@ -481,7 +493,9 @@ def _merge(regions: list[Region]) -> list[Region]:
     return out
 
 
-_DEFINE_NAME = re.compile(r"^([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$", re.S)
+@functools.cache
+def _define_name() -> re.Pattern:
+    return re.compile(r"^([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$", re.S)
 
 
 def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:
@@ -491,7 +505,7 @@ def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:
     for d in dirs:
         if d.kind != "define":
             continue
-        m = _DEFINE_NAME.match(d.text)
+        m = _define_name().match(d.text)
         if m:
             out.append((d.line, m.group(1), m.group(4).strip()))
     return out

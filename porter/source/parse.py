@@ -19,14 +19,28 @@ from typing import Iterator
 
 import tree_sitter as ts
 
+from porter.match.regex import compile_regex
+
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
+
+
+# Patterns only some files need are compiled when first used (functools.cache), not at import: compiling them
+# all up front was ~2 ms of every run, most of it for patterns a scan of a few C++ files never uses.
 
 # Bytes >= 0x80 count as identifier characters (C++ allows Unicode identifiers), so `cudaMallocé` is not cudaMalloc.
 # The first character's class comes first (the look-behind then checks the one before it), so the engine skips
 # from candidate to candidate instead of trying the look-behind at every byte: 2x faster, the same tokens.
-_IDENT = re.compile(rb"[A-Za-z_\x80-\xff](?<![A-Za-z0-9_$\x80-\xff].)[A-Za-z0-9_\x80-\xff]*")
+@functools.cache
+def _ident() -> re.Pattern:
+    return re.compile(rb"[A-Za-z_\x80-\xff](?<![A-Za-z0-9_$\x80-\xff].)[A-Za-z0-9_\x80-\xff]*")
+
+
 # Inside a #define body tree-sitter sees only text, so strings and comments there are found lexically.
-_MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+@functools.cache
+def _macro_noise() -> re.Pattern:
+    return re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+
+
 # `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
 _QUALIFIER_WORDS = (
     "__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|inline|static|extern|constexpr"
@@ -352,7 +366,7 @@ class _Tokens(dict):
 
 
 def _token_offsets(code: bytes, tok: bytes) -> list[int]:
-    """Where `tok` (a token of `code`) occurs as a whole token: what _IDENT.finditer finds for it."""
+    """Where `tok` (a token of `code`) occurs as a whole token: what _ident().finditer finds for it."""
     out = []
     n, end = len(tok), len(code)
     at = code.find(tok)
@@ -365,9 +379,9 @@ def _token_offsets(code: bytes, tok: bytes) -> list[int]:
 
 
 def _regex_tokens(code: bytes) -> dict[bytes, list[int]]:
-    """Every token of `code` with all its offsets, by _IDENT (the definition the faster paths must agree with)."""
+    """Every token of `code` with all its offsets, by _ident() (the definition the faster paths must agree with)."""
     toks: dict[bytes, list[int]] = {}
-    for m in _IDENT.finditer(code):
+    for m in _ident().finditer(code):
         toks.setdefault(m.group(), []).append(m.start())
     return toks
 
@@ -405,7 +419,9 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
 # `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
 # whose name is one of its parameters (flash-attention's main kernels are written this way).
-_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+@functools.cache
+def _function_macro() -> re.Pattern:
+    return re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 
 
 def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
@@ -439,11 +455,11 @@ def harvest_macros(data: bytes) -> dict[str, str]:
         if name not in out or not ("__device__" in out[name] or "__global__" in out[name]):
             out[name] = body
     if b"__global__" in data:
-        # What _FUNCTION_MACRO.finditer(data) finds, tried only on lines holding `define` (the pattern at every
+        # What _function_macro().finditer(data) finds, tried only on lines holding `define` (the pattern at every
         # byte was most of this function's time); a match on a line inside the previous one's continuation
         # lines is skipped, as finditer would not see it.
         end = -1
-        for m in line_matches(_FUNCTION_MACRO, data, (b"define",)):
+        for m in line_matches(_function_macro(), data, (b"define",)):
             if m.start() < end:
                 continue
             end = m.end()
@@ -547,14 +563,18 @@ def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[by
 
 # Attributes tree-sitter-cuda cannot parse between a declaration's specifiers and its name; blanked (same length)
 # in the parser's input only, so the kernel they decorate is still seen and offsets stay exact.
-_UNPARSED_ATTRIBUTES = re.compile(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
+@functools.cache
+def _unparsed_attributes() -> re.Pattern:
+    return re.compile(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
 
 
 # Lines holding only numeric literals (embedded cubins, lookup tables): runs of them make hundreds of thousands of
 # number nodes that slow every tree query and say nothing a rule reads, so the parser sees them blanked; `data`
-# keeps every byte. Matched line by line: a single repeated pattern over a 3 MB table costs ~400 MB in `re`.
-_NUMERIC_LINE = re.compile(
-    rb"^[ \t]*(?:[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*[ \t]*,[ \t]*)+\r?$", re.M)
+# keeps every byte. Matched line by line: a single repeated pattern over a 3 MB table costs ~400 MB in `re`. On the
+# linear-time engine: `re` tries a multiline `^` at every byte (6 ms over cuda-samples' 17 files that qualify, for
+# no run at all), RE2 0.9 ms, the same matches.
+_NUMERIC_LINE = compile_regex(
+    r"^[ \t]*(?:[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*[ \t]*,[ \t]*)+\r?$", ("multiline",))
 _NUMERIC_RUN_MIN_LINES = 32
 _NUMERIC_RUN_MIN_FILE = 16 * 1024
 
@@ -598,13 +618,13 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     parse_input = _blank_numeric_runs(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
-        parse_input = _UNPARSED_ATTRIBUTES.sub(lambda m: b" " * len(m.group()), parse_input)
+        parse_input = _unparsed_attributes().sub(lambda m: b" " * len(m.group()), parse_input)
     tree = _parser("cuda").parse(parse_input)
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))
     strings = _spans(caps.get("string", [])) + _spans(caps.get("quoted", []), inner=True)
     for node in caps.get("macro", []):
-        for m in _MACRO_NOISE.finditer(data, node.start_byte, node.end_byte):
+        for m in _macro_noise().finditer(data, node.start_byte, node.end_byte):
             if m.end() <= node.end_byte:
                 (comments if m.group().startswith(b"/") else strings).append((m.start(), m.end()))
     comments.sort()
@@ -630,7 +650,7 @@ def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
     code = _blank(data, comments + strings)
     functions = []
     triton = b"triton" in data
-    bare_jit = triton and _FROM_TRITON_JIT.search(data) is not None
+    bare_jit = triton and _from_triton_jit().search(data) is not None
     for n in caps.get("function", []):
         name_node = n.child_by_field_name("name")
         name = name_node.text.decode("utf-8", "replace") if name_node else "<anonymous>"
@@ -642,9 +662,19 @@ def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
                       error_lines=_error_lines(tree, "python"))
 
 
-_TRITON_JIT = re.compile(rb"^@\s*triton\s*\.\s*jit\b")
-_BARE_JIT = re.compile(rb"^@\s*jit\b")
-_FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+@functools.cache
+def _triton_jit_decorator() -> re.Pattern:
+    return re.compile(rb"^@\s*triton\s*\.\s*jit\b")
+
+
+@functools.cache
+def _bare_jit_decorator() -> re.Pattern:
+    return re.compile(rb"^@\s*jit\b")
+
+
+@functools.cache
+def _from_triton_jit() -> re.Pattern:
+    return re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
 
 
 def _triton_jit(node: ts.Node, bare_jit: bool) -> bool:
@@ -652,7 +682,8 @@ def _triton_jit(node: ts.Node, bare_jit: bool) -> bool:
     triton); porter.kernels.triton tells its kernels from its inlined helpers."""
     parent = node.parent
     return parent is not None and parent.type == "decorated_definition" and any(
-        c.type == "decorator" and (_TRITON_JIT.match(c.text) or (bare_jit and _BARE_JIT.match(c.text)))
+        c.type == "decorator"
+        and (_triton_jit_decorator().match(c.text) or (bare_jit and _bare_jit_decorator().match(c.text)))
         for c in parent.children)
 
 
