@@ -463,3 +463,34 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
                 assert w == facts._empty_walk(), (d.__name__, n.text)
                 called += 1
     assert called > 50
+
+
+def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_call():
+    """porter.kernels.facts hands a call detector registered with `calls` only the calls whose callee name it
+    accepts; the contract that makes this exact is that such a detector does nothing with any other call. Checked
+    on every call of a kernel that calls each detector's names and others (member calls included)."""
+    import porter.kernels.facts as facts
+    from porter.source.parse import descendants
+
+    src = (b"__global__ void k(int* p, unsigned m) {\n"
+           b"  auto g = cooperative_groups::this_grid(); g.sync(); grid_sync(); sync(g); foo(p);\n"
+           b"  p[0] = __shfl_sync(m, p[1], 0, 16); atomicAdd(p, 1); atomic_ref(p); __syncwarp(m); obj.bar(1);\n"
+           b"  auto t = cooperative_groups::tiled_partition<32>(g); ns::atomicMax(p, 2); sub<<<1, 32>>>(p);\n}\n")
+    sf = parse("k.cu", "cuda", src)
+    ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+    gated = [d for d in facts.DETECTORS["call_expression"] if d in facts._CALL_WANTED]
+    assert {d.__name__ for d in gated} >= {"warp_operations", "atomics", "grid_sync_calls", "tiled_partition_32"}
+    called = fired = 0
+    for n in descendants(sf.root, ("call_expression",)):
+        _, name = facts._called(n)
+        assert facts._call_detectors(name) == tuple(
+            d for d in facts.DETECTORS["call_expression"] if d not in facts._CALL_WANTED or facts._CALL_WANTED[d](name))
+        for d in gated:
+            w = facts._empty_walk()
+            d(ctx, n, w)
+            if facts._CALL_WANTED[d](name):
+                fired += w != facts._empty_walk()
+            else:
+                assert w == facts._empty_walk(), (d.__name__, name)
+                called += 1
+    assert called > 30 and fired >= 6

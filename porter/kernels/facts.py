@@ -411,7 +411,7 @@ class _FileContext:
             for n in self.nodes.under(body, (t,)):
                 if skip is not None and skip(n.start_point.row + 1):
                     continue
-                for detect in DETECTORS[t]:
+                for detect in DETECTORS[t] if t != "call_expression" else _call_detectors(self.called(n)[1]):
                     detect(self, n, w)
         names = self._names(body)
         if names:
@@ -905,21 +905,34 @@ _NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identi
 # every detector of names is one of these, so a body whose text holds none of their names is not asked for names.
 _WANTED: dict[Detector, frozenset[bytes]] = {}
 _CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
+# Detectors of calls that act only on calls of some names (`__shfl_sync`, `atomicAdd`): a predicate on the call's
+# unqualified name (None for a member call, `g.sync()`). A body's calls are mostly others, and each call otherwise
+# went through every call detector; the walk names each call once and hands it to the detectors of that name.
+_CALL_WANTED: dict[Detector, Callable[[str | None], bool]] = {}
+_BY_CALLEE: dict[str | None, tuple[Detector, ...]] = {}  # callee name -> its call detectors, in order
 _DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see _walked and _name_pattern
 
 
-def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[Detector], Detector]:
+def detects(*node_types: str, names: Iterable[str] | None = None,
+            calls: Callable[[str | None], bool] | None = None) -> Callable[[Detector], Detector]:
     """Register a detector for nodes of `node_types`; with `names`, only for such a node whose text is one of them
-    (the detector must do nothing for any other). A detector of name nodes (_NAMES) must give its `names`."""
+    (the detector must do nothing for any other). A detector of name nodes (_NAMES) must give its `names`. With
+    `calls` (call_expression detectors only), only for a call whose unqualified callee name (None for a member
+    call) it is true of: the detector must do nothing for any other call."""
     if names is None and set(node_types) & set(_NAMES):
         raise ValueError("a detector of name nodes says which names it acts on (names=...)")
+    if calls is not None and set(node_types) != {"call_expression"}:
+        raise ValueError("calls=... selects calls by their callee: call_expression detectors only")
 
     def register(detector: Detector) -> Detector:
         for t in node_types:
             DETECTORS.setdefault(t, []).append(detector)
         if names is not None:
             _WANTED[detector] = frozenset(n.encode() for n in names)
+        if calls is not None:
+            _CALL_WANTED[detector] = calls
         _CALLS.clear()
+        _BY_CALLEE.clear()
         _DERIVED.clear()
         return detector
     return register
@@ -942,6 +955,18 @@ def _name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
             return pattern
         _DERIVED["names"] = pattern
     return _DERIVED["names"]
+
+
+def _call_detectors(name: str | None) -> tuple[Detector, ...]:
+    """The detectors a call of `name` (its unqualified callee; None for a member call) goes to, in registration
+    order."""
+    found = _BY_CALLEE.get(name)
+    if found is None:
+        found = tuple(d for d in DETECTORS.get("call_expression", ())
+                      if d not in _CALL_WANTED or _CALL_WANTED[d](name))
+        if len(_BY_CALLEE) < 100_000:  # callee names repeat; bounded as _detectors is
+            _BY_CALLEE[name] = found
+    return found
 
 
 def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
@@ -1077,7 +1102,7 @@ def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["device_launches"].append(n.start_point.row + 1)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name is not None)
 def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Names the body calls, to follow into same-file device functions."""
     fn, name = ctx.called(n)
@@ -1087,7 +1112,7 @@ def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["call_sites"].append(("".join(text.split()), n.start_point.row + 1))
 
 
-@detects("call_expression")
+@detects("call_expression", calls=WARP_OPS.__contains__)
 def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
     _, name = ctx.called(n)
@@ -1118,14 +1143,15 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     w["warp_ops"].append(op)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name is not None and name not in WARP_OPS
+         and (name.startswith("atomic") or name == "atomic_ref"))
 def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     _, name = ctx.called(n)
     if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
         w["atomics"].append(name)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name in (None, "grid_sync", "sync"))
 def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
     fn, name = ctx.called(n)
@@ -1143,7 +1169,7 @@ def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["grid_sync"].append(n.start_point.row + 1)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name == "tiled_partition")
 def tiled_partition_32(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`tiled_partition<32>`: a 32-lane group written into the code."""
     _, name = ctx.called(n)
