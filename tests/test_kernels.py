@@ -494,3 +494,15 @@ def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_cal
                 assert w == facts._empty_walk(), (d.__name__, name)
                 called += 1
     assert called > 30 and fired >= 6
+
+
+def test_a_helpers_lane_indexed_32_array_leaves_out_the_lines_only_the_cuda_build_compiles():
+    """lane_array_index reads a body's subscripts itself (only when it declares a 32-wide array) and leaves out
+    the lines the helper walk skips, as the walk leaves their other nodes: `s[lane]` in the `#else` arm of a HIP
+    test is CUDA-only, `s[lane + 1]` after it is portable."""
+    from porter.kernels.facts import measure_helpers
+
+    src = (b"__device__ float pick(float v) {\n  __shared__ float s[32];\n  int lane = threadIdx.x % 32;\n"
+           b"#ifdef __HIP_PLATFORM_AMD__\n  s[0] = v;\n#else\n  s[lane] = v;\n#endif\n  return s[lane + 1];\n}\n")
+    (h,) = measure_helpers(parse("h.cuh", "cuda", src))
+    assert [(x.line, x.kind) for x in h.facts.lane_assumptions] == [(3, "% 32"), (9, "array[32] indexed by lane")]

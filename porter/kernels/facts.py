@@ -263,7 +263,7 @@ class _FileContext:
             return self._walks[("calls", memo)]
         w = self._walks[("calls", memo)] = _empty_walk()
         self._calls_only.add(id(w))  # kept in _walks, so the id stays its
-        del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
+        del w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
@@ -426,7 +426,7 @@ class _FileContext:
                     w["identifiers"].add(text.decode())
                 for detect in _detectors(n.type, text):
                     detect(self, n, w)
-        lane_array_index(self, fn, w)
+        lane_array_index(self, fn, w, skip)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w["warp_ops"]):
             self._fold_local_masks(fn, w)
@@ -1208,18 +1208,17 @@ def reduction_loops(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, red, _first_line(n)))
 
 
-@detects("subscript_expression")
-def subscripts(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    """Subscripts, for lane_array_index once the body's lane variables are known."""
-    w["arrays32"].append(n)
-
-
-def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
+def lane_array_index(ctx, fn: Function, w: dict[str, Any], skip: Callable[[int], bool] | None = None) -> None:
     """32-wide arrays indexed by a lane (`__shared__ float s[32]; s[lane] = ...`): needs the whole body's lane
-    variables, so it runs after the walk."""
+    variables, so it runs after the walk; the body's subscripts are read only when it declares such an array
+    (most declare none). `skip`: lines (1-based) whose subscripts are left out, as the walk leaves their nodes."""
     arrays32 = ctx._arrays_of_32(fn)
     lane_vars = w.pop("lane_vars")
-    for sub in w.pop("arrays32"):
+    if not arrays32:
+        return
+    for sub in ctx.nodes.under(fn.node.child_by_field_name("body"), ("subscript_expression",)):
+        if skip is not None and skip(sub.start_point.row + 1):
+            continue
         arg = sub.child_by_field_name("argument")
         idx = sub.child_by_field_name("indices") or (sub.named_children[1] if len(sub.named_children) > 1 else None)
         if arg is None or idx is None or arg.text.decode() not in arrays32:
@@ -1233,7 +1232,7 @@ def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
 def _empty_walk() -> dict[str, Any]:
     return {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
             "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
-            "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
+            "device_launches": [], "partial_syncwarp": [], "identifiers": set(),
             "libraries": set(), "lane_vars": set(), "cute": set(), "call_sites": []}
 
 
