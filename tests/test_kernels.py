@@ -506,3 +506,24 @@ def test_a_helpers_lane_indexed_32_array_leaves_out_the_lines_only_the_cuda_buil
            b"#ifdef __HIP_PLATFORM_AMD__\n  s[0] = v;\n#else\n  s[lane] = v;\n#endif\n  return s[lane + 1];\n}\n")
     (h,) = measure_helpers(parse("h.cuh", "cuda", src))
     assert [(x.line, x.kind) for x in h.facts.lane_assumptions] == [(3, "% 32"), (9, "array[32] indexed by lane")]
+
+
+def test_sm_derived_grids_follow_assignments_in_any_order_and_not_a_printed_sm_count():
+    """A grid is SM-derived through a few assignments whatever their order in the host (`blocks = grid * 2` reads
+    `grid` before `grid = sms * 3` makes it SM-derived); a host that only prints the SM count derives nothing, and
+    SM count x the occupancy API's blocks per SM is the device's own (not an NVIDIA tuning)."""
+    from porter.kernels.verdicts import measure
+
+    src = (b"__global__ void k(float* p) { p[0] = 1; }\n"
+           b"void chain(float* p, cudaDeviceProp prop) {\n  int grid = 4;\n  int blocks = 0;\n"
+           b"  blocks = grid * 2;\n  int sms = prop.multiProcessorCount;\n  grid = sms * 3;\n  int g2 = blocks;\n"
+           b"  k<<<grid, 256>>>(p);\n  k<<<g2, 256>>>(p);\n}\n"
+           b"void printed(float* p, cudaDeviceProp prop) {\n  printf(\"%d\", prop.multiProcessorCount);\n  int n = 8;\n"
+           b"  k<<<n, 256>>>(p);\n}\n"
+           b"void occupied(float* p, int sms) {\n  int per = 0;\n"
+           b"  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+           b"  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, 256, 0);\n  k<<<sms * per, 256>>>(p);\n"
+           b"  k<<<sms * 4, 256>>>(p);\n}\n")
+    (kern,) = measure(parse("k.cu", "cuda", src))
+    assert [(s.line, s.sm_count_grid) for s in kern.facts.launch_sites] == [
+        (9, True), (10, True), (15, False), (21, False), (22, True)]

@@ -655,25 +655,32 @@ class _FileContext:
             # so its nodes need not be walked (three times) to find out.
             counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
             # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
-            # assignment (its target, whether its value names the SM count, and the names in the value).
-            steps: list[tuple[ts.Node | str, bool, set[str]]] = []
+            # assignment (its target, whether its value names the SM count, and the value's text, whose names are
+            # read only once some name is SM-derived: until then no value can name one).
+            steps: list[tuple[ts.Node | str, bool, bytes]] = []
             for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if counted else ():
                 if n.type == "call_expression":
                     if SM_COUNT_BYTES.search(n.text):  # ASCII names: the bytes match where the decoded text does
                         args = n.child_by_field_name("arguments")
                         first = args.named_children[0] if args is not None and args.named_children else None
                         if first is not None and first.type == "pointer_expression":
-                            steps.append((first.text.decode().lstrip("&").strip(), True, set()))
+                            steps.append((first.text.decode().lstrip("&").strip(), True, b""))
                     continue
                 target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
                 value = n.child_by_field_name("value") or n.child_by_field_name("right")
                 if target is None or value is None:
                     continue
-                vtext = value.text.decode("utf-8", "replace")
-                steps.append((target, bool(SM_COUNT.search(vtext)), set(re.findall(r"[A-Za-z_]\w*", vtext))))
+                vtext = value.text
+                steps.append((target, SM_COUNT_BYTES.search(vtext) is not None, vtext))
+            value_names: dict[int, set[str]] = {}
             for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
-                for target, named, names in steps:
-                    if named or names & sm:
+                for i, (target, named, vtext) in enumerate(steps):
+                    if not named and sm:
+                        names = value_names.get(i)
+                        if names is None:
+                            names = value_names[i] = set(re.findall(r"[A-Za-z_]\w*", vtext.decode("utf-8", "replace")))
+                        named = bool(names & sm)
+                    if named:
                         sm.add(target if isinstance(target, str) else target.text.decode())
             self._sm_vars[host.start_byte] = sm
             # Only asked when some name is SM-derived (below); a body naming no SM count has none.
