@@ -9,6 +9,7 @@ with the reason under `unknown`, never guessed. Everything returned is plain JSO
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import re
@@ -125,8 +126,6 @@ def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> 
 
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
     """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
-    import bisect
-
     from porter.source import macros
 
     # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
@@ -189,6 +188,7 @@ class _FileContext:
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
         self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
+        self._name_offsets = _name_offsets(sf, self.file_shared)
         self.struct_sizes = struct_sizes(sf.root, env)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
@@ -448,17 +448,26 @@ class _FileContext:
         compares texts): no other name of the body can matter, and most bodies have none."""
         if body is None:
             return []
-        text = body.text
         out = []
-        # Every offset where one of the names starts (searching on from the next byte, so a name inside a longer
-        # one is seen too); names are leaves, so the smallest node over that byte is the name starting there.
-        m = self._name_pattern.search(text)
-        while m is not None:
-            at = body.start_byte + m.start()
+        if self._name_offsets is not None:
+            # Where the names stand in the body as whole tokens of the code (porter.source.parse's token index):
+            # the nodes whose text is one of them start there, and only those reach a detector or `identifiers`.
+            start, end = body.start_byte, body.end_byte
+            found = []
+            for offsets in self._name_offsets:
+                i = bisect.bisect_left(offsets, start)
+                found.extend(offsets[i:bisect.bisect_left(offsets, end, i)])
+            found.sort()
+        else:
+            # Every offset where one of the names starts in the body's text (searching on from the next byte, so a
+            # name inside a longer one is seen too).
+            text = body.text
+            found = [body.start_byte + m.start() for m in _overlapping(self._name_pattern, text)]
+        for at in found:
+            # Names are leaves, so the smallest node over that byte is the name starting there.
             n = body.descendant_for_byte_range(at, at + 1)
             if n is not None and n.type in _NAMES and n.start_byte == at:
                 out.append(n)
-            m = self._name_pattern.search(text, m.start() + 1)
         return out
 
     def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
@@ -974,6 +983,32 @@ def _call_detectors(name: str | None) -> tuple[Detector, ...]:
         if len(_BY_CALLEE) < 100_000:  # callee names repeat; bounded as _detectors is
             _BY_CALLEE[name] = found
     return found
+
+
+def _overlapping(pattern: re.Pattern, text: bytes) -> Iterable[re.Match]:
+    """The matches of `pattern` starting at every offset of `text` it matches at (each next search starts one byte
+    after the last match's start, so a match inside a longer one is found too)."""
+    m = pattern.search(text)
+    while m is not None:
+        yield m
+        m = pattern.search(text, m.start() + 1)
+
+
+def _name_offsets(sf: SourceFile, shared: Iterable[str]) -> list[list[int]] | None:
+    """For each name some detector of names acts on, and each of `shared` (the file-scope `__shared__` variables),
+    that is a token of the file's code: its offsets there (porter.source.parse's token index, which the matchers
+    made already). A name node with one of those texts starts at one of them: outside comments and strings the
+    parsed text is the file's, but for macro uses blanked to spaces. None where the index and the parser may split
+    words differently (non-ASCII bytes, `$`): the caller then searches the body's text instead."""
+    code = sf.code
+    if b"$" in code or not code.isascii():
+        return None
+    tokens = sf.tokens()
+    wanted = _DERIVED.get("wanted")
+    if wanted is None:
+        wanted = _DERIVED["wanted"] = frozenset().union(*_WANTED.values())
+    names = [t for t in wanted | {n.encode() for n in shared} if t in tokens]
+    return [tokens[t] for t in sorted(names)]
 
 
 def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
