@@ -187,8 +187,8 @@ class _FileContext:
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
-        self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
         self._name_offsets = _name_offsets(sf, self.file_shared)
+        self._name_pattern: re.Pattern | None = None  # made where the token index cannot say (_names)
         self.struct_sizes = struct_sizes(sf.root, env)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
@@ -461,6 +461,8 @@ class _FileContext:
         else:
             # Every offset where one of the names starts in the body's text (searching on from the next byte, so a
             # name inside a longer one is seen too).
+            if self._name_pattern is None:
+                self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
             text = body.text
             found = [body.start_byte + m.start() for m in _overlapping(self._name_pattern, text)]
         for at in found:
