@@ -612,10 +612,12 @@ class _FileContext:
             self._locals[fn.start_byte] = out
             return out
         assigned: dict[str, int] = {}
-        for n in self.nodes.under(body, ("assignment_expression", "update_expression")):
-            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            if target is not None and target.type == "identifier":
-                assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
+        # Counted, so each type's nodes in its own order will do (no merge of the two into tree order).
+        for t, field in (("assignment_expression", "left"), ("update_expression", "argument")):
+            for n in self.nodes.under(body, (t,)):
+                target = n.child_by_field_name(field)
+                if target is not None and target.type == "identifier":
+                    assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
         taken = {n.text.decode().lstrip("&").strip() for n in self.nodes.under(body, ("pointer_expression",)) if n.text.startswith(b"&")}
         for decl in self.nodes.under(body, ("declaration",)):
             ty = decl.child_by_field_name("type")
