@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import operator
 import re
 import weakref
 from typing import Any, Callable, Iterable
@@ -618,7 +619,8 @@ class _FileContext:
                 target = n.child_by_field_name(field)
                 if target is not None and target.type == "identifier":
                     assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
-        taken = {n.text.decode().lstrip("&").strip() for n in self.nodes.under(body, ("pointer_expression",)) if n.text.startswith(b"&")}
+        taken = {t.decode().lstrip("&").strip() for t in map(_TEXT, self.nodes.under(body, ("pointer_expression",)))
+                 if t.startswith(b"&")}
         for decl in self.nodes.under(body, ("declaration",)):
             ty = decl.child_by_field_name("type")
             tytext = ty.text.decode() if ty is not None else ""
@@ -1351,6 +1353,7 @@ def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_TEXT = operator.attrgetter("text")
 _OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
 
 
