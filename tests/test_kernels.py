@@ -542,3 +542,33 @@ def test_the_constant_table_reads_defines_enumerators_and_const_declarations_onl
     assert sorted((k, v if isinstance(v, (str, int)) else v.text.decode()) for k, v in env.sources.items()) == [
         ("E0", 0), ("E1", "5"), ("E2", "(E1) + 1"), ("TILE", "__porter_conflict__"), ("kA", "TILE * 2"),
         ("kB", "8"), ("kC", "4"), ("kD", "kA + 1"), ("kE", "2")]
+
+
+def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_facts():
+    """A helper's facts are made only when one of its walks holds a part of _HELPER_WALK_KEYS: each such part
+    alone gives some HELPER_FACT_KEYS fact (inline_ptx from "ptx"), every HELPER_FACT_KEYS fact comes from one of
+    them, and a walk holding only the other parts (calls, shared declarations, identifiers) gives none."""
+    import porter.kernels.facts as f
+    from porter.model.kernel import HELPER_FACT_KEYS
+
+    sample = {"warp_ops": [f.WarpOp("__shfl_sync", 1)], "lane": [f.LaneAssumption(1, "% 32", "t % 32")],
+              "ballot32": [f.Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [f.WarpSizeConstant(1, "x")],
+              "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
+              "async": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
+              "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"}}
+    assert set(sample) == set(f._HELPER_WALK_KEYS)
+
+    def helper_facts(w):
+        bf = f._body_facts(w)
+        return {k for k in HELPER_FACT_KEYS if (bf[k].statements if k == "inline_ptx" else bf[k])}
+
+    made = set()
+    for key in f._HELPER_WALK_KEYS:
+        w = f._empty_walk()
+        w[key] = sample[key]
+        assert helper_facts(w), key
+        made |= helper_facts(w)
+    assert made == set(HELPER_FACT_KEYS)
+    other = f._empty_walk()
+    other.update(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
+    assert helper_facts(other) == set()

@@ -23,7 +23,7 @@ from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_co
                                       fold_text, type_size)
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.kernels.nodes import NodeIndex, walk
-from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
+from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
                                  ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
                                  LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
                                  WarpSizeConstant)
@@ -181,7 +181,6 @@ class _FileContext:
         self._walks: dict[int, dict[str, Any]] = {}
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
-        self._calls_only: set[int] = set()  # ids of the walks made of calls alone (_helper_walk)
         self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
         self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
@@ -245,14 +244,13 @@ class _FileContext:
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
         walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
-        if all(id(w) in self._calls_only for w in walks):  # no text that can hold a fact: none to merge
-            calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
-            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
-        merged = _merge(walks)
-        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(merged))
-        interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or merged["ptx"]
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
-        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts if interesting else None, calls)
+        # A helper has facts for its callers when some walk holds one of what _body_facts makes HELPER_FACT_KEYS of
+        # (a walk of calls alone holds none): most are arithmetic, and are not merged and made KernelFacts first.
+        if not any(w[k] for w in walks for k in _HELPER_WALK_KEYS):
+            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
+        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(_merge(walks)))
+        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
@@ -263,7 +261,6 @@ class _FileContext:
         if ("calls", memo) in self._walks:
             return self._walks[("calls", memo)]
         w = self._walks[("calls", memo)] = _empty_walk()
-        self._calls_only.add(id(w))  # kept in _walks, so the id stays its
         del w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
@@ -1308,6 +1305,11 @@ def _grouped(words: Iterable[bytes]) -> bytes:
 # lookbehind after it: a leading `\b` keeps sre from skipping ahead to a literal's first byte.
 _MAY_HOLD_FACTS = re.compile(_grouped(_FACT_WORDS)
                              + rb"|3[12](?<!\w3[12])\b|0x1[fF](?<!\w0x1[fF])\b|5(?<!\w5)\b|16(?<!\w16)\b")
+
+
+# The walk's parts _body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
+_HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "tensor", "ptx", "async", "clusters", "atomics",
+                     "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute")
 
 
 def _body_facts(merged: dict[str, Any], cluster_dims: bool = False) -> dict[str, Any]:
