@@ -8,8 +8,6 @@ shifts, comparisons, `?:`, casts and `sizeof` of known types. Anything it cannot
 from __future__ import annotations
 
 import functools
-import itertools
-import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -160,12 +158,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
     pruned_end = -1
     pruned_start = -1
-    nodes = _root_nodes(root, _CONSTANT_NODES)
-    # A declaration whose text holds no `const` declares no constant (_declared_constants): most are locals, and
-    # these selectors run in C (map over the nodes) instead of a Python step per declaration of the file.
-    wanted = map(operator.or_, map(_PRUNING.__contains__, map(_TYPE, nodes)),
-                 map(operator.contains, map(_TEXT, nodes), itertools.repeat(b"const")))
-    for n in itertools.compress(nodes, wanted):
+    for n in _root_nodes(root, _CONSTANT_NODES):
         if pruned_start <= n.start_byte and n.end_byte <= pruned_end and not (n.start_byte == pruned_end > pruned_start):
             continue
         t = n.type
@@ -195,9 +188,6 @@ def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
 
 
 _CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
-_PRUNING = frozenset({"preproc_def", "enumerator_list"})  # read whatever their text; nothing under them is
-_TYPE = operator.attrgetter("type")
-_TEXT = operator.attrgetter("text")
 register_root_descendants("cuda", _CONSTANT_NODES)  # build_constants walks every kernel file from its root
 # The nodes porter.kernels.facts.struct_sizes reads, registered here: facts is imported at the first kernel, after
 # the first file was parsed, and a query registered then makes the combined one compile again (30 ms).
