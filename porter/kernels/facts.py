@@ -1091,6 +1091,8 @@ _BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOT
 @detects("declaration")
 def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """A ballot or active mask kept in a 32-bit integer (HIP returns 64 bits)."""
+    if not _BALLOT_TEXT.search(n.text):  # no ballot named in the declaration, so in none of its values
+        return
     ty = n.child_by_field_name("type")
     if ty is None:
         return
@@ -1248,6 +1250,8 @@ def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("for_statement")
 def reduction_loops(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffle-reduction loops that start at 16 (`for (o = 16; o > 0; o >>= 1)`): five steps cover 32 lanes only."""
+    if b"__shfl" not in n.text:  # no shuffle in the loop, so none in its body (_reduction_loop asks the body)
+        return
     red = _reduction_loop(n, ctx)
     if red:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, red, _first_line(n)))
