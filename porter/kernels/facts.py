@@ -152,7 +152,7 @@ def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> _Fi
     """One context per parsed file, shared by the kernels' and the helpers' measurement."""
     ctx = sf.cache.get("kernel_context")
     if ctx is None:
-        ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+        ctx = _FileContext(sf, extra_constants=extra_constants)
         sf.cache["kernel_context"] = ctx
     return ctx
 
@@ -166,11 +166,13 @@ def followed_call(name: str) -> bool:
 class _FileContext:
     """Per-file state shared by its kernels: constants, functions by name, launches, host-function locals."""
 
-    def __init__(self, sf: SourceFile, env: Constants):
+    def __init__(self, sf: SourceFile, env: Constants | None = None, extra_constants: dict[str, Any] | None = None):
         # The context is kept in `sf.cache` (kernels and helpers share it), so it holds the file weakly: a strong
         # reference back would make every measured file garbage only the cyclic collector frees.
         self.sf = weakref.proxy(sf)
-        self.env = env
+        self._extra_constants = extra_constants
+        if env is not None:  # else built when first asked for (env)
+            self.__dict__["env"] = env
         self.by_name: dict[str, list[Function]] = {}
         for f in sf.functions:
             if not f.is_kernel:
@@ -189,12 +191,22 @@ class _FileContext:
         self.file_shared = self._file_scope_shared()
         self._name_offsets = _name_offsets(sf, self.file_shared)
         self._name_pattern: re.Pattern | None = None  # made where the token index cannot say (_names)
-        self.struct_sizes = struct_sizes(sf.root, env)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
         self.defined = {f.name for f in sf.functions}
         self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
         self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
+
+    @functools.cached_property
+    def env(self) -> Constants:
+        """The file's constants (porter.kernels.constfold.build_constants), built when something is first folded:
+        a header of helpers that fold nothing (arithmetic on vector types) needs none."""
+        return build_constants(self.sf.root, self.sf.data, self._extra_constants)
+
+    @functools.cached_property
+    def struct_sizes(self) -> dict[str, int]:
+        """sizeof of the file's plain structs (struct_sizes), made when a type is first sized."""
+        return struct_sizes(self.sf.root, self.env)
 
     # ------------------------------------------------------------------------------------------ per kernel
 
