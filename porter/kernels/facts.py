@@ -393,13 +393,11 @@ class _FileContext:
         """The same-file device functions `fn` calls, transitively (with `skip`, calls on skipped lines left out;
         `helper`: through helper walks)."""
         seen: dict[int, Function] = {}
-        names: set[str] = set()  # a name's definitions are all seen once it was followed
         todo = [fn]
         while todo:
             cur = todo.pop()
             walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
-            for name in walk["calls"] - names:
-                names.add(name)
+            for name in walk["calls"]:
                 for f in self.by_name.get(name, ()):
                     if f.start_byte not in seen and f.start_byte != fn.start_byte:
                         seen[f.start_byte] = f
