@@ -572,3 +572,15 @@ def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_
     other = f._empty_walk()
     other.update(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
     assert helper_facts(other) == set()
+
+
+def test_the_sm_count_substring_search_is_the_sm_count_pattern():
+    """_sm_derived asks a host's body for the SM count by substring search: SM_COUNT must stay an alternation of
+    plain literals for that to find what the regex finds."""
+    import porter.kernels.facts as f
+
+    assert all(re.escape(w.decode()) == w.decode() for w in f._SM_COUNT_WORDS)
+    assert b"|".join(f._SM_COUNT_WORDS).decode() == f.SM_COUNT.pattern
+    for text in (b"p.multiProcessorCount", b"cudaDevAttrMultiProcessorCount", b"int n = 4;",
+                 b"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n)", b"CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"):
+        assert f._names_sm_count(text) == (f.SM_COUNT_BYTES.search(text) is not None)

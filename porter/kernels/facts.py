@@ -81,6 +81,13 @@ CUTE_TENSOR_NAMES = frozenset({
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
+_SM_COUNT_WORDS = tuple(w.encode() for w in SM_COUNT.pattern.split("|"))  # SM_COUNT is these literals, or'd
+
+
+def _names_sm_count(text: bytes) -> bool:
+    """SM_COUNT_BYTES.search(text) is not None, by a substring search per literal (a host's whole body is asked,
+    and sre tries the alternation at every byte of it)."""
+    return any(w in text for w in _SM_COUNT_WORDS)
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
 NVFP4_PTX = re.compile(r"mxf4nvf4|\.ue4m3|nvfp4|kind::mxf4")
 _INSTR_SPLIT = re.compile(r"[;\n]")
@@ -677,7 +684,7 @@ class _FileContext:
             body = host.node.child_by_field_name("body")
             # A name is SM-derived only from a text naming the SM count: a body that names none has no such name,
             # so its nodes need not be walked (three times) to find out.
-            counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
+            counted = body is not None and _names_sm_count(body.text)
             # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
             # assignment (its target, whether its value names the SM count, and the value's text, whose names are
             # read only once some name is SM-derived: until then no value can name one).
