@@ -170,7 +170,8 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
                 put(name.text.decode(), value.text.decode("utf-8", "replace").strip())
             continue
         if t in ("declaration", "field_declaration"):
-            _declared_constants(n, put)
+            if b"const" in n.text:  # its words hold `const` or `constexpr` (most declarations are locals: neither)
+                _declared_constants(n, put)
         elif t == "enumerator_list":
             pruned_start, pruned_end = n.start_byte, n.end_byte
             _enumerators(n, put)
@@ -200,8 +201,7 @@ def _src_text(src: Any) -> str:
 
 
 def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
-    if b"const" not in n.text:  # its words hold neither `const` nor `constexpr` (most declarations are locals)
-        return
+    """The integer constants a declaration whose text holds `const` declares (build_constants asks only those)."""
     spec = []
     for c in n.children:
         if c.type in ("type_qualifier", "storage_class_specifier", "primitive_type", "sized_type_specifier", "type_identifier",
