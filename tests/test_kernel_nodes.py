@@ -110,3 +110,26 @@ def test_name_detectors_see_names_found_by_text_also_inside_longer_names():
     assert [(x.line, x.text) for x in f.warpsize_constant] == [(4, "int a[warpSize];")]
     p = plain.facts
     assert (p.cute_tensor, p.async_copies, p.grid_sync, p.tensor_cores, p.warpsize_constant) == ((), (), (), (), ())
+
+
+def test_name_nodes_come_from_the_token_index_as_from_the_text_search():
+    """The walk finds the name nodes detectors act on at the offsets of the file's code tokens; where the code has
+    a byte the token index and the parser may split differently (non-ASCII, `$`) it searches the body's text, as
+    before. Both give the same nodes of the wanted texts, and file-scope `__shared__` names count too."""
+    import porter.kernels.facts as facts
+    from porter.kernels.constfold import build_constants
+
+    src = (b"__shared__ float tile[32];\n__global__ void k(float* p) {\n  // warpSize in a comment\n"
+           b"  int cutest = warpSize; auto g = cooperative_groups::this_grid(); tile[0] = p[0];\n"
+           b"  const char* s = \"this_grid\"; nvcuda::wmma::fragment<int> f; int a[warpSize];\n}\n")
+    for data, token_path in ((src, True), (src.replace(b"int cutest", "int cut\u00e9st".encode()), False),
+                             (src.replace(b"int cutest", b"int $cutest"), False)):
+        sf = parse("k.cu", "cuda", data)
+        ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+        assert (ctx._name_offsets is not None) == token_path
+        body = sf.functions[0].node.child_by_field_name("body")
+        wanted = set().union(*facts._WANTED.values()) | {b"tile"}
+        found = [(n.text, n.start_point.row) for n in ctx._names(body) if n.text in wanted]
+        ctx._name_offsets = None
+        assert found == [(n.text, n.start_point.row) for n in ctx._names(body) if n.text in wanted] == [
+            (b"warpSize", 3), (b"this_grid", 3), (b"tile", 3), (b"nvcuda", 4), (b"wmma", 4), (b"warpSize", 4)]

@@ -463,3 +463,124 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
                 assert w == facts._empty_walk(), (d.__name__, n.text)
                 called += 1
     assert called > 50
+
+
+def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_call():
+    """porter.kernels.facts hands a call detector registered with `calls` only the calls whose callee name it
+    accepts; the contract that makes this exact is that such a detector does nothing with any other call. Checked
+    on every call of a kernel that calls each detector's names and others (member calls included)."""
+    import porter.kernels.facts as facts
+    from porter.source.parse import descendants
+
+    src = (b"__global__ void k(int* p, unsigned m) {\n"
+           b"  auto g = cooperative_groups::this_grid(); g.sync(); grid_sync(); sync(g); foo(p);\n"
+           b"  p[0] = __shfl_sync(m, p[1], 0, 16); atomicAdd(p, 1); atomic_ref(p); __syncwarp(m); obj.bar(1);\n"
+           b"  auto t = cooperative_groups::tiled_partition<32>(g); ns::atomicMax(p, 2); sub<<<1, 32>>>(p);\n}\n")
+    sf = parse("k.cu", "cuda", src)
+    ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+    gated = [d for d in facts.DETECTORS["call_expression"] if d in facts._CALL_WANTED]
+    assert {d.__name__ for d in gated} >= {"warp_operations", "atomics", "grid_sync_calls", "tiled_partition_32"}
+    called = fired = 0
+    for n in descendants(sf.root, ("call_expression",)):
+        _, name = facts._called(n)
+        assert facts._call_detectors(name) == tuple(
+            d for d in facts.DETECTORS["call_expression"] if d not in facts._CALL_WANTED or facts._CALL_WANTED[d](name))
+        for d in gated:
+            w = facts._empty_walk()
+            d(ctx, n, w)
+            if facts._CALL_WANTED[d](name):
+                fired += w != facts._empty_walk()
+            else:
+                assert w == facts._empty_walk(), (d.__name__, name)
+                called += 1
+    assert called > 30 and fired >= 6
+
+
+def test_a_helpers_lane_indexed_32_array_leaves_out_the_lines_only_the_cuda_build_compiles():
+    """lane_array_index reads a body's subscripts itself (only when it declares a 32-wide array) and leaves out
+    the lines the helper walk skips, as the walk leaves their other nodes: `s[lane]` in the `#else` arm of a HIP
+    test is CUDA-only, `s[lane + 1]` after it is portable."""
+    from porter.kernels.facts import measure_helpers
+
+    src = (b"__device__ float pick(float v) {\n  __shared__ float s[32];\n  int lane = threadIdx.x % 32;\n"
+           b"#ifdef __HIP_PLATFORM_AMD__\n  s[0] = v;\n#else\n  s[lane] = v;\n#endif\n  return s[lane + 1];\n}\n")
+    (h,) = measure_helpers(parse("h.cuh", "cuda", src))
+    assert [(x.line, x.kind) for x in h.facts.lane_assumptions] == [(3, "% 32"), (9, "array[32] indexed by lane")]
+
+
+def test_sm_derived_grids_follow_assignments_in_any_order_and_not_a_printed_sm_count():
+    """A grid is SM-derived through a few assignments whatever their order in the host (`blocks = grid * 2` reads
+    `grid` before `grid = sms * 3` makes it SM-derived); a host that only prints the SM count derives nothing, and
+    SM count x the occupancy API's blocks per SM is the device's own (not an NVIDIA tuning)."""
+    from porter.kernels.verdicts import measure
+
+    src = (b"__global__ void k(float* p) { p[0] = 1; }\n"
+           b"void chain(float* p, cudaDeviceProp prop) {\n  int grid = 4;\n  int blocks = 0;\n"
+           b"  blocks = grid * 2;\n  int sms = prop.multiProcessorCount;\n  grid = sms * 3;\n  int g2 = blocks;\n"
+           b"  k<<<grid, 256>>>(p);\n  k<<<g2, 256>>>(p);\n}\n"
+           b"void printed(float* p, cudaDeviceProp prop) {\n  printf(\"%d\", prop.multiProcessorCount);\n  int n = 8;\n"
+           b"  k<<<n, 256>>>(p);\n}\n"
+           b"void occupied(float* p, int sms) {\n  int per = 0;\n"
+           b"  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+           b"  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, 256, 0);\n  k<<<sms * per, 256>>>(p);\n"
+           b"  k<<<sms * 4, 256>>>(p);\n}\n")
+    (kern,) = measure(parse("k.cu", "cuda", src))
+    assert [(s.line, s.sm_count_grid) for s in kern.facts.launch_sites] == [
+        (9, True), (10, True), (15, False), (21, False), (22, True)]
+
+
+def test_the_constant_table_reads_defines_enumerators_and_const_declarations_only():
+    """build_constants skips, in C, every declaration whose text holds no `const` (they declare no constant):
+    the table still has each #define (two different ones are a conflict), enumerator, namespace-, struct- and
+    function-scope const/constexpr integer, and no plain variable or float."""
+    src = (b"#define TILE 16\nint plain = 3;\nconst int kA = TILE * 2;\nstatic constexpr unsigned kB = 8;\n"
+           b"struct S { static constexpr int kC = 4; int f; };\nenum { E0, E1 = 5, E2 };\n"
+           b"void f() { int local = 1; const int kD = kA + 1; constexpr int kE = 2; float const kF = 1; }\n"
+           b"#define TILE 32\n")
+    sf = parse("c.cu", "cuda", src)
+    env = build_constants(sf.root, sf.data)
+    assert sorted((k, v if isinstance(v, (str, int)) else v.text.decode()) for k, v in env.sources.items()) == [
+        ("E0", 0), ("E1", "5"), ("E2", "(E1) + 1"), ("TILE", "__porter_conflict__"), ("kA", "TILE * 2"),
+        ("kB", "8"), ("kC", "4"), ("kD", "kA + 1"), ("kE", "2")]
+
+
+def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_facts():
+    """A helper's facts are made only when one of its walks holds a part of _HELPER_WALK_KEYS: each such part
+    alone gives some HELPER_FACT_KEYS fact (inline_ptx from "ptx"), every HELPER_FACT_KEYS fact comes from one of
+    them, and a walk holding only the other parts (calls, shared declarations, identifiers) gives none."""
+    import porter.kernels.facts as f
+    from porter.model.kernel import HELPER_FACT_KEYS
+
+    sample = {"warp_ops": [f.WarpOp("__shfl_sync", 1)], "lane": [f.LaneAssumption(1, "% 32", "t % 32")],
+              "ballot32": [f.Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [f.WarpSizeConstant(1, "x")],
+              "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
+              "async": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
+              "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"}}
+    assert set(sample) == set(f._HELPER_WALK_KEYS)
+
+    def helper_facts(w):
+        bf = f._body_facts(w)
+        return {k for k in HELPER_FACT_KEYS if (bf[k].statements if k == "inline_ptx" else bf[k])}
+
+    made = set()
+    for key in f._HELPER_WALK_KEYS:
+        w = f._empty_walk()
+        w[key] = sample[key]
+        assert helper_facts(w), key
+        made |= helper_facts(w)
+    assert made == set(HELPER_FACT_KEYS)
+    other = f._empty_walk()
+    other.update(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
+    assert helper_facts(other) == set()
+
+
+def test_the_sm_count_substring_search_is_the_sm_count_pattern():
+    """_sm_derived asks a host's body for the SM count by substring search: SM_COUNT must stay an alternation of
+    plain literals for that to find what the regex finds."""
+    import porter.kernels.facts as f
+
+    assert all(re.escape(w.decode()) == w.decode() for w in f._SM_COUNT_WORDS)
+    assert b"|".join(f._SM_COUNT_WORDS).decode() == f.SM_COUNT.pattern
+    for text in (b"p.multiProcessorCount", b"cudaDevAttrMultiProcessorCount", b"int n = 4;",
+                 b"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n)", b"CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"):
+        assert f._names_sm_count(text) == (f.SM_COUNT_BYTES.search(text) is not None)

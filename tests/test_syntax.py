@@ -76,3 +76,17 @@ def test_declarators_are_every_declarations_declarators_in_file_order():
     sf = parse("d.cu", "cuda", code)
     assert [d.text.decode() for d in index(sf).declarators] == ["a", "*b = 0", "blob[3] = {1, 2, 3}", "c"]
     assert index(parse("d.py", "python", b"a = 1\n")).declarators == ()
+
+
+def test_scopes_of_many_offsets_are_scope_of_each():
+    """SyntaxIndex.variables scopes its names in one pass (porter.source.syntax._Scopes): at every byte of a file
+    with a definition nested in another (a local struct's method), then left, it says what scope_of says."""
+    from porter.source.syntax import _Scopes, scope_of
+
+    src = (b"int g;\nvoid outer(int p) {\n  struct L { void m() { int a; } };\n  int b = p;\n}\n"
+           b"__global__ void k(int* q) { int c = *q; }\nint h;\n")
+    sf = parse("s.cu", "cuda", src)
+    scopes = _Scopes(sf)
+    got = [scopes.of(i) for i in range(len(src))]
+    assert got == [scope_of(sf, i) for i in range(len(src))]
+    assert len(set(got)) == 4  # file scope, outer, m and k

@@ -170,7 +170,8 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
                 put(name.text.decode(), value.text.decode("utf-8", "replace").strip())
             continue
         if t in ("declaration", "field_declaration"):
-            _declared_constants(n, put)
+            if b"const" in n.text:  # its words hold `const` or `constexpr` (most declarations are locals: neither)
+                _declared_constants(n, put)
         elif t == "enumerator_list":
             pruned_start, pruned_end = n.start_byte, n.end_byte
             _enumerators(n, put)
@@ -200,8 +201,7 @@ def _src_text(src: Any) -> str:
 
 
 def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
-    if b"const" not in n.text:  # its words hold neither `const` nor `constexpr` (most declarations are locals)
-        return
+    """The integer constants a declaration whose text holds `const` declares (build_constants asks only those)."""
     spec = []
     for c in n.children:
         if c.type in ("type_qualifier", "storage_class_specifier", "primitive_type", "sized_type_specifier", "type_identifier",
@@ -296,22 +296,8 @@ def fold(node: ts.Node | None, env: Constants) -> Any:
     if node is None:
         return Unknown("no expression")
     t = node.type
-    text = node.text.decode("utf-8", "replace")
-    if t == "number_literal":
-        return parse_number(text)
-    if t in ("true", "false"):
-        return int(t == "true")
-    if t == "char_literal":
-        body = text[1:-1]
-        return ord(body) if len(body) == 1 else Unknown(f"character literal {text}")
     if t == "identifier":
-        return env.lookup(text)
-    if t == "qualified_identifier":
-        name = node.child_by_field_name("name")
-        return env.lookup(name.text.decode()) if name is not None else Unknown(f"`{text}`")
-    if t in ("parenthesized_expression", "condition_clause"):
-        inner = [c for c in node.named_children if c.type != "comment"]
-        return fold(inner[0], env) if len(inner) == 1 else Unknown(f"`{text}`")
+        return env.lookup(node.text.decode("utf-8", "replace"))
     if t == "binary_expression":
         op = node.child_by_field_name("operator").type
         left = fold(node.child_by_field_name("left"), env)
@@ -322,11 +308,27 @@ def fold(node: ts.Node | None, env: Constants) -> Any:
             return right
         fn = _BINOPS.get(op)
         if fn is None:
-            return Unknown(f"operator {op} in `{text}`")
+            return Unknown(f"operator {op} in `{node.text.decode('utf-8', 'replace')}`")
         try:
             return fn(left, right)
         except (ArithmeticError, TypeError, ValueError, MemoryError):
-            return Unknown(f"`{text}` cannot be evaluated")
+            return Unknown(f"`{node.text.decode('utf-8', 'replace')}` cannot be evaluated")
+    # The text of an identifier or a binary expression (most folded nodes, and the nested ones) is read only where
+    # it is the value or the reason: decoding every level of `a * (b + c)` read its subexpressions over and over.
+    text = node.text.decode("utf-8", "replace")
+    if t == "number_literal":
+        return parse_number(text)
+    if t in ("true", "false"):
+        return int(t == "true")
+    if t == "char_literal":
+        body = text[1:-1]
+        return ord(body) if len(body) == 1 else Unknown(f"character literal {text}")
+    if t == "qualified_identifier":
+        name = node.child_by_field_name("name")
+        return env.lookup(name.text.decode()) if name is not None else Unknown(f"`{text}`")
+    if t in ("parenthesized_expression", "condition_clause"):
+        inner = [c for c in node.named_children if c.type != "comment"]
+        return fold(inner[0], env) if len(inner) == 1 else Unknown(f"`{text}`")
     if t == "unary_expression":
         op = node.child_by_field_name("operator").type
         v = fold(node.child_by_field_name("argument"), env)
@@ -400,7 +402,7 @@ def parse_number(text: str) -> Any:
             return int(body, 16)
         if body[:2] in ("0b", "0B"):
             return int(body[2:], 2)
-        if any(ch in body for ch in ".eE") and not body.startswith("0x"):
+        if ("." in body or "e" in body or "E" in body) and not body.startswith("0x"):
             return float(body)
         if len(body) > 1 and body.startswith("0"):
             return int(body, 8)
@@ -456,8 +458,10 @@ def dims(node: ts.Node | None, env: Constants, locals_: dict[str, Any] | None = 
         return Unknown("no expression")
     locals_ = locals_ or {}
     t = node.type
-    if t == "identifier" and node.text.decode() in locals_:
-        return locals_[node.text.decode()]
+    if t == "identifier":
+        name = node.text.decode()
+        if name in locals_:
+            return locals_[name]
     if t == "call_expression":
         fn = node.child_by_field_name("function")
         if fn is not None and fn.text.decode() == "dim3":

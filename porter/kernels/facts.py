@@ -9,8 +9,10 @@ with the reason under `unknown`, never guessed. Everything returned is plain JSO
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
+import operator
 import re
 import weakref
 from typing import Any, Callable, Iterable
@@ -21,7 +23,7 @@ from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_co
                                       fold_text, type_size)
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.kernels.nodes import NodeIndex, walk
-from porter.model.kernel import (HELPER_FACT_KEYS, LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
+from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
                                  ExternShared, InlinePtx, Kernel, KernelFacts, LaneAssumption, LaunchBounds,
                                  LaunchConfig, SharedArray, SharedMemory, TemplateParameter, Unresolved, WarpOp,
                                  WarpSizeConstant)
@@ -79,6 +81,13 @@ CUTE_TENSOR_NAMES = frozenset({
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
+_SM_COUNT_WORDS = tuple(w.encode() for w in SM_COUNT.pattern.split("|"))  # SM_COUNT is these literals, or'd
+
+
+def _names_sm_count(text: bytes) -> bool:
+    """SM_COUNT_BYTES.search(text) is not None, by a substring search per literal (a host's whole body is asked,
+    and sre tries the alternation at every byte of it)."""
+    return any(w in text for w in _SM_COUNT_WORDS)
 LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
 NVFP4_PTX = re.compile(r"mxf4nvf4|\.ue4m3|nvfp4|kind::mxf4")
 _INSTR_SPLIT = re.compile(r"[;\n]")
@@ -125,8 +134,6 @@ def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> 
 
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
     """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
-    import bisect
-
     from porter.source import macros
 
     # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
@@ -152,7 +159,7 @@ def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> _Fi
     """One context per parsed file, shared by the kernels' and the helpers' measurement."""
     ctx = sf.cache.get("kernel_context")
     if ctx is None:
-        ctx = _FileContext(sf, build_constants(sf.root, sf.data, extra_constants))
+        ctx = _FileContext(sf, extra_constants=extra_constants)
         sf.cache["kernel_context"] = ctx
     return ctx
 
@@ -166,11 +173,13 @@ def followed_call(name: str) -> bool:
 class _FileContext:
     """Per-file state shared by its kernels: constants, functions by name, launches, host-function locals."""
 
-    def __init__(self, sf: SourceFile, env: Constants):
+    def __init__(self, sf: SourceFile, env: Constants | None = None, extra_constants: dict[str, Any] | None = None):
         # The context is kept in `sf.cache` (kernels and helpers share it), so it holds the file weakly: a strong
         # reference back would make every measured file garbage only the cyclic collector frees.
         self.sf = weakref.proxy(sf)
-        self.env = env
+        self._extra_constants = extra_constants
+        if env is not None:  # else built when first asked for (env)
+            self.__dict__["env"] = env
         self.by_name: dict[str, list[Function]] = {}
         for f in sf.functions:
             if not f.is_kernel:
@@ -181,20 +190,30 @@ class _FileContext:
         self._walks: dict[int, dict[str, Any]] = {}
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
-        self._calls_only: set[int] = set()  # ids of the walks made of calls alone (_helper_walk)
         self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
         self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
         self.launches = syntax.launch_spans(sf)
         self.func_attrs = self._func_attributes()
         self.file_shared = self._file_scope_shared()
-        self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
-        self.struct_sizes = struct_sizes(sf.root, env)
+        self._name_offsets = _name_offsets(sf, self.file_shared)
+        self._name_pattern: re.Pattern | None = None  # made where the token index cannot say (_names)
         # `using namespace cute;` makes CuTe's unqualified names (make_tensor, Tensor) CuTe's.
         self.cute_scope = b"using namespace cute" in sf.data
         self.defined = {f.name for f in sf.functions}
         self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
         self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
+
+    @functools.cached_property
+    def env(self) -> Constants:
+        """The file's constants (porter.kernels.constfold.build_constants), built when something is first folded:
+        a header of helpers that fold nothing (arithmetic on vector types) needs none."""
+        return build_constants(self.sf.root, self.sf.data, self._extra_constants)
+
+    @functools.cached_property
+    def struct_sizes(self) -> dict[str, int]:
+        """sizeof of the file's plain structs (struct_sizes), made when a type is first sized."""
+        return struct_sizes(self.sf.root, self.env)
 
     # ------------------------------------------------------------------------------------------ per kernel
 
@@ -244,14 +263,13 @@ class _FileContext:
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
         walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
-        if all(id(w) in self._calls_only for w in walks):  # no text that can hold a fact: none to merge
-            calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
-            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
-        merged = _merge(walks)
-        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(merged))
-        interesting = any(getattr(facts, k) for k in HELPER_FACT_KEYS if k != "inline_ptx") or merged["ptx"]
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
-        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts if interesting else None, calls)
+        # A helper has facts for its callers when some walk holds one of what _body_facts makes HELPER_FACT_KEYS of
+        # (a walk of calls alone holds none): most are arithmetic, and are not merged and made KernelFacts first.
+        if not any(w[k] for w in walks for k in _HELPER_WALK_KEYS):
+            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
+        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(_merge(walks)))
+        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
@@ -262,8 +280,7 @@ class _FileContext:
         if ("calls", memo) in self._walks:
             return self._walks[("calls", memo)]
         w = self._walks[("calls", memo)] = _empty_walk()
-        self._calls_only.add(id(w))  # kept in _walks, so the id stays its
-        del w["arrays32"], w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
+        del w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
@@ -411,7 +428,7 @@ class _FileContext:
             for n in self.nodes.under(body, (t,)):
                 if skip is not None and skip(n.start_point.row + 1):
                     continue
-                for detect in DETECTORS[t]:
+                for detect in DETECTORS[t] if t != "call_expression" else _call_detectors(self.called(n)[1]):
                     detect(self, n, w)
         names = self._names(body)
         if names:
@@ -426,7 +443,7 @@ class _FileContext:
                     w["identifiers"].add(text.decode())
                 for detect in _detectors(n.type, text):
                     detect(self, n, w)
-        lane_array_index(self, fn, w)
+        lane_array_index(self, fn, w, skip)
         w["lane"].sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w["warp_ops"]):
             self._fold_local_masks(fn, w)
@@ -448,17 +465,28 @@ class _FileContext:
         compares texts): no other name of the body can matter, and most bodies have none."""
         if body is None:
             return []
-        text = body.text
         out = []
-        # Every offset where one of the names starts (searching on from the next byte, so a name inside a longer
-        # one is seen too); names are leaves, so the smallest node over that byte is the name starting there.
-        m = self._name_pattern.search(text)
-        while m is not None:
-            at = body.start_byte + m.start()
+        if self._name_offsets is not None:
+            # Where the names stand in the body as whole tokens of the code (porter.source.parse's token index):
+            # the nodes whose text is one of them start there, and only those reach a detector or `identifiers`.
+            start, end = body.start_byte, body.end_byte
+            found = []
+            for offsets in self._name_offsets:
+                i = bisect.bisect_left(offsets, start)
+                found.extend(offsets[i:bisect.bisect_left(offsets, end, i)])
+            found.sort()
+        else:
+            # Every offset where one of the names starts in the body's text (searching on from the next byte, so a
+            # name inside a longer one is seen too).
+            if self._name_pattern is None:
+                self._name_pattern = _name_pattern(tuple(sorted(self.file_shared)))
+            text = body.text
+            found = [body.start_byte + m.start() for m in _overlapping(self._name_pattern, text)]
+        for at in found:
+            # Names are leaves, so the smallest node over that byte is the name starting there.
             n = body.descendant_for_byte_range(at, at + 1)
             if n is not None and n.type in _NAMES and n.start_byte == at:
                 out.append(n)
-            m = self._name_pattern.search(text, m.start() + 1)
         return out
 
     def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
@@ -601,11 +629,14 @@ class _FileContext:
             self._locals[fn.start_byte] = out
             return out
         assigned: dict[str, int] = {}
-        for n in self.nodes.under(body, ("assignment_expression", "update_expression")):
-            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            if target is not None and target.type == "identifier":
-                assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
-        taken = {n.text.decode().lstrip("&").strip() for n in self.nodes.under(body, ("pointer_expression",)) if n.text.startswith(b"&")}
+        # Counted, so each type's nodes in its own order will do (no merge of the two into tree order).
+        for t, field in (("assignment_expression", "left"), ("update_expression", "argument")):
+            for n in self.nodes.under(body, (t,)):
+                target = n.child_by_field_name(field)
+                if target is not None and target.type == "identifier":
+                    assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
+        taken = {t.decode().lstrip("&").strip() for t in map(_TEXT, self.nodes.under(body, ("pointer_expression",)))
+                 if t.startswith(b"&")}
         for decl in self.nodes.under(body, ("declaration",)):
             ty = decl.child_by_field_name("type")
             tytext = ty.text.decode() if ty is not None else ""
@@ -653,27 +684,34 @@ class _FileContext:
             body = host.node.child_by_field_name("body")
             # A name is SM-derived only from a text naming the SM count: a body that names none has no such name,
             # so its nodes need not be walked (three times) to find out.
-            counted = body is not None and SM_COUNT_BYTES.search(body.text) is not None
+            counted = body is not None and _names_sm_count(body.text)
             # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
-            # assignment (its target, whether its value names the SM count, and the names in the value).
-            steps: list[tuple[ts.Node | str, bool, set[str]]] = []
+            # assignment (its target, whether its value names the SM count, and the value's text, whose names are
+            # read only once some name is SM-derived: until then no value can name one).
+            steps: list[tuple[ts.Node | str, bool, bytes]] = []
             for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if counted else ():
                 if n.type == "call_expression":
                     if SM_COUNT_BYTES.search(n.text):  # ASCII names: the bytes match where the decoded text does
                         args = n.child_by_field_name("arguments")
                         first = args.named_children[0] if args is not None and args.named_children else None
                         if first is not None and first.type == "pointer_expression":
-                            steps.append((first.text.decode().lstrip("&").strip(), True, set()))
+                            steps.append((first.text.decode().lstrip("&").strip(), True, b""))
                     continue
                 target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
                 value = n.child_by_field_name("value") or n.child_by_field_name("right")
                 if target is None or value is None:
                     continue
-                vtext = value.text.decode("utf-8", "replace")
-                steps.append((target, bool(SM_COUNT.search(vtext)), set(re.findall(r"[A-Za-z_]\w*", vtext))))
+                vtext = value.text
+                steps.append((target, SM_COUNT_BYTES.search(vtext) is not None, vtext))
+            value_names: dict[int, set[str]] = {}
             for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
-                for target, named, names in steps:
-                    if named or names & sm:
+                for i, (target, named, vtext) in enumerate(steps):
+                    if not named and sm:
+                        names = value_names.get(i)
+                        if names is None:
+                            names = value_names[i] = set(re.findall(r"[A-Za-z_]\w*", vtext.decode("utf-8", "replace")))
+                        named = bool(names & sm)
+                    if named:
                         sm.add(target if isinstance(target, str) else target.text.decode())
             self._sm_vars[host.start_byte] = sm
             # Only asked when some name is SM-derived (below); a body naming no SM count has none.
@@ -905,21 +943,34 @@ _NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identi
 # every detector of names is one of these, so a body whose text holds none of their names is not asked for names.
 _WANTED: dict[Detector, frozenset[bytes]] = {}
 _CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
+# Detectors of calls that act only on calls of some names (`__shfl_sync`, `atomicAdd`): a predicate on the call's
+# unqualified name (None for a member call, `g.sync()`). A body's calls are mostly others, and each call otherwise
+# went through every call detector; the walk names each call once and hands it to the detectors of that name.
+_CALL_WANTED: dict[Detector, Callable[[str | None], bool]] = {}
+_BY_CALLEE: dict[str | None, tuple[Detector, ...]] = {}  # callee name -> its call detectors, in order
 _DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see _walked and _name_pattern
 
 
-def detects(*node_types: str, names: Iterable[str] | None = None) -> Callable[[Detector], Detector]:
+def detects(*node_types: str, names: Iterable[str] | None = None,
+            calls: Callable[[str | None], bool] | None = None) -> Callable[[Detector], Detector]:
     """Register a detector for nodes of `node_types`; with `names`, only for such a node whose text is one of them
-    (the detector must do nothing for any other). A detector of name nodes (_NAMES) must give its `names`."""
+    (the detector must do nothing for any other). A detector of name nodes (_NAMES) must give its `names`. With
+    `calls` (call_expression detectors only), only for a call whose unqualified callee name (None for a member
+    call) it is true of: the detector must do nothing for any other call."""
     if names is None and set(node_types) & set(_NAMES):
         raise ValueError("a detector of name nodes says which names it acts on (names=...)")
+    if calls is not None and set(node_types) != {"call_expression"}:
+        raise ValueError("calls=... selects calls by their callee: call_expression detectors only")
 
     def register(detector: Detector) -> Detector:
         for t in node_types:
             DETECTORS.setdefault(t, []).append(detector)
         if names is not None:
             _WANTED[detector] = frozenset(n.encode() for n in names)
+        if calls is not None:
+            _CALL_WANTED[detector] = calls
         _CALLS.clear()
+        _BY_CALLEE.clear()
         _DERIVED.clear()
         return detector
     return register
@@ -942,6 +993,44 @@ def _name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
             return pattern
         _DERIVED["names"] = pattern
     return _DERIVED["names"]
+
+
+def _call_detectors(name: str | None) -> tuple[Detector, ...]:
+    """The detectors a call of `name` (its unqualified callee; None for a member call) goes to, in registration
+    order."""
+    found = _BY_CALLEE.get(name)
+    if found is None:
+        found = tuple(d for d in DETECTORS.get("call_expression", ())
+                      if d not in _CALL_WANTED or _CALL_WANTED[d](name))
+        if len(_BY_CALLEE) < 100_000:  # callee names repeat; bounded as _detectors is
+            _BY_CALLEE[name] = found
+    return found
+
+
+def _overlapping(pattern: re.Pattern, text: bytes) -> Iterable[re.Match]:
+    """The matches of `pattern` starting at every offset of `text` it matches at (each next search starts one byte
+    after the last match's start, so a match inside a longer one is found too)."""
+    m = pattern.search(text)
+    while m is not None:
+        yield m
+        m = pattern.search(text, m.start() + 1)
+
+
+def _name_offsets(sf: SourceFile, shared: Iterable[str]) -> list[list[int]] | None:
+    """For each name some detector of names acts on, and each of `shared` (the file-scope `__shared__` variables),
+    that is a token of the file's code: its offsets there (porter.source.parse's token index, which the matchers
+    made already). A name node with one of those texts starts at one of them: outside comments and strings the
+    parsed text is the file's, but for macro uses blanked to spaces. None where the index and the parser may split
+    words differently (non-ASCII bytes, `$`): the caller then searches the body's text instead."""
+    code = sf.code
+    if b"$" in code or not code.isascii():
+        return None
+    tokens = sf.tokens()
+    wanted = _DERIVED.get("wanted")
+    if wanted is None:
+        wanted = _DERIVED["wanted"] = frozenset().union(*_WANTED.values())
+    names = [t for t in wanted | {n.encode() for n in shared} if t in tokens]
+    return [tokens[t] for t in sorted(names)]
 
 
 def _detectors(node_type: str, text: bytes) -> tuple[Detector, ...]:
@@ -1021,6 +1110,8 @@ _BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOT
 @detects("declaration")
 def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """A ballot or active mask kept in a 32-bit integer (HIP returns 64 bits)."""
+    if not _BALLOT_TEXT.search(n.text):  # no ballot named in the declaration, so in none of its values
+        return
     ty = n.child_by_field_name("type")
     if ty is None:
         return
@@ -1077,7 +1168,7 @@ def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["device_launches"].append(n.start_point.row + 1)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name is not None)
 def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Names the body calls, to follow into same-file device functions."""
     fn, name = ctx.called(n)
@@ -1087,7 +1178,7 @@ def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["call_sites"].append(("".join(text.split()), n.start_point.row + 1))
 
 
-@detects("call_expression")
+@detects("call_expression", calls=WARP_OPS.__contains__)
 def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
     _, name = ctx.called(n)
@@ -1118,14 +1209,15 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     w["warp_ops"].append(op)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name is not None and name not in WARP_OPS
+         and (name.startswith("atomic") or name == "atomic_ref"))
 def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     _, name = ctx.called(n)
     if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
         w["atomics"].append(name)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name in (None, "grid_sync", "sync"))
 def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
     fn, name = ctx.called(n)
@@ -1143,7 +1235,7 @@ def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         w["grid_sync"].append(n.start_point.row + 1)
 
 
-@detects("call_expression")
+@detects("call_expression", calls=lambda name: name == "tiled_partition")
 def tiled_partition_32(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """`tiled_partition<32>`: a 32-lane group written into the code."""
     _, name = ctx.called(n)
@@ -1177,23 +1269,24 @@ def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
 @detects("for_statement")
 def reduction_loops(ctx, n: ts.Node, w: dict[str, Any]) -> None:
     """Shuffle-reduction loops that start at 16 (`for (o = 16; o > 0; o >>= 1)`): five steps cover 32 lanes only."""
+    if b"__shfl" not in n.text:  # no shuffle in the loop, so none in its body (_reduction_loop asks the body)
+        return
     red = _reduction_loop(n, ctx)
     if red:
         w["lane"].append(LaneAssumption(n.start_point.row + 1, red, _first_line(n)))
 
 
-@detects("subscript_expression")
-def subscripts(ctx, n: ts.Node, w: dict[str, Any]) -> None:
-    """Subscripts, for lane_array_index once the body's lane variables are known."""
-    w["arrays32"].append(n)
-
-
-def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
+def lane_array_index(ctx, fn: Function, w: dict[str, Any], skip: Callable[[int], bool] | None = None) -> None:
     """32-wide arrays indexed by a lane (`__shared__ float s[32]; s[lane] = ...`): needs the whole body's lane
-    variables, so it runs after the walk."""
+    variables, so it runs after the walk; the body's subscripts are read only when it declares such an array
+    (most declare none). `skip`: lines (1-based) whose subscripts are left out, as the walk leaves their nodes."""
     arrays32 = ctx._arrays_of_32(fn)
     lane_vars = w.pop("lane_vars")
-    for sub in w.pop("arrays32"):
+    if not arrays32:
+        return
+    for sub in ctx.nodes.under(fn.node.child_by_field_name("body"), ("subscript_expression",)):
+        if skip is not None and skip(sub.start_point.row + 1):
+            continue
         arg = sub.child_by_field_name("argument")
         idx = sub.child_by_field_name("indices") or (sub.named_children[1] if len(sub.named_children) > 1 else None)
         if arg is None or idx is None or arg.text.decode() not in arrays32:
@@ -1207,7 +1300,7 @@ def lane_array_index(ctx, fn: Function, w: dict[str, Any]) -> None:
 def _empty_walk() -> dict[str, Any]:
     return {"calls": set(), "shared_decls": [], "warp_ops": [], "lane": [], "ballot32": [], "warpsize_const": [],
             "tensor": set(), "ptx": [], "async": set(), "clusters": set(), "atomics": [], "grid_sync": [],
-            "device_launches": [], "partial_syncwarp": [], "identifiers": set(), "arrays32": [],
+            "device_launches": [], "partial_syncwarp": [], "identifiers": set(),
             "libraries": set(), "lane_vars": set(), "cute": set(), "call_sites": []}
 
 
@@ -1235,6 +1328,11 @@ def _grouped(words: Iterable[bytes]) -> bytes:
 # lookbehind after it: a leading `\b` keeps sre from skipping ahead to a literal's first byte.
 _MAY_HOLD_FACTS = re.compile(_grouped(_FACT_WORDS)
                              + rb"|3[12](?<!\w3[12])\b|0x1[fF](?<!\w0x1[fF])\b|5(?<!\w5)\b|16(?<!\w16)\b")
+
+
+# The walk's parts _body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
+_HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "tensor", "ptx", "async", "clusters", "atomics",
+                     "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute")
 
 
 def _body_facts(merged: dict[str, Any], cluster_dims: bool = False) -> dict[str, Any]:
@@ -1280,6 +1378,7 @@ def _merge(walks: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_TEXT = operator.attrgetter("text")
 _OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
 
 

@@ -97,11 +97,9 @@ def pre_order(nodes: list[ts.Node], has_error: bool) -> tuple[list[ts.Node], lis
     Ordered by start, then each run of nodes that start together (nested ones: `a + b + c`) by end, outermost
     first: a node's end costs twice its start to read, so only runs read it (and, for emptiness, a tree with an
     error). map/sorted keep the per-node work in C: a file has thousands of these nodes."""
-    starts = list(map(_START, nodes))
-    order = sorted(range(len(nodes)), key=starts.__getitem__)
-    ordered = list(map(nodes.__getitem__, order))
-    ordered_starts = list(map(starts.__getitem__, order))
-    if has_error and any(map(operator.eq, starts, map(_END, nodes))):
+    ordered = sorted(nodes, key=_START)  # stable: nodes starting together keep their order, as before
+    ordered_starts = list(map(_START, ordered))
+    if has_error and any(map(operator.eq, ordered_starts, map(_END, ordered))):
         return None
     # Where the next node starts at the same byte: the runs to order by end.
     tied = list(itertools.compress(itertools.count(), map(operator.eq, ordered_starts,

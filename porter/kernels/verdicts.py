@@ -93,12 +93,14 @@ def _checks_with_helpers(facts: KernelFacts, target) -> list[CheckResult]:
         return details
     own_facts = dataclasses.replace(facts, helpers=())
     own = {(d.id, d.verdict) for d in kernel_checks(own_facts, target)}
-    by_helper = [(h, {(d.id, d.verdict) for d in kernel_checks(merge_helpers(own_facts, (h,)), target)})
-                 for h in facts.helpers]
+    by_helper = None  # what each helper alone makes fire: asked only for a check the kernel's own facts do not give
     out = []
     for d in details:
         key = (d.id, d.verdict)
         if key not in own:
+            if by_helper is None:
+                by_helper = [(h, {(c.id, c.verdict) for c in kernel_checks(merge_helpers(own_facts, (h,)), target)})
+                             for h in facts.helpers]
             via = [h.where for h, fired in by_helper if key in fired] or [h.where for h in facts.helpers]
             d = dataclasses.replace(d, message=f"{d.message}; via {', '.join(via[:3])}"
                                                 + (f" and {len(via) - 3} more" if len(via) > 3 else ""))
@@ -146,8 +148,12 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                                                                             launches_by_name.get(k.name, [])))
         else:
             sites, unknown = remote_launches(k, launches_by_name.get(k.name, []), defined.get(k.name, 1))
-            facts = dataclasses.replace(k.facts, remote_launch_sites=sites, remote_unknown=unknown,
-                                        helpers=helper_calls(k, index) if index is not None else ())
+            helpers = helper_calls(k, index) if index is not None else ()
+            facts = k.facts
+            # Most kernels get none of the three: their facts stay the very same object (a copy of a dataclass of
+            # thirty fields is what most of this loop would otherwise cost).
+            if (facts.remote_launch_sites, facts.remote_unknown, facts.helpers) != (sites, unknown, helpers):
+                facts = dataclasses.replace(facts, remote_launch_sites=sites, remote_unknown=unknown, helpers=helpers)
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules)
         for v in per:
             counts[v.target][v.verdict] += 1

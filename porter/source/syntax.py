@@ -10,7 +10,9 @@ and `&`. Names are unqualified so a launch of `ns::k<float>` links to the defini
 """
 from __future__ import annotations
 
+import bisect
 import functools
+import operator
 import re
 import weakref
 from typing import NamedTuple
@@ -62,6 +64,10 @@ for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _DECLARATION_DECLARATO
 for _source in (_PY_CALLS, _PY_IMPORTS):
     register_root_query("python", _source)
 _DEFINE_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
+# Sort keys read in C (stable sorts: ties keep their order, as with the lambdas they replace).
+_START = operator.attrgetter("start_byte")
+_NODE_START = operator.attrgetter("node.start_byte")
+_CALLEE_START = operator.attrgetter("callee.start_byte")
 
 
 def _declared(declarators: list[ts.Node]) -> list[ts.Node]:
@@ -131,7 +137,7 @@ class SyntaxIndex:
         out = []
         for node in captures("cuda", _INCLUDES, sf.root).get("p", []):
             out.append(Include(node, node.text.decode("utf-8", "replace").strip().strip('<>"').strip()))
-        return tuple(sorted(out, key=lambda x: x.node.start_byte))
+        return tuple(sorted(out, key=_NODE_START))
 
     @functools.cached_property
     def calls(self) -> tuple[Call, ...]:
@@ -144,7 +150,7 @@ class SyntaxIndex:
             fn = call.child_by_field_name("function")
             if fn is not None:
                 out.append(Call(fn, fn.text.decode("utf-8", "replace"), call))
-        return tuple(sorted(out, key=lambda x: x.callee.start_byte))
+        return tuple(sorted(out, key=_CALLEE_START))
 
     @functools.cached_property
     def python_calls(self) -> tuple[Call, ...]:
@@ -158,7 +164,7 @@ class SyntaxIndex:
             if fn is None or fn.type not in ("identifier", "attribute"):
                 continue
             out.append(Call(fn, "".join(fn.text.decode("utf-8", "replace").split()), call))
-        return tuple(sorted(out, key=lambda x: x.callee.start_byte))
+        return tuple(sorted(out, key=_CALLEE_START))
 
     @functools.cached_property
     def imports(self) -> tuple[Import, ...]:
@@ -167,8 +173,7 @@ class SyntaxIndex:
         if sf.language != "python" or sf.root is None:
             return ()
         nodes = captures("python", _PY_IMPORTS, sf.root).get("m", [])
-        return tuple(sorted((Import(n, n.text.decode("utf-8", "replace")) for n in nodes),
-                            key=lambda x: x.node.start_byte))
+        return tuple(sorted((Import(n, n.text.decode("utf-8", "replace")) for n in nodes), key=_NODE_START))
 
     @functools.cached_property
     def declarators(self) -> tuple[ts.Node, ...]:
@@ -177,7 +182,7 @@ class SyntaxIndex:
         if sf.language != "cuda" or sf.root is None:
             return ()
         found = captures("cuda", _DECLARATION_DECLARATORS, sf.root).get("d", [])
-        return tuple(sorted(found, key=lambda n: n.start_byte))
+        return tuple(sorted(found, key=_START))
 
     @functools.cached_property
     def variables(self) -> dict[str, frozenset[int]]:
@@ -188,12 +193,16 @@ class SyntaxIndex:
         names: dict[str, set[int]] = {}
         if sf.language == "cuda" and sf.root is not None:
             caps = captures("cuda", _VARIABLE_DECLARATORS, sf.root)
-            caps["n"] = caps.get("n", []) + _declared(self.declarators)  # names are looked up, never listed
+            # Names are looked up, never listed: the declarators need no file order here.
+            declared = _declared(captures("cuda", _DECLARATION_DECLARATORS, sf.root).get("d", []))
+            caps["n"] = caps.get("n", []) + declared
+            scopes = _Scopes(sf)
             for kind in ("n", "p"):
                 for n in caps.get(kind, []):
-                    scope = scope_of(sf, n.start_byte)
+                    start = n.start_byte
+                    scope = scopes.of(start)
                     if kind == "p" and scope == -1:
-                        names.setdefault(n.text.decode("utf-8", "replace"), set()).add(-2 - n.start_byte)
+                        names.setdefault(n.text.decode("utf-8", "replace"), set()).add(-2 - start)
                         continue
                     names.setdefault(n.text.decode("utf-8", "replace"), set()).add(scope)
         return {k: frozenset(v) for k, v in names.items()}
@@ -312,6 +321,25 @@ def launch_spans(sf: SourceFile) -> tuple[LaunchSite, ...]:
 
 def launches(sf: SourceFile) -> list[Launch]:
     return [site.launch for site in index(sf).launches]
+
+
+class _Scopes:
+    """scope_of for many offsets of one file: the last definition starting at or before an offset is the innermost
+    one when it still contains it (a later one would start after the offset); only where it ended before the
+    offset (a definition nested in another, then left) is the file asked to walk back."""
+
+    def __init__(self, sf: SourceFile):
+        self._sf = sf
+        self._starts = [f.start_byte for f in sf.functions]
+        self._ends = [f.end_byte for f in sf.functions]
+
+    def of(self, offset: int) -> int:
+        i = bisect.bisect_right(self._starts, offset) - 1
+        if i < 0:
+            return -1
+        if offset < self._ends[i]:
+            return self._starts[i]
+        return scope_of(self._sf, offset)
 
 
 def scope_of(sf: SourceFile, offset: int) -> int:
