@@ -67,6 +67,7 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     """(findings, suppressed findings) for one file, sorted by position then rule id."""
     drafts: list[Draft] = []
     suppressions = _suppressions(sf)
+    worded = _worded_memo(ctx)
     for rule in rules:
         if not rule_applies_to(rule, sf.path, sf.language):
             continue
@@ -79,18 +80,31 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             if len(seen) > MAX_HITS_PER_RULE:
                 over = over or hit
                 continue
-            drafts.append(_draft(rule, sf, hit))
+            drafts.append(_draft(rule, sf, hit, worded))
         if over is not None:
             left_out = len(seen) - MAX_HITS_PER_RULE
             drafts.append(_draft(rule, sf, Hit(over.start, over.end, name=over.name, message=(
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
-                f"per rule and file)"))))
+                f"per rule and file)")), worded))
     drafts.sort()
     kept, hidden = [], []
     for f in _fingerprinted(refine(drafts, sf)):
         ids = suppressions.get(f.line, set())
         (hidden if ("*" in ids or f.rule in ids) else kept).append(f)
     return kept, hidden
+
+
+# Messages worded for the scan; past this many (one per hit of a matcher that makes fresh values per hit) it starts
+# again, so the values it keeps alive stay bounded.
+_WORDED_LIMIT = 65536
+
+
+def _worded_memo(ctx: MatchContext) -> dict:
+    """The scan's memo of worded messages (see _draft), started again at _WORDED_LIMIT entries."""
+    memo = ctx.memo.get("engine.worded")
+    if memo is None or len(memo) > _WORDED_LIMIT:
+        memo = ctx.memo["engine.worded"] = {}
+    return memo
 
 
 class _Step(NamedTuple):
@@ -186,10 +200,10 @@ def _snippet(sf: SourceFile, line: int) -> str:
 
 def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
     """The finding of one hit (without its fingerprint, which depends on the file's other findings)."""
-    return Finding(*_draft(rule, sf, hit))
+    return Finding(*_draft(rule, sf, hit, {}))
 
 
-def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
+def _draft(rule: Rule, sf: SourceFile, hit: Hit, memo: dict) -> Draft:
     starts, cache = sf.line_starts, sf.cache
     start = hit.start
     line = bisect.bisect_right(starts, start)  # 1-based, as sf.position's
@@ -204,12 +218,10 @@ def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
     func = sf.enclosing(start)
     hip_name = rule.hip_equivalent.get("name")
     hip = rule.hip_equivalent.get("name", "")
-    # The same name hits many times in a file (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
-    # matcher's per-name tuple): its message is worded once. Keyed by the values' identity, not equality (1 and
-    # True are equal), and per file, so the values kept alive for the key cannot outlive the file.
-    memo = cache.get("engine.worded")
-    if memo is None:
-        memo = cache["engine.worded"] = {}
+    # The same name hits many times in a scan (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
+    # matcher's per-name tuple, kept for the scan): its message is worded once, in `memo` (the scan's, from
+    # _worded_memo). Keyed by the values' identity, not equality (1 and True are equal); each entry keeps its
+    # values, so their id cannot be another tuple's while the entry lives.
     values = hit.values
     key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(values))
     worded = memo.get(key)

@@ -799,10 +799,14 @@ def lane_mask_regex(names: Iterable[str]) -> str:
     return r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
 
 
+# Each lane_mask pattern's regex, spelled once for the scan instead of once per file.
+_lane_mask_source = PerObject(lambda pattern: lane_mask_regex(pattern["lane_mask"]))
+
+
 def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """A full 32-bit lane mask passed as the first argument of a warp intrinsic (`lane_mask: [__shfl_sync, ...]`),
     written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
-    source = lane_mask_regex(pattern["lane_mask"])
+    source = _lane_mask_source(pattern)
     if not _may_run(source, (), sf, sf.code, "code"):
         return
     rx = compile_regex(source)
