@@ -22,6 +22,11 @@ class Hit(NamedTuple):
     message: str | None = None  # a matcher that knows better than the rule's template (e.g. per-entry notes)
 
 
+# A Hit from all six fields in order, `make_hit((start, end, name, replacement, values, message))`: what Hit's own
+# __new__ builds, without its Python frame (for matchers that make thousands of hits per file).
+make_hit = functools.partial(tuple.__new__, Hit)
+
+
 class PerObject:
     """What is read from a piece of rule data (a rule, a pattern object), worked out the first time the object is
     asked about: rule data lives for the whole scan, and each file asks about it again. Each entry keeps its

@@ -20,7 +20,7 @@ from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
-from porter.match.draft import FINGERPRINT, Draft
+from porter.match.draft import Draft
 from porter.model import Finding, Status
 from porter.source.parse import SourceFile, register_root_query
 from porter.rules import Rule
@@ -325,9 +325,9 @@ def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
         words = spaced.get(d.snippet)
         if words is None:
             words = spaced[d.snippet] = " ".join(d.snippet.split())
-        values = list(d)
-        values[FINGERPRINT] = _fingerprint(counts, _basis(d, words))
-        out.append(make(values))
+        f = make(d)
+        vars(f)["fingerprint"] = _fingerprint(counts, _basis(d, words))  # a fresh object, not yet seen by anyone
+        out.append(f)
     return out
 
 

@@ -143,13 +143,14 @@ class _Pattern:
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool) -> Any:
+def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool, latin1: bool = False) -> Any:
     translated = _for_re2(pattern, flags) if _re2 is not None else None
     if translated is not None:
         inline = "".join(_RE2_INLINE[f] for f in flags if f in _RE2_INLINE)
         source = (f"(?{inline})" if inline else "") + translated
         try:
-            return _Pattern(_re2.compile(source.encode() if as_bytes else source, _options()), pattern)
+            options = _latin1_options() if latin1 else _options()
+            return _Pattern(_re2.compile(source.encode() if as_bytes else source, options), pattern)
         except Exception:  # noqa: BLE001 - RE2 refuses it (look-around etc.): Python's engine, for porter's own rules
             pass
     f = 0
@@ -158,9 +159,12 @@ def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool) -> Any:
     return re.compile(pattern.encode() if as_bytes else pattern, f)
 
 
-def compile_regex(pattern: str, flags: tuple[str, ...] = (), *, text: bool = False) -> Any:
-    """A compiled pattern with `search`/`finditer`/`match` (on bytes; on str with text=True), RE2 where it can."""
-    return _compile(pattern, tuple(flags), not text)
+def compile_regex(pattern: str, flags: tuple[str, ...] = (), *, text: bool = False, latin1: bool = False) -> Any:
+    """A compiled pattern with `search`/`finditer`/`match` (on bytes; on str with text=True), RE2 where it can.
+    `latin1` (bytes only): RE2 reads each byte as one character, exactly as `re` reads bytes, instead of UTF-8
+    (where a stray byte >= 0x80 matches no `.` or `[^...]`), for porter's own patterns that must mean what they
+    meant on `re`."""
+    return _compile(pattern, tuple(flags), not text, latin1 and not text)
 
 
 def linear_problem(pattern: str, flags: tuple[str, ...] = ()) -> str | None:

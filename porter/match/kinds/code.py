@@ -11,7 +11,7 @@ import functools
 import re
 from typing import Iterable, NamedTuple
 
-from porter.match.base import Hit, MatchContext, Matcher, PerObject
+from porter.match.base import Hit, MatchContext, Matcher, PerObject, make_hit
 from porter.match.prefilter import LiteralIndex, required_literals
 from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
@@ -40,9 +40,12 @@ def in_device_code(sf: SourceFile, offset: int) -> bool:
 
 # Warp-level work: shuffles, votes, warp syncs and reductions, cooperative-groups tiles, CUB warp primitives, tensor-
 # core MMA (a warp-wide fragment layout), and calls of functions named for warps (`warp_reduce_sum(v)`).
-_WARP_LEVEL = re.compile(rb"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\b__all\s*\(|__activemask|__syncwarp"
-                         rb"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
-                         rb"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(")
+# On RE2, reading bytes as `re` does (a whole function body is searched per ask; `\b\w*[Ww]arp` made `re` retry
+# every word).
+_WARP_LEVEL = linear_regex(r"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\b__all\s*\(|__activemask|__syncwarp"
+                           r"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
+                           r"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(",
+                           latin1=True)
 _CALLED = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 _WARP_NAMED = re.compile(rb"[Ww]arp|WARP")
 
@@ -345,23 +348,23 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """
     spec = pattern["kb"]
     choose = _kb_choice(ctx, spec)
-    added = choose.added
-    toks = sf.tokens()
     known = _kb_candidates(sf, ctx)
-    if added:
-        known = sorted(set(known) | ({n.encode() for n in added} & toks.keys()))
+    if choose.added_tokens:
+        known = sorted(set(known) | (choose.added_tokens & sf.tokens().keys()))
+    memo, require_next = choose.memo, choose.require_next
     for tok in known:
-        chosen = choose.memo.get(tok, _UNASKED)
+        chosen = memo.get(tok, _UNASKED)
         if chosen is _UNASKED:
-            chosen = choose.memo[tok] = _kb_chosen(choose, ctx, tok.decode())
+            chosen = memo[tok] = _kb_chosen(choose, ctx, tok.decode())
         if chosen is None:
             continue
         name, replacement, values = chosen
-        after = choose.require_next.get(tok)
+        after = require_next.get(tok)
+        width = len(name)
         for off in _kb_uses(sf, tok, name):
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
-            yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+            yield make_hit((off, off + width, name, replacement, values, None))
 
 
 _UNASKED = object()
@@ -378,6 +381,7 @@ class _KbChoice(NamedTuple):
     prefer_roc: frozenset[str]
     require_next: dict[bytes, bytes]
     added: dict[str, dict]
+    added_tokens: frozenset[bytes]  # the `added` names as tokens
     hip_headers: str | None
     memo: dict
 
@@ -390,7 +394,8 @@ def _kb_choice(ctx: MatchContext, spec: dict) -> _KbChoice:
             spec, frozenset(spec.get("status", ())), frozenset(spec.get("library", ())),
             frozenset(spec.get("not_library", ())), frozenset(spec.get("prefer_roc", ())),
             {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()},
-            {e["cuda"]: e for e in spec.get("add", ())}, spec.get("hip_headers"), {})
+            {e["cuda"]: e for e in spec.get("add", ())}, frozenset(e["cuda"].encode() for e in spec.get("add", ())),
+            spec.get("hip_headers"), {})
     return choice
 
 
@@ -549,6 +554,11 @@ def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str |
 _WORD = re.compile(r"\w+", re.A)
 
 
+@functools.lru_cache(maxsize=8192)  # asked per file for each knowledge-base name it uses
+def _is_word(name: str) -> bool:
+    return _WORD.fullmatch(name) is not None
+
+
 def _defined_locally(sf: SourceFile, name: str) -> set[int]:
     """Offsets where the file itself defines `name` (a #define or a function), which are not uses of the CUDA API."""
     memo = sf.cache.setdefault("defined_locally", {})
@@ -572,7 +582,7 @@ def _find_defined_locally(sf: SourceFile, name: str) -> set[int]:
             out.add(node.start_byte)
     # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
     out |= index(sf).function_declarations.get(name, frozenset())
-    if not _WORD.fullmatch(name):
+    if not _is_word(name):
         for m in re.finditer(rb"#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", sf.code):
             out.add(m.start(1))
         return out
