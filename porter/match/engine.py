@@ -220,7 +220,7 @@ def _snippet(sf: SourceFile, line: int) -> str:
         # Only the head of a very long line can end up in a snippet; decode no more of it than that.
         end = sf.data.find(b"\n", start, start + 4096)
         text = sf.data[start: end if end >= 0 else min(len(sf.data), start + 4096)].decode("utf-8", "replace")
-        text = text.rstrip("\r").strip()
+        text = text.strip()  # white space includes the \r of a CRLF line
         memo[line] = text if len(text) <= 200 else text[:197] + "..."
     return memo[line]
 

@@ -241,6 +241,8 @@ class RegexSet:
     def __init__(self) -> None:
         self._sources: dict[str, list[bytes]] = {"utf8": [], "latin1": []}
         self._where: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+        # The (pattern, flags) in the set: `key in regexes.members`, asked per pattern and file, without a call.
+        self.members = self._where.keys()
         self._sets: dict[str, Any] = {}
         self.version = object()  # a new one whenever a pattern is added (per-file answers are for one version)
 

@@ -196,7 +196,7 @@ def _may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, 
     checked for literals, which spares most files the set search there."""
     regexes = _REGEXES.get((sf.language, key))
     known = (pattern, flags)
-    if regexes is None or known not in regexes:
+    if regexes is None or known not in regexes.members:
         return may_match(pattern, flags, sf, text, key)
     if key != "code" and not may_match(pattern, flags, sf, text, key):
         return False
@@ -239,7 +239,12 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
     if not globs:
         candidates = exact & toks.keys()
     elif prefixes is not None:
-        candidates = [t for t in toks if t.startswith(prefixes) or t in exact]
+        # A token that starts with a prefix holds it, so a code without any prefix (most files) needs no walk over
+        # its tokens unless an exact name is there too; otherwise the walk keeps the tokens' order.
+        if any(prefix in sf.code for prefix in prefixes) or not exact.isdisjoint(toks.keys()):
+            candidates = [t for t in toks if t.startswith(prefixes) or t in exact]
+        else:
+            candidates = []
     else:
         candidates = [t for t in toks if matches(t)]
     for tok in candidates:
