@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Iterable, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 from porter.match.base import Hit, MatchContext, Matcher, PerObject, make_hit
 from porter.match.prefilter import LiteralIndex, required_literals
@@ -247,6 +247,11 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
             candidates = []
     else:
         candidates = [t for t in toks if matches(t)]
+    # Most files have none of a pattern's names: they get an empty tuple, not a generator to start and stop.
+    return _identifier_hits(sf, toks, candidates) if candidates else ()
+
+
+def _identifier_hits(sf: SourceFile, toks, candidates: Iterable[bytes]) -> Iterator[Hit]:
     for tok in candidates:
         for off in toks[tok]:
             if is_member_access(sf.code, off):
@@ -274,9 +279,14 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     where = p.where
     text = sf.code if where == "code" else sf.data
     if where == "ptx" and sf.tree is None:
-        return
+        return ()
     if not _may_run(p.regex, p.flags, sf, text, p.key):
-        return
+        return ()  # what most patterns answer for most files: no generator to start and stop
+    return _regex_hits(p, sf, text)
+
+
+def _regex_hits(p: _RegexPattern, sf: SourceFile, text: bytes) -> Iterator[Hit]:
+    where = p.where
     rx = compile_regex(p.regex, p.flags)  # only once a file may hold a match: many patterns never need compiling
     has_hit = "hit" in rx.groupindex
     for m in rx.finditer(text):
@@ -631,7 +641,14 @@ def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Match
     dispatch, so this module need not know the other kinds); the rule loader has checked it is one C++ kind.
     """
     spec, note = _read_feature(pattern)
-    for hit in inner(spec, sf, ctx):
+    hits = inner(spec, sf, ctx)
+    if type(hits) is tuple and not hits:
+        return ()  # the wrapped matcher said at once that it has no hits (see match_regex)
+    return _noted(hits, note)
+
+
+def _noted(hits: Iterable[Hit], note: str) -> Iterator[Hit]:
+    for hit in hits:
         yield Hit(hit.start, hit.end, hit.name, hit.replacement, tuple(sorted(dict(hit.values, note=note).items())))
 
 
