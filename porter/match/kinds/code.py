@@ -825,14 +825,27 @@ FULL_MASK = re.compile(
 )
 
 
+# A call's name must not follow a word character, `.` or `>` (a member or a longer name), as (?<![\w.>]) says.
+_LANE_CALL_GUARD = r"(?<![\w.>])"
+_AFTER_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.>")
+
+
 def lane_mask_regex(names: Iterable[str]) -> str:
     """The regex a lane_mask pattern runs: a call of one of `names` and its first argument (group `hit`)."""
+    return _LANE_CALL_GUARD + _lane_mask_call(names)
+
+
+def _lane_mask_call(names: Iterable[str]) -> str:
     arg = r"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
-    return r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
+    return r"(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
 
 
 # Each lane_mask pattern's regex, spelled once for the scan instead of once per file.
 _lane_mask_source = PerObject(lambda pattern: lane_mask_regex(pattern["lane_mask"]))
+# What match_lane_mask searches with: the regex without its leading guard, which it checks itself. On `re` either
+# way (the guard kept the whole regex there), but a regex that starts with the names lets `re` skip to their first
+# characters, where one that starts with a look-behind is tried at every byte of the file.
+_lane_mask_call_rx = PerObject(lambda pattern: re.compile(_lane_mask_call(pattern["lane_mask"]).encode()))
 
 
 def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -840,16 +853,35 @@ def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
     written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
     source = _lane_mask_source(pattern)
     if not _may_run(source, (), sf, sf.code, "code"):
-        return
-    rx = compile_regex(source)
-    mask_names = _full_mask_names(sf)
-    for m in rx.finditer(sf.code):
+        return ()
+    return _lane_mask_hits(_lane_mask_call_rx(pattern), sf)
+
+
+def _lane_mask_hits(rx, sf: SourceFile) -> Iterator[Hit]:
+    """What `finditer` of the whole lane_mask regex finds: a match of `rx` whose start fails the guard is no match,
+    and the search goes on from the next byte, as finditer's would."""
+    code = sf.code
+    mask_names = None
+    pos = 0
+    while True:
+        m = rx.search(code, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start and code[start - 1] in _AFTER_NAME:
+            pos = start + 1
+            continue
+        pos = m.end()
         text = m.group("hit").strip()
-        if FULL_MASK.match(text) or text in mask_names:
-            # The span runs from the intrinsic's name to the end of the mask, so the finding sits on the call's line.
-            trail = len(m.group("hit")) - len(m.group("hit").rstrip())
-            yield Hit(m.start("fn"), m.end("hit") - trail, name=m.group("fn").decode(),
-                      values=(("mask", text.decode("utf-8", "replace")),))
+        if not FULL_MASK.match(text):
+            if mask_names is None:
+                mask_names = _full_mask_names(sf)  # only for a file with a call whose mask is not a literal
+            if text not in mask_names:
+                continue
+        # The span runs from the intrinsic's name to the end of the mask, so the finding sits on the call's line.
+        trail = len(m.group("hit")) - len(m.group("hit").rstrip())
+        yield Hit(m.start("fn"), m.end("hit") - trail, name=m.group("fn").decode(),
+                  values=(("mask", text.decode("utf-8", "replace")),))
 
 
 _MASK_LITERAL = rb"\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX)\s*\)*"
