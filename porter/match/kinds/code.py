@@ -306,9 +306,19 @@ def _regex_hits(p: _RegexPattern, sf: SourceFile, text: bytes) -> Iterator[Hit]:
 def match_include(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
+    matches = _any_glob(tuple(pattern["include"]))
     for node, header in index(sf).includes:
-        if any(fnmatch.fnmatchcase(header, g) for g in pattern["include"]):
+        if matches(header):
             yield Hit(node.start_byte, node.end_byte, name=header)
+
+
+@functools.lru_cache(maxsize=1024)
+def _any_glob(globs: tuple[str, ...]):
+    """`matches(name)`: any(fnmatch.fnmatchcase(name, g) for g in globs), as one regex (each glob's translation
+    is anchored at both ends, and a match is tried from the start) instead of one call per glob."""
+    if not globs:
+        return lambda name: False
+    return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)).match
 
 
 def match_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -547,7 +557,7 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
 
 def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str | None, tuple] | None:
     """(replacement, message values) when the pattern reports an #include of `header`, else None."""
-    if any(fnmatch.fnmatchcase(header, g) for g in spec.get("not_include", ())):
+    if _any_glob(tuple(spec.get("not_include", ())))(header):
         return None
     statuses = set(spec.get("status", ()))
     entry = ctx.kb.header(header)
