@@ -341,7 +341,7 @@ def _fingerprint(counts: dict[str, int], basis: str) -> str:
     """The fingerprint of the next occurrence of `basis` (`counts`: occurrences so far, per basis, in the file)."""
     n = counts.get(basis, 0)
     counts[basis] = n + 1
-    return hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
+    return hashlib.sha256(f"{basis}\0{n}".encode()).digest()[:10].hex()  # the hexdigest's first 20 digits
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:
