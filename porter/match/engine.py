@@ -15,7 +15,7 @@ from itertools import chain
 from pathlib import PurePosixPath
 from typing import Callable, Iterable, Iterator, NamedTuple
 
-from porter.match.base import PerObject
+from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
@@ -142,7 +142,7 @@ def _plan(rule: Rule) -> tuple[_Fixed, tuple[_Step, ...]]:
 
 # Each rule's draft fields and steps; rule sets loaded again and again (tests, history walks) start it again at
 # 4,096 rules.
-_plans = PerObject(_plan, limit=4096)
+_plans = per_object(_plan, limit=4096)
 
 
 def _rule_hits(steps: tuple[tuple[_Step, bool], ...], sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:

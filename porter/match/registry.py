@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from porter.match.base import Hit, MatchContext, Matcher, PerObject
+from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds import binary, buildfiles, code, config, embedded, library, python
 from porter.schemas import schema
 from porter.source.parse import SourceFile
@@ -108,7 +108,7 @@ KINDS: dict[str, PatternKind] = _declare(
 )
 MATCHERS: dict[str, Matcher] = {name: k.matcher for name, k in KINDS.items()}
 # Each pattern object's matcher, found once: feature and embedded_cuda ask for their wrapped pattern's per file.
-_matcher_of = PerObject(lambda pattern: MATCHERS[kind_of(pattern)])
+_matcher_of = per_object(lambda pattern: MATCHERS[kind_of(pattern)])
 MODIFIERS: tuple[str, ...] = tuple(schema(SCHEMA)["modifiers"])
 
 

@@ -11,7 +11,7 @@ import functools
 import re
 from typing import Iterable, Iterator, NamedTuple
 
-from porter.match.base import Hit, MatchContext, Matcher, PerObject, make_hit
+from porter.match.base import Hit, MatchContext, Matcher, make_hit, per_object
 from porter.match.prefilter import LiteralIndex, required_literals
 from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
@@ -271,7 +271,7 @@ def _regex_pattern(pattern: dict) -> _RegexPattern:
     return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data")
 
 
-_read_regex = PerObject(_regex_pattern)
+_read_regex = per_object(_regex_pattern)
 
 
 def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -668,7 +668,7 @@ def _feature(pattern: dict) -> tuple[dict, str]:
     return spec, spec.pop("note", "")
 
 
-_read_feature = PerObject(_feature)
+_read_feature = per_object(_feature)
 
 
 def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -851,11 +851,11 @@ def _lane_mask_call(names: Iterable[str]) -> str:
 
 
 # Each lane_mask pattern's regex, spelled once for the scan instead of once per file.
-_lane_mask_source = PerObject(lambda pattern: lane_mask_regex(pattern["lane_mask"]))
+_lane_mask_source = per_object(lambda pattern: lane_mask_regex(pattern["lane_mask"]))
 # What match_lane_mask searches with: the regex without its leading guard, which it checks itself. On `re` either
 # way (the guard kept the whole regex there), but a regex that starts with the names lets `re` skip to their first
 # characters, where one that starts with a look-behind is tried at every byte of the file.
-_lane_mask_call_rx = PerObject(lambda pattern: re.compile(_lane_mask_call(pattern["lane_mask"]).encode()))
+_lane_mask_call_rx = per_object(lambda pattern: re.compile(_lane_mask_call(pattern["lane_mask"]).encode()))
 
 
 def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:

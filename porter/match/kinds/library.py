@@ -22,7 +22,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable, Iterator
 
-from porter.match.base import Hit, MatchContext, PerObject
+from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code import compile_regex
 from porter.source.parse import SourceFile, captures
 from porter.source.syntax import index
@@ -276,7 +276,7 @@ def _library_spec(pattern: dict) -> tuple[str, frozenset[str], frozenset[str], f
 
 
 # A library pattern's evidence kind and filters, read once for the scan, not once per file.
-_read_library = PerObject(_library_spec)
+_read_library = per_object(_library_spec)
 
 
 def _library_hits(found: list[Hit], kinds: frozenset[str], ids: frozenset[str], exclude: frozenset[str]) -> Iterator[Hit]:
