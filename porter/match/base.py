@@ -68,7 +68,7 @@ class MatchContext:
     @functools.cached_property
     def kb_tokens(self) -> frozenset[bytes]:
         """Every knowledge-base name as bytes, to intersect with a file's token set in one step."""
-        return frozenset(n.encode() for n in self.kb.names)
+        return frozenset(map(str.encode, self.kb.names))
 
     @functools.cached_property
     def libraries(self):

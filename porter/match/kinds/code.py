@@ -640,7 +640,14 @@ def match_launch(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
             f = sf.enclosing(start)
             if f is None or not (f.is_kernel or f.is_device):
                 continue
-        yield Hit(start, end, name=l.kernel, values=(("kind", l.kind),))
+        yield Hit(start, end, name=l.kernel, values=_launch_values(l.kind))
+
+
+@functools.lru_cache(maxsize=64)
+def _launch_values(kind: str) -> tuple[tuple[str, str], ...]:
+    """One values tuple per launch kind for the scan, so the engine words each kind's message once (its memo is
+    keyed by the values' identity)."""
+    return (("kind", kind),)
 
 
 def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Matcher) -> Iterable[Hit]:
