@@ -70,10 +70,12 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     suppressions = _suppressions(sf)
     draft = _drafter(sf, _worded_memo(ctx))
     add = drafts.append
+    language = sf.language
     for rule in rules:
-        if not rule_applies_to(rule, sf.path, sf.language):
+        fixed, steps, languages = _plans(rule)
+        # rule_applies_to, its language test read from the plan (the test is asked for every rule and file)
+        if language not in languages or rule.files and not rule_applies_to(rule, sf.path, language):
             continue
-        fixed, steps = _plans(rule)
         seen: set[tuple[int, int]] = set()
         over: Hit | None = None
         for hit in _rule_hits(steps, sf, ctx):
@@ -133,11 +135,14 @@ class _Step(NamedTuple):
         return not (self.not_regex is not None or self.inside_kernel or self.in_device_code or self.warp_dependent)
 
 
-def _plan(rule: Rule) -> tuple[_Fixed, tuple[_Step, ...]]:
+def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
+    """The rule's draft fields, its steps (each unpacked for _step_hits: matcher, pattern, needs, query, plain,
+    the step) and its languages."""
     steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
                         bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")))
                   for p in rule.patterns)
-    return _fixed(rule), tuple((step, step.plain) for step in steps)
+    return (_fixed(rule), tuple((s.matcher, s.pattern, s.needs, s.query, s.plain, s) for s in steps),
+            frozenset(rule.languages))
 
 
 # Each rule's draft fields and steps; rule sets loaded again and again (tests, history walks) start it again at
@@ -145,20 +150,20 @@ def _plan(rule: Rule) -> tuple[_Fixed, tuple[_Step, ...]]:
 _plans = per_object(_plan, limit=4096)
 
 
-def _rule_hits(steps: tuple[tuple[_Step, bool], ...], sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    """The kept hits of a rule's steps, one step after the other. A step without modifiers hands its matcher's
-    hits straight through (chained in C), the others through _kept."""
+def _rule_hits(steps: tuple[tuple, ...], sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """The kept hits of a rule's steps (see _plan), one step after the other. A step without modifiers hands its
+    matcher's hits straight through (chained in C), the others through _kept."""
     return chain.from_iterable(_step_hits(steps, sf, ctx))
 
 
-def _step_hits(steps: tuple[tuple[_Step, bool], ...], sf: SourceFile, ctx: MatchContext) -> Iterator[Iterable[Hit]]:
+def _step_hits(steps: tuple[tuple, ...], sf: SourceFile, ctx: MatchContext) -> Iterator[Iterable[Hit]]:
     code_file = sf.language in ("cuda", "python")
-    for step, plain in steps:
-        if step.needs and code_file and not has_tokens(step.needs, sf):
+    for matcher, pattern, needs, query, plain, step in steps:
+        if needs and code_file and not has_tokens(needs, sf):
             continue  # a token the pattern needs is not in the file: its matcher could not hit
-        if step.query is not None and code_file:
-            register_root_query(sf.language, step.query)  # from the next file on, run with the others
-        hits = step.matcher(step.pattern, sf, ctx)
+        if query is not None and code_file:
+            register_root_query(sf.language, query)  # from the next file on, run with the others
+        hits = matcher(pattern, sf, ctx)
         yield hits if plain else _kept(step, hits, sf)
 
 
@@ -257,9 +262,11 @@ def _drafter(sf: SourceFile, memo: dict) -> Callable[[_Fixed, Hit], Draft]:
     snippets = sf.cache.setdefault("engine.snippets", {})
     bisect_right = bisect.bisect_right
     new = tuple.__new__
+    OPEN = Status.OPEN
 
     def draft(fixed: _Fixed, hit: Hit) -> Draft:
         start, end, name, replacement, values, message = hit
+        rule_id, category, severity, confidence, template, hip = fixed
         line = bisect_right(starts, start)  # 1-based, as sf.position's
         last = end - 1 if end - 1 > start else start
         # Most hits end on the line they start on: no second search for it.
@@ -269,12 +276,12 @@ def _drafter(sf: SourceFile, memo: dict) -> Callable[[_Fixed, Hit], Draft]:
         else:
             col = _char_column(sf, line, start)
             end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
-        hip = fixed.hip
         # The same name hits many times in a scan (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
         # matcher's per-name tuple, kept for the scan): its message is worded once, in `memo` (the scan's, from
         # _worded_memo). Keyed by the values' identity, not equality (1 and True are equal); each entry keeps its
         # values, so their id cannot be another tuple's while the entry lives.
-        template = message or fixed.message
+        if message:
+            template = message
         key = (template, name, replacement, hip, id(values))
         worded = memo.get(key)
         if worded is None or worded[0] is not values:
@@ -289,9 +296,8 @@ def _drafter(sf: SourceFile, memo: dict) -> Callable[[_Fixed, Hit], Draft]:
             function = func.name
             kernel = function if func.is_kernel else None
         # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
-        return new(Draft, (path, line, col, fixed.id, end_line, end_col, fixed.category, fixed.severity,
-                           fixed.confidence, worded[1], snippet, function, kernel, "", replacement or hip or None,
-                           worded[2], Status.OPEN, None))
+        return new(Draft, (path, line, col, rule_id, end_line, end_col, category, severity, confidence, worded[1],
+                           snippet, function, kernel, "", replacement or hip or None, worded[2], OPEN, None))
 
     return draft
 
