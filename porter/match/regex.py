@@ -187,9 +187,11 @@ def linear_problem(pattern: str, flags: tuple[str, ...] = ()) -> str | None:
 
 def _relaxed(pattern: str) -> str | None:
     """`pattern` without the parts RE2 lacks, so that it matches wherever `pattern` does (and maybe elsewhere):
-    look-arounds deleted (an assertion removed only widens what matches), named back-references `(?P=name)` made
-    "any text". None when that is not done safely (a quantifier right after a removed part would change meaning,
-    numbered back-references, conditionals)."""
+    look-arounds deleted (an assertion removed only widens what matches), a named back-reference `(?P=name)` made
+    what its group matches (the text it repeats is such a text; "any text" when the group holds groups or
+    back-references of its own, so a set search does not carry a may-match state to the end of every file). None
+    when that is not done safely (a quantifier right after a removed part would change meaning, numbered
+    back-references, conditionals)."""
     out: list[str] = []
     skip = 0  # the end of a part left out
     for i, piece, kind, in_class in _pieces(pattern):
@@ -205,11 +207,24 @@ def _relaxed(pattern: str) -> str | None:
             if end is None or pattern[end:end + 1] in ("*", "+", "?", "{"):
                 return None
             if head.startswith("(?P="):
-                out.append("(?s:.*)")
+                out.append(_referenced(pattern, pattern[i + 4:end - 1]))
             skip = end
             continue
         out.append(piece)
     return "".join(out)
+
+
+def _referenced(pattern: str, name: str) -> str:
+    """What `(?P=name)` may match, relaxed: the body of group `name` of `pattern`, or any text."""
+    opening = f"(?P<{name}>"
+    for i, _, kind, in_class in _pieces(pattern):
+        if kind == "char" and not in_class and pattern.startswith(opening, i):
+            end = _group_end(pattern, i)
+            body = _relaxed(pattern[i + len(opening):end - 1]) if end is not None else None
+            if body is not None and "(" not in body and "\\" not in body.replace("\\w", "").replace("\\d", ""):
+                return f"(?:{body})"
+            break
+    return "(?s:.*)"
 
 
 def _group_end(pattern: str, start: int) -> int | None:
