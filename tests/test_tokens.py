@@ -207,7 +207,10 @@ def test_relaxed_patterns_drop_only_what_widens_the_match():
 
     assert _relaxed(r"\bx\s*=(?!=)\s*1") == r"\bx\s*=\s*1"
     assert _relaxed(r"(?<!long )\b(?P<hit>unsigned(?!\s+long))") == r"\b(?P<hit>unsigned)"
-    assert _relaxed(r"(?P<v>\w+)\s*;\s*(?P=v)\b") == r"(?P<v>\w+)\s*;\s*(?s:.*)\b"
+    # A back-reference matches what its group matched: a text its group's pattern matches (any text when the
+    # group holds a group of its own).
+    assert _relaxed(r"(?P<v>\w+)\s*;\s*(?P=v)\b") == r"(?P<v>\w+)\s*;\s*(?:\w+)\b"
+    assert _relaxed(r"(?P<v>\w+(?:x|y))\s*;\s*(?P=v)\b") == r"(?P<v>\w+(?:x|y))\s*;\s*(?s:.*)\b"
     assert _relaxed(r"[(?!x]y") == r"[(?!x]y"  # inside a class nothing is a group
     assert _relaxed(r"a(?=b)*") is None  # a quantifier after a removed assertion would repeat the `a`
     assert _relaxed(r"(a)\1") is None

@@ -14,4 +14,3 @@ from porter.model import Finding
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Finding))
 Draft = collections.namedtuple("Draft", FIELDS)
-FINGERPRINT = FIELDS.index("fingerprint")

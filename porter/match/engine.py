@@ -11,15 +11,16 @@ import bisect
 import fnmatch
 import hashlib
 import re
+from itertools import chain
 from pathlib import PurePosixPath
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple
 
-from porter.match.base import PerObject
+from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
-from porter.match.draft import FINGERPRINT, Draft
+from porter.match.draft import Draft
 from porter.model import Finding, Status
 from porter.source.parse import SourceFile, register_root_query
 from porter.rules import Rule
@@ -67,30 +68,52 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     """(findings, suppressed findings) for one file, sorted by position then rule id."""
     drafts: list[Draft] = []
     suppressions = _suppressions(sf)
+    draft = _drafter(sf, _worded_memo(ctx))
+    add = drafts.append
+    language = sf.language
     for rule in rules:
-        if not rule_applies_to(rule, sf.path, sf.language):
+        fixed, steps, languages = _plans(rule)
+        # rule_applies_to, its language test read from the plan (the test is asked for every rule and file)
+        if language not in languages or rule.files and not rule_applies_to(rule, sf.path, language):
             continue
         seen: set[tuple[int, int]] = set()
         over: Hit | None = None
-        for hit in _rule_hits(rule, sf, ctx):
-            if (hit.start, hit.end) in seen:
+        for hit in _rule_hits(steps, sf, ctx):
+            span = (hit.start, hit.end)
+            if span in seen:
                 continue
-            seen.add((hit.start, hit.end))
+            seen.add(span)
             if len(seen) > MAX_HITS_PER_RULE:
                 over = over or hit
                 continue
-            drafts.append(_draft(rule, sf, hit))
+            add(draft(fixed, hit))
         if over is not None:
             left_out = len(seen) - MAX_HITS_PER_RULE
-            drafts.append(_draft(rule, sf, Hit(over.start, over.end, name=over.name, message=(
+            add(draft(fixed, Hit(over.start, over.end, name=over.name, message=(
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))
     drafts.sort()
+    findings = _fingerprinted(refine(drafts, sf))
+    if not suppressions:
+        return findings, []
     kept, hidden = [], []
-    for f in _fingerprinted(refine(drafts, sf)):
+    for f in findings:
         ids = suppressions.get(f.line, set())
         (hidden if ("*" in ids or f.rule in ids) else kept).append(f)
     return kept, hidden
+
+
+# Messages worded for the scan; past this many (one per hit of a matcher that makes fresh values per hit) it starts
+# again, so the values it keeps alive stay bounded.
+_WORDED_LIMIT = 65536
+
+
+def _worded_memo(ctx: MatchContext) -> dict:
+    """The scan's memo of worded messages (see _draft), started again at _WORDED_LIMIT entries."""
+    memo = ctx.memo.get("engine.worded")
+    if memo is None or len(memo) > _WORDED_LIMIT:
+        memo = ctx.memo["engine.worded"] = {}
+    return memo
 
 
 class _Step(NamedTuple):
@@ -106,42 +129,65 @@ class _Step(NamedTuple):
     warp_dependent: bool
 
 
-def _plan(rule: Rule) -> tuple[_Step, ...]:
-    return tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
-                       bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")))
-                 for p in rule.patterns)
+    @property
+    def plain(self) -> bool:
+        """Whether every hit of its matcher is kept (no modifier filters them)."""
+        return not (self.not_regex is not None or self.inside_kernel or self.in_device_code or self.warp_dependent)
 
 
-# Each rule's steps; rule sets loaded again and again (tests, history walks) start it again at 4,096 rules.
-_steps = PerObject(_plan, limit=4096)
+def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
+    """The rule's draft fields, its steps (each unpacked for _step_hits: matcher, pattern, needs, query, plain,
+    the step) and its languages."""
+    steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
+                        bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")))
+                  for p in rule.patterns)
+    return (_fixed(rule), tuple((s.matcher, s.pattern, s.needs, s.query, s.plain, s) for s in steps),
+            frozenset(rule.languages))
 
 
-def _rule_hits(rule: Rule, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    not_memo = sf.cache.setdefault("engine.not_regex", {})
+# Each rule's draft fields and steps; rule sets loaded again and again (tests, history walks) start it again at
+# 4,096 rules.
+_plans = per_object(_plan, limit=4096)
+
+
+def _rule_hits(steps: tuple[tuple, ...], sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """The kept hits of a rule's steps (see _plan), one step after the other. A step without modifiers hands its
+    matcher's hits straight through (chained in C), the others through _kept."""
+    return chain.from_iterable(_step_hits(steps, sf, ctx))
+
+
+def _step_hits(steps: tuple[tuple, ...], sf: SourceFile, ctx: MatchContext) -> Iterator[Iterable[Hit]]:
     code_file = sf.language in ("cuda", "python")
-    for step in _steps(rule):
-        if step.needs and code_file and not has_tokens(step.needs, sf):
+    for matcher, pattern, needs, query, plain, step in steps:
+        if needs and code_file and not has_tokens(needs, sf):
             continue  # a token the pattern needs is not in the file: its matcher could not hit
-        if step.query is not None and code_file:
-            register_root_query(sf.language, step.query)  # from the next file on, run with the others
-        not_rx = compile_regex(step.not_regex) if step.not_regex is not None else None
-        for hit in step.matcher(step.pattern, sf, ctx):
-            if not_rx is not None:
-                line, _ = sf.position(hit.start)
-                key = (step.not_regex, line)  # once per line: a long line may carry many hits
-                if key not in not_memo:
-                    not_memo[key] = not_rx.search(sf.line_text(line).encode("utf-8", "replace")) is not None
-                if not_memo[key]:
-                    continue
-            if step.inside_kernel:
-                f = sf.enclosing(hit.start)
-                if f is None or not f.is_kernel:
-                    continue
-            if step.in_device_code and not in_device_code(sf, hit.start):
+        if query is not None and code_file:
+            register_root_query(sf.language, query)  # from the next file on, run with the others
+        hits = matcher(pattern, sf, ctx)
+        yield hits if plain else _kept(step, hits, sf)
+
+
+def _kept(step: _Step, hits: Iterable[Hit], sf: SourceFile) -> Iterator[Hit]:
+    """The hits its modifiers (not_regex, inside_kernel, in_device_code, warp_dependent) keep."""
+    not_memo = sf.cache.setdefault("engine.not_regex", {})
+    not_rx = compile_regex(step.not_regex) if step.not_regex is not None else None
+    for hit in hits:
+        if not_rx is not None:
+            line, _ = sf.position(hit.start)
+            key = (step.not_regex, line)  # once per line: a long line may carry many hits
+            if key not in not_memo:
+                not_memo[key] = not_rx.search(sf.line_text(line).encode("utf-8", "replace")) is not None
+            if not_memo[key]:
                 continue
-            if step.warp_dependent and not warp_dependent(sf, hit.start, hit.end):
+        if step.inside_kernel:
+            f = sf.enclosing(hit.start)
+            if f is None or not f.is_kernel:
                 continue
-            yield hit
+        if step.in_device_code and not in_device_code(sf, hit.start):
+            continue
+        if step.warp_dependent and not warp_dependent(sf, hit.start, hit.end):
+            continue
+        yield hit
 
 
 def _char_column(sf: SourceFile, line: int, offset: int) -> int:
@@ -179,52 +225,81 @@ def _snippet(sf: SourceFile, line: int) -> str:
         # Only the head of a very long line can end up in a snippet; decode no more of it than that.
         end = sf.data.find(b"\n", start, start + 4096)
         text = sf.data[start: end if end >= 0 else min(len(sf.data), start + 4096)].decode("utf-8", "replace")
-        text = text.rstrip("\r").strip()
+        text = text.strip()  # white space includes the \r of a CRLF line
         memo[line] = text if len(text) <= 200 else text[:197] + "..."
     return memo[line]
 
 
 def make_finding(rule: Rule, sf: SourceFile, hit: Hit) -> Finding:
     """The finding of one hit (without its fingerprint, which depends on the file's other findings)."""
-    return Finding(*_draft(rule, sf, hit))
+    return Finding(*_drafter(sf, {})(_fixed(rule), hit))
 
 
-def _draft(rule: Rule, sf: SourceFile, hit: Hit) -> Draft:
-    starts, cache = sf.line_starts, sf.cache
-    start = hit.start
-    line = bisect.bisect_right(starts, start)  # 1-based, as sf.position's
-    last = max(start, hit.end - 1)
-    # Most hits end on the line they start on: no second search for it.
-    end_line = line if line == len(starts) or last < starts[line] else bisect.bisect_right(starts, last)
-    if _ascii_file(sf):  # a character is a byte: the columns without a call per hit
-        col, end_col = start - starts[line - 1] + 1, last - starts[end_line - 1] + 2
-    else:
-        col = _char_column(sf, line, start)
-        end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
-    func = sf.enclosing(start)
-    hip_name = rule.hip_equivalent.get("name")
-    hip = rule.hip_equivalent.get("name", "")
-    # The same name hits many times in a file (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
-    # matcher's per-name tuple): its message is worded once. Keyed by the values' identity, not equality (1 and
-    # True are equal), and per file, so the values kept alive for the key cannot outlive the file.
-    memo = cache.get("engine.worded")
-    if memo is None:
-        memo = cache["engine.worded"] = {}
-    values = hit.values
-    key = (hit.message or rule.message, hit.name, hit.replacement, hip, id(values))
-    worded = memo.get(key)
-    if worded is None or worded[0] is not values:
-        worded = memo[key] = (values, *_worded(key[0], hit.name, hit.replacement, hip, values))
-    snippets = cache.get("engine.snippets")
-    snippet = snippets.get(line) if snippets is not None else None
-    if snippet is None:
-        snippet = _snippet(sf, line)
-    function = func.name if func is not None else None
-    kernel = function if func is not None and func.is_kernel else None
-    # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
-    return Draft(sf.path, line, col, rule.id, end_line, end_col, rule.category, rule.severity, rule.confidence,
-                 worded[1], snippet, function, kernel, "", hit.replacement or hip_name or None, worded[2],
-                 Status.OPEN, None)
+class _Fixed(NamedTuple):
+    """What a draft takes from its rule, read once per rule and file instead of once per hit."""
+
+    id: str
+    category: str
+    severity: object
+    confidence: object
+    message: str
+    hip: str  # hip_equivalent's name, "" without one
+
+
+def _fixed(rule: Rule) -> _Fixed:
+    return _Fixed(rule.id, rule.category, rule.severity, rule.confidence, rule.message,
+                  rule.hip_equivalent.get("name", ""))
+
+
+def _drafter(sf: SourceFile, memo: dict) -> Callable[[_Fixed, Hit], Draft]:
+    """`draft(fixed, hit)`: the Draft of one hit in `sf`, with what is the same for the whole file (its line starts,
+    whether it is ASCII, its snippets) looked up once; `memo` holds worded messages (see _worded_memo)."""
+    starts = sf.line_starts
+    count = len(starts)
+    ascii_file = _ascii_file(sf)
+    enclosing = sf.enclosing
+    path = sf.path
+    snippets = sf.cache.setdefault("engine.snippets", {})
+    bisect_right = bisect.bisect_right
+    new = tuple.__new__
+    OPEN = Status.OPEN
+
+    def draft(fixed: _Fixed, hit: Hit) -> Draft:
+        start, end, name, replacement, values, message = hit
+        rule_id, category, severity, confidence, template, hip = fixed
+        line = bisect_right(starts, start)  # 1-based, as sf.position's
+        last = end - 1 if end - 1 > start else start
+        # Most hits end on the line they start on: no second search for it.
+        end_line = line if line == count or last < starts[line] else bisect_right(starts, last)
+        if ascii_file:  # a character is a byte: the columns without a call per hit
+            col, end_col = start - starts[line - 1] + 1, last - starts[end_line - 1] + 2
+        else:
+            col = _char_column(sf, line, start)
+            end_col = _char_column(sf, end_line, last) + 1  # exclusive end column, as in SARIF
+        # The same name hits many times in a scan (cudaMalloc, cudaMemcpy, ...), with the very same values (the kb
+        # matcher's per-name tuple, kept for the scan): its message is worded once, in `memo` (the scan's, from
+        # _worded_memo). Keyed by the values' identity, not equality (1 and True are equal); each entry keeps its
+        # values, so their id cannot be another tuple's while the entry lives.
+        if message:
+            template = message
+        key = (template, name, replacement, hip, id(values))
+        worded = memo.get(key)
+        if worded is None or worded[0] is not values:
+            worded = memo[key] = (values, *_worded(template, name, replacement, hip, values))
+        snippet = snippets.get(line)
+        if snippet is None:
+            snippet = _snippet(sf, line)
+        func = enclosing(start)
+        if func is None:
+            function = kernel = None
+        else:
+            function = func.name
+            kernel = function if func.is_kernel else None
+        # Finding's fields in Finding's order (porter.match.draft); the fingerprint comes after refining.
+        return new(Draft, (path, line, col, rule_id, end_line, end_col, category, severity, confidence, worded[1],
+                           snippet, function, kernel, "", replacement or hip or None, worded[2], OPEN, None))
+
+    return draft
 
 
 def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
@@ -256,9 +331,9 @@ def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
         words = spaced.get(d.snippet)
         if words is None:
             words = spaced[d.snippet] = " ".join(d.snippet.split())
-        values = list(d)
-        values[FINGERPRINT] = _fingerprint(counts, _basis(d, words))
-        out.append(make(values))
+        f = make(d)
+        vars(f)["fingerprint"] = _fingerprint(counts, _basis(d, words))  # a fresh object, not yet seen by anyone
+        out.append(f)
     return out
 
 
@@ -272,7 +347,7 @@ def _fingerprint(counts: dict[str, int], basis: str) -> str:
     """The fingerprint of the next occurrence of `basis` (`counts`: occurrences so far, per basis, in the file)."""
     n = counts.get(basis, 0)
     counts[basis] = n + 1
-    return hashlib.sha256(f"{basis}\0{n}".encode()).hexdigest()[:20]
+    return hashlib.sha256(f"{basis}\0{n}".encode()).digest()[:10].hex()  # the hexdigest's first 20 digits
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:

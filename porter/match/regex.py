@@ -143,13 +143,14 @@ class _Pattern:
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool) -> Any:
+def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool, latin1: bool = False) -> Any:
     translated = _for_re2(pattern, flags) if _re2 is not None else None
     if translated is not None:
         inline = "".join(_RE2_INLINE[f] for f in flags if f in _RE2_INLINE)
         source = (f"(?{inline})" if inline else "") + translated
         try:
-            return _Pattern(_re2.compile(source.encode() if as_bytes else source, _options()), pattern)
+            options = _latin1_options() if latin1 else _options()
+            return _Pattern(_re2.compile(source.encode() if as_bytes else source, options), pattern)
         except Exception:  # noqa: BLE001 - RE2 refuses it (look-around etc.): Python's engine, for porter's own rules
             pass
     f = 0
@@ -158,9 +159,12 @@ def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool) -> Any:
     return re.compile(pattern.encode() if as_bytes else pattern, f)
 
 
-def compile_regex(pattern: str, flags: tuple[str, ...] = (), *, text: bool = False) -> Any:
-    """A compiled pattern with `search`/`finditer`/`match` (on bytes; on str with text=True), RE2 where it can."""
-    return _compile(pattern, tuple(flags), not text)
+def compile_regex(pattern: str, flags: tuple[str, ...] = (), *, text: bool = False, latin1: bool = False) -> Any:
+    """A compiled pattern with `search`/`finditer`/`match` (on bytes; on str with text=True), RE2 where it can.
+    `latin1` (bytes only): RE2 reads each byte as one character, exactly as `re` reads bytes, instead of UTF-8
+    (where a stray byte >= 0x80 matches no `.` or `[^...]`), for porter's own patterns that must mean what they
+    meant on `re`."""
+    return _compile(pattern, tuple(flags), not text, latin1 and not text)
 
 
 def linear_problem(pattern: str, flags: tuple[str, ...] = ()) -> str | None:
@@ -183,9 +187,11 @@ def linear_problem(pattern: str, flags: tuple[str, ...] = ()) -> str | None:
 
 def _relaxed(pattern: str) -> str | None:
     """`pattern` without the parts RE2 lacks, so that it matches wherever `pattern` does (and maybe elsewhere):
-    look-arounds deleted (an assertion removed only widens what matches), named back-references `(?P=name)` made
-    "any text". None when that is not done safely (a quantifier right after a removed part would change meaning,
-    numbered back-references, conditionals)."""
+    look-arounds deleted (an assertion removed only widens what matches), a named back-reference `(?P=name)` made
+    what its group matches (the text it repeats is such a text; "any text" when the group holds groups or
+    back-references of its own, so a set search does not carry a may-match state to the end of every file). None
+    when that is not done safely (a quantifier right after a removed part would change meaning, numbered
+    back-references, conditionals)."""
     out: list[str] = []
     skip = 0  # the end of a part left out
     for i, piece, kind, in_class in _pieces(pattern):
@@ -201,11 +207,24 @@ def _relaxed(pattern: str) -> str | None:
             if end is None or pattern[end:end + 1] in ("*", "+", "?", "{"):
                 return None
             if head.startswith("(?P="):
-                out.append("(?s:.*)")
+                out.append(_referenced(pattern, pattern[i + 4:end - 1]))
             skip = end
             continue
         out.append(piece)
     return "".join(out)
+
+
+def _referenced(pattern: str, name: str) -> str:
+    """What `(?P=name)` may match, relaxed: the body of group `name` of `pattern`, or any text."""
+    opening = f"(?P<{name}>"
+    for i, _, kind, in_class in _pieces(pattern):
+        if kind == "char" and not in_class and pattern.startswith(opening, i):
+            end = _group_end(pattern, i)
+            body = _relaxed(pattern[i + len(opening):end - 1]) if end is not None else None
+            if body is not None and "(" not in body and "\\" not in body.replace("\\w", "").replace("\\d", ""):
+                return f"(?:{body})"
+            break
+    return "(?s:.*)"
 
 
 def _group_end(pattern: str, start: int) -> int | None:
@@ -237,6 +256,8 @@ class RegexSet:
     def __init__(self) -> None:
         self._sources: dict[str, list[bytes]] = {"utf8": [], "latin1": []}
         self._where: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+        # The (pattern, flags) in the set: `key in regexes.members`, asked per pattern and file, without a call.
+        self.members = self._where.keys()
         self._sets: dict[str, Any] = {}
         self.version = object()  # a new one whenever a pattern is added (per-file answers are for one version)
 

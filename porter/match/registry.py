@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from porter.match.base import Hit, MatchContext, Matcher
+from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds import binary, buildfiles, code, config, embedded, library, python
 from porter.schemas import schema
 from porter.source.parse import SourceFile
@@ -55,7 +55,7 @@ class PatternKind:
 
 def match_pattern(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """Hits of one pattern object by its kind's matcher (modifiers such as not_regex are the engine's to apply)."""
-    return KINDS[kind_of(pattern)].matcher(pattern, sf, ctx)
+    return _matcher_of(pattern)(pattern, sf, ctx)
 
 
 def kind_of(pattern: dict) -> str:
@@ -107,6 +107,8 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("embedded_binary", embedded.match_embedded_binary, CUDA),
 )
 MATCHERS: dict[str, Matcher] = {name: k.matcher for name, k in KINDS.items()}
+# Each pattern object's matcher, found once: feature and embedded_cuda ask for their wrapped pattern's per file.
+_matcher_of = per_object(lambda pattern: MATCHERS[kind_of(pattern)])
 MODIFIERS: tuple[str, ...] = tuple(schema(SCHEMA)["modifiers"])
 
 

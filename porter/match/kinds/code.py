@@ -9,9 +9,9 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Iterable, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
-from porter.match.base import Hit, MatchContext, Matcher, PerObject
+from porter.match.base import Hit, MatchContext, Matcher, make_hit, per_object
 from porter.match.prefilter import LiteralIndex, required_literals
 from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
@@ -40,9 +40,12 @@ def in_device_code(sf: SourceFile, offset: int) -> bool:
 
 # Warp-level work: shuffles, votes, warp syncs and reductions, cooperative-groups tiles, CUB warp primitives, tensor-
 # core MMA (a warp-wide fragment layout), and calls of functions named for warps (`warp_reduce_sum(v)`).
-_WARP_LEVEL = re.compile(rb"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\b__all\s*\(|__activemask|__syncwarp"
-                         rb"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
-                         rb"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(")
+# On RE2, reading bytes as `re` does (a whole function body is searched per ask; `\b\w*[Ww]arp` made `re` retry
+# every word).
+_WARP_LEVEL = linear_regex(r"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\b__all\s*\(|__activemask|__syncwarp"
+                           r"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
+                           r"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(",
+                           latin1=True)
 _CALLED = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 _WARP_NAMED = re.compile(rb"[Ww]arp|WARP")
 
@@ -193,7 +196,7 @@ def _may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, 
     checked for literals, which spares most files the set search there."""
     regexes = _REGEXES.get((sf.language, key))
     known = (pattern, flags)
-    if regexes is None or known not in regexes:
+    if regexes is None or known not in regexes.members:
         return may_match(pattern, flags, sf, text, key)
     if key != "code" and not may_match(pattern, flags, sf, text, key):
         return False
@@ -236,9 +239,19 @@ def match_identifiers(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
     if not globs:
         candidates = exact & toks.keys()
     elif prefixes is not None:
-        candidates = [t for t in toks if t.startswith(prefixes) or t in exact]
+        # A token that starts with a prefix holds it, so a code without any prefix (most files) needs no walk over
+        # its tokens unless an exact name is there too; otherwise the walk keeps the tokens' order.
+        if any(prefix in sf.code for prefix in prefixes) or not exact.isdisjoint(toks.keys()):
+            candidates = [t for t in toks if t.startswith(prefixes) or t in exact]
+        else:
+            candidates = []
     else:
         candidates = [t for t in toks if matches(t)]
+    # Most files have none of a pattern's names: they get an empty tuple, not a generator to start and stop.
+    return _identifier_hits(sf, toks, candidates) if candidates else ()
+
+
+def _identifier_hits(sf: SourceFile, toks, candidates: Iterable[bytes]) -> Iterator[Hit]:
     for tok in candidates:
         for off in toks[tok]:
             if is_member_access(sf.code, off):
@@ -258,7 +271,7 @@ def _regex_pattern(pattern: dict) -> _RegexPattern:
     return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data")
 
 
-_read_regex = PerObject(_regex_pattern)
+_read_regex = per_object(_regex_pattern)
 
 
 def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -266,9 +279,14 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
     where = p.where
     text = sf.code if where == "code" else sf.data
     if where == "ptx" and sf.tree is None:
-        return
+        return ()
     if not _may_run(p.regex, p.flags, sf, text, p.key):
-        return
+        return ()  # what most patterns answer for most files: no generator to start and stop
+    return _regex_hits(p, sf, text)
+
+
+def _regex_hits(p: _RegexPattern, sf: SourceFile, text: bytes) -> Iterator[Hit]:
+    where = p.where
     rx = compile_regex(p.regex, p.flags)  # only once a file may hold a match: many patterns never need compiling
     has_hit = "hit" in rx.groupindex
     for m in rx.finditer(text):
@@ -288,9 +306,19 @@ def match_regex(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hi
 def match_include(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "cuda" or sf.root is None:
         return
+    matches = _any_glob(tuple(pattern["include"]))
     for node, header in index(sf).includes:
-        if any(fnmatch.fnmatchcase(header, g) for g in pattern["include"]):
+        if matches(header):
             yield Hit(node.start_byte, node.end_byte, name=header)
+
+
+@functools.lru_cache(maxsize=1024)
+def _any_glob(globs: tuple[str, ...]):
+    """`matches(name)`: any(fnmatch.fnmatchcase(name, g) for g in globs), as one regex (each glob's translation
+    is anchored at both ends, and a match is tried from the start) instead of one call per glob."""
+    if not globs:
+        return lambda name: False
+    return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)).match
 
 
 def match_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -345,23 +373,23 @@ def match_kb(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """
     spec = pattern["kb"]
     choose = _kb_choice(ctx, spec)
-    added = choose.added
-    toks = sf.tokens()
     known = _kb_candidates(sf, ctx)
-    if added:
-        known = sorted(set(known) | ({n.encode() for n in added} & toks.keys()))
+    if choose.added_tokens:
+        known = sorted(set(known) | (choose.added_tokens & sf.tokens().keys()))
+    memo, require_next = choose.memo, choose.require_next
     for tok in known:
-        chosen = choose.memo.get(tok, _UNASKED)
+        chosen = memo.get(tok, _UNASKED)
         if chosen is _UNASKED:
-            chosen = choose.memo[tok] = _kb_chosen(choose, ctx, tok.decode())
+            chosen = memo[tok] = _kb_chosen(choose, ctx, tok.decode())
         if chosen is None:
             continue
         name, replacement, values = chosen
-        after = choose.require_next.get(tok)
+        after = require_next.get(tok)
+        width = len(name)
         for off in _kb_uses(sf, tok, name):
             if after is not None and not _followed_by(sf.code, off + len(tok), after):
                 continue
-            yield Hit(off, off + len(name), name=name, replacement=replacement, values=values)
+            yield make_hit((off, off + width, name, replacement, values, None))
 
 
 _UNASKED = object()
@@ -378,6 +406,7 @@ class _KbChoice(NamedTuple):
     prefer_roc: frozenset[str]
     require_next: dict[bytes, bytes]
     added: dict[str, dict]
+    added_tokens: frozenset[bytes]  # the `added` names as tokens
     hip_headers: str | None
     memo: dict
 
@@ -390,7 +419,8 @@ def _kb_choice(ctx: MatchContext, spec: dict) -> _KbChoice:
             spec, frozenset(spec.get("status", ())), frozenset(spec.get("library", ())),
             frozenset(spec.get("not_library", ())), frozenset(spec.get("prefer_roc", ())),
             {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()},
-            {e["cuda"]: e for e in spec.get("add", ())}, spec.get("hip_headers"), {})
+            {e["cuda"]: e for e in spec.get("add", ())}, frozenset(e["cuda"].encode() for e in spec.get("add", ())),
+            spec.get("hip_headers"), {})
     return choice
 
 
@@ -527,7 +557,7 @@ def match_kb_header(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterabl
 
 def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str | None, tuple] | None:
     """(replacement, message values) when the pattern reports an #include of `header`, else None."""
-    if any(fnmatch.fnmatchcase(header, g) for g in spec.get("not_include", ())):
+    if _any_glob(tuple(spec.get("not_include", ())))(header):
         return None
     statuses = set(spec.get("status", ()))
     entry = ctx.kb.header(header)
@@ -547,6 +577,11 @@ def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str |
 
 
 _WORD = re.compile(r"\w+", re.A)
+
+
+@functools.lru_cache(maxsize=8192)  # asked per file for each knowledge-base name it uses
+def _is_word(name: str) -> bool:
+    return _WORD.fullmatch(name) is not None
 
 
 def _defined_locally(sf: SourceFile, name: str) -> set[int]:
@@ -572,7 +607,7 @@ def _find_defined_locally(sf: SourceFile, name: str) -> set[int]:
             out.add(node.start_byte)
     # Declarations such as a member `void* cudaMalloc(size_t);` name the project's own function.
     out |= index(sf).function_declarations.get(name, frozenset())
-    if not _WORD.fullmatch(name):
+    if not _is_word(name):
         for m in re.finditer(rb"#[ \t]*define[ \t]+(" + re.escape(name.encode()) + rb")\b", sf.code):
             out.add(m.start(1))
         return out
@@ -605,7 +640,14 @@ def match_launch(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
             f = sf.enclosing(start)
             if f is None or not (f.is_kernel or f.is_device):
                 continue
-        yield Hit(start, end, name=l.kernel, values=(("kind", l.kind),))
+        yield Hit(start, end, name=l.kernel, values=_launch_values(l.kind))
+
+
+@functools.lru_cache(maxsize=64)
+def _launch_values(kind: str) -> tuple[tuple[str, str], ...]:
+    """One values tuple per launch kind for the scan, so the engine words each kind's message once (its memo is
+    keyed by the values' identity)."""
+    return (("kind", kind),)
 
 
 def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Matcher) -> Iterable[Hit]:
@@ -616,7 +658,14 @@ def match_feature(pattern: dict, sf: SourceFile, ctx: MatchContext, inner: Match
     dispatch, so this module need not know the other kinds); the rule loader has checked it is one C++ kind.
     """
     spec, note = _read_feature(pattern)
-    for hit in inner(spec, sf, ctx):
+    hits = inner(spec, sf, ctx)
+    if type(hits) is tuple and not hits:
+        return ()  # the wrapped matcher said at once that it has no hits (see match_regex)
+    return _noted(hits, note)
+
+
+def _noted(hits: Iterable[Hit], note: str) -> Iterator[Hit]:
+    for hit in hits:
         yield Hit(hit.start, hit.end, hit.name, hit.replacement, tuple(sorted(dict(hit.values, note=note).items())))
 
 
@@ -626,7 +675,7 @@ def _feature(pattern: dict) -> tuple[dict, str]:
     return spec, spec.pop("note", "")
 
 
-_read_feature = PerObject(_feature)
+_read_feature = per_object(_feature)
 
 
 def match_member_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -793,27 +842,63 @@ FULL_MASK = re.compile(
 )
 
 
+# A call's name must not follow a word character, `.` or `>` (a member or a longer name), as (?<![\w.>]) says.
+_LANE_CALL_GUARD = r"(?<![\w.>])"
+_AFTER_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.>")
+
+
 def lane_mask_regex(names: Iterable[str]) -> str:
     """The regex a lane_mask pattern runs: a call of one of `names` and its first argument (group `hit`)."""
+    return _LANE_CALL_GUARD + _lane_mask_call(names)
+
+
+def _lane_mask_call(names: Iterable[str]) -> str:
     arg = r"(?P<hit>[^,()]*(?:\([^()]*\)[^,()]*)*)"
-    return r"(?<![\w.>])(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
+    return r"(?P<fn>" + "|".join(re.escape(n) for n in names) + r")\s*\(" + arg + r"[,)]"
+
+
+# Each lane_mask pattern's regex, spelled once for the scan instead of once per file.
+_lane_mask_source = per_object(lambda pattern: lane_mask_regex(pattern["lane_mask"]))
+# What match_lane_mask searches with: the regex without its leading guard, which it checks itself. On `re` either
+# way (the guard kept the whole regex there), but a regex that starts with the names lets `re` skip to their first
+# characters, where one that starts with a look-behind is tried at every byte of the file.
+_lane_mask_call_rx = per_object(lambda pattern: re.compile(_lane_mask_call(pattern["lane_mask"]).encode()))
 
 
 def match_lane_mask(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """A full 32-bit lane mask passed as the first argument of a warp intrinsic (`lane_mask: [__shfl_sync, ...]`),
     written as a literal or through a name the file defines as one (`#define FULL_MASK 0xffffffff`)."""
-    source = lane_mask_regex(pattern["lane_mask"])
+    source = _lane_mask_source(pattern)
     if not _may_run(source, (), sf, sf.code, "code"):
-        return
-    rx = compile_regex(source)
-    mask_names = _full_mask_names(sf)
-    for m in rx.finditer(sf.code):
+        return ()
+    return _lane_mask_hits(_lane_mask_call_rx(pattern), sf)
+
+
+def _lane_mask_hits(rx, sf: SourceFile) -> Iterator[Hit]:
+    """What `finditer` of the whole lane_mask regex finds: a match of `rx` whose start fails the guard is no match,
+    and the search goes on from the next byte, as finditer's would."""
+    code = sf.code
+    mask_names = None
+    pos = 0
+    while True:
+        m = rx.search(code, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start and code[start - 1] in _AFTER_NAME:
+            pos = start + 1
+            continue
+        pos = m.end()
         text = m.group("hit").strip()
-        if FULL_MASK.match(text) or text in mask_names:
-            # The span runs from the intrinsic's name to the end of the mask, so the finding sits on the call's line.
-            trail = len(m.group("hit")) - len(m.group("hit").rstrip())
-            yield Hit(m.start("fn"), m.end("hit") - trail, name=m.group("fn").decode(),
-                      values=(("mask", text.decode("utf-8", "replace")),))
+        if not FULL_MASK.match(text):
+            if mask_names is None:
+                mask_names = _full_mask_names(sf)  # only for a file with a call whose mask is not a literal
+            if text not in mask_names:
+                continue
+        # The span runs from the intrinsic's name to the end of the mask, so the finding sits on the call's line.
+        trail = len(m.group("hit")) - len(m.group("hit").rstrip())
+        yield Hit(m.start("fn"), m.end("hit") - trail, name=m.group("fn").decode(),
+                  values=(("mask", text.decode("utf-8", "replace")),))
 
 
 _MASK_LITERAL = rb"\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX)\s*\)*"

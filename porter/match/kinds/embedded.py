@@ -12,11 +12,12 @@
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from porter.match.base import Hit, MatchContext, Matcher
-from porter.source.parse import SourceFile, captures, parse
+from porter.source.parse import SourceFile, captures, language, parse
 from porter.source.syntax import index
 
 # Callee (last dotted part) -> the argument names and positions that hold CUDA source.
@@ -106,16 +107,45 @@ _PTX_TEXT = re.compile(rb"\.version\s+\d+\.\d+.*?\.target\s+(sm_\w+|compute_\w+)
 
 def _arrays(sf: SourceFile) -> Iterator[tuple[object, object]]:
     """(name, initializer) of each `T name[...] = {...};` declaration, in file order: picked from the file's
-    declarators (porter.source.syntax), which costs less than a query of that shape takes to compile."""
+    declarators (porter.source.syntax), which costs less than a query of that shape takes to compile. Node kinds
+    and fields are compared by the grammar's ids (see _CudaIds): a file has thousands of declarators."""
+    ids = _cuda_ids()
     for d in index(sf).declarators:
-        if d.type != "init_declarator":
+        if d.kind_id not in ids.init_declarator:
             continue
-        array, init = d.child_by_field_name("declarator"), d.child_by_field_name("value")
-        if array is None or init is None or array.type != "array_declarator" or init.type != "initializer_list":
+        array = d.child_by_field_id(ids.declarator)
+        if array is None or array.kind_id not in ids.array_declarator:
             continue
-        name = array.child_by_field_name("declarator")
-        if name is not None and name.type == "identifier":
+        init = d.child_by_field_id(ids.value)
+        if init is None or init.kind_id not in ids.initializer_list:
+            continue
+        name = array.child_by_field_id(ids.declarator)
+        if name is not None and name.kind_id in ids.identifier:
             yield name, init
+
+
+class _CudaIds(NamedTuple):
+    """The CUDA grammar's ids for the node kinds and fields _arrays reads: `node.kind_id in ids.identifier` is
+    `node.type == "identifier"` (every id the grammar names so), `child_by_field_id(ids.value)` is
+    `child_by_field_name("value")`, without a string made or looked up per node."""
+
+    init_declarator: frozenset[int]
+    array_declarator: frozenset[int]
+    initializer_list: frozenset[int]
+    identifier: frozenset[int]
+    declarator: int
+    value: int
+
+
+@functools.lru_cache(maxsize=1)
+def _cuda_ids() -> _CudaIds:
+    lang = language("cuda")
+
+    def kinds(name: str) -> frozenset[int]:
+        return frozenset(i for i in range(lang.node_kind_count) if lang.node_kind_for_id(i) == name)
+
+    return _CudaIds(kinds("init_declarator"), kinds("array_declarator"), kinds("initializer_list"),
+                    kinds("identifier"), lang.field_id_for_name("declarator"), lang.field_id_for_name("value"))
 
 
 def match_embedded_binary(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:

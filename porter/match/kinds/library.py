@@ -22,7 +22,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable, Iterator
 
-from porter.match.base import Hit, MatchContext
+from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code import compile_regex
 from porter.source.parse import SourceFile, captures
 from porter.source.syntax import index
@@ -264,11 +264,23 @@ def _evidence(sf: SourceFile, ctx: MatchContext | None, kind: str) -> list[Hit]:
 
 
 def match_library(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    evidence, kinds, ids, exclude = _read_library(pattern)
+    found = _evidence(sf, ctx, evidence)
+    return _library_hits(found, kinds, ids, exclude) if found else ()
+
+
+def _library_spec(pattern: dict) -> tuple[str, frozenset[str], frozenset[str], frozenset[str]]:
     spec = pattern["library"]
-    kinds = set(spec.get("kinds", ()))
-    ids = set(spec.get("ids", ()))
-    exclude = set(spec.get("exclude", ()))
-    for hit in _evidence(sf, ctx, spec["evidence"]):
+    return (spec["evidence"], frozenset(spec.get("kinds", ())), frozenset(spec.get("ids", ())),
+            frozenset(spec.get("exclude", ())))
+
+
+# A library pattern's evidence kind and filters, read once for the scan, not once per file.
+_read_library = per_object(_library_spec)
+
+
+def _library_hits(found: list[Hit], kinds: frozenset[str], ids: frozenset[str], exclude: frozenset[str]) -> Iterator[Hit]:
+    for hit in found:
         v = dict(hit.values)
         if kinds and v["kind"] not in kinds:
             continue
