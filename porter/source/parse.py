@@ -19,8 +19,6 @@ from typing import Iterator
 
 import tree_sitter as ts
 
-from porter.match.regex import compile_regex
-
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
 
 
@@ -570,11 +568,12 @@ def _unparsed_attributes() -> re.Pattern:
 
 # Lines holding only numeric literals (embedded cubins, lookup tables): runs of them make hundreds of thousands of
 # number nodes that slow every tree query and say nothing a rule reads, so the parser sees them blanked; `data`
-# keeps every byte. Matched line by line: a single repeated pattern over a 3 MB table costs ~400 MB in `re`. On the
-# linear-time engine: `re` tries a multiline `^` at every byte (6 ms over cuda-samples' 17 files that qualify, for
-# no run at all), RE2 0.9 ms, the same matches.
-_NUMERIC_LINE = compile_regex(
-    r"^[ \t]*(?:[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*[ \t]*,[ \t]*)+\r?$", ("multiline",))
+# keeps every byte. Matched line by line: a single repeated pattern over a 3 MB table costs ~400 MB in `re`. On
+# `re`, not RE2: RE2 finds cuda-samples' few candidates faster (0.9 vs 6 ms), but FasterTransformer's embedded
+# cubins are hundreds of thousands of numeric lines, and each RE2 match costs several Python calls in its binding
+# (the whole-tree scan took 2.2 CPU-s longer).
+_NUMERIC_LINE = re.compile(
+    rb"^[ \t]*(?:[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*[ \t]*,[ \t]*)+\r?$", re.M)
 _NUMERIC_RUN_MIN_LINES = 32
 _NUMERIC_RUN_MIN_FILE = 16 * 1024
 
