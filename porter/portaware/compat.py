@@ -8,18 +8,17 @@ file such as ggml's `vendors/hip.h`), so a repository without ROCm code has no c
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from porter.lazyre import lazy_regex
+
 HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"})
 
 
-# Compiled when first used (functools.cache): only a file with a `using` or `typedef` line needs it.
-@functools.cache
-def _alias() -> re.Pattern:
-    return re.compile(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;)")
+# Compiled when first used (porter.lazyre): only a file with a `using` or `typedef` line needs it.
+_alias = lazy_regex(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;)")
 
 
 @dataclass

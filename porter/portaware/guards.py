@@ -9,10 +9,10 @@ is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD).
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
+from porter.lazyre import lazy_regex
 from porter.match.regex import compile_regex
 from porter.source.macros import CUDA, ROCM
 from porter.source.parse import descendants, parse, register_root_descendants
@@ -33,10 +33,8 @@ class Span:
         return self.start <= pos < self.end
 
 
-# Compiled when first used (functools.cache): a file without vendor predicates never needs these.
-@functools.cache
-def _camel() -> re.Pattern:
-    return re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Compiled when first used (porter.lazyre): a file without vendor predicates never needs these.
+_camel = lazy_regex(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 _AMD_PARTS = frozenset({"amd", "hip", "rocm", "amdgpu", "amdgcn", "cdna", "rdna", "gcn", "hcc"})
@@ -144,14 +142,10 @@ def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
 
 # ------------------------------------------------------------------------------------------ Python
 
-@functools.cache
-def _py_rocm_expr() -> re.Pattern:
-    return re.compile(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_rocm|_is_hip|_is_rocm)(?:\(\))?$")
+_py_rocm_expr = lazy_regex(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_rocm|_is_hip|_is_rocm)(?:\(\))?$")
 
 
-@functools.cache
-def _py_cuda_expr() -> re.Pattern:
-    return re.compile(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
+_py_cuda_expr = lazy_regex(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
 
 
 def _py_text(node, data: bytes) -> str:

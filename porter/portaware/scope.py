@@ -15,13 +15,13 @@ A file that some build arm names for one side only, and no other arm names, is t
 from __future__ import annotations
 
 import fnmatch
-import functools
 import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Iterable
 
+from porter.lazyre import lazy_regex
 from porter.source.macros import CUDA, ROCM, side, tri_and, tri_not, tri_or
 
 _ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
@@ -60,10 +60,8 @@ def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
 
 # ------------------------------------------------------------------------------------------ CMake
 
-# Compiled when first used (functools.cache), as the setup.py one below: only a CMake file needs it.
-@functools.cache
-def _cmake_lex() -> re.Pattern:
-    return re.compile(
+# Compiled when first used (porter.lazyre), as the setup.py one below: only a CMake file needs it.
+_cmake_lex = lazy_regex(
         r'(?P<comment>\#\[(?P<eq>=*)\[.*?\](?P=eq)\]|\#[^\n]*)'
         r'|(?P<bracket>\[(?P<eq2>=*)\[.*?\](?P=eq2)\])'
         r'|(?P<quoted>"(?:\\.|[^"\\])*")'
@@ -288,9 +286,7 @@ def _resolve_cmake_path(arg: str, base: str) -> str | None:
 
 # ------------------------------------------------------------------------------------------ setup.py
 
-@functools.cache
-def _py_string() -> re.Pattern:
-    return re.compile(r"""(?P<q>['"])(?P<s>[^'"\n]+)(?P=q)""")
+_py_string = lazy_regex(r"""(?P<q>['"])(?P<s>[^'"\n]+)(?P=q)""")
 
 
 def setup_references(path: str, text: str, spans) -> list[Reference]:

@@ -23,13 +23,13 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 from __future__ import annotations
 
 import dataclasses
-import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable
 
+from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
@@ -40,10 +40,8 @@ from porter.source import macros
 from porter.source.macros import CUDA, ROCM
 
 
-# Compiled when first used (functools.cache): only a repository with a compat layer needs it.
-@functools.cache
-def _ident() -> re.Pattern:
-    return re.compile(r"[A-Za-z_]\w*")
+# Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
+_ident = lazy_regex(r"[A-Za-z_]\w*")
 
 
 @dataclass

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from porter.lazyre import lazy_regex
+
 # Three-valued truth: True, False, None (unknown).
 Tri = bool | None
 
@@ -38,18 +40,14 @@ BUILTIN_ROCM = frozenset({
 ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
 
 
-# Compiled when first used (functools.cache): most scans never read a vendor macro name or an #if expression.
+# Compiled when first used (porter.lazyre): most scans never read a vendor macro name or an #if expression.
 
 # A name component that says "ROCm side": USE_HIP, BNB_HIP, GGML_HIP_NO_MMQ, __HIP_PLATFORM_AMD__, IS_ROCM, AMD_GPU.
-@functools.cache
-def _vendor_part() -> re.Pattern:
-    return re.compile(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re.I)
+_vendor_part = lazy_regex(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re.I)
 
 
 # Components that make a HIP/ROCm-named macro not a platform switch: HIPBLAS_V2 is a library option, HIP_KERNEL a name.
-@functools.cache
-def _not_switch() -> re.Pattern:
-    return re.compile(r"^(?:NVIDIA|NV|CUDA)$")
+_not_switch = lazy_regex(r"^(?:NVIDIA|NV|CUDA)$")
 
 
 def is_rocm_name(name: str) -> bool:
@@ -168,9 +166,7 @@ def _directives(data: bytes) -> list[Directive]:
 
 # ------------------------------------------------------------------------------------------ #if expressions
 
-@functools.cache
-def _token() -> re.Pattern:
-    return re.compile(r"\s*(?:(\d[\w.']*)|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^?:(),]))")
+_token = lazy_regex(r"\s*(?:(\d[\w.']*)|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^?:(),]))")
 
 
 def _tokens(text: str) -> list[str]:
@@ -493,9 +489,7 @@ def _merge(regions: list[Region]) -> list[Region]:
     return out
 
 
-@functools.cache
-def _define_name() -> re.Pattern:
-    return re.compile(r"^([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$", re.S)
+_define_name = lazy_regex(r"^([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$", re.S)
 
 
 def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:

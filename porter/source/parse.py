@@ -19,24 +19,22 @@ from typing import Iterator
 
 import tree_sitter as ts
 
+from porter.lazyre import lazy_regex
+
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
 
 
-# Patterns only some files need are compiled when first used (functools.cache), not at import: compiling them
+# Patterns only some files need are compiled when first used (porter.lazyre), not at import: compiling them
 # all up front was ~2 ms of every run, most of it for patterns a scan of a few C++ files never uses.
 
 # Bytes >= 0x80 count as identifier characters (C++ allows Unicode identifiers), so `cudaMallocé` is not cudaMalloc.
 # The first character's class comes first (the look-behind then checks the one before it), so the engine skips
 # from candidate to candidate instead of trying the look-behind at every byte: 2x faster, the same tokens.
-@functools.cache
-def _ident() -> re.Pattern:
-    return re.compile(rb"[A-Za-z_\x80-\xff](?<![A-Za-z0-9_$\x80-\xff].)[A-Za-z0-9_\x80-\xff]*")
+_ident = lazy_regex(rb"[A-Za-z_\x80-\xff](?<![A-Za-z0-9_$\x80-\xff].)[A-Za-z0-9_\x80-\xff]*")
 
 
 # Inside a #define body tree-sitter sees only text, so strings and comments there are found lexically.
-@functools.cache
-def _macro_noise() -> re.Pattern:
-    return re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+_macro_noise = lazy_regex(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
 
 
 # `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
@@ -417,9 +415,7 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
 # `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
 # whose name is one of its parameters (flash-attention's main kernels are written this way).
-@functools.cache
-def _function_macro() -> re.Pattern:
-    return re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+_function_macro = lazy_regex(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 
 
 def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
@@ -561,9 +557,7 @@ def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[by
 
 # Attributes tree-sitter-cuda cannot parse between a declaration's specifiers and its name; blanked (same length)
 # in the parser's input only, so the kernel they decorate is still seen and offsets stay exact.
-@functools.cache
-def _unparsed_attributes() -> re.Pattern:
-    return re.compile(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
+_unparsed_attributes = lazy_regex(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
 
 
 # Lines holding only numeric literals (embedded cubins, lookup tables): runs of them make hundreds of thousands of
@@ -661,19 +655,13 @@ def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
                       error_lines=_error_lines(tree, "python"))
 
 
-@functools.cache
-def _triton_jit_decorator() -> re.Pattern:
-    return re.compile(rb"^@\s*triton\s*\.\s*jit\b")
+_triton_jit_decorator = lazy_regex(rb"^@\s*triton\s*\.\s*jit\b")
 
 
-@functools.cache
-def _bare_jit_decorator() -> re.Pattern:
-    return re.compile(rb"^@\s*jit\b")
+_bare_jit_decorator = lazy_regex(rb"^@\s*jit\b")
 
 
-@functools.cache
-def _from_triton_jit() -> re.Pattern:
-    return re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+_from_triton_jit = lazy_regex(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
 
 
 def _triton_jit(node: ts.Node, bare_jit: bool) -> bool:
