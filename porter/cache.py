@@ -17,7 +17,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import orjson
 
@@ -348,19 +348,24 @@ class Cache:
         """Every entry the directory's packs hold (read once; the newest pack's entry wins a key two hold)."""
         if self._index is None:
             self._index = {}
-            for name in self._packs()[-MAX_PACKS_READ:]:
-                fd = self._fd(name)
-                if fd is None:
-                    continue
-                try:
-                    spans = packfile.read_index(fd)
-                except PackError:
-                    continue
+            for name, spans in self._indexes(self._packs()[-MAX_PACKS_READ:]):
                 for span in spans:
                     self._index[span[0]] = (name, span)
                 if len(self._index) > MAX_INDEXED:
                     break
         return self._index
+
+    def _indexes(self, names: list[str]) -> Iterator[tuple[str, list[Span]]]:
+        """Each pack's name and index, in the order of `names`; a pack that does not open or whose index is
+        malformed is left out (all of its entries are misses)."""
+        for name in names:
+            fd = self._fd(name)
+            if fd is None:
+                continue
+            try:
+                yield name, packfile.read_index(fd)
+            except PackError:
+                continue
 
     def _packs(self) -> list[str]:
         """The names of the directory's packs, oldest first (their names sort by the time they were written)."""
@@ -456,16 +461,8 @@ class Cache:
             total += sizes[name]
         if len(chosen) < 2:
             return
-        newest: dict[str, tuple[str, Span]] = {}
-        for name in packs:  # oldest first: a later pack's span of a key replaces an earlier one's
-            fd = self._fd(name)
-            if fd is None:
-                continue
-            try:
-                for span in packfile.read_index(fd):
-                    newest[span[0]] = (name, span)
-            except PackError:
-                continue
+        # Oldest first: a later pack's span of a key replaces an earlier one's.
+        newest = {span[0]: (name, span) for name, spans in self._indexes(packs) for span in spans}
         carried = [(name, span) for name, span in newest.values() if name in chosen]
 
         def entries():
