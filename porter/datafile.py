@@ -36,13 +36,6 @@ MAX_DATA_FILE_BYTES = 4 * 1024 * 1024
 PARSED = Path(__file__).resolve().parent / "schemas" / "validated.parsed.tsv"
 
 
-@functools.lru_cache(maxsize=None)
-def resolved(directory: Path) -> Path:
-    """`directory.resolve()` once per process: every data file's display name and trust check is relative to the
-    data directory, and resolving it for each of a hundred files was a tenth of loading the rules."""
-    return directory.resolve()
-
-
 def resolved_file(path: Path) -> Path:
     """`path.resolve()` for a data file, with its directory resolved once per process: only the file itself is then
     looked at (one lstat instead of one per component of its path, twice for each of ~100 files)."""
@@ -51,6 +44,8 @@ def resolved_file(path: Path) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _real_dir(directory: str) -> str:
+    """`os.path.realpath(directory)` once per process: every data file's display name and trust check is relative
+    to the data directory, and resolving it for each of a hundred files was a tenth of loading the rules."""
     return os.path.realpath(directory)
 
 
@@ -72,7 +67,7 @@ def data_relative(path: Path, data_dir: Path = DATA_DIR) -> str | None:
     """Where `path` resolves to under porter's own data (`data_dir`), as a posix path, or None when it is not one
     of porter's data files: what `path.resolve().relative_to(data_dir.resolve())` says, compared as text (both
     are absolute and normalised)."""
-    root, real = str(resolved(data_dir)), _real(path)
+    root, real = _real_dir(str(data_dir)), _real(path)
     if real == root:
         return "."
     return real[len(root) + 1:] if real.startswith(root) and real[len(root)] == "/" else None
@@ -115,12 +110,6 @@ def safe_loader() -> type:
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "SAFE_LOADER":  # the loader as a constant, for callers that name it so
-        return safe_loader()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:

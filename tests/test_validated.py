@@ -121,7 +121,7 @@ def test_a_listed_file_is_read_from_its_json_and_equals_its_yaml_parse(monkeypat
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed a file whose digest is listed")
 
-    expected = yaml.load(RULE.read_text(encoding="utf-8"), Loader=datafile.SAFE_LOADER)
+    expected = yaml.load(RULE.read_text(encoding="utf-8"), Loader=datafile.safe_loader())
     monkeypatch.setattr(yaml, "load", no_parse)  # the module datafile imports when it parses
     first = datafile.read_yaml(RULE, RuleError)
     second = datafile.read_yaml(RULE, RuleError)
