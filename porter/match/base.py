@@ -46,9 +46,6 @@ def per_object(build: Callable[[Any], Any], limit: int = 65536) -> Callable[[Any
     return read
 
 
-PerObject = per_object  # its name when it was a class (code written against that name still reads the same)
-
-
 @dataclass
 class MatchContext:
     """Shared, read-only data matchers may need; loaded lazily so a scan pays only for what its rules use."""
