@@ -238,11 +238,19 @@ def _write(data: bytes, output: Optional[Path]) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
+    from porter import contain
+
+    top = contain.checkout_of(output)
     try:
+        # Checked before creating anything: a committed `reports -> /elsewhere` symlink must not receive a directory.
+        if top is not None and not contain.inside(output.parent, top):
+            raise UsageError(f"{output}: its directory leads outside {top}; not written")
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_bytes(data)
     except OSError as e:
         raise UsageError(f"{output}: cannot write: {e.strerror or e}") from None
+    # Written beside and renamed over the name: a symlink a PR committed at `-o porter.sarif` is replaced, not
+    # written through.
+    contain.write_bytes(output, data, root=top)
 
 
 def _progress(enabled: bool):
@@ -425,11 +433,12 @@ def _append_summary(run, summary: Path) -> None:
     """Append the Markdown summary (the PR comment body) to a file, as $GITHUB_STEP_SUMMARY expects."""
     from porter.render.pr_comment import render
 
+    from porter import contain
+
     try:
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(render(run.result, run.diff) + "\n")
-    except OSError as e:
-        raise UsageError(f"--summary {summary}: cannot append: {e.strerror or e}") from None
+        contain.append_text(summary, render(run.result, run.diff) + "\n")
+    except contain.Refused as e:
+        raise UsageError(f"--summary {e}") from None
 
 
 def _scanned_any(run) -> bool:

@@ -91,10 +91,7 @@ class Diff:
 def repository_of(path: Path) -> tuple[Path, str]:
     """The top of the git work tree holding `path` and `path` relative to it ('' at the top)."""
     path = Path(path)
-    top = git.top_level(path.resolve())
-    if top is None:
-        raise UsageError(f"{path}: not inside a git repository, so there is no history for --new-since "
-                         "(use --baseline FILE instead)")
+    top = git.require_top(path.resolve(), ", so there is no history for --new-since (use --baseline FILE instead)")
     rel = path.resolve().relative_to(top.resolve()).as_posix()
     return top, "" if rel == "." else rel
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 
 from porter import __version__
 from porter.cache import Cache, CacheUnusable
-from porter.datafile import DATA_DIR
+from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
 from porter.match.base import SkipFile
@@ -41,6 +41,7 @@ from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
 from porter.source import macros as preprocessor
 from porter.source.parse import harvest_macros, parse, parses_alike
+from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
 from porter.targets import Target, resolve_targets
@@ -175,8 +176,9 @@ def load_rules_cached(extra: list[Path], cache: Cache | None) -> RuleSet:
     h = hashlib.sha256(code_digest())
     for p in rule_files() + [f for e in extra for f in (rule_files(e) if e.is_dir() else [e])]:
         try:
-            h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
-        except OSError:
+            # Bounded and non-blocking, as the loader reads it: a rule path may be a FIFO or /dev/zero.
+            h.update(str(p).encode() + b"\0" + read_bytes(p, MAX_DATA_FILE_BYTES) + b"\0")
+        except Unreadable:
             return load_rules(extra=extra)  # let the loader report the unreadable file
     key = "rules-" + h.hexdigest()[:40]
     cached = cache.get(key)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from porter.contain import Refused, files_under, read_named, resolve_inside
 from porter.errors import UsageError
 from porter.model import Severity
 
@@ -154,56 +154,28 @@ def _has_tool_porter(py: Path, top: Path) -> bool:
 
 
 def contained_path(value: str | Path, base: Path, top: Path, key: str, *, allow_dir: bool = False) -> Path:
-    """`value` (relative to `base`) resolved one component at a time, refusing anything that leaves `top`.
-
-    Absolute paths, `..` past the top and symlinks (at any component) that lead outside are refused, as is anything
-    that is not a regular file (or a directory, with allow_dir). The error names the key, never the contents."""
-    raw = Path(value)
-    if raw.is_absolute():
-        raise ConfigError(f"{key}: {str(value)!r} is an absolute path; repository configuration may only name files inside the repository")
-    top = top.resolve()
-    cur = base.resolve()
-    if not cur.is_relative_to(top):
-        raise ConfigError(f"{key}: the configuration file is outside the repository ({top})")
-    for part in raw.parts:
-        nxt = cur.parent if part == ".." else cur / part
-        try:
-            st = os.lstat(nxt)
-        except OSError:
-            raise ConfigError(f"{key}: {str(value)!r} does not exist") from None
-        if stat.S_ISLNK(st.st_mode):
-            nxt = nxt.resolve()
-        if not nxt.is_relative_to(top):
-            raise ConfigError(f"{key}: {str(value)!r} leads outside the repository")
-        cur = nxt
+    """`value` (relative to `base`) resolved inside `top` by porter.contain; a refusal is a ConfigError naming `key`."""
     try:
-        st = os.stat(cur)
-    except OSError:
-        raise ConfigError(f"{key}: {str(value)!r} does not exist") from None
-    if stat.S_ISDIR(st.st_mode) and allow_dir:
-        return cur
-    if not stat.S_ISREG(st.st_mode):
-        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ConfigError(f"{key}: {str(value)!r} is {what}")
-    return cur
+        return resolve_inside(value, base, top, key, allow_dir=allow_dir)
+    except Refused as e:
+        raise ConfigError(str(e)) from None
 
 
 def contained_bytes(path: Path, top: Path, limit: int, key: str) -> bytes:
     """The bytes of a file found inside `top`, refusing one that is (or sits behind) a symlink leading out of it."""
-    if not path.resolve().is_relative_to(top.resolve()):
-        raise ConfigError(f"{key}: {path} leads outside the repository; not read")
-    return read_regular(path, limit, key)
+    try:
+        return read_named(path, limit, key, root=top)
+    except Refused as e:
+        raise ConfigError(str(e)) from None
 
 
 def read_regular(path: Path, limit: int, key: str) -> bytes:
-    """A regular file of at most `limit` bytes, through the scan's bounded, non-blocking reader (a FIFO swapped in
-    after a check cannot hang us); a refusal names the configuration key."""
-    from porter.source.read import SourceReadError, read_file
-
+    """A regular file of at most `limit` bytes, through porter.contain's bounded, non-blocking reader (a FIFO swapped
+    in after a check cannot hang us); a refusal names the configuration key."""
     try:
-        return read_file(path, limit)
-    except SourceReadError as e:
-        raise ConfigError(f"{key}: {path}: {e}") from None
+        return read_named(path, limit, key)
+    except Refused as e:
+        raise ConfigError(str(e)) from None
 
 
 def load_config(path: Path | None, *, top: Path | None = None) -> Config:
@@ -282,12 +254,34 @@ def _config_paths(cfg: Config, top: Path) -> tuple[tuple[Path, ...], Path | None
         return (), None
     base = cfg.path.parent
     if cfg.from_repository:
-        rules = tuple(contained_path(v, base, top, f"{cfg.path.name}: rules", allow_dir=True) for v in cfg.get("rules", []))
+        key = f"{cfg.path.name}: rules"
+        rules: list[Path] = []
+        for v in cfg.get("rules", []):
+            named = contained_path(v, base, top, key, allow_dir=True)
+            # Every file inside a named directory is contained too (a symlink in it must not lead out): the rule
+            # loader is given the checked files, never the directory to list again.
+            try:
+                rules += files_under(named, top, key, (".yaml",)) if named.is_dir() else [named]
+            except Refused as e:
+                raise ConfigError(str(e)) from None
         effort = contained_path(cfg.get("effort"), base, top, f"{cfg.path.name}: effort") if cfg.get("effort") else None
-        return rules, effort
+        return tuple(rules), effort
     rules = tuple((base / v).resolve() for v in cfg.get("rules", []))
     effort = (base / cfg.get("effort")).resolve() if cfg.get("effort") else None
     return rules, effort
+
+
+def _config_targets(cfg: Config, top: Path) -> list[str]:
+    """The configuration's targets; a profile path a repository names must be a regular file inside it (a target
+    entry is a path when it ends in .yaml/.yml or holds a '/', as porter.targets reads it)."""
+    out = []
+    for item in cfg.get("targets", []):
+        for part in (p.strip() for p in item.split(",")):
+            if cfg.from_repository and cfg.path is not None and (part.endswith((".yaml", ".yml")) or "/" in part):
+                part = str(contained_path(part, cfg.path.parent, top, f"{cfg.path.name}: targets"))
+            if part:
+                out.append(part)
+    return out
 
 
 def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
@@ -330,7 +324,7 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
         cache_dir=(cli.cache_dir or default_cache_dir()) if use_cache else None,
         max_file_bytes=max_bytes,
         disabled_rules=tuple(cfg.get("disable", [])),
-        targets=tuple(cli.targets if cli.targets else cfg.get("targets", [])),
+        targets=tuple(cli.targets if cli.targets else _config_targets(cfg, top)),
         extra_rules=rules,
         effort=effort,
         fail_on=fail_on,

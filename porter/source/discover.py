@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
@@ -214,8 +215,8 @@ def link_problem(abspath: Path, real_root: Path) -> str | None:
 def _git_files(root: Path) -> list[str] | None:
     """Tracked plus untracked-but-not-ignored files, or None when root is not inside a git work tree (or git
     itself ignores root: a vendored project under an ignored directory is scanned as a plain tree)."""
-    if not inside_git(root):
-        return None
+    if not inside_git(root) or git.top_level(root) is None:
+        return None  # outside git, or a .git / core.worktree belonging to another tree: walk the files on disk
     try:
         # Run from `root`, ls-files lists paths relative to it, even when root is a subdirectory of the work tree.
         out = git.run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
@@ -237,37 +238,57 @@ def inside_git(root: Path) -> bool:
     return False
 
 
+# Directories deeper than this are listed as skipped, not entered: no real source tree comes near it, and a planted
+# chain of thousands of nested directories would otherwise cost a path per level per file (and, walked recursively,
+# overflow the stack).
+MAX_DEPTH = 256
+
+
 def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
-    """A plain walk honouring every .gitignore on the way down; directory symlinks are listed, never entered."""
+    """A plain walk honouring every .gitignore on the way down; directory symlinks are listed, never entered.
+    Iterative (an explicit stack, depth-first in name order), so depth costs no Python stack."""
     out: list[str] = []
     specs: list[tuple[str, pathspec.PathSpec]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=lambda e: skipped.append(
-        Skipped(_rel(Path(e.filename), root), f"cannot read directory: {e.strerror}"))):
-        rel_dir = _rel(Path(dirpath), root)
-        gi = Path(dirpath) / ".gitignore"
-        if gi.is_file():
+    real_root = os.path.realpath(root)
+    stack: list[tuple[str, int, int]] = [("", 0, 0)]  # (directory relative to root, depth, len(specs) above it)
+    while stack:
+        rel_dir, depth, n_specs = stack.pop()
+        del specs[n_specs:]  # the .gitignore files of directories the walk has left no longer apply
+        dirpath = os.path.join(root, rel_dir) if rel_dir else str(root)
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(((e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in it))
+        except OSError as e:
+            skipped.append(Skipped(rel_dir, f"cannot read directory: {e.strerror}"))
+            continue
+        if any(name == ".gitignore" for name, _, _ in entries):
             try:
-                with open(gi, "rb") as fh:
-                    lines = fh.read(MAX_GITIGNORE_BYTES).decode("utf-8", "replace").splitlines()
+                # Through the containment reader: a .gitignore that is a symlink out of the tree (or a FIFO) must
+                # not be applied, or the scan would tell which file names appear in an outside file.
+                data = read_bytes(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES, root=real_root,
+                                  truncate=True)
                 import pathspec
 
+                lines = data.decode("utf-8", "replace").splitlines()
                 specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines, backend=GLOB_BACKEND)))
-            except OSError:
+            except Unreadable:
                 pass
-        keep = []
-        for d in sorted(dirnames):
-            rel = _join(rel_dir, d)
-            if d in SKIP_DIRS or _ignored(rel + "/", specs):
-                continue
-            if os.path.islink(os.path.join(dirpath, d)):
-                skipped.append(Skipped(rel, "directory symlink not followed"))
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for f in sorted(filenames):
-            rel = _join(rel_dir, f)
-            if not _ignored(rel, specs):
+        subdirs = []
+        for name, is_dir, is_link in entries:
+            rel = _join(rel_dir, name)
+            if is_link and os.path.isdir(os.path.join(dirpath, name)):
+                if name not in SKIP_DIRS and not _ignored(rel + "/", specs):
+                    skipped.append(Skipped(rel, "directory symlink not followed"))
+            elif is_dir:
+                if name in SKIP_DIRS or _ignored(rel + "/", specs):
+                    continue
+                if depth + 1 > MAX_DEPTH:
+                    skipped.append(Skipped(rel, f"directory nested deeper than {MAX_DEPTH} levels; not entered"))
+                    continue
+                subdirs.append(rel)
+            elif not _ignored(rel, specs):
                 out.append(rel)
+        stack.extend((d, depth + 1, len(specs)) for d in reversed(subdirs))
     return out
 
 

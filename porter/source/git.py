@@ -11,6 +11,9 @@ import os
 import subprocess
 from pathlib import Path
 
+from porter import contain
+from porter.errors import UsageError
+
 # Given to every git call: repository config that could make git run a program or page output is overridden.
 SAFE_OPTIONS = (
     "-c", "core.fsmonitor=false",
@@ -67,15 +70,76 @@ def succeeds(repo: Path, *args: str, timeout: float = 60.0) -> bool:
     return r.returncode == 0
 
 
+class ForeignRepository(GitError):
+    """The repository git found for a path is not the path's own: its work tree or git directory lies elsewhere."""
+
+
 def top_level(path: Path) -> Path | None:
-    """The work tree holding `path`, or None outside git (or where git refuses the repository)."""
-    d = path if path.is_dir() else path.parent
+    """The work tree holding `path`, or None outside git, where git refuses the repository, or where the repository
+    is not the path's own (see repository_top)."""
     try:
-        out = run(d, "rev-parse", "--show-toplevel", timeout=30)
+        return repository_top(path)
     except GitError:
         return None
-    text = os.fsdecode(out.rstrip(b"\n"))
-    return Path(text) if text else None
+
+
+def repository_top(path: Path) -> Path | None:
+    """The work tree holding `path` (None outside git); ForeignRepository when the repository git finds does not
+    belong to the tree `path` is in.
+
+    A scanned tree may carry a `.git` *file* (`gitdir: /other/repo/.git`) or a `core.worktree` naming another
+    directory; reading commits through either would report another repository's code. So the work tree must hold
+    `path`, and the git directory must be inside the work tree, or be a linked worktree's or submodule's git
+    directory that points back at this work tree (files a scanned tree cannot plant outside itself)."""
+    d = path if path.is_dir() else path.parent
+    try:
+        out = run(d, "rev-parse", "--show-toplevel", "--absolute-git-dir", timeout=30)
+    except GitError as e:
+        if "not a git repository" in str(e):
+            return None
+        raise
+    lines = [os.fsdecode(x) for x in out.split(b"\n") if x]
+    if len(lines) != 2:
+        return None  # a bare repository or a git directory itself: no work tree
+    top, gitdir = Path(lines[0]), Path(lines[1])
+    if not contain.inside(d, top):
+        raise ForeignRepository(f"git's work tree for {d} is {top}, which does not contain it (core.worktree?)")
+    if not (contain.inside(gitdir, top) or _points_back(gitdir, top)):
+        raise ForeignRepository(f"{top}/.git leads to the git directory {gitdir}, outside the repository, which "
+                                "does not belong to it")
+    return top
+
+
+def require_top(path: Path, why: str) -> Path:
+    """repository_top for a command that needs the repository (`scan --rev`, `--new-since`, `history`): every way it
+    can fail is a UsageError naming `path`; `why` ends the "not inside a git repository" message."""
+    try:
+        top = repository_top(path)
+    except ForeignRepository as e:
+        raise UsageError(f"{path}: {e}; not read") from None
+    except GitError as e:
+        raise UsageError(f"{path}: git cannot read the repository: {e}") from None
+    if top is None:
+        raise UsageError(f"{path}: not inside a git repository{why}")
+    return top
+
+
+def _points_back(gitdir: Path, top: Path) -> bool:
+    """Whether `gitdir` (outside `top`) is `top`'s own: a linked worktree's (its `gitdir` file names `top/.git`) or
+    a submodule's (its core.worktree is `top`)."""
+    try:
+        back = contain.read_bytes(gitdir / "gitdir", 4096).decode("utf-8").strip()
+        if back and os.path.realpath(os.path.join(gitdir, back)) == os.path.realpath(top / ".git"):
+            return True
+    except (contain.Unreadable, UnicodeDecodeError):
+        pass
+    try:
+        # `git config --file` only parses the file: nothing in it runs.
+        wt = run(top, "config", "--file", str(gitdir / "config"), "--get", "core.worktree", timeout=30, check=False)
+    except GitError:
+        return False
+    text = os.fsdecode(wt.strip())
+    return bool(text) and os.path.realpath(os.path.join(gitdir, text)) == os.path.realpath(top)
 
 
 class BlobReader:

@@ -7,20 +7,20 @@ keys git files by blob id without reading them.
 """
 from __future__ import annotations
 
-import errno
+import functools
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
 from porter.source.discover import Candidate, Discovery, discover, inside_git, language_of, printable, selected
 
 
-class SourceReadError(Exception):
-    """A candidate that cannot be read; the message is the reason listed under `skipped`."""
+# A candidate that cannot be read; the message is the reason listed under `skipped`.
+SourceReadError = Unreadable
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,18 @@ class WorkTree:
     def discover(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Discovery:
         return discover(self.root, list(include), list(exclude))
 
+    @functools.cached_property
+    def real_root(self) -> str:
+        """Where every file read must really be (the root, or the one file named): checked on each opened file, so a
+        symlink swapped in after discovery cannot lead a read outside."""
+        return os.path.realpath(self.root)
+
     def read(self, c: Candidate, limit: int) -> bytes:
-        return read_file(c.abspath, limit)
+        return read_bytes(c.abspath, limit, root=self.real_root)
 
     def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
         """The first `limit` bytes and the whole size (binary artefacts are examined, never loaded whole)."""
-        return read_file(c.abspath, limit, truncate=True), _size(c.abspath)
+        return read_bytes(c.abspath, limit, root=self.real_root, truncate=True), _size(c.abspath)
 
     def size(self, c: Candidate) -> int:
         return _size(c.abspath)
@@ -140,43 +146,9 @@ def _size(path: Path) -> int:
 
 
 def read_file(path: Path, limit: int, truncate: bool = False) -> bytes:
-    """A regular file's bytes, never more than `limit` (or the first `limit` with truncate). Opened non-blocking
-    and without following a final symlink swapped in after discovery, so a FIFO or device can never hang a scan."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        try:
-            fd = os.open(path, flags)
-        except OSError as e:
-            if e.errno != errno.ELOOP:
-                raise
-            # The name is a symlink (discovery checked that it stays inside the root): open what it leads to, still
-            # without following a link swapped in there. Resolving only then saves an lstat per path component.
-            fd = os.open(os.path.realpath(path), flags)
-    except OSError as e:
-        raise SourceReadError(f"unreadable: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise SourceReadError("not a regular file")
-        if st.st_size > limit and not truncate:
-            raise SourceReadError(f"file is {st.st_size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit (generated?)")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    except OSError as e:
-        raise SourceReadError(f"unreadable: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:
-        if truncate:
-            return data[:limit]
-        raise SourceReadError(f"file grew past the {limit / 1048576:.0f} MiB limit while being read")
-    return data
+    """A regular file's bytes, never more than `limit` (or the first `limit` with truncate), through porter.contain:
+    non-blocking, so a FIFO or device can never hang a scan."""
+    return read_bytes(path, limit, truncate=truncate)
 
 
 def source_for(path: Path | str, commit: str | None = None) -> WorkTree | GitTree:
@@ -184,9 +156,7 @@ def source_for(path: Path | str, commit: str | None = None) -> WorkTree | GitTre
     path = Path(path)
     if commit is None:
         return WorkTree(path)
-    top = git.top_level(path.resolve())
-    if top is None:
-        raise UsageError(f"{path}: not inside a git repository, so there is no commit {commit!r} to read")
+    top = git.require_top(path.resolve(), f", so there is no commit {commit!r} to read")
     try:
         sha = git.run(top, "rev-parse", "--verify", "--end-of-options", f"{commit}^{{commit}}").decode().strip()
     except git.GitError:

@@ -303,10 +303,12 @@ def apply_fixups(root: Path, files: list[FileTranslation], is_project_header, en
 
 def is_generated_compat(path: Path) -> bool:
     """A porter_hip_compat.h porter wrote earlier (translated again it is regenerated, not translated)."""
+    from porter.contain import Unreadable, read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read(len(COMPAT_MARK)) == COMPAT_MARK
-    except OSError:
+        # Non-blocking and regular files only: a FIFO planted at the header's name must not hang every translate.
+        return read_bytes(path, len(COMPAT_MARK), truncate=True) == COMPAT_MARK
+    except Unreadable:
         return False
 
 

@@ -26,9 +26,10 @@ import stat
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from porter import contain
 from porter.source import git
 from porter.translate.model import BACKUP_DIR, TranslateError, TranslationResult
 
@@ -37,6 +38,9 @@ MANIFEST = "MANIFEST.sha256"  # the originals: `sha256sum -c` format, names esca
 WRITTEN = "WRITTEN.sha256"  # what porter replaced them with, same format
 UNDONE_SUFFIX = ".undone"  # a backup already put back by undo_in_place
 TEST_PAUSE_ENV = "PORTER_TEST_PAUSE_AFTER"
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024  # a backup manifest: two lines per file of a translated tree
+MAX_RESTORE_BYTES = 1 << 30  # one file put back by --undo (translate reads sources of at most 8 MiB by default)
+MAX_GENERATED_BYTES = 16 * 1024 * 1024  # porter_hip_compat.h: a few KiB in practice
 CHANGED_DURING_RUN = "changed on disk during the run: not rewritten (your edit is kept)"
 
 
@@ -235,10 +239,28 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
         # Rewriting the rest would leave a half-translated tree (headers in HIP, a read-only caller in CUDA).
         shown = "; ".join(f"{path} ({why})" for path, why in blocked[:5])
         raise TranslateError(f"--in-place would leave files untranslated: {shown}; fix them or use --force")
-    if not todo:
+    fresh = []
+    for ft in generated:
+        prior = _prior_generated(root, ft, report)
+        if prior is None:
+            continue
+        if prior == (b"", None):
+            fresh.append(ft)  # not there yet: created after the backup
+        elif prior[0] != ft.output:
+            # porter's header from an earlier run, perhaps edited since: backed up like any rewritten file, so
+            # --undo brings the edit back.
+            todo.append((replace(ft, original=prior[0]), root / ft.path, prior[1]))
+    if not todo and not fresh:
         return report
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
     base = backup_dir or ((git_dir / "porter-backup") if git_dir is not None else (root / BACKUP_DIR))
+    # The backup folder is a real directory inside the repository (or its .git), never a planted symlink or file.
+    if backup_dir is None:  # one the caller chose is trusted
+        try:
+            contain.real_directory(Path(base), git_dir if git_dir is not None else Path(root), "backup folder",
+                                   create=True)
+        except contain.Refused as e:
+            raise TranslateError(str(e)) from None
     backup = Path(base) / run_id
     _write_backup(backup, todo)
     report.backup = str(backup)
@@ -254,8 +276,9 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
             _atomic_write(p, ft.output, mode, sync=True)
             report.written.append(ft.path)
             _test_pause(len(report.written))
-        for ft in generated:
-            _write_generated(root, ft, report)
+        for ft in fresh:
+            _atomic_write(root / ft.path, ft.output, 0o644, sync=True)
+            report.written.append(ft.path)
     except BaseException as e:
         restore_errors = []
         for old, p, mode in reversed(done):
@@ -271,24 +294,35 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
     return report
 
 
-def _write_generated(root: Path, ft, report: WriteReport) -> None:
-    """A file porter generates (porter_hip_compat.h): created, or rewritten when it is porter's own from an earlier
-    run; a project file of that name is never overwritten."""
-    from porter.translate.fixups import is_generated_compat
+def _prior_generated(root: Path, ft, report: WriteReport) -> tuple[bytes, int | None] | None:
+    """What is at a generated file's name (porter_hip_compat.h) before an in-place run: (b"", None) when nothing,
+    (its bytes, its mode) when it is porter's own from an earlier run, None (reported as skipped) when it is a
+    project file, a symlink or anything but a regular file: those are never overwritten."""
+    from porter.translate.fixups import COMPAT_MARK
 
     p = root / ft.path
-    if p.is_symlink() or (p.exists() and not is_generated_compat(p)):
-        report.skipped.append((ft.path, "exists and is not porter's generated file: not overwritten"))
-        return
-    _atomic_write(p, ft.output, 0o644, sync=True)
-    report.written.append(ft.path)
-
-
-def _sha256_of(p: Path) -> str | None:
     try:
-        with open(p, "rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        return b"", None
+    except OSError as e:
+        report.skipped.append((ft.path, f"unreadable: {e.strerror or e}"))
+        return None
+    try:
+        data = contain.read_bytes(p, MAX_GENERATED_BYTES, root=root) if stat.S_ISREG(st.st_mode) else b""
+    except contain.Unreadable:
+        data = b""
+    if not stat.S_ISREG(st.st_mode) or not data.startswith(COMPAT_MARK):
+        report.skipped.append((ft.path, "exists and is not porter's generated file: not overwritten"))
+        return None
+    return data, st.st_mode & 0o7777
+
+
+def _sha256_of(p: Path, root: Path | None = None) -> str | None:
+    """The SHA-256 of a regular file (inside `root` when given), or None: a FIFO, device or link out is no match."""
+    try:
+        return hashlib.sha256(contain.read_bytes(p, MAX_RESTORE_BYTES, root=root)).hexdigest()
+    except contain.Unreadable:
         return None
 
 
@@ -372,18 +406,34 @@ def undo_in_place(root: Path, force: bool = False) -> UndoReport:
     unless `force` (then that edit is replaced by the original too)."""
     root = Path(root)
     base = backup_root(root)
-    runs = sorted(d for d in (base.iterdir() if base.is_dir() else ()) if d.is_dir() and not d.name.endswith(UNDONE_SUFFIX)
-                  and (d / MANIFEST).is_file())
-    if not runs:
-        raise TranslateError(f"{root}: no in-place backup to undo (looked in {base})")
-    backup = runs[-1]
-    originals = read_manifest((backup / MANIFEST).read_bytes())
-    written = {rel: digest for digest, rel in read_manifest((backup / WRITTEN).read_bytes())} \
-        if (backup / WRITTEN).is_file() else {}
+    # Everything below comes from files a repository could have planted (a `.porter-backup` outside git): the folder
+    # must be a real directory, each run a real directory in it, the manifests bounded regular files, and every name
+    # they list a path inside the work tree (and inside the backup for the copy read back).
+    try:
+        if os.path.lexists(base):
+            contain.real_directory(base, base.parent, "backup folder")
+        runs = sorted(d for d in (base.iterdir() if base.is_dir() else ())
+                      if not d.name.endswith(UNDONE_SUFFIX) and stat.S_ISDIR(os.lstat(d).st_mode)
+                      and os.path.lexists(d / MANIFEST))
+        if not runs:
+            raise TranslateError(f"{root}: no in-place backup to undo (looked in {base})")
+        backup = runs[-1]
+        originals = read_manifest(contain.read_named(backup / MANIFEST, MAX_MANIFEST_BYTES, "backup manifest",
+                                                     root=backup))
+        written = {rel: digest for digest, rel in read_manifest(
+            contain.read_named(backup / WRITTEN, MAX_MANIFEST_BYTES, "backup manifest", root=backup))} \
+            if os.path.lexists(backup / WRITTEN) else {}
+        for _digest, rel in originals:
+            contain.member(Path(root), rel, f"{backup / MANIFEST}")
+            contain.member(backup, rel, f"{backup / MANIFEST}")
+    except contain.Refused as e:
+        raise TranslateError(str(e)) from None
+    except UnicodeDecodeError:
+        raise TranslateError(f"{backup / MANIFEST}: not a porter backup manifest") from None
     report = UndoReport(str(backup))
     plan, edited = [], []
     for digest, rel in originals:
-        current = _sha256_of(root / rel)
+        current = _sha256_of(root / rel, root)
         if current == digest:
             report.unchanged.append(rel)
         elif current is not None and current == written.get(rel):
@@ -399,7 +449,11 @@ def undo_in_place(root: Path, force: bool = False) -> UndoReport:
         if dest.is_symlink():
             raise TranslateError(f"{rel}: is now a symlink; not restored through it (backup: {backup})")
         mode = (os.stat(dest).st_mode & 0o7777) if dest.exists() else 0o644
-        _atomic_write(dest, (backup / rel).read_bytes(), mode, sync=True)
+        try:
+            original = contain.read_named(backup / rel, MAX_RESTORE_BYTES, "backup copy", root=backup)
+        except contain.Refused as e:
+            raise TranslateError(str(e)) from None
+        _atomic_write(dest, original, mode, sync=True)
         (report.overwritten if rel in edited else report.restored).append(rel)
     backup.rename(backup.with_name(backup.name + UNDONE_SUFFIX))
     report.backup = str(backup)

@@ -1,0 +1,323 @@
+"""Open what a scanned repository can influence only through here: inside its root, a regular file, bounded, non-blocking.
+
+A PR bot runs porter on strangers' code, and a repository influences many paths besides its sources: files its
+porter.toml names (rules, effort, target profiles, and every file inside a named directory), its .gitignore files,
+its .git (a file pointing elsewhere), translate's backup folder and manifest entries, and output paths inside the
+checkout (`-o porter.sarif` where the PR committed a symlink of that name). Each of those goes through one of the
+functions below, so the rules are written once:
+
+- A read resolves the path, requires the real object to lie inside the root (checked again on the descriptor it
+  opened, so a symlink swapped in between the check and the open cannot lead out), requires a regular file (a FIFO,
+  device or directory is refused, never waited on: the open is non-blocking) and reads at most its limit.
+- A directory listing visits each entry once, without following a symlink out of the root, to a bounded depth and
+  count.
+- A write never follows a symlink at the name it writes (it writes a temporary file beside it and renames over the
+  name, which replaces a link instead of writing through it), and, given a root, refuses a parent outside it.
+- Errors name the path and the reason, never what the file held.
+
+tests/test_architecture.py fails when a module outside an allow-list opens, lists or writes a path by other means.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from porter.errors import UsageError
+
+OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+# A directory a repository names (a rules folder) is walked at most this deep and this wide: enough for any real
+# layout, and a bound on what a planted tree of a million empty directories can cost.
+MAX_LIST_DEPTH = 32
+MAX_LIST_ENTRIES = 10_000
+
+
+class Unreadable(Exception):
+    """A path that may not or cannot be read; the message is the reason (a scan lists it under `skipped`)."""
+
+
+class Refused(UsageError):
+    """A path a repository or its configuration influences that porter will not use (exit 2); names the path."""
+
+
+def inside(path: Path | str, root: Path | str) -> bool:
+    """Whether the real location of `path` (every symlink on the way followed) is `root`'s real location or below."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip("/") + "/")
+
+
+def _descriptor_path(fd: int) -> str | None:
+    """What the kernel says an open descriptor is (Linux's /proc); None where that is not available."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, truncate: bool = False,
+               root_name: str = "the scanned root") -> bytes:
+    """A regular file's bytes, never more than `limit` (the first `limit` with truncate). With `root`, the file's
+    real location must be inside it, checked on the opened descriptor. Raises Unreadable with the reason."""
+    if root is not None and not inside(path, root):
+        raise Unreadable(f"leads outside {root_name}; not read")
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError as e:
+        raise Unreadable(f"unreadable: {e.strerror or e}") from None
+    try:
+        if root is not None:
+            real = _descriptor_path(fd)
+            if real is not None and not inside(real, root):
+                raise Unreadable(f"leads outside {root_name}; not read")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable("not a regular file")
+        if st.st_size > limit and not truncate:
+            raise Unreadable(f"file is {st.st_size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit (generated?)")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as e:
+        raise Unreadable(f"unreadable: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        if truncate:
+            return data[:limit]
+        raise Unreadable(f"file grew past the {limit / 1048576:.0f} MiB limit while being read")
+    return data
+
+
+def read_named(path: Path | str, limit: int, what: str, *, root: Path | str | None = None) -> bytes:
+    """read_bytes for a file a user or configuration named: a refusal is a Refused error naming `what` and the path."""
+    try:
+        return read_bytes(path, limit, root=root, root_name="the repository")
+    except Unreadable as e:
+        raise Refused(f"{path}: {e}" if what == str(path) else f"{what}: {path}: {e}") from None
+
+
+def resolve_inside(value: str | Path, base: Path, top: Path, what: str, *, allow_dir: bool = False) -> Path:
+    """`value` (relative to `base`) resolved one component at a time, refusing anything that leaves `top`.
+
+    Absolute paths, `..` past the top and symlinks (at any component) that lead outside are refused, as is anything
+    that is not a regular file (or a directory, with allow_dir). The error names `what`, never the contents."""
+    raw = Path(value)
+    if raw.is_absolute():
+        raise Refused(f"{what}: {str(value)!r} is an absolute path; repository configuration may only name files "
+                      "inside the repository")
+    top = top.resolve()
+    cur = base.resolve()
+    if not cur.is_relative_to(top):
+        raise Refused(f"{what}: the configuration file is outside the repository ({top})")
+    for part in raw.parts:
+        nxt = cur.parent if part == ".." else cur / part
+        try:
+            st = os.lstat(nxt)
+        except OSError:
+            raise Refused(f"{what}: {str(value)!r} does not exist") from None
+        if stat.S_ISLNK(st.st_mode):
+            nxt = nxt.resolve()
+        if not nxt.is_relative_to(top):
+            raise Refused(f"{what}: {str(value)!r} leads outside the repository")
+        cur = nxt
+    try:
+        st = os.stat(cur)
+    except OSError:
+        raise Refused(f"{what}: {str(value)!r} does not exist") from None
+    if stat.S_ISDIR(st.st_mode) and allow_dir:
+        return cur
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise Refused(f"{what}: {str(value)!r} is {kind}")
+    return cur
+
+
+def files_under(directory: Path, top: Path, what: str, suffixes: tuple[str, ...]) -> list[Path]:
+    """The regular files ending in `suffixes` under `directory`, each inside `top`, sorted. A symlink that leads out
+    of `top`, or an entry that is not a regular file or directory, is refused (the configuration is wrong, and
+    skipping it silently would hide that); symlinked directories are not entered."""
+    out: list[Path] = []
+    for path, st in _entries(directory, what):
+        if not path.name.endswith(suffixes):
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            if not inside(path, top):
+                raise Refused(f"{what}: {path} is a symlink leading outside the repository")
+            try:
+                st = os.stat(path)
+            except OSError:
+                raise Refused(f"{what}: {path} is a dangling symlink") from None
+        if stat.S_ISDIR(st.st_mode):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(f"{what}: {path} is not a regular file")
+        out.append(path)
+    return sorted(out)
+
+
+def _entries(directory: Path, what: str) -> Iterator[tuple[Path, os.stat_result]]:
+    """Every entry below `directory` with its lstat, breadth first, never through a symlinked directory, bounded."""
+    todo: list[tuple[Path, int]] = [(directory, 0)]
+    count = 0
+    while todo:
+        d, depth = todo.pop(0)
+        try:
+            with os.scandir(d) as it:
+                names = sorted(e.name for e in it)
+        except OSError as e:
+            raise Refused(f"{what}: {d}: cannot list: {e.strerror or e}") from None
+        for name in names:
+            count += 1
+            if count > MAX_LIST_ENTRIES:
+                raise Refused(f"{what}: {directory} holds more than {MAX_LIST_ENTRIES:,} entries")
+            p = d / name
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            yield p, st
+            if stat.S_ISDIR(st.st_mode):
+                if depth + 1 > MAX_LIST_DEPTH:
+                    raise Refused(f"{what}: {directory} is nested deeper than {MAX_LIST_DEPTH} levels")
+                todo.append((p, depth + 1))
+
+
+def real_directory(path: Path, top: Path, what: str, *, create: bool = False) -> Path:
+    """A directory that is itself (not through a symlink at its name) inside `top`: what translate's backup folder
+    must be, so a planted `.porter-backup` symlink cannot receive or supply files. With `create`, made if missing."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            raise Refused(f"{what}: {path} does not exist") from None
+        try:
+            os.makedirs(path, exist_ok=True)
+            st = os.lstat(path)
+        except OSError as e:
+            raise Refused(f"{what}: {path}: cannot create: {e.strerror or e}") from None
+    except OSError as e:
+        raise Refused(f"{what}: {path}: {e.strerror or e}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise Refused(f"{what}: {path} is a symlink; porter does not follow it")
+    if not stat.S_ISDIR(st.st_mode):
+        raise Refused(f"{what}: {path} exists and is not a directory")
+    if not inside(path, top):
+        raise Refused(f"{what}: {path} leads outside {top}")
+    return path
+
+
+def member(base: Path, rel: str, what: str) -> Path:
+    """`base / rel` for a relative name a file inside the repository supplied (a manifest entry): it must stay under
+    `base` lexically and after every symlink on the way is followed."""
+    p = Path(rel)
+    if not rel or p.is_absolute() or ".." in p.parts or "\0" in rel:
+        raise Refused(f"{what}: {rel!r} is not a relative path inside {base}")
+    full = base / p
+    if not inside(full.parent, base):
+        raise Refused(f"{what}: {rel!r} leads outside {base}")
+    return full
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, so set straight back), for the mode a written file gets."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None, mode: int = 0o644,
+                sync: bool = False) -> None:
+    """Write `data` at `path` atomically (a temporary file in the same directory, renamed over the name): a symlink
+    at `path` is replaced, never written through, and a reader never sees half a file. With `root`, the directory
+    must be inside it. A directory or other non-regular file at `path` is refused."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if root is not None and not inside(parent, root):
+        raise Refused(f"{path}: its directory leads outside {root}; not written")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        if root is None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            # Outside any checkout a device or pipe at the name is the user's own choice (`-o /dev/null`).
+            _write_through(path, data)
+            return
+        raise Refused(f"{path}: exists and is not a regular file; not written")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:64]}.", suffix=".tmp", dir=parent)
+    except OSError as e:
+        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmp, mode & ~_umask())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _write_through(path: Path, data: bytes) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def checkout_of(path: Path | str) -> Path | None:
+    """The work tree an output path lies in, found lexically (the nearest directory above it holding `.git`, without
+    following symlinks on the way), or None. Output written there must really land there: `-o reports/x.sarif`
+    where a PR committed `reports` as a symlink to somewhere else is refused."""
+    d = Path(os.path.abspath(path)).parent
+    for cur in (d, *d.parents):
+        if os.path.lexists(cur / ".git"):
+            return cur
+    return None
+
+
+def append_text(path: Path | str, text: str) -> None:
+    """Append to a file (a CI job's step summary): never through a symlink at its name, never to a FIFO or device,
+    and inside its checkout when it lies in one."""
+    path = Path(path)
+    top = checkout_of(path)
+    if top is not None and not inside(path.parent, top):
+        raise Refused(f"{path}: its directory leads outside {top}; not written")
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise Refused(f"{path}: is a symlink; not written through") from None
+        raise Refused(f"{path}: cannot append: {e.strerror or e}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused(f"{path}: exists and is not a regular file; not written")
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError as e:
+        raise Refused(f"{path}: cannot append: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
