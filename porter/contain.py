@@ -248,6 +248,8 @@ def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None
         st = None
     except OSError as e:
         raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise Refused(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
         if root is None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
             # Outside any checkout a device or pipe at the name is the user's own choice (`-o /dev/null`).

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from porter import contain
 from porter.errors import UsageError
 from porter.source import git
 
@@ -155,9 +156,11 @@ def _shallow_commits(top: Path) -> set[str]:
     path = git.run(top, "rev-parse", "--git-path", "shallow").decode().strip()
     p = Path(path) if os.path.isabs(path) else top / path
     try:
-        return {line.strip() for line in p.read_text().splitlines() if line.strip()}
-    except OSError:
+        # Bounded and non-blocking: one 41-byte line per shallow commit.
+        text = contain.read_bytes(p, 64 * 1024 * 1024).decode("ascii", "replace")
+    except contain.Unreadable:
         return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 def _tree(top: Path, commit: str) -> dict[str, tuple[str, str]]:

@@ -132,9 +132,9 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
             report.skipped.append((ft.path, f"not written: {e.strerror or e}"))
     for rel in result.copies:
         try:
-            data = (root / rel).read_bytes()
-        except OSError as e:
-            report.skipped.append((rel, f"not copied: {e.strerror or e}"))
+            data = contain.read_bytes(root / rel, MAX_RESTORE_BYTES, root=root)
+        except contain.Unreadable as e:
+            report.skipped.append((rel, f"not copied: {e}"))
             continue
         try:
             _atomic_write(_safe_parent(out, rel) / Path(rel).name, data, mode_of(rel), sync=False)
@@ -189,8 +189,8 @@ def uncommitted(root: Path, paths: list[str]) -> list[str]:
             index[os.fsdecode(name)] = meta.split()[1].decode("ascii")
     for rel in paths:
         try:
-            data = (root / rel).read_bytes()
-        except OSError:
+            data = contain.read_bytes(root / rel, MAX_RESTORE_BYTES, root=root)
+        except contain.Unreadable:
             out.add(rel)
             continue
         blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
@@ -223,9 +223,12 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
             continue
         try:
             st = os.stat(p)
-            current = p.read_bytes()
+            current = contain.read_bytes(p, MAX_RESTORE_BYTES, root=root)
         except OSError as e:
             report.skipped.append((ft.path, f"unreadable: {e.strerror or e}"))
+            continue
+        except contain.Unreadable as e:
+            report.skipped.append((ft.path, str(e)))
             continue
         if not os.access(p, os.W_OK) or not (st.st_mode & stat.S_IWUSR):
             report.skipped.append((ft.path, "read-only: not rewritten"))
