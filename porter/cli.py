@@ -445,8 +445,10 @@ def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, 
                   max_file_size_mb=None):
     from porter.settings import CommandLine
 
-    if max_file_size_mb is not None and max_file_size_mb <= 0:
-        raise UsageError("--max-file-size-mb must be positive")
+    # Written as `not low <= x <= high` so that nan fails too (every comparison with it is false); inf and a
+    # denormal like 1e-320 (0 bytes: every file skipped) are as meaningless. 4096 is porter.toml's own bound.
+    if max_file_size_mb is not None and not 1e-6 <= max_file_size_mb <= 4096:
+        raise UsageError(f"--max-file-size-mb must be a number from 0.000001 to 4096 (MiB), not {max_file_size_mb!r}")
     return CommandLine(include=tuple(include) if include else None, exclude=tuple(exclude) if exclude else None,
                        jobs=jobs, fail_on=fail_on, targets=tuple(target) if target else None, no_cache=no_cache,
                        cache_dir=cache_dir, config=config, isolated=isolated, deep=deep,

@@ -161,3 +161,52 @@ def test_sarif_addresses_a_file_whose_name_is_not_utf8(tmp_path):
     sarif = json.loads(porter_ok("assess", str(repo), "-f", "sarif"))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
     assert uris == {"k%FF.cu"}
+
+
+# --- numbers: an effort override (the repository's porter.toml names it) and --max-file-size-mb (issue 25) -------
+
+@pytest.mark.parametrize("value, said", [
+    (".nan", "nan is not a finite number"),
+    (".inf", "inf is not a finite number"),
+    ("-.inf", "-inf is not a finite number"),
+    ("1.0e-320", "1e-320 is neither 0 nor at least 1e-06"),  # a denormal: 6 / 1e-320 hours is inf days
+    ("-2", "-2 is negative"),
+    ("1.0e+300", "1e+300 is more than 1e+06"),
+])
+def test_effort_override_numbers_are_refused_with_the_key_named(tmp_path, value, said):
+    repo = make_repo(tmp_path / "repo", {"k.cu": KERNEL, "porter.toml": 'effort = "effort.yaml"\n',
+                                         "effort.yaml": f"hours_per_day: {value}\n"})
+    p = run_porter("assess", str(repo), "--no-cache", "-q")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"error: {repo}/effort.yaml (merged over rules/effort/model.yaml): hours_per_day: {said}\n"
+
+
+def test_effort_override_numbers_are_checked_everywhere_in_the_model(tmp_path):
+    from porter.estimate.effort_model import EffortModelError, load_effort_model
+
+    for doc, where in (("sizes: {s: [0, 1, .nan]}", "sizes.s.2: nan is not a finite number"),
+                       ("round_days_to: 1.0e-320", "round_days_to: 1e-320 is neither 0 nor at least 1e-06"),
+                       ("calibration: {scale: {kernel: .inf}}", "calibration.scale.kernel: inf is not a finite number"),
+                       ("per: {hit: {saturation: .inf}}", "per.hit.saturation: inf is not a finite number"),
+                       ("one_offs: [{id: cuda-graphs, hours: [-1, 1, 2]}]", "one_offs[cuda-graphs].hours.0: -1 is negative")):
+        (tmp_path / "e.yaml").write_text(doc + "\n")
+        with pytest.raises(EffortModelError) as e:
+            load_effort_model(tmp_path / "e.yaml")
+        assert str(e.value).endswith(f"(merged over rules/effort/model.yaml): {where}"), (doc, str(e.value))
+
+
+@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("1e-320", "1e-320"),
+                                          ("0", "0.0"), ("-1", "-1.0"), ("4097", "4097.0")])
+def test_max_file_size_mb_must_be_a_sane_number(hostile, value, shown):
+    p = run_porter("scan", str(hostile), "--no-cache", f"--max-file-size-mb={value}")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"error: --max-file-size-mb must be a number from 0.000001 to 4096 (MiB), not {shown}\n"
+
+
+def test_max_file_size_mb_is_checked_for_library_callers_too(hostile):
+    from porter.errors import UsageError
+    from porter.settings import CommandLine, resolve_settings
+
+    with pytest.raises(UsageError, match=r"^--max-file-size-mb must be a number from 0\.000001 to 4096 \(MiB\), not nan$"):
+        resolve_settings(hostile, CommandLine(max_file_size_mb=float("nan"), isolated=True))
+    assert resolve_settings(hostile, CommandLine(max_file_size_mb=0.5, isolated=True)).max_file_bytes == 524288
