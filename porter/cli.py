@@ -706,6 +706,7 @@ def comment_cmd(
     gitlab: bool = typer.Option(False, "--gitlab", metavar="", help="Post a GitLab merge-request note ($CI_API_V4_URL, $CI_PROJECT_ID) instead."),
     token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", metavar="VAR", help="With --gitlab: the variable that holds the API token."),
     head_sha: Optional[str] = typer.Option(None, "--head-sha", metavar="SHA", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
+    bot_login: Optional[str] = typer.Option(None, "--bot-login", metavar="NAME", help="The login the token posts as, when it cannot call GET /user (a GitHub App: my-app[bot]); only a marked comment by it is edited."),
     verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
 ) -> None:
     """Create or update porter's one sticky comment on a pull request (GitHub) or merge request (GitLab)."""
@@ -719,8 +720,10 @@ def comment_cmd(
             raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
         if gitlab and head_sha is not None:
             raise UsageError("--head-sha is for GitHub pull requests")
-        outcome = (post_gitlab(text, pr, token_variable=token_env) if gitlab
-                   else post_github(text, pr, head_sha=head_sha))
+        if bot_login is not None and not bot_login.strip():
+            raise UsageError("--bot-login must name a login")
+        outcome = (post_gitlab(text, pr, token_variable=token_env, bot_login=bot_login) if gitlab
+                   else post_github(text, pr, head_sha=head_sha, bot_login=bot_login))
         _err().print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
         return EXIT_OK
 
