@@ -334,10 +334,13 @@ def _login(api: _Api, what: str, field: str, bot_login: str | None, env: Mapping
     try:
         doc = api.call("GET", "user", asked).json(asked, dict)
     except ApiError as e:
-        if github and e.status == 403 and env.get("GITHUB_ACTIONS") == "true":
+        if e.status != 403:
+            raise
+        if github and env.get("GITHUB_ACTIONS") == "true":
             return GITHUB_ACTIONS_LOGIN  # a workflow's GITHUB_TOKEN may not call /user; it posts as this bot
-        raise ApiError(f"{e} (a token that cannot call /user, such as a GitHub App's, needs --bot-login NAME: "
-                       "the login its comments are posted as, e.g. my-app[bot])", e.status) from None
+        raise ApiError(f"{asked}: 403: this token cannot tell whose it is (a GitHub App's installation token "
+                       "cannot call /user): pass --bot-login NAME, the login its comments are posted as "
+                       "(e.g. my-app[bot])", 403) from None
     login = doc.get(field)
     if not isinstance(login, str) or not login:
         raise ApiError(f"{asked}: the answer has no {field}")

@@ -32,7 +32,7 @@ class FakeForge:
         # answers for the next requests, in order: (status, headers, body: JSON-able, or bytes sent as they are)
         self.fails: list[tuple[int, dict, object]] = []
         self.tokens: list[str | None] = []
-        self.me = "porter-bot"
+        self.me: str | None = "porter-bot"  # None: GET /user is refused (403), as for a GitHub App's token
         self.link_base: str | None = None  # where Link: rel="next" points (default: this server)
         self.next_id = 1000
         self.lock = threading.Lock()
@@ -75,6 +75,8 @@ def make_handler(forge: FakeForge):
                 if forge.fails:
                     status, headers, doc = forge.fails.pop(0)
                     return self._send(status, doc, headers)
+                if url.path in ("/api/user", "/api/v4/user") and forge.me is None:  # an app's installation token
+                    return self._send(403, {"message": "Resource not accessible by integration"})
                 if url.path == "/api/user" and method == "GET":
                     return self._send(200, {"login": forge.me, "id": 1})
                 if url.path == "/api/v4/user" and method == "GET":
@@ -130,7 +132,8 @@ def make_handler(forge: FakeForge):
 def serving(f: FakeForge, handler=None):
     """`f` served on 127.0.0.1 (a free port; f.url says which) for the duration."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), (handler or make_handler)(f))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits up to one interval, and every test starts and stops a server
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     f.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
