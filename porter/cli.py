@@ -454,8 +454,10 @@ def _command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, 
                   max_file_size_mb=None):
     from porter.settings import CommandLine
 
-    if max_file_size_mb is not None and max_file_size_mb <= 0:
-        raise UsageError("--max-file-size-mb must be positive")
+    # Written as `not low <= x <= high` so that nan fails too (every comparison with it is false); inf and a
+    # denormal like 1e-320 (0 bytes: every file skipped) are as meaningless. 4096 is porter.toml's own bound.
+    if max_file_size_mb is not None and not 1e-6 <= max_file_size_mb <= 4096:
+        raise UsageError(f"--max-file-size-mb must be a number from 0.000001 to 4096 (MiB), not {max_file_size_mb!r}")
     return CommandLine(include=tuple(include) if include else None, exclude=tuple(exclude) if exclude else None,
                        jobs=jobs, fail_on=fail_on, targets=tuple(target) if target else None, no_cache=no_cache,
                        cache_dir=cache_dir, config=config, isolated=isolated, deep=deep,
@@ -713,6 +715,7 @@ def comment_cmd(
     gitlab: bool = typer.Option(False, "--gitlab", metavar="", help="Post a GitLab merge-request note ($CI_API_V4_URL, $CI_PROJECT_ID) instead."),
     token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", metavar="VAR", help="With --gitlab: the variable that holds the API token."),
     head_sha: Optional[str] = typer.Option(None, "--head-sha", metavar="SHA", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
+    bot_login: Optional[str] = typer.Option(None, "--bot-login", metavar="NAME", help="The login the token posts as, when it cannot call GET /user (a GitHub App: my-app[bot]); only a marked comment by it is edited."),
     verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
 ) -> None:
     """Create or update porter's one sticky comment on a pull request (GitHub) or merge request (GitLab)."""
@@ -726,8 +729,10 @@ def comment_cmd(
             raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
         if gitlab and head_sha is not None:
             raise UsageError("--head-sha is for GitHub pull requests")
-        outcome = (post_gitlab(text, pr, token_variable=token_env) if gitlab
-                   else post_github(text, pr, head_sha=head_sha))
+        if bot_login is not None and not bot_login.strip():
+            raise UsageError("--bot-login must name a login")
+        outcome = (post_gitlab(text, pr, token_variable=token_env, bot_login=bot_login) if gitlab
+                   else post_github(text, pr, head_sha=head_sha, bot_login=bot_login))
         _err().print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
         return EXIT_OK
 

@@ -304,6 +304,9 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
     if cfg.from_repository and cli.jobs is None:
         jobs = min(jobs, cores)  # a repository cannot make porter fork more workers than the machine has cores
     if cli.max_file_size_mb is not None:
+        if not 1e-6 <= cli.max_file_size_mb <= 4096:  # the CLI checks first; this guards other callers (nan fails too)
+            raise UsageError(f"--max-file-size-mb must be a number from 0.000001 to 4096 (MiB), "
+                             f"not {cli.max_file_size_mb!r}")
         max_bytes = int(cli.max_file_size_mb * 1048576)
     else:
         mb = cfg.get("max_file_size_mb", DEFAULT_MAX_FILE_BYTES / 1048576)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -19,21 +20,27 @@ PER_PAGE_MAX = 100
 
 
 class FakeForge:
-    """Comments per thread ("gh:owner/name#N" or "gl:project!N"), a log of requests, and injected failures."""
+    """Comments per thread ("gh:owner/name#N" or "gl:project!N"), a log of requests, and injected failures.
+
+    The token's identity (GET /user) is `me`; comments it posts carry that author, as GitHub's `user.login` or
+    GitLab's `author.username`."""
 
     def __init__(self):
         self.threads: dict[str, list[dict]] = {}
         self.heads: dict[int, str] = {}
         self.log: list[tuple[str, str]] = []
-        self.fail: tuple[int, dict, dict] | None = None  # (status, headers, json body) for the next request
+        # answers for the next requests, in order: (status, headers, body: JSON-able, or bytes sent as they are)
+        self.fails: list[tuple[int, dict, object]] = []
         self.tokens: list[str | None] = []
+        self.me: str | None = "porter-bot"  # None: GET /user is refused (403), as for a GitHub App's token
+        self.link_base: str | None = None  # where Link: rel="next" points (default: this server)
         self.next_id = 1000
         self.lock = threading.Lock()
 
     def add(self, thread: str, body: str, user: str = "someone") -> dict:
         self.next_id += 1
-        c = {"id": self.next_id, "body": body, "user": {"login": user},
-             "html_url": f"https://forge.invalid/{thread}#c{self.next_id}"}
+        author = {"author": {"username": user}} if thread.startswith("gl:") else {"user": {"login": user}}
+        c = {"id": self.next_id, "body": body, **author, "html_url": f"https://forge.invalid/{thread}#c{self.next_id}"}
         self.threads.setdefault(thread, []).append(c)
         return c
 
@@ -44,14 +51,17 @@ def make_handler(forge: FakeForge):
             pass
 
         def _send(self, status: int, doc, headers: dict | None = None):
-            data = json.dumps(doc).encode()
+            data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading (a refused answer)
+                pass
 
         def _body(self) -> dict:
             n = int(self.headers.get("Content-Length") or 0)
@@ -62,10 +72,15 @@ def make_handler(forge: FakeForge):
             with forge.lock:
                 forge.log.append((method, url.path))
                 forge.tokens.append(self.headers.get("Authorization") or self.headers.get("PRIVATE-TOKEN"))
-                if forge.fail is not None:
-                    status, headers, doc = forge.fail
-                    forge.fail = None
+                if forge.fails:
+                    status, headers, doc = forge.fails.pop(0)
                     return self._send(status, doc, headers)
+                if url.path in ("/api/user", "/api/v4/user") and forge.me is None:  # an app's installation token
+                    return self._send(403, {"message": "Resource not accessible by integration"})
+                if url.path == "/api/user" and method == "GET":
+                    return self._send(200, {"login": forge.me, "id": 1})
+                if url.path == "/api/v4/user" and method == "GET":
+                    return self._send(200, {"username": forge.me, "id": 1})
                 m = re.fullmatch(r"/api/repos/([^/]+)/([^/]+)/issues/(\d+)/comments", url.path)
                 g = re.fullmatch(r"/api/v4/projects/([^/]+)/merge_requests/(\d+)/notes", url.path)
                 if m or g:
@@ -78,11 +93,11 @@ def make_handler(forge: FakeForge):
                         chunk = items[(page - 1) * per: page * per]
                         headers = {}
                         if page * per < len(items):
-                            nxt = f"http://{self.headers['Host']}{url.path}?per_page={per}&page={page + 1}"
+                            nxt = f"{forge.link_base or 'http://' + self.headers['Host']}{url.path}?per_page={per}&page={page + 1}"
                             headers["Link"] = f'<{nxt}>; rel="next", <{nxt}>; rel="last"'
                         return self._send(200, chunk, headers)
                     if method == "POST":
-                        return self._send(201, forge.add(thread, self._body()["body"], "porter-bot"))
+                        return self._send(201, forge.add(thread, self._body()["body"], forge.me))
                 e = re.fullmatch(r"/api/repos/[^/]+/[^/]+/issues/comments/(\d+)", url.path)
                 n = re.fullmatch(r"/api/v4/projects/[^/]+/merge_requests/\d+/notes/(\d+)", url.path)
                 if (e and method == "PATCH") or (n and method == "PUT"):
@@ -113,16 +128,29 @@ def make_handler(forge: FakeForge):
     return Handler
 
 
-@pytest.fixture
-def forge():
-    f = FakeForge()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(f))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+@contextmanager
+def serving(f: FakeForge, handler=None):
+    """`f` served on 127.0.0.1 (a free port; f.url says which) for the duration."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), (handler or make_handler)(f))
+    # a short poll: shutdown() waits up to one interval, and every test starts and stops a server
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     f.url = f"http://127.0.0.1:{server.server_address[1]}"
-    yield f
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def forge():
+    with serving(FakeForge()) as f:
+        yield f
+
+
+def no_sleep(seconds: float) -> None:
+    raise AssertionError(f"slept {seconds} s where no retry was due")
 
 
 def gh_env(forge, **extra) -> dict:
@@ -151,8 +179,10 @@ def test_finds_its_comment_on_a_later_page_and_edits_only_it(forge):
     ours = forge.add(THREAD, f"{MARKER}\nold body", "porter-bot")
     out = post_github(BODY, 7, gh_env(forge))
     assert (out.action, out.id) == ("updated", ours["id"])
+    # the token's login is asked once a comment carries the marker (on page 2)
     assert forge.log == [("GET", "/api/repos/acme/widget/issues/7/comments"),
                          ("GET", "/api/repos/acme/widget/issues/7/comments"),
+                         ("GET", "/api/user"),
                          ("PATCH", f"/api/repos/acme/widget/issues/comments/{ours['id']}")]
     bodies = [c["body"] for c in forge.threads[THREAD]]
     assert bodies[:150] == [f"comment {i}" for i in range(150)]
@@ -162,7 +192,7 @@ def test_finds_its_comment_on_a_later_page_and_edits_only_it(forge):
 def test_nothing_is_sent_when_the_body_is_unchanged(forge):
     forge.add(THREAD, BODY, "porter-bot")
     assert post_github(BODY, 7, gh_env(forge)).action == "unchanged"
-    assert forge.log == [("GET", "/api/repos/acme/widget/issues/7/comments")]
+    assert forge.log == [("GET", "/api/repos/acme/widget/issues/7/comments"), ("GET", "/api/user")]
 
 
 def test_marker_is_added_when_the_body_lacks_it(forge):
@@ -181,10 +211,9 @@ def test_pr_number_from_the_event_payload(forge, tmp_path):
 
 @pytest.mark.parametrize("status, headers, doc, expected", [
     (401, {}, {"message": "Bad credentials"}, r"401 unauthorized: Bad credentials: \$GITHUB_TOKEN is missing"),
-    (403, {"retry-after": "60"}, {"message": "You have exceeded a secondary rate limit"},
-     r"403 rate limited: You have exceeded a secondary rate limit: retry after 60 s"),
+    # the primary limit is not retried (it resets at the hour); its reset is shown as a time, not epoch seconds
     (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1767225600"}, {"message": "API rate limit exceeded"},
-     r"403 rate limited: API rate limit exceeded: the limit resets at 1767225600"),
+     r"403 rate limited: API rate limit exceeded: the limit resets at 2026-01-01 00:00:00 UTC$"),
     (403, {}, {"message": "Resource not accessible by integration"},
      r"403 forbidden: Resource not accessible by integration: the token may not write comments here"),
     (404, {}, {"message": "Not Found"}, r"404 not found: Not Found: check the repository"),
@@ -192,10 +221,11 @@ def test_pr_number_from_the_event_payload(forge, tmp_path):
      r"422 unprocessable: Validation Failed \(\[\{\"code\": \"custom\", \"message\": \"Body is too long\"\}\]\)"),
 ])
 def test_api_errors_say_what_to_fix(forge, status, headers, doc, expected):
-    forge.fail = (status, headers, doc)
+    forge.fails.append((status, headers, doc))
     with pytest.raises(UsageError, match=expected) as e:
-        post_github(BODY, 7, gh_env(forge))
+        post_github(BODY, 7, gh_env(forge), sleep=no_sleep)
     assert str(e.value).startswith("acme/widget#7: listing comments: ")
+    assert forge.log == [("GET", "/api/repos/acme/widget/issues/7/comments")]  # not retried
 
 
 def test_head_sha_must_match_before_posting(forge):
@@ -223,7 +253,9 @@ def test_gitlab_notes_are_updated_in_place(forge):
     assert forge.log == [("GET", "/api/v4/projects/42/merge_requests/3/notes"),
                          ("POST", "/api/v4/projects/42/merge_requests/3/notes"),
                          ("GET", "/api/v4/projects/42/merge_requests/3/notes"),
+                         ("GET", "/api/v4/user"),
                          ("GET", "/api/v4/projects/42/merge_requests/3/notes"),
+                         ("GET", "/api/v4/user"),
                          ("PUT", f"/api/v4/projects/42/merge_requests/3/notes/{note_id}")]
     assert [c["body"] for c in forge.threads["gl:42!3"]] == [BODY + "more\n"]
     assert set(forge.tokens) == {"glpat-x"}
@@ -237,7 +269,7 @@ def test_cli_posts_and_maps_errors_to_exit_2(forge, tmp_path):
     p = run_porter("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert p.returncode == 0, p.stderr
     assert p.stderr.startswith("comment created https://forge.invalid/gh:acme/widget#7#c")
-    forge.fail = (401, {}, {"message": "Bad credentials"})
+    forge.fails.append((401, {}, {"message": "Bad credentials"}))
     p = run_porter("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert p.returncode == 2
     assert "401 unauthorized: Bad credentials" in p.stderr

@@ -5,6 +5,8 @@ Every test runs the real CLI on a real git repository made in tmp_path.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from html.parser import HTMLParser
@@ -161,3 +163,126 @@ def test_sarif_addresses_a_file_whose_name_is_not_utf8(tmp_path):
     sarif = json.loads(porter_ok("assess", str(repo), "-f", "sarif"))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
     assert uris == {"k%FF.cu"}
+
+
+# --- numbers: an effort override (the repository's porter.toml names it) and --max-file-size-mb (issue 25) -------
+
+@pytest.mark.parametrize("value, said", [
+    (".nan", "nan is not a finite number"),
+    (".inf", "inf is not a finite number"),
+    ("-.inf", "-inf is not a finite number"),
+    ("1.0e-320", "1e-320 is neither 0 nor at least 1e-06"),  # a denormal: 6 / 1e-320 hours is inf days
+    ("-2", "-2 is negative"),
+    ("1.0e+300", "1e+300 is more than 1e+06"),
+])
+def test_effort_override_numbers_are_refused_with_the_key_named(tmp_path, value, said):
+    repo = make_repo(tmp_path / "repo", {"k.cu": KERNEL, "porter.toml": 'effort = "effort.yaml"\n',
+                                         "effort.yaml": f"hours_per_day: {value}\n"})
+    p = run_porter("assess", str(repo), "--no-cache", "-q")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"error: {repo}/effort.yaml (merged over rules/effort/model.yaml): hours_per_day: {said}\n"
+
+
+def test_effort_override_numbers_are_checked_everywhere_in_the_model(tmp_path):
+    from porter.estimate.effort_model import EffortModelError, load_effort_model
+
+    for doc, where in (("sizes: {s: [0, 1, .nan]}", "sizes.s.2: nan is not a finite number"),
+                       ("round_days_to: 1.0e-320", "round_days_to: 1e-320 is neither 0 nor at least 1e-06"),
+                       ("calibration: {scale: {kernel: .inf}}", "calibration.scale.kernel: inf is not a finite number"),
+                       ("per: {hit: {saturation: .inf}}", "per.hit.saturation: inf is not a finite number"),
+                       ("one_offs: [{id: cuda-graphs, hours: [-1, 1, 2]}]", "one_offs[cuda-graphs].hours.0: -1 is negative")):
+        (tmp_path / "e.yaml").write_text(doc + "\n")
+        with pytest.raises(EffortModelError) as e:
+            load_effort_model(tmp_path / "e.yaml")
+        assert str(e.value).endswith(f"(merged over rules/effort/model.yaml): {where}"), (doc, str(e.value))
+
+
+@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("1e-320", "1e-320"),
+                                          ("0", "0.0"), ("-1", "-1.0"), ("4097", "4097.0")])
+def test_max_file_size_mb_must_be_a_sane_number(hostile, value, shown):
+    p = run_porter("scan", str(hostile), "--no-cache", f"--max-file-size-mb={value}")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"error: --max-file-size-mb must be a number from 0.000001 to 4096 (MiB), not {shown}\n"
+
+
+def test_max_file_size_mb_is_checked_for_library_callers_too(hostile):
+    from porter.errors import UsageError
+    from porter.settings import CommandLine, resolve_settings
+
+    with pytest.raises(UsageError, match=r"^--max-file-size-mb must be a number from 0\.000001 to 4096 \(MiB\), not nan$"):
+        resolve_settings(hostile, CommandLine(max_file_size_mb=float("nan"), isolated=True))
+    assert resolve_settings(hostile, CommandLine(max_file_size_mb=0.5, isolated=True)).max_file_bytes == 524288
+
+
+# --- invisible characters, mentions and porter's marker (issue 25) -----------------------------------------------
+
+BIDI = "ev\u202eil.cu"  # RIGHT-TO-LEFT OVERRIDE: shows as "evuc.li"
+ZERO_WIDTH = "zero\u200bwidth.cu"  # looks like zerowidth.cu
+MENTION = "@octocat.cu"
+MARKED = "<!-- porter:pr-comment -->.cu"
+ESC_CR = "e\x1b[31mx\r.cu"
+INVISIBLE = ("\u202e", "\u200b", "\x1b", "\r")
+
+
+@pytest.fixture(scope="module")
+def sneaky(tmp_path_factory) -> Path:
+    return make_repo(tmp_path_factory.mktemp("sneaky") / "repo",
+                     {name: KERNEL for name in (BIDI, ZERO_WIDTH, MENTION, MARKED, ESC_CR)})
+
+
+def test_zero_width_and_bidi_marks_are_escaped():
+    assert printable("a\u202eb\u200bc\ufeffd\u2066e\u200ff\u2060g\u061ch") == \
+        "a\\u202eb\\u200bc\\ufeffd\\u2066e\\u200ff\\u2060g\\u061ch"
+    assert md_text("x\u200by") == "x\\\\u200by"  # the backslash of the escape is itself escaped for Markdown
+    assert md_code("x\u202ey") == "`x\\u202ey`"
+    assert html_text("x\u2067y") == "x\\u2067y"
+
+
+def test_mentions_become_code_and_the_marker_never_appears_in_a_code_span():
+    assert md_text("see @octocat and @org/team, mail a@b.c") == "see `@octocat` and `@org/team`, mail a`@b.c`"
+    assert md_text("@x_y *z*") == "`@x_y` \\*z\\*"
+    assert html_text("@octocat <b>") == "<code>@octocat</code> &lt;b&gt;"
+    assert md_code("<!-- porter:pr-comment -->.cu") == "`\\x3c!-- porter:pr-comment -->.cu`"
+    assert md_text("<!-- porter:pr-comment -->") == "&lt;!-- porter:pr-comment -->"
+
+
+def test_pr_comment_carries_no_live_mention_no_second_marker_and_no_invisible_character(sneaky):
+    body = porter_ok("scan", str(sneaky), "-f", "pr-comment")
+    assert body.startswith("<!-- porter:pr-comment -->\n")
+    assert body.count("<!--") == 1 and body.count("porter:pr-comment -->") == 2  # the marker, then the shown name
+    headers = sorted(line for line in body.splitlines() if line.startswith("**`"))
+    assert headers == ["**`@octocat.cu`**", "**`\\x3c!-- porter:pr-comment -->.cu`**", "**`e\\x1b[31mx\\x0d.cu`**",
+                       "**`ev\\u202eil.cu`**", "**`zero\\u200bwidth.cu`**"]
+    html = MarkdownIt("commonmark", {"html": True}).render(body)
+    # GitHub's mention filter skips text inside <code>: every @ must be in one
+    assert re.sub(r"<code>[^<]*</code>", "", html).count("@") == 0
+    assert not any(ch in body for ch in INVISIBLE)
+
+
+def test_csv_escapes_every_cell_including_the_effort_item(sneaky):
+    out = porter_ok("assess", str(sneaky), "-f", "csv")
+    assert not any(ch in out for ch in INVISIBLE)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert sorted({(r["path"], r["effort_item"]) for r in rows if r["rule"] == "KRN001"}) == [
+        ("'@octocat.cu", "rule:KRN001:@octocat.cu"),
+        ("<!-- porter:pr-comment -->.cu", "rule:KRN001:<!-- porter:pr-comment -->.cu"),
+        ("e\\x1b[31mx\\x0d.cu", "rule:KRN001:e\\x1b[31mx\\x0d.cu"),
+        ("ev\\u202eil.cu", "rule:KRN001:ev\\u202eil.cu"),
+        ("zero\\u200bwidth.cu", "rule:KRN001:zero\\u200bwidth.cu")]
+
+
+@pytest.mark.parametrize("args, shown", [
+    (("scan", "-v"), ("ev\\u202eil.cu:1", "zero\\u200bwidth.cu:1")),
+    (("assess", "--explain", "-f", "markdown"), ("`ev\\u202eil.cu`", "`zero\\u200bwidth.cu`")),
+    (("assess", "--explain", "-f", "html"), ("<code>ev\\u202eil.cu</code>", "<code>zero\\u200bwidth.cu</code>")),
+])
+def test_console_markdown_and_html_show_invisible_characters_as_escapes(sneaky, args, shown):
+    out = porter_ok(*args, str(sneaky))
+    assert not any(ch in out for ch in INVISIBLE)
+    for text in shown:
+        assert text in out, text
+    if args[-1] == "html":  # the inline data the page's script draws from
+        data = json.loads(re.search(r'<pre id="porter-data" hidden>(.*?)</pre>', out, re.S)[1]
+                          .replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+        assert "ev\\u202eil.cu" in data["files"]
+        assert not any(ch in json.dumps(data, ensure_ascii=False) for ch in INVISIBLE)

@@ -211,7 +211,38 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# The largest number any field of the model may hold: 10^6 hours is ~500 engineer-years, more than any port; a
+# bigger value is a typo or an attack, and sums of such values overflow to inf. A nonzero value below 10^-6 (a
+# denormal like 1e-320 among them) is as absurd: as a divisor (hours_per_day, round_days_to) it makes inf.
+_MAX_NUMBER = 1e6
+_MIN_NONZERO = 1e-6
+
+
+def _check_numbers(value: Any, where: str, shown: str) -> None:
+    """Every number in the document is finite, not negative, and 0 or within [_MIN_NONZERO, _MAX_NUMBER]: YAML
+    writes nan and inf as `.nan` and `.inf`, and JSON Schema's bounds do not reject nan (every comparison with it
+    is false), so this runs before the schema."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_numbers(v, f"{where}.{k}" if where else str(k), shown)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            key = f"[{v['id']}]" if isinstance(v, dict) and isinstance(v.get("id"), str) else f".{i}"
+            _check_numbers(v, f"{where}{key}", shown)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        # repr: the number as written (1e-320, not the 9.99989e-321 that %g makes of a denormal)
+        if not math.isfinite(value):
+            raise EffortModelError(shown, where or "<file>", f"{value!r} is not a finite number")
+        if value < 0:
+            raise EffortModelError(shown, where or "<file>", f"{value!r} is negative")
+        if value > _MAX_NUMBER:
+            raise EffortModelError(shown, where or "<file>", f"{value!r} is more than {_MAX_NUMBER:g}")
+        if 0 < value < _MIN_NONZERO:
+            raise EffortModelError(shown, where or "<file>", f"{value!r} is neither 0 nor at least {_MIN_NONZERO:g}")
+
+
 def _check(doc: dict[str, Any], shown: str) -> None:
+    _check_numbers(doc, "", shown)
     errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         e = jsonschema.exceptions.best_match(errors)

@@ -14,6 +14,12 @@ COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category
            "item_low_h", "item_likely_h", "item_high_h", "item_findings", "file_likely_h")
 
 
+def _safe_row(row: tuple) -> tuple:
+    """Every text cell made safe in one place: a path, kernel or function name, and the effort item id built from
+    them, can start with `=` or carry ESC and CR as easily as a message can. Numbers stay numbers."""
+    return tuple(spreadsheet_cell(v) if isinstance(v, str) else v for v in row)
+
+
 def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -28,9 +34,8 @@ def render(result: ScanResult, assessment: Assessment | None = None, explain: bo
     for f in result.findings:
         it = item_hours.get(items.get(f.fingerprint, ""))
         hours = (round(it.hours.low, 2), round(it.hours.likely, 2), round(it.hours.high, 2), len(it.findings)) if it else ("", "", "", "")
-        # Every text cell is made safe: a path, kernel or function name can start with `=` as easily as a message.
-        writer.writerow((spreadsheet_cell(f.path), f.line, f.column, f.end_line, f.end_column, f.rule, f.category,
-                         str(f.severity), str(f.confidence), spreadsheet_cell(f.kernel or ""), spreadsheet_cell(f.function or ""),
-                         spreadsheet_cell(f.message), spreadsheet_cell(f.replacement or ""), spreadsheet_cell(f.snippet), classes.get(f.fingerprint, ""),
-                         items.get(f.fingerprint, ""), f.fingerprint, *hours, file_hours.get(f.path, "")))
+        writer.writerow(_safe_row((f.path, f.line, f.column, f.end_line, f.end_column, f.rule, f.category,
+                                   str(f.severity), str(f.confidence), f.kernel or "", f.function or "", f.message,
+                                   f.replacement or "", f.snippet, classes.get(f.fingerprint, ""),
+                                   items.get(f.fingerprint, ""), f.fingerprint, *hours, file_hours.get(f.path, ""))))
     return buf.getvalue()

@@ -156,7 +156,20 @@ def page_data(result: ScanResult, a: Assessment, items: list[dict[str, Any]]) ->
              printable(", ".join(it["locations"][:3]) + (f" +{len(it['locations']) - 3}" if len(it["locations"]) > 3 else ""))]
             for it in items[MAX_ITEM_ROWS:]]
     data = {"strings": list(strings), "severities": list(SEVERITY_ORDER), "files": files, "items": more}
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(_visible(data), ensure_ascii=False, separators=(",", ":"))
+
+
+def _visible(value: Any) -> Any:
+    """Every string of the inline data with its control, bidi and zero-width characters shown as escapes (the one
+    pass for all of it: item titles carry paths too). It must happen before json.dumps: JSON would decode an escape
+    written into its text back to the character."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(k): _visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    return value
 
 
 def _file_groups(by_file: list[dict[str, Any]], dirs: list[dict[str, Any]]) -> list[dict[str, Any]]:

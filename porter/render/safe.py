@@ -15,8 +15,11 @@ if TYPE_CHECKING:  # rich is imported by the console renderers that call literal
     from rich.text import Text
 
 # C0 controls but tab and newline, DEL, C1 controls, bidirectional overrides and isolates (Trojan-source
-# reordering), and lone surrogates (bytes of a non-UTF-8 name that the terminal could not encode).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# reordering), bidi marks and zero-width characters (U+061C, U+180E, U+200B-U+200F, U+2060-U+2064, U+FEFF: a name
+# that looks like another, or text that reads differently from what it is), and lone surrogates (bytes of a
+# non-UTF-8 name that the terminal could not encode).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+                      "\u2066-\u2069\ufeff\ud800-\udfff]")
 _LINE_BREAKS = re.compile("[\t\n\u2028\u2029]")
 
 
@@ -61,19 +64,37 @@ _MD_SPECIAL = re.compile(r"[\\`*\[\]|~]|(?<![^\W_])_|_(?![^\W_])")  # an intrawo
 _HTML = {"&": "&amp;", "<": "&lt;"}
 
 
-def md_text(text: object) -> str:
-    """Repository text inside Markdown prose or a table cell: one line, no markup, no HTML."""
-    flat = " ".join(printable(str(text)).split())
+# `@name` (or `@org/team`) in prose is a live mention on GitHub and GitLab: it notifies that user. Their renderers
+# (html-pipeline's MentionFilter and its GitLab counterpart) look for mentions in the text nodes of the rendered
+# HTML and skip text inside code, pre and a elements. An escape does not help: `&#64;` and `\@` both decode to a
+# plain "@" in the text node the filter reads. So a mention-shaped token from the repository becomes a code span.
+_MENTION = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_./-]*")
+# porter's PR-comment marker is an HTML comment; a code span shows its text verbatim, so a file name could carry the
+# marker into porter's own body. `<!--` in a code span is shown with its `<` as the escape \x3c instead.
+_COMMENT_OPEN = "<!--"
+
+
+def _md_escape(flat: str) -> str:
     flat = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), flat)
     return re.sub("[&<]", lambda m: _HTML[m.group(0)], flat)
+
+
+def md_text(text: object) -> str:
+    """Repository text inside Markdown prose or a table cell: one line, no markup, no HTML, no live @mention."""
+    flat = " ".join(printable(str(text)).split())
+    out, last = [], 0
+    for m in _MENTION.finditer(flat):
+        out += [_md_escape(flat[last:m.start()]), f"`{m.group(0)}`"]
+        last = m.end()
+    return "".join(out) + _md_escape(flat[last:])
 
 
 def md_code(text: object) -> str:
     """An inline code span holding `text` verbatim: fenced by a backtick run longer than any inside it.
 
-    A code span shows its content literally (no HTML, no emphasis); pipes are still escaped because a GFM
-    table splits its cells before it reads code spans."""
-    flat = " ".join(printable(str(text)).split()).replace("|", "\\|")
+    A code span shows its content literally (no HTML, no emphasis, no mention); pipes are still escaped because a
+    GFM table splits its cells before it reads code spans, and `<!--` shows as `\\x3c!--` (see _COMMENT_OPEN)."""
+    flat = " ".join(printable(str(text)).split()).replace("|", "\\|").replace(_COMMENT_OPEN, "\\x3c!--")
     if not flat:
         return ""
     longest = max((len(run) for run in re.findall("`+", flat)), default=0)
@@ -84,10 +105,15 @@ def md_code(text: object) -> str:
 
 def html_text(text: object) -> str:
     """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
-    not apply: one line, HTML-escaped."""
+    not apply: one line, HTML-escaped, a mention-shaped token inside <code> (see _MENTION)."""
     import html
 
-    return html.escape(" ".join(one_line(str(text)).split()), quote=True)
+    flat = " ".join(one_line(str(text)).split())
+    out, last = [], 0
+    for m in _MENTION.finditer(flat):
+        out += [html.escape(flat[last:m.start()], quote=True), f"<code>{m.group(0)}</code>"]
+        last = m.end()
+    return "".join(out) + html.escape(flat[last:], quote=True)
 
 
 def spreadsheet_cell(text: object) -> str:
