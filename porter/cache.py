@@ -113,12 +113,27 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-def inside_scanned_tree(cache_dir: Path, root: Path) -> str | None:
-    """Why the cache directory must not serve a scan of `root` (None when it may): it resolves inside the scanned
-    tree, or inside the git work tree holding it, where a change under review could have committed packs. The
-    caller scans without a cache and shows the reason."""
+def _root_of(source: Any) -> Path | str | None:
+    """The directory a source reads: a path as it is, a WorkTree's root, a GitTree's repository (its work tree is
+    where a change is checked out), a history point's tree through its reader."""
+    for _ in range(3):
+        if isinstance(source, (str, Path)):
+            return source
+        root = getattr(source, "root", None) or getattr(source, "repo", None)
+        if root is not None:
+            return root
+        source = getattr(source, "reader", None)
+    return None
+
+
+def inside_scanned_tree(cache_dir: Path, source: Any) -> str | None:
+    """Why the cache directory must not serve a scan of `source` (see _root_of; None when it may): it resolves inside the scanned tree, or inside the git work tree holding it, where a
+    change under review could have committed packs. The caller scans without a cache and shows the reason."""
     from porter.settings import repository_root
 
+    root = _root_of(source)
+    if root is None:
+        return None
     try:
         cache = Path(cache_dir).resolve()
         start = Path(root).resolve()
