@@ -6,18 +6,33 @@ set, kernel-analysis values); anything else, and any entry that is unreadable, t
 Entries are kept in pack files (porter.packfile), each written atomically with owner-only permissions, and a cache
 directory that is not owned by the user or is writable by group or others is not used at all (another user could
 plant entries there).
+
+Well-formed is not enough: a cache key is computed from public inputs (file content, porter's version), so anyone
+who can put a pack in the directory (a restored CI cache, a pack committed to the scanned repository) could plant
+an entry that hides a file's findings. So every entry is authenticated with a per-installation secret (created
+once, owner-only, in the user's config directory, never in a cache or scanned tree): the key a pack stores is an
+HMAC of the caller's key, each entry carries an HMAC of that key and its bytes, and each pack's index carries an
+HMAC of the index. Whatever does not verify is a miss (an unverified index is not even parsed). A decoded value
+must also have the field types its class declares; a cache directory inside the scanned tree is not used at all
+(`inside_scanned_tree`).
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import enum
+import functools
 import gc
+import hashlib
+import hmac
 import json
 import os
+import secrets
 import stat
+import types
+import typing
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
@@ -36,10 +51,99 @@ MERGE_BYTES = 256 * 1024 * 1024
 MAX_PACKS_READ = 256
 MAX_INDEXED = 4_000_000
 MAX_OPEN_PACKS = 64
+# Index bytes one reading of a directory's packs reads in all (each index is also capped by
+# packfile.MAX_INDEX_BYTES): planted packs cost at most this much reading and hashing, and memory for one index.
+MAX_INDEX_TOTAL = 256 * 1024 * 1024
+# The per-installation secret: its file name, and its size in bytes.
+SECRET_NAME = "cache-secret"
+SECRET_BYTES = 32
+_TAG = 32  # bytes of an entry's HMAC-SHA256, stored before the entry
 
 
 class CacheUnusable(Exception):
     """The cache directory must not be used (ownership or permissions); the reason is for the user."""
+
+
+def secret_path() -> Path:
+    """Where the per-installation secret lives: $XDG_CONFIG_HOME/porter (an absolute one), else ~/.config/porter.
+    Not the cache directory: a cache is what may be planted or restored from elsewhere, the secret must not travel
+    with it."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "porter" / SECRET_NAME
+
+
+@functools.lru_cache(maxsize=8)
+def installation_secret(path: Path) -> bytes:
+    """The secret at `path`, created on first use: SECRET_BYTES random bytes, owner-only. Two processes creating it
+    at once agree: each writes its candidate to a file of its own (O_EXCL) and publishes it with link(), which fails
+    when the name exists, so the first complete file wins and the other reads it. CacheUnusable when the file is not
+    a regular, owner-only file of ours of the right size (someone else could know it)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not os.path.lexists(path):
+            tmp = path.with_name(f".{SECRET_NAME}-{os.getpid()}-{secrets.token_hex(8)}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(secrets.token_bytes(SECRET_BYTES))
+                with contextlib.suppress(FileExistsError):
+                    os.link(tmp, path)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            data = os.read(fd, SECRET_BYTES + 1) if stat.S_ISREG(st.st_mode) else b""
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise CacheUnusable(f"cache key {path}: {e.strerror or e}; cache not used") from None
+    if not stat.S_ISREG(st.st_mode) or len(data) != SECRET_BYTES:
+        raise CacheUnusable(f"cache key {path} is not a {SECRET_BYTES}-byte file; cache not used")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise CacheUnusable(f"cache key {path} is not owner-only or not the user's own; cache not used")
+    return data
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _root_of(source: Any) -> Path | str | None:
+    """The directory a source reads: a path as it is, a WorkTree's root, a GitTree's repository (its work tree is
+    where a change is checked out), a history point's tree through its reader."""
+    for _ in range(3):
+        if isinstance(source, (str, Path)):
+            return source
+        root = getattr(source, "root", None) or getattr(source, "repo", None)
+        if root is not None:
+            return root
+        source = getattr(source, "reader", None)
+    return None
+
+
+def inside_scanned_tree(cache_dir: Path, source: Any) -> str | None:
+    """Why the cache directory must not serve a scan of `source` (see _root_of; None when it may): it resolves inside the scanned tree, or inside the git work tree holding it, where a
+    change under review could have committed packs. The caller scans without a cache and shows the reason."""
+    from porter.settings import repository_root
+
+    root = _root_of(source)
+    if root is None:
+        return None
+    try:
+        cache = Path(cache_dir).resolve()
+        start = Path(root).resolve()
+    except (OSError, RuntimeError):
+        return None
+    for top in dict.fromkeys((start, repository_root(start))):
+        if cache == top or cache.is_relative_to(top):
+            return (f"cache directory {cache_dir} is inside the scanned tree ({top}); a change could plant entries "
+                    "there, so this scan runs without a cache")
+    return None
 
 
 def _allowed_types() -> dict[str, type]:
@@ -168,11 +272,14 @@ def decode(data: Any) -> Any:
             if not dataclasses.is_dataclass(cls):
                 raise ValueError("not a cache value")
             known = _DATACLASSES[name] = (cls, tuple(f.name for f in dataclasses.fields(cls) if f.init),
-                                          _plain_fields(cls))
-        cls, fields, plain = known
+                                          _plain_fields(cls), _field_checks(cls))
+        cls, fields, plain, checks = known
         if type(values) is not list or len(values) != len(fields):
             raise ValueError("not a cache value")
         args = [v if type(v) in _SCALARS else decode(v) for v in values]
+        for i, check in checks:
+            if not check(args[i]):
+                raise ValueError(f"{name}.{fields[i]}: not of its declared type")
         if plain:
             # Exactly the fields a generated __init__ would only store: stored without calling it (a frozen
             # dataclass's __init__ sets each field through object.__setattr__, most of decoding's cost).
@@ -212,8 +319,62 @@ def decode(data: Any) -> Any:
 
 
 # Allowlisted dataclasses by the name entries give them, as decode has checked them: the class, its init fields in
-# order, and whether decode may store them itself (_plain_fields).
-_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool]] = {}
+# order, whether decode may store them itself (_plain_fields), and its fields' type checks (_field_checks).
+_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool, tuple[tuple[int, Callable[[Any], bool]], ...]]] = {}
+
+
+def _field_checks(cls: type) -> tuple[tuple[int, Callable[[Any], bool]], ...]:
+    """(position, check) for each init field whose declared type can be checked: a decoded value must have it (a
+    FileResult whose findings are strings, or a line number that is a string, is a miss, never a crash later).
+    Nested values were checked when they were decoded, so a container's check looks only at its items' types."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve is simply not checked
+        return ()
+    out = []
+    for i, f in enumerate(f for f in dataclasses.fields(cls) if f.init):
+        check = _check_of(hints.get(f.name, Any))
+        if check is not None:
+            out.append((i, check))
+    return tuple(out)
+
+
+def _check_of(hint: Any) -> Callable[[Any], bool] | None:
+    """A predicate for values of the type `hint`, or None where any value passes (Any, or a form not handled)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return None
+    if hint is type(None):
+        return lambda v: v is None
+    if hint is bool:
+        return lambda v: type(v) is bool
+    if hint is int:
+        return lambda v: isinstance(v, int) and type(v) is not bool
+    if hint is float:
+        return lambda v: type(v) is float or isinstance(v, int) and type(v) is not bool
+    if hint is str:
+        return lambda v: isinstance(v, str)
+    if origin in (typing.Union, types.UnionType):
+        checks = [_check_of(a) for a in args]
+        if any(c is None for c in checks):
+            return None
+        return lambda v: any(c(v) for c in checks)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _check_of(args[0])
+            return (lambda v: type(v) is tuple) if item is None else \
+                (lambda v: type(v) is tuple and all(map(item, v)))
+        if args and args != ((),):
+            items = [_check_of(a) for a in args]
+            return lambda v: type(v) is tuple and len(v) == len(items) and \
+                all(c is None or c(x) for c, x in zip(items, v))
+        return lambda v: type(v) is tuple
+    if origin in (dict, frozenset, set, list) or hint in (dict, frozenset, set, list):
+        container = origin or hint
+        return lambda v: isinstance(v, container)
+    if isinstance(hint, type) and hint.__module__.startswith("porter.") and origin is None:
+        return lambda v: isinstance(v, hint)
+    return None
 # Allowlisted enums' members by value, by the name entries give the enum.
 _ENUM_MEMBERS: dict[str, dict[Any, enum.Enum]] = {}
 
@@ -278,10 +439,11 @@ class Cache:
     merged away since it read the index gets a miss.
     """
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, secret: bytes | None = None):
         self.directory = Path(directory)
         self._checked = False
         self._count = 0  # packs this process has written (names them)
+        self._secret = secret  # None: the installation's, read at first use (installation_secret)
         self._reset()
 
     def _reset(self) -> None:
@@ -291,8 +453,10 @@ class Cache:
         self._fds: dict[str, int] = {}  # pack name → open descriptor (closed at each flush)
 
     def __getstate__(self) -> dict[str, Any]:
-        # A worker process gets the directory, never this process's descriptors or unflushed entries.
-        return {"directory": self.directory, "_checked": self._checked, "_count": self._count}
+        # A worker process gets the directory and the secret (its entries must verify in the parent), never this
+        # process's descriptors or unflushed entries.
+        return {"directory": self.directory, "_checked": self._checked, "_count": self._count,
+                "_secret": self._secret}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -318,16 +482,43 @@ class Cache:
             raise CacheUnusable(f"cache directory {self.directory} is owned by another user; not used")
         if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             raise CacheUnusable(f"cache directory {self.directory} is writable by group or others; not used")
+        self._key()
         self._checked = True
+
+    def _key(self) -> bytes:
+        """The secret entries are authenticated with; CacheUnusable when there is none to be had."""
+        if self._secret is None:
+            self._secret = installation_secret(secret_path())
+        return self._secret
+
+    def _name(self, key: str) -> str:
+        """The name a pack stores for the caller's `key`: unguessable without the secret."""
+        return hmac.new(self._key(), key.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:40]
+
+    def _tag(self, name: str, raw: bytes | memoryview) -> bytes:
+        h = hmac.new(self._key(), b"entry\0" + name.encode("ascii") + b"\0", hashlib.sha256)
+        h.update(raw)
+        return h.digest()
+
+    def _seal(self, index: bytes) -> bytes:
+        """The HMAC a pack's index carries (packfile.write and read_index)."""
+        return hmac.new(self._key(), b"index\0" + index, hashlib.sha256).digest()
 
     # ------------------------------------------------------------------------------------------------ reading
 
     def get(self, key: str) -> Any | None:
-        raw = self._pending.get(key)
-        if raw is None:
-            raw = self._read(key)
-            if raw is None:
+        try:
+            name = self._name(key)
+        except CacheUnusable:
+            return None  # no secret, so nothing could be verified
+        sealed = self._pending.get(name)
+        if sealed is None:
+            sealed = self._read(name)
+            if sealed is None:
                 return None
+        raw = memoryview(sealed)[_TAG:]
+        if len(sealed) < _TAG or not hmac.compare_digest(sealed[:_TAG], self._tag(name, raw)):
+            return None  # not written with this installation's secret (planted, copied or damaged)
         try:
             with collector_paused():
                 return loads(raw)
@@ -355,17 +546,27 @@ class Cache:
                     break
         return self._index
 
-    def _indexes(self, names: list[str]) -> Iterator[tuple[str, list[Span]]]:
-        """Each pack's name and index, in the order of `names`; a pack that does not open or whose index is
-        malformed is left out (all of its entries are misses)."""
+    def _indexes(self, names: list[str], unread: set[str] | None = None) -> Iterator[tuple[str, list[Span]]]:
+        """Each pack's name and index, in the order of `names`; a pack that does not open, whose index is malformed
+        or does not verify is left out (all of its entries are misses), and so is every index past MAX_INDEX_TOTAL
+        bytes read by this call (named in `unread`). An index is sized from its trailer before a byte of it is
+        read, so planted packs cost bounded reading and hashing, and memory for one index at a time."""
+        budget = MAX_INDEX_TOTAL
         for name in names:
             fd = self._fd(name)
             if fd is None:
                 continue
             try:
-                yield name, packfile.read_index(fd)
-            except PackError:
+                length = packfile.index_length(fd)
+                if length > budget:
+                    if unread is not None:
+                        unread.add(name)
+                    continue
+                budget -= length
+                spans = packfile.read_index(fd, self._seal)
+            except (PackError, CacheUnusable):
                 continue
+            yield name, spans
 
     def _packs(self) -> list[str]:
         """The names of the directory's packs, oldest first (their names sort by the time they were written)."""
@@ -400,12 +601,13 @@ class Cache:
         try:
             with collector_paused():
                 raw = dumps(value)
-        except (TypeError, ValueError, RecursionError):
-            return  # a value porter cannot encode is simply not cached
-        self.adopt({key: raw})
+            name = self._name(key)
+        except (TypeError, ValueError, RecursionError, CacheUnusable):
+            return  # a value porter cannot encode (or no secret to seal it with) is simply not cached
+        self.adopt({name: self._tag(name, raw) + raw})
 
     def take(self) -> dict[str, bytes]:
-        """The entries put here since the last flush, encoded, handed over instead of written (a worker process
+        """The entries put here since the last flush, sealed, handed over instead of written (a worker process
         gives its entries to the scan's own process, which writes one pack for the whole scan)."""
         out = self._pending
         self._pending, self._pending_bytes = {}, 0
@@ -426,7 +628,7 @@ class Cache:
         if entries:
             try:
                 self.check()
-                name, spans = packfile.write(str(self.directory), self._stem(), entries.items())
+                name, spans = packfile.write(str(self.directory), self._stem(), entries.items(), self._seal)
             except (OSError, CacheUnusable):
                 spans = []
             if spans and self._index is not None:
@@ -461,8 +663,18 @@ class Cache:
             total += sizes[name]
         if len(chosen) < 2:
             return
-        # Oldest first: a later pack's span of a key replaces an earlier one's.
-        newest = {span[0]: (name, span) for name, spans in self._indexes(packs) for span in spans}
+        # Oldest first: a later pack's span of a key replaces an earlier one's. Only the packs a read would index
+        # (the newest MAX_PACKS_READ, within MAX_INDEX_TOTAL), so planted packs cost a merge no more than a read.
+        newest: dict[str, tuple[str, Span]] = {}
+        unread = set(packs[:-MAX_PACKS_READ])
+        for name, spans in self._indexes(packs[-MAX_PACKS_READ:], unread):
+            for span in spans:
+                newest[span[0]] = (name, span)
+        # A pack whose index was not read keeps its entries: never deleted unmerged. One that was read, or that was
+        # rejected (malformed, unverified: another installation's or planted), is gone after the merge.
+        chosen -= unread
+        if len(chosen) < 2:
+            return
         carried = [(name, span) for name, span in newest.values() if name in chosen]
 
         def entries():
@@ -472,7 +684,7 @@ class Cache:
                 if raw is not None:
                     yield span[0], raw
 
-        merged, spans = packfile.write(str(self.directory), self._stem(), entries())
+        merged, spans = packfile.write(str(self.directory), self._stem(), entries(), self._seal)
         for name in chosen:
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(self.directory, name))

@@ -28,6 +28,13 @@ from porter.source import git
 from porter.source.discover import printable
 
 BASELINE_SCHEMA = "porter-baseline/1"
+# A baseline is committed to the repository it judges, so it is read as hostile input: at most this many bytes (about
+# 150,000 findings), a regular file only (never a FIFO or a device behind a symlink), never blocking.
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+# The finding fields a baseline must give as strings (None allowed for the optional ones): anything else would
+# reach the matcher (sorting a list against a string) and end the scan with an internal error.
+_TEXT_FIELDS = ("path", "rule", "category", "message")
+_OPTIONAL_TEXT = ("snippet", "function", "kernel", "fingerprint", "replacement")
 # How to get a base commit a shallow CI checkout lacks; said in every error about a missing base.
 FETCH_HINT = ("fetch the history first: in GitHub Actions check out with `fetch-depth: 0`, or run "
               "`git fetch --depth=1 origin <sha>` for the base commit")
@@ -275,10 +282,16 @@ def baseline_document(result: ScanResult) -> dict[str, Any]:
 def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[list[Finding], list[Kernel]]:
     """The findings and kernels of a baseline file; a UsageError naming the file for anything malformed, or when
     its kernel verdicts are for other `targets` than the scan's (every kernel would read as changed)."""
+    from porter.settings import read_regular
+
+    data = read_regular(Path(path), MAX_BASELINE_BYTES, "--baseline")  # a ConfigError: exit 2, naming the option
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise UsageError(f"{path}: cannot read the baseline: {e}") from None
+    except RecursionError:
+        # The decoder's own depth guard (about a thousand levels): a baseline is four deep.
+        raise UsageError(f"{path}: cannot read the baseline: JSON nested too deeply to be a porter baseline") from None
     if not isinstance(doc, dict) or doc.get("schema") != BASELINE_SCHEMA:
         raise UsageError(f"{path}: not a porter baseline (expected \"schema\": \"{BASELINE_SCHEMA}\"; "
                          "write one with `porter baseline PATH -o FILE`)")
@@ -288,6 +301,16 @@ def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[lis
         had = ", ".join(doc.get("targets") or []) or "none"
         raise UsageError(f"{path}: the baseline's kernel verdicts are for targets {had}, this scan's for "
                          f"{', '.join(targets) or 'none'}: scan with the same --target, or write the baseline again")
+    for d in doc.get("findings", []) if isinstance(doc.get("findings", []), list) else [None]:
+        if not isinstance(d, dict) or not all(type(d.get(k)) is str for k in _TEXT_FIELDS) \
+                or not all(d.get(k) is None or type(d.get(k)) is str for k in _OPTIONAL_TEXT):
+            raise UsageError(f"{path}: malformed baseline entry: each finding needs {', '.join(_TEXT_FIELDS)} as "
+                             f"strings (and {', '.join(_OPTIONAL_TEXT)} as strings or null)")
+    for d in doc.get("kernels", []) if isinstance(doc.get("kernels", []), list) else [None]:
+        if not isinstance(d, dict) or not all(type(d.get(k)) is str for k in ("path", "name", "qualified_name")) \
+                or not isinstance(d.get("verdicts", {}), dict):
+            raise UsageError(f"{path}: malformed baseline entry: each kernel needs path, name and qualified_name as "
+                             "strings and verdicts as an object")
     try:
         findings = [Finding(path=d["path"], line=int(d["line"]), column=int(d["column"]), rule=d["rule"],
                             end_line=int(d["end_line"]), end_column=int(d["end_column"]), category=d["category"],

@@ -8,28 +8,33 @@ Layout:
 - MAGIC;
 - the entries' bytes, one after another;
 - the index: JSON `[[key, offset, length], ...]`, offsets counted from the file's start;
-- the trailer: the index's offset and length (8 bytes each, little-endian), then END.
+- the trailer: the index's offset and length (8 bytes each, little-endian), the index's seal (an HMAC the
+  writer's caller computes: porter.cache keys it with the installation's secret), then END.
 
 Each pack is written whole under a temporary name and then renamed into place, so a reader sees all of it or none.
 A pack is never changed afterwards; it is only deleted once merged into a newer one. A pack is data from a cache
 that may have been planted, since a CI cache crosses trust boundaries. So every read is bounded and checked: a pack
-is rejected as a whole if it is a symlink, is not a regular file, has an index past its own bounds, or is malformed.
+is rejected as a whole if it is a symlink, is not a regular file, has an index past its own bounds or larger than
+MAX_INDEX_BYTES (sized from the trailer, never read), whose seal does not verify (checked before the index is
+parsed), or is malformed.
 """
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import os
 import stat
 import struct
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import orjson
 
-MAGIC = b"porter-pack-1\n\0\0"
+MAGIC = b"porter-pack-2\n\0\0"  # 2: the trailer carries the index's seal; a pack-1 file is not a pack
 END = b"\0packend"
-_TRAILER = struct.Struct("<QQ8s")
+SEAL_BYTES = 32
+_TRAILER = struct.Struct("<QQ32s8s")
 SUFFIX = ".pack"
 # An index larger than this is not read (a planted pack must not cost memory); a real one is ~60 bytes per entry,
 # so this holds a million entries.
@@ -37,6 +42,7 @@ MAX_INDEX_BYTES = 64 * 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 Span = tuple[str, int, int]  # an entry's key, offset and length in its pack
+Seal = Callable[[bytes], bytes]  # an index's bytes → its SEAL_BYTES-byte seal
 
 
 class PackError(Exception):
@@ -58,18 +64,35 @@ def open_pack(path: str) -> int:
     return fd
 
 
-def read_index(fd: int) -> list[Span]:
-    """The spans a pack's index lists, each checked to lie inside the entries' part of the file."""
+def _trailer(fd: int) -> tuple[int, int, bytes]:
+    """(index offset, index length, seal) from a pack's trailer, checked against the file's own size."""
     try:
         size = os.fstat(fd).st_size
         if size < len(MAGIC) + _TRAILER.size or os.pread(fd, len(MAGIC), 0) != MAGIC:
             raise PackError("not a pack")
-        offset, length, end = _TRAILER.unpack(os.pread(fd, _TRAILER.size, size - _TRAILER.size))
-        if end != END or length > MAX_INDEX_BYTES or offset < len(MAGIC) or offset + length != size - _TRAILER.size:
-            raise PackError("malformed pack trailer")
+        offset, length, seal, end = _TRAILER.unpack(os.pread(fd, _TRAILER.size, size - _TRAILER.size))
+    except (OSError, struct.error) as e:
+        raise PackError(str(e)) from None
+    if end != END or length > MAX_INDEX_BYTES or offset < len(MAGIC) or offset + length != size - _TRAILER.size:
+        raise PackError("malformed pack trailer")
+    return offset, length, seal
+
+
+def index_length(fd: int) -> int:
+    """How many bytes reading the pack's index would read (from the trailer alone)."""
+    return _trailer(fd)[1]
+
+
+def read_index(fd: int, seal: Seal) -> list[Span]:
+    """The spans a pack's index lists, each checked to lie inside the entries' part of the file. The index's bytes
+    are verified against the trailer's seal (`seal` computes the expected one) before they are parsed."""
+    offset, length, expected = _trailer(fd)
+    try:
         raw = os.pread(fd, length, offset)
     except OSError as e:
         raise PackError(str(e)) from None
+    if len(raw) != length or not hmac.compare_digest(seal(raw), expected):
+        raise PackError("pack index does not verify")
     try:
         spans = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -98,9 +121,9 @@ def read_entry(fd: int, span: Span) -> bytes | None:
     return raw if len(raw) == length else None
 
 
-def write(directory: str, stem: str, entries: Iterable[tuple[str, bytes]]) -> tuple[str, list[Span]]:
-    """Write `entries` as the pack `stem + SUFFIX` in `directory` (owner-only, atomically), and return its name and
-    spans. Raises OSError, leaving no partial pack behind. The entries are written as they come, so a merge of
+def write(directory: str, stem: str, entries: Iterable[tuple[str, bytes]], seal: Seal) -> tuple[str, list[Span]]:
+    """Write `entries` as the pack `stem + SUFFIX` in `directory` (owner-only, atomically), its index sealed with
+    `seal`, and return its name and spans. Raises OSError, leaving no partial pack behind. The entries are written as they come, so a merge of
     packs streams through here without holding every entry at once."""
     fd, tmp = _temporary(directory, stem)
     spans: list[Span] = []
@@ -117,7 +140,7 @@ def write(directory: str, stem: str, entries: Iterable[tuple[str, bytes]]) -> tu
             except TypeError:  # a key with a lone surrogate: json escapes it, as cache.dumps does for entries
                 index = json.dumps(spans, ensure_ascii=True, separators=(",", ":")).encode("ascii")
             fh.write(index)
-            fh.write(_TRAILER.pack(at, len(index), END))
+            fh.write(_TRAILER.pack(at, len(index), seal(index), END))
         name = stem + SUFFIX
         os.replace(tmp, os.path.join(directory, name))  # atomic: a reader sees the whole pack or none
     except BaseException:

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 from porter import __version__
-from porter.cache import Cache, CacheUnusable
+from porter.cache import Cache, CacheUnusable, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
@@ -90,7 +90,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
     result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
-    cache = open_cache(settings.cache_dir)[0]
+    cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
     if cache is not None:
@@ -189,10 +189,13 @@ def load_rules_cached(extra: list[Path], cache: Cache | None) -> RuleSet:
     return ruleset
 
 
-def open_cache(cache_dir: Path | None) -> tuple[Cache | None, str | None]:
-    """The cache to use, or None with the reason when the directory must not be used."""
+def open_cache(cache_dir: Path | None, source: Any = None) -> tuple[Cache | None, str | None]:
+    """The cache to use, or None with the reason when the directory must not be used (for a scan of `source`:
+    never one inside the scanned tree, porter.cache.inside_scanned_tree)."""
     if cache_dir is None:
         return None, None
+    if source is not None and (why := inside_scanned_tree(cache_dir, source)):
+        return None, why
     cache = Cache(cache_dir)
     try:
         cache.check()
@@ -280,7 +283,7 @@ def scan(
         if len(everything.files) and len(found.files) < (1 - MOST_FILES) * len(everything.files):
             notices.append(f"repository configuration include/exclude leaves {len(found.files)} of "
                            f"{len(everything.files)} files to scan")
-    cache, why_not = open_cache(options.cache_dir)
+    cache, why_not = open_cache(options.cache_dir, source)
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)

@@ -38,7 +38,7 @@ def test_a_cold_scan_writes_one_pack_in_one_process_and_with_workers(tmp_path):
         packs = sorted(where.iterdir())
         assert len(packs) == 1 and packs[0].suffix == ".pack"
         with open(packs[0], "rb") as fh:
-            spans = packfile.read_index(fh.fileno())
+            spans = packfile.read_index(fh.fileno(), _cache(where)._seal)
         # the 40 files, the rule set and the repository facts
         assert len(spans) == len({k for k, _, _ in spans}) == 42
         warm = scan(tmp_path / "src", Settings(jobs=jobs, cache_dir=where))
@@ -122,9 +122,9 @@ def test_a_damaged_entry_is_a_miss_and_the_rest_of_its_pack_still_reads(tmp_path
     c.flush()
     (pack,) = (tmp_path / "c").glob("*.pack")
     with open(pack, "rb") as fh:
-        spans = {k: (o, n) for k, o, n in packfile.read_index(fh.fileno())}
+        spans = {k: (o, n) for k, o, n in packfile.read_index(fh.fileno(), c._seal)}
     data = bytearray(pack.read_bytes())
-    offset, length = spans[KEY]
+    offset, length = spans[c._name(KEY)]
     data[offset:offset + length] = b"\xff" * length
     pack.write_bytes(bytes(data))
     fresh = Cache(tmp_path / "c")
@@ -132,10 +132,11 @@ def test_a_damaged_entry_is_a_miss_and_the_rest_of_its_pack_still_reads(tmp_path
 
 
 def _planted(path: Path, index: bytes, payload: bytes = b"", offset: int | None = None,
-             length: int | None = None) -> None:
+             length: int | None = None, seal=None) -> None:
+    """A pack as an attacker writes it; `seal` (default: a guess of zeros) computes the index's seal."""
     at = len(packfile.MAGIC) + len(payload)
-    trailer = struct.pack("<QQ8s", at if offset is None else offset, len(index) if length is None else length,
-                          packfile.END)
+    trailer = struct.pack("<QQ32s8s", at if offset is None else offset, len(index) if length is None else length,
+                          seal(index) if seal else bytes(packfile.SEAL_BYTES), packfile.END)
     path.write_bytes(packfile.MAGIC + payload + index + trailer)
 
 
@@ -152,7 +153,8 @@ def test_a_planted_malformed_pack_is_ignored_and_good_packs_still_read(tmp_path,
     good = _cache(tmp_path / "c")
     good.put("ab" + "1" * 38, "good")
     good.flush()
-    _planted(tmp_path / "c" / "99999999999999999999-1-1.pack", index, b'{"x":1}', offset, length)
+    # Sealed with the installation's own secret, so the checks after the seal's are what rejects it.
+    _planted(tmp_path / "c" / "99999999999999999999-1-1.pack", index, b'{"x":1}', offset, length, good._seal)
     fresh = Cache(tmp_path / "c")
     assert fresh.get(KEY) is None and fresh.get("ab" + "1" * 38) == "good"
 

@@ -146,7 +146,7 @@ class Walker:
         self.walk = walk
         self.settings = settings
         self.progress = progress
-        self.cache, why_not = open_cache(settings.cache_dir)
+        self.cache, why_not = open_cache(settings.cache_dir, walk.repo)
         self.notices = list(walk.notices) + ([why_not] if why_not else [])
         self.ruleset = load_rules_cached(list(settings.extra_rules), self.cache)
         self.targets = tuple(resolve_targets(settings.targets))
@@ -174,7 +174,7 @@ class Walker:
         # (commit index, the scoped entries, or None when nothing in scope changed since the previous point)
         plan: list[tuple[int, tuple | None]] = []
         dirty = True
-        for i, c in enumerate(commits):
+        for i, c in enumerate(self.walk.replay()):  # streamed: one commit's changes in memory at a time
             for ch in c.changes:
                 dirty |= tree.set(ch.path, ch.mode, ch.blob)
             if i in chosen:

@@ -4,13 +4,22 @@ No checkout and no work-tree change: the tree before the first commit of the win
 every commit after it is applied as the path → blob changes `git log --first-parent --raw -z --no-abbrev` lists
 (diffed against the first parent, so a merge is one step of the main line). All git calls go through the hardened
 runner in porter.source.git (the repository's own config can make git run nothing).
+
+The log is read as a stream and never kept (`Walk.replay`): a small repository can list gigabytes of changes (a
+commit that adds 20,000 files, the next that deletes them, a thousand times), so `walk` keeps each commit's header
+only and a replay yields one commit with its changes at a time. One token of the log (a path, a subject) longer
+than MAX_TOKEN_BYTES is refused.
 """
 from __future__ import annotations
 
 import datetime as dt
 import os
+import subprocess
+import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 from porter import contain
 from porter.errors import UsageError
@@ -23,6 +32,10 @@ _MARK = b"\x1eporter-commit"
 _FORMAT = "%x1eporter-commit%x00%H%x00%P%x00%an%x00%cI%x00%s%x00"
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"
+# The longest token of the log accepted (git allows 4 KiB paths on most systems; a subject is one line).
+MAX_TOKEN_BYTES = 1024 * 1024
+_CHUNK = 1 << 20
+LOG_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -56,9 +69,21 @@ class Walk:
     subdir: str  # the part of the repository the history is about ('' for all of it)
     label: str  # the path as the user named it
     base: dict[str, tuple[str, str]]
-    commits: tuple[Commit, ...]
+    commits: tuple[Commit, ...]  # headers only (changes empty): `replay` streams the changes
     shallow_boundary: str | None = None  # the commit a shallow clone's history starts at, when the window reaches it
     notices: tuple[str, ...] = ()
+    log: tuple[str, ...] = ()  # the `git log` arguments that list these commits (with --raw for `replay`)
+
+    def replay(self) -> Iterator[Commit]:
+        """The window's commits again, oldest first, each with its changes, read from `git log --raw` as it runs
+        (one commit's changes in memory at a time). The shallow boundary's commit comes as the baseline it is."""
+        n = 0
+        for n, c in enumerate(_stream_log(self.repo, ("--raw", "--diff-merges=first-parent", *self.log))):
+            if n >= len(self.commits) or c.sha != self.commits[n].sha:
+                raise UsageError(f"{self.repo}: git log listed other commits on a second reading")
+            yield self.commits[n] if n == 0 and self.shallow_boundary else c
+        if n + 1 != len(self.commits):
+            raise UsageError(f"{self.repo}: git log listed other commits on a second reading")
 
 
 def parse_date(text: str, option: str, end_of_day: bool = False) -> str:
@@ -122,10 +147,10 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
     if total > limit and max_commits is None:
         notices.append(f"{total} first-parent commits in the window; only the last {limit} are walked "
                        "(--max-commits N, --since DATE or --every week to reach further back)")
-    out = git.run(top, "log", *window, "--diff-merges=first-parent", "--raw", "-z", "--no-abbrev", "--no-renames",
-                  "--no-show-signature", "--no-decorate", "--no-color", "--no-mailmap", f"--format={_FORMAT}",
-                  "--reverse", f"--max-count={min(limit, total)}", head, "--", timeout=600)
-    commits = parse_log(out)
+    log = (*window, "-z", "--no-abbrev", "--no-renames", "--no-show-signature",
+           "--no-decorate", "--no-color", "--no-mailmap", f"--format={_FORMAT}", "--reverse",
+           f"--max-count={min(limit, total)}", head, "--")
+    commits = list(_stream_log(top, ("--no-patch", *log)))  # headers only: Walk.replay streams the changes
     if not commits:
         raise UsageError(f"{top}: git log listed no commits")
     first = commits[0]
@@ -144,7 +169,34 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
     if merges and merges * 2 >= len(commits):
         notices.append(f"{merges} of {len(commits)} first-parent commits are merges: each point is one merged "
                        "branch as a whole (the change against its first parent), attributed to the merge commit")
-    return Walk(top, subdir, str(path), base, tuple(commits), boundary, tuple(notices))
+    return Walk(top, subdir, str(path), base, tuple(commits), boundary, tuple(notices), log)
+
+
+def _stream_log(top: Path, args: tuple[str, ...]) -> Iterator[Commit]:
+    """The commits `git log ARGS` lists, parsed as its output arrives; git is killed after LOG_SECONDS, and when
+    the reader stops early."""
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(git.command(top, "log", *args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=err, env=git.git_env())
+        except FileNotFoundError:
+            raise UsageError("git is not installed") from None
+        timer = threading.Timer(LOG_SECONDS, proc.kill)
+        timer.start()
+        try:
+            assert proc.stdout is not None
+            yield from iter_log(_tokens(proc.stdout.read))
+            code = proc.wait()
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+        if code != 0:
+            err.seek(0)
+            message = err.read(4096).decode("utf-8", "replace").strip()
+            raise UsageError(f"{top}: git log failed: {message or f'exit {code} (over {LOG_SECONDS} s?)'}")
 
 
 def _as_baseline(c: Commit) -> Commit:
@@ -175,41 +227,52 @@ def _tree(top: Path, commit: str) -> dict[str, tuple[str, str]]:
     return tree
 
 
+def _tokens(read: Callable[[int], bytes]) -> Iterator[bytes]:
+    """The NUL-separated tokens of a stream, read a chunk at a time; a token past MAX_TOKEN_BYTES is refused."""
+    tail = b""
+    while chunk := read(_CHUNK):
+        parts = (tail + chunk).split(b"\0")
+        tail = parts.pop()
+        if len(tail) > MAX_TOKEN_BYTES:
+            raise UsageError(f"git log output has a field longer than {MAX_TOKEN_BYTES} bytes; not walked")
+        yield from parts
+    if tail:
+        yield tail
+
+
 def parse_log(out: bytes) -> list[Commit]:
     """Commits from `git log --raw -z` with porter's header format, in the order git gave them."""
-    tokens = out.split(b"\0")
-    commits: list[Commit] = []
-    i, n = 0, len(tokens)
+    return list(iter_log(iter(out.split(b"\0"))))
+
+
+def iter_log(tokens: Iterator[bytes]) -> Iterator[Commit]:
+    """Commits from the tokens of `git log [--raw] -z` with porter's header format, each as soon as it is whole."""
     header: list[bytes] | None = None
     changes: list[Change] = []
-
-    def flush() -> None:
-        if header is not None:
-            sha, parents, author, date, subject = (t.decode("utf-8", "replace") for t in header)
-            commits.append(Commit(sha, tuple(parents.split()), author, date, subject, tuple(changes)))
-
-    while i < n:
-        tok = tokens[i].lstrip(b"\n")
+    for raw in tokens:
+        tok = raw.lstrip(b"\n")
         if tok == _MARK:
-            flush()
-            header, changes = tokens[i + 1:i + 6], []
+            if header is not None:
+                yield _commit(header, changes)
+            header, changes = [t for t in (next(tokens, None) for _ in range(5)) if t is not None], []
             if len(header) < 5:
                 raise UsageError("git log output ended inside a commit header")
-            i += 6
         elif tok.startswith(b":"):
             meta = tok[1:].split()
-            if len(meta) < 5 or i + 1 >= n or header is None:
+            path = next(tokens, None)
+            if len(meta) < 5 or path is None or header is None:
                 raise UsageError("git log --raw output is not in the expected form")
             new_mode, new_blob, status = meta[1].decode("ascii"), meta[3].decode("ascii"), meta[4][:1]
-            path = os.fsdecode(tokens[i + 1])
-            changes.append(Change(path, new_mode, None if status == b"D" else new_blob))
-            i += 2
-        elif not tok:
-            i += 1
-        else:
+            changes.append(Change(os.fsdecode(path), new_mode, None if status == b"D" else new_blob))
+        elif tok:
             raise UsageError(f"git log output is not in the expected form near {tok[:40]!r}")
-    flush()
-    return commits
+    if header is not None:
+        yield _commit(header, changes)
+
+
+def _commit(header: list[bytes], changes: list[Change]) -> Commit:
+    sha, parents, author, date, subject = (t.decode("utf-8", "replace") for t in header)
+    return Commit(sha, tuple(parents.split()), author, date, subject, tuple(changes))
 
 
 def bucket(date: str, every: str) -> str:
