@@ -207,8 +207,9 @@ def load_config(path: Path | None, *, top: Path | None = None) -> Config:
             raise ConfigError(f"{path}: {key} must be {_type_name(_KEYS[key])}, not {type(value).__name__}")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: {key} must be a list of strings")
-    if "max_file_size_mb" in table and not 0 < table["max_file_size_mb"] <= 4096:
-        raise ConfigError(f"{path}: max_file_size_mb must be more than 0 and at most 4096, not {table['max_file_size_mb']}")
+    # As --max-file-size-mb: 1e-320 would pass "more than 0" and silently skip every file; nan passes no comparison.
+    if "max_file_size_mb" in table and not 0.000001 <= table["max_file_size_mb"] <= 4096:
+        raise ConfigError(f"{path}: max_file_size_mb must be from 0.000001 to 4096, not {table['max_file_size_mb']}")
     if "jobs" in table and not 0 <= table["jobs"] <= 1024:
         raise ConfigError(f"{path}: jobs must be 0 (all cores) to 1024, not {table['jobs']}")
     for key in ("rocm_macros", "cuda_only"):

@@ -299,3 +299,13 @@ def test_output_to_a_device_outside_any_checkout_still_works(tmp_path):
     repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
     p = porter("scan", str(repo), "-f", "json", "-o", os.devnull, "--no-cache")
     assert (p.returncode, p.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("value", ["1e-320", "nan", "inf", "0", "-1"])
+def test_a_repository_max_file_size_that_is_not_a_sane_number_is_refused(tmp_path, value):
+    # 1e-320 passed "more than 0" and meant 0 bytes: every file skipped, the gate silent.
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL, "porter.toml": f"max_file_size_mb = {value}\n"}, commit=False)
+    p = porter("scan", str(repo), "-q", "--no-cache")
+    shown = {"1e-320": "1e-320", "nan": "nan", "inf": "inf", "0": "0", "-1": "-1"}[value]
+    assert (p.returncode, p.stderr) == (2, f"error: {repo / 'porter.toml'}: max_file_size_mb must be from 0.000001 "
+                                           f"to 4096, not {shown}\n")
