@@ -34,7 +34,8 @@ _ident = lazy_regex(rb"[A-Za-z_\x80-\xff](?<![A-Za-z0-9_$\x80-\xff].)[A-Za-z0-9_
 
 
 # Inside a #define body tree-sitter sees only text, so strings and comments there are found lexically.
-_macro_noise = lazy_regex(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+# An unterminated comment runs to the end (as in C): matched once, not retried at every later `/*` (quadratic).
+_macro_noise = lazy_regex(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 
 
 # `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
