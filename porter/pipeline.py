@@ -563,6 +563,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
     done = total - len(todo)
     if not todo:
         return out  # type: ignore[return-value]
+    _warm(state, {files[i].language for i in todo})
     workers = min(jobs, len(todo))
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(todo) // (workers * 8) or 1))
@@ -580,6 +581,20 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
             if progress:
                 progress(done, total)
     return out  # type: ignore[return-value]
+
+
+def _warm(state: _Worker, languages: set[str]) -> None:
+    """Before forking parser workers: the work each would otherwise repeat for its first file, which reads no
+    repository content (porter's modules, the knowledge base's token set and library map, the whole-file queries
+    compiled). Done once per process, it is inherited by every worker of every scan (a test session, a history
+    walk), and a -j1 scan pays it once either way."""
+    from porter.kernels import facts  # noqa: F401 - imported by the first kernel's measurement, and registers queries
+    from porter.source.parse import warm_queries
+
+    if languages & {"cuda", "python"}:
+        state.ctx.kb_tokens, state.ctx.libraries  # noqa: B018 - cached properties, computed here once
+        for lang in sorted(languages & {"cuda", "python"}):
+            warm_queries(lang)
 
 
 def overrun_reason(o: Overrun, doing: str) -> str:
