@@ -246,3 +246,22 @@ def test_every_parse_of_a_run_happens_in_a_budgeted_worker(tmp_path, monkeypatch
     assert result.findings and not result.skipped
     out = translate(repo, Settings(), TranslateOptions(), output=tmp_path / "out")
     assert out.result.files
+
+
+def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path, monkeypatch):
+    # `contain` blanks every `__has_include` it sees; one whose keyword is pasted together is seen only by clang,
+    # which opens the file it names: a FIFO blocked the parse for ever. The same file naming a missing header is
+    # analysed in ~4 s on a loaded 2-core machine, so the 10 s budget is what stops this one.
+    from porter.kernels import deep
+
+    if not deep.setup().available:
+        pytest.skip("no libclang with resource headers on this machine")
+    fifo = tmp_path / "pipe.h"
+    os.mkfifo(fifo)
+    write_files(tmp_path / "repo", {"k.cu": f'#define CAT(a, b) a ## b\n#if CAT(__has_, include)("{fifo}")\n#endif\n'
+                                            + KERNEL})
+    monkeypatch.setattr(deep, "BUDGET", Budget(10, 1024 << 20))
+    t = time.monotonic()
+    result = run(tmp_path / "repo", Settings(jobs=1, deep=True)).result
+    assert time.monotonic() - t < 40
+    assert result.extra["kernel_analysis"]["deep"]["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}

@@ -627,6 +627,11 @@ def _evaluator(ci):
     return evaluate
 
 
+# What libclang may take per file (porter.budget). The scan's settings do not reach refine (it is called from kernel
+# analysis with the deep flag alone), so deep mode uses porter's default per-file budget.
+BUDGET = Budget()
+
+
 def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dict[str, Any]]:
     """Kernels with deep-mode facts where libclang resolved what tree-sitter could not; plus what was done."""
     cfg = setup()
@@ -648,7 +653,7 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
     answers: dict[int, Any] = {}
     # libclang and tree-sitter on repository content run in a budgeted worker (porter.budget): a parse that blocks
     # (a token-pasted `__has_include` naming a FIFO, which `contain` cannot see) is killed at the budget.
-    with Pool(Budget(), 1) as pool:
+    with Pool(BUDGET, 1) as pool:
         for i, answer in pool.map(_analyse_task, tasks):
             answers[i] = answer
     for i, (rel, ks) in enumerate(order):
