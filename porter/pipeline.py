@@ -15,14 +15,12 @@ import dataclasses
 import functools
 import hashlib
 import os
-import resource
-import signal
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 from porter import __version__
+from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.triton import measure_python as measure_triton
@@ -56,8 +54,6 @@ MOST_FILES = 0.5
 MAX_LINES = 1_000_000
 # Values a constant may have across builds for porter to bound a size by the largest (more: it is left unknown).
 MAX_ALTERNATIVES = 4
-# Heap one worker process may use (RLIMIT_DATA): a file that needs more is skipped, the other workers go on.
-WORKER_MEMORY_BYTES = 2 * 1024 ** 3
 
 Source = WorkTree | GitTree
 
@@ -120,7 +116,7 @@ def translate(path: Path | str, settings: Settings, options: Any, **how: Any) ->
 
     options = dataclasses.replace(options, include=tuple(settings.include), exclude=tuple(settings.exclude),
                                   jobs=settings.jobs or options.jobs)
-    return run_translate(Path(path), options, **how)
+    return run_translate(Path(path), options, budget=file_budget(settings), **how)
 
 
 def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: str | None = None,
@@ -189,6 +185,11 @@ def load_rules_cached(extra: list[Path], cache: Cache | None) -> RuleSet:
     return ruleset
 
 
+def file_budget(settings: Settings) -> Budget:
+    """What one file's work may take in a parser worker, from the settings (file_seconds, file_memory_mib)."""
+    return Budget(settings.file_seconds, settings.file_memory_mib << 20)
+
+
 def open_cache(cache_dir: Path | None, source: Any = None) -> tuple[Cache | None, str | None]:
     """The cache to use, or None with the reason when the directory must not be used (for a scan of `source`:
     never one inside the scanned tree, porter.cache.inside_scanned_tree)."""
@@ -218,7 +219,7 @@ class _Worker:
     build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())  # RepositoryFacts.build_names
     alternatives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # RepositoryFacts.alternatives
     ctx: MatchContext = field(default_factory=MatchContext)
-    file_seconds: float = 30.0  # per-file CPU budget; 0: none
+    budget: Budget = Budget()  # what one file's scan may take in its worker (porter.budget)
     rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
 
     def rules_for(self, language: str) -> list:
@@ -248,18 +249,11 @@ def _init_worker(state: _Worker) -> None:
     prepare_rules(state.ruleset.rules)
 
 
-def _init_pool_worker(state: _Worker) -> None:
-    """A worker process: the shared state, and a heap limit so one huge file cannot take the machine's memory."""
-    if state.cache is not None:
-        state.cache.in_worker()
-    _init_worker(state)
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        limit = WORKER_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, WORKER_MEMORY_BYTES)
-        if soft == resource.RLIM_INFINITY or soft > limit:
-            resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
-    except (ValueError, OSError):  # pragma: no cover - a platform without the limit: the time budget still holds
-        pass
+def _init_pool_worker() -> None:
+    """A forked parser worker: it inherited the scan's state (_STATE); its cache hands entries back instead of
+    writing them."""
+    if _STATE is not None and _STATE.cache is not None:
+        _STATE.cache.in_worker()
 
 
 def scan(
@@ -287,7 +281,8 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
-    facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache)
+    facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
+                                    options.jobs, notices)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
@@ -304,7 +299,7 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
                     dict(facts.macros), local_packages=facts.local_packages, headers=facts.headers,
-                    constants=dict(facts.constants), file_seconds=options.file_seconds,
+                    constants=dict(facts.constants), budget=file_budget(options),
                     build_names=facts.build_names, alternatives=dict(facts.alternatives))
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
@@ -421,45 +416,108 @@ FACTS_FORMAT = b"repository-facts-1"
 READ_KEPT_BYTES = 64 * 1024 * 1024
 
 
-def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int,
-                            cache: Cache | None) -> RepositoryFacts:
-    """repository_facts of a tree's files (file_facts of each), kept in the cache as one entry named by every
-    C/C++/CUDA file's path and content (its blob id, else a hash of its bytes) and porter's code, so a warm
-    re-scan hashes the files instead of lexing and harvesting each one again."""
+def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int, cache: Cache | None,
+                            budget: Budget = Budget(), jobs: int = 1,
+                            notices: list[str] | None = None) -> RepositoryFacts:
+    """repository_facts of a tree's files (file_facts of each, lexed in budgeted workers: porter.budget), kept in
+    the cache as one entry named by every C/C++/CUDA file's path and content (its blob id, else a hash of its
+    bytes) and porter's code, so a warm re-scan hashes the files instead of lexing and harvesting each one again.
+    A file whose facts run out of `budget` adds nothing to them, and a line to `notices` says so."""
     files = list(files)
     read: dict[str, bytes] = {}  # bytes read to name the entry, kept (up to READ_KEPT_BYTES) for a miss
-
-    def per_file(c: Candidate) -> tuple:
-        data = read.pop(c.path, None)
-        return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
-
-    if cache is None:
-        return repository_facts(files, per_file)
-    h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
-    kept = 0
-    for c in files:
-        if c.language != "cuda":
-            continue
-        if c.blob is not None:
-            content = c.blob.encode()
-        else:
-            try:
-                data = source.read(c, max_bytes)
-            except SourceReadError:
-                content = b"unreadable"
+    key = None
+    if cache is not None:
+        h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
+        kept = 0
+        for c in files:
+            if c.language != "cuda":
+                continue
+            if c.blob is not None:
+                content = c.blob.encode()
             else:
-                content = hashlib.sha256(data).digest()
-                if kept + len(data) <= READ_KEPT_BYTES:
-                    read[c.path] = data
-                    kept += len(data)
-        h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
-    key = "facts-" + h.hexdigest()[:40]
-    hit = cache.get(key)
-    if _facts_entry(hit):
-        return _with_listing(files, hit)
-    facts = repository_facts(files, per_file)
-    cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
+                try:
+                    data = source.read(c, max_bytes)
+                except SourceReadError:
+                    content = b"unreadable"
+                else:
+                    content = hashlib.sha256(data).digest()
+                    if kept + len(data) <= READ_KEPT_BYTES:
+                        read[c.path] = data
+                        kept += len(data)
+            h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
+        key = "facts-" + h.hexdigest()[:40]
+        hit = cache.get(key)
+        if _facts_entry(hit):
+            return _with_listing(files, hit)
+    harvested = _harvest(files, source, max_bytes, read, budget, jobs, notices)
+    # Which macros stand for one build is worked out over every file's directives (porter.source.macros): repository
+    # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
+    global _FACTS_INPUT
+    _FACTS_INPUT = (files, harvested)  # inherited by the forked worker, not pickled to it
+    try:
+        if sum(len(h[2][0]) for h in harvested.values() if len(h) > 2) <= FEW_DIRECTIVES:
+            answer = _aggregate_task()  # linear in the directives, so this few are bounded here without a fork
+        else:
+            answer = run_stage(_aggregate_task, (), stage_budget(budget, len(harvested)))
+    finally:
+        _FACTS_INPUT = ()
+    if isinstance(answer, Overrun):
+        if notices is not None:
+            notices.append(f"working out which macros stand for one build {answer.reason}; "
+                           "device helpers' build-only branches are not told apart")
+        facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)))
+    else:
+        facts = answer
+    if cache is not None:
+        cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
     return facts
+
+
+# Directives (of all files) that the build-name evaluation takes in the scan's process: it is linear in them (~50 us
+# each), so this many take well under a second; more go to a budgeted worker like any other repository content.
+FEW_DIRECTIVES = 10_000
+# What the facts workers read from (set before they fork: they inherit it, nothing is pickled).
+_FACTS_INPUT: tuple = ()
+
+
+def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[str, bytes], budget: Budget,
+             jobs: int, notices: list[str] | None) -> dict[str, tuple]:
+    """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has)."""
+    global _FACTS_INPUT
+    todo = [c for c in files if c.language == "cuda"]
+    if not todo:
+        return {}
+    out: dict[str, tuple] = {}
+    workers = min(jobs or os.cpu_count() or 1, len(todo))
+    _FACTS_INPUT = (source, max_bytes, read)
+    try:
+        with Pool(budget, workers) as pool:
+            for i, answer in pool.map(_facts_task, [(c,) for c in todo],
+                                      chunk=max(1, min(64, len(todo) // (workers * 8) or 1))):
+                if isinstance(answer, Overrun):
+                    if notices is not None:
+                        notices.append(f"{todo[i].path}: reading its macros and constants {answer.reason}; "
+                                       "other files are scanned without them")
+                else:
+                    out[todo[i].path] = answer
+    finally:
+        _FACTS_INPUT = ()
+    return out
+
+
+def _aggregate_task() -> RepositoryFacts:
+    files, harvested = _FACTS_INPUT
+    return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))))
+
+
+def _facts_task(c: Candidate) -> tuple:
+    """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
+    source, max_bytes, read = _FACTS_INPUT
+    data = read.get(c.path)
+    try:
+        return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
+    except Exception:  # noqa: BLE001 - the file's scan meets the same bytes and reports the error as a skip
+        return {}, {}, ((), 0)
 
 
 def _facts_entry(value: Any) -> bool:
@@ -487,21 +545,15 @@ def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
 
 def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[tuple[FileResult, bool]]:
     """Each file's result and whether it came from the cache, in the order of `files` (a history walk scans
-    several versions of one path at once and tells them apart by position)."""
+    several versions of one path at once and tells them apart by position). Cache hits are served here; every
+    miss is scanned in a budgeted worker (porter.budget), whatever `jobs` says, so a file no Python timer can stop
+    (tree-sitter in C) is killed at its budget and listed as skipped."""
     files = list(files)
     total = len(files)
     jobs = jobs or os.cpu_count() or 1
     _init_worker(state)
     out: list[tuple[FileResult, bool] | None] = [None] * total
     todo = list(range(total))
-    if jobs <= 1:
-        # One process: each file is looked up and, on a miss, scanned right away (a cache pass first would read
-        # and hash every file it misses twice).
-        for i, c in enumerate(files):
-            out[i] = scan_candidate(c)
-            if progress:
-                progress(i + 1, total)
-        return out  # type: ignore[return-value]
     if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
         todo = []
@@ -514,37 +566,56 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress)
         if progress and len(todo) < total:
             progress(total - len(todo), total)
     done = total - len(todo)
-    if len(todo) < 16:
-        for i in todo:
-            out[i] = scan_candidate(files[i])
-            done += 1
-            if progress:
-                progress(done, total)
+    if not todo:
         return out  # type: ignore[return-value]
+    _warm(state, {files[i].language for i in todo})
+    workers = min(jobs, len(todo))
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
-    size = max(1, min(64, len(todo) // (jobs * 8) or 1))
-    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-    from concurrent.futures import ProcessPoolExecutor, as_completed  # here: a one-process run never loads it
-
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_pool_worker, initargs=(state,)) as pool:
-        futures = {pool.submit(_scan_chunk, [files[i] for i in chunk]): chunk for chunk in chunks}
-        for fut in as_completed(futures):
-            pairs, entries = fut.result()
-            if state.cache is not None:
-                state.cache.adopt(entries)  # written with this scan's other entries, as one pack
-            for i, pair in zip(futures[fut], pairs):
+    size = max(1, min(64, len(todo) // (workers * 8) or 1))
+    with Pool(state.budget, workers, init=_init_pool_worker) as pool:
+        for n, answer in pool.map(_scan_one, [(files[i],) for i in todo], chunk=size):
+            i = todo[n]
+            if isinstance(answer, Overrun):
+                out[i] = (_skip(files[i], overrun_reason(answer, "to scan")), False)
+            else:
+                pair, entries = answer
+                if state.cache is not None:
+                    state.cache.adopt(entries)  # written with this scan's other entries, as one pack
                 out[i] = pair
-            done += len(futures[fut])
+            done += 1
             if progress:
                 progress(done, total)
     return out  # type: ignore[return-value]
 
 
-def _scan_chunk(chunk: list[Candidate]) -> tuple[list[tuple[FileResult, bool]], dict[str, bytes]]:
-    """A worker's part: each file's result, and the cache entries it made (encoded) for the scan's process."""
-    pairs = [scan_candidate(c) for c in chunk]
+def _warm(state: _Worker, languages: set[str]) -> None:
+    """Before forking parser workers: the work each would otherwise repeat for its first file, which reads no
+    repository content (porter's modules, the knowledge base's token set and library map, the whole-file queries
+    compiled). Done once per process, it is inherited by every worker of every scan (a test session, a history
+    walk), and a -j1 scan pays it once either way."""
+    from porter.kernels import facts  # noqa: F401 - imported by the first kernel's measurement, and registers queries
+    from porter.source.parse import warm_queries
+
+    if languages & {"cuda", "python"}:
+        state.ctx.kb_tokens, state.ctx.libraries  # noqa: B018 - cached properties, computed here once
+        for lang in sorted(languages & {"cuda", "python"}):
+            warm_queries(lang)
+
+
+def overrun_reason(o: Overrun, doing: str) -> str:
+    """A skip reason for a file whose work (`doing`: "to scan") ran out of its budget or killed its worker."""
+    if o.kind == "time":
+        return f"{o.reason} {doing}; skipped (a generated or pathological file?)"
+    if o.kind == "memory":
+        return f"{o.reason} {doing}; skipped"
+    return f"{o.reason} {doing}; skipped (please report it)"
+
+
+def _scan_one(c: Candidate) -> tuple[tuple[FileResult, bool], dict[str, bytes]]:
+    """A worker's part: a file's result, and the cache entries it made (encoded) for the scan's process."""
+    pair = scan_candidate(c)
     assert _STATE is not None, "worker not initialised"
-    return pairs, (_STATE.cache.take() if _STATE.cache is not None else {})
+    return pair, (_STATE.cache.take() if _STATE.cache is not None else {})
 
 
 def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -637,37 +708,20 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
 
 INTERNAL_ERROR = "porter failed on this file (internal error"
 TOOK_TOO_LONG = "took longer than"
-NEEDED_TOO_MUCH = "needed more than the"
-
-
-class FileTookTooLong(Exception):
-    """Raised by the per-file CPU timer inside a file's scan."""
-
-
-def _on_timer(signum, frame):
-    raise FileTookTooLong()
+NEEDED_TOO_MUCH = "needed more than"
+DIED = "parser process died"
 
 
 def _guarded(c: Candidate, fn: Callable[[], FileResult]) -> FileResult:
-    """One file that trips a porter bug, runs past the per-file CPU budget or past the worker's memory is listed
-    as skipped with the reason, instead of ending or stalling the whole scan."""
-    seconds = _STATE.file_seconds if _STATE is not None else 0
-    timed = seconds > 0 and threading.current_thread() is threading.main_thread()
-    if timed:
-        previous = signal.signal(signal.SIGPROF, _on_timer)
-        signal.setitimer(signal.ITIMER_PROF, seconds)
+    """One file that trips a porter bug or runs out of the worker's memory is listed as skipped with the reason,
+    instead of ending the whole scan (time is the budgeted worker's clock: porter.budget)."""
     try:
         return fn()
-    except FileTookTooLong:
-        return _skip(c, f"{TOOK_TOO_LONG} {seconds:g} s (CPU) to scan; skipped (a generated or pathological file?)")
     except MemoryError:
-        return _skip(c, f"{NEEDED_TOO_MUCH} {WORKER_MEMORY_BYTES >> 20} MiB a scan worker may use; skipped")
+        memory = _STATE.budget.memory if _STATE is not None else 0
+        return _skip(c, f"{NEEDED_TOO_MUCH} {memory >> 20} MiB to scan; skipped")
     except (RecursionError, Exception) as e:  # noqa: BLE001 - reported, never swallowed silently
         return _skip(c, f"{INTERNAL_ERROR}: {type(e).__name__}: {e}); please report it")
-    finally:
-        if timed:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.signal(signal.SIGPROF, previous)
 
 
 def _skip(c: Candidate, reason: str) -> FileResult:
@@ -693,7 +747,7 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if not run:
         return None, False
     result = compute()
-    if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH))):
+    if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH, DIED))):
         # A failure is not cached (the next porter version retries the file), nor is running out of time or
         # memory (it depends on the machine and its load, not only on the file).
         st.cache.put(key, result)

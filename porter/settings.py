@@ -24,9 +24,12 @@ from porter.errors import UsageError
 from porter.model import Severity
 
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
-# CPU-seconds one file may take before it is skipped as "took longer than N s" (the slowest real file seen, CuTe's
-# 60k-line mma_sm90_gmma_sparse_ext.hpp, takes a few seconds); a bound, not a target.
+# Seconds (wall clock, in a parser worker) one file may take before it is skipped as "took longer than N s" (the
+# slowest real file seen, CuTe's 60k-line mma_sm90_gmma_sparse_ext.hpp, takes a few seconds); a bound, not a target.
 DEFAULT_FILE_SECONDS = 30.0
+# MiB of heap a parser worker may add for one file before it is skipped as "needed more than N MiB" (the largest
+# real file's parse tree and indexes take a few hundred).
+DEFAULT_FILE_MEMORY_MIB = 2048
 MAX_CONFIG_BYTES = 1024 * 1024  # a porter.toml or pyproject.toml bigger than this is not a configuration
 MAX_DATA_FILE_BYTES = 4 * 1024 * 1024  # a rule or effort file named by configuration
 
@@ -87,7 +90,8 @@ class Settings:
     rocm_macros: tuple[str, ...] = ()  # project macros standing for the ROCm build (porter.source.macros)
     cuda_only: tuple[str, ...] = ()  # globs of paths kept NVIDIA-only (porter.portaware)
     cuda_only_from: tuple[str, ...] = ()  # for each cuda_only glob, "config-file:line" it was written at
-    file_seconds: float = DEFAULT_FILE_SECONDS  # per-file CPU budget (see porter.pipeline)
+    file_seconds: float = DEFAULT_FILE_SECONDS  # per-file wall-clock budget of a parser worker (see porter.budget)
+    file_memory_mib: int = DEFAULT_FILE_MEMORY_MIB  # heap a parser worker may add for one file (see porter.budget)
 
 
 @dataclass(frozen=True)

@@ -291,14 +291,21 @@ def test_a_warm_work_tree_run_takes_port_facts_from_the_cache(tmp_path, monkeypa
     from porter.settings import CommandLine, resolve_settings
 
     settings = resolve_settings(DUAL, CommandLine(jobs=1, cache_dir=str(tmp_path / "cache")))
-    calls = []
+    # Port status reads files in a budgeted worker process (porter.budget): calls are counted in a file it appends to.
+    log = tmp_path / "calls"
     real = status.file_facts
-    monkeypatch.setattr(status, "file_facts", lambda *a: calls.append(a[0]) or real(*a))
+
+    def counted(*a):
+        with log.open("a") as f:
+            f.write(a[0] + "\n")
+        return real(*a)
+
+    monkeypatch.setattr(status, "file_facts", counted)
     first = run(DUAL, settings)
-    computed = len(calls)
+    computed = len(log.read_text().splitlines())
     assert computed > 0
     second = run(DUAL, settings)
-    assert len(calls) == computed  # nothing recomputed
+    assert len(log.read_text().splitlines()) == computed  # nothing recomputed
     want = [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in dual.result.findings]
     for r in (first, second):
         assert [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in r.result.findings] == want

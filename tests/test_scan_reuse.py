@@ -126,16 +126,26 @@ def test_repository_facts_come_from_one_cache_entry_named_by_the_files_contents(
     source = WorkTree(tree)
     files = source.discover().files
     want = pipeline.repository_facts(files, lambda c: pipeline.file_facts(source, c, 1 << 20))
-    harvested = []
+    # Files are harvested in budgeted worker processes (porter.budget): each harvest appends a line to a file.
+    log = tmp_path / "harvested"
     real = pipeline.facts_of
-    monkeypatch.setattr(pipeline, "facts_of", lambda data: harvested.append(len(data)) or real(data))
+
+    def counted(data):
+        with log.open("a") as f:
+            f.write(f"{len(data)}\n")
+        return real(data)
+
+    def harvested() -> list[str]:
+        return log.read_text().splitlines() if log.exists() else []
+
+    monkeypatch.setattr(pipeline, "facts_of", counted)
     first = pipeline.cached_repository_facts(files, source, 1 << 20, cache)
-    assert first == want and len(harvested) == sum(1 for c in files if c.language == "cuda")
-    harvested.clear()
-    assert pipeline.cached_repository_facts(files, source, 1 << 20, cache) == want and harvested == []
+    assert first == want and len(harvested()) == sum(1 for c in files if c.language == "cuda")
+    log.unlink()
+    assert pipeline.cached_repository_facts(files, source, 1 << 20, cache) == want and harvested() == []
     (tree / "src" / "common.cu").write_text((tree / "src" / "common.cu").read_text() + "#define NEW_ONE 7\n")
     changed = pipeline.cached_repository_facts(files, source, 1 << 20, cache)
-    assert harvested and ("NEW_ONE", 7) in changed.constants and ("NEW_ONE", 7) not in want.constants
+    assert harvested() and ("NEW_ONE", 7) in changed.constants and ("NEW_ONE", 7) not in want.constants
 
 
 def test_the_cache_codec_round_trips_a_scan_and_refuses_an_entry_missing_a_field(tmp_path):

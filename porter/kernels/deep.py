@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from porter.budget import Budget, Overrun, Pool
 from porter.model import Kernel, ScanResult
 from porter.model.kernel import DeepRefinement, KernelFacts
 
@@ -626,6 +627,11 @@ def _evaluator(ci):
     return evaluate
 
 
+# What libclang may take per file (porter.budget). The scan's settings do not reach refine (it is called from kernel
+# analysis with the deep flag alone), so deep mode uses porter's default per-file budget.
+BUDGET = Budget()
+
+
 def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dict[str, Any]]:
     """Kernels with deep-mode facts where libclang resolved what tree-sitter could not; plus what was done."""
     cfg = setup()
@@ -635,36 +641,40 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
                               for u in k.facts.unknown]
         info["note"] = f"deep mode unavailable ({cfg.reason}); these values stayed unknown"
         return kernels, info
-    from porter.kernels.facts import measure_file
-    from porter.source.parse import parse
-
     root = Path(result.root)
     by_path: dict[str, list[Kernel]] = {}
     for k in kernels:
         by_path.setdefault(k.path, []).append(k)
     out: list[Kernel] = []
     files, total, errors, refused = 0, 0.0, {}, {}
-    for rel, ks in sorted(by_path.items()):
-        path = root if root.is_file() else root / rel
-        try:
-            deep = analyse_file(path, root if root.is_dir() else root.parent, cfg)
-            data = deep["data"]
-        except ContainmentError as e:
-            errors[rel] = [f"not analysed: {e}"]
+    order = sorted(by_path.items())
+    tasks = [(root if root.is_file() else root / rel, root if root.is_dir() else root.parent, cfg, rel)
+             for rel, _ in order]
+    answers: dict[int, Any] = {}
+    # libclang and tree-sitter on repository content run in a budgeted worker (porter.budget): a parse that blocks
+    # (a token-pasted `__has_include` naming a FIFO, which `contain` cannot see) is killed at the budget.
+    with Pool(BUDGET, 1) as pool:
+        for i, answer in pool.map(_analyse_task, tasks):
+            answers[i] = answer
+    for i, (rel, ks) in enumerate(order):
+        path = tasks[i][0]
+        answer = answers[i]
+        if isinstance(answer, Overrun):
+            errors[rel] = [f"not analysed: libclang {answer.reason}"]
             out.extend(ks)
             continue
-        except Exception as e:  # one file libclang cannot handle must not stop the rest
-            errors[rel] = [f"{type(e).__name__}: {e}"]
+        if isinstance(answer, str):
+            errors[rel] = [answer]
             out.extend(ks)
             continue
+        deep, measured = answer
         files += 1
         total += deep["seconds"]
         if deep["errors"]:
             errors[rel] = deep["errors"][:20]
         if deep["refused"]:
             refused[rel] = deep["refused"]
-        sf = parse(rel, "cuda", data)
-        remeasured = {(k.name, k.line): k for k in measure_file(sf, extra_constants=deep["constants"])}
+        remeasured = {(k.name, k.line): k for k in measured}
         for k in ks:
             new = remeasured.get((k.name, k.line), k)
             if new.facts is None or k.facts is None:
@@ -683,6 +693,22 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
                  "seconds_per_kernel": round(total / max(1, len(kernels)), 4), "errors": errors,
                  "refused_includes": refused})
     return out, info
+
+
+def _analyse_task(path: Path, root: Path, cfg: DeepConfig, rel: str) -> tuple[dict[str, Any], list[Kernel]] | str:
+    """A deep worker's part for one file: libclang's facts and the kernels measured again with its constants, or
+    why it was not analysed."""
+    from porter.kernels.facts import measure_file
+    from porter.source.parse import parse
+
+    try:
+        deep = analyse_file(path, root, cfg)
+    except ContainmentError as e:
+        return f"not analysed: {e}"
+    except Exception as e:  # noqa: BLE001 - one file libclang cannot handle must not stop the rest
+        return f"{type(e).__name__}: {e}"
+    sf = parse(rel, "cuda", deep["data"])
+    return deep, list(measure_file(sf, extra_constants=deep["constants"]))
 
 
 def _names_used(facts: KernelFacts) -> set[str]:

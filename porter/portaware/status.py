@@ -109,6 +109,8 @@ def _read(source, c, limit: int) -> bytes | None:
 
 
 FACTS_VERSION = b"portaware-facts-1"
+# How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
+BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
 
 def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]:
@@ -215,7 +217,11 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     dirs: dict[str, tuple[list[macros.Directive], int]] = {}
     # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
     scanned = {r.path: r for r in result.files if r.port_facts is not None}
+    # A file the scan gave up on for time or memory (porter.budget) would take as long again here: not read.
+    over = {s.path for s in result.skipped if s.reason.startswith(BUDGET_REASONS)}
     for path, c in sorted(files.items()):
+        if path in over:
+            continue
         if c.language not in ("cuda", "cmake") and not (c.language == "python" and
                                                           (path in with_findings or PurePosixPath(path).name == "setup.py")):
             continue
@@ -357,7 +363,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         from porter.source.read import WorkTree
 
         source = WorkTree(Path(result.root))
-    pm = build_map(source, settings, result, cache, digest)
+    pm, notice = _budgeted_map(source, settings, result, cache, digest)
     decide = pm.decide
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
@@ -384,7 +390,46 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         ka["verdicts"] = counts
         extra["kernel_analysis"] = ka
     extra["port_status"] = summary(findings, kernels)
-    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), extra=extra)
+    stats = result.stats
+    if notice:
+        stats = {**stats, "notices": (*stats.get("notices", ()), notice)}
+    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), extra=extra, stats=stats)
+
+
+# What the port-status worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
+_MAP_INPUT: tuple = ()
+
+
+def _budgeted_map(source, settings, result: ScanResult, cache, digest: bytes) -> tuple[PortMap, str | None]:
+    """build_map in a budgeted worker (porter.budget: it lexes and parses repository content), the cache entries
+    it made adopted here; when it runs out of its budget, a map of the configuration alone (every spot open unless
+    a cuda_only glob says otherwise) and a notice saying so."""
+    from porter.budget import Budget, Overrun, run_stage, stage_budget
+
+    global _MAP_INPUT
+    per_file = Budget(getattr(settings, "file_seconds", 30.0), getattr(settings, "file_memory_mib", 2048) << 20)
+    _MAP_INPUT = (source, settings, result, cache, digest)
+    try:
+        answer = run_stage(_map_task, (), stage_budget(per_file, len(result.files)))
+    finally:
+        _MAP_INPUT = ()
+    if isinstance(answer, Overrun):
+        pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
+                     cuda_only_from=tuple(getattr(settings, "cuda_only_from", ()) or ()))
+        return pm, (f"port status {answer.reason} to read the repository's guards and build files; every finding "
+                    "not in a cuda_only path is shown as open")
+    pm, entries = answer
+    if cache is not None:
+        cache.adopt(entries)
+    return pm, None
+
+
+def _map_task() -> tuple[PortMap, dict[str, bytes]]:
+    source, settings, result, cache, digest = _MAP_INPUT
+    if cache is not None:
+        cache.in_worker()
+    pm = build_map(source, settings, result, cache, digest)
+    return pm, (cache.take() if cache is not None else {})
 
 
 def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import operator
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -95,7 +96,9 @@ def side(cuda: Tri, rocm: Tri) -> str:
     return "both"
 
 
-_LEXEMES = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# An unterminated comment runs to the end of the file (as in C): matched once, not tried again at every later
+# `/*` (which made `'/* ' * 20000` quadratic).
+_LEXEMES = re.compile(rb'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
@@ -152,14 +155,19 @@ def _directives(data: bytes) -> list[Directive]:
             line += code.count(b"\n", counted, start)
             counted = start
             if line > continued:  # not a continuation line of the directive before
-                body = m.group(2).rstrip(b"\r")
+                parts = [m.group(2).rstrip(b"\r")]
                 last, pos = line, m.end()
-                while body.endswith(b"\\") and pos < n:
+                # Continuation lines joined once at the end (adding each to the body so far was quadratic in them).
+                while parts[-1].endswith(b"\\") and pos < n:
                     nxt = code.find(b"\n", pos + 1)
-                    body = body[:-1] + b" " + code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r")
+                    parts[-1] = parts[-1][:-1]
+                    parts.append(code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r"))
                     last, pos = last + 1, (nxt if nxt >= 0 else n)
                 continued = last
+                body = b" ".join(parts)
                 out.append(Directive(line + 1, last + 1, m.group(1).decode(), body.decode("utf-8", "replace").strip()))
+                if last > line:  # the next directive starts after the continuation lines: no `#` in them is tried
+                    end = pos
         at = code.find(b"#", end) if end >= 0 else -1
     return out
 
@@ -521,7 +529,15 @@ def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
 
 def side_at(regions: list[Region], line: int) -> tuple[str, int]:
     """The side of one line ("cuda", "rocm", "both", "none") and the guard line that decided it."""
-    return _side_at(regions, [r.start for r in regions], line)
+    # bisect by key: a list of the starts made per call was quadratic in a file's regions (50k guarded #defines)
+    i = bisect.bisect_right(regions, line, key=_START) - 1
+    if i < 0 or line > regions[i].end:
+        return "both", 0
+    r = regions[i]
+    return r.side, r.guard
+
+
+_START = operator.attrgetter("start")
 
 
 def _side_at(regions: list[Region], starts: list[int], line: int) -> tuple[str, int]:

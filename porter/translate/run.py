@@ -10,7 +10,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from porter.budget import Budget, Overrun, run_stage, stage_budget
 from porter.translate import TranslateError, TranslateOptions, TranslationResult, translate
+
+# What the translate worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
+_INPUT: tuple = ()
+
+
+def _budgeted_translate(path: Path, options: TranslateOptions, progress, budget: Budget) -> TranslationResult:
+    """translate() in a budgeted worker (porter.budget: it reads, lexes and parses repository content); nothing is
+    written there, so a worker killed at its budget leaves no half-written file. Past the budget: TranslateError."""
+    from porter.source.discover import discover
+
+    global _INPUT
+    files = len(discover(path, list(options.include), list(options.exclude)).files) if path.is_dir() else 1
+    _INPUT = (path, options, progress)
+    try:
+        answer = run_stage(_translate_task, (), stage_budget(budget, files))
+    finally:
+        _INPUT = ()
+    if isinstance(answer, Overrun):
+        raise TranslateError(f"{path}: translating it {answer.reason}; nothing was written (a generated or "
+                             "pathological file? --exclude it)")
+    return answer
+
+
+def _translate_task() -> TranslationResult:
+    path, options, progress = _INPUT
+    return translate(path, options, progress)
 
 
 @dataclass(frozen=True)
@@ -22,7 +49,8 @@ class TranslateRun:
 
 def run_translate(path: Path, options: TranslateOptions, output: Path | None = None, in_place: bool = False,
                   force: bool = False, diff: bool = False, overwrite: bool = False, verify: bool = False,
-                  target: str | None = None, progress: Callable[[int, int], None] | None = None) -> TranslateRun:
+                  target: str | None = None, progress: Callable[[int, int], None] | None = None,
+                  budget: Budget = Budget()) -> TranslateRun:
     from porter.translate import verify as verify_mod
     from porter.translate import write
 
@@ -51,7 +79,7 @@ def run_translate(path: Path, options: TranslateOptions, output: Path | None = N
         if compiler is not None and compiler.hip_version and options.hip_version is None:
             options = dataclasses.replace(options, hip_version=compiler.hip_version)
 
-    result = translate(path, options, progress)
+    result = _budgeted_translate(path, options, progress, budget)
     extra = dict(result.extra)
     patch = None
     if diff:

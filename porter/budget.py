@@ -1,0 +1,276 @@
+"""Run work on untrusted repository content where a limit can stop it: forked worker processes with a wall clock
+and a memory cap, killed and replaced when they overrun or die.
+
+A PR bot runs porter on strangers' code, and parsers are C (tree-sitter, libclang, the regex engines): a Python
+timer cannot interrupt them and a MemoryError is not what they raise. So every stage that parses or lexes
+repository content hands the work to a `Pool` here, whatever `--jobs` says:
+
+- each worker is forked from the scan's process (it inherits the rules and repository facts, nothing is pickled
+  but the task and its answer) and capped with RLIMIT_DATA at what it already holds plus `Budget.memory`;
+- the parent gives each task `Budget.seconds` of wall clock (from when the worker starts it) and SIGKILLs a
+  worker past that; a worker that dies (killed by us, a segfault on a failed allocation, the OOM killer) is
+  reaped, the task it was running gets an `Overrun` with the reason, and a fresh worker takes the rest;
+- a task's exception is raised again in the parent, as if the work had run there.
+
+`Pool.map` yields each task's answer or `Overrun` as it comes; `run_stage` is one budgeted call (a whole stage).
+Porter code that calls tree-sitter's `Parser.parse` / `QueryCursor` or libclang's `Index.parse` runs only inside
+these workers (tests/test_budget.py checks it statically).
+"""
+from __future__ import annotations
+
+import faulthandler
+import os
+import pickle
+import resource
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, Pipe, wait
+from typing import Any, Callable, Iterable, Iterator
+
+MIB = 1024 * 1024
+# A worker that died by a signal with a peak resident size this close to its cap ran out of memory (tree-sitter
+# segfaults or aborts on a failed allocation instead of raising).
+NEAR_CAP = 0.8
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one task may take: `seconds` of wall clock (0: no limit) and `memory` bytes of heap on top of what the
+    worker holds when it starts (0: no limit)."""
+
+    seconds: float = 30.0
+    memory: int = 2048 * MIB
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """A task that did not finish within its budget: `reason` is a phrase a skip message starts with ("took longer
+    than 30 s", "needed more than 2048 MiB", "parser process died (signal 11)"); `kind` is time, memory or died."""
+
+    reason: str
+    kind: str
+
+
+class _TaskError:
+    """A task's exception, carried back to the parent (pickled as itself when it can be)."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+def _limit_memory(extra: int) -> None:
+    """Cap this process's data segment at what it holds now plus `extra` (a fork inherits the parent's heap, so a
+    fixed cap would starve a worker of a big parent)."""
+    if extra <= 0:
+        return
+    held = 0
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmData:"):
+                    held = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = held + extra
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        if soft == resource.RLIM_INFINITY or soft > limit:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ValueError, OSError):  # pragma: no cover - a platform without the limit: the clock still holds
+        pass
+
+
+_IN_WORKER = False
+
+
+def in_worker() -> bool:
+    """Whether this process is a budgeted worker (tests check that parsers run only where this holds)."""
+    return _IN_WORKER
+
+
+def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) -> None:
+    """A worker's loop: run each task of each chunk it is sent, answering per task, until the pipe closes."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    faulthandler.disable()  # a crash here is the parent's to report ("parser process died"), not a traceback dump
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent handles Ctrl-C and kills its workers
+    _limit_memory(budget.memory)
+    if init is not None:
+        init()
+    while True:
+        try:
+            fn, chunk = conn.recv()
+        except (EOFError, OSError):
+            return
+        for i, args in chunk:
+            try:
+                answer: Any = fn(*args)
+            except MemoryError:
+                answer = Overrun(f"needed more than {budget.memory // MIB} MiB", "memory")
+            except BaseException as e:  # noqa: BLE001 - raised again in the parent
+                answer = _TaskError(e)
+            try:
+                conn.send((i, answer))
+            except (pickle.PicklingError, TypeError, AttributeError) as e:
+                conn.send((i, _TaskError(RuntimeError(f"a budgeted task's answer cannot be sent: {e}"))))
+            if isinstance(answer, Overrun):
+                return  # a heap that hit the cap is fragmented: a fresh worker takes the next task
+
+
+class _Slot:
+    """One worker process as the parent sees it: its pipe, and the chunk it is working through."""
+
+    def __init__(self, pid: int, conn: Connection):
+        self.pid = pid
+        self.conn = conn
+        self.chunk: deque[int] = deque()
+        self.deadline = float("inf")
+
+
+class Pool:
+    """Up to `workers` forked worker processes under one `Budget`, started when the first task needs one (a run
+    whose every answer is cached starts none). `init` runs in each worker after the fork. Use as a context
+    manager: leaving it ends the workers."""
+
+    def __init__(self, budget: Budget, workers: int = 1, init: Callable[[], None] | None = None):
+        self.budget = budget
+        self.workers = max(1, workers)
+        self.init = init
+        self._slots: list[_Slot] = []
+        self.started = 0  # worker processes forked, replacements included (for tests and benchmarks)
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _start(self) -> _Slot:
+        parent_end, child_end = Pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's side is measured by what the parent receives
+            code = 0
+            try:
+                parent_end.close()
+                for s in self._slots:  # other workers' pipes: a worker must not keep a sibling's pipe open
+                    s.conn.close()
+                _serve(child_end, self.budget, self.init)
+            except BaseException:  # noqa: BLE001 - a worker never returns into the parent's code
+                code = 70
+            finally:
+                os._exit(code)
+        child_end.close()
+        self.started += 1
+        slot = _Slot(pid, parent_end)
+        self._slots.append(slot)
+        return slot
+
+    def _end(self, slot: _Slot, kill: bool) -> tuple[int, Any]:
+        """Stop (with kill) and reap a worker; its wait status and resource usage."""
+        self._slots.remove(slot)
+        slot.conn.close()
+        if kill:
+            try:
+                os.kill(slot.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, status, usage = os.wait4(slot.pid, 0)
+        return status, usage
+
+    def _death(self, status: int, usage: Any) -> Overrun:
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            if self.budget.memory and usage.ru_maxrss * 1024 >= NEAR_CAP * self.budget.memory:
+                return Overrun(f"needed more than {self.budget.memory // MIB} MiB", "memory")
+            return Overrun(f"parser process died (signal {sig})", "died")
+        return Overrun(f"parser process died (exit status {os.WEXITSTATUS(status)})", "died")
+
+    def close(self) -> None:
+        for slot in list(self._slots):
+            self._end(slot, kill=True)
+
+    def map(self, fn: Callable[..., Any], tasks: Iterable[tuple], chunk: int = 1) -> Iterator[tuple[int, Any]]:
+        """(index, fn(*task) or Overrun) for every task, in the order they finish; a task's exception is raised
+        here. `fn` must be a module-level function (it is sent by name). Tasks go out `chunk` at a time (fewer
+        hand-offs); the clock runs per task."""
+        tasks = list(tasks)
+        queue: deque[list[int]] = deque(list(range(i, min(i + chunk, len(tasks))))
+                                        for i in range(0, len(tasks), max(1, chunk)))
+        seconds = self.budget.seconds
+        busy: list[_Slot] = []
+        try:
+            while queue or busy:
+                while queue and len(busy) < self.workers:
+                    idle = [s for s in self._slots if s not in busy]
+                    slot = idle[0] if idle else self._start()
+                    part = queue.popleft()
+                    slot.chunk = deque(part)
+                    slot.conn.send((fn, [(i, tasks[i]) for i in part]))
+                    slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
+                    busy.append(slot)
+                timeout = min(s.deadline for s in busy) - time.monotonic()
+                ready = set(wait([s.conn for s in busy], timeout=None if timeout == float("inf") else max(0, timeout)))
+                for slot in list(busy):
+                    if slot.conn in ready:
+                        failure: Overrun | None = None
+                        try:
+                            while slot.chunk and slot.conn.poll():
+                                i, answer = slot.conn.recv()
+                                slot.chunk.remove(i)
+                                slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
+                                if isinstance(answer, _TaskError):
+                                    raise answer.exc
+                                yield i, answer
+                                if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
+                                    self._end(slot, kill=False)
+                                    break
+                        except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
+                            failure = self._death(*self._end(slot, kill=False))
+                        if slot not in self._slots:
+                            busy.remove(slot)
+                            if failure is not None and slot.chunk:
+                                yield slot.chunk.popleft(), failure
+                            if slot.chunk:
+                                queue.appendleft(list(slot.chunk))
+                            continue
+                        if not slot.chunk:
+                            busy.remove(slot)  # idle: the next chunk goes to it, no new process
+                            continue
+                    if time.monotonic() >= slot.deadline:
+                        self._end(slot, kill=True)
+                        busy.remove(slot)
+                        yield slot.chunk.popleft(), Overrun(f"took longer than {seconds:g} s", "time")
+                        if slot.chunk:
+                            queue.appendleft(list(slot.chunk))
+        except BaseException:
+            for slot in busy:
+                if slot in self._slots:
+                    self._end(slot, kill=True)
+            raise
+
+
+def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
+    """fn(*args) in one budgeted worker: its answer, or an Overrun when it ran out of time or memory or died."""
+    with Pool(budget, 1) as pool:
+        for _, answer in pool.map(fn, [args]):
+            return answer
+    raise AssertionError("unreachable: a pool answers every task")
+
+
+# Files a whole stage (port status, translate) covers per `Budget.seconds` it gets: the stages after the scan do
+# less per file than the scan (a directive lexer, the build files), and a stage of a big repository must not be
+# held to one file's time.
+FILES_PER_STAGE_BUDGET = 100
+
+
+def stage_budget(per_file: Budget, files: int) -> Budget:
+    """The budget of a stage over `files` files: the per-file seconds for every FILES_PER_STAGE_BUDGET files (at
+    least once), the per-file memory."""
+    if per_file.seconds <= 0:
+        return per_file
+    return Budget(per_file.seconds * max(1, -(-files // FILES_PER_STAGE_BUDGET)), per_file.memory)
