@@ -118,3 +118,110 @@ def test_no_module_imports_a_private_name_from_another():
 def test_cycle_finder_sees_a_function_level_cycle():
     # The detector itself: a -> b at the top and b -> a inside a function is one cycle; c alone is none.
     assert cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [frozenset({"a", "b"})]
+
+
+# -- every path a scanned repository influences is opened through porter.contain (issue 25) -------------------------
+
+# Calls that open, list or write a path: the builtin open, os.open/scandir/walk/listdir, glob.glob, and the pathlib
+# methods that do the same (matched by attribute name: a false match only makes an entry here necessary).
+FILE_ACCESS_ATTRS = {"read_bytes", "read_text", "write_bytes", "write_text", "iterdir", "glob", "rglob", "scandir",
+                     "walk", "listdir", "open"}
+# Each place outside porter.contain that opens a path by other means, and why no repository influences that path.
+# A new one fails the test: route it through porter.contain, or add it here with the reason it is not repository-
+# influenced. An entry whose call is gone fails too, so the list stays true.
+DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
+    ("porter.cache", "Cache._packs", "os.scandir"): "the cache directory (the user's, never inside the scanned tree)",
+    ("porter.budget", "_limit_memory", "open"): "the worker's own /proc/self/status",
+    ("porter.cache", "installation_secret", "os.open"): "the per-installation key in the user's cache directory",
+    ("porter.source.discover", "_walk_files", "os.scandir"): "discovery's own walk of the scanned root: names only, "
+                                                             "symlinked directories listed, never entered; every "
+                                                             "read of what it lists goes through porter.contain",
+    ("porter.translate.write", "undo_in_place", ".iterdir"): "the backup folder, after contain.real_directory "
+                                                             "(each run lstat'ed, never followed)",
+    ("porter.packfile", "open_pack", "os.open"): "a pack in the cache directory, read through a bounds-checked index",
+    ("porter.packfile", "_temporary", "os.open"): "a new pack written in the cache directory (O_EXCL)",
+    ("porter.cli", "comment_cmd.body", ".read_text"): "the comment body file the user names on the command line",
+    ("porter.comment", "pr_number_from_event", ".read_text"): "$GITHUB_EVENT_PATH, written by the CI runner",
+    ("porter.datafile", "_parsed", ".read_bytes"): "porter's own schemas/validated.parsed.tsv",
+    ("porter.datafile", "parsed_entries", ".glob"): "porter's own data directory (scripts/validated_manifest.py)",
+    ("porter.datafile", "parsed_entries", ".read_bytes"): "porter's own data directory (scripts/validated_manifest.py)",
+    ("porter.kb", "_data_lines", ".read_text"): "porter's own knowledge base",
+    ("porter.kb", "_load_api", ".glob"): "porter's own knowledge base",
+    ("porter.kb", "_api_fields", ".read_text"): "porter's own knowledge base",
+    ("porter.kernels.deep", "_candidates", "glob.glob"): "the system's /usr/lib/llvm-* (finding libclang)",
+    ("porter.kernels.deep", "setup", ".write_text"): "porter's private temporary directory of shim headers",
+    ("porter.kernels.deep", "_Scanner.run", ".write_bytes"): "a copy in deep mode's private sandbox (read through "
+                                                             "porter.contain)",
+    ("porter.pipeline", "code_digest", ".rglob"): "porter's own package (the code digest)",
+    ("porter.pipeline", "code_digest", ".read_bytes"): "porter's own package (the code digest)",
+    ("porter.rulecatalog", "fixture_for", ".glob"): "porter's own fixtures",
+    ("porter.rules", "rule_files", ".rglob"): "porter's own rules, or a directory the user names (a repository's "
+                                              "rules directories are expanded file by file in porter.settings)",
+    ("porter.schemas", "schema", ".read_text"): "porter's own schemas",
+    ("porter.targets", "_profile_files", ".iterdir"): "porter's own profiles, or a directory the user names "
+                                                      "(a repository's profiles are contained in porter.settings)",
+    ("porter.targets", "_parse", ".walk"): "not a file: a jsonschema error path",
+    ("porter.translate.engines.hipify", "HipifyClangEngine.run_one", ".read_bytes"): "hipify's output in porter's "
+                                                                                      "own temporary directory",
+    ("porter.translate.verify", "supports", ".write_bytes"): "a probe file in porter's own temporary directory",
+    ("porter.translate.write", "check_outdir", ".iterdir"): "the output directory the user names",
+    ("porter.translate.write", "_test_pause", ".write_text"): "the test hook's marker (an environment variable)",
+    ("porter.translate.write", "_write_synced", "open"): "a file in the backup run directory porter just created "
+                                                         "(mkdir exist_ok=False inside a contained backup folder)",
+    ("porter.validated", "current_entries", ".glob"): "porter's own data and schemas",
+    ("porter.validated", "current_entries", ".read_bytes"): "porter's own data and schemas",
+    ("porter.validated", "_manifest", ".read_text"): "porter's own validated manifest",
+    ("porter.validated", "_schemas_validated", ".glob"): "porter's own schemas",
+    ("porter.validated", "_schemas_validated", ".read_bytes"): "porter's own schemas",
+}
+
+
+def file_access(name: str) -> set[tuple[str, str, str]]:
+    """(module, enclosing function or class.method, call kind) of every call in the module that opens, lists or
+    writes a path by a means other than porter.contain."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: set[tuple[str, str, str]] = set()
+
+    def visit(node: ast.AST, scope: tuple[str, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope + (child.name,) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                ast.ClassDef)) else scope
+            if isinstance(child, ast.Call):
+                kind = _access_kind(child.func)
+                if kind is not None:
+                    found.add((name, ".".join(scope) or "<module>", kind))
+            visit(child, inner)
+
+    visit(tree, ())
+    return found
+
+
+def _access_kind(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return "open" if func.id == "open" else None
+    if not isinstance(func, ast.Attribute) or func.attr not in FILE_ACCESS_ATTRS:
+        return None
+    base = func.value
+    if isinstance(base, ast.Name) and base.id == "contain":
+        return None  # the choke point itself
+    if isinstance(base, ast.Name) and base.id in ("os", "io", "glob"):
+        return f"{base.id}.{func.attr}"
+    if func.attr == "open":
+        return None  # x.open(...) on something other than os/io: git.Repo, tarfile members (none open a path here)
+    return "." + func.attr
+
+
+def test_repository_paths_are_opened_only_through_contain():
+    found = set().union(*(file_access(n) for n in MODULES if n != "porter.contain"))
+    assert found - set(DIRECT_FILE_ACCESS) == set(), sorted(found - set(DIRECT_FILE_ACCESS))
+    assert set(DIRECT_FILE_ACCESS) - found == set(), "an allowed direct access is gone: delete it from the list"
+
+
+def test_the_file_access_finder_sees_each_kind():
+    src = ("import os\nfrom porter import contain\ndef f(p):\n    open(p)\n    p.read_bytes()\n    os.scandir(p)\n"
+           "    contain.read_bytes(p, 1)\nclass C:\n    def m(self, p):\n        p.rglob('*')\n")
+    tree = ast.parse(src)
+    calls = [(n.func, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    assert sorted((line, _access_kind(f)) for f, line in calls) == [
+        (4, "open"), (5, ".read_bytes"), (6, "os.scandir"), (7, None), (10, ".rglob")]

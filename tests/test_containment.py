@@ -122,12 +122,20 @@ def test_directories_nested_past_the_depth_limit_are_listed_as_skipped(tmp_path)
         os.close(d)
     finally:
         os.close(fd)
-    p = porter("scan", str(tree), "-f", "json", "--no-cache")
+    try:
+        p = porter("scan", str(tree), "-f", "json", "--no-cache")
+    finally:
+        _remove_chain(tree / "d")  # pytest's clean-up of old temporary directories recurses once per level
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert {f["path"] for f in doc["findings"]} == {"a.cu"}
     assert [s["reason"] for s in doc["skipped"]] == ["directory nested deeper than 256 levels; not entered"]
     assert doc["skipped"][0]["path"] == "/".join(["d"] * 257)
+
+
+def _remove_chain(top: Path) -> None:
+    """Remove a chain of nested `d` directories bottom-up without recursion (rm -r copes with any depth)."""
+    subprocess.run(["rm", "-rf", str(top)], check=True, timeout=60)
 
 
 # -- .git files and core.worktree ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from porter import contain
 from porter.source.discover import Candidate, discover, language_of
 from porter.model import Skipped
 from porter.translate.model import (BACKUP_DIR, DEFAULT_TIMEOUT, ENGINES, MAX_FILE_BYTES, EngineInfo, FileTranslation,
@@ -59,8 +60,8 @@ def _included_extras(root: Path, sources: dict[str, bytes], listed: set[str]) ->
                     seen.add(r)
                     extra.append(r)
                     try:
-                        sources[r] = real.read_bytes()
-                    except OSError:
+                        sources[r] = contain.read_bytes(real, MAX_FILE_BYTES, root=root)
+                    except contain.Unreadable:
                         pass
                     todo.append(r)
                 break
@@ -118,9 +119,11 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
             if size > MAX_FILE_BYTES:
                 skipped.append(Skipped(c.path, f"file is {size / 1048576:.1f} MiB, over the {MAX_FILE_BYTES // 1048576} MiB limit"))
                 continue
-            sources[c.path] = c.abspath.read_bytes()
+            sources[c.path] = contain.read_bytes(c.abspath, MAX_FILE_BYTES, root=root_real)
         except OSError as e:
             skipped.append(Skipped(c.path, f"unreadable: {e.strerror or e}"))
+        except contain.Unreadable as e:
+            skipped.append(Skipped(c.path, str(e)))
     if root_in.is_file():
         copies, links = [], []
         listed = set(sources)

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
+from porter import contain
 from porter.datafile import DATA_DIR, read_yaml
 from porter.errors import DataFileError
 from porter.translate.engines.builtin import make_finding, sorted_findings
@@ -212,11 +213,11 @@ def migrate(root: Path, copies: list[str], options) -> tuple[list[FileTranslatio
     for rel, kind in todo:
         p = root / rel
         try:
-            if p.is_symlink() or p.stat().st_size > MAX_BUILD_FILE:
+            if p.is_symlink():
                 continue
-            data = p.read_bytes()
+            data = contain.read_bytes(p, MAX_BUILD_FILE, root=root)
             text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+        except (OSError, contain.Unreadable, UnicodeDecodeError):
             continue
         if kind == "setup":
             if "CUDAExtension" not in text and "BuildExtension" not in text:

@@ -15,8 +15,10 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from porter import contain
 from porter.translate.model import TranslateError
 
+MAX_CMAKE_BYTES = 8 * 1024 * 1024  # a CMakeLists.txt read for include directories (the scan's file limit)
 MAX_DB_BYTES = 64 * 1024 * 1024
 _CMAKE_INCLUDE = re.compile(r"(?is)\b(target_include_directories|include_directories)\s*\(([^)]*)\)")
 _CMAKE_KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER"}
@@ -142,13 +144,14 @@ def read_database(path: Path, root: Path) -> dict[str, UnitFlags]:
     if path.is_dir():
         path = path / "compile_commands.json"
     try:
-        if path.stat().st_size > MAX_DB_BYTES:
-            raise TranslateError(f"{path}: over {MAX_DB_BYTES // 1048576} MiB, not read")
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise TranslateError(f"{path}: cannot read the compilation database: {e.strerror or e}") from None
+        # Bounded, regular files only (it may sit in the repository: `-p .`); a FIFO must not hang translate.
+        entries = json.loads(contain.read_bytes(path, MAX_DB_BYTES).decode("utf-8"))
+    except contain.Unreadable as e:
+        raise TranslateError(f"{path}: cannot read the compilation database: {e}") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise TranslateError(f"{path}: not a JSON compilation database: {e}") from None
+    except RecursionError:
+        raise TranslateError(f"{path}: not a JSON compilation database: nested too deeply") from None
     if not isinstance(entries, list):
         raise TranslateError(f"{path}: a compilation database is a JSON list of entries")
     units: dict[str, UnitFlags] = {}
@@ -183,9 +186,10 @@ def cmake_include_dirs(root: Path, files: list[str]) -> dict[str, tuple[str, ...
         if PurePosixPath(rel).name != "CMakeLists.txt":
             continue
         try:
-            text = _COMMENT.sub("", (root / rel).read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+            data = contain.read_bytes(root / rel, MAX_CMAKE_BYTES, root=root)
+        except contain.Unreadable:
             continue
+        text = _COMMENT.sub("", data.decode("utf-8", "replace"))
         here = PurePosixPath(rel).parent
         dirs: list[str] = []
         for m in _CMAKE_INCLUDE.finditer(text):

@@ -283,10 +283,14 @@ def project_header(root: Path | None, rel: str, target: str, quoted: bool, build
 @functools.lru_cache(maxsize=8)
 def _tree_suffixes(root: Path) -> frozenset[str]:
     """Every trailing part of every header path in the tree (`include/a/b.h` gives `b.h`, `a/b.h`, ...)."""
+    from porter.source.discover import tree_entries
+
+    # Discovery's listing (git's, or a bounded walk that never enters a symlinked directory), not a recursive glob
+    # of the tree: a planted chain of nested directories cost a Python frame per level.
     out = set()
-    for p in root.rglob("*"):
-        if p.suffix.lower() in (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc") and ".git" not in p.parts:
-            parts = p.relative_to(root).parts
+    for _shown, rel in tree_entries(root)[0]:
+        if PurePosixPath(rel).suffix.lower() in (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc"):
+            parts = PurePosixPath(rel).parts
             for i in range(len(parts)):
                 out.add("/".join(parts[i:]))
     return frozenset(out)
