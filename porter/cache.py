@@ -277,8 +277,8 @@ def decode(data: Any) -> Any:
         if type(values) is not list or len(values) != len(fields):
             raise ValueError("not a cache value")
         args = [v if type(v) in _SCALARS else decode(v) for v in values]
-        for i, check in checks:
-            if not check(args[i]):
+        for i, exact, check in checks:
+            if type(args[i]) not in exact and not check(args[i]):
                 raise ValueError(f"{name}.{fields[i]}: not of its declared type")
         if plain:
             # Exactly the fields a generated __init__ would only store: stored without calling it (a frozen
@@ -320,13 +320,15 @@ def decode(data: Any) -> Any:
 
 # Allowlisted dataclasses by the name entries give them, as decode has checked them: the class, its init fields in
 # order, whether decode may store them itself (_plain_fields), and its fields' type checks (_field_checks).
-_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool, tuple[tuple[int, Callable[[Any], bool]], ...]]] = {}
+_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool, tuple[tuple[int, frozenset, Callable[[Any], bool]], ...]]] = {}
 
 
-def _field_checks(cls: type) -> tuple[tuple[int, Callable[[Any], bool]], ...]:
-    """(position, check) for each init field whose declared type can be checked: a decoded value must have it (a
-    FileResult whose findings are strings, or a line number that is a string, is a miss, never a crash later).
-    Nested values were checked when they were decoded, so a container's check looks only at its items' types."""
+def _field_checks(cls: type) -> tuple[tuple[int, frozenset, Callable[[Any], bool]], ...]:
+    """(position, exact types, check) for each init field whose declared type can be checked: a decoded value must
+    have it (a FileResult whose findings are strings, or a line number that is a string, is a miss, never a crash
+    later). A value whose exact type is in the set passes at the cost of one lookup (a warm scan decodes millions);
+    any other is asked `check`. Nested values were checked when they were decoded, so a container's check looks
+    only at its items' types."""
     try:
         hints = typing.get_type_hints(cls)
     except Exception:  # noqa: BLE001 - an annotation that does not resolve is simply not checked
@@ -335,8 +337,21 @@ def _field_checks(cls: type) -> tuple[tuple[int, Callable[[Any], bool]], ...]:
     for i, f in enumerate(f for f in dataclasses.fields(cls) if f.init):
         check = _check_of(hints.get(f.name, Any))
         if check is not None:
-            out.append((i, check))
+            out.append((i, _exact_types(hints.get(f.name, Any)), check))
     return tuple(out)
+
+
+def _exact_types(hint: Any) -> frozenset:
+    """The types whose values are of type `hint` without looking inside them (none for a container)."""
+    if hint in (str, int, bool, type(None)):
+        return frozenset({hint})
+    if hint is float:
+        return frozenset({float, int})
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return frozenset().union(*(_exact_types(a) for a in typing.get_args(hint)))
+    if isinstance(hint, type) and hint.__module__.startswith("porter.") and typing.get_origin(hint) is None:
+        return frozenset({hint})
+    return frozenset()
 
 
 def _check_of(hint: Any) -> Callable[[Any], bool] | None:
@@ -361,11 +376,16 @@ def _check_of(hint: Any) -> Callable[[Any], bool] | None:
         return lambda v: any(c(v) for c in checks)
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
-            item = _check_of(args[0])
+            item, exact = _check_of(args[0]), _exact_types(args[0])
+            # the types of the items as one set first (in C); each item asked only where one is not exact
             return (lambda v: type(v) is tuple) if item is None else \
-                (lambda v: type(v) is tuple and all(map(item, v)))
+                (lambda v: type(v) is tuple and (set(map(type, v)) <= exact or all(map(item, v))))
         if args and args != ((),):
             items = [_check_of(a) for a in args]
+            if len(items) == 2:  # a key/value pair (Finding.data holds many): spelled out, no generator per pair
+                (c0, c1), e0, e1 = items, _exact_types(args[0]), _exact_types(args[1])
+                return lambda v: type(v) is tuple and len(v) == 2 \
+                    and (c0 is None or type(v[0]) in e0 or c0(v[0])) and (c1 is None or type(v[1]) in e1 or c1(v[1]))
             return lambda v: type(v) is tuple and len(v) == len(items) and \
                 all(c is None or c(x) for c, x in zip(items, v))
         return lambda v: type(v) is tuple
@@ -502,7 +522,9 @@ class Cache:
 
     def _seal(self, index: bytes) -> bytes:
         """The HMAC a pack's index carries (packfile.write and read_index)."""
-        return hmac.new(self._key(), b"index\0" + index, hashlib.sha256).digest()
+        h = hmac.new(self._key(), b"index\0", hashlib.sha256)
+        h.update(index)  # not `prefix + index`: that copy would double a 64 MiB index's cost
+        return h.digest()
 
     # ------------------------------------------------------------------------------------------------ reading
 

@@ -426,7 +426,8 @@ def _diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool):
     if new_since is not None and baseline is not None:
         raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
     settings = resolve_settings(path, cli)
-    return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess)
+    return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess,
+                    isolated=cli.isolated)
 
 
 def _append_summary(run, summary: Path) -> None:

@@ -10,6 +10,13 @@ kernel whose verdict is not `ok`) is listed as new.
 
 `scan --baseline FILE` compares a scan with a baseline written by `porter baseline` (the findings and kernel
 verdicts of a scan, for repositories whose history is not at hand); its paths are taken as they are.
+
+A suppression (`porter: ignore`) is the code's author speaking, and in a pull request that author is the one under
+review. A finding suppressed at the head but not at the base (matched by the same identity; a baseline lists what
+was suppressed when it was written) is "suppressed by this change": every diff counts them and the PR comment says
+so. Under `--isolated` (CI on untrusted code) they are not honoured: such a finding counts as new (or unchanged,
+where the base had it open), so `--fail-on` sees it. Without `--isolated` the repository is trusted and they are
+honoured, but still shown.
 """
 from __future__ import annotations
 
@@ -82,6 +89,10 @@ class Diff:
     unchanged: tuple[Finding, ...]  # as they are at the head, in the files that were compared
     kernels: tuple[KernelChange, ...] = ()  # worse and better, sorted by path, line, target
     renames: tuple[tuple[str, str], ...] = ()
+    # Head findings a suppression hides that the base did not hide (see the module docstring), sorted; and whether
+    # they were honoured (False under --isolated: they are in `new` or `unchanged` like any other finding).
+    suppressed_by_change: tuple[Finding, ...] = ()
+    suppressions_honoured: bool = True
 
     @property
     def worse_kernels(self) -> tuple[KernelChange, ...]:
@@ -244,12 +255,21 @@ def kernel_changes(base: Iterable[Kernel], head: Iterable[Kernel], renames: dict
     return sorted(out, key=lambda c: (c.path, c.line, c.name, c.target))
 
 
-def compare(base: ScanResult, head: ScanResult, change: Change) -> Diff:
-    """The diff of two scans of the files `change` names."""
+def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, str] | None = None
+                       ) -> list[Finding]:
+    """The head's suppressed findings with no suppressed counterpart at the base: what the change suppressed."""
+    return match_findings(base, head, renames)[0]
+
+
+def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False) -> Diff:
+    """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured."""
     renames = dict(change.renames)
-    new, fixed, unchanged = match_findings(base.findings, head.findings, renames)
+    added = added_suppressions(base.suppressed, head.suppressed, renames)
+    new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
+                                           renames)
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
-                tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames)
+                tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
+                not isolated)
 
 
 def apply(head: ScanResult, diff: Diff) -> ScanResult:
@@ -258,6 +278,9 @@ def apply(head: ScanResult, diff: Diff) -> ScanResult:
              "kernel_changes": [k.to_dict() for k in diff.kernels]}
     if diff.renames:
         extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
+    if diff.suppressed_by_change:
+        extra["suppressed_by_change"] = {"honoured": diff.suppressions_honoured,
+                                         "findings": [f.to_dict() for f in diff.suppressed_by_change]}
     return dataclasses.replace(head, findings=diff.new, extra=extra)
 
 
@@ -269,7 +292,7 @@ def baseline_document(result: ScanResult) -> dict[str, Any]:
     every kernel's verdict per target; sorted, no line-dependent key beyond what is shown."""
     keep = ("rule", "category", "severity", "confidence", "path", "line", "column", "end_line", "end_column",
             "message", "snippet", "function", "kernel", "fingerprint", "replacement")
-    return {
+    doc = {
         "schema": BASELINE_SCHEMA,
         "targets": list(result.targets),
         "findings": [{k: f.to_dict()[k] for k in keep} for f in result.findings],
@@ -277,11 +300,22 @@ def baseline_document(result: ScanResult) -> dict[str, Any]:
                      "qualified_name": k.qualified_name,
                      "verdicts": {v.target: v.verdict for v in k.verdicts or ()}} for k in result.kernels],
     }
+    if result.suppressed:  # what the source suppressed when the baseline was written (suppressions added later count)
+        doc["suppressed"] = [{k: f.to_dict()[k] for k in keep} for f in result.suppressed]
+    return doc
 
 
 def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[list[Finding], list[Kernel]]:
     """The findings and kernels of a baseline file; a UsageError naming the file for anything malformed, or when
     its kernel verdicts are for other `targets` than the scan's (every kernel would read as changed)."""
+    findings, _, kernels = load_baseline_with_suppressed(path, targets)
+    return findings, kernels
+
+
+def load_baseline_with_suppressed(path: Path, targets: Iterable[str] | None = None
+                                  ) -> tuple[list[Finding], list[Finding], list[Kernel]]:
+    """load_baseline, with the findings the source suppressed when the baseline was written (none in a baseline
+    written before porter recorded them)."""
     from porter.settings import read_regular
 
     data = read_regular(Path(path), MAX_BASELINE_BYTES, "--baseline")  # a ConfigError: exit 2, naming the option
@@ -301,7 +335,8 @@ def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[lis
         had = ", ".join(doc.get("targets") or []) or "none"
         raise UsageError(f"{path}: the baseline's kernel verdicts are for targets {had}, this scan's for "
                          f"{', '.join(targets) or 'none'}: scan with the same --target, or write the baseline again")
-    for d in doc.get("findings", []) if isinstance(doc.get("findings", []), list) else [None]:
+    listed = [doc.get(k, []) for k in ("findings", "suppressed")]
+    for d in [d for x in listed for d in x] if all(isinstance(x, list) for x in listed) else [None]:
         if not isinstance(d, dict) or not all(type(d.get(k)) is str for k in _TEXT_FIELDS) \
                 or not all(d.get(k) is None or type(d.get(k)) is str for k in _OPTIONAL_TEXT):
             raise UsageError(f"{path}: malformed baseline entry: each finding needs {', '.join(_TEXT_FIELDS)} as "
@@ -312,12 +347,14 @@ def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[lis
             raise UsageError(f"{path}: malformed baseline entry: each kernel needs path, name and qualified_name as "
                              "strings and verdicts as an object")
     try:
-        findings = [Finding(path=d["path"], line=int(d["line"]), column=int(d["column"]), rule=d["rule"],
-                            end_line=int(d["end_line"]), end_column=int(d["end_column"]), category=d["category"],
-                            severity=Severity.parse(d["severity"]), confidence=Confidence.parse(d["confidence"]),
-                            message=d["message"], snippet=d.get("snippet") or "", function=d.get("function"),
-                            kernel=d.get("kernel"), fingerprint=d.get("fingerprint") or "",
-                            replacement=d.get("replacement")) for d in doc.get("findings", [])]
+        findings, suppressed = ([Finding(path=d["path"], line=int(d["line"]), column=int(d["column"]), rule=d["rule"],
+                                         end_line=int(d["end_line"]), end_column=int(d["end_column"]),
+                                         category=d["category"], severity=Severity.parse(d["severity"]),
+                                         confidence=Confidence.parse(d["confidence"]), message=d["message"],
+                                         snippet=d.get("snippet") or "", function=d.get("function"),
+                                         kernel=d.get("kernel"), fingerprint=d.get("fingerprint") or "",
+                                         replacement=d.get("replacement")) for d in doc.get(key, [])]
+                                for key in ("findings", "suppressed"))
         kernels = [Kernel(path=d["path"], line=int(d["line"]), end_line=int(d["end_line"]), name=d["name"],
                           qualified_name=d["qualified_name"],
                           verdicts=tuple(TargetVerdict(t, v) for t, v in sorted(d.get("verdicts", {}).items())))
@@ -328,15 +365,17 @@ def load_baseline(path: Path, targets: Iterable[str] | None = None) -> tuple[lis
         for v in k.verdicts or ():
             if v.verdict not in RANK:
                 raise UsageError(f"{path}: kernel {k.name}: unknown verdict {v.verdict!r}")
-    return findings, kernels
+    return findings, suppressed, kernels
 
 
-def compare_baseline(path: Path, head: ScanResult) -> Diff:
-    """The diff of a scan against a baseline file (no renames: a baseline has no history)."""
-    findings, kernels = load_baseline(path, head.targets)
-    new, fixed, unchanged = match_findings(findings, head.findings)
+def compare_baseline(path: Path, head: ScanResult, isolated: bool = False) -> Diff:
+    """The diff of a scan against a baseline file (no renames: a baseline has no history); `isolated`: suppressions
+    added since the baseline was written are not honoured."""
+    findings, suppressed, kernels = load_baseline_with_suppressed(path, head.targets)
+    added = added_suppressions(suppressed, head.suppressed)
+    new, fixed, unchanged = match_findings(findings, (*head.findings, *added) if isolated else head.findings)
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
-                tuple(kernel_changes(kernels, head.kernels)))
+                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated)
 
 
 def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:

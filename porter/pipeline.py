@@ -120,11 +120,12 @@ def translate(path: Path | str, settings: Settings, options: Any, **how: Any) ->
 
 
 def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: str | None = None,
-             baseline: Path | None = None, rev: str | None = None, assess: bool = False) -> Run:
+             baseline: Path | None = None, rev: str | None = None, assess: bool = False, isolated: bool = False) -> Run:
     """What a change adds: with `new_since`, the files that differ between `merge-base(new_since, rev or HEAD)` and
     `rev or HEAD` scanned on both sides from git objects and matched (porter.diff); with `baseline`, a scan of
     `path` (or of `rev`) matched against a baseline file. The run's result holds only the new findings; `Run.diff`
-    has new, fixed, unchanged and the kernel verdict changes."""
+    has new, fixed, unchanged and the kernel verdict changes. With `isolated`, suppressions the change adds are not
+    honoured (porter.diff)."""
     from porter import diff as changes
     from porter.source.read import source_for
 
@@ -136,11 +137,11 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
         sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
-        diff = changes.compare(sides[0], sides[1], change)
+        diff = changes.compare(sides[0], sides[1], change, isolated)
         head_result = sides[1]
     elif baseline is not None:
         head_result = run(source_for(Path(path), rev), settings).result
-        diff = changes.compare_baseline(baseline, head_result)
+        diff = changes.compare_baseline(baseline, head_result, isolated)
     else:
         raise ValueError("run_diff needs new_since or baseline")
     result = changes.apply(head_result, diff)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ SYMLINK_MODE = "120000"
 MAX_TOKEN_BYTES = 1024 * 1024
 _CHUNK = 1 << 20
 LOG_SECONDS = 600
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
 @dataclass(frozen=True)
@@ -249,6 +251,7 @@ def iter_log(tokens: Iterator[bytes]) -> Iterator[Commit]:
     """Commits from the tokens of `git log [--raw] -z` with porter's header format, each as soon as it is whole."""
     header: list[bytes] | None = None
     changes: list[Change] = []
+    modes: dict[bytes, str] = {}  # a handful of modes, each decoded once
     for raw in tokens:
         tok = raw.lstrip(b"\n")
         if tok == _MARK:
@@ -262,8 +265,10 @@ def iter_log(tokens: Iterator[bytes]) -> Iterator[Commit]:
             path = next(tokens, None)
             if len(meta) < 5 or path is None or header is None:
                 raise UsageError("git log --raw output is not in the expected form")
-            new_mode, new_blob, status = meta[1].decode("ascii"), meta[3].decode("ascii"), meta[4][:1]
-            changes.append(Change(os.fsdecode(path), new_mode, None if status == b"D" else new_blob))
+            mode = modes.get(meta[1]) or modes.setdefault(meta[1], meta[1].decode("ascii"))
+            # os.fsdecode's own decoding, without its per-call type checks (a walk decodes millions of paths)
+            changes.append(Change(path.decode(_FS_ENCODING, _FS_ERRORS), mode,
+                                  None if meta[4][:1] == b"D" else meta[3].decode("ascii")))
         elif tok:
             raise UsageError(f"git log output is not in the expected form near {tok[:40]!r}")
     if header is not None:

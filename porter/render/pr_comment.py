@@ -62,6 +62,12 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT) -> str:
     kernels = list(diff.kernels) if diff is not None else []
     worse = [k for k in kernels if k.worse]
     lines = [MARKER, verdict_line(new, len(fixed), len(worse))]
+    added = getattr(diff, "suppressed_by_change", ())
+    if added:  # `porter: ignore` the change itself adds: never unseen
+        n = len(added)
+        lines.append(f"{_plural(n, 'finding')} suppressed by this change"
+                     + (" (a reviewer should confirm each `porter: ignore`)" if diff.suppressions_honoured
+                        else " (not honoured under --isolated: counted above as new or unchanged)"))
     if diff is not None:
         lines.append(f"<sub>compared {md_code(_short(diff.base))} → {md_code(_short(diff.head))}"
                      + (f" · targets: {md_text(', '.join(result.targets))}" if result.targets else "") + "</sub>")
