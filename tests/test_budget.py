@@ -91,14 +91,20 @@ def test_a_task_exception_is_raised_in_the_parent():
 
 # ------------------------------------------------------------------- the inputs, as real scans and runs
 
-def test_unclosed_comments_that_stall_tree_sitter_are_skipped_at_the_budget_even_with_one_job(tmp_path):
+def test_unclosed_comments_that_stall_tree_sitter_are_skipped_at_the_budget_even_with_one_job(tmp_path, monkeypatch):
     # '/* ' * 20000 (60 KB): tree-sitter's parse alone runs past 120 s; a Python timer cannot interrupt it.
     write_files(tmp_path, {"a.cu": "/* " * 20000, "k.cu": KERNEL})
+    starts = []
+    real = Pool._start
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real(self))
     t = time.monotonic()
     result = scan(tmp_path, Settings(jobs=1, file_seconds=1))
     assert time.monotonic() - t < 15
     assert skipped(result) == {"a.cu": SLOW}
     assert [k.name for k in result.kernels] == ["k"]
+    # tree-sitter cancelled its own parse (progress callback), so the scan's one worker went on to k.cu: one
+    # process for the repository facts, one for the scan, none killed and replaced.
+    assert len(starts) == 2
 
 
 def test_a_file_whose_parse_needs_gigabytes_is_skipped_at_the_memory_cap(tmp_path):

@@ -14,6 +14,7 @@ import itertools
 import operator
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -76,6 +77,49 @@ def _parser(name: str) -> ts.Parser:
     return parser
 
 
+# When the current file's work must end (time.monotonic()), set by the budgeted worker running it (porter.budget);
+# None: no limit. tree-sitter's own progress callbacks check it, so a parse or query past it is cancelled in C and
+# the worker lives on, instead of being killed by the budget's clock.
+_DEADLINE: list[float | None] = [None]
+# Bytes handed to tree-sitter per read callback (a parse with a progress callback must read through one).
+_CHUNK = 1 << 16
+
+
+class ParseTookTooLong(Exception):
+    """A tree-sitter parse or query ran past the deadline set by set_deadline, and was cancelled."""
+
+
+def set_deadline(deadline: float | None) -> None:
+    """Cancel tree-sitter work past `deadline` (time.monotonic()) with ParseTookTooLong; None: no limit."""
+    _DEADLINE[0] = deadline
+
+
+def _past_deadline(*_state) -> bool:
+    deadline = _DEADLINE[0]
+    return deadline is not None and time.monotonic() > deadline
+
+
+def _parse_bytes(parser: ts.Parser, data: bytes) -> ts.Tree:
+    """parser.parse(data), cancelled by tree-sitter itself past the deadline (ParseTookTooLong)."""
+    if _DEADLINE[0] is None:
+        return parser.parse(data)
+    try:
+        tree = parser.parse(lambda at, _point: data[at:at + _CHUNK], progress_callback=_past_deadline)
+    except ValueError:  # "Parsing failed": the callback cancelled it
+        tree = None
+    if tree is None:
+        parser.reset()
+        raise ParseTookTooLong()
+    return tree
+
+
+def _captures(q: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
+    """A query's captures under `node`. Not cancelled at the deadline: with py-tree-sitter 0.26.1 a QueryCursor whose
+    progress callback cancels it segfaults in `captures` (50k guarded #defines past a 1 s deadline), so a query
+    that overruns is ended by the budget's clock with its worker (porter.budget)."""
+    return ts.QueryCursor(q).captures(node)
+
+
 @functools.lru_cache(maxsize=None)
 def query(lang: str, source: str) -> ts.Query:
     """A compiled tree-sitter query, cached per process (compiling costs far more than running)."""
@@ -128,7 +172,7 @@ def _combined(lang: str, sources: tuple[str, ...]) -> str:
 def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
     """{capture name: nodes} of a query under `node` (a fresh dict of fresh lists: callers may change them)."""
     if node.parent is not None:
-        return ts.QueryCursor(query(lang, source)).captures(node)
+        return _captures(query(lang, source), node)
     if _ROOT_MEMO["root"] is None or _ROOT_MEMO["root"] != node or _ROOT_MEMO["root"].id != node.id:
         _ROOT_MEMO["root"], _ROOT_MEMO["caps"] = node, {}
     memo = _ROOT_MEMO["caps"]
@@ -140,7 +184,7 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
         except Exception:  # noqa: BLE001 - never expected (each part compiles alone); then each runs alone
             combined = None
         if combined is not None:
-            caps = ts.QueryCursor(combined).captures(node)
+            caps = _captures(combined, node)
             split: list[dict] = [{} for _ in sources]
             for k, v in caps.items():  # `q<i>__<name>`: one pass over the captures, not one per query
                 i, _, name = k.partition("__")
@@ -148,7 +192,7 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
             for s, found in zip(sources, split):
                 memo[(lang, s)] = found
         else:
-            memo[key] = ts.QueryCursor(query(lang, source)).captures(node)
+            memo[key] = _captures(query(lang, source), node)
     return {k: list(v) for k, v in memo[key].items()}
 
 
@@ -170,14 +214,14 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
         key = node.id
         caps = memo.get(key) if memo is not None else None
         if caps is None:
-            caps = ts.QueryCursor(query(lang, " ".join(f"({t}) @{t}" for t in vocabulary))).captures(node)
+            caps = _captures(query(lang, " ".join(f"({t}) @{t}" for t in vocabulary)), node)
             if memo is not None:
                 memo[key] = caps
         found = [n for t in types for n in caps.get(t, ())]
     elif node.parent is None:  # a whole file: run with the other whole-file queries when registered (below)
         found = captures(lang, descendants_query(types), node).get("n", [])
     else:
-        found = ts.QueryCursor(query(lang, descendants_query(types))).captures(node).get("n", [])
+        found = _captures(query(lang, descendants_query(types)), node).get("n", [])
     if len(found) < 2:
         return found
     keys = [(n.start_byte, -n.end_byte) for n in found]
@@ -624,7 +668,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     parse_input = _blank_numeric_runs(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
         parse_input = _unparsed_attributes().sub(lambda m: b" " * len(m.group()), parse_input)
-    tree = _parser("cuda").parse(parse_input)
+    tree = _parse_bytes(_parser("cuda"), parse_input)
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))
     strings = _spans(caps.get("string", [])) + _spans(caps.get("quoted", []), inner=True)
@@ -648,7 +692,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
 
 
 def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
-    tree = _parser("python").parse(data)
+    tree = _parse_bytes(_parser("python"), data)
     caps = captures("python", _PY_STRUCTURE, tree.root_node)
     comments = sorted(_spans(caps.get("comment", [])))  # sorted: in_comment/in_string bisect these lists
     strings = sorted(_spans(caps.get("string", [])))
