@@ -490,10 +490,11 @@ def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[
         with Pool(budget, workers) as pool:
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
                                       chunk=max(1, min(64, len(todo) // (workers * 8) or 1))):
-                if isinstance(answer, Overrun):
+                if isinstance(answer, (Overrun, str)):
                     if notices is not None:
-                        notices.append(f"{todo[i].path}: reading its macros and constants {answer.reason}; "
-                                       "other files are scanned without them")
+                        why = answer.reason if isinstance(answer, Overrun) else f"failed ({answer.removeprefix(INTERNAL_ERROR + ': ')}"
+                        notices.append(f"{todo[i].path}: reading its macros and constants {why}; other files are "
+                                       "scanned without them")
                 else:
                     out[todo[i].path] = answer
     finally:
@@ -512,8 +513,8 @@ def _facts_task(c: Candidate) -> tuple:
     data = read.get(c.path)
     try:
         return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
-    except Exception:  # noqa: BLE001 - the file's scan meets the same bytes and reports the error as a skip
-        return {}, {}, ((), 0)
+    except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
+        return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
 
 def _facts_entry(value: Any) -> bool:
