@@ -223,19 +223,23 @@ class Pool:
                 for slot in list(busy):
                     if slot.conn in ready:
                         failure: Overrun | None = None
-                        try:
-                            while slot.chunk and slot.conn.poll():
-                                i, answer = slot.conn.recv()
-                                slot.chunk.remove(i)
-                                slot.deadline = time.monotonic() + grace if seconds > 0 else float("inf")
-                                if isinstance(answer, _TaskError):
-                                    raise answer.exc
-                                yield i, answer
-                                if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
-                                    self._end(slot, kill=False)
+                        while slot.chunk:
+                            try:
+                                if not slot.conn.poll():
                                     break
-                        except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
-                            failure = self._death(*self._end(slot, kill=False))
+                                i, answer = slot.conn.recv()
+                            except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
+                                # (SIGKILL to a dead worker is harmless; wait4 still gives how it died)
+                                failure = self._death(*self._end(slot, kill=True))
+                                break
+                            slot.chunk.remove(i)
+                            slot.deadline = time.monotonic() + grace if seconds > 0 else float("inf")
+                            if isinstance(answer, _TaskError):
+                                raise answer.exc
+                            yield i, answer
+                            if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
+                                self._end(slot, kill=True)
+                                break
                         if slot not in self._slots:
                             busy.remove(slot)
                             if failure is not None and slot.chunk:

@@ -307,3 +307,12 @@ def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path
     result = run(tmp_path / "repo", Settings(jobs=1, deep=True)).result
     assert time.monotonic() - t < 40
     assert result.extra["kernel_analysis"]["deep"]["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
+
+
+def _oserror(x):
+    raise FileNotFoundError(x)
+
+
+def test_a_task_raising_oserror_is_raised_not_mistaken_for_a_dead_worker():
+    with pytest.raises(FileNotFoundError):
+        run_stage(_oserror, ("x",), Budget(5, 0))
