@@ -1,7 +1,8 @@
 """The one pipeline every command runs: source → discover → parse → match → kernels → target notes → port status → assessment.
 
 `run(source, settings)` is the entry point for the CLI, scripts and tests; `scan` is its first stage (files to
-findings, kernels and launches), which runs files in parallel worker processes (`jobs`) and caches each file's
+findings, kernels and launches), which runs files in budgeted worker processes (porter.budget: a wall clock and a
+memory cap per file, `jobs` of them, at least one whatever `jobs` says) and caches each file's
 result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
 git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
 repository-wide facts a file's result depends on (`RepositoryFacts`: macros defined in other files, the repository's
