@@ -316,3 +316,20 @@ def _oserror(x):
 def test_a_task_raising_oserror_is_raised_not_mistaken_for_a_dead_worker():
     with pytest.raises(FileNotFoundError):
         run_stage(_oserror, ("x",), Budget(5, 0))
+
+
+def _sleep_forever(*_args):
+    time.sleep(60)
+
+
+def test_port_status_past_its_budget_shows_every_finding_open_and_says_so(tmp_path, monkeypatch):
+    from porter.portaware import status
+
+    write_files(tmp_path, {"k.cu": "#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n" + KERNEL})
+    monkeypatch.setattr(status, "build_map", _sleep_forever)  # runs in the stage's worker: killed at its budget
+    t = time.monotonic()
+    result = run(tmp_path, Settings(jobs=1, file_seconds=1)).result
+    assert time.monotonic() - t < 15
+    assert result.stats["notices"] == ("port status took longer than 1 s to read the repository's guards and build "
+                                       "files; every finding not in a cuda_only path is shown as open",)
+    assert {f.status.value for f in result.findings} == {"open"} and result.findings
