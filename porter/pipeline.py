@@ -446,7 +446,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         hit = cache.get(key)
         if _facts_entry(hit):
             return _with_listing(files, hit)
-    harvested = _harvest(files, source, max_bytes, read, budget, jobs, notices)
+    harvested, whole = _harvest(files, source, max_bytes, read, budget, jobs, notices)
     # Which macros stand for one build is worked out over every file's directives (porter.source.macros): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     global _FACTS_INPUT
@@ -465,7 +465,9 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)))
     else:
         facts = answer
-    if cache is not None:
+    if cache is not None and whole and not isinstance(answer, Overrun):
+        # Not kept when a file's facts ran out of time or memory (that depends on the machine's load, and the
+        # notice saying so must come again) or failed (the next porter version retries it).
         cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
     return facts
 
@@ -478,13 +480,15 @@ _FACTS_INPUT: tuple = ()
 
 
 def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[str, bytes], budget: Budget,
-             jobs: int, notices: list[str] | None) -> dict[str, tuple]:
-    """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has)."""
+             jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
+    """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
+    whether every file gave its facts."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
-        return {}
+        return {}, True
     out: dict[str, tuple] = {}
+    whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
     _FACTS_INPUT = (source, max_bytes, read)
     try:
@@ -492,6 +496,7 @@ def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
                                       chunk=max(1, min(64, len(todo) // (workers * 8) or 1))):
                 if isinstance(answer, (Overrun, str)):
+                    whole = False
                     if notices is not None:
                         why = answer.reason if isinstance(answer, Overrun) else f"failed ({answer.removeprefix(INTERNAL_ERROR + ': ')}"
                         notices.append(f"{todo[i].path}: reading its macros and constants {why}; other files are "
@@ -500,7 +505,7 @@ def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[
                     out[todo[i].path] = answer
     finally:
         _FACTS_INPUT = ()
-    return out
+    return out, whole
 
 
 def _aggregate_task() -> RepositoryFacts:

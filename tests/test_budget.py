@@ -333,3 +333,13 @@ def test_port_status_past_its_budget_shows_every_finding_open_and_says_so(tmp_pa
     assert result.stats["notices"] == ("port status took longer than 1 s to read the repository's guards and build "
                                        "files; every finding not in a cuda_only path is shown as open",)
     assert {f.status.value for f in result.findings} == {"open"} and result.findings
+
+
+def test_facts_that_failed_are_not_cached_so_the_note_comes_again(tmp_path):
+    write_files(tmp_path / "src", {"a.cu": "#define N " + "9" * 5000 + "\n" + KERNEL})
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
+    for _ in range(2):
+        notes = [n for n in scan(tmp_path / "src", settings).stats["notices"] if "macros and constants" in n]
+        assert notes == ["a.cu: reading its macros and constants failed (ValueError: Exceeds the limit (4300 digits) "
+                         "for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() "
+                         "to increase the limit); other files are scanned without them"]
