@@ -23,6 +23,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -116,6 +117,11 @@ def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) ->
                 answer = Overrun(f"needed more than {budget.memory // MIB} MiB", "memory")
             except BaseException as e:  # noqa: BLE001 - raised again in the parent
                 answer = _TaskError(e)
+            for stream in (sys.stdout, sys.stderr):  # a worker ends by os._exit, which flushes nothing
+                try:
+                    stream.flush()
+                except (AttributeError, OSError, ValueError):
+                    pass
             try:
                 conn.send((i, answer))
             except (pickle.PicklingError, TypeError, AttributeError) as e:
@@ -153,6 +159,13 @@ class Pool:
         self.close()
 
     def _start(self) -> _Slot:
+        # What the parent has buffered is written now, so a worker that writes (a progress line) and flushes never
+        # writes the parent's buffered text a second time.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
         parent_end, child_end = Pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child's side is measured by what the parent receives
