@@ -34,8 +34,6 @@ MIB = 1024 * 1024
 # A worker that died by a signal with a peak resident size this close to its cap ran out of memory (tree-sitter
 # segfaults or aborts on a failed allocation instead of raising).
 NEAR_CAP = 0.8
-# Seconds past a task's budget before its worker is killed (at most a quarter of the budget).
-KILL_GRACE = 1.0
 
 
 @dataclass(frozen=True)
@@ -217,9 +215,6 @@ class Pool:
         queue: deque[list[int]] = deque(list(range(i, min(i + chunk, len(tasks))))
                                         for i in range(0, len(tasks), max(1, chunk)))
         seconds = self.budget.seconds
-        # A task may stop itself at `seconds` (tree-sitter's progress callbacks: porter.source.parse.set_deadline),
-        # which keeps its worker; the kill comes this much later, for what cannot stop itself.
-        grace = seconds + min(KILL_GRACE, seconds / 4)
         busy: list[_Slot] = []
         try:
             while queue or busy:
@@ -229,7 +224,7 @@ class Pool:
                     part = queue.popleft()
                     slot.chunk = deque(part)
                     slot.conn.send((fn, [(i, tasks[i]) for i in part]))
-                    slot.deadline = time.monotonic() + grace if seconds > 0 else float("inf")
+                    slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
                     busy.append(slot)
                 timeout = min(s.deadline for s in busy) - time.monotonic()
                 ready = set(wait([s.conn for s in busy], timeout=None if timeout == float("inf") else max(0, timeout)))
@@ -246,7 +241,7 @@ class Pool:
                                 failure = self._death(*self._end(slot, kill=True))
                                 break
                             slot.chunk.remove(i)
-                            slot.deadline = time.monotonic() + grace if seconds > 0 else float("inf")
+                            slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
                             if isinstance(answer, _TaskError):
                                 raise answer.exc
                             yield i, answer

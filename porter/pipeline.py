@@ -16,7 +16,6 @@ import dataclasses
 import functools
 import hashlib
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
@@ -40,7 +39,7 @@ from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
 from porter.source import macros as preprocessor
-from porter.source.parse import ParseTookTooLong, harvest_macros, parse, parses_alike, set_deadline
+from porter.source.parse import harvest_macros, parse, parses_alike
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
 from porter.targets import Target, resolve_targets
@@ -617,14 +616,7 @@ def overrun_reason(o: Overrun, doing: str) -> str:
 def _scan_one(c: Candidate) -> tuple[tuple[FileResult, bool], dict[str, bytes]]:
     """A worker's part: a file's result, and the cache entries it made (encoded) for the scan's process."""
     assert _STATE is not None, "worker not initialised"
-    seconds = _STATE.budget.seconds
-    # tree-sitter cancels its own parse or query at the budget (the worker then lives on, warm); the pool's clock,
-    # a little later, stops everything else.
-    set_deadline(time.monotonic() + seconds if seconds > 0 else None)
-    try:
-        pair = scan_candidate(c)
-    finally:
-        set_deadline(None)
+    pair = scan_candidate(c)
     return pair, (_STATE.cache.take() if _STATE.cache is not None else {})
 
 
@@ -727,9 +719,6 @@ def _guarded(c: Candidate, fn: Callable[[], FileResult]) -> FileResult:
     instead of ending the whole scan (time is the budgeted worker's clock: porter.budget)."""
     try:
         return fn()
-    except ParseTookTooLong:
-        seconds = _STATE.budget.seconds if _STATE is not None else 0
-        return _skip(c, f"{TOOK_TOO_LONG} {seconds:g} s to scan; skipped (a generated or pathological file?)")
     except MemoryError:
         memory = _STATE.budget.memory if _STATE is not None else 0
         return _skip(c, f"{NEEDED_TOO_MUCH} {memory >> 20} MiB to scan; skipped")

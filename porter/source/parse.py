@@ -14,7 +14,6 @@ import itertools
 import operator
 import re
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -77,46 +76,14 @@ def _parser(name: str) -> ts.Parser:
     return parser
 
 
-# When the current file's work must end (time.monotonic()), set by the budgeted worker running it (porter.budget);
-# None: no limit. tree-sitter's own progress callbacks check it, so a parse or query past it is cancelled in C and
-# the worker lives on, instead of being killed by the budget's clock.
-_DEADLINE: list[float | None] = [None]
-# Bytes handed to tree-sitter per read callback (a parse with a progress callback must read through one).
-_CHUNK = 1 << 16
-
-
-class ParseTookTooLong(Exception):
-    """A tree-sitter parse or query ran past the deadline set by set_deadline, and was cancelled."""
-
-
-def set_deadline(deadline: float | None) -> None:
-    """Cancel tree-sitter work past `deadline` (time.monotonic()) with ParseTookTooLong; None: no limit."""
-    _DEADLINE[0] = deadline
-
-
-def _past_deadline(*_state) -> bool:
-    deadline = _DEADLINE[0]
-    return deadline is not None and time.monotonic() > deadline
-
-
-def _parse_bytes(parser: ts.Parser, data: bytes) -> ts.Tree:
-    """parser.parse(data), cancelled by tree-sitter itself past the deadline (ParseTookTooLong)."""
-    if _DEADLINE[0] is None:
-        return parser.parse(data)
-    try:
-        tree = parser.parse(lambda at, _point: data[at:at + _CHUNK], progress_callback=_past_deadline)
-    except ValueError:  # "Parsing failed": the callback cancelled it
-        tree = None
-    if tree is None:
-        parser.reset()
-        raise ParseTookTooLong()
-    return tree
+# tree-sitter's own limits are not used: a parse's progress callback (which can cancel it) works only with a read
+# callback as the source, and the trees parsed that way made a cold cuda-samples scan ~35% slower (1.2 of 3.5 CPU-s,
+# measured); a QueryCursor cancelled by its progress callback segfaults with py-tree-sitter 0.26.1 (measured on 50k
+# guarded #defines). The parser worker's clock and memory cap (porter.budget) bound both instead.
 
 
 def _captures(q: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
-    """A query's captures under `node`. Not cancelled at the deadline: with py-tree-sitter 0.26.1 a QueryCursor whose
-    progress callback cancels it segfaults in `captures` (50k guarded #defines past a 1 s deadline), so a query
-    that overruns is ended by the budget's clock with its worker (porter.budget)."""
+    """A query's captures under `node` (one place runs every query: see the note on tree-sitter's limits above)."""
     return ts.QueryCursor(q).captures(node)
 
 
@@ -668,7 +635,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     parse_input = _blank_numeric_runs(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
         parse_input = _unparsed_attributes().sub(lambda m: b" " * len(m.group()), parse_input)
-    tree = _parse_bytes(_parser("cuda"), parse_input)
+    tree = _parser("cuda").parse(parse_input)
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))
     strings = _spans(caps.get("string", [])) + _spans(caps.get("quoted", []), inner=True)
@@ -692,7 +659,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
 
 
 def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
-    tree = _parse_bytes(_parser("python"), data)
+    tree = _parser("python").parse(data)
     caps = captures("python", _PY_STRUCTURE, tree.root_node)
     comments = sorted(_spans(caps.get("comment", [])))  # sorted: in_comment/in_string bisect these lists
     strings = sorted(_spans(caps.get("string", [])))
