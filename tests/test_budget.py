@@ -342,3 +342,14 @@ def test_facts_that_failed_are_not_cached_so_the_note_comes_again(tmp_path):
         assert notes == ["a.cu: reading its macros and constants failed (ValueError: Exceeds the limit (4300 digits) "
                          "for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() "
                          "to increase the limit); other files are scanned without them"]
+
+
+def test_cmake_include_directories_are_read_in_linear_time(tmp_path):
+    from porter.translate.buildinfo import cmake_include_dirs
+
+    write_files(tmp_path, {"a/x.h": "", "CMakeLists.txt": "include_directories( a\n" * 60000})
+    t = time.monotonic()
+    assert cmake_include_dirs(tmp_path, ["CMakeLists.txt"]) == {}  # no command closes: none is read
+    assert time.monotonic() - t < 2  # was > 120 s
+    (tmp_path / "CMakeLists.txt").write_text("include_directories( a )\ntarget_include_directories(t PUBLIC a b)\n")
+    assert cmake_include_dirs(tmp_path, ["CMakeLists.txt"]) == {"": ("a",)}
