@@ -23,6 +23,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -114,6 +115,11 @@ def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) ->
                 answer = Overrun(f"needed more than {budget.memory // MIB} MiB", "memory")
             except BaseException as e:  # noqa: BLE001 - raised again in the parent
                 answer = _TaskError(e)
+            for stream in (sys.stdout, sys.stderr):  # a worker ends by os._exit, which flushes nothing
+                try:
+                    stream.flush()
+                except (AttributeError, OSError, ValueError):
+                    pass
             try:
                 conn.send((i, answer))
             except (pickle.PicklingError, TypeError, AttributeError) as e:
@@ -151,6 +157,13 @@ class Pool:
         self.close()
 
     def _start(self) -> _Slot:
+        # What the parent has buffered is written now, so a worker that writes (a progress line) and flushes never
+        # writes the parent's buffered text a second time.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
         parent_end, child_end = Pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child's side is measured by what the parent receives
@@ -218,19 +231,23 @@ class Pool:
                 for slot in list(busy):
                     if slot.conn in ready:
                         failure: Overrun | None = None
-                        try:
-                            while slot.chunk and slot.conn.poll():
-                                i, answer = slot.conn.recv()
-                                slot.chunk.remove(i)
-                                slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
-                                if isinstance(answer, _TaskError):
-                                    raise answer.exc
-                                yield i, answer
-                                if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
-                                    self._end(slot, kill=False)
+                        while slot.chunk:
+                            try:
+                                if not slot.conn.poll():
                                     break
-                        except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
-                            failure = self._death(*self._end(slot, kill=False))
+                                i, answer = slot.conn.recv()
+                            except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
+                                # (SIGKILL to a dead worker is harmless; wait4 still gives how it died)
+                                failure = self._death(*self._end(slot, kill=True))
+                                break
+                            slot.chunk.remove(i)
+                            slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
+                            if isinstance(answer, _TaskError):
+                                raise answer.exc
+                            yield i, answer
+                            if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
+                                self._end(slot, kill=True)
+                                break
                         if slot not in self._slots:
                             busy.remove(slot)
                             if failure is not None and slot.chunk:

@@ -1,7 +1,8 @@
 """The one pipeline every command runs: source → discover → parse → match → kernels → target notes → port status → assessment.
 
 `run(source, settings)` is the entry point for the CLI, scripts and tests; `scan` is its first stage (files to
-findings, kernels and launches), which runs files in parallel worker processes (`jobs`) and caches each file's
+findings, kernels and launches), which runs files in budgeted worker processes (porter.budget: a wall clock and a
+memory cap per file, `jobs` of them, at least one whatever `jobs` says) and caches each file's
 result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
 git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
 repository-wide facts a file's result depends on (`RepositoryFacts`: macros defined in other files, the repository's
@@ -450,7 +451,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         hit = cache.get(key)
         if _facts_entry(hit):
             return _with_listing(files, hit)
-    harvested = _harvest(files, source, max_bytes, read, budget, jobs, notices)
+    harvested, whole = _harvest(files, source, max_bytes, read, budget, jobs, notices)
     # Which macros stand for one build is worked out over every file's directives (porter.source.macros): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     global _FACTS_INPUT
@@ -469,7 +470,9 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)))
     else:
         facts = answer
-    if cache is not None:
+    if cache is not None and whole and not isinstance(answer, Overrun):
+        # Not kept when a file's facts ran out of time or memory (that depends on the machine's load, and the
+        # notice saying so must come again) or failed (the next porter version retries it).
         cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
     return facts
 
@@ -482,28 +485,32 @@ _FACTS_INPUT: tuple = ()
 
 
 def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[str, bytes], budget: Budget,
-             jobs: int, notices: list[str] | None) -> dict[str, tuple]:
-    """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has)."""
+             jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
+    """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
+    whether every file gave its facts."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
-        return {}
+        return {}, True
     out: dict[str, tuple] = {}
+    whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
     _FACTS_INPUT = (source, max_bytes, read)
     try:
         with Pool(budget, workers) as pool:
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
                                       chunk=max(1, min(64, len(todo) // (workers * 8) or 1))):
-                if isinstance(answer, Overrun):
+                if isinstance(answer, (Overrun, str)):
+                    whole = False
                     if notices is not None:
-                        notices.append(f"{todo[i].path}: reading its macros and constants {answer.reason}; "
-                                       "other files are scanned without them")
+                        why = answer.reason if isinstance(answer, Overrun) else f"failed ({answer.removeprefix(INTERNAL_ERROR + ': ')}"
+                        notices.append(f"{todo[i].path}: reading its macros and constants {why}; other files are "
+                                       "scanned without them")
                 else:
                     out[todo[i].path] = answer
     finally:
         _FACTS_INPUT = ()
-    return out
+    return out, whole
 
 
 def _aggregate_task() -> RepositoryFacts:
@@ -517,8 +524,8 @@ def _facts_task(c: Candidate) -> tuple:
     data = read.get(c.path)
     try:
         return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
-    except Exception:  # noqa: BLE001 - the file's scan meets the same bytes and reports the error as a skip
-        return {}, {}, ((), 0)
+    except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
+        return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
 
 def _facts_entry(value: Any) -> bool:
@@ -614,8 +621,8 @@ def overrun_reason(o: Overrun, doing: str) -> str:
 
 def _scan_one(c: Candidate) -> tuple[tuple[FileResult, bool], dict[str, bytes]]:
     """A worker's part: a file's result, and the cache entries it made (encoded) for the scan's process."""
-    pair = scan_candidate(c)
     assert _STATE is not None, "worker not initialised"
+    pair = scan_candidate(c)
     return pair, (_STATE.cache.take() if _STATE.cache is not None else {})
 
 

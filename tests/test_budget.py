@@ -91,14 +91,19 @@ def test_a_task_exception_is_raised_in_the_parent():
 
 # ------------------------------------------------------------------- the issue's inputs, as real scans and runs
 
-def test_unclosed_comments_that_stall_tree_sitter_are_skipped_at_the_budget_even_with_one_job(tmp_path):
+def test_unclosed_comments_that_stall_tree_sitter_are_skipped_at_the_budget_even_with_one_job(tmp_path, monkeypatch):
     # '/* ' * 20000 (60 KB): tree-sitter's parse alone runs past 120 s; a Python timer cannot interrupt it.
     write_files(tmp_path, {"a.cu": "/* " * 20000, "k.cu": KERNEL})
+    starts = []
+    real = Pool._start
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real(self))
     t = time.monotonic()
     result = scan(tmp_path, Settings(jobs=1, file_seconds=1))
     assert time.monotonic() - t < 15
     assert skipped(result) == {"a.cu": SLOW}
     assert [k.name for k in result.kernels] == ["k"]
+    # One process for the repository facts, one for the scan, killed at a.cu's budget and replaced for k.cu.
+    assert len(starts) == 3
 
 
 def test_a_file_whose_parse_needs_gigabytes_is_skipped_at_the_memory_cap(tmp_path):
@@ -131,15 +136,36 @@ def test_repository_facts_of_long_continued_defines_are_linear(tmp_path, text):
     assert skipped(result) == {} and [k.name for k in result.kernels] == ["k"]
 
 
-def test_a_cmake_file_of_unclosed_bracket_comments_is_bounded_in_scan_and_port_status(tmp_path):
-    # '#[[\n' * 80000: port status read it again (> 100 s) even after the scan gave up on it.
-    write_files(tmp_path, {"CMakeLists.txt": "#[[\n" * 80000, "k.cu": KERNEL})
+def test_a_cmake_file_of_unclosed_bracket_comments_is_bounded_in_scan_and_port_status(tmp_path, monkeypatch):
+    # '#[[\n' * 80000: port status read it again (> 100 s) after the scan gave up on it (whose CMake matchers
+    # still take > 250 s on it: the scan's budget is what ends that).
+    from porter.portaware import status
+
+    write_files(tmp_path / "src", {"CMakeLists.txt": "#[[\n" * 80000, "k.cu": KERNEL})
+    log = tmp_path / "read"  # port status runs in a worker process: what it reads is logged to a file
+    real = status._facts
+
+    def logged(source, c, *a):
+        with log.open("a") as f:
+            f.write(c.path + "\n")
+        return real(source, c, *a)
+
+    monkeypatch.setattr(status, "_facts", logged)
     t = time.monotonic()
-    result = run(tmp_path, Settings(jobs=1, file_seconds=1)).result
+    result = run(tmp_path / "src", Settings(jobs=1, file_seconds=1)).result
     assert time.monotonic() - t < 15
-    assert set(skipped(result)) <= {"CMakeLists.txt"}
-    assert all(r == SLOW for r in skipped(result).values())
+    assert skipped(result) == {"CMakeLists.txt": SLOW}
+    assert not log.exists()  # not read again for port status
     assert [(k.name, k.status.value) for k in result.kernels] == [("k", "open")]
+
+
+def test_the_cmake_lexer_reads_unclosed_bracket_comments_in_linear_time():
+    from porter.portaware.scope import cmake_commands
+
+    t = time.monotonic()
+    assert cmake_commands("#[[\n" * 80000 + "add_library(a b.cu)\n") == []  # the comment runs to the end
+    assert cmake_commands('"' * 80000) == []
+    assert time.monotonic() - t < 2
 
 
 def test_fifty_thousand_guarded_defines_are_bounded_in_every_stage(tmp_path):
@@ -149,8 +175,20 @@ def test_fifty_thousand_guarded_defines_are_bounded_in_every_stage(tmp_path):
     t = time.monotonic()
     result = run(tmp_path, Settings(jobs=1, file_seconds=1)).result
     assert time.monotonic() - t < 30
-    assert set(skipped(result)) <= {"a.cu"} and all(r == SLOW for r in skipped(result).values())
+    assert skipped(result) == {"a.cu": SLOW}  # its scan takes ~40 s unbounded
     assert [k.name for k in result.kernels] == ["k"]
+
+
+def test_port_status_region_lookups_are_linear_in_guarded_defines():
+    from porter.source import macros
+
+    text = "".join(f"#ifdef USE_ROCM\n#define N{i} 1\n#endif\n" for i in range(50000)).encode()
+    dirs = macros.directives(text)
+    regions = macros.evaluate(dirs, 150001, frozenset({"USE_ROCM"}), frozenset())
+    t = time.monotonic()
+    sides = [macros.side_at(regions, line) for line, _name, _body in macros.defines(dirs)]
+    assert time.monotonic() - t < 2  # was > 200 s: a list of every region's start was built per lookup
+    assert sides[0] == ("rocm", 1) and sides[-1] == ("rocm", 149998) and len(sides) == 50000
 
 
 def test_translate_of_a_pathological_cmake_file_stops_at_its_budget_and_writes_nothing(tmp_path):
@@ -170,7 +208,10 @@ def test_five_thousand_digit_defines_are_no_internal_error(tmp_path):
     write_files(tmp_path, {"a.cu": "#define N " + "9" * 5000 + "\n__global__ void k() { __shared__ float s[N]; }\n"})
     p = subprocess.run([*PORTER, "scan", str(tmp_path), "--no-cache", "--format", "json"], capture_output=True,
                        text=True, timeout=120)
-    assert p.returncode in (0, 1), p.stderr
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ("note: a.cu: reading its macros and constants failed (ValueError: Exceeds the limit (4300 "
+                        "digits) for integer string conversion: value has 5000 digits; use "
+                        "sys.set_int_max_str_digits() to increase the limit); other files are scanned without them\n")
 
 
 def test_a_worker_that_dies_does_not_break_a_parallel_scan(tmp_path):
@@ -265,3 +306,50 @@ def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path
     result = run(tmp_path / "repo", Settings(jobs=1, deep=True)).result
     assert time.monotonic() - t < 40
     assert result.extra["kernel_analysis"]["deep"]["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
+
+
+def _oserror(x):
+    raise FileNotFoundError(x)
+
+
+def test_a_task_raising_oserror_is_raised_not_mistaken_for_a_dead_worker():
+    with pytest.raises(FileNotFoundError):
+        run_stage(_oserror, ("x",), Budget(5, 0))
+
+
+def _sleep_forever(*_args):
+    time.sleep(60)
+
+
+def test_port_status_past_its_budget_shows_every_finding_open_and_says_so(tmp_path, monkeypatch):
+    from porter.portaware import status
+
+    write_files(tmp_path, {"k.cu": "#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n" + KERNEL})
+    monkeypatch.setattr(status, "build_map", _sleep_forever)  # runs in the stage's worker: killed at its budget
+    t = time.monotonic()
+    result = run(tmp_path, Settings(jobs=1, file_seconds=1)).result
+    assert time.monotonic() - t < 15
+    assert result.stats["notices"] == ("port status took longer than 1 s to read the repository's guards and build "
+                                       "files; every finding not in a cuda_only path is shown as open",)
+    assert {f.status.value for f in result.findings} == {"open"} and result.findings
+
+
+def test_facts_that_failed_are_not_cached_so_the_note_comes_again(tmp_path):
+    write_files(tmp_path / "src", {"a.cu": "#define N " + "9" * 5000 + "\n" + KERNEL})
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
+    for _ in range(2):
+        notes = [n for n in scan(tmp_path / "src", settings).stats["notices"] if "macros and constants" in n]
+        assert notes == ["a.cu: reading its macros and constants failed (ValueError: Exceeds the limit (4300 digits) "
+                         "for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() "
+                         "to increase the limit); other files are scanned without them"]
+
+
+def test_cmake_include_directories_are_read_in_linear_time(tmp_path):
+    from porter.translate.buildinfo import cmake_include_dirs
+
+    write_files(tmp_path, {"a/x.h": "", "CMakeLists.txt": "include_directories( a\n" * 60000})
+    t = time.monotonic()
+    assert cmake_include_dirs(tmp_path, ["CMakeLists.txt"]) == {}  # no command closes: none is read
+    assert time.monotonic() - t < 2  # was > 120 s
+    (tmp_path / "CMakeLists.txt").write_text("include_directories( a )\ntarget_include_directories(t PUBLIC a b)\n")
+    assert cmake_include_dirs(tmp_path, ["CMakeLists.txt"]) == {"": ("a",)}

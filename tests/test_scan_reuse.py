@@ -80,7 +80,7 @@ def test_a_vendor_free_file_has_no_one_build_region_and_derives_no_name():
     assert macros.derived_names({"a.h": (dirs, 9)}, ("X",)) == (frozenset({"X", "NEW"}), frozenset())
 
 
-def test_the_port_status_stage_reads_no_file_the_scan_took_facts_from(monkeypatch):
+def test_the_port_status_stage_reads_no_file_the_scan_took_facts_from(monkeypatch, tmp_path):
     from porter.pipeline import run
     from porter.portaware import status
     from porter.settings import Settings
@@ -91,11 +91,18 @@ def test_the_port_status_stage_reads_no_file_the_scan_took_facts_from(monkeypatc
     for path, facts in scanned.items():
         r = next(f for f in want.files if f.path == path)
         assert facts == status.file_facts(path, r.language, (DUAL / path).read_bytes()), path
-    read = []
+    # The stage runs in a budgeted worker process (porter.budget): each read appends a line to a file.
+    log = tmp_path / "read"
     real = status._facts
-    monkeypatch.setattr(status, "_facts", lambda source, c, *a: read.append(c.path) or real(source, c, *a))
+
+    def counted(source, c, *a):
+        with log.open("a") as f:
+            f.write(c.path + "\n")
+        return real(source, c, *a)
+
+    monkeypatch.setattr(status, "_facts", counted)
     again = run(DUAL, Settings(jobs=1)).result
-    assert read == []  # every file the stage looks at was scanned
+    assert not log.exists()  # every file the stage looks at was scanned
     assert [(f.path, f.line, f.rule, f.status, f.handled_by) for f in again.findings] == \
         [(f.path, f.line, f.rule, f.status, f.handled_by) for f in want.findings]
 

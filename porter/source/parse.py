@@ -76,6 +76,17 @@ def _parser(name: str) -> ts.Parser:
     return parser
 
 
+# tree-sitter's own limits are not used: a parse's progress callback (which can cancel it) works only with a read
+# callback as the source, and the trees parsed that way made a cold cuda-samples scan ~35% slower (1.2 of 3.5 CPU-s,
+# measured); a QueryCursor cancelled by its progress callback segfaults with py-tree-sitter 0.26.1 (measured on 50k
+# guarded #defines). The parser worker's clock and memory cap (porter.budget) bound both instead.
+
+
+def _captures(q: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
+    """A query's captures under `node` (one place runs every query: see the note on tree-sitter's limits above)."""
+    return ts.QueryCursor(q).captures(node)
+
+
 @functools.lru_cache(maxsize=None)
 def query(lang: str, source: str) -> ts.Query:
     """A compiled tree-sitter query, cached per process (compiling costs far more than running)."""
@@ -128,7 +139,7 @@ def _combined(lang: str, sources: tuple[str, ...]) -> str:
 def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
     """{capture name: nodes} of a query under `node` (a fresh dict of fresh lists: callers may change them)."""
     if node.parent is not None:
-        return ts.QueryCursor(query(lang, source)).captures(node)
+        return _captures(query(lang, source), node)
     if _ROOT_MEMO["root"] is None or _ROOT_MEMO["root"] != node or _ROOT_MEMO["root"].id != node.id:
         _ROOT_MEMO["root"], _ROOT_MEMO["caps"] = node, {}
     memo = _ROOT_MEMO["caps"]
@@ -140,7 +151,7 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
         except Exception:  # noqa: BLE001 - never expected (each part compiles alone); then each runs alone
             combined = None
         if combined is not None:
-            caps = ts.QueryCursor(combined).captures(node)
+            caps = _captures(combined, node)
             split: list[dict] = [{} for _ in sources]
             for k, v in caps.items():  # `q<i>__<name>`: one pass over the captures, not one per query
                 i, _, name = k.partition("__")
@@ -148,7 +159,7 @@ def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
             for s, found in zip(sources, split):
                 memo[(lang, s)] = found
         else:
-            memo[key] = ts.QueryCursor(query(lang, source)).captures(node)
+            memo[key] = _captures(query(lang, source), node)
     return {k: list(v) for k, v in memo[key].items()}
 
 
@@ -170,14 +181,14 @@ def descendants(node: ts.Node | None, types: tuple[str, ...], lang: str = "cuda"
         key = node.id
         caps = memo.get(key) if memo is not None else None
         if caps is None:
-            caps = ts.QueryCursor(query(lang, " ".join(f"({t}) @{t}" for t in vocabulary))).captures(node)
+            caps = _captures(query(lang, " ".join(f"({t}) @{t}" for t in vocabulary)), node)
             if memo is not None:
                 memo[key] = caps
         found = [n for t in types for n in caps.get(t, ())]
     elif node.parent is None:  # a whole file: run with the other whole-file queries when registered (below)
         found = captures(lang, descendants_query(types), node).get("n", [])
     else:
-        found = ts.QueryCursor(query(lang, descendants_query(types))).captures(node).get("n", [])
+        found = _captures(query(lang, descendants_query(types)), node).get("n", [])
     if len(found) < 2:
         return found
     keys = [(n.start_byte, -n.end_byte) for n in found]
