@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -67,8 +68,63 @@ class Outcome:
     id: int
 
 
+# What porter's own comment uses outside code spans (porter.render.pr_comment): Markdown emphasis, headings, lists,
+# tables, <br> and <sub>. Anything else in a body is not porter's and is made inert (see inert_body).
+_OWN_TAGS = re.compile(r"<(?:br|/?sub)>")
+_CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)")
+_BODY_MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9][A-Za-z0-9_/-]*")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
+
+
+def inert_body(body: str) -> str:
+    """The body with everything porter's own comments never hold made inert, so a body from an untrusted job (the
+    fork-safe workflow posts an artifact the pull request's own workflow wrote) cannot ping teams, load images, link
+    to a phishing page or post raw HTML as the bot: outside code spans, `@name` becomes a code span, `![` and `[`
+    lose their link meaning, bare URLs become code, and `<` is escaped except in porter's marker line and its own
+    `<br>` / `<sub>` tags. porter's own rendered comments come out unchanged (tests/test_hostile_api.py)."""
+    out = []
+    fenced = False
+    for i, line in enumerate(body.split("\n")):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        if fenced or (i == 0 and line == MARKER):
+            out.append(line)
+            continue
+        pieces, last = [], 0
+        for m in _CODE_SPAN.finditer(line):
+            pieces += [_inert_text(line[last:m.start()]), m.group(0)]
+            last = m.end()
+        out.append("".join(pieces) + _inert_text(line[last:]))
+    return "\n".join(out)
+
+
+def _inert_text(text: str) -> str:
+    """One stretch of Markdown outside code spans, made inert (inert_body)."""
+    kept: list[str] = []
+
+    def keep(m: re.Match | _Code) -> str:
+        kept.append(m.group(0))
+        return f"\0{len(kept) - 1}\0"
+
+    text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
+    text = _URL.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)  # GitHub autolinks bare URLs, never code
+    text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
+    text = _BODY_MENTION.sub(lambda m: f"`{m.group(0)}`", text)
+    return re.sub("\0(\\d+)\0", lambda m: kept[int(m.group(1))], text)
+
+
+class _Code(str):
+    """Text _inert_text keeps as it is (quacks like the match its `keep` takes)."""
+
+    def group(self, _n: int = 0) -> str:
+        return str(self)
+
+
 def with_marker(body: str) -> str:
     """The body as posted: the marker first (added when missing), at most LIMIT characters, not empty."""
+    body = inert_body(body)
     rest = body[len(MARKER):] if body.startswith(MARKER) else body
     if not rest.strip():
         raise UsageError("the comment body is empty: refusing to replace porter's comment with nothing (check the "

@@ -356,4 +356,11 @@ def _notices(cfg: Config, max_bytes: int) -> tuple[str, ...]:
         out.append(f"repository {name} disables {len(cfg.get('disable'))} rule(s): {', '.join(sorted(cfg.get('disable')))}")
     if max_bytes < DEFAULT_MAX_FILE_BYTES:
         out.append(f"repository {name} lowers the file size limit to {max_bytes / 1048576:g} MiB")
+    # Both move findings out of the open work a gate counts (cuda-only paths, arms read as the ROCm build).
+    if cfg.get("cuda_only"):
+        out.append(f"repository {name} marks {len(cfg.get('cuda_only'))} path glob(s) NVIDIA-only (their findings are "
+                   f"not open work): {', '.join(cfg.get('cuda_only')[:5])}{' ...' if len(cfg.get('cuda_only')) > 5 else ''}")
+    if cfg.get("rocm_macros"):
+        out.append(f"repository {name} names {len(cfg.get('rocm_macros'))} macro(s) as the ROCm build (code under them "
+                   f"reads as handled): {', '.join(cfg.get('rocm_macros')[:5])}{' ...' if len(cfg.get('rocm_macros')) > 5 else ''}")
     return tuple(out)

@@ -317,3 +317,43 @@ def test_a_repository_max_file_size_that_is_not_a_sane_number_is_refused(tmp_pat
     shown = {"1e-320": "1e-320", "nan": "nan", "inf": "inf", "0": "0", "-1": "-1"}[value]
     assert (p.returncode, p.stderr) == (2, f"error: {repo / 'porter.toml'}: max_file_size_mb must be from 0.000001 "
                                            f"to 4096, not {shown}\n")
+
+
+# -- found by re-attacking (issue 25's closing round) -----------------------------------------------------------------
+
+def test_scanning_one_file_that_is_a_symlink_out_of_its_checkout_reads_nothing(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "priv.cu").write_text("__global__ void outside_kernel(float* x) { cudaMalloc(&x, 4); }\n")
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
+    (repo / "main.cu").symlink_to(outside / "priv.cu")
+    p = porter("scan", str(repo / "main.cu"), "-f", "json", "--no-cache")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert "outside_kernel" not in p.stdout and doc["findings"] == []
+    assert [(s["path"], s["reason"]) for s in doc["skipped"]] == [("main.cu", "leads outside the scanned root; not read")]
+    t = porter("translate", str(repo / "main.cu"), "--diff")
+    assert (t.returncode, t.stderr) == (2, f"error: {repo / 'main.cu'}: leads outside {repo} (a symlink?); not translated\n")
+
+
+def test_cuda_only_and_rocm_macros_from_the_repository_are_said_in_notes(tmp_path):
+    # Both turn open findings into handled or cuda-only ones, so a gate can go quiet: never unseen.
+    ptx = '__global__ void k(int* p) { asm volatile("mov.u32 %0, %%laneid;" : "=r"(p[0])); }\n'
+    repo = make_repo(tmp_path / "r", {"k.cu": ptx, "porter.toml": 'cuda_only = ["**"]\nrocm_macros = ["MY_HIP"]\n'})
+    p = porter("scan", str(repo), "-q", "--no-cache", "--fail-on", "high")
+    assert p.returncode == 0
+    assert p.stderr == ("note: repository porter.toml marks 1 path glob(s) NVIDIA-only (their findings are not open "
+                        "work): **\n"
+                        "note: repository porter.toml names 1 macro(s) as the ROCm build (code under them reads as "
+                        "handled): MY_HIP\n")
+
+
+def test_history_html_shows_escape_sequences_in_subjects_as_text(tmp_path):
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
+    (repo / "k2.cu").write_text(KERNEL)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "\x1b[31mred\x1b[0m subject")
+    p = porter("history", str(repo), "--format", "html", "--no-cache")
+    assert p.returncode == 0, p.stderr
+    assert "\x1b" not in p.stdout
+    assert "\\x1b[31mred\\x1b[0m subject" in p.stdout

@@ -286,3 +286,27 @@ def test_console_markdown_and_html_show_invisible_characters_as_escapes(sneaky, 
                           .replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
         assert "ev\\u202eil.cu" in data["files"]
         assert not any(ch in json.dumps(data, ensure_ascii=False) for ch in INVISIBLE)
+
+
+def test_porters_own_pr_comment_passes_the_comment_sanitiser_unchanged(sneaky):
+    # `porter comment` makes a body inert before posting (the fork-safe workflow posts an artifact the pull request's
+    # own job wrote); porter's real comments, hostile names included, must come through byte for byte.
+    from porter.comment import inert_body
+
+    body = porter_ok("scan", str(sneaky), "-f", "pr-comment")
+    assert inert_body(body) == body
+
+
+def test_a_body_from_an_untrusted_job_is_posted_inert():
+    from porter.comment import MARKER, with_marker
+
+    forged = ("✅ **porter: no new CUDA-only code** cc @acme/security-team\n"
+              "![logo](https://evil.example/p.png) <img src=x onerror=alert(1)> [login](https://phish.example/x)\n"
+              "see https://phish.example/@user, mail a@b.c, `@kept` <br> <sub>ok</sub>\n"
+              "<!-- porter:pr-comment -->")
+    assert with_marker(forged) == (
+        f"{MARKER}\n"
+        "✅ **porter: no new CUDA-only code** cc `@acme/security-team`\n"
+        "!\\[logo]\\(`https://evil.example/p.png)` &lt;img src=x onerror=alert(1)> [login]\\(`https://phish.example/x)`\n"
+        "see `https://phish.example/@user,` mail a@b.c, `@kept` <br> <sub>ok</sub>\n"
+        "&lt;!-- porter:pr-comment -->")

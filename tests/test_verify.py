@@ -166,3 +166,21 @@ def test_mi455x_verify_failure_in_hip_headers_reads_as_toolchain_limit(tmp_path)
         pytest.skip("this machine's HIP headers build for gfx1250; nothing to classify")
     assert files[0]["predicted"] is False and files[0]["cause"] == "environment"
     assert files[0]["environment"].startswith("toolchain limit: the error is inside HIP")
+
+
+def test_a_compile_error_inside_a_file_outside_the_tree_is_located_but_not_quoted(tmp_path):
+    # A hostile source includes a private file by absolute path; the compiler's first error quotes it word for word.
+    _need("hipcc")
+    secret = tmp_path / "secret" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("TOPSECRET_api_key_9f8e7d\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(f'#include "{secret}"\n__global__ void k() {{}}\n')
+    r = CliRunner().invoke(app, ["translate", str(src), "-o", str(tmp_path / "o"), "--engine", "builtin", "--verify",
+                                 "--format", "json"])
+    assert "TOPSECRET" not in r.output
+    import json
+
+    (failed,) = json.loads(r.stdout)["verify"]["files"]
+    assert failed["error"] == f"{secret}:1: error in a file outside the translated tree (not shown: it could quote it)"

@@ -10,6 +10,7 @@ import html
 from typing import Any
 
 from porter.history.text import change_text, days, headline, projection_text, table_points
+from porter.render.safe import printable
 
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 960, 320, 56, 56, 16, 36
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1000px;color:#1b1f24}
@@ -21,7 +22,9 @@ svg text{font:11px system-ui,sans-serif;fill:#57606a}.down{fill:#1a7f37}.up{fill
 
 
 def _t(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    # Commit subjects and authors are the repository's text: control characters (ESC sequences) shown as escapes,
+    # as every other format shows them, before HTML escaping.
+    return html.escape(printable(str(value)), quote=True)
 
 
 def _when(date: str) -> float:

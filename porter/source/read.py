@@ -40,7 +40,13 @@ class WorkTree:
     def real_root(self) -> str:
         """Where every file read must really be (the root, or the one file named): checked on each opened file, so a
         symlink swapped in after discovery cannot lead a read outside."""
-        return os.path.realpath(self.root)
+        if os.path.isdir(self.root):
+            return os.path.realpath(self.root)
+        # One file: it must really be in the tree it is named in (its git work tree, else its directory), so a
+        # symlink committed as `main.cu` that leads out of the checkout is not read by `porter scan main.cu`.
+        from porter.settings import repository_root
+
+        return os.path.realpath(repository_root(Path(os.path.abspath(self.root)).parent))
 
     def read(self, c: Candidate, limit: int) -> bytes:
         return read_bytes(c.abspath, limit, root=self.real_root)

@@ -105,6 +105,12 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
         raise TranslateError(f"{root_in}: no such file or directory")
     if root_in.is_file() and language_of(root_in.name) != "cuda":
         raise TranslateError(f"{root_in}: not a C, C++ or CUDA source file; give one, or the directory to translate")
+    if root_in.is_file():
+        from porter.settings import repository_root
+
+        top = repository_root(Path(os.path.abspath(root_in)).parent)
+        if not contain.inside(root_in, top):
+            raise TranslateError(f"{root_in}: leads outside {top} (a symlink?); not translated")
     found = discover(root_in, list(options.include), list(options.exclude))
     root_real = found.root
     skipped = list(found.skipped)

@@ -241,6 +241,17 @@ def include_dirs(out_root: Path, result) -> list[Path]:
     return sorted(dirs)
 
 
+# Where a compiler error may be shown word for word: the translated tree, and the toolchains' own headers.
+_SYSTEM_PREFIXES = ("/usr/", "/opt/rocm")
+
+
+def _may_quote(path: Path, out_root: Path) -> bool:
+    """Whether a compiler error located in `path` may be shown as printed (its text can quote the file)."""
+    real = os.path.realpath(path)
+    return (real.startswith(os.path.realpath(out_root).rstrip("/") + "/")
+            or real.startswith(_SYSTEM_PREFIXES + tuple(p for p in (os.environ.get("ROCM_PATH"),) if p)))
+
+
 def first_error(output: str) -> tuple[str | None, str | None, int | None]:
     """(error line as printed, path, line) of the first error in compiler output."""
     for line in output.splitlines():
@@ -372,6 +383,10 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
             else:
                 err, epath, eline = first_error(r.stderr + r.stdout)
                 err = err or f"exit status {r.returncode}"
+                if epath and not _may_quote(src.parent / epath, out_root):
+                    # `#include "/home/ci/.netrc"` in a hostile source makes the compiler quote that file in its
+                    # first error: say where, never what.
+                    err = f"{epath}:{eline}: error in a file outside the translated tree (not shown: it could quote it)"
                 by = predicted_by(err, epath and str((src.parent / epath)), eline, findings, out_root, shifts)
                 shown_path = None
                 if epath:
