@@ -57,14 +57,30 @@ def test_packs_planted_under_the_public_keys_never_hide_findings(tmp_path, monke
     from porter.settings import Settings
 
     repo = make_repo(tmp_path / "r", {"k.cu": KERNEL, "b.cu": KERNEL.replace("k(", "b(")})
-    asked: dict[str, object] = {}
+    import pickle
+
+    # Files are scanned in forked budget workers (porter.budget), so each put is logged to a file the test reads.
+    log = tmp_path / "asked.pickles"
     real_put = Cache.put
-    monkeypatch.setattr(Cache, "put", lambda self, key, value: (asked.__setitem__(key, value),
-                                                                real_put(self, key, value))[1])
+
+    def logged_put(self, key, value):
+        with open(log, "ab") as fh:
+            pickle.dump((key, value), fh)
+        return real_put(self, key, value)
+
+    monkeypatch.setattr(Cache, "put", logged_put)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "attacker-config"))
     cache_mod.installation_secret.cache_clear()
     scan(repo, Settings(jobs=1, cache_dir=tmp_path / "attacker-cache"))
     monkeypatch.undo()
+    asked: dict[str, object] = {}
+    with open(log, "rb") as fh:
+        while True:
+            try:
+                key, value = pickle.load(fh)
+            except EOFError:
+                break
+            asked[key] = value
     emptied = {k: dataclasses.replace(v, findings=()) for k, v in asked.items() if isinstance(v, FileResult)}
     assert sorted(v.path for v in emptied.values()) == ["b.cu", "k.cu"]
 
