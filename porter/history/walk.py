@@ -179,10 +179,10 @@ def _stream_log(top: Path, args: tuple[str, ...]) -> Iterator[Commit]:
     the reader stops early."""
     with tempfile.TemporaryFile() as err:
         try:
-            proc = subprocess.Popen(git.command(top, "log", *args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=err, env=git.git_env())
-        except FileNotFoundError:
-            raise UsageError("git is not installed") from None
+            proc = git.popen(git.command(top, "log", *args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=err)
+        except git.GitError as e:
+            raise UsageError(str(e)) from None
         timer = threading.Timer(LOG_SECONDS, proc.kill)
         timer.start()
         try:
@@ -198,6 +198,8 @@ def _stream_log(top: Path, args: tuple[str, ...]) -> Iterator[Commit]:
         if code != 0:
             err.seek(0)
             message = err.read(4096).decode("utf-8", "replace").strip()
+            if git.out_of_memory(message.encode(), code):
+                raise UsageError(f"{top}: {git.memory_message(('log',))}")
             raise UsageError(f"{top}: git log failed: {message or f'exit {code} (over {LOG_SECONDS} s?)'}")
 
 

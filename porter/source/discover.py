@@ -135,9 +135,9 @@ def tree_entries(root: Path, include: list[str] | None = None, exclude: list[str
     """Every entry under a directory that a run considers, whatever its language, as (path as shown, path on disk
     relative to root); plus what was skipped and whether git decided. In a git work tree git decides what is
     source (tracked plus untracked-not-ignored); a plain walk honours .gitignore and leaves out SKIP_DIRS."""
-    listed = _git_files(root)
-    is_git = listed is not None
     skipped: list[Skipped] = []
+    listed = _git_files(root, skipped)
+    is_git = listed is not None
     if listed is None:
         listed = _walk_files(root, skipped)
     entries = []
@@ -212,19 +212,24 @@ def link_problem(abspath: Path, real_root: Path) -> str | None:
     return None
 
 
-def _git_files(root: Path) -> list[str] | None:
+def _git_files(root: Path, skipped: list[Skipped]) -> list[str] | None:
     """Tracked plus untracked-but-not-ignored files, or None when root is not inside a git work tree (or git
-    itself ignores root: a vendored project under an ignored directory is scanned as a plain tree)."""
-    if not inside_git(root) or git.top_level(root) is None:
-        return None  # outside git, or a .git / core.worktree belonging to another tree: walk the files on disk
+    itself ignores root: a vendored project under an ignored directory is scanned as a plain tree). When the
+    repository is refused or git fails, the walk that replaces it is noted in `skipped` as `.git`, with why."""
+    if not inside_git(root):
+        return None
     try:
+        if git.repository_top(root) is None:
+            return None
         # Run from `root`, ls-files lists paths relative to it, even when root is a subdirectory of the work tree.
         out = git.run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if not out:
             if git.succeeds(root, "check-ignore", "-q", "."):
                 return None  # git ignores the scanned directory itself
-    except git.GitError:
-        return None  # a broken or foreign repository: fall back to walking the tree
+    except git.GitError as e:
+        # A foreign or broken repository: the files on disk are walked instead, and the report says so.
+        skipped.append(Skipped(".git", f"git not used ({e}); the files on disk were walked instead"))
+        return None
     names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
     # ls-files lists deleted-but-tracked paths too; only what is on disk can be scanned.
     return [n for n in names if os.path.lexists(root / n)]

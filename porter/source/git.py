@@ -8,7 +8,11 @@ the repository's is not.
 from __future__ import annotations
 
 import os
+import resource
+import selectors
+import stat
 import subprocess
+import time
 from pathlib import Path
 
 from porter import contain
@@ -24,6 +28,12 @@ SAFE_OPTIONS = (
     "-c", "core.sshCommand=false",
     "-c", "protocol.allow=never",
     "-c", "credential.helper=",
+    # A repository's config could name any file here (a FIFO stalls git until its timeout; an outside file's
+    # patterns would decide what a scan lists). /dev/null is "no file" to git. The user's own global excludes and
+    # attributes files are then not applied either: `-c` cannot tell whose config set them, and the repository's
+    # .gitignore files and .git/info/exclude still are.
+    "-c", "core.excludesFile=/dev/null",
+    "-c", "core.attributesFile=/dev/null",
     "--no-pager",
     "--no-optional-locks",
 )
@@ -31,6 +41,46 @@ SAFE_OPTIONS = (
 
 class GitError(Exception):
     """A git command failed; carries git's own message."""
+
+
+# Every git porter starts may allocate at most this much (RLIMIT_DATA, not RLIMIT_AS: git maps pack files, which
+# address space would count): a few KB of commit can list 10^9 paths, and git keeps some listings in memory.
+MEMORY_MIB = 2048
+# The most stdout `run` collects from one git command; over it git is killed.
+OUTPUT_MIB = 512
+
+
+def memory_mib() -> int:
+    return int(os.environ.get("PORTER_GIT_MEMORY_MIB") or MEMORY_MIB)
+
+
+def output_mib() -> int:
+    return int(os.environ.get("PORTER_GIT_OUTPUT_MIB") or OUTPUT_MIB)
+
+
+def limit_memory() -> None:
+    """preexec_fn of every git porter starts: its data segment capped at memory_mib()."""
+    n = memory_mib() * 1048576
+    resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+
+
+def out_of_memory(stderr: bytes, returncode: int) -> bool:
+    """Whether git died of the memory cap (malloc fails: git says so and exits 128; or the kernel killed it)."""
+    text = stderr.decode("utf-8", "replace")
+    return "Out of memory" in text or "malloc failed" in text or "Cannot allocate memory" in text or (
+        returncode in (-9, 137) and not text.strip())
+
+
+def memory_message(args: tuple[str, ...] | list[str]) -> str:
+    return f"git {args[0] if args else ''} needed more than {memory_mib()} MiB (the repository lists too much)"
+
+
+def popen(cmd: list[str], **kwargs) -> subprocess.Popen:
+    """subprocess.Popen for git, under the memory cap; GitError when git is missing."""
+    try:
+        return subprocess.Popen(cmd, env=git_env(), preexec_fn=limit_memory, **kwargs)
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
 
 
 def git_env() -> dict[str, str]:
@@ -46,28 +96,71 @@ def command(repo: Path, *args: str) -> list[str]:
     return ["git", *SAFE_OPTIONS, "-C", str(repo), *args]
 
 
+def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
+    """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap; GitError when it runs
+    past `timeout`, prints more than output_mib() MiB, or dies of the memory cap."""
+    proc = popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cap = output_mib() * 1048576
+    out: list[bytes] = []
+    err = bytearray()
+    size = 0
+    deadline = time.monotonic() + timeout
+    problem = ""
+    with selectors.DefaultSelector() as sel:
+        assert proc.stdout is not None and proc.stderr is not None
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        sel.register(proc.stderr, selectors.EVENT_READ)
+        try:
+            while sel.get_map() and not problem:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    problem = f"git {args[0]} took longer than {timeout:g} s"
+                    break
+                for key, _ in sel.select(min(left, 1.0)):
+                    chunk = os.read(key.fd, 1 << 20)
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                    elif key.fileobj is proc.stdout:
+                        size += len(chunk)
+                        if size > cap:
+                            problem = f"git {args[0]} printed more than {output_mib()} MiB (the repository lists too much)"
+                            break
+                        out.append(chunk)
+                    elif len(err) < 65536:
+                        err += chunk
+        finally:
+            if problem or sel.get_map():  # stopped early (a problem, or an exception here): git must not outlive it
+                proc.kill()
+            try:
+                code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+    if problem:
+        raise GitError(problem)
+    if code != 0 and out_of_memory(bytes(err), code):
+        raise GitError(memory_message(args))
+    return code, b"".join(out), bytes(err)
+
+
 def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
-    """stdout of one git command, as bytes; GitError when it fails (and check)."""
-    try:
-        r = subprocess.run(command(repo, *args), stdin=subprocess.DEVNULL, capture_output=True, env=git_env(),
-                           timeout=timeout)
-    except FileNotFoundError:
-        raise GitError("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} took longer than {timeout:g} s") from None
-    if check and r.returncode != 0:
-        raise GitError(r.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed ({r.returncode})")
-    return r.stdout
+    """stdout of one git command, as bytes; GitError when it fails (and check), runs past `timeout`, prints more than
+    output_mib() MiB, or needs more than memory_mib() MiB."""
+    code, out, err = _collect(command(repo, *args), args, timeout)
+    if check and code != 0:
+        raise GitError(err.decode("utf-8", "replace").strip() or f"git {args[0]} failed ({code})")
+    return out
 
 
 def succeeds(repo: Path, *args: str, timeout: float = 60.0) -> bool:
     """Whether a git command exits 0 (for predicates such as check-ignore); False when git cannot run."""
     try:
-        r = subprocess.run(command(repo, *args), stdin=subprocess.DEVNULL, capture_output=True, env=git_env(),
-                           timeout=timeout)
-    except (FileNotFoundError, subprocess.TimeoutExpired):
+        code, _, _ = _collect(command(repo, *args), args, timeout)
+    except GitError:
         return False
-    return r.returncode == 0
+    return code == 0
 
 
 class ForeignRepository(GitError):
@@ -87,27 +180,144 @@ def repository_top(path: Path) -> Path | None:
     """The work tree holding `path` (None outside git); ForeignRepository when the repository git finds does not
     belong to the tree `path` is in.
 
-    A scanned tree may carry a `.git` *file* (`gitdir: /other/repo/.git`) or a `core.worktree` naming another
-    directory; reading commits through either would report another repository's code. So the work tree must hold
-    `path`, and the git directory must be inside the work tree, or be a linked worktree's or submodule's git
-    directory that points back at this work tree (files a scanned tree cannot plant outside itself)."""
+    A scanned tree may carry a `.git` *file* (`gitdir: /other/repo/.git`), a `core.worktree` naming another
+    directory, a `.git/commondir` naming another repository's git directory, a `.git/objects` symlink, or an
+    `objects/info/alternates` borrowing another repository's object store; reading commits through any of them
+    would report another repository's code. So the work tree must hold `path`; the git directory must be inside the
+    work tree, or be a linked worktree's or submodule's git directory that points back at this work tree (files a
+    scanned tree cannot plant outside itself); the common directory must be inside the work tree or hold the git
+    directory; the object store must be inside the common directory and every alternate inside the work tree or the
+    common directory. The repository's config is checked before git reads it (see _check_config)."""
     d = path if path.is_dir() else path.parent
+    early = _find_git_dir(d)
+    if early is not None:
+        _check_config(*early)  # before any git reads it: a FIFO or an [include] would stall or steer git
     try:
-        out = run(d, "rev-parse", "--show-toplevel", "--absolute-git-dir", timeout=30)
+        out = run(d, "rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir",
+                  "--git-common-dir", "--git-path", "objects", timeout=30)
     except GitError as e:
         if "not a git repository" in str(e):
             return None
         raise
     lines = [os.fsdecode(x) for x in out.split(b"\n") if x]
-    if len(lines) != 2:
+    if len(lines) != 4:
         return None  # a bare repository or a git directory itself: no work tree
-    top, gitdir = Path(lines[0]), Path(lines[1])
+    top, gitdir, common, objects = (Path(x) for x in lines)
     if not contain.inside(d, top):
         raise ForeignRepository(f"git's work tree for {d} is {top}, which does not contain it (core.worktree?)")
     if not (contain.inside(gitdir, top) or _points_back(gitdir, top)):
         raise ForeignRepository(f"{top}/.git leads to the git directory {gitdir}, outside the repository, which "
                                 "does not belong to it")
+    if not (contain.inside(common, top) or contain.inside(gitdir, common)):
+        raise ForeignRepository(f"{gitdir}/commondir leads to {os.path.realpath(common)}, another repository's git "
+                                "directory, which does not belong to it")
+    if early is None or os.path.realpath(early[0]) != os.path.realpath(gitdir) or \
+            os.path.realpath(early[1]) != os.path.realpath(common):
+        _check_config(gitdir, common)
+    if not contain.inside(objects, common):
+        raise ForeignRepository(f"{gitdir}'s object store leads to {os.path.realpath(objects)}, outside its git "
+                                f"directory {common} (a .git/objects symlink?)")
+    _check_alternates(Path(os.path.realpath(objects)), top, common)
     return top
+
+
+# git follows alternates of alternates this deep; so does the check.
+_ALTERNATE_DEPTH = 5
+
+
+def _check_alternates(objects: Path, top: Path, common: Path) -> None:
+    """ForeignRepository unless every object store `objects` borrows from (objects/info/alternates, and theirs in
+    turn) is inside the work tree or the common directory."""
+    todo, seen = [(objects, 0)], set()
+    while todo:
+        store, depth = todo.pop()
+        if store in seen or depth > _ALTERNATE_DEPTH:
+            continue
+        seen.add(store)
+        alt = store / "info" / "alternates"
+        if not os.path.lexists(alt):
+            continue
+        try:
+            data = contain.read_bytes(alt, 1 << 20)
+        except contain.Unreadable as e:
+            raise ForeignRepository(f"{alt}: {e}; not read") from None
+        for raw in data.split(b"\n"):
+            line = os.fsdecode(raw.strip())
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith('"'):
+                raise ForeignRepository(f"{alt} names a quoted object store, which porter does not follow")
+            where = Path(os.path.realpath(os.path.join(store, line)))
+            if not (contain.inside(where, top) or contain.inside(where, common)):
+                raise ForeignRepository(
+                    f"{alt} (alternates) leads to the object store {where}, outside the repository: its commits "
+                    "would be read from another repository (a `git clone --shared` or `--reference` clone; "
+                    "`git repack -a -d` and removing the alternates file make it self-contained)")
+            todo.append((where, depth + 1))
+
+
+def _find_git_dir(d: Path) -> tuple[Path, Path] | None:
+    """(git directory, common directory) as git's discovery would find them from `d`, worked out without running
+    git, so their config can be checked before git reads it; None when there is none (or it is not plain: then
+    git's own answer is checked after it)."""
+    for a in (d, *d.parents):
+        dotgit = a / ".git"
+        if os.path.isdir(dotgit):
+            gitdir = dotgit
+        elif os.path.lexists(dotgit):
+            try:
+                text = contain.read_bytes(dotgit, 4096).decode("utf-8").strip()
+            except (contain.Unreadable, UnicodeDecodeError):
+                return None
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = Path(os.path.join(a, text[len("gitdir:"):].strip()))
+        elif os.path.isfile(a / "HEAD") and os.path.isdir(a / "objects") and os.path.isdir(a / "refs"):
+            gitdir = a  # a git directory itself (a bare repository)
+        else:
+            continue
+        common = gitdir
+        if os.path.lexists(gitdir / "commondir"):
+            try:
+                text = contain.read_bytes(gitdir / "commondir", 4096).decode("utf-8").strip()
+            except (contain.Unreadable, UnicodeDecodeError):
+                return None
+            common = Path(os.path.join(gitdir, text))
+        return gitdir, common
+    return None
+
+
+def _check_config(gitdir: Path, common: Path) -> None:
+    """ForeignRepository when the repository config git would read is not a plain file inside the repository, or
+    makes git read other files ([include], [includeIf]): git would follow them with no bound (a FIFO stalls every
+    git call until its timeout) and another file's settings would steer it."""
+    for cfg in (Path(common) / "config", Path(gitdir) / "config.worktree"):
+        try:
+            st = os.lstat(cfg)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(cfg)
+            if not contain.inside(real, common):
+                raise ForeignRepository(f"{cfg} (the repository config) is a symlink leading to {real}, outside "
+                                        "the git directory; not read")
+            try:
+                st = os.stat(cfg)
+            except OSError:
+                continue
+        if not stat.S_ISREG(st.st_mode):
+            raise ForeignRepository(f"{cfg} (the repository config) is not a regular file; not read")
+        # `git config --file` only parses the file (no includes with --no-includes); run from / so no repository's
+        # own config is read for it.
+        code, out, err = _collect(["git", *SAFE_OPTIONS, "-C", "/", "config", "--file", str(cfg), "--no-includes",
+                                   "--list", "-z"], ("config",), 30)
+        if code != 0:
+            raise ForeignRepository(f"{cfg}: git cannot parse the repository config: "
+                                    f"{err.decode('utf-8', 'replace').strip()}")
+        for entry in out.split(b"\0"):
+            key = entry.partition(b"\n")[0].decode("utf-8", "replace").lower()
+            if key.startswith("include.") or key.startswith("includeif."):
+                raise ForeignRepository(f"{cfg}: repository config uses [include]; porter does not follow it")
 
 
 def require_top(path: Path, why: str) -> Path:
@@ -152,8 +362,8 @@ class BlobReader:
 
     def _process(self) -> subprocess.Popen:
         if self._proc is None or self._pid != os.getpid() or self._proc.poll() is not None:
-            self._proc = subprocess.Popen(command(self.repo, "cat-file", "--batch"), stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+            self._proc = popen(command(self.repo, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self._pid = os.getpid()
         return self._proc
 
@@ -207,11 +417,8 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
     deadlock once both pipe buffers fill (git blocks on a full stdout, we on a full stdin)."""
     import threading
 
-    try:
-        p = subprocess.Popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
-    except FileNotFoundError:
-        raise GitError("git is not installed") from None
+    p = popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+              stderr=subprocess.DEVNULL)
     assert p.stdin is not None and p.stdout is not None
 
     def feed() -> None:
