@@ -169,15 +169,55 @@ def selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> 
 def _globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     """gitignore-style globs (`*.cu`, `src/**`, `third_party/`, plain names), any of which selects a path: compiled
     once per list, never per file. Each glob is its own pattern, so a `!name` among them negates nothing (as a
-    list of separate globs); pathspec compiles every glob to a regex without nested repetition."""
+    list of separate globs)."""
     import pathspec
 
-    return pathspec.PathSpec([p for g in patterns if not g.startswith("!")
-                              for p in pathspec.GitIgnoreSpec.from_lines([g]).patterns], backend=GLOB_BACKEND)
+    return _linear_spec(pathspec.PathSpec, [p for g in patterns if not g.startswith("!") and len(g) <= MAX_GLOB_CHARS
+                                            for p in pathspec.GitIgnoreSpec.from_lines([g], backend="simple").patterns])
 
 
-# pathspec's RE2 backend matches every glob of a list in one linear-time pass (3,000 exclude globs cost one match
-# per path, and no glob can backtrack); without google-re2 pathspec's own backend is used.
+def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    """A .gitignore's lines as a spec that matches in linear time, whatever the repository wrote there."""
+    import pathspec
+
+    kept = [line for line in lines if len(line) <= MAX_GLOB_CHARS]
+    return _linear_spec(pathspec.GitIgnoreSpec, list(pathspec.GitIgnoreSpec.from_lines(kept, backend="simple").patterns))
+
+
+# pathspec's RE2 backend matches every glob of a list in one linear-time pass, as one RE2::Set. A set of many
+# globs fails to compile ("failed to compile Set": 1,800 globs like `*n123*.cu` pass RE2's memory budget) and, much
+# bigger, floods stderr with RE2's own log lines while it tries (a 1 MiB .gitignore: 57,000 lines, 40 s), so past
+# RE2_SET_MAX_PATTERNS, or when the set fails, each glob is matched on its own, still by RE2. pathspec's default
+# backend (Python's re) is no fallback: `*a*a*a*a*a*a*a*a*b` compiles to a regex that backtracks polynomially
+# (4 s on a 40-character name). Without google-re2 pathspec's own backend is all there is.
+RE2_SET_MAX_PATTERNS = 1000
+# A glob longer than any path can be (PATH_MAX) is dropped: RE2 logs while simplifying a huge regex.
+MAX_GLOB_CHARS = 4096
+
+
+def _linear_spec(cls: type, patterns: list) -> pathspec.PathSpec:
+    if GLOB_BACKEND != "re2":  # pragma: no cover - google-re2 is a dependency
+        return cls(patterns)
+    if len(patterns) <= RE2_SET_MAX_PATTERNS:
+        try:
+            return cls(patterns, backend="re2")
+        except Exception:  # noqa: BLE001 - re2's Set raises a bare Error (or MemoryError) when it cannot compile
+            pass
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    kept = []
+    for p in patterns:
+        if p.regex is not None:
+            try:
+                p.regex = re2.compile(p.regex.pattern, options)
+            except Exception:  # noqa: BLE001 - a glob RE2 cannot take is dropped, never matched by Python's re
+                continue
+        kept.append(p)
+    return cls(kept, backend="simple")
+
+
 try:
     import re2 as _re2  # noqa: F401 - only whether it is there
 
@@ -267,10 +307,8 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
                 # not be applied, or the scan would tell which file names appear in an outside file.
                 data = read_bytes(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES, root=real_root,
                                   truncate=True)
-                import pathspec
-
                 lines = data.decode("utf-8", "replace").splitlines()
-                specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines, backend=GLOB_BACKEND)))
+                specs.append((rel_dir, gitignore_spec(lines)))
             except Unreadable:
                 pass
         subdirs = []
