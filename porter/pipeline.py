@@ -165,24 +165,25 @@ def code_digest() -> bytes:
     return h.hexdigest()[:16].encode()
 
 
-def load_rules_cached(extra: list[Path], cache: Cache | None) -> RuleSet:
+def load_rules_cached(extra: list[Path], cache: Cache | None, budget: Budget | None = None) -> RuleSet:
     """The validated rule set, reused from the cache when every rule file's bytes and porter's code are unchanged
     (validating ~90 files against the schema is a fifth of a warm re-scan). The key covers the extra rule files'
-    paths and bytes, so two repositories with different rules never share an entry."""
+    paths and bytes, so two repositories with different rules never share an entry. `budget`: what compiling the
+    tree-sitter queries of one rule from outside porter's data may take (porter.rules._check_queries)."""
     if cache is None:
-        return load_rules(extra=extra)
+        return load_rules(extra=extra, budget=budget)
     h = hashlib.sha256(code_digest())
     for p in rule_files() + [f for e in extra for f in (rule_files(e) if e.is_dir() else [e])]:
         try:
             # Bounded and non-blocking, as the loader reads it: a rule path may be a FIFO or /dev/zero.
             h.update(str(p).encode() + b"\0" + read_bytes(p, MAX_DATA_FILE_BYTES) + b"\0")
         except Unreadable:
-            return load_rules(extra=extra)  # let the loader report the unreadable file
+            return load_rules(extra=extra, budget=budget)  # let the loader report the unreadable file
     key = "rules-" + h.hexdigest()[:40]
     cached = cache.get(key)
     if isinstance(cached, RuleSet) and cached.rules:
         return cached
-    ruleset = load_rules(extra=extra)
+    ruleset = load_rules(extra=extra, budget=budget)
     cache.put(key, ruleset)
     return ruleset
 
@@ -282,7 +283,7 @@ def scan(
     cache, why_not = open_cache(options.cache_dir, source)
     if why_not:
         notices.append(why_not)
-    ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache)
+    ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache, file_budget(options))
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                     options.jobs, notices)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
@@ -606,8 +607,11 @@ def _warm(state: _Worker, languages: set[str]) -> None:
 
     if languages & {"cuda", "python"}:
         state.ctx.kb_tokens, state.ctx.libraries  # noqa: B018 - cached properties, computed here once
-        for lang in sorted(languages & {"cuda", "python"}):
-            warm_queries(lang)
+        # A repository's or user's rule adds its queries to the combined one: compiling that is left to each
+        # worker, under its first file's budget, never done here with no clock.
+        if not any(r.external and r.has_query for r in state.ruleset.rules):
+            for lang in sorted(languages & {"cuda", "python"}):
+                warm_queries(lang)
 
 
 def overrun_reason(o: Overrun, doing: str) -> str:

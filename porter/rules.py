@@ -13,13 +13,16 @@ import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from porter import validated
 from porter.datafile import DATA_DIR, display_path, read_data, yaml_document
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 from porter.schemas import validator
+
+if TYPE_CHECKING:
+    from porter.budget import Budget
 
 RULES_DIR = DATA_DIR
 # Directories under rules/ that hold data other than rules.
@@ -52,6 +55,16 @@ class Rule:
     verdict: dict[str, Any] | None = None  # kernel-verdict contribution: {default, by_target} (porter.kernels.verdicts)
     source: str = ""  # the rule file, relative to the repository
     target_notes: tuple[tuple[str, str], ...] = ()  # (target predicate, note); see porter.target_notes
+    external: bool = False  # from outside porter's own data (a repository's or a user's rule file)
+
+    @property
+    def has_query(self) -> bool:
+        """Whether a pattern, at any depth, is a tree-sitter query."""
+        def walk(v: Any) -> bool:
+            if isinstance(v, dict):
+                return "query" in v or any(walk(x) for x in v.values())
+            return isinstance(v, list) and any(walk(x) for x in v)
+        return walk(list(self.patterns))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,13 +91,20 @@ def rule_files(directory: Path = RULES_DIR) -> list[Path]:
     )
 
 
-def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None) -> Rule:
+def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None, budget: Budget | None = None) -> Rule:
     """Load and validate one rule file. With `linear` (the default for a file outside porter's own data) every
-    regular expression must run on the linear-time engine, so a repository's rule cannot stall a scan."""
-    return _load_rule(path, base, linear)[0]
+    regular expression must run on the linear-time engine, so a repository's rule cannot stall a scan; a file
+    outside porter's own data also has its tree-sitter queries compiled in a budgeted worker (`budget`, by default
+    porter.budget's per-task default)."""
+    return _load_rule(path, base, linear, budget)[0]
 
 
-def _load_rule(path: Path, base: Path, linear: bool | None) -> tuple[Rule, bytes]:
+# A tree-sitter query longer than this is refused before it is compiled: porter's own longest is under 4 KiB, and
+# compiling costs grow much faster than the text (two small nested queries took 7 s).
+MAX_QUERY_BYTES = 64 * 1024
+
+
+def _load_rule(path: Path, base: Path, linear: bool | None, budget: Budget | None = None) -> tuple[Rule, bytes]:
     """load_rule, and the bytes it read (the rule set's digest is of them: the file is not read again for it)."""
     data = read_data(path, RuleError)
     raw = yaml_document(data, RuleError, path)
@@ -107,12 +127,15 @@ def _load_rule(path: Path, base: Path, linear: bool | None) -> tuple[Rule, bytes
     if len(rel_parts) == 2 and rel_parts[0] != raw["category"]:
         raise RuleError(path, "category", f"{raw['category']!r} but the file is in rules/{rel_parts[0]}/")
     if not checked:
+        external = not _is_shipped(path)
         if linear is None:
-            linear = not _is_shipped(path)
+            linear = external
+        queries: list[tuple[str, str, str]] = []
         for i, pat in enumerate(raw["patterns"]):
-            _check_pattern(path, f"patterns.{i}", pat, raw["languages"])
+            _check_pattern(path, f"patterns.{i}", pat, raw["languages"], queries=queries)
             _check_regexes(path, f"patterns.{i}", pat, linear)
         _check_message(path, raw["message"])
+        _check_queries(path, rid, queries, budget if external else None, external)
     source = display_path(path)
     rule = Rule(
         id=rid,
@@ -133,6 +156,7 @@ def _load_rule(path: Path, base: Path, linear: bool | None) -> tuple[Rule, bytes
         verdict=raw.get("verdict"),
         source=source,
         target_notes=tuple((n["when"], " ".join(n["note"].split())) for n in raw.get("target_notes", ())),
+        external=not checked and not _is_shipped(path),
     )
     return rule, data
 
@@ -191,10 +215,13 @@ def _check_message(path: Path, message: str) -> None:
             raise RuleError(path, "message", f"{{{name}}} uses a format spec or conversion, which messages do not take")
 
 
-def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nested: bool = False) -> None:
+def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nested: bool = False,
+                   queries: list[tuple[str, str, str]] | None = None) -> None:
     """One pattern object against its kind's declaration in porter.match.registry: exactly one kind, a value and
-    options its schema accepts, a kind that can hit in one of `languages`, and regexes and queries that compile.
-    A nested pattern (inside feature or embedded_cuda) takes no modifiers and runs on CUDA only."""
+    options its schema accepts, a kind that can hit in one of `languages`, and regexes and queries that compile
+    (with `queries`, each tree-sitter query is added there as (field, language, query) for _check_queries to
+    compile, instead of compiled here). A nested pattern (inside feature or embedded_cuda) takes no modifiers and
+    runs on CUDA only."""
     from porter.match.registry import KINDS, MODIFIERS, pattern_validator
 
     kinds = [k for k in pat if k in KINDS]
@@ -217,22 +244,62 @@ def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nest
         if len(wrapped) == 1 and "cuda" not in KINDS[wrapped[0]].languages:
             raise RuleError(path, f"{field}.feature", f"wraps {wrapped[0]!r}, which does not match C/C++/CUDA code; "
                                                       f"feature takes a CUDA kind such as regex or identifiers")
-        _check_pattern(path, f"{field}.feature", inner, ["cuda"], nested=True)
+        _check_pattern(path, f"{field}.feature", inner, ["cuda"], nested=True, queries=queries)
     if not kind.languages & set(languages):
         raise RuleError(path, f"{field}.{kind.name}", f"matches only {', '.join(sorted(kind.languages))} files, "
                                                       f"none of the languages it runs on ({', '.join(languages)})")
     if kind.name == "embedded_cuda" and "match" in pat["embedded_cuda"]:
-        _check_pattern(path, f"{field}.embedded_cuda.match", pat["embedded_cuda"]["match"], ["cuda"], nested=True)
+        _check_pattern(path, f"{field}.embedded_cuda.match", pat["embedded_cuda"]["match"], ["cuda"], nested=True,
+                       queries=queries)
     if kind.name == "query":
-        from porter.source.parse import query
-
+        compile_here = queries is None
+        queries = [] if queries is None else queries
         for lang in languages:
-            if lang not in ("cuda", "python"):
-                continue
-            try:
-                query(lang, pat["query"])
-            except Exception as e:  # tree-sitter raises QueryError subclasses with the position
-                raise RuleError(path, f"{field}.query", f"does not compile for {lang}: {e}") from None
+            if lang in ("cuda", "python"):
+                queries.append((f"{field}.query", lang, pat["query"]))
+        if compile_here:
+            _check_queries(path, "", queries, None, False)
+
+
+def _compile_queries(queries: list[tuple[str, str, str]]) -> tuple[str, str] | None:
+    """Compile each (field, language, query); the first that does not compile as (field, problem), else None."""
+    from porter.source.parse import query
+
+    for field, lang, source in queries:
+        try:
+            query(lang, source)
+        except Exception as e:  # noqa: BLE001 - tree-sitter raises QueryError subclasses with the position
+            return field, f"does not compile for {lang}: {e}"
+    return None
+
+
+def _check_queries(path: Path, rid: str, queries: list[tuple[str, str, str]], budget: Budget | None,
+                   external: bool) -> None:
+    """Every tree-sitter query of a rule compiles. A query's text is bounded; a rule from outside porter's own
+    data (a repository's or a user's) has its queries compiled in one budgeted worker (porter.budget), all of them
+    within one task's time, since compiling a nested query can take minutes and no Python timer stops it."""
+    if not queries:
+        return
+    for field, _, source in queries:
+        size = len(source.encode("utf-8", "surrogatepass"))
+        if size > MAX_QUERY_BYTES:
+            raise RuleError(path, field, f"the tree-sitter query is {size // 1024} KiB; a query may be at most "
+                                         f"{MAX_QUERY_BYTES // 1024} KiB")
+    if not external:
+        failed = _compile_queries(queries)
+    else:
+        from porter.budget import Budget, Overrun, run_stage
+
+        answer = run_stage(_compile_queries, (queries,), budget or Budget())
+        if isinstance(answer, Overrun):
+            field = queries[0][0] if len({q[0] for q in queries}) == 1 else "patterns"
+            what = f"rule {rid}: its tree-sitter query"
+            if answer.kind == "died":
+                raise RuleError(path, field, f"{what} could not be compiled: {answer.reason}")
+            raise RuleError(path, field, f"{what} {answer.reason} to compile")
+        failed = answer
+    if failed is not None:
+        raise RuleError(path, failed[0], failed[1])
 
 
 def _schema_problem(error) -> str:
@@ -259,15 +326,16 @@ class RuleSet:
         return next((r for r in self.rules if r.id == rid), None)
 
 
-def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None) -> RuleSet:
-    """Every rule under `directory` (plus extra rule files or directories), validated, sorted by id."""
+def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None, budget: Budget | None = None) -> RuleSet:
+    """Every rule under `directory` (plus extra rule files or directories), validated, sorted by id; `budget` is
+    what compiling the tree-sitter queries of one rule from outside porter's data may take."""
     paths = rule_files(directory)
     for p in extra or []:
         paths.extend(rule_files(p) if p.is_dir() else [p])
     rules: dict[str, Rule] = {}
     h = hashlib.sha256()
     for p in paths:
-        rule, data = _load_rule(p, directory, None)
+        rule, data = _load_rule(p, directory, None, budget)
         if rule.id in rules:
             raise RuleError(p, "id", f"{rule.id} is already defined in {rules[rule.id].source}")
         rules[rule.id] = rule

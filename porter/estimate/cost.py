@@ -9,6 +9,7 @@ rules), repeated hits on a saturating curve. Items are then scaled by the calibr
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
@@ -152,9 +153,7 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
     model = inputs.model
     port_verdicts = set(model.verdict["port_kernel_verdicts"])
     absorb = model.kernels.get("absorb_findings", True)
-    by_path: dict[str, list[Finding]] = defaultdict(list)
-    for f in scope.findings:
-        by_path[f.path].append(f)
+    by_path = _LineIndex(scope.findings)
     out: list[KernelCost] = []
     for k in scope.kernels:
         kv = read_kernel(k, scope.targets, model.kernels["unanalysed"], model.matrix_ptx_families)
@@ -189,7 +188,7 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
         # goes to the first of them.
         named = set().union(*(v.rules for v in kv.targets.values()))
         lines = set().union(*(v.lines for v in kv.targets.values() if v.verdict != "ok"))
-        covered = [f for f in by_path.get(k.path, ()) if kv.covers(f)]
+        covered = by_path.covered(kv)
         takes = [f for f in covered if absorb and f.fingerprint not in taken
                  and (f.rule in named or (f.line in lines and f.category in ("device", "kernel")))]
         for f in takes:
@@ -206,6 +205,37 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
         ))
         out.append(KernelCost(kv, worst_tid, hours, item_id, kernel_lines(k), in_body))
     return out
+
+
+class _LineIndex:
+    """The scope's findings per file, sorted by line once, so a kernel finds the ones in its body and helpers by
+    bisecting their line spans: a file of thousands of kernels, each with a few findings, costs kernels × their own
+    findings, not kernels × every finding in the file (once per costing, and assess costs every target)."""
+
+    def __init__(self, findings: Iterable[Finding]):
+        by_path: dict[str, list[tuple[int, int, Finding]]] = defaultdict(list)
+        for n, f in enumerate(findings):
+            by_path[f.path].append((f.line, n, f))
+        self._lines: dict[str, list[int]] = {}
+        self._rows: dict[str, list[tuple[int, Finding]]] = {}
+        for path, rows in by_path.items():
+            rows.sort(key=lambda r: (r[0], r[1]))
+            self._lines[path] = [r[0] for r in rows]
+            self._rows[path] = [(r[1], r[2]) for r in rows]
+
+    def covered(self, kv: KernelVerdicts) -> list[Finding]:
+        """The findings `kv.covers`, in the scope's order (what filtering the file's findings with it gives)."""
+        k = kv.kernel
+        lines = self._lines.get(k.path)
+        if not lines:
+            return []
+        rows = self._rows[k.path]
+        hits: dict[int, Finding] = {}
+        for a, b in ((k.line, k.end_line), *kv.helpers):
+            for n, f in rows[bisect_left(lines, a):bisect_right(lines, b)]:
+                if n not in hits and kv.covers(f):
+                    hits[n] = f
+        return [hits[n] for n in sorted(hits)]
 
 
 def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str],

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from porter.model import Skipped, Status
-from porter.pipeline import (RepositoryFacts, assemble, code_digest, complete, file_facts, load_rules_cached,
-                             open_cache, repository_facts, scan_files)
+from porter.pipeline import (RepositoryFacts, assemble, code_digest, complete, file_budget, file_facts,
+                             load_rules_cached, open_cache, repository_facts, scan_files)
 from porter.settings import Settings
 from porter.source import git
 from porter.source.discover import Candidate, Discovery, language_of, printable, selected
@@ -148,7 +148,7 @@ class Walker:
         self.progress = progress
         self.cache, why_not = open_cache(settings.cache_dir, walk.repo)
         self.notices = list(walk.notices) + ([why_not] if why_not else [])
-        self.ruleset = load_rules_cached(list(settings.extra_rules), self.cache)
+        self.ruleset = load_rules_cached(list(settings.extra_rules), self.cache, file_budget(settings))
         self.targets = tuple(resolve_targets(settings.targets))
         self.model = load_effort_model(settings.effort)
         self.source = GitTree(walk.repo, walk.commits[-1].sha, walk.subdir)

@@ -166,18 +166,94 @@ def selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> 
 
 
 @functools.lru_cache(maxsize=64)
-def _globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+def _globs(patterns: tuple[str, ...]) -> pathspec.PathSpec | _AnyOf:
     """gitignore-style globs (`*.cu`, `src/**`, `third_party/`, plain names), any of which selects a path: compiled
     once per list, never per file. Each glob is its own pattern, so a `!name` among them negates nothing (as a
-    list of separate globs); pathspec compiles every glob to a regex without nested repetition."""
+    list of separate globs)."""
     import pathspec
 
-    return pathspec.PathSpec([p for g in patterns if not g.startswith("!")
-                              for p in pathspec.GitIgnoreSpec.from_lines([g]).patterns], backend=GLOB_BACKEND)
+    return _linear_spec(pathspec.PathSpec, [p for g in patterns if not g.startswith("!") and len(g) <= MAX_GLOB_CHARS
+                                            for p in pathspec.GitIgnoreSpec.from_lines([g], backend="simple").patterns])
 
 
-# pathspec's RE2 backend matches every glob of a list in one linear-time pass (3,000 exclude globs cost one match
-# per path, and no glob can backtrack); without google-re2 pathspec's own backend is used.
+def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    """A .gitignore's lines as a spec that matches in linear time, whatever the repository wrote there."""
+    import pathspec
+
+    kept = [line for line in lines if len(line) <= MAX_GLOB_CHARS]
+    return _linear_spec(pathspec.GitIgnoreSpec, list(pathspec.GitIgnoreSpec.from_lines(kept, backend="simple").patterns))
+
+
+# pathspec's RE2 backend matches every glob of a list in one linear-time pass, as one RE2::Set. But a set of many
+# globs can fail to compile ("failed to compile Set": 1,800 globs like `*n123*.cu` pass RE2's memory budget, where
+# 3,000 `dir123/**` do not), and past ~30,000 globs RE2 floods stderr with its own log lines while it tries (a 1 MiB
+# .gitignore: 57,000 lines). So a list past RE2_SET_MAX_PATTERNS is not tried as one set, and a list whose set fails
+# is matched by RE2 still: an exclude/include list (any glob selects) as several smaller sets, a .gitignore (the last
+# matching line decides, a file pattern outranks a directory one) one glob at a time through pathspec's own
+# backend, with each glob's regex compiled by RE2. pathspec's default backend (Python's re) is no fallback:
+# `*a*a*a*a*a*a*a*a*b` compiles to a regex that backtracks polynomially (4 s on a 40-character name).
+RE2_SET_MAX_PATTERNS = 10_000
+RE2_CHUNK = 500  # globs per set when a list is split
+# A glob longer than any path can be (PATH_MAX) is dropped: RE2 logs while simplifying a huge regex.
+MAX_GLOB_CHARS = 4096
+
+
+class _AnyOf:
+    """Several specs, any of which selects a path (an include/exclude list split into sets RE2 can compile)."""
+
+    def __init__(self, specs: list):
+        self.specs = specs
+
+    def match_file(self, path: str) -> bool:
+        return any(s.match_file(path) for s in self.specs)
+
+
+def _re2_set(cls: type, patterns: list):
+    try:
+        return cls(patterns, backend="re2")
+    except Exception:  # noqa: BLE001 - re2's Set raises a bare Error (or MemoryError) when it cannot compile
+        return None
+
+
+def _linear_spec(cls: type, patterns: list):
+    if GLOB_BACKEND != "re2":  # pragma: no cover - google-re2 is a dependency
+        return cls(patterns)
+    if len(patterns) <= RE2_SET_MAX_PATTERNS and (spec := _re2_set(cls, patterns)) is not None:
+        return spec
+    import pathspec
+
+    if cls is pathspec.PathSpec:  # any glob selects: sets of RE2_CHUNK, halved until each compiles
+        specs, todo = [], [patterns[i:i + RE2_CHUNK] for i in range(0, len(patterns), RE2_CHUNK)]
+        while todo:
+            part = todo.pop()
+            spec = _re2_set(cls, part) if len(part) > 1 else None
+            if spec is not None:
+                specs.append(spec)
+            elif len(part) > 1:
+                todo += [part[:len(part) // 2], part[len(part) // 2:]]
+            else:
+                specs.append(_one_by_one(cls, part))
+        return _AnyOf(specs)
+    return _one_by_one(cls, patterns)
+
+
+def _one_by_one(cls: type, patterns: list):
+    """pathspec's own backend, each glob's regex compiled by RE2 (never matched by Python's re)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    kept = []
+    for p in patterns:
+        if p.regex is not None:
+            try:
+                p.regex = re2.compile(p.regex.pattern, options)
+            except Exception:  # noqa: BLE001 - a glob RE2 cannot take is dropped, never matched by Python's re
+                continue
+        kept.append(p)
+    return cls(kept, backend="simple")
+
+
 try:
     import re2 as _re2  # noqa: F401 - only whether it is there
 
@@ -272,10 +348,8 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
                 # not be applied, or the scan would tell which file names appear in an outside file.
                 data = read_bytes(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES, root=real_root,
                                   truncate=True)
-                import pathspec
-
                 lines = data.decode("utf-8", "replace").splitlines()
-                specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines, backend=GLOB_BACKEND)))
+                specs.append((rel_dir, gitignore_spec(lines)))
             except Unreadable:
                 pass
         subdirs = []
