@@ -67,8 +67,9 @@ def limit_memory() -> None:
 def out_of_memory(stderr: bytes, returncode: int) -> bool:
     """Whether git died of the memory cap (malloc fails: git says so and exits 128; or the kernel killed it)."""
     text = stderr.decode("utf-8", "replace")
-    return "Out of memory" in text or "malloc failed" in text or "Cannot allocate memory" in text or (
-        returncode in (-9, 137) and not text.strip())
+    # git words it several ways: "Out of memory, malloc failed", "inflate: out of memory", "Cannot allocate memory".
+    return ("out of memory" in text.lower() or "malloc failed" in text or "Cannot allocate memory" in text or (
+        returncode in (-9, 137) and not text.strip()))
 
 
 def memory_message(args: tuple[str, ...] | list[str]) -> str:
