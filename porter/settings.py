@@ -150,7 +150,7 @@ def _has_tool_porter(py: Path, top: Path) -> bool:
     import tomllib  # here: most runs read no TOML
 
     try:
-        doc = tomllib.loads(contained_bytes(py, top, MAX_CONFIG_BYTES, "pyproject.toml").decode("utf-8"))
+        doc = tomllib.loads(read_regular(py, MAX_CONFIG_BYTES, "pyproject.toml", top).decode("utf-8"))
     except (UsageError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False  # a broken pyproject.toml without our table is the project's business, not ours
     tool = doc.get("tool")
@@ -165,19 +165,12 @@ def contained_path(value: str | Path, base: Path, top: Path, key: str, *, allow_
         raise ConfigError(str(e)) from None
 
 
-def contained_bytes(path: Path, top: Path, limit: int, key: str) -> bytes:
-    """The bytes of a file found inside `top`, refusing one that is (or sits behind) a symlink leading out of it."""
+def read_regular(path: Path, limit: int, key: str, top: Path | None = None) -> bytes:
+    """A regular file of at most `limit` bytes, through porter.contain's bounded, non-blocking reader (a FIFO swapped
+    in after a check cannot hang us), inside `top` when given (a file the repository supplied, refused when it is or
+    sits behind a symlink leading out); a refusal names the configuration key."""
     try:
         return read_named(path, limit, key, root=top)
-    except Refused as e:
-        raise ConfigError(str(e)) from None
-
-
-def read_regular(path: Path, limit: int, key: str) -> bytes:
-    """A regular file of at most `limit` bytes, through porter.contain's bounded, non-blocking reader (a FIFO swapped
-    in after a check cannot hang us); a refusal names the configuration key."""
-    try:
-        return read_named(path, limit, key)
     except Refused as e:
         raise ConfigError(str(e)) from None
 
@@ -189,8 +182,7 @@ def load_config(path: Path | None, *, top: Path | None = None) -> Config:
     import tomllib
 
     try:
-        data = (contained_bytes(path, top, MAX_CONFIG_BYTES, str(path)) if top is not None
-                else read_regular(path, MAX_CONFIG_BYTES, str(path)))
+        data = read_regular(path, MAX_CONFIG_BYTES, str(path), top)
         doc = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8: {e}") from None
