@@ -150,9 +150,11 @@ def test_cutlass_components_are_one_job_sized_from_the_kernels_it_covers():
     other = ptx_kernel(("ld",), path="src/a.cu", name="other")
     a = assess(result([f], [k1, k2, other], files=("attn/fmha.cu", "src/a.cu")), ts("mi355x"), model=UNSCALED, rules=rs)
     job = item(a, "one-off:reimplement-cutlass")
-    # 40–80–200 h + 4–8–24 h per kernel, size-scaled: (160/40)^0.5 = 2 and 1
-    assert job.hours == Hours(52, 104, 272)
-    assert "the 2 kernel(s) it re-implements" in job.basis and f.fingerprint in job.findings
+    # 40–80–200 h + 4–8–24 h per distinct kernel, size-scaled: (160/40)^0.5 = 2 and 1; + 0.25–0.5–1.5 h for the
+    # one API name the finding says (the API surface the job re-implements)
+    assert job.hours == Hours(52.25, 104.5, 273.5)
+    assert "the 2 distinct of 2 kernel(s) it re-implements" in job.basis and f.fingerprint in job.findings
+    assert "0.25–0.5–1.5 h × 1 (the API surface used" in job.basis
     ids = {i.id for i in a.items}
     assert "kernel:src/a.cu:1:other" in ids and not any(i.startswith("kernel:attn/") for i in ids)
     rows = {r["name"]: r["item"] for r in a.breakdowns["by_kernel"]}
