@@ -28,7 +28,7 @@ class Site:
 
 
 # A macro that stands for the warp width: WARP_SIZE, kWarpSize is not a macro (and constexpr values fold), THREADS_PER_WARP.
-_WARP_MACRO = re.compile(r"\b([A-Z][A-Z0-9_]*(?:WARP|WAVE|LANE)[A-Z0-9_]*)\b")
+_WARP_MACRO = re.compile(r"\b([A-Z0-9_]*(?:WARP|WAVE|LANE)[A-Z0-9_]*)\b")
 # Needs a warp-size macro can carry: lane arithmetic and warpSize constants written through it.
 _MACRO_NEEDS = frozenset({"wave64-lane-arith", "wave64-lane-count", "warpsize-constant"})
 
