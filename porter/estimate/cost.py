@@ -9,6 +9,7 @@ rules), repeated hits on a saturating curve. Items are then scaled by the calibr
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -428,11 +429,12 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             for k in ks:
                 distinct.setdefault(template_key(k, ()), k)
             units = sum(kernel_factor(k, (), model)[0] for k in distinct.values())
+            exponent = float(job.get("per_kernel_exponent", 1.0))
             per = Hours.of(job["per_kernel"])
-            job_hours = job_hours + per.scale(units)
+            job_hours = job_hours + per.scale(units ** exponent)
             what = "it re-implements" if job.get("takes_kernels") else "in scope"
-            basis += (f" + {per.text()} × {units:.2f} (the {len(distinct)} distinct of {len(ks)} kernel(s) {what}, "
-                      "size-scaled)")
+            basis += (f" + {per.text()} × {units:.2f}{'' if exponent == 1 else f'^{exponent:g}'} (the {len(distinct)} "
+                      f"distinct of {len(ks)} kernel(s) {what}, size-scaled)")
         if job.get("per_api"):
             api = _api_surface(hits, [k for k in scope.kernels if k.path in paths])
             per = Hours.of(job["per_api"])
@@ -440,7 +442,9 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             basis += f" + {per.text()} × {len(api)} (the API surface used: headers included and CuTe names called)"
         if job.get("per_file"):
             spec = job["per_file"]
-            files = {f.path for f in scope.findings if f.category in spec.get("categories", ())}
+            names = re.compile(spec["names"]) if spec.get("names") else None
+            files = {f.path for f in scope.findings if f.category in spec.get("categories", ())
+                     and (names is None or names.search(f.path))}
             per = Hours.of(spec["hours"])
             job_hours = job_hours + per.scale(len(files))
             if files:

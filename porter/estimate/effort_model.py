@@ -278,6 +278,12 @@ def _check(doc: dict[str, Any], shown: str) -> None:
                         re.compile(alt["text"])
                     except re.error as e:
                         raise EffortModelError(shown, f"{label}.when.{j}.text", f"bad regular expression: {e}") from None
+            names = (entry.get("per_file") or {}).get("names")
+            if names:
+                try:
+                    re.compile(names)
+                except re.error as e:
+                    raise EffortModelError(shown, f"{label}.per_file.names", f"bad regular expression: {e}") from None
             predicates = list(entry.get("targets", [])) + [p["if"] for p in entry.get("per_target", [])]
             for pred in predicates:
                 try:
