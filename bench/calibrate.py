@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from porter.estimate.assess import assess  # noqa: E402
 from porter.estimate.calibration import (KINDS, fit, leave_one_project_out, load_history, median,  # noqa: E402
-                                         model_fingerprint, reference_days, spearman, within)
+                                         docs_table, model_fingerprint, reference_days, spearman, within)
 from porter.estimate.effort_model import load_effort_model  # noqa: E402
 from porter.estimate.ranges import pert  # noqa: E402
 from porter.errors import PorterError  # noqa: E402
