@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from porter.estimate.assess import assess  # noqa: E402
 from porter.estimate.calibration import (KINDS, fit, leave_one_project_out, load_history, median,  # noqa: E402
-                                         docs_table, model_fingerprint, reference_days, spearman, within)
+                                         docs_table, reference_days, spearman, within)
 from porter.estimate.effort_model import load_effort_model  # noqa: E402
 from porter.estimate.ranges import pert  # noqa: E402
 from porter.errors import PorterError  # noqa: E402
@@ -35,6 +35,23 @@ from porter.pipeline import run  # noqa: E402
 from porter.settings import Settings, default_cache_dir  # noqa: E402
 from porter.source.read import GitTree, WorkTree  # noqa: E402
 from porter.targets import resolve_targets  # noqa: E402
+
+# What decides the estimates a calibration run records: the effort model and the modules that apply it. A recorded
+# run whose fingerprint differs was made with another model, and the table in docs/effort-model.md is stale.
+MODEL_INPUTS = ("rules/effort/model.yaml", "porter/estimate/cost.py", "porter/estimate/dedup.py",
+                "porter/estimate/inputs.py", "porter/estimate/kernel_verdicts.py", "porter/estimate/ranges.py",
+                "porter/estimate/effort_model.py", "porter/estimate/assess.py")
+
+
+def model_fingerprint(root: Path = REPO) -> str:
+    """sha256 over the effort model and the estimate modules that turn a scan into days (MODEL_INPUTS)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for rel in MODEL_INPUTS:
+        h.update(rel.encode() + b"\0" + (root / rel).read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return h.hexdigest()[:16]
+
 
 RHO_MIN, RATIO_MAX, ONE_DAY_MAX, WITHIN2_MIN = 0.85, 3.0, 3.0, 0.8
 

@@ -238,7 +238,7 @@ def test_effort_override_merges_over_the_shipped_model(tmp_path):
     assert ids[-1] == "port-custom-allocator" and ids.count("validate-on-target") == 1
     rs = RuleSet((rule("API001"),), "x")
     a = assess(result([finding("API001")]), ts("mi355x"), model=m, rules=rs)
-    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.86, 1.72, 2.58)  # × the calibration 0.86
+    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.97, 1.94, 2.91)  # × the calibration 0.97
     assert item(a, "one-off:validate-on-target").hours == Hours(0, 0, 0)
 
 
@@ -312,19 +312,19 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     site = item(a, "site:helper:k.cu:1")
     assert site.title == "Fix once at helper warp_sum (k.cu:1) (1 kernel(s) reach it)"
     assert site.basis == ("wave64-full-mask fixed once (2–4–10 h) + 0.1–0.25–0.5 h review × 1 kernel(s)"
-                          " × calibration 0.86")
-    # (2–4–10 + 0.1–0.25–0.5) × 0.86; it takes the helper's DEV002 and DEV011 findings (API004's "same name" on
+                          " × calibration 0.97")
+    # (2–4–10 + 0.1–0.25–0.5) × 0.97; it takes the helper's DEV002 and DEV011 findings (API004's "same name" on
     # that shuffle yields to DEV002).
-    assert site.hours.rounded() == Hours(1.81, 3.65, 9.03)
+    assert site.hours.rounded() == Hours(2.04, 4.12, 10.19)
     assert site.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
     assert sorted((i.id, i.hours.rounded()) for i in a.items) == [
-        ("one-off:rocm-build-and-ci", Hours(0.86, 1.72, 5.16)),  # 1–2–6 × 0.86 (no build file)
-        ("one-off:validate-on-target", Hours(0.49, 1.01, 3.04)),  # (0.5–1–3 + 0.1–0.25–0.75 × 0.5^0.5) × 0.86
+        ("one-off:rocm-build-and-ci", Hours(0.97, 1.94, 5.82)),  # 1–2–6 × 0.97 (no build file)
+        ("one-off:validate-on-target", Hours(0.55, 1.14, 3.42)),  # (0.5–1–3 + 0.1–0.25–0.75 × 0.5^0.5) × 0.97
         ("rule:KRN001:k.cu", Hours(0, 0, 0)),
         ("rule:KRN002:k.cu", Hours(0, 0, 0)),
-        ("site:helper:k.cu:1", Hours(1.81, 3.65, 9.03)),
+        ("site:helper:k.cu:1", Hours(2.04, 4.12, 10.19)),
     ]
-    assert a.hours.rounded() == Hours(5.9, 7.52, 9.59)  # P10–likely–P90 of the items combined as independent
+    assert a.hours.rounded() == Hours(6.65, 8.48, 10.81)  # P10–likely–P90 of the items combined as independent
     assert [(s.label, s.need, s.kernels) for s in a.fix_sites] == [("helper warp_sum (k.cu:1)", "wave64-full-mask", 1)]
     row = a.breakdowns["by_kernel"][0]
     assert (row["item"], row["findings"]) == ("site:helper:k.cu:1", 1)  # findings written in the kernel's own body
@@ -337,8 +337,8 @@ def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
     helper = sorted(f.fingerprint for f in result.findings if f.line == 2 and f.rule in ("DEV002", "DEV011"))
     site = item(a, "site:helper:k.cu:1")
     assert site.findings == tuple(helper) and site.count == 2
-    # once (2–4–10) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.86: not two kernels' fixes
-    assert site.hours.rounded() == Hours(1.89, 3.87, 9.46)
+    # once (2–4–10) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.97: not two kernels' fixes
+    assert site.hours.rounded() == Hours(2.13, 4.37, 10.67)
     assert not any(i.id.startswith("kernel:") for i in a.items)
     assert {a.finding_item[fp] for fp in helper} == {"site:helper:k.cu:1"}
     assert not any(i.rule in ("DEV002", "DEV011") for i in a.items)

@@ -127,23 +127,6 @@ def spearman(xs: list[float], ys: list[float]) -> float:
     return cov / var if var else 0.0
 
 
-# What decides the estimates a calibration run records: the effort model and the modules that apply it. A recorded
-# run whose fingerprint differs was made with another model, and the table in docs/effort-model.md is stale.
-MODEL_INPUTS = ("rules/effort/model.yaml", "porter/estimate/cost.py", "porter/estimate/dedup.py",
-                "porter/estimate/inputs.py", "porter/estimate/kernel_verdicts.py", "porter/estimate/ranges.py",
-                "porter/estimate/effort_model.py", "porter/estimate/assess.py")
-
-
-def model_fingerprint(root: Path) -> str:
-    """sha256 over the effort model and the estimate modules that turn a scan into days (MODEL_INPUTS)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for rel in MODEL_INPUTS:
-        h.update(rel.encode() + b"\0" + (root / rel).read_bytes().replace(b"\r\n", b"\n") + b"\0")
-    return h.hexdigest()[:16]
-
-
 def docs_table(record: Mapping[str, Any]) -> str:
     """The calibration table of docs/effort-model.md, from a run recorded by bench/calibrate.py --record."""
     head = ("| port | set | size | lines | reference days | P10 | likely | P90 | P90/P10 | likely / reference | "

@@ -275,10 +275,24 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
         lines = set().union(*(v.lines for v in kv.targets.values() if v.verdict != "ok"))
         covered = by_path.covered(kv)
         takes = [f for f in covered if absorb and (f.rule in named or (f.line in lines and f.category in ("device", "kernel")))]
-        rows.append({"k": k, "kv": kv, "worst_tid": worst_tid, "worst": worst, "hours": hours, "basis": basis,
+        rows.append({"k": k, "kv": kv, "worst_tid": worst_tid, "worst": worst, "hours": hours, "basis": basis, "need": need,
                      "job": job, "takes": takes, "in_body": sum(1 for f in covered if f.kernel == k.name),
                      "key": template_key(k, [n for n, _ in worst.needs] + [worst.verdict]),
                      "sites": sorted(sites, key=lambda s: s.key)})
+    # The same fix in several kernels of one file is a known fix repeated (llama.cpp's dequantize kernels each
+    # with the same 0xffffffff shuffle): the kernels of one file with the same deciding need follow the per-hit
+    # saturating curve, dearest first.
+    if model.kernels.get("repeat_in_file", False):
+        same: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            if not r["job"] and r["hours"].likely > 0:
+                same[(r["k"].path, r["need"])].append(r)
+        for rs in same.values():
+            rs.sort(key=lambda r: (-r["hours"].likely, r["k"].line))
+            for n, r in enumerate(rs[1:], start=2):
+                f = model.hit_units(n) - model.hit_units(n - 1)
+                r["hours"] = r["hours"].scale(f)
+                r["basis"].append(f"× {f:.2f} (kernel {n} of the file needing {r['need']}: a repeated fix)")
     # Template groups: the costliest copy is the representative, the others cost at most the per-variant term.
     variant = Hours.of(model.kernels.get("template_variant", [0.1, 0.25, 0.75]))
     groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
@@ -483,6 +497,7 @@ def _cost_rules(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str
             continue
         groups[(f.rule, None if inputs.per(f) == "repo" else f.path)].append(f)
     seen_hits: dict[tuple[str, str | None], int] = defaultdict(int)  # (library or rule, file) → hits so far
+    seen_files: dict[str, int] = defaultdict(int)  # per-file rule → files costed so far
     for (rid, path), fs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         size, per = inputs.size(fs[0]), inputs.per(fs[0])
         unit = model.size(size)
@@ -497,8 +512,12 @@ def _cost_rules(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str
                      + (f", at most {model.saturation:g} per file" if model.saturation else "")
                      + (f" (after {before} earlier {lib.name} hit(s) in the file)" if before and lib else ""))
         elif per == "file":
-            units = 1.0
-            basis = f"once per file, size {size} ({unit.text()})"
+            # The same rule in many files is one recipe repeated (CI scripts per CUDA version, one Makefile per
+            # directory): each further file costs less, as further hits in one file do.
+            nth = seen_files[rid] = seen_files[rid] + 1
+            units = model.file_units(nth) - model.file_units(nth - 1)
+            basis = f"once per file, size {size} ({unit.text()})" + (
+                f", file {nth} of the rule: {units:.2f} unit(s)" if nth > 1 else "")
         elif per == "kernel":
             ks = {(k.path, k.line, k.name): k for f in fs if (k := _enclosing_kernel(f, inputs)) is not None}
             outside = any(_enclosing_kernel(f, inputs) is None for f in fs)

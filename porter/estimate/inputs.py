@@ -110,20 +110,20 @@ class Inputs:
                         out[f.fingerprint] = (f.rule, entry["reason"])
             if not entry.get("siblings"):
                 continue
-            import pathspec
-
-            spec = pathspec.GitIgnoreSpec.from_lines(entry["siblings"])
             dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
             for spot in [*findings, *kernels]:
-                d = _matched_dir(spot.path, spec)
+                d = _matched_dir(spot.path, entry["siblings"])
                 if d is not None:
                     dirs[d].append(spot)
+            def parent(d: str) -> str:
+                return d.rstrip("/").rpartition("/")[0]
+
             parents: dict[str, int] = defaultdict(int)
             for d in dirs:
-                parents[d.rstrip("/").rsplit("/", 1)[0]] += 1
+                parents[parent(d)] += 1
             floor = float(entry.get("min_need_hours", 0))
             for d, spots in sorted(dirs.items()):
-                if parents[d.rstrip("/").rsplit("/", 1)[0]] < 2:
+                if parents[parent(d)] < 2:
                     continue
                 ks = [s for s in spots if isinstance(s, Kernel)]
                 if floor and not any(self.need_likely(k, targets) >= floor for k in ks):
@@ -207,13 +207,18 @@ def _kernel_id(k: Kernel) -> str:
     return f"kernel:{k.path}:{k.line}:{k.name}"
 
 
-def _matched_dir(path: str, spec) -> str | None:
-    """The shallowest ancestor directory of `path` (with its trailing slash) that `spec` matches."""
+def _matched_dir(path: str, patterns: Iterable[str]) -> str | None:
+    """The deepest ancestor directory of `path` (with its trailing slash) whose last components match one of
+    `patterns` (`**/quantization/*/`: a directory inside one named quantization; `**/exllama*/`: a directory named
+    exllama...), component by component with fnmatch; None when none does."""
+    from fnmatch import fnmatchcase
+
     parts = path.split("/")[:-1]
-    for i in range(1, len(parts) + 1):
-        d = "/".join(parts[:i]) + "/"
-        if spec.match_file(d):
-            return d
+    wanted = [[c for c in p.strip("/").split("/") if c != "**"] for p in patterns]
+    for i in range(len(parts), 0, -1):
+        tail = parts[:i]
+        if any(len(w) <= len(tail) and all(fnmatchcase(a, b) for a, b in zip(tail[-len(w):], w)) for w in wanted if w):
+            return "/".join(tail) + "/"
     return None
 
 
