@@ -217,9 +217,8 @@ def _tuning(model: EffortModel, costing, chip) -> ScopeLine | None:
     hours = percentiles(s)
     days = model.days(hours)
     return ScopeLine("tuning", hours, days, s.mean,
-                     text=f"Retuning on {', '.join(t.name for t in chip)} (not in the headline): {days.low:g}–"
-                          f"{days.high:g} engineer-days, likely {days.likely:g}: launch parameters chosen for NVIDIA "
-                          "(Triton num_warps, __launch_bounds__) re-tuned per target once the port runs.")
+                     text=f"Retuning after the port, not in the headline: {days.low:g}–{days.high:g} days (likely "
+                          f"{days.likely:g}) for NVIDIA-tuned num_warps and __launch_bounds__.")
 
 
 def _optional(inputs: Inputs, scope, costing) -> dict[str, Any] | None:
