@@ -37,7 +37,8 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
     d = a.to_dict()
     names = ", ".join(t["name"] for t in d["targets"])
     head = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
-    extras = [literal(x["text"]) for x in (d["handled"], d["optional"]) if x]  # the port's progress; optional work
+    # the port's progress; optional work; feature parity beyond the minimal port; retuning after it
+    extras = [literal(x["text"]) for x in (d["handled"], d["optional"], d["scope"]["parity"], d["tuning"]) if x]
     if a.nothing_to_port:
         head.append(literal(a.headline))
         return Group(head, *extras)

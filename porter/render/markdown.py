@@ -50,7 +50,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("**Nothing to port.**  ")
     else:
         w(f"**Effort: {days_range(d['effort'])}**  ")
-    for extra in (d["handled"], d["optional"]):
+    for extra in (d["handled"], d["optional"], d["scope"]["parity"], d["tuning"]):
         if extra:
             w(f"{md_text(extra['text'])}  ")
     w(f"Targets: {targets}")
