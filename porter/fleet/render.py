@@ -1,0 +1,140 @@
+"""The fleet document (porter.fleet.report) as console text, Markdown, JSON or CSV: one document, so every format
+carries the same numbers (tests/test_fleet.py compares them)."""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import orjson
+
+FORMATS = ("console", "markdown", "json", "csv")
+ALIASES = {"md": "markdown", "text": "console"}
+
+
+def format_name(name: str | None, output: str | None) -> str:
+    """The format asked for, else the one -o's suffix names, else console."""
+    if name:
+        name = ALIASES.get(name.lower(), name.lower())
+        if name not in FORMATS:
+            from porter.errors import UsageError
+
+            raise UsageError(f"--format {name}: one of {', '.join(FORMATS)} (md)")
+        return name
+    suffix = (output or "").rsplit(".", 1)[-1].lower() if output and "." in output else ""
+    return {"md": "markdown", "json": "json", "csv": "csv"}.get(suffix, "console")
+
+
+def render(name: str, doc: dict[str, Any]) -> bytes:
+    return {"console": console, "markdown": markdown, "json": as_json, "csv": as_csv}[name](doc)
+
+
+def _n(x: float) -> str:
+    return f"{x:g}"
+
+
+def as_json(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def console(doc: dict[str, Any]) -> bytes:
+    run, tot = doc["run"], doc["totals"]
+    out = [f"porter fleet: run {run['id']} ({run['started']}, {run['executor']}, porter {run['porter_version']})",
+           f"{tot['repositories']} repositories: {tot['assessed']} assessed, {tot['failed']} failed; "
+           f"{tot['open_findings']} open findings, {tot['kernels']} kernels", ""]
+    for t in doc["targets"]:
+        v = t["verdicts"]
+        out.append(f"{t['target']}: open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} "
+                   f"engineer-days, likely {_n(t['open_days']['likely'])}; "
+                   + ", ".join(f"{k} {v[k]}" for k in v))
+        width = max([len(x["repository"]) for x in t["ranking"]] + [10])
+        out.append(f"  {'repository':<{width}}  {'verdict':<10}  {'likely':>7}  {'low–high':>13}  commit")
+        for x in t["ranking"]:
+            out.append(f"  {x['repository']:<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
+                       f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['commit']}")
+        out.append(f"  ready now ({len(t['ready_now'])}): {', '.join(t['ready_now']) or '-'}")
+        out.append("")
+    for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
+        out.append(f"{head} across the fleet ({len(doc[key])}):")
+        for b in doc[key]:
+            out.append(f"  {b['count']:>3}  {b[title]}: {', '.join(b['repositories'])}")
+        out.append("")
+    out.append(f"Failed ({len(doc['failed'])}):")
+    for f in doc["failed"]:
+        out.append(f"  {f['repository']}: {f['reason']}")
+    out.append("")
+    prev = doc["previous_run"]
+    out.append(f"Changes since run {prev} ({len(doc['changes'])}):" if prev is not None else "Changes: no earlier run")
+    for c in doc["changes"]:
+        out.append(f"  {c['repository']}{' [' + c['target'] + ']' if c['target'] else ''}: {c['change']} "
+                   f"{_v(c['before'])} -> {_v(c['after'])}")
+    return ("\n".join(out) + "\n").encode()
+
+
+def _v(x: Any) -> str:
+    return "-" if x is None else _n(x) if isinstance(x, float) else str(x)
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(doc: dict[str, Any]) -> bytes:
+    run, tot = doc["run"], doc["totals"]
+    out = [f"# porter fleet: run {run['id']}", "",
+           f"{run['started']} · {run['executor']} · porter {run['porter_version']}", "",
+           f"**{tot['repositories']} repositories**: {tot['assessed']} assessed, {tot['failed']} failed; "
+           f"{tot['open_findings']} open findings, {tot['kernels']} kernels.", ""]
+    for t in doc["targets"]:
+        v = t["verdicts"]
+        out += [f"## {t['target']}", "",
+                f"Open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} engineer-days, likely "
+                f"{_n(t['open_days']['likely'])}. Verdicts: " + ", ".join(f"{k} {v[k]}" for k in v) + ".", "",
+                "| repository | verdict | likely days | low | high | commit |", "|---|---|---:|---:|---:|---|"]
+        out += [f"| {_md(x['repository'])} | {x['verdict']} | {_n(x['days_likely'])} | {_n(x['days_low'])} | "
+                f"{_n(x['days_high'])} | `{x['commit']}` |" for x in t["ranking"]]
+        out += ["", f"Ready now ({len(t['ready_now'])}): {', '.join(t['ready_now']) or '-'}", ""]
+    for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
+        out += [f"## {head} across the fleet", "", f"| {title} | repositories | which |", "|---|---:|---|"]
+        out += [f"| {_md(b[title])} | {b['count']} | {_md(', '.join(b['repositories']))} |" for b in doc[key]]
+        out.append("")
+    out += ["## Failed", "", "| repository | reason |", "|---|---|"]
+    out += [f"| {_md(f['repository'])} | {_md(f['reason'])} |" for f in doc["failed"]]
+    prev = doc["previous_run"]
+    out += ["", f"## Changes since run {prev}" if prev is not None else "## Changes", ""]
+    if prev is None:
+        out.append("No earlier run.")
+    else:
+        out += ["| repository | target | change | before | after |", "|---|---|---|---|---|"]
+        out += [f"| {_md(c['repository'])} | {c['target']} | {c['change']} | {_md(_v(c['before']))} | "
+                f"{_md(_v(c['after']))} |" for c in doc["changes"]]
+    return ("\n".join(out) + "\n").encode()
+
+
+def as_csv(doc: dict[str, Any]) -> bytes:
+    """One long table: section, target, name, field, value (a spreadsheet pivots it)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "target", "name", "field", "value"])
+    for k, v in doc["totals"].items():
+        w.writerow(["totals", "", "", k, v])
+    for t in doc["targets"]:
+        for k, v in t["verdicts"].items():
+            w.writerow(["verdicts", t["target"], "", k, v])
+        for k, v in t["open_days"].items():
+            w.writerow(["open_days", t["target"], "", k, _n(v)])
+        for x in t["ranking"]:
+            for k in ("verdict", "days_likely", "days_low", "days_high", "commit"):
+                w.writerow(["ranking", t["target"], x["repository"], k,
+                            _n(x[k]) if isinstance(x[k], float) else x[k]])
+        for name in t["ready_now"]:
+            w.writerow(["ready_now", t["target"], name, "", ""])
+    for key, title in (("blockers", "blocker"), ("libraries", "library")):
+        for b in doc[key]:
+            for repo in b["repositories"]:
+                w.writerow([key, "", b[title], "repository", repo])
+    for f in doc["failed"]:
+        w.writerow(["failed", "", f["repository"], "reason", f["reason"]])
+    for c in doc["changes"]:
+        w.writerow(["changes", c["target"], c["repository"], c["change"], f"{_v(c['before'])} -> {_v(c['after'])}"])
+    return buf.getvalue().encode()
