@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,9 +32,12 @@ class Checkout:
 
 
 def clone_dir(cache: Path, entry: Entry) -> Path:
-    """The cache folder of `entry`'s location: a readable name plus a digest of the location (two names, one place)."""
+    """The cache folder of `entry`'s location: a readable name plus a digest of the location, so two entries of one
+    location (two refs) share a clone."""
+    from porter.fleet.inventory import default_name
+
     digest = hashlib.sha256(entry.location.encode()).hexdigest()[:16]
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", entry.name)[:60]
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", default_name(entry.location))[:60]
     return Path(cache) / f"{safe}-{digest}"
 
 
@@ -53,14 +57,21 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
             git.run(dest, "-c", "protocol.file.allow=always", "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
                     "+refs/heads/*:refs/remotes/origin/*", timeout=timeout)
         else:
-            tmp = dest.with_name(dest.name + ".partial")
+            # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
+            # cloning one location at once each finish their own (the second rename finds the first in place).
+            tmp = dest.with_name(f"{dest.name}.partial-{os.getpid()}-{threading.get_ident()}")
             shutil.rmtree(tmp, ignore_errors=True)
             # `--` ends options: a location starting with `-` is a path, never an option. The file transport is
             # allowed for this clone only (porter's safe options refuse it): the user named this local repository.
             # No submodules are cloned, so nothing the repository names is fetched.
             git.run(cache, "-c", "protocol.file.allow=always", "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
                     timeout=timeout)
-            os.replace(tmp, dest)  # a clone interrupted half-way is never taken for a clone
+            try:
+                os.rename(tmp, dest)
+            except OSError:
+                if not (dest / ".git").is_dir():
+                    raise CheckoutError(f"cannot move the clone of {location} into {dest}") from None
+                shutil.rmtree(tmp, ignore_errors=True)
     except git.GitError as e:
         raise CheckoutError(f"git cannot clone or fetch {location}: {_first_line(str(e))}") from None
     return Checkout(dest, resolve(dest, entry.ref))

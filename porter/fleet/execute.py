@@ -8,7 +8,6 @@ that reason, so one repository that kills its worker cannot stall the fleet.
 from __future__ import annotations
 
 import multiprocessing
-import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
@@ -44,38 +43,37 @@ def _lost(task: Task, attempts: int) -> Outcome:
 
 
 def _local(tasks: Sequence[Task], done: Callable[[Outcome], None], workers: int) -> None:
+    suspects = _pool_round(tasks, list(range(len(tasks))), done, workers)
+    # A dead worker breaks the whole pool, so every task in flight is a suspect: each is retried alone, where a
+    # death is its own, and only then counted against it.
+    for i in suspects:
+        for attempt in range(2, MAX_ATTEMPTS + 1):
+            if not _pool_round(tasks, [i], done, 1):
+                break
+        else:
+            done(_lost(tasks[i], MAX_ATTEMPTS))
+
+
+def _pool_round(tasks: Sequence[Task], todo: list[int], done: Callable[[Outcome], None], workers: int) -> list[int]:
+    """Run tasks `todo` on one pool; the ones a broken pool lost (in order), every other outcome given to done."""
     # fork: a worker starts with porter's modules already loaded (what spawn would import again, per worker).
-    ctx = multiprocessing.get_context("fork")
-    attempts = [0] * len(tasks)
-    todo = list(range(len(tasks)))
-    while todo:
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx)
-        broken = False
-        try:
-            pending = {}
-            for i in todo:
-                attempts[i] += 1
-                pending[pool.submit(run_task, tasks[i])] = i
-            todo = []
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    i = pending.pop(fut)
-                    try:
-                        outcome = fut.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        if attempts[i] >= MAX_ATTEMPTS:
-                            done(_lost(tasks[i], attempts[i]))
-                        else:
-                            todo.append(i)
-                        continue
-                    done(outcome)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        if broken:
-            todo.sort()
-            time.sleep(0.05)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=multiprocessing.get_context("fork"))
+    lost: list[int] = []
+    try:
+        pending = {pool.submit(run_task, tasks[i]): i for i in todo}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                i = pending.pop(fut)
+                try:
+                    outcome = fut.result()
+                except BrokenProcessPool:
+                    lost.append(i)
+                    continue
+                done(outcome)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return sorted(lost)
 
 
 def _dask(tasks: Sequence[Task], done: Callable[[Outcome], None], address: str) -> None:
