@@ -91,7 +91,7 @@ def _dask(tasks: Sequence[Task], done: Callable[[Outcome], None], address: str) 
         # pure=False: two tasks for one repository are two runs, never deduplicated by Dask's hashing.
         futures = {client.submit(run_task, t, pure=False, key=f"porter-fleet-{i}-{t.entry.name}"): t
                    for i, t in enumerate(tasks)}
-        for fut in as_completed(list(futures)):
+        for fut in as_completed(list(futures), loop=client.loop):
             task = futures[fut]
             try:
                 done(fut.result())
