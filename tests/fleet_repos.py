@@ -28,8 +28,9 @@ def git(repo: Path, *args: str, date: str = "2026-01-05T10:00:00Z") -> str:
                           env=env).stdout.strip()
 
 
-def make_repo(repo: Path, kind: str) -> str:
-    """A repository of `kind`: a README commit, then the code commit; returns the head commit."""
+def make_repo(repo: Path, kind: str, unique: bool = False) -> str:
+    """A repository of `kind`: a README commit, then the code commit; returns the head commit. With `unique`, the
+    code file names the repository in a comment, so no two repositories share a blob (porter's cache cannot help)."""
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (repo / "README.md").write_text(f"# {repo.name}\n")
@@ -37,17 +38,18 @@ def make_repo(repo: Path, kind: str) -> str:
     git(repo, "commit", "-qm", "readme", date="2026-01-05T10:00:00Z")
     name, text, _ = KINDS[kind]
     (repo / "src").mkdir()
-    (repo / "src" / name).write_text(text)
+    mark = ("# " if name.endswith(".py") else "// ") + f"{repo.name}\n"
+    (repo / "src" / name).write_text(mark + text if unique else text)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "code", date="2026-01-12T10:00:00Z")
     return git(repo, "rev-parse", "HEAD")
 
 
-def make_fleet(root: Path, count: int) -> dict[str, tuple[str, str]]:
+def make_fleet(root: Path, count: int, unique: bool = False) -> dict[str, tuple[str, str]]:
     """`count` repositories under root/repos, kinds in turn: name -> (kind, head commit)."""
     out = {}
     for i in range(count):
         kind = ORDER[i % len(ORDER)]
         name = f"r{i:02d}-{kind}"
-        out[name] = (kind, make_repo(root / "repos" / name, kind))
+        out[name] = (kind, make_repo(root / "repos" / name, kind, unique))
     return out

@@ -78,7 +78,7 @@ def test_stored_rows_are_exactly_what_assess_says(fleet):
     assert store.counts() == {"fleet_runs": 1, "fleet_assessments": COUNT, "fleet_target_results": COUNT,
                               "fleet_blockers": sum(len(r["blockers"]) for r in rows),
                               "fleet_libraries": sum(len(r["libraries"]) for r in rows),
-                              "fleet_run_repositories": COUNT + 3}
+                              "fleet_run_repositories": COUNT + 3, "fleet_history_points": 0}
     # Clones live in porter's cache, never inside a scanned repository, and hold no checked-out file.
     clones = sorted(p.name for p in (root / "clones").iterdir())
     assert len(clones) == COUNT and all(not (root / "clones" / c / "src").exists() for c in clones)

@@ -6,6 +6,7 @@ and return the same outcome; the database is written only by the process that st
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import signal
@@ -36,6 +37,8 @@ class Options:
     cache_dir: Path | None = None  # porter's result cache (None: the default)
     clone_cache: Path = Path()  # where clones live (porter.fleet.checkout)
     timeout: float = 1800.0  # seconds for one repository: clone or fetch, and the assessment
+    history_every: str | None = None  # "day", "week" or "month": also record history points (porter.history)
+    history_since: str | None = None  # ISO date the history starts at
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,19 @@ class TargetResult:
 
 
 @dataclass(frozen=True)
+class HistoryPoint:
+    """One point back in time (the last commit of a week, say): the open work there, as `porter history` gives it."""
+
+    commit: str
+    date: str
+    verdict: str
+    days_low: float
+    days_likely: float
+    days_high: float
+    open_findings: int
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What became of one repository: assessed (with its figures), already stored, or failed with a reason."""
 
@@ -79,6 +95,7 @@ class Outcome:
     targets: tuple[TargetResult, ...] = ()
     blockers: tuple[str, ...] = ()  # the titles of the reasons that make a target "blocked"
     libraries: tuple[str, ...] = ()  # CUDA libraries the repository uses, by the library map's names
+    history: tuple[HistoryPoint, ...] = ()  # with Options.history_every: the points up to the assessed commit
     seconds: float = field(default=0.0, compare=False)  # wall time: differs between runs, never compared
 
 
@@ -108,9 +125,13 @@ def run_task(task: Task) -> Outcome:
             settings = _settings(got.path, task.options)
             key = f"{got.commit} {settings_hash(settings)}"
             if key in task.stored:
-                return Outcome(e.name, e.location, e.ref, STORED, got.commit, settings_hash(settings),
-                               seconds=time.monotonic() - start)
-            return _assessed(e, got.path, got.commit, settings, start)
+                outcome = Outcome(e.name, e.location, e.ref, STORED, got.commit, settings_hash(settings))
+            else:
+                outcome = _assessed(e, got.path, got.commit, settings, start)
+            if task.options.history_every:
+                # Cheap on a later run: porter.history caches each point's summary by its tree.
+                outcome = dataclasses.replace(outcome, history=_history(got.path, got.commit, settings, task.options))
+            return dataclasses.replace(outcome, seconds=time.monotonic() - start)
     except CheckoutError as err:
         reason = str(err)
     except _Timeout:
@@ -150,6 +171,17 @@ def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) ->
         open_findings=sum(1 for f in result.findings if str(f.status) == "open"),
         kernels=len(result.kernels), targets=targets, blockers=tuple(blockers), libraries=tuple(libraries),
         seconds=time.monotonic() - start)
+
+
+def _history(path: Path, commit: str, settings: Any, options: Options) -> tuple[HistoryPoint, ...]:
+    """The points of `porter history --every EVERY --since SINCE` up to `commit`, through porter.history."""
+    from porter.history.points import history
+    from porter.history.walk import walk
+
+    walked = walk(path, since=options.history_since, rev=commit)
+    points = history(walked, settings, options.history_every).points
+    return tuple(HistoryPoint(p.commit, p.date, p.verdict, p.effort["low"], p.effort["likely"], p.effort["high"],
+                              p.open_findings) for p in points)
 
 
 class _Timeout(Exception):

@@ -54,6 +54,8 @@ def scan_cmd(
     timeout: float = typer.Option(1800.0, "--timeout", metavar="SECONDS", help="Per repository: clone or fetch, then assessment."),
     no_cache: bool = typer.Option(False, "--no-cache", metavar="", help="Do not read or write porter's result cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", metavar="DIR", help="porter's result cache (default: $PORTER_CACHE_DIR or ~/.cache/porter)."),
+    history: Optional[str] = typer.Option(None, "--history", metavar="PERIOD", help="Also record history points: daily, weekly or monthly (porter history)."),
+    since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="With --history: points from this ISO date on."),
     new_run: bool = typer.Option(False, "--new-run", metavar="", help="Start a new run even when the last one was interrupted."),
     quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="No line per repository on stderr."),
     verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
@@ -71,10 +73,21 @@ def scan_cmd(
             raise UsageError("--workers must be 1 or more")
         if timeout <= 0:
             raise UsageError("--timeout must be more than 0 seconds")
+        every = {"daily": "day", "weekly": "week", "monthly": "month", "day": "day", "week": "week",
+                 "month": "month"}.get((history or "").lower()) if history else None
+        if history and every is None:
+            raise UsageError(f"--history {history}: daily, weekly or monthly")
+        if since and not history:
+            raise UsageError("--since needs --history")
+        if since:
+            from porter.history.walk import parse_date
+
+            parse_date(since, "--since")
         entries = inventory.load(repositories)
         options = Options(targets=tuple(target or ()), include=tuple(include or ()), exclude=tuple(exclude or ()),
                           isolated=not trust_config, no_cache=no_cache, cache_dir=cache_dir,
-                          clone_cache=(clone_cache or _default_clone_cache()).resolve(), timeout=timeout)
+                          clone_cache=(clone_cache or _default_clone_cache()).resolve(), timeout=timeout,
+                          history_every=every, history_since=since)
         store = Store.open(db)
         try:
             def progress(o) -> None:

@@ -68,6 +68,12 @@ def console(doc: dict[str, Any]) -> bytes:
     for c in doc["changes"]:
         out.append(f"  {c['repository']}{' [' + c['target'] + ']' if c['target'] else ''}: {c['change']} "
                    f"{_v(c['before'])} -> {_v(c['after'])}")
+    if doc["burndown"]:
+        out += ["", "Burndown (open engineer-days of the fleet, week by week):",
+                f"  {'week':<10}  {'repos':>5}  {'likely':>7}  {'low–high':>13}  {'open findings':>13}"]
+        for b in doc["burndown"]:
+            out.append(f"  {b['week']:<10}  {b['repositories']:>5}  {_n(b['days_likely']):>7}  "
+                       f"{_n(b['days_low']) + '–' + _n(b['days_high']):>13}  {b['open_findings']:>13}")
     return ("\n".join(out) + "\n").encode()
 
 
@@ -108,6 +114,11 @@ def markdown(doc: dict[str, Any]) -> bytes:
         out += ["| repository | target | change | before | after |", "|---|---|---|---|---|"]
         out += [f"| {_md(c['repository'])} | {c['target']} | {c['change']} | {_md(_v(c['before']))} | "
                 f"{_md(_v(c['after']))} |" for c in doc["changes"]]
+    if doc["burndown"]:
+        out += ["", "## Burndown", "", "| week | repositories | likely days | low | high | open findings |",
+                "|---|---:|---:|---:|---:|---:|"]
+        out += [f"| {b['week']} | {b['repositories']} | {_n(b['days_likely'])} | {_n(b['days_low'])} | "
+                f"{_n(b['days_high'])} | {b['open_findings']} |" for b in doc["burndown"]]
     return ("\n".join(out) + "\n").encode()
 
 
@@ -137,4 +148,7 @@ def as_csv(doc: dict[str, Any]) -> bytes:
         w.writerow(["failed", "", f["repository"], "reason", f["reason"]])
     for c in doc["changes"]:
         w.writerow(["changes", c["target"], c["repository"], c["change"], f"{_v(c['before'])} -> {_v(c['after'])}"])
+    for b in doc["burndown"]:
+        for k in ("repositories", "days_likely", "days_low", "days_high", "open_findings"):
+            w.writerow(["burndown", "", b["week"], k, _n(b[k]) if isinstance(b[k], float) else b[k]])
     return buf.getvalue().encode()

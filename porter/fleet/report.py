@@ -4,6 +4,7 @@ with the repositories each touches, the ready-now list and the failures. Every f
 """
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from porter.errors import UsageError
@@ -56,6 +57,8 @@ def document(store: Store, run_id: int | None = None) -> dict[str, Any]:
         "libraries": _across(ok, "libraries", "library"),
         "failed": [{"repository": r["repository"], "reason": r["reason"]} for r in rows if r["outcome"] not in OK],
         "changes": _changes(store.run_rows(previous), rows) if previous is not None else [],
+        "burndown": burndown([p for p in store.history(info["targets"], info["porter_version"])
+                              if p["repository"] in {r["repository"] for r in ok}]),
     }
 
 
@@ -105,4 +108,27 @@ def _changes(before: list[dict], after: list[dict]) -> list[dict[str, Any]]:
                 add(repo, "verdict", p["verdict"], t["verdict"], t["target"])
             if p["days_likely"] != t["days_likely"]:
                 add(repo, "effort", p["days_likely"], t["days_likely"], t["target"])
+    return out
+
+
+def burndown(points: list[dict]) -> list[dict[str, Any]]:
+    """The fleet's open work week by week (weeks starting Monday): each repository counts with its last history
+    point on or before the week's end, from its first point on."""
+    if not points:
+        return []
+    by_repo: dict[str, list[dict]] = {}
+    for p in sorted(points, key=lambda p: (p["repository"], p["date"], p["commit_id"])):
+        by_repo.setdefault(p["repository"], []).append(p)
+    days = sorted({dt.date.fromisoformat(p["date"][:10]) for p in points})
+    week = days[0] - dt.timedelta(days=days[0].weekday())
+    out = []
+    while week <= days[-1]:
+        end = (week + dt.timedelta(days=6)).isoformat()
+        latest = [max((p for p in ps if p["date"][:10] <= end), key=lambda p: p["date"], default=None)
+                  for ps in by_repo.values()]
+        latest = [p for p in latest if p is not None]
+        out.append({"week": week.isoformat(), "repositories": len(latest),
+                    **{f"days_{k}": round(sum(p[f"days_{k}"] for p in latest), 1) for k in ("low", "likely", "high")},
+                    "open_findings": sum(p["open_findings"] for p in latest)})
+        week += dt.timedelta(days=7)
     return out

@@ -92,12 +92,32 @@ run_repositories = sa.Table(
 )
 
 
+history_points = sa.Table(
+    "fleet_history_points", meta,
+    sa.Column("repository", sa.String(200), primary_key=True),
+    sa.Column("commit_id", sa.String(64), primary_key=True),
+    sa.Column("targets", sa.String(400), primary_key=True),
+    sa.Column("porter_version", sa.String(64), primary_key=True),
+    sa.Column("settings_hash", sa.String(64), primary_key=True),
+    sa.Column("date", sa.String(40), nullable=False),
+    sa.Column("verdict", sa.String(20), nullable=False),
+    sa.Column("days_low", sa.Float, nullable=False),
+    sa.Column("days_likely", sa.Float, nullable=False),
+    sa.Column("days_high", sa.Float, nullable=False),
+    sa.Column("open_findings", sa.Integer, nullable=False),
+)
+
+
 def _create_v1(conn: Connection) -> None:
     meta.create_all(conn, tables=[runs, assessments, target_results, blockers, libraries, run_repositories])
 
 
+def _history_v2(conn: Connection) -> None:
+    meta.create_all(conn, tables=[history_points])
+
+
 # MIGRATIONS[n] takes a database from version n to n + 1; version 0 is an empty database.
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1]
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -178,9 +198,30 @@ class Store:
                 status, reason = FAILED, "its stored assessment is gone from the database"
             else:
                 reason = o.reason
+            if o.history and o.settings_hash:
+                self._points(conn, o, targets, porter_version)
             conn.execute(run_repositories.insert().values(
                 run_id=run_id, repository=o.name, location=o.location, ref=o.ref, outcome=status,
                 commit_id=o.commit, reason=reason, assessment_id=assessment_id, seconds=round(o.seconds, 3)))
+
+    def _points(self, conn: Connection, o: Outcome, targets: str, porter_version: str) -> None:
+        key = {"repository": o.name, "targets": targets, "porter_version": porter_version,
+               "settings_hash": o.settings_hash}
+        have = {c for (c,) in conn.execute(sa.select(history_points.c.commit_id).where(
+            *(history_points.c[k] == v for k, v in key.items())))}
+        new = [{**key, "commit_id": p.commit, "date": p.date, "verdict": p.verdict, "days_low": p.days_low,
+                "days_likely": p.days_likely, "days_high": p.days_high, "open_findings": p.open_findings}
+               for p in o.history if p.commit not in have]
+        if new:
+            conn.execute(history_points.insert(), new)
+
+    def history(self, targets: str, porter_version: str) -> list[dict]:
+        """Every stored history point for these targets and this porter version, by repository then date."""
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(
+                sa.select(history_points).where(history_points.c.targets == targets,
+                                                history_points.c.porter_version == porter_version)
+                .order_by(history_points.c.repository, history_points.c.date, history_points.c.commit_id)).mappings()]
 
     def _find(self, conn: Connection, o: Outcome, targets: str, porter_version: str) -> int | None:
         return conn.execute(sa.select(assessments.c.id).where(
@@ -251,7 +292,8 @@ class Store:
         """Rows per table (tests assert no duplicates after a resumed run)."""
         with self.engine.connect() as conn:
             return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar()
-                    for t in (runs, assessments, target_results, blockers, libraries, run_repositories)}
+                    for t in (runs, assessments, target_results, blockers, libraries, run_repositories,
+                              history_points)}
 
 
 def migrate(conn: Connection) -> int:
