@@ -149,6 +149,12 @@ def test_every_report_format_shows_the_same_numbers(fleet):
     assert [(r[0], r[1], float(r[2]), float(r[3]), float(r[4])) for r in md_rows[:COUNT]] == ranking
     assert "Verdicts: blocked 5, port 5, mechanical 6, ready 6." in md
 
+    page = cli("fleet", "report", "--db", db, "--run", "1", "-f", "html")
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(<td>r\d\d-.*?)</tr>", page)]
+    assert [(c[0], re.sub(r"<[^>]+>", "", c[1]), float(c[2]), float(c[3]), float(c[4])) for c in cells[:COUNT]] \
+        == ranking
+    assert "Verdicts: blocked 5, port 5, mechanical 6, ready 6." in page and "<script" not in page
+
     text = cli("fleet", "report", "--db", db, "--run", "1")
     lines = [line.split() for line in text.splitlines() if re.match(r"^  r\d\d-", line)]
     assert [(x[0], x[1], float(x[2]), *map(float, x[3].split("–"))) for x in lines] == ranking
@@ -236,3 +242,24 @@ def test_the_list_format(tmp_path):
         inventory.parse("a b c d\n")
     with pytest.raises(ValueError, match=r"list:1: '--upload-pack=x' is not a ref"):
         inventory.parse("a --upload-pack=x\n")
+
+
+def test_the_html_report_renders_in_a_real_browser(fleet, tmp_path):
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; scripts/bootstrap.sh does it)")
+    root, repos, _, _ = fleet
+    page = tmp_path / "fleet.html"
+    cli("fleet", "report", "--db", str(root / "fleet.db"), "--run", "1", "-o", str(page))
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    dom = p.stdout
+    assert len(re.findall(r'<table class="ranking">', dom)) == 1
+    assert len(re.findall(r'<span class="blocked">blocked</span>', dom)) == 5
+    assert len(re.findall(r'<span class="ready">ready</span>', dom)) == 6

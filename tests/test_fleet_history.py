@@ -46,6 +46,11 @@ def test_weekly_history_points_and_the_burndown(tmp_path):
     assert likely > 0 and {KINDS[k][2] for k in heads} == {"ready", "mechanical", "blocked"}
     md = cli("fleet", "report", "--db", db, "-f", "md")
     assert f"| 2026-01-12 | 3 | {likely:g} |" in md
+    page = cli("fleet", "report", "--db", db, "-f", "html")
+    assert page.count('<circle class="point"') == 2
+    assert f'<td>2026-01-12</td><td class="n">3</td><td class="n">{likely:g}</td>' in page
+    csv_text = cli("fleet", "report", "--db", db, "-f", "csv")
+    assert f"burndown,,2026-01-12,days_likely,{likely:g}" in csv_text.splitlines()
     # Points are stored once per commit: a second run adds none.
     cli(*args)
     assert Store.open(db).counts()["fleet_history_points"] == 6

@@ -110,7 +110,7 @@ def scan_cmd(
 def report_cmd(
     db: str = typer.Option(DEFAULT_DB, "--db", metavar="DB", help="SQLite file or postgresql://… URL."),
     run: Optional[int] = typer.Option(None, "--run", metavar="ID", help="Report this run (default: the latest)."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help="console, markdown (md), json or csv; default: from -o's suffix, else console."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help="console, markdown (md), json, csv or html; default: from -o's suffix, else console."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here (default: stdout)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", metavar="", help="Tracebacks on internal errors."),
 ) -> None:

@@ -3,12 +3,13 @@ carries the same numbers (tests/test_fleet.py compares them)."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 from typing import Any
 
 import orjson
 
-FORMATS = ("console", "markdown", "json", "csv")
+FORMATS = ("console", "markdown", "json", "csv", "html")
 ALIASES = {"md": "markdown", "text": "console"}
 
 
@@ -22,11 +23,11 @@ def format_name(name: str | None, output: str | None) -> str:
             raise UsageError(f"--format {name}: one of {', '.join(FORMATS)} (md)")
         return name
     suffix = (output or "").rsplit(".", 1)[-1].lower() if output and "." in output else ""
-    return {"md": "markdown", "json": "json", "csv": "csv"}.get(suffix, "console")
+    return {"md": "markdown", "json": "json", "csv": "csv", "html": "html", "htm": "html"}.get(suffix, "console")
 
 
 def render(name: str, doc: dict[str, Any]) -> bytes:
-    return {"console": console, "markdown": markdown, "json": as_json, "csv": as_csv}[name](doc)
+    return {"console": console, "markdown": markdown, "json": as_json, "csv": as_csv, "html": as_html}[name](doc)
 
 
 def _n(x: float) -> str:
@@ -152,3 +153,75 @@ def as_csv(doc: dict[str, Any]) -> bytes:
         for k in ("repositories", "days_likely", "days_low", "days_high", "open_findings"):
             w.writerow(["burndown", "", b["week"], k, _n(b[k]) if isinstance(b[k], float) else b[k]])
     return buf.getvalue().encode()
+
+
+_CSS = ("body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+        "th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}td.n{text-align:right}"
+        ".blocked{color:#b00020}.port{color:#c46200}.mechanical{color:#1a5fb4}.ready{color:#26a269}"
+        "svg{border:1px solid #ccc}")
+
+
+def _h(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), cls: str = "") -> str:
+    """A table; cells are already escaped HTML."""
+    th = "".join(f"<th>{_h(x)}</th>" for x in head)
+    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
+                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
+    return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _burndown_svg(points: list[dict[str, Any]]) -> str:
+    """The fleet's likely open days per week as a polyline (no script, no external asset)."""
+    w, h, pad = 640, 200, 30
+    top = max([p["days_likely"] for p in points] + [1.0])
+    step = (w - 2 * pad) / max(1, len(points) - 1)
+    xy = [(pad + i * step, h - pad - (h - 2 * pad) * p["days_likely"] / top) for i, p in enumerate(points)]
+    line = " ".join(f"{x:.1f},{y:.1f}" for x, y in xy)
+    dots = "".join(f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{_h(p["week"])}: '
+                   f'{_n(p["days_likely"])} days</title></circle>' for (x, y), p in zip(xy, points))
+    return (f'<svg id="burndown" width="{w}" height="{h}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg">'
+            f'<polyline fill="none" stroke="#1a5fb4" stroke-width="2" points="{line}"/>{dots}</svg>')
+
+
+def as_html(doc: dict[str, Any]) -> bytes:
+    """One self-contained page: inline CSS, an inline SVG burndown, no script."""
+    run, tot = doc["run"], doc["totals"]
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>porter fleet: run {_h(run['id'])}</title><style>{_CSS}</style></head><body>",
+           f"<h1>porter fleet: run {_h(run['id'])}</h1>",
+           f"<p>{_h(run['started'])} · {_h(run['executor'])} · porter {_h(run['porter_version'])}</p>",
+           f'<p id="totals"><b>{tot["repositories"]} repositories</b>: {tot["assessed"]} assessed, {tot["failed"]} '
+           f"failed; {tot['open_findings']} open findings, {tot['kernels']} kernels.</p>"]
+    for t in doc["targets"]:
+        v = t["verdicts"]
+        out += [f'<h2 id="target-{_h(t["target"])}">{_h(t["target"])}</h2>',
+                f"<p>Open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} engineer-days, likely "
+                f"{_n(t['open_days']['likely'])}. Verdicts: " + ", ".join(f"{k} {v[k]}" for k in v) + ".</p>",
+                _table(["repository", "verdict", "likely days", "low", "high", "commit"],
+                       [[_h(x["repository"]), f'<span class="{_h(x["verdict"])}">{_h(x["verdict"])}</span>',
+                         _n(x["days_likely"]), _n(x["days_low"]), _n(x["days_high"]), f"<code>{_h(x['commit'])}</code>"]
+                        for x in t["ranking"]], {2, 3, 4}, "ranking"),
+                f"<p>Ready now ({len(t['ready_now'])}): {_h(', '.join(t['ready_now']) or '-')}</p>"]
+    for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
+        out += [f"<h2>{head} across the fleet</h2>",
+                _table([title, "repositories", "which"],
+                       [[_h(b[title]), str(b["count"]), _h(", ".join(b["repositories"]))] for b in doc[key]], {1}, key)]
+    out += ["<h2>Failed</h2>", _table(["repository", "reason"],
+                                      [[_h(f["repository"]), _h(f["reason"])] for f in doc["failed"]], set(), "failed")]
+    prev = doc["previous_run"]
+    out.append(f"<h2>Changes since run {_h(prev)}</h2>" if prev is not None else "<h2>Changes</h2><p>No earlier run.</p>")
+    if prev is not None:
+        out.append(_table(["repository", "target", "change", "before", "after"],
+                          [[_h(c["repository"]), _h(c["target"]), _h(c["change"]), _h(_v(c["before"])),
+                            _h(_v(c["after"]))] for c in doc["changes"]], set(), "changes"))
+    if doc["burndown"]:
+        out += ["<h2>Burndown</h2>", _burndown_svg(doc["burndown"]),
+                _table(["week", "repositories", "likely days", "low", "high", "open findings"],
+                       [[_h(b["week"]), str(b["repositories"]), _n(b["days_likely"]), _n(b["days_low"]),
+                         _n(b["days_high"]), str(b["open_findings"])] for b in doc["burndown"]], {1, 2, 3, 4, 5},
+                       "burndown")]
+    out.append("</body></html>")
+    return ("\n".join(out) + "\n").encode()
