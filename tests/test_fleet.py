@@ -263,3 +263,17 @@ def test_the_html_report_renders_in_a_real_browser(fleet, tmp_path):
     assert len(re.findall(r'<table class="ranking">', dom)) == 1
     assert len(re.findall(r'<span class="blocked">blocked</span>', dom)) == 5
     assert len(re.findall(r'<span class="ready">ready</span>', dom)) == 6
+
+
+def test_usage_errors_exit_2_with_the_reason(tmp_path):
+    (tmp_path / "list.txt").write_text("a\n")
+    runner = CliRunner()
+    r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--db", str(tmp_path / "f.db"),
+                            "--executor", "ray://127.0.0.1:10001"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --executor ray://127.0.0.1:10001: expected "
+                                                  "dask://HOST:PORT (or leave it out for the local pool)")
+    r = runner.invoke(app, ["fleet", "report", "--db", str(tmp_path / "empty.db")])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: the fleet database holds no run yet (run `porter fleet "
+                                                  "scan` first)")
+    r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--since", "2026-01-01"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")

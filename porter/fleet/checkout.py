@@ -47,11 +47,8 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     cache.mkdir(parents=True, exist_ok=True)
     dest = clone_dir(cache, entry)
     location = entry.location
-    if "://" not in location and os.path.isabs(location):
-        if not os.path.isdir(location):
-            raise CheckoutError(f"{location}: no such directory")
-        if git.top_level(Path(location)) is None and not os.path.isdir(os.path.join(location, "objects")):
-            raise CheckoutError(f"{location}: not a git repository")
+    if "://" not in location and os.path.isabs(location) and not os.path.isdir(location):
+        raise CheckoutError(f"{location}: no such directory")
     try:
         if (dest / ".git").is_dir():
             git.run(dest, "-c", "protocol.file.allow=always", "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
@@ -59,6 +56,10 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
         else:
             # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
             # cloning one location at once each finish their own (the second rename finds the first in place).
+            if "://" not in location and os.path.isabs(location) and git.top_level(Path(location)) is None \
+                    and not os.path.isdir(os.path.join(location, "objects")):
+                # Checked once, before the first clone: git's own message for it is about the transport.
+                raise CheckoutError(f"{location}: not a git repository")
             tmp = dest.with_name(f"{dest.name}.partial-{os.getpid()}-{threading.get_ident()}")
             shutil.rmtree(tmp, ignore_errors=True)
             # `--` ends options: a location starting with `-` is a path, never an option. The file transport is

@@ -23,9 +23,16 @@ def describe(executor: str | None, workers: int) -> str:
     return executor if executor else f"local:{workers}"
 
 
+def check(executor: str | None) -> None:
+    """UsageError for an executor this porter cannot run on (before a run is started for it)."""
+    if executor and executor != "local" and not executor.startswith(("dask://", "tcp://")):
+        raise UsageError(f"--executor {executor}: expected dask://HOST:PORT (or leave it out for the local pool)")
+
+
 def execute(tasks: Sequence[Task], done: Callable[[Outcome], None], *, executor: str | None = None,
             workers: int = 1) -> None:
     """Run every task; call `done` once per task, in completion order."""
+    check(executor)
     if not tasks:
         return
     if executor is None or executor in ("local", ""):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from porter.fleet.assess import ASSESSED, FAILED, STORED, Options, Outcome, Task, porter_version
-from porter.fleet.execute import describe, execute
+from porter.fleet.execute import check, describe, execute
 from porter.fleet.inventory import Entry
 from porter.fleet.store import Store
 
@@ -33,6 +33,7 @@ def targets_key(targets: Sequence[str]) -> str:
 def scan(store: Store, entries: Sequence[Entry], options: Options, *, executor: str | None = None,
          workers: int = 1, resume: bool = True, progress: Callable[[Outcome], None] | None = None) -> Summary:
     """Assess `entries` into `store` and return what happened."""
+    check(executor)
     version = porter_version()
     tkey = targets_key(options.targets)
     run_id, already = store.start_run(version, tkey, describe(executor, workers), len(entries), resume=resume)
