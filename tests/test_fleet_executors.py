@@ -45,15 +45,33 @@ def test_the_local_pool_stores_every_repository(small_fleet):
                                                                    enumerate(["ready", "mech", "port", "blocked"] * 2)]
 
 
-def test_a_dask_cluster_stores_what_the_local_pool_stores(small_fleet, tmp_path):
+def test_a_dask_cluster_stores_what_the_local_pool_stores_though_a_worker_dies(small_fleet, tmp_path):
     distributed = pytest.importorskip("distributed", reason="needs the 'fleet-dask' extra (distributed)")
+    import signal
+
     root, entries, options, rows = small_fleet
+    killed = []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as watcher:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")
+        pids = watcher.run(os.getpid)
+
+        def kill_a_busy_worker(outcome) -> None:
+            # At the first outcome the other tasks are queued on the workers: one worker holding some is killed
+            # (SIGKILL, as the OOM killer does); its nanny starts a new one and the scheduler reassigns its tasks.
+            if killed:
+                return
+            busy = [(len(keys), addr) for addr, keys in watcher.processing().items() if keys and addr in pids]
+            if busy:
+                addr = max(busy)[1]
+                killed.append(addr)
+                os.kill(pids[addr], signal.SIGKILL)
+
         store = Store.open(tmp_path / "dask.db")
-        summary = scan(store, entries, options, executor="dask://" + address.split("://", 1)[1])
+        summary = scan(store, entries, options, executor="dask://" + address.split("://", 1)[1],
+                       progress=kill_a_busy_worker)
+    assert len(killed) == 1, "no worker held a task to lose"
     assert (summary.assessed, summary.stored, summary.failed) == (COUNT, 0, 1)
     assert comparable(store, 1) == rows
     assert store.run_info(1)["executor"] == "dask://" + address.split("://", 1)[1]
