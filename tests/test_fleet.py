@@ -277,3 +277,15 @@ def test_usage_errors_exit_2_with_the_reason(tmp_path):
                                                   "scan` first)")
     r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--since", "2026-01-01"])
     assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")
+
+
+def test_text_a_repository_controls_is_escaped_in_every_format(fleet):
+    from porter.fleet.render import render
+
+    root, _, _, _ = fleet
+    doc = document(Store.open(root / "fleet.db"), 1)
+    doc["failed"] = [{"repository": "evil", "reason": "remote: \x1b[2Jpwned\n| x | <b>"}]
+    console = render("console", doc).decode()
+    assert "  evil: remote: \\x1b[2Jpwned\\x0a| x | <b>" in console.splitlines() and "\x1b" not in console
+    assert "| evil | remote: \\\\x1b\\[2Jpwned \\| x \\| &lt;b> |" in render("markdown", doc).decode().splitlines()
+    assert "<td>remote: \x1b[2Jpwned\n| x | &lt;b&gt;</td>" in render("html", doc).decode()

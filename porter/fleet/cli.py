@@ -21,7 +21,9 @@ def _run(body: Callable[[], int], verbose: bool) -> None:
     try:
         code = body()
     except PorterError as e:
-        print(f"error: {e}", file=sys.stderr)
+        from porter.render.safe import one_line
+
+        print(one_line(f"error: {e}"), file=sys.stderr)
         code = e.exit_code
     except KeyboardInterrupt:
         print("interrupted: finished repositories are recorded; run the same command to resume", file=sys.stderr)
@@ -68,6 +70,7 @@ def scan_cmd(
         from porter.fleet.assess import Options
         from porter.fleet.scan import scan
         from porter.fleet.store import Store
+        from porter.render.safe import one_line
 
         if workers < 1:
             raise UsageError("--workers must be 1 or more")
@@ -93,7 +96,7 @@ def scan_cmd(
             def progress(o) -> None:
                 if not quiet:
                     what = o.verdict if o.status == "assessed" else o.reason if o.status == "failed" else "stored"
-                    print(f"{o.status:>8}  {o.name}  {what}  ({o.seconds:.1f} s)", file=sys.stderr)
+                    print(one_line(f"{o.status:>8}  {o.name}  {what}  ({o.seconds:.1f} s)"), file=sys.stderr)
 
             s = scan(store, entries, options, executor=executor, workers=workers, resume=not new_run,
                      progress=progress)

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from porter.render.safe import md_text, one_line
+
 FORMATS = ("console", "markdown", "json", "csv", "html")
 ALIASES = {"md": "markdown", "text": "console"}
 
@@ -51,24 +53,24 @@ def console(doc: dict[str, Any]) -> bytes:
         width = max([len(x["repository"]) for x in t["ranking"]] + [10])
         out.append(f"  {'repository':<{width}}  {'verdict':<10}  {'likely':>7}  {'low–high':>13}  commit")
         for x in t["ranking"]:
-            out.append(f"  {x['repository']:<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
+            out.append(f"  {_c(x['repository']):<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
                        f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['commit']}")
-        out.append(f"  ready now ({len(t['ready_now'])}): {', '.join(t['ready_now']) or '-'}")
+        out.append(f"  ready now ({len(t['ready_now'])}): {_c(', '.join(t['ready_now']) or '-')}")
         out.append("")
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
         out.append(f"{head} across the fleet ({len(doc[key])}):")
         for b in doc[key]:
-            out.append(f"  {b['count']:>3}  {b[title]}: {', '.join(b['repositories'])}")
+            out.append(f"  {b['count']:>3}  {_c(b[title])}: {_c(', '.join(b['repositories']))}")
         out.append("")
     out.append(f"Failed ({len(doc['failed'])}):")
     for f in doc["failed"]:
-        out.append(f"  {f['repository']}: {f['reason']}")
+        out.append(f"  {_c(f['repository'])}: {_c(f['reason'])}")
     out.append("")
     prev = doc["previous_run"]
     out.append(f"Changes since run {prev} ({len(doc['changes'])}):" if prev is not None else "Changes: no earlier run")
     for c in doc["changes"]:
-        out.append(f"  {c['repository']}{' [' + c['target'] + ']' if c['target'] else ''}: {c['change']} "
-                   f"{_v(c['before'])} -> {_v(c['after'])}")
+        out.append(f"  {_c(c['repository'])}{' [' + c['target'] + ']' if c['target'] else ''}: {c['change']} "
+                   f"{_c(_v(c['before']))} -> {_c(_v(c['after']))}")
     if doc["burndown"]:
         out += ["", "Burndown (open engineer-days of the fleet, week by week):",
                 f"  {'week':<10}  {'repos':>5}  {'likely':>7}  {'low–high':>13}  {'open findings':>13}"]
@@ -83,7 +85,13 @@ def _v(x: Any) -> str:
 
 
 def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Repository-influenced text (names, git's messages, blocker titles) in a Markdown cell: porter's escaping."""
+    return md_text(text)
+
+
+def _c(text: Any) -> str:
+    """The same on a terminal line: control characters and line breaks as visible escapes."""
+    return one_line(str(text))
 
 
 def markdown(doc: dict[str, Any]) -> bytes:
@@ -100,7 +108,7 @@ def markdown(doc: dict[str, Any]) -> bytes:
                 "| repository | verdict | likely days | low | high | commit |", "|---|---|---:|---:|---:|---|"]
         out += [f"| {_md(x['repository'])} | {x['verdict']} | {_n(x['days_likely'])} | {_n(x['days_low'])} | "
                 f"{_n(x['days_high'])} | `{x['commit']}` |" for x in t["ranking"]]
-        out += ["", f"Ready now ({len(t['ready_now'])}): {', '.join(t['ready_now']) or '-'}", ""]
+        out += ["", f"Ready now ({len(t['ready_now'])}): {_md(', '.join(t['ready_now']) or '-')}", ""]
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
         out += [f"## {head} across the fleet", "", f"| {title} | repositories | which |", "|---|---:|---|"]
         out += [f"| {_md(b[title])} | {b['count']} | {_md(', '.join(b['repositories']))} |" for b in doc[key]]
