@@ -155,9 +155,12 @@ def _settings(path: Path, options: Options):
 
 def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) -> Outcome:
     from porter.pipeline import run
-    from porter.source.read import source_for
+    from porter.source.read import GitTree
 
-    done = run(source_for(path, commit), settings, assess=True)
+    # What `porter assess --rev COMMIT` scans (source_for's GitTree), built directly: the clone is porter's own
+    # (git clone wrote its config, not the remote), so source_for's checks of a user-named work tree, three git
+    # processes per repository, have nothing to find here.
+    done = run(GitTree(path, commit), settings, assess=True)
     a = done.assessment
     result = done.result
     targets = tuple(TargetResult(t["id"], t["verdict"], t["effort"]["low"], t["effort"]["likely"],
