@@ -8,7 +8,6 @@ import io
 import json
 import os
 import re
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
