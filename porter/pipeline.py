@@ -31,6 +31,7 @@ from porter.match.engine import prepare_rules, rule_applies_to, run_rules
 from porter.match.registry import MatchContext
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
+from porter.portaware.scope import rocm_path_evidence
 from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -38,7 +39,7 @@ from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
-from porter.source import macros as preprocessor
+from porter.source import preprocessor
 from porter.source.parse import harvest_macros, parse, parses_alike
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
@@ -285,13 +286,15 @@ def scan(
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache, file_budget(options))
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
-                                    options.jobs, notices)
+                                    options.jobs, notices, options.rocm_macros)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
     # Which files this source has, for the port-status stage (it would list them again).
     result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
+    # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
+    result.stats["build_names"] = facts.build_names
     return result
 
 
@@ -306,6 +309,7 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
                     build_names=facts.build_names, alternatives=dict(facts.alternatives))
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
+    state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
@@ -352,7 +356,7 @@ class RepositoryFacts:
     local_packages: frozenset[str] = frozenset()
     headers: frozenset[str] = frozenset()
     constants: tuple[tuple[str, int], ...] = ()  # sorted
-    # Project macros that stand for one build (porter.source.macros.derived_names: #define'd only in ROCm-only
+    # Project macros that stand for one build (porter.source.preprocessor.derived_names: #define'd only in ROCm-only
     # arms, only in CUDA-only arms), so a device helper's CUDA-only branch (`#ifdef PTX_AVAILABLE`) reads as such.
     build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     # Integer constants defined with a few values (one per build: `kWarpSize` 32 or 64), sorted: a shared-memory
@@ -381,9 +385,11 @@ def facts_of(data: bytes) -> tuple[dict[str, str], dict[str, int], tuple]:
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 
-def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], tuple]) -> RepositoryFacts:
+def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], tuple],
+                     rocm_macros: Iterable[str] = ()) -> RepositoryFacts:
     """The facts of a tree from its files, each file's part from `per_file` (history walks memoise it by blob).
-    A macro keeps its first definition; a constant defined with two values is left out."""
+    A macro keeps its first definition; a constant defined with two values is left out. `rocm_macros`: the
+    configuration's ROCm-side macros, which the build names start from (as port status's do)."""
     files = list(files)
     macros: dict[str, str] = {}
     values: dict[str, set[int]] = {}
@@ -396,9 +402,13 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
             macros.setdefault(name, body)
         for name, value in constants.items():
             values.setdefault(name, set()).update(value if isinstance(value, tuple) else (value,))
-        if rest and rest[0][0]:
+        # A file ROCm-only by name or place (`hip/`, `*_hip.cu`) is all one side: its arms derive no build names
+        # (as in port status, which takes these names).
+        if rest and rest[0][0] and not rocm_path_evidence(c.path):
             directives[c.path] = (list(rest[0][0]), rest[0][1])
-    build_names = preprocessor.derived_names(directives) if directives else (frozenset(), frozenset())
+    rocm_macros = tuple(rocm_macros)
+    build_names = (preprocessor.derived_names(directives, rocm_macros) if directives
+                   else (frozenset(rocm_macros), frozenset()))
     constants = tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1))
     alternatives = tuple(sorted((k, tuple(sorted(v))) for k, v in values.items() if 1 < len(v) <= MAX_ALTERNATIVES))
     return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives))
@@ -421,7 +431,7 @@ READ_KEPT_BYTES = 64 * 1024 * 1024
 
 def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int, cache: Cache | None,
                             budget: Budget = Budget(), jobs: int = 1,
-                            notices: list[str] | None = None) -> RepositoryFacts:
+                            notices: list[str] | None = None, rocm_macros: Iterable[str] = ()) -> RepositoryFacts:
     """repository_facts of a tree's files (file_facts of each, lexed in budgeted workers: porter.budget), kept in
     the cache as one entry named by every C/C++/CUDA file's path and content (its blob id, else a hash of its
     bytes) and porter's code, so a warm re-scan hashes the files instead of lexing and harvesting each one again.
@@ -430,7 +440,8 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     read: dict[str, bytes] = {}  # bytes read to name the entry, kept (up to READ_KEPT_BYTES) for a miss
     key = None
     if cache is not None:
-        h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
+        h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode(),
+                                       ",".join(rocm_macros).encode())))
         kept = 0
         for c in files:
             if c.language != "cuda":
@@ -453,10 +464,10 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         if _facts_entry(hit):
             return _with_listing(files, hit)
     harvested, whole = _harvest(files, source, max_bytes, read, budget, jobs, notices)
-    # Which macros stand for one build is worked out over every file's directives (porter.source.macros): repository
+    # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     global _FACTS_INPUT
-    _FACTS_INPUT = (files, harvested)  # inherited by the forked worker, not pickled to it
+    _FACTS_INPUT = (files, harvested, rocm_macros)  # inherited by the forked worker, not pickled to it
     try:
         if sum(len(h[2][0]) for h in harvested.values() if len(h) > 2) <= FEW_DIRECTIVES:
             answer = _aggregate_task()  # linear in the directives, so this few are bounded here without a fork
@@ -468,7 +479,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         if notices is not None:
             notices.append(f"working out which macros stand for one build {answer.reason}; "
                            "device helpers' build-only branches are not told apart")
-        facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)))
+        facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)), rocm_macros)
     else:
         facts = answer
     if cache is not None and whole and not isinstance(answer, Overrun):
@@ -515,8 +526,8 @@ def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[
 
 
 def _aggregate_task() -> RepositoryFacts:
-    files, harvested = _FACTS_INPUT
-    return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))))
+    files, harvested, rocm_macros = _FACTS_INPUT
+    return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))), rocm_macros)
 
 
 def _facts_task(c: Candidate) -> tuple:
@@ -702,7 +713,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     # Python files only where that stage looks (findings, kernels, setup.py).
     if language in ("cuda", "cmake") or (language == "python" and (findings or kern or path.endswith("setup.py"))):
         tree = sf if language != "cuda" or parses_alike(data, st.macros) else None
-        port = port_status.file_facts(path, language, data, tree)
+        port = port_status.file_facts(path, language, data, tree,
+                                      preprocessor.preprocessed(sf) if language == "cuda" else None)
     return FileResult(
         path=path,
         language=language,

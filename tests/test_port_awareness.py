@@ -130,7 +130,7 @@ def test_repositories_without_rocm_code_keep_exactly_their_findings_all_open(nam
 
 
 def test_macros_evaluate_each_arm_as_cuda_and_rocm_build():
-    from porter.source.macros import directives, evaluate, side_at
+    from porter.source.preprocessor import directives, evaluate, side_at
 
     src = b"""#if defined(USE_ROCM)
 rocm
@@ -161,7 +161,7 @@ cuda_by_config
 
 
 def test_project_macros_defined_under_a_rocm_guard_stand_for_the_rocm_build():
-    from porter.source.macros import derived_names, directives
+    from porter.source.preprocessor import derived_names, directives
 
     header = b"#if defined(__HIP_PLATFORM_AMD__)\n#define MY_AMD 1\n#define BOTH 1\n#else\n#define BOTH 2\n#endif\n"
     rocm, cuda = derived_names({"h.h": (directives(header), 7)})

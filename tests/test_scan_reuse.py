@@ -67,7 +67,7 @@ def test_parses_alike_only_when_no_repository_macro_is_used():
 
 
 def test_a_vendor_free_file_has_no_one_build_region_and_derives_no_name():
-    from porter.source import macros
+    from porter.source import preprocessor as macros
 
     code = b"#ifndef G\n#define G\n#if CUDA_VERSION >= 12000 && defined(X)\n#define NEW 1\n#else\nint a;\n#endif\n#endif\n"
     dirs = macros.directives(code)

@@ -272,7 +272,7 @@ class Walker:
                 found = self.facts_memo[c.blob or ""] = file_facts(self.source, c, self.settings.max_file_bytes)
             return found
 
-        facts = repository_facts(files, per_blob)
+        facts = repository_facts(files, per_blob, self.settings.rocm_macros)
         return self.facts_ids.setdefault(facts.key, len(self.facts_ids)), facts
 
     def _scan_batch(self, batch: list[tuple]) -> None:

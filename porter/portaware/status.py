@@ -8,7 +8,7 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only;
-5. a line in a preprocessor arm only one build compiles (porter.source.macros) → handled, by that `#if`;
+5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes → handled;
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
 8. a file included only from CUDA-side lines → handled (the other arm includes the ROCm one);
@@ -36,8 +36,8 @@ from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, cmake_references, cuda_only_match, rocm_path_evidence,
                                     setup_references)
-from porter.source import macros
-from porter.source.macros import CUDA, ROCM
+from porter.source import preprocessor
+from porter.source.preprocessor import CUDA, ROCM
 
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
@@ -51,7 +51,7 @@ class PortMap:
     cuda_only: tuple[str, ...] = ()
     cuda_only_from: tuple[str, ...] = ()
     file_side: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # path -> (status kind, side, evidence)
-    regions: dict[str, list[macros.Region]] = field(default_factory=dict)
+    regions: dict[str, list[preprocessor.Region]] = field(default_factory=dict)
     cmake_regions: dict[str, list[tuple[int, int, str, int]]] = field(default_factory=dict)
     spans: dict[str, list[Span]] = field(default_factory=dict)
     compat: CompatLayer = field(default_factory=CompatLayer)
@@ -72,7 +72,7 @@ class PortMap:
             return Status.HANDLED, fs[2]
         regs = self.regions.get(path)
         if regs:
-            s, guard = macros.side_at(regs, line)
+            s, guard = preprocessor.side_at(regs, line)
             if s in (CUDA, ROCM) and guard:
                 return Status.HANDLED, f"{path}:{guard}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
@@ -113,14 +113,16 @@ FACTS_VERSION = b"portaware-facts-1"
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
 
-def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]:
+def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> dict[str, Any]:
     """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
     vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
     (porter.source.parse.SourceFile of `data`, parsed without repository macros or alike), else it is parsed here
-    when a runtime check may be in it."""
+    when a runtime check may be in it. `pre`: the file's directives when the caller has lexed them already
+    (porter.source.preprocessor.preprocessed of the scan's parse)."""
     out: dict[str, Any] = {}
     if language == "cuda":
-        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in macros.directives(data)]
+        ds = pre.directives if pre is not None else preprocessor.directives(data)
+        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in ds]
         out["total"] = data.count(b"\n") + 1
         if b"using" in data or b"typedef" in data:
             out["aliases"] = _aliases(data)
@@ -214,7 +216,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.file_side[path] = ("name", ROCM, ev)
 
     facts: dict[str, dict[str, Any]] = {}
-    dirs: dict[str, tuple[list[macros.Directive], int]] = {}
+    dirs: dict[str, tuple[list[preprocessor.Directive], int]] = {}
     # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
     scanned = {r.path: r for r in result.files if r.port_facts is not None}
     # A file the scan gave up on for time or memory (porter.budget) would take as long again here: not read.
@@ -231,18 +233,21 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             continue
         facts[path] = f
         if c.language == "cuda":
-            dirs[path] = ([macros.Directive(*d) for d in f["dirs"]], f["total"])
+            dirs[path] = ([preprocessor.Directive(*d) for d in f["dirs"]], f["total"])
         if f.get("spans"):
             pm.spans[path] = [Span(tuple(a), tuple(b), side, line) for a, b, side, line in f["spans"]]
         if f.get("regions"):
             pm.cmake_regions[path] = [tuple(r) for r in f["regions"]]
 
-    rocm_names, cuda_names = macros.derived_names(
+    # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
+    # rocm_macros), so the kernel stage and this one read each `#if` alike; a result from elsewhere derives them.
+    names = result.stats.get("build_names") if same else None
+    rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
-        if not macros.builds_differ(macros.condition_names(ds), rocm_names, cuda_names):
+        if not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = macros.evaluate(ds, total, rocm_names, cuda_names)
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs
 
@@ -267,8 +272,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, (ds, _total) in sorted(dirs.items()):
         regs = pm.regions.get(path)
         fs = pm.file_side.get(path)
-        for line, target in macros.quoted_includes(ds):
-            s = ROCM if fs and fs[1] == ROCM else (macros.side_at(regs, line)[0] if regs else "both")
+        for line, target in preprocessor.quoted_includes(ds):
+            s = ROCM if fs and fs[1] == ROCM else (preprocessor.side_at(regs, line)[0] if regs else "both")
             for hit in _resolve_include(path, target, files, by_name):
                 include_sides.setdefault(hit, set()).add(s)
                 if s in (CUDA, ROCM):
@@ -287,12 +292,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         regs = pm.regions.get(path)
         if not rocm_file and not regs:
             continue
-        for line, name, _body in macros.defines(ds):
-            s = ROCM if rocm_file else macros.side_at(regs, line)[0]
+        for line, name, _body in preprocessor.defines(ds):
+            s = ROCM if rocm_file else preprocessor.side_at(regs, line)[0]
             if s == ROCM:
                 pm.compat.add(path, line, name)
         for i, name in facts[path].get("aliases", ()):
-            if (ROCM if rocm_file else macros.side_at(regs, i)[0]) == ROCM:
+            if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
 
     if len(pm.compat):
