@@ -692,7 +692,7 @@ class Preprocessed:
 
 def preprocess(data: bytes) -> Preprocessed:
     """The file's directives lexed once, with its groups, dead lines and `__CUDA_ARCH__` arms."""
-    total = data.count(b"\n") + 1
+    total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
     dirs = tuple(directives(data))
     groups, dead, arch = _walk(dirs, total)
     return Preprocessed(dirs, total, groups, dead, arch)
