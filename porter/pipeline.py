@@ -225,6 +225,7 @@ class _Worker:
     ctx: MatchContext = field(default_factory=MatchContext)
     budget: Budget = Budget()  # what one file's scan may take in its worker (porter.budget)
     rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
+    held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
 
     def rules_for(self, language: str) -> list:
         """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
@@ -285,9 +286,10 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache, file_budget(options))
+    held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
-                                    options.jobs, notices, options.rocm_macros)
-    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
+                                    options.jobs, notices, options.rocm_macros, held)
+    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
@@ -295,21 +297,24 @@ def scan(
     result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
     # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
     result.stats["build_names"] = facts.build_names
+    result.stats["held"] = held  # the files' bytes as read: port status and deep mode take them from here
     return result
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
                facts: RepositoryFacts, progress: Callable[[int, int], None] | None = None,
-               only: frozenset[str] | None = None) -> list[tuple[FileResult, bool]]:
+               only: frozenset[str] | None = None, held: Held | None = None) -> list[tuple[FileResult, bool]]:
     """The per-file part of the scan for files already discovered, with the repository-wide facts given (history
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
                     dict(facts.macros), local_packages=facts.local_packages, headers=facts.headers,
                     constants=dict(facts.constants), budget=file_budget(options),
-                    build_names=facts.build_names, alternatives=dict(facts.alternatives))
+                    build_names=facts.build_names, alternatives=dict(facts.alternatives),
+                    held=held if held is not None else Held())
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
     state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
+    state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
@@ -424,25 +429,71 @@ def _with_listing(files: list[Candidate], harvested: tuple) -> RepositoryFacts:
 
 
 FACTS_FORMAT = b"repository-facts-1"
-# Bytes of C/C++/CUDA files cached_repository_facts keeps from naming its entry for harvesting them on a miss (a
-# cold scan then reads each once there); past this, files are read again.
-READ_KEPT_BYTES = 64 * 1024 * 1024
+# Bytes of files a scan keeps after reading them once (Held): the repository facts, the scan and port status all take
+# them from there. Past this, a file is read again where it is needed (each C/C++ file once more at most).
+READ_KEPT_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class Held:
+    """The bytes of each file a scan has read (up to `budget` bytes in all), and their digests: every stage of the
+    scan takes a file from here, so each is read from its source once (forked workers inherit what the scan's
+    process read before they started). Held by path and blob id, since a history walk scans several versions of one
+    path at once. An unreadable file's reason is kept too, so it is not tried twice."""
+
+    budget: int = READ_KEPT_BYTES
+    data: dict[tuple[str, str | None], bytes] = field(default_factory=dict)
+    failed: dict[tuple[str, str | None], str] = field(default_factory=dict)
+    digests: dict[tuple[str, str | None], bytes] = field(default_factory=dict)
+    kept: int = 0
+
+    def read(self, source: Source, c: Candidate, limit: int) -> bytes:
+        """The file's bytes: held, else read from `source` (and held while the budget lasts)."""
+        key = (c.path, c.blob)
+        found = self.data.get(key)
+        if found is not None:
+            return found
+        if key in self.failed:
+            raise SourceReadError(self.failed[key])
+        try:
+            data = source.read(c, limit)
+        except SourceReadError as e:
+            self.failed[key] = str(e)
+            raise
+        if self.kept + len(data) <= self.budget:
+            self.data[key] = data
+            self.kept += len(data)
+        return data
+
+    def get(self, c: Candidate) -> bytes | None:
+        return self.data.get((c.path, c.blob))
+
+    def digest(self, c: Candidate, data: bytes) -> bytes:
+        """sha256 of a file's bytes, once per file however many cache keys name it."""
+        key = (c.path, c.blob)
+        found = self.digests.get(key)
+        if found is None:
+            found = hashlib.sha256(data).digest()
+            if key in self.data:
+                self.digests[key] = found
+        return found
 
 
 def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int, cache: Cache | None,
                             budget: Budget = Budget(), jobs: int = 1,
-                            notices: list[str] | None = None, rocm_macros: Iterable[str] = ()) -> RepositoryFacts:
+                            notices: list[str] | None = None, rocm_macros: Iterable[str] = (),
+                            held: Held | None = None) -> RepositoryFacts:
     """repository_facts of a tree's files (file_facts of each, lexed in budgeted workers: porter.budget), kept in
     the cache as one entry named by every C/C++/CUDA file's path and content (its blob id, else a hash of its
     bytes) and porter's code, so a warm re-scan hashes the files instead of lexing and harvesting each one again.
-    A file whose facts run out of `budget` adds nothing to them, and a line to `notices` says so."""
+    A file whose facts run out of `budget` adds nothing to them, and a line to `notices` says so. Files are read
+    into `held` (the scan's), which the scan's later stages read from."""
     files = list(files)
-    read: dict[str, bytes] = {}  # bytes read to name the entry, kept (up to READ_KEPT_BYTES) for a miss
+    held = held if held is not None else Held()
     key = None
     if cache is not None:
         h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode(),
                                        ",".join(rocm_macros).encode())))
-        kept = 0
         for c in files:
             if c.language != "cuda":
                 continue
@@ -450,20 +501,23 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
                 content = c.blob.encode()
             else:
                 try:
-                    data = source.read(c, max_bytes)
+                    data = held.read(source, c, max_bytes)
                 except SourceReadError:
                     content = b"unreadable"
                 else:
-                    content = hashlib.sha256(data).digest()
-                    if kept + len(data) <= READ_KEPT_BYTES:
-                        read[c.path] = data
-                        kept += len(data)
+                    content = held.digest(c, data)
             h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
         key = "facts-" + h.hexdigest()[:40]
         hit = cache.get(key)
         if _facts_entry(hit):
             return _with_listing(files, hit)
-    harvested, whole = _harvest(files, source, max_bytes, read, budget, jobs, notices)
+    for c in files:  # read here, once, for the facts workers and the scan after them
+        if c.language == "cuda":
+            try:
+                held.read(source, c, max_bytes)
+            except SourceReadError:
+                pass  # said when the file itself is scanned
+    harvested, whole = _harvest(files, source, max_bytes, held, budget, jobs, notices)
     # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     global _FACTS_INPUT
@@ -496,7 +550,7 @@ FEW_DIRECTIVES = 10_000
 _FACTS_INPUT: tuple = ()
 
 
-def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[str, bytes], budget: Budget,
+def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
              jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
     whether every file gave its facts."""
@@ -533,9 +587,12 @@ def _aggregate_task() -> RepositoryFacts:
 def _facts_task(c: Candidate) -> tuple:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
     source, max_bytes, read = _FACTS_INPUT
-    data = read.get(c.path)
     try:
-        return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
+        try:
+            data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
+        except SourceReadError:
+            return {}, {}, ((), 0)  # reported when the file itself is scanned
+        return facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -656,7 +713,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         if not compute:
             return None, False
     try:
-        data = st.source.read(c, st.max_file_bytes)
+        data = st.held.read(st.source, c, st.max_file_bytes)
     except SourceReadError as e:
         return _skip(c, str(e)), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
@@ -664,7 +721,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
-    content_id = c.blob.encode() if c.blob is not None else data
+    content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
 
 
@@ -715,6 +772,9 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         tree = sf if language != "cuda" or parses_alike(data, st.macros) else None
         port = port_status.file_facts(path, language, data, tree,
                                       preprocessor.preprocessed(sf) if language == "cuda" else None)
+        if language == "cuda" and findings:
+            # The lines findings are on, for port status's compat-layer lookup (it would read the file again).
+            port["finding_lines"] = sorted({(f.line, sf.line_text(f.line)) for f in findings})
     return FileResult(
         path=path,
         language=language,

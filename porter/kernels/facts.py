@@ -141,9 +141,10 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
         return None
     lower = sf.data.lower()  # one C pass: several times faster than a case-insensitive regex over the file
     names = _build_names_pattern(build_names)
-    if not any(v in lower for v in _VENDORISH) and (names is None or not names.search(sf.data)):
+    pre = preprocessed(sf)
+    if not any(v in lower for v in _VENDORISH) and (names is None or not names.search(sf.data)) and not pre.toolkit_lines:
         return None
-    regions = preprocessed(sf).build_only(CUDA, *build_names)
+    regions = pre.build_only(CUDA, *build_names)
     if not regions:
         return None
     starts = [r.start for r in regions]

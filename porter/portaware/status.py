@@ -55,7 +55,7 @@ class PortMap:
     cmake_regions: dict[str, list[tuple[int, int, str, int]]] = field(default_factory=dict)
     spans: dict[str, list[Span]] = field(default_factory=dict)
     compat: CompatLayer = field(default_factory=CompatLayer)
-    lines: dict[str, list[str]] = field(default_factory=dict)  # source lines of files with guards or findings
+    lines: dict[str, dict[int, str]] = field(default_factory=dict)  # line -> text where findings are
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it."""
@@ -88,8 +88,8 @@ class PortMap:
             return Status.HANDLED, fs[2]
         if self.compat:
             text = self.lines.get(path)
-            if text and 1 <= line <= len(text):
-                row = text[line - 1]
+            row = text.get(line) if text else None
+            if row is not None:
                 seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
                 names = _ident().findall(seg)
                 hit = self.compat.lookup(path, names)
@@ -98,17 +98,18 @@ class PortMap:
         return Status.OPEN, None
 
 
-def _read(source, c, limit: int) -> bytes | None:
+def _read(source, c, limit: int, held=None) -> bytes | None:
+    """The file's bytes: those the scan holds (porter.pipeline.Held), else read from `source`."""
     from porter.source.read import SourceReadError
 
     try:
-        data = source.read(c, limit)
+        data = held.read(source, c, limit) if held is not None else source.read(c, limit)
     except SourceReadError:
         return None
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-1"
+FACTS_VERSION = b"portaware-facts-2"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -121,8 +122,10 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     (porter.source.preprocessor.preprocessed of the scan's parse)."""
     out: dict[str, Any] = {}
     if language == "cuda":
-        ds = pre.directives if pre is not None else preprocessor.directives(data)
-        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in ds]
+        pre = pre if pre is not None else preprocessor.preprocess(data)
+        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in pre.directives]
+        if pre.toolkit_lines:  # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
+            out["toolkit"] = sorted(pre.toolkit_lines)
         out["total"] = data.count(b"\n") + 1
         if b"using" in data or b"typedef" in data:
             out["aliases"] = _aliases(data)
@@ -169,7 +172,7 @@ def _aliases(data: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None:
+def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, Any] | None:
     """A file's facts, from the cache by git blob id (no read at all) or content hash when one is in use; `digest`
     names porter's own code, so an entry never outlives what computed it."""
     import hashlib
@@ -181,7 +184,7 @@ def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None
         hit = cache.get(key)
         if isinstance(hit, dict):
             return hit
-    data = _read(source, c, limit)
+    data = _read(source, c, limit, held)
     if data is None:
         return None
     if cache is not None and key is None:  # a work tree: no blob id, so the content names the entry
@@ -203,6 +206,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     seen = result.stats.get("discovery")  # (source, include, exclude, Discovery)
     same = seen is not None and seen[0] is source and seen[1:3] == (tuple(settings.include), tuple(settings.exclude))
     found = seen[3] if same else source.discover(settings.include, settings.exclude)
+    held = result.stats.get("held") if same else None  # the bytes the scan read (porter.pipeline.Held)
     files = {c.path: c for c in found.files}
     limit = settings.max_file_bytes
     pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
@@ -228,7 +232,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                                                           (path in with_findings or PurePosixPath(path).name == "setup.py")):
             continue
         r = scanned.get(path)
-        f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest)
+        f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
         if f is None:
             continue
         facts[path] = f
@@ -245,9 +249,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
-        if not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
+        toolkit = facts[path].get("toolkit", ())
+        if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names)
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs
 
@@ -301,12 +306,20 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 pm.compat.add(path, i, name)
 
     if len(pm.compat):
-        # Which name a finding matched needs its line: read only in a repository that has a compat layer.
+        # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
+        # `finding_lines`); a file the scan did not give facts for is read, from what the scan holds if it can.
         for path in sorted(with_findings):
             c = files.get(path)
-            data = _read(source, c, limit) if c is not None and c.language == "cuda" else None
+            if c is None or c.language != "cuda":
+                continue
+            r = scanned.get(path)
+            kept = r.port_facts.get("finding_lines") if r is not None else None
+            if kept is not None:
+                pm.lines[path] = {int(n): text for n, text in kept}
+                continue
+            data = _read(source, c, limit, held)
             if data is not None:
-                pm.lines[path] = data.decode("utf-8", "replace").split("\n")
+                pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
 
 

@@ -134,7 +134,11 @@ def directives(data: bytes) -> list[Directive]:
 
 
 def _directives(data: bytes) -> list[Directive]:
-    code = _blank_comments(data)
+    return _lex(_blank_comments(data))
+
+
+def _lex(code: bytes) -> list[Directive]:
+    """The directives of a file whose comments are blanked."""
     out: list[Directive] = []
     n = len(code)
     line, counted, continued = 0, 0, -1  # `line`: 0-based number of the line starting at `counted`
@@ -362,6 +366,26 @@ class Build:
         return None
 
 
+# CUDA toolkit version macros: nvcc's headers define them, HIP never does (porter's translate fixups say so too), so a
+# ROCm build reads `#if CUDART_VERSION >= 12000` as false and compiles its `#else`.
+TOOLKIT_VERSIONS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+                              "__CUDACC_VER_BUILD__"})
+
+
+class _ToolkitBuild(Build):
+    """A build that also knows the toolkit version macros are undefined in the ROCm build (their value in the CUDA
+    build stays unknown). Used only for a group whose `#else` has code: that `#else` is the HIP path, so the arms
+    before it are the CUDA build's alone (with no `#else`, HIP would just lack the code: not decided here)."""
+
+    def vendor(self, name: str | None) -> bool:
+        return name in TOOLKIT_VERSIONS or super().vendor(name)
+
+    def value(self, name: str | None):
+        if name in TOOLKIT_VERSIONS:
+            return False if self.build == ROCM else None
+        return super().value(name)
+
+
 def _truth(v) -> Tri:
     return None if v is None else bool(v)
 
@@ -409,14 +433,18 @@ class _Frame:
 
 
 def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] = (),
-             cuda_names: Iterable[str] = ()) -> list[Region]:
+             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = ()) -> list[Region]:
     """Every line of a file (1..total_lines) in regions that each build compiles or not, in order.
 
     Directive lines themselves belong to the enclosing region. Unbalanced directives (a stray #endif, a missing
-    one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file."""
+    one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file.
+    `toolkit_lines`: the `#if`/`#elif` lines whose group's `#else` is the HIP path (Preprocessed.toolkit_lines),
+    where a toolkit version macro reads undefined in the ROCm build."""
     rocm_names = tuple(rocm_names)
     cuda_names = tuple(cuda_names)
-    vals = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
+    plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
+    toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
+    toolkit_lines = frozenset(toolkit_lines)
     regions: list[Region] = []
     stack: list[_Frame] = []
     cur_cuda: Tri = True
@@ -433,6 +461,7 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     for d in dirs:
         if d.kind in ("define", "include"):
             continue
+        vals = toolkit if d.line in toolkit_lines else plain
         if d.kind in ("if", "ifdef", "ifndef"):
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
@@ -654,6 +683,10 @@ class Preprocessed:
     dead: frozenset[int]
     # (first line, device only?) where the answer of device_only changes, in line order
     arch_points: tuple[tuple[int, bool], ...]
+    # `#if`/`#elif` lines of groups whose `#else` has code (porter reads that `#else` as the HIP path of a toolkit
+    # version test: see TOOLKIT_VERSIONS)
+    toolkit_lines: frozenset[int] = frozenset()
+    empty_arms: frozenset[int] = frozenset()  # directive lines of arms whose body holds no code
     _regions: dict = field(default_factory=dict, compare=False, repr=False)
 
     def device_only(self, line: int) -> bool:
@@ -678,7 +711,7 @@ class Preprocessed:
         key = (frozenset(rocm_names), frozenset(cuda_names))
         found = self._regions.get(key)
         if found is None:
-            found = self._regions[key] = evaluate(list(self.directives), self.total, *key)
+            found = self._regions[key] = evaluate(list(self.directives), self.total, *key, self.toolkit_lines)
         return found
 
     def builds_differ(self, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> bool:
@@ -693,9 +726,35 @@ class Preprocessed:
 def preprocess(data: bytes) -> Preprocessed:
     """The file's directives lexed once, with its groups, dead lines and `__CUDA_ARCH__` arms."""
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
-    dirs = tuple(directives(data))
+    if b"#" not in data:
+        return Preprocessed((), total, (), frozenset(), ())
+    code = _blank_comments(data)
+    dirs = tuple(_lex(code))
     groups, dead, arch = _walk(dirs, total)
-    return Preprocessed(dirs, total, groups, dead, arch)
+    empty = _empty_arms(code, groups)
+    toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
+                        for a in g.arms[:-1])
+    return Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
+
+
+def _empty_arms(code: bytes, groups: tuple[Group, ...]) -> frozenset[int]:
+    """Directive lines of the arms whose body is blank once comments are (nested directives count as code)."""
+    if not groups:
+        return frozenset()
+    starts = [0]
+    at = code.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = code.find(b"\n", at + 1)
+    n = len(starts)
+    out = set()
+    for g in groups:
+        for a in g.arms:
+            first, last = a.end_line + 1, a.last
+            if last < first or code[starts[first - 1] if first <= n else len(code):
+                                     starts[last] if last < n else len(code)].strip() == b"":
+                out.add(a.line)
+    return frozenset(out)
 
 
 def preprocessed(sf) -> Preprocessed:
@@ -788,3 +847,83 @@ def names_rocm(text: str, rocm_names: Iterable[str] = ()) -> bool:
     `>= 350 || defined(USE_AMD_ROCM)` already covers HIP."""
     names = rocm_names if isinstance(rocm_names, (set, frozenset)) else frozenset(rocm_names)
     return any((t[:1].isalpha() or t[:1] == "_") and (t in names or _rocm_name(t)) for t in _tokens(text))
+
+
+# ------------------------------------------------------------------------------------------ arms that vanish on HIP
+
+class _DevicePass(Build):
+    """The device pass of one build for a vanishing-arm question: `undefined` names (`__CUDA_ARCH__`) are undefined
+    on ROCm and defined with an unknown value on CUDA; `constants` (the repository's named levels, `#define
+    GGML_CUDA_CC_TURING 750`) have their values in both; ROCm-side names read as in `Build`."""
+
+    def __init__(self, build: str, undefined: frozenset[str], constants: Mapping[str, int],
+                 rocm_names: Iterable[str] = ()):
+        super().__init__(build, rocm_names)
+        self.undefined = undefined
+        self.constants = constants
+
+    def value(self, name: str | None):
+        if name in self.undefined:
+            return False if self.build == ROCM else DEFINED
+        if name in self.constants and not (name in self.rocm or is_rocm_name(name)):
+            return self.constants[name]
+        return super().value(name)
+
+
+def _arm_truths(g: Group, build: Build) -> list[Tri]:
+    return [True if a.kind == "else" else condition(a.kind, a.text, build)[0] for a in g.arms]
+
+
+def _taken(truths: list[Tri]) -> tuple[bool, int | None]:
+    """(decided, index of the arm a build takes or None when it takes none), from the arms' truths in order."""
+    for i, t in enumerate(truths):
+        if t is None:
+            return False, None
+        if t:
+            return True, i
+    return True, None
+
+
+def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[str, int] | None = None,
+                   rocm_names: Iterable[str] = ()) -> list[tuple[Group, Arm]]:
+    """Arms with code that the CUDA device pass may compile and the HIP one never does, in groups where HIP then
+    compiles no code at all: `#if __CUDA_ARCH__ >= 800` with no `#else` or an empty one (`names`: macros HIP leaves
+    undefined). A group that names a ROCm-side macro chose its HIP path on purpose and is left out, as is one inside
+    an arm HIP does not compile (a dead one, a CUDA-only one, or the losing arm of another such test). Named
+    levels (`__CUDA_ARCH__ >= GGML_CUDA_CC_TURING`) are read with `constants`; a test porter cannot decide is left
+    out. Each as (group, the first arm that vanishes), in the order groups close."""
+    names = frozenset(names)
+    constants = constants or {}
+    rocm_names = frozenset(rocm_names)
+    hip = _DevicePass(ROCM, names, constants, rocm_names)
+    cuda = _DevicePass(CUDA, names, constants, rocm_names)
+    testing = [g for g in pre.groups
+               if any(a.kind != "else" and not names.isdisjoint(_tokens(a.text)) for a in g.arms)
+               and not any(a.kind != "else" and names_rocm(a.text, rocm_names) for a in g.arms)]
+    # The arms (first line, last line) HIP's device pass does not compile, from every group that tests the names.
+    lost: list[tuple[int, int]] = []
+    found: list[tuple[Group, Arm]] = []
+    for g in testing:
+        decided, taken = _taken(_arm_truths(g, hip))
+        if not decided:
+            continue
+        lost.extend((a.line, a.last) for i, a in enumerate(g.arms) if i != taken)
+        if taken is not None and g.arms[taken].line not in pre.empty_arms:
+            continue
+        truths = _arm_truths(g, cuda)
+        arm = next((a for i, a in enumerate(g.arms[:taken]) if a.kind != "else" and truths[i] is not False
+                    and a.line not in pre.empty_arms), None)
+        if arm is not None:
+            found.append((g, arm))
+    if not found:
+        return []
+    regions = pre.regions(rocm_names) if pre.builds_differ(rocm_names) else []
+    out = []
+    for g, arm in found:
+        line = g.arms[0].line
+        if line in pre.dead or (regions and side_at(regions, line)[0] in (CUDA, "none")):
+            continue
+        if any(first < line <= last for first, last in lost):
+            continue  # inside an arm HIP drops anyway: the outer test is the one to report
+        out.append((g, arm))
+    return out

@@ -1,0 +1,82 @@
+"""Each file is read from its source once per scan: the repository facts, the scan, port status (compat-layer lines
+included) take what the first read got (porter.pipeline.Held). Reads are counted through the sources' `read`, in
+this process and in every forked worker (each appends to a log file)."""
+from __future__ import annotations
+
+import collections
+import os
+
+import pytest
+
+from porter.pipeline import run
+from porter.settings import Settings
+from porter.source.read import GitTree, WorkTree
+
+from helpers import make_repo
+
+FILES = {
+    # A compat layer (a ROCm-side #define of a CUDA name) makes port status look at the lines findings are on.
+    "include/compat.h": "#pragma once\n#ifdef USE_ROCM\n#define cudaMalloc hipMalloc\n#endif\n",
+    "include/qual.cuh": "#pragma once\n#define KERNEL __global__\n#define TILE 128\n",
+    "src/k.cu": ('#include "../include/compat.h"\n#include "../include/qual.cuh"\n'
+                 "KERNEL void k(float* x) { __shared__ float s[TILE]; s[threadIdx.x] = x[0];\n"
+                 "  x[0] = __shfl_xor_sync(0xffffffff, s[0], 1); }\n"
+                 "void host() { float* p; cudaMalloc(&p, 4); k<<<1, 32>>>(p); }\n"),
+    "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(k src/k.cu)\n",
+    "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('k', ['src/k.cu'])\n",
+}
+
+
+@pytest.fixture
+def reads(tmp_path, monkeypatch):
+    """path -> times read, over every process of the scan."""
+    log = tmp_path / "reads.log"
+    for cls in (WorkTree, GitTree):
+        real = cls.read
+
+        def counted(self, c, limit, _real=real):
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, c.path.encode() + b"\n")
+            finally:
+                os.close(fd)
+            return _real(self, c, limit)
+        monkeypatch.setattr(cls, "read", counted)
+
+    def counts() -> dict[str, int]:
+        found = collections.Counter(log.read_text().splitlines()) if log.exists() else collections.Counter()
+        log.unlink(missing_ok=True)
+        return dict(sorted(found.items()))
+    return counts
+
+
+def _run(source, **how):
+    result = run(source, Settings(jobs=1, targets=("mi300x",), **how)).result
+    # The scan saw what this test needs it to: a finding the compat layer handles, a kernel, port facts.
+    assert any(f.handled_by == "include/compat.h:3" for f in result.findings)
+    assert [k.name for k in result.kernels] == ["k"]
+    return result
+
+
+EVERY_FILE_ONCE = {p: 1 for p in sorted(FILES)}
+
+
+def test_a_work_tree_scan_reads_each_file_once(tmp_path, reads):
+    repo = make_repo(tmp_path / "r", FILES)
+    _run(repo, cache_dir=None)
+    assert reads() == EVERY_FILE_ONCE
+    _run(repo, cache_dir=tmp_path / "cache")  # cold: the facts' entry is named by the bytes the scan then uses
+    assert reads() == EVERY_FILE_ONCE
+    _run(repo, cache_dir=tmp_path / "cache")  # warm: each file read to know it is unchanged, once
+    assert reads() == EVERY_FILE_ONCE
+
+
+def test_a_git_tree_scan_reads_each_blob_once_and_a_warm_one_none(tmp_path, reads):
+    repo = make_repo(tmp_path / "r", FILES)
+    head = GitTree(repo, "HEAD")
+    _run(head, cache_dir=None)
+    assert reads() == EVERY_FILE_ONCE
+    _run(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache")
+    assert reads() == EVERY_FILE_ONCE
+    _run(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache")  # blob ids name every entry: nothing is read
+    assert reads() == {}
