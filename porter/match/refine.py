@@ -37,6 +37,7 @@ SPECIFIC: dict[str, tuple[str, ...]] = {
     "LIB003": ("API006",),
     "DEV005": ("DEV006",),
     "DEV013": ("DEV014",),  # a capability test that picks a tuning value: the tuning table is the finding
+    "DEV009": ("DEV016",),  # a capability test with nothing in its place on HIP: the vanishing code is the finding
     "KRN001": (),
 }
 
