@@ -63,3 +63,63 @@ def test_conditional_lines_and_one_lex_per_parsed_file():
     assert preprocessed(sf) is pre
     assert [pre.conditional_at(n) for n in range(1, 11)] == [
         "if", "if", None, "endif", "if", "if", None, "else", None, "endif"]
+
+
+VERSIONED = """#include <cuda_runtime.h>
+__global__ void k(float* x, unsigned m) {
+#if CUDART_VERSION >= 12000
+  x[0] = __shfl_xor_sync(0xffffffff, x[0], 1);
+#else
+  x[0] = __shfl_xor(x[0], 1);
+#endif
+#if CUDART_VERSION >= 12000
+  x[1] = __shfl_down_sync(0xffffffff, x[1], 1);
+#endif
+#ifndef USE_ROCM
+  x[2] = __shfl_up_sync(0xffffffff, x[2], 1);
+#endif
+}
+"""
+
+
+def test_a_toolkit_version_test_whose_else_is_the_hip_path_is_not_open_work(tmp_path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "k.cu").write_text(VERSIONED)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings if f.rule == "DEV002")
+    # Line 4: HIP compiles the #else (HIP defines no CUDART_VERSION). Line 9: no #else, HIP would lack the code:
+    # still open. Line 12: the CUDA side of a ROCm guard.
+    assert status == [(4, "DEV002", "handled", "k.cu:3"), (9, "DEV002", "open", None),
+                      (12, "DEV002", "handled", "k.cu:11")]
+    assert sorted(preprocess(VERSIONED.encode()).toolkit_lines) == [3]
+
+
+def test_vanishing_arms_name_the_kernels_they_empty(tmp_path):
+    from porter.pipeline import scan
+    from porter.settings import Settings
+    from conftest import FIXTURES
+
+    result = scan(FIXTURES / "rules" / "DEV016-vanishing-cuda-arch-arm", Settings(jobs=1, cache_dir=None))
+    assert [(f.path, f.line, f.message) for f in result.findings if f.rule == "DEV016"] == [
+        ("k.cu", 7, "`#if __CUDA_ARCH__ >= 800` has no #else with code: hip-clang leaves __CUDA_ARCH__ undefined, so "
+                    "on HIP this arm compiles to nothing, leaving kernel gemm_tc without its code and with no error."),
+        ("k.cu", 16, "`#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= ARCH_AMPERE` has no #else with code: hip-clang "
+                     "leaves __CUDA_ARCH__ undefined, so on HIP this arm compiles to nothing, leaving kernel attn "
+                     "without its code and with no error."),
+        ("k.cu", 26, "`#if __CUDA_ARCH__ >= ARCH_TURING` has no #else with code: hip-clang leaves __CUDA_ARCH__ "
+                     "undefined, so on HIP this arm compiles to nothing, leaving kernel k_turing and device function "
+                     "helper without its code and with no error.")]
+    # DEV009's capability-test finding on the same token is merged into DEV016's, not lost.
+    assert not [f for f in result.findings if f.rule == "DEV009" and f.line in (7, 16, 26)]
+
+
+def test_a_named_level_is_decided_only_with_the_repository_constant():
+    from porter.source.preprocessor import vanishing_arms
+
+    src = b"__global__ void k(float* x) {\n#if __CUDA_ARCH__ >= LEVEL\n  x[0] = 1;\n#endif\n}\n"
+    pre = preprocess(src)
+    assert [a.line for _g, a in vanishing_arms(pre, ["__CUDA_ARCH__"], {"LEVEL": 750})] == [2]
+    assert vanishing_arms(pre, ["__CUDA_ARCH__"], {}) == []
+    assert vanishing_arms(pre, ["__CUDA_ARCH__"], {"LEVEL": 0}) == []  # 0 >= 0: HIP compiles the arm too
