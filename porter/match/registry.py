@@ -89,6 +89,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("kernel", code.match_kernel, CUDA),
     PatternKind("launch", code.match_launch, CUDA),
     PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
+    PatternKind("wave_constant", arms.match_wave_constant, CUDA),
     PatternKind("feature", functools.partial(code.match_feature, inner=match_pattern), CUDA),
     PatternKind("member_call", code.match_member_call, CUDA),
     PatternKind("constant_context", code.match_constant_context, CUDA),

@@ -57,13 +57,18 @@ class PortMap:
     compat: CompatLayer = field(default_factory=CompatLayer)
     lines: dict[str, dict[int, str]] = field(default_factory=dict)  # line -> text where findings are
 
-    def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None) -> tuple[Status, str | None]:
-        """The status of the code at path:line:column, and the "path:line" (or path) that decides it."""
+    def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
+               rocm_code: bool = False) -> tuple[Status, str | None]:
+        """The status of the code at path:line:column, and the "path:line" (or path) that decides it. With
+        `rocm_code` (a rule tagged `rocm-code`: its finding is about code the ROCm build compiles, such as a
+        hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open."""
         g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
             return Status.CUDA_ONLY, self.cuda_only_from[i] if i < len(self.cuda_only_from) else f"cuda_only: {g}"
         fs = self.file_side.get(path)
+        if rocm_code and self._rocm_side(path, line, fs):
+            return Status.OPEN, None
         if fs is not None and fs[1] == ROCM:
             return Status.HANDLED, fs[2]
         if fs is not None and fs[0] == "build" and fs[1] == CUDA:
@@ -96,6 +101,20 @@ class PortMap:
                 if hit:
                     return Status.HANDLED, hit
         return Status.OPEN, None
+
+
+    def _rocm_side(self, path: str, line: int, fs) -> bool:
+        """Whether the ROCm build compiles the line and the CUDA build does not (a ROCm file, arm or branch)."""
+        if fs is not None and fs[1] == ROCM:
+            return True
+        regs = self.regions.get(path)
+        if regs and preprocessor.side_at(regs, line)[0] == ROCM:
+            return True
+        return any(sp.side == ROCM and sp.holds((line, 1)) for sp in self.spans.get(path, ()))
+
+
+# A rule with this tag reports code the ROCm build compiles: a ROCm guard around it does not make it handled.
+ROCM_CODE_TAG = "rocm-code"
 
 
 def _read(source, c, limit: int, held=None) -> bytes | None:
@@ -383,9 +402,11 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         source = WorkTree(Path(result.root))
     pm, notice = _budgeted_map(source, settings, result, cache, digest)
     decide = pm.decide
+    rocm_code = frozenset(r.id for r in (result.rules.rules if result.rules is not None else ()) if ROCM_CODE_TAG in r.tags)
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
-                     for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None)])
+                     for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None,
+                                           f.rule in rocm_code)])
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)

@@ -706,6 +706,18 @@ class Preprocessed:
                 for n in range(d.line, d.end_line + 1)}
         return lines.get(line)
 
+    def enclosing(self, line: int) -> list[tuple[Group, int]]:
+        """Every `#if` group whose arm holds `line` in its body (outermost first), with that arm's index."""
+        out = []
+        for g in self.groups:
+            if not g.arms[0].end_line < line < g.endif:
+                continue
+            i = max(j for j, a in enumerate(g.arms) if a.line <= line)
+            if line > g.arms[i].end_line:
+                out.append((g, i))
+        out.sort(key=lambda gi: gi[0].arms[0].line)
+        return out
+
     def regions(self, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> list[Region]:
         """`evaluate` of this file for these build names, once per set of names."""
         key = (frozenset(rocm_names), frozenset(cuda_names))

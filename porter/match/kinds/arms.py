@@ -4,14 +4,20 @@ which arms those are; this module says where, and which kernels lose code).
 `vanishing_arm: [__CUDA_ARCH__]` hits the macro in the first arm of a group that the CUDA device pass may compile
 and HIP's never does, when HIP then compiles nothing of the group (no `#else`, or an empty one), and the arm's code
 is in a kernel or device function or holds one. The hit names the kernels it empties (`emptied`).
+
+`wave_constant` finds a wave size hard-coded where the code has not chosen it per architecture (`#define WARP_SIZE
+64` in a ROCm arm is wrong on wave32 gfx1250).
 """
 from __future__ import annotations
 
+import fnmatch
+import functools
+import re
 from typing import Iterable
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import preprocessed, vanishing_arms
+from porter.source.preprocessor import condition_names, defines, preprocessed, vanishing_arms
 
 
 def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -44,3 +50,56 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
             continue
         yield Hit(at, at + len(name), name=name, values=(("emptied", " and ".join(said)),
                                                           ("condition", arm.text)))
+
+
+# `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;` (a #define is read from the directives)
+_CONSTANT_DECL = re.compile(rb"\b(?:constexpr|static\s+const|const)\s+(?:static\s+)?(?:unsigned\s+int|unsigned|int|"
+                            rb"uint32_t|int32_t|size_t|std::size_t|auto)\s+(?P<name>[A-Za-z_]\w*)\s*(?:=|\{)\s*"
+                            rb"(?P<value>\d+)[uUlL]*\s*\}?\s*;")
+
+
+def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`wave_constant: {names: [globs], value: 64, unless_arm: [globs]}`: a constant named like a wave size (a
+    `#define` or a const/constexpr integer) set to `value`, unless an `#if` arm around it (or an earlier arm of
+    that group) names one of `unless_arm` (the code already chose its value per architecture)."""
+    spec = pattern["wave_constant"]
+    value = spec["value"]
+    if sf.language != "cuda" or str(value).encode() not in sf.data:
+        return
+    named = _globs(tuple(spec["names"]))
+    unless = _globs(tuple(spec.get("unless_arm", ())))
+    pre = preprocessed(sf)
+    spots: list[tuple[int, str]] = []  # (byte offset of the name, name)
+    for line, name, body in defines(list(pre.directives)):
+        if named(name) and _int_literal(body) == value:
+            start = sf.line_starts[line - 1]
+            at = sf.data.find(name.encode(), start)
+            if at >= 0:
+                spots.append((at, name))
+    for m in _CONSTANT_DECL.finditer(sf.code):
+        name = m.group("name").decode()
+        if named(name) and int(m.group("value")) == value:
+            spots.append((m.start("name"), name))
+    for at, name in sorted(spots):
+        line = sf.position(at)[0]
+        if unless is not None and any(unless_hit(g, i, unless) for g, i in pre.enclosing(line)):
+            continue
+        yield Hit(at, at + len(name), name=name, values=(("value", str(value)),))
+
+
+def unless_hit(g, i: int, unless) -> bool:
+    """Whether arm i of group g, or an arm before it (which an #else or #elif answers), names an `unless` macro."""
+    return any(unless(t) for a in g.arms[:i + 1] if a.kind != "else" for t in condition_names([a]))
+
+
+def _int_literal(body: str) -> int | None:
+    m = re.fullmatch(r"\(?\s*(\d+)[uUlL]*\s*\)?", body.strip())
+    return int(m.group(1)) if m else None
+
+
+@functools.lru_cache(maxsize=64)
+def _globs(globs: tuple[str, ...]):
+    """`matches(name)` for any of the globs, or None when there are none."""
+    if not globs:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)).match
