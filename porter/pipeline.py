@@ -91,6 +91,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
+    # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
+    result = dataclasses.replace(result, stats={k: v for k, v in result.stats.items() if k != "held"})
     if cache is not None:
         cache.flush()
     assessment = None
