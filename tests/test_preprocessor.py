@@ -110,7 +110,10 @@ def test_vanishing_arms_name_the_kernels_they_empty(tmp_path):
                      "without its code and with no error."),
         ("k.cu", 26, "`#if __CUDA_ARCH__ >= ARCH_TURING` has no #else with code: hip-clang leaves __CUDA_ARCH__ "
                      "undefined, so on HIP this arm compiles to nothing, leaving kernel k_turing and device function "
-                     "helper without its code and with no error.")]
+                     "helper without its code and with no error."),
+        ("k.cu", 77, "`#ifdef __CUDA_ARCH__` has no #else with code: hip-clang leaves __CUDA_ARCH__ undefined, so on "
+                     "HIP this arm compiles to nothing, leaving device function lane_id without its code and with no "
+                     "error.")]
     # DEV009's capability-test finding on the same token is merged into DEV016's, not lost.
     assert not [f for f in result.findings if f.rule == "DEV009" and f.line in (7, 16, 26)]
 
@@ -123,3 +126,9 @@ def test_a_named_level_is_decided_only_with_the_repository_constant():
     assert [a.line for _g, a in vanishing_arms(pre, ["__CUDA_ARCH__"], {"LEVEL": 750})] == [2]
     assert vanishing_arms(pre, ["__CUDA_ARCH__"], {}) == []
     assert vanishing_arms(pre, ["__CUDA_ARCH__"], {"LEVEL": 0}) == []  # 0 >= 0: HIP compiles the arm too
+
+
+def test_only_c_and_cpp_files_have_directives():
+    text = b"#if 0\nimport pycuda.autoinit\n#endif\n"  # comments in Python, not a dead branch
+    assert dead_lines(parse("setup.py", "python", text)) == frozenset()
+    assert sorted(dead_lines(parse("k.cu", "cuda", text))) == [2]

@@ -72,7 +72,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
-    if findings and b"#" in sf.code:
+    if findings and sf.language == "cuda" and b"#" in sf.code:
         groups = preprocessed(sf).groups
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
         fallback = fallback_tests(groups, sf, rocm_names)
@@ -92,7 +92,8 @@ def private_toolkit_copy(sf: SourceFile) -> bool:
 def dead_lines(sf: SourceFile) -> frozenset[int]:
     """Lines in preprocessor branches that can never compile: `#if 0` (or `false`) bodies, and every branch after a
     taken `#if 1`/`#elif 1` (porter.source.preprocessor: whatever any macro is)."""
-    return preprocessed(sf).dead if b"#" in sf.data else frozenset()
+    # Only C/C++ has a preprocessor: a `#if 0` in a Python, shell or CMake comment is a comment.
+    return preprocessed(sf).dead if sf.language == "cuda" and b"#" in sf.data else frozenset()
 
 
 def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable[str] = ()) -> frozenset[int]:

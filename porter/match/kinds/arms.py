@@ -27,7 +27,13 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
     found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
     if not found:
         return
-    spans = [(f, f.start_line, f.end_line) for f in sf.functions if f.is_kernel or f.is_device]
+    # A function's code is its body: an arm among its attributes (`#if __CUDA_ARCH__ >= 700 __launch_bounds__(256)
+    # #endif`) drops the attribute on HIP, not the code (DEV009 says that much).
+    spans = []
+    for f in sf.functions:
+        body = f.node.child_by_field_name("body") if f.is_kernel or f.is_device else None
+        if body is not None:
+            spans.append((f, body.start_point.row + 1, f.end_line))
     for _group, arm in found:
         first, last = arm.end_line + 1, arm.last
         around = [f for f, a, b in spans if a < arm.line and b > last]  # the arm is inside these functions
@@ -48,7 +54,7 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         at = sf.data.find(name.encode(), start, end)
         if at < 0:
             continue
-        yield Hit(at, at + len(name), name=name, values=(("emptied", " and ".join(said)),
+        yield Hit(at, at + len(name), name=name, values=(("emptied", " and ".join(said)), ("directive", arm.kind),
                                                           ("condition", arm.text)))
 
 
