@@ -228,6 +228,7 @@ class _Worker:
     budget: Budget = Budget()  # what one file's scan may take in its worker (porter.budget)
     rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
+    _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
 
     def rules_for(self, language: str) -> list:
         """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
@@ -237,14 +238,22 @@ class _Worker:
                                                 if r.id not in self.disabled and language in r.languages]
         return self.rules_by_language[language]
 
-    @functools.cached_property
-    def repository_digest(self) -> bytes:
-        """The repository-wide facts a file's result depends on, for the cache key (once per scan: it sorts every
-        header path and constant, and was computed again for each file's key)."""
-        basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
-                      sorted(self.constants.items()), [sorted(n) for n in self.build_names],
-                      sorted(self.alternatives.items())))
-        return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
+    def repository_digest(self, language: str) -> bytes:
+        """The repository-wide facts a file of `language` depends on, for its cache key: a C/C++/CUDA file's result
+        reads the qualifier macros, the repository's headers, integer constants and build names; a Python file's
+        the repository's own packages; any other file's none (so adding a header keeps every Python, CMake or YAML
+        entry, and a new Python package every C/C++ one). Once per language and scan."""
+        found = self._digests.get(language)
+        if found is None:
+            if language == "cuda":
+                basis = repr((sorted(self.macros.items()), sorted(self.headers), sorted(self.constants.items()),
+                              [sorted(n) for n in self.build_names], sorted(self.alternatives.items())))
+            elif language == "python":
+                basis = repr(sorted(self.local_packages))
+            else:
+                basis = ""
+            found = self._digests[language] = hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
+        return found
 
 
 _STATE: _Worker | None = None
@@ -817,7 +826,7 @@ def _skip(c: Candidate, reason: str) -> FileResult:
 def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     return hashlib.sha256(
         b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
-                    st.repository_digest, os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
+                    st.repository_digest(c.language), os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
                     content))
     ).hexdigest()
 

@@ -80,3 +80,25 @@ def test_a_git_tree_scan_reads_each_blob_once_and_a_warm_one_none(tmp_path, read
     assert reads() == EVERY_FILE_ONCE
     _run(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache")  # blob ids name every entry: nothing is read
     assert reads() == {}
+
+
+def test_a_new_header_keeps_every_entry_that_does_not_read_headers(tmp_path):
+    # A file's cache key names only the repository facts its language reads (porter.pipeline._Worker.
+    # repository_digest): a new header changes the C/C++ facts, so C/C++ files are scanned again, while Python,
+    # CMake and setup.py entries are served from the cache. A new Python package, conversely, keeps C/C++ entries.
+    repo = make_repo(tmp_path / "r", FILES)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", targets=("mi300x",))
+    run(repo, settings)
+    (repo / "include" / "extra.h").write_text("#pragma once\n#define EXTRA 1\n")
+    again = {r.path for r in run(repo, settings).result.files}
+    result = run(repo, settings).result  # warm: all hits
+    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (len(again), 0)
+    (repo / "include" / "more.h").write_text("#pragma once\n")
+    result = run(repo, settings).result
+    # The five C/C++ files scanned again; CMakeLists.txt and setup.py served from the cache.
+    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (2, 5)
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    result = run(repo, settings).result
+    # pkg/__init__.py and setup.py (Python: the packages changed) scanned; the five C/C++ files and CMake kept.
+    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (6, 2)
