@@ -5,10 +5,12 @@ findings, kernels and launches), which runs files in budgeted worker processes (
 memory cap per file, `jobs` of them, at least one whatever `jobs` says) and caches each file's
 result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
 git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
-repository-wide facts a file's result depends on (`RepositoryFacts`: macros defined in other files, the repository's
-own Python packages and headers, integer constants; themselves one cache entry named by every C/C++ file's path
-and content), so an unchanged repository re-scans from the cache without starting workers. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that cannot be
-read is recorded in `skipped` with the reason; nothing is silently lost.
+repository-wide facts its language reads (`RepositoryFacts`: for C/C++ the macros defined in other files, headers,
+integer constants and build names; for Python the repository's own packages; themselves one cache entry named by
+every C/C++ file's path and content), so an unchanged repository re-scans from the cache without starting workers.
+Each file is read from its source once per scan (`Held`): the repository facts, the scan, port status and deep mode
+take the same bytes. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that
+cannot be read is recorded in `skipped` with the reason; nothing is silently lost.
 """
 from __future__ import annotations
 
