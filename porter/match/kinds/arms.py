@@ -3,7 +3,8 @@ which arms those are; this module says where, and which kernels lose code).
 
 `vanishing_arm: [__CUDA_ARCH__]` hits the macro in the first arm of a group that the CUDA device pass may compile
 and HIP's never does, when HIP then compiles nothing of the group (no `#else`, or an empty one), and the arm's code
-is in a kernel or device function or holds one. The hit names the kernels it empties (`emptied`).
+is inside a kernel's or device function's body. The hit names the function it empties and, for a device function,
+the same-file kernels that call it (`emptied`).
 
 `wave_constant` finds a wave size hard-coded where the code has not chosen it per architecture (`#define WARP_SIZE
 64` in a ROCm arm is wrong on wave32 gfx1250).
@@ -35,26 +36,23 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         if body is not None:
             spans.append((f, body.start_point.row + 1, f.end_line))
     for _group, arm in found:
-        first, last = arm.end_line + 1, arm.last
-        around = [f for f, a, b in spans if a < arm.line and b > last]  # the arm is inside these functions
-        inside = [f for f, a, b in spans if first <= a <= last]  # these functions are inside the arm
-        touched = around[-1:] + inside  # the innermost enclosing function, and every one the arm holds
-        if not touched:
-            continue  # no device code in or around the arm: nothing runs without it
-        kernels = sorted({f.name for f in touched if f.is_kernel})
-        helpers = sorted({f.name for f in touched if not f.is_kernel})
-        said = []
-        if kernels:
-            said.append(("kernel " if len(kernels) == 1 else "kernels ") + ", ".join(kernels))
-        if helpers:
-            said.append(("device function " if len(helpers) == 1 else "device functions ") + ", ".join(helpers))
+        # The arm must be inside a function body: that code silently goes missing on HIP. An arm that holds whole
+        # definitions loses them loudly (a call to one does not compile), and host passes never saw them either.
+        around = [f for f, a, b in spans if a < arm.line and b > arm.last]
+        if not around:
+            continue
+        f = around[-1]  # the innermost
+        kernels = sorted({k.name for k in kernels_calling(sf, f)}) if not f.is_kernel else [f.name]
+        said = f"kernel {f.name}" if f.is_kernel else f"device function {f.name}"
+        if not f.is_kernel and kernels:
+            said += " (called by " + ("kernel " if len(kernels) == 1 else "kernels ") + ", ".join(kernels) + ")"
         start = sf.line_starts[arm.line - 1]
         end = sf.line_starts[arm.end_line] if arm.end_line < len(sf.line_starts) else len(sf.data)
         name = next(n for n in names if n in arm.text)
         at = sf.data.find(name.encode(), start, end)
         if at < 0:
             continue
-        yield Hit(at, at + len(name), name=name, values=(("emptied", " and ".join(said)), ("directive", arm.kind),
+        yield Hit(at, at + len(name), name=name, values=(("emptied", said), ("directive", arm.kind),
                                                           ("condition", arm.text)))
 
 
@@ -91,6 +89,12 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         if unless is not None and any(unless_hit(g, i, unless) for g, i in pre.enclosing(line)):
             continue
         yield Hit(at, at + len(name), name=name, values=(("value", str(value)),))
+
+
+def kernels_calling(sf: SourceFile, fn) -> list:
+    """The file's kernels whose bodies call `fn` by name (directly; a helper's own callers are not followed)."""
+    call = re.compile(rb"\b" + re.escape(fn.name.encode()) + rb"\s*(?:<[^;(){}]*>)?\s*\(")
+    return [k for k in sf.functions if k.is_kernel and call.search(sf.code, k.start_byte, k.end_byte)]
 
 
 def unless_hit(g, i: int, unless) -> bool:
