@@ -102,3 +102,19 @@ def test_a_new_header_keeps_every_entry_that_does_not_read_headers(tmp_path):
     result = run(repo, settings).result
     # pkg/__init__.py and setup.py (Python: the packages changed) scanned; the five C/C++ files and CMake kept.
     assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (6, 2)
+
+
+def test_a_history_walk_rescans_only_files_that_read_the_changed_facts(tmp_path):
+    from porter.history.points import history
+    from porter.history.walk import walk
+
+    from helpers import git
+
+    repo = make_repo(tmp_path / "r", FILES)
+    (repo / "include" / "extra.h").write_text("#pragma once\n#define EXTRA 1\n")  # a new header: C/C++ facts change
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a header")
+    stats = history(walk(repo), Settings(jobs=1, cache_dir=None, targets=("mi300x",))).stats
+    # First commit: its five files. Second: the three unchanged C/C++ files again (their facts changed) and the new
+    # header; CMakeLists.txt and setup.py are the same blobs with the same facts, so not scanned again.
+    assert stats["blobs_scanned"] == 5 + 4

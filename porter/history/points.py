@@ -281,14 +281,16 @@ class Walker:
         if unsized:
             self.sizes.update(git.object_sizes(self.walk.repo, unsized))
         groups: dict[int, tuple[RepositoryFacts, dict[tuple, Candidate]]] = {}
+        pending: set[tuple] = set()  # keys a group of this batch scans already (a file no fact change reaches)
         for entries in batch:
             files, _ = self._candidates(entries)
             fid, facts = self._facts(files)
             todo = groups.setdefault(fid, (facts, {}))[1]
             for c in files:
                 key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
-                if key not in self.results:
+                if key not in self.results and key not in pending:
                     todo[key] = c
+                    pending.add(key)
         for fid, (facts, todo) in groups.items():
             if not todo:
                 continue
