@@ -366,10 +366,15 @@ class Build:
         return None
 
 
-# CUDA toolkit version macros: nvcc's headers define them, HIP never does (porter's translate fixups say so too), so a
-# ROCm build reads `#if CUDART_VERSION >= 12000` as false and compiles its `#else`.
-TOOLKIT_VERSIONS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
-                              "__CUDACC_VER_BUILD__"})
+@functools.lru_cache(maxsize=1)
+def toolkit_versions() -> frozenset[str]:
+    """CUDA toolkit version macros: nvcc's headers define them, HIP never does, so a ROCm build reads `#if
+    CUDART_VERSION >= 12000` as false and compiles its `#else`. Data: the `versions` of rules/kb/fixups.yaml (the
+    same list translate renames), read once."""
+    from porter.datafile import DATA_DIR, read_yaml
+    from porter.errors import DataFileError
+
+    return frozenset((read_yaml(DATA_DIR / "kb" / "fixups.yaml", DataFileError) or {}).get("versions", {}))
 
 
 class _ToolkitBuild(Build):
@@ -378,10 +383,10 @@ class _ToolkitBuild(Build):
     before it are the CUDA build's alone (with no `#else`, HIP would just lack the code: not decided here)."""
 
     def vendor(self, name: str | None) -> bool:
-        return name in TOOLKIT_VERSIONS or super().vendor(name)
+        return name in toolkit_versions() or super().vendor(name)
 
     def value(self, name: str | None):
-        if name in TOOLKIT_VERSIONS:
+        if name in toolkit_versions():
             return False if self.build == ROCM else None
         return super().value(name)
 
@@ -684,7 +689,7 @@ class Preprocessed:
     # (first line, device only?) where the answer of device_only changes, in line order
     arch_points: tuple[tuple[int, bool], ...]
     # `#if`/`#elif` lines of groups whose `#else` has code (porter reads that `#else` as the HIP path of a toolkit
-    # version test: see TOOLKIT_VERSIONS)
+    # version test: see toolkit_versions)
     toolkit_lines: frozenset[int] = frozenset()
     empty_arms: frozenset[int] = frozenset()  # directive lines of arms whose body holds no code
     _regions: dict = field(default_factory=dict, compare=False, repr=False)
