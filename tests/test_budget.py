@@ -180,7 +180,7 @@ def test_fifty_thousand_guarded_defines_are_bounded_in_every_stage(tmp_path):
 
 
 def test_port_status_region_lookups_are_linear_in_guarded_defines():
-    from porter.source import macros
+    from porter.source import preprocessor as macros
 
     text = "".join(f"#ifdef USE_ROCM\n#define N{i} 1\n#endif\n" for i in range(50000)).encode()
     dirs = macros.directives(text)

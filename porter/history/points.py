@@ -272,7 +272,7 @@ class Walker:
                 found = self.facts_memo[c.blob or ""] = file_facts(self.source, c, self.settings.max_file_bytes)
             return found
 
-        facts = repository_facts(files, per_blob)
+        facts = repository_facts(files, per_blob, self.settings.rocm_macros)
         return self.facts_ids.setdefault(facts.key, len(self.facts_ids)), facts
 
     def _scan_batch(self, batch: list[tuple]) -> None:
@@ -281,14 +281,16 @@ class Walker:
         if unsized:
             self.sizes.update(git.object_sizes(self.walk.repo, unsized))
         groups: dict[int, tuple[RepositoryFacts, dict[tuple, Candidate]]] = {}
+        pending: set[tuple] = set()  # keys a group of this batch scans already (a file no fact change reaches)
         for entries in batch:
             files, _ = self._candidates(entries)
             fid, facts = self._facts(files)
             todo = groups.setdefault(fid, (facts, {}))[1]
             for c in files:
-                key = (c.path, c.language, c.blob, fid)
-                if key not in self.results:
+                key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
+                if key not in self.results and key not in pending:
                     todo[key] = c
+                    pending.add(key)
         for fid, (facts, todo) in groups.items():
             if not todo:
                 continue
@@ -305,13 +307,14 @@ class Walker:
         from porter.estimate.assess import assess
 
         files, skipped = self._candidates(entries)
-        fid, _ = self._facts(files)
+        fid, facts = self._facts(files)
         pairs = []
         for c in files:
-            result = self.results.get((c.path, c.language, c.blob, fid))
+            key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
+            result = self.results.get(key)
             if result is None:  # a point computed outside a batch
                 self._scan_batch([entries])
-                result = self.results[(c.path, c.language, c.blob, fid)]
+                result = self.results[key]
             pairs.append((result, False))
         # A commit that changes files without changing what porter finds in them (most edits of code with no
         # findings) has the summary of the last point with the same work: the numbers are a function of it.
@@ -399,3 +402,13 @@ def history(walk: Walk, settings: Settings, every: str = "commit",
     """The points of a walk (every commit, or the last of each day, week or month)."""
     return Walker(walk, settings, progress).run(every)
 
+
+def _depends(language: str, fid: int, facts: RepositoryFacts) -> object:
+    """What a file's result depends on beyond its blob (as porter.pipeline's cache key): a C/C++ file the point's
+    repository facts (by their id), a Python file the repository's own packages, any other file nothing. A
+    commit that adds a header then re-scans only C/C++ files, not every Python or build file."""
+    if language == "cuda":
+        return fid
+    if language == "python":
+        return facts.local_packages
+    return None
