@@ -33,6 +33,7 @@ import httpx
 
 from porter.errors import UsageError
 from porter.render.pr_comment import LIMIT, MARKER
+from porter.render.safe import MENTION
 
 TIMEOUT = 30.0  # seconds per connect, and between two chunks of an answer
 READ_DEADLINE = 120.0  # seconds for one whole answer, however slowly a server drips it
@@ -72,7 +73,6 @@ class Outcome:
 # tables, <br> and <sub>. Anything else in a body is not porter's and is made inert (see inert_body).
 _OWN_TAGS = re.compile(r"<(?:br|/?sub)>")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)")
-_BODY_MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9][A-Za-z0-9_/-]*")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
 
 
@@ -111,7 +111,7 @@ def _inert_text(text: str) -> str:
     text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
     text = _URL.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)  # GitHub autolinks bare URLs, never code
     text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
-    text = _BODY_MENTION.sub(lambda m: f"`{m.group(0)}`", text)
+    text = MENTION.sub(lambda m: f"`{m.group(0)}`", text)  # the one pattern every renderer uses (render.safe)
     return re.sub("\0(\\d+)\0", lambda m: kept[int(m.group(1))], text)
 
 

@@ -17,15 +17,22 @@ was suppressed when it was written) is "suppressed by this change": every diff c
 so. Under `--isolated` (CI on untrusted code) they are not honoured: such a finding counts as new (or unchanged,
 where the base had it open), so `--fail-on` sees it. Without `--isolated` the repository is trusted and they are
 honoured, but still shown.
+
+The same holds for the evidence that makes a spot "handled" when the change itself supplies it. Under `--isolated` a
+new finding is open again (and gates) when what handled it is only (1) its file's place or name (`rocm/x.cu` reads
+ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor guard whose every other arm holds no
+code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
+guard gives ROCm no path, it only hides the spot. These findings are listed as `reopened` in the diff.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from porter.errors import UsageError
 from porter.kernels.verdicts import RANK
@@ -93,6 +100,8 @@ class Diff:
     # they were honoured (False under --isolated: they are in `new` or `unchanged` like any other finding).
     suppressed_by_change: tuple[Finding, ...] = ()
     suppressions_honoured: bool = True
+    # New findings a handled status would have hidden, open again under --isolated (see the module docstring).
+    reopened: tuple[Finding, ...] = ()
 
     @property
     def worse_kernels(self) -> tuple[KernelChange, ...]:
@@ -261,15 +270,90 @@ def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames
     return match_findings(base, head, renames)[0]
 
 
-def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False) -> Diff:
-    """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured."""
+def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False,
+            read: Callable[[str], bytes | None] | None = None) -> Diff:
+    """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured,
+    nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
     new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
                                            renames)
+    new, reopened = _reopen(new, read) if isolated else (new, [])
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
-                not isolated)
+                not isolated, tuple(reopened))
+
+
+def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None]:
+    """A reader of the files of `commit` (paths relative to `subdir`), through git's bounded output."""
+    def read(path: str) -> bytes | None:
+        full = f"{subdir.rstrip('/')}/{path}" if subdir else path
+        try:
+            return git.run(top, "cat-file", "blob", f"{commit}:{full}")
+        except git.GitError:
+            return None
+    return read
+
+
+def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None) -> tuple[list[Finding], list[Finding]]:
+    """The new findings with those a change's own evidence handled made open again, and those (see the module
+    docstring)."""
+    from porter.portaware.scope import rocm_path_evidence
+
+    out, reopened, texts = [], [], {}
+    for f in new:
+        why = None
+        if f.status is not Status.OPEN and f.handled_by:
+            if f.handled_by == rocm_path_evidence(f.path):
+                why = "place"
+            elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
+                if f.path not in texts:
+                    texts[f.path] = read(f.path)
+                data = texts[f.path]
+                if data is not None and not _other_arm_has_code(data, int(f.handled_by[len(f.path) + 1:]), f.line):
+                    why = "guard"
+        if why is None:
+            out.append(f)
+        else:
+            g = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+            out.append(g)
+            reopened.append(g)
+    return sorted(out), reopened
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)  # an unclosed comment runs to the end: linear
+
+
+def _other_arm_has_code(data: bytes, guard: int, line: int) -> bool:
+    """Whether the #if group whose arm starts at line `guard` has code (a line that is neither blank, a comment nor
+    a directive) in an arm other than the one holding `line`. A group that cannot be found counts as having it (the
+    status stands)."""
+    from porter.source.macros import directives
+
+    group: list | None = None  # the group's directives (if, elif..., else, endif), once the guard's group is found
+    stack: list[list] = []
+    for d in directives(data):
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([d])
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            stack[-1].append(d)
+        elif d.kind == "endif" and stack:
+            g = stack.pop()
+            g.append(d)
+            if any(x.line == guard for x in g[:-1]):
+                group = g
+                break
+    if group is None:
+        return True
+    text = data.decode("utf-8", "replace").split("\n")
+    arms = [(a.end_line + 1, b.line - 1) for a, b in zip(group, group[1:])]
+    for start, end in arms:
+        if start <= line <= end:
+            continue
+        body = _COMMENTS.sub(" ", "\n".join(text[start - 1:end]))
+        if any(row.strip() and not row.lstrip().startswith("#") for row in body.split("\n")):
+            return True
+    return False
 
 
 def apply(head: ScanResult, diff: Diff) -> ScanResult:
@@ -278,6 +362,8 @@ def apply(head: ScanResult, diff: Diff) -> ScanResult:
              "kernel_changes": [k.to_dict() for k in diff.kernels]}
     if diff.renames:
         extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
+    if diff.reopened:
+        extra["reopened"] = [f.to_dict() for f in diff.reopened]
     if diff.suppressed_by_change:
         extra["suppressed_by_change"] = {"honoured": diff.suppressions_honoured,
                                          "findings": [f.to_dict() for f in diff.suppressed_by_change]}
@@ -368,14 +454,16 @@ def load_baseline_with_suppressed(path: Path, targets: Iterable[str] | None = No
     return findings, suppressed, kernels
 
 
-def compare_baseline(path: Path, head: ScanResult, isolated: bool = False) -> Diff:
+def compare_baseline(path: Path, head: ScanResult, isolated: bool = False,
+                     read: Callable[[str], bytes | None] | None = None) -> Diff:
     """The diff of a scan against a baseline file (no renames: a baseline has no history); `isolated`: suppressions
-    added since the baseline was written are not honoured."""
+    added since the baseline was written are not honoured, nor a handled status resting on the change (compare)."""
     findings, suppressed, kernels = load_baseline_with_suppressed(path, head.targets)
     added = added_suppressions(suppressed, head.suppressed)
     new, fixed, unchanged = match_findings(findings, (*head.findings, *added) if isolated else head.findings)
+    new, reopened = _reopen(new, read) if isolated else (new, [])
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
-                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated)
+                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened))
 
 
 def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:

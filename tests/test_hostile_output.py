@@ -308,5 +308,5 @@ def test_a_body_from_an_untrusted_job_is_posted_inert():
         f"{MARKER}\n"
         "✅ **porter: no new CUDA-only code** cc `@acme/security-team`\n"
         "!\\[logo]\\(`https://evil.example/p.png)` &lt;img src=x onerror=alert(1)> [login]\\(`https://phish.example/x)`\n"
-        "see `https://phish.example/@user,` mail a@b.c, `@kept` <br> <sub>ok</sub>\n"
+        "see `https://phish.example/@user,` mail a`@b.c`, `@kept` <br> <sub>ok</sub>\n"
         "&lt;!-- porter:pr-comment -->")
