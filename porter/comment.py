@@ -70,8 +70,9 @@ class Outcome:
 
 
 # What porter's own comment uses outside code spans (porter.render.pr_comment): Markdown emphasis, headings, lists,
-# tables, <br> and <sub>. Anything else in a body is not porter's and is made inert (see inert_body).
-_OWN_TAGS = re.compile(r"<(?:br|/?sub)>")
+# tables, <br>, <sub> and the <details>/<summary> fold of its notes. Anything else in a body is not porter's and is
+# made inert (see inert_body).
+_OWN_TAGS = re.compile(r"<(?:br|/?sub|/?details|/?summary)>")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
 

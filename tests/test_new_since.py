@@ -141,11 +141,13 @@ def test_markdown_is_the_pr_comment(pr_repo):
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == "<!-- porter:pr-comment -->"
-    assert lines[1] == ("⚠️ **porter: this change adds 4 open CUDA-only findings** (3 high, 1 info) and makes "
+    # Info notes (KRN001: a kernel is defined) are folded and not counted as CUDA-only work; worst first.
+    assert lines[1] == ("⚠️ **porter: this change adds 3 open CUDA-only findings** (3 high) and makes "
                         "1 kernel verdict worse · 1 fixed")
-    assert [l for l in lines if l.startswith("**`")] == ["**`added.cu`**"]
+    assert [l for l in lines if l.startswith("**`")] == ["**`added.cu`**", "**`added.cu`**"]
     assert [l.split(" **")[0] + " " + l.split("**")[1] for l in lines if l.startswith("- L")] == [
-        "- L1 KRN001", "- L2 DEV003", "- L2 DEV002", "- L4 DEV001"]
+        "- L2 DEV003", "- L2 DEV002", "- L4 DEV001", "- L1 KRN001"]
+    assert "<details><summary>1 note below low (hipify renames, kernels and includes found)</summary>" in lines
     assert [l for l in lines if l.startswith("- ~~")] == [
         "- ~~`util.cu` L13 API001: CUDA API name that hipify renames~~"]
     assert "| `vote` | `added.cu`:1 | mi355x | new | **fix** |" in lines

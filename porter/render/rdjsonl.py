@@ -18,7 +18,8 @@ import json
 import re
 
 from porter.model import ScanResult, Severity
-from porter.render.ci import advice, most_severe_first, repository_path
+from porter.render.ci import most_severe_first, repository_path
+from porter.render.pr_comment import advice
 from porter.render.rule_pages import rule_url
 
 SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: "WARNING", Severity.LOW: "WARNING",
