@@ -275,7 +275,7 @@ def test_summary_is_appended(pr_repo, tmp_path):
     p = scan(pr_repo, "--quiet", "--summary", str(summary))
     assert p.returncode == 0, p.stderr
     text = summary.read_text()
-    assert text.startswith("earlier step\n<!-- porter:pr-comment -->\n⚠️ **porter: this change adds 4 open")
+    assert text.startswith("earlier step\n<!-- porter:pr-comment -->\n⚠️ **porter: this change adds 3 open")
 
 
 def test_missing_base_commit_says_how_to_fetch_it(pr_repo, tmp_path):

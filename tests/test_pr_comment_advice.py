@@ -53,3 +53,24 @@ def test_a_new_32_bit_mask_is_still_new(tmp_path):
     p = run_porter("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--fail-on", "low", "--no-cache")
     assert p.returncode == 1, p.stdout + p.stderr
     assert p.stdout.splitlines()[1].startswith("⚠️ **porter: this change adds 2 open CUDA-only findings** (2 high)")
+
+
+def test_lines_link_to_the_head_commit_and_posting_keeps_only_those_links(tmp_path):
+    from porter.comment import with_marker
+
+    repo = make_repo(tmp_path / "r", {"k.cu": BASE.replace("0xffffffff", "~0ull")})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "k.cu").write_text(BASE)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    p = run_porter("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--no-cache",
+                   env={"GITHUB_REPOSITORY": "acme/r", "GITHUB_SERVER_URL": "https://ghe.example"})
+    assert p.returncode == 0, p.stderr
+    link = f"https://ghe.example/acme/r/blob/{head}/k.cu#L3"
+    line = next(l for l in p.stdout.splitlines() if l.startswith("- [L3]"))
+    assert line.startswith(f"- [L3]({link}) **DEV002** (high): ")
+    posted = with_marker(p.stdout + "- [L9](https://evil.example/acme/r/blob/x#L9) spoof\n",
+                         "https://ghe.example/acme/r/blob/")
+    assert f"- [L3]({link}) **DEV002**" in posted  # the pull request's own repository: kept
+    assert "- [L9]\\(`https://evil.example/acme/r/blob/x#L9)` spoof" in posted  # anything else: inert

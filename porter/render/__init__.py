@@ -76,7 +76,14 @@ def _module_renderer(module: str) -> Callable[..., bytes]:
 
 
 def _pr_comment(run) -> bytes:
-    return importlib.import_module("porter.render.pr_comment").render(run.result, run.diff).encode("utf-8")
+    import os
+
+    mod = importlib.import_module("porter.render.pr_comment")
+    # In a GitHub workflow the comment's line links open the pull request's head commit (its web origin and
+    # repository are the run's own: GITHUB_SERVER_URL, GITHUB_REPOSITORY); elsewhere lines are plain text.
+    repository = os.environ.get("GITHUB_REPOSITORY", "")
+    link = mod.line_links(run.result, run.diff, mod.github_server(os.environ), repository) if repository else None
+    return mod.render(run.result, run.diff, link=link).encode("utf-8")
 
 
 def _sarif_diff(run) -> bytes:

@@ -16,6 +16,7 @@ advice for people (the HIP name to use), never a note about porter's own data fi
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Callable
 
 from porter.model import Finding, ScanResult, Severity, Status
 from porter.render.ci import advice as rule_advice
@@ -85,15 +86,35 @@ def _short(rev: str) -> str:
     return rev[:12] if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else rev
 
 
-def _finding_line(result: ScanResult, f: Finding) -> str:
+def _finding_line(result: ScanResult, f: Finding, link: Callable[[str, int], str] | None = None) -> str:
     hint = advice(result, f)
     status = "" if f.status == Status.OPEN else f" _{f.status}_"
-    return (f"- L{f.line} **{md_text(f.rule)}** ({f.severity}){status}: {md_text(f.message)}"
+    where = f"[L{f.line}]({link(f.path, f.line)})" if link is not None else f"L{f.line}"
+    return (f"- {where} **{md_text(f.rule)}** ({f.severity}){status}: {md_text(f.message)}"
             + (f" — {md_text(hint)}" if hint else "")
             + (f"<br>{md_code(f.snippet)}" if f.snippet else ""))
 
 
-def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Severity = Severity.LOW) -> str:
+def github_server(env) -> str:
+    """The GitHub web origin of a workflow run (GITHUB_SERVER_URL), github.com by default."""
+    return (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+
+
+def line_links(result: ScanResult, diff, server: str, repository: str) -> Callable[[str, int], str] | None:
+    """Links that open a finding's line on the pull request's head commit (`server`/`repository`/blob/<head>/…),
+    or None when the head is not a commit (a baseline diff of a work tree) or the repository is unknown."""
+    from porter.render.sarif import artifact_uri
+
+    head = getattr(diff, "head", "")
+    if not (len(head) == 40 and all(c in "0123456789abcdef" for c in head)) or repository.count("/") != 1:
+        return None
+    base = f"{server.rstrip('/')}/{repository}/blob/{head}/"
+    return lambda path, line: f"{base}{artifact_uri(repository_path(result, path))}#L{line}"
+
+
+def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Severity = Severity.LOW,
+           link: Callable[[str, int], str] | None = None) -> str:
+    """The comment; `link` (line_links) makes each finding's line a link to it on the pull request's head."""
     every = list(diff.new if diff is not None else result.findings)
     new = _worst_first([f for f in every if f.severity >= min_severity])
     notes = _worst_first([f for f in every if f.severity < min_severity])
@@ -118,7 +139,7 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Seve
         for path, group in groupby(new, key=lambda f: f.path):
             body.append(("", ""))
             body.append((f"**{md_code(repository_path(result, path))}**", ""))
-            body.extend((_finding_line(result, f), "new finding") for f in group)
+            body.extend((_finding_line(result, f, link), "new finding") for f in group)
     if notes:
         body.append(("", ""))
         body.append((f"<details><summary>{_plural(len(notes), 'note')} below {min_severity} (hipify renames, "
@@ -126,7 +147,7 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Seve
         for path, group in groupby(notes, key=lambda f: f.path):
             body.append(("", ""))
             body.append((f"**{md_code(repository_path(result, path))}**", ""))
-            body.extend((_finding_line(result, f), "note") for f in group)
+            body.extend((_finding_line(result, f, link), "note") for f in group)
         body.append(("", ""))
         body.append(("</details>", ""))
     if fixed:
