@@ -73,3 +73,13 @@ def test_rename_notes_stay_out_unless_asked_and_cuda_only_is_suppressed():
     assert cuda_only and all(r["suppressions"] == [{
         "kind": "external", "status": "accepted",
         "justification": f"kept NVIDIA-only by {r['properties']['porter']['handledBy']}"}] for r in cuda_only)
+
+
+def test_render_options_carry_the_minimum_severity_to_both_sarif_forms():
+    from porter.render import RenderOptions, render
+
+    r = run(DUAL, Settings(jobs=1, cache_dir=None))
+    default = json.loads(render("sarif", r))["runs"][0]["results"]
+    asked = json.loads(render("sarif", r, RenderOptions(min_severity=Severity.INFO)))["runs"][0]["results"]
+    assert len(asked) == len(r.result.findings) > len(default)
+    assert {x["ruleId"] for x in asked} - {x["ruleId"] for x in default} >= {"API001", "KRN001"}

@@ -28,5 +28,6 @@ def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "", m
     return doc
 
 
-def render(result: ScanResult, diff, assessment=None, prefix: str = "") -> str:
-    return json.dumps(to_sarif_diff(result, diff, assessment, prefix), indent=2, ensure_ascii=False) + "\n"
+def render(result: ScanResult, diff, assessment=None, prefix: str = "", min_severity=None) -> str:
+    return json.dumps(to_sarif_diff(result, diff, assessment, prefix, min_severity), indent=2,
+                      ensure_ascii=False) + "\n"
