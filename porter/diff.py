@@ -340,18 +340,25 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None) -> t
     """The new findings with those a change's own evidence handled made open again, and those (see the module
     docstring)."""
     from porter.portaware.scope import rocm_path_evidence
+    from porter.source.macros import directives
 
-    out, reopened, texts = [], [], {}
+    out, reopened, texts, arms = [], [], {}, {}
     for f in new:
         why = None
         if f.status is not Status.OPEN and f.handled_by:
             if f.handled_by == rocm_path_evidence(f.path):
                 why = "place"
             elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
-                if f.path not in texts:
-                    texts[f.path] = read(f.path)
-                data = texts[f.path]
-                if data is not None and not _other_arm_has_code(data, int(f.handled_by[len(f.path) + 1:]), f.line):
+                if f.path not in texts:  # each file read and lexed once, each guard's group found once
+                    data = read(f.path)
+                    texts[f.path] = None if data is None else (
+                        directives(data), data.decode("utf-8", "replace").split("\n"))
+                known = texts[f.path]
+                guard = int(f.handled_by[len(f.path) + 1:])
+                if known is not None and (f.path, guard) not in arms:
+                    arms[(f.path, guard)] = _arms(*known, guard)
+                group = arms.get((f.path, guard))
+                if group is not None and not any(code for start, end, code in group if not start <= f.line <= end):
                     why = "guard"
         if why is None:
             out.append(f)
@@ -365,15 +372,13 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None) -> t
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)  # an unclosed comment runs to the end: linear
 
 
-def _other_arm_has_code(data: bytes, guard: int, line: int) -> bool:
-    """Whether the #if group whose arm starts at line `guard` has code (a line that is neither blank, a comment nor
-    a directive) in an arm other than the one holding `line`. A group that cannot be found counts as having it (the
-    status stands)."""
-    from porter.source.macros import directives
-
+def _arms(dirs: list, text: list[str], guard: int) -> list[tuple[int, int, bool]] | None:
+    """The arms of the #if group with a directive at line `guard` (`dirs`: the file's directives, `text`: its
+    lines): (first line, last line, whether it holds code: a line that is neither blank, a comment nor a directive).
+    None when no such group is found (the status then stands)."""
     group: list | None = None  # the group's directives (if, elif..., else, endif), once the guard's group is found
     stack: list[list] = []
-    for d in directives(data):
+    for d in dirs:
         if d.kind in ("if", "ifdef", "ifndef"):
             stack.append([d])
         elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
@@ -385,16 +390,13 @@ def _other_arm_has_code(data: bytes, guard: int, line: int) -> bool:
                 group = g
                 break
     if group is None:
-        return True
-    text = data.decode("utf-8", "replace").split("\n")
-    arms = [(a.end_line + 1, b.line - 1) for a, b in zip(group, group[1:])]
-    for start, end in arms:
-        if start <= line <= end:
-            continue
-        body = _COMMENTS.sub(" ", "\n".join(text[start - 1:end]))
-        if any(row.strip() and not row.lstrip().startswith("#") for row in body.split("\n")):
-            return True
-    return False
+        return None
+    out = []
+    for a, b in zip(group, group[1:]):
+        body = _COMMENTS.sub(" ", "\n".join(text[a.end_line:b.line - 1]))
+        out.append((a.end_line + 1, b.line - 1,
+                    any(row.strip() and not row.lstrip().startswith("#") for row in body.split("\n"))))
+    return out
 
 
 def apply(head: ScanResult, diff: Diff) -> ScanResult:
