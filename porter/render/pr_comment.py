@@ -47,6 +47,8 @@ def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult 
     open_new = [f for f in shown if not is_rename(result, f)]
     if not open_new and not worse:
         head = "✅ **porter: no new CUDA-only code**"
+    elif not open_new:
+        head = f"⚠️ **porter: this change makes {_plural(worse, 'kernel verdict')} worse**"
     else:
         by_sev = {s: sum(1 for f in open_new if f.severity == s) for s in sorted(Severity, reverse=True)}
         parts = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
