@@ -159,7 +159,9 @@ def test_html_report_escapes_names_and_shows_control_characters(hostile):
 
 
 def test_sarif_addresses_a_file_whose_name_is_not_utf8(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"k\udcff.cu": KERNEL})
+    # A 32-bit mask (DEV002): a kernel alone gives only KRN001's note, which SARIF leaves out by default.
+    mask = b"__device__ int f(int v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    repo = make_repo(tmp_path / "repo", {"k\udcff.cu": KERNEL + mask})
     sarif = json.loads(porter_ok("assess", str(repo), "-f", "sarif"))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
     assert uris == {"k%FF.cu"}
