@@ -19,7 +19,7 @@ from porter import budget
 from porter.budget import Budget, Overrun, Pool, run_stage
 from porter.pipeline import run, scan, translate
 from porter.settings import Settings
-from porter.translate import TranslateError, TranslateOptions
+from porter.translate import TranslateOptions
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"
 SLOW = "took longer than 1 s to scan; skipped (a generated or pathological file?)"

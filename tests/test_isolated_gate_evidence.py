@@ -4,7 +4,6 @@ A guard whose ROCm arm holds code, and code the base already had, keep their sta
 from __future__ import annotations
 
 import json
-import subprocess
 
 from helpers import git, make_repo, run_porter
 
