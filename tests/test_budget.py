@@ -199,10 +199,15 @@ def test_translate_of_a_pathological_cmake_file_stops_at_its_budget_and_the_rest
     t = time.monotonic()
     out = translate(tmp_path / "src", Settings(file_seconds=5), TranslateOptions(), output=tmp_path / "out")
     assert time.monotonic() - t < 60
-    assert [(s.path, s.reason) for s in out.result.skipped] == [
-        ("CMakeLists.txt", "translating it alone took longer than 5 s; not translated (kept as it is)")]
-    assert [f.path for f in out.result.files] == ["k.cu"]
-    assert (tmp_path / "out" / "CMakeLists.txt").read_text() == cmake
+    # Whether the CMake migration of this file still overruns depends on the machine's load (its regexes no longer
+    # take minutes); either it was migrated within the budget or it is skipped with the reason, and k.cu translated.
+    # tests/test_hostile_translate_budget.py makes one file overrun for certain.
+    skipped = [(s.path, s.reason) for s in out.result.skipped]
+    assert skipped in ([], [("CMakeLists.txt", "translating it alone took longer than 5 s; not translated (kept as it "
+                                                "is)")])
+    assert "k.cu" in [f.path for f in out.result.files]
+    if skipped:
+        assert (tmp_path / "out" / "CMakeLists.txt").read_text() == cmake
 
 
 def test_five_thousand_digit_defines_are_no_internal_error(tmp_path):
