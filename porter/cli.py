@@ -406,6 +406,15 @@ def scan(
             _err().print(Text.assemble(("warning:", "yellow"), " ", literal(_nothing_scanned(path, run))),
                          soft_wrap=True)
         threshold = run.settings.fail_on
+        from porter.budget import DEADLINE_ENV, cut_by_deadline
+
+        late = cut_by_deadline(s.reason for s in run.result.skipped)
+        if late:
+            _err().print(f"warning: the run's deadline ({DEADLINE_ENV}) passed; {late} file(s) were not scanned and "
+                         "are listed as skipped" + ("; --fail-on fails rather than pass code it did not see"
+                                                    if threshold is not None else ""), soft_wrap=True, markup=False)
+            if threshold is not None:
+                return EXIT_FINDINGS
         if run.diff is not None:
             from porter.diff import gating
 

@@ -89,7 +89,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
-    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
+    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets,
+                     deep_budget=file_budget(settings))
     cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
@@ -143,11 +144,12 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
         sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
-        diff = changes.compare(sides[0], sides[1], change, isolated)
+        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir))
         head_result = sides[1]
     elif baseline is not None:
-        head_result = run(source_for(Path(path), rev), settings).result
-        diff = changes.compare_baseline(baseline, head_result, isolated)
+        source = source_for(Path(path), rev)
+        head_result = run(source, settings).result
+        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings))
     else:
         raise ValueError("run_diff needs new_since or baseline")
     result = changes.apply(head_result, diff)
@@ -155,6 +157,22 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
     if assess:
         result, assessment = assessed(result, settings, targets)
     return Run(result, targets, settings, assessment, diff)
+
+
+def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]:
+    """A file of `source` by its path in a scan result, read as the scan read it (None when it cannot be)."""
+    from porter.diff import read_at
+
+    if isinstance(source, GitTree):
+        return read_at(source.repo, source.commit, source.subdir)
+    base = Path(source.root) if Path(source.root).is_dir() else Path(source.root).parent
+
+    def read(path: str) -> bytes | None:
+        try:
+            return source.read(Candidate(path, base / path, "cuda"), settings.max_file_bytes)
+        except SourceReadError:
+            return None
+    return read
 
 
 @functools.lru_cache(maxsize=None)
@@ -530,7 +548,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
                 held.read(source, c, max_bytes)
             except SourceReadError:
                 pass  # said when the file itself is scanned
-    harvested, whole = _harvest(files, source, max_bytes, held, budget, jobs, notices)
+    harvested, whole = harvest_file_facts(files, source, max_bytes, held, budget, jobs, notices)
     # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     global _FACTS_INPUT
@@ -563,7 +581,7 @@ FEW_DIRECTIVES = 10_000
 _FACTS_INPUT: tuple = ()
 
 
-def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
+def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
              jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
     whether every file gave its facts."""
@@ -697,6 +715,8 @@ def _warm(state: _Worker, languages: set[str]) -> None:
 
 def overrun_reason(o: Overrun, doing: str) -> str:
     """A skip reason for a file whose work (`doing`: "to scan") ran out of its budget or killed its worker."""
+    if o.kind == "deadline":
+        return f"{o.reason} before porter got {doing}; skipped"
     if o.kind == "time":
         return f"{o.reason} {doing}; skipped (a generated or pathological file?)"
     if o.kind == "memory":

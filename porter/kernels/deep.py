@@ -627,13 +627,14 @@ def _evaluator(ci):
     return evaluate
 
 
-# What libclang may take per file (porter.budget). The scan's settings do not reach refine (it is called from kernel
-# analysis with the deep flag alone), so deep mode uses porter's default per-file budget.
+# What libclang may take per file (porter.budget) when the caller gives no budget; a scan gives its settings' one
+# (file_seconds, file_memory_mib), as for every other parser.
 BUDGET = Budget()
 
 
-def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dict[str, Any]]:
-    """Kernels with deep-mode facts where libclang resolved what tree-sitter could not; plus what was done."""
+def refine(result: ScanResult, kernels: list[Kernel], budget: Budget = BUDGET) -> tuple[list[Kernel], dict[str, Any]]:
+    """Kernels with deep-mode facts where libclang resolved what tree-sitter could not, each file parsed under
+    `budget`; plus what was done."""
     cfg = setup()
     info: dict[str, Any] = {"setup": cfg.to_dict()}
     if not cfg.available:
@@ -689,7 +690,7 @@ def _refine(result: ScanResult, kernels: list[Kernel], cfg: DeepConfig, info: di
     answers: dict[int, Any] = {}
     # libclang and tree-sitter on repository content run in a budgeted worker (porter.budget): a parse that blocks
     # (a token-pasted `__has_include` naming a FIFO, which `contain` cannot see) is killed at the budget.
-    with Pool(BUDGET, 1) as pool:
+    with Pool(budget, 1) as pool:
         for i, answer in pool.map(_analyse_task, tasks):
             answers[i] = answer
     for i, (rel, ks) in enumerate(order):
