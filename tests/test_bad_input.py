@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import typer
 
-from porter import cli
+from porter.cli import base as cli_base
 from tests.helpers import run_porter, scan_json, write_files
 
 KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\n"
@@ -115,7 +115,7 @@ def test_internal_error_exits_3_without_traceback(capsys):
         raise RuntimeError("invariant broken")
 
     with pytest.raises(typer.Exit) as e:
-        cli._run(boom)
+        cli_base.run_command(boom)
     assert e.value.exit_code == 3
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: invariant broken" in " ".join(err.split())
