@@ -1,14 +1,21 @@
 """Describe the rule catalogue for people: the list with fixture coverage, and one rule's documentation."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from porter.datafile import DATA_DIR
-from porter.rules import Rule, RuleSet
+from porter.rules import Rule, RuleSet, rule_files
 
 # Fixtures live in a checkout beside rules/ and are not installed: from a wheel, coverage is unknown (None).
 CHECKOUT_DIR = DATA_DIR.parent if DATA_DIR.name == "rules" else None
 FIXTURES_DIR = CHECKOUT_DIR / "fixtures" / "rules" if CHECKOUT_DIR is not None else None
+
+
+def rule_ids(extra: Iterable[Path] = ()) -> frozenset[str]:
+    """The ids of porter's rules and of the extra rule files given, from their file names (`<ID>-<slug>.yaml`: the
+    loader refuses a file whose id differs), without loading a rule."""
+    return frozenset(p.name.split("-", 1)[0] for p in (*rule_files(), *extra) if "-" in p.name)
 
 
 def fixture_for(rule: Rule, fixtures: Path | None = FIXTURES_DIR) -> Path | None:
