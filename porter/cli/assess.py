@@ -8,9 +8,9 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, run_command
-from porter.cli.output import show
+from porter.cli.output import check_suffix, show
 from porter.cli.runs import nothing_scanned, pipeline, scanned_any
-from porter.cli.scan import FORMAT_HELP
+from porter.cli.scan import FORMAT_HELP, report_suffixes
 from porter.errors import UsageError
 
 
@@ -38,6 +38,7 @@ def assess_cmd(
     def body() -> int:
         from porter.render import RenderOptions, format_for
 
+        check_suffix(format, output, report_suffixes())
         fmt = format_for(format, output)
         cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep)
         run = pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console")

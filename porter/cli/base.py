@@ -20,6 +20,29 @@ from porter.render.safe import literal
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
+# -h as well as --help, as ruff and semgrep take it; subcommands inherit it from the group's context.
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def first_paragraph(text: str | None) -> str:
+    """A command's summary as `porter --help` lists it: its docstring's first paragraph, whole, on one line."""
+    return " ".join((text or "").strip().split("\n\n")[0].split())
+
+
+class PlainGroup(typer.core.TyperGroup):
+    """`porter --help` lists each command's whole summary (click cuts it at the column where the line would end)."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, first_paragraph(cmd.help)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="porter",
     help="CUDA-to-HIP porting assistant: find what a move to AMD Instinct GPUs takes.",
@@ -27,6 +50,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain click help: option values by name (FORMAT, FILE), no <bool>/<str>/{path}
+    cls=PlainGroup,
+    context_settings=CONTEXT,
 )
 
 
@@ -56,7 +81,8 @@ def shown_name(param) -> str:
     return param.metavar if param.metavar is not None else param.name
 
 
-rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True, rich_markup_mode=None)
+rules_app = typer.Typer(help="The rule catalogue: list the rules, explain one.", cls=PlainGroup, no_args_is_help=True,
+                        rich_markup_mode=None, context_settings=CONTEXT)
 app.add_typer(rules_app, name="rules")
 
 

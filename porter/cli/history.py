@@ -9,7 +9,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
-from porter.cli.output import colour_on_stdout, history_progress, notes, stdout_width, to_stdout, write_output
+from porter.cli.output import check_suffix, colour_on_stdout, history_progress, notes, stdout_width, to_stdout, write_output
 from porter.errors import UsageError
 
 
@@ -41,6 +41,7 @@ def history_cmd(
         from porter.history import report
         from porter.settings import resolve_settings
 
+        check_suffix(format, output, tuple(s for _, suffixes in report.FORMATS.values() for s in suffixes))
         name = report.format_name(format, output)
         cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated)
         if not path.is_dir():

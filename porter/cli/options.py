@@ -88,6 +88,24 @@ def deep():
     return typer.Option(False, "--deep", metavar="", help="Refine kernel facts with libclang (optional extra 'deep').")
 
 
+def select():
+    return typer.Option(None, "--select", metavar="RULE",
+                        help="Only these rules: an id (KRN001) or a prefix (KRN); repeatable or comma-separated.")
+
+
+def ignore():
+    return typer.Option(None, "--ignore", metavar="RULE",
+                        help="Leave out these rules: an id or a prefix; repeatable or comma-separated.")
+
+
+def min_severity():
+    from porter.model import Severity
+
+    return typer.Option(None, "--min-severity", metavar="SEVERITY",
+                        help=f"Show only findings of this severity or worse: {', '.join(str(s) for s in Severity)} "
+                             "(what is shown, not what --fail-on counts).")
+
+
 def command_line(include=None, exclude=None, jobs=None, fail_on=None, target=None, no_cache=False, cache_dir=None,
                  config=None, isolated=False, deep=False, max_file_size_mb=None):
     """porter.settings.CommandLine from the options a command took (None: not given)."""

@@ -12,6 +12,16 @@ def to_stdout(output: Optional[Path]) -> bool:
     return output is None or str(output) == "-"
 
 
+def check_suffix(format: Optional[str], output: Optional[Path], suffixes) -> None:
+    """With -o FILE and no --format the format comes from FILE's suffix; a suffix no format has (report.docx) is
+    refused rather than filled with console text. A name without a suffix gets console text, as stdout does."""
+    if format or to_stdout(output) or not output.suffix:
+        return
+    if output.suffix.lower() not in suffixes:
+        raise UsageError(f"-o {output}: no format writes {output.suffix} files (suffixes: {', '.join(suffixes)}); "
+                         "name one with --format")
+
+
 def write_output(data: bytes, output: Optional[Path]) -> None:
     """`data` to stdout (no -o, or -o -) or to the file -o names, contained in the checkout that holds it."""
     if to_stdout(output):

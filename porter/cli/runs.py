@@ -9,14 +9,21 @@ from porter.cli.output import scan_progress
 from porter.errors import UsageError
 
 
-def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool):
-    """Settings for `path` from its configuration and the options, then the one pipeline."""
+def settings_for(path: Path, cli):
+    """The settings for `path`: its configuration under the command line's options."""
     with uncollected_imports("porter.pipeline"):
-        from porter.pipeline import run
+        import porter.pipeline  # noqa: F401 - loaded here, uncollected, for the run that follows
         from porter.settings import resolve_settings
-        from porter.source.read import source_for
 
-    settings = resolve_settings(path, cli)
+    return resolve_settings(path, cli)
+
+
+def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool, settings=None):
+    """Settings for `path` from its configuration and the options (unless given), then the one pipeline."""
+    settings = settings if settings is not None else settings_for(path, cli)
+    from porter.pipeline import run
+    from porter.source.read import source_for
+
     source = source_for(path, rev)
     prog, callback = scan_progress(show_progress)
     if prog:
@@ -25,15 +32,13 @@ def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: b
     return run(source, settings, assess=assess, progress=callback)
 
 
-def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool):
-    """Settings for `path`, then the pipeline's diff entry (porter.pipeline.run_diff)."""
-    with uncollected_imports("porter.pipeline"):
-        from porter.pipeline import run_diff
-        from porter.settings import resolve_settings
-
+def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool, settings=None):
+    """Settings for `path` (unless given), then the pipeline's diff entry (porter.pipeline.run_diff)."""
     if new_since is not None and baseline is not None:
         raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
-    settings = resolve_settings(path, cli)
+    settings = settings if settings is not None else settings_for(path, cli)
+    from porter.pipeline import run_diff
+
     return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess,
                     isolated=cli.isolated)
 

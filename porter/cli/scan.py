@@ -9,8 +9,9 @@ import typer
 import porter.cli.options as options
 from porter.cli.base import PlainHelp, app, err, run_command, say
 from porter.cli.gate import gate
-from porter.cli.output import show
-from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, scanned_any
+from porter.cli.output import check_suffix, show
+from porter.cli.selection import narrow_rules, narrow_severity, selection
+from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, scanned_any, settings_for
 from porter.errors import UsageError
 
 
@@ -23,6 +24,13 @@ def format_help() -> str:
 
 
 FORMAT_HELP = format_help()
+
+
+def report_suffixes() -> tuple[str, ...]:
+    """The -o suffixes that choose a format of scan and assess (.json, .sarif, ...)."""
+    from porter.render import FORMATS
+
+    return tuple(s for f in FORMATS.values() for s in f.suffixes)
 
 
 @app.command(cls=PlainHelp)
@@ -48,6 +56,9 @@ def scan(
     new_since: Optional[str] = typer.Option(None, "--new-since", metavar="REF", help="Only what changed since the merge base with this commit or branch (e.g. the PR base): new findings, fixed ones, kernel verdict changes."),
     baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE", help="Only findings not in this baseline file (written by `porter baseline`)."),
     summary: Optional[Path] = typer.Option(None, "--summary", metavar="FILE", help="Also append a Markdown summary to this file (e.g. \"$GITHUB_STEP_SUMMARY\")."),
+    select_rules: Optional[List[str]] = options.select(),
+    ignore_rules: Optional[List[str]] = options.ignore(),
+    min_severity: Optional[str] = options.min_severity(),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
@@ -56,19 +67,24 @@ def scan(
 
         from porter.portaware import STATUS_CHOICES, select
         from porter.render import RenderOptions, format_for
+        from porter.rulecatalog import rule_ids
 
         if status is not None and status.strip().lower() not in STATUS_CHOICES:
             raise UsageError(f"--status must be one of {', '.join(STATUS_CHOICES)}, not {status!r}")
+        check_suffix(format, output, report_suffixes())
         fmt = format_for(format, output)
         cli = options.command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                                    max_file_size_mb)
+        settings = settings_for(path, cli)
+        sel = selection(select_rules, ignore_rules, min_severity, rule_ids(settings.extra_rules))
         if new_since is not None or baseline is not None:
-            run = diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment)
+            run = diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment, settings)
         else:
-            run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet)
-        shown = status.strip().lower() if status else "all"
-        show(dataclasses.replace(run, result=select(run.result, shown)), fmt, output,
-             RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+            run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings)
+        run = narrow_rules(run, sel)  # a rule not selected is as if it had not run: not shown, not counted
+        status_shown = status.strip().lower() if status else "all"
+        shown = narrow_severity(dataclasses.replace(run, result=select(run.result, status_shown)), sel)
+        show(shown, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
         if run.diff is not None:
             c = run.diff.counts()
             git_base = not c["base"].startswith("baseline:")
@@ -77,7 +93,7 @@ def scan(
                         f"; {len(run.diff.worse_kernels)} kernel verdicts worse", markup=False, highlight=False,
                         soft_wrap=True)
         if summary is not None:
-            append_summary(run, summary)
+            append_summary(shown, summary)
         if not scanned_any(run):
             say("warning:", "yellow", nothing_scanned(path, run))
         if run.diff is not None:

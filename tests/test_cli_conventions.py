@@ -1,0 +1,132 @@
+"""The command line as ruff and semgrep users expect it (issue 29): -h, whole command summaries, --select/--ignore/
+--min-severity, configuration errors that name the key, an unknown -o suffix refused.
+
+Runs in this process through porter.cli.main(argv) -> int: no interpreter to start per case."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porter.cli import main
+from tests.helpers import REPO
+
+CUDA_APP = REPO / "fixtures" / "repos" / "cuda-app"
+KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"
+
+
+def porter(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(autouse=True)
+def _plain(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("PORTER_CACHE_DIR", "/nonexistent-porter-cache")
+
+
+def test_dash_h_is_help(capsys):
+    for argv in ([], ["scan"], ["rules"], ["rules", "explain"]):
+        code, short, _ = porter(capsys, *argv, "-h")
+        assert (code, short) == (0, porter(capsys, *argv, "--help")[1])
+        assert "  -h, --help " in short
+
+
+def test_help_lists_every_command_summary_whole(capsys):
+    code, out, _ = porter(capsys, "--help")
+    assert code == 0
+    assert out.split("Commands:\n")[1] == """\
+  scan       Inventory everything CUDA in a repository.
+  assess     Assess what it takes to run a repository on AMD Instinct GPUs:
+             verdict, effort, blockers, breakdowns.
+  targets    List the AMD GPU target profiles (ids for --target).
+  translate  Translate CUDA to HIP (hipify when installed, porter's built-in
+             engine otherwise) and report what is left.
+  baseline   Write the fingerprints of today's findings, so `scan --baseline
+             FILE` reports only what is added later.
+  comment    Create or update porter's one sticky comment on a pull request
+             (GitHub) or merge request (GitLab).
+  check      Scan just these files (the pre-commit hook): one line per
+             finding, no translation, no assessment.
+  history    The burndown of a port over the first-parent git history: open,
+             handled and cuda-only work per commit.
+  rules      The rule catalogue: list the rules, explain one.
+"""
+    assert porter(capsys, "rules", "--help")[1].split("Commands:\n")[1] == (
+        "  list     List every rule with its severity, category and fixture coverage.\n"
+        "  explain  Show one rule's full documentation.\n")
+
+
+SCAN = ["scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q"]
+
+
+@pytest.mark.parametrize("extra, line, code", [
+    ([], "154 findings (8 high, 14 medium, 5 low, 127 info) in 11 files; 8 kernels, 8 launches; 0 suppressed; "
+         "0 skipped; 152 open, 2 handled, 0 cuda-only", 0),
+    (["--select", "KRN"], "16 findings (1 low, 15 info) in 11 files; 8 kernels, 8 launches; 0 suppressed; "
+                          "0 skipped", 0),
+    (["--select", "krn001,DEV002"], "11 findings (3 high, 8 info) in 11 files; 8 kernels, 8 launches; 0 suppressed; "
+                                    "0 skipped", 0),
+    (["--ignore", "KRN", "--ignore", "API", "--min-severity", "medium"],
+     "20 findings (6 high, 14 medium) in 11 files; 8 kernels, 8 launches; 0 suppressed; 0 skipped; "
+     "18 open, 2 handled, 0 cuda-only", 0),
+    # --select narrows what --fail-on counts; --min-severity only what is shown
+    (["--select", "KRN", "--fail-on", "low"], "16 findings (1 low, 15 info) in 11 files; 8 kernels, 8 launches; "
+                                              "0 suppressed; 0 skipped", 1),
+    (["--select", "KRN", "--fail-on", "medium"], "16 findings (1 low, 15 info) in 11 files; 8 kernels, 8 launches; "
+                                                 "0 suppressed; 0 skipped", 0),
+    (["--select", "KRN", "--min-severity", "high", "--fail-on", "low"],
+     "0 findings (none) in 11 files; 8 kernels, 8 launches; 0 suppressed; 0 skipped", 1),
+])
+def test_select_ignore_and_min_severity(capsys, extra, line, code):
+    got, out, err = porter(capsys, *SCAN, *extra)
+    assert (got, out, err) == (code, line + "\n", "")
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--select", "KRX"], "error: --select: no rule id or prefix 'KRX' (`porter rules list` shows them)"),
+    (["--ignore", "KRN001,NOPE"], "error: --ignore: no rule id or prefix 'NOPE' (`porter rules list` shows them)"),
+    (["--min-severity", "huge"], "error: --min-severity: unknown severity 'huge' (expected one of: info, low, "
+                                 "medium, high, blocker)"),
+])
+def test_unknown_rule_or_severity_is_a_usage_error(capsys, extra, message):
+    assert porter(capsys, *SCAN, *extra) == (2, "", message + "\n")
+
+
+@pytest.mark.parametrize("toml, message", [
+    ('disable = ["KRN01"]', "disable: no rule 'KRN01' (did you mean KRN001? `porter rules list` shows them)"),
+    ('disable = ["XYZ001"]', "disable: no rule 'XYZ001' (`porter rules list` shows them)"),
+    ('targets = ["mi999"]', "targets: unknown target 'mi999' (valid: all, mi300x, mi325x, mi350x, mi355x, mi455x)"),
+])
+def test_configuration_errors_name_the_key(capsys, tmp_path, toml, message):
+    (tmp_path / "k.cu").write_text(KERNEL)
+    (tmp_path / "porter.toml").write_text(toml + "\n")
+    code, out, err = porter(capsys, "scan", str(tmp_path), "--no-cache", "-q")
+    assert (code, out, err) == (2, "", f"error: {tmp_path / 'porter.toml'}: {message}\n")
+
+
+def test_a_rule_the_configuration_adds_may_be_disabled(capsys, tmp_path):
+    (tmp_path / "k.cu").write_text(KERNEL)
+    (tmp_path / "porter.toml").write_text('disable = ["KRN001"]\ntargets = ["gfx942"]\n')
+    code, out, err = porter(capsys, "scan", str(tmp_path), "--no-cache", "-q")
+    assert (code, out) == (0, "0 findings (none) in 2 files; 1 kernel, 0 launches; 0 suppressed; 0 skipped\n")
+    assert err == "note: repository porter.toml disables 1 rule(s): KRN001\n"
+
+
+@pytest.mark.parametrize("cmd, suffixes", [
+    ("scan", ".txt, .json, .md, .markdown, .html, .htm, .sarif, .csv, .rdjsonl, .jsonl"),
+    ("assess", ".txt, .json, .md, .markdown, .html, .htm, .sarif, .csv, .rdjsonl, .jsonl"),
+    ("history", ".txt, .json, .csv, .md, .markdown, .html, .htm"),
+])
+def test_an_output_suffix_no_format_has_is_refused(capsys, tmp_path, cmd, suffixes):
+    (tmp_path / "k.cu").write_text(KERNEL)
+    out_file = tmp_path / "report.docx"
+    code, out, err = porter(capsys, cmd, str(tmp_path), "--no-cache", "-o", str(out_file))
+    assert (code, out) == (2, "")
+    assert err == f"error: -o {out_file}: no format writes .docx files (suffixes: {suffixes}); name one with --format\n"
+    assert not out_file.exists()
+    # --format says what to write, whatever the name
+    assert porter(capsys, "scan", str(tmp_path), "--no-cache", "-f", "json", "-o", str(out_file))[0] == 0
+    assert out_file.read_text().startswith("{")
