@@ -4,6 +4,7 @@
 Runs in this process through porter.cli.main(argv) -> int: no interpreter to start per case."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,69 @@ def test_an_output_suffix_no_format_has_is_refused(capsys, tmp_path, cmd, suffix
     # --format says what to write, whatever the name
     assert porter(capsys, "scan", str(tmp_path), "--no-cache", "-f", "json", "-o", str(out_file))[0] == 0
     assert out_file.read_text().startswith("{")
+
+
+def _on_a_terminal(*argv: str, env: dict[str, str]) -> bytes:
+    """porter with stdout and stderr on a real pseudo-terminal, as a person runs it: what the terminal received."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    full_env = {**os.environ, "COLUMNS": "80", "PORTER_CACHE_DIR": "/nonexistent-porter-cache", **env}
+    full_env.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
+    p = subprocess.Popen([sys.executable, "-m", "porter", *argv], stdin=subprocess.DEVNULL, stdout=follower,
+                         stderr=follower, env=full_env, cwd=REPO)
+    os.close(follower)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(leader)
+    assert p.wait(timeout=120) in (0, 1, 2)
+    return got
+
+
+# An SGR sequence: colour or another text style (a progress bar's cursor control is no colour).
+COLOUR = re.compile(rb"\x1b\[[0-9;]*m")
+
+
+def test_no_color_and_the_no_color_option_are_honoured_on_a_terminal(tmp_path):
+    (tmp_path / "k.cu").write_text(KERNEL)
+    scan = ["scan", str(tmp_path), "--no-cache", "--jobs", "1"]
+    assert COLOUR.search(_on_a_terminal(*scan, env={}))  # colour by default on a terminal
+    for argv, env in ((scan, {"NO_COLOR": "1"}), ([*scan, "--no-color"], {}), (["--no-color", *scan], {}),
+                      (["targets", "--no-color"], {}), (["scan", "/nonexistent-porter-path"], {"NO_COLOR": "1"})):
+        out = _on_a_terminal(*argv, env=env)
+        assert not COLOUR.search(out), (argv, env, out[:200])
+    assert COLOUR.search(_on_a_terminal("scan", "/nonexistent-porter-path", env={}))  # the red "error:"
+    assert _on_a_terminal("scan", "/nonexistent-porter-path", env={"NO_COLOR": "1"}) == (
+        b"error: /nonexistent-porter-path: no such file or directory\r\n")
+
+
+def test_progress_in_a_log_is_a_plain_line_every_period():
+    from porter.cli.output import PlainProgress
+
+    lines: list[str] = []
+    now = [100.0]
+    progress = PlainProgress("scanning files", lines.append, period=10, clock=lambda: now[0])
+    for t, done in ((101, 5), (109.9, 40), (110, 41), (115, 60), (121, 90), (140, 100)):
+        now[0] = t
+        progress(done, 100)
+    assert lines == ["scanning files: 41/100\n", "scanning files: 90/100\n", "scanning files: 100/100\n"]
+
+
+def test_scan_progress_is_plain_lines_when_stderr_is_no_terminal(monkeypatch):
+    from porter.cli.output import PlainProgress, scan_progress
+
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    bar, callback = scan_progress(True)
+    assert bar is None and isinstance(callback, PlainProgress) and callback.period == 10
+    assert scan_progress(False) == (None, None)  # -q

@@ -30,7 +30,8 @@ import typer  # noqa: E402
 from porter import __version__  # noqa: E402
 # Each command module registers its command on `app`; in this order `porter --help` lists them.
 from porter.cli import scan, assess, targets, translate, baseline, comment, check, history, rules  # noqa: E402,F401,I001
-from porter.cli.base import app, end_without_freeing  # noqa: E402
+import porter.cli.options as options  # noqa: E402
+from porter.cli.base import app, end_without_freeing, reset_colour  # noqa: E402
 
 # A scan allocates millions of short-lived objects (tree nodes, hits, findings) and frees a file's objects without
 # the cycle collector (tests/test_tokens.py checks that), so the default 700-allocation first generation ran ~190
@@ -49,6 +50,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    no_color: bool = options.no_color(),
 ) -> None:
     """porter: scan, translate and assess CUDA code for AMD Instinct GPUs."""
 
@@ -71,6 +73,7 @@ def app_for(argv: Sequence[str]) -> typer.Typer:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run porter's command line on `argv` (default: sys.argv[1:]) in this process and return its exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    reset_colour()
     try:
         app_for(args)(args=args, prog_name="porter")
     except SystemExit as e:  # click's standalone mode ends every command this way

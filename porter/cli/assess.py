@@ -32,6 +32,7 @@ def assess_cmd(
     config: Optional[Path] = options.config(),
     isolated: bool = options.isolated(),
     deep: bool = options.deep(),
+    no_color: bool = options.no_color(),
 ) -> None:
     """Assess what it takes to run a repository on AMD Instinct GPUs: verdict, effort, blockers, breakdowns."""
 

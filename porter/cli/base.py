@@ -92,14 +92,41 @@ def err():
     never loads rich (importing it was a twentieth of a one-file scan)."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, **colour())
+
+
+_COLOR = {"off": False}
+
+
+def turn_colour_off(value: bool) -> None:
+    """--no-color's callback (it is eager: set before the stderr console is made)."""
+    if value:
+        _COLOR["off"] = True
+        err.cache_clear()
+
+
+def reset_colour() -> None:
+    """Back to NO_COLOR alone, for a new command line in the same process (porter.cli.main)."""
+    _COLOR["off"] = False
+    err.cache_clear()
+
+
+def no_color() -> bool | None:
+    """True when --no-color was given or NO_COLOR (https://no-color.org) is set to anything non-empty; None lets
+    rich decide (colour on a terminal only)."""
+    return True if _COLOR["off"] or os.environ.get("NO_COLOR") else None
+
+
+def colour() -> dict:
+    """A rich Console's colour arguments: none at all (not even bold or italic) under NO_COLOR or --no-color."""
+    return {"no_color": True, "color_system": None} if no_color() else {}
 
 
 def stdout_console():
-    """A console on stdout for tables and reports."""
+    """A console on stdout for tables and reports: colour on a terminal unless NO_COLOR or --no-color."""
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(highlight=False, **colour())
 
 
 def stderr_may_be_terminal() -> bool:

@@ -34,6 +34,7 @@ def history_cmd(
     cache_dir: Optional[Path] = options.cache_dir(),
     config: Optional[Path] = options.config(),
     isolated: bool = options.isolated(),
+    no_color: bool = options.no_color(),
 ) -> None:
     """The burndown of a port over the first-parent git history: open, handled and cuda-only work per commit."""
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from porter.cli.base import turn_colour_off
 from porter.errors import UsageError
 
 TARGETS_HELP = "AMD target id(s), gfx name, 'all' or a profile .yaml (default: mi355x)."
@@ -86,6 +87,11 @@ def max_file_size_mb():
 
 def deep():
     return typer.Option(False, "--deep", metavar="", help="Refine kernel facts with libclang (optional extra 'deep').")
+
+
+def no_color():
+    return typer.Option(False, "--no-color", metavar="", callback=turn_colour_off, is_eager=True, expose_value=False,
+                        help="No colour on a terminal (as NO_COLOR=1 does).")
 
 
 def select():

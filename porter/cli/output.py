@@ -1,12 +1,17 @@
-"""Where a command's output goes: a report to stdout or a contained file, notices on stderr, a progress bar."""
+"""Where a command's output goes: a report to stdout or a contained file, notices on stderr, and progress (a bar on
+a terminal, a plain line every few seconds in a CI log)."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
-from porter.cli.base import err, leave_to_exit, say, stderr_may_be_terminal
+from porter.cli.base import err, leave_to_exit, no_color, say, stderr_may_be_terminal
 from porter.errors import UsageError
+
+# A CI log gets a progress line at most this often (seconds): enough to see a long scan move, few enough to read.
+PLAIN_PROGRESS_SECONDS = 10.0
 
 def to_stdout(output: Optional[Path]) -> bool:
     return output is None or str(output) == "-"
@@ -52,8 +57,8 @@ def stdout_width() -> int:
 
 
 def colour_on_stdout(output: Optional[Path]) -> bool:
-    """Colour (and terminal control) only for a terminal on stdout."""
-    return to_stdout(output) and sys.stdout.isatty()
+    """Colour (and terminal control) only for a terminal on stdout, and never under NO_COLOR or --no-color."""
+    return to_stdout(output) and sys.stdout.isatty() and not no_color()
 
 
 def show(run, fmt, output: Optional[Path], opts) -> None:
@@ -79,10 +84,35 @@ def notes(notices) -> None:
         say("note:", "yellow", notice)
 
 
+class PlainProgress:
+    """Progress for a log: one plain line on stderr when `period` seconds have passed since the last one (the first
+    after `period` too: a quick run prints none). `clock` is time.monotonic outside tests."""
+
+    def __init__(self, label: str, write: Callable[[str], None], period: float = PLAIN_PROGRESS_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
+        self.label, self.write, self.period, self.clock = label, write, period, clock
+        self.last = clock()
+
+    def __call__(self, done: int, total: int | None, detail: str = "") -> None:
+        now = self.clock()
+        if now - self.last < self.period:
+            return
+        self.last = now
+        of = f"/{total}" if total is not None else ""
+        self.write(f"{self.label}: {done}{of}{' ' + detail if detail else ''}\n")
+
+
+def _stderr_line(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
 def scan_progress(enabled: bool):
-    """(a context manager or None, a progress callback or None): a rich bar on stderr when it is a terminal."""
-    if not enabled or not stderr_may_be_terminal() or not err().is_terminal:
+    """(a context manager or None, a progress callback or None): a rich bar on a terminal, plain lines otherwise."""
+    if not enabled:
         return None, None
+    if not stderr_may_be_terminal() or not err().is_terminal:
+        return None, PlainProgress("scanning files", _stderr_line)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -92,9 +122,14 @@ def scan_progress(enabled: bool):
 
 
 def history_progress(enabled: bool):
-    """A progress line on stderr while a history walks (a terminal only): points done, blobs scanned, cache hits."""
-    if not enabled or not stderr_may_be_terminal() or not err().is_terminal:
+    """Progress while a history walks: points done, blobs scanned, cache hits; a bar on a terminal, plain lines in a
+    log."""
+    if not enabled:
         return None, None
+    if not stderr_may_be_terminal() or not err().is_terminal:
+        plain = PlainProgress("history commits", _stderr_line)
+        return None, lambda p: plain(p.commits_done, p.commits_total,
+                                     f"({p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits)")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),

@@ -16,6 +16,7 @@ from porter.render.safe import literal
 def rules_list(
     format: str = options.format_("console or json.", "console"),
     category: Optional[str] = typer.Option(None, "--category", metavar="CATEGORY", help="Only this category."),
+    no_color: bool = options.no_color(),
 ) -> None:
     """List every rule with its severity, category and fixture coverage."""
 
@@ -57,7 +58,10 @@ def rules_list(
 
 
 @rules_app.command("explain", cls=PlainHelp)
-def rules_explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id, e.g. DEV002.")) -> None:
+def rules_explain(
+    rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id, e.g. DEV002."),
+    no_color: bool = options.no_color(),
+) -> None:
     """Show one rule's full documentation."""
 
     def body() -> int:

@@ -59,6 +59,7 @@ def scan(
     select_rules: Optional[List[str]] = options.select(),
     ignore_rules: Optional[List[str]] = options.ignore(),
     min_severity: Optional[str] = options.min_severity(),
+    no_color: bool = options.no_color(),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 

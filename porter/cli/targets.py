@@ -17,6 +17,7 @@ from porter.render.safe import literal
 def targets_cmd(
     format: str = options.format_("console or json.", "console"),
     profile: Optional[List[Path]] = typer.Option(None, "--profile", metavar="FILE", help="Also load this user profile file (repeatable)."),
+    no_color: bool = options.no_color(),
 ) -> None:
     """List the AMD GPU target profiles (ids for --target)."""
 

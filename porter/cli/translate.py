@@ -40,6 +40,7 @@ def translate_cmd(
     exclude: Optional[List[str]] = options.exclude(),
     config: Optional[Path] = options.config(),
     isolated: bool = options.isolated(),
+    no_color: bool = options.no_color(),
 ) -> None:
     """Translate CUDA to HIP (hipify when installed, porter's built-in engine otherwise) and report what is left."""
 
