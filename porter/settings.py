@@ -296,9 +296,6 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
     if cli.jobs is not None and cli.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
     rules, effort = _config_paths(cfg, top)
-    _check_disable(cfg, rules)
-    config_targets = _config_targets(cfg, top) if not cli.targets else []
-    _check_targets(cfg, config_targets)
     cores = os.cpu_count() or 1
     jobs = cli.jobs if cli.jobs is not None else cfg.get("jobs", 0)
     if cfg.from_repository and cli.jobs is None:
@@ -327,7 +324,7 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
         cache_dir=(cli.cache_dir or default_cache_dir()) if use_cache else None,
         max_file_bytes=max_bytes,
         disabled_rules=tuple(cfg.get("disable", [])),
-        targets=tuple(cli.targets if cli.targets else config_targets),
+        targets=tuple(cli.targets if cli.targets else _config_targets(cfg, top)),
         extra_rules=rules,
         effort=effort,
         fail_on=fail_on,
@@ -340,40 +337,6 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
         cuda_only=tuple(cfg.get("cuda_only", [])),
         cuda_only_from=tuple(cfg.get("cuda_only_from", [])),
     )
-
-
-def _check_disable(cfg: Config, extra_rules: tuple[Path, ...]) -> None:
-    """Every id in `disable` names a rule (porter's, or one of the configuration's own rule files): a misspelt id
-    would otherwise turn nothing off, silently."""
-    if not cfg.get("disable"):
-        return
-    import difflib
-
-    from porter.rulecatalog import rule_ids
-
-    known = rule_ids(extra_rules)
-    for rid in cfg.get("disable"):
-        if rid not in known:
-            close = difflib.get_close_matches(rid.upper(), sorted(known), n=1, cutoff=0.8)
-            hint = f"did you mean {close[0]}? " if close else ""
-            raise ConfigError(f"{_shown(cfg)}: disable: no rule {rid[:64]!r} ({hint}`porter rules list` shows them)")
-
-
-def _check_targets(cfg: Config, targets: list[str]) -> None:
-    """The configuration's targets resolve to profiles; an error names the `targets` key, not --target (which the
-    user did not give)."""
-    if not targets:
-        return
-    from porter.targets import TargetError, resolve_targets
-
-    try:
-        resolve_targets(targets)
-    except TargetError as e:
-        raise ConfigError(f"{_shown(cfg)}: targets: {e.problem}") from None
-
-
-def _shown(cfg: Config) -> str:
-    return str(cfg.path) if cfg.path is not None else "configuration"
 
 
 def _notices(cfg: Config, max_bytes: int) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ import typer
 import porter.cli.options as options
 from porter.cli.base import PlainHelp, app, run_command
 from porter.cli.gate import gate
+from porter.cli.runs import settings_for
 
 
 @app.command("check", cls=PlainHelp)
@@ -28,11 +29,10 @@ def check_cmd(
         from porter.model import Severity
         from porter.pipeline import run
         from porter.render.safe import one_line
-        from porter.settings import resolve_settings
         from porter.source.read import WorkTree
 
         root = Path(".")
-        settings = resolve_settings(root, options.command_line(jobs=1, fail_on=fail_on, target=target,
+        settings = settings_for(root, options.command_line(jobs=1, fail_on=fail_on, target=target,
                                                                isolated=isolated))
         wanted = frozenset(Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files)
         result = run(WorkTree(root), settings, only=wanted).result

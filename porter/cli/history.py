@@ -10,6 +10,7 @@ import typer
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
 from porter.cli.output import check_suffix, colour_on_stdout, history_progress, notes, stdout_width, to_stdout, write_output
+from porter.cli.runs import settings_for
 from porter.errors import UsageError
 
 
@@ -40,7 +41,6 @@ def history_cmd(
 
     def body() -> int:
         from porter.history import report
-        from porter.settings import resolve_settings
 
         check_suffix(format, output, tuple(s for _, suffixes in report.FORMATS.values() for s in suffixes))
         name = report.format_name(format, output)
@@ -48,7 +48,7 @@ def history_cmd(
         if not path.is_dir():
             raise UsageError(f"{path}: no such directory" if not path.exists() else
                              f"{path}: history needs a directory (the repository or a part of it), not a file")
-        settings = resolve_settings(path, cli)
+        settings = settings_for(path, cli)
         if compare is not None:
             from porter.history.compare import compare as compare_points, render as render_compare
 

@@ -10,12 +10,42 @@ from porter.errors import UsageError
 
 
 def settings_for(path: Path, cli):
-    """The settings for `path`: its configuration under the command line's options."""
+    """The settings for `path`: its configuration under the command line's options, checked."""
     with uncollected_imports("porter.pipeline"):
         import porter.pipeline  # noqa: F401 - loaded here, uncollected, for the run that follows
         from porter.settings import resolve_settings
 
-    return resolve_settings(path, cli)
+    settings = resolve_settings(path, cli)
+    check_configuration(settings, cli)
+    return settings
+
+
+def check_configuration(settings, cli) -> None:
+    """What the configuration names exists: every `disable` id is a rule (porter's, or one of the configuration's
+    own rule files; a misspelt id would turn nothing off, silently), and configured `targets` resolve. An error
+    names the configuration key, not a command-line flag the user never gave. (Here rather than in porter.settings,
+    which the rule and target loaders' own imports reach.)"""
+    from porter.settings import ConfigError
+
+    where = str(settings.config_path) if settings.config_path is not None else "configuration"
+    if settings.disabled_rules:
+        import difflib
+
+        from porter.rulecatalog import rule_ids
+
+        known = rule_ids(settings.extra_rules)
+        for rid in settings.disabled_rules:
+            if rid not in known:
+                close = difflib.get_close_matches(rid.upper(), sorted(known), n=1, cutoff=0.8)
+                hint = f"did you mean {close[0]}? " if close else ""
+                raise ConfigError(f"{where}: disable: no rule {rid[:64]!r} ({hint}`porter rules list` shows them)")
+    if settings.targets and not cli.targets:
+        from porter.targets import TargetError, resolve_targets
+
+        try:
+            resolve_targets(settings.targets)
+        except TargetError as e:
+            raise ConfigError(f"{where}: targets: {e.problem}") from None
 
 
 def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool, settings=None):

@@ -10,6 +10,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_FINDINGS, EXIT_OK, PlainHelp, app, err, run_command, stdout_console, unwind_on_signals
+from porter.cli.runs import settings_for
 from porter.errors import UsageError
 
 
@@ -70,11 +71,10 @@ def translate_cmd(
                                 compile_commands=compile_commands or build_dir, fixups=not no_fixups,
                                 targets=(target,) if target else ())
         from porter.pipeline import translate
-        from porter.settings import resolve_settings
 
         if not path.exists():
             raise UsageError(f"{path}: no such file or directory")
-        settings = resolve_settings(path, options.command_line(include, exclude, config=config, isolated=isolated))
+        settings = settings_for(path, options.command_line(include, exclude, config=config, isolated=isolated))
         with unwind_on_signals() if in_place else contextlib.nullcontext():
             run = translate(path, settings, opts, output=output, in_place=in_place, force=force, diff=diff,
                             overwrite=overwrite, verify=verify, target=target)
