@@ -197,3 +197,38 @@ def test_scan_progress_is_plain_lines_when_stderr_is_no_terminal(monkeypatch):
     bar, callback = scan_progress(True)
     assert bar is None and isinstance(callback, PlainProgress) and callback.period == 10
     assert scan_progress(False) == (None, None)  # -q
+
+
+def test_rules_list_from_a_wheel_has_no_fixture_column(capsys, monkeypatch):
+    from porter import rulecatalog
+
+    code, checkout, _ = porter(capsys, "rules", "list", "--category", "python")
+    assert code == 0 and "fixture" in checkout.splitlines()[2]
+    monkeypatch.setattr(rulecatalog, "FIXTURES_DIR", None)  # what an installed wheel has: no fixtures/ beside it
+    code, wheel, _ = porter(capsys, "rules", "list", "--category", "python")
+    assert code == 0
+    assert "n/a" not in wheel and "fixture" not in wheel.splitlines()[2]
+    assert wheel.splitlines()[-1] == ("Fixture coverage is listed from a checkout of porter (the fixtures are not "
+                                      "installed).")
+
+
+def test_rules_explain_names_a_file_that_exists_and_says_the_effort_in_words(capsys):
+    from porter.datafile import DATA_DIR
+
+    code, out, _ = porter(capsys, "rules", "explain", "dev002")
+    assert code == 0
+    lines = out.splitlines()
+    assert "Effort: extra-small effort per occurrence" in lines
+    assert lines[-1] == f"Defined in {DATA_DIR / 'device' / 'DEV002-32bit-lane-mask.yaml'}"
+    assert Path(lines[-1].removeprefix("Defined in ")).is_file()
+    # at 80 columns: no line longer unless it is one word (a URL), and no word cut
+    assert [x for x in lines if len(x) > 80] == [
+        "  https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst"]
+    assert "  (warp cross-lane functions: __ballot and masks are 64-bit)" in lines
+    assert porter(capsys, "rules", "explain", "API001")[1].splitlines().count("Effort: no effort (a note)") == 1
+    from porter.rulecatalog import effort_words
+
+    assert [effort_words({"size": s, "per": p}) for s, p in (("m", "hit"), ("l", "kernel"), ("xl", "repo"),
+                                                              ("s", "file"))] == [
+        "medium effort per occurrence", "large effort per kernel with an occurrence",
+        "extra-large effort once per repository", "small effort per file with an occurrence"]
