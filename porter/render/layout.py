@@ -63,14 +63,16 @@ def fit_table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], wi
     sized = [dataclasses.replace(c, min_width=max(c.min_width, natural[i])) if c.wrap == "none" else c
              for i, c in enumerate(cols)]
     keep = fitting(sized, width)
+    # drawn: a short-values column exactly as wide as its longest value (its min_width only decides what fits)
+    drawn = [dataclasses.replace(c, min_width=natural[i]) if c.wrap == "none" else c for i, c in enumerate(cols)]
     names = [_longest(c.header, [row[i] for row in rows], words=True) for i, c in enumerate(cols)]
-    widths = _wrapped_widths(sized, keep, natural, names, width)
+    widths = _wrapped_widths(drawn, keep, natural, names, width)
     dropped = [c.header for i, c in enumerate(cols) if i not in keep]
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False,
               show_footer=footer is not None, caption_justify="left",
               caption=f"(wider terminal shows: {', '.join(dropped)})" if dropped else None)
     for i in keep:
-        c = sized[i]
+        c = drawn[i]
         t.add_column(c.header, justify=c.justify, style=c.style, width=widths.get(i, c.floor),
                      max_width=c.max_width, no_wrap=c.wrap == "none", overflow="fold",
                      footer=footer[i] if footer is not None else "")
