@@ -83,6 +83,16 @@ def test_every_width_keeps_names_and_verdicts(runs, case, command, width):
     assert "…" not in got  # nothing is cut: names and reasons wrap
     for k in run.result.kernels:  # every kernel name whole, on one line
         assert re.search(rf"^{re.escape(k.qualified_name)}\b", got, re.M), k.qualified_name
+    # every kernel's location under its name, whole or broken only after a '/' (never inside a file name)
+    lines = got.splitlines()
+    for k in run.result.kernels:
+        at = next(n for n, line in enumerate(lines) if line.split(" ")[0] == k.qualified_name)
+        parts = []
+        for line in lines[at + 1:]:
+            parts.append(line.split(" ")[0])
+            if not parts[-1].endswith("/"):
+                break
+        assert "".join(parts) == f"{k.path}:{k.line}", parts
     kernels = got[got.index("Kernels ("):]
     header = kernels.splitlines()[1]
     targets = [t for t in run.result.targets]
