@@ -232,3 +232,20 @@ def test_rules_explain_names_a_file_that_exists_and_says_the_effort_in_words(cap
                                                               ("s", "file"))] == [
         "medium effort per occurrence", "large effort per kernel with an occurrence",
         "extra-large effort once per repository", "small effort per file with an occurrence"]
+
+
+def test_targets_fit_80_columns(capsys):
+    code, out, _ = porter(capsys, "targets")
+    assert code == 0
+    assert [line.rstrip() for line in out.splitlines()] == [
+        "5 targets",
+        "id       name                    gfx       arch    wave   LDS KiB   CUs   matrix",
+        "─" * 80,
+        "mi300x   AMD Instinct MI300X     gfx942    CDNA3   64     64        304   mfma",
+        "mi325x   AMD Instinct MI325X     gfx942    CDNA3   64     64        304   mfma",
+        "mi350x   AMD Instinct MI350X     gfx950    CDNA4   64     160       256   mfma",
+        "mi355x   AMD Instinct MI355X     gfx950    CDNA4   64     160       256   mfma",
+        "mi455x   AMD Instinct MI455X     gfx1250   CDNA5   32     320       256   wmma",
+        "         (pre-release)",
+        "(wider terminal shows: HBM GiB)",
+    ]

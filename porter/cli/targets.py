@@ -32,15 +32,16 @@ def targets_cmd(
             return EXIT_OK
         if format != "console":
             raise UsageError(f"--format must be console or json, not {format!r}")
-        from rich.table import Table
+        from porter.render.layout import Col, fit_table
 
-        t = Table(title=f"{len(loaded)} targets", title_justify="left")
-        for col in ("id", "name", "gfx", "arch", "wave", "LDS KiB", "CUs", "matrix", "HBM GiB"):
-            t.add_column(col, no_wrap=(col == "id"))  # ids are what --target takes: never truncated
-        for tg in loaded.values():
-            t.add_row(literal(tg.id), literal(tg.name), literal(tg.gfx), literal(tg.architecture), str(tg.wavefront_size),
-                      f"{tg.lds_kib:g}", str(tg.compute_units), tg.matrix_unit, f"{tg.hbm_gib:g}")
-        stdout_console().print(t)
+        # The id (what --target takes), name and gfx always; the rest while the terminal is wide enough.
+        cols = [Col("id", 0, wrap="none"), Col("name", 0, 12), Col("gfx", 0, wrap="none"), Col("arch", 2, wrap="none"),
+                Col("wave", 1, wrap="none"), Col("LDS KiB", 1, wrap="none"), Col("CUs", 3, wrap="none"),
+                Col("matrix", 2, wrap="none"), Col("HBM GiB", 3, wrap="none")]
+        rows = [[literal(tg.id), literal(tg.name), literal(tg.gfx), literal(tg.architecture), str(tg.wavefront_size),
+                 f"{tg.lds_kib:g}", str(tg.compute_units), tg.matrix_unit, f"{tg.hbm_gib:g}"] for tg in loaded.values()]
+        out = stdout_console()
+        out.print(fit_table(f"{len(loaded)} targets", cols, rows, out.width))
         return EXIT_OK
 
     run_command(body)
