@@ -133,3 +133,17 @@ def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
                "threading.Thread(target=lambda: (time.sleep(3), print('thread finished', flush=True))).start()")
     p = _entry(prelude, "--version")
     assert (p.returncode, p.stdout) == (0, f"porter {__version__}\nthread finished\n")
+
+
+def test_bare_pytest_finds_the_test_helpers(tmp_path):
+    # `pytest` (not `python -m pytest`) from another directory: only pyproject's pythonpath puts the checkout on
+    # sys.path for `from tests.helpers import ...`.
+    import subprocess
+    import sys
+
+    test = Path(__file__).resolve().parent / "test_cli_conventions.py"
+    code = "import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', sys.argv[1], '-k', 'dash_h']))"
+    p = subprocess.run([sys.executable, "-c", code, str(test)], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "PYTHONPATH": ""})
+    assert p.returncode == 0, p.stdout[-2000:]
+    assert "1 passed" in p.stdout
