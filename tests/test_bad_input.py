@@ -9,7 +9,7 @@ import pytest
 import typer
 
 from porter.cli import base as cli_base
-from tests.helpers import run_porter, scan_json, write_files
+from tests.helpers import porter_here, scan_json, write_files
 
 KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\n"
 
@@ -19,7 +19,7 @@ def skipped(doc):
 
 
 def test_missing_path_is_a_usage_error(tmp_path):
-    p = run_porter("scan", str(tmp_path / "nope"))
+    p = porter_here("scan", str(tmp_path / "nope"))
     assert p.returncode == 2
     assert f"{tmp_path / 'nope'}: no such file or directory" in " ".join(p.stderr.split())
     assert "Traceback" not in p.stderr
@@ -101,12 +101,12 @@ def test_not_a_git_repo_and_shallow_clone_both_scan(tmp_path):
 
 def test_unwritable_output_is_a_usage_error(tmp_path):
     (tmp_path / "k.cu").write_text(KERNEL)
-    p = run_porter("scan", str(tmp_path), "--no-cache", "--format", "json", "-o", "/proc/porter-cannot-write/x.json")
+    p = porter_here("scan", str(tmp_path), "--no-cache", "--format", "json", "-o", "/proc/porter-cannot-write/x.json")
     assert p.returncode == 2 and "cannot write" in p.stderr
 
 
 def test_unknown_format_is_a_usage_error(tmp_path):
-    p = run_porter("scan", str(tmp_path), "--format", "yaml")
+    p = porter_here("scan", str(tmp_path), "--format", "yaml")
     assert p.returncode == 2 and "--format must be" in p.stderr
 
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from porter import __version__
 from porter.cli import app
 from porter.render import FORMATS
-from tests.helpers import run_porter
+from tests.helpers import porter_here, run_porter
 
 COMMANDS = [["scan"], ["assess"], ["targets"], ["translate"], ["rules", "list"], ["rules", "explain"]]
 
@@ -40,10 +40,10 @@ def test_assess_takes_deep():
 def test_empty_tree_assess_exits_2_scan_warns(tmp_path, files):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    a = run_porter("assess", str(tmp_path), "--no-cache")
+    a = porter_here("assess", str(tmp_path), "--no-cache")
     assert (a.returncode, a.stdout) == (2, "")
     assert a.stderr.strip() == f"error: no source files found under {tmp_path}"
-    s = run_porter("scan", str(tmp_path), "--no-cache", "-q")
+    s = porter_here("scan", str(tmp_path), "--no-cache", "-q")
     assert s.returncode == 0
     assert s.stdout == "0 findings (none) in 0 files; 0 kernels, 0 launches; 0 suppressed; 0 skipped\n"
     assert s.stderr.strip() == f"warning: no source files found under {tmp_path}"
