@@ -5,7 +5,6 @@ Also the one builder of porter.settings.CommandLine from them.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import typer
 
