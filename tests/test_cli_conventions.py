@@ -249,3 +249,19 @@ def test_targets_fit_80_columns(capsys):
         "         (pre-release)",
         "(wider terminal shows: HBM GiB)",
     ]
+
+
+def test_the_exit_gate_counts_open_findings_at_or_above_the_threshold():
+    from porter.cli.gate import gate
+    from porter.model import Confidence, Finding, Severity, Status
+
+    def f(sev, status):
+        return Finding(path="a.cu", line=1, column=1, rule="DEV002", end_line=1, end_column=2, category="device",
+                       severity=sev, confidence=Confidence.HIGH, message="m", status=status)
+
+    open_high, handled_high, open_low = f(Severity.HIGH, Status.OPEN), f(Severity.HIGH, Status.HANDLED), \
+        f(Severity.LOW, Status.OPEN)
+    assert [gate([open_high], None), gate([open_high], Severity.HIGH), gate([open_high], Severity.BLOCKER),
+            gate([handled_high], Severity.HIGH), gate([handled_high], Severity.HIGH, "handled"),
+            gate([handled_high], Severity.HIGH, "all"), gate([open_low, handled_high], Severity.MEDIUM),
+            gate([open_low], Severity.INFO)] == [0, 1, 0, 0, 1, 1, 0, 1]
