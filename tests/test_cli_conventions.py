@@ -265,3 +265,17 @@ def test_the_exit_gate_counts_open_findings_at_or_above_the_threshold():
             gate([handled_high], Severity.HIGH), gate([handled_high], Severity.HIGH, "handled"),
             gate([handled_high], Severity.HIGH, "all"), gate([open_low, handled_high], Severity.MEDIUM),
             gate([open_low], Severity.INFO)] == [0, 1, 0, 0, 1, 1, 0, 1]
+
+
+def test_a_rule_left_out_by_select_does_not_run(capsys):
+    import json
+
+    code, out, _ = porter(capsys, "scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-f", "json", "--select", "KRN",
+                          "--ignore", "KRN002")
+    doc = json.loads(out)
+    assert code == 0
+    assert sorted({f["rule"] for f in doc["findings"]}) == ["KRN001", "KRN003"] and len(doc["findings"]) == 9
+    from porter.cli.selection import Selection, unselected
+
+    assert unselected(["API001"], ["API001", "DEV002", "KRN001", "KRN002"], Selection(("KRN",), ("KRN002",))) == (
+        "API001", "DEV002", "KRN002")

@@ -10,7 +10,7 @@ import porter.cli.options as options
 from porter.cli.base import PlainHelp, app, err, run_command, say
 from porter.cli.gate import gate
 from porter.cli.output import check_suffix, show
-from porter.cli.selection import narrow_rules, narrow_severity, selection
+from porter.cli.selection import narrow_severity, selection, unselected
 from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, scanned_any, settings_for
 from porter.errors import UsageError
 
@@ -77,12 +77,15 @@ def scan(
         cli = options.command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                                    max_file_size_mb)
         settings = settings_for(path, cli)
-        sel = selection(select_rules, ignore_rules, min_severity, rule_ids(settings.extra_rules))
+        known = rule_ids(settings.extra_rules)
+        sel = selection(select_rules, ignore_rules, min_severity, known)
+        # A rule --select leaves out (or --ignore names) does not run, as in ruff: every format, the assessment
+        # and the gate see the same findings (and the cache keys on the rules that ran).
+        settings = dataclasses.replace(settings, disabled_rules=unselected(settings.disabled_rules, known, sel))
         if new_since is not None or baseline is not None:
             run = diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment, settings)
         else:
             run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings)
-        run = narrow_rules(run, sel)  # a rule not selected is as if it had not run: not shown, not counted
         status_shown = status.strip().lower() if status else "all"
         shown = narrow_severity(dataclasses.replace(run, result=select(run.result, status_shown)), sel)
         show(shown, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))

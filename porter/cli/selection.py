@@ -1,9 +1,9 @@
 """--select, --ignore and --min-severity: which findings `scan` shows, as ruff's --select/--ignore and semgrep's
 --severity narrow theirs.
 
---select and --ignore take rule ids or prefixes (KRN001, KRN) and narrow what is shown and what --fail-on counts
-(a rule not selected is as if it had not run; in a diff, its new and fixed findings too). --min-severity narrows
-only what is shown: the gate has its own threshold, --fail-on.
+--select and --ignore take rule ids or prefixes (KRN001, KRN); a rule they leave out does not run (as in ruff), so
+no format, assessment or gate sees its findings. --min-severity narrows only what is shown: the gate has its own
+threshold, --fail-on.
 """
 from __future__ import annotations
 
@@ -52,20 +52,9 @@ def selection(select: Iterable[str] | None, ignore: Iterable[str] | None, min_se
     return Selection(chosen["--select"], chosen["--ignore"], threshold)
 
 
-def narrow_rules(run, sel: Selection):
-    """The run with only the selected rules' findings (result and diff): what is shown and what the gate counts."""
-    if not sel.select and not sel.ignore:
-        return run
-
-    def keep(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
-        return tuple(f for f in findings if sel.picks_rule(f.rule))
-
-    result = dataclasses.replace(run.result, findings=keep(run.result.findings))
-    diff = run.diff
-    if diff is not None:
-        diff = dataclasses.replace(diff, new=keep(diff.new), fixed=keep(diff.fixed), unchanged=keep(diff.unchanged),
-                                   suppressed_by_change=keep(diff.suppressed_by_change))
-    return dataclasses.replace(run, result=result, diff=diff)
+def unselected(disabled: Iterable[str], known: Iterable[str], sel: Selection) -> tuple[str, ...]:
+    """The rules a run turns off: those already disabled and every known rule the selection leaves out."""
+    return tuple(sorted(set(disabled) | {r for r in known if not sel.picks_rule(r)}))
 
 
 def narrow_severity(run, sel: Selection):
