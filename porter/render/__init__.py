@@ -49,12 +49,12 @@ def _console(run, opts: RenderOptions) -> bytes:
     c = Console(file=buf, width=opts.width, highlight=False, force_terminal=opts.terminal,
                 no_color=not opts.terminal, color_system="auto" if opts.terminal else None, legacy_windows=False)
     if run.assessment is not None and opts.command == "assess":
-        if opts.quiet:
-            c.print(literal(run.assessment.headline))
+        if opts.quiet:  # -q is one line, whatever the width: a script reads it with `head -1`
+            c.print(literal(run.assessment.headline), soft_wrap=True)
         else:
             assess_console.render(run.result, run.assessment, c, opts.explain)
     elif opts.quiet:
-        c.print(literal(console.summary_line(run.result)))
+        c.print(literal(console.summary_line(run.result)), soft_wrap=True)
     else:
         console.render(run.result, c, verbose=opts.verbose)
     text = buf.getvalue()
