@@ -116,7 +116,10 @@ FACTS = {
     "persistent_copy": {"sm_count_grid": (32,)},
     "two_phase": {"grid_sync": (15, 18), "launch_sites": [("grid.cu", 34, None, (256, 1, 1), 0)]},
     "bounded": {"bounds": LaunchBounds(("256", "4"), (256, 4))},
-    "lane_ids": {"ptx": InlinePtx(1, ("mov",), (11,))},
+    "lane_ids": {"ptx": InlinePtx(1, ("mov %laneid",), (11,))},
+    "plain_ptx": {"ptx": InlinePtx(6, ("bfe", "dp4a", "elect.sync", "ld.global.nc", "mov %laneid", "prmt", "selp"),
+                                   (10, 11, 12, 13, 14, 15))},
+    "staged_copy": {"ptx": InlinePtx(3, ("cp.async",), (24, 25, 26)), "async": ()},
     "tma_prefetch": {"ptx": InlinePtx(3, ("cp.async.bulk", "mbarrier"), (23, 24, 25)),
                      "async": ("cp.async.bulk", "mbarrier"), "shared_static": 4104},
     "cluster_exchange": {"clusters": ("cluster_group", "dsmem")},
@@ -216,7 +219,8 @@ def test_cli_json_and_targets_command():
     k = next(k for k in doc["kernels"] if k["name"] == "count_positive")
     assert k["targets"]["mi300x"]["verdict"] == "fix" and k["targets"]["mi455x"]["reasons"] == ["mask-32bit-type"]
     assert k["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit", "wave64-full-mask", "wave64-lane-count"]
-    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 2  # tma_prefetch, cluster_exchange; lane_ids' plain PTX is a fix
+    # tma_prefetch, cluster_exchange, mma_tile; the plain PTX of lane_ids, plain_ptx and staged_copy is a fix
+    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 3
     res = runner.invoke(app, ["targets", "--format", "json"])
     assert res.exit_code == 0
     assert [t["id"] for t in json.loads(res.stdout)["targets"]] == list(TARGET_IDS)
@@ -383,7 +387,8 @@ def test_named_checks_on_hand_built_facts():
 
 
 def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
-    """An instruction split over lines leaves its operand list on a line of its own; the reason names only `ld`."""
+    """An instruction split over lines leaves its operand list on a line of its own; the reason names only
+    `ld.global.nc`."""
     (tmp_path / "k.cu").write_text(
         "__global__ void k2(unsigned* out, const unsigned* in) {\n"
         "  unsigned a, b, c, d;\n"
@@ -391,11 +396,48 @@ def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
         '               "mma.sync.aligned.m16n8k16 \\n {%0,%1}, {%2}, {%3};" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"(in));\n'
         "  out[0] = a + b + c + d;\n}\n")
     [k] = analyse(scan(tmp_path, Settings(jobs=1, cache_dir=None)), ["mi300x"]).kernels
-    assert k.facts.inline_ptx.families == ("ld", "mma.sync")
+    assert k.facts.inline_ptx.families == ("ld.global.nc", "mma.sync")
     # plain loads are a fix with their HIP replacement; the MMA is the rewrite (issue 11), each naming mnemonics only
     details = {d.id: d.message for d in k.verdict_on("mi300x").details if d.id.startswith("inline-ptx")}
-    assert details == {"inline-ptx": "1 inline PTX statement (ld): ld → __ldg / __builtin_nontemporal_load",
-                       "inline-ptx-matrix": "1 inline PTX statement (mma.sync)"}
+    assert details == {
+        "inline-ptx": "1 inline PTX statement (ld.global.nc): ld.global.nc → __ldg (or a plain load of a const"
+                      " __restrict__ pointer)",
+        "inline-ptx-matrix": "1 inline PTX statement (mma.sync): MFMA (CDNA) / WMMA (gfx12) through rocWMMA, Composable"
+                             " Kernel or __builtin_amdgcn_mfma_*, with AMD's fragment layouts"}
+
+
+def test_ptx_with_a_plain_hip_equivalent_is_a_fix_that_names_it(analysed):
+    """Issue 27 class 1: elect.sync, %laneid, bfe, prmt, dp4a, ld.global.nc and cp.async are fixes (rules/kb/ptx.yaml
+    names the replacement); mma.sync beside a %laneid read stays a rewrite, and says what replaces it."""
+    plain = kernel(analysed, "plain_ptx").verdict_on("mi300x")
+    assert plain.verdict == "fix" and plain.reasons == ("inline-ptx",)
+    message = plain.details[0].message
+    for hint in ("elect.sync → `__lane_id() == __ffsll(__ballot(1)) - 1`", "mov %laneid → __lane_id()",
+                 "bfe → __bitextract_u32", "prmt → __byte_perm", "dp4a → __builtin_amdgcn_sdot4",
+                 "ld.global.nc → __ldg", "selp → c ? a : b"):
+        assert hint in message
+    assert plain.details[0].lines == (10, 11, 12, 13, 14, 15)
+    copy = kernel(analysed, "staged_copy").verdict_on("mi355x")
+    assert (copy.verdict, copy.reasons) == ("fix", ("inline-ptx",))
+    assert "cp.async → a synchronous global->LDS copy" in copy.details[0].message
+    mma = kernel(analysed, "mma_tile").verdict_on("mi455x")
+    assert [(d.id, d.verdict, d.lines) for d in mma.details] == [("inline-ptx-matrix", "rewrite", (36, 37)),
+                                                                   ("inline-ptx", "fix", (36, 37))]
+
+
+def test_the_ptx_table_is_data_with_a_verdict_replacement_and_public_source_per_family(tmp_path):
+    from porter.kernels import ptx
+
+    table = ptx.load_table()
+    assert {f for f, e in table.items() if e.verdict == "rewrite"} >= {
+        "mma.sync", "wgmma", "tcgen05", "cp.async.bulk", "cp.async.bulk.tensor", "mbarrier", "barrier.cluster", "mapa"}
+    assert {f for f, e in table.items() if e.verdict == "fix"} >= {
+        "elect.sync", "mov %laneid", "bfe", "prmt", "dp4a", "ld.global.nc", "cp.async"}
+    assert all(e.source.startswith("https://") for e in table.values())
+    bad = tmp_path / "ptx.yaml"
+    bad.write_text("families:\n  elect.sync: {verdict: maybe, hip: x, source: 'https://x'}\n")
+    with pytest.raises(ptx.PtxTableError, match="families.elect.sync.verdict"):
+        ptx.load_table(bad)
 
 
 def test_a_helper_declared_with_a_library_qualifier_macro_is_device_code(tmp_path):

@@ -21,6 +21,7 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_constants, dim3_arguments, dims, fold,
                                       fold_text, type_size)
+from porter.kernels import ptx as ptx_table
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.kernels.nodes import NodeIndex, walk
 from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
@@ -38,17 +39,23 @@ WARP_OPS = frozenset({
 })
 BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
 FULL_MASK_32 = 0xFFFFFFFF
-# PTX instruction families, longest first so `cp.async.bulk.tensor` wins over `cp.async`.
-PTX_FAMILIES = sorted([
+# PTX instruction families: the PTX table's (rules/kb/ptx.yaml, porter.kernels.ptx) and the ones facts below map
+# to tensor-core, async and cluster features; an instruction's family is the longest dotted prefix among them, so
+# `cp.async.bulk.tensor` wins over `cp.async` and `ld.global.nc` over `ld`.
+PTX_FAMILIES = sorted(ptx_table.family_names() | {
     "cp.async.bulk.tensor", "cp.async.bulk", "cp.async", "cp.reduce.async.bulk", "mma.sync", "mma.sp", "wgmma", "tcgen05",
     "ldmatrix", "stmatrix", "movmatrix", "mbarrier", "setmaxnreg", "fence.proxy.async", "elect.sync", "griddepcontrol",
     "multimem", "red", "atom", "shfl.sync", "vote", "bar", "barrier.cluster", "mapa", "getctarank", "ld", "st", "mov",
     "cvt", "prmt", "lop3", "fma", "add", "mul", "mad", "min", "max", "membar", "fence", "prefetch", "activemask",
     "redux.sync", "match.sync", "nanosleep", "clusterlaunchcontrol",
-], key=len, reverse=True)
+}, key=len, reverse=True)
+# Special registers the table judges on their own (`mov.u32 %0, %laneid;` is the family `mov %laneid`).
+_PTX_REGISTERS = ptx_table.register_families()
 TENSOR_CORE_PTX = {"mma.sync": "mma.sync", "mma.sp": "mma.sp", "wgmma": "wgmma", "tcgen05": "tcgen05", "ldmatrix": "ldmatrix",
                    "stmatrix": "stmatrix"}
-ASYNC_PTX = {"cp.async": "cp.async", "cp.async.bulk": "cp.async.bulk", "cp.async.bulk.tensor": "tma",
+# Plain `cp.async` (SM80) is not here: it is a synchronous copy into LDS on AMD, a fix the PTX table names; the
+# bulk / tensor copies and their barriers have no such equivalent.
+ASYNC_PTX = {"cp.async.bulk": "cp.async.bulk", "cp.async.bulk.tensor": "tma",
              "cp.reduce.async.bulk": "cp.async.bulk", "mbarrier": "mbarrier", "fence.proxy.async": "tma"}
 CLUSTER_PTX = {"barrier.cluster": "cluster-barrier", "mapa": "dsmem", "getctarank": "dsmem"}
 ASYNC_IDENTIFIERS = {
@@ -1638,6 +1645,13 @@ def _ptx(n: ts.Node) -> dict[str, Any]:
         opcode = instr.split()[0] if instr.split() else ""
         if not _OPCODE.fullmatch(opcode):
             continue  # operands of an instruction split over lines (`{%0,%1},`), not a mnemonic
-        families.add(_ptx_family(opcode) or opcode.split(".")[0])
+        family = _ptx_family(opcode) or opcode.split(".")[0]
+        registers = _PTX_REGISTERS.get(family)
+        if registers:
+            # `%%laneid` in the asm string is `%laneid` in PTX
+            read = [r for r in re.findall(r"%+([a-z][a-z0-9_]*)\b", instr) if f"%{r}" in registers]
+            if read:
+                family = f"{family} %{read[0]}"
+        families.add(family)
     families.discard("")
     return {"line": n.start_point.row + 1, "families": sorted(families), "text": text}
