@@ -327,7 +327,8 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
     return f"{statements} inline PTX {noun}" + (f" ({', '.join(names)})" if names else "")
 
 
-_WIDE_MASK = re.compile(r"(?i)(?:ull|llu|ll)\s*\)*$|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+# A 64-bit literal suffix only after a number (`0xffffffffull`, `~0ULL`): a variable named `full` is no wider.
+_WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
 
 
 def _narrow_type(mask_text: str | None) -> bool:

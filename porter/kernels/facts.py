@@ -503,10 +503,16 @@ class _FileContext:
         # A name declared twice (`unsigned mask = 0xffffffff;` in one block, `int mask = (1 << n) - 1;` in another,
         # as cuda-samples' shfl_scan does) has no one value.
         declared: dict[str, int] = {}
+        types: dict[str, str] = {}  # the declared type of each (`const unsigned`): it, not the name, is the mask's width
         for d in self.nodes.under(fn.node.child_by_field_name("body"), ("init_declarator",)):
             name = d.child_by_field_name("declarator")
             if name is not None and name.type == "identifier":
                 declared[name.text.decode()] = declared.get(name.text.decode(), 0) + 1
+                decl = d.parent
+                ty = decl.child_by_field_name("type") if decl is not None and decl.type == "declaration" else None
+                if ty is not None:
+                    quals = [c.text.decode() for c in decl.children if c.type == "type_qualifier"]
+                    types[name.text.decode()] = " ".join([*quals, *ty.text.decode("utf-8", "replace").split()])
         ops = []
         for op in w["warp_ops"]:
             once = op.mask is not None and declared.get(op.mask, 0) == 1
@@ -515,7 +521,9 @@ class _FileContext:
                 value = value[0]
             if isinstance(value, int) and not isinstance(value, bool):
                 kind = "full32" if value == FULL_MASK_32 else "constant"
-                op = dataclasses.replace(op, mask_kind=kind)
+                # `full (const unsigned)`: the checks read the mask's width from its type, not from its name
+                mask = f"{op.mask} ({types[op.mask]})" if op.mask in types else op.mask
+                op = dataclasses.replace(op, mask_kind=kind, mask=mask)
                 if op.op == "__syncwarp" and kind == "full32" and op.line in w["partial_syncwarp"]:
                     w["partial_syncwarp"].remove(op.line)
             ops.append(op)
