@@ -86,7 +86,8 @@ def test_verdicts_match_annotations(analysed, name):
 
 def test_same_kernel_differs_by_target(analysed):
     k = kernel(analysed, "block_sum")
-    assert k.verdict_on("mi300x").reasons == ("wave64-full-mask", "wave64-lane-count")
+    # a logical 32-lane warp (down shuffles from 16, read at lane 0): the 32-bit masks are its only wave64 fault
+    assert k.verdict_on("mi300x").reasons == ("wave64-full-mask",)
     # wave32: the 32 lanes are right, only the 32-bit mask type (HIP's static_assert) needs changing.
     assert (k.verdict_on("mi455x").verdict, k.verdict_on("mi455x").reasons) == ("fix", ("mask-32bit-type",))
     assert [v.target for v in k.verdicts] == list(TARGET_IDS)
@@ -102,10 +103,10 @@ FACTS = {
     "odd_block": {"launch_sites": [("elementwise.cu", 33, None, (100, 1, 1), 0)]},
     "block_sum": {
         "shared_static": 128, "device_functions": ["warp_sum"], "masks": ("0xffffffff",), "atomics": ("atomicAdd",),
-        "lane": [(5, "reduction loop from 16"), (15, "% 32"), (16, "/ 32"), (22, "/ 32"), (22, "array[32] indexed by lane")],
-        "launch_sites": [("warp_reduce.cu", 36, None, (512, 1, 1), 0)],
+        "lane": [(5, "reduction loop from 16"), (17, "% 32"), (18, "/ 32"), (24, "/ 32"), (24, "array[32] indexed by lane")],
+        "launch_sites": [("warp_reduce.cu", 38, None, (512, 1, 1), 0)],
     },
-    "count_positive": {"masks": ("0xffffffffu",), "lane": [(32, "& 31")], "ballot": [(31, "unsigned", "__ballot_sync")]},
+    "count_positive": {"masks": ("0xffffffffu",), "lane": [(34, "& 31")], "ballot": [(33, "unsigned", "__ballot_sync")]},
     "transpose": {"shared_static": 4608, "arrays": [("tile", "float4", (16, 17), 4352), ("scales", "__half2", (64,), 256)],
                   "launch_sites": [("shared_tiles.cu", 51, None, (16, 16, 1), 0)]},
     "big_tile": {"shared_static": 0, "dynamic": ((98304,), 98304), "total": 98304},
@@ -479,7 +480,11 @@ def test_shuffle_width_is_folded_from_a_constant():
 def test_warp_size_constants_of_the_project_are_lane_assumptions(analysed):
     k = kernel(analysed, "named_warp_reduce")
     assert [(x.line, x.kind) for x in k.facts.lane_assumptions] == [
-        (10, "% WARP_SIZE (= 32)"), (11, "/ kWarp (= 32)"), (13, "reduction loop from WARP_SIZE / 2 (= 16)")]
+        (11, "% WARP_SIZE (= 32)"), (12, "/ kWarp (= 32)"), (14, "reduction loop from WARP_SIZE / 2 (= 16)")]
+    # the down reduction from 16 is a logical 32-lane warp (ok); the up-shuffle scan is not, and reads the constant
+    scan = kernel(analysed, "named_warp_scan")
+    assert [(x.line, x.kind) for x in scan.facts.lane_assumptions] == [(25, "% WARP_SIZE (= 32)")]
+    assert scan.verdict_on("mi300x").details[0].lines == (25,)
 
 
 def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():

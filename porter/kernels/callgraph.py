@@ -102,6 +102,7 @@ class HelperSpan:
     line: int
     end_line: int
     chain: tuple[str, ...]
+    cuda_only: tuple[tuple[int, int], ...] = ()  # its lines only the CUDA build compiles
 
     @property
     def where(self) -> str:
@@ -109,12 +110,16 @@ class HelperSpan:
 
 
 def helper_spans(kernel: Kernel, index: HelperIndex) -> tuple[HelperSpan, ...]:
-    """Every definition of every helper in other files the kernel reaches, those with no facts of their own too
-    (a helper that only calls `cg::labeled_partition` or an API HIP lacks has none): the findings inside them are
-    the kernel's (porter.kernels.verdicts)."""
+    """Where each helper in other files the kernel reaches is defined, those with no facts of their own too (a
+    helper that only calls `cg::labeled_partition` or an API HIP lacks has none): the findings inside them are the
+    kernel's (porter.kernels.verdicts). A name its file defines more than once (overloads, explicit
+    specialisations such as DeepSpeed's `conversion::to<T>`) is left out: which definition the kernel runs is not
+    known, and its findings would be a guess."""
     out: list[HelperSpan] = []
     for home, chain, _, definitions in _reached(kernel, index, limit=MAX_HELPERS * 4):
-        out.extend(HelperSpan(home, d.line, d.end_line, chain) for d in definitions)
+        if len(definitions) == 1:
+            d = definitions[0]
+            out.append(HelperSpan(home, d.line, d.end_line, chain, d.cuda_only))
     return tuple(out)
 
 

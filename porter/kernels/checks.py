@@ -298,9 +298,9 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     if narrow:
         add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
-    # `lane = tid % 32` beside shuffles that all pass a width of 32 is one logical 32-lane group per half
-    # wavefront, consistent on wave64 (TransformerEngine's ROCm reductions are written so): no lane assumption.
-    logical32 = bool(facts.warp_ops) and all(w.op.startswith("__shfl") and w.width == 32 for w in facts.warp_ops)
+    # `lane = tid % 32` beside shuffles that each stay inside a 32-lane group is one logical 32-lane warp per half
+    # wavefront, consistent on wave64: no lane assumption (issue 27 class 6).
+    logical32 = bool(facts.warp_ops) and all(_group_local(w, lane) for w in facts.warp_ops)
     if lane and not logical32:
         kinds = ", ".join(sorted({x.kind for x in lane}))
         if facts.warp_ops:
@@ -314,6 +314,28 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     w = facts.warpsize_constant
     if w:
         add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
+
+
+_LOOP_FROM_16 = re.compile(r"reduction loop from (?:16\b|.*\(= 16\))")
+
+
+def _group_local(w, lane) -> bool:
+    """Whether a warp operation stays inside each 32-lane half of a wave64: a shuffle with a width of 32
+    (TransformerEngine's ROCm reductions), or a xor / down shuffle by at most 16 lanes - a constant offset, or the
+    variable of a reduction loop that starts at 16 (and none that starts at 32). A xor partner `i ^ o` never leaves
+    lane i's half; a down shuffle reads across it only in lanes 16-31 of a group, whose results a CUDA reduction by
+    `__shfl_down` never reads (only lane 0 of each warp holds the sum). Broadcasts (`__shfl(v, 0)`), up shuffles
+    (scans) and votes span the whole wavefront."""
+    if not w.op.startswith("__shfl"):
+        return False
+    if w.width == 32:
+        return True
+    if "xor" not in w.op and "down" not in w.op:
+        return False
+    if w.offset is not None:
+        return 0 < w.offset <= 16
+    loops = [x.kind for x in lane if x.kind.startswith("reduction loop")]
+    return bool(loops) and all(_LOOP_FROM_16.match(k) for k in loops)
 
 
 _MNEMONIC = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*(?: %[a-z][a-z0-9_]*)?")

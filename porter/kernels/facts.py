@@ -159,6 +159,7 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
     def cuda_only(line: int) -> bool:
         i = bisect.bisect_right(starts, line) - 1
         return i >= 0 and regions[i].start <= line <= regions[i].end
+    cuda_only.regions = tuple((r.start, r.end) for r in regions)  # type: ignore[attr-defined]
     return cuda_only
 
 
@@ -273,10 +274,13 @@ class _FileContext:
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
         # A helper has facts for its callers when some walk holds one of what _body_facts makes HELPER_FACT_KEYS of
         # (a walk of calls alone holds none): most are arithmetic, and are not merged and made KernelFacts first.
+        regions = getattr(skip, "regions", ())
+        cuda_only = tuple((max(a, fn.start_line), min(b, fn.end_line)) for a, b in regions
+                          if a <= fn.end_line and b >= fn.start_line)
         if not any(w[k] for w in walks for k in _HELPER_WALK_KEYS):
-            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
+            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls, cuda_only)
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(_merge(walks)))
-        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls)
+        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls, cuda_only)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
@@ -1221,6 +1225,12 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
             width = fold(argv[at], ctx.env)
             if isinstance(width, int):
                 op = dataclasses.replace(op, width=width)
+        # The lane offset of a xor/down/up shuffle: at most 16 keeps a xor or down shuffle inside its 32-lane half
+        # of a wave64 (a logical 32-lane warp, see _wave_checks).
+        if any(k in name for k in ("xor", "down", "up")) and len(argv) > at - 1:
+            offset = fold(argv[at - 1], ctx.env)
+            if isinstance(offset, int) and not isinstance(offset, bool):
+                op = dataclasses.replace(op, offset=offset)
     w["warp_ops"].append(op)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from porter.kernels.callgraph import helper_calls, helper_index, helper_spans
 from porter.kernels.checks import check_verdict, kernel_checks
@@ -105,24 +105,6 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     return tuple(out)
 
 
-def _cuda_only_lines(file_result) -> Callable[[int], bool] | None:
-    """Whether a line of a helper's file is compiled by the CUDA build only (`#ifdef USE_ROCM ... #else <here>`),
-    from the directives the scan kept for port status; None when no line is. A finding there has its HIP path
-    beside it, as the helper's facts (measured without those lines) already say; the port-status stage, which
-    decides the kernel file's own lines, never sees another file's lines in a kernel's reasons."""
-    from porter.source import macros
-
-    facts = getattr(file_result, "port_facts", None) or {}
-    dirs = facts.get("dirs")
-    if not dirs:
-        return None
-    regions = [r for r in macros.evaluate([macros.Directive(*d) for d in dirs], facts.get("total", 0))
-               if r.side in (macros.CUDA, "none")]
-    if not regions:
-        return None
-    return lambda line: any(r.start <= line <= r.end for r in regions)
-
-
 def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> list[CheckResult]:
     """The findings that make the kernel worse than its checks say on `target`, one CheckResult per rule: its
     message, its lines in the kernel's own file (so port status drops it when they are all handled), and where a
@@ -200,8 +182,6 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     for k in kernels:
         defined[k.name] = defined.get(k.name, 0) + 1
     index = helper_index(result.files) if any(k.facts is not None and k.facts.calls for k in kernels) else None
-    files = {r.path: r for r in result.files}
-    cuda_only: dict[str, Any] = {}  # per helper file: its lines only the CUDA build compiles (_cuda_only_lines)
     updated = []
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     for k in kernels:
@@ -223,12 +203,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         reached = []
         if index is not None and k.facts.triton is None:
             for span in helper_spans(k, index):
-                found = [f for f in findings_by_path.get(span.path, ()) if span.line <= f.line <= span.end_line]
-                if found:
-                    if span.path not in cuda_only:
-                        cuda_only[span.path] = _cuda_only_lines(files.get(span.path))
-                    skip = cuda_only[span.path]
-                    reached.extend((f, span.where) for f in found if skip is None or not skip(f.line))
+                # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it
+                reached.extend((f, span.where) for f in findings_by_path.get(span.path, ())
+                               if span.line <= f.line <= span.end_line
+                               and not any(a <= f.line <= b for a, b in span.cuda_only))
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of)
         for v in per:
             counts[v.target][v.verdict] += 1
