@@ -115,6 +115,9 @@ FACTS = {
     # The launch `stage<float, 128>` binds T and N: 128 floats.
     "stage": {"shared_static": 512, "template": ["typename T", "int N"], "unknown": []},
     "persistent_copy": {"sm_count_grid": (32,)},
+    "h100_persistent": {"sm_count_grid": (57,)},
+    "h100_persistent_var": {"sm_count_grid": (59,)},
+    "plain_grid": {"sm_count_grid": ()},
     "two_phase": {"grid_sync": (15, 18), "launch_sites": [("grid.cu", 34, None, (256, 1, 1), 0)]},
     "bounded": {"bounds": LaunchBounds(("256", "4"), (256, 4))},
     "lane_ids": {"ptx": InlinePtx(1, ("mov %laneid",), (11,))},

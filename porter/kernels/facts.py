@@ -91,6 +91,33 @@ SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
 _SM_COUNT_WORDS = tuple(w.encode() for w in SM_COUNT.pattern.split("|"))  # SM_COUNT is these literals, or'd
 
 
+@functools.lru_cache(maxsize=1)
+def nvidia_sm_counts() -> frozenset[int]:
+    """The SM counts of the NVIDIA devices in the reference profile (rules/targets/nvidia.yaml: 132 for H100/H200,
+    148 for B200, ...): a grid that multiplies one of them in is sized for that GPU by hand."""
+    from porter.targets import load_references
+
+    ref = load_references().get("nvidia")
+    return frozenset(int(d["sms"]) for d in (ref.devices.values() if ref else ()) if isinstance(d.get("sms"), int))
+
+
+def _hard_coded_sm_count(grid: ts.Node) -> bool:
+    """`132 * 4` in a grid: a literal NVIDIA SM count as a factor of a product (a bare 132 may be anything)."""
+    if b"*" not in grid.text:
+        return False
+    counts = nvidia_sm_counts()
+    for n in walk(grid, ("binary_expression",)):
+        op = n.child_by_field_name("operator")
+        if op is None or op.type != "*":
+            continue
+        for side in (n.child_by_field_name("left"), n.child_by_field_name("right")):
+            if side is not None and side.type == "number_literal":
+                text = side.text.decode().rstrip("uUlL")
+                if text.isdigit() and int(text) in counts:
+                    return True
+    return False
+
+
 def _names_sm_count(text: bytes) -> bool:
     """SM_COUNT_BYTES.search(text) is not None, by a substring search per literal (a host's whole body is asked,
     and sre tries the alternation at every byte of it)."""
@@ -696,7 +723,9 @@ class _FileContext:
         return out
 
     def _sm_derived(self, grid: ts.Node, host: Function) -> bool:
-        if SM_COUNT.search(grid.text.decode("utf-8", "replace")):
+        if SM_COUNT.search(grid.text.decode("utf-8", "replace")) or _hard_coded_sm_count(grid):
+            return True
+        if grid.type == "identifier" and self._hard_coded_local(grid.text, host):
             return True
         if host.start_byte not in self._sm_vars:
             sm: set[str] = set()
@@ -743,6 +772,18 @@ class _FileContext:
         if names & self._occupancy_vars.get(host.start_byte, set()):
             return False
         return bool(names & self._sm_vars[host.start_byte])
+
+    def _hard_coded_local(self, name: bytes, host: Function) -> bool:
+        """`int blocks = 132 * 4; k<<<blocks, ...>>>`: the grid's variable set from a literal NVIDIA SM count."""
+        body = host.node.child_by_field_name("body")
+        if body is None or name not in body.text:
+            return False
+        for n in self.nodes.under(body, ("init_declarator", "assignment_expression")):
+            target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+            value = n.child_by_field_name("value") or n.child_by_field_name("right")
+            if target is not None and value is not None and target.text == name and _hard_coded_sm_count(value):
+                return True
+        return False
 
     def _func_attributes(self) -> dict[str, dict[str, Any]]:
         """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
