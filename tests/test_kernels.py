@@ -86,7 +86,8 @@ def test_verdicts_match_annotations(analysed, name):
 
 def test_same_kernel_differs_by_target(analysed):
     k = kernel(analysed, "block_sum")
-    assert k.verdict_on("mi300x").reasons == ("wave64-full-mask", "wave64-lane-count")
+    # a logical 32-lane warp (down shuffles from 16, read at lane 0): the 32-bit masks are its only wave64 fault
+    assert k.verdict_on("mi300x").reasons == ("wave64-full-mask",)
     # wave32: the 32 lanes are right, only the 32-bit mask type (HIP's static_assert) needs changing.
     assert (k.verdict_on("mi455x").verdict, k.verdict_on("mi455x").reasons) == ("fix", ("mask-32bit-type",))
     assert [v.target for v in k.verdicts] == list(TARGET_IDS)
@@ -102,10 +103,10 @@ FACTS = {
     "odd_block": {"launch_sites": [("elementwise.cu", 33, None, (100, 1, 1), 0)]},
     "block_sum": {
         "shared_static": 128, "device_functions": ["warp_sum"], "masks": ("0xffffffff",), "atomics": ("atomicAdd",),
-        "lane": [(5, "reduction loop from 16"), (15, "% 32"), (16, "/ 32"), (22, "/ 32"), (22, "array[32] indexed by lane")],
-        "launch_sites": [("warp_reduce.cu", 36, None, (512, 1, 1), 0)],
+        "lane": [(5, "reduction loop from 16"), (17, "% 32"), (18, "/ 32"), (24, "/ 32"), (24, "array[32] indexed by lane")],
+        "launch_sites": [("warp_reduce.cu", 38, None, (512, 1, 1), 0)],
     },
-    "count_positive": {"masks": ("0xffffffffu",), "lane": [(32, "& 31")], "ballot": [(31, "unsigned", "__ballot_sync")]},
+    "count_positive": {"masks": ("0xffffffffu",), "lane": [(34, "& 31")], "ballot": [(33, "unsigned", "__ballot_sync")]},
     "transpose": {"shared_static": 4608, "arrays": [("tile", "float4", (16, 17), 4352), ("scales", "__half2", (64,), 256)],
                   "launch_sites": [("shared_tiles.cu", 51, None, (16, 16, 1), 0)]},
     "big_tile": {"shared_static": 0, "dynamic": ((98304,), 98304), "total": 98304},
@@ -114,9 +115,18 @@ FACTS = {
     # The launch `stage<float, 128>` binds T and N: 128 floats.
     "stage": {"shared_static": 512, "template": ["typename T", "int N"], "unknown": []},
     "persistent_copy": {"sm_count_grid": (32,)},
+    "h100_persistent": {"sm_count_grid": (57,)},
+    "h100_persistent_var": {"sm_count_grid": (59,)},
+    "plain_grid": {"sm_count_grid": ()},
     "two_phase": {"grid_sync": (15, 18), "launch_sites": [("grid.cu", 34, None, (256, 1, 1), 0)]},
     "bounded": {"bounds": LaunchBounds(("256", "4"), (256, 4))},
-    "lane_ids": {"ptx": InlinePtx(1, ("mov",), (11,))},
+    "lane_ids": {"ptx": InlinePtx(1, ("mov %laneid",), (11,))},
+    "plain_ptx": {"ptx": InlinePtx(6, ("bfe", "dp4a", "elect.sync", "ld.global.nc", "mov %laneid", "prmt", "selp"),
+                                   (10, 11, 12, 13, 14, 15))},
+    "staged_copy": {"ptx": InlinePtx(3, ("cp.async",), (24, 25, 26)), "async": ()},
+    "any_in_const": {"masks": ("full",)},
+    "shuffle_held_mask": {"masks": ("m (unsigned)",)},
+    "shuffle_wide_held_mask": {"masks": ("m (unsigned long long)",)},
     "tma_prefetch": {"ptx": InlinePtx(3, ("cp.async.bulk", "mbarrier"), (23, 24, 25)),
                      "async": ("cp.async.bulk", "mbarrier"), "shared_static": 4104},
     "cluster_exchange": {"clusters": ("cluster_group", "dsmem")},
@@ -216,7 +226,8 @@ def test_cli_json_and_targets_command():
     k = next(k for k in doc["kernels"] if k["name"] == "count_positive")
     assert k["targets"]["mi300x"]["verdict"] == "fix" and k["targets"]["mi455x"]["reasons"] == ["mask-32bit-type"]
     assert k["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit", "wave64-full-mask", "wave64-lane-count"]
-    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 2  # tma_prefetch, cluster_exchange; lane_ids' plain PTX is a fix
+    # tma_prefetch, cluster_exchange, mma_tile; the plain PTX of lane_ids, plain_ptx and staged_copy is a fix
+    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 3
     res = runner.invoke(app, ["targets", "--format", "json"])
     assert res.exit_code == 0
     assert [t["id"] for t in json.loads(res.stdout)["targets"]] == list(TARGET_IDS)
@@ -383,7 +394,8 @@ def test_named_checks_on_hand_built_facts():
 
 
 def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
-    """An instruction split over lines leaves its operand list on a line of its own; the reason names only `ld`."""
+    """An instruction split over lines leaves its operand list on a line of its own; the reason names only
+    `ld.global.nc`."""
     (tmp_path / "k.cu").write_text(
         "__global__ void k2(unsigned* out, const unsigned* in) {\n"
         "  unsigned a, b, c, d;\n"
@@ -391,11 +403,48 @@ def test_inline_ptx_reason_names_mnemonics_not_operands(tmp_path):
         '               "mma.sync.aligned.m16n8k16 \\n {%0,%1}, {%2}, {%3};" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"(in));\n'
         "  out[0] = a + b + c + d;\n}\n")
     [k] = analyse(scan(tmp_path, Settings(jobs=1, cache_dir=None)), ["mi300x"]).kernels
-    assert k.facts.inline_ptx.families == ("ld", "mma.sync")
+    assert k.facts.inline_ptx.families == ("ld.global.nc", "mma.sync")
     # plain loads are a fix with their HIP replacement; the MMA is the rewrite (issue 11), each naming mnemonics only
     details = {d.id: d.message for d in k.verdict_on("mi300x").details if d.id.startswith("inline-ptx")}
-    assert details == {"inline-ptx": "1 inline PTX statement (ld): ld → __ldg / __builtin_nontemporal_load",
-                       "inline-ptx-matrix": "1 inline PTX statement (mma.sync)"}
+    assert details == {
+        "inline-ptx": "1 inline PTX statement (ld.global.nc): ld.global.nc → __ldg (or a plain load of a const"
+                      " __restrict__ pointer)",
+        "inline-ptx-matrix": "1 inline PTX statement (mma.sync): MFMA (CDNA) / WMMA (gfx12) through rocWMMA, Composable"
+                             " Kernel or __builtin_amdgcn_mfma_*, with AMD's fragment layouts"}
+
+
+def test_ptx_with_a_plain_hip_equivalent_is_a_fix_that_names_it(analysed):
+    """Issue 27 class 1: elect.sync, %laneid, bfe, prmt, dp4a, ld.global.nc and cp.async are fixes (rules/kb/ptx.yaml
+    names the replacement); mma.sync beside a %laneid read stays a rewrite, and says what replaces it."""
+    plain = kernel(analysed, "plain_ptx").verdict_on("mi300x")
+    assert plain.verdict == "fix" and plain.reasons == ("inline-ptx",)
+    message = plain.details[0].message
+    for hint in ("elect.sync → `__lane_id() == __ffsll(__ballot(1)) - 1`", "mov %laneid → __lane_id()",
+                 "bfe → __bitextract_u32", "prmt → __byte_perm", "dp4a → __builtin_amdgcn_sdot4",
+                 "ld.global.nc → __ldg", "selp → c ? a : b"):
+        assert hint in message
+    assert plain.details[0].lines == (10, 11, 12, 13, 14, 15)
+    copy = kernel(analysed, "staged_copy").verdict_on("mi355x")
+    assert (copy.verdict, copy.reasons) == ("fix", ("inline-ptx",))
+    assert "cp.async → a synchronous global->LDS copy" in copy.details[0].message
+    mma = kernel(analysed, "mma_tile").verdict_on("mi455x")
+    assert [(d.id, d.verdict, d.lines) for d in mma.details] == [("inline-ptx-matrix", "rewrite", (36, 37)),
+                                                                   ("inline-ptx", "fix", (36, 37))]
+
+
+def test_the_ptx_table_is_data_with_a_verdict_replacement_and_public_source_per_family(tmp_path):
+    from porter.kernels import ptx
+
+    table = ptx.load_table()
+    assert {f for f, e in table.items() if e.verdict == "rewrite"} >= {
+        "mma.sync", "wgmma", "tcgen05", "cp.async.bulk", "cp.async.bulk.tensor", "mbarrier", "barrier.cluster", "mapa"}
+    assert {f for f, e in table.items() if e.verdict == "fix"} >= {
+        "elect.sync", "mov %laneid", "bfe", "prmt", "dp4a", "ld.global.nc", "cp.async"}
+    assert all(e.source.startswith("https://") for e in table.values())
+    bad = tmp_path / "ptx.yaml"
+    bad.write_text("families:\n  elect.sync: {verdict: maybe, hip: x, source: 'https://x'}\n")
+    with pytest.raises(ptx.PtxTableError, match="families.elect.sync.verdict"):
+        ptx.load_table(bad)
 
 
 def test_a_helper_declared_with_a_library_qualifier_macro_is_device_code(tmp_path):
@@ -434,7 +483,11 @@ def test_shuffle_width_is_folded_from_a_constant():
 def test_warp_size_constants_of_the_project_are_lane_assumptions(analysed):
     k = kernel(analysed, "named_warp_reduce")
     assert [(x.line, x.kind) for x in k.facts.lane_assumptions] == [
-        (10, "% WARP_SIZE (= 32)"), (11, "/ kWarp (= 32)"), (13, "reduction loop from WARP_SIZE / 2 (= 16)")]
+        (11, "% WARP_SIZE (= 32)"), (12, "/ kWarp (= 32)"), (14, "reduction loop from WARP_SIZE / 2 (= 16)")]
+    # the down reduction from 16 is a logical 32-lane warp (ok); the up-shuffle scan is not, and reads the constant
+    scan = kernel(analysed, "named_warp_scan")
+    assert [(x.line, x.kind) for x in scan.facts.lane_assumptions] == [(25, "% WARP_SIZE (= 32)")]
+    assert scan.verdict_on("mi300x").details[0].lines == (25,)
 
 
 def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():

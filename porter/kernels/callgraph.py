@@ -84,29 +84,66 @@ def helper_index(files: Iterable) -> HelperIndex:
 def helper_calls(kernel: Kernel, index: HelperIndex) -> tuple[HelperCall, ...]:
     """The helpers in other files a kernel reaches, each with the chain of calls from the kernel, in the order the
     kernel calls them (breadth first)."""
+    out: list[HelperCall] = []
+    for home, chain, line, definitions in _reached(kernel, index, limit=None):
+        with_facts = [d for d in definitions if d.facts is not None]
+        if with_facts:
+            out.append(HelperCall(chain, home, with_facts[0].line, line, _union(with_facts)))
+            if len(out) >= MAX_HELPERS:
+                break
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class HelperSpan:
+    """Where a helper another file defines, and a kernel reaches, is written: the kernel owns what lies there."""
+
+    path: str
+    line: int
+    end_line: int
+    chain: tuple[str, ...]
+    cuda_only: tuple[tuple[int, int], ...] = ()  # its lines only the CUDA build compiles
+
+    @property
+    def where(self) -> str:
+        return f"{' → '.join(self.chain)} ({self.path}:{self.line})"
+
+
+def helper_spans(kernel: Kernel, index: HelperIndex) -> tuple[HelperSpan, ...]:
+    """Where each helper in other files the kernel reaches is defined, those with no facts of their own too (a
+    helper that only calls `cg::labeled_partition` or an API HIP lacks has none): the findings inside them are the
+    kernel's (porter.kernels.verdicts). A name its file defines more than once (overloads, explicit
+    specialisations such as DeepSpeed's `conversion::to<T>`) is left out: which definition the kernel runs is not
+    known, and its findings would be a guess."""
+    out: list[HelperSpan] = []
+    for home, chain, _, definitions in _reached(kernel, index, limit=MAX_HELPERS * 4):
+        if len(definitions) == 1:
+            d = definitions[0]
+            out.append(HelperSpan(home, d.line, d.end_line, chain, d.cuda_only))
+    return tuple(out)
+
+
+def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
+    """(home file, call chain, kernel call line, definitions there) of each helper the kernel reaches in another
+    file, breadth first, each once, at most `limit` of them (None: as deep as MAX_DEPTH goes)."""
     facts = kernel.facts
     if facts is None or not facts.calls:
-        return ()
-    out: list[HelperCall] = []
+        return
     seen: set[tuple[str, str]] = set()
     todo: list[tuple[str, str, tuple[str, ...], int, int]] = []  # (caller path, name, chain, call line, depth)
     for text, line in facts.calls:
         todo.append((kernel.path, unqualified(text), (text,), line, 1))
-    while todo and len(out) < MAX_HELPERS:
+    while todo and (limit is None or len(seen) < limit):
         caller, name, chain, line, depth = todo.pop(0)
         home = index.resolve(caller, name)
         if home is None or (home, name) in seen:
             continue
         seen.add((home, name))
         definitions = index.helpers[home][name]
-        with_facts = [d for d in definitions if d.facts is not None]
-        if with_facts:
-            merged = _union(with_facts)
-            out.append(HelperCall(chain, home, with_facts[0].line, line, merged))
+        yield home, chain, line, definitions
         if depth < MAX_DEPTH:
             for callee in sorted({c for d in definitions for c in d.calls}):
                 todo.append((home, callee, chain + (callee,), line, depth + 1))
-    return tuple(out)
 
 
 def _union(definitions: list[DeviceHelper]) -> KernelFacts:

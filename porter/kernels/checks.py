@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
+from porter.kernels import ptx as ptx_table
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
@@ -166,24 +167,8 @@ CHECKS: dict[str, dict[str, Any]] = {
 }
 
 
-# PTX families with no one-statement HIP replacement: tensor-core MMA and its fragment moves, async/bulk copies and
-# their barriers, clusters, warpgroup register reallocation. Everything else (ld, st, cvt, mov, fence, prmt, ...) is
-# a fix with the HIP intrinsic next to it.
-REWRITE_PTX = frozenset({"mma.sync", "mma.sp", "wgmma", "tcgen05", "ldmatrix", "stmatrix", "movmatrix", "cp.async",
-                         "cp.async.bulk", "cp.async.bulk.tensor", "cp.reduce.async.bulk", "mbarrier", "setmaxnreg",
-                         "fence.proxy.async", "elect.sync", "barrier.cluster", "mapa", "getctarank", "multimem",
-                         "clusterlaunchcontrol"})
-PTX_REPLACEMENTS = {
-    "ld": "__ldg / __builtin_nontemporal_load", "st": "__builtin_nontemporal_store or a plain store",
-    "cvt": "__float2half_rn / __float2bfloat16 and friends", "mov": "__lane_id() / __smid() / a plain move",
-    "fence": "__threadfence / __atomic_thread_fence", "membar": "__threadfence / __threadfence_block",
-    "prmt": "__byte_perm", "lop3": "plain & | ^ expressions", "shfl.sync": "__shfl_*", "vote": "__ballot / __any / __all",
-    "bar": "__syncthreads / __builtin_amdgcn_s_barrier", "red": "atomicAdd and friends", "atom": "atomic* functions",
-    "activemask": "__activemask()", "nanosleep": "__builtin_amdgcn_s_sleep", "prefetch": "__builtin_prefetch or drop it",
-    "fma": "fmaf / __fmaf_rn", "add": "+", "mul": "*", "mad": "fmaf", "min": "min", "max": "max",
-    "redux.sync": "__reduce_*_sync", "match.sync": "__match_any_sync",
-    "griddepcontrol": "drop it: AMD has no programmatic dependent launch, stream order already serialises the kernels",
-}
+# Which inline-PTX families have a plain HIP replacement (fix, named in the reason) and which are a rewrite is
+# data: rules/kb/ptx.yaml, read through porter.kernels.ptx.
 
 
 def check_verdict(spec: dict[str, Any], target) -> str:
@@ -313,9 +298,9 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     if narrow:
         add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
-    # `lane = tid % 32` beside shuffles that all pass a width of 32 is one logical 32-lane group per half
-    # wavefront, consistent on wave64 (TransformerEngine's ROCm reductions are written so): no lane assumption.
-    logical32 = bool(facts.warp_ops) and all(w.op.startswith("__shfl") and w.width == 32 for w in facts.warp_ops)
+    # `lane = tid % 32` beside shuffles that each stay inside a 32-lane group is one logical 32-lane warp per half
+    # wavefront, consistent on wave64: no lane assumption (issue 27 class 6).
+    logical32 = bool(facts.warp_ops) and all(_group_local(w, lane) for w in facts.warp_ops)
     if lane and not logical32:
         kinds = ", ".join(sorted({x.kind for x in lane}))
         if facts.warp_ops:
@@ -331,7 +316,29 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
         add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
 
 
-_MNEMONIC = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*")
+_LOOP_FROM_16 = re.compile(r"reduction loop from (?:16\b|.*\(= 16\))")
+
+
+def _group_local(w, lane) -> bool:
+    """Whether a warp operation stays inside each 32-lane half of a wave64: a shuffle with a width of 32
+    (TransformerEngine's ROCm reductions), or a xor / down shuffle by at most 16 lanes - a constant offset, or the
+    variable of a reduction loop that starts at 16 (and none that starts at 32). A xor partner `i ^ o` never leaves
+    lane i's half; a down shuffle reads across it only in lanes 16-31 of a group, whose results a CUDA reduction by
+    `__shfl_down` never reads (only lane 0 of each warp holds the sum). Broadcasts (`__shfl(v, 0)`), up shuffles
+    (scans) and votes span the whole wavefront."""
+    if not w.op.startswith("__shfl"):
+        return False
+    if w.width == 32:
+        return True
+    if "xor" not in w.op and "down" not in w.op:
+        return False
+    if w.offset is not None:
+        return 0 < w.offset <= 16
+    loops = [x.kind for x in lane if x.kind.startswith("reduction loop")]
+    return bool(loops) and all(_LOOP_FROM_16.match(k) for k in loops)
+
+
+_MNEMONIC = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*(?: %[a-z][a-z0-9_]*)?")
 
 
 def ptx_summary(statements: int, families: Iterable[str]) -> str:
@@ -342,7 +349,8 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
     return f"{statements} inline PTX {noun}" + (f" ({', '.join(names)})" if names else "")
 
 
-_WIDE_MASK = re.compile(r"(?i)(?:ull|llu|ll)\s*\)*$|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+# A 64-bit literal suffix only after a number (`0xffffffffull`, `~0ULL`): a variable named `full` is no wider.
+_WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
 
 
 def _narrow_type(mask_text: str | None) -> bool:
@@ -354,12 +362,15 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
     ptx = facts.inline_ptx
     if ptx.statements:
-        heavy = sorted(f for f in ptx.families if f in REWRITE_PTX)
-        plain = sorted(f for f in ptx.families if f not in REWRITE_PTX)
+        heavy = sorted(f for f in ptx.families if ptx_table.is_rewrite(f))
+        plain = sorted(f for f in ptx.families if not ptx_table.is_rewrite(f))
         if heavy:
-            add("inline-ptx-matrix", ptx_summary(ptx.statements, heavy), ptx.lines)
+            # one line per AMD counterpart (the bulk copy and its tensor form share one)
+            ways = dict.fromkeys(e.hip for f in heavy if (e := ptx_table.judge(f)) is not None)
+            add("inline-ptx-matrix", ptx_summary(ptx.statements, heavy) + (f": {'; '.join(ways)}" if ways else ""),
+                ptx.lines)
         if plain:
-            hints = "; ".join(f"{f} → {PTX_REPLACEMENTS[f]}" for f in plain if f in PTX_REPLACEMENTS)
+            hints = "; ".join(f"{f} → {e.hip}" for f in plain if (e := ptx_table.judge(f)) is not None)
             add("inline-ptx", ptx_summary(ptx.statements, plain) + (f": {hints}" if hints else ""), ptx.lines)
     tensor = set(facts.tensor_cores)
     asyncs = set(facts.async_copies)

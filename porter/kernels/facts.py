@@ -21,6 +21,7 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, build_constants, dim3_arguments, dims, fold,
                                       fold_text, type_size)
+from porter.kernels import ptx as ptx_table
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.kernels.nodes import NodeIndex, walk
 from porter.model.kernel import (LAUNCH_BOUNDS_ARGS, Ballot32, DeviceFunction, DeviceHelper,
@@ -38,17 +39,23 @@ WARP_OPS = frozenset({
 })
 BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
 FULL_MASK_32 = 0xFFFFFFFF
-# PTX instruction families, longest first so `cp.async.bulk.tensor` wins over `cp.async`.
-PTX_FAMILIES = sorted([
+# PTX instruction families: the PTX table's (rules/kb/ptx.yaml, porter.kernels.ptx) and the ones facts below map
+# to tensor-core, async and cluster features; an instruction's family is the longest dotted prefix among them, so
+# `cp.async.bulk.tensor` wins over `cp.async` and `ld.global.nc` over `ld`.
+PTX_FAMILIES = sorted(ptx_table.family_names() | {
     "cp.async.bulk.tensor", "cp.async.bulk", "cp.async", "cp.reduce.async.bulk", "mma.sync", "mma.sp", "wgmma", "tcgen05",
     "ldmatrix", "stmatrix", "movmatrix", "mbarrier", "setmaxnreg", "fence.proxy.async", "elect.sync", "griddepcontrol",
     "multimem", "red", "atom", "shfl.sync", "vote", "bar", "barrier.cluster", "mapa", "getctarank", "ld", "st", "mov",
     "cvt", "prmt", "lop3", "fma", "add", "mul", "mad", "min", "max", "membar", "fence", "prefetch", "activemask",
     "redux.sync", "match.sync", "nanosleep", "clusterlaunchcontrol",
-], key=len, reverse=True)
+}, key=len, reverse=True)
+# Special registers the table judges on their own (`mov.u32 %0, %laneid;` is the family `mov %laneid`).
+_PTX_REGISTERS = ptx_table.register_families()
 TENSOR_CORE_PTX = {"mma.sync": "mma.sync", "mma.sp": "mma.sp", "wgmma": "wgmma", "tcgen05": "tcgen05", "ldmatrix": "ldmatrix",
                    "stmatrix": "stmatrix"}
-ASYNC_PTX = {"cp.async": "cp.async", "cp.async.bulk": "cp.async.bulk", "cp.async.bulk.tensor": "tma",
+# Plain `cp.async` (SM80) is not here: it is a synchronous copy into LDS on AMD, a fix the PTX table names; the
+# bulk / tensor copies and their barriers have no such equivalent.
+ASYNC_PTX = {"cp.async.bulk": "cp.async.bulk", "cp.async.bulk.tensor": "tma",
              "cp.reduce.async.bulk": "cp.async.bulk", "mbarrier": "mbarrier", "fence.proxy.async": "tma"}
 CLUSTER_PTX = {"barrier.cluster": "cluster-barrier", "mapa": "dsmem", "getctarank": "dsmem"}
 ASYNC_IDENTIFIERS = {
@@ -82,6 +89,33 @@ SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaO
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
 _SM_COUNT_WORDS = tuple(w.encode() for w in SM_COUNT.pattern.split("|"))  # SM_COUNT is these literals, or'd
+
+
+@functools.lru_cache(maxsize=1)
+def nvidia_sm_counts() -> frozenset[int]:
+    """The SM counts of the NVIDIA devices in the reference profile (rules/targets/nvidia.yaml: 132 for H100/H200,
+    148 for B200, ...): a grid that multiplies one of them in is sized for that GPU by hand."""
+    from porter.targets import load_references
+
+    ref = load_references().get("nvidia")
+    return frozenset(int(d["sms"]) for d in (ref.devices.values() if ref else ()) if isinstance(d.get("sms"), int))
+
+
+def _hard_coded_sm_count(grid: ts.Node) -> bool:
+    """`132 * 4` in a grid: a literal NVIDIA SM count as a factor of a product (a bare 132 may be anything)."""
+    if b"*" not in grid.text:
+        return False
+    counts = nvidia_sm_counts()
+    for n in walk(grid, ("binary_expression",)):
+        op = n.child_by_field_name("operator")
+        if op is None or op.type != "*":
+            continue
+        for side in (n.child_by_field_name("left"), n.child_by_field_name("right")):
+            if side is not None and side.type == "number_literal":
+                text = side.text.decode().rstrip("uUlL")
+                if text.isdigit() and int(text) in counts:
+                    return True
+    return False
 
 
 def _names_sm_count(text: bytes) -> bool:
@@ -152,6 +186,7 @@ def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozense
     def cuda_only(line: int) -> bool:
         i = bisect.bisect_right(starts, line) - 1
         return i >= 0 and regions[i].start <= line <= regions[i].end
+    cuda_only.regions = tuple((r.start, r.end) for r in regions)  # type: ignore[attr-defined]
     return cuda_only
 
 
@@ -266,10 +301,13 @@ class _FileContext:
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
         # A helper has facts for its callers when some walk holds one of what _body_facts makes HELPER_FACT_KEYS of
         # (a walk of calls alone holds none): most are arithmetic, and are not merged and made KernelFacts first.
+        regions = getattr(skip, "regions", ())
+        cuda_only = tuple((max(a, fn.start_line), min(b, fn.end_line)) for a, b in regions
+                          if a <= fn.end_line and b >= fn.start_line)
         if not any(w[k] for w in walks for k in _HELPER_WALK_KEYS):
-            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls)
+            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls, cuda_only)
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **_body_facts(_merge(walks)))
-        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls)
+        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls, cuda_only)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
@@ -496,10 +534,16 @@ class _FileContext:
         # A name declared twice (`unsigned mask = 0xffffffff;` in one block, `int mask = (1 << n) - 1;` in another,
         # as cuda-samples' shfl_scan does) has no one value.
         declared: dict[str, int] = {}
+        types: dict[str, str] = {}  # the declared type of each (`const unsigned`): it, not the name, is the mask's width
         for d in self.nodes.under(fn.node.child_by_field_name("body"), ("init_declarator",)):
             name = d.child_by_field_name("declarator")
             if name is not None and name.type == "identifier":
                 declared[name.text.decode()] = declared.get(name.text.decode(), 0) + 1
+                decl = d.parent
+                ty = decl.child_by_field_name("type") if decl is not None and decl.type == "declaration" else None
+                if ty is not None:
+                    quals = [c.text.decode() for c in decl.children if c.type == "type_qualifier"]
+                    types[name.text.decode()] = " ".join([*quals, *ty.text.decode("utf-8", "replace").split()])
         ops = []
         for op in w["warp_ops"]:
             once = op.mask is not None and declared.get(op.mask, 0) == 1
@@ -508,7 +552,9 @@ class _FileContext:
                 value = value[0]
             if isinstance(value, int) and not isinstance(value, bool):
                 kind = "full32" if value == FULL_MASK_32 else "constant"
-                op = dataclasses.replace(op, mask_kind=kind)
+                # `full (const unsigned)`: the checks read the mask's width from its type, not from its name
+                mask = f"{op.mask} ({types[op.mask]})" if op.mask in types else op.mask
+                op = dataclasses.replace(op, mask_kind=kind, mask=mask)
                 if op.op == "__syncwarp" and kind == "full32" and op.line in w["partial_syncwarp"]:
                     w["partial_syncwarp"].remove(op.line)
             ops.append(op)
@@ -677,7 +723,9 @@ class _FileContext:
         return out
 
     def _sm_derived(self, grid: ts.Node, host: Function) -> bool:
-        if SM_COUNT.search(grid.text.decode("utf-8", "replace")):
+        if SM_COUNT.search(grid.text.decode("utf-8", "replace")) or _hard_coded_sm_count(grid):
+            return True
+        if grid.type == "identifier" and self._hard_coded_local(grid.text, host):
             return True
         if host.start_byte not in self._sm_vars:
             sm: set[str] = set()
@@ -724,6 +772,18 @@ class _FileContext:
         if names & self._occupancy_vars.get(host.start_byte, set()):
             return False
         return bool(names & self._sm_vars[host.start_byte])
+
+    def _hard_coded_local(self, name: bytes, host: Function) -> bool:
+        """`int blocks = 132 * 4; k<<<blocks, ...>>>`: the grid's variable set from a literal NVIDIA SM count."""
+        body = host.node.child_by_field_name("body")
+        if body is None or name not in body.text:
+            return False
+        for n in self.nodes.under(body, ("init_declarator", "assignment_expression")):
+            target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+            value = n.child_by_field_name("value") or n.child_by_field_name("right")
+            if target is not None and value is not None and target.text == name and _hard_coded_sm_count(value):
+                return True
+        return False
 
     def _func_attributes(self) -> dict[str, dict[str, Any]]:
         """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
@@ -1206,6 +1266,12 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
             width = fold(argv[at], ctx.env)
             if isinstance(width, int):
                 op = dataclasses.replace(op, width=width)
+        # The lane offset of a xor/down/up shuffle: at most 16 keeps a xor or down shuffle inside its 32-lane half
+        # of a wave64 (a logical 32-lane warp, see _wave_checks).
+        if any(k in name for k in ("xor", "down", "up")) and len(argv) > at - 1:
+            offset = fold(argv[at - 1], ctx.env)
+            if isinstance(offset, int) and not isinstance(offset, bool):
+                op = dataclasses.replace(op, offset=offset)
     w["warp_ops"].append(op)
 
 
@@ -1638,6 +1704,13 @@ def _ptx(n: ts.Node) -> dict[str, Any]:
         opcode = instr.split()[0] if instr.split() else ""
         if not _OPCODE.fullmatch(opcode):
             continue  # operands of an instruction split over lines (`{%0,%1},`), not a mnemonic
-        families.add(_ptx_family(opcode) or opcode.split(".")[0])
+        family = _ptx_family(opcode) or opcode.split(".")[0]
+        registers = _PTX_REGISTERS.get(family)
+        if registers:
+            # `%%laneid` in the asm string is `%laneid` in PTX
+            read = [r for r in re.findall(r"%+([a-z][a-z0-9_]*)\b", instr) if f"%{r}" in registers]
+            if read:
+                family = f"{family} %{read[0]}"
+        families.add(family)
     families.discard("")
     return {"line": n.start_point.row + 1, "families": sorted(families), "text": text}

@@ -13,12 +13,13 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Iterable
 
-from porter.kernels.callgraph import helper_calls, helper_index
+from porter.kernels.callgraph import helper_calls, helper_index, helper_spans
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
 from porter.kernels.launch_config import remote_launches
 from porter.kernels.triton import with_remote_launches
 from porter.model import Kernel, ScanResult
+from porter.model.finding import Severity
 from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, merge_helpers
 from porter.source.parse import SourceFile
 
@@ -61,12 +62,30 @@ def rule_verdicts(rules) -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
     return {r.id: (r.verdict, r.targets) for r in rules.rules if isinstance(r.verdict, dict)}
 
 
-def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules) -> tuple[TargetVerdict, ...]:
-    """One TargetVerdict per target for one kernel: its named checks and the verdict rules its findings fired."""
+# A kernel's verdict is at least as severe as the open findings inside it - its body, the same-file device functions
+# it calls, and the helpers it reaches in other files (porter.kernels.callgraph.helper_spans) - even where no named
+# check measures what they found: a rule without its own `verdict` gives the kernel a floor from its severity. A
+# high finding is something hipify's output does not compile or gets wrong (`cg::labeled_partition`, a 32-bit mask
+# in a variable, inline PTX): fix; a blocker has no counterpart on the target (TMA, clusters): rewrite. Medium and
+# below say "verify" or "retune" for the code around them and stay with the named checks.
+SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
+
+
+def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
+                 reached: Iterable[tuple[Any, str]] = (), rule_targets_of: dict[str, Any] | None = None
+                 ) -> tuple[TargetVerdict, ...]:
+    """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
+    floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
+    helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`);
+    `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does)."""
     from porter.targets import applies
 
     spans = [(kernel.line, kernel.end_line)] + [(d.line, d.end_line) for d in facts.device_functions]
-    mine = [f for f in findings if f.rule in rules and any(a <= f.line <= b for a, b in spans)]
+    inside = [f for f in findings if any(a <= f.line <= b for a, b in spans)]
+    mine = [f for f in inside if f.rule in rules]
+    floors = [(f, None) for f in inside if f.rule not in rules and f.severity in SEVERITY_FLOOR]
+    floors += [(f, where) for f, where in reached if f.rule not in rules and f.severity in SEVERITY_FLOOR]
+    rule_targets_of = rule_targets_of or {}
     out = []
     for t in targets:
         details = _checks_with_helpers(facts, t)
@@ -80,9 +99,35 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules) -
                 continue
             by_rule.setdefault(f.rule, (v, f.message, []))[2].append(f.line)
         details.extend(CheckResult(rule, v, message, tuple(lines)) for rule, (v, message, lines) in by_rule.items())
+        details.extend(_floor(floors, rule_targets_of, worst(d.verdict for d in details), t))
         details.sort(key=lambda d: (-RANK[d.verdict], d.id))
         out.append(TargetVerdict(t.id, worst(d.verdict for d in details), tuple(details)))
     return tuple(out)
+
+
+def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> list[CheckResult]:
+    """The findings that make the kernel worse than its checks say on `target`, one CheckResult per rule: its
+    message, its lines in the kernel's own file (so port status drops it when they are all handled), and where a
+    helper in another file holds it."""
+    from porter.targets import applies
+
+    by_rule: dict[str, tuple[str, str, list[int], list[str]]] = {}
+    for f, where in floors:
+        v = SEVERITY_FLOOR[f.severity]
+        if RANK[v] <= RANK[current] or not applies(rule_targets_of.get(f.rule, ()), target):
+            continue
+        entry = by_rule.setdefault(f.rule, (v, f.message, [], []))
+        if where is None:
+            entry[2].append(f.line)
+        else:
+            entry[3].append(f"{where}, line {f.line}")
+    out = []
+    for rule, (v, message, lines, helpers) in by_rule.items():
+        if helpers:
+            message = f"{message.rstrip('.')}; in helper {', '.join(helpers[:3])}" + (f" and {len(helpers) - 3} more"
+                                                                        if len(helpers) > 3 else "")
+        out.append(CheckResult(rule, v, message, tuple(sorted(set(lines)))))
+    return out
 
 
 def _checks_with_helpers(facts: KernelFacts, target) -> list[CheckResult]:
@@ -127,9 +172,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
 
         result = dataclasses.replace(result, rules=load_rules())  # a result built without scan()
     rules = rule_verdicts(result.rules)
+    rule_targets_of = {r.id: r.targets for r in result.rules.rules}
     findings_by_path: dict[str, list] = {}
     for f in result.findings:
-        if f.rule in rules:
+        if f.rule in rules or f.severity in SEVERITY_FLOOR:
             findings_by_path.setdefault(f.path, []).append(f)
     launches_by_name: dict[str, list] = {}
     for l in result.launches:
@@ -156,7 +202,14 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
             # thirty fields is what most of this loop would otherwise cost).
             if (facts.remote_launch_sites, facts.remote_unknown, facts.helpers) != (sites, unknown, helpers):
                 facts = dataclasses.replace(facts, remote_launch_sites=sites, remote_unknown=unknown, helpers=helpers)
-        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules)
+        reached = []
+        if index is not None and k.facts.triton is None:
+            for span in helper_spans(k, index):
+                # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it
+                reached.extend((f, span.where) for f in findings_by_path.get(span.path, ())
+                               if span.line <= f.line <= span.end_line
+                               and not any(a <= f.line <= b for a, b in span.cuda_only))
+        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

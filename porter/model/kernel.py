@@ -84,10 +84,16 @@ class DeviceHelper:
     end_line: int
     facts: KernelFacts | None = None
     calls: tuple[str, ...] = ()
+    # Line ranges of the helper only the CUDA build compiles (left out of its facts; findings there are not the
+    # calling kernels' open work either: porter.kernels.verdicts).
+    cuda_only: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "line": self.line, "end_line": self.end_line, "calls": list(self.calls),
-                "facts": self.facts.to_dict() if self.facts is not None else None}
+        d = {"name": self.name, "line": self.line, "end_line": self.end_line, "calls": list(self.calls),
+             "facts": self.facts.to_dict() if self.facts is not None else None}
+        if self.cuda_only:
+            d["cuda_only"] = [list(r) for r in self.cuda_only]
+        return d
 
 
 @dataclass(frozen=True)
@@ -268,6 +274,7 @@ class WarpOp:
     mask: str | None = None
     mask_kind: str | None = None  # full32 | constant | runtime
     width: int | None = None  # a shuffle's explicit width argument, folded (32: a logical 32-lane shuffle)
+    offset: int | None = None  # a xor/down/up shuffle's lane offset, folded (None: a loop variable or unknown)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"op": self.op, "line": self.line}
@@ -275,6 +282,8 @@ class WarpOp:
             d.update(mask=self.mask, mask_kind=self.mask_kind)
         if self.width is not None:
             d["width"] = self.width
+        if self.offset is not None:
+            d["offset"] = self.offset
         return d
 
 

@@ -125,13 +125,63 @@ def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, 
             yield s.start_byte, s.end_byte, s.text.decode("utf-8", "replace")
 
 
+# A Python string that is a link spelling and nothing else: `'-lcurand'` in extra_link_args, `"libnccl.so.2"` for
+# ctypes.CDLL, a `/usr/lib/x86_64-linux-gnu/libcudnn.so` path. A sentence that mentions one is not.
+_PY_LINK_STRING = re.compile(r"-l[A-Za-z0-9_+.-]+|(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.(?:so(?:\.[0-9]+)*|a)")
+
+
 def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
+    """Link evidence in Python build and loader code: the strings of `libraries=[...]` (setup.py style), of the
+    list a `libraries=` keyword names through a variable (`libs = ["cublas"]; Extension(..., libraries=libs)`,
+    also where the variable is extended or appended to), and any string that is wholly a link spelling."""
     from porter.libraries import by_link
 
-    for start, end, text in _keyword_strings(sf, {"libraries"}):
+    seen: set[int] = set()
+    for start, end, text in [*_keyword_strings(sf, {"libraries"}), *_variable_strings(sf, "libraries")]:
         lib = by_link("-l" + text)
-        if lib is not None:
+        if lib is not None and start not in seen:
+            seen.add(start)
             yield _library_hit(start, end, text, lib)
+    if sf.root is None or (b"-l" not in sf.code and b"lib" not in sf.code):
+        return
+    spots: set[tuple[int, str]] = set()  # one hit per library per line: `("libnccl.so", "libnccl.so.2")` is one spot
+    for c in captures("python", "(string (string_content) @c)", sf.root).get("c", []):
+        text = c.text.decode("utf-8", "replace")
+        if c.start_byte in seen or not _PY_LINK_STRING.fullmatch(text):
+            continue
+        lib = by_link(text)
+        if lib is not None and (c.start_point.row, lib.id) not in spots:
+            seen.add(c.start_byte)
+            spots.add((c.start_point.row, lib.id))
+            yield _library_hit(c.start_byte, c.end_byte, text, lib)
+
+
+def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, str]]:
+    """The strings a file puts into the variables it passes as `keyword=<name>`: `name = [...]`, `name += [...]`,
+    `name.append("...")`, `name.extend([...])` anywhere in the file (a name used for two lists gives both)."""
+    if sf.root is None or keyword.encode() not in sf.code:
+        return
+    names = set()
+    for kw in captures("python", "(keyword_argument name: (identifier) @n value: (identifier) @v) @kw", sf.root).get("kw", []):
+        name, value = kw.child_by_field_name("name"), kw.child_by_field_name("value")
+        if name is not None and value is not None and name.text.decode() == keyword:
+            names.add(value.text.decode())
+    if not names:
+        return
+    values = []
+    for a in captures("python", "[(assignment) (augmented_assignment)] @a", sf.root).get("a", []):
+        left = a.child_by_field_name("left")
+        if left is not None and left.type == "identifier" and left.text.decode() in names:
+            values.append(a.child_by_field_name("right"))
+    for call in captures("python", "(call function: (attribute object: (identifier) @o attribute: (identifier) @m)) @c",
+                         sf.root).get("c", []):
+        fn = call.child_by_field_name("function")
+        obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+        if obj.text.decode() in names and attr.text.decode() in ("append", "extend", "insert"):
+            values.append(call.child_by_field_name("arguments"))
+    for value in values:
+        for c in captures("python", "(string (string_content) @c)", value).get("c", []) if value is not None else []:
+            yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
 
 
 _PY_IMPORT_FROM = """
