@@ -644,7 +644,7 @@ def refine(result: ScanResult, kernels: list[Kernel], budget: Budget = BUDGET) -
         return kernels, info
     root, materialised = _tree_of(result)
     try:
-        return _refine(result, kernels, cfg, info, root)
+        return _refine(result, kernels, cfg, info, root, budget)
     finally:
         if materialised:
             shutil.rmtree(root, ignore_errors=True)
@@ -678,7 +678,7 @@ def _tree_of(result: ScanResult) -> tuple[Path, bool]:
 
 
 def _refine(result: ScanResult, kernels: list[Kernel], cfg: DeepConfig, info: dict[str, Any],
-            root: Path) -> tuple[list[Kernel], dict[str, Any]]:
+            root: Path, budget: Budget) -> tuple[list[Kernel], dict[str, Any]]:
     by_path: dict[str, list[Kernel]] = {}
     for k in kernels:
         by_path.setdefault(k.path, []).append(k)
