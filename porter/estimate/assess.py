@@ -20,9 +20,11 @@ from typing import Any, Mapping
 from porter.estimate.advice import recommendations
 from porter.estimate.assumptions import assumptions
 from porter.estimate.breakdowns import breakdowns
+from porter.estimate.counts import Counts, count
 from porter.estimate.cost import Item, cost
 from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
 from porter.estimate.inputs import Inputs
+from porter.estimate.shares import with_shares
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
 from porter.libraries import Library, load_libraries
 from porter.model import ScanResult, Status
@@ -54,6 +56,7 @@ class Assessment:
     finding_item: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → item id
     finding_class: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → CLASSES entry
     mean_hours: float = 0.0  # the items' PERT means added up: what a spreadsheet of the items sums to
+    counts: Counts | None = None  # every count a report prints, defined once (porter.estimate.counts)
 
     @property
     def deciding(self) -> list[Reason]:
@@ -70,6 +73,7 @@ class Assessment:
                        "range": "P10–P90", "mean_hours": round(self.mean_hours, 2)},
             "targets": list(self.targets),
             "breakdowns": self.breakdowns,
+            "counts": self.counts.to_dict() if self.counts else None,
             "items": [i.to_dict(self.model) for i in self.items],
             "optional": self.optional,
             "handled": self.handled,
@@ -141,7 +145,8 @@ def assess(
         days=days,
         targets=tuple(per_target),
         items=tuple(sorted(costing.items, key=lambda i: (-i.hours.likely, i.id))),
-        breakdowns=breakdowns(inputs, costed, costing, scope.targets),
+        breakdowns=with_shares(breakdowns(inputs, costed, costing, scope.targets), days, costing.hours,
+                               sorted(costing.items, key=lambda i: (-i.hours.likely, i.id)), model.hours_per_day),
         recommendations=tuple(recommendations(inputs, scope, costing, decision)),
         assumptions=tuple(assumptions(inputs, costed, costing, chip if len(single) > 1 else None)),
         model=model,
@@ -151,6 +156,7 @@ def assess(
         finding_item=dict(costing.finding_item),
         finding_class=dict(scope.classes),
         mean_hours=costing.mean,
+        counts=count(result, costed),
     )
 
 
