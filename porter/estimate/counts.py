@@ -9,8 +9,8 @@ that do not apply on the selected targets.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
 
 from porter.model import ScanResult, Status
 
@@ -55,12 +55,12 @@ class Counts:
     kernels: int
     launches: int
     skipped: int
-
-    def label(self, key: str) -> str:
-        return LABELS[key]
+    # fingerprint → the leaf row it is counted in (free_with_hipify, needs_engineer, informational, optional,
+    # other_targets, handled or cuda_only), so a per-finding format (CSV) says where each row is counted
+    counted_as: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "counted_as"}
 
 
 def count(result: ScanResult, scope) -> Counts:
@@ -71,6 +71,16 @@ def count(result: ScanResult, scope) -> Counts:
     classes = {c: 0 for c in ("free_with_hipify", "needs_engineer", "informational")}
     for f in scope.findings:
         classes[scope.classes[f.fingerprint]] += 1
+    where: dict[str, str] = {}
+    for f in result.findings:
+        if f.status != Status.OPEN:
+            where[f.fingerprint] = "handled" if f.status == Status.HANDLED else "cuda_only"
+    for f in scope.not_applicable:
+        where.setdefault(f.fingerprint, "other_targets")
+    for f in scope.optional_findings:
+        where.setdefault(f.fingerprint, "optional")
+    for f in scope.findings:
+        where[f.fingerprint] = scope.classes[f.fingerprint]
     return Counts(
         files_scanned=sum(1 for f in result.files if f.skipped is None),
         files_with_findings=len({f.path for f in result.findings}),
@@ -81,5 +91,5 @@ def count(result: ScanResult, scope) -> Counts:
         optional=sum(1 for f in scope.optional_findings if f.status == Status.OPEN),
         other_targets=sum(1 for f in scope.not_applicable if f.status == Status.OPEN),
         suppressed=len(result.suppressed), kernels=len(result.kernels), launches=len(result.launches),
-        skipped=len(result.skipped),
+        skipped=len(result.skipped), counted_as=where,
     )

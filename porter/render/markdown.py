@@ -44,7 +44,7 @@ def title_lines(about: Any, what: str = "Porting assessment") -> list[str]:
     """The title and the line under it: what the report is about (porter.render.about)."""
     out = [f"# {what}: {md_text(about.name)}", ""]
     out.append(md_text(about.line()) + (f" · scanned as {md_code(about.path)}"
-                                        if not about.subdir and about.path not in (about.name, "") else ""))
+                                        if not about.commit and about.path not in (about.name, "") else ""))
     out.append("")
     return out
 
