@@ -95,14 +95,17 @@ def chart(doc: dict[str, Any]) -> str:
 
 
 def render(doc: dict[str, Any]) -> str:
-    scope = f" — {_t(doc['path'])}" if doc["path"] else ""
+    from porter.history.report import about_line, heading
+
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>Port burndown{scope}</title><style>{STYLE}</style></head><body>",
-           f"<h1>Port burndown{scope}</h1>", f"<p>{_t(headline(doc))}</p>"]
+           f"<title>{_t(heading(doc))} · {_t(about_line(doc))}</title><style>{STYLE}</style></head><body>",
+           f"<h1>{_t(heading(doc))}</h1>", f'<p class="about">{_t(about_line(doc))}</p>', f"<p>{_t(headline(doc))}</p>"]
     if doc["points"]:
         out += [chart(doc), f"<p>{_t(projection_text(doc))}</p>"]
-    for title, key in (("Reduced the open work the most", "reduced"), ("Added the most open work", "added")):
-        rows = doc["movers"][key]
+    for title, key in (("Reduced the open work the most (engineer-days)", "reduced"),
+                       ("Reduced the open findings the most", "reduced_open"),
+                       ("Added the most open work (engineer-days)", "added"), ("Added the most open findings", "added_open")):
+        rows = doc["movers"].get(key, [])
         if rows:
             out.append(f"<h2>{title}</h2><table><tr><th>commit</th><th>date</th><th>author</th><th>subject</th>"
                        "<th>likely days</th><th>open findings</th></tr>")
