@@ -122,7 +122,7 @@ def test_markdown_summary_first_then_tables(cuda_app):
     from porter import __version__
 
     assert lines[:3] == ["# Porting assessment: cuda-app", "",
-                         f"porter {__version__} · not a git commit · scanned as `fixtures/repos/cuda-app`"]
+                         f"porter {__version__} · commit not recorded · scanned as `fixtures/repos/cuda-app`"]
     assert lines[4].startswith(f"**Verdict: {a.verdict.upper()}**")
     order = [md.index(h) for h in ("## What decides it", "## Counts", "## Effort by category", "## Kernels",
                                     "## How the estimate adds up", "## Assumptions")]

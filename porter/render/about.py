@@ -34,7 +34,7 @@ class About:
         if self.commit:
             parts.append(f"commit {self.commit[:12]}" + (" (with uncommitted changes)" if self.dirty else ""))
         elif not self.branch:
-            parts.append("not a git commit")
+            parts.append("commit not recorded")
         if self.date:
             parts.append(self.date)
         return " · ".join(parts)
