@@ -93,3 +93,32 @@ def test_console_subject_column_keeps_its_words_at_120_columns(tmp_path):
     header = next(line for line in text.splitlines() if line.startswith("commit"))
     assert header.split() == ["commit", "date", "open", "handled", "cuda-only", "open", "days", "change", "kernels", "subject"]
     assert "kernels: open kernels on mi300x/mi355x" in text
+
+
+def test_html_chart_has_round_ticks_dates_and_a_legend(tmp_path):
+    import re
+
+    from porter.history import report
+    from porter.history.points import history
+    from porter.history.render_html import date_ticks
+    from porter.history.walk import walk
+    from porter.settings import Settings
+
+    root = tmp_path / "r"
+    build(root)
+    page = report.render("html", report.document(history(walk(root), Settings(cache_dir=tmp_path / "c", jobs=1)))).decode()
+    svg = page[page.index("<svg"):page.index("</svg>")]
+    ticks = re.findall(r'<text x="[\d.]+" y="[\d.]+" text-anchor="end">([^<]+)</text>', svg)
+    assert ticks == ["0", "0.5", "1", "1.5", "2"]  # round steps up to the 1.5 days of the scenario
+    dates = re.findall(r'<text class="tick" x="[\d.]+" y="[\d.]+" text-anchor="middle">([^<]+)</text>', svg)
+    assert dates == ["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-06"]  # commits at noon, 01-01..06
+    legend = re.findall(r'<text x="[\d.]+" y="334">([^<]+)</text>', svg)
+    assert legend == ["open likely engineer-days (left axis)", "handled findings (right axis)", "reduced the most",
+                      "added the most"]
+    import datetime as dt
+
+    def ts(s):
+        return dt.datetime.fromisoformat(s).timestamp()
+
+    assert [label for _, label in date_ticks(ts("2024-01-15T00:00:00+00:00"), ts("2025-03-01T00:00:00+00:00"))] == [
+        "2024-03", "2024-05", "2024-07", "2024-09", "2024-11", "2025-01", "2025-03"]

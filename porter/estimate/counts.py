@@ -36,6 +36,12 @@ LABELS = {
 }
 
 
+def phrase(key: str, n: int) -> str:
+    """'23 files scanned', '1 file scanned': a count with its label."""
+    label = LABELS[key]
+    return f"{n} {label[:4] + label[5:] if n == 1 and label.startswith('files') else label}"
+
+
 @dataclass(frozen=True)
 class Counts:
     files_scanned: int  # files read and matched (not skipped)

@@ -117,9 +117,9 @@ def count_rows(counts: Any) -> list[tuple[str, int, int]]:
 
 def files_line(counts: Any) -> str:
     """'1031 files scanned · 615 files with findings · 127 files with open findings'."""
-    from porter.estimate.counts import LABELS
+    from porter.estimate.counts import phrase
 
-    return " · ".join(f"{getattr(counts, k)} {LABELS[k]}" for k in
+    return " · ".join(phrase(k, getattr(counts, k)) for k in
                       ("files_scanned", "files_with_findings", "files_with_open_findings", "skipped"))
 
 

@@ -192,7 +192,6 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         from porter.render.about import about as about_of
 
         about = about_of(result.root, use_git=False)
-    d = a.to_dict()
     by = a.breakdowns
     index = {f.fingerprint: f for f in result.findings}
     tids = [t["id"] for t in a.targets]
@@ -205,29 +204,30 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     kernels = sorted(by["by_kernel"], key=lambda k: (-KERNEL_VERDICTS.index(k["worst"]), -k["hours"]["likely"], k["path"], k["line"]))
     ktotal = by["totals"]["kernel_days"]
     kshown = shown_rows(kernels, ktotal, "qualified_name", MAX_KERNEL_ROWS, rest_label="{n} more kernels")
-    costed = [it for it in d["items"] if it["hours"]["high"] > 0]
     hours_total = by["totals"]["hours"]
     shares = by["totals"]["item_hours"]
-    items = [{**it, "shown": shares[it["id"]], "locations": item_locations(it, index)} for it in costed]
+    items = [{"id": it.id, "title": it.title, "path": it.path, "category": it.category, "count": it.count,
+              "basis": it.basis, "shown": shares[it.id], "locations": item_locations(it, index)}
+             for it in a.items if it.hours.high > 0]
     free_items = [it for it in a.items if it.hours.high == 0]
     libraries = by["by_library"]
     c = a.counts
     ctx = {
-        "root": result.root, "about": about, "version": about.version, "a": d, "verdict": a.verdict,
-        "meaning": VERDICT_MEANING[a.verdict], "deciding": [r for r in d["reasons"] if r["decides"]],
-        "others": [r for r in d["reasons"] if not r["decides"]],
-        "targets": d["targets"], "tids": tids, "counts": c, "count_rows": count_rows(c),
+        "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
+        "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
+        "others": [r for r in a.reasons if r.level != a.verdict],
+        "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),
         "files_line": files_line(c), "others_line": others_line(c),
         "free_share": round(100 * c.free_with_hipify / c.estimated) if c.estimated else None,
         "cat_chart": range_chart(cat_rows, "Effort by category"),
         "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by["by_directory"]) > 1 else None,
         "matrix": verdict_matrix(kernels, tids) if kernels else None,
         "kernels": kshown, "kernel_total": ktotal,
-        "libraries": libraries, "recommendations": d["recommendations"],
+        "libraries": libraries, "recommendations": list(a.recommendations),
         "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
         "free_items": len(free_items), "free_findings": sum(it.count for it in free_items),
         "groups": _file_groups(by["by_file"], by["by_directory"]), "files_total": len(by["by_file"]),
-        "assumptions": d["assumptions"], "skipped": [s.to_dict() for s in result.skipped],
+        "assumptions": list(a.assumptions), "skipped": [s.to_dict() for s in result.skipped],
         "explain": explain, "data": _text_escape(page_data(result, a, items)),
     }
     return _env().get_template("assess.html.j2").render(**ctx)
