@@ -198,3 +198,19 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
     total = num(r.assessment.breakdowns["totals"]["kernel_days"]["likely"])
     assert f"| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
+
+
+def test_titles_carry_the_date_only_when_asked(estate):
+    r, texts, commit = estate
+    from porter import __version__
+    from porter.render import FORMATS, RenderOptions
+
+    line = f"porter {__version__} · branch main · commit {commit[:12]}"
+    assert "2026-" not in texts["markdown"].splitlines()[2]
+    opts = RenderOptions(explain=False, command="assess", date="2026-12-02")
+    md = FORMATS["markdown"].render(r, opts).decode()
+    assert md.splitlines()[2] == f"{line} · 2026-12-02"
+    page = FORMATS["html"].render(r, opts).decode()
+    assert f'<div class="meta" id="about">{line} · 2026-12-02</div>' in page
+    text = FORMATS["console"].render(r, RenderOptions(command="assess", date="2026-12-02", width=160)).decode()
+    assert text.splitlines()[1] == f"{line} · 2026-12-02"
