@@ -195,6 +195,9 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
         day = num(k["share"]["likely"])
         assert re.search(rf"^\| `{re.escape(k['qualified_name'])}` \| `{re.escape(k['path'])}:{k['line']}` \|.*\| {re.escape(day)} \|$",
                          texts["markdown"], re.M), k["qualified_name"]
+        # the console's kernel table: the name's line ends with the same days
+        assert any(line.startswith(k["qualified_name"] + " ") and line.endswith(" " + day)
+                   for line in texts["console"].splitlines()), k["qualified_name"]
     total = num(r.assessment.breakdowns["totals"]["kernel_days"]["likely"])
     assert f"| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
