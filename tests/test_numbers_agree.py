@@ -217,3 +217,12 @@ def test_titles_carry_the_date_only_when_asked(estate):
     assert f'<div class="meta" id="about">{line} · 2026-12-02</div>' in page
     text = FORMATS["console"].render(r, RenderOptions(command="assess", date="2026-12-02", width=160)).decode()
     assert text.splitlines()[1] == f"{line} · 2026-12-02"
+
+
+def test_about_outside_git_and_for_example_reports(tmp_path):
+    from porter import __version__
+    from porter.render.about import about
+
+    (tmp_path / "plain").mkdir()
+    assert about(tmp_path / "plain").line() == f"porter {__version__} · not a git work tree"
+    assert about("fixtures/repos/cuda-app", use_git=False).line() == f"porter {__version__} · commit not recorded"

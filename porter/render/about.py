@@ -24,6 +24,7 @@ class About:
     dirty: bool = False  # the work tree differs from HEAD (the report is of the files, not of the commit)
     version: str = __version__
     date: str | None = None  # only when asked
+    no_commit: str = "commit not recorded"  # said instead of a commit: not asked for, or not in git
 
     def line(self) -> str:
         """'porter 0.9.0 · branch main · commit 1a2b3c4d5e6f (modified) · 2026-12-02': the subject line under a
@@ -34,7 +35,7 @@ class About:
         if self.commit:
             parts.append(f"commit {self.commit[:12]}" + (" (with uncommitted changes)" if self.dirty else ""))
         elif not self.branch:
-            parts.append("commit not recorded")
+            parts.append(self.no_commit)
         if self.date:
             parts.append(self.date)
         return " · ".join(parts)
@@ -53,7 +54,7 @@ def about(root: str | Path, date: str | None = None, use_git: bool = True) -> Ab
         return About(name=name, path=str(root), date=date)
     top = git.top_level(path.resolve())
     if top is None:
-        return About(name=name, path=str(root), date=date)
+        return About(name=name, path=str(root), date=date, no_commit="not a git work tree")
     try:
         commit = git.run(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).decode().strip() or None
         branch = git.run(top, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).decode().strip() or None
