@@ -22,6 +22,14 @@ reports are listed as gone (a gone false one is a fixed false positive; a gone t
 Agreement = judged kernel/target pairs whose porter verdict equals the expected one / pairs whose kernel porter
 still finds. `--recall` blanks every ROCm guard (the `#if` line, the ROCm branch and the `#else`/`#endif`) in a copy
 of each tree and counts the CUDA sides a finding at most 10 lines wide touches.
+
+`--set heldout3` scores a held-out set kept in its own directory (bench/judged/heldout3/: projects.json with commits,
+trees and guard macros, kernels.jsonl, findings.jsonl): trees come from `--root DIR` (DIR/<tree> per project) or
+PROJECT=PATH arguments, and each project gets one line: kernel agreement per target, precision of the judged
+findings porter still reports open, real kept (judged real - true and not guarded - still open / judged real),
+open-finding density (open findings of severity low or worse per 1,000 scanned lines) and, with --recall, recall on
+the project's ROCm guards blanked (C/C++ preprocessor guards, with the project's own ROCm and CUDA macros, and
+Python `if` guards on torch.version.hip and the like, counted apart).
 """
 from __future__ import annotations
 
@@ -162,15 +170,300 @@ def recall(tree: Path) -> tuple[int, int]:
         return touched, len(sides)
 
 
+SEVERE = ("low", "medium", "high", "blocker")
+PY_ROCM = re.compile(r"version\.hip|version,\s*['\"]hip|is_hip\b|rocm|IS_HIP", re.IGNORECASE)
+PY_IF = re.compile(r"^(\s*)(if|elif)\s+(.+?):\s*(#.*)?$")
+PY_ELSE = re.compile(r"^(\s*)(elif\s+.+|else\s*):\s*(#.*)?$")
+
+
+def load_set(name: str) -> tuple[list[dict], list[dict], list[dict]]:
+    """projects.json, kernels.jsonl and findings.jsonl of the held-out set in bench/judged/<name>/."""
+    base = JUDGED / name
+    rows = lambda f: [json.loads(x) for x in (base / f).read_text().splitlines() if x.strip()]  # noqa: E731
+    return json.loads((base / "projects.json").read_text()), rows("kernels.jsonl"), rows("findings.jsonl")
+
+
+def _negated(cond: str, match: re.Match) -> bool:
+    """Whether the macro the guard names is tested negated (`!defined(X)`, `!X`)."""
+    return bool(re.search(r"!\s*(defined\s*\(?\s*)?$", cond[:match.start()]))
+
+
+def blank_guards(src: Path, dst: Path, rocm: re.Pattern, cuda: re.Pattern | None) -> list[tuple[str, int, int]]:
+    """Like blank_rocm_guards, for a set whose projects name their own macros: a guard names a ROCm macro (`rocm`)
+    or a CUDA-only one (`cuda`, e.g. MSCCLPP_DEVICE_CUDA), not both (`defined(WITH_CUDA) || defined(WITH_HIP)` is
+    common code); a negated test flips it; an #elif is read on its own and an #else is the opposite of the first
+    branch. Returns the CUDA sides (path, first, last line strictly inside)."""
+    sides = []
+    for p in sorted(src.rglob("*")):
+        if not p.is_file() or p.suffix not in SOURCE_SUFFIXES or p.is_symlink():
+            continue
+        rel = p.relative_to(src).as_posix()
+        try:
+            lines = p.read_text(encoding="utf-8").split("\n")
+        except (UnicodeDecodeError, OSError):
+            continue
+        out = list(lines)
+        stack: list[dict | None] = []
+
+        def side_of(kind: str, cond: str) -> bool | None:
+            """True: this branch is the ROCm side; False: the CUDA side; None: not a guard."""
+            r, c = rocm.search(cond), cuda.search(cond) if cuda else None
+            if r and c:
+                return None
+            m = r or c
+            if not m:
+                return None
+            negated = kind == "ifndef" or _negated(cond, m)
+            return (bool(r) != negated) if kind != "ifndef" else not bool(r)
+
+        for i, line in enumerate(lines):
+            m = DIRECTIVE.match(line)
+            if not m:
+                continue
+            kind, cond = m.group(1), m.group(2)
+            if kind in ("if", "ifdef", "ifndef"):
+                rocm_side = side_of(kind, cond)
+                stack.append(None if rocm_side is None else {"first": rocm_side, "rocm": rocm_side, "start": i})
+                if rocm_side is not None:
+                    out[i] = ""
+                continue
+            if not stack:
+                continue
+            top = stack[-1]
+            if top is not None:
+                if not top["rocm"] and i - top["start"] > 1:
+                    sides.append((rel, top["start"] + 2, i))
+                if top["rocm"]:
+                    for k in range(top["start"], i):
+                        out[k] = ""
+                out[i] = ""
+                if kind == "elif":
+                    own = side_of("if", cond)
+                    top["rocm"] = (not top["first"]) if own is None else own
+                elif kind == "else":
+                    top["rocm"] = not top["first"]
+                top["start"] = i
+            if kind == "endif":
+                stack.pop()
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(out), encoding="utf-8")
+    return sides
+
+
+def blank_python_guards(src: Path, dst: Path) -> list[tuple[str, int, int]]:
+    """Copy the tree's Python files with every one-line `if`/`elif` on a ROCm test (torch.version.hip, is_hip,
+    ROCM_HOME, is_rocm_pytorch, ...) neutralised: the condition becomes a plain name and the ROCm body a `pass`,
+    so the CUDA body stays where it was (same lines) without a ROCm test around it. Conditions joined by `or` are
+    left alone (`CUDA_HOME is not None or is_rocm` is common code). Returns the CUDA bodies (path, first, last)."""
+    sides = []
+    for p in sorted(src.rglob("*.py")):
+        if not p.is_file() or p.is_symlink():
+            continue
+        rel = p.relative_to(src).as_posix()
+        try:
+            lines = p.read_text(encoding="utf-8").split("\n")
+        except (UnicodeDecodeError, OSError):
+            continue
+        out = list(lines)
+
+        def indent(k: int) -> int:
+            return len(lines[k]) - len(lines[k].lstrip())
+
+        def body(k: int) -> tuple[int, int]:
+            """Lines of the block under the header at k: (first, last), 0-based, last < first when empty."""
+            j, last = k + 1, k
+            while j < len(lines):
+                if lines[j].strip() and indent(j) <= indent(k):
+                    break
+                if lines[j].strip():
+                    last = j
+                j += 1
+            return k + 1, last
+
+        for i, line in enumerate(lines):
+            m = PY_IF.match(line)
+            if not m or m.group(2) != "if" or not PY_ROCM.search(m.group(3)) or re.search(r"\bor\b", m.group(3)):
+                continue
+            cond = m.group(3).strip()
+            negated = cond.startswith("not ") or bool(re.search(r"\bis\s+None\b|==\s*None", cond))
+            branches = [(i, body(i))]
+            k = branches[-1][1][1] + 1
+            while k < len(lines) and not lines[k].strip():
+                k += 1
+            while k < len(lines) and indent(k) == indent(i) and PY_ELSE.match(lines[k]):
+                branches.append((k, body(k)))
+                k = branches[-1][1][1] + 1
+                while k < len(lines) and not lines[k].strip():
+                    k += 1
+            out[i] = f"{m.group(1)}if _guard_blanked_{i + 1}:"
+            for n, (head, (first, last)) in enumerate(branches):
+                rocm_branch = (n == 0) != negated
+                if rocm_branch:
+                    if last >= first:
+                        pad = " " * (indent(first) if lines[first].strip() else indent(i) + 4)
+                        out[first] = pad + "pass"
+                        for x in range(first + 1, last + 1):
+                            out[x] = ""
+                elif last >= first:
+                    sides.append((rel, first + 1, last + 1))
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(out), encoding="utf-8")
+    return sides
+
+
+def recall_sides(tree: Path, blank) -> tuple[int, int]:
+    """Recall of the CUDA sides `blank` writes into a copy of `tree`: sides touched by a finding at most 10 lines
+    wide in porter's scan of the copy / sides."""
+    with tempfile.TemporaryDirectory(prefix="porter-recall-") as tmp:
+        sides = blank(tree, Path(tmp))
+        if not sides:
+            return 0, 0
+        result = scan(Path(tmp), Settings(jobs=2, cache_dir=None, targets=TARGETS))
+        spans = defaultdict(list)
+        for f in result.findings:
+            if f.end_line - f.line <= 10:
+                spans[f.path].append((f.line, f.end_line))
+        touched = sum(1 for path, a, b in sides if any(x <= b and a <= y for x, y in spans.get(path, ())))
+        return touched, len(sides)
+
+
+def kernel_by_target(judged: list[dict], analysed) -> dict[str, Counter]:
+    """Agreement per target. A judged kernel is found by (path, name, line), else by (path, name) with the judged
+    `__global__` line inside porter's extent (porter reports a template's `template` line), else by (path, name)."""
+    exact = {(k.path, k.name, k.line): k for k in analysed.kernels}
+    named = defaultdict(list)
+    for k in analysed.kernels:
+        named[(k.path, k.name)].append(k)
+    out: dict[str, Counter] = {t: Counter() for t in TARGETS}
+    for j in judged:
+        cands = named.get((j["path"], j["kernel"]), [])
+        k = exact.get((j["path"], j["kernel"], j["line"])) or next(
+            (c for c in cands if c.line <= j["line"] <= c.end_line), None) or (cands[-1] if cands else None)
+        c = out[j["target"]]
+        if k is None:
+            c["missing"] += 1
+            continue
+        c["pairs"] += 1
+        c["agree"] += k.verdict_on(j["target"]).verdict == j["expected"]
+    return out
+
+
+def score_open_findings(judged: list[dict], result) -> Counter:
+    """Precision over the judged findings porter still reports open, and how many judged-real ones stay open.
+    Judged real = verdict true and not guarded (a guarded spot is handled for HIP, so reading it open is wrong)."""
+    by_fp = {(f.path, f.rule, f.fingerprint): f for f in result.findings}
+    by_line = {(f.path, f.rule, f.line): f for f in result.findings}
+    c = Counter()
+    for j in judged:
+        f = by_fp.get((j["path"], j["rule"], j["fingerprint"])) or by_line.get((j["path"], j["rule"], j["line"]))
+        real = bool(j["verdict"]) and not j.get("guarded")
+        is_open = f is not None and str(f.status) == "open"
+        c["judged"] += 1
+        c["real"] += real
+        c["gone"] += f is None
+        c["open"] += is_open
+        c["open_real"] += is_open and real
+    return c
+
+
+def density(result) -> tuple[int, int]:
+    """(open findings of severity low or worse, lines porter scanned)."""
+    n = sum(1 for f in result.findings if str(f.status) == "open" and str(f.severity) in SEVERE)
+    return n, sum(fr.lines for fr in result.files)
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a / b:.1%} ({a}/{b})" if b else "n/a"
+
+
+def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool) -> int:
+    projects, kernels, findings = load_set(name)
+    trees = {}
+    for spec in specs:
+        project, _, path = spec.partition("=")
+        trees[project] = Path(path)
+    for p in projects:
+        if p["project"] not in trees and root is not None:
+            trees[p["project"]] = root / p["tree"]
+    total_k = {t: Counter() for t in TARGETS}
+    total_f, total_d, total_r = Counter(), Counter(), Counter()
+    for p in projects:
+        project = p["project"]
+        tree = trees.get(project)
+        if tree is None:
+            continue
+        if not tree.is_dir():
+            print(f"{project}: {tree} is not a directory", file=sys.stderr)
+            return 2
+        result, analysed = run_porter(tree)
+        k = kernel_by_target([j for j in kernels if j["project"] == project], analysed)
+        f = score_open_findings([j for j in findings if j["project"] == project], result)
+        n_open, lines = density(result)
+        for t in TARGETS:
+            total_k[t].update(k[t])
+        total_f.update(f)
+        total_d.update({"open": n_open, "lines": lines})
+        # A judged kernel porter does not find counts against it: agreement is over every judged pair.
+        agree = ", ".join(f"{t} {_ratio(k[t]['agree'], k[t]['pairs'] + k[t]['missing'])}" for t in TARGETS)
+        missing = sum(k[t]["missing"] for t in TARGETS)
+        gone = f" | {f['gone']} judged gone" if f["gone"] else ""
+        unfound = f" ({missing} judged pairs whose kernel porter does not find)" if missing else ""
+        line = (f"{project}: kernels {agree}{unfound} | precision "
+                f"{_ratio(f['open_real'], f['open'])} | real kept {_ratio(f['open_real'], f['real'])}"
+                f"{gone} | "
+                f"density {n_open / lines * 1000 if lines else 0:.2f}/kLOC ({n_open} open in {lines} lines)")
+        if with_recall and p.get("dual"):
+            extra_rocm = "|".join(re.escape(x) for x in p.get("rocm_macros", ()))
+            rocm = re.compile(ROCM_GUARD.pattern + (f"|\\b(?:{extra_rocm})\\b" if extra_rocm else ""))
+            cuda_names = "|".join(re.escape(x) for x in p.get("cuda_macros", ()))
+            cuda = re.compile(f"\\b(?:{cuda_names})\\b") if cuda_names else None
+            c_hit, c_all = recall_sides(tree, lambda s, d: blank_guards(s, d, rocm, cuda))
+            py_hit, py_all = recall_sides(tree, blank_python_guards)
+            total_r.update({"c": c_hit, "c_all": c_all, "py": py_hit, "py_all": py_all})
+            line += f" | recall C/C++ {_ratio(c_hit, c_all)}, Python {_ratio(py_hit, py_all)}"
+        print(line)
+    agree = ", ".join(f"{t} {_ratio(total_k[t]['agree'], total_k[t]['pairs'] + total_k[t]['missing'])}"
+                      for t in TARGETS)
+    all_pairs = sum(total_k[t]["pairs"] + total_k[t]["missing"] for t in TARGETS)
+    all_agree = sum(total_k[t]["agree"] for t in TARGETS)
+    line = (f"all: kernels {agree}, together {_ratio(all_agree, all_pairs)} | precision "
+            f"{_ratio(total_f['open_real'], total_f['open'])} | real kept "
+            f"{_ratio(total_f['open_real'], total_f['real'])}"
+            f" | density {total_d['open'] / total_d['lines'] * 1000 if total_d['lines'] else 0:.2f}/kLOC "
+            f"({total_d['open']} open in {total_d['lines']} lines)")
+    if with_recall:
+        line += (f" | recall C/C++ {_ratio(total_r['c'], total_r['c_all'])}, "
+                 f"Python {_ratio(total_r['py'], total_r['py_all'])}")
+    print(line)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("trees", nargs="+", help="PROJECT=PATH, e.g. NVIDIA/apex=/tmp/apex")
+    ap.add_argument("trees", nargs="*", help="PROJECT=PATH, e.g. NVIDIA/apex=/tmp/apex")
     ap.add_argument("--recall", action="store_true", help="also measure recall on blanked ROCm guards")
     ap.add_argument("--show-false", action="store_true", help="list the judged false positives still reported")
     ap.add_argument("--kernels", type=Path, default=None,
                     help="kernel expectations to score (default bench/judged/kernels.jsonl; e.g. the held-out "
                          "bench/judged/kernels_heldout.jsonl)")
+    ap.add_argument("--set", default=None,
+                    help="score a held-out set kept in bench/judged/<SET>/ (e.g. heldout3), one line per project")
+    ap.add_argument("--root", type=Path, default=None,
+                    help="with --set: the directory holding each project's tree under projects.json's `tree` name")
     args = ap.parse_args(argv)
+    if args.set is not None:
+        if not (JUDGED / args.set / "projects.json").is_file():
+            print(f"--set: no bench/judged/{args.set}/projects.json", file=sys.stderr)
+            return 2
+        if not args.trees and args.root is None:
+            print("--set needs --root DIR or PROJECT=PATH trees", file=sys.stderr)
+            return 2
+        return score_set(args.set, args.trees, args.root, args.recall)
+    if not args.trees:
+        print("give at least one PROJECT=PATH tree", file=sys.stderr)
+        return 2
     findings = load("findings.jsonl")
     if args.kernels is None:
         kernels = load("kernels.jsonl")

@@ -70,6 +70,8 @@ def _shown_name(param) -> str:
 
 rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
+from porter.fleet.cli import app as fleet_app  # noqa: E402
+app.add_typer(fleet_app, name="fleet")
 
 
 @functools.cache

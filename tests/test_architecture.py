@@ -136,6 +136,9 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.source.discover", "_walk_files", "os.scandir"): "discovery's own walk of the scanned root: names only, "
                                                              "symlinked directories listed, never entered; every "
                                                              "read of what it lists goes through porter.contain",
+    ("porter.fleet.inventory", "from_directory", "os.scandir"): "the directory of clones the user names: names "
+                                                                "only; each clone is then cloned into porter's cache "
+                                                                "and read from git objects",
     ("porter.translate.write", "undo_in_place", ".iterdir"): "the backup folder, after contain.real_directory "
                                                              "(each run lstat'ed, never followed)",
     ("porter.packfile", "open_pack", "os.open"): "a pack in the cache directory, read through a bounds-checked index",

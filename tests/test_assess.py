@@ -68,14 +68,16 @@ def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
     assert it.hours.rounded() == Hours(0.09, 0.19, 0.46)
     assert it.klass == "free_with_hipify"
     assert a.breakdowns["hipify"]["free_with_hipify"] == {"findings": 3, "lines": 3, "files": 1}
-    # repository-wide jobs the api finding triggers: toolchain/CI (2–4–12) and validation (1–2–6, no kernels)
+    # repository-wide jobs the api finding triggers: toolchain/CI (1–2–6, no build file with a finding) and
+    # validation (0.5–1–3, no kernels): floors that scale with the project, so a one-file port is not days of it
     assert {i.id for i in a.items if i.kind == "one-off"} == {"one-off:rocm-build-and-ci", "one-off:validate-on-target"}
-    assert item(a, "one-off:validate-on-target").hours == Hours(1, 2, 6)
-    # The total is P10–median–P90 of the items as independent PERT ranges, not the sum of the worst cases (18.46 h)
+    assert item(a, "one-off:rocm-build-and-ci").hours == Hours(1, 2, 6)
+    assert item(a, "one-off:validate-on-target").hours == Hours(0.5, 1, 3)
+    # The total is P10–median–P90 of the items as independent PERT ranges, not the sum of the worst cases (9.46 h)
     assert a.hours.rounded(6) == combine(i.hours for i in a.items).rounded(6)
-    assert a.hours.rounded() == Hours(5.53, 7.5, 10.18)
-    assert round(a.mean_hours, 2) == round(sum(pert(i.hours).mean for i in a.items), 2) == 7.72
-    assert a.days == Hours(0.5, 1.5, 2.0)  # 6 h days; low rounded down, high up, to 0.5
+    assert a.hours.rounded() == Hours(2.87, 3.86, 5.2)
+    assert round(a.mean_hours, 2) == round(sum(pert(i.hours).mean for i in a.items), 2) == 3.97
+    assert a.days == Hours(0, 0.5, 1.0)  # 6 h days; low rounded down, high up, to 0.5
 
 
 def test_per_file_and_per_repo_units():
@@ -236,7 +238,7 @@ def test_effort_override_merges_over_the_shipped_model(tmp_path):
     assert ids[-1] == "port-custom-allocator" and ids.count("validate-on-target") == 1
     rs = RuleSet((rule("API001"),), "x")
     a = assess(result([finding("API001")]), ts("mi355x"), model=m, rules=rs)
-    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.92, 1.84, 2.76)  # × the calibration 0.92
+    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.97, 1.94, 2.91)  # × the calibration 0.97
     assert item(a, "one-off:validate-on-target").hours == Hours(0, 0, 0)
 
 
@@ -305,31 +307,38 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     # One spot, one finding: API004's "same name in HIP" on the shuffle is merged into DEV002's 32-bit-mask finding.
     assert sorted(helper) == ["DEV002", "DEV011"]
     assert dict(next(f for f in result.findings if f.rule == "DEV002").data)["also"].startswith("API004: __shfl_xor_sync")
-    # The kernel's fix verdict comes from the helper's 0xffffffff mask and its 16-lane loop (line 2) ...
-    kern = item(a, "kernel:k.cu:5:reduce")
-    assert kern.basis == ("fix on mi300x, needs wave64-full-mask (2–4–10 h) × size 0.50 (4 lines) × complexity 1.25"
-                          " × calibration 0.92")
-    assert kern.hours.rounded() == Hours(1.15, 2.3, 5.75)
-    # ... so it takes the helper's DEV002 and DEV011 findings (API004's "same name" on that shuffle yields to DEV002).
-    assert kern.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
+    # The kernel's fix verdict comes from the helper's 0xffffffff mask and its 16-lane loop (line 2): the fix is made
+    # once, in the helper (the fix site), with a review per kernel that reaches it; the kernel has no item of its own.
+    site = item(a, "site:helper:k.cu:1")
+    assert site.title == "Fix once at helper warp_sum (k.cu:1) (1 kernel(s) reach it)"
+    assert site.basis == ("wave64-full-mask fixed once (2–4–10 h) + 0.1–0.25–0.5 h review × 1 kernel(s)"
+                          " × calibration 0.97")
+    # (2–4–10 + 0.1–0.25–0.5) × 0.97; it takes the helper's DEV002 and DEV011 findings (API004's "same name" on
+    # that shuffle yields to DEV002).
+    assert site.hours.rounded() == Hours(2.04, 4.12, 10.19)
+    assert site.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
     assert sorted((i.id, i.hours.rounded()) for i in a.items) == [
-        ("kernel:k.cu:5:reduce", Hours(1.15, 2.3, 5.75)),
-        ("one-off:rocm-build-and-ci", Hours(1.84, 3.68, 11.04)),  # 2–4–12 × 0.92
-        ("one-off:validate-on-target", Hours(0.97, 1.96, 5.87)),  # (1–2–6 + 0.1–0.25–0.75 × size 0.5) × 0.92
+        ("one-off:rocm-build-and-ci", Hours(0.97, 1.94, 5.82)),  # 1–2–6 × 0.97 (no build file)
+        ("one-off:validate-on-target", Hours(0.55, 1.14, 3.42)),  # (0.5–1–3 + 0.1–0.25–0.75 × 0.5^0.5) × 0.97
         ("rule:KRN001:k.cu", Hours(0, 0, 0)),
         ("rule:KRN002:k.cu", Hours(0, 0, 0)),
+        ("site:helper:k.cu:1", Hours(2.04, 4.12, 10.19)),
     ]
-    assert a.hours.rounded() == Hours(7.45, 9.54, 12.23)  # P10–likely–P90 of the items combined as independent
+    assert a.hours.rounded() == Hours(6.65, 8.48, 10.81)  # P10–likely–P90 of the items combined as independent
+    assert [(s.label, s.need, s.kernels) for s in a.fix_sites] == [("helper warp_sum (k.cu:1)", "wave64-full-mask", 1)]
     row = a.breakdowns["by_kernel"][0]
-    assert (row["item"], row["findings"]) == ("kernel:k.cu:5:reduce", 1)  # findings written in the kernel's own body
+    assert (row["item"], row["findings"]) == ("site:helper:k.cu:1", 1)  # findings written in the kernel's own body
 
 
-def test_a_helper_two_kernels_call_goes_to_the_first_of_them(tmp_path):
+def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
     second = "__global__ void reduce2(float* x) { x[0] = warp_sum(x[1]); }\n"
     (tmp_path / "k.cu").write_text(HELPER_SHUFFLE + second)
     result, a = assess_dir(tmp_path, "mi300x")
     helper = sorted(f.fingerprint for f in result.findings if f.line == 2 and f.rule in ("DEV002", "DEV011"))
-    assert item(a, "kernel:k.cu:5:reduce").findings == tuple(helper)
-    assert item(a, "kernel:k.cu:9:reduce2").findings == ()
-    assert {a.finding_item[fp] for fp in helper} == {"kernel:k.cu:5:reduce"}
+    site = item(a, "site:helper:k.cu:1")
+    assert site.findings == tuple(helper) and site.count == 2
+    # once (2–4–10) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.97: not two kernels' fixes
+    assert site.hours.rounded() == Hours(2.13, 4.37, 10.67)
+    assert not any(i.id.startswith("kernel:") for i in a.items)
+    assert {a.finding_item[fp] for fp in helper} == {"site:helper:k.cu:1"}
     assert not any(i.rule in ("DEV002", "DEV011") for i in a.items)

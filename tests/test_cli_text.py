@@ -128,7 +128,10 @@ def test_entry_leaves_the_rendered_run_to_the_end_of_the_process_and_the_app_fre
 
 
 def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
-    prelude = ("import threading, time\n"
-               "threading.Thread(target=lambda: (time.sleep(0.3), print('thread finished', flush=True))).start()")
+    # The thread prints once the main thread has ended (not after a fixed sleep, which a loaded machine outruns):
+    # the line shows only if the process waits for the thread, as the interpreter does.
+    prelude = ("import threading\n"
+               "main = threading.main_thread()\n"
+               "threading.Thread(target=lambda: (main.join(), print('thread finished', flush=True))).start()")
     p = _entry(prelude, "--version")
     assert (p.returncode, p.stdout) == (0, f"porter {__version__}\nthread finished\n")

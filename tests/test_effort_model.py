@@ -12,7 +12,8 @@ import pytest
 
 from helpers import REPO
 from porter.estimate.assess import assess
-from porter.estimate.calibration import (HistoryError, Port, fit, load_history, ranks, reference_days, spearman)
+from porter.estimate.calibration import (HistoryError, Port, docs_table, fit, leave_one_project_out, load_history,
+                                         median, ranks, reference_days, spearman, within)
 from porter.estimate.effort_model import EffortModel, Hours, load_effort_model, merge
 from porter.estimate.inputs import separate_extensions
 from porter.estimate.ranges import Spread, combine, percentiles, pert
@@ -150,9 +151,11 @@ def test_cutlass_components_are_one_job_sized_from_the_kernels_it_covers():
     other = ptx_kernel(("ld",), path="src/a.cu", name="other")
     a = assess(result([f], [k1, k2, other], files=("attn/fmha.cu", "src/a.cu")), ts("mi355x"), model=UNSCALED, rules=rs)
     job = item(a, "one-off:reimplement-cutlass")
-    # 40–80–200 h + 4–8–24 h per kernel, size-scaled: (160/40)^0.5 = 2 and 1
-    assert job.hours == Hours(52, 104, 272)
-    assert "the 2 kernel(s) it re-implements" in job.basis and f.fingerprint in job.findings
+    # 40–80–200 h + 4–8–24 h per distinct kernel, size-scaled: (160/40)^0.5 = 2 and 1; + 0.25–0.5–1.5 h for the
+    # one API name the finding says (the API surface the job re-implements)
+    assert job.hours == Hours(52.25, 104.5, 273.5)
+    assert "the 2 distinct of 2 kernel(s) it re-implements" in job.basis and f.fingerprint in job.findings
+    assert "0.25–0.5–1.5 h × 1 (the API surface used" in job.basis
     ids = {i.id for i in a.items}
     assert "kernel:src/a.cu:1:other" in ids and not any(i.startswith("kernel:attn/") for i in ids)
     rows = {r["name"]: r["item"] for r in a.breakdowns["by_kernel"]}
@@ -265,14 +268,46 @@ def test_fit_recovers_known_multipliers():
     assert fit(rows) == truth
 
 
-def test_the_shipped_calibration_set_has_eight_cited_ports_or_more():
+def test_the_shipped_calibration_set_has_twenty_cited_ports_split_by_project():
     h = load_history(REPO / "bench" / "calibration" / "ports.yaml")
-    assert len(h.ports) >= 8 and h.lines_per_day == 100
+    assert len(h.ports) >= 20 and h.lines_per_day == 100
     for p in h.ports:
         assert len(p.pre_port_commit) == 40 and p.size in ("small", "medium", "big")
         assert p.lines_changed == p.data["lines_added"] + p.data["lines_deleted"]
-        assert any(c.startswith(f"https://github.com/{p.repository}/pull/") for c in p.data["citations"])
+        assert any(c.startswith(f"https://github.com/{p.repository}/") for c in p.data["citations"])
+        assert p.author_days is not None and p.author_days >= 1
     assert {p.size for p in h.ports} >= {"small", "big"}
+    fit_projects = {p.project for p in h.ports if p.set == "fit"}
+    held = {p.project for p in h.ports if p.set == "held-out"}
+    assert len(held) >= 10 and not fit_projects & held  # split by project: none in both
+
+
+def test_median_within_and_leave_one_project_out():
+    assert median([3, 1, 2]) == 2 and median([4, 1, 3, 2]) == 2.5
+    assert within([1.0, 1.9, 2.1, 0.5, 0.49], 2.0) == 0.6
+    rows = [("a", {"kernel": 10, "finding": 0, "one-off": 0}, 20), ("b", {"kernel": 10, "finding": 0, "one-off": 0}, 40),
+            ("b", {"kernel": 5, "finding": 0, "one-off": 0}, 20)]
+    out = leave_one_project_out(rows, tied=True)
+    # a is priced by b's fit (x4), b's ports by a's fit (x2): never by their own project
+    assert out == {0: 40.0, 1: 20.0, 2: 10.0}
+
+
+def test_the_docs_calibration_table_is_rendered_from_a_run_of_the_model_as_it_ships():
+    import importlib.util
+
+    import yaml
+
+    spec = importlib.util.spec_from_file_location("calibrate", REPO / "bench" / "calibrate.py")
+    calibrate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibrate)
+    model_fingerprint = calibrate.model_fingerprint
+    rec = yaml.safe_load((REPO / "bench" / "calibration" / "results.yaml").read_text(encoding="utf-8"))
+    # A model or estimate change after the recorded run makes this fail: re-run
+    # `python bench/calibrate.py --mirrors <dir> --record bench/calibration/results.yaml --docs`.
+    assert rec["model_fingerprint"] == model_fingerprint(REPO)
+    assert docs_table(rec) in (REPO / "docs" / "effort-model.md").read_text(encoding="utf-8")
+    assert len(rec["ports"]) >= 20 and {s["label"] for s in rec["summaries"]} >= {
+        "fit set", "held-out set", "all ports, leave-one-project-out"}
 
 
 def test_a_bad_history_names_the_field(tmp_path):
@@ -293,9 +328,11 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
                         "--tree", f"small={REPO / 'fixtures/repos/torch-ext'}",
                         "--tree", f"big={REPO / 'fixtures/repos/cuda-app'}", "--cache-dir", str(tmp_path / "c"),
                         "--jobs", "1", "--fit", str(out)], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    assert "Spearman rho (likely days vs lines changed): 1.000" in p.stdout
-    assert "every small port below every big one: yes" in p.stdout
+    # the big port's reference is its 6 booked days, the small one's 1 (100 lines): ranked the same as porter's
+    assert "fit set                            n= 2  rho 1.000" in p.stdout
+    # left out in turn, each of two projects is priced by the other's multiplier: far off, so a bar fails (exit 1)
+    assert "all ports, leave-one-project-out   n= 2  rho -1.000" in p.stdout
+    assert p.returncode == 1, p.stderr
     assert "one-person one-day port(s) at most 3 likely days: yes (small " in p.stdout
     fitted = load_effort_model(out)
     scale = fitted.data["calibration"]["scale"]

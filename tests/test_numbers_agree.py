@@ -59,7 +59,7 @@ def estate(tmp_path_factory):
 def expected(a):
     """The model's figures: headline days, each category's share and findings, and the counts."""
     return ({p: getattr(a.days, p) for p in POINTS},
-            {c["category"]: ({p: c["share"][p] for p in POINTS}, c["findings"]) for c in a.breakdowns["by_category"]},
+            {c["category"]: ({p: c["share_days"][p] for p in POINTS}, c["findings"]) for c in a.breakdowns["by_category"]},
             {label: value for label, value, _ in _count_rows(a)})
 
 
@@ -80,7 +80,7 @@ def test_the_fixture_is_real_sized_and_partitions(estate):
     assert c.estimated == c.free_with_hipify + c.needs_engineer + c.informational
     # the category shares add up exactly to the headline, and the category findings to the estimated ones
     for p in POINTS:
-        assert round(sum(x["share"][p] for x in a.breakdowns["by_category"]), 1) == getattr(a.days, p)
+        assert round(sum(x["share_days"][p] for x in a.breakdowns["by_category"]), 1) == getattr(a.days, p)
     assert sum(x["findings"] for x in a.breakdowns["by_category"]) == c.estimated
 
 
@@ -89,7 +89,7 @@ def test_json_carries_the_same_numbers(estate):
     days, cats, counts = expected(r.assessment)
     doc = json.loads(texts["json"])["assessment"]
     assert {p: doc["effort"][p] for p in POINTS} == days
-    assert {x["category"]: ({p: x["share"][p] for p in POINTS}, x["findings"]) for x in doc["breakdowns"]["by_category"]} == cats
+    assert {x["category"]: ({p: x["share_days"][p] for p in POINTS}, x["findings"]) for x in doc["breakdowns"]["by_category"]} == cats
     from porter.estimate.counts import LABELS
 
     assert {LABELS[k]: v for k, v in doc["counts"].items() if LABELS[k] in counts} == counts

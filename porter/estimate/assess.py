@@ -35,6 +35,26 @@ UNIT = "engineer-days"
 
 
 @dataclass(frozen=True)
+class ScopeLine:
+    """One line of scope beside the headline: feature parity (the minimal port plus the features a project keeps
+    optional) or retuning per target. Days are rounded once, here."""
+
+    name: str  # parity | tuning
+    hours: Hours
+    days: Hours
+    mean_hours: float
+    findings: int = 0
+    kernels: int = 0
+    reasons: tuple[tuple[str, str], ...] = ()  # (what, why) of the spots beyond the minimal port
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "hours": self.hours.to_dict(), "days": self.days.to_dict(),
+                "mean_hours": round(self.mean_hours, 2), "findings": self.findings, "kernels": self.kernels,
+                "reasons": [{"what": w, "why": y} for w, y in self.reasons], "text": self.text}
+
+
+@dataclass(frozen=True)
 class Assessment:
     """What it takes to run a scanned repository on the selected AMD targets."""
 
@@ -56,6 +76,10 @@ class Assessment:
     finding_item: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → item id
     finding_class: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → CLASSES entry
     mean_hours: float = 0.0  # the items' PERT means added up: what a spreadsheet of the items sums to
+    parity: ScopeLine | None = None  # feature parity; None when the minimal port is all of it
+    tuning: ScopeLine | None = None  # retuning per target (not in the headline); None when nothing is to retune
+    templates: tuple[Any, ...] = ()  # porter.estimate.cost.TemplateGroup: kernels costed once as copies
+    fix_sites: tuple[Any, ...] = ()  # porter.estimate.cost.FixSite: shared places fixed once
     counts: Counts | None = None  # every count a report prints, defined once (porter.estimate.counts)
 
     @property
@@ -76,6 +100,14 @@ class Assessment:
             "counts": self.counts.to_dict() if self.counts else None,
             "items": [i.to_dict(self.model) for i in self.items],
             "optional": self.optional,
+            "scope": {"minimal": {"hours": self.hours.to_dict(), "days": self.days.to_dict(),
+                                  "mean_hours": round(self.mean_hours, 2)},
+                      "parity": self.parity.to_dict() if self.parity else None},
+            "tuning": self.tuning.to_dict() if self.tuning else None,
+            "templates": [{"name": g.name, "path": g.path, "line": g.line, "count": g.count, "files": len(g.paths),
+                           "item": g.item, "hours": g.hours.to_dict(), "text": g.text} for g in self.templates],
+            "fix_sites": [{"site": x.label, "need": x.need, "kernels": x.kernels, "item": x.item,
+                           "hours": x.hours.to_dict()} for x in self.fix_sites],
             "handled": self.handled,
             "costed_target": self.costed_target,
             "recommendations": list(self.recommendations),
@@ -121,6 +153,8 @@ def assess(
     costing = cost(inputs, costed)
     decision = decide(inputs, scope, cost(inputs, scope).kernels) if len(single) > 1 else decide(inputs, costed, costing.kernels)
     optional = _optional(inputs, costed, costing)
+    parity = _parity(inputs, costed, costing)
+    tuning = _tuning(model, costing, chip)
     nothing = not scope.findings and not scope.kernels and not scope.optional_findings and not scope.optional_kernels
     days = model.days(costing.hours)
     scanned = sum(1 for f in result.files if f.skipped is None)
@@ -156,8 +190,41 @@ def assess(
         finding_item=dict(costing.finding_item),
         finding_class=dict(scope.classes),
         mean_hours=costing.mean,
+        parity=parity,
+        tuning=tuning,
+        templates=costing.templates,
+        fix_sites=costing.sites,
         counts=count(result, costed),
     )
+
+
+def _parity(inputs: Inputs, scope, costing) -> ScopeLine | None:
+    """Feature parity: the minimal port's scope plus what it leaves for parity, costed as one port."""
+    if not scope.parity_findings and not scope.parity_kernels:
+        return None
+    full = cost(inputs, scope.with_parity())
+    model = inputs.model
+    days = model.days(full.hours)
+    whats = sorted({w for w, _ in scope.parity_reasons})
+    return ScopeLine("parity", full.hours, days, full.mean, len(scope.parity_findings), len(scope.parity_kernels),
+                     scope.parity_reasons,
+                     f"Feature parity: {days.low:g}–{days.high:g} engineer-days, likely {days.likely:g}, with "
+                     f"{len(scope.parity_kernels)} kernel(s) and {len(scope.parity_findings)} finding(s) a minimal port "
+                     f"leaves out ({', '.join(whats[:4])}{' …' if len(whats) > 4 else ''}).")
+
+
+def _tuning(model: EffortModel, costing, chip) -> ScopeLine | None:
+    """Retuning (Triton num_warps, __launch_bounds__) for the costed chip: after the port, never in it."""
+    if costing.tuning.likely <= 0:
+        return None
+    from porter.estimate.ranges import percentiles, pert
+
+    s = pert(costing.tuning)
+    hours = percentiles(s)
+    days = model.days(hours)
+    return ScopeLine("tuning", hours, days, s.mean,
+                     text=f"Retuning after the port, not in the headline: {days.low:g}–{days.high:g} days (likely "
+                          f"{days.likely:g}) for NVIDIA-tuned num_warps and __launch_bounds__.")
 
 
 def _optional(inputs: Inputs, scope, costing) -> dict[str, Any] | None:

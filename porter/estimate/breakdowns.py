@@ -12,6 +12,7 @@ from porter.estimate.cost import Costing, Item, KernelCost
 from porter.estimate.effort_model import Hours
 from porter.estimate.inputs import CLASSES, Inputs, Scope
 from porter.estimate.kernel_verdicts import read_kernel
+from porter.estimate.ranges import percentiles, spread
 from porter.model import Finding, Severity
 
 _LIBRARY_KIND_ORDER = ["none", "early-access", "port", "drop-in"]  # the hardest to replace first
@@ -41,16 +42,50 @@ def _share(items: tuple[Item, ...]) -> dict[str, Hours]:
     return out
 
 
+SHARE_STEP = 0.1  # days: breakdown shares are given to a tenth of a day
+
+
+def apportion(weights: list[float], total: float, step: float = SHARE_STEP) -> list[float]:
+    """`total` split in proportion to `weights`, each part a multiple of `step`, the parts summing exactly to
+    `total` (largest remainder; ties to the earlier row). Rounded once, here."""
+    units = round(total / step)
+    w = sum(weights)
+    if units <= 0 or w <= 0:
+        return [0.0] * len(weights)
+    exact = [units * x / w for x in weights]
+    base = [int(e) for e in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - base[i]), i))
+    for i in order[: units - sum(base)]:
+        base[i] += 1
+    return [round(b * step, 1) for b in base]
+
+
 def _by_category(inputs: Inputs, scope: Scope, costing: Costing) -> list[dict[str, Any]]:
+    """Per category: `share_days`, its part of the headline (the headline's P10, likely and P90 days split by the
+    categories' PERT means: the rows sum exactly to the headline), and `standalone_days`, the category's own
+    P10–likely–P90 were it the whole port (these do not add up: ranges of independent items never do). `hours` and
+    `days` are the plain sums of the items' low, likely and high."""
+    model = inputs.model
     hours: dict[str, Hours] = defaultdict(Hours)
+    items: dict[str, list[Item]] = defaultdict(list)
     counts: dict[str, int] = defaultdict(int)
     for it in costing.items:
         hours[it.category] = hours[it.category] + it.hours
+        items[it.category].append(it)
     for f in scope.findings:
         counts[f.category] += 1
     cats = sorted(set(hours) | set(counts), key=lambda c: (-hours[c].likely, c))
-    return [{"category": c, "findings": counts[c], "hours": hours[c].to_dict(),
-             "days": inputs.model.days_to_tenth(hours[c])} for c in cats]
+    head = model.days(costing.hours)
+    means = [spread(it.hours for it in items[c]).mean for c in cats]
+    parts = {p: apportion(means, getattr(head, p)) for p in ("low", "likely", "high")}
+    out = []
+    for n, c in enumerate(cats):
+        alone = percentiles(spread(it.hours for it in items[c]))
+        out.append({"category": c, "findings": counts[c], "hours": hours[c].to_dict(),
+                    "days": model.days_to_tenth(hours[c]),
+                    "share_days": {p: parts[p][n] for p in ("low", "likely", "high")},
+                    "standalone_hours": alone.to_dict(), "standalone_days": model.days_to_tenth(alone)})
+    return out
 
 
 def _by_directory(inputs: Inputs, scope: Scope, costing: Costing) -> list[dict[str, Any]]:

@@ -39,6 +39,13 @@ class Port:
     people: int | None = None
     effort_days: float | None = None  # engineer-days really spent, when the team knows them
     data: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    set: str = "fit"  # fit | held-out: held-out ports are never looked at while fitting
+    author_days: int | None = None  # distinct author and author-date pairs of the port's commits
+
+    @property
+    def project(self) -> str:
+        """Ports of one project are fitted or held out together."""
+        return self.repository
 
 
 @dataclass(frozen=True)
@@ -64,9 +71,11 @@ def load_history(path: Path | str) -> History:
                 raise HistoryError(shown, f"{where}.{key}", "missing")
         if not isinstance(p["lines_changed"], int) or p["lines_changed"] < 0:
             raise HistoryError(shown, f"{where}.lines_changed", "must be a non-negative integer")
+        if p.get("set", "fit") not in ("fit", "held-out"):
+            raise HistoryError(shown, f"{where}.set", "must be fit or held-out")
         ports.append(Port(str(p["id"]), str(p["repository"]), str(p["pre_port_commit"]), p["lines_changed"],
                           str(p.get("size", "")), _number(p.get("calendar_days")), _int(p.get("people")),
-                          _number(p.get("effort_days")), p))
+                          _number(p.get("effort_days")), p, str(p.get("set", "fit")), _int(p.get("author_days"))))
     ids = [p.id for p in ports]
     if len(set(ids)) != len(ids):
         raise HistoryError(shown, "ports", "duplicate id")
@@ -116,6 +125,49 @@ def spearman(xs: list[float], ys: list[float]) -> float:
     cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
     var = math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
     return cov / var if var else 0.0
+
+
+def docs_table(record: Mapping[str, Any]) -> str:
+    """The calibration table of docs/effort-model.md, from a run recorded by bench/calibrate.py --record."""
+    head = ("| port | set | size | lines | reference days | P10 | likely | P90 | P90/P10 | likely / reference | "
+            "parity likely | verdict |")
+    out = [head, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in record["ports"]:
+        out.append(f"| {r['repository']} | {r['set']} | {r['size']} | {r['lines']} | {r['reference_days']:g} | "
+                   f"{r['p10']:g} | {r['likely']:g} | {r['p90']:g} | {r['spread']:.2f} | {r['ratio']:.2f} | "
+                   f"{'–' if r['parity'] is None else format(r['parity'], 'g')} | {r['verdict']} |")
+    out.append("")
+    out.append("| ports | n | Spearman ρ | median likely / reference | within 2× |")
+    out.append("|---|---:|---:|---:|---:|")
+    for s in record["summaries"]:
+        out.append(f"| {s['label']} | {s['n']} | {s['rho']:.3f} | {s['median']:.2f} | {100 * s['within2']:.0f}% |")
+    return "\n".join(out)
+
+
+def median(values: list[float]) -> float:
+    xs = sorted(values)
+    if not xs:
+        raise ValueError("median of nothing")
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def within(ratios: list[float], factor: float) -> float:
+    """The share of ratios (estimate / reference) within `factor` either way."""
+    return sum(1 for r in ratios if 1 / factor <= r <= factor) / len(ratios) if ratios else 0.0
+
+
+def leave_one_project_out(rows: list[tuple[str, Mapping[str, float], float]], **fit_args) -> dict[int, float]:
+    """For each row (project, hours by kind at scale 1, reference hours): its hours with the multipliers fitted on
+    every other project's rows, so no port is priced by a fit that saw its own project. Index → hours."""
+    out: dict[int, float] = {}
+    for project in sorted({p for p, _, _ in rows}):
+        train = [(h, ref) for p, h, ref in rows if p != project]
+        scale = fit(train, **fit_args) if train else {}
+        for i, (p, h, _) in enumerate(rows):
+            if p == project:
+                out[i] = sum(scale.get(k, 1.0) * v for k, v in h.items())
+    return out
 
 
 def log_error(scale: Mapping[str, float], rows: Iterable[tuple[Mapping[str, float], float]]) -> float:

@@ -9,11 +9,13 @@ rules), repeated hits on a saturating curve. Items are then scaled by the calibr
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
+from porter.estimate.dedup import fix_site, template_key
 from porter.estimate.effort_model import EffortModel, Hours
 from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.kernel_verdicts import KERNEL_VERDICTS, KernelVerdicts, TargetVerdict, read_kernel
@@ -77,6 +79,9 @@ class Costing:
     hours: Hours
     mean: float = 0.0
     jobs: frozenset[str] = frozenset()  # ids of the repository-wide jobs that fired
+    templates: tuple["TemplateGroup", ...] = ()  # kernels costed once as copies of one template
+    sites: tuple["FixSite", ...] = ()  # shared places fixed once
+    tuning: Hours = Hours()  # retuning (Triton num_warps, __launch_bounds__), per target: not in `hours`
 
 
 def cost(inputs: Inputs, scope: Scope, skip_jobs: Iterable[str] = ()) -> Costing:
@@ -86,12 +91,16 @@ def cost(inputs: Inputs, scope: Scope, skip_jobs: Iterable[str] = ()) -> Costing
     taken: dict[str, str] = {}  # fingerprint → item id
     skip = set(skip_jobs)
     kernel_jobs = _kernel_jobs(inputs, scope, skip)
-    kernels = _cost_kernels(inputs, scope, items, taken, kernel_jobs)
+    extra: dict[str, Any] = {}
+    kernels = _cost_kernels(inputs, scope, items, taken, kernel_jobs, extra)
     fired = _cost_one_offs(inputs, scope, items, taken, kernel_jobs, skip)
     _cost_rules(inputs, scope, items, taken)
     items, kernels = _calibrated(inputs.model, items, kernels)
     s = spread(it.hours for it in items)
-    return Costing(tuple(items), taken, tuple(kernels), percentiles(s), s.mean, frozenset(fired))
+    f = inputs.model.scale("kernel")
+    return Costing(tuple(items), taken, tuple(kernels), percentiles(s), s.mean, frozenset(fired),
+                   tuple(replace(g, hours=g.hours.scale(f)) for g in extra["templates"]),
+                   tuple(replace(x, hours=x.hours.scale(f)) for x in extra["sites"]), extra["tuning"].scale(f))
 
 
 def _calibrated(model: EffortModel, items: list[Item], kernels: list[KernelCost]) -> tuple[list[Item], list[KernelCost]]:
@@ -139,6 +148,11 @@ def _kernel_jobs(inputs: Inputs, scope: Scope, skip: set[str]) -> dict[str, set[
         if not job.get("takes_kernels") or job["id"] in skip or not _job_applies(job, scope):
             continue
         paths = {f.path for f in scope.findings if inputs.matches(job["when"], f)}
+        libs = set(job.get("kernel_libraries", ()))
+        if paths and libs:
+            # Kernels written on the backend's library in files without a finding of their own (a .cu including a
+            # header that includes CUTLASS) are the backend's too.
+            paths |= {k.path for k in scope.kernels if k.facts is not None and libs & set(k.facts.merged().cuda_libraries)}
         if paths:
             out[job["id"]] = paths
     return out
@@ -148,24 +162,95 @@ def _job_applies(job: dict[str, Any], scope: Scope) -> bool:
     return not job.get("targets") or any(any(evaluate(p, t) for p in job["targets"]) for t in scope.targets)
 
 
+@dataclass(frozen=True)
+class TemplateGroup:
+    """Kernels that are copies of one template (generated instantiations, copies modulo types and constants,
+    vendored duplicates): costed once, plus a small term per further variant."""
+
+    name: str  # the representative kernel's qualified name
+    path: str
+    line: int
+    count: int  # kernels in the group, the representative included
+    paths: tuple[str, ...]
+    item: str
+    hours: Hours
+
+    @property
+    def text(self) -> str:
+        return f"{self.count} instantiations of {self.name}"
+
+
+@dataclass(frozen=True)
+class FixSite:
+    """A shared place (helper, warp-size macro) where kernels' needs are fixed once, with a review per use."""
+
+    key: str
+    label: str
+    need: str
+    kernels: int
+    item: str
+    hours: Hours
+
+
+def _split_needs(k: Kernel, tv: TargetVerdict, model: EffortModel):
+    """A target verdict's needs split into (own needs, {site: [need, ...]}, tuning needs): tuning needs (a Triton
+    num_warps choice, the second __launch_bounds__ argument) are retuning per target, not port work; needs whose
+    lines are all at one shared fix site are costed at the site."""
+    tuning = set(model.kernels.get("tuning_needs", ()))
+    own, sites, tune = [], {}, []
+    lines = tv.need_lines or tuple(() for _ in tv.needs)
+    for (need, verdict), at in zip(tv.needs, lines):
+        if need in tuning:
+            tune.append((need, verdict))
+            continue
+        site = fix_site(k, need, at) if model.kernels.get("fix_sites", True) else None
+        if site is not None:
+            sites.setdefault(site, []).append((need, verdict))
+        else:
+            own.append((need, verdict))
+    return own, sites, tune
+
+
 def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str],
-                  kernel_jobs: Mapping[str, set[str]]) -> list[KernelCost]:
+                  kernel_jobs: Mapping[str, set[str]], extra: dict[str, Any] | None = None) -> list[KernelCost]:
+    """Each kernel's own work (its needs not fixed at a shared site, not retuning), then one item per template
+    group (copies costed once plus a per-variant term) and one per shared fix site (once, plus a review per kernel
+    that reaches it). `extra` collects the template groups, fix sites and retuning hours for the Costing."""
     model = inputs.model
     port_verdicts = set(model.verdict["port_kernel_verdicts"])
     absorb = model.kernels.get("absorb_findings", True)
     by_path = _LineIndex(scope.findings)
-    out: list[KernelCost] = []
+    rows: list[dict[str, Any]] = []
+    site_users: dict[Any, list[tuple[Kernel, Hours, str]]] = defaultdict(list)
+    tuning_hours = Hours()
+    ok_hours = model.verdict_hours("ok")
     for k in scope.kernels:
         kv = read_kernel(k, scope.targets, model.kernels["unanalysed"], model.matrix_ptx_families)
         costs = {tid: need_cost(k, v, model) for tid, v in kv.targets.items()}
         ranked = sorted(kv.targets.items(), key=lambda tv: (-costs[tv[0]][0].likely,
                                                             -KERNEL_VERDICTS.index(tv[1].verdict), tv[0]))
         worst_tid, worst = ranked[0]
-        base, need, needs = costs[worst_tid]
+        own, sites, tune = _split_needs(k, worst, model)
+        if worst.needs and not own and sites:
+            # Everything it needs is fixed at a shared site: the site's item costs it (its test is validation's).
+            base, need, needs = Hours(), "its fix site", ()
+        elif worst.needs and not own:
+            # Only retuning: the kernel itself is compiled and checked.
+            base, need, needs = ok_hours, "ok", ()
+        else:
+            base, need, needs = need_cost(k, replace(worst, needs=tuple(own)) if worst.needs else worst, model)
         f_size, f_cx = kernel_factor(k, needs, model)
         hours = base.scale(f_size * f_cx)
         said = f"{worst.verdict} on {worst_tid}" + (f", needs {need}" if need != worst.verdict else "")
         basis = [f"{said} ({base.text()})", f"× size {f_size:.2f} ({kernel_lines(k)} lines)", f"× complexity {f_cx:.2f}"]
+        for site, ns in sorted(sites.items(), key=lambda sn: sn[0].key):
+            dearest = max((model.need_hours(n, v) for n, v in ns), key=lambda h: (h.likely, h.high))
+            site_users[site].append((k, dearest, ns[0][0]))
+            basis.append(f"; {', '.join(sorted({n for n, _ in ns}))} fixed once at {site.label}")
+        if tune:
+            dearest = max((model.need_hours(n, v) for n, v in tune), key=lambda h: (h.likely, h.high))
+            tuning_hours = tuning_hours + dearest
+            basis.append(f"; retuning ({', '.join(sorted({n for n, _ in tune}))}) on the retuning line")
         share = model.kernels["other_targets_share"]
         # A target that is the same chip (MI300X and MI325X are both gfx942), or needs the same work for the same
         # reasons, adds nothing.
@@ -176,34 +261,115 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
                 continue
             seen.add(v.work)
             chips.add(gfx.get(tid))
-            if v.verdict in port_verdicts:
-                b, _, ns = costs[tid]
+            o, _, _ = _split_needs(k, v, model)
+            if v.verdict in port_verdicts and (o or not v.needs):
+                b, _, ns = need_cost(k, replace(v, needs=tuple(o)) if v.needs else v, model)
                 fs, fc = kernel_factor(k, ns, model)
                 hours = hours + b.scale(fs * fc * share)
                 basis.append(f"+ {share:g} × {v.verdict} on {tid}")
         job = next((j for j, paths in sorted(kernel_jobs.items()) if k.path in paths), None)
-        item_id = f"one-off:{job}" if job else f"kernel:{k.path}:{k.line}:{k.name}"
         # Findings the verdicts name (by rule id, or by line for a kernel check) are costed by the kernel, in a
         # helper as in its body: the verdict already counts the helper's facts. A helper that several kernels call
         # goes to the first of them.
         named = set().union(*(v.rules for v in kv.targets.values()))
         lines = set().union(*(v.lines for v in kv.targets.values() if v.verdict != "ok"))
         covered = by_path.covered(kv)
-        takes = [f for f in covered if absorb and f.fingerprint not in taken
-                 and (f.rule in named or (f.line in lines and f.category in ("device", "kernel")))]
-        for f in takes:
-            taken[f.fingerprint] = item_id
-        in_body = sum(1 for f in covered if f.kernel == k.name)
+        takes = [f for f in covered if absorb and (f.rule in named or (f.line in lines and f.category in ("device", "kernel")))]
+        rows.append({"k": k, "kv": kv, "worst_tid": worst_tid, "worst": worst, "hours": hours, "basis": basis, "need": need,
+                     "job": job, "takes": takes, "in_body": sum(1 for f in covered if f.kernel == k.name),
+                     "key": template_key(k, [n for n, _ in worst.needs] + [worst.verdict]),
+                     "sites": sorted(sites, key=lambda s: s.key)})
+    # The same fix in several kernels of one file is a known fix repeated (llama.cpp's dequantize kernels each
+    # with the same 0xffffffff shuffle): the kernels of one file with the same deciding need follow the per-hit
+    # saturating curve, dearest first.
+    if model.kernels.get("repeat_in_file", False):
+        same: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            if not r["job"] and r["hours"].likely > 0:
+                same[(r["k"].path, r["need"])].append(r)
+        for rs in same.values():
+            rs.sort(key=lambda r: (-r["hours"].likely, r["k"].line))
+            for n, r in enumerate(rs[1:], start=2):
+                f = model.hit_units(n) - model.hit_units(n - 1)
+                r["hours"] = r["hours"].scale(f)
+                r["basis"].append(f"× {f:.2f} (kernel {n} of the file needing {r['need']}: a repeated fix)")
+    # Template groups: the costliest copy is the representative, the others cost at most the per-variant term.
+    variant = Hours.of(model.kernels.get("template_variant", [0.1, 0.25, 0.75]))
+    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if not r["job"]:
+            groups[r["key"]].append(r)
+    item_of: dict[int, str] = {}
+    templates: list[TemplateGroup] = []
+    for key, rs in groups.items():
+        rs.sort(key=lambda r: (-r["hours"].likely, r["k"].path, r["k"].line))
+        rep = rs[0]["k"]
+        if len(rs) == 1:
+            r = rs[0]
+            r["item"] = f"kernel:{rep.path}:{rep.line}:{rep.name}"
+            continue
+        item_id = f"template:{rep.path}:{rep.line}:{rep.name}"
+        total = rs[0]["hours"]
+        for r in rs[1:]:
+            r["hours"] = Hours(min(r["hours"].low, variant.low), min(r["hours"].likely, variant.likely),
+                               min(r["hours"].high, variant.high))
+            total = total + r["hours"]
+        for r in rs:
+            r["item"] = item_id
+        templates.append(TemplateGroup(rep.qualified_name, rep.path, rep.line, len(rs),
+                                       tuple(sorted({r["k"].path for r in rs})), item_id, total))
+    out: list[KernelCost] = []
+    emitted: set[str] = set()
+    for r in rows:
+        if r["job"]:
+            r["item"] = f"one-off:{r['job']}"
+        elif r["hours"].likely == 0 and r["sites"]:
+            r["item"] = f"site:{r['sites'][0].key}"
+        for f in r["takes"]:
+            taken.setdefault(f.fingerprint, r["item"])
+    for r in rows:
+        k, kv, job, item_id = r["k"], r["kv"], r["job"], r["item"]
         if job:
             # Re-implemented by the job: the job's hours stand for the kernel (sized from it, see _cost_one_offs).
-            out.append(KernelCost(kv, worst_tid, Hours(), item_id, kernel_lines(k), in_body))
+            out.append(KernelCost(kv, r["worst_tid"], Hours(), item_id, kernel_lines(k), r["in_body"]))
             continue
+        out.append(KernelCost(kv, r["worst_tid"], r["hours"], item_id, kernel_lines(k), r["in_body"]))
+        if item_id.startswith("site:") or item_id in emitted:
+            continue
+        emitted.add(item_id)
+        group = next((g for g in templates if g.item == item_id), None)
+        fps = sorted(fp for fp, it in taken.items() if it == item_id)
+        if group is not None:
+            items.append(Item(
+                id=item_id, kind="kernel", title=f"Kernel {group.text}", category="kernel", path=group.path,
+                hours=group.hours, basis=" ".join(r["basis"]) + f"; {group.count - 1} further instantiation(s) or "
+                f"copies in {len(group.paths)} file(s) at most {variant.text()} each", findings=tuple(fps),
+                count=group.count, klass="needs_engineer" if r["worst"].verdict != "ok" else "free_with_hipify"))
+        else:
+            items.append(Item(
+                id=item_id, kind="kernel", title=f"Kernel {k.qualified_name}", category="kernel", path=k.path,
+                hours=r["hours"], basis=" ".join(r["basis"]), findings=tuple(fps),
+                count=1, klass="needs_engineer" if r["worst"].verdict != "ok" else "free_with_hipify"))
+    # Fix sites: the dearest need at the site once, plus a review per kernel that reaches it.
+    per_use = Hours.of(model.kernels.get("fix_site_per_use", [0.1, 0.25, 0.5]))
+    sites: list[FixSite] = []
+    for site, users in sorted(site_users.items(), key=lambda su: su[0].key):
+        once = max((h for _, h, _ in users), key=lambda h: (h.likely, h.high))
+        need = next(n for _, h, n in users if h == once)
+        hours = once + per_use.scale(len(users))
+        item_id = f"site:{site.key}"
+        path = site.key.split(":")[1] if site.key.startswith("helper:") else None
+        fps = sorted(fp for fp, it in taken.items() if it == item_id)
         items.append(Item(
-            id=item_id, kind="kernel", title=f"Kernel {k.qualified_name}", category="kernel", path=k.path,
-            hours=hours, basis=" ".join(basis), findings=tuple(sorted(f.fingerprint for f in takes)),
-            count=1, klass="needs_engineer" if worst.verdict != "ok" else "free_with_hipify",
-        ))
-        out.append(KernelCost(kv, worst_tid, hours, item_id, kernel_lines(k), in_body))
+            id=item_id, kind="kernel", title=f"Fix once at {site.label} ({len(users)} kernel(s) reach it)",
+            category="kernel", path=path, hours=hours,
+            basis=f"{need} fixed once ({once.text()}) + {per_use.text()} review × {len(users)} kernel(s)",
+            findings=tuple(fps), count=len(users)))
+        sites.append(FixSite(site.key, site.label, need, len(users), item_id, hours))
+    if extra is not None:
+        extra["templates"] = templates
+        extra["sites"] = sites
+        extra["tuning"] = tuning_hours
     return out
 
 
@@ -272,11 +438,31 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
         basis = f"repository-wide job, {job_hours.text()}"
         if job.get("per_kernel"):
             ks = [k for k in scope.kernels if k.path in paths] if job.get("takes_kernels") else list(scope.kernels)
-            units = sum(kernel_factor(k, (), model)[0] for k in ks)
+            # Copies of one template are one kernel to re-implement (or validate): the first of each counts.
+            distinct = {}
+            for k in ks:
+                distinct.setdefault(template_key(k, ()), k)
+            units = sum(kernel_factor(k, (), model)[0] for k in distinct.values())
+            exponent = float(job.get("per_kernel_exponent", 1.0))
             per = Hours.of(job["per_kernel"])
-            job_hours = job_hours + per.scale(units)
+            job_hours = job_hours + per.scale(units ** exponent)
             what = "it re-implements" if job.get("takes_kernels") else "in scope"
-            basis += f" + {per.text()} × {units:.2f} (the {len(ks)} kernel(s) {what}, size-scaled)"
+            basis += (f" + {per.text()} × {units:.2f}{'' if exponent == 1 else f'^{exponent:g}'} (the {len(distinct)} "
+                      f"distinct of {len(ks)} kernel(s) {what}, size-scaled)")
+        if job.get("per_api"):
+            api = _api_surface(hits, [k for k in scope.kernels if k.path in paths])
+            per = Hours.of(job["per_api"])
+            job_hours = job_hours + per.scale(len(api))
+            basis += f" + {per.text()} × {len(api)} (the API surface used: headers included and CuTe names called)"
+        if job.get("per_file"):
+            spec = job["per_file"]
+            names = re.compile(spec["names"]) if spec.get("names") else None
+            files = {f.path for f in scope.findings if f.category in spec.get("categories", ())
+                     and (names is None or names.search(f.path))}
+            per = Hours.of(spec["hours"])
+            job_hours = job_hours + per.scale(len(files))
+            if files:
+                basis += f" + {per.text()} × {len(files)} file(s) ({', '.join(spec.get('categories', ()))})"
         basis += f"; triggered by {len(hits)} finding(s)" + (f", absorbs {len(takes) + len(absorbed)}"
                                                              if takes or absorbed else "")
         items.append(Item(
@@ -285,6 +471,20 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             count=len(takes) + len(absorbed),
         ))
     return set(fired)
+
+
+def _api_surface(findings: Iterable[Finding], kernels: Iterable[Kernel]) -> set[str]:
+    """The distinct parts of a library a backend job must re-implement: the headers the triggering findings name
+    (or their rule and message when they name none) and the CuTe names the re-implemented kernels call."""
+    out: set[str] = set()
+    for f in findings:
+        d = dict(f.data)
+        header = d.get("header") or d.get("symbol") or d.get("name")
+        out.add(f"h:{header}" if isinstance(header, str) and header else f"r:{f.rule}:{f.message}")
+    for k in kernels:
+        if k.facts is not None:
+            out |= {f"c:{n}" for n in k.facts.merged().cute_tensor}
+    return out
 
 
 def _cost_rules(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str, str]) -> None:
@@ -297,6 +497,7 @@ def _cost_rules(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str
             continue
         groups[(f.rule, None if inputs.per(f) == "repo" else f.path)].append(f)
     seen_hits: dict[tuple[str, str | None], int] = defaultdict(int)  # (library or rule, file) → hits so far
+    seen_files: dict[str, int] = defaultdict(int)  # per-file rule → files costed so far
     for (rid, path), fs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         size, per = inputs.size(fs[0]), inputs.per(fs[0])
         unit = model.size(size)
@@ -311,8 +512,12 @@ def _cost_rules(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[str
                      + (f", at most {model.saturation:g} per file" if model.saturation else "")
                      + (f" (after {before} earlier {lib.name} hit(s) in the file)" if before and lib else ""))
         elif per == "file":
-            units = 1.0
-            basis = f"once per file, size {size} ({unit.text()})"
+            # The same rule in many files is one recipe repeated (CI scripts per CUDA version, one Makefile per
+            # directory): each further file costs less, as further hits in one file do.
+            nth = seen_files[rid] = seen_files[rid] + 1
+            units = model.file_units(nth) - model.file_units(nth - 1)
+            basis = f"once per file, size {size} ({unit.text()})" + (
+                f", file {nth} of the rule: {units:.2f} unit(s)" if nth > 1 else "")
         elif per == "kernel":
             ks = {(k.path, k.line, k.name): k for f in fs if (k := _enclosing_kernel(f, inputs)) is not None}
             outside = any(_enclosing_kernel(f, inputs) is None for f in fs)

@@ -121,6 +121,18 @@ class EffortModel:
             return 1 + (n - 1) * self.repeat_factor if cap is None else 1.0
         return 1 + (cap - 1) * (1 - math.exp(-(n - 1) * self.repeat_factor / (cap - 1)))
 
+    def file_units(self, n: int) -> float:
+        """Units for a per-file rule firing in `n` files: each further file repeats a known fix (the per.file
+        `repeat_factor`, 1 when not given), approaching `saturation` (no limit when not given)."""
+        spec = self.data["per"].get("file") or {}
+        r, cap = float(spec.get("repeat_factor", 1.0)), spec.get("saturation")
+        if n <= 0:
+            return 0.0
+        if cap is None or cap <= 1:
+            return 1 + (n - 1) * r if cap is None else 1.0
+        cap = float(cap)
+        return 1 + (cap - 1) * (1 - math.exp(-(n - 1) * r / (cap - 1)))
+
     def need_hours(self, need: str, verdict: str) -> Hours:
         """Hours for what a kernel needs on a target (a `kernels.needs` entry), else for the verdict it gave."""
         needs = self.kernels.get("needs", {})
@@ -278,6 +290,12 @@ def _check(doc: dict[str, Any], shown: str) -> None:
                         re.compile(alt["text"])
                     except re.error as e:
                         raise EffortModelError(shown, f"{label}.when.{j}.text", f"bad regular expression: {e}") from None
+            names = (entry.get("per_file") or {}).get("names")
+            if names:
+                try:
+                    re.compile(names)
+                except re.error as e:
+                    raise EffortModelError(shown, f"{label}.per_file.names", f"bad regular expression: {e}") from None
             predicates = list(entry.get("targets", [])) + [p["if"] for p in entry.get("per_target", [])]
             for pred in predicates:
                 try:

@@ -36,10 +36,20 @@ class Scope:
     optional_kernels: tuple[Kernel, ...] = ()
     handled: int = 0  # applicable findings whose status is handled: counted, never costed
     spots: int = 0  # applicable findings of any status
+    # Feature parity beyond the minimal port: features a project keeps optional (one of several sibling backends
+    # that needs a rewrite, code it declares CUDA-only). Not in `findings`/`kernels`; `parity_reasons` says why.
+    parity_findings: tuple[Finding, ...] = ()
+    parity_kernels: tuple[Kernel, ...] = ()
+    parity_reasons: tuple[tuple[str, str], ...] = ()  # (what: a directory or rule id, why), sorted
 
     def optional(self) -> "Scope":
         """The optional work as a scope of its own, costed apart from the headline."""
         return Scope(self.targets, self.optional_findings, (), self.classes, self.optional_kernels)
+
+    def with_parity(self) -> "Scope":
+        """The feature-parity scope: the minimal port plus the features kept for parity."""
+        return Scope(self.targets, self.findings + self.parity_findings, self.not_applicable, self.classes,
+                     self.kernels + self.parity_kernels, handled=self.handled, spots=self.spots)
 
 
 @dataclass(frozen=True)
@@ -72,13 +82,67 @@ class Inputs:
         rest = tuple(f for f in self.result.findings if not any(self.applies(f, t) for t in targets))
         live = [f for f in applicable if f.status != Status.HANDLED]
         kernels = [k for k in self.result.kernels if k.status != Status.HANDLED]
+        findings = [f for f in live if not self.optional(f)]
+        kernels_in = [k for k in kernels if not self.optional(k)]
+        parity = self.parity(findings, kernels_in, targets)
         return Scope(
-            targets, tuple(f for f in live if not self.optional(f)), rest,
+            targets, tuple(f for f in findings if f.fingerprint not in parity), rest,
             {f.fingerprint: self.klass(f) for f in applicable},
-            kernels=tuple(k for k in kernels if not self.optional(k)),
+            kernels=tuple(k for k in kernels_in if _kernel_id(k) not in parity),
             optional_findings=tuple(f for f in live if self.optional(f)),
             optional_kernels=tuple(k for k in kernels if self.optional(k)),
-            handled=len(applicable) - len(live), spots=len(applicable))
+            handled=len(applicable) - len(live), spots=len(applicable),
+            parity_findings=tuple(f for f in findings if f.fingerprint in parity),
+            parity_kernels=tuple(k for k in kernels_in if _kernel_id(k) in parity),
+            parity_reasons=tuple(sorted(set(parity.values()))))
+
+    def parity(self, findings: list[Finding], kernels: list[Kernel], targets: tuple[Target, ...]) -> dict[str, tuple[str, str]]:
+        """The spots a minimal port leaves for feature parity (the effort model's `scope.parity`): fingerprint or
+        kernel id → (what, why). A `siblings` entry takes a directory that is one of at least two siblings with CUDA
+        work (csrc/quantization/awq/ beside gptq/) when one of its kernels needs at least `min_need_hours` likely
+        hours on a target (a rewrite: vLLM's first ROCm port left AWQ's tensor-core kernels NVIDIA-only); a `text`
+        entry takes findings whose rule, message or data match (rocm_not_supported lists, cuda_only flags)."""
+        out: dict[str, tuple[str, str]] = {}
+        for entry in self.model.data.get("scope", {}).get("parity", []):
+            if entry.get("text"):
+                for f in findings:
+                    if f.fingerprint not in out and re.search(entry["text"], _finding_text(f, self.rule(f))):
+                        out[f.fingerprint] = (f.rule, entry["reason"])
+            if not entry.get("siblings"):
+                continue
+            dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
+            for spot in [*findings, *kernels]:
+                d = _matched_dir(spot.path, entry["siblings"])
+                if d is not None:
+                    dirs[d].append(spot)
+            def parent(d: str) -> str:
+                return d.rstrip("/").rpartition("/")[0]
+
+            parents: dict[str, int] = defaultdict(int)
+            for d in dirs:
+                parents[parent(d)] += 1
+            floor = float(entry.get("min_need_hours", 0))
+            for d, spots in sorted(dirs.items()):
+                if parents[parent(d)] < 2:
+                    continue
+                ks = [s for s in spots if isinstance(s, Kernel)]
+                if floor and not any(self.need_likely(k, targets) >= floor for k in ks):
+                    continue
+                for spot in spots:
+                    key = spot.fingerprint if isinstance(spot, Finding) else _kernel_id(spot)
+                    out.setdefault(key, (d, entry["reason"]))
+        return out
+
+    def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
+        """The likely hours of the dearest thing a kernel needs on any of `targets`, before size and complexity."""
+        from porter.estimate.kernel_verdicts import read_kernel
+
+        kv = read_kernel(k, targets, self.model.kernels["unanalysed"], self.model.matrix_ptx_families)
+        best = 0.0
+        for tv in kv.targets.values():
+            for need, verdict in tv.needs or ((tv.verdict, tv.verdict),):
+                best = max(best, self.model.need_hours(need, verdict).likely)
+        return best
 
     def optional(self, spot: Finding | Kernel) -> bool:
         """Whether a finding or kernel is optional work: kept CUDA-only on purpose, or under an optional path."""
@@ -137,6 +201,25 @@ class Inputs:
                 continue
             return True
         return False
+
+
+def _kernel_id(k: Kernel) -> str:
+    return f"kernel:{k.path}:{k.line}:{k.name}"
+
+
+def _matched_dir(path: str, patterns: Iterable[str]) -> str | None:
+    """The deepest ancestor directory of `path` (with its trailing slash) whose last components match one of
+    `patterns` (`**/quantization/*/`: a directory inside one named quantization; `**/exllama*/`: a directory named
+    exllama...), component by component with fnmatch; None when none does."""
+    from fnmatch import fnmatchcase
+
+    parts = path.split("/")[:-1]
+    wanted = [[c for c in p.strip("/").split("/") if c != "**"] for p in patterns]
+    for i in range(len(parts), 0, -1):
+        tail = parts[:i]
+        if any(len(w) <= len(tail) and all(fnmatchcase(a, b) for a, b in zip(tail[-len(w):], w)) for w in wanted if w):
+            return "/".join(tail) + "/"
+    return None
 
 
 def own_packages(result: ScanResult) -> frozenset[str]:

@@ -32,6 +32,9 @@ class TargetVerdict:
     # cluster instructions; "inline-ptx" stays for loads, stores, conversions and arithmetic that HIP builtins or
     # plain C++ replace).
     needs: tuple[tuple[str, str], ...] = ()
+    # The source lines behind each need, in the order of `needs` (kernel-file lines; a helper in another file is
+    # at the line of its call): where the fix is made, which porter.estimate.dedup reads to cost a shared site once.
+    need_lines: tuple[tuple[int, ...], ...] = ()
 
     @property
     def work(self) -> tuple[str, tuple[str, ...]]:
@@ -85,10 +88,11 @@ def read_kernel(k: Kernel, targets: Iterable[Target], unanalysed: str,
             reasons = tuple(f"{x.id}: {x.message}" if x.message else x.id for x in v.details)
             # An analysis that reports matrix PTX on its own leaves `inline-ptx` for the plain part.
             split = any(x.id == "inline-ptx-matrix" for x in v.details)
-            needs = tuple((ptx_need if x.id == "inline-ptx" and not split else x.id, x.verdict) for x in v.details
-                          if x.verdict in KERNEL_VERDICTS)
+            kept = [x for x in v.details if x.verdict in KERNEL_VERDICTS]
+            needs = tuple((ptx_need if x.id == "inline-ptx" and not split else x.id, x.verdict) for x in kept)
             out[t.id] = TargetVerdict(v.verdict, reasons or v.reasons, v.reasons,
-                                      frozenset(n for x in v.details for n in x.lines), True, needs)
+                                      frozenset(n for x in v.details for n in x.lines), True, needs,
+                                      tuple(tuple(x.lines) for x in kept))
         else:
             out[t.id] = TargetVerdict(unanalysed, (_NOT_ANALYSED,), (), frozenset(), False)
     helpers = tuple((d.line, d.end_line) for d in (k.facts.device_functions if k.facts is not None else ()))

@@ -3,7 +3,8 @@
 An assessment keeps exact hours; reports show engineer-days to a tenth. Rounding each row on its own makes a table's
 rows disagree with its total, and letting each renderer apportion on its own made the formats disagree with each
 other (a kernel read 0.1 day apart in the console and in Markdown, which sorted the rows differently). Here each
-breakdown row gets a `share`: its part of the headline range (categories, directories), of all kernels' days
+breakdown row gets a `share`: its part of the headline range (directories; categories have breakdowns' own
+`share_days`), of all kernels' days
 (kernels) or of the total hours (items), apportioned by the largest-remainder method so the rows add up exactly to
 the figure they divide. The rows' own `hours` and `days` stay what they are, each row costed on its own (a
 "stand-alone" figure, which does not add up); renderers show the shares and never recompute them.
@@ -81,8 +82,7 @@ def with_shares(rows: dict[str, Any], days: Hours, hours: Hours, items: Sequence
     shares add up to (headline days, all kernels' days, total hours) and each item's share of the hours."""
     headline = _points(days)
     out = dict(rows)
-    cats = rows["by_category"]
-    out["by_category"] = [{**r, "share": s} for r, s in zip(cats, apportion_points([r["hours"] for r in cats], headline))]
+    # categories carry their share already (breakdowns' `share_days`, split by the categories' PERT means)
     out["by_directory"] = _directory_shares(rows["by_directory"], headline)
     kernels = sorted(rows["by_kernel"], key=kernel_order)
     kernel_days = {p: round(sum(k["hours"][p] for k in kernels) / hours_per_day, 1) for p in POINTS}

@@ -36,7 +36,9 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
     bullet each). Further lines (an optional-work line, say) go after the effort line."""
     names = ", ".join(t["name"] for t in a.targets)
     head = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
-    extras = [literal(x["text"]) for x in (a.handled, a.optional) if x]  # the port's progress; optional work
+    # the port's progress; optional work; feature parity beyond the minimal port; retuning after it
+    extras = [literal(x["text"]) for x in (a.handled, a.optional) if x] + \
+        [literal(x.text) for x in (a.parity, a.tuning) if x]
     if a.nothing_to_port:
         head.append(literal(a.headline))
         return Group(head, *extras)
@@ -135,7 +137,7 @@ def _category_table(a: Assessment, width: int) -> Table:
     """Categories in engineer-days: each row's share of the headline range (the model's `share`)."""
     cats = a.breakdowns["by_category"]
     effort = a.days.to_dict()
-    shown = shown_rows(cats, effort, "category")
+    shown = shown_rows(cats, effort, "category", share="share_days")
     # 12: the longest category name ("quantization") on one line
     cols = [Col("category", 0, 12, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
             Col("low", 0, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),

@@ -52,13 +52,14 @@ def _minus(total: dict[str, float], parts: Iterable[dict[str, float]]) -> dict[s
 
 
 def shown_rows(rows: Sequence[dict[str, Any]], total: dict[str, float], label: str, limit: int | None = None,
-               rest_label: str = "{n} more") -> list[Row]:
-    """`rows` with the days the model gave them (each row's `share`, which add up to `total`); beyond `limit` the
-    others are one remainder row, so what is shown still sums to the total. Nothing is rounded here."""
+               rest_label: str = "{n} more", share: str = "share") -> list[Row]:
+    """`rows` with the days the model gave them (each row's `share` field, which add up to `total`; categories'
+    is `share_days`); beyond `limit` the others are one remainder row, so what is shown still sums to the total.
+    Nothing is rounded here."""
     keep = list(rows) if limit is None or len(rows) <= limit else list(rows[:limit])
-    out = [Row(str(r[label]), r["share"], r) for r in keep]
+    out = [Row(str(r[label]), {p: r[share][p] for p in POINTS}, r) for r in keep]
     if len(rows) > len(keep):
-        out.append(Row(rest_label.format(n=len(rows) - len(keep)), _minus(total, (r["share"] for r in keep))))
+        out.append(Row(rest_label.format(n=len(rows) - len(keep)), _minus(total, (r[share] for r in keep))))
     return out
 
 

@@ -196,7 +196,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     index = {f.fingerprint: f for f in result.findings}
     tids = [t["id"] for t in a.targets]
     effort = a.days.to_dict()
-    cats = shown_rows(by["by_category"], effort, "category")
+    cats = shown_rows(by["by_category"], effort, "category", share="share_days")
     cat_rows = [{"label": r.label, "full": r.label, "days": r.days, "findings": r.source["findings"]} for r in cats]
     dir_rows = [{"label": ("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
                  "full": r.label, "indent": r.depth, "days": r.days, "findings": r.source["findings"] if r.source else None}

@@ -64,7 +64,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("**Nothing to port.**  ")
     else:
         w(f"**Effort: {days_range(effort)}**  ")
-    for extra in (a.handled, a.optional):
+    for extra in (a.handled, a.optional, a.parity and a.parity.to_dict(), a.tuning and a.tuning.to_dict()):
         if extra:
             w(f"{md_text(extra['text'])}  ")
     w(f"Targets: {targets}")
@@ -101,7 +101,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("")
     _counts(w, a)
     cats = by["by_category"]
-    shown = shown_rows(cats, effort, "category")
+    shown = shown_rows(cats, effort, "category", share="share_days")
     top = max((r.days["likely"] for r in shown), default=0)
     w("## Effort by category")
     w("")

@@ -1,0 +1,211 @@
+"""Assess one fleet repository: clone or fetch it, resolve its commit and, unless that key is stored, run it through
+porter.pipeline exactly as `porter assess` does (resolve_settings, source_for, run with assess) into an `Outcome`.
+
+The task is a pure top-level function of picklable values, so the local pool and a Dask worker run the same code
+and return the same outcome; the database is written only by the process that started the fleet.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from porter import __version__
+from porter.errors import PorterError
+from porter.fleet.checkout import CheckoutError, checkout
+from porter.fleet.inventory import Entry
+
+ASSESSED, STORED, FAILED = "assessed", "stored", "failed"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every repository of one fleet run is assessed with (the `assess` options a fleet passes on)."""
+
+    targets: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    isolated: bool = True
+    no_cache: bool = False
+    cache_dir: Path | None = None  # porter's result cache (None: the default)
+    clone_cache: Path = Path()  # where clones live (porter.fleet.checkout)
+    timeout: float = 1800.0  # seconds for one repository: clone or fetch, and the assessment
+    history_every: str | None = None  # "day", "week" or "month": also record history points (porter.history)
+    history_since: str | None = None  # ISO date the history starts at
+
+
+@dataclass(frozen=True)
+class Task:
+    """One repository to assess, and the commits already stored for it under this run's settings (not redone)."""
+
+    entry: Entry
+    options: Options
+    stored: frozenset[str] = frozenset()  # "commit settings-hash" keys already in the database
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    """One target's line of an assessment."""
+
+    target: str
+    verdict: str
+    days_low: float
+    days_likely: float
+    days_high: float
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """One point back in time (the last commit of a week, say): the open work there, as `porter history` gives it."""
+
+    commit: str
+    date: str
+    verdict: str
+    days_low: float
+    days_likely: float
+    days_high: float
+    open_findings: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one repository: assessed (with its figures), already stored, or failed with a reason."""
+
+    name: str
+    location: str
+    ref: str | None
+    status: str
+    commit: str | None = None
+    settings_hash: str | None = None
+    reason: str | None = None
+    verdict: str | None = None
+    days_low: float | None = None
+    days_likely: float | None = None
+    days_high: float | None = None
+    files: int = 0
+    open_findings: int = 0
+    kernels: int = 0
+    targets: tuple[TargetResult, ...] = ()
+    blockers: tuple[str, ...] = ()  # the titles of the reasons that make a target "blocked"
+    libraries: tuple[str, ...] = ()  # CUDA libraries the repository uses, by the library map's names
+    history: tuple[HistoryPoint, ...] = ()  # with Options.history_every: the points up to the assessed commit
+    seconds: float = field(default=0.0, compare=False)  # wall time: differs between runs, never compared
+
+
+def porter_version() -> str:
+    """porter's version plus a digest of its code and data: a result is redone when what computed it changed."""
+    from porter.pipeline import code_digest
+
+    return f"{__version__}+{code_digest().hex()[:12]}"
+
+
+def settings_hash(settings: Any) -> str:
+    """A digest of the settings that change a result (not jobs, cache location or notices)."""
+    keep = {k: getattr(settings, k) for k in ("include", "exclude", "max_file_bytes", "disabled_rules", "targets",
+                                               "extra_rules", "effort", "deep", "rocm_macros", "cuda_only",
+                                               "file_seconds", "file_memory_mib")}
+    text = json.dumps(keep, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run_task(task: Task) -> Outcome:
+    """Assess one repository; every failure becomes a FAILED outcome with its reason, never an exception."""
+    e = task.entry
+    start = time.monotonic()
+    try:
+        with _deadline(task.options.timeout):
+            got = checkout(e, task.options.clone_cache, timeout=task.options.timeout)
+            settings = _settings(got.path, task.options)
+            key = f"{got.commit} {settings_hash(settings)}"
+            if key in task.stored:
+                outcome = Outcome(e.name, e.location, e.ref, STORED, got.commit, settings_hash(settings))
+            else:
+                outcome = _assessed(e, got.path, got.commit, settings, start)
+            if task.options.history_every:
+                # Cheap on a later run: porter.history caches each point's summary by its tree.
+                outcome = dataclasses.replace(outcome, history=_history(got.path, got.commit, settings, task.options))
+            return dataclasses.replace(outcome, seconds=time.monotonic() - start)
+    except CheckoutError as err:
+        reason = str(err)
+    except _Timeout:
+        reason = f"took longer than {task.options.timeout:g} s"
+    except PorterError as err:
+        reason = str(err)
+    except Exception as err:  # a repository porter cannot handle must not stop the fleet; the reason is kept
+        reason = f"internal error: {type(err).__name__}: {err}"
+    return Outcome(e.name, e.location, e.ref, FAILED, reason=reason[:2000], seconds=time.monotonic() - start)
+
+
+def _settings(path: Path, options: Options):
+    from porter.settings import CommandLine, resolve_settings
+
+    # jobs=1: the fleet runs repositories side by side; one repository's files go through one budgeted worker.
+    cli = CommandLine(include=options.include or None, exclude=options.exclude or None, jobs=1,
+                      targets=options.targets or None, no_cache=options.no_cache, cache_dir=options.cache_dir,
+                      isolated=options.isolated)
+    return resolve_settings(path, cli)
+
+
+def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) -> Outcome:
+    from porter.pipeline import run
+    from porter.source.read import GitTree
+
+    # What `porter assess --rev COMMIT` scans (source_for's GitTree), built directly: the clone is porter's own
+    # (git clone wrote its config, not the remote), so source_for's checks of a user-named work tree, three git
+    # processes per repository, have nothing to find here.
+    done = run(GitTree(path, commit), settings, assess=True)
+    a = done.assessment
+    result = done.result
+    targets = tuple(TargetResult(t["id"], t["verdict"], t["effort"]["low"], t["effort"]["likely"],
+                                 t["effort"]["high"]) for t in a.targets)
+    blockers = sorted({r.title for r in a.reasons if r.level == "blocked"})
+    libraries = sorted({row["name"] for row in a.breakdowns.get("by_library", ())})
+    return Outcome(
+        e.name, e.location, e.ref, ASSESSED, commit, settings_hash(settings),
+        verdict=a.verdict, days_low=a.days.low, days_likely=a.days.likely, days_high=a.days.high,
+        files=sum(1 for f in result.files if f.skipped is None),
+        open_findings=sum(1 for f in result.findings if str(f.status) == "open"),
+        kernels=len(result.kernels), targets=targets, blockers=tuple(blockers), libraries=tuple(libraries),
+        seconds=time.monotonic() - start)
+
+
+def _history(path: Path, commit: str, settings: Any, options: Options) -> tuple[HistoryPoint, ...]:
+    """The points of `porter history --every EVERY --since SINCE` up to `commit`, through porter.history."""
+    from porter.history.points import history
+    from porter.history.walk import walk
+
+    walked = walk(path, since=options.history_since, rev=commit)
+    points = history(walked, settings, options.history_every).points
+    return tuple(HistoryPoint(p.commit, p.date, p.verdict, p.effort["low"], p.effort["likely"], p.effort["high"],
+                              p.open_findings) for p in points)
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Interrupt the assessment after `seconds` where a timer can (the main thread of a pool worker). A Dask worker
+    runs tasks in threads, where git's own timeouts and each file's budget (porter.budget) still bound the work."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _Timeout()
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

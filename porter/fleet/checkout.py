@@ -1,0 +1,95 @@
+"""Bring one fleet repository into porter's clone cache and resolve the commit to assess.
+
+Every repository, local or remote, is cloned (`--no-checkout`: no file of it is ever written out) into a folder of
+the cache named by its location, and fetched on later runs; the pipeline then reads the commit from git objects
+(porter.source.read.GitTree). So a scanned repository's own folder is never written to, its hooks never run (git
+runs with porter.source.git's safe options), and the cache never sits inside a scanned repository.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from porter.fleet.inventory import Entry
+from porter.source import git
+
+
+class CheckoutError(Exception):
+    """A repository that cannot be cloned, fetched or resolved; the message is the reason stored for it."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A repository in the clone cache at the commit to assess."""
+
+    path: Path
+    commit: str
+
+
+def clone_dir(cache: Path, entry: Entry) -> Path:
+    """The cache folder of `entry`'s location: a readable name plus a digest of the location, so two entries of one
+    location (two refs) share a clone."""
+    from porter.fleet.inventory import default_name
+
+    digest = hashlib.sha256(entry.location.encode()).hexdigest()[:16]
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", default_name(entry.location))[:60]
+    return Path(cache) / f"{safe}-{digest}"
+
+
+def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
+    """Clone (first time) or fetch `entry` into `cache` and resolve its ref; CheckoutError with the reason."""
+    cache = Path(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    dest = clone_dir(cache, entry)
+    location = entry.location
+    if "://" not in location and os.path.isabs(location) and not os.path.isdir(location):
+        raise CheckoutError(f"{location}: no such directory")
+    try:
+        if (dest / ".git").is_dir():
+            git.run(dest, "-c", "protocol.file.allow=always", "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
+                    "+refs/heads/*:refs/remotes/origin/*", timeout=timeout)
+        else:
+            # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
+            # cloning one location at once each finish their own (the second rename finds the first in place).
+            if "://" not in location and os.path.isabs(location) and git.top_level(Path(location)) is None \
+                    and not os.path.isdir(os.path.join(location, "objects")):
+                # Checked once, before the first clone: git's own message for it is about the transport.
+                raise CheckoutError(f"{location}: not a git repository")
+            tmp = dest.with_name(f"{dest.name}.partial-{os.getpid()}-{threading.get_ident()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            # `--` ends options: a location starting with `-` is a path, never an option. The file transport is
+            # allowed for this clone only (porter's safe options refuse it): the user named this local repository.
+            # No submodules are cloned, so nothing the repository names is fetched.
+            git.run(cache, "-c", "protocol.file.allow=always", "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
+                    timeout=timeout)
+            try:
+                os.rename(tmp, dest)
+            except OSError:
+                if not (dest / ".git").is_dir():
+                    raise CheckoutError(f"cannot move the clone of {location} into {dest}") from None
+                shutil.rmtree(tmp, ignore_errors=True)
+    except git.GitError as e:
+        raise CheckoutError(f"git cannot clone or fetch {location}: {_first_line(str(e))}") from None
+    return Checkout(dest, resolve(dest, entry.ref))
+
+
+def resolve(clone: Path, ref: str | None) -> str:
+    """The commit `ref` names in a clone: the remote's branch, a tag, or a commit id (default: the remote's HEAD)."""
+    names = ["refs/remotes/origin/HEAD"] if ref is None else [f"refs/remotes/origin/{ref}", f"refs/tags/{ref}", ref]
+    for name in names:
+        try:
+            return git.run(clone, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                           f"{name}^{{commit}}", timeout=60).decode().strip()
+        except git.GitError:
+            continue
+    raise CheckoutError(f"no ref {ref!r} in the repository" if ref else "the repository has no default branch (empty?)")
+
+
+def _first_line(text: str) -> str:
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    return lines[-1] if lines else text

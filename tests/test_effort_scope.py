@@ -1,0 +1,184 @@
+"""Cost the work where a port does it (issue 28): fix sites, templates counted once, retuning apart, scope as two
+lines (minimal port and feature parity), floors that scale, and breakdown shares that sum to the headline."""
+from __future__ import annotations
+
+from test_effort_model import UNSCALED, finding, item, result, rule, ts
+
+from porter.estimate.assess import assess
+from porter.estimate.breakdowns import apportion
+from porter.estimate.dedup import fix_site, normalised_name, template_key
+from porter.estimate.effort_model import Hours
+from porter.model import Kernel
+from porter.model.kernel import CheckResult, DeviceFunction, KernelFacts, LaneAssumption, TargetVerdict
+from porter.rules import RuleSet
+
+NO_RULES = RuleSet((), "x")
+
+
+def kernel(path="src/a.cu", line=1, end=40, name="k", details=(("wave64-full-mask", "fix", (5,)),), facts=None,
+           verdict="fix"):
+    facts = facts or KernelFacts(end - line + 1)
+    checks = tuple(CheckResult(i, v, "m", tuple(ls)) for i, v, ls in details)
+    return Kernel(path=path, line=line, end_line=end, name=name, qualified_name=name, facts=facts,
+                  verdicts=(TargetVerdict("mi355x", verdict, checks),))
+
+
+# ------------------------------------------------------------------------------------------ fix sites
+
+
+def test_a_warp_size_macro_is_one_fix_site_for_every_kernel_written_with_it():
+    lane = KernelFacts(40, lane_assumptions=(LaneAssumption(5, "modulo", "threadIdx.x % WARP_SIZE"),))
+    ks = [kernel(path=f"src/k{n}.cu", name=f"k{n}", details=(("wave64-lane-arith", "fix", (5,)),), facts=lane)
+          for n in range(3)]
+    assert fix_site(ks[0], "wave64-lane-arith", (5,)).key == "macro:WARP_SIZE"
+    a = assess(result([], ks, files=tuple(k.path for k in ks)), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    site = item(a, "site:macro:WARP_SIZE")
+    # fix 2–4–10 h once, plus 0.1–0.25–0.5 h of review for each of the 3 kernels
+    assert site.hours == Hours(2.3, 4.75, 11.5) and site.count == 3
+    assert site.title == "Fix once at macro WARP_SIZE (3 kernel(s) reach it)"
+    assert not any(i.id.startswith("kernel:") for i in a.items)
+    assert [r["item"] for r in a.breakdowns["by_kernel"]] == ["site:macro:WARP_SIZE"] * 3
+
+
+def test_a_literal_32_in_the_kernel_body_stays_the_kernels_own_fix():
+    lane = KernelFacts(40, lane_assumptions=(LaneAssumption(5, "modulo", "threadIdx.x % 32"),))
+    k = kernel(details=(("wave64-lane-arith", "fix", (5,)),), facts=lane)
+    assert fix_site(k, "wave64-lane-arith", (5,)) is None
+    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(2, 4, 10)
+
+
+def test_a_need_split_between_helper_and_body_keeps_the_body_part_on_the_kernel():
+    facts = KernelFacts(40, device_functions=(DeviceFunction("warp_sum", 50, 60),))
+    k = kernel(details=(("wave64-full-mask", "fix", (55,)), ("inline-ptx", "fix", (10,))), facts=facts)
+    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    # the kernel keeps its own inline-ptx (1–2–6 h, one need: complexity 1); the mask is at the helper
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(1, 2, 6)
+    assert item(a, "site:helper:src/a.cu:50").hours == Hours(2.1, 4.25, 10.5)
+
+
+# ------------------------------------------------------------------------------------------ templates
+
+
+def test_generated_copies_of_one_kernel_cost_once_plus_a_term_per_variant():
+    names = ["gemm_fp16_128x128", "gemm_bf16_128x128", "gemm_fp16_64x64", "gemm_fp32_64x128"]
+    ks = [kernel(path=f"gen/{n}.cu", name=n, details=(("inline-ptx", "rewrite", (3,)),)) for n in names]
+    other = kernel(path="src/other.cu", name="softmax", end=20)
+    assert normalised_name("gemm_fp16_128x128") == normalised_name("gemm_bf16_64x64") == "gemm_T_NxN"
+    assert template_key(ks[0], ["x"]) == template_key(ks[3], ["x"]) != template_key(other, ["x"])
+    a = assess(result([], ks + [other], files=tuple(k.path for k in ks) + ("src/other.cu",)), ts("mi355x"),
+               model=UNSCALED, rules=NO_RULES)
+    t = item(a, "template:gen/gemm_bf16_128x128.cu:1:gemm_bf16_128x128")
+    # inline-ptx 1–2–6 h for the first copy, at most 0.1–0.25–0.75 h for each of the 3 others
+    assert t.hours.rounded() == Hours(1.3, 2.75, 8.25) and t.count == 4
+    assert t.title == "Kernel 4 instantiations of gemm_bf16_128x128"
+    assert [g.text for g in a.templates] == ["4 instantiations of gemm_bf16_128x128"]
+    assert a.to_dict()["templates"][0]["files"] == 4
+    # a kernel of another name and length is not a copy
+    assert item(a, "kernel:src/other.cu:1:softmax").hours.likely > 0
+
+
+def test_the_cutlass_job_counts_copies_of_one_kernel_once():
+    rs = RuleSet((rule("LIB020", "library"),), "x")
+    f = finding("LIB020", path="attn/fmha.cu", line=1, category="library", data=(("library", "cutlass"),))
+    ks = [kernel(path="attn/fmha.cu", line=10 + 100 * n, end=49 + 100 * n, name=f"fwd_hdim{h}")
+          for n, h in enumerate((64, 128, 256))]
+    a = assess(result([f], ks, files=("attn/fmha.cu",)), ts("mi355x"), model=UNSCALED, rules=rs)
+    job = item(a, "one-off:reimplement-cutlass")
+    # 40–80–200 + 4–8–24 for one distinct kernel of 40 lines (not three) + 0.25–0.5–1.5 for one API name
+    assert job.hours == Hours(44.25, 88.5, 225.5)
+    assert "the 1 distinct of 3 kernel(s) it re-implements" in job.basis
+
+
+# ------------------------------------------------------------------------------------------ retuning
+
+
+def test_launch_bounds_and_triton_num_warps_are_retuning_not_port_work():
+    k = kernel(details=(("launch-bounds-min-blocks", "retune", ()),), verdict="retune")
+    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    # the kernel is compiled and checked (ok 0–0.1–0.25 h); the 0.25–0.5–2 h of retuning is its own line
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0, 0.1, 0.25)
+    assert a.tuning is not None and a.tuning.mean_hours == (0.25 + 2 + 2) / 6
+    assert a.to_dict()["tuning"]["name"] == "tuning"
+
+
+# ------------------------------------------------------------------------------------------ scope
+
+
+def test_a_sibling_quantization_method_that_needs_a_rewrite_is_parity_not_minimal():
+    awq = kernel(path="csrc/quantization/awq/gemm.cu", name="awq_gemm", details=(("inline-ptx-matrix", "rewrite", (3,)),),
+                 verdict="rewrite")
+    gptq = kernel(path="csrc/quantization/gptq/q_gemm.cu", name="gptq_gemm", details=(("wave64-full-mask", "fix", (3,)),))
+    fs = [finding("API001", path="csrc/quantization/awq/gemm.cu", line=2)]
+    rs = RuleSet((rule("API001", size="xs"),), "x")
+    a = assess(result(fs, [awq, gptq], files=(awq.path, gptq.path)), ts("mi355x"), model=UNSCALED, rules=rs)
+    # the minimal port: gptq's kernel, not AWQ's
+    assert [r["name"] for r in a.breakdowns["by_kernel"]] == ["gptq_gemm"]
+    assert not any("awq" in (i.path or "") for i in a.items)
+    p = a.parity
+    assert (p.kernels, p.findings) == (1, 1)
+    assert p.reasons == (("csrc/quantization/awq/", "one of several sibling quantization methods, and it needs a rewrite on the target"),)
+    assert p.mean_hours > a.mean_hours + 40  # AWQ's 16–40–100 h rewrite is in parity
+    assert a.to_dict()["scope"]["parity"]["reasons"][0]["what"] == "csrc/quantization/awq/"
+
+
+def test_a_single_quantization_method_is_the_minimal_port():
+    awq = kernel(path="csrc/quantization/awq/gemm.cu", name="awq_gemm", details=(("inline-ptx-matrix", "rewrite", (3,)),),
+                 verdict="rewrite")
+    a = assess(result([], [awq], files=(awq.path,)), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    assert a.parity is None and [r["name"] for r in a.breakdowns["by_kernel"]] == ["awq_gemm"]
+
+
+def test_findings_the_project_declares_cuda_only_are_parity():
+    rs = RuleSet((rule("PY001", category="python", size="m"),), "x")
+    f = finding("PY001", path="setup.py", category="python", data=(("name", "rocm_not_supported_ops"),))
+    a = assess(result([f], files=("setup.py",)), ts("mi355x"), model=UNSCALED, rules=rs)
+    assert a.parity.findings == 1 and a.parity.reasons == (("PY001", "the project declares it CUDA-only"),)
+    assert not any(i.rule == "PY001" for i in a.items)
+
+
+# ------------------------------------------------------------------------------------------ breakdowns
+
+
+def test_apportion_sums_exactly_to_the_total():
+    assert apportion([1, 1, 1], 1.0) == [0.4, 0.3, 0.3]
+    assert apportion([2, 1], 0.5) == [0.3, 0.2]
+    assert apportion([0, 0], 3.0) == [0.0, 0.0]
+    assert sum(apportion([0.7, 0.2, 0.1], 66.5)) == 66.5
+
+
+def test_category_shares_sum_to_the_headline_and_standalone_ranges_are_named_apart():
+    ks = [kernel(path=f"src/k{n}.cu", name=f"k{n}", end=40 + 30 * n, details=(("inline-ptx", "fix", (3,)),))
+          for n in range(4)]
+    rs = RuleSet((rule("BLD001", category="build", size="s"),), "x")
+    fs = [finding("BLD001", path="CMakeLists.txt", category="build")]
+    a = assess(result(fs, ks, files=tuple(k.path for k in ks) + ("CMakeLists.txt",)), ts("mi355x"), rules=rs)
+    rows = a.to_dict()["breakdowns"]["by_category"]
+    for p in ("low", "likely", "high"):
+        assert round(sum(r["share_days"][p] for r in rows), 1) == getattr(a.days, p)
+    kernel_row = next(r for r in rows if r["category"] == "kernel")
+    assert kernel_row["standalone_days"]["likely"] <= a.days.likely
+    # the build job grows with the build files that have findings: 1–2–6 + 0.5–1–3 for CMakeLists.txt, × 0.97
+    assert item(a, "one-off:rocm-build-and-ci").hours.rounded() == Hours(1.46, 2.91, 8.73)
+
+
+def test_sibling_backends_are_found_by_directory_name_deepest_first():
+    from porter.estimate.inputs import _matched_dir
+
+    pats = ["**/quantization/*/", "**/quantization/", "**/exllama*/", "**/awq*/"]
+    assert _matched_dir("csrc/quantization/awq/gemm.cu", pats) == "csrc/quantization/awq/"
+    assert _matched_dir("awq_ext/quantization/gemm.cu", pats) == "awq_ext/quantization/"
+    assert _matched_dir("awq_ext/exllamav2/cuda/q_gemm.cu", pats) == "awq_ext/exllamav2/"
+    assert _matched_dir("awq_ext/attention/decoder.hpp", pats) == "awq_ext/"
+    assert _matched_dir("src/kernels/reduce.cu", pats) is None
+
+
+def test_the_same_fix_in_several_kernels_of_a_file_is_a_repeated_fix():
+    # three kernels of 50, 45 and 40 lines (not copies: their lengths differ), each needing the 0xffffffff fix
+    ks = [kernel(line=1 + 100 * n, end=100 * n + 50 - 5 * n, name=f"dequant_{c}") for n, c in enumerate("abc")]
+    a = assess(result([], ks), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    hours = [round(item(a, f"kernel:src/a.cu:{1 + 100 * n}:dequant_{c}").hours.likely, 2) for n, c in enumerate("abc")]
+    # 4 h × (lines/40)^0.5 = 4.47, 4.24, 4; dearest first, on per.hit's curve 1 + 3(1 − e^(−(n − 1) × 0.5 / 3)):
+    # the 2nd × 0.46, the 3rd × 0.39
+    assert hours == [4.47, 1.95, 1.56]
+    assert "× 0.46 (kernel 2 of the file needing wave64-full-mask: a repeated fix)" in item(a, "kernel:src/a.cu:101:dequant_b").basis

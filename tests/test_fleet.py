@@ -1,0 +1,290 @@
+"""porter fleet on 22 real git repositories (with history) plus three that fail: exact stored rows, stored keys
+skipped on the next run, a new commit assessed and reported as a change, an interrupted run resumed without
+duplicates, a lost worker retried, and every report format carrying the same numbers."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from fleet_repos import KINDS, git, make_fleet
+from porter.cli import app
+from porter.fleet import assess as fleet_assess
+from porter.fleet import inventory
+from porter.fleet.assess import Options
+from porter.fleet.inventory import Entry
+from porter.fleet.report import document
+from porter.fleet.scan import scan
+from porter.fleet.store import Store
+
+COUNT = 22
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fleet")
+    repos = make_fleet(root, COUNT)
+    (root / "plain").mkdir()
+    (root / "plain" / "x.cu").write_text("__global__ void k() {}\n")
+    lines = [f"repos/{name}" for name in repos]
+    lines += ["# failing ones, recorded and passed over", f"{root}/missing", "plain", "repos/r00-ready nope badref"]
+    (root / "list.txt").write_text("\n".join(lines) + "\n")
+    # One `porter assess` per kind: what the fleet must have stored for every repository of that kind.
+    expected = {}
+    for kind in KINDS:
+        name = next(n for n, (k, _) in repos.items() if k == kind)
+        doc = json.loads(cli("assess", str(root / "repos" / name), "--isolated", "--cache-dir",
+                              str(root / "pcache"), "-f", "json"))
+        t = doc["assessment"]["targets"][0]
+        expected[kind] = (t["verdict"], t["effort"]["low"], t["effort"]["likely"], t["effort"]["high"])
+    opts = ["--clone-cache", str(root / "clones"), "--cache-dir", str(root / "pcache"), "-q"]
+    cli("fleet", "scan", str(root / "list.txt"), "--db", str(root / "fleet.db"), "-w", "2", *opts)
+    return root, repos, expected, opts
+
+
+def test_every_assess_kind_gives_its_own_verdict(fleet):
+    _, _, expected, _ = fleet
+    assert {k: v[0] for k, v in expected.items()} == {k: v[2] for k, v in KINDS.items()}
+
+
+def test_stored_rows_are_exactly_what_assess_says(fleet):
+    root, repos, expected, _ = fleet
+    store = Store.open(root / "fleet.db")
+    rows = store.run_rows(1)
+    assert [r["repository"] for r in rows] == sorted([*repos, "badref", "missing", "plain"])
+    got = {r["repository"]: (r["outcome"], r["commit_id"], r["verdict"],
+                              [(t["target"], t["verdict"], t["days_low"], t["days_likely"], t["days_high"])
+                               for t in r["targets"]]) for r in rows if r["outcome"] == "assessed"}
+    assert got == {name: ("assessed", head, KINDS[kind][2], [("mi355x", *expected[kind])])
+                   for name, (kind, head) in repos.items()}
+    failed = {r["repository"]: r["reason"] for r in rows if r["outcome"] == "failed"}
+    assert failed == {"missing": f"{root}/missing: no such directory",
+                      "plain": f"{root}/plain: not a git repository",
+                      "badref": "no ref 'nope' in the repository"}
+    blocked = [r for r in rows if r["verdict"] == "blocked"]
+    assert {tuple(r["libraries"]) for r in blocked} == {("TensorRT-LLM",)}
+    assert store.counts() == {"fleet_runs": 1, "fleet_assessments": COUNT, "fleet_target_results": COUNT,
+                              "fleet_blockers": sum(len(r["blockers"]) for r in rows),
+                              "fleet_libraries": sum(len(r["libraries"]) for r in rows),
+                              "fleet_run_repositories": COUNT + 3, "fleet_history_points": 0}
+    # Clones live in porter's cache, never inside a scanned repository, and hold no checked-out file.
+    clones = sorted(p.name for p in (root / "clones").iterdir())
+    assert len(clones) == COUNT and all(not (root / "clones" / c / "src").exists() for c in clones)
+
+
+def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet):
+    root, repos, expected, opts = fleet
+    db = str(root / "fleet.db")
+    cli("fleet", "scan", str(root / "list.txt"), "--db", db, "-w", "2", *opts)
+    store = Store.open(db)
+    before = store.counts()
+    assert before["fleet_runs"] == 2 and before["fleet_assessments"] == COUNT
+    rows = store.run_rows(2)
+    assert sorted({r["outcome"] for r in rows if r["repository"] in repos}) == ["stored"]
+    assert [r["assessment_id"] for r in rows if r["repository"] in repos] == \
+        [r["assessment_id"] for r in store.run_rows(1) if r["repository"] in repos]
+    assert document(store)["changes"] == []
+
+    # r03-blocked drops TensorRT-LLM: one new assessment, the rest stored; the report says what moved.
+    repo = root / "repos" / "r03-blocked"
+    (repo / "src" / "serve.py").unlink()
+    (repo / "src" / "m.py").write_text(KINDS["ready"][1])
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "vllm instead", date="2026-01-19T10:00:00Z")
+    head = git(repo, "rev-parse", "HEAD")
+    cli("fleet", "scan", str(root / "list.txt"), "--db", db, "-w", "2", *opts)
+    store = Store.open(db)
+    assert store.counts()["fleet_assessments"] == COUNT + 1
+    rows = {r["repository"]: r for r in store.run_rows(3)}
+    assert [n for n, r in rows.items() if r["outcome"] == "assessed"] == ["r03-blocked"]
+    assert rows["r03-blocked"]["commit_id"] == head
+    old = repos["r03-blocked"][1]
+    assert document(store)["changes"] == [
+        {"repository": "r03-blocked", "target": "", "change": "commit", "before": old[:12], "after": head[:12]},
+        {"repository": "r03-blocked", "target": "mi355x", "change": "verdict", "before": "blocked", "after": "ready"},
+        {"repository": "r03-blocked", "target": "mi355x", "change": "effort", "before": expected["blocked"][2],
+         "after": 0.0}]
+
+
+def test_every_report_format_shows_the_same_numbers(fleet):
+    root, repos, _, _ = fleet
+    db = str(root / "fleet.db")
+    doc = json.loads(cli("fleet", "report", "--db", db, "--run", "1", "-f", "json"))
+    t = doc["targets"][0]
+    ranking = [(x["repository"], x["verdict"], x["days_likely"], x["days_low"], x["days_high"]) for x in t["ranking"]]
+    assert len(ranking) == COUNT and ranking == sorted(ranking, key=lambda x: (-x[2], -x[4], x[0]))
+    assert t["verdicts"] == {"blocked": 5, "port": 5, "mechanical": 6, "ready": 6}  # 22 repositories, kinds in turn
+    assert t["ready_now"] == sorted(n for n, (k, _) in repos.items() if k == "ready")
+    kinds = {k: sorted(n for n, (kk, _) in repos.items() if kk == k) for k in KINDS}
+    assert doc["libraries"] == [
+        {"library": "CUDA runtime / driver API", "count": 6, "repositories": kinds["mech"]},
+        {"library": "TensorRT-LLM", "count": 5, "repositories": kinds["blocked"]}]
+    assert [b["count"] for b in doc["blockers"]] and all(b["repositories"] == kinds["blocked"] for b in doc["blockers"])
+
+    rows = list(csv.reader(io.StringIO(cli("fleet", "report", "--db", db, "--run", "1", "-f", "csv"))))
+    by = {}
+    for section, target, name, field, value in rows[1:]:
+        by.setdefault((section, target, name), {})[field] = value
+    assert [(n, by[("ranking", "mi355x", n)]["verdict"], float(by[("ranking", "mi355x", n)]["days_likely"]),
+             float(by[("ranking", "mi355x", n)]["days_low"]), float(by[("ranking", "mi355x", n)]["days_high"]))
+            for n, *_ in ranking] == ranking
+    assert {k: int(v) for k, v in by[("verdicts", "mi355x", "")].items()} == t["verdicts"]
+    assert {k: float(v) for k, v in by[("open_days", "mi355x", "")].items()} == t["open_days"]
+
+    md = cli("fleet", "report", "--db", db, "--run", "1", "-f", "md")
+    md_rows = [tuple(c.strip().strip("`") for c in line.strip("|").split("|"))
+               for line in md.splitlines() if re.match(r"^\| r\d\d-", line)]
+    assert [(r[0], r[1], float(r[2]), float(r[3]), float(r[4])) for r in md_rows[:COUNT]] == ranking
+    assert "Verdicts: blocked 5, port 5, mechanical 6, ready 6." in md
+
+    page = cli("fleet", "report", "--db", db, "--run", "1", "-f", "html")
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(<td>r\d\d-.*?)</tr>", page)]
+    assert [(c[0], re.sub(r"<[^>]+>", "", c[1]), float(c[2]), float(c[3]), float(c[4])) for c in cells[:COUNT]] \
+        == ranking
+    assert "Verdicts: blocked 5, port 5, mechanical 6, ready 6." in page and "<script" not in page
+
+    text = cli("fleet", "report", "--db", db, "--run", "1")
+    lines = [line.split() for line in text.splitlines() if re.match(r"^  r\d\d-", line)]
+    assert [(x[0], x[1], float(x[2]), *map(float, x[3].split("–"))) for x in lines] == ranking
+    assert "mi355x: open effort" in text and "blocked 5, port 5, mechanical 6, ready 6" in text
+    assert f"{t['open_days']['likely']:g}" in text
+
+
+def test_an_interrupted_run_resumes_without_duplicates(fleet, tmp_path):
+    root, repos, _, _ = fleet
+    entries = tuple(Entry(n, str(root / "repos" / n)) for n in sorted(repos)[:8])
+    options = Options(clone_cache=root / "clones", cache_dir=root / "pcache")
+    store = Store.open(tmp_path / "f.db")
+    seen = []
+
+    def stop_after_three(o) -> None:
+        seen.append(o.name)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        scan(store, entries, options, workers=2, progress=stop_after_three)
+    assert store.counts()["fleet_run_repositories"] == 3 and store.run_info(1)["finished"] is None
+    summary = scan(store, entries, options, workers=2)
+    assert (summary.run_id, summary.resumed, summary.assessed + summary.stored, summary.failed) == (1, 3, 5, 0)
+    assert store.run_info(1)["finished"] is not None
+    counts = store.counts()
+    assert (counts["fleet_runs"], counts["fleet_assessments"], counts["fleet_run_repositories"]) == (1, 8, 8)
+    assert sorted(r["repository"] for r in store.run_rows(1)) == [e.name for e in entries]
+
+
+def test_a_lost_worker_is_retried_and_a_repository_that_always_kills_it_is_recorded(fleet, tmp_path, monkeypatch):
+    root, repos, _, _ = fleet
+    names = sorted(repos)[:4]
+    marker = tmp_path / "died-once"
+    real = fleet_assess.checkout
+
+    def dying(entry, cache, timeout=600.0):
+        # Forked pool workers inherit this patch: one repository kills its worker once, another every time.
+        if entry.name == names[1] and not marker.exists():
+            marker.write_text("x")
+            os._exit(9)
+        if entry.name == names[2]:
+            os._exit(9)
+        return real(entry, cache, timeout)
+
+    monkeypatch.setattr(fleet_assess, "checkout", dying)
+    store = Store.open(tmp_path / "f.db")
+    entries = tuple(Entry(n, str(root / "repos" / n)) for n in names)
+    scan(store, entries, Options(clone_cache=root / "clones", cache_dir=root / "pcache"), workers=2)
+    got = {r["repository"]: (r["outcome"], r["reason"]) for r in store.run_rows(1)}
+    assert got == {names[0]: ("assessed", None), names[1]: ("assessed", None), names[3]: ("assessed", None),
+                   names[2]: ("failed", "its worker process died 3 times while assessing it (out of memory? a crash?)")}
+    assert marker.exists()
+
+
+def test_a_repository_past_its_timeout_is_recorded_and_the_fleet_goes_on(fleet, tmp_path):
+    root, repos, _, _ = fleet
+    store = Store.open(tmp_path / "f.db")
+    name = sorted(repos)[0]
+    scan(store, (Entry(name, str(root / "repos" / name)),),
+         Options(clone_cache=tmp_path / "clones", cache_dir=root / "pcache", timeout=0.001))
+    (row,) = store.run_rows(1)
+    assert row["outcome"] == "failed" and "longer than 0.001 s" in row["reason"], row["reason"]
+
+
+def test_a_directory_of_clones_is_a_fleet(fleet):
+    root, repos, _, _ = fleet
+    found = inventory.load(root / "repos")
+    assert [(e.name, e.location, e.ref) for e in found] == [(n, str(root / "repos" / n), None) for n in sorted(repos)]
+
+
+def test_the_list_format(tmp_path):
+    text = ("# the estate\n"
+            "https://github.com/ROCm/rocm-examples.git\n"
+            "git@github.com:NVIDIA/cuda-samples.git v12.8 samples   # pinned\n"
+            "../lib/kernels - kernels\n"
+            "\n")
+    assert inventory.parse(text, tmp_path / "x") == (
+        Entry("rocm-examples", "https://github.com/ROCm/rocm-examples.git", None),
+        Entry("samples", "git@github.com:NVIDIA/cuda-samples.git", "v12.8"),
+        Entry("kernels", str((tmp_path / "lib" / "kernels").resolve()), None))
+    with pytest.raises(ValueError, match=r"list:2: the name 'a' is already used on line 1"):
+        inventory.parse("x/a\ny/a\n")
+    with pytest.raises(ValueError, match=r"list:1: expected LOCATION \[REF \[NAME\]\], found 4 fields"):
+        inventory.parse("a b c d\n")
+    with pytest.raises(ValueError, match=r"list:1: '--upload-pack=x' is not a ref"):
+        inventory.parse("a --upload-pack=x\n")
+
+
+def test_the_html_report_renders_in_a_real_browser(fleet, tmp_path):
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; scripts/bootstrap.sh does it)")
+    root, repos, _, _ = fleet
+    page = tmp_path / "fleet.html"
+    cli("fleet", "report", "--db", str(root / "fleet.db"), "--run", "1", "-o", str(page))
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    dom = p.stdout
+    assert len(re.findall(r'<table class="ranking">', dom)) == 1
+    assert len(re.findall(r'<span class="blocked">blocked</span>', dom)) == 5
+    assert len(re.findall(r'<span class="ready">ready</span>', dom)) == 6
+
+
+def test_usage_errors_exit_2_with_the_reason(tmp_path):
+    (tmp_path / "list.txt").write_text("a\n")
+    runner = CliRunner()
+    r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--db", str(tmp_path / "f.db"),
+                            "--executor", "ray://127.0.0.1:10001"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --executor ray://127.0.0.1:10001: expected "
+                                                  "dask://HOST:PORT (or leave it out for the local pool)")
+    r = runner.invoke(app, ["fleet", "report", "--db", str(tmp_path / "empty.db")])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: the fleet database holds no run yet (run `porter fleet "
+                                                  "scan` first)")
+    r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--since", "2026-01-01"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")
+
+
+def test_text_a_repository_controls_is_escaped_in_every_format(fleet):
+    from porter.fleet.render import render
+
+    root, _, _, _ = fleet
+    doc = document(Store.open(root / "fleet.db"), 1)
+    doc["failed"] = [{"repository": "evil", "reason": "remote: \x1b[2Jpwned\n| x | <b>"}]
+    console = render("console", doc).decode()
+    assert "  evil: remote: \\x1b[2Jpwned\\x0a| x | <b>" in console.splitlines() and "\x1b" not in console
+    assert "| evil | remote: \\\\x1b\\[2Jpwned \\| x \\| &lt;b> |" in render("markdown", doc).decode().splitlines()
+    assert "<td>remote: \x1b[2Jpwned\n| x | &lt;b&gt;</td>" in render("html", doc).decode()

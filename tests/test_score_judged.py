@@ -1,0 +1,113 @@
+"""bench/score_judged.py's held-out-set helpers on a tiny written corpus: which lines are the CUDA side of a
+project's ROCm guard (C/C++ with the project's own macros, and Python `if` guards), what the blanked copy keeps,
+and how judged rows are loaded and matched."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _scorer():
+    spec = importlib.util.spec_from_file_location("score_judged", REPO / "bench" / "score_judged.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("score_judged", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+S = _scorer()
+
+CU = """\
+#if defined(LIB_DEVICE_CUDA)
+#include <cuda/atomic>
+#elif defined(LIB_DEVICE_HIP)
+#include <hip/hip_runtime.h>
+#else
+#error no device
+#endif
+#if defined(WITH_CUDA) || defined(WITH_HIP)
+int common();
+#endif
+#ifndef USE_ROCM
+__shfl_xor_sync(0xffffffff, v, 1);
+#else
+__shfl_xor(v, 1);
+#endif
+#if !defined(__HIP_PLATFORM_AMD__)
+int cuda_only();
+int cuda_only2();
+#endif
+#if defined(__CUDACC__) && !defined(USE_ROCM)
+int cuda_path();
+#endif
+"""
+
+PY = """\
+import torch
+if torch.version.hip:
+    flags = ["--offload-arch=gfx942"]
+else:
+    flags = ["-gencode", "arch=compute_90,code=sm_90"]
+    flags += ["-lineinfo"]
+if not is_hip:
+    lib = "libnccl.so.2"
+if CUDA_HOME is not None or is_rocm_pytorch:
+    build = True
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_blank_guards_reads_project_macros_elif_and_negation(tmp_path):
+    src = _write(tmp_path / "src", {"k.cu": CU})
+    rocm = re.compile(S.ROCM_GUARD.pattern + r"|\b(?:LIB_DEVICE_HIP|WITH_HIP)\b")
+    cuda = re.compile(r"\b(?:LIB_DEVICE_CUDA|WITH_CUDA)\b")
+    sides = S.blank_guards(src, tmp_path / "dst", rocm, cuda)
+    # The CUDA arm of LIB_DEVICE_CUDA (line 2), the #ifndef USE_ROCM arm (12), the !__HIP_PLATFORM_AMD__ arm
+    # (17-18) and the !defined(USE_ROCM) arm (21); `WITH_CUDA || WITH_HIP` is common code, the #elif is the ROCm
+    # side and the #else after it is not CUDA.
+    assert sides == [("k.cu", 2, 2), ("k.cu", 12, 12), ("k.cu", 17, 18), ("k.cu", 21, 21)]
+    out = (tmp_path / "dst" / "k.cu").read_text().split("\n")
+    assert out[1] == "#include <cuda/atomic>"
+    assert out[3] == "" and out[5] == ""  # the HIP arm and the #else after it are blanked
+    assert out[7] == "#if defined(WITH_CUDA) || defined(WITH_HIP)" and out[8] == "int common();"
+    assert out[11] == "__shfl_xor_sync(0xffffffff, v, 1);" and out[13] == ""
+    assert out[10] == out[12] == out[14] == ""
+    assert out[16:18] == ["int cuda_only();", "int cuda_only2();"]
+    assert out[20] == "int cuda_path();"
+
+
+def test_blank_python_guards_keeps_the_cuda_body_in_place(tmp_path):
+    src = _write(tmp_path / "src", {"setup.py": PY})
+    sides = S.blank_python_guards(src, tmp_path / "dst")
+    assert sides == [("setup.py", 5, 6), ("setup.py", 8, 8)]
+    out = (tmp_path / "dst" / "setup.py").read_text().split("\n")
+    assert out[1] == "if _guard_blanked_2:" and out[2] == "    pass" and out[3] == "else:"
+    assert out[4:6] == ['    flags = ["-gencode", "arch=compute_90,code=sm_90"]', '    flags += ["-lineinfo"]']
+    assert out[6] == "if _guard_blanked_7:" and out[7] == '    lib = "libnccl.so.2"'
+    assert out[8] == "if CUDA_HOME is not None or is_rocm_pytorch:"  # `or`: common code, left alone
+
+
+def test_load_set_and_density_of_the_committed_heldout3():
+    projects, kernels, findings = S.load_set("heldout3")
+    names = [p["project"] for p in projects]
+    assert len(names) == 9 and sum(p["dual"] for p in projects) == 5
+    assert {k["project"] for k in kernels} == set(names)
+    assert len(kernels) == 132 and len(findings) == 101
+    assert {k["target"] for k in kernels} == {"mi300x", "mi355x", "mi455x"}
+    assert all(k["expected"] in ("ok", "check", "retune", "fix", "rewrite") for k in kernels)
+    assert all(set(f) == {"commit", "fingerprint", "guarded", "line", "path", "project", "reason", "rule", "verdict"}
+               for f in findings)
+    by_project = {p["project"]: p["commit"] for p in projects}
+    assert all(row["commit"] == by_project[row["project"]] for row in kernels + findings)
+    assert json.loads((REPO / "bench" / "judged" / "heldout3" / "projects.json").read_text()) == projects
