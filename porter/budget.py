@@ -13,6 +13,12 @@ repository content hands the work to a `Pool` here, whatever `--jobs` says:
 - a task's exception is raised again in the parent, as if the work had run there.
 
 `Pool.map` yields each task's answer or `Overrun` as it comes; `run_stage` is one budgeted call (a whole stage).
+
+A whole run may also have a deadline (`PORTER_DEADLINE_S`, seconds from the start of the process; none by default):
+a CI job killed by its own timeout posts nothing, while a run that stops itself reports what it finished. Every
+stage's parsing goes through a Pool, so the deadline is kept here, once: past it a running task is killed and every
+task not yet started is answered with an Overrun of kind "deadline" without starting, so the scan ends with the
+files done so far and lists the rest as skipped ("not scanned: the run's deadline of 600 s passed").
 Porter code that calls tree-sitter's `Parser.parse` / `QueryCursor` or libclang's `Index.parse` runs only inside
 these workers (tests/test_budget.py checks it statically).
 """
@@ -30,7 +36,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any, Callable, Iterable, Iterator
 
+from porter.errors import UsageError
+
 MIB = 1024 * 1024
+DEADLINE_ENV = "PORTER_DEADLINE_S"
+_STARTED = time.monotonic()  # the process's start, as near as porter sees it (this module is imported early)
 # A worker that died by a signal with a peak resident size this close to its cap ran out of memory (tree-sitter
 # segfaults or aborts on a failed allocation instead of raising).
 NEAR_CAP = 0.8
@@ -52,6 +62,40 @@ class Overrun:
 
     reason: str
     kind: str
+
+
+class DeadlineError(UsageError):
+    """PORTER_DEADLINE_S is not a positive number of seconds."""
+
+
+def run_deadline() -> tuple[float, float] | None:
+    """(the monotonic time the run must end by, the seconds it was given) from PORTER_DEADLINE_S, or None."""
+    text = os.environ.get(DEADLINE_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not (0 < seconds < float("inf")):
+        raise DeadlineError(f"{DEADLINE_ENV}={text!r}: give a positive number of seconds")
+    return _STARTED + seconds, seconds
+
+
+DEADLINE_KIND = "deadline"
+
+
+def cut_by_deadline(reasons: Iterable[str]) -> int:
+    """How many of these skip reasons say the run's deadline passed (a gate must not pass code it never saw)."""
+    return sum(1 for r in reasons if f"({DEADLINE_ENV}) passed" in r)
+
+
+def deadline_passed() -> Overrun | None:
+    """The Overrun a task gets when the run's deadline has passed (None while there is time or no deadline)."""
+    d = run_deadline()
+    if d is None or time.monotonic() < d[0]:
+        return None
+    return Overrun(f"the run's deadline of {d[1]:g} s ({DEADLINE_ENV}) passed", DEADLINE_KIND)
 
 
 class _TaskError:
@@ -215,16 +259,28 @@ class Pool:
         queue: deque[list[int]] = deque(list(range(i, min(i + chunk, len(tasks))))
                                         for i in range(0, len(tasks), max(1, chunk)))
         seconds = self.budget.seconds
+        run_end = run_deadline()
+        end = run_end[0] if run_end is not None else float("inf")
+
+        def clock() -> float:  # a task's deadline: its budget from now, never past the run's
+            return min(time.monotonic() + seconds if seconds > 0 else float("inf"), end)
+
         busy: list[_Slot] = []
         try:
             while queue or busy:
+                if queue and time.monotonic() >= end:
+                    late = deadline_passed() or Overrun("the run's deadline passed", DEADLINE_KIND)
+                    while queue:  # never started: answered at once, so the run ends with what it finished
+                        for i in queue.popleft():
+                            yield i, late
+                    continue
                 while queue and len(busy) < self.workers:
                     idle = [s for s in self._slots if s not in busy]
                     slot = idle[0] if idle else self._start()
                     part = queue.popleft()
                     slot.chunk = deque(part)
                     slot.conn.send((fn, [(i, tasks[i]) for i in part]))
-                    slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
+                    slot.deadline = clock()
                     busy.append(slot)
                 timeout = min(s.deadline for s in busy) - time.monotonic()
                 ready = set(wait([s.conn for s in busy], timeout=None if timeout == float("inf") else max(0, timeout)))
@@ -241,7 +297,7 @@ class Pool:
                                 failure = self._death(*self._end(slot, kill=True))
                                 break
                             slot.chunk.remove(i)
-                            slot.deadline = time.monotonic() + seconds if seconds > 0 else float("inf")
+                            slot.deadline = clock()
                             if isinstance(answer, _TaskError):
                                 raise answer.exc
                             yield i, answer
@@ -261,7 +317,8 @@ class Pool:
                     if time.monotonic() >= slot.deadline:
                         self._end(slot, kill=True)
                         busy.remove(slot)
-                        yield slot.chunk.popleft(), Overrun(f"took longer than {seconds:g} s", "time")
+                        late = deadline_passed() if slot.deadline >= end else None
+                        yield slot.chunk.popleft(), late or Overrun(f"took longer than {seconds:g} s", "time")
                         if slot.chunk:
                             queue.appendleft(list(slot.chunk))
         except BaseException:

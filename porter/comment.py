@@ -32,7 +32,8 @@ from urllib.parse import quote
 import httpx
 
 from porter.errors import UsageError
-from porter.render.pr_comment import LIMIT, MARKER
+from porter.render.pr_comment import LIMIT, MARKER, github_server
+from porter.render.safe import MENTION
 
 TIMEOUT = 30.0  # seconds per connect, and between two chunks of an answer
 READ_DEADLINE = 120.0  # seconds for one whole answer, however slowly a server drips it
@@ -69,14 +70,14 @@ class Outcome:
 
 
 # What porter's own comment uses outside code spans (porter.render.pr_comment): Markdown emphasis, headings, lists,
-# tables, <br> and <sub>. Anything else in a body is not porter's and is made inert (see inert_body).
-_OWN_TAGS = re.compile(r"<(?:br|/?sub)>")
+# tables, <br>, <sub> and the <details>/<summary> fold of its notes. Anything else in a body is not porter's and is
+# made inert (see inert_body).
+_OWN_TAGS = re.compile(r"<(?:br|/?sub|/?details|/?summary)>")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)")
-_BODY_MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9][A-Za-z0-9_/-]*")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
 
 
-def inert_body(body: str) -> str:
+def inert_body(body: str, own_links: str | None = None) -> str:
     """The body with everything porter's own comments never hold made inert, so a body from an untrusted job (the
     fork-safe workflow posts an artifact the pull request's own workflow wrote) cannot ping teams, load images, link
     to a phishing page or post raw HTML as the bot: outside code spans, `@name` becomes a code span, `![` and `[`
@@ -94,13 +95,13 @@ def inert_body(body: str) -> str:
             continue
         pieces, last = [], 0
         for m in _CODE_SPAN.finditer(line):
-            pieces += [_inert_text(line[last:m.start()]), m.group(0)]
+            pieces += [_inert_text(line[last:m.start()], own_links), m.group(0)]
             last = m.end()
-        out.append("".join(pieces) + _inert_text(line[last:]))
+        out.append("".join(pieces) + _inert_text(line[last:], own_links))
     return "\n".join(out)
 
 
-def _inert_text(text: str) -> str:
+def _inert_text(text: str, own_links: str | None = None) -> str:
     """One stretch of Markdown outside code spans, made inert (inert_body)."""
     kept: list[str] = []
 
@@ -109,9 +110,11 @@ def _inert_text(text: str) -> str:
         return f"\0{len(kept) - 1}\0"
 
     text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
+    if own_links:
+        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"[^\s()<>`\[\]]*\)", keep, text)
     text = _URL.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)  # GitHub autolinks bare URLs, never code
     text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
-    text = _BODY_MENTION.sub(lambda m: f"`{m.group(0)}`", text)
+    text = MENTION.sub(lambda m: f"`{m.group(0)}`", text)  # the one pattern every renderer uses (render.safe)
     return re.sub("\0(\\d+)\0", lambda m: kept[int(m.group(1))], text)
 
 
@@ -122,9 +125,11 @@ class _Code(str):
         return str(self)
 
 
-def with_marker(body: str) -> str:
-    """The body as posted: the marker first (added when missing), at most LIMIT characters, not empty."""
-    body = inert_body(body)
+def with_marker(body: str, own_links: str | None = None) -> str:
+    """The body as posted: the marker first (added when missing), at most LIMIT characters, not empty. `own_links`:
+    the pull request's own repository's blob URL prefix, whose line links (`[L12](prefix…)`, what the PR comment
+    renders) are kept."""
+    body = inert_body(body, own_links)
     rest = body[len(MARKER):] if body.startswith(MARKER) else body
     if not rest.strip():
         raise UsageError("the comment body is empty: refusing to replace porter's comment with nothing (check the "
@@ -427,8 +432,10 @@ def post_github(body: str, pr: int | None = None, env: Mapping[str, str] | None 
     the pull request's head is that commit (the number may come from an artifact a fork's run wrote). `bot_login`:
     the login the token posts as, when it cannot call /user."""
     env = os.environ if env is None else env
-    text = with_marker(body)  # an empty body fails before any request
     repo = env.get("GITHUB_REPOSITORY", "")
+    # Line links into the pull request's own repository (porter.render.pr_comment) are porter's; any other link is not.
+    own = f"{github_server(env)}/{repo}/blob/" if repo.count("/") == 1 and all(repo.split("/")) else None
+    text = with_marker(body, own)  # an empty body fails before any request
     token = env.get("GITHUB_TOKEN", "")
     if not token:
         raise UsageError("$GITHUB_TOKEN is not set (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})")

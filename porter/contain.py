@@ -43,6 +43,18 @@ class Refused(UsageError):
     """A path a repository or its configuration influences that porter will not use (exit 2); names the path."""
 
 
+class WriteFailed(Refused):
+    """A write the system refused (a full disk, a permission): `strerror` is the system's reason."""
+
+    def __init__(self, message: str, strerror: str):
+        super().__init__(message)
+        self.strerror = strerror
+
+
+# Temporary files write_bytes leaves beside a name only if killed mid-write (a test looks for strays by this prefix).
+TMP_PREFIX = ".porter-tmp-"
+
+
 def inside(path: Path | str, root: Path | str) -> bool:
     """Whether the real location of `path` (every symlink on the way followed) is `root`'s real location or below."""
     real, top = os.path.realpath(path), os.path.realpath(root)
@@ -234,10 +246,11 @@ def _umask() -> int:
 
 
 def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None, mode: int = 0o644,
-                sync: bool = False) -> None:
+                sync: bool = False, umask: bool = True) -> None:
     """Write `data` at `path` atomically (a temporary file in the same directory, renamed over the name): a symlink
     at `path` is replaced, never written through, and a reader never sees half a file. With `root`, the directory
-    must be inside it. A directory or other non-regular file at `path` is refused."""
+    must be inside it. A directory or other non-regular file at `path` is refused. The file gets `mode` less the
+    umask, or exactly `mode` without `umask` (translate keeps a rewritten file's own mode)."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
     if root is not None and not inside(parent, root):
@@ -247,9 +260,9 @@ def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None
     except FileNotFoundError:
         st = None
     except OSError as e:
-        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+        raise WriteFailed(f"{path}: cannot write: {e.strerror or e}", e.strerror or str(e)) from None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise Refused(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+        raise WriteFailed(f"{path}: cannot write: {os.strerror(errno.EISDIR)}", os.strerror(errno.EISDIR))
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
         if root is None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
             # Outside any checkout a device or pipe at the name is the user's own choice (`-o /dev/null`).
@@ -257,23 +270,25 @@ def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None
             return
         raise Refused(f"{path}: exists and is not a regular file; not written")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:64]}.", suffix=".tmp", dir=parent)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".tmp", dir=parent)
     except OSError as e:
-        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+        raise WriteFailed(f"{path}: cannot write: {e.strerror or e}", e.strerror or str(e)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.chmod(tmp, mode & ~_umask())
+        os.chmod(tmp, mode & ~_umask() if umask else mode)
         os.replace(tmp, path)
-    except OSError as e:
+    except BaseException as e:  # an interrupt too: no temporary file is left behind
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise Refused(f"{path}: cannot write: {e.strerror or e}") from None
+        if isinstance(e, OSError):
+            raise WriteFailed(f"{path}: cannot write: {e.strerror or e}", e.strerror or str(e)) from None
+        raise
 
 
 def _write_through(path: Path, data: bytes) -> None:

@@ -17,6 +17,12 @@ was suppressed when it was written) is "suppressed by this change": every diff c
 so. Under `--isolated` (CI on untrusted code) they are not honoured: such a finding counts as new (or unchanged,
 where the base had it open), so `--fail-on` sees it. Without `--isolated` the repository is trusted and they are
 honoured, but still shown.
+
+The same holds for the evidence that makes a spot "handled" when the change itself supplies it. Under `--isolated` a
+new finding is open again (and gates) when what handled it is only (1) its file's place or name (`rocm/x.cu` reads
+ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor guard whose every other arm holds no
+code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
+guard gives ROCm no path, it only hides the spot. These findings are listed as `reopened` in the diff.
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from porter.errors import UsageError
 from porter.kernels.verdicts import RANK
@@ -33,6 +39,9 @@ from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Stat
 from porter.model.kernel import TargetVerdict
 from porter.source import git
 from porter.source.discover import printable
+
+if TYPE_CHECKING:
+    from porter.source.preprocessor import Preprocessed
 
 BASELINE_SCHEMA = "porter-baseline/1"
 # A baseline is committed to the repository it judges, so it is read as hostile input: at most this many bytes (about
@@ -93,6 +102,8 @@ class Diff:
     # they were honoured (False under --isolated: they are in `new` or `unchanged` like any other finding).
     suppressed_by_change: tuple[Finding, ...] = ()
     suppressions_honoured: bool = True
+    # New findings a handled status would have hidden, open again under --isolated (see the module docstring).
+    reopened: tuple[Finding, ...] = ()
 
     @property
     def worse_kernels(self) -> tuple[KernelChange, ...]:
@@ -223,8 +234,49 @@ def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: di
     moved_head = {id(h) for _, h in moved}
     new = [f for f in added if id(f) not in moved_head]
     fixed = [f for f in gone if id(f) not in moved_base]
-    unchanged = sorted([h for _, h in pairs] + [h for _, h in moved])
+    followed = _followed_advice(fixed, new, renames)
+    new = [f for f in new if id(f) not in followed]
+    unchanged = sorted([h for _, h in pairs] + [h for _, h in moved] + [f for f in added if id(f) in followed])
     return sorted(new), sorted(fixed), unchanged
+
+
+# Pairs of one spot's fixed and new findings compared at most, per file and function: the similarity test is
+# quadratic, and a change that rewrites thousands of lines of one function is not "following advice" anyway.
+MAX_ADVICE_PAIRS = 10_000
+ADVICE_SIMILARITY = 0.7  # `(0xffffffff, v)` → `(mask, v)` in a 35-character line is 0.79
+
+
+def _followed_advice(fixed: list[Finding], new: list[Finding], renames: dict[str, str]) -> set[int]:
+    """ids of new findings that are what is left at a spot after the change followed porter's advice there: a
+    more severe finding on a line of the same function went away and a lesser one appeared on a line that
+    hardly changed (`__ballot_sync(0xffffffff, v)` → `__ballot_sync(~0ull, v)`: DEV002 high fixed, API004 low, the
+    intrinsic still to review, appears). That is no new work, so it counts as unchanged."""
+    from difflib import SequenceMatcher
+
+    spots: dict[tuple, list[Finding]] = {}
+    for f in fixed:
+        spots.setdefault((renames.get(f.path, f.path), f.function or ""), []).append(f)
+    out: set[int] = set()
+    used: set[int] = set()
+    by_spot: dict[tuple, list[Finding]] = {}
+    for f in new:
+        by_spot.setdefault((f.path, f.function or ""), []).append(f)
+    for key, heads in by_spot.items():
+        bases = spots.get(key, [])
+        if not bases or len(bases) * len(heads) > MAX_ADVICE_PAIRS:
+            continue
+        for h in heads:
+            best, score = None, ADVICE_SIMILARITY
+            for b in bases:
+                if id(b) in used or b.severity <= h.severity:
+                    continue
+                r = SequenceMatcher(None, _text(b), _text(h)).ratio()
+                if r >= score:
+                    best, score = b, r
+            if best is not None:
+                used.add(id(best))
+                out.add(id(h))
+    return out
 
 
 def _pair_with_paths(base: list[Finding], head: list[Finding], renames: dict[str, str]):
@@ -261,15 +313,70 @@ def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames
     return match_findings(base, head, renames)[0]
 
 
-def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False) -> Diff:
-    """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured."""
+def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False,
+            read: Callable[[str], bytes | None] | None = None) -> Diff:
+    """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured,
+    nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
     new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
                                            renames)
+    new, reopened = _reopen(new, read) if isolated else (new, [])
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
-                not isolated)
+                not isolated, tuple(reopened))
+
+
+def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None]:
+    """A reader of the files of `commit` (paths relative to `subdir`), through git's bounded output."""
+    def read(path: str) -> bytes | None:
+        full = f"{subdir.rstrip('/')}/{path}" if subdir else path
+        try:
+            return git.run(top, "cat-file", "blob", f"{commit}:{full}")
+        except git.GitError:
+            return None
+    return read
+
+
+def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None) -> tuple[list[Finding], list[Finding]]:
+    """The new findings with those a change's own evidence handled made open again, and those (see the module
+    docstring)."""
+    from porter.portaware.scope import rocm_path_evidence
+    from porter.source.preprocessor import preprocess
+
+    out, reopened, texts, arms = [], [], {}, {}
+    for f in new:
+        why = None
+        if f.status is not Status.OPEN and f.handled_by:
+            if f.handled_by == rocm_path_evidence(f.path):
+                why = "place"
+            elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
+                if f.path not in texts:  # each file read and lexed once, each guard's group found once
+                    data = read(f.path)
+                    texts[f.path] = None if data is None else preprocess(data)
+                known = texts[f.path]
+                guard = int(f.handled_by[len(f.path) + 1:])
+                if known is not None and (f.path, guard) not in arms:
+                    arms[(f.path, guard)] = _arms(known, guard)
+                group = arms.get((f.path, guard))
+                if group is not None and not any(code for start, end, code in group if not start <= f.line <= end):
+                    why = "guard"
+        if why is None:
+            out.append(f)
+        else:
+            g = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+            out.append(g)
+            reopened.append(g)
+    return sorted(out), reopened
+
+
+def _arms(pre: Preprocessed, guard: int) -> list[tuple[int, int, bool]] | None:
+    """The arms of the #if group with a directive at line `guard` (porter.source.preprocessor): (first body line,
+    last body line, whether it holds code). None when no such group is found (the status then stands)."""
+    for g in pre.groups:
+        if any(a.line == guard for a in g.arms):
+            return [(a.end_line + 1, a.last, a.line not in pre.empty_arms) for a in g.arms]
+    return None
 
 
 def apply(head: ScanResult, diff: Diff) -> ScanResult:
@@ -278,6 +385,8 @@ def apply(head: ScanResult, diff: Diff) -> ScanResult:
              "kernel_changes": [k.to_dict() for k in diff.kernels]}
     if diff.renames:
         extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
+    if diff.reopened:
+        extra["reopened"] = [f.to_dict() for f in diff.reopened]
     if diff.suppressed_by_change:
         extra["suppressed_by_change"] = {"honoured": diff.suppressions_honoured,
                                          "findings": [f.to_dict() for f in diff.suppressed_by_change]}
@@ -368,14 +477,16 @@ def load_baseline_with_suppressed(path: Path, targets: Iterable[str] | None = No
     return findings, suppressed, kernels
 
 
-def compare_baseline(path: Path, head: ScanResult, isolated: bool = False) -> Diff:
+def compare_baseline(path: Path, head: ScanResult, isolated: bool = False,
+                     read: Callable[[str], bytes | None] | None = None) -> Diff:
     """The diff of a scan against a baseline file (no renames: a baseline has no history); `isolated`: suppressions
-    added since the baseline was written are not honoured."""
+    added since the baseline was written are not honoured, nor a handled status resting on the change (compare)."""
     findings, suppressed, kernels = load_baseline_with_suppressed(path, head.targets)
     added = added_suppressions(suppressed, head.suppressed)
     new, fixed, unchanged = match_findings(findings, (*head.findings, *added) if isolated else head.findings)
+    new, reopened = _reopen(new, read) if isolated else (new, [])
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
-                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated)
+                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened))
 
 
 def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:

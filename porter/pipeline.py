@@ -5,10 +5,12 @@ findings, kernels and launches), which runs files in budgeted worker processes (
 memory cap per file, `jobs` of them, at least one whatever `jobs` says) and caches each file's
 result (porter.cache: JSON data, never code) by a key made of its content (the git blob id when the source is a
 git tree, else a hash of the bytes), its path, the rule set's digest, porter's own code and data, and the
-repository-wide facts a file's result depends on (`RepositoryFacts`: macros defined in other files, the repository's
-own Python packages and headers, integer constants; themselves one cache entry named by every C/C++ file's path
-and content), so an unchanged repository re-scans from the cache without starting workers. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that cannot be
-read is recorded in `skipped` with the reason; nothing is silently lost.
+repository-wide facts its language reads (`RepositoryFacts`: for C/C++ the macros defined in other files, headers,
+integer constants and build names; for Python the repository's own packages; themselves one cache entry named by
+every C/C++ file's path and content), so an unchanged repository re-scans from the cache without starting workers.
+Each file is read from its source once per scan (`Held`): the repository facts, the scan, port status and deep mode
+take the same bytes. `translate` and `run_diff` are the same pipeline's entries for those commands. Every file that
+cannot be read is recorded in `skipped` with the reason; nothing is silently lost.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from porter.match.engine import prepare_rules, rule_applies_to, run_rules
 from porter.match.registry import MatchContext
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
+from porter.portaware.scope import rocm_path_evidence
 from porter.model import FileResult, ScanResult, Skipped
 from porter.rules import RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -38,7 +41,7 @@ from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
-from porter.source import macros as preprocessor
+from porter.source import preprocessor
 from porter.source.parse import harvest_macros, parse, parses_alike
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
@@ -86,10 +89,13 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
-    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets)
+    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets,
+                     deep_budget=file_budget(settings))
     cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
+    # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
+    result = dataclasses.replace(result, stats={k: v for k, v in result.stats.items() if k != "held"})
     if cache is not None:
         cache.flush()
     assessment = None
@@ -138,11 +144,12 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
         sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
-        diff = changes.compare(sides[0], sides[1], change, isolated)
+        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir))
         head_result = sides[1]
     elif baseline is not None:
-        head_result = run(source_for(Path(path), rev), settings).result
-        diff = changes.compare_baseline(baseline, head_result, isolated)
+        source = source_for(Path(path), rev)
+        head_result = run(source, settings).result
+        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings))
     else:
         raise ValueError("run_diff needs new_since or baseline")
     result = changes.apply(head_result, diff)
@@ -150,6 +157,22 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
     if assess:
         result, assessment = assessed(result, settings, targets)
     return Run(result, targets, settings, assessment, diff)
+
+
+def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]:
+    """A file of `source` by its path in a scan result, read as the scan read it (None when it cannot be)."""
+    from porter.diff import read_at
+
+    if isinstance(source, GitTree):
+        return read_at(source.repo, source.commit, source.subdir)
+    base = Path(source.root) if Path(source.root).is_dir() else Path(source.root).parent
+
+    def read(path: str) -> bytes | None:
+        try:
+            return source.read(Candidate(path, base / path, "cuda"), settings.max_file_bytes)
+        except SourceReadError:
+            return None
+    return read
 
 
 @functools.lru_cache(maxsize=None)
@@ -224,6 +247,8 @@ class _Worker:
     ctx: MatchContext = field(default_factory=MatchContext)
     budget: Budget = Budget()  # what one file's scan may take in its worker (porter.budget)
     rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
+    held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
+    _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
 
     def rules_for(self, language: str) -> list:
         """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
@@ -233,14 +258,22 @@ class _Worker:
                                                 if r.id not in self.disabled and language in r.languages]
         return self.rules_by_language[language]
 
-    @functools.cached_property
-    def repository_digest(self) -> bytes:
-        """The repository-wide facts a file's result depends on, for the cache key (once per scan: it sorts every
-        header path and constant, and was computed again for each file's key)."""
-        basis = repr((sorted(self.macros.items()), sorted(self.local_packages), sorted(self.headers),
-                      sorted(self.constants.items()), [sorted(n) for n in self.build_names],
-                      sorted(self.alternatives.items())))
-        return hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
+    def repository_digest(self, language: str) -> bytes:
+        """The repository-wide facts a file of `language` depends on, for its cache key: a C/C++/CUDA file's result
+        reads the qualifier macros, the repository's headers, integer constants and build names; a Python file's
+        the repository's own packages; any other file's none (so adding a header keeps every Python, CMake or YAML
+        entry, and a new Python package every C/C++ one). Once per language and scan."""
+        found = self._digests.get(language)
+        if found is None:
+            if language == "cuda":
+                basis = repr((sorted(self.macros.items()), sorted(self.headers), sorted(self.constants.items()),
+                              [sorted(n) for n in self.build_names], sorted(self.alternatives.items())))
+            elif language == "python":
+                basis = repr(sorted(self.local_packages))
+            else:
+                basis = ""
+            found = self._digests[language] = hashlib.sha256(basis.encode()).hexdigest()[:16].encode()
+        return found
 
 
 _STATE: _Worker | None = None
@@ -284,28 +317,35 @@ def scan(
     if why_not:
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache, file_budget(options))
+    held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
-                                    options.jobs, notices)
-    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only)
+                                    options.jobs, notices, options.rocm_macros, held)
+    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
     # Which files this source has, for the port-status stage (it would list them again).
     result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
+    # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
+    result.stats["build_names"] = facts.build_names
+    result.stats["held"] = held  # the files' bytes as read: port status and deep mode take them from here
     return result
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
                facts: RepositoryFacts, progress: Callable[[int, int], None] | None = None,
-               only: frozenset[str] | None = None) -> list[tuple[FileResult, bool]]:
+               only: frozenset[str] | None = None, held: Held | None = None) -> list[tuple[FileResult, bool]]:
     """The per-file part of the scan for files already discovered, with the repository-wide facts given (history
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
                     dict(facts.macros), local_packages=facts.local_packages, headers=facts.headers,
                     constants=dict(facts.constants), budget=file_budget(options),
-                    build_names=facts.build_names, alternatives=dict(facts.alternatives))
+                    build_names=facts.build_names, alternatives=dict(facts.alternatives),
+                    held=held if held is not None else Held())
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
+    state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
+    state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
@@ -352,7 +392,7 @@ class RepositoryFacts:
     local_packages: frozenset[str] = frozenset()
     headers: frozenset[str] = frozenset()
     constants: tuple[tuple[str, int], ...] = ()  # sorted
-    # Project macros that stand for one build (porter.source.macros.derived_names: #define'd only in ROCm-only
+    # Project macros that stand for one build (porter.source.preprocessor.derived_names: #define'd only in ROCm-only
     # arms, only in CUDA-only arms), so a device helper's CUDA-only branch (`#ifdef PTX_AVAILABLE`) reads as such.
     build_names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     # Integer constants defined with a few values (one per build: `kWarpSize` 32 or 64), sorted: a shared-memory
@@ -381,9 +421,11 @@ def facts_of(data: bytes) -> tuple[dict[str, str], dict[str, int], tuple]:
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 
-def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], tuple]) -> RepositoryFacts:
+def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], tuple],
+                     rocm_macros: Iterable[str] = ()) -> RepositoryFacts:
     """The facts of a tree from its files, each file's part from `per_file` (history walks memoise it by blob).
-    A macro keeps its first definition; a constant defined with two values is left out."""
+    A macro keeps its first definition; a constant defined with two values is left out. `rocm_macros`: the
+    configuration's ROCm-side macros, which the build names start from (as port status's do)."""
     files = list(files)
     macros: dict[str, str] = {}
     values: dict[str, set[int]] = {}
@@ -396,9 +438,13 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
             macros.setdefault(name, body)
         for name, value in constants.items():
             values.setdefault(name, set()).update(value if isinstance(value, tuple) else (value,))
-        if rest and rest[0][0]:
+        # A file ROCm-only by name or place (`hip/`, `*_hip.cu`) is all one side: its arms derive no build names
+        # (as in port status, which takes these names).
+        if rest and rest[0][0] and not rocm_path_evidence(c.path):
             directives[c.path] = (list(rest[0][0]), rest[0][1])
-    build_names = preprocessor.derived_names(directives) if directives else (frozenset(), frozenset())
+    rocm_macros = tuple(rocm_macros)
+    build_names = (preprocessor.derived_names(directives, rocm_macros) if directives
+                   else (frozenset(rocm_macros), frozenset()))
     constants = tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1))
     alternatives = tuple(sorted((k, tuple(sorted(v))) for k, v in values.items() if 1 < len(v) <= MAX_ALTERNATIVES))
     return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives))
@@ -414,24 +460,71 @@ def _with_listing(files: list[Candidate], harvested: tuple) -> RepositoryFacts:
 
 
 FACTS_FORMAT = b"repository-facts-1"
-# Bytes of C/C++/CUDA files cached_repository_facts keeps from naming its entry for harvesting them on a miss (a
-# cold scan then reads each once there); past this, files are read again.
-READ_KEPT_BYTES = 64 * 1024 * 1024
+# Bytes of files a scan keeps after reading them once (Held): the repository facts, the scan and port status all take
+# them from there. Past this, a file is read again where it is needed (each C/C++ file once more at most).
+READ_KEPT_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class Held:
+    """The bytes of each file a scan has read (up to `budget` bytes in all), and their digests: every stage of the
+    scan takes a file from here, so each is read from its source once (forked workers inherit what the scan's
+    process read before they started). Held by path and blob id, since a history walk scans several versions of one
+    path at once. An unreadable file's reason is kept too, so it is not tried twice."""
+
+    budget: int = READ_KEPT_BYTES
+    data: dict[tuple[str, str | None], bytes] = field(default_factory=dict)
+    failed: dict[tuple[str, str | None], str] = field(default_factory=dict)
+    digests: dict[tuple[str, str | None], bytes] = field(default_factory=dict)
+    kept: int = 0
+
+    def read(self, source: Source, c: Candidate, limit: int) -> bytes:
+        """The file's bytes: held, else read from `source` (and held while the budget lasts)."""
+        key = (c.path, c.blob)
+        found = self.data.get(key)
+        if found is not None:
+            return found
+        if key in self.failed:
+            raise SourceReadError(self.failed[key])
+        try:
+            data = source.read(c, limit)
+        except SourceReadError as e:
+            self.failed[key] = str(e)
+            raise
+        if self.kept + len(data) <= self.budget:
+            self.data[key] = data
+            self.kept += len(data)
+        return data
+
+    def get(self, c: Candidate) -> bytes | None:
+        return self.data.get((c.path, c.blob))
+
+    def digest(self, c: Candidate, data: bytes) -> bytes:
+        """sha256 of a file's bytes, once per file however many cache keys name it."""
+        key = (c.path, c.blob)
+        found = self.digests.get(key)
+        if found is None:
+            found = hashlib.sha256(data).digest()
+            if key in self.data:
+                self.digests[key] = found
+        return found
 
 
 def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int, cache: Cache | None,
                             budget: Budget = Budget(), jobs: int = 1,
-                            notices: list[str] | None = None) -> RepositoryFacts:
+                            notices: list[str] | None = None, rocm_macros: Iterable[str] = (),
+                            held: Held | None = None) -> RepositoryFacts:
     """repository_facts of a tree's files (file_facts of each, lexed in budgeted workers: porter.budget), kept in
     the cache as one entry named by every C/C++/CUDA file's path and content (its blob id, else a hash of its
     bytes) and porter's code, so a warm re-scan hashes the files instead of lexing and harvesting each one again.
-    A file whose facts run out of `budget` adds nothing to them, and a line to `notices` says so."""
+    A file whose facts run out of `budget` adds nothing to them, and a line to `notices` says so. Files are read
+    into `held` (the scan's), which the scan's later stages read from."""
     files = list(files)
-    read: dict[str, bytes] = {}  # bytes read to name the entry, kept (up to READ_KEPT_BYTES) for a miss
+    held = held if held is not None else Held()
     key = None
     if cache is not None:
-        h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode())))
-        kept = 0
+        h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode(),
+                                       ",".join(rocm_macros).encode())))
         for c in files:
             if c.language != "cuda":
                 continue
@@ -439,24 +532,27 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
                 content = c.blob.encode()
             else:
                 try:
-                    data = source.read(c, max_bytes)
+                    data = held.read(source, c, max_bytes)
                 except SourceReadError:
                     content = b"unreadable"
                 else:
-                    content = hashlib.sha256(data).digest()
-                    if kept + len(data) <= READ_KEPT_BYTES:
-                        read[c.path] = data
-                        kept += len(data)
+                    content = held.digest(c, data)
             h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
         key = "facts-" + h.hexdigest()[:40]
         hit = cache.get(key)
         if _facts_entry(hit):
             return _with_listing(files, hit)
-    harvested, whole = _harvest(files, source, max_bytes, read, budget, jobs, notices)
-    # Which macros stand for one build is worked out over every file's directives (porter.source.macros): repository
+    for c in files:  # read here, once, for the facts workers and the scan after them
+        if c.language == "cuda":
+            try:
+                held.read(source, c, max_bytes)
+            except SourceReadError:
+                pass  # said when the file itself is scanned
+    harvested, whole = harvest_file_facts(files, source, max_bytes, held, budget, jobs, notices)
+    # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     global _FACTS_INPUT
-    _FACTS_INPUT = (files, harvested)  # inherited by the forked worker, not pickled to it
+    _FACTS_INPUT = (files, harvested, rocm_macros)  # inherited by the forked worker, not pickled to it
     try:
         if sum(len(h[2][0]) for h in harvested.values() if len(h) > 2) <= FEW_DIRECTIVES:
             answer = _aggregate_task()  # linear in the directives, so this few are bounded here without a fork
@@ -468,7 +564,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         if notices is not None:
             notices.append(f"working out which macros stand for one build {answer.reason}; "
                            "device helpers' build-only branches are not told apart")
-        facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)))
+        facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)), rocm_macros)
     else:
         facts = answer
     if cache is not None and whole and not isinstance(answer, Overrun):
@@ -485,7 +581,7 @@ FEW_DIRECTIVES = 10_000
 _FACTS_INPUT: tuple = ()
 
 
-def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[str, bytes], budget: Budget,
+def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
              jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
     whether every file gave its facts."""
@@ -515,16 +611,19 @@ def _harvest(files: list[Candidate], source: Source, max_bytes: int, read: dict[
 
 
 def _aggregate_task() -> RepositoryFacts:
-    files, harvested = _FACTS_INPUT
-    return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))))
+    files, harvested, rocm_macros = _FACTS_INPUT
+    return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))), rocm_macros)
 
 
 def _facts_task(c: Candidate) -> tuple:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
     source, max_bytes, read = _FACTS_INPUT
-    data = read.get(c.path)
     try:
-        return facts_of(data) if data is not None else file_facts(source, c, max_bytes)
+        try:
+            data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
+        except SourceReadError:
+            return {}, {}, ((), 0)  # reported when the file itself is scanned
+        return facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -616,6 +715,8 @@ def _warm(state: _Worker, languages: set[str]) -> None:
 
 def overrun_reason(o: Overrun, doing: str) -> str:
     """A skip reason for a file whose work (`doing`: "to scan") ran out of its budget or killed its worker."""
+    if o.kind == "deadline":
+        return f"{o.reason} before porter got {doing}; skipped"
     if o.kind == "time":
         return f"{o.reason} {doing}; skipped (a generated or pathological file?)"
     if o.kind == "memory":
@@ -645,7 +746,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         if not compute:
             return None, False
     try:
-        data = st.source.read(c, st.max_file_bytes)
+        data = st.held.read(st.source, c, st.max_file_bytes)
     except SourceReadError as e:
         return _skip(c, str(e)), False
     if b"\0" in data[:TEXT_SNIFF_BYTES]:
@@ -653,7 +754,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
-    content_id = c.blob.encode() if c.blob is not None else data
+    content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
 
 
@@ -702,7 +803,11 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     # Python files only where that stage looks (findings, kernels, setup.py).
     if language in ("cuda", "cmake") or (language == "python" and (findings or kern or path.endswith("setup.py"))):
         tree = sf if language != "cuda" or parses_alike(data, st.macros) else None
-        port = port_status.file_facts(path, language, data, tree)
+        port = port_status.file_facts(path, language, data, tree,
+                                      preprocessor.preprocessed(sf) if language == "cuda" else None)
+        if language == "cuda" and findings:
+            # The lines findings are on, for port status's compat-layer lookup (it would read the file again).
+            port["finding_lines"] = sorted({(f.line, sf.line_text(f.line)) for f in findings})
     return FileResult(
         path=path,
         language=language,
@@ -743,7 +848,7 @@ def _skip(c: Candidate, reason: str) -> FileResult:
 def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     return hashlib.sha256(
         b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
-                    st.repository_digest, os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
+                    st.repository_digest(c.language), os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
                     content))
     ).hexdigest()
 

@@ -1,18 +1,27 @@
 """Describe the rule catalogue for people: the list with fixture coverage, and one rule's documentation."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
-from porter.datafile import DATA_DIR
-from porter.rules import Rule, RuleSet
+from porter.datafile import DATA_DIR, DATA_DISPLAY_ROOT
+from porter.rules import Rule, RuleSet, rule_files
 
 # Fixtures live in a checkout beside rules/ and are not installed: from a wheel, coverage is unknown (None).
 CHECKOUT_DIR = DATA_DIR.parent if DATA_DIR.name == "rules" else None
 FIXTURES_DIR = CHECKOUT_DIR / "fixtures" / "rules" if CHECKOUT_DIR is not None else None
 
 
-def fixture_for(rule: Rule, fixtures: Path | None = FIXTURES_DIR) -> Path | None:
-    """The annotated sample for a rule: fixtures/rules/<ID>-<slug>.<ext> or a directory of that name."""
+def rule_ids(extra: Iterable[Path] = ()) -> frozenset[str]:
+    """The ids of porter's rules and of the extra rule files given, from their file names (`<ID>-<slug>.yaml`: the
+    loader refuses a file whose id differs), without loading a rule."""
+    return frozenset(p.name.split("-", 1)[0] for p in (*rule_files(), *extra) if "-" in p.name)
+
+
+def fixture_for(rule: Rule, fixtures: Path | None = None) -> Path | None:
+    """The annotated sample for a rule: fixtures/rules/<ID>-<slug>.<ext> or a directory of that name (in
+    `fixtures`, by default FIXTURES_DIR; None from a wheel)."""
+    fixtures = fixtures if fixtures is not None else FIXTURES_DIR
     if fixtures is None or not fixtures.is_dir():
         return None
     stem = Path(rule.source).stem
@@ -31,6 +40,28 @@ def catalogue(rs: RuleSet, category: str | None = None) -> dict:
         c["rules"] += 1
         c["with_fixture"] += 1 if fx else 0
     return {"rules": rows, "categories": dict(sorted(cats.items())), "total": len(rows)}
+
+
+# The rule files' effort sizes and units (rules/effort/model.yaml `sizes` and `per`) as a person says them.
+SIZE_WORDS = {"none": "no", "xs": "extra-small", "s": "small", "m": "medium", "l": "large", "xl": "extra-large"}
+PER_WORDS = {"hit": "per occurrence", "file": "per file with an occurrence", "kernel": "per kernel with an occurrence",
+             "repo": "once per repository"}
+
+
+def effort_words(effort: dict) -> str:
+    """`{"size": "m", "per": "hit"}` as "medium effort per occurrence"."""
+    if effort["size"] == "none":
+        return "no effort (a note)"
+    return f"{SIZE_WORDS.get(effort['size'], effort['size'])} effort {PER_WORDS.get(effort['per'], 'per ' + effort['per'])}"
+
+
+def rule_file(rule: Rule) -> Path:
+    """The file a rule was loaded from, as a path that exists wherever porter is installed (rule.source says
+    `rules/...` for porter's own rules, which is only a path inside a checkout)."""
+    prefix = DATA_DISPLAY_ROOT + "/"
+    if rule.source.startswith(prefix):
+        return DATA_DIR / rule.source[len(prefix):]
+    return Path(rule.source)
 
 
 def explain(rule: Rule) -> str:
@@ -54,10 +85,10 @@ def explain(rule: Rule) -> str:
     lines += ["", f"ROCm/HIP equivalent: {hip['kind']}" + (f" — {hip['name']}" if hip.get("name") else "")]
     if hip.get("note"):
         lines.append(f"  {hip['note']}")
-    lines.append(f"Effort: {rule.effort['size']} per {rule.effort['per']}")
+    lines.append(f"Effort: {effort_words(rule.effort)}")
     if rule.targets:
         lines.append(f"Applies to targets: {', '.join(rule.targets)}")
     if rule.references:
         lines += ["", "References", *(f"  {u}" for u in rule.references)]
-    lines += ["", f"Defined in {rule.source}"]
+    lines += ["", f"Defined in {rule_file(rule)}"]
     return "\n".join(lines)

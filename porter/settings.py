@@ -87,7 +87,7 @@ class Settings:
     notices: tuple[str, ...] = ()
     # Include/exclude globs that came from repository configuration (the pipeline says how many files they drop).
     config_globs: bool = False
-    rocm_macros: tuple[str, ...] = ()  # project macros standing for the ROCm build (porter.source.macros)
+    rocm_macros: tuple[str, ...] = ()  # project macros standing for the ROCm build (porter.source.preprocessor)
     cuda_only: tuple[str, ...] = ()  # globs of paths kept NVIDIA-only (porter.portaware)
     cuda_only_from: tuple[str, ...] = ()  # for each cuda_only glob, "config-file:line" it was written at
     file_seconds: float = DEFAULT_FILE_SECONDS  # per-file wall-clock budget of a parser worker (see porter.budget)

@@ -88,4 +88,23 @@ else
     printf '%s\n' "$stamp" >"$stamp_file"
 fi
 
+# --- SARIF Multitool ----------------------------------------------------------------------------
+# tests/test_sarif_multitool.py validates porter's SARIF with Microsoft's validator (what code scanning's docs point
+# to). npm's @microsoft/sarif-multitool pulls its self-contained Linux build (~95 MB) into .venv; best effort: without
+# npm or the registry the test skips and says so. npm does not run the package's postinstall (chmod), so we do.
+multitool=.venv/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+if [[ ! -x $multitool ]]; then
+    if command -v npm >/dev/null 2>&1; then
+        say "npm install @microsoft/sarif-multitool@5.7.0 ..."
+        if npm install --prefix .venv/sarif-multitool --no-audit --no-fund --silent @microsoft/sarif-multitool@5.7.0 \
+                >.venv/porter-bootstrap-npm.log 2>&1 && chmod u+x "$multitool" 2>/dev/null; then
+            :
+        else
+            say "sarif-multitool not installed (log: .venv/porter-bootstrap-npm.log); its test will skip"
+        fi
+    else
+        say "npm not found: the SARIF Multitool test will skip"
+    fi
+fi
+
 say "ready in $(($(date +%s) - start))s"

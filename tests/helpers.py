@@ -50,3 +50,24 @@ def scan_json(*args: str, **kw) -> dict:
     p = run_porter("scan", *args, "--format", "json", "--no-cache", **kw)
     assert p.returncode in (0, 1), p.stderr
     return json.loads(p.stdout)
+
+
+def porter_here(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The CLI run in this process through porter.cli.main(argv) -> int, for a test that needs no process of its
+    own (no signals, no cwd, no wrapper): what run_porter returns, in a fraction of its time. The environment is
+    run_porter's for the duration of the call."""
+    import io
+    from unittest import mock
+
+    from porter.cli import main
+
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    full_env = {**os.environ, "PORTER_CACHE_DIR": os.environ.get("PORTER_TEST_CACHE", "/nonexistent-porter-cache"),
+                "COLUMNS": "200", **(env or {})}
+    with mock.patch.dict(os.environ, full_env, clear=True), mock.patch.object(sys, "stdout", out), \
+            mock.patch.object(sys, "stderr", err):
+        code = main(list(args))
+        out.flush()
+        err.flush()
+    return subprocess.CompletedProcess(["porter", *args], code, out.buffer.getvalue().decode("utf-8"),
+                                       err.buffer.getvalue().decode("utf-8"))

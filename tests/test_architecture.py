@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -143,7 +144,7 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
                                                              "(each run lstat'ed, never followed)",
     ("porter.packfile", "open_pack", "os.open"): "a pack in the cache directory, read through a bounds-checked index",
     ("porter.packfile", "_temporary", "os.open"): "a new pack written in the cache directory (O_EXCL)",
-    ("porter.cli", "comment_cmd.body", ".read_text"): "the comment body file the user names on the command line",
+    ("porter.cli.comment", "comment_cmd.body", ".read_text"): "the comment body file the user names on the command line",
     ("porter.comment", "pr_number_from_event", ".read_text"): "$GITHUB_EVENT_PATH, written by the CI runner",
     ("porter.datafile", "_parsed", ".read_bytes"): "porter's own schemas/validated.parsed.tsv",
     ("porter.datafile", "parsed_entries", ".glob"): "porter's own data directory (scripts/validated_manifest.py)",
@@ -153,6 +154,8 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.kb", "_api_fields", ".read_text"): "porter's own knowledge base",
     ("porter.kernels.deep", "_candidates", "glob.glob"): "the system's /usr/lib/llvm-* (finding libclang)",
     ("porter.kernels.deep", "setup", ".write_text"): "porter's private temporary directory of shim headers",
+    ("porter.kernels.deep", "_tree_of", ".write_bytes"): "a git tree's C/C++ files, from the bytes the scan holds "
+                                                          "(or git objects), into deep mode's private temporary tree",
     ("porter.kernels.deep", "_Scanner.run", ".write_bytes"): "a copy in deep mode's private sandbox (read through "
                                                              "porter.contain)",
     ("porter.pipeline", "code_digest", ".rglob"): "porter's own package (the code digest)",
@@ -228,3 +231,57 @@ def test_the_file_access_finder_sees_each_kind():
     calls = [(n.func, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.Call)]
     assert sorted((line, _access_kind(f)) for f, line in calls) == [
         (4, "open"), (5, ".read_bytes"), (6, "os.scandir"), (7, None), (10, ".rglob")]
+
+
+# ------------------------------------------------------------------------------------------ one preprocessor reader
+
+PREPROCESSOR = "porter.source.preprocessor"
+# A string that reads conditional directives: a regex for `#if`/`#ifdef`/`#elif`/`#else`/`#endif`, or tree-sitter's
+# names for their nodes. Docstrings are prose and not searched.
+_KEYWORD = r"(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)"
+DIRECTIVE_READER = re.compile(rf"{_KEYWORD}\|{_KEYWORD}\b"  # an alternation of directive keywords
+                              rf"|#(?:\[ \\t\]\*|\\s\*| \*|\\s\+|\[ \\t\]\+)\(?(?:\?:)?{_KEYWORD}\b"  # `#[ \t]*if`, `#\s*(?:endif`
+                              r"|preproc_(?:if|ifdef|elif|elifdef|else)\b")  # tree-sitter's directive nodes
+# Accepted readers, each with its reason.
+OTHER_DIRECTIVE_READERS = {
+    # translate rewrites the text of condition lines in its own output (a header-guard name for HIP's); it asks no
+    # question of the scanned file's arms.
+    "porter.translate.fixups",
+}
+
+
+def directive_readers(name: str) -> set[int]:
+    """Lines of the module's string constants (not docstrings) that read conditional directives."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and id(n) not in docs:
+            text = n.value.decode("latin-1") if isinstance(n.value, bytes) else n.value
+            if DIRECTIVE_READER.search(text):
+                out.add(n.lineno)
+    return out
+
+
+def test_only_the_preprocessor_reads_directives():
+    readers = {n for n in MODULES if n != PREPROCESSOR and directive_readers(n)}
+    assert readers - OTHER_DIRECTIVE_READERS == set(), sorted(readers - OTHER_DIRECTIVE_READERS)
+    assert OTHER_DIRECTIVE_READERS - readers == set(), "an accepted reader is gone: delete it from the list"
+    assert directive_readers(PREPROCESSOR), "the preprocessor's own lexer must be seen by the finder"
+
+
+def test_the_directive_reader_finder_sees_regexes_and_node_names(tmp_path):
+    src = ('"""A docstring about #ifdef USE_ROCM is prose."""\nimport re\n'
+           'A = re.compile(rb"#[ \\t]*(if|ifdef|elif|else|endif)\\b")\n'  # 3
+           'B = ("preproc_if", "preproc_ifdef")\n'  # 4
+           'C = "a #pragma once, an #if condition"\n'
+           'D = re.compile(r"#\\s*endif")\n')  # 6
+    path = tmp_path / "m.py"
+    path.write_text(src)
+    MODULES["tmp.m"] = path
+    try:
+        assert directive_readers("tmp.m") == {3, 4, 6}
+    finally:
+        del MODULES["tmp.m"]

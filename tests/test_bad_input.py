@@ -8,8 +8,8 @@ import subprocess
 import pytest
 import typer
 
-from porter import cli
-from tests.helpers import run_porter, scan_json, write_files
+from porter.cli import base as cli_base
+from tests.helpers import porter_here, scan_json, write_files
 
 KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\n"
 
@@ -19,7 +19,7 @@ def skipped(doc):
 
 
 def test_missing_path_is_a_usage_error(tmp_path):
-    p = run_porter("scan", str(tmp_path / "nope"))
+    p = porter_here("scan", str(tmp_path / "nope"))
     assert p.returncode == 2
     assert f"{tmp_path / 'nope'}: no such file or directory" in " ".join(p.stderr.split())
     assert "Traceback" not in p.stderr
@@ -101,12 +101,12 @@ def test_not_a_git_repo_and_shallow_clone_both_scan(tmp_path):
 
 def test_unwritable_output_is_a_usage_error(tmp_path):
     (tmp_path / "k.cu").write_text(KERNEL)
-    p = run_porter("scan", str(tmp_path), "--no-cache", "--format", "json", "-o", "/proc/porter-cannot-write/x.json")
+    p = porter_here("scan", str(tmp_path), "--no-cache", "--format", "json", "-o", "/proc/porter-cannot-write/x.json")
     assert p.returncode == 2 and "cannot write" in p.stderr
 
 
 def test_unknown_format_is_a_usage_error(tmp_path):
-    p = run_porter("scan", str(tmp_path), "--format", "yaml")
+    p = porter_here("scan", str(tmp_path), "--format", "yaml")
     assert p.returncode == 2 and "--format must be" in p.stderr
 
 
@@ -115,7 +115,7 @@ def test_internal_error_exits_3_without_traceback(capsys):
         raise RuntimeError("invariant broken")
 
     with pytest.raises(typer.Exit) as e:
-        cli._run(boom)
+        cli_base.run_command(boom)
     assert e.value.exit_code == 3
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: invariant broken" in " ".join(err.split())

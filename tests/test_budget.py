@@ -19,7 +19,7 @@ from porter import budget
 from porter.budget import Budget, Overrun, Pool, run_stage
 from porter.pipeline import run, scan, translate
 from porter.settings import Settings
-from porter.translate import TranslateError, TranslateOptions
+from porter.translate import TranslateOptions
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"
 SLOW = "took longer than 1 s to scan; skipped (a generated or pathological file?)"
@@ -180,7 +180,7 @@ def test_fifty_thousand_guarded_defines_are_bounded_in_every_stage(tmp_path):
 
 
 def test_port_status_region_lookups_are_linear_in_guarded_defines():
-    from porter.source import macros
+    from porter.source import preprocessor as macros
 
     text = "".join(f"#ifdef USE_ROCM\n#define N{i} 1\n#endif\n" for i in range(50000)).encode()
     dirs = macros.directives(text)
@@ -191,16 +191,23 @@ def test_port_status_region_lookups_are_linear_in_guarded_defines():
     assert sides[0] == ("rocm", 1) and sides[-1] == ("rocm", 149998) and len(sides) == 50000
 
 
-def test_translate_of_a_pathological_cmake_file_stops_at_its_budget_and_writes_nothing(tmp_path):
-    # 'include_directories( a\n' * 60000: all of translate took > 120 s.
-    write_files(tmp_path / "src", {"CMakeLists.txt": "include_directories( a\n" * 60000, "k.cu": KERNEL})
+def test_translate_of_a_pathological_cmake_file_stops_at_its_budget_and_the_rest_is_translated(tmp_path):
+    # 'include_directories( a\n' * 60000: all of translate took > 120 s. The set overruns its stage budget, each
+    # file is then tried alone, and the one over its own budget is skipped (copied as it is), the rest translated.
+    cmake = "include_directories( a\n" * 60000
+    write_files(tmp_path / "src", {"CMakeLists.txt": cmake, "k.cu": KERNEL})
     t = time.monotonic()
-    with pytest.raises(TranslateError) as e:
-        translate(tmp_path / "src", Settings(file_seconds=1), TranslateOptions(), output=tmp_path / "out")
-    assert time.monotonic() - t < 15
-    assert str(e.value) == (f"{tmp_path / 'src'}: translating it took longer than 1 s; nothing was written "
-                            "(a generated or pathological file? --exclude it)")
-    assert not (tmp_path / "out").exists()
+    out = translate(tmp_path / "src", Settings(file_seconds=5), TranslateOptions(), output=tmp_path / "out")
+    assert time.monotonic() - t < 60
+    # Whether the CMake migration of this file still overruns depends on the machine's load (its regexes no longer
+    # take minutes); either it was migrated within the budget or it is skipped with the reason, and k.cu translated.
+    # tests/test_hostile_translate_budget.py makes one file overrun for certain.
+    skipped = [(s.path, s.reason) for s in out.result.skipped]
+    assert skipped in ([], [("CMakeLists.txt", "translating it alone took longer than 5 s; not translated (kept as it "
+                                                "is)")])
+    assert "k.cu" in [f.path for f in out.result.files]
+    if skipped:
+        assert (tmp_path / "out" / "CMakeLists.txt").read_text() == cmake
 
 
 def test_five_thousand_digit_defines_are_no_internal_error(tmp_path):
@@ -301,9 +308,11 @@ def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path
     os.mkfifo(fifo)
     write_files(tmp_path / "repo", {"k.cu": f'#define CAT(a, b) a ## b\n#if CAT(__has_, include)("{fifo}")\n#endif\n'
                                             + KERNEL})
-    monkeypatch.setattr(deep, "BUDGET", Budget(10, 1024 << 20))
+    # The budget is the scan's own (file_seconds from the settings), as for every other parser; porter's default
+    # (deep.BUDGET) is set far above it here, so a deep mode ignoring the settings would not stop at 10 s.
+    monkeypatch.setattr(deep, "BUDGET", Budget(600, 1024 << 20))
     t = time.monotonic()
-    result = run(tmp_path / "repo", Settings(jobs=1, deep=True)).result
+    result = run(tmp_path / "repo", Settings(jobs=1, deep=True, file_seconds=10)).result
     assert time.monotonic() - t < 40
     assert result.extra["kernel_analysis"]["deep"]["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
 

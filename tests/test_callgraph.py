@@ -148,3 +148,20 @@ def test_a_kernel_calling_a_member_of_its_own_name_follows_it(tmp_path):
     v = k.verdict_on("mi300x")
     assert (v.verdict, [d.id for d in v.details]) == ("fix", ["wave64-full-mask"])
     assert v.details[0].message.endswith("; via T::apply (traits.h:2)")
+
+
+def test_the_kernel_stage_honours_configured_rocm_macros(tmp_path):
+    # guarded.cuh's ROCm arm behind a project switch no heuristic knows: only configuration's rocm_macros says the
+    # `#else` (PTX) is the CUDA build's arm, for the kernel stage as for port status.
+    import shutil
+
+    shutil.copytree(CALLGRAPH, tmp_path / "cg")
+    guarded = tmp_path / "cg" / "include" / "guarded.cuh"
+    guarded.write_text(guarded.read_text().replace("#ifdef USE_ROCM", "#ifdef PROJ_ALT_BUILD"))
+
+    def guarded_kernel(**how):
+        result = run(tmp_path / "cg", Settings(jobs=1, cache_dir=None, targets=TARGETS, **how)).result
+        return verdicts(result)["guarded_kernel"]["mi300x"][0]
+
+    assert guarded_kernel() == "fix"
+    assert guarded_kernel(rocm_macros=("PROJ_ALT_BUILD",)) == "ok"

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from porter import __version__
 from porter.cli import app
 from porter.render import FORMATS
-from tests.helpers import run_porter
+from tests.helpers import porter_here, run_porter
 
 COMMANDS = [["scan"], ["assess"], ["targets"], ["translate"], ["rules", "list"], ["rules", "explain"]]
 
@@ -40,10 +40,10 @@ def test_assess_takes_deep():
 def test_empty_tree_assess_exits_2_scan_warns(tmp_path, files):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    a = run_porter("assess", str(tmp_path), "--no-cache")
+    a = porter_here("assess", str(tmp_path), "--no-cache")
     assert (a.returncode, a.stdout) == (2, "")
     assert a.stderr.strip() == f"error: no source files found under {tmp_path}"
-    s = run_porter("scan", str(tmp_path), "--no-cache", "-q")
+    s = porter_here("scan", str(tmp_path), "--no-cache", "-q")
     assert s.returncode == 0
     assert s.stdout == "0 findings (none); 0 files scanned, 0 files with findings; 0 kernels, 0 launches; 0 suppressed; 0 files skipped\n"
     assert s.stderr.strip() == f"warning: no source files found under {tmp_path}"
@@ -96,13 +96,13 @@ def test_modules_load_uncollected_then_the_collector_is_back_on():
 
 
 def test_entry_builds_only_the_command_it_runs_and_says_what_the_whole_app_says():
-    from porter.cli import _app_for
+    from porter.cli import app_for
 
-    assert [c.callback.__name__ for c in _app_for(["porter", "assess"]).registered_commands] == ["assess_cmd"]
-    assert _app_for(["porter", "rules"]).registered_groups[0].name == "rules"
-    assert _app_for(["porter", "rules"]).registered_commands == []
-    for argv in (["porter"], ["porter", "--help"], ["porter", "scann"], ["porter", "--version", "scan"]):
-        assert _app_for(argv) is app
+    assert [c.callback.__name__ for c in app_for(["assess"]).registered_commands] == ["assess_cmd"]
+    assert app_for(["rules"]).registered_groups[0].name == "rules"
+    assert app_for(["rules"]).registered_commands == []
+    for argv in ([], ["--help"], ["scann"], ["--version", "scan"]):
+        assert app_for(argv) is app
     import subprocess
     import sys
 
@@ -115,16 +115,16 @@ def test_entry_builds_only_the_command_it_runs_and_says_what_the_whole_app_says(
 
 
 def test_entry_leaves_the_rendered_run_to_the_end_of_the_process_and_the_app_frees_it():
-    import porter.cli as cli
+    from porter.cli import base
 
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "cuda-app"
-    report = ("import atexit, porter.cli as c\n"
-              "atexit.register(lambda: print([type(o).__name__ for o in c._LEFT_TO_EXIT]))")
+    report = ("import atexit, porter.cli.base as c\n"
+              "atexit.register(lambda: print([type(o).__name__ for o in c.LEFT_TO_EXIT]))")
     p = _entry(report, "scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o", os.devnull)
     assert (p.returncode, p.stdout) == (0, "['Run']\n"), p.stderr
     result = CliRunner().invoke(app, ["scan", str(fixture), "--no-cache", "--jobs", "1", "-q", "-f", "json", "-o",
                                       os.devnull])
-    assert (result.exit_code, cli._LEFT_TO_EXIT) == (0, [])
+    assert (result.exit_code, base.LEFT_TO_EXIT) == (0, [])
 
 
 def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
@@ -135,3 +135,17 @@ def test_entry_with_a_thread_alive_ends_as_the_interpreter_would():
                "threading.Thread(target=lambda: (main.join(), print('thread finished', flush=True))).start()")
     p = _entry(prelude, "--version")
     assert (p.returncode, p.stdout) == (0, f"porter {__version__}\nthread finished\n")
+
+
+def test_bare_pytest_finds_the_test_helpers(tmp_path):
+    # `pytest` (not `python -m pytest`) from another directory: only pyproject's pythonpath puts the checkout on
+    # sys.path for `from tests.helpers import ...`.
+    import subprocess
+    import sys
+
+    test = Path(__file__).resolve().parent / "test_cli_conventions.py"
+    code = "import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', sys.argv[1], '-k', 'dash_h']))"
+    p = subprocess.run([sys.executable, "-c", code, str(test)], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "PYTHONPATH": ""})
+    assert p.returncode == 0, p.stdout[-2000:]
+    assert "1 passed" in p.stdout

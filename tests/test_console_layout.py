@@ -43,10 +43,30 @@ def text(run, command: str, width: int, explain: bool = False) -> str:
 
 
 def check_snapshot(name: str, got: str) -> None:
+    """Equal to the committed snapshot. A missing or different one fails, with what was rendered written beside it
+    as `.new` to read and move over (as ruff's snapshot tool does); PORTER_UPDATE_SNAPSHOTS=1 accepts it in place."""
     path = SNAPSHOTS / f"{name}.txt"
-    if os.environ.get("PORTER_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+    if os.environ.get("PORTER_UPDATE_SNAPSHOTS") == "1":
         path.write_text(got, encoding="utf-8")
-    assert got == path.read_text(encoding="utf-8"), f"{path} differs (PORTER_UPDATE_SNAPSHOTS=1 to accept)"
+    if path.exists() and got == path.read_text(encoding="utf-8"):
+        return
+    new = path.with_name(path.name + ".new")
+    new.write_text(got, encoding="utf-8")
+    pytest.fail(f"{path} {'differs' if path.exists() else 'is missing'}: the rendering is in {new} "
+                "(read it, then move it over, or run with PORTER_UPDATE_SNAPSHOTS=1)")
+
+
+def test_a_missing_snapshot_fails_and_is_written_as_new(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys.modules[__name__], "SNAPSHOTS", tmp_path)
+    monkeypatch.delenv("PORTER_UPDATE_SNAPSHOTS", raising=False)
+    with pytest.raises(pytest.fail.Exception, match="is missing"):
+        check_snapshot("absent", "text\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["absent.txt.new"]
+    (tmp_path / "absent.txt").write_text("other\n")
+    with pytest.raises(pytest.fail.Exception, match="differs"):
+        check_snapshot("absent", "text\n")
+    (tmp_path / "absent.txt").write_text("text\n")
+    check_snapshot("absent", "text\n")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -67,6 +87,16 @@ def test_every_width_keeps_names_and_verdicts(runs, case, command, width):
     assert "…" not in got  # nothing is cut: names and reasons wrap
     for k in run.result.kernels:  # every kernel name whole, on one line
         assert re.search(rf"^{re.escape(k.qualified_name)}\b", got, re.M), k.qualified_name
+    # every kernel's location under its name, whole or broken only after a '/' (never inside a file name)
+    lines = got.splitlines()
+    for k in run.result.kernels:
+        at = next(n for n, line in enumerate(lines) if line.split(" ")[0] == k.qualified_name)
+        parts = []
+        for line in lines[at + 1:]:
+            parts.append(line.split(" ")[0])
+            if not parts[-1].endswith("/"):
+                break
+        assert "".join(parts) == f"{k.path}:{k.line}", parts
     kernels = got[got.index("Kernels ("):]
     header = kernels.splitlines()[1]
     targets = [t for t in run.result.targets]
@@ -116,3 +146,43 @@ def test_a_status_column_appears_when_some_spot_is_not_open(runs):
     assert row.split()[:5] == ["reduce_sum_kernel", "fix", "fix", "1", "handled"]
     narrow = text(handled, "scan", 80)  # the status goes before the verdicts do
     assert narrow[narrow.index("Kernels ("):].splitlines()[1].split()[:3] == ["kernel", "mi300x", "mi355x"]
+
+
+def _table_text(table, width: int) -> str:
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None, legacy_windows=False).print(table)
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+
+
+def test_at_80_columns_no_number_is_cut_and_paths_break_between_directories():
+    # Five targets and a two-digit day count at 80 columns: rich cropped 45.2 to "45." when the columns' minimum
+    # widths did not fit; paths folded mid-name ("elementwise.\ncu:16").
+    from rich.text import Text
+
+    from porter.render.layout import Col, fit_table
+
+    tids = ["mi300x", "mi325x", "mi350x", "mi355x", "mi455x"]
+    cols = [Col("kernel", 0, 24, wrap="fold"), *(Col(t, 0, wrap="none") for t in tids), Col("top reason", 1, 18),
+            Col("days", 0, justify="right", wrap="none")]
+    name = Text("attention_fwd_kernel_with_a_long_name\nsrc/csrc/flash_attn/kernels/flash_fwd_kernel.h:1042")
+    rows = [[name, *(["rewrite"] * 5), "reason", "45.2"], [Text("tiny\nsrc/a.cu:1"), *(["ok"] * 5), "", "0.1"]]
+    got = _table_text(fit_table("Kernels", cols, rows, 80, footer=["all kernels", *[""] * 6, "45.3"]), 80)
+    assert got.splitlines() == [
+        "Kernels",
+        "kernel                    mi300x    mi325x    mi350x    mi355x    mi455x    days",
+        "─" * 80,
+        "attention_fwd_kernel_wi   rewrite   rewrite   rewrite   rewrite   rewrite   45.2",
+        "th_a_long_name",  # one name wider than the column: folded, as nothing else can show it
+        "src/csrc/flash_attn/",
+        "kernels/",
+        "flash_fwd_kernel.h:1042",
+        "tiny                      ok        ok        ok        ok        ok         0.1",
+        "src/a.cu:1",
+        "",
+        "all kernels                                                                 45.3",
+        "(wider terminal shows: top reason)",
+    ]

@@ -159,7 +159,9 @@ def test_html_report_escapes_names_and_shows_control_characters(hostile):
 
 
 def test_sarif_addresses_a_file_whose_name_is_not_utf8(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"k\udcff.cu": KERNEL})
+    # A 32-bit mask (DEV002): a kernel alone gives only KRN001's note, which SARIF leaves out by default.
+    mask = b"__device__ int f(int v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    repo = make_repo(tmp_path / "repo", {"k\udcff.cu": KERNEL + mask})
     sarif = json.loads(porter_ok("assess", str(repo), "-f", "sarif"))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
     assert uris == {"k%FF.cu"}
@@ -308,5 +310,5 @@ def test_a_body_from_an_untrusted_job_is_posted_inert():
         f"{MARKER}\n"
         "✅ **porter: no new CUDA-only code** cc `@acme/security-team`\n"
         "!\\[logo]\\(`https://evil.example/p.png)` &lt;img src=x onerror=alert(1)> [login]\\(`https://phish.example/x)`\n"
-        "see `https://phish.example/@user,` mail a@b.c, `@kept` <br> <sub>ok</sub>\n"
+        "see `https://phish.example/@user,` mail a`@b.c`, `@kept` <br> <sub>ok</sub>\n"
         "&lt;!-- porter:pr-comment -->")

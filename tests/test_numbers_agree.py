@@ -82,6 +82,9 @@ def test_the_fixture_is_real_sized_and_partitions(estate):
     for p in POINTS:
         assert round(sum(x["share_days"][p] for x in a.breakdowns["by_category"]), 1) == getattr(a.days, p)
     assert sum(x["findings"] for x in a.breakdowns["by_category"]) == c.estimated
+    # and no row reads "likely 0.1, high 0"
+    assert all(x["share_days"]["low"] <= x["share_days"]["likely"] <= x["share_days"]["high"]
+               for x in a.breakdowns["by_category"])
 
 
 def test_json_carries_the_same_numbers(estate):
@@ -181,6 +184,11 @@ def test_sarif_carries_the_same_effort_and_statuses(estate):
     days, _, counts = expected(r.assessment)
     run = json.loads(texts["sarif"])["runs"][0]
     assert {p: run["properties"]["porter"]["effort"][p] for p in POINTS} == days
+    # by default code scanning gets no "hipify renames it" notes; asked for every severity, SARIF has every finding
+    from porter.model import Severity
+    from porter.render import FORMATS, RenderOptions
+
+    run = json.loads(FORMATS["sarif"].render(r, RenderOptions(command="assess", min_severity=Severity.INFO)))["runs"][0]
     status = Counter(x["properties"]["porter"]["status"] for x in run["results"])
     assert len(run["results"]) == counts["all findings"]
     assert (status["open"], status["handled"], status["cuda-only"]) == (counts["open"], counts["handled"], counts["cuda-only"])

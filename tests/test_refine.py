@@ -129,7 +129,7 @@ def test_fallbacks_rocm_branches_and_old_toolkit_code(tmp_path):
 
 
 def test_a_directive_is_a_hash_first_on_its_line():
-    from porter.match.refine import branch_groups
+    from porter.source.preprocessor import Arm, Group, preprocessed
 
     text = ("  #  if 0\n"            # 1: blanks before and after the hash
             "x = a # if 0\n"         # 2: a hash after code opens nothing
@@ -138,5 +138,6 @@ def test_a_directive_is_a_hash_first_on_its_line():
             "#endif\n"               # 5
             "#endif // x\n")         # 6
     sf = parse("k.cu", "cuda", text.encode())
-    assert branch_groups(sf) == [[("ifdef", b"A  # if B", 4, 4)], [("if", b"0", 1, 5)]]
+    assert preprocessed(sf).groups == (Group((Arm("ifdef", "A  # if B", 4, 4, 4),), 5),
+                                       Group((Arm("if", "0", 1, 1, 5),), 6))
     assert sorted(dead_lines(sf)) == [2, 3, 4, 5]

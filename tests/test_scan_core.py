@@ -180,7 +180,7 @@ def test_rules_explain_and_list():
     assert p.returncode == 0
     out = p.stdout
     for heading in ("KRN001: CUDA kernel definition (__global__)", "What it does", "Why is this bad", "Use instead",
-                    "Defined in rules/kernel/KRN001-kernel-definition.yaml"):
+                    f"Defined in {REPO / 'rules' / 'kernel' / 'KRN001-kernel-definition.yaml'}"):
         assert heading in out
     assert run_porter("rules", "explain", "NOP999").returncode == 2
     listing = json.loads(run_porter("rules", "list", "--format", "json").stdout)

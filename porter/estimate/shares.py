@@ -68,6 +68,15 @@ def _ordered(below: list[int], above: list[int], lower: bool = False) -> None:
                 moving[j] -= 1
 
 
+def ordered(rows: Sequence[dict[str, float]], step: float = STEP) -> list[dict[str, float]]:
+    """Rows of {low, likely, high} (multiples of `step`) with low <= likely <= high in every row, each column's sum
+    kept (see `_ordered`)."""
+    units = {p: [round(r[p] / step) for r in rows] for p in POINTS}
+    _ordered(units["likely"], units["high"])
+    _ordered(units["low"], units["likely"], lower=True)
+    return [{p: round(units[p][i] * step, 10) for p in POINTS} for i in range(len(rows))]
+
+
 def _points(h: Hours | dict[str, float]) -> dict[str, float]:
     return {p: (h[p] if isinstance(h, dict) else getattr(h, p)) for p in POINTS}
 
@@ -82,7 +91,11 @@ def with_shares(rows: dict[str, Any], days: Hours, hours: Hours, items: Sequence
     shares add up to (headline days, all kernels' days, total hours) and each item's share of the hours."""
     headline = _points(days)
     out = dict(rows)
-    # categories carry their share already (breakdowns' `share_days`, split by the categories' PERT means)
+    # Categories carry their share already (breakdowns' `share_days`, each column split by the categories' PERT
+    # means); split column by column, a row can read "likely 0.1, high 0": steps move between rows so none does.
+    cats = rows["by_category"]
+    if cats and all("share_days" in r for r in cats):
+        out["by_category"] = [{**r, "share_days": s} for r, s in zip(cats, ordered([r["share_days"] for r in cats]))]
     out["by_directory"] = _directory_shares(rows["by_directory"], headline)
     kernels = sorted(rows["by_kernel"], key=kernel_order)
     kernel_days = {p: round(sum(k["hours"][p] for k in kernels) / hours_per_day, 1) for p in POINTS}

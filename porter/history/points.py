@@ -4,7 +4,9 @@ Per point the tree is the replayed path → blob map (porter.history.walk). A fi
 memory, then in porter's cache (keyed by blob id, path, rule set, porter's code and the repository-wide facts, as
 for any scan), and only then scanned, in parallel with every other new blob of a batch of points; so the cost grows
 with the distinct blobs, not commits × files. Repository-wide facts (kernel-hiding macros, the project's own Python
-packages) are recomputed at every point whose files changed, from per-blob memos. The point itself (its scan
+packages) are recomputed at every point whose files changed, from per-blob memos; each blob's part is lexed in a
+budgeted worker (porter.budget) like a scan's, and combining many files' directives runs under a stage's budget. The
+point itself (its scan
 result after kernel analysis and port status, and the assessment of its open work) is cached as a small summary by
 the digest of its tree, so a second walk of the same history reads summaries and scans nothing.
 """
@@ -17,8 +19,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from porter.model import Skipped, Status
-from porter.pipeline import (RepositoryFacts, assemble, code_digest, complete, file_budget, file_facts,
-                             load_rules_cached, open_cache, repository_facts, scan_files)
+from porter.budget import Overrun, run_stage, stage_budget
+from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, code_digest, complete, file_budget,
+                             harvest_file_facts, load_rules_cached, open_cache, repository_facts, scan_files)
 from porter.settings import Settings
 from porter.source import git
 from porter.source.discover import Candidate, Discovery, language_of, printable, selected
@@ -155,6 +158,8 @@ class Walker:
         self.results: dict[tuple, Any] = {}  # (path, language, blob, facts id) → FileResult
         self.facts_memo: dict[str, tuple[dict[str, str], dict[str, int]]] = {}  # blob → its macros, constants
         self.facts_ids: dict[tuple, int] = {}
+        self.facts_of_files: dict[tuple, tuple[int, RepositoryFacts]] = {}  # the point's (path, blob)s → its facts
+        self.budget = file_budget(settings)
         self.sizes: dict[str, int] = {}
         self.blobs_scanned = 0
         self.cache_hits = 0
@@ -263,17 +268,53 @@ class Walker:
                 files.append(Candidate(shown, Path(full), lang, blob=blob, size=self.sizes.get(blob)))
         return files, skipped
 
+    def _harvest_blobs(self, files: list[Candidate]) -> None:
+        """Each blob's part of the repository facts not yet memoised, lexed in budgeted workers (porter.budget), as a
+        scan lexes them: a blob past the budget adds nothing, and a notice says so once."""
+        todo: dict[str, Candidate] = {}
+        for c in files:
+            if c.language == "cuda" and (c.blob or "") not in self.facts_memo:
+                todo.setdefault(c.blob or "", c)
+        while todo:
+            # The answers come back by path, so one call takes one version of each path (a batch may hold several).
+            rounds: dict[str, tuple[str, Candidate]] = {}
+            for blob, c in todo.items():
+                rounds.setdefault(c.path, (blob, c))
+            out, _ = harvest_file_facts([c for _, c in rounds.values()], self.source, self.settings.max_file_bytes,
+                                        Held(), self.budget, self.settings.jobs, self.notices)
+            for blob, c in rounds.values():
+                self.facts_memo[blob] = out.get(c.path, ({}, {}, ((), 0)))
+                del todo[blob]
+
     def _facts(self, files: list[Candidate]) -> tuple[int, RepositoryFacts]:
         """The repository-wide facts at a point (as the pipeline computes them for a scan) and their id; each
-        blob's part is read once per walk."""
-        def per_blob(c: Candidate):
-            found = self.facts_memo.get(c.blob or "")
-            if found is None:
-                found = self.facts_memo[c.blob or ""] = file_facts(self.source, c, self.settings.max_file_bytes)
-            return found
-
-        facts = repository_facts(files, per_blob)
-        return self.facts_ids.setdefault(facts.key, len(self.facts_ids)), facts
+        blob's part is read once per walk, and the facts of one set of files are worked out once."""
+        sig = tuple((c.path, c.language, c.blob) for c in files)
+        known = self.facts_of_files.get(sig)
+        if known is not None:
+            return known
+        self._harvest_blobs(files)
+        memo = self.facts_memo
+        directives = sum(len(memo[c.blob or ""][2][0]) for c in files if c.language == "cuda")
+        if directives <= FEW_DIRECTIVES:
+            # linear in this few directives
+            facts = repository_facts(files, lambda c: memo[c.blob or ""], self.settings.rocm_macros)
+        else:
+            global _AGGREGATE_INPUT
+            _AGGREGATE_INPUT = (files, memo, self.settings.rocm_macros)  # inherited by the forked worker, not pickled to it
+            try:
+                answer = run_stage(_aggregate_task, (), stage_budget(self.budget, len(files)))
+            finally:
+                _AGGREGATE_INPUT = ()
+            if isinstance(answer, Overrun):
+                self.notices.append(f"working out which macros stand for one build {answer.reason}; device "
+                                    "helpers' build-only branches are not told apart")
+                facts = repository_facts(files, lambda c: (*memo[c.blob or ""][:2], ((), 0)),
+                                         self.settings.rocm_macros)
+            else:
+                facts = answer
+        known = self.facts_of_files[sig] = (self.facts_ids.setdefault(facts.key, len(self.facts_ids)), facts)
+        return known
 
     def _scan_batch(self, batch: list[tuple]) -> None:
         """Scan every file of these points not yet known, grouped by repository-wide facts, in parallel."""
@@ -281,14 +322,18 @@ class Walker:
         if unsized:
             self.sizes.update(git.object_sizes(self.walk.repo, unsized))
         groups: dict[int, tuple[RepositoryFacts, dict[tuple, Candidate]]] = {}
+        pending: set[tuple] = set()  # keys a group of this batch scans already (a file no fact change reaches)
+        # Every new blob of the batch lexed in one pool: a pool per point would fork once per commit.
+        self._harvest_blobs([c for entries in batch for c in self._candidates(entries)[0]])
         for entries in batch:
             files, _ = self._candidates(entries)
             fid, facts = self._facts(files)
             todo = groups.setdefault(fid, (facts, {}))[1]
             for c in files:
-                key = (c.path, c.language, c.blob, fid)
-                if key not in self.results:
+                key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
+                if key not in self.results and key not in pending:
                     todo[key] = c
+                    pending.add(key)
         for fid, (facts, todo) in groups.items():
             if not todo:
                 continue
@@ -305,13 +350,14 @@ class Walker:
         from porter.estimate.assess import assess
 
         files, skipped = self._candidates(entries)
-        fid, _ = self._facts(files)
+        fid, facts = self._facts(files)
         pairs = []
         for c in files:
-            result = self.results.get((c.path, c.language, c.blob, fid))
+            key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
+            result = self.results.get(key)
             if result is None:  # a point computed outside a batch
                 self._scan_batch([entries])
-                result = self.results[(c.path, c.language, c.blob, fid)]
+                result = self.results[key]
             pairs.append((result, False))
         # A commit that changes files without changing what porter finds in them (most edits of code with no
         # findings) has the summary of the last point with the same work: the numbers are a function of it.
@@ -336,6 +382,15 @@ class Walker:
             return prev
         self.canonical[r.path] = r
         return r
+
+
+# What the aggregation worker reads (set before it forks: it inherits it, nothing is pickled).
+_AGGREGATE_INPUT: tuple = ()
+
+
+def _aggregate_task() -> RepositoryFacts:
+    files, memo, rocm_macros = _AGGREGATE_INPUT
+    return repository_facts(files, lambda c: memo[c.blob or ""], rocm_macros)
 
 
 def _work(r) -> tuple:
@@ -399,3 +454,13 @@ def history(walk: Walk, settings: Settings, every: str = "commit",
     """The points of a walk (every commit, or the last of each day, week or month)."""
     return Walker(walk, settings, progress).run(every)
 
+
+def _depends(language: str, fid: int, facts: RepositoryFacts) -> object:
+    """What a file's result depends on beyond its blob (as porter.pipeline's cache key): a C/C++ file the point's
+    repository facts (by their id), a Python file the repository's own packages, any other file nothing. A
+    commit that adds a header then re-scans only C/C++ files, not every Python or build file."""
+    if language == "cuda":
+        return fid
+    if language == "python":
+        return facts.local_packages
+    return None

@@ -627,13 +627,14 @@ def _evaluator(ci):
     return evaluate
 
 
-# What libclang may take per file (porter.budget). The scan's settings do not reach refine (it is called from kernel
-# analysis with the deep flag alone), so deep mode uses porter's default per-file budget.
+# What libclang may take per file (porter.budget) when the caller gives no budget; a scan gives its settings' one
+# (file_seconds, file_memory_mib), as for every other parser.
 BUDGET = Budget()
 
 
-def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dict[str, Any]]:
-    """Kernels with deep-mode facts where libclang resolved what tree-sitter could not; plus what was done."""
+def refine(result: ScanResult, kernels: list[Kernel], budget: Budget = BUDGET) -> tuple[list[Kernel], dict[str, Any]]:
+    """Kernels with deep-mode facts where libclang resolved what tree-sitter could not, each file parsed under
+    `budget`; plus what was done."""
     cfg = setup()
     info: dict[str, Any] = {"setup": cfg.to_dict()}
     if not cfg.available:
@@ -641,7 +642,43 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
                               for u in k.facts.unknown]
         info["note"] = f"deep mode unavailable ({cfg.reason}); these values stayed unknown"
         return kernels, info
-    root = Path(result.root)
+    root, materialised = _tree_of(result)
+    try:
+        return _refine(result, kernels, cfg, info, root)
+    finally:
+        if materialised:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _tree_of(result: ScanResult) -> tuple[Path, bool]:
+    """The directory libclang's contained copies are made from, and whether it was made for this run: the work
+    tree itself, or for a git tree (`--rev`, `--new-since`) its C/C++/CUDA files written into a private temporary
+    directory from the bytes the scan holds (porter.pipeline.Held; a header the scan did not read, from git objects)."""
+    seen = result.stats.get("discovery")  # (source, include, exclude, Discovery), set by porter.pipeline.scan
+    source = seen[0] if seen else None
+    if source is None or not hasattr(source, "commit"):
+        return Path(result.root), False
+    from porter.source.read import SourceReadError
+
+    held = result.stats.get("held")
+    into = Path(tempfile.mkdtemp(prefix="porter-deep-tree-"))
+    for c in source.discover().files:
+        if c.language != "cuda":
+            continue
+        try:
+            data = held.read(source, c, FILE_CAP) if held is not None else source.read(c, FILE_CAP)
+        except SourceReadError:
+            continue  # as unreadable as on disk: libclang's copy step reports a missing header
+        target = into / c.path
+        if not _inside(os.path.realpath(target.parent), os.path.realpath(into)):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return into, True
+
+
+def _refine(result: ScanResult, kernels: list[Kernel], cfg: DeepConfig, info: dict[str, Any],
+            root: Path) -> tuple[list[Kernel], dict[str, Any]]:
     by_path: dict[str, list[Kernel]] = {}
     for k in kernels:
         by_path.setdefault(k.path, []).append(k)
@@ -653,7 +690,7 @@ def refine(result: ScanResult, kernels: list[Kernel]) -> tuple[list[Kernel], dic
     answers: dict[int, Any] = {}
     # libclang and tree-sitter on repository content run in a budgeted worker (porter.budget): a parse that blocks
     # (a token-pasted `__has_include` naming a FIFO, which `contain` cannot see) is killed at the budget.
-    with Pool(BUDGET, 1) as pool:
+    with Pool(budget, 1) as pool:
         for i, answer in pool.map(_analyse_task, tasks):
             answers[i] = answer
     for i, (rel, ks) in enumerate(order):

@@ -134,17 +134,17 @@ def _build_names_pattern(build_names: tuple[frozenset[str], frozenset[str]]) -> 
 
 def _cuda_only_lines(sf: SourceFile, build_names: tuple[frozenset[str], frozenset[str]]) -> Callable[[int], bool] | None:
     """Whether a line of the file is compiled by the CUDA build only (or by neither), or None when no line is."""
-    from porter.source import macros
+    from porter.source.preprocessor import CUDA, preprocessed
 
     # Only a vendor test decides a side: a file that names no ROCm-ish or build-side name has none.
     if b"#" not in sf.data:
         return None
     lower = sf.data.lower()  # one C pass: several times faster than a case-insensitive regex over the file
     names = _build_names_pattern(build_names)
-    if not any(v in lower for v in _VENDORISH) and (names is None or not names.search(sf.data)):
+    pre = preprocessed(sf)
+    if not any(v in lower for v in _VENDORISH) and (names is None or not names.search(sf.data)) and not pre.toolkit_lines:
         return None
-    regions = [r for r in macros.evaluate(macros.directives(sf.data), sf.lines, *build_names)
-               if r.side in (macros.CUDA, "none")]
+    regions = pre.build_only(CUDA, *build_names)
     if not regions:
         return None
     starts = [r.start for r in regions]

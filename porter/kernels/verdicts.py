@@ -109,8 +109,10 @@ def _checks_with_helpers(facts: KernelFacts, target) -> list[CheckResult]:
 
 
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
-            profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None) -> ScanResult:
-    """The scan result with every kernel's per-target verdicts attached (and deep-mode facts when asked).
+            profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None,
+            deep_budget=None) -> ScanResult:
+    """The scan result with every kernel's per-target verdicts attached (and deep-mode facts when asked, libclang
+    run per file under `deep_budget`: the scan's porter.budget.Budget, else porter's default).
     Analysing an analysed result again gives the same result: every derived fact is replaced, never appended.
     `resolved`: the Target profiles already resolved for the run (a history analyses hundreds of trees)."""
     chosen = list(resolved) if resolved is not None else resolve_targets(targets, profile_files)
@@ -119,7 +121,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     if deep:
         from porter.kernels import deep as deep_mod
 
-        kernels, deep_info = deep_mod.refine(result, kernels)
+        kernels, deep_info = deep_mod.refine(result, kernels, deep_budget or deep_mod.BUDGET)
     if result.rules is None:
         from porter.rules import load_rules
 

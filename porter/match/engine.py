@@ -93,7 +93,7 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))
     drafts.sort()
-    findings = _fingerprinted(refine(drafts, sf))
+    findings = _fingerprinted(refine(drafts, sf, ctx.extra.get("rocm_names", ())))
     if not suppressions:
         return findings, []
     kept, hidden = [], []

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import Iterable
 
 from porter.match.draft import Draft
 from porter.source.parse import SourceFile
+from porter.source.preprocessor import Group, names_rocm, preprocessed
 
 # general rule -> the rules that, hitting the same spot, say the same thing more specifically. The general one yields.
 SPECIFIC: dict[str, tuple[str, ...]] = {
@@ -35,6 +37,7 @@ SPECIFIC: dict[str, tuple[str, ...]] = {
     "LIB003": ("API006",),
     "DEV005": ("DEV006",),
     "DEV013": ("DEV014",),  # a capability test that picks a tuning value: the tuning table is the finding
+    "DEV009": ("DEV016",),  # a capability test with nothing in its place on HIP: the vanishing code is the finding
     "KRN001": (),
 }
 
@@ -50,35 +53,29 @@ _TOOLKIT_COPY = re.compile(rb"NVIDIA Corporation|NVIDIA CORPORATION|#\s*define\s
                            rb"|#\s*define\s+__CUDA_RUNTIME_H__|#\s*define\s+__DRIVER_TYPES_H__|#\s*define\s+__CUDA_FP16_H__")
 _COPY_DROPS = frozenset({"api", "device", "kernel"})
 
-# Macros that mean "compiling for ROCm/HIP" in dual projects.
-ROCM_MACROS = re.compile(rb"\b(?:USE_ROCM|USE_AMD_ROCM|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|"
-                         rb"__HIP_DEVICE_COMPILE__|USE_HIP|GGML_USE_HIP|WITH_HIP|__AMDGCN__|__gfx\w+|__GFX\d+__|"
-                         rb"__AMDGCN_WAVEFRONT_SIZE\w*|PADDLE_WITH_HIP|TORCH_HIP_VERSION|HIP_VERSION|ROCM_VERSION\w*)\b")
 # Capability and toolkit-version tests: not a porting item when their #else is a fallback HIP compiles.
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
 # Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
 OLD_TOOLKIT_RULES = frozenset({"API003"})
-_CUDA_VERSION_AT_LEAST = re.compile(rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
+_CUDA_VERSION_AT_LEAST = re.compile(r"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
 # An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
 # unsupported does not work on HIP, so the test in front of it is a real porting item.
 _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)"
                               rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
-# A conditional directive from its `#` (a literal first, which the regex engine skips to directly: `^[ \t]*#` with
-# re.M tried `^` at every byte); the text before it on its line must be blanks only.
-_DIRECTIVE = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)")
 
 
-def refine(findings: list[Draft], sf: SourceFile) -> list[Draft]:
-    """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc)."""
+def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()) -> list[Draft]:
+    """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc);
+    `rocm_names`: the repository's ROCm-side macros beyond the built-in ones (configuration's and derived)."""
     if not findings:
         return findings
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
-    if findings and b"#" in sf.code:
-        groups = branch_groups(sf)
+    if findings and sf.language == "cuda" and b"#" in sf.code:
+        groups = preprocessed(sf).groups
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
-        fallback = fallback_tests(groups, sf)
+        fallback = fallback_tests(groups, sf, rocm_names)
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
@@ -94,108 +91,35 @@ def private_toolkit_copy(sf: SourceFile) -> bool:
 
 def dead_lines(sf: SourceFile) -> frozenset[int]:
     """Lines in preprocessor branches that can never compile: `#if 0` (or `false`) bodies, and every branch after a
-    taken `#if 1`/`#elif 1`. Conditions that are not a literal leave their branches alive."""
-    if b"#" not in sf.code:
-        return frozenset()
-    dead: set[int] = set()
-    # One frame per open #if: [this branch dead?, a literal-true branch already taken?, enclosing code dead?, line
-    # where this branch began].
-    stack: list[list] = []
-    for kind, rest, line in _directives(sf):
-        if kind in ("if", "ifdef", "ifndef"):
-            outer = any(frame[0] for frame in stack)
-            value = _literal(rest) if kind == "if" else None
-            stack.append([outer or value is False, value is True, outer, line])
-        elif not stack:
-            continue
-        else:
-            frame = stack[-1]
-            if frame[0]:
-                _mark(dead, frame[3], line)
-            if kind == "endif":
-                stack.pop()
-                continue
-            value = _literal(rest) if kind == "elif" else None
-            frame[0] = frame[2] or frame[1] or value is False
-            frame[1] = frame[1] or (value is True and not frame[0])
-            frame[3] = line
-    return frozenset(dead)
+    taken `#if 1`/`#elif 1` (porter.source.preprocessor: whatever any macro is)."""
+    # Only C/C++ has a preprocessor: a `#if 0` in a Python, shell or CMake comment is a comment.
+    return preprocessed(sf).dead if sf.language == "cuda" and b"#" in sf.data else frozenset()
 
 
-def branch_groups(sf: SourceFile) -> list[list[tuple[str, bytes, int, int]]]:
-    """Every #if group of the file as its branches: (directive, condition, directive line, last body line)."""
-    groups: list[list[tuple[str, bytes, int, int]]] = []
-    stack: list[list] = []
-    for kind, rest, line in _directives(sf):
-        if kind in ("if", "ifdef", "ifndef"):
-            stack.append([[kind, rest, line, None]])
-            continue
-        if not stack:
-            continue
-        branches = stack[-1]
-        branches[-1][3] = line - 1
-        if kind == "endif":
-            groups.append([tuple(b) for b in stack.pop()])
-        else:
-            branches.append([kind, rest, line, None])
-    return groups
-
-
-def _directives(sf: SourceFile) -> list[tuple[str, bytes, int]]:
-    """(directive, the rest of its line stripped, line) of every #if/#ifdef/#ifndef/#elif/#else/#endif, in order;
-    read once per file for dead_lines and branch_groups."""
-    memo = sf.cache.get("refine.directives")
-    if memo is None:
-        code = sf.code
-        memo = sf.cache["refine.directives"] = []
-        for m in _DIRECTIVE.finditer(code):
-            start = m.start()
-            if code[code.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
-                continue  # text before the `#` on its line: not a directive
-            memo.append((m.group(1).decode(), m.group(2).strip(), sf.position(start)[0]))
-    return memo
-
-
-def fallback_tests(groups, sf: SourceFile) -> frozenset[int]:
+def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable[str] = ()) -> frozenset[int]:
     """`#if`/`#elif` lines whose group ends in an `#else` that HIP can compile as it is (no PTX, trap or #error)."""
     out: set[int] = set()
-    for branches in groups:
-        kind, _, line, last = branches[-1]
-        if kind != "else" or last is None or last <= line:
+    for g in groups:
+        last = g.arms[-1]
+        if last.kind != "else" or not last.body:
             continue
-        start = sf.line_starts[line] if line < len(sf.line_starts) else len(sf.code)
-        end = sf.line_starts[last] if last < len(sf.line_starts) else len(sf.code)
+        start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
+        end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
         if _BROKEN_FALLBACK.search(sf.code[start:end]):
             continue
-        out.update(b[2] for b in branches[:-1])
-    for branches in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
-        out.update(b[2] for b in branches if b[0] in ("if", "elif") and ROCM_MACROS.search(b[1]))
+        out.update(a.line for a in g.arms[:-1])
+    for g in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
+        out.update(a.line for a in g.arms if a.kind in ("if", "elif") and names_rocm(a.text, rocm_names))
     return frozenset(out)
 
 
-def old_toolkit_lines(groups) -> frozenset[int]:
+def old_toolkit_lines(groups: Iterable[Group]) -> frozenset[int]:
     """Body lines of the `#else` of `#if CUDA_VERSION >= N` (or __CUDACC_VER_MAJOR__): code for older toolkits."""
     out: set[int] = set()
-    for branches in groups:
-        if len(branches) > 1 and branches[-1][0] == "else" and _CUDA_VERSION_AT_LEAST.search(branches[0][1]):
-            kind, cond, line, last = branches[-1]
-            out.update(range(line + 1, (last or line) + 1))
+    for g in groups:
+        if len(g.arms) > 1 and g.has_else and _CUDA_VERSION_AT_LEAST.search(g.arms[0].text):
+            out.update(g.arms[-1].body)
     return frozenset(out)
-
-
-def _mark(dead: set[int], first: int, last: int) -> None:
-    dead.update(range(first + 1, last))
-
-
-def _literal(cond: bytes) -> bool | None:
-    text = cond.split(b"//")[0].split(b"/*")[0].strip()
-    while text.startswith(b"(") and text.endswith(b")"):
-        text = text[1:-1].strip()
-    if re.fullmatch(rb"0+[uUlL]*|false", text):
-        return False
-    if re.fullmatch(rb"[1-9][0-9]*[uUlL]*|true", text):
-        return True
-    return None
 
 
 def one_per_spot(findings: list[Draft]) -> list[Draft]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
-from porter.match.kinds import binary, buildfiles, code, config, embedded, library, python
+from porter.match.kinds import arms, binary, buildfiles, code, config, embedded, library, python
 from porter.schemas import schema
 from porter.source.parse import SourceFile
 
@@ -88,6 +88,8 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("kb_header", code.match_kb_header, CUDA),
     PatternKind("kernel", code.match_kernel, CUDA),
     PatternKind("launch", code.match_launch, CUDA),
+    PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
+    PatternKind("wave_constant", arms.match_wave_constant, CUDA),
     PatternKind("feature", functools.partial(code.match_feature, inner=match_pattern), CUDA),
     PatternKind("member_call", code.match_member_call, CUDA),
     PatternKind("constant_context", code.match_constant_context, CUDA),

@@ -1,6 +1,6 @@
 """Find the code a vendor check confines to one build: preprocessor arms and runtime checks in C++ and Python.
 
-Preprocessor arms come from porter.source.macros (each line evaluated as a CUDA and as a ROCm build). Runtime checks
+Preprocessor arms come from porter.source.preprocessor (each line evaluated as a CUDA and as a ROCm build). Runtime checks
 are read from the tree-sitter trees porter already builds (porter.source.parse): a C++ `if` chain or `?:` on a vendor
 predicate (`GGML_CUDA_CC_IS_AMD(cc)`, `is_rocm()`), a Python `if`/`elif`/conditional expression on
 `torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side).
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from porter.lazyre import lazy_regex
 from porter.match.regex import compile_regex
-from porter.source.macros import CUDA, ROCM
+from porter.source.preprocessor import CUDA, ROCM
 from porter.source.parse import descendants, parse, register_root_descendants
 
 Pos = tuple[int, int]  # 1-based line, 1-based byte column

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from porter.lazyre import lazy_regex
-from porter.source.macros import CUDA, ROCM, side, tri_and, tri_not, tri_or
+from porter.source.preprocessor import CUDA, ROCM, side, tri_and, tri_not, tri_or
 
 _ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
 _SPLIT = re.compile(r"[-_.]")

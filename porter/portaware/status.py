@@ -8,7 +8,7 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only;
-5. a line in a preprocessor arm only one build compiles (porter.source.macros) → handled, by that `#if`;
+5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes → handled;
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
 8. a file included only from CUDA-side lines → handled (the other arm includes the ROCm one);
@@ -36,8 +36,8 @@ from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, cmake_references, cuda_only_match, rocm_path_evidence,
                                     setup_references)
-from porter.source import macros
-from porter.source.macros import CUDA, ROCM
+from porter.source import preprocessor
+from porter.source.preprocessor import CUDA, ROCM
 
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
@@ -51,19 +51,24 @@ class PortMap:
     cuda_only: tuple[str, ...] = ()
     cuda_only_from: tuple[str, ...] = ()
     file_side: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # path -> (status kind, side, evidence)
-    regions: dict[str, list[macros.Region]] = field(default_factory=dict)
+    regions: dict[str, list[preprocessor.Region]] = field(default_factory=dict)
     cmake_regions: dict[str, list[tuple[int, int, str, int]]] = field(default_factory=dict)
     spans: dict[str, list[Span]] = field(default_factory=dict)
     compat: CompatLayer = field(default_factory=CompatLayer)
-    lines: dict[str, list[str]] = field(default_factory=dict)  # source lines of files with guards or findings
+    lines: dict[str, dict[int, str]] = field(default_factory=dict)  # line -> text where findings are
 
-    def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None) -> tuple[Status, str | None]:
-        """The status of the code at path:line:column, and the "path:line" (or path) that decides it."""
+    def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
+               rocm_code: bool = False) -> tuple[Status, str | None]:
+        """The status of the code at path:line:column, and the "path:line" (or path) that decides it. With
+        `rocm_code` (a rule tagged `rocm-code`: its finding is about code the ROCm build compiles, such as a
+        hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open."""
         g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
             return Status.CUDA_ONLY, self.cuda_only_from[i] if i < len(self.cuda_only_from) else f"cuda_only: {g}"
         fs = self.file_side.get(path)
+        if rocm_code and self._rocm_side(path, line, fs):
+            return Status.OPEN, None
         if fs is not None and fs[1] == ROCM:
             return Status.HANDLED, fs[2]
         if fs is not None and fs[0] == "build" and fs[1] == CUDA:
@@ -72,7 +77,7 @@ class PortMap:
             return Status.HANDLED, fs[2]
         regs = self.regions.get(path)
         if regs:
-            s, guard = macros.side_at(regs, line)
+            s, guard = preprocessor.side_at(regs, line)
             if s in (CUDA, ROCM) and guard:
                 return Status.HANDLED, f"{path}:{guard}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
@@ -88,8 +93,8 @@ class PortMap:
             return Status.HANDLED, fs[2]
         if self.compat:
             text = self.lines.get(path)
-            if text and 1 <= line <= len(text):
-                row = text[line - 1]
+            row = text.get(line) if text else None
+            if row is not None:
                 seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
                 names = _ident().findall(seg)
                 hit = self.compat.lookup(path, names)
@@ -98,29 +103,48 @@ class PortMap:
         return Status.OPEN, None
 
 
-def _read(source, c, limit: int) -> bytes | None:
+    def _rocm_side(self, path: str, line: int, fs) -> bool:
+        """Whether the ROCm build compiles the line and the CUDA build does not (a ROCm file, arm or branch)."""
+        if fs is not None and fs[1] == ROCM:
+            return True
+        regs = self.regions.get(path)
+        if regs and preprocessor.side_at(regs, line)[0] == ROCM:
+            return True
+        return any(sp.side == ROCM and sp.holds((line, 1)) for sp in self.spans.get(path, ()))
+
+
+# A rule with this tag reports code the ROCm build compiles: a ROCm guard around it does not make it handled.
+ROCM_CODE_TAG = "rocm-code"
+
+
+def _read(source, c, limit: int, held=None) -> bytes | None:
+    """The file's bytes: those the scan holds (porter.pipeline.Held), else read from `source`."""
     from porter.source.read import SourceReadError
 
     try:
-        data = source.read(c, limit)
+        data = held.read(source, c, limit) if held is not None else source.read(c, limit)
     except SourceReadError:
         return None
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-1"
+FACTS_VERSION = b"portaware-facts-2"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
 
-def file_facts(path: str, language: str, data: bytes, sf=None) -> dict[str, Any]:
+def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> dict[str, Any]:
     """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
     vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
     (porter.source.parse.SourceFile of `data`, parsed without repository macros or alike), else it is parsed here
-    when a runtime check may be in it."""
+    when a runtime check may be in it. `pre`: the file's directives when the caller has lexed them already
+    (porter.source.preprocessor.preprocessed of the scan's parse)."""
     out: dict[str, Any] = {}
     if language == "cuda":
-        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in macros.directives(data)]
+        pre = pre if pre is not None else preprocessor.preprocess(data)
+        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in pre.directives]
+        if pre.toolkit_lines:  # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
+            out["toolkit"] = sorted(pre.toolkit_lines)
         out["total"] = data.count(b"\n") + 1
         if b"using" in data or b"typedef" in data:
             out["aliases"] = _aliases(data)
@@ -167,7 +191,7 @@ def _aliases(data: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None:
+def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, Any] | None:
     """A file's facts, from the cache by git blob id (no read at all) or content hash when one is in use; `digest`
     names porter's own code, so an entry never outlives what computed it."""
     import hashlib
@@ -179,7 +203,7 @@ def _facts(source, c, limit: int, cache, digest: bytes) -> dict[str, Any] | None
         hit = cache.get(key)
         if isinstance(hit, dict):
             return hit
-    data = _read(source, c, limit)
+    data = _read(source, c, limit, held)
     if data is None:
         return None
     if cache is not None and key is None:  # a work tree: no blob id, so the content names the entry
@@ -201,6 +225,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     seen = result.stats.get("discovery")  # (source, include, exclude, Discovery)
     same = seen is not None and seen[0] is source and seen[1:3] == (tuple(settings.include), tuple(settings.exclude))
     found = seen[3] if same else source.discover(settings.include, settings.exclude)
+    held = result.stats.get("held") if same else None  # the bytes the scan read (porter.pipeline.Held)
     files = {c.path: c for c in found.files}
     limit = settings.max_file_bytes
     pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
@@ -214,7 +239,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.file_side[path] = ("name", ROCM, ev)
 
     facts: dict[str, dict[str, Any]] = {}
-    dirs: dict[str, tuple[list[macros.Directive], int]] = {}
+    dirs: dict[str, tuple[list[preprocessor.Directive], int]] = {}
     # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
     scanned = {r.path: r for r in result.files if r.port_facts is not None}
     # A file the scan gave up on for time or memory (porter.budget) would take as long again here: not read.
@@ -226,23 +251,27 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                                                           (path in with_findings or PurePosixPath(path).name == "setup.py")):
             continue
         r = scanned.get(path)
-        f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest)
+        f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
         if f is None:
             continue
         facts[path] = f
         if c.language == "cuda":
-            dirs[path] = ([macros.Directive(*d) for d in f["dirs"]], f["total"])
+            dirs[path] = ([preprocessor.Directive(*d) for d in f["dirs"]], f["total"])
         if f.get("spans"):
             pm.spans[path] = [Span(tuple(a), tuple(b), side, line) for a, b, side, line in f["spans"]]
         if f.get("regions"):
             pm.cmake_regions[path] = [tuple(r) for r in f["regions"]]
 
-    rocm_names, cuda_names = macros.derived_names(
+    # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
+    # rocm_macros), so the kernel stage and this one read each `#if` alike; a result from elsewhere derives them.
+    names = result.stats.get("build_names") if same else None
+    rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
-        if not macros.builds_differ(macros.condition_names(ds), rocm_names, cuda_names):
+        toolkit = facts[path].get("toolkit", ())
+        if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = macros.evaluate(ds, total, rocm_names, cuda_names)
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs
 
@@ -267,8 +296,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, (ds, _total) in sorted(dirs.items()):
         regs = pm.regions.get(path)
         fs = pm.file_side.get(path)
-        for line, target in macros.quoted_includes(ds):
-            s = ROCM if fs and fs[1] == ROCM else (macros.side_at(regs, line)[0] if regs else "both")
+        for line, target in preprocessor.quoted_includes(ds):
+            s = ROCM if fs and fs[1] == ROCM else (preprocessor.side_at(regs, line)[0] if regs else "both")
             for hit in _resolve_include(path, target, files, by_name):
                 include_sides.setdefault(hit, set()).add(s)
                 if s in (CUDA, ROCM):
@@ -287,21 +316,29 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         regs = pm.regions.get(path)
         if not rocm_file and not regs:
             continue
-        for line, name, _body in macros.defines(ds):
-            s = ROCM if rocm_file else macros.side_at(regs, line)[0]
+        for line, name, _body in preprocessor.defines(ds):
+            s = ROCM if rocm_file else preprocessor.side_at(regs, line)[0]
             if s == ROCM:
                 pm.compat.add(path, line, name)
         for i, name in facts[path].get("aliases", ()):
-            if (ROCM if rocm_file else macros.side_at(regs, i)[0]) == ROCM:
+            if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
 
     if len(pm.compat):
-        # Which name a finding matched needs its line: read only in a repository that has a compat layer.
+        # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
+        # `finding_lines`); a file the scan did not give facts for is read, from what the scan holds if it can.
         for path in sorted(with_findings):
             c = files.get(path)
-            data = _read(source, c, limit) if c is not None and c.language == "cuda" else None
+            if c is None or c.language != "cuda":
+                continue
+            r = scanned.get(path)
+            kept = r.port_facts.get("finding_lines") if r is not None else None
+            if kept is not None:
+                pm.lines[path] = {int(n): text for n, text in kept}
+                continue
+            data = _read(source, c, limit, held)
             if data is not None:
-                pm.lines[path] = data.decode("utf-8", "replace").split("\n")
+                pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
 
 
@@ -365,9 +402,11 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         source = WorkTree(Path(result.root))
     pm, notice = _budgeted_map(source, settings, result, cache, digest)
     decide = pm.decide
+    rocm_code = frozenset(r.id for r in (result.rules.rules if result.rules is not None else ()) if ROCM_CODE_TAG in r.tags)
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
-                     for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None)])
+                     for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None,
+                                           f.rule in rocm_code)])
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)

@@ -11,7 +11,7 @@ import importlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from porter.errors import UsageError
 
@@ -28,6 +28,8 @@ class RenderOptions:
     command: str = "scan"  # scan's console view is an inventory; assess's is the effort report
     date: str | None = None  # the report's date, shown in titles only when asked (reports are otherwise reproducible)
     about: object | None = None  # porter.render.about.About; None: read from the scanned tree when a title needs it
+    # SARIF uploads findings at or above this severity; None: all but the info notes of rename rules (render.sarif)
+    min_severity: Any = None
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,12 @@ def _console(run, opts: RenderOptions) -> bytes:
     c = Console(file=buf, width=opts.width, highlight=False, force_terminal=opts.terminal,
                 no_color=not opts.terminal, color_system="auto" if opts.terminal else None, legacy_windows=False)
     if run.assessment is not None and opts.command == "assess":
-        if opts.quiet:
-            c.print(literal(run.assessment.headline))
+        if opts.quiet:  # -q is one line, whatever the width: a script reads it with `head -1`
+            c.print(literal(run.assessment.headline), soft_wrap=True)
         else:
             assess_console.render(run.result, run.assessment, c, opts.explain, about=_about(run, opts))
     elif opts.quiet:
-        c.print(literal(console.summary_line(run.result)))
+        c.print(literal(console.summary_line(run.result)), soft_wrap=True)
     else:
         console.render(run.result, c, verbose=opts.verbose)
     text = buf.getvalue()
@@ -66,12 +68,13 @@ def _console(run, opts: RenderOptions) -> bytes:
 def _module_renderer(module: str) -> Callable[..., bytes]:
     def render(run, opts: RenderOptions) -> bytes:
         if getattr(run, "diff", None) is not None and module in _DIFF_FORMS:
-            return _DIFF_FORMS[module](run)
+            return _DIFF_FORMS[module](run, opts)
         mod = importlib.import_module(f"porter.render.{module}")
         if module == "json":
             return mod.render_bytes(run.result)
         if module == "sarif":
-            return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", "")).encode("utf-8")
+            return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", ""),
+                              min_severity=opts.min_severity).encode("utf-8")
         if module in ("markdown", "html"):
             return mod.render(run.result, run.assessment, explain=opts.explain, about=_about(run, opts)).encode("utf-8")
         return mod.render(run.result, run.assessment, explain=opts.explain).encode("utf-8")
@@ -88,13 +91,21 @@ def _about(run, opts: RenderOptions):
     return about(run.result.root, date=opts.date)
 
 
-def _pr_comment(run) -> bytes:
-    return importlib.import_module("porter.render.pr_comment").render(run.result, run.diff).encode("utf-8")
+def _pr_comment(run, opts: RenderOptions | None = None) -> bytes:
+    import os
+
+    mod = importlib.import_module("porter.render.pr_comment")
+    # In a GitHub workflow the comment's line links open the pull request's head commit (its web origin and
+    # repository are the run's own: GITHUB_SERVER_URL, GITHUB_REPOSITORY); elsewhere lines are plain text.
+    repository = os.environ.get("GITHUB_REPOSITORY", "")
+    link = mod.line_links(run.result, run.diff, mod.github_server(os.environ), repository) if repository else None
+    return mod.render(run.result, run.diff, link=link).encode("utf-8")
 
 
-def _sarif_diff(run) -> bytes:
+def _sarif_diff(run, opts: RenderOptions) -> bytes:
     mod = importlib.import_module("porter.render.sarif_baseline")
-    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.get("prefix", "")).encode("utf-8")
+    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.get("prefix", ""),
+                      min_severity=opts.min_severity).encode("utf-8")
 
 
 # With `scan --new-since` / `--baseline` (a run that carries a diff) these formats show the change, not the tree:

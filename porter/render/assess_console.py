@@ -172,7 +172,7 @@ def _kernel_table(d: dict, width: int, limit: int | None) -> Table:
     room = width - 4 - 10 * len(tids) - 21 - 7
     longest = max((len(x) for k in kernels for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=8)
     name_w = max(16, min(longest, max(24, room)))
-    cols = [Col("kernel", 0, name_w, wrap="fold"), *(Col(t, 0, 7, wrap="none") for t in tids),
+    cols = [Col("kernel", 0, name_w, wrap="fold"), *(Col(t, 0, wrap="none") for t in tids),
             Col("top reason", 1, 18), Col("days", 0, justify="right", wrap="none")]
     rows = []
     for r in shown:

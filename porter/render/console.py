@@ -156,7 +156,7 @@ def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Ta
     split = split_room >= min(want, 24)
     name_w = min(want, split_room) if split else max(16, min(want, width - 4 - 23 - reason_w))
     head = [Col("kernel", 0, name_w, wrap="fold")]
-    per_target = [Col(tid, 0, 7, wrap="none") for tid in target_ids]
+    per_target = [Col(tid, 0, wrap="none") for tid in target_ids]  # as wide as the id or its widest verdict
     tail = [Col("launches", 2, justify="right", wrap="none")]
     if status:
         tail.append(Col("status", 3, 9, wrap="none"))

@@ -6,13 +6,21 @@ kernels whose verdict moved on a target. Every piece of repository text goes thr
 name or snippet can neither inject Markdown, HTML nor a mention), and the body never exceeds GitHub's 65,536
 characters: what does not fit is cut at a whole line with a count and a pointer to the job summary and SARIF.
 Without a diff (a plain scan) every finding counts as new.
+
+What a reviewer reads first is what matters most: files in order of their worst open finding, each file's open
+findings first and most severe first. Findings below `min_severity` (low by default: the info notes that a kernel
+is defined, an include or a name hipify renames) sit behind a fold. A name hipify renames is no CUDA-only work: the
+verdict line counts it apart ("hipify renames"), never as an open CUDA-only finding. The advice shown is the rule's
+advice for people (the HIP name to use), never a note about porter's own data files.
 """
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Callable
 
 from porter.model import Finding, ScanResult, Severity, Status
-from porter.render.ci import advice, repository_path, rule_title
+from porter.render.ci import advice as rule_advice
+from porter.render.ci import repository_path, rule_title
 from porter.render.safe import md_code, md_text
 
 MARKER = "<!-- porter:pr-comment -->"
@@ -24,11 +32,23 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def verdict_line(new: list[Finding], fixed: int, worse: int) -> str:
-    """The one line a reviewer reads: does this change add open CUDA-only work?"""
-    open_new = [f for f in new if f.status == Status.OPEN]
+def is_rename(result: ScanResult | None, f: Finding) -> bool:
+    """Whether the finding only says hipify renames a name (its rule's HIP equivalent is a rename to `replacement`)."""
+    rule = result.rules.get(f.rule) if result is not None and result.rules is not None else None
+    return bool(f.replacement) and rule is not None and rule.hip_equivalent.get("kind") == "rename"
+
+
+def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult | None = None,
+                 min_severity: Severity = Severity.LOW) -> str:
+    """The one line a reviewer reads: does this change add open CUDA-only work? Notes below `min_severity` and
+    names hipify renames are not CUDA-only work; they are counted apart."""
+    shown = [f for f in new if f.status == Status.OPEN and f.severity >= min_severity]
+    renames = [f for f in shown if is_rename(result, f)]
+    open_new = [f for f in shown if not is_rename(result, f)]
     if not open_new and not worse:
         head = "✅ **porter: no new CUDA-only code**"
+    elif not open_new:
+        head = f"⚠️ **porter: this change makes {_plural(worse, 'kernel verdict')} worse**"
     else:
         by_sev = {s: sum(1 for f in open_new if f.severity == s) for s in sorted(Severity, reverse=True)}
         parts = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
@@ -36,11 +56,31 @@ def verdict_line(new: list[Finding], fixed: int, worse: int) -> str:
                 + (f" ({parts})" if parts else ""))
         if worse:
             head += f" and makes {_plural(worse, 'kernel verdict')} worse"
-    rest = len(new) - len(open_new)
-    tail = [f"{rest} new already handled or CUDA-only"] if rest else []
+    tail = [_plural(len(renames), "hipify rename")] if renames else []
+    rest = sum(1 for f in new if f.status != Status.OPEN)
+    if rest:
+        tail.append(f"{rest} new already handled or CUDA-only")
     if fixed:
         tail.append(f"{fixed} fixed")
     return head + (" · " + " · ".join(tail) if tail else "")
+
+
+def advice(result: ScanResult, f: Finding) -> str:
+    """What to do on ROCm, for a person: the HIP name when the finding has one (the rule's note about where porter's
+    tables come from is for the rule's page, not a review), else the rule's advice."""
+    if f.replacement:
+        return f"HIP: use {f.replacement}"
+    return rule_advice(result, f)
+
+
+def _worst_first(findings: list[Finding]) -> list[Finding]:
+    """Files in order of their worst open finding, then their worst handled one; each file's open findings first,
+    most severe first."""
+    rank = lambda f: (f.status != Status.OPEN, -int(f.severity))  # noqa: E731 - the one order, used twice
+    worst: dict[str, tuple] = {}
+    for f in findings:
+        worst[f.path] = min(worst.get(f.path, rank(f)), rank(f))
+    return sorted(findings, key=lambda f: (worst[f.path], f.path, rank(f), f.line, f.column, f.rule))
 
 
 def _short(rev: str) -> str:
@@ -48,20 +88,43 @@ def _short(rev: str) -> str:
     return rev[:12] if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else rev
 
 
-def _finding_line(result: ScanResult, f: Finding) -> str:
+def _finding_line(result: ScanResult, f: Finding, link: Callable[[str, int], str] | None = None) -> str:
     hint = advice(result, f)
     status = "" if f.status == Status.OPEN else f" _{f.status}_"
-    return (f"- L{f.line} **{md_text(f.rule)}** ({f.severity}){status}: {md_text(f.message)}"
+    where = f"[L{f.line}]({link(f.path, f.line)})" if link is not None else f"L{f.line}"
+    return (f"- {where} **{md_text(f.rule)}** ({f.severity}){status}: {md_text(f.message)}"
             + (f" — {md_text(hint)}" if hint else "")
             + (f"<br>{md_code(f.snippet)}" if f.snippet else ""))
 
 
-def render(result: ScanResult, diff=None, limit: int = LIMIT) -> str:
-    new = sorted(diff.new if diff is not None else result.findings, key=lambda f: (f.path, f.line, f.column, f.rule))
-    fixed = sorted(diff.fixed if diff is not None else (), key=lambda f: (f.path, f.line, f.column, f.rule))
+def github_server(env) -> str:
+    """The GitHub web origin of a workflow run (GITHUB_SERVER_URL), github.com by default."""
+    return (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+
+
+def line_links(result: ScanResult, diff, server: str, repository: str) -> Callable[[str, int], str] | None:
+    """Links that open a finding's line on the pull request's head commit (`server`/`repository`/blob/<head>/…),
+    or None when the head is not a commit (a baseline diff of a work tree) or the repository is unknown."""
+    from porter.render.sarif import artifact_uri
+
+    head = getattr(diff, "head", "")
+    if not (len(head) == 40 and all(c in "0123456789abcdef" for c in head)) or repository.count("/") != 1:
+        return None
+    base = f"{server.rstrip('/')}/{repository}/blob/{head}/"
+    return lambda path, line: f"{base}{artifact_uri(repository_path(result, path))}#L{line}"
+
+
+def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Severity = Severity.LOW,
+           link: Callable[[str, int], str] | None = None) -> str:
+    """The comment; `link` (line_links) makes each finding's line a link to it on the pull request's head."""
+    every = list(diff.new if diff is not None else result.findings)
+    new = _worst_first([f for f in every if f.severity >= min_severity])
+    notes = _worst_first([f for f in every if f.severity < min_severity])
+    fixed = sorted(diff.fixed if diff is not None else (), key=lambda f: (-int(f.severity), f.path, f.line, f.column,
+                                                                           f.rule))
     kernels = list(diff.kernels) if diff is not None else []
     worse = [k for k in kernels if k.worse]
-    lines = [MARKER, verdict_line(new, len(fixed), len(worse))]
+    lines = [MARKER, verdict_line(every, len(fixed), len(worse), result, min_severity)]
     added = getattr(diff, "suppressed_by_change", ())
     if added:  # `porter: ignore` the change itself adds: never unseen
         n = len(added)
@@ -78,7 +141,17 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT) -> str:
         for path, group in groupby(new, key=lambda f: f.path):
             body.append(("", ""))
             body.append((f"**{md_code(repository_path(result, path))}**", ""))
-            body.extend((_finding_line(result, f), "new finding") for f in group)
+            body.extend((_finding_line(result, f, link), "new finding") for f in group)
+    if notes:
+        body.append(("", ""))
+        body.append((f"<details><summary>{_plural(len(notes), 'note')} below {min_severity} (hipify renames, "
+                     "kernels and includes found)</summary>", ""))
+        for path, group in groupby(notes, key=lambda f: f.path):
+            body.append(("", ""))
+            body.append((f"**{md_code(repository_path(result, path))}**", ""))
+            body.extend((_finding_line(result, f, link), "note") for f in group)
+        body.append(("", ""))
+        body.append(("</details>", ""))
     if fixed:
         body.append(("", ""))
         body.append((f"### Fixed ({len(fixed)})", ""))
@@ -101,6 +174,8 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT) -> str:
                     cut[k] = cut.get(k, 0) + 1
             break
         text += "\n" + line
+    if text.count("\n<details>") > text.count("\n</details>"):
+        text += "\n\n</details>"  # cut inside the fold: close it, or the note below would be folded too
     if cut:
         what = ", ".join(_plural(n, k) for k, n in sorted(cut.items()))
         text += (f"\n\n_… {what} not shown (comment size limit): the job summary and the SARIF upload "

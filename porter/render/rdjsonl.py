@@ -4,17 +4,26 @@ One `Diagnostic` per line (reviewdog's proto/rdf/reviewdog.proto): message, loca
 and range), severity ERROR / WARNING / INFO, source "porter", the rule id as `code`, and for a finding with a plain
 renamed HIP name a suggestion that replaces the matched text. reviewdog counts columns in UTF-8 bytes; porter's
 columns count characters, which is the same on the ASCII lines CUDA code is made of.
+
+A suggestion is one click from a commit, so it is offered only where applying it cannot break a build: the matched
+text must be the CUDA name HIPIFY's tables rename to exactly that HIP name (never a kernel's own name, which KRN001
+matches), and the file must be one only the ROCm build compiles (a `.hip` file, or one under a ROCm directory or
+named for ROCm: porter.portaware.scope). In a CUDA source the HIP name would break the NVIDIA build, so there the
+finding says what to use and suggests nothing (tests/test_suggestions_build.py applies every suggestion of a
+fixture pull request and compiles the result with nvcc and hipcc).
 """
 from __future__ import annotations
 
 import json
+import re
 
 from porter.model import ScanResult, Severity
-from porter.render.ci import advice, most_severe_first, repository_path
+from porter.render.ci import most_severe_first, repository_path
+from porter.render.pr_comment import advice
+from porter.render.rule_pages import rule_url
 
 SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: "WARNING", Severity.LOW: "WARNING",
             Severity.INFO: "INFO"}
-RULES_URL = "https://github.com/porter-rocm/porter/blob/main/docs/rules.md"
 
 
 def diagnostic(result: ScanResult, f) -> dict:
@@ -26,13 +35,35 @@ def diagnostic(result: ScanResult, f) -> dict:
                                "end": {"line": f.end_line, "column": f.end_column}}},
         "severity": SEVERITY[f.severity],
         "source": {"name": "porter"},
-        "code": {"value": f.rule, "url": f"{RULES_URL}#{f.rule.lower()}"},
+        "code": {"value": f.rule},
     }
     rule = result.rules.get(f.rule) if result.rules is not None else None
-    if (f.replacement and rule is not None and rule.hip_equivalent.get("kind") == "rename" and f.line == f.end_line
-            and f.replacement.isidentifier()):
+    url = rule_url(rule, f.rule)
+    if url is not None:
+        d["code"]["url"] = url
+    if _suggestable(f, rule):
         d["suggestions"] = [{"range": d["location"]["range"], "text": f.replacement}]
     return d
+
+
+def _suggestable(f, rule) -> bool:
+    """Whether replacing the finding's range with its replacement is safe to offer (see the module docstring)."""
+    from porter.kb import load_kb
+    from porter.portaware.scope import rocm_path_evidence
+
+    if not (f.replacement and rule is not None and rule.hip_equivalent.get("kind") == "rename"
+            and f.line == f.end_line and f.replacement.isidentifier() and f.snippet):
+        return False
+    # The snippet is the line without its indentation, so the matched name is found by its length: a CUDA name on
+    # the line, as long as the range, that HIPIFY renames to exactly the replacement.
+    kb = load_kb()
+    width = f.end_column - f.column
+    renamed = any(len(name) == width and (e := kb.get(name)) is not None and e.hip == f.replacement
+                  and not e.identity for name in set(_IDENT.findall(f.snippet)))
+    return renamed and rocm_path_evidence(f.path) is not None
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def render(result: ScanResult, assessment=None, explain: bool = False) -> str:

@@ -68,7 +68,10 @@ _HTML = {"&": "&amp;", "<": "&lt;"}
 # (html-pipeline's MentionFilter and its GitLab counterpart) look for mentions in the text nodes of the rendered
 # HTML and skip text inside code, pre and a elements. An escape does not help: `&#64;` and `\@` both decode to a
 # plain "@" in the text node the filter reads. So a mention-shaped token from the repository becomes a code span.
-_MENTION = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_./-]*")
+# Every `@name`-shaped token is wrapped, whatever precedes it: which preceding characters spare one differs between
+# renderers (Ruby's ASCII \W on GitHub: `é@name` and a lone backtick before `@name` mention), and a code span around
+# an e-mail address's `@b.c` costs nothing. One pattern for every renderer and for `porter comment`'s inert bodies.
+MENTION = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_./-]*")
 # porter's PR-comment marker is an HTML comment; a code span shows its text verbatim, so a file name could carry the
 # marker into porter's own body. `<!--` in a code span is shown with its `<` as the escape \x3c instead.
 _COMMENT_OPEN = "<!--"
@@ -83,7 +86,7 @@ def md_text(text: object) -> str:
     """Repository text inside Markdown prose or a table cell: one line, no markup, no HTML, no live @mention."""
     flat = " ".join(printable(str(text)).split())
     out, last = [], 0
-    for m in _MENTION.finditer(flat):
+    for m in MENTION.finditer(flat):
         out += [_md_escape(flat[last:m.start()]), f"`{m.group(0)}`"]
         last = m.end()
     return "".join(out) + _md_escape(flat[last:])
@@ -105,12 +108,12 @@ def md_code(text: object) -> str:
 
 def html_text(text: object) -> str:
     """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
-    not apply: one line, HTML-escaped, a mention-shaped token inside <code> (see _MENTION)."""
+    not apply: one line, HTML-escaped, a mention-shaped token inside <code> (see MENTION)."""
     import html
 
     flat = " ".join(one_line(str(text)).split())
     out, last = [], 0
-    for m in _MENTION.finditer(flat):
+    for m in MENTION.finditer(flat):
         out += [html.escape(flat[last:m.start()], quote=True), f"<code>{m.group(0)}</code>"]
         last = m.end()
     return "".join(out) + html.escape(flat[last:], quote=True)

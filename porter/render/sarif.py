@@ -1,8 +1,11 @@
 """Render findings as SARIF 2.1.0 for GitHub code scanning: one run, documented rules, relative paths, fingerprints.
 
-Suppressed findings are left out (code scanning would show them as open alerts). Findings port-awareness reads as
-handled (porter.portaware) carry an external, accepted `suppressions` entry naming what handles them, so they are
-not alerts; cuda-only ones (optional work) are notes of rank 0. Levels follow severity
+Suppressed findings are left out (code scanning would show them as open alerts), and so, unless a minimum severity
+is asked for, are notes that only say hipify renames a name or that a kernel is defined (info findings of a rule
+whose HIP equivalent is a rename: hundreds of alerts with nothing to do). Findings port-awareness reads as handled
+or cuda-only (porter.portaware) carry an external, accepted `suppressions` entry naming what handles them or keeps
+them NVIDIA-only, so they are not open alerts; cuda-only ones are also notes of rank 0. `helpUri` is the rule's
+page (docs/rules/<ID>.md, porter.render.rule_pages): a URL, as SARIF1002 requires. Levels follow severity
 (blocker/high → error, medium/low → warning, info → note); the line-independent `Finding.fingerprint` goes under
 partialFingerprints["porter/v1"]; `primaryLocationLineHash` is left to upload-sarif, which computes it from the
 checkout. The effort item a finding belongs to rides in the result's property bag.
@@ -17,6 +20,7 @@ from urllib.parse import quote
 from porter import __version__
 from porter.estimate import Assessment
 from porter.model import ScanResult, Severity, Status
+from porter.render.rule_pages import rule_url
 from porter.render.safe import printable
 from porter.rules import RuleSet, load_rules
 
@@ -73,22 +77,46 @@ def _rule_descriptor(rule, rid: str) -> dict[str, Any]:
         "properties": {"tags": tags[:20], "precision": PRECISION[str(rule.confidence)],
                        "problem.severity": PROBLEM_SEVERITY[level],
                        "porter.effort": dict(rule.effort)},
-        **({"helpUri": rule.references[0]} if rule.references and rule.references[0].startswith("http") else {}),
+        **({"helpUri": url} if (url := _help_uri(rule)) else {}),
     }
 
 
+def _help_uri(rule) -> str | None:
+    """The rule's page (docs/rules/<ID>.md, generated from the rule data), or for a rule from outside porter its
+    first reference that is a URL by itself: SARIF1002 wants a valid URI, never prose after it."""
+    url = rule_url(rule, rule.id)
+    if url is None:
+        url = next((r for r in rule.references if r.startswith(("https://", "http://")) and " " not in r), None)
+    return url
+
+
+def uploaded(findings, rules: RuleSet, min_severity: Severity | None = None) -> list:
+    """The findings code scanning gets: those at or above `min_severity` when one is asked for, else all but the
+    info notes of rename rules (see the module docstring)."""
+    if min_severity is not None:
+        return [f for f in findings if f.severity >= min_severity]
+    by_id = {r.id: r for r in rules.rules}
+
+    def rename_note(f) -> bool:
+        rule = by_id.get(f.rule)
+        return f.severity == Severity.INFO and rule is not None and rule.hip_equivalent.get("kind") == "rename"
+    return [f for f in findings if not rename_note(f)]
+
+
 def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None,
-             prefix: str = "") -> dict[str, Any]:
+             prefix: str = "", min_severity: Severity | None = None, filtered: bool = False) -> dict[str, Any]:
     """SARIF 2.1.0 for code scanning. URIs are relative to the repository top (`prefix` is the scanned directory
-    relative to it), since GitHub resolves them against the repository, not against the directory porter scanned."""
+    relative to it), since GitHub resolves them against the repository, not against the directory porter scanned.
+    `filtered`: the result's findings are already the uploaded ones (porter.render.sarif_baseline)."""
     rules = rules or result.rules or load_rules()
     base = artifact_uri(prefix.strip("/")) + "/" if prefix.strip("/") else ""
     by_id = {r.id: r for r in rules.rules}
-    used = sorted({f.rule for f in result.findings})
+    findings = list(result.findings) if filtered else uploaded(result.findings, rules, min_severity)
+    used = sorted({f.rule for f in findings})
     index = {rid: i for i, rid in enumerate(used)}
     items = assessment.finding_item if assessment is not None else {}
     results = []
-    for f in result.findings:
+    for f in findings:
         props: dict[str, Any] = {"category": f.category, "severity": str(f.severity), "confidence": str(f.confidence)}
         if f.replacement:
             props["replacement"] = f.replacement
@@ -105,7 +133,10 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             port["suppressions"] = [{"kind": "external", "status": "accepted",
                                      "justification": _clip(f"handled for ROCm by {f.handled_by}", 256)}]
         elif f.status is Status.CUDA_ONLY:
-            port["rank"] = 0.0  # optional work: kept NVIDIA-only on purpose, listed last
+            # Kept NVIDIA-only on purpose (optional work): suppressed like handled code, and ranked last.
+            port["suppressions"] = [{"kind": "external", "status": "accepted",
+                                     "justification": _clip(f"kept NVIDIA-only by {f.handled_by}", 256)}]
+            port["rank"] = 0.0
         results.append({
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
@@ -142,5 +173,5 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
 
 
 def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False,
-           rules: RuleSet | None = None, prefix: str = "") -> str:
-    return json.dumps(to_sarif(result, assessment, rules, prefix), indent=2, ensure_ascii=False) + "\n"
+           rules: RuleSet | None = None, prefix: str = "", min_severity: Severity | None = None) -> str:
+    return json.dumps(to_sarif(result, assessment, rules, prefix, min_severity), indent=2, ensure_ascii=False) + "\n"

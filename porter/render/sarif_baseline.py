@@ -10,13 +10,17 @@ import json
 from typing import Any
 
 from porter.model import ScanResult
-from porter.render.sarif import to_sarif
+from porter.render.sarif import to_sarif, uploaded
 
 
-def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "") -> dict[str, Any]:
-    groups = (("new", diff.new), ("unchanged", diff.unchanged), ("absent", diff.fixed))
-    every = tuple(f for _, fs in groups for f in sorted(fs))
-    doc = to_sarif(dataclasses.replace(result, findings=every), assessment, prefix=prefix)
+def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "", min_severity=None) -> dict[str, Any]:
+    from porter.rules import load_rules
+
+    rules = result.rules or load_rules()
+    groups = tuple((state, sorted(uploaded(fs, rules, min_severity)))
+                   for state, fs in (("new", diff.new), ("unchanged", diff.unchanged), ("absent", diff.fixed)))
+    every = tuple(f for _, fs in groups for f in fs)
+    doc = to_sarif(dataclasses.replace(result, findings=every), assessment, rules, prefix=prefix, filtered=True)
     states = [state for state, fs in groups for _ in fs]
     for res, state in zip(doc["runs"][0]["results"], states, strict=True):
         res["baselineState"] = state
@@ -24,5 +28,6 @@ def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "") -
     return doc
 
 
-def render(result: ScanResult, diff, assessment=None, prefix: str = "") -> str:
-    return json.dumps(to_sarif_diff(result, diff, assessment, prefix), indent=2, ensure_ascii=False) + "\n"
+def render(result: ScanResult, diff, assessment=None, prefix: str = "", min_severity=None) -> str:
+    return json.dumps(to_sarif_diff(result, diff, assessment, prefix, min_severity), indent=2,
+                      ensure_ascii=False) + "\n"

@@ -188,14 +188,19 @@ def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
 # globs can fail to compile ("failed to compile Set": 1,800 globs like `*n123*.cu` pass RE2's memory budget, where
 # 3,000 `dir123/**` do not), and past ~30,000 globs RE2 floods stderr with its own log lines while it tries (a 1 MiB
 # .gitignore: 57,000 lines). So a list past RE2_SET_MAX_PATTERNS is not tried as one set, and a list whose set fails
-# is matched by RE2 still: an exclude/include list (any glob selects) as several smaller sets, a .gitignore (the last
-# matching line decides, a file pattern outranks a directory one) one glob at a time through pathspec's own
-# backend, with each glob's regex compiled by RE2. pathspec's default backend (Python's re) is no fallback:
-# `*a*a*a*a*a*a*a*a*b` compiles to a regex that backtracks polynomially (4 s on a 40-character name).
+# is matched by RE2 still, as several smaller sets (halved until each compiles): an exclude/include list (any glob
+# selects) takes any set's match, a .gitignore (the last matching line decides, a file pattern outranks a directory
+# one) pools every set's matches and decides as pathspec's one set would (_GitIgnoreSets). Matching one glob at a
+# time instead costs each file a pass over every glob (0.3 s a file for a 1 MiB .gitignore), and pathspec's default
+# backend (Python's re) is no fallback: `*a*a*a*a*a*a*a*a*b` backtracks polynomially (4 s on a 40-character name).
 RE2_SET_MAX_PATTERNS = 10_000
 RE2_CHUNK = 500  # globs per set when a list is split
 # A glob longer than any path can be (PATH_MAX) is dropped: RE2 logs while simplifying a huge regex.
 MAX_GLOB_CHARS = 4096
+# The .gitignore lines a plain walk applies, over all the .gitignore files of the tree: compiling costs ~0.2 ms a
+# glob (a 1 MiB .gitignore of 57,000 globs took 20-50 s before this bound), so past it a .gitignore is applied only
+# up to the bound and the scan lists it under `skipped` saying so. Real ones are far below it (CPython's tree: ~200).
+MAX_GITIGNORE_PATTERNS = 5_000
 
 
 class _AnyOf:
@@ -234,7 +239,50 @@ def _linear_spec(cls: type, patterns: list):
             else:
                 specs.append(_one_by_one(cls, part))
         return _AnyOf(specs)
-    return _one_by_one(cls, patterns)
+    try:
+        return _GitIgnoreSets(patterns)
+    except ImportError:  # pragma: no cover - a pathspec without its RE2 backend's internals: one glob at a time
+        return _one_by_one(cls, patterns)
+
+
+class _GitIgnoreSets:
+    """A .gitignore's globs as several RE2 sets that decide together exactly as pathspec's one RE2 set does: every
+    set's matches are pooled, and the last matching glob wins, a file glob outranking a directory glob unless the
+    directory glob includes (pathspec's Re2GiBackend.match_file). Linear in the path, whatever the globs."""
+
+    def __init__(self, patterns: list):
+        import re2
+        from pathspec._backends.re2._base import RE2_OPTIONS
+        from pathspec._backends.re2.gitignore import Re2GiBackend
+        from pathspec.util import normalize_file
+
+        self._normalize = normalize_file
+        indexed = {i: p for i, p in enumerate(patterns) if p.include is not None}
+        order = sorted(indexed)
+        self.sets: list[tuple[object, list]] = []
+        todo = [order[i:i + RE2_CHUNK] for i in range(0, len(order), RE2_CHUNK)]
+        while todo:
+            part = todo.pop()
+            regex_set = re2.Set.SearchSet(RE2_OPTIONS)
+            try:
+                data = Re2GiBackend._init_set(False, {i: indexed[i] for i in part}, regex_set, None)
+            except Exception:  # noqa: BLE001 - re2's Set raises a bare Error (or MemoryError) when it cannot compile
+                if len(part) > 1:
+                    todo += [part[:len(part) // 2], part[len(part) // 2:]]
+                continue  # one glob RE2 cannot take is dropped, never matched by Python's re
+            self.sets.append((regex_set, data))
+
+    def match_file(self, path: str) -> bool:
+        file = self._normalize(path)
+        include, index, priority = None, -1, -1
+        for regex_set, data in self.sets:
+            for i in regex_set.Match(file) or ():
+                d = data[i]
+                p = 1 if d.is_dir_pattern else 2
+                if (d.include and d.is_dir_pattern and d.index > index) or (p == priority and d.index > index) \
+                        or p > priority:
+                    include, index, priority = d.include, d.index, p
+        return bool(include)
 
 
 def _one_by_one(cls: type, patterns: list):
@@ -331,6 +379,7 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
     out: list[str] = []
     specs: list[tuple[str, pathspec.PathSpec]] = []
     real_root = os.path.realpath(root)
+    globs_left = MAX_GITIGNORE_PATTERNS
     stack: list[tuple[str, int, int]] = [("", 0, 0)]  # (directory relative to root, depth, len(specs) above it)
     while stack:
         rel_dir, depth, n_specs = stack.pop()
@@ -348,8 +397,16 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
                 # not be applied, or the scan would tell which file names appear in an outside file.
                 data = read_bytes(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES, root=real_root,
                                   truncate=True)
-                lines = data.decode("utf-8", "replace").splitlines()
-                specs.append((rel_dir, gitignore_spec(lines)))
+                lines = [ln for ln in data.decode("utf-8", "replace").splitlines()
+                         if ln.strip() and not ln.startswith("#")]
+                if len(lines) > globs_left:
+                    skipped.append(Skipped(_join(rel_dir, ".gitignore"),
+                                           f"{len(lines):,} patterns; only the first {globs_left:,} applied (porter "
+                                           f"applies at most {MAX_GITIGNORE_PATTERNS:,} .gitignore patterns a scan)"))
+                    lines = lines[:globs_left]
+                globs_left -= len(lines)
+                if lines:
+                    specs.append((rel_dir, gitignore_spec(lines)))
             except Unreadable:
                 pass
         subdirs = []

@@ -34,7 +34,10 @@ class WorkTree:
         return str(self.root)  # as the user named it: the result must not depend on where it was run from
 
     def discover(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Discovery:
-        return discover(self.root, list(include), list(exclude))
+        found = discover(self.root, list(include), list(exclude))
+        if found.is_git:  # git listed the files: the repository was checked there (git.repository_top), once
+            self.__dict__["_checked_git"] = True
+        return found
 
     @functools.cached_property
     def real_root(self) -> str:
@@ -61,7 +64,14 @@ class WorkTree:
     def prefix(self) -> str:
         """The scanned root relative to the top of its git work tree ('' at the top or outside git)."""
         base = self.root if self.root.is_dir() else self.root.parent
-        top = git.top_level(base.resolve()) if inside_git(base.resolve()) else None
+        if self.__dict__.get("_checked_git"):
+            # Discovery already ran git.repository_top on this tree and it is the tree's own repository, so its top
+            # is the nearest directory holding `.git` (a worktree's or submodule's `.git` file included): found
+            # lexically instead of running and checking git a second time.
+            real = base.resolve()
+            top = next((d for d in (real, *real.parents) if os.path.lexists(d / ".git")), None)
+        else:
+            top = git.top_level(base.resolve()) if inside_git(base.resolve()) else None
         if top is None:
             return ""
         rel = base.resolve().relative_to(top.resolve()).as_posix()

@@ -5,12 +5,15 @@ cli.py only parses options, calls `run_translate` and prints what it returns.
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from porter.budget import Budget, Overrun, run_stage, stage_budget
+from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
+from porter.model import Skipped
 from porter.translate import TranslateError, TranslateOptions, TranslationResult, translate
 
 # What the translate worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
@@ -19,25 +22,88 @@ _INPUT: tuple = ()
 
 def _budgeted_translate(path: Path, options: TranslateOptions, progress, budget: Budget) -> TranslationResult:
     """translate() in a budgeted worker (porter.budget: it reads, lexes and parses repository content); nothing is
-    written there, so a worker killed at its budget leaves no half-written file. Past the budget: TranslateError."""
+    written there, so a worker killed at its budget leaves no half-written file.
+
+    The tree is translated as one set (headers and sources inform each other) under a stage's budget. When that
+    runs out, each file translate would read (C/C++/CUDA sources, build files) is tried alone under the per-file
+    budget, and the set is translated again without the files that ran out: those are listed as skipped, the rest
+    is translated. Past the budget still (the set's cost is not one file's): TranslateError."""
     from porter.source.discover import discover
 
-    global _INPUT
     files = len(discover(path, list(options.include), list(options.exclude)).files) if path.is_dir() else 1
-    _INPUT = (path, options, progress)
-    try:
-        answer = run_stage(_translate_task, (), stage_budget(budget, files))
-    finally:
-        _INPUT = ()
+    answer = _run(path, options, progress, stage_budget(budget, files))
+    over: list[tuple[str, str]] = []
+    if isinstance(answer, Overrun) and path.is_dir():
+        over = _over_budget_files(path, options, budget)
+        if over:
+            fewer = dataclasses.replace(options, exclude=(*options.exclude, *(_literal_glob(rel) for rel, _ in over)))
+            answer = _run(path, fewer, progress, stage_budget(budget, files))
     if isinstance(answer, Overrun):
         raise TranslateError(f"{path}: translating it {answer.reason}; nothing was written (a generated or "
                              "pathological file? --exclude it)")
+    if over:
+        skipped = {*answer.skipped, *(Skipped(rel, f"translating it alone {why}; not translated (kept as it is)")
+                                      for rel, why in over)}
+        # Kept as it is: an output tree gets it copied, as any file translate does not change.
+        answer = dataclasses.replace(answer, skipped=tuple(sorted(skipped)),
+                                     copies=tuple(sorted({*answer.copies, *(rel for rel, _ in over)})))
     return answer
+
+
+def _run(path: Path, options: TranslateOptions, progress, budget: Budget) -> TranslationResult | Overrun:
+    global _INPUT
+    _INPUT = (path, options, progress)
+    try:
+        return run_stage(_translate_task, (), budget)
+    finally:
+        _INPUT = ()
 
 
 def _translate_task() -> TranslationResult:
     path, options, progress = _INPUT
     return translate(path, options, progress)
+
+
+def _over_budget_files(root: Path, options: TranslateOptions, budget: Budget) -> list[tuple[str, str]]:
+    """(path, why) of each file translate reads (C/C++/CUDA sources, build files) that runs out of the per-file
+    `budget` translated alone, in budgeted workers."""
+    from porter.source.discover import language_of, tree_entries
+    from porter.translate import BACKUP_DIR
+    from porter.translate.buildfiles import kind_of
+
+    global _PROBE
+    real = root.resolve()
+    entries, _, _ = tree_entries(real, list(options.include) or None, list(options.exclude) or None)
+    todo = [rel for rel, _ in entries if rel.split("/")[0] != BACKUP_DIR and (language_of(rel) == "cuda" or kind_of(rel))]
+    _PROBE = (real, options)
+    out = []
+    try:
+        with Pool(budget, max(1, min(os.cpu_count() or 1, len(todo)))) as pool:
+            for i, answer in pool.map(_probe_task, [(rel,) for rel in todo]):
+                if isinstance(answer, Overrun):
+                    out.append((todo[i], answer.reason))
+    finally:
+        _PROBE = ()
+    return sorted(out)
+
+
+# What the probe workers read (set before they fork).
+_PROBE: tuple = ()
+
+
+def _probe_task(rel: str) -> bool:
+    """One file translated alone (its own answer is not kept: only whether it finished within the budget)."""
+    root, options = _PROBE
+    try:
+        translate(root, dataclasses.replace(options, include=(_literal_glob(rel),)))
+    except TranslateError:
+        pass  # an error is the whole run's to report; this probe is about time and memory only
+    return True
+
+
+def _literal_glob(rel: str) -> str:
+    """A gitignore-style glob matching exactly the path `rel` (relative to the translated root)."""
+    return "/" + re.sub(r"([\\*?\[\]!#])", r"\\\1", rel)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ import os
 import re
 import stat
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +32,7 @@ from porter import contain
 from porter.source import git
 from porter.translate.model import BACKUP_DIR, TranslateError, TranslationResult
 
-TMP_PREFIX = ".porter-tmp-"
+TMP_PREFIX = contain.TMP_PREFIX
 MANIFEST = "MANIFEST.sha256"  # the originals: `sha256sum -c` format, names escaped as sha256sum escapes them
 WRITTEN = "WRITTEN.sha256"  # what porter replaced them with, same format
 UNDONE_SUFFIX = ".undone"  # a backup already put back by undo_in_place
@@ -90,25 +89,10 @@ def _safe_parent(out: Path, rel: str) -> Path:
     return d
 
 
-def _atomic_write(dest: Path, data: bytes, mode: int | None, sync: bool) -> None:
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=TMP_PREFIX)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if sync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, dest)  # replaces a symlink at dest itself, never its target
-    except BaseException:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        raise
+def _atomic_write(dest: Path, data: bytes, mode: int, sync: bool) -> None:
+    """contain.write_bytes keeping `mode` exactly (a rewritten file keeps its own); a failure is contain.WriteFailed,
+    whose `strerror` the callers report."""
+    contain.write_bytes(dest, data, mode=mode, sync=sync, umask=False)
 
 
 def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False) -> WriteReport:
@@ -128,8 +112,8 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
         try:
             _atomic_write(_safe_parent(out, ft.path) / Path(ft.path).name, ft.output, mode_of(ft.path), sync=False)
             (report.written if ft.changed else report.copied).append(ft.path)
-        except OSError as e:
-            report.skipped.append((ft.path, f"not written: {e.strerror or e}"))
+        except (OSError, contain.Refused) as e:
+            report.skipped.append((ft.path, f"not written: {getattr(e, 'strerror', None) or e}"))
     for rel in result.copies:
         try:
             data = contain.read_bytes(root / rel, MAX_RESTORE_BYTES, root=root)
@@ -139,8 +123,8 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
         try:
             _atomic_write(_safe_parent(out, rel) / Path(rel).name, data, mode_of(rel), sync=False)
             report.copied.append(rel)
-        except OSError as e:
-            report.skipped.append((rel, f"not written: {e.strerror or e}"))
+        except (OSError, contain.Refused) as e:
+            report.skipped.append((rel, f"not written: {getattr(e, 'strerror', None) or e}"))
     for rel, target in result.symlinks:
         try:
             dest = _safe_parent(out, rel) / Path(rel).name
@@ -287,9 +271,9 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
         for old, p, mode in reversed(done):
             try:
                 _atomic_write(p, old.original, mode, sync=True)
-            except OSError as re_err:
-                restore_errors.append(f"{old.path}: {re_err}")
-        if isinstance(e, OSError):
+            except (OSError, contain.Refused) as re_err:
+                restore_errors.append(f"{old.path}: {getattr(re_err, 'strerror', None) or re_err}")
+        if isinstance(e, (OSError, contain.WriteFailed)):
             extra = f"; could not restore {', '.join(restore_errors)} (originals are in {backup})" if restore_errors else ""
             raise TranslateError(f"in-place write failed on {current}: {e.strerror or e}; "
                                  f"{len(report.written)} file(s) already rewritten were restored{extra}; backup: {backup}") from None

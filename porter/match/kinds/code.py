@@ -15,6 +15,7 @@ from porter.match.base import Hit, MatchContext, Matcher, make_hit, per_object
 from porter.match.prefilter import LiteralIndex, required_literals
 from porter.match.regex import RegexSet, compile_regex as linear_regex
 from porter.source.parse import SourceFile, captures, unqualified
+from porter.source.preprocessor import preprocessed
 from porter.source.syntax import index, is_member_access, scope_of
 
 _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
@@ -22,7 +23,6 @@ _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
 
 # Only nvcc compiles these files, so assembly outside any function (a #define body) is device code there.
 NVCC_ONLY_SUFFIXES = (".cu", ".cuh")
-_ARCH_GUARDS = ("preproc_if", "preproc_ifdef", "preproc_elif")
 _PTX_SHAPE = re.compile(rb"%|;|\\n|\{")
 
 
@@ -33,7 +33,7 @@ def in_device_code(sf: SourceFile, offset: int) -> bool:
     fn = sf.enclosing(offset)
     if fn is not None and (fn.is_kernel or fn.is_device):
         return True
-    if sf.tree is not None and _under_cuda_arch(sf, offset):
+    if _under_cuda_arch(sf, offset):
         return True
     return fn is None and sf.path.endswith(NVCC_ONLY_SUFFIXES)
 
@@ -90,22 +90,7 @@ def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
 def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
     if b"__CUDA_ARCH__" not in sf.data:
         return False
-    node = sf.root.descendant_for_byte_range(offset, offset + 1)
-    child = None
-    while node is not None:
-        if node.type in _ARCH_GUARDS:
-            cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
-            alt = node.child_by_field_name("alternative")
-            if cond is not None and b"__CUDA_ARCH__" in cond.text:
-                # The directive is the node's first token: its text, not the whole #if block's (which can be most
-                # of a large header, copied once per hit under it).
-                first = node.child(0)
-                negated = (first.text if first is not None else node.text).lstrip().startswith(b"#ifndef") \
-                    or b"!" in cond.text
-                in_alternative = alt is not None and child is not None and child.start_byte >= alt.start_byte
-                return negated == in_alternative
-        child, node = node, node.parent
-    return False
+    return preprocessed(sf).device_only(sf.position(offset)[0])
 
 
 def in_ptx_string(sf: SourceFile, offset: int) -> bool:
@@ -769,15 +754,13 @@ _CONSTANT_SLOTS = {
     "optional_parameter_declaration": "default_value",
     "bitfield_clause": None,
     "alignas_qualifier": None,
-    "preproc_if": "condition",
-    "preproc_elif": "condition",
 }
 _CONTEXT_NAMES = {
     "array_declarator": "an array extent", "template_argument_list": "a template argument",
     "static_assert_declaration": "a static_assert", "case_statement": "a case label", "enumerator": "an enumerator",
     "launch_bounds": "__launch_bounds__", "optional_parameter_declaration": "a template parameter default",
-    "bitfield_clause": "a bit-field width", "alignas_qualifier": "alignas", "preproc_if": "an #if condition",
-    "preproc_elif": "an #elif condition", "constexpr": "a constexpr or static const initialiser",
+    "bitfield_clause": "a bit-field width", "alignas_qualifier": "alignas", "if": "an #if condition",
+    "elif": "an #elif condition", "constexpr": "a constexpr or static const initialiser",
     "define": "an object-like #define body",
 }
 # Statements end the upward walk: a name inside one is an ordinary run-time expression.
@@ -804,6 +787,11 @@ def match_constant_context(pattern: dict, sf: SourceFile, ctx: MatchContext) -> 
 
 
 def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
+    # A name on a conditional directive's lines: the preprocessor reader says which (an #if or #elif condition
+    # needs a constant; an #ifdef only asks whether it is defined).
+    directive = preprocessed(sf).conditional_at(sf.position(start)[0]) if b"#" in sf.data else None
+    if directive is not None:
+        return directive if directive in ("if", "elif") else None
     node = sf.root.descendant_for_byte_range(start, end)
     child = None
     while node is not None:

@@ -1,25 +1,31 @@
-"""Evaluate a C/C++/CUDA file's preprocessor branches twice, as a CUDA build and as a ROCm build.
+"""Read a C/C++/CUDA file's preprocessor directives once and answer every `#if` question porter asks of it.
 
-Each `#if/#ifdef/#ifndef/#elif/#else` arm is evaluated with three-valued logic (true, false, unknown) once with the
-macros a CUDA build defines and once with those a ROCm build defines, so every line comes out as compiled by the
-CUDA build, by the ROCm build, by both, or undecided. Only ROCm-side names are known: a CUDA build leaves them
-undefined and a ROCm build defines them; every other name (`__CUDA_ARCH__`, `CUDA_VERSION`, include guards, feature
-flags) is unknown in both builds, so a repository without ROCm code never has a line decided by a vendor
-(`#if CUDA_VERSION >= 12000` is not a ROCm guard). ROCm-side names are the built-in ones (`USE_ROCM`,
+The one place porter parses directives (tests/test_architecture.py keeps it so). `preprocess(data)` lexes a file's
+directives once (continued lines joined, comments blanked: `#if 0 \\` continued onto the next line is one
+directive) into a `Preprocessed`, which answers:
+- `dead`: lines no compiler ever sees (`#if 0` bodies, the `#else` of `#if 1`), whatever any macro is;
+- `regions(rocm_names, cuda_names)`: every line as compiled by the CUDA build, by the ROCm build, by both or
+  undecided (three-valued), with the guard that decided it;
+- `device_only(line)`: whether a line sits in an arm only nvcc's device pass compiles (`#if __CUDA_ARCH__`);
+- `groups`: each `#if` group with its arms and their body lines (fallbacks, old-toolkit branches, vanishing arms);
+- `defines`, `quoted_includes`: the file's `#define`s and project includes.
+
+Builds: each `#if/#ifdef/#ifndef/#elif/#else` arm is evaluated with three-valued logic (true, false, unknown) once
+with the macros a CUDA build defines and once with those a ROCm build defines. Only ROCm-side names are known: a CUDA
+build leaves them undefined and a ROCm build defines them; every other name (`__CUDA_ARCH__`, `CUDA_VERSION`, include
+guards, feature flags) is unknown in both builds, so a repository without ROCm code never has a line decided by a
+vendor (`#if CUDA_VERSION >= 12000` is not a ROCm guard). ROCm-side names are the built-in ones (`USE_ROCM`,
 `__HIP_PLATFORM_AMD__`, `__HIPCC__`, `__gfx942__`, …), names the caller adds (configuration's `rocm_macros`,
-names a ROCm-only arm `#define`s), and by heuristic any name with a HIP, ROCM or AMD component (`GGML_USE_HIP`,
-`BNB_HIP`, `TORCH_HIP_VERSION`).
-
-`directives(data)` lexes a file's directives once; `evaluate(directives, known)` gives its `Region`s.
+names a ROCm-only arm `#define`s: `derived_names`), and by heuristic any name with a HIP, ROCM or AMD component
+(`GGML_USE_HIP`, `BNB_HIP`, `TORCH_HIP_VERSION`).
 """
 from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import operator
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from porter.lazyre import lazy_regex
@@ -121,28 +127,18 @@ def _blank_comments(data: bytes) -> bytes:
     return data if out is None else bytes(out)
 
 
-# A file's directives by the digest of its bytes: the repository facts, port status and device-helper measurement
-# each ask for the same file's (three lexes of every C/C++ file per scan otherwise). Bounded; entries are small.
-_MEMO: dict[bytes, tuple[Directive, ...]] = {}
-_MEMO_MAX = 4096
-
-
 def directives(data: bytes) -> list[Directive]:
-    """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`)."""
-    if b"#" not in data:
-        return []
-    key = hashlib.sha256(data).digest()
-    found = _MEMO.get(key)
-    if found is None:
-        found = tuple(_directives(data))
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = found
-    return list(found)
+    """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`).
+    Callers that hold a parsed file ask `preprocessed(sf)` instead, which lexes it once."""
+    return _directives(data) if b"#" in data else []
 
 
 def _directives(data: bytes) -> list[Directive]:
-    code = _blank_comments(data)
+    return _lex(_blank_comments(data))
+
+
+def _lex(code: bytes) -> list[Directive]:
+    """The directives of a file whose comments are blanked."""
     out: list[Directive] = []
     n = len(code)
     line, counted, continued = 0, 0, -1  # `line`: 0-based number of the line starting at `counted`
@@ -302,6 +298,8 @@ class _Eval:
             raise ValueError
         if tok[0].isdigit():
             return _int(tok)
+        if tok in _BOOLEAN:  # C++ reads `true`/`false` in #if as 1 and 0, never as macro names
+            return _BOOLEAN[tok]
         if tok[0].isalpha() or tok[0] == "_":
             if self.peek() == "(":  # a function-like macro or __has_include(...): unknown, skip its arguments
                 depth = 0
@@ -320,6 +318,9 @@ class _Eval:
                 return 0
             return val if isinstance(val, int) else None
         raise ValueError
+
+
+_BOOLEAN = {"true": 1, "false": 0}
 
 
 def _apply(op: str, a: int, b: int) -> int:
@@ -363,6 +364,31 @@ class Build:
             # A platform switch that is defined is set (`#if BNB_HIP`); a version's value is unknown.
             return DEFINED if "VERSION" in name.upper() else 1
         return None
+
+
+@functools.lru_cache(maxsize=1)
+def toolkit_versions() -> frozenset[str]:
+    """CUDA toolkit version macros: nvcc's headers define them, HIP never does, so a ROCm build reads `#if
+    CUDART_VERSION >= 12000` as false and compiles its `#else`. Data: the `versions` of rules/kb/fixups.yaml (the
+    same list translate renames), read once."""
+    from porter.datafile import DATA_DIR, read_yaml
+    from porter.errors import DataFileError
+
+    return frozenset((read_yaml(DATA_DIR / "kb" / "fixups.yaml", DataFileError) or {}).get("versions", {}))
+
+
+class _ToolkitBuild(Build):
+    """A build that also knows the toolkit version macros are undefined in the ROCm build (their value in the CUDA
+    build stays unknown). Used only for a group whose `#else` has code: that `#else` is the HIP path, so the arms
+    before it are the CUDA build's alone (with no `#else`, HIP would just lack the code: not decided here)."""
+
+    def vendor(self, name: str | None) -> bool:
+        return name in toolkit_versions() or super().vendor(name)
+
+    def value(self, name: str | None):
+        if name in toolkit_versions():
+            return False if self.build == ROCM else None
+        return super().value(name)
 
 
 def _truth(v) -> Tri:
@@ -412,14 +438,18 @@ class _Frame:
 
 
 def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] = (),
-             cuda_names: Iterable[str] = ()) -> list[Region]:
+             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = ()) -> list[Region]:
     """Every line of a file (1..total_lines) in regions that each build compiles or not, in order.
 
     Directive lines themselves belong to the enclosing region. Unbalanced directives (a stray #endif, a missing
-    one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file."""
+    one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file.
+    `toolkit_lines`: the `#if`/`#elif` lines whose group's `#else` is the HIP path (Preprocessed.toolkit_lines),
+    where a toolkit version macro reads undefined in the ROCm build."""
     rocm_names = tuple(rocm_names)
     cuda_names = tuple(cuda_names)
-    vals = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
+    plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
+    toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
+    toolkit_lines = frozenset(toolkit_lines)
     regions: list[Region] = []
     stack: list[_Frame] = []
     cur_cuda: Tri = True
@@ -436,6 +466,7 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     for d in dirs:
         if d.kind in ("define", "include"):
             continue
+        vals = toolkit if d.line in toolkit_lines else plain
         if d.kind in ("if", "ifdef", "ifndef"):
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
@@ -597,3 +628,319 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
         rocm |= new_rocm
         cuda = new_cuda - rocm
     return frozenset(rocm), frozenset(cuda)
+
+
+# ------------------------------------------------------------------------------------------ one file, every question
+
+class _Neutral(Build):
+    """The build that knows no macro at all: what it rejects, no build compiles (`#if 0`, `#else` of `#if 1`)."""
+
+    def __init__(self) -> None:
+        super().__init__("neutral")
+
+    def vendor(self, name: str | None) -> bool:
+        return False
+
+    def value(self, name: str | None):
+        return None
+
+
+_NEUTRAL = _Neutral()
+ARCH = "__CUDA_ARCH__"
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of an `#if` group: its directive (kind, condition text, first and last line) and its body's last
+    line (the line before the next arm's directive or the `#endif`; `last < end_line` for an empty arm)."""
+
+    kind: str  # if ifdef ifndef elif elifdef elifndef else
+    text: str
+    line: int
+    end_line: int
+    last: int
+
+    @property
+    def body(self) -> range:
+        """The arm's body lines (nested directives included)."""
+        return range(self.end_line + 1, self.last + 1)
+
+
+@dataclass(frozen=True)
+class Group:
+    """An `#if … #endif` group: its arms in order and the `#endif` line (the file's last line when unclosed)."""
+
+    arms: tuple[Arm, ...]
+    endif: int
+
+    @property
+    def has_else(self) -> bool:
+        return self.arms[-1].kind == "else"
+
+
+@dataclass(frozen=True)
+class Preprocessed:
+    """Every answer about one file's directives (see the module doc), from one lex."""
+
+    directives: tuple[Directive, ...]
+    total: int  # the file's line count
+    groups: tuple[Group, ...]  # in the order they close (inner before outer)
+    dead: frozenset[int]
+    # (first line, device only?) where the answer of device_only changes, in line order
+    arch_points: tuple[tuple[int, bool], ...]
+    # `#if`/`#elif` lines of groups whose `#else` has code (porter reads that `#else` as the HIP path of a toolkit
+    # version test: see toolkit_versions)
+    toolkit_lines: frozenset[int] = frozenset()
+    empty_arms: frozenset[int] = frozenset()  # directive lines of arms whose body holds no code
+    _regions: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def device_only(self, line: int) -> bool:
+        """Whether `line` is in an arm only a device pass that defines `__CUDA_ARCH__` compiles (`#ifdef
+        __CUDA_ARCH__`, `#if __CUDA_ARCH__ >= 800`, the `#else` of `#ifndef __CUDA_ARCH__`); the innermost group
+        that tests `__CUDA_ARCH__` decides."""
+        i = bisect.bisect_right(self.arch_points, (line, True)) - 1
+        return i >= 0 and self.arch_points[i][1]
+
+    def conditional_at(self, line: int) -> str | None:
+        """The kind of the conditional directive (`if`, `ifdef`, `elif`, `else`, `endif`, …) whose lines hold `line`,
+        or None."""
+        lines = self._regions.get("conditional_lines")
+        if lines is None:
+            lines = self._regions["conditional_lines"] = {
+                n: d.kind for d in self.directives if d.kind not in ("define", "include")
+                for n in range(d.line, d.end_line + 1)}
+        return lines.get(line)
+
+    def enclosing(self, line: int) -> list[tuple[Group, int]]:
+        """Every `#if` group whose arm holds `line` in its body (outermost first), with that arm's index."""
+        out = []
+        for g in self.groups:
+            if not g.arms[0].end_line < line < g.endif:
+                continue
+            i = max(j for j, a in enumerate(g.arms) if a.line <= line)
+            if line > g.arms[i].end_line:
+                out.append((g, i))
+        out.sort(key=lambda gi: gi[0].arms[0].line)
+        return out
+
+    def regions(self, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> list[Region]:
+        """`evaluate` of this file for these build names, once per set of names."""
+        key = (frozenset(rocm_names), frozenset(cuda_names))
+        found = self._regions.get(key)
+        if found is None:
+            found = self._regions[key] = evaluate(list(self.directives), self.total, *key, self.toolkit_lines)
+        return found
+
+    def builds_differ(self, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> bool:
+        """Whether any line can be compiled by one build only (see the module function)."""
+        return builds_differ(condition_names(self.directives), rocm_names, cuda_names)
+
+    def build_only(self, build: str, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> list[Region]:
+        """The regions `build` compiles alone (or neither build does), in line order: empty when none."""
+        return [r for r in self.regions(rocm_names, cuda_names) if r.side in (build, "none")]
+
+
+def preprocess(data: bytes) -> Preprocessed:
+    """The file's directives lexed once, with its groups, dead lines and `__CUDA_ARCH__` arms."""
+    total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
+    if b"#" not in data:
+        return Preprocessed((), total, (), frozenset(), ())
+    code = _blank_comments(data)
+    dirs = tuple(_lex(code))
+    groups, dead, arch = _walk(dirs, total)
+    empty = _empty_arms(code, groups)
+    toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
+                        for a in g.arms[:-1])
+    return Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
+
+
+def _empty_arms(code: bytes, groups: tuple[Group, ...]) -> frozenset[int]:
+    """Directive lines of the arms whose body is blank once comments are (nested directives count as code)."""
+    if not groups:
+        return frozenset()
+    starts = [0]
+    at = code.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = code.find(b"\n", at + 1)
+    n = len(starts)
+    out = set()
+    for g in groups:
+        for a in g.arms:
+            first, last = a.end_line + 1, a.last
+            if last < first or code[starts[first - 1] if first <= n else len(code):
+                                     starts[last] if last < n else len(code)].strip() == b"":
+                out.add(a.line)
+    return frozenset(out)
+
+
+def preprocessed(sf) -> Preprocessed:
+    """`preprocess` of a parsed file (porter.source.parse.SourceFile), once per file however many ask."""
+    found = sf.cache.get("preprocessor")
+    if found is None:
+        found = sf.cache["preprocessor"] = preprocess(sf.data)
+    return found
+
+
+@dataclass
+class _Open:
+    arms: list[list]  # [kind, text, line, end_line, last]
+    dead: bool  # the current arm is dead
+    taken: bool  # an arm known true (with no macro known) was taken
+    outer_dead: bool
+    dead_from: int  # the first body line of the current arm
+    outer_arch: bool  # the device-only answer around the group
+    arch: bool  # the current arm's device-only answer
+
+
+def _arch_answer(arms: list[list], outer: bool) -> bool:
+    """The current (last) arm's device-only answer: the nearest arm at or before it that tests `__CUDA_ARCH__`
+    decides (its own body: compiled when the test is positive; a later arm's: when it is negated), else the
+    enclosing arm's answer."""
+    i = len(arms) - 1
+    for j in range(i, -1, -1):
+        kind, text = arms[j][0], arms[j][1]
+        if kind != "else" and ARCH in _tokens(text):
+            negated = kind.endswith("ndef") or "!" in text
+            return negated == (j < i)
+    return outer
+
+
+def _walk(dirs: tuple[Directive, ...], total: int) -> tuple[tuple[Group, ...], frozenset[int], tuple[tuple[int, bool], ...]]:
+    """One pass over the conditionals: the groups, the dead lines (body lines of arms no build compiles, nested
+    directives included; read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end) and the
+    device-only change points."""
+    groups: list[Group] = []
+    dead: set[int] = set()
+    points: list[tuple[int, bool]] = []
+    stack: list[_Open] = []
+    arch = False
+
+    def point(line: int, value: bool) -> None:
+        if points and points[-1][0] == line:
+            points[-1] = (line, value)
+        elif (points[-1][1] if points else False) != value:
+            points.append((line, value))
+
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            outer = bool(stack) and stack[-1].dead
+            value, _ = condition(d.kind, d.text, _NEUTRAL)
+            arms = [[d.kind, d.text, d.line, d.end_line, total]]
+            arch_here = _arch_answer(arms, arch)
+            stack.append(_Open(arms, outer or value is False, value is True, outer, d.end_line + 1, arch, arch_here))
+            arch = arch_here
+            point(d.line, arch)
+        elif d.kind in ("elif", "elifdef", "elifndef", "else", "endif"):
+            if not stack:
+                continue
+            g = stack[-1]
+            g.arms[-1][4] = d.line - 1
+            if g.dead:
+                dead.update(range(g.dead_from, d.line))
+            if d.kind == "endif":
+                stack.pop()
+                groups.append(Group(tuple(Arm(*a) for a in g.arms), d.line))
+                arch = g.outer_arch
+                point(d.line + 1, arch)
+                continue
+            value = condition(d.kind, d.text, _NEUTRAL)[0] if d.kind != "else" else None
+            g.dead = g.outer_dead or g.taken or value is False
+            g.taken = g.taken or (value is True and not g.dead)
+            g.dead_from = d.end_line + 1
+            g.arms.append([d.kind, d.text, d.line, d.end_line, total])
+            arch = g.arch = _arch_answer(g.arms, g.outer_arch)
+            point(d.line, arch)
+    while stack:  # unclosed: each runs to the end of the file
+        g = stack.pop()
+        if g.dead:
+            dead.update(range(g.dead_from, total + 1))
+        groups.append(Group(tuple(Arm(*a) for a in g.arms), total))
+    return tuple(groups), frozenset(dead), tuple(points)
+
+
+def names_rocm(text: str, rocm_names: Iterable[str] = ()) -> bool:
+    """Whether a condition names a ROCm-side macro (built-in, heuristic or one of `rocm_names`): a test like
+    `>= 350 || defined(USE_AMD_ROCM)` already covers HIP."""
+    names = rocm_names if isinstance(rocm_names, (set, frozenset)) else frozenset(rocm_names)
+    return any((t[:1].isalpha() or t[:1] == "_") and (t in names or _rocm_name(t)) for t in _tokens(text))
+
+
+# ------------------------------------------------------------------------------------------ arms that vanish on HIP
+
+class _DevicePass(Build):
+    """The device pass of one build for a vanishing-arm question: `undefined` names (`__CUDA_ARCH__`) are undefined
+    on ROCm and defined with an unknown value on CUDA; `constants` (the repository's named levels, `#define
+    GGML_CUDA_CC_TURING 750`) have their values in both; ROCm-side names read as in `Build`."""
+
+    def __init__(self, build: str, undefined: frozenset[str], constants: Mapping[str, int],
+                 rocm_names: Iterable[str] = ()):
+        super().__init__(build, rocm_names)
+        self.undefined = undefined
+        self.constants = constants
+
+    def value(self, name: str | None):
+        if name in self.undefined:
+            return False if self.build == ROCM else DEFINED
+        if name in self.constants and not (name in self.rocm or is_rocm_name(name)):
+            return self.constants[name]
+        return super().value(name)
+
+
+def _arm_truths(g: Group, build: Build) -> list[Tri]:
+    return [True if a.kind == "else" else condition(a.kind, a.text, build)[0] for a in g.arms]
+
+
+def _taken(truths: list[Tri]) -> tuple[bool, int | None]:
+    """(decided, index of the arm a build takes or None when it takes none), from the arms' truths in order."""
+    for i, t in enumerate(truths):
+        if t is None:
+            return False, None
+        if t:
+            return True, i
+    return True, None
+
+
+def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[str, int] | None = None,
+                   rocm_names: Iterable[str] = ()) -> list[tuple[Group, Arm]]:
+    """Arms with code that the CUDA device pass may compile and the HIP one never does, in groups where HIP then
+    compiles no code at all: `#if __CUDA_ARCH__ >= 800` with no `#else` or an empty one (`names`: macros HIP leaves
+    undefined). A group that names a ROCm-side macro chose its HIP path on purpose and is left out, as is one inside
+    an arm HIP does not compile (a dead one, a CUDA-only one, or the losing arm of another such test). Named
+    levels (`__CUDA_ARCH__ >= GGML_CUDA_CC_TURING`) are read with `constants`; a test porter cannot decide is left
+    out. Each as (group, the first arm that vanishes), in the order groups close."""
+    names = frozenset(names)
+    constants = constants or {}
+    rocm_names = frozenset(rocm_names)
+    hip = _DevicePass(ROCM, names, constants, rocm_names)
+    cuda = _DevicePass(CUDA, names, constants, rocm_names)
+    testing = [g for g in pre.groups
+               if any(a.kind != "else" and not names.isdisjoint(_tokens(a.text)) for a in g.arms)
+               and not any(a.kind != "else" and names_rocm(a.text, rocm_names) for a in g.arms)]
+    # The arms (first line, last line) HIP's device pass does not compile, from every group that tests the names.
+    lost: list[tuple[int, int]] = []
+    found: list[tuple[Group, Arm]] = []
+    for g in testing:
+        decided, taken = _taken(_arm_truths(g, hip))
+        if not decided:
+            continue
+        lost.extend((a.line, a.last) for i, a in enumerate(g.arms) if i != taken)
+        if taken is not None and g.arms[taken].line not in pre.empty_arms:
+            continue
+        truths = _arm_truths(g, cuda)
+        arm = next((a for i, a in enumerate(g.arms[:taken]) if a.kind != "else" and truths[i] is not False
+                    and a.line not in pre.empty_arms), None)
+        if arm is not None:
+            found.append((g, arm))
+    if not found:
+        return []
+    regions = pre.regions(rocm_names) if pre.builds_differ(rocm_names) else []
+    out = []
+    for g, arm in found:
+        line = g.arms[0].line
+        if line in pre.dead or (regions and side_at(regions, line)[0] in (CUDA, "none")):
+            continue
+        if any(first < line <= last for first, last in lost):
+            continue  # inside an arm HIP drops anyway: the outer test is the one to report
+        out.append((g, arm))
+    return out

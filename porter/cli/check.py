@@ -1,0 +1,43 @@
+"""`porter check`: the pre-commit hook: scan just the named files, one line per finding."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+import porter.cli.options as options
+from porter.cli.base import PlainHelp, app, run_command
+from porter.cli.gate import gate
+from porter.cli.runs import settings_for
+
+
+@app.command("check", cls=PlainHelp)
+def check_cmd(
+    files: List[Path] = typer.Argument(..., metavar="FILES...", help="Files of the repository in the current directory (pre-commit passes the staged ones)."),
+    fail_on: str = options.fail_on("high"),
+    target: Optional[List[str]] = options.targets(),
+    isolated: bool = options.isolated(),
+    verbose: bool = options.verbose(),
+) -> None:
+    """Scan just these files (the pre-commit hook): one line per finding, no translation, no assessment."""
+
+    def body() -> int:
+        import os
+
+        from porter.model import Severity
+        from porter.pipeline import run
+        from porter.render.safe import one_line
+        from porter.source.read import WorkTree
+
+        root = Path(".")
+        settings = settings_for(root, options.command_line(jobs=1, fail_on=fail_on, target=target,
+                                                               isolated=isolated))
+        wanted = frozenset(Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files)
+        result = run(WorkTree(root), settings, only=wanted).result
+        for f in result.findings:
+            sys.stdout.write(f"{one_line(f.path)}:{f.line}:{f.column}: {f.rule} [{f.severity}] {one_line(f.message)}\n")
+        return gate(result.findings, settings.fail_on if settings.fail_on is not None else Severity.HIGH)
+
+    run_command(body, verbose)

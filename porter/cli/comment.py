@@ -1,0 +1,44 @@
+"""`porter comment`: create or update porter's one sticky comment on a pull or merge request."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+import porter.cli.options as options
+from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
+from porter.errors import UsageError
+from porter.render.safe import literal
+
+
+@app.command("comment", cls=PlainHelp)
+def comment_cmd(
+    body_file: Path = typer.Argument(..., metavar="BODY", help="The comment body (e.g. from `porter scan --new-since BASE -f markdown`); '-' reads stdin."),
+    pr: Optional[int] = typer.Option(None, "--pr", metavar="N", help="Pull / merge request number (default: from $GITHUB_EVENT_PATH, or $CI_MERGE_REQUEST_IID with --gitlab)."),
+    gitlab: bool = typer.Option(False, "--gitlab", metavar="", help="Post a GitLab merge-request note ($CI_API_V4_URL, $CI_PROJECT_ID) instead."),
+    token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", metavar="VAR", help="With --gitlab: the variable that holds the API token."),
+    head_sha: Optional[str] = typer.Option(None, "--head-sha", metavar="SHA", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
+    bot_login: Optional[str] = typer.Option(None, "--bot-login", metavar="NAME", help="The login the token posts as, when it cannot call GET /user (a GitHub App: my-app[bot]); only a marked comment by it is edited."),
+    verbose: bool = options.verbose(),
+) -> None:
+    """Create or update porter's one sticky comment on a pull request (GitHub) or merge request (GitLab)."""
+
+    def body() -> int:
+        from porter.comment import post_github, post_gitlab
+
+        try:
+            text = sys.stdin.read() if str(body_file) == "-" else body_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
+        if gitlab and head_sha is not None:
+            raise UsageError("--head-sha is for GitHub pull requests")
+        if bot_login is not None and not bot_login.strip():
+            raise UsageError("--bot-login must name a login")
+        outcome = (post_gitlab(text, pr, token_variable=token_env, bot_login=bot_login) if gitlab
+                   else post_github(text, pr, head_sha=head_sha, bot_login=bot_login))
+        err().print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
+        return EXIT_OK
+
+    run_command(body, verbose)

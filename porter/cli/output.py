@@ -1,0 +1,139 @@
+"""Where a command's output goes: a report to stdout or a contained file, notices on stderr, and progress (a bar on
+a terminal, a plain line every few seconds in a CI log)."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from porter.cli.base import err, leave_to_exit, no_color, say, stderr_may_be_terminal
+from porter.errors import UsageError
+
+# A CI log gets a progress line at most this often (seconds): enough to see a long scan move, few enough to read.
+PLAIN_PROGRESS_SECONDS = 10.0
+
+def to_stdout(output: Optional[Path]) -> bool:
+    return output is None or str(output) == "-"
+
+
+def check_suffix(format: Optional[str], output: Optional[Path], suffixes) -> None:
+    """With -o FILE and no --format the format comes from FILE's suffix; a suffix no format has (report.docx) is
+    refused rather than filled with console text. A name without a suffix gets console text, as stdout does."""
+    if format or to_stdout(output) or not output.suffix:
+        return
+    if output.suffix.lower() not in suffixes:
+        raise UsageError(f"-o {output}: no format writes {output.suffix} files (suffixes: {', '.join(suffixes)}); "
+                         "name one with --format")
+
+
+def write_output(data: bytes, output: Optional[Path]) -> None:
+    """`data` to stdout (no -o, or -o -) or to the file -o names, contained in the checkout that holds it."""
+    if to_stdout(output):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    from porter import contain
+
+    top = contain.checkout_of(output)
+    try:
+        # Checked before creating anything: a committed `reports -> /elsewhere` symlink must not receive a directory.
+        if top is not None and not contain.inside(output.parent, top):
+            raise UsageError(f"{output}: its directory leads outside {top}; not written")
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{output}: cannot write: {e.strerror or e}") from None
+    # Written beside and renamed over the name: a symlink a PR committed at `-o porter.sarif` is replaced, not
+    # written through.
+    contain.write_bytes(output, data, root=top)
+
+
+def stdout_width() -> int:
+    """The width rich gives stdout: the terminal's, or $COLUMNS when piped."""
+    from rich.console import Console
+
+    return Console().width
+
+
+def colour_on_stdout(output: Optional[Path]) -> bool:
+    """Colour (and terminal control) only for a terminal on stdout, and never under NO_COLOR or --no-color."""
+    return to_stdout(output) and sys.stdout.isatty() and not no_color()
+
+
+def show(run, fmt, output: Optional[Path], opts) -> None:
+    """Render through the registry: to the terminal (colour, its width) or plain 120-column text into a file."""
+    import dataclasses
+
+    # stdout: the terminal's width (or $COLUMNS when piped), colour only on a terminal; a file: plain 120 columns.
+    opts = dataclasses.replace(opts, terminal=colour_on_stdout(output),
+                               width=stdout_width() if to_stdout(output) else 120)
+    from porter.cache import collector_paused
+
+    # A report is tens of thousands of acyclic dicts and lists built beside the whole scan they describe: the
+    # collector would walk both again and again (half of rendering cuda-samples as JSON).
+    with collector_paused():
+        data = fmt.render(run, opts)
+    write_output(data, output)
+    notes(run.result.stats.get("notices", ()))
+    leave_to_exit(run)
+
+
+def notes(notices) -> None:
+    for notice in notices:
+        say("note:", "yellow", notice)
+
+
+class PlainProgress:
+    """Progress for a log: one plain line on stderr when `period` seconds have passed since the last one (the first
+    after `period` too: a quick run prints none). `clock` is time.monotonic outside tests."""
+
+    def __init__(self, label: str, write: Callable[[str], None], period: float = PLAIN_PROGRESS_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
+        self.label, self.write, self.period, self.clock = label, write, period, clock
+        self.last = clock()
+
+    def __call__(self, done: int, total: int | None, detail: str = "") -> None:
+        now = self.clock()
+        if now - self.last < self.period:
+            return
+        self.last = now
+        of = f"/{total}" if total is not None else ""
+        self.write(f"{self.label}: {done}{of}{' ' + detail if detail else ''}\n")
+
+
+def _stderr_line(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
+def scan_progress(enabled: bool):
+    """(a context manager or None, a progress callback or None): a rich bar on a terminal, plain lines otherwise."""
+    if not enabled:
+        return None, None
+    if not stderr_may_be_terminal() or not err().is_terminal:
+        return None, PlainProgress("scanning files", _stderr_line)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err(), transient=True)
+    task = prog.add_task("scanning", total=None)
+    return prog, lambda done, total: prog.update(task, completed=done, total=total)
+
+
+def history_progress(enabled: bool):
+    """Progress while a history walks: points done, blobs scanned, cache hits; a bar on a terminal, plain lines in a
+    log."""
+    if not enabled:
+        return None, None
+    if not stderr_may_be_terminal() or not err().is_terminal:
+        plain = PlainProgress("history commits", _stderr_line)
+        return None, lambda p: plain(p.commits_done, p.commits_total,
+                                     f"({p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits)")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=err(), transient=True)
+    task = prog.add_task("commits", total=None, detail="")
+    return prog, lambda p: prog.update(task, completed=p.commits_done, total=p.commits_total,
+                                       detail=f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits")

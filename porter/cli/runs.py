@@ -1,0 +1,82 @@
+"""From options to a run: the settings for a path (its configuration under the command line), then the pipeline."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from porter.cli.base import uncollected_imports
+from porter.cli.output import scan_progress
+from porter.errors import UsageError
+
+
+def settings_for(path: Path, cli):
+    """The settings for `path`: its configuration under the command line's options, checked."""
+    with uncollected_imports("porter.pipeline"):
+        import porter.pipeline  # noqa: F401 - loaded here, uncollected, for the run that follows
+        from porter.settings import resolve_settings
+
+    settings = resolve_settings(path, cli)
+    check_configuration(settings, cli)
+    return settings
+
+
+def check_configuration(settings, cli) -> None:
+    """What the configuration names exists: every `disable` id is a rule (porter's, or one of the configuration's
+    own rule files; a misspelt id would turn nothing off, silently), and configured `targets` resolve. An error
+    names the configuration key, not a command-line flag the user never gave. (Here rather than in porter.settings,
+    which the rule and target loaders' own imports reach.)"""
+    from porter.settings import ConfigError
+
+    where = str(settings.config_path) if settings.config_path is not None else "configuration"
+    if settings.disabled_rules:
+        import difflib
+
+        from porter.rulecatalog import rule_ids
+
+        known = rule_ids(settings.extra_rules)
+        for rid in settings.disabled_rules:
+            if rid not in known:
+                close = difflib.get_close_matches(rid.upper(), sorted(known), n=1, cutoff=0.8)
+                hint = f"did you mean {close[0]}? " if close else ""
+                raise ConfigError(f"{where}: disable: no rule {rid[:64]!r} ({hint}`porter rules list` shows them)")
+    if settings.targets and not cli.targets:
+        from porter.targets import TargetError, resolve_targets
+
+        try:
+            resolve_targets(settings.targets)
+        except TargetError as e:
+            raise ConfigError(f"{where}: targets: {e.problem}") from None
+
+
+def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool, settings=None):
+    """Settings for `path` from its configuration and the options (unless given), then the one pipeline."""
+    settings = settings if settings is not None else settings_for(path, cli)
+    from porter.pipeline import run
+    from porter.source.read import source_for
+
+    source = source_for(path, rev)
+    prog, callback = scan_progress(show_progress)
+    if prog:
+        with prog:
+            return run(source, settings, assess=assess, progress=callback)
+    return run(source, settings, assess=assess, progress=callback)
+
+
+def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool, settings=None):
+    """Settings for `path` (unless given), then the pipeline's diff entry (porter.pipeline.run_diff)."""
+    if new_since is not None and baseline is not None:
+        raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
+    settings = settings if settings is not None else settings_for(path, cli)
+    from porter.pipeline import run_diff
+
+    return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess,
+                    isolated=cli.isolated)
+
+
+def scanned_any(run) -> bool:
+    return any(f.skipped is None for f in run.result.files)
+
+
+def nothing_scanned(path: Path, run) -> str:
+    skipped = len(run.result.skipped)
+    return f"no source files found under {path}" + (f" ({skipped} file(s) skipped; see the report)" if skipped else "")

@@ -1,0 +1,115 @@
+"""Pattern kinds over preprocessor arms: `#if` tests whose code vanishes on HIP (porter.source.preprocessor answers
+which arms those are; this module says where, and which kernels lose code).
+
+`vanishing_arm: [__CUDA_ARCH__]` hits the macro in the first arm of a group that the CUDA device pass may compile
+and HIP's never does, when HIP then compiles nothing of the group (no `#else`, or an empty one), and the arm's code
+is inside a kernel's or device function's body. The hit names the function it empties and, for a device function,
+the same-file kernels that call it (`emptied`).
+
+`wave_constant` finds a wave size hard-coded where the code has not chosen it per architecture (`#define WARP_SIZE
+64` in a ROCm arm is wrong on wave32 gfx1250).
+"""
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from typing import Iterable
+
+from porter.match.base import Hit, MatchContext
+from porter.source.parse import SourceFile
+from porter.source.preprocessor import condition_names, defines, preprocessed, vanishing_arms
+
+
+def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    names = pattern["vanishing_arm"]
+    if sf.language != "cuda" or b"#" not in sf.data or not any(n.encode() in sf.data for n in names):
+        return
+    found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
+    if not found:
+        return
+    # A function's code is its body: an arm among its attributes (`#if __CUDA_ARCH__ >= 700 __launch_bounds__(256)
+    # #endif`) drops the attribute on HIP, not the code (DEV009 says that much).
+    spans = []
+    for f in sf.functions:
+        body = f.node.child_by_field_name("body") if f.is_kernel or f.is_device else None
+        if body is not None:
+            spans.append((f, body.start_point.row + 1, f.end_line))
+    for _group, arm in found:
+        # The arm must be inside a function body: that code silently goes missing on HIP. An arm that holds whole
+        # definitions loses them loudly (a call to one does not compile), and host passes never saw them either.
+        around = [f for f, a, b in spans if a < arm.line and b > arm.last]
+        if not around:
+            continue
+        f = around[-1]  # the innermost
+        kernels = sorted({k.name for k in kernels_calling(sf, f)}) if not f.is_kernel else [f.name]
+        said = f"kernel {f.name}" if f.is_kernel else f"device function {f.name}"
+        if not f.is_kernel and kernels:
+            said += " (called by " + ("kernel " if len(kernels) == 1 else "kernels ") + ", ".join(kernels) + ")"
+        start = sf.line_starts[arm.line - 1]
+        end = sf.line_starts[arm.end_line] if arm.end_line < len(sf.line_starts) else len(sf.data)
+        name = next(n for n in names if n in arm.text)
+        at = sf.data.find(name.encode(), start, end)
+        if at < 0:
+            continue
+        yield Hit(at, at + len(name), name=name, values=(("emptied", said), ("directive", arm.kind),
+                                                          ("condition", arm.text)))
+
+
+# `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;` (a #define is read from the directives)
+_CONSTANT_DECL = re.compile(rb"\b(?:constexpr|static\s+const|const)\s+(?:static\s+)?(?:unsigned\s+int|unsigned|int|"
+                            rb"uint32_t|int32_t|size_t|std::size_t|auto)\s+(?P<name>[A-Za-z_]\w*)\s*(?:=|\{)\s*"
+                            rb"(?P<value>\d+)[uUlL]*\s*\}?\s*;")
+
+
+def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`wave_constant: {names: [globs], value: 64, unless_arm: [globs]}`: a constant named like a wave size (a
+    `#define` or a const/constexpr integer) set to `value`, unless an `#if` arm around it (or an earlier arm of
+    that group) names one of `unless_arm` (the code already chose its value per architecture)."""
+    spec = pattern["wave_constant"]
+    value = spec["value"]
+    if sf.language != "cuda" or str(value).encode() not in sf.data:
+        return
+    named = _globs(tuple(spec["names"]))
+    unless = _globs(tuple(spec.get("unless_arm", ())))
+    pre = preprocessed(sf)
+    spots: list[tuple[int, str]] = []  # (byte offset of the name, name)
+    for line, name, body in defines(list(pre.directives)):
+        if named(name) and _int_literal(body) == value:
+            start = sf.line_starts[line - 1]
+            at = sf.data.find(name.encode(), start)
+            if at >= 0:
+                spots.append((at, name))
+    for m in _CONSTANT_DECL.finditer(sf.code):
+        name = m.group("name").decode()
+        if named(name) and int(m.group("value")) == value:
+            spots.append((m.start("name"), name))
+    for at, name in sorted(spots):
+        line = sf.position(at)[0]
+        if unless is not None and any(unless_hit(g, i, unless) for g, i in pre.enclosing(line)):
+            continue
+        yield Hit(at, at + len(name), name=name, values=(("value", str(value)),))
+
+
+def kernels_calling(sf: SourceFile, fn) -> list:
+    """The file's kernels whose bodies call `fn` by name (directly; a helper's own callers are not followed)."""
+    call = re.compile(rb"\b" + re.escape(fn.name.encode()) + rb"\s*(?:<[^;(){}]*>)?\s*\(")
+    return [k for k in sf.functions if k.is_kernel and call.search(sf.code, k.start_byte, k.end_byte)]
+
+
+def unless_hit(g, i: int, unless) -> bool:
+    """Whether arm i of group g, or an arm before it (which an #else or #elif answers), names an `unless` macro."""
+    return any(unless(t) for a in g.arms[:i + 1] if a.kind != "else" for t in condition_names([a]))
+
+
+def _int_literal(body: str) -> int | None:
+    m = re.fullmatch(r"\(?\s*(\d+)[uUlL]*\s*\)?", body.strip())
+    return int(m.group(1)) if m else None
+
+
+@functools.lru_cache(maxsize=64)
+def _globs(globs: tuple[str, ...]):
+    """`matches(name)` for any of the globs, or None when there are none."""
+    if not globs:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)).match

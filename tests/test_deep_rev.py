@@ -1,0 +1,33 @@
+"""Deep mode on a git tree (`--rev`): libclang's contained copies come from the bytes the scan holds and from git
+objects, never from a work tree (the commit's files are not checked out)."""
+from __future__ import annotations
+
+import pytest
+
+from porter.kernels import deep
+from porter.pipeline import run
+from porter.settings import Settings
+from porter.source.read import GitTree
+
+from conftest import FIXTURES
+from helpers import git, make_repo
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not deep.setup().available, reason=f"deep mode unavailable: {deep.setup().reason}")
+def test_deep_mode_reads_a_commit_not_the_work_tree(tmp_path):
+    files = {"deep_header.cu": (FIXTURES / "kernels" / "deep_header.cu").read_text(),
+             "include/tile_config.h": (FIXTURES / "kernels" / "include" / "tile_config.h").read_text()}
+    repo = make_repo(tmp_path / "r", files)
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    # The work tree moves on: the header is gone, so only the commit's objects can size the array.
+    git(repo, "rm", "-q", "include/tile_config.h")
+    git(repo, "commit", "-qm", "drop the header")
+    result = run(GitTree(repo, commit), Settings(jobs=1, cache_dir=None, targets=("mi300x",), deep=True,
+                                                 include=("deep_header.cu",))).result
+    (k,) = [k for k in result.kernels if k.name == "header_sized"]
+    assert k.facts.shared_memory.static_bytes == 49152
+    assert (k.facts.deep.resolved, k.facts.deep.still_unknown) == (("__shared__ stage_buf",), ())
+    assert k.facts.deep.constants_from == ("include/tile_config.h",)
+    info = result.extra["kernel_analysis"]["deep"]
+    assert info["files"] == 1 and info["errors"] == {}

@@ -1,0 +1,59 @@
+"""Under --isolated, a pull request cannot make its own new CUDA-only code read as handled: neither by an empty ROCm
+arm around it (or a guard with no ROCm arm), nor by putting it under a `rocm/` directory (porter.diff._reopen).
+A guard whose ROCm arm holds code, and code the base already had, keep their status."""
+from __future__ import annotations
+
+import json
+
+from helpers import git, make_repo, run_porter
+
+PTX = 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));'
+KERNEL = "__global__ void k(int *a) { a[threadIdx.x] = 0; }\n"
+
+
+def _device(body: str) -> str:
+    return f"__device__ int lane() {{\n  int l;\n{body}\n  return l;\n}}\n"
+
+
+def _pr(tmp_path):
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    files = {
+        "empty_arm.cu": _device(f"#ifdef USE_ROCM\n  // nothing here\n#else\n  {PTX}\n#endif"),
+        "no_arm.cu": _device(f"#ifndef USE_ROCM\n  {PTX}\n#endif"),
+        "real_arm.cu": _device(f"#ifdef USE_ROCM\n  l = __lane_id();\n#else\n  {PTX}\n#endif"),
+        "rocm/x.cu": _device(f"  {PTX}"),
+    }
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    return repo, base
+
+
+def _scan(repo, base, *extra):
+    p = run_porter("scan", str(repo), "--new-since", base, "--fail-on", "low", "-f", "json", "--no-cache", *extra)
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads(p.stdout)
+    return p.returncode, doc
+
+
+def test_isolated_reopens_what_only_the_change_handled(tmp_path):
+    repo, base = _pr(tmp_path)
+    code, doc = _scan(repo, base, "--isolated")
+    ptx = {(f["path"], f["status"]) for f in doc["findings"] if f["rule"] == "DEV001"}
+    assert ptx == {("empty_arm.cu", "open"), ("no_arm.cu", "open"), ("real_arm.cu", "handled"),
+                   ("rocm/x.cu", "open")}
+    assert sorted(f["path"] for f in doc["reopened"] if f["rule"] == "DEV001") == [
+        "empty_arm.cu", "no_arm.cu", "rocm/x.cu"]
+    assert code == 1
+
+
+def test_without_isolated_the_repository_is_trusted(tmp_path):
+    repo, base = _pr(tmp_path)
+    code, doc = _scan(repo, base)
+    ptx = {(f["path"], f["status"]) for f in doc["findings"] if f["rule"] == "DEV001"}
+    assert ptx == {("empty_arm.cu", "handled"), ("no_arm.cu", "handled"), ("real_arm.cu", "handled"),
+                   ("rocm/x.cu", "handled")}
+    assert "reopened" not in doc

@@ -1,0 +1,134 @@
+"""porter.source.preprocessor: one lex per file answers dead lines, build arms, __CUDA_ARCH__ arms and groups."""
+from __future__ import annotations
+
+from porter.match.refine import dead_lines
+from porter.source.parse import parse
+from porter.source.preprocessor import preprocess, preprocessed
+
+
+CONTINUED = ("#if 0 \\\n"                  # 1: one directive over two lines
+             "    && defined(FOO)\n"       # 2
+             "a\n"                         # 3 dead
+             "#endif\n"                    # 4
+             "#if defined(USE_ROCM) || \\\n"  # 5
+             "    false\n"                 # 6: `false` is C++'s literal, not a macro
+             "b\n"                         # 7 ROCm build only
+             "#else\n"                     # 8
+             "c\n"                         # 9 CUDA build only
+             "#endif\n")                   # 10
+
+
+def test_a_continued_if_zero_is_dead_for_every_reader():
+    pre = preprocess(CONTINUED.encode())
+    assert sorted(pre.dead) == [3]
+    assert sorted(dead_lines(parse("k.cu", "cuda", CONTINUED.encode()))) == [3]
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions()]
+    assert sides == [(1, 2, "both", 0), (3, 4, "none", 0), (5, 6, "both", 0), (7, 8, "rocm", 5), (9, 10, "cuda", 5)]
+
+
+def test_groups_carry_arms_and_their_bodies():
+    pre = preprocess(CONTINUED.encode())
+    assert [[(a.kind, a.text, a.line, a.end_line, list(a.body)) for a in g.arms] for g in pre.groups] == [
+        [("if", "0      && defined(FOO)", 1, 2, [3])],
+        [("if", "defined(USE_ROCM) ||      false", 5, 6, [7]), ("else", "", 8, 8, [9])]]
+    assert [g.endif for g in pre.groups] == [4, 10] and pre.groups[1].has_else
+
+
+ARCH = ("__device__ int f() {\n"                 # 1
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"  # 2
+        "  return 1;\n"                          # 3 device pass only
+        "#elif FOO\n"                            # 4
+        "  return 2;\n"                          # 5 not: an arm after the arch test
+        "#else\n"                                # 6
+        "  return 3;\n"                          # 7
+        "#endif\n"                               # 8
+        "#ifndef __CUDA_ARCH__\n"                # 9
+        "  host();\n"                            # 10
+        "#else\n"                                # 11
+        "#ifdef BAR\n"                           # 12
+        "  dev();\n"                             # 13 device only: the innermost arch test decides
+        "#endif\n"                               # 14
+        "#endif\n"                               # 15
+        "}\n")                                   # 16
+
+
+def test_cuda_arch_arms():
+    pre = preprocess(ARCH.encode())
+    assert [n for n in range(1, 17) if pre.device_only(n)] == [2, 3, 11, 12, 13, 14, 15]
+
+
+def test_conditional_lines_and_one_lex_per_parsed_file():
+    sf = parse("k.cu", "cuda", CONTINUED.encode())
+    pre = preprocessed(sf)
+    assert preprocessed(sf) is pre
+    assert [pre.conditional_at(n) for n in range(1, 11)] == [
+        "if", "if", None, "endif", "if", "if", None, "else", None, "endif"]
+
+
+VERSIONED = """#include <cuda_runtime.h>
+__global__ void k(float* x, unsigned m) {
+#if CUDART_VERSION >= 12000
+  x[0] = __shfl_xor_sync(0xffffffff, x[0], 1);
+#else
+  x[0] = __shfl_xor(x[0], 1);
+#endif
+#if CUDART_VERSION >= 12000
+  x[1] = __shfl_down_sync(0xffffffff, x[1], 1);
+#endif
+#ifndef USE_ROCM
+  x[2] = __shfl_up_sync(0xffffffff, x[2], 1);
+#endif
+}
+"""
+
+
+def test_a_toolkit_version_test_whose_else_is_the_hip_path_is_not_open_work(tmp_path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "k.cu").write_text(VERSIONED)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings if f.rule == "DEV002")
+    # Line 4: HIP compiles the #else (HIP defines no CUDART_VERSION). Line 9: no #else, HIP would lack the code:
+    # still open. Line 12: the CUDA side of a ROCm guard.
+    assert status == [(4, "DEV002", "handled", "k.cu:3"), (9, "DEV002", "open", None),
+                      (12, "DEV002", "handled", "k.cu:11")]
+    assert sorted(preprocess(VERSIONED.encode()).toolkit_lines) == [3]
+
+
+def test_vanishing_arms_name_the_kernels_they_empty(tmp_path):
+    from porter.pipeline import scan
+    from porter.settings import Settings
+    from conftest import FIXTURES
+
+    result = scan(FIXTURES / "rules" / "DEV016-vanishing-cuda-arch-arm", Settings(jobs=1, cache_dir=None))
+    assert [(f.path, f.line, f.message) for f in result.findings if f.rule == "DEV016"] == [
+        ("k.cu", 7, "`#if __CUDA_ARCH__ >= 800` has no #else with code: hip-clang leaves __CUDA_ARCH__ undefined, so "
+                    "on HIP this arm compiles to nothing, leaving kernel gemm_tc without its code and with no error."),
+        ("k.cu", 16, "`#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= ARCH_AMPERE` has no #else with code: hip-clang "
+                     "leaves __CUDA_ARCH__ undefined, so on HIP this arm compiles to nothing, leaving kernel attn "
+                     "without its code and with no error."),
+        ("k.cu", 27, "`#if __CUDA_ARCH__ >= ARCH_TURING` has no #else with code: hip-clang leaves __CUDA_ARCH__ "
+                     "undefined, so on HIP this arm compiles to nothing, leaving device function helper (called by "
+                     "kernel k_turing) without its code and with no error."),
+        ("k.cu", 86, "`#ifdef __CUDA_ARCH__` has no #else with code: hip-clang leaves __CUDA_ARCH__ undefined, so on "
+                     "HIP this arm compiles to nothing, leaving device function lane_id without its code and with no "
+                     "error.")]
+    # DEV009's capability-test finding on the same token is merged into DEV016's, not lost.
+    assert not [f for f in result.findings if f.rule == "DEV009" and f.line in (7, 16, 27, 86)]
+
+
+def test_a_named_level_is_decided_only_with_the_repository_constant():
+    from porter.source.preprocessor import vanishing_arms
+
+    src = b"__global__ void k(float* x) {\n#if __CUDA_ARCH__ >= LEVEL\n  x[0] = 1;\n#endif\n}\n"
+    pre = preprocess(src)
+    assert [a.line for _g, a in vanishing_arms(pre, ["__CUDA_ARCH__"], {"LEVEL": 750})] == [2]
+    assert vanishing_arms(pre, ["__CUDA_ARCH__"], {}) == []
+    assert vanishing_arms(pre, ["__CUDA_ARCH__"], {"LEVEL": 0}) == []  # 0 >= 0: HIP compiles the arm too
+
+
+def test_only_c_and_cpp_files_have_directives():
+    text = b"#if 0\nimport pycuda.autoinit\n#endif\n"  # comments in Python, not a dead branch
+    assert dead_lines(parse("setup.py", "python", text)) == frozenset()
+    assert sorted(dead_lines(parse("k.cu", "cuda", text))) == [2]

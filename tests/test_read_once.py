@@ -1,0 +1,120 @@
+"""Each file is read from its source once per scan: the repository facts, the scan, port status (compat-layer lines
+included) take what the first read got (porter.pipeline.Held). Reads are counted through the sources' `read`, in
+this process and in every forked worker (each appends to a log file)."""
+from __future__ import annotations
+
+import collections
+import os
+
+import pytest
+
+from porter.pipeline import run
+from porter.settings import Settings
+from porter.source.read import GitTree, WorkTree
+
+from helpers import make_repo
+
+FILES = {
+    # A compat layer (a ROCm-side #define of a CUDA name) makes port status look at the lines findings are on.
+    "include/compat.h": "#pragma once\n#ifdef USE_ROCM\n#define cudaMalloc hipMalloc\n#endif\n",
+    "include/qual.cuh": "#pragma once\n#define KERNEL __global__\n#define TILE 128\n",
+    "src/k.cu": ('#include "../include/compat.h"\n#include "../include/qual.cuh"\n'
+                 "KERNEL void k(float* x) { __shared__ float s[TILE]; s[threadIdx.x] = x[0];\n"
+                 "  x[0] = __shfl_xor_sync(0xffffffff, s[0], 1); }\n"
+                 "void host() { float* p; cudaMalloc(&p, 4); k<<<1, 32>>>(p); }\n"),
+    "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(k src/k.cu)\n",
+    "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('k', ['src/k.cu'])\n",
+}
+
+
+@pytest.fixture
+def reads(tmp_path, monkeypatch):
+    """path -> times read, over every process of the scan."""
+    log = tmp_path / "reads.log"
+    for cls in (WorkTree, GitTree):
+        real = cls.read
+
+        def counted(self, c, limit, _real=real):
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, c.path.encode() + b"\n")
+            finally:
+                os.close(fd)
+            return _real(self, c, limit)
+        monkeypatch.setattr(cls, "read", counted)
+
+    def counts() -> dict[str, int]:
+        found = collections.Counter(log.read_text().splitlines()) if log.exists() else collections.Counter()
+        log.unlink(missing_ok=True)
+        return dict(sorted(found.items()))
+    return counts
+
+
+def _run(source, **how):
+    result = run(source, Settings(jobs=1, targets=("mi300x",), **how)).result
+    # The scan saw what this test needs it to: a finding the compat layer handles, a kernel, port facts.
+    assert any(f.handled_by == "include/compat.h:3" for f in result.findings)
+    assert [k.name for k in result.kernels] == ["k"]
+    return result
+
+
+EVERY_FILE_ONCE = {p: 1 for p in sorted(FILES)}
+
+
+def test_a_work_tree_scan_reads_each_file_once(tmp_path, reads):
+    repo = make_repo(tmp_path / "r", FILES)
+    _run(repo, cache_dir=None)
+    assert reads() == EVERY_FILE_ONCE
+    _run(repo, cache_dir=tmp_path / "cache")  # cold: the facts' entry is named by the bytes the scan then uses
+    assert reads() == EVERY_FILE_ONCE
+    _run(repo, cache_dir=tmp_path / "cache")  # warm: each file read to know it is unchanged, once
+    assert reads() == EVERY_FILE_ONCE
+
+
+def test_a_git_tree_scan_reads_each_blob_once_and_a_warm_one_none(tmp_path, reads):
+    repo = make_repo(tmp_path / "r", FILES)
+    head = GitTree(repo, "HEAD")
+    _run(head, cache_dir=None)
+    assert reads() == EVERY_FILE_ONCE
+    _run(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache")
+    assert reads() == EVERY_FILE_ONCE
+    _run(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache")  # blob ids name every entry: nothing is read
+    assert reads() == {}
+
+
+def test_a_new_header_keeps_every_entry_that_does_not_read_headers(tmp_path):
+    # A file's cache key names only the repository facts its language reads (porter.pipeline._Worker.
+    # repository_digest): a new header changes the C/C++ facts, so C/C++ files are scanned again, while Python,
+    # CMake and setup.py entries are served from the cache. A new Python package, conversely, keeps C/C++ entries.
+    repo = make_repo(tmp_path / "r", FILES)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", targets=("mi300x",))
+    run(repo, settings)
+    (repo / "include" / "extra.h").write_text("#pragma once\n#define EXTRA 1\n")
+    again = {r.path for r in run(repo, settings).result.files}
+    result = run(repo, settings).result  # warm: all hits
+    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (len(again), 0)
+    (repo / "include" / "more.h").write_text("#pragma once\n")
+    result = run(repo, settings).result
+    # The five C/C++ files scanned again; CMakeLists.txt and setup.py served from the cache.
+    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (2, 5)
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    result = run(repo, settings).result
+    # pkg/__init__.py and setup.py (Python: the packages changed) scanned; the five C/C++ files and CMake kept.
+    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (6, 2)
+
+
+def test_a_history_walk_rescans_only_files_that_read_the_changed_facts(tmp_path):
+    from porter.history.points import history
+    from porter.history.walk import walk
+
+    from helpers import git
+
+    repo = make_repo(tmp_path / "r", FILES)
+    (repo / "include" / "extra.h").write_text("#pragma once\n#define EXTRA 1\n")  # a new header: C/C++ facts change
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a header")
+    stats = history(walk(repo), Settings(jobs=1, cache_dir=None, targets=("mi300x",))).stats
+    # First commit: its five files. Second: the three unchanged C/C++ files again (their facts changed) and the new
+    # header; CMakeLists.txt and setup.py are the same blobs with the same facts, so not scanned again.
+    assert stats["blobs_scanned"] == 5 + 4

@@ -1,0 +1,85 @@
+"""porter's SARIF passes Microsoft's SARIF Multitool validator (errors and warnings; its notes are style advice such
+as Pascal-case rule names), every rule's helpUri is the URL of its generated page under docs/rules/, notes that
+only say hipify renames a name are not uploaded unless a minimum severity asks for them, and cuda-only spots are
+suppressed like handled ones."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, git, make_repo, run_porter
+from porter.model import Severity
+from porter.pipeline import run
+from porter.render.sarif import to_sarif
+from porter.settings import Settings
+
+MULTITOOL = Path(os.environ.get("PORTER_SARIF_MULTITOOL") or
+                 REPO / ".venv/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool")
+needs_multitool = pytest.mark.skipif(not os.access(MULTITOOL, os.X_OK), reason=(
+    "needs the SARIF Multitool (npm @microsoft/sarif-multitool-linux; scripts/bootstrap.sh installs it into .venv, "
+    "or set PORTER_SARIF_MULTITOOL)"))
+DUAL = REPO / "fixtures" / "repos" / "dual-app"
+DOCS = "https://github.com/porter-rocm/porter/blob/main/docs/rules/"
+
+
+def _problems(path: Path) -> list[str]:
+    p = subprocess.run([str(MULTITOOL), "validate", str(path), "--level", "Error;Warning"], capture_output=True,
+                       text=True, timeout=300)
+    assert "Analysis completed successfully" in p.stdout, p.stdout + p.stderr
+    return [line for line in p.stdout.splitlines() if re.search(r"\b(error|warning) SARIF\d+", line)]
+
+
+@needs_multitool
+def test_a_scan_and_a_diff_validate(tmp_path):
+    scan = run_porter("scan", str(DUAL), "-f", "sarif", "-o", str(tmp_path / "scan.sarif"), "--no-cache")
+    assert scan.returncode in (0, 1), scan.stderr
+    assert _problems(tmp_path / "scan.sarif") == []
+    repo = make_repo(tmp_path / "r", {"a.cu": "__global__ void k(int *a) { a[0] = 1; }\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "b.cu").write_text("__global__ void j(unsigned *a) { a[0] = __ballot_sync(0xffffffff, 1); }\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    diff = run_porter("scan", str(repo), "--new-since", base, "-f", "sarif", "-o", str(tmp_path / "diff.sarif"),
+                      "--no-cache")
+    assert diff.returncode in (0, 1), diff.stderr
+    assert _problems(tmp_path / "diff.sarif") == []
+
+
+def test_help_uris_are_the_rule_pages_and_the_pages_exist():
+    doc = to_sarif(run(DUAL, Settings(jobs=1, cache_dir=None)).result)
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert rules and all(r["helpUri"] == f"{DOCS}{r['id']}.md" for r in rules)
+    assert all((REPO / "docs" / "rules" / f"{r['id']}.md").is_file() for r in rules)
+    check = subprocess.run([str(REPO / ".venv/bin/python"), "scripts/make_rule_pages.py", "--check"], cwd=REPO,
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout
+
+
+def test_rename_notes_stay_out_unless_asked_and_cuda_only_is_suppressed():
+    result = run(DUAL, Settings(jobs=1, cache_dir=None)).result
+    default = to_sarif(result)["runs"][0]["results"]
+    everything = to_sarif(result, min_severity=Severity.INFO)["runs"][0]["results"]
+    renames = [f for f in result.findings if f.severity == Severity.INFO
+               and result.rules.get(f.rule).hip_equivalent.get("kind") == "rename"]
+    assert {"API001", "KRN001"} <= {f.rule for f in renames}
+    assert not {r["ruleId"] for r in default} & {"API001", "KRN001"}
+    assert len(everything) == len(result.findings) == len(default) + len(renames)
+    cuda_only = [r for r in default if r["properties"]["porter"]["status"] == "cuda-only"]
+    assert cuda_only and all(r["suppressions"] == [{
+        "kind": "external", "status": "accepted",
+        "justification": f"kept NVIDIA-only by {r['properties']['porter']['handledBy']}"}] for r in cuda_only)
+
+
+def test_render_options_carry_the_minimum_severity_to_both_sarif_forms():
+    from porter.render import RenderOptions, render
+
+    r = run(DUAL, Settings(jobs=1, cache_dir=None))
+    default = json.loads(render("sarif", r))["runs"][0]["results"]
+    asked = json.loads(render("sarif", r, RenderOptions(min_severity=Severity.INFO)))["runs"][0]["results"]
+    assert len(asked) == len(r.result.findings) > len(default)
+    assert {x["ruleId"] for x in asked} - {x["ruleId"] for x in default} >= {"API001", "KRN001"}
