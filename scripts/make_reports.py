@@ -34,9 +34,11 @@ def assess_repo(rel: str, targets=TARGETS):
 
 def render_all(rel: str) -> dict[str, str]:
     from porter.render import FORMATS, RenderOptions
+    from porter.render.about import about
 
     r = assess_repo(rel)
-    opts = RenderOptions(explain=True, command="assess")
+    # The fixture's own name, not porter's commit and branch: the reports must not change with every commit.
+    opts = RenderOptions(explain=True, command="assess", about=about(rel, use_git=False))
     return {fname: FORMATS[fmt].render(r, opts).decode("utf-8") for fmt, fname in FORMATS_FILES.items()}
 
 

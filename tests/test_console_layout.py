@@ -35,7 +35,11 @@ def runs():
 
 
 def text(run, command: str, width: int, explain: bool = False) -> str:
-    return render("console", run, RenderOptions(width=width, command=command, explain=explain)).decode()
+    from porter.render.about import about
+
+    # the fixture's own name, not the checkout's commit (which changes with every commit of porter)
+    return render("console", run, RenderOptions(width=width, command=command, explain=explain,
+                                                about=about(run.result.root, use_git=False))).decode()
 
 
 def check_snapshot(name: str, got: str) -> None:

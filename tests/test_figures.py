@@ -37,9 +37,9 @@ def assessed(request):
 
 
 def test_categories_add_up_to_the_headline(assessed):
-    rows = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category")
+    rows = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category", share="share_days")
     assert total_of(rows) == {p: assessed["effort"][p] for p in ("low", "likely", "high")}
-    top2 = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category", limit=2)
+    top2 = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category", limit=2, share="share_days")
     assert total_of(top2) == total_of(rows) and (len(top2) <= 2 or top2[-1].source is None)
 
 
@@ -72,7 +72,7 @@ def test_markdown_tables_add_up(assessed, tmp_path):
     total = re.search(r"^\| \*\*total\*\* \| \d+ \| \*\*([\d.]+)–([\d.]+)–([\d.]+)\*\*", section, re.M).groups()
     for i in range(3):
         assert round(sum(float(r[i + 1]) for r in rows), 1) == float(total[i])
-    assert "**Effort: 5.5–7.5 engineer-days (likely 6.5)**" in md and "| **total** | 152 | **5.5–6.5–7.5** |" in md
+    assert "**Effort: 6–7.5 engineer-days (likely 7)**" in md and "| **total** | 153 | **6–7–7.5** |" in md
 
 
 def test_explain_locations_are_sorted_and_unique():

@@ -255,7 +255,10 @@ def test_formats_and_schema(scenario, tmp_path):
 
     p = run_porter("history", str(root), "--format", "md", "-q", env=cache)
     assert p.returncode == 0
-    assert p.stdout.startswith("# Port burndown\n\n6 point(s) from 2024-01-01 to 2024-01-06")
+    from porter import __version__
+
+    assert p.stdout.startswith(f"# Port burndown: repo\n\nporter {__version__} · branch main · commit {shas[-1][:12]}\n\n"
+                               "6 point(s) from 2024-01-01 to 2024-01-06")
     assert "Open likely engineer-days: `" in p.stdout and "| commit | date | open | handled |" in p.stdout
 
     p = run_porter("history", str(root), "-o", str(tmp_path / "h.html"), "-q", env=cache)
@@ -264,7 +267,8 @@ def test_formats_and_schema(scenario, tmp_path):
     assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
     p = run_porter("history", str(root), "-q", env=cache)
-    assert p.stdout.startswith("6 point(s) from 2024-01-01 to 2024-01-06")
+    assert p.stdout.startswith(f"Port burndown: repo · porter {__version__} · branch main · commit {shas[-1][:12]}\n"
+                               "6 point(s) from 2024-01-01 to 2024-01-06")
     assert "open likely days" in p.stdout
 
 

@@ -113,3 +113,34 @@ def test_browser_screenshots_fit_the_viewport(page, tmp_path, width):
     expected = sum(1 for f in result.findings if f.path == m["file"])
     assert m["detail_rows"] == expected > 0
 
+
+
+WIDE = """<script>(function () {
+  function box(sel) { var e = document.querySelector(sel); if (!e) return null; var r = e.getBoundingClientRect();
+    return [Math.round(r.left), Math.round(r.top), Math.round(r.width)]; }
+  var figs = Array.prototype.map.call(document.querySelectorAll(".charts figure"), function (f) {
+    var r = f.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top)]; });
+  document.body.setAttribute("data-wide", JSON.stringify({main: box("main"), figs: figs,
+    libraries: box("#libraries"), recommendations: box("#recommendations"), counts: box("#counts"),
+    scroll: document.documentElement.scrollWidth, viewport: window.innerWidth}));
+})();</script>"""
+
+
+def test_a_1920_px_screen_is_used(page, tmp_path):
+    """At 1920 px the page is 1880 px wide (it was fixed at 1180), the two effort charts stand side by side and the
+    libraries sit beside the recommendations; nothing is wider than the screen."""
+    import html
+    import json
+
+    path, _, _ = page
+    probe_page = tmp_path / "wide.html"
+    probe_page.write_text(path.read_text(encoding="utf-8").replace("</body>", WIDE + "</body>"), encoding="utf-8")
+    p = chromium(tmp_path, "--window-size=1920,1000", "--dump-dom", probe_page.as_uri())
+    assert p.returncode == 0, p.stderr[-2000:]
+    m = json.loads(html.unescape(re.search(r'data-wide="([^"]*)"', p.stdout).group(1)))
+    assert m["main"][2] == 1880 and 0 < m["main"][0] <= 20  # centred (a scroll bar takes some of the 40 px)
+    assert m["scroll"] <= m["viewport"] == 1920
+    (x1, y1), (x2, y2) = m["figs"][:2]
+    assert y1 == y2 and x2 > x1 + 880  # category and directory charts in one row
+    assert m["libraries"][1] == m["recommendations"][1] and m["recommendations"][0] > m["libraries"][0] + 800
+    assert m["counts"] is not None

@@ -273,7 +273,7 @@ def test_markdown_files_table_shows_the_three_states():
 
     lines = render("markdown", run(DUAL, resolve_settings(DUAL, CommandLine(jobs=1, no_cache=True)), assess=True)
                    ).decode().splitlines()
-    assert "| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) | open / handled / cuda-only |" in lines
+    assert "| file | lines | findings in the estimate | free with hipify | needs an engineer | worst | hours (likely) | open / handled / cuda-only |" in lines
     assert [l.rsplit("|", 2)[-2].strip() for l in lines if l.startswith("| `src/common.cu` |")] == ["4 / 12 / 0"]
 
 
@@ -284,7 +284,7 @@ def test_markdown_files_table_of_a_repository_without_rocm_code_keeps_its_column
 
     r = run(REPO / "fixtures/repos/torch-ext", Settings(jobs=1, cache_dir=None), assess=True)
     lines = render("markdown", r).decode().splitlines()
-    assert "| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |" in lines
+    assert "| file | lines | findings in the estimate | free with hipify | needs an engineer | worst | hours (likely) |" in lines
 
 
 def test_a_warm_work_tree_run_takes_port_facts_from_the_cache(tmp_path, monkeypatch, dual):

@@ -31,9 +31,12 @@ def render(fmt: str, result, a) -> str:
     """Through the renderer registry, as the CLI and scripts/make_reports.py render."""
     from porter.pipeline import Run
     from porter.render import FORMATS, RenderOptions
+    from porter.render.about import about
     from porter.settings import Settings
 
-    return FORMATS[fmt].render(Run(result, (), Settings(), a), RenderOptions(command="assess")).decode("utf-8")
+    # the fixture's own name, not the checkout's commit (which changes with every commit of porter)
+    opts = RenderOptions(command="assess", about=about(result.root, use_git=False))
+    return FORMATS[fmt].render(Run(result, (), Settings(), a), opts).decode("utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +122,12 @@ def test_markdown_summary_first_then_tables(cuda_app):
     result, a = cuda_app
     md = render("markdown", result, a)
     lines = md.splitlines()
-    assert lines[0] == "# Porting assessment: `fixtures/repos/cuda-app`"
-    assert lines[2].startswith(f"**Verdict: {a.verdict.upper()}**")
-    order = [md.index(h) for h in ("## What decides it", "## Summary", "## Effort by category", "## Kernels",
+    from porter import __version__
+
+    assert lines[:3] == ["# Porting assessment: cuda-app", "",
+                         f"porter {__version__} · commit not recorded · scanned as `fixtures/repos/cuda-app`"]
+    assert lines[4].startswith(f"**Verdict: {a.verdict.upper()}**")
+    order = [md.index(h) for h in ("## What decides it", "## Counts", "## Effort by category", "## Kernels",
                                     "## How the estimate adds up", "## Assumptions")]
     assert order == sorted(order)
     for line in lines:

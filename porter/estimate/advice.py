@@ -2,6 +2,12 @@
 
 Each recommendation says what to replace with what, the repository-wide jobs that carry it, and what it means on
 each selected target (from the effort model's `advice` topics and the notes rules attach per target).
+
+Advice hangs under what it is about. A repository-wide job is the plan of the library its `when` names (the
+CUTLASS/CuTe re-implementation under CUTLASS, not under Triton or CUB, whose findings the job happens to absorb),
+and of a rule blocker whose findings it absorbs; each job is planned once, under the first recommendation that owns
+it. Target facts from the model's advice topics (FP8 formats, wavefront width) go to their topic's recommendation,
+not to a library whose findings mention FP8; a library keeps the notes its own rules attach per target.
 """
 from __future__ import annotations
 
@@ -62,9 +68,21 @@ def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: De
     def item_ids(fs: Iterable[Finding]) -> list[str]:
         return sorted({costing.finding_item[f.fingerprint] for f in fs if f.fingerprint in costing.finding_item})
 
-    def plan(ids: list[str]) -> list[dict[str, Any]]:
-        return [{"item": i, "title": items[i].title, "days": model.days_to_tenth(items[i].hours)}
-                for i in ids if i.startswith("one-off:") and i in items]
+    planned: set[str] = set()
+
+    def plan(ids: list[str], lib=None) -> list[dict[str, Any]]:
+        """The repository-wide jobs among `ids` this recommendation owns (with a library: the jobs whose `when`
+        names it), each job once across all recommendations."""
+        steps = []
+        for i in ids:
+            if not i.startswith("one-off:") or i not in items or i in planned:
+                continue
+            job = jobs.get(i.split(":", 1)[1], {})
+            if lib is not None and not any(lib.id in alt.get("libraries", ()) for alt in job.get("when", ())):
+                continue
+            planned.add(i)
+            steps.append({"item": i, "title": items[i].title, "days": model.days_to_tenth(items[i].hours)})
+        return steps
 
     for r in decision.reasons:
         if r.level != "blocked":
@@ -72,7 +90,7 @@ def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: De
         fs = [fp[x] for x in r.findings if x in fp]
         lib = inputs.libraries.get(r.key.split(":", 1)[1]) if r.key.startswith("library:") else None
         ids = item_ids(fs)
-        steps = plan(ids)
+        steps = plan(ids, lib)
         rule = inputs.rule(fs[0]) if fs else None
         text = lib.note if lib else (rule.docs.get("instead", "") if rule else "")
         if not text and steps:
@@ -100,7 +118,7 @@ def recommendations(inputs: Inputs, scope: Scope, costing: Costing, decision: De
             "title": f"{lib.name} → {', '.join(lib.rocm) if lib.rocm else 'no ROCm counterpart'}",
             "replacement": ", ".join(lib.rocm) or None, "library_kind": lib.kind,
             "text": f"{kind_advice(lib.vendor_kind, lib.kind)}. {lib.note}",
-            "plan": plan(ids), "targets": _advise(fs, inputs, scope.targets), "findings": len(fs), "items": ids,
+            "plan": plan(ids, lib), "targets": _advise(fs, inputs, scope.targets), "findings": len(fs), "items": ids,
             "hours": _sum_items(items, ids).to_dict(),
         })
     # Topics (wavefront, LDS, FP8) whose target facts no blocker or library recommendation above already says.
@@ -131,15 +149,9 @@ def _depend_text(findings: int, files: int) -> str:
 
 
 def _advise(fs: list[Finding], inputs: Inputs, targets: tuple[Target, ...]) -> dict[str, list[str]]:
-    """Target facts for a group of findings: {target id: [sentences]} from the model's advice and rule notes."""
+    """Target facts for a group of findings: {target id: [sentences]} from the notes their rules attach per target
+    (the model's advice topics are recommendations of their own)."""
     out: dict[str, list[str]] = defaultdict(list)
-    for topic in inputs.model.advice:
-        if not any(inputs.matches(topic["when"], f) for f in fs):
-            continue
-        for t in targets:
-            text = _say(topic, t)
-            if text is not None and text not in out[t.id]:
-                out[t.id].append(text)
     ids = {t.id for t in targets}
     for f in fs:
         for tid, note in _target_notes(f).items():

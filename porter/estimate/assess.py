@@ -20,9 +20,11 @@ from typing import Any, Mapping
 from porter.estimate.advice import recommendations
 from porter.estimate.assumptions import assumptions
 from porter.estimate.breakdowns import breakdowns
+from porter.estimate.counts import Counts, count
 from porter.estimate.cost import Item, cost
 from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
 from porter.estimate.inputs import Inputs
+from porter.estimate.shares import with_shares
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
 from porter.libraries import Library, load_libraries
 from porter.model import ScanResult, Status
@@ -78,6 +80,7 @@ class Assessment:
     tuning: ScopeLine | None = None  # retuning per target (not in the headline); None when nothing is to retune
     templates: tuple[Any, ...] = ()  # porter.estimate.cost.TemplateGroup: kernels costed once as copies
     fix_sites: tuple[Any, ...] = ()  # porter.estimate.cost.FixSite: shared places fixed once
+    counts: Counts | None = None  # every count a report prints, defined once (porter.estimate.counts)
 
     @property
     def deciding(self) -> list[Reason]:
@@ -94,6 +97,7 @@ class Assessment:
                        "range": "P10–P90", "mean_hours": round(self.mean_hours, 2)},
             "targets": list(self.targets),
             "breakdowns": self.breakdowns,
+            "counts": self.counts.to_dict() if self.counts else None,
             "items": [i.to_dict(self.model) for i in self.items],
             "optional": self.optional,
             "scope": {"minimal": {"hours": self.hours.to_dict(), "days": self.days.to_dict(),
@@ -175,7 +179,8 @@ def assess(
         days=days,
         targets=tuple(per_target),
         items=tuple(sorted(costing.items, key=lambda i: (-i.hours.likely, i.id))),
-        breakdowns=breakdowns(inputs, costed, costing, scope.targets),
+        breakdowns=with_shares(breakdowns(inputs, costed, costing, scope.targets), days, costing.hours,
+                               sorted(costing.items, key=lambda i: (-i.hours.likely, i.id)), model.hours_per_day),
         recommendations=tuple(recommendations(inputs, scope, costing, decision)),
         assumptions=tuple(assumptions(inputs, costed, costing, chip if len(single) > 1 else None)),
         model=model,
@@ -189,6 +194,7 @@ def assess(
         tuning=tuning,
         templates=costing.templates,
         fix_sites=costing.sites,
+        counts=count(result, costed),
     )
 
 

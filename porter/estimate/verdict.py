@@ -94,14 +94,35 @@ def _finding_reasons(inputs: Inputs, scope: Scope) -> list[Reason]:
             titles[key] = "small hand edits after hipify"
         groups[key].append(f)
     out: list[Reason] = []
-    for key, fs in groups.items():
+    shown: set[str] = set()  # a spot named as an example once is not named again under another reason
+    # in the order `decide` lists the reasons, so an earlier reason keeps its examples
+    for key, fs in sorted(groups.items(), key=lambda kv: (-VERDICTS.index(kv[0][0]), -len(kv[1]), kv[0][1])):
         tids = sorted({t.id for f in fs for t in scope.targets if inputs.applies(f, t)})
         out.append(Reason(
             level=key[0], key=key[1], title=titles[key], count=len(fs), files=len({f.path for f in fs}),
-            examples=tuple(f"{f.path}:{f.line}" for f in fs[:3]), findings=tuple(sorted(f.fingerprint for f in fs)),
+            examples=examples(fs, shown), findings=tuple(sorted(f.fingerprint for f in fs)),
             targets=tuple(tids),
         ))
     return out
+
+
+def examples(fs: list[Finding], shown: set[str], n: int = 3) -> tuple[str, ...]:
+    """Up to `n` spots that show a reason best: the most severe and most certain findings first, one per file before
+    a second from the same file, each `path:line` once, and none already named under an earlier reason (unless the
+    reason has no other). `shown` collects the spots named."""
+    ranked = sorted(fs, key=lambda f: (-f.severity, -f.confidence, f.path, f.line))
+    locs = list(dict.fromkeys(f"{f.path}:{f.line}" for f in ranked))
+    paths = {f"{f.path}:{f.line}": f.path for f in ranked}
+    fresh = [x for x in locs if x not in shown] or locs
+    picked: list[str] = []
+    for x in fresh:  # one spot per file first
+        if len(picked) < n and paths[x] not in {paths[p] for p in picked}:
+            picked.append(x)
+    for x in fresh:
+        if len(picked) < n and x not in picked:
+            picked.append(x)
+    shown.update(picked)
+    return tuple(picked)
 
 
 def _kernel_reasons(inputs: Inputs, kernels: Iterable[KernelCost]) -> list[Reason]:
@@ -122,6 +143,9 @@ def _kernel_reasons(inputs: Inputs, kernels: Iterable[KernelCost]) -> list[Reaso
                  else f"{len(kcs)} kernel{'' if len(kcs) == 1 else 's'} compile{'s' if len(kcs) == 1 else ''} after hipify ({summary})")
         out.append(Reason(
             level=level, key=f"kernels:{level}", title=title, count=len(kcs), files=len({kc.kernel.path for kc in kcs}),
-            examples=tuple(f"{kc.kernel.path}:{kc.kernel.line} {kc.kernel.name}" for kc in kcs[:3]), targets=tuple(tids),
+            # the kernels that need the most work first: worst verdict, then hours
+            examples=tuple(f"{kc.kernel.path}:{kc.kernel.line} {kc.kernel.name}" for kc in sorted(
+                kcs, key=lambda kc: (-KERNEL_VERDICTS.index(kc.worst), -kc.hours.likely, kc.kernel.path, kc.kernel.line))[:3]),
+            targets=tuple(tids),
         ))
     return out

@@ -12,13 +12,13 @@ from typing import Any
 from porter.history.text import change_text, days, headline, projection_text, table_points
 from porter.render.safe import printable
 
-W, H, PAD_L, PAD_R, PAD_T, PAD_B = 960, 320, 56, 56, 16, 36
+W, H, PAD_L, PAD_R, PAD_T, PAD_B = 960, 340, 56, 56, 16, 56
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1000px;color:#1b1f24}
 table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border-bottom:1px solid #d0d7de;padding:4px 6px;
 text-align:left;vertical-align:top}td.d{white-space:nowrap}td.n{text-align:right}code{font:12px ui-monospace,monospace}
 .open{stroke:#cf222e;fill:none;stroke-width:2}.handled{stroke:#1a7f37;fill:none;stroke-width:1.5;stroke-dasharray:5 3}
 .proj{stroke:#cf222e;stroke-dasharray:2 4;fill:none}.axis{stroke:#8c959f}.grid{stroke:#eaeef2}
-svg text{font:11px system-ui,sans-serif;fill:#57606a}.down{fill:#1a7f37}.up{fill:#cf222e}"""
+svg text{font:11px system-ui,sans-serif;fill:#57606a}svg text.tick{font-size:11.5px}.down{fill:#1a7f37}.up{fill:#cf222e}"""
 
 
 def _t(value: Any) -> str:
@@ -33,7 +33,38 @@ def _when(date: str) -> float:
 
 
 def _tick(v: float) -> str:
-    return f"{v:.0f}" if v >= 10 or v == int(v) else f"{v:.1f}"
+    return f"{round(v, 3):g}"
+
+
+def _nice_step(v: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 × 10^n at or above v."""
+    import math
+
+    if v <= 0:
+        return 1.0
+    base = 10 ** math.floor(math.log10(v))
+    return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= v - 1e-12)
+
+
+def date_ticks(x0: float, x1: float, most: int = 8) -> list[tuple[float, str]]:
+    """Readable date ticks between two timestamps: whole days, weeks (Mondays), months or years, at most `most`."""
+    start = dt.datetime.fromtimestamp(x0, dt.timezone.utc).date()
+    end = dt.datetime.fromtimestamp(x1, dt.timezone.utc).date()
+    days = (end - start).days
+    if days <= most:
+        marks = [start + dt.timedelta(days=i) for i in range(days + 1)]
+    elif days <= 7 * most:
+        first = start + dt.timedelta(days=(7 - start.weekday()) % 7)
+        marks = [first + dt.timedelta(weeks=i) for i in range((end - first).days // 7 + 1)]
+    else:
+        months = [(y, m) for y in range(start.year, end.year + 1) for m in range(1, 13)
+                  if (y, m) > (start.year, start.month) and (y, m) <= (end.year, end.month)]
+        step = max(1, -(-len(months) // most))
+        step = next(s for s in (1, 2, 3, 6, 12, step) if s >= step)
+        marks = [dt.date(y, m, 1) for y, m in months if (m - 1) % step == 0]
+    fmt = "%Y-%m-%d" if days <= 7 * most else "%Y-%m"
+    ticks = [(dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc).timestamp(), d.strftime(fmt)) for d in marks]
+    return [(t, label) for t, label in ticks if x0 <= t <= x1][:most + 1]
 
 
 def chart(doc: dict[str, Any]) -> str:
@@ -45,8 +76,9 @@ def chart(doc: dict[str, Any]) -> str:
     end_x = _when(pr["date"]) if pr["status"] == "projected" else xs[-1]
     x0, x1 = min(xs), max(max(xs), end_x)
     span = (x1 - x0) or 1.0
-    top_days = max(p["effort"]["likely"] for p in points) or 1.0
-    top_handled = max(p["handled_findings"] for p in points) or 1
+    # axis tops of four round steps (1, 2, 2.5 or 5 × 10^n), so every tick reads as a round number
+    top_days = 4 * _nice_step((max(p["effort"]["likely"] for p in points) or 1.0) / 4)
+    top_handled = 4 * max(1, _nice_step((max(p["handled_findings"] for p in points) or 1) / 4))
 
     def x(t: float) -> float:
         return PAD_L + (t - x0) / span * (W - PAD_L - PAD_R)
@@ -72,11 +104,19 @@ def chart(doc: dict[str, Any]) -> str:
                      f'text-anchor="end">{_tick(v)}</text>'
                      f'<text x="{W - PAD_R + 6}" y="{y(v, top_days) + 4:.1f}">{_tick(top_handled * k / 4)}</text>')
     parts.append(f'<line class="axis" x1="{PAD_L}" x2="{W - PAD_R}" y1="{H - PAD_B}" y2="{H - PAD_B}"/>')
-    for t, label in ((x0, points[0]["date"][:10]), (x1, (pr["date"] if pr["status"] == "projected"
-                                                          else points[-1]["date"][:10]))):
-        parts.append(f'<text x="{x(t):.1f}" y="{H - PAD_B + 16}" text-anchor="middle">{_t(label)}</text>')
-    parts.append(f'<text x="{PAD_L}" y="{H - 4}">open likely engineer-days (left, solid) · handled findings '
-                 f'(right, dashed)</text>')
+    for t, label in date_ticks(x0, x1):
+        parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{PAD_T}" y2="{H - PAD_B}"/>'
+                     f'<text class="tick" x="{x(t):.1f}" y="{H - PAD_B + 16}" text-anchor="middle">{_t(label)}</text>')
+    # the legend: a sample of each line with what it shows and which axis it reads on
+    lx, ly = PAD_L, H - 6
+    for cls, text in (("open", "open likely engineer-days (left axis)"), ("handled", "handled findings (right axis)"),
+                      *((("proj", "projection"),) if pr["status"] == "projected" else ())):
+        parts.append(f'<line class="{cls}" x1="{lx}" x2="{lx + 24}" y1="{ly - 4}" y2="{ly - 4}"/>'
+                     f'<text x="{lx + 30}" y="{ly}">{text}</text>')
+        lx += 30 + 7 * len(text) + 24
+    for cls, text in (("down", "reduced the most"), ("up", "added the most")):
+        parts.append(f'<circle class="{cls}" cx="{lx + 5}" cy="{ly - 4}" r="5"/><text x="{lx + 14}" y="{ly}">{text}</text>')
+        lx += 14 + 7 * len(text) + 24
     parts.append(f'<polyline class="open" points="{path([p["effort"]["likely"] for p in points], top_days)}"/>')
     parts.append(f'<polyline class="handled" points="{path([p["handled_findings"] for p in points], top_handled)}"/>')
     if pr["status"] == "projected":
@@ -95,14 +135,17 @@ def chart(doc: dict[str, Any]) -> str:
 
 
 def render(doc: dict[str, Any]) -> str:
-    scope = f" — {_t(doc['path'])}" if doc["path"] else ""
+    from porter.history.report import about_line, heading
+
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>Port burndown{scope}</title><style>{STYLE}</style></head><body>",
-           f"<h1>Port burndown{scope}</h1>", f"<p>{_t(headline(doc))}</p>"]
+           f"<title>{_t(heading(doc))} · {_t(about_line(doc))}</title><style>{STYLE}</style></head><body>",
+           f"<h1>{_t(heading(doc))}</h1>", f'<p class="about">{_t(about_line(doc))}</p>', f"<p>{_t(headline(doc))}</p>"]
     if doc["points"]:
         out += [chart(doc), f"<p>{_t(projection_text(doc))}</p>"]
-    for title, key in (("Reduced the open work the most", "reduced"), ("Added the most open work", "added")):
-        rows = doc["movers"][key]
+    for title, key in (("Reduced the open work the most (engineer-days)", "reduced"),
+                       ("Reduced the open findings the most", "reduced_open"),
+                       ("Added the most open work (engineer-days)", "added"), ("Added the most open findings", "added_open")):
+        rows = doc["movers"].get(key, [])
         if rows:
             out.append(f"<h2>{title}</h2><table><tr><th>commit</th><th>date</th><th>author</th><th>subject</th>"
                        "<th>likely days</th><th>open findings</th></tr>")

@@ -8,12 +8,15 @@ from porter.render.safe import md_code, md_text
 
 
 def render(doc: dict[str, Any]) -> str:
-    scope = f" — {md_text(doc['path'])}" if doc["path"] else ""
-    out = [f"# Port burndown{scope}", "", headline(doc), ""]
+    from porter.history.report import about_line, heading
+
+    out = [f"# {md_text(heading(doc))}", "", md_text(about_line(doc)), "", headline(doc), ""]
     if doc["points"]:
         out += [f"Open likely engineer-days: {md_code(trend_line(doc))}", "", projection_text(doc), ""]
-    for title, key in (("Reduced the open work the most", "reduced"), ("Added the most open work", "added")):
-        rows = doc["movers"][key]
+    for title, key in (("Reduced the open work the most (engineer-days)", "reduced"),
+                       ("Reduced the open findings the most", "reduced_open"),
+                       ("Added the most open work (engineer-days)", "added"), ("Added the most open findings", "added_open")):
+        rows = doc["movers"].get(key, [])
         if rows:
             out += [f"## {title}", "", "| commit | date | author | subject | likely days | open findings |",
                     "|---|---|---|---|---:|---:|"]

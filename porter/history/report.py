@@ -26,11 +26,12 @@ FORMATS = {
 }
 
 
-def document(history: History) -> dict[str, Any]:
+def document(history: History, date: str | None = None) -> dict[str, Any]:
     points = history.points
     return {
         "schema": SCHEMA,
         "tool": {"name": "porter", "version": __version__},
+        "about": about_history(history, date),
         "repository": history.repository,
         "path": history.subdir,
         "every": history.every,
@@ -40,6 +41,35 @@ def document(history: History) -> dict[str, Any]:
         "projection": projection(points),
         "notices": list(history.notices),
     }
+
+
+def about_history(history: History, date: str | None = None) -> dict[str, Any]:
+    """What the history is about: the repository's name (with the part walked), its branch, the newest commit
+    walked (not the work tree's HEAD: `--until` can end the window earlier), porter's version, the date if asked."""
+    from porter.render.about import about
+
+    a = about(history.repository)
+    name = a.name if a.commit else Path(history.repository).resolve().name
+    return {"name": name, "commit": history.points[-1].commit if history.points else None, "branch": a.branch,
+            "version": __version__, "date": date}
+
+
+def heading(doc: dict[str, Any]) -> str:
+    """'Port burndown: vllm' (with the part walked: 'Port burndown: vllm/csrc')."""
+    return f"Port burndown: {doc['about']['name']}"
+
+
+def about_line(doc: dict[str, Any]) -> str:
+    """'porter 0.9.0 · branch main · commit 1a2b3c4d5e6f': the line under every format's heading."""
+    ab = doc["about"]
+    parts = [f"porter {ab['version']}"]
+    if ab["branch"]:
+        parts.append(f"branch {ab['branch']}")
+    if ab["commit"]:
+        parts.append(f"commit {ab['commit'][:12]}")
+    if ab["date"]:
+        parts.append(ab["date"])
+    return " · ".join(parts)
 
 
 def format_name(name: str | None, output: Path | None) -> str:

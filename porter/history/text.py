@@ -73,3 +73,16 @@ def change_text(p: dict[str, Any]) -> str:
     if not c:
         return "start"
     return f"{signed(c['open_findings'])} open, {signed(c['effort_likely'])} d"
+
+
+def compact_days(effort: dict[str, float]) -> str:
+    """'12.5 (10–15)': likely (low–high), for a narrow column."""
+    return f"{effort['likely']:g} ({effort['low']:g}–{effort['high']:g})"
+
+
+def compact_change(p: dict[str, Any]) -> str:
+    """'-234, -1.5 d': the change of open findings and likely days, for a narrow column."""
+    c = p["change"]
+    if not c:
+        return "start"
+    return f"{signed(c['open_findings'])}, {signed(c['effort_likely'])} d"

@@ -130,6 +130,10 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
         head = ""
     if not head:
         raise UsageError(f"{top}: the repository has no commits yet" if rev == "HEAD" else f"{rev!r}: no such commit")
+    if subdir and not git.run(top, "rev-list", "-1", head, "--", subdir).strip():
+        # Walking the enclosing repository would report its history ("No open work left.") as this directory's.
+        raise UsageError(f"{path}: git does not track this directory (no commit of {top} touches {subdir}/); "
+                         "history reads committed files: commit them, or name a tracked directory")
     shallow = git.run(top, "rev-parse", "--is-shallow-repository").strip() == b"true"
     if shallow and not allow_shallow:
         raise UsageError(f"{top} is a shallow clone: its history is cut off, so the oldest commit would count the "

@@ -26,6 +26,8 @@ class RenderOptions:
     width: int = 120
     terminal: bool = False  # True: colour and terminal width; False: plain text (files, pipes, reports)
     command: str = "scan"  # scan's console view is an inventory; assess's is the effort report
+    date: str | None = None  # the report's date, shown in titles only when asked (reports are otherwise reproducible)
+    about: object | None = None  # porter.render.about.About; None: read from the scanned tree when a title needs it
     # SARIF uploads findings at or above this severity; None: all but the info notes of rename rules (render.sarif)
     min_severity: Any = None
 
@@ -52,7 +54,7 @@ def _console(run, opts: RenderOptions) -> bytes:
         if opts.quiet:  # -q is one line, whatever the width: a script reads it with `head -1`
             c.print(literal(run.assessment.headline), soft_wrap=True)
         else:
-            assess_console.render(run.result, run.assessment, c, opts.explain)
+            assess_console.render(run.result, run.assessment, c, opts.explain, about=_about(run, opts))
     elif opts.quiet:
         c.print(literal(console.summary_line(run.result)), soft_wrap=True)
     else:
@@ -73,9 +75,20 @@ def _module_renderer(module: str) -> Callable[..., bytes]:
         if module == "sarif":
             return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", ""),
                               min_severity=opts.min_severity).encode("utf-8")
+        if module in ("markdown", "html"):
+            return mod.render(run.result, run.assessment, explain=opts.explain, about=_about(run, opts)).encode("utf-8")
         return mod.render(run.result, run.assessment, explain=opts.explain).encode("utf-8")
 
     return render
+
+
+def _about(run, opts: RenderOptions):
+    """What the report is about: the caller's, else the scanned tree's name, commit and branch."""
+    if opts.about is not None:
+        return opts.about
+    from porter.render.about import about
+
+    return about(run.result.root, date=opts.date)
 
 
 def _pr_comment(run, opts: RenderOptions | None = None) -> bytes:

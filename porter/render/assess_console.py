@@ -17,8 +17,8 @@ from rich.text import Text
 from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
-from porter.render.figures import (POINTS, apportion_points, days_range, directory_rows, num, plural, shown_rows,
-                                   total_of)
+from porter.render.figures import (POINTS, count_rows, days_range, directory_rows, files_line, num, others_line,
+                                   plural, shown_rows)
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
 from porter.render.safe import literal, literal_name
@@ -34,18 +34,18 @@ def _rng(d: dict[str, float]) -> str:
 def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
     """The verdict box: the verdict and what it means, the effort once, then what decides it (one hanging-indented
     bullet each). Further lines (an optional-work line, say) go after the effort line."""
-    d = a.to_dict()
-    names = ", ".join(t["name"] for t in d["targets"])
+    names = ", ".join(t["name"] for t in a.targets)
     head = Text.assemble((f" {a.verdict.upper()} ", VERDICT_STYLE[a.verdict]), "  ")
     # the port's progress; optional work; feature parity beyond the minimal port; retuning after it
-    extras = [literal(x["text"]) for x in (d["handled"], d["optional"], d["scope"]["parity"], d["tuning"]) if x]
+    extras = [literal(x["text"]) for x in (a.handled, a.optional) if x] + \
+        [literal(x.text) for x in (a.parity, a.tuning) if x]
     if a.nothing_to_port:
         head.append(literal(a.headline))
         return Group(head, *extras)
     meaning = VERDICT_MEANING[a.verdict]
-    head.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(d["targets"]) <= 2 else
-                                                                  f" on {len(d['targets'])} targets (table below).")))
-    lines: list[Any] = [head, Text(f"Effort: {days_range(d['effort'])}"), *extras]
+    head.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(a.targets) <= 2 else
+                                                                  f" on {len(a.targets)} targets (table below).")))
+    lines: list[Any] = [head, Text(f"Effort: {days_range(a.days.to_dict())}"), *extras]
     bullets = Table.grid(padding=(0, 1))
     bullets.add_column(width=1)
     bullets.add_column()
@@ -60,12 +60,15 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
     return Group(*lines)
 
 
-def render(result: ScanResult, a: Assessment, console: Console, explain: bool = False, top: int = 10) -> None:
+def render(result: ScanResult, a: Assessment, console: Console, explain: bool = False, top: int = 10,
+           about: Any = None) -> None:
     d = a.to_dict()
     width = console.width
     title = Text.assemble(("porter assess ", "bold"), literal_name(result.root, style="bold"), "  ·  ",
-                          literal(", ".join(t["name"] for t in d["targets"])))
+                          literal(", ".join(t["name"] for t in a.targets)))
     console.print(title)
+    if about is not None:
+        console.print(literal(about.line(), style="dim"))
     console.print(Panel(verdict_body(result, a, top), title="Verdict", title_align="left",
                         border_style=VERDICT_STYLE[a.verdict].split()[-1]))
     if a.nothing_to_port:
@@ -79,13 +82,8 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
                  f"{num(tg['effort']['low'])}–{num(tg['effort']['high'])} (likely {num(tg['effort']['likely'])})",
                  literal("; ".join(tg["deciding"][:2]))] for tg in d["targets"]]
         console.print(fit_table("Per target", cols, rows, width))
-    split = d["breakdowns"]["hipify"]
-    console.print(
-        f"Free with hipify: {plural(split['free_with_hipify']['findings'], 'finding')} on "
-        f"{plural(split['free_with_hipify']['lines'], 'line')} · needs an engineer: "
-        f"{plural(split['needs_engineer']['findings'], 'finding')} on {plural(split['needs_engineer']['lines'], 'line')} "
-        f"({split['free_share'] * 100:.0f}% of findings free; kernel verdicts are counted separately)", markup=False)
-    console.print(_category_table(d, width))
+    console.print(_counts_table(a, width))
+    console.print(_category_table(a, width))
     dirs = d["breakdowns"]["by_directory"]
     if len(dirs) > 1:
         console.print(_directory_table(d, width, top))
@@ -124,16 +122,28 @@ def _days_cells(days: dict[str, float]) -> list[str]:
     return [num(days[p]) for p in POINTS]
 
 
-def _category_table(d: dict, width: int) -> Table:
-    """Categories in engineer-days, apportioned so the rows add up to the headline range."""
-    cats = d["breakdowns"]["by_category"]
-    shown = shown_rows(cats, d["effort"], "category")
+def _counts_table(a: Assessment, width: int) -> Group:
+    """The counts, defined once (porter.estimate.counts), in the order and words of every format."""
+    c = a.counts
+    cols = [Col("findings", 0, 30, wrap="words"), Col("", 0, justify="right", wrap="none")]
+    rows = [[Text(("  " * depth) + label, style="bold" if label == "all findings" else ""), str(value)]
+            for label, value, depth in count_rows(c)]
+    free = f"; hipify translates {c.free_with_hipify / c.estimated * 100:.0f}% of the open findings in the estimate" \
+        if c.estimated else ""
+    return Group(fit_table("Counts", cols, rows, width), literal(f"{files_line(c)}; {others_line(c)}{free}"))
+
+
+def _category_table(a: Assessment, width: int) -> Table:
+    """Categories in engineer-days: each row's share of the headline range (the model's `share`)."""
+    cats = a.breakdowns["by_category"]
+    effort = a.days.to_dict()
+    shown = shown_rows(cats, effort, "category", share="share_days")
     # 12: the longest category name ("quantization") on one line
     cols = [Col("category", 0, 12, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
             Col("low", 0, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
             Col("high", 0, justify="right", wrap="none")]
     rows = [[literal(r.label), str(r.source["findings"]), *_days_cells(r.days)] for r in shown]
-    footer = ["total", str(sum(c["findings"] for c in cats)), *_days_cells(d["effort"])]
+    footer = ["total", str(a.counts.estimated), *_days_cells(effort)]
     return fit_table("Effort by category (engineer-days)", cols, rows, width, footer=footer)
 
 
@@ -155,9 +165,8 @@ def _directory_table(d: dict, width: int, top: int) -> Table:
 def _kernel_table(d: dict, width: int, limit: int | None) -> Table:
     """Kernels with their verdict per target, the worst reason and their days; the days column adds up to its
     total (the kernels beyond `limit` are one remainder row)."""
-    kernels = sorted(d["breakdowns"]["by_kernel"], key=lambda r: (-r["hours"]["likely"], r["path"], r["line"]))
-    hpd = d["model"]["hours_per_day"]
-    raw_total = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
+    kernels = d["breakdowns"]["by_kernel"]  # in the model's order, with its shares
+    raw_total = d["breakdowns"]["totals"]["kernel_days"]
     shown = shown_rows(kernels, raw_total, "qualified_name", limit, rest_label="{n} more kernels")
     tids = [tg["id"] for tg in d["targets"]]
     room = width - 4 - 10 * len(tids) - 21 - 7
@@ -183,8 +192,10 @@ def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
     d = a.to_dict()
     index = finding_index(result)
     items = [it for it in d["items"] if it["hours"]["high"] > 0 or it["findings"]]
-    total = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
-    parts = apportion_points([it["hours"] for it in items], total)
+    total = a.breakdowns["totals"]["hours"]
+    shares = a.breakdowns["totals"]["item_hours"]
+    zero = {p: 0.0 for p in POINTS}
+    parts = [shares.get(it["id"], zero) for it in items]
     longest = max((len(loc) for it in items for loc in item_locations(it, index)), default=10)
     cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("hours", 0, 14, wrap="none"),
             Col("basis", 3, 20), Col("findings", 1, min(32, max(10, longest)), wrap="fold")]

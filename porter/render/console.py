@@ -31,10 +31,15 @@ STATUS_STYLE = {"open": "", "handled": "green", "cuda-only": "dim"}
 def summary_line(result: ScanResult) -> str:
     s = result.summary()
     sev = ", ".join(f"{v} {k}" for k, v in reversed(list(s["by_severity"].items())) if v)
-    files = sum(1 for f in result.files if f.skipped is None)
-    line = (f"{plural(s['findings'], 'finding')} ({sev or 'none'}) in {plural(files, 'file')}; "
+    from porter.estimate.counts import phrase
+
+    scanned = sum(1 for f in result.files if f.skipped is None)
+    with_findings = len({f.path for f in result.findings})
+    # the files counted and worded as every report counts them (porter.estimate.counts)
+    line = (f"{plural(s['findings'], 'finding')} ({sev or 'none'}); {phrase('files_scanned', scanned)}, "
+            f"{phrase('files_with_findings', with_findings)}; "
             f"{plural(s['kernels'], 'kernel')}, {plural(s['launches'], 'launch', 'launches')}; "
-            f"{s['suppressed']} suppressed; {len(result.skipped)} skipped")
+            f"{s['suppressed']} suppressed; {phrase('skipped', len(result.skipped))}")
     return line + port_status_note(result)
 
 

@@ -21,14 +21,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from porter import __version__
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
-from porter.render.figures import POINTS, apportion_points, days_range, directory_rows, num, plural, shown_rows
+from porter.render.figures import (count_rows, days_range, directory_rows, files_line, num, others_line, plural,
+                                   shown_rows)
 from porter.render.markdown import item_locations
 from porter.render.safe import printable
 
-CHART_WIDTH = 860
+CHART_WIDTH = 880  # two charts side by side on a 1920-px screen (the page is at most 1880 px wide)
 LABEL_WIDTH = 190
 ROW_HEIGHT = 26
 MAX_DIR_ROWS = 14
@@ -143,7 +143,7 @@ def page_data(result: ScanResult, a: Assessment, items: list[dict[str, Any]]) ->
     def s(x: str) -> int:
         return strings.setdefault(x, len(strings))
 
-    titles = {it["id"]: it["title"] + (f" ({it['path']})" if it["path"] else "") for it in a.to_dict()["items"]}
+    titles = {it.id: it.title + (f" ({it.path})" if it.path else "") for it in a.items}
     files: dict[str, list] = defaultdict(list)
     for f in sorted(result.findings, key=lambda f: (f.path, f.line, f.column, f.rule)):
         snippet = printable(f.snippet)
@@ -187,41 +187,47 @@ def _file_groups(by_file: list[dict[str, Any]], dirs: list[dict[str, Any]]) -> l
     return sorted(out, key=lambda g: (-g["hours"], g["name"]))
 
 
-def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
-    d = a.to_dict()
-    by = d["breakdowns"]
+def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any = None) -> str:
+    if about is None:
+        from porter.render.about import about as about_of
+
+        about = about_of(result.root, use_git=False)
+    by = a.breakdowns
     index = {f.fingerprint: f for f in result.findings}
-    tids = [t["id"] for t in d["targets"]]
-    effort = {p: d["effort"][p] for p in POINTS}
-    cats = shown_rows(by["by_category"], effort, "category")
+    tids = [t["id"] for t in a.targets]
+    effort = a.days.to_dict()
+    cats = shown_rows(by["by_category"], effort, "category", share="share_days")
     cat_rows = [{"label": r.label, "full": r.label, "days": r.days, "findings": r.source["findings"]} for r in cats]
     dir_rows = [{"label": ("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
                  "full": r.label, "indent": r.depth, "days": r.days, "findings": r.source["findings"] if r.source else None}
                 for r in directory_rows(by["by_directory"], effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
-    hpd = d["model"]["hours_per_day"]
     kernels = sorted(by["by_kernel"], key=lambda k: (-KERNEL_VERDICTS.index(k["worst"]), -k["hours"]["likely"], k["path"], k["line"]))
-    ktotal = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
+    ktotal = by["totals"]["kernel_days"]
     kshown = shown_rows(kernels, ktotal, "qualified_name", MAX_KERNEL_ROWS, rest_label="{n} more kernels")
-    costed = [it for it in d["items"] if it["hours"]["high"] > 0]
-    hours_total = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
-    items = [{**it, "shown": part, "locations": item_locations(it, index)}
-             for it, part in zip(costed, apportion_points([it["hours"] for it in costed], hours_total))]
-    free_items = [it for it in d["items"] if it["hours"]["high"] == 0]
+    hours_total = by["totals"]["hours"]
+    shares = by["totals"]["item_hours"]
+    items = [{"id": it.id, "title": it.title, "path": it.path, "category": it.category, "count": it.count,
+              "basis": it.basis, "shown": shares[it.id], "locations": item_locations(it, index)}
+             for it in a.items if it.hours.high > 0]
+    free_items = [it for it in a.items if it.hours.high == 0]
     libraries = by["by_library"]
+    c = a.counts
     ctx = {
-        "root": result.root, "version": __version__, "a": d, "verdict": a.verdict,
-        "meaning": VERDICT_MEANING[a.verdict], "deciding": [r for r in d["reasons"] if r["decides"]],
-        "others": [r for r in d["reasons"] if not r["decides"]],
-        "targets": d["targets"], "tids": tids, "split": by["hipify"], "summary": result.summary(),
+        "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
+        "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
+        "others": [r for r in a.reasons if r.level != a.verdict],
+        "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),
+        "files_line": files_line(c), "others_line": others_line(c),
+        "free_share": round(100 * c.free_with_hipify / c.estimated) if c.estimated else None,
         "cat_chart": range_chart(cat_rows, "Effort by category"),
         "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by["by_directory"]) > 1 else None,
         "matrix": verdict_matrix(kernels, tids) if kernels else None,
         "kernels": kshown, "kernel_total": ktotal,
-        "libraries": libraries, "recommendations": d["recommendations"],
+        "libraries": libraries, "recommendations": list(a.recommendations),
         "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
-        "free_items": len(free_items), "free_findings": sum(it["count"] for it in free_items),
+        "free_items": len(free_items), "free_findings": sum(it.count for it in free_items),
         "groups": _file_groups(by["by_file"], by["by_directory"]), "files_total": len(by["by_file"]),
-        "assumptions": d["assumptions"], "skipped": [s.to_dict() for s in result.skipped],
+        "assumptions": list(a.assumptions), "skipped": [s.to_dict() for s in result.skipped],
         "explain": explain, "data": _text_escape(page_data(result, a, items)),
     }
     return _env().get_template("assess.html.j2").render(**ctx)

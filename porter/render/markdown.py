@@ -10,7 +10,8 @@ from typing import Any
 
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
-from porter.render.figures import POINTS, apportion_points, days_range, directory_rows, num, plural, shown_rows
+from porter.render.figures import (count_rows, days_range, directory_rows, files_line, num, others_line, plural,
+                                   shown_rows)
 from porter.render.safe import html_text, md_code, md_text
 
 BAR_WIDTH = 20
@@ -20,9 +21,10 @@ def finding_index(result: ScanResult) -> dict[str, Finding]:
     return {f.fingerprint: f for f in result.findings}
 
 
-def item_locations(item: dict[str, Any], index: dict[str, Finding]) -> list[str]:
-    """The `path:line` of an item's findings, each once, in path and line order."""
-    where = {(index[fp].path, index[fp].line) for fp in item["findings"] if fp in index}
+def item_locations(item: Any, index: dict[str, Finding]) -> list[str]:
+    """The `path:line` of an item's findings (an Item, or its dict), each once, in path and line order."""
+    fps = item["findings"] if isinstance(item, dict) else item.findings
+    where = {(index[fp].path, index[fp].line) for fp in fps if fp in index}
     return [f"{p}:{n}" for p, n in sorted(where)]
 
 
@@ -38,19 +40,31 @@ def _h(h: dict[str, float]) -> str:
     return f"{num(h['low'])}–{num(h['likely'])}–{num(h['high'])}"
 
 
-def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
-    d = a.to_dict()
-    out: list[str] = []
+def title_lines(about: Any, what: str = "Porting assessment") -> list[str]:
+    """The title and the line under it: what the report is about (porter.render.about)."""
+    out = [f"# {what}: {md_text(about.name)}", ""]
+    out.append(md_text(about.line()) + (f" · scanned as {md_code(about.path)}"
+                                        if not about.commit and about.path not in (about.name, "") else ""))
+    out.append("")
+    return out
+
+
+def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any = None) -> str:
+    if about is None:
+        from porter.render.about import about as about_of
+
+        about = about_of(result.root, use_git=False)
+    by = a.breakdowns
+    effort = a.days.to_dict()
+    out: list[str] = title_lines(about)
     w = out.append
-    targets = ", ".join(f"{t['name']} ({t['gfx']})" for t in d["targets"])
-    w(f"# Porting assessment: {md_code(str(result.root))}")
-    w("")
+    targets = ", ".join(f"{t['name']} ({t['gfx']})" for t in a.targets)
     w(f"**Verdict: {a.verdict.upper()}** — {VERDICT_MEANING[a.verdict]}.  ")
     if a.nothing_to_port:
         w("**Nothing to port.**  ")
     else:
-        w(f"**Effort: {days_range(d['effort'])}**  ")
-    for extra in (d["handled"], d["optional"], d["scope"]["parity"], d["tuning"]):
+        w(f"**Effort: {days_range(effort)}**  ")
+    for extra in (a.handled, a.optional, a.parity and a.parity.to_dict(), a.tuning and a.tuning.to_dict()):
         if extra:
             w(f"{md_text(extra['text'])}  ")
     w(f"Targets: {targets}")
@@ -74,46 +88,32 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("porter found no CUDA code, CUDA libraries, NVIDIA-only files or build settings here. "
           "The repository should run on the target as it is; validate it there before relying on it.")
         w("")
-        _assumptions(w, d)
+        _counts(w, a)
+        _assumptions(w, a)
         return "\n".join(out).rstrip() + "\n"
-    if len(d["targets"]) > 1:
+    if len(a.targets) > 1:
         w("## Per target")
         w("")
         w("| target | gfx | verdict | effort | decided by |")
         w("|---|---|---|---|---|")
-        for t in d["targets"]:
+        for t in a.targets:
             w(f"| {md_text(t['name'])} | {t['gfx']} | {t['verdict']} | {days_range(t['effort'])} | {md_text('; '.join(t['deciding'][:2]))} |")
         w("")
-    split = d["breakdowns"]["hipify"]
-    w("## Summary")
-    w("")
-    w("| | findings | lines | files |")
-    w("|---|---:|---:|---:|")
-    for key, label in (("free_with_hipify", "Free with hipify"), ("needs_engineer", "Needs an engineer"),
-                       ("informational", "Informational")):
-        v = split[key]
-        w(f"| {label} | {v['findings']} | {v['lines']} | {v['files']} |")
-    s = result.summary()
-    w(f"| **All findings** | {s['findings']} | | {len({f.path for f in result.findings})} |")
-    w("")
-    w(f"{split['free_share'] * 100:.0f}% of findings are translated by hipify without an engineer. "
-      f"{plural(s['kernels'], 'kernel')}, {plural(s['launches'], 'launch site')}; "
-      f"{plural(s['suppressed'], 'suppressed finding')}; {plural(len(result.skipped), 'file')} skipped.")
-    w("")
-    cats = d["breakdowns"]["by_category"]
-    shown = shown_rows(cats, d["effort"], "category")
+    _counts(w, a)
+    cats = by["by_category"]
+    shown = shown_rows(cats, effort, "category", share="share_days")
     top = max((r.days["likely"] for r in shown), default=0)
     w("## Effort by category")
     w("")
-    w("Engineer-days; the rows add up to the total (each rounded once, at the end).")
+    w("Engineer-days: each category's share of the headline; the rows add up to the total.")
     w("")
     w("| category | findings | engineer-days (low–likely–high) | |")
     w("|---|---:|---|---|")
     for r in shown:
         w(f"| {r.label} | {r.source['findings']} | {_h(r.days)} | {bar(r.days['likely'], top)} |")
-    w(f"| **total** | {sum(c['findings'] for c in cats)} | **{_h(d['effort'])}** | |")
+    w(f"| **total** | {a.counts.estimated} | **{_h(effort)}** | |")
     w("")
-    dirs = d["breakdowns"]["by_directory"]
+    dirs = by["by_directory"]
     if len(dirs) > 1:
         w("## Effort by directory")
         w("")
@@ -122,20 +122,18 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("")
         w("| directory | findings | files | engineer-days (low–likely–high) |")
         w("|---|---:|---:|---|")
-        for r in directory_rows(dirs, d["effort"], max_depth=3):
+        for r in directory_rows(dirs, effort, max_depth=3):
             indent = "&nbsp;&nbsp;" * r.depth
             if r.source is None:
                 w(f"| {indent}{md_text(r.label)} | | | {_h(r.days)} |")
             else:
                 w(f"| {indent}{md_code(r.label)} | {r.source['findings']} | {r.source['files']} | {_h(r.days)} |")
         w("")
-    kernels = d["breakdowns"]["by_kernel"]
+    kernels = by["by_kernel"]
     if kernels:
-        tids = [t["id"] for t in d["targets"]]
-        hpd = d["model"]["hours_per_day"]
+        tids = [t["id"] for t in a.targets]
+        ktotal = by["totals"]["kernel_days"]
         ordered = sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r["worst"]), -r["hours"]["likely"], r["path"], r["line"]))
-        ktotal = {p: round(sum(k["hours"][p] for k in kernels) / hpd, 1) for p in POINTS}
-        kdays = shown_rows(ordered, ktotal, "qualified_name")
         w("## Kernels")
         w("")
         w("Verdict per target: ok (hipify suffices) · check (verify numerically) · retune (tuned for NVIDIA) · "
@@ -143,28 +141,27 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         w("")
         w("| kernel | location | lines | " + " | ".join(tids) + " | top reason | engineer-days (likely) |")
         w("|---|---|---:|" + "---|" * len(tids) + "---|---:|")
-        for r in kdays:
-            k = r.source
+        for k in ordered:
             worst = k["targets"][k["worst_target"]]
             reason = (worst["reasons"] or [""])[0]
             verdicts = " | ".join(k["targets"][t]["verdict"] for t in tids)
-            w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {num(r.days['likely'])} |")
+            w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {num(k['share']['likely'])} |")
         w(f"| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal['likely'])}** |")
         w("")
-    libs = d["breakdowns"]["by_library"]
+    libs = by["by_library"]
+    recs = {rec["id"]: rec for rec in a.recommendations}
     if libs:
         w("## Libraries")
         w("")
-        w("| library | kind | ROCm replacement | findings | files | engineer-days (likely) |")
+        w("| library | kind | ROCm replacement | findings | files | engineer-days (likely, on its own) |")
         w("|---|---|---|---:|---:|---:|")
         for lib in libs:
             w(f"| {md_text(lib['name'])} | {lib['kind']} | {md_text(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {num(lib['days']['likely'])} |")
         w("")
-    recs = d["recommendations"]
     if recs:
         w("## Recommendations")
         w("")
-        for rec in recs:
+        for rec in a.recommendations:
             label = {"blocker": "Blocker", "library": "Library", "topic": "Target fact"}[rec["kind"]]
             w(f"### {label}: {md_text(rec['title'])}")
             w("")
@@ -187,18 +184,19 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     w("")
     w("| item | category | count | hours (low–likely–high) | basis |")
     w("|---|---|---:|---|---|")
-    costed = [it for it in d["items"] if it["hours"]["high"] > 0]
-    free = [it for it in d["items"] if it["hours"]["high"] == 0]
-    h = {p: round(d["effort"]["hours"][p], 1) for p in POINTS}
-    for it, part in zip(costed, apportion_points([it["hours"] for it in costed], h)):
-        where = f" ({md_code(it['path'])})" if it["path"] else ""
-        w(f"| {md_text(it['title'])}{where} | {it['category']} | {it['count']} | {_h(part)} | {md_text(it['basis'])} |")
+    shares = by["totals"]["item_hours"]
+    costed = [it for it in a.items if it.hours.high > 0]
+    free = [it for it in a.items if it.hours.high == 0]
+    h = by["totals"]["hours"]
+    for it in costed:
+        where = f" ({md_code(it.path)})" if it.path else ""
+        w(f"| {md_text(it.title)}{where} | {it.category} | {it.count} | {_h(shares[it.id])} | {md_text(it.basis)} |")
     if free:
-        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it['count'] for it in free), 'finding')} hipify handles) | | | 0 | |")
-    w(f"| **Total** | | | **{_h(h)}** | {num(d['model']['hours_per_day'])} h per engineer-day → {days_range(d['effort'])} |")
+        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it.count for it in free), 'finding')} hipify handles) | | | 0 | |")
+    w(f"| **Total** | | | **{_h(h)}** | {num(a.model.hours_per_day)} h per engineer-day → {days_range(effort)} |")
     w("")
-    _assumptions(w, d)
-    files = d["breakdowns"]["by_file"]
+    _assumptions(w, a)
+    files = by["by_file"]
     if files:
         w("## Files")
         w("")
@@ -207,9 +205,9 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
         states: dict[str, Counter[str]] = {}
         for finding in result.findings:
             states.setdefault(finding.path, Counter())[str(finding.status)] += 1
-        ported = any(c["handled"] or c["cuda-only"] for c in states.values())
+        ported = bool(a.counts.handled or a.counts.cuda_only)
         extra = " open / handled / cuda-only |" if ported else ""
-        w("| file | lines | findings | free with hipify | needs an engineer | worst | hours (likely) |" + extra)
+        w("| file | lines | findings in the estimate | free with hipify | needs an engineer | worst | hours (likely) |" + extra)
         w("|---|---:|---:|---:|---:|---|---:|" + ("---:|" if ported else ""))
         for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
             c = states.get(f["path"], Counter())
@@ -221,10 +219,27 @@ def render(result: ScanResult, a: Assessment, explain: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _assumptions(w, d: dict[str, Any]) -> None:
+def _counts(w, a: Assessment) -> None:
+    """The counts, defined once (porter.estimate.counts), in the order and words of every format."""
+    c = a.counts
+    w("## Counts")
+    w("")
+    w("| findings | |")
+    w("|---|---:|")
+    for label, value, depth in count_rows(c):
+        name = ("&nbsp;&nbsp;" * depth) + label
+        w(f"| {'**' + name + '**' if label == 'all findings' else name} | {value} |")
+    w("")
+    free = c.free_with_hipify / c.estimated if c.estimated else 0.0
+    w(f"{files_line(c)}. {others_line(c)}."
+      + (f" hipify translates {free * 100:.0f}% of the open findings in the estimate." if c.estimated else ""))
+    w("")
+
+
+def _assumptions(w, a: Assessment) -> None:
     w("## Assumptions")
     w("")
-    for line in d["assumptions"]:
+    for line in a.assumptions:
         w(f"- {md_text(line)}")
     w("")
 

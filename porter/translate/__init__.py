@@ -157,6 +157,11 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
         files = fixups.apply_fixups(
             root_real, list(files), lambda rel, target, quoted: project_header(root_real, rel, target, quoted, build),
             engine.info.name, options.hip_version, build=build)
+    from porter.translate.byhand import left_by_hand
+
+    # what the output still needs by hand (inline PTX, a ballot held in 32 bits), read from the output itself
+    files = [dataclasses.replace(ft, by_hand=left_by_hand(ft.path, ft.output)) if ft.status in ("translated", "unchanged")
+             else ft for ft in files]
     built, copies = buildfiles.migrate(root_real, copies, options)
     files = tuple(sorted([*files, *built], key=lambda f: f.path))
     copies = [c for c in copies if c not in ours]

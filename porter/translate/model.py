@@ -67,6 +67,7 @@ class FileTranslation:
     converted_names: tuple[tuple[str, str, int], ...] = ()  # (cuda, hip, count), sorted
     unconverted: tuple[Finding, ...] = ()  # CUDA names left in place, each with its reason
     warnings: tuple[Finding, ...] = ()  # converted but needs a look, engine warnings, engine failures
+    by_hand: tuple[Finding, ...] = ()  # what the output still needs by hand (porter.translate.byhand): inline PTX, ...
     error: str | None = None  # why the engine failed on this file (status failed)
     line_shift: int = 0  # lines the engine inserted at the top (an #include), so output line = line + shift
 
@@ -88,6 +89,7 @@ class FileTranslation:
             "converted_by_name": [{"cuda": c, "hip": h, "count": n} for c, h, n in self.converted_names],
             "unconverted": [brief(f) for f in self.unconverted],
             "warnings": [brief(f) for f in self.warnings],
+            "by_hand": [brief(f) for f in self.by_hand],
             "error": self.error,
             "line_shift": self.line_shift,
         }
@@ -117,12 +119,14 @@ class TranslationResult:
         by_kind: Counter[str] = Counter()
         by_reason: Counter[str] = Counter()
         by_warning: Counter[str] = Counter()
+        by_hand: Counter[str] = Counter()
         status: Counter[str] = Counter()
         for ft in self.files:
             status[ft.status] += 1
             by_kind.update(dict(ft.converted))
             by_reason.update(f.rule for f in ft.unconverted)
             by_warning.update(f.rule for f in ft.warnings)
+            by_hand.update(f.rule for f in ft.by_hand)
         return {
             "files": len(self.files),
             "files_by_status": dict(sorted(status.items())),
@@ -133,6 +137,8 @@ class TranslationResult:
             "unconverted_by_rule": dict(sorted(by_reason.items())),
             "warnings": sum(by_warning.values()),
             "warnings_by_rule": dict(sorted(by_warning.items())),
+            "by_hand": sum(by_hand.values()),
+            "by_hand_by_rule": dict(sorted(by_hand.items())),
             "copied_unchanged": len(self.copies),
             "skipped": len(self.skipped),
         }

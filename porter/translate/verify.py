@@ -347,6 +347,19 @@ def toolchain_limit(err_path: str | None, compiler: Compiler) -> str | None:
     return None
 
 
+UNTRANSLATED_HEADER = "TRN004"  # the leftover rule for a CUDA header porter could not translate
+
+
+def untranslated_header(unit: str, err_path: str | None, findings: Iterable[Finding]) -> tuple[str, ...]:
+    """The TRN004 findings (a header porter reported it could not translate) in the failing unit or in the file of
+    its first error. A unit that keeps such a header fails wherever it first uses what the header declared (a
+    guarded `#include <cooperative_groups/reduce.h>`, then `cg::plus` eleven lines on): porter said so, so the
+    failure is predicted, not a translation defect."""
+    return tuple(sorted({f"{f.rule} {f.path}:{f.line} {dict(f.data).get('name', '')}".strip()
+                         + " (a header porter could not translate)"
+                         for f in findings if f.rule == UNTRANSLATED_HEADER and f.path in (unit, err_path)}))
+
+
 def environment_of(error: str, err_path: str | None, compiler: Compiler) -> str | None:
     """Why a failure is the machine's or toolchain's rather than the port's, or None."""
     return missing_rocm_header(error) or missing_system_header(error) or toolchain_limit(err_path, compiler)
@@ -395,6 +408,8 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                     except ValueError:
                         shown_path = epath
                 env = None if by else environment_of(err, epath and str(src.parent / epath), compiler)
+                if not by and env is None:
+                    by = untranslated_header(ft.path, shown_path, findings)
                 files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd),
                                           environment=env))
             if progress:
