@@ -71,12 +71,14 @@ def test_examples_are_the_most_important_spots_and_never_repeated():
     a, result = run.assessment, run.result
     got = {r.key: r.examples for r in a.reasons}
     # kernels: the worst verdict, then the most hours, first (not the first path alphabetically)
-    # (histogram 2.94 h, count_nonzero 2.45 h, reduce_sum 0 h: its wave-width fix is costed at a shared site)
+    # (histogram 2.94 h, count_nonzero 2.45 h, reduce_sum_cg 2.3 h; reduce_sum, also fix, 0 h: its wave-width fix is
+    # costed at a shared site, so it is not among the first three)
     assert got["kernels:port"] == ("src/kernels/histogram.cu:12 histogram_kernel",
                                    "src/kernels/reduce.cu:42 count_nonzero_kernel",
-                                   "src/kernels/reduce.cu:15 reduce_sum_kernel")
+                                   "src/kernels/reduce.cu:27 reduce_sum_cg_kernel")
     hours = {k["qualified_name"]: k["hours"]["likely"] for k in a.breakdowns["by_kernel"]}
-    assert hours["histogram_kernel"] > hours["count_nonzero_kernel"] > hours["reduce_sum_kernel"]
+    assert (hours["histogram_kernel"] > hours["count_nonzero_kernel"] > hours["reduce_sum_cg_kernel"]
+            > hours["reduce_sum_kernel"])
     # findings: the most severe first, one spot per file before a second from the same file
     assert got["review"] == ("src/kernels/reduce.cu:36", "src/kernels/warp_utils.cuh:25", "CMakeLists.txt:2")
     assert got["hipify"] == ("CMakeLists.txt:33", "src/kernels/histogram.cu:57", "src/main.cpp:12")

@@ -54,6 +54,8 @@ def test_help_lists_every_command_summary_whole(capsys):
   history    The burndown of a port over the first-parent git history: open,
              handled and cuda-only work per commit.
   rules      The rule catalogue: list the rules, explain one.
+  fleet      Assess and track many repositories into a database, then report
+             on the estate.
 """
     assert porter(capsys, "rules", "--help")[1].split("Commands:\n")[1] == (
         "  list     List every rule with its severity, category and fixture coverage.\n"
@@ -63,23 +65,22 @@ def test_help_lists_every_command_summary_whole(capsys):
 SCAN = ["scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q"]
 
 
+def _summary(findings: str, with_findings: int, statuses: str = "") -> str:
+    """The -q line of a scan of cuda-app (11 files, 8 kernels, 8 launches)."""
+    return (f"{findings}; 11 files scanned, {with_findings} files with findings; 8 kernels, 8 launches; "
+            f"0 suppressed; 0 files skipped{statuses}")
+
+
 @pytest.mark.parametrize("extra, line, code", [
-    ([], "154 findings (8 high, 14 medium, 5 low, 127 info) in 11 files; 8 kernels, 8 launches; 0 suppressed; "
-         "0 skipped; 152 open, 2 handled, 0 cuda-only", 0),
-    (["--select", "KRN"], "16 findings (1 low, 15 info) in 11 files; 8 kernels, 8 launches; 0 suppressed; "
-                          "0 skipped", 0),
-    (["--select", "krn001,DEV002"], "11 findings (3 high, 8 info) in 11 files; 8 kernels, 8 launches; 0 suppressed; "
-                                    "0 skipped", 0),
+    ([], _summary("154 findings (8 high, 14 medium, 5 low, 127 info)", 10, "; 153 open, 1 handled, 0 cuda-only"), 0),
+    (["--select", "KRN"], _summary("16 findings (1 low, 15 info)", 5), 0),
+    (["--select", "krn001,DEV002"], _summary("11 findings (3 high, 8 info)", 6), 0),
     (["--ignore", "KRN", "--ignore", "API", "--min-severity", "medium"],
-     "20 findings (6 high, 14 medium) in 11 files; 8 kernels, 8 launches; 0 suppressed; 0 skipped; "
-     "18 open, 2 handled, 0 cuda-only", 0),
+     _summary("20 findings (6 high, 14 medium)", 4, "; 19 open, 1 handled, 0 cuda-only"), 0),
     # --select narrows what --fail-on counts; --min-severity only what is shown
-    (["--select", "KRN", "--fail-on", "low"], "16 findings (1 low, 15 info) in 11 files; 8 kernels, 8 launches; "
-                                              "0 suppressed; 0 skipped", 1),
-    (["--select", "KRN", "--fail-on", "medium"], "16 findings (1 low, 15 info) in 11 files; 8 kernels, 8 launches; "
-                                                 "0 suppressed; 0 skipped", 0),
-    (["--select", "KRN", "--min-severity", "high", "--fail-on", "low"],
-     "0 findings (none) in 11 files; 8 kernels, 8 launches; 0 suppressed; 0 skipped", 1),
+    (["--select", "KRN", "--fail-on", "low"], _summary("16 findings (1 low, 15 info)", 5), 1),
+    (["--select", "KRN", "--fail-on", "medium"], _summary("16 findings (1 low, 15 info)", 5), 0),
+    (["--select", "KRN", "--min-severity", "high", "--fail-on", "low"], _summary("0 findings (none)", 0), 1),
 ])
 def test_select_ignore_and_min_severity(capsys, extra, line, code):
     got, out, err = porter(capsys, *SCAN, *extra)
@@ -112,7 +113,8 @@ def test_a_rule_the_configuration_adds_may_be_disabled(capsys, tmp_path):
     (tmp_path / "k.cu").write_text(KERNEL)
     (tmp_path / "porter.toml").write_text('disable = ["KRN001"]\ntargets = ["gfx942"]\n')
     code, out, err = porter(capsys, "scan", str(tmp_path), "--no-cache", "-q")
-    assert (code, out) == (0, "0 findings (none) in 2 files; 1 kernel, 0 launches; 0 suppressed; 0 skipped\n")
+    assert (code, out) == (0, "0 findings (none); 2 files scanned, 0 files with findings; 1 kernel, 0 launches; "
+                              "0 suppressed; 0 files skipped\n")
     assert err == "note: repository porter.toml disables 1 rule(s): KRN001\n"
 
 
