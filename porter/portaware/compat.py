@@ -8,7 +8,6 @@ file such as ggml's `vendors/hip.h`), so a repository without ROCm code has no c
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 

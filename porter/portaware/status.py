@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable

@@ -15,7 +15,7 @@ from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.render.figures import plural
-from porter.render.layout import Col, fit_table, fitting
+from porter.render.layout import Col, fit_table
 from porter.render.safe import literal, literal_name
 
 SEVERITY_STYLE = {

@@ -146,7 +146,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
             reason = (worst["reasons"] or [""])[0]
             verdicts = " | ".join(k["targets"][t]["verdict"] for t in tids)
             w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {num(k['share']['likely'])} |")
-        w(f"| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal['likely'])}** |")
+        w("| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal['likely'])}** |")
         w("")
     libs = by["by_library"]
     recs = {rec["id"]: rec for rec in a.recommendations}
