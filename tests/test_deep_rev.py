@@ -31,3 +31,22 @@ def test_deep_mode_reads_a_commit_not_the_work_tree(tmp_path):
     assert k.facts.deep.constants_from == ("include/tile_config.h",)
     info = result.extra["kernel_analysis"]["deep"]
     assert info["files"] == 1 and info["errors"] == {}
+
+
+def test_a_git_trees_copy_for_libclang_stops_at_its_byte_cap(tmp_path, monkeypatch):
+    # A tree can name one blob at many paths (a few bytes of git, a file on disk per path): what deep mode writes out
+    # of a commit for libclang is capped in total, and what is past the cap is left out, never half-written.
+    body = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n" + "// pad\n" * 120  # 893 bytes
+    repo = make_repo(tmp_path / "r", {f"k{i}.cu": body for i in range(6)})
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    result = run(GitTree(repo, commit), Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    monkeypatch.setattr(deep, "TREE_CAP", 3 * len(body) + 10)
+    root, made = deep._tree_of(result)
+    try:
+        written = sorted(p.name for p in root.rglob("*") if p.is_file())
+        assert made and written == ["k0.cu", "k1.cu", "k2.cu"]
+        assert all((root / n).read_text() == body for n in written)
+    finally:
+        import shutil
+
+        shutil.rmtree(root)

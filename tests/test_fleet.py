@@ -262,6 +262,8 @@ def test_the_html_report_renders_in_a_real_browser(fleet, tmp_path):
     assert len(re.findall(r'<table class="ranking">', dom)) == 1
     assert len(re.findall(r'<span class="blocked">blocked</span>', dom)) == 5
     assert len(re.findall(r'<span class="ready">ready</span>', dom)) == 6
+    assert ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
+            'img-src data:">') in page.read_text(encoding="utf-8")
 
 
 def test_usage_errors_exit_2_with_the_reason(tmp_path):
@@ -288,3 +290,36 @@ def test_text_a_repository_controls_is_escaped_in_every_format(fleet):
     assert "  evil: remote: \\x1b[2Jpwned\\x0a| x | <b>" in console.splitlines() and "\x1b" not in console
     assert "| evil | remote: \\\\x1b\\[2Jpwned \\| x \\| &lt;b> |" in render("markdown", doc).decode().splitlines()
     assert "<td>remote: \x1b[2Jpwned\n| x | &lt;b&gt;</td>" in render("html", doc).decode()
+
+
+def test_a_local_repository_whose_objects_are_another_repositorys_is_refused(fleet, tmp_path):
+    # `git clone` copies every object an alternates file or an objects symlink reaches: a bare repository borrowing
+    # another one's store would have that repository's code assessed (and copied into the clone cache) under its name.
+    root, repos, _, _ = fleet
+    other = root / "repos" / sorted(repos)[0]
+    head = git(other, "rev-parse", "HEAD").strip()
+    borrowing = tmp_path / "borrowing"
+    git(tmp_path, "init", "-q", "--bare", str(borrowing))
+    (borrowing / "objects" / "info" / "alternates").write_text(f"{other}/.git/objects\n")
+    git(borrowing, "update-ref", "refs/heads/main", head)
+    linked = tmp_path / "linked"
+    git(tmp_path, "init", "-q", "--bare", str(linked))
+    import shutil
+
+    shutil.rmtree(linked / "objects")
+    (linked / "objects").symlink_to(other / ".git" / "objects")
+    own = tmp_path / "own.git"
+    git(tmp_path, "clone", "-q", "--bare", str(other), str(own))
+    store = Store.open(tmp_path / "f.db")
+    scan(store, (Entry("borrowing", str(borrowing), "main"), Entry("linked", str(linked), "main"),
+                 Entry("own", str(own))),
+         Options(clone_cache=tmp_path / "clones", cache_dir=root / "pcache"))
+    rows = {r["repository"]: r for r in store.run_rows(1)}
+    assert rows["own"]["outcome"] == "assessed"
+    assert rows["borrowing"]["outcome"] == rows["linked"]["outcome"] == "failed"
+    assert rows["borrowing"]["reason"].startswith(
+        f"{borrowing}: {borrowing}/objects/info/alternates (alternates) leads to the object store {other}/.git/objects,"
+        " outside the repository")
+    assert rows["linked"]["reason"] == (f"{linked}: {linked}/objects leads to {other}/.git/objects, outside the "
+                                        "repository (a symlink?)")
+    assert not (tmp_path / "clones").exists() or all("own" in p.name for p in (tmp_path / "clones").iterdir())

@@ -56,10 +56,8 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
         else:
             # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
             # cloning one location at once each finish their own (the second rename finds the first in place).
-            if "://" not in location and os.path.isabs(location) and git.top_level(Path(location)) is None \
-                    and not os.path.isdir(os.path.join(location, "objects")):
-                # Checked once, before the first clone: git's own message for it is about the transport.
-                raise CheckoutError(f"{location}: not a git repository")
+            if "://" not in location and os.path.isabs(location):
+                _check_local(Path(location))
             tmp = dest.with_name(f"{dest.name}.partial-{os.getpid()}-{threading.get_ident()}")
             shutil.rmtree(tmp, ignore_errors=True)
             # `--` ends options: a location starting with `-` is a path, never an option. The file transport is
@@ -76,6 +74,22 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     except git.GitError as e:
         raise CheckoutError(f"git cannot clone or fetch {location}: {_first_line(str(e))}") from None
     return Checkout(dest, resolve(dest, entry.ref))
+
+
+def _check_local(path: Path) -> None:
+    """CheckoutError unless the local repository at `path` is one porter may clone: a work tree or a bare repository
+    whose objects are its own (git.repository_top / git.check_bare: `git clone` copies every object an alternates
+    file or an objects symlink reaches, so another repository's code would be assessed under this one's name).
+    Checked before the first clone, since git's own message for a missing repository is about the transport."""
+    try:
+        if os.path.isdir(path / "objects") and os.path.isfile(path / "HEAD"):  # a bare repository's layout
+            git.check_bare(path)
+            return
+        if git.repository_top(path) is not None:
+            return
+    except git.ForeignRepository as e:
+        raise CheckoutError(f"{path}: {e}") from None
+    raise CheckoutError(f"{path}: not a git repository")
 
 
 def resolve(clone: Path, ref: str | None) -> str:

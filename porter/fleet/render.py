@@ -197,7 +197,10 @@ def _burndown_svg(points: list[dict[str, Any]]) -> str:
 def as_html(doc: dict[str, Any]) -> bytes:
     """One self-contained page: inline CSS, an inline SVG burndown, no script."""
     run, tot = doc["run"], doc["totals"]
+    # As porter's own HTML report: a policy that allows no request, so the page can be mailed or attached safely.
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
+           'img-src data:">',
            f"<title>porter fleet: run {_h(run['id'])}</title><style>{_CSS}</style></head><body>",
            f"<h1>porter fleet: run {_h(run['id'])}</h1>",
            f"<p>{_h(run['started'])} · {_h(run['executor'])} · porter {_h(run['porter_version'])}</p>",

@@ -156,6 +156,9 @@ def setup() -> DeepConfig:
 
 FILE_CAP = 4 << 20  # one repository header; generated tables beyond this are not worth a parse
 TOTAL_CAP = 64 << 20  # all repository files of one translation unit
+# All files written out of a git tree for libclang (`--rev`): a tree of a few MB can name one blob thousands of times,
+# and each path is a file on disk. Past this, the rest are left out (libclang reports them as missing headers).
+TREE_CAP = 256 << 20
 MAX_FILES = 4000
 DB_CAP = 64 << 20  # compile_commands.json
 _CLIP = 300  # longest include spelling or diagnostic echoed into the report
@@ -662,18 +665,23 @@ def _tree_of(result: ScanResult) -> tuple[Path, bool]:
 
     held = result.stats.get("held")
     into = Path(tempfile.mkdtemp(prefix="porter-deep-tree-"))
+    left = TREE_CAP
     for c in source.discover().files:
-        if c.language != "cuda":
+        if c.language != "cuda" or (c.size is not None and c.size > left):
             continue
+        limit = min(FILE_CAP, left)
         try:
-            data = held.read(source, c, FILE_CAP) if held is not None else source.read(c, FILE_CAP)
+            data = held.read(source, c, limit) if held is not None else source.read(c, limit)
         except SourceReadError:
-            continue  # as unreadable as on disk: libclang's copy step reports a missing header
+            continue  # as unreadable as on disk (or past what is left of TREE_CAP): a missing header to libclang
+        if len(data) > left:  # held bytes come back whatever the limit
+            continue
         target = into / c.path
         if not _inside(os.path.realpath(target.parent), os.path.realpath(into)):
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        left -= len(data)
     return into, True
 
 

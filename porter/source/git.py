@@ -222,6 +222,18 @@ def repository_top(path: Path) -> Path | None:
     return top
 
 
+def check_bare(path: Path) -> None:
+    """ForeignRepository unless the bare repository at `path` keeps its objects to itself: its object store inside
+    it (not a symlink elsewhere), every alternate inside it, and a config git can read without following it out
+    (as repository_top requires of a work tree's git directory). A clone copies whatever objects the store reaches."""
+    path = Path(os.path.realpath(path))
+    objects = Path(os.path.realpath(path / "objects"))
+    if not contain.inside(objects, path):
+        raise ForeignRepository(f"{path}/objects leads to {objects}, outside the repository (a symlink?)")
+    _check_config(path, path)
+    _check_alternates(objects, path, path)
+
+
 # git follows alternates of alternates this deep; so does the check.
 _ALTERNATE_DEPTH = 5
 

@@ -791,19 +791,23 @@ class _Open:
     dead_from: int  # the first body line of the current arm
     outer_arch: bool  # the device-only answer around the group
     arch: bool  # the current arm's device-only answer
+    # the nearest arm so far that tests `__CUDA_ARCH__`: (its index, whether negated); kept as arms are added so
+    # each arm's answer is one step, not a walk back over every arm before it (quadratic in a long #elif chain)
+    arch_arm: tuple[int, bool] | None = None
 
 
-def _arch_answer(arms: list[list], outer: bool) -> bool:
+def _arch_answer(g: _Open, outer: bool) -> bool:
     """The current (last) arm's device-only answer: the nearest arm at or before it that tests `__CUDA_ARCH__`
     decides (its own body: compiled when the test is positive; a later arm's: when it is negated), else the
-    enclosing arm's answer."""
-    i = len(arms) - 1
-    for j in range(i, -1, -1):
-        kind, text = arms[j][0], arms[j][1]
-        if kind != "else" and ARCH in _tokens(text):
-            negated = kind.endswith("ndef") or "!" in text
-            return negated == (j < i)
-    return outer
+    enclosing arm's answer. Records the current arm in `g.arch_arm` when it tests `__CUDA_ARCH__`."""
+    i = len(g.arms) - 1
+    kind, text = g.arms[i][0], g.arms[i][1]
+    if kind != "else" and ARCH in _tokens(text):
+        g.arch_arm = (i, kind.endswith("ndef") or "!" in text)
+    if g.arch_arm is None:
+        return outer
+    j, negated = g.arch_arm
+    return negated == (j < i)
 
 
 def _walk(dirs: tuple[Directive, ...], total: int) -> tuple[tuple[Group, ...], frozenset[int], tuple[tuple[int, bool], ...]]:
@@ -826,10 +830,11 @@ def _walk(dirs: tuple[Directive, ...], total: int) -> tuple[tuple[Group, ...], f
         if d.kind in ("if", "ifdef", "ifndef"):
             outer = bool(stack) and stack[-1].dead
             value, _ = condition(d.kind, d.text, _NEUTRAL)
-            arms = [[d.kind, d.text, d.line, d.end_line, total]]
-            arch_here = _arch_answer(arms, arch)
-            stack.append(_Open(arms, outer or value is False, value is True, outer, d.end_line + 1, arch, arch_here))
-            arch = arch_here
+            opened = _Open([[d.kind, d.text, d.line, d.end_line, total]], outer or value is False, value is True,
+                           outer, d.end_line + 1, arch, arch)
+            opened.arch = _arch_answer(opened, arch)
+            stack.append(opened)
+            arch = opened.arch
             point(d.line, arch)
         elif d.kind in ("elif", "elifdef", "elifndef", "else", "endif"):
             if not stack:
@@ -849,7 +854,7 @@ def _walk(dirs: tuple[Directive, ...], total: int) -> tuple[tuple[Group, ...], f
             g.taken = g.taken or (value is True and not g.dead)
             g.dead_from = d.end_line + 1
             g.arms.append([d.kind, d.text, d.line, d.end_line, total])
-            arch = g.arch = _arch_answer(g.arms, g.outer_arch)
+            arch = g.arch = _arch_answer(g, g.outer_arch)
             point(d.line, arch)
     while stack:  # unclosed: each runs to the end of the file
         g = stack.pop()
