@@ -154,6 +154,8 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.kb", "_api_fields", ".read_text"): "porter's own knowledge base",
     ("porter.kernels.deep", "_candidates", "glob.glob"): "the system's /usr/lib/llvm-* (finding libclang)",
     ("porter.kernels.deep", "setup", ".write_text"): "porter's private temporary directory of shim headers",
+    ("porter.kernels.deep", "_sweep_trees", "os.listdir"): "the system's temporary directory (git-tree copies of "
+                                                           "killed runs)",
     ("porter.kernels.deep", "_tree_of", ".write_bytes"): "a git tree's C/C++ files, from the bytes the scan holds "
                                                           "(or git objects), into deep mode's private temporary tree",
     ("porter.kernels.deep", "_Scanner.run", ".write_bytes"): "a copy in deep mode's private sandbox (read through "

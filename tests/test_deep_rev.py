@@ -50,3 +50,25 @@ def test_a_git_trees_copy_for_libclang_stops_at_its_byte_cap(tmp_path, monkeypat
         import shutil
 
         shutil.rmtree(root)
+
+
+def test_a_git_tree_copy_left_by_a_killed_run_is_swept_by_the_next(tmp_path, monkeypatch):
+    # A run killed before its cleanup (SIGKILL, a CI job's timeout) leaves its copy behind: the next run removes the
+    # copies whose process is gone, and leaves a live run's alone.
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    dead = tmp_path / f"{deep.TREE_PREFIX}{gone}-abc"
+    (dead / "src").mkdir(parents=True)
+    (dead / "src" / "k.cu").write_text("x")
+    live = tmp_path / f"{deep.TREE_PREFIX}{os.getppid()}-def"
+    live.mkdir()
+    other = tmp_path / "porter-deep-tu-1-x"
+    other.mkdir()
+    deep._sweep_trees()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])

@@ -653,6 +653,35 @@ def refine(result: ScanResult, kernels: list[Kernel], budget: Budget = BUDGET) -
             shutil.rmtree(root, ignore_errors=True)
 
 
+TREE_PREFIX = "porter-deep-tree-"
+
+
+def _sweep_trees() -> None:
+    """Remove the git-tree copies (up to TREE_CAP each) that runs killed before their cleanup left in the temporary
+    directory: each is named with its process id, and one whose process is gone (or is not this user's) is removed."""
+    base = tempfile.gettempdir()
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(TREE_PREFIX):
+            continue
+        pid = name[len(TREE_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        path = os.path.join(base, name)
+        try:
+            if os.lstat(path).st_uid != os.getuid() or not stat.S_ISDIR(os.lstat(path).st_mode):
+                continue
+            os.kill(int(pid), 0)
+            continue  # its run is still going
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def _tree_of(result: ScanResult) -> tuple[Path, bool]:
     """The directory libclang's contained copies are made from, and whether it was made for this run: the work
     tree itself, or for a git tree (`--rev`, `--new-since`) its C/C++/CUDA files written into a private temporary
@@ -664,7 +693,8 @@ def _tree_of(result: ScanResult) -> tuple[Path, bool]:
     from porter.source.read import SourceReadError
 
     held = result.stats.get("held")
-    into = Path(tempfile.mkdtemp(prefix="porter-deep-tree-"))
+    _sweep_trees()
+    into = Path(tempfile.mkdtemp(prefix=f"{TREE_PREFIX}{os.getpid()}-"))
     left = TREE_CAP
     for c in source.discover().files:
         if c.language != "cuda" or (c.size is not None and c.size > left):
