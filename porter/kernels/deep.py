@@ -658,7 +658,8 @@ TREE_PREFIX = "porter-deep-tree-"
 
 def _sweep_trees() -> None:
     """Remove the git-tree copies (up to TREE_CAP each) that runs killed before their cleanup left in the temporary
-    directory: each is named with its process id, and one whose process is gone (or is not this user's) is removed."""
+    directory: each is named with its process id, and one whose process is gone is removed (never another user's;
+    a process id reused since only delays the removal)."""
     base = tempfile.gettempdir()
     try:
         names = os.listdir(base)
