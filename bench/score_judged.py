@@ -157,17 +157,8 @@ def blank_rocm_guards(src: Path, dst: Path) -> list[tuple[str, int, int]]:
 
 
 def recall(tree: Path) -> tuple[int, int]:
-    with tempfile.TemporaryDirectory(prefix="porter-recall-") as tmp:
-        sides = blank_rocm_guards(tree, Path(tmp))
-        if not sides:
-            return 0, 0
-        result = scan(Path(tmp), Settings(jobs=2, cache_dir=None, targets=TARGETS))
-        spans = defaultdict(list)
-        for f in result.findings:
-            if f.end_line - f.line <= 10:
-                spans[f.path].append((f.line, f.end_line))
-        touched = sum(1 for path, a, b in sides if any(x <= b and a <= y for x, y in spans.get(path, ())))
-        return touched, len(sides)
+    """Recall on the CUDA sides of the built-in ROCm guards (the old sets' blanking; see recall_sides)."""
+    return recall_sides(tree, blank_rocm_guards)
 
 
 SEVERE = ("low", "medium", "high", "blocker")
