@@ -673,7 +673,8 @@ def _sweep_trees() -> None:
             continue
         path = os.path.join(base, name)
         try:
-            if os.lstat(path).st_uid != os.getuid() or not stat.S_ISDIR(os.lstat(path).st_mode):
+            st = os.lstat(path)
+            if st.st_uid != os.getuid() or not stat.S_ISDIR(st.st_mode):
                 continue
             os.kill(int(pid), 0)
             continue  # its run is still going
