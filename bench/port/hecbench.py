@@ -1,0 +1,367 @@
+"""HeCBench: porter's dual-build port of each sampled `-cuda` benchmark, compiled for AMD and NVIDIA, beside hipify-perl.
+
+Usage:
+    python bench/port/hecbench.py --mirror /work/.mirror/zjin-lcf+HeCBench/repo --sample 150 [--stages twins,port,nvcc,hipify,close]
+        [--hipify /work/.mirror/ROCm+HIPIFY/repo] [--json bench/port/data/hecbench.json]
+
+Protocol (compile only, per file, never linked or run):
+  twins   the human `-hip` twin of each benchmark, in a seeded order (random.Random(30).shuffle of the sorted
+          names), compiled with Debian's hipcc 5.2.3 for gfx90a until --sample twins compile; twins that include
+          hipCUB / rocPRIM / rocThrust are counted as dropped without compiling (Debian packages none of them);
+          twins failing on another missing ROCm library header are counted as dropped by that library.
+  port    `porter port` on a scratch copy of the `-cuda` folder (a fresh git repository holding the src/ tree the
+          benchmark's -I flags read), applied, each translation unit compiled with hipcc (gfx90a).
+  nvcc    the same applied dual tree compiled with nvcc (CUDA 13, sm_80).
+  hipify  hipify-perl (ROCm/HIPIFY bin/hipify-perl, run with perl on a scratch copy) of the `-cuda` folder,
+          compiled with hipcc like the twin.
+  close   changed lines between each output and the human twin, after normalising whitespace and CUDA->HIP names.
+Translation units: the folder's .cu/.cpp files the Makefile names (or all when it names none) that no other file
+of the benchmark #includes; flags: the Makefile's -I/-D/-std. A benchmark passes when all its units compile.
+Results are cached per compile in /tmp/bench-port/cache; the scratch trees live in /tmp/bench-port.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compiling import HEADER_EXT, SOURCE_EXT, compile_unit  # noqa: E402
+from extract import extract  # noqa: E402
+
+SEED = 30
+WORK = Path("/tmp/bench-port")
+SRC_ROOT = WORK / "hecbench"
+NO_DEBIAN = re.compile(r"#\s*include\s*[<\"](hipcub|rocprim|thrust|rocthrust)/", re.M)
+_INCLUDE = re.compile(r'#\s*include\s*["<]([^">]+)[">]')
+_VAR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*[:?+]?=\s*(.*)$")
+
+
+def extract_tree(mirror: Path) -> Path:
+    exts = SOURCE_EXT + HEADER_EXT
+    return extract(mirror, "HEAD", SRC_ROOT,
+                   lambda p: p.startswith("src/") and (p.lower().endswith(exts) or p.endswith("/Makefile")))
+
+
+def makefile_text(folder: Path) -> str:
+    mk = folder / "Makefile"
+    if not mk.is_file():
+        return ""
+    text = mk.read_text(errors="replace").replace("\\\n", " ")
+    text = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    # flags under `ifeq ($(DEBUG),yes)` are not the default build's
+    return re.sub(r"^ifeq \(\$\(DEBUG\).*?^endif", "", text, flags=re.M | re.S)
+
+
+def make_flags(folder: Path) -> list[str]:
+    """-I/-D/-std from the Makefile, with $(VAR) of simple assignments substituted once."""
+    text = makefile_text(folder)
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _VAR.match(line)
+        if m and not line.lstrip().startswith(("ifeq", "ifneq")):
+            env.setdefault(m.group(1), m.group(2).strip())
+    text = re.sub(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]", lambda m: env.get(m.group(1), m.group(0)), text)
+    flags: list[str] = []
+    for tok in re.findall(r"(?<!\S)(-I\s*\S+|-D\S+|-std=\S+)", text):
+        tok = tok.replace(" ", "")
+        if "$" in tok or tok in flags or "cuda/include" in tok:
+            continue
+        if tok.startswith("-std=") and any(f.startswith("-std=") for f in flags):
+            continue
+        flags.append(tok)
+    return flags
+
+
+def units(folder: Path) -> list[Path]:
+    """The folder's translation units (relative paths)."""
+    files = [p for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix.lower() in SOURCE_EXT]
+    included: set[str] = set()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and p.suffix.lower() in SOURCE_EXT + HEADER_EXT:
+            for inc in _INCLUDE.findall(p.read_text(errors="replace")):
+                included.add(Path(inc).name)
+    text = makefile_text(folder)
+    named = [p for p in files if re.search(r"(?<![\w.-])" + re.escape(p.name) + r"(?![\w])", text)]
+    if not named and re.search(r"\$\(wildcard[^)]*\*\.cu", text):
+        named = [p for p in files if p.suffix == ".cu"]
+    chosen = [p for p in (named or files) if p.name not in included and gpu_code(p)]
+    return [p.relative_to(folder) for p in chosen]
+
+
+_GPU = re.compile(r"__global__|__device__|<<<|\bcuda[A-Z]\w*|\bhip[A-Z]\w*|cuda_runtime|hip_runtime|\bcu[a-z]+[A-Z]\w*\(")
+
+
+def gpu_code(p: Path) -> bool:
+    """A unit worth compiling: GPU code or a CUDA/HIP API call (plain host C/C++ is the same on both sides)."""
+    return p.suffix.lower() in (".cu", ".hip") or bool(_GPU.search(p.read_text(errors="replace")))
+
+
+def compile_folder(compiler: str, folder: Path, flags: list[str], label: str) -> dict:
+    """Compile every unit of folder; the benchmark passes when all do."""
+    us = units(folder)
+    # what the compile can read: the folder and the sibling folders its -I flags name (../x-cuda, ../include)
+    roots = [folder] + [(folder / f[2:]).resolve() for f in flags if f.startswith("-I")]
+    results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}").as_dict() for u in us}
+    status = "no-units" if not us else "compiled" if all(r["status"] == "compiled" for r in results.values()) else \
+        "timeout" if any(r["status"] == "timeout" for r in results.values()) and not any(
+            r["status"] == "failed" for r in results.values()) else "failed"
+    first = next((f"{folder.name}/{u}: {r['first_error']}" for u, r in results.items() if r["status"] != "compiled"),
+                 None)
+    missing = next((r["missing_header"] for r in results.values() if r.get("missing_header")), None)
+    return {"status": status, "units": results, "first_error": first, "missing_header": missing}
+
+
+def benchmarks(src: Path) -> list[str]:
+    return sorted(p.name[:-5] for p in src.iterdir() if p.is_dir() and p.name.endswith("-cuda"))
+
+
+def seeded_order(names: list[str]) -> list[str]:
+    order = list(names)
+    random.Random(SEED).shuffle(order)
+    return order
+
+
+def stage_twins(src: Path, want: int, state: dict, jobs: int) -> list[str]:
+    """Compile twins in the seeded order until `want` compile; returns the sample (in seeded order)."""
+    names = benchmarks(src)
+    with_twin = [n for n in names if (src / f"{n}-hip").is_dir()]
+    state["benchmarks"] = len(names)
+    state["with_hip_twin"] = len(with_twin)
+    order = seeded_order(with_twin)
+    state["seed"] = SEED
+    state["order"] = order
+    dropped: dict[str, list[str]] = {}
+    for n in with_twin:
+        twin = src / f"{n}-hip"
+        hits = {m.group(1) for p in twin.rglob("*") if p.is_file() and p.suffix.lower() in SOURCE_EXT + HEADER_EXT
+                for m in NO_DEBIAN.finditer(p.read_text(errors="replace"))}
+        if hits:
+            dropped[n] = sorted(hits)
+    state["dropped_hipcub_rocthrust"] = dropped
+    twins = state.setdefault("twins", {})
+    sample: list[str] = []
+    todo = [n for n in order if n not in dropped]
+    i = 0
+    while len(sample) < want and i < len(todo):
+        batch = todo[i:i + max(jobs, want - len(sample))]
+        i += len(batch)
+        with ThreadPoolExecutor(jobs) as ex:
+            for n, res in zip(batch, ex.map(lambda n: compile_folder("hipcc", src / f"{n}-hip",
+                                                                     make_flags(src / f"{n}-hip"), "twin"), batch)):
+                twins[n] = res
+                print(f"twin {n}: {res['status']} {res['first_error'] or ''}"[:300], flush=True)
+        sample = [n for n in todo[:i] if twins[n]["status"] == "compiled"][:want]
+    state["examined"] = todo[:i]
+    state["sample"] = sample
+    return sample
+
+
+def sibling_dirs(src: Path, name: str, flags: list[str]) -> list[str]:
+    """The src/ folders a benchmark's compile reads besides its own: ../include and those its -I flags name."""
+    out = ["include"]
+    for f in flags:
+        if f.startswith("-I../") and "/" not in f[5:].rstrip("/"):
+            out.append(f[5:].rstrip("/"))
+    return [d for d in dict.fromkeys(out) if (src / d).is_dir() and d != f"{name}-cuda"]
+
+
+def scratch_tree(src: Path, name: str, dest: Path, link_siblings: bool) -> Path:
+    """A copy of src/<name>-cuda under dest/src, with the sibling folders it reads copied (or symlinked)."""
+    folder = f"{name}-cuda"
+    flags = make_flags(src / folder)
+    if dest.exists():
+        shutil.rmtree(dest)
+    (dest / "src").mkdir(parents=True)
+    shutil.copytree(src / folder, dest / "src" / folder, symlinks=False)
+    for d in sibling_dirs(src, name, flags):
+        if link_siblings:
+            (dest / "src" / d).symlink_to(src / d)
+        else:
+            shutil.copytree(src / d, dest / "src" / d)
+    return dest / "src" / folder
+
+
+def hipify_tree(src: Path, name: str, hipify: Path) -> Path:
+    """hipify-perl (run with perl, one file at a time) over a scratch copy of the -cuda folder."""
+    folder = scratch_tree(src, name, WORK / "hipify" / name, link_siblings=True)
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and p.suffix.lower() in SOURCE_EXT + HEADER_EXT:
+            r = subprocess.run(["perl", str(hipify), str(p)], capture_output=True, timeout=120)
+            if r.returncode == 0 and r.stdout:
+                p.write_bytes(r.stdout)
+    return folder
+
+
+def porter_cmd() -> list[str]:
+    here = Path(__file__).resolve().parents[2]
+    py = here / ".venv" / "bin" / "python"
+    return [str(py if py.exists() else sys.executable), "-m", "porter"]
+
+
+def port_tree(src: Path, name: str) -> tuple[Path, dict]:
+    """`porter port --apply` on a fresh git repository holding the -cuda folder and the siblings it reads."""
+    root = WORK / "port" / name
+    folder = scratch_tree(src, name, root, link_siblings=False)
+    git = ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "pre-port"], check=True)
+    summary = root.parent / f"{name}.summary.json"
+    r = subprocess.run([*porter_cmd(), "port", str(root), "--apply", "--summary", str(summary)], capture_output=True,
+                       text=True, timeout=600, cwd=str(Path(__file__).resolve().parents[2]))
+    doc: dict = {"exit": r.returncode, "stderr": r.stderr.strip().splitlines()[-3:]}
+    if summary.exists():
+        try:
+            plan = json.loads(summary.read_text())
+            doc["files_changed"] = len(plan.get("files", []) or [])
+            doc["open"] = len(plan.get("open", []) or [])
+        except ValueError:
+            pass
+    diff = subprocess.run(git[:3] + ["diff", "--numstat"], capture_output=True, text=True).stdout
+    doc["numstat"] = [line.split("\t") for line in diff.splitlines()]
+    untracked = subprocess.run(git[:3] + ["ls-files", "--others", "--exclude-standard"], capture_output=True,
+                               text=True).stdout.split()
+    doc["new_files"] = untracked
+    return folder, doc
+
+
+def stage_compiles(src: Path, sample: list[str], state: dict, stages: list[str], jobs: int, hipify: Path) -> None:
+    hipify_script = WORK / "tools" / "hipify-perl"
+    if "hipify" in stages and not hipify_script.exists():
+        hipify_script.parent.mkdir(parents=True, exist_ok=True)
+        hipify_script.write_bytes(subprocess.run(["git", "--git-dir", str(hipify), "show", "HEAD:bin/hipify-perl"],
+                                                 capture_output=True, check=True).stdout)
+    per = state.setdefault("per_benchmark", {})
+
+    def one(name: str) -> tuple[str, dict]:
+        row: dict = {}
+        cuda = src / f"{name}-cuda"
+        flags = make_flags(cuda)
+        row["flags"] = flags
+        if "orig" in stages:
+            row["nvcc_original"] = compile_folder("nvcc", cuda, flags, "nvcc-orig")
+        if "port" in stages:
+            folder, doc = port_tree(src, name)
+            row["port"] = doc
+            row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc")
+            if "nvcc" in stages:
+                row["port_nvcc"] = compile_folder("nvcc", folder, flags, "port-nvcc")
+        if "hipify" in stages:
+            folder = hipify_tree(src, name, hipify_script)
+            row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+        return name, row
+
+    with ThreadPoolExecutor(jobs) as ex:
+        for name, row in ex.map(one, sample):
+            per.setdefault(name, {}).update(row)
+            bits = [f"{k}={v['status']}" for k, v in row.items() if isinstance(v, dict) and "status" in v]
+            print(f"{name}: {' '.join(bits)}", flush=True)
+
+
+_NAME_MAP = [(re.compile(r"#\s*include\s*[<\"](cuda_runtime|cuda_runtime_api|cuda|hip/hip_runtime|"
+                         r"hip/hip_runtime_api)\.h[>\"]"), "#include <hip/hip_runtime.h>"),
+             (re.compile(r"\bcuda"), "hip"), (re.compile(r"\bCUDA"), "HIP"), (re.compile(r"\bCuda"), "Hip"),
+             (re.compile(r"\bcu(blas|fft|rand|sparse|solver)"), r"hip\1"), (re.compile(r"\bcub::"), "hipcub::"),
+             (re.compile(r"\bcub/"), "hipcub/")]
+
+
+def normalise(text: str) -> list[str]:
+    """Lines with whitespace collapsed, blank lines dropped, CUDA names mapped to their HIP spelling."""
+    out = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if not line:
+            continue
+        for pat, rep in _NAME_MAP:
+            line = pat.sub(rep, line)
+        out.append(line)
+    return out
+
+
+def changed_lines(a: list[str], b: list[str]) -> int:
+    return sum(1 for d in difflib.ndiff(a, b) if d[:1] in "+-") if a != b else 0
+
+
+def counterpart(twin: Path, rel: Path, folder: Path) -> Path | None:
+    for cand in (rel, rel.with_suffix(".cu"), rel.with_suffix(".cpp"), rel.with_suffix(".cuh"), rel.with_suffix(".h")):
+        if (folder / cand).is_file():
+            return folder / cand
+    return None
+
+
+def stage_close(src: Path, sample: list[str], state: dict) -> None:
+    """Changed lines to the human twin: of the CUDA original, porter's port and hipify-perl's translation."""
+    per = state.setdefault("per_benchmark", {})
+    for name in sample:
+        twin = src / f"{name}-hip"
+        sides = {"cuda_original": src / f"{name}-cuda", "porter_port": WORK / "port" / name / "src" / f"{name}-cuda",
+                 "hipify": WORK / "hipify" / name / "src" / f"{name}-cuda"}
+        row = {k: 0 for k in sides}
+        row["human_lines"] = 0
+        row["files"] = 0
+        for t in sorted(twin.rglob("*")):
+            if not (t.is_file() and t.suffix.lower() in SOURCE_EXT + HEADER_EXT):
+                continue
+            rel = t.relative_to(twin)
+            if counterpart(twin, rel, sides["cuda_original"]) is None:
+                continue
+            human = normalise(t.read_text(errors="replace"))
+            row["human_lines"] += len(human)
+            row["files"] += 1
+            for side, folder in sides.items():
+                c = counterpart(twin, rel, folder)
+                if c is None or not folder.is_dir():
+                    row[side] = None if not folder.is_dir() else row[side]
+                    continue
+                if row[side] is not None:
+                    row[side] += changed_lines(normalise(c.read_text(errors="replace")), human)
+        per.setdefault(name, {})["close"] = row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", type=Path, required=True)
+    ap.add_argument("--sample", type=int, default=150)
+    ap.add_argument("--stages", default="twins,port,nvcc,hipify,close")
+    ap.add_argument("--hipify", type=Path, default=Path("/work/.mirror/ROCm+HIPIFY/repo"))
+    ap.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "data" / "hecbench.json")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", help="comma-separated benchmark names instead of the sample (a trial run; no JSON)")
+    a = ap.parse_args(argv)
+    tree = extract_tree(a.mirror)
+    src = tree / "src"
+    state: dict = {}
+    stages = a.stages.split(",")
+    if a.json.exists():
+        state = json.loads(a.json.read_text())
+    if a.only:
+        sample, a.json = a.only.split(","), WORK / "only.json"
+    else:
+        sample = stage_twins(src, a.sample, state, a.jobs)
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+    a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    if any(s in stages for s in ("orig", "port", "nvcc", "hipify")):
+        stage_compiles(src, sample, state, stages, a.jobs, a.hipify)
+    if "close" in stages:
+        stage_close(src, sample, state)
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+    a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    if a.only:
+        print(json.dumps({n: state.get("per_benchmark", {}).get(n) for n in sample}, indent=1))
+        return 0
+    print(f"sample {len(sample)} of {len(state['examined'])} examined twins; "
+          f"{len(state['dropped_hipcub_rocthrust'])} twins need hipCUB/rocThrust")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
