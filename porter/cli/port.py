@@ -24,6 +24,9 @@ def port_cmd(
     gfx: Optional[List[str]] = typer.Option(None, "--gfx", metavar="GFX", help="ROCm architectures for the build files (repeatable; default gfx90a, gfx942, gfx950)."),
     summary: Optional[Path] = typer.Option(None, "--summary", metavar="FILE", help="Write the JSON summary (changes, open work) here ('-': stdout, instead of the patch)."),
     verify: bool = typer.Option(False, "--verify", metavar="", help="With --apply: compile the ported tree with nvcc and the HIP compilers found."),
+    include_dir: List[Path] = typer.Option([], "-I", "--include-dir", metavar="DIR", help="A directory of the project's headers for --verify (repeatable)."),
+    define: List[str] = typer.Option([], "-D", "--define", metavar="NAME[=VALUE]", help="A macro for --verify (repeatable)."),
+    compile_commands: Optional[Path] = typer.Option(None, "--compile-commands", metavar="FILE", help="A compile_commands.json for --verify's flags."),
     include: Optional[List[str]] = options.include(),
     exclude: Optional[List[str]] = options.exclude(),
     config: Optional[Path] = options.config(),
@@ -58,15 +61,33 @@ def port_cmd(
             print(f"porter port: applied to {len(written)} file(s) in {path}", file=sys.stderr)
         elif summary is None or str(summary) != "-":
             write_output(data, output)
-        if summary is not None:
-            doc = plan.to_dict()
-            doc["root"] = str(path)
-            write_output((json.dumps(doc, indent=2, sort_keys=True) + "\n").encode(), summary)
         render_text(plan, err(), verbose=verbose)
+        doc = plan.to_dict()
+        doc["root"] = str(path)
         if verify:
-            from porter.port.verify import render_verification, verify_tree
-
-            render_verification(verify_tree(Path(path), plan), err())
+            doc["verify"] = _verify(path, settings, plan, include_dir, define, compile_commands)
+        if summary is not None:
+            write_output((json.dumps(doc, indent=2, sort_keys=True) + "\n").encode(), summary)
         return EXIT_OK
 
     run_command(body, verbose)
+
+
+def _verify(path: Path, settings, plan, include_dir, define, compile_commands) -> dict:
+    """Scan the ported tree again (its open findings predict failures) and compile it with every compiler here."""
+    from porter.pipeline import run
+    from porter.port.verify import render, summary, units_of, verify_tree
+    from porter.source.read import source_for
+    from porter.translate.buildinfo import build_info
+    from porter.translate.model import TranslateError
+
+    after = run(source_for(path.resolve(), None), settings).result
+    paths = [f.path for f in after.files]
+    units = units_of(paths, {fp.path for fp in plan.files})
+    try:
+        build = build_info(path, paths, tuple(str(p) for p in include_dir), tuple(define), None, compile_commands)
+    except TranslateError as e:
+        raise UsageError(str(e)) from None
+    results, missing = verify_tree(path, units, list(after.findings), build)
+    render(results, missing, err())
+    return {"summary": summary(results), "missing": missing, "units": [r.to_dict() for r in results]}

@@ -151,6 +151,8 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
             files.append(FilePatch(fr.path, data, after_text.encode("utf-8")))
             changes.extend(bw.changes)
             ported_build.add(fr.path)
+        elif re.search(r"\bUSE_ROCM\b", text):
+            ported_build.add(fr.path)  # ported before (by porter or by hand): its ROCm branch answers the build findings
         open_work.extend(bw.open_work)
 
     open_keys = {(o.rule, o.path, o.line) for o in open_work}
