@@ -138,7 +138,7 @@ def port_cmake(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
                     continue
                 cuda = True
                 tgt = f"CUDA::{m.group(1)}" if m.group(1) else a
-                rocm = targets_map.get(tgt) or (f"hip::host" if libs.get(a) == "amdhip64" else
+                rocm = targets_map.get(tgt) or ("hip::host" if libs.get(a) == "amdhip64" else
                                                 (f"roc::{libs[a]}" if a in libs else None))
                 if rocm:
                     mapped.append(rocm)

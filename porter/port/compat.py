@@ -67,7 +67,7 @@ def render(names: dict[str, str], sync: set[str], mask_type: str) -> bytes:
             "!defined(__HIP_PLATFORM_NVIDIA__)",
             "#include <hip/hip_runtime.h>", "#endif", "",
             f"#if {ROCM_TEST}", "#include <hip/hip_runtime.h>"]
-    out += ["", f"/* A ballot's and a *_sync mask's width: 64 lanes on CDNA (wave64), 32 on RDNA and gfx1250. */",
+    out += ["", "/* A ballot's and a *_sync mask's width: 64 lanes on CDNA (wave64), 32 on RDNA and gfx1250. */",
             f"typedef unsigned long long {mask_type};"]
     if sync:
         out += ["", "/* HIP 6.2 added the *_sync warp functions (64-bit masks); older HIP has the unmasked forms. */",
