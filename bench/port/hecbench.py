@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -104,11 +105,11 @@ def gpu_code(p: Path) -> bool:
     return p.suffix.lower() in (".cu", ".hip") or bool(_GPU.search(p.read_text(errors="replace")))
 
 
-def compile_folder(compiler: str, folder: Path, flags: list[str], label: str) -> dict:
+def compile_folder(compiler: str, folder: Path, flags: list[str], label: str, extra_roots: tuple = ()) -> dict:
     """Compile every unit of folder; the benchmark passes when all do."""
     us = units(folder)
     # what the compile can read: the folder and the sibling folders its -I flags name (../x-cuda, ../include)
-    roots = [folder] + [(folder / f[2:]).resolve() for f in flags if f.startswith("-I")]
+    roots = [folder, *extra_roots] + [(folder / f[2:]).resolve() for f in flags if f.startswith("-I")]
     results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}").as_dict() for u in us}
     status = "no-units" if not us else "compiled" if all(r["status"] == "compiled" for r in results.values()) else \
         "timeout" if any(r["status"] == "timeout" for r in results.values()) and not any(
@@ -129,39 +130,77 @@ def seeded_order(names: list[str]) -> list[str]:
     return order
 
 
-def stage_twins(src: Path, want: int, state: dict, jobs: int) -> list[str]:
-    """Compile twins in the seeded order until `want` compile; returns the sample (in seeded order)."""
-    names = benchmarks(src)
-    with_twin = [n for n in names if (src / f"{n}-hip").is_dir()]
-    state["benchmarks"] = len(names)
-    state["with_hip_twin"] = len(with_twin)
-    order = seeded_order(with_twin)
-    state["seed"] = SEED
-    state["order"] = order
+def dropped_for_libraries(src: Path, names: list[str]) -> dict[str, list[str]]:
+    """Twins that include hipCUB / rocPRIM / rocThrust headers (Debian packages none of them)."""
     dropped: dict[str, list[str]] = {}
-    for n in with_twin:
+    for n in names:
         twin = src / f"{n}-hip"
         hits = {m.group(1) for p in twin.rglob("*") if p.is_file() and p.suffix.lower() in SOURCE_EXT + HEADER_EXT
                 for m in NO_DEBIAN.finditer(p.read_text(errors="replace"))}
         if hits:
             dropped[n] = sorted(hits)
-    state["dropped_hipcub_rocthrust"] = dropped
+    return dropped
+
+
+def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int, hipify: Path,
+                 limit: int | None, only: list[str] | None = None) -> list[str]:
+    """In the seeded order: compile the twin; when it compiles (and the sample is not full) the benchmark joins the
+    sample and its other stages run at once, so a run cut short still has whole rows."""
+    names = benchmarks(src)
+    with_twin = [n for n in names if (src / f"{n}-hip").is_dir()]
+    order = seeded_order(with_twin)
+    dropped = dropped_for_libraries(src, with_twin)
+    state.update({"benchmarks": len(names), "with_hip_twin": len(with_twin), "seed": SEED, "order": order,
+                  "dropped_hipcub_rocthrust": dropped})
     twins = state.setdefault("twins", {})
+    per = state.setdefault("per_benchmark", {})
+    todo = only or [n for n in order if n not in dropped][:limit]
+    hipify_script = WORK / "tools" / "hipify-perl"
+    if not hipify_script.exists():
+        hipify_script.parent.mkdir(parents=True, exist_ok=True)
+        hipify_script.write_bytes(subprocess.run(["git", "--git-dir", str(hipify), "show", "HEAD:bin/hipify-perl"],
+                                                 capture_output=True, check=True).stdout)
+    lock = threading.Lock()
     sample: list[str] = []
-    todo = [n for n in order if n not in dropped]
-    i = 0
-    while len(sample) < want and i < len(todo):
-        batch = todo[i:i + max(jobs, want - len(sample))]
-        i += len(batch)
-        with ThreadPoolExecutor(jobs) as ex:
-            for n, res in zip(batch, ex.map(lambda n: compile_folder("hipcc", src / f"{n}-hip",
-                                                                     make_flags(src / f"{n}-hip"), "twin"), batch)):
-                twins[n] = res
-                print(f"twin {n}: {res['status']} {res['first_error'] or ''}"[:300], flush=True)
-        sample = [n for n in todo[:i] if twins[n]["status"] == "compiled"][:want]
-    state["examined"] = todo[:i]
-    state["sample"] = sample
-    return sample
+
+    def one(name: str) -> None:
+        with lock:
+            if len([n for n in sample]) >= want:
+                return
+        twin = src / f"{name}-hip"
+        res = compile_folder("hipcc", twin, make_flags(twin), "twin")
+        with lock:
+            twins[name] = res
+            print(f"twin {name}: {res['status']} {res['first_error'] or ''}"[:300], flush=True)
+            if res["status"] != "compiled" or len(sample) >= want:
+                return
+            sample.append(name)
+        row: dict = {}
+        cuda = src / f"{name}-cuda"
+        flags = make_flags(cuda)
+        row["flags"] = flags
+        if "port" in stages:
+            folder, doc = port_tree(src, name)
+            row["port"] = doc
+            # the port's root holds the compat header: its bytes are part of what the compile reads
+            row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc", (folder.parent.parent,))
+            if "nvcc" in stages:
+                row["port_nvcc"] = compile_folder("nvcc", folder, flags, "port-nvcc", (folder.parent.parent,))
+                if row["port_nvcc"]["status"] != "compiled":  # the original with nvcc says whose failure it is
+                    row["nvcc_original"] = compile_folder("nvcc", cuda, flags, "nvcc-orig")
+        if "hipify" in stages:
+            folder = hipify_tree(src, name, hipify_script)
+            row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+        with lock:
+            per[name] = row
+            bits = [f"{k}={v['status']}" for k, v in row.items() if isinstance(v, dict) and "status" in v]
+            print(f"{name}: {' '.join(bits)}", flush=True)
+
+    with ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(one, todo))
+    state["examined"] = [n for n in todo if n in twins]
+    state["sample"] = [n for n in order if n in sample]
+    return state["sample"]
 
 
 def sibling_dirs(src: Path, name: str, flags: list[str]) -> list[str]:
@@ -222,7 +261,8 @@ def port_tree(src: Path, name: str) -> tuple[Path, dict]:
         try:
             plan = json.loads(summary.read_text())
             doc["files_changed"] = len(plan.get("files", []) or [])
-            doc["open"] = len(plan.get("open", []) or [])
+            doc["open"] = [f"{o['rule']} {o['path']}:{o['line']}" for o in plan.get("open_work", [])]
+            doc["changes"] = len(plan.get("changes", []))
         except ValueError:
             pass
     diff = subprocess.run(git[:3] + ["diff", "--numstat"], capture_output=True, text=True).stdout
@@ -231,39 +271,6 @@ def port_tree(src: Path, name: str) -> tuple[Path, dict]:
                                text=True).stdout.split()
     doc["new_files"] = untracked
     return folder, doc
-
-
-def stage_compiles(src: Path, sample: list[str], state: dict, stages: list[str], jobs: int, hipify: Path) -> None:
-    hipify_script = WORK / "tools" / "hipify-perl"
-    if "hipify" in stages and not hipify_script.exists():
-        hipify_script.parent.mkdir(parents=True, exist_ok=True)
-        hipify_script.write_bytes(subprocess.run(["git", "--git-dir", str(hipify), "show", "HEAD:bin/hipify-perl"],
-                                                 capture_output=True, check=True).stdout)
-    per = state.setdefault("per_benchmark", {})
-
-    def one(name: str) -> tuple[str, dict]:
-        row: dict = {}
-        cuda = src / f"{name}-cuda"
-        flags = make_flags(cuda)
-        row["flags"] = flags
-        if "orig" in stages:
-            row["nvcc_original"] = compile_folder("nvcc", cuda, flags, "nvcc-orig")
-        if "port" in stages:
-            folder, doc = port_tree(src, name)
-            row["port"] = doc
-            row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc")
-            if "nvcc" in stages:
-                row["port_nvcc"] = compile_folder("nvcc", folder, flags, "port-nvcc")
-        if "hipify" in stages:
-            folder = hipify_tree(src, name, hipify_script)
-            row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
-        return name, row
-
-    with ThreadPoolExecutor(jobs) as ex:
-        for name, row in ex.map(one, sample):
-            per.setdefault(name, {}).update(row)
-            bits = [f"{k}={v['status']}" for k, v in row.items() if isinstance(v, dict) and "status" in v]
-            print(f"{name}: {' '.join(bits)}", flush=True)
 
 
 _NAME_MAP = [(re.compile(r"#\s*include\s*[<\"](cuda_runtime|cuda_runtime_api|cuda|hip/hip_runtime|"
@@ -334,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hipify", type=Path, default=Path("/work/.mirror/ROCm+HIPIFY/repo"))
     ap.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "data" / "hecbench.json")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--limit", type=int, help="examine at most this many twins (in the seeded order)")
     ap.add_argument("--only", help="comma-separated benchmark names instead of the sample (a trial run; no JSON)")
     a = ap.parse_args(argv)
     tree = extract_tree(a.mirror)
@@ -343,13 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.json.exists():
         state = json.loads(a.json.read_text())
     if a.only:
-        sample, a.json = a.only.split(","), WORK / "only.json"
-    else:
-        sample = stage_twins(src, a.sample, state, a.jobs)
-    a.json.parent.mkdir(parents=True, exist_ok=True)
-    a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
-    if any(s in stages for s in ("orig", "port", "nvcc", "hipify")):
-        stage_compiles(src, sample, state, stages, a.jobs, a.hipify)
+        a.json = WORK / "only.json"
+    sample = run_pipeline(src, a.sample, state, stages, a.jobs, a.hipify, a.limit,
+                          a.only.split(",") if a.only else None)
     if "close" in stages:
         stage_close(src, sample, state)
     a.json.parent.mkdir(parents=True, exist_ok=True)
