@@ -129,12 +129,12 @@ def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots
         except OSError as e:
             rc, text = 1, str(e)
         secs = round(time.monotonic() - t0, 1)
-    if rc < 0 or rc == 143 or (rc != 0 and not text.strip()):
-        return Result("killed", f"compiler killed (exit {rc})", None, secs)  # not cached: not a verdict
-    if rc == 0:
-        res = Result("compiled", None, None, secs)
-    elif rc == 124:
+    if rc == 124:
         res = Result("timeout", f"timeout after {TIMEOUT}s", None, secs)
+    elif rc < 0 or rc == 143 or (rc != 0 and (not text.strip() or "Terminated" in text)):
+        return Result("killed", f"compiler killed (exit {rc})", None, secs)  # not cached: not a verdict
+    elif rc == 0:
+        res = Result("compiled", None, None, secs)
     else:
         err, header = first_error(text, strip=str(cwd.parent.parent) + "/")
         res = Result("failed", err, header, secs)

@@ -33,7 +33,7 @@ from extract import extract  # noqa: E402
 from hecbench import gpu_code, porter_cmd  # noqa: E402
 
 WORK = Path("/tmp/bench-port/cuda-samples")
-FOLDERS = ("Samples/0_Introduction", "Samples/2_Concepts_and_Techniques")
+FOLDERS = ("Samples/2_Concepts_and_Techniques", "Samples/0_Introduction")  # compile order: the set first
 SYSTEM_LIBS = [(re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut|^freeglut|^GL\.h$"), "OpenGL/GLUT/EGL (system GL libraries)"),
                (re.compile(r"^X11/"), "X11"),
                (re.compile(r"^(hipblas|hipfft|hiprand|rocrand|hipsparse|hipsolver|rocblas|hipcub|rocprim|thrust|"
@@ -102,7 +102,10 @@ def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]
     m = _LOC.match(err)
     err_file, err_line = rel_unit, None
     if m:
-        p = (unit.parent / m.group("path")).resolve()
+        # the compiler names the file relative to the compile's folder, or (via -I) absolute, which
+        # compiling.first_error shortened to below <root>/Samples
+        cands = [unit.parent / m.group("path"), root / "Samples" / m.group("path"), root / m.group("path")]
+        p = next((c.resolve() for c in cands if c.is_file()), cands[0].resolve())
         try:
             err_file = p.relative_to(root.resolve()).as_posix()
         except ValueError:
@@ -122,7 +125,19 @@ def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]
     return row
 
 
-def measure(root: Path, label: str, jobs: int) -> dict:
+def summarise(rows: list[dict]) -> dict:
+    counts: dict[str, int] = {}
+    for r in rows:
+        key = "compiled" if r["status"] == "compiled" else r["cause"]
+        counts[key] = counts.get(key, 0) + 1
+    judged = len(rows) - counts.get("system-library", 0) - counts.get("timeout", 0)
+    return {"units": len(rows), "counts": counts, "judged": judged,
+            "compile_rate": round(counts.get("compiled", 0) / judged, 4) if judged else None,
+            "unpredicted_rate": round(counts.get("defect", 0) / judged, 4) if judged else None,
+            "rows": sorted(rows, key=lambda r: r["unit"])}
+
+
+def measure(root: Path, label: str, jobs: int, save=lambda doc: None) -> dict:
     findings = scan_open(root)
     units = unit_list(root)
     common = root / "Common"
@@ -133,16 +148,12 @@ def measure(root: Path, label: str, jobs: int) -> dict:
         res = compile_unit("hipcc", Path(u.name), u.parent, flags, [u.parent, common, *sorted(root.glob("*.h"))], label).as_dict()
         return attribute(root, u, res, findings)
 
+    rows: list[dict] = []
     with ThreadPoolExecutor(jobs) as ex:
-        rows = list(ex.map(one, units))
-    counts: dict[str, int] = {}
-    for r in rows:
-        key = "compiled" if r["status"] == "compiled" else r["cause"]
-        counts[key] = counts.get(key, 0) + 1
-    judged = len(rows) - counts.get("system-library", 0)
-    return {"units": len(rows), "counts": counts, "judged": judged,
-            "compile_rate": round(counts.get("compiled", 0) / judged, 4) if judged else None,
-            "unpredicted_rate": round(counts.get("defect", 0) / judged, 4) if judged else None, "rows": rows}
+        for row in ex.map(one, units):
+            rows.append(row)
+            save({**summarise(rows), "of_units": len(units)})  # a run cut short keeps its rows
+    return {**summarise(rows), "of_units": len(units)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,7 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     r = subprocess.run([*porter_cmd(), "port", str(root), "--apply", "--summary", str(WORK / "port-summary.json")],
                        capture_output=True, text=True, timeout=1800)
     out["port_exit"] = r.returncode
-    out["port"] = measure(root, "cs-port", a.jobs)
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+
+    def saver(key):
+        def save(doc):
+            out[key] = doc
+            a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+        return save
+
+    out["port"] = measure(root, "cs-port", a.jobs, saver("port"))
     print(f"port: {out['port']['counts']} rate {out['port']['compile_rate']} unpredicted {out['port']['unpredicted_rate']}",
           flush=True)
     if a.translate:
@@ -169,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                            timeout=1800)
         out["translate_exit"] = r.returncode
         subprocess.run(["git", "-C", str(tr), "init", "-q"], check=False)
-        out["translate"] = measure(tr, "cs-translate", a.jobs)
+        out["translate"] = measure(tr, "cs-translate", a.jobs, saver("translate"))
         print(f"translate: {out['translate']['counts']} rate {out['translate']['compile_rate']}", flush=True)
     a.json.parent.mkdir(parents=True, exist_ok=True)
     a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")

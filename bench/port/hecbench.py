@@ -40,7 +40,10 @@ from extract import extract  # noqa: E402
 SEED = 30
 WORK = Path("/tmp/bench-port")
 SRC_ROOT = WORK / "hecbench"
-NO_DEBIAN = re.compile(r"#\s*include\s*[<\"](hipcub|rocprim|thrust|rocthrust)/", re.M)
+# ROCm libraries Debian does not package (it ships the HIP runtime only): a twin including one cannot compile here
+NO_DEBIAN = re.compile(r"#\s*include\s*[<\"](hipcub|rocprim|thrust|rocthrust|hipblas|hipblaslt|rocblas|hipsparse|"
+                       r"rocsparse|hiprand|rocrand|rccl|hipsolver|rocsolver|hipfft|rocfft|miopen|rocwmma|hiptensor)[/.]",
+                       re.M)
 _INCLUDE = re.compile(r'#\s*include\s*["<]([^">]+)[">]')
 _VAR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*[:?+]?=\s*(.*)$")
 
@@ -131,7 +134,7 @@ def seeded_order(names: list[str]) -> list[str]:
 
 
 def dropped_for_libraries(src: Path, names: list[str]) -> dict[str, list[str]]:
-    """Twins that include hipCUB / rocPRIM / rocThrust headers (Debian packages none of them)."""
+    """Twins that include a ROCm library's headers (hipCUB, rocThrust, hipBLAS, ...): Debian packages none of them."""
     dropped: dict[str, list[str]] = {}
     for n in names:
         twin = src / f"{n}-hip"
@@ -143,7 +146,7 @@ def dropped_for_libraries(src: Path, names: list[str]) -> dict[str, list[str]]:
 
 
 def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int, hipify: Path,
-                 limit: int | None, only: list[str] | None = None) -> list[str]:
+                 limit: int | None, only: list[str] | None = None, save=lambda: None) -> list[str]:
     """In the seeded order: compile the twin; when it compiles (and the sample is not full) the benchmark joins the
     sample and its other stages run at once, so a run cut short still has whole rows."""
     names = benchmarks(src)
@@ -151,7 +154,8 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
     order = seeded_order(with_twin)
     dropped = dropped_for_libraries(src, with_twin)
     state.update({"benchmarks": len(names), "with_hip_twin": len(with_twin), "seed": SEED, "order": order,
-                  "dropped_hipcub_rocthrust": dropped})
+                  "dropped_rocm_libraries": dropped,
+                  "dropped_hipcub_rocthrust": sorted(n for n, libs in dropped.items() if set(libs) & {"hipcub", "rocprim", "thrust", "rocthrust"})})
     twins = state.setdefault("twins", {})
     per = state.setdefault("per_benchmark", {})
     todo = only or [n for n in order if n not in dropped][:limit]
@@ -193,6 +197,9 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
             row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
         with lock:
             per[name] = row
+            state["sample"] = [n for n in order if n in sample and n in per]
+            state["examined"] = [n for n in todo if n in twins]
+            save()
             bits = [f"{k}={v['status']}" for k, v in row.items() if isinstance(v, dict) and "status" in v]
             print(f"{name}: {' '.join(bits)}", flush=True)
 
@@ -305,9 +312,12 @@ def counterpart(twin: Path, rel: Path, folder: Path) -> Path | None:
 
 
 def stage_close(src: Path, sample: list[str], state: dict) -> None:
-    """Changed lines to the human twin: of the CUDA original, porter's port and hipify-perl's translation."""
+    """Changed lines to the human twin: of the CUDA original, porter's port and hipify-perl's translation (run here
+    when the hipify stage did not, which costs no compile)."""
     per = state.setdefault("per_benchmark", {})
     for name in sample:
+        if not (WORK / "hipify" / name / "src" / f"{name}-cuda").is_dir() and (WORK / "tools" / "hipify-perl").exists():
+            hipify_tree(src, name, WORK / "tools" / "hipify-perl")
         twin = src / f"{name}-hip"
         sides = {"cuda_original": src / f"{name}-cuda", "porter_port": WORK / "port" / name / "src" / f"{name}-cuda",
                  "hipify": WORK / "hipify" / name / "src" / f"{name}-cuda"}
@@ -352,8 +362,13 @@ def main(argv: list[str] | None = None) -> int:
         state = json.loads(a.json.read_text())
     if a.only:
         a.json = WORK / "only.json"
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+
+    def save() -> None:  # after every benchmark, so a run cut short keeps its rows
+        a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+
     sample = run_pipeline(src, a.sample, state, stages, a.jobs, a.hipify, a.limit,
-                          a.only.split(",") if a.only else None)
+                          a.only.split(",") if a.only else None, save)
     if "close" in stages:
         stage_close(src, sample, state)
     a.json.parent.mkdir(parents=True, exist_ok=True)
@@ -363,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({n: state.get("per_benchmark", {}).get(n) for n in sample}, indent=1))
         return 0
     print(f"sample {len(sample)} of {len(state['examined'])} examined twins; "
-          f"{len(state['dropped_hipcub_rocthrust'])} twins need hipCUB/rocThrust")
+          f"{len(state['dropped_rocm_libraries'])} twins need a ROCm library Debian lacks")
     return 0
 
 
