@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compiling import HEADER_EXT, SOURCE_EXT, compile_unit  # noqa: E402
 from extract import extract  # noqa: E402
-from hecbench import gpu_code, porter_cmd  # noqa: E402
+from hecbench import gpu_code, porter_cmd, porter_commit  # noqa: E402
 
 WORK = Path("/tmp/bench-port/cuda-samples")
 FOLDERS = ("Samples/2_Concepts_and_Techniques", "Samples/0_Introduction")  # compile order: the set first
@@ -117,7 +117,9 @@ def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]
             or any(q and (q in (f.get("snippet") or "") or q in f.get("message", "")) for q in quoted)]
     row["error_at"] = f"{err_file}:{err_line}" if err_line else err_file
     if on_file:
-        row["cause"] = "predicted"
+        # the brief's rule: an open finding on the failing file predicts it; "predicted-file" marks the ones where
+        # no finding sits on the error's line or names what the error quotes (a looser prediction)
+        row["cause"] = "predicted" if same else "predicted-file"
         row["predicted_by"] = sorted({f"{f['rule']} {f['path']}:{f['line']}" for f in (same or on_file)})[:5]
         row["predicted_same_line"] = bool(same)
     else:
@@ -134,6 +136,8 @@ def summarise(rows: list[dict]) -> dict:
     return {"units": len(rows), "counts": counts, "judged": judged,
             "compile_rate": round(counts.get("compiled", 0) / judged, 4) if judged else None,
             "unpredicted_rate": round(counts.get("defect", 0) / judged, 4) if judged else None,
+            "unpredicted_rate_strict": round((counts.get("defect", 0) + counts.get("predicted-file", 0)) / judged, 4)
+            if judged else None,
             "rows": sorted(rows, key=lambda r: r["unit"])}
 
 
@@ -168,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     r = subprocess.run([*porter_cmd(), "port", str(root), "--apply", "--summary", str(WORK / "port-summary.json")],
                        capture_output=True, text=True, timeout=1800)
     out["port_exit"] = r.returncode
+    out["porter_commit"] = porter_commit()
     a.json.parent.mkdir(parents=True, exist_ok=True)
 
     def saver(key):

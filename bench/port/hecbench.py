@@ -252,6 +252,12 @@ def porter_cmd() -> list[str]:
     return [str(py if py.exists() else sys.executable), "-m", "porter"]
 
 
+def porter_commit() -> str:
+    here = Path(__file__).resolve().parents[2]
+    return subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 def port_tree(src: Path, name: str) -> tuple[Path, dict]:
     """`porter port --apply` on a fresh git repository holding the -cuda folder and the siblings it reads."""
     root = WORK / "port" / name
@@ -263,7 +269,7 @@ def port_tree(src: Path, name: str) -> tuple[Path, dict]:
     summary = root.parent / f"{name}.summary.json"
     r = subprocess.run([*porter_cmd(), "port", str(root), "--apply", "--summary", str(summary)], capture_output=True,
                        text=True, timeout=600, cwd=str(Path(__file__).resolve().parents[2]))
-    doc: dict = {"exit": r.returncode, "stderr": r.stderr.strip().splitlines()[-3:]}
+    doc: dict = {"exit": r.returncode, "stderr": r.stderr.strip().splitlines()[-3:], "porter_commit": porter_commit()}
     if summary.exists():
         try:
             plan = json.loads(summary.read_text())

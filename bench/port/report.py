@@ -67,16 +67,19 @@ def hecbench() -> list[str]:
 
 def cuda_samples() -> list[str]:
     d = json.loads((DATA / "cuda_samples.json").read_text())
-    out = ["| tree | units compiled (of all) | compiled | system library | predicted | defect | timeout | "
-           "rate (excl. system library) | unpredicted rate |", "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| tree | units done (of all) | compiled | system library | predicted (line/name) | predicted (file only) | "
+           "defect | timeout | compile rate (excl. system library, timeouts) | unpredicted (brief's file rule) | "
+           "unpredicted (strict) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in ("port", "translate"):
         p = d.get(key)
         if not p:
             continue
         c = p["counts"]
+        strict = p.get("unpredicted_rate_strict")
         out.append(f"| {key} | {p['units']}/{p['of_units']} | {c.get('compiled', 0)} | {c.get('system-library', 0)} | "
-                   f"{c.get('predicted', 0)} | {c.get('defect', 0)} | {c.get('timeout', 0)} | "
-                   f"{p['compile_rate']:.1%} | {p['unpredicted_rate']:.1%} |")
+                   f"{c.get('predicted', 0)} | {c.get('predicted-file', 0)} | {c.get('defect', 0)} | "
+                   f"{c.get('timeout', 0)} | {p['compile_rate']:.1%} | {p['unpredicted_rate']:.1%} | "
+                   f"{'-' if strict is None else f'{strict:.1%}'} |")
     for key in ("port", "translate"):
         p = d.get(key)
         if not p:
