@@ -15,7 +15,8 @@ from pathlib import Path, PurePosixPath
 from porter import contain
 from porter.errors import UsageError
 from porter.model import Finding, ScanResult, Severity, Status
-from porter.port import build, compat
+import porter.port.build as build
+import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
 from porter.port.sources import SYNC_NAMES, FileWork, lane_lines, port_file
 
