@@ -275,3 +275,23 @@ def test_nvcc_sees_the_original_ptx(ported):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "mov.u32 %0, %%laneid;" in r.stdout
     assert "__lane_id()" not in r.stdout
+
+
+def test_version_and_runtime_guard_tests_get_their_rocm_values(tmp_path):
+    """`#ifdef __CUDA_RUNTIME_H__` / `#if CUDART_VERSION >= N` with no #else would drop code on ROCm (DEV010): the
+    compat header defines them for the ROCm build, and the second run finds nothing to do."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\nint v() {\n  int r = 0;\n#ifdef __CUDA_RUNTIME_H__\n  r = 1;\n#endif\n"
+           "#if CUDART_VERSION >= 9000\n  r += 2;\n#endif\n  return r;\n}\n")
+    repo = make_repo(tmp_path / "r", {"ver.cu": src})
+    r = porter_here("port", str(repo), "--apply", "--summary", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    header = lines((repo / "porter_hip_compat.h").read_bytes())
+    assert header[header.index("#define CUDART_VERSION 11000") + 1] == "#define __CUDA_RUNTIME_H__ 1"
+    changes = json.loads((tmp_path / "s.json").read_text())["changes"]
+    assert sorted(c["finding"] for c in changes if c["kind"] == "macro") == ["DEV010 ver.cu:4", "DEV010 ver.cu:7"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    again = porter_here("port", str(repo))
+    assert (again.returncode, again.stdout) == (0, "")
