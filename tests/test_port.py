@@ -235,12 +235,13 @@ def test_ported_tree_compiles(ported, compiler):
         pytest.skip(f"{compiler} is not installed")
     repo = ported["repo"]
     units = ["src/gemm.cu", "src/kernels.cu", "src/main.cu", "src/tensor_core.cu"]
-    found, _ = verify.compilers(("gfx90a",))
+    archs = () if compiler == "nvcc" else ("gfx90a",)
+    found, _ = verify.compilers(archs, nvcc=compiler == "nvcc")
     labels = {label for label, _ in found}
     want = "nvcc" if compiler == "nvcc" else "hipcc gfx90a"
     if want not in labels:
         pytest.skip(f"{compiler} cannot compile for {'sm_80' if compiler == 'nvcc' else 'gfx90a'} here")
-    results, _ = verify.verify_tree(repo, units, [], archs=("gfx90a",))
+    results, _ = verify.verify_tree(repo, units, [], archs=archs, nvcc=compiler == "nvcc")
     mine = {r.path: r for r in results if r.compiler == want}
     assert [p for p, r in sorted(mine.items()) if r.status == "compiled"] == ["src/kernels.cu", "src/main.cu",
                                                                               "src/tensor_core.cu"]
@@ -257,12 +258,11 @@ def test_ported_tree_compiles(ported, compiler):
 def test_clang_device_only_for_gfx942(ported):
     from porter.port import verify
 
-    found, missing = verify.compilers(("gfx942",))
+    found, missing = verify.compilers(("gfx942",), nvcc=False)
     if not any(label == "clang-device-only gfx942" for label, _ in found):
         pytest.skip(f"no clang for a device-only gfx942 build: {missing}")
-    results, _ = verify.verify_tree(ported["repo"], ["src/kernels.cu"], [], archs=("gfx942",))
-    assert [(r.compiler, r.status) for r in results if r.compiler != "nvcc"] == [("clang-device-only gfx942",
-                                                                                  "compiled")]
+    results, _ = verify.verify_tree(ported["repo"], ["src/kernels.cu"], [], archs=("gfx942",), nvcc=False)
+    assert [(r.compiler, r.status) for r in results] == [("clang-device-only gfx942", "compiled")]
 
 
 def test_nvcc_sees_the_original_ptx(ported):
@@ -275,3 +275,23 @@ def test_nvcc_sees_the_original_ptx(ported):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "mov.u32 %0, %%laneid;" in r.stdout
     assert "__lane_id()" not in r.stdout
+
+
+def test_version_and_runtime_guard_tests_get_their_rocm_values(tmp_path):
+    """`#ifdef __CUDA_RUNTIME_H__` / `#if CUDART_VERSION >= N` with no #else would drop code on ROCm (DEV010): the
+    compat header defines them for the ROCm build, and the second run finds nothing to do."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\nint v() {\n  int r = 0;\n#ifdef __CUDA_RUNTIME_H__\n  r = 1;\n#endif\n"
+           "#if CUDART_VERSION >= 9000\n  r += 2;\n#endif\n  return r;\n}\n")
+    repo = make_repo(tmp_path / "r", {"ver.cu": src})
+    r = porter_here("port", str(repo), "--apply", "--summary", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    header = lines((repo / "porter_hip_compat.h").read_bytes())
+    assert header[header.index("#define CUDART_VERSION 11000") + 1] == "#define __CUDA_RUNTIME_H__ 1"
+    changes = json.loads((tmp_path / "s.json").read_text())["changes"]
+    assert sorted(c["finding"] for c in changes if c["kind"] == "macro") == ["DEV010 ver.cu:4", "DEV010 ver.cu:7"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    again = porter_here("port", str(repo))
+    assert (again.returncode, again.stdout) == (0, "")

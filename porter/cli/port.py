@@ -37,7 +37,8 @@ def port_cmd(
     """Write the minimal-footprint dual build: a compat header, portable fixes and ROCm build branches."""
 
     def body() -> int:
-        from porter.port import PortOptions, port_repository
+        from porter.port import PortOptions
+        from porter.port.run import port_repository
         from porter.port.model import DEFAULT_HEADER
         from porter.port.patch import apply as apply_plan, unified_diff
         from porter.port.report import render_text

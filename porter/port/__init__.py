@@ -3,40 +3,12 @@
 The scan (findings, kernel facts, port status) says where the port goes; plan.py turns that into each file's new
 bytes (compat.py the compat header, sources.py the includes and portable fixes, build.py the CMake/Make branches),
 patch.py into a unified diff or a write into a clean git work tree, verify.py compiles the result with nvcc and the
-HIP compilers. Planning reads repository files, so it runs under porter.budget like every such stage.
+HIP compilers; run.py is the entry (scan, then the plan under porter.budget, as every stage that reads repository
+files).
 """
 from __future__ import annotations
-
-from pathlib import Path
 
 from porter.port.model import DEFAULT_HEADER, Change, FilePatch, OpenItem, PortOptions, PortPlan
 
 
-def port_repository(path: Path, settings, options: PortOptions = PortOptions()) -> PortPlan:
-    """Scan the work tree at `path` with `settings` and plan its port (under the stage budget)."""
-    import dataclasses
-
-    from porter.budget import Overrun, run_stage, stage_budget
-    from porter.errors import UsageError
-    from porter.pipeline import file_budget, run
-    from porter.source.read import source_for
-
-    root = Path(path).resolve()
-    if not root.is_dir():
-        raise UsageError(f"{path}: porter port needs a directory (a git work tree for --apply)")
-    result = run(source_for(root, None), settings).result
-    result = dataclasses.replace(result, rules=None, stats={})
-    budget = stage_budget(file_budget(settings), max(1, len(result.files)))
-    answer = run_stage(_plan_task, (root, result, options), budget)
-    if isinstance(answer, Overrun):
-        raise UsageError(f"{path}: planning the port {answer.reason}; nothing written")
-    return answer
-
-
-def _plan_task(root: Path, result, options: PortOptions) -> PortPlan:
-    from porter.port.plan import plan
-
-    return plan(root, result, options)
-
-
-__all__ = ["DEFAULT_HEADER", "Change", "FilePatch", "OpenItem", "PortOptions", "PortPlan", "port_repository"]
+__all__ = ["DEFAULT_HEADER", "Change", "FilePatch", "OpenItem", "PortOptions", "PortPlan"]

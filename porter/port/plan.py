@@ -15,12 +15,14 @@ from pathlib import Path, PurePosixPath
 from porter import contain
 from porter.errors import UsageError
 from porter.model import Finding, ScanResult, Severity, Status
-from porter.port import build, compat
+import porter.port.build as build
+import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
 from porter.port.sources import SYNC_NAMES, FileWork, lane_lines, port_file
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-SOURCE_RULES = frozenset({"API001", "API003", "API004", "API005", "DEV001", "DEV002", "DEV003", "DEV011"})
+SOURCE_RULES = frozenset({"API001", "API003", "API004", "API005", "DEV001", "DEV002", "DEV003", "DEV010",
+                          "DEV011"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".inl", ".inc",
                              ".ipp", ".tcc"})
 # Why a finding is left: the rule's class of work porter does not write (the finding's message says the rest).
@@ -70,6 +72,7 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     for f in result.findings:
         by_path.setdefault(f.path, []).append(f)
     lanes = lane_lines(result.kernels)
+    macros = rocm_macros()
     works: dict[str, FileWork] = {}
     skipped: list[tuple[str, str]] = []
     for path, found in sorted(by_path.items()):
@@ -82,7 +85,7 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
             skipped.append((path, why or "unreadable"))
             continue
         w = FileWork(path, data)
-        port_file(w, found, lanes, header, options.mask_type)
+        port_file(w, found, lanes, header, options.mask_type, macros)
         works[path] = w
 
     # The compat header: the names the project uses (open, or already routed through this header) and an earlier
@@ -104,6 +107,8 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
         elif f.rule in ("API004", "DEV002") and f.path in works and _token(works[f.path], f, True) in SYNC_NAMES:
             sync.add(_token(works[f.path], f, True))
     sync |= warp_sync_names(result.kernels, set(works))
+    for w in works.values():
+        names.update(w.macros)
     needs = any(w.needs_compat for w in works.values())
     files: list[FilePatch] = []
     changes: list[Change] = []
@@ -178,6 +183,19 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     open_work.sort(key=lambda o: (o.path, o.line, o.rule))
     return PortPlan(root=str(root), header=header, files=tuple(files), changes=tuple(changes),
                     open_work=tuple(open_work), compat_names=tuple(sorted(names.items())), skipped=tuple(skipped))
+
+
+def rocm_macros() -> dict[str, str]:
+    """CUDA macros the ROCm build may define in the compat header: the toolkit version macros at the CUDA API level
+    HIP models, and the runtime's header guards (code tests them to ask "is the CUDA runtime here?", and on ROCm
+    the compat header is what provides it), from rules/kb/fixups.yaml."""
+    from porter.translate.fixups import load_fixups
+
+    fix = load_fixups()
+    out = {name: str(e["value"]) for name, e in fix.versions.items()}
+    out.update({name: "1" for name in ("__CUDA_RUNTIME_H__", "__CUDA_RUNTIME_API_H__", "__DRIVER_TYPES_H__")
+                if name in fix.guards})
+    return out
 
 
 def _token(work: FileWork, f: Finding, leading: bool = False) -> str:

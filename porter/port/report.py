@@ -5,6 +5,9 @@ from collections import Counter
 
 from porter.port.model import PortPlan
 
+# Open items the console lists without -v (the JSON summary always has all of them).
+MAX_OPEN_SHOWN = 20
+
 
 def render_text(plan: PortPlan, console, verbose: bool = False) -> None:
     """A short account on the console (stderr beside a patch on stdout)."""
@@ -16,7 +19,13 @@ def render_text(plan: PortPlan, console, verbose: bool = False) -> None:
         for c in plan.changes:
             console.print(f"  changed {c.path}:{c.line} [{c.kind}] {c.note}"
                           + (f" (answers {c.finding})" if c.finding else ""), markup=False, highlight=False)
-    for o in plan.open_work:
+    shown = plan.open_work if verbose else plan.open_work[:MAX_OPEN_SHOWN]
+    for o in shown:
         console.print(f"  open {o.path}:{o.line} {o.rule}: {o.reason}", markup=False, highlight=False)
+    if len(shown) < len(plan.open_work):
+        by_rule = Counter(o.rule for o in plan.open_work[len(shown):])
+        console.print(f"  ... and {len(plan.open_work) - len(shown)} more open item(s) ("
+                      + ", ".join(f"{n} {r}" for r, n in sorted(by_rule.items()))
+                      + "): -v or --summary FILE lists them all", markup=False, highlight=False)
     for p, why in plan.skipped:
         console.print(f"  skipped {p}: {why}", markup=False, highlight=False)

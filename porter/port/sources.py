@@ -38,6 +38,7 @@ class FileWork:
     changes: list[Change] = field(default_factory=list)
     answered: set[tuple[str, str, int, int]] = field(default_factory=set)  # (rule, path, line, column)
     needs_compat: bool = False
+    macros: dict[str, str] = field(default_factory=dict)  # CUDA macro -> its ROCm-build value in the compat header
     _starts: list[int] | None = None
 
     @property
@@ -98,12 +99,18 @@ def lane_lines(kernels) -> set[tuple[str, int]]:
 
 
 def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int]], header: str,
-              mask_type: str) -> None:
-    """Plan the fixes of one file's open findings into `work`."""
+              mask_type: str, macros: dict[str, str] | None = None) -> None:
+    """Plan the fixes of one file's open findings into `work`. `macros`: the CUDA version and header-guard macros
+    the compat header may define for the ROCm build, with their values (rules/kb/fixups.yaml)."""
     for f in sorted(findings, key=lambda f: (f.line, f.column)):
         if f.status is not Status.OPEN:
             continue
-        if f.rule == "DEV002":
+        if f.rule == "DEV010" and macros and _matched(work, f) in macros:
+            name = _matched(work, f)
+            work.macros[name] = macros[name]
+            work.needs_compat = True
+            work.answer(f, "macro", f"{name} defined as {macros[name]} for the ROCm build in {header}")
+        elif f.rule == "DEV002":
             _mask(work, f, mask_type)
         elif f.rule == "DEV003":
             _ballot(work, f, mask_type)

@@ -51,15 +51,16 @@ def find_nvcc() -> str | None:
     return None
 
 
-def compilers(archs: tuple[str, ...] = ("gfx90a", "gfx942", "gfx950")) -> tuple[list[tuple[str, object]], list[str]]:
+def compilers(archs: tuple[str, ...] = ("gfx90a", "gfx942", "gfx950"), nvcc: bool = True,
+              ) -> tuple[list[tuple[str, object]], list[str]]:
     """[(label, compiler)] available here (compiler: the nvcc path, or a translate.verify.Compiler), and what is
     missing (each named, for a skip message)."""
     out: list[tuple[str, object]] = []
     missing = []
-    nvcc = find_nvcc()
-    if nvcc:
-        out.append(("nvcc", nvcc))
-    else:
+    nvcc_path = find_nvcc() if nvcc else None
+    if nvcc_path:
+        out.append(("nvcc", nvcc_path))
+    elif nvcc:
         missing.append("nvcc")
     seen = set()
     for arch in archs:
@@ -138,10 +139,11 @@ def _shown(error: str, epath: str | None, src_dir: Path, root: Path) -> str:
 
 
 def verify_tree(root: Path, units: list[str], findings: list[Finding], build=None, timeout: float = 300.0,
-                archs: tuple[str, ...] = ("gfx90a", "gfx942", "gfx950")) -> tuple[list[Compile], list[str]]:
-    """Compile each unit with every compiler found; (results, compilers missing)."""
+                archs: tuple[str, ...] = ("gfx90a", "gfx942", "gfx950"), nvcc: bool = True,
+                ) -> tuple[list[Compile], list[str]]:
+    """Compile each unit with nvcc (unless not `nvcc`) and a HIP compiler per arch; (results, compilers missing)."""
     root = Path(root).resolve()
-    found, missing = compilers(archs)
+    found, missing = compilers(archs, nvcc)
     open_findings = [f for f in findings if f.status is Status.OPEN]
     results: list[Compile] = []
     with tempfile.TemporaryDirectory(prefix="porter-port-verify-") as tmp:

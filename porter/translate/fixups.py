@@ -499,8 +499,8 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
     """(start, end) of the inline-asm statement whose `asm` keyword is at `at`, from the start of its line to the
     end of the line holding its `;`, when it stands alone on those lines (not in a macro, not after other code)."""
     line_start = data.rfind(b"\n", 0, at) + 1
-    if data[line_start:at].strip():
-        return None
+    if data[line_start:at].strip() or data[:line_start].rstrip(b"\r\n").endswith(b"\\"):
+        return None  # after other code, or continuing a macro's line
     m = _ASM_HEAD.match(data, at)
     if not m:
         return None
