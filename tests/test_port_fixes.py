@@ -113,3 +113,17 @@ def test_makefile_calling_nvcc_in_the_recipe():
         "ifeq ($(USE_ROCM),1)\nNVCC := hipcc\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
         "PORTER_LIB_CUFFT := -lhipfft\nelse\nNVCC ?= nvcc\nPORTER_LIB_CUFFT := -lcufft\nendif\n"
         "\nmain: main.cu\n\t$(NVCC) $(CFLAGS) -o main main.cu $(PORTER_LIB_CUFFT)\n")
+
+
+def test_a_source_another_file_includes_is_not_a_unit(tmp_path):
+    """HeCBench's main.cu does `#include "kernels.cu"`: kernels.cu alone lacks main.cu's macros, so --verify compiles
+    it only as part of main.cu (compiled alone it failed on both vendors, an artefact, not the port)."""
+    from porter.port.verify import units_of
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "main.cu").write_text('#include "util.h"\n#include "kernels.cu"\nint main() {}\n')
+    (tmp_path / "b" / "kernels.cu").write_text("__global__ void k(float* x) { x[0] = PI; }\n")
+    (tmp_path / "b" / "other.cu").write_text("__global__ void j() {}\n")
+    (tmp_path / "b" / "util.h").write_text("#define PI 3.14f\n")
+    paths = ["b/kernels.cu", "b/main.cu", "b/other.cu", "b/util.h"]
+    assert units_of(paths, set(), tmp_path) == ["b/main.cu", "b/other.cu"]
