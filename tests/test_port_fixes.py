@@ -21,6 +21,11 @@ from porter.translate.buildfiles import load_tables
      b'  "@%%px mov.s32 %1, 1;\\n"\n  "  mov.s32 %0, %%rx;\\n"\n  "}\\n"\n  : "+r"(laneid), "+r"(pred)\n'
      b'  : "r"(0xFFFFFFFF));',
      ("elect.sync", "laneid = __ffsll(__ballot(1)) - 1; pred = (__lane_id() == (unsigned)laneid);")),
+    (b'asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));', ("ex2", "y = exp2f(x);")),
+    (b'asm("lg2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 2.0f));', ("lg2", "y = __log2f(x * 2.0f);")),
+    (b'asm("popc.b64 %0, %1;" : "=r"(n) : "l"(m));', ("popc", "n = __popcll(m);")),
+    (b'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));', ("mov %smid", "sm = __smid();")),
+    (b'asm("ex2.approx.f16x2 %0, %1;" : "=r"(y) : "r"(x));', None),  # packed half: by hand
     (b'asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+f"(a), '
      b'"+f"(b) : "r"(x), "r"(y));', None),
 ])
