@@ -84,7 +84,7 @@ def _verify(path: Path, settings, plan, include_dir, define, compile_commands) -
 
     after = run(source_for(path.resolve(), None), settings).result
     paths = [f.path for f in after.files]
-    units = units_of(paths, {fp.path for fp in plan.files})
+    units = units_of(paths, {fp.path for fp in plan.files}, path.resolve())
     try:
         build = build_info(path, paths, tuple(str(p) for p in include_dir), tuple(define), None, compile_commands)
     except TranslateError as e:

@@ -15,6 +15,7 @@ file).
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -206,14 +207,38 @@ def summary(results: list[Compile]) -> dict:
     return out
 
 
-def units_of(paths, changed: set[str]) -> list[str]:
-    """Translation units to compile: every .cu, plus other C++ sources the port changed."""
+_INCLUDED_SOURCE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+\.(?:cu|cpp|cc|cxx))"', re.M)
+
+
+def units_of(paths, changed: set[str], root: Path | None = None) -> list[str]:
+    """Translation units to compile: every .cu, plus other C++ sources the port changed; not a source another file
+    `#include`s (HeCBench's `#include "kernels.cu"`: it is compiled as part of its includer, never on its own)."""
     out = []
     for p in paths:
         ext = PurePosixPath(p).suffix.lower()
         if ext == ".cu" or (ext in (".cpp", ".cc", ".cxx") and p in changed):
             out.append(p)
-    return sorted(set(out))
+    return sorted(set(out) - (included_sources(root, paths) if root is not None else set()))
+
+
+def included_sources(root: Path, paths) -> set[str]:
+    """Sources (.cu/.cpp) that another file of the tree includes by a quoted name, resolved beside the includer."""
+    from porter import contain
+
+    out: set[str] = set()
+    known = set(paths)
+    for p in paths:
+        if PurePosixPath(p).suffix.lower() not in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".cxx", ".inl"):
+            continue
+        try:
+            data = contain.read_bytes(Path(root) / p, 16 << 20, root=root)
+        except contain.Unreadable:
+            continue
+        for m in _INCLUDED_SOURCE.finditer(data):
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(p), m.group(1).decode("utf-8", "replace")))
+            if rel in known:
+                out.add(rel)
+    return out
 
 
 def render(results: list[Compile], missing: list[str], console) -> None:

@@ -443,6 +443,17 @@ def warp_width_fix(line: bytes, start: int, end: int) -> list[tuple[int, int, by
 # same with {o0} for the first output operand and {i0}, {i1}, ... for the inputs.
 _PTX_TYPES = {b"f32": "float", b"u32": "unsigned int", b"b32": "unsigned int", b"s32": "int", b"f64": "double",
               b"u64": "unsigned long long", b"b64": "unsigned long long", b"s64": "long long"}
+# One-operand PTX with a HIP function of the same meaning (rules/kb/ptx.yaml's `fix` families; HIP's math and integer
+# intrinsics: https://rocm.docs.amd.com/projects/HIP/en/latest/reference/math_api.html): (opcode, type) -> (family, fn).
+_UNARY = {
+    (b"ex2", b"f32"): ("ex2", "exp2f"), (b"lg2", b"f32"): ("lg2", "__log2f"), (b"rcp", b"f32"): ("rcp", "__frcp_rn"),
+    (b"rsqrt", b"f32"): ("rsqrt", "rsqrtf"), (b"sqrt", b"f32"): ("sqrt", "__fsqrt_rn"), (b"sin", b"f32"): ("sin", "__sinf"),
+    (b"cos", b"f32"): ("cos", "__cosf"), (b"tanh", b"f32"): ("tanh", "tanhf"),
+    (b"popc", b"b32"): ("popc", "__popc"), (b"popc", b"b64"): ("popc", "__popcll"), (b"brev", b"b32"): ("brev", "__brev"),
+    (b"brev", b"b64"): ("brev", "__brevll"), (b"clz", b"b32"): ("clz", "__clz"), (b"clz", b"b64"): ("clz", "__clzll"),
+}
+# Special registers read with `mov`, and the HIP call that reads the same.
+_REGISTERS = {"smid": "__smid()", "clock": "(unsigned int)clock()", "clock64": "clock64()"}
 _ASM_HEAD = re.compile(rb"\b(?:asm|__asm__|__asm)(?:\s+(?:volatile|__volatile__))?\s*\(")
 
 
@@ -530,8 +541,9 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
 
 def plain_ptx(statement: bytes) -> tuple[str, str] | None:
     """(family, C++ statement) for an inline-asm statement that is one simple PTX instruction with a plain HIP
-    equivalent (`mov.u32 %0, %%laneid;`, `ld.global.nc.<type> %0, [%1];`, `bfe.u32|u64 %0, %1, %2, %3;`, the
-    `elect.sync` leader election); None for anything else."""
+    equivalent (`mov.u32 %0, %%laneid;` and `%smid`/`%clock`, `ld.global.nc.<type> %0, [%1];`,
+    `bfe.u32|u64 %0, %1, %2, %3;`, one-operand math and bit instructions such as `ex2.approx.ftz.f32` or `popc.b32`,
+    the `elect.sync` leader election); None for anything else."""
     m = _ASM_HEAD.search(statement)
     if not m:
         return None
@@ -558,6 +570,14 @@ def plain_ptx(statement: bytes) -> tuple[str, str] | None:
         fn = "__bitextract_u32" if b.group(1) == b"u32" else "__bitextract_u64"
         a = [x.decode() for x in ins]
         return "bfe", f"{outs[0].decode()} = {fn}({a[0]}, {a[1]}, {a[2]});"
+    u = re.fullmatch(rb"(\w+)(?:\.approx|\.rn)?(?:\.ftz)?\.(f32|b32|u32|s32|b64|u64)\s+%0\s*,\s*%1", t)
+    if u and (u.group(1), u.group(2)) in _UNARY and len(outs) == 1 and len(ins) == 1:
+        family, fn = _UNARY[(u.group(1), u.group(2))]
+        return family, f"{outs[0].decode()} = {fn}({ins[0].decode()});"
+    r = re.fullmatch(rb"mov\.(?:u32|b32|u64|b64)\s+%0\s*,\s*%%(smid|clock|clock64)", t)
+    if r and len(outs) == 1 and not ins:
+        reg = r.group(1).decode()
+        return f"mov %{reg}", f"{outs[0].decode()} = {_REGISTERS[reg]};"
     if b"elect.sync" in t and len(outs) == 2:
         # CUTLASS's elect_one_sync: %0 the elected lane, %1 set to 1 in that lane: the lowest active lane.
         if re.search(rb"elect\.sync\s+%%(\w+)\|%%(\w+)", t) and re.search(rb"@%%\w+\s+mov\.\w+\s+%1\s*,\s*1", t) \
