@@ -84,6 +84,15 @@ def make_flags(folder: Path) -> list[str]:
     return flags
 
 
+_NVCC_ONLY = re.compile(r"(?<!\S)(--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-rdc=true|"
+                        r"--relocatable-device-code=true|-dc)(?!\S)")
+
+
+def nvcc_only_flags(folder: Path) -> list[str]:
+    """nvcc flags the sources need to compile at all (constexpr/lambda relaxations, separate device code)."""
+    return list(dict.fromkeys(_NVCC_ONLY.findall(makefile_text(folder))))
+
+
 def units(folder: Path) -> list[Path]:
     """The folder's translation units (relative paths)."""
     files = [p for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix.lower() in SOURCE_EXT]
@@ -156,8 +165,8 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
     state.update({"benchmarks": len(names), "with_hip_twin": len(with_twin), "seed": SEED, "order": order,
                   "dropped_rocm_libraries": dropped,
                   "dropped_hipcub_rocthrust": sorted(n for n, libs in dropped.items() if set(libs) & {"hipcub", "rocprim", "thrust", "rocthrust"})})
-    twins = state.setdefault("twins", {})
-    per = state.setdefault("per_benchmark", {})
+    twins = state["twins"] = {}  # every row is recomputed (from the compile cache) by this run
+    per = state["per_benchmark"] = {}
     todo = only or [n for n in order if n not in dropped][:limit]
     hipify_script = WORK / "tools" / "hipify-perl"
     if not hipify_script.exists():
@@ -173,6 +182,8 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
                 return
         twin = src / f"{name}-hip"
         res = compile_folder("hipcc", twin, make_flags(twin), "twin")
+        if any(u["status"] == "not-run" for u in res["units"].values()):
+            return  # a report-only pass (BENCH_CACHED_ONLY=1) stops where the measured run stopped
         with lock:
             twins[name] = res
             print(f"twin {name}: {res['status']} {res['first_error'] or ''}"[:300], flush=True)
@@ -189,12 +200,18 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
             # the port's root holds the compat header: its bytes are part of what the compile reads
             row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc", (folder.parent.parent,))
             if "nvcc" in stages:
-                row["port_nvcc"] = compile_folder("nvcc", folder, flags, "port-nvcc", (folder.parent.parent,))
+                nv = flags + nvcc_only_flags(cuda)
+                row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
                 if row["port_nvcc"]["status"] != "compiled":  # the original with nvcc says whose failure it is
-                    row["nvcc_original"] = compile_folder("nvcc", cuda, flags, "nvcc-orig")
+                    row["nvcc_original"] = compile_folder("nvcc", cuda, nv, "nvcc-orig")
         if "hipify" in stages:
             folder = hipify_tree(src, name, hipify_script)
             row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+        if any(v.get("status") == "not-run" or any(u["status"] == "not-run" for u in v.get("units", {}).values())
+               for v in row.values() if isinstance(v, dict) and "units" in v):
+            with lock:
+                sample.remove(name)
+            return
         with lock:
             per[name] = row
             state["sample"] = [n for n in order if n in sample and n in per]
