@@ -320,3 +320,17 @@ def test_runtime_guarded_helpers_survive_on_amd(tmp_path):
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "main.cu"], cwd=repo / "src",
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert (c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (0, [])
+
+
+def test_crlf_files_stay_crlf(tmp_path):
+    """A file with Windows line ends gets the port's lines with Windows line ends too (and its PTX is still found)."""
+    from tests.helpers import make_repo
+
+    src = ('#include <cuda_runtime.h>\r\n__device__ unsigned lane() {\r\n  unsigned l;\r\n'
+           '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));\r\n  return l;\r\n}\r\n')
+    repo = make_repo(tmp_path / "r", {"lane.cu": src.encode()})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    out = (repo / "lane.cu").read_bytes()
+    assert out.count(b"\r\n") == out.count(b"\n")
+    assert b"  l = __lane_id();  /* porter port: plain HIP for PTX mov %laneid */\r\n#else\r\n" in out

@@ -530,7 +530,7 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
         elif c == b")":
             depth -= 1
         i += 1
-    semi = re.match(rb"\s*;[ \t]*(?://[^\n]*)?(?=\n|$)", data[i:])
+    semi = re.match(rb"\s*;[ \t]*(?://[^\r\n]*)?(?=\r?\n|$)", data[i:])
     if depth or not semi:
         return None
     end = i + semi.end()
