@@ -26,6 +26,8 @@ from porter.translate.buildfiles import load_tables
     (b'asm("popc.b64 %0, %1;" : "=r"(n) : "l"(m));', ("popc", "n = __popcll(m);")),
     (b'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));', ("mov %smid", "sm = __smid();")),
     (b'asm("ex2.approx.f16x2 %0, %1;" : "=r"(y) : "r"(x));', None),  # packed half: by hand
+    (b'asm("trap;");', ("trap", "__builtin_trap();")),
+    (b'asm volatile("membar.gl;" ::: "memory");', ("membar", "__threadfence();")),
     (b'asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+f"(a), '
      b'"+f"(b) : "r"(x), "r"(y));', None),
 ])
@@ -97,7 +99,7 @@ def test_cmake_with_enable_language_and_plain_libraries():
         'option(USE_ROCM "Build for AMD GPUs with HIP (porter port)" OFF)\n'
         "project(x CXX)\n"
         "if(USE_ROCM)\n  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n    set(CMAKE_HIP_ARCHITECTURES \"gfx942\")\n"
-        "  endif()\n  enable_language(HIP)\nelse()\n  enable_language(CUDA)\nendif()\n"
+        "  endif()\n  enable_language(HIP)\n  add_compile_definitions(USE_ROCM)\nelse()\n  enable_language(CUDA)\nendif()\n"
         "add_library(k STATIC a.cu b.cpp)\n"
         "if(USE_ROCM)\n  target_link_libraries(k roc::hipblas hip::host nvToolsExt)\nelse()\n"
         "  target_link_libraries(k cublas cudart nvToolsExt)\nendif()\n"
@@ -115,7 +117,7 @@ def test_makefile_calling_nvcc_in_the_recipe():
     assert w.result() == (
         "CFLAGS = -O3 -arch=sm_90 --use_fast_math\n"
         "\n# porter port: `make USE_ROCM=1` builds for AMD GPUs with hipcc (the .cu sources compile as HIP)\n"
-        "ifeq ($(USE_ROCM),1)\nNVCC := hipcc\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
+        "ifeq ($(USE_ROCM),1)\nNVCC := hipcc -DUSE_ROCM\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
         "PORTER_LIB_CUFFT := -lhipfft\nelse\nNVCC ?= nvcc\nPORTER_LIB_CUFFT := -lcufft\nendif\n"
         "\nmain: main.cu\n\t$(NVCC) $(CFLAGS) -o main main.cu $(PORTER_LIB_CUFFT)\n")
 
