@@ -134,3 +134,16 @@ def test_a_source_another_file_includes_is_not_a_unit(tmp_path):
     (tmp_path / "b" / "util.h").write_text("#define PI 3.14f\n")
     paths = ["b/kernels.cu", "b/main.cu", "b/other.cu", "b/util.h"]
     assert units_of(paths, set(), tmp_path) == ["b/main.cu", "b/other.cu"]
+
+
+def test_cmake_cuda_standard_feature_gets_the_hip_one():
+    """`target_compile_features(... cuda_std_17)` fails to configure when CUDA is not enabled (the ROCm build):
+    cuda-samples' CMakeLists all carry it."""
+    text = ("cmake_minimum_required(VERSION 3.20)\nproject(v LANGUAGES CXX CUDA)\nadd_executable(v v.cu)\n"
+            "target_compile_features(v PRIVATE cxx_std_17 cuda_std_17)\n")
+    w = build.BuildWork("CMakeLists.txt", text)
+    build.port_cmake(w, load_tables(), ("gfx942",))
+    out = w.result().splitlines()
+    i = out.index("  target_compile_features(v PRIVATE cxx_std_17 hip_std_17)")
+    assert out[i - 1:i + 4] == ["if(USE_ROCM)", "  target_compile_features(v PRIVATE cxx_std_17 hip_std_17)", "else()",
+                                "  target_compile_features(v PRIVATE cxx_std_17 cuda_std_17)", "endif()"]

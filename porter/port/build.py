@@ -130,6 +130,12 @@ def port_cmake(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
                                                 + text[start:end] + f"\n{indent}endif()"))
             work.answered_lines.add(line)
             work.changes.append(Change(work.path, line, "cmake", None, f"{args[0]} only for the CUDA build"))
+        elif name == "target_compile_features" and any(re.fullmatch(r"cuda_std_\d+", a) for a in args):
+            # CMake rejects a cuda_std_* feature when the CUDA language is not enabled (the ROCm build).
+            variables = tables.get("cmake_variables", {})
+            hip_args = [variables.get(a, a) for a in args]
+            _wrap(work, line_start, end, indent, f"target_compile_features({' '.join(hip_args)})")
+            work.answered_lines.add(line)
         elif name in ("target_link_libraries", "link_libraries"):
             mapped, cuda = [], False
             for a in args:
