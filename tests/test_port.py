@@ -114,18 +114,19 @@ def test_compat_header_holds_exactly_the_names_used(ported):
 
 def test_build_files_get_a_rocm_branch(ported):
     cmake = lines(ported["after"]["CMakeLists.txt"])
-    assert cmake[:11] == ["cmake_minimum_required(VERSION 3.18)",
+    assert cmake[:12] == ["cmake_minimum_required(VERSION 3.18)",
                           'option(USE_ROCM "Build for AMD GPUs with HIP (porter port)" OFF)',
                           "project(port_demo LANGUAGES CXX)", "if(USE_ROCM)", "  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)",
                           '    set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx942;gfx950")', "  endif()",
-                          "  enable_language(HIP)", "else()", "  enable_language(CUDA)", "endif()"]
+                          "  enable_language(HIP)", "  add_compile_definitions(USE_ROCM)", "else()",
+                          "  enable_language(CUDA)", "endif()"]
     assert "  find_package(hipblas REQUIRED)" in cmake
     assert "  target_link_libraries(port_demo PRIVATE hip::host roc::hipblas)" in cmake
     assert "  set_source_files_properties(src/gemm.cu src/kernels.cu src/main.cu src/tensor_core.cu PROPERTIES " \
            "LANGUAGE HIP)" in cmake
     make = lines(ported["after"]["Makefile"])
     i = make.index("ifeq ($(USE_ROCM),1)")
-    assert make[i:i + 7] == ["ifeq ($(USE_ROCM),1)", "NVCC := hipcc",
+    assert make[i:i + 7] == ["ifeq ($(USE_ROCM),1)", "NVCC := hipcc -DUSE_ROCM",
                              "NVCC_FLAGS := -O2 -std=c++17 --offload-arch=gfx90a --offload-arch=gfx942 "
                              "--offload-arch=gfx950", "PORTER_LIB_CUBLAS := -lhipblas", "else",
                              "PORTER_LIB_CUBLAS := -lcublas", "endif"]
@@ -320,3 +321,33 @@ def test_runtime_guarded_helpers_survive_on_amd(tmp_path):
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "main.cu"], cwd=repo / "src",
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert (c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (0, [])
+
+
+def test_crlf_files_stay_crlf(tmp_path):
+    """A file with Windows line ends gets the port's lines with Windows line ends too (and its PTX is still found)."""
+    from tests.helpers import make_repo
+
+    src = ('#include <cuda_runtime.h>\r\n__device__ unsigned lane() {\r\n  unsigned l;\r\n'
+           '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));\r\n  return l;\r\n}\r\n')
+    repo = make_repo(tmp_path / "r", {"lane.cu": src.encode()})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    out = (repo / "lane.cu").read_bytes()
+    assert out.count(b"\r\n") == out.count(b"\n")
+    assert b"  l = __lane_id();  /* porter port: plain HIP for PTX mov %laneid */\r\n#else\r\n" in out
+
+
+def test_verify_compiles_the_rocm_side_with_use_rocm(tmp_path):
+    """A project's own `#ifdef USE_ROCM` compat (HeCBench attention-paged's cuda_compat.h) is the ROCm build's path:
+    the ported build files define USE_ROCM (CMake add_compile_definitions, the Makefile's hipcc), and --verify compiles
+    as they do, so the unit does not fall into the CUDA arm on AMD."""
+    from porter.port import verify
+
+    found, missing = verify.compilers(("gfx942",), nvcc=False)
+    if not found:
+        pytest.skip(f"no HIP compiler for gfx942: {missing}")
+    (tmp_path / "compat.h").write_text("#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#else\n"
+                                       "#include <cuda_runtime.h>\n#endif\n")
+    (tmp_path / "k.cu").write_text('#include "compat.h"\n__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n')
+    results, _ = verify.verify_tree(tmp_path, ["k.cu"], [], archs=("gfx942",), nvcc=False)
+    assert [(r.path, r.status) for r in results] == [("k.cu", "compiled")]

@@ -26,6 +26,8 @@ from porter.translate.buildfiles import load_tables
     (b'asm("popc.b64 %0, %1;" : "=r"(n) : "l"(m));', ("popc", "n = __popcll(m);")),
     (b'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));', ("mov %smid", "sm = __smid();")),
     (b'asm("ex2.approx.f16x2 %0, %1;" : "=r"(y) : "r"(x));', None),  # packed half: by hand
+    (b'asm("trap;");', ("trap", "__builtin_trap();")),
+    (b'asm volatile("membar.gl;" ::: "memory");', ("membar", "__threadfence();")),
     (b'asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+f"(a), '
      b'"+f"(b) : "r"(x), "r"(y));', None),
 ])
@@ -97,7 +99,7 @@ def test_cmake_with_enable_language_and_plain_libraries():
         'option(USE_ROCM "Build for AMD GPUs with HIP (porter port)" OFF)\n'
         "project(x CXX)\n"
         "if(USE_ROCM)\n  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n    set(CMAKE_HIP_ARCHITECTURES \"gfx942\")\n"
-        "  endif()\n  enable_language(HIP)\nelse()\n  enable_language(CUDA)\nendif()\n"
+        "  endif()\n  enable_language(HIP)\n  add_compile_definitions(USE_ROCM)\nelse()\n  enable_language(CUDA)\nendif()\n"
         "add_library(k STATIC a.cu b.cpp)\n"
         "if(USE_ROCM)\n  target_link_libraries(k roc::hipblas hip::host nvToolsExt)\nelse()\n"
         "  target_link_libraries(k cublas cudart nvToolsExt)\nendif()\n"
@@ -115,7 +117,7 @@ def test_makefile_calling_nvcc_in_the_recipe():
     assert w.result() == (
         "CFLAGS = -O3 -arch=sm_90 --use_fast_math\n"
         "\n# porter port: `make USE_ROCM=1` builds for AMD GPUs with hipcc (the .cu sources compile as HIP)\n"
-        "ifeq ($(USE_ROCM),1)\nNVCC := hipcc\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
+        "ifeq ($(USE_ROCM),1)\nNVCC := hipcc -DUSE_ROCM\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
         "PORTER_LIB_CUFFT := -lhipfft\nelse\nNVCC ?= nvcc\nPORTER_LIB_CUFFT := -lcufft\nendif\n"
         "\nmain: main.cu\n\t$(NVCC) $(CFLAGS) -o main main.cu $(PORTER_LIB_CUFFT)\n")
 
@@ -132,3 +134,16 @@ def test_a_source_another_file_includes_is_not_a_unit(tmp_path):
     (tmp_path / "b" / "util.h").write_text("#define PI 3.14f\n")
     paths = ["b/kernels.cu", "b/main.cu", "b/other.cu", "b/util.h"]
     assert units_of(paths, set(), tmp_path) == ["b/main.cu", "b/other.cu"]
+
+
+def test_cmake_cuda_standard_feature_gets_the_hip_one():
+    """`target_compile_features(... cuda_std_17)` fails to configure when CUDA is not enabled (the ROCm build):
+    cuda-samples' CMakeLists all carry it."""
+    text = ("cmake_minimum_required(VERSION 3.20)\nproject(v LANGUAGES CXX CUDA)\nadd_executable(v v.cu)\n"
+            "target_compile_features(v PRIVATE cxx_std_17 cuda_std_17)\n")
+    w = build.BuildWork("CMakeLists.txt", text)
+    build.port_cmake(w, load_tables(), ("gfx942",))
+    out = w.result().splitlines()
+    i = out.index("  target_compile_features(v PRIVATE cxx_std_17 hip_std_17)")
+    assert out[i - 1:i + 4] == ["if(USE_ROCM)", "  target_compile_features(v PRIVATE cxx_std_17 hip_std_17)", "else()",
+                                "  target_compile_features(v PRIVATE cxx_std_17 cuda_std_17)", "endif()"]

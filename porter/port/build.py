@@ -1,11 +1,11 @@
 """Give a project's build files a ROCm branch beside the CUDA one: CMake, Makefiles and setup.py.
 
 CMake: `option(USE_ROCM)`, the CUDA language kept for the CUDA build and HIP enabled for ROCm (`enable_language(HIP)`,
-`CMAKE_HIP_ARCHITECTURES` defaulting to the chosen gfx targets), `find_package(CUDAToolkit)` beside
+`CMAKE_HIP_ARCHITECTURES` defaulting to the chosen gfx targets, `USE_ROCM` defined for the code), `find_package(CUDAToolkit)` beside
 `find_package(hip)` and the ROCm packages of the libraries linked, CUDA-only settings (`CMAKE_CUDA_ARCHITECTURES`,
 `CMAKE_CUDA_FLAGS`) under `if(NOT USE_ROCM)`, `target_link_libraries` with CUDA targets given their ROCm packages
 (rules/kb/buildfiles.yaml), and the `.cu` sources the file names marked `LANGUAGE HIP` for the ROCm build.
-Makefiles: a `USE_ROCM=1` branch that sets the nvcc variable to hipcc, its flags to hipcc's and the CUDA libraries
+Makefiles: a `USE_ROCM=1` branch that sets the nvcc variable to `hipcc -DUSE_ROCM`, its flags to hipcc's and the CUDA libraries
 to their ROCm ones. setup.py with torch's CUDAExtension: PyTorch hipifies at build time on ROCm, so nothing is
 written; nvcc-only flags it passes (`-arch=sm_*`, `-gencode`) are listed as open work with their finding.
 Build files are only read, never run.
@@ -106,8 +106,8 @@ def port_cmake(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
             work.edits.append((start, end, new))
             block = (f"\n{indent}if(USE_ROCM)\n{indent}  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n"
                      f"{indent}    set(CMAKE_HIP_ARCHITECTURES \"{hip_arch}\")\n{indent}  endif()\n"
-                     f"{indent}  enable_language(HIP)\n{indent}else()\n{indent}  enable_language(CUDA)\n"
-                     f"{indent}endif()")
+                     f"{indent}  enable_language(HIP)\n{indent}  add_compile_definitions(USE_ROCM)\n"
+                     f"{indent}else()\n{indent}  enable_language(CUDA)\n{indent}endif()")
             work.edits.append((end, end, block))
             work.answered_lines.add(line)
             languages_done = True
@@ -118,7 +118,8 @@ def port_cmake(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
         elif name == "enable_language" and any(a.upper() == "CUDA" for a in args) and not languages_done:
             _wrap(work, line_start, end, indent,
                   f"if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n{indent}    set(CMAKE_HIP_ARCHITECTURES "
-                  f"\"{hip_arch}\")\n{indent}  endif()\n{indent}  enable_language(HIP)")
+                  f"\"{hip_arch}\")\n{indent}  endif()\n{indent}  enable_language(HIP)\n"
+                  f"{indent}  add_compile_definitions(USE_ROCM)")
             work.answered_lines.add(line)
             languages_done = True
         elif name == "find_package" and args and args[0] in ("CUDA", "CUDAToolkit"):
@@ -129,6 +130,12 @@ def port_cmake(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
                                                 + text[start:end] + f"\n{indent}endif()"))
             work.answered_lines.add(line)
             work.changes.append(Change(work.path, line, "cmake", None, f"{args[0]} only for the CUDA build"))
+        elif name == "target_compile_features" and any(re.fullmatch(r"cuda_std_\d+", a) for a in args):
+            # CMake rejects a cuda_std_* feature when the CUDA language is not enabled (the ROCm build).
+            variables = tables.get("cmake_variables", {})
+            hip_args = [variables.get(a, a) for a in args]
+            _wrap(work, line_start, end, indent, f"target_compile_features({' '.join(hip_args)})")
+            work.answered_lines.add(line)
         elif name in ("target_link_libraries", "link_libraries"):
             mapped, cuda = [], False
             for a in args:
@@ -229,7 +236,8 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
         return
     lines = []
     for m in compiler_vars:
-        lines.append(f"{m.group(1)} := hipcc")
+        # USE_ROCM on the compiler: the project's own `#ifdef USE_ROCM` code and the port's guards both see it.
+        lines.append(f"{m.group(1)} := hipcc -DUSE_ROCM")
     for m in assigns:
         if m in compiler_vars:
             continue
@@ -262,7 +270,7 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
         else:
             rocm_lines.append(entry)
     if recipe_nvcc and not compiler_vars:
-        rocm_lines.insert(0, "NVCC := hipcc")
+        rocm_lines.insert(0, "NVCC := hipcc -DUSE_ROCM")
         cuda_lines.insert(0, "NVCC ?= nvcc")
         for s, e in recipe_nvcc:
             link_edits.append((s, e, "$(NVCC)"))

@@ -62,20 +62,26 @@ class FileWork:
         return start + len(text[:column - 1].encode("utf-8", "replace"))
 
     def line_bounds(self, line: int) -> tuple[int, int]:
+        """(start, end) of a line's text, without its line end (CR LF or LF)."""
         start = self.line_starts[line - 1]
         end = self.data.find(b"\n", start)
-        return start, end if end >= 0 else len(self.data)
+        end = end if end >= 0 else len(self.data)
+        return start, end - 1 if end > start and self.data[end - 1:end] == b"\r" else end
 
     def answer(self, f: Finding, kind: str, note: str, line: int | None = None) -> None:
         self.answered.add(key(f))
         self.changes.append(Change(self.path, line or f.line, kind, f"{f.rule} {f.path}:{f.line}", note))
 
     def result(self) -> bytes:
-        """The file with every edit applied; an edit overlapping an earlier one is dropped (its finding stays open)."""
+        """The file with every edit applied; an edit overlapping an earlier one is dropped (its finding stays open).
+        In a file with CRLF line ends, the lines the port adds end so too."""
+        crlf = self.data.count(b"\r\n") == self.data.count(b"\n") > 0
         out, pos = [], 0
         for s, e, text in sorted(self.edits, key=lambda x: (x[0], x[1])):
             if s < pos:
                 continue
+            if crlf:
+                text = text.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
             out += [self.data[pos:s], text]
             pos = e
         return b"".join(out) + self.data[pos:]

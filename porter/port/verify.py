@@ -162,7 +162,8 @@ def verify_tree(root: Path, units: list[str], findings: list[Finding], build=Non
                     env = {**os.environ, "TMPDIR": tmp}
                 else:
                     obj = Path(tmp) / f"h{i}.{'o' if comp.kind == 'hipcc' else 's'}"
-                    cmd = comp.command(src, obj, incs, defines, std)
+                    # As the ported build files compile for ROCm: with USE_ROCM defined.
+                    cmd = comp.command(src, obj, incs, (*defines, "USE_ROCM"), std)
                     env = comp.env(tmp)
                 try:
                     r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,

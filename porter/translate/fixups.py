@@ -452,6 +452,14 @@ _UNARY = {
     (b"popc", b"b32"): ("popc", "__popc"), (b"popc", b"b64"): ("popc", "__popcll"), (b"brev", b"b32"): ("brev", "__brev"),
     (b"brev", b"b64"): ("brev", "__brevll"), (b"clz", b"b32"): ("clz", "__clz"), (b"clz", b"b64"): ("clz", "__clzll"),
 }
+# Instructions without operands and the HIP statement that does the same (HeCBench's graphB+ `asm("trap;")`).
+_NO_OPERANDS = {
+    b"trap": ("trap", "__builtin_trap();"),
+    b"membar.gl": ("membar", "__threadfence();"), b"membar.cta": ("membar", "__threadfence_block();"),
+    b"membar.sys": ("membar", "__threadfence_system();"), b"fence.sc.gpu": ("fence", "__threadfence();"),
+    b"fence.acq_rel.gpu": ("fence", "__threadfence();"), b"bar.sync 0": ("bar.sync", "__syncthreads();"),
+    b"barrier.sync 0": ("bar.sync", "__syncthreads();"),
+}
 # Special registers read with `mov`, and the HIP call that reads the same.
 _REGISTERS = {"smid": "__smid()", "clock": "(unsigned int)clock()", "clock64": "clock64()"}
 _ASM_HEAD = re.compile(rb"\b(?:asm|__asm__|__asm)(?:\s+(?:volatile|__volatile__))?\s*\(")
@@ -530,7 +538,7 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
         elif c == b")":
             depth -= 1
         i += 1
-    semi = re.match(rb"\s*;[ \t]*(?://[^\n]*)?(?=\n|$)", data[i:])
+    semi = re.match(rb"\s*;[ \t]*(?://[^\r\n]*)?(?=\r?\n|$)", data[i:])
     if depth or not semi:
         return None
     end = i + semi.end()
@@ -570,6 +578,9 @@ def plain_ptx(statement: bytes) -> tuple[str, str] | None:
         fn = "__bitextract_u32" if b.group(1) == b"u32" else "__bitextract_u64"
         a = [x.decode() for x in ins]
         return "bfe", f"{outs[0].decode()} = {fn}({a[0]}, {a[1]}, {a[2]});"
+    if not outs and not ins and t in _NO_OPERANDS:
+        family, code = _NO_OPERANDS[t]
+        return family, code
     u = re.fullmatch(rb"(\w+)(?:\.approx|\.rn)?(?:\.ftz)?\.(f32|b32|u32|s32|b64|u64)\s+%0\s*,\s*%1", t)
     if u and (u.group(1), u.group(2)) in _UNARY and len(outs) == 1 and len(ins) == 1:
         family, fn = _UNARY[(u.group(1), u.group(2))]
