@@ -80,11 +80,18 @@ def scan_open(root: Path) -> dict[str, list[dict]]:
     return out
 
 
+def nvrtc_source(unit: str) -> bool:
+    """A *_nvrtc sample's .cu file is kernel source its program hands to NVRTC at run time, not a translation unit."""
+    parts = unit.split("/")
+    return unit.endswith(".cu") and any(part.endswith("_nvrtc") for part in parts[:-1])
+
+
 def unit_list(root: Path) -> list[Path]:
     out = []
     for folder in FOLDERS:
         for p in sorted((root / folder).rglob("*")):
-            if p.is_file() and p.suffix.lower() in (".cu", ".cpp", ".cc", ".cxx", ".hip") and gpu_code(p):
+            if p.is_file() and p.suffix.lower() in (".cu", ".cpp", ".cc", ".cxx", ".hip") and gpu_code(p) \
+                    and not nvrtc_source(p.relative_to(root).as_posix()):
                 out.append(p)
     return out
 
