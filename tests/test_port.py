@@ -351,3 +351,30 @@ def test_verify_compiles_the_rocm_side_with_use_rocm(tmp_path):
     (tmp_path / "k.cu").write_text('#include "compat.h"\n__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n')
     results, _ = verify.verify_tree(tmp_path, ["k.cu"], [], archs=("gfx942",), nvcc=False)
     assert [(r.path, r.status) for r in results] == [("k.cu", "compiled")]
+
+
+def test_a_cu_file_without_includes_gets_hips_runtime_on_amd(tmp_path):
+    """nvcc includes cuda_runtime.h in every .cu file; HIP 5.2's hipcc includes nothing (cuda-samples'
+    vectorAdd_kernel.cu: 'use of undeclared identifier blockDim'). The port adds HIP's runtime for a HIP compile
+    only (not NVRTC's), once."""
+    from tests.helpers import make_repo
+
+    src = "// a kernel\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x + blockIdx.x * blockDim.x] = 1.0f; }\n"
+    repo = make_repo(tmp_path / "r", {"k.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert lines((repo / "k.cu").read_bytes())[:5] == [
+        "// a kernel",
+        "#if defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__) && !defined(__HIPCC_RTC__)  /* porter port: nvcc's "
+        "implicit runtime include */", "#include <hip/hip_runtime.h>", "#endif",
+        'extern "C" __global__ void k(float* x) { x[threadIdx.x + blockIdx.x * blockDim.x] = 1.0f; }']
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    again = porter_here("port", str(repo))
+    assert (again.returncode, again.stdout) == (0, "")
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        pytest.skip("hipcc is not installed")
+    c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
+                       capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert [l for l in c.stderr.splitlines() if "error" in l] == []
