@@ -211,7 +211,8 @@ def _ptx(work: FileWork, f: Finding) -> None:
     if plain is None:
         return
     family, code = plain
-    indent = re.match(rb"[ \t]*", work.data[s:]).group(0).decode()
+    line = work.data[s:e]
+    indent = line[:len(line) - len(line.lstrip(b" \t"))].decode()
     text = (f"#if {ROCM_TEST}\n{indent}{code}  /* {PORT_MARK}: plain HIP for PTX {family} */\n#else\n"
             ).encode() + work.data[s:e] + b"\n#endif"
     work.edits.append((s, e, text))
