@@ -117,6 +117,7 @@ def test_name_nodes_come_from_the_token_index_as_from_the_text_search():
     a byte the token index and the parser may split differently (non-ASCII, `$`) it searches the body's text, as
     before. Both give the same nodes of the wanted texts, and file-scope `__shared__` names count too."""
     import porter.kernels.facts as facts
+    import porter.kernels.facts_detectors as detectors
     from porter.kernels.constfold import build_constants
 
     src = (b"__shared__ float tile[32];\n__global__ void k(float* p) {\n  // warpSize in a comment\n"
@@ -125,10 +126,10 @@ def test_name_nodes_come_from_the_token_index_as_from_the_text_search():
     for data, token_path in ((src, True), (src.replace(b"int cutest", "int cut\u00e9st".encode()), False),
                              (src.replace(b"int cutest", b"int $cutest"), False)):
         sf = parse("k.cu", "cuda", data)
-        ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+        ctx = facts.FileContext(sf, build_constants(sf.root, sf.data))
         assert (ctx._name_offsets is not None) == token_path
         body = sf.functions[0].node.child_by_field_name("body")
-        wanted = set().union(*facts._WANTED.values()) | {b"tile"}
+        wanted = set().union(*detectors._WANTED.values()) | {b"tile"}
         found = [(n.text, n.start_point.row) for n in ctx._names(body) if n.text in wanted]
         ctx._name_offsets = None
         assert found == [(n.text, n.start_point.row) for n in ctx._names(body) if n.text in wanted] == [

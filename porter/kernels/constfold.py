@@ -190,7 +190,7 @@ def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
 
 _CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
 register_root_descendants("cuda", _CONSTANT_NODES)  # build_constants walks every kernel file from its root
-# The nodes porter.kernels.facts.struct_sizes reads, registered here: facts is imported at the first kernel, after
+# The nodes porter.kernels.facts_shared.struct_sizes reads, registered here: facts is imported at the first kernel, after
 # the first file was parsed, and a query registered then makes the combined one compile again (30 ms).
 STRUCT_TYPES = ("struct_specifier", "class_specifier")
 register_root_descendants("cuda", STRUCT_TYPES)
