@@ -496,7 +496,7 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
     node of a kernel that uses each detector's names and others."""
     import porter.kernels.facts as facts
     import porter.kernels.facts_detectors as detectors
-    from porter.kernels.facts_walk import empty_walk
+    from porter.kernels.facts_walk import Walk
     from porter.source.parse import descendants, parse
 
     src = (b"using namespace cute;\n__global__ void k(float* p) {\n"
@@ -513,9 +513,9 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
             wanted = detectors._WANTED.get(d)
             assert (d in detectors.detectors_of(n.type, n.text)) == (wanted is None or n.text in wanted)
             if wanted is not None and n.text not in wanted:
-                w = empty_walk()
+                w = Walk()
                 d(ctx, n, w)
-                assert w == empty_walk(), (d.__name__, n.text)
+                assert w == Walk(), (d.__name__, n.text)
                 called += 1
     assert called > 50
 
@@ -526,7 +526,7 @@ def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_cal
     on every call of a kernel that calls each detector's names and others (member calls included)."""
     import porter.kernels.facts as facts
     import porter.kernels.facts_detectors as detectors
-    from porter.kernels.facts_walk import empty_walk
+    from porter.kernels.facts_walk import Walk
     from porter.source.parse import descendants
 
     src = (b"__global__ void k(int* p, unsigned m) {\n"
@@ -543,12 +543,12 @@ def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_cal
         assert detectors.call_detectors(name) == tuple(
             d for d in detectors.DETECTORS["call_expression"] if d not in detectors._CALL_WANTED or detectors._CALL_WANTED[d](name))
         for d in gated:
-            w = empty_walk()
+            w = Walk()
             d(ctx, n, w)
             if detectors._CALL_WANTED[d](name):
-                fired += w != empty_walk()
+                fired += w != Walk()
             else:
-                assert w == empty_walk(), (d.__name__, name)
+                assert w == Walk(), (d.__name__, name)
                 called += 1
     assert called > 30 and fired >= 6
 
@@ -611,7 +611,7 @@ def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_
     sample = {"warp_ops": [WarpOp("__shfl_sync", 1)], "lane": [LaneAssumption(1, "% 32", "t % 32")],
               "ballot32": [Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [WarpSizeConstant(1, "x")],
               "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
-              "async": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
+              "async_copies": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
               "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"}}
     assert set(sample) == set(f.HELPER_WALK_KEYS)
 
@@ -621,13 +621,11 @@ def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_
 
     made = set()
     for key in f.HELPER_WALK_KEYS:
-        w = f.empty_walk()
-        w[key] = sample[key]
+        w = f.Walk(**{key: sample[key]})
         assert helper_facts(w), key
         made |= helper_facts(w)
     assert made == set(HELPER_FACT_KEYS)
-    other = f.empty_walk()
-    other.update(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
+    other = f.Walk(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
     assert helper_facts(other) == set()
 
 

@@ -30,7 +30,7 @@ from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
 from porter.kernels.facts_vocabulary import FULL_MASK_32, WARP_OPS, grouped
-from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, body_facts, empty_walk, merge_walks
+from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved
 from porter.source import syntax
@@ -132,7 +132,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._locals: dict[int, dict[str, Any]] = {}
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
-        self._walks: dict[int, dict[str, Any]] = {}
+        self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
         self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
@@ -173,7 +173,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
         sites = self._launch_sites(kernel, unknown)
         shared_unknown: list[Unresolved] = []
-        arrays, extern = self._shared(merged["shared_decls"], env, shared_unknown, merged["identifiers"])
+        arrays, extern = self._shared(merged.shared_decls, env, shared_unknown, merged.identifiers)
         if shared_unknown and (tparams or self.alternatives):
             sized = self._bounded_shared(merged, tparams, sites, env)
             if sized is not None:
@@ -214,12 +214,12 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         regions = getattr(skip, "regions", ())
         cuda_only = tuple((max(a, fn.start_line), min(b, fn.end_line)) for a, b in regions
                           if a <= fn.end_line and b >= fn.start_line)
-        if not any(w[k] for w in walks for k in HELPER_WALK_KEYS):
+        if not any(getattr(w, k) for w in walks for k in HELPER_WALK_KEYS):
             return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls, cuda_only)
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merge_walks(walks)))
         return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls, cuda_only)
 
-    def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> dict[str, Any]:
+    def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> Walk:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers
         are arithmetic and memory moves), else its calls alone, which is all that can reach another helper."""
         memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
@@ -227,8 +227,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             return self._walk(fn, skip)
         if ("calls", memo) in self._walks:
             return self._walks[("calls", memo)]
-        w = self._walks[("calls", memo)] = empty_walk()
-        del w["lane_vars"]  # as a full walk leaves it (lane_array_index takes them)
+        w = self._walks[("calls", memo)] = Walk()
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
@@ -242,12 +241,12 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                                                                              fn.end_byte) is not None
         return found
 
-    def _external_calls(self, walks: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
+    def _external_calls(self, walks: list[Walk]) -> tuple[tuple[str, int], ...]:
         """Calls of the walked bodies to functions this file does not define, as written (template arguments
         dropped) with their first line: kernel analysis follows them into other files' helpers."""
         first: dict[str, int] = {}
         for w in walks:
-            for text, line in w["call_sites"]:
+            for text, line in w.call_sites:
                 name = unqualified(text)
                 # `KT::sparse24_apply_kernel(p)` inside the kernel of that name (xformers) is a member of another
                 # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
@@ -269,7 +268,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         while todo:
             cur = todo.pop()
             walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
-            for name in walk["calls"]:
+            for name in walk.calls:
                 for f in self.by_name.get(name, ()):
                     if f.start_byte not in seen and f.start_byte != fn.start_byte:
                         seen[f.start_byte] = f
@@ -278,14 +277,14 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     # ------------------------------------------------------------------------------------------ body walk
 
-    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None) -> dict[str, Any]:
+    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None) -> Walk:
         """The facts of one function body: every node of a type some detector reads, in tree order, handed to the
         detectors registered for that type (DETECTORS), each of which records one fact in the walk. `skip`: lines
         (1-based) whose nodes are left out."""
         memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
         if memo in self._walks:
             return self._walks[memo]
-        w = empty_walk()
+        w = Walk()
         body = fn.node.child_by_field_name("body")
         # Each detector fills its own part of the walk from nodes of its own types, so the nodes go type by type
         # (each type in tree order) rather than all in one tree order: the same facts from one sort per type.
@@ -305,12 +304,12 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                     continue
                 text = n.text
                 if shared and text.decode() in shared:
-                    w["identifiers"].add(text.decode())
+                    w.identifiers.add(text.decode())
                 for detect in detectors_of(n.type, text):
                     detect(self, n, w)
         lane_array_index(self, fn, w, skip)
-        w["lane"].sort(key=lambda x: (x.line, x.kind))
-        if any(op.mask_kind == "runtime" for op in w["warp_ops"]):
+        w.lane.sort(key=lambda x: (x.line, x.kind))
+        if any(op.mask_kind == "runtime" for op in w.warp_ops):
             self._fold_local_masks(fn, w)
         self._walks[memo] = w
         return w
@@ -354,7 +353,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 out.append(n)
         return out
 
-    def _fold_local_masks(self, fn: Function, w: dict[str, Any]) -> None:
+    def _fold_local_masks(self, fn: Function, w: Walk) -> None:
         """A mask held in a local the function never reassigns (`unsigned mask = 0xffffffff; __any_sync(mask, p)`)
         is that value: a 32-bit full mask in a variable is still one."""
         local = self._host_locals(fn)
@@ -372,9 +371,9 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                     quals = [c.text.decode() for c in decl.children if c.type == "type_qualifier"]
                     types[name.text.decode()] = " ".join([*quals, *ty.text.decode("utf-8", "replace").split()])
         ops = []
-        for op in w["warp_ops"]:
+        for op in w.warp_ops:
             once = op.mask is not None and declared.get(op.mask, 0) == 1
-            value = local.get(op.mask) if op.mask_kind == "runtime" and once else None
+            value = local.get(op.mask) if op.mask is not None and op.mask_kind == "runtime" and once else None
             if isinstance(value, tuple) and value[1:] == (1, 1):  # locals fold as launch dimensions: (x, 1, 1)
                 value = value[0]
             if isinstance(value, int) and not isinstance(value, bool):
@@ -382,10 +381,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 # `full (const unsigned)`: the checks read the mask's width from its type, not from its name
                 mask = f"{op.mask} ({types[op.mask]})" if op.mask in types else op.mask
                 op = dataclasses.replace(op, mask_kind=kind, mask=mask)
-                if op.op == "__syncwarp" and kind == "full32" and op.line in w["partial_syncwarp"]:
-                    w["partial_syncwarp"].remove(op.line)
+                if op.op == "__syncwarp" and kind == "full32" and op.line in w.partial_syncwarp:
+                    w.partial_syncwarp.remove(op.line)
             ops.append(op)
-        w["warp_ops"] = ops
+        w.warp_ops = ops
 
     def _arrays_of_32(self, fn: Function) -> set[str]:
         out = set()

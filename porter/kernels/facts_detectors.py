@@ -12,6 +12,7 @@ import tree_sitter as ts
 from porter.kernels.constfold import fold
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
+from porter.kernels.facts_walk import Walk
 from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER_IDENTIFIERS, CUDA_ONLY_NAMESPACES,
                                              CUTE_TENSOR_NAMES, FULL_MASK_32, WARP_OPS, WMMA_IDENTIFIERS, grouped)
 from porter.kernels.nodes import walk
@@ -26,7 +27,7 @@ from porter.source.parse import SourceFile, unqualified
 
 # A detector is called with the file context (porter.kernels.facts.FileContext, which imports this module, so it is
 # not named here), the node and the walk it records into.
-Detector = Callable[[Any, ts.Node, dict[str, Any]], None]
+Detector = Callable[[Any, ts.Node, Walk], None]
 DETECTORS: dict[str, list[Detector]] = {}
 NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier")
 # Detectors that act only on a node whose text is one of a few names (`this_grid`, `warpSize`): the walk calls
@@ -136,70 +137,70 @@ def detectors_of(node_type: str, text: bytes) -> tuple[Detector, ...]:
 
 
 @detects(*NAMES, names=WMMA_IDENTIFIERS)
-def wmma_fragments(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
     if n.text.decode() in WMMA_IDENTIFIERS:
-        w["tensor"].add("wmma")
+        w.tensor.add("wmma")
 
 
 @detects("namespace_identifier", names=CUDA_ONLY_NAMESPACES)
-def cuda_only_namespaces(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def cuda_only_namespaces(ctx, n: ts.Node, w: Walk) -> None:
     """`cutlass::`, `cute::`: NVIDIA-only device libraries with no ROCm build."""
     name = n.text.decode()
     if name in CUDA_ONLY_NAMESPACES:
-        w["libraries"].add(CUDA_ONLY_NAMESPACES[name])
+        w.libraries.add(CUDA_ONLY_NAMESPACES[name])
 
 
 @detects(*NAMES, names=CUTE_TENSOR_NAMES)
-def cute_tensor_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def cute_tensor_names(ctx, n: ts.Node, w: Walk) -> None:
     """CuTe tensor algebra (`cute::make_tensor`, or unqualified under `using namespace cute`)."""
     name = n.text.decode()
     if name in CUTE_TENSOR_NAMES:
         p = n.parent
         qualified = p is not None and p.type == "qualified_identifier" and p.text.decode().lstrip(":").startswith("cute::")
         if qualified or ctx.cute_scope:
-            w["cute"].add(name)
+            w.cute.add(name)
 
 
 @detects(*NAMES, names=ASYNC_IDENTIFIERS)
-def async_copy_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def async_copy_names(ctx, n: ts.Node, w: Walk) -> None:
     name = n.text.decode()
     # `barrier` and `pipeline` are common words: only cuda::'s count.
     if name in ASYNC_IDENTIFIERS and (name not in ("barrier", "pipeline") or _in_cuda_ns(n)):
-        w["async"].add(ASYNC_IDENTIFIERS[name])
+        w.async_copies.add(ASYNC_IDENTIFIERS[name])
 
 
 @detects(*NAMES, names=CLUSTER_IDENTIFIERS)
-def cluster_names(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def cluster_names(ctx, n: ts.Node, w: Walk) -> None:
     name = n.text.decode()
     if name in CLUSTER_IDENTIFIERS:
-        w["clusters"].add(CLUSTER_IDENTIFIERS[name])
+        w.clusters.add(CLUSTER_IDENTIFIERS[name])
 
 
 @detects(*NAMES, names=("this_grid",))
-def grid_group_name(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def grid_group_name(ctx, n: ts.Node, w: Walk) -> None:
     if n.text == b"this_grid":
-        w["grid_sync"].append(n.start_point.row + 1)
+        w.grid_sync.append(n.start_point.row + 1)
 
 
 @detects(*NAMES, names=("warpSize",))
-def warpsize_constant(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def warpsize_constant(ctx, n: ts.Node, w: Walk) -> None:
     """`warpSize` where a constant expression is needed (not constexpr since ROCm 7.0)."""
     if n.text == b"warpSize" and _constant_context(n):
-        w["warpsize_const"].append(WarpSizeConstant(n.start_point.row + 1, _stmt_text(n)))
+        w.warpsize_const.append(WarpSizeConstant(n.start_point.row + 1, _stmt_text(n)))
 
 
 @detects("declaration")
-def shared_declarations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def shared_declarations(ctx, n: ts.Node, w: Walk) -> None:
     """`__shared__` declarations, sized later with the kernel's template bindings."""
     if b"__shared__" in n.text and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
-        w["shared_decls"].append(n)
+        w.shared_decls.append(n)
 
 
 _BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOTS)))
 
 
 @detects("declaration")
-def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def ballot_in_32_bits(ctx, n: ts.Node, w: Walk) -> None:
     """A ballot or active mask kept in a 32-bit integer (HIP returns 64 bits)."""
     if not _BALLOT_TEXT.search(n.text):  # no ballot named in the declaration, so in none of its values
         return
@@ -218,11 +219,11 @@ def ballot_in_32_bits(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         names = {unqualified(c.text.decode()) for c in walk(value, ("identifier",))}
         hit = names & BALLOTS
         if hit:
-            w["ballot32"].append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
+            w.ballot32.append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
 
 
 @detects("declaration")
-def lane_variables(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def lane_variables(ctx, n: ts.Node, w: Walk) -> None:
     """Variables initialised with a lane expression (`int lane = threadIdx.x % 32`), for lane_array_index."""
     text = n.text
     if b"%" not in text and b"&" not in text and b"lane" not in text:  # what any lane expression (lane_expr) has
@@ -232,7 +233,7 @@ def lane_variables(ctx, n: ts.Node, w: dict[str, Any]) -> None:
             name_node = d.child_by_field_name("declarator")
             value = d.child_by_field_name("value")
             if name_node is not None and value is not None and lane_expr(value):
-                w["lane_vars"].add(name_node.text.decode())
+                w.lane_vars.add(name_node.text.decode())
 
 
 def call_target(n: ts.Node) -> tuple[ts.Node | None, str | None]:
@@ -253,24 +254,24 @@ def _arguments(n: ts.Node) -> list[ts.Node]:
 
 
 @detects("call_expression")
-def device_launches(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def device_launches(ctx, n: ts.Node, w: Walk) -> None:
     """`k<<<...>>>` inside device code: dynamic parallelism."""
     if b"<<<" in n.text and any(c.type == "kernel_call_syntax" for c in n.children):
-        w["device_launches"].append(n.start_point.row + 1)
+        w.device_launches.append(n.start_point.row + 1)
 
 
 @detects("call_expression", calls=lambda name: name is not None)
-def callees(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def callees(ctx, n: ts.Node, w: Walk) -> None:
     """Names the body calls, to follow into same-file device functions."""
     fn, name = ctx.called(n)
     if name is not None:
-        w["calls"].add(name)
+        w.calls.add(name)
         text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
-        w["call_sites"].append(("".join(text.split()), n.start_point.row + 1))
+        w.call_sites.append(("".join(text.split()), n.start_point.row + 1))
 
 
 @detects("call_expression", calls=WARP_OPS.__contains__)
-def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def warp_operations(ctx, n: ts.Node, w: Walk) -> None:
     """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
     _, name = ctx.called(n)
     if name not in WARP_OPS:
@@ -287,7 +288,7 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
                 else "constant" if isinstance(value, int) else "runtime")
         op = WarpOp(name, line, mask_text, kind)
         if name == "__syncwarp" and kind not in ("full32", "default"):
-            w["partial_syncwarp"].append(line)
+            w.partial_syncwarp.append(line)
     # An explicit width (`__shfl_xor_sync(m, v, o, 32)`, `__shfl_down(v, d, THREADS_PER_WARP)`) makes a shuffle work
     # in groups of that many lanes on any wave size; 32 is a logical 32-lane shuffle (see _wave_checks).
     if name.startswith("__shfl"):
@@ -303,19 +304,19 @@ def warp_operations(ctx, n: ts.Node, w: dict[str, Any]) -> None:
             offset = fold(argv[at - 1], ctx.env)
             if isinstance(offset, int) and not isinstance(offset, bool):
                 op = dataclasses.replace(op, offset=offset)
-    w["warp_ops"].append(op)
+    w.warp_ops.append(op)
 
 
 @detects("call_expression", calls=lambda name: name is not None and name not in WARP_OPS
          and (name.startswith("atomic") or name == "atomic_ref"))
-def atomics(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def atomics(ctx, n: ts.Node, w: Walk) -> None:
     _, name = ctx.called(n)
     if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
-        w["atomics"].append(name)
+        w.atomics.append(name)
 
 
 @detects("call_expression", calls=lambda name: name in (None, "grid_sync", "sync"))
-def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def grid_sync_calls(ctx, n: ts.Node, w: Walk) -> None:
     """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
     fn, name = ctx.called(n)
     if fn is None:
@@ -324,35 +325,35 @@ def grid_sync_calls(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         field = fn.child_by_field_name("field")
         obj = fn.child_by_field_name("argument")
         if field is not None and field.text == b"sync" and obj is not None and "grid" in obj.text.decode().lower():
-            w["grid_sync"].append(n.start_point.row + 1)
+            w.grid_sync.append(n.start_point.row + 1)
         return
     if name in WARP_OPS or name.startswith("atomic") or name == "atomic_ref":
         return
     if name == "grid_sync" or (name == "sync" and (argv := _arguments(n)) and "grid" in argv[0].text.decode().lower()):
-        w["grid_sync"].append(n.start_point.row + 1)
+        w.grid_sync.append(n.start_point.row + 1)
 
 
 @detects("call_expression", calls=lambda name: name == "tiled_partition")
-def tiled_partition_32(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def tiled_partition_32(ctx, n: ts.Node, w: Walk) -> None:
     """`tiled_partition<32>`: a 32-lane group written into the code."""
     _, name = ctx.called(n)
     if name != "tiled_partition":
         return
     targs = n.child_by_field_name("function")
     if targs is not None and targs.type == "template_function" and b"32" in targs.text:
-        w["lane"].append(LaneAssumption(n.start_point.row + 1, "tiled_partition<32>", targs.text.decode()))
+        w.lane.append(LaneAssumption(n.start_point.row + 1, "tiled_partition<32>", targs.text.decode()))
 
 
 @detects("gnu_asm_expression")
-def inline_ptx(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def inline_ptx(ctx, n: ts.Node, w: Walk) -> None:
     """Inline PTX statements and their instruction families (AMD GCN assembly is not PTX)."""
     ptx = ptx_statement(n)
     if ptx["families"] and not amdgcn(ptx):
-        w["ptx"].append(ptx)
+        w.ptx.append(ptx)
 
 
 @detects("binary_expression")
-def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def lane_literals(ctx, n: ts.Node, w: Walk) -> None:
     """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`), or with a warp-size constant the
     project defines as 32 (`tid % WARP_SIZE` under `#define WARP_SIZE 32` in a header)."""
     op = n.child_by_field_name("operator")
@@ -360,17 +361,17 @@ def lane_literals(ctx, n: ts.Node, w: dict[str, Any]) -> None:
         return
     lane = lane_literal(n) or lane_constant(ctx, n)
     if lane:
-        w["lane"].append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
+        w.lane.append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
 
 
 @detects("for_statement")
-def reduction_loops(ctx, n: ts.Node, w: dict[str, Any]) -> None:
+def reduction_loops(ctx, n: ts.Node, w: Walk) -> None:
     """Shuffle-reduction loops that start at 16 (`for (o = 16; o > 0; o >>= 1)`): five steps cover 32 lanes only."""
     if b"__shfl" not in n.text:  # no shuffle in the loop, so none in its body (reduction_loop asks the body)
         return
     red = reduction_loop(n, ctx)
     if red:
-        w["lane"].append(LaneAssumption(n.start_point.row + 1, red, first_line(n)))
+        w.lane.append(LaneAssumption(n.start_point.row + 1, red, first_line(n)))
 
 
 

@@ -3,13 +3,14 @@ shuffle-reduction loops that start at 16, and 32-wide arrays indexed by a lane."
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Callable
 
 import tree_sitter as ts
 
 from porter.kernels.constfold import fold
 from porter.kernels.facts_vocabulary import LANEISH
 from porter.kernels.nodes import walk
+from porter.kernels.facts_walk import Walk
 from porter.model.kernel import LaneAssumption
 from porter.source.parse import Function, unqualified
 
@@ -109,12 +110,12 @@ def _warp_start(ctx, init: ts.Node) -> str | None:
     return None
 
 
-def lane_array_index(ctx, fn: Function, w: dict[str, Any], skip: Callable[[int], bool] | None = None) -> None:
+def lane_array_index(ctx, fn: Function, w: Walk, skip: Callable[[int], bool] | None = None) -> None:
     """32-wide arrays indexed by a lane (`__shared__ float s[32]; s[lane] = ...`): needs the whole body's lane
     variables, so it runs after the walk; the body's subscripts are read only when it declares such an array
     (most declare none). `skip`: lines (1-based) whose subscripts are left out, as the walk leaves their nodes."""
     arrays32 = ctx._arrays_of_32(fn)
-    lane_vars = w.pop("lane_vars")
+    lane_vars, w.lane_vars = w.lane_vars, set()  # read here only: a finished walk holds none
     if not arrays32:
         return
     for sub in ctx.nodes.under(fn.node.child_by_field_name("body"), ("subscript_expression",)):
@@ -126,5 +127,5 @@ def lane_array_index(ctx, fn: Function, w: dict[str, Any], skip: Callable[[int],
             continue
         itext = idx.text.decode("utf-8", "replace")
         if any(v in re.findall(r"[A-Za-z_]\w*", itext) for v in lane_vars) or lane_expr(idx):
-            w["lane"].append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
+            w.lane.append(LaneAssumption(sub.start_point.row + 1, "array[32] indexed by lane",
                                             sub.text.decode("utf-8", "replace")))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import tree_sitter as ts
 
 from porter.kernels.constfold import STRUCT_TYPES, Constants, Unknown, fold, fold_text, type_size
+from porter.kernels.facts_walk import Walk
 from porter.model.kernel import ExternShared, LaunchConfig, SharedArray, TemplateParameter, Unresolved
 from porter.source.parse import SourceFile, descendants
 from porter.source.syntax import LaunchSite
@@ -34,7 +35,7 @@ class SharedMemoryMeasure:
         @property
         def struct_sizes(self) -> dict[str, int]: ...
 
-    def _bounded_shared(self, merged: dict[str, Any], tparams: list[TemplateParameter], sites: list[LaunchConfig],
+    def _bounded_shared(self, merged: Walk, tparams: list[TemplateParameter], sites: list[LaunchConfig],
                         env: Constants) -> tuple[SharedArray, ...] | None:
         """The static arrays sized with what the launches and the builds give, the largest case winning: template
         arguments at the launch sites (`k<256, float><<<...>>>`; a type argument that is the launching function's
@@ -55,7 +56,7 @@ class SharedMemoryMeasure:
             base = Constants({**(binding.env.sources if binding else self.env.sources), **combo})
             case_env = base.with_template_params(binding.env.template_params if binding else env.template_params)
             case_unknown: list[Unresolved] = []
-            sized, _ = self._shared(merged["shared_decls"], case_env, case_unknown, merged["identifiers"],
+            sized, _ = self._shared(merged.shared_decls, case_env, case_unknown, merged.identifiers,
                                     binding.types if binding else None)
             if case_unknown:
                 if choices:
@@ -212,10 +213,10 @@ def _split_template_arguments(text: str) -> list[str]:
     return out
 
 
-def _reached_names(merged: dict[str, Any], env: Constants) -> set[str]:
+def _reached_names(merged: Walk, env: Constants) -> set[str]:
     """The names the kernel's shared declarations use, directly or through this file's constants."""
     seen: set[str] = set()
-    todo = [n for d in merged["shared_decls"] for n in re.findall(r"[A-Za-z_]\w*", d.text.decode("utf-8", "replace"))]
+    todo = [n for d in merged.shared_decls for n in re.findall(r"[A-Za-z_]\w*", d.text.decode("utf-8", "replace"))]
     while todo:
         n = todo.pop()
         if n in seen:
