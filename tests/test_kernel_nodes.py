@@ -1,5 +1,5 @@
 """porter.kernels.nodes: a body's nodes of a type, sliced from the whole-file query, are exactly what
-porter.source.parse.descendants gives (the same nodes, in pre-order), on whole files, broken files and nodes whose
+porter.source.parse_queries.descendants gives (the same nodes, in pre-order), on whole files, broken files and nodes whose
 ancestor of the same type starts where they do."""
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from itertools import combinations
 from pathlib import Path
 
 from porter.kernels.nodes import INDEXED, NodeIndex, walk
-from porter.source.parse import descendants, parse
+from porter.source.parse import parse
+from porter.source.parse_queries import descendants
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 
@@ -85,7 +86,7 @@ def test_the_index_joins_the_whole_file_query_before_the_first_file_and_shares_t
     """Registered by a module the pipeline imports (a query registered after the first file makes the combined
     one compile again), and the file's calls come from porter.source.syntax's own query, captured once."""
     code = ("import sys, porter.pipeline\n"
-            "from porter.source.parse import registered_root_queries as r\n"
+            "from porter.source.parse_queries import registered_root_queries as r\n"
             "assert 'porter.kernels.facts' not in sys.modules\n"
             "qs = r('cuda')\n"
             "print(sum(q == '(call_expression) @c' for q in qs), sum('(declaration) @declaration' in q for q in qs))\n")

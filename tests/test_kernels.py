@@ -464,7 +464,7 @@ def test_a_helper_declared_with_a_library_qualifier_macro_is_device_code(tmp_pat
     k = kernel(result, "k")
     assert [(w.op, w.line, w.mask_kind) for w in k.facts.warp_ops] == [("__shfl_xor_sync", 2, "full32")]
     assert k.verdict_on("mi300x").verdict == "fix"
-    from porter.source.parse import harvest_macros
+    from porter.source.parse_input import harvest_macros
 
     assert harvest_macros((tmp_path / "h.cuh").read_bytes()) == {"MY_DEVICE": "__forceinline__ __device__"}
 
@@ -497,7 +497,8 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
     import porter.kernels.facts as facts
     import porter.kernels.facts_detectors as detectors
     from porter.kernels.facts_walk import Walk
-    from porter.source.parse import descendants, parse
+    from porter.source.parse import parse
+    from porter.source.parse_queries import descendants
 
     src = (b"using namespace cute;\n__global__ void k(float* p) {\n"
            b"  auto g = cooperative_groups::this_grid(); int w = warpSize; nvcuda::wmma::fragment<int> f;\n"
@@ -527,7 +528,7 @@ def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_cal
     import porter.kernels.facts as facts
     import porter.kernels.facts_detectors as detectors
     from porter.kernels.facts_walk import Walk
-    from porter.source.parse import descendants
+    from porter.source.parse_queries import descendants
 
     src = (b"__global__ void k(int* p, unsigned m) {\n"
            b"  auto g = cooperative_groups::this_grid(); g.sync(); grid_sync(); sync(g); foo(p);\n"

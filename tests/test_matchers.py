@@ -166,7 +166,8 @@ def test_typed_variables_finds_what_a_query_over_every_declaration_finds():
     import tree_sitter as ts
 
     from porter.match.kinds.code_members import _callee_name, _typed_variables
-    from porter.source.parse import query, unqualified
+    from porter.source.parse import unqualified
+    from porter.source.parse_queries import query
     from porter.source.syntax import scope_of
 
     decls = """

@@ -15,8 +15,8 @@ from typing import Any, Callable
 import tree_sitter as ts
 
 from porter.kernels.nodes import pre_order
-from porter.source.parse import (captures, descendants, descendants_query, language, line_matches,
-                                 register_root_descendants)
+from porter.source.parse_input import line_matches
+from porter.source.parse_queries import captures, descendants, descendants_query, language, register_root_descendants
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {

@@ -13,7 +13,8 @@ import tree_sitter as ts
 from porter.kernels.constfold import STRUCT_TYPES, Constants, Unknown, fold, fold_text, type_size
 from porter.kernels.facts_walk import Walk
 from porter.model.kernel import ExternShared, LaunchConfig, SharedArray, TemplateParameter, Unresolved
-from porter.source.parse import SourceFile, descendants
+from porter.source.parse import SourceFile
+from porter.source.parse_queries import descendants
 from porter.source.syntax import LaunchSite
 
 

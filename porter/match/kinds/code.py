@@ -18,7 +18,8 @@ from typing import Iterable, Iterator, NamedTuple
 from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds.code_device import in_ptx_string
 from porter.match.kinds.code_regex import any_glob, compile_regex, may_run
-from porter.source.parse import SourceFile, captures, unqualified
+from porter.source.parse import SourceFile, unqualified
+from porter.source.parse_queries import captures
 from porter.source.syntax import index, is_member_access
 
 _FLAGS = {"ignorecase": re.I, "multiline": re.M, "dotall": re.S}
