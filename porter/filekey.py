@@ -82,7 +82,7 @@ class FactsView:
         return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _named(table: dict[str, tuple[str, Any]], words: set[str]) -> list:
+def _named(table: dict[str, tuple[str, Any]], words: set[str]) -> list[tuple[str, Any]]:
     """The entries of `table` whose name is one of `words`, sorted (walking the smaller of the two)."""
     if len(table) < len(words):
         return sorted(table[k] for k in table if k in words)
