@@ -64,15 +64,22 @@ def scan_json(*args: str, **kw) -> dict:
     return json.loads(p.stdout)
 
 
+class _TimedOut(BaseException):
+    """porter_here's alarm: a BaseException, so no `except Exception` in porter turns a hang into an exit code."""
+
+
 def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, replace_env: bool = False,
-                stdin: bytes | None = None) -> subprocess.CompletedProcess:
+                stdin: bytes | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
     """The CLI run in this process through porter.cli.main(argv) -> int, for a test that needs no process of its
     own: what run_porter returns (exit status, stdout and stderr as text), in a fraction of its time. For the
     duration of the call the environment is run_porter's (or exactly `env` with replace_env), the working
     directory is `cwd` (default: the checkout, as run_porter's), stdin holds `stdin` (default: empty), and
     stdout/stderr are fresh buffers that are not terminals; all are restored afterwards, so in-process runs
-    cannot leak into each other through them."""
+    cannot leak into each other through them. With `timeout`, a run still going after that many seconds is
+    interrupted (SIGALRM) and subprocess.TimeoutExpired raised, as run_porter's timeout does; a hang inside one C
+    call that does not return on a signal needs run_porter."""
     import io
+    import signal
     from unittest import mock
 
     from porter.cli import main
@@ -83,14 +90,26 @@ def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, re
     out, err = stream(), stream()
     full_env = dict(env or {}) if replace_env else _porter_env(env)
     here = os.getcwd()
-    os.chdir(cwd or REPO)
+
+    def expire(signum, frame):
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, expire) if timeout else None
     try:
+        os.chdir(cwd or REPO)
         with mock.patch.dict(os.environ, full_env, clear=True), mock.patch.object(sys, "stdout", out), \
                 mock.patch.object(sys, "stderr", err), mock.patch.object(sys, "stdin", stream(stdin or b"")):
+            if timeout:
+                signal.setitimer(signal.ITIMER_REAL, timeout)
             code = main(list(args))
             out.flush()
             err.flush()
+    except _TimedOut:
+        raise subprocess.TimeoutExpired(["porter", *args], timeout) from None
     finally:
+        if timeout:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
         os.chdir(here)
     return subprocess.CompletedProcess(["porter", *args], code, out.buffer.getvalue().decode("utf-8"),
                                        err.buffer.getvalue().decode("utf-8"))
