@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
-from porter import __version__
+from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
@@ -250,6 +250,14 @@ class _Worker:
     rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
+    _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
+
+    def facts_view(self) -> filekey.FactsView:
+        """The repository facts, to be cut down to what each C/C++/CUDA file names (made once per scan)."""
+        if self._view is None:
+            self._view = filekey.FactsView(self.macros, self.headers, self.constants, self.build_names,
+                                           self.alternatives)
+        return self._view
 
     def rules_for(self, language: str) -> list:
         """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
@@ -263,12 +271,12 @@ class _Worker:
         """The repository-wide facts a file of `language` depends on, for its cache key: a C/C++/CUDA file's result
         reads the qualifier macros, the repository's headers, integer constants and build names; a Python file's
         the repository's own packages; any other file's none (so adding a header keeps every Python, CMake or YAML
-        entry, and a new Python package every C/C++ one). Once per language and scan."""
+        entry, and a new Python package every C/C++ one). Once per language and scan. A C/C++/CUDA file's key
+        adds only the facts it names (facts_view, porter.filekey): a new header elsewhere keeps its entry too."""
         found = self._digests.get(language)
         if found is None:
             if language == "cuda":
-                basis = repr((sorted(self.macros.items()), sorted(self.headers), sorted(self.constants.items()),
-                              [sorted(n) for n in self.build_names], sorted(self.alternatives.items())))
+                basis = "per file"  # a C/C++/CUDA file's key names the facts it reads (porter.filekey)
             elif language == "python":
                 basis = repr(sorted(self.local_packages))
             else:
@@ -624,7 +632,7 @@ def _facts_task(c: Candidate) -> tuple:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
-        return facts_of(data)
+        return (*facts_of(data), filekey.uses_of(data))  # the last for a history walk's per-blob keys
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -741,7 +749,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _scan_binary(c, st, compute)
     if c.blob is not None and st.cache is not None:
         # A git blob id names the content: a cache hit needs no read at all.
-        hit = st.cache.get(_key(c, c.blob.encode(), st))
+        hit = _cache_get(c, _key(c, c.blob.encode(), st), st)
         if isinstance(hit, FileResult):
             return hit, True
         if not compute:
@@ -756,7 +764,8 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
-    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
+    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
+                   data)
 
 
 def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -854,12 +863,23 @@ def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     ).hexdigest()
 
 
+def _cache_get(c: Candidate, key: str, st: _Worker) -> Any:
+    """The cached result of a file with key `key`: a C/C++/CUDA file's is kept under its key joined with the facts
+    it names, which the entry under `uses-<key>` says (porter.filekey)."""
+    if c.language != "cuda":
+        return st.cache.get(key)
+    uses = st.cache.get("uses-" + key)
+    if not filekey.well_formed(uses):
+        return None
+    return st.cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
+
+
 def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
-            run: bool = True) -> tuple[FileResult | None, bool]:
+            run: bool = True, data: bytes | None = None) -> tuple[FileResult | None, bool]:
     if st.cache is None:
         return (compute() if run else None), False
     key = _key(c, content, st)
-    cached = st.cache.get(key)
+    cached = _cache_get(c, key, st)
     if isinstance(cached, FileResult):
         return cached, True
     if not run:
@@ -868,5 +888,10 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH, DIED))):
         # A failure is not cached (the next porter version retries the file), nor is running out of time or
         # memory (it depends on the machine and its load, not only on the file).
-        st.cache.put(key, result)
+        if c.language == "cuda" and data is not None:
+            uses = filekey.uses_of(data)
+            st.cache.put("uses-" + key, uses)
+            st.cache.put(filekey.keyed(key, st.facts_view().digest(uses)), result)
+        elif c.language != "cuda":
+            st.cache.put(key, result)
     return result, False
