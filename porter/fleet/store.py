@@ -108,6 +108,14 @@ history_points = sa.Table(
 )
 
 
+target_blockers = sa.Table(
+    "fleet_target_blockers", meta,
+    sa.Column("assessment_id", sa.Integer, sa.ForeignKey("fleet_assessments.id"), primary_key=True),
+    sa.Column("target", sa.String(100), primary_key=True),
+    sa.Column("title", sa.String(500), primary_key=True),
+)
+
+
 def _create_v1(conn: Connection) -> None:
     meta.create_all(conn, tables=[runs, assessments, target_results, blockers, libraries, run_repositories])
 
@@ -116,8 +124,14 @@ def _history_v2(conn: Connection) -> None:
     meta.create_all(conn, tables=[history_points])
 
 
+def _target_blockers_v3(conn: Connection) -> None:
+    # Assessments stored before version 3 keep their fleet-wide blockers and have no per-target ones: the next
+    # porter version (a new key) assesses them again anyway.
+    meta.create_all(conn, tables=[target_blockers])
+
+
 # MIGRATIONS[n] takes a database from version n to n + 1; version 0 is an empty database.
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2]
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2, _target_blockers_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -185,6 +199,16 @@ class Store:
                 out.setdefault(repo, set()).add(f"{commit} {sh}")
         return {k: frozenset(v) for k, v in out.items()}
 
+    def stored_points(self, targets: str, porter_version: str) -> dict[str, frozenset[str]]:
+        """Per repository, the "commit settings-hash" of the history points stored for these targets and version."""
+        out: dict[str, set[str]] = {}
+        with self.engine.connect() as conn:
+            q = sa.select(history_points.c.repository, history_points.c.commit_id, history_points.c.settings_hash
+                          ).where(history_points.c.targets == targets, history_points.c.porter_version == porter_version)
+            for repo, commit, sh in conn.execute(q):
+                out.setdefault(repo, set()).add(f"{commit} {sh}")
+        return {k: frozenset(v) for k, v in out.items()}
+
     def record(self, run_id: int, o: Outcome, targets: str, porter_version: str) -> None:
         """One repository's outcome in `run_id`, in one transaction (an interrupted fleet keeps every finished one)."""
         with self.engine.begin() as conn:
@@ -241,6 +265,10 @@ class Store:
                  "days_likely": t.days_likely, "days_high": t.days_high} for t in o.targets])
         if o.blockers:
             conn.execute(blockers.insert(), [{"assessment_id": aid, "title": b} for b in o.blockers])
+        per_target = sorted({(t, b) for t, titles in o.target_blockers for b in titles})
+        if per_target:
+            conn.execute(target_blockers.insert(), [{"assessment_id": aid, "target": t, "title": b}
+                                                    for t, b in per_target])
         if o.libraries:
             conn.execute(libraries.insert(), [{"assessment_id": aid, "library": x} for x in o.libraries])
         return aid
@@ -270,6 +298,7 @@ class Store:
             per_target: dict[int, list[dict]] = {}
             blocks: dict[int, list[str]] = {}
             libs: dict[int, list[str]] = {}
+            tblocks: dict[int, dict[str, list[str]]] = {}
             if ids:
                 for t in conn.execute(sa.select(target_results).where(target_results.c.assessment_id.in_(ids))
                                       .order_by(target_results.c.target)).mappings():
@@ -278,12 +307,18 @@ class Store:
                 for aid, title in conn.execute(sa.select(blockers.c.assessment_id, blockers.c.title)
                                                .where(blockers.c.assessment_id.in_(ids)).order_by(blockers.c.title)):
                     blocks.setdefault(aid, []).append(title)
+                for aid, target, title in conn.execute(
+                        sa.select(target_blockers.c.assessment_id, target_blockers.c.target, target_blockers.c.title)
+                        .where(target_blockers.c.assessment_id.in_(ids))
+                        .order_by(target_blockers.c.target, target_blockers.c.title)):
+                    tblocks.setdefault(aid, {}).setdefault(target, []).append(title)
                 for aid, lib in conn.execute(sa.select(libraries.c.assessment_id, libraries.c.library)
                                              .where(libraries.c.assessment_id.in_(ids)).order_by(libraries.c.library)):
                     libs.setdefault(aid, []).append(lib)
         for r in rows:
             aid = r["assessment_id"]
-            r["targets"] = per_target.get(aid, [])
+            r["targets"] = [{**t, "blockers": tblocks.get(aid, {}).get(t["target"], [])}
+                            for t in per_target.get(aid, [])]
             r["blockers"] = blocks.get(aid, [])
             r["libraries"] = libs.get(aid, [])
         return rows
@@ -293,7 +328,7 @@ class Store:
         with self.engine.connect() as conn:
             return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar()
                     for t in (runs, assessments, target_results, blockers, libraries, run_repositories,
-                              history_points)}
+                              history_points, target_blockers)}
 
 
 def migrate(conn: Connection) -> int:
