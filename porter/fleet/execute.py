@@ -153,15 +153,16 @@ def _dask(tasks: list[AnyTask], done: Done, address: str) -> None:
         nonlocal count
         count += 1
         # pure=False: two tasks for one repository are two runs, never deduplicated by Dask's hashing.
-        fut = client.submit(run_bounded, t, pure=False, key=_key(count, t))
-        futures[fut.key] = t
+        key = _key(count, t)
+        fut = client.submit(run_bounded, t, pure=False, key=key)
+        futures[key] = t
         return fut
 
     try:
         futures: dict[str, AnyTask] = {}
         ongoing = as_completed([submit(t) for t in tasks], loop=client.loop)
         for fut in ongoing:
-            task = futures[fut.key]
+            task = futures[str(fut.key)]
             try:
                 outcome = fut.result()
             except KilledWorker:

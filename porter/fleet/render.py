@@ -185,7 +185,8 @@ def _h(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), cls: str = "") -> str:
+def _table(head: list[str], rows: list[list[str]], numeric: frozenset[int] | set[int] = frozenset(),
+           cls: str = "") -> str:
     """A table; cells are already escaped HTML."""
     th = "".join(f"<th>{_h(x)}</th>" for x in head)
     body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"

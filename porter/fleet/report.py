@@ -91,6 +91,7 @@ def _changes(before: list[dict], after: list[dict]) -> list[dict[str, Any]]:
     for repo in sorted(set(old) | set(new)):
         a, b = old.get(repo), new.get(repo)
         if a is None:
+            assert b is not None
             add(repo, "added", None, b["outcome"])
             continue
         if b is None:
@@ -130,9 +131,8 @@ def burndown(points: list[dict]) -> list[dict[str, Any]]:
     out = []
     while week <= days[-1]:
         end = (week + dt.timedelta(days=6)).isoformat()
-        latest = [max((p for p in ps if p["date"][:10] <= end), key=lambda p: p["date"], default=None)
-                  for ps in by_repo.values()]
-        latest = [p for p in latest if p is not None]
+        latest = [p for p in (max((p for p in ps if p["date"][:10] <= end), key=lambda p: p["date"], default=None)
+                              for ps in by_repo.values()) if p is not None]
         out.append({"week": week.isoformat(), "repositories": len(latest),
                     **{f"days_{k}": round(sum(p[f"days_{k}"] for p in latest), 1) for k in ("low", "likely", "high")},
                     "open_findings": sum(p["open_findings"] for p in latest)})

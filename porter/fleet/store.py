@@ -182,8 +182,9 @@ class Store:
                 return last["id"], done
             run_id = conn.execute(runs.insert().values(started=_now(), porter_version=porter_version,
                                                        targets=targets, executor=executor,
-                                                       repositories=count)).inserted_primary_key[0]
-            return run_id, set()
+                                                       repositories=count)).inserted_primary_key
+            assert run_id is not None
+            return run_id[0], set()
 
     def finish_run(self, run_id: int) -> None:
         with self.engine.begin() as conn:
@@ -218,6 +219,7 @@ class Store:
                 if assessment_id is None and o.status == ASSESSED:
                     assessment_id = self._insert(conn, run_id, o, targets, porter_version)
             status = o.status
+            reason: str | None
             if status == STORED and assessment_id is None:
                 status, reason = FAILED, "its stored assessment is gone from the database"
             else:
@@ -254,11 +256,13 @@ class Store:
             assessments.c.settings_hash == o.settings_hash)).scalar()
 
     def _insert(self, conn: Connection, run_id: int, o: Outcome, targets: str, porter_version: str) -> int:
-        aid = conn.execute(assessments.insert().values(
+        pk = conn.execute(assessments.insert().values(
             repository=o.name, commit_id=o.commit, targets=targets, porter_version=porter_version,
             settings_hash=o.settings_hash, run_id=run_id, verdict=o.verdict, days_low=o.days_low,
             days_likely=o.days_likely, days_high=o.days_high, files=o.files, open_findings=o.open_findings,
-            kernels=o.kernels)).inserted_primary_key[0]
+            kernels=o.kernels)).inserted_primary_key
+        assert pk is not None
+        aid: int = pk[0]
         if o.targets:
             conn.execute(target_results.insert(), [
                 {"assessment_id": aid, "target": t.target, "verdict": t.verdict, "days_low": t.days_low,
@@ -326,7 +330,7 @@ class Store:
     def counts(self) -> dict[str, int]:
         """Rows per table (tests assert no duplicates after a resumed run)."""
         with self.engine.connect() as conn:
-            return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar()
+            return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar() or 0
                     for t in (runs, assessments, target_results, blockers, libraries, run_repositories,
                               history_points, target_blockers)}
 
