@@ -158,3 +158,16 @@ def test_configuration_errors_name_the_key_not_a_flag(capsys, tmp_path, toml, me
     code, out, err = porter(capsys, "scan", str(tmp_path), "--no-cache", "-q")
     assert (code, out, err) == (2, "", f"error: {tmp_path / 'porter.toml'}: {message}\n")
     assert "--" not in err
+
+
+def test_quiet_is_one_line_whatever_the_width(capsys):
+    # At 80 columns a -q line longer than the terminal stays one line: a script reads it with `head -1`.
+    code, out, err = porter(capsys, "assess", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q", "--target", "all")
+    assert (code, err) == (0, "")
+    assert out == ("Port (manual porting and retuning work): 6–7.5 engineer-days, likely 7, for AMD Instinct MI300X, "
+                   "AMD Instinct MI325X, AMD Instinct MI350X, AMD Instinct MI355X, AMD Instinct MI455X "
+                   "(pre-release).\n")
+    code, out, err = porter(capsys, "scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q")
+    assert (code, err) == (0, "")
+    assert out == ("154 findings (8 high, 14 medium, 5 low, 127 info); 11 files scanned, 10 files with findings; "
+                   "8 kernels, 8 launches; 0 suppressed; 0 files skipped; 153 open, 1 handled, 0 cuda-only\n")
