@@ -51,6 +51,12 @@ def test_weekly_history_points_and_the_burndown(tmp_path):
     assert f'<td>2026-01-12</td><td class="n">3</td><td class="n">{likely:g}</td>' in page
     csv_text = cli("fleet", "report", "--db", db, "-f", "csv")
     assert f"burndown,,2026-01-12,days_likely,{likely:g}" in csv_text.splitlines()
+    week = doc["burndown"][1]
+    span = f"{week['days_low']:g}–{week['days_high']:g}"
+    text = cli("fleet", "report", "--db", db).splitlines()
+    assert text[text.index("Burndown (open engineer-days of the fleet, week by week):") + 2:] == [
+        f"  2026-01-05  {3:>5}  {0:>7}  {'0–0':>13}  {doc['burndown'][0]['open_findings']:>13}",
+        f"  2026-01-12  {3:>5}  {likely:>7g}  {span:>13}  {week['open_findings']:>13}"]
     # Points are stored once per commit: a second run adds none.
     cli(*args)
     assert Store.open(db).counts()["fleet_history_points"] == 6
