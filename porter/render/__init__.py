@@ -71,7 +71,12 @@ def _module_renderer(module: str) -> Callable[..., bytes]:
             return _DIFF_FORMS[module](run, opts)
         mod = importlib.import_module(f"porter.render.{module}")
         if module == "json":
-            return mod.render_bytes(run.result)
+            if run.assessment is None:
+                return mod.render_bytes(run.result)
+            # An assessment names its subject as the titles of the other formats do (porter.render.about).
+            doc = run.result.to_dict()
+            return mod.render_bytes({**{k: doc[k] for k in ("schema", "tool")}, "about": _about(run, opts).to_dict(),
+                                     **{k: v for k, v in doc.items() if k not in ("schema", "tool")}})
         if module == "sarif":
             return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", ""),
                               min_severity=opts.min_severity).encode("utf-8")
