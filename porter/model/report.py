@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from porter.model.finding import Finding, Severity, Skipped
 from porter.model.kernel import DeviceHelper, Kernel, Launch
@@ -112,7 +112,7 @@ class ScanResult:
         }
 
 
-def _count_by(items, key) -> dict[str, int]:
+def _count_by(items: Iterable[FileResult], key: Callable[[FileResult], str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in items:
         out[key(i)] = out.get(key(i), 0) + 1
