@@ -818,7 +818,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
                                       preprocessor.preprocessed(sf) if language == "cuda" else None)
         if language == "cuda" and findings:
             # The lines findings are on, for port status's compat-layer lookup (it would read the file again).
-            port["finding_lines"] = sorted({(f.line, sf.line_text(f.line)) for f in findings})
+            port = dataclasses.replace(port, finding_lines=tuple(sorted({(f.line, sf.line_text(f.line)) for f in findings})))
     return FileResult(
         path=path,
         language=language,

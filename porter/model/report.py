@@ -13,6 +13,27 @@ SCHEMA_VERSION = "1.0"
 
 
 @dataclass(frozen=True)
+class PortFacts:
+    """What the port-status stage reads from one file (porter.portaware.status.file_facts), as plain values so they
+    are cached with the file's result or by the file's content. A C/C++/CUDA file gives its directives, toolkit
+    tests, line count and alias declarations; a CMake file or setup.py the sources each build names (and CMake its
+    own line regions); C/C++ and Python files the spans their runtime vendor checks guard."""
+
+    directives: tuple[tuple[int, int, str, str], ...] = ()  # (line, end_line, kind, text): preprocessor.Directive
+    # `#if`/`#elif` lines testing the CUDA toolkit's version, whose `#else` is the HIP path (Preprocessed.toolkit_lines)
+    toolkit: tuple[int, ...] = ()
+    total: int = 0  # lines (C/C++/CUDA), for the regions the directives make
+    aliases: tuple[tuple[int, str], ...] = ()  # (line, name) of each `using`/`typedef` alias declared
+    # Runtime vendor checks: (start, end, side, line of the check), start and end as (line, byte column)
+    spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
+    refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference
+    regions: tuple[tuple[int, int, str, int], ...] = ()  # a CMake file's own (start, end, side, guard line)
+    # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
+    # None: not taken (a file port status read itself, or one without findings).
+    finding_lines: tuple[tuple[int, str], ...] | None = None
+
+
+@dataclass(frozen=True)
 class FileResult:
     """Everything one file contributes to a scan; the unit that is cached by content hash."""
 
@@ -31,7 +52,7 @@ class FileResult:
     includes: tuple[tuple[str, bool], ...] = ()
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
-    port_facts: dict[str, Any] | None = field(default=None, compare=False)
+    port_facts: PortFacts | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from typing import Any, Iterable
 
 from porter.lazyre import lazy_regex
-from porter.model import Finding, Kernel, ScanResult, Severity, Status
+from porter.model import Finding, Kernel, PortFacts, ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
@@ -127,39 +127,38 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-2"
+FACTS_VERSION = b"portaware-facts-3"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
 
-def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> dict[str, Any]:
-    """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
+def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> PortFacts:
+    """What one file contributes, as plain values (cached by content): directives, alias declarations, runtime
     vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
     (porter.source.parse.SourceFile of `data`, parsed without repository macros or alike), else it is parsed here
     when a runtime check may be in it. `pre`: the file's directives when the caller has lexed them already
     (porter.source.preprocessor.preprocessed of the scan's parse)."""
-    out: dict[str, Any] = {}
     if language == "cuda":
         pre = pre if pre is not None else preprocessor.preprocess(data)
-        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in pre.directives]
-        if pre.toolkit_lines:  # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
-            out["toolkit"] = sorted(pre.toolkit_lines)
-        out["total"] = data.count(b"\n") + 1
-        if b"using" in data or b"typedef" in data:
-            out["aliases"] = _aliases(data)
-        if CPP_PREDICATE_HINT.search(data):
-            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf)]
-    elif language == "cmake":
+        return PortFacts(
+            directives=tuple((d.line, d.end_line, d.kind, d.text) for d in pre.directives),
+            # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
+            toolkit=tuple(sorted(pre.toolkit_lines)),
+            total=data.count(b"\n") + 1,
+            aliases=tuple(_aliases(data)) if b"using" in data or b"typedef" in data else (),
+            spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
+            if CPP_PREDICATE_HINT.search(data) else ())
+    if language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
-        out["refs"] = [(r.target, r.side, r.where, r.twin) for r in refs]
-        out["regions"] = regions
-    elif language == "python" and PY_PREDICATE_HINT.search(data):
+        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions))
+    if language == "python" and PY_PREDICATE_HINT.search(data):
         spans = python_spans(data, path, sf)
-        out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in spans]
-        if PurePosixPath(path).name == "setup.py":
-            out["refs"] = [(r.target, r.side, r.where, r.twin)
-                           for r in setup_references(path, data.decode("utf-8", "replace"), spans)]
-    return out
+        setup = PurePosixPath(path).name == "setup.py"
+        return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans),
+                         refs=tuple((r.target, r.side, r.where, r.twin)
+                                    for r in setup_references(path, data.decode("utf-8", "replace"), spans))
+                         if setup else ())
+    return PortFacts()
 
 
 _ALIAS_WORDS = (b"using", b"typedef")
@@ -190,7 +189,7 @@ def _aliases(data: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, Any] | None:
+def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> PortFacts | None:
     """A file's facts, from the cache by git blob id (no read at all) or content hash when one is in use; `digest`
     names porter's own code, so an entry never outlives what computed it."""
     import hashlib
@@ -200,7 +199,7 @@ def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, 
         key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
                                                   c.language.encode(), c.blob.encode()))).hexdigest()
         hit = cache.get(key)
-        if isinstance(hit, dict):
+        if isinstance(hit, PortFacts):
             return hit
     data = _read(source, c, limit, held)
     if data is None:
@@ -209,7 +208,7 @@ def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, 
         key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
                                                   c.language.encode(), hashlib.sha256(data).digest()))).hexdigest()
         hit = cache.get(key)
-        if isinstance(hit, dict):
+        if isinstance(hit, PortFacts):
             return hit
     facts = file_facts(c.path, c.language, data)
     if cache is not None:
@@ -237,7 +236,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if ev:
             pm.file_side[path] = ("name", ROCM, ev)
 
-    facts: dict[str, dict[str, Any]] = {}
+    facts: dict[str, PortFacts] = {}
     dirs: dict[str, tuple[list[preprocessor.Directive], int]] = {}
     # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
     scanned = {r.path: r for r in result.files if r.port_facts is not None}
@@ -255,11 +254,11 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             continue
         facts[path] = f
         if c.language == "cuda":
-            dirs[path] = ([preprocessor.Directive(*d) for d in f["dirs"]], f["total"])
-        if f.get("spans"):
-            pm.spans[path] = [Span(tuple(a), tuple(b), side, line) for a, b, side, line in f["spans"]]
-        if f.get("regions"):
-            pm.cmake_regions[path] = [tuple(r) for r in f["regions"]]
+            dirs[path] = ([preprocessor.Directive(*d) for d in f.directives], f.total)
+        if f.spans:
+            pm.spans[path] = [Span(a, b, side, line) for a, b, side, line in f.spans]
+        if f.regions:
+            pm.cmake_regions[path] = list(f.regions)
 
     # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
     # rocm_macros), so the kernel stage and this one read each `#if` alike; a result from elsewhere derives them.
@@ -267,7 +266,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
-        toolkit = facts[path].get("toolkit", ())
+        toolkit = facts[path].toolkit
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
@@ -275,7 +274,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.regions[path] = regs
 
     # Build files: which sources each build compiles.
-    refs = [Reference(*r) for f in facts.values() for r in f.get("refs", ())]
+    refs = [Reference(*r) for f in facts.values() for r in f.refs]
     for path, (s, ev, twin) in sorted(build_sides(refs, files).items()):
         if path in pm.file_side:
             continue
@@ -319,7 +318,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             s = ROCM if rocm_file else preprocessor.side_at(regs, line)[0]
             if s == ROCM:
                 pm.compat.add(path, line, name)
-        for i, name in facts[path].get("aliases", ()):
+        for i, name in facts[path].aliases:
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
 
@@ -331,7 +330,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if c is None or c.language != "cuda":
                 continue
             r = scanned.get(path)
-            kept = r.port_facts.get("finding_lines") if r is not None else None
+            kept = r.port_facts.finding_lines if r is not None and r.port_facts is not None else None
             if kept is not None:
                 pm.lines[path] = {int(n): text for n, text in kept}
                 continue
