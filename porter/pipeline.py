@@ -21,7 +21,7 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable, TypeGuard
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeGuard
 
 from porter import __version__
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
@@ -35,7 +35,7 @@ from porter.match.registry import MatchContext
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
-from porter.model import FileResult, ScanResult, Skipped
+from porter.model import FileResult, ScanResult, ScanStats, Skipped
 from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
@@ -60,6 +60,13 @@ MAX_LINES = 1_000_000
 # Values a constant may have across builds for porter to bound a size by the largest (more: it is left unknown).
 MAX_ALTERNATIVES = 4
 
+if TYPE_CHECKING:  # the later stages' types; their modules are imported when those stages run
+    from porter.diff import Diff
+    from porter.estimate.assess import Assessment
+    from porter.estimate.effort_model import EffortModel
+    from porter.translate.model import TranslateOptions
+    from porter.translate.run import TranslateRun
+
 Source = WorkTree | GitTree
 
 
@@ -71,8 +78,8 @@ class Run:
     result: ScanResult
     targets: tuple[Target, ...]
     settings: Settings
-    assessment: Any = None  # porter.estimate.assess.Assessment
-    diff: Any = None  # porter.diff.Diff, for `scan --new-since` / `--baseline`: what the change added and removed
+    assessment: Assessment | None = None
+    diff: Diff | None = None  # for `scan --new-since` / `--baseline`: what the change added and removed
 
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
@@ -86,7 +93,7 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
 
 
 def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...], *, assess: bool = False,
-             model: Any = None, source: Source | None = None) -> Run:
+             model: EffortModel | None = None, source: Source | None = None) -> Run:
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
@@ -96,7 +103,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
     # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
-    result = dataclasses.replace(result, stats={k: v for k, v in result.stats.items() if k != "held"})
+    result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
     if cache is not None:
         cache.flush()
     assessment = None
@@ -105,7 +112,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     return Run(result, targets, settings, assessment)
 
 
-def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...], model: Any = None) -> tuple[ScanResult, Any]:
+def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...],
+             model: EffortModel | None = None) -> tuple[ScanResult, Assessment]:
     """The assessment stage: the effort estimate of `result` (with `model`, default the settings' effort model) and
     the result with it attached."""
     from porter.estimate.assess import assess as estimate, attach
@@ -115,7 +123,7 @@ def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     return attach(result, assessment), assessment
 
 
-def translate(path: Path | str, settings: Settings, options: Any, **how: Any) -> Any:
+def translate(path: Path | str, settings: Settings, options: TranslateOptions, **how: Any) -> TranslateRun:
     """The translate command through the same settings as a scan: porter.toml / `[tool.porter]` under the command
     line decide which files are translated (include, exclude) and how many processes an external engine may use,
     then porter.translate.run translates, writes or diffs, and verifies (`how`: output, in_place, diff, verify, …).
@@ -325,12 +333,13 @@ def scan(
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
-    # Which files this source has, for the port-status stage (it would list them again).
-    result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
-    # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
-    result.stats["build_names"] = facts.build_names
-    result.stats["held"] = held  # the files' bytes as read: port status and deep mode take them from here
-    return result
+    return dataclasses.replace(result, stats=dataclasses.replace(
+        result.stats,
+        # Which files this source has, for the port-status stage (it would list them again).
+        discovery=(source, tuple(options.include), tuple(options.exclude), found),
+        # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
+        build_names=facts.build_names,
+        held=held))  # the files' bytes as read: port status and deep mode take them from here
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
@@ -373,8 +382,8 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         files=tuple(results),
         skipped=tuple(skipped),
         targets=tuple(t.id for t in targets),
-        stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git,
-               "prefix": prefix, "notices": tuple(notices)},
+        stats=ScanStats(cache_hits=hits, cache_misses=len(pairs) - hits, is_git=found.is_git, prefix=prefix,
+                        notices=tuple(notices)),
         # Paths are relative to the scanned root; where that is a subdirectory of a git work tree, this maps them to
         # repository-relative paths (what code scanning and PR annotations need).
         extra={"repository_prefix": prefix} if prefix else {},

@@ -56,6 +56,25 @@ class FileResult:
 
 
 @dataclass(frozen=True)
+class ScanStats:
+    """How a scan went, and what it hands its later stages; never serialised, so results stay byte-identical
+    across runs (a warm and a cold scan differ only here)."""
+
+    cache_hits: int = 0
+    cache_misses: int = 0
+    is_git: bool = False
+    prefix: str = ""  # the scanned directory's path inside its git work tree ("" at the top or outside git)
+    notices: tuple[str, ...] = ()  # what the user is told beside the output (configuration, budgets, the cache)
+    # Handed to the later stages (port status, deep mode) so they need not list or read the source again: the scan's
+    # own listing as (source, include, exclude, porter.source.discover.Discovery), the macros that stand for one
+    # build (porter.pipeline.RepositoryFacts.build_names) and the files' bytes as read (porter.pipeline.Held).
+    # porter.source imports porter.model, so the source types cannot be named here: Any.
+    discovery: tuple[Any, tuple[str, ...], tuple[str, ...], Any] | None = None
+    build_names: tuple[frozenset[str], frozenset[str]] | None = None
+    held: Any = None
+
+
+@dataclass(frozen=True)
 class ScanResult:
     """A whole scan: sorted findings, kernels with their launches, file counts and skips."""
 
@@ -68,8 +87,7 @@ class ScanResult:
     skipped: tuple[Skipped, ...]
     targets: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
-    # How the scan went (cache hits and misses); never serialised, so results stay byte-identical across runs.
-    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    stats: ScanStats = field(default_factory=ScanStats, compare=False)
     # The validated rule set the findings came from (porter.rules.RuleSet), so later stages (kernel verdicts,
     # assessment, SARIF) read the same rules, project rules included, without loading them again.
     rules: Any = field(default=None, compare=False, repr=False)

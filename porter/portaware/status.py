@@ -220,10 +220,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
     # The scan's own listing of this very source with the same include/exclude, else the source listed again.
-    seen = result.stats.get("discovery")  # (source, include, exclude, Discovery)
+    seen = result.stats.discovery  # (source, include, exclude, Discovery)
     same = seen is not None and seen[0] is source and seen[1:3] == (tuple(settings.include), tuple(settings.exclude))
     found = seen[3] if same else source.discover(settings.include, settings.exclude)
-    held = result.stats.get("held") if same else None  # the bytes the scan read (porter.pipeline.Held)
+    held = result.stats.held if same else None  # the bytes the scan read (porter.pipeline.Held)
     files = {c.path: c for c in found.files}
     limit = settings.max_file_bytes
     pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
@@ -262,7 +262,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
     # rocm_macros), so the kernel stage and this one read each `#if` alike; a result from elsewhere derives them.
-    names = result.stats.get("build_names") if same else None
+    names = result.stats.build_names if same else None
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
@@ -429,7 +429,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     extra["port_status"] = summary(findings, kernels)
     stats = result.stats
     if notice:
-        stats = {**stats, "notices": (*stats.get("notices", ()), notice)}
+        stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), extra=extra, stats=stats)
 
 

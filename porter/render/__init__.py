@@ -73,7 +73,7 @@ def _module_renderer(module: str) -> Callable[..., bytes]:
         if module == "json":
             return mod.render_bytes(run.result)
         if module == "sarif":
-            return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", ""),
+            return mod.render(run.result, run.assessment, prefix=run.result.stats.prefix,
                               min_severity=opts.min_severity).encode("utf-8")
         if module in ("markdown", "html"):
             return mod.render(run.result, run.assessment, explain=opts.explain, about=_about(run, opts)).encode("utf-8")
@@ -104,7 +104,7 @@ def _pr_comment(run, opts: RenderOptions | None = None) -> bytes:
 
 def _sarif_diff(run, opts: RenderOptions) -> bytes:
     mod = importlib.import_module("porter.render.sarif_baseline")
-    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.get("prefix", ""),
+    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.prefix,
                       min_severity=opts.min_severity).encode("utf-8")
 
 
