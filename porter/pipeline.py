@@ -384,9 +384,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         targets=tuple(t.id for t in targets),
         stats=ScanStats(cache_hits=hits, cache_misses=len(pairs) - hits, is_git=found.is_git, prefix=prefix,
                         notices=tuple(notices)),
-        # Paths are relative to the scanned root; where that is a subdirectory of a git work tree, this maps them to
-        # repository-relative paths (what code scanning and PR annotations need).
-        extra={"repository_prefix": prefix} if prefix else {},
+        repository_prefix=prefix,
         rules=ruleset,
     )
 

@@ -314,7 +314,7 @@ def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path
     t = time.monotonic()
     result = run(tmp_path / "repo", Settings(jobs=1, deep=True, file_seconds=10)).result
     assert time.monotonic() - t < 40
-    assert result.extra["kernel_analysis"]["deep"]["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
+    assert result.kernel_analysis.deep["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
 
 
 def _oserror(x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from porter.model.finding import Finding, Severity, Skipped
 from porter.model.kernel import DeviceHelper, Kernel, Launch
@@ -75,6 +75,66 @@ class ScanStats:
 
 
 @dataclass(frozen=True)
+class AnalysedTarget:
+    """A target the kernels were judged for, as a report names it (porter.targets.Target's reported fields)."""
+
+    id: str
+    name: str
+    gfx: str
+    wavefront_size: int
+    lds_kib: float
+    pre_release: bool
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "gfx": self.gfx, "wavefront_size": self.wavefront_size,
+                "lds_kib": self.lds_kib, "pre_release": self.pre_release, "source": self.source}
+
+
+@dataclass(frozen=True)
+class KernelAnalysisSummary:
+    """What the kernel stage (porter.kernels.verdicts.analyse) says of the whole scan: the targets, how many kernels
+    got each verdict on each, and what deep mode did (its own JSON document, None without --deep)."""
+
+    targets: tuple[AnalysedTarget, ...]
+    verdicts: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # per target id: (verdict, kernels), VERDICTS order
+    deep: Mapping[str, Any] | None = None
+
+    def counts(self, target: str) -> dict[str, int]:
+        """Kernels per verdict on one target ({} for a target not analysed)."""
+        return next((dict(c) for t, c in self.verdicts if t == target), {})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"targets": [t.to_dict() for t in self.targets],
+                "verdicts": {t: dict(c) for t, c in self.verdicts}, "deep": self.deep}
+
+
+@dataclass(frozen=True)
+class StatusCounts:
+    """How many spots have each port status (porter.model.Status)."""
+
+    open: int = 0
+    handled: int = 0
+    cuda_only: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"open": self.open, "handled": self.handled, "cuda_only": self.cuda_only}
+
+
+@dataclass(frozen=True)
+class PortStatusSummary:
+    """What port-awareness (porter.portaware.status) says of the whole scan: findings and kernels by status, and how
+    many handled or cuda-only spots each guard, compat layer, twin or configuration entry decides."""
+
+    findings: StatusCounts = StatusCounts()
+    handled_by: tuple[tuple[str, int], ...] = ()  # ("path:line" or "config-file:line", spots), sorted
+    kernels: StatusCounts = StatusCounts()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
+
+
+@dataclass(frozen=True)
 class ScanResult:
     """A whole scan: sorted findings, kernels with their launches, file counts and skips."""
 
@@ -86,7 +146,17 @@ class ScanResult:
     files: tuple[FileResult, ...]
     skipped: tuple[Skipped, ...]
     targets: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
+    # What later stages attach, each serialised under its own key. Paths are relative to the scanned root; where that
+    # is a subdirectory of a git work tree, `repository_prefix` maps them to repository-relative paths (what code
+    # scanning and PR annotations need).
+    repository_prefix: str = ""
+    kernel_analysis: KernelAnalysisSummary | None = None
+    port_status: PortStatusSummary | None = None
+    # porter.estimate.assess.Assessment.to_dict() (porter.estimate reads porter.model, so its type is not named here)
+    assessment: Mapping[str, Any] | None = None
+    # porter.diff.apply: what a change added and removed, as its JSON keys (diff, fixed, kernel_changes, renames,
+    # reopened, suppressed_by_change)
+    change: Mapping[str, Any] | None = None
     stats: ScanStats = field(default_factory=ScanStats, compare=False)
     # The validated rule set the findings came from (porter.rules.RuleSet), so later stages (kernel verdicts,
     # assessment, SARIF) read the same rules, project rules included, without loading them again.
@@ -147,8 +217,21 @@ class ScanResult:
             # Every launch site, including launches of kernels defined outside the scanned tree.
             "launches": [l.to_dict() for l in self.launches],
             "skipped": [s.to_dict() for s in self.skipped],
-            **{k: v for k, v in sorted(self.extra.items())},
+            **dict(sorted(self._attached().items())),
         }
+
+    def _attached(self) -> dict[str, Any]:
+        """The later stages' results by their JSON keys (serialised in key order, after the scan's own)."""
+        out: dict[str, Any] = dict(self.change or {})
+        if self.repository_prefix:
+            out["repository_prefix"] = self.repository_prefix
+        if self.kernel_analysis is not None:
+            out["kernel_analysis"] = self.kernel_analysis.to_dict()
+        if self.port_status is not None:
+            out["port_status"] = self.port_status.to_dict()
+        if self.assessment is not None:
+            out["assessment"] = self.assessment
+        return out
 
 
 def _count_by(items: Iterable[FileResult], key: Callable[[FileResult], str]) -> dict[str, int]:

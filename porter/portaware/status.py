@@ -18,7 +18,7 @@ open and never dropped: it is port work already done, and shown so.
 
 A kernel is cuda-only or handled when its definition line is; else handled when it has issues (findings above
 info in its body and the device functions it calls, non-ok checks) and none is open. Its per-target verdicts keep only the checks with an open line, so a kernel
-whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the optional work). `result.extra["port_status"]` sums it up for effort and reports.
+whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the optional work). `result.port_status` sums it up for effort and reports.
 """
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ import dataclasses
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from typing import Iterable
 
 from porter.lazyre import lazy_regex
-from porter.model import Finding, Kernel, PortFacts, ScanResult, Severity, Status
+from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
@@ -390,7 +390,7 @@ def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Statu
 
 def attach_status(result: ScanResult, settings, source=None, cache=None, digest: bytes = b"") -> ScanResult:
     """The result with every finding's and kernel's status and handled_by set, verdicts counting open work only,
-    and `extra["port_status"]`. `cache` (porter.cache.Cache) keeps each file's facts by content, keyed with
+    and `port_status`. `cache` (porter.cache.Cache) keeps each file's facts by content, keyed with
     `digest` (porter's code digest)."""
     if source is None:
         from pathlib import Path
@@ -416,21 +416,19 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         kernels.append(dataclasses.replace(k2, status=st, handled_by=by))
-    extra = dict(result.extra)
-    if changed_verdicts and "kernel_analysis" in extra:
-        ka = dict(extra["kernel_analysis"])
-        counts = {t: {v: 0 for v in c} for t, c in ka.get("verdicts", {}).items()}
+    ka = result.kernel_analysis
+    if changed_verdicts and ka is not None:
+        counts = {t: {v: 0 for v, _ in c} for t, c in ka.verdicts}
         for k in kernels:
             for v in k.verdicts or ():
                 if v.target in counts and v.verdict in counts[v.target]:
                     counts[v.target][v.verdict] += 1
-        ka["verdicts"] = counts
-        extra["kernel_analysis"] = ka
-    extra["port_status"] = summary(findings, kernels)
+        ka = dataclasses.replace(ka, verdicts=tuple((t, tuple(c.items())) for t, c in counts.items()))
     stats = result.stats
     if notice:
         stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
-    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), extra=extra, stats=stats)
+    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
+                               port_status=summary(findings, kernels), stats=stats)
 
 
 # What the port-status worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
@@ -469,7 +467,7 @@ def _map_task() -> tuple[PortMap, dict[str, bytes]]:
     return pm, (cache.take() if cache is not None else {})
 
 
-def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> dict[str, Any]:
+def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> PortStatusSummary:
     """Counts by status, and how many handled or cuda-only spots each guard, layer, twin or config entry decides."""
     counts = {"open": 0, "handled": 0, "cuda_only": 0}
     by: dict[str, int] = {}
@@ -480,7 +478,7 @@ def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> dict
     kc = {"open": 0, "handled": 0, "cuda_only": 0}
     for k in kernels:
         kc[k.status.value.replace("-", "_")] += 1
-    return {**counts, "handled_by": dict(sorted(by.items())), "kernels": kc}
+    return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc))
 
 
 STATUS_CHOICES = ("open", "handled", "cuda-only", "all")

@@ -12,7 +12,7 @@ from porter.model import Finding, ScanResult
 
 def repository_path(result: ScanResult, path: str) -> str:
     """`path` (relative to the scanned directory) relative to the repository's top."""
-    prefix = (result.stats.prefix or result.extra.get("repository_prefix") or "").strip("/")
+    prefix = (result.stats.prefix or result.repository_prefix).strip("/")
     return f"{prefix}/{path}" if prefix else path
 
 
