@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeGuard
 
-from porter import __version__
+from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
@@ -43,7 +43,8 @@ from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
 from porter.source import preprocessor
-from porter.source.parse import harvest_macros, parse, parses_alike
+from porter.source.parse import parse
+from porter.source.parse_input import harvest_macros, parses_alike
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -258,6 +259,14 @@ class _Worker:
     rules_by_language: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
+    _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
+
+    def facts_view(self) -> filekey.FactsView:
+        """The repository facts, to be cut down to what each C/C++/CUDA file names (made once per scan)."""
+        if self._view is None:
+            self._view = filekey.FactsView(self.macros, self.headers, self.constants, self.build_names,
+                                           self.alternatives)
+        return self._view
 
     def rules_for(self, language: str) -> list[Rule]:
         """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
@@ -271,12 +280,12 @@ class _Worker:
         """The repository-wide facts a file of `language` depends on, for its cache key: a C/C++/CUDA file's result
         reads the qualifier macros, the repository's headers, integer constants and build names; a Python file's
         the repository's own packages; any other file's none (so adding a header keeps every Python, CMake or YAML
-        entry, and a new Python package every C/C++ one). Once per language and scan."""
+        entry, and a new Python package every C/C++ one). Once per language and scan. A C/C++/CUDA file's key
+        adds only the facts it names (facts_view, porter.filekey): a new header elsewhere keeps its entry too."""
         found = self._digests.get(language)
         if found is None:
             if language == "cuda":
-                basis = repr((sorted(self.macros.items()), sorted(self.headers), sorted(self.constants.items()),
-                              [sorted(n) for n in self.build_names], sorted(self.alternatives.items())))
+                basis = "per file"  # a C/C++/CUDA file's key names the facts it reads (porter.filekey)
             elif language == "python":
                 basis = repr(sorted(self.local_packages))
             else:
@@ -416,6 +425,8 @@ class RepositoryFacts:
 # One C/C++/CUDA file's part of the repository facts: its qualifier macros, its integer constants with the values each
 # is defined with, and its preprocessor directives with its line count.
 FileFacts = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int]]
+# As the facts workers give them: with the file's uses (porter.filekey.uses_of) for a history walk's per-blob keys.
+FileFactsUses = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int], str]
 # What cached_repository_facts keeps of RepositoryFacts: macros, constants, build names, alternatives.
 Harvest = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, int], ...], tuple[frozenset[str], frozenset[str]],
                 tuple[tuple[str, tuple[int, ...]], ...]]
@@ -437,7 +448,7 @@ def facts_of(data: bytes) -> FileFacts:
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 
-def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], FileFacts],
+def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], FileFacts | FileFactsUses],
                      rocm_macros: Iterable[str] = ()) -> RepositoryFacts:
     """The facts of a tree from its files, each file's part from `per_file` (history walks memoise it by blob).
     A macro keeps its first definition; a constant defined with two values is left out. `rocm_macros`: the
@@ -449,15 +460,16 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
     for c in files:
         if c.language != "cuda":
             continue
-        found, defined, *rest = per_file(c)
+        got = per_file(c)  # with the file's uses after its facts, from the facts workers
+        found, defined, (listed, total) = got[0], got[1], got[2]
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
         for name, value in defined.items():
             values.setdefault(name, set()).update(value if isinstance(value, tuple) else (value,))
         # A file ROCm-only by name or place (`hip/`, `*_hip.cu`) is all one side: its arms derive no build names
         # (as in port status, which takes these names).
-        if rest and rest[0][0] and not rocm_path_evidence(c.path):
-            directives[c.path] = (list(rest[0][0]), rest[0][1])
+        if listed and not rocm_path_evidence(c.path):
+            directives[c.path] = (list(listed), total)
     rocm_macros = tuple(rocm_macros)
     build_names = (preprocessor.derived_names(directives, rocm_macros) if directives
                    else (frozenset(rocm_macros), frozenset()))
@@ -598,14 +610,14 @@ _FACTS_INPUT: tuple[Any, ...] = ()
 
 
 def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
-             jobs: int, notices: list[str] | None) -> tuple[dict[str, FileFacts], bool]:
+             jobs: int, notices: list[str] | None) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
     whether every file gave its facts."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
         return {}, True
-    out: dict[str, FileFacts] = {}
+    out: dict[str, FileFacts | FileFactsUses] = {}
     whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
     _FACTS_INPUT = (source, max_bytes, read)
@@ -631,7 +643,7 @@ def _aggregate_task() -> RepositoryFacts:
     return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))), rocm_macros)
 
 
-def _facts_task(c: Candidate) -> FileFacts | str:
+def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
     source, max_bytes, read = _FACTS_INPUT
     try:
@@ -639,7 +651,7 @@ def _facts_task(c: Candidate) -> FileFacts | str:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
-        return facts_of(data)
+        return (*facts_of(data), filekey.uses_of(data))  # the last for a history walk's per-blob keys
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -719,7 +731,7 @@ def _warm(state: _Worker, languages: set[str]) -> None:
     compiled). Done once per process, it is inherited by every worker of every scan (a test session, a history
     walk), and a -j1 scan pays it once either way."""
     from porter.kernels import facts  # noqa: F401 - imported by the first kernel's measurement, and registers queries
-    from porter.source.parse import warm_queries
+    from porter.source.parse_queries import warm_queries
 
     if languages & {"cuda", "python"}:
         state.ctx.kb_tokens, state.ctx.libraries  # noqa: B018 - cached properties, computed here once
@@ -758,7 +770,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _scan_binary(c, st, compute)
     if c.blob is not None and st.cache is not None:
         # A git blob id names the content: a cache hit needs no read at all.
-        hit = st.cache.get(_key(c, c.blob.encode(), st))
+        hit = _cache_get(c, _key(c, c.blob.encode(), st), st)
         if isinstance(hit, FileResult):
             return hit, True
         if not compute:
@@ -773,7 +785,8 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
-    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
+    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
+                   data)
 
 
 def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -871,12 +884,24 @@ def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     ).hexdigest()
 
 
+def _cache_get(c: Candidate, key: str, st: _Worker) -> Any:
+    """The cached result of a file with key `key`: a C/C++/CUDA file's is kept under its key joined with the facts
+    it names, which the entry under `uses-<key>` says (porter.filekey)."""
+    assert st.cache is not None, "asked only with a cache"
+    if c.language != "cuda":
+        return st.cache.get(key)
+    uses = st.cache.get("uses-" + key)
+    if not filekey.well_formed(uses):
+        return None
+    return st.cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
+
+
 def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
-            run: bool = True) -> tuple[FileResult | None, bool]:
+            run: bool = True, data: bytes | None = None) -> tuple[FileResult | None, bool]:
     if st.cache is None:
         return (compute() if run else None), False
     key = _key(c, content, st)
-    cached = st.cache.get(key)
+    cached = _cache_get(c, key, st)
     if isinstance(cached, FileResult):
         return cached, True
     if not run:
@@ -885,5 +910,10 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH, DIED))):
         # A failure is not cached (the next porter version retries the file), nor is running out of time or
         # memory (it depends on the machine and its load, not only on the file).
-        st.cache.put(key, result)
+        if c.language == "cuda" and data is not None:
+            uses = filekey.uses_of(data)
+            st.cache.put("uses-" + key, uses)
+            st.cache.put(filekey.keyed(key, st.facts_view().digest(uses)), result)
+        elif c.language != "cuda":
+            st.cache.put(key, result)
     return result, False
