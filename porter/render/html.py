@@ -227,7 +227,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
         "free_items": len(free_items), "free_findings": sum(it.count for it in free_items),
         "groups": _file_groups(by["by_file"], by["by_directory"]), "files_total": len(by["by_file"]),
-        "assumptions": list(a.assumptions), "skipped": [s.to_dict() for s in result.skipped],
+        "assumptions": list(a.assumptions), "skipped": list(result.skipped),
         "explain": explain, "data": _text_escape(page_data(result, a, items)),
     }
     return _env().get_template("assess.html.j2").render(**ctx)
