@@ -62,7 +62,8 @@ def test_the_configuration_fails_an_untyped_module(tmp_path):
     (model / "loose.py").write_text("def untyped(x):\n    return x\n\n\ndef bare() -> dict:\n    return {}\n")
     done = mypy(cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.splitlines() == [
+    # (a note may say the stubs leave an override pattern unused, as porter.render.* here)
+    assert [line for line in done.stdout.splitlines() if ": error: " in line] == [
         "porter/model/loose.py:1: error: Function is missing a type annotation  [no-untyped-def]",
         'porter/model/loose.py:5: error: Missing type arguments for generic type "dict"  [type-arg]',
     ]

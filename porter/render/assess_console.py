@@ -17,8 +17,9 @@ from rich.text import Text
 from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
-from porter.render.figures import (POINTS, count_rows, days_range, directory_rows, files_line, num, others_line,
-                                   plural, shown_rows)
+from porter.estimate.shares import POINTS
+from porter.render.figures import (count_rows, counts_of, days_range, directory_rows, files_line, num, others_line,
+                                   plural, shown_rows, source_of)
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
 from porter.render.safe import literal, literal_name
@@ -123,7 +124,7 @@ def _days_cells(days: dict[str, float]) -> list[str]:
 
 def _counts_table(a: Assessment, width: int) -> Group:
     """The counts, defined once (porter.estimate.counts), in the order and words of every format."""
-    c = a.counts
+    c = counts_of(a)
     cols = [Col("findings", 0, 30, wrap="words"), Col("", 0, justify="right", wrap="none")]
     rows = [[Text(("  " * depth) + label, style="bold" if label == "all findings" else ""), str(value)]
             for label, value, depth in count_rows(c)]
@@ -141,8 +142,8 @@ def _category_table(a: Assessment, width: int) -> Table:
     cols = [Col("category", 0, 12, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
             Col("low", 0, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
             Col("high", 0, justify="right", wrap="none")]
-    rows = [[literal(r.label), str(r.source["findings"]), *_days_cells(r.days)] for r in shown]
-    footer = ["total", str(a.counts.estimated), *_days_cells(effort)]
+    rows = [[literal(r.label), str(source_of(r)["findings"]), *_days_cells(r.days)] for r in shown]
+    footer = ["total", str(counts_of(a).estimated), *_days_cells(effort)]
     return fit_table("Effort by category (engineer-days)", cols, rows, width, footer=footer)
 
 

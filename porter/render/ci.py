@@ -7,6 +7,8 @@ instead" text. Repository text is not escaped here; each format escapes for its 
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from porter.model import Finding, ScanResult
 
 
@@ -16,7 +18,7 @@ def repository_path(result: ScanResult, path: str) -> str:
     return f"{prefix}/{path}" if prefix else path
 
 
-def most_severe_first(findings) -> list[Finding]:
+def most_severe_first(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-int(f.severity), f.path, f.line, f.column, f.rule))
 
 
