@@ -20,7 +20,7 @@ FILES = {
 
 def _scan(repo, settings):
     result = run(repo, settings).result
-    return result, (result.stats["cache_hits"], result.stats["cache_misses"])
+    return result, (result.stats.cache_hits, result.stats.cache_misses)
 
 
 def test_a_file_is_scanned_again_only_when_a_fact_it_reads_changes(tmp_path):

@@ -65,7 +65,7 @@ def test_git_files_are_cached_by_blob_id_and_hit_without_reading(tmp_path, monke
     repo, first, second = history(tmp_path)
     settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
     cold = run(source_for(repo, first), settings).result
-    assert (cold.stats["cache_hits"], cold.stats["cache_misses"]) == (0, 2)
+    assert (cold.stats.cache_hits, cold.stats.cache_misses) == (0, 2)
     log = tmp_path / "reads"  # files are read in budgeted worker processes (porter.budget): counted in a file
     real = read.GitTree.read
 
@@ -78,7 +78,7 @@ def test_git_files_are_cached_by_blob_id_and_hit_without_reading(tmp_path, monke
     warm = run(source_for(repo, second), settings).result
     # util.py has the same blob at both commits: served by its id; only the changed k.cu is read, once: the
     # repository-wide macro harvest and its scan share the read (porter.pipeline.Held).
-    assert (warm.stats["cache_hits"], warm.stats["cache_misses"]) == (1, 1)
+    assert (warm.stats.cache_hits, warm.stats.cache_misses) == (1, 1)
     assert log.read_text().splitlines() == ["src/k.cu"]
 
 

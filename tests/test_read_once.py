@@ -92,16 +92,16 @@ def test_a_new_header_keeps_every_entry_that_does_not_read_it(tmp_path):
     (repo / "include" / "extra.h").write_text("#pragma once\n#define EXTRA 1\n")
     again = {r.path for r in run(repo, settings).result.files}
     result = run(repo, settings).result  # warm: all hits
-    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (len(again), 0)
+    assert (result.stats.cache_hits, result.stats.cache_misses) == (len(again), 0)
     (repo / "include" / "more.h").write_text("#pragma once\n")
     result = run(repo, settings).result
     # more.h alone scanned; the other four C/C++ files, CMakeLists.txt and setup.py served from the cache.
-    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (6, 1)
+    assert (result.stats.cache_hits, result.stats.cache_misses) == (6, 1)
     (repo / "pkg").mkdir()
     (repo / "pkg" / "__init__.py").write_text("")
     result = run(repo, settings).result
     # pkg/__init__.py and setup.py (Python: the packages changed) scanned; the five C/C++ files and CMake kept.
-    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (6, 2)
+    assert (result.stats.cache_hits, result.stats.cache_misses) == (6, 2)
 
 
 def test_a_history_walk_rescans_only_files_that_read_the_changed_facts(tmp_path):

@@ -81,8 +81,8 @@ def test_warm_rescan_is_served_from_the_cache_and_identical(tmp_path):
     cold = scan(src, Settings(jobs=1, cache_dir=cache))
     warm = scan(src, Settings(jobs=1, cache_dir=cache))
     n = len(cold.files)
-    assert cold.stats["cache_misses"] == n and cold.stats["cache_hits"] == 0
-    assert warm.stats["cache_hits"] == n and warm.stats["cache_misses"] == 0
+    assert cold.stats.cache_misses == n and cold.stats.cache_hits == 0
+    assert warm.stats.cache_hits == n and warm.stats.cache_misses == 0
     assert warm.to_dict() == cold.to_dict()
 
 
@@ -92,14 +92,14 @@ def test_cache_reruns_only_changed_files_and_survives_corruption(tmp_path):
     scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     (tmp_path / "src" / "b.cu").write_text("__global__ void b2(int* p) { *p = 3; }\n")
     r = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
-    assert (r.stats["cache_hits"], r.stats["cache_misses"]) == (1, 1)
+    assert (r.stats.cache_hits, r.stats.cache_misses) == (1, 1)
     assert [k.name for k in r.kernels] == ["a", "b2"]
     packs = sorted(cache.glob("*.pack"))
     assert len(packs) == 2  # one per scan that had misses: the first (two files), the second (b.cu)
     for pack in packs:
         pack.write_bytes(b"corrupt")
     r2 = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
-    assert r2.stats["cache_misses"] == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
+    assert r2.stats.cache_misses == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
 
 
 def test_parallel_and_serial_scans_agree():
@@ -304,7 +304,7 @@ def test_warm_parallel_scan_is_served_entirely_from_the_cache(tmp_path):
     cache = tmp_path / "cache"
     scan(src, Settings(jobs=2, cache_dir=cache))
     warm = scan(src, Settings(jobs=2, cache_dir=cache))
-    assert warm.stats["cache_misses"] == 0 and warm.stats["cache_hits"] == len(warm.files)
+    assert warm.stats.cache_misses == 0 and warm.stats.cache_hits == len(warm.files)
 
 
 def test_columns_count_characters_not_bytes(tmp_path):
