@@ -226,6 +226,7 @@ def _tool(name: str) -> str | None:
                                   else None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
 def test_ported_tree_compiles(ported, compiler):
     """Each unit of the ported tree with nvcc (CUDA build) and hipcc (gfx90a, the ROCm build); the cuBLAS unit
@@ -256,6 +257,7 @@ def test_ported_tree_compiles(ported, compiler):
         assert gemm.reason.startswith(f"{header} (cublas")
 
 
+@pytest.mark.slow
 def test_clang_device_only_for_gfx942(ported):
     from porter.port import verify
 
@@ -266,6 +268,7 @@ def test_clang_device_only_for_gfx942(ported):
     assert [(r.compiler, r.status) for r in results] == [("clang-device-only gfx942", "compiled")]
 
 
+@pytest.mark.slow
 def test_nvcc_sees_the_original_ptx(ported):
     """The CUDA build keeps its PTX: nvcc's preprocessed kernels unit still holds the laneid asm."""
     nvcc = _tool("nvcc")
@@ -337,6 +340,7 @@ def test_crlf_files_stay_crlf(tmp_path):
     assert b"  l = __lane_id();  /* porter port: plain HIP for PTX mov %laneid */\r\n#else\r\n" in out
 
 
+@pytest.mark.slow
 def test_verify_compiles_the_rocm_side_with_use_rocm(tmp_path):
     """A project's own `#ifdef USE_ROCM` compat (HeCBench attention-paged's cuda_compat.h) is the ROCm build's path:
     the ported build files define USE_ROCM (CMake add_compile_definitions, the Makefile's hipcc), and --verify compiles
