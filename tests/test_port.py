@@ -382,3 +382,28 @@ def test_a_cu_file_without_includes_gets_hips_runtime_on_amd(tmp_path):
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert [l for l in c.stderr.splitlines() if "error" in l] == []
+
+
+def test_kernel_pointer_calls_get_a_casting_template(tmp_path):
+    """cudaFuncSetAttribute(kernel, ...) is a template in CUDA; HIP 5's hipFuncSetAttribute takes const void*, to
+    which a function pointer does not convert (causal-conv1d's port added the cast by hand): the compat header maps
+    the name to a template that casts."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n__global__ void k(float* x) { extern __shared__ float s[]; x[0] = s[0]; }\n"
+           "void setup() {\n  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);\n}\n")
+    repo = make_repo(tmp_path / "r", {"k.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = lines((repo / "porter_hip_compat.h").read_bytes())
+    assert "#define cudaFuncSetAttribute porter_cudaFuncSetAttribute" in header
+    assert "inline hipError_t porter_cudaFuncSetAttribute(T* f, hipFuncAttribute a, int v) {" in header
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        pytest.skip("hipcc is not installed")
+    c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
+                       capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert [l for l in c.stderr.splitlines() if "error" in l] == []
