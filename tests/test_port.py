@@ -226,6 +226,7 @@ def _tool(name: str) -> str | None:
                                   else None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
 def test_ported_tree_compiles(ported, compiler):
     """Each unit of the ported tree with nvcc (CUDA build) and hipcc (gfx90a, the ROCm build); the cuBLAS unit
@@ -256,6 +257,7 @@ def test_ported_tree_compiles(ported, compiler):
         assert gemm.reason.startswith(f"{header} (cublas")
 
 
+@pytest.mark.slow
 def test_clang_device_only_for_gfx942(ported):
     from porter.port import verify
 
@@ -266,6 +268,7 @@ def test_clang_device_only_for_gfx942(ported):
     assert [(r.compiler, r.status) for r in results] == [("clang-device-only gfx942", "compiled")]
 
 
+@pytest.mark.slow
 def test_nvcc_sees_the_original_ptx(ported):
     """The CUDA build keeps its PTX: nvcc's preprocessed kernels unit still holds the laneid asm."""
     nvcc = _tool("nvcc")
@@ -337,6 +340,7 @@ def test_crlf_files_stay_crlf(tmp_path):
     assert b"  l = __lane_id();  /* porter port: plain HIP for PTX mov %laneid */\r\n#else\r\n" in out
 
 
+@pytest.mark.slow
 def test_verify_compiles_the_rocm_side_with_use_rocm(tmp_path):
     """A project's own `#ifdef USE_ROCM` compat (HeCBench attention-paged's cuda_compat.h) is the ROCm build's path:
     the ported build files define USE_ROCM (CMake add_compile_definitions, the Makefile's hipcc), and --verify compiles
@@ -351,3 +355,55 @@ def test_verify_compiles_the_rocm_side_with_use_rocm(tmp_path):
     (tmp_path / "k.cu").write_text('#include "compat.h"\n__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n')
     results, _ = verify.verify_tree(tmp_path, ["k.cu"], [], archs=("gfx942",), nvcc=False)
     assert [(r.path, r.status) for r in results] == [("k.cu", "compiled")]
+
+
+def test_a_cu_file_without_includes_gets_hips_runtime_on_amd(tmp_path):
+    """nvcc includes cuda_runtime.h in every .cu file; HIP 5.2's hipcc includes nothing (cuda-samples'
+    vectorAdd_kernel.cu: 'use of undeclared identifier blockDim'). The port adds HIP's runtime for a HIP compile
+    only (not NVRTC's), once."""
+    from tests.helpers import make_repo
+
+    src = "// a kernel\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x + blockIdx.x * blockDim.x] = 1.0f; }\n"
+    repo = make_repo(tmp_path / "r", {"k.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert lines((repo / "k.cu").read_bytes())[:5] == [
+        "// a kernel",
+        "#if defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__) && !defined(__HIPCC_RTC__)  /* porter port: nvcc's "
+        "implicit runtime include */", "#include <hip/hip_runtime.h>", "#endif",
+        'extern "C" __global__ void k(float* x) { x[threadIdx.x + blockIdx.x * blockDim.x] = 1.0f; }']
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    again = porter_here("port", str(repo))
+    assert (again.returncode, again.stdout) == (0, "")
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        pytest.skip("hipcc is not installed")
+    c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
+                       capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert [l for l in c.stderr.splitlines() if "error" in l] == []
+
+
+def test_kernel_pointer_calls_get_a_casting_template(tmp_path):
+    """cudaFuncSetAttribute(kernel, ...) is a template in CUDA; HIP 5's hipFuncSetAttribute takes const void*, to
+    which a function pointer does not convert (causal-conv1d's port added the cast by hand): the compat header maps
+    the name to a template that casts."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n__global__ void k(float* x) { extern __shared__ float s[]; x[0] = s[0]; }\n"
+           "void setup() {\n  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);\n}\n")
+    repo = make_repo(tmp_path / "r", {"k.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = lines((repo / "porter_hip_compat.h").read_bytes())
+    assert "#define cudaFuncSetAttribute porter_cudaFuncSetAttribute" in header
+    assert "inline hipError_t porter_cudaFuncSetAttribute(T* f, hipFuncAttribute a, int v) {" in header
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        pytest.skip("hipcc is not installed")
+    c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
+                       capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert [l for l in c.stderr.splitlines() if "error" in l] == []

@@ -161,7 +161,7 @@ def port_cmake(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
     for i, (s, e, t) in enumerate(work.edits):
         if "@FIND_PACKAGES@" in t:
             pk = ["find_package(hip REQUIRED)"] + [f"find_package({p} REQUIRED)" for p in sorted(rocm_packages)]
-            ind = re.match(r"[ \t]*", text[s:]).group(0)
+            ind = text[s:len(text[s:]) - len(text[s:].lstrip(" \t")) + s]
             work.edits[i] = (s, e, t.replace("@FIND_PACKAGES@", f"\n{ind}  ".join(pk)))
     sources = sorted(set(re.findall(r"(?<![\w${}/.-])((?:[\w.-]+/)*[\w.-]+\.cu)\b", _strip_comments(text))))
     if sources and languages_done:

@@ -32,6 +32,24 @@ SYNC_SHIMS = {
 }
 
 
+# CUDA runtime calls whose CUDA declarations are templates on the kernel's pointer type, where HIP 5 declares
+# `const void*` (a function pointer does not convert to it): a template that casts, named for the call.
+WRAPPERS = {
+    "cudaFuncSetAttribute": (
+        "porter_cudaFuncSetAttribute",
+        "template <typename T>\ninline hipError_t porter_cudaFuncSetAttribute(T* f, hipFuncAttribute a, int v) {\n"
+        "  return hipFuncSetAttribute(reinterpret_cast<const void*>(f), a, v);\n}"),
+    "cudaFuncGetAttributes": (
+        "porter_cudaFuncGetAttributes",
+        "template <typename T>\ninline hipError_t porter_cudaFuncGetAttributes(hipFuncAttributes* a, T* f) {\n"
+        "  return hipFuncGetAttributes(a, reinterpret_cast<const void*>(f));\n}"),
+    "cudaFuncSetCacheConfig": (
+        "porter_cudaFuncSetCacheConfig",
+        "template <typename T>\ninline hipError_t porter_cudaFuncSetCacheConfig(T* f, hipFuncCache_t c) {\n"
+        "  return hipFuncSetCacheConfig(reinterpret_cast<const void*>(f), c);\n}"),
+}
+
+
 def notice() -> str:
     """HIPIFY's copyright and permission notice, from porter's knowledge-base NOTICE."""
     from porter.contain import read_bytes
@@ -79,7 +97,11 @@ def render(names: dict[str, str], sync: set[str], mask_type: str) -> bytes:
         out += ["", "/* CUDA version and runtime-header macros the code tests: for the ROCm build, the CUDA API level HIP's",
                 "   runtime models (rules/kb/fixups.yaml in porter says why each). */"]
         out += [f"#define {c} {v}" for c, v in sorted(macros.items())]
-    renames = {c: h for c, h in names.items() if c not in macros}
+    renames = {c: (WRAPPERS[c][0] if c in WRAPPERS else h) for c, h in names.items() if c not in macros}
+    wrapped = sorted(c for c in renames if c in WRAPPERS)
+    if wrapped:
+        out += ["", "/* CUDA declares these as templates on the kernel's type; HIP 5 takes const void*. */"]
+        out += [WRAPPERS[c][1] for c in wrapped]
     if renames:
         out.append("")
         out += [f"#define {c} {h}" for c, h in sorted(renames.items())]

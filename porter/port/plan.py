@@ -78,7 +78,8 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     for path, found in sorted(by_path.items()):
         if path == header or PurePosixPath(path).suffix.lower() not in SOURCE_SUFFIXES:
             continue
-        if not any(f.rule in SOURCE_RULES and f.status is Status.OPEN for f in found):
+        if not any(f.rule in SOURCE_RULES and f.status is Status.OPEN for f in found) and not (
+                path.endswith(".cu") and any(f.rule == "KRN001" for f in found)):
             continue
         data, why = _read(root, path)
         if data is None:

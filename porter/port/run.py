@@ -19,7 +19,10 @@ def port_repository(path: Path, settings, options: PortOptions = PortOptions()) 
     if not root.is_dir():
         raise UsageError(f"{path}: porter port needs a directory (a git work tree for --apply)")
     result = run(source_for(root, None), settings).result
-    result = dataclasses.replace(result, rules=None, stats={})
+    from porter.model.report import ScanStats
+
+    # What the worker needs is the findings and kernels: not the rule set or the scan's held file bytes.
+    result = dataclasses.replace(result, rules=None, stats=ScanStats())
     budget = stage_budget(file_budget(settings), max(1, len(result.files)))
     answer = run_stage(_plan_task, (root, result, options), budget)
     if isinstance(answer, Overrun):

@@ -130,6 +130,26 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             work.needs_compat = True
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
     _includes(work, includes, header)
+    if not work.needs_compat and work.path.endswith(".cu") and any(f.rule == "KRN001" for f in findings):
+        _implicit_runtime(work, header)
+
+
+# nvcc includes cuda_runtime.h in every .cu file; HIP 5's hipcc includes nothing, so a .cu file that relies on the
+# implicit include (threadIdx, __global__ helpers) needs HIP's runtime on the ROCm build. Not for NVRTC/hipRTC
+# sources (neither defines __HIP__ / both define their own runtime), nor where HIP's headers are in already.
+IMPLICIT_RUNTIME = (f"#if defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__) && !defined(__HIPCC_RTC__)  "
+                    f"/* {PORT_MARK}: nvcc's implicit runtime include */\n#include <hip/hip_runtime.h>\n#endif\n")
+
+
+def _implicit_runtime(work: FileWork, header: str) -> None:
+    if IMPLICIT_RUNTIME.split("\n")[0].encode() in work.data \
+            or compat_include_line(work.path, header).split(b"  /*")[0] in work.data:
+        return  # done before, or the compat header (which includes HIP's runtime) is in
+    m = _INCLUDE_LINE.search(work.data)
+    at = m.start() if m else _after_leading_comments(work.data)
+    work.edits.append((at, at, IMPLICIT_RUNTIME.encode()))
+    work.changes.append(Change(work.path, work.data.count(b"\n", 0, at) + 1, "runtime-include", None,
+                               "HIP's runtime for hipcc, which does not include it implicitly as nvcc does"))
 
 
 def _matched(work: FileWork, f: Finding) -> str:
@@ -191,7 +211,8 @@ def _ptx(work: FileWork, f: Finding) -> None:
     if plain is None:
         return
     family, code = plain
-    indent = re.match(rb"[ \t]*", work.data[s:]).group(0).decode()
+    line = work.data[s:e]
+    indent = line[:len(line) - len(line.lstrip(b" \t"))].decode()
     text = (f"#if {ROCM_TEST}\n{indent}{code}  /* {PORT_MARK}: plain HIP for PTX {family} */\n#else\n"
             ).encode() + work.data[s:e] + b"\n#endif"
     work.edits.append((s, e, text))

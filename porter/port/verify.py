@@ -53,10 +53,10 @@ def find_nvcc() -> str | None:
 
 
 def compilers(archs: tuple[str, ...] = ("gfx90a", "gfx942", "gfx950"), nvcc: bool = True,
-              ) -> tuple[list[tuple[str, object]], list[str]]:
+              ) -> tuple[list[tuple[str, str | tv.Compiler]], list[str]]:
     """[(label, compiler)] available here (compiler: the nvcc path, or a translate.verify.Compiler), and what is
     missing (each named, for a skip message)."""
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, str | tv.Compiler]] = []
     missing = []
     nvcc_path = find_nvcc() if nvcc else None
     if nvcc_path:

@@ -210,6 +210,7 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
                 w.shims.add(name)
                 note("TRN017", off, name, f"{name} → {new} from {COMPAT_HEADER}: {shim['why']}", new)
             else:
+                assert kb_rename is not None  # the only way here: the classifier renamed it (above)
                 new = kb_rename.hip
                 note("TRN016", off, name, f"{name} was left by the engine; renamed to {new} from the knowledge base "
                                           f"({kb_rename.library})", new)
