@@ -69,7 +69,8 @@ class _TimedOut(BaseException):
 
 
 def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, replace_env: bool = False,
-                stdin: bytes | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
+                stdin: bytes | None = None, timeout: float | None = None,
+                terminal: int | None = None) -> subprocess.CompletedProcess:
     """The CLI run in this process through porter.cli.main(argv) -> int, for a test that needs no process of its
     own: what run_porter returns (exit status, stdout and stderr as text), in a fraction of its time. For the
     duration of the call the environment is run_porter's (or exactly `env` with replace_env), the working
@@ -77,7 +78,9 @@ def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, re
     stdout/stderr are fresh buffers that are not terminals; all are restored afterwards, so in-process runs
     cannot leak into each other through them. With `timeout`, a run still going after that many seconds is
     interrupted (SIGALRM) and subprocess.TimeoutExpired raised, as run_porter's timeout does; a hang inside one C
-    call that does not return on a signal needs run_porter."""
+    call that does not return on a signal needs run_porter. With `terminal` (the follower end of a pty.openpty())
+    stdout and stderr both write to that terminal, as a person's shell gives them, and come back empty here: the
+    caller reads what the terminal received from the leader end."""
     import io
     import signal
     from unittest import mock
@@ -87,7 +90,10 @@ def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, re
     def stream(data: bytes = b"") -> io.TextIOWrapper:
         return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="strict")
 
-    out, err = stream(), stream()
+    if terminal is None:
+        out, err = stream(), stream()
+    else:  # line-buffered and written through, as a terminal's stdout is; each has its own descriptor to close
+        out, err = (open(os.dup(terminal), "w", encoding="utf-8", errors="strict", buffering=1) for _ in range(2))
     full_env = dict(env or {}) if replace_env else _porter_env(env)
     here = os.getcwd()
 
@@ -111,5 +117,10 @@ def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, re
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         os.chdir(here)
+        if terminal is not None:
+            out.close()
+            err.close()
+    if terminal is not None:
+        return subprocess.CompletedProcess(["porter", *args], code, "", "")
     return subprocess.CompletedProcess(["porter", *args], code, out.buffer.getvalue().decode("utf-8"),
                                        err.buffer.getvalue().decode("utf-8"))

@@ -88,8 +88,14 @@ def _module_renderer(module: str) -> Callable[[Shown, RenderOptions], bytes]:
             return _DIFF_FORMS[module](run, opts)
         mod = importlib.import_module(f"porter.render.{module}")  # each format's module: `render` (and json's bytes)
         if module == "json":
-            data: bytes = mod.render_bytes(run.result)
-            return data
+            if run.assessment is None:
+                data: bytes = mod.render_bytes(run.result)
+                return data
+            # An assessment names its subject as the titles of the other formats do (porter.render.about).
+            doc = run.result.to_dict()
+            out: bytes = mod.render_bytes({**{k: doc[k] for k in ("schema", "tool")}, "about": _about(run, opts).to_dict(),
+                                           **{k: v for k, v in doc.items() if k not in ("schema", "tool")}})
+            return out
         text: str
         if module == "sarif":
             text = mod.render(run.result, run.assessment, prefix=run.result.stats.prefix, min_severity=opts.min_severity)
