@@ -817,8 +817,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]
     sf = parse(path, language, data, st.macros)
     if opener is not None:
-        sf.cache["open"] = opener
-        sf.cache["size"] = size
+        sf.opener = opener
+        sf.size = size
     try:
         findings, suppressed = run_rules(sf, rules, st.ctx)
     except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)

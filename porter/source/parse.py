@@ -16,6 +16,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
+from typing import IO, Callable
 
 import tree_sitter as ts
 
@@ -90,6 +91,10 @@ class SourceFile:
     error_lines: int = 0
     _tokens: dict[bytes, list[int]] | None = field(default=None, repr=False)
     cache: dict = field(default_factory=dict, repr=False)  # per-file memo for matchers (e.g. call sites)
+    # A binary file's whole content on demand, through the source's bounded reader (porter.pipeline: `data` then
+    # holds only the head), and its size; None: `data` is the whole file.
+    opener: Callable[[], IO[bytes]] | None = field(default=None, repr=False)
+    size: int | None = None
 
     @property
     def lines(self) -> int:
