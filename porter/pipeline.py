@@ -591,9 +591,10 @@ _FACTS_INPUT: tuple = ()
 
 
 def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
-             jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
+             jobs: int, notices: list[str] | None, uses: bool = False) -> tuple[dict[str, tuple], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
-    whether every file gave its facts."""
+    whether every file gave its facts; with `uses`, each file's porter.filekey.uses_of after them (a history walk
+    keys its per-blob results with it)."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
@@ -601,7 +602,7 @@ def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, r
     out: dict[str, tuple] = {}
     whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
-    _FACTS_INPUT = (source, max_bytes, read)
+    _FACTS_INPUT = (source, max_bytes, read, uses)
     try:
         with Pool(budget, workers) as pool:
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
@@ -626,13 +627,13 @@ def _aggregate_task() -> RepositoryFacts:
 
 def _facts_task(c: Candidate) -> tuple:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
-    source, max_bytes, read = _FACTS_INPUT
+    source, max_bytes, read, uses = _FACTS_INPUT
     try:
         try:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
-        return (*facts_of(data), filekey.uses_of(data))  # the last for a history walk's per-blob keys
+        return (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 

@@ -283,7 +283,7 @@ class Walker:
             for blob, c in todo.items():
                 rounds.setdefault(c.path, (blob, c))
             out, _ = harvest_file_facts([c for _, c in rounds.values()], self.source, self.settings.max_file_bytes,
-                                        Held(), self.budget, self.settings.jobs, self.notices)
+                                        Held(), self.budget, self.settings.jobs, self.notices, uses=True)
             for blob, c in rounds.values():
                 self.facts_memo[blob] = out.get(c.path, ({}, {}, ((), 0)))
                 del todo[blob]
