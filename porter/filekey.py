@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 # Bytes that can be part of a name some fact is keyed by: C identifiers (with `$` and UTF-8) and file names (with
 # `.`, `-`, `+`). Every occurrence of such a name in the file lies inside one run of them, so `name in` the runs
@@ -36,7 +36,7 @@ def uses_of(data: bytes) -> str:
     return b" ".join(sorted(set(data.translate(_TO_RUNS).split()))).decode("latin-1")
 
 
-def well_formed(entry: Any) -> bool:
+def well_formed(entry: Any) -> TypeGuard[str]:
     """Whether a cache entry has the shape uses_of makes (else it is a miss)."""
     return isinstance(entry, str)
 

@@ -750,7 +750,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _scan_binary(c, st, compute)
     if c.blob is not None and st.cache is not None:
         # A git blob id names the content: a cache hit needs no read at all.
-        hit = _cache_get(c, _key(c, c.blob.encode(), st), st)
+        hit = _cache_get(c, _key(c, c.blob.encode(), st), st, st.cache)
         if isinstance(hit, FileResult):
             return hit, True
         if not compute:
@@ -864,15 +864,15 @@ def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     ).hexdigest()
 
 
-def _cache_get(c: Candidate, key: str, st: _Worker) -> Any:
+def _cache_get(c: Candidate, key: str, st: _Worker, cache: Cache) -> Any:
     """The cached result of a file with key `key`: a C/C++/CUDA file's is kept under its key joined with the facts
     it names, which the entry under `uses-<key>` says (porter.filekey)."""
     if c.language != "cuda":
-        return st.cache.get(key)
-    uses = st.cache.get("uses-" + key)
+        return cache.get(key)
+    uses = cache.get("uses-" + key)
     if not filekey.well_formed(uses):
         return None
-    return st.cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
+    return cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
 
 
 def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
@@ -880,7 +880,7 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if st.cache is None:
         return (compute() if run else None), False
     key = _key(c, content, st)
-    cached = _cache_get(c, key, st)
+    cached = _cache_get(c, key, st, st.cache)
     if isinstance(cached, FileResult):
         return cached, True
     if not run:
