@@ -610,9 +610,10 @@ _FACTS_INPUT: tuple[Any, ...] = ()
 
 
 def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
-             jobs: int, notices: list[str] | None) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
+             jobs: int, notices: list[str] | None, uses: bool = False) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
-    whether every file gave its facts."""
+    whether every file gave its facts; with `uses`, each file's porter.filekey.uses_of after them (a history walk
+    keys its per-blob results with it)."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
@@ -620,7 +621,7 @@ def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, r
     out: dict[str, FileFacts | FileFactsUses] = {}
     whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
-    _FACTS_INPUT = (source, max_bytes, read)
+    _FACTS_INPUT = (source, max_bytes, read, uses)
     try:
         with Pool(budget, workers) as pool:
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
@@ -645,13 +646,13 @@ def _aggregate_task() -> RepositoryFacts:
 
 def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
-    source, max_bytes, read = _FACTS_INPUT
+    source, max_bytes, read, uses = _FACTS_INPUT
     try:
         try:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
-        return (*facts_of(data), filekey.uses_of(data))  # the last for a history walk's per-blob keys
+        return (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -770,7 +771,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _scan_binary(c, st, compute)
     if c.blob is not None and st.cache is not None:
         # A git blob id names the content: a cache hit needs no read at all.
-        hit = _cache_get(c, _key(c, c.blob.encode(), st), st)
+        hit = _cache_get(c, _key(c, c.blob.encode(), st), st, st.cache)
         if isinstance(hit, FileResult):
             return hit, True
         if not compute:
@@ -884,16 +885,16 @@ def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     ).hexdigest()
 
 
-def _cache_get(c: Candidate, key: str, st: _Worker) -> Any:
+def _cache_get(c: Candidate, key: str, st: _Worker, cache: Cache) -> Any:
     """The cached result of a file with key `key`: a C/C++/CUDA file's is kept under its key joined with the facts
     it names, which the entry under `uses-<key>` says (porter.filekey)."""
     assert st.cache is not None, "asked only with a cache"
     if c.language != "cuda":
-        return st.cache.get(key)
-    uses = st.cache.get("uses-" + key)
+        return cache.get(key)
+    uses = cache.get("uses-" + key)
     if not filekey.well_formed(uses):
         return None
-    return st.cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
+    return cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
 
 
 def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
@@ -901,7 +902,7 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if st.cache is None:
         return (compute() if run else None), False
     key = _key(c, content, st)
-    cached = _cache_get(c, key, st)
+    cached = _cache_get(c, key, st, st.cache)
     if isinstance(cached, FileResult):
         return cached, True
     if not run:
