@@ -32,6 +32,7 @@ def assess_cmd(
     config: Optional[Path] = options.config(),
     isolated: bool = options.isolated(),
     deep: bool = options.deep(),
+    rocm: Optional[str] = options.rocm(),
     no_color: bool = options.no_color(),
 ) -> None:
     """Assess what it takes to run a repository on AMD Instinct GPUs: verdict, effort, blockers, breakdowns."""
@@ -41,7 +42,8 @@ def assess_cmd(
 
         check_suffix(format, output, report_suffixes())
         fmt = format_for(format, output)
-        cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep)
+        cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep,
+                                   rocm=rocm)
         run = pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console")
         if not scanned_any(run):
             # "ready, nothing to port" about a wrong or empty directory would be a confident wrong answer
