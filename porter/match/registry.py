@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
-from porter.match.kinds import arms, binary, buildfiles, code, config, embedded, library, python
+from porter.match.kinds import arms, binary, buildfiles, code, config, embedded, library, python, templates
 from porter.schemas import schema
 from porter.source.parse import SourceFile
 
@@ -94,6 +94,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("member_call", code.match_member_call, CUDA),
     PatternKind("constant_context", code.match_constant_context, CUDA),
     PatternKind("lane_mask", code.match_lane_mask, CUDA),
+    PatternKind("dependent_template_call", templates.match_dependent_template_call, CUDA),
     PatternKind("key", config.match_key, CONFIG),
     PatternKind("dockerfile", buildfiles.match_dockerfile, frozenset({"dockerfile"})),
     PatternKind("cmake", buildfiles.match_cmake, frozenset({"cmake"})),
