@@ -42,7 +42,8 @@ from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery
 from porter.source.includes import file_includes
 from porter.source import preprocessor
-from porter.source.parse import harvest_macros, parse, parses_alike
+from porter.source.parse import parse
+from porter.source.parse_input import harvest_macros, parses_alike
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -706,7 +707,7 @@ def _warm(state: _Worker, languages: set[str]) -> None:
     compiled). Done once per process, it is inherited by every worker of every scan (a test session, a history
     walk), and a -j1 scan pays it once either way."""
     from porter.kernels import facts  # noqa: F401 - imported by the first kernel's measurement, and registers queries
-    from porter.source.parse import warm_queries
+    from porter.source.parse_queries import warm_queries
 
     if languages & {"cuda", "python"}:
         state.ctx.kb_tokens, state.ctx.libraries  # noqa: B018 - cached properties, computed here once

@@ -270,7 +270,7 @@ def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nest
 
 def _compile_queries(queries: list[tuple[str, str, str]]) -> tuple[str, str] | None:
     """Compile each (field, language, query); the first that does not compile as (field, problem), else None."""
-    from porter.source.parse import query
+    from porter.source.parse_queries import query
 
     for field, lang, source in queries:
         try:

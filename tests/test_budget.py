@@ -248,7 +248,7 @@ PARSER_CALLS = frozenset({"Parser", "QueryCursor", "create"})  # ts.Parser(...),
 # (_translate_task) and deep mode (_analyse_task) are what porter.budget runs, and the runtime test below checks
 # that every parse of a full run, translate and deep refine happens in a worker. A new module calling a parser
 # fails here until it is added with the same reasoning.
-PARSER_MODULES = {"porter/source/parse.py", "porter/kernels/constfold.py", "porter/kernels/deep.py"}
+PARSER_MODULES = {"porter/source/parse_queries.py", "porter/kernels/constfold.py", "porter/kernels/deep.py"}
 
 
 def test_only_known_modules_call_a_parser():
@@ -265,7 +265,7 @@ def test_only_known_modules_call_a_parser():
 
 
 class _Guarded:
-    """tree_sitter as porter.source.parse sees it, failing a test when a parser is made outside a worker."""
+    """tree_sitter as porter.source.parse_queries sees it, failing a test when a parser is made outside a worker."""
 
     def __init__(self, real):
         self._real = real
@@ -282,7 +282,7 @@ class _Guarded:
 
 def test_every_parse_of_a_run_happens_in_a_budgeted_worker(tmp_path, monkeypatch):
     import porter.kernels.constfold as constfold
-    import porter.source.parse as parse_mod
+    import porter.source.parse_queries as parse_mod
 
     monkeypatch.setattr(parse_mod, "ts", _Guarded(parse_mod.ts))
     monkeypatch.setattr(constfold, "ts", _Guarded(constfold.ts))

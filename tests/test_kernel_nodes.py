@@ -1,5 +1,5 @@
 """porter.kernels.nodes: a body's nodes of a type, sliced from the whole-file query, are exactly what
-porter.source.parse.descendants gives (the same nodes, in pre-order), on whole files, broken files and nodes whose
+porter.source.parse_queries.descendants gives (the same nodes, in pre-order), on whole files, broken files and nodes whose
 ancestor of the same type starts where they do."""
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from itertools import combinations
 from pathlib import Path
 
 from porter.kernels.nodes import INDEXED, NodeIndex, walk
-from porter.source.parse import descendants, parse
+from porter.source.parse import parse
+from porter.source.parse_queries import descendants
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 
@@ -85,7 +86,7 @@ def test_the_index_joins_the_whole_file_query_before_the_first_file_and_shares_t
     """Registered by a module the pipeline imports (a query registered after the first file makes the combined
     one compile again), and the file's calls come from porter.source.syntax's own query, captured once."""
     code = ("import sys, porter.pipeline\n"
-            "from porter.source.parse import registered_root_queries as r\n"
+            "from porter.source.parse_queries import registered_root_queries as r\n"
             "assert 'porter.kernels.facts' not in sys.modules\n"
             "qs = r('cuda')\n"
             "print(sum(q == '(call_expression) @c' for q in qs), sum('(declaration) @declaration' in q for q in qs))\n")
@@ -117,6 +118,7 @@ def test_name_nodes_come_from_the_token_index_as_from_the_text_search():
     a byte the token index and the parser may split differently (non-ASCII, `$`) it searches the body's text, as
     before. Both give the same nodes of the wanted texts, and file-scope `__shared__` names count too."""
     import porter.kernels.facts as facts
+    import porter.kernels.facts_detectors as detectors
     from porter.kernels.constfold import build_constants
 
     src = (b"__shared__ float tile[32];\n__global__ void k(float* p) {\n  // warpSize in a comment\n"
@@ -125,10 +127,10 @@ def test_name_nodes_come_from_the_token_index_as_from_the_text_search():
     for data, token_path in ((src, True), (src.replace(b"int cutest", "int cut\u00e9st".encode()), False),
                              (src.replace(b"int cutest", b"int $cutest"), False)):
         sf = parse("k.cu", "cuda", data)
-        ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
+        ctx = facts.FileContext(sf, build_constants(sf.root, sf.data))
         assert (ctx._name_offsets is not None) == token_path
         body = sf.functions[0].node.child_by_field_name("body")
-        wanted = set().union(*facts._WANTED.values()) | {b"tile"}
+        wanted = set().union(*detectors._WANTED.values()) | {b"tile"}
         found = [(n.text, n.start_point.row) for n in ctx._names(body) if n.text in wanted]
         ctx._name_offsets = None
         assert found == [(n.text, n.start_point.row) for n in ctx._names(body) if n.text in wanted] == [

@@ -464,7 +464,7 @@ def test_a_helper_declared_with_a_library_qualifier_macro_is_device_code(tmp_pat
     k = kernel(result, "k")
     assert [(w.op, w.line, w.mask_kind) for w in k.facts.warp_ops] == [("__shfl_xor_sync", 2, "full32")]
     assert k.verdict_on("mi300x").verdict == "fix"
-    from porter.source.parse import harvest_macros
+    from porter.source.parse_input import harvest_macros
 
     assert harvest_macros((tmp_path / "h.cuh").read_bytes()) == {"MY_DEVICE": "__forceinline__ __device__"}
 
@@ -495,25 +495,28 @@ def test_name_detectors_see_only_their_names_and_do_nothing_with_any_other():
     contract that makes this exact is that such a detector does nothing with any other name. Checked on every name
     node of a kernel that uses each detector's names and others."""
     import porter.kernels.facts as facts
-    from porter.source.parse import descendants, parse
+    import porter.kernels.facts_detectors as detectors
+    from porter.kernels.facts_walk import Walk
+    from porter.source.parse import parse
+    from porter.source.parse_queries import descendants
 
     src = (b"using namespace cute;\n__global__ void k(float* p) {\n"
            b"  auto g = cooperative_groups::this_grid(); int w = warpSize; nvcuda::wmma::fragment<int> f;\n"
            b"  auto t = make_tensor(p); cuda::barrier<int> b; auto c = cooperative_groups::this_cluster();\n"
            b"  cutlass::half_t h; int other = foo(bar); g.sync(); int a[warpSize];\n}\n")
     sf = parse("k.cu", "cuda", src)
-    ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
-    names = descendants(sf.root, facts._NAMES)
-    assert facts._WANTED and {b"warpSize", b"this_grid", b"wmma", b"cute", b"make_tensor"} <= set().union(*facts._WANTED.values())
+    ctx = facts.FileContext(sf, build_constants(sf.root, sf.data))
+    names = descendants(sf.root, detectors.NAMES)
+    assert detectors._WANTED and {b"warpSize", b"this_grid", b"wmma", b"cute", b"make_tensor"} <= set().union(*detectors._WANTED.values())
     called = 0
     for n in names:
-        for d in facts.DETECTORS[n.type]:
-            wanted = facts._WANTED.get(d)
-            assert (d in facts._detectors(n.type, n.text)) == (wanted is None or n.text in wanted)
+        for d in detectors.DETECTORS[n.type]:
+            wanted = detectors._WANTED.get(d)
+            assert (d in detectors.detectors_of(n.type, n.text)) == (wanted is None or n.text in wanted)
             if wanted is not None and n.text not in wanted:
-                w = facts._empty_walk()
+                w = Walk()
                 d(ctx, n, w)
-                assert w == facts._empty_walk(), (d.__name__, n.text)
+                assert w == Walk(), (d.__name__, n.text)
                 called += 1
     assert called > 50
 
@@ -523,28 +526,30 @@ def test_call_detectors_see_only_their_callees_and_do_nothing_with_any_other_cal
     accepts; the contract that makes this exact is that such a detector does nothing with any other call. Checked
     on every call of a kernel that calls each detector's names and others (member calls included)."""
     import porter.kernels.facts as facts
-    from porter.source.parse import descendants
+    import porter.kernels.facts_detectors as detectors
+    from porter.kernels.facts_walk import Walk
+    from porter.source.parse_queries import descendants
 
     src = (b"__global__ void k(int* p, unsigned m) {\n"
            b"  auto g = cooperative_groups::this_grid(); g.sync(); grid_sync(); sync(g); foo(p);\n"
            b"  p[0] = __shfl_sync(m, p[1], 0, 16); atomicAdd(p, 1); atomic_ref(p); __syncwarp(m); obj.bar(1);\n"
            b"  auto t = cooperative_groups::tiled_partition<32>(g); ns::atomicMax(p, 2); sub<<<1, 32>>>(p);\n}\n")
     sf = parse("k.cu", "cuda", src)
-    ctx = facts._FileContext(sf, build_constants(sf.root, sf.data))
-    gated = [d for d in facts.DETECTORS["call_expression"] if d in facts._CALL_WANTED]
+    ctx = facts.FileContext(sf, build_constants(sf.root, sf.data))
+    gated = [d for d in detectors.DETECTORS["call_expression"] if d in detectors._CALL_WANTED]
     assert {d.__name__ for d in gated} >= {"warp_operations", "atomics", "grid_sync_calls", "tiled_partition_32"}
     called = fired = 0
     for n in descendants(sf.root, ("call_expression",)):
-        _, name = facts._called(n)
-        assert facts._call_detectors(name) == tuple(
-            d for d in facts.DETECTORS["call_expression"] if d not in facts._CALL_WANTED or facts._CALL_WANTED[d](name))
+        _, name = detectors.call_target(n)
+        assert detectors.call_detectors(name) == tuple(
+            d for d in detectors.DETECTORS["call_expression"] if d not in detectors._CALL_WANTED or detectors._CALL_WANTED[d](name))
         for d in gated:
-            w = facts._empty_walk()
+            w = Walk()
             d(ctx, n, w)
-            if facts._CALL_WANTED[d](name):
-                fired += w != facts._empty_walk()
+            if detectors._CALL_WANTED[d](name):
+                fired += w != Walk()
             else:
-                assert w == facts._empty_walk(), (d.__name__, name)
+                assert w == Walk(), (d.__name__, name)
                 called += 1
     assert called > 30 and fired >= 6
 
@@ -598,42 +603,41 @@ def test_the_constant_table_reads_defines_enumerators_and_const_declarations_onl
 
 
 def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_facts():
-    """A helper's facts are made only when one of its walks holds a part of _HELPER_WALK_KEYS: each such part
+    """A helper's facts are made only when one of its walks holds a part of HELPER_WALK_KEYS (porter.kernels.facts_walk): each such part
     alone gives some HELPER_FACT_KEYS fact (inline_ptx from "ptx"), every HELPER_FACT_KEYS fact comes from one of
     them, and a walk holding only the other parts (calls, shared declarations, identifiers) gives none."""
-    import porter.kernels.facts as f
-    from porter.model.kernel import HELPER_FACT_KEYS
+    import porter.kernels.facts_walk as f
+    from porter.model.kernel import HELPER_FACT_KEYS, Ballot32, LaneAssumption, WarpOp, WarpSizeConstant
 
-    sample = {"warp_ops": [f.WarpOp("__shfl_sync", 1)], "lane": [f.LaneAssumption(1, "% 32", "t % 32")],
-              "ballot32": [f.Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [f.WarpSizeConstant(1, "x")],
+    sample = {"warp_ops": [WarpOp("__shfl_sync", 1)], "lane": [LaneAssumption(1, "% 32", "t % 32")],
+              "ballot32": [Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [WarpSizeConstant(1, "x")],
               "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
-              "async": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
+              "async_copies": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
               "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"}}
-    assert set(sample) == set(f._HELPER_WALK_KEYS)
+    assert set(sample) == set(f.HELPER_WALK_KEYS)
 
     def helper_facts(w):
-        bf = f._body_facts(w)
+        bf = f.body_facts(w)
         return {k for k in HELPER_FACT_KEYS if (bf[k].statements if k == "inline_ptx" else bf[k])}
 
     made = set()
-    for key in f._HELPER_WALK_KEYS:
-        w = f._empty_walk()
-        w[key] = sample[key]
+    for key in f.HELPER_WALK_KEYS:
+        w = f.Walk(**{key: sample[key]})
         assert helper_facts(w), key
         made |= helper_facts(w)
     assert made == set(HELPER_FACT_KEYS)
-    other = f._empty_walk()
-    other.update(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
+    other = f.Walk(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
     assert helper_facts(other) == set()
 
 
 def test_the_sm_count_substring_search_is_the_sm_count_pattern():
     """_sm_derived asks a host's body for the SM count by substring search: SM_COUNT must stay an alternation of
     plain literals for that to find what the regex finds."""
-    import porter.kernels.facts as f
+    import porter.kernels.facts_launches as launches
+    import porter.kernels.facts_vocabulary as f
 
-    assert all(re.escape(w.decode()) == w.decode() for w in f._SM_COUNT_WORDS)
-    assert b"|".join(f._SM_COUNT_WORDS).decode() == f.SM_COUNT.pattern
+    assert all(re.escape(w.decode()) == w.decode() for w in f.SM_COUNT_WORDS)
+    assert b"|".join(f.SM_COUNT_WORDS).decode() == f.SM_COUNT.pattern
     for text in (b"p.multiProcessorCount", b"cudaDevAttrMultiProcessorCount", b"int n = 4;",
                  b"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n)", b"CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"):
-        assert f._names_sm_count(text) == (f.SM_COUNT_BYTES.search(text) is not None)
+        assert launches._names_sm_count(text) == (f.SM_COUNT_BYTES.search(text) is not None)

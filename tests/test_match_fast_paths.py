@@ -12,7 +12,7 @@ import re
 
 from porter.match import engine
 from porter.match.base import MatchContext, per_object
-from porter.match.kinds import code, embedded
+from porter.match.kinds import code, code_device, code_lanes, code_regex, embedded
 from porter.rules import load_rules
 from porter.source.parse import parse
 from porter.source.syntax import index
@@ -25,10 +25,10 @@ def _lane_pattern() -> dict:
 def _lane_reference(pattern: dict, sf) -> list[tuple[int, int, str, tuple]]:
     """match_lane_mask as it was: finditer of the whole regex, look-behind included, on `re`."""
     out = []
-    names = code._full_mask_names(sf)
-    for m in re.compile(code.lane_mask_regex(pattern["lane_mask"]).encode()).finditer(sf.code):
+    names = code_lanes.full_mask_names(sf)
+    for m in re.compile(code_regex.lane_mask_regex(pattern["lane_mask"]).encode()).finditer(sf.code):
         text = m.group("hit").strip()
-        if code.FULL_MASK.match(text) or text in names:
+        if code_lanes.FULL_MASK.match(text) or text in names:
             trail = len(m.group("hit")) - len(m.group("hit").rstrip())
             out.append((m.start("fn"), m.end("hit") - trail, m.group("fn").decode(),
                         (("mask", text.decode("utf-8", "replace")),)))
@@ -47,7 +47,7 @@ def test_lane_mask_checks_its_guard_as_the_look_behind_did():
               b"  return __ballot_sync(-1, v) + __shfl_up_sync(0xfffffffe, v, 1);\n"  # -1 hits, the other not
               b"}\n")
     sf = parse("t.cu", "cuda", source)
-    found = [(h.start, h.end, h.name, h.values) for h in code.match_lane_mask(pattern, sf, MatchContext())]
+    found = [(h.start, h.end, h.name, h.values) for h in code_lanes.match_lane_mask(pattern, sf, MatchContext())]
     assert found == _lane_reference(pattern, sf)
     assert [name for _, _, name, _ in found] == ["__shfl_sync", "__shfl_down_sync", "__ballot_sync"]
 
@@ -59,30 +59,30 @@ def test_lane_mask_agrees_with_the_look_behind_on_random_text():
     rng = random.Random(16)
     for _ in range(3000):
         sf = parse("t.cu", "cuda", b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 14))))
-        found = [(h.start, h.end, h.name, h.values) for h in code.match_lane_mask(pattern, sf, MatchContext())]
+        found = [(h.start, h.end, h.name, h.values) for h in code_lanes.match_lane_mask(pattern, sf, MatchContext())]
         assert found == _lane_reference(pattern, sf), sf.data
 
 
 def test_warp_level_work_on_re2_is_found_where_re_found_it():
-    plain = re.compile(code._WARP_LEVEL.pattern.encode())  # the same regex on `re`, as it ran before
+    plain = re.compile(code_device._WARP_LEVEL.pattern.encode())  # the same regex on `re`, as it ran before
     pieces = [b"warp", b"Warp", b"WARP", b" ", b"\x0b", b"\t", b"<", b">", b"(", b";", b"\xff", b"\xc3\xa9", b"x",
               b"_", b"mma", b".sync", b"__shfl", b"__any", b"__all", b"\n", b"{", b"WarpReduce", b"1", b"ldmatrix"]
     rng = random.Random(32)
     for _ in range(20000):
         text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
-        a, b = plain.search(text), code._WARP_LEVEL.search(text)
+        a, b = plain.search(text), code_device._WARP_LEVEL.search(text)
         assert (a is None) == (b is None) and (a is None or a.span() == b.span()), text
 
 
 def test_several_globs_as_one_regex_match_as_fnmatchcase_does():
     globs = ("cuda/*.h", "cuda/*.cuh", "cudnn_*.h", "cutlass/*", "npp*.h", "NvInfer*.h", "[ab]?x", "a[!c]b", "q")
-    matches = code._any_glob(globs)
+    matches = code_regex.any_glob(globs)
     pieces = ["cuda/", "x", ".h", ".cuh", "cudnn", "_", "cutlass/", "npp", "\n", "NvInfer", "a", "b", "c", "/", "q"]
     rng = random.Random(64)
     for _ in range(20000):
         name = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
         assert bool(matches(name)) == any(fnmatch.fnmatchcase(name, g) for g in globs), name
-    assert not code._any_glob(())("anything")
+    assert not code_regex.any_glob(())("anything")
 
 
 def test_prefix_identifiers_skip_a_file_without_the_prefix_but_keep_its_exact_names():

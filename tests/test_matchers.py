@@ -149,7 +149,7 @@ void proto(grid_group q);
 
 
 def test_typed_variables_reads_every_declaration_form():
-    from porter.match.kinds.code import _typed_variables
+    from porter.match.kinds.code_members import _typed_variables
 
     sf = parse("t.cu", "cuda", DECLARED.encode())
     # Pointer and reference parameters, several declarators, auto&, a for-init, a lambda's parameter (scoped to
@@ -165,8 +165,9 @@ def test_typed_variables_finds_what_a_query_over_every_declaration_finds():
 
     import tree_sitter as ts
 
-    from porter.match.kinds.code import _callee_name, _typed_variables
-    from porter.source.parse import query, unqualified
+    from porter.match.kinds.code_members import _callee_name, _typed_variables
+    from porter.source.parse import unqualified
+    from porter.source.parse_queries import query
     from porter.source.syntax import scope_of
 
     decls = """

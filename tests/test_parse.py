@@ -22,7 +22,7 @@ def test_macro_kernel_after_a_comment_is_found_through_its_use():
 
 
 def test_kernel_declarator_macros_are_found_on_define_lines_only():
-    from porter.source.parse import harvest_macros
+    from porter.source.parse_input import harvest_macros
 
     data = (b"// define nothing here\n"
             b"#define DEFINE_KERNEL(name, T) \\\n"

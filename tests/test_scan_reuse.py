@@ -54,7 +54,7 @@ def test_tokens_match_the_regex_on_every_fixture_file():
 
 
 def test_parses_alike_only_when_no_repository_macro_is_used():
-    from porter.source.parse import parses_alike
+    from porter.source.parse_input import parses_alike
 
     macros = {"MY_KERNEL": "__global__", "MY_DEV": "__device__ inline"}
     assert parses_alike(b"__global__ void k() {}\n", macros)

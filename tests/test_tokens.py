@@ -26,19 +26,19 @@ def test_kinds_without_a_stated_requirement_always_run():
 
 
 def test_whole_file_queries_run_together_give_what_each_gives_alone():
-    """porter.source.parse.captures runs the registered whole-file queries as one; each caller must see exactly
+    """porter.source.parse_queries.captures runs the registered whole-file queries as one; each caller must see exactly
     the captures (nodes and order) its own query gives."""
     import tree_sitter as ts
 
     import porter.match.kinds.embedded  # noqa: F401 - modules register their whole-file queries on import
     import porter.source.syntax  # noqa: F401
-    from porter.source.parse import query, registered_root_queries
+    from porter.source.parse_queries import query, registered_root_queries
 
     text = ('#include <cuda.h>\nstatic const unsigned char kCubin_sm80[] = {1, 2, 3};\n'
             '__global__ void k(float* p, int n) { int i = f(n); float* q = p; g(q, i); }\n'
             'void h(int); /* c */ const char* s = "x";\n')
     f = sf(text)
-    from porter.source.parse import captures
+    from porter.source.parse_queries import captures
 
     sources = registered_root_queries("cuda")
     assert len(sources) >= 6
@@ -55,7 +55,8 @@ def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
     plain pre-order walk (nested ifs and ?: included)."""
     import porter.kernels.constfold as constfold
     import porter.portaware.guards as guards
-    from porter.source.parse import descendants, descendants_query, parse, registered_root_queries
+    from porter.source.parse import parse
+    from porter.source.parse_queries import descendants, descendants_query, registered_root_queries
 
     cases = [("cuda", constfold._CONSTANT_NODES), ("cuda", constfold.STRUCT_TYPES), ("cuda", guards._BRANCHES),
              ("python", guards._BRANCHES)]
@@ -143,7 +144,7 @@ def test_every_rule_query_is_registered_before_the_first_file():
     """The scan declares each rule's whole-file query up front, so the combined query is built once with all."""
     from porter.match.engine import prepare_rules
     from porter.rules import load_rules
-    from porter.source.parse import registered_root_queries
+    from porter.source.parse_queries import registered_root_queries
 
     rules = load_rules().rules
     prepare_rules(rules)
@@ -272,7 +273,7 @@ def test_every_whole_file_walk_is_registered_by_the_time_the_pipeline_is_importe
     import sys
 
     code = ("import sys, porter.pipeline\n"
-            "from porter.source.parse import descendants_query as q, registered_root_queries as r\n"
+            "from porter.source.parse_queries import descendants_query as q, registered_root_queries as r\n"
             "assert 'porter.kernels.facts' not in sys.modules\n"
             "want = [('cuda', ('preproc_def', 'declaration', 'field_declaration', 'enumerator_list')),\n"
             "        ('cuda', ('struct_specifier', 'class_specifier')),\n"
@@ -284,13 +285,13 @@ def test_every_whole_file_walk_is_registered_by_the_time_the_pipeline_is_importe
 
 
 def test_line_matches_gives_what_finditer_gives_for_the_macro_and_constant_harvests():
-    """porter.source.parse.line_matches tries a line pattern only on lines holding one of its words; for the
+    """porter.source.parse_input.line_matches tries a line pattern only on lines holding one of its words; for the
     repository-facts harvests it must give exactly finditer's matches (spans and order), on every fixture file
     and on edge cases: first and last line, CRLF, indented `#  define`, a word twice on one line, no newline."""
     from pathlib import Path
 
     import porter.kernels.constfold as constfold
-    import porter.source.parse as parse
+    import porter.source.parse_input as parse
 
     cases = [(parse._QUALIFIER_MACRO, (b"define",)), (constfold._HARVEST, (b"define", b"const"))]
     texts = [p.read_bytes() for p in sorted(Path(__file__).parent.parent.joinpath("fixtures").rglob("*"))

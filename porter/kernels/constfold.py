@@ -15,8 +15,8 @@ from typing import Any, Callable
 import tree_sitter as ts
 
 from porter.kernels.nodes import pre_order
-from porter.source.parse import (captures, descendants, descendants_query, language, line_matches,
-                                 register_root_descendants)
+from porter.source.parse_input import line_matches
+from porter.source.parse_queries import captures, descendants, descendants_query, language, register_root_descendants
 
 # sizeof of the element types a shared-memory array commonly uses (CUDA's vector types included).
 _SCALARS = {
@@ -190,7 +190,7 @@ def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
 
 _CONSTANT_NODES = ("preproc_def", "declaration", "field_declaration", "enumerator_list")
 register_root_descendants("cuda", _CONSTANT_NODES)  # build_constants walks every kernel file from its root
-# The nodes porter.kernels.facts.struct_sizes reads, registered here: facts is imported at the first kernel, after
+# The nodes porter.kernels.facts_shared.struct_sizes reads, registered here: facts is imported at the first kernel, after
 # the first file was parsed, and a query registered then makes the combined one compile again (30 ms).
 STRUCT_TYPES = ("struct_specifier", "class_specifier")
 register_root_descendants("cuda", STRUCT_TYPES)

@@ -2,11 +2,11 @@
 
 Kernel analysis asks, for each kernel, device function and launching host function, for the nodes of a few types
 under its body (declarations, calls, binary expressions, subscripts, assignments, ...). Those types are registered
-with the whole-file queries (porter.source.parse.register_root_query), so they come out of the one query every
+with the whole-file queries (porter.source.parse_queries.register_root_query), so they come out of the one query every
 CUDA file runs anyway instead of one more query per body; a body's nodes of a type are then a slice, by byte range,
 of the file's nodes of that type kept in pre-order. Only the types asked for are ordered.
 
-`NodeIndex(root).under(node, types)` returns what `porter.source.parse.descendants(node, types)` returns: `node`
+`NodeIndex(root).under(node, types)` returns what `porter.source.parse_queries.descendants(node, types)` returns: `node`
 and the nodes under it of those types, in pre-order. Where (start, -end) order could differ from pre-order (two
 nodes with one span, an empty node) the subtree is walked instead, as descendants does.
 
@@ -21,7 +21,7 @@ import operator
 
 import tree_sitter as ts
 
-from porter.source.parse import captures, register_root_query, walk_descendants
+from porter.source.parse_queries import captures, register_root_query, walk_descendants
 
 INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expression", "for_statement",
            "subscript_expression", "array_declarator", "assignment_expression", "update_expression",

@@ -22,7 +22,8 @@ from typing import Iterable
 
 from porter.model.kernel import (DeviceFunction, Kernel, KernelFacts, Launch, TritonConfig, TritonDot, TritonFacts,
                                  TritonUse, Unresolved)
-from porter.source.parse import SourceFile, descendants
+from porter.source.parse import SourceFile
+from porter.source.parse_queries import descendants
 
 # Launch and Config keywords that tune the kernel rather than pass it an argument; the last three exist only in
 # the AMD backend, so a config that sets one was tuned for AMD.
@@ -90,7 +91,7 @@ def _last(dotted: str) -> tuple[str, str]:
 
 
 def _walk(node, types: frozenset[str]) -> list:
-    """`node` and the nodes under it of `types`, in pre-order (porter.source.parse.descendants on Python trees)."""
+    """`node` and the nodes under it of `types`, in pre-order (porter.source.parse_queries.descendants on Python trees)."""
     return descendants(node, tuple(sorted(types)), lang="python")
 
 

@@ -17,12 +17,14 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
-from porter.match.kinds.code import compile_regex, in_device_code, register_regexes, warp_dependent
+from porter.match.kinds.code_device import in_device_code, warp_dependent
+from porter.match.kinds.code_regex import compile_regex, register_regexes
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
 from porter.match.draft import Draft
 from porter.model import Finding, Status
-from porter.source.parse import SourceFile, register_root_query
+from porter.source.parse import SourceFile
+from porter.source.parse_queries import register_root_query
 from porter.rules import Rule
 
 _SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
@@ -49,8 +51,8 @@ def rule_applies_to(rule: Rule, path: str, language: str) -> bool:
 
 def prepare_rules(rules: Iterable[Rule]) -> None:
     """Declare every rule's whole-file tree-sitter query and regular expression before the first file: the
-    combined query (porter.source.parse.captures) is then compiled once with all of them instead of again as each
-    rule first asks, and each file is searched for all the regexes in one pass (porter.match.kinds.code)."""
+    combined query (porter.source.parse_queries.captures) is then compiled once with all of them instead of again as each
+    rule first asks, and each file is searched for all the regexes in one pass (porter.match.kinds.code_regex)."""
     for rule in rules:
         patterns = []
         for pattern in rule.patterns:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
-from porter.match.kinds import arms, binary, buildfiles, code, config, embedded, library, python, templates
+from porter.match.kinds import (arms, binary, buildfiles, code, code_constants, code_kb, code_lanes, code_members, config,
+                                embedded, library, python, templates)
 from porter.schemas import schema
 from porter.source.parse import SourceFile
 
@@ -84,16 +85,16 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("call", code.match_call, CUDA | PYTHON),
     PatternKind("import", python.match_import, PYTHON),
     PatternKind("query", code.match_query, CUDA | PYTHON),
-    PatternKind("kb", code.match_kb, CUDA),
-    PatternKind("kb_header", code.match_kb_header, CUDA),
+    PatternKind("kb", code_kb.match_kb, CUDA),
+    PatternKind("kb_header", code_kb.match_kb_header, CUDA),
     PatternKind("kernel", code.match_kernel, CUDA),
     PatternKind("launch", code.match_launch, CUDA),
     PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
     PatternKind("wave_constant", arms.match_wave_constant, CUDA),
     PatternKind("feature", functools.partial(code.match_feature, inner=match_pattern), CUDA),
-    PatternKind("member_call", code.match_member_call, CUDA),
-    PatternKind("constant_context", code.match_constant_context, CUDA),
-    PatternKind("lane_mask", code.match_lane_mask, CUDA),
+    PatternKind("member_call", code_members.match_member_call, CUDA),
+    PatternKind("constant_context", code_constants.match_constant_context, CUDA),
+    PatternKind("lane_mask", code_lanes.match_lane_mask, CUDA),
     PatternKind("dependent_template_call", templates.match_dependent_template_call, CUDA),
     PatternKind("key", config.match_key, CONFIG),
     PatternKind("dockerfile", buildfiles.match_dockerfile, frozenset({"dockerfile"})),

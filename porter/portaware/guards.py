@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from porter.lazyre import lazy_regex
 from porter.match.regex import compile_regex
 from porter.source.preprocessor import CUDA, ROCM
-from porter.source.parse import descendants, parse, register_root_descendants
+from porter.source.parse import parse
+from porter.source.parse_queries import descendants, register_root_descendants
 
 Pos = tuple[int, int]  # 1-based line, 1-based byte column
 

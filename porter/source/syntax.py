@@ -20,7 +20,8 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from porter.model import Kernel, Launch
-from porter.source.parse import Function, SourceFile, captures, register_root_query, unqualified
+from porter.source.parse import Function, SourceFile, unqualified
+from porter.source.parse_queries import captures, register_root_query
 
 # Launch API -> index of the argument that names the kernel.
 LAUNCH_APIS = {
@@ -57,7 +58,7 @@ _INCLUDES = "(preproc_include path: (_) @p)"
 _CALLS = "(call_expression) @c"
 _PY_CALLS = "(call) @c"
 _FUNCTION_DECLARATORS = "(function_declarator declarator: (_) @n)"
-# Asked of nearly every file: run with the other whole-file queries in one walk (porter.source.parse.captures).
+# Asked of nearly every file: run with the other whole-file queries in one walk (porter.source.parse_queries.captures).
 for _source in (_INCLUDES, _CALLS, _VARIABLE_DECLARATORS, _DECLARATION_DECLARATORS, _FUNCTION_DECLARATORS,
                 _CHEVRON):
     register_root_query("cuda", _source)

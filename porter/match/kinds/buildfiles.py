@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from porter.match.base import Hit, MatchContext, SkipFile
-from porter.match.kinds.code import compile_regex
+from porter.match.kinds.code_regex import compile_regex
 from porter.source.parse import SourceFile
 
 DOCKER_INSTRUCTIONS = frozenset({

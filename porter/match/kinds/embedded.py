@@ -17,7 +17,8 @@ import re
 from typing import Iterable, Iterator, NamedTuple
 
 from porter.match.base import Hit, MatchContext, Matcher
-from porter.source.parse import SourceFile, captures, language, parse
+from porter.source.parse import SourceFile, parse
+from porter.source.parse_queries import captures, language
 from porter.source.syntax import index
 
 # Callee (last dotted part) -> the argument names and positions that hold CUDA source.

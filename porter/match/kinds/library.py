@@ -23,8 +23,9 @@ from pathlib import PurePosixPath
 from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, per_object
-from porter.match.kinds.code import compile_regex
-from porter.source.parse import SourceFile, captures
+from porter.match.kinds.code_regex import compile_regex
+from porter.source.parse import SourceFile
+from porter.source.parse_queries import captures
 from porter.source.syntax import index
 
 # ------------------------------------------------------------------------------------------------ evidence

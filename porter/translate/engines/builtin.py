@@ -21,7 +21,8 @@ from porter.source.syntax import is_member_access as _is_member_access
 from porter.kb import ApiEntry, KnowledgeBase, load_kb
 from porter.match.engine import with_fingerprints as _with_fingerprints
 from porter.model import Confidence, Finding, Severity
-from porter.source.parse import SourceFile, captures, parse
+from porter.source.parse import SourceFile, parse
+from porter.source.parse_queries import captures
 
 # Extensions nvcc compiles with an implicit `#include <cuda_runtime.h>`; their HIP version must include
 # hip/hip_runtime.h itself (hip-clang declares neither threadIdx nor hipMalloc without it).

@@ -1,0 +1,410 @@
+"""The detectors of the body walk (porter.kernels.facts) and their registry: one detector per fact, each reading
+one kind of node and recording one fact in the walk of a function body, and the tables that send each node only
+to the detectors that act on it (by node type, by name text, by callee name)."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable, Iterable
+
+import tree_sitter as ts
+
+from porter.kernels.constfold import fold
+from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
+from porter.kernels.facts_ptx import amdgcn, ptx_statement
+from porter.kernels.facts_walk import Walk
+from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER_IDENTIFIERS, CUDA_ONLY_NAMESPACES,
+                                             CUTE_TENSOR_NAMES, FULL_MASK_32, WARP_OPS, WMMA_IDENTIFIERS, grouped)
+from porter.kernels.nodes import walk
+from porter.model.kernel import Ballot32, LaneAssumption, WarpOp, WarpSizeConstant
+from porter.source.parse import SourceFile, unqualified
+
+# ------------------------------------------------------------------------------------------ detectors
+# One detector per fact: each reads one kind of node and records one fact in the walk `w` of a function body
+# (porter.model.kernel.KernelFacts is what they add up to). `FileContext._walk` visits every node of their types
+# once and hands it to the detectors registered for its type, so a new fact is one function and one `@detects`
+# line (a new node type also joins porter.kernels.nodes.INDEXED, else the walk of that type is done in Python).
+
+# A detector is called with the file context (porter.kernels.facts.FileContext, which imports this module, so it is
+# not named here), the node and the walk it records into.
+Detector = Callable[[Any, ts.Node, Walk], None]
+DETECTORS: dict[str, list[Detector]] = {}
+NAMES = ("identifier", "type_identifier", "namespace_identifier", "field_identifier")
+# Detectors that act only on a node whose text is one of a few names (`this_grid`, `warpSize`): the walk calls
+# them for those nodes only. A body is mostly names, and each name otherwise went through every name detector;
+# every detector of names is one of these, so a body whose text holds none of their names is not asked for names.
+_WANTED: dict[Detector, frozenset[bytes]] = {}
+_CALLS: dict[tuple[str, bytes], tuple[Detector, ...]] = {}  # (node type, text) -> its detectors, in order
+# Detectors of calls that act only on calls of some names (`__shfl_sync`, `atomicAdd`): a predicate on the call's
+# unqualified name (None for a member call, `g.sync()`). A body's calls are mostly others, and each call otherwise
+# went through every call detector; the walk names each call once and hands it to the detectors of that name.
+_CALL_WANTED: dict[Detector, Callable[[str | None], bool]] = {}
+_BY_CALLEE: dict[str | None, tuple[Detector, ...]] = {}  # callee name -> its call detectors, in order
+_DERIVED: dict[str, Any] = {}  # from the registry, made when first asked: see walked_types and name_pattern
+
+
+def detects(*node_types: str, names: Iterable[str] | None = None,
+            calls: Callable[[str | None], bool] | None = None) -> Callable[[Detector], Detector]:
+    """Register a detector for nodes of `node_types`; with `names`, only for such a node whose text is one of them
+    (the detector must do nothing for any other). A detector of name nodes (NAMES) must give its `names`. With
+    `calls` (call_expression detectors only), only for a call whose unqualified callee name (None for a member
+    call) it is true of: the detector must do nothing for any other call."""
+    if names is None and set(node_types) & set(NAMES):
+        raise ValueError("a detector of name nodes says which names it acts on (names=...)")
+    if calls is not None and set(node_types) != {"call_expression"}:
+        raise ValueError("calls=... selects calls by their callee: call_expression detectors only")
+
+    def register(detector: Detector) -> Detector:
+        for t in node_types:
+            DETECTORS.setdefault(t, []).append(detector)
+        if names is not None:
+            _WANTED[detector] = frozenset(n.encode() for n in names)
+        if calls is not None:
+            _CALL_WANTED[detector] = calls
+        _CALLS.clear()
+        _BY_CALLEE.clear()
+        _DERIVED.clear()
+        return detector
+    return register
+
+
+def walked_types() -> tuple[str, ...]:
+    """The node types with detectors, names aside (the walk asks for those apart)."""
+    if "walked" not in _DERIVED:
+        _DERIVED["walked"] = tuple(t for t in DETECTORS if t not in NAMES)
+    return _DERIVED["walked"]
+
+
+def name_pattern(shared: tuple[str, ...] = ()) -> re.Pattern:
+    """Found where a name some detector of names acts on, or one of `shared` (the file's file-scope `__shared__`
+    variables), starts. The names are grouped by their first byte, which sre tries several times faster than a
+    plain list of alternatives (most bodies hold none of them, and all of their text is tried)."""
+    if shared or "names" not in _DERIVED:
+        pattern = re.compile(grouped(set().union(*_WANTED.values(), (n.encode() for n in shared))) or rb"(?!)")
+        if shared:
+            return pattern
+        _DERIVED["names"] = pattern
+    return _DERIVED["names"]
+
+
+def call_detectors(name: str | None) -> tuple[Detector, ...]:
+    """The detectors a call of `name` (its unqualified callee; None for a member call) goes to, in registration
+    order."""
+    found = _BY_CALLEE.get(name)
+    if found is None:
+        found = tuple(d for d in DETECTORS.get("call_expression", ())
+                      if d not in _CALL_WANTED or _CALL_WANTED[d](name))
+        if len(_BY_CALLEE) < 100_000:  # callee names repeat; bounded as detectors_of is
+            _BY_CALLEE[name] = found
+    return found
+
+
+def overlapping(pattern: re.Pattern, text: bytes) -> Iterable[re.Match]:
+    """The matches of `pattern` starting at every offset of `text` it matches at (each next search starts one byte
+    after the last match's start, so a match inside a longer one is found too)."""
+    m = pattern.search(text)
+    while m is not None:
+        yield m
+        m = pattern.search(text, m.start() + 1)
+
+
+def name_offsets(sf: SourceFile, shared: Iterable[str]) -> list[list[int]] | None:
+    """For each name some detector of names acts on, and each of `shared` (the file-scope `__shared__` variables),
+    that is a token of the file's code: its offsets there (porter.source.parse's token index, which the matchers
+    made already). A name node with one of those texts starts at one of them: outside comments and strings the
+    parsed text is the file's, but for macro uses blanked to spaces. None where the index and the parser may split
+    words differently (non-ASCII bytes, `$`): the caller then searches the body's text instead."""
+    code = sf.code
+    if b"$" in code or not code.isascii():
+        return None
+    tokens = sf.tokens()
+    wanted = _DERIVED.get("wanted")
+    if wanted is None:
+        wanted = _DERIVED["wanted"] = frozenset().union(*_WANTED.values())
+    names = [t for t in wanted | {n.encode() for n in shared} if t in tokens]
+    return [tokens[t] for t in sorted(names)]
+
+
+def detectors_of(node_type: str, text: bytes) -> tuple[Detector, ...]:
+    """The detectors a node of `node_type` with `text` goes to, in registration order."""
+    key = (node_type, text)
+    found = _CALLS.get(key)
+    if found is None:
+        found = tuple(d for d in DETECTORS.get(node_type, ()) if d not in _WANTED or text in _WANTED[d])
+        if len(_CALLS) < 100_000:  # names repeat; a file of unique names must not grow this without bound
+            _CALLS[key] = found
+    return found
+
+
+@detects(*NAMES, names=WMMA_IDENTIFIERS)
+def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
+    if n.text.decode() in WMMA_IDENTIFIERS:
+        w.tensor.add("wmma")
+
+
+@detects("namespace_identifier", names=CUDA_ONLY_NAMESPACES)
+def cuda_only_namespaces(ctx, n: ts.Node, w: Walk) -> None:
+    """`cutlass::`, `cute::`: NVIDIA-only device libraries with no ROCm build."""
+    name = n.text.decode()
+    if name in CUDA_ONLY_NAMESPACES:
+        w.libraries.add(CUDA_ONLY_NAMESPACES[name])
+
+
+@detects(*NAMES, names=CUTE_TENSOR_NAMES)
+def cute_tensor_names(ctx, n: ts.Node, w: Walk) -> None:
+    """CuTe tensor algebra (`cute::make_tensor`, or unqualified under `using namespace cute`)."""
+    name = n.text.decode()
+    if name in CUTE_TENSOR_NAMES:
+        p = n.parent
+        qualified = p is not None and p.type == "qualified_identifier" and p.text.decode().lstrip(":").startswith("cute::")
+        if qualified or ctx.cute_scope:
+            w.cute.add(name)
+
+
+@detects(*NAMES, names=ASYNC_IDENTIFIERS)
+def async_copy_names(ctx, n: ts.Node, w: Walk) -> None:
+    name = n.text.decode()
+    # `barrier` and `pipeline` are common words: only cuda::'s count.
+    if name in ASYNC_IDENTIFIERS and (name not in ("barrier", "pipeline") or _in_cuda_ns(n)):
+        w.async_copies.add(ASYNC_IDENTIFIERS[name])
+
+
+@detects(*NAMES, names=CLUSTER_IDENTIFIERS)
+def cluster_names(ctx, n: ts.Node, w: Walk) -> None:
+    name = n.text.decode()
+    if name in CLUSTER_IDENTIFIERS:
+        w.clusters.add(CLUSTER_IDENTIFIERS[name])
+
+
+@detects(*NAMES, names=("this_grid",))
+def grid_group_name(ctx, n: ts.Node, w: Walk) -> None:
+    if n.text == b"this_grid":
+        w.grid_sync.append(n.start_point.row + 1)
+
+
+@detects(*NAMES, names=("warpSize",))
+def warpsize_constant(ctx, n: ts.Node, w: Walk) -> None:
+    """`warpSize` where a constant expression is needed (not constexpr since ROCm 7.0)."""
+    if n.text == b"warpSize" and _constant_context(n):
+        w.warpsize_const.append(WarpSizeConstant(n.start_point.row + 1, _stmt_text(n)))
+
+
+@detects("declaration")
+def shared_declarations(ctx, n: ts.Node, w: Walk) -> None:
+    """`__shared__` declarations, sized later with the kernel's template bindings."""
+    if b"__shared__" in n.text and any(c.type == "type_qualifier" and c.text == b"__shared__" for c in n.children):
+        w.shared_decls.append(n)
+
+
+_BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOTS)))
+
+
+@detects("declaration")
+def ballot_in_32_bits(ctx, n: ts.Node, w: Walk) -> None:
+    """A ballot or active mask kept in a 32-bit integer (HIP returns 64 bits)."""
+    if not _BALLOT_TEXT.search(n.text):  # no ballot named in the declaration, so in none of its values
+        return
+    ty = n.child_by_field_name("type")
+    if ty is None:
+        return
+    tytext = " ".join(ty.text.decode().split())
+    if tytext not in ("unsigned", "unsigned int", "uint32_t", "int", "uint", "std::uint32_t", "int32_t"):
+        return
+    for d in n.children:
+        if d.type != "init_declarator":
+            continue
+        value = d.child_by_field_name("value")
+        if value is None or not _BALLOT_TEXT.search(value.text):  # no ballot named: no identifier to look at
+            continue
+        names = {unqualified(c.text.decode()) for c in walk(value, ("identifier",))}
+        hit = names & BALLOTS
+        if hit:
+            w.ballot32.append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
+
+
+@detects("declaration")
+def lane_variables(ctx, n: ts.Node, w: Walk) -> None:
+    """Variables initialised with a lane expression (`int lane = threadIdx.x % 32`), for lane_array_index."""
+    text = n.text
+    if b"%" not in text and b"&" not in text and b"lane" not in text:  # what any lane expression (lane_expr) has
+        return
+    for d in n.children:
+        if d.type == "init_declarator":
+            name_node = d.child_by_field_name("declarator")
+            value = d.child_by_field_name("value")
+            if name_node is not None and value is not None and lane_expr(value):
+                w.lane_vars.add(name_node.text.decode())
+
+
+def call_target(n: ts.Node) -> tuple[ts.Node | None, str | None]:
+    """A call's function node and, unless it is a member call (`g.sync()`), its unqualified name."""
+    fn = n.child_by_field_name("function")
+    if fn is None:
+        return None, None
+    if fn.type == "template_function":
+        fn = fn.child_by_field_name("name") or fn
+    if fn.type == "field_expression":
+        return fn, None
+    return fn, unqualified(fn.text.decode("utf-8", "replace"))
+
+
+def _arguments(n: ts.Node) -> list[ts.Node]:
+    args = n.child_by_field_name("arguments")
+    return [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
+
+
+@detects("call_expression")
+def device_launches(ctx, n: ts.Node, w: Walk) -> None:
+    """`k<<<...>>>` inside device code: dynamic parallelism."""
+    if b"<<<" in n.text and any(c.type == "kernel_call_syntax" for c in n.children):
+        w.device_launches.append(n.start_point.row + 1)
+
+
+@detects("call_expression", calls=lambda name: name is not None)
+def callees(ctx, n: ts.Node, w: Walk) -> None:
+    """Names the body calls, to follow into same-file device functions."""
+    fn, name = ctx.called(n)
+    if name is not None:
+        w.calls.add(name)
+        text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
+        w.call_sites.append(("".join(text.split()), n.start_point.row + 1))
+
+
+@detects("call_expression", calls=WARP_OPS.__contains__)
+def warp_operations(ctx, n: ts.Node, w: Walk) -> None:
+    """Shuffles, votes, `__syncwarp` and their masks (a partial `__syncwarp` mask is recorded apart)."""
+    _, name = ctx.called(n)
+    if name not in WARP_OPS:
+        return
+    line = n.start_point.row + 1
+    op = WarpOp(name, line)
+    if name.endswith("_sync") or name == "__syncwarp":
+        argv = _arguments(n)
+        mask_node = argv[0] if argv else None
+        mask_text = mask_node.text.decode("utf-8", "replace") if mask_node is not None else "(default: all lanes)"
+        # A bare __syncwarp() syncs the whole warp or wavefront: it spells no 32-bit mask.
+        value = fold(mask_node, ctx.env) if mask_node is not None else None
+        kind = ("default" if mask_node is None else "full32" if value == FULL_MASK_32
+                else "constant" if isinstance(value, int) else "runtime")
+        op = WarpOp(name, line, mask_text, kind)
+        if name == "__syncwarp" and kind not in ("full32", "default"):
+            w.partial_syncwarp.append(line)
+    # An explicit width (`__shfl_xor_sync(m, v, o, 32)`, `__shfl_down(v, d, THREADS_PER_WARP)`) makes a shuffle work
+    # in groups of that many lanes on any wave size; 32 is a logical 32-lane shuffle (see _wave_checks).
+    if name.startswith("__shfl"):
+        argv = _arguments(n)
+        at = 3 if name.endswith("_sync") else 2
+        if len(argv) > at:
+            width = fold(argv[at], ctx.env)
+            if isinstance(width, int):
+                op = dataclasses.replace(op, width=width)
+        # The lane offset of a xor/down/up shuffle: at most 16 keeps a xor or down shuffle inside its 32-lane half
+        # of a wave64 (a logical 32-lane warp, see _wave_checks).
+        if any(k in name for k in ("xor", "down", "up")) and len(argv) > at - 1:
+            offset = fold(argv[at - 1], ctx.env)
+            if isinstance(offset, int) and not isinstance(offset, bool):
+                op = dataclasses.replace(op, offset=offset)
+    w.warp_ops.append(op)
+
+
+@detects("call_expression", calls=lambda name: name is not None and name not in WARP_OPS
+         and (name.startswith("atomic") or name == "atomic_ref"))
+def atomics(ctx, n: ts.Node, w: Walk) -> None:
+    _, name = ctx.called(n)
+    if name is not None and name not in WARP_OPS and (name.startswith("atomic") or name == "atomic_ref"):
+        w.atomics.append(name)
+
+
+@detects("call_expression", calls=lambda name: name in (None, "grid_sync", "sync"))
+def grid_sync_calls(ctx, n: ts.Node, w: Walk) -> None:
+    """`grid.sync()`, `grid_sync()`, `sync(grid)`: grid-wide synchronisation (cooperative launch)."""
+    fn, name = ctx.called(n)
+    if fn is None:
+        return
+    if name is None:
+        field = fn.child_by_field_name("field")
+        obj = fn.child_by_field_name("argument")
+        if field is not None and field.text == b"sync" and obj is not None and "grid" in obj.text.decode().lower():
+            w.grid_sync.append(n.start_point.row + 1)
+        return
+    if name in WARP_OPS or name.startswith("atomic") or name == "atomic_ref":
+        return
+    if name == "grid_sync" or (name == "sync" and (argv := _arguments(n)) and "grid" in argv[0].text.decode().lower()):
+        w.grid_sync.append(n.start_point.row + 1)
+
+
+@detects("call_expression", calls=lambda name: name == "tiled_partition")
+def tiled_partition_32(ctx, n: ts.Node, w: Walk) -> None:
+    """`tiled_partition<32>`: a 32-lane group written into the code."""
+    _, name = ctx.called(n)
+    if name != "tiled_partition":
+        return
+    targs = n.child_by_field_name("function")
+    if targs is not None and targs.type == "template_function" and b"32" in targs.text:
+        w.lane.append(LaneAssumption(n.start_point.row + 1, "tiled_partition<32>", targs.text.decode()))
+
+
+@detects("gnu_asm_expression")
+def inline_ptx(ctx, n: ts.Node, w: Walk) -> None:
+    """Inline PTX statements and their instruction families (AMD GCN assembly is not PTX)."""
+    ptx = ptx_statement(n)
+    if ptx["families"] and not amdgcn(ptx):
+        w.ptx.append(ptx)
+
+
+@detects("binary_expression")
+def lane_literals(ctx, n: ts.Node, w: Walk) -> None:
+    """Lane arithmetic written with 32 (`tid % 32`, `lane & 31`, `tid / 32`), or with a warp-size constant the
+    project defines as 32 (`tid % WARP_SIZE` under `#define WARP_SIZE 32` in a header)."""
+    op = n.child_by_field_name("operator")
+    if op is None or op.type not in LANE_VALUES:  # neither reads any other operator: most of a body's arithmetic
+        return
+    lane = lane_literal(n) or lane_constant(ctx, n)
+    if lane:
+        w.lane.append(LaneAssumption(n.start_point.row + 1, lane, n.text.decode("utf-8", "replace")))
+
+
+@detects("for_statement")
+def reduction_loops(ctx, n: ts.Node, w: Walk) -> None:
+    """Shuffle-reduction loops that start at 16 (`for (o = 16; o > 0; o >>= 1)`): five steps cover 32 lanes only."""
+    if b"__shfl" not in n.text:  # no shuffle in the loop, so none in its body (reduction_loop asks the body)
+        return
+    red = reduction_loop(n, ctx)
+    if red:
+        w.lane.append(LaneAssumption(n.start_point.row + 1, red, first_line(n)))
+
+
+
+def _in_cuda_ns(n: ts.Node) -> bool:
+    p = n.parent
+    return p is not None and p.type == "qualified_identifier" and p.text.decode().startswith(("cuda::", "::cuda::"))
+
+
+_CONST_CONTEXTS = {"array_declarator", "template_argument_list", "static_assert_declaration", "enumerator", "case_statement",
+                   "preproc_def"}
+
+
+def _constant_context(n: ts.Node) -> bool:
+    """Whether an identifier sits where C++ needs a constant: array bound, template argument, static_assert, constexpr."""
+    p = n.parent
+    while p is not None and p.type not in ("compound_statement", "function_definition", "translation_unit",
+                                           "expression_statement", "for_statement", "if_statement"):
+        if p.type in _CONST_CONTEXTS:
+            if p.type == "array_declarator" and n.start_byte < (p.child_by_field_name("size") or p).start_byte:
+                return False
+            return True
+        if p.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in p.children):
+            return True
+        p = p.parent
+    return False
+
+
+def _stmt_text(n: ts.Node) -> str:
+    p = n
+    while p.parent is not None and p.parent.type not in ("compound_statement", "translation_unit"):
+        p = p.parent
+    return first_line(p)
+
+
+def first_line(n: ts.Node) -> str:
+    return n.text.decode("utf-8", "replace").split("\n")[0].strip()[:160]

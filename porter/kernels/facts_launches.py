@@ -1,0 +1,277 @@
+"""The host side of a kernel (porter.kernels.facts): its launch sites with their folded configurations, the host
+function's locals they use, grids sized from the SM count, `cudaFuncSetAttribute` shared-memory sizes and
+`__launch_bounds__`. `LaunchMeasure` is the part of the file context that does it."""
+from __future__ import annotations
+
+import functools
+import operator
+import re
+from typing import TYPE_CHECKING, Any
+
+import tree_sitter as ts
+
+from porter.kernels.constfold import Constants, Unknown, dim3_arguments, dims, fold_text
+from porter.kernels.facts_vocabulary import SM_COUNT, SM_COUNT_BYTES, SM_COUNT_WORDS
+from porter.kernels.launch_config import config_slots, fold_site
+from porter.kernels.nodes import NodeIndex, walk
+from porter.model.kernel import LAUNCH_BOUNDS_ARGS, Kernel, LaunchBounds, LaunchConfig, Unresolved
+from porter.source import syntax
+from porter.source.parse import Function, SourceFile, unqualified
+
+@functools.lru_cache(maxsize=1)
+def nvidia_sm_counts() -> frozenset[int]:
+    """The SM counts of the NVIDIA devices in the reference profile (rules/targets/nvidia.yaml: 132 for H100/H200,
+    148 for B200, ...): a grid that multiplies one of them in is sized for that GPU by hand."""
+    from porter.targets import load_references
+
+    ref = load_references().get("nvidia")
+    return frozenset(int(d["sms"]) for d in (ref.devices.values() if ref else ()) if isinstance(d.get("sms"), int))
+
+
+def _hard_coded_sm_count(grid: ts.Node) -> bool:
+    """`132 * 4` in a grid: a literal NVIDIA SM count as a factor of a product (a bare 132 may be anything)."""
+    if b"*" not in grid.text:
+        return False
+    counts = nvidia_sm_counts()
+    for n in walk(grid, ("binary_expression",)):
+        op = n.child_by_field_name("operator")
+        if op is None or op.type != "*":
+            continue
+        for side in (n.child_by_field_name("left"), n.child_by_field_name("right")):
+            if side is not None and side.type == "number_literal":
+                text = side.text.decode().rstrip("uUlL")
+                if text.isdigit() and int(text) in counts:
+                    return True
+    return False
+
+
+def _names_sm_count(text: bytes) -> bool:
+    """SM_COUNT_BYTES.search(text) is not None, by a substring search per literal (a host's whole body is asked,
+    and sre tries the alternation at every byte of it)."""
+    return any(w in text for w in SM_COUNT_WORDS)
+
+
+_TEXT = operator.attrgetter("text")
+_OCCUPANCY = re.compile(rb"\b(?:cuda|hip)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(\s*&\s*([A-Za-z_]\w*)")
+
+
+def _occupancy_outputs(body: ts.Node | None) -> set[str]:
+    """Variables the occupancy API writes (`cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, 0)`)."""
+    return {m.group(1).decode() for m in _OCCUPANCY.finditer(body.text)} if body is not None else set()
+
+
+def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
+    n = root.descendant_for_byte_range(offset, offset + 1)
+    while n is not None and n.type != "call_expression":
+        n = n.parent
+    return n
+
+
+
+class LaunchMeasure:
+    """The launch part of porter.kernels.facts.FileContext (which holds the state these methods read)."""
+
+    # The state these methods read, set up by FileContext (env made when first asked).
+    sf: SourceFile
+    nodes: NodeIndex
+    launches: tuple[syntax.LaunchSite, ...]
+    _locals: dict[int, dict[str, Any]]
+    _sm_vars: dict[int, set[str]]
+    _occupancy_vars: dict[int, set[str]]
+
+    if TYPE_CHECKING:  # FileContext's cached properties
+        @property
+        def env(self) -> Constants: ...
+
+    # ------------------------------------------------------------------------------------------ launches
+
+    def _launch_sites(self, kernel: Kernel, unknown: list[Unresolved]) -> list[LaunchConfig]:
+        sites = []
+        for launch, start, end in self.launches:
+            if launch.kernel != kernel.name:
+                continue
+            call = _enclosing_call(self.sf.root, start)
+            host = self.sf.enclosing(start)
+            exprs: list[ts.Node] = []
+            template_arguments = None
+            if call is not None:
+                if launch.kind == "chevron":
+                    cfg = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+                    exprs = [c for c in cfg.named_children if c.type != "comment"] if cfg is not None else []
+                    fn = call.child_by_field_name("function")
+                    if fn is not None and fn.type == "template_function":
+                        targs = fn.child_by_field_name("arguments")
+                        template_arguments = targs.text.decode("utf-8", "replace") if targs is not None else ""
+                else:
+                    args = call.child_by_field_name("arguments")
+                    exprs = [a for a in (args.named_children if args else []) if a.type != "comment"][1:]
+            nodes = config_slots(launch.kind, exprs)
+            site, why = fold_site(
+                launch, nodes, self.env, self._host_locals(host) if host is not None else {},
+                template_arguments=template_arguments,
+                sm_count_grid=bool(nodes and host is not None and self._sm_derived(nodes[0], host)),
+                in_device_code=bool(host is not None and (host.is_kernel or host.is_device)))
+            unknown.extend(why)
+            sites.append(site)
+        return sites
+    def _host_locals(self, fn: Function) -> dict[str, Any]:
+        """`dim3 block(16, 6)` and `int threads = 256` in a host function, when never reassigned."""
+        if fn.start_byte in self._locals:
+            return self._locals[fn.start_byte]
+        body = fn.node.child_by_field_name("body")
+        out: dict[str, Any] = {}
+        if body is None:
+            self._locals[fn.start_byte] = out
+            return out
+        assigned: dict[str, int] = {}
+        # Counted, so each type's nodes in its own order will do (no merge of the two into tree order).
+        for t, field in (("assignment_expression", "left"), ("update_expression", "argument")):
+            for n in self.nodes.under(body, (t,)):
+                target = n.child_by_field_name(field)
+                if target is not None and target.type == "identifier":
+                    assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
+        taken = {t.decode().lstrip("&").strip() for t in map(_TEXT, self.nodes.under(body, ("pointer_expression",)))
+                 if t.startswith(b"&")}
+        for decl in self.nodes.under(body, ("declaration",)):
+            ty = decl.child_by_field_name("type")
+            tytext = ty.text.decode() if ty is not None else ""
+            for d in decl.children:
+                if tytext == "dim3" and d.type == "function_declarator":  # `dim3 b(X, Y)` parses as a declaration
+                    name_node = d.child_by_field_name("declarator")
+                    params = d.child_by_field_name("parameters")
+                    if name_node is not None and params is not None and not assigned.get(name_node.text.decode()):
+                        vals = [fold_text(p.text.decode(), self.env) for p in params.named_children if p.type != "comment"]
+                        if vals and len(vals) <= 3 and all(not isinstance(v, Unknown) for v in vals):
+                            out[name_node.text.decode()] = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
+                    continue
+                if d.type != "init_declarator":
+                    continue
+                name_node = d.child_by_field_name("declarator")
+                value = d.child_by_field_name("value")
+                if name_node is None or name_node.type != "identifier" or value is None:
+                    continue
+                name = name_node.text.decode()
+                if assigned.get(name) or name in taken:
+                    continue
+                if tytext == "dim3":
+                    if value.type == "argument_list":
+                        v = dim3_arguments(value, self.env, out)
+                    elif value.type == "initializer_list":
+                        v = dims(value, self.env, out)
+                    else:
+                        v = dims(value, self.env, out)
+                else:
+                    if value.type in ("argument_list", "initializer_list"):
+                        if len(value.named_children) != 1:
+                            continue
+                        value = value.named_children[0]
+                    v = dims(value, self.env, out)
+                if not isinstance(v, Unknown):
+                    out[name] = v
+        self._locals[fn.start_byte] = out
+        return out
+
+    def _sm_derived(self, grid: ts.Node, host: Function) -> bool:
+        if SM_COUNT.search(grid.text.decode("utf-8", "replace")) or _hard_coded_sm_count(grid):
+            return True
+        if grid.type == "identifier" and self._hard_coded_local(grid.text, host):
+            return True
+        if host.start_byte not in self._sm_vars:
+            sm: set[str] = set()
+            body = host.node.child_by_field_name("body")
+            # A name is SM-derived only from a text naming the SM count: a body that names none has no such name,
+            # so its nodes need not be walked (three times) to find out.
+            counted = body is not None and _names_sm_count(body.text)
+            # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
+            # assignment (its target, whether its value names the SM count, and the value's text, whose names are
+            # read only once some name is SM-derived: until then no value can name one).
+            steps: list[tuple[ts.Node | str, bool, bytes]] = []
+            for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if counted else ():
+                if n.type == "call_expression":
+                    if SM_COUNT_BYTES.search(n.text):  # ASCII names: the bytes match where the decoded text does
+                        args = n.child_by_field_name("arguments")
+                        first = args.named_children[0] if args is not None and args.named_children else None
+                        if first is not None and first.type == "pointer_expression":
+                            steps.append((first.text.decode().lstrip("&").strip(), True, b""))
+                    continue
+                target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+                value = n.child_by_field_name("value") or n.child_by_field_name("right")
+                if target is None or value is None:
+                    continue
+                vtext = value.text
+                steps.append((target, SM_COUNT_BYTES.search(vtext) is not None, vtext))
+            value_names: dict[int, set[str]] = {}
+            for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
+                for i, (target, named, vtext) in enumerate(steps):
+                    if not named and sm:
+                        names = value_names.get(i)
+                        if names is None:
+                            names = value_names[i] = set(re.findall(r"[A-Za-z_]\w*", vtext.decode("utf-8", "replace")))
+                        named = bool(names & sm)
+                    if named:
+                        sm.add(target if isinstance(target, str) else target.text.decode())
+            self._sm_vars[host.start_byte] = sm
+            # Only asked when some name is SM-derived (below); a body naming no SM count has none.
+            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body) if sm else set()
+        if not self._sm_vars[host.start_byte]:
+            return False
+        names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
+        # SM count x the occupancy API's blocks per SM is derived from the device at run time: it holds on AMD too
+        # (CUs x blocks per CU). A hand-picked multiplier (`num_sms * 4`) is what is tuned for NVIDIA.
+        if names & self._occupancy_vars.get(host.start_byte, set()):
+            return False
+        return bool(names & self._sm_vars[host.start_byte])
+
+    def _hard_coded_local(self, name: bytes, host: Function) -> bool:
+        """`int blocks = 132 * 4; k<<<blocks, ...>>>`: the grid's variable set from a literal NVIDIA SM count."""
+        body = host.node.child_by_field_name("body")
+        if body is None or name not in body.text:
+            return False
+        for n in self.nodes.under(body, ("init_declarator", "assignment_expression")):
+            target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
+            value = n.child_by_field_name("value") or n.child_by_field_name("right")
+            if target is not None and value is not None and target.text == name and _hard_coded_sm_count(value):
+                return True
+        return False
+
+    def _func_attributes(self) -> dict[str, dict[str, Any]]:
+        """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
+        out: dict[str, dict[str, Any]] = {}
+        if b"MaxDynamicSharedMemorySize" not in self.sf.data:
+            return out
+        from porter.source.syntax import call_sites
+
+        for fn, text, call in call_sites(self.sf):
+            if unqualified(text) not in ("cudaFuncSetAttribute", "cuFuncSetAttribute"):
+                continue
+            args = call.child_by_field_name("arguments")
+            argv = [a for a in (args.named_children if args else []) if a.type != "comment"]
+            if len(argv) < 3 or "MaxDynamicSharedMemorySize" not in argv[1].text.decode() and \
+                    "MAX_DYNAMIC_SHARED_SIZE_BYTES" not in argv[1].text.decode():
+                continue
+            name = syntax.kernel_argument(argv[0].text.decode("utf-8", "replace"))
+            host = self.sf.enclosing(call.start_byte)
+            v = dims(argv[2], self.env, self._host_locals(host) if host is not None else {})
+            entry = {"line": call.start_point.row + 1}
+            if isinstance(v, Unknown):
+                entry["bytes"] = None
+                entry["reason"] = v.reason
+            else:
+                entry["bytes"] = v[0]
+            prev = out.get(name)
+            if prev is None or (isinstance(entry["bytes"], int) and (prev.get("bytes") or 0) < entry["bytes"]):
+                out[name] = entry
+        return out
+
+    def _launch_bounds(self, kernel: Kernel, env: Constants, unknown: list[Unresolved]) -> LaunchBounds | None:
+        if not kernel.launch_bounds:
+            return None
+        values: list[int | None] = []
+        for key, text in zip(LAUNCH_BOUNDS_ARGS, kernel.launch_bounds):
+            v = fold_text(text, env)
+            if isinstance(v, Unknown):
+                values.append(None)
+                unknown.append(Unresolved(f"__launch_bounds__ {key}", v.reason))
+            else:
+                values.append(int(v))
+        return LaunchBounds(tuple(kernel.launch_bounds), tuple(values))

@@ -1,0 +1,81 @@
+"""The names kernel measurement looks for (porter.kernels.facts): warp operations, PTX families and what they mean,
+async-copy, cluster, WMMA and CuTe names, the SM-count APIs, and the regex helper that groups such word lists."""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from porter.kernels import ptx as ptx_table
+
+WARP_OPS = frozenset({
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down",
+    "__shfl_xor", "__ballot_sync", "__ballot", "__all_sync", "__any_sync", "__uni_sync", "__all", "__any",
+    "__activemask", "__syncwarp", "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
+    "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__fns",
+})
+BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
+FULL_MASK_32 = 0xFFFFFFFF
+# PTX instruction families: the PTX table's (rules/kb/ptx.yaml, porter.kernels.ptx) and the ones facts below map
+# to tensor-core, async and cluster features; an instruction's family is the longest dotted prefix among them, so
+# `cp.async.bulk.tensor` wins over `cp.async` and `ld.global.nc` over `ld`.
+PTX_FAMILIES = sorted(ptx_table.family_names() | {
+    "cp.async.bulk.tensor", "cp.async.bulk", "cp.async", "cp.reduce.async.bulk", "mma.sync", "mma.sp", "wgmma", "tcgen05",
+    "ldmatrix", "stmatrix", "movmatrix", "mbarrier", "setmaxnreg", "fence.proxy.async", "elect.sync", "griddepcontrol",
+    "multimem", "red", "atom", "shfl.sync", "vote", "bar", "barrier.cluster", "mapa", "getctarank", "ld", "st", "mov",
+    "cvt", "prmt", "lop3", "fma", "add", "mul", "mad", "min", "max", "membar", "fence", "prefetch", "activemask",
+    "redux.sync", "match.sync", "nanosleep", "clusterlaunchcontrol",
+}, key=len, reverse=True)
+
+
+TENSOR_CORE_PTX = {"mma.sync": "mma.sync", "mma.sp": "mma.sp", "wgmma": "wgmma", "tcgen05": "tcgen05", "ldmatrix": "ldmatrix",
+                   "stmatrix": "stmatrix"}
+# Plain `cp.async` (SM80) is not here: it is a synchronous copy into LDS on AMD, a fix the PTX table names; the
+# bulk / tensor copies and their barriers have no such equivalent.
+ASYNC_PTX = {"cp.async.bulk": "cp.async.bulk", "cp.async.bulk.tensor": "tma",
+             "cp.reduce.async.bulk": "cp.async.bulk", "mbarrier": "mbarrier", "fence.proxy.async": "tma"}
+CLUSTER_PTX = {"barrier.cluster": "cluster-barrier", "mapa": "dsmem", "getctarank": "dsmem"}
+ASYNC_IDENTIFIERS = {
+    "memcpy_async": "memcpy_async", "__pipeline_memcpy_async": "pipeline", "pipeline": "pipeline",
+    "make_pipeline": "pipeline", "__pipeline_commit": "pipeline", "__pipeline_wait_prior": "pipeline",
+    "CUtensorMap": "tma", "cp_async_bulk_tensor_1d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_global_to_shared": "tma",
+    "cp_async_bulk_tensor_3d_global_to_shared": "tma", "cp_async_bulk_tensor_2d_shared_to_global": "tma",
+    "fence_proxy_async_shared_cta": "tma", "barrier": "cuda::barrier", "barrier_arrive_tx": "mbarrier",
+    "cudaTmaDesc": "tma", "CUtensorMap_st": "tma",
+    # CuTe's / CUTLASS's spellings of the SM80 async copy (cp.async.commit_group / wait_group).
+    "cp_async_fence": "cp.async", "cp_async_wait": "cp.async", "SM80_CP_ASYNC_CACHEALWAYS": "cp.async",
+    "SM80_CP_ASYNC_CACHEGLOBAL": "cp.async",
+}
+CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluster_group", "map_shared_rank": "dsmem",
+                       "__cluster_dims__": "__cluster_dims__", "cluster_sync": "cluster-barrier",
+                       "cudaLaunchAttributeClusterDimension": "cluster-launch"}
+WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
+# C++ namespaces of NVIDIA-only device libraries (no ROCm build): a kernel that names them needs porting off them.
+CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
+# CuTe's tensor algebra: tensors over layouts, their partitions among threads, tiled copies and tiled MMAs. Code
+# written in it is a kernel in CuTe's own language (no ROCm build; the port is a rewrite on CK / CK-Tile), unlike a
+# use of CUTLASS's utility types (`cutlass::Array`, stride helpers), which plain C++ replaces.
+CUTE_TENSOR_NAMES = frozenset({
+    "make_tensor", "make_fragment_like", "make_identity_tensor", "local_tile", "local_partition", "partition_S",
+    "partition_D", "partition_A", "partition_B", "partition_C", "partition_fragment_A", "partition_fragment_B",
+    "partition_fragment_C", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
+    "make_tiled_mma", "TiledMMA", "TiledCopy", "MMA_Atom", "Copy_Atom", "get_thread_slice", "retile_S", "retile_D",
+    "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr",
+})
+SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+                      r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
+SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
+SM_COUNT_WORDS = tuple(w.encode() for w in SM_COUNT.pattern.split("|"))  # SM_COUNT is these literals, or'd
+
+
+LANEISH = re.compile(r"thread|tid|lane|warp|idx|blockDim|threadIdx", re.I)
+NVFP4_PTX = re.compile(r"mxf4nvf4|\.ue4m3|nvfp4|kind::mxf4")
+
+
+def grouped(words: Iterable[bytes]) -> bytes:
+    """An alternation of `words` grouped by their first byte (longest first within a group): it matches where the
+    plain list does, and sre tries it several times faster (it is tried at every offset of a text without one)."""
+    by_first: dict[bytes, list[bytes]] = {}
+    for word in sorted(set(words), key=lambda b: (-len(b), b)):
+        by_first.setdefault(word[:1], []).append(word[1:])
+    return b"|".join(re.escape(first) + b"(?:" + b"|".join(re.escape(rest) for rest in rests) + b")"
+                     for first, rests in sorted(by_first.items()))

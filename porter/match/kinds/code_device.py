@@ -1,0 +1,105 @@
+"""Where a hit of a code pattern sits (porter.match.kinds.code): in code compiled for the GPU, in a function doing
+warp-level work (a `/ 32` that divides by the hardware warp), or in a string that holds PTX."""
+from __future__ import annotations
+
+import re
+
+from porter.match.regex import compile_regex as linear_regex
+from porter.source.parse import SourceFile
+from porter.source.preprocessor import preprocessed
+
+
+# Only nvcc compiles these files, so assembly outside any function (a #define body) is device code there.
+NVCC_ONLY_SUFFIXES = (".cu", ".cuh")
+_PTX_SHAPE = re.compile(rb"%|;|\\n|\{")
+
+
+def in_device_code(sf: SourceFile, offset: int) -> bool:
+    """Whether a byte offset is in code compiled for the GPU: inside a __global__/__device__ function (qualifier
+    macros included), inside an `#if`/`#ifdef __CUDA_ARCH__` branch, or outside any function in a .cu/.cuh file.
+    Host functions of any file (CPU/DSP assembly in ggml-cpu, boost's x87 rounding code) are not."""
+    fn = sf.enclosing(offset)
+    if fn is not None and (fn.is_kernel or fn.is_device):
+        return True
+    if _under_cuda_arch(sf, offset):
+        return True
+    return fn is None and sf.path.endswith(NVCC_ONLY_SUFFIXES)
+
+
+# Warp-level work: shuffles, votes, warp syncs and reductions, cooperative-groups tiles, CUB warp primitives, tensor-
+# core MMA (a warp-wide fragment layout), and calls of functions named for warps (`warp_reduce_sum(v)`).
+# On RE2, reading bytes as `re` does (a whole function body is searched per ask; `\b\w*[Ww]arp` made `re` retry
+# every word).
+_WARP_LEVEL = linear_regex(r"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|\b__all\s*\(|__activemask|__syncwarp"
+                           r"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
+                           r"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(",
+                           latin1=True)
+_CALLED = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
+_WARP_NAMED = re.compile(rb"[Ww]arp|WARP")
+
+
+def warp_dependent(sf: SourceFile, start: int, end: int) -> bool:
+    """Whether a `/ 32` at [start, end) divides by the hardware warp: it is outside any function (a macro, a
+    constant), its line names warps (`warp_id = tid / 32`, `(tid / 32) % NUM_WARPS_Q`: the author's own word, and
+    the helper that uses it may sit in another header), or its function does warp-level work itself or through a
+    same-file function it calls (three calls deep). Elsewhere it splits a block's data into groups of 32 threads,
+    which is as right on wave64 as on NVIDIA."""
+    fn = sf.enclosing(start)
+    if fn is None:
+        return True
+    line_start = sf.code.rfind(b"\n", 0, start) + 1
+    line_end = sf.code.find(b"\n", end)
+    if _WARP_NAMED.search(sf.code[line_start:line_end if line_end >= 0 else len(sf.code)]):
+        return True
+    return _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3)
+
+
+def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
+    key = fn.start_byte
+    if key in memo:
+        return memo[key]
+    memo[key] = False  # a recursive call chain ends here
+    body = sf.code[fn.start_byte:fn.end_byte]
+    found = _WARP_LEVEL.search(body) is not None
+    if not found and depth > 0:
+        by_name = sf.cache.get("code.functions_by_name")
+        if by_name is None:
+            by_name = sf.cache["code.functions_by_name"] = {}
+            for f in sf.functions:
+                by_name.setdefault(f.name.encode(), []).append(f)
+        for name in {m.group(1) for m in _CALLED.finditer(body)}:
+            if any(f is not fn and _warp_level(sf, f, memo, depth - 1) for f in by_name.get(name, ())):
+                found = True
+                break
+    memo[key] = found
+    return found
+
+
+def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
+    if b"__CUDA_ARCH__" not in sf.data:
+        return False
+    return preprocessed(sf).device_only(sf.position(offset)[0])
+
+
+def in_ptx_string(sf: SourceFile, offset: int) -> bool:
+    """Whether a string-literal offset holds PTX: a string of an asm statement, of a #define body, or one shaped
+    like instructions (`%0`, `;`, `\\n`, `{`). A diagnostic such as `"cp_async needs SM80"` (CuTe's
+    CUTE_INVALID_CONTROL_PATH messages) is prose, not PTX."""
+    if not sf.in_string(offset):
+        return False
+    node = sf.root.descendant_for_byte_range(offset, offset + 1)
+    lit = node
+    while lit is not None and lit.type not in ("string_literal", "raw_string_literal", "preproc_arg", "preproc_def"):
+        lit = lit.parent
+    if lit is None:
+        return True  # a macro body string the tree does not see as a literal
+    if lit.type in ("preproc_arg", "preproc_def"):
+        return True
+    p = lit.parent
+    while p is not None and p.type == "concatenated_string":
+        p = p.parent
+    if p is not None and p.type in ("gnu_asm_expression", "preproc_arg"):
+        return True
+    if p is not None and p.type in ("argument_list", "static_assert_declaration"):
+        return False  # printf / static_assert / an error macro's message
+    return bool(_PTX_SHAPE.search(lit.text))

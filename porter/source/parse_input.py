@@ -1,0 +1,228 @@
+"""What the C++ parser sees instead of a file's bytes (porter.source.parse), always at the same length so offsets
+stay exact: kernel-hiding qualifier macros and kernel-declaring macros rewritten (harvested from the repository,
+`neutralise_macros`), runs of numeric lines blanked, attributes tree-sitter-cuda cannot parse blanked; and `blank`,
+which the code view uses too."""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from porter.lazyre import lazy_regex
+
+
+# `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
+_QUALIFIER_WORDS = (
+    "__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|inline|static|extern|constexpr"
+    "|__launch_bounds__\\s*\\([^()\\n]*\\)|__attribute__\\s*\\(\\([^()\\n]*\\)\\)"
+)
+_QUALIFIER_MACRO = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+((?:(?:" + _QUALIFIER_WORDS.encode() + rb")[ \t]*)+)"
+    rb"[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?\r?$",
+    re.M,
+)
+
+
+# `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
+# whose name is one of its parameters (flash-attention's main kernels are written this way).
+_function_macro = lazy_regex(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+
+
+def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
+    """What `pattern.finditer(data)` gives, for a MULTILINE pattern whose every match starts at a line start and
+    ends within that line, and only on lines that contain one of `words`: those lines are found with bytes.find
+    (memchr speed) instead of trying the pattern at every byte of the file."""
+    starts = set()
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            starts.add(start)
+            end = data.find(b"\n", at)
+            at = data.find(word, end) if end >= 0 else -1
+    for start in sorted(starts):
+        m = pattern.match(data, start)
+        if m is not None:
+            yield m
+
+
+def harvest_macros(data: bytes) -> dict[str, str]:
+    """Macros that hide kernels: qualifier-only ones (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)
+    as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
+    if b"define" not in data:
+        return {}
+    out: dict[str, str] = {}
+    for m in line_matches(_QUALIFIER_MACRO, data, (b"define",)):
+        name, body = m.group(1).decode(), m.group(2).decode().strip()
+        # A macro defined per compiler (`#if defined(__NVCC__) ... __forceinline__ __device__ #else inline`, as
+        # CUTLASS and CuTe do) keeps its nvcc arm: the CUDA build is the one porter reads device code for.
+        if name not in out or not ("__device__" in out[name] or "__global__" in out[name]):
+            out[name] = body
+    if b"__global__" in data:
+        # What _function_macro().finditer(data) finds, tried only on lines holding `define` (the pattern at every
+        # byte was most of this function's time); a match on a line inside the previous one's continuation
+        # lines is skipped, as finditer would not see it.
+        end = -1
+        for m in line_matches(_function_macro(), data, (b"define",)):
+            if m.start() < end:
+                continue
+            end = m.end()
+            body = m.group(3)
+            if b"__global__" not in body:
+                continue
+            params = [p.strip() for p in m.group(2).split(b",")]
+            for i, p in enumerate(params):
+                if p and p != b"..." and re.search(rb"__global__[^;{]*\b" + re.escape(p) + rb"\s*\(", body):
+                    out[m.group(1).decode() + "()"] = str(i)
+                    break
+    return out
+
+
+def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple[bytes, dict[int, str], set[str]]:
+    """Replace uses of kernel-hiding macros with same-length text tree-sitter understands.
+
+    `known` adds macros defined elsewhere in the repository (a kernel's `KERNEL_ENTRY` usually lives in a header).
+    Returns the new bytes, {offset of each use: macro name} and the names of macros that make a kernel.
+    A qualifier macro whose name is at least as long as `__global__` becomes `__global__` padded with spaces; a
+    shorter one becomes spaces and the kernel is recognised from the recorded use instead. A function-like kernel
+    declarator `DEFINE_KERNEL(k, ...)` becomes `void k()` padded with spaces, recognised the same way.
+    """
+    known = dict(known or {})
+    known.update(harvest_macros(data))
+    declarators = {k[:-2].encode(): int(v) for k, v in known.items() if k.endswith("()")}
+    macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith("()")}
+    uses: dict[int, str] = {}
+    global_macros = {n.decode() for n in declarators} | {n.decode() for n, body in macros.items() if b"__global__" in body}
+    out = bytearray(data)
+    if declarators:
+        _expand_kernel_declarators(data, out, declarators, uses)
+    names = []
+    heads: dict[bytes, bool] = {}  # names sharing a head (CUTLASS_*, CUTE_*, C10_*) are looked for only if it is there
+    for n in macros:
+        head = n[:4]
+        present = heads.get(head)
+        if present is None:
+            present = heads[head] = head in data
+        if present and n in data:
+            names.append(n)
+    if names:
+        pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                             + rb")(?![A-Za-z0-9_])")
+        define_lines = {m.start(1) for m in _QUALIFIER_MACRO.finditer(data)}
+        for m in pattern.finditer(data):
+            if m.start() in define_lines:
+                continue
+            name = m.group(1)
+            n = len(name)
+            keyword = b"__global__" if b"__global__" in macros[name] else b"__device__" if b"__device__" in macros[name] else b""
+            out[m.start(): m.end()] = keyword.ljust(n) if len(keyword) <= n else b" " * n
+            uses[m.start()] = name.decode()
+    if not uses:
+        return data, {}, set()
+    return bytes(out), uses, global_macros
+
+
+def parses_alike(data: bytes, macros: dict[str, str] | None) -> bool:
+    """Whether `parse(path, "cuda", data, macros)` builds the same tree as `parse(path, "cuda", data)`: the
+    repository's macros change no byte the parser sees (most files use none of them)."""
+    if not macros or not any(name.removesuffix("()").encode() in data for name in macros):
+        return True
+    return neutralise_macros(data, {**LIBRARY_QUALIFIER_MACROS, **macros})[0] == \
+        neutralise_macros(data, LIBRARY_QUALIFIER_MACROS)[0]
+
+
+def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[bytes, int], uses: dict[int, str]) -> None:
+    """Rewrite `MACRO(name, args...)` uses (on one line, outside #define) as `void name()` of the same length."""
+    pattern = re.compile(rb"(?<![A-Za-z0-9_#])(" + b"|".join(re.escape(n) for n in declarators) + rb")[ \t]*\(")
+    for m in pattern.finditer(data):
+        line_start = data.rfind(b"\n", 0, m.start()) + 1
+        if data[line_start:m.start()].lstrip().startswith(b"#"):
+            continue  # the #define itself, or another directive
+        depth, i, args, arg_start = 0, m.end() - 1, [], m.end()
+        while i < len(data) and data[i] != 0x0A:
+            c = data[i]
+            if c in b"(<[{":
+                depth += 1
+            elif c in b")>]}":
+                depth -= 1
+                if depth == 0:
+                    args.append(data[arg_start:i].strip())
+                    break
+            elif c == 0x2C and depth == 1:
+                args.append(data[arg_start:i].strip())
+                arg_start = i + 1
+            i += 1
+        else:
+            continue  # the use spans lines: left alone
+        index = declarators[m.group(1)]
+        if index >= len(args) or not re.fullmatch(rb"[A-Za-z_]\w*", args[index]):
+            continue
+        repl = b"void " + args[index] + b"()"
+        span = i + 1 - m.start()
+        if len(repl) > span:
+            continue
+        out[m.start():i + 1] = repl.ljust(span)
+        uses[m.start()] = m.group(1).decode()
+
+
+# Attributes tree-sitter-cuda cannot parse between a declaration's specifiers and its name; blanked (same length)
+# in the parser's input only, so the kernel they decorate is still seen and offsets stay exact.
+unparsed_attributes = lazy_regex(rb"\b(?:__cluster_dims__|__align__|__maxnreg__|__block_size__)\s*\([^()\n]*\)")
+
+
+# Lines holding only numeric literals (embedded cubins, lookup tables): runs of them make hundreds of thousands of
+# number nodes that slow every tree query and say nothing a rule reads, so the parser sees them blanked; `data`
+# keeps every byte. Matched line by line: a single repeated pattern over a 3 MB table costs ~400 MB in `re`. On
+# `re`, not RE2: RE2 finds cuda-samples' few candidates faster (0.9 vs 6 ms), but FasterTransformer's embedded
+# cubins are hundreds of thousands of numeric lines, and each RE2 match costs several Python calls in its binding
+# (the whole-tree scan took 2.2 CPU-s longer).
+_NUMERIC_LINE = re.compile(
+    rb"^[ \t]*(?:[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)[uUlLfF]*[ \t]*,[ \t]*)+\r?$", re.M)
+_NUMERIC_RUN_MIN_LINES = 32
+_NUMERIC_RUN_MIN_FILE = 16 * 1024
+
+
+def blank_numeric_runs(buf: bytes) -> bytes:
+    if len(buf) < _NUMERIC_RUN_MIN_FILE or buf.count(b",") < 256:
+        return buf
+    runs: list[tuple[int, int]] = []
+    start = end = -1
+    count = 0
+    for m in _NUMERIC_LINE.finditer(buf):
+        if m.start() == end + 1 and start >= 0:  # the next line directly follows the run
+            end, count = m.end(), count + 1
+            continue
+        if count >= _NUMERIC_RUN_MIN_LINES:
+            runs.append((start, end))
+        start, end, count = m.start(), m.end(), 1
+    if count >= _NUMERIC_RUN_MIN_LINES:
+        runs.append((start, end))
+    return blank(buf, runs) if runs else buf
+
+
+# Qualifier macros of the CUDA C++ libraries device code is written with, as their public headers define them for
+# nvcc: CUTLASS's include/cutlass/detail/helper_macros.hpp, CuTe's include/cute/config.hpp, PyTorch's
+# c10/macros/Macros.h. They stand in when the library's headers are not in the scanned tree (a submodule left out
+# of the checkout: xformers' `CUTLASS_DEVICE` helpers were host code to porter); a definition the repository has
+# comes first.
+LIBRARY_QUALIFIER_MACROS = {
+    "CUTLASS_DEVICE": "__forceinline__ __device__",
+    "CUTLASS_HOST_DEVICE": "__forceinline__ __device__ __host__",
+    "CUTLASS_GLOBAL": "__global__ static",
+    "CUTE_DEVICE": "__forceinline__ __device__",
+    "CUTE_HOST_DEVICE": "__forceinline__ __host__ __device__",
+    "C10_DEVICE": "__device__",
+    "C10_HOST_DEVICE": "__host__ __device__",
+}
+
+
+# Every byte to a space except newlines, which keep line numbers exact (bytes.translate: C speed, no regex state).
+_TO_BLANK = bytes(10 if b == 10 else 32 for b in range(256))
+
+
+def blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    if not spans:
+        return data
+    out = bytearray(data)
+    for s, e in spans:
+        out[s:e] = data[s:e].translate(_TO_BLANK)
+    return bytes(out)
