@@ -28,7 +28,8 @@ def test_the_releases_and_facts_are_read_with_versions_and_public_sources():
     v = rocm.load_versions()
     assert v.releases == ("6.4", "7.0", "7.2") and rocm.default_release() == "7.2"
     assert {k: (f.since, f.until) for k, f in v.facts.items()} == {
-        "warp_sync_builtins": ("6.2", None), "warp_reduce_builtins": ("7.0", None),
+        "warp_sync_builtins": ("6.2", None), "warp_sync_on_by_default": ("7.0", None),
+        "warp_reduce_builtins": ("7.0", None),
         "warpsize_constexpr": (None, "7.0"), "cg_reduce": ("7.13", None), "cg_scan": ("10.0", None)}
     assert all(f.source.startswith("https://") for f in v.facts.values())
     # 6.4 has the *_sync builtins only behind HIP_ENABLE_WARP_SYNC_BUILTINS; 7.0 turned them on.
@@ -52,6 +53,24 @@ def test_the_chosen_release_decides_which_findings_a_kernel_gets():
                                                "(they arrive in ROCm 10.0)")
     assert messages[(9, "DEV004")] == ("warpSize is used in an array extent; in HIP from ROCm 7.0 (this run: ROCm "
                                        "7.0) warpSize is not constexpr, so this stops compiling.")
+
+
+def test_warp_intrinsics_read_by_release():
+    warp = FIXTURE / "warp.cu"
+    got = {r: [(line, rule) for line, rule, _ in scan(warp, "--rocm", r) if rule.startswith("API")]
+           for r in ("6.4", "7.0", "7.2")}
+    assert got["6.4"] == [(6, "API004"), (8, "API002"), (10, "API002")]
+    assert got["7.0"] == got["7.2"] == [(6, "API004"), (10, "API004")]
+    old = {line: m for line, rule, m in scan(warp, "--rocm", "6.4")}
+    assert old[6].endswith("declared in HIP before ROCm 7.0 (this run: ROCm 6.4) only with "
+                           "-DHIP_ENABLE_WARP_SYNC_BUILTINS, with a 64-bit mask; half-precision shuffles are not "
+                           "supported.")
+    assert old[10] == ("__reduce_add_sync (CUDA device) has no HIP equivalent: no warp-reduce intrinsic in HIP before "
+                       "ROCm 7.0 (this run: ROCm 6.4): use a __shfl_xor reduction over warpSize lanes or rocPRIM/"
+                       "hipCUB WarpReduce.")
+    new = {line: m for line, rule, m in scan(warp, "--rocm", "7.2") if rule == "API004"}
+    assert new[10] == ("__reduce_add_sync (CUDA device): HIP has it under the same name (HIP ≥ 7.0); check it on AMD: "
+                       "in HIP from ROCm 7.0, with a 64-bit mask.")
 
 
 def test_configuration_chooses_the_release_and_a_wrong_one_is_a_usage_error(tmp_path):
