@@ -351,6 +351,9 @@ def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = 
 def score_open_findings(judged: list[dict], result, false: list[str] | None = None) -> Counter:
     """Precision over the judged findings porter still reports open, and how many judged-real ones stay open.
     Judged real = verdict true and not guarded (a guarded spot is handled for HIP, so reading it open is wrong).
+    Open means status open and severity low or worse, the sample's own definition (sample_findings.py drew open
+    findings of severity low or worse): a finding porter now reports at info (a note, not open work) leaves the
+    denominator as a handled one does, and counts against real kept when it was judged real.
     `false`, when given, gets one line per judged-false finding porter still reads open."""
     by_fp = {(f.path, f.rule, f.fingerprint): f for f in result.findings}
     by_line = {(f.path, f.rule, f.line): f for f in result.findings}
@@ -358,7 +361,7 @@ def score_open_findings(judged: list[dict], result, false: list[str] | None = No
     for j in judged:
         f = by_fp.get((j["path"], j["rule"], j["fingerprint"])) or by_line.get((j["path"], j["rule"], j["line"]))
         real = bool(j["verdict"]) and not j.get("guarded")
-        is_open = f is not None and str(f.status) == "open"
+        is_open = f is not None and str(f.status) == "open" and str(f.severity) in SEVERE
         c["judged"] += 1
         c["real"] += real
         c["gone"] += f is None
