@@ -79,7 +79,7 @@ def test_each_kind_schema_is_a_valid_json_schema(kind):
 
 def test_registry_and_schema_declare_the_same_kinds():
     assert sorted(KINDS) == sorted(KIND_SCHEMAS["kinds"])
-    assert MODIFIERS == ("not_regex", "inside_kernel", "in_device_code", "warp_dependent", "rocm")
+    assert MODIFIERS == ("not_regex", "inside_kernel", "in_device_code", "warp_dependent", "not_logical_warp", "rocm")
     assert KINDS["regex"].options == ("in", "flags")
 
 
@@ -124,7 +124,7 @@ def test_value_of_the_wrong_shape_is_refused(tmp_path):
 def test_option_of_another_kind_is_refused(tmp_path):
     path = rule_with(tmp_path, "{identifiers: [cudaMalloc], in: string}")
     assert load_error(path) == (f"{path}: patterns.0: unknown key 'in' "
-                                f"(known: identifiers, in_device_code, inside_kernel, not_regex, rocm, warp_dependent)")
+                                f"(known: identifiers, in_device_code, inside_kernel, not_logical_warp, not_regex, rocm, warp_dependent)")
 
 
 def test_feature_around_a_python_kind_is_refused(tmp_path):

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
-from porter.match.kinds.code_device import in_device_code, warp_dependent
+from porter.match.kinds.code_device import in_device_code, logical_warp32, warp_dependent
 from porter.match.kinds.code_regex import compile_regex, register_regexes
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
@@ -130,12 +130,13 @@ class _Step(NamedTuple):
     in_device_code: bool
     warp_dependent: bool
     rocm: tuple[str, bool] | None  # (HIP fact, whether the release must have it): the `rocm` modifier
+    not_logical_warp: bool
 
     @property
     def plain(self) -> bool:
         """Whether every hit of its matcher is kept (no modifier filters or adds to them)."""
         return not (self.not_regex is not None or self.inside_kernel or self.in_device_code or self.warp_dependent
-                    or self.rocm is not None)
+                    or self.rocm is not None or self.not_logical_warp)
 
 
 def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
@@ -143,7 +144,7 @@ def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
     the step) and its languages."""
     steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
                         bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")),
-                        _rocm_condition(p))
+                        _rocm_condition(p), bool(p.get("not_logical_warp")))
                   for p in rule.patterns)
     return (_fixed(rule), tuple((s.matcher, s.pattern, s.needs, s.query, s.plain, s) for s in steps),
             frozenset(rule.languages))
@@ -218,6 +219,8 @@ def _kept(step: _Step, hits: Iterable[Hit], sf: SourceFile, ctx: MatchContext) -
         if step.in_device_code and not in_device_code(sf, hit.start):
             continue
         if step.warp_dependent and not warp_dependent(sf, hit.start, hit.end):
+            continue
+        if step.not_logical_warp and logical_warp32(sf, hit.start):
             continue
         if versioned:
             # A feature's note may name the release too ("... in ROCm {rocm}; HIP has it from {hip_since}").
