@@ -112,9 +112,9 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     out = bytearray(data)
     if declarators:
         _expand_kernel_declarators(data, out, declarators, uses)
-    present = {n: body for n, body in qualifier_functions.items() if n in data}
-    if present:
-        _expand_qualifier_functions(data, out, present, uses)
+    used_functions = {n: body for n, body in qualifier_functions.items() if n in data}
+    if used_functions:
+        _expand_qualifier_functions(data, out, used_functions, uses)
     names = []
     heads: dict[bytes, bool] = {}  # names sharing a head (CUTLASS_*, CUTE_*, C10_*) are looked for only if it is there
     for n in macros:

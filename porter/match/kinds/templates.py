@@ -27,6 +27,7 @@ def match_dependent_template_call(pattern: dict, sf: SourceFile, ctx: MatchConte
 
 
 def _hits(sf: SourceFile) -> Iterator[Hit]:
+    assert sf.tree is not None  # match_dependent_template_call asks only of parsed files
     data = sf.data
     for decl in _nodes(sf.tree.root_node, "template_declaration"):
         params = _type_parameters(decl, data)
