@@ -101,7 +101,7 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool]) 
     for m in _SHUFFLE.finditer(body):
         args = _call_args(body, m.end())
         wanted = 4 if m.group(1) else 3  # (mask, var, lane, width) / (var, lane, width)
-        out.append(len(args) == wanted and args[-1] == b"32")
+        out.append(len(args) == wanted and _is_32(sf, args[-1]))
     if depth > 0:
         by_name = sf.cache.get("code.functions_by_name")
         if by_name is None:
@@ -112,6 +112,15 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool]) 
             for f in by_name.get(name, ()):
                 if f is not fn:
                     _shuffle_widths(sf, f, seen, depth - 1, out)
+
+
+def _is_32(sf: SourceFile, arg: bytes) -> bool:
+    """`32`, or a name the file #defines as 32 (`#define WARP_SIZE 32`, lightseq's width argument)."""
+    if arg == b"32":
+        return True
+    if not re.fullmatch(rb"[A-Za-z_]\w*", arg):
+        return False
+    return re.search(rb"(?m)^[ \t]*#[ \t]*define[ \t]+" + arg + rb"[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", sf.data) is not None
 
 
 def _call_args(text: bytes, at: int) -> list[bytes]:
