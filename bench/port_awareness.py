@@ -70,9 +70,9 @@ def measure(tree: Path, macros: list[str]) -> dict:
     cuda_side = [f for f in result.findings if sides.get(f.path, {}).get(f.line) == "cuda"
                  and not rocm_only_file(f.path)]
     rocm_side = [f for f in result.findings if rocm_only_file(f.path) or sides.get(f.path, {}).get(f.line) == "rocm"]
-    ps = result.extra["port_status"]
+    ps = result.port_status.findings
     return {
-        "findings": len(result.findings), "open": ps["open"], "handled": ps["handled"], "cuda_only": ps["cuda_only"],
+        "findings": len(result.findings), "open": ps.open, "handled": ps.handled, "cuda_only": ps.cuda_only,
         "cuda_side": len(cuda_side), "cuda_side_handled": sum(f.status.value != "open" for f in cuda_side),
         "rocm_only": len(rocm_side), "rocm_only_open": sum(f.status.value == "open" for f in rocm_side),
         "misses": [f"{f.path}:{f.line} {f.rule}" for f in cuda_side if f.status.value == "open"][:10]

@@ -380,9 +380,9 @@ def _arms(pre: Preprocessed, guard: int) -> list[tuple[int, int, bool]] | None:
 
 
 def apply(head: ScanResult, diff: Diff) -> ScanResult:
-    """The head's scan reporting only what the change added: `findings` the new ones, and the diff in `extra`."""
-    extra = {**head.extra, "diff": diff.counts(), "fixed": [f.to_dict() for f in diff.fixed],
-             "kernel_changes": [k.to_dict() for k in diff.kernels]}
+    """The head's scan reporting only what the change added: `findings` the new ones, and the diff in `change`."""
+    extra: dict[str, Any] = {"diff": diff.counts(), "fixed": [f.to_dict() for f in diff.fixed],
+                             "kernel_changes": [k.to_dict() for k in diff.kernels]}
     if diff.renames:
         extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
     if diff.reopened:
@@ -390,7 +390,7 @@ def apply(head: ScanResult, diff: Diff) -> ScanResult:
     if diff.suppressed_by_change:
         extra["suppressed_by_change"] = {"honoured": diff.suppressions_honoured,
                                          "findings": [f.to_dict() for f in diff.suppressed_by_change]}
-    return dataclasses.replace(head, findings=diff.new, extra=extra)
+    return dataclasses.replace(head, findings=diff.new, change=extra)
 
 
 # ------------------------------------------------------------------------------------------ baseline

@@ -17,12 +17,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeGuard
 
-from porter import __version__
+from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
@@ -34,8 +35,8 @@ from porter.match.registry import MatchContext
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
-from porter.model import FileResult, ScanResult, Skipped
-from porter.rules import RuleSet, load_rules, rule_files
+from porter.model import FileResult, ScanResult, ScanStats, Skipped
+from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
@@ -61,6 +62,13 @@ MAX_LINES = 1_000_000
 # Values a constant may have across builds for porter to bound a size by the largest (more: it is left unknown).
 MAX_ALTERNATIVES = 4
 
+if TYPE_CHECKING:  # the later stages' types; their modules are imported when those stages run
+    from porter.diff import Diff
+    from porter.estimate.assess import Assessment
+    from porter.estimate.effort_model import EffortModel
+    from porter.translate.model import TranslateOptions
+    from porter.translate.run import TranslateRun
+
 Source = WorkTree | GitTree
 
 
@@ -72,8 +80,8 @@ class Run:
     result: ScanResult
     targets: tuple[Target, ...]
     settings: Settings
-    assessment: Any = None  # porter.estimate.assess.Assessment
-    diff: Any = None  # porter.diff.Diff, for `scan --new-since` / `--baseline`: what the change added and removed
+    assessment: Assessment | None = None
+    diff: Diff | None = None  # for `scan --new-since` / `--baseline`: what the change added and removed
 
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
@@ -87,7 +95,7 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
 
 
 def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...], *, assess: bool = False,
-             model: Any = None, source: Source | None = None) -> Run:
+             model: EffortModel | None = None, source: Source | None = None) -> Run:
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
@@ -97,7 +105,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
     # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
-    result = dataclasses.replace(result, stats={k: v for k, v in result.stats.items() if k != "held"})
+    result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
     if cache is not None:
         cache.flush()
     assessment = None
@@ -106,7 +114,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     return Run(result, targets, settings, assessment)
 
 
-def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...], model: Any = None) -> tuple[ScanResult, Any]:
+def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...],
+             model: EffortModel | None = None) -> tuple[ScanResult, Assessment]:
     """The assessment stage: the effort estimate of `result` (with `model`, default the settings' effort model) and
     the result with it attached."""
     from porter.estimate.assess import assess as estimate, attach
@@ -116,7 +125,7 @@ def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     return attach(result, assessment), assessment
 
 
-def translate(path: Path | str, settings: Settings, options: Any, **how: Any) -> Any:
+def translate(path: Path | str, settings: Settings, options: TranslateOptions, **how: Any) -> TranslateRun:
     """The translate command through the same settings as a scan: porter.toml / `[tool.porter]` under the command
     line decide which files are translated (include, exclude) and how many processes an external engine may use,
     then porter.translate.run translates, writes or diffs, and verifies (`how`: output, in_place, diff, verify, …).
@@ -248,12 +257,20 @@ class _Worker:
     alternatives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # RepositoryFacts.alternatives
     ctx: MatchContext = field(default_factory=MatchContext)
     budget: Budget = Budget()  # what one file's scan may take in its worker (porter.budget)
-    rules_by_language: dict[str, list] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
+    rules_by_language: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
     rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
+    _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
 
-    def rules_for(self, language: str) -> list:
+    def facts_view(self) -> filekey.FactsView:
+        """The repository facts, to be cut down to what each C/C++/CUDA file names (made once per scan)."""
+        if self._view is None:
+            self._view = filekey.FactsView(self.macros, self.headers, self.constants, self.build_names,
+                                           self.alternatives)
+        return self._view
+
+    def rules_for(self, language: str) -> list[Rule]:
         """The enabled rules for `language`, in rule-set order (once per language: a file then only tests the
         path globs of the few rules that have them)."""
         if language not in self.rules_by_language:
@@ -265,12 +282,12 @@ class _Worker:
         """The repository-wide facts a file of `language` depends on, for its cache key: a C/C++/CUDA file's result
         reads the qualifier macros, the repository's headers, integer constants and build names; a Python file's
         the repository's own packages; any other file's none (so adding a header keeps every Python, CMake or YAML
-        entry, and a new Python package every C/C++ one). Once per language and scan."""
+        entry, and a new Python package every C/C++ one). Once per language and scan. A C/C++/CUDA file's key
+        adds only the facts it names (facts_view, porter.filekey): a new header elsewhere keeps its entry too."""
         found = self._digests.get(language)
         if found is None:
             if language == "cuda":
-                basis = repr((sorted(self.macros.items()), sorted(self.headers), sorted(self.constants.items()),
-                              [sorted(n) for n in self.build_names], sorted(self.alternatives.items())))
+                basis = "per file"  # a C/C++/CUDA file's key names the facts it reads (porter.filekey)
             elif language == "python":
                 basis = repr(sorted(self.local_packages))
             else:
@@ -327,12 +344,13 @@ def scan(
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
-    # Which files this source has, for the port-status stage (it would list them again).
-    result.stats["discovery"] = (source, tuple(options.include), tuple(options.exclude), found)
-    # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
-    result.stats["build_names"] = facts.build_names
-    result.stats["held"] = held  # the files' bytes as read: port status and deep mode take them from here
-    return result
+    return dataclasses.replace(result, stats=dataclasses.replace(
+        result.stats,
+        # Which files this source has, for the port-status stage (it would list them again).
+        discovery=(source, tuple(options.include), tuple(options.exclude), found),
+        # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
+        build_names=facts.build_names,
+        held=held))  # the files' bytes as read: port status and deep mode take them from here
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
@@ -377,11 +395,9 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         files=tuple(results),
         skipped=tuple(skipped),
         targets=tuple(t.id for t in targets),
-        stats={"cache_hits": hits, "cache_misses": len(pairs) - hits, "is_git": found.is_git,
-               "prefix": prefix, "notices": tuple(notices)},
-        # Paths are relative to the scanned root; where that is a subdirectory of a git work tree, this maps them to
-        # repository-relative paths (what code scanning and PR annotations need).
-        extra={"repository_prefix": prefix} if prefix else {},
+        stats=ScanStats(cache_hits=hits, cache_misses=len(pairs) - hits, is_git=found.is_git, prefix=prefix,
+                        notices=tuple(notices)),
+        repository_prefix=prefix,
         rules=ruleset,
     )
 
@@ -405,12 +421,22 @@ class RepositoryFacts:
     alternatives: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         return (tuple(sorted(self.macros)), self.local_packages, self.headers, self.constants, self.build_names,
                 self.alternatives)
 
 
-def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, str], dict[str, int], tuple]:
+# One C/C++/CUDA file's part of the repository facts: its qualifier macros, its integer constants with the values each
+# is defined with, and its preprocessor directives with its line count.
+FileFacts = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int]]
+# As the facts workers give them: with the file's uses (porter.filekey.uses_of) for a history walk's per-blob keys.
+FileFactsUses = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int], str]
+# What cached_repository_facts keeps of RepositoryFacts: macros, constants, build names, alternatives.
+Harvest = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, int], ...], tuple[frozenset[str], frozenset[str]],
+                tuple[tuple[str, tuple[int, ...]], ...]]
+
+
+def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
     """One C/C++/CUDA file's contribution to the repository facts: its qualifier macros, integer constants and
     preprocessor directives with its line count."""
     try:
@@ -420,13 +446,13 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> tuple[dict[str, 
     return facts_of(data)
 
 
-def facts_of(data: bytes) -> tuple[dict[str, str], dict[str, int], tuple]:
+def facts_of(data: bytes) -> FileFacts:
     """file_facts of bytes already read."""
     dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 
-def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], tuple],
+def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], FileFacts | FileFactsUses],
                      rocm_macros: Iterable[str] = ()) -> RepositoryFacts:
     """The facts of a tree from its files, each file's part from `per_file` (history walks memoise it by blob).
     A macro keeps its first definition; a constant defined with two values is left out. `rocm_macros`: the
@@ -434,19 +460,20 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
     files = list(files)
     macros: dict[str, str] = {}
     values: dict[str, set[int]] = {}
-    directives: dict[str, tuple[list, int]] = {}
+    directives: dict[str, tuple[list[preprocessor.Directive], int]] = {}
     for c in files:
         if c.language != "cuda":
             continue
-        found, constants, *rest = per_file(c)
+        got = per_file(c)  # with the file's uses after its facts, from the facts workers
+        found, defined, (listed, total) = got[0], got[1], got[2]
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
-        for name, value in constants.items():
+        for name, value in defined.items():
             values.setdefault(name, set()).update(value if isinstance(value, tuple) else (value,))
         # A file ROCm-only by name or place (`hip/`, `*_hip.cu`) is all one side: its arms derive no build names
         # (as in port status, which takes these names).
-        if rest and rest[0][0] and not rocm_path_evidence(c.path):
-            directives[c.path] = (list(rest[0][0]), rest[0][1])
+        if listed and not rocm_path_evidence(c.path):
+            directives[c.path] = (list(listed), total)
     rocm_macros = tuple(rocm_macros)
     build_names = (preprocessor.derived_names(directives, rocm_macros) if directives
                    else (frozenset(rocm_macros), frozenset()))
@@ -455,7 +482,7 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
     return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives))
 
 
-def _with_listing(files: list[Candidate], harvested: tuple) -> RepositoryFacts:
+def _with_listing(files: list[Candidate], harvested: Harvest) -> RepositoryFacts:
     """RepositoryFacts of what the files' contents gave (macros, constants, build names, alternatives: the part
     cached_repository_facts keeps) and what their listing gives (local packages, headers)."""
     macros, constants, build_names, alternatives = harvested
@@ -572,7 +599,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
         facts = repository_facts(files, lambda c: (*harvested.get(c.path, ({}, {}))[:2], ((), 0)), rocm_macros)
     else:
         facts = answer
-    if cache is not None and whole and not isinstance(answer, Overrun):
+    if cache is not None and key is not None and whole and not isinstance(answer, Overrun):
         # Not kept when a file's facts ran out of time or memory (that depends on the machine's load, and the
         # notice saying so must come again) or failed (the next porter version retries it).
         cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
@@ -583,18 +610,18 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
 # each), so this many take well under a second; more go to a budgeted worker like any other repository content.
 FEW_DIRECTIVES = 10_000
 # What the facts workers read from (set before they fork: they inherit it, nothing is pickled).
-_FACTS_INPUT: tuple = ()
+_FACTS_INPUT: tuple[Any, ...] = ()
 
 
 def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
-             jobs: int, notices: list[str] | None) -> tuple[dict[str, tuple], bool]:
+             jobs: int, notices: list[str] | None) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
     whether every file gave its facts."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
         return {}, True
-    out: dict[str, tuple] = {}
+    out: dict[str, FileFacts | FileFactsUses] = {}
     whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
     _FACTS_INPUT = (source, max_bytes, read)
@@ -620,7 +647,7 @@ def _aggregate_task() -> RepositoryFacts:
     return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))), rocm_macros)
 
 
-def _facts_task(c: Candidate) -> tuple:
+def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
     source, max_bytes, read = _FACTS_INPUT
     try:
@@ -628,12 +655,12 @@ def _facts_task(c: Candidate) -> tuple:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
-        return facts_of(data)
+        return (*facts_of(data), filekey.uses_of(data))  # the last for a history walk's per-blob keys
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
 
-def _facts_entry(value: Any) -> bool:
+def _facts_entry(value: Any) -> TypeGuard[Harvest]:
     """Whether a cache entry has the shape cached_repository_facts writes (else it is a miss)."""
     if not (isinstance(value, tuple) and len(value) == 4):
         return False
@@ -656,7 +683,8 @@ def local_python_packages(files: Iterable[Candidate]) -> frozenset[str]:
     return frozenset(d.name for d in inits if d.name and d.parent not in inits)
 
 
-def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int, progress) -> list[tuple[FileResult, bool]]:
+def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
+                progress: Callable[[int, int], None] | None) -> list[tuple[FileResult, bool]]:
     """Each file's result and whether it came from the cache, in the order of `files` (a history walk scans
     several versions of one path at once and tells them apart by position). Cache hits are served here; every
     miss is scanned in a budgeted worker (porter.budget), whatever `jobs` says, so a file no Python timer can stop
@@ -732,8 +760,9 @@ def overrun_reason(o: Overrun, doing: str) -> str:
 def _scan_one(c: Candidate) -> tuple[tuple[FileResult, bool], dict[str, bytes]]:
     """A worker's part: a file's result, and the cache entries it made (encoded) for the scan's process."""
     assert _STATE is not None, "worker not initialised"
-    pair = scan_candidate(c)
-    return pair, (_STATE.cache.take() if _STATE.cache is not None else {})
+    result, hit = scan_candidate(c)
+    assert result is not None, "a file asked to be computed is scanned"
+    return (result, hit), (_STATE.cache.take() if _STATE.cache is not None else {})
 
 
 def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -745,7 +774,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _scan_binary(c, st, compute)
     if c.blob is not None and st.cache is not None:
         # A git blob id names the content: a cache hit needs no read at all.
-        hit = st.cache.get(_key(c, c.blob.encode(), st))
+        hit = _cache_get(c, _key(c, c.blob.encode(), st), st)
         if isinstance(hit, FileResult):
             return hit, True
         if not compute:
@@ -760,7 +789,8 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
-    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute)
+    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
+                   data)
 
 
 def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -775,20 +805,19 @@ def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileR
                    compute)
 
 
-def _open_whole(source: Source, c: Candidate, limit: int):
+def _open_whole(source: Source, c: Candidate, limit: int) -> io.BytesIO:
     """A binary matcher's view of the whole file (ELF sections, wheel members), read through the source, bounded."""
-    import io
-
     try:
         return io.BytesIO(source.read(c, limit))
     except SourceReadError as e:
         raise SkipFile(str(e)) from None
 
 
-def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None, opener: Callable | None = None,
-                size: int | None = None) -> FileResult:
+def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None,
+                opener: Callable[[], io.BytesIO] | None = None, size: int | None = None) -> FileResult:
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
     st = st or _STATE
+    assert st is not None, "worker not initialised"
     rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]
     sf = parse(path, language, data, st.macros)
     if opener is not None:
@@ -802,7 +831,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     helpers = device_helpers(sf, st.constants, st.build_names) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
     if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
-        kern, launch_list = (tuple(x) for x in measure_triton(sf))
+        triton_kernels, triton_launches = measure_triton(sf)
+        kern, launch_list = tuple(triton_kernels), tuple(triton_launches)
     port = None
     # The port-status stage's facts of this file from this read and parse (it would read and parse it again);
     # Python files only where that stage looks (findings, kernels, setup.py).
@@ -812,7 +842,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
                                       preprocessor.preprocessed(sf) if language == "cuda" else None)
         if language == "cuda" and findings:
             # The lines findings are on, for port status's compat-layer lookup (it would read the file again).
-            port["finding_lines"] = sorted({(f.line, sf.line_text(f.line)) for f in findings})
+            port = dataclasses.replace(port, finding_lines=tuple(sorted({(f.line, sf.line_text(f.line)) for f in findings})))
     return FileResult(
         path=path,
         language=language,
@@ -858,12 +888,24 @@ def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     ).hexdigest()
 
 
+def _cache_get(c: Candidate, key: str, st: _Worker) -> Any:
+    """The cached result of a file with key `key`: a C/C++/CUDA file's is kept under its key joined with the facts
+    it names, which the entry under `uses-<key>` says (porter.filekey)."""
+    assert st.cache is not None, "asked only with a cache"
+    if c.language != "cuda":
+        return st.cache.get(key)
+    uses = st.cache.get("uses-" + key)
+    if not filekey.well_formed(uses):
+        return None
+    return st.cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
+
+
 def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
-            run: bool = True) -> tuple[FileResult | None, bool]:
+            run: bool = True, data: bytes | None = None) -> tuple[FileResult | None, bool]:
     if st.cache is None:
         return (compute() if run else None), False
     key = _key(c, content, st)
-    cached = st.cache.get(key)
+    cached = _cache_get(c, key, st)
     if isinstance(cached, FileResult):
         return cached, True
     if not run:
@@ -872,5 +914,10 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if not (result.skipped and result.skipped.reason.startswith((INTERNAL_ERROR, TOOK_TOO_LONG, NEEDED_TOO_MUCH, DIED))):
         # A failure is not cached (the next porter version retries the file), nor is running out of time or
         # memory (it depends on the machine and its load, not only on the file).
-        st.cache.put(key, result)
+        if c.language == "cuda" and data is not None:
+            uses = filekey.uses_of(data)
+            st.cache.put("uses-" + key, uses)
+            st.cache.put(filekey.keyed(key, st.facts_view().digest(uses)), result)
+        elif c.language != "cuda":
+            st.cache.put(key, result)
     return result, False

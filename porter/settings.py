@@ -244,10 +244,11 @@ def _line_of(text: str, value: str) -> int:
     return 1
 
 
-def _type_name(t) -> str:
+def _type_name(t: type | tuple[type, ...]) -> str:
     if isinstance(t, tuple):
         return " or ".join(x.__name__ for x in t)
-    return {list: "a list", int: "an integer", str: "a string", bool: "true or false"}.get(t, t.__name__)
+    words: dict[type, str] = {list: "a list", int: "an integer", str: "a string", bool: "true or false"}
+    return words.get(t, t.__name__)
 
 
 def _config_paths(cfg: Config, top: Path) -> tuple[tuple[Path, ...], Path | None]:
@@ -268,9 +269,8 @@ def _config_paths(cfg: Config, top: Path) -> tuple[tuple[Path, ...], Path | None
                 raise ConfigError(str(e)) from None
         effort = contained_path(cfg.get("effort"), base, top, f"{cfg.path.name}: effort") if cfg.get("effort") else None
         return tuple(rules), effort
-    rules = tuple((base / v).resolve() for v in cfg.get("rules", []))
-    effort = (base / cfg.get("effort")).resolve() if cfg.get("effort") else None
-    return rules, effort
+    given = tuple((base / v).resolve() for v in cfg.get("rules", []))
+    return given, (base / cfg.get("effort")).resolve() if cfg.get("effort") else None
 
 
 def _config_targets(cfg: Config, top: Path) -> list[str]:

@@ -38,36 +38,89 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> None:
             p.write_text(content)
 
 
-def run_porter(*args: str, cwd: Path | None = None, env: dict | None = None, prefix: list[str] | None = None) -> subprocess.CompletedProcess:
-    """Run the real CLI in a subprocess, as a user would (optionally under a wrapper such as setpriv)."""
+def _porter_env(env: dict | None) -> dict:
+    """The environment both runners give porter: no shared cache unless PORTER_TEST_CACHE names one, 200 columns."""
+    return {**os.environ, "PORTER_CACHE_DIR": os.environ.get("PORTER_TEST_CACHE", "/nonexistent-porter-cache"),
+            "COLUMNS": "200", **(env or {})}
+
+
+def run_porter(*args: str, cwd: Path | None = None, env: dict | None = None, prefix: list[str] | None = None,
+               timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the real CLI in a subprocess, as a user would (optionally under a wrapper such as setpriv). For a test
+    that needs a process of its own: signals, resource limits, a deadline counted from process start, a hang that
+    only a timeout can end, an environment or working directory porter must not see from its parent. Anything
+    else calls porter_here (a fifth of the CPU time)."""
     cmd = [*(prefix or []), *PORTER, *args]
-    full_env = {**os.environ, "PORTER_CACHE_DIR": os.environ.get("PORTER_TEST_CACHE", "/nonexistent-porter-cache"),
-                "COLUMNS": "200", **(env or {})}
-    return subprocess.run(cmd, cwd=cwd or REPO, capture_output=True, text=True, env=full_env, timeout=300)
+    return subprocess.run(cmd, cwd=cwd or REPO, capture_output=True, text=True, env=_porter_env(env),
+                          timeout=timeout)
 
 
 def scan_json(*args: str, **kw) -> dict:
-    p = run_porter("scan", *args, "--format", "json", "--no-cache", **kw)
+    """`porter scan ARGS --format json --no-cache`, parsed: in this process, or in one of its own under a wrapper
+    (`prefix=`, which only a process can have)."""
+    run = run_porter if "prefix" in kw else porter_here
+    p = run("scan", *args, "--format", "json", "--no-cache", **kw)
     assert p.returncode in (0, 1), p.stderr
     return json.loads(p.stdout)
 
 
-def porter_here(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+class _TimedOut(BaseException):
+    """porter_here's alarm: a BaseException, so no `except Exception` in porter turns a hang into an exit code."""
+
+
+def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, replace_env: bool = False,
+                stdin: bytes | None = None, timeout: float | None = None,
+                terminal: int | None = None) -> subprocess.CompletedProcess:
     """The CLI run in this process through porter.cli.main(argv) -> int, for a test that needs no process of its
-    own (no signals, no cwd, no wrapper): what run_porter returns, in a fraction of its time. The environment is
-    run_porter's for the duration of the call."""
+    own: what run_porter returns (exit status, stdout and stderr as text), in a fraction of its time. For the
+    duration of the call the environment is run_porter's (or exactly `env` with replace_env), the working
+    directory is `cwd` (default: the checkout, as run_porter's), stdin holds `stdin` (default: empty), and
+    stdout/stderr are fresh buffers that are not terminals; all are restored afterwards, so in-process runs
+    cannot leak into each other through them. With `timeout`, a run still going after that many seconds is
+    interrupted (SIGALRM) and subprocess.TimeoutExpired raised, as run_porter's timeout does; a hang inside one C
+    call that does not return on a signal needs run_porter. With `terminal` (the follower end of a pty.openpty())
+    stdout and stderr both write to that terminal, as a person's shell gives them, and come back empty here: the
+    caller reads what the terminal received from the leader end."""
     import io
+    import signal
     from unittest import mock
 
     from porter.cli import main
 
-    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    full_env = {**os.environ, "PORTER_CACHE_DIR": os.environ.get("PORTER_TEST_CACHE", "/nonexistent-porter-cache"),
-                "COLUMNS": "200", **(env or {})}
-    with mock.patch.dict(os.environ, full_env, clear=True), mock.patch.object(sys, "stdout", out), \
-            mock.patch.object(sys, "stderr", err):
-        code = main(list(args))
-        out.flush()
-        err.flush()
+    def stream(data: bytes = b"") -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="strict")
+
+    if terminal is None:
+        out, err = stream(), stream()
+    else:  # line-buffered and written through, as a terminal's stdout is; each has its own descriptor to close
+        out, err = (open(os.dup(terminal), "w", encoding="utf-8", errors="strict", buffering=1) for _ in range(2))
+    full_env = dict(env or {}) if replace_env else _porter_env(env)
+    here = os.getcwd()
+
+    def expire(signum, frame):
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, expire) if timeout else None
+    try:
+        os.chdir(cwd or REPO)
+        with mock.patch.dict(os.environ, full_env, clear=True), mock.patch.object(sys, "stdout", out), \
+                mock.patch.object(sys, "stderr", err), mock.patch.object(sys, "stdin", stream(stdin or b"")):
+            if timeout:
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+            code = main(list(args))
+            out.flush()
+            err.flush()
+    except _TimedOut:
+        raise subprocess.TimeoutExpired(["porter", *args], timeout) from None
+    finally:
+        if timeout:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        os.chdir(here)
+        if terminal is not None:
+            out.close()
+            err.close()
+    if terminal is not None:
+        return subprocess.CompletedProcess(["porter", *args], code, "", "")
     return subprocess.CompletedProcess(["porter", *args], code, out.buffer.getvalue().decode("utf-8"),
                                        err.buffer.getvalue().decode("utf-8"))

@@ -7,7 +7,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from helpers import REPO, run_porter, write_files
+from helpers import REPO, porter_here, write_files
 from porter.pipeline import run
 from porter.settings import Settings
 from porter.estimate.assess import assess
@@ -183,7 +183,7 @@ def test_every_figure_traces_to_findings_and_totals_add_up():
     ("no-cuda", {"ready"}),
 ])
 def test_fixture_repositories(name, verdicts):
-    p = run_porter("assess", f"fixtures/repos/{name}", "--format", "json", "--no-cache", "-t", "mi300x", "-t", "mi355x")
+    p = porter_here("assess", f"fixtures/repos/{name}", "--format", "json", "--no-cache", "-t", "mi300x", "-t", "mi355x")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     schema = json.loads((REPO / "porter/schemas/scan.schema.json").read_text())
@@ -207,22 +207,22 @@ def test_fixture_repositories(name, verdicts):
 
 def test_cli_no_cuda_repository_says_nothing_to_port(tmp_path):
     write_files(tmp_path, {"app.py": "print('hello')\n", "README.md": "# hi\n"})
-    p = run_porter("assess", str(tmp_path), "--no-cache")
+    p = porter_here("assess", str(tmp_path), "--no-cache")
     assert p.returncode == 0, p.stderr
     assert "Nothing to port" in p.stdout and "READY" in p.stdout
 
 
 def test_cli_errors_exit_2(tmp_path):
-    assert run_porter("assess", str(tmp_path), "--target", "h100").returncode == 2
-    assert run_porter("assess", str(tmp_path), "--format", "pdf").returncode == 2
-    assert run_porter("assess", str(tmp_path / "missing")).returncode == 2
+    assert porter_here("assess", str(tmp_path), "--target", "h100").returncode == 2
+    assert porter_here("assess", str(tmp_path), "--format", "pdf").returncode == 2
+    assert porter_here("assess", str(tmp_path / "missing")).returncode == 2
     write_files(tmp_path, {"porter.toml": 'effort = "effort.yaml"\n', "effort.yaml": "sizes: {xs: [3, 2, 1]}\n"})
-    p = run_porter("assess", str(tmp_path), "--no-cache")
+    p = porter_here("assess", str(tmp_path), "--no-cache")
     assert p.returncode == 2 and "sizes.xs" in p.stderr and "low <= likely <= high" in p.stderr
 
 
 def test_cli_explain_shows_items_and_findings():
-    p = run_porter("assess", "fixtures/repos/cuda-app", "--no-cache", "--explain", "-t", "mi300x")
+    p = porter_here("assess", "fixtures/repos/cuda-app", "--no-cache", "--explain", "-t", "mi300x")
     assert p.returncode == 0, p.stderr
     assert "How the estimate adds up" in p.stdout and "Assumptions" in p.stdout
     assert "src/kernels/reduce.cu:" in p.stdout
@@ -262,11 +262,11 @@ def test_shipped_model_matches_its_schema():
 
 
 def test_assess_console_to_a_directory_is_a_usage_error(tmp_path):
-    from tests.helpers import run_porter
+    from tests.helpers import porter_here
 
-    p = run_porter("assess", "fixtures/repos/no-cuda", "--no-cache", "-o", str(tmp_path))
+    p = porter_here("assess", "fixtures/repos/no-cuda", "--no-cache", "-o", str(tmp_path))
     assert p.returncode == 2 and f"{tmp_path}: cannot write: Is a directory" in " ".join(p.stderr.split())
-    p = run_porter("assess", "fixtures/repos/no-cuda", "--no-cache", "-q", "-o", str(tmp_path / "h.txt"))
+    p = porter_here("assess", "fixtures/repos/no-cuda", "--no-cache", "-q", "-o", str(tmp_path / "h.txt"))
     assert p.returncode == 0 and p.stdout == ""
     assert (tmp_path / "h.txt").read_text() == "Nothing to port: no CUDA found in 6 scanned files.\n"
 

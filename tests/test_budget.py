@@ -237,7 +237,7 @@ def test_an_unchanged_repository_is_served_from_the_cache_without_a_worker(tmp_p
     real = Pool._start
     monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real(self))
     again = scan(tmp_path / "src", settings)
-    assert again.stats["cache_misses"] == 0 and starts == []
+    assert again.stats.cache_misses == 0 and starts == []
 
 
 # ----------------------------------------------------------------------------------------------- architecture
@@ -314,7 +314,7 @@ def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path
     t = time.monotonic()
     result = run(tmp_path / "repo", Settings(jobs=1, deep=True, file_seconds=10)).result
     assert time.monotonic() - t < 40
-    assert result.extra["kernel_analysis"]["deep"]["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
+    assert result.kernel_analysis.deep["errors"] == {"k.cu": ["not analysed: libclang took longer than 10 s"]}
 
 
 def _oserror(x):
@@ -338,7 +338,7 @@ def test_port_status_past_its_budget_shows_every_finding_open_and_says_so(tmp_pa
     t = time.monotonic()
     result = run(tmp_path, Settings(jobs=1, file_seconds=1)).result
     assert time.monotonic() - t < 15
-    assert result.stats["notices"] == ("port status took longer than 1 s to read the repository's guards and build "
+    assert result.stats.notices == ("port status took longer than 1 s to read the repository's guards and build "
                                        "files; every finding not in a cuda_only path is shown as open",)
     assert {f.status.value for f in result.findings} == {"open"} and result.findings
 
@@ -347,7 +347,7 @@ def test_facts_that_failed_are_not_cached_so_the_note_comes_again(tmp_path):
     write_files(tmp_path / "src", {"a.cu": "#define N " + "9" * 5000 + "\n" + KERNEL})
     settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
     for _ in range(2):
-        notes = [n for n in scan(tmp_path / "src", settings).stats["notices"] if "macros and constants" in n]
+        notes = [n for n in scan(tmp_path / "src", settings).stats.notices if "macros and constants" in n]
         assert notes == ["a.cu: reading its macros and constants failed (ValueError: Exceeds the limit (4300 digits) "
                          "for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() "
                          "to increase the limit); other files are scanned without them"]

@@ -34,15 +34,15 @@ def test_a_cold_scan_writes_one_pack_in_one_process_and_with_workers(tmp_path):
     for jobs in (1, 2):
         where = tmp_path / f"cache-{jobs}"
         cold = scan(tmp_path / "src", Settings(jobs=jobs, cache_dir=where))
-        assert (cold.stats["cache_hits"], cold.stats["cache_misses"]) == (0, 40)
+        assert (cold.stats.cache_hits, cold.stats.cache_misses) == (0, 40)
         packs = sorted(where.iterdir())
         assert len(packs) == 1 and packs[0].suffix == ".pack"
         with open(packs[0], "rb") as fh:
             spans = packfile.read_index(fh.fileno(), _cache(where)._seal)
-        # the 40 files, the rule set and the repository facts
-        assert len(spans) == len({k for k, _, _ in spans}) == 42
+        # the 40 files' results and what each names (porter.filekey), the rule set and the repository facts
+        assert len(spans) == len({k for k, _, _ in spans}) == 82
         warm = scan(tmp_path / "src", Settings(jobs=jobs, cache_dir=where))
-        assert (warm.stats["cache_hits"], warm.stats["cache_misses"]) == (40, 0)
+        assert (warm.stats.cache_hits, warm.stats.cache_misses) == (40, 0)
         assert warm.to_dict() == cold.to_dict()
         assert sorted(where.iterdir()) == packs  # a warm scan writes nothing
 

@@ -109,7 +109,7 @@ def test_the_merge_works_from_the_cache(tmp_path):
     settings = Settings(jobs=1, cache_dir=tmp_path / "cache", targets=TARGETS)
     first = run(CALLGRAPH, settings).result
     second = run(CALLGRAPH, settings).result
-    assert second.stats["cache_misses"] == 0 and second.stats["cache_hits"] == first.stats["cache_misses"] > 0
+    assert second.stats.cache_misses == 0 and second.stats.cache_hits == first.stats.cache_misses > 0
     assert verdicts(first) == verdicts(second) == EXPECTED
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from porter.diff import Diff, KernelChange
-from porter.model import Confidence, Finding, ScanResult, Severity, Status
+from porter.model import Confidence, Finding, ScanResult, ScanStats, Severity, Status
 from porter.pipeline import Run
 from porter.render import FORMATS, format_for, render
 from porter.render.github import command, escape_data, escape_property
@@ -62,7 +62,7 @@ def test_within_budget_there_is_no_count_notice():
 
 def test_endcolumn_only_on_single_line_spans_and_prefix_is_added():
     multi = Finding("k.cu", 4, 2, "DEV001", 6, 3, "device", Severity.HIGH, Confidence.HIGH, "ptx")
-    out = github(result([multi], stats={"prefix": "src/gpu"}))
+    out = github(result([multi], stats=ScanStats(prefix="src/gpu")))
     assert out == "::error file=src/gpu/k.cu,line=4,endLine=6,col=2,title=porter DEV001%3A DEV001::ptx\n"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from porter.cli import main
-from tests.helpers import REPO
+from tests.helpers import REPO, porter_here
 
 CUDA_APP = REPO / "fixtures" / "repos" / "cuda-app"
 KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"
@@ -45,6 +45,8 @@ def test_help_lists_every_command_summary_whole(capsys):
   targets    List the AMD GPU target profiles (ids for --target).
   translate  Translate CUDA to HIP (hipify when installed, porter's built-in
              engine otherwise) and report what is left.
+  port       Write the minimal-footprint dual build: a compat header, portable
+             fixes and ROCm build branches.
   baseline   Write the fingerprints of today's findings, so `scan --baseline
              FILE` reports only what is added later.
   comment    Create or update porter's one sticky comment on a pull request
@@ -137,30 +139,38 @@ def test_an_output_suffix_no_format_has_is_refused(capsys, tmp_path, cmd, suffix
 
 
 def _on_a_terminal(*argv: str, env: dict[str, str]) -> bytes:
-    """porter with stdout and stderr on a real pseudo-terminal, as a person runs it: what the terminal received."""
+    """porter with stdout and stderr on a real pseudo-terminal, as a person runs it: what the terminal received.
+    The command runs in this process (porter_here) while a thread reads the terminal's other end."""
     import os
     import pty
-    import subprocess
-    import sys
+    import threading
 
     leader, follower = pty.openpty()
     full_env = {**os.environ, "COLUMNS": "80", "PORTER_CACHE_DIR": "/nonexistent-porter-cache", **env}
     full_env.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
-    p = subprocess.Popen([sys.executable, "-m", "porter", *argv], stdin=subprocess.DEVNULL, stdout=follower,
-                         stderr=follower, env=full_env, cwd=REPO)
-    os.close(follower)
-    got = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: the last writer closed the terminal
-            break
-        if not chunk:
-            break
-        got += chunk
-    os.close(leader)
-    assert p.wait(timeout=120) in (0, 1, 2)
-    return got
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the last writer closed the terminal
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        p = porter_here(*argv, env=full_env, replace_env=True, cwd=REPO, terminal=follower, timeout=120)
+    finally:
+        os.close(follower)
+        reader.join(timeout=60)
+        os.close(leader)
+    assert not reader.is_alive()
+    assert p.returncode in (0, 1, 2)
+    return b"".join(chunks)
 
 
 # An SGR sequence: colour or another text style (a progress bar's cursor control is no colour).

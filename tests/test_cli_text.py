@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from porter import __version__
 from porter.cli import app
 from porter.render import FORMATS
-from tests.helpers import porter_here, run_porter
+from tests.helpers import porter_here
 
 COMMANDS = [["scan"], ["assess"], ["targets"], ["translate"], ["rules", "list"], ["rules", "explain"]]
 
@@ -53,7 +53,7 @@ def test_assess_deep_runs(tmp_path):
     pytest.importorskip("clang.cindex", reason="the optional extra 'deep' (libclang) is not installed")
     (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"
                                    "void run(float* x) { k<<<1, 64>>>(x); }\n")
-    p = run_porter("assess", str(tmp_path), "--deep", "--no-cache", "-q", "-t", "mi300x")
+    p = porter_here("assess", str(tmp_path), "--deep", "--no-cache", "-q", "-t", "mi300x")
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("Mechanical (") or p.stdout.startswith("Ready (") or p.stdout.startswith("Port (")
 

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from helpers import run_porter
+from helpers import porter_here
 from porter.comment import post_github, post_gitlab
 from porter.errors import UsageError
 from porter.render.pr_comment import MARKER
@@ -266,10 +266,10 @@ def test_gitlab_notes_are_updated_in_place(forge):
 def test_cli_posts_and_maps_errors_to_exit_2(forge, tmp_path):
     body = tmp_path / "comment.md"
     body.write_text(BODY)
-    p = run_porter("comment", str(body), "--pr", "7", env=gh_env(forge))
+    p = porter_here("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert p.returncode == 0, p.stderr
     assert p.stderr.startswith("comment created https://forge.invalid/gh:acme/widget#7#c")
     forge.fails.append((401, {}, {"message": "Bad credentials"}))
-    p = run_porter("comment", str(body), "--pr", "7", env=gh_env(forge))
+    p = porter_here("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert p.returncode == 2
     assert "401 unauthorized: Bad credentials" in p.stderr

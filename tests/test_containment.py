@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, git, make_repo
+from helpers import git, make_repo, porter_here
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffff, 1.0f, 1); }\n"
 SECRET = "SECRET_token_abc123"
 
 
 def porter(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([*PORTER, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          env={**os.environ, "PORTER_CACHE_DIR": str(Path(os.environ.get("TMPDIR", "/tmp")) / "porter-containment-cache")})
+    """The CLI in this process (nothing here needs one of its own: no signal, limit or wrapper), with the test's
+    timeout kept: a planted FIFO or device that porter opened would block, and SIGALRM ends the wait."""
+    return porter_here(*args, cwd=cwd, timeout=timeout, replace_env=True,
+                       env={**os.environ, "PORTER_CACHE_DIR": str(Path(os.environ.get("TMPDIR", "/tmp")) / "porter-containment-cache")})
 
 
 def outside_yaml(tmp_path: Path) -> Path:

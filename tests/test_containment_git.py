@@ -12,16 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, git, make_repo
+from helpers import git, make_repo, porter_here
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffff, 1.0f, 1); }\n"
 SECRET_NAME = "secret_kernel.cu"
 
 
 def porter(*args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*PORTER, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **env,
-                               "PORTER_CACHE_DIR": str(Path(os.environ.get("TMPDIR", "/tmp")) / "porter-containment-cache")})
+    """The CLI in this process (the git children it starts are capped by porter itself, not by this test), with the
+    test's timeout kept: SIGALRM ends a run that hangs on what git was made to read."""
+    return porter_here(*args, timeout=timeout, replace_env=True,
+                       env={**os.environ, **env,
+                            "PORTER_CACHE_DIR": str(Path(os.environ.get("TMPDIR", "/tmp")) / "porter-containment-cache")})
 
 
 def real(p: Path) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from helpers import run_porter, write_files
+from helpers import porter_here, write_files
 from porter import budget, pipeline
 from porter.pipeline import run
 from porter.settings import Settings
@@ -35,14 +35,16 @@ def test_past_the_deadline_the_scan_keeps_what_it_finished(tmp_path, monkeypatch
 
 def test_the_gate_fails_when_the_deadline_cut_the_scan(tmp_path):
     write_files(tmp_path / "t", {"a.cu": "int x;\n"})
-    late = run_porter("scan", str(tmp_path / "t"), "--no-cache", "--fail-on", "high", "--format", "json",
-                      env={"PORTER_DEADLINE_S": "0.001"})
+    # In this process: a deadline 1 ms after the process started has passed here as surely as in a fresh process
+    # (whose imports alone take longer).
+    late = porter_here("scan", str(tmp_path / "t"), "--no-cache", "--fail-on", "high", "--format", "json",
+                       env={"PORTER_DEADLINE_S": "0.001"})
     assert late.returncode == 1, late.stderr
     assert json.loads(late.stdout)["skipped"][0]["path"] == "a.cu"
     assert ("warning: the run's deadline (PORTER_DEADLINE_S) passed; 1 file(s) were not scanned and are listed as "
             "skipped; --fail-on fails rather than pass code it did not see") in " ".join(late.stderr.split())
-    ungated = run_porter("scan", str(tmp_path / "t"), "--no-cache", env={"PORTER_DEADLINE_S": "0.001"})
+    ungated = porter_here("scan", str(tmp_path / "t"), "--no-cache", env={"PORTER_DEADLINE_S": "0.001"})
     assert ungated.returncode == 0, ungated.stderr
-    bad = run_porter("scan", str(tmp_path / "t"), "--no-cache", env={"PORTER_DEADLINE_S": "soon"})
+    bad = porter_here("scan", str(tmp_path / "t"), "--no-cache", env={"PORTER_DEADLINE_S": "soon"})
     assert bad.returncode == 2
     assert "PORTER_DEADLINE_S='soon': give a positive number of seconds" in bad.stderr

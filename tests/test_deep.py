@@ -46,7 +46,7 @@ def test_deep_mode_resolves_a_size_from_another_header():
     assert (k.facts.deep.resolved, k.facts.deep.still_unknown) == (("__shared__ stage_buf",), ())
     assert k.facts.deep.constants_from == ("include/tile_config.h",)
     assert {v.target: v.verdict for v in k.verdicts} == {"mi300x": "ok", "mi455x": "ok"}
-    info = result.extra["kernel_analysis"]["deep"]
+    info = result.kernel_analysis.deep
     assert info["setup"]["available"] and info["files"] == 1 and info["kernels"] == 1
     assert info["seconds_per_kernel"] > 0
 
@@ -54,7 +54,7 @@ def test_deep_mode_resolves_a_size_from_another_header():
 def test_unavailable_deep_mode_lists_what_stayed_unknown(monkeypatch):
     monkeypatch.setattr(deep, "_CONFIG", deep.DeepConfig(False, "libclang is not installed"))
     result = analyse(_scan(), ["mi300x"], deep=True)
-    info = result.extra["kernel_analysis"]["deep"]
+    info = result.kernel_analysis.deep
     assert info["note"] == "deep mode unavailable (libclang is not installed); these values stayed unknown"
     assert {"kernel": "header_sized", "path": "deep_header.cu", "what": "__shared__ stage_buf",
             "reason": "`kStageElems` is not a constant defined in this file"} in info["unresolved"]

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from helpers import porter_here
 from porter.kernels import deep
 
 MARKER = "SECRET_TOKEN_abc123"
@@ -187,8 +186,8 @@ needs_libclang = pytest.mark.skipif(
 def test_scan_deep_json_never_carries_outside_text(tmp_path):
     root, outside = _hostile(tmp_path)
     (root / "err.cu").write_text(f'#include "../outside/secret.h"\n__global__ void e(float* o) {{ o[0] = undeclared_name; }}\n')
-    res = subprocess.run([sys.executable, "-m", "porter", "scan", str(root), "--deep", "--format", "json", "--no-cache"],
-                         capture_output=True, text=True, timeout=120)
+    res = porter_here("scan", str(root), "--deep", "--format", "json", "--no-cache", timeout=120, replace_env=True,
+                      env=dict(os.environ))
     assert res.returncode == 0, res.stderr
     assert MARKER not in res.stdout and MARKER not in res.stderr
     doc = json.loads(res.stdout)

@@ -29,7 +29,7 @@ def test_deep_mode_reads_a_commit_not_the_work_tree(tmp_path):
     assert k.facts.shared_memory.static_bytes == 49152
     assert (k.facts.deep.resolved, k.facts.deep.still_unknown) == (("__shared__ stage_buf",), ())
     assert k.facts.deep.constants_from == ("include/tile_config.h",)
-    info = result.extra["kernel_analysis"]["deep"]
+    info = result.kernel_analysis.deep
     assert info["files"] == 1 and info["errors"] == {}
 
 

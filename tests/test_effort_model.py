@@ -17,7 +17,8 @@ from porter.estimate.calibration import (HistoryError, Port, docs_table, fit, le
 from porter.estimate.effort_model import EffortModel, Hours, load_effort_model, merge
 from porter.estimate.inputs import separate_extensions
 from porter.estimate.ranges import Spread, combine, percentiles, pert
-from porter.model import Confidence, FileResult, Finding, Kernel, ScanResult, Severity, Status
+from porter.model import (Confidence, FileResult, Finding, Kernel, PortStatusSummary, ScanResult, Severity, Status,
+                          StatusCounts)
 from porter.model.kernel import CheckResult, InlinePtx, KernelFacts, TargetVerdict
 from porter.rules import Rule, RuleSet
 from porter.targets import load_targets, select_targets
@@ -39,9 +40,9 @@ def finding(rid, path="src/a.cu", line=1, category="api", severity="medium", ker
     return dataclasses.replace(f, status=status)
 
 
-def result(findings=(), kernels=(), files=("src/a.cu",), extra=None):
+def result(findings=(), kernels=(), files=("src/a.cu",), port_status=None):
     return ScanResult(root="repo", findings=tuple(sorted(findings)), suppressed=(), kernels=tuple(kernels), launches=(),
-                      files=tuple(FileResult(p, "cuda", 100) for p in files), skipped=(), extra=extra or {})
+                      files=tuple(FileResult(p, "cuda", 100) for p in files), skipped=(), port_status=port_status)
 
 
 def ts(*ids):
@@ -225,8 +226,8 @@ def test_handled_findings_are_counted_not_costed():
     assert a.handled["text"] == "3 of 4 spots handled (75%); 1 open."
     assert item(a, "rule:API002:src/a.cu").count == 1
     assert any("3 finding(s) already have a ROCm path" in s for s in a.assumptions)
-    given = {"handled": 412, "open": 118, "total": 530}
-    b = assess(result(fs, extra={"port_status": given}), ts("mi355x"), model=UNSCALED, rules=rs)
+    given = PortStatusSummary(StatusCounts(open=118, handled=412))
+    b = assess(result(fs, port_status=given), ts("mi355x"), model=UNSCALED, rules=rs)
     assert b.handled["text"] == "412 of 530 spots handled (78%); 118 open."
     everything = [dataclasses.replace(f, status=Status.HANDLED) for f in fs]
     c = assess(result(everything), ts("mi355x"), model=UNSCALED, rules=rs)

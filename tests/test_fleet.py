@@ -77,7 +77,11 @@ def test_stored_rows_are_exactly_what_assess_says(fleet):
     assert store.counts() == {"fleet_runs": 1, "fleet_assessments": COUNT, "fleet_target_results": COUNT,
                               "fleet_blockers": sum(len(r["blockers"]) for r in rows),
                               "fleet_libraries": sum(len(r["libraries"]) for r in rows),
-                              "fleet_run_repositories": COUNT + 3, "fleet_history_points": 0}
+                              "fleet_run_repositories": COUNT + 3, "fleet_history_points": 0,
+                              "fleet_target_blockers": sum(len(t["blockers"]) for r in rows for t in r["targets"])}
+    # TensorRT-LLM has no ROCm counterpart on any target: each blocked repository's mi355x line names it.
+    assert {tuple(t["blockers"]) for r in blocked for t in r["targets"]} == {("TensorRT-LLM has no ROCm equivalent",)}
+    assert all(t["blockers"] == [] for r in rows if r["verdict"] != "blocked" for t in r["targets"])
     # Clones live in porter's cache, never inside a scanned repository, and hold no checked-out file.
     clones = sorted(p.name for p in (root / "clones").iterdir())
     assert len(clones) == COUNT and all(not (root / "clones" / c / "src").exists() for c in clones)
@@ -131,6 +135,9 @@ def test_every_report_format_shows_the_same_numbers(fleet):
         {"library": "CUDA runtime / driver API", "count": 6, "repositories": kinds["mech"]},
         {"library": "TensorRT-LLM", "count": 5, "repositories": kinds["blocked"]}]
     assert [b["count"] for b in doc["blockers"]] and all(b["repositories"] == kinds["blocked"] for b in doc["blockers"])
+    assert t["blockers"] == [{"blocker": "TensorRT-LLM has no ROCm equivalent", "count": 5,
+                              "repositories": kinds["blocked"]}]
+    blocked_names = ", ".join(kinds["blocked"])
 
     rows = list(csv.reader(io.StringIO(cli("fleet", "report", "--db", db, "--run", "1", "-f", "csv"))))
     by = {}
@@ -141,24 +148,41 @@ def test_every_report_format_shows_the_same_numbers(fleet):
             for n, *_ in ranking] == ranking
     assert {k: int(v) for k, v in by[("verdicts", "mi355x", "")].items()} == t["verdicts"]
     assert {k: float(v) for k, v in by[("open_days", "mi355x", "")].items()} == t["open_days"]
+    assert [r[4] for r in rows if r[:3] == ["target_blockers", "mi355x", "TensorRT-LLM has no ROCm equivalent"]] \
+        == kinds["blocked"]
+    assert {k: int(v) for k, v in by[("totals", "", "")].items()} == doc["totals"]
 
     md = cli("fleet", "report", "--db", db, "--run", "1", "-f", "md")
     md_rows = [tuple(c.strip().strip("`") for c in line.strip("|").split("|"))
                for line in md.splitlines() if re.match(r"^\| r\d\d-", line)]
     assert [(r[0], r[1], float(r[2]), float(r[3]), float(r[4])) for r in md_rows[:COUNT]] == ranking
     assert "Verdicts: blocked 5, port 5, mechanical 6, ready 6." in md
+    assert "Blockers on mi355x (1):" in md.splitlines()
+    assert f"| TensorRT-LLM has no ROCm equivalent | 5 | {blocked_names} |" in md.splitlines()
 
     page = cli("fleet", "report", "--db", db, "--run", "1", "-f", "html")
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(<td>r\d\d-.*?)</tr>", page)]
     assert [(c[0], re.sub(r"<[^>]+>", "", c[1]), float(c[2]), float(c[3]), float(c[4])) for c in cells[:COUNT]] \
         == ranking
     assert "Verdicts: blocked 5, port 5, mechanical 6, ready 6." in page and "<script" not in page
+    assert ('<h3>Blockers on mi355x (1)</h3><table class="target-blockers"><thead><tr><th>blocker</th>'
+            '<th>repositories</th><th>which</th></tr></thead><tbody><tr><td>TensorRT-LLM has no ROCm equivalent</td>'
+            f'<td class="n">5</td><td>{blocked_names}</td></tr></tbody></table>') in page.replace("\n", "")
 
     text = cli("fleet", "report", "--db", db, "--run", "1")
     lines = [line.split() for line in text.splitlines() if re.match(r"^  r\d\d-", line)]
     assert [(x[0], x[1], float(x[2]), *map(float, x[3].split("–"))) for x in lines] == ranking
     assert "mi355x: open effort" in text and "blocked 5, port 5, mechanical 6, ready 6" in text
     assert f"{t['open_days']['likely']:g}" in text
+    assert text.split("  blockers on mi355x (1):\n")[1].splitlines()[0] == \
+        f"      5  TensorRT-LLM has no ROCm equivalent: {blocked_names}"
+    tot = doc["totals"]
+    assert (f"{tot['repositories']} repositories: {tot['assessed']} assessed, {tot['failed']} failed; "
+            f"{tot['open_findings']} open findings, {tot['kernels']} kernels") in text.splitlines()
+    assert (f"**{tot['repositories']} repositories**: {tot['assessed']} assessed, {tot['failed']} failed; "
+            f"{tot['open_findings']} open findings, {tot['kernels']} kernels.") in md.splitlines()
+    assert (f'<p id="totals"><b>{tot["repositories"]} repositories</b>: {tot["assessed"]} assessed, '
+            f'{tot["failed"]} failed; {tot["open_findings"]} open findings, {tot["kernels"]} kernels.</p>') in page
 
 
 def test_an_interrupted_run_resumes_without_duplicates(fleet, tmp_path):
@@ -262,6 +286,7 @@ def test_the_html_report_renders_in_a_real_browser(fleet, tmp_path):
     assert len(re.findall(r'<table class="ranking">', dom)) == 1
     assert len(re.findall(r'<span class="blocked">blocked</span>', dom)) == 5
     assert len(re.findall(r'<span class="ready">ready</span>', dom)) == 6
+    assert len(re.findall(r'<table class="target-blockers">', dom)) == 1
     assert ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
             'img-src data:">') in page.read_text(encoding="utf-8")
 
@@ -323,3 +348,53 @@ def test_a_local_repository_whose_objects_are_another_repositorys_is_refused(fle
     assert rows["linked"]["reason"] == (f"{linked}: {linked}/objects leads to {other}/.git/objects, outside the "
                                         "repository (a symlink?)")
     assert not (tmp_path / "clones").exists() or all("own" in p.name for p in (tmp_path / "clones").iterdir())
+
+
+def test_blockers_are_listed_per_target_with_the_repositories_they_block_there(tmp_path):
+    from porter.fleet.assess import ASSESSED, Outcome, TargetResult
+    from porter.fleet.render import render
+
+    # Outcomes as a worker returns them: a blocker that holds on one target only (a wave-32 target, say) is listed
+    # under that target and not under the other, and the fleet-wide list still names it once.
+    store = Store.open(tmp_path / "f.db")
+    run_id, _ = store.start_run("v", "mi300x,mi455x", "local:1", 3)
+
+    def outcome(name, verdicts, per_target):
+        return Outcome(name, f"/r/{name}", None, ASSESSED, name * 8, "s", verdict="blocked", days_low=1.0,
+                       days_likely=2.0, days_high=3.0,
+                       targets=tuple(TargetResult(t, v, 1.0, 2.0, 3.0) for t, v in verdicts),
+                       blockers=tuple(sorted({b for _, bs in per_target for b in bs})), target_blockers=per_target)
+
+    store.record(run_id, outcome("a", [("mi300x", "blocked"), ("mi455x", "blocked")],
+                                 (("mi300x", ("NVFP4 checkpoint",)), ("mi455x", ("NVFP4 checkpoint", "wave32 only")))),
+                 "mi300x,mi455x", "v")
+    store.record(run_id, outcome("b", [("mi300x", "port"), ("mi455x", "blocked")],
+                                 (("mi455x", ("wave32 only",)),)), "mi300x,mi455x", "v")
+    store.record(run_id, outcome("c", [("mi300x", "ready"), ("mi455x", "ready")], ()), "mi300x,mi455x", "v")
+    store.finish_run(run_id)
+    doc = document(store)
+    assert {t["target"]: t["blockers"] for t in doc["targets"]} == {
+        "mi300x": [{"blocker": "NVFP4 checkpoint", "count": 1, "repositories": ["a"]}],
+        "mi455x": [{"blocker": "wave32 only", "count": 2, "repositories": ["a", "b"]},
+                   {"blocker": "NVFP4 checkpoint", "count": 1, "repositories": ["a"]}]}
+    assert doc["blockers"] == [{"blocker": "wave32 only", "count": 2, "repositories": ["a", "b"]},
+                               {"blocker": "NVFP4 checkpoint", "count": 1, "repositories": ["a"]}]
+    text = render("console", doc).decode().splitlines()
+    at = text.index("  blockers on mi455x (2):")
+    assert text[at + 1:at + 3] == ["      2  wave32 only: a, b", "      1  NVFP4 checkpoint: a"]
+    assert text[text.index("  blockers on mi300x (1):") + 1] == "      1  NVFP4 checkpoint: a"
+    md = render("markdown", doc).decode().splitlines()
+    at = md.index("Blockers on mi455x (2):")
+    assert md[at + 2:at + 6] == ["| blocker | repositories | which |", "|---|---:|---|", "| wave32 only | 2 | a, b |",
+                                 "| NVFP4 checkpoint | 1 | a |"]
+    rows = list(csv.reader(io.StringIO(render("csv", doc).decode())))
+    assert [r for r in rows if r[0] == "target_blockers"] == [
+        ["target_blockers", "mi300x", "NVFP4 checkpoint", "repository", "a"],
+        ["target_blockers", "mi455x", "wave32 only", "repository", "a"],
+        ["target_blockers", "mi455x", "wave32 only", "repository", "b"],
+        ["target_blockers", "mi455x", "NVFP4 checkpoint", "repository", "a"]]
+    assert json.loads(render("json", doc))["targets"][1]["blockers"] == doc["targets"][1]["blockers"]
+    assert ('<h3>Blockers on mi455x (2)</h3><table class="target-blockers"><thead><tr><th>blocker</th>'
+            '<th>repositories</th><th>which</th></tr></thead><tbody><tr><td>wave32 only</td><td class="n">2</td>'
+            '<td>a, b</td></tr><tr><td>NVFP4 checkpoint</td><td class="n">1</td><td>a</td></tr></tbody></table>'
+            ) in render("html", doc).decode().replace("\n", "")

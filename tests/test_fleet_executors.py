@@ -77,6 +77,80 @@ def test_a_dask_cluster_stores_what_the_local_pool_stores_though_a_worker_dies(s
     assert store.run_info(1)["executor"] == "dask://" + address.split("://", 1)[1]
 
 
+def test_on_dask_the_timeout_holds_and_a_dying_task_is_retried_then_recorded(small_fleet, tmp_path, monkeypatch):
+    """Dask runs tasks in threads, where no timer interrupts Python: each task runs in a forked child held to the
+    repository's timeout. The cluster here is in this process (threads), so the forked children inherit the patch."""
+    distributed = pytest.importorskip("distributed", reason="needs the 'fleet-dask' extra (distributed)")
+    from porter.fleet import assess as fleet_assess
+
+    root, entries, options, rows = small_fleet
+    names = [e.name for e in entries[:4]]
+    marker = tmp_path / "died-once"
+    real = fleet_assess.checkout
+
+    def slow_or_dying(entry, cache, timeout=600.0):
+        if entry.name == names[0]:
+            import time
+
+            time.sleep(120)  # a task no Python timer can stop in a Dask worker thread
+        if entry.name == names[1] and not marker.exists():
+            marker.write_text("x")
+            os._exit(9)  # its child dies once: run again
+        if entry.name == names[2]:
+            os._exit(9)  # dies every time: recorded, the fleet goes on
+        return real(entry, cache, timeout)
+
+    monkeypatch.setattr(fleet_assess, "checkout", slow_or_dying)
+    import dataclasses
+    import time
+
+    quick = dataclasses.replace(options, timeout=8.0)
+    from porter.fleet.execute import shutdown
+
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                      host="127.0.0.1", dashboard_address=None) as cluster:
+            store = Store.open(tmp_path / "dask.db")
+            start = time.monotonic()
+            scan(store, [e for e in entries if e.name in names], quick,
+                 executor="dask://" + cluster.scheduler_address.split("://", 1)[1])
+            took = time.monotonic() - start
+    finally:
+        shutdown()  # the worker's pool lives in this process here: its forked process ends with the test
+    got = {r["repository"]: (r["outcome"], r["reason"]) for r in store.run_rows(1)}
+    assert got == {names[0]: ("failed", "took longer than 8 s"), names[1]: ("assessed", None),
+                   names[2]: ("failed", "its worker process died 3 times while assessing it (out of memory? a crash?)"),
+                   names[3]: ("assessed", None)}
+    assert marker.exists() and took < 100, took  # not the 120 s the task would have slept
+    assert [r for r in comparable(store, 1) if r[0] in (names[1], names[3])] == \
+        [r for r in rows if r[0] in (names[1], names[3])]
+
+
+def test_history_points_on_dask_are_what_the_local_pool_stores(tmp_path):
+    distributed = pytest.importorskip("distributed", reason="needs the 'fleet-dask' extra (distributed)")
+    import dataclasses
+
+    made = make_fleet(tmp_path, 2)
+    entries = [Entry(n, str(tmp_path / "repos" / n)) for n in sorted(made)]
+    options = Options(clone_cache=tmp_path / "clones", cache_dir=tmp_path / "pcache", history_every="week",
+                      history_since="2026-01-01")
+    local = Store.open(tmp_path / "local.db")
+    scan(local, entries, options, workers=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        store = Store.open(tmp_path / "dask.db")
+        summary = scan(store, entries, dataclasses.replace(options, clone_cache=tmp_path / "clones-dask"),
+                       executor="dask://" + cluster.scheduler_address.split("://", 1)[1])
+    assert (summary.assessed, summary.points, summary.points_failed) == (2, 4, 0)
+
+    def points(s: Store) -> list[tuple]:
+        info = s.run_info(1)
+        return [tuple(v for k, v in sorted(p.items())) for p in s.history(info["targets"], info["porter_version"])]
+
+    assert len(points(local)) == 4 and points(store) == points(local)
+    assert comparable(store, 1) == comparable(local, 1)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,7 +7,7 @@ import json
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
-from fleet_repos import KINDS, make_repo
+from fleet_repos import KINDS, git, make_repo
 from porter.cli import app
 from porter.fleet import store as fleet_store
 from porter.fleet.store import SCHEMA_VERSION, Store
@@ -26,7 +26,9 @@ def test_weekly_history_points_and_the_burndown(tmp_path):
     db = str(tmp_path / "f.db")
     args = ["fleet", "scan", str(tmp_path / "repos"), "--db", db, "--clone-cache", str(tmp_path / "clones"),
             "--cache-dir", str(tmp_path / "pcache"), "--history", "weekly", "--since", "2026-01-01", "-q"]
-    cli(*args)
+    first = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert (first.exit_code, first.stderr) == (0, "fleet run 1: 3 assessed, 0 already stored, 0 failed; "
+                                                  "6 history points computed\n")
     store = Store.open(db)
     info = store.run_info(1)
     points = store.history(info["targets"], info["porter_version"])
@@ -51,6 +53,12 @@ def test_weekly_history_points_and_the_burndown(tmp_path):
     assert f'<td>2026-01-12</td><td class="n">3</td><td class="n">{likely:g}</td>' in page
     csv_text = cli("fleet", "report", "--db", db, "-f", "csv")
     assert f"burndown,,2026-01-12,days_likely,{likely:g}" in csv_text.splitlines()
+    week = doc["burndown"][1]
+    span = f"{week['days_low']:g}–{week['days_high']:g}"
+    text = cli("fleet", "report", "--db", db).splitlines()
+    assert text[text.index("Burndown (open engineer-days of the fleet, week by week):") + 2:] == [
+        f"  2026-01-05  {3:>5}  {0:>7}  {'0–0':>13}  {doc['burndown'][0]['open_findings']:>13}",
+        f"  2026-01-12  {3:>5}  {likely:>7g}  {span:>13}  {week['open_findings']:>13}"]
     # Points are stored once per commit: a second run adds none.
     cli(*args)
     assert Store.open(db).counts()["fleet_history_points"] == 6
@@ -65,8 +73,48 @@ def test_a_version_1_database_is_migrated_and_keeps_its_rows(tmp_path):
         conn.execute(fleet_store.runs.insert().values(started="2026-01-01T00:00:00Z", porter_version="0.1.0",
                                                       targets="mi355x", executor="local:1", repositories=0))
     assert not sa.inspect(engine).has_table("fleet_history_points")
+    assert not sa.inspect(engine).has_table("fleet_target_blockers")
     store = Store.open(tmp_path / "old.db")
     assert sa.inspect(store.engine).has_table("fleet_history_points")
+    assert sa.inspect(store.engine).has_table("fleet_target_blockers")
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("select version from fleet_schema")).scalars().all() == [SCHEMA_VERSION] == [2]
+        assert conn.execute(sa.text("select version from fleet_schema")).scalars().all() == [SCHEMA_VERSION] == [3]
     assert store.run_ids() == [1]
+
+
+def test_each_history_point_is_a_task_of_its_own_and_a_stored_point_is_not_redone(tmp_path, monkeypatch):
+    from porter.fleet import scan as fleet_scan
+    from porter.fleet.assess import Options, PointOutcome, PointTask
+    from porter.fleet.inventory import Entry
+
+    heads = {kind: make_repo(tmp_path / "repos" / kind, kind) for kind in ("mech", "blocked")}
+    seen: list[tuple[str, str, str]] = []  # (what came back, repository, commit or status), in the parent
+    real = fleet_scan.execute
+
+    def spying(tasks, done, **how):
+        def watch(o):
+            follow = done(o)
+            seen.append(("point", o.name, o.commit) if isinstance(o, PointOutcome) else ("repository", o.name, o.status))
+            seen.extend(("task", t.entry.name, t.commit) for t in follow if isinstance(t, PointTask))
+            return follow
+        return real(tasks, watch, **how)
+
+    monkeypatch.setattr(fleet_scan, "execute", spying)
+    entries = [Entry(k, str(tmp_path / "repos" / k)) for k in sorted(heads)]
+    options = Options(clone_cache=tmp_path / "clones", cache_dir=tmp_path / "pcache", history_every="week",
+                      history_since="2026-01-01")
+    store = Store.open(tmp_path / "f.db")
+    first = fleet_scan.scan(store, entries, options, workers=2)
+    readme = {k: git(tmp_path / "repos" / k, "rev-parse", "HEAD~1") for k in heads}
+    # Each repository task comes back first and names its two weekly points; each point comes back on its own.
+    for k in heads:
+        mine = [x for x in seen if x[1] == k]
+        assert mine[0] == ("repository", k, "assessed")
+        assert sorted(mine[1:3]) == sorted([("task", k, heads[k]), ("task", k, readme[k])])
+        assert sorted(mine[3:]) == sorted([("point", k, heads[k]), ("point", k, readme[k])])
+    assert (first.assessed, first.points, first.points_failed) == (2, 4, 0)
+    assert store.counts()["fleet_history_points"] == 4
+    # A later run plans no point already stored: no point task at all.
+    seen.clear()
+    second = fleet_scan.scan(store, entries, options, workers=2)
+    assert (second.stored, second.points) == (2, 0) and [x[0] for x in seen] == ["repository", "repository"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from helpers import REPO, git, run_porter
+from helpers import REPO, git, porter_here
 from porter.history import trend
 from porter.history.points import Point, history, summarise
 from porter.history.walk import parse_date, select, walk
@@ -178,10 +178,10 @@ def test_second_walk_reads_the_cache_and_scans_nothing(scenario, tmp_path):
     warm = history(walk(root), settings)
     assert warm.points == cold.points
     # 6 commits, one of which (docs again) changes nothing scanned; the three kern.cu versions and only.cu are the
-    # blobs, and the last kern.cu once more when only.cu goes: the repository's own headers are a fact its result
-    # depends on (an include of a file the repository holds is not a library), so the set changing re-scans it.
+    # blobs. only.cu going changes the repository's own files, but kern.cu includes none of them (its key names
+    # the facts it reads: porter.filekey), so it is not scanned again.
     assert cold.stats == {"commits": 6, "points": 6, "points_computed": 5, "points_cached": 0,
-                          "blobs_scanned": 5, "cache_hits": 0}
+                          "blobs_scanned": 4, "cache_hits": 0}
     assert warm.stats == {"commits": 6, "points": 6, "points_computed": 0, "points_cached": 5,
                           "blobs_scanned": 0, "cache_hits": 5}
 
@@ -236,7 +236,7 @@ def test_formats_and_schema(scenario, tmp_path):
     schema = json.loads((REPO / "porter/schemas/history.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     cache = {"PORTER_CACHE_DIR": str(tmp_path / "c")}
-    p = run_porter("history", str(root), "--format", "json", env=cache)
+    p = porter_here("history", str(root), "--format", "json", env=cache)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(doc)
@@ -245,7 +245,7 @@ def test_formats_and_schema(scenario, tmp_path):
     assert doc["movers"]["added"][0]["subject"] == "add the CUDA code"
     assert "history: 6 commits, 6 points" in p.stderr
 
-    p = run_porter("history", str(root), "-o", str(tmp_path / "h.csv"), "-q", env=cache)
+    p = porter_here("history", str(root), "-o", str(tmp_path / "h.csv"), "-q", env=cache)
     assert p.returncode == 0 and p.stderr == ""
     rows = (tmp_path / "h.csv").read_text().splitlines()
     assert len(rows) == 7
@@ -253,7 +253,7 @@ def test_formats_and_schema(scenario, tmp_path):
     assert rows[0].endswith(",open_kernels_mi355x")
     assert rows[1].startswith(f"{shas[0]},2024-01-01T12:00:00+00:00,Ada,docs only,0,1,0,0,0,")
 
-    p = run_porter("history", str(root), "--format", "md", "-q", env=cache)
+    p = porter_here("history", str(root), "--format", "md", "-q", env=cache)
     assert p.returncode == 0
     from porter import __version__
 
@@ -261,12 +261,12 @@ def test_formats_and_schema(scenario, tmp_path):
                                "6 point(s) from 2024-01-01 to 2024-01-06")
     assert "Open likely engineer-days: `" in p.stdout and "| commit | date | open | handled |" in p.stdout
 
-    p = run_porter("history", str(root), "-o", str(tmp_path / "h.html"), "-q", env=cache)
+    p = porter_here("history", str(root), "-o", str(tmp_path / "h.html"), "-q", env=cache)
     page = (tmp_path / "h.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and '<polyline class="open"' in page
     assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
-    p = run_porter("history", str(root), "-q", env=cache)
+    p = porter_here("history", str(root), "-q", env=cache)
     assert p.stdout.startswith(f"Port burndown: repo · porter {__version__} · branch main · commit {shas[-1][:12]}\n"
                                "6 point(s) from 2024-01-01 to 2024-01-06")
     assert "open likely days" in p.stdout
@@ -276,17 +276,17 @@ def test_repository_text_is_escaped(tmp_path):
     root = tmp_path / "r"
     build(root, [Step("<script>alert(1)</script> | =cmd", {"a.cu": KERNEL})])
     env = {"PORTER_CACHE_DIR": str(tmp_path / "c")}
-    page = run_porter("history", str(root), "-f", "html", "-q", env=env).stdout
+    page = porter_here("history", str(root), "-f", "html", "-q", env=env).stdout
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    md = run_porter("history", str(root), "-f", "md", "-q", env=env).stdout
+    md = porter_here("history", str(root), "-f", "md", "-q", env=env).stdout
     assert "<script>" not in md
-    csv_out = run_porter("history", str(root), "-f", "csv", "-q", env=env).stdout
+    csv_out = porter_here("history", str(root), "-f", "csv", "-q", env=env).stdout
     assert ",<script>alert(1)</script> | =cmd," in csv_out  # not a formula: the cell starts with <
 
 
 def test_compare(scenario):
     root, shas = scenario
-    p = run_porter("history", str(root), "--compare", f"{shas[1]}..{shas[4]}", "--format", "json", "--no-cache")
+    p = porter_here("history", str(root), "--compare", f"{shas[1]}..{shas[4]}", "--format", "json", "--no-cache")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["from"]["commit"] == shas[1] and doc["to"]["commit"] == shas[4]
@@ -294,7 +294,7 @@ def test_compare(scenario):
     # six removed, six still open; the ROCm arm's own findings read handled, so nothing was added
     assert doc["counts"] == {"ported": 3, "removed": 6, "added": 0, "reopened": 0, "still_open": 6}
     assert {r["path"] for r in doc["removed"]} == {"src/only.cu"}
-    text = run_porter("history", str(root), "--compare", f"{shas[1]}..HEAD", "--no-cache").stdout
+    text = porter_here("history", str(root), "--compare", f"{shas[1]}..HEAD", "--no-cache").stdout
     assert text.startswith(f"{shas[1][:12]} (2024-01-02) → {shas[5][:12]} (2024-01-06): ")
 
 
@@ -302,10 +302,10 @@ def test_shallow_clone_is_refused_unless_allowed(scenario, tmp_path):
     root, shas = scenario
     shallow = tmp_path / "shallow"
     subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{root}", str(shallow)], check=True)
-    p = run_porter("history", str(shallow), "--no-cache")
+    p = porter_here("history", str(shallow), "--no-cache")
     assert p.returncode == 2
     assert "shallow clone" in p.stderr and "fetch-depth: 0" in p.stderr and "git fetch --unshallow" in p.stderr
-    p = run_porter("history", str(shallow), "--allow-shallow", "--no-cache", "-f", "json")
+    p = porter_here("history", str(shallow), "--allow-shallow", "--no-cache", "-f", "json")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert [x["commit"] for x in doc["points"]] == shas[-2:]
@@ -315,17 +315,17 @@ def test_shallow_clone_is_refused_unless_allowed(scenario, tmp_path):
 
 def test_bad_input(tmp_path):
     (tmp_path / "plain").mkdir()
-    p = run_porter("history", str(tmp_path / "plain"), "--no-cache")
+    p = porter_here("history", str(tmp_path / "plain"), "--no-cache")
     assert (p.returncode, "not inside a git repository" in p.stderr) == (2, True)
-    p = run_porter("history", str(tmp_path / "missing"), "--no-cache")
+    p = porter_here("history", str(tmp_path / "missing"), "--no-cache")
     assert (p.returncode, "no such directory" in p.stderr) == (2, True)
     empty = tmp_path / "empty"
     empty.mkdir()
     git(empty, "init", "-q")
-    p = run_porter("history", str(empty), "--no-cache")
+    p = porter_here("history", str(empty), "--no-cache")
     assert (p.returncode, "has no commits yet" in p.stderr) == (2, True)
     (empty / "f.cu").write_text("x")
-    p = run_porter("history", str(empty / "f.cu"), "--no-cache")
+    p = porter_here("history", str(empty / "f.cu"), "--no-cache")
     assert (p.returncode, "not a file" in p.stderr) == (2, True)
     root = tmp_path / "r"
     build(root, STEPS[:2])
@@ -336,7 +336,7 @@ def test_bad_input(tmp_path):
                           (["--compare", "main"], "--compare takes A..B"),
                           (["--compare", "main..nope"], "'nope': no such commit"),
                           (["--format", "sarif"], "--format must be one of console, json, csv, markdown, html")):
-        p = run_porter("history", str(root), "--no-cache", *args)
+        p = porter_here("history", str(root), "--no-cache", *args)
         assert (p.returncode, message in p.stderr) == (2, True), (args, p.stderr)
     with pytest.raises(Exception, match="ISO date"):
         parse_date("2024-13-01", "--until")
@@ -379,9 +379,9 @@ def test_a_directory_of_the_repository_and_several_targets(tmp_path):
     assert part.points[0].open_kernels == {"mi300x": 1, "mi355x": 1}
     # Nothing under a/ changed in the second commit: the point repeats the first, computed once.
     assert part.stats["points_computed"] == 1 and part.points[1].change["open_findings"] == 0
-    p = run_porter("history", str(root / "a"), "-t", "mi300x", "-t", "mi355x", "-f", "csv", "-q", "--no-cache")
+    p = porter_here("history", str(root / "a"), "-t", "mi300x", "-t", "mi355x", "-f", "csv", "-q", "--no-cache")
     assert p.stdout.splitlines()[0].endswith(",open_kernels_mi300x,open_kernels_mi355x")
-    doc = json.loads(run_porter("history", str(root / "a"), "--compare", "HEAD~1..HEAD", "-f", "json",
+    doc = json.loads(porter_here("history", str(root / "a"), "--compare", "HEAD~1..HEAD", "-f", "json",
                                 "--no-cache").stdout)
     assert doc["path"] == "a" and doc["counts"]["still_open"] == 9
     assert {r["path"] for r in doc["still_open"]} == {"k.cu"}

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, run_porter
+from helpers import git, porter_here
 from porter.history import trend
 from porter.history.points import Point
 
@@ -45,14 +45,14 @@ def test_history_of_a_directory_git_does_not_track_is_refused(tmp_path):
     build(root, STEPS[:2])
     (root / "scratch").mkdir()
     (root / "scratch" / "k.cu").write_text("__global__ void k() {}\n")
-    p = run_porter("history", str(root / "scratch"), "--no-cache")
+    p = porter_here("history", str(root / "scratch"), "--no-cache")
     assert p.returncode == 2, p.stdout
     assert p.stderr.strip().endswith(
         f"{root / 'scratch'}: git does not track this directory (no commit of {root} touches scratch/); "
         "history reads committed files: commit them, or name a tracked directory")
     assert p.stdout == ""
     # a tracked directory is walked as before
-    p = run_porter("history", str(root / "src"), "--no-cache", "-f", "json")
+    p = porter_here("history", str(root / "src"), "--no-cache", "-f", "json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["about"]["name"] == "r/src"
 
@@ -64,13 +64,13 @@ def test_titles_say_what_the_history_is_about(tmp_path):
     shas = build(root, STEPS[:3])
     env = {"PORTER_CACHE_DIR": str(tmp_path / "c")}
     line = f"porter {__version__} · branch main · commit {shas[-1][:12]}"
-    md = run_porter("history", str(root), "-f", "md", "-q", env=env).stdout
+    md = porter_here("history", str(root), "-f", "md", "-q", env=env).stdout
     assert md.splitlines()[:3] == ["# Port burndown: engine", "", line]
-    page = run_porter("history", str(root), "-f", "html", "-q", env=env).stdout
+    page = porter_here("history", str(root), "-f", "html", "-q", env=env).stdout
     assert f"<title>Port burndown: engine · {line}</title>" in page and "<h1>Port burndown: engine</h1>" in page
-    text = run_porter("history", str(root), "-q", env=env).stdout
+    text = porter_here("history", str(root), "-q", env=env).stdout
     assert text.splitlines()[0] == f"Port burndown: engine · {line}"
-    doc = json.loads(run_porter("history", str(root), "-f", "json", "-q", env=env).stdout)
+    doc = json.loads(porter_here("history", str(root), "-f", "json", "-q", env=env).stdout)
     assert doc["about"] == {"name": "engine", "commit": shas[-1], "branch": "main", "version": __version__, "date": None}
 
 

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from helpers import run_porter
+from helpers import porter_here
 from porter import comment
 from porter.comment import post_github, post_gitlab
 from porter.errors import UsageError
@@ -84,7 +84,7 @@ def test_cli_bot_login_names_the_author(forge, tmp_path):
     forge.me = None
     body = tmp_path / "comment.md"
     body.write_text(BODY)
-    p = run_porter("comment", str(body), "--pr", "7", "--bot-login", "my-app[bot]", env=gh_env(forge))
+    p = porter_here("comment", str(body), "--pr", "7", "--bot-login", "my-app[bot]", env=gh_env(forge))
     assert p.returncode == 0, p.stderr
     assert p.stderr == f"comment updated https://forge.invalid/{THREAD}#c{app['id']}\n"
     assert [c["body"] for c in forge.threads[THREAD]] == [BODY, f"{MARKER}\nforged"]
@@ -143,7 +143,7 @@ def test_an_empty_body_is_refused_before_any_request(forge, body):
 def test_cli_refuses_an_empty_body_with_exit_2(forge, tmp_path):
     body = tmp_path / "comment.md"
     body.write_text("\n")
-    p = run_porter("comment", str(body), "--pr", "7", env=gh_env(forge))
+    p = porter_here("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr.startswith("error: the comment body is empty: refusing to replace porter's comment")
     assert forge.log == []
@@ -261,7 +261,7 @@ def test_cli_maps_malformed_json_to_exit_2(forge, tmp_path):
     body = tmp_path / "comment.md"
     body.write_text(BODY)
     forge.fails.append((200, {}, b"<html>captive portal</html>"))
-    p = run_porter("comment", str(body), "--pr", "7", env=gh_env(forge))
+    p = porter_here("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr == ("error: acme/widget#7: listing comments: the API answered HTTP 200 with something that is "
                         "not JSON (27 bytes)\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, make_repo, write_files
+from helpers import make_repo, porter_here, write_files
 from porter.datafile import MAX_DATA_FILE_BYTES
 from porter.errors import DataFileError
 from porter.estimate.effort_model import load_effort_model
@@ -46,7 +46,8 @@ effort: {{size: none, per: hit}}
 
 
 def porter(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([*PORTER, *args], capture_output=True, text=True, timeout=timeout)
+    """The CLI in this process, in this process's environment, with the test's timeout (SIGALRM)."""
+    return porter_here(*args, timeout=timeout, replace_env=True, env=dict(os.environ))
 
 
 def skipped(result) -> dict[str, str]:

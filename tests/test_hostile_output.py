@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from helpers import REPO, make_repo, run_porter
+from helpers import REPO, make_repo, porter_here
 from porter.render.safe import html_text, literal, md_code, md_text, one_line, printable
 from porter.render.sarif import artifact_uri
 
@@ -37,7 +37,7 @@ def hostile(tmp_path_factory) -> Path:
 
 
 def porter_ok(*args: str) -> str:
-    p = run_porter(*args, *(() if args[0] == "translate" else ("--no-cache",)))
+    p = porter_here(*args, *(() if args[0] == "translate" else ("--no-cache",)))
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""
     return p.stdout
@@ -135,14 +135,14 @@ def test_translate_console_shows_names_literally(hostile, tmp_path):
 
 
 def test_porters_own_rule_text_with_brackets_does_not_crash_scan_verbose():
-    p = run_porter("scan", "-v", str(REPO / "fixtures/rules/CTR004-nvidia-device-request"), "--no-cache",
+    p = porter_here("scan", "-v", str(REPO / "fixtures/rules/CTR004-nvidia-device-request"), "--no-cache",
                    env={"COLUMNS": "400"})
     assert p.returncode == 0, p.stderr
     assert "on ROCm use compose `devices: [/dev/kfd, /dev/dri]` with `group_add: [video]`" in p.stdout
 
 
 def test_error_messages_show_paths_literally(tmp_path):
-    p = run_porter("scan", str(tmp_path / "[red]x[/red]\x1b[2J"))
+    p = porter_here("scan", str(tmp_path / "[red]x[/red]\x1b[2J"))
     assert p.returncode == 2
     assert p.stderr == f"error: {tmp_path}/[red]x[/red]\\x1b[2J: no such file or directory\n"
 
@@ -180,7 +180,7 @@ def test_sarif_addresses_a_file_whose_name_is_not_utf8(tmp_path):
 def test_effort_override_numbers_are_refused_with_the_key_named(tmp_path, value, said):
     repo = make_repo(tmp_path / "repo", {"k.cu": KERNEL, "porter.toml": 'effort = "effort.yaml"\n',
                                          "effort.yaml": f"hours_per_day: {value}\n"})
-    p = run_porter("assess", str(repo), "--no-cache", "-q")
+    p = porter_here("assess", str(repo), "--no-cache", "-q")
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr == f"error: {repo}/effort.yaml (merged over rules/effort/model.yaml): hours_per_day: {said}\n"
 
@@ -202,7 +202,7 @@ def test_effort_override_numbers_are_checked_everywhere_in_the_model(tmp_path):
 @pytest.mark.parametrize("value, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("1e-320", "1e-320"),
                                           ("0", "0.0"), ("-1", "-1.0"), ("4097", "4097.0")])
 def test_max_file_size_mb_must_be_a_sane_number(hostile, value, shown):
-    p = run_porter("scan", str(hostile), "--no-cache", f"--max-file-size-mb={value}")
+    p = porter_here("scan", str(hostile), "--no-cache", f"--max-file-size-mb={value}")
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr == f"error: --max-file-size-mb must be a number from 0.000001 to 4096 (MiB), not {shown}\n"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, git, make_repo, write_files
+from helpers import git, make_repo, porter_here, write_files
 from porter import cache as cache_mod
 from porter import packfile
 from porter.cache import Cache
@@ -27,8 +27,8 @@ KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xfffff
 
 def porter(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 120
            ) -> subprocess.CompletedProcess:
-    return subprocess.run([*PORTER, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+    """The CLI in this process, with this process's environment plus `env` and the test's timeout (SIGALRM)."""
+    return porter_here(*args, cwd=cwd, timeout=timeout, replace_env=True, env={**os.environ, **(env or {})})
 
 
 def rules_lines(p: subprocess.CompletedProcess) -> list[tuple[str, str, int]]:

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, git, make_repo, write_files
+from helpers import git, make_repo, porter_here, write_files
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffff, 1.0f, 1); }\n"
 
 
 def porter(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*PORTER, *args], capture_output=True, text=True, cwd=cwd, timeout=300,
-                          env={**os.environ, **(env or {})})
+    """The CLI in this process, with this process's environment plus `env` (nothing here needs a process)."""
+    return porter_here(*args, cwd=cwd, timeout=300, replace_env=True, env={**os.environ, **(env or {})})
 
 
 def findings(p: subprocess.CompletedProcess) -> list[tuple[str, str, int]]:

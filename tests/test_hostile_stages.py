@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, run_porter, write_files
+from helpers import REPO, porter_here, write_files
 from porter.budget import Budget
 from porter.estimate import cost as cost_mod
 from porter.estimate.assess import assess
@@ -37,7 +37,7 @@ def test_a_gitignore_of_2000_globs_is_honoured_not_an_internal_error(tmp_path):
     tree = tmp_path / "t"
     write_files(tree, {".gitignore": "\n".join(_many_globs(2000) + ["!keep_n7x.cu"]) + "\n",
                        "src/a.cu": KERNEL, "src/x_n1999_y.cu": KERNEL, "src/keep_n7x.cu": KERNEL})
-    p = run_porter("scan", str(tree), "--isolated", "--fail-on", "low", "--format", "json", "--no-cache")
+    p = porter_here("scan", str(tree), "--isolated", "--fail-on", "low", "--format", "json", "--no-cache")
     assert p.returncode in (0, 1), p.stderr
     assert "failed to compile" not in p.stderr and "E0000" not in p.stderr  # neither the error nor RE2's log
     assert json.loads(p.stdout)["files"]["scanned"] == 2
@@ -101,7 +101,7 @@ def test_a_porter_toml_exclude_of_2000_globs_is_not_an_internal_error(tmp_path):
     tree = tmp_path / "t"
     toml = "exclude = [" + ", ".join(f'"{g}"' for g in _many_globs(2000)) + "]\n"
     write_files(tree, {"porter.toml": toml, "a.cu": KERNEL, "n42.cu": KERNEL})
-    p = run_porter("scan", str(tree), "--format", "json", "--no-cache")
+    p = porter_here("scan", str(tree), "--format", "json", "--no-cache")
     assert p.returncode in (0, 1), p.stderr
     assert "internal error" not in p.stderr
 
@@ -164,7 +164,7 @@ def test_a_query_past_64_kib_is_refused_before_compiling(tmp_path):
     _rule_file(tree / "rules", "USR004", [big])
     write_files(tree, {"porter.toml": 'rules = ["rules"]\n', "a.cu": KERNEL})
     t = time.monotonic()
-    p = run_porter("scan", str(tree), "--no-cache")
+    p = porter_here("scan", str(tree), "--no-cache")
     assert time.monotonic() - t < 30
     assert p.returncode == 2, p.stderr
     assert "USR004-slow.yaml: patterns.0.query: the tree-sitter query is" in p.stderr

@@ -10,8 +10,9 @@ import pytest
 from helpers import REPO
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; "
-                                                          "scripts/bootstrap.sh does it)")
+pytestmark = [pytest.mark.slow,  # a real browser per test (`-m "not slow"` leaves them out; CI runs them)
+              pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; "
+                                                          "scripts/bootstrap.sh does it)")]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 

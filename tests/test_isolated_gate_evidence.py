@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import git, make_repo, run_porter
+from helpers import git, make_repo, porter_here
 
 PTX = 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));'
 KERNEL = "__global__ void k(int *a) { a[threadIdx.x] = 0; }\n"
@@ -33,7 +33,7 @@ def _pr(tmp_path):
 
 
 def _scan(repo, base, *extra):
-    p = run_porter("scan", str(repo), "--new-since", base, "--fail-on", "low", "-f", "json", "--no-cache", *extra)
+    p = porter_here("scan", str(repo), "--new-since", base, "--fail-on", "low", "-f", "json", "--no-cache", *extra)
     assert p.returncode in (0, 1), p.stderr
     doc = json.loads(p.stdout)
     return p.returncode, doc

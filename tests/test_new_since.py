@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from jsonschema import Draft4Validator
 
-from helpers import REPO, git, make_repo, run_porter, write_files
+from helpers import REPO, git, make_repo, porter_here, write_files
 from porter.diff import Diff, gating, match_findings
 from porter.model import Severity, Status
 from porter.pipeline import run_diff
@@ -88,7 +88,7 @@ def where(findings) -> list[tuple[str, int, str]]:
 
 
 def scan(repo, *args):
-    return run_porter("scan", str(repo), "--new-since", "main", "--no-cache", *args)
+    return porter_here("scan", str(repo), "--new-since", "main", "--no-cache", *args)
 
 
 def test_library_diff_is_exactly_the_added_and_removed_spots(pr_repo):
@@ -252,7 +252,7 @@ def test_a_change_that_only_moves_code_adds_nothing(tmp_path):
     moved = UTIL_BASE.replace("void release(float *p) {\n    cudaFree(p);\n}\n", "")
     write_files(repo, {"util.cu": "void release(float *p) {\n    cudaFree(p);\n}\n\n" + moved.rstrip() + "\n"})
     git(repo, "commit", "-q", "-am", "move release to the top")
-    p = run_porter("scan", str(repo), "--new-since", "HEAD~1", "--no-cache", "-f", "json", "--fail-on", "info")
+    p = porter_here("scan", str(repo), "--new-since", "HEAD~1", "--no-cache", "-f", "json", "--fail-on", "info")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert (doc["findings"], doc["fixed"]) == ([], [])
@@ -283,28 +283,28 @@ def test_missing_base_commit_says_how_to_fetch_it(pr_repo, tmp_path):
     subprocess.run(["git", "clone", "-q", "--depth=1", "--branch", "feature", f"file://{pr_repo}", str(shallow)],
                    check=True, capture_output=True)
     base = git(pr_repo, "merge-base", "main", "feature").strip()
-    p = run_porter("scan", str(shallow), "--new-since", base, "--no-cache")
+    p = porter_here("scan", str(shallow), "--new-since", base, "--no-cache")
     assert p.returncode == 2
     assert f"--new-since '{base}': no such commit in" in p.stderr
     assert "fetch-depth: 0" in p.stderr and "git fetch --depth=1 origin <sha>" in p.stderr
     # The base object fetched alone, but no history between: merge-base has nothing to stand on.
     subprocess.run(["git", "-C", str(shallow), "fetch", "-q", "--depth=1", "origin", "main"], check=True,
                    capture_output=True)
-    p = run_porter("scan", str(shallow), "--new-since", "FETCH_HEAD", "--no-cache")
+    p = porter_here("scan", str(shallow), "--new-since", "FETCH_HEAD", "--no-cache")
     assert p.returncode == 2
     assert "have no common ancestor in this clone" in p.stderr and "fetch-depth: 0" in p.stderr
 
 
 def test_not_a_git_repository(tmp_path):
     (tmp_path / "a.cu").write_text("void f() {}\n")
-    p = run_porter("scan", str(tmp_path), "--new-since", "main", "--no-cache")
+    p = porter_here("scan", str(tmp_path), "--new-since", "main", "--no-cache")
     assert p.returncode == 2
     assert "not inside a git repository, so there is no history for --new-since (use --baseline FILE" in p.stderr
 
 
 def test_baseline_round_trip(pr_repo, tmp_path):
     base_file = tmp_path / "porter-baseline.json"
-    p = run_porter("baseline", str(pr_repo), "--rev", "main~1", "-o", str(base_file), "--no-cache")
+    p = porter_here("baseline", str(pr_repo), "--rev", "main~1", "-o", str(base_file), "--no-cache")
     assert p.returncode == 0, p.stderr
     doc = json.loads(base_file.read_text())
     assert doc["schema"] == "porter-baseline/1"
@@ -312,7 +312,7 @@ def test_baseline_round_trip(pr_repo, tmp_path):
                                       ("old_name.cu", 3, "API001"), ("util.cu", 1, "API005"),
                                       ("util.cu", 4, "DEV002"), ("util.cu", 4, "DEV011"),
                                       ("util.cu", 9, "API001"), ("util.cu", 13, "API001")]
-    p = run_porter("scan", str(pr_repo), "--baseline", str(base_file), "--no-cache", "-f", "json")
+    p = porter_here("scan", str(pr_repo), "--baseline", str(base_file), "--no-cache", "-f", "json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     # No history in a baseline: the renamed file's findings inside its function `copy` still match (a function
@@ -325,14 +325,14 @@ def test_baseline_round_trip(pr_repo, tmp_path):
 def test_bad_baseline_file(tmp_path, pr_repo):
     bad = tmp_path / "b.json"
     bad.write_text('{"schema": "something else"}')
-    p = run_porter("scan", str(pr_repo), "--baseline", str(bad), "--no-cache")
+    p = porter_here("scan", str(pr_repo), "--baseline", str(bad), "--no-cache")
     assert p.returncode == 2
     assert "not a porter baseline" in p.stderr
-    p = run_porter("scan", str(pr_repo), "--baseline", str(bad), "--new-since", "main", "--no-cache")
+    p = porter_here("scan", str(pr_repo), "--baseline", str(bad), "--new-since", "main", "--no-cache")
     assert p.returncode == 2 and "cannot be combined" in p.stderr
     base_file = tmp_path / "porter-baseline.json"
-    assert run_porter("baseline", str(pr_repo), "-o", str(base_file), "--no-cache").returncode == 0
-    p = run_porter("scan", str(pr_repo), "--baseline", str(base_file), "--target", "mi300x", "--no-cache")
+    assert porter_here("baseline", str(pr_repo), "-o", str(base_file), "--no-cache").returncode == 0
+    p = porter_here("scan", str(pr_repo), "--baseline", str(base_file), "--target", "mi300x", "--no-cache")
     assert p.returncode == 2
     assert ("the baseline's kernel verdicts are for targets mi355x, this scan's for mi300x: scan with the same "
             "--target, or write the baseline again") in p.stderr
@@ -372,6 +372,6 @@ def test_a_subdirectory_is_compared_on_its_own_and_annotated_from_the_top(tmp_pa
     r = run_diff(repo / "src", Settings(), new_since="HEAD~1")
     assert where(r.diff.new) == [("a.cu", 2, "API001")]
     assert r.diff.fixed == ()
-    p = run_porter("scan", str(repo / "src"), "--new-since", "HEAD~1", "--no-cache", "-f", "github")
+    p = porter_here("scan", str(repo / "src"), "--new-since", "HEAD~1", "--no-cache", "-f", "github")
     assert p.stdout.startswith("::notice file=src/a.cu,line=2,")
     assert p.stdout.count("\n") == 1

@@ -68,3 +68,20 @@ def test_the_wheel_works_outside_the_checkout(tmp_path):
     listing = json.loads(rules.stdout)
     assert rules.returncode == 0 and listing["total"] >= 86
     assert all(r["source"].startswith("rules/") for r in listing["rules"])
+    # From the wheel there are no fixtures beside porter: the table has no fixture column rather than "n/a" on every
+    # row, and says why in one line; `rules explain` names the installed rule file and says the effort in words.
+    table = run("rules", "list", "--category", "device")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert "n/a" not in table.stdout and "fixture" not in lines[2] and "DEV001" in table.stdout
+    assert lines[-1] == "Fixture coverage is listed from a checkout of porter (the fixtures are not installed)."
+    explained = run("rules", "explain", "DEV001")
+    assert explained.returncode == 0, explained.stderr
+    said = explained.stdout.splitlines()
+    assert "Effort: medium effort per occurrence" in said and " m per hit" not in explained.stdout
+    # at 80 columns the long site-packages path goes whole onto the line after "Defined in"
+    assert said[-2:] == ["Defined in", said[-1]] or said[-1].startswith("Defined in ")
+    defined = Path(said[-1].removeprefix("Defined in "))
+    assert defined == env_dir / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" \
+        / "porter" / "data" / "device" / "DEV001-inline-ptx.yaml"
+    assert defined.is_file()

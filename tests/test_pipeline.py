@@ -3,19 +3,21 @@ files by blob id, every command's format comes from one registry, and one resolv
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, REPO, git, make_repo
+from helpers import REPO, git, make_repo, porter_here
 
 V1 = "__global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffff, 1.0f, 1); }\n"
 V2 = V1 + "__global__ void k2(int* p) { asm volatile(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(p[0]) : \"l\"(p)); }\n"
 
 
 def porter(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*PORTER, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    """The CLI in this process, in this process's environment (nothing here needs a process of its own)."""
+    return porter_here(*args, cwd=cwd, timeout=300, replace_env=True, env=dict(os.environ))
 
 
 def history(tmp_path: Path) -> tuple[Path, str, str]:
@@ -63,7 +65,7 @@ def test_git_files_are_cached_by_blob_id_and_hit_without_reading(tmp_path, monke
     repo, first, second = history(tmp_path)
     settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
     cold = run(source_for(repo, first), settings).result
-    assert (cold.stats["cache_hits"], cold.stats["cache_misses"]) == (0, 2)
+    assert (cold.stats.cache_hits, cold.stats.cache_misses) == (0, 2)
     log = tmp_path / "reads"  # files are read in budgeted worker processes (porter.budget): counted in a file
     real = read.GitTree.read
 
@@ -76,7 +78,7 @@ def test_git_files_are_cached_by_blob_id_and_hit_without_reading(tmp_path, monke
     warm = run(source_for(repo, second), settings).result
     # util.py has the same blob at both commits: served by its id; only the changed k.cu is read, once: the
     # repository-wide macro harvest and its scan share the read (porter.pipeline.Held).
-    assert (warm.stats["cache_hits"], warm.stats["cache_misses"]) == (1, 1)
+    assert (warm.stats.cache_hits, warm.stats.cache_misses) == (1, 1)
     assert log.read_text().splitlines() == ["src/k.cu"]
 
 

@@ -11,6 +11,7 @@ import pytest
 from jsonschema import Draft4Validator
 
 from helpers import REPO, make_repo, run_porter
+from porter.model import StatusCounts
 
 DUAL = REPO / "fixtures" / "repos" / "dual-app"
 
@@ -99,17 +100,19 @@ def test_every_dual_app_kernel_has_its_exact_status_and_verdicts_count_open_work
     tma = next(k for k in dual.result.kernels if k.name == "tma_copy")
     assert [d.id for d in tma.verdict_on("mi355x").details if d.verdict != "ok"] == [
         "hopper-blackwell-ptx", "inline-ptx-matrix", "wave64-full-mask"]
-    assert dual.result.extra["kernel_analysis"]["verdicts"]["mi355x"] == {
+    assert dual.result.kernel_analysis.counts("mi355x") == {
         "ok": 6, "check": 0, "retune": 0, "fix": 0, "rewrite": 1}
 
 
 def test_port_status_summary(dual):
-    ps = dual.result.extra["port_status"]
-    assert (ps["open"], ps["handled"], ps["cuda_only"]) == (6, 30, 8)
-    assert ps["kernels"] == {"open": 1, "handled": 5, "cuda_only": 1}
-    assert ps["handled_by"]["src/common.cu:11"] == 3
-    assert ps["handled_by"]["porter.toml:4"] == 4
-    assert sum(ps["handled_by"].values()) == 38
+    ps = dual.result.port_status
+    assert ps.findings == StatusCounts(open=6, handled=30, cuda_only=8)
+    assert ps.kernels == StatusCounts(open=1, handled=5, cuda_only=1)
+    by = dict(ps.handled_by)
+    assert by["src/common.cu:11"] == 3
+    assert by["porter.toml:4"] == 4
+    assert sum(by.values()) == 38
+    assert dual.result.to_dict()["port_status"]["kernels"] == {"open": 1, "handled": 5, "cuda_only": 1}
 
 
 @pytest.mark.parametrize("name", ["llm-serving", "no-cuda", "torch-ext"])
@@ -125,8 +128,8 @@ def test_repositories_without_rocm_code_keep_exactly_their_findings_all_open(nam
     assert after.findings == before.findings
     assert after.kernels == before.kernels
     assert all(f.status.value == "open" and f.handled_by is None for f in after.findings)
-    ps = after.extra["port_status"]
-    assert (ps["open"], ps["handled"], ps["cuda_only"], ps["handled_by"]) == (len(before.findings), 0, 0, {})
+    ps = after.port_status
+    assert (ps.findings, ps.handled_by) == (StatusCounts(open=len(before.findings)), ())
 
 
 def test_macros_evaluate_each_arm_as_cuda_and_rocm_build():
@@ -263,7 +266,7 @@ def test_git_tree_port_status_equals_work_tree(tmp_path):
     from_tree = run(repo, settings).result
     assert [(f.path, f.line, f.rule, f.status, f.handled_by) for f in from_git.findings] == \
         [(f.path, f.line, f.rule, f.status, f.handled_by) for f in from_tree.findings]
-    assert from_tree.extra["port_status"]["handled"] == 30
+    assert from_tree.port_status.findings.handled == 30
 
 
 def test_markdown_files_table_shows_the_three_states():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import git, make_repo, run_porter
+from helpers import git, make_repo, porter_here
 
 BASE = """\
 #include <cuda_runtime.h>
@@ -31,7 +31,7 @@ def test_following_the_advice_is_green(tmp_path, how):
     (repo / "h.cu").write_text("#include <cuda_runtime.h>\nvoid h() { cudaDeviceSynchronize(); }\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "follow porter's advice")
-    p = run_porter("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--fail-on", "low", "--no-cache")
+    p = porter_here("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--fail-on", "low", "--no-cache")
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
     assert lines[1] == "✅ **porter: no new CUDA-only code** · 2 fixed"
@@ -50,7 +50,7 @@ def test_a_new_32_bit_mask_is_still_new(tmp_path):
     (repo / "k.cu").write_text(BASE)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "back to 32-bit masks")
-    p = run_porter("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--fail-on", "low", "--no-cache")
+    p = porter_here("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--fail-on", "low", "--no-cache")
     assert p.returncode == 1, p.stdout + p.stderr
     assert p.stdout.splitlines()[1].startswith("⚠️ **porter: this change adds 2 open CUDA-only findings** (2 high)")
 
@@ -64,7 +64,7 @@ def test_lines_link_to_the_head_commit_and_posting_keeps_only_those_links(tmp_pa
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "pr")
     head = git(repo, "rev-parse", "HEAD").strip()
-    p = run_porter("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--no-cache",
+    p = porter_here("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--no-cache",
                    env={"GITHUB_REPOSITORY": "acme/r", "GITHUB_SERVER_URL": "https://ghe.example"})
     assert p.returncode == 0, p.stderr
     link = f"https://ghe.example/acme/r/blob/{head}/k.cu#L3"

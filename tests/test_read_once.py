@@ -82,26 +82,26 @@ def test_a_git_tree_scan_reads_each_blob_once_and_a_warm_one_none(tmp_path, read
     assert reads() == {}
 
 
-def test_a_new_header_keeps_every_entry_that_does_not_read_headers(tmp_path):
-    # A file's cache key names only the repository facts its language reads (porter.pipeline._Worker.
-    # repository_digest): a new header changes the C/C++ facts, so C/C++ files are scanned again, while Python,
-    # CMake and setup.py entries are served from the cache. A new Python package, conversely, keeps C/C++ entries.
+def test_a_new_header_keeps_every_entry_that_does_not_read_it(tmp_path):
+    # A file's cache key names only the repository facts it reads (porter.filekey for C/C++ files, porter.pipeline.
+    # _Worker.repository_digest for the others): a new header that no file includes and whose names no file uses
+    # is the only file scanned. A new Python package keeps C/C++ entries and re-scans the Python ones.
     repo = make_repo(tmp_path / "r", FILES)
     settings = Settings(jobs=1, cache_dir=tmp_path / "cache", targets=("mi300x",))
     run(repo, settings)
     (repo / "include" / "extra.h").write_text("#pragma once\n#define EXTRA 1\n")
     again = {r.path for r in run(repo, settings).result.files}
     result = run(repo, settings).result  # warm: all hits
-    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (len(again), 0)
+    assert (result.stats.cache_hits, result.stats.cache_misses) == (len(again), 0)
     (repo / "include" / "more.h").write_text("#pragma once\n")
     result = run(repo, settings).result
-    # The five C/C++ files scanned again; CMakeLists.txt and setup.py served from the cache.
-    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (2, 5)
+    # more.h alone scanned; the other four C/C++ files, CMakeLists.txt and setup.py served from the cache.
+    assert (result.stats.cache_hits, result.stats.cache_misses) == (6, 1)
     (repo / "pkg").mkdir()
     (repo / "pkg" / "__init__.py").write_text("")
     result = run(repo, settings).result
     # pkg/__init__.py and setup.py (Python: the packages changed) scanned; the five C/C++ files and CMake kept.
-    assert (result.stats["cache_hits"], result.stats["cache_misses"]) == (6, 2)
+    assert (result.stats.cache_hits, result.stats.cache_misses) == (6, 2)
 
 
 def test_a_history_walk_rescans_only_files_that_read_the_changed_facts(tmp_path):
@@ -115,6 +115,6 @@ def test_a_history_walk_rescans_only_files_that_read_the_changed_facts(tmp_path)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a header")
     stats = history(walk(repo), Settings(jobs=1, cache_dir=None, targets=("mi300x",))).stats
-    # First commit: its five files. Second: the three unchanged C/C++ files again (their facts changed) and the new
-    # header; CMakeLists.txt and setup.py are the same blobs with the same facts, so not scanned again.
-    assert stats["blobs_scanned"] == 5 + 4
+    # First commit: its five files. Second: the new header alone; no other file includes it or names EXTRA, and
+    # CMakeLists.txt and setup.py are the same blobs with the same facts, so none is scanned again.
+    assert stats["blobs_scanned"] == 5 + 1

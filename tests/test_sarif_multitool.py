@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, git, make_repo, run_porter
+from helpers import REPO, git, make_repo, porter_here
 from porter.model import Severity
 from porter.pipeline import run
 from porter.render.sarif import to_sarif
@@ -36,7 +36,7 @@ def _problems(path: Path) -> list[str]:
 
 @needs_multitool
 def test_a_scan_and_a_diff_validate(tmp_path):
-    scan = run_porter("scan", str(DUAL), "-f", "sarif", "-o", str(tmp_path / "scan.sarif"), "--no-cache")
+    scan = porter_here("scan", str(DUAL), "-f", "sarif", "-o", str(tmp_path / "scan.sarif"), "--no-cache")
     assert scan.returncode in (0, 1), scan.stderr
     assert _problems(tmp_path / "scan.sarif") == []
     repo = make_repo(tmp_path / "r", {"a.cu": "__global__ void k(int *a) { a[0] = 1; }\n"})
@@ -44,7 +44,7 @@ def test_a_scan_and_a_diff_validate(tmp_path):
     (repo / "b.cu").write_text("__global__ void j(unsigned *a) { a[0] = __ballot_sync(0xffffffff, 1); }\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "pr")
-    diff = run_porter("scan", str(repo), "--new-since", base, "-f", "sarif", "-o", str(tmp_path / "diff.sarif"),
+    diff = porter_here("scan", str(repo), "--new-since", base, "-f", "sarif", "-o", str(tmp_path / "diff.sarif"),
                       "--no-cache")
     assert diff.returncode in (0, 1), diff.stderr
     assert _problems(tmp_path / "diff.sarif") == []

@@ -10,7 +10,7 @@ import pytest
 from porter.settings import Settings
 from porter.model import Severity
 from porter.pipeline import scan
-from tests.helpers import REPO, make_repo, run_porter, scan_json, write_files
+from tests.helpers import REPO, make_repo, porter_here, scan_json, write_files
 
 SCHEMA = json.loads((REPO / "porter" / "schemas" / "scan.schema.json").read_text())
 
@@ -81,8 +81,8 @@ def test_warm_rescan_is_served_from_the_cache_and_identical(tmp_path):
     cold = scan(src, Settings(jobs=1, cache_dir=cache))
     warm = scan(src, Settings(jobs=1, cache_dir=cache))
     n = len(cold.files)
-    assert cold.stats["cache_misses"] == n and cold.stats["cache_hits"] == 0
-    assert warm.stats["cache_hits"] == n and warm.stats["cache_misses"] == 0
+    assert cold.stats.cache_misses == n and cold.stats.cache_hits == 0
+    assert warm.stats.cache_hits == n and warm.stats.cache_misses == 0
     assert warm.to_dict() == cold.to_dict()
 
 
@@ -92,14 +92,14 @@ def test_cache_reruns_only_changed_files_and_survives_corruption(tmp_path):
     scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
     (tmp_path / "src" / "b.cu").write_text("__global__ void b2(int* p) { *p = 3; }\n")
     r = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
-    assert (r.stats["cache_hits"], r.stats["cache_misses"]) == (1, 1)
+    assert (r.stats.cache_hits, r.stats.cache_misses) == (1, 1)
     assert [k.name for k in r.kernels] == ["a", "b2"]
     packs = sorted(cache.glob("*.pack"))
     assert len(packs) == 2  # one per scan that had misses: the first (two files), the second (b.cu)
     for pack in packs:
         pack.write_bytes(b"corrupt")
     r2 = scan(tmp_path / "src", Settings(jobs=1, cache_dir=cache))
-    assert r2.stats["cache_misses"] == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
+    assert r2.stats.cache_misses == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
 
 
 def test_parallel_and_serial_scans_agree():
@@ -112,15 +112,15 @@ def test_parallel_and_serial_scans_agree():
 
 def test_fail_on_sets_exit_code_1_only_at_or_above_threshold(tmp_path):
     (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[0] = 0; }\n")
-    assert run_porter("scan", str(tmp_path), "--no-cache", "-q", "--fail-on", "info").returncode == 1
-    assert run_porter("scan", str(tmp_path), "--no-cache", "-q", "--fail-on", "blocker").returncode == 0
-    bad = run_porter("scan", str(tmp_path), "--no-cache", "--fail-on", "severe")
+    assert porter_here("scan", str(tmp_path), "--no-cache", "-q", "--fail-on", "info").returncode == 1
+    assert porter_here("scan", str(tmp_path), "--no-cache", "-q", "--fail-on", "blocker").returncode == 0
+    bad = porter_here("scan", str(tmp_path), "--no-cache", "--fail-on", "severe")
     assert bad.returncode == 2 and "unknown severity 'severe'" in bad.stderr
 
 
 def test_quiet_prints_one_summary_line(tmp_path):
     (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[0] = 0; }\n")
-    p = run_porter("scan", str(tmp_path), "--no-cache", "-q")
+    p = porter_here("scan", str(tmp_path), "--no-cache", "-q")
     assert p.returncode == 0
     assert p.stdout.strip().splitlines()[-1].startswith("1 finding (1 info); 1 file scanned, 1 file with findings; 1 kernel, 0 launches")
 
@@ -142,14 +142,14 @@ def test_config_from_closest_porter_toml_wins_over_pyproject(tmp_path):
 
 def test_malformed_config_is_a_usage_error_naming_file_and_key(tmp_path):
     write_files(tmp_path, {"porter.toml": "exclude = 3\n", "k.cu": "__global__ void k(int* p) {}\n"})
-    p = run_porter("scan", str(tmp_path), "--no-cache")
+    p = porter_here("scan", str(tmp_path), "--no-cache")
     assert p.returncode == 2
     assert "porter.toml: exclude must be a list, not int" in p.stderr
     (tmp_path / "porter.toml").write_text("colour = 'red'\n")
-    p = run_porter("scan", str(tmp_path), "--no-cache")
+    p = porter_here("scan", str(tmp_path), "--no-cache")
     assert p.returncode == 2 and "unknown key 'colour'" in p.stderr
     (tmp_path / "porter.toml").write_text("exclude = [\n")
-    p = run_porter("scan", str(tmp_path), "--no-cache")
+    p = porter_here("scan", str(tmp_path), "--no-cache")
     assert p.returncode == 2 and "not valid TOML" in p.stderr
 
 
@@ -158,7 +158,7 @@ def test_malformed_rule_file_stops_with_file_and_field(tmp_path):
     rules.mkdir()
     (rules / "XYZ001-bad.yaml").write_text("id: XYZ001\ntitle: a bad rule\ncategory: kernel\nseverity: severe\n")
     write_files(tmp_path, {"porter.toml": 'rules = ["myrules"]\n', "k.cu": "int x;\n"})
-    p = run_porter("scan", str(tmp_path), "--no-cache")
+    p = porter_here("scan", str(tmp_path), "--no-cache")
     assert p.returncode == 2
     assert "XYZ001-bad.yaml: (top level): 'confidence' is a required property" in " ".join(p.stderr.split())
 
@@ -176,14 +176,14 @@ def test_extra_rules_from_config_are_used(tmp_path):
 
 
 def test_rules_explain_and_list():
-    p = run_porter("rules", "explain", "krn001")
+    p = porter_here("rules", "explain", "krn001")
     assert p.returncode == 0
     out = p.stdout
     for heading in ("KRN001: CUDA kernel definition (__global__)", "What it does", "Why is this bad", "Use instead",
                     f"Defined in {REPO / 'rules' / 'kernel' / 'KRN001-kernel-definition.yaml'}"):
         assert heading in out
-    assert run_porter("rules", "explain", "NOP999").returncode == 2
-    listing = json.loads(run_porter("rules", "list", "--format", "json").stdout)
+    assert porter_here("rules", "explain", "NOP999").returncode == 2
+    listing = json.loads(porter_here("rules", "list", "--format", "json").stdout)
     ids = [r["id"] for r in listing["rules"]]
     assert ids == sorted(ids) and "KRN001" in ids
     assert listing["categories"]["kernel"]["with_fixture"] == listing["categories"]["kernel"]["rules"]
@@ -304,7 +304,7 @@ def test_warm_parallel_scan_is_served_entirely_from_the_cache(tmp_path):
     cache = tmp_path / "cache"
     scan(src, Settings(jobs=2, cache_dir=cache))
     warm = scan(src, Settings(jobs=2, cache_dir=cache))
-    assert warm.stats["cache_misses"] == 0 and warm.stats["cache_hits"] == len(warm.files)
+    assert warm.stats.cache_misses == 0 and warm.stats.cache_hits == len(warm.files)
 
 
 def test_columns_count_characters_not_bytes(tmp_path):

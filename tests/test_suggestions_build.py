@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, make_repo, run_porter
+from helpers import git, make_repo, porter_here
 
 NVCC = "/usr/local/cuda/bin/nvcc"
 CUDA = """\
@@ -52,6 +52,7 @@ def _compile(cmd: list[str], env: dict | None = None) -> subprocess.CompletedPro
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (os.access(NVCC, os.X_OK) and shutil.which("hipcc")),
                     reason="needs nvcc (/usr/local/cuda/bin/nvcc) and hipcc (scripts/bootstrap.sh installs both)")
 def test_every_suggestion_applied_builds_with_nvcc_and_hipcc(tmp_path):
@@ -62,7 +63,7 @@ def test_every_suggestion_applied_builds_with_nvcc_and_hipcc(tmp_path):
     (repo / "src" / "rocm" / "scale.hip").write_text(HIP)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "pr")
-    p = run_porter("scan", str(repo), "--new-since", base, "-f", "rdjsonl", "--no-cache")
+    p = porter_here("scan", str(repo), "--new-since", base, "-f", "rdjsonl", "--no-cache")
     assert p.returncode in (0, 1), p.stderr
     diags = [json.loads(line) for line in p.stdout.splitlines()]
     # The CUDA source has the renames as findings, with the HIP name in the message, but no suggestion.

@@ -15,6 +15,8 @@ from elftools.elf.elffile import ELFFile
 HIP_HEADER = Path("/usr/include/hip/hip_runtime.h")  # Debian libamdhip64-dev
 DEVICE_LIBS = Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode")  # Debian rocm-device-libs
 LLVM15_BIN = Path("/usr/lib/llvm-15/bin")  # llvm-15, pulled in by hipcc
+# Every test here runs a compiler (hipcc, clang, nvcc): slow (`-m "not slow"` leaves them out; CI runs them).
+pytestmark = pytest.mark.slow
 
 HIP_KERNEL = """\
 #include <hip/hip_runtime.h>

@@ -59,6 +59,7 @@ def test_console_lists_by_hand_work_and_prints_a_repeated_note_once(cuda_app):
                for line in lines)
 
 
+@pytest.mark.slow
 def test_verify_attributes_a_failure_to_the_header_porter_could_not_translate(tmp_path):
     if shutil.which("hipcc") is None:
         pytest.skip("hipcc not installed (see scripts/bootstrap.sh and docs/toolchains.md)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, REPO, make_repo, run_porter
+from helpers import PORTER, REPO, make_repo, porter_here
 from porter.translate import TranslateOptions, translate
 from porter.translate.write import TEST_PAUSE_ENV, TMP_PREFIX
 
@@ -84,7 +84,7 @@ def test_a_signal_mid_write_restores_every_file(tmp_path, sig):
 def test_any_file_name_survives_the_manifest_and_undo_puts_it_back(tmp_path):
     odd = {"k\udcff.cu": SOURCES["a.cu"], "new\nline.cu": SOURCES["b.cu"], "back\\slash.cu": SOURCES["c.cu"]}
     repo = make_repo(tmp_path / "repo", odd)
-    p = run_porter("translate", str(repo), "--in-place", "--engine", "builtin")
+    p = porter_here("translate", str(repo), "--in-place", "--engine", "builtin")
     assert p.returncode == 0, p.stderr
     backup = only_backup(repo)
     lines = (backup / "MANIFEST.sha256").read_bytes().splitlines()
@@ -94,13 +94,13 @@ def test_any_file_name_survives_the_manifest_and_undo_puts_it_back(tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr  # the manifest is sha256sum's own format
     assert all(contents(repo)[n] != v.encode() for n, v in odd.items())
 
-    u = run_porter("translate", "--undo", str(repo))
+    u = porter_here("translate", "--undo", str(repo))
     assert u.returncode == 0, u.stderr
     assert u.stdout.splitlines() == [f"restored 3 file(s) from {backup}", "  restored back\\slash.cu",
                                      "  restored k\\xff.cu", "  restored new\\x0aline.cu"]
     assert contents(repo) == {n: v.encode() for n, v in odd.items()}
     assert [d.name for d in backup.parent.iterdir()] == [backup.name + ".undone"]
-    again = run_porter("translate", "--undo", str(repo))
+    again = porter_here("translate", "--undo", str(repo))
     assert again.returncode == 2
     assert again.stderr == f"error: {repo}: no in-place backup to undo (looked in {backup.parent})\n"
 
@@ -108,15 +108,15 @@ def test_any_file_name_survives_the_manifest_and_undo_puts_it_back(tmp_path):
 def test_undo_refuses_a_file_edited_since_porter_wrote_it_unless_forced(tmp_path):
     repo = make_repo(tmp_path / "repo", SOURCES)
     hip = translated(repo)
-    assert run_porter("translate", str(repo), "--in-place", "--engine", "builtin").returncode == 0
+    assert porter_here("translate", str(repo), "--in-place", "--engine", "builtin").returncode == 0
     (repo / "b.cu").write_text("// edited after the port\n")
     backup = only_backup(repo)
-    refused = run_porter("translate", "--undo", str(repo))
+    refused = porter_here("translate", "--undo", str(repo))
     assert refused.returncode == 2
     assert refused.stderr == (f"error: changed since porter wrote them: b.cu; nothing was restored from {backup} "
                               "(pass --force to put the originals back over those edits)\n")
     assert contents(repo) == {"a.cu": hip["a.cu"], "b.cu": b"// edited after the port\n", "c.cu": hip["c.cu"]}
-    forced = run_porter("translate", "--undo", "--force", str(repo))
+    forced = porter_here("translate", "--undo", "--force", str(repo))
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.splitlines() == [f"restored 3 file(s) from {backup}", "  restored a.cu", "  restored c.cu",
                                           "  restored b.cu (over edits made since porter wrote it: --force)"]
@@ -125,6 +125,6 @@ def test_undo_refuses_a_file_edited_since_porter_wrote_it_unless_forced(tmp_path
 
 def test_undo_takes_no_other_mode(tmp_path):
     repo = make_repo(tmp_path / "repo", SOURCES)
-    p = run_porter("translate", "--undo", "--in-place", str(repo))
+    p = porter_here("translate", "--undo", "--in-place", str(repo))
     assert p.returncode == 2
     assert p.stderr == "error: --undo cannot be combined with --in-place, --diff, -o or --verify\n"

@@ -30,6 +30,7 @@ def _need(tool: str) -> str:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", ["basic/src/saxpy.cu", "basic/src/host.cpp", "unsupported/flush.cu"])
 def test_original_fixture_cuda_compiles_with_nvcc(tmp_path, rel):
     nvcc = _need("nvcc")
@@ -46,6 +47,7 @@ def _translated(tmp_path: Path, name: str, hip_version: str | None):
     return result, out
 
 
+@pytest.mark.slow
 def test_translated_fixture_compiles_with_hipcc_for_gfx90a(tmp_path, monkeypatch):
     _need("hipcc")
     compiler, note = find_compiler("gfx90a")
@@ -63,6 +65,7 @@ def test_translated_fixture_compiles_with_hipcc_for_gfx90a(tmp_path, monkeypatch
     assert sorted(p.name for p in scratch.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):
     _need("hipcc")
     compiler, note = find_compiler(None)
@@ -80,6 +83,7 @@ def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):
                              "predicted": 1, "environment": 0, "defect": 0, "compile_rate": 0.0}
 
 
+@pytest.mark.slow
 def test_gfx942_device_only_with_a_newer_clang(tmp_path):
     if not (shutil.which("clang++-19") or shutil.which("clang++-22")):
         pytest.skip("neither clang++-19 nor clang++-22 installed (Debian packages clang-19 / clang-22)")
@@ -96,6 +100,7 @@ def test_gfx942_device_only_with_a_newer_clang(tmp_path):
     assert [(f.path, f.status) for f in ver.files] == [("src/host.cpp", "compiled"), ("src/saxpy.cu", "compiled")]
 
 
+@pytest.mark.slow
 def test_cli_verify_exit_code_and_report(tmp_path):
     _need("hipcc")
     r = CliRunner().invoke(app, ["translate", str(TR / "unsupported"), "-o", str(tmp_path / "o"), "--engine", "builtin",
@@ -151,6 +156,7 @@ def test_error_inside_hip_headers_is_a_toolchain_limit(tmp_path):
     assert toolchain_limit("/usr/include/hip/amd_detail/amd_warp_functions.h", hipcc) is None
 
 
+@pytest.mark.slow
 def test_mi455x_verify_failure_in_hip_headers_reads_as_toolchain_limit(tmp_path):
     """HIP 5.2's headers with clang++-22 for gfx1250 fail before reaching the port's code: not 'predicted: no'."""
     _need("clang++-22")
@@ -168,6 +174,7 @@ def test_mi455x_verify_failure_in_hip_headers_reads_as_toolchain_limit(tmp_path)
     assert files[0]["environment"].startswith("toolchain limit: the error is inside HIP")
 
 
+@pytest.mark.slow
 def test_a_compile_error_inside_a_file_outside_the_tree_is_located_but_not_quoted(tmp_path):
     # A hostile source includes a private file by absolute path; the compiler's first error quotes it word for word.
     _need("hipcc")

@@ -34,6 +34,9 @@ def assess_cmd(
     deep: bool = options.deep(),
     rocm: Optional[str] = options.rocm(),
     no_color: bool = options.no_color(),
+    date: Optional[str] = options.date(),
+    select_rules: Optional[List[str]] = options.select(),
+    ignore_rules: Optional[List[str]] = options.ignore(),
 ) -> None:
     """Assess what it takes to run a repository on AMD Instinct GPUs: verdict, effort, blockers, breakdowns."""
 
@@ -42,13 +45,28 @@ def assess_cmd(
 
         check_suffix(format, output, report_suffixes())
         fmt = format_for(format, output)
+        day = options.report_date(date)
         cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep,
                                    rocm=rocm)
-        run = pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console")
+        settings = None
+        if select_rules or ignore_rules:
+            import dataclasses
+
+            from porter.cli.runs import settings_for
+            from porter.cli.selection import selection, unselected
+            from porter.rulecatalog import rule_ids
+
+            settings = settings_for(path, cli)
+            known = rule_ids(settings.extra_rules)
+            # As `scan`: the rules left out do not run, so the assessment is of the rules chosen, in every format.
+            settings = dataclasses.replace(settings, disabled_rules=unselected(
+                settings.disabled_rules, known, selection(select_rules, ignore_rules, None, known)))
+        run = pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console",
+                       settings=settings)
         if not scanned_any(run):
             # "ready, nothing to port" about a wrong or empty directory would be a confident wrong answer
             raise UsageError(nothing_scanned(path, run))
-        show(run, fmt, output, RenderOptions(explain=explain, verbose=verbose, quiet=quiet, command="assess"))
+        show(run, fmt, output, RenderOptions(explain=explain, verbose=verbose, quiet=quiet, command="assess", date=day))
         return EXIT_OK
 
     run_command(body, verbose)

@@ -36,6 +36,7 @@ def history_cmd(
     config: Optional[Path] = options.config(),
     isolated: bool = options.isolated(),
     no_color: bool = options.no_color(),
+    date: Optional[str] = options.date(),
 ) -> None:
     """The burndown of a port over the first-parent git history: open, handled and cuda-only work per commit."""
 
@@ -44,6 +45,7 @@ def history_cmd(
 
         check_suffix(format, output, tuple(s for _, suffixes in report.FORMATS.values() for s in suffixes))
         name = report.format_name(format, output)
+        day = options.report_date(date)
         cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated)
         if not path.is_dir():
             raise UsageError(f"{path}: no such directory" if not path.exists() else
@@ -64,7 +66,7 @@ def history_cmd(
                 result = history(walked, settings, every, progress=callback)
         else:
             result = history(walked, settings, every, progress=callback)
-        write_output(report.render(name, report.document(result), width=stdout_width() if to_stdout(output) else 120,
+        write_output(report.render(name, report.document(result, day), width=stdout_width() if to_stdout(output) else 120,
                                    terminal=colour_on_stdout(output)), output)
         notes(result.notices)
         if not quiet:

@@ -118,6 +118,27 @@ def min_severity():
                              "(what is shown, not what --fail-on counts).")
 
 
+def date():
+    return typer.Option(None, "--date", metavar="DATE",
+                        help="Put this date in the report's title line: YYYY-MM-DD, or 'today' (UTC). Default: no date, "
+                             "so one tree always renders the same bytes.")
+
+
+def report_date(value: str | None) -> str | None:
+    """--date's value as the ISO date the titles show (None: not asked)."""
+    if value is None:
+        return None
+    import datetime as dt
+
+    text = value.strip()
+    if text.lower() == "today":
+        return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    try:
+        return dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise UsageError(f"--date {value[:40]!r}: expected YYYY-MM-DD or 'today'") from None
+
+
 def command_line(include=None, exclude=None, jobs=None, fail_on=None, target=None, no_cache=False, cache_dir=None,
                  config=None, isolated=False, deep=False, max_file_size_mb=None, rocm=None):
     """porter.settings.CommandLine from the options a command took (None: not given)."""

@@ -75,7 +75,7 @@ def show(run, fmt, output: Optional[Path], opts) -> None:
     with collector_paused():
         data = fmt.render(run, opts)
     write_output(data, output)
-    notes(run.result.stats.get("notices", ()))
+    notes(run.result.stats.notices)
     leave_to_exit(run)
 
 

@@ -61,6 +61,7 @@ def scan(
     ignore_rules: Optional[List[str]] = options.ignore(),
     min_severity: Optional[str] = options.min_severity(),
     no_color: bool = options.no_color(),
+    date: Optional[str] = options.date(),
 ) -> None:
     """Inventory everything CUDA in a repository."""
 
@@ -75,6 +76,7 @@ def scan(
             raise UsageError(f"--status must be one of {', '.join(STATUS_CHOICES)}, not {status!r}")
         check_suffix(format, output, report_suffixes())
         fmt = format_for(format, output)
+        day = options.report_date(date)
         cli = options.command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                                    max_file_size_mb, rocm)
         settings = settings_for(path, cli)
@@ -89,7 +91,7 @@ def scan(
             run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings)
         status_shown = status.strip().lower() if status else "all"
         shown = narrow_severity(dataclasses.replace(run, result=select(run.result, status_shown)), sel)
-        show(shown, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan"))
+        show(shown, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan", date=day))
         if run.diff is not None:
             c = run.diff.counts()
             git_base = not c["base"].startswith("baseline:")

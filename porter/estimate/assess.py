@@ -248,12 +248,11 @@ def _optional(inputs: Inputs, scope, costing) -> dict[str, Any] | None:
 
 def handled_counts(result: ScanResult, scope) -> dict[str, Any] | None:
     """How much of the port is already done: the port-awareness stage's own counts when it gives them
-    (`extra['port_status']`), else the statuses of the findings in scope."""
-    given = result.extra.get("port_status")
-    if isinstance(given, dict) and all(isinstance(given.get(k), int) for k in ("handled", "open")):
-        handled, open_ = given["handled"], given["open"]
-        cuda_only = given.get("cuda_only") if isinstance(given.get("cuda_only"), int) else 0
-        total = given["total"] if isinstance(given.get("total"), int) else handled + open_ + cuda_only
+    (`result.port_status`), else the statuses of the findings in scope."""
+    given = result.port_status
+    if given is not None:
+        handled, open_, cuda_only = given.findings.handled, given.findings.open, given.findings.cuda_only
+        total = handled + open_ + cuda_only
     else:
         live = scope.findings + scope.optional_findings
         handled, total = scope.handled, scope.spots
@@ -269,5 +268,5 @@ def handled_counts(result: ScanResult, scope) -> dict[str, Any] | None:
 
 
 def attach(result: ScanResult, assessment: Assessment) -> ScanResult:
-    """The scan with its assessment under `extra['assessment']`, so `to_dict` carries both."""
-    return dataclasses.replace(result, extra={**result.extra, "assessment": assessment.to_dict()})
+    """The scan with its assessment attached (`assessment`), so `to_dict` carries both."""
+    return dataclasses.replace(result, assessment=assessment.to_dict())

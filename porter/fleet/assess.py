@@ -1,5 +1,7 @@
 """Assess one fleet repository: clone or fetch it, resolve its commit and, unless that key is stored, run it through
-porter.pipeline exactly as `porter assess` does (resolve_settings, source_for, run with assess) into an `Outcome`.
+porter.pipeline exactly as `porter assess` does (resolve_settings, source_for, run with assess) into an `Outcome`;
+with history, name the points back in time it still needs, each of which is a task of its own (`PointTask`: one
+commit through porter's history engine), so a cluster spreads the weeks of one repository as well as repositories.
 
 The task is a pure top-level function of picklable values, so the local pool and a Dask worker run the same code
 and return the same outcome; the database is written only by the process that started the fleet.
@@ -48,6 +50,17 @@ class Task:
     entry: Entry
     options: Options
     stored: frozenset[str] = frozenset()  # "commit settings-hash" keys already in the database
+    stored_points: frozenset[str] = frozenset()  # "commit settings-hash" of history points already stored
+
+
+@dataclass(frozen=True)
+class PointTask:
+    """One history point of one repository to compute: the commit (the last of its week, say) and its date."""
+
+    entry: Entry
+    options: Options
+    commit: str
+    date: str
 
 
 @dataclass(frozen=True)
@@ -94,9 +107,22 @@ class Outcome:
     kernels: int = 0
     targets: tuple[TargetResult, ...] = ()
     blockers: tuple[str, ...] = ()  # the titles of the reasons that make a target "blocked"
+    target_blockers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # per target id, the blocked reasons holding there
     libraries: tuple[str, ...] = ()  # CUDA libraries the repository uses, by the library map's names
     history: tuple[HistoryPoint, ...] = ()  # with Options.history_every: the points up to the assessed commit
+    planned: tuple[tuple[str, str], ...] = ()  # (commit, date) of the history points still to compute (PointTasks)
     seconds: float = field(default=0.0, compare=False)  # wall time: differs between runs, never compared
+
+
+@dataclass(frozen=True)
+class PointOutcome:
+    """What became of one PointTask: the point, or the reason it could not be computed."""
+
+    name: str
+    commit: str
+    point: HistoryPoint | None = None
+    reason: str | None = None
+    seconds: float = field(default=0.0, compare=False)
 
 
 def porter_version() -> str:
@@ -115,6 +141,19 @@ def settings_hash(settings: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def perform(task: "Task | PointTask") -> "Outcome | PointOutcome":
+    """Run one task of either kind (what every executor calls: one function, so every executor runs the same code)."""
+    return run_point(task) if isinstance(task, PointTask) else run_task(task)
+
+
+def failed(task: "Task | PointTask", reason: str, seconds: float = 0.0) -> "Outcome | PointOutcome":
+    """The outcome of a task that could not be done, with its reason."""
+    e = task.entry
+    if isinstance(task, PointTask):
+        return PointOutcome(e.name, task.commit, reason=reason[:2000], seconds=seconds)
+    return Outcome(e.name, e.location, e.ref, FAILED, reason=reason[:2000], seconds=seconds)
+
+
 def run_task(task: Task) -> Outcome:
     """Assess one repository; every failure becomes a FAILED outcome with its reason, never an exception."""
     e = task.entry
@@ -123,24 +162,46 @@ def run_task(task: Task) -> Outcome:
         with _deadline(task.options.timeout):
             got = checkout(e, task.options.clone_cache, timeout=task.options.timeout)
             settings = _settings(got.path, task.options)
-            key = f"{got.commit} {settings_hash(settings)}"
+            sh = settings_hash(settings)
+            key = f"{got.commit} {sh}"
             if key in task.stored:
-                outcome = Outcome(e.name, e.location, e.ref, STORED, got.commit, settings_hash(settings))
+                outcome = Outcome(e.name, e.location, e.ref, STORED, got.commit, sh)
             else:
                 outcome = _assessed(e, got.path, got.commit, settings, start)
             if task.options.history_every:
-                # Cheap on a later run: porter.history caches each point's summary by its tree.
-                outcome = dataclasses.replace(outcome, history=_history(got.path, got.commit, settings, task.options))
+                planned = tuple(p for p in _plan(got.path, got.commit, task.options)
+                                if f"{p[0]} {sh}" not in task.stored_points)
+                outcome = dataclasses.replace(outcome, planned=planned)
             return dataclasses.replace(outcome, seconds=time.monotonic() - start)
-    except CheckoutError as err:
-        reason = str(err)
-    except _Timeout:
-        reason = f"took longer than {task.options.timeout:g} s"
-    except PorterError as err:
-        reason = str(err)
     except Exception as err:  # a repository porter cannot handle must not stop the fleet; the reason is kept
-        reason = f"internal error: {type(err).__name__}: {err}"
-    return Outcome(e.name, e.location, e.ref, FAILED, reason=reason[:2000], seconds=time.monotonic() - start)
+        reason = _reason(err, task.options.timeout)
+    out = failed(task, reason, time.monotonic() - start)
+    assert isinstance(out, Outcome)
+    return out
+
+
+def run_point(task: PointTask) -> PointOutcome:
+    """One history point: the repository's clone (fetched, as its repository task left it) walked at that one
+    commit through porter's history engine, so the point is what `porter history` gives for it (and cached alike)."""
+    e = task.entry
+    start = time.monotonic()
+    try:
+        with _deadline(task.options.timeout):
+            got = checkout(e, task.options.clone_cache, timeout=task.options.timeout)
+            settings = _settings(got.path, task.options)
+            point = _point(got.path, task.commit, settings)
+            return PointOutcome(e.name, task.commit, point, seconds=time.monotonic() - start)
+    except Exception as err:  # one point that cannot be computed must not stop the fleet either
+        reason = _reason(err, task.options.timeout)
+    return PointOutcome(e.name, task.commit, reason=reason[:2000], seconds=time.monotonic() - start)
+
+
+def _reason(err: Exception, timeout: float) -> str:
+    if isinstance(err, _Timeout):
+        return f"took longer than {timeout:g} s"
+    if isinstance(err, (CheckoutError, PorterError)):
+        return str(err)
+    return f"internal error: {type(err).__name__}: {err}"
 
 
 def _settings(path: Path, options: Options):
@@ -165,26 +226,39 @@ def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) ->
     result = done.result
     targets = tuple(TargetResult(t["id"], t["verdict"], t["effort"]["low"], t["effort"]["likely"],
                                  t["effort"]["high"]) for t in a.targets)
-    blockers = sorted({r.title for r in a.reasons if r.level == "blocked"})
+    blocked = [r for r in a.reasons if r.level == "blocked"]
+    blockers = sorted({r.title for r in blocked})
+    # A reason holds on the targets its findings apply to; one that names none holds on every target.
+    per_target = tuple((t.target, tuple(sorted({r.title for r in blocked if not r.targets or t.target in r.targets})))
+                       for t in targets)
     libraries = sorted({row["name"] for row in a.breakdowns.get("by_library", ())})
     return Outcome(
         e.name, e.location, e.ref, ASSESSED, commit, settings_hash(settings),
         verdict=a.verdict, days_low=a.days.low, days_likely=a.days.likely, days_high=a.days.high,
         files=sum(1 for f in result.files if f.skipped is None),
         open_findings=sum(1 for f in result.findings if str(f.status) == "open"),
-        kernels=len(result.kernels), targets=targets, blockers=tuple(blockers), libraries=tuple(libraries),
+        kernels=len(result.kernels), targets=targets, blockers=tuple(blockers),
+        target_blockers=tuple(x for x in per_target if x[1]), libraries=tuple(libraries),
         seconds=time.monotonic() - start)
 
 
-def _history(path: Path, commit: str, settings: Any, options: Options) -> tuple[HistoryPoint, ...]:
-    """The points of `porter history --every EVERY --since SINCE` up to `commit`, through porter.history."""
+def _plan(path: Path, commit: str, options: Options) -> tuple[tuple[str, str], ...]:
+    """(commit, date) of the points `porter history --every EVERY --since SINCE` has up to `commit`."""
+    from porter.history.walk import select, walk
+
+    walked = walk(path, since=options.history_since, rev=commit)
+    return tuple((walked.commits[i].sha, walked.commits[i].date)
+                 for i in select(walked.commits, options.history_every or "week"))
+
+
+def _point(path: Path, commit: str, settings: Any) -> HistoryPoint:
+    """The history engine's point at `commit` (a walk of that one commit: its whole tree, keyed as any point)."""
     from porter.history.points import history
     from porter.history.walk import walk
 
-    walked = walk(path, since=options.history_since, rev=commit)
-    points = history(walked, settings, options.history_every).points
-    return tuple(HistoryPoint(p.commit, p.date, p.verdict, p.effort["low"], p.effort["likely"], p.effort["high"],
-                              p.open_findings) for p in points)
+    p = history(walk(path, rev=commit, max_commits=1), settings, "commit").points[-1]
+    return HistoryPoint(p.commit, p.date, p.verdict, p.effort["low"], p.effort["likely"], p.effort["high"],
+                        p.open_findings)
 
 
 class _Timeout(Exception):

@@ -56,6 +56,9 @@ def console(doc: dict[str, Any]) -> bytes:
             out.append(f"  {_c(x['repository']):<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
                        f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['commit']}")
         out.append(f"  ready now ({len(t['ready_now'])}): {_c(', '.join(t['ready_now']) or '-')}")
+        out.append(f"  blockers on {t['target']} ({len(t['blockers'])}):")
+        for b in t["blockers"]:
+            out.append(f"    {b['count']:>3}  {_c(b['blocker'])}: {_c(', '.join(b['repositories']))}")
         out.append("")
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
         out.append(f"{head} across the fleet ({len(doc[key])}):")
@@ -109,6 +112,12 @@ def markdown(doc: dict[str, Any]) -> bytes:
         out += [f"| {_md(x['repository'])} | {x['verdict']} | {_n(x['days_likely'])} | {_n(x['days_low'])} | "
                 f"{_n(x['days_high'])} | `{x['commit']}` |" for x in t["ranking"]]
         out += ["", f"Ready now ({len(t['ready_now'])}): {_md(', '.join(t['ready_now']) or '-')}", ""]
+        out += [f"Blockers on {t['target']} ({len(t['blockers'])}):", ""]
+        if t["blockers"]:
+            out += ["| blocker | repositories | which |", "|---|---:|---|"]
+            out += [f"| {_md(b['blocker'])} | {b['count']} | {_md(', '.join(b['repositories']))} |"
+                    for b in t["blockers"]]
+            out.append("")
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
         out += [f"## {head} across the fleet", "", f"| {title} | repositories | which |", "|---|---:|---|"]
         out += [f"| {_md(b[title])} | {b['count']} | {_md(', '.join(b['repositories']))} |" for b in doc[key]]
@@ -149,6 +158,9 @@ def as_csv(doc: dict[str, Any]) -> bytes:
                             _n(x[k]) if isinstance(x[k], float) else x[k]])
         for name in t["ready_now"]:
             w.writerow(["ready_now", t["target"], name, "", ""])
+        for b in t["blockers"]:
+            for repo in b["repositories"]:
+                w.writerow(["target_blockers", t["target"], b["blocker"], "repository", repo])
     for key, title in (("blockers", "blocker"), ("libraries", "library")):
         for b in doc[key]:
             for repo in b["repositories"]:
@@ -173,7 +185,8 @@ def _h(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), cls: str = "") -> str:
+def _table(head: list[str], rows: list[list[str]], numeric: frozenset[int] | set[int] = frozenset(),
+           cls: str = "") -> str:
     """A table; cells are already escaped HTML."""
     th = "".join(f"<th>{_h(x)}</th>" for x in head)
     body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
@@ -215,7 +228,11 @@ def as_html(doc: dict[str, Any]) -> bytes:
                        [[_h(x["repository"]), f'<span class="{_h(x["verdict"])}">{_h(x["verdict"])}</span>',
                          _n(x["days_likely"]), _n(x["days_low"]), _n(x["days_high"]), f"<code>{_h(x['commit'])}</code>"]
                         for x in t["ranking"]], {2, 3, 4}, "ranking"),
-                f"<p>Ready now ({len(t['ready_now'])}): {_h(', '.join(t['ready_now']) or '-')}</p>"]
+                f"<p>Ready now ({len(t['ready_now'])}): {_h(', '.join(t['ready_now']) or '-')}</p>",
+                f"<h3>Blockers on {_h(t['target'])} ({len(t['blockers'])})</h3>",
+                _table(["blocker", "repositories", "which"],
+                       [[_h(b["blocker"]), str(b["count"]), _h(", ".join(b["repositories"]))] for b in t["blockers"]],
+                       {1}, "target-blockers")]
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
         out += [f"<h2>{head} across the fleet</h2>",
                 _table([title, "repositories", "which"],

@@ -32,12 +32,15 @@ def document(store: Store, run_id: int | None = None) -> dict[str, Any]:
     per_target = []
     for target in targets:
         ranked = []
+        blocking: dict[str, list[str]] = {}
         for r in ok:
             line = next((t for t in r["targets"] if t["target"] == target), None)
             if line is not None:
                 ranked.append({"repository": r["repository"], "commit": r["commit_id"][:12], "verdict": line["verdict"],
                                "days_low": line["days_low"], "days_likely": line["days_likely"],
                                "days_high": line["days_high"]})
+                for b in line.get("blockers", ()):
+                    blocking.setdefault(b, []).append(r["repository"])
         ranked.sort(key=lambda x: (-x["days_likely"], -x["days_high"], x["repository"]))
         per_target.append({
             "target": target,
@@ -45,6 +48,9 @@ def document(store: Store, run_id: int | None = None) -> dict[str, Any]:
             "open_days": {k: round(sum(x[f"days_{k}"] for x in ranked), 1) for k in ("low", "likely", "high")},
             "ranking": ranked,
             "ready_now": [x["repository"] for x in ranked if x["verdict"] == "ready"],
+            # what blocks this target, with the repositories it blocks there (most first): one decision each
+            "blockers": [{"blocker": b, "count": len(repos), "repositories": sorted(repos)}
+                         for b, repos in sorted(blocking.items(), key=lambda kv: (-len(kv[1]), kv[0]))],
         })
     return {
         "run": {k: info[k] for k in ("id", "started", "finished", "porter_version", "targets", "executor")},
@@ -85,6 +91,7 @@ def _changes(before: list[dict], after: list[dict]) -> list[dict[str, Any]]:
     for repo in sorted(set(old) | set(new)):
         a, b = old.get(repo), new.get(repo)
         if a is None:
+            assert b is not None
             add(repo, "added", None, b["outcome"])
             continue
         if b is None:
@@ -124,9 +131,8 @@ def burndown(points: list[dict]) -> list[dict[str, Any]]:
     out = []
     while week <= days[-1]:
         end = (week + dt.timedelta(days=6)).isoformat()
-        latest = [max((p for p in ps if p["date"][:10] <= end), key=lambda p: p["date"], default=None)
-                  for ps in by_repo.values()]
-        latest = [p for p in latest if p is not None]
+        latest = [p for p in (max((p for p in ps if p["date"][:10] <= end), key=lambda p: p["date"], default=None)
+                              for ps in by_repo.values()) if p is not None]
         out.append({"week": week.isoformat(), "repositories": len(latest),
                     **{f"days_{k}": round(sum(p[f"days_{k}"] for p in latest), 1) for k in ("low", "likely", "high")},
                     "open_findings": sum(p["open_findings"] for p in latest)})

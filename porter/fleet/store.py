@@ -108,6 +108,14 @@ history_points = sa.Table(
 )
 
 
+target_blockers = sa.Table(
+    "fleet_target_blockers", meta,
+    sa.Column("assessment_id", sa.Integer, sa.ForeignKey("fleet_assessments.id"), primary_key=True),
+    sa.Column("target", sa.String(100), primary_key=True),
+    sa.Column("title", sa.String(500), primary_key=True),
+)
+
+
 def _create_v1(conn: Connection) -> None:
     meta.create_all(conn, tables=[runs, assessments, target_results, blockers, libraries, run_repositories])
 
@@ -116,8 +124,14 @@ def _history_v2(conn: Connection) -> None:
     meta.create_all(conn, tables=[history_points])
 
 
+def _target_blockers_v3(conn: Connection) -> None:
+    # Assessments stored before version 3 keep their fleet-wide blockers and have no per-target ones: the next
+    # porter version (a new key) assesses them again anyway.
+    meta.create_all(conn, tables=[target_blockers])
+
+
 # MIGRATIONS[n] takes a database from version n to n + 1; version 0 is an empty database.
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2]
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2, _target_blockers_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -168,8 +182,9 @@ class Store:
                 return last["id"], done
             run_id = conn.execute(runs.insert().values(started=_now(), porter_version=porter_version,
                                                        targets=targets, executor=executor,
-                                                       repositories=count)).inserted_primary_key[0]
-            return run_id, set()
+                                                       repositories=count)).inserted_primary_key
+            assert run_id is not None
+            return run_id[0], set()
 
     def finish_run(self, run_id: int) -> None:
         with self.engine.begin() as conn:
@@ -185,6 +200,16 @@ class Store:
                 out.setdefault(repo, set()).add(f"{commit} {sh}")
         return {k: frozenset(v) for k, v in out.items()}
 
+    def stored_points(self, targets: str, porter_version: str) -> dict[str, frozenset[str]]:
+        """Per repository, the "commit settings-hash" of the history points stored for these targets and version."""
+        out: dict[str, set[str]] = {}
+        with self.engine.connect() as conn:
+            q = sa.select(history_points.c.repository, history_points.c.commit_id, history_points.c.settings_hash
+                          ).where(history_points.c.targets == targets, history_points.c.porter_version == porter_version)
+            for repo, commit, sh in conn.execute(q):
+                out.setdefault(repo, set()).add(f"{commit} {sh}")
+        return {k: frozenset(v) for k, v in out.items()}
+
     def record(self, run_id: int, o: Outcome, targets: str, porter_version: str) -> None:
         """One repository's outcome in `run_id`, in one transaction (an interrupted fleet keeps every finished one)."""
         with self.engine.begin() as conn:
@@ -194,6 +219,7 @@ class Store:
                 if assessment_id is None and o.status == ASSESSED:
                     assessment_id = self._insert(conn, run_id, o, targets, porter_version)
             status = o.status
+            reason: str | None
             if status == STORED and assessment_id is None:
                 status, reason = FAILED, "its stored assessment is gone from the database"
             else:
@@ -230,17 +256,23 @@ class Store:
             assessments.c.settings_hash == o.settings_hash)).scalar()
 
     def _insert(self, conn: Connection, run_id: int, o: Outcome, targets: str, porter_version: str) -> int:
-        aid = conn.execute(assessments.insert().values(
+        pk = conn.execute(assessments.insert().values(
             repository=o.name, commit_id=o.commit, targets=targets, porter_version=porter_version,
             settings_hash=o.settings_hash, run_id=run_id, verdict=o.verdict, days_low=o.days_low,
             days_likely=o.days_likely, days_high=o.days_high, files=o.files, open_findings=o.open_findings,
-            kernels=o.kernels)).inserted_primary_key[0]
+            kernels=o.kernels)).inserted_primary_key
+        assert pk is not None
+        aid: int = pk[0]
         if o.targets:
             conn.execute(target_results.insert(), [
                 {"assessment_id": aid, "target": t.target, "verdict": t.verdict, "days_low": t.days_low,
                  "days_likely": t.days_likely, "days_high": t.days_high} for t in o.targets])
         if o.blockers:
             conn.execute(blockers.insert(), [{"assessment_id": aid, "title": b} for b in o.blockers])
+        per_target = sorted({(t, b) for t, titles in o.target_blockers for b in titles})
+        if per_target:
+            conn.execute(target_blockers.insert(), [{"assessment_id": aid, "target": t, "title": b}
+                                                    for t, b in per_target])
         if o.libraries:
             conn.execute(libraries.insert(), [{"assessment_id": aid, "library": x} for x in o.libraries])
         return aid
@@ -270,6 +302,7 @@ class Store:
             per_target: dict[int, list[dict]] = {}
             blocks: dict[int, list[str]] = {}
             libs: dict[int, list[str]] = {}
+            tblocks: dict[int, dict[str, list[str]]] = {}
             if ids:
                 for t in conn.execute(sa.select(target_results).where(target_results.c.assessment_id.in_(ids))
                                       .order_by(target_results.c.target)).mappings():
@@ -278,12 +311,18 @@ class Store:
                 for aid, title in conn.execute(sa.select(blockers.c.assessment_id, blockers.c.title)
                                                .where(blockers.c.assessment_id.in_(ids)).order_by(blockers.c.title)):
                     blocks.setdefault(aid, []).append(title)
+                for aid, target, title in conn.execute(
+                        sa.select(target_blockers.c.assessment_id, target_blockers.c.target, target_blockers.c.title)
+                        .where(target_blockers.c.assessment_id.in_(ids))
+                        .order_by(target_blockers.c.target, target_blockers.c.title)):
+                    tblocks.setdefault(aid, {}).setdefault(target, []).append(title)
                 for aid, lib in conn.execute(sa.select(libraries.c.assessment_id, libraries.c.library)
                                              .where(libraries.c.assessment_id.in_(ids)).order_by(libraries.c.library)):
                     libs.setdefault(aid, []).append(lib)
         for r in rows:
             aid = r["assessment_id"]
-            r["targets"] = per_target.get(aid, [])
+            r["targets"] = [{**t, "blockers": tblocks.get(aid, {}).get(t["target"], [])}
+                            for t in per_target.get(aid, [])]
             r["blockers"] = blocks.get(aid, [])
             r["libraries"] = libs.get(aid, [])
         return rows
@@ -291,9 +330,9 @@ class Store:
     def counts(self) -> dict[str, int]:
         """Rows per table (tests assert no duplicates after a resumed run)."""
         with self.engine.connect() as conn:
-            return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar()
+            return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar() or 0
                     for t in (runs, assessments, target_results, blockers, libraries, run_repositories,
-                              history_points)}
+                              history_points, target_blockers)}
 
 
 def migrate(conn: Connection) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from porter import filekey
 from porter.model import Skipped, Status
 from porter.budget import Overrun, run_stage, stage_budget
 from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, code_digest, complete, file_budget,
@@ -155,10 +156,11 @@ class Walker:
         self.targets = tuple(resolve_targets(settings.targets))
         self.model = load_effort_model(settings.effort)
         self.source = GitTree(walk.repo, walk.commits[-1].sha, walk.subdir)
-        self.results: dict[tuple, Any] = {}  # (path, language, blob, facts id) → FileResult
-        self.facts_memo: dict[str, tuple[dict[str, str], dict[str, int]]] = {}  # blob → its macros, constants
+        self.results: dict[tuple, Any] = {}  # (path, language, blob, the facts it reads: _depends) → FileResult
+        self.facts_memo: dict[str, tuple] = {}  # blob → its macros, constants, directives and uses (porter.filekey)
         self.facts_ids: dict[tuple, int] = {}
         self.facts_of_files: dict[tuple, tuple[int, RepositoryFacts]] = {}  # the point's (path, blob)s → its facts
+        self.views: dict[int, filekey.FactsView] = {}  # facts id → the facts as C/C++ files' keys cut them down
         self.budget = file_budget(settings)
         self.sizes: dict[str, int] = {}
         self.blobs_scanned = 0
@@ -286,6 +288,18 @@ class Walker:
                 self.facts_memo[blob] = out.get(c.path, ({}, {}, ((), 0)))
                 del todo[blob]
 
+    def _depends(self, c: Candidate, fid: int, facts: RepositoryFacts) -> object:
+        """_depends for a file of a point with facts `facts` (id `fid`), from its blob's memoised uses."""
+        if c.language != "cuda":
+            return _depends(c.language, fid, facts)
+        part = self.facts_memo.get(c.blob or "")
+        uses = part[3] if part is not None and len(part) > 3 else None
+        view = self.views.get(fid)
+        if view is None:
+            view = self.views[fid] = filekey.FactsView(dict(facts.macros), facts.headers, dict(facts.constants),
+                                                       facts.build_names, dict(facts.alternatives))
+        return _depends(c.language, fid, facts, uses, view)
+
     def _facts(self, files: list[Candidate]) -> tuple[int, RepositoryFacts]:
         """The repository-wide facts at a point (as the pipeline computes them for a scan) and their id; each
         blob's part is read once per walk, and the facts of one set of files are worked out once."""
@@ -330,7 +344,7 @@ class Walker:
             fid, facts = self._facts(files)
             todo = groups.setdefault(fid, (facts, {}))[1]
             for c in files:
-                key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
+                key = (c.path, c.language, c.blob, self._depends(c, fid, facts))
                 if key not in self.results and key not in pending:
                     todo[key] = c
                     pending.add(key)
@@ -353,7 +367,7 @@ class Walker:
         fid, facts = self._facts(files)
         pairs = []
         for c in files:
-            key = (c.path, c.language, c.blob, _depends(c.language, fid, facts))
+            key = (c.path, c.language, c.blob, self._depends(c, fid, facts))
             result = self.results.get(key)
             if result is None:  # a point computed outside a batch
                 self._scan_batch([entries])
@@ -455,12 +469,14 @@ def history(walk: Walk, settings: Settings, every: str = "commit",
     return Walker(walk, settings, progress).run(every)
 
 
-def _depends(language: str, fid: int, facts: RepositoryFacts) -> object:
-    """What a file's result depends on beyond its blob (as porter.pipeline's cache key): a C/C++ file the point's
-    repository facts (by their id), a Python file the repository's own packages, any other file nothing. A
-    commit that adds a header then re-scans only C/C++ files, not every Python or build file."""
+def _depends(language: str, fid: int, facts: RepositoryFacts, uses: str | None = None,
+             view: filekey.FactsView | None = None) -> object:
+    """What a file's result depends on beyond its blob (as porter.pipeline's cache key): a C/C++ file the part of
+    the point's repository facts it names (porter.filekey, from the blob's `uses`; all of them, by their id, for a
+    blob whose facts could not be read), a Python file the repository's own packages, any other file nothing. A
+    commit that adds a header then re-scans only the files that name it, not every C/C++, Python or build file."""
     if language == "cuda":
-        return fid
+        return fid if uses is None or view is None else ("uses", view.digest(uses))
     if language == "python":
         return facts.local_packages
     return None

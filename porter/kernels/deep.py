@@ -688,13 +688,13 @@ def _tree_of(result: ScanResult) -> tuple[Path, bool]:
     """The directory libclang's contained copies are made from, and whether it was made for this run: the work
     tree itself, or for a git tree (`--rev`, `--new-since`) its C/C++/CUDA files written into a private temporary
     directory from the bytes the scan holds (porter.pipeline.Held; a header the scan did not read, from git objects)."""
-    seen = result.stats.get("discovery")  # (source, include, exclude, Discovery), set by porter.pipeline.scan
+    seen = result.stats.discovery  # (source, include, exclude, Discovery), set by porter.pipeline.scan
     source = seen[0] if seen else None
     if source is None or not hasattr(source, "commit"):
         return Path(result.root), False
     from porter.source.read import SourceReadError
 
-    held = result.stats.get("held")
+    held = result.stats.held
     _sweep_trees()
     into = Path(tempfile.mkdtemp(prefix=f"{TREE_PREFIX}{os.getpid()}-"))
     left = TREE_CAP

@@ -18,7 +18,7 @@ from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
 from porter.kernels.launch_config import remote_launches
 from porter.kernels.triton import with_remote_launches
-from porter.model import Kernel, ScanResult
+from porter.model import AnalysedTarget, Kernel, KernelAnalysisSummary, ScanResult
 from porter.model.finding import Severity
 from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, merge_helpers
 from porter.source.parse import SourceFile
@@ -213,11 +213,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))
-    extra = dict(result.extra)
-    extra["kernel_analysis"] = {
-        "targets": [{"id": t.id, "name": t.name, "gfx": t.gfx, "wavefront_size": t.wavefront_size, "lds_kib": t.lds_kib,
-                     "pre_release": t.pre_release, "source": t.source} for t in chosen],
-        "verdicts": counts,
-        "deep": deep_info,
-    }
-    return dataclasses.replace(result, kernels=tuple(updated), targets=tuple(t.id for t in chosen), extra=extra)
+    summary = KernelAnalysisSummary(
+        tuple(AnalysedTarget(t.id, t.name, t.gfx, t.wavefront_size, t.lds_kib, t.pre_release, t.source) for t in chosen),
+        tuple((t, tuple(c.items())) for t, c in counts.items()), deep_info)
+    return dataclasses.replace(result, kernels=tuple(updated), targets=tuple(t.id for t in chosen),
+                               kernel_analysis=summary)

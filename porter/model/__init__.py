@@ -5,6 +5,8 @@ compared and serialised. `to_dict` gives the JSON contract documented in porter/
 """
 from porter.model.finding import Confidence, Finding, Severity, Skipped, Status
 from porter.model.kernel import Kernel, Launch
-from porter.model.report import SCHEMA_VERSION, FileResult, ScanResult
+from porter.model.report import (SCHEMA_VERSION, AnalysedTarget, FileResult, KernelAnalysisSummary, PortFacts,
+                                 PortStatusSummary, ScanResult, ScanStats, StatusCounts)
 
-__all__ = ["SCHEMA_VERSION", "Confidence", "FileResult", "Finding", "Kernel", "Launch", "ScanResult", "Severity", "Skipped", "Status"]
+__all__ = ["SCHEMA_VERSION", "AnalysedTarget", "Confidence", "FileResult", "KernelAnalysisSummary", "Finding", "Kernel", "Launch", "PortFacts", "PortStatusSummary",
+           "ScanResult", "ScanStats", "Severity", "Skipped", "Status", "StatusCounts"]

@@ -128,7 +128,7 @@ class Finding:
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
 
 
-class _Words(dict):
+class _Words(dict[Any, str]):
     """str() of each member of one enum, by the member: a report asks three times per finding, and each str() is a
     Python call where this lookup is not (the members hash as their int or str value, so each enum has its own
     table: Severity.INFO == Confidence.LOW == 0). A value that is not a member gets its str() as before."""

@@ -639,7 +639,7 @@ class Kernel:
         # Source order; the facts never decide it.
         return self._identity() < other._identity()
 
-    def _identity(self) -> tuple:
+    def _identity(self) -> tuple[str, int, int, str, str, bool, str, tuple[str, ...]]:
         return (self.path, self.line, self.end_line, self.name, self.qualified_name, self.is_template,
                 self.via_macro or "", self.launch_bounds)
 

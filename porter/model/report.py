@@ -4,12 +4,33 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, Callable, Iterable, Mapping
 
 from porter.model.finding import Finding, Severity, Skipped
 from porter.model.kernel import DeviceHelper, Kernel, Launch
 
 SCHEMA_VERSION = "1.0"
+
+
+@dataclass(frozen=True)
+class PortFacts:
+    """What the port-status stage reads from one file (porter.portaware.status.file_facts), as plain values so they
+    are cached with the file's result or by the file's content. A C/C++/CUDA file gives its directives, toolkit
+    tests, line count and alias declarations; a CMake file or setup.py the sources each build names (and CMake its
+    own line regions); C/C++ and Python files the spans their runtime vendor checks guard."""
+
+    directives: tuple[tuple[int, int, str, str], ...] = ()  # (line, end_line, kind, text): preprocessor.Directive
+    # `#if`/`#elif` lines testing the CUDA toolkit's version, whose `#else` is the HIP path (Preprocessed.toolkit_lines)
+    toolkit: tuple[int, ...] = ()
+    total: int = 0  # lines (C/C++/CUDA), for the regions the directives make
+    aliases: tuple[tuple[int, str], ...] = ()  # (line, name) of each `using`/`typedef` alias declared
+    # Runtime vendor checks: (start, end, side, line of the check), start and end as (line, byte column)
+    spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
+    refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference
+    regions: tuple[tuple[int, int, str, int], ...] = ()  # a CMake file's own (start, end, side, guard line)
+    # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
+    # None: not taken (a file port status read itself, or one without findings).
+    finding_lines: tuple[tuple[int, str], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -31,7 +52,86 @@ class FileResult:
     includes: tuple[tuple[str, bool], ...] = ()
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
-    port_facts: dict[str, Any] | None = field(default=None, compare=False)
+    port_facts: PortFacts | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ScanStats:
+    """How a scan went, and what it hands its later stages; never serialised, so results stay byte-identical
+    across runs (a warm and a cold scan differ only here)."""
+
+    cache_hits: int = 0
+    cache_misses: int = 0
+    is_git: bool = False
+    prefix: str = ""  # the scanned directory's path inside its git work tree ("" at the top or outside git)
+    notices: tuple[str, ...] = ()  # what the user is told beside the output (configuration, budgets, the cache)
+    # Handed to the later stages (port status, deep mode) so they need not list or read the source again: the scan's
+    # own listing as (source, include, exclude, porter.source.discover.Discovery), the macros that stand for one
+    # build (porter.pipeline.RepositoryFacts.build_names) and the files' bytes as read (porter.pipeline.Held).
+    # porter.source imports porter.model, so the source types cannot be named here: Any.
+    discovery: tuple[Any, tuple[str, ...], tuple[str, ...], Any] | None = None
+    build_names: tuple[frozenset[str], frozenset[str]] | None = None
+    held: Any = None
+
+
+@dataclass(frozen=True)
+class AnalysedTarget:
+    """A target the kernels were judged for, as a report names it (porter.targets.Target's reported fields)."""
+
+    id: str
+    name: str
+    gfx: str
+    wavefront_size: int
+    lds_kib: float
+    pre_release: bool
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "gfx": self.gfx, "wavefront_size": self.wavefront_size,
+                "lds_kib": self.lds_kib, "pre_release": self.pre_release, "source": self.source}
+
+
+@dataclass(frozen=True)
+class KernelAnalysisSummary:
+    """What the kernel stage (porter.kernels.verdicts.analyse) says of the whole scan: the targets, how many kernels
+    got each verdict on each, and what deep mode did (its own JSON document, None without --deep)."""
+
+    targets: tuple[AnalysedTarget, ...]
+    verdicts: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # per target id: (verdict, kernels), VERDICTS order
+    deep: Mapping[str, Any] | None = None
+
+    def counts(self, target: str) -> dict[str, int]:
+        """Kernels per verdict on one target ({} for a target not analysed)."""
+        return next((dict(c) for t, c in self.verdicts if t == target), {})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"targets": [t.to_dict() for t in self.targets],
+                "verdicts": {t: dict(c) for t, c in self.verdicts}, "deep": self.deep}
+
+
+@dataclass(frozen=True)
+class StatusCounts:
+    """How many spots have each port status (porter.model.Status)."""
+
+    open: int = 0
+    handled: int = 0
+    cuda_only: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"open": self.open, "handled": self.handled, "cuda_only": self.cuda_only}
+
+
+@dataclass(frozen=True)
+class PortStatusSummary:
+    """What port-awareness (porter.portaware.status) says of the whole scan: findings and kernels by status, and how
+    many handled or cuda-only spots each guard, compat layer, twin or configuration entry decides."""
+
+    findings: StatusCounts = StatusCounts()
+    handled_by: tuple[tuple[str, int], ...] = ()  # ("path:line" or "config-file:line", spots), sorted
+    kernels: StatusCounts = StatusCounts()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -46,9 +146,18 @@ class ScanResult:
     files: tuple[FileResult, ...]
     skipped: tuple[Skipped, ...]
     targets: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # later stages attach their results here
-    # How the scan went (cache hits and misses); never serialised, so results stay byte-identical across runs.
-    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    # What later stages attach, each serialised under its own key. Paths are relative to the scanned root; where that
+    # is a subdirectory of a git work tree, `repository_prefix` maps them to repository-relative paths (what code
+    # scanning and PR annotations need).
+    repository_prefix: str = ""
+    kernel_analysis: KernelAnalysisSummary | None = None
+    port_status: PortStatusSummary | None = None
+    # porter.estimate.assess.Assessment.to_dict() (porter.estimate reads porter.model, so its type is not named here)
+    assessment: Mapping[str, Any] | None = None
+    # porter.diff.apply: what a change added and removed, as its JSON keys (diff, fixed, kernel_changes, renames,
+    # reopened, suppressed_by_change)
+    change: Mapping[str, Any] | None = None
+    stats: ScanStats = field(default_factory=ScanStats, compare=False)
     # The validated rule set the findings came from (porter.rules.RuleSet), so later stages (kernel verdicts,
     # assessment, SARIF) read the same rules, project rules included, without loading them again.
     rules: Any = field(default=None, compare=False, repr=False)
@@ -108,11 +217,24 @@ class ScanResult:
             # Every launch site, including launches of kernels defined outside the scanned tree.
             "launches": [l.to_dict() for l in self.launches],
             "skipped": [s.to_dict() for s in self.skipped],
-            **{k: v for k, v in sorted(self.extra.items())},
+            **dict(sorted(self._attached().items())),
         }
 
+    def _attached(self) -> dict[str, Any]:
+        """The later stages' results by their JSON keys (serialised in key order, after the scan's own)."""
+        out: dict[str, Any] = dict(self.change or {})
+        if self.repository_prefix:
+            out["repository_prefix"] = self.repository_prefix
+        if self.kernel_analysis is not None:
+            out["kernel_analysis"] = self.kernel_analysis.to_dict()
+        if self.port_status is not None:
+            out["port_status"] = self.port_status.to_dict()
+        if self.assessment is not None:
+            out["assessment"] = self.assessment
+        return out
 
-def _count_by(items, key) -> dict[str, int]:
+
+def _count_by(items: Iterable[FileResult], key: Callable[[FileResult], str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in items:
         out[key(i)] = out.get(key(i), 0) + 1

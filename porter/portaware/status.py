@@ -18,7 +18,7 @@ open and never dropped: it is port work already done, and shown so.
 
 A kernel is cuda-only or handled when its definition line is; else handled when it has issues (findings above
 info in its body and the device functions it calls, non-ok checks) and none is open. Its per-target verdicts keep only the checks with an open line, so a kernel
-whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the optional work). `result.extra["port_status"]` sums it up for effort and reports.
+whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the optional work). `result.port_status` sums it up for effort and reports.
 """
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ import dataclasses
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from typing import Iterable
 
 from porter.lazyre import lazy_regex
-from porter.model import Finding, Kernel, ScanResult, Severity, Status
+from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
@@ -127,39 +127,38 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-2"
+FACTS_VERSION = b"portaware-facts-3"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
 
-def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> dict[str, Any]:
-    """What one file contributes, as plain data (cached by content): directives, alias declarations, runtime
+def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> PortFacts:
+    """What one file contributes, as plain values (cached by content): directives, alias declarations, runtime
     vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
     (porter.source.parse.SourceFile of `data`, parsed without repository macros or alike), else it is parsed here
     when a runtime check may be in it. `pre`: the file's directives when the caller has lexed them already
     (porter.source.preprocessor.preprocessed of the scan's parse)."""
-    out: dict[str, Any] = {}
     if language == "cuda":
         pre = pre if pre is not None else preprocessor.preprocess(data)
-        out["dirs"] = [(d.line, d.end_line, d.kind, d.text) for d in pre.directives]
-        if pre.toolkit_lines:  # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
-            out["toolkit"] = sorted(pre.toolkit_lines)
-        out["total"] = data.count(b"\n") + 1
-        if b"using" in data or b"typedef" in data:
-            out["aliases"] = _aliases(data)
-        if CPP_PREDICATE_HINT.search(data):
-            out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf)]
-    elif language == "cmake":
+        return PortFacts(
+            directives=tuple((d.line, d.end_line, d.kind, d.text) for d in pre.directives),
+            # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
+            toolkit=tuple(sorted(pre.toolkit_lines)),
+            total=data.count(b"\n") + 1,
+            aliases=tuple(_aliases(data)) if b"using" in data or b"typedef" in data else (),
+            spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
+            if CPP_PREDICATE_HINT.search(data) else ())
+    if language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
-        out["refs"] = [(r.target, r.side, r.where, r.twin) for r in refs]
-        out["regions"] = regions
-    elif language == "python" and PY_PREDICATE_HINT.search(data):
+        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions))
+    if language == "python" and PY_PREDICATE_HINT.search(data):
         spans = python_spans(data, path, sf)
-        out["spans"] = [(sp.start, sp.end, sp.side, sp.line) for sp in spans]
-        if PurePosixPath(path).name == "setup.py":
-            out["refs"] = [(r.target, r.side, r.where, r.twin)
-                           for r in setup_references(path, data.decode("utf-8", "replace"), spans)]
-    return out
+        setup = PurePosixPath(path).name == "setup.py"
+        return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans),
+                         refs=tuple((r.target, r.side, r.where, r.twin)
+                                    for r in setup_references(path, data.decode("utf-8", "replace"), spans))
+                         if setup else ())
+    return PortFacts()
 
 
 _ALIAS_WORDS = (b"using", b"typedef")
@@ -190,7 +189,7 @@ def _aliases(data: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, Any] | None:
+def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> PortFacts | None:
     """A file's facts, from the cache by git blob id (no read at all) or content hash when one is in use; `digest`
     names porter's own code, so an entry never outlives what computed it."""
     import hashlib
@@ -200,7 +199,7 @@ def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, 
         key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
                                                   c.language.encode(), c.blob.encode()))).hexdigest()
         hit = cache.get(key)
-        if isinstance(hit, dict):
+        if isinstance(hit, PortFacts):
             return hit
     data = _read(source, c, limit, held)
     if data is None:
@@ -209,7 +208,7 @@ def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> dict[str, 
         key = "pa-" + hashlib.sha256(b"\0".join((FACTS_VERSION, digest, c.path.encode("utf-8", "surrogateescape"),
                                                   c.language.encode(), hashlib.sha256(data).digest()))).hexdigest()
         hit = cache.get(key)
-        if isinstance(hit, dict):
+        if isinstance(hit, PortFacts):
             return hit
     facts = file_facts(c.path, c.language, data)
     if cache is not None:
@@ -221,10 +220,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
     # The scan's own listing of this very source with the same include/exclude, else the source listed again.
-    seen = result.stats.get("discovery")  # (source, include, exclude, Discovery)
+    seen = result.stats.discovery  # (source, include, exclude, Discovery)
     same = seen is not None and seen[0] is source and seen[1:3] == (tuple(settings.include), tuple(settings.exclude))
     found = seen[3] if same else source.discover(settings.include, settings.exclude)
-    held = result.stats.get("held") if same else None  # the bytes the scan read (porter.pipeline.Held)
+    held = result.stats.held if same else None  # the bytes the scan read (porter.pipeline.Held)
     files = {c.path: c for c in found.files}
     limit = settings.max_file_bytes
     pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
@@ -237,7 +236,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if ev:
             pm.file_side[path] = ("name", ROCM, ev)
 
-    facts: dict[str, dict[str, Any]] = {}
+    facts: dict[str, PortFacts] = {}
     dirs: dict[str, tuple[list[preprocessor.Directive], int]] = {}
     # The scan took most files' facts from its own read and parse (FileResult.port_facts); the rest are read here.
     scanned = {r.path: r for r in result.files if r.port_facts is not None}
@@ -255,19 +254,19 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             continue
         facts[path] = f
         if c.language == "cuda":
-            dirs[path] = ([preprocessor.Directive(*d) for d in f["dirs"]], f["total"])
-        if f.get("spans"):
-            pm.spans[path] = [Span(tuple(a), tuple(b), side, line) for a, b, side, line in f["spans"]]
-        if f.get("regions"):
-            pm.cmake_regions[path] = [tuple(r) for r in f["regions"]]
+            dirs[path] = ([preprocessor.Directive(*d) for d in f.directives], f.total)
+        if f.spans:
+            pm.spans[path] = [Span(a, b, side, line) for a, b, side, line in f.spans]
+        if f.regions:
+            pm.cmake_regions[path] = list(f.regions)
 
     # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
     # rocm_macros), so the kernel stage and this one read each `#if` alike; a result from elsewhere derives them.
-    names = result.stats.get("build_names") if same else None
+    names = result.stats.build_names if same else None
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     for path, (ds, total) in dirs.items():
-        toolkit = facts[path].get("toolkit", ())
+        toolkit = facts[path].toolkit
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
@@ -275,7 +274,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.regions[path] = regs
 
     # Build files: which sources each build compiles.
-    refs = [Reference(*r) for f in facts.values() for r in f.get("refs", ())]
+    refs = [Reference(*r) for f in facts.values() for r in f.refs]
     for path, (s, ev, twin) in sorted(build_sides(refs, files).items()):
         if path in pm.file_side:
             continue
@@ -319,7 +318,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             s = ROCM if rocm_file else preprocessor.side_at(regs, line)[0]
             if s == ROCM:
                 pm.compat.add(path, line, name)
-        for i, name in facts[path].get("aliases", ()):
+        for i, name in facts[path].aliases:
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
 
@@ -331,7 +330,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if c is None or c.language != "cuda":
                 continue
             r = scanned.get(path)
-            kept = r.port_facts.get("finding_lines") if r is not None else None
+            kept = r.port_facts.finding_lines if r is not None and r.port_facts is not None else None
             if kept is not None:
                 pm.lines[path] = {int(n): text for n, text in kept}
                 continue
@@ -391,7 +390,7 @@ def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Statu
 
 def attach_status(result: ScanResult, settings, source=None, cache=None, digest: bytes = b"") -> ScanResult:
     """The result with every finding's and kernel's status and handled_by set, verdicts counting open work only,
-    and `extra["port_status"]`. `cache` (porter.cache.Cache) keeps each file's facts by content, keyed with
+    and `port_status`. `cache` (porter.cache.Cache) keeps each file's facts by content, keyed with
     `digest` (porter's code digest)."""
     if source is None:
         from pathlib import Path
@@ -417,21 +416,19 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         kernels.append(dataclasses.replace(k2, status=st, handled_by=by))
-    extra = dict(result.extra)
-    if changed_verdicts and "kernel_analysis" in extra:
-        ka = dict(extra["kernel_analysis"])
-        counts = {t: {v: 0 for v in c} for t, c in ka.get("verdicts", {}).items()}
+    ka = result.kernel_analysis
+    if changed_verdicts and ka is not None:
+        counts = {t: {v: 0 for v, _ in c} for t, c in ka.verdicts}
         for k in kernels:
             for v in k.verdicts or ():
                 if v.target in counts and v.verdict in counts[v.target]:
                     counts[v.target][v.verdict] += 1
-        ka["verdicts"] = counts
-        extra["kernel_analysis"] = ka
-    extra["port_status"] = summary(findings, kernels)
+        ka = dataclasses.replace(ka, verdicts=tuple((t, tuple(c.items())) for t, c in counts.items()))
     stats = result.stats
     if notice:
-        stats = {**stats, "notices": (*stats.get("notices", ()), notice)}
-    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), extra=extra, stats=stats)
+        stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
+    return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
+                               port_status=summary(findings, kernels), stats=stats)
 
 
 # What the port-status worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
@@ -470,7 +467,7 @@ def _map_task() -> tuple[PortMap, dict[str, bytes]]:
     return pm, (cache.take() if cache is not None else {})
 
 
-def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> dict[str, Any]:
+def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> PortStatusSummary:
     """Counts by status, and how many handled or cuda-only spots each guard, layer, twin or config entry decides."""
     counts = {"open": 0, "handled": 0, "cuda_only": 0}
     by: dict[str, int] = {}
@@ -481,7 +478,7 @@ def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> dict
     kc = {"open": 0, "handled": 0, "cuda_only": 0}
     for k in kernels:
         kc[k.status.value.replace("-", "_")] += 1
-    return {**counts, "handled_by": dict(sorted(by.items())), "kernels": kc}
+    return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc))
 
 
 STATUS_CHOICES = ("open", "handled", "cuda-only", "all")

@@ -11,9 +11,26 @@ import importlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from porter.errors import UsageError
+
+if TYPE_CHECKING:
+    from porter.diff import Diff
+    from porter.estimate import Assessment
+    from porter.model import ScanResult
+
+
+class Shown(Protocol):
+    """What a renderer is given: porter.pipeline.Run's parts (named here, not imported: the pipeline's later stages
+    reach modules that use the renderers' helpers)."""
+
+    @property
+    def result(self) -> ScanResult: ...
+    @property
+    def assessment(self) -> Assessment | None: ...
+    @property
+    def diff(self) -> Diff | None: ...
 
 
 @dataclass(frozen=True)
@@ -37,11 +54,11 @@ class Format:
     name: str
     suffixes: tuple[str, ...]
     needs_assessment: bool
-    render: Callable[..., bytes]
+    render: Callable[[Shown, RenderOptions], bytes]
     aliases: tuple[str, ...] = ()
 
 
-def _console(run, opts: RenderOptions) -> bytes:
+def _console(run: Shown, opts: RenderOptions) -> bytes:
     from rich.console import Console
 
     from porter.render import assess_console, console
@@ -65,24 +82,33 @@ def _console(run, opts: RenderOptions) -> bytes:
     return text.encode("utf-8")
 
 
-def _module_renderer(module: str) -> Callable[..., bytes]:
-    def render(run, opts: RenderOptions) -> bytes:
+def _module_renderer(module: str) -> Callable[[Shown, RenderOptions], bytes]:
+    def render(run: Shown, opts: RenderOptions) -> bytes:
         if getattr(run, "diff", None) is not None and module in _DIFF_FORMS:
             return _DIFF_FORMS[module](run, opts)
-        mod = importlib.import_module(f"porter.render.{module}")
+        mod = importlib.import_module(f"porter.render.{module}")  # each format's module: `render` (and json's bytes)
         if module == "json":
-            return mod.render_bytes(run.result)
+            if run.assessment is None:
+                data: bytes = mod.render_bytes(run.result)
+                return data
+            # An assessment names its subject as the titles of the other formats do (porter.render.about).
+            doc = run.result.to_dict()
+            out: bytes = mod.render_bytes({**{k: doc[k] for k in ("schema", "tool")}, "about": _about(run, opts).to_dict(),
+                                           **{k: v for k, v in doc.items() if k not in ("schema", "tool")}})
+            return out
+        text: str
         if module == "sarif":
-            return mod.render(run.result, run.assessment, prefix=run.result.stats.get("prefix", ""),
-                              min_severity=opts.min_severity).encode("utf-8")
-        if module in ("markdown", "html"):
-            return mod.render(run.result, run.assessment, explain=opts.explain, about=_about(run, opts)).encode("utf-8")
-        return mod.render(run.result, run.assessment, explain=opts.explain).encode("utf-8")
+            text = mod.render(run.result, run.assessment, prefix=run.result.stats.prefix, min_severity=opts.min_severity)
+        elif module in ("markdown", "html"):
+            text = mod.render(run.result, run.assessment, explain=opts.explain, about=_about(run, opts))
+        else:
+            text = mod.render(run.result, run.assessment, explain=opts.explain)
+        return text.encode("utf-8")
 
     return render
 
 
-def _about(run, opts: RenderOptions):
+def _about(run: Shown, opts: RenderOptions) -> Any:
     """What the report is about: the caller's, else the scanned tree's name, commit and branch."""
     if opts.about is not None:
         return opts.about
@@ -91,10 +117,11 @@ def _about(run, opts: RenderOptions):
     return about(run.result.root, date=opts.date)
 
 
-def _pr_comment(run, opts: RenderOptions | None = None) -> bytes:
+def _pr_comment(run: Shown, opts: RenderOptions | None = None) -> bytes:
     import os
 
-    mod = importlib.import_module("porter.render.pr_comment")
+    from porter.render import pr_comment as mod
+
     # In a GitHub workflow the comment's line links open the pull request's head commit (its web origin and
     # repository are the run's own: GITHUB_SERVER_URL, GITHUB_REPOSITORY); elsewhere lines are plain text.
     repository = os.environ.get("GITHUB_REPOSITORY", "")
@@ -102,15 +129,17 @@ def _pr_comment(run, opts: RenderOptions | None = None) -> bytes:
     return mod.render(run.result, run.diff, link=link).encode("utf-8")
 
 
-def _sarif_diff(run, opts: RenderOptions) -> bytes:
-    mod = importlib.import_module("porter.render.sarif_baseline")
-    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.get("prefix", ""),
+def _sarif_diff(run: Shown, opts: RenderOptions) -> bytes:
+    from porter.render import sarif_baseline as mod
+
+    assert run.diff is not None, "asked only for a run with a diff"
+    return mod.render(run.result, run.diff, run.assessment, prefix=run.result.stats.prefix,
                       min_severity=opts.min_severity).encode("utf-8")
 
 
 # With `scan --new-since` / `--baseline` (a run that carries a diff) these formats show the change, not the tree:
 # markdown is the pull-request comment, SARIF marks each result's baselineState.
-_DIFF_FORMS: dict[str, Callable[..., bytes]] = {"markdown": _pr_comment, "sarif": _sarif_diff}
+_DIFF_FORMS: dict[str, Callable[[Shown, RenderOptions], bytes]] = {"markdown": _pr_comment, "sarif": _sarif_diff}
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
@@ -143,6 +172,6 @@ def format_for(name: str | None, output: Path | None = None) -> Format:
     return FORMATS["console"]
 
 
-def render(name: str, run, options: RenderOptions = RenderOptions()) -> bytes:
+def render(name: str, run: Shown, options: RenderOptions = RenderOptions()) -> bytes:
     """The run in format `name`, as bytes."""
     return format_for(name).render(run, options)

@@ -17,8 +17,9 @@ from rich.text import Text
 from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
-from porter.render.figures import (POINTS, count_rows, days_range, directory_rows, files_line, num, others_line,
-                                   plural, shown_rows)
+from porter.estimate.shares import POINTS
+from porter.render.figures import (count_rows, counts_of, days_range, directory_rows, files_line, num, others_line,
+                                   plural, shown_rows, source_of)
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
 from porter.render.safe import literal, literal_name
@@ -62,7 +63,6 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
 
 def render(result: ScanResult, a: Assessment, console: Console, explain: bool = False, top: int = 10,
            about: Any = None) -> None:
-    d = a.to_dict()
     width = console.width
     title = Text.assemble(("porter assess ", "bold"), literal_name(result.root, style="bold"), "  ·  ",
                           literal(", ".join(t["name"] for t in a.targets)))
@@ -72,31 +72,31 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
     console.print(Panel(verdict_body(result, a, top), title="Verdict", title_align="left",
                         border_style=VERDICT_STYLE[a.verdict].split()[-1]))
     if a.nothing_to_port:
-        for line in d["assumptions"][-3:]:
+        for line in a.assumptions[-3:]:
             console.print(literal(line, style="dim"))
         return
-    if len(d["targets"]) > 1:
+    if len(a.targets) > 1:
         cols = [Col("target", 0, 10, wrap="words"), Col("gfx", 2, 7, wrap="none"), Col("verdict", 0, 10, wrap="none"),
                 Col("engineer-days", 0, 14, wrap="none"), Col("decided by", 3, 24)]
         rows = [[literal(tg["name"]), literal(tg["gfx"]), Text(tg["verdict"], style=VERDICT_STYLE[tg["verdict"]]),
                  f"{num(tg['effort']['low'])}–{num(tg['effort']['high'])} (likely {num(tg['effort']['likely'])})",
-                 literal("; ".join(tg["deciding"][:2]))] for tg in d["targets"]]
+                 literal("; ".join(tg["deciding"][:2]))] for tg in a.targets]
         console.print(fit_table("Per target", cols, rows, width))
     console.print(_counts_table(a, width))
     console.print(_category_table(a, width))
-    dirs = d["breakdowns"]["by_directory"]
+    dirs = a.breakdowns["by_directory"]
     if len(dirs) > 1:
-        console.print(_directory_table(d, width, top))
-    if d["breakdowns"]["by_kernel"]:
-        console.print(_kernel_table(d, width, None if explain else top))
-    libs = d["breakdowns"]["by_library"]
+        console.print(_directory_table(a, width, top))
+    if a.breakdowns["by_kernel"]:
+        console.print(_kernel_table(a, width, None if explain else top))
+    libs = a.breakdowns["by_library"]
     if libs:
         cols = [Col("library", 0, 14, wrap="words"), Col("kind", 0, 12, wrap="none"), Col("ROCm", 1, 14),
                 Col("findings", 2, justify="right", wrap="none"), Col("files", 3, justify="right", wrap="none")]
         rows = [[literal_name(lib["name"]), literal(lib["kind"]), literal(", ".join(lib["rocm"]) or "—"),
                  str(lib["findings"]), str(lib["files"])] for lib in libs]
         console.print(fit_table("Libraries", cols, rows, width))
-    recs = d["recommendations"]
+    recs = a.recommendations
     if recs:
         console.print(Text("Recommendations", style="bold"))
         for rec in recs:
@@ -124,7 +124,7 @@ def _days_cells(days: dict[str, float]) -> list[str]:
 
 def _counts_table(a: Assessment, width: int) -> Group:
     """The counts, defined once (porter.estimate.counts), in the order and words of every format."""
-    c = a.counts
+    c = counts_of(a)
     cols = [Col("findings", 0, 30, wrap="words"), Col("", 0, justify="right", wrap="none")]
     rows = [[Text(("  " * depth) + label, style="bold" if label == "all findings" else ""), str(value)]
             for label, value, depth in count_rows(c)]
@@ -142,15 +142,15 @@ def _category_table(a: Assessment, width: int) -> Table:
     cols = [Col("category", 0, 12, wrap="fold"), Col("findings", 1, justify="right", wrap="none"),
             Col("low", 0, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
             Col("high", 0, justify="right", wrap="none")]
-    rows = [[literal(r.label), str(r.source["findings"]), *_days_cells(r.days)] for r in shown]
-    footer = ["total", str(a.counts.estimated), *_days_cells(effort)]
+    rows = [[literal(r.label), str(source_of(r)["findings"]), *_days_cells(r.days)] for r in shown]
+    footer = ["total", str(counts_of(a).estimated), *_days_cells(effort)]
     return fit_table("Effort by category (engineer-days)", cols, rows, width, footer=footer)
 
 
-def _directory_table(d: dict, width: int, top: int) -> Table:
+def _directory_table(a: Assessment, width: int, top: int) -> Table:
     """The directory tree two levels deep, rolled up; each level adds up to its parent (remainder rows say what
     sits directly in a directory)."""
-    shown = directory_rows(d["breakdowns"]["by_directory"], d["effort"], max_depth=2, limit=top)
+    shown = directory_rows(a.breakdowns["by_directory"], a.days.to_dict(), max_depth=2, limit=top)
     cols = [Col("directory", 0, 16, wrap="words"), Col("findings", 1, justify="right", wrap="none"),
             Col("low", 2, justify="right", wrap="none"), Col("likely", 0, justify="right", wrap="none"),
             Col("high", 2, justify="right", wrap="none")]
@@ -162,13 +162,13 @@ def _directory_table(d: dict, width: int, top: int) -> Table:
     return fit_table("Effort by directory (rolled up; engineer-days)", cols, rows, width)
 
 
-def _kernel_table(d: dict, width: int, limit: int | None) -> Table:
+def _kernel_table(a: Assessment, width: int, limit: int | None) -> Table:
     """Kernels with their verdict per target, the worst reason and their days; the days column adds up to its
     total (the kernels beyond `limit` are one remainder row)."""
-    kernels = d["breakdowns"]["by_kernel"]  # in the model's order, with its shares
-    raw_total = d["breakdowns"]["totals"]["kernel_days"]
+    kernels = a.breakdowns["by_kernel"]  # in the model's order, with its shares
+    raw_total = a.breakdowns["totals"]["kernel_days"]
     shown = shown_rows(kernels, raw_total, "qualified_name", limit, rest_label="{n} more kernels")
-    tids = [tg["id"] for tg in d["targets"]]
+    tids = [tg["id"] for tg in a.targets]
     room = width - 4 - 10 * len(tids) - 21 - 7
     longest = max((len(x) for k in kernels for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=8)
     name_w = max(16, min(longest, max(24, room)))
@@ -189,13 +189,12 @@ def _kernel_table(d: dict, width: int, limit: int | None) -> Table:
 
 
 def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
-    d = a.to_dict()
     index = finding_index(result)
-    items = [it for it in d["items"] if it["hours"]["high"] > 0 or it["findings"]]
+    items = [it for it in a.items if it.hours.high > 0 or it.findings]
     total = a.breakdowns["totals"]["hours"]
     shares = a.breakdowns["totals"]["item_hours"]
     zero = {p: 0.0 for p in POINTS}
-    parts = [shares.get(it["id"], zero) for it in items]
+    parts = [shares.get(it.id, zero) for it in items]
     longest = max((len(loc) for it in items for loc in item_locations(it, index)), default=10)
     cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("hours", 0, 14, wrap="none"),
             Col("basis", 3, 20), Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
@@ -203,11 +202,11 @@ def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
     for it, h in zip(items, parts):
         locs = item_locations(it, index)
         shown = ", ".join(locs[:4]) + (f" +{len(locs) - 4}" if len(locs) > 4 else "")
-        rows.append([literal_name(it["title"] + (f" ({it['path']})" if it["path"] else "")), literal(it["category"]),
-                     _rng(h), literal(it["basis"]), literal(shown)])
-    footer = ["total", "", _rng(total), f"÷ {num(d['model']['hours_per_day'])} h per engineer-day", ""]
+        rows.append([literal_name(it.title + (f" ({it.path})" if it.path else "")), literal(it.category),
+                     _rng(h), literal(it.basis), literal(shown)])
+    footer = ["total", "", _rng(total), f"÷ {num(a.model.hours_per_day)} h per engineer-day", ""]
     console.print(fit_table("How the estimate adds up (hours: low–likely–high)", cols, rows, console.width, footer=footer))
-    console.print(f"Total: {_rng(total)} hours = {days_range(d['effort'])}", markup=False)
+    console.print(f"Total: {_rng(total)} hours = {days_range(a.days.to_dict())}", markup=False)
     console.print(Text("Assumptions", style="bold"))
-    for line in d["assumptions"]:
+    for line in a.assumptions:
         console.print(literal(f"• {line}"))

@@ -7,16 +7,18 @@ instead" text. Repository text is not escaped here; each format escapes for its 
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from porter.model import Finding, ScanResult
 
 
 def repository_path(result: ScanResult, path: str) -> str:
     """`path` (relative to the scanned directory) relative to the repository's top."""
-    prefix = (result.stats.get("prefix") or result.extra.get("repository_prefix") or "").strip("/")
+    prefix = (result.stats.prefix or result.repository_prefix).strip("/")
     return f"{prefix}/{path}" if prefix else path
 
 
-def most_severe_first(findings) -> list[Finding]:
+def most_severe_first(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-int(f.severity), f.path, f.line, f.column, f.rule))
 
 

@@ -6,6 +6,7 @@ locations, reasons) go before a kernel's name or its verdict does, and names wra
 from __future__ import annotations
 
 from collections import Counter
+from typing import Iterable
 
 from rich.console import Console
 from rich.table import Table
@@ -85,12 +86,12 @@ def _category_table(result: ScanResult, width: int = 120) -> Table:
     return fit_table("Findings by category and severity", cols, rows, width, footer=footer)
 
 
-def _status_of(items) -> bool:
+def _status_of(items: Iterable[object]) -> bool:
     """Whether a status column says anything (some finding or kernel is not simply open)."""
     return any(str(getattr(x, "status", "open")) != "open" for x in items)
 
 
-def _status_cell(x) -> Text:
+def _status_cell(x: object) -> Text:
     s = str(getattr(x, "status", "open"))
     return Text(s, style=STATUS_STYLE.get(s, ""))
 

@@ -16,7 +16,7 @@ COLUMNS = ("path", "line", "column", "end_line", "end_column", "rule", "category
            "item_low_h", "item_likely_h", "item_high_h", "item_findings", "file_likely_h")
 
 
-def _safe_row(row: tuple) -> tuple:
+def _safe_row(row: tuple[object, ...]) -> tuple[object, ...]:
     """Every text cell made safe in one place: a path, kernel or function name, and the effort item id built from
     them, can start with `=` or carry ESC and CR as easily as a message can. Numbers stay numbers."""
     return tuple(spreadsheet_cell(v) if isinstance(v, str) else v for v in row)

@@ -11,11 +11,16 @@ its subdirectories) shows the rest as a remainder row (the total minus what is s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 # The apportioning lives with the model (porter.estimate.shares), which rounds each breakdown once; these names
 # stay importable from here for the renderers and their tests.
-from porter.estimate.shares import POINTS, STEP, apportion, apportion_points  # noqa: F401
+from porter.estimate.shares import POINTS as POINTS, STEP as STEP  # noqa: F401
+from porter.estimate.shares import apportion as apportion, apportion_points as apportion_points  # noqa: F401
+
+if TYPE_CHECKING:
+    from porter.estimate import Assessment
+    from porter.estimate.counts import Counts
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -44,6 +49,21 @@ class Row:
     days: dict[str, float]
     source: dict[str, Any] | None = None
     depth: int = 0
+
+
+def source_of(row: Row) -> dict[str, Any]:
+    """The breakdown row a displayed row shows (every category row has one; remainder rows, which have none, are
+    made only where a table is cut)."""
+    if row.source is None:
+        raise ValueError(f"row {row.label!r} has no source row")
+    return row.source
+
+
+def counts_of(a: Assessment) -> Counts:
+    """An assessment's counts (porter.estimate.assess always makes them; only a hand-built one lacks them)."""
+    if a.counts is None:
+        raise ValueError("an assessment without counts cannot be rendered")
+    return a.counts
 
 
 def _minus(total: dict[str, float], parts: Iterable[dict[str, float]]) -> dict[str, float]:

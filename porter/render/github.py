@@ -8,6 +8,7 @@ final notice says how many were left out and where to see them all.
 """
 from __future__ import annotations
 
+from porter.estimate import Assessment
 from porter.model import ScanResult, Severity
 from porter.render.ci import advice, most_severe_first, repository_path, rule_title
 from porter.render.safe import printable
@@ -31,7 +32,7 @@ def command(kind: str, properties: dict[str, object], message: str) -> str:
     return f"::{kind}{' ' + props if props else ''}::{printable(escape_data(message))}"
 
 
-def render(result: ScanResult, assessment=None, explain: bool = False) -> str:
+def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False) -> str:
     findings = most_severe_first(result.findings)
     count = {kind: sum(1 for f in findings if LEVEL[f.severity] == kind) for kind in ("error", "warning", "notice")}
     overflow = count["error"] > PER_STEP or count["warning"] > PER_STEP or count["notice"] > PER_STEP

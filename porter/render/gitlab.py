@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
+from porter.estimate import Assessment
 from porter.model import ScanResult, Severity
 from porter.render.ci import advice, most_severe_first, repository_path, rule_title
 
@@ -17,7 +19,7 @@ SEVERITY = {Severity.INFO: "info", Severity.LOW: "minor", Severity.MEDIUM: "majo
             Severity.BLOCKER: "blocker"}
 
 
-def issues(result: ScanResult) -> list[dict]:
+def issues(result: ScanResult) -> list[dict[str, Any]]:
     out, seen = [], set()
     for f in most_severe_first(result.findings):
         fp = f.fingerprint or hashlib.sha256(f"{f.rule}\0{f.path}\0{f.line}\0{f.column}".encode()).hexdigest()
@@ -41,5 +43,5 @@ def issues(result: ScanResult) -> list[dict]:
     return out
 
 
-def render(result: ScanResult, assessment=None, explain: bool = False) -> str:
+def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False) -> str:
     return json.dumps(issues(result), indent=2, ensure_ascii=False) + "\n"

@@ -24,7 +24,7 @@ from markupsafe import Markup
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.render.figures import (count_rows, days_range, directory_rows, files_line, num, others_line, plural,
-                                   shown_rows)
+                                   counts_of, shown_rows, source_of)
 from porter.render.markdown import item_locations
 from porter.render.safe import printable
 
@@ -62,7 +62,7 @@ def _nice_max(value: float) -> float:
         return 1.0
     for exp in range(math.floor(math.log10(value)) - 1, math.floor(math.log10(value)) + 2):
         for m in (1, 2, 2.5, 5):
-            step = m * 10 ** exp
+            step: float = m * 10 ** exp
             if math.ceil(value / step - 1e-9) <= 5:
                 return step * max(4, math.ceil(value / step - 1e-9))
     return value
@@ -144,7 +144,7 @@ def page_data(result: ScanResult, a: Assessment, items: list[dict[str, Any]]) ->
         return strings.setdefault(x, len(strings))
 
     titles = {it.id: it.title + (f" ({it.path})" if it.path else "") for it in a.items}
-    files: dict[str, list] = defaultdict(list)
+    files: dict[str, list[list[Any]]] = defaultdict(list)
     for f in sorted(result.findings, key=lambda f: (f.path, f.line, f.column, f.rule)):
         snippet = printable(f.snippet)
         snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS] + "…"
@@ -197,7 +197,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     tids = [t["id"] for t in a.targets]
     effort = a.days.to_dict()
     cats = shown_rows(by["by_category"], effort, "category", share="share_days")
-    cat_rows = [{"label": r.label, "full": r.label, "days": r.days, "findings": r.source["findings"]} for r in cats]
+    cat_rows = [{"label": r.label, "full": r.label, "days": r.days, "findings": source_of(r)["findings"]} for r in cats]
     dir_rows = [{"label": ("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
                  "full": r.label, "indent": r.depth, "days": r.days, "findings": r.source["findings"] if r.source else None}
                 for r in directory_rows(by["by_directory"], effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
@@ -211,7 +211,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
              for it in a.items if it.hours.high > 0]
     free_items = [it for it in a.items if it.hours.high == 0]
     libraries = by["by_library"]
-    c = a.counts
+    c = counts_of(a)
     ctx = {
         "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
@@ -227,7 +227,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
         "free_items": len(free_items), "free_findings": sum(it.count for it in free_items),
         "groups": _file_groups(by["by_file"], by["by_directory"]), "files_total": len(by["by_file"]),
-        "assumptions": list(a.assumptions), "skipped": [s.to_dict() for s in result.skipped],
+        "assumptions": list(a.assumptions), "skipped": list(result.skipped),
         "explain": explain, "data": _text_escape(page_data(result, a, items)),
     }
     return _env().get_template("assess.html.j2").render(**ctx)

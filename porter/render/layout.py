@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from rich import box
 from rich.cells import cell_len
@@ -27,7 +27,7 @@ class Col:
     priority: int = 0  # 0 is never dropped; higher numbers go first when the width is short
     min_width: int = 0  # the narrowest it reads well at (default: the header's width)
     max_width: int | None = None
-    justify: str = "left"
+    justify: Literal["default", "left", "center", "right", "full"] = "left"
     wrap: str = "words"  # words: prose, takes the width left | fold: exactly min_width wide, long names break
     #                      anywhere instead of being cut | none: short values at their natural width
     style: str | None = None
@@ -92,7 +92,7 @@ def _wrapped_widths(cols: Sequence[Col], keep: list[int], natural: list[int], lo
     widths = {i: cols[i].floor for i in fold + words}
     # a names column grows to its longest name (its lines break at spaces), a prose column to its longest line
     cap = {i: natural[i] if cols[i].wrap == "words" else longest_names[i] for i in widths}
-    cap = {i: w if cols[i].max_width is None else min(w, cols[i].max_width) for i, w in cap.items()}
+    cap = {i: w if (most := cols[i].max_width) is None else min(w, most) for i, w in cap.items()}
     # what rich draws between the columns (this box, no outer edge): a space of padding each side and a separator
     spare = width - sum(cols[i].floor + _PER_COLUMN for i in keep) + _PER_COLUMN
     if spare < 0:

@@ -6,12 +6,12 @@ to the total above it (porter.render.figures).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.render.figures import (count_rows, days_range, directory_rows, files_line, num, others_line, plural,
-                                   shown_rows)
+                                   counts_of, shown_rows, source_of)
 from porter.render.safe import html_text, md_code, md_text
 
 BAR_WIDTH = 20
@@ -75,14 +75,14 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     if a.deciding and not a.nothing_to_port:
         w("## What decides it")
         w("")
-        for r in a.deciding:
-            examples = ", ".join(md_code(e) for e in r.examples)
-            what = plural(r.count, "kernel") if r.key.startswith("kernels:") else plural(r.count, "finding")
-            w(f"- **{md_text(r.title)}** — {what} in {plural(r.files, 'file')}; e.g. {examples}")
-        others = [r for r in a.reasons if r.level != a.verdict]
+        for reason in a.deciding:
+            examples = ", ".join(md_code(e) for e in reason.examples)
+            what = plural(reason.count, "kernel") if reason.key.startswith("kernels:") else plural(reason.count, "finding")
+            w(f"- **{md_text(reason.title)}** — {what} in {plural(reason.files, 'file')}; e.g. {examples}")
+        others = [o for o in a.reasons if o.level != a.verdict]
         if others:
             w("")
-            w("Also found: " + "; ".join(f"{md_text(r.title)} ({r.level}, {r.count})" for r in others) + ".")
+            w("Also found: " + "; ".join(f"{md_text(o.title)} ({o.level}, {o.count})" for o in others) + ".")
         w("")
     if a.nothing_to_port:
         w("porter found no CUDA code, CUDA libraries, NVIDIA-only files or build settings here. "
@@ -110,8 +110,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     w("| category | findings | engineer-days (low–likely–high) | |")
     w("|---|---:|---|---|")
     for r in shown:
-        w(f"| {r.label} | {r.source['findings']} | {_h(r.days)} | {bar(r.days['likely'], top)} |")
-    w(f"| **total** | {a.counts.estimated} | **{_h(effort)}** | |")
+        w(f"| {r.label} | {source_of(r)['findings']} | {_h(r.days)} | {bar(r.days['likely'], top)} |")
+    w(f"| **total** | {counts_of(a).estimated} | **{_h(effort)}** | |")
     w("")
     dirs = by["by_directory"]
     if len(dirs) > 1:
@@ -205,9 +205,9 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         states: dict[str, Counter[str]] = {}
         for finding in result.findings:
             states.setdefault(finding.path, Counter())[str(finding.status)] += 1
-        ported = bool(a.counts.handled or a.counts.cuda_only)
-        extra = " open / handled / cuda-only |" if ported else ""
-        w("| file | lines | findings in the estimate | free with hipify | needs an engineer | worst | hours (likely) |" + extra)
+        ported = bool(counts_of(a).handled or counts_of(a).cuda_only)
+        by_status = " open / handled / cuda-only |" if ported else ""
+        w("| file | lines | findings in the estimate | free with hipify | needs an engineer | worst | hours (likely) |" + by_status)
         w("|---|---:|---:|---:|---:|---|---:|" + ("---:|" if ported else ""))
         for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
             c = states.get(f["path"], Counter())
@@ -219,9 +219,9 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     return "\n".join(out).rstrip() + "\n"
 
 
-def _counts(w, a: Assessment) -> None:
+def _counts(w: Callable[[str], None], a: Assessment) -> None:
     """The counts, defined once (porter.estimate.counts), in the order and words of every format."""
-    c = a.counts
+    c = counts_of(a)
     w("## Counts")
     w("")
     w("| findings | |")
@@ -236,7 +236,7 @@ def _counts(w, a: Assessment) -> None:
     w("")
 
 
-def _assumptions(w, a: Assessment) -> None:
+def _assumptions(w: Callable[[str], None], a: Assessment) -> None:
     w("## Assumptions")
     w("")
     for line in a.assumptions:
@@ -244,7 +244,7 @@ def _assumptions(w, a: Assessment) -> None:
     w("")
 
 
-def _details(w, result: ScanResult, a: Assessment) -> None:
+def _details(w: Callable[[str], None], result: ScanResult, a: Assessment) -> None:
     w("## Findings behind each item")
     w("")
     index = finding_index(result)

@@ -16,12 +16,15 @@ advice for people (the HIP name to use), never a note about porter's own data fi
 from __future__ import annotations
 
 from itertools import groupby
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from porter.model import Finding, ScanResult, Severity, Status
 from porter.render.ci import advice as rule_advice
 from porter.render.ci import repository_path, rule_title
 from porter.render.safe import md_code, md_text
+
+if TYPE_CHECKING:  # porter.diff is imported by the commands that make a diff
+    from porter.diff import Diff
 
 MARKER = "<!-- porter:pr-comment -->"
 LIMIT = 65_536  # characters GitHub accepts in a comment body
@@ -76,8 +79,10 @@ def advice(result: ScanResult, f: Finding) -> str:
 def _worst_first(findings: list[Finding]) -> list[Finding]:
     """Files in order of their worst open finding, then their worst handled one; each file's open findings first,
     most severe first."""
-    rank = lambda f: (f.status != Status.OPEN, -int(f.severity))  # noqa: E731 - the one order, used twice
-    worst: dict[str, tuple] = {}
+    def rank(f: Finding) -> tuple[bool, int]:  # the one order, used twice
+        return f.status != Status.OPEN, -int(f.severity)
+
+    worst: dict[str, tuple[bool, int]] = {}
     for f in findings:
         worst[f.path] = min(worst.get(f.path, rank(f)), rank(f))
     return sorted(findings, key=lambda f: (worst[f.path], f.path, rank(f), f.line, f.column, f.rule))
@@ -97,12 +102,12 @@ def _finding_line(result: ScanResult, f: Finding, link: Callable[[str, int], str
             + (f"<br>{md_code(f.snippet)}" if f.snippet else ""))
 
 
-def github_server(env) -> str:
+def github_server(env: Mapping[str, str]) -> str:
     """The GitHub web origin of a workflow run (GITHUB_SERVER_URL), github.com by default."""
     return (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
 
 
-def line_links(result: ScanResult, diff, server: str, repository: str) -> Callable[[str, int], str] | None:
+def line_links(result: ScanResult, diff: Diff | None, server: str, repository: str) -> Callable[[str, int], str] | None:
     """Links that open a finding's line on the pull request's head commit (`server`/`repository`/blob/<head>/…),
     or None when the head is not a commit (a baseline diff of a work tree) or the repository is unknown."""
     from porter.render.sarif import artifact_uri
@@ -114,7 +119,7 @@ def line_links(result: ScanResult, diff, server: str, repository: str) -> Callab
     return lambda path, line: f"{base}{artifact_uri(repository_path(result, path))}#L{line}"
 
 
-def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Severity = Severity.LOW,
+def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min_severity: Severity = Severity.LOW,
            link: Callable[[str, int], str] | None = None) -> str:
     """The comment; `link` (line_links) makes each finding's line a link to it on the pull request's head."""
     every = list(diff.new if diff is not None else result.findings)
@@ -125,8 +130,8 @@ def render(result: ScanResult, diff=None, limit: int = LIMIT, min_severity: Seve
     kernels = list(diff.kernels) if diff is not None else []
     worse = [k for k in kernels if k.worse]
     lines = [MARKER, verdict_line(every, len(fixed), len(worse), result, min_severity)]
-    added = getattr(diff, "suppressed_by_change", ())
-    if added:  # `porter: ignore` the change itself adds: never unseen
+    added = diff.suppressed_by_change if diff is not None else ()
+    if diff is not None and added:  # `porter: ignore` the change itself adds: never unseen
         n = len(added)
         lines.append(f"{_plural(n, 'finding')} suppressed by this change"
                      + (" (a reviewer should confirm each `porter: ignore`)" if diff.suppressions_honoured

@@ -16,19 +16,22 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
-from porter.model import ScanResult, Severity
+from porter.estimate import Assessment
+from porter.model import Finding, ScanResult, Severity
 from porter.render.ci import most_severe_first, repository_path
 from porter.render.pr_comment import advice
 from porter.render.rule_pages import rule_url
+from porter.rules import Rule
 
 SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: "WARNING", Severity.LOW: "WARNING",
             Severity.INFO: "INFO"}
 
 
-def diagnostic(result: ScanResult, f) -> dict:
+def diagnostic(result: ScanResult, f: Finding) -> dict[str, Any]:
     hint = advice(result, f)
-    d = {
+    d: dict[str, Any] = {
         "message": f.message + (f"\n{hint}" if hint else ""),
         "location": {"path": repository_path(result, f.path),
                      "range": {"start": {"line": f.line, "column": f.column},
@@ -46,7 +49,7 @@ def diagnostic(result: ScanResult, f) -> dict:
     return d
 
 
-def _suggestable(f, rule) -> bool:
+def _suggestable(f: Finding, rule: Rule | None) -> bool:
     """Whether replacing the finding's range with its replacement is safe to offer (see the module docstring)."""
     from porter.kb import load_kb
     from porter.portaware.scope import rocm_path_evidence
@@ -66,6 +69,6 @@ def _suggestable(f, rule) -> bool:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def render(result: ScanResult, assessment=None, explain: bool = False) -> str:
+def render(result: ScanResult, assessment: Assessment | None = None, explain: bool = False) -> str:
     return "".join(json.dumps(diagnostic(result, f), ensure_ascii=False, sort_keys=True) + "\n"
                    for f in most_severe_first(result.findings))

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Iterable
 from urllib.parse import quote
 
 from porter import __version__
 from porter.estimate import Assessment
-from porter.model import ScanResult, Severity, Status
+from porter.model import Finding, ScanResult, Severity, Status
 from porter.render.rule_pages import rule_url
 from porter.render.safe import printable
-from porter.rules import RuleSet, load_rules
+from porter.rules import Rule, RuleSet, load_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {Severity.BLOCKER: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "warning",
@@ -49,7 +49,7 @@ def _clip(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _rule_descriptor(rule, rid: str) -> dict[str, Any]:
+def _rule_descriptor(rule: Rule | None, rid: str) -> dict[str, Any]:
     if rule is None:
         return {"id": rid, "shortDescription": {"text": rid}, "fullDescription": {"text": rid},
                 "help": {"text": rid}, "defaultConfiguration": {"level": "warning"}}
@@ -81,7 +81,7 @@ def _rule_descriptor(rule, rid: str) -> dict[str, Any]:
     }
 
 
-def _help_uri(rule) -> str | None:
+def _help_uri(rule: Rule) -> str | None:
     """The rule's page (docs/rules/<ID>.md, generated from the rule data), or for a rule from outside porter its
     first reference that is a URL by itself: SARIF1002 wants a valid URI, never prose after it."""
     url = rule_url(rule, rule.id)
@@ -90,14 +90,14 @@ def _help_uri(rule) -> str | None:
     return url
 
 
-def uploaded(findings, rules: RuleSet, min_severity: Severity | None = None) -> list:
+def uploaded(findings: Iterable[Finding], rules: RuleSet, min_severity: Severity | None = None) -> list[Finding]:
     """The findings code scanning gets: those at or above `min_severity` when one is asked for, else all but the
     info notes of rename rules (see the module docstring)."""
     if min_severity is not None:
         return [f for f in findings if f.severity >= min_severity]
     by_id = {r.id: r for r in rules.rules}
 
-    def rename_note(f) -> bool:
+    def rename_note(f: Finding) -> bool:
         rule = by_id.get(f.rule)
         return f.severity == Severity.INFO and rule is not None and rule.hip_equivalent.get("kind") == "rename"
     return [f for f in findings if not rename_note(f)]

@@ -9,11 +9,14 @@ import dataclasses
 import json
 from typing import Any
 
-from porter.model import ScanResult
+from porter.diff import Diff
+from porter.estimate import Assessment
+from porter.model import ScanResult, Severity
 from porter.render.sarif import to_sarif, uploaded
 
 
-def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "", min_severity=None) -> dict[str, Any]:
+def to_sarif_diff(result: ScanResult, diff: Diff, assessment: Assessment | None = None, prefix: str = "",
+                  min_severity: Severity | None = None) -> dict[str, Any]:
     from porter.rules import load_rules
 
     rules = result.rules or load_rules()
@@ -28,6 +31,7 @@ def to_sarif_diff(result: ScanResult, diff, assessment=None, prefix: str = "", m
     return doc
 
 
-def render(result: ScanResult, diff, assessment=None, prefix: str = "", min_severity=None) -> str:
+def render(result: ScanResult, diff: Diff, assessment: Assessment | None = None, prefix: str = "",
+           min_severity: Severity | None = None) -> str:
     return json.dumps(to_sarif_diff(result, diff, assessment, prefix, min_severity), indent=2,
                       ensure_ascii=False) + "\n"
