@@ -48,6 +48,7 @@ from porter.source.parse_input import harvest_macros, parses_alike
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
+from porter.rocm import default_release
 from porter.targets import Target, resolve_targets
 
 TEXT_SNIFF_BYTES = 8192
@@ -259,6 +260,7 @@ class _Worker:
     rules_by_language: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
+    rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
     _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
 
     def facts_view(self) -> filekey.FactsView:
@@ -365,6 +367,8 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     state.ctx.extra["repository_files"] = state.headers
     state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
     state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
+    # The ROCm release HIP facts are judged for: the `rocm` pattern modifier (porter.match.engine) and the cache key.
+    state.rocm = state.ctx.extra["rocm"] = options.rocm or default_release()
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
@@ -879,7 +883,7 @@ def _skip(c: Candidate, reason: str) -> FileResult:
 
 def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     return hashlib.sha256(
-        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
+        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.rocm.encode(),
                     st.repository_digest(c.language), os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
                     content))
     ).hexdigest()
