@@ -26,7 +26,9 @@ def test_weekly_history_points_and_the_burndown(tmp_path):
     db = str(tmp_path / "f.db")
     args = ["fleet", "scan", str(tmp_path / "repos"), "--db", db, "--clone-cache", str(tmp_path / "clones"),
             "--cache-dir", str(tmp_path / "pcache"), "--history", "weekly", "--since", "2026-01-01", "-q"]
-    cli(*args)
+    first = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert (first.exit_code, first.stderr) == (0, "fleet run 1: 3 assessed, 0 already stored, 0 failed; "
+                                                  "6 history points computed\n")
     store = Store.open(db)
     info = store.run_info(1)
     points = store.history(info["targets"], info["porter_version"])

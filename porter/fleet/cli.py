@@ -103,7 +103,9 @@ def scan_cmd(
         finally:
             store.close()
         print(f"fleet run {s.run_id}: {s.assessed} assessed, {s.stored} already stored, {s.failed} failed"
-              + (f", {s.resumed} recorded before the interruption" if s.resumed else ""), file=sys.stderr)
+              + (f", {s.resumed} recorded before the interruption" if s.resumed else "")
+              + (f"; {s.points} history points computed" + (f", {s.points_failed} failed" if s.points_failed else "")
+                 if every else ""), file=sys.stderr)
         return 0
 
     _run(body, verbose)

@@ -6,15 +6,17 @@ which run on the same workers.
 A lost worker is not a failed repository: the local pool is rebuilt and the tasks it held are submitted again, and
 Dask's scheduler reschedules a lost worker's task itself; a task lost MAX_ATTEMPTS times is recorded as failed with
 that reason, so one repository that kills its worker cannot stall the fleet. On Dask each task runs in a forked
-child of the worker (porter.budget), so the per-repository timeout holds there too: Dask runs tasks in threads,
-where no timer can interrupt Python code, while a child past its time is killed.
+process of the worker (one porter.budget pool per worker process, kept from task to task), so the per-repository
+timeout holds there too: Dask runs tasks in threads, where no timer can interrupt Python code, while a process past
+its time is killed.
 """
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 from porter.errors import UsageError
 from porter.fleet.assess import Outcome, PointOutcome, PointTask, Task, failed, perform
@@ -116,19 +118,70 @@ def _pool_round(items: list[AnyTask], todo: list[int], done: Done, workers: int,
     return sorted(lost_ones)
 
 
+_WARM = False
+
+
+def _warm() -> None:
+    """Load in this process, once, what every task loads (the pipeline's modules, porter's code digest), so each
+    forked child starts with it: a child of a cold Dask worker would import it all again for every repository."""
+    global _WARM
+    if _WARM:
+        return
+    import importlib
+
+    for name in ("porter.settings", "porter.source.read", "porter.history.walk", "porter.history.points"):
+        importlib.import_module(name)
+    from porter.pipeline import code_digest
+
+    code_digest()
+    _WARM = True
+
+
+# One budgeted pool per Dask worker process, its tasks one at a time: a second pool forked from another thread
+# would inherit this one's pipe ends, and its worker would then never see this pool's end (nor this one its death).
+# Parallelism on a cluster is worker processes (`dask worker --nworkers N --nthreads 1`).
+_LOCK = threading.Lock()
+_POOLS: dict[float, Any] = {}  # timeout -> porter.budget.Pool
+
+
+def _pool(seconds: float):
+    """The process's budgeted pool for tasks of this timeout: one forked process that takes task after task (warm,
+    as a local pool's worker is), replaced when it overruns or dies. Call with _LOCK held."""
+    from porter.budget import Budget, Pool
+
+    if seconds not in _POOLS:
+        _warm()
+        for other in _POOLS.values():  # one pool at a time (see above): a run has one timeout anyway
+            other.close()
+        _POOLS.clear()
+        # memory 0: no cap of the repository's own (each file's parse has its own budget inside the pipeline).
+        _POOLS[seconds] = Pool(Budget(seconds, 0), 1)
+    return _POOLS[seconds]
+
+
+def shutdown() -> None:
+    """End this process's pool (a Dask worker's ends with its process; tests running a cluster in-process call it)."""
+    with _LOCK:
+        for pool in _POOLS.values():
+            pool.close()
+        _POOLS.clear()
+
+
 def run_bounded(task: AnyTask) -> AnyOutcome:
-    """`perform(task)` in a forked child held to the task's timeout (what a Dask worker runs): past it the child is
-    killed and the task recorded as taking too long; a child that dies is run again, up to MAX_ATTEMPTS times."""
-    from porter.budget import Budget, Overrun, run_stage
+    """`perform(task)` in a forked process held to the task's timeout (what a Dask worker runs): past it the process
+    is killed and the task recorded as taking too long; a process that dies is replaced and the task run again, up
+    to MAX_ATTEMPTS times."""
+    from porter.budget import Overrun
 
     seconds = task.options.timeout
-    for _attempt in range(MAX_ATTEMPTS):
-        # memory 0: no cap of the repository's own (each file's parse has its own budget inside the pipeline).
-        answer = run_stage(perform, (task,), Budget(seconds, 0))
-        if not isinstance(answer, Overrun):
-            return answer
-        if answer.kind != "died":  # time, or the run's deadline (PORTER_DEADLINE_S)
-            return failed(task, f"took longer than {seconds:g} s" if answer.kind == "time" else answer.reason)
+    with _LOCK:
+        pool = _pool(seconds)
+        for _attempt in range(MAX_ATTEMPTS):
+            (answer,) = [a for _, a in pool.map(perform, [(task,)])]
+            if not isinstance(answer, Overrun):
+                return answer
+            if answer.kind != "died":  # time, or the run's deadline (PORTER_DEADLINE_S)
+                return failed(task, f"took longer than {seconds:g} s" if answer.kind == "time" else answer.reason)
     return lost(task, MAX_ATTEMPTS)
 
 

@@ -69,7 +69,7 @@ def names_in(header: bytes) -> tuple[dict[str, str], set[str]]:
     return names, sync
 
 
-def render(names: dict[str, str], sync: set[str], mask_type: str) -> bytes:
+def render(names: dict[str, str], sync: set[str], mask_type: str, shims: dict[str, dict] | None = None) -> bytes:
     """The header's bytes; the same inputs give the same bytes."""
     out = [GENERATED_MARK + ": the CUDA names this project uses, mapped to HIP",
            f"   for the ROCm build ({ROCM_TEST}); the CUDA build sees only {mask_type}.",
@@ -97,6 +97,13 @@ def render(names: dict[str, str], sync: set[str], mask_type: str) -> bytes:
         out += ["", "/* CUDA version and runtime-header macros the code tests: for the ROCm build, the CUDA API level HIP's",
                 "   runtime models (rules/kb/fixups.yaml in porter says why each). */"]
         out += [f"#define {c} {v}" for c, v in sorted(macros.items())]
+    shims = shims or {}
+    if shims:
+        out += ["", "/* CUDA device functions HIP 5 lacks, where the same function is written here (porter's"
+                    " rules/kb/fixups.yaml). */"]
+        out += [f"#include <{h}>" for h in sorted({e["include"] for e in shims.values() if e.get("include")})]
+        for c in sorted(shims):
+            out += [f"/* {c}: {shims[c]['why']} */", shims[c]["code"].rstrip("\n")]
     renames = {c: (WRAPPERS[c][0] if c in WRAPPERS else h) for c, h in names.items() if c not in macros}
     wrapped = sorted(c for c in renames if c in WRAPPERS)
     if wrapped:

@@ -19,6 +19,7 @@ import porter.port.build as build
 import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
 from porter.port.sources import SYNC_NAMES, FileWork, lane_lines, port_file
+from porter.translate.fixups import load_fixups
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 SOURCE_RULES = frozenset({"API001", "API003", "API004", "API005", "DEV001", "DEV002", "DEV003", "DEV010",
@@ -96,6 +97,7 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
         raise UsageError(f"{header}: exists and is not porter's compat header ({why or 'not generated'}); "
                          f"choose another name with --header")
     names, sync = compat.names_in(old or b"")
+    answered: set[tuple] = set()
     for f in result.findings:
         d = dict(f.data)
         ours = f.status is Status.OPEN or (f.handled_by or "").startswith(header + ":")
@@ -108,18 +110,32 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
         elif f.rule in ("API004", "DEV002") and f.path in works and _token(works[f.path], f, True) in SYNC_NAMES:
             sync.add(_token(works[f.path], f, True))
     sync |= warp_sync_names(result.kernels, set(works))
+    # CUDA device functions HIP (5.2) lacks, defined in the compat header where the semantics are equal (translate's
+    # shims, rules/kb/fixups.yaml): umin, atomicInc_system, ...
+    shim_table = {k: v for k, v in load_fixups().shims.items() if not k.startswith("hip") and k not in SYNC_NAMES
+                  and v.get("hip", "").startswith("porter_")}
+    shims: set[str] = {c for c, h in names.items() if c in shim_table}
+    for f in result.findings:
+        ours = f.status is Status.OPEN or (f.handled_by or "").startswith(header + ":")
+        if ours and f.rule.startswith("API") and f.path in works:
+            tok = _token(works[f.path], f, True)
+            if tok in shim_table:
+                shims.add(tok)
+                works[f.path].needs_compat = True
+                answered.add((f.rule, f.path, f.line, f.column))
+    for c in shims:
+        names[c] = shim_table[c]["hip"]
     for w in works.values():
         names.update(w.macros)
     needs = any(w.needs_compat for w in works.values())
     files: list[FilePatch] = []
     changes: list[Change] = []
     if needs or old is not None:
-        new = compat.render(names, sync, options.mask_type)
+        new = compat.render(names, sync, options.mask_type, {c: shim_table[c] for c in shims})
         if new != old:
             files.append(FilePatch(header, old, new))
             changes.append(Change(header, 1, "compat-header", None,
                                   f"{len(names)} name(s), {len(sync)} warp shim(s)"))
-    answered: set[tuple] = set()
     for path, w in sorted(works.items()):
         after = w.result()
         answered |= w.answered
