@@ -45,6 +45,8 @@ def test_help_lists_every_command_summary_whole(capsys):
   targets    List the AMD GPU target profiles (ids for --target).
   translate  Translate CUDA to HIP (hipify when installed, porter's built-in
              engine otherwise) and report what is left.
+  port       Write the minimal-footprint dual build: a compat header, portable
+             fixes and ROCm build branches.
   baseline   Write the fingerprints of today's findings, so `scan --baseline
              FILE` reports only what is added later.
   comment    Create or update porter's one sticky comment on a pull request

@@ -29,7 +29,7 @@ import typer  # noqa: E402
 
 from porter import __version__  # noqa: E402
 # Each command module registers its command on `app`; in this order `porter --help` lists them.
-from porter.cli import scan, assess, targets, translate, baseline, comment, check, history, rules, fleet  # noqa: E402,F401,I001
+from porter.cli import scan, assess, targets, translate, port, baseline, comment, check, history, rules, fleet  # noqa: E402,F401,I001
 import porter.cli.options as options  # noqa: E402
 from porter.cli.base import app, end_without_freeing, reset_colour  # noqa: E402
 

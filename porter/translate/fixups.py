@@ -210,6 +210,7 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
                 w.shims.add(name)
                 note("TRN017", off, name, f"{name} → {new} from {COMPAT_HEADER}: {shim['why']}", new)
             else:
+                assert kb_rename is not None  # the only way here: the classifier renamed it (above)
                 new = kb_rename.hip
                 note("TRN016", off, name, f"{name} was left by the engine; renamed to {new} from the knowledge base "
                                           f"({kb_rename.library})", new)
@@ -314,3 +315,289 @@ def is_generated_compat(path: Path) -> bool:
 
 __all__ = ["COMPAT_HEADER", "Fixups", "FixupsError", "apply_fixups", "compat_header", "fix_file", "is_generated_compat",
            "load_fixups", "project_macros"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Portable fixes for the mechanical fault classes the scan reports (DEV002 32-bit masks, DEV003 32-bit ballot
+# results, DEV011 lane arithmetic with 32, DEV001 simple inline PTX). `porter port` applies them to one tree that
+# builds for both vendors (the mask type and PTX under the platform guard); translate's HIP fork can take the same
+# text with `mask_type=None` (plain 64-bit masks). Each function gets the scan's finding position and returns the
+# edit, or None when the spot is not the simple form it knows (the finding then stays open work).
+
+LANE_MASK_TYPE = "lane_mask_t"
+# A 32-bit all-lanes mask as DEV002 reads it: 0xffffffff (any case, any suffix), ~0u, -1, UINT32_MAX.
+_FULL32 = re.compile(rb"^\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|\(\s*unsigned\s*\)\s*-\s*1|UINT32_MAX|UINT_MAX)\s*$")
+_MASK_DEFINE = rb"^([ \t]*#[ \t]*define[ \t]+%s[ \t]+)(\(?[^\n]*?\)?)([ \t]*(?://[^\n]*|/\*[^\n]*)?)$"
+# Lines where warpSize cannot stand (CUDA's warpSize is not a constant expression): shared array extents, template
+# heads, constexpr and static_assert, macro bodies.
+_CONSTANT_CONTEXT = re.compile(rb"__shared__|constexpr|static_assert|template\b|#")
+
+
+def full_mask(mask_type: str | None) -> bytes:
+    """The all-lanes mask for the platform: a lane_mask_t of all ones (32 bits on NVIDIA, 64 on AMD), or ~0ull."""
+    return f"(({mask_type})~0ull)".encode() if mask_type else b"~0ull"
+
+
+def is_full32_mask(text: bytes) -> bool:
+    return bool(_FULL32.match(text))
+
+
+def mask_argument_fix(data: bytes, call_at: int, mask_type: str | None) -> tuple[int, int, bytes] | None:
+    """The edit that widens the first argument of the warp intrinsic called at `call_at` when it is a 32-bit
+    all-lanes literal; None when the mask is anything else (a name: see mask_define_fix)."""
+    from porter.translate.engines.builtin import call_args, trimmed
+
+    name = re.match(rb"\w+", data[call_at:])
+    found = call_args(data, call_at + len(name.group(0))) if name else None
+    if not found or not found[1]:
+        return None
+    start, end = trimmed(data, found[1][0])
+    if not is_full32_mask(data[start:end]):
+        return None
+    return start, end, full_mask(mask_type)
+
+
+def mask_argument_name(data: bytes, call_at: int) -> bytes | None:
+    """The mask argument of the intrinsic called at `call_at` when it is a plain name (`FULL_MASK`)."""
+    from porter.translate.engines.builtin import call_args, trimmed
+
+    name = re.match(rb"\w+", data[call_at:])
+    found = call_args(data, call_at + len(name.group(0))) if name else None
+    if not found or not found[1]:
+        return None
+    start, end = trimmed(data, found[1][0])
+    arg = data[start:end]
+    return arg if re.fullmatch(rb"[A-Za-z_]\w*", arg) else None
+
+
+def mask_define_fix(data: bytes, name: bytes, mask_type: str | None) -> tuple[int, int, bytes] | None:
+    """The edit that widens `#define NAME 0xffffffff` (the file's own 32-bit all-lanes mask macro)."""
+    for m in re.finditer(_MASK_DEFINE % re.escape(name), data, re.M):
+        if is_full32_mask(m.group(2).strip(b"()")):
+            return m.start(2), m.end(2), full_mask(mask_type)
+    return None
+
+
+def ballot_type_fix(data: bytes, type_at: int, type_end: int, mask_type: str | None,
+                    ) -> list[tuple[int, int, bytes]]:
+    """A ballot result stored in a 32-bit integer (DEV003's `unsigned int votes = __ballot_sync(...)`): the type
+    becomes the lane mask type, and the 32-bit bit counts on that variable in its block (__popc, __ffs) their
+    64-bit forms, which count the same bits of a 32-bit value on NVIDIA."""
+    new_type = (mask_type or "unsigned long long").encode()
+    edits = [(type_at, type_end, new_type)]
+    var = re.match(rb"\s*(?:const\s+)?([A-Za-z_]\w*)\s*=", data[type_end:])
+    if not var:
+        return edits
+    name = var.group(1)
+    depth, pos = 0, type_end
+    end = len(data)
+    while pos < end:  # the rest of the enclosing block
+        c = data[pos:pos + 1]
+        if c == b"{":
+            depth += 1
+        elif c == b"}":
+            depth -= 1
+            if depth < 0:
+                break
+        pos += 1
+    for m in re.finditer(rb"\b(__popc|__ffs)(\s*\(\s*)" + re.escape(name) + rb"\s*\)", data[type_end:pos]):
+        at = type_end + m.start(1)
+        edits.append((at, at + len(m.group(1)), m.group(1) + b"ll"))
+    return edits
+
+
+def warp_width_fix(line: bytes, start: int, end: int) -> list[tuple[int, int, bytes]] | None:
+    """Edits (offsets within `line`) that write a DEV011 hit `line[start:end]` with warpSize: `% 32`, `/ 32`,
+    `& 31`, `>> 5`, `(n + 31) / 32`, a reduction loop from 16 or to 32, a shuffle offset of 16. None for what needs
+    a per-architecture constant instead (warp-size constants, CUB's width, a device property test) or sits where
+    C++ needs a constant expression."""
+    hit = line[start:end]
+    if _CONSTANT_CONTEXT.search(line[:start]) or re.search(rb"(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arp_?[Ww]idth|"
+                                                          rb"WARP_WIDTH)\w*\s*(?:=|\{)", line[:start]):
+        return None
+    m = re.fullmatch(rb"(%|/|&|>>)(\s*)(32|31|0[xX]1[fF]|5)", hit)
+    if m:
+        op, num = m.group(1), m.group(3)
+        if (op, num) not in ((b"%", b"32"), (b"/", b"32"), (b"&", b"31"), (b"&", b"0x1f"), (b"&", b"0x1F"),
+                             (b"&", b"0X1f"), (b"&", b"0X1F"), (b">>", b"5")):
+            return None
+        at = start + m.start(3)
+        if op == b"&":
+            edits = [(at, end, b"(warpSize - 1)")]
+        elif op == b">>":
+            edits = [(start, end, b"/ warpSize")]
+        else:
+            edits = [(at, end, b"warpSize")]
+        if op in (b"/", b">>"):
+            up = re.search(rb"\+\s*(31)\s*\)\s*$", line[:start])
+            if up:
+                edits.insert(0, (up.start(1), up.end(1), b"warpSize - 1"))
+        return edits
+    if hit == b"16":
+        return [(start, end, b"warpSize / 2")]
+    if hit == b"32" and re.search(rb"<\s*$", line[:start]):
+        return [(start, end, b"warpSize")]
+    return None
+
+
+# Simple inline PTX and its plain equivalent (rules/kb/ptx.yaml names them): the template, and the C++ that does the
+# same with {o0} for the first output operand and {i0}, {i1}, ... for the inputs.
+_PTX_TYPES = {b"f32": "float", b"u32": "unsigned int", b"b32": "unsigned int", b"s32": "int", b"f64": "double",
+              b"u64": "unsigned long long", b"b64": "unsigned long long", b"s64": "long long"}
+# One-operand PTX with a HIP function of the same meaning (rules/kb/ptx.yaml's `fix` families; HIP's math and integer
+# intrinsics: https://rocm.docs.amd.com/projects/HIP/en/latest/reference/math_api.html): (opcode, type) -> (family, fn).
+_UNARY = {
+    (b"ex2", b"f32"): ("ex2", "exp2f"), (b"lg2", b"f32"): ("lg2", "__log2f"), (b"rcp", b"f32"): ("rcp", "__frcp_rn"),
+    (b"rsqrt", b"f32"): ("rsqrt", "rsqrtf"), (b"sqrt", b"f32"): ("sqrt", "__fsqrt_rn"), (b"sin", b"f32"): ("sin", "__sinf"),
+    (b"cos", b"f32"): ("cos", "__cosf"), (b"tanh", b"f32"): ("tanh", "tanhf"),
+    (b"popc", b"b32"): ("popc", "__popc"), (b"popc", b"b64"): ("popc", "__popcll"), (b"brev", b"b32"): ("brev", "__brev"),
+    (b"brev", b"b64"): ("brev", "__brevll"), (b"clz", b"b32"): ("clz", "__clz"), (b"clz", b"b64"): ("clz", "__clzll"),
+}
+# Instructions without operands and the HIP statement that does the same (HeCBench's graphB+ `asm("trap;")`).
+_NO_OPERANDS = {
+    b"trap": ("trap", "__builtin_trap();"),
+    b"membar.gl": ("membar", "__threadfence();"), b"membar.cta": ("membar", "__threadfence_block();"),
+    b"membar.sys": ("membar", "__threadfence_system();"), b"fence.sc.gpu": ("fence", "__threadfence();"),
+    b"fence.acq_rel.gpu": ("fence", "__threadfence();"), b"bar.sync 0": ("bar.sync", "__syncthreads();"),
+    b"barrier.sync 0": ("bar.sync", "__syncthreads();"),
+}
+# Special registers read with `mov`, and the HIP call that reads the same.
+_REGISTERS = {"smid": "__smid()", "clock": "(unsigned int)clock()", "clock64": "clock64()"}
+_ASM_HEAD = re.compile(rb"\b(?:asm|__asm__|__asm)(?:\s+(?:volatile|__volatile__))?\s*\(")
+
+
+def _c_strings(text: bytes) -> tuple[bytes, int] | None:
+    """The concatenated value of the string literals at the start of `text` and where they end."""
+    pos, out = 0, []
+    while True:
+        m = re.match(rb'\s*"((?:[^"\\\n]|\\.)*)"', text[pos:])
+        if not m:
+            break
+        out.append(m.group(1))
+        pos += m.end()
+    return (b"".join(out), pos) if out else None
+
+
+def _operands(text: bytes) -> list[bytes] | None:
+    """`"=r"(x), "l"(p)` -> [b"x", b"p"]: each operand's C expression."""
+    text = text.strip()
+    if not text:
+        return []
+    out = []
+    for part in _split_top(text):
+        m = re.fullmatch(rb'\s*"[=+&]*[a-zA-Z]+"\s*\((.*)\)\s*', part, re.S)
+        if not m:
+            return None
+        out.append(m.group(1).strip())
+    return out
+
+
+def _split_top(text: bytes, sep: bytes = b",") -> list[bytes]:
+    parts, depth, start, i, quote = [], 0, 0, 0, False
+    while i < len(text):
+        c = text[i:i + 1]
+        if quote:
+            if c == b"\\":
+                i += 1
+            elif c == b'"':
+                quote = False
+        elif c == b'"':
+            quote = True
+        elif c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
+    """(start, end) of the inline-asm statement whose `asm` keyword is at `at`, from the start of its line to the
+    end of the line holding its `;`, when it stands alone on those lines (not in a macro, not after other code)."""
+    line_start = data.rfind(b"\n", 0, at) + 1
+    if data[line_start:at].strip() or data[:line_start].rstrip(b"\r\n").endswith(b"\\"):
+        return None  # after other code, or continuing a macro's line
+    m = _ASM_HEAD.match(data, at)
+    if not m:
+        return None
+    depth, i, quote = 1, m.end(), False
+    while i < len(data) and depth:
+        c = data[i:i + 1]
+        if quote:
+            if c == b"\\":
+                i += 1
+            elif c == b'"':
+                quote = False
+        elif c == b'"':
+            quote = True
+        elif c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+        i += 1
+    semi = re.match(rb"\s*;[ \t]*(?://[^\r\n]*)?(?=\r?\n|$)", data[i:])
+    if depth or not semi:
+        return None
+    end = i + semi.end()
+    if b"\\\n" in data[line_start:end]:
+        return None  # inside a macro body
+    return line_start, end
+
+
+def plain_ptx(statement: bytes) -> tuple[str, str] | None:
+    """(family, C++ statement) for an inline-asm statement that is one simple PTX instruction with a plain HIP
+    equivalent (`mov.u32 %0, %%laneid;` and `%smid`/`%clock`, `ld.global.nc.<type> %0, [%1];`,
+    `bfe.u32|u64 %0, %1, %2, %3;`, one-operand math and bit instructions such as `ex2.approx.ftz.f32` or `popc.b32`,
+    the `elect.sync` leader election); None for anything else."""
+    m = _ASM_HEAD.search(statement)
+    if not m:
+        return None
+    body = statement[m.end():statement.rstrip().rstrip(b";").rstrip().rfind(b")")]
+    strings = _c_strings(body)
+    if strings is None:
+        return None
+    template, after = strings
+    sections = _split_top(body[after:], b":")
+    outs = _operands(sections[1]) if len(sections) > 1 else []
+    ins = _operands(sections[2]) if len(sections) > 2 else []
+    if outs is None or ins is None:
+        return None
+    t = re.sub(rb"\\n|\\t", b" ", template)
+    t = b" ".join(t.split()).strip().rstrip(b";").strip()
+    if re.fullmatch(rb"mov\.(?:u32|b32|s32)\s+%0\s*,\s*%%laneid", t) and len(outs) == 1 and not ins:
+        return "mov %laneid", f"{outs[0].decode()} = __lane_id();"
+    g = re.fullmatch(rb"ld\.global\.nc(?:\.L1::no_allocate)?(?:\.L2::(?:64|128|256)B)?\.(\w+)\s+%0\s*,\s*\[\s*%1\s*\]", t)
+    if g and g.group(1) in _PTX_TYPES and len(outs) == 1 and len(ins) == 1:
+        ty = _PTX_TYPES[g.group(1)]
+        return "ld.global.nc", f"{outs[0].decode()} = __ldg(reinterpret_cast<const {ty}*>({ins[0].decode()}));"
+    b = re.fullmatch(rb"bfe\.(u32|u64)\s+%0\s*,\s*%1\s*,\s*%2\s*,\s*%3", t)
+    if b and len(outs) == 1 and len(ins) == 3:
+        fn = "__bitextract_u32" if b.group(1) == b"u32" else "__bitextract_u64"
+        a = [x.decode() for x in ins]
+        return "bfe", f"{outs[0].decode()} = {fn}({a[0]}, {a[1]}, {a[2]});"
+    if not outs and not ins and t in _NO_OPERANDS:
+        family, code = _NO_OPERANDS[t]
+        return family, code
+    u = re.fullmatch(rb"(\w+)(?:\.approx|\.rn)?(?:\.ftz)?\.(f32|b32|u32|s32|b64|u64)\s+%0\s*,\s*%1", t)
+    if u and (u.group(1), u.group(2)) in _UNARY and len(outs) == 1 and len(ins) == 1:
+        family, fn = _UNARY[(u.group(1), u.group(2))]
+        return family, f"{outs[0].decode()} = {fn}({ins[0].decode()});"
+    r = re.fullmatch(rb"mov\.(?:u32|b32|u64|b64)\s+%0\s*,\s*%%(smid|clock|clock64)", t)
+    if r and len(outs) == 1 and not ins:
+        reg = r.group(1).decode()
+        return f"mov %{reg}", f"{outs[0].decode()} = {_REGISTERS[reg]};"
+    if b"elect.sync" in t and len(outs) == 2:
+        # CUTLASS's elect_one_sync: %0 the elected lane, %1 set to 1 in that lane: the lowest active lane.
+        if re.search(rb"elect\.sync\s+%%(\w+)\|%%(\w+)", t) and re.search(rb"@%%\w+\s+mov\.\w+\s+%1\s*,\s*1", t) \
+                and re.search(rb"mov\.\w+\s+%0\s*,\s*%%\w+", t):
+            o0, o1 = outs[0].decode(), outs[1].decode()
+            return "elect.sync", f"{o0} = __ffsll(__ballot(1)) - 1; {o1} = (__lane_id() == (unsigned){o0});"
+    return None
+
+
+__all__ += ["LANE_MASK_TYPE", "asm_statement", "ballot_type_fix", "full_mask", "is_full32_mask", "mask_argument_fix",
+            "mask_argument_name", "mask_define_fix", "plain_ptx", "warp_width_fix"]

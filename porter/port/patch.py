@@ -1,0 +1,96 @@
+"""Turn a PortPlan into a git-style unified diff, or write it into a clean git work tree.
+
+The diff applies with `git apply` (and reverses with `git apply -R` to byte-identical files): `a/`/`b/` paths,
+`new file mode` for the compat header, "\\ No newline at end of file" where a file ends without one. `apply` refuses
+(exit 2) a tree that is not a git work tree, has staged changes, or whose files the patch touches differ from the
+commit; each write goes through porter.contain at a path checked to lie inside the repository, so a symlinked
+directory or file planted in it cannot lead a write outside (a symlink is never written through).
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from pathlib import Path
+
+from porter import contain
+from porter.errors import UsageError
+from porter.port.model import PortPlan
+
+
+def unified_diff(plan: PortPlan, context: int = 3) -> bytes:
+    chunks: list[bytes] = []
+    for fp in plan.files:
+        name = fp.path.encode("utf-8", "surrogateescape")
+        before = fp.before or b""
+        head = [b"diff --git a/" + name + b" b/" + name + b"\n"]
+        if fp.before is None:
+            head.append(b"new file mode 100644\n")
+        lines = list(difflib.diff_bytes(difflib.unified_diff, before.splitlines(keepends=True),
+                                        fp.after.splitlines(keepends=True),
+                                        b"/dev/null" if fp.before is None else b"a/" + name, b"b/" + name, n=context))
+        if not lines:
+            continue
+        chunks += head
+        for line in lines:
+            if line.startswith((b"--- ", b"+++ ")):
+                chunks.append(line.rstrip(b"\n") + b"\n")  # difflib's file lines carry no date here
+                continue
+            chunks.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
+    return b"".join(chunks)
+
+
+class DirtyTree(UsageError):
+    """--apply on a tree with uncommitted changes where the patch writes (or staged anywhere)."""
+
+
+def check_clean(root: Path, plan: PortPlan) -> None:
+    """Refuse a tree that is not a git work tree, has staged changes, or has uncommitted changes in a file the
+    patch touches (or an untracked file where it creates one)."""
+    from porter.source import git
+    from porter.translate.write import uncommitted
+
+    try:
+        top = git.run(root, "rev-parse", "--show-toplevel").decode().strip()
+        staged = git.run(root, "diff-index", "--cached", "--name-only", "HEAD").decode().split()
+    except git.GitError as e:
+        raise UsageError(f"{root}: --apply needs a git work tree with a commit ({e})") from None
+    if os.path.realpath(top) != os.path.realpath(root):
+        raise UsageError(f"{root}: --apply needs the top of a git work tree (the top is {top})")
+    if staged:
+        raise DirtyTree(f"{root}: staged changes ({', '.join(staged[:5])}); commit or stash them first")
+    edited = [fp.path for fp in plan.files if fp.before is not None]
+    dirty = uncommitted(root, edited)
+    dirty += [fp.path for fp in plan.files if fp.before is None and os.path.lexists(root / fp.path)]
+    if dirty:
+        raise DirtyTree(f"{root}: uncommitted changes in {', '.join(sorted(dirty)[:5])}; commit or stash them first")
+
+
+def _target(root: Path, rel: str) -> Path:
+    """`root/rel` for writing: inside the repository with every symlink followed, and no symlink at the name."""
+    p = contain.member(root, rel, "port")
+    real_parent = os.path.realpath(p.parent)
+    if not contain.inside(real_parent, root):
+        raise contain.Refused(f"{rel}: leads outside {root}; not written")
+    if os.path.realpath(p.parent) != os.path.join(os.path.realpath(root), *Path(rel).parts[:-1]):
+        raise contain.Refused(f"{rel}: a directory on its way is a symlink; not written")
+    if os.path.islink(p):
+        raise contain.Refused(f"{rel}: is a symlink; not written through")
+    return p
+
+
+def apply(plan: PortPlan) -> list[str]:
+    """Write the plan's files into its repository (checked clean first); the paths written."""
+    root = Path(plan.root)
+    check_clean(root, plan)
+    targets = [(fp, _target(root, fp.path)) for fp in plan.files]  # every path checked before the first write
+    written = []
+    for fp, p in targets:
+        mode = 0o644
+        if fp.before is not None:
+            mode = stat.S_IMODE(os.lstat(p).st_mode)
+        else:
+            contain.real_directory(p.parent, root, "port", create=True)
+        contain.write_bytes(p, fp.after, root=root, mode=mode, umask=fp.before is None)
+        written.append(fp.path)
+    return written

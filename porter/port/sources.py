@@ -1,0 +1,295 @@
+"""Port one C/C++/CUDA file for both vendors: the compat header where it includes CUDA headers, and the portable fixes.
+
+Every edit answers an open finding the scan reported at that place (the scan's positions and kernel facts are the
+only detection; nothing here looks for CUDA code again):
+- API005 `#include <cuda_runtime.h>` (a CUDA header with a HIP counterpart): guarded so only the CUDA build sees it,
+  with the compat header included before the first one (a file that uses renamed names without including a CUDA
+  header, as nvcc allows in `.cu` files, gets the compat include at its first `#include`);
+- DEV002 a 32-bit all-lanes mask: `((lane_mask_t)~0ull)`, at the call or in the file's own `#define FULL_MASK`;
+- DEV003 a ballot stored in 32 bits: the variable becomes `lane_mask_t` (its `__popc`/`__ffs` the 64-bit forms);
+- DEV011 lane arithmetic with 32, where a kernel's lane-assumption facts list the line: `warpSize`;
+- DEV001 simple inline PTX (`%laneid`, `ld.global.nc`, `bfe`, `elect.sync`): the plain HIP statement under the
+  platform guard, the PTX kept for the CUDA build.
+The fix text itself is porter.translate.fixups' (shared with translate).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from porter.model import Finding, Status
+from porter.port.model import ROCM_TEST, Change
+from porter.translate import fixups
+
+# A shuffle, vote or warp sync the compat header maps onto HIP 5.2's forms (HIP 6.2 added the `_sync` ones).
+SYNC_NAMES = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
+                        "__any_sync", "__all_sync", "__activemask", "__syncwarp"})
+PORT_MARK = "porter port"
+
+
+@dataclass
+class FileWork:
+    """The edits planned for one file: (start, end, bytes) on its original content."""
+
+    path: str
+    data: bytes
+    edits: list[tuple[int, int, bytes]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    answered: set[tuple[str, str, int, int]] = field(default_factory=set)  # (rule, path, line, column)
+    needs_compat: bool = False
+    macros: dict[str, str] = field(default_factory=dict)  # CUDA macro -> its ROCm-build value in the compat header
+    _starts: list[int] | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._starts is None:
+            starts = [0]
+            for i, c in enumerate(self.data):
+                if c == 10:
+                    starts.append(i + 1)
+            self._starts = starts
+        return self._starts
+
+    def offset(self, line: int, column: int) -> int:
+        """The byte offset of a finding's 1-based line and character column."""
+        starts = self.line_starts
+        if line - 1 >= len(starts):
+            return len(self.data)
+        start = starts[line - 1]
+        end = self.data.find(b"\n", start)
+        text = self.data[start:end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+        return start + len(text[:column - 1].encode("utf-8", "replace"))
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """(start, end) of a line's text, without its line end (CR LF or LF)."""
+        start = self.line_starts[line - 1]
+        end = self.data.find(b"\n", start)
+        end = end if end >= 0 else len(self.data)
+        return start, end - 1 if end > start and self.data[end - 1:end] == b"\r" else end
+
+    def answer(self, f: Finding, kind: str, note: str, line: int | None = None) -> None:
+        self.answered.add(key(f))
+        self.changes.append(Change(self.path, line or f.line, kind, f"{f.rule} {f.path}:{f.line}", note))
+
+    def result(self) -> bytes:
+        """The file with every edit applied; an edit overlapping an earlier one is dropped (its finding stays open).
+        In a file with CRLF line ends, the lines the port adds end so too."""
+        crlf = self.data.count(b"\r\n") == self.data.count(b"\n") > 0
+        out, pos = [], 0
+        for s, e, text in sorted(self.edits, key=lambda x: (x[0], x[1])):
+            if s < pos:
+                continue
+            if crlf:
+                text = text.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+            out += [self.data[pos:s], text]
+            pos = e
+        return b"".join(out) + self.data[pos:]
+
+
+def key(f: Finding) -> tuple[str, str, int, int]:
+    return f.rule, f.path, f.line, f.column
+
+
+def lane_lines(kernels) -> set[tuple[str, int]]:
+    """(path, line) of every lane assumption a kernel's facts (its own and its helpers') record: where 32 in lane
+    arithmetic is the hardware warp and warpSize may stand in."""
+    out: set[tuple[str, int]] = set()
+    for k in kernels:
+        if k.facts is None:
+            continue
+        out |= {(k.path, a.line) for a in k.facts.lane_assumptions}
+        for h in k.facts.helpers:
+            out |= {(h.path, a.line) for a in h.facts.lane_assumptions}
+    return out
+
+
+def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int]], header: str,
+              mask_type: str, macros: dict[str, str] | None = None) -> None:
+    """Plan the fixes of one file's open findings into `work`. `macros`: the CUDA version and header-guard macros
+    the compat header may define for the ROCm build, with their values (rules/kb/fixups.yaml)."""
+    for f in sorted(findings, key=lambda f: (f.line, f.column)):
+        if f.status is not Status.OPEN:
+            continue
+        if f.rule == "DEV010" and macros and _matched(work, f) in macros:
+            name = _matched(work, f)
+            work.macros[name] = macros[name]
+            work.needs_compat = True
+            work.answer(f, "macro", f"{name} defined as {macros[name]} for the ROCm build in {header}")
+        elif f.rule == "DEV002":
+            _mask(work, f, mask_type)
+        elif f.rule == "DEV003":
+            _ballot(work, f, mask_type)
+        elif f.rule == "DEV011" and (f.path, f.line) in lanes:
+            _warp_width(work, f)
+        elif f.rule == "DEV001":
+            _ptx(work, f)
+        elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
+            work.needs_compat = True
+        elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
+            work.needs_compat = True
+    includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
+    _includes(work, includes, header)
+    if not work.needs_compat and work.path.endswith(".cu") and any(f.rule == "KRN001" for f in findings):
+        _implicit_runtime(work, header)
+
+
+# nvcc includes cuda_runtime.h in every .cu file; HIP 5's hipcc includes nothing, so a .cu file that relies on the
+# implicit include (threadIdx, __global__ helpers) needs HIP's runtime on the ROCm build. Not for NVRTC/hipRTC
+# sources (neither defines __HIP__ / both define their own runtime), nor where HIP's headers are in already.
+IMPLICIT_RUNTIME = (f"#if defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__) && !defined(__HIPCC_RTC__)  "
+                    f"/* {PORT_MARK}: nvcc's implicit runtime include */\n#include <hip/hip_runtime.h>\n#endif\n")
+
+
+def _implicit_runtime(work: FileWork, header: str) -> None:
+    if IMPLICIT_RUNTIME.split("\n")[0].encode() in work.data \
+            or compat_include_line(work.path, header).split(b"  /*")[0] in work.data:
+        return  # done before, or the compat header (which includes HIP's runtime) is in
+    m = _INCLUDE_LINE.search(work.data)
+    at = m.start() if m else _after_leading_comments(work.data)
+    work.edits.append((at, at, IMPLICIT_RUNTIME.encode()))
+    work.changes.append(Change(work.path, work.data.count(b"\n", 0, at) + 1, "runtime-include", None,
+                               "HIP's runtime for hipcc, which does not include it implicitly as nvcc does"))
+
+
+def _matched(work: FileWork, f: Finding) -> str:
+    s = work.offset(f.line, f.column)
+    m = re.match(rb"[A-Za-z_]\w*", work.data[s:])
+    return m.group(0).decode() if m else ""
+
+
+def _mask(work: FileWork, f: Finding, mask_type: str) -> None:
+    at = work.offset(f.line, f.column)
+    edit = fixups.mask_argument_fix(work.data, at, mask_type)
+    if edit is not None:
+        work.edits.append(edit)
+        work.needs_compat = True
+        work.answer(f, "mask", f"32-bit all-lanes mask -> (({mask_type})~0ull)")
+        return
+    name = fixups.mask_argument_name(work.data, at)
+    if name is None:
+        return
+    edit = fixups.mask_define_fix(work.data, name, mask_type)
+    if edit is None:
+        return
+    if edit not in work.edits:
+        work.edits.append(edit)
+    work.needs_compat = True
+    line = work.data.count(b"\n", 0, edit[0]) + 1
+    work.answer(f, "mask", f"#define {name.decode()} widened to (({mask_type})~0ull)", line)
+
+
+def _ballot(work: FileWork, f: Finding, mask_type: str) -> None:
+    at = work.offset(f.line, f.column)
+    end = work.offset(f.end_line, f.end_column)
+    hit = work.data[at:end]
+    if not re.fullmatch(rb"(?:unsigned(?:\s+int)?|uint32_t|int|unsigned\s+long|uint|unsigned\s+int)", hit.strip()):
+        return
+    work.edits.extend(fixups.ballot_type_fix(work.data, at, end, mask_type))
+    work.needs_compat = True
+    work.answer(f, "ballot", f"ballot result stored as {mask_type} (64 bits on AMD)")
+
+
+def _warp_width(work: FileWork, f: Finding) -> None:
+    start, line_end = work.line_bounds(f.line)
+    at = work.offset(f.line, f.column) - start
+    end = (work.offset(f.end_line, f.end_column) - start) if f.end_line == f.line else line_end - start
+    edits = fixups.warp_width_fix(work.data[start:line_end], at, end)
+    if not edits:
+        return
+    work.edits.extend((start + s, start + e, t) for s, e, t in edits)
+    work.answer(f, "warp-width", "32 in lane arithmetic -> warpSize (the kernel's facts list this line)")
+
+
+def _ptx(work: FileWork, f: Finding) -> None:
+    at = work.offset(f.line, f.column)
+    span = fixups.asm_statement(work.data, at)
+    if span is None:
+        return
+    s, e = span
+    plain = fixups.plain_ptx(work.data[s:e])
+    if plain is None:
+        return
+    family, code = plain
+    line = work.data[s:e]
+    indent = line[:len(line) - len(line.lstrip(b" \t"))].decode()
+    text = (f"#if {ROCM_TEST}\n{indent}{code}  /* {PORT_MARK}: plain HIP for PTX {family} */\n#else\n"
+            ).encode() + work.data[s:e] + b"\n#endif"
+    work.edits.append((s, e, text))
+    work.answer(f, "ptx", f"PTX {family} -> {code}")
+
+
+def compat_include_line(path: str, header: str) -> bytes:
+    rel = posixpath.relpath(header, posixpath.dirname(path) or ".")
+    return f'#include "{rel}"  /* {PORT_MARK}: CUDA names mapped to HIP for the ROCm build */\n'.encode()
+
+
+_INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include\b[^\n]*", re.M)
+
+
+def _includes(work: FileWork, includes: list[Finding], header: str) -> None:
+    """Guard each CUDA include so only nvcc sees it, and include the compat header before the first."""
+    line_for = compat_include_line(work.path, header)
+    present = line_for.split(b"  /*")[0] in work.data
+    guarded = []
+    for f in sorted(includes, key=lambda f: f.line):
+        s, e = work.line_bounds(f.line)
+        text = work.data[s:e]
+        if not re.match(rb"[ \t]*#[ \t]*include\b", text) or text.rstrip().endswith(b"\\"):
+            continue
+        guarded.append((s, e, f))
+    if guarded:
+        work.needs_compat = True
+    if not work.needs_compat:
+        return
+    if not present:
+        if guarded:
+            at = guarded[0][0]
+        else:
+            m = _INCLUDE_LINE.search(work.data)
+            at = m.start() if m else _after_leading_comments(work.data)
+        work.edits.append((at, at, line_for))
+        work.changes.append(Change(work.path, work.data.count(b"\n", 0, at) + 1, "compat-include", None,
+                                   f"includes {header}"))
+    # Adjacent CUDA includes share one guard.
+    runs: list[list[tuple[int, int, Finding]]] = []
+    for s, e, f in guarded:
+        if runs and runs[-1][-1][1] + 1 == s:
+            runs[-1].append((s, e, f))
+        else:
+            runs.append([(s, e, f)])
+    for run in runs:
+        s, e = run[0][0], run[-1][1]
+        hip = []
+        for _, _, f in run:
+            h = str(dict(f.data).get("hip"))
+            if h != "hip/hip_runtime.h" and h not in hip:  # the compat header includes HIP's runtime
+                hip.append(h)
+        alt = b"".join(b"#else\n" if i == 0 else b"" for i in range(1 if hip else 0))
+        alt += b"".join(hip_include(h) for h in hip)
+        work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + b"\n" + alt + b"#endif"))
+        for _, _, f in run:
+            work.answer(f, "header", f"CUDA header kept for nvcc; the ROCm build takes {dict(f.data).get('hip')} "
+                                     f"from {header}")
+
+
+def hip_include(hip_header: str) -> bytes:
+    """The include of a HIP library header: ROCm 6 installs hipblas/hipblas.h, ROCm 5 the flat hipblas.h (what
+    HIPIFY emits), so a `lib/lib.h` name falls back to the flat one."""
+    line = f"#include <{hip_header}>\n"
+    parts = hip_header.split("/", 1)
+    if len(parts) < 2 or parts[0] == "hip":
+        return line.encode()
+    return (f"#if __has_include(<{hip_header}>)\n{line}#else\n#include <{parts[1]}>\n#endif\n").encode()
+
+
+def _after_leading_comments(data: bytes) -> int:
+    """Where a file without any #include can take one: after its leading comment lines and `#pragma once`."""
+    pos = 0
+    for line in data.splitlines(keepends=True):
+        t = line.strip()
+        if t.startswith((b"//", b"#pragma once")) or not t:
+            pos += len(line)
+            continue
+        break
+    return pos

@@ -1,0 +1,149 @@
+"""The portable fixes shared by `porter port` and translate (porter.translate.fixups), and the build-file branches
+(porter.port.build), on exact inputs: what each writes and what each leaves alone."""
+from __future__ import annotations
+
+import pytest
+
+from porter.port import build
+from porter.translate import fixups
+from porter.translate.buildfiles import load_tables
+
+
+@pytest.mark.parametrize("stmt, expected", [
+    (b'  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));', ("mov %laneid", "lane = __lane_id();")),
+    (b'asm("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p));', None),
+    (b'asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(ptr + i));',
+     ("ld.global.nc", "v = __ldg(reinterpret_cast<const unsigned int*>(ptr + i));")),
+    (b'asm("bfe.u64 %0, %1, %2, %3;" : "=l"(r) : "l"(x), "r"(s), "r"(n));',
+     ("bfe", "r = __bitextract_u64(x, s, n);")),
+    (b'asm("bfe.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(s), "r"(n));', None),  # sign-extending: by hand
+    (b'asm volatile(\n  "{\\n"\n  ".reg .b32 %%rx;\\n"\n  ".reg .pred %%px;\\n"\n  "  elect.sync %%rx|%%px, %2;\\n"\n'
+     b'  "@%%px mov.s32 %1, 1;\\n"\n  "  mov.s32 %0, %%rx;\\n"\n  "}\\n"\n  : "+r"(laneid), "+r"(pred)\n'
+     b'  : "r"(0xFFFFFFFF));',
+     ("elect.sync", "laneid = __ffsll(__ballot(1)) - 1; pred = (__lane_id() == (unsigned)laneid);")),
+    (b'asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));', ("ex2", "y = exp2f(x);")),
+    (b'asm("lg2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 2.0f));', ("lg2", "y = __log2f(x * 2.0f);")),
+    (b'asm("popc.b64 %0, %1;" : "=r"(n) : "l"(m));', ("popc", "n = __popcll(m);")),
+    (b'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));', ("mov %smid", "sm = __smid();")),
+    (b'asm("ex2.approx.f16x2 %0, %1;" : "=r"(y) : "r"(x));', None),  # packed half: by hand
+    (b'asm("trap;");', ("trap", "__builtin_trap();")),
+    (b'asm volatile("membar.gl;" ::: "memory");', ("membar", "__threadfence();")),
+    (b'asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+f"(a), '
+     b'"+f"(b) : "r"(x), "r"(y));', None),
+])
+def test_plain_ptx(stmt, expected):
+    assert fixups.plain_ptx(stmt) == expected
+
+
+def test_asm_statement_only_when_it_stands_alone():
+    data = b'void f() {\n  asm("bfe.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(p), "r"(n));  // field\n}\n'
+    at = data.index(b"asm")
+    s, e = fixups.asm_statement(data, at)
+    assert data[s:e] == b'  asm("bfe.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(p), "r"(n));  // field'
+    after_code = b'  if (x) asm("mov.u32 %0, %%laneid;" : "=r"(l));\n'
+    assert fixups.asm_statement(after_code, after_code.index(b"asm")) is None
+    in_macro = b'#define LANE(l) \\\n  asm("mov.u32 %0, %%laneid;" : "=r"(l));\n'
+    assert fixups.asm_statement(in_macro, in_macro.index(b"asm")) is None
+
+
+@pytest.mark.parametrize("line, hit, expected", [
+    (b"  int lane = threadIdx.x % 32;", b"% 32", b"  int lane = threadIdx.x % warpSize;"),
+    (b"  int lane = tid & 0x1f;", b"& 0x1f", b"  int lane = tid & (warpSize - 1);"),
+    (b"  int warp = tid >> 5;", b">> 5", b"  int warp = tid / warpSize;"),
+    (b"  int warps = (blockDim.x + 31) / 32;", b"/ 32", b"  int warps = (blockDim.x + warpSize - 1) / warpSize;"),
+    (b"  for (int o = 16; o > 0; o /= 2)", b"16", b"  for (int o = warpSize / 2; o > 0; o /= 2)"),
+    (b"  for (int o = 1; o < 32; o *= 2)", b"32", b"  for (int o = 1; o < warpSize; o *= 2)"),
+    (b"  __shared__ float part[BLOCK / 32];", b"/ 32", None),  # an extent: needs a constant
+    (b"  constexpr int kWarps = kThreads / 32;", b"/ 32", None),
+    (b"#define WARP_SIZE 32", b"32", None),
+    (b"  static constexpr int kWarpSize = 32;", b"32", None),
+])
+def test_warp_width_fix(line, hit, expected):
+    at = line.rindex(hit)
+    edits = fixups.warp_width_fix(line, at, at + len(hit))
+    if expected is None:
+        assert edits is None
+        return
+    out, pos = b"", 0
+    for s, e, t in edits:
+        out += line[pos:s] + t
+        pos = e
+    assert out + line[pos:] == expected
+
+
+def test_masks_and_ballots():
+    src = b"#define FULL 0xFFFFFFFFu\nunsigned m = __ballot_sync(FULL, p);\nx = __shfl_xor_sync(-1, x, 1);\n"
+    call = src.index(b"__shfl_xor_sync")
+    s, e, t = fixups.mask_argument_fix(src, call, "lane_mask_t")
+    assert (src[s:e], t) == (b"-1", b"((lane_mask_t)~0ull)")
+    assert fixups.mask_argument_fix(src, src.index(b"__ballot_sync"), "lane_mask_t") is None
+    assert fixups.mask_argument_name(src, src.index(b"__ballot_sync")) == b"FULL"
+    s, e, t = fixups.mask_define_fix(src, b"FULL", None)
+    assert (src[s:e], t) == (b"0xFFFFFFFFu", b"~0ull")
+    computed = b"x = __shfl_sync(mask & 0xffff, x, 0);"
+    assert fixups.mask_argument_fix(computed, 4, "lane_mask_t") is None
+    body = b"{ unsigned int v = __ballot_sync(m, p); int n = __popc(v) + __ffs(v) + __popc(w); }\n"
+    at = body.index(b"unsigned int")
+    edits = fixups.ballot_type_fix(body, at, at + len(b"unsigned int"), "lane_mask_t")
+    assert [(body[s:e], t) for s, e, t in edits] == [(b"unsigned int", b"lane_mask_t"), (b"__popc", b"__popcll"),
+                                                     (b"__ffs", b"__ffsll")]
+
+
+def test_cmake_with_enable_language_and_plain_libraries():
+    text = ("cmake_minimum_required(VERSION 3.20)\nproject(x CXX)\nenable_language(CUDA)\n"
+            "add_library(k STATIC a.cu b.cpp)\ntarget_link_libraries(k cublas cudart nvToolsExt)\n")
+    w = build.BuildWork("CMakeLists.txt", text)
+    build.port_cmake(w, load_tables(), ("gfx942",))
+    assert w.result() == (
+        "cmake_minimum_required(VERSION 3.20)\n"
+        'option(USE_ROCM "Build for AMD GPUs with HIP (porter port)" OFF)\n'
+        "project(x CXX)\n"
+        "if(USE_ROCM)\n  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n    set(CMAKE_HIP_ARCHITECTURES \"gfx942\")\n"
+        "  endif()\n  enable_language(HIP)\n  add_compile_definitions(USE_ROCM)\nelse()\n  enable_language(CUDA)\nendif()\n"
+        "add_library(k STATIC a.cu b.cpp)\n"
+        "if(USE_ROCM)\n  target_link_libraries(k roc::hipblas hip::host nvToolsExt)\nelse()\n"
+        "  target_link_libraries(k cublas cudart nvToolsExt)\nendif()\n"
+        "\n# porter port: the CUDA sources compile as HIP in the ROCm build\nif(USE_ROCM)\n"
+        "  set_source_files_properties(a.cu PROPERTIES LANGUAGE HIP)\nendif()\n")
+    again = build.BuildWork("CMakeLists.txt", w.result())
+    build.port_cmake(again, load_tables(), ("gfx942",))
+    assert again.edits == []  # a ported file (USE_ROCM) is left alone
+
+
+def test_makefile_calling_nvcc_in_the_recipe():
+    text = "CFLAGS = -O3 -arch=sm_90 --use_fast_math\n\nmain: main.cu\n\tnvcc $(CFLAGS) -o main main.cu -lcufft\n"
+    w = build.BuildWork("Makefile", text)
+    build.port_make(w, load_tables(), ("gfx942", "gfx950"))
+    assert w.result() == (
+        "CFLAGS = -O3 -arch=sm_90 --use_fast_math\n"
+        "\n# porter port: `make USE_ROCM=1` builds for AMD GPUs with hipcc (the .cu sources compile as HIP)\n"
+        "ifeq ($(USE_ROCM),1)\nNVCC := hipcc -DUSE_ROCM\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
+        "PORTER_LIB_CUFFT := -lhipfft\nelse\nNVCC ?= nvcc\nPORTER_LIB_CUFFT := -lcufft\nendif\n"
+        "\nmain: main.cu\n\t$(NVCC) $(CFLAGS) -o main main.cu $(PORTER_LIB_CUFFT)\n")
+
+
+def test_a_source_another_file_includes_is_not_a_unit(tmp_path):
+    """HeCBench's main.cu does `#include "kernels.cu"`: kernels.cu alone lacks main.cu's macros, so --verify compiles
+    it only as part of main.cu (compiled alone it failed on both vendors, an artefact, not the port)."""
+    from porter.port.verify import units_of
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "main.cu").write_text('#include "util.h"\n#include "kernels.cu"\nint main() {}\n')
+    (tmp_path / "b" / "kernels.cu").write_text("__global__ void k(float* x) { x[0] = PI; }\n")
+    (tmp_path / "b" / "other.cu").write_text("__global__ void j() {}\n")
+    (tmp_path / "b" / "util.h").write_text("#define PI 3.14f\n")
+    paths = ["b/kernels.cu", "b/main.cu", "b/other.cu", "b/util.h"]
+    assert units_of(paths, set(), tmp_path) == ["b/main.cu", "b/other.cu"]
+
+
+def test_cmake_cuda_standard_feature_gets_the_hip_one():
+    """`target_compile_features(... cuda_std_17)` fails to configure when CUDA is not enabled (the ROCm build):
+    cuda-samples' CMakeLists all carry it."""
+    text = ("cmake_minimum_required(VERSION 3.20)\nproject(v LANGUAGES CXX CUDA)\nadd_executable(v v.cu)\n"
+            "target_compile_features(v PRIVATE cxx_std_17 cuda_std_17)\n")
+    w = build.BuildWork("CMakeLists.txt", text)
+    build.port_cmake(w, load_tables(), ("gfx942",))
+    out = w.result().splitlines()
+    i = out.index("  target_compile_features(v PRIVATE cxx_std_17 hip_std_17)")
+    assert out[i - 1:i + 4] == ["if(USE_ROCM)", "  target_compile_features(v PRIVATE cxx_std_17 hip_std_17)", "else()",
+                                "  target_compile_features(v PRIVATE cxx_std_17 cuda_std_17)", "endif()"]
