@@ -79,6 +79,10 @@ _OWN_TAGS = re.compile(r"<(?:br|/?sub|/?details|/?summary)>")
 # only made inert where it did not need to be; text it took for a span that GitHub does not would be posted live.
 _CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:\\\||[^|])+?(?<!`)\1(?!`)")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
+# A line that starts a raw HTML block with one of porter's own tags (after any quote or list markers): `<details>` or
+# `<summary>` with anything after it, or `<sub>`/`</sub>`/`<br>` alone. GitHub then reads every line up to the next
+# blank one as HTML, where a code span is not a span (its `<img>` renders) and a backticked @name still mentions.
+_HTML_BLOCK = re.compile(r"^(?:[ \t>]|(?:[-+*]|\d{1,9}[.)])[ \t])*(?:</?(?:details|summary)>|<(?:br|/?sub)>[ \t]*$)")
 
 
 def inert_body(body: str, own_links: str | None = None) -> str:
@@ -90,8 +94,9 @@ def inert_body(body: str, own_links: str | None = None) -> str:
     # No line is left as it is for being inside a fenced code block: porter's comments hold none, and telling a fence
     # as GitHub does (indentation, info strings, closing runs at least as long, containers, HTML blocks) is a parser
     # of its own; inside a real fence the escapes only show literally.
-    out = []
-    for i, line in enumerate(body.split("\n")):
+    out: list[str] = []
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
         if i == 0 and line == MARKER:
             out.append(line)
             continue
@@ -100,6 +105,8 @@ def inert_body(body: str, own_links: str | None = None) -> str:
             pieces += [_inert_text(line[last:m.start()], own_links), m.group(0)]
             last = m.end()
         out.append("".join(pieces) + _inert_text(line[last:], own_links))
+        if _HTML_BLOCK.match(out[-1]) and i + 1 < len(lines) and lines[i + 1].strip():
+            out.append("")  # ends the HTML block: the next line is Markdown again (porter's own have the blank line)
     return "\n".join(out)
 
 

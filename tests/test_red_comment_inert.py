@@ -46,3 +46,17 @@ def test_a_backslash_before_an_added_code_span_cannot_escape_its_backtick():
 def test_real_code_spans_still_pass_unchanged():
     body = "ok `<b>@x\\|y</b>` and ``a`b`` and ```t``s`.cu```"
     assert inert_body(body) == body
+
+
+@pytest.mark.parametrize("body, expected", [
+    # `<details>` starts an HTML block up to the next blank line: the span's <img> rendered, the @name mentioned
+    ("<details>\n`<img src=x>` @acme/admins", "<details>\n\n`<img src=x>` `@acme/admins`"),
+    ("> - <summary>\n> `<img src=x>`", "> - <summary>\n\n> `<img src=x>`"),
+    # a lone <sub> (an HTML block of the kind that needs the tag alone on its line)
+    ("<sub>\n`<img>`", "<sub>\n\n`<img>`"),
+    # porter's own layout (a blank line after the tag) and inline tags are left as they are
+    ("<details><summary>x</summary>\n\n- a\n\n</details>", "<details><summary>x</summary>\n\n- a\n\n</details>"),
+    ("<sub>compared</sub>\n`<img>`", "<sub>compared</sub>\n`<img>`"),
+])
+def test_a_line_porters_own_tag_starts_as_html_block_is_ended_by_a_blank_line(body, expected):
+    assert inert_body(body) == expected
