@@ -28,8 +28,21 @@ def comment_cmd(
     def body() -> int:
         from porter.comment import post_github, post_gitlab
 
+        from porter.render.pr_comment import LIMIT
+
+        # The body may be an untrusted job's artifact (the fork-safe workflow): read no more than a body GitHub could
+        # take (LIMIT characters of up to 4 UTF-8 bytes) can hold, so a huge file or /dev/zero cannot exhaust memory.
+        most = 4 * LIMIT
         try:
-            text = sys.stdin.read() if str(body_file) == "-" else body_file.read_text(encoding="utf-8")
+            if str(body_file) == "-":
+                data = sys.stdin.buffer.read(most + 1)
+            else:
+                with open(body_file, "rb") as fh:
+                    data = fh.read(most + 1)
+            if len(data) > most:
+                raise UsageError(f"{body_file}: the comment body is over {most} bytes, more than the {LIMIT} "
+                                 "characters GitHub accepts")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
         if gitlab and head_sha is not None:
