@@ -6,6 +6,8 @@ Usage:
     python bench/bench_scan.py --lines 400000 --jobs 1
     python bench/bench_scan.py --corpus DIR --jobs 1 --hipify-perl /path/to/hipify-perl   # side by side
 
+    python bench/bench_scan.py --corpus DIR --suffixes .cu,.cuh --bare-parse   # against bare tree-sitter parsing
+
 Each run is a real `porter scan` subprocess (as a user runs it); CPU time includes its worker processes and
 peak memory is the largest resident set of any of them. With --hipify-perl, the same files go through
 `perl hipify-perl -examine -quiet-warnings` in the same run, twice: once per batch of files (one perl process for up
@@ -14,7 +16,11 @@ each source does, and as issue 16 measured its 5-7k lines/CPU-s baseline). The r
 CPU-second and porter's ratio to each; perl's start-up (it compiles some 10,000 substitutions) is most of the gap
 between the two. porter runs from byte-compiled modules, as an installed wheel does (pip compiles them at install):
 an untimed `--no-cache` scan first writes their bytecode into a temporary PYTHONPYCACHEPREFIX, even where the
-environment sets PYTHONDONTWRITEBYTECODE. Nothing here is a test: numbers go into notes.
+environment sets PYTHONDONTWRITEBYTECODE. With --suffixes, only the corpus's files with those suffixes are copied
+into a temporary tree and scanned (so porter and the bare parse see the same files). With --bare-parse, the same run
+also times a subprocess that only parses each C/C++/CUDA file of the corpus with tree-sitter-cuda (start-up
+included), and a cold `porter scan --no-cache`, and reports porter's CPU-seconds over the bare parse's. Nothing here
+is a test: numbers go into notes.
 """
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -151,6 +158,53 @@ def count_lines(corpus: Path) -> tuple[int, int]:
     return len(files), sum(p.read_bytes().count(b"\n") for p in files)
 
 
+BARE_PARSE = """
+import sys, tree_sitter as ts, tree_sitter_cuda
+parser = ts.Parser(ts.Language(tree_sitter_cuda.language()))
+n = 0
+for path in sys.stdin.read().splitlines():
+    with open(path, "rb") as f:
+        n += parser.parse(f.read()).root_node.child_count >= 0
+print(n)
+"""
+
+
+def run_bare_parse(files: list[Path]) -> dict:
+    """CPU-seconds of one Python process that parses each file with tree-sitter-cuda and does nothing else."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", BARE_PARSE], input="\n".join(map(str, files)), text=True,
+                          capture_output=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0 or int(proc.stdout) != len(files):
+        raise SystemExit(f"bare parse failed: {proc.stderr}")
+    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
+
+
+def run_no_cache(corpus: Path, jobs: int, extra: list[str], env: dict[str, str]) -> dict:
+    """A cold `porter scan --no-cache` (what the bare parse is compared with)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "porter", "scan", str(corpus), "--format", "json", "-o", os.devnull,
+                           "--no-cache", "--jobs", str(jobs), *extra], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"porter scan failed ({proc.returncode}): {proc.stderr}")
+    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "peak_rss_mib": after.ru_maxrss / 1024}
+
+
+def copy_suffixes(corpus: Path, out: Path, suffixes: tuple[str, ...]) -> None:
+    """The corpus's files with one of `suffixes`, copied under `out` at the same relative paths."""
+    for p in sorted(corpus.rglob("*")):
+        if p.is_file() and not p.is_symlink() and p.suffix in suffixes:
+            dest = out / p.relative_to(corpus)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(p, dest)
+
+
 def run_hipify_perl(script: Path, files: list[Path], batch: int = 200) -> dict:
     """CPU-seconds of hipify-perl examining `files` (no output written), `batch` files per perl process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -172,10 +226,16 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=0, help="porter --jobs (0: all cores)")
     ap.add_argument("--extra", default="", help="extra porter scan arguments, e.g. '--target all'")
     ap.add_argument("--hipify-perl", type=Path, help="also run this hipify-perl script on the same files")
+    ap.add_argument("--suffixes", default="", help="scan only the corpus's files with these suffixes (.cu,.cuh)")
+    ap.add_argument("--bare-parse", action="store_true", help="also time bare tree-sitter parsing of the same files")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         tmp_path = Path(tmp)
-        if args.corpus:
+        if args.corpus and args.suffixes:
+            corpus = tmp_path / "corpus"
+            copy_suffixes(args.corpus, corpus, tuple(args.suffixes.split(",")))
+            files, lines = count_lines(corpus)
+        elif args.corpus:
             corpus = args.corpus
             files, lines = count_lines(corpus)
         else:
@@ -196,6 +256,14 @@ def main() -> None:
             "warm": {**warm, "files_per_s": files / warm["wall_s"], "lines_per_s": lines / warm["wall_s"]},
             "warm_over_cold_cpu": warm["cpu_s"] / cold["cpu_s"],
         }
+        if args.bare_parse:
+            bare = run_bare_parse(code_files(corpus))
+            bare["lines_per_cpu_s"] = lines / bare["cpu_s"]
+            no_cache = run_no_cache(corpus, args.jobs, extra, env)
+            no_cache["lines_per_cpu_s"] = lines / no_cache["cpu_s"]
+            report["bare_parse"] = bare
+            report["cold_no_cache"] = no_cache
+            report["cold_no_cache_over_bare_parse_cpu"] = no_cache["cpu_s"] / bare["cpu_s"]
         if args.hipify_perl:
             for mode, batch in (("batched", 200), ("per_file", 1)):
                 hp = run_hipify_perl(args.hipify_perl, code_files(corpus), batch)

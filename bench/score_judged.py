@@ -320,9 +320,10 @@ def recall_sides(tree: Path, blank) -> tuple[int, int]:
         return touched, len(sides)
 
 
-def kernel_by_target(judged: list[dict], analysed) -> dict[str, Counter]:
+def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = None) -> dict[str, Counter]:
     """Agreement per target. A judged kernel is found by (path, name, line), else by (path, name) with the judged
-    `__global__` line inside porter's extent (porter reports a template's `template` line), else by (path, name)."""
+    `__global__` line inside porter's extent (porter reports a template's `template` line), else by (path, name).
+    `disagree`, when given, gets one line per pair porter gets wrong (or whose kernel it does not find)."""
     exact = {(k.path, k.name, k.line): k for k in analysed.kernels}
     named = defaultdict(list)
     for k in analysed.kernels:
@@ -335,27 +336,39 @@ def kernel_by_target(judged: list[dict], analysed) -> dict[str, Counter]:
         c = out[j["target"]]
         if k is None:
             c["missing"] += 1
+            if disagree is not None:
+                disagree.append(f"not found: {j['kernel']} {j['path']}:{j['line']} {j['target']}")
             continue
         c["pairs"] += 1
-        c["agree"] += k.verdict_on(j["target"]).verdict == j["expected"]
+        got = k.verdict_on(j["target"]).verdict
+        c["agree"] += got == j["expected"]
+        if disagree is not None and got != j["expected"]:
+            disagree.append(f"{j['kernel']} {j['path']}:{j['line']} {j['target']}: porter {got}, judged "
+                            f"{j['expected']} ({j.get('reason', '')[:160]})")
     return out
 
 
-def score_open_findings(judged: list[dict], result) -> Counter:
+def score_open_findings(judged: list[dict], result, false: list[str] | None = None) -> Counter:
     """Precision over the judged findings porter still reports open, and how many judged-real ones stay open.
-    Judged real = verdict true and not guarded (a guarded spot is handled for HIP, so reading it open is wrong)."""
+    Judged real = verdict true and not guarded (a guarded spot is handled for HIP, so reading it open is wrong).
+    Open means status open and severity low or worse, the sample's own definition (sample_findings.py drew open
+    findings of severity low or worse): a finding porter now reports at info (a note, not open work) leaves the
+    denominator as a handled one does, and counts against real kept when it was judged real.
+    `false`, when given, gets one line per judged-false finding porter still reads open."""
     by_fp = {(f.path, f.rule, f.fingerprint): f for f in result.findings}
     by_line = {(f.path, f.rule, f.line): f for f in result.findings}
     c = Counter()
     for j in judged:
         f = by_fp.get((j["path"], j["rule"], j["fingerprint"])) or by_line.get((j["path"], j["rule"], j["line"]))
         real = bool(j["verdict"]) and not j.get("guarded")
-        is_open = f is not None and str(f.status) == "open"
+        is_open = f is not None and str(f.status) == "open" and str(f.severity) in SEVERE
         c["judged"] += 1
         c["real"] += real
         c["gone"] += f is None
         c["open"] += is_open
         c["open_real"] += is_open and real
+        if false is not None and is_open and not real:
+            false.append(f"false: {j['rule']} {j['path']}:{j['line']} {j.get('reason', '')[:160]}")
     return c
 
 
@@ -369,7 +382,7 @@ def _ratio(a: int, b: int) -> str:
     return f"{a / b:.1%} ({a}/{b})" if b else "n/a"
 
 
-def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool) -> int:
+def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool, show_false: bool = False) -> int:
     projects, kernels, findings = load_set(name)
     trees = {}
     for spec in specs:
@@ -389,8 +402,9 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool)
             print(f"{project}: {tree} is not a directory", file=sys.stderr)
             return 2
         result, analysed = run_porter(tree)
-        k = kernel_by_target([j for j in kernels if j["project"] == project], analysed)
-        f = score_open_findings([j for j in findings if j["project"] == project], result)
+        shown: list[str] | None = [] if show_false else None
+        k = kernel_by_target([j for j in kernels if j["project"] == project], analysed, shown)
+        f = score_open_findings([j for j in findings if j["project"] == project], result, shown)
         n_open, lines = density(result)
         for t in TARGETS:
             total_k[t].update(k[t])
@@ -415,6 +429,8 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool)
             total_r.update({"c": c_hit, "c_all": c_all, "py": py_hit, "py_all": py_all})
             line += f" | recall C/C++ {_ratio(c_hit, c_all)}, Python {_ratio(py_hit, py_all)}"
         print(line)
+        for item in shown or ():
+            print(f"    {item}")
     agree = ", ".join(f"{t} {_ratio(total_k[t]['agree'], total_k[t]['pairs'] + total_k[t]['missing'])}"
                       for t in TARGETS)
     all_pairs = sum(total_k[t]["pairs"] + total_k[t]["missing"] for t in TARGETS)
@@ -451,7 +467,7 @@ def main(argv: list[str]) -> int:
         if not args.trees and args.root is None:
             print("--set needs --root DIR or PROJECT=PATH trees", file=sys.stderr)
             return 2
-        return score_set(args.set, args.trees, args.root, args.recall)
+        return score_set(args.set, args.trees, args.root, args.recall, args.show_false)
     if not args.trees:
         print("give at least one PROJECT=PATH tree", file=sys.stderr)
         return 2

@@ -31,7 +31,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, TypeVar
 
 from porter.errors import UsageError
 from porter.kernels.verdicts import RANK
@@ -203,13 +203,18 @@ def _text(f: Finding) -> str:
     return " ".join(f.snippet.split())
 
 
-def _pair(base: list, head: list, key) -> tuple[list[tuple[Any, Any]], list, list]:
+Item = TypeVar("Item")
+
+
+def _pair(base: list[Item], head: list[Item], key: Callable[[Item], Hashable]
+          ) -> tuple[list[tuple[Item, Item]], list[Item], list[Item]]:
     """Pairs of (base, head) items with equal keys, the n-th of a key at the base with the n-th at the head (the
     occurrence index); and the unpaired items of each side, in their original order."""
-    pool: dict[Any, list] = {}
+    pool: dict[Hashable, list[Item]] = {}
     for b in base:
         pool.setdefault(key(b), []).append(b)
-    pairs, left_head = [], []
+    pairs: list[tuple[Item, Item]] = []
+    left_head: list[Item] = []
     for h in head:
         bucket = pool.get(key(h))
         if bucket:
@@ -228,7 +233,9 @@ def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: di
     head = sorted(head, key=lambda f: (f.path, f.line, f.column, f.rule))
     pairs, gone, added = _pair_with_paths(base, head, renames)
     # A function moved to another file keeps its findings: match the rest by what they are, not where.
-    named = lambda fs: [f for f in fs if f.function]
+    def named(fs: list[Finding]) -> list[Finding]:
+        return [f for f in fs if f.function]
+
     moved, _, _ = _pair(named(gone), named(added), lambda f: (f.rule, f.function, _text(f)))
     moved_base = {id(b) for b, _ in moved}
     moved_head = {id(h) for _, h in moved}
@@ -253,12 +260,12 @@ def _followed_advice(fixed: list[Finding], new: list[Finding], renames: dict[str
     intrinsic still to review, appears). That is no new work, so it counts as unchanged."""
     from difflib import SequenceMatcher
 
-    spots: dict[tuple, list[Finding]] = {}
+    spots: dict[tuple[str, str], list[Finding]] = {}
     for f in fixed:
         spots.setdefault((renames.get(f.path, f.path), f.function or ""), []).append(f)
     out: set[int] = set()
     used: set[int] = set()
-    by_spot: dict[tuple, list[Finding]] = {}
+    by_spot: dict[tuple[str, str], list[Finding]] = {}
     for f in new:
         by_spot.setdefault((f.path, f.function or ""), []).append(f)
     for key, heads in by_spot.items():
@@ -279,7 +286,8 @@ def _followed_advice(fixed: list[Finding], new: list[Finding], renames: dict[str
     return out
 
 
-def _pair_with_paths(base: list[Finding], head: list[Finding], renames: dict[str, str]):
+def _pair_with_paths(base: list[Finding], head: list[Finding], renames: dict[str, str]
+                     ) -> tuple[list[tuple[Finding, Finding]], list[Finding], list[Finding]]:
     """`_pair` by full identity, the base side's path read through the renames."""
     keyed_base = [((f.rule, renames.get(f.path, f.path), f.function or "", _text(f)), f) for f in base]
     keyed_head = [((f.rule, f.path, f.function or "", _text(f)), f) for f in head]
@@ -295,10 +303,11 @@ def kernel_changes(base: Iterable[Kernel], head: Iterable[Kernel], renames: dict
     head = sorted(head)
     keyed_base = [((renames.get(k.path, k.path), k.qualified_name), k) for k in base]
     keyed_head = [((k.path, k.qualified_name), k) for k in head]
-    pairs, gone, added = _pair(keyed_base, keyed_head, lambda kk: kk[0])
-    moved, _, added = _pair([k for _, k in gone], [k for _, k in added], lambda k: k.qualified_name)
+    pairs, gone, unpaired = _pair(keyed_base, keyed_head, lambda kk: kk[0])
+    moved, _, added = _pair([k for _, k in gone], [k for _, k in unpaired], lambda k: k.qualified_name)
     out: list[KernelChange] = []
-    for b, h in [(b[1], h[1]) for b, h in pairs] + moved + [(None, k) for k in added]:
+    every: list[tuple[Kernel | None, Kernel]] = [(b[1], h[1]) for b, h in pairs] + list(moved) + [(None, k) for k in added]
+    for b, h in every:
         for v in h.verdicts or ():
             before = b.verdict_on(v.target) if b is not None else None
             was = before.verdict if before is not None else None

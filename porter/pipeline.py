@@ -48,6 +48,7 @@ from porter.source.parse_input import harvest_macros, parses_alike
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
+from porter.rocm import default_release
 from porter.targets import Target, resolve_targets
 
 TEXT_SNIFF_BYTES = 8192
@@ -259,6 +260,7 @@ class _Worker:
     rules_by_language: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)  # see rules_for
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
+    rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
     _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
 
     def facts_view(self) -> filekey.FactsView:
@@ -365,6 +367,8 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     state.ctx.extra["repository_files"] = state.headers
     state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
     state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
+    # The ROCm release HIP facts are judged for: the `rocm` pattern modifier (porter.match.engine) and the cache key.
+    state.rocm = state.ctx.extra["rocm"] = options.rocm or default_release()
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
@@ -610,9 +614,10 @@ _FACTS_INPUT: tuple[Any, ...] = ()
 
 
 def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
-             jobs: int, notices: list[str] | None) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
+             jobs: int, notices: list[str] | None, uses: bool = False) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
-    whether every file gave its facts."""
+    whether every file gave its facts; with `uses`, each file's porter.filekey.uses_of after them (a history walk
+    keys its per-blob results with it)."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
@@ -620,7 +625,7 @@ def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, r
     out: dict[str, FileFacts | FileFactsUses] = {}
     whole = True
     workers = min(jobs or os.cpu_count() or 1, len(todo))
-    _FACTS_INPUT = (source, max_bytes, read)
+    _FACTS_INPUT = (source, max_bytes, read, uses)
     try:
         with Pool(budget, workers) as pool:
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
@@ -645,13 +650,13 @@ def _aggregate_task() -> RepositoryFacts:
 
 def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
     """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
-    source, max_bytes, read = _FACTS_INPUT
+    source, max_bytes, read, uses = _FACTS_INPUT
     try:
         try:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
-        return (*facts_of(data), filekey.uses_of(data))  # the last for a history walk's per-blob keys
+        return (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -770,7 +775,7 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _scan_binary(c, st, compute)
     if c.blob is not None and st.cache is not None:
         # A git blob id names the content: a cache hit needs no read at all.
-        hit = _cache_get(c, _key(c, c.blob.encode(), st), st)
+        hit = _cache_get(c, _key(c, c.blob.encode(), st), st, st.cache)
         if isinstance(hit, FileResult):
             return hit, True
         if not compute:
@@ -817,8 +822,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]
     sf = parse(path, language, data, st.macros)
     if opener is not None:
-        sf.cache["open"] = opener
-        sf.cache["size"] = size
+        sf.opener = opener
+        sf.size = size
     try:
         findings, suppressed = run_rules(sf, rules, st.ctx)
     except SkipFile as e:  # a matcher could not read the file (malformed JSON/YAML/TOML/Dockerfile/CMake/ELF)
@@ -878,22 +883,22 @@ def _skip(c: Candidate, reason: str) -> FileResult:
 
 def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     return hashlib.sha256(
-        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(),
+        b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.rocm.encode(),
                     st.repository_digest(c.language), os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
                     content))
     ).hexdigest()
 
 
-def _cache_get(c: Candidate, key: str, st: _Worker) -> Any:
+def _cache_get(c: Candidate, key: str, st: _Worker, cache: Cache) -> Any:
     """The cached result of a file with key `key`: a C/C++/CUDA file's is kept under its key joined with the facts
     it names, which the entry under `uses-<key>` says (porter.filekey)."""
     assert st.cache is not None, "asked only with a cache"
     if c.language != "cuda":
-        return st.cache.get(key)
-    uses = st.cache.get("uses-" + key)
+        return cache.get(key)
+    uses = cache.get("uses-" + key)
     if not filekey.well_formed(uses):
         return None
-    return st.cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
+    return cache.get(filekey.keyed(key, st.facts_view().digest(uses)))
 
 
 def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], FileResult],
@@ -901,7 +906,7 @@ def _cached(c: Candidate, content: bytes, st: _Worker, compute: Callable[[], Fil
     if st.cache is None:
         return (compute() if run else None), False
     key = _key(c, content, st)
-    cached = _cache_get(c, key, st)
+    cached = _cache_get(c, key, st, st.cache)
     if isinstance(cached, FileResult):
         return cached, True
     if not run:

@@ -238,6 +238,13 @@ def _check_pattern(path: Path, field: str, pat: dict, languages: list[str], nest
         e = errors[0]
         where = ".".join([field, *(str(p) for p in e.absolute_path)])
         raise RuleError(path, where, _schema_problem(e))
+    if "rocm" in pat:
+        from porter.rocm import load_versions
+
+        fact = next(iter(pat["rocm"].values()))
+        if fact not in load_versions().facts:
+            raise RuleError(path, f"{field}.rocm", f"no HIP fact {fact!r} in rules/kb/hip_versions.yaml (known: "
+                                                   f"{', '.join(sorted(load_versions().facts))})")
     if kind.name == "feature":
         inner = {k: v for k, v in pat["feature"].items() if k != "note"}
         wrapped = [k for k in inner if k in KINDS]

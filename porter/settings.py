@@ -46,6 +46,7 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
     "effort": str,  # an effort-model override file, relative to the config file
     "rocm_macros": list,  # project macros that mean "this is the ROCm build" (GGML_USE_HIP, BNB_HIP)
     "cuda_only": list,  # path globs the team keeps NVIDIA-only on purpose (optional work)
+    "rocm": str,  # the ROCm release HIP is judged for (porter.rocm; rules/kb/hip_versions.yaml lists the choices)
 }
 MAX_CONFIG_LIST = 1000  # entries in rocm_macros / cuda_only
 _MACRO_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -92,6 +93,9 @@ class Settings:
     cuda_only_from: tuple[str, ...] = ()  # for each cuda_only glob, "config-file:line" it was written at
     file_seconds: float = DEFAULT_FILE_SECONDS  # per-file wall-clock budget of a parser worker (see porter.budget)
     file_memory_mib: int = DEFAULT_FILE_MEMORY_MIB  # heap a parser worker may add for one file (see porter.budget)
+    # The ROCm release HIP facts are judged for ("": the newest rules/kb/hip_versions.yaml lists; porter.rocm answers,
+    # and porter.cli.runs checks a configured one, since porter.rocm's data reader depends on this module).
+    rocm: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ class CommandLine:
     isolated: bool = False
     deep: bool = False
     max_file_size_mb: float | None = None
+    rocm: str | None = None  # --rocm RELEASE
 
 
 def default_cache_dir() -> Path:
@@ -336,6 +341,7 @@ def resolve_settings(path: Path, cli: CommandLine = CommandLine()) -> Settings:
         rocm_macros=tuple(cfg.get("rocm_macros", [])),
         cuda_only=tuple(cfg.get("cuda_only", [])),
         cuda_only_from=tuple(cfg.get("cuda_only_from", [])),
+        rocm=cli.rocm or cfg.get("rocm", ""),
     )
 
 

@@ -61,7 +61,7 @@ def test_a_job_is_planned_under_its_own_library_once(tmp_path):
         "### Library: CUB → hipCUB, rocPRIM",
         "### Library: CUTLASS / CuTe → Composable Kernel (CK, CK-Tile), hipBLASLt, FlyDSL",
         "Plan: **Re-implement the CUTLASS/CuTe-based components on Composable Kernel (CK-Tile) or Triton** — "
-        "6.9–34.8 engineer-days (likely 13.7), item `one-off:reimplement-cutlass`.",
+        "0.9–5 engineer-days (likely 2), item `one-off:reimplement-cutlass`.",
         "### Target fact: FP8 formats on the target",
     ]
 
@@ -71,14 +71,14 @@ def test_examples_are_the_most_important_spots_and_never_repeated():
     a, result = run.assessment, run.result
     got = {r.key: r.examples for r in a.reasons}
     # kernels: the worst verdict, then the most hours, first (not the first path alphabetically)
-    # (histogram 2.94 h, count_nonzero 2.45 h, reduce_sum_cg 2.3 h; reduce_sum, also fix, 0 h: its wave-width fix is
-    # costed at a shared site, so it is not among the first three)
+    # (histogram 1.27 h, reduce_sum_cg 0.99 h; reduce_sum and count_nonzero, also fix, 0 h: their wave-width fixes
+    # are costed at the repository's one compatibility header, so only one of them is among the first three)
     assert got["kernels:port"] == ("src/kernels/histogram.cu:12 histogram_kernel",
-                                   "src/kernels/reduce.cu:42 count_nonzero_kernel",
-                                   "src/kernels/reduce.cu:27 reduce_sum_cg_kernel")
+                                   "src/kernels/reduce.cu:27 reduce_sum_cg_kernel",
+                                   "src/kernels/reduce.cu:15 reduce_sum_kernel")
     hours = {k["qualified_name"]: k["hours"]["likely"] for k in a.breakdowns["by_kernel"]}
-    assert (hours["histogram_kernel"] > hours["count_nonzero_kernel"] > hours["reduce_sum_cg_kernel"]
-            > hours["reduce_sum_kernel"])
+    assert (hours["histogram_kernel"] > hours["reduce_sum_cg_kernel"]
+            > hours["reduce_sum_kernel"] == hours["count_nonzero_kernel"] == 0)
     # findings: the most severe first, one spot per file before a second from the same file
     assert got["review"] == ("src/kernels/reduce.cu:36", "src/kernels/warp_utils.cuh:25", "CMakeLists.txt:2")
     assert got["hipify"] == ("CMakeLists.txt:33", "src/kernels/histogram.cu:57", "src/main.cpp:12")

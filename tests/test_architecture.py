@@ -7,6 +7,7 @@ and which is how a cycle usually hides) counts the same as one at the top of the
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 from pathlib import Path
@@ -31,10 +32,16 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
 
 
+@functools.lru_cache(maxsize=None)
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per process: five checks here walk every module (read, never changed)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
 def imports_of(name: str) -> list[tuple[str, str | None]]:
     """(porter module imported, name taken from it or None) for every import statement anywhere in the module."""
     path = MODULES[name]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = parsed(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: list[tuple[str, str | None]] = []
     for node in ast.walk(tree):
@@ -187,8 +194,7 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
 def file_access(name: str) -> set[tuple[str, str, str]]:
     """(module, enclosing function or class.method, call kind) of every call in the module that opens, lists or
     writes a path by a means other than porter.contain."""
-    path = MODULES[name]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = parsed(MODULES[name])
     found: set[tuple[str, str, str]] = set()
 
     def visit(node: ast.AST, scope: tuple[str, ...]) -> None:
@@ -254,7 +260,7 @@ OTHER_DIRECTIVE_READERS = {
 
 def directive_readers(name: str) -> set[int]:
     """Lines of the module's string constants (not docstrings) that read conditional directives."""
-    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    tree = parsed(MODULES[name])
     docs = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}

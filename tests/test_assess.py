@@ -68,26 +68,39 @@ def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
     assert it.hours.rounded() == Hours(0.09, 0.19, 0.46)
     assert it.klass == "free_with_hipify"
     assert a.breakdowns["hipify"]["free_with_hipify"] == {"findings": 3, "lines": 3, "files": 1}
-    # repository-wide jobs the api finding triggers: toolchain/CI (1–2–6, no build file with a finding) and
-    # validation (0.5–1–3, no kernels): floors that scale with the project, so a one-file port is not days of it
+    # repository-wide jobs the api finding triggers: toolchain/CI (0.5–1–4, no build file with a finding) and
+    # validation (0.25–0.5–2, no kernels): floors that scale with the project, so a one-file port is not days of it
     assert {i.id for i in a.items if i.kind == "one-off"} == {"one-off:rocm-build-and-ci", "one-off:validate-on-target"}
-    assert item(a, "one-off:rocm-build-and-ci").hours == Hours(1, 2, 6)
-    assert item(a, "one-off:validate-on-target").hours == Hours(0.5, 1, 3)
+    assert item(a, "one-off:rocm-build-and-ci").hours == Hours(0.5, 1, 4)
+    assert item(a, "one-off:validate-on-target").hours == Hours(0.25, 0.5, 2)
     # The total is P10–median–P90 of the items as independent PERT ranges, not the sum of the worst cases (9.46 h)
     assert a.hours.rounded(6) == combine(i.hours for i in a.items).rounded(6)
-    assert a.hours.rounded() == Hours(2.87, 3.86, 5.2)
-    assert round(a.mean_hours, 2) == round(sum(pert(i.hours).mean for i in a.items), 2) == 3.97
+    assert a.hours.rounded() == Hours(1.59, 2.25, 3.21)
+    assert round(a.mean_hours, 2) == round(sum(pert(i.hours).mean for i in a.items), 2) == 2.34
     assert a.days == Hours(0, 0.5, 1.0)  # 6 h days; low rounded down, high up, to 0.5
 
 
 def test_per_file_and_per_repo_units():
     rs = RuleSet((rule("BLD001", "build", "s", "file", "replace"), rule("CNT001", "container", "m", "repo", "replace")), "x")
-    fs = [finding("BLD001", "CMakeLists.txt", 2, "build"), finding("BLD001", "CMakeLists.txt", 9, "build"),
+    fs = [finding("BLD001", "ci/build.sh", 2, "build"), finding("BLD001", "ci/build.sh", 9, "build"),
           finding("CNT001", "Dockerfile", 1, "container"), finding("CNT001", "ci/Dockerfile", 1, "container")]
     a = assess(result(fs), ts("mi355x"), model=UNSCALED, rules=rs)
-    assert item(a, "rule:BLD001:CMakeLists.txt").hours == Hours(0.25, 0.5, 1.5)  # once per file
+    assert item(a, "rule:BLD001:ci/build.sh").hours == Hours(0.25, 0.5, 1.5)  # once per file
     repo = item(a, "rule:CNT001:*")
     assert repo.hours == Hours(1, 3, 6) and repo.path is None and repo.count == 2  # once per repository
+
+
+def test_a_build_files_own_build_findings_are_its_per_file_term_of_the_build_job():
+    rs = RuleSet((rule("BLD001", "build", "s", "file", "replace"),), "x")
+    fs = [finding("BLD001", "CMakeLists.txt", 2, "build"), finding("BLD001", "CMakeLists.txt", 9, "build"),
+          finding("BLD001", "ci/build.sh", 4, "build")]
+    a = assess(result(fs), ts("mi355x"), model=UNSCALED, rules=rs)
+    job = item(a, "one-off:rocm-build-and-ci")
+    # 0.5–1–4 h + 0.25–0.5–2 h for the one build file; CMakeLists.txt's two findings are that file's work, the CI
+    # script's finding (not a build target) is costed on its own
+    assert job.hours == Hours(0.75, 1.5, 6)
+    assert set(job.findings) == {fs[0].fingerprint, fs[1].fingerprint}
+    assert [i.id for i in a.items if i.kind == "finding"] == ["rule:BLD001:ci/build.sh"]
 
 
 def test_library_with_no_rocm_equivalent_blocks_and_its_replacement_absorbs_the_findings():
@@ -113,7 +126,7 @@ def kernel_with(verdicts, line=10, end=49):
 
 def test_kernel_verdicts_differ_per_target_and_absorb_the_findings_they_name():
     rs = RuleSet((rule("DEV002", "device", "xs", "hit", "manual", "high", title="32-bit full lane mask"),), "x")
-    k = kernel_with({"mi300x": ("fix", "wave64-full-mask"), "mi455x": ("ok", None)})
+    k = kernel_with({"mi300x": ("fix", "wave64-ballot-32bit"), "mi455x": ("ok", None)})
     f = finding("DEV002", line=20, category="device", severity="high", kernel="k")
     a = assess(result([f], [k]), ts("mi300x", "mi455x"), model=UNSCALED, rules=rs)
     per = {t["id"]: t["verdict"] for t in a.targets}
@@ -123,7 +136,7 @@ def test_kernel_verdicts_differ_per_target_and_absorb_the_findings_they_name():
     assert kern.hours == Hours(2, 4, 10)
     assert kern.findings == (f.fingerprint,) and a.finding_item[f.fingerprint] == kern.id
     row = a.breakdowns["by_kernel"][0]
-    assert row["targets"]["mi300x"]["reasons"] == ["wave64-full-mask: wave64-full-mask says why"]
+    assert row["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit: wave64-ballot-32bit says why"]
     assert (row["worst"], row["worst_target"]) == ("fix", "mi300x")
     assert any("64-lane" in " ".join(v) for r in a.recommendations for v in r["targets"].values())
 
@@ -238,7 +251,7 @@ def test_effort_override_merges_over_the_shipped_model(tmp_path):
     assert ids[-1] == "port-custom-allocator" and ids.count("validate-on-target") == 1
     rs = RuleSet((rule("API001"),), "x")
     a = assess(result([finding("API001")]), ts("mi355x"), model=m, rules=rs)
-    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.97, 1.94, 2.91)  # × the calibration 0.97
+    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.42, 0.84, 1.26)  # × the calibration 0.42
     assert item(a, "one-off:validate-on-target").hours == Hours(0, 0, 0)
 
 
@@ -309,25 +322,26 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     assert dict(next(f for f in result.findings if f.rule == "DEV002").data)["also"].startswith("API004: __shfl_xor_sync")
     # The kernel's fix verdict comes from the helper's 0xffffffff mask and its 16-lane loop (line 2): the fix is made
     # once, in the helper (the fix site), with a review per kernel that reaches it; the kernel has no item of its own.
-    site = item(a, "site:helper:k.cu:1")
-    assert site.title == "Fix once at helper warp_sum (k.cu:1) (1 kernel(s) reach it)"
+    site = item(a, "site:repository:compat")
+    assert site.title == "Fix once at one compatibility header for the repository (1 kernel(s) reach it)"
     assert site.basis == ("wave64-full-mask fixed once (2–4–10 h) + 0.1–0.25–0.5 h review × 1 kernel(s)"
-                          " × calibration 0.97")
-    # (2–4–10 + 0.1–0.25–0.5) × 0.97; it takes the helper's DEV002 and DEV011 findings (API004's "same name" on
+                          " × calibration 0.42")
+    # (2–4–10 + 0.1–0.25–0.5) × 0.42; it takes the helper's DEV002 and DEV011 findings (API004's "same name" on
     # that shuffle yields to DEV002).
-    assert site.hours.rounded() == Hours(2.04, 4.12, 10.19)
+    assert site.hours.rounded() == Hours(0.88, 1.78, 4.41)
     assert site.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
     assert sorted((i.id, i.hours.rounded()) for i in a.items) == [
-        ("one-off:rocm-build-and-ci", Hours(0.97, 1.94, 5.82)),  # 1–2–6 × 0.97 (no build file)
-        ("one-off:validate-on-target", Hours(0.55, 1.14, 3.42)),  # (0.5–1–3 + 0.1–0.25–0.75 × 0.5^0.5) × 0.97
+        ("one-off:rocm-build-and-ci", Hours(0.21, 0.42, 1.68)),  # 0.5–1–4 × 0.42 (no build file)
+        ("one-off:validate-on-target", Hours(0.13, 0.28, 1.06)),  # (0.25–0.5–2 + 0.1–0.25–0.75 × 0.5^0.5) × 0.42
         ("rule:KRN001:k.cu", Hours(0, 0, 0)),
         ("rule:KRN002:k.cu", Hours(0, 0, 0)),
-        ("site:helper:k.cu:1", Hours(2.04, 4.12, 10.19)),
+        ("site:repository:compat", Hours(0.88, 1.78, 4.41)),
     ]
-    assert a.hours.rounded() == Hours(6.65, 8.48, 10.81)  # P10–likely–P90 of the items combined as independent
-    assert [(s.label, s.need, s.kernels) for s in a.fix_sites] == [("helper warp_sum (k.cu:1)", "wave64-full-mask", 1)]
+    assert a.hours.rounded() == Hours(2.28, 2.99, 3.92)  # P10–likely–P90 of the items combined as independent
+    assert [(s.label, s.need, s.kernels) for s in a.fix_sites] == [
+        ("one compatibility header for the repository", "wave64-full-mask", 1)]
     row = a.breakdowns["by_kernel"][0]
-    assert (row["item"], row["findings"]) == ("site:helper:k.cu:1", 1)  # findings written in the kernel's own body
+    assert (row["item"], row["findings"]) == ("site:repository:compat", 1)  # findings written in the kernel's own body
 
 
 def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
@@ -335,10 +349,10 @@ def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
     (tmp_path / "k.cu").write_text(HELPER_SHUFFLE + second)
     result, a = assess_dir(tmp_path, "mi300x")
     helper = sorted(f.fingerprint for f in result.findings if f.line == 2 and f.rule in ("DEV002", "DEV011"))
-    site = item(a, "site:helper:k.cu:1")
+    site = item(a, "site:repository:compat")
     assert site.findings == tuple(helper) and site.count == 2
-    # once (2–4–10) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.97: not two kernels' fixes
-    assert site.hours.rounded() == Hours(2.13, 4.37, 10.67)
+    # once (2–4–10) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.42: not two kernels' fixes
+    assert site.hours.rounded() == Hours(0.92, 1.89, 4.62)
     assert not any(i.id.startswith("kernel:") for i in a.items)
-    assert {a.finding_item[fp] for fp in helper} == {"site:helper:k.cu:1"}
+    assert {a.finding_item[fp] for fp in helper} == {"site:repository:compat"}
     assert not any(i.rule in ("DEV002", "DEV011") for i in a.items)

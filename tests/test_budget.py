@@ -7,14 +7,13 @@ import ast
 import os
 import resource
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from helpers import PORTER, write_files
+from helpers import porter_here, write_files
 from porter import budget
 from porter.budget import Budget, Overrun, Pool, run_stage
 from porter.pipeline import run, scan, translate
@@ -213,8 +212,8 @@ def test_translate_of_a_pathological_cmake_file_stops_at_its_budget_and_the_rest
 def test_five_thousand_digit_defines_are_no_internal_error(tmp_path):
     # Was exit 3: int() refuses more than 4300 digits.
     write_files(tmp_path, {"a.cu": "#define N " + "9" * 5000 + "\n__global__ void k() { __shared__ float s[N]; }\n"})
-    p = subprocess.run([*PORTER, "scan", str(tmp_path), "--no-cache", "--format", "json"], capture_output=True,
-                       text=True, timeout=120)
+    p = porter_here("scan", str(tmp_path), "--no-cache", "--format", "json", timeout=120, replace_env=True,
+                    env=dict(os.environ))
     assert p.returncode == 0, p.stderr
     assert p.stderr == ("note: a.cu: reading its macros and constants failed (ValueError: Exceeds the limit (4300 "
                         "digits) for integer string conversion: value has 5000 digits; use "

@@ -133,7 +133,7 @@ def test_an_analysis_that_splits_inline_ptx_itself_is_read_as_it_says():
 
 def test_a_kernel_costs_its_dearest_need():
     facts = KernelFacts(40)
-    details = (CheckResult("block-not-wave-multiple", "retune", "m", ()), CheckResult("wave64-full-mask", "fix", "m", ()))
+    details = (CheckResult("block-not-wave-multiple", "retune", "m", ()), CheckResult("wave64-ballot-32bit", "fix", "m", ()))
     k = Kernel(path="src/a.cu", line=1, end_line=40, name="k", qualified_name="k", facts=facts,
                verdicts=(TargetVerdict("mi355x", "fix", details),))
     a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=RuleSet((), "x"))
@@ -152,11 +152,11 @@ def test_cutlass_components_are_one_job_sized_from_the_kernels_it_covers():
     other = ptx_kernel(("ld",), path="src/a.cu", name="other")
     a = assess(result([f], [k1, k2, other], files=("attn/fmha.cu", "src/a.cu")), ts("mi355x"), model=UNSCALED, rules=rs)
     job = item(a, "one-off:reimplement-cutlass")
-    # 40–80–200 h + 4–8–24 h per distinct kernel, size-scaled: (160/40)^0.5 = 2 and 1; + 0.25–0.5–1.5 h for the
+    # 8–16–40 h + 8–20–50 h per distinct kernel, size-scaled: (160/40)^0.5 = 2 and 1; + 0.5–1–3 h for the
     # one API name the finding says (the API surface the job re-implements)
-    assert job.hours == Hours(52.25, 104.5, 273.5)
+    assert job.hours == Hours(32.5, 77, 193)
     assert "the 2 distinct of 2 kernel(s) it re-implements" in job.basis and f.fingerprint in job.findings
-    assert "0.25–0.5–1.5 h × 1 (the API surface used" in job.basis
+    assert "0.5–1–3 h × 1 (the API surface used" in job.basis
     ids = {i.id for i in a.items}
     assert "kernel:src/a.cu:1:other" in ids and not any(i.startswith("kernel:attn/") for i in ids)
     rows = {r["name"]: r["item"] for r in a.breakdowns["by_kernel"]}
@@ -269,9 +269,9 @@ def test_fit_recovers_known_multipliers():
     assert fit(rows) == truth
 
 
-def test_the_shipped_calibration_set_has_twenty_cited_ports_split_by_project():
+def test_the_shipped_calibration_set_has_thirty_cited_ports_split_by_project():
     h = load_history(REPO / "bench" / "calibration" / "ports.yaml")
-    assert len(h.ports) >= 20 and h.lines_per_day == 100
+    assert len(h.ports) >= 30 and h.lines_per_day == 100
     for p in h.ports:
         assert len(p.pre_port_commit) == 40 and p.size in ("small", "medium", "big")
         assert p.lines_changed == p.data["lines_added"] + p.data["lines_deleted"]
@@ -280,7 +280,9 @@ def test_the_shipped_calibration_set_has_twenty_cited_ports_split_by_project():
     assert {p.size for p in h.ports} >= {"small", "big"}
     fit_projects = {p.project for p in h.ports if p.set == "fit"}
     held = {p.project for p in h.ports if p.set == "held-out"}
-    assert len(held) >= 10 and not fit_projects & held  # split by project: none in both
+    assert len(held) >= 8 and not fit_projects & held  # split by project: none in both
+    # a held-out port whose miss was studied (and the model changed for it) is fit data from then on
+    assert all(p.set == "fit" for p in h.ports if p.data.get("studied"))
 
 
 def test_median_within_and_leave_one_project_out():
@@ -307,7 +309,7 @@ def test_the_docs_calibration_table_is_rendered_from_a_run_of_the_model_as_it_sh
     # `python bench/calibrate.py --mirrors <dir> --record bench/calibration/results.yaml --docs`.
     assert rec["model_fingerprint"] == model_fingerprint(REPO)
     assert docs_table(rec) in (REPO / "docs" / "effort-model.md").read_text(encoding="utf-8")
-    assert len(rec["ports"]) >= 20 and {s["label"] for s in rec["summaries"]} >= {
+    assert len(rec["ports"]) >= 30 and {s["label"] for s in rec["summaries"]} >= {
         "fit set", "held-out set", "all ports, leave-one-project-out"}
 
 
@@ -333,7 +335,7 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
     assert "fit set                            n= 2  rho 1.000" in p.stdout
     # left out in turn, each of two projects is priced by the other's multiplier: still ranked right, but neither
     # within 2x of its reference, so a bar fails (exit 1)
-    assert "all ports, leave-one-project-out   n= 2  rho 1.000  median est/ref 1.30  within 2x 0%" in p.stdout
+    assert "all ports, leave-one-project-out   n= 2  rho 1.000  median est/ref 1.28  within 2x 0%" in p.stdout
     assert p.returncode == 1, p.stderr
     assert "one-person one-day port(s) at most 3 likely days: yes (small " in p.stdout
     fitted = load_effort_model(out)

@@ -167,8 +167,8 @@ def test_summary_counts_by_status():
     assert (before["open_findings"], before["handled_findings"], before["cuda_only_findings"]) == (9, 0, 0)
     assert (after["open_findings"], after["handled_findings"], after["cuda_only_findings"]) == (4, 4, 1)
     assert before["open_kernels"] == {"mi355x": 1} and after["open_kernels"] == {"mi355x": 0}
-    assert (before["verdict"], before["effort"]) == ("port", {"low": 0.5, "likely": 1.0, "high": 1.5})
-    assert (after["verdict"], after["effort"]) == ("mechanical", {"low": 0.0, "likely": 0.5, "high": 1.0})
+    assert (before["verdict"], before["effort"]) == ("port", {"low": 0.0, "likely": 0.5, "high": 1.0})
+    assert (after["verdict"], after["effort"]) == ("mechanical", {"low": 0.0, "likely": 0.5, "high": 0.5})
 
 
 def test_second_walk_reads_the_cache_and_scans_nothing(scenario, tmp_path):

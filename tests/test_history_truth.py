@@ -111,8 +111,8 @@ def test_html_chart_has_round_ticks_dates_and_a_legend(tmp_path):
     top = max(p["effort"]["likely"] for p in doc["points"])
     svg = page[page.index("<svg"):page.index("</svg>")]
     ticks = re.findall(r'<text x="[\d.]+" y="[\d.]+" text-anchor="end">([^<]+)</text>', svg)
-    # four round steps (0.25) up to the first round top above the scenario's largest open work
-    assert 0.75 < top <= 1 and ticks == ["0", "0.25", "0.5", "0.75", "1"]
+    # four round steps (0.2) up to the first round top above the scenario's largest open work (0.5 likely days)
+    assert top == 0.5 and ticks == ["0", "0.2", "0.4", "0.6", "0.8"]
     dates = re.findall(r'<text class="tick" x="[\d.]+" y="[\d.]+" text-anchor="middle">([^<]+)</text>', svg)
     assert dates == ["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-06"]  # commits at noon, 01-01..06
     legend = re.findall(r'<text x="[\d.]+" y="334">([^<]+)</text>', svg)

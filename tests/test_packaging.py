@@ -37,7 +37,7 @@ def test_the_wheel_works_outside_the_checkout(tmp_path):
                  "porter/schemas/rule.schema.json"):
         assert data in names
     env_dir = tmp_path / "fresh"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)  # pip goes in by this run's own pip (--python): no ensurepip per run
     py = env_dir / "bin" / "python"
     # The wheel goes in for real; its dependencies come from this test run's environment (no network needed), through
     # a .pth path entry, which does not activate the checkout's editable install (that needs its own .pth processed).
@@ -45,7 +45,8 @@ def test_the_wheel_works_outside_the_checkout(tmp_path):
                           capture_output=True, text=True, check=True).stdout.strip()
     deps = [p for p in sys.path if p.endswith("site-packages")]
     Path(site, "deps.pth").write_text("\n".join(deps) + "\n")
-    inst = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+    inst = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index",
+                           str(wheel)],
                           capture_output=True, text=True, timeout=600)
     assert inst.returncode == 0, inst.stderr
     elsewhere = tmp_path / "elsewhere"

@@ -53,8 +53,8 @@ SHIPPED = [(r.id, i, p, nested) for r in RULES for i, top in enumerate(r.pattern
 def test_every_shipped_rule_loads():
     # DEV013 (host capability dispatch), DEV014 (NVIDIA-generation tuning), DEV015 (TF32), API007 (thrust::cuda) added
     # by issue 11; DEV016 (vanishing __CUDA_ARCH__ arm), DEV017 (wave size fixed at 64), DEV018 (half raw bit patterns)
-    # and API008 (CUDA_R_* compute types) by issue 27
-    assert len(RULES) == 94
+    # API008 (CUDA_R_* compute types) and DEV019 (dependent member template without `template`) by issue 27
+    assert len(RULES) == 95
 
 
 @pytest.mark.parametrize("rid,i,pattern,nested", SHIPPED, ids=[f"{s[0]}-{s[1]}-{kind_of(s[2])}" for s in SHIPPED])
@@ -79,7 +79,7 @@ def test_each_kind_schema_is_a_valid_json_schema(kind):
 
 def test_registry_and_schema_declare_the_same_kinds():
     assert sorted(KINDS) == sorted(KIND_SCHEMAS["kinds"])
-    assert MODIFIERS == ("not_regex", "inside_kernel", "in_device_code", "warp_dependent")
+    assert MODIFIERS == ("not_regex", "inside_kernel", "in_device_code", "warp_dependent", "not_logical_warp", "rocm")
     assert KINDS["regex"].options == ("in", "flags")
 
 
@@ -124,7 +124,7 @@ def test_value_of_the_wrong_shape_is_refused(tmp_path):
 def test_option_of_another_kind_is_refused(tmp_path):
     path = rule_with(tmp_path, "{identifiers: [cudaMalloc], in: string}")
     assert load_error(path) == (f"{path}: patterns.0: unknown key 'in' "
-                                f"(known: identifiers, in_device_code, inside_kernel, not_regex, warp_dependent)")
+                                f"(known: identifiers, in_device_code, inside_kernel, not_logical_warp, not_regex, rocm, warp_dependent)")
 
 
 def test_feature_around_a_python_kind_is_refused(tmp_path):

@@ -53,7 +53,7 @@ def test_a_work_tree_scan_checks_its_repository_once(tmp_path, monkeypatch):
     finally:
         signal.alarm(0)
     assert len(calls) == 1
-    assert result.stats.get("prefix") == "src"  # the top found without asking git again is the same
+    assert result.stats.prefix == "src"  # the top found without asking git again is the same
 
 
 def test_one_mention_pattern():

@@ -66,6 +66,18 @@ def hipified_copy_lines(gd: str, pre: str, port: str, path: str, pre_paths: set[
     return len([x for x in new if x]) - same if len(new) > same else 0
 
 
+def normalised_lines(gd: str, pre: str, port: str, old_path: str, new_path: str) -> tuple[int, int]:
+    """Lines added and deleted between `old_path` at the pre-port commit and `new_path` at the port, compared as
+    hipify-style renames and whitespace see them (blank lines dropped): a file the port rewrote in place (hipified,
+    re-indented, its line endings changed) counts only what an engineer changed, not its whole length."""
+    import difflib
+
+    old = [x for x in (_normal(x) for x in git(gd, "show", f"{pre}:{old_path}").splitlines()) if x]
+    new = [x for x in (_normal(x) for x in git(gd, "show", f"{port}:{new_path}").splitlines()) if x]
+    same = sum(b.size for b in difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks())
+    return len(new) - same, len(old) - same
+
+
 def lines(gd: str, pre: str, port: str, exclude: list[str] = ()) -> tuple[int, int, int]:
     added = deleted = files = 0
     pre_paths = set(git(gd, "ls-tree", "-r", "--name-only", pre).splitlines())
@@ -74,13 +86,19 @@ def lines(gd: str, pre: str, port: str, exclude: list[str] = ()) -> tuple[int, i
         a, d, path = row.split("\t", 2)
         if a == "-":
             continue  # binary
+        source = path
         if "=>" in path:  # a rename or copy: `dir/{a => b}` or `a => b`; the new name decides
+            source = re.sub(r"\{([^{}]*) => [^{}]*\}", r"\1", path).split(" => ")[0].replace("//", "/")
             path = re.sub(r"\{[^{}]* => ([^{}]*)\}", r"\1", path)
             path = path.split(" => ")[-1].replace("//", "/")
         if counted(path):
-            if int(d) == 0 and path not in pre_paths:
+            if int(d) == 0 and path not in pre_paths and source == path:
                 copy = hipified_copy_lines(gd, pre, port, path, pre_paths)
                 a = str(max(0, copy)) if copy is not None else a
+            elif source in pre_paths and int(d) > 0:
+                # modified in place, or a copy/rename that was edited: what differs beyond renames and whitespace
+                na, nd = normalised_lines(gd, pre, port, source, path)
+                a, d = str(min(int(a), na)), str(min(int(d), nd))
             added += int(a)
             deleted += int(d)
             files += 1
@@ -117,7 +135,8 @@ def main(argv=None) -> int:
         rows = git(gd, "log", "--no-merges", "--format=%aN\t%ad", "--date=short", f"{base}..{head}").splitlines()
     else:
         rows = git(gd, "log", "-1", "--format=%aN\t%ad", "--date=short", port).splitlines()
-    rows = [r.split("\t") for r in rows if "\t" in r]
+    # bots (pre-commit.ci, dependabot) are not people who worked on the port
+    rows = [r.split("\t") for r in rows if "\t" in r and "[bot]" not in r]
     merged = git(gd, "log", "-1", "--format=%cd", "--date=short", port).strip()
     started = min((d for _, d in rows), default=merged)
     cal = (dt.date.fromisoformat(merged) - dt.date.fromisoformat(started)).days

@@ -32,6 +32,7 @@ def assess_cmd(
     config: Optional[Path] = options.config(),
     isolated: bool = options.isolated(),
     deep: bool = options.deep(),
+    rocm: Optional[str] = options.rocm(),
     no_color: bool = options.no_color(),
     date: Optional[str] = options.date(),
     select_rules: Optional[List[str]] = options.select(),
@@ -45,7 +46,8 @@ def assess_cmd(
         check_suffix(format, output, report_suffixes())
         fmt = format_for(format, output)
         day = options.report_date(date)
-        cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep)
+        cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep,
+                                   rocm=rocm)
         settings = None
         if select_rules or ignore_rules:
             import dataclasses

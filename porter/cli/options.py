@@ -84,6 +84,13 @@ def max_file_size_mb():
     return typer.Option(None, "--max-file-size-mb", metavar="MB", help="Skip files larger than this (default 8).")
 
 
+def rocm():
+    from porter.rocm import default_release, releases
+
+    return typer.Option(None, "--rocm", metavar="RELEASE",
+                        help=f"Judge HIP as ROCm {'|'.join(releases())} ships it (default: {default_release()}).")
+
+
 def deep():
     return typer.Option(False, "--deep", metavar="", help="Refine kernel facts with libclang (optional extra 'deep').")
 
@@ -133,7 +140,7 @@ def report_date(value: str | None) -> str | None:
 
 
 def command_line(include=None, exclude=None, jobs=None, fail_on=None, target=None, no_cache=False, cache_dir=None,
-                 config=None, isolated=False, deep=False, max_file_size_mb=None):
+                 config=None, isolated=False, deep=False, max_file_size_mb=None, rocm=None):
     """porter.settings.CommandLine from the options a command took (None: not given)."""
     from porter.settings import CommandLine
 
@@ -141,7 +148,14 @@ def command_line(include=None, exclude=None, jobs=None, fail_on=None, target=Non
     # denormal like 1e-320 (0 bytes: every file skipped) are as meaningless. 4096 is porter.toml's own bound.
     if max_file_size_mb is not None and not 1e-6 <= max_file_size_mb <= 4096:
         raise UsageError(f"--max-file-size-mb must be a number from 0.000001 to 4096 (MiB), not {max_file_size_mb!r}")
+    if rocm is not None:
+        from porter.rocm import check_release
+
+        try:
+            check_release(rocm)
+        except ValueError as e:
+            raise UsageError(f"--rocm: {e}") from None
     return CommandLine(include=tuple(include) if include else None, exclude=tuple(exclude) if exclude else None,
                        jobs=jobs, fail_on=fail_on, targets=tuple(target) if target else None, no_cache=no_cache,
                        cache_dir=cache_dir, config=config, isolated=isolated, deep=deep,
-                       max_file_size_mb=max_file_size_mb)
+                       max_file_size_mb=max_file_size_mb, rocm=rocm)

@@ -39,6 +39,13 @@ def check_configuration(settings, cli) -> None:
                 close = difflib.get_close_matches(rid.upper(), sorted(known), n=1, cutoff=0.8)
                 hint = f"did you mean {close[0]}? " if close else ""
                 raise ConfigError(f"{where}: disable: no rule {rid[:64]!r} ({hint}`porter rules list` shows them)")
+    if settings.rocm and not getattr(cli, "rocm", None):
+        from porter.rocm import check_release
+
+        try:
+            check_release(settings.rocm)
+        except ValueError as e:
+            raise ConfigError(f"{where}: rocm: {e}") from None
     if settings.targets and not cli.targets:
         from porter.targets import TargetError, resolve_targets
 

@@ -52,6 +52,7 @@ def scan(
     isolated: bool = options.isolated(),
     max_file_size_mb: Optional[float] = options.max_file_size_mb(),
     deep: bool = options.deep(),
+    rocm: Optional[str] = options.rocm(),
     status: Optional[str] = typer.Option(None, "--status", metavar="STATUS", help="Show only findings and kernels with this port status: open, handled, cuda-only or all (default: all shown; --fail-on counts open ones)."),
     new_since: Optional[str] = typer.Option(None, "--new-since", metavar="REF", help="Only what changed since the merge base with this commit or branch (e.g. the PR base): new findings, fixed ones, kernel verdict changes."),
     baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE", help="Only findings not in this baseline file (written by `porter baseline`)."),
@@ -77,7 +78,7 @@ def scan(
         fmt = format_for(format, output)
         day = options.report_date(date)
         cli = options.command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
-                                   max_file_size_mb)
+                                   max_file_size_mb, rocm)
         settings = settings_for(path, cli)
         known = rule_ids(settings.extra_rules)
         sel = selection(select_rules, ignore_rules, min_severity, known)

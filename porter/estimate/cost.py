@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from porter.estimate.dedup import fix_site, template_key
+from porter.estimate.dedup import Site, fix_site, template_key
 from porter.estimate.effort_model import EffortModel, Hours
 from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.kernel_verdicts import KERNEL_VERDICTS, KernelVerdicts, TargetVerdict, read_kernel
@@ -192,16 +192,25 @@ class FixSite:
     hours: Hours
 
 
+_REPOSITORY_SITE = Site("repository:compat", "one compatibility header for the repository")
+
+
 def _split_needs(k: Kernel, tv: TargetVerdict, model: EffortModel):
     """A target verdict's needs split into (own needs, {site: [need, ...]}, tuning needs): tuning needs (a Triton
     num_warps choice, the second __launch_bounds__ argument) are retuning per target, not port work; needs whose
     lines are all at one shared fix site are costed at the site."""
     tuning = set(model.kernels.get("tuning_needs", ()))
+    repository = set(model.kernels.get("repository_fix_needs", ()))
     own, sites, tune = [], {}, []
     lines = tv.need_lines or tuple(() for _ in tv.needs)
     for (need, verdict), at in zip(tv.needs, lines):
         if need in tuning:
             tune.append((need, verdict))
+            continue
+        if need in repository:
+            # fixed once for the whole repository (one compatibility header for all of them), wherever the kernel
+            # writes it
+            sites.setdefault(_REPOSITORY_SITE, []).append((need, verdict))
             continue
         site = fix_site(k, need, at) if model.kernels.get("fix_sites", True) else None
         if site is not None:
@@ -299,7 +308,6 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
     for r in rows:
         if not r["job"]:
             groups[r["key"]].append(r)
-    item_of: dict[int, str] = {}
     templates: list[TemplateGroup] = []
     for key, rs in groups.items():
         rs.sort(key=lambda r: (-r["hours"].likely, r["k"].path, r["k"].line))
@@ -463,6 +471,14 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             job_hours = job_hours + per.scale(len(files))
             if files:
                 basis += f" + {per.text()} × {len(files)} file(s) ({', '.join(spec.get('categories', ()))})"
+            if spec.get("absorbs"):
+                # Moving a build file to HIP is the per-file term: its own findings (nvcc flags, the CUDA language)
+                # are that work, not more of it.
+                mine = [f for f in scope.findings if f.path in files and f.fingerprint not in taken
+                        and f.category in spec.get("categories", ())]
+                for f in mine:
+                    taken[f.fingerprint] = item_id
+                takes = takes + mine
         basis += f"; triggered by {len(hits)} finding(s)" + (f", absorbs {len(takes) + len(absorbed)}"
                                                              if takes or absorbed else "")
         items.append(Item(

@@ -108,6 +108,8 @@ class Inputs:
                 for f in findings:
                     if f.fingerprint not in out and re.search(entry["text"], _finding_text(f, self.rule(f))):
                         out[f.fingerprint] = (f.rule, entry["reason"])
+            if entry.get("rewrites"):
+                self._rewrites(entry, findings, kernels, targets, out)
             if not entry.get("siblings"):
                 continue
             dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
@@ -132,6 +134,29 @@ class Inputs:
                     key = spot.fingerprint if isinstance(spot, Finding) else _kernel_id(spot)
                     out.setdefault(key, (d, entry["reason"]))
         return out
+
+    def _rewrites(self, entry: Mapping[str, Any], findings: list[Finding], kernels: list[Kernel],
+                  targets: tuple[Target, ...], out: dict[str, tuple[str, str]]) -> None:
+        """A `rewrites` entry: kernels that need a new implementation on the target (at least `min_need_hours`), in a
+        project with at least `min_other_kernels` kernels that port without one, go to parity with the findings of
+        their files: a first port leaves such a fast path NVIDIA-only (vLLM's AWQ, CTranslate2's AWQ GEMMs,
+        AutoAWQ_kernels' fused attention). Kernels a backend job re-implements (CUTLASS/CuTe) are that job's."""
+        floor = float(entry.get("min_need_hours", 16))
+        backend = {lib for job in self.model.one_offs for lib in job.get("kernel_libraries", ())}
+
+        def on_backend(k: Kernel) -> bool:
+            return k.facts is not None and bool(backend & set(k.facts.merged().cuda_libraries))
+
+        mine = [k for k in kernels if _kernel_id(k) not in out and not on_backend(k)]
+        rewrite = [k for k in mine if self.need_likely(k, targets) >= floor]
+        if not rewrite or len(mine) - len(rewrite) < int(entry.get("min_other_kernels", 4)):
+            return
+        paths = {k.path for k in rewrite}
+        for k in rewrite:
+            out.setdefault(_kernel_id(k), (k.path, entry["reason"]))
+        for f in findings:
+            if f.path in paths:
+                out.setdefault(f.fingerprint, (f.path, entry["reason"]))
 
     def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
         """The likely hours of the dearest thing a kernel needs on any of `targets`, before size and complexity."""

@@ -161,6 +161,7 @@ class Walker:
         self.facts_ids: dict[tuple, int] = {}
         self.facts_of_files: dict[tuple, tuple[int, RepositoryFacts]] = {}  # the point's (path, blob)s → its facts
         self.views: dict[int, filekey.FactsView] = {}  # facts id → the facts as C/C++ files' keys cut them down
+        self.depends: dict[tuple, object] = {}  # (facts id, blob) → a C/C++ blob's _depends
         self.budget = file_budget(settings)
         self.sizes: dict[str, int] = {}
         self.blobs_scanned = 0
@@ -283,7 +284,7 @@ class Walker:
             for blob, c in todo.items():
                 rounds.setdefault(c.path, (blob, c))
             out, _ = harvest_file_facts([c for _, c in rounds.values()], self.source, self.settings.max_file_bytes,
-                                        Held(), self.budget, self.settings.jobs, self.notices)
+                                        Held(), self.budget, self.settings.jobs, self.notices, uses=True)
             for blob, c in rounds.values():
                 self.facts_memo[blob] = out.get(c.path, ({}, {}, ((), 0)))
                 del todo[blob]
@@ -292,13 +293,19 @@ class Walker:
         """_depends for a file of a point with facts `facts` (id `fid`), from its blob's memoised uses."""
         if c.language != "cuda":
             return _depends(c.language, fid, facts)
-        part = self.facts_memo.get(c.blob or "")
-        uses = part[3] if part is not None and len(part) > 3 else None
-        view = self.views.get(fid)
-        if view is None:
-            view = self.views[fid] = filekey.FactsView(dict(facts.macros), facts.headers, dict(facts.constants),
-                                                       facts.build_names, dict(facts.alternatives))
-        return _depends(c.language, fid, facts, uses, view)
+        memo = (fid, c.blob)
+        found = self.depends.get(memo)
+        if found is None:  # asked for every file at every point: a blob's answer per facts is kept
+            part = self.facts_memo.get(c.blob or "")
+            uses = part[3] if part is not None and len(part) > 3 else None
+            view = self.views.get(fid)
+            if view is None:
+                view = self.views[fid] = filekey.FactsView(dict(facts.macros), facts.headers, dict(facts.constants),
+                                                           facts.build_names, dict(facts.alternatives))
+            found = _depends(c.language, fid, facts, uses, view)
+            if part is not None:  # the blob's facts are read: its answer for these facts is final
+                self.depends[memo] = found
+        return found
 
     def _facts(self, files: list[Candidate]) -> tuple[int, RepositoryFacts]:
         """The repository-wide facts at a point (as the pipeline computes them for a scan) and their id; each

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
-from porter.match.kinds.code_device import in_device_code, warp_dependent
+from porter.match.kinds.code_device import in_device_code, logical_warp32, warp_dependent
 from porter.match.kinds.code_regex import compile_regex, register_regexes
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
@@ -129,22 +129,40 @@ class _Step(NamedTuple):
     inside_kernel: bool
     in_device_code: bool
     warp_dependent: bool
-
+    rocm: tuple[str, bool] | None  # (HIP fact, whether the release must have it): the `rocm` modifier
+    not_logical_warp: bool
 
     @property
     def plain(self) -> bool:
-        """Whether every hit of its matcher is kept (no modifier filters them)."""
-        return not (self.not_regex is not None or self.inside_kernel or self.in_device_code or self.warp_dependent)
+        """Whether every hit of its matcher is kept (no modifier filters or adds to them)."""
+        return not (self.not_regex is not None or self.inside_kernel or self.in_device_code or self.warp_dependent
+                    or self.rocm is not None or self.not_logical_warp)
 
 
 def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
     """The rule's draft fields, its steps (each unpacked for _step_hits: matcher, pattern, needs, query, plain,
     the step) and its languages."""
     steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
-                        bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")))
+                        bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")),
+                        _rocm_condition(p), bool(p.get("not_logical_warp")))
                   for p in rule.patterns)
     return (_fixed(rule), tuple((s.matcher, s.pattern, s.needs, s.query, s.plain, s) for s in steps),
             frozenset(rule.languages))
+
+
+def _rocm_condition(pattern: dict) -> tuple[str, bool] | None:
+    cond = pattern.get("rocm")
+    if not cond:
+        return None
+    wanted, fact = next(iter(cond.items()))
+    return fact, wanted == "has"
+
+
+def _release(ctx: MatchContext) -> str:
+    """The ROCm release the scan judges HIP for (porter.rocm's newest when the caller set none)."""
+    from porter.rocm import default_release
+
+    return ctx.extra.get("rocm") or default_release()
 
 
 # Each rule's draft fields and steps; rule sets loaded again and again (tests, history walks) start it again at
@@ -163,16 +181,29 @@ def _step_hits(steps: tuple[tuple, ...], sf: SourceFile, ctx: MatchContext) -> I
     for matcher, pattern, needs, query, plain, step in steps:
         if needs and code_file and not has_tokens(needs, sf):
             continue  # a token the pattern needs is not in the file: its matcher could not hit
+        if step.rocm is not None:
+            from porter.rocm import has
+
+            fact, wanted = step.rocm
+            if has(fact, _release(ctx)) != wanted:
+                continue  # the chosen ROCm release decides this pattern away (rules/kb/hip_versions.yaml)
         if query is not None and code_file:
             register_root_query(sf.language, query)  # from the next file on, run with the others
         hits = matcher(pattern, sf, ctx)
-        yield hits if plain else _kept(step, hits, sf)
+        yield hits if plain else _kept(step, hits, sf, ctx)
 
 
-def _kept(step: _Step, hits: Iterable[Hit], sf: SourceFile) -> Iterator[Hit]:
-    """The hits its modifiers (not_regex, inside_kernel, in_device_code, warp_dependent) keep."""
+def _kept(step: _Step, hits: Iterable[Hit], sf: SourceFile, ctx: MatchContext) -> Iterator[Hit]:
+    """The hits its modifiers (not_regex, inside_kernel, in_device_code, warp_dependent) keep, with the `rocm`
+    modifier's values ({rocm}, {hip_since}, {hip_until}) added."""
     not_memo = sf.cache.setdefault("engine.not_regex", {})
     not_rx = compile_regex(step.not_regex) if step.not_regex is not None else None
+    versioned: tuple[tuple[str, str], ...] = ()
+    if step.rocm is not None:
+        from porter.rocm import fact
+
+        known = fact(step.rocm[0])
+        versioned = (("rocm", _release(ctx)), ("hip_since", known.since or ""), ("hip_until", known.until or ""))
     for hit in hits:
         if not_rx is not None:
             line, _ = sf.position(hit.start)
@@ -189,6 +220,13 @@ def _kept(step: _Step, hits: Iterable[Hit], sf: SourceFile) -> Iterator[Hit]:
             continue
         if step.warp_dependent and not warp_dependent(sf, hit.start, hit.end):
             continue
+        if step.not_logical_warp and logical_warp32(sf, hit.start):
+            continue
+        if versioned:
+            # A feature's note may name the release too ("... in ROCm {rocm}; HIP has it from {hip_since}").
+            values = tuple((k, v.format_map(_Values(versioned)) if k == "note" and "{" in v else v)
+                           for k, v in hit.values)
+            hit = hit._replace(values=values + versioned)
         yield hit
 
 

@@ -10,36 +10,51 @@ sorted drafts of its findings (porter.match.draft):
 3. Code inside the AMD branch of a ROCm guard is kept: port-awareness (porter.portaware) reads it handled, port
    work already done, with the guard as evidence. A capability or toolkit-version test (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
-4. Duplicates: where two rules report the same spot, only the most specific one is kept (SPECIFIC below: DEV007's
+4. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
 """
 from __future__ import annotations
 
+import functools
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Iterable
 
+from porter.datafile import DATA_DIR, read_yaml
+from porter.errors import DataFileError
 from porter.match.draft import Draft
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import Group, names_rocm, preprocessed
 
-# general rule -> the rules that, hitting the same spot, say the same thing more specifically. The general one yields.
-SPECIFIC: dict[str, tuple[str, ...]] = {
-    "DEV001": ("DEV006", "DEV007", "DEV012", "PYT010"),  # inline PTX: matrix / Hopper / async-copy PTX name the job
-    "API004": ("DEV002", "DEV003", "DEV011"),  # same-name shuffle/ballot: the 32-bit mask or width is the real issue
-    "API001": ("DEV002", "DEV003", "DEV015"),  # FAST_TF32's rename: DEV015 says what TF32 is on each target
-    # "no drop-in HIP header" contradicts LIB001's "drop-in" on the same include (libcu++'s cuda/pipeline); an
-    # API005 rename next to a LIB finding is not a duplicate: one names the header, the other the dependency.
-    "LIB001": ("API006",),
-    "LIB002": ("API006",),
-    "LIB003": ("API006",),
-    "DEV005": ("DEV006",),
-    "DEV013": ("DEV014",),  # a capability test that picks a tuning value: the tuning table is the finding
-    "DEV009": ("DEV016",),  # a capability test with nothing in its place on HIP: the vanishing code is the finding
-    "KRN001": (),
-}
+PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
+_RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
+
+
+class PrecedenceError(DataFileError):
+    """rules/kb/precedence.yaml cannot be used."""
+
+
+@functools.lru_cache(maxsize=4)
+def specific(path: Path = PRECEDENCE_FILE) -> dict[str, tuple[str, ...]]:
+    """General rule -> the rules that, hitting the same spot, say the same thing more specifically (the general
+    one yields), in the file's order: the table rules/kb/precedence.yaml holds as data."""
+    raw = read_yaml(path, PrecedenceError)
+    table = raw.get("specific") if isinstance(raw, dict) else None
+    if not isinstance(table, dict) or not table:
+        raise PrecedenceError(path, "specific", "must be a non-empty mapping of rule id -> [more specific rule ids]")
+    out: dict[str, tuple[str, ...]] = {}
+    for general, rules in table.items():
+        if not isinstance(general, str) or not _RULE_ID.fullmatch(general):
+            raise PrecedenceError(path, f"specific.{general}", "a key is a rule id (three capitals, three digits)")
+        if not isinstance(rules, list) or not all(isinstance(r, str) and _RULE_ID.fullmatch(r) for r in rules):
+            raise PrecedenceError(path, f"specific.{general}", "must be a list of rule ids")
+        if general in rules:
+            raise PrecedenceError(path, f"specific.{general}", "a rule cannot be more specific than itself")
+        out[general] = tuple(rules)
+    return out
+
 
 # Toolkit headers a repository may carry a private copy of (to build without the CUDA toolkit installed).
 TOOLKIT_HEADERS = frozenset({
@@ -123,17 +138,18 @@ def old_toolkit_lines(groups: Iterable[Group]) -> frozenset[int]:
 
 
 def one_per_spot(findings: list[Draft]) -> list[Draft]:
-    """Drop a general rule's finding where a more specific rule (SPECIFIC) hit an overlapping span on the same
+    """Drop a general rule's finding where a more specific rule (`specific()`) hit an overlapping span on the same
     lines; the kept finding records the dropped ones under data `also`. Input and output sorted."""
     by_rule: dict[str, list[Draft]] = {}
     for f in findings:
         by_rule.setdefault(f.rule, []).append(f)
-    if not any(r in by_rule and any(s in by_rule for s in SPECIFIC[r]) for r in SPECIFIC):
+    table = specific()
+    if not any(r in by_rule and any(s in by_rule for s in table[r]) for r in table):
         return findings
     drop: set[int] = set()
     merged: dict[int, list[str]] = {}
     index = {id(f): i for i, f in enumerate(findings)}
-    for general, specifics in SPECIFIC.items():
+    for general, specifics in table.items():
         for g in by_rule.get(general, ()):
             for rule in specifics:
                 keeper = next((s for s in by_rule.get(rule, ()) if _overlap(g, s)), None)

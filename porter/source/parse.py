@@ -16,6 +16,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
+from typing import IO, Callable
 
 import tree_sitter as ts
 
@@ -23,6 +24,7 @@ from porter.lazyre import lazy_regex
 from porter.source.parse_input import (LIBRARY_QUALIFIER_MACROS, blank, blank_numeric_runs, harvest_macros,
                                        neutralise_macros, unparsed_attributes)
 from porter.source.parse_queries import captures, parser_for, register_root_query
+from porter.source import preprocessor
 from porter.source.parse_tokens import file_tokens
 
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
@@ -90,6 +92,10 @@ class SourceFile:
     error_lines: int = 0
     _tokens: dict[bytes, list[int]] | None = field(default=None, repr=False)
     cache: dict = field(default_factory=dict, repr=False)  # per-file memo for matchers (e.g. call sites)
+    # A binary file's whole content on demand, through the source's bounded reader (porter.pipeline: `data` then
+    # holds only the head), and its size; None: `data` is the whole file.
+    opener: Callable[[], IO[bytes]] | None = field(default=None, repr=False)
+    size: int | None = None
 
     @property
     def lines(self) -> int:
@@ -174,6 +180,8 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     macros = {**LIBRARY_QUALIFIER_MACROS, **(macros or {})}
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     parse_input = blank_numeric_runs(parse_input)
+    # One arm of an #if group whose arms split braces (issue 27 class 5): a kernel must not swallow its launcher.
+    parse_input = preprocessor.one_arm_for_braces(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
         parse_input = unparsed_attributes().sub(lambda m: b" " * len(m.group()), parse_input)
     tree = parser_for("cuda").parse(parse_input)

@@ -22,6 +22,18 @@ _QUALIFIER_MACRO = re.compile(
 )
 
 
+# `#define KERNEL(T) template <typename T> __global__`, `#define LAUNCH_BOUNDS(n) __launch_bounds__(n)`: a
+# function-like macro whose body is only declaration qualifiers, maybe after a `template <...>` head. Harvested as
+# {"NAME(*)": body}; a use `NAME(args)` becomes `__global__` / `__device__` (padded) or spaces, as the object-like
+# qualifier macros do, so a templated kernel declared through one is found (issue 27 class 5).
+_QUALIFIER_FUNCTION_MACRO = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)\([^()\n]*\)[ \t]+((?:template[ \t]*<[^<>\n]*>[ \t]*)?(?:(?:"
+    + _QUALIFIER_WORDS.encode() + rb")[ \t]*)+)[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?\r?$",
+    re.M,
+)
+QUALIFIER_FUNCTION = "(*)"  # the key suffix of a harvested function-like qualifier macro
+
+
 # `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
 # whose name is one of its parameters (flash-attention's main kernels are written this way).
 _function_macro = lazy_regex(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
@@ -57,6 +69,8 @@ def harvest_macros(data: bytes) -> dict[str, str]:
         # CUTLASS and CuTe do) keeps its nvcc arm: the CUDA build is the one porter reads device code for.
         if name not in out or not ("__device__" in out[name] or "__global__" in out[name]):
             out[name] = body
+    for m in line_matches(_QUALIFIER_FUNCTION_MACRO, data, (b"define",)):
+        out.setdefault(m.group(1).decode() + QUALIFIER_FUNCTION, m.group(2).decode().strip())
     if b"__global__" in data:
         # What _function_macro().finditer(data) finds, tried only on lines holding `define` (the pattern at every
         # byte was most of this function's time); a match on a line inside the previous one's continuation
@@ -89,12 +103,18 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     known = dict(known or {})
     known.update(harvest_macros(data))
     declarators = {k[:-2].encode(): int(v) for k, v in known.items() if k.endswith("()")}
-    macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith("()")}
+    qualifier_functions = {k[:-len(QUALIFIER_FUNCTION)].encode(): v.encode() for k, v in known.items()
+                           if k.endswith(QUALIFIER_FUNCTION)}
+    macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith(("()", QUALIFIER_FUNCTION))}
     uses: dict[int, str] = {}
-    global_macros = {n.decode() for n in declarators} | {n.decode() for n, body in macros.items() if b"__global__" in body}
+    global_macros = ({n.decode() for n in declarators} | {n.decode() for n, body in macros.items() if b"__global__" in body}
+                     | {n.decode() for n, body in qualifier_functions.items() if b"__global__" in body})
     out = bytearray(data)
     if declarators:
         _expand_kernel_declarators(data, out, declarators, uses)
+    used_functions = {n: body for n, body in qualifier_functions.items() if n in data}
+    if used_functions:
+        _expand_qualifier_functions(data, out, used_functions, uses)
     names = []
     heads: dict[bytes, bool] = {}  # names sharing a head (CUTLASS_*, CUTE_*, C10_*) are looked for only if it is there
     for n in macros:
@@ -121,10 +141,37 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     return bytes(out), uses, global_macros
 
 
+def _expand_qualifier_functions(data: bytes, out: bytearray, macros: dict[bytes, bytes], uses: dict[int, str]) -> None:
+    """Rewrite `NAME(args)` uses of function-like qualifier macros (on one line, outside #define) as `__global__` /
+    `__device__` padded to the same length, or spaces when the body names neither (`__launch_bounds__(n)`)."""
+    pattern = re.compile(rb"(?<![A-Za-z0-9_#])(" + b"|".join(re.escape(n) for n in sorted(macros, key=len, reverse=True))
+                         + rb")[ \t]*\(")
+    for m in pattern.finditer(data):
+        line_start = data.rfind(b"\n", 0, m.start()) + 1
+        if data[line_start:m.start()].lstrip().startswith(b"#"):
+            continue  # the #define itself, or another directive
+        depth, i = 0, m.end() - 1
+        while i < len(data) and data[i] != 0x0A:
+            if data[i] == 0x28:
+                depth += 1
+            elif data[i] == 0x29:
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        else:
+            continue  # the use spans lines: left alone
+        body = macros[m.group(1)]
+        keyword = b"__global__" if b"__global__" in body else b"__device__" if b"__device__" in body else b""
+        span = i + 1 - m.start()
+        out[m.start():i + 1] = keyword.ljust(span) if len(keyword) <= span else b" " * span
+        uses[m.start()] = m.group(1).decode()
+
+
 def parses_alike(data: bytes, macros: dict[str, str] | None) -> bool:
     """Whether `parse(path, "cuda", data, macros)` builds the same tree as `parse(path, "cuda", data)`: the
     repository's macros change no byte the parser sees (most files use none of them)."""
-    if not macros or not any(name.removesuffix("()").encode() in data for name in macros):
+    if not macros or not any(name.removesuffix("()").removesuffix(QUALIFIER_FUNCTION).encode() in data for name in macros):
         return True
     return neutralise_macros(data, {**LIBRARY_QUALIFIER_MACROS, **macros})[0] == \
         neutralise_macros(data, LIBRARY_QUALIFIER_MACROS)[0]

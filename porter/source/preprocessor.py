@@ -774,6 +774,48 @@ def _empty_arms(code: bytes, groups: tuple[Group, ...]) -> frozenset[int]:
     return frozenset(out)
 
 
+def one_arm_for_braces(data: bytes) -> bytes:
+    """`data` with each `#if` group whose arms open or close braces (`#if FAST` / `if (a && b) {` / `#else` /
+    `if (a) {` / `#endif`, closed once below) read as a compiler reads it: the first arm's body kept, the group's
+    directives and every later arm blanked to spaces (newlines kept, so offsets and lines stay). Without it a parser
+    that reads every arm sees two `{` for one `}`, and a kernel's extent runs on into the host launcher after it, or
+    the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
+    if b"#" not in data or (b"{" not in data and b"}" not in data):
+        return data
+    pp = preprocess(data)
+    if not pp.groups:
+        return data
+    code = _blank_comments(data)
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer(rb"\n", code))
+    total = len(starts)
+
+    def span(first: int, last: int) -> tuple[int, int]:  # lines, 1-based inclusive -> byte offsets
+        return starts[first - 1], (starts[last] if last < total else len(code))
+
+    def delta(first: int, last: int) -> int:
+        if last < first:
+            return 0
+        a, b = span(first, last)
+        return code.count(b"{", a, b) - code.count(b"}", a, b)
+
+    out = None
+    for g in pp.groups:
+        if len(g.arms) < 2 or not any(delta(a.end_line + 1, a.last) for a in g.arms):
+            continue
+        lines = [(a.line, a.end_line) for a in g.arms] + [(a.end_line + 1, a.last) for a in g.arms[1:]]
+        if g.endif <= pp.total:
+            lines.append((g.endif, g.endif))
+        for first, last in lines:
+            if last < first:
+                continue
+            a, b = span(first, last)
+            if out is None:
+                out = bytearray(data)
+            out[a:b] = data[a:b].translate(_TO_SPACE)
+    return data if out is None else bytes(out)
+
+
 def preprocessed(sf) -> Preprocessed:
     """`preprocess` of a parsed file (porter.source.parse.SourceFile), once per file however many ask."""
     found = sf.cache.get("preprocessor")

@@ -12,7 +12,7 @@
 
 Each kind reports at most one hit per file, summarising what it found, because a binary has no lines to tell
 hits apart. Only the first 64 KiB of a binary is in memory (SourceFile.data); these matchers reopen the file at
-SourceFile.cache["open"] and read just the headers they need. A file that claims a format it does not have
+SourceFile.opener and read just the headers they need. A file that claims a format it does not have
 (a truncated ELF, a corrupt zip, a bad safetensors header) raises SkipFile with the reason.
 """
 from __future__ import annotations
@@ -46,8 +46,7 @@ _SYMBOL_LIBRARY = re.compile(
 
 def _open(sf: SourceFile) -> IO[bytes]:
     """The whole file: through the source's bounded reader when the scan gave one (sf.data holds only the head)."""
-    opener = sf.cache.get("open")
-    return opener() if opener is not None else io.BytesIO(sf.data)
+    return sf.opener() if sf.opener is not None else io.BytesIO(sf.data)
 
 
 def _first_hit(sf: SourceFile, **values) -> Hit:
@@ -64,7 +63,7 @@ def match_file(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit
     magics = [bytes.fromhex(m) for m in spec.get("magic", ())]
     if magics and not any(sf.data.startswith(m) for m in magics):
         return
-    size = sf.cache.get("size", len(sf.data))
+    size = sf.size if sf.size is not None else len(sf.data)
     from porter.libraries import by_file
 
     lib = by_file(name)

@@ -75,6 +75,73 @@ def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
     return found
 
 
+# A shuffle call: __shfl, __shfl_xor, __shfl_down_sync, ... up to its opening parenthesis.
+_SHUFFLE = re.compile(rb"\b__shfl(?:_xor|_down|_up)?(_sync)?\s*\(")
+
+
+def logical_warp32(sf: SourceFile, start: int) -> bool:
+    """Whether the function around `start` works in logical 32-lane groups: it shuffles (itself or through same-file
+    functions it calls, three calls deep), and every such shuffle passes an explicit width of 32. Lane arithmetic
+    with 32 there (`lane = tid & 31`, `wid = tid >> 5`, `shared[32]`) matches its shuffles and is as right on wave64
+    as on NVIDIA (issue 27 class 6: lightseq's and SageAttention's block reductions)."""
+    fn = sf.enclosing(start)
+    if fn is None:
+        return False
+    widths: list[bool] = []
+    _shuffle_widths(sf, fn, set(), 3, widths)
+    return bool(widths) and all(widths)
+
+
+def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool]) -> None:
+    if fn.start_byte in seen:
+        return
+    seen.add(fn.start_byte)
+    code = sf.code
+    body = code[fn.start_byte:fn.end_byte]
+    for m in _SHUFFLE.finditer(body):
+        args = _call_args(body, m.end())
+        wanted = 4 if m.group(1) else 3  # (mask, var, lane, width) / (var, lane, width)
+        out.append(len(args) == wanted and _is_32(sf, args[-1]))
+    if depth > 0:
+        by_name = sf.cache.get("code.functions_by_name")
+        if by_name is None:
+            by_name = sf.cache["code.functions_by_name"] = {}
+            for f in sf.functions:
+                by_name.setdefault(f.name.encode(), []).append(f)
+        for name in {m.group(1) for m in _CALLED.finditer(body)}:
+            for f in by_name.get(name, ()):
+                if f is not fn:
+                    _shuffle_widths(sf, f, seen, depth - 1, out)
+
+
+def _is_32(sf: SourceFile, arg: bytes) -> bool:
+    """`32`, or a name the file #defines as 32 (`#define WARP_SIZE 32`, lightseq's width argument)."""
+    if arg == b"32":
+        return True
+    if not re.fullmatch(rb"[A-Za-z_]\w*", arg):
+        return False
+    return re.search(rb"(?m)^[ \t]*#[ \t]*define[ \t]+" + arg + rb"[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", sf.data) is not None
+
+
+def _call_args(text: bytes, at: int) -> list[bytes]:
+    """The comma-separated arguments of a call whose `(` ends at `at` (nested brackets kept together)."""
+    depth, start, args = 1, at, []
+    i = at
+    while i < len(text) and depth:
+        c = text[i]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(text[start:i].strip())
+        elif c == 0x2C and depth == 1:
+            args.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    return args
+
+
 def _under_cuda_arch(sf: SourceFile, offset: int) -> bool:
     if b"__CUDA_ARCH__" not in sf.data:
         return False

@@ -82,17 +82,39 @@ def _kb_choice(ctx: MatchContext, spec: dict) -> _KbChoice:
             spec, frozenset(spec.get("status", ())), frozenset(spec.get("library", ())),
             frozenset(spec.get("not_library", ())), frozenset(spec.get("prefer_roc", ())),
             {k.encode(): v.encode() for k, v in (spec.get("require_next") or {}).items()},
-            {e["cuda"]: e for e in spec.get("add", ())}, frozenset(e["cuda"].encode() for e in spec.get("add", ())),
-            spec.get("hip_headers"), {})
+            *_added(spec, ctx), spec.get("hip_headers"), {})
     return choice
+
+
+def _added(spec: dict, ctx: MatchContext) -> tuple[dict[str, dict], frozenset[bytes]]:
+    """The pattern's `add` entries that hold for the scan's ROCm release, by name (an entry with a `rocm` condition
+    holds only where rules/kb/hip_versions.yaml says HIP has / lacks the fact; a name may have one entry per side)."""
+    entries = spec.get("add", ())
+    if any("rocm" in e for e in entries):
+        from porter.rocm import default_release, has
+
+        release = ctx.extra.get("rocm") or default_release()
+        entries = [e for e in entries
+                   if "rocm" not in e or has(next(iter(e["rocm"].values())), release) == ("has" in e["rocm"])]
+    return {e["cuda"]: e for e in entries}, frozenset(e["cuda"].encode() for e in entries)
 
 
 def _kb_chosen(choice: _KbChoice, ctx: MatchContext, name: str) -> tuple[str, str | None, tuple] | None:
     """(name, replacement, message values) when the pattern reports `name`, else None."""
     spec, added, hip_headers = choice.spec, choice.added, choice.hip_headers
+    extra = added.get(name)
+    note = extra.get("note", "") if extra is not None else ""
+    known = None
+    if extra is not None and "rocm" in extra:
+        # An entry true of some ROCm releases only (kept by _added for this scan's release): its note names them.
+        from porter.rocm import default_release, fact
+
+        release = ctx.extra.get("rocm") or default_release()
+        known = fact(next(iter(extra["rocm"].values())))
+        note = note.replace("{rocm}", release).replace("{hip_since}", known.since or "").replace(
+            "{hip_until}", known.until or "")
     entry = ctx.kb.get(name)
     if entry is None:
-        extra = added.get(name)
         if extra is None:
             return None
         from porter.kb import ApiEntry
@@ -107,7 +129,9 @@ def _kb_chosen(choice: _KbChoice, ctx: MatchContext, name: str) -> tuple[str, st
         return None
     if spec.get("skip_identity") and entry.identity:
         return None
-    values = _kb_values(entry, choice.prefer_roc, added.get(name, {}).get("note", ""))
+    values = _kb_values(entry, choice.prefer_roc, note)
+    if known is not None and known.since and not dict(values).get("hip_since"):
+        values = tuple(sorted(dict(values, hip_since=known.since).items()))  # a name HIP's tables do not date
     if hip_headers:
         found = _hip_name(name)
         if found is None and hip_headers != "declared" or found is not None and found.state != hip_headers:

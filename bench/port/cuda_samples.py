@@ -1,0 +1,213 @@
+"""cuda-samples: porter's dual-build port of 0_Introduction and 2_Concepts_and_Techniques (with Common/), each file
+compiled for gfx90a with Debian's hipcc, every failure attributed.
+
+Usage:
+    python bench/port/cuda_samples.py --mirror /work/.mirror/NVIDIA+cuda-samples/repo [--translate] [--json FILE]
+
+The two sample folders and Common/ (source files only) are copied into a fresh git repository under /tmp/bench-port,
+`porter port --apply` runs there, and each translation unit of the two folders (every .cu, and .cpp files holding
+GPU code or CUDA API calls) is compiled like HeCBench's (hipcc --offload-arch=gfx90a --cuda-device-only -c, the
+sample's folder and Common/ on -I, -std=c++17). A failure is, in this order:
+  system-library  the first error is a missing header of a library this machine lacks (OpenGL/GLUT/EGL/X11, a
+                  ROCm math library Debian does not package, HIP's GL interop), named;
+  predicted       `porter scan` of the ported tree has an open finding on the failing file (the brief's rule);
+                  `predicted_same_line` says whether one sits on the error's line or names the identifier it quotes;
+  defect          neither: a porter defect.
+With --translate, `porter translate` (builtin engine) writes a HIP copy of the same tree and its units are compiled
+and attributed the same way, for comparison. Compiles are cached in /tmp/bench-port/cache.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compiling import HEADER_EXT, SOURCE_EXT, compile_unit  # noqa: E402
+from extract import extract  # noqa: E402
+from hecbench import gpu_code, porter_cmd, porter_commit  # noqa: E402
+
+WORK = Path("/tmp/bench-port/cuda-samples")
+FOLDERS = ("Samples/2_Concepts_and_Techniques", "Samples/0_Introduction")  # compile order: the issue's set first
+SYSTEM_LIBS = [(re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut|^freeglut|^GL\.h$"), "OpenGL/GLUT/EGL (system GL libraries)"),
+               (re.compile(r"^X11/"), "X11"),
+               (re.compile(r"^(hipblas|hipfft|hiprand|rocrand|hipsparse|hipsolver|rocblas|hipcub|rocprim|thrust|"
+                           r"rocthrust|rocfft|rccl|hipblaslt)"), "a ROCm math library Debian does not package"),
+               (re.compile(r"hip_gl_interop|hip/hip_gl"), "HIP GL interop (not in Debian's HIP 5.2)"),
+               (re.compile(r"^mpi\.h$"), "MPI"),
+               (re.compile(r"^omp\.h$"), "OpenMP (clang's omp.h: libomp-dev is not installed)")]
+_LOC = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def system_library(header: str | None) -> str | None:
+    if not header:
+        return None
+    for pat, lib in SYSTEM_LIBS:
+        if pat.search(header):
+            return f"{lib}: {header}"
+    return None
+
+
+def prepare(mirror: Path, dest: Path) -> Path:
+    exts = SOURCE_EXT + HEADER_EXT
+    pristine = extract(mirror, "HEAD", WORK / "pristine",
+                       lambda p: (p.startswith(FOLDERS) or (p.startswith("Common/") and not p.startswith("Common/lib")))
+                       and p.lower().endswith(exts))
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(pristine, dest, ignore=shutil.ignore_patterns(".extracted-*"))
+    git = ["git", "-C", str(dest), "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "pre-port"], check=True)
+    return dest
+
+
+def scan_open(root: Path) -> dict[str, list[dict]]:
+    r = subprocess.run([*porter_cmd(), "scan", str(root), "-f", "json", "-j", "1", "--no-cache"], capture_output=True,
+                       text=True, timeout=1800)
+    doc = json.loads(r.stdout)
+    out: dict[str, list[dict]] = {}
+    for f in doc.get("findings", []):
+        if f.get("status", "open") == "open":
+            out.setdefault(f["path"], []).append(f)
+    return out
+
+
+def nvrtc_source(unit: str) -> bool:
+    """A *_nvrtc sample's .cu file is kernel source its program hands to NVRTC at run time, not a translation unit."""
+    parts = unit.split("/")
+    return unit.endswith(".cu") and any(part.endswith("_nvrtc") for part in parts[:-1])
+
+
+def unit_list(root: Path) -> list[Path]:
+    out = []
+    for folder in FOLDERS:
+        for p in sorted((root / folder).rglob("*")):
+            if p.is_file() and p.suffix.lower() in (".cu", ".cpp", ".cc", ".cxx", ".hip") and gpu_code(p) \
+                    and not nvrtc_source(p.relative_to(root).as_posix()):
+                out.append(p)
+    return out
+
+
+def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]) -> dict:
+    rel_unit = unit.relative_to(root).as_posix()
+    err = res.get("first_error") or ""
+    row = {"unit": rel_unit, "status": res["status"], "first_error": err}
+    if res["status"] == "compiled":
+        return row
+    lib = system_library(res.get("missing_header"))
+    if lib:
+        row["cause"], row["library"] = "system-library", lib
+        return row
+    m = _LOC.match(err)
+    err_file, err_line = rel_unit, None
+    if m:
+        # the compiler names the file relative to the compile's folder, or (via -I) absolute, which
+        # compiling.first_error shortened to below <root>/Samples
+        cands = [unit.parent / m.group("path"), root / "Samples" / m.group("path"), root / m.group("path")]
+        p = next((c.resolve() for c in cands if c.is_file()), cands[0].resolve())
+        try:
+            err_file = p.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            err_file = m.group("path")
+        err_line = int(m.group("line"))
+    on_file = findings.get(err_file, []) + (findings.get(rel_unit, []) if err_file != rel_unit else [])
+    quoted = set(_QUOTED.findall(err))
+    same = [f for f in on_file if (f["path"] == err_file and f["line"] == err_line)
+            or any(q and (q in (f.get("snippet") or "") or q in f.get("message", "")) for q in quoted)]
+    row["error_at"] = f"{err_file}:{err_line}" if err_line else err_file
+    if on_file:
+        # the brief's rule: an open finding on the failing file predicts it; "predicted-file" marks the ones where
+        # no finding sits on the error's line or names what the error quotes (a looser prediction)
+        row["cause"] = "predicted" if same else "predicted-file"
+        row["predicted_by"] = sorted({f"{f['rule']} {f['path']}:{f['line']}" for f in (same or on_file)})[:5]
+        row["predicted_same_line"] = bool(same)
+    else:
+        row["cause"] = "timeout" if res["status"] == "timeout" else "defect"
+    return row
+
+
+def summarise(rows: list[dict]) -> dict:
+    counts: dict[str, int] = {}
+    for r in rows:
+        key = "compiled" if r["status"] == "compiled" else r["cause"]
+        counts[key] = counts.get(key, 0) + 1
+    judged = len(rows) - counts.get("system-library", 0) - counts.get("timeout", 0)
+    return {"units": len(rows), "counts": counts, "judged": judged,
+            "compile_rate": round(counts.get("compiled", 0) / judged, 4) if judged else None,
+            "unpredicted_rate": round(counts.get("defect", 0) / judged, 4) if judged else None,
+            "unpredicted_rate_strict": round((counts.get("defect", 0) + counts.get("predicted-file", 0)) / judged, 4)
+            if judged else None,
+            "rows": sorted(rows, key=lambda r: r["unit"])}
+
+
+def measure(root: Path, label: str, jobs: int, save=lambda doc: None) -> dict:
+    findings = scan_open(root)
+    units = unit_list(root)
+    common = root / "Common"
+
+    def one(u: Path) -> dict:
+        flags = ["-std=c++17", f"-I{common}", f"-I{u.parent}"]
+        # the root holds the compat header (port) - what the compile reads
+        res = compile_unit("hipcc", Path(u.name), u.parent, flags, [u.parent, common, *sorted(root.glob("*.h"))], label).as_dict()
+        return attribute(root, u, res, findings)
+
+    rows: list[dict] = []
+    with ThreadPoolExecutor(jobs) as ex:
+        for row in ex.map(one, units):
+            if row["status"] == "not-run":
+                continue
+            rows.append(row)
+            save({**summarise(rows), "of_units": len(units)})  # a run cut short keeps its rows
+    return {**summarise(rows), "of_units": len(units)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", type=Path, required=True)
+    ap.add_argument("--translate", action="store_true", help="also measure `porter translate`'s HIP copy")
+    ap.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "data" / "cuda_samples.json")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args(argv)
+    out: dict = {}
+    root = prepare(a.mirror, WORK / "port")
+    r = subprocess.run([*porter_cmd(), "port", str(root), "--apply", "--summary", str(WORK / "port-summary.json")],
+                       capture_output=True, text=True, timeout=1800)
+    out["port_exit"] = r.returncode
+    out["porter_commit"] = porter_commit()
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+
+    def saver(key):
+        def save(doc):
+            out[key] = doc
+            a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+        return save
+
+    out["port"] = measure(root, "cs-port", a.jobs, saver("port"))
+    print(f"port: {out['port']['counts']} rate {out['port']['compile_rate']} unpredicted {out['port']['unpredicted_rate']}",
+          flush=True)
+    if a.translate:
+        pre = prepare(a.mirror, WORK / "pre")
+        tr = WORK / "translated"
+        if tr.exists():
+            shutil.rmtree(tr)
+        r = subprocess.run([*porter_cmd(), "translate", str(pre), "-o", str(tr)], capture_output=True, text=True,
+                           timeout=1800)
+        out["translate_exit"] = r.returncode
+        subprocess.run(["git", "-C", str(tr), "init", "-q"], check=False)
+        out["translate"] = measure(tr, "cs-translate", a.jobs, saver("translate"))
+        print(f"translate: {out['translate']['counts']} rate {out['translate']['compile_rate']}", flush=True)
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+    a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""Pattern kinds about C++ templates that nvcc accepts and hip-clang rejects.
+
+`dependent_template_call`: a member template called on an object whose type depends on a template parameter,
+without the `template` keyword (`t.load<4>(p)` where `t` is a `T` or `Tile<T>`). C++ requires `t.template load<4>(p)`
+there; nvcc's EDG front end accepts the short form, clang (hip-clang, hipcc) rejects it with "missing 'template'
+keyword prior to dependent template name" (tests/test_templates.py compiles the fixture with clang-19).
+Read from the tree-sitter tree: tree-sitter parses the short form as a `field_expression` whose field is a
+`template_method`; the long form wraps that in a `dependent_name`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator
+
+from porter.match.base import Hit, MatchContext
+from porter.source.parse import SourceFile
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+# Declarations whose declared names get the declared type (parameters, locals).
+_DECLARATIONS = frozenset({"parameter_declaration", "optional_parameter_declaration", "declaration"})
+
+
+def match_dependent_template_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    if sf.tree is None or b"template" not in sf.data or b"<" not in sf.data:
+        return ()
+    return list(_hits(sf))
+
+
+def _hits(sf: SourceFile) -> Iterator[Hit]:
+    assert sf.tree is not None  # match_dependent_template_call asks only of parsed files
+    data = sf.data
+    for decl in _nodes(sf.tree.root_node, "template_declaration"):
+        params = _type_parameters(decl, data)
+        if not params:
+            continue
+        func = next((c for c in decl.children if c.type == "function_definition"), None)
+        if func is None:
+            continue
+        dependent = {name: param for name, param in _declared(func, data, params)}
+        if not dependent:
+            continue
+        for field in _nodes(func, "field_expression"):
+            member = field.child_by_field_name("field")
+            obj = field.child_by_field_name("argument")
+            if member is None or obj is None or member.type != "template_method" or obj.type != "identifier":
+                continue
+            var = data[obj.start_byte:obj.end_byte].decode("utf-8", "replace")
+            if var not in dependent:
+                continue
+            name_node = member.child_by_field_name("name") or member
+            name = data[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace")
+            op = "->" if b"->" in data[obj.end_byte:member.start_byte] else "."
+            yield Hit(name_node.start_byte, name_node.end_byte, name=name,
+                      values=(("object", var), ("op", op), ("param", dependent[var])))
+
+
+def _nodes(node, kind: str):
+    """Every node of `kind` under `node` (itself included), without recursion (deep trees)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == kind:
+            yield n
+        stack.extend(reversed(n.children))
+
+
+def _type_parameters(decl, data: bytes) -> frozenset[str]:
+    """The template's type parameter names (`typename T`, `class L`, `typename... Ts`)."""
+    plist = decl.child_by_field_name("parameters")
+    if plist is None:
+        return frozenset()
+    out = set()
+    for p in plist.children:
+        if p.type in ("type_parameter_declaration", "variadic_type_parameter_declaration",
+                      "optional_type_parameter_declaration"):
+            for c in p.children:
+                if c.type == "type_identifier":
+                    out.add(data[c.start_byte:c.end_byte].decode("utf-8", "replace"))
+    return frozenset(out)
+
+
+def _declared(func, data: bytes, params: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """(variable, the template parameter its type names) for the function's parameters and locals whose declared
+    type mentions a type parameter (`const L& l`, `Tile<T> t`, `T* p`); `auto` is left out (its type is unknown)."""
+    wanted = {p.encode() for p in params}
+    for d in _nodes(func, "parameter_declaration"):
+        yield from _names_of(d, data, wanted)
+    body = func.child_by_field_name("body")
+    if body is not None:
+        for d in _nodes(body, "declaration"):
+            yield from _names_of(d, data, wanted)
+
+
+def _names_of(d, data: bytes, wanted: set[bytes]) -> Iterator[tuple[str, str]]:
+    type_node = d.child_by_field_name("type")
+    if type_node is None:
+        return
+    found = [w for w in _WORD.findall(data[type_node.start_byte:type_node.end_byte]) if w in wanted]
+    if not found:
+        return
+    for decl in d.children_by_field_name("declarator"):
+        ident = _identifier(decl)
+        if ident is not None:
+            yield data[ident.start_byte:ident.end_byte].decode("utf-8", "replace"), found[0].decode()
+
+
+def _identifier(decl):
+    """The declared name under a declarator (`&l`, `*p`, `t = ...`, `a[4]`)."""
+    stack = [decl]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            return n
+        if n.type in ("argument_list", "initializer_list", "template_argument_list"):
+            continue  # an initializer's names are not the declared one
+        value = n.child_by_field_name("value") if n.type == "init_declarator" else None
+        stack.extend(reversed([c for c in n.children if c is not value]))
+    return None

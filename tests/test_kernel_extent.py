@@ -1,0 +1,46 @@
+"""Issue 27 class 5: a kernel's extent is right when an #if group's arms split braces (porter.source.preprocessor
+.one_arm_for_braces, read by the parser), and templated kernels declared through function-like qualifier macros
+(porter.source.parse_input) are found."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from porter.source.preprocessor import one_arm_for_braces
+from tests.helpers import porter_here
+
+EXTENT = Path(__file__).resolve().parent.parent / "fixtures" / "extent"
+
+
+def scanned() -> dict:
+    res = porter_here("scan", str(EXTENT), "--format", "json", "--no-cache", "--isolated", "-j", "1")
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def test_split_braces_keep_the_kernel_to_its_own_lines_and_the_launcher_on_the_host():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "split_braces.cu"]
+    assert kernels == [("scale", 4, 13), ("after", 19, 19)]
+    found = [(f["line"], f["rule"], f["kernel"]) for f in doc["findings"] if f["path"] == "split_braces.cu"]
+    assert found == [(4, "KRN001", "scale"), (16, "KRN002", None), (19, "KRN001", "after")]  # no KRN005 at 16
+
+
+def test_templated_kernels_declared_through_macros_are_found():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "macro_templates.cu"]
+    assert kernels == [("a_kernel", 3, 4), ("b_kernel", 6, 6), ("c_kernel", 8, 9), ("d_kernel", 11, 12)]
+
+
+def test_one_arm_is_kept_at_the_same_offsets():
+    data = (EXTENT / "split_braces.cu").read_bytes()
+    out = one_arm_for_braces(data)
+    assert len(out) == len(data) and out.count(b"\n") == data.count(b"\n")
+    lines = out.split(b"\n")
+    assert lines[5].strip() == b"" and lines[7:10] == [b" " * len(x) for x in data.split(b"\n")[7:10]]  # 6, 8-10
+    assert lines[6] == b"  for (int k = 0; k < 2 && i < n; ++k) {"  # the first arm, as written
+    # Balanced arms (`} else if (a) {` / `} else {`) and one-arm groups are left alone.
+    balanced = b"void f(int a) {\n  if (a) {\n#if X\n  } else if (a > 1) {\n#else\n  } else {\n#endif\n  }\n}\n"
+    assert one_arm_for_braces(balanced) is balanced
+    single = b"void f(int a) {\n#if X\n  if (a) {\n#endif\n  a++;\n#if X\n  }\n#endif\n}\n"
+    assert one_arm_for_braces(single) is single
