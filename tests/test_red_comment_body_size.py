@@ -6,11 +6,18 @@ from __future__ import annotations
 from helpers import porter_here
 
 
-def test_an_endless_body_file_is_refused_after_its_first_quarter_mebibyte():
+def test_an_endless_body_file_is_refused_unread():
     r = porter_here("comment", "/dev/zero", "--pr", "1", env={"GITHUB_TOKEN": "t"}, timeout=60)
     assert r.returncode == 2
-    assert r.stderr.strip() == ("error: /dev/zero: the comment body is over 262144 bytes, more than the 65536 "
-                                "characters GitHub accepts")
+    assert r.stderr.strip() == "error: the comment body: /dev/zero: not a regular file"
+
+
+def test_a_body_file_over_four_bytes_a_character_is_refused_unread(tmp_path):
+    body = tmp_path / "body.md"
+    body.write_bytes(b"a" * 262145)
+    r = porter_here("comment", str(body), "--pr", "1", env={"GITHUB_TOKEN": "t"}, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"error: the comment body: {body}: file is 0.3 MiB, over the 0 MiB limit (generated?)"
 
 
 def test_an_endless_body_on_stdin_is_refused_too():

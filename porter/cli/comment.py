@@ -9,6 +9,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
+from porter import contain
 from porter.errors import UsageError
 from porter.render.safe import literal
 
@@ -36,13 +37,14 @@ def comment_cmd(
         try:
             if str(body_file) == "-":
                 data = sys.stdin.buffer.read(most + 1)
-            else:
-                with open(body_file, "rb") as fh:
-                    data = fh.read(most + 1)
-            if len(data) > most:
-                raise UsageError(f"{body_file}: the comment body is over {most} bytes, more than the {LIMIT} "
-                                 "characters GitHub accepts")
+                if len(data) > most:
+                    raise UsageError(f"-: the comment body is over {most} bytes, more than the {LIMIT} characters "
+                                     "GitHub accepts")
+            else:  # a regular file (a device or pipe could be endless), checked for size before it is read
+                data = contain.read_named(body_file, most, "the comment body")
             text = data.decode("utf-8")
+        except contain.Refused as e:
+            raise UsageError(str(e)) from None
         except (OSError, UnicodeDecodeError) as e:
             raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
         if gitlab and head_sha is not None:
