@@ -9,6 +9,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
+from porter import contain
 from porter.errors import UsageError
 from porter.render.safe import literal
 
@@ -28,8 +29,22 @@ def comment_cmd(
     def body() -> int:
         from porter.comment import post_github, post_gitlab
 
+        from porter.render.pr_comment import LIMIT
+
+        # The body may be an untrusted job's artifact (the fork-safe workflow): read no more than a body GitHub could
+        # take (LIMIT characters of up to 4 UTF-8 bytes) can hold, so a huge file or /dev/zero cannot exhaust memory.
+        most = 4 * LIMIT
         try:
-            text = sys.stdin.read() if str(body_file) == "-" else body_file.read_text(encoding="utf-8")
+            if str(body_file) == "-":
+                data = sys.stdin.buffer.read(most + 1)
+                if len(data) > most:
+                    raise UsageError(f"-: the comment body is over {most} bytes, more than the {LIMIT} characters "
+                                     "GitHub accepts")
+            else:  # a regular file (a device or pipe could be endless), checked for size before it is read
+                data = contain.read_named(body_file, most, "the comment body")
+            text = data.decode("utf-8")
+        except contain.Refused as e:
+            raise UsageError(str(e)) from None
         except (OSError, UnicodeDecodeError) as e:
             raise UsageError(f"{body_file}: cannot read the comment body: {e}") from None
         if gitlab and head_sha is not None:

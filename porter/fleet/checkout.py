@@ -47,17 +47,20 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     cache.mkdir(parents=True, exist_ok=True)
     dest = clone_dir(cache, entry)
     location = entry.location
-    if "://" not in location and os.path.isabs(location) and not os.path.isdir(location):
+    local = local_path(location)
+    if local is not None and (not local.is_absolute() or "\0" in str(local) or not os.path.isdir(local)):
         raise CheckoutError(f"{location}: no such directory")
     try:
+        # Checked before a fetch too: a repository that was its own at the first clone may borrow another's objects
+        # by the next run, and a fetch copies what its alternates reach just as a clone does.
+        if local is not None:
+            _check_local(local)
         if (dest / ".git").is_dir():
             git.run(dest, "-c", "protocol.file.allow=always", "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
                     "+refs/heads/*:refs/remotes/origin/*", timeout=timeout)
         else:
             # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
             # cloning one location at once each finish their own (the second rename finds the first in place).
-            if "://" not in location and os.path.isabs(location):
-                _check_local(Path(location))
             tmp = dest.with_name(f"{dest.name}.partial-{os.getpid()}-{threading.get_ident()}")
             shutil.rmtree(tmp, ignore_errors=True)
             # `--` ends options: a location starting with `-` is a path, never an option. The file transport is
@@ -74,6 +77,21 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     except git.GitError as e:
         raise CheckoutError(f"git cannot clone or fetch {location}: {_first_line(str(e))}") from None
     return Checkout(dest, resolve(dest, entry.ref))
+
+
+def local_path(location: str) -> Path | None:
+    """The local repository `git clone` reads for `location`, or None for a remote one: an absolute path, or a
+    `file://` URL as git reads it (the host, if any, ignored; %-escapes decoded), so that a `file://` spelling of a
+    local path meets the same checks (_check_local) as the path itself."""
+    from urllib.parse import unquote
+
+    if location.startswith("file://"):
+        rest = location[len("file://"):]
+        slash = rest.find("/")
+        return Path(unquote(rest[slash:]) if slash >= 0 else rest)  # without a path git refuses it too
+    if "://" not in location and os.path.isabs(location):
+        return Path(location)
+    return None
 
 
 def _check_local(path: Path) -> None:
