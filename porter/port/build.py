@@ -78,7 +78,9 @@ def _commands(text: str):
 
 
 def _args(text: str) -> list[str]:
-    inner = text[text.index("(") + 1:text.rindex(")")]
+    # An unclosed command (`foo(` at the end of a hostile or half-edited file) has no `)`: its arguments run to the end.
+    close = text.rfind(")")
+    inner = text[text.index("(") + 1:close if close > text.index("(") else len(text)]
     inner = re.sub(r"#[^\n]*", "", inner)
     return re.findall(r'"[^"]*"|[^\s()"]+', inner)
 

@@ -51,6 +51,10 @@ def check_clean(root: Path, plan: PortPlan) -> None:
     from porter.translate.write import uncommitted
 
     try:
+        # repository_top checks the repository's config before git reads it: a FIFO named by [include] would stall
+        # every later git call until its timeout, and a .git file or core.worktree may lead to another repository.
+        if git.repository_top(root) is None:
+            raise git.GitError("not a git repository")
         top = git.run(root, "rev-parse", "--show-toplevel").decode().strip()
         staged = git.run(root, "diff-index", "--cached", "--name-only", "HEAD").decode().split()
     except git.GitError as e:

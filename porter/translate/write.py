@@ -146,6 +146,11 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _git_dir(root: Path) -> Path | None:
+    # The repository's config is checked before git reads it (a FIFO or an [include] would stall or steer git).
+    try:
+        git.repository_top(Path(root))
+    except git.GitError as e:
+        raise TranslateError(f"{root}: {e}") from None
     try:
         r = _git(root, "rev-parse", "--absolute-git-dir")
     except OSError:
@@ -240,12 +245,12 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
     if not todo and not fresh:
         return report
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
-    base = backup_dir or ((git_dir / "porter-backup") if git_dir is not None else (root / BACKUP_DIR))
+    home, anchor = _backup_home(root, git_dir)
+    base = backup_dir or home
     # The backup folder is a real directory inside the repository (or its .git), never a planted symlink or file.
     if backup_dir is None:  # one the caller chose is trusted
         try:
-            contain.real_directory(Path(base), git_dir if git_dir is not None else Path(root), "backup folder",
-                                   create=True)
+            contain.real_directory(Path(base), anchor, "backup folder", create=True)
         except contain.Refused as e:
             raise TranslateError(str(e)) from None
     backup = Path(base) / run_id
@@ -382,8 +387,16 @@ class UndoReport:
 
 def backup_root(root: Path) -> Path:
     """Where in-place runs under `root` keep their backups: inside .git/ in a git work tree, else root/BACKUP_DIR."""
-    git_dir = _git_dir(root)
-    return (git_dir / "porter-backup") if git_dir is not None else (Path(root) / BACKUP_DIR)
+    return _backup_home(root, _git_dir(root))[0]
+
+
+def _backup_home(root: Path, git_dir: Path | None) -> tuple[Path, Path]:
+    """The backup folder for in-place runs under `root` and the directory it must stay inside: the git directory
+    when it lies inside the tree, else root/BACKUP_DIR. A `.git` file (`gitdir: /elsewhere`) may name any directory,
+    and porter writes nothing outside the tree it was given."""
+    if git_dir is not None and contain.inside(git_dir, root):
+        return git_dir / "porter-backup", git_dir
+    return Path(root) / BACKUP_DIR, Path(root)
 
 
 def undo_in_place(root: Path, force: bool = False) -> UndoReport:
