@@ -3,7 +3,6 @@ unclosed CMake command and a `.git` file naming a git directory outside
 the tree. Each must end in a clear refusal or a normal run, never a crash, a stall or a write outside the tree."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from tests.helpers import git, make_repo, porter_here
 
