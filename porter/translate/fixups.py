@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -492,8 +493,10 @@ def _operands(text: bytes) -> list[bytes] | None:
     return out
 
 
-def _split_top(text: bytes, sep: bytes = b",") -> list[bytes]:
-    parts, depth, start, i, quote = [], 0, 0, 0, False
+def _unquoted(text: bytes, i: int = 0) -> Iterator[int]:
+    """The index of each byte of `text` from `i` on that lies outside a "..." literal (a backslash in one escapes the
+    next byte): the bytes where brackets, separators and parentheses count."""
+    quote = False
     while i < len(text):
         c = text[i:i + 1]
         if quote:
@@ -503,14 +506,22 @@ def _split_top(text: bytes, sep: bytes = b",") -> list[bytes]:
                 quote = False
         elif c == b'"':
             quote = True
-        elif c in b"([{":
+        else:
+            yield i
+        i += 1
+
+
+def _split_top(text: bytes, sep: bytes = b",") -> list[bytes]:
+    parts, depth, start = [], 0, 0
+    for i in _unquoted(text):
+        c = text[i:i + 1]
+        if c in b"([{":
             depth += 1
         elif c in b")]}":
             depth -= 1
         elif c == sep and depth == 0:
             parts.append(text[start:i])
             start = i + 1
-        i += 1
     parts.append(text[start:])
     return parts
 
@@ -524,21 +535,16 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
     m = _ASM_HEAD.match(data, at)
     if not m:
         return None
-    depth, i, quote = 1, m.end(), False
-    while i < len(data) and depth:
-        c = data[i:i + 1]
-        if quote:
-            if c == b"\\":
-                i += 1
-            elif c == b'"':
-                quote = False
-        elif c == b'"':
-            quote = True
-        elif c == b"(":
+    depth, i = 1, m.end()
+    for j in _unquoted(data, m.end()):
+        c = data[j:j + 1]
+        if c == b"(":
             depth += 1
         elif c == b")":
             depth -= 1
-        i += 1
+            if not depth:
+                i = j + 1  # just past the statement's closing parenthesis
+                break
     semi = re.match(rb"\s*;[ \t]*(?://[^\r\n]*)?(?=\r?\n|$)", data[i:])
     if depth or not semi:
         return None
