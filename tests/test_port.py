@@ -433,3 +433,12 @@ def test_cuda_device_functions_hip_lacks_get_translates_shims(tmp_path):
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert [l for l in c.stderr.splitlines() if "error" in l] == []
+
+
+def test_summary_on_stdout_still_writes_the_patch_to_its_file(tmp_path):
+    repo = fixture_repo(tmp_path)
+    alone = porter_here("port", str(repo), "-o", str(tmp_path / "alone.patch"))
+    both = porter_here("port", str(repo), "--summary", "-", "-o", str(tmp_path / "both.patch"))
+    assert (alone.returncode, both.returncode) == (0, 0), both.stderr
+    assert (tmp_path / "both.patch").read_bytes() == (tmp_path / "alone.patch").read_bytes() != b""
+    assert json.loads(both.stdout)["root"] == str(repo)

@@ -60,8 +60,8 @@ def port_cmd(
             with unwind_on_signals():
                 written = apply_plan(plan)
             print(f"porter port: applied to {len(written)} file(s) in {path}", file=sys.stderr)
-        elif summary is None or str(summary) != "-":
-            write_output(data, output)
+        elif output is not None or summary is None or str(summary) != "-":
+            write_output(data, output)  # `--summary -` takes stdout's place only when the patch has no file of its own
         render_text(plan, err(), verbose=verbose)
         doc = plan.to_dict()
         doc["root"] = str(path)
