@@ -128,3 +128,16 @@ def test_undo_takes_no_other_mode(tmp_path):
     p = porter_here("translate", "--undo", "--in-place", str(repo))
     assert p.returncode == 2
     assert p.stderr == "error: --undo cannot be combined with --in-place, --diff, -o or --verify\n"
+
+
+def test_two_in_place_runs_in_one_process_and_second_keep_two_backups(tmp_path, monkeypatch):
+    """The in-process CLI (and any script) can run `--in-place` twice within one second under one pid: the second
+    backup gets its own folder, sorting after the first, instead of failing on an existing name."""
+    from porter.translate import write
+    monkeypatch.setattr(write.time, "time_ns", lambda: 1_700_000_000_123_456_789)
+    first = write._fresh_run_dir(tmp_path)
+    first.mkdir()
+    second = write._fresh_run_dir(tmp_path)
+    assert first.name.split("-")[2:] == ["123456", str(os.getpid())]
+    assert second.name.split("-")[2:] == ["123457", str(os.getpid())]
+    assert sorted([second.name, first.name]) == [first.name, second.name]

@@ -244,7 +244,6 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
             todo.append((replace(ft, original=prior[0]), root / ft.path, prior[1]))
     if not todo and not fresh:
         return report
-    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
     home, anchor = _backup_home(root, git_dir)
     base = backup_dir or home
     # The backup folder is a real directory inside the repository (or its .git), never a planted symlink or file.
@@ -253,7 +252,7 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
             contain.real_directory(Path(base), anchor, "backup folder", create=True)
         except contain.Refused as e:
             raise TranslateError(str(e)) from None
-    backup = Path(base) / run_id
+    backup = _fresh_run_dir(Path(base))
     _write_backup(backup, todo)
     report.backup = str(backup)
     done: list[tuple] = []
@@ -361,6 +360,19 @@ def _write_synced(p: Path, data: bytes) -> None:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _fresh_run_dir(base: Path) -> Path:
+    """A backup folder name under `base` no earlier run used, sorting after every earlier one: the time to the
+    microsecond, then the process. Two runs in one process within a second (the in-process CLI, a script looping
+    over `translate --in-place`) must not collide, and undo takes the newest by name."""
+    now = time.time_ns()
+    while True:
+        seconds, rest = divmod(now, 1_000_000_000)
+        name = time.strftime("%Y%m%d-%H%M%S", time.localtime(seconds)) + f"-{rest // 1000:06d}-{os.getpid()}"
+        if not os.path.lexists(base / name):
+            return base / name
+        now += 1000  # taken within the same microsecond: the next one still sorts later
 
 
 def _write_backup(backup: Path, todo: list[tuple]) -> None:
