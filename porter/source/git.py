@@ -37,6 +37,8 @@ SAFE_OPTIONS = (
     "-c", "core.attributesFile=/dev/null",
     # `git log` would run gpg.program (a repository's config may name any program) to show signatures.
     "-c", "log.showSignature=false",
+    # `git diff` reads the file diff.orderFile names (a FIFO stalls it, as an excludes file would): no order file.
+    "-c", "diff.orderFile=/dev/null",
     # A submodule is another repository, whose config nothing here has read: git never recurses into one.
     "-c", "submodule.recurse=false",
     "--no-pager",
@@ -368,10 +370,47 @@ def _find_git_dir(d: Path) -> tuple[Path, Path] | None:
     return None
 
 
+# Files of a git directory that the commands porter runs read (besides config, checked below): git opens each with
+# a blocking open and no bound, so a FIFO at any of them stalls that command until its timeout (reproduced: a FIFO
+# at .git/info/exclude held `git ls-files --exclude-standard`, the scan's discovery, for the full 120 s; one at
+# .git/info/attributes held `git status`), and a symlink could hand git a file from elsewhere.
+_READ_BY_GIT = ("HEAD", "index", "packed-refs", "shallow", "commondir", "info/exclude", "info/attributes",
+                "info/sparse-checkout", "info/grafts")
+
+
+def _check_git_files(gitdir: Path, common: Path) -> None:
+    """ForeignRepository when a file git reads from the git directory (_READ_BY_GIT, and the branch HEAD names) is
+    not a regular file, or is a symlink leading out of the git directory."""
+    names = [Path(gitdir) / n for n in _READ_BY_GIT] + [Path(common) / n for n in _READ_BY_GIT]
+    try:
+        head = contain.read_bytes(Path(gitdir) / "HEAD", 4096).decode("utf-8", "replace").strip()
+    except contain.Unreadable:
+        head = ""
+    if head.startswith("ref: refs/") and ".." not in head:
+        names.append(Path(common) / head[len("ref: "):])
+    for path in dict.fromkeys(names):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(path)
+            if not (contain.inside(real, gitdir) or contain.inside(real, common)):
+                raise ForeignRepository(f"{path} is a symlink leading to {real}, outside the git directory; not read")
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+        if not stat.S_ISREG(st.st_mode):
+            raise ForeignRepository(f"{path} is not a regular file; git would wait on it, so it is not read")
+
+
 def _check_config(gitdir: Path, common: Path) -> None:
     """ForeignRepository when the repository config git would read is not a plain file inside the repository, or
     makes git read other files ([include], [includeIf]): git would follow them with no bound (a FIFO stalls every
-    git call until its timeout) and another file's settings would steer it."""
+    git call until its timeout) and another file's settings would steer it. The other files git reads from the
+    git directory are checked too (_check_git_files)."""
+    _check_git_files(gitdir, common)
     for cfg in (Path(common) / "config", Path(gitdir) / "config.worktree"):
         try:
             st = os.lstat(cfg)
