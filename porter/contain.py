@@ -202,6 +202,22 @@ def _entries(directory: Path, what: str) -> Iterator[tuple[Path, os.stat_result]
                 todo.append((p, depth + 1))
 
 
+def named_in(directory: Path | str, prefix: str, limit: int = 1000) -> list[Path]:
+    """The entries of one directory (not below it) whose names start with `prefix`, sorted; at most `limit` (a
+    repository's git directory holding 10^6 planted names is not listed past that). Empty when it cannot be listed."""
+    out: list[Path] = []
+    try:
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name.startswith(prefix):
+                    out.append(Path(directory) / e.name)
+                    if len(out) >= limit:
+                        break
+    except OSError:
+        return []
+    return sorted(out)
+
+
 def real_directory(path: Path, top: Path, what: str, *, create: bool = False) -> Path:
     """A directory that is itself (not through a symlink at its name) inside `top`: what translate's backup folder
     must be, so a planted `.porter-backup` symlink cannot receive or supply files. With `create`, made if missing."""

@@ -151,3 +151,17 @@ def test_diff_order_file_naming_a_fifo_does_not_stall_new_since(tmp_path):
                     timeout=60)
     assert p.returncode in (0, 1), p.stderr
     assert sorted({f["path"] for f in json.loads(p.stdout)["findings"]}) == ["b.cu"]
+
+
+def test_a_fifo_at_a_split_indexs_shared_index_is_not_waited_on(tmp_path):
+    repo = make_repo(tmp_path / "r", {"a.cu": KERNEL})
+    git(repo, "update-index", "--split-index")
+    (shared,) = (repo / ".git").glob("sharedindex.*")
+    shared.unlink()
+    os.mkfifo(shared)
+    p = porter_here("scan", str(repo), "--isolated", "--no-cache", "--format", "json", timeout=60)
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["skipped"] == [{"path": ".git", "reason": f"git not used ({shared} is not a regular file; git would "
+                                                          "wait on it, so it is not read); the files on disk were "
+                                                          "walked instead"}]

@@ -373,7 +373,8 @@ def _find_git_dir(d: Path) -> tuple[Path, Path] | None:
 # Files of a git directory that the commands porter runs read (besides config, checked below): git opens each with
 # a blocking open and no bound, so a FIFO at any of them stalls that command until its timeout (reproduced: a FIFO
 # at .git/info/exclude held `git ls-files --exclude-standard`, the scan's discovery, for the full 120 s; one at
-# .git/info/attributes held `git status`), and a symlink could hand git a file from elsewhere.
+# .git/info/attributes held `git status`; one at a split index's sharedindex.<id> held `git ls-files`), and a symlink
+# could hand git a file from elsewhere.
 _READ_BY_GIT = ("HEAD", "index", "packed-refs", "shallow", "commondir", "info/exclude", "info/attributes",
                 "info/sparse-checkout", "info/grafts")
 
@@ -382,6 +383,8 @@ def _check_git_files(gitdir: Path, common: Path) -> None:
     """ForeignRepository when a file git reads from the git directory (_READ_BY_GIT, and the branch HEAD names) is
     not a regular file, or is a symlink leading out of the git directory."""
     names = [Path(gitdir) / n for n in _READ_BY_GIT] + [Path(common) / n for n in _READ_BY_GIT]
+    # A split index (`git update-index --split-index`) makes every index read open sharedindex.<id> too.
+    names += contain.named_in(gitdir, "sharedindex.")
     try:
         head = contain.read_bytes(Path(gitdir) / "HEAD", 4096).decode("utf-8", "replace").strip()
     except contain.Unreadable:
