@@ -170,12 +170,13 @@ def disarmed(repo: Path) -> tuple[str, ...]:
 def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
     """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap; GitError when it runs
     past `timeout`, prints more than output_mib() MiB, or dies of the memory cap."""
+    limit, cut = _within_deadline(timeout)
     proc = popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cap = output_mib() * 1048576
     out: list[bytes] = []
     err = bytearray()
     size = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + limit
     problem = ""
     with selectors.DefaultSelector() as sel:
         assert proc.stdout is not None and proc.stderr is not None
@@ -185,7 +186,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
             while sel.get_map() and not problem:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    problem = f"git {args[0]} took longer than {timeout:g} s"
+                    problem = cut or f"git {args[0]} took longer than {timeout:g} s"
                     break
                 for key, _ in sel.select(min(left, 1.0)):
                     chunk = os.read(key.fd, 1 << 20)
@@ -214,6 +215,18 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
     if code != 0 and out_of_memory(bytes(err), code):
         raise GitError(memory_message(args))
     return code, b"".join(out), bytes(err)
+
+
+def _within_deadline(timeout: float) -> tuple[float, str]:
+    """(the seconds a git command may take, and what to say when it is stopped for the run's deadline rather than
+    its own timeout): the run's deadline (PORTER_DEADLINE_S, porter.budget) holds for git as for the parsers, so a
+    git directory that stalls git (a FIFO among its objects) cannot carry a run past it."""
+    from porter import budget
+
+    d = budget.run_deadline()
+    if d is None or d[0] - time.monotonic() >= timeout:
+        return timeout, ""
+    return max(d[0] - time.monotonic(), 0.0), f"git stopped at the run's deadline of {d[1]:g} s ({budget.DEADLINE_ENV})"
 
 
 def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
@@ -544,8 +557,14 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
     deadlock once both pipe buffers fill (git blocks on a full stdout, we on a full stdin)."""
     import threading
 
+    timeout, cut = _within_deadline(timeout)
     p = popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
               stderr=subprocess.DEVNULL)
+    # The reads below block until git answers: a watchdog kills git at the timeout (a FIFO planted as an object
+    # would hold it forever), which ends the reads.
+    watchdog = threading.Timer(timeout, p.kill)
+    watchdog.daemon = True
+    watchdog.start()
     assert p.stdin is not None and p.stdout is not None
 
     def feed() -> None:
@@ -568,7 +587,11 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
         p.wait(timeout)
     except subprocess.TimeoutExpired:
         p.kill()
-        raise GitError(f"git cat-file took longer than {timeout:g} s") from None
+        raise GitError(cut or f"git cat-file took longer than {timeout:g} s") from None
     finally:
+        fired = not watchdog.is_alive() and p.returncode is not None and p.returncode < 0
+        watchdog.cancel()
         p.stdout.close()
+    if fired:
+        raise GitError(cut or f"git cat-file took longer than {timeout:g} s")
     return sizes
