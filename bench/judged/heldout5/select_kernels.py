@@ -15,7 +15,7 @@ from its long ones (the small repositories' main kernels are the long ones); a `
 returns a value is a device helper (a launched Triton kernel cannot return one) and is not drawn. `--bodies` also
 prints each drawn kernel's text for the judge.
 
-Changes from heldout3 (each a flaw seen there): `.c`/`.cc` files count (hypre compiles its `_device.c` files as
+heldout4's changes from heldout3, kept (each a flaw seen there): `.c`/`.cc` files count (hypre compiles its `_device.c` files as
 CUDA, sputnik names them `.cu.cc`); test and benchmark files are left out of the draw (issue 27: tests and
 benchmarks are reported, never the verdict); Triton kernels (`@triton.jit` functions, extent by indentation) are
 definitions too, and `tl.dot` puts one in the tensor-core stratum; 3 short kernels before the two strata and 6 per
