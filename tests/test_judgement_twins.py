@@ -24,6 +24,7 @@ def test_every_finding_of_the_twins_project_reads_as_its_guard_or_twin_decides()
         ("CMakeLists.txt", 18, "BLD002", "handled", "CMakeLists.txt:20"),
         ("CMakeLists.txt", 19, "LIB004", "handled", "CMakeLists.txt:20"),
         ("CMakeLists.txt", 25, "BLD002", "open", None),
+        ("CMakeLists.txt", 29, "BLD001", "handled", "CMakeLists.txt:28"),
         ("makefile", 1, "BLD007", "handled", "makefile.hip"),
         ("makefile", 2, "BLD004", "handled", "makefile.hip"),
         ("makefile", 2, "BLD005", "handled", "makefile.hip"),
@@ -39,10 +40,11 @@ def test_a_cmake_group_gets_its_guard_once_a_later_arm_is_rocm_only():
     text = (TWINS / "CMakeLists.txt").read_text(encoding="utf-8")
     _refs, regions = cmake_references("CMakeLists.txt", text)
     # (first line, last line, side, guard line): the CUDA arm at 7-10 and the `if` line 6 take the guard the group
-    # earns from `if(has_hipcc)` (12) inside its else(); 18-20 and 17 take the `elseif(has_hipcc)` at 20.
+    # earns from `if(has_hipcc)` (12) inside its else(); 18-20 and 17 take the `elseif(has_hipcc)` at 20; 28-30 the
+    # `if(TWINS_USE_CUDA)` whose else() the ROCm build takes.
     assert [r for r in regions if r[3]] == [
         (7, 10, "cuda", 6), (13, 14, "rocm", 12), (6, 6, "cuda", 6),
-        (18, 20, "cuda", 20), (21, 22, "rocm", 20), (17, 17, "cuda", 20)]
+        (18, 20, "cuda", 20), (21, 22, "rocm", 20), (17, 17, "cuda", 20), (29, 30, "cuda", 28), (28, 28, "cuda", 28)]
 
 
 def test_a_build_files_twin_is_the_same_name_with_a_rocm_word_added_or_put_for_cuda():

@@ -269,6 +269,7 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
                     f["guard"] = f["guard"] or c.line
             arm_c = tri_and(tri_not(f["cuda_taken"]), cv)
             arm_r = tri_and(tri_not(f["rocm_taken"]), rv)
+            f["rocm_arm"] = f.get("rocm_arm") or (arm_r is True and has_rocm)
             f["cuda_taken"] = tri_or(f["cuda_taken"], cv)
             f["rocm_taken"] = tri_or(f["rocm_taken"], rv)
             o = f["outer"]
@@ -282,7 +283,9 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
             # vendor guard even though its first test named only CUDA, so the CUDA arm marked before the ROCm one
             # was seen (and its `if` line, when that test is the CUDA side's) gets the group's guard line.
             inner = regions[f["regions"]:]
-            if any(r[2] == ROCM for r in inner):
+            # ... and so is `if(MSCCLPP_USE_CUDA) ... else()` in a file with ROCm arms: the CUDA switch is false
+            # for the ROCm build, which takes the else() - its own path.
+            if any(r[2] == ROCM for r in inner) or (f["head"] == CUDA and f.get("rocm_arm")):
                 g = f["guard"] or f["line"]
                 regions[f["regions"]:] = [(a, b, s_, g) if s_ == CUDA and not gl else (a, b, s_, gl)
                                           for a, b, s_, gl in inner]
