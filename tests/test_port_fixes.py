@@ -275,3 +275,53 @@ def test_samples_port_compiles_with_hipcc(samples):
                            cwd=samples["repo"] / "src", capture_output=True, text=True,
                            env={**os.environ, "HIP_PLATFORM": "amd"})
         assert (unit, [l for l in c.stderr.splitlines() if "error" in l]) == (unit, [])
+
+
+def test_driver_and_nvrtc_calls_get_translates_shims_and_casts(tmp_path):
+    """cuda-samples' nvrtc_helper.h / helper_cuda_drvapi.h (6 NVRTC samples): HIPIFY's HIP names that HIP 5.2 lacks
+    (hipDrvGetErrorString, hiprtcGetBitcodeSize) reach translate's shims through the CUDA name, and calls whose HIP
+    signature differs get translate's casts and default arguments (rules/kb/fixups.yaml `calls`), valid for nvcc too.
+    A second run changes nothing."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\n#include <cuda_runtime.h>\n#include <nvrtc.h>\n\n"
+           "void build(nvrtcProgram prog, char** opts, int n, CUresult err) {\n  const char* text;\n"
+           "  cuGetErrorString(err, &text);\n  nvrtcCompileProgram(prog, n, opts);\n  size_t size;\n"
+           "  nvrtcGetCUBINSize(prog, &size);\n  float* host;\n  cudaHostAlloc(&host, 64, cudaHostAllocDefault);\n"
+           "  cudaArray* arr;\n  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();\n"
+           "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4));\n}\n")
+    repo = make_repo(tmp_path / "r", {"drv.cpp": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    out = (repo / "drv.cpp").read_text().splitlines()
+    assert out[10:20] == ["  const char* text;", "  cuGetErrorString(err, &text);",
+                          "  nvrtcCompileProgram(prog, n, const_cast<const char**>(opts));", "  size_t size;",
+                          "  nvrtcGetCUBINSize(prog, &size);", "  float* host;",
+                          "  cudaHostAlloc(reinterpret_cast<void**>(&host), 64, cudaHostAllocDefault);",
+                          "  cudaArray* arr;", "  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();",
+                          "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4), 0);"]
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert "#define cuGetErrorString porter_hipDrvGetErrorString" in header
+    assert "#define nvrtcGetCUBINSize porter_hiprtcGetBitcodeSize" in header
+    assert "inline hipError_t porter_hipDrvGetErrorString(hipError_t error, const char** text) {" in header
+    assert "inline hiprtcResult porter_hiprtcGetBitcodeSize(hiprtcProgram prog, size_t* size) " \
+           "{ return hiprtcGetCodeSize(prog, size); }" in header
+    assert header.count("#include <hip/hiprtc.h>") == 1
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    again = porter_here("port", str(repo))
+    assert (again.returncode, again.stdout) == (0, "")
+
+
+def test_cuda_h_guard_is_defined_for_the_rocm_build(tmp_path):
+    """helper_cuda_drvapi.h defines findCudaDeviceDRV under `#ifdef __cuda_cuda_h__` (cuda.h's include guard), which
+    the port keeps for nvcc only: the compat header defines it for the ROCm build, like __CUDA_RUNTIME_H__."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\n#ifdef __cuda_cuda_h__\ninline CUdevice first() {\n  CUdevice d;\n"
+           "  cuDeviceGet(&d, 0);\n  return d;\n}\n#endif\n")
+    repo = make_repo(tmp_path / "r", {"drv.h": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert [l for l in header if l.startswith("#define __")] == ["#define __cuda_cuda_h__ 1"]

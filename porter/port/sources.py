@@ -130,6 +130,7 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             _coordinate_cast(work, f)
         elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
             work.needs_compat = True
+            _call_fix(work, f, str(dict(f.data)["hip"]))
         elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
             work.needs_compat = True
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
@@ -249,6 +250,33 @@ def _ptx_in_line(work: FileWork, f: Finding, at: int) -> None:
         text += b"\n" + indent  # the code after the statement, on its own line
     work.edits.append((s, rest_end, text))
     work.answer(f, "ptx", f"PTX {family} -> {code}")
+
+
+def _call_fix(work: FileWork, f: Finding, hip: str) -> None:
+    """A call whose HIP function differs in signature (rules/kb/fixups.yaml `calls`, translate's table): the cast
+    or the defaulted argument it needs, at the call. Both suit the CUDA function too (cudaHostAlloc takes any T**,
+    nvrtcCompileProgram a const char* const*, cudaMalloc3DArray's flags default to 0), so no guard."""
+    from porter.translate.engines.builtin import call_args, trimmed
+
+    entry = fixups.load_fixups().calls.get(hip)
+    name = _matched(work, f)
+    if not entry or not name:
+        return
+    found = call_args(work.data, work.offset(f.line, f.column) + len(name))
+    if found is None:
+        return
+    close, args = found
+    index, cast = entry.get("cast_arg"), str(entry.get("cast", "")).encode()
+    if isinstance(index, int) and len(args) > index and cast:
+        s, e = trimmed(work.data, args[index])
+        if s < e and not work.data[s:e].startswith((b"(void", b"reinterpret_cast", b"const_cast", cast)):
+            work.edits += [(s, s, cast + b"("), (e, e, b")")]
+            work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
+                                       f"{name}: argument {index + 1} wrapped in {cast.decode()}: {entry.get('why', '')}"))
+    if "append" in entry and len(args) == entry.get("min_args"):
+        work.edits.append((close, close, f", {entry['append']}".encode()))
+        work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
+                                   f"{name}: argument {len(args) + 1} = {entry['append']}: {entry.get('why', '')}"))
 
 
 def _coordinate_cast(work: FileWork, f: Finding) -> None:
