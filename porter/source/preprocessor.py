@@ -769,18 +769,35 @@ class Preprocessed:
         return [r for r in self.regions(rocm_names, cuda_names) if r.side in (build, "none")]
 
 
+# The last file preprocess was asked about, its comments blanked and its answer: the parser's input of a file is
+# most often its bytes unchanged (porter.source.parse), so one_arm_for_braces and then preprocessed(sf) ask about
+# equal bytes, and the second is answered here instead of lexing the file again (the answer depends on the bytes
+# alone and is not changed by its readers; its _regions is a memo of the same answers).
+_LAST: list = [None, b"", None]
+
+
 def preprocess(data: bytes) -> Preprocessed:
     """The file's directives lexed once, with its groups, dead lines and `__CUDA_ARCH__` arms."""
+    return _preprocess(data)[0]
+
+
+def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
+    """preprocess(data) and the bytes with comments blanked (`data` itself when it has no `#`)."""
+    last = _LAST[0]
+    if last is not None and (last is data or last == data):
+        return _LAST[2], _LAST[1]
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
     if b"#" not in data:
-        return Preprocessed((), total, (), frozenset(), ())
+        return Preprocessed((), total, (), frozenset(), ()), data
     code = _blank_comments(data)
     dirs = tuple(_lex(code))
     groups, dead, arch = _walk(dirs, total)
     empty = _empty_arms(code, groups)
     toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
                         for a in g.arms[:-1])
-    return Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
+    pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
+    _LAST[:] = [data, code, pp]
+    return pp, code
 
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...]) -> frozenset[int]:
@@ -811,10 +828,9 @@ def one_arm_for_braces(data: bytes) -> bytes:
     the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
     if b"#" not in data or (b"{" not in data and b"}" not in data):
         return data
-    pp = preprocess(data)
+    pp, code = _preprocess(data)
     if not pp.groups:
         return data
-    code = _blank_comments(data)
     starts = [0]
     starts.extend(m.end() for m in re.finditer(rb"\n", code))
     total = len(starts)
