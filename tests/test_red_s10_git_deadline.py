@@ -41,3 +41,43 @@ def test_history_stops_at_the_runs_deadline(tmp_path):
     assert (p.returncode, p.stderr) == (2, f"error: {repo}: cannot read the sizes of the history's files: git "
                                            f"stopped at the run's deadline of {DEADLINE} s (PORTER_DEADLINE_S)\n")
     assert time.monotonic() - t < DEADLINE + 20
+
+
+def test_a_killed_porter_leaves_no_git_behind(tmp_path):
+    # A CI job's timeout SIGKILLs porter; the git it was waiting on (blocked on the FIFO object) must go with it.
+    import signal
+    import subprocess
+    import sys
+
+    from helpers import REPO, _porter_env
+
+    repo, _ = _fifo_object(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "porter", "scan", str(repo), "--rev", "HEAD", "--isolated",
+                             "--no-cache", "-q"], cwd=REPO, env=_porter_env(None), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 60
+    while not _gits(repo) and time.monotonic() < end and proc.poll() is None:
+        time.sleep(0.2)
+    assert _gits(repo), "porter never reached the git that blocks"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    end = time.monotonic() + 10
+    while _gits(repo) and time.monotonic() < end:
+        time.sleep(0.2)
+    assert _gits(repo) == []
+
+
+def _gits(repo: Path) -> list[int]:
+    """git processes whose command line names `repo` and that are blocked on its FIFO object (ls-tree -l)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"git") and str(repo).encode() in argv and b"ls-tree" in argv:
+            found.append(int(pid))
+    return found

@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import resource
 import selectors
+import signal
 import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from porter import contain
 from porter.errors import UsageError
@@ -65,10 +67,35 @@ def output_mib() -> int:
     return int(os.environ.get("PORTER_GIT_OUTPUT_MIB") or OUTPUT_MIB)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
 def limit_memory() -> None:
-    """preexec_fn of every git porter starts: its data segment capped at memory_mib()."""
+    """preexec_fn of every git porter starts: its data segment capped at memory_mib(), and killed when porter dies.
+
+    A git blocked on a FIFO planted in the repository's .git (or busy on a huge listing) outlived a porter killed
+    by its CI job's timeout, reparented to init and blocked for ever (reproduced: two such gits left by a killed
+    run); the kernel's parent-death signal ends it with porter."""
+    if _PRCTL:  # first: nothing may be allocated in the child once the cap below holds
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     n = memory_mib() * 1048576
     resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+
+
+_PRCTL: Any = None  # libc prctl once looked up; False where there is none
+
+
+def _prepare_prctl() -> None:
+    """Look libc's prctl up in porter's own process, before any fork (command() calls this: every git porter runs
+    is built by it), since a forked child must not import or allocate. ctypes costs a few ms, so not at import."""
+    global _PRCTL
+    if _PRCTL is None:
+        try:
+            import ctypes
+
+            _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):  # pragma: no cover - not Linux: the timeouts hold while porter lives
+            _PRCTL = False
 
 
 def out_of_memory(stderr: bytes, returncode: int) -> bool:
@@ -119,6 +146,7 @@ _WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ign
 
 def command(repo: Path, *args: str) -> list[str]:
     """The argv of `git ARGS` run on `repo` with every program the repository's config names disarmed."""
+    _prepare_prctl()
     extra = _WORKTREE_READS.get(args[0], ()) if args else ()
     return ["git", *SAFE_OPTIONS, *disarmed(Path(repo)), "-C", str(repo), *args[:1], *extra, *args[1:]]
 
