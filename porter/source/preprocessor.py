@@ -605,7 +605,8 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     are ROCm-side, names #define'd only inside CUDA-only arms are CUDA-side. Repeated a few rounds, since a derived
     name can guard the definition of another."""
     rocm = set(rocm_names)
-    cuda: set[str] = set()
+    paired = paired_cuda_switches(files.values(), rocm)
+    cuda: set[str] = set(paired)
     # Only files that #define something can derive a name; each one's definitions are listed once, not per round.
     defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
     for _ in range(rounds):
@@ -626,8 +627,36 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
         if new_rocm | rocm == rocm and new_cuda == cuda:
             break
         rocm |= new_rocm
-        cuda = new_cuda - rocm
+        cuda = (new_cuda | paired) - rocm
     return frozenset(rocm), frozenset(cuda)
+
+
+# The word of a switch macro that names the vendor, and what the ROCm twin of such a switch puts in its place.
+_CUDA_WORD = "CUDA"
+_ROCM_WORDS = ("HIP", "ROCM", "AMD")
+
+
+def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_names: Iterable[str] = ()) -> set[str]:
+    """Macros with a CUDA component whose ROCm twin - the same name with HIP, ROCM or AMD in its place - is a
+    ROCm-side name the repository's directives also use: `MSCCLPP_DEVICE_CUDA` beside `MSCCLPP_DEVICE_HIP`,
+    `WITH_CUDA` beside `WITH_HIP`. A project that names one switch per vendor defines the CUDA one only in the
+    CUDA build, wherever (and however often, `#define`/`#undef` around an include) it is set; without its twin in
+    sight a CUDA-named macro stays unknown (PyTorch's ROCm builds define USE_CUDA too)."""
+    known = set(rocm_names)
+    names: set[str] = set()
+    for dirs, _total in files:
+        names |= condition_names(dirs)
+        names.update(name for _line, name, _body in defines(dirs))
+    out = set()
+    for n in names:
+        parts = n.split("_")
+        if _CUDA_WORD not in parts:
+            continue
+        i = parts.index(_CUDA_WORD)
+        twins = ("_".join(parts[:i] + [w] + parts[i + 1:]) for w in _ROCM_WORDS)
+        if any(t in names and (t in known or is_rocm_name(t)) for t in twins):
+            out.add(n)
+    return out
 
 
 # ------------------------------------------------------------------------------------------ one file, every question
@@ -740,18 +769,35 @@ class Preprocessed:
         return [r for r in self.regions(rocm_names, cuda_names) if r.side in (build, "none")]
 
 
+# The last file preprocess was asked about, its comments blanked and its answer: the parser's input of a file is
+# most often its bytes unchanged (porter.source.parse), so one_arm_for_braces and then preprocessed(sf) ask about
+# equal bytes, and the second is answered here instead of lexing the file again (the answer depends on the bytes
+# alone and is not changed by its readers; its _regions is a memo of the same answers).
+_LAST: list = [None, b"", None]
+
+
 def preprocess(data: bytes) -> Preprocessed:
     """The file's directives lexed once, with its groups, dead lines and `__CUDA_ARCH__` arms."""
+    return _preprocess(data)[0]
+
+
+def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
+    """preprocess(data) and the bytes with comments blanked (`data` itself when it has no `#`)."""
+    last = _LAST[0]
+    if last is not None and (last is data or last == data):
+        return _LAST[2], _LAST[1]
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
     if b"#" not in data:
-        return Preprocessed((), total, (), frozenset(), ())
+        return Preprocessed((), total, (), frozenset(), ()), data
     code = _blank_comments(data)
     dirs = tuple(_lex(code))
     groups, dead, arch = _walk(dirs, total)
     empty = _empty_arms(code, groups)
     toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
                         for a in g.arms[:-1])
-    return Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
+    pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
+    _LAST[:] = [data, code, pp]
+    return pp, code
 
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...]) -> frozenset[int]:
@@ -782,10 +828,9 @@ def one_arm_for_braces(data: bytes) -> bytes:
     the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
     if b"#" not in data or (b"{" not in data and b"}" not in data):
         return data
-    pp = preprocess(data)
+    pp, code = _preprocess(data)
     if not pp.groups:
         return data
-    code = _blank_comments(data)
     starts = [0]
     starts.extend(m.end() for m in re.finditer(rb"\n", code))
     total = len(starts)
