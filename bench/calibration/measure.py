@@ -85,7 +85,7 @@ def normalised_lines(gd: str, pre: str, port: str, old_path: str, new_path: str)
     return len(new) - same, len(old) - same
 
 
-_VARIANT = re.compile(r"(?i)\b(\d+|true|false|half|bf16|bp16|fp16|fp32|float|double|bfloat16)\b")
+_VARIANT = re.compile(r"(?i)\b(\d+|true|false|half|bf16|bp16|fp16|fp32|float|double|bfloat16)(_t)?\b")
 
 
 def instance_lines(text: str, seen: dict[str, list[tuple[list[str], list[str]]]], directory: str) -> int | None:
