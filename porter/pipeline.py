@@ -100,7 +100,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
     result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets,
-                     deep_budget=file_budget(settings))
+                     deep_budget=file_budget(settings), rocm=settings.rocm or None)
     cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")

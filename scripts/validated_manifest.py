@@ -18,8 +18,9 @@ from porter import datafile, validated
 
 
 def validate_all_in_full() -> None:
-    """Load every bundled rule, target profile and the library map with the digest shortcut off."""
+    """Load every bundled rule, target profile, the library map and the kernel checks with the digest shortcut off."""
     validated.trusted = lambda path: False  # this process only: every file gets the full checks
+    from porter.kernels.check_table import load_checks
     from porter.libraries import load_libraries
     from porter.rules import load_rules
     from porter.targets import load_targets
@@ -27,6 +28,7 @@ def validate_all_in_full() -> None:
     load_rules()
     load_targets()
     load_libraries()
+    load_checks()
 
 
 def main() -> int:

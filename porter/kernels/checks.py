@@ -1,180 +1,42 @@
 """The named checks of kernel analysis: which of a kernel's measured facts matter on one AMD target, and how much.
 
-Each check is data in CHECKS (the verdict it gives by default and per target predicate, its title, where the fact
-comes from) and a few lines in `kernel_checks` that find the evidence in KernelFacts: 32-bit warp masks and lane
-arithmetic on wave64, warpSize as a constant, inline PTX, Hopper/Blackwell-only features, clusters, async copies,
+Each check is data in rules/kb/kernel_checks.yaml (the verdict it gives by default, per target predicate and per
+ROCm release, its title, where the fact comes from; porter.kernels.check_table) and a few lines in `kernel_checks`
+that find the evidence in KernelFacts: 32-bit warp masks and lane arithmetic on wave64, warpSize as a constant, inline PTX, Hopper/Blackwell-only features, clusters, async copies,
 WMMA, dynamic parallelism, shared memory against the target's LDS, block sizes against its workgroup and wave size,
 launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope atomics.
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from porter.kernels import ptx as ptx_table
+from porter.kernels.check_table import load_checks
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
-# The verdict each named check contributes, as data: `default`, overridden by the first `by_target` predicate
-# (porter.targets.evaluate on the profile's fields) that holds. `source` is where the fact comes from.
-CHECKS: dict[str, dict[str, Any]] = {
-    "wave64-full-mask": {
-        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
-        "title": "32-bit full-warp mask (0xffffffff) selects only lanes 0-31 of a 64-lane wavefront",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-bit masks, 64-lane wavefronts)"},
-    "mask-32bit-type": {
-        "verdict": {"default": "fix", "by_target": {"wavefront_size == 64": "ok"}},
-        "title": "32-bit mask type to a *_sync warp intrinsic: HIP (ROCm >= 6.2) static_asserts a 64-bit mask on every target",
-        "source": "https://github.com/ROCm/clr/blob/develop/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h (static_assert sizeof(MaskT) == 8)"},
-    "wave64-lane-count": {
-        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
-        "title": "lane arithmetic hard-codes 32 lanes next to warp operations (wrong partition on wave64)",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-lane wavefronts on CDNA)"},
-    "wave64-lane-arith": {
-        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "check", "wavefront_size is None": "check"}},
-        "title": "lane arithmetic hard-codes 32 lanes (no warp operation uses it; verify on wave64)",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-lane wavefronts on CDNA)"},
-    "wave64-ballot-32bit": {
-        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "fix", "wavefront_size is None": "check"}},
-        "title": "ballot/activemask result kept in a 32-bit integer (HIP returns 64 bits)",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (warp cross-lane functions: 64-bit masks, 64-lane wavefronts)"},
-    "warpsize-constant": {
-        "verdict": {"default": "fix"},
-        "title": "warpSize used as a compile-time constant (not constexpr since ROCm 7.0)",
-        "source": "https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html (warpSize is no longer constexpr)"},
-    "inline-ptx": {
-        "verdict": {"default": "fix"},
-        "title": "inline PTX loads, stores, conversions, moves or fences: replace each with its HIP intrinsic or builtin",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md (HIP accepts only AMDGCN inline assembly; ld/st/cvt/mov map to plain loads, stores, casts and __builtin_amdgcn_* builtins)"},
-    "inline-ptx-matrix": {
-        "verdict": {"default": "rewrite"},
-        "title": "inline PTX tensor-core MMA / ldmatrix / async-copy / cluster code: no one-line HIP replacement",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
-    "hopper-blackwell-ptx": {
-        "verdict": {"default": "rewrite"},
-        "title": "TMA / wgmma / tcgen05 / setmaxnreg: no counterpart on this target",
-        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf (CDNA3 has no TMA, wgmma, tcgen05 or clusters)"},
-    "clusters-dsmem": {
-        "verdict": {"default": "rewrite"},
-        "title": "thread-block clusters / distributed shared memory (CDNA3/4 have none; gfx1250 clusters use AMD's own API)",
-        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf; https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html"},
-    "async-copy": {
-        "verdict": {"default": "rewrite"},
-        "title": "cooperative memcpy_async / cuda::pipeline / mbarrier async copies are unsupported in HIP",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
-    "nvfp4-mma": {
-        "verdict": {"default": "rewrite"},
-        "title": "NVFP4 block-scaled MMA (E4M3 scales per 16): not an AMD hardware format",
-        "source": "https://rocm.docs.amd.com/en/latest/reference/precision-support.html (no NVFP4 on AMD hardware)"},
-    "wmma": {
-        "verdict": {"default": "fix"},
-        "title": "nvcuda::wmma fragments: port to rocWMMA (different header, namespace and tile shapes)",
-        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf; https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (matrix cores per target)"},
-    "cutlass-cute": {
-        "verdict": {"default": "fix"},
-        "title": "kernel code written with CUTLASS/CuTe types or helpers: there is no CUTLASS for ROCm (Composable Kernel / CK-Tile instead)",
-        "source": "https://github.com/ROCm/composable_kernel (AMD's counterpart; CUTLASS has no ROCm build)"},
-    "cute-tensor": {
-        "verdict": {"default": "rewrite"},
-        "title": "kernel written in CuTe's tensor algebra (tensors, partitions, tiled copies / MMAs): no CuTe on ROCm, the port is a rewrite (Composable Kernel / CK-Tile, or Triton)",
-        "source": "https://github.com/NVIDIA/cutlass/blob/main/media/docs/cpp/cute/00_quickstart.md (CuTe layouts and tensors); https://github.com/ROCm/composable_kernel (AMD's counterpart; CUTLASS has no ROCm build)"},
-    "dynamic-parallelism": {
-        "verdict": {"default": "rewrite"},
-        "title": "kernel launched from device code (dynamic parallelism is unsupported in HIP)",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (unsupported CUDA features)"},
-    "lds-over-limit": {
-        "verdict": {"default": "fix"},
-        "title": "shared memory per block exceeds this target's LDS per workgroup",
-        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (LDS per CU)"},
-    "lds-unknown": {
-        "verdict": {"default": "check"},
-        "title": "shared memory size could not be determined; compare it with this target's LDS",
-        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (LDS per CU)"},
-    "block-over-max": {
-        "verdict": {"default": "fix"},
-        "title": "block size above the target's maximum workgroup size",
-        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html; https://rocm.docs.amd.com/projects/rocprofiler-compute/en/docs-10.1.0/conceptual/cdna/cdna-performance-model.html"},
-    "block-not-wave-multiple": {
-        "verdict": {"default": "retune"},
-        "title": "block size is not a multiple of the wavefront size (partial waves waste lanes)",
-        "source": "https://rocm.docs.amd.com/projects/rocprofiler-compute/en/docs-10.1.0/conceptual/cdna/cdna-performance-model.html (wavefront size and workgroups)"},
-    "launch-bounds-min-blocks": {
-        "verdict": {"default": "retune"},
-        "title": "__launch_bounds__ second argument means minimum waves per EU on AMD, not blocks per SM",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst (porting from CUDA __launch_bounds__)"},
-    "sm-count-grid": {
-        "verdict": {"default": "retune"},
-        "title": "grid size derived from the NVIDIA SM count / occupancy API; re-derive for CUs and XCDs",
-        "source": "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (compute units per target)"},
-    "grid-sync": {
-        "verdict": {"default": "check"},
-        "title": "cooperative-groups grid sync: needs a cooperative launch and co-resident blocks on this target",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst"},
-    "partial-syncwarp": {
-        "verdict": {"default": "check"},
-        "title": "__syncwarp with a partial or runtime mask relies on independent thread scheduling",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/reference/cpp_language_extensions.rst; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst (no independent thread scheduling)"},
-    # Triton kernels (porter.kernels.triton). The AMD backend compiles num_warps wavefronts of the target's wave
-    # size (64 on CDNA, 32 from gfx10 on) and gives the kernel a flat workgroup of num_warps x wave size.
-    "triton-warps-over-max": {
-        "verdict": {"default": "fix"},
-        "title": "Triton num_warps x wave size above the target's maximum workgroup size (at most 16 warps of 64 on CDNA)",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (warp_size 64 below gfx10; amdgpu-flat-work-group-size = num_warps * warp_size)"},
-    "triton-num-warps": {
-        "verdict": {"default": "ok", "by_target": {"wavefront_size == 64": "retune"}},
-        "title": "Triton num_warps / num_stages chosen for 32-lane NVIDIA warps: each warp is a 64-lane wavefront here, so the block doubles",
-        "source": "https://triton-lang.org/main/python-api/generated/triton.Config.html (num_warps=8 is 8 * 32 threads on NVIDIA); https://rocm.docs.amd.com/en/docs-6.1.0/how-to/llm-fine-tuning-optimization/optimizing-triton-kernel.html (num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim on AMD)"},
-    "triton-num-ctas": {
-        "verdict": {"default": "fix"},
-        "title": "Triton num_ctas > 1 (thread-block clusters): the AMD backend rejects it",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (num_ctas > 1 not supported for AMD GPUs)"},
-    "triton-fp8-ocp": {
-        "verdict": {"default": "check", "by_target": {"fp8_fnuz and not fp8_ocp": "fix", "fp8_ocp": "ok"}},
-        "title": "Triton OCP FP8 (tl.float8e4nv / tl.float8e5): CDNA3 runs FNUZ FP8 natively (tl.float8e4b8 / tl.float8e5b16); OCP is native from CDNA4",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (OCP fp8 native since CDNA4, FNUZ native on CDNA3, the others emulated); https://rocm.docs.amd.com/en/latest/reference/precision-support.html"},
-    "triton-fp8-fnuz": {
-        "verdict": {"default": "check", "by_target": {"fp8_ocp and not fp8_fnuz": "fix", "fp8_fnuz": "ok"}},
-        "title": "Triton FNUZ FP8 (tl.float8e4b8 / tl.float8e5b16): deprecated dot operands on gfx950, where OCP FP8 is native",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (deprecated_fp8_dot_operand_dtypes fp8e4b8, fp8e5b16 on gfx950)"},
-    "triton-tf32": {
-        "verdict": {"default": "ok", "by_target": {"not tf32": "fix"}},
-        "title": "tl.dot input_precision=\"tf32\": the Triton AMD backend allows it only where XF32 MFMA exists (gfx942); CDNA4 (gfx950) has no TF32/XF32 MFMA",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (tf32 in allowed_dot_input_precisions for gfx942 only); https://github.com/ggml-org/llama.cpp/pull/21570 (mfma_f32_16x16x8_xf32 not available on gfx950)"},
-    "triton-allow-tf32": {
-        "verdict": {"default": "ok", "by_target": {"not tf32": "check"}},
-        "title": "tl.dot allow_tf32=True: without TF32 MFMA the AMD backend silently computes in IEEE FP32 (slower than TF32 on NVIDIA)",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (tf32 allowed on gfx942 only; tl.dot falls back to ieee)"},
-    "triton-inline-asm": {
-        "verdict": {"default": "fix"},
-        "title": "tl.inline_asm_elementwise holds PTX: write it with tl.* ops, or give AMDGPU assembly on the HIP backend",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md (AMD GPUs take AMDGCN assembly, not PTX)"},
-    "triton-cuda-extra": {
-        "verdict": {"default": "fix"},
-        "title": "tl.extra.cuda (CUDA libdevice, globaltimer, smid, ...) exists only in the NVIDIA backend: use triton.language.extra.libdevice, which maps to the HIP libdevice",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (get_module_map: triton.language.extra.libdevice -> triton.language.extra.hip.libdevice)"},
-    "triton-host-tma": {
-        "verdict": {"default": "fix"},
-        "title": "host-built TMA descriptors (_experimental_descriptor_load/store, tensormap creation): need the CUDA driver's tensor maps; use tl.make_tensor_descriptor or block pointers",
-        "source": "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/instruction-set-architectures/amd-instinct-mi300-cdna3-instruction-set-architecture.pdf (no TMA on CDNA3)"},
-    "triton-tensor-descriptor": {
-        "verdict": {"default": "check"},
-        "title": "tl.make_tensor_descriptor: the AMD backend lowers descriptors to pointer loads (no TMA); check your Triton version has the lowering and compare speed",
-        "source": "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/compiler.py (add_rewrite_tensor_descriptor_to_pointer)"},
-    "system-atomics": {
-        "verdict": {"default": "check"},
-        "title": "system-scope atomics need fine-grained memory on AMD",
-        "source": "https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/faq.md; https://github.com/ROCm/HIP/blob/docs/develop/docs/how-to/cooperative_groups.rst"},
-}
+# The verdict each named check contributes, its title and its source are data: rules/kb/kernel_checks.yaml, read
+# through porter.kernels.check_table (`default`, overridden by the first `by_target` predicate on the profile's fields
+# and, before both, by the first `by_release` condition on the ROCm release the run judges).
 
 
 # Which inline-PTX families have a plain HIP replacement (fix, named in the reason) and which are a rewrite is
 # data: rules/kb/ptx.yaml, read through porter.kernels.ptx.
 
 
-def check_verdict(spec: dict[str, Any], target) -> str:
-    """The verdict a `{default, by_target}` spec gives on one target profile."""
+def check_verdict(spec: Mapping[str, Any], target, release: str | None = None) -> str:
+    """The verdict a `{default, by_target, by_release}` spec gives on one target profile for one ROCm release
+    (None: the newest rules/kb/hip_versions.yaml lists)."""
     from porter.targets import evaluate
 
+    if spec.get("by_release"):
+        from porter.rocm import has
+
+        for condition, verdict in spec["by_release"].items():
+            word, fact = condition.split(" ", 1)
+            if has(fact, release) == (word == "has"):
+                return verdict
     for predicate, verdict in (spec.get("by_target") or {}).items():
         if evaluate(predicate, target):
             return verdict
@@ -184,12 +46,13 @@ def check_verdict(spec: dict[str, Any], target) -> str:
 Add = Callable[..., None]
 
 
-def kernel_checks(facts: KernelFacts, target) -> list[CheckResult]:
-    """Every named check that fires for one kernel's facts on one target, with the evidence."""
+def kernel_checks(facts: KernelFacts, target, release: str | None = None) -> list[CheckResult]:
+    """Every named check that fires for one kernel's facts on one target and ROCm release, with the evidence."""
     out: list[CheckResult] = []
+    table = load_checks()
 
     def add(check: str, message: str, lines: Iterable[int] = ()) -> None:
-        verdict = check_verdict(CHECKS[check]["verdict"], target)
+        verdict = check_verdict(table[check]["verdict"], target, release)
         if verdict != "ok":
             out.append(CheckResult(check, verdict, message, tuple(sorted(set(lines)))))
 

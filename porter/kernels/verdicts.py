@@ -72,12 +72,13 @@ SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
 
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
-                 reached: Iterable[tuple[Any, str]] = (), rule_targets_of: dict[str, Any] | None = None
-                 ) -> tuple[TargetVerdict, ...]:
+                 reached: Iterable[tuple[Any, str]] = (), rule_targets_of: dict[str, Any] | None = None,
+                 release: str | None = None) -> tuple[TargetVerdict, ...]:
     """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
     floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
     helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`);
-    `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does)."""
+    `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does); `release`: the ROCm release
+    the run judges (None: the newest), which some checks' verdicts depend on (rules/kb/kernel_checks.yaml)."""
     from porter.targets import applies
 
     spans = [(kernel.line, kernel.end_line)] + [(d.line, d.end_line) for d in facts.device_functions]
@@ -88,7 +89,7 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     rule_targets_of = rule_targets_of or {}
     out = []
     for t in targets:
-        details = _checks_with_helpers(facts, t)
+        details = _checks_with_helpers(facts, t, release)
         by_rule: dict[str, tuple[str, str, list[int]]] = {}
         for f in mine:
             spec, rule_targets = rules[f.rule]
@@ -130,21 +131,21 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
     return out
 
 
-def _checks_with_helpers(facts: KernelFacts, target) -> list[CheckResult]:
+def _checks_with_helpers(facts: KernelFacts, target, release: str | None = None) -> list[CheckResult]:
     """The named checks on the kernel's facts merged with its helpers' (KernelFacts.merged); a check that only a
     helper's facts make fire (or worse) says which helper, and where: `...; via flash::compute_attn (path:line)`."""
-    details = kernel_checks(facts.merged(), target)
+    details = kernel_checks(facts.merged(), target, release)
     if not facts.helpers:
         return details
     own_facts = dataclasses.replace(facts, helpers=())
-    own = {(d.id, d.verdict) for d in kernel_checks(own_facts, target)}
+    own = {(d.id, d.verdict) for d in kernel_checks(own_facts, target, release)}
     by_helper = None  # what each helper alone makes fire: asked only for a check the kernel's own facts do not give
     out = []
     for d in details:
         key = (d.id, d.verdict)
         if key not in own:
             if by_helper is None:
-                by_helper = [(h, {(c.id, c.verdict) for c in kernel_checks(merge_helpers(own_facts, (h,)), target)})
+                by_helper = [(h, {(c.id, c.verdict) for c in kernel_checks(merge_helpers(own_facts, (h,)), target, release)})
                              for h in facts.helpers]
             via = [h.where for h, fired in by_helper if key in fired] or [h.where for h in facts.helpers]
             d = dataclasses.replace(d, message=f"{d.message}; via {', '.join(via[:3])}"
@@ -155,11 +156,12 @@ def _checks_with_helpers(facts: KernelFacts, target) -> list[CheckResult]:
 
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
             profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None,
-            deep_budget=None) -> ScanResult:
+            deep_budget=None, rocm: str | None = None) -> ScanResult:
     """The scan result with every kernel's per-target verdicts attached (and deep-mode facts when asked, libclang
     run per file under `deep_budget`: the scan's porter.budget.Budget, else porter's default).
     Analysing an analysed result again gives the same result: every derived fact is replaced, never appended.
-    `resolved`: the Target profiles already resolved for the run (a history analyses hundreds of trees)."""
+    `resolved`: the Target profiles already resolved for the run (a history analyses hundreds of trees); `rocm`: the
+    ROCm release the run judges (None: the newest rules/kb/hip_versions.yaml lists)."""
     chosen = list(resolved) if resolved is not None else resolve_targets(targets, profile_files)
     kernels = list(result.kernels)
     deep_info = None
@@ -209,7 +211,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                 reached.extend((f, span.where) for f in findings_by_path.get(span.path, ())
                                if span.line <= f.line <= span.end_line
                                and not any(a <= f.line <= b for a, b in span.cuda_only))
-        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of)
+        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

@@ -48,6 +48,34 @@ def rocm_path_evidence(path: str) -> str | None:
     return None
 
 
+# A build file's ROCm twin beside it: the same name with a ROCm word added (`makefile` / `makefile.hip`,
+# `Makefile_rocm`, `build.hip.mk`) or put in place of a CUDA word (`cuda.mk` / `hip.mk`, `FindCUDAThings.cmake` /
+# `FindHIPThings.cmake`). GPUMD keeps `src/makefile` for nvcc and `src/makefile.hip` for hipcc.
+_TWIN_WORDS = ("hip", "rocm")
+_CUDA_WORD = re.compile(r"(?i)cuda")
+
+
+def build_twin(path: str, files: Iterable[str]) -> str | None:
+    """The path of `path`'s ROCm twin among `files` (a build file in the same directory), or None."""
+    folder, name = posixpath.split(path)
+    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
+    if not dot:
+        stem, ext = name, ""
+    suffix = f".{ext}" if ext else ""
+    names: list[str] = []
+    for w in _TWIN_WORDS:
+        for sep in (".", "_", "-"):
+            names += [f"{name}{sep}{w}", f"{stem}{sep}{w}{suffix}"]
+        if _CUDA_WORD.search(name):
+            names += [_CUDA_WORD.sub(lambda m: w.upper() if m.group().isupper() else w, name)]
+    by_lower = {posixpath.basename(f).lower(): f for f in files if posixpath.dirname(f) == folder and f != path}
+    for n in names:
+        hit = by_lower.get(n.lower())
+        if hit is not None:
+            return hit
+    return None
+
+
 def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
     """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
     from porter.source.discover import selected
@@ -224,7 +252,8 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
             cv, vend = _cm_condition(c.args, CUDA, has_rocm)
             rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
             stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
-                          "first": len(refs)})
+                          "first": len(refs), "line": c.line, "regions": len(regions),
+                          "head": side(tri_and(cur[0], cv), tri_and(cur[1], rv))})
             g = stack[-1]["guard"] or cur[2]
             cur = (tri_and(cur[0], cv), tri_and(cur[1], rv), g)
             continue
@@ -240,6 +269,7 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
                     f["guard"] = f["guard"] or c.line
             arm_c = tri_and(tri_not(f["cuda_taken"]), cv)
             arm_r = tri_and(tri_not(f["rocm_taken"]), rv)
+            f["rocm_arm"] = f.get("rocm_arm") or (arm_r is True and has_rocm)
             f["cuda_taken"] = tri_or(f["cuda_taken"], cv)
             f["rocm_taken"] = tri_or(f["rocm_taken"], rv)
             o = f["outer"]
@@ -249,6 +279,18 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
             mark(c.line)
             f = stack.pop()
             cur = f["outer"]
+            # `if(CMAKE_CUDA_COMPILER) ... elseif(has_hipcc)` / `else()` holding a ROCm-only arm: the group is a
+            # vendor guard even though its first test named only CUDA, so the CUDA arm marked before the ROCm one
+            # was seen (and its `if` line, when that test is the CUDA side's) gets the group's guard line.
+            inner = regions[f["regions"]:]
+            # ... and so is `if(MSCCLPP_USE_CUDA) ... else()` in a file with ROCm arms: the CUDA switch is false
+            # for the ROCm build, which takes the else() - its own path.
+            if any(r[2] == ROCM for r in inner) or (f["head"] == CUDA and f.get("rocm_arm")):
+                g = f["guard"] or f["line"]
+                regions[f["regions"]:] = [(a, b, s_, g) if s_ == CUDA and not gl else (a, b, s_, gl)
+                                          for a, b, s_, gl in inner]
+                if f["head"] == CUDA and not cur[2]:
+                    regions.append((f["line"], f["line"], CUDA, g))
             mine = refs[f["first"]:]
             rocm_ref = next((r.where for r in mine if r.side == ROCM), None)
             if rocm_ref:

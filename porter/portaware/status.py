@@ -7,7 +7,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 1. a `cuda_only` glob from configuration → cuda-only (the team's choice);
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
-4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only;
+4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only; a
+   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`) → handled;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes → handled;
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
@@ -33,8 +34,8 @@ from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResu
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
-from porter.portaware.scope import (Reference, build_sides, cmake_references, cuda_only_match, rocm_path_evidence,
-                                    setup_references)
+from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
+                                    rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 
@@ -235,6 +236,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         ev = rocm_path_evidence(path)
         if ev:
             pm.file_side[path] = ("name", ROCM, ev)
+    # A Makefile or CMake module with a ROCm twin beside it (makefile / makefile.hip) is the CUDA build's.
+    for path, c in files.items():
+        if c.language in ("make", "cmake") and path not in pm.file_side:
+            twin = build_twin(path, files)
+            if twin is not None:
+                pm.file_side[path] = ("twin", CUDA, twin)
 
     facts: dict[str, PortFacts] = {}
     dirs: dict[str, tuple[list[preprocessor.Directive], int]] = {}

@@ -2,7 +2,8 @@
 
 A scanned repository's own .git/config may name programs (core.fsmonitor, filters, textconv, external diff,
 hooks, pagers); porter only runs commands that never consult them, and overrides the ones that could be consulted
-anyway. git's own object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted;
+anyway, including the filter, diff and merge drivers the repository names itself (command() reads their names from
+its config and disarms each: `git status` hashes a file whose stat changed through its clean filter). git's own object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted;
 the repository's is not.
 """
 from __future__ import annotations
@@ -34,6 +35,10 @@ SAFE_OPTIONS = (
     # .gitignore files and .git/info/exclude still are.
     "-c", "core.excludesFile=/dev/null",
     "-c", "core.attributesFile=/dev/null",
+    # `git log` would run gpg.program (a repository's config may name any program) to show signatures.
+    "-c", "log.showSignature=false",
+    # A submodule is another repository, whose config nothing here has read: git never recurses into one.
+    "-c", "submodule.recurse=false",
     "--no-pager",
     "--no-optional-locks",
 )
@@ -93,8 +98,71 @@ def git_env() -> dict[str, str]:
     return env
 
 
+# Repository config keys that name a program git runs by itself, keyed by the name's last part (for a key with a
+# driver or URL in the middle, `filter.<driver>.clean`, `credential.<url>.helper`) and the value that disarms it.
+# A work-tree read (`git status`, `diff-files`) hashes a file whose stat changed through its clean filter: a
+# `.gitattributes` line plus `filter.x.clean = <anything>` in .git/config would run that program. The driver names
+# are the repository's own, so SAFE_OPTIONS cannot name them: command() reads them from the config and overrides
+# each one (an empty command is "no filter" to git).
+_PROGRAM_KEYS = {
+    ("filter", "clean"): "", ("filter", "smudge"): "", ("filter", "process"): "", ("filter", "required"): "false",
+    ("diff", "textconv"): "", ("diff", "command"): "", ("merge", "driver"): "",
+    ("gpg", "program"): "", ("credential", "helper"): "",
+}
+# Subcommands that read the work tree, with the options that keep them out of submodules: a submodule's own config
+# (its drivers) is not this repository's and is never read here, and `submodule.<name>.ignore = none` in a
+# committed .gitmodules outranks any `-c` default, so only the command-line option holds.
+_WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ignore-submodules=all",)}
+
+
 def command(repo: Path, *args: str) -> list[str]:
-    return ["git", *SAFE_OPTIONS, "-C", str(repo), *args]
+    """The argv of `git ARGS` run on `repo` with every program the repository's config names disarmed."""
+    extra = _WORKTREE_READS.get(args[0], ()) if args else ()
+    return ["git", *SAFE_OPTIONS, *disarmed(Path(repo)), "-C", str(repo), *args[:1], *extra, *args[1:]]
+
+
+_DISARMED: dict[tuple, tuple[str, ...]] = {}
+
+
+def disarmed(repo: Path) -> tuple[str, ...]:
+    """`-c KEY=VALUE` pairs overriding every key of `repo`'s own config (and config.worktree) that names a program
+    (_PROGRAM_KEYS), remembered per config file state (path, inode, size, mtime) so a history walk's hundreds of
+    git calls parse the config once."""
+    found = _find_git_dir(Path(os.path.abspath(repo)))
+    if found is None:
+        return ()
+    gitdir, common = found
+    files = []
+    for cfg in (Path(common) / "config", Path(gitdir) / "config.worktree"):
+        try:
+            st = os.stat(cfg)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            files.append((str(cfg), st.st_ino, st.st_size, st.st_mtime_ns))
+    key = tuple(files)
+    if key not in _DISARMED:
+        out: list[str] = []
+        for path, *_ in files:
+            try:
+                entries = _config_keys(Path(path))
+            except ForeignRepository:
+                continue  # unparsable: git refuses it too, before running anything
+            for name in entries:
+                parts = name.split(".")
+                value = _PROGRAM_KEYS.get((parts[0], parts[-1])) if len(parts) >= 2 else None
+                if value is None:
+                    continue
+                if "=" in name or "\n" in name:
+                    # `-c` splits at the first `=`: the override would set some other key and leave this one armed
+                    raise ForeignRepository(f"{path}: repository config names a program under {name!r}, which porter "
+                                            "cannot override; not read")
+                if f"{name}={value}" not in out:
+                    out.append(f"{name}={value}")
+        if len(_DISARMED) > 256:  # a fleet run visits many repositories; their states need not all be kept
+            _DISARMED.clear()
+        _DISARMED[key] = tuple(x for pair in (("-c", o) for o in out) for x in pair)
+    return _DISARMED[key]
 
 
 def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
@@ -320,17 +388,21 @@ def _check_config(gitdir: Path, common: Path) -> None:
                 continue
         if not stat.S_ISREG(st.st_mode):
             raise ForeignRepository(f"{cfg} (the repository config) is not a regular file; not read")
-        # `git config --file` only parses the file (no includes with --no-includes); run from / so no repository's
-        # own config is read for it.
-        code, out, err = _collect(["git", *SAFE_OPTIONS, "-C", "/", "config", "--file", str(cfg), "--no-includes",
-                                   "--list", "-z"], ("config",), 30)
-        if code != 0:
-            raise ForeignRepository(f"{cfg}: git cannot parse the repository config: "
-                                    f"{err.decode('utf-8', 'replace').strip()}")
-        for entry in out.split(b"\0"):
-            key = entry.partition(b"\n")[0].decode("utf-8", "replace").lower()
-            if key.startswith("include.") or key.startswith("includeif."):
+        for key in _config_keys(cfg):
+            if key.lower().startswith(("include.", "includeif.")):
                 raise ForeignRepository(f"{cfg}: repository config uses [include]; porter does not follow it")
+
+
+def _config_keys(cfg: Path) -> list[str]:
+    """The keys a config file sets, as git spells them (section and name lower case, a subsection as written);
+    ForeignRepository when git cannot parse it. `git config --file` only parses the file (no includes with
+    --no-includes); run from / so no repository's own config is read for it."""
+    code, out, err = _collect(["git", *SAFE_OPTIONS, "-C", "/", "config", "--file", str(cfg), "--no-includes",
+                               "--list", "-z"], ("config",), 30)
+    if code != 0:
+        raise ForeignRepository(f"{cfg}: git cannot parse the repository config: "
+                                f"{err.decode('utf-8', 'replace').strip()}")
+    return [entry.partition(b"\n")[0].decode("utf-8", "surrogateescape") for entry in out.split(b"\0") if entry]
 
 
 def require_top(path: Path, why: str) -> Path:

@@ -606,7 +606,8 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     are ROCm-side, names #define'd only inside CUDA-only arms are CUDA-side. Repeated a few rounds, since a derived
     name can guard the definition of another."""
     rocm = set(rocm_names)
-    cuda: set[str] = set()
+    paired = paired_cuda_switches(files.values(), rocm)
+    cuda: set[str] = set(paired)
     # Only files that #define something can derive a name; each one's definitions are listed once, not per round.
     defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
     for _ in range(rounds):
@@ -627,8 +628,36 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
         if new_rocm | rocm == rocm and new_cuda == cuda:
             break
         rocm |= new_rocm
-        cuda = new_cuda - rocm
+        cuda = (new_cuda | paired) - rocm
     return frozenset(rocm), frozenset(cuda)
+
+
+# The word of a switch macro that names the vendor, and what the ROCm twin of such a switch puts in its place.
+_CUDA_WORD = "CUDA"
+_ROCM_WORDS = ("HIP", "ROCM", "AMD")
+
+
+def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_names: Iterable[str] = ()) -> set[str]:
+    """Macros with a CUDA component whose ROCm twin - the same name with HIP, ROCM or AMD in its place - is a
+    ROCm-side name the repository's directives also use: `MSCCLPP_DEVICE_CUDA` beside `MSCCLPP_DEVICE_HIP`,
+    `WITH_CUDA` beside `WITH_HIP`. A project that names one switch per vendor defines the CUDA one only in the
+    CUDA build, wherever (and however often, `#define`/`#undef` around an include) it is set; without its twin in
+    sight a CUDA-named macro stays unknown (PyTorch's ROCm builds define USE_CUDA too)."""
+    known = set(rocm_names)
+    names: set[str] = set()
+    for dirs, _total in files:
+        names |= condition_names(dirs)
+        names.update(name for _line, name, _body in defines(dirs))
+    out = set()
+    for n in names:
+        parts = n.split("_")
+        if _CUDA_WORD not in parts:
+            continue
+        i = parts.index(_CUDA_WORD)
+        twins = ("_".join(parts[:i] + [w] + parts[i + 1:]) for w in _ROCM_WORDS)
+        if any(t in names and (t in known or is_rocm_name(t)) for t in twins):
+            out.add(n)
+    return out
 
 
 # ------------------------------------------------------------------------------------------ one file, every question

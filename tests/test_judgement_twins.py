@@ -1,0 +1,66 @@
+"""Issue 27 (heldout3's false-positive families, as mechanisms): a CMake `if()` group whose ROCm arm comes after its
+CUDA arm, a build file with a ROCm twin beside it, a vendor switch macro paired with its ROCm twin, and
+check_language(CUDA) as a probe. fixtures/judgement/README.md says what each line is."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.pipeline import run
+from porter.portaware.scope import build_twin, cmake_references
+from porter.settings import Settings
+from porter.source.preprocessor import Directive, paired_cuda_switches
+
+TWINS = Path(__file__).resolve().parent.parent / "fixtures" / "judgement" / "twins"
+
+
+def test_every_finding_of_the_twins_project_reads_as_its_guard_or_twin_decides():
+    res = run(TWINS, Settings(jobs=1, cache_dir=None)).result
+    got = sorted((f.path, f.line, f.rule, f.status.value, f.handled_by) for f in res.findings)
+    assert got == [
+        ("CMakeLists.txt", 6, "BLD007", "handled", "CMakeLists.txt:6"),
+        ("CMakeLists.txt", 7, "BLD001", "handled", "CMakeLists.txt:6"),
+        ("CMakeLists.txt", 9, "BLD003", "handled", "CMakeLists.txt:6"),
+        ("CMakeLists.txt", 17, "BLD007", "handled", "CMakeLists.txt:20"),
+        ("CMakeLists.txt", 18, "BLD002", "handled", "CMakeLists.txt:20"),
+        ("CMakeLists.txt", 19, "LIB004", "handled", "CMakeLists.txt:20"),
+        ("CMakeLists.txt", 25, "BLD002", "open", None),
+        ("CMakeLists.txt", 29, "BLD001", "handled", "CMakeLists.txt:28"),
+        ("makefile", 1, "BLD007", "handled", "makefile.hip"),
+        ("makefile", 2, "BLD004", "handled", "makefile.hip"),
+        ("makefile", 2, "BLD005", "handled", "makefile.hip"),
+        ("makefile", 3, "LIB004", "handled", "makefile.hip"),
+        ("makefile", 3, "LIB004", "handled", "makefile.hip"),
+        ("src/ops.cuh", 4, "API006", "handled", "src/ops.cuh:3"),
+        ("src/ops.cuh", 10, "DEV001", "handled", "src/ops.cuh:8"),
+        ("src/ops.cuh", 20, "DEV001", "open", None),
+    ]
+
+
+def test_a_cmake_group_gets_its_guard_once_a_later_arm_is_rocm_only():
+    text = (TWINS / "CMakeLists.txt").read_text(encoding="utf-8")
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    # (first line, last line, side, guard line): the CUDA arm at 7-10 and the `if` line 6 take the guard the group
+    # earns from `if(has_hipcc)` (12) inside its else(); 18-20 and 17 take the `elseif(has_hipcc)` at 20; 28-30 the
+    # `if(TWINS_USE_CUDA)` whose else() the ROCm build takes.
+    assert [r for r in regions if r[3]] == [
+        (7, 10, "cuda", 6), (13, 14, "rocm", 12), (6, 6, "cuda", 6),
+        (18, 20, "cuda", 20), (21, 22, "rocm", 20), (17, 17, "cuda", 20), (29, 30, "cuda", 28), (28, 28, "cuda", 28)]
+
+
+def test_a_build_files_twin_is_the_same_name_with_a_rocm_word_added_or_put_for_cuda():
+    files = ["src/makefile", "src/makefile.hip", "cmake/FindCUDAThings.cmake", "cmake/FindHIPThings.cmake",
+             "Makefile", "Makefile_rocm.mk", "other/Makefile"]
+    assert build_twin("src/makefile", files) == "src/makefile.hip"
+    assert build_twin("cmake/FindCUDAThings.cmake", files) == "cmake/FindHIPThings.cmake"
+    assert build_twin("Makefile", files) is None  # Makefile_rocm.mk is another name, not Makefile plus a word
+    assert build_twin("other/Makefile", files) is None  # a twin sits in the same directory
+
+
+def test_a_cuda_switch_is_paired_only_with_a_rocm_twin_the_directives_use():
+    def d(line: int, kind: str, text: str) -> Directive:
+        return Directive(line, line, kind, text)
+
+    files = [([d(1, "if", "defined(P_DEVICE_CUDA)"), d(3, "elif", "defined(P_DEVICE_HIP)"), d(5, "endif", "")], 6),
+             ([d(1, "ifdef", "USE_CUDA"), d(2, "endif", ""), d(3, "define", "WITH_CUDA 1"), d(4, "ifdef", "WITH_HIP"),
+               d(5, "endif", "")], 6)]
+    assert paired_cuda_switches(files) == {"P_DEVICE_CUDA", "WITH_CUDA"}  # USE_CUDA has no USE_HIP in sight
