@@ -184,6 +184,8 @@ def _types() -> dict[str, type]:
 # Types JSON holds as they are: each value of these is its own encoding (checked inline below: a scan result is
 # millions of them, and a call per value cost more than the rest of encoding).
 _SCALARS = frozenset({str, int, bool, float, type(None)})
+# Whether every type an iterable gives is one of _SCALARS (asked in C: a list of scalars decodes to its tuple).
+_ALL_SCALARS = _SCALARS.issuperset
 
 
 def encode(value: Any) -> Any:
@@ -263,7 +265,12 @@ def decode(data: Any) -> Any:
     if t in _SCALARS:
         return data
     if t is list:
-        return tuple([v if type(v) in _SCALARS else decode(v) for v in data])
+        # Most lists are of scalars alone (a finding's key/value pairs, positions): their types checked in C.
+        if _ALL_SCALARS(map(type, data)):
+            return tuple(data)
+        # An item that is such a list is made a tuple here, without a call of decode per item (pairs in a list).
+        return tuple([v if type(v) in _SCALARS else tuple(v) if type(v) is list and _ALL_SCALARS(map(type, v))
+                      else decode(v) for v in data])
     if t is dict and "c" in data and "a" in data and len(data) == 2:
         name, values = data["c"], data["a"]
         known = _DATACLASSES.get(name) if type(name) is str else None
@@ -273,13 +280,15 @@ def decode(data: Any) -> Any:
                 raise ValueError("not a cache value")
             fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
             plain, checks = _plain_fields(cls), _field_checks(cls)
-            known = _DATACLASSES[name] = (cls, fields, plain, checks, _dataclass_decoder(name, cls, fields, plain, checks))
+            known = _DATACLASSES[name] = (cls, fields, plain, checks,
+                                          _dataclass_decoder(name, cls, fields, plain, checks))
         cls, fields, plain, checks, fast = known
         if fast is not None:
             return fast(values)
         if type(values) is not list or len(values) != len(fields):
             raise ValueError("not a cache value")
-        args = [v if type(v) in _SCALARS else decode(v) for v in values]
+        args = [v if type(v) in _SCALARS else tuple(v) if type(v) is list and _ALL_SCALARS(map(type, v))
+                else decode(v) for v in values]
         for i, exact, check in checks:
             if type(args[i]) not in exact and not check(args[i]):
                 raise ValueError(f"{name}.{fields[i]}: not of its declared type")
@@ -342,8 +351,9 @@ def _dataclass_decoder(name: str, cls: type, fields: tuple[str, ...], plain: boo
              f"    if type(values) is not list or len(values) != {n}:",
              "        raise ValueError('not a cache value')",
              f"    {args}, = values"]
-    lines += [f"    if type(a{i}) not in S:\n        a{i} = D(a{i})" for i in range(n)]
-    namespace: dict[str, Any] = {"S": _SCALARS, "D": decode, "CLS": cls, "NEW": object.__new__}
+    lines += [f"    if type(a{i}) not in S:\n"
+              f"        a{i} = tuple(a{i}) if type(a{i}) is list and A(map(type, a{i})) else D(a{i})" for i in range(n)]
+    namespace: dict[str, Any] = {"S": _SCALARS, "A": _ALL_SCALARS, "D": decode, "CLS": cls, "NEW": object.__new__}
     for i, exact, check in checks:
         namespace[f"X{i}"], namespace[f"C{i}"] = exact, check
         namespace[f"M{i}"] = f"{name}.{fields[i]}: not of its declared type"
