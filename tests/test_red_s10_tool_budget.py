@@ -188,3 +188,23 @@ def test_a_confined_tool_writes_only_its_scratch_directory(tmp_path):
     assert (scratch / "copy").read_text() == "x\n"
     assert not (tree / "b.cu").exists()
     assert "Permission denied" in r.stderr and r.stdout == ""
+
+
+@needs_landlock
+@pytest.mark.skipif(CLANG22 is None, reason="needs clang++-22 or clang++-19 (#embed) on PATH")
+def test_port_verify_compiles_confined_so_an_embedded_outside_file_is_not_found_not_quoted(tmp_path):
+    # `porter port --apply --verify` on a hostile tree: before its compiles went through run_tool's confinement,
+    # the error located in k.cu spelled the outside file's bytes ('Leak<'t', 'o', 'k', '\n'>').
+    from porter.port.verify import verify_tree
+
+    secret = tmp_path / "home" / ".netrc"
+    secret.parent.mkdir()
+    secret.write_text("tok\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "k.cu").write_text(LEAK % secret)
+    results, missing = verify_tree(tree, ["k.cu"], [], archs=("gfx942",), nvcc=False)
+    assert missing == []
+    assert [(r.compiler, r.path, r.status, r.cause) for r in results] == [
+        ("clang-device-only gfx942", "k.cu", "failed", "defect")]
+    assert results[0].error == f"{tree}/k.cu:2:8: fatal error: '{secret}' file not found"

@@ -18,7 +18,6 @@ import os
 import posixpath
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -133,9 +132,11 @@ def _may_quote(path: Path, root: Path) -> bool:
     return real.startswith((os.path.realpath(root).rstrip("/") + "/", "/usr/", "/opt/rocm"))
 
 
-def _shown(error: str, epath: str | None, src_dir: Path, root: Path) -> str:
+def _shown(error: str, epath: str | None, src_dir: Path, root: Path, quote: bool = True) -> str:
     if epath and not _may_quote(src_dir / epath, root):
         return f"{epath}: error in a file outside the tree (not shown: it could quote it)"
+    if epath and not quote:  # `#embed` of an outside file is quoted in an error located in the tree
+        return f"{epath}: error (not shown: the compiler ran unconfined and could quote any file)"
     return error
 
 
@@ -165,10 +166,8 @@ def verify_tree(root: Path, units: list[str], findings: list[Finding], build=Non
                     # As the ported build files compile for ROCm: with USE_ROCM defined.
                     cmd = comp.command(src, obj, incs, (*defines, "USE_ROCM"), std)
                     env = comp.env(tmp)
-                try:
-                    r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
-                                       env=env, cwd=src.parent, stdin=subprocess.DEVNULL)
-                except subprocess.TimeoutExpired:
+                r = tv.compile_confined(cmd, timeout, env, src.parent, root, incs, tmp)
+                if r.overrun is not None and r.overrun.kind == "time":
                     results.append(Compile(label, rel, "timeout", f"timed out after {timeout:g} s", "defect",
                                            "timeout"))
                     continue
@@ -176,11 +175,13 @@ def verify_tree(root: Path, units: list[str], findings: list[Finding], build=Non
                     results.append(Compile(label, rel, "compiled"))
                     continue
                 err, epath, eline = _first_error(r.stderr + r.stdout)
-                err = err or f"exit status {r.returncode}"
+                err = err or (f"compiler stopped: {r.overrun.reason}" if r.overrun else f"exit status {r.returncode}")
                 full = str(src.parent / epath) if epath else None
                 cause, reason = attribute(err, full, eline, root, open_findings, comp)
-                results.append(Compile(label, rel, "failed", _shown(err, epath, src.parent, root), cause,
-                                       _shown(reason, epath, src.parent, root) if cause == "defect" else reason))
+                quote = r.confined  # an unconfined compiler could have read anything: say where, never what
+                results.append(Compile(label, rel, "failed", _shown(err, epath, src.parent, root, quote), cause,
+                                       _shown(reason, epath, src.parent, root, quote) if cause == "defect"
+                                       else reason))
     return results, missing
 
 

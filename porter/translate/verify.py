@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
+from porter import budget
 from porter.model import Finding
 
 DEFAULT_ARCH = "gfx90a"
@@ -365,6 +366,24 @@ def environment_of(error: str, err_path: str | None, compiler: Compiler) -> str 
     return missing_rocm_header(error) or missing_system_header(error) or toolchain_limit(err_path, compiler)
 
 
+def compile_confined(cmd: list[str], timeout: float, env: dict[str, str], cwd: Path, root: Path,
+                     includes: Iterable[Path], scratch: str) -> budget.ToolRun:
+    """One compile of repository sources, through porter.budget.run_tool: its own process group killed whole, a
+    memory cap on the compiler and every child, bounded output, the run's deadline, and (where the kernel has
+    Landlock) reads confined to the tree, the include directories named outside it and the toolchain, writes to
+    `scratch`. A hostile source's `#embed "/home/ci/.netrc"` then fails to open instead of being quoted back in
+    an error located in the tree; where confinement is not available (ToolRun.confined false) the callers show
+    errors by place only."""
+    root = Path(root).resolve()
+    outside = []
+    for d in includes:
+        real = Path(d).resolve()
+        if Path(d).is_absolute() and real != root and root not in real.parents and str(real) not in outside:
+            outside.append(str(real))
+    return budget.run_tool(cmd, budget.tool_budget(timeout), env=env, cwd=cwd,
+                           reads=(str(root), *outside), writes=(scratch,))
+
+
 def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Finding] | None = None,
            timeout: float = 300.0, progress: Callable[[int, int], None] | None = None) -> Verification:
     """Compile every translation unit of `result` as written under `out_root` (the output tree or the sources)."""
@@ -385,21 +404,23 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                 defines, std = flags.defines, flags.std
                 unit_incs = [Path(d) if Path(d).is_absolute() else out_root / d for d in flags.includes]
             cmd = compiler.command(src, obj, [*unit_incs, *(i for i in includes if i not in unit_incs)], defines, std)
-            try:
-                r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
-                                   env=compiler.env(tmp), cwd=src.parent, stdin=subprocess.DEVNULL)
-            except subprocess.TimeoutExpired:
+            r = compile_confined(cmd, timeout, compiler.env(tmp), src.parent, out_root, includes, tmp)
+            if r.overrun is not None and r.overrun.kind == "time":
                 files.append(VerifiedFile(ft.path, "timeout", f"compile timed out after {timeout:g} s", command=tuple(cmd)))
                 continue
             if r.returncode == 0:
                 files.append(VerifiedFile(ft.path, "compiled", command=tuple(cmd)))
             else:
                 err, epath, eline = first_error(r.stderr + r.stdout)
-                err = err or f"exit status {r.returncode}"
+                err = err or (f"compiler stopped: {r.overrun.reason}" if r.overrun else f"exit status {r.returncode}")
                 if epath and not _may_quote(src.parent / epath, out_root):
                     # `#include "/home/ci/.netrc"` in a hostile source makes the compiler quote that file in its
                     # first error: say where, never what.
                     err = f"{epath}:{eline}: error in a file outside the translated tree (not shown: it could quote it)"
+                elif epath and not r.confined:
+                    # `#embed` of an outside file quotes it in an error located in the tree: only a confined
+                    # compiler could not have read it.
+                    err = f"{epath}:{eline}: error (not shown: the compiler ran unconfined and could quote any file)"
                 by = predicted_by(err, epath and str((src.parent / epath)), eline, findings, out_root, shifts)
                 shown_path = None
                 if epath:
