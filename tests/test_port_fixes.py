@@ -164,7 +164,7 @@ def test_asm_after_other_code_on_its_line():
 
 
 def test_operator_definition_spans_its_head_and_body():
-    from porter.port.sources import operator_definition
+    from porter.translate.fixups import operator_definition
 
     data = (b"}\ninline __host__ __device__\nvoid operator-=(int2 &a, int2 b) { a.x -= b.x; }\n"
             b"inline __host__ __device__ void operator+=(float4 &a, float4 b)\n{\n    a.x += b.x;\n}\nint x;\n")
@@ -325,3 +325,25 @@ def test_cuda_h_guard_is_defined_for_the_rocm_build(tmp_path):
     assert r.returncode == 0, r.stderr
     header = (repo / "porter_hip_compat.h").read_text().splitlines()
     assert [l for l in header if l.startswith("#define __")] == ["#define __cuda_cuda_h__ 1"]
+
+
+def test_translate_takes_the_same_fixes_without_moving_lines(tmp_path):
+    """translate's HIP fork of fixtures/port-samples: the trap becomes __builtin_trap() in place, the vector operator
+    a template (HIP_vector_type's member wins the tie), the coordinate a cast; every line keeps its number."""
+    out = tmp_path / "hip"
+    r = porter_here("translate", str(SAMPLES), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    kernels = (out / "src" / "kernels.cu").read_text().splitlines()
+    assert kernels[6:8] == ['    if (end != *tail) {printf("ERROR: head mismatch\\n"); __builtin_trap();  '
+                            '/* porter: plain HIP for PTX trap */}',
+                            "    if (end < 0) __builtin_trap();  /* porter: plain HIP for PTX trap */"]
+    vec = (out / "src" / "vecmath.h").read_text().splitlines()
+    assert vec[7] == "template <int porter_hip_member_wins = 0> inline __host__ __device__ void operator+=(float4 &a, float4 b)"
+    assert vec[14] == "inline __host__ __device__ void operator+=(float4 &a, float b)"
+    assert vec[21:23] == ["template <int porter_hip_member_wins = 0> inline __host__ __device__",
+                          "void operator-=(int2 &a, int2 b) { a.x -= b.x; a.y -= b.y; }"]
+    assert (out / "src" / "bisect.cu").read_text().splitlines()[4:6] == [
+        "    unsigned int n = min(rem, (unsigned int)blockDim.x);", "    out[threadIdx.x] = max((unsigned int)threadIdx.x, n);"]
+    assert (out / "src" / "particles.h").read_text().splitlines()[1] == '#include "hip/hip_vector_types.h"'
+    for rel in ("src/kernels.cu", "src/vecmath.h", "src/bisect.cu"):
+        assert len((out / rel).read_text().splitlines()) == len((SAMPLES / rel).read_text().splitlines())

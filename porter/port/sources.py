@@ -295,7 +295,7 @@ VECTOR_OPERATOR_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: HIP's vector types
 def _vector_operator(work: FileWork, f: Finding) -> None:
     """API009: a project's `operator+=(float4 &a, float4 b)` definition kept for the CUDA build only; HIP's
     HIP_vector_type has the same member operator, with which it would be ambiguous."""
-    span = operator_definition(work.data, work.offset(f.line, f.column))
+    span = fixups.operator_definition(work.data, work.offset(f.line, f.column))
     if span is None:
         return
     s, e = span
@@ -305,45 +305,6 @@ def _vector_operator(work: FileWork, f: Finding) -> None:
     work.edits.append((s, e, VECTOR_OPERATOR_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
     work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member operator "
                                       "serves the ROCm build", work.data.count(b"\n", 0, s) + 1)
-
-
-_DECL_END = (b";", b"}", b"{", b"*/", b":", b")")
-
-
-def operator_definition(data: bytes, at: int) -> tuple[int, int] | None:
-    """(start, end) of the whole lines holding the function definition (or declaration) whose parameter list holds
-    `at`: back over the lines of its head (`inline __host__ __device__` on a line of its own), forward to the brace
-    that closes its body or the `;` that ends a declaration. None inside a macro or when the braces do not close."""
-    start = data.rfind(b"\n", 0, at) + 1
-    while start > 0:
-        prev = data.rfind(b"\n", 0, start - 1) + 1
-        text = data[prev:start].strip()
-        if not text or text.startswith((b"#", b"//")) or text.endswith(_DECL_END):
-            break
-        start = prev
-    depth, body = 0, False
-    for j in fixups._unquoted(data, at):
-        c = data[j:j + 1]
-        if c == b";" and not body:
-            end = j + 1
-            break
-        if c == b"{":
-            depth += 1
-            body = True
-        elif c == b"}":
-            depth -= 1
-            if body and depth == 0:
-                end = j + 1
-                break
-    else:
-        return None
-    line_end = data.find(b"\n", end)
-    line_end = len(data) if line_end < 0 else line_end
-    if data[end:line_end].strip(b" \t\r") not in (b"", b";") or b"\\\n" in data[start:line_end]:
-        return None  # code after it on its line, or a macro body
-    if data[line_end - 1:line_end] == b"\r":
-        line_end -= 1
-    return start, line_end
 
 
 def compat_include_line(path: str, header: str) -> bytes:
