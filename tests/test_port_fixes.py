@@ -347,3 +347,18 @@ def test_translate_takes_the_same_fixes_without_moving_lines(tmp_path):
     assert (out / "src" / "particles.h").read_text().splitlines()[1] == '#include "hip/hip_vector_types.h"'
     for rel in ("src/kernels.cu", "src/vecmath.h", "src/bisect.cu"):
         assert len((out / rel).read_text().splitlines()) == len((SAMPLES / rel).read_text().splitlines())
+
+
+def test_builtin_types_header_is_guarded(tmp_path):
+    """cuda-samples' simpleDrvRuntime.cpp includes <builtin_types.h> (CUDA's umbrella of its type headers), which
+    HIP does not have: the port keeps it for nvcc and the ROCm build takes hip/hip_runtime_api.h."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"drv.cpp": "#include <cuda.h>\n#include <builtin_types.h>\nint n(CUdevice d) "
+                                                 "{ return (int)d; }\n"})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "drv.cpp").read_text().splitlines()[:7] == [
+        '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */',
+        CUDA_ONLY, "#include <cuda.h>", "#include <builtin_types.h>", "#else", "#include <hip/hip_runtime_api.h>",
+        "#endif"]
