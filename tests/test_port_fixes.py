@@ -362,3 +362,21 @@ def test_builtin_types_header_is_guarded(tmp_path):
         '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */',
         CUDA_ONLY, "#include <cuda.h>", "#include <builtin_types.h>", "#else", "#include <hip/hip_runtime_api.h>",
         "#endif"]
+
+
+def test_struct_tag_before_a_type_hip_typedefs_is_dropped(tmp_path):
+    """cuda-samples' particles/particleSystem.h:138 `struct cudaGraphicsResource *r`: the compat header maps the name
+    onto HIP's typedef hipGraphicsResource, which `struct` cannot name ("typedef 'hipGraphicsResource' cannot be
+    referenced with a struct specifier"). C++ needs no `struct` there on either vendor; a second run is empty."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n#include <cuda_gl_interop.h>\nclass P {\n"
+           "    struct cudaGraphicsResource *m_res;   // exchange\n};\n")
+    repo = make_repo(tmp_path / "r", {"p.h": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert "    cudaGraphicsResource *m_res;   // exchange" in (repo / "p.h").read_text().splitlines()
+    assert "#define cudaGraphicsResource hipGraphicsResource" in (repo / "porter_hip_compat.h").read_text().splitlines()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""

@@ -131,6 +131,7 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
         elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
             work.needs_compat = True
             _call_fix(work, f, str(dict(f.data)["hip"]))
+            _struct_tag(work, f)
         elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
             work.needs_compat = True
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
@@ -277,6 +278,26 @@ def _call_fix(work: FileWork, f: Finding, hip: str) -> None:
         work.edits.append((close, close, f", {entry['append']}".encode()))
         work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
                                    f"{name}: argument {len(args) + 1} = {entry['append']}: {entry.get('why', '')}"))
+
+
+_STRUCT_TAG = re.compile(rb"\bstruct[ \t]+$")
+# C++ sources only: in C the elaborated `struct cudaGraphicsResource` is the only spelling CUDA's headers allow.
+_CXX_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".h")
+
+
+def _struct_tag(work: FileWork, f: Finding) -> None:
+    """`struct cudaGraphicsResource *r` (particles/particleSystem.h:138): the compat header maps the name onto HIP's
+    typedef (hipGraphicsResource), which a struct specifier cannot name. Without `struct` the name means the same
+    struct in C++ on both vendors."""
+    if not work.path.endswith(_CXX_SUFFIXES):
+        return
+    at = work.offset(f.line, f.column)
+    m = _STRUCT_TAG.search(work.data, work.line_bounds(f.line)[0], at)
+    if m is None or m.end() != at:
+        return
+    work.edits.append((m.start(), at, b""))
+    work.changes.append(Change(work.path, f.line, "struct-tag", f"{f.rule} {f.path}:{f.line}",
+                               "`struct` dropped before a CUDA type the compat header maps onto a HIP typedef"))
 
 
 def _coordinate_cast(work: FileWork, f: Finding) -> None:
