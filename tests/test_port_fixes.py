@@ -289,17 +289,18 @@ def test_driver_and_nvrtc_calls_get_translates_shims_and_casts(tmp_path):
            "  cuGetErrorString(err, &text);\n  nvrtcCompileProgram(prog, n, opts);\n  size_t size;\n"
            "  nvrtcGetCUBINSize(prog, &size);\n  float* host;\n  cudaHostAlloc(&host, 64, cudaHostAllocDefault);\n"
            "  cudaArray* arr;\n  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();\n"
-           "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4));\n}\n")
+           "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4));\n  cudaStreamWaitEvent(0, 0);\n}\n")
     repo = make_repo(tmp_path / "r", {"drv.cpp": src})
     r = porter_here("port", str(repo), "--apply")
     assert r.returncode == 0, r.stderr
     out = (repo / "drv.cpp").read_text().splitlines()
-    assert out[10:20] == ["  const char* text;", "  cuGetErrorString(err, &text);",
+    assert out[10:21] == ["  const char* text;", "  cuGetErrorString(err, &text);",
                           "  nvrtcCompileProgram(prog, n, const_cast<const char**>(opts));", "  size_t size;",
                           "  nvrtcGetCUBINSize(prog, &size);", "  float* host;",
                           "  cudaHostAlloc(reinterpret_cast<void**>(&host), 64, cudaHostAllocDefault);",
                           "  cudaArray* arr;", "  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();",
-                          "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4), 0);"]
+                          "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4), 0);",
+                          "  cudaStreamWaitEvent(0, 0, 0);"]
     header = (repo / "porter_hip_compat.h").read_text().splitlines()
     assert "#define cuGetErrorString porter_hipDrvGetErrorString" in header
     assert "#define nvrtcGetCUBINSize porter_hiprtcGetBitcodeSize" in header
