@@ -41,7 +41,6 @@ OPEN_REASONS = {
     "API006": "CUDA header with no HIP counterpart",
     "API009": "an operator definition porter cannot delimit: guard it for the CUDA build by hand",
     "API010": "a coordinate porter cannot cast in place: cast it to unsigned int by hand",
-    "API011": "device property HIP 5 lacks: hipDeviceGetAttribute or a platform guard, by hand",
     "DEV001": "inline PTX that is not one simple instruction: AMDGCN or HIP code, by hand",
     "DEV002": "a mask porter cannot widen in place (computed, or defined in another file)",
     "DEV003": "a ballot result porter cannot retype in place",
