@@ -381,3 +381,24 @@ def test_struct_tag_before_a_type_hip_typedefs_is_dropped(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "port")
     assert porter_here("port", str(repo)).stdout == ""
+
+
+def test_register_keyword_is_deleted_by_port_and_translate(tmp_path):
+    """HeCBench's ntt (main.cu:16, -std=c++17): hipcc rejects `register`, nvcc only warns (portbench 07:14). DEV021
+    finds it; port and translate delete the keyword, which means nothing to either compiler."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n__global__ void ntt(unsigned long long* out) {\n"
+           "  register unsigned long long samples[8], s8[8];\n  samples[0] = s8[0] = threadIdx.x;\n"
+           "  out[0] = samples[0];\n}\n")
+    repo = make_repo(tmp_path / "r", {"main.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "main.cu").read_text().splitlines()[5] == "  unsigned long long samples[8], s8[8];"
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"main.cu": src})
+    tr = porter_here("translate", str(t), "-o", str(tmp_path / "hip"))
+    assert tr.returncode == 0, tr.stderr
+    assert (tmp_path / "hip" / "main.cu").read_text().splitlines()[2] == "  unsigned long long samples[8], s8[8];"

@@ -128,6 +128,8 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             _vector_operator(work, f)
         elif f.rule == "API010":
             _coordinate_cast(work, f)
+        elif f.rule == "DEV021":
+            _register(work, f)
         elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
             work.needs_compat = True
             _call_fix(work, f, str(dict(f.data)["hip"]))
@@ -298,6 +300,16 @@ def _struct_tag(work: FileWork, f: Finding) -> None:
     work.edits.append((m.start(), at, b""))
     work.changes.append(Change(work.path, f.line, "struct-tag", f"{f.rule} {f.path}:{f.line}",
                                "`struct` dropped before a CUDA type the compat header maps onto a HIP typedef"))
+
+
+def _register(work: FileWork, f: Finding) -> None:
+    """DEV021: the `register` keyword deleted (C++17 removed it; clang rejects it, nvcc ignores it)."""
+    at = work.offset(f.line, f.column)
+    m = re.match(rb"register[ \t]+", work.data[at:])
+    if m is None:
+        return
+    work.edits.append((at, at + m.end(), b""))
+    work.answer(f, "register", "`register` deleted: C++17 removed it and clang rejects it")
 
 
 def _coordinate_cast(work: FileWork, f: Finding) -> None:

@@ -250,7 +250,7 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
     ), {s for s in w.shims if s}
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def _rule_regexes(rule_id: str) -> tuple[re.Pattern[bytes], ...]:
     """The regex patterns of one of porter's rules (rules/api/API009, API010): what the scan reports is what the
     fix rewrites."""
@@ -276,6 +276,13 @@ def _hip_vector_overloads(output: bytes, code: bytes, w: _Work, note) -> None:
             note("TRN016", at, m.group("hit").decode(), f"{m.group('hit').decode()} cast to unsigned int for min/max: "
                  "HIP 5's coordinates are proxy objects every min/max overload needs a conversion for (API010)",
                  "(unsigned int)")
+    for rx in _rule_regexes("DEV021"):
+        for m in rx.finditer(code):
+            at = m.start("hit")
+            gap = re.match(rb"register[ \t]+", output[at:])
+            if gap:
+                w.edits.append((at, at + gap.end(), b""))
+                note("TRN016", at, "register", "`register` deleted: C++17 removed it and clang rejects it (DEV021)", "")
     for rx in _rule_regexes("API009"):
         for m in rx.finditer(code):
             span = operator_definition(output, m.start("hit"))
