@@ -410,18 +410,19 @@ def test_kernel_pointer_calls_get_a_casting_template(tmp_path):
 
 
 def test_cuda_device_functions_hip_lacks_get_translates_shims(tmp_path):
-    """umin exists in CUDA, not in HIP 5.2 (cuda-samples' bitonic.cu; API002 names it): the compat header defines it
-    for the ROCm build from the same shim translate uses (rules/kb/fixups.yaml). atomicInc_system has the same shim,
-    but no scan finding names it, so the port (which reuses findings) leaves it: it stays a compile failure."""
+    """umin and atomicInc_system exist in CUDA, not in HIP 5.2 (cuda-samples' bitonic.cu, systemWideAtomics.cu; API002
+    names both, atomicInc_system from its `add` list): the compat header defines them for the ROCm build from the
+    same shims translate uses (rules/kb/fixups.yaml)."""
     from tests.helpers import make_repo
 
     src = ("#include <cuda_runtime.h>\n__global__ void k(unsigned* x, unsigned a, unsigned b) {\n"
-           "  x[0] = umin(a, b);\n}\n")
+           "  x[0] = umin(a, b);\n  atomicInc_system(x, 4u);\n}\n")
     repo = make_repo(tmp_path / "r", {"k.cu": src})
     r = porter_here("port", str(repo), "--apply")
     assert r.returncode == 0, r.stderr
     header = lines((repo / "porter_hip_compat.h").read_bytes())
-    assert "#define umin porter_umin" in header and "porter_atomicInc_system" not in " ".join(header)
+    assert "#define umin porter_umin" in header and "#define atomicInc_system porter_atomicInc_system" in header
+    assert "__device__ inline unsigned int porter_atomicInc_system(unsigned int* address, unsigned int val) {" in header
     assert "__host__ __device__ inline unsigned int porter_umin(unsigned int a, unsigned int b) " \
            "{ return a < b ? a : b; }" in header
     git(repo, "add", "-A")

@@ -164,7 +164,7 @@ def test_asm_after_other_code_on_its_line():
 
 
 def test_operator_definition_spans_its_head_and_body():
-    from porter.port.sources import operator_definition
+    from porter.translate.fixups import operator_definition
 
     data = (b"}\ninline __host__ __device__\nvoid operator-=(int2 &a, int2 b) { a.x -= b.x; }\n"
             b"inline __host__ __device__ void operator+=(float4 &a, float4 b)\n{\n    a.x += b.x;\n}\nint x;\n")
@@ -289,17 +289,18 @@ def test_driver_and_nvrtc_calls_get_translates_shims_and_casts(tmp_path):
            "  cuGetErrorString(err, &text);\n  nvrtcCompileProgram(prog, n, opts);\n  size_t size;\n"
            "  nvrtcGetCUBINSize(prog, &size);\n  float* host;\n  cudaHostAlloc(&host, 64, cudaHostAllocDefault);\n"
            "  cudaArray* arr;\n  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();\n"
-           "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4));\n}\n")
+           "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4));\n  cudaStreamWaitEvent(0, 0);\n}\n")
     repo = make_repo(tmp_path / "r", {"drv.cpp": src})
     r = porter_here("port", str(repo), "--apply")
     assert r.returncode == 0, r.stderr
     out = (repo / "drv.cpp").read_text().splitlines()
-    assert out[10:20] == ["  const char* text;", "  cuGetErrorString(err, &text);",
+    assert out[10:21] == ["  const char* text;", "  cuGetErrorString(err, &text);",
                           "  nvrtcCompileProgram(prog, n, const_cast<const char**>(opts));", "  size_t size;",
                           "  nvrtcGetCUBINSize(prog, &size);", "  float* host;",
                           "  cudaHostAlloc(reinterpret_cast<void**>(&host), 64, cudaHostAllocDefault);",
                           "  cudaArray* arr;", "  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();",
-                          "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4), 0);"]
+                          "  cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4), 0);",
+                          "  cudaStreamWaitEvent(0, 0, 0);"]
     header = (repo / "porter_hip_compat.h").read_text().splitlines()
     assert "#define cuGetErrorString porter_hipDrvGetErrorString" in header
     assert "#define nvrtcGetCUBINSize porter_hiprtcGetBitcodeSize" in header
@@ -325,3 +326,79 @@ def test_cuda_h_guard_is_defined_for_the_rocm_build(tmp_path):
     assert r.returncode == 0, r.stderr
     header = (repo / "porter_hip_compat.h").read_text().splitlines()
     assert [l for l in header if l.startswith("#define __")] == ["#define __cuda_cuda_h__ 1"]
+
+
+def test_translate_takes_the_same_fixes_without_moving_lines(tmp_path):
+    """translate's HIP fork of fixtures/port-samples: the trap becomes __builtin_trap() in place, the vector operator
+    a template (HIP_vector_type's member wins the tie), the coordinate a cast; every line keeps its number."""
+    out = tmp_path / "hip"
+    r = porter_here("translate", str(SAMPLES), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    kernels = (out / "src" / "kernels.cu").read_text().splitlines()
+    assert kernels[6:8] == ['    if (end != *tail) {printf("ERROR: head mismatch\\n"); __builtin_trap();  '
+                            '/* porter: plain HIP for PTX trap */}',
+                            "    if (end < 0) __builtin_trap();  /* porter: plain HIP for PTX trap */"]
+    vec = (out / "src" / "vecmath.h").read_text().splitlines()
+    assert vec[7] == "template <int porter_hip_member_wins = 0> inline __host__ __device__ void operator+=(float4 &a, float4 b)"
+    assert vec[14] == "inline __host__ __device__ void operator+=(float4 &a, float b)"
+    assert vec[21:23] == ["template <int porter_hip_member_wins = 0> inline __host__ __device__",
+                          "void operator-=(int2 &a, int2 b) { a.x -= b.x; a.y -= b.y; }"]
+    assert (out / "src" / "bisect.cu").read_text().splitlines()[4:6] == [
+        "    unsigned int n = min(rem, (unsigned int)blockDim.x);", "    out[threadIdx.x] = max((unsigned int)threadIdx.x, n);"]
+    assert (out / "src" / "particles.h").read_text().splitlines()[1] == '#include "hip/hip_vector_types.h"'
+    for rel in ("src/kernels.cu", "src/vecmath.h", "src/bisect.cu"):
+        assert len((out / rel).read_text().splitlines()) == len((SAMPLES / rel).read_text().splitlines())
+
+
+def test_builtin_types_header_is_guarded(tmp_path):
+    """cuda-samples' simpleDrvRuntime.cpp includes <builtin_types.h> (CUDA's umbrella of its type headers), which
+    HIP does not have: the port keeps it for nvcc and the ROCm build takes hip/hip_runtime_api.h."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"drv.cpp": "#include <cuda.h>\n#include <builtin_types.h>\nint n(CUdevice d) "
+                                                 "{ return (int)d; }\n"})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "drv.cpp").read_text().splitlines()[:7] == [
+        '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */',
+        CUDA_ONLY, "#include <cuda.h>", "#include <builtin_types.h>", "#else", "#include <hip/hip_runtime_api.h>",
+        "#endif"]
+
+
+def test_struct_tag_before_a_type_hip_typedefs_is_dropped(tmp_path):
+    """cuda-samples' particles/particleSystem.h:138 `struct cudaGraphicsResource *r`: the compat header maps the name
+    onto HIP's typedef hipGraphicsResource, which `struct` cannot name ("typedef 'hipGraphicsResource' cannot be
+    referenced with a struct specifier"). C++ needs no `struct` there on either vendor; a second run is empty."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n#include <cuda_gl_interop.h>\nclass P {\n"
+           "    struct cudaGraphicsResource *m_res;   // exchange\n};\n")
+    repo = make_repo(tmp_path / "r", {"p.h": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert "    cudaGraphicsResource *m_res;   // exchange" in (repo / "p.h").read_text().splitlines()
+    assert "#define cudaGraphicsResource hipGraphicsResource" in (repo / "porter_hip_compat.h").read_text().splitlines()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
+def test_register_keyword_is_deleted_by_port_and_translate(tmp_path):
+    """HeCBench's ntt (main.cu:16, -std=c++17): hipcc rejects `register`, nvcc only warns (portbench 07:14). DEV021
+    finds it; port and translate delete the keyword, which means nothing to either compiler."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n__global__ void ntt(unsigned long long* out) {\n"
+           "  register unsigned long long samples[8], s8[8];\n  samples[0] = s8[0] = threadIdx.x;\n"
+           "  out[0] = samples[0];\n}\n")
+    repo = make_repo(tmp_path / "r", {"main.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "main.cu").read_text().splitlines()[5] == "  unsigned long long samples[8], s8[8];"
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"main.cu": src})
+    tr = porter_here("translate", str(t), "-o", str(tmp_path / "hip"))
+    assert tr.returncode == 0, tr.stderr
+    assert (tmp_path / "hip" / "main.cu").read_text().splitlines()[2] == "  unsigned long long samples[8], s8[8];"

@@ -72,9 +72,10 @@ def test_guards_versions_headers_and_shims_are_fixed_and_reported(tmp_path):
         "inline int findDevice() { return 0; }",
         "#endif",
     ]
+    # (builtin_types.h is in the knowledge base's header map since the port needed it: the engine renames it, so
+    # the fix-up pass has nothing left to report there)
     assert _rules(helper, "TRN016", "TRN012") == [
-        ("TRN016", 2, "builtin_types.h"), ("TRN016", 3, "__DRIVER_TYPES_H__"), ("TRN016", 6, "__CUDA_RUNTIME_H__"),
-        ("TRN016", 6, "CUDART_VERSION")]
+        ("TRN016", 3, "__DRIVER_TYPES_H__"), ("TRN016", 6, "__CUDA_RUNTIME_H__"), ("TRN016", 6, "CUDART_VERSION")]
     assert helper.line_shift == 1
     k = result.file("app/k.cu")
     body = k.output.decode().splitlines()

@@ -128,9 +128,12 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             _vector_operator(work, f)
         elif f.rule == "API010":
             _coordinate_cast(work, f)
+        elif f.rule == "DEV021":
+            _register(work, f)
         elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
             work.needs_compat = True
             _call_fix(work, f, str(dict(f.data)["hip"]))
+            _struct_tag(work, f)
         elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
             work.needs_compat = True
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
@@ -279,6 +282,36 @@ def _call_fix(work: FileWork, f: Finding, hip: str) -> None:
                                    f"{name}: argument {len(args) + 1} = {entry['append']}: {entry.get('why', '')}"))
 
 
+_STRUCT_TAG = re.compile(rb"\bstruct[ \t]+$")
+# C++ sources only: in C the elaborated `struct cudaGraphicsResource` is the only spelling CUDA's headers allow.
+_CXX_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".h")
+
+
+def _struct_tag(work: FileWork, f: Finding) -> None:
+    """`struct cudaGraphicsResource *r` (particles/particleSystem.h:138): the compat header maps the name onto HIP's
+    typedef (hipGraphicsResource), which a struct specifier cannot name. Without `struct` the name means the same
+    struct in C++ on both vendors."""
+    if not work.path.endswith(_CXX_SUFFIXES):
+        return
+    at = work.offset(f.line, f.column)
+    m = _STRUCT_TAG.search(work.data, work.line_bounds(f.line)[0], at)
+    if m is None or m.end() != at:
+        return
+    work.edits.append((m.start(), at, b""))
+    work.changes.append(Change(work.path, f.line, "struct-tag", f"{f.rule} {f.path}:{f.line}",
+                               "`struct` dropped before a CUDA type the compat header maps onto a HIP typedef"))
+
+
+def _register(work: FileWork, f: Finding) -> None:
+    """DEV021: the `register` keyword deleted (C++17 removed it; clang rejects it, nvcc ignores it)."""
+    at = work.offset(f.line, f.column)
+    m = re.match(rb"register[ \t]+", work.data[at:])
+    if m is None:
+        return
+    work.edits.append((at, at + m.end(), b""))
+    work.answer(f, "register", "`register` deleted: C++17 removed it and clang rejects it")
+
+
 def _coordinate_cast(work: FileWork, f: Finding) -> None:
     """API010: `min(rem, blockDim.x)` -> `min(rem, (unsigned int)blockDim.x)`, the same value on both vendors (CUDA's
     component is an unsigned int; HIP 5's a proxy object every min/max overload needs a conversion for)."""
@@ -295,7 +328,7 @@ VECTOR_OPERATOR_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: HIP's vector types
 def _vector_operator(work: FileWork, f: Finding) -> None:
     """API009: a project's `operator+=(float4 &a, float4 b)` definition kept for the CUDA build only; HIP's
     HIP_vector_type has the same member operator, with which it would be ambiguous."""
-    span = operator_definition(work.data, work.offset(f.line, f.column))
+    span = fixups.operator_definition(work.data, work.offset(f.line, f.column))
     if span is None:
         return
     s, e = span
@@ -305,45 +338,6 @@ def _vector_operator(work: FileWork, f: Finding) -> None:
     work.edits.append((s, e, VECTOR_OPERATOR_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
     work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member operator "
                                       "serves the ROCm build", work.data.count(b"\n", 0, s) + 1)
-
-
-_DECL_END = (b";", b"}", b"{", b"*/", b":", b")")
-
-
-def operator_definition(data: bytes, at: int) -> tuple[int, int] | None:
-    """(start, end) of the whole lines holding the function definition (or declaration) whose parameter list holds
-    `at`: back over the lines of its head (`inline __host__ __device__` on a line of its own), forward to the brace
-    that closes its body or the `;` that ends a declaration. None inside a macro or when the braces do not close."""
-    start = data.rfind(b"\n", 0, at) + 1
-    while start > 0:
-        prev = data.rfind(b"\n", 0, start - 1) + 1
-        text = data[prev:start].strip()
-        if not text or text.startswith((b"#", b"//")) or text.endswith(_DECL_END):
-            break
-        start = prev
-    depth, body = 0, False
-    for j in fixups._unquoted(data, at):
-        c = data[j:j + 1]
-        if c == b";" and not body:
-            end = j + 1
-            break
-        if c == b"{":
-            depth += 1
-            body = True
-        elif c == b"}":
-            depth -= 1
-            if body and depth == 0:
-                end = j + 1
-                break
-    else:
-        return None
-    line_end = data.find(b"\n", end)
-    line_end = len(data) if line_end < 0 else line_end
-    if data[end:line_end].strip(b" \t\r") not in (b"", b";") or b"\\\n" in data[start:line_end]:
-        return None  # code after it on its line, or a macro body
-    if data[line_end - 1:line_end] == b"\r":
-        line_end -= 1
-    return start, line_end
 
 
 def compat_include_line(path: str, header: str) -> bytes:

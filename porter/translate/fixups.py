@@ -217,6 +217,8 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
                                           f"({kb_rename.library})", new)
             w.edits.append((off, off + len(raw), new.encode()))
             w.names[(name, new)] += 1
+    _hip_vector_overloads(ft.output, code, w, note)
+    _simple_ptx(ft.output, code, w, note)
     # A file translated by an earlier run already calls porter_ helpers: the regenerated header must keep them.
     reverse = {e["hip"]: cuda for cuda, e in fix.shims.items()}
     toks = sf.tokens()
@@ -246,6 +248,71 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
         warnings=sorted_findings([*ft.warnings, *(n for n in w.notes if not RULES[n.rule].unconverted)]),
         converted=tuple(sorted(kinds.items())), converted_names=tuple(sorted((c, h, n) for (c, h), n in names.items())),
     ), {s for s in w.shims if s}
+
+
+@functools.lru_cache(maxsize=8)
+def _rule_regexes(rule_id: str) -> tuple[re.Pattern[bytes], ...]:
+    """The regex patterns of one of porter's rules (rules/api/API009, API010): what the scan reports is what the
+    fix rewrites."""
+    from porter.rules import load_rules
+
+    rule = load_rules().get(rule_id)
+    return tuple(re.compile(p["regex"].encode()) for p in (rule.patterns if rule else ()) if "regex" in p)
+
+
+# A template loses to HIP_vector_type's member operator in overload resolution (a non-template wins a tie), so the
+# project's definition stays for nvcc (its only candidate) and HIP's is used on AMD: no line is added, so the
+# translated file keeps its line numbers.
+VECTOR_OPERATOR_TEMPLATE = b"template <int porter_hip_member_wins = 0> "
+
+
+def _hip_vector_overloads(output: bytes, code: bytes, w: _Work, note) -> None:
+    """What HIP's vector types and coordinates make ambiguous (the scan's API009 and API010): a project's compound
+    assignment on two CUDA vectors, made a template; a coordinate passed whole to min/max, cast to unsigned int."""
+    for rx in _rule_regexes("API010"):
+        for m in rx.finditer(code):
+            at = m.start("hit")
+            w.edits.append((at, at, b"(unsigned int)"))
+            note("TRN016", at, m.group("hit").decode(), f"{m.group('hit').decode()} cast to unsigned int for min/max: "
+                 "HIP 5's coordinates are proxy objects every min/max overload needs a conversion for (API010)",
+                 "(unsigned int)")
+    for rx in _rule_regexes("DEV021"):
+        for m in rx.finditer(code):
+            at = m.start("hit")
+            gap = re.match(rb"register[ \t]+", output[at:])
+            if gap:
+                w.edits.append((at, at + gap.end(), b""))
+                note("TRN016", at, "register", "`register` deleted: C++17 removed it and clang rejects it (DEV021)", "")
+    for rx in _rule_regexes("API009"):
+        for m in rx.finditer(code):
+            span = operator_definition(output, m.start("hit"))
+            if span is None or output[span[0]:].startswith(VECTOR_OPERATOR_TEMPLATE):
+                continue
+            at = span[0] + len(output[span[0]:span[1]]) - len(output[span[0]:span[1]].lstrip())
+            w.edits.append((at, at, VECTOR_OPERATOR_TEMPLATE))
+            note("TRN016", m.start("hit"), m.group("hit").decode(), f"operator on two {m.group('hit').decode()}s "
+                 "made a template: HIP_vector_type has the same member operator, which now wins (API009)",
+                 VECTOR_OPERATOR_TEMPLATE.decode().strip())
+
+
+def _simple_ptx(output: bytes, code: bytes, w: _Work, note) -> None:
+    """One-instruction inline PTX with a plain HIP equivalent (`asm("trap;")`, `mov.u32 %0, %%laneid;`, ...; port's
+    DEV001 fix): the HIP fork takes the plain statement in its place, on the same line (a statement spanning lines
+    is left, so the file keeps its line numbers)."""
+    for m in _ASM_HEAD.finditer(code):
+        at = m.start()
+        line_start = output.rfind(b"\n", 0, at) + 1
+        if output[:line_start].rstrip(b"\r\n").endswith(b"\\"):
+            continue  # a macro's continued line
+        span = _asm_span(output, at, line_start, False)
+        if span is None or b"\n" in output[span[0]:span[1]]:
+            continue
+        plain = plain_ptx(output[span[0]:span[1]])
+        if plain is None:
+            continue
+        family, stmt = plain
+        w.edits.append((span[0], span[1], f"{stmt}  /* porter: plain HIP for PTX {family} */".encode()))
+        note("TRN016", at, "asm", f"inline PTX {family} -> {stmt}: the same operation in HIP (AMDGCN has no PTX)", stmt)
 
 
 def _fix_call(sf, name: str, offsets: list[int], entry: dict, w: _Work, note) -> None:
@@ -621,6 +688,45 @@ def plain_ptx(statement: bytes) -> tuple[str, str] | None:
     return None
 
 
+_DECL_END = (b";", b"}", b"{", b"*/", b":", b")")
+
+
+def operator_definition(data: bytes, at: int) -> tuple[int, int] | None:
+    """(start, end) of the whole lines holding the function definition (or declaration) whose parameter list holds
+    `at`: back over the lines of its head (`inline __host__ __device__` on a line of its own), forward to the brace
+    that closes its body or the `;` that ends a declaration. None inside a macro or when the braces do not close."""
+    start = data.rfind(b"\n", 0, at) + 1
+    while start > 0:
+        prev = data.rfind(b"\n", 0, start - 1) + 1
+        text = data[prev:start].strip()
+        if not text or text.startswith((b"#", b"//")) or text.endswith(_DECL_END):
+            break
+        start = prev
+    depth, body = 0, False
+    for j in _unquoted(data, at):
+        c = data[j:j + 1]
+        if c == b";" and not body:
+            end = j + 1
+            break
+        if c == b"{":
+            depth += 1
+            body = True
+        elif c == b"}":
+            depth -= 1
+            if body and depth == 0:
+                end = j + 1
+                break
+    else:
+        return None
+    line_end = data.find(b"\n", end)
+    line_end = len(data) if line_end < 0 else line_end
+    if data[end:line_end].strip(b" \t\r") not in (b"", b";") or b"\\\n" in data[start:line_end]:
+        return None  # code after it on its line, or a macro body
+    if data[line_end - 1:line_end] == b"\r":
+        line_end -= 1
+    return start, line_end
+
+
 __all__ += ["LANE_MASK_TYPE", "asm_statement", "asm_statement_in_line", "ballot_type_fix", "full_mask", "is_full32_mask",
-            "mask_argument_fix",
-            "mask_argument_name", "mask_define_fix", "plain_ptx", "warp_width_fix"]
+            "mask_argument_fix", "mask_argument_name", "mask_define_fix", "operator_definition", "plain_ptx",
+            "warp_width_fix"]
