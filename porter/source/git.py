@@ -8,15 +8,14 @@ the repository's is not.
 """
 from __future__ import annotations
 
+import errno
 import os
-import resource
 import selectors
-import signal
+import shutil
 import stat
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 from porter import contain
 from porter.errors import UsageError
@@ -67,35 +66,33 @@ def output_mib() -> int:
     return int(os.environ.get("PORTER_GIT_OUTPUT_MIB") or OUTPUT_MIB)
 
 
-_PR_SET_PDEATHSIG = 1
+def capped(cmd: list[str]) -> list[str]:
+    """`cmd` as every git porter starts is run: its data segment capped at memory_mib() by sh's `ulimit -d`, and
+    killed when porter dies (setpriv's parent-death signal, kept across git's exec), before sh execs git.
+
+    Not a preexec_fn: with one, Python fork()s the whole calling process and runs Python in the child (it vfork()s
+    only without one), which in a 300 MB process (a test worker, a fleet worker) cost ~15 ms of system time per git,
+    more than git itself. The parent-death signal matters because a git blocked on a FIFO planted in the
+    repository's .git outlived a porter killed by its CI job's timeout, reparented to init and blocked for ever
+    (reproduced: two such gits left by a killed run). FileNotFoundError when cmd[0] is not on PATH, as Popen."""
+    exe = shutil.which(cmd[0])
+    if exe is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), cmd[0])
+    reaper = _setpriv()
+    run = f'exec {reaper} --pdeathsig KILL "$0" "$@"' if reaper else 'exec "$0" "$@"'
+    return ["/bin/sh", "-c", f"ulimit -d {memory_mib() * 1024} && {run}", exe, *cmd[1:]]
 
 
-def limit_memory() -> None:
-    """preexec_fn of every git porter starts: its data segment capped at memory_mib(), and killed when porter dies.
-
-    A git blocked on a FIFO planted in the repository's .git (or busy on a huge listing) outlived a porter killed
-    by its CI job's timeout, reparented to init and blocked for ever (reproduced: two such gits left by a killed
-    run); the kernel's parent-death signal ends it with porter."""
-    if _PRCTL:  # first: nothing may be allocated in the child once the cap below holds
-        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    n = memory_mib() * 1048576
-    resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+_SETPRIV: list[str | None] = []
 
 
-_PRCTL: Any = None  # libc prctl once looked up; False where there is none
+def _setpriv() -> str | None:
+    """util-linux's setpriv (every Debian/Ubuntu image has it), looked up once; None where there is none (then a
+    git outlives a killed porter until its own timeouts, as before)."""
+    if not _SETPRIV:
+        _SETPRIV.append(shutil.which("setpriv"))
+    return _SETPRIV[0]
 
-
-def _prepare_prctl() -> None:
-    """Look libc's prctl up in porter's own process, before any fork (command() calls this: every git porter runs
-    is built by it), since a forked child must not import or allocate. ctypes costs a few ms, so not at import."""
-    global _PRCTL
-    if _PRCTL is None:
-        try:
-            import ctypes
-
-            _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
-        except (OSError, AttributeError):  # pragma: no cover - not Linux: the timeouts hold while porter lives
-            _PRCTL = False
 
 
 def out_of_memory(stderr: bytes, returncode: int) -> bool:
@@ -113,7 +110,7 @@ def memory_message(args: tuple[str, ...] | list[str]) -> str:
 def popen(cmd: list[str], **kwargs) -> subprocess.Popen:
     """subprocess.Popen for git, under the memory cap; GitError when git is missing."""
     try:
-        return subprocess.Popen(cmd, env=git_env(), preexec_fn=limit_memory, **kwargs)
+        return subprocess.Popen(capped(cmd), env=git_env(), **kwargs)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
 
@@ -146,7 +143,6 @@ _WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ign
 
 def command(repo: Path, *args: str) -> list[str]:
     """The argv of `git ARGS` run on `repo` with every program the repository's config names disarmed."""
-    _prepare_prctl()
     extra = _WORKTREE_READS.get(args[0], ()) if args else ()
     return ["git", *SAFE_OPTIONS, *disarmed(Path(repo)), "-C", str(repo), *args[:1], *extra, *args[1:]]
 

@@ -141,8 +141,8 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
     # Through porter.source.git's hardened options: the repository's config may not make git run anything.
-    return subprocess.run(git.command(root, *args), capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env=git.git_env(), preexec_fn=git.limit_memory)
+    return subprocess.run(git.capped(git.command(root, *args)), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=git.git_env())
 
 
 def _git_dir(root: Path) -> Path | None:
