@@ -2,6 +2,7 @@
 a terminal, a plain line every few seconds in a CI log)."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,9 +28,29 @@ def check_suffix(format: Optional[str], output: Optional[Path], suffixes) -> Non
                          "name one with --format")
 
 
-def write_output(data: bytes, output: Optional[Path]) -> None:
-    """`data` to stdout (no -o, or -o -) or to the file -o names, contained in the checkout that holds it."""
+def inert_in_actions(data: bytes) -> bytes:
+    """`data` made inert to the GitHub Actions runner when porter runs in a workflow step (GITHUB_ACTIONS=true).
+
+    The runner executes any stdout line whose first non-blank characters are `::cmd::` and any `##[cmd]` anywhere
+    in a line; a repository's file names, code and commit subjects reach the console, JSON and history reports, and
+    rich wraps a long name onto a line of its own (`::error::x.cu`, `##[set-output ...]`). The runner's documented
+    way to print untrusted text is to stop command processing around it with a token nobody can guess
+    (https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions#stopping-and-starting-workflow-commands):
+    here the SHA-256 of the text itself, which the text cannot contain, so the output stays deterministic."""
+    import hashlib
+
+    token = hashlib.sha256(data).hexdigest()
+    tail = b"" if not data or data.endswith(b"\n") else b"\n"
+    return b"::stop-commands::" + token.encode() + b"\n" + data + tail + b"::" + token.encode() + b"::\n"
+
+
+def write_output(data: bytes, output: Optional[Path], commands: bool = False) -> None:
+    """`data` to stdout (no -o, or -o -) or to the file -o names, contained in the checkout that holds it. On stdout
+    in a GitHub Actions step, text that is not meant as workflow commands (`commands`: the github format) is
+    wrapped inert (inert_in_actions)."""
     if to_stdout(output):
+        if not commands and os.environ.get("GITHUB_ACTIONS") == "true":
+            data = inert_in_actions(data)
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -74,7 +95,7 @@ def show(run, fmt, output: Optional[Path], opts) -> None:
     # collector would walk both again and again (half of rendering cuda-samples as JSON).
     with collector_paused():
         data = fmt.render(run, opts)
-    write_output(data, output)
+    write_output(data, output, commands=fmt.name == "github")
     notes(run.result.stats.notices)
     leave_to_exit(run)
 
