@@ -245,7 +245,8 @@ class HipifyPerlEngine(_HipifyEngine):
 
     def run_one(self, root, rel, data, timeout):
         # Translated code goes to stdout, statistics and warnings to stderr; the source is read, never written.
-        done, error = _run(_command(self.path) + ["-print-stats", rel], root, timeout)
+        # After `--` (Getopt::Long's end of options) a repository file named `-inplace.cu` is a file, not an option.
+        done, error = _run(_command(self.path) + ["-print-stats", "--", rel], root, timeout)
         if done is None:
             return None, "", error
         stderr = done.stderr.decode("utf-8", "replace")
@@ -263,7 +264,9 @@ class HipifyClangEngine(_HipifyEngine):
     def run_one(self, root, rel, data, timeout):
         with tempfile.TemporaryDirectory(prefix="porter-hipify-") as tmp:
             out_path = Path(tmp) / Path(rel).name
-            cmd = [str(self.path), rel, "-o", str(out_path), "--print-stats"]
+            # `./` first: LLVM's option parser expands `@FILE` anywhere in argv (a root-level `@args.cu` would
+            # read another repository file as options) and takes a name starting with `-` as an option.
+            cmd = [str(self.path), f"./{rel}", "-o", str(out_path), "--print-stats"]
             cuda = _cuda_path()
             if cuda:
                 cmd.append(f"--cuda-path={cuda}")
