@@ -407,7 +407,7 @@ def test_hipify_timeout_and_crash_are_reported_and_the_run_goes_on(tmp_path):
     # FAKE hipify executables, used only to test timeout and crash handling; never a stand-in for the real tool.
     hang = _fake_hipify(tmp_path, "fake-hipify-perl-that-hangs-for-timeout-test",
                         'case "$*" in *--version*) echo "HIP version 0.0.0 (fake)"; exit 0;; esac\n'
-                        'case "$*" in *saxpy*) exec sleep 60;; esac\ncat "$2"; echo "  CONVERTED refs count: 0" >&2')
+                        'case "$*" in *saxpy*) exec sleep 60;; esac\ncat "$3"; echo "  CONVERTED refs count: 0" >&2')
     start = time.time()
     result = translate(TR / "basic", TranslateOptions(engine="hipify-perl", hipify=hang, timeout=1.5, fixups=False))
     assert time.time() - start < 30
