@@ -249,7 +249,7 @@ def run_stages(src: Path, sample: list[str], state: dict, stages: list[str], job
             if "nvcc" in stages:
                 nv = flags + nvcc_only_flags(cuda)
                 row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
-        if "hipify" in stages:
+        if "hipify" in stages and (hipify_done(name) or not os.environ.get("BENCH_CACHED_ONLY")):
             folder = hipify_tree(src, name, hipify_script)
             row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
         if any(any(u["status"] == "not-run" for u in v.get("units", {}).values())
@@ -293,6 +293,11 @@ def scratch_tree(src: Path, name: str, dest: Path, link_siblings: bool) -> Path:
 def hipify_tree(src: Path, name: str, hipify: Path) -> Path:
     """hipify-perl (run with perl) over a scratch copy of the -cuda folder."""
     return hipify_trees(src, [name], hipify)[name]
+
+
+def hipify_done(name: str) -> bool:
+    """hipify-perl finished this benchmark's tree (a run cut short leaves half-translated trees without the mark)."""
+    return (WORK / "hipify" / f"{name}.done").exists() and (WORK / "hipify" / name / "src" / f"{name}-cuda").is_dir()
 
 
 def hipify_trees(src: Path, names: list[str], hipify: Path, chunk: int = 4) -> dict[str, Path]:
@@ -418,7 +423,7 @@ def stage_close(src: Path, sample: list[str], state: dict) -> None:
     for name in sample:
         twin = src / f"{name}-hip"
         sides = {"cuda_original": src / f"{name}-cuda", "porter_port": WORK / "port" / name / "src" / f"{name}-cuda",
-                 "hipify": WORK / "hipify" / name / "src" / f"{name}-cuda"}
+                 "hipify": WORK / "hipify" / name / "src" / f"{name}-cuda" if hipify_done(name) else WORK / "absent"}
         row = {k: 0 for k in sides}
         row["human_lines"] = 0
         row["files"] = 0
