@@ -54,7 +54,7 @@ def hecbench() -> list[str]:
         out += ["", "| twins examined that do not compile here, by cause | twins |", "|---|---|"]
         out += [f"| {k} | {v} |" for k, v in sorted(why.items(), key=lambda kv: (-kv[1], kv[0]))]
         out += ["", "twins examined that do not compile here (out of the sample):"]
-        out += [f"- {n}: {twins[n]['first_error'][:200]}" for n in bad]
+        out += [f"- {n}: {(twins[n]['first_error'] or twins[n]['status'])[:200]}" for n in bad]
     rows = [per[n] for n in sample if n in per]
     out += ["", "| measure | benchmarks run | compiled | failed | timeout (120 s, loaded machine) | rate over verdicts |",
             "|---|---|---|---|---|---|"]
