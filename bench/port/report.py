@@ -33,6 +33,9 @@ def hecbench() -> list[str]:
     per, sample = d.get("per_benchmark", {}), d.get("sample", [])
     twins = d.get("twins", {})
     examined = d.get("examined", [])
+    if sample:  # a run cut short: twins past its last sampled benchmark were compiled ahead, not examined for it
+        pos = {n: i for i, n in enumerate(d["order"])}
+        examined = [n for n in examined if pos[n] <= max(pos[n2] for n2 in sample)]
     tw = Counter(twins[n]["status"] for n in examined if n in twins)
     dropped = d["dropped_rocm_libraries"]
     out = [f"benchmarks with a -cuda folder: {d['benchmarks']}; with a human -hip twin: {d['with_hip_twin']}",
@@ -45,8 +48,13 @@ def hecbench() -> list[str]:
     out += [f"| {lib} | {n} |" for lib, n in dropouts_by_library(dropped)]
     bad = [n for n in examined if n in twins and twins[n]["status"] != "compiled"]
     if bad:
+        why = Counter("timeout 120 s" if twins[n]["status"] == "timeout" else
+                      f"missing {twins[n]['missing_header']}" if twins[n].get("missing_header") else "other error"
+                      for n in bad)
+        out += ["", "| twins examined that do not compile here, by cause | twins |", "|---|---|"]
+        out += [f"| {k} | {v} |" for k, v in sorted(why.items(), key=lambda kv: (-kv[1], kv[0]))]
         out += ["", "twins examined that do not compile here (out of the sample):"]
-        out += [f"- {n}: {twins[n]['first_error'][:200]}" for n in bad]
+        out += [f"- {n}: {(twins[n]['first_error'] or twins[n]['status'])[:200]}" for n in bad]
     rows = [per[n] for n in sample if n in per]
     out += ["", "| measure | benchmarks run | compiled | failed | timeout (120 s, loaded machine) | rate over verdicts |",
             "|---|---|---|---|---|---|"]
