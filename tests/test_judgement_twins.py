@@ -25,6 +25,13 @@ def test_every_finding_of_the_twins_project_reads_as_its_guard_or_twin_decides()
         ("CMakeLists.txt", 19, "LIB004", "handled", "CMakeLists.txt:20"),
         ("CMakeLists.txt", 25, "BLD002", "open", None),
         ("CMakeLists.txt", 29, "BLD001", "handled", "CMakeLists.txt:28"),
+        ("bindings/CMakeLists.txt", 1, "BLD007", "handled", "bindings/CMakeLists.txt:3"),
+        # bindings/cuda is added only under if(CMAKE_CUDA_COMPILER), bindings/hip under elseif(has_hipcc)
+        ("bindings/cuda/CMakeLists.txt", 1, "BLD001", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 1, "API005", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 1, "LIB001", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 2, "API001", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 2, "API001", "handled", "bindings/CMakeLists.txt:3"),
         ("makefile", 1, "BLD007", "handled", "makefile.hip"),
         ("makefile", 2, "BLD004", "handled", "makefile.hip"),
         ("makefile", 2, "BLD005", "handled", "makefile.hip"),

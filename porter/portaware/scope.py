@@ -301,6 +301,16 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
         where = f"{path}:{cur[2] or c.line}"
         if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
             continue
+        if c.name == "add_subdirectory":
+            # A directory only one build's arm adds is that build's, every file under it (qsim adds
+            # pybind_interface/cuda under if(CMAKE_CUDA_COMPILER) and pybind_interface/hip under elseif(has_hipcc)).
+            # One that both builds add names nothing: its own CMake arms decide.
+            arg = c.args[0] if c.args else ""
+            target = _resolve_cmake_path(arg, base) if s in (CUDA, ROCM) and arg and (
+                "${" not in arg or re.match(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}/", arg)) else None
+            if target is not None and target != ".":
+                refs.append(Reference(f"{target}/*", s, where))
+            continue
         hip_language = c.name == "set_source_files_properties" and "HIP" in (a.upper() for a in c.args)
         for a in c.args:
             if "${" in a and not re.match(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/", a):
@@ -367,6 +377,21 @@ def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tu
     seen: dict[str, set[str]] = {}
     where: dict[str, str] = {}
     twins: dict[str, list[str | None]] = {}
+    refs = list(refs)
+    # A directory one build's arm adds (add_subdirectory): the CMake files in it name their sources for that build
+    # only, however their own arms read.
+    dirs = [(r.target[:-2] + "/", r.side, r.where, r.twin) for r in refs if r.target.endswith("/*") and r.side in (CUDA, ROCM)]
+    if dirs:
+        def inherited(r: Reference) -> Reference:
+            if r.side != "both":
+                return r
+            home = r.where.rsplit(":", 1)[0]
+            for d, side_, where_, twin_ in dirs:
+                if home.startswith(d):
+                    return Reference(r.target, side_, where_, twin_)
+            return r
+
+        refs = [inherited(r) for r in refs]
     for r in refs:
         hits = [r.target] if r.target in fileset else (
             [f for f in files if fnmatch.fnmatchcase(f, r.target)] if "*" in r.target else [])
