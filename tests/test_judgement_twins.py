@@ -40,6 +40,9 @@ def test_every_finding_of_the_twins_project_reads_as_its_guard_or_twin_decides()
         ("src/ops.cuh", 4, "API006", "handled", "src/ops.cuh:3"),
         ("src/ops.cuh", 10, "DEV001", "handled", "src/ops.cuh:8"),
         ("src/ops.cuh", 20, "DEV001", "open", None),
+        # __NVCC__ is nvcc's alone: the #ifdef (its own line too) is the CUDA side of the #elif __HIP__ fork
+        ("src/platform.h", 2, "DEV010", "handled", "src/platform.h:2"),
+        ("src/platform.h", 3, "API005", "handled", "src/platform.h:2"),
     ]
 
 

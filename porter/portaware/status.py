@@ -80,6 +80,9 @@ class PortMap:
             s, guard = preprocessor.side_at(regs, line)
             if s in (CUDA, ROCM) and guard:
                 return Status.HANDLED, f"{path}:{guard}"
+            # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left
+            if any(r.guard == line for r in regs):
+                return Status.HANDLED, f"{path}:{line}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return Status.HANDLED, f"{path}:{guard}"

@@ -43,6 +43,9 @@ BUILTIN_ROCM = frozenset({
     "__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__",
     "HIP_PLATFORM_AMD", "__HIP_ROCclr__", "USE_HIP",
 })
+# Defined only by nvcc (hip-clang never defines it; clang's own CUDA mode does not either): false for ROCm, unknown
+# for CUDA. https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-identification-macro
+NVCC_ONLY = frozenset({"__NVCC__"})
 # Defined only in the device pass (or only for some targets) of a ROCm build: false for CUDA, unknown for ROCm.
 ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
 
@@ -348,12 +351,14 @@ class Build:
 
     def vendor(self, name: str | None) -> bool:
         """Whether the name decides which vendor's build this is."""
-        return bool(name) and (name in self.rocm or name in self.cuda or is_rocm_name(name))
+        return bool(name) and (name in self.rocm or name in self.cuda or name in NVCC_ONLY or is_rocm_name(name))
 
     def value(self, name: str | None):
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
         if not name:
             return None
+        if name in NVCC_ONLY:
+            return None if self.build == CUDA else False
         if name in self.cuda:
             return 1 if self.build == CUDA else False
         if name in self.rocm or is_rocm_name(name):
@@ -591,7 +596,8 @@ def builds_differ(names: frozenset[str], rocm_names: Iterable[str] = (), cuda_na
     """Whether conditionals naming `names` can compile differently in the CUDA and the ROCm build. Only a ROCm-side
     or CUDA-side name has a different value in the two (every other one is unknown in both), so without one each
     region `evaluate` finds reads "both" or "none", never "cuda" or "rocm"."""
-    return any(_rocm_name(n) for n in names) or not names.isdisjoint(rocm_names) or not names.isdisjoint(cuda_names)
+    return (any(_rocm_name(n) for n in names) or not names.isdisjoint(rocm_names) or not names.isdisjoint(cuda_names)
+            or not names.isdisjoint(NVCC_ONLY))
 
 
 @functools.lru_cache(maxsize=4096)
