@@ -41,6 +41,11 @@ def test_every_finding_of_the_twins_project_reads_as_its_guard_or_twin_decides()
         ("py/Makefile", 1, "BLD004", "handled", "py/Makefile:2"),
         ("py/Makefile", 3, "BLD004", "open", None),
         ("py/Makefile", 6, "LIB004", "handled", "py/Makefile:8"),
+        # TWINS_MULTICAST_AVAILABLE is 0 in the HIP arm: `#if` on it (line 9) is the CUDA build's code
+        ("src/features.h", 6, "DEV010", "handled", "src/features.h:3"),
+        ("src/features.h", 10, "API005", "handled", "src/features.h:9"),
+        ("src/features.h", 11, "API001", "handled", "src/features.h:9"),
+        ("src/features.h", 11, "API002", "handled", "src/features.h:9"),
         ("src/ops.cuh", 4, "API006", "handled", "src/ops.cuh:3"),
         ("src/ops.cuh", 10, "DEV001", "handled", "src/ops.cuh:8"),
         ("src/ops.cuh", 20, "DEV001", "open", None),

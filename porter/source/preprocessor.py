@@ -617,6 +617,7 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
     for _ in range(rounds):
         sides: dict[str, set[str]] = {}
+        rocm_bodies: dict[str, set[str]] = {}
         for dirs, total, found, names in defining:
             if not builds_differ(names, rocm, cuda):
                 # Every line reads "both" or "none" here: either makes each name's set of sides neither {ROCM}
@@ -626,10 +627,15 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
                 continue
             regions = evaluate(dirs, total, rocm, cuda)
             starts = [r.start for r in regions]
-            for line, name, _body in found:
-                sides.setdefault(name, set()).add(_side_at(regions, starts, line)[0])
+            for line, name, body in found:
+                at = _side_at(regions, starts, line)[0]
+                sides.setdefault(name, set()).add(at)
+                if at == ROCM:
+                    rocm_bodies.setdefault(name, set()).add(body.strip())
         new_rocm = {n for n, s in sides.items() if s == {ROCM}} | set(rocm_names)
-        new_cuda = {n for n, s in sides.items() if s == {CUDA}}
+        # A feature macro the ROCm arm defines as 0 and the CUDA arm as something else (mscclpp's
+        # CUDA_NVLS_API_AVAILABLE) is off in the ROCm build: `#if` on it is the CUDA build's code.
+        new_cuda = {n for n, s in sides.items() if s == {CUDA} or (s == {CUDA, ROCM} and rocm_bodies.get(n) == {"0"})}
         if new_rocm | rocm == rocm and new_cuda == cuda:
             break
         rocm |= new_rocm
