@@ -317,8 +317,8 @@ class Pool:
                     if time.monotonic() >= slot.deadline:
                         self._end(slot, kill=True)
                         busy.remove(slot)
-                        late = deadline_passed() if slot.deadline >= end else None
-                        yield slot.chunk.popleft(), late or Overrun(f"took longer than {seconds:g} s", "time")
+                        cut = deadline_passed() if slot.deadline >= end else None
+                        yield slot.chunk.popleft(), cut or Overrun(f"took longer than {seconds:g} s", "time")
                         if slot.chunk:
                             queue.appendleft(list(slot.chunk))
         except BaseException:
@@ -348,3 +348,126 @@ def stage_budget(per_file: Budget, files: int) -> Budget:
     if per_file.seconds <= 0:
         return per_file
     return Budget(per_file.seconds * max(1, -(-files // FILES_PER_STAGE_BUDGET)), per_file.memory)
+
+
+# ------------------------------------------------------------------------------------------ external tools
+
+# A compiler (`port --verify`, `translate --verify`) reads the repository's sources as surely as a parser does: a
+# 3-line macro bomb grows clang past 1 GiB in 30 s, an `#include` of a FIFO in the tree waits forever, and
+# `-Wall` on a macro that repeats a warned statement prints without end. hipcc is a Perl driver that runs clang as
+# a child: killing hipcc at a timeout leaves clang running, orphaned, with nobody to stop it. So every external
+# tool porter runs on repository content goes through run_tool: its own process group (killed whole), the memory
+# cap on every process of it (rlimits are inherited), and a bound on the output kept.
+TOOL_BUDGET = Budget(seconds=300.0, memory=4096 * MIB)
+TOOL_OUTPUT = 8 * MIB  # of stdout and of stderr each: a compiler's first error is in its first lines
+TOOL_MEMORY_ENV = "PORTER_TOOL_MEMORY_MIB"
+_OUT_OF_MEMORY = ("out of memory", "bad_alloc", "cannot allocate memory", "memory exhausted")
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What an external tool did: its exit status (negative: the signal that ended it; None when stopped for an
+    overrun), the first TOOL_OUTPUT bytes of each stream as text, and the Overrun that stopped it, if any."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    overrun: Overrun | None = None
+    confined: bool = False  # the tool could open only what it was given (porter.contain.confinement)
+
+
+def tool_budget(seconds: float | None = None) -> Budget:
+    """TOOL_BUDGET with `seconds` (a caller's --timeout) and the memory PORTER_TOOL_MEMORY_MIB names."""
+    memory = TOOL_BUDGET.memory
+    text = os.environ.get(TOOL_MEMORY_ENV, "").strip()
+    if text:
+        try:
+            memory = int(text) * MIB
+        except ValueError:
+            raise UsageError(f"{TOOL_MEMORY_ENV}={text!r}: give a whole number of MiB") from None
+    return Budget(TOOL_BUDGET.seconds if seconds is None else seconds, memory)
+
+
+def _tool_limits(memory: int, confine: Callable[[], None] | None) -> Callable[[], None]:
+    def limit() -> None:  # in the child, before exec: inherited by every process the tool starts
+        if memory > 0:
+            resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core of the repository's data
+        if confine is not None:
+            confine()
+    return limit
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str] | None = None,
+             cwd: str | os.PathLike | None = None, output: int = TOOL_OUTPUT, reads: tuple = (),
+             writes: tuple = ()) -> ToolRun:
+    """Run `cmd` (stdin empty) under `budget` (tool_budget() by default) and the run's deadline: the wall clock
+    counts until every process of the tool has closed its output, the memory cap holds for each of them, and the
+    whole process group is killed when the clock runs out, the output passes `output` bytes, or the tool is done
+    (a child it left behind works for nobody). Given `reads` (the tree) or `writes` (its temporary directory), the
+    tool is confined to them and the toolchain's system directories (porter.contain.confinement) where the kernel
+    can (ToolRun.confined says whether it was: a caller shows an unconfined tool's output by place only)."""
+    import selectors
+    import subprocess
+
+    from porter import contain
+
+    budget = budget or tool_budget()
+    seconds = budget.seconds if budget.seconds > 0 else float("inf")
+    passed = deadline_passed()
+    if passed is not None:
+        return ToolRun(None, "", "", passed)
+    d = run_deadline()
+    late = d is not None and d[0] - time.monotonic() < seconds
+    if d is not None:
+        seconds = min(seconds, d[0] - time.monotonic())
+    jail = contain.confinement(reads, writes) if (reads or writes) else None
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, cwd=cwd, start_new_session=True,
+                                preexec_fn=_tool_limits(budget.memory, jail.apply if jail is not None else None))
+    finally:
+        confined = jail is not None and jail.available
+        if jail is not None:
+            jail.close()
+    streams: dict[int, bytearray] = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}  # type: ignore[union-attr]
+    end = time.monotonic() + seconds
+    overrun: Overrun | None = None
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
+            sel.register(proc.stderr, selectors.EVENT_READ)  # type: ignore[arg-type]
+            while sel.get_map() and overrun is None:
+                left = end - time.monotonic()
+                if left <= 0:
+                    overrun = deadline_passed() if late else None
+                    overrun = overrun or Overrun(f"took longer than {budget.seconds:g} s", "time")
+                    break
+                for key, _ in sel.select(min(left, 1.0)):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                        continue
+                    buf = streams[key.fd]
+                    if len(buf) + len(chunk) > output:
+                        buf += chunk[:output - len(buf)]
+                        overrun = Overrun(f"printed more than {output // MIB} MiB", "output")
+                        break
+                    buf += chunk
+    finally:
+        _kill_group(proc.pid)
+        code = proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
+    out = bytes(streams[next(iter(streams))]).decode("utf-8", "replace")
+    err = bytes(list(streams.values())[1]).decode("utf-8", "replace")
+    if overrun is None and budget.memory > 0 and code != 0 and any(m in err.lower() for m in _OUT_OF_MEMORY):
+        overrun = Overrun(f"needed more than {budget.memory // MIB} MiB", "memory")
+    return ToolRun(None if overrun is not None and overrun.kind != "memory" else code, out, err, overrun, confined)

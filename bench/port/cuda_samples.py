@@ -43,6 +43,7 @@ SYSTEM_LIBS = [(re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut|^freeglut|^GL\.h$
                (re.compile(r"^omp\.h$"), "OpenMP (clang's omp.h: libomp-dev is not installed)")]
 _LOC = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
 _QUOTED = re.compile(r"'([^']+)'")
+_BACKEND_IMAGE = "requested image instruction is not supported on this GPU"
 
 
 def system_library(header: str | None) -> str | None:
@@ -122,6 +123,13 @@ def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]
     quoted = set(_QUOTED.findall(err))
     same = [f for f in on_file if (f["path"] == err_file and f["line"] == err_line)
             or any(q and (q in (f.get("snippet") or "") or q in f.get("message", "")) for q in quoted)]
+    if not m and _BACKEND_IMAGE in err:
+        # the backend names no line: a texture-fetch finding (DEV020) in the unit or a header beside it names the
+        # cause itself, so it counts as on the line; on_file widens to the unit's folder for it
+        folder = rel_unit.rsplit("/", 1)[0] + "/"
+        on_file = on_file + [f for p, fs in findings.items() if p.startswith(folder) and p not in (err_file, rel_unit)
+                             for f in fs if f["rule"] == "DEV020"]
+        same = [f for f in on_file if f["rule"] == "DEV020"]
     row["error_at"] = f"{err_file}:{err_line}" if err_line else err_file
     if on_file:
         # the brief's rule: an open finding on the failing file predicts it; "predicted-file" marks the ones where

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import random
@@ -78,6 +79,8 @@ def make_flags(folder: Path) -> list[str]:
     for tok in re.findall(r"(?<!\S)(-I\s*\S+|-D\S+|-std=\S+)", text):
         tok = tok.replace(" ", "")
         if "$" in tok or tok in flags or "cuda/include" in tok:
+            continue
+        if re.match(r"-std=(c|gnu)\d", tok):  # a C standard for the Makefile's .c rule; clang refuses it for HIP/CUDA
             continue
         if tok.startswith("-std=") and any(f.startswith("-std=") for f in flags):
             continue
@@ -228,6 +231,40 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
     return state["sample"]
 
 
+def run_stages(src: Path, sample: list[str], state: dict, stages: list[str], jobs: int, save=lambda: None) -> None:
+    """Run `hipify` (and/or `port`/`nvcc`) over a sample already chosen, merging into its rows: the twins and the
+    other stages keep their verdicts, so a short run can add hipify-perl after the port and nvcc stages."""
+    per = state.setdefault("per_benchmark", {})
+    lock = threading.Lock()
+    hipify_script = WORK / "tools" / "hipify-perl"
+
+    def one(name: str) -> None:
+        row: dict = {}
+        cuda = src / f"{name}-cuda"
+        flags = make_flags(cuda)
+        if "port" in stages:
+            folder, doc = port_tree(src, name)
+            row["port"] = doc
+            row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc", (folder.parent.parent,))
+            if "nvcc" in stages:
+                nv = flags + nvcc_only_flags(cuda)
+                row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
+        if "hipify" in stages:
+            folder = hipify_tree(src, name, hipify_script)
+            row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+        if any(any(u["status"] == "not-run" for u in v.get("units", {}).values())
+               for v in row.values() if isinstance(v, dict) and "units" in v):
+            return  # a report-only pass keeps the row as the measured run left it
+        with lock:
+            per.setdefault(name, {}).update(row)
+            save()
+            bits = [f"{k}={v['status']}" for k, v in row.items() if isinstance(v, dict) and "status" in v]
+            print(f"{name}: {' '.join(bits)}", flush=True)
+
+    with ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(one, sample))
+
+
 def sibling_dirs(src: Path, name: str, flags: list[str]) -> list[str]:
     """The src/ folders a benchmark's compile reads besides its own: ../include and those its -I flags name."""
     out = ["include"]
@@ -255,12 +292,17 @@ def scratch_tree(src: Path, name: str, dest: Path, link_siblings: bool) -> Path:
 
 def hipify_tree(src: Path, name: str, hipify: Path) -> Path:
     """hipify-perl (run with perl, one file at a time) over a scratch copy of the -cuda folder."""
+    done = WORK / "hipify" / f"{name}.done"
+    script_id = hashlib.sha256(hipify.read_bytes()).hexdigest()
+    if done.exists() and done.read_text() == script_id and (WORK / "hipify" / name / "src" / f"{name}-cuda").is_dir():
+        return WORK / "hipify" / name / "src" / f"{name}-cuda"  # the mirror and the script are fixed: same output
     folder = scratch_tree(src, name, WORK / "hipify" / name, link_siblings=True)
     files = [str(p) for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix.lower() in SOURCE_EXT + HEADER_EXT]
     if files:  # one perl process per benchmark: compiling hipify-perl's tables costs ~9 s of CPU each time
         subprocess.run(["nice", "-n", "10", "perl", str(hipify), "-inplace", *files], capture_output=True, timeout=900)
         for p in folder.rglob("*.prehip"):
             p.unlink()
+    done.write_text(script_id)
     return folder
 
 
@@ -279,6 +321,12 @@ def porter_commit() -> str:
 def port_tree(src: Path, name: str) -> tuple[Path, dict]:
     """`porter port --apply` on a fresh git repository holding the -cuda folder and the siblings it reads."""
     root = WORK / "port" / name
+    memo = root.parent / f"{name}.doc.json"
+    key = porter_tree_key()
+    if memo.exists() and (root / "src" / f"{name}-cuda").is_dir():  # same porter code and same input: same tree
+        prev = json.loads(memo.read_text())
+        if prev.get("key") == key and key:
+            return root / "src" / f"{name}-cuda", prev["doc"]
     folder = scratch_tree(src, name, root, link_siblings=False)
     git = ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
     subprocess.run(git[:3] + ["init", "-q"], check=True)
@@ -301,7 +349,20 @@ def port_tree(src: Path, name: str) -> tuple[Path, dict]:
     untracked = subprocess.run(git[:3] + ["ls-files", "--others", "--exclude-standard"], capture_output=True,
                                text=True).stdout.split()
     doc["new_files"] = untracked
+    memo.write_text(json.dumps({"key": key, "doc": doc}))
     return folder, doc
+
+
+def porter_tree_key() -> str:
+    """The git tree ids of porter/ and rules/ at HEAD, or '' when the work tree has uncommitted changes there (then
+    `porter port` always re-runs). The HeCBench mirror is fixed, so this decides whether a port tree is stale."""
+    here = Path(__file__).resolve().parents[2]
+    dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--", "porter", "rules"],
+                           capture_output=True, text=True).stdout.strip()
+    if dirty:
+        return ""
+    return subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD:porter", "HEAD:rules"], capture_output=True,
+                          text=True).stdout.replace("\n", " ").strip()
 
 
 _NAME_MAP = [(re.compile(r"#\s*include\s*[<\"](cuda_runtime|cuda_runtime_api|cuda|hip/hip_runtime|"
@@ -368,6 +429,73 @@ def stage_close(src: Path, sample: list[str], state: dict) -> None:
         per.setdefault(name, {})["close"] = row
 
 
+_LOC = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
+_LOC_NV = re.compile(r"^(?P<path>[^(\s]+)\((?P<line>\d+)\): error: (?P<msg>.*)$")
+SYSTEM_HEADERS = [(re.compile(r"^(hipcub|rocprim|thrust|rocthrust|hipblas|rocblas|hipsparse|rocsparse|hiprand|rocrand|"
+                              r"rccl|hipsolver|rocsolver|hipfft|rocfft|miopen|rocwmma|hiptensor|cub|cublas|cusparse|"
+                              r"curand|cufft|cusolver|nccl)"), "ROCm/CUDA math library"),
+                  (re.compile(r"^omp\.h$"), "OpenMP (libomp-dev not installed)"),
+                  (re.compile(r"^mpi\.h$"), "MPI"),
+                  (re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut"), "OpenGL/GLUT")]
+
+
+def attribute(src: Path, name: str, row: dict, key: str) -> list[dict]:
+    """Each failing unit of row[key] judged: a missing system library (named), predicted by an open-work finding of
+    the port on or within 3 lines of the error (or only on the file), or a porter defect."""
+    out = []
+    opens = []
+    for o in row.get("port", {}).get("open", []):
+        rule, _, loc = o.partition(" ")
+        path, _, line = loc.rpartition(":")
+        opens.append((rule, path, int(line) if line.isdigit() else 0, o))
+    for unit, res in sorted(row.get(key, {}).get("units", {}).items()):
+        if res["status"] == "compiled":
+            continue
+        err = res.get("first_error") or ""
+        j = {"benchmark": name, "stage": key, "unit": unit, "status": res["status"], "first_error": err}
+        header = res.get("missing_header")
+        lib = next((f"{lab}: {header}" for pat, lab in SYSTEM_HEADERS if header and pat.search(header)), None)
+        m = _LOC.match(err) or _LOC_NV.match(err)
+        err_file, err_line = f"src/{name}-cuda/{unit}", 0
+        if m:
+            path = m.group("path")
+            path = path[2:] if path.startswith("./") else path
+            err_file = path if path.startswith("src/") else os.path.normpath(f"src/{name}-cuda/{path}")
+            err_line = int(m.group("line"))
+        j["error_at"] = f"{err_file}:{err_line}" if err_line else err_file
+        unit_file = f"src/{name}-cuda/{unit}"
+        # open work names lines of the pre-port file; the error names the ported one (the port adds lines): map the
+        # error's line back to the original line with the same text nearest above it
+        orig_line = err_line
+        ported, original = WORK / "port" / name / err_file, src / err_file[4:]
+        if err_line and key.startswith("port") and ported.is_file() and original.is_file():
+            text = (ported.read_text(errors="replace").splitlines()[err_line - 1:err_line] or [""])[0].strip()
+            same = [i + 1 for i, ln in enumerate(original.read_text(errors="replace").splitlines())
+                    if ln.strip() == text and text]
+            orig_line = min(same, key=lambda i: (abs(err_line - i), i)) if same else err_line
+            j["error_at_original"] = f"{err_file}:{orig_line}"
+        near = [o for r, p, ln, o in opens if p == err_file and err_line and abs(ln - orig_line) <= 3]
+        on_file = [o for r, p, ln, o in opens if p in (err_file, unit_file)]
+        if res["status"] == "timeout":
+            j["cause"] = "timeout"
+        elif lib:
+            j["cause"], j["library"] = "system-library", lib
+        elif near:
+            j["cause"], j["predicted_by"] = "predicted", near[:3]
+        elif on_file:
+            j["cause"], j["predicted_by"] = "predicted-file", on_file[:3]
+        else:
+            j["cause"] = "defect"
+        out.append(j)
+    return out
+
+
+def attribute_all(src: Path, state: dict) -> None:
+    rows = state.get("per_benchmark", {})
+    state["failures"] = [j for n in state.get("sample", []) for key in ("port_hipcc", "port_nvcc", "hipify_hipcc")
+                         if key in rows.get(n, {}) for j in attribute(src, n, rows[n], key)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", type=Path, required=True)
@@ -392,13 +520,15 @@ def main(argv: list[str] | None = None) -> int:
     def save() -> None:  # after every benchmark, so a run cut short keeps its rows
         a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
 
-    if stages == ["close"] and state.get("sample"):  # closeness only, over the sample a run left in the JSON
+    if "twins" not in stages and state.get("sample"):  # later stages over the sample a run left in the JSON
         sample = state["sample"]
+        run_stages(src, sample, state, [s for s in stages if s != "close"], a.jobs, save)
     else:
         sample = run_pipeline(src, a.sample, state, stages, a.jobs, a.hipify, a.limit,
                               a.only.split(",") if a.only else None, save)
     if "close" in stages:
         stage_close(src, sample, state)
+    attribute_all(src, state)
     a.json.parent.mkdir(parents=True, exist_ok=True)
     a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
     a.json.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")

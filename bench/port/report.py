@@ -14,54 +14,80 @@ def pct(a: int, b: int) -> str:
     return f"{a}/{b} ({a / b:.1%})" if b else f"{a}/0"
 
 
+LIB_ORDER = ("hipcub", "rocprim", "thrust", "rocthrust")  # the issue's named dropouts take a twin first
+
+
+def dropouts_by_library(dropped: dict[str, list[str]]) -> list[tuple[str, int]]:
+    """Each dropped twin counted once: under hipCUB/rocPRIM/rocThrust when it includes one, else its first library
+    in the order of how many twins need it."""
+    need = Counter(lib for libs in dropped.values() for lib in libs)
+    by = Counter()
+    for libs in dropped.values():
+        named = [lib for lib in LIB_ORDER if lib in libs]
+        by["hipCUB/rocPRIM/rocThrust" if named else max(libs, key=lambda lib: (need[lib], lib))] += 1
+    return sorted(by.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def hecbench() -> list[str]:
     d = json.loads((DATA / "hecbench.json").read_text())
     per, sample = d.get("per_benchmark", {}), d.get("sample", [])
     twins = d.get("twins", {})
     examined = d.get("examined", [])
     tw = Counter(twins[n]["status"] for n in examined if n in twins)
+    dropped = d["dropped_rocm_libraries"]
     out = [f"benchmarks with a -cuda folder: {d['benchmarks']}; with a human -hip twin: {d['with_hip_twin']}",
-           f"twins dropped for a ROCm library Debian lacks (no compile): {len(d['dropped_rocm_libraries'])} "
+           f"twins dropped for a ROCm library Debian lacks (no compile): {len(dropped)} "
            f"(hipCUB/rocPRIM/rocThrust among them: {len(d['dropped_hipcub_rocthrust'])})",
            f"twins compiled in the seeded order (random.Random({d['seed']})): {len(examined)} examined: "
            + ", ".join(f"{k} {v}" for k, v in sorted(tw.items())),
-           f"sample (twin compiles): {len(sample)}", ""]
+           f"sample (twin compiles): {len(sample)}", "",
+           "| dropped twins, by library (each twin once) | twins |", "|---|---|"]
+    out += [f"| {lib} | {n} |" for lib, n in dropouts_by_library(dropped)]
+    bad = [n for n in examined if n in twins and twins[n]["status"] != "compiled"]
+    if bad:
+        out += ["", "twins examined that do not compile here (out of the sample):"]
+        out += [f"- {n}: {twins[n]['first_error'][:200]}" for n in bad]
     rows = [per[n] for n in sample if n in per]
-    out.append("| measure | compiled | failed | timeout (120 s, loaded machine) | rate over verdicts |")
-    out.append("|---|---|---|---|---|")
+    out += ["", "| measure | benchmarks run | compiled | failed | timeout (120 s, loaded machine) | rate over verdicts |",
+            "|---|---|---|---|---|---|"]
     for key, label in (("port_hipcc", "porter port, hipcc gfx90a"), ("port_nvcc", "porter port dual tree, nvcc sm_80"),
                        ("hipify_hipcc", "hipify-perl, hipcc gfx90a")):
         st = Counter(r[key]["status"] for r in rows if key in r)
         verdicts = st["compiled"] + st["failed"]
         if not sum(st.values()):
             continue
-        out.append(f"| {label} | {st['compiled']} | {st['failed']} | {st['timeout'] + st['killed']} | "
-                   f"{pct(st['compiled'], verdicts)} |")
-    nv = [r for r in rows if r.get("port_nvcc", {}).get("status") == "failed"]
+        out.append(f"| {label} | {sum(st.values())} | {st['compiled']} | {st['failed']} | "
+                   f"{st['timeout'] + st['killed']} | {pct(st['compiled'], verdicts)} |")
+    both = [r for r in rows if "hipify_hipcc" in r and "port_hipcc" in r]
+    if both:
+        pc = sum(1 for r in both if r["port_hipcc"]["status"] == "compiled")
+        hc = sum(1 for r in both if r["hipify_hipcc"]["status"] == "compiled")
+        out.append(f"\non the {len(both)} benchmarks both ran: porter port compiles {pc}, hipify-perl {hc}")
+    nv = [r for r in rows if r.get("port_nvcc", {}).get("status") in ("failed", "timeout")]
     if nv:
-        orig_fail = sum(1 for r in nv if r.get("nvcc_original", {}).get("status") == "failed")
-        out.append(f"\nnvcc failures of the dual tree whose CUDA original also fails with nvcc 13: {orig_fail}/{len(nv)}")
+        orig = Counter(r.get("nvcc_original", {}).get("status", "not run") for r in nv)
+        out.append(f"\nnvcc non-compiles of the dual tree: {len(nv)}; the CUDA original with nvcc 13 on those: "
+                   + ", ".join(f"{k} {v}" for k, v in sorted(orig.items())))
     close = [r["close"] for r in rows if r.get("close") and r["close"].get("files")]
     if close:
-        out += ["", "| closeness to the human HIP twin (changed lines after normalising) | total | median per benchmark |",
-                "|---|---|---|"]
+        out += ["", "| closeness to the human HIP twin (changed lines after normalising) | benchmarks | total | "
+                "median per benchmark |", "|---|---|---|---|"]
         for side, label in (("cuda_original", "CUDA original (no port)"), ("porter_port", "porter port"),
                             ("hipify", "hipify-perl")):
             vals = [c[side] for c in close if c.get(side) is not None]
             if vals:
-                out.append(f"| {label} | {sum(vals)} over {len(vals)} benchmarks | {statistics.median(vals)} |")
-        out.append(f"| (human twin lines, same files) | {sum(c['human_lines'] for c in close)} | |")
-    fails = Counter()
-    examples: dict[str, str] = {}
-    for n in sample:
-        r = per.get(n, {})
-        for key in ("port_hipcc", "port_nvcc"):
-            if r.get(key, {}).get("status") == "failed":
-                fails[key] += 1
-                examples.setdefault(f"{key} {n}", r[key]["first_error"] or "")
-    if examples:
-        out += ["", "failures (benchmark: first error):"]
-        out += [f"- {k}: {v[:220]}" for k, v in sorted(examples.items())]
+                out.append(f"| {label} | {len(vals)} | {sum(vals)} | {statistics.median(vals)} |")
+        out.append(f"| (human twin lines, same files) | {len(close)} | {sum(c['human_lines'] for c in close)} | |")
+    fails = d.get("failures", [])
+    if fails:
+        causes = Counter((f["stage"], f["cause"]) for f in fails)
+        out += ["", "| failing units by stage and attribution | unit count |", "|---|---|"]
+        out += [f"| {stage} {cause} | {n} |" for (stage, cause), n in sorted(causes.items())]
+        out += ["", "failures (stage benchmark unit: attribution; first error):"]
+        for f in fails:
+            why = f["cause"] + (f" ({f['library']})" if f.get("library") else "") + \
+                (f" by {', '.join(f['predicted_by'][:2])}" if f.get("predicted_by") else "")
+            out.append(f"- {f['stage']} {f['benchmark']} {f['unit']}: {why}; {f['first_error'][:200]}")
     return out
 
 

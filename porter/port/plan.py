@@ -22,8 +22,8 @@ from porter.port.sources import SYNC_NAMES, FileWork, lane_lines, port_file
 from porter.translate.fixups import load_fixups
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-SOURCE_RULES = frozenset({"API001", "API003", "API004", "API005", "DEV001", "DEV002", "DEV003", "DEV010",
-                          "DEV011"})
+SOURCE_RULES = frozenset({"API001", "API003", "API004", "API005", "API009", "API010", "DEV001", "DEV002", "DEV003",
+                          "DEV010", "DEV011"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".inl", ".inc",
                              ".ipp", ".tcc"})
 # Why a finding is left: the rule's class of work porter does not write (the finding's message says the rest).
@@ -39,9 +39,12 @@ OPEN_REASONS = {
     "LIB012": "NVIDIA-only library: no ROCm port",
     "API002": "CUDA API with no HIP counterpart",
     "API006": "CUDA header with no HIP counterpart",
+    "API009": "an operator definition porter cannot delimit: guard it for the CUDA build by hand",
+    "API010": "a coordinate porter cannot cast in place: cast it to unsigned int by hand",
     "DEV001": "inline PTX that is not one simple instruction: AMDGCN or HIP code, by hand",
     "DEV002": "a mask porter cannot widen in place (computed, or defined in another file)",
     "DEV003": "a ballot result porter cannot retype in place",
+    "DEV020": "texture/surface fetch: CDNA has no image instructions; global-memory reads, by hand",
     "DEV011": "lane arithmetic the kernel facts do not place, or a compile-time warp size: per-architecture constant",
 }
 
@@ -125,13 +128,26 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
                 answered.add((f.rule, f.path, f.line, f.column))
     for c in shims:
         names[c] = shim_table[c]["hip"]
+    # HIP names HIPIFY maps to that HIP 5.2 lacks (cuGetErrorString -> hipDrvGetErrorString, nvrtcGetCUBIN ->
+    # hiprtcGetBitcode, CUDA 13's cuCtxCreate): translate's shims keyed by the HIP name, reached through the CUDA
+    # name that maps to it. An earlier run's header already names the porter_ helper.
+    hip_shims = {k: v for k, v in load_fixups().shims.items() if k.startswith("hip")}
+    by_helper = {v["hip"]: k for k, v in {**shim_table, **hip_shims}.items()}
+    for c, h in list(names.items()):
+        if h in hip_shims:
+            shims.add(h)
+            names[c] = hip_shims[h]["hip"]
+        elif h in by_helper and c not in shim_table:
+            shims.add(by_helper[h])
+    all_shims = {**shim_table, **hip_shims}
+    shims |= {all_shims[c]["requires"] for c in list(shims) if all_shims[c].get("requires") in all_shims}
     for w in works.values():
         names.update(w.macros)
     needs = any(w.needs_compat for w in works.values())
     files: list[FilePatch] = []
     changes: list[Change] = []
     if needs or old is not None:
-        new = compat.render(names, sync, options.mask_type, {c: shim_table[c] for c in shims})
+        new = compat.render(names, sync, options.mask_type, {c: all_shims[c] for c in shims})
         if new != old:
             files.append(FilePatch(header, old, new))
             changes.append(Change(header, 1, "compat-header", None,
@@ -210,7 +226,7 @@ def rocm_macros() -> dict[str, str]:
 
     fix = load_fixups()
     out = {name: str(e["value"]) for name, e in fix.versions.items()}
-    out.update({name: "1" for name in ("__CUDA_RUNTIME_H__", "__CUDA_RUNTIME_API_H__", "__DRIVER_TYPES_H__")
+    out.update({name: "1" for name in ("__CUDA_RUNTIME_H__", "__CUDA_RUNTIME_API_H__", "__DRIVER_TYPES_H__", "__cuda_cuda_h__")
                 if name in fix.guards})
     return out
 

@@ -124,8 +124,13 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             _warp_width(work, f)
         elif f.rule == "DEV001":
             _ptx(work, f)
+        elif f.rule == "API009":
+            _vector_operator(work, f)
+        elif f.rule == "API010":
+            _coordinate_cast(work, f)
         elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
             work.needs_compat = True
+            _call_fix(work, f, str(dict(f.data)["hip"]))
         elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
             work.needs_compat = True
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
@@ -205,6 +210,7 @@ def _ptx(work: FileWork, f: Finding) -> None:
     at = work.offset(f.line, f.column)
     span = fixups.asm_statement(work.data, at)
     if span is None:
+        _ptx_in_line(work, f, at)
         return
     s, e = span
     plain = fixups.plain_ptx(work.data[s:e])
@@ -217,6 +223,127 @@ def _ptx(work: FileWork, f: Finding) -> None:
             ).encode() + work.data[s:e] + b"\n#endif"
     work.edits.append((s, e, text))
     work.answer(f, "ptx", f"PTX {family} -> {code}")
+
+
+def _ptx_in_line(work: FileWork, f: Finding, at: int) -> None:
+    """Simple PTX after other code on its line: the statement moves to lines of its own (a preprocessor guard
+    cannot start mid-line), the code after it to the next line, at the line's indentation."""
+    span = fixups.asm_statement_in_line(work.data, at)
+    if span is None:
+        return
+    s, e = span
+    plain = fixups.plain_ptx(work.data[s:e])
+    if plain is None:
+        return
+    family, code = plain
+    line_start, line_end = work.line_bounds(f.line)
+    line = work.data[line_start:line_end]
+    indent = line[:len(line) - len(line.lstrip(b" \t"))]
+    while s > line_start and work.data[s - 1:s] in b" \t":
+        s -= 1
+    rest_end = e
+    while rest_end < line_end and work.data[rest_end:rest_end + 1] in b" \t":
+        rest_end += 1
+    text = (f"\n#if {ROCM_TEST}\n".encode() + indent + f"{code}  /* {PORT_MARK}: plain HIP for PTX {family} */\n#else\n"
+            .encode() + indent + work.data[span[0]:e] + b"\n#endif")
+    if rest_end < line_end:
+        text += b"\n" + indent  # the code after the statement, on its own line
+    work.edits.append((s, rest_end, text))
+    work.answer(f, "ptx", f"PTX {family} -> {code}")
+
+
+def _call_fix(work: FileWork, f: Finding, hip: str) -> None:
+    """A call whose HIP function differs in signature (rules/kb/fixups.yaml `calls`, translate's table): the cast
+    or the defaulted argument it needs, at the call. Both suit the CUDA function too (cudaHostAlloc takes any T**,
+    nvrtcCompileProgram a const char* const*, cudaMalloc3DArray's flags default to 0), so no guard."""
+    from porter.translate.engines.builtin import call_args, trimmed
+
+    entry = fixups.load_fixups().calls.get(hip)
+    name = _matched(work, f)
+    if not entry or not name:
+        return
+    found = call_args(work.data, work.offset(f.line, f.column) + len(name))
+    if found is None:
+        return
+    close, args = found
+    index, cast = entry.get("cast_arg"), str(entry.get("cast", "")).encode()
+    if isinstance(index, int) and len(args) > index and cast:
+        s, e = trimmed(work.data, args[index])
+        if s < e and not work.data[s:e].startswith((b"(void", b"reinterpret_cast", b"const_cast", cast)):
+            work.edits += [(s, s, cast + b"("), (e, e, b")")]
+            work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
+                                       f"{name}: argument {index + 1} wrapped in {cast.decode()}: {entry.get('why', '')}"))
+    if "append" in entry and len(args) == entry.get("min_args"):
+        work.edits.append((close, close, f", {entry['append']}".encode()))
+        work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
+                                   f"{name}: argument {len(args) + 1} = {entry['append']}: {entry.get('why', '')}"))
+
+
+def _coordinate_cast(work: FileWork, f: Finding) -> None:
+    """API010: `min(rem, blockDim.x)` -> `min(rem, (unsigned int)blockDim.x)`, the same value on both vendors (CUDA's
+    component is an unsigned int; HIP 5's a proxy object every min/max overload needs a conversion for)."""
+    at = work.offset(f.line, f.column)
+    if not re.match(rb"(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\b", work.data[at:]):
+        return
+    work.edits.append((at, at, b"(unsigned int)"))
+    work.answer(f, "coordinate-cast", "built-in coordinate cast to unsigned int for min/max (a proxy object in HIP 5)")
+
+
+VECTOR_OPERATOR_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: HIP's vector types define this operator */"
+
+
+def _vector_operator(work: FileWork, f: Finding) -> None:
+    """API009: a project's `operator+=(float4 &a, float4 b)` definition kept for the CUDA build only; HIP's
+    HIP_vector_type has the same member operator, with which it would be ambiguous."""
+    span = operator_definition(work.data, work.offset(f.line, f.column))
+    if span is None:
+        return
+    s, e = span
+    if work.data[:s].rstrip(b"\r\n").endswith(VECTOR_OPERATOR_GUARD.encode()):
+        work.answered.add(key(f))  # guarded by an earlier run
+        return
+    work.edits.append((s, e, VECTOR_OPERATOR_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
+    work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member operator "
+                                      "serves the ROCm build", work.data.count(b"\n", 0, s) + 1)
+
+
+_DECL_END = (b";", b"}", b"{", b"*/", b":", b")")
+
+
+def operator_definition(data: bytes, at: int) -> tuple[int, int] | None:
+    """(start, end) of the whole lines holding the function definition (or declaration) whose parameter list holds
+    `at`: back over the lines of its head (`inline __host__ __device__` on a line of its own), forward to the brace
+    that closes its body or the `;` that ends a declaration. None inside a macro or when the braces do not close."""
+    start = data.rfind(b"\n", 0, at) + 1
+    while start > 0:
+        prev = data.rfind(b"\n", 0, start - 1) + 1
+        text = data[prev:start].strip()
+        if not text or text.startswith((b"#", b"//")) or text.endswith(_DECL_END):
+            break
+        start = prev
+    depth, body = 0, False
+    for j in fixups._unquoted(data, at):
+        c = data[j:j + 1]
+        if c == b";" and not body:
+            end = j + 1
+            break
+        if c == b"{":
+            depth += 1
+            body = True
+        elif c == b"}":
+            depth -= 1
+            if body and depth == 0:
+                end = j + 1
+                break
+    else:
+        return None
+    line_end = data.find(b"\n", end)
+    line_end = len(data) if line_end < 0 else line_end
+    if data[end:line_end].strip(b" \t\r") not in (b"", b";") or b"\\\n" in data[start:line_end]:
+        return None  # code after it on its line, or a macro body
+    if data[line_end - 1:line_end] == b"\r":
+        line_end -= 1
+    return start, line_end
 
 
 def compat_include_line(path: str, header: str) -> bytes:
@@ -235,8 +362,12 @@ def _includes(work: FileWork, includes: list[Finding], header: str) -> None:
     for f in sorted(includes, key=lambda f: f.line):
         s, e = work.line_bounds(f.line)
         text = work.data[s:e]
-        if not re.match(rb"[ \t]*#[ \t]*include\b", text) or text.rstrip().endswith(b"\\"):
+        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"]', text)
+        if not m or text.rstrip().endswith(b"\\"):
             continue
+        if m.group(1).decode("utf-8", "replace").strip() == str(dict(f.data).get("hip")):
+            work.answered.add(key(f))  # the ROCm library installs the same header (rocThrust's thrust/*): nothing
+            continue                   # to guard, and no fallback to invent
         guarded.append((s, e, f))
     if guarded:
         work.needs_compat = True
@@ -273,12 +404,19 @@ def _includes(work: FileWork, includes: list[Finding], header: str) -> None:
                                      f"from {header}")
 
 
+# The ROCm libraries whose headers ROCm 5 installed flat (hipblas.h) and ROCm 6 in a folder (hipblas/hipblas.h).
+# rocThrust and hipCUB always kept their folders (thrust/copy.h, hipcub/hipcub.hpp): a flat fallback for them names a
+# header no ROCm ever had, and turns an honest "rocThrust is not installed" into a misleading error.
+FLAT_IN_ROCM5 = frozenset({"hipblas", "hipfft", "hiprand", "hipsparse", "hipsolver", "rocblas", "rocfft", "rocrand",
+                           "rocsparse", "rocsolver"})
+
+
 def hip_include(hip_header: str) -> bytes:
     """The include of a HIP library header: ROCm 6 installs hipblas/hipblas.h, ROCm 5 the flat hipblas.h (what
-    HIPIFY emits), so a `lib/lib.h` name falls back to the flat one."""
+    HIPIFY emits), so a `lib/lib.h` name of such a library falls back to the flat one."""
     line = f"#include <{hip_header}>\n"
     parts = hip_header.split("/", 1)
-    if len(parts) < 2 or parts[0] == "hip":
+    if len(parts) < 2 or parts[0] not in FLAT_IN_ROCM5:
         return line.encode()
     return (f"#if __has_include(<{hip_header}>)\n{line}#else\n#include <{parts[1]}>\n#endif\n").encode()
 

@@ -2,7 +2,8 @@
 
 A scanned repository's own .git/config may name programs (core.fsmonitor, filters, textconv, external diff,
 hooks, pagers); porter only runs commands that never consult them, and overrides the ones that could be consulted
-anyway. git's own object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted;
+anyway, including the filter, diff and merge drivers the repository names itself (command() reads their names from
+its config and disarms each: `git status` hashes a file whose stat changed through its clean filter). git's own object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted;
 the repository's is not.
 """
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import os
 import resource
 import selectors
+import signal
 import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from porter import contain
 from porter.errors import UsageError
@@ -34,6 +37,12 @@ SAFE_OPTIONS = (
     # .gitignore files and .git/info/exclude still are.
     "-c", "core.excludesFile=/dev/null",
     "-c", "core.attributesFile=/dev/null",
+    # `git log` would run gpg.program (a repository's config may name any program) to show signatures.
+    "-c", "log.showSignature=false",
+    # `git diff` reads the file diff.orderFile names (a FIFO stalls it, as an excludes file would): no order file.
+    "-c", "diff.orderFile=/dev/null",
+    # A submodule is another repository, whose config nothing here has read: git never recurses into one.
+    "-c", "submodule.recurse=false",
     "--no-pager",
     "--no-optional-locks",
 )
@@ -58,10 +67,35 @@ def output_mib() -> int:
     return int(os.environ.get("PORTER_GIT_OUTPUT_MIB") or OUTPUT_MIB)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
 def limit_memory() -> None:
-    """preexec_fn of every git porter starts: its data segment capped at memory_mib()."""
+    """preexec_fn of every git porter starts: its data segment capped at memory_mib(), and killed when porter dies.
+
+    A git blocked on a FIFO planted in the repository's .git (or busy on a huge listing) outlived a porter killed
+    by its CI job's timeout, reparented to init and blocked for ever (reproduced: two such gits left by a killed
+    run); the kernel's parent-death signal ends it with porter."""
+    if _PRCTL:  # first: nothing may be allocated in the child once the cap below holds
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     n = memory_mib() * 1048576
     resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+
+
+_PRCTL: Any = None  # libc prctl once looked up; False where there is none
+
+
+def _prepare_prctl() -> None:
+    """Look libc's prctl up in porter's own process, before any fork (command() calls this: every git porter runs
+    is built by it), since a forked child must not import or allocate. ctypes costs a few ms, so not at import."""
+    global _PRCTL
+    if _PRCTL is None:
+        try:
+            import ctypes
+
+            _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):  # pragma: no cover - not Linux: the timeouts hold while porter lives
+            _PRCTL = False
 
 
 def out_of_memory(stderr: bytes, returncode: int) -> bool:
@@ -93,19 +127,84 @@ def git_env() -> dict[str, str]:
     return env
 
 
+# Repository config keys that name a program git runs by itself, keyed by the name's last part (for a key with a
+# driver or URL in the middle, `filter.<driver>.clean`, `credential.<url>.helper`) and the value that disarms it.
+# A work-tree read (`git status`, `diff-files`) hashes a file whose stat changed through its clean filter: a
+# `.gitattributes` line plus `filter.x.clean = <anything>` in .git/config would run that program. The driver names
+# are the repository's own, so SAFE_OPTIONS cannot name them: command() reads them from the config and overrides
+# each one (an empty command is "no filter" to git).
+_PROGRAM_KEYS = {
+    ("filter", "clean"): "", ("filter", "smudge"): "", ("filter", "process"): "", ("filter", "required"): "false",
+    ("diff", "textconv"): "", ("diff", "command"): "", ("merge", "driver"): "",
+    ("gpg", "program"): "", ("credential", "helper"): "",
+}
+# Subcommands that read the work tree, with the options that keep them out of submodules: a submodule's own config
+# (its drivers) is not this repository's and is never read here, and `submodule.<name>.ignore = none` in a
+# committed .gitmodules outranks any `-c` default, so only the command-line option holds.
+_WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ignore-submodules=all",)}
+
+
 def command(repo: Path, *args: str) -> list[str]:
-    return ["git", *SAFE_OPTIONS, "-C", str(repo), *args]
+    """The argv of `git ARGS` run on `repo` with every program the repository's config names disarmed."""
+    _prepare_prctl()
+    extra = _WORKTREE_READS.get(args[0], ()) if args else ()
+    return ["git", *SAFE_OPTIONS, *disarmed(Path(repo)), "-C", str(repo), *args[:1], *extra, *args[1:]]
+
+
+_DISARMED: dict[tuple, tuple[str, ...]] = {}
+
+
+def disarmed(repo: Path) -> tuple[str, ...]:
+    """`-c KEY=VALUE` pairs overriding every key of `repo`'s own config (and config.worktree) that names a program
+    (_PROGRAM_KEYS), remembered per config file state (path, inode, size, mtime) so a history walk's hundreds of
+    git calls parse the config once."""
+    found = _find_git_dir(Path(os.path.abspath(repo)))
+    if found is None:
+        return ()
+    gitdir, common = found
+    files = []
+    for cfg in (Path(common) / "config", Path(gitdir) / "config.worktree"):
+        try:
+            st = os.stat(cfg)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            files.append((str(cfg), st.st_ino, st.st_size, st.st_mtime_ns))
+    key = tuple(files)
+    if key not in _DISARMED:
+        out: list[str] = []
+        for path, *_ in files:
+            try:
+                entries = _config_keys(Path(path))
+            except ForeignRepository:
+                continue  # unparsable: git refuses it too, before running anything
+            for name in entries:
+                parts = name.split(".")
+                value = _PROGRAM_KEYS.get((parts[0], parts[-1])) if len(parts) >= 2 else None
+                if value is None:
+                    continue
+                if "=" in name or "\n" in name:
+                    # `-c` splits at the first `=`: the override would set some other key and leave this one armed
+                    raise ForeignRepository(f"{path}: repository config names a program under {name!r}, which porter "
+                                            "cannot override; not read")
+                if f"{name}={value}" not in out:
+                    out.append(f"{name}={value}")
+        if len(_DISARMED) > 256:  # a fleet run visits many repositories; their states need not all be kept
+            _DISARMED.clear()
+        _DISARMED[key] = tuple(x for pair in (("-c", o) for o in out) for x in pair)
+    return _DISARMED[key]
 
 
 def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
     """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap; GitError when it runs
     past `timeout`, prints more than output_mib() MiB, or dies of the memory cap."""
+    limit, cut = _within_deadline(timeout)
     proc = popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cap = output_mib() * 1048576
     out: list[bytes] = []
     err = bytearray()
     size = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + limit
     problem = ""
     with selectors.DefaultSelector() as sel:
         assert proc.stdout is not None and proc.stderr is not None
@@ -115,7 +214,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
             while sel.get_map() and not problem:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    problem = f"git {args[0]} took longer than {timeout:g} s"
+                    problem = cut or f"git {args[0]} took longer than {timeout:g} s"
                     break
                 for key, _ in sel.select(min(left, 1.0)):
                     chunk = os.read(key.fd, 1 << 20)
@@ -144,6 +243,18 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
     if code != 0 and out_of_memory(bytes(err), code):
         raise GitError(memory_message(args))
     return code, b"".join(out), bytes(err)
+
+
+def _within_deadline(timeout: float) -> tuple[float, str]:
+    """(the seconds a git command may take, and what to say when it is stopped for the run's deadline rather than
+    its own timeout): the run's deadline (PORTER_DEADLINE_S, porter.budget) holds for git as for the parsers, so a
+    git directory that stalls git (a FIFO among its objects) cannot carry a run past it."""
+    from porter import budget
+
+    d = budget.run_deadline()
+    if d is None or d[0] - time.monotonic() >= timeout:
+        return timeout, ""
+    return max(d[0] - time.monotonic(), 0.0), f"git stopped at the run's deadline of {d[1]:g} s ({budget.DEADLINE_ENV})"
 
 
 def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
@@ -300,10 +411,50 @@ def _find_git_dir(d: Path) -> tuple[Path, Path] | None:
     return None
 
 
+# Files of a git directory that the commands porter runs read (besides config, checked below): git opens each with
+# a blocking open and no bound, so a FIFO at any of them stalls that command until its timeout (reproduced: a FIFO
+# at .git/info/exclude held `git ls-files --exclude-standard`, the scan's discovery, for the full 120 s; one at
+# .git/info/attributes held `git status`; one at a split index's sharedindex.<id> held `git ls-files`), and a symlink
+# could hand git a file from elsewhere.
+_READ_BY_GIT = ("HEAD", "index", "packed-refs", "shallow", "commondir", "info/exclude", "info/attributes",
+                "info/sparse-checkout", "info/grafts")
+
+
+def _check_git_files(gitdir: Path, common: Path) -> None:
+    """ForeignRepository when a file git reads from the git directory (_READ_BY_GIT, and the branch HEAD names) is
+    not a regular file, or is a symlink leading out of the git directory."""
+    names = [Path(gitdir) / n for n in _READ_BY_GIT] + [Path(common) / n for n in _READ_BY_GIT]
+    # A split index (`git update-index --split-index`) makes every index read open sharedindex.<id> too.
+    names += contain.named_in(gitdir, "sharedindex.")
+    try:
+        head = contain.read_bytes(Path(gitdir) / "HEAD", 4096).decode("utf-8", "replace").strip()
+    except contain.Unreadable:
+        head = ""
+    if head.startswith("ref: refs/") and ".." not in head:
+        names.append(Path(common) / head[len("ref: "):])
+    for path in dict.fromkeys(names):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(path)
+            if not (contain.inside(real, gitdir) or contain.inside(real, common)):
+                raise ForeignRepository(f"{path} is a symlink leading to {real}, outside the git directory; not read")
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+        if not stat.S_ISREG(st.st_mode):
+            raise ForeignRepository(f"{path} is not a regular file; git would wait on it, so it is not read")
+
+
 def _check_config(gitdir: Path, common: Path) -> None:
     """ForeignRepository when the repository config git would read is not a plain file inside the repository, or
     makes git read other files ([include], [includeIf]): git would follow them with no bound (a FIFO stalls every
-    git call until its timeout) and another file's settings would steer it."""
+    git call until its timeout) and another file's settings would steer it. The other files git reads from the
+    git directory are checked too (_check_git_files)."""
+    _check_git_files(gitdir, common)
     for cfg in (Path(common) / "config", Path(gitdir) / "config.worktree"):
         try:
             st = os.lstat(cfg)
@@ -320,17 +471,21 @@ def _check_config(gitdir: Path, common: Path) -> None:
                 continue
         if not stat.S_ISREG(st.st_mode):
             raise ForeignRepository(f"{cfg} (the repository config) is not a regular file; not read")
-        # `git config --file` only parses the file (no includes with --no-includes); run from / so no repository's
-        # own config is read for it.
-        code, out, err = _collect(["git", *SAFE_OPTIONS, "-C", "/", "config", "--file", str(cfg), "--no-includes",
-                                   "--list", "-z"], ("config",), 30)
-        if code != 0:
-            raise ForeignRepository(f"{cfg}: git cannot parse the repository config: "
-                                    f"{err.decode('utf-8', 'replace').strip()}")
-        for entry in out.split(b"\0"):
-            key = entry.partition(b"\n")[0].decode("utf-8", "replace").lower()
-            if key.startswith("include.") or key.startswith("includeif."):
+        for key in _config_keys(cfg):
+            if key.lower().startswith(("include.", "includeif.")):
                 raise ForeignRepository(f"{cfg}: repository config uses [include]; porter does not follow it")
+
+
+def _config_keys(cfg: Path) -> list[str]:
+    """The keys a config file sets, as git spells them (section and name lower case, a subsection as written);
+    ForeignRepository when git cannot parse it. `git config --file` only parses the file (no includes with
+    --no-includes); run from / so no repository's own config is read for it."""
+    code, out, err = _collect(["git", *SAFE_OPTIONS, "-C", "/", "config", "--file", str(cfg), "--no-includes",
+                               "--list", "-z"], ("config",), 30)
+    if code != 0:
+        raise ForeignRepository(f"{cfg}: git cannot parse the repository config: "
+                                f"{err.decode('utf-8', 'replace').strip()}")
+    return [entry.partition(b"\n")[0].decode("utf-8", "surrogateescape") for entry in out.split(b"\0") if entry]
 
 
 def require_top(path: Path, why: str) -> Path:
@@ -430,8 +585,14 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
     deadlock once both pipe buffers fill (git blocks on a full stdout, we on a full stdin)."""
     import threading
 
+    timeout, cut = _within_deadline(timeout)
     p = popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
               stderr=subprocess.DEVNULL)
+    # The reads below block until git answers: a watchdog kills git at the timeout (a FIFO planted as an object
+    # would hold it forever), which ends the reads.
+    watchdog = threading.Timer(timeout, p.kill)
+    watchdog.daemon = True
+    watchdog.start()
     assert p.stdin is not None and p.stdout is not None
 
     def feed() -> None:
@@ -454,7 +615,11 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
         p.wait(timeout)
     except subprocess.TimeoutExpired:
         p.kill()
-        raise GitError(f"git cat-file took longer than {timeout:g} s") from None
+        raise GitError(cut or f"git cat-file took longer than {timeout:g} s") from None
     finally:
+        fired = not watchdog.is_alive() and p.returncode is not None and p.returncode < 0
+        watchdog.cancel()
         p.stdout.close()
+    if fired:
+        raise GitError(cut or f"git cat-file took longer than {timeout:g} s")
     return sizes

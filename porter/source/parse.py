@@ -27,6 +27,7 @@ from porter.source.parse_queries import captures, parser_for, register_root_quer
 from porter.source import preprocessor
 from porter.source.parse_tokens import file_tokens
 
+_PLUS_ONE = (1).__add__
 HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
 
 
@@ -166,7 +167,8 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
     `macros` are qualifier macros defined in other files of the repository (see harvest_macros).
     """
-    line_starts = list(itertools.accumulate((len(line) + 1 for line in data.split(b"\n")[:-1]), initial=0))
+    # Each line's length plus its newline, summed: mapped in C (a generator stepped once per line was ~5% of a scan).
+    line_starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, data.split(b"\n")[:-1])), initial=0))
     if language_name == "cuda":
         return _parse_cuda(path, data, line_starts, macros)
     if language_name == "python":

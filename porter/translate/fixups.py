@@ -532,6 +532,20 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
     line_start = data.rfind(b"\n", 0, at) + 1
     if data[line_start:at].strip() or data[:line_start].rstrip(b"\r\n").endswith(b"\\"):
         return None  # after other code, or continuing a macro's line
+    return _asm_span(data, at, line_start, True)
+
+
+def asm_statement_in_line(data: bytes, at: int) -> tuple[int, int] | None:
+    """(start, end) of the inline-asm statement whose `asm` keyword is at `at` and that follows other code on its
+    line (graphB+'s `if (e) {printf(...); asm("trap;");}`), from the keyword to its `;`; None when it stands alone
+    (asm_statement's case) or sits in a macro body."""
+    line_start = data.rfind(b"\n", 0, at) + 1
+    if not data[line_start:at].strip() or data[:line_start].rstrip(b"\r\n").endswith(b"\\"):
+        return None
+    return _asm_span(data, at, line_start, False)
+
+
+def _asm_span(data: bytes, at: int, line_start: int, whole_lines: bool) -> tuple[int, int] | None:
     m = _ASM_HEAD.match(data, at)
     if not m:
         return None
@@ -545,13 +559,15 @@ def asm_statement(data: bytes, at: int) -> tuple[int, int] | None:
             if not depth:
                 i = j + 1  # just past the statement's closing parenthesis
                 break
-    semi = re.match(rb"\s*;[ \t]*(?://[^\r\n]*)?(?=\r?\n|$)", data[i:])
+    semi = re.match(rb"\s*;[ \t]*(?://[^\r\n]*)?(?=\r?\n|$)" if whole_lines else rb"[ \t]*;", data[i:])
     if depth or not semi:
         return None
     end = i + semi.end()
-    if b"\\\n" in data[line_start:end]:
+    line_end = data.find(b"\n", end)
+    if b"\\\n" in data[line_start:end] or (not whole_lines and data[end:line_end if line_end >= 0 else len(data)]
+                                           .rstrip(b"\r").endswith(b"\\")):
         return None  # inside a macro body
-    return line_start, end
+    return (line_start if whole_lines else at), end
 
 
 def plain_ptx(statement: bytes) -> tuple[str, str] | None:
@@ -605,5 +621,6 @@ def plain_ptx(statement: bytes) -> tuple[str, str] | None:
     return None
 
 
-__all__ += ["LANE_MASK_TYPE", "asm_statement", "ballot_type_fix", "full_mask", "is_full32_mask", "mask_argument_fix",
+__all__ += ["LANE_MASK_TYPE", "asm_statement", "asm_statement_in_line", "ballot_type_fix", "full_mask", "is_full32_mask",
+            "mask_argument_fix",
             "mask_argument_name", "mask_define_fix", "plain_ptx", "warp_width_fix"]

@@ -9,15 +9,23 @@ Read from the tree-sitter tree: tree-sitter parses the short form as a `field_ex
 """
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
+from porter.source.parse_queries import descendants, register_root_descendants
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # Declarations whose declared names get the declared type (parameters, locals).
 _DECLARATIONS = frozenset({"parameter_declaration", "optional_parameter_declaration", "declaration"})
+# Both found by the combined whole-file query (porter.source.parse_queries), not by walking every node in Python:
+# that walk was a tenth of a cold scan of cuda-samples.
+_TEMPLATES = ("template_declaration",)
+_FIELDS = ("field_expression",)
+register_root_descendants("cuda", _TEMPLATES)
+register_root_descendants("cuda", _FIELDS)
 
 
 def match_dependent_template_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -29,21 +37,37 @@ def match_dependent_template_call(pattern: dict, sf: SourceFile, ctx: MatchConte
 def _hits(sf: SourceFile) -> Iterator[Hit]:
     assert sf.tree is not None  # match_dependent_template_call asks only of parsed files
     data = sf.data
-    for decl in _nodes(sf.tree.root_node, "template_declaration"):
-        params = _type_parameters(decl, data)
-        if not params:
+    root = sf.tree.root_node
+    decls = descendants(root, _TEMPLATES)
+    if not decls:
+        return
+    # The member template calls on a plain name, in pre-order (what a walk of each function would meet, in its
+    # order); a template function with none of them in its span needs no look at its declarations.
+    calls = []
+    for field in descendants(root, _FIELDS):
+        member = field.child_by_field_name("field")
+        obj = field.child_by_field_name("argument")
+        if member is None or obj is None or member.type != "template_method" or obj.type != "identifier":
             continue
+        calls.append((field, member, obj))
+    if not calls:
+        return
+    starts = [field.start_byte for field, _, _ in calls]
+    for decl in decls:
         func = next((c for c in decl.children if c.type == "function_definition"), None)
         if func is None:
+            continue
+        # Nodes that start inside a function's span are its descendants (nodes nest or are disjoint).
+        lo, hi = bisect.bisect_left(starts, func.start_byte), bisect.bisect_left(starts, func.end_byte)
+        if lo == hi:
+            continue
+        params = _type_parameters(decl, data)
+        if not params:
             continue
         dependent = {name: param for name, param in _declared(func, data, params)}
         if not dependent:
             continue
-        for field in _nodes(func, "field_expression"):
-            member = field.child_by_field_name("field")
-            obj = field.child_by_field_name("argument")
-            if member is None or obj is None or member.type != "template_method" or obj.type != "identifier":
-                continue
+        for field, member, obj in calls[lo:hi]:
             var = data[obj.start_byte:obj.end_byte].decode("utf-8", "replace")
             if var not in dependent:
                 continue
