@@ -55,7 +55,7 @@ def test_every_shipped_rule_loads():
     # by issue 11; DEV016 (vanishing __CUDA_ARCH__ arm), DEV017 (wave size fixed at 64), DEV018 (half raw bit patterns)
     # API008 (CUDA_R_* compute types) and DEV019 (dependent member template without `template`) by issue 27; API009
     # (vector compound operators HIP defines), API010 (coordinate in min/max) and DEV020 (texture fetch on CDNA) by
-    # issue 30; DEV021 (shared memory opted in above 64 KiB) by issue 27
+    # issue 30; DEV022 (shared memory opted in above 64 KiB) by issue 27
     assert len(RULES) == 99
 
 
