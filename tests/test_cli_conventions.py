@@ -74,8 +74,9 @@ def _summary(findings: str, with_findings: int, statuses: str = "") -> str:
 
 
 @pytest.mark.parametrize("extra, line, code", [
-    # 153: reduce.cu's __reduce_add_sync is in HIP from ROCm 7.0, the default release (rules/kb/hip_versions.yaml)
-    ([], _summary("153 findings (7 high, 14 medium, 5 low, 127 info)", 10, "; 152 open, 1 handled, 0 cuda-only"), 0),
+    # 154: reduce.cu's __reduce_add_sync is in HIP from ROCm 7.0, the default release (rules/kb/hip_versions.yaml);
+    # histogram.cu's 96 KiB shared-memory opt-in is DEV022 (info)
+    ([], _summary("154 findings (7 high, 14 medium, 5 low, 128 info)", 10, "; 153 open, 1 handled, 0 cuda-only"), 0),
     (["--select", "KRN"], _summary("16 findings (1 low, 15 info)", 5), 0),
     (["--select", "krn001,DEV002"], _summary("11 findings (3 high, 8 info)", 6), 0),
     (["--ignore", "KRN", "--ignore", "API", "--min-severity", "medium"],

@@ -17,3 +17,40 @@ def test_one_wmma_fragment_declaration_is_one_finding(tmp_path):
             if f.rule == "DEV005"]
     assert Counter(line for line, _, _ in hits) == {5: 1, 7: 1, 11: 1, 13: 1, 15: 1, 17: 1}
     assert [(line, col) for line, col, _ in hits] == [(5, 17), (7, 16), (11, 3), (13, 3), (15, 3), (17, 3)]
+
+
+TRITON_WARPS_BY_VARIABLE = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def scale(x, y, BLOCK=4096, num_warps=8):
+    scale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, x.numel(), BLOCK=BLOCK, num_warps=num_warps)
+
+
+def shift(x, y, BLOCK=1024):
+    num_warps = 8 if BLOCK >= 2048 else 4
+    scale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, x.numel(), BLOCK=BLOCK, num_warps=num_warps)
+
+
+def plain(x, y, warps):
+    scale_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256, num_warps=warps)
+'''
+
+
+def test_triton_num_warps_through_a_variable_reaches_the_kernel(tmp_path):
+    """Issue 27 class 8: num_warps given as a parameter with a default (line 12) is 8 warps - 512 threads on wave64,
+    so retune there; a conditional (line 17: a branch may be unreachable, fixtures/triton/kernels.py's xent_kernel)
+    and a parameter without a default (line 21) say nothing."""
+    from porter.pipeline import run
+
+    (tmp_path / "ops.py").write_text(TRITON_WARPS_BY_VARIABLE, encoding="utf-8")
+    res = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x", "mi455x"))).result
+    (k,) = res.kernels
+    by_target = {v.target: [(d.id, d.verdict, d.lines) for d in v.details] for v in k.verdicts}
+    assert by_target == {"mi300x": [("triton-num-warps", "retune", (12,))], "mi455x": []}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from porter.pipeline import run
-from porter.portaware.scope import build_twin, cmake_references
+from porter.portaware.scope import build_twin, cmake_references, make_twin_regions
 from porter.settings import Settings
 from porter.source.preprocessor import Directive, paired_cuda_switches
 
@@ -25,14 +25,33 @@ def test_every_finding_of_the_twins_project_reads_as_its_guard_or_twin_decides()
         ("CMakeLists.txt", 19, "LIB004", "handled", "CMakeLists.txt:20"),
         ("CMakeLists.txt", 25, "BLD002", "open", None),
         ("CMakeLists.txt", 29, "BLD001", "handled", "CMakeLists.txt:28"),
+        ("bindings/CMakeLists.txt", 1, "BLD007", "handled", "bindings/CMakeLists.txt:3"),
+        # bindings/cuda is added only under if(CMAKE_CUDA_COMPILER), bindings/hip under elseif(has_hipcc)
+        ("bindings/cuda/CMakeLists.txt", 1, "BLD001", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 1, "API005", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 1, "LIB001", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 2, "API001", "handled", "bindings/CMakeLists.txt:3"),
+        ("bindings/cuda/bind.cu", 2, "API001", "handled", "bindings/CMakeLists.txt:3"),
         ("makefile", 1, "BLD007", "handled", "makefile.hip"),
         ("makefile", 2, "BLD004", "handled", "makefile.hip"),
         ("makefile", 2, "BLD005", "handled", "makefile.hip"),
         ("makefile", 3, "LIB004", "handled", "makefile.hip"),
         ("makefile", 3, "LIB004", "handled", "makefile.hip"),
+        # FLAGS_CUDA and rule ext-cuda have twins FLAGS_HIP and ext-hip in the same Makefile; FLAGS_CPU has none
+        ("py/Makefile", 1, "BLD004", "handled", "py/Makefile:2"),
+        ("py/Makefile", 3, "BLD004", "open", None),
+        ("py/Makefile", 6, "LIB004", "handled", "py/Makefile:8"),
+        # TWINS_MULTICAST_AVAILABLE is 0 in the HIP arm: `#if` on it (line 9) is the CUDA build's code
+        ("src/features.h", 6, "DEV010", "handled", "src/features.h:3"),
+        ("src/features.h", 10, "API005", "handled", "src/features.h:9"),
+        ("src/features.h", 11, "API001", "handled", "src/features.h:9"),
+        ("src/features.h", 11, "API002", "handled", "src/features.h:9"),
         ("src/ops.cuh", 4, "API006", "handled", "src/ops.cuh:3"),
         ("src/ops.cuh", 10, "DEV001", "handled", "src/ops.cuh:8"),
         ("src/ops.cuh", 20, "DEV001", "open", None),
+        # __NVCC__ is nvcc's alone: the #ifdef (its own line too) is the CUDA side of the #elif __HIP__ fork
+        ("src/platform.h", 2, "DEV010", "handled", "src/platform.h:2"),
+        ("src/platform.h", 3, "API005", "handled", "src/platform.h:2"),
     ]
 
 
@@ -54,6 +73,12 @@ def test_a_build_files_twin_is_the_same_name_with_a_rocm_word_added_or_put_for_c
     assert build_twin("cmake/FindCUDAThings.cmake", files) == "cmake/FindHIPThings.cmake"
     assert build_twin("Makefile", files) is None  # Makefile_rocm.mk is another name, not Makefile plus a word
     assert build_twin("other/Makefile", files) is None  # a twin sits in the same directory
+
+
+def test_a_makefiles_cuda_names_with_rocm_twins_are_the_cuda_builds():
+    text = (TWINS / "py" / "Makefile").read_text(encoding="utf-8")
+    assert make_twin_regions(text) == [(1, 1, "cuda", 2), (5, 6, "cuda", 8)]
+    assert make_twin_regions("NVCC = nvcc\nHIPCC = hipcc\nCUDA_HOME = /usr/local/cuda\n") == [(1, 1, "cuda", 2)]
 
 
 def test_a_cuda_switch_is_paired_only_with_a_rocm_twin_the_directives_use():

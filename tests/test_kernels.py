@@ -130,7 +130,8 @@ FACTS = {
     "tma_prefetch": {"ptx": InlinePtx(3, ("cp.async.bulk", "mbarrier"), (23, 24, 25)),
                      "async": ("cp.async.bulk", "mbarrier"), "shared_static": 4104},
     "cluster_exchange": {"clusters": ("cluster_group", "dsmem")},
-    "wmma_tile": {"tensor": ("wmma",)},
+    "wmma_tile": {"tensor": ("wmma", "wmma m16n16k16")},
+    "wmma_tall_tile": {"tensor": ("wmma", "wmma m8n32k16")},
     "header_sized": {"shared_static": None, "unknown": ["`kStageElems` is not a constant defined in this file"]},
 }
 
@@ -226,8 +227,9 @@ def test_cli_json_and_targets_command():
     k = next(k for k in doc["kernels"] if k["name"] == "count_positive")
     assert k["targets"]["mi300x"]["verdict"] == "fix" and k["targets"]["mi455x"]["reasons"] == ["mask-32bit-type"]
     assert k["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit", "wave64-full-mask", "wave64-lane-count"]
-    # tma_prefetch, cluster_exchange, mma_tile; the plain PTX of lane_ids, plain_ptx and staged_copy is a fix
-    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 3
+    # tma_prefetch, cluster_exchange, mma_tile, wmma_tall_tile; the plain PTX of lane_ids, plain_ptx and staged_copy
+    # is a fix
+    assert doc["kernel_analysis"]["verdicts"]["mi300x"]["rewrite"] == 4
     res = runner.invoke(app, ["targets", "--format", "json"])
     assert res.exit_code == 0
     assert [t["id"] for t in json.loads(res.stdout)["targets"]] == list(TARGET_IDS)

@@ -252,6 +252,9 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("nvfp4-mma", "NVFP4 block-scaled MMA in inline PTX", ptx.lines)
     if "wmma" in tensor:
         add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
+    odd = sorted(t.split(" ", 1)[1] for t in tensor if t.startswith("wmma m") and not _rocwmma_shape(t))
+    if odd:
+        add("wmma-shape", f"WMMA fragment shape {', '.join(odd)}: rocWMMA has square 16x16 / 32x32 blocks only")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
     if facts.cute_tensor:
@@ -259,6 +262,18 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("cute-tensor", f"CuTe tensor code ({names}); rewrite on Composable Kernel / CK-Tile")
     if facts.cuda_libraries:
         add("cutlass-cute", f"uses {', '.join(facts.cuda_libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
+
+
+_SHAPE = re.compile(r"wmma m(\d+)n(\d+)k(\d+)$")
+# rocWMMA's blocks are BlockM = BlockN = 16 or 32 (the K depth varies with the type; any K the CUDA shape has for
+# these M x N exists there too): https://rocm.docs.amd.com/projects/rocWMMA/en/latest/api-reference/api-reference-guide.html
+_ROCWMMA_MN = (16, 32)
+
+
+def _rocwmma_shape(tensor: str) -> bool:
+    """Whether a `wmma m16n16k16` fragment shape has a rocWMMA block of the same M x N."""
+    m = _SHAPE.match(tensor)
+    return m is None or (int(m.group(1)) == int(m.group(2)) and int(m.group(1)) in _ROCWMMA_MN)
 
 
 def _lds_check(facts: KernelFacts, target, add: Add) -> None:
@@ -329,7 +344,8 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
     if over:
         add("block-over-max", f"block of {over[0][0]} threads > {max_wg}", [l for _, l in over])
     if wave:
-        odd: list[tuple[int, int | None]] = [(t, l) for t, l in sizes if t % wave]
+        # A one-thread block is a serial task by design (set a flag, finish a reduction): no wave to fill.
+        odd: list[tuple[int, int | None]] = [(t, l) for t, l in sizes if t % wave and t > 1]
         if bounds is not None and bounds.max_threads and bounds.max_threads % wave:
             odd.append((bounds.max_threads, None))
         if odd:

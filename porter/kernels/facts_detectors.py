@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 
 import tree_sitter as ts
 
-from porter.kernels.constfold import fold
+from porter.kernels.constfold import fold, fold_text
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
 from porter.kernels.facts_walk import Walk
@@ -136,10 +136,29 @@ def detectors_of(node_type: str, text: bytes) -> tuple[Detector, ...]:
     return found
 
 
+# `wmma::fragment<wmma::matrix_a, 8, 32, 16, half, ...>`: the fragment's use and its M, N, K tile shape.
+_FRAGMENT = re.compile(r"fragment\s*<\s*(?:[\w:]*::)?(?:matrix_a|matrix_b|accumulator)\s*,([^,<>]+),([^,<>]+),([^,<>]+)[,>]")
+_DECLARATIONS = ("declaration", "field_declaration", "parameter_declaration", "alias_declaration", "type_definition")
+
+
 @detects(*NAMES, names=WMMA_IDENTIFIERS)
 def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
-    if n.text.decode() in WMMA_IDENTIFIERS:
-        w.tensor.add("wmma")
+    """WMMA use, and each fragment's tile shape as `wmma m8n32k16` (porter.kernels.checks compares it with the
+    shapes rocWMMA has); a shape that does not fold to integers is left out."""
+    if n.text.decode() not in WMMA_IDENTIFIERS:
+        return
+    w.tensor.add("wmma")
+    p = n.parent
+    while p is not None and p.type not in _DECLARATIONS:
+        p = p.parent
+    if p is None:
+        return
+    m = _FRAGMENT.search(p.text.decode("utf-8", "replace"))
+    if m is None:
+        return
+    dims = [fold_text(x.strip(), ctx.env) for x in m.groups()]
+    if all(isinstance(d, int) for d in dims):
+        w.tensor.add("wmma m{}n{}k{}".format(*dims))
 
 
 @detects("namespace_identifier", names=CUDA_ONLY_NAMESPACES)

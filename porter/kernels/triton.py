@@ -374,6 +374,14 @@ class _File:
             left = a.child_by_field_name("left")
             if a.start_byte < call.start_byte and left is not None and left.type == "identifier" and _text(left) == name:
                 value = a.child_by_field_name("right")
+        if value is None:
+            # never assigned before the launch: a parameter's default (`def fwd(x, num_warps=8)`) is what a caller
+            # that does not pass it launches with
+            params = host.node.child_by_field_name("parameters")
+            for p in (params.named_children if params is not None else ()):
+                if p.type in ("default_parameter", "typed_default_parameter") and \
+                        _text(p.child_by_field_name("name")) == name:
+                    value = p.child_by_field_name("value")
         bound = _upper_bound(value)
         return (bound,) if bound is not None else ()
 

@@ -76,6 +76,50 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
     return None
 
 
+# A Makefile's CUDA-named variable or rule with a ROCm twin in the same file (qsim: PYBINDFLAGS_CUDA beside
+# PYBINDFLAGS_HIP, pybind-cuda: beside pybind-hip:, NVCC beside HIPCC): the file builds for either vendor.
+_MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?:::=|:=|\+=|\?=|!=|=)")
+_MAKE_RULE = re.compile(r"^([A-Za-z0-9_.\-/]+)\s*:(?!=)")
+_MAKE_WORDS = re.compile(r"(?i)(?<![a-z])(cuda|nvcc)(?![a-z])")
+_MAKE_TWINS = {"cuda": ("hip", "rocm"), "nvcc": ("hipcc",)}
+
+
+def make_twin_regions(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, "cuda", twin's line) for each CUDA-named variable assignment or rule (its recipe
+    included) whose ROCm twin - the same name with HIP/ROCM (HIPCC for NVCC) in place of CUDA (NVCC) - the file
+    also defines."""
+    lines = text.split("\n")
+    defined: dict[str, int] = {}
+    spans: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        start = i
+        while lines[i].endswith("\\") and i + 1 < len(lines):
+            i += 1
+        m = _MAKE_ASSIGN.match(line)
+        r = None if m or line.startswith(("\t", ".")) else _MAKE_RULE.match(line)
+        if r is not None:
+            while i + 1 < len(lines) and (lines[i + 1].startswith("\t") or lines[i + 1].endswith("\\")):
+                i += 1
+        name = m.group(1) if m else r.group(1) if r else None
+        if name is not None:
+            defined.setdefault(name.lower(), start + 1)
+            spans.append((name, start + 1, i + 1))
+        i += 1
+    out = []
+    for name, a, b in spans:
+        words = _MAKE_WORDS.findall(name)
+        if not words:
+            continue
+        for twin_word in _MAKE_TWINS[words[0].lower()]:
+            twin = _MAKE_WORDS.sub(twin_word, name, count=1).lower()
+            if twin in defined:
+                out.append((a, b, CUDA, defined[twin]))
+                break
+    return out
+
+
 def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
     """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
     from porter.source.discover import selected
@@ -301,6 +345,16 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
         where = f"{path}:{cur[2] or c.line}"
         if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
             continue
+        if c.name == "add_subdirectory":
+            # A directory only one build's arm adds is that build's, every file under it (qsim adds
+            # pybind_interface/cuda under if(CMAKE_CUDA_COMPILER) and pybind_interface/hip under elseif(has_hipcc)).
+            # One that both builds add names nothing: its own CMake arms decide.
+            arg = c.args[0] if c.args else ""
+            target = _resolve_cmake_path(arg, base) if s in (CUDA, ROCM) and arg and (
+                "${" not in arg or re.match(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}/", arg)) else None
+            if target is not None and target != ".":
+                refs.append(Reference(f"{target}/*", s, where))
+            continue
         hip_language = c.name == "set_source_files_properties" and "HIP" in (a.upper() for a in c.args)
         for a in c.args:
             if "${" in a and not re.match(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/", a):
@@ -367,6 +421,21 @@ def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tu
     seen: dict[str, set[str]] = {}
     where: dict[str, str] = {}
     twins: dict[str, list[str | None]] = {}
+    refs = list(refs)
+    # A directory one build's arm adds (add_subdirectory): the CMake files in it name their sources for that build
+    # only, however their own arms read.
+    dirs = [(r.target[:-2] + "/", r.side, r.where, r.twin) for r in refs if r.target.endswith("/*") and r.side in (CUDA, ROCM)]
+    if dirs:
+        def inherited(r: Reference) -> Reference:
+            if r.side != "both":
+                return r
+            home = r.where.rsplit(":", 1)[0]
+            for d, side_, where_, twin_ in dirs:
+                if home.startswith(d):
+                    return Reference(r.target, side_, where_, twin_)
+            return r
+
+        refs = [inherited(r) for r in refs]
     for r in refs:
         hits = [r.target] if r.target in fileset else (
             [f for f in files if fnmatch.fnmatchcase(f, r.target)] if "*" in r.target else [])

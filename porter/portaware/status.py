@@ -10,7 +10,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only; a
    Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`) → handled;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
-6. a line in a CMake arm only one build takes → handled;
+6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
+   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled;
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
 8. a file included only from CUDA-side lines → handled (the other arm includes the ROCm one);
 9. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
@@ -35,7 +36,7 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
-                                    rocm_path_evidence, setup_references)
+                                    make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 
@@ -80,6 +81,9 @@ class PortMap:
             s, guard = preprocessor.side_at(regs, line)
             if s in (CUDA, ROCM) and guard:
                 return Status.HANDLED, f"{path}:{guard}"
+            # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left
+            if any(r.guard == line for r in regs):
+                return Status.HANDLED, f"{path}:{line}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return Status.HANDLED, f"{path}:{guard}"
@@ -128,7 +132,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-3"
+FACTS_VERSION = b"portaware-facts-4"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -149,6 +153,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             aliases=tuple(_aliases(data)) if b"using" in data or b"typedef" in data else (),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
+    if language == "make":
+        return PortFacts(regions=tuple(make_twin_regions(data.decode("utf-8", "replace"))))
     if language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions))
@@ -252,7 +258,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, c in sorted(files.items()):
         if path in over:
             continue
-        if c.language not in ("cuda", "cmake") and not (c.language == "python" and
+        if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and
                                                           (path in with_findings or PurePosixPath(path).name == "setup.py")):
             continue
         r = scanned.get(path)

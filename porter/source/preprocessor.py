@@ -44,6 +44,9 @@ BUILTIN_ROCM = frozenset({
     "__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__",
     "HIP_PLATFORM_AMD", "__HIP_ROCclr__", "USE_HIP",
 })
+# Defined only by nvcc (hip-clang never defines it; clang's own CUDA mode does not either): false for ROCm, unknown
+# for CUDA. https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-identification-macro
+NVCC_ONLY = frozenset({"__NVCC__"})
 # Defined only in the device pass (or only for some targets) of a ROCm build: false for CUDA, unknown for ROCm.
 ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
 
@@ -349,12 +352,14 @@ class Build:
 
     def vendor(self, name: str | None) -> bool:
         """Whether the name decides which vendor's build this is."""
-        return bool(name) and (name in self.rocm or name in self.cuda or is_rocm_name(name))
+        return bool(name) and (name in self.rocm or name in self.cuda or name in NVCC_ONLY or is_rocm_name(name))
 
     def value(self, name: str | None):
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
         if not name:
             return None
+        if name in NVCC_ONLY:
+            return None if self.build == CUDA else False
         if name in self.cuda:
             return 1 if self.build == CUDA else False
         if name in self.rocm or is_rocm_name(name):
@@ -592,7 +597,8 @@ def builds_differ(names: frozenset[str], rocm_names: Iterable[str] = (), cuda_na
     """Whether conditionals naming `names` can compile differently in the CUDA and the ROCm build. Only a ROCm-side
     or CUDA-side name has a different value in the two (every other one is unknown in both), so without one each
     region `evaluate` finds reads "both" or "none", never "cuda" or "rocm"."""
-    return any(_rocm_name(n) for n in names) or not names.isdisjoint(rocm_names) or not names.isdisjoint(cuda_names)
+    return (any(_rocm_name(n) for n in names) or not names.isdisjoint(rocm_names) or not names.isdisjoint(cuda_names)
+            or not names.isdisjoint(NVCC_ONLY))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -612,6 +618,7 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
     for _ in range(rounds):
         sides: dict[str, set[str]] = {}
+        rocm_bodies: dict[str, set[str]] = {}
         for dirs, total, found, names in defining:
             if not builds_differ(names, rocm, cuda):
                 # Every line reads "both" or "none" here: either makes each name's set of sides neither {ROCM}
@@ -621,10 +628,15 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
                 continue
             regions = evaluate(dirs, total, rocm, cuda)
             starts = [r.start for r in regions]
-            for line, name, _body in found:
-                sides.setdefault(name, set()).add(_side_at(regions, starts, line)[0])
+            for line, name, body in found:
+                at = _side_at(regions, starts, line)[0]
+                sides.setdefault(name, set()).add(at)
+                if at == ROCM:
+                    rocm_bodies.setdefault(name, set()).add(body.strip())
         new_rocm = {n for n, s in sides.items() if s == {ROCM}} | set(rocm_names)
-        new_cuda = {n for n, s in sides.items() if s == {CUDA}}
+        # A feature macro the ROCm arm defines as 0 and the CUDA arm as something else (mscclpp's
+        # CUDA_NVLS_API_AVAILABLE) is off in the ROCm build: `#if` on it is the CUDA build's code.
+        new_cuda = {n for n, s in sides.items() if s == {CUDA} or (s == {CUDA, ROCM} and rocm_bodies.get(n) == {"0"})}
         if new_rocm | rocm == rocm and new_cuda == cuda:
             break
         rocm |= new_rocm
