@@ -13,7 +13,8 @@ sorted drafts of its findings (porter.match.draft):
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
-5. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
+5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
+6. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
@@ -76,6 +77,7 @@ _COPY_DROPS = frozenset({"api", "device", "kernel"})
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
 # Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
 OLD_TOOLKIT_RULES = frozenset({"API003"})
+_DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
 OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
 _POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
@@ -104,6 +106,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
             findings = [optional_dropin(f, groups) for f in findings]
+    if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
+        findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     return one_per_spot(findings)
@@ -136,6 +140,13 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
     for g in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
         out.update(a.line for a in g.arms if a.kind in ("if", "elif") and names_rocm(a.text, rocm_names))
     return frozenset(out)
+
+
+def _diagnostic_line(sf: SourceFile, line: int) -> bool:
+    """Whether the line is an `#error` / `#warning` / `#pragma message` directive: an API name in its text is a
+    message to a person (`#error thrust::cuda::par_nosync needs CUDA 12`), not a use."""
+    start = sf.line_starts[line - 1] if line - 1 < len(sf.line_starts) else len(sf.data)
+    return _DIAGNOSTIC.match(sf.data, start) is not None
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
