@@ -26,6 +26,8 @@ def test_the_fixture_project_reads_line_by_line_as_the_readme_says():
         ("CMakeLists.txt", 6, "BLD004", "medium", "open"),
         ("cmake/FindThing.cmake", 10, "BLD004", "medium", "open"),
         ("cmake/FindThing.cmake", 10, "BLD004", "medium", "open"),
+        ("src/barrier.cuh", 9, "DEV016", "high", "open"),
+        ("src/barrier.cuh", 10, "DEV002", "high", "open"),
         ("src/sparse.h", 4, "API005", "info", "handled"),
         ("src/sparse.h", 4, "LIB001", "info", "handled"),
         ("src/sparse.h", 5, "API003", "medium", "handled"),

@@ -14,7 +14,9 @@ sorted drafts of its findings (porter.match.draft):
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
-6. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
+6. A warp-mask finding (DEV002, DEV003) in the tested arm of `#if __CUDA_ARCH__ >= N` whose `#else` has code is
+   dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+7. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
@@ -77,6 +79,10 @@ _COPY_DROPS = frozenset({"api", "device", "kernel"})
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
 # Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
 OLD_TOOLKIT_RULES = frozenset({"API003"})
+# Warp-mask findings in a `__CUDA_ARCH__ >= N` arm whose `#else` HIP compiles instead: moot on HIP.
+ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003"})
+_ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
+_ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
 OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
@@ -104,6 +110,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        if any(f.rule in ARCH_ARM_MASK_RULES for f in findings):
+            pre = preprocessed(sf)
+            findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
             findings = [optional_dropin(f, groups) for f in findings]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
@@ -140,6 +149,18 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
     for g in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
         out.update(a.line for a in g.arms if a.kind in ("if", "elif") and names_rocm(a.text, rocm_names))
     return frozenset(out)
+
+
+def _newer_arch_arm(pre, line: int) -> bool:
+    """Whether the innermost `#if` around `line` that tests `__CUDA_ARCH__` is a generation test (`#if __CUDA_ARCH__
+    >= 700`) with an `#else` that has code, and `line` is in one of its tested arms: HIP leaves `__CUDA_ARCH__`
+    undefined, so it compiles the `#else`, never this line (the vanishing arm is reported at the guard)."""
+    for g, i in reversed(pre.enclosing(line)):
+        if not any(_ARCH_TEST.search(a.text) for a in g.arms if a.kind != "else"):
+            continue
+        return (g.has_else and i < len(g.arms) - 1 and bool(g.arms[-1].body) and g.arms[-1].last >= g.arms[-1].end_line + 1
+                and _ARCH_GENERATION.search(g.arms[0].text) is not None)
+    return False
 
 
 def _diagnostic_line(sf: SourceFile, line: int) -> bool:
