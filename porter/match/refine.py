@@ -14,8 +14,8 @@ sorted drafts of its findings (porter.match.draft):
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
-6. A warp-mask finding (DEV002, DEV003) in the tested arm of `#if __CUDA_ARCH__ >= N` whose `#else` has code is
-   dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
+   whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
 7. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
@@ -80,7 +80,9 @@ FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
 # Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
 OLD_TOOLKIT_RULES = frozenset({"API003"})
 # Warp-mask findings in a `__CUDA_ARCH__ >= N` arm whose `#else` HIP compiles instead: moot on HIP.
-ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003"})
+# API004's "same name in HIP, check it" is as moot there. Other findings stay: a tensor-core path under
+# `>= 800` is work the port may want (an MFMA path), even though HIP falls back to the #else.
+ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
 _ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
 _ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
