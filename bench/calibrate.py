@@ -12,8 +12,9 @@ With --fit it finds the multiplier (one for every item kind; with --per-kind one
 one-off items) that brings porter's estimates closest to the ports' reference effort (porter.estimate.calibration),
 writes it as an effort override (use it with
 `effort = "team-effort.yaml"` in porter.toml), and prints the table again with them. Exit status: 0 when every
-quality bar holds (Spearman ρ ≥ 0.85, every small port below every big one, P90/P10 ≤ 3, a one-person one-day port
-at most 3 likely days), 1 when one fails, 2 on bad arguments or a tree it cannot find.
+quality bar holds (leave-one-project-out Spearman ρ ≥ 0.85 and at least 80% of the ports within 2× of their
+reference, P90/P10 ≤ 3, a one-person one-day port at most 3 likely days), 1 when one fails, 2 on bad arguments or a
+tree it cannot find.
 """
 from __future__ import annotations
 

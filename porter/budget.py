@@ -373,6 +373,7 @@ class ToolRun:
     stdout: str
     stderr: str
     overrun: Overrun | None = None
+    confined: bool = False  # the tool could open only what it was given (porter.contain.confinement)
 
 
 def tool_budget(seconds: float | None = None) -> Budget:
@@ -387,11 +388,13 @@ def tool_budget(seconds: float | None = None) -> Budget:
     return Budget(TOOL_BUDGET.seconds if seconds is None else seconds, memory)
 
 
-def _tool_limits(memory: int) -> Callable[[], None]:
+def _tool_limits(memory: int, confine: Callable[[], None] | None) -> Callable[[], None]:
     def limit() -> None:  # in the child, before exec: inherited by every process the tool starts
         if memory > 0:
             resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core of the repository's data
+        if confine is not None:
+            confine()
     return limit
 
 
@@ -403,13 +406,18 @@ def _kill_group(pgid: int) -> None:
 
 
 def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str] | None = None,
-             cwd: str | os.PathLike | None = None, output: int = TOOL_OUTPUT) -> ToolRun:
+             cwd: str | os.PathLike | None = None, output: int = TOOL_OUTPUT, reads: tuple = (),
+             writes: tuple = ()) -> ToolRun:
     """Run `cmd` (stdin empty) under `budget` (tool_budget() by default) and the run's deadline: the wall clock
     counts until every process of the tool has closed its output, the memory cap holds for each of them, and the
     whole process group is killed when the clock runs out, the output passes `output` bytes, or the tool is done
-    (a child it left behind works for nobody)."""
+    (a child it left behind works for nobody). Given `reads` (the tree) or `writes` (its temporary directory), the
+    tool is confined to them and the toolchain's system directories (porter.contain.confinement) where the kernel
+    can (ToolRun.confined says whether it was: a caller shows an unconfined tool's output by place only)."""
     import selectors
     import subprocess
+
+    from porter import contain
 
     budget = budget or tool_budget()
     seconds = budget.seconds if budget.seconds > 0 else float("inf")
@@ -420,8 +428,15 @@ def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str
     late = d is not None and d[0] - time.monotonic() < seconds
     if d is not None:
         seconds = min(seconds, d[0] - time.monotonic())
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            cwd=cwd, start_new_session=True, preexec_fn=_tool_limits(budget.memory))
+    jail = contain.confinement(reads, writes) if (reads or writes) else None
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, cwd=cwd, start_new_session=True,
+                                preexec_fn=_tool_limits(budget.memory, jail.apply if jail is not None else None))
+    finally:
+        confined = jail is not None and jail.available
+        if jail is not None:
+            jail.close()
     streams: dict[int, bytearray] = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}  # type: ignore[union-attr]
     end = time.monotonic() + seconds
     overrun: Overrun | None = None
@@ -455,4 +470,4 @@ def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str
     err = bytes(list(streams.values())[1]).decode("utf-8", "replace")
     if overrun is None and budget.memory > 0 and code != 0 and any(m in err.lower() for m in _OUT_OF_MEMORY):
         overrun = Overrun(f"needed more than {budget.memory // MIB} MiB", "memory")
-    return ToolRun(None if overrun is not None and overrun.kind != "memory" else code, out, err, overrun)
+    return ToolRun(None if overrun is not None and overrun.kind != "memory" else code, out, err, overrun, confined)

@@ -184,6 +184,8 @@ def _types() -> dict[str, type]:
 # Types JSON holds as they are: each value of these is its own encoding (checked inline below: a scan result is
 # millions of them, and a call per value cost more than the rest of encoding).
 _SCALARS = frozenset({str, int, bool, float, type(None)})
+# Whether every type an iterable gives is one of _SCALARS (asked in C: a list of scalars decodes to its tuple).
+_ALL_SCALARS = _SCALARS.issuperset
 
 
 def encode(value: Any) -> Any:
@@ -263,7 +265,12 @@ def decode(data: Any) -> Any:
     if t in _SCALARS:
         return data
     if t is list:
-        return tuple([v if type(v) in _SCALARS else decode(v) for v in data])
+        # Most lists are of scalars alone (a finding's key/value pairs, positions): their types checked in C.
+        if _ALL_SCALARS(map(type, data)):
+            return tuple(data)
+        # An item that is such a list is made a tuple here, without a call of decode per item (pairs in a list).
+        return tuple([v if type(v) in _SCALARS else tuple(v) if type(v) is list and _ALL_SCALARS(map(type, v))
+                      else decode(v) for v in data])
     if t is dict and "c" in data and "a" in data and len(data) == 2:
         name, values = data["c"], data["a"]
         known = _DATACLASSES.get(name) if type(name) is str else None
@@ -271,12 +278,17 @@ def decode(data: Any) -> Any:
             cls = _type(name, object)
             if not dataclasses.is_dataclass(cls):
                 raise ValueError("not a cache value")
-            known = _DATACLASSES[name] = (cls, tuple(f.name for f in dataclasses.fields(cls) if f.init),
-                                          _plain_fields(cls), _field_checks(cls))
-        cls, fields, plain, checks = known
+            fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+            plain, checks = _plain_fields(cls), _field_checks(cls)
+            known = _DATACLASSES[name] = (cls, fields, plain, checks,
+                                          _dataclass_decoder(name, cls, fields, plain, checks))
+        cls, fields, plain, checks, fast = known
+        if fast is not None:
+            return fast(values)
         if type(values) is not list or len(values) != len(fields):
             raise ValueError("not a cache value")
-        args = [v if type(v) in _SCALARS else decode(v) for v in values]
+        args = [v if type(v) in _SCALARS else tuple(v) if type(v) is list and _ALL_SCALARS(map(type, v))
+                else decode(v) for v in values]
         for i, exact, check in checks:
             if type(args[i]) not in exact and not check(args[i]):
                 raise ValueError(f"{name}.{fields[i]}: not of its declared type")
@@ -319,8 +331,42 @@ def decode(data: Any) -> Any:
 
 
 # Allowlisted dataclasses by the name entries give them, as decode has checked them: the class, its init fields in
-# order, whether decode may store them itself (_plain_fields), and its fields' type checks (_field_checks).
-_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool, tuple[tuple[int, frozenset, Callable[[Any], bool]], ...]]] = {}
+# order, whether decode may store them itself (_plain_fields), its fields' type checks (_field_checks) and its
+# decoder (_dataclass_decoder; None: decode's general steps).
+_DATACLASSES: dict[str, tuple[type, tuple[str, ...], bool, tuple[tuple[int, frozenset, Callable[[Any], bool]], ...],
+                              Callable[[Any], Any] | None]] = {}
+
+
+def _dataclass_decoder(name: str, cls: type, fields: tuple[str, ...], plain: bool,
+                       checks: tuple[tuple[int, frozenset, Callable[[Any], bool]], ...]) -> Callable[[Any], Any] | None:
+    """decode's steps for one dataclass's `{"c": name, "a": values}` written out per field, as _dataclass_encoder
+    writes its encoder: the same checks in the same order, raising the same errors, without a loop, a zip or a
+    list per object (a warm scan decodes a hundred thousand of them; the loops were half of decoding). Only field
+    names (identifiers) go into the generated source; the class, its checks and its name are passed in."""
+    if not fields or not all(f.isidentifier() for f in fields):
+        return None
+    n = len(fields)
+    args = ", ".join(f"a{i}" for i in range(n))
+    lines = ["def decode_dataclass(values):",
+             f"    if type(values) is not list or len(values) != {n}:",
+             "        raise ValueError('not a cache value')",
+             f"    {args}, = values"]
+    lines += [f"    if type(a{i}) not in S:\n"
+              f"        a{i} = tuple(a{i}) if type(a{i}) is list and A(map(type, a{i})) else D(a{i})" for i in range(n)]
+    namespace: dict[str, Any] = {"S": _SCALARS, "A": _ALL_SCALARS, "D": decode, "CLS": cls, "NEW": object.__new__}
+    for i, exact, check in checks:
+        namespace[f"X{i}"], namespace[f"C{i}"] = exact, check
+        namespace[f"M{i}"] = f"{name}.{fields[i]}: not of its declared type"
+        lines.append(f"    if type(a{i}) not in X{i} and not C{i}(a{i}):\n        raise ValueError(M{i})")
+    if plain:
+        # Exactly the fields a generated __init__ would only store: stored without calling it (see decode).
+        lines += ["    obj = NEW(CLS)",
+                  "    obj.__dict__.update({" + ", ".join(f"{f!r}: a{i}" for i, f in enumerate(fields)) + "})",
+                  "    return obj"]
+    else:
+        lines.append("    return CLS(" + ", ".join(f"{f}=a{i}" for i, f in enumerate(fields)) + ")")
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102
+    return namespace["decode_dataclass"]
 
 
 def _field_checks(cls: type) -> tuple[tuple[int, frozenset, Callable[[Any], bool]], ...]:

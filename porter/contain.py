@@ -202,6 +202,22 @@ def _entries(directory: Path, what: str) -> Iterator[tuple[Path, os.stat_result]
                 todo.append((p, depth + 1))
 
 
+def named_in(directory: Path | str, prefix: str, limit: int = 1000) -> list[Path]:
+    """The entries of one directory (not below it) whose names start with `prefix`, sorted; at most `limit` (a
+    repository's git directory holding 10^6 planted names is not listed past that). Empty when it cannot be listed."""
+    out: list[Path] = []
+    try:
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name.startswith(prefix):
+                    out.append(Path(directory) / e.name)
+                    if len(out) >= limit:
+                        break
+    except OSError:
+        return []
+    return sorted(out)
+
+
 def real_directory(path: Path, top: Path, what: str, *, create: bool = False) -> Path:
     """A directory that is itself (not through a symlink at its name) inside `top`: what translate's backup folder
     must be, so a planted `.porter-backup` symlink cannot receive or supply files. With `create`, made if missing."""
@@ -338,3 +354,99 @@ def append_text(path: Path | str, text: str) -> None:
         raise Refused(f"{path}: cannot append: {e.strerror or e}") from None
     finally:
         os.close(fd)
+
+
+# ------------------------------------------------------------------------------------- confining a child process
+
+# A compiler porter runs on the repository (`port --verify`) reads whatever the sources name: `#include "/any/file"`,
+# and clang's `#embed "/home/ci/.netrc"` turns a file's bytes into values that an error located in the tree quotes
+# in full (`implicit instantiation of undefined template 'Leak<'m', 'a', ...>'`), so hiding errors located outside
+# the tree does not keep the file out of the report. Landlock (Linux 5.13+, unprivileged) confines such a child
+# to what it was given: the tree read-only, the toolchain's system directories read and execute, its temporary
+# directory read-write. Nothing else can be opened, whatever the sources say.
+TOOLCHAIN_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt/rocm", "/opt/cuda", "/etc/alternatives",
+                  "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/dev/null", "/dev/urandom")
+_SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # the same number on every architecture
+_PR_SET_NO_NEW_PRIVS = 38
+_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_LL_FILE_RIGHTS_V1 = _LL_EXECUTE | _LL_WRITE_FILE | _LL_READ_FILE
+_LL_TRUNCATE, _LL_IOCTL_DEV, _LL_REFER = 1 << 14, 1 << 15, 1 << 13
+
+
+class Confinement:
+    """A Landlock ruleset built in the parent (`available` False where the kernel has none): `apply()` is a
+    preexec_fn that confines the child to it; close() in the parent after the child started."""
+
+    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...]):
+        import ctypes
+
+        self.fd = -1
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        libc = self._libc
+        abi = libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        if abi < 1:
+            return
+        handled = (1 << 13) - 1  # every right of ABI 1
+        if abi >= 2:
+            handled |= _LL_REFER
+        if abi >= 3:
+            handled |= _LL_TRUNCATE
+        if abi >= 5:
+            handled |= _LL_IOCTL_DEV
+        file_rights = _LL_FILE_RIGHTS_V1 | (handled & (_LL_TRUNCATE | _LL_IOCTL_DEV))
+
+        class RulesetAttr(ctypes.Structure):
+            _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+        class PathBeneath(ctypes.Structure):
+            _pack_ = 1
+            _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+        attr = RulesetAttr(handled)
+        fd = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
+        if fd < 0:
+            return
+        os.set_inheritable(fd, False)
+        rules = [(p, _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR) for p in TOOLCHAIN_DIRS]
+        rules += [(p, _LL_READ_FILE | _LL_READ_DIR) for p in reads]
+        rules += [(p, handled) for p in writes]
+        for path, rights in rules:
+            try:
+                pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # a toolchain directory this system lacks
+            try:
+                if not stat.S_ISDIR(os.fstat(pfd).st_mode):
+                    rights &= file_rights
+                rule = PathBeneath(rights & handled, pfd)
+                if libc.syscall(_SYS_ADD_RULE, fd, ctypes.c_int(1), ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
+                    os.close(fd)
+                    return
+            finally:
+                os.close(pfd)
+        self.fd = fd
+
+    @property
+    def available(self) -> bool:
+        return self.fd >= 0
+
+    def apply(self) -> None:
+        """In the child, before exec: no new privileges (Landlock requires it), then the ruleset. A failure ends the
+        child (exec never happens unconfined)."""
+        if self.fd < 0:
+            return
+        import ctypes
+
+        if self._libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+                self._libc.syscall(_SYS_RESTRICT_SELF, self.fd, ctypes.c_uint32(0)) != 0:
+            os._exit(126)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def confinement(reads: tuple[str | Path, ...], writes: tuple[str | Path, ...]) -> Confinement:
+    """A child's confinement to `reads` (read-only, with the toolchain's system directories) and `writes`."""
+    return Confinement(tuple(os.fspath(p) for p in reads), tuple(os.fspath(p) for p in writes))

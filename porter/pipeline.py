@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeGuard
 
 from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
-from porter.cache import Cache, CacheUnusable, inside_scanned_tree
+from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
@@ -699,12 +699,15 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
     if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
         todo = []
-        for i, c in enumerate(files):
-            result, hit = scan_candidate(c, compute=False)
-            if result is None:
-                todo.append(i)
-            else:
-                out[i] = (result, hit)
+        # No cycle collection while the hits are decoded (porter.cache.collector_paused): each entry's decode
+        # paused it alone, and the collections between entries walked every result decoded so far, again and again.
+        with collector_paused():
+            for i, c in enumerate(files):
+                result, hit = scan_candidate(c, compute=False)
+                if result is None:
+                    todo.append(i)
+                else:
+                    out[i] = (result, hit)
         if progress and len(todo) < total:
             progress(total - len(todo), total)
     done = total - len(todo)

@@ -61,7 +61,7 @@ def test_a_job_is_planned_under_its_own_library_once(tmp_path):
         "### Library: CUB → hipCUB, rocPRIM",
         "### Library: CUTLASS / CuTe → Composable Kernel (CK, CK-Tile), hipBLASLt, FlyDSL",
         "Plan: **Re-implement the CUTLASS/CuTe-based components on Composable Kernel (CK-Tile) or Triton** — "
-        "0.9–5 engineer-days (likely 2), item `one-off:reimplement-cutlass`.",
+        "1.1–6.3 engineer-days (likely 2.5), item `one-off:reimplement-cutlass`.",
         "### Target fact: FP8 formats on the target",
     ]
 

@@ -82,10 +82,10 @@ def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
 
 def test_per_file_and_per_repo_units():
     rs = RuleSet((rule("BLD001", "build", "s", "file", "replace"), rule("CNT001", "container", "m", "repo", "replace")), "x")
-    fs = [finding("BLD001", "ci/build.sh", 2, "build"), finding("BLD001", "ci/build.sh", 9, "build"),
+    fs = [finding("BLD001", "scripts/build.sh", 2, "build"), finding("BLD001", "scripts/build.sh", 9, "build"),
           finding("CNT001", "Dockerfile", 1, "container"), finding("CNT001", "ci/Dockerfile", 1, "container")]
     a = assess(result(fs), ts("mi355x"), model=UNSCALED, rules=rs)
-    assert item(a, "rule:BLD001:ci/build.sh").hours == Hours(0.25, 0.5, 1.5)  # once per file
+    assert item(a, "rule:BLD001:scripts/build.sh").hours == Hours(0.25, 0.5, 1.5)  # once per file
     repo = item(a, "rule:CNT001:*")
     assert repo.hours == Hours(1, 3, 6) and repo.path is None and repo.count == 2  # once per repository
 
@@ -93,14 +93,14 @@ def test_per_file_and_per_repo_units():
 def test_a_build_files_own_build_findings_are_its_per_file_term_of_the_build_job():
     rs = RuleSet((rule("BLD001", "build", "s", "file", "replace"),), "x")
     fs = [finding("BLD001", "CMakeLists.txt", 2, "build"), finding("BLD001", "CMakeLists.txt", 9, "build"),
-          finding("BLD001", "ci/build.sh", 4, "build")]
+          finding("BLD001", "scripts/build.sh", 4, "build")]
     a = assess(result(fs), ts("mi355x"), model=UNSCALED, rules=rs)
     job = item(a, "one-off:rocm-build-and-ci")
-    # 0.5–1–4 h + 0.25–0.5–2 h for the one build file; CMakeLists.txt's two findings are that file's work, the CI
-    # script's finding (not a build target) is costed on its own
+    # 0.5–1–4 h + 0.25–0.5–2 h for the one build file; CMakeLists.txt's two findings are that file's work, the
+    # script's finding (neither a build target nor a CI recipe: tests/test_effort_scope.py) is costed on its own
     assert job.hours == Hours(0.75, 1.5, 6)
     assert set(job.findings) == {fs[0].fingerprint, fs[1].fingerprint}
-    assert [i.id for i in a.items if i.kind == "finding"] == ["rule:BLD001:ci/build.sh"]
+    assert [i.id for i in a.items if i.kind == "finding"] == ["rule:BLD001:scripts/build.sh"]
 
 
 def test_library_with_no_rocm_equivalent_blocks_and_its_replacement_absorbs_the_findings():
@@ -251,7 +251,7 @@ def test_effort_override_merges_over_the_shipped_model(tmp_path):
     assert ids[-1] == "port-custom-allocator" and ids.count("validate-on-target") == 1
     rs = RuleSet((rule("API001"),), "x")
     a = assess(result([finding("API001")]), ts("mi355x"), model=m, rules=rs)
-    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.42, 0.84, 1.26)  # × the calibration 0.42
+    assert item(a, "one-off:port-custom-allocator").hours.rounded() == Hours(0.53, 1.06, 1.59)  # × the calibration 0.53
     assert item(a, "one-off:validate-on-target").hours == Hours(0, 0, 0)
 
 
@@ -324,20 +324,20 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     # once, in the helper (the fix site), with a review per kernel that reaches it; the kernel has no item of its own.
     site = item(a, "site:repository:compat")
     assert site.title == "Fix once at one compatibility header for the repository (1 kernel(s) reach it)"
-    assert site.basis == ("wave64-full-mask fixed once (2–4–10 h) + 0.1–0.25–0.5 h review × 1 kernel(s)"
-                          " × calibration 0.42")
-    # (2–4–10 + 0.1–0.25–0.5) × 0.42; it takes the helper's DEV002 and DEV011 findings (API004's "same name" on
-    # that shuffle yields to DEV002).
-    assert site.hours.rounded() == Hours(0.88, 1.78, 4.41)
+    assert site.basis == ("wave64-full-mask fixed once (0.5–1–3 h) + 0.1–0.25–0.5 h review × 1 kernel(s)"
+                          " × calibration 0.53")
+    # (the header's 0.5–1–3 + 0.1–0.25–0.5) × 0.53; it takes the helper's DEV002 and DEV011 findings (API004's
+    # "same name" on that shuffle yields to DEV002).
+    assert site.hours.rounded() == Hours(0.32, 0.66, 1.85)
     assert site.findings == tuple(sorted((helper["DEV002"], helper["DEV011"])))
     assert sorted((i.id, i.hours.rounded()) for i in a.items) == [
-        ("one-off:rocm-build-and-ci", Hours(0.21, 0.42, 1.68)),  # 0.5–1–4 × 0.42 (no build file)
-        ("one-off:validate-on-target", Hours(0.13, 0.28, 1.06)),  # (0.25–0.5–2 + 0.1–0.25–0.75 × 0.5^0.5) × 0.42
+        ("one-off:rocm-build-and-ci", Hours(0.27, 0.53, 2.12)),  # 0.5–1–4 × 0.53 (no build file)
+        ("one-off:validate-on-target", Hours(0.17, 0.36, 1.34)),  # (0.25–0.5–2 + 0.1–0.25–0.75 × 0.5^0.5) × 0.53
         ("rule:KRN001:k.cu", Hours(0, 0, 0)),
         ("rule:KRN002:k.cu", Hours(0, 0, 0)),
-        ("site:repository:compat", Hours(0.88, 1.78, 4.41)),
+        ("site:repository:compat", Hours(0.32, 0.66, 1.85)),
     ]
-    assert a.hours.rounded() == Hours(2.28, 2.99, 3.92)  # P10–likely–P90 of the items combined as independent
+    assert a.hours.rounded() == Hours(1.52, 2.0, 2.63)  # P10–likely–P90 of the items combined as independent
     assert [(s.label, s.need, s.kernels) for s in a.fix_sites] == [
         ("one compatibility header for the repository", "wave64-full-mask", 1)]
     row = a.breakdowns["by_kernel"][0]
@@ -351,8 +351,9 @@ def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
     helper = sorted(f.fingerprint for f in result.findings if f.line == 2 and f.rule in ("DEV002", "DEV011"))
     site = item(a, "site:repository:compat")
     assert site.findings == tuple(helper) and site.count == 2
-    # once (2–4–10) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.42: not two kernels' fixes
-    assert site.hours.rounded() == Hours(0.92, 1.89, 4.62)
+    # the header once (0.5–1–3) + a review for each of the two kernels (2 × 0.1–0.25–0.5), × 0.53: not two kernels'
+    # fixes
+    assert site.hours.rounded() == Hours(0.37, 0.8, 2.12)
     assert not any(i.id.startswith("kernel:") for i in a.items)
     assert {a.finding_item[fp] for fp in helper} == {"site:repository:compat"}
     assert not any(i.rule in ("DEV002", "DEV011") for i in a.items)

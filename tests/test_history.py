@@ -167,7 +167,8 @@ def test_summary_counts_by_status():
     assert (before["open_findings"], before["handled_findings"], before["cuda_only_findings"]) == (9, 0, 0)
     assert (after["open_findings"], after["handled_findings"], after["cuda_only_findings"]) == (4, 4, 1)
     assert before["open_kernels"] == {"mi355x": 1} and after["open_kernels"] == {"mi355x": 0}
-    assert (before["verdict"], before["effort"]) == ("port", {"low": 0.0, "likely": 0.5, "high": 1.0})
+    # the kernel's 32-bit masks are one compatibility header (0.5-1-3 h): half a day either way at this rounding
+    assert (before["verdict"], before["effort"]) == ("port", {"low": 0.0, "likely": 0.5, "high": 0.5})
     assert (after["verdict"], after["effort"]) == ("mechanical", {"low": 0.0, "likely": 0.5, "high": 0.5})
 
 

@@ -95,3 +95,73 @@ def test_a_driver_name_an_override_cannot_spell_is_refused(tmp_path):
     assert (p.returncode, p.stderr) == (2, f"error: {repo}: {cfg}: repository config names a program under "
                                            "'filter.a=b.clean', which porter cannot override; not read; not read\n")
     assert not marker.exists()
+
+
+# -- files git reads from the git directory with a blocking open: a FIFO stalled each command for its full timeout ---
+
+def _fifo_repo(tmp_path: Path, rel: str) -> Path:
+    repo = make_repo(tmp_path / "r", {"a.cu": KERNEL})
+    target = repo / ".git" / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.unlink()
+    os.mkfifo(target)
+    return repo
+
+
+def test_a_fifo_at_info_exclude_is_not_waited_on(tmp_path):
+    # Before: `git ls-files --exclude-standard` (discovery) blocked opening it until git.run's 120 s timeout.
+    repo = _fifo_repo(tmp_path, "info/exclude")
+    p = porter_here("scan", str(repo), "--isolated", "--no-cache", "--format", "json", timeout=60)
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["skipped"] == [{"path": ".git", "reason": f"git not used ({repo}/.git/info/exclude is not a regular "
+                                                          "file; git would wait on it, so it is not read); the files on "
+                                                          "disk were walked instead"}]
+    assert doc["files"]["scanned"] == 1
+
+
+def test_a_fifo_at_info_attributes_is_refused_before_git_status(tmp_path):
+    repo = _fifo_repo(tmp_path, "info/attributes")
+    p = porter_here("scan", str(repo), "--rev", "HEAD", "--isolated", "--no-cache", "-q", timeout=60)
+    assert (p.returncode, p.stderr) == (2, f"error: {repo}: {repo}/.git/info/attributes is not a regular file; git "
+                                           "would wait on it, so it is not read; not read\n")
+
+
+def test_a_branch_ref_symlinked_out_of_the_git_directory_is_refused(tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.write_text("0" * 40 + "\n")
+    repo = make_repo(tmp_path / "r", {"a.cu": KERNEL})
+    ref = repo / ".git" / "refs" / "heads" / "main"
+    ref.unlink()
+    ref.symlink_to(outside)
+    p = porter_here("scan", str(repo), "--rev", "HEAD", "--isolated", "--no-cache", "-q", timeout=60)
+    assert (p.returncode, p.stderr) == (2, f"error: {repo}: {ref} is a symlink leading to {outside}, outside the git "
+                                           "directory; not read; not read\n")
+
+
+def test_diff_order_file_naming_a_fifo_does_not_stall_new_since(tmp_path):
+    repo = make_repo(tmp_path / "r", {"a.cu": "int a;\n"})
+    (repo / "b.cu").write_text(KERNEL)
+    git(repo, "add", "b.cu")
+    git(repo, "commit", "-qm", "b")
+    os.mkfifo(tmp_path / "order")
+    git(repo, "config", "diff.orderFile", str(tmp_path / "order"))
+    p = porter_here("scan", str(repo), "--new-since", "HEAD~1", "--isolated", "--no-cache", "--format", "json",
+                    timeout=60)
+    assert p.returncode in (0, 1), p.stderr
+    assert sorted({f["path"] for f in json.loads(p.stdout)["findings"]}) == ["b.cu"]
+
+
+def test_a_fifo_at_a_split_indexs_shared_index_is_not_waited_on(tmp_path):
+    repo = make_repo(tmp_path / "r", {"a.cu": KERNEL})
+    git(repo, "update-index", "--split-index")
+    (shared,) = (repo / ".git").glob("sharedindex.*")
+    shared.unlink()
+    os.mkfifo(shared)
+    p = porter_here("scan", str(repo), "--isolated", "--no-cache", "--format", "json", timeout=60)
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["skipped"] == [{"path": ".git", "reason": f"git not used ({shared} is not a regular file; git would "
+                                                          "wait on it, so it is not read); the files on disk were "
+                                                          "walked instead"}]

@@ -103,3 +103,88 @@ def test_a_memory_setting_that_is_not_a_number_is_a_usage_error(monkeypatch):
         budget.tool_budget()
     monkeypatch.setenv(budget.TOOL_MEMORY_ENV, "256")
     assert budget.tool_budget(30) == budget.Budget(30, 256 * budget.MIB)
+
+
+# -- confinement: the compiler opens only the tree, the toolchain and its temporary directory ------------------------
+
+LEAK = """constexpr unsigned char s[] = {
+#embed "%s"
+};
+template <unsigned char... C> struct Leak;
+template <unsigned long... I> struct Idx {};
+template <unsigned long N, unsigned long... I> struct Make : Make<N - 1, N - 1, I...> {};
+template <unsigned long... I> struct Make<0, I...> { using type = Idx<I...>; };
+template <unsigned long... I> Leak<s[I]...> leak(Idx<I...>);
+auto x = leak(Make<sizeof(s)>::type{});
+"""
+CLANG22 = shutil.which("clang++-22") or shutil.which("clang++-19")
+
+
+def _landlock() -> bool:
+    from porter import contain
+
+    c = contain.confinement((), ())
+    try:
+        return c.available
+    finally:
+        c.close()
+
+
+needs_landlock = pytest.mark.skipif(not _landlock(), reason="needs Linux Landlock (5.13+) in this kernel")
+
+
+@needs_landlock
+@pytest.mark.skipif(CLANG22 is None, reason="needs clang++-22 or clang++-19 (#embed) on PATH")
+def test_embed_of_a_file_outside_the_tree_is_not_quoted_by_a_confined_compiler(tmp_path):
+    secret = tmp_path / "home" / ".netrc"
+    secret.parent.mkdir()
+    secret.write_text("tok\n")
+    tree, scratch = tmp_path / "tree", tmp_path / "scratch"
+    tree.mkdir()
+    scratch.mkdir()
+    src = tree / "k.hip"
+    src.write_text(LEAK % secret)
+    cmd = [CLANG22, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "--cuda-device-only", "-fsyntax-only", str(src)]
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    # The attack, unconfined: an error located in the tree quotes the outside file's bytes.
+    open_run = budget.run_tool(cmd, budget.Budget(120, 0), env=env, cwd=tree)
+    assert "undefined template 'Leak<'t', 'o', 'k', '\\n'>'" in open_run.stderr
+    assert open_run.confined is False
+    r = budget.run_tool(cmd, budget.Budget(120, 0), env=env, cwd=tree, reads=(tree,), writes=(scratch,))
+    assert r.confined is True and r.returncode == 1 and r.overrun is None
+    assert f"{src}:2:8: fatal error: '{secret}' file not found" in r.stderr
+    assert "Leak<'t'" not in r.stderr
+
+
+@needs_landlock
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="needs hipcc (Debian's hipcc package) on PATH")
+def test_a_confined_hipcc_still_compiles_a_kernel_of_the_tree(tmp_path):
+    tree, scratch = tmp_path / "tree", tmp_path / "scratch"
+    tree.mkdir()
+    scratch.mkdir()
+    (tree / "inc").mkdir()
+    (tree / "inc" / "scale.h").write_text("#define SCALE 2.0f\n")
+    (tree / "k.hip").write_text('#include <hip/hip_runtime.h>\n#include "inc/scale.h"\n'
+                                "__global__ void k(float* p) { p[threadIdx.x] *= SCALE; }\n")
+    r = budget.run_tool(["hipcc", "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", "-c", str(tree / "k.hip"),
+                         "-o", str(scratch / "k.o")], budget.Budget(240, 0),
+                        env={**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(scratch)}, cwd=tree,
+                        reads=(tree,), writes=(scratch,))
+    assert (r.returncode, r.overrun, r.confined) == (0, None, True), r.stderr
+    assert (scratch / "k.o").stat().st_size > 0
+    assert sorted(p.name for p in tree.rglob("*")) == ["inc", "k.hip", "scale.h"]
+
+
+@needs_landlock
+def test_a_confined_tool_writes_only_its_scratch_directory(tmp_path):
+    tree, scratch = tmp_path / "tree", tmp_path / "scratch"
+    tree.mkdir()
+    scratch.mkdir()
+    (tree / "a.cu").write_text("x\n")
+    r = budget.run_tool(["sh", "-c", f"cat {tree}/a.cu > {scratch}/copy; echo y > {tree}/b.cu; "
+                                     f"cat {tmp_path}/../../etc/hostname /etc/hostname"],
+                        budget.Budget(30, 0), reads=(tree,), writes=(scratch,))
+    assert r.confined is True
+    assert (scratch / "copy").read_text() == "x\n"
+    assert not (tree / "b.cu").exists()
+    assert "Permission denied" in r.stderr and r.stdout == ""

@@ -37,11 +37,18 @@ def counted(path: str) -> bool:
     return bool(CODE.search(path)) and not (SKIP.search(path) and not path.endswith("CMakeLists.txt"))
 
 
-_RENAME = re.compile(r"(?i)cuda|cublas|curand|cusparse|cub\b|nvidia|__nv_|nv_")
+# What hipify (or a port's own rename macro header) turns into another name, mapped to one spelling on both sides:
+# cuBLAS/rocBLAS/hipBLAS (and RAND, SPARSE, SOLVER, FFT) are one library name, CUB/hipCUB one, and a vendor-neutral
+# prefix a port defines over both runtimes (GPUMD's gpuMalloc, GPU_CHECK_KERNEL in gpu_macro.cuh) is the same rename
+# as hipify's cuda -> hip. Lines that differ only by such a rename are not authored lines.
+_LIBRARY_RENAME = re.compile(r"(?i)(?:cu|roc|hip)(blas|rand|sparse|solver|fft)")
+_CUB = re.compile(r"(?i)(?:hip)?cub\b")
+_RENAME = re.compile(r"(?i)cuda|gpu|nvidia|__nv_|nv_")
 
 
 def _normal(line: str) -> str:
     """A line as a hipify-style rename sees it: CUDA names as HIP names, whitespace dropped."""
+    line = _CUB.sub("hipcub", _LIBRARY_RENAME.sub(r"hip\1", line))
     return re.sub(r"\s+", "", _RENAME.sub("hip", line)).lower()
 
 
@@ -78,8 +85,31 @@ def normalised_lines(gd: str, pre: str, port: str, old_path: str, new_path: str)
     return len(new) - same, len(old) - same
 
 
+_VARIANT = re.compile(r"(?i)\b(\d+|true|false|half|bf16|bp16|fp16|fp32|float|double|bfloat16)(_t)?\b")
+
+
+def instance_lines(text: str, seen: dict[str, list[tuple[list[str], list[str]]]], directory: str) -> int | None:
+    """For a file the port adds beside others it adds in the same directory: when it is one of a family of
+    instantiations (the same lines but for numbers, types and flags: xformers' 128 `instances/*.cpp`, each an
+    explicit instantiation for one head size, dtype and mask), the lines that differ from the closest earlier member
+    (at least one), else None. The first member counts in full."""
+    import difflib
+
+    plain = [x for x in (_normal(ln) for ln in text.splitlines()) if x]
+    shape = [_VARIANT.sub("V", x) for x in plain]
+    best = None
+    for other_plain, other_shape in seen.get(directory, [])[-8:]:
+        if difflib.SequenceMatcher(None, other_shape, shape, autojunk=False).ratio() < 0.9:
+            continue
+        same = sum(b.size for b in difflib.SequenceMatcher(None, other_plain, plain, autojunk=False).get_matching_blocks())
+        best = max(1, len(plain) - same) if best is None else min(best, max(1, len(plain) - same))
+    seen.setdefault(directory, []).append((plain, shape))
+    return best
+
+
 def lines(gd: str, pre: str, port: str, exclude: list[str] = ()) -> tuple[int, int, int]:
     added = deleted = files = 0
+    seen: dict[str, list[tuple[list[str], list[str]]]] = {}
     pre_paths = set(git(gd, "ls-tree", "-r", "--name-only", pre).splitlines())
     spec = ["--", "."] + [f":!{x}" for x in exclude] if exclude else []
     for row in git(gd, "diff", "--numstat", "-C", "-C", "--find-copies-harder", pre, port, *spec).splitlines():
@@ -94,6 +124,8 @@ def lines(gd: str, pre: str, port: str, exclude: list[str] = ()) -> tuple[int, i
         if counted(path):
             if int(d) == 0 and path not in pre_paths and source == path:
                 copy = hipified_copy_lines(gd, pre, port, path, pre_paths)
+                if copy is None:
+                    copy = instance_lines(git(gd, "show", f"{port}:{path}"), seen, path.rpartition("/")[0])
                 a = str(max(0, copy)) if copy is not None else a
             elif source in pre_paths and int(d) > 0:
                 # modified in place, or a copy/rename that was edited: what differs beyond renames and whitespace

@@ -364,6 +364,9 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
     for site, users in sorted(site_users.items(), key=lambda su: su[0].key):
         once = max((h for _, h, _ in users), key=lambda h: (h.likely, h.high))
         need = next(n for _, h, n in users if h == once)
+        if site == _REPOSITORY_SITE and model.kernels.get("repository_fix"):
+            # The compatibility header is a handful of definitions (SHFL_*_SYNC over __shfl_*), not a kernel's fix.
+            once = Hours.of(model.kernels["repository_fix"])
         hours = once + per_use.scale(len(users))
         item_id = f"site:{site.key}"
         path = site.key.split(":")[1] if site.key.startswith("helper:") else None
@@ -455,6 +458,11 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             per = Hours.of(job["per_kernel"])
             job_hours = job_hours + per.scale(units ** exponent)
             what = "it re-implements" if job.get("takes_kernels") else "in scope"
+            if not ks and job.get("takes_kernels") and job.get("hours_without_kernels"):
+                # No kernel of its own to re-implement: a call into the library (a device-level GEMM) is swapped for
+                # a ROCm library call, with no backend to build (pyg-lib #552's grouped matmul, a day).
+                job_hours = Hours.of(job["hours_without_kernels"])
+                basis = f"repository-wide job, {job_hours.text()} (no kernel of its own: a library call swapped)"
             basis += (f" + {per.text()} × {units:.2f}{'' if exponent == 1 else f'^{exponent:g}'} (the {len(distinct)} "
                       f"distinct of {len(ks)} kernel(s) {what}, size-scaled)")
         if job.get("per_api"):
@@ -479,6 +487,16 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
                 for f in mine:
                     taken[f.fingerprint] = item_id
                 takes = takes + mine
+        if job.get("absorbs_ci"):
+            # The job's CI runner is the CI work: a CI recipe per CUDA version that calls nvcc or names sm_XX flags
+            # is not ported one by one (the pytorch_* ports added no ROCm twin of their cu1xx-Linux.sh scripts).
+            spec = job["absorbs_ci"]
+            ci = re.compile(spec["paths"])
+            mine = [f for f in scope.findings if f.fingerprint not in taken and ci.search(f.path)
+                    and f.category in spec.get("categories", ())]
+            for f in mine:
+                taken[f.fingerprint] = item_id
+            takes = takes + mine
         basis += f"; triggered by {len(hits)} finding(s)" + (f", absorbs {len(takes) + len(absorbed)}"
                                                              if takes or absorbed else "")
         items.append(Item(

@@ -139,24 +139,38 @@ class Inputs:
                   targets: tuple[Target, ...], out: dict[str, tuple[str, str]]) -> None:
         """A `rewrites` entry: kernels that need a new implementation on the target (at least `min_need_hours`), in a
         project with at least `min_other_kernels` kernels that port without one, go to parity with the findings of
-        their files: a first port leaves such a fast path NVIDIA-only (vLLM's AWQ, CTranslate2's AWQ GEMMs,
-        AutoAWQ_kernels' fused attention). Kernels a backend job re-implements (CUTLASS/CuTe) are that job's."""
+        their files and of the files only they use (`feature_files`): a first port leaves such a fast path
+        NVIDIA-only (vLLM's AWQ, CTranslate2's AWQ GEMMs, AutoAWQ_kernels' fused attention). Kernels a backend job
+        re-implements (CUTLASS/CuTe) are that job's; with `max_backend_share`, a backend whose kernels are at most
+        that share of the project's is such a fast path as a whole: its kernels and every finding that triggers
+        its job go to parity (CTranslate2 kept its vendored FlashAttention opt-in and off for HIP)."""
         floor = float(entry.get("min_need_hours", 16))
-        backend = {lib for job in self.model.one_offs for lib in job.get("kernel_libraries", ())}
+        jobs = [job for job in self.model.one_offs if job.get("kernel_libraries")]
+        backend = {lib for job in jobs for lib in job["kernel_libraries"]}
 
         def on_backend(k: Kernel) -> bool:
             return k.facts is not None and bool(backend & set(k.facts.merged().cuda_libraries))
 
-        mine = [k for k in kernels if _kernel_id(k) not in out and not on_backend(k)]
+        free = [k for k in kernels if _kernel_id(k) not in out]
+        mine = [k for k in free if not on_backend(k)]
         rewrite = [k for k in mine if self.need_likely(k, targets) >= floor]
-        if not rewrite or len(mine) - len(rewrite) < int(entry.get("min_other_kernels", 4)):
+        if len(mine) - len(rewrite) < int(entry.get("min_other_kernels", 4)):
             return
-        paths = {k.path for k in rewrite}
+        theirs = [k for k in free if on_backend(k)]
+        share = entry.get("max_backend_share")
+        fast_path = bool(theirs) and share is not None and len(theirs) <= float(share) * len(free)
+        if fast_path:
+            rewrite += theirs
+        if not rewrite:
+            return
         for k in rewrite:
             out.setdefault(_kernel_id(k), (k.path, entry["reason"]))
+        paths = feature_files({k.path for k in rewrite}, self.result.files, {k.path for k in self.result.kernels},
+                              {k.path for k in free if _kernel_id(k) not in out})
         for f in findings:
-            if f.path in paths:
-                out.setdefault(f.fingerprint, (f.path, entry["reason"]))
+            if f.path in paths or (fast_path and any(self.matches(job["when"], f) for job in jobs)):
+                where = f.path if f.path in paths else ", ".join(sorted(backend))
+                out.setdefault(f.fingerprint, (where, entry["reason"]))
 
     def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
         """The likely hours of the dearest thing a kernel needs on any of `targets`, before size and complexity."""
@@ -245,6 +259,35 @@ def _matched_dir(path: str, patterns: Iterable[str]) -> str | None:
         if any(len(w) <= len(tail) and all(fnmatchcase(a, b) for a, b in zip(tail[-len(w):], w)) for w in wanted if w):
             return "/".join(tail) + "/"
     return None
+
+
+def feature_files(kernel_files: set[str], files: Iterable[Any], with_kernels: set[str], keep: set[str]) -> set[str]:
+    """The files a feature left for parity consists of: the files of its kernels, the kernel-less files that include
+    one of them (the launchers and instantiations), and, transitively, the headers every includer of which is one of
+    these: a header only the left-out kernels use goes with them (AutoAWQ_kernels' fused attention takes its PTX
+    helpers and bf16 fallbacks). `with_kernels`: the files that define kernels; a file other than the feature's own
+    kernel files with a kernel of the minimal port (`keep`) never goes."""
+    from porter.source.includes import resolve_include
+
+    files = list(files)
+    paths = frozenset(fr.path for fr in files if fr.language == "cuda")
+    includes = {fr.path: {p for p in (resolve_include(fr.path, h, q, paths) for h, q in fr.includes)
+                          if p is not None and p != fr.path} for fr in files if fr.language == "cuda"}
+    includers: dict[str, set[str]] = defaultdict(set)
+    for src, hs in includes.items():
+        for h in hs:
+            includers[h].add(src)
+    out = set(kernel_files)
+    out |= {src for src, hs in includes.items() if hs & kernel_files and src not in with_kernels}
+    grown = True
+    while grown:
+        grown = False
+        for src in sorted(out):
+            for h in includes.get(src, ()):
+                if h not in out and h not in keep and includers[h] <= out:
+                    out.add(h)
+                    grown = True
+    return (out - keep) | kernel_files
 
 
 def own_packages(result: ScanResult) -> frozenset[str]:

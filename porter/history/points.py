@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from porter import filekey
+from porter.errors import UsageError
 from porter.model import Skipped, Status
 from porter.budget import Overrun, run_stage, stage_budget
 from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, code_digest, complete, file_budget,
@@ -341,7 +342,10 @@ class Walker:
         """Scan every file of these points not yet known, grouped by repository-wide facts, in parallel."""
         unsized = sorted({e[3] for entries in batch for e in entries if e[3] not in self.sizes})
         if unsized:
-            self.sizes.update(git.object_sizes(self.walk.repo, unsized))
+            try:
+                self.sizes.update(git.object_sizes(self.walk.repo, unsized))
+            except git.GitError as e:  # git stalled on an object (a FIFO planted in .git/objects) or died
+                raise UsageError(f"{self.walk.repo}: cannot read the sizes of the history's files: {e}") from None
         groups: dict[int, tuple[RepositoryFacts, dict[tuple, Candidate]]] = {}
         pending: set[tuple] = set()  # keys a group of this batch scans already (a file no fact change reaches)
         # Every new blob of the batch lexed in one pool: a pool per point would fork once per commit.

@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import resource
 import selectors
+import signal
 import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from porter import contain
 from porter.errors import UsageError
@@ -37,6 +39,8 @@ SAFE_OPTIONS = (
     "-c", "core.attributesFile=/dev/null",
     # `git log` would run gpg.program (a repository's config may name any program) to show signatures.
     "-c", "log.showSignature=false",
+    # `git diff` reads the file diff.orderFile names (a FIFO stalls it, as an excludes file would): no order file.
+    "-c", "diff.orderFile=/dev/null",
     # A submodule is another repository, whose config nothing here has read: git never recurses into one.
     "-c", "submodule.recurse=false",
     "--no-pager",
@@ -63,10 +67,35 @@ def output_mib() -> int:
     return int(os.environ.get("PORTER_GIT_OUTPUT_MIB") or OUTPUT_MIB)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
 def limit_memory() -> None:
-    """preexec_fn of every git porter starts: its data segment capped at memory_mib()."""
+    """preexec_fn of every git porter starts: its data segment capped at memory_mib(), and killed when porter dies.
+
+    A git blocked on a FIFO planted in the repository's .git (or busy on a huge listing) outlived a porter killed
+    by its CI job's timeout, reparented to init and blocked for ever (reproduced: two such gits left by a killed
+    run); the kernel's parent-death signal ends it with porter."""
+    if _PRCTL:  # first: nothing may be allocated in the child once the cap below holds
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     n = memory_mib() * 1048576
     resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+
+
+_PRCTL: Any = None  # libc prctl once looked up; False where there is none
+
+
+def _prepare_prctl() -> None:
+    """Look libc's prctl up in porter's own process, before any fork (command() calls this: every git porter runs
+    is built by it), since a forked child must not import or allocate. ctypes costs a few ms, so not at import."""
+    global _PRCTL
+    if _PRCTL is None:
+        try:
+            import ctypes
+
+            _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):  # pragma: no cover - not Linux: the timeouts hold while porter lives
+            _PRCTL = False
 
 
 def out_of_memory(stderr: bytes, returncode: int) -> bool:
@@ -117,6 +146,7 @@ _WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ign
 
 def command(repo: Path, *args: str) -> list[str]:
     """The argv of `git ARGS` run on `repo` with every program the repository's config names disarmed."""
+    _prepare_prctl()
     extra = _WORKTREE_READS.get(args[0], ()) if args else ()
     return ["git", *SAFE_OPTIONS, *disarmed(Path(repo)), "-C", str(repo), *args[:1], *extra, *args[1:]]
 
@@ -168,12 +198,13 @@ def disarmed(repo: Path) -> tuple[str, ...]:
 def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
     """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap; GitError when it runs
     past `timeout`, prints more than output_mib() MiB, or dies of the memory cap."""
+    limit, cut = _within_deadline(timeout)
     proc = popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cap = output_mib() * 1048576
     out: list[bytes] = []
     err = bytearray()
     size = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + limit
     problem = ""
     with selectors.DefaultSelector() as sel:
         assert proc.stdout is not None and proc.stderr is not None
@@ -183,7 +214,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
             while sel.get_map() and not problem:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    problem = f"git {args[0]} took longer than {timeout:g} s"
+                    problem = cut or f"git {args[0]} took longer than {timeout:g} s"
                     break
                 for key, _ in sel.select(min(left, 1.0)):
                     chunk = os.read(key.fd, 1 << 20)
@@ -212,6 +243,18 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
     if code != 0 and out_of_memory(bytes(err), code):
         raise GitError(memory_message(args))
     return code, b"".join(out), bytes(err)
+
+
+def _within_deadline(timeout: float) -> tuple[float, str]:
+    """(the seconds a git command may take, and what to say when it is stopped for the run's deadline rather than
+    its own timeout): the run's deadline (PORTER_DEADLINE_S, porter.budget) holds for git as for the parsers, so a
+    git directory that stalls git (a FIFO among its objects) cannot carry a run past it."""
+    from porter import budget
+
+    d = budget.run_deadline()
+    if d is None or d[0] - time.monotonic() >= timeout:
+        return timeout, ""
+    return max(d[0] - time.monotonic(), 0.0), f"git stopped at the run's deadline of {d[1]:g} s ({budget.DEADLINE_ENV})"
 
 
 def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
@@ -368,10 +411,50 @@ def _find_git_dir(d: Path) -> tuple[Path, Path] | None:
     return None
 
 
+# Files of a git directory that the commands porter runs read (besides config, checked below): git opens each with
+# a blocking open and no bound, so a FIFO at any of them stalls that command until its timeout (reproduced: a FIFO
+# at .git/info/exclude held `git ls-files --exclude-standard`, the scan's discovery, for the full 120 s; one at
+# .git/info/attributes held `git status`; one at a split index's sharedindex.<id> held `git ls-files`), and a symlink
+# could hand git a file from elsewhere.
+_READ_BY_GIT = ("HEAD", "index", "packed-refs", "shallow", "commondir", "info/exclude", "info/attributes",
+                "info/sparse-checkout", "info/grafts")
+
+
+def _check_git_files(gitdir: Path, common: Path) -> None:
+    """ForeignRepository when a file git reads from the git directory (_READ_BY_GIT, and the branch HEAD names) is
+    not a regular file, or is a symlink leading out of the git directory."""
+    names = [Path(gitdir) / n for n in _READ_BY_GIT] + [Path(common) / n for n in _READ_BY_GIT]
+    # A split index (`git update-index --split-index`) makes every index read open sharedindex.<id> too.
+    names += contain.named_in(gitdir, "sharedindex.")
+    try:
+        head = contain.read_bytes(Path(gitdir) / "HEAD", 4096).decode("utf-8", "replace").strip()
+    except contain.Unreadable:
+        head = ""
+    if head.startswith("ref: refs/") and ".." not in head:
+        names.append(Path(common) / head[len("ref: "):])
+    for path in dict.fromkeys(names):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(path)
+            if not (contain.inside(real, gitdir) or contain.inside(real, common)):
+                raise ForeignRepository(f"{path} is a symlink leading to {real}, outside the git directory; not read")
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+        if not stat.S_ISREG(st.st_mode):
+            raise ForeignRepository(f"{path} is not a regular file; git would wait on it, so it is not read")
+
+
 def _check_config(gitdir: Path, common: Path) -> None:
     """ForeignRepository when the repository config git would read is not a plain file inside the repository, or
     makes git read other files ([include], [includeIf]): git would follow them with no bound (a FIFO stalls every
-    git call until its timeout) and another file's settings would steer it."""
+    git call until its timeout) and another file's settings would steer it. The other files git reads from the
+    git directory are checked too (_check_git_files)."""
+    _check_git_files(gitdir, common)
     for cfg in (Path(common) / "config", Path(gitdir) / "config.worktree"):
         try:
             st = os.lstat(cfg)
@@ -502,8 +585,14 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
     deadlock once both pipe buffers fill (git blocks on a full stdout, we on a full stdin)."""
     import threading
 
+    timeout, cut = _within_deadline(timeout)
     p = popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
               stderr=subprocess.DEVNULL)
+    # The reads below block until git answers: a watchdog kills git at the timeout (a FIFO planted as an object
+    # would hold it forever), which ends the reads.
+    watchdog = threading.Timer(timeout, p.kill)
+    watchdog.daemon = True
+    watchdog.start()
     assert p.stdin is not None and p.stdout is not None
 
     def feed() -> None:
@@ -526,7 +615,11 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
         p.wait(timeout)
     except subprocess.TimeoutExpired:
         p.kill()
-        raise GitError(f"git cat-file took longer than {timeout:g} s") from None
+        raise GitError(cut or f"git cat-file took longer than {timeout:g} s") from None
     finally:
+        fired = not watchdog.is_alive() and p.returncode is not None and p.returncode < 0
+        watchdog.cancel()
         p.stdout.close()
+    if fired:
+        raise GitError(cut or f"git cat-file took longer than {timeout:g} s")
     return sizes
