@@ -74,13 +74,14 @@ def _summary(findings: str, with_findings: int, statuses: str = "") -> str:
 
 
 @pytest.mark.parametrize("extra, line, code", [
-    # 154: reduce.cu's __reduce_add_sync is in HIP from ROCm 7.0, the default release (rules/kb/hip_versions.yaml);
+    # 153: reduce.cu's __reduce_add_sync sits in `#if ... __CUDA_ARCH__ >= 800` with an #else HIP compiles instead,
+    # so neither its 32-bit mask (DEV002) nor its same-name note (API004) is a finding (porter.match.refine);
     # histogram.cu's 96 KiB shared-memory opt-in is DEV022 (info)
-    ([], _summary("154 findings (7 high, 14 medium, 5 low, 128 info)", 10, "; 153 open, 1 handled, 0 cuda-only"), 0),
+    ([], _summary("153 findings (6 high, 14 medium, 5 low, 128 info)", 10, "; 152 open, 1 handled, 0 cuda-only"), 0),
     (["--select", "KRN"], _summary("16 findings (1 low, 15 info)", 5), 0),
-    (["--select", "krn001,DEV002"], _summary("11 findings (3 high, 8 info)", 6), 0),
+    (["--select", "krn001,DEV002"], _summary("10 findings (2 high, 8 info)", 6), 0),
     (["--ignore", "KRN", "--ignore", "API", "--min-severity", "medium"],
-     _summary("20 findings (6 high, 14 medium)", 4, "; 19 open, 1 handled, 0 cuda-only"), 0),
+     _summary("19 findings (5 high, 14 medium)", 4, "; 18 open, 1 handled, 0 cuda-only"), 0),
     # --select narrows what --fail-on counts; --min-severity only what is shown
     (["--select", "KRN", "--fail-on", "low"], _summary("16 findings (1 low, 15 info)", 5), 1),
     (["--select", "KRN", "--fail-on", "medium"], _summary("16 findings (1 low, 15 info)", 5), 0),

@@ -10,7 +10,13 @@ sorted drafts of its findings (porter.match.draft):
 3. Code inside the AMD branch of a ROCm guard is kept: port-awareness (porter.portaware) reads it handled, port
    work already done, with the guard as evidence. A capability or toolkit-version test (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
-4. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
+4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
+   `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
+   with the switch under data `optional`.
+5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
+6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
+   whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+7. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
@@ -25,6 +31,7 @@ from typing import Iterable
 from porter.datafile import DATA_DIR, read_yaml
 from porter.errors import DataFileError
 from porter.match.draft import Draft
+from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import Group, names_rocm, preprocessed
 
@@ -72,6 +79,17 @@ _COPY_DROPS = frozenset({"api", "device", "kernel"})
 FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
 # Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
 OLD_TOOLKIT_RULES = frozenset({"API003"})
+# Warp-mask findings in a `__CUDA_ARCH__ >= N` arm whose `#else` HIP compiles instead: moot on HIP.
+# API004's "same name in HIP, check it" is as moot there. Other findings stay: a tensor-core path under
+# `>= 800` is work the port may want (an MFMA path), even though HIP falls back to the #else.
+ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
+_ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
+_ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
+_DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
+# Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
+OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
+_POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
+_MACRO = re.compile(r"\b[A-Za-z_]\w*\b")
 _CUDA_VERSION_AT_LEAST = re.compile(r"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
 # An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
 # unsupported does not work on HIP, so the test in front of it is a real porting item.
@@ -94,6 +112,13 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        if any(f.rule in ARCH_ARM_MASK_RULES for f in findings):
+            pre = preprocessed(sf)
+            findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
+        if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
+            findings = [optional_dropin(f, groups) for f in findings]
+    if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
+        findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     return one_per_spot(findings)
@@ -126,6 +151,50 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
     for g in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
         out.update(a.line for a in g.arms if a.kind in ("if", "elif") and names_rocm(a.text, rocm_names))
     return frozenset(out)
+
+
+def _newer_arch_arm(pre, line: int) -> bool:
+    """Whether the innermost `#if` around `line` that tests `__CUDA_ARCH__` is a generation test (`#if __CUDA_ARCH__
+    >= 700`) with an `#else` that has code, and `line` is in one of its tested arms: HIP leaves `__CUDA_ARCH__`
+    undefined, so it compiles the `#else`, never this line (the vanishing arm is reported at the guard)."""
+    for g, i in reversed(pre.enclosing(line)):
+        if not any(_ARCH_TEST.search(a.text) for a in g.arms if a.kind != "else"):
+            continue
+        return (g.has_else and i < len(g.arms) - 1 and bool(g.arms[-1].body) and g.arms[-1].last >= g.arms[-1].end_line + 1
+                and _ARCH_GENERATION.search(g.arms[0].text) is not None)
+    return False
+
+
+def _diagnostic_line(sf: SourceFile, line: int) -> bool:
+    """Whether the line is an `#error` / `#warning` / `#pragma message` directive: an API name in its text is a
+    message to a person (`#error thrust::cuda::par_nosync needs CUDA 12`), not a use."""
+    start = sf.line_starts[line - 1] if line - 1 < len(sf.line_starts) else len(sf.data)
+    return _DIAGNOSTIC.match(sf.data, start) is not None
+
+
+def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
+    """A drop-in library's include at info when an `#if` arm around it tests the library's own switch (`#if
+    HAVE_NVTX`, `#ifdef K2_ENABLE_NVTX`, `#ifdef APP_USE_CUSOLVER`): the build sets it only where it finds the
+    library, so the feature is optional, and where ROCm has the drop-in it is a rename the switch already gates."""
+    if f.rule not in OPTIONAL_DROPIN_RULES or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    lib = str(data.get("library_id", "")).lower()
+    if not lib:
+        return f
+    for g in groups:
+        for a in g.arms:
+            if a.kind in _POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
+                switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, lib)), None)
+                if switch is not None:
+                    data["optional"] = f"only built with {switch} (line {a.line})"
+                    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return f
+
+
+def _names_library(macro: str, lib: str) -> bool:
+    """Whether a macro has the library's id as a component (`HAVE_NVTX`, `K2_USE_NVTX3`, `USE_CUSOLVER`)."""
+    return any(re.fullmatch(re.escape(lib) + r"\d*", part.lower()) for part in macro.split("_"))
 
 
 def old_toolkit_lines(groups: Iterable[Group]) -> frozenset[int]:

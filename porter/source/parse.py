@@ -327,12 +327,14 @@ def _spans(nodes, inner: bool = False) -> list[tuple[int, int]]:
 
 
 def _hash_comment_spans(data: bytes, lang: str) -> list[tuple[int, int]]:
-    """`#` comments: anywhere outside quotes in CMake; at line start only in Dockerfiles; after blank elsewhere."""
+    """`#` comments: anywhere outside quotes in CMake (and its bracket comments, `#[==[ ... ]==]`, which run over
+    lines: the documentation block of a vendored Find module); at line start only in Dockerfiles; after blank
+    elsewhere."""
     spans = []
     if lang == "dockerfile":
         rx = re.compile(rb"^[ \t]*#[^\n]*", re.M)
     elif lang == "cmake":
-        rx = re.compile(rb'"(?:\\.|[^"\\])*"|#[^\n]*')
+        rx = re.compile(rb'"(?:\\.|[^"\\])*"|#\[(=*)\[[\s\S]*?\]\1\]|#[^\n]*')
     else:
         rx = re.compile(rb"(?:^|(?<=[ \t]))#[^\n]*", re.M)
     for m in rx.finditer(data):

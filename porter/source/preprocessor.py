@@ -647,28 +647,70 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
 # The word of a switch macro that names the vendor, and what the ROCm twin of such a switch puts in its place.
 _CUDA_WORD = "CUDA"
 _ROCM_WORDS = ("HIP", "ROCM", "AMD")
+# A library switch's word and its ROCm libraries' (`HYPRE_USING_CUSPARSE` beside `HYPRE_USING_ROCSPARSE`): the ROCm
+# library exists only in a ROCm build, so a switch named after it is a ROCm-side twin wherever the directives use it.
+_LIBRARY_TWINS = {
+    "CUBLAS": ("ROCBLAS", "HIPBLAS"), "CUBLASLT": ("HIPBLASLT",), "CUSPARSE": ("ROCSPARSE", "HIPSPARSE"),
+    "CUSOLVER": ("ROCSOLVER", "HIPSOLVER"), "CURAND": ("ROCRAND", "HIPRAND"), "CUFFT": ("ROCFFT", "HIPFFT"),
+    "NCCL": ("RCCL",), "CUDNN": ("MIOPEN",), "CUB": ("HIPCUB", "ROCPRIM"), "THRUST": ("ROCTHRUST",),
+}
 
 
 def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_names: Iterable[str] = ()) -> set[str]:
     """Macros with a CUDA component whose ROCm twin - the same name with HIP, ROCM or AMD in its place - is a
     ROCm-side name the repository's directives also use: `MSCCLPP_DEVICE_CUDA` beside `MSCCLPP_DEVICE_HIP`,
-    `WITH_CUDA` beside `WITH_HIP`. A project that names one switch per vendor defines the CUDA one only in the
+    `WITH_CUDA` beside `WITH_HIP`; or a CUDA library switch whose ROCm library twin another arm of the same group
+    tests (`HYPRE_USING_CUSPARSE` / `#elif defined(HYPRE_USING_ROCSPARSE)`). A project that names one switch per vendor defines the CUDA one only in the
     CUDA build, wherever (and however often, `#define`/`#undef` around an include) it is set; without its twin in
     sight a CUDA-named macro stays unknown (PyTorch's ROCm builds define USE_CUDA too)."""
     known = set(rocm_names)
     names: set[str] = set()
+    siblings: set[frozenset[str]] = set()
     for dirs, _total in files:
         names |= condition_names(dirs)
         names.update(name for _line, name, _body in defines(dirs))
+        siblings |= _library_siblings(dirs)
     out = set()
     for n in names:
         parts = n.split("_")
-        if _CUDA_WORD not in parts:
-            continue
-        i = parts.index(_CUDA_WORD)
-        twins = ("_".join(parts[:i] + [w] + parts[i + 1:]) for w in _ROCM_WORDS)
-        if any(t in names and (t in known or is_rocm_name(t)) for t in twins):
-            out.add(n)
+        if _CUDA_WORD in parts:
+            i = parts.index(_CUDA_WORD)
+            twins = ("_".join(parts[:i] + [w] + parts[i + 1:]) for w in _ROCM_WORDS)
+            if any(t in names and (t in known or is_rocm_name(t)) for t in twins):
+                out.add(n)
+                continue
+        for i, p in enumerate(parts):
+            if p in _LIBRARY_TWINS and any(frozenset((n, "_".join(parts[:i] + [w] + parts[i + 1:]))) in siblings
+                                           for w in _LIBRARY_TWINS[p]):
+                out.add(n)
+                break
+    return out
+
+
+def _library_siblings(dirs: Iterable[Directive]) -> set[frozenset[str]]:
+    """Pairs of names tested by different arms of one `#if` group where one is a CUDA library switch: a library
+    switch counts as paired only where the project chooses between the two libraries (`#if defined(X_CUSPARSE)` ...
+    `#elif defined(X_ROCSPARSE)`); elsewhere a ROCm build may define the CUDA-named one too (hipBLAS builds that
+    kept `*_CUBLAS`)."""
+    out: set[frozenset[str]] = set()
+    stack: list[list[frozenset[str]]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([frozenset(_tokens(d.text))])
+        elif d.kind in ("elif", "elifdef", "elifndef") and stack:
+            stack[-1].append(frozenset(_tokens(d.text)))
+        elif d.kind == "endif" and stack:
+            arms = stack.pop()
+            if len(arms) < 2:
+                continue
+            for i, a in enumerate(arms):
+                for n in a:
+                    parts = n.split("_")
+                    for k, p in enumerate(parts):
+                        for w in _LIBRARY_TWINS.get(p, ()):
+                            twin = "_".join(parts[:k] + [w] + parts[k + 1:])
+                            if any(twin in b for j, b in enumerate(arms) if j != i):
+                                out.add(frozenset((n, twin)))
     return out
 
 

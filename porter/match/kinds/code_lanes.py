@@ -73,10 +73,18 @@ _MASK_DEFINE = re.compile(rb"#[ \t]*define[ \t]+(\w+)[ \t]+" + _MASK_LITERAL + r
 _MASK_VARIABLE = re.compile(rb"\b(\w+)\s*(?:=|\{)\s*" + _MASK_LITERAL + rb"\s*\}?\s*;")
 
 
+# A 64-bit all-lanes value: a name the file also #defines as one (in another #if arm, per warp size or HIP version:
+# `#if HYPRE_WARP_SIZE == 64 ... 0xFFFFFFFFFFFFFFFF #else ... 0xFFFFFFFF`) is chosen per target, not 32-bit.
+_WIDE_MASK_DEFINE = re.compile(rb"#[ \t]*define[ \t]+(\w+)[ \t]+\(*\s*(?:0[xX][fF]{16}[uUlL]*|~\s*0[uU]?[lL]{2}|~\s*0[lL]{2}[uU]?"
+                               rb"|UINT64_MAX|ULLONG_MAX)\s*\)*[ \t]*$", re.M)
+
+
 def full_mask_names(sf: SourceFile) -> set[bytes]:
-    """Names the file defines as a full 32-bit mask, by #define or by a (const) variable initialiser."""
+    """Names the file defines as a full 32-bit mask, by #define or by a (const) variable initialiser, and not also as
+    a 64-bit one."""
     if "full_mask_names" not in sf.cache:
         out = {m.group(1) for m in _MASK_DEFINE.finditer(sf.code)}
+        out -= {m.group(1) for m in _WIDE_MASK_DEFINE.finditer(sf.code)}
         out |= {m.group(1) for m in _MASK_VARIABLE.finditer(sf.code)}
         sf.cache["full_mask_names"] = out
     return sf.cache["full_mask_names"]
