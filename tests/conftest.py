@@ -31,16 +31,19 @@ def _rule_queries(value, languages, out: set) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _rule_queries_compiled(ruleset):
+def _rule_queries_compiled():
     """The built-in rules' tree-sitter queries compiled once in each test process. porter compiles a rule's query
     in the forked parser worker that first needs it (porter.source.parse_queries.query caches it per process), and
     a worker ends with its scan: every in-process scan of the session compiled the same queries again (~50 ms of
     CPU per scan, over a fifth of a small scan's). Compiled here, before any scan forks, every worker inherits them.
     What a scan finds does not change: the cache holds the same compiled query either way."""
+    from porter.rules import load_rules
     from porter.source.parse_queries import query
 
+    # Loaded here rather than through the `ruleset` fixture: a test module may define its own `ruleset` of
+    # another scope (test_fuzz's), which a session fixture cannot request.
     wanted: set = set()
-    for rule in ruleset.rules:
+    for rule in load_rules().rules:
         _rule_queries(list(rule.patterns), rule.languages, wanted)
     for lang, source in sorted(wanted):
         try:

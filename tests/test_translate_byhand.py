@@ -36,9 +36,10 @@ def test_what_is_left_by_hand_is_read_from_the_output(cuda_app):
     out = warp.output.decode().splitlines()
     assert out[51] == "    unsigned int votes = porter_ballot_sync(0xffffffff, pred);"  # what DEV003 read
     t = cuda_app.totals()
-    assert (t["unconverted"], t["by_hand"]) == (4, 10)
-    assert t["by_hand_by_rule"] == {"DEV002": 2, "DEV003": 1, "DEV004": 1, "DEV008": 1, "DEV011": 5}
-    assert cuda_app.to_dict()["totals"]["by_hand"] == 10
+    # reduce.cu's 32-bit mask at line 49 sits in `#if __CUDA_ARCH__ >= 800` whose #else HIP compiles: not by hand
+    assert (t["unconverted"], t["by_hand"]) == (4, 9)
+    assert t["by_hand_by_rule"] == {"DEV002": 1, "DEV003": 1, "DEV004": 1, "DEV008": 1, "DEV011": 5}
+    assert cuda_app.to_dict()["totals"]["by_hand"] == 9
 
 
 def test_console_lists_by_hand_work_and_prints_a_repeated_note_once(cuda_app):
@@ -52,7 +53,7 @@ def test_console_lists_by_hand_work_and_prints_a_repeated_note_once(cuda_app):
     warp = next(line for line in lines if "│ src/kernels/warp_utils.cuh " in line)
     assert [c.strip() for c in warp.strip("│").split("│")] == ["src/kernels/warp_utils.cuh", "translated", "53", "2",
                                                               "0", "8", "3"]  # the laneid PTX: a TRN016 rewrite
-    assert "Left to do by hand (10 in 2 files)" in text
+    assert "Left to do by hand (9 in 2 files)" in text
     # TRN012 twice on one line, DEV011 "/ 32" at two lines: one row each, with where it occurs
     assert sum("TRN012" in line for line in lines) == 1
     assert any(line.startswith("│ src/kernels/reduce.cu:48 (2×) │ TRN012 │ __CUDA_ARCH__") for line in lines)
