@@ -35,8 +35,8 @@ def inert_in_actions(data: bytes) -> bytes:
     in a line; a repository's file names, code and commit subjects reach the console, JSON and history reports, and
     rich wraps a long name onto a line of its own (`::error::x.cu`, `##[set-output ...]`). The runner's documented
     way to print untrusted text is to stop command processing around it with a token nobody can guess
-    (https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions#stopping-and-starting-workflow-commands):
-    here the SHA-256 of the text itself, which the text cannot contain, so the output stays deterministic."""
+    (docs.github.com/en/actions/reference/workflow-commands-for-github-actions, "Stopping and starting workflow
+    commands"): here the SHA-256 of the text itself, which the text cannot contain, so the output stays deterministic."""
     import hashlib
 
     token = hashlib.sha256(data).hexdigest()

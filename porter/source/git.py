@@ -3,8 +3,9 @@
 A scanned repository's own .git/config may name programs (core.fsmonitor, filters, textconv, external diff,
 hooks, pagers); porter only runs commands that never consult them, and overrides the ones that could be consulted
 anyway, including the filter, diff and merge drivers the repository names itself (command() reads their names from
-its config and disarms each: `git status` hashes a file whose stat changed through its clean filter). git's own object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted;
-the repository's is not.
+its config and disarms each: `git status` hashes a file whose stat changed through its clean filter). git's own
+object reads (`cat-file --batch`) apply no filters. The user's global configuration is trusted; the repository's is
+not.
 """
 from __future__ import annotations
 
