@@ -194,23 +194,7 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
             if res["status"] != "compiled" or len(sample) >= want:
                 return
             sample.append(name)
-        row: dict = {}
-        cuda = src / f"{name}-cuda"
-        flags = make_flags(cuda)
-        row["flags"] = flags
-        if "port" in stages:
-            folder, doc = port_tree(src, name)
-            row["port"] = doc
-            # the port's root holds the compat header: its bytes are part of what the compile reads
-            row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc", (folder.parent.parent,))
-            if "nvcc" in stages:
-                nv = flags + nvcc_only_flags(cuda)
-                row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
-                if row["port_nvcc"]["status"] != "compiled":  # the original with nvcc says whose failure it is
-                    row["nvcc_original"] = compile_folder("nvcc", cuda, nv, "nvcc-orig")
-        if "hipify" in stages:
-            folder = hipify_tree(src, name, hipify_script)
-            row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+        row = stage_row(src, name, stages, hipify_script, hipify=True, original=True)
         if any(v.get("status") == "not-run" or any(u["status"] == "not-run" for u in v.get("units", {}).values())
                for v in row.values() if isinstance(v, dict) and "units" in v):
             with lock:
@@ -231,6 +215,30 @@ def run_pipeline(src: Path, want: int, state: dict, stages: list[str], jobs: int
     return state["sample"]
 
 
+def stage_row(src: Path, name: str, stages: list[str], hipify_script: Path, *, hipify: bool, original: bool) -> dict:
+    """One benchmark's verdicts for the chosen stages: the port compiled with hipcc (and nvcc), hipify-perl's
+    translation with hipcc (when `hipify`), and with `original` the CUDA original with nvcc where the dual tree
+    failed it (whose failure it is)."""
+    row: dict = {}
+    cuda = src / f"{name}-cuda"
+    flags = make_flags(cuda)
+    row["flags"] = flags
+    if "port" in stages:
+        folder, doc = port_tree(src, name)
+        row["port"] = doc
+        # the port's root holds the compat header: its bytes are part of what the compile reads
+        row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc", (folder.parent.parent,))
+        if "nvcc" in stages:
+            nv = flags + nvcc_only_flags(cuda)
+            row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
+            if original and row["port_nvcc"]["status"] != "compiled":
+                row["nvcc_original"] = compile_folder("nvcc", cuda, nv, "nvcc-orig")
+    if "hipify" in stages and hipify:
+        folder = hipify_tree(src, name, hipify_script)
+        row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+    return row
+
+
 def run_stages(src: Path, sample: list[str], state: dict, stages: list[str], jobs: int, save=lambda: None) -> None:
     """Run `hipify` (and/or `port`/`nvcc`) over a sample already chosen, merging into its rows: the twins and the
     other stages keep their verdicts, so a short run can add hipify-perl after the port and nvcc stages."""
@@ -239,19 +247,9 @@ def run_stages(src: Path, sample: list[str], state: dict, stages: list[str], job
     hipify_script = WORK / "tools" / "hipify-perl"
 
     def one(name: str) -> None:
-        row: dict = {}
-        cuda = src / f"{name}-cuda"
-        flags = make_flags(cuda)
-        if "port" in stages:
-            folder, doc = port_tree(src, name)
-            row["port"] = doc
-            row["port_hipcc"] = compile_folder("hipcc", folder, flags, "port-hipcc", (folder.parent.parent,))
-            if "nvcc" in stages:
-                nv = flags + nvcc_only_flags(cuda)
-                row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
-        if "hipify" in stages and (hipify_done(name) or not os.environ.get("BENCH_CACHED_ONLY")):
-            folder = hipify_tree(src, name, hipify_script)
-            row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
+        row = stage_row(src, name, stages, hipify_script,
+                        hipify=hipify_done(name) or not os.environ.get("BENCH_CACHED_ONLY"), original=False)
+        del row["flags"]  # merged into a row that has them
         if any(any(u["status"] == "not-run" for u in v.get("units", {}).values())
                for v in row.values() if isinstance(v, dict) and "units" in v):
             return  # a report-only pass keeps the row as the measured run left it
