@@ -10,6 +10,7 @@ not.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import selectors
 import shutil
@@ -84,15 +85,11 @@ def capped(cmd: list[str]) -> list[str]:
     return ["/bin/sh", "-c", f"ulimit -d {memory_mib() * 1024} && {run}", exe, *cmd[1:]]
 
 
-_SETPRIV: list[str | None] = []
-
-
+@functools.cache
 def _setpriv() -> str | None:
     """util-linux's setpriv (every Debian/Ubuntu image has it), looked up once; None where there is none (then a
     git outlives a killed porter until its own timeouts, as before)."""
-    if not _SETPRIV:
-        _SETPRIV.append(shutil.which("setpriv"))
-    return _SETPRIV[0]
+    return shutil.which("setpriv")
 
 
 
