@@ -126,22 +126,24 @@ def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:
             # Aliases let a few lines expand to billions of nodes when validated; porter's data never needs them.
             raise error(shown, "<file>", "uses YAML aliases (*name), which data files may not (write the value out)")
         doc = yaml.load(text, Loader=loader)
-        _check_numbers(doc, error, shown)
-        return doc
     except RecursionError:
         raise error(shown, "<file>", "nested too deeply to read") from None
+    except DataFileError:
+        raise  # the alias refusal above (a DataFileError is a ValueError too)
     except ValueError as e:  # an integer past Python's 4,300 digits: the int constructor's refusal, not a YAMLError
         raise error(shown, "<file>", f"not valid YAML: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise error(shown, "<file>", f"not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    return doc
 
 
-def _check_numbers(doc: Any, error: type[DataFileError], shown: Path | str) -> None:
+def check_numbers(doc: Any, error: type[DataFileError], shown: Path | str) -> None:
     """Every number of a data file is finite and fits 64 bits. A schema's `minimum` passes YAML's .nan (no
     comparison with NaN is true) and .inf, and any integer; the code reading a target profile or a rule then does
-    arithmetic a NaN, an infinity or a 4,000-digit integer breaks (int(nan) raises, range(10**4000) never ends)."""
+    arithmetic a NaN, an infinity or a 4,000-digit integer breaks (int(nan) raises, range(10**4000) never ends).
+    The effort model checks its own numbers (porter.estimate.effort_model), naming the file it merges over."""
     todo: list[tuple[str, Any]] = [("", doc)]
     while todo:
         where, value = todo.pop()

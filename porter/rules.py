@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from porter import validated
-from porter.datafile import DATA_DIR, display_path, read_data, yaml_document
+from porter.datafile import DATA_DIR, check_numbers, display_path, read_data, yaml_document
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 from porter.schemas import validator
@@ -110,6 +110,7 @@ def _load_rule(path: Path, base: Path, linear: bool | None, budget: Budget | Non
     raw = yaml_document(data, RuleError, path)
     if not isinstance(raw, dict):
         raise RuleError(path, "(top level)", "a rule file must be a mapping")
+    check_numbers(raw, RuleError, path)
     # porter's own rule, byte for byte as the test suite validated it: the schema and pattern checks would pass.
     checked = validated.trusted(path)
     errors = [] if checked else sorted(validator("rule.schema.json").iter_errors(raw), key=lambda e: list(e.absolute_path))

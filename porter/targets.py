@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from porter import validated
-from porter.datafile import DATA_DIR, display_path, read_yaml, schema_error_path
+from porter.datafile import DATA_DIR, check_numbers, display_path, read_yaml, schema_error_path
 from porter.errors import DataFileError
 from porter.schemas import schema, validator
 
@@ -133,6 +133,7 @@ def _read_profile(path: Path) -> dict[str, Any]:
     data = read_yaml(path, TargetError)
     if not isinstance(data, dict):
         raise TargetError(path, "<file>", "a profile must be a YAML mapping of fields")
+    check_numbers(data, TargetError, path)  # before the schema, whose minimum passes .nan and echoes long numbers
     # porter's own profile, byte for byte as the test suite validated it, needs no schema check (porter.validated).
     errors = [] if validated.trusted(path) else list(_validator().iter_errors(data))
     if errors:

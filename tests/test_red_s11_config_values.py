@@ -95,7 +95,8 @@ def test_a_repository_target_profile_with_a_number_that_is_not_finite_is_a_usage
     p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
     assert p.returncode == 2, p.stderr
     shown = {".nan": "nan", ".inf": "inf", "-.inf": "-inf"}[value]
-    assert f"t.yaml: lds_per_workgroup_kib: {shown} is not a finite number" in p.stderr
+    # porter.cli names the configuration key that led to the profile (targets), as for any profile it cannot use.
+    assert p.stderr == f"error: {repo / 'porter.toml'}: targets: {shown} is not a finite number\n"
     assert "internal error" not in p.stderr
 
 
@@ -103,5 +104,4 @@ def test_a_repository_target_profile_with_an_integer_past_64_bits_is_a_usage_err
     repo = _profile(tmp_path, "max_workgroup_size", "9" * 4000)
     p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
     assert p.returncode == 2, p.stderr
-    assert "t.yaml: max_workgroup_size: an integer of 4000 digits is past 64 bits" in p.stderr
-    assert len(p.stderr) < 1000  # the number is not echoed back
+    assert p.stderr == f"error: {repo / 'porter.toml'}: targets: an integer of 4000 digits is past 64 bits\n"
