@@ -162,3 +162,15 @@ def test_a_pull_requests_own_config_excluding_its_new_file_is_said(tmp_path):
     repo = _pr(tmp_path, {"new.cu": KERNEL, "porter.toml": 'exclude = ["new.cu"]\n'})
     p = _gate(repo)
     assert "repository configuration include/exclude" in p.stderr
+
+
+def test_the_unseen_warning_shows_a_file_name_literally(tmp_path):
+    from porter.render.safe import printable
+
+    name = "a\x1b]0;pwned\x07\x1b[31mRED\u202e.cu"
+    repo = make_repo(tmp_path / "r", {name: KERNEL + ("// " + "x" * 97 + "\n") * 200})
+    p = porter_here("scan", str(repo), "--no-cache", "--fail-on", "low", "--max-file-size-mb", "0.01",
+                    "--format", "json")
+    assert p.returncode == 1, p.stderr
+    assert f"could not be scanned ({printable(name)}: file is 0.0 MiB" in p.stderr
+    assert "\x1b" not in p.stderr and "\u202e" not in p.stderr and "\x07" not in p.stderr

@@ -43,6 +43,8 @@ def unseen(skipped: Iterable[Skipped]) -> list[Skipped]:
 
 def unseen_warning(files: list[Skipped], changed: bool, gated: bool) -> str:
     """The warning naming the files `unseen` returned (the first three with their reasons)."""
-    named = "; ".join(f"{s.path}: {s.reason}" for s in files[:3]) + (" ..." if len(files) > 3 else "")
+    from porter.render.safe import printable  # a file name may hold terminal escapes: shown, never sent
+
+    named = "; ".join(printable(f"{s.path}: {s.reason}") for s in files[:3]) + (" ..." if len(files) > 3 else "")
     return (f"warning: {len(files)} {'changed ' if changed else ''}file(s) could not be scanned ({named})"
             + ("; --fail-on fails rather than pass code it did not see" if gated else ""))
