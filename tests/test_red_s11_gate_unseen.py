@@ -174,3 +174,16 @@ def test_the_unseen_warning_shows_a_file_name_literally(tmp_path):
     assert p.returncode == 1, p.stderr
     assert f"could not be scanned ({printable(name)}: file is 0.0 MiB" in p.stderr
     assert "\x1b" not in p.stderr and "\u202e" not in p.stderr and "\x07" not in p.stderr
+
+
+def test_against_a_baseline_the_whole_tree_is_compared_and_the_warning_says_file_not_changed_file(tmp_path):
+    padding = ("// " + "x" * 97 + "\n") * 200
+    repo = make_repo(tmp_path / "r", {"base.cu": KERNEL})
+    baseline = tmp_path / "baseline.json"
+    p = porter_here("baseline", str(repo), "-o", str(baseline), "--no-cache")
+    assert p.returncode == 0, p.stderr
+    write_files(repo, {"new.cu": KERNEL + padding})
+    p = porter_here("scan", str(repo), "--no-cache", "--baseline", str(baseline), "--fail-on", "low",
+                    "--max-file-size-mb", "0.01", "--format", "json")
+    assert p.returncode == 1, p.stderr
+    assert "warning: 1 file(s) could not be scanned (new.cu: file is 0.0 MiB, over the 0 MiB limit" in p.stderr

@@ -115,7 +115,8 @@ def scan(
                 return EXIT_FINDINGS
         missed = unseen(run.result.skipped)
         if missed:
-            err().print(unseen_warning(missed, run.diff is not None, run.settings.fail_on is not None),
+            changed = run.diff is not None and not run.diff.counts()["base"].startswith("baseline:")
+            err().print(unseen_warning(missed, changed, run.settings.fail_on is not None),
                         soft_wrap=True, markup=False, highlight=False)
             if run.settings.fail_on is not None:
                 return EXIT_FINDINGS
