@@ -39,7 +39,7 @@ def test_a_warp_size_macro_is_one_fix_site_for_every_kernel_written_with_it():
     assert site.hours == Hours(2.3, 4.75, 11.5) and site.count == 3
     assert site.title == "Fix once at macro WARP_SIZE (3 kernel(s) reach it)"
     assert not any(i.id.startswith("kernel:") for i in a.items)
-    assert [r["item"] for r in a.breakdowns["by_kernel"]] == ["site:macro:WARP_SIZE"] * 3
+    assert [r.item for r in a.breakdowns.by_kernel] == ["site:macro:WARP_SIZE"] * 3
 
 
 def test_a_literal_32_in_the_kernel_body_stays_the_kernels_own_fix():
@@ -115,7 +115,7 @@ def test_a_sibling_quantization_method_that_needs_a_rewrite_is_parity_not_minima
     rs = RuleSet((rule("API001", size="xs"),), "x")
     a = assess(result(fs, [awq, gptq], files=(awq.path, gptq.path)), ts("mi355x"), model=UNSCALED, rules=rs)
     # the minimal port: gptq's kernel, not AWQ's
-    assert [r["name"] for r in a.breakdowns["by_kernel"]] == ["gptq_gemm"]
+    assert [r.name for r in a.breakdowns.by_kernel] == ["gptq_gemm"]
     assert not any("awq" in (i.path or "") for i in a.items)
     p = a.parity
     assert (p.kernels, p.findings) == (1, 1)
@@ -128,7 +128,7 @@ def test_a_single_quantization_method_is_the_minimal_port():
     awq = kernel(path="csrc/quantization/awq/gemm.cu", name="awq_gemm", details=(("inline-ptx-matrix", "rewrite", (3,)),),
                  verdict="rewrite")
     a = assess(result([], [awq], files=(awq.path,)), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
-    assert a.parity is None and [r["name"] for r in a.breakdowns["by_kernel"]] == ["awq_gemm"]
+    assert a.parity is None and [r.name for r in a.breakdowns.by_kernel] == ["awq_gemm"]
 
 
 def test_findings_the_project_declares_cuda_only_are_parity():
