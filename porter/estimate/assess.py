@@ -268,4 +268,4 @@ def handled_counts(result: ScanResult, scope) -> HandledCounts | None:
 
 def attach(result: ScanResult, assessment: Assessment) -> ScanResult:
     """The scan with its assessment attached (`assessment`), so `to_dict` carries both."""
-    return dataclasses.replace(result, assessment=assessment.to_dict())
+    return dataclasses.replace(result, assessment=assessment)
