@@ -21,9 +21,9 @@ from porter.estimate.advice import recommendations
 from porter.estimate.assumptions import assumptions
 from porter.estimate.breakdowns import breakdowns
 from porter.estimate.counts import Counts, count
-from porter.estimate.cost import Item, cost
+from porter.estimate.cost import Costing, Item, cost
 from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
-from porter.estimate.inputs import Inputs
+from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.shares import with_shares
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
 from porter.libraries import Library, load_libraries
@@ -199,7 +199,7 @@ def assess(
     )
 
 
-def _parity(inputs: Inputs, scope, costing) -> ScopeLine | None:
+def _parity(inputs: Inputs, scope: Scope, costing: Costing) -> ScopeLine | None:
     """Feature parity: the minimal port's scope plus what it leaves for parity, costed as one port."""
     if not scope.parity_findings and not scope.parity_kernels:
         return None
@@ -214,7 +214,7 @@ def _parity(inputs: Inputs, scope, costing) -> ScopeLine | None:
                      f"leaves out ({', '.join(whats[:4])}{' …' if len(whats) > 4 else ''}).")
 
 
-def _tuning(model: EffortModel, costing, chip) -> ScopeLine | None:
+def _tuning(model: EffortModel, costing: Costing, chip: list[Target]) -> ScopeLine | None:
     """Retuning (Triton num_warps, __launch_bounds__) for the costed chip: after the port, never in it."""
     if costing.tuning.likely <= 0:
         return None
@@ -228,7 +228,7 @@ def _tuning(model: EffortModel, costing, chip) -> ScopeLine | None:
                           f"{days.likely:g}) for NVIDIA-tuned num_warps and __launch_bounds__.")
 
 
-def _optional(inputs: Inputs, scope, costing) -> OptionalWork | None:
+def _optional(inputs: Inputs, scope: Scope, costing: Costing) -> OptionalWork | None:
     """Optional work (cuda-only spots, contrib/ and other optional paths), costed apart: never in the headline."""
     opt = scope.optional()
     if not opt.findings and not opt.kernels:
@@ -246,7 +246,7 @@ def _optional(inputs: Inputs, scope, costing) -> OptionalWork | None:
         tuple(i.to_dict(model) for i in sorted(extra.items, key=lambda i: (-i.hours.likely, i.id))))
 
 
-def handled_counts(result: ScanResult, scope) -> HandledCounts | None:
+def handled_counts(result: ScanResult, scope: Scope) -> HandledCounts | None:
     """How much of the port is already done: the port-awareness stage's own counts when it gives them
     (`result.port_status`), else the statuses of the findings in scope."""
     given = result.port_status

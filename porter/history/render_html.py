@@ -42,7 +42,7 @@ def _nice_step(v: float) -> float:
 
     if v <= 0:
         return 1.0
-    base = 10 ** math.floor(math.log10(v))
+    base: float = 10 ** math.floor(math.log10(v))  # an int at or above 1: the figures print as before
     return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= v - 1e-12)
 
 

@@ -93,8 +93,10 @@ def render(name: str, doc: dict[str, Any], *, width: int = 120, terminal: bool =
         return render_json(doc)
     mod = importlib.import_module(f"porter.history.{FORMATS[name][0]}")
     if name == "console":
-        return mod.render(doc, width=width, terminal=terminal)
-    return mod.render(doc).encode("utf-8")
+        out: bytes = mod.render(doc, width=width, terminal=terminal)
+        return out
+    text: str = mod.render(doc)
+    return text.encode("utf-8")
 
 
 def render_json(doc: dict[str, Any]) -> bytes:
