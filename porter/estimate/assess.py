@@ -88,6 +88,11 @@ class Assessment:
     def deciding(self) -> list[Reason]:
         return [r for r in self.reasons if r.level == self.verdict]
 
+    def effort(self) -> dict[str, Any]:
+        """The headline effort as the JSON report and SARIF's run properties give it."""
+        return {**self.days.to_dict(), "unit": UNIT, "hours": self.hours.to_dict(), "range": "P10–P90",
+                "mean_hours": round(self.mean_hours, 2)}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
@@ -95,8 +100,7 @@ class Assessment:
             "nothing_to_port": self.nothing_to_port,
             "headline": self.headline,
             "reasons": [r.to_dict(r.level == self.verdict) for r in self.reasons],
-            "effort": {**self.days.to_dict(), "unit": UNIT, "hours": self.hours.to_dict(),
-                       "range": "P10–P90", "mean_hours": round(self.mean_hours, 2)},
+            "effort": self.effort(),
             "targets": [t.to_dict() for t in self.targets],
             "breakdowns": self.breakdowns.to_dict(),
             "counts": self.counts.to_dict() if self.counts else None,
