@@ -227,6 +227,23 @@ def test_projection_and_sparkline():
     assert trend.projection([pt(d, 10 + d) for d in range(1, 6)])["status"] == "rising"
     assert trend.projection([pt(1, 5), pt(2, 4)])["status"] == "too few points"
     assert trend.projection([pt(1, 5), pt(2, 0)])["status"] == "done"
+    # what the formats say of it, read from the typed report (porter.model.history) the renderers get
+    from porter.history.text import projection_text
+    from porter.model.history import HistoryReport
+
+    def said(points: list[Point]) -> str:
+        doc = {"about": {"name": "r", "commit": None, "branch": None, "version": "0", "date": None}, "repository": "r",
+               "path": "", "every": "commit", "targets": [{"id": "mi355x", "name": "MI355X"}],
+               "points": [x.to_dict() for x in points], "movers": trend.movers(points),
+               "projection": trend.projection(points), "notices": []}
+        return projection_text(HistoryReport.of(doc))
+
+    assert said(falling) == ("Projected completion 2024-03-19 (range 2024-03-19 to 2024-03-19) at the burn rate of "
+                             "the last 90 days (10 points): 14.21 engineer-days a week.")
+    assert said([pt(d, 10) for d in range(1, 6)]) == (
+        "No projected completion: the open work is flat over the last 90 days (5 points): 0 engineer-days a week.")
+    assert said([pt(1, 5), pt(2, 4)]) == "No projected completion: too few points in the last 90 days (2 points)."
+    assert said([pt(1, 5), pt(2, 0)]) == "No open work left."
     assert trend.sparkline([0, 1, 2, 3, 4, 5, 6, 7]) == "▁▂▃▄▅▆▇█"
     assert trend.sparkline([3, 3]) == "▄▄"
     assert trend.sparkline(range(100), width=4) == "▁▃▆█"  # the last of each bin: 24, 49, 74, 99
