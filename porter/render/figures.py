@@ -58,10 +58,6 @@ class Shared(Protocol):
 R = TypeVar("R", bound=Shared)
 
 
-def range_of(p: Points) -> Range:
-    return Range(p.low, p.likely, p.high)
-
-
 def days_range(e: Points) -> str:
     """'2.5–16.5 engineer-days (likely 6)' from an effort range."""
     if e.high == 0:
