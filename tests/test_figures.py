@@ -9,7 +9,8 @@ import pytest
 
 from helpers import REPO
 from porter.model.assessment import Range
-from porter.render.figures import apportion, directory_rows, plural, shown_rows, total_of
+from porter.estimate.shares import apportion, apportion_points
+from porter.render.figures import directory_rows, plural, shown_rows, total_of
 
 sys.path.insert(0, str(REPO / "scripts"))
 from make_reports import assess_repo  # noqa: E402
@@ -109,8 +110,6 @@ def test_apportioned_points_stay_in_order_in_every_row():
     """Columns apportioned on their own can give a row likely 1.0 and high 0.2 when its share of the high column is
     smaller (flash-attention's `library` category read likely 1.2, high 1.1); every row keeps low <= likely <= high
     and every column its total, the steps coming from the row with the most slack."""
-    from porter.render.figures import apportion_points
-
     rows = [{"low": 0.5, "likely": 1.0, "high": 10.0}, {"low": 0.5, "likely": 1.0, "high": 1.0}]
     assert apportion([r["high"] for r in rows], 2.2) == [2.0, 0.2]  # what the high column alone gives
     assert apportion_points(rows, {"low": 1.0, "likely": 2.0, "high": 2.2}) == [

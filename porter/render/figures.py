@@ -15,11 +15,6 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Protocol, Se
 
 from porter.model.assessment import DirectoryRow, Range
 
-# The apportioning lives with the model (porter.estimate.shares), which rounds each breakdown once; these names
-# stay importable from here for the renderers and their tests.
-from porter.estimate.shares import POINTS as POINTS, STEP as STEP  # noqa: F401
-from porter.estimate.shares import apportion as apportion, apportion_points as apportion_points  # noqa: F401
-
 if TYPE_CHECKING:
     from porter.estimate import Assessment
     from porter.estimate.counts import Counts
