@@ -256,7 +256,7 @@ def _point(path: Path, commit: str, settings: Any) -> HistoryPoint:
     from porter.history.walk import walk
 
     p = history(walk(path, rev=commit, max_commits=1), settings, "commit").points[-1]
-    return HistoryPoint(p.commit, p.date, p.verdict, p.effort["low"], p.effort["likely"], p.effort["high"],
+    return HistoryPoint(p.commit, p.date, p.verdict, p.effort.low, p.effort.likely, p.effort.high,
                         p.open_findings)
 
 

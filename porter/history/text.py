@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from porter.history.trend import sparkline
 from porter.model.assessment import Range
-from porter.model.history import HistoryPoint, HistoryReport
+from porter.model.history import HistoryReport, Point
 
 MAX_ROWS = 25
 
@@ -48,7 +48,7 @@ def projection_text(doc: HistoryReport) -> str:
     return f"No projected completion: {status} in {window or 'the history'}."
 
 
-def table_points(doc: HistoryReport, max_rows: int = MAX_ROWS) -> tuple[list[HistoryPoint], int]:
+def table_points(doc: HistoryReport, max_rows: int = MAX_ROWS) -> tuple[list[Point], int]:
     """The points worth a row: the first, every one that moved, the last; when too many moved, the largest moves
     (in date order). Also how many moving points were left out."""
     points = doc.points
@@ -64,11 +64,11 @@ def table_points(doc: HistoryReport, max_rows: int = MAX_ROWS) -> tuple[list[His
     return [points[i] for i in keep], left_out
 
 
-def _size(p: HistoryPoint) -> float:
+def _size(p: Point) -> float:
     return p.change.size if p.change else 0.0
 
 
-def change_text(p: HistoryPoint) -> str:
+def change_text(p: Point) -> str:
     c = p.change
     if not c:
         return "start"
@@ -80,7 +80,7 @@ def compact_days(effort: Range) -> str:
     return f"{effort.likely:g} ({effort.low:g}–{effort.high:g})"
 
 
-def compact_change(p: HistoryPoint) -> str:
+def compact_change(p: Point) -> str:
     """'-234, -1.5 d': the change of open findings and likely days, for a narrow column."""
     c = p.change
     if not c:

@@ -1,4 +1,5 @@
-"""The history report as its renderers read it: points, movers and the projection, as frozen dataclasses.
+"""A port's history: each point's state and change (what porter.history.points measures), and the report its
+formats read (points, movers, the projection), as frozen dataclasses.
 
 The history's JSON document (porter.history.report.document, published as porter/schemas/history.schema.json) is
 the contract: JSON writes it as it is, and every other format reads it. `HistoryReport.of(doc)` types it once, so
@@ -44,6 +45,11 @@ class PointChange:
         return cls(d["open_findings"], d["handled_findings"], d["cuda_only_findings"], d["effort_likely"],
                    dict(d["open_kernels"]), d["blockers"])
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"open_findings": self.open_findings, "handled_findings": self.handled_findings,
+                "cuda_only_findings": self.cuda_only_findings, "effort_likely": self.effort_likely,
+                "open_kernels": dict(self.open_kernels), "blockers": self.blockers}
+
     @property
     def size(self) -> float:
         """How much the point moved, for ranking the moves a table shows: days first, then findings."""
@@ -63,33 +69,46 @@ class Blocker:
     def of(cls, d: Mapping[str, Any]) -> Blocker:
         return cls(d["key"], d["title"], d["count"])
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "count": self.count}
+
 
 @dataclass(frozen=True)
-class HistoryPoint:
-    """The port's state at one commit (porter.history.points.Point as its JSON gives it)."""
+class Point:
+    """The port's state at one commit, and how it moved since the previous point."""
 
     commit: str
     date: str
     author: str
     subject: str
     merge: bool
-    commits: int
+    commits: int  # first-parent commits this point covers since the previous one (1 unless --every groups them)
     open_findings: int
     handled_findings: int
     cuda_only_findings: int
     effort: Range  # engineer-days of the open work
-    verdict: str
-    open_kernels: Mapping[str, int]  # target id → open kernels that need work there
-    blockers: tuple[Blocker, ...]
-    files: int
-    change: PointChange | None  # None for the first point
+    verdict: str  # the assessment's verdict for the open work
+    open_kernels: Mapping[str, int]  # target id → open kernels that need work there (verdict other than ok)
+    blockers: tuple[Blocker, ...]  # the assessment's blocked reasons
+    files: int  # files scanned at this point
+    change: PointChange | None = None  # the difference from the previous point; None for the first
 
     @classmethod
-    def of(cls, d: Mapping[str, Any]) -> HistoryPoint:
+    def of(cls, d: Mapping[str, Any]) -> Point:
         return cls(d["commit"], d["date"], d["author"], d["subject"], d["merge"], d["commits"], d["open_findings"],
                    d["handled_findings"], d["cuda_only_findings"], Range.of(d["effort"]), d["verdict"],
                    dict(d["open_kernels"]), tuple(map(Blocker.of, d["blockers"])), d["files"],
                    PointChange.of(d["change"]) if d["change"] else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit, "date": self.date, "author": self.author, "subject": self.subject,
+            "merge": self.merge, "commits": self.commits,
+            "open_findings": self.open_findings, "handled_findings": self.handled_findings,
+            "cuda_only_findings": self.cuda_only_findings, "effort": self.effort.to_dict(), "verdict": self.verdict,
+            "open_kernels": dict(self.open_kernels), "blockers": [b.to_dict() for b in self.blockers],
+            "files": self.files, "change": self.change.to_dict() if self.change else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -167,7 +186,7 @@ class HistoryReport:
     path: str
     every: str
     targets: tuple[tuple[str, str], ...]  # (id, name)
-    points: tuple[HistoryPoint, ...]
+    points: tuple[Point, ...]
     movers: Movers
     projection: Projection
     notices: tuple[str, ...]
@@ -179,5 +198,5 @@ class HistoryReport:
     @classmethod
     def of(cls, doc: Mapping[str, Any]) -> HistoryReport:
         return cls(HistoryAbout.of(doc["about"]), doc["repository"], doc["path"], doc["every"],
-                   tuple((t["id"], t["name"]) for t in doc["targets"]), tuple(map(HistoryPoint.of, doc["points"])),
+                   tuple((t["id"], t["name"]) for t in doc["targets"]), tuple(map(Point.of, doc["points"])),
                    Movers.of(doc["movers"]), Projection.of(doc["projection"]), tuple(doc["notices"]))
