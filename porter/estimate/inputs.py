@@ -113,7 +113,8 @@ class Inputs:
             if not entry.get("siblings"):
                 continue
             dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
-            for spot in [*findings, *kernels]:
+            spots_all: list[Finding | Kernel] = [*findings, *kernels]
+            for spot in spots_all:
                 d = _matched_dir(spot.path, entry["siblings"])
                 if d is not None:
                     dirs[d].append(spot)
@@ -153,7 +154,15 @@ class Inputs:
 
         free = [k for k in kernels if _kernel_id(k) not in out]
         mine = [k for k in free if not on_backend(k)]
+
+        def arms(ks: list[Kernel]) -> list[Kernel]:
+            """Other definitions of the same kernels in the same files: the `#else` arm of a kernel written twice
+            under `#if __CUDA_ARCH__ >= 800` (CTranslate2's flash_fwd_kernel and its empty stub) is one kernel."""
+            names, ids = {(k.path, k.qualified_name) for k in ks}, {_kernel_id(k) for k in ks}
+            return [k for k in mine if (k.path, k.qualified_name) in names and _kernel_id(k) not in ids]
+
         rewrite = [k for k in mine if self.need_likely(k, targets) >= floor]
+        rewrite += arms(rewrite)
         if len(mine) - len(rewrite) < int(entry.get("min_other_kernels", 4)):
             return
         theirs = [k for k in free if on_backend(k)]
@@ -161,15 +170,24 @@ class Inputs:
         fast_path = bool(theirs) and share is not None and len(theirs) <= float(share) * len(free)
         if fast_path:
             rewrite += theirs
+            rewrite += arms(rewrite)
         if not rewrite:
             return
+        # A file that also holds a kernel of the minimal port stays in it but for the left-out kernels' extents
+        # (feature_extents): bitsandbytes' wmma GEMMs sit in csrc/kernels.cu beside the quantizers and optimizers
+        # its port shipped, and that file's host code, other kernels and the headers they include are port work.
+        kept = [k for k in free if _kernel_id(k) not in {_kernel_id(r) for r in rewrite}]
+        mixed = {k.path for k in rewrite} & {k.path for k in kept}
         for k in rewrite:
-            out.setdefault(_kernel_id(k), (k.path, entry["reason"]))
-        paths = feature_files({k.path for k in rewrite}, self.result.files, {k.path for k in self.result.kernels},
-                              {k.path for k in free if _kernel_id(k) not in out})
+            out.setdefault(_kernel_id(k), (_feature_name(k) if k.path in mixed else k.path, entry["reason"]))
+        paths = feature_files({k.path for k in rewrite} - mixed, self.result.files,
+                              {k.path for k in self.result.kernels}, {k.path for k in kept})
+        extents = feature_extents([k for k in rewrite if k.path in mixed], [k for k in kept if k.path in mixed])
         for f in findings:
-            if f.path in paths or (fast_path and any(self.matches(job["when"], f) for job in jobs)):
-                where = f.path if f.path in paths else ", ".join(sorted(backend))
+            span = next((k for k, lo, hi in extents.get(f.path, ()) if lo <= f.line <= hi), None)
+            if f.path in paths or span is not None or (fast_path and any(self.matches(job["when"], f) for job in jobs)):
+                where = (f.path if f.path in paths else _feature_name(span) if span is not None
+                         else ", ".join(sorted(backend)))
                 out.setdefault(f.fingerprint, (where, entry["reason"]))
 
     def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
@@ -265,8 +283,8 @@ def feature_files(kernel_files: set[str], files: Iterable[Any], with_kernels: se
     """The files a feature left for parity consists of: the files of its kernels, the kernel-less files that include
     one of them (the launchers and instantiations), and, transitively, the headers every includer of which is one of
     these: a header only the left-out kernels use goes with them (AutoAWQ_kernels' fused attention takes its PTX
-    helpers and bf16 fallbacks). `with_kernels`: the files that define kernels; a file other than the feature's own
-    kernel files with a kernel of the minimal port (`keep`) never goes."""
+    helpers and bf16 fallbacks). `with_kernels`: the files that define kernels; a file with a kernel of the minimal
+    port (`keep`) never goes whole: the caller leaves only the feature's extents of it (`feature_extents`)."""
     from porter.source.includes import resolve_include
 
     files = list(files)
@@ -287,7 +305,29 @@ def feature_files(kernel_files: set[str], files: Iterable[Any], with_kernels: se
                 if h not in out and h not in keep and includers[h] <= out:
                     out.add(h)
                     grown = True
-    return (out - keep) | kernel_files
+    return out - keep
+
+
+def feature_extents(left: Iterable[Kernel], kept: Iterable[Kernel]) -> dict[str, tuple[tuple[Kernel, int, int], ...]]:
+    """The line ranges a feature left for parity holds in files it shares with kernels of the minimal port, by path:
+    each left-out kernel's body and the same-file device functions it calls (its facts' `device_functions`), less
+    the device functions a kept kernel of the same file also calls — those are fixed for the minimal port anyway.
+    (kernel, first line, last line), in source order."""
+    shared: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for k in kept:
+        shared[k.path] |= {(d.line, d.end_line) for d in (k.facts.device_functions if k.facts else ())}
+    out: dict[str, list[tuple[Kernel, int, int]]] = defaultdict(list)
+    for k in sorted(left):
+        out[k.path].append((k, k.line, k.end_line))
+        for d in k.facts.device_functions if k.facts else ():
+            if (d.line, d.end_line) not in shared[k.path]:
+                out[k.path].append((k, d.line, d.end_line))
+    return {p: tuple(sorted(spans, key=lambda s: (s[1], s[2]))) for p, spans in out.items()}
+
+
+def _feature_name(k: Kernel) -> str:
+    """A left-out kernel named where its file stays in the minimal port: "csrc/kernels.cu:2124 gemm_device"."""
+    return f"{k.path}:{k.line} {k.name}"
 
 
 def own_packages(result: ScanResult) -> frozenset[str]:
