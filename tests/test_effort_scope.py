@@ -386,3 +386,66 @@ def test_the_else_arm_of_a_left_out_kernel_goes_with_it_and_takes_no_file_from_i
     assert scope.parity_kernels == (fwd, stub)
     assert [(f.path, f.line) for f in scope.parity_findings] == [("fa/launch.h", 5), ("fa/utils.h", 3)]
     assert scope.parity_reasons == (("fa/launch.h", REWRITE_REASON), ("fa/utils.h", REWRITE_REASON))
+
+
+def test_a_rewrite_in_a_quantization_method_directory_leaves_the_whole_method():
+    # CTranslate2 #1989 took all of src/ops/awq/ out of its HIP build: the GEMM that needs a rewrite, and the GEMV and
+    # dequantize kernels and header that needed only a fix
+    from porter.estimate.inputs import Inputs
+
+    rs = RuleSet((rule("DEV001", "device", "m", "hit"),), "x")
+    gemm = kernel(path="src/ops/awq/gemm.cu", name="awq_gemm", verdict="rewrite",
+                  details=(("inline-ptx-matrix", "rewrite", (20,)),))
+    gemv = kernel(path="src/ops/awq/gemv.cu", name="awq_gemv")
+    others = [kernel(path=f"src/ops/op{n}.cu", name=f"op{n}") for n in range(4)]
+    fs = [dataclasses.replace(finding("DEV001", p, 3, "device"), fingerprint=p)
+          for p in ("src/ops/awq/dequantize.cuh", "src/ops/op0.cu")]
+    files = ("src/ops/awq/gemm.cu", "src/ops/awq/gemv.cu", "src/ops/awq/dequantize.cuh") + tuple(k.path for k in others)
+    res = result(fs, [gemm, gemv, *others], files=files)
+    scope = Inputs.of(res, UNSCALED, rs, {}).scope(ts("mi355x"))
+    assert scope.parity_kernels == (gemm, gemv)
+    assert [f.path for f in scope.parity_findings] == ["src/ops/awq/dequantize.cuh"]
+    assert scope.parity_reasons == (("src/ops/awq/", REWRITE_REASON),)
+    # a directory that is the project (AutoAWQ_kernels' awq_ext/) is no feature of it: with three kernels left
+    # outside it, only the rewrite and its own file go
+    res3 = result(fs, [gemm, gemv, *others[:3]], files=files[:6])
+    scope3 = Inputs.of(res3, UNSCALED, rs, {}).scope(ts("mi355x"))
+    assert scope3.parity_kernels == (gemm,) and scope3.parity_findings == ()
+    assert scope3.parity_reasons == (("src/ops/awq/gemm.cu", REWRITE_REASON),)
+
+
+def test_condition_arms_and_the_guard_macro_named_for_a_library():
+    from porter.estimate.inputs import condition_arms, library_guard
+
+    dirs = ((3, 3, "ifdef", "CT2_WITH_CUDNN"), (5, 5, "if", "CUDART_VERSION >= 11000"), (7, 7, "else", ""),
+            (9, 9, "endif", ""), (20, 20, "elif", "defined(USE_NCCL)"), (30, 30, "endif", ""),
+            (40, 40, "ifndef", "WITH_CUDNN"), (44, 44, "endif", ""))
+    assert condition_arms(dirs) == [(3, 20, "CT2_WITH_CUDNN"), (5, 7, "CUDART_VERSION >= 11000"),
+                                    (20, 30, "defined(USE_NCCL)")]
+    assert library_guard("CT2_WITH_CUDNN", "cudnn") == "CT2_WITH_CUDNN"
+    assert library_guard("defined(USE_NCCL) && X", "nccl") == "USE_NCCL"
+    assert library_guard("!defined(WITH_CUDNN)", "cudnn") is None  # the build without it
+    assert library_guard("CUDNN_VERSION_MAJOR >= 8", "cublas") is None
+    assert library_guard("HAVE_CUDNNX", "cudnn") is None  # a word of the macro, not a part of a word
+
+
+def test_library_calls_behind_a_macro_named_for_the_library_are_opt_in_parity():
+    # CTranslate2's src/cuda/utils.cc: cuDNN calls inside `#ifdef CT2_WITH_CUDNN` (the WITH_CUDNN option, off by
+    # default); the cuBLAS call outside it and a cuDNN call under `#ifndef` stay in the minimal port
+    from porter.estimate.inputs import Inputs
+    from porter.libraries import load_libraries
+    from porter.model import FileResult
+    from porter.model.report import PortFacts
+
+    rs = RuleSet((rule("API002", "api", "m", "hit"),), "x")
+    calls = [(12, "cudnn"), (14, "cudnn"), (30, "cublas"), (52, "cudnn")]
+    fs = [dataclasses.replace(finding("API002", "src/cuda/utils.cc", line, "api", data=(("library", lib),)),
+                              fingerprint=f"utils.cc:{line}") for line, lib in calls]
+    facts = PortFacts(directives=((10, 10, "ifdef", "CT2_WITH_CUDNN"), (20, 20, "endif", ""),
+                                  (50, 50, "ifndef", "CT2_WITH_CUDNN"), (60, 60, "endif", "")), total=80)
+    res = dataclasses.replace(result(fs), files=(FileResult("src/cuda/utils.cc", "cuda", 80, port_facts=facts),))
+    scope = Inputs.of(res, UNSCALED, rs, load_libraries()).scope(ts("mi355x"))
+    assert [f.line for f in scope.parity_findings] == [12, 14]
+    assert [f.line for f in scope.findings] == [30, 52]
+    assert scope.parity_reasons == (("CT2_WITH_CUDNN", "the project compiles it only when it opts into the library; "
+                                                       "a first port builds without it"),)

@@ -110,6 +110,8 @@ class Inputs:
                         out[f.fingerprint] = (f.rule, entry["reason"])
             if entry.get("rewrites"):
                 self._rewrites(entry, findings, kernels, targets, out)
+            if entry.get("library_guards"):
+                self._library_guards(entry, findings, out)
             if not entry.get("siblings"):
                 continue
             dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
@@ -163,7 +165,20 @@ class Inputs:
 
         rewrite = [k for k in mine if self.need_likely(k, targets) >= floor]
         rewrite += arms(rewrite)
-        if len(mine) - len(rewrite) < int(entry.get("min_other_kernels", 4)):
+        # A rewrite inside a directory named for one feature (a quantization method, an attention backend: the
+        # `siblings` patterns of the other entries) leaves that feature whole: CTranslate2 #1989 took all of
+        # src/ops/awq/ out of its HIP build, the GEMV and dequantize kernels that needed no rewrite too.
+        patterns = [p for e in self.model.data.get("scope", {}).get("parity", []) for p in e.get("siblings", [])]
+        dirs = sorted({d for d in (_matched_dir(k.path, patterns) for k in rewrite) if d is not None}) \
+            if entry.get("feature_dirs") else []
+        ids = {_kernel_id(k) for k in rewrite}
+        whole = [k for k in mine if _kernel_id(k) not in ids and any(k.path.startswith(d) for d in dirs)]
+        least = int(entry.get("min_other_kernels", 4))
+        if len(mine) - len(rewrite) - len(whole) < least:
+            # a directory that is the project (AutoAWQ_kernels' awq_ext/) is no feature of it
+            whole, dirs = [], []
+        rewrite += whole
+        if len(mine) - len(rewrite) < least:
             return
         theirs = [k for k in free if on_backend(k)]
         share = entry.get("max_backend_share")
@@ -179,16 +194,37 @@ class Inputs:
         kept = [k for k in free if _kernel_id(k) not in {_kernel_id(r) for r in rewrite}]
         mixed = {k.path for k in rewrite} & {k.path for k in kept}
         for k in rewrite:
-            out.setdefault(_kernel_id(k), (_feature_name(k) if k.path in mixed else k.path, entry["reason"]))
+            d = next((d for d in dirs if k.path.startswith(d)), None)
+            out.setdefault(_kernel_id(k), (d or (_feature_name(k) if k.path in mixed else k.path), entry["reason"]))
         paths = feature_files({k.path for k in rewrite} - mixed, self.result.files,
                               {k.path for k in self.result.kernels}, {k.path for k in kept})
         extents = feature_extents([k for k in rewrite if k.path in mixed], [k for k in kept if k.path in mixed])
         for f in findings:
             span = next((k for k, lo, hi in extents.get(f.path, ()) if lo <= f.line <= hi), None)
-            if f.path in paths or span is not None or (fast_path and any(self.matches(job["when"], f) for job in jobs)):
-                where = (f.path if f.path in paths else _feature_name(span) if span is not None
-                         else ", ".join(sorted(backend)))
+            feature = next((d for d in dirs if f.path.startswith(d)), None)
+            if (f.path in paths or span is not None or feature is not None
+                    or (fast_path and any(self.matches(job["when"], f) for job in jobs))):
+                where = (feature if feature is not None else f.path if f.path in paths
+                         else _feature_name(span) if span is not None else ", ".join(sorted(backend)))
                 out.setdefault(f.fingerprint, (where, entry["reason"]))
+
+    def _library_guards(self, entry: Mapping[str, Any], findings: list[Finding], out: dict[str, tuple[str, str]]) -> None:
+        """A `library_guards` entry: a library finding in an `#if`/`#ifdef`/`#elif` arm whose condition names the
+        library (`#ifdef CT2_WITH_CUDNN` around cuDNN calls) is code the project compiles only when it opts into that
+        library; the guard macro is the `what` (CTranslate2's WITH_CUDNN option is off by default, and #1989 built
+        HIP without it)."""
+        facts = {fr.path: fr.port_facts for fr in self.result.files if fr.port_facts is not None}
+        arms: dict[str, list[tuple[int, int, str]]] = {}
+        for f in findings:
+            lib = self.library(f)
+            if lib is None or f.fingerprint in out or f.path not in facts:
+                continue
+            if f.path not in arms:
+                arms[f.path] = condition_arms(facts[f.path].directives)
+            guard = next((g for a, b, cond in arms[f.path] if a < f.line < b
+                          for g in [library_guard(cond, lib.id)] if g is not None), None)
+            if guard is not None:
+                out[f.fingerprint] = (guard, entry["reason"])
 
     def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
         """The likely hours of the dearest thing a kernel needs on any of `targets`, before size and complexity."""
@@ -323,6 +359,34 @@ def feature_extents(left: Iterable[Kernel], kept: Iterable[Kernel]) -> dict[str,
             if (d.line, d.end_line) not in shared[k.path]:
                 out[k.path].append((k, d.line, d.end_line))
     return {p: tuple(sorted(spans, key=lambda s: (s[1], s[2]))) for p, spans in out.items()}
+
+
+def condition_arms(directives: Iterable[tuple[int, int, str, str]]) -> list[tuple[int, int, str]]:
+    """(directive line, line of the next directive of the group, condition) of each `#if`, `#ifdef` and `#elif`
+    arm of a file's directives (PortFacts.directives: line, end line, kind, text), nested ones too. `#ifndef`,
+    `#elifndef` and `#else` arms compile when something is not defined: they are left out."""
+    stack: list[tuple[int, str, str]] = []
+    out: list[tuple[int, int, str]] = []
+    for line, _, kind, text in directives:
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append((line, kind, text))
+        elif kind in ("elif", "elifdef", "elifndef", "else", "endif") and stack:
+            start, opened, cond = stack.pop()
+            if opened in ("if", "ifdef", "elif", "elifdef"):
+                out.append((start, line, cond))
+            if kind != "endif":
+                stack.append((line, kind, text))
+    return sorted(out)
+
+
+def library_guard(condition: str, library: str) -> str | None:
+    """The macro of a preprocessor condition named for `library` (a library-map id): `CT2_WITH_CUDNN` or
+    `defined(USE_CUDNN)` for cudnn, one of the macro's `_`-separated words; None when none is, or when the
+    condition tests it negated (`!defined(WITH_CUDNN)`: that arm is the build without the library)."""
+    for m in re.finditer(r"(!\s*(?:defined\s*\(?\s*)?)?\b([A-Za-z_][A-Za-z0-9_]*)", condition):
+        if library.lower() in m.group(2).lower().split("_"):
+            return None if m.group(1) else m.group(2)
+    return None
 
 
 def _feature_name(k: Kernel) -> str:
