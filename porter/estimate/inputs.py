@@ -101,7 +101,9 @@ class Inputs:
         kernel id → (what, why). A `siblings` entry takes a directory that is one of at least two siblings with CUDA
         work (csrc/quantization/awq/ beside gptq/) when one of its kernels needs at least `min_need_hours` likely
         hours on a target (a rewrite: vLLM's first ROCm port left AWQ's tensor-core kernels NVIDIA-only); a `text`
-        entry takes findings whose rule, message or data match (rocm_not_supported lists, cuda_only flags)."""
+        entry takes findings whose rule, message or data match (rocm_not_supported lists, cuda_only flags); a
+        `rewrites` entry takes kernels that need a new implementation (`_rewrites`), a `library_guards` entry library
+        calls the project compiles only when it opts into the library (`_library_guards`)."""
         out: dict[str, tuple[str, str]] = {}
         for entry in self.model.data.get("scope", {}).get("parity", []):
             if entry.get("text"):
