@@ -32,6 +32,7 @@ from porter import __version__  # noqa: E402
 from porter.cli import scan, assess, targets, translate, port, baseline, comment, check, history, rules, fleet  # noqa: E402,F401,I001
 import porter.cli.options as options  # noqa: E402
 from porter.cli.base import app, end_without_freeing, reset_colour  # noqa: E402
+from porter.cli.output import InertStderr  # noqa: E402
 
 # A scan allocates millions of short-lived objects (tree nodes, hits, findings) and frees a file's objects without
 # the cycle collector (tests/test_tokens.py checks that), so the default 700-allocation first generation ran ~190
@@ -71,9 +72,22 @@ def app_for(argv: Sequence[str]) -> typer.Typer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run porter's command line on `argv` (default: sys.argv[1:]) in this process and return its exit status."""
+    """Run porter's command line on `argv` (default: sys.argv[1:]) in this process and return its exit status.
+
+    In a GitHub Actions step stderr is InertStderr for the run: notices quote paths, commit subjects and compiler
+    lines from the scanned repository, and the runner executes workflow commands on stderr as on stdout."""
     args = list(sys.argv[1:] if argv is None else argv)
     reset_colour()
+    stderr = sys.stderr
+    if os.environ.get("GITHUB_ACTIONS") == "true" and not isinstance(stderr, InertStderr):
+        sys.stderr = InertStderr(stderr)
+    try:
+        return _run(args)
+    finally:
+        sys.stderr = stderr
+
+
+def _run(args: list[str]) -> int:
     try:
         app_for(args)(args=args, prog_name="porter")
     except SystemExit as e:  # click's standalone mode ends every command this way

@@ -44,6 +44,37 @@ def inert_in_actions(data: bytes) -> bytes:
     return b"::stop-commands::" + token.encode() + b"\n" + data + tail + b"::" + token.encode() + b"::\n"
 
 
+def commands_in(text: str) -> bool:
+    """True when the GitHub Actions runner would act on some line of `text`: a line whose first non-blank characters
+    are `::`, or `##[` anywhere (the two forms inert_in_actions documents)."""
+    return "##[" in text or any(line.lstrip().startswith("::") for line in text.splitlines())
+
+
+class InertStderr:
+    """sys.stderr for a run inside a GitHub Actions step: every write that the runner would read as a workflow
+    command goes out wrapped by inert_in_actions; the rest passes through unchanged, so a log stays readable.
+
+    The runner reads commands from stderr as from stdout, and notices quote what they are about (paths, commit
+    subjects, compiler lines). Replacing the stream once, where the command line starts, covers rich's stderr
+    console, print(file=sys.stderr) and progress lines alike: no writer has to remember. Each write is wrapped on
+    its own, so a github-format report on stdout between two notices keeps its annotations."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        if commands_in(text):
+            self.inner.flush()
+            self.inner.buffer.write(inert_in_actions(text.encode("utf-8", "surrogateescape")))
+            self.inner.buffer.flush()
+        else:
+            self.inner.write(text)
+        return len(text)
+
+    def __getattr__(self, name):  # flush, isatty, fileno, encoding, buffer...: the real stream's
+        return getattr(self.inner, name)
+
+
 def write_output(data: bytes, output: Optional[Path], commands: bool = False) -> None:
     """`data` to stdout (no -o, or -o -) or to the file -o names, contained in the checkout that holds it. On stdout
     in a GitHub Actions step, text that is not meant as workflow commands (`commands`: the github format) is

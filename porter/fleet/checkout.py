@@ -50,23 +50,24 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     local = local_path(location)
     if local is not None and (not local.is_absolute() or "\0" in str(local) or not os.path.isdir(local)):
         raise CheckoutError(f"{location}: no such directory")
+    transport = transport_options(location)
     try:
         # Checked before a fetch too: a repository that was its own at the first clone may borrow another's objects
         # by the next run, and a fetch copies what its alternates reach just as a clone does.
         if local is not None:
             _check_local(local)
         if (dest / ".git").is_dir():
-            git.run(dest, "-c", "protocol.file.allow=always", "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
+            git.run(dest, *transport, "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
                     "+refs/heads/*:refs/remotes/origin/*", timeout=timeout)
         else:
             # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
             # cloning one location at once each finish their own (the second rename finds the first in place).
             tmp = dest.with_name(f"{dest.name}.partial-{os.getpid()}-{threading.get_ident()}")
             shutil.rmtree(tmp, ignore_errors=True)
-            # `--` ends options: a location starting with `-` is a path, never an option. The file transport is
-            # allowed for this clone only (porter's safe options refuse it): the user named this local repository.
-            # No submodules are cloned, so nothing the repository names is fetched.
-            git.run(cache, "-c", "protocol.file.allow=always", "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
+            # `--` ends options: a location starting with `-` is a path, never an option. The location's transport
+            # is allowed for this clone only (transport_options). No submodules are cloned, so nothing the
+            # repository names is fetched.
+            git.run(cache, *transport, "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
                     timeout=timeout)
             try:
                 os.rename(tmp, dest)
@@ -77,6 +78,37 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     except git.GitError as e:
         raise CheckoutError(f"git cannot clone or fetch {location}: {_first_line(str(e))}") from None
     return Checkout(dest, resolve(dest, entry.ref))
+
+
+# The transports a fleet LIST may name, by URL scheme. porter's safe git options refuse every transport
+# (protocol.allow=never: a scanned repository's config or submodules must not make git fetch anything); a location
+# the user wrote in the LIST is allowed its own transport for its clone and fetches, and no other. `ext::` and
+# `fd::` (which run a command or use a descriptor) are never allowed.
+TRANSPORTS = {"file": "file", "https": "https", "http": "http", "git": "git", "ssh": "ssh", "git+ssh": "ssh",
+              "ssh+git": "ssh"}
+
+
+def transport_options(location: str) -> tuple[str, ...]:
+    """The `git -c` options that let git clone and fetch `location` over its own transport, or CheckoutError for a
+    transport a fleet does not use. A local path is the file transport; `host:path` and `user@host:path` (git's
+    scp-like syntax) are ssh. ssh also gets back the plain `ssh` command that the safe options replace with `false`
+    (a repository's config cannot name one here: the clone's config is git's own)."""
+    if local_path(location) is not None:
+        name = "file"
+    elif "://" in location:
+        name = TRANSPORTS.get(location.split("://", 1)[0].lower(), "")
+    elif "::" in location.split("/", 1)[0]:  # git's <transport>::<address> syntax (ext::, fd::, a remote helper)
+        name = ""
+    elif ":" in location.split("/", 1)[0]:
+        name = "ssh"
+    else:
+        name = "file"  # a relative path: refused by checkout as not absolute
+    if not name:
+        raise CheckoutError(f"{location}: not a transport a fleet clones over (file, https, http, git or ssh)")
+    options: tuple[str, ...] = ("-c", f"protocol.{name}.allow=always")
+    if name == "ssh":
+        options += ("-c", "core.sshCommand=ssh")
+    return options
 
 
 def local_path(location: str) -> Path | None:
