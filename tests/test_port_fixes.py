@@ -402,3 +402,86 @@ def test_register_keyword_is_deleted_by_port_and_translate(tmp_path):
     tr = porter_here("translate", str(t), "-o", str(tmp_path / "hip"))
     assert tr.returncode == 0, tr.stderr
     assert (tmp_path / "hip" / "main.cu").read_text().splitlines()[2] == "  unsigned long long samples[8], s8[8];"
+
+
+def test_callback_convention_macro_is_defined_empty_for_rocm(tmp_path):
+    """cuda-samples' simpleCallback.cu: `void CUDART_CB cb(...)` ("variable has incomplete type 'void'" on gfx90a: HIP
+    on AMD defines no CUDART_CB). API002 names it; the compat header defines it empty for the ROCm build, translate
+    renames it to the same empty helper, and a second port changes nothing."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\nvoid CUDART_CB done(cudaStream_t s, cudaError_t st, void* data);\n"
+           "void go(cudaStream_t s) { cudaStreamAddCallback(s, done, 0, 0); }\n")
+    repo = make_repo(tmp_path / "r", {"cb.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert header.index("#define porter_CUDART_CB") < header.index("#define CUDART_CB porter_CUDART_CB")
+    assert "CUDART_CB" not in r.stderr  # answered, not open work
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"cb.cu": src})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    assert (tmp_path / "hip" / "cb.cu").read_text().splitlines()[2] == \
+        "void porter_CUDART_CB done(hipStream_t s, hipError_t st, void* data);"
+
+
+def test_a_name_with_no_hip_counterpart_is_not_mapped_to_none(tmp_path):
+    """cuda-samples' vectorAddMMAP.cpp: CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED is deprecated with no
+    HIP name (the finding's hip is the placeholder "none"); the port wrote `#define ... none` ("use of undeclared
+    identifier 'none'"). It maps nothing and lists the name as open work with its API003 finding."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\nint vmm(CUdevice d) {\n  int v = 0;\n"
+           "  cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED, d);\n  return v;\n}\n")
+    repo = make_repo(tmp_path / "r", {"vmm.cpp": src})
+    r = porter_here("port", str(repo), "--apply", "--summary", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text()
+    assert "none" not in header.split("*/", 1)[1] and "#define cuDeviceGetAttribute hipDeviceGetAttribute" in header
+    import json
+
+    open_work = json.loads((tmp_path / "s.json").read_text())["open_work"]
+    assert [(o["path"], o["line"], o["rule"]) for o in open_work] == [("vmm.cpp", 4, "API003")]
+
+
+def test_overloads_the_renaming_merges_keep_one_for_rocm(tmp_path):
+    """cuda-samples' helper_cuda.h defines _cudaGetErrorEnum(cudaError_t) and, under CUDA_DRIVER_API,
+    _cudaGetErrorEnum(CUresult); HIP names both hipError_t ("redefinition of '_cudaGetErrorEnum'",
+    streamOrderedAllocationIPC). The later overload is kept for nvcc only; a second run changes nothing."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\n#include <cuda_runtime.h>\n\n"
+           "static const char *_cudaGetErrorEnum(cudaError_t error) {\n  return cudaGetErrorName(error);\n}\n\n"
+           "static const char *_cudaGetErrorEnum(CUresult error) {\n  const char *ret = NULL;\n"
+           "  cuGetErrorName(error, &ret);\n  return ret;\n}\n\nint size_of(cudaError_t e);\nint size_of(CUdevice d);\n")
+    repo = make_repo(tmp_path / "r", {"helper.h": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    out = (repo / "helper.h").read_text().splitlines()
+    assert out[9:18] == [
+        "", CUDA_ONLY + "  /* porter port: the same function as an overload above once HIP names both types */",
+        "static const char *_cudaGetErrorEnum(CUresult error) {", "  const char *ret = NULL;",
+        "  cuGetErrorName(error, &ret);", "  return ret;", "}", "#endif", ""]
+    assert out[18:] == ["int size_of(cudaError_t e);", "int size_of(CUdevice d);"]  # declarations, other types
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
+def test_include_under_a_version_test_whose_else_only_complains_is_ported(tmp_path):
+    """cuda-samples' threadFenceReduction.cu: `#if CUDART_VERSION >= 2020` / `#include "kernel.cuh"` / `#else` /
+    `#pragma comment(user, ...)`. An `#else` holding only diagnostics is no HIP path, so the header's CUDA includes
+    are open work the port guards (they read handled before: "'cooperative_groups.h' file not found")."""
+    from tests.helpers import make_repo
+
+    main = ('#include <cuda_runtime.h>\n#if CUDART_VERSION >= 2020\n#include "kernel.cuh"\n#else\n'
+            '#pragma comment(user, "CUDA 2.2 is required")\n#endif\nint main() { return CUDART_VERSION; }\n')
+    kernel = "#include <cooperative_groups.h>\n__global__ void k(int* p) { p[0] = 1; }\n"
+    repo = make_repo(tmp_path / "r", {"main.cu": main, "kernel.cuh": kernel})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "kernel.cuh").read_text().splitlines()[:6] == [
+        '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */', CUDA_ONLY,
+        "#include <cooperative_groups.h>", "#else", "#include <hip/hip_cooperative_groups.h>", "#endif"]

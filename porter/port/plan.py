@@ -18,7 +18,7 @@ from porter.model import Finding, ScanResult, Severity, Status
 import porter.port.build as build
 import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
-from porter.port.sources import SYNC_NAMES, FileWork, lane_lines, port_file
+from porter.port.sources import SYNC_NAMES, FileWork, hip_name, lane_lines, port_file
 from porter.translate.fixups import load_fixups
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -102,14 +102,13 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     names, sync = compat.names_in(old or b"")
     answered: set[tuple] = set()
     for f in result.findings:
-        d = dict(f.data)
         ours = f.status is Status.OPEN or (f.handled_by or "").startswith(header + ":")
         if not ours:
             continue
-        if f.rule in ("API001", "API003") and d.get("hip") and f.path in works:
+        if f.rule in ("API001", "API003") and hip_name(f) and f.path in works:
             cuda = _token(works[f.path], f)
-            if cuda and cuda != d["hip"]:
-                names[cuda] = d["hip"]
+            if cuda and cuda != hip_name(f):
+                names[cuda] = str(hip_name(f))
         elif f.rule in ("API004", "DEV002") and f.path in works and _token(works[f.path], f, True) in SYNC_NAMES:
             sync.add(_token(works[f.path], f, True))
     sync |= warp_sync_names(result.kernels, set(works))
@@ -204,8 +203,8 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
             continue
         if f.rule == "API004":
             continue  # HIP has the name (the _sync ones through the compat header): a check, not a change
-        if f.rule in ("API001", "API003", "API005") and f.path in works:
-            continue
+        if f.rule in ("API001", "API003", "API005") and f.path in works and (f.rule == "API005" or hip_name(f)):
+            continue  # renamed through the compat header (a name with no HIP one stays open work)
         if f.rule == "LIB001" and any(k[0] == "API005" and k[1] == f.path and k[2] == f.line for k in answered):
             continue  # a drop-in library's header: the compat header includes its ROCm one
         reason = OPEN_REASONS.get(f.rule, "no mechanical fix in porter port")
