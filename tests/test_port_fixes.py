@@ -485,3 +485,24 @@ def test_include_under_a_version_test_whose_else_only_complains_is_ported(tmp_pa
     assert (repo / "kernel.cuh").read_text().splitlines()[:6] == [
         '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */', CUDA_ONLY,
         "#include <cooperative_groups.h>", "#else", "#include <hip/hip_cooperative_groups.h>", "#endif"]
+
+
+def test_syncwarp_in_a_helper_no_kernel_reaches_gets_the_shim(tmp_path):
+    """HeCBench's warpexchange warp_exchange.h: `WARP_SYNC` calls `__syncwarp(mask)` and is reached from a sibling
+    folder's kernels through templates, so no kernel's facts list it and, with the default ROCm 7.0 (which has
+    __syncwarp), no finding either; HIP 5.2 lacks it ("use of undeclared identifier '__syncwarp'", portbench). The
+    device functions of a ported file give the compat header its warp shims too."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\n__device__ __forceinline__ void WARP_SYNC(unsigned int m) {\n"
+           "  __syncwarp(m);\n}\n__device__ int lane() { return threadIdx.x % 32; }\n")
+    repo = make_repo(tmp_path / "r", {"warp_exchange.h": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    i = header.index("#if HIP_VERSION < 60200000")
+    assert header[i:i + 3] == ["#if HIP_VERSION < 60200000", "#define __syncwarp(...) __builtin_amdgcn_wave_barrier()",
+                               "#endif"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""

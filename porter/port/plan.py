@@ -111,7 +111,7 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
                 names[cuda] = str(hip_name(f))
         elif f.rule in ("API004", "DEV002") and f.path in works and _token(works[f.path], f, True) in SYNC_NAMES:
             sync.add(_token(works[f.path], f, True))
-    sync |= warp_sync_names(result.kernels, set(works))
+    sync |= warp_sync_names(result.kernels, set(works), result.files)
     # CUDA device functions HIP (5.2) lacks, defined in the compat header where the semantics are equal (translate's
     # shims, rules/kb/fixups.yaml): umin, atomicInc_system, ...
     shim_table = {k: v for k, v in load_fixups().shims.items() if not k.startswith("hip") and k not in SYNC_NAMES
@@ -241,9 +241,15 @@ def _token(work: FileWork, f: Finding, leading: bool = False) -> str:
     return text if text.isidentifier() else ""
 
 
-def warp_sync_names(kernels, paths: set[str]) -> set[str]:
-    """The `*_sync` warp functions the kernel facts record (their own and their helpers') in the files ported."""
+def warp_sync_names(kernels, paths: set[str], files=()) -> set[str]:
+    """The `*_sync` warp functions the kernel facts record (their own and their helpers') in the files ported, and
+    those of every `__device__` function of those files (`files`: the scan's FileResults): a helper no kernel's facts
+    reach (HeCBench's warpexchange WARP_SYNC, called from a sibling folder's kernels through a template) still
+    calls `__syncwarp`, which HIP 5.2 lacks."""
     out: set[str] = set()
+    for fr in files:
+        if fr.path in paths:
+            out |= {w.op for h in fr.helpers if h.facts is not None for w in h.facts.warp_ops if w.op in SYNC_NAMES}
     for k in kernels:
         if k.facts is None:
             continue
