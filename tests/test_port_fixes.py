@@ -506,3 +506,37 @@ def test_syncwarp_in_a_helper_no_kernel_reaches_gets_the_shim(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "port")
     assert porter_here("port", str(repo)).stdout == ""
+
+
+def test_cg_reduce_header_is_kept_for_nvcc_and_the_compat_header_defines_reduce(tmp_path):
+    """cuda-samples' reductionMultiBlockCG.cu (and HeCBench's groupnorm): `#include <cooperative_groups/reduce.h>` and
+    `cg::reduce(tile32, v, cg::plus<double>())`; HIP has neither before 7.13 ("'cooperative_groups/reduce.h' file not
+    found"). The include is kept for nvcc, the compat header defines cooperative_groups::reduce on thread_block_tile
+    (a shfl_xor butterfly: every lane gets the result, as in CUDA) with plus/less/greater/bit_* for HIP before 7.13,
+    DEV008's `reduce` is answered, and a second run changes nothing."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
+           "__global__ void sum(const double* x, double* out) {\n  cg::thread_block cta = cg::this_thread_block();\n"
+           "  cg::thread_block_tile<32> tile32 = cg::tiled_partition<32>(cta);\n"
+           "  double v = cg::reduce(tile32, x[cta.thread_rank()], cg::plus<double>());\n"
+           "  if (tile32.thread_rank() == 0) out[0] = v;\n}\n")
+    repo = make_repo(tmp_path / "r", {"red.cu": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[-1].endswith("; 0 open item(s)")
+    assert (repo / "red.cu").read_text().splitlines()[6:9] == [CUDA_ONLY, "#include <cooperative_groups/reduce.h>",
+                                                               "#endif"]
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    i = header.index("/* cooperative_groups::reduce for HIP before 7.13 (porter port) */")
+    assert header[i + 1:i + 4] == ["#include <hip/hip_cooperative_groups.h>", "#if HIP_VERSION < 71300000",
+                                   "namespace cooperative_groups {"]
+    assert header[i + 10:i + 14] == ["template <unsigned int N, class P, class T, class Op>",
+                                     "__device__ T reduce(const thread_block_tile<N, P>& g, T v, Op op) {",
+                                     "  for (unsigned int o = N / 2; o > 0; o /= 2) v = op(v, g.shfl_xor(v, o));",
+                                     "  return v;"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    again = porter_here("port", str(repo))
+    assert (again.stdout, again.stderr.splitlines()[-1]) == \
+        ("", "porter port: 0 file(s), 0 change(s) (nothing to change); 0 open item(s)")

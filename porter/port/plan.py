@@ -142,11 +142,15 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     shims |= {all_shims[c]["requires"] for c in list(shims) if all_shims[c].get("requires") in all_shims}
     for w in works.values():
         names.update(w.macros)
+    cg_reduce = any(w.cg_reduce for w in works.values()) or compat.has_cg_reduce(old or b"")
+    if cg_reduce:  # cg::reduce on a tile is the compat header's (DEV008's `reduce` findings are answered)
+        answered |= {(f.rule, f.path, f.line, f.column) for f in result.findings if f.rule == "DEV008"
+                     and f.path in works and _token(works[f.path], f) == "reduce"}
     needs = any(w.needs_compat for w in works.values())
     files: list[FilePatch] = []
     changes: list[Change] = []
     if needs or old is not None:
-        new = compat.render(names, sync, options.mask_type, {c: all_shims[c] for c in shims})
+        new = compat.render(names, sync, options.mask_type, {c: all_shims[c] for c in shims}, cg_reduce)
         if new != old:
             files.append(FilePatch(header, old, new))
             changes.append(Change(header, 1, "compat-header", None,

@@ -38,6 +38,7 @@ class FileWork:
     changes: list[Change] = field(default_factory=list)
     answered: set[tuple[str, str, int, int]] = field(default_factory=set)  # (rule, path, line, column)
     needs_compat: bool = False
+    cg_reduce: bool = False  # the compat header must define cooperative_groups::reduce (HIP before 7.13)
     macros: dict[str, str] = field(default_factory=dict)  # CUDA macro -> its ROCm-build value in the compat header
     _starts: list[int] | None = None
 
@@ -147,6 +148,7 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
     _collapsing_overloads(work, [f for f in findings if f.rule in ("API001", "API003") and f.status is Status.OPEN
                                  and hip_name(f)])
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
+    _cg_reduce_include(work, [f for f in findings if f.rule == "API006" and f.status is Status.OPEN])
     _includes(work, includes, header)
     if not work.needs_compat and work.path.endswith(".cu") and any(f.rule == "KRN001" for f in findings):
         _implicit_runtime(work, header)
@@ -384,6 +386,23 @@ def _vector_operator(work: FileWork, f: Finding) -> None:
     work.edits.append((s, e, VECTOR_OPERATOR_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
     work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member operator "
                                       "serves the ROCm build", work.data.count(b"\n", 0, s) + 1)
+
+
+CG_REDUCE_HEADER = "cooperative_groups/reduce.h"
+
+
+def _cg_reduce_include(work: FileWork, unsupported: list[Finding]) -> None:
+    """API006 `#include <cooperative_groups/reduce.h>` (HIP has no such header; cg::reduce arrived in HIP 7.13): kept
+    for nvcc only, and the compat header defines cooperative_groups::reduce for the ROCm build (compat.CG_REDUCE)."""
+    for f in unsupported:
+        s, e = work.line_bounds(f.line)
+        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$', work.data[s:e])
+        if not m or m.group(1).decode("utf-8", "replace").strip() != CG_REDUCE_HEADER:
+            continue
+        work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + b"\n#endif"))
+        work.needs_compat = work.cg_reduce = True
+        work.answer(f, "header", "cooperative_groups/reduce.h kept for nvcc; the compat header defines "
+                                 "cooperative_groups::reduce for HIP before 7.13")
 
 
 def compat_include_line(path: str, header: str) -> bytes:
