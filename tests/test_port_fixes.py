@@ -540,3 +540,18 @@ def test_cg_reduce_header_is_kept_for_nvcc_and_the_compat_header_defines_reduce(
     again = porter_here("port", str(repo))
     assert (again.stdout, again.stderr.splitlines()[-1]) == \
         ("", "porter port: 0 file(s), 0 change(s) (nothing to change); 0 open item(s)")
+
+
+def test_struct_tags_of_cuda_types_keep_struct(tmp_path):
+    """cuda-samples' matrixMulDynlinkJIT/cuda_drvapi_dynlink_cuda.h (included by a C file, cuda_drvapi_dynlink.c):
+    `typedef struct CUctx_st *CUcontext;` names CUDA's struct tag, which HIPIFY maps to HIP's tag (ihipCtx_t), so
+    `struct` stays (without it C, and C++ before the struct is declared, reject the line: the nvcc build broke)."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\ntypedef struct CUctx_st *CUcontext;\ntypedef struct CUstream_st *CUstream;\n"
+           "struct cudaGraphicsResource *res;\n")
+    repo = make_repo(tmp_path / "r", {"dynlink.h": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "dynlink.h").read_text().splitlines()[4:] == [
+        "typedef struct CUctx_st *CUcontext;", "typedef struct CUstream_st *CUstream;", "cudaGraphicsResource *res;"]

@@ -303,8 +303,8 @@ def _struct_tag(work: FileWork, f: Finding) -> None:
     """`struct cudaGraphicsResource *r` (particles/particleSystem.h:138): the compat header maps the name onto HIP's
     typedef (hipGraphicsResource), which a struct specifier cannot name. Without `struct` the name means the same
     struct in C++ on both vendors."""
-    if not work.path.endswith(_CXX_SUFFIXES):
-        return
+    if not work.path.endswith(_CXX_SUFFIXES) or _matched(work, f).endswith("_st"):
+        return  # `struct CUctx_st` is a tag on both sides (HIPIFY maps it to HIP's tag ihipCtx_t): C needs the keyword
     at = work.offset(f.line, f.column)
     m = _STRUCT_TAG.search(work.data, work.line_bounds(f.line)[0], at)
     if m is None or m.end() != at:
