@@ -555,3 +555,22 @@ def test_struct_tags_of_cuda_types_keep_struct(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (repo / "dynlink.h").read_text().splitlines()[4:] == [
         "typedef struct CUctx_st *CUcontext;", "typedef struct CUstream_st *CUstream;", "cudaGraphicsResource *res;"]
+
+
+def test_translate_replaces_cg_reduce_header_with_the_shim(tmp_path):
+    """translate's HIP fork of the same kernel: the include becomes HIP's cooperative-groups header and
+    porter_hip_compat.h (the same rules/kb/fixups.yaml shim as the port's) defines cooperative_groups::reduce."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
+           "__device__ int r(cg::thread_block_tile<32> t, int v) { return cg::reduce(t, v, cg::plus<int>()); }\n")
+    repo = make_repo(tmp_path / "r", {"red.cu": src})
+    out = tmp_path / "hip"
+    tr = porter_here("translate", str(repo), "-o", str(out))
+    assert tr.returncode == 0, tr.stderr
+    assert (out / "red.cu").read_text().splitlines()[:4] == [
+        '#include "porter_hip_compat.h"  /* porter: shims for CUDA names HIP lacks */', "#include <hip/hip_runtime.h>",
+        "#include <hip/hip_cooperative_groups.h>", "#include <hip/hip_cooperative_groups.h>"]
+    header = (out / "porter_hip_compat.h").read_text().splitlines()
+    assert "__device__ T reduce(const thread_block_tile<N, P>& g, T v, Op op) {" in header
+    assert header[header.index("#if HIP_VERSION < 71300000") - 1].startswith("/* cooperative_groups/reduce.h: ")

@@ -144,6 +144,13 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
         target = m.group(2).decode("utf-8", "replace").strip()
         if is_project_header(ft.path, target, m.group(1) == b'"'):
             continue
+        if target in fix.shims:  # a header whose content is a shim (cooperative_groups/reduce.h): HIP's header for
+            hip = fix.shims[target]["include"]  # the rest, the shim from the compat header
+            w.edits.append((m.start(2), m.end(2), hip.encode()))
+            w.shims.add(target)
+            note("TRN017", m.start(2), target, f"#include <{target}> → <{hip}>, and {COMPAT_HEADER} for the rest: "
+                                               f"{fix.shims[target]['why']}", hip)
+            continue
         entry = fix.headers.get(target)
         hip, why = (entry["hip"], entry["why"]) if entry else (None, "")
         if hip is None and classify is not None:
