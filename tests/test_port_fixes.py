@@ -574,3 +574,24 @@ def test_translate_replaces_cg_reduce_header_with_the_shim(tmp_path):
     header = (out / "porter_hip_compat.h").read_text().splitlines()
     assert "__device__ T reduce(const thread_block_tile<N, P>& g, T v, Op op) {" in header
     assert header[header.index("#if HIP_VERSION < 71300000") - 1].startswith("/* cooperative_groups/reduce.h: ")
+
+
+def test_translate_makes_a_merged_overload_a_template_in_place(tmp_path):
+    """translate's fork of helper_cuda.h's two _cudaGetErrorEnum overloads (both hipError_t): the later definition
+    becomes a template on its own line (no line moves) and cuGetErrorName reaches translate's shim for
+    hipDrvGetErrorName, which HIP 5.2 lacks."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\n#include <cuda_runtime.h>\n\n"
+           "static const char *_cudaGetErrorEnum(cudaError_t error) {\n  return cudaGetErrorName(error);\n}\n\n"
+           "static const char *_cudaGetErrorEnum(CUresult error) {\n  const char *ret = NULL;\n"
+           "  cuGetErrorName(error, &ret);\n  return ret;\n}\n")
+    repo = make_repo(tmp_path / "r", {"helper.h": src})
+    out = tmp_path / "hip"
+    tr = porter_here("translate", str(repo), "-o", str(out))
+    assert tr.returncode == 0, tr.stderr
+    lines = (out / "helper.h").read_text().splitlines()
+    assert lines[4] == "static const char *_cudaGetErrorEnum(hipError_t error) {"
+    assert lines[8:11] == ["template <int porter_merged_overload = 0> static const char *_cudaGetErrorEnum(hipError_t "
+                           "error) {", "  const char *ret = NULL;", "  porter_hipDrvGetErrorName(error, &ret);"]
+    assert len(lines) == len(src.splitlines()) + 1  # the compat include on top, nothing else moved
