@@ -595,3 +595,39 @@ def test_translate_makes_a_merged_overload_a_template_in_place(tmp_path):
     assert lines[8:11] == ["template <int porter_merged_overload = 0> static const char *_cudaGetErrorEnum(hipError_t "
                            "error) {", "  const char *ret = NULL;", "  porter_hipDrvGetErrorName(error, &ret);"]
     assert len(lines) == len(src.splitlines()) + 1  # the compat include on top, nothing else moved
+
+
+def test_integer_stored_through_a_cudeviceptr_is_cast(tmp_path):
+    """cuda-samples' matrixMulDrv.cpp packs kernel arguments with `*(reinterpret_cast<CUdeviceptr *>(&buf[off])) =
+    width;` (a size_t): CUdeviceptr is an integer, hipDeviceptr_t a pointer ("incompatible integer to pointer
+    conversion"). The stored value gets `(CUdeviceptr)(...)`, the same store for nvcc; a second run changes nothing."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\nvoid pack(CUdeviceptr d, size_t width) {\n  char buf[64];\n  int off = 0;\n"
+           "  *(reinterpret_cast<CUdeviceptr *>(&buf[off])) = d;\n"
+           "  *(reinterpret_cast<CUdeviceptr *>(&buf[off + 8])) = width;\n}\n")
+    repo = make_repo(tmp_path / "r", {"drv.cpp": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "drv.cpp").read_text().splitlines()[7:9] == [
+        "  *(reinterpret_cast<CUdeviceptr *>(&buf[off])) = (CUdeviceptr)(d);",
+        "  *(reinterpret_cast<CUdeviceptr *>(&buf[off + 8])) = (CUdeviceptr)(width);"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
+def test_occupancy_call_with_a_null_callback_reaches_a_shim(tmp_path):
+    """matrixMulDrv's cuOccupancyMaxPotentialBlockSize(&grid, &block, f, 0, smem, 0): HIPIFY's
+    hipModuleOccupancyMaxPotentialBlockSize has no callback argument ("no matching function"); the compat header's
+    porter_ overload takes it and refuses a real callback at run time."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\nint pick(CUfunction f) {\n  int grid = 0, block = 0;\n"
+           "  cuOccupancyMaxPotentialBlockSize(&grid, &block, f, 0, 4096, 0);\n  return block;\n}\n")
+    repo = make_repo(tmp_path / "r", {"occ.cpp": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert "#define cuOccupancyMaxPotentialBlockSize porter_hipModuleOccupancyMaxPotentialBlockSize" in header
+    assert "        if (shared_for_block) return hipErrorNotSupported;".strip() in [h.strip() for h in header]
