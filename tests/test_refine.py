@@ -141,3 +141,28 @@ def test_a_directive_is_a_hash_first_on_its_line():
     assert preprocessed(sf).groups == (Group((Arm("ifdef", "A  # if B", 4, 4, 4),), 5),
                                        Group((Arm("if", "0", 1, 1, 5),), 6))
     assert sorted(dead_lines(sf)) == [2, 3, 4, 5]
+
+
+def test_plain_same_name_renames_read_info_and_caveats_stay_open(tmp_path):
+    # hipify's renames are free work (bench/judged/README.md, "real"): a same-name function without a caveat is info;
+    # the 64-bit-mask warp functions and the directed-rounding intrinsics HIP hides behind
+    # OCML_BASIC_ROUNDED_OPERATIONS stay open; a plain cudaLaunchKernel is API001's rename, not KRN003's.
+    (tmp_path / "a.cu").write_text(
+        "#include <cuda_bf16.h>\n"                                                         # 1
+        "__global__ void k(__nv_bfloat16* x, float* y, unsigned long long m) {\n"          # 2
+        "  float v = __bfloat162float(x[threadIdx.x]);\n"                                  # 3 info
+        "  v = __shfl_xor_sync(m, v, 1);\n"                                                # 4 low
+        "  y[threadIdx.x] = __fdiv_rd(v, 3.0f);\n"                                         # 5 low
+        "}\n"
+        "void h(__nv_bfloat16* x, float* y, cudaLaunchConfig_t* c) {\n"                     # 7
+        "  void* a[] = {&x, &y};\n"
+        "  cudaLaunchKernel((void*)k, dim3(1), dim3(64), a, 0, 0);\n"                       # 9 API001 only
+        "  cudaLaunchKernelEx(c, k, x, y, 0ull);\n"                                         # 10 KRN003 low
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule, str(f.severity), dict(f.data).get("advice", "")[:30])
+                 for f in result.findings if f.rule in ("API004", "KRN003"))
+    assert got == [(3, "API004", "info", "compare its behaviour with HIP"),
+                   (4, "API004", "low", "same name in HIP with a 64-bit"),
+                   (5, "API004", "low", "HIP declares the _rd/_ru/_rz f"),
+                   (10, "KRN003", "low", "")]

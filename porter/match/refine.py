@@ -16,7 +16,11 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
-7. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
+7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
+   caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) reads info, as
+   API001's renames do; an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
+   directed-rounding intrinsics HIP declares only under `OCML_BASIC_ROUNDED_OPERATIONS` stay open.
+8. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
@@ -31,6 +35,7 @@ from typing import Iterable
 from porter.datafile import DATA_DIR, read_yaml
 from porter.errors import DataFileError
 from porter.match.draft import Draft
+from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import Group, names_rocm, preprocessed
@@ -86,6 +91,8 @@ ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
 _ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
 _ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
+# Same-name findings whose knowledge-base entry has no caveat: a plain rename, info (module doc, step 7).
+PLAIN_RENAME_RULES = frozenset({"API004"})
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
 OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
 _POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
@@ -121,6 +128,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
+    findings = [plain_rename(f) for f in findings]
     return one_per_spot(findings)
 
 
@@ -170,6 +178,18 @@ def _diagnostic_line(sf: SourceFile, line: int) -> bool:
     message to a person (`#error thrust::cuda::par_nosync needs CUDA 12`), not a use."""
     start = sf.line_starts[line - 1] if line - 1 < len(sf.line_starts) else len(sf.data)
     return _DIAGNOSTIC.match(sf.data, start) is not None
+
+
+def plain_rename(f: Draft) -> Draft:
+    """An API004 same-name finding at info when its only advice is the generic one (no caveat in the knowledge
+    base): nothing changes at that spot on HIP, so it is no open port work (bench/judged/README.md, "real")."""
+    if f.rule not in PLAIN_RENAME_RULES or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    if data.get("advice") != GENERIC_SAME_NAME:
+        return f
+    data["rename"] = "plain: HIP declares it under the same name with the same meaning"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
