@@ -166,3 +166,36 @@ def test_plain_same_name_renames_read_info_and_caveats_stay_open(tmp_path):
                    (4, "API004", "low", "same name in HIP with a 64-bit"),
                    (5, "API004", "low", "HIP declares the _rd/_ru/_rz f"),
                    (10, "KRN003", "low", "")]
+
+
+def test_capability_tests_amd_answers_as_ampere_read_info(tmp_path):
+    # PyTorch on ROCm reports (9, 4) on MI300X, (9, 5) on MI355X, (12, 5) on MI455X: a test those and Ampere (8, 0)
+    # answer alike takes Ampere's path on AMD (info); `>= (9, 0)` takes Hopper's (open); an uncompared call stays open.
+    (tmp_path / "caps.py").write_text(CAPS)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity)) for f in sorted(result.findings, key=lambda f: f.line) if f.rule == "PYT001"]
+    assert got == [(5, "info"), (7, "info"), (9, "medium"), (11, "info"), (12, "medium"), (14, "info")]
+    note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 7).data)["amd_answers"]
+    assert note == ("`get_device_capability()[0] == 10` is False on Ampere (8, 0) and on every AMD GPU ((9, 4), (9, 5), "
+                    "(12, 5)): ROCm takes Ampere's path")
+
+
+CAPS = """\
+import torch
+
+
+def pick(x):
+    if torch.cuda.get_device_capability(x.device) < (8, 0):
+        return "volta"
+    if torch.cuda.get_device_capability()[0] == 10:
+        return "sm100"
+    if torch.cuda.get_device_capability() >= (9, 0):
+        return "hopper"
+    major = torch.cuda.get_device_capability()[0] >= 8
+    cap = torch.cuda.get_device_capability()
+    if (weight is None and
+            torch.cuda.get_device_capability(
+                x.device) < (8, 0)):
+        return "old"
+    return cap, major
+"""
