@@ -199,3 +199,22 @@ def pick(x):
         return "old"
     return cap, major
 """
+
+
+def test_deprecated_apis_hip_keeps_read_info(tmp_path):
+    # CUDA deprecated them, hipify maps them to a HIP call HIP keeps: the port is a rename (info). No HIP name, or
+    # the same name HIP itself deprecated (texture references), stays open.
+    (tmp_path / "b.cu").write_text(
+        "#include <cusparse.h>\n"
+        "__global__ void k(float* p) { p[0] = 1.f; }\n"
+        "void h(cusparseHandle_t hd) {\n"
+        "  cudaFuncSetSharedMemConfig(k, cudaSharedMemBankSizeEightByte);\n"   # 4 info
+        "  cudaThreadSynchronize();\n"                                          # 5 info
+        "  cusparseAlgMode_t a = CUSPARSE_ALG0;\n"                              # 6 medium x2 (no HIP name)
+        "  texture<float, 1> tex;\n"                                            # 7 medium (same name)
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "API003")
+    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 4).data)["rename"] == (
+        "plain: hipify maps it to hipFuncSetSharedMemConfig, which HIP keeps")

@@ -17,7 +17,8 @@ sorted drafts of its findings (porter.match.draft):
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
-   caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) reads info, as
+   caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) and an API CUDA
+   deprecated that hipify maps to a HIP call HIP keeps (API003: `cudaFuncSetSharedMemConfig`) read info, as
    API001's renames do; an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
    directed-rounding intrinsics HIP declares only under `OCML_BASIC_ROUNDED_OPERATIONS` stay open.
 8. A capability test (PYT001) that Ampere (8, 0) and every AMD GPU porter knows answer alike - `cap < (8, 0)`,
@@ -98,7 +99,7 @@ _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b
 # Capability tests read against Ampere and the AMD GPUs (module doc, step 8).
 CAPABILITY_RULES = frozenset({"PYT001"})
 # Same-name findings whose knowledge-base entry has no caveat: a plain rename, info (module doc, step 7).
-PLAIN_RENAME_RULES = frozenset({"API004"})
+PLAIN_RENAME_RULES = frozenset({"API004", "API003"})
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
 OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
 _POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
@@ -194,9 +195,16 @@ def plain_rename(f: Draft) -> Draft:
     if f.rule not in PLAIN_RENAME_RULES or f.severity <= Severity.INFO:
         return f
     data = dict(f.data)
-    if data.get("advice") != GENERIC_SAME_NAME:
+    advice = str(data.get("advice", ""))
+    if f.rule == "API004" and advice == GENERIC_SAME_NAME:
+        data["rename"] = "plain: HIP declares it under the same name with the same meaning"
+    elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none") and advice.startswith("hipify maps")
+          and "deprecated" not in advice):
+        # CUDA deprecated it, HIP keeps it (hipFuncSetSharedMemConfig, hipsparseScsrgemm2): the port is hipify's rename;
+        # moving off the deprecated API is CUDA-side upkeep.
+        data["rename"] = f"plain: hipify maps it to {data['hip']}, which HIP keeps"
+    else:
         return f
-    data["rename"] = "plain: HIP declares it under the same name with the same meaning"
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
