@@ -101,9 +101,9 @@ FALLBACKS = """__device__ void f(float2& c, float2 a, float2 b) {
   int lane2 = threadIdx.x % 32;
 #endif
 #if CUDA_VERSION >= 9000
-  c.x = __shfl_xor_sync(0xffffffffffffffffull, c.x, 1);
+  c.x = __shfl_sync(0xffffffffffffffffull, c.x, 0);
 #else
-  c.x = __shfl_xor(c.x, 1);
+  c.x = __shfl(c.x, 0);
 #endif
 }
 #if __CUDA_ARCH__ >= 800
@@ -119,7 +119,7 @@ def test_fallbacks_rocm_branches_and_old_toolkit_code(tmp_path):
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     # Line 2's test has a plain-C #else: HIP compiles that, so no DEV009; line 7's #else traps, so it stays. Line 12
     # names ROCm itself. Line 16 is inside #ifdef USE_ROCM (AMD-only: kept, and port-awareness reads it handled), line
-    # 18 is the CUDA side. Line 20's version test falls back to __shfl_xor (fine on HIP), and that fallback (line 23)
+    # 18 is the CUDA side. Line 20's version test falls back to __shfl (fine on HIP; a broadcast, so lines 16 and 18's 32s are no logical-warp group), and that fallback (line 23)
     # is no deprecated-API use.
     assert sorted((f.line, f.rule) for f in result.findings) == [
         (3, "DEV001"), (7, "DEV009"), (10, "DEV001"), (16, "DEV011"), (18, "DEV011"), (21, "API004"), (26, "DEV009"),

@@ -267,8 +267,8 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
     """A drop-in library's include at info when an `#if` arm around it tests the library's own switch (`#if
     HAVE_NVTX`, `#ifdef K2_ENABLE_NVTX`, `#ifdef APP_USE_CUSOLVER`): the build sets it only where it finds the
     library, so the feature is optional, and where ROCm has the drop-in it is a rename the switch already gates."""
-    if f.rule not in OPTIONAL_DROPIN_RULES or f.severity <= Severity.INFO:
-        return f
+    if f.rule not in OPTIONAL_DROPIN_RULES:
+        return f  # LIB001 reads info anyway (a rename); the switch that gates it is still worth saying
     data = dict(f.data)
     lib = str(data.get("library_id", "")).lower()
     if not lib:
