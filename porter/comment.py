@@ -10,7 +10,9 @@ username (GitLab), asked only when some comment carries the marker; `bot_login` 
 anywhere else); the comment is edited when the body changed, left alone when it did not, and a new one is posted
 only when there is none. An empty body is refused, never posted over porter's comment.
 
-Every answer is read as a stream and refused past MAX_BODY_BYTES or READ_DEADLINE; JSON that does not parse or has
+Every answer is read as a stream and refused past MAX_BODY_BYTES or READ_DEADLINE (status line and headers
+included: httpx's timeouts are per socket read, so a watchdog shuts the connection down when the time is up), and
+all the requests of one run end by RUN_DEADLINE; JSON that does not parse or has
 the wrong shape is an error, not a crash. 5xx answers, 429 and GitHub's secondary rate limit are retried with
 exponential backoff (at most RETRIES times and MAX_SLEEP seconds of waiting in all, honouring Retry-After); a
 POST is not retried blindly after a 5xx (the comment may exist): the comments are listed again first. API failures
@@ -22,6 +24,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -36,7 +40,8 @@ from porter.render.pr_comment import LIMIT, MARKER, github_server
 from porter.render.safe import MENTION
 
 TIMEOUT = 30.0  # seconds per connect, and between two chunks of an answer
-READ_DEADLINE = 120.0  # seconds for one whole answer, however slowly a server drips it
+READ_DEADLINE = 120.0  # seconds for one whole answer (its head too), however slowly a server drips it
+RUN_DEADLINE = 600.0  # seconds for all the requests of one run (100 pages of comments at 120 s each would be hours)
 MAX_PAGES = 100  # 10,000 comments at 100 a page: a bound, not a limit anyone meets
 # One answer's bytes: a page of 100 comments of 65,536 characters, up to 4 UTF-8 bytes each, is ~26 MiB of JSON at
 # the very worst; anything larger is not a comment list.
@@ -276,6 +281,25 @@ class _Api:
         self.slept = 0.0
         self.client = httpx.Client(base_url=self.base, headers=dict(headers), timeout=TIMEOUT,
                                    follow_redirects=False, trust_env=True)
+        self.ends = time.monotonic() + RUN_DEADLINE
+        self._sockets: list[Any] = []  # every connection this client opened, for the watchdog to shut down
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpx's trace hook: note the socket of each new connection (TCP, then TLS over it)."""
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                self._sockets.append(sock)
+
+    def _expire(self, expired: threading.Event) -> None:
+        """The watchdog: a blocked read returns at once when its socket is shut down."""
+        expired.set()
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def _once(self, method: str, url: str, what: str, **kw) -> Reply:
         try:
@@ -287,17 +311,35 @@ class _Api:
             raise ApiError(f"{what}: the API pointed to {_shown_origin(request.url)}, not its own origin "
                            f"{_shown_origin(self.base)}: refusing to send the token there")
         started = time.monotonic()
+        whole_run = self.ends - started < READ_DEADLINE
+        late = (ApiError(f"{what}: the API took over {RUN_DEADLINE:g} s, porter comment's time for all its requests, "
+                         "to answer") if whole_run else
+                ApiError(f"{what}: the API took over {READ_DEADLINE:g} s to send its answer"))
+        if self.ends <= started:
+            raise late
+        request.extensions["trace"] = self._trace
+        expired = threading.Event()
+        watchdog = threading.Timer(min(READ_DEADLINE, self.ends - started), self._expire, (expired,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
             resp = self.client.send(request, stream=True)
             try:
-                body = self._read(resp, what, started)
+                body = self._read(resp, what, started, expired, late)
             finally:
                 resp.close()
         except httpx.HTTPError as e:
+            if expired.is_set():
+                raise late from None
             raise ApiError(f"{what}: cannot reach {_shown_origin(self.base)}: {e}") from None
+        finally:
+            watchdog.cancel()
+            if expired.is_set():
+                self._sockets.clear()  # shut down: the pool opens new connections for any later request
         return Reply(resp.status_code, resp.headers, body, resp.links.get("next", {}).get("url"))
 
-    def _read(self, resp: httpx.Response, what: str, started: float) -> bytes:
+    def _read(self, resp: httpx.Response, what: str, started: float, expired: threading.Event,
+              late: ApiError) -> bytes:
         too_big = ApiError(f"{what}: the API's answer is over {MAX_BODY_BYTES // 1048576} MiB: refusing to read it")
         declared = resp.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
@@ -307,8 +349,8 @@ class _Api:
             buf += chunk
             if len(buf) > MAX_BODY_BYTES:
                 raise too_big
-            if time.monotonic() - started > READ_DEADLINE:
-                raise ApiError(f"{what}: the API took over {READ_DEADLINE:g} s to send its answer")
+            if expired.is_set() or time.monotonic() - started > min(READ_DEADLINE, self.ends - started):
+                raise late
         return bytes(buf)
 
     def pause(self, attempt: int, wait: float | None = None) -> bool:

@@ -127,6 +127,8 @@ def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:
         return yaml.load(text, Loader=loader)
     except RecursionError:
         raise error(shown, "<file>", "nested too deeply to read") from None
+    except ValueError as e:  # an integer past Python's 4,300 digits: the int constructor's refusal, not a YAMLError
+        raise error(shown, "<file>", f"not valid YAML: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

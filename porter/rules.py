@@ -324,6 +324,30 @@ def _schema_problem(error) -> str:
     return error.message
 
 
+def _load_shared(path: Path, directory: Path, budget: Budget | None, spent: list[float]) -> tuple[Rule, bytes]:
+    """_load_rule, a rule from outside porter's data given what is left of one budget shared by all of them: a
+    repository may name thousands of rule files, and one budget each would let them hold a scan for hours."""
+    if budget is None or not budget.seconds or _is_shipped(path):
+        return _load_rule(path, directory, None, budget)
+    import dataclasses
+    import time
+
+    left = budget.seconds - spent[0]
+    started = time.monotonic()
+    try:
+        if left <= 0:
+            raise RuleError(path, "patterns", "(not compiled)")
+        return _load_rule(path, directory, None, dataclasses.replace(budget, seconds=left))
+    except RuleError as e:
+        if left < budget.seconds and time.monotonic() - started >= left:
+            raise RuleError(path, e.field, f"rule {path.name.split('-')[0]}: the tree-sitter queries of the rules "
+                                           f"from outside porter's data took longer than {budget.seconds:g} s in "
+                                           "all to compile") from None
+        raise
+    finally:
+        spent[0] += time.monotonic() - started
+
+
 @dataclass(frozen=True)
 class RuleSet:
     rules: tuple[Rule, ...]
@@ -341,8 +365,9 @@ def load_rules(directory: Path = RULES_DIR, extra: list[Path] | None = None, bud
         paths.extend(rule_files(p) if p.is_dir() else [p])
     rules: dict[str, Rule] = {}
     h = hashlib.sha256()
+    spent = [0.0]  # seconds the rules from outside porter's data took, all of them within one budget
     for p in paths:
-        rule, data = _load_rule(p, directory, None, budget)
+        rule, data = _load_shared(p, directory, budget, spent)
         if rule.id in rules:
             raise RuleError(p, "id", f"{rule.id} is already defined in {rules[rule.id].source}")
         rules[rule.id] = rule

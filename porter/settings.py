@@ -156,7 +156,8 @@ def _has_tool_porter(py: Path, top: Path) -> bool:
 
     try:
         doc = tomllib.loads(read_regular(py, MAX_CONFIG_BYTES, "pyproject.toml", top).decode("utf-8"))
-    except (UsageError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+    except (UsageError, UnicodeDecodeError, ValueError, RecursionError):
+        # ValueError: a TOMLDecodeError, or an integer past Python's 4,300 digits (tomllib passes that one on).
         return False  # a broken pyproject.toml without our table is the project's business, not ours
     tool = doc.get("tool")
     return isinstance(tool, dict) and "porter" in tool
@@ -191,7 +192,7 @@ def load_config(path: Path | None, *, top: Path | None = None) -> Config:
         doc = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8: {e}") from None
-    except tomllib.TOMLDecodeError as e:
+    except ValueError as e:  # TOMLDecodeError, or an integer past Python's 4,300 digits (which tomllib passes on)
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to be a configuration") from None

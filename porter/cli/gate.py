@@ -1,16 +1,19 @@
 """The exit gate, written once: exit 1 when a counted finding has --fail-on's severity or worse, else 0.
 
 Counted are open findings unless --status names others: a spot a ROCm path already handles, or one kept CUDA-only
-on purpose, never fails CI. `scan`, `scan --new-since/--baseline` (its new findings) and `check` all ask here.
+on purpose, never fails CI. `scan`, `scan --new-since/--baseline` (its new findings) and `check` all ask here. A file porter meant to read and
+could not (over a limit, past its budget, a porter bug) fails a `scan` gate too (`unseen`): a pull request must not
+hide code from the gate by making porter skip it.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable
 
 from porter.cli.base import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
-    from porter.model import Finding, Severity
+    from porter.model import Finding, Severity, Skipped
 
 
 def gate(findings: Iterable[Finding], threshold: Severity | None, status: str = "open") -> int:
@@ -22,3 +25,22 @@ def gate(findings: Iterable[Finding], threshold: Severity | None, status: str = 
     want = None if status == "all" else Status.parse(status)
     failing = any(f.severity >= threshold and (want is None or f.status == want) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+# Why porter skips a file it would otherwise read: over the size or line limit, past its time or memory budget, its
+# parser died, or a porter bug (porter.pipeline's reasons, porter.contain's and porter.source.read's size refusals).
+# A pull request can add CUDA code in such a file on purpose; a symlink or a submodule porter never reads is not one.
+_UNSEEN = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
+                     r"^parser process died|^porter failed on this file \(internal error")
+
+
+def unseen(skipped: Iterable[Skipped]) -> list[Skipped]:
+    """The skipped files porter meant to read and could not: code a gate must not pass as clean."""
+    return [s for s in skipped if _UNSEEN.search(s.reason)]
+
+
+def unseen_warning(files: list[Skipped], changed: bool, gated: bool) -> str:
+    """The warning naming the files `unseen` returned (the first three with their reasons)."""
+    named = "; ".join(f"{s.path}: {s.reason}" for s in files[:3]) + (" ..." if len(files) > 3 else "")
+    return (f"warning: {len(files)} {'changed ' if changed else ''}file(s) could not be scanned ({named})"
+            + ("; --fail-on fails rather than pass code it did not see" if gated else ""))

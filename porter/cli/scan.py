@@ -8,7 +8,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_FINDINGS, PlainHelp, app, err, run_command, say
-from porter.cli.gate import gate
+from porter.cli.gate import gate, unseen, unseen_warning
 from porter.cli.output import check_suffix, show
 from porter.cli.selection import narrow_severity, selection, unselected
 from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, scanned_any, settings_for
@@ -112,6 +112,12 @@ def scan(
                         "are listed as skipped" + ("; --fail-on fails rather than pass code it did not see"
                                                    if threshold is not None else ""), soft_wrap=True, markup=False)
             if threshold is not None:
+                return EXIT_FINDINGS
+        missed = unseen(run.result.skipped)
+        if missed:
+            err().print(unseen_warning(missed, run.diff is not None, run.settings.fail_on is not None),
+                        soft_wrap=True, markup=False, highlight=False)
+            if run.settings.fail_on is not None:
                 return EXIT_FINDINGS
         if run.diff is not None:
             return gate(run.diff.new, run.settings.fail_on)

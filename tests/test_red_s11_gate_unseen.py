@@ -1,0 +1,132 @@
+"""Red team, session 11: a pull request hides its CUDA-only code from the gate by making porter skip the file.
+
+A file porter skips (over the size or line limit, past its time or memory budget, or tripping a porter bug) has no
+findings, so `scan --new-since BASE --fail-on SEV` passed it: a PR adding a kernel full of warp-size bugs plus
+padding past the size limit (or one launch whose configuration nests 1,200 parentheses, which porter's constant
+folder recursed on) got exit 0 and the comment "no new CUDA-only code". The gate now fails on a changed source file
+it could not see, as it already did for files the run's deadline cut; what porter does not read on purpose (a
+symlink in the tree, a submodule) is not counted.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from helpers import git, make_repo, porter_here, write_files
+
+KERNEL = """#include <cuda_runtime.h>
+__global__ void k(float* x) {
+  float v = x[threadIdx.x];
+  v += __shfl_down_sync(0xffffffff, v, 16);
+  unsigned m = __ballot_sync(0xffffffff, v > 0);
+  x[threadIdx.x] = v + m;
+}
+"""
+DEEP = 1200  # parentheses around one launch argument: past Python's recursion limit in a recursive folder
+
+
+def _pr(tmp_path, files: dict[str, str]):
+    """A repository whose base commit holds one kernel and whose head commit (the PR) adds `files`."""
+    repo = make_repo(tmp_path / "r", {"base.cu": KERNEL})
+    write_files(repo, files)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    return repo
+
+
+def _gate(repo, *extra: str):
+    return porter_here("scan", str(repo), "--no-cache", "--new-since", "HEAD~1", "--fail-on", "low",
+                       "--format", "json", *extra)
+
+
+def test_a_changed_file_over_the_size_limit_fails_the_gate(tmp_path):
+    padding = ("// " + "x" * 97 + "\n") * 200  # 20,000 bytes: over the 0.01 MiB limit this test runs with
+    repo = _pr(tmp_path, {"new.cu": KERNEL + padding})
+    p = _gate(repo, "--max-file-size-mb", "0.01")
+    assert p.returncode == 1, p.stderr
+    assert ("warning: 1 changed file(s) could not be scanned (new.cu: file is 0.0 MiB, over the 0 MiB limit); "
+            "--fail-on fails rather than pass code it did not see") in p.stderr
+
+
+def test_a_changed_file_porter_fails_on_fails_the_gate(tmp_path):
+    launch = "void f() { k<<<" + "(" * DEEP + "1" + ")" * DEEP + ", 32>>>(0); }\n"
+    repo = _pr(tmp_path, {"new.cu": KERNEL + launch})
+    p = _gate(repo)
+    assert p.returncode == 1, p.stderr
+    assert "warning: 1 changed file(s) could not be scanned (new.cu: " in p.stderr
+    assert "--fail-on fails rather than pass code it did not see" in p.stderr
+
+
+def test_without_fail_on_the_unseen_file_is_still_said(tmp_path):
+    padding = ("// " + "x" * 97 + "\n") * 200
+    repo = _pr(tmp_path, {"new.cu": KERNEL + padding})
+    p = porter_here("scan", str(repo), "--no-cache", "--new-since", "HEAD~1", "--max-file-size-mb", "0.01",
+                    "--format", "json")
+    assert p.returncode == 0, p.stderr
+    assert "warning: 1 changed file(s) could not be scanned (new.cu: " in p.stderr
+    assert "--fail-on" not in p.stderr
+
+
+def test_a_plain_scan_gate_fails_on_a_file_it_could_not_see_too(tmp_path):
+    padding = ("// " + "x" * 97 + "\n") * 200
+    repo = make_repo(tmp_path / "r", {"new.cu": KERNEL + padding, "README.md": "hello\n"})
+    p = porter_here("scan", str(repo), "--no-cache", "--fail-on", "blocker", "--max-file-size-mb", "0.01",
+                    "--format", "json")
+    assert p.returncode == 1, p.stderr
+    assert ("warning: 1 file(s) could not be scanned (new.cu: file is 0.0 MiB, over the 0 MiB limit (generated?)); "
+            "--fail-on fails rather than pass code it did not see") in p.stderr
+
+
+def test_what_porter_does_not_read_on_purpose_does_not_fail_the_gate(tmp_path):
+    repo = make_repo(tmp_path / "r", {"base.cu": KERNEL})
+    os.symlink("base.cu", repo / "link.cu")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    p = _gate(repo)
+    assert p.returncode == 0, p.stderr
+    assert "could not be scanned" not in p.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="house: porter/render/pr_comment.py says 'no new CUDA-only code' (✅) when "
+                                       "a changed file was skipped; it should name the files it could not scan")
+def test_the_pr_comment_does_not_say_all_clear_over_a_file_it_could_not_see(tmp_path):
+    padding = ("// " + "x" * 97 + "\n") * 200
+    repo = _pr(tmp_path, {"new.cu": KERNEL + padding})
+    p = porter_here("scan", str(repo), "--no-cache", "--new-since", "HEAD~1", "--max-file-size-mb", "0.01",
+                    "--format", "markdown")
+    assert "no new CUDA-only code" not in p.stdout
+    assert "new.cu" in p.stdout
+
+
+def _deep(x: str) -> str:
+    return "(" * DEEP + x + ")" * DEEP
+
+
+# Each is a real kernel file plus one deep expression where the kernel-facts stage recurses on it; the findings of
+# the file's own kernel (6) must survive. Measured frames: constfold.fold via launch_config.fold_site (launch,
+# #define'd and constexpr block sizes, a 1,200-long constexpr chain), facts_lanes.lane_array_index (a shared array
+# size), facts_detectors.warp_operations (a shuffle's or ballot's argument).
+DEEP_CASES = {
+    "launch": "void f() { k<<<" + _deep("1") + ", 32>>>(0); }\n",
+    "define": "#define B " + _deep("256") + "\nvoid f() { k<<<1, B>>>(0); }\n",
+    "chain": "constexpr int C0 = 1;\n" + "".join(f"constexpr int C{i} = C{i - 1} + 1;\n" for i in range(1, DEEP))
+             + f"void f() {{ k<<<1, C{DEEP - 1}>>>(0); }}\n",
+    "shared": "__global__ void k2() { __shared__ float s[" + _deep("32") + "]; s[0] = 0; }\n",
+    "shuffle": "__global__ void k4(float* x) { x[0] = __shfl_xor_sync(0xffffffff, x[0], " + _deep("1") + "); }\n",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="judge: porter/kernels/ (constfold.fold, facts_lanes.lane_array_index, "
+                                       "facts_detectors.warp_operations) recurse once per nesting level and the "
+                                       "RecursionError skips the whole file; a depth cap (unknown past it) in "
+                                       "kernels, or measure() dropping only the kernel facts, keeps the findings")
+@pytest.mark.parametrize("case", sorted(DEEP_CASES))
+def test_a_deeply_nested_expression_keeps_the_files_findings(tmp_path, case):
+    import json
+
+    repo = make_repo(tmp_path / "r", {"a.cu": KERNEL + DEEP_CASES[case]})
+    p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
+    data = json.loads(p.stdout)
+    assert data["skipped"] == []
+    assert data["summary"]["findings"] >= 6
