@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import stat
 from pathlib import Path
@@ -124,7 +125,9 @@ def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:
         if "&" in text and any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=loader)):
             # Aliases let a few lines expand to billions of nodes when validated; porter's data never needs them.
             raise error(shown, "<file>", "uses YAML aliases (*name), which data files may not (write the value out)")
-        return yaml.load(text, Loader=loader)
+        doc = yaml.load(text, Loader=loader)
+        _check_numbers(doc, error, shown)
+        return doc
     except RecursionError:
         raise error(shown, "<file>", "nested too deeply to read") from None
     except ValueError as e:  # an integer past Python's 4,300 digits: the int constructor's refusal, not a YAMLError
@@ -133,6 +136,23 @@ def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise error(shown, "<file>", f"not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+
+
+def _check_numbers(doc: Any, error: type[DataFileError], shown: Path | str) -> None:
+    """Every number of a data file is finite and fits 64 bits. A schema's `minimum` passes YAML's .nan (no
+    comparison with NaN is true) and .inf, and any integer; the code reading a target profile or a rule then does
+    arithmetic a NaN, an infinity or a 4,000-digit integer breaks (int(nan) raises, range(10**4000) never ends)."""
+    todo: list[tuple[str, Any]] = [("", doc)]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, dict):
+            todo.extend((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            todo.extend((f"{where}.{i}" if where else str(i), v) for i, v in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise error(shown, where or "(top level)", f"{value} is not a finite number")
+        elif isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < (1 << 63):
+            raise error(shown, where or "(top level)", f"an integer of {len(str(abs(value)))} digits is past 64 bits")
 
 
 @functools.lru_cache(maxsize=1)

@@ -73,3 +73,35 @@ def test_a_repository_effort_model_with_a_number_past_pythons_digit_limit_is_a_u
     assert p.returncode == 2, p.stderr
     assert "not valid YAML: Exceeds the limit (4300 digits)" in p.stderr
     assert "internal error" not in p.stderr
+
+
+# -- a target profile's numbers: YAML's .nan passes every `minimum` of the schema (no comparison with NaN is true),
+#    .inf passes them all too, and a 4,000-digit integer is an integer; the kernel checks then crashed (exit 3).
+
+def _profile(tmp_path, field: str, value: str):
+    from conftest import REPO
+
+    text = (REPO / "rules" / "targets" / "mi355x.yaml").read_text().replace("id: mi355x", "id: zz")
+    lines = [f"{field}: {value}" if line.startswith(f"{field}:") else line for line in text.splitlines()]
+    kernel = ("__global__ void big(float* x) { __shared__ float s[4000]; s[threadIdx.x] = x[0]; __syncthreads(); "
+              "x[1] = s[5]; }\nvoid f(float* x) { big<<<1024, 256>>>(x); }\n")
+    return make_repo(tmp_path / "r", {"a.cu": kernel, "porter.toml": 'targets = ["t.yaml"]\n',
+                                      "t.yaml": "\n".join(lines) + "\n"})
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
+def test_a_repository_target_profile_with_a_number_that_is_not_finite_is_a_usage_error(tmp_path, value):
+    repo = _profile(tmp_path, "lds_per_workgroup_kib", value)
+    p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
+    assert p.returncode == 2, p.stderr
+    shown = {".nan": "nan", ".inf": "inf", "-.inf": "-inf"}[value]
+    assert f"t.yaml: lds_per_workgroup_kib: {shown} is not a finite number" in p.stderr
+    assert "internal error" not in p.stderr
+
+
+def test_a_repository_target_profile_with_an_integer_past_64_bits_is_a_usage_error(tmp_path):
+    repo = _profile(tmp_path, "max_workgroup_size", "9" * 4000)
+    p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
+    assert p.returncode == 2, p.stderr
+    assert "t.yaml: max_workgroup_size: an integer of 4000 digits is past 64 bits" in p.stderr
+    assert len(p.stderr) < 1000  # the number is not echoed back
