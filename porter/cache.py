@@ -26,6 +26,7 @@ import gc
 import hashlib
 import hmac
 import json
+import operator
 import os
 import secrets
 import stat
@@ -186,6 +187,7 @@ def _types() -> dict[str, type]:
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 # Whether every type an iterable gives is one of _SCALARS (asked in C: a list of scalars decodes to its tuple).
 _ALL_SCALARS = _SCALARS.issuperset
+_TUPLE, _TWO = frozenset({tuple}), frozenset({2})  # see _check_of's key/value pairs
 
 
 def encode(value: Any) -> Any:
@@ -423,6 +425,18 @@ def _check_of(hint: Any) -> Callable[[Any], bool] | None:
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             item, exact = _check_of(args[0]), _exact_types(args[0])
+            pair = typing.get_args(args[0])
+            if item is not None and typing.get_origin(args[0]) is tuple and len(pair) == 2 and Ellipsis not in pair:
+                # Key/value pairs (Finding.data: a warm scan checks ~40k): every pair a tuple of two, and their keys'
+                # and values' types each one set, all in C; each pair asked alone only where that does not settle it.
+                e0, e1 = _exact_types(pair[0]), _exact_types(pair[1])
+                any0, any1 = _check_of(pair[0]) is None, _check_of(pair[1]) is None
+                first, second = operator.itemgetter(0), operator.itemgetter(1)
+                return lambda v: type(v) is tuple and (
+                    (set(map(type, v)) <= _TUPLE and set(map(len, v)) <= _TWO
+                     and (any0 or set(map(type, map(first, v))) <= e0)
+                     and (any1 or set(map(type, map(second, v))) <= e1))
+                    or all(map(item, v)))
             # the types of the items as one set first (in C); each item asked only where one is not exact
             return (lambda v: type(v) is tuple) if item is None else \
                 (lambda v: type(v) is tuple and (set(map(type, v)) <= exact or all(map(item, v))))

@@ -29,9 +29,7 @@ from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
-from porter.match.base import SkipFile
-from porter.match.engine import prepare_rules, rule_applies_to, run_rules
-from porter.match.registry import MatchContext
+from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
@@ -302,6 +300,14 @@ _STATE: _Worker | None = None
 def _init_worker(state: _Worker) -> None:
     global _STATE
     _STATE = state
+
+
+def _prepare(state: _Worker) -> None:
+    """Before the first file is scanned: the rules' queries and regexes declared (porter.match.engine.prepare_rules).
+    Not done for a scan that every file's cache entry answers: neither it nor the matchers' modules (porter.match's
+    registry imports every pattern kind, a tenth of a second) are needed to read results back."""
+    from porter.match.engine import prepare_rules
+
     prepare_rules(state.ruleset.rules)
 
 
@@ -713,6 +719,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
     done = total - len(todo)
     if not todo:
         return out  # type: ignore[return-value]
+    _prepare(state)
     _warm(state, {files[i].language for i in todo})
     workers = min(jobs, len(todo))
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
@@ -820,6 +827,8 @@ def _open_whole(source: Source, c: Candidate, limit: int) -> io.BytesIO:
 def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None,
                 opener: Callable[[], io.BytesIO] | None = None, size: int | None = None) -> FileResult:
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
+    from porter.match.engine import rule_applies_to, run_rules
+
     st = st or _STATE
     assert st is not None, "worker not initialised"
     rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]

@@ -48,11 +48,11 @@ def test_a_job_is_planned_under_its_own_library_once(tmp_path):
 
     root = make_repo(tmp_path / "gemm", {"csrc/gemm.cu": GEMM})
     run = assess(root)
-    recs = {r["id"]: r for r in run.assessment.recommendations}
-    assert [s["item"] for s in recs["library:cutlass"]["plan"]] == ["one-off:reimplement-cutlass"]
-    assert recs["library:cuda-runtime"]["plan"] == [] and recs["library:cub"]["plan"] == []
-    assert recs["library:cutlass"]["targets"] == {}  # the FP8 facts are the FP8 topic's
-    assert sorted(recs["topic:fp8"]["targets"]) == ["mi300x", "mi355x"]
+    recs = {r.id: r for r in run.assessment.recommendations}
+    assert [s.item for s in recs["library:cutlass"].plan] == ["one-off:reimplement-cutlass"]
+    assert recs["library:cuda-runtime"].plan == () and recs["library:cub"].plan == ()
+    assert recs["library:cutlass"].targets == {}  # the FP8 facts are the FP8 topic's
+    assert sorted(recs["topic:fp8"].targets) == ["mi300x", "mi355x"]
     md = render("markdown", run, RenderOptions(command="assess", about=about(root, use_git=False))).decode()
     section = md[md.index("## Recommendations"):md.index("## How the estimate adds up")].splitlines()
     heads = [line for line in section if line.startswith("### ") or line.startswith("Plan:")]
@@ -76,7 +76,7 @@ def test_examples_are_the_most_important_spots_and_never_repeated():
     assert got["kernels:port"] == ("src/kernels/histogram.cu:12 histogram_kernel",
                                    "src/kernels/reduce.cu:27 reduce_sum_cg_kernel",
                                    "src/kernels/reduce.cu:15 reduce_sum_kernel")
-    hours = {k["qualified_name"]: k["hours"]["likely"] for k in a.breakdowns["by_kernel"]}
+    hours = {k.qualified_name: k.hours.likely for k in a.breakdowns.by_kernel}
     assert (hours["histogram_kernel"] > hours["reduce_sum_cg_kernel"]
             > hours["reduce_sum_kernel"] == hours["count_nonzero_kernel"] == 0)
     # findings: the most severe first, one spot per file before a second from the same file

@@ -14,6 +14,7 @@ from porter.estimate.assess import assess
 from porter.estimate.effort_model import EffortModel, EffortModelError, Hours, load_effort_model, merge
 from porter.estimate.ranges import combine, pert
 from porter.model import Confidence, FileResult, Finding, Kernel, ScanResult, Severity
+from porter.model.assessment import ClassCount
 from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict
 from porter.rules import Rule, RuleSet
 from porter.targets import load_targets, select_targets
@@ -67,7 +68,7 @@ def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
     # 3 hits are 1.846 units, not 1 + 2 × 0.5
     assert it.hours.rounded() == Hours(0.09, 0.19, 0.46)
     assert it.klass == "free_with_hipify"
-    assert a.breakdowns["hipify"]["free_with_hipify"] == {"findings": 3, "lines": 3, "files": 1}
+    assert a.breakdowns.hipify.free_with_hipify == ClassCount(findings=3, lines=3, files=1)
     # repository-wide jobs the api finding triggers: toolchain/CI (0.5–1–4, no build file with a finding) and
     # validation (0.25–0.5–2, no kernels): floors that scale with the project, so a one-file port is not days of it
     assert {i.id for i in a.items if i.kind == "one-off"} == {"one-off:rocm-build-and-ci", "one-off:validate-on-target"}
@@ -112,9 +113,9 @@ def test_library_with_no_rocm_equivalent_blocks_and_its_replacement_absorbs_the_
     job = item(a, "one-off:replace-tensorrt-llm")
     assert job.hours == Hours(24, 60, 160) and set(job.findings) == {f.fingerprint for f in fs}
     assert not any(i.kind == "finding" for i in a.items)  # absorbed: no double counting
-    rec = next(r for r in a.recommendations if r["kind"] == "blocker")
-    assert rec["replacement"] == "vLLM (ROCm), SGLang (ROCm)" and rec["plan"][0]["item"] == "one-off:replace-tensorrt-llm"
-    assert a.breakdowns["by_library"][0]["id"] == "tensorrt-llm"
+    rec = next(r for r in a.recommendations if r.kind == "blocker")
+    assert rec.replacement == "vLLM (ROCm), SGLang (ROCm)" and rec.plan[0].item == "one-off:replace-tensorrt-llm"
+    assert a.breakdowns.by_library[0].id == "tensorrt-llm"
 
 
 def kernel_with(verdicts, line=10, end=49):
@@ -129,16 +130,16 @@ def test_kernel_verdicts_differ_per_target_and_absorb_the_findings_they_name():
     k = kernel_with({"mi300x": ("fix", "wave64-ballot-32bit"), "mi455x": ("ok", None)})
     f = finding("DEV002", line=20, category="device", severity="high", kernel="k")
     a = assess(result([f], [k]), ts("mi300x", "mi455x"), model=UNSCALED, rules=rs)
-    per = {t["id"]: t["verdict"] for t in a.targets}
+    per = {t.id: t.verdict for t in a.targets}
     assert per == {"mi300x": "port", "mi455x": "mechanical"}
     kern = item(a, "kernel:src/a.cu:10:k")
     # fix 2–4–10 h on the hardest target, × size (40 lines / 40)^0.5 = 1, × complexity 1
     assert kern.hours == Hours(2, 4, 10)
     assert kern.findings == (f.fingerprint,) and a.finding_item[f.fingerprint] == kern.id
-    row = a.breakdowns["by_kernel"][0]
-    assert row["targets"]["mi300x"]["reasons"] == ["wave64-ballot-32bit: wave64-ballot-32bit says why"]
-    assert (row["worst"], row["worst_target"]) == ("fix", "mi300x")
-    assert any("64-lane" in " ".join(v) for r in a.recommendations for v in r["targets"].values())
+    row = a.breakdowns.by_kernel[0]
+    assert row.targets["mi300x"].reasons == ("wave64-ballot-32bit: wave64-ballot-32bit says why",)
+    assert (row.worst, row.worst_target) == ("fix", "mi300x")
+    assert any("64-lane" in " ".join(v) for r in a.recommendations for v in r.targets.values())
 
 
 def test_kernel_size_and_further_targets_scale_the_cost():
@@ -340,8 +341,8 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     assert a.hours.rounded() == Hours(1.52, 2.0, 2.63)  # P10–likely–P90 of the items combined as independent
     assert [(s.label, s.need, s.kernels) for s in a.fix_sites] == [
         ("one compatibility header for the repository", "wave64-full-mask", 1)]
-    row = a.breakdowns["by_kernel"][0]
-    assert (row["item"], row["findings"]) == ("site:repository:compat", 1)  # findings written in the kernel's own body
+    row = a.breakdowns.by_kernel[0]
+    assert (row.item, row.findings) == ("site:repository:compat", 1)  # findings written in the kernel's own body
 
 
 def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):

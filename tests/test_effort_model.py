@@ -159,7 +159,7 @@ def test_cutlass_components_are_one_job_sized_from_the_kernels_it_covers():
     assert "0.5–1–3 h × 1 (the API surface used" in job.basis
     ids = {i.id for i in a.items}
     assert "kernel:src/a.cu:1:other" in ids and not any(i.startswith("kernel:attn/") for i in ids)
-    rows = {r["name"]: r["item"] for r in a.breakdowns["by_kernel"]}
+    rows = {r.name: r.item for r in a.breakdowns.by_kernel}
     assert rows == {"fwd": "one-off:reimplement-cutlass", "bwd": "one-off:reimplement-cutlass",
                     "other": "kernel:src/a.cu:1:other"}
 
@@ -201,10 +201,10 @@ def test_optional_work_is_on_its_own_line_never_in_the_headline_or_the_verdict()
     assert a.verdict == "port"  # not blocked: the blocker is in contrib/
     assert a.finding_item.keys() == {main.fingerprint}
     opt = a.optional
-    assert (opt["findings"], opt["kernels"], opt["files"]) == (2, 0, 2)
-    assert opt["text"].startswith("Optional (not in the headline or the verdict): ")
+    assert opt is not None and (opt.findings, opt.kernels, opt.files) == (2, 0, 2)
+    assert opt.text.startswith("Optional (not in the headline or the verdict): ")
     # its own jobs only: CI and validation are already in the headline
-    assert {i["id"] for i in opt["items"]} == {"rule:LIB009:apex/contrib/x.cu", "rule:API002:src/nv_only.cu"}
+    assert {i["id"] for i in opt.items} == {"rule:LIB009:apex/contrib/x.cu", "rule:API002:src/nv_only.cu"}
     alone = assess(result([main], files=files), ts("mi355x"), model=UNSCALED, rules=rs)
     assert a.hours == alone.hours
 
@@ -216,19 +216,19 @@ def test_a_separately_built_extension_is_optional():
     r = result([finding("API002", path="csrc/ln/ln.cu"), finding("API002", path="src/a.cu")],
                files=("setup.py", "csrc/ln/setup.py", "csrc/ln/ln.cu", "src/a.cu"))
     a = assess(r, ts("mi355x"), model=UNSCALED, rules=rs)
-    assert a.optional["findings"] == 1 and "rule:API002:csrc/ln/ln.cu" not in {i.id for i in a.items}
+    assert a.optional is not None and a.optional.findings == 1 and "rule:API002:csrc/ln/ln.cu" not in {i.id for i in a.items}
 
 
 def test_handled_findings_are_counted_not_costed():
     rs = RuleSet((rule("API002"),), "x")
     fs = [finding("API002", line=n, status=Status.HANDLED if n <= 3 else Status.OPEN) for n in (1, 2, 3, 4)]
     a = assess(result(fs), ts("mi355x"), model=UNSCALED, rules=rs)
-    assert a.handled["text"] == "3 of 4 spots handled (75%); 1 open."
+    assert a.handled is not None and a.handled.text == "3 of 4 spots handled (75%); 1 open."
     assert item(a, "rule:API002:src/a.cu").count == 1
     assert any("3 finding(s) already have a ROCm path" in s for s in a.assumptions)
     given = PortStatusSummary(StatusCounts(open=118, handled=412))
     b = assess(result(fs, port_status=given), ts("mi355x"), model=UNSCALED, rules=rs)
-    assert b.handled["text"] == "412 of 530 spots handled (78%); 118 open."
+    assert b.handled is not None and b.handled.text == "412 of 530 spots handled (78%); 118 open."
     everything = [dataclasses.replace(f, status=Status.HANDLED) for f in fs]
     c = assess(result(everything), ts("mi355x"), model=UNSCALED, rules=rs)
     assert c.nothing_to_port and c.headline == "Nothing left to port: every one of the 4 CUDA spot(s) is handled."
@@ -371,4 +371,4 @@ def test_csv_carries_hours_per_item_and_per_file():
     it = item(a, "rule:API002:src/a.cu")
     assert [(row["effort_item"], float(row["item_likely_h"]), int(row["item_findings"])) for row in rows] == \
         [(it.id, round(it.hours.likely, 2), 2)] * 2
-    assert float(rows[0]["file_likely_h"]) == a.breakdowns["by_file"][0]["hours"]["likely"]
+    assert float(rows[0]["file_likely_h"]) == a.breakdowns.by_file[0].hours.likely

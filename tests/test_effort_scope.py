@@ -39,7 +39,7 @@ def test_a_warp_size_macro_is_one_fix_site_for_every_kernel_written_with_it():
     assert site.hours == Hours(2.3, 4.75, 11.5) and site.count == 3
     assert site.title == "Fix once at macro WARP_SIZE (3 kernel(s) reach it)"
     assert not any(i.id.startswith("kernel:") for i in a.items)
-    assert [r["item"] for r in a.breakdowns["by_kernel"]] == ["site:macro:WARP_SIZE"] * 3
+    assert [r.item for r in a.breakdowns.by_kernel] == ["site:macro:WARP_SIZE"] * 3
 
 
 def test_a_literal_32_in_the_kernel_body_stays_the_kernels_own_fix():
@@ -115,7 +115,7 @@ def test_a_sibling_quantization_method_that_needs_a_rewrite_is_parity_not_minima
     rs = RuleSet((rule("API001", size="xs"),), "x")
     a = assess(result(fs, [awq, gptq], files=(awq.path, gptq.path)), ts("mi355x"), model=UNSCALED, rules=rs)
     # the minimal port: gptq's kernel, not AWQ's
-    assert [r["name"] for r in a.breakdowns["by_kernel"]] == ["gptq_gemm"]
+    assert [r.name for r in a.breakdowns.by_kernel] == ["gptq_gemm"]
     assert not any("awq" in (i.path or "") for i in a.items)
     p = a.parity
     assert (p.kernels, p.findings) == (1, 1)
@@ -128,7 +128,7 @@ def test_a_single_quantization_method_is_the_minimal_port():
     awq = kernel(path="csrc/quantization/awq/gemm.cu", name="awq_gemm", details=(("inline-ptx-matrix", "rewrite", (3,)),),
                  verdict="rewrite")
     a = assess(result([], [awq], files=(awq.path,)), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
-    assert a.parity is None and [r["name"] for r in a.breakdowns["by_kernel"]] == ["awq_gemm"]
+    assert a.parity is None and [r.name for r in a.breakdowns.by_kernel] == ["awq_gemm"]
 
 
 def test_findings_the_project_declares_cuda_only_are_parity():
@@ -311,3 +311,141 @@ def test_build_findings_in_ci_recipes_are_the_build_and_ci_job():
     assert set(job.findings) == {f.fingerprint for f in fs[:3]}
     assert job.hours == Hours(0.5, 1, 4)  # no build file: the job's own hours
     assert [i.path for i in a.items if i.rule == "BLD007"] == ["tools/build_all.sh"]
+
+
+# ------------------------------------------------------------------------------------------ session 11: kernel extents
+
+REWRITE_REASON = ("it needs a new implementation on the target while the project's other kernels port; first ports "
+                  "leave such a fast path NVIDIA-only")
+
+
+def _shared_file_scan():
+    """bitsandbytes' csrc/kernels.cu in small: a wmma GEMM (lines 100–160, its own helper at 80–95, a helper it shares
+    with a quantizer at 10–20) beside a quantizer (200–240) the port ships, three more ported kernels elsewhere, host
+    code at line 5 and a header only this file includes."""
+    own, both = DeviceFunction("mma_tile", 80, 95), DeviceFunction("warp_sum", 10, 20)
+    gemm = kernel(path="csrc/kernels.cu", line=100, end=160, name="gemm_mma", verdict="rewrite",
+                  facts=KernelFacts(61, device_functions=(both, own)),
+                  details=(("inline-ptx-matrix", "rewrite", (120,)),))
+    quant = kernel(path="csrc/kernels.cu", line=200, end=240, name="quantize",
+                   facts=KernelFacts(41, device_functions=(both,)))
+    others = [kernel(path=f"csrc/op{n}.cu", name=f"op{n}") for n in range(3)]
+    fs = [finding("DEV003", "csrc/kernels.cu", line, "device") for line in (5, 15, 85, 120, 160, 210)]
+    fs.append(finding("DEV003", "csrc/common.cuh", 3, "device"))
+    fs = [dataclasses.replace(f, fingerprint=f"{f.path}:{f.line}") for f in fs]  # the helper's cut at 20 characters
+    files = ("csrc/kernels.cu", "csrc/common.cuh") + tuple(k.path for k in others)
+    res = _with_includes(result(fs, [gemm, quant, *others], files=files), {"csrc/kernels.cu": ("common.cuh",)})
+    return res, gemm, quant, fs
+
+
+def test_feature_extents_are_the_left_kernels_body_and_the_helpers_only_it_calls():
+    from porter.estimate.inputs import feature_extents
+
+    _, gemm, quant, _ = _shared_file_scan()
+    assert feature_extents([gemm], [quant]) == {"csrc/kernels.cu": ((gemm, 80, 95), (gemm, 100, 160))}
+    # with no kept kernel in the file every helper it calls goes with it
+    assert feature_extents([gemm], []) == {"csrc/kernels.cu": ((gemm, 10, 20), (gemm, 80, 95), (gemm, 100, 160))}
+
+
+def test_a_rewrite_in_a_file_shared_with_ported_kernels_leaves_only_its_extents_to_parity():
+    from porter.estimate.inputs import Inputs
+
+    rs = RuleSet((rule("DEV003", "device", "l", "kernel"),), "x")
+    res, gemm, quant, fs = _shared_file_scan()
+    scope = Inputs.of(res, UNSCALED, rs, {}).scope(ts("mi355x"))
+    assert scope.parity_kernels == (gemm,)
+    # the kernel's body (120, its last line 160) and its own helper (85); host code (5), the shared helper (15), the
+    # quantizer (210) and the header only this file includes stay in the minimal port
+    assert [(f.path, f.line) for f in scope.parity_findings] == [("csrc/kernels.cu", 85), ("csrc/kernels.cu", 120),
+                                                                  ("csrc/kernels.cu", 160)]
+    assert [(f.path, f.line) for f in scope.findings] == [("csrc/common.cuh", 3), ("csrc/kernels.cu", 5),
+                                                           ("csrc/kernels.cu", 15), ("csrc/kernels.cu", 210)]
+    assert scope.parity_reasons == (("csrc/kernels.cu:100 gemm_mma", REWRITE_REASON),)
+    assert quant in scope.kernels
+    a = assess(res, ts("mi355x"), model=UNSCALED, rules=rs)
+    assert (a.parity.kernels, a.parity.findings) == (1, 3)
+    assert a.parity.text.endswith("leaves out (csrc/kernels.cu:100 gemm_mma).")
+
+
+def test_the_else_arm_of_a_left_out_kernel_goes_with_it_and_takes_no_file_from_it():
+    # CTranslate2's flash_fwd_launch_template.h: `#if __CUDA_ARCH__ >= 800` the kernel, `#else` an empty stub of the
+    # same name. The stub is the same kernel, not a kernel of the minimal port: the file and the header only it
+    # includes go to parity whole
+    from porter.estimate.inputs import Inputs
+
+    rs = RuleSet((rule("DEV003", "device", "l", "kernel"),), "x")
+    fwd = kernel(path="fa/launch.h", line=15, end=18, name="flash_fwd", verdict="rewrite",
+                 details=(("inline-ptx-matrix", "rewrite", (16,)),))
+    stub = kernel(path="fa/launch.h", line=20, end=21, name="flash_fwd", details=(), verdict="ok")
+    others = [kernel(path=f"ops/op{n}.cu", name=f"op{n}") for n in range(4)]
+    fs = [dataclasses.replace(finding("DEV003", p, line, "device"), fingerprint=f"{p}:{line}")
+          for p, line in (("fa/launch.h", 5), ("fa/utils.h", 3), ("ops/op0.cu", 9))]
+    files = ("fa/launch.h", "fa/utils.h") + tuple(k.path for k in others)
+    res = _with_includes(result(fs, [fwd, stub, *others], files=files), {"fa/launch.h": ("utils.h",)})
+    scope = Inputs.of(res, UNSCALED, rs, {}).scope(ts("mi355x"))
+    assert scope.parity_kernels == (fwd, stub)
+    assert [(f.path, f.line) for f in scope.parity_findings] == [("fa/launch.h", 5), ("fa/utils.h", 3)]
+    assert scope.parity_reasons == (("fa/launch.h", REWRITE_REASON), ("fa/utils.h", REWRITE_REASON))
+
+
+def test_a_rewrite_in_a_quantization_method_directory_leaves_the_whole_method():
+    # CTranslate2 #1989 took all of src/ops/awq/ out of its HIP build: the GEMM that needs a rewrite, and the GEMV and
+    # dequantize kernels and header that needed only a fix
+    from porter.estimate.inputs import Inputs
+
+    rs = RuleSet((rule("DEV001", "device", "m", "hit"),), "x")
+    gemm = kernel(path="src/ops/awq/gemm.cu", name="awq_gemm", verdict="rewrite",
+                  details=(("inline-ptx-matrix", "rewrite", (20,)),))
+    gemv = kernel(path="src/ops/awq/gemv.cu", name="awq_gemv")
+    others = [kernel(path=f"src/ops/op{n}.cu", name=f"op{n}") for n in range(4)]
+    fs = [dataclasses.replace(finding("DEV001", p, 3, "device"), fingerprint=p)
+          for p in ("src/ops/awq/dequantize.cuh", "src/ops/op0.cu")]
+    files = ("src/ops/awq/gemm.cu", "src/ops/awq/gemv.cu", "src/ops/awq/dequantize.cuh") + tuple(k.path for k in others)
+    res = result(fs, [gemm, gemv, *others], files=files)
+    scope = Inputs.of(res, UNSCALED, rs, {}).scope(ts("mi355x"))
+    assert scope.parity_kernels == (gemm, gemv)
+    assert [f.path for f in scope.parity_findings] == ["src/ops/awq/dequantize.cuh"]
+    assert scope.parity_reasons == (("src/ops/awq/", REWRITE_REASON),)
+    # a directory that is the project (AutoAWQ_kernels' awq_ext/) is no feature of it: with three kernels left
+    # outside it, only the rewrite and its own file go
+    res3 = result(fs, [gemm, gemv, *others[:3]], files=files[:6])
+    scope3 = Inputs.of(res3, UNSCALED, rs, {}).scope(ts("mi355x"))
+    assert scope3.parity_kernels == (gemm,) and scope3.parity_findings == ()
+    assert scope3.parity_reasons == (("src/ops/awq/gemm.cu", REWRITE_REASON),)
+
+
+def test_condition_arms_and_the_guard_macro_named_for_a_library():
+    from porter.estimate.inputs import condition_arms, library_guard
+
+    dirs = ((3, 3, "ifdef", "CT2_WITH_CUDNN"), (5, 5, "if", "CUDART_VERSION >= 11000"), (7, 7, "else", ""),
+            (9, 9, "endif", ""), (20, 20, "elif", "defined(USE_NCCL)"), (30, 30, "endif", ""),
+            (40, 40, "ifndef", "WITH_CUDNN"), (44, 44, "endif", ""))
+    assert condition_arms(dirs) == [(3, 20, "CT2_WITH_CUDNN"), (5, 7, "CUDART_VERSION >= 11000"),
+                                    (20, 30, "defined(USE_NCCL)")]
+    assert library_guard("CT2_WITH_CUDNN", "cudnn") == "CT2_WITH_CUDNN"
+    assert library_guard("defined(USE_NCCL) && X", "nccl") == "USE_NCCL"
+    assert library_guard("!defined(WITH_CUDNN)", "cudnn") is None  # the build without it
+    assert library_guard("CUDNN_VERSION_MAJOR >= 8", "cublas") is None
+    assert library_guard("HAVE_CUDNNX", "cudnn") is None  # a word of the macro, not a part of a word
+
+
+def test_library_calls_behind_a_macro_named_for_the_library_are_opt_in_parity():
+    # CTranslate2's src/cuda/utils.cc: cuDNN calls inside `#ifdef CT2_WITH_CUDNN` (the WITH_CUDNN option, off by
+    # default); the cuBLAS call outside it and a cuDNN call under `#ifndef` stay in the minimal port
+    from porter.estimate.inputs import Inputs
+    from porter.libraries import load_libraries
+    from porter.model import FileResult
+    from porter.model.report import PortFacts
+
+    rs = RuleSet((rule("API002", "api", "m", "hit"),), "x")
+    calls = [(12, "cudnn"), (14, "cudnn"), (30, "cublas"), (52, "cudnn")]
+    fs = [dataclasses.replace(finding("API002", "src/cuda/utils.cc", line, "api", data=(("library", lib),)),
+                              fingerprint=f"utils.cc:{line}") for line, lib in calls]
+    facts = PortFacts(directives=((10, 10, "ifdef", "CT2_WITH_CUDNN"), (20, 20, "endif", ""),
+                                  (50, 50, "ifndef", "CT2_WITH_CUDNN"), (60, 60, "endif", "")), total=80)
+    res = dataclasses.replace(result(fs), files=(FileResult("src/cuda/utils.cc", "cuda", 80, port_facts=facts),))
+    scope = Inputs.of(res, UNSCALED, rs, load_libraries()).scope(ts("mi355x"))
+    assert [f.line for f in scope.parity_findings] == [12, 14]
+    assert [f.line for f in scope.findings] == [30, 52]
+    assert scope.parity_reasons == (("CT2_WITH_CUDNN", "the project compiles it only when it opts into the library; "
+                                                       "a first port builds without it"),)

@@ -8,7 +8,9 @@ import sys
 import pytest
 
 from helpers import REPO
-from porter.render.figures import apportion, directory_rows, plural, shown_rows, total_of
+from porter.model.assessment import Range
+from porter.estimate.shares import apportion, apportion_points
+from porter.render.figures import directory_rows, plural, shown_rows, total_of
 
 sys.path.insert(0, str(REPO / "scripts"))
 from make_reports import assess_repo  # noqa: E402
@@ -31,21 +33,23 @@ def assessed(request):
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
-        return assess_repo(f"fixtures/repos/{request.param}").assessment.to_dict()
+        return assess_repo(f"fixtures/repos/{request.param}").assessment
     finally:
         os.chdir(cwd)
 
 
 def test_categories_add_up_to_the_headline(assessed):
-    rows = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category", share="share_days")
-    assert total_of(rows) == {p: assessed["effort"][p] for p in ("low", "likely", "high")}
-    top2 = shown_rows(assessed["breakdowns"]["by_category"], assessed["effort"], "category", limit=2, share="share_days")
+    effort = Range.of(assessed.days.to_dict())
+    rows = shown_rows(assessed.breakdowns.by_category, effort)
+    assert total_of(rows) == effort
+    top2 = shown_rows(assessed.breakdowns.by_category, effort, limit=2)
     assert total_of(top2) == total_of(rows) and (len(top2) <= 2 or top2[-1].source is None)
 
 
 def test_directory_levels_add_up_to_their_parent(assessed):
-    rows = directory_rows(assessed["breakdowns"]["by_directory"], assessed["effort"], max_depth=3)
-    assert rows[0].label == "." and rows[0].days == {p: assessed["effort"][p] for p in ("low", "likely", "high")}
+    effort = Range.of(assessed.days.to_dict())
+    rows = directory_rows(assessed.breakdowns.by_directory, effort, max_depth=3)
+    assert rows[0].label == "." and rows[0].days == effort
     for i, r in enumerate(rows):
         kids = []
         for s in rows[i + 1:]:
@@ -83,7 +87,7 @@ def test_explain_locations_are_sorted_and_unique():
 
     index = {"a": SimpleNamespace(path="b.cu", line=9), "b": SimpleNamespace(path="a.cu", line=30),
              "c": SimpleNamespace(path="a.cu", line=4), "d": SimpleNamespace(path="b.cu", line=9)}
-    assert item_locations({"findings": ["a", "b", "c", "d", "a", "gone"]}, index) == ["a.cu:4", "a.cu:30", "b.cu:9"]
+    assert item_locations(SimpleNamespace(findings=("a", "b", "c", "d", "a", "gone")), index) == ["a.cu:4", "a.cu:30", "b.cu:9"]
 
 
 def test_reports_list_each_location_once_in_order():
@@ -106,8 +110,6 @@ def test_apportioned_points_stay_in_order_in_every_row():
     """Columns apportioned on their own can give a row likely 1.0 and high 0.2 when its share of the high column is
     smaller (flash-attention's `library` category read likely 1.2, high 1.1); every row keeps low <= likely <= high
     and every column its total, the steps coming from the row with the most slack."""
-    from porter.render.figures import apportion_points
-
     rows = [{"low": 0.5, "likely": 1.0, "high": 10.0}, {"low": 0.5, "likely": 1.0, "high": 1.0}]
     assert apportion([r["high"] for r in rows], 2.2) == [2.0, 0.2]  # what the high column alone gives
     assert apportion_points(rows, {"low": 1.0, "likely": 2.0, "high": 2.2}) == [

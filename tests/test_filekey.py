@@ -78,3 +78,18 @@ def test_the_digest_takes_the_facts_a_files_bytes_name_and_no_other():
     # USE_ROCM stands in the file (inside USE_ROCM_X), as the build-side tests search for it; PTX_OK does not.
     assert changed(build_names=(frozenset(), frozenset({"PTX_OK"})))
     assert not changed(build_names=(frozenset({"USE_ROCM"}), frozenset()))
+
+
+def test_repository_files_named_in_a_file_are_found_as_substrings_with_or_without_re2(monkeypatch):
+    import porter.filekey as filekey
+
+    # Names inside longer runs (a.h in ba.h, x.cuh in x.cuh.in), regex characters taken literally (c++.h, $v.h,
+    # a-b.h), a non-ASCII name (its UTF-8 bytes as uses_of spells them) and names that do not stand in the file.
+    headers = frozenset({"a.h", "ba.h", "x.cuh", "d/c++.h", "$v.h", "a-b.h", "é.h", "n.h", "cxx.h", "a.b.h"})
+    uses = uses_of("#include <ba.h>\n#include \"x.cuh.in\"\n#include <c++.h>\nint $v.h;\n#include \"a-b.h\"\n"
+                   "#include \"é.h\"\n// aXb.h\n".encode())
+    found = FactsView({}, headers, {}, (frozenset(), frozenset()), {})._named_headers(uses)
+    assert sorted(found) == sorted(["a.h", "ba.h", "x.cuh", "c++.h", "$v.h", "a-b.h", "é.h".encode().decode("latin-1")])
+    monkeypatch.setattr(filekey, "_re2", None)  # one search per name: the same answer
+    alone = FactsView({}, headers, {}, (frozenset(), frozenset()), {})
+    assert sorted(alone._named_headers(uses)) == sorted(found) and alone._header_set is False

@@ -10,17 +10,19 @@ import pytest
 from helpers import git, porter_here
 from porter.history import trend
 from porter.history.points import Point
+from porter.model.assessment import Range
+from porter.model.history import PointChange
 
 from test_history import STEPS, Step, build
 
 
 def pt(i: int, likely: float, open_: int, prev: Point | None, subject: str = "s") -> Point:
-    change = None if prev is None else {"effort_likely": round(likely - prev.effort["likely"], 1),
-                                        "open_findings": open_ - prev.open_findings, "handled_findings": 0,
-                                        "cuda_only_findings": 0}
+    change = None if prev is None else PointChange(effort_likely=round(likely - prev.effort.likely, 1),
+                                                   open_findings=open_ - prev.open_findings, handled_findings=0,
+                                                   cuda_only_findings=0, open_kernels={}, blockers=0)
     return Point(commit=f"{i:040x}", date=f"2024-03-{i:02d}T00:00:00+00:00", author="a", subject=subject,
                  merge=False, commits=1, open_findings=open_, handled_findings=0, cuda_only_findings=0,
-                 effort={"low": likely, "likely": likely, "high": likely}, verdict="port", open_kernels={},
+                 effort=Range(likely, likely, likely), verdict="port", open_kernels={},
                  blockers=(), files=1, change=change)
 
 
@@ -29,7 +31,7 @@ def test_movers_rank_by_open_findings_as_well_as_days():
     By days alone it is not among the five biggest; by open findings it is the first."""
     points = [pt(1, 100.0, 1000, None)]
     for i, (d, n) in enumerate([(-5, -3), (-4, -2), (-3, -1), (-2, -2), (-1.5, -1), (-1, -1), (0, -234)], start=2):
-        points.append(pt(i, points[-1].effort["likely"] + d, points[-1].open_findings + n, points[-1],
+        points.append(pt(i, points[-1].effort.likely + d, points[-1].open_findings + n, points[-1],
                          "compat header for every CUDA call" if n == -234 else f"retune {i}"))
     m = trend.movers(points)
     assert [x["effort_likely"] for x in m["reduced"]] == [-5, -4, -3, -2, -1.5]

@@ -171,7 +171,8 @@ def test_decoded_values_must_have_their_declared_field_types(tmp_path, own_secre
 
     k = Finding(path="k.cu", line=1, column=1, rule="DEV002", end_line=1, end_column=5, category="c",
                 severity=cache_mod._types()["porter.model.finding.Severity"].HIGH,
-                confidence=cache_mod._types()["porter.model.finding.Confidence"].HIGH, message="m")
+                confidence=cache_mod._types()["porter.model.finding.Confidence"].HIGH, message="m",
+                data=(("a", 1), ("b", "x")))
     good = FileResult("k.cu", "cuda", 1, findings=(k,))
     assert cache_mod.loads(cache_mod.dumps(good)) == good
     encoded = cache_mod.encode(good)
@@ -181,9 +182,15 @@ def test_decoded_values_must_have_their_declared_field_types(tmp_path, own_secre
     findings_as_text["a"][3] = ["not a finding"]
     severity_as_int = json.loads(json.dumps(encoded))
     severity_as_int["a"][3][0]["a"][7] = 3  # a bare int where a Severity belongs
+    # Finding.data's key/value pairs (checked all at once in C, each pair alone only when that fails)
+    bad_data = []
+    for data in ([[1, 1]], [["a", 1, 2]], [["a"]], ["ab"], [["a", 1], [2, "x"]]):
+        bad_data.append(json.loads(json.dumps(encoded)))
+        bad_data[-1]["a"][3][0]["a"][15] = data
     c = Cache(tmp_path / "c")
     c.check()
-    for name, doc in (("line", line_as_text), ("findings", findings_as_text), ("severity", severity_as_int)):
+    for name, doc in (("line", line_as_text), ("findings", findings_as_text), ("severity", severity_as_int),
+                      *((f"data{i}", doc) for i, doc in enumerate(bad_data))):
         raw = json.dumps({"format": cache_mod.FORMAT, "value": doc}).encode()
         with pytest.raises(ValueError, match="not of its declared type"):
             cache_mod.loads(raw)

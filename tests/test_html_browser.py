@@ -48,7 +48,7 @@ def test_browser_renders_verdict_and_charts(page, tmp_path):
     assert badge and badge.groups() == (a.verdict, a.verdict)
     assert dom.count("<svg") >= 3  # effort by category, by directory, the kernel-verdict matrix
     assert len(re.findall(r'<rect class="bar"', dom)) >= 3
-    assert len(re.findall(r'<rect class="cell (?:ok|check|retune|fix|rewrite)"', dom)) >= 2 * len(a.breakdowns["by_kernel"])
+    assert len(re.findall(r'<rect class="cell (?:ok|check|retune|fix|rewrite)"', dom)) >= 2 * len(a.breakdowns.by_kernel)
     assert 'id="files"' in dom and 'class="file"' in dom
 
 

@@ -119,6 +119,9 @@ FACTS = {
     "h100_persistent_var": {"sm_count_grid": (59,)},
     "plain_grid": {"sm_count_grid": ()},
     "two_phase": {"grid_sync": (15, 18), "launch_sites": [("grid.cu", 34, None, (256, 1, 1), 0)]},
+    # A shape query on this_grid() is no barrier; a held group is one wherever it is named (g.sync() is not read).
+    "grid_rank_index": {"grid_sync": ()},
+    "held_group_sync": {"grid_sync": (82,)},
     "bounded": {"bounds": LaunchBounds(("256", "4"), (256, 4))},
     "lane_ids": {"ptx": InlinePtx(1, ("mov %laneid",), (11,))},
     "plain_ptx": {"ptx": InlinePtx(6, ("bfe", "dp4a", "elect.sync", "ld.global.nc", "mov %laneid", "prmt", "selp"),

@@ -59,7 +59,7 @@ def estate(tmp_path_factory):
 def expected(a):
     """The model's figures: headline days, each category's share and findings, and the counts."""
     return ({p: getattr(a.days, p) for p in POINTS},
-            {c["category"]: ({p: c["share_days"][p] for p in POINTS}, c["findings"]) for c in a.breakdowns["by_category"]},
+            {c.category: (c.share_days.to_dict(), c.findings) for c in a.breakdowns.by_category},
             {label: value for label, value, _ in _count_rows(a)})
 
 
@@ -80,11 +80,10 @@ def test_the_fixture_is_real_sized_and_partitions(estate):
     assert c.estimated == c.free_with_hipify + c.needs_engineer + c.informational
     # the category shares add up exactly to the headline, and the category findings to the estimated ones
     for p in POINTS:
-        assert round(sum(x["share_days"][p] for x in a.breakdowns["by_category"]), 1) == getattr(a.days, p)
-    assert sum(x["findings"] for x in a.breakdowns["by_category"]) == c.estimated
+        assert round(sum(getattr(x.share_days, p) for x in a.breakdowns.by_category), 1) == getattr(a.days, p)
+    assert sum(x.findings for x in a.breakdowns.by_category) == c.estimated
     # and no row reads "likely 0.1, high 0"
-    assert all(x["share_days"]["low"] <= x["share_days"]["likely"] <= x["share_days"]["high"]
-               for x in a.breakdowns["by_category"])
+    assert all(x.share_days.low <= x.share_days.likely <= x.share_days.high for x in a.breakdowns.by_category)
 
 
 def test_json_carries_the_same_numbers(estate):
@@ -199,14 +198,14 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
     r, texts, _ = estate
     from porter.render.figures import num
 
-    for k in r.assessment.breakdowns["by_kernel"]:
-        day = num(k["share"]["likely"])
-        assert re.search(rf"^\| `{re.escape(k['qualified_name'])}` \| `{re.escape(k['path'])}:{k['line']}` \|.*\| {re.escape(day)} \|$",
-                         texts["markdown"], re.M), k["qualified_name"]
+    for k in r.assessment.breakdowns.by_kernel:
+        day = num(k.share.likely)
+        assert re.search(rf"^\| `{re.escape(k.qualified_name)}` \| `{re.escape(k.path)}:{k.line}` \|.*\| {re.escape(day)} \|$",
+                         texts["markdown"], re.M), k.qualified_name
         # the console's kernel table: the name's line ends with the same days
-        assert any(line.startswith(k["qualified_name"] + " ") and line.endswith(" " + day)
-                   for line in texts["console"].splitlines()), k["qualified_name"]
-    total = num(r.assessment.breakdowns["totals"]["kernel_days"]["likely"])
+        assert any(line.startswith(k.qualified_name + " ") and line.endswith(" " + day)
+                   for line in texts["console"].splitlines()), k.qualified_name
+    total = num(r.assessment.breakdowns.totals.kernel_days.likely)
     assert f"| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
 

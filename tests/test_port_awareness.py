@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft4Validator
 
-from helpers import REPO, make_repo, run_porter
+from helpers import REPO, make_repo, porter_here
 from porter.model import StatusCounts
 
 DUAL = REPO / "fixtures" / "repos" / "dual-app"
@@ -223,15 +223,15 @@ def test_config_rocm_macros_and_cuda_only_are_validated(tmp_path):
 
 
 def test_scan_status_filter_and_fail_on_counts_open_work(tmp_path):
-    p = run_porter("scan", str(DUAL), "--format", "json", "--no-cache", "--status", "handled")
+    p = porter_here("scan", str(DUAL), "--format", "json", "--no-cache", "--status", "handled")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert {f["status"] for f in doc["findings"]} == {"handled"} and len(doc["findings"]) == 30
     # Open findings are info and low only: --fail-on medium passes, although handled ones are high and blocker.
-    assert run_porter("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "medium").returncode == 0
-    assert run_porter("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "low").returncode == 1
-    assert run_porter("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "medium", "--status", "all").returncode == 1
-    bad = run_porter("scan", str(DUAL), "-q", "--no-cache", "--status", "done")
+    assert porter_here("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "medium").returncode == 0
+    assert porter_here("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "low").returncode == 1
+    assert porter_here("scan", str(DUAL), "-q", "--no-cache", "--fail-on", "medium", "--status", "all").returncode == 1
+    bad = porter_here("scan", str(DUAL), "-q", "--no-cache", "--status", "done")
     assert bad.returncode == 2 and "--status must be one of" in bad.stderr
 
 

@@ -111,15 +111,16 @@ def test_what_porter_does_not_read_on_purpose_does_not_fail_the_gate(tmp_path):
     assert "could not be scanned" not in p.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="house: porter/render/pr_comment.py says 'no new CUDA-only code' (✅) when "
-                                       "a changed file was skipped; it should name the files it could not scan")
 def test_the_pr_comment_does_not_say_all_clear_over_a_file_it_could_not_see(tmp_path):
     padding = ("// " + "x" * 97 + "\n") * 200
     repo = _pr(tmp_path, {"new.cu": KERNEL + padding})
     p = porter_here("scan", str(repo), "--no-cache", "--new-since", "HEAD~1", "--max-file-size-mb", "0.01",
                     "--format", "markdown")
     assert "no new CUDA-only code" not in p.stdout
-    assert "new.cu" in p.stdout
+    lines = p.stdout.splitlines()
+    assert lines[1] == "⚠️ **porter: 1 file could not be scanned**"
+    assert "### Not scanned (1)" in lines
+    assert "- `new.cu`: file is 0.0 MiB, over the 0 MiB limit" in lines
 
 
 def _deep(x: str) -> str:

@@ -101,9 +101,9 @@ FALLBACKS = """__device__ void f(float2& c, float2 a, float2 b) {
   int lane2 = threadIdx.x % 32;
 #endif
 #if CUDA_VERSION >= 9000
-  c.x = __shfl_xor_sync(0xffffffffffffffffull, c.x, 1);
+  c.x = __shfl_sync(0xffffffffffffffffull, c.x, 0);
 #else
-  c.x = __shfl_xor(c.x, 1);
+  c.x = __shfl(c.x, 0);
 #endif
 }
 #if __CUDA_ARCH__ >= 800
@@ -119,7 +119,7 @@ def test_fallbacks_rocm_branches_and_old_toolkit_code(tmp_path):
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     # Line 2's test has a plain-C #else: HIP compiles that, so no DEV009; line 7's #else traps, so it stays. Line 12
     # names ROCm itself. Line 16 is inside #ifdef USE_ROCM (AMD-only: kept, and port-awareness reads it handled), line
-    # 18 is the CUDA side. Line 20's version test falls back to __shfl_xor (fine on HIP), and that fallback (line 23)
+    # 18 is the CUDA side. Line 20's version test falls back to __shfl (fine on HIP; a broadcast, so lines 16 and 18's 32s are no logical-warp group), and that fallback (line 23)
     # is no deprecated-API use.
     assert sorted((f.line, f.rule) for f in result.findings) == [
         (3, "DEV001"), (7, "DEV009"), (10, "DEV001"), (16, "DEV011"), (18, "DEV011"), (21, "API004"), (26, "DEV009"),
@@ -141,3 +141,80 @@ def test_a_directive_is_a_hash_first_on_its_line():
     assert preprocessed(sf).groups == (Group((Arm("ifdef", "A  # if B", 4, 4, 4),), 5),
                                        Group((Arm("if", "0", 1, 1, 5),), 6))
     assert sorted(dead_lines(sf)) == [2, 3, 4, 5]
+
+
+def test_plain_same_name_renames_read_info_and_caveats_stay_open(tmp_path):
+    # hipify's renames are free work (bench/judged/README.md, "real"): a same-name function without a caveat is info;
+    # the 64-bit-mask warp functions and the directed-rounding intrinsics HIP hides behind
+    # OCML_BASIC_ROUNDED_OPERATIONS stay open; a plain cudaLaunchKernel is API001's rename, not KRN003's.
+    (tmp_path / "a.cu").write_text(
+        "#include <cuda_bf16.h>\n"                                                         # 1
+        "__global__ void k(__nv_bfloat16* x, float* y, unsigned long long m) {\n"          # 2
+        "  float v = __bfloat162float(x[threadIdx.x]);\n"                                  # 3 info
+        "  v = __shfl_xor_sync(m, v, 1);\n"                                                # 4 low
+        "  y[threadIdx.x] = __fdiv_rd(v, 3.0f);\n"                                         # 5 low
+        "}\n"
+        "void h(__nv_bfloat16* x, float* y, cudaLaunchConfig_t* c) {\n"                     # 7
+        "  void* a[] = {&x, &y};\n"
+        "  cudaLaunchKernel((void*)k, dim3(1), dim3(64), a, 0, 0);\n"                       # 9 API001 only
+        "  cudaLaunchKernelEx(c, k, x, y, 0ull);\n"                                         # 10 KRN003 low
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule, str(f.severity), dict(f.data).get("advice", "")[:30])
+                 for f in result.findings if f.rule in ("API004", "KRN003"))
+    assert got == [(3, "API004", "info", "compare its behaviour with HIP"),
+                   (4, "API004", "low", "same name in HIP with a 64-bit"),
+                   (5, "API004", "low", "HIP declares the _rd/_ru/_rz f"),
+                   (10, "KRN003", "low", "")]
+
+
+def test_capability_tests_amd_answers_as_ampere_read_info(tmp_path):
+    # PyTorch on ROCm reports (9, 4) on MI300X, (9, 5) on MI355X, (12, 5) on MI455X: a test those and Ampere (8, 0)
+    # answer alike takes Ampere's path on AMD (info); `>= (9, 0)` takes Hopper's (open); an uncompared call stays open.
+    (tmp_path / "caps.py").write_text(CAPS)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity)) for f in sorted(result.findings, key=lambda f: f.line) if f.rule == "PYT001"]
+    assert got == [(5, "info"), (7, "info"), (9, "medium"), (11, "info"), (12, "medium"), (14, "info")]
+    note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 7).data)["amd_answers"]
+    assert note == ("`get_device_capability()[0] == 10` is False on Ampere (8, 0) and on every AMD GPU ((9, 4), (9, 5), "
+                    "(12, 5)): ROCm takes Ampere's path")
+
+
+CAPS = """\
+import torch
+
+
+def pick(x):
+    if torch.cuda.get_device_capability(x.device) < (8, 0):
+        return "volta"
+    if torch.cuda.get_device_capability()[0] == 10:
+        return "sm100"
+    if torch.cuda.get_device_capability() >= (9, 0):
+        return "hopper"
+    major = torch.cuda.get_device_capability()[0] >= 8
+    cap = torch.cuda.get_device_capability()
+    if (weight is None and
+            torch.cuda.get_device_capability(
+                x.device) < (8, 0)):
+        return "old"
+    return cap, major
+"""
+
+
+def test_deprecated_apis_hip_keeps_read_info(tmp_path):
+    # CUDA deprecated them, hipify maps them to a HIP call HIP keeps: the port is a rename (info). No HIP name, or
+    # the same name HIP itself deprecated (texture references), stays open.
+    (tmp_path / "b.cu").write_text(
+        "#include <cusparse.h>\n"
+        "__global__ void k(float* p) { p[0] = 1.f; }\n"
+        "void h(cusparseHandle_t hd) {\n"
+        "  cudaFuncSetSharedMemConfig(k, cudaSharedMemBankSizeEightByte);\n"   # 4 info
+        "  cudaThreadSynchronize();\n"                                          # 5 info
+        "  cusparseAlgMode_t a = CUSPARSE_ALG0;\n"                              # 6 medium x2 (no HIP name)
+        "  texture<float, 1> tex;\n"                                            # 7 medium (same name)
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "API003")
+    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 4).data)["rename"] == (
+        "plain: hipify maps it to hipFuncSetSharedMemConfig, which HIP keeps")

@@ -111,3 +111,26 @@ def test_load_set_and_density_of_the_committed_heldout3():
     by_project = {p["project"]: p["commit"] for p in projects}
     assert all(row["commit"] == by_project[row["project"]] for row in kernels + findings)
     assert json.loads((REPO / "bench" / "judged" / "heldout3" / "projects.json").read_text()) == projects
+
+
+def test_include_guards_named_hip_are_not_rocm_guards(tmp_path):
+    # ginkgo names its headers' include guards GKO_..._HIP_..._HPP_; ROCM_GUARD's `_HIP_\w*` matched them, so the
+    # whole header was counted as the CUDA side of a ROCm guard.
+    header = ("#ifndef GKO_COMMON_CUDA_HIP_BASE_MATH_HPP_\n"   # 1 include guard
+              "#define GKO_COMMON_CUDA_HIP_BASE_MATH_HPP_\n"    # 2
+              "#ifndef __HIP_PLATFORM_AMD__\n"                 # 3 a real guard: CUDA side below
+              "int cuda_only();\n"                             # 4
+              "#endif\n"                                       # 5
+              "int common();\n"                                # 6
+              "#endif\n")                                      # 7
+    src = _write(tmp_path / "src", {"math.hpp": header})
+    cuda = re.compile(r"\bGKO_COMPILING_CUDA\b")
+    assert S.blank_guards(src, tmp_path / "dst", S.ROCM_GUARD, cuda) == [("math.hpp", 4, 4)]
+    assert S.blank_rocm_guards(src, tmp_path / "dst2") == [("math.hpp", 4, 4)]
+    out = (tmp_path / "dst" / "math.hpp").read_text().split("\n")
+    assert out[0] == "#ifndef GKO_COMMON_CUDA_HIP_BASE_MATH_HPP_" and out[5] == "int common();"
+
+
+def test_an_is_amd_if_guard_is_a_python_rocm_guard(tmp_path):
+    src = _write(tmp_path / "src", {"ops.py": "if IS_AMD:\n    warps = [2, 4]\nelse:\n    warps = [2, 4, 8, 32]\n"})
+    assert S.blank_python_guards(src, tmp_path / "dst") == [("ops.py", 4, 4)]

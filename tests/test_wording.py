@@ -12,7 +12,7 @@ def assess_dir(path, *ids):
 
 
 def library_recs(a):
-    return {r["id"]: r["text"].split(". ", 1)[0] + "." for r in a.recommendations if r["kind"] == "library"}
+    return {r.id: r.text.split(". ", 1)[0] + "." for r in a.recommendations if r.kind == "library"}
 
 
 def test_advice_follows_the_library_kind():
@@ -38,5 +38,5 @@ def test_the_scanned_project_is_not_its_own_dependency(tmp_path):
     (tmp_path / "bitsandbytes" / "__init__.py").write_text("from bitsandbytes.functional import f\nimport triton\n")
     (tmp_path / "bitsandbytes" / "functional.py").write_text("import bitsandbytes\nimport torch\n")
     _, a = assess_dir(tmp_path, "mi300x")
-    assert [lib["id"] for lib in a.breakdowns["by_library"]] == ["triton"]
+    assert [lib.id for lib in a.breakdowns.by_library] == ["triton"]
     assert "library:bitsandbytes" not in library_recs(a)

@@ -7,7 +7,6 @@ hide code from the gate by making porter skip it.
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Iterable
 
 from porter.cli.base import EXIT_FINDINGS, EXIT_OK
@@ -27,18 +26,9 @@ def gate(findings: Iterable[Finding], threshold: Severity | None, status: str = 
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-# Why porter skips a file it would otherwise read: over the size or line limit, past its time or memory budget, its
-# parser died, or a porter bug (porter.pipeline's reasons, porter.contain's and porter.source.read's size refusals).
-# A source file with a NUL byte is one too: porter reads it as binary, nvcc and gcc compile it (the NUL ignored).
-# A pull request can add CUDA code in such a file on purpose; a symlink or a submodule porter never reads is not one.
-_UNSEEN = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
-                     r"^parser process died|^porter failed on this file \(internal error|"
-                     r"^binary file \(NUL bytes\) where text was expected")
-
-
 def unseen(skipped: Iterable[Skipped]) -> list[Skipped]:
-    """The skipped files porter meant to read and could not: code a gate must not pass as clean."""
-    return [s for s in skipped if _UNSEEN.search(s.reason)]
+    """The skipped files porter meant to read and could not: code a gate must not pass as clean (Skipped.unseen)."""
+    return [s for s in skipped if s.unseen]
 
 
 def unseen_warning(files: list[Skipped], changed: bool, gated: bool) -> str:

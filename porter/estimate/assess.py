@@ -21,13 +21,15 @@ from porter.estimate.advice import recommendations
 from porter.estimate.assumptions import assumptions
 from porter.estimate.breakdowns import breakdowns
 from porter.estimate.counts import Counts, count
-from porter.estimate.cost import Item, cost
+from porter.estimate.cost import Costing, Item, cost
 from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
-from porter.estimate.inputs import Inputs
+from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.shares import with_shares
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
 from porter.libraries import Library, load_libraries
 from porter.model import ScanResult, Status
+from porter.model.assessment import (Breakdowns, HandledCounts, OptionalWork, Range, Recommendation,
+                                     TargetLine)
 from porter.rules import RuleSet, load_rules
 from porter.targets import Target
 
@@ -64,14 +66,14 @@ class Assessment:
     reasons: tuple[Reason, ...]
     hours: Hours  # P10, median, P90 of the items combined as independent
     days: Hours
-    targets: tuple[dict[str, Any], ...]
+    targets: tuple[TargetLine, ...]
     items: tuple[Item, ...]
-    breakdowns: dict[str, Any]
-    recommendations: tuple[dict[str, Any], ...]
+    breakdowns: Breakdowns
+    recommendations: tuple[Recommendation, ...]
     assumptions: tuple[str, ...]
     model: EffortModel = field(compare=False)
-    optional: dict[str, Any] | None = None  # the optional work's line (see `optional_line`), None when there is none
-    handled: dict[str, Any] | None = None  # handled/open spot counts (see `handled_counts`), None when nothing is handled
+    optional: OptionalWork | None = None  # the optional work, costed apart (see `_optional`); None when there is none
+    handled: HandledCounts | None = None  # handled/open spot counts (see `handled_counts`), None when nothing is handled
     costed_target: str | None = None  # with several targets: the one whose work the headline costs
     finding_item: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → item id
     finding_class: Mapping[str, str] = field(default_factory=dict, compare=False)  # fingerprint → CLASSES entry
@@ -86,6 +88,11 @@ class Assessment:
     def deciding(self) -> list[Reason]:
         return [r for r in self.reasons if r.level == self.verdict]
 
+    def effort(self) -> dict[str, Any]:
+        """The headline effort as the JSON report and SARIF's run properties give it."""
+        return {**self.days.to_dict(), "unit": UNIT, "hours": self.hours.to_dict(), "range": "P10–P90",
+                "mean_hours": round(self.mean_hours, 2)}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
@@ -93,13 +100,12 @@ class Assessment:
             "nothing_to_port": self.nothing_to_port,
             "headline": self.headline,
             "reasons": [r.to_dict(r.level == self.verdict) for r in self.reasons],
-            "effort": {**self.days.to_dict(), "unit": UNIT, "hours": self.hours.to_dict(),
-                       "range": "P10–P90", "mean_hours": round(self.mean_hours, 2)},
-            "targets": list(self.targets),
-            "breakdowns": self.breakdowns,
+            "effort": self.effort(),
+            "targets": [t.to_dict() for t in self.targets],
+            "breakdowns": self.breakdowns.to_dict(),
             "counts": self.counts.to_dict() if self.counts else None,
             "items": [i.to_dict(self.model) for i in self.items],
-            "optional": self.optional,
+            "optional": self.optional.to_dict() if self.optional else None,
             "scope": {"minimal": {"hours": self.hours.to_dict(), "days": self.days.to_dict(),
                                   "mean_hours": round(self.mean_hours, 2)},
                       "parity": self.parity.to_dict() if self.parity else None},
@@ -108,9 +114,9 @@ class Assessment:
                            "item": g.item, "hours": g.hours.to_dict(), "text": g.text} for g in self.templates],
             "fix_sites": [{"site": x.label, "need": x.need, "kernels": x.kernels, "item": x.item,
                            "hours": x.hours.to_dict()} for x in self.fix_sites],
-            "handled": self.handled,
+            "handled": self.handled.to_dict() if self.handled else None,
             "costed_target": self.costed_target,
-            "recommendations": list(self.recommendations),
+            "recommendations": [r.to_dict() for r in self.recommendations],
             "assumptions": list(self.assumptions),
             "model": {"source": self.model.source, "override": self.model.override,
                       "hours_per_day": self.model.hours_per_day},
@@ -138,11 +144,9 @@ def assess(
         one = inputs.scope([t])
         one_cost = cost(inputs, one)
         one_decision = decide(inputs, one, one_cost.kernels)
-        per_target.append({
-            "id": t.id, "name": t.name, "gfx": t.gfx, "pre_release": t.pre_release, "verdict": one_decision.verdict,
-            "effort": {**model.days(one_cost.hours).to_dict(), "unit": UNIT},
-            "deciding": [r.title for r in one_decision.reasons if r.level == one_decision.verdict],
-        })
+        per_target.append(TargetLine(
+            t.id, t.name, t.gfx, t.pre_release, one_decision.verdict, Range.of(model.days(one_cost.hours).to_dict()),
+            UNIT, tuple(r.title for r in one_decision.reasons if r.level == one_decision.verdict)))
         if t.gfx not in single or one_cost.mean > single[t.gfx][1].mean:
             single[t.gfx] = (t, one_cost)
     # Targets that share a gfx are one chip: their work is costed once, together. The headline is the costliest
@@ -179,9 +183,10 @@ def assess(
         days=days,
         targets=tuple(per_target),
         items=tuple(sorted(costing.items, key=lambda i: (-i.hours.likely, i.id))),
-        breakdowns=with_shares(breakdowns(inputs, costed, costing, scope.targets), days, costing.hours,
-                               sorted(costing.items, key=lambda i: (-i.hours.likely, i.id)), model.hours_per_day),
-        recommendations=tuple(recommendations(inputs, scope, costing, decision)),
+        breakdowns=Breakdowns.of(with_shares(breakdowns(inputs, costed, costing, scope.targets), days, costing.hours,
+                                             sorted(costing.items, key=lambda i: (-i.hours.likely, i.id)),
+                                             model.hours_per_day)),
+        recommendations=tuple(map(Recommendation.of, recommendations(inputs, scope, costing, decision))),
         assumptions=tuple(assumptions(inputs, costed, costing, chip if len(single) > 1 else None)),
         model=model,
         optional=optional,
@@ -198,7 +203,7 @@ def assess(
     )
 
 
-def _parity(inputs: Inputs, scope, costing) -> ScopeLine | None:
+def _parity(inputs: Inputs, scope: Scope, costing: Costing) -> ScopeLine | None:
     """Feature parity: the minimal port's scope plus what it leaves for parity, costed as one port."""
     if not scope.parity_findings and not scope.parity_kernels:
         return None
@@ -213,7 +218,7 @@ def _parity(inputs: Inputs, scope, costing) -> ScopeLine | None:
                      f"leaves out ({', '.join(whats[:4])}{' …' if len(whats) > 4 else ''}).")
 
 
-def _tuning(model: EffortModel, costing, chip) -> ScopeLine | None:
+def _tuning(model: EffortModel, costing: Costing, chip: list[Target]) -> ScopeLine | None:
     """Retuning (Triton num_warps, __launch_bounds__) for the costed chip: after the port, never in it."""
     if costing.tuning.likely <= 0:
         return None
@@ -227,7 +232,7 @@ def _tuning(model: EffortModel, costing, chip) -> ScopeLine | None:
                           f"{days.likely:g}) for NVIDIA-tuned num_warps and __launch_bounds__.")
 
 
-def _optional(inputs: Inputs, scope, costing) -> dict[str, Any] | None:
+def _optional(inputs: Inputs, scope: Scope, costing: Costing) -> OptionalWork | None:
     """Optional work (cuda-only spots, contrib/ and other optional paths), costed apart: never in the headline."""
     opt = scope.optional()
     if not opt.findings and not opt.kernels:
@@ -236,17 +241,16 @@ def _optional(inputs: Inputs, scope, costing) -> dict[str, Any] | None:
     model = inputs.model
     days = model.days(extra.hours)
     paths = sorted({f.path for f in opt.findings} | {k.path for k in opt.kernels})
-    return {
-        "findings": len(opt.findings), "kernels": len(opt.kernels), "files": len(paths),
-        "hours": extra.hours.to_dict(), "days": days.to_dict(), "mean_hours": round(extra.mean, 2),
-        "text": (f"Optional (not in the headline or the verdict): {days.low:g}–{days.high:g} engineer-days, likely "
-                 f"{days.likely:g}, for {len(opt.findings)} finding(s) and {len(opt.kernels)} kernel(s) in "
-                 f"{len(paths)} file(s) kept CUDA-only or under optional paths."),
-        "items": [i.to_dict(model) for i in sorted(extra.items, key=lambda i: (-i.hours.likely, i.id))],
-    }
+    return OptionalWork(
+        len(opt.findings), len(opt.kernels), len(paths), Range.of(extra.hours.to_dict()), Range.of(days.to_dict()),
+        round(extra.mean, 2),
+        (f"Optional (not in the headline or the verdict): {days.low:g}–{days.high:g} engineer-days, likely "
+         f"{days.likely:g}, for {len(opt.findings)} finding(s) and {len(opt.kernels)} kernel(s) in "
+         f"{len(paths)} file(s) kept CUDA-only or under optional paths."),
+        tuple(i.to_dict(model) for i in sorted(extra.items, key=lambda i: (-i.hours.likely, i.id))))
 
 
-def handled_counts(result: ScanResult, scope) -> dict[str, Any] | None:
+def handled_counts(result: ScanResult, scope: Scope) -> HandledCounts | None:
     """How much of the port is already done: the port-awareness stage's own counts when it gives them
     (`result.port_status`), else the statuses of the findings in scope."""
     given = result.port_status
@@ -261,12 +265,11 @@ def handled_counts(result: ScanResult, scope) -> dict[str, Any] | None:
     if not handled:
         return None
     share = round(100 * handled / total) if total else 0
-    return {"handled": handled, "open": open_, "total": total, "share": share,
-            "cuda_only": cuda_only,
-            "text": f"{handled} of {total} spots handled ({share}%); {open_} open"
-                    + (f", {cuda_only} kept CUDA-only." if cuda_only else ".")}
+    return HandledCounts(handled, open_, total, share, cuda_only,
+                         f"{handled} of {total} spots handled ({share}%); {open_} open"
+                         + (f", {cuda_only} kept CUDA-only." if cuda_only else "."))
 
 
 def attach(result: ScanResult, assessment: Assessment) -> ScanResult:
     """The scan with its assessment attached (`assessment`), so `to_dict` carries both."""
-    return dataclasses.replace(result, assessment=assessment.to_dict())
+    return dataclasses.replace(result, assessment=assessment)

@@ -101,7 +101,9 @@ class Inputs:
         kernel id → (what, why). A `siblings` entry takes a directory that is one of at least two siblings with CUDA
         work (csrc/quantization/awq/ beside gptq/) when one of its kernels needs at least `min_need_hours` likely
         hours on a target (a rewrite: vLLM's first ROCm port left AWQ's tensor-core kernels NVIDIA-only); a `text`
-        entry takes findings whose rule, message or data match (rocm_not_supported lists, cuda_only flags)."""
+        entry takes findings whose rule, message or data match (rocm_not_supported lists, cuda_only flags); a
+        `rewrites` entry takes kernels that need a new implementation (`_rewrites`), a `library_guards` entry library
+        calls the project compiles only when it opts into the library (`_library_guards`)."""
         out: dict[str, tuple[str, str]] = {}
         for entry in self.model.data.get("scope", {}).get("parity", []):
             if entry.get("text"):
@@ -110,10 +112,13 @@ class Inputs:
                         out[f.fingerprint] = (f.rule, entry["reason"])
             if entry.get("rewrites"):
                 self._rewrites(entry, findings, kernels, targets, out)
+            if entry.get("library_guards"):
+                self._library_guards(entry, findings, out)
             if not entry.get("siblings"):
                 continue
             dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
-            for spot in [*findings, *kernels]:
+            spots_all: list[Finding | Kernel] = [*findings, *kernels]
+            for spot in spots_all:
                 d = _matched_dir(spot.path, entry["siblings"])
                 if d is not None:
                     dirs[d].append(spot)
@@ -153,24 +158,75 @@ class Inputs:
 
         free = [k for k in kernels if _kernel_id(k) not in out]
         mine = [k for k in free if not on_backend(k)]
+
+        def arms(ks: list[Kernel]) -> list[Kernel]:
+            """Other definitions of the same kernels in the same files: the `#else` arm of a kernel written twice
+            under `#if __CUDA_ARCH__ >= 800` (CTranslate2's flash_fwd_kernel and its empty stub) is one kernel."""
+            names, ids = {(k.path, k.qualified_name) for k in ks}, {_kernel_id(k) for k in ks}
+            return [k for k in mine if (k.path, k.qualified_name) in names and _kernel_id(k) not in ids]
+
         rewrite = [k for k in mine if self.need_likely(k, targets) >= floor]
-        if len(mine) - len(rewrite) < int(entry.get("min_other_kernels", 4)):
+        rewrite += arms(rewrite)
+        # A rewrite inside a directory named for one feature (a quantization method, an attention backend: the
+        # `siblings` patterns of the other entries) leaves that feature whole: CTranslate2 #1989 took all of
+        # src/ops/awq/ out of its HIP build, the GEMV and dequantize kernels that needed no rewrite too.
+        patterns = [p for e in self.model.data.get("scope", {}).get("parity", []) for p in e.get("siblings", [])]
+        dirs = sorted({d for d in (_matched_dir(k.path, patterns) for k in rewrite) if d is not None}) \
+            if entry.get("feature_dirs") else []
+        ids = {_kernel_id(k) for k in rewrite}
+        whole = [k for k in mine if _kernel_id(k) not in ids and any(k.path.startswith(d) for d in dirs)]
+        least = int(entry.get("min_other_kernels", 4))
+        if len(mine) - len(rewrite) - len(whole) < least:
+            # a directory that is the project (AutoAWQ_kernels' awq_ext/) is no feature of it
+            whole, dirs = [], []
+        rewrite += whole
+        if len(mine) - len(rewrite) < least:
             return
         theirs = [k for k in free if on_backend(k)]
         share = entry.get("max_backend_share")
         fast_path = bool(theirs) and share is not None and len(theirs) <= float(share) * len(free)
         if fast_path:
             rewrite += theirs
+            rewrite += arms(rewrite)
         if not rewrite:
             return
+        # A file that also holds a kernel of the minimal port stays in it but for the left-out kernels' extents
+        # (feature_extents): bitsandbytes' wmma GEMMs sit in csrc/kernels.cu beside the quantizers and optimizers
+        # its port shipped, and that file's host code, other kernels and the headers they include are port work.
+        kept = [k for k in free if _kernel_id(k) not in {_kernel_id(r) for r in rewrite}]
+        mixed = {k.path for k in rewrite} & {k.path for k in kept}
         for k in rewrite:
-            out.setdefault(_kernel_id(k), (k.path, entry["reason"]))
-        paths = feature_files({k.path for k in rewrite}, self.result.files, {k.path for k in self.result.kernels},
-                              {k.path for k in free if _kernel_id(k) not in out})
+            d = next((d for d in dirs if k.path.startswith(d)), None)
+            out.setdefault(_kernel_id(k), (d or (_feature_name(k) if k.path in mixed else k.path), entry["reason"]))
+        paths = feature_files({k.path for k in rewrite} - mixed, self.result.files,
+                              {k.path for k in self.result.kernels}, {k.path for k in kept})
+        extents = feature_extents([k for k in rewrite if k.path in mixed], [k for k in kept if k.path in mixed])
         for f in findings:
-            if f.path in paths or (fast_path and any(self.matches(job["when"], f) for job in jobs)):
-                where = f.path if f.path in paths else ", ".join(sorted(backend))
+            span = next((k for k, lo, hi in extents.get(f.path, ()) if lo <= f.line <= hi), None)
+            feature = next((d for d in dirs if f.path.startswith(d)), None)
+            if (f.path in paths or span is not None or feature is not None
+                    or (fast_path and any(self.matches(job["when"], f) for job in jobs))):
+                where = (feature if feature is not None else f.path if f.path in paths
+                         else _feature_name(span) if span is not None else ", ".join(sorted(backend)))
                 out.setdefault(f.fingerprint, (where, entry["reason"]))
+
+    def _library_guards(self, entry: Mapping[str, Any], findings: list[Finding], out: dict[str, tuple[str, str]]) -> None:
+        """A `library_guards` entry: a library finding in an `#if`/`#ifdef`/`#elif` arm whose condition names the
+        library (`#ifdef CT2_WITH_CUDNN` around cuDNN calls) is code the project compiles only when it opts into that
+        library; the guard macro is the `what` (CTranslate2's WITH_CUDNN option is off by default, and #1989 built
+        HIP without it)."""
+        facts = {fr.path: fr.port_facts for fr in self.result.files if fr.port_facts is not None}
+        arms: dict[str, list[tuple[int, int, str]]] = {}
+        for f in findings:
+            lib = self.library(f)
+            if lib is None or f.fingerprint in out or f.path not in facts:
+                continue
+            if f.path not in arms:
+                arms[f.path] = condition_arms(facts[f.path].directives)
+            guard = next((g for a, b, cond in arms[f.path] if a < f.line < b
+                          for g in [library_guard(cond, lib.id)] if g is not None), None)
+            if guard is not None:
+                out[f.fingerprint] = (guard, entry["reason"])
 
     def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
         """The likely hours of the dearest thing a kernel needs on any of `targets`, before size and complexity."""
@@ -265,8 +321,8 @@ def feature_files(kernel_files: set[str], files: Iterable[Any], with_kernels: se
     """The files a feature left for parity consists of: the files of its kernels, the kernel-less files that include
     one of them (the launchers and instantiations), and, transitively, the headers every includer of which is one of
     these: a header only the left-out kernels use goes with them (AutoAWQ_kernels' fused attention takes its PTX
-    helpers and bf16 fallbacks). `with_kernels`: the files that define kernels; a file other than the feature's own
-    kernel files with a kernel of the minimal port (`keep`) never goes."""
+    helpers and bf16 fallbacks). `with_kernels`: the files that define kernels; a file with a kernel of the minimal
+    port (`keep`) never goes whole: the caller leaves only the feature's extents of it (`feature_extents`)."""
     from porter.source.includes import resolve_include
 
     files = list(files)
@@ -287,7 +343,57 @@ def feature_files(kernel_files: set[str], files: Iterable[Any], with_kernels: se
                 if h not in out and h not in keep and includers[h] <= out:
                     out.add(h)
                     grown = True
-    return (out - keep) | kernel_files
+    return out - keep
+
+
+def feature_extents(left: Iterable[Kernel], kept: Iterable[Kernel]) -> dict[str, tuple[tuple[Kernel, int, int], ...]]:
+    """The line ranges a feature left for parity holds in files it shares with kernels of the minimal port, by path:
+    each left-out kernel's body and the same-file device functions it calls (its facts' `device_functions`), less
+    the device functions a kept kernel of the same file also calls — those are fixed for the minimal port anyway.
+    (kernel, first line, last line), in source order."""
+    shared: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for k in kept:
+        shared[k.path] |= {(d.line, d.end_line) for d in (k.facts.device_functions if k.facts else ())}
+    out: dict[str, list[tuple[Kernel, int, int]]] = defaultdict(list)
+    for k in sorted(left):
+        out[k.path].append((k, k.line, k.end_line))
+        for d in k.facts.device_functions if k.facts else ():
+            if (d.line, d.end_line) not in shared[k.path]:
+                out[k.path].append((k, d.line, d.end_line))
+    return {p: tuple(sorted(spans, key=lambda s: (s[1], s[2]))) for p, spans in out.items()}
+
+
+def condition_arms(directives: Iterable[tuple[int, int, str, str]]) -> list[tuple[int, int, str]]:
+    """(directive line, line of the next directive of the group, condition) of each `#if`, `#ifdef` and `#elif`
+    arm of a file's directives (PortFacts.directives: line, end line, kind, text), nested ones too. `#ifndef`,
+    `#elifndef` and `#else` arms compile when something is not defined: they are left out."""
+    stack: list[tuple[int, str, str]] = []
+    out: list[tuple[int, int, str]] = []
+    for line, _, kind, text in directives:
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append((line, kind, text))
+        elif kind in ("elif", "elifdef", "elifndef", "else", "endif") and stack:
+            start, opened, cond = stack.pop()
+            if opened in ("if", "ifdef", "elif", "elifdef"):
+                out.append((start, line, cond))
+            if kind != "endif":
+                stack.append((line, kind, text))
+    return sorted(out)
+
+
+def library_guard(condition: str, library: str) -> str | None:
+    """The macro of a preprocessor condition named for `library` (a library-map id): `CT2_WITH_CUDNN` or
+    `defined(USE_CUDNN)` for cudnn, one of the macro's `_`-separated words; None when none is, or when the
+    condition tests it negated (`!defined(WITH_CUDNN)`: that arm is the build without the library)."""
+    for m in re.finditer(r"(!\s*(?:defined\s*\(?\s*)?)?\b([A-Za-z_][A-Za-z0-9_]*)", condition):
+        if library.lower() in m.group(2).lower().split("_"):
+            return None if m.group(1) else m.group(2)
+    return None
+
+
+def _feature_name(k: Kernel) -> str:
+    """A left-out kernel named where its file stays in the minimal port: "csrc/kernels.cu:2124 gemm_device"."""
+    return f"{k.path}:{k.line} {k.name}"
 
 
 def own_packages(result: ScanResult) -> frozenset[str]:

@@ -224,14 +224,13 @@ def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) ->
     done = run(GitTree(path, commit), settings, assess=True)
     a = done.assessment
     result = done.result
-    targets = tuple(TargetResult(t["id"], t["verdict"], t["effort"]["low"], t["effort"]["likely"],
-                                 t["effort"]["high"]) for t in a.targets)
+    targets = tuple(TargetResult(t.id, t.verdict, t.effort.low, t.effort.likely, t.effort.high) for t in a.targets)
     blocked = [r for r in a.reasons if r.level == "blocked"]
     blockers = sorted({r.title for r in blocked})
     # A reason holds on the targets its findings apply to; one that names none holds on every target.
     per_target = tuple((t.target, tuple(sorted({r.title for r in blocked if not r.targets or t.target in r.targets})))
                        for t in targets)
-    libraries = sorted({row["name"] for row in a.breakdowns.get("by_library", ())})
+    libraries = sorted({row.name for row in a.breakdowns.by_library})
     return Outcome(
         e.name, e.location, e.ref, ASSESSED, commit, settings_hash(settings),
         verdict=a.verdict, days_low=a.days.low, days_likely=a.days.likely, days_high=a.days.high,
@@ -257,7 +256,7 @@ def _point(path: Path, commit: str, settings: Any) -> HistoryPoint:
     from porter.history.walk import walk
 
     p = history(walk(path, rev=commit, max_commits=1), settings, "commit").points[-1]
-    return HistoryPoint(p.commit, p.date, p.verdict, p.effort["low"], p.effort["likely"], p.effort["high"],
+    return HistoryPoint(p.commit, p.date, p.verdict, p.effort.low, p.effort.likely, p.effort.high,
                         p.open_findings)
 
 

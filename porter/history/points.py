@@ -21,6 +21,9 @@ from typing import Any, Callable
 from porter import filekey
 from porter.errors import UsageError
 from porter.model import Skipped, Status
+from porter.model.assessment import Range
+# Point (the port's state at one commit) is porter.model's, so the history's formats read it without this module.
+from porter.model.history import Blocker, Point, PointChange
 from porter.budget import Overrun, run_stage, stage_budget
 from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, code_digest, complete, file_budget,
                              harvest_file_facts, load_rules_cached, open_cache, repository_facts, scan_files)
@@ -36,37 +39,6 @@ SUMMARY_VERSION = "history-point-1"
 # per batch, few enough to hold the batch's trees in memory.
 BATCH_POINTS = 128
 _NOT_IN_KEY = frozenset({"jobs", "cache_dir", "notices", "config_path", "fail_on", "config_globs"})
-
-
-@dataclass(frozen=True)
-class Point:
-    """The port's state at one commit, and how it moved since the previous point."""
-
-    commit: str
-    date: str
-    author: str
-    subject: str
-    merge: bool
-    commits: int  # first-parent commits this point covers since the previous one (1 unless --every groups them)
-    open_findings: int
-    handled_findings: int
-    cuda_only_findings: int
-    effort: dict[str, float]  # engineer-days of the open work: low, likely, high
-    verdict: str  # the assessment's verdict for the open work
-    open_kernels: dict[str, int]  # target id → open kernels that need work there (verdict other than ok)
-    blockers: tuple[dict[str, Any], ...]  # the assessment's blocked reasons: key, title, count
-    files: int  # files scanned at this point
-    change: dict[str, Any] | None = None  # the difference from the previous point; None for the first
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "commit": self.commit, "date": self.date, "author": self.author, "subject": self.subject,
-            "merge": self.merge, "commits": self.commits,
-            "open_findings": self.open_findings, "handled_findings": self.handled_findings,
-            "cuda_only_findings": self.cuda_only_findings, "effort": dict(self.effort), "verdict": self.verdict,
-            "open_kernels": dict(self.open_kernels), "blockers": [dict(b) for b in self.blockers],
-            "files": self.files, "change": self.change,
-        }
 
 
 @dataclass(frozen=True)
@@ -454,23 +426,24 @@ def summarise(result, targets: tuple[Target, ...], model, assess: Callable) -> d
 
 
 def _point(c, summary: dict[str, Any], covered: int, previous: Point | None) -> Point:
+    # The summary is the cached form (plain JSON values); the point is typed from it here, once.
     p = Point(
         commit=c.sha, date=c.date, author=c.author, subject=c.subject, merge=c.merge, commits=covered,
         open_findings=summary["open_findings"], handled_findings=summary["handled_findings"],
-        cuda_only_findings=summary["cuda_only_findings"], effort=dict(summary["effort"]),
+        cuda_only_findings=summary["cuda_only_findings"], effort=Range.of(summary["effort"]),
         verdict=summary["verdict"], open_kernels=dict(summary["open_kernels"]),
-        blockers=tuple(dict(b) for b in summary["blockers"]), files=summary["files"],
+        blockers=tuple(Blocker.of(b) for b in summary["blockers"]), files=summary["files"],
     )
     if previous is None:
         return p
-    change = {
-        "open_findings": p.open_findings - previous.open_findings,
-        "handled_findings": p.handled_findings - previous.handled_findings,
-        "cuda_only_findings": p.cuda_only_findings - previous.cuda_only_findings,
-        "effort_likely": round(p.effort["likely"] - previous.effort["likely"], 2),
-        "open_kernels": {t: n - previous.open_kernels.get(t, 0) for t, n in p.open_kernels.items()},
-        "blockers": len(p.blockers) - len(previous.blockers),
-    }
+    change = PointChange(
+        open_findings=p.open_findings - previous.open_findings,
+        handled_findings=p.handled_findings - previous.handled_findings,
+        cuda_only_findings=p.cuda_only_findings - previous.cuda_only_findings,
+        effort_likely=round(p.effort.likely - previous.effort.likely, 2),
+        open_kernels={t: n - previous.open_kernels.get(t, 0) for t, n in p.open_kernels.items()},
+        blockers=len(p.blockers) - len(previous.blockers),
+    )
     return dataclasses.replace(p, change=change)
 
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
-
+from porter.model.history import HistoryReport
 from porter.render.safe import spreadsheet_cell
 
 COLUMNS = ("commit", "date", "author", "subject", "merge", "commits", "open_findings", "handled_findings",
@@ -12,16 +11,16 @@ COLUMNS = ("commit", "date", "author", "subject", "merge", "commits", "open_find
            "change_open_findings", "change_effort_likely")
 
 
-def render(doc: dict[str, Any]) -> str:
-    targets = [t["id"] for t in doc["targets"]]
+def render(doc: HistoryReport) -> str:
+    targets = doc.target_ids
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS + tuple(f"open_kernels_{t}" for t in targets))
-    for p in doc["points"]:
-        change = p["change"] or {}
-        writer.writerow((p["commit"], p["date"], spreadsheet_cell(p["author"]), spreadsheet_cell(p["subject"]),
-                         int(p["merge"]), p["commits"], p["open_findings"], p["handled_findings"],
-                         p["cuda_only_findings"], p["effort"]["low"], p["effort"]["likely"], p["effort"]["high"],
-                         p["verdict"], len(p["blockers"]), change.get("open_findings", ""),
-                         change.get("effort_likely", ""), *(p["open_kernels"].get(t, 0) for t in targets)))
+    for p in doc.points:
+        c = p.change
+        writer.writerow((p.commit, p.date, spreadsheet_cell(p.author), spreadsheet_cell(p.subject),
+                         int(p.merge), p.commits, p.open_findings, p.handled_findings,
+                         p.cuda_only_findings, p.effort.low, p.effort.likely, p.effort.high,
+                         p.verdict, len(p.blockers), c.open_findings if c else "",
+                         c.effort_likely if c else "", *(p.open_kernels.get(t, 0) for t in targets)))
     return buf.getvalue()

@@ -10,6 +10,7 @@ import html
 from typing import Any
 
 from porter.history.text import change_text, days, headline, projection_text, table_points
+from porter.model.history import HistoryReport
 from porter.render.safe import printable
 
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 960, 340, 56, 56, 16, 56
@@ -42,7 +43,7 @@ def _nice_step(v: float) -> float:
 
     if v <= 0:
         return 1.0
-    base = 10 ** math.floor(math.log10(v))
+    base: float = 10 ** math.floor(math.log10(v))  # an int at or above 1: the figures print as before
     return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= v - 1e-12)
 
 
@@ -67,18 +68,18 @@ def date_ticks(x0: float, x1: float, most: int = 8) -> list[tuple[float, str]]:
     return [(t, label) for t, label in ticks if x0 <= t <= x1][:most + 1]
 
 
-def chart(doc: dict[str, Any]) -> str:
-    points = doc["points"]
+def chart(doc: HistoryReport) -> str:
+    points = doc.points
     if not points:
         return ""
-    pr = doc["projection"]
-    xs = [_when(p["date"]) for p in points]
-    end_x = _when(pr["date"]) if pr["status"] == "projected" else xs[-1]
+    pr = doc.projection
+    xs = [_when(p.date) for p in points]
+    end_x = _when(pr.date) if pr.status == "projected" and pr.date else xs[-1]
     x0, x1 = min(xs), max(max(xs), end_x)
     span = (x1 - x0) or 1.0
     # axis tops of four round steps (1, 2, 2.5 or 5 × 10^n), so every tick reads as a round number
-    top_days = 4 * _nice_step((max(p["effort"]["likely"] for p in points) or 1.0) / 4)
-    top_handled = 4 * max(1, _nice_step((max(p["handled_findings"] for p in points) or 1) / 4))
+    top_days = 4 * _nice_step((max(p.effort.likely for p in points) or 1.0) / 4)
+    top_handled = 4 * max(1, _nice_step((max(p.handled_findings for p in points) or 1) / 4))
 
     def x(t: float) -> float:
         return PAD_L + (t - x0) / span * (W - PAD_L - PAD_R)
@@ -110,65 +111,65 @@ def chart(doc: dict[str, Any]) -> str:
     # the legend: a sample of each line with what it shows and which axis it reads on
     lx, ly = PAD_L, H - 6
     for cls, text in (("open", "open likely engineer-days (left axis)"), ("handled", "handled findings (right axis)"),
-                      *((("proj", "projection"),) if pr["status"] == "projected" else ())):
+                      *((("proj", "projection"),) if pr.status == "projected" else ())):
         parts.append(f'<line class="{cls}" x1="{lx}" x2="{lx + 24}" y1="{ly - 4}" y2="{ly - 4}"/>'
                      f'<text x="{lx + 30}" y="{ly}">{text}</text>')
         lx += 30 + 7 * len(text) + 24
     for cls, text in (("down", "reduced the most"), ("up", "added the most")):
         parts.append(f'<circle class="{cls}" cx="{lx + 5}" cy="{ly - 4}" r="5"/><text x="{lx + 14}" y="{ly}">{text}</text>')
         lx += 14 + 7 * len(text) + 24
-    parts.append(f'<polyline class="open" points="{path([p["effort"]["likely"] for p in points], top_days)}"/>')
-    parts.append(f'<polyline class="handled" points="{path([p["handled_findings"] for p in points], top_handled)}"/>')
-    if pr["status"] == "projected":
-        parts.append(f'<line class="proj" x1="{x(xs[-1]):.1f}" y1="{y(points[-1]["effort"]["likely"], top_days):.1f}" '
-                     f'x2="{x(end_x):.1f}" y2="{y(0, top_days):.1f}"><title>projected completion {_t(pr["date"])}'
+    parts.append(f'<polyline class="open" points="{path([p.effort.likely for p in points], top_days)}"/>')
+    parts.append(f'<polyline class="handled" points="{path([p.handled_findings for p in points], top_handled)}"/>')
+    if pr.status == "projected":
+        parts.append(f'<line class="proj" x1="{x(xs[-1]):.1f}" y1="{y(points[-1].effort.likely, top_days):.1f}" '
+                     f'x2="{x(end_x):.1f}" y2="{y(0, top_days):.1f}"><title>projected completion {_t(pr.date or "")}'
                      f'</title></line>')
-    by_commit = {p["commit"]: (t, p) for t, p in zip(xs, points)}
-    for key, cls in (("reduced", "down"), ("added", "up")):
-        for m in doc["movers"][key]:
-            t, p = by_commit[m["commit"]]
-            parts.append(f'<circle class="{cls}" cx="{x(t):.1f}" cy="{y(p["effort"]["likely"], top_days):.1f}" r="5">'
-                         f'<title>{_t(m["commit"][:12])} {_t(m["date"][:10])} {m["effort_likely"]:+g} d: '
-                         f'{_t(m["subject"])} ({_t(m["author"])})</title></circle>')
+    by_commit = {p.commit: (t, p) for t, p in zip(xs, points)}
+    for movers, cls in ((doc.movers.reduced, "down"), (doc.movers.added, "up")):
+        for m in movers:
+            t, p = by_commit[m.commit]
+            parts.append(f'<circle class="{cls}" cx="{x(t):.1f}" cy="{y(p.effort.likely, top_days):.1f}" r="5">'
+                         f'<title>{_t(m.commit[:12])} {_t(m.date[:10])} {m.effort_likely:+g} d: '
+                         f'{_t(m.subject)} ({_t(m.author)})</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: HistoryReport) -> str:
     from porter.history.report import about_line, heading
 
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>{_t(heading(doc))} · {_t(about_line(doc))}</title><style>{STYLE}</style></head><body>",
            f"<h1>{_t(heading(doc))}</h1>", f'<p class="about">{_t(about_line(doc))}</p>', f"<p>{_t(headline(doc))}</p>"]
-    if doc["points"]:
+    if doc.points:
         out += [chart(doc), f"<p>{_t(projection_text(doc))}</p>"]
-    for title, key in (("Reduced the open work the most (engineer-days)", "reduced"),
-                       ("Reduced the open findings the most", "reduced_open"),
-                       ("Added the most open work (engineer-days)", "added"), ("Added the most open findings", "added_open")):
-        rows = doc["movers"].get(key, [])
+    mv = doc.movers
+    for title, rows in (("Reduced the open work the most (engineer-days)", mv.reduced),
+                        ("Reduced the open findings the most", mv.reduced_open),
+                        ("Added the most open work (engineer-days)", mv.added), ("Added the most open findings", mv.added_open)):
         if rows:
             out.append(f"<h2>{title}</h2><table><tr><th>commit</th><th>date</th><th>author</th><th>subject</th>"
                        "<th>likely days</th><th>open findings</th></tr>")
-            out += [f'<tr><td><code>{_t(m["commit"][:12])}</code></td><td class="d">{_t(m["date"][:10])}</td>'
-                    f'<td>{_t(m["author"])}</td><td>{_t(m["subject"])}</td><td class="n">{m["effort_likely"]:+g}</td>'
-                    f'<td class="n">{m["open_findings"]:+d}</td></tr>' for m in rows]
+            out += [f'<tr><td><code>{_t(m.commit[:12])}</code></td><td class="d">{_t(m.date[:10])}</td>'
+                    f'<td>{_t(m.author)}</td><td>{_t(m.subject)}</td><td class="n">{m.effort_likely:+g}</td>'
+                    f'<td class="n">{m.open_findings:+d}</td></tr>' for m in rows]
             out.append("</table>")
-    rows, left_out = table_points(doc)
-    targets = [t["id"] for t in doc["targets"]]
-    if rows:
+    points, left_out = table_points(doc)
+    targets = doc.target_ids
+    if points:
         out.append("<h2>Points</h2><table><tr><th>commit</th><th>date</th><th>open</th><th>handled</th>"
                    "<th>cuda-only</th><th>open work</th><th>change</th>"
                    + "".join(f"<th>kernels {_t(t)}</th>" for t in targets) + "<th>subject</th></tr>")
-        for p in rows:
-            out.append(f'<tr><td><code>{_t(p["commit"][:12])}</code></td><td class="d">{_t(p["date"][:10])}</td>'
-                       f'<td class="n">{p["open_findings"]}</td><td class="n">{p["handled_findings"]}</td>'
-                       f'<td class="n">{p["cuda_only_findings"]}</td><td>{_t(days(p["effort"]))}</td>'
+        for p in points:
+            out.append(f'<tr><td><code>{_t(p.commit[:12])}</code></td><td class="d">{_t(p.date[:10])}</td>'
+                       f'<td class="n">{p.open_findings}</td><td class="n">{p.handled_findings}</td>'
+                       f'<td class="n">{p.cuda_only_findings}</td><td>{_t(days(p.effort))}</td>'
                        f'<td>{_t(change_text(p))}</td>'
-                       + "".join(f'<td class="n">{p["open_kernels"].get(t, 0)}</td>' for t in targets)
-                       + f'<td>{_t(p["subject"])}</td></tr>')
+                       + "".join(f'<td class="n">{p.open_kernels.get(t, 0)}</td>' for t in targets)
+                       + f'<td>{_t(p.subject)}</td></tr>')
         out.append("</table>")
         if left_out:
             out.append(f"<p>{left_out} smaller move(s) not shown; the JSON and CSV formats list every point.</p>")
-    out += [f"<blockquote>{_t(n)}</blockquote>" for n in doc["notices"]]
+    out += [f"<blockquote>{_t(n)}</blockquote>" for n in doc.notices]
     out.append("</body></html>")
     return "\n".join(out) + "\n"

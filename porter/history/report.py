@@ -14,6 +14,7 @@ from porter import __version__
 from porter.errors import UsageError
 from porter.history.points import History
 from porter.history.trend import movers, projection
+from porter.model.history import HistoryReport
 
 SCHEMA = "porter-history-1"
 # name → (module under porter.history, file suffixes)
@@ -54,21 +55,21 @@ def about_history(history: History, date: str | None = None) -> dict[str, Any]:
             "version": __version__, "date": date}
 
 
-def heading(doc: dict[str, Any]) -> str:
+def heading(doc: HistoryReport) -> str:
     """'Port burndown: vllm' (with the part walked: 'Port burndown: vllm/csrc')."""
-    return f"Port burndown: {doc['about']['name']}"
+    return f"Port burndown: {doc.about.name}"
 
 
-def about_line(doc: dict[str, Any]) -> str:
+def about_line(doc: HistoryReport) -> str:
     """'porter 0.9.0 · branch main · commit 1a2b3c4d5e6f': the line under every format's heading."""
-    ab = doc["about"]
-    parts = [f"porter {ab['version']}"]
-    if ab["branch"]:
-        parts.append(f"branch {ab['branch']}")
-    if ab["commit"]:
-        parts.append(f"commit {ab['commit'][:12]}")
-    if ab["date"]:
-        parts.append(ab["date"])
+    ab = doc.about
+    parts = [f"porter {ab.version}"]
+    if ab.branch:
+        parts.append(f"branch {ab.branch}")
+    if ab.commit:
+        parts.append(f"commit {ab.commit[:12]}")
+    if ab.date:
+        parts.append(ab.date)
     return " · ".join(parts)
 
 
@@ -92,9 +93,12 @@ def render(name: str, doc: dict[str, Any], *, width: int = 120, terminal: bool =
     if name == "json":
         return render_json(doc)
     mod = importlib.import_module(f"porter.history.{FORMATS[name][0]}")
+    typed = HistoryReport.of(doc)  # the other formats read fields, typed once here
     if name == "console":
-        return mod.render(doc, width=width, terminal=terminal)
-    return mod.render(doc).encode("utf-8")
+        out: bytes = mod.render(typed, width=width, terminal=terminal)
+        return out
+    text: str = mod.render(typed)
+    return text.encode("utf-8")
 
 
 def render_json(doc: dict[str, Any]) -> bytes:

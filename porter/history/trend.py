@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
+
+from porter.model.history import Point, PointChange
 
 RECENT_DAYS = 90
 MIN_POINTS = 3
@@ -18,43 +20,49 @@ MOVERS = 5
 BARS = "▁▂▃▄▅▆▇█"
 
 
-def when(point) -> dt.datetime:
+def when(point: Point) -> dt.datetime:
     return dt.datetime.fromisoformat(point.date).astimezone(dt.timezone.utc)
 
 
-def movers(points: Sequence, n: int = MOVERS) -> dict[str, list[dict[str, Any]]]:
+def movers(points: Sequence[Point], n: int = MOVERS) -> dict[str, list[dict[str, Any]]]:
     """The points that reduced and that added the most open work: by likely days (`reduced`, `added`) and by open
     findings (`reduced_open`, `added_open`). Both rankings: a commit that routes 234 CUDA spots through a compat
     header removes no estimated day of a kernel's retuning, yet it is the burndown's biggest step."""
-    moved = [p for p in points if p.change and (p.change["effort_likely"] or p.change["open_findings"])]
+    moved = [(p, p.change) for p in points if p.change and (p.change.effort_likely or p.change.open_findings)]
 
-    def entry(p) -> dict[str, Any]:
+    def entry(p: Point, c: PointChange) -> dict[str, Any]:
         return {"commit": p.commit, "date": p.date, "author": p.author, "subject": p.subject,
-                "effort_likely": p.change["effort_likely"], "open_findings": p.change["open_findings"]}
+                "effort_likely": c.effort_likely, "open_findings": c.open_findings}
 
-    def ranked(first: str, second: str, sign: int) -> list[dict[str, Any]]:
-        pick = [p for p in moved if sign * p.change[first] > 0 or (p.change[first] == 0 and sign * p.change[second] > 0)]
-        pick.sort(key=lambda p: (-sign * p.change[first], -sign * p.change[second], p.date, p.commit))
-        return [entry(p) for p in pick[:n]]
+    def days(c: PointChange) -> float:
+        return c.effort_likely
 
-    return {"reduced": ranked("effort_likely", "open_findings", -1), "added": ranked("effort_likely", "open_findings", 1),
-            "reduced_open": ranked("open_findings", "effort_likely", -1),
-            "added_open": ranked("open_findings", "effort_likely", 1)}
+    def found(c: PointChange) -> float:
+        return c.open_findings
+
+    def ranked(first: Callable[[PointChange], float], second: Callable[[PointChange], float],
+               sign: int) -> list[dict[str, Any]]:
+        pick = [(p, c) for p, c in moved if sign * first(c) > 0 or (first(c) == 0 and sign * second(c) > 0)]
+        pick.sort(key=lambda pc: (-sign * first(pc[1]), -sign * second(pc[1]), pc[0].date, pc[0].commit))
+        return [entry(p, c) for p, c in pick[:n]]
+
+    return {"reduced": ranked(days, found, -1), "added": ranked(days, found, 1),
+            "reduced_open": ranked(found, days, -1), "added_open": ranked(found, days, 1)}
 
 
-def projection(points: Sequence, recent_days: int = RECENT_DAYS) -> dict[str, Any]:
+def projection(points: Sequence[Point], recent_days: int = RECENT_DAYS) -> dict[str, Any]:
     """When the open work reaches zero at the recent burn rate, with its uncertainty; a status says why not."""
     empty = {"status": "", "date": None, "earliest": None, "latest": None, "rate_per_week": None,
              "basis": None}
     if not points:
         return {**empty, "status": "no points"}
     last = points[-1]
-    if last.effort["likely"] <= 0:
+    if last.effort.likely <= 0:
         return {**empty, "status": "done"}
     end = when(last)
     recent = [p for p in points if (end - when(p)).total_seconds() <= recent_days * 86400]
     xs = [(when(p) - end).total_seconds() / 86400 for p in recent]
-    ys = [p.effort["likely"] for p in recent]
+    ys = [p.effort.likely for p in recent]
     basis = {"from": recent[0].date, "to": last.date, "points": len(recent), "days": recent_days}
     if len(recent) < MIN_POINTS or len(set(xs)) < 2:
         return {**empty, "status": "too few points", "basis": basis}
@@ -63,7 +71,7 @@ def projection(points: Sequence, recent_days: int = RECENT_DAYS) -> dict[str, An
     if slope >= 0 or slope + se >= 0:
         return {**empty, "status": "rising" if slope > 0 and slope - se > 0 else "flat", "rate_per_week": rate,
                 "basis": basis}
-    left = last.effort["likely"]
+    left = last.effort.likely
 
     def at(s: float) -> str:
         return (end + dt.timedelta(days=left / -s)).date().isoformat()

@@ -195,10 +195,27 @@ def cluster_names(ctx, n: ts.Node, w: Walk) -> None:
         w.clusters.add(CLUSTER_IDENTIFIERS[name])
 
 
+# Members of a grid group that only read its shape (HIP computes them from the block and thread ids, no cooperative
+# launch needed): `cg::this_grid().thread_rank()` is an index, not a grid barrier.
+GRID_QUERIES = frozenset({"thread_rank", "size", "num_threads", "num_blocks", "block_rank", "block_index",
+                          "thread_index", "dim_blocks", "group_dim", "dim_threads", "is_valid"})
+
+
 @detects(*NAMES, names=("this_grid",))
 def grid_group_name(ctx, n: ts.Node, w: Walk) -> None:
-    if n.text == b"this_grid":
-        w.grid_sync.append(n.start_point.row + 1)
+    """`this_grid()` held or synchronised (`grid_group g = this_grid(); g.sync()` with any name for `g`); a call
+    whose only use is a shape query on the spot (`this_grid().thread_rank()`) is not a grid sync."""
+    if n.text != b"this_grid":
+        return
+    call = n.parent
+    while call is not None and call.type in ("qualified_identifier", "template_function"):
+        call = call.parent
+    use = call.parent if call is not None and call.type == "call_expression" else None
+    if use is not None and use.type == "field_expression":
+        field = use.child_by_field_name("field")
+        if field is not None and field.text.decode() in GRID_QUERIES:
+            return
+    w.grid_sync.append(n.start_point.row + 1)
 
 
 @detects(*NAMES, names=("warpSize",))

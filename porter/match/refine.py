@@ -16,7 +16,16 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
-7. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
+7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
+   caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) and an API CUDA
+   deprecated that hipify maps to a HIP call HIP keeps (API003: `cudaFuncSetSharedMemConfig`) read info, as
+   API001's renames do; an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
+   directed-rounding intrinsics HIP declares only under `OCML_BASIC_ROUNDED_OPERATIONS` stay open.
+8. A capability test (PYT001) that Ampere (8, 0) and every AMD GPU porter knows answer alike - `cap < (8, 0)`,
+   `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
+   answer under data `amd_answers`. A test AMD answers unlike Ampere (`>= (9, 0)`: Hopper-only code taken on
+   MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
+9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
    `also` ("RULE: message", sorted), so nothing the dropped rule knew is lost.
@@ -26,11 +35,12 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path, PurePosixPath
-from typing import Iterable
+from typing import Any, Iterable
 
 from porter.datafile import DATA_DIR, read_yaml
 from porter.errors import DataFileError
 from porter.match.draft import Draft
+from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import Group, names_rocm, preprocessed
@@ -86,6 +96,10 @@ ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
 _ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
 _ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
+# Capability tests read against Ampere and the AMD GPUs (module doc, step 8).
+CAPABILITY_RULES = frozenset({"PYT001"})
+# Same-name findings whose knowledge-base entry has no caveat: a plain rename, info (module doc, step 7).
+PLAIN_RENAME_RULES = frozenset({"API004", "API003"})
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
 OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
 _POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
@@ -121,6 +135,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
+    findings = [plain_rename(f) for f in findings]
+    if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
+        findings = [ampere_path(f, sf.code) for f in findings]
     return one_per_spot(findings)
 
 
@@ -172,12 +189,86 @@ def _diagnostic_line(sf: SourceFile, line: int) -> bool:
     return _DIAGNOSTIC.match(sf.data, start) is not None
 
 
+def plain_rename(f: Draft) -> Draft:
+    """An API004 same-name finding at info when its only advice is the generic one (no caveat in the knowledge
+    base): nothing changes at that spot on HIP, so it is no open port work (bench/judged/README.md, "real")."""
+    if f.rule not in PLAIN_RENAME_RULES or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    advice = str(data.get("advice", ""))
+    if f.rule == "API004" and advice == GENERIC_SAME_NAME:
+        data["rename"] = "plain: HIP declares it under the same name with the same meaning"
+    elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none") and advice.startswith("hipify maps")
+          and "deprecated" not in advice):
+        # CUDA deprecated it, HIP keeps it (hipFuncSetSharedMemConfig, hipsparseScsrgemm2): the port is hipify's rename;
+        # moving off the deprecated API is CUDA-side upkeep.
+        data["rename"] = f"plain: hipify maps it to {data['hip']}, which HIP keeps"
+    else:
+        return f
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# `get_device_capability(...)` [`[0]`|`[1]`] `<op>` `(a, b)` | `n`, on the call's statement (joined lines).
+_CAPABILITY_TEST = re.compile(r"get_device_capability\s*\((?:[^()]|\([^()]*\))*\)\s*(?:\[\s*([01])\s*\])?\s*"
+                              r"(<=|>=|==|!=|<|>)\s*(\(\s*\d+\s*,\s*\d+\s*\)|\d+)")
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+            "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+# The capability an NVIDIA GPU without Hopper/Blackwell-only features reports (Ampere A100).
+_AMPERE = (8, 0)
+
+
+@functools.lru_cache(maxsize=1)
+def amd_capabilities() -> tuple[tuple[int, int], ...]:
+    """(major, minor) PyTorch on ROCm reports for each AMD target porter knows: gfx942 -> (9, 4), gfx950 -> (9, 5),
+    gfx1250 -> (12, 5) (hipDeviceProp major/minor, https://pytorch.org/docs/stable/notes/hip.html)."""
+    from porter.targets import load_targets
+
+    out = set()
+    for t in load_targets().values():
+        m = re.fullmatch(r"gfx(\d{1,2}?)([0-9a-f])[0-9a-f]", t.gfx or "")
+        if m:
+            out.add((int(m.group(1)), int(m.group(2), 16)))
+    return tuple(sorted(out))
+
+
+def ampere_path(f: Draft, code: bytes) -> Draft:
+    """PYT001 at info when the capability test on its statement answers on every AMD GPU as on Ampere (step 8)."""
+    if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO:
+        return f
+    lines = code.split(b"\n")
+    # The statement from the finding's own call on (a later call's test on the same lines is not this one's).
+    first = lines[f.line - 1][max(f.column - 1, 0):] if f.line <= len(lines) else b""
+    text = " ".join(x.decode("utf-8", "replace").strip() for x in [first] + lines[f.line:f.line + 3])
+    at = text.find("get_device_capability")
+    m = _CAPABILITY_TEST.match(text, at) if at >= 0 else None
+    amd = amd_capabilities()
+    if m is None or not amd:
+        return f
+    index, op, rhs = m.group(1), m.group(2), m.group(3)
+    bound = tuple(int(x) for x in re.findall(r"\d+", rhs))
+    if index is None and len(bound) != 2 or index is not None and len(bound) != 1:
+        return f  # a tuple against an int (or the reverse) is no test porter reads
+
+    def answer(cap: tuple[int, int]) -> bool:
+        left: Any = cap if index is None else cap[int(index)]
+        return _COMPARE[op](left, bound if index is None else bound[0])
+
+    want = answer(_AMPERE)
+    if any(answer(c) != want for c in amd):
+        return f
+    data = dict(f.data)
+    test = f"get_device_capability(){'[' + index + ']' if index is not None else ''} {op} {rhs}"
+    data["amd_answers"] = (f"`{test}` is {want} on Ampere (8, 0) and on "
+                           f"every AMD GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
     """A drop-in library's include at info when an `#if` arm around it tests the library's own switch (`#if
     HAVE_NVTX`, `#ifdef K2_ENABLE_NVTX`, `#ifdef APP_USE_CUSOLVER`): the build sets it only where it finds the
     library, so the feature is optional, and where ROCm has the drop-in it is a rename the switch already gates."""
-    if f.rule not in OPTIONAL_DROPIN_RULES or f.severity <= Severity.INFO:
-        return f
+    if f.rule not in OPTIONAL_DROPIN_RULES:
+        return f  # LIB001 reads info anyway (a rename); the switch that gates it is still worth saying
     data = dict(f.data)
     lib = str(data.get("library_id", "")).lower()
     if not lib:

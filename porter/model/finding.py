@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
@@ -142,12 +143,27 @@ _CONFIDENCE_WORDS = _Words({m: str(m) for m in Confidence})
 _STATUS_WORDS = _Words({m: str(m) for m in Status})
 
 
+# Why porter skips a file it would otherwise read: over the size or line limit, past its time or memory budget, its
+# parser died, or a porter bug (porter.pipeline's reasons, porter.contain's and porter.source.read's size refusals).
+# A source file with a NUL byte is one too: porter reads it as binary, nvcc and gcc compile it (the NUL ignored).
+# A pull request can add CUDA code in such a file on purpose.
+UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
+                            r"^parser process died|^porter failed on this file \(internal error|"
+                            r"^binary file \(NUL bytes\) where text was expected")
+
+
 @dataclass(frozen=True, order=True)
 class Skipped:
     """A file the scan could not or would not read, and why; never silently dropped."""
 
     path: str
     reason: str
+
+    @property
+    def unseen(self) -> bool:
+        """Whether porter meant to read this file and could not (UNSEEN_REASONS): code that a gate or a pull-request
+        comment must not pass as clean, unlike a symlink or a submodule porter never reads on purpose."""
+        return UNSEEN_REASONS.search(self.reason) is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "reason": self.reason}

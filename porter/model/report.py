@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from porter.model.finding import Finding, Severity, Skipped
 from porter.model.kernel import DeviceHelper, Kernel, Launch
@@ -134,6 +134,12 @@ class PortStatusSummary:
         return {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
 
 
+class Serialisable(Protocol):
+    """What a later stage attaches to a scan: anything with its own JSON (`to_dict`)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class ScanResult:
     """A whole scan: sorted findings, kernels with their launches, file counts and skips."""
@@ -152,8 +158,9 @@ class ScanResult:
     repository_prefix: str = ""
     kernel_analysis: KernelAnalysisSummary | None = None
     port_status: PortStatusSummary | None = None
-    # porter.estimate.assess.Assessment.to_dict() (porter.estimate reads porter.model, so its type is not named here)
-    assessment: Mapping[str, Any] | None = None
+    # porter.estimate.assess.Assessment (porter.estimate reads porter.model, so its type is not named here), serialised
+    # only when the scan is
+    assessment: Serialisable | None = None
     # porter.diff.apply: what a change added and removed, as its JSON keys (diff, fixed, kernel_changes, renames,
     # reopened, suppressed_by_change)
     change: Mapping[str, Any] | None = None
@@ -230,7 +237,7 @@ class ScanResult:
         if self.port_status is not None:
             out["port_status"] = self.port_status.to_dict()
         if self.assessment is not None:
-            out["assessment"] = self.assessment
+            out["assessment"] = self.assessment.to_dict()
         return out
 
 

@@ -30,17 +30,17 @@ STATUS_STYLE = {"open": "", "handled": "green", "cuda-only": "dim"}
 
 
 def summary_line(result: ScanResult) -> str:
-    s = result.summary()
-    sev = ", ".join(f"{v} {k}" for k, v in reversed(list(s["by_severity"].items())) if v)
+    severities = Counter(f.severity for f in result.findings)
+    sev = ", ".join(f"{severities[k]} {str(k)}" for k in reversed(Severity) if severities[k])
     from porter.estimate.counts import phrase
 
     scanned = sum(1 for f in result.files if f.skipped is None)
     with_findings = len({f.path for f in result.findings})
     # the files counted and worded as every report counts them (porter.estimate.counts)
-    line = (f"{plural(s['findings'], 'finding')} ({sev or 'none'}); {phrase('files_scanned', scanned)}, "
+    line = (f"{plural(len(result.findings), 'finding')} ({sev or 'none'}); {phrase('files_scanned', scanned)}, "
             f"{phrase('files_with_findings', with_findings)}; "
-            f"{plural(s['kernels'], 'kernel')}, {plural(s['launches'], 'launch', 'launches')}; "
-            f"{s['suppressed']} suppressed; {phrase('skipped', len(result.skipped))}")
+            f"{plural(len(result.kernels), 'kernel')}, {plural(len(result.launches), 'launch', 'launches')}; "
+            f"{len(result.suppressed)} suppressed; {phrase('skipped', len(result.skipped))}")
     return line + port_status_note(result)
 
 

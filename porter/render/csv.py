@@ -32,8 +32,7 @@ def render(result: ScanResult, assessment: Assessment | None = None, explain: bo
     # Hours per item and per file, so a spreadsheet can redo the arithmetic (an item's hours appear on each of its
     # findings' rows: divide by item_findings before summing).
     item_hours = {it.id: it for it in assessment.items} if assessment is not None else {}
-    file_hours = ({r["path"]: r["hours"]["likely"] for r in assessment.breakdowns.get("by_file", ())}
-                  if assessment is not None else {})
+    file_hours = {r.path: r.hours.likely for r in assessment.breakdowns.by_file} if assessment is not None else {}
     for f in result.findings:
         it = item_hours.get(items.get(f.fingerprint, ""))
         hours = (round(it.hours.low, 2), round(it.hours.likely, 2), round(it.hours.high, 2), len(it.findings)) if it else ("", "", "", "")

@@ -11,12 +11,9 @@ its subdirectories) shows the rest as a remainder row (the total minus what is s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Protocol, Sequence, TypeVar
 
-# The apportioning lives with the model (porter.estimate.shares), which rounds each breakdown once; these names
-# stay importable from here for the renderers and their tests.
-from porter.estimate.shares import POINTS as POINTS, STEP as STEP  # noqa: F401
-from porter.estimate.shares import apportion as apportion, apportion_points as apportion_points  # noqa: F401
+from porter.model.assessment import DirectoryRow, Range
 
 if TYPE_CHECKING:
     from porter.estimate import Assessment
@@ -33,25 +30,48 @@ def num(x: float) -> str:
     return f"{round(x, 1):g}"
 
 
-def days_range(e: dict[str, Any]) -> str:
-    """'2.5–16.5 engineer-days (likely 6)' from an effort mapping."""
-    if e["high"] == 0:
+class Points(Protocol):
+    """A low–likely–high figure: porter.model.assessment.Range, or porter.estimate's Hours (the headline days)."""
+
+    @property
+    def low(self) -> float: ...
+    @property
+    def likely(self) -> float: ...
+    @property
+    def high(self) -> float: ...
+
+
+class Shared(Protocol):
+    """A breakdown row with its label and its apportioned share (porter.model.assessment's row types)."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def share(self) -> Range: ...
+
+
+R = TypeVar("R", bound=Shared)
+
+
+def days_range(e: Points) -> str:
+    """'2.5–16.5 engineer-days (likely 6)' from an effort range."""
+    if e.high == 0:
         return "0 engineer-days"
-    return f"{num(e['low'])}–{num(e['high'])} engineer-days (likely {num(e['likely'])})"
+    return f"{num(e.low)}–{num(e.high)} engineer-days (likely {num(e.likely)})"
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(Generic[R]):
     """One displayed row: its label, the days shown (apportioned) and the source row it came from (None for a
     remainder row)."""
 
     label: str
-    days: dict[str, float]
-    source: dict[str, Any] | None = None
+    days: Range
+    source: R | None = None
     depth: int = 0
 
 
-def source_of(row: Row) -> dict[str, Any]:
+def source_of(row: Row[R]) -> R:
     """The breakdown row a displayed row shows (every category row has one; remainder rows, which have none, are
     made only where a table is cut)."""
     if row.source is None:
@@ -66,48 +86,50 @@ def counts_of(a: Assessment) -> Counts:
     return a.counts
 
 
-def _minus(total: dict[str, float], parts: Iterable[dict[str, float]]) -> dict[str, float]:
+def _minus(total: Points, parts: Iterable[Range]) -> Range:
     parts = list(parts)
-    return {p: round(total[p] - sum(x[p] for x in parts), 1) + 0.0 for p in POINTS}
+
+    def left(p: Callable[[Points], float]) -> float:
+        return round(p(total) - sum(p(x) for x in parts), 1) + 0.0
+
+    return Range(left(lambda x: x.low), left(lambda x: x.likely), left(lambda x: x.high))
 
 
-def shown_rows(rows: Sequence[dict[str, Any]], total: dict[str, float], label: str, limit: int | None = None,
-               rest_label: str = "{n} more", share: str = "share") -> list[Row]:
-    """`rows` with the days the model gave them (each row's `share` field, which add up to `total`; categories'
-    is `share_days`); beyond `limit` the others are one remainder row, so what is shown still sums to the total.
-    Nothing is rounded here."""
+def shown_rows(rows: Sequence[R], total: Points, limit: int | None = None, rest_label: str = "{n} more") -> list[Row[R]]:
+    """`rows` with the days the model gave them (each row's `share`, which add up to `total`); beyond `limit` the
+    others are one remainder row, so what is shown still sums to the total. Nothing is rounded here."""
     keep = list(rows) if limit is None or len(rows) <= limit else list(rows[:limit])
-    out = [Row(str(r[label]), {p: r[share][p] for p in POINTS}, r) for r in keep]
+    out: list[Row[R]] = [Row(r.label, r.share, r) for r in keep]
     if len(rows) > len(keep):
-        out.append(Row(rest_label.format(n=len(rows) - len(keep)), _minus(total, (r[share] for r in keep))))
+        out.append(Row(rest_label.format(n=len(rows) - len(keep)), _minus(total, (r.share for r in keep))))
     return out
 
 
-def directory_rows(rows: Sequence[dict[str, Any]], total: dict[str, float], max_depth: int = 2,
-                   limit: int | None = None) -> list[Row]:
+def directory_rows(rows: Sequence[DirectoryRow], total: Points, max_depth: int = 2,
+                   limit: int | None = None) -> list[Row[DirectoryRow]]:
     """The rolled-up directory tree (breakdowns' by_directory, with the model's shares) to `max_depth`: a
     directory's subdirectories plus a remainder row for what sits directly in it (its own files, and at the root
     the repository-wide jobs, and the subdirectories beyond `limit`) add up to the directory's figure."""
-    by_path = {r["path"]: r for r in rows}
-    children: dict[str, list[dict[str, Any]]] = {}
+    by_path = {r.path: r for r in rows}
+    children: dict[str, list[DirectoryRow]] = {}
     for r in rows:
-        if r["path"] == ".":
+        if r.path == ".":
             continue
-        parent = r["path"].rsplit("/", 1)[0] if "/" in r["path"] else "."
+        parent = r.path.rsplit("/", 1)[0] if "/" in r.path else "."
         children.setdefault(parent, []).append(r)
-    out: list[Row] = []
+    out: list[Row[DirectoryRow]] = []
 
     def walk(path: str, depth: int) -> None:
         node = by_path[path]
-        out.append(Row(path, node["share"], node, depth))
-        kids = sorted(children.get(path, []), key=lambda r: (-r["hours"]["likely"], r["path"]))
+        out.append(Row(path, node.share, node, depth))
+        kids = sorted(children.get(path, []), key=lambda r: (-r.hours.likely, r.path))
         if depth >= max_depth or not kids:
             return
         keep = kids if limit is None else kids[:limit]
         for k in keep:
-            walk(k["path"], depth + 1)
-        rest = _minus(node["share"], (k["share"] for k in keep))
-        if any(rest[p] for p in POINTS):
+            walk(k.path, depth + 1)
+        rest = _minus(node.share, (k.share for k in keep))
+        if rest.low or rest.likely or rest.high:
             more = len(kids) - len(keep)
             what = ("repository-wide jobs, top-level files" if path == "." else f"files directly in {path}/")
             out.append(Row(f"({what}" + (f", {plural(more, 'more directory', 'more directories')}" if more else "") + ")",
@@ -118,9 +140,10 @@ def directory_rows(rows: Sequence[dict[str, Any]], total: dict[str, float], max_
     return out
 
 
-def total_of(rows: Iterable[Row]) -> dict[str, float]:
+def total_of(rows: Iterable[Row[Any]]) -> Range:
     rows = list(rows)
-    return {p: round(sum(r.days[p] for r in rows), 10) for p in POINTS}
+    return Range(round(sum(r.days.low for r in rows), 10), round(sum(r.days.likely for r in rows), 10),
+                 round(sum(r.days.high for r in rows), 10))
 
 
 # The finding counts as every format lists them: (key of porter.estimate.counts.Counts, indent). The rows partition:

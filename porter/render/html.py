@@ -16,14 +16,16 @@ import functools
 import json
 import math
 from collections import defaultdict
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
-from porter.render.figures import (count_rows, days_range, directory_rows, files_line, num, others_line, plural,
+from porter.model.assessment import FileRow, KernelRow, Range
+from porter.render.figures import (Row, count_rows, days_range, directory_rows, files_line, num, others_line, plural,
                                    counts_of, shown_rows, source_of)
 from porter.render.markdown import item_locations
 from porter.render.safe import printable
@@ -76,20 +78,56 @@ def _is_nice(step: float) -> bool:
     return any(abs(mant - m) < 1e-9 for m in (1, 2, 2.5, 5))
 
 
-def range_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
-    """Horizontal bars of likely days with a low–high whisker per row; rows are {label, full, indent, days,
-    findings}. Geometry for the template."""
-    top = _nice_max(max((r["days"]["high"] for r in rows), default=0))
+@dataclass(frozen=True)
+class ChartRow:
+    """One bar of a range chart: its label (and the full one for the tooltip), the days it shows, its indent
+    level and findings (None: a remainder row, which has no findings of its own)."""
+
+    label: str
+    full: str
+    days: Range
+    findings: int | None
+    indent: int = 0
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """A costed item as the page lists it: the item's fields, its share of the total hours, its locations."""
+
+    id: str
+    title: str
+    path: str | None
+    category: str
+    count: int
+    basis: str
+    shown: Range
+    locations: list[str]
+
+
+@dataclass(frozen=True)
+class FileGroup:
+    """The files under one top-level directory, with their findings, likely hours and worst severity."""
+
+    name: str
+    files: list[FileRow]
+    findings: int
+    hours: float
+    worst: str
+
+
+def range_chart(rows: list[ChartRow], title: str) -> dict[str, Any]:
+    """Horizontal bars of likely days with a low–high whisker per row. Geometry for the template."""
+    top = _nice_max(max((r.days.high for r in rows), default=0))
     plot = CHART_WIDTH - LABEL_WIDTH - 20
     scale = plot / top
     bars = []
     for i, r in enumerate(rows):
         y = 10 + i * ROW_HEIGHT
         bars.append({
-            "label": r["label"], "full": r["full"], "indent": r.get("indent", 0) * 10, "y": y, "x": LABEL_WIDTH,
-            "w": max(1.0, round(r["days"]["likely"] * scale, 1)) if r["days"]["likely"] else 0,
-            "lo": round(LABEL_WIDTH + r["days"]["low"] * scale, 1), "hi": round(LABEL_WIDTH + r["days"]["high"] * scale, 1),
-            "days": r["days"], "findings": r.get("findings"),
+            "label": r.label, "full": r.full, "indent": r.indent * 10, "y": y, "x": LABEL_WIDTH,
+            "w": max(1.0, round(r.days.likely * scale, 1)) if r.days.likely else 0,
+            "lo": round(LABEL_WIDTH + r.days.low * scale, 1), "hi": round(LABEL_WIDTH + r.days.high * scale, 1),
+            "days": r.days, "findings": r.findings,
         })
     n = 5 if _is_nice(top / 5) and not _is_nice(top / 4) else 4
     ticks = [{"x": round(LABEL_WIDTH + plot * i / n, 1), "label": f"{round(top * i / n, 10):g}"} for i in range(n + 1)]
@@ -103,26 +141,26 @@ def _short(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[: chars // 2 - 1] + "…" + text[-(chars - chars // 2):]
 
 
-def verdict_matrix(kernels: list[dict[str, Any]], tids: list[str]) -> dict[str, Any]:
+def verdict_matrix(kernels: list[KernelRow], tids: list[str]) -> dict[str, Any]:
     """The verdict grid of the worst kernels: a label column wide enough for names and locations (cut in the
     middle beyond 56 characters, whole in the tooltip), then one cell per target."""
     cell_w, cell_h = 78, 34
     rows = kernels[:MAX_MATRIX_KERNELS]
-    longest = max((len(x) for k in rows for x in (k["qualified_name"], f"{k['path']}:{k['line']}")), default=10)
+    longest = max((len(x) for k in rows for x in (k.qualified_name, f"{k.path}:{k.line}")), default=10)
     chars = min(longest, 56)
     label_w = max(160, int(chars * 7.2) + 16)
     cells = []
     for i, k in enumerate(rows):
         for j, tid in enumerate(tids):
-            v = k["targets"][tid]
-            cells.append({"x": label_w + j * cell_w, "y": 30 + i * cell_h, "verdict": v["verdict"],
-                          "tip": f"{k['qualified_name']} on {tid}: {v['verdict']}"
-                                 + (f" — {'; '.join(v['reasons'])}" if v["reasons"] else "")})
-    labels = [{"y": 30 + i * cell_h + 12, "text": _short(k["qualified_name"], chars),
-               "where": _short(f"{k['path']}:{k['line']}", chars), "full": f"{k['qualified_name']} — {k['path']}:{k['line']}"}
+            v = k.targets[tid]
+            cells.append({"x": label_w + j * cell_w, "y": 30 + i * cell_h, "verdict": v.verdict,
+                          "tip": f"{k.qualified_name} on {tid}: {v.verdict}"
+                                 + (f" — {'; '.join(v.reasons)}" if v.reasons else "")})
+    labels = [{"y": 30 + i * cell_h + 12, "text": _short(k.qualified_name, chars),
+               "where": _short(f"{k.path}:{k.line}", chars), "full": f"{k.qualified_name} — {k.path}:{k.line}"}
               for i, k in enumerate(rows)]
     heads = [{"x": label_w + j * cell_w + cell_w / 2, "text": tid} for j, tid in enumerate(tids)]
-    counts = {v: sum(1 for k in kernels if k["worst"] == v) for v in KERNEL_VERDICTS}
+    counts = {v: sum(1 for k in kernels if k.worst == v) for v in KERNEL_VERDICTS}
     legend = [{"verdict": v, "n": counts[v], "x": 4 + i * 96} for i, v in enumerate(KERNEL_VERDICTS)]
     height = 30 + len(rows) * cell_h + 40
     return {"cells": cells, "labels": labels, "heads": heads, "cell_w": cell_w - 4, "cell_h": cell_h - 4,
@@ -135,7 +173,7 @@ def _text_escape(s: str) -> Markup:
     return Markup(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
-def page_data(result: ScanResult, a: Assessment, items: list[dict[str, Any]]) -> str:
+def page_data(result: ScanResult, a: Assessment, items: list[ItemRow]) -> str:
     """The inline data the script draws from: per file, its findings as compact rows with shared strings
     (messages, rules, item titles) stored once; and the costed items beyond the first MAX_ITEM_ROWS."""
     strings: dict[str, int] = {}
@@ -151,9 +189,9 @@ def page_data(result: ScanResult, a: Assessment, items: list[dict[str, Any]]) ->
         files[printable(f.path)].append([f.line, s(f.rule), SEVERITY_ORDER[str(f.severity)], s(printable(f.message)), snippet,
                               s(a.finding_class.get(f.fingerprint, "not costed").replace("_", " ")),
                               s(titles.get(a.finding_item.get(f.fingerprint, ""), "")), s(str(f.status))])
-    more = [[printable(it["title"] + (f" ({it['path']})" if it["path"] else "")), it["category"], it["count"],
-             num(it["shown"]["low"]), num(it["shown"]["likely"]), num(it["shown"]["high"]), printable(it["basis"]),
-             printable(", ".join(it["locations"][:3]) + (f" +{len(it['locations']) - 3}" if len(it["locations"]) > 3 else ""))]
+    more = [[printable(it.title + (f" ({it.path})" if it.path else "")), it.category, it.count,
+             num(it.shown.low), num(it.shown.likely), num(it.shown.high), printable(it.basis),
+             printable(", ".join(it.locations[:3]) + (f" +{len(it.locations) - 3}" if len(it.locations) > 3 else ""))]
             for it in items[MAX_ITEM_ROWS:]]
     data = {"strings": list(strings), "severities": list(SEVERITY_ORDER), "files": files, "items": more}
     return json.dumps(_visible(data), ensure_ascii=False, separators=(",", ":"))
@@ -172,19 +210,19 @@ def _visible(value: Any) -> Any:
     return value
 
 
-def _file_groups(by_file: list[dict[str, Any]], dirs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _file_groups(by_file: Sequence[FileRow]) -> list[FileGroup]:
     """Files grouped by top-level directory (root files together), each group with its rolled-up figures;
     the groups with the most work first."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[str, list[FileRow]] = defaultdict(list)
     for f in by_file:
-        groups[f["path"].split("/", 1)[0] + "/" if "/" in f["path"] else ""].append(f)
+        groups[f.path.split("/", 1)[0] + "/" if "/" in f.path else ""].append(f)
     out = []
     for key, files in groups.items():
-        hours = sum(f["hours"]["likely"] for f in files)
-        out.append({"name": key or "(top-level files)", "files": sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])),
-                    "findings": sum(f["findings"] for f in files), "hours": hours,
-                    "worst": max((f["worst"] for f in files), key=lambda w: SEVERITY_ORDER[w])})
-    return sorted(out, key=lambda g: (-g["hours"], g["name"]))
+        hours = sum(f.hours.likely for f in files)
+        out.append(FileGroup(key or "(top-level files)", sorted(files, key=lambda r: (-r.hours.likely, r.path)),
+                             sum(f.findings for f in files), hours,
+                             max((f.worst for f in files), key=lambda w: SEVERITY_ORDER[w])))
+    return sorted(out, key=lambda g: (-g.hours, g.name))
 
 
 def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any = None) -> str:
@@ -194,23 +232,22 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         about = about_of(result.root, use_git=False)
     by = a.breakdowns
     index = {f.fingerprint: f for f in result.findings}
-    tids = [t["id"] for t in a.targets]
-    effort = a.days.to_dict()
-    cats = shown_rows(by["by_category"], effort, "category", share="share_days")
-    cat_rows = [{"label": r.label, "full": r.label, "days": r.days, "findings": source_of(r)["findings"]} for r in cats]
-    dir_rows = [{"label": ("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
-                 "full": r.label, "indent": r.depth, "days": r.days, "findings": r.source["findings"] if r.source else None}
-                for r in directory_rows(by["by_directory"], effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
-    kernels = sorted(by["by_kernel"], key=lambda k: (-KERNEL_VERDICTS.index(k["worst"]), -k["hours"]["likely"], k["path"], k["line"]))
-    ktotal = by["totals"]["kernel_days"]
-    kshown = shown_rows(kernels, ktotal, "qualified_name", MAX_KERNEL_ROWS, rest_label="{n} more kernels")
-    hours_total = by["totals"]["hours"]
-    shares = by["totals"]["item_hours"]
-    items = [{"id": it.id, "title": it.title, "path": it.path, "category": it.category, "count": it.count,
-              "basis": it.basis, "shown": shares[it.id], "locations": item_locations(it, index)}
+    tids = [t.id for t in a.targets]
+    effort = Range.of(a.days.to_dict())
+    cats = shown_rows(by.by_category, effort)
+    cat_rows = [ChartRow(r.label, r.label, r.days, source_of(r).findings) for r in cats]
+    dir_rows = [ChartRow(("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
+                         r.label, r.days, r.source.findings if r.source else None, r.depth)
+                for r in directory_rows(by.by_directory, effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
+    kernels = sorted(by.by_kernel, key=lambda k: (-KERNEL_VERDICTS.index(k.worst), -k.hours.likely, k.path, k.line))
+    ktotal = by.totals.kernel_days
+    kshown: list[Row[KernelRow]] = shown_rows(kernels, ktotal, MAX_KERNEL_ROWS, rest_label="{n} more kernels")
+    hours_total = by.totals.hours
+    shares = by.totals.item_hours
+    items = [ItemRow(it.id, it.title, it.path, it.category, it.count, it.basis, shares[it.id], item_locations(it, index))
              for it in a.items if it.hours.high > 0]
     free_items = [it for it in a.items if it.hours.high == 0]
-    libraries = by["by_library"]
+    libraries = by.by_library
     c = counts_of(a)
     ctx = {
         "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
@@ -220,13 +257,13 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "files_line": files_line(c), "others_line": others_line(c),
         "free_share": round(100 * c.free_with_hipify / c.estimated) if c.estimated else None,
         "cat_chart": range_chart(cat_rows, "Effort by category"),
-        "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by["by_directory"]) > 1 else None,
+        "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by.by_directory) > 1 else None,
         "matrix": verdict_matrix(kernels, tids) if kernels else None,
         "kernels": kshown, "kernel_total": ktotal,
         "libraries": libraries, "recommendations": list(a.recommendations),
         "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
         "free_items": len(free_items), "free_findings": sum(it.count for it in free_items),
-        "groups": _file_groups(by["by_file"], by["by_directory"]), "files_total": len(by["by_file"]),
+        "groups": _file_groups(by.by_file), "files_total": len(by.by_file),
         "assumptions": list(a.assumptions), "skipped": list(result.skipped),
         "explain": explain, "data": _text_escape(page_data(result, a, items)),
     }

@@ -10,8 +10,9 @@ from typing import Any, Callable
 
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
-from porter.render.figures import (count_rows, days_range, directory_rows, files_line, num, others_line, plural,
-                                   counts_of, shown_rows, source_of)
+from porter.model.assessment import Range
+from porter.render.figures import (Points, count_rows, days_range, directory_rows, files_line, num, others_line,
+                                   plural, counts_of, shown_rows, source_of)
 from porter.render.safe import html_text, md_code, md_text
 
 BAR_WIDTH = 20
@@ -22,9 +23,8 @@ def finding_index(result: ScanResult) -> dict[str, Finding]:
 
 
 def item_locations(item: Any, index: dict[str, Finding]) -> list[str]:
-    """The `path:line` of an item's findings (an Item, or its dict), each once, in path and line order."""
-    fps = item["findings"] if isinstance(item, dict) else item.findings
-    where = {(index[fp].path, index[fp].line) for fp in fps if fp in index}
+    """The `path:line` of an item's findings (a porter.estimate.cost.Item), each once, in path and line order."""
+    where = {(index[fp].path, index[fp].line) for fp in item.findings if fp in index}
     return [f"{p}:{n}" for p, n in sorted(where)]
 
 
@@ -36,8 +36,8 @@ def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + ("▏▎▍▌▋▊▉"[rest - 1] if rest else "")
 
 
-def _h(h: dict[str, float]) -> str:
-    return f"{num(h['low'])}–{num(h['likely'])}–{num(h['high'])}"
+def _h(h: Points) -> str:
+    return f"{num(h.low)}–{num(h.likely)}–{num(h.high)}"
 
 
 def title_lines(about: Any, what: str = "Porting assessment") -> list[str]:
@@ -55,18 +55,18 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
 
         about = about_of(result.root, use_git=False)
     by = a.breakdowns
-    effort = a.days.to_dict()
+    effort = Range.of(a.days.to_dict())
     out: list[str] = title_lines(about)
     w = out.append
-    targets = ", ".join(f"{t['name']} ({t['gfx']})" for t in a.targets)
+    targets = ", ".join(f"{t.name} ({t.gfx})" for t in a.targets)
     w(f"**Verdict: {a.verdict.upper()}** — {VERDICT_MEANING[a.verdict]}.  ")
     if a.nothing_to_port:
         w("**Nothing to port.**  ")
     else:
         w(f"**Effort: {days_range(effort)}**  ")
-    for extra in (a.handled, a.optional, a.parity and a.parity.to_dict(), a.tuning and a.tuning.to_dict()):
+    for extra in (a.handled, a.optional, a.parity, a.tuning):
         if extra:
-            w(f"{md_text(extra['text'])}  ")
+            w(f"{md_text(extra.text)}  ")
     w(f"Targets: {targets}")
     w("")
     if a.nothing_to_port:  # otherwise the headline would state the verdict and effort a second time
@@ -97,12 +97,11 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("| target | gfx | verdict | effort | decided by |")
         w("|---|---|---|---|---|")
         for t in a.targets:
-            w(f"| {md_text(t['name'])} | {t['gfx']} | {t['verdict']} | {days_range(t['effort'])} | {md_text('; '.join(t['deciding'][:2]))} |")
+            w(f"| {md_text(t.name)} | {t.gfx} | {t.verdict} | {days_range(t.effort)} | {md_text('; '.join(t.deciding[:2]))} |")
         w("")
     _counts(w, a)
-    cats = by["by_category"]
-    shown = shown_rows(cats, effort, "category", share="share_days")
-    top = max((r.days["likely"] for r in shown), default=0)
+    shown = shown_rows(by.by_category, effort)
+    top = max((r.days.likely for r in shown), default=0)
     w("## Effort by category")
     w("")
     w("Engineer-days: each category's share of the headline; the rows add up to the total.")
@@ -110,10 +109,10 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     w("| category | findings | engineer-days (low–likely–high) | |")
     w("|---|---:|---|---|")
     for r in shown:
-        w(f"| {r.label} | {source_of(r)['findings']} | {_h(r.days)} | {bar(r.days['likely'], top)} |")
+        w(f"| {r.label} | {source_of(r).findings} | {_h(r.days)} | {bar(r.days.likely, top)} |")
     w(f"| **total** | {counts_of(a).estimated} | **{_h(effort)}** | |")
     w("")
-    dirs = by["by_directory"]
+    dirs = by.by_directory
     if len(dirs) > 1:
         w("## Effort by directory")
         w("")
@@ -122,18 +121,18 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("")
         w("| directory | findings | files | engineer-days (low–likely–high) |")
         w("|---|---:|---:|---|")
-        for r in directory_rows(dirs, effort, max_depth=3):
-            indent = "&nbsp;&nbsp;" * r.depth
-            if r.source is None:
-                w(f"| {indent}{md_text(r.label)} | | | {_h(r.days)} |")
+        for d in directory_rows(dirs, effort, max_depth=3):
+            indent = "&nbsp;&nbsp;" * d.depth
+            if d.source is None:
+                w(f"| {indent}{md_text(d.label)} | | | {_h(d.days)} |")
             else:
-                w(f"| {indent}{md_code(r.label)} | {r.source['findings']} | {r.source['files']} | {_h(r.days)} |")
+                w(f"| {indent}{md_code(d.label)} | {d.source.findings} | {d.source.files} | {_h(d.days)} |")
         w("")
-    kernels = by["by_kernel"]
+    kernels = by.by_kernel
     if kernels:
-        tids = [t["id"] for t in a.targets]
-        ktotal = by["totals"]["kernel_days"]
-        ordered = sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r["worst"]), -r["hours"]["likely"], r["path"], r["line"]))
+        tids = [t.id for t in a.targets]
+        ktotal = by.totals.kernel_days
+        ordered = sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r.worst), -r.hours.likely, r.path, r.line))
         w("## Kernels")
         w("")
         w("Verdict per target: ok (hipify suffices) · check (verify numerically) · retune (tuned for NVIDIA) · "
@@ -142,40 +141,39 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("| kernel | location | lines | " + " | ".join(tids) + " | top reason | engineer-days (likely) |")
         w("|---|---|---:|" + "---|" * len(tids) + "---|---:|")
         for k in ordered:
-            worst = k["targets"][k["worst_target"]]
-            reason = (worst["reasons"] or [""])[0]
-            verdicts = " | ".join(k["targets"][t]["verdict"] for t in tids)
-            w(f"| {md_code(k['qualified_name'])} | {md_code(str(k['path']) + ':' + str(k['line']))} | {k['lines']} | {verdicts} | {md_text(reason)} | {num(k['share']['likely'])} |")
-        w("| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal['likely'])}** |")
+            top_reason = (k.deciding.reasons or ("",))[0]
+            verdicts = " | ".join(k.targets[t].verdict for t in tids)
+            w(f"| {md_code(k.qualified_name)} | {md_code(str(k.path) + ':' + str(k.line))} | {k.lines} | {verdicts} | {md_text(top_reason)} | {num(k.share.likely)} |")
+        w("| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal.likely)}** |")
         w("")
-    libs = by["by_library"]
-    recs = {rec["id"]: rec for rec in a.recommendations}
+    libs = by.by_library
+    recs = a.recommendations
     if libs:
         w("## Libraries")
         w("")
         w("| library | kind | ROCm replacement | findings | files | engineer-days (likely, on its own) |")
         w("|---|---|---|---:|---:|---:|")
         for lib in libs:
-            w(f"| {md_text(lib['name'])} | {lib['kind']} | {md_text(', '.join(lib['rocm']) or '—')} | {lib['findings']} | {lib['files']} | {num(lib['days']['likely'])} |")
+            w(f"| {md_text(lib.name)} | {lib.kind} | {md_text(', '.join(lib.rocm) or '—')} | {lib.findings} | {lib.files} | {num(lib.days.likely)} |")
         w("")
     if recs:
         w("## Recommendations")
         w("")
         for rec in a.recommendations:
-            label = {"blocker": "Blocker", "library": "Library", "topic": "Target fact"}[rec["kind"]]
-            w(f"### {label}: {md_text(rec['title'])}")
+            label = {"blocker": "Blocker", "library": "Library", "topic": "Target fact"}[rec.kind]
+            w(f"### {label}: {md_text(rec.title)}")
             w("")
-            if rec["text"]:
-                w(md_text(rec["text"]))
+            if rec.text:
+                w(md_text(rec.text))
                 w("")
-            for step in rec.get("plan", []):
-                w(f"Plan: **{md_text(step['title'])}** — {num(step['days']['low'])}–{num(step['days']['high'])} engineer-days "
-                  f"(likely {num(step['days']['likely'])}), item `{step['item']}`.")
+            for step in rec.plan:
+                w(f"Plan: **{md_text(step.title)}** — {num(step.days.low)}–{num(step.days.high)} engineer-days "
+                  f"(likely {num(step.days.likely)}), item `{step.item}`.")
                 w("")
-            for tid, facts in rec["targets"].items():
+            for tid, facts in rec.targets.items():
                 for fact in facts:
                     w(f"- **{tid}**: {md_text(fact)}")
-            if rec["targets"]:
+            if rec.targets:
                 w("")
     w("## How the estimate adds up")
     w("")
@@ -184,10 +182,10 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     w("")
     w("| item | category | count | hours (low–likely–high) | basis |")
     w("|---|---|---:|---|---|")
-    shares = by["totals"]["item_hours"]
+    shares = by.totals.item_hours
     costed = [it for it in a.items if it.hours.high > 0]
     free = [it for it in a.items if it.hours.high == 0]
-    h = by["totals"]["hours"]
+    h = by.totals.hours
     for it in costed:
         where = f" ({md_code(it.path)})" if it.path else ""
         w(f"| {md_text(it.title)}{where} | {it.category} | {it.count} | {_h(shares[it.id])} | {md_text(it.basis)} |")
@@ -196,7 +194,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     w(f"| **Total** | | | **{_h(h)}** | {num(a.model.hours_per_day)} h per engineer-day → {days_range(effort)} |")
     w("")
     _assumptions(w, a)
-    files = by["by_file"]
+    files = by.by_file
     if files:
         w("## Files")
         w("")
@@ -209,10 +207,10 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         by_status = " open / handled / cuda-only |" if ported else ""
         w("| file | lines | findings in the estimate | free with hipify | needs an engineer | worst | hours (likely) |" + by_status)
         w("|---|---:|---:|---:|---:|---|---:|" + ("---:|" if ported else ""))
-        for f in sorted(files, key=lambda r: (-r["hours"]["likely"], r["path"])):
-            c = states.get(f["path"], Counter())
+        for f in sorted(files, key=lambda r: (-r.hours.likely, r.path)):
+            c = states.get(f.path, Counter())
             status = f" {c['open']} / {c['handled']} / {c['cuda-only']} |" if ported else ""
-            w(f"| {md_code(f['path'])} | {f['lines']} | {f['findings']} | {f['free_with_hipify']} | {f['needs_engineer']} | {f['worst']} | {num(f['hours']['likely'])} |{status}")
+            w(f"| {md_code(f.path)} | {f.lines} | {f.findings} | {f.free_with_hipify} | {f.needs_engineer} | {f.worst} | {num(f.hours.likely)} |{status}")
         w("")
     if explain:
         _details(w, result, a)

@@ -42,13 +42,16 @@ def is_rename(result: ScanResult | None, f: Finding) -> bool:
 
 
 def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult | None = None,
-                 min_severity: Severity = Severity.LOW) -> str:
+                 min_severity: Severity = Severity.LOW, unseen: int = 0) -> str:
     """The one line a reviewer reads: does this change add open CUDA-only work? Notes below `min_severity` and
-    names hipify renames are not CUDA-only work; they are counted apart."""
+    names hipify renames are not CUDA-only work; they are counted apart. `unseen` files (Skipped.unseen: porter
+    meant to read them and could not) forbid the all-clear: a change cannot pass by making porter skip its code."""
     shown = [f for f in new if f.status == Status.OPEN and f.severity >= min_severity]
     renames = [f for f in shown if is_rename(result, f)]
     open_new = [f for f in shown if not is_rename(result, f)]
-    if not open_new and not worse:
+    if not open_new and not worse and unseen:
+        head = f"⚠️ **porter: {_plural(unseen, 'file')} could not be scanned**"
+    elif not open_new and not worse:
         head = "✅ **porter: no new CUDA-only code**"
     elif not open_new:
         head = f"⚠️ **porter: this change makes {_plural(worse, 'kernel verdict')} worse**"
@@ -65,6 +68,8 @@ def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult 
         tail.append(f"{rest} new already handled or CUDA-only")
     if fixed:
         tail.append(f"{fixed} fixed")
+    if unseen and (open_new or worse):
+        tail.append(f"{_plural(unseen, 'file')} not scanned")
     return head + (" · " + " · ".join(tail) if tail else "")
 
 
@@ -129,7 +134,8 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
                                                                            f.rule))
     kernels = list(diff.kernels) if diff is not None else []
     worse = [k for k in kernels if k.worse]
-    lines = [MARKER, verdict_line(every, len(fixed), len(worse), result, min_severity)]
+    missed = [s for s in result.skipped if s.unseen]
+    lines = [MARKER, verdict_line(every, len(fixed), len(worse), result, min_severity, len(missed))]
     added = diff.suppressed_by_change if diff is not None else ()
     if diff is not None and added:  # `porter: ignore` the change itself adds: never unseen
         n = len(added)
@@ -140,6 +146,11 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
         lines.append(f"<sub>compared {md_code(_short(diff.base))} → {md_code(_short(diff.head))}"
                      + (f" · targets: {md_text(', '.join(result.targets))}" if result.targets else "") + "</sub>")
     body: list[tuple[str, str]] = []  # (line, what it counts as when cut)
+    if missed:  # first: what porter did not see decides more than any finding below
+        body.append(("", ""))
+        body.append((f"### Not scanned ({len(missed)})", ""))
+        body.extend((f"- {md_code(repository_path(result, s.path))}: {md_text(s.reason)}", "file not scanned")
+                    for s in missed)
     if new:
         body.append(("", ""))
         body.append((f"### New ({len(new)})", ""))

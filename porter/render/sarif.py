@@ -166,9 +166,8 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
         "results": results,
     }
     if assessment is not None:
-        d = assessment.to_dict()
-        run["properties"] = {"porter": {"verdict": d["verdict"], "effort": d["effort"],
-                                        "targets": [t["id"] for t in d["targets"]], "headline": d["headline"]}}
+        run["properties"] = {"porter": {"verdict": assessment.verdict, "effort": assessment.effort(),
+                                        "targets": [t.id for t in assessment.targets], "headline": assessment.headline}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 

@@ -89,10 +89,68 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
         return False
     widths: list[bool] = []
     _shuffle_widths(sf, fn, set(), 3, widths)
-    return bool(widths) and all(widths)
+    if bool(widths) and all(widths):
+        return True
+    # Without a width: an xor/down tree whose offsets stay at or below 16 (`for (o = 16; o > 0; o /= 2)`) keeps each
+    # 32-lane half of a wave64 wavefront to itself, and lane 0 of each half holds its half's result. That is one
+    # logical 32-lane warp per half when the lanes are counted in 32s where the result is read - in this function or
+    # in every same-file function that calls it - and nowhere by warpSize (issue 27 class 6).
+    local: list[bool] = []
+    _shuffle_widths(sf, fn, set(), 3, local, offsets=True)
+    return bool(local) and all(local) and _counts_lanes_in_32s(sf, fn)
 
 
-def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool]) -> None:
+# Lane bookkeeping in 32s: `tid % 32`, `& 31`, `/ 32`, `>> 5` (or a name #defined as 32 after `%` or `/`).
+_LANES_32 = re.compile(rb"%\s*32\b|&\s*(?:31|0[xX]1[fF])\b|/\s*32\b|>>\s*5\b|[%/]\s*([A-Za-z_]\w*)")
+
+
+def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
+    """Whether the function, or else every same-file function calling it (at least one), counts lanes in 32s and
+    never by warpSize."""
+    code = sf.code
+
+    def in_32s(f) -> bool:
+        body = code[f.start_byte:f.end_byte]
+        if b"warpSize" in body:
+            return False
+        return any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
+
+    if in_32s(fn):
+        return True
+    name = fn.name.rsplit("::", 1)[-1].encode()
+    callers = [f for f in sf.functions if f is not fn
+               and re.search(rb"\b" + re.escape(name) + rb"\s*(?:<[^;(){}]*>)?\s*\(", code[f.start_byte:f.end_byte])]
+    return bool(callers) and all(in_32s(f) for f in callers)
+
+
+def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> bool:
+    """An xor/down shuffle whose lane offset is at most 16: a literal, a name #defined so, or the variable of a loop
+    that counts down from 16 (or from a 32-name / 2) or up from 1 below 32."""
+    if op not in (b"xor", b"down") or len(args) < 2:
+        return False
+    off = args[-1]  # (mask, var, offset) or (var, offset): the caller passes the arguments before any width
+    if re.fullmatch(rb"\d+", off):
+        return int(off) <= 16
+    if not re.fullmatch(rb"[A-Za-z_]\w*", off):
+        return False
+    v = re.escape(off)
+    verdicts = []
+    for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=\s*([^;]+?)\s*;\s*" + v
+                         + rb"\s*(>|>=|!=|<|<=)\s*([^;]+?)\s*;", body):
+        init, cmp_, bound = m.group(1), m.group(2), m.group(3)
+        if cmp_ in (b">", b">=", b"!="):
+            half = re.fullmatch(rb"([A-Za-z_]\w*)\s*/\s*2|\(\s*([A-Za-z_]\w*)\s*/\s*2\s*\)", init)
+            verdicts.append(bool(re.fullmatch(rb"\d+", init) and int(init) <= 16
+                                 or half and _is_32(sf, half.group(1) or half.group(2))))
+        else:
+            verdicts.append(init == b"1" and (cmp_ == b"<" and bound == b"32" or cmp_ == b"<=" and bound == b"16"))
+    # Every loop of the function that drives the name must stay at or below 16 (one from warpSize / 2 does not).
+    return bool(verdicts) and all(verdicts)
+
+
+def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], offsets: bool = False) -> None:
+    """Per shuffle of the function (and the same-file functions it calls): whether it passes width 32, or with
+    `offsets`, whether it stays inside its 32-lane group by its offset (_group_local)."""
     if fn.start_byte in seen:
         return
     seen.add(fn.start_byte)
@@ -101,7 +159,14 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool]) 
     for m in _SHUFFLE.finditer(body):
         args = _call_args(body, m.end())
         wanted = 4 if m.group(1) else 3  # (mask, var, lane, width) / (var, lane, width)
-        out.append(len(args) == wanted and _is_32(sf, args[-1]))
+        if offsets:
+            op = re.match(rb"__shfl_?(xor|down|up)?", m.group(0))
+            sync = bool(m.group(1))
+            lane_args = args[:3] if sync else args[:2]
+            out.append(bool(op and op.group(1)) and len(lane_args) == (3 if sync else 2)
+                       and _group_local(sf, body, op.group(1) or b"", lane_args))
+        else:
+            out.append(len(args) == wanted and _is_32(sf, args[-1]))
     if depth > 0:
         by_name = sf.cache.get("code.functions_by_name")
         if by_name is None:
@@ -111,7 +176,7 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool]) 
         for name in {m.group(1) for m in _CALLED.finditer(body)}:
             for f in by_name.get(name, ()):
                 if f is not fn:
-                    _shuffle_widths(sf, f, seen, depth - 1, out)
+                    _shuffle_widths(sf, f, seen, depth - 1, out, offsets)
 
 
 def _is_32(sf: SourceFile, arg: bytes) -> bool:

@@ -185,6 +185,14 @@ def _followed_by(code: bytes, pos: int, text: bytes) -> bool:
     return code.startswith(text, pos)
 
 
+# The advice of a same-name entry without a caveat: a plain rename (porter.match.refine reads it info).
+GENERIC_SAME_NAME = "compare its behaviour with HIP's device headers"
+# Directed-rounding float/double intrinsics (`__fdiv_rd`, `__dadd_ru`, `__fmaf_rz`): clang's HIP math header declares
+# them only under OCML_BASIC_ROUNDED_OPERATIONS
+# (https://rocm.docs.amd.com/projects/HIP/en/latest/reference/math_api.html#floating-point-intrinsics).
+_DIRECTED_ROUNDING = re.compile(r"__(?:f|d)\w*_r[duz]\Z")
+
+
 def _kb_values(entry, prefer_roc: set[str], note: str) -> tuple[tuple[str, str], ...]:
     """Message values for one knowledge-base entry; `advice` is the sentence that says what to do instead."""
     return _entry_values(entry, entry.library in prefer_roc, note)
@@ -205,8 +213,11 @@ def _entry_values(entry, use_roc: bool, note: str) -> tuple[tuple[str, str], ...
         advice = "HIP keeps the same name" if entry.identity else f"hipify maps it to {entry.hip}"
         if entry.hip_deprecated:
             advice += f", itself deprecated since HIP {entry.hip_deprecated}"
+    elif entry.status == "same_name" and _DIRECTED_ROUNDING.match(entry.cuda):
+        advice = ("HIP declares the _rd/_ru/_rz forms only when OCML_BASIC_ROUNDED_OPERATIONS is defined (HIP math API, "
+                  "floating-point intrinsics): define it for the HIP build or use another rounding")
     elif entry.status == "same_name":
-        advice = "compare its behaviour with HIP's device headers"
+        advice = GENERIC_SAME_NAME
     else:
         advice = "no HIP name"
     if note:
