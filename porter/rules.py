@@ -333,11 +333,11 @@ def _load_shared(path: Path, directory: Path, budget: Budget | None, spent: list
     import dataclasses
     import time
 
-    left = budget.seconds - spent[0]
+    # Spent already: a rule with queries gets a moment, overruns and is named by its field as any overrun is (one
+    # without queries compiles nothing and still loads).
+    left = max(budget.seconds - spent[0], 0.001)
     started = time.monotonic()
     try:
-        if left <= 0:
-            raise RuleError(path, "patterns", "(not compiled)")
         return _load_rule(path, directory, None, dataclasses.replace(budget, seconds=left))
     except RuleError as e:
         if left < budget.seconds and time.monotonic() - started >= left:

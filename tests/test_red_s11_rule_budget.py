@@ -40,5 +40,5 @@ def test_many_repository_rules_each_within_the_budget_are_stopped_by_one_budget_
 
 def test_one_repository_rule_within_the_budget_still_loads(tmp_path):
     [path] = _slow_rules(tmp_path / "r")[:1]
-    ruleset = load_rules(extra=[path], budget=Budget(2.0))
+    ruleset = load_rules(extra=[path], budget=Budget(10.0))
     assert ruleset.get("USR000") is not None
