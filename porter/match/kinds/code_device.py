@@ -104,6 +104,11 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
 _LANES_32 = re.compile(rb"%\s*32\b|&\s*(?:31|0[xX]1[fF])\b|/\s*32\b|>>\s*5\b|[%/]\s*([A-Za-z_]\w*)")
 
 
+# Warp-size and warps-per-block names (not calls): `kWarpSize`, `WARP_SIZE`, `kWarpsPerBlock`, `NUM_WARPS`.
+_WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arps_?[Pp]er|WARPS_PER|[Nn]um_?[Ww]arps|NUM_WARPS)\w*\b"
+                            rb"(?!\s*[(<])")
+
+
 def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     """Whether the function, or else every same-file function calling it (at least one), counts lanes in 32s and
     never by warpSize."""
@@ -112,6 +117,10 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     def in_32s(f) -> bool:
         body = code[f.start_byte:f.end_byte]
         if b"warpSize" in body:
+            return False
+        # A warp-size or warps-per-block constant that is not #defined as 32 may be the wave size on ROCm
+        # (`__shared__ float sums[kReduceThreads / kWarpSize]` indexed by `tid / 32` overflows on wave64).
+        if any(not _is_32(sf, m.group(0)) for m in _WARP_CONSTANT.finditer(body)):
             return False
         return any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
 
