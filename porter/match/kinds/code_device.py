@@ -104,6 +104,13 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
 _LANES_32 = re.compile(rb"%\s*32\b|&\s*(?:31|0[xX]1[fF])\b|/\s*32\b|>>\s*5\b|[%/]\s*([A-Za-z_]\w*)")
 
 
+# An all-lanes mask constant: 0xffffffff / 0xffffffffffffffffull, ~0, -1, or a capitalised name (FULL_MASK).
+_ALL_LANES = re.compile(rb"\(*\s*(?:0[xX][fF]{8}(?:[fF]{8})?[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
+# Warp-size and warps-per-block names (not calls): `kWarpSize`, `WARP_SIZE`, `kWarpsPerBlock`, `NUM_WARPS`.
+_WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arps_?[Pp]er|WARPS_PER|[Nn]um_?[Ww]arps|NUM_WARPS)\w*\b"
+                            rb"(?!\s*[(<])")
+
+
 def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     """Whether the function, or else every same-file function calling it (at least one), counts lanes in 32s and
     never by warpSize."""
@@ -112,6 +119,10 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     def in_32s(f) -> bool:
         body = code[f.start_byte:f.end_byte]
         if b"warpSize" in body:
+            return False
+        # A warp-size or warps-per-block constant that is not #defined as 32 may be the wave size on ROCm
+        # (`__shared__ float sums[kReduceThreads / kWarpSize]` indexed by `tid / 32` overflows on wave64).
+        if any(not _is_32(sf, m.group(0)) for m in _WARP_CONSTANT.finditer(body)):
             return False
         return any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
 
@@ -163,7 +174,10 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
             op = re.match(rb"__shfl_?(xor|down|up)?", m.group(0))
             sync = bool(m.group(1))
             lane_args = args[:3] if sync else args[:2]
-            out.append(bool(op and op.group(1)) and len(lane_args) == (3 if sync else 2)
+            # A *_sync mask held in a variable is often built from the lane (`15 << (tid & 31 & ~3)`): a lane set in
+            # 32s, wrong for the upper half of a wave64 wavefront, so only an all-lanes constant keeps it logical.
+            whole = not sync or bool(lane_args and _ALL_LANES.fullmatch(lane_args[0]))
+            out.append(bool(op and op.group(1)) and len(lane_args) == (3 if sync else 2) and whole
                        and _group_local(sf, body, op.group(1) or b"", lane_args))
         else:
             out.append(len(args) == wanted and _is_32(sf, args[-1]))
