@@ -36,9 +36,6 @@ def test_a_porter_toml_with_a_number_past_pythons_digit_limit_is_a_usage_error(t
     assert "internal error" not in p.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="judge: porter/match/kinds/config.py's JSON and TOML readers let the "
-                                       "ValueError of an integer past 4,300 digits out (an internal error that skips "
-                                       "the file and says 'please report it'); it should be SkipFile('malformed ...')")
 def test_a_scanned_config_file_with_a_number_past_pythons_digit_limit_is_malformed_not_an_internal_error(tmp_path):
     repo = make_repo(tmp_path / "r", {"config.json": f'{{"model_type": "llama", "hidden_size": {LONG}}}',
                                       "pyproject.toml": f'[project]\nname = "x"\n[tool.other]\nn = {LONG}\n'})

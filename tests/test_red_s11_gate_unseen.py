@@ -141,10 +141,6 @@ DEEP_CASES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="judge: porter/kernels/ (constfold.fold, facts_lanes.lane_array_index, "
-                                       "facts_detectors.warp_operations) recurse once per nesting level and the "
-                                       "RecursionError skips the whole file; a depth cap (unknown past it) in "
-                                       "kernels, or measure() dropping only the kernel facts, keeps the findings")
 @pytest.mark.parametrize("case", sorted(DEEP_CASES))
 def test_a_deeply_nested_expression_keeps_the_files_findings(tmp_path, case):
     import json

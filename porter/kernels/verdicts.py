@@ -34,7 +34,13 @@ def measure(sf: SourceFile, constants: dict[str, int] | None = None,
     constants defined there with a value per build, which bound shared-memory sizes."""
     from porter.kernels.facts import measure_file
 
-    return measure_file(sf, constants or None, alternatives or None)
+    try:
+        return measure_file(sf, constants or None, alternatives or None)
+    except RecursionError:
+        # The fact walkers (constant folding, lane and shared-memory arithmetic, shuffle arguments) recurse once per
+        # nesting level of an expression; one launch nested a thousand parentheses deep must cost the file its kernel
+        # facts, not its findings (a pull request could otherwise hide a file from the gate that way).
+        return []
 
 
 def device_helpers(sf: SourceFile, constants: dict[str, int] | None = None,
@@ -43,7 +49,10 @@ def device_helpers(sf: SourceFile, constants: dict[str, int] | None = None,
     the code only the CUDA build compiles (`build_names`: the repository's ROCm-side and CUDA-side macros)."""
     from porter.kernels.facts import measure_helpers
 
-    return measure_helpers(sf, constants or None, build_names)
+    try:
+        return measure_helpers(sf, constants or None, build_names)
+    except RecursionError:  # as in measure
+        return []
 
 
 def worst(verdicts: Iterable[str]) -> str:

@@ -101,6 +101,8 @@ def _ar_members(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
             size = int(header[48:58].strip() or b"0")
         except ValueError:
             raise SkipFile("malformed static archive: bad member size") from None
+        if size < 0:  # would seek back onto this header and read it again forever
+            raise SkipFile("malformed static archive: bad member size")
         data_start = stream.tell()
         if name == b"//":
             long_names = stream.read(size)

@@ -53,6 +53,8 @@ def tree(sf: SourceFile) -> list[Node]:
             sf.cache["config_tree"] = e
         except RecursionError:  # a parser or the node builder, on data nested thousands deep
             sf.cache["config_tree"] = SkipFile(f"malformed {sf.language.upper()}: nested too deeply to read")
+        except ValueError as e:  # e.g. an integer past Python's 4,300-digit limit: the parsers let it out as is
+            sf.cache["config_tree"] = SkipFile(f"malformed {sf.language.upper()}: {str(e)[:120]}")
     got = sf.cache["config_tree"]
     if isinstance(got, SkipFile):
         raise got
