@@ -1,7 +1,7 @@
 """Compile one translation unit with hipcc (gfx90a) or nvcc (CUDA 13), niced and time-limited, cached as JSON.
 
-Every compile is `nice -n 10 timeout 120 <compiler> ... -c FILE -o /dev/null`-like (the object goes to a scratch
-file), with HIP_PLATFORM=amd and a private TMPDIR for hipcc (Debian's hipcc otherwise picks nvcc when it sees one).
+Every compile is `nice -n 10 timeout LIMIT <compiler> ... -c FILE -o /dev/null`-like (LIMIT 120 s unless the
+caller asks for more; the object goes to a scratch file), with HIP_PLATFORM=amd and a private TMPDIR for hipcc (Debian's hipcc otherwise picks nvcc when it sees one).
 A result is keyed by the compiler, its arguments and the bytes of every file under the roots the compile can read,
 so re-running a benchmark only compiles what changed. At most two compiles run at once (the machine is shared).
 """
@@ -101,8 +101,11 @@ def first_error(text: str, strip: str = "") -> tuple[str | None, str | None]:
     return (text.strip().splitlines() or [None])[-1], None
 
 
-def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots: list[Path], label: str) -> Result:
-    """Compile `source` (run from cwd) with compiler 'hipcc' or 'nvcc'; cached by label, flags and tree digest."""
+def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots: list[Path], label: str,
+                 timeout: int = TIMEOUT) -> Result:
+    """Compile `source` (run from cwd) with compiler 'hipcc' or 'nvcc'; cached by label, flags and tree digest.
+    A cached timeout is not a verdict on the code: it is compiled again when this call allows more time than the
+    cached attempt had (entries from before the limit was recorded had 120 s)."""
     if compiler == "hipcc":
         # device pass only: clang's device pass runs Sema over host functions too (host-code errors are reported
         # there), and it halves the cost on a machine loaded 9x over its two cores
@@ -115,7 +118,8 @@ def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots
     cached = CACHE / key[:2] / f"{key}.json"
     if cached.exists():
         d = json.loads(cached.read_text())
-        if d["status"] != "timeout" or not os.environ.get("BENCH_RETRY_TIMEOUTS"):
+        if d["status"] != "timeout" or not (os.environ.get("BENCH_RETRY_TIMEOUTS")
+                                            or d.get("timeout_s", TIMEOUT) < timeout):
             return Result(d["status"], d["first_error"], d["missing_header"], d["seconds"])
     if os.environ.get("BENCH_CACHED_ONLY"):  # a report-only pass: what has no verdict yet stays unrun
         return Result("not-run", None, None, 0.0)
@@ -125,14 +129,14 @@ def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots
         import time
         t0 = time.monotonic()
         try:
-            r = subprocess.run(["nice", "-n", "10", "timeout", str(TIMEOUT), *cmd, "-o", str(out)], cwd=cwd,
+            r = subprocess.run(["nice", "-n", "10", "timeout", str(timeout), *cmd, "-o", str(out)], cwd=cwd,
                                capture_output=True, text=True, errors="replace", env=env, stdin=subprocess.DEVNULL)
             rc, text = r.returncode, r.stderr + r.stdout
         except OSError as e:
             rc, text = 1, str(e)
         secs = round(time.monotonic() - t0, 1)
     if rc == 124:
-        res = Result("timeout", f"timeout after {TIMEOUT}s", None, secs)
+        res = Result("timeout", f"timeout after {timeout}s", None, secs)
     elif rc < 0 or rc == 143 or (rc != 0 and (not text.strip() or "Terminated" in text)):
         return Result("killed", f"compiler killed (exit {rc})", None, secs)  # not cached: not a verdict
     elif rc == 0:
@@ -141,7 +145,8 @@ def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots
         err, header = first_error(text, strip=str(cwd.parent.parent) + "/")
         res = Result("failed", err, header, secs)
     cached.parent.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps({**res.as_dict(), "cmd": cmd, "cwd": str(cwd)}, indent=1))
+    extra = {"timeout_s": timeout} if res.status == "timeout" else {}
+    cached.write_text(json.dumps({**res.as_dict(), **extra, "cmd": cmd, "cwd": str(cwd)}, indent=1))
     return res
 
 

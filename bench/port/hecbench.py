@@ -40,6 +40,9 @@ from compiling import HEADER_EXT, SOURCE_EXT, compile_unit  # noqa: E402
 from extract import extract  # noqa: E402
 
 SEED = 30
+# the compile time limit (s) for every stage: a timeout is no verdict on the code, and at 120 s a loaded machine
+# timed out big units (s3d's S3D.cu, bonds' bondsEngine.cu) whose twin then left the sample for no reason of its own
+TIMEOUT = 600
 WORK = Path("/tmp/bench-port")
 SRC_ROOT = WORK / "hecbench"
 # ROCm libraries Debian does not package (it ships the HIP runtime only): a twin including one cannot compile here
@@ -126,7 +129,8 @@ def compile_folder(compiler: str, folder: Path, flags: list[str], label: str, ex
     us = units(folder)
     # what the compile can read: the folder and the sibling folders its -I flags name (../x-cuda, ../include)
     roots = [folder, *extra_roots] + [(folder / f[2:]).resolve() for f in flags if f.startswith("-I")]
-    results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}").as_dict() for u in us}
+    results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}", TIMEOUT).as_dict()
+               for u in us}
     status = "no-units" if not us else "compiled" if all(r["status"] == "compiled" for r in results.values()) else \
         "timeout" if any(r["status"] == "timeout" for r in results.values()) and not any(
             r["status"] == "failed" for r in results.values()) else "failed"
