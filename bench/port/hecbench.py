@@ -50,6 +50,7 @@ NO_DEBIAN = re.compile(r"#\s*include\s*[<\"](hipcub|rocprim|thrust|rocthrust|hip
                        r"rocsparse|hiprand|rocrand|rccl|hipsolver|rocsolver|hipfft|rocfft|miopen|rocwmma|hiptensor)[/.]",
                        re.M)
 _INCLUDE = re.compile(r'#\s*include\s*["<]([^">]+)[">]')
+_REL_INCLUDE = re.compile(r'#\s*include\s*"(\.\./[^"]+)"')
 _VAR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*[:?+]?=\s*(.*)$")
 
 
@@ -268,11 +269,20 @@ def run_stages(src: Path, sample: list[str], state: dict, stages: list[str], job
 
 
 def sibling_dirs(src: Path, name: str, flags: list[str]) -> list[str]:
-    """The src/ folders a benchmark's compile reads besides its own: ../include and those its -I flags name."""
+    """The src/ folders a benchmark's compile reads besides its own: ../include, those its -I flags name and those
+    a quoted include reaches by a relative path (diamond-cuda/masking.cu reads ../diamond-sycl/src/basic/masking.h)."""
     out = ["include"]
     for f in flags:
         if f.startswith("-I../") and "/" not in f[5:].rstrip("/"):
             out.append(f[5:].rstrip("/"))
+    root = src.resolve()
+    for p in sorted((src / f"{name}-cuda").rglob("*")):
+        if not (p.is_file() and p.suffix.lower() in SOURCE_EXT + HEADER_EXT):
+            continue
+        for inc in _REL_INCLUDE.findall(p.read_text(errors="replace")):
+            rel = os.path.relpath(os.path.normpath(p.parent.resolve() / inc), root)
+            if not rel.startswith(".."):
+                out.append(rel.split(os.sep, 1)[0])
     return [d for d in dict.fromkeys(out) if (src / d).is_dir() and d != f"{name}-cuda"]
 
 

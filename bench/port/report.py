@@ -48,7 +48,7 @@ def hecbench() -> list[str]:
     out += [f"| {lib} | {n} |" for lib, n in dropouts_by_library(dropped)]
     bad = [n for n in examined if n in twins and twins[n]["status"] != "compiled"]
     if bad:
-        why = Counter("timeout 120 s" if twins[n]["status"] == "timeout" else
+        why = Counter("timeout" if twins[n]["status"] == "timeout" else
                       f"missing {twins[n]['missing_header']}" if twins[n].get("missing_header") else "other error"
                       for n in bad)
         out += ["", "| twins examined that do not compile here, by cause | twins |", "|---|---|"]
@@ -56,7 +56,7 @@ def hecbench() -> list[str]:
         out += ["", "twins examined that do not compile here (out of the sample):"]
         out += [f"- {n}: {(twins[n]['first_error'] or twins[n]['status'])[:200]}" for n in bad]
     rows = [per[n] for n in sample if n in per]
-    out += ["", "| measure | benchmarks run | compiled | failed | timeout (120 s, loaded machine) | rate over verdicts |",
+    out += ["", "| measure | benchmarks run | compiled | failed | timeout (600 s) | rate over verdicts |",
             "|---|---|---|---|---|---|"]
     for key, label in (("port_hipcc", "porter port, hipcc gfx90a"), ("port_nvcc", "porter port dual tree, nvcc sm_80"),
                        ("hipify_hipcc", "hipify-perl, hipcc gfx90a")):
