@@ -32,6 +32,29 @@ SYNC_SHIMS = {
 }
 
 
+# cooperative_groups::reduce and its operators (CUDA 11's <cooperative_groups/reduce.h>), which HIP has from 7.13 only
+# (rules/kb/hip_versions.yaml cg_reduce): a butterfly of the tile's own shfl_xor leaves the reduction in every lane,
+# as CUDA's does; only thread_block_tile is covered (a coalesced_group argument stays a compile error).
+CG_REDUCE_MARK = "/* cooperative_groups::reduce for HIP before 7.13 (porter port) */"
+CG_REDUCE = CG_REDUCE_MARK + """
+#include <hip/hip_cooperative_groups.h>
+#if HIP_VERSION < 71300000
+namespace cooperative_groups {
+template <class T> struct plus { __device__ T operator()(const T& a, const T& b) const { return a + b; } };
+template <class T> struct less { __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; } };
+template <class T> struct greater { __device__ T operator()(const T& a, const T& b) const { return a < b ? b : a; } };
+template <class T> struct bit_and { __device__ T operator()(const T& a, const T& b) const { return a & b; } };
+template <class T> struct bit_or { __device__ T operator()(const T& a, const T& b) const { return a | b; } };
+template <class T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const { return a ^ b; } };
+template <unsigned int N, class P, class T, class Op>
+__device__ T reduce(const thread_block_tile<N, P>& g, T v, Op op) {
+  for (unsigned int o = N / 2; o > 0; o /= 2) v = op(v, g.shfl_xor(v, o));
+  return v;
+}
+}  // namespace cooperative_groups
+#endif"""
+
+
 # CUDA runtime calls whose CUDA declarations are templates on the kernel's pointer type, where HIP 5 declares
 # `const void*` (a function pointer does not convert to it): a template that casts, named for the call.
 WRAPPERS = {
@@ -69,7 +92,13 @@ def names_in(header: bytes) -> tuple[dict[str, str], set[str]]:
     return names, sync
 
 
-def render(names: dict[str, str], sync: set[str], mask_type: str, shims: dict[str, dict] | None = None) -> bytes:
+def has_cg_reduce(header: bytes) -> bool:
+    """Whether an earlier run's header carries the cooperative_groups::reduce block."""
+    return CG_REDUCE_MARK.encode() in header
+
+
+def render(names: dict[str, str], sync: set[str], mask_type: str, shims: dict[str, dict] | None = None,
+           cg_reduce: bool = False) -> bytes:
     """The header's bytes; the same inputs give the same bytes."""
     out = [GENERATED_MARK + ": the CUDA names this project uses, mapped to HIP",
            f"   for the ROCm build ({ROCM_TEST}); the CUDA build sees only {mask_type}.",
@@ -104,6 +133,8 @@ def render(names: dict[str, str], sync: set[str], mask_type: str, shims: dict[st
         out += [f"#include <{h}>" for h in sorted({e["include"] for e in shims.values() if e.get("include")})]
         for c in sorted(shims):
             out += [f"/* {c}: {shims[c]['why']} */", shims[c]["code"].rstrip("\n")]
+    if cg_reduce:
+        out += ["", CG_REDUCE]
     renames = {c: (WRAPPERS[c][0] if c in WRAPPERS else h) for c, h in names.items() if c not in macros}
     wrapped = sorted(c for c in renames if c in WRAPPERS)
     if wrapped:

@@ -18,7 +18,7 @@ from porter.model import Finding, ScanResult, Severity, Status
 import porter.port.build as build
 import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
-from porter.port.sources import SYNC_NAMES, FileWork, lane_lines, port_file
+from porter.port.sources import SYNC_NAMES, FileWork, hip_name, lane_lines, port_file
 from porter.translate.fixups import load_fixups
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -102,17 +102,16 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     names, sync = compat.names_in(old or b"")
     answered: set[tuple] = set()
     for f in result.findings:
-        d = dict(f.data)
         ours = f.status is Status.OPEN or (f.handled_by or "").startswith(header + ":")
         if not ours:
             continue
-        if f.rule in ("API001", "API003") and d.get("hip") and f.path in works:
+        if f.rule in ("API001", "API003") and hip_name(f) and f.path in works:
             cuda = _token(works[f.path], f)
-            if cuda and cuda != d["hip"]:
-                names[cuda] = d["hip"]
+            if cuda and cuda != hip_name(f):
+                names[cuda] = str(hip_name(f))
         elif f.rule in ("API004", "DEV002") and f.path in works and _token(works[f.path], f, True) in SYNC_NAMES:
             sync.add(_token(works[f.path], f, True))
-    sync |= warp_sync_names(result.kernels, set(works))
+    sync |= warp_sync_names(result.kernels, set(works), result.files)
     # CUDA device functions HIP (5.2) lacks, defined in the compat header where the semantics are equal (translate's
     # shims, rules/kb/fixups.yaml): umin, atomicInc_system, ...
     shim_table = {k: v for k, v in load_fixups().shims.items() if not k.startswith("hip") and k not in SYNC_NAMES
@@ -143,11 +142,15 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     shims |= {all_shims[c]["requires"] for c in list(shims) if all_shims[c].get("requires") in all_shims}
     for w in works.values():
         names.update(w.macros)
+    cg_reduce = any(w.cg_reduce for w in works.values()) or compat.has_cg_reduce(old or b"")
+    if cg_reduce:  # cg::reduce on a tile is the compat header's (DEV008's `reduce` findings are answered)
+        answered |= {(f.rule, f.path, f.line, f.column) for f in result.findings if f.rule == "DEV008"
+                     and f.path in works and _token(works[f.path], f) == "reduce"}
     needs = any(w.needs_compat for w in works.values())
     files: list[FilePatch] = []
     changes: list[Change] = []
     if needs or old is not None:
-        new = compat.render(names, sync, options.mask_type, {c: all_shims[c] for c in shims})
+        new = compat.render(names, sync, options.mask_type, {c: all_shims[c] for c in shims}, cg_reduce)
         if new != old:
             files.append(FilePatch(header, old, new))
             changes.append(Change(header, 1, "compat-header", None,
@@ -204,8 +207,8 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
             continue
         if f.rule == "API004":
             continue  # HIP has the name (the _sync ones through the compat header): a check, not a change
-        if f.rule in ("API001", "API003", "API005") and f.path in works:
-            continue
+        if f.rule in ("API001", "API003", "API005") and f.path in works and (f.rule == "API005" or hip_name(f)):
+            continue  # renamed through the compat header (a name with no HIP one stays open work)
         if f.rule == "LIB001" and any(k[0] == "API005" and k[1] == f.path and k[2] == f.line for k in answered):
             continue  # a drop-in library's header: the compat header includes its ROCm one
         reason = OPEN_REASONS.get(f.rule, "no mechanical fix in porter port")
@@ -242,9 +245,15 @@ def _token(work: FileWork, f: Finding, leading: bool = False) -> str:
     return text if text.isidentifier() else ""
 
 
-def warp_sync_names(kernels, paths: set[str]) -> set[str]:
-    """The `*_sync` warp functions the kernel facts record (their own and their helpers') in the files ported."""
+def warp_sync_names(kernels, paths: set[str], files=()) -> set[str]:
+    """The `*_sync` warp functions the kernel facts record (their own and their helpers') in the files ported, and
+    those of every `__device__` function of those files (`files`: the scan's FileResults): a helper no kernel's facts
+    reach (HeCBench's warpexchange WARP_SYNC, called from a sibling folder's kernels through a template) still
+    calls `__syncwarp`, which HIP 5.2 lacks."""
     out: set[str] = set()
+    for fr in files:
+        if fr.path in paths:
+            out |= {w.op for h in fr.helpers if h.facts is not None for w in h.facts.warp_ops if w.op in SYNC_NAMES}
     for k in kernels:
         if k.facts is None:
             continue

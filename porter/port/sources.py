@@ -38,6 +38,7 @@ class FileWork:
     changes: list[Change] = field(default_factory=list)
     answered: set[tuple[str, str, int, int]] = field(default_factory=set)  # (rule, path, line, column)
     needs_compat: bool = False
+    cg_reduce: bool = False  # the compat header must define cooperative_groups::reduce (HIP before 7.13)
     macros: dict[str, str] = field(default_factory=dict)  # CUDA macro -> its ROCm-build value in the compat header
     _starts: list[int] | None = None
 
@@ -87,6 +88,14 @@ class FileWork:
         return b"".join(out) + self.data[pos:]
 
 
+def hip_name(f: Finding) -> str | None:
+    """The HIP name a rename finding (API001/API003) carries, or None where the knowledge base has none: a CUDA name
+    deprecated with no HIP counterpart carries the placeholder "none" (CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_
+    SUPPORTED), which mapped would write `#define ... none` into the compat header."""
+    hip = str(dict(f.data).get("hip") or "")
+    return hip if hip.isidentifier() and hip != "none" else None
+
+
 def key(f: Finding) -> tuple[str, str, int, int]:
     return f.rule, f.path, f.line, f.column
 
@@ -130,13 +139,16 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             _coordinate_cast(work, f)
         elif f.rule == "DEV021":
             _register(work, f)
-        elif f.rule in ("API001", "API003") and dict(f.data).get("hip"):
+        elif f.rule in ("API001", "API003") and hip_name(f):
             work.needs_compat = True
-            _call_fix(work, f, str(dict(f.data)["hip"]))
+            _call_fix(work, f, str(hip_name(f)))
             _struct_tag(work, f)
         elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
             work.needs_compat = True
+    _collapsing_overloads(work, [f for f in findings if f.rule in ("API001", "API003") and f.status is Status.OPEN
+                                 and hip_name(f)])
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
+    _cg_reduce_include(work, [f for f in findings if f.rule == "API006" and f.status is Status.OPEN])
     _includes(work, includes, header)
     if not work.needs_compat and work.path.endswith(".cu") and any(f.rule == "KRN001" for f in findings):
         _implicit_runtime(work, header)
@@ -291,8 +303,8 @@ def _struct_tag(work: FileWork, f: Finding) -> None:
     """`struct cudaGraphicsResource *r` (particles/particleSystem.h:138): the compat header maps the name onto HIP's
     typedef (hipGraphicsResource), which a struct specifier cannot name. Without `struct` the name means the same
     struct in C++ on both vendors."""
-    if not work.path.endswith(_CXX_SUFFIXES):
-        return
+    if not work.path.endswith(_CXX_SUFFIXES) or _matched(work, f).endswith("_st"):
+        return  # `struct CUctx_st` is a tag on both sides (HIPIFY maps it to HIP's tag ihipCtx_t): C needs the keyword
     at = work.offset(f.line, f.column)
     m = _STRUCT_TAG.search(work.data, work.line_bounds(f.line)[0], at)
     if m is None or m.end() != at:
@@ -322,6 +334,42 @@ def _coordinate_cast(work: FileWork, f: Finding) -> None:
     work.answer(f, "coordinate-cast", "built-in coordinate cast to unsigned int for min/max (a proxy object in HIP 5)")
 
 
+OVERLOAD_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: the same function as an overload above once HIP names both types */"
+# `name(` then the parameter type the finding names, a declarator, `)` and the body's `{` (one parameter only).
+_ONE_PARAM_HEAD = re.compile(rb"\b([A-Za-z_]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?$")
+_ONE_PARAM_TAIL = re.compile(rb"[ \t]*[&*]?[ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*(?:const[ \t]*)?\{")
+
+
+def _collapsing_overloads(work: FileWork, renames: list[Finding]) -> None:
+    """Overloads the renaming merges: cuda-samples' helper_cuda.h defines `_cudaGetErrorEnum(cudaError_t)` and
+    `_cudaGetErrorEnum(CUresult)`, and HIP names both types hipError_t, so the ROCm build sees one function defined
+    twice ("redefinition of '_cudaGetErrorEnum'"). A one-parameter definition whose parameter type maps to the same
+    HIP type as an earlier definition of the same name in the file is kept for nvcc only; the earlier one serves
+    both types on ROCm."""
+    seen: dict[tuple[bytes, str], str] = {}
+    for f in sorted(renames, key=lambda f: (f.line, f.column)):
+        at = work.offset(f.line, f.column)
+        cuda = _matched(work, f)
+        start, end = work.line_bounds(f.line)
+        head = _ONE_PARAM_HEAD.search(work.data, start, at)
+        if not cuda or head is None or head.end() != at or not _ONE_PARAM_TAIL.match(work.data, at + len(cuda), end):
+            continue
+        k = (head.group(1), str(hip_name(f)))
+        if seen.setdefault(k, cuda) == cuda:
+            continue
+        span = fixups.operator_definition(work.data, at)
+        if span is None:
+            continue
+        s, e = span
+        if work.data[:s].rstrip(b"\r\n").endswith(OVERLOAD_GUARD.encode()):
+            work.answered.add(key(f))
+            continue
+        work.edits.append((s, e, OVERLOAD_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
+        work.changes.append(Change(work.path, work.data.count(b"\n", 0, s) + 1, "overload", f"{f.rule} {f.path}:{f.line}",
+                                   f"{head.group(1).decode()}({cuda}) kept for nvcc: HIP names {cuda} and "
+                                   f"{seen[k]} both {hip_name(f)}, so the {seen[k]} overload serves it on ROCm"))
+
+
 VECTOR_OPERATOR_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: HIP's vector types define this operator */"
 
 
@@ -338,6 +386,23 @@ def _vector_operator(work: FileWork, f: Finding) -> None:
     work.edits.append((s, e, VECTOR_OPERATOR_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
     work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member operator "
                                       "serves the ROCm build", work.data.count(b"\n", 0, s) + 1)
+
+
+CG_REDUCE_HEADER = "cooperative_groups/reduce.h"
+
+
+def _cg_reduce_include(work: FileWork, unsupported: list[Finding]) -> None:
+    """API006 `#include <cooperative_groups/reduce.h>` (HIP has no such header; cg::reduce arrived in HIP 7.13): kept
+    for nvcc only, and the compat header defines cooperative_groups::reduce for the ROCm build (compat.CG_REDUCE)."""
+    for f in unsupported:
+        s, e = work.line_bounds(f.line)
+        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$', work.data[s:e])
+        if not m or m.group(1).decode("utf-8", "replace").strip() != CG_REDUCE_HEADER:
+            continue
+        work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + b"\n#endif"))
+        work.needs_compat = work.cg_reduce = True
+        work.answer(f, "header", "cooperative_groups/reduce.h kept for nvcc; the compat header defines "
+                                 "cooperative_groups::reduce for HIP before 7.13")
 
 
 def compat_include_line(path: str, header: str) -> bytes:

@@ -851,7 +851,7 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     starts = _starts(code) if groups else None
     empty = _empty_arms(code, groups, starts) if starts is not None else frozenset()
     toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
-                        for a in g.arms[:-1])
+                        and not _diagnostics_only(code, g.arms[-1], starts) for a in g.arms[:-1])
     pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
     _LAST[:] = [data, code, pp, starts]
     return pp, code
@@ -867,6 +867,22 @@ def _starts(code: bytes) -> list[int]:
     if _LAST[3] is not None and _LAST[1] is code:
         return _LAST[3]
     return list(itertools.accumulate(map(_PLUS_ONE, map(len, code.split(b"\n")[:-1])), initial=0))
+
+
+_DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:pragma|error|warning)\b")
+
+
+def _diagnostics_only(code: bytes, arm: Arm, starts: list[int] | None) -> bool:
+    """Whether an arm's body holds only `#pragma` / `#error` / `#warning` lines: an `#else` that says "this needs a
+    newer CUDA" (threadFenceReduction.cu's `#if CUDART_VERSION >= 2020` / `#else` / `#pragma comment(user, ...)`)
+    is no HIP path, so the arms before it stay the code the ROCm build needs too."""
+    if starts is None:
+        return False
+    n = len(starts)
+    first, last = arm.end_line + 1, arm.last
+    body = code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
+    lines = [ln for ln in body.split(b"\n") if ln.strip()]
+    return bool(lines) and all(_DIAGNOSTIC.match(ln) for ln in lines)
 
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...], starts: list[int]) -> frozenset[int]:
