@@ -253,7 +253,7 @@ def run_stages(src: Path, sample: list[str], state: dict, stages: list[str], job
 
     def one(name: str) -> None:
         row = stage_row(src, name, stages, hipify_script,
-                        hipify=hipify_done(name) or not os.environ.get("BENCH_CACHED_ONLY"), original=False)
+                        hipify=hipify_done(name) or not os.environ.get("BENCH_CACHED_ONLY"), original=True)
         del row["flags"]  # merged into a row that has them
         if any(any(u["status"] == "not-run" for u in v.get("units", {}).values())
                for v in row.values() if isinstance(v, dict) and "units" in v):
