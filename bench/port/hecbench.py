@@ -11,7 +11,7 @@ Protocol (compile only, per file, never linked or run):
           twins failing on another missing ROCm library header are counted as dropped by that library.
   port    `porter port` on a scratch copy of the `-cuda` folder (a fresh git repository holding the src/ tree the
           benchmark's -I flags read), applied, each translation unit compiled with hipcc (gfx90a).
-  nvcc    the same applied dual tree compiled with nvcc (CUDA 13, sm_80).
+  nvcc    the same applied dual tree compiled with nvcc (CUDA 13, sm_80), device pass and ptxas only (-cubin).
   hipify  hipify-perl (ROCm/HIPIFY bin/hipify-perl, run with perl on a scratch copy) of the `-cuda` folder,
           compiled with hipcc like the twin.
   close   changed lines between each output and the human twin, after normalising whitespace and CUDA->HIP names.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fcntl
 import hashlib
 import json
 import os
@@ -130,8 +131,10 @@ def compile_folder(compiler: str, folder: Path, flags: list[str], label: str, ex
     us = units(folder)
     # what the compile can read: the folder and the sibling folders its -I flags name (../x-cuda, ../include)
     roots = [folder, *extra_roots] + [(folder / f[2:]).resolve() for f in flags if f.startswith("-I")]
-    results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}", TIMEOUT).as_dict()
-               for u in us}
+    if compiler == "nvcc":  # the device pass only (see compiling.py): a cubin, which `-dc` would contradict
+        flags = ["-rdc=true" if f == "-dc" else f for f in flags]
+    results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}", TIMEOUT,
+                                    nvcc_device_only=True).as_dict() for u in us}
     status = "no-units" if not us else "compiled" if all(r["status"] == "compiled" for r in results.values()) else \
         "timeout" if any(r["status"] == "timeout" for r in results.values()) and not any(
             r["status"] == "failed" for r in results.values()) else "failed"
@@ -351,6 +354,15 @@ def porter_commit() -> str:
 def port_tree(src: Path, name: str) -> tuple[Path, dict]:
     """`porter port --apply` on a fresh git repository holding the -cuda folder and the siblings it reads."""
     root = WORK / "port" / name
+    root.parent.mkdir(parents=True, exist_ok=True)
+    # one process at a time per benchmark: a second bench process (porting ahead of the compiles) waits, then
+    # finds the memo
+    with open(root.parent / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _port_tree(src, name, root)
+
+
+def _port_tree(src: Path, name: str, root: Path) -> tuple[Path, dict]:
     memo = root.parent / f"{name}.doc.json"
     key = porter_tree_key()
     if memo.exists() and (root / "src" / f"{name}-cuda").is_dir():  # same porter code and same input: same tree
