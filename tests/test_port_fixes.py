@@ -555,3 +555,79 @@ def test_struct_tags_of_cuda_types_keep_struct(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (repo / "dynlink.h").read_text().splitlines()[4:] == [
         "typedef struct CUctx_st *CUcontext;", "typedef struct CUstream_st *CUstream;", "cudaGraphicsResource *res;"]
+
+
+def test_translate_replaces_cg_reduce_header_with_the_shim(tmp_path):
+    """translate's HIP fork of the same kernel: the include becomes HIP's cooperative-groups header and
+    porter_hip_compat.h (the same rules/kb/fixups.yaml shim as the port's) defines cooperative_groups::reduce."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
+           "__device__ int r(cg::thread_block_tile<32> t, int v) { return cg::reduce(t, v, cg::plus<int>()); }\n")
+    repo = make_repo(tmp_path / "r", {"red.cu": src})
+    out = tmp_path / "hip"
+    tr = porter_here("translate", str(repo), "-o", str(out))
+    assert tr.returncode == 0, tr.stderr
+    assert (out / "red.cu").read_text().splitlines()[:4] == [
+        '#include "porter_hip_compat.h"  /* porter: shims for CUDA names HIP lacks */', "#include <hip/hip_runtime.h>",
+        "#include <hip/hip_cooperative_groups.h>", "#include <hip/hip_cooperative_groups.h>"]
+    header = (out / "porter_hip_compat.h").read_text().splitlines()
+    assert "__device__ T reduce(const thread_block_tile<N, P>& g, T v, Op op) {" in header
+    assert header[header.index("#if HIP_VERSION < 71300000") - 1].startswith("/* cooperative_groups/reduce.h: ")
+
+
+def test_translate_makes_a_merged_overload_a_template_in_place(tmp_path):
+    """translate's fork of helper_cuda.h's two _cudaGetErrorEnum overloads (both hipError_t): the later definition
+    becomes a template on its own line (no line moves) and cuGetErrorName reaches translate's shim for
+    hipDrvGetErrorName, which HIP 5.2 lacks."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\n#include <cuda_runtime.h>\n\n"
+           "static const char *_cudaGetErrorEnum(cudaError_t error) {\n  return cudaGetErrorName(error);\n}\n\n"
+           "static const char *_cudaGetErrorEnum(CUresult error) {\n  const char *ret = NULL;\n"
+           "  cuGetErrorName(error, &ret);\n  return ret;\n}\n")
+    repo = make_repo(tmp_path / "r", {"helper.h": src})
+    out = tmp_path / "hip"
+    tr = porter_here("translate", str(repo), "-o", str(out))
+    assert tr.returncode == 0, tr.stderr
+    lines = (out / "helper.h").read_text().splitlines()
+    assert lines[4] == "static const char *_cudaGetErrorEnum(hipError_t error) {"
+    assert lines[8:11] == ["template <int porter_merged_overload = 0> static const char *_cudaGetErrorEnum(hipError_t "
+                           "error) {", "  const char *ret = NULL;", "  porter_hipDrvGetErrorName(error, &ret);"]
+    assert len(lines) == len(src.splitlines()) + 1  # the compat include on top, nothing else moved
+
+
+def test_integer_stored_through_a_cudeviceptr_is_cast(tmp_path):
+    """cuda-samples' matrixMulDrv.cpp packs kernel arguments with `*(reinterpret_cast<CUdeviceptr *>(&buf[off])) =
+    width;` (a size_t): CUdeviceptr is an integer, hipDeviceptr_t a pointer ("incompatible integer to pointer
+    conversion"). The stored value gets `(CUdeviceptr)(...)`, the same store for nvcc; a second run changes nothing."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\nvoid pack(CUdeviceptr d, size_t width) {\n  char buf[64];\n  int off = 0;\n"
+           "  *(reinterpret_cast<CUdeviceptr *>(&buf[off])) = d;\n"
+           "  *(reinterpret_cast<CUdeviceptr *>(&buf[off + 8])) = width;\n}\n")
+    repo = make_repo(tmp_path / "r", {"drv.cpp": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "drv.cpp").read_text().splitlines()[7:9] == [
+        "  *(reinterpret_cast<CUdeviceptr *>(&buf[off])) = (CUdeviceptr)(d);",
+        "  *(reinterpret_cast<CUdeviceptr *>(&buf[off + 8])) = (CUdeviceptr)(width);"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
+def test_occupancy_call_with_a_null_callback_reaches_a_shim(tmp_path):
+    """matrixMulDrv's cuOccupancyMaxPotentialBlockSize(&grid, &block, f, 0, smem, 0): HIPIFY's
+    hipModuleOccupancyMaxPotentialBlockSize has no callback argument ("no matching function"); the compat header's
+    porter_ overload takes it and refuses a real callback at run time."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\nint pick(CUfunction f) {\n  int grid = 0, block = 0;\n"
+           "  cuOccupancyMaxPotentialBlockSize(&grid, &block, f, 0, 4096, 0);\n  return block;\n}\n")
+    repo = make_repo(tmp_path / "r", {"occ.cpp": src})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert "#define cuOccupancyMaxPotentialBlockSize porter_hipModuleOccupancyMaxPotentialBlockSize" in header
+    assert "        if (shared_for_block) return hipErrorNotSupported;".strip() in [h.strip() for h in header]

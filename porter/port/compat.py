@@ -36,23 +36,15 @@ SYNC_SHIMS = {
 # (rules/kb/hip_versions.yaml cg_reduce): a butterfly of the tile's own shfl_xor leaves the reduction in every lane,
 # as CUDA's does; only thread_block_tile is covered (a coalesced_group argument stays a compile error).
 CG_REDUCE_MARK = "/* cooperative_groups::reduce for HIP before 7.13 (porter port) */"
-CG_REDUCE = CG_REDUCE_MARK + """
-#include <hip/hip_cooperative_groups.h>
-#if HIP_VERSION < 71300000
-namespace cooperative_groups {
-template <class T> struct plus { __device__ T operator()(const T& a, const T& b) const { return a + b; } };
-template <class T> struct less { __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; } };
-template <class T> struct greater { __device__ T operator()(const T& a, const T& b) const { return a < b ? b : a; } };
-template <class T> struct bit_and { __device__ T operator()(const T& a, const T& b) const { return a & b; } };
-template <class T> struct bit_or { __device__ T operator()(const T& a, const T& b) const { return a | b; } };
-template <class T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const { return a ^ b; } };
-template <unsigned int N, class P, class T, class Op>
-__device__ T reduce(const thread_block_tile<N, P>& g, T v, Op op) {
-  for (unsigned int o = N / 2; o > 0; o /= 2) v = op(v, g.shfl_xor(v, o));
-  return v;
-}
-}  // namespace cooperative_groups
-#endif"""
+CG_REDUCE_SHIM = "cooperative_groups/reduce.h"  # its rules/kb/fixups.yaml shim (translate's too)
+
+
+def cg_reduce_block() -> str:
+    """The compat header's cooperative_groups::reduce block: the fixups shim's code after its HIP include."""
+    from porter.translate.fixups import load_fixups
+
+    e = load_fixups().shims[CG_REDUCE_SHIM]
+    return "\n".join([CG_REDUCE_MARK, f"#include <{e['include']}>", e["code"].rstrip("\n")])
 
 
 # CUDA runtime calls whose CUDA declarations are templates on the kernel's pointer type, where HIP 5 declares
@@ -134,7 +126,7 @@ def render(names: dict[str, str], sync: set[str], mask_type: str, shims: dict[st
         for c in sorted(shims):
             out += [f"/* {c}: {shims[c]['why']} */", shims[c]["code"].rstrip("\n")]
     if cg_reduce:
-        out += ["", CG_REDUCE]
+        out += ["", cg_reduce_block()]
     renames = {c: (WRAPPERS[c][0] if c in WRAPPERS else h) for c, h in names.items() if c not in macros}
     wrapped = sorted(c for c in renames if c in WRAPPERS)
     if wrapped:

@@ -115,7 +115,7 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
     # CUDA device functions HIP (5.2) lacks, defined in the compat header where the semantics are equal (translate's
     # shims, rules/kb/fixups.yaml): umin, atomicInc_system, ...
     shim_table = {k: v for k, v in load_fixups().shims.items() if not k.startswith("hip") and k not in SYNC_NAMES
-                  and v.get("hip", "").startswith("porter_")}
+                  and v.get("hip", "").startswith("porter_") and k != compat.CG_REDUCE_SHIM}
     shims: set[str] = {c for c, h in names.items() if c in shim_table}
     for f in result.findings:
         ours = f.status is Status.OPEN or (f.handled_by or "").startswith(header + ":")

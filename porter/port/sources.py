@@ -143,6 +143,7 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
             work.needs_compat = True
             _call_fix(work, f, str(hip_name(f)))
             _struct_tag(work, f)
+            _integer_store(work, f)
         elif f.rule == "API004" and _matched(work, f) in SYNC_NAMES:
             work.needs_compat = True
     _collapsing_overloads(work, [f for f in findings if f.rule in ("API001", "API003") and f.status is Status.OPEN
@@ -312,6 +313,31 @@ def _struct_tag(work: FileWork, f: Finding) -> None:
     work.edits.append((m.start(), at, b""))
     work.changes.append(Change(work.path, f.line, "struct-tag", f"{f.rule} {f.path}:{f.line}",
                                "`struct` dropped before a CUDA type the compat header maps onto a HIP typedef"))
+
+
+_STORE_THROUGH_CAST = re.compile(rb"[ \t]*\*[ \t]*>[ \t]*\((?:[^()\n;]|\([^()\n;]*\))*\)[ \t]*\)[ \t]*=[ \t]*"
+                                 rb"(?P<rhs>[^;\n]+?)[ \t]*;")
+
+
+def _integer_store(work: FileWork, f: Finding) -> None:
+    """`*(reinterpret_cast<CUdeviceptr *>(&buf[off])) = width;` (cuda-samples' matrixMulDrv packs kernel arguments
+    so): CUdeviceptr is an integer, HIP's hipDeviceptr_t a pointer (rules/kb/fixups.yaml type_notes), so an integer
+    stored through it needs a cast on ROCm ("incompatible integer to pointer conversion"). `(CUdeviceptr)(value)`
+    means the same store on both vendors."""
+    note = fixups.load_fixups().type_notes.get(str(hip_name(f))) or {}
+    cuda = _matched(work, f)
+    if not cuda or note.get("cuda") != cuda:
+        return
+    at = work.offset(f.line, f.column)
+    start, end = work.line_bounds(f.line)
+    if not re.search(rb"\*[ \t]*\([ \t]*reinterpret_cast[ \t]*<[ \t]*$", work.data[start:at]):
+        return
+    m = _STORE_THROUGH_CAST.match(work.data, at + len(cuda), end)
+    if m is None or m.group("rhs").startswith(f"({cuda})".encode()):
+        return
+    work.edits += [(m.start("rhs"), m.start("rhs"), f"({cuda})(".encode()), (m.end("rhs"), m.end("rhs"), b")")]
+    work.changes.append(Change(work.path, f.line, "cast", f"{f.rule} {f.path}:{f.line}",
+                               f"value stored through a {cuda} cast to {cuda}: an integer there, a pointer in HIP"))
 
 
 def _register(work: FileWork, f: Finding) -> None:

@@ -144,6 +144,13 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
         target = m.group(2).decode("utf-8", "replace").strip()
         if is_project_header(ft.path, target, m.group(1) == b'"'):
             continue
+        if target in fix.shims:  # a header whose content is a shim (cooperative_groups/reduce.h): HIP's header for
+            hip = fix.shims[target]["include"]  # the rest, the shim from the compat header
+            w.edits.append((m.start(2), m.end(2), hip.encode()))
+            w.shims.add(target)
+            note("TRN017", m.start(2), target, f"#include <{target}> → <{hip}>, and {COMPAT_HEADER} for the rest: "
+                                               f"{fix.shims[target]['why']}", hip)
+            continue
         entry = fix.headers.get(target)
         hip, why = (entry["hip"], entry["why"]) if entry else (None, "")
         if hip is None and classify is not None:
@@ -218,6 +225,7 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
             w.edits.append((off, off + len(raw), new.encode()))
             w.names[(name, new)] += 1
     _hip_vector_overloads(ft.output, code, w, note)
+    _merged_overloads(ft.output, code, w, note)
     _simple_ptx(ft.output, code, w, note)
     # A file translated by an earlier run already calls porter_ helpers: the regenerated header must keep them.
     reverse = {e["hip"]: cuda for cuda, e in fix.shims.items()}
@@ -293,6 +301,34 @@ def _hip_vector_overloads(output: bytes, code: bytes, w: _Work, note) -> None:
             note("TRN016", m.start("hit"), m.group("hit").decode(), f"operator on two {m.group('hit').decode()}s "
                  "made a template: HIP_vector_type has the same member operator, which now wins (API009)",
                  VECTOR_OPERATOR_TEMPLATE.decode().strip())
+
+
+MERGED_OVERLOAD_TEMPLATE = b"template <int porter_merged_overload = 0> "
+_ONE_HIP_PARAM_DEFINITION = re.compile(
+    rb"\b([A-Za-z_]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?(hip[A-Za-z_]\w*)[ \t]*[&*]?[ \t]*[A-Za-z_]\w*[ \t]*\)"
+    rb"[ \t]*(?:const[ \t]*)?\{")
+
+
+def _merged_overloads(output: bytes, code: bytes, w: _Work, note) -> None:
+    """One-parameter overloads the renaming merged (helper_cuda.h's `_cudaGetErrorEnum(cudaError_t)` and
+    `_cudaGetErrorEnum(CUresult)`, both `hipError_t` now: port's merged-overload fix): each later definition becomes
+    a template on the same line, which may coexist with the earlier one and loses every call to it."""
+    seen: set[tuple[bytes, bytes]] = set()
+    for m in _ONE_HIP_PARAM_DEFINITION.finditer(code):
+        k = (m.group(1), m.group(2))
+        if k not in seen:
+            seen.add(k)
+            continue
+        span = operator_definition(output, m.start(2))
+        if span is None:
+            continue
+        at = span[0] + len(output[span[0]:span[1]]) - len(output[span[0]:span[1]].lstrip())
+        if output[at:].startswith((b"template", MERGED_OVERLOAD_TEMPLATE)):
+            continue
+        w.edits.append((at, at, MERGED_OVERLOAD_TEMPLATE))
+        note("TRN016", m.start(1), m.group(1).decode(), f"{m.group(1).decode()}({m.group(2).decode()}) defined again "
+             "once HIP names two CUDA types alike: made a template, so the earlier definition serves both",
+             MERGED_OVERLOAD_TEMPLATE.decode().strip())
 
 
 def _simple_ptx(output: bytes, code: bytes, w: _Work, note) -> None:
