@@ -631,3 +631,23 @@ def test_occupancy_call_with_a_null_callback_reaches_a_shim(tmp_path):
     header = (repo / "porter_hip_compat.h").read_text().splitlines()
     assert "#define cuOccupancyMaxPotentialBlockSize porter_hipModuleOccupancyMaxPotentialBlockSize" in header
     assert "        if (shared_for_block) return hipErrorNotSupported;".strip() in [h.strip() for h in header]
+
+
+def test_translate_renames_a_cuda_struct_named_with_struct_and_drops_the_keyword(tmp_path):
+    """cuda-samples' MC_EstimatePi*/src/test.cpp: `struct cudaDeviceProp deviceProperties;` — the builtin engine read
+    the elaborated specifier as the project defining cudaDeviceProp (TRN014) and kept the CUDA name ("implicit
+    instantiation of undefined member 'cudaDeviceProp'"). Only a struct with a body defines its name; `struct` goes
+    before HIP typedef names (hipGraphicsResource), as in port, and stays before CUDA's `_st` tags."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda_runtime.h>\nint f(int device) {\n  struct cudaDeviceProp p;\n"
+           "  cudaGetDeviceProperties(&p, device);\n  struct cudaGraphicsResource *r;\n  struct CUstream_st *s;\n"
+           "  return p.major;\n}\nstruct cudaOwn { int x; };\n")
+    repo = make_repo(tmp_path / "r", {"a.cpp": src})
+    out = tmp_path / "hip"
+    tr = porter_here("translate", str(repo), "-o", str(out))
+    assert tr.returncode == 0, tr.stderr
+    assert (out / "a.cpp").read_text().splitlines() == [
+        "#include <hip/hip_runtime.h>", "int f(int device) {", "  hipDeviceProp_t p;",
+        "  hipGetDeviceProperties(&p, device);", "  hipGraphicsResource *r;", "  struct ihipStream_t *s;",
+        "  return p.major;", "}", "struct cudaOwn { int x; };"]

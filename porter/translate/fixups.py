@@ -226,6 +226,7 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
             w.names[(name, new)] += 1
     _hip_vector_overloads(ft.output, code, w, note)
     _merged_overloads(ft.output, code, w, note)
+    _struct_tags(ft, code, w, note)
     _simple_ptx(ft.output, code, w, note)
     # A file translated by an earlier run already calls porter_ helpers: the regenerated header must keep them.
     reverse = {e["hip"]: cuda for cuda, e in fix.shims.items()}
@@ -301,6 +302,24 @@ def _hip_vector_overloads(output: bytes, code: bytes, w: _Work, note) -> None:
             note("TRN016", m.start("hit"), m.group("hit").decode(), f"operator on two {m.group('hit').decode()}s "
                  "made a template: HIP_vector_type has the same member operator, which now wins (API009)",
                  VECTOR_OPERATOR_TEMPLATE.decode().strip())
+
+
+_STRUCT_BEFORE = re.compile(rb"\bstruct[ \t]+([A-Za-z_]\w*)(?=[ \t]*[*&A-Za-z_(])")
+_CXX_SOURCES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".h")
+
+
+def _struct_tags(ft: FileTranslation, code: bytes, w: _Work, note) -> None:
+    """`struct cudaGraphicsResource *r` renamed to `struct hipGraphicsResource *r`: HIP's name is a typedef, which a
+    struct specifier cannot name ("typedef 'hipGraphicsResource' cannot be referenced with a struct specifier");
+    `struct` is dropped in C++ sources, as port does. CUDA's `_st` tags (CUctx_st) map to HIP's tags and keep it."""
+    if not ft.path.endswith(_CXX_SOURCES):
+        return
+    renamed = {h.encode() for c, h, _n in ft.converted_names if not c.endswith("_st")}
+    for m in _STRUCT_BEFORE.finditer(code):
+        if m.group(1) in renamed:
+            w.edits.append((m.start(), m.start(1), b""))
+            note("TRN016", m.start(), m.group(1).decode(), f"`struct` dropped before {m.group(1).decode()}: HIP's name "
+                 "for the CUDA struct is a typedef a struct specifier cannot name", "")
 
 
 MERGED_OVERLOAD_TEMPLATE = b"template <int porter_merged_overload = 0> "

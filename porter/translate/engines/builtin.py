@@ -51,15 +51,17 @@ _IDENT = re.compile(rb"(?<![A-Za-z0-9_$])[A-Za-z_][A-Za-z0-9_]*")
 _INT = re.compile(r"^\s*(\d+)[uUlL]*\s*$")
 LAUNCH_BOUNDS_MARK = b"porter:"  # present in an already converted second argument: never convert twice
 
+# A struct/class/enum defines its name only with a body: `struct cudaDeviceProp p;` (cuda-samples' MC_EstimatePi
+# test.cpp) names CUDA's struct, it does not define one.
 _DEFINITIONS = """
 (_ declarator: (identifier) @d)
 (_ declarator: (field_identifier) @d)
 (_ declarator: (type_identifier) @d)
 (preproc_def name: (identifier) @d)
 (preproc_function_def name: (identifier) @d)
-(struct_specifier name: (type_identifier) @d)
-(class_specifier name: (type_identifier) @d)
-(enum_specifier name: (type_identifier) @d)
+(struct_specifier name: (type_identifier) @d body: (_))
+(class_specifier name: (type_identifier) @d body: (_))
+(enum_specifier name: (type_identifier) @d body: (_))
 (enumerator name: (identifier) @d)
 (alias_declaration name: (type_identifier) @d)
 """
