@@ -548,6 +548,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit", type=int, help="examine at most this many twins (in the seeded order)")
     ap.add_argument("--only", help="comma-separated benchmark names instead of the sample (a trial run; no JSON)")
+    ap.add_argument("--first", help="comma-separated sampled benchmarks the later stages take first (a run that "
+                                    "may be cut short measures those)")
     a = ap.parse_args(argv)
     tree = extract_tree(a.mirror)
     src = tree / "src"
@@ -564,7 +566,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if "twins" not in stages and state.get("sample"):  # later stages over the sample a run left in the JSON
         sample = state["sample"]
-        run_stages(src, sample, state, [s for s in stages if s != "close"], a.jobs, save)
+        first = [n for n in (a.first or "").split(",") if n in sample]
+        run_stages(src, first + [n for n in sample if n not in first], state, [s for s in stages if s != "close"],
+                   a.jobs, save)
     else:
         sample = run_pipeline(src, a.sample, state, stages, a.jobs, a.hipify, a.limit,
                               a.only.split(",") if a.only else None, save)
