@@ -79,3 +79,19 @@ def test_a_cached_timeout_with_less_time_is_compiled_again(monkeypatch, tmp_path
     monkeypatch.setenv("BENCH_CACHED_ONLY", "1")
     assert C.compile_unit("hipcc", Path("a.cu"), work, [], [work], "t", timeout=600).status == "not-run"
     assert C.compile_unit("hipcc", Path("a.cu"), work, [], [work], "t", timeout=120).status == "timeout"
+
+
+def _failed(err: str, header: str | None = None) -> dict:
+    return {"status": "failed", "first_error": err, "missing_header": header, "seconds": 1.0}
+
+
+def test_attribution_names_the_hip_gap_the_prediction_and_the_defect(tmp_path):
+    row = {"port": {"open": ["API002 src/nobench-cuda/main.cu:156"]}, "port_hipcc": {"units": {
+        "a.cu": _failed("a.cu:10:10: fatal error: 'hip/hip_bf16.h' file not found", "hip/hip_bf16.h"),
+        "main.cu": _failed("main.cu:158:21: error: use of undeclared identifier '__vmaxs4'"),
+        "z.cu": _failed("z.cu:7:3: error: use of undeclared identifier '__syncwarp'"),
+        "ok.cu": {"status": "compiled", "first_error": None, "missing_header": None, "seconds": 1.0}}}}
+    got = {j["unit"]: (j["cause"], j.get("predicted_by")) for j in H.attribute(tmp_path, "nobench", row, "port_hipcc")}
+    assert got == {"a.cu": ("hip-5.2-gap", None),
+                   "main.cu": ("predicted", ["API002 src/nobench-cuda/main.cu:156"]),
+                   "z.cu": ("defect", None)}

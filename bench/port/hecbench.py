@@ -478,6 +478,8 @@ SYSTEM_HEADERS = [(re.compile(r"^(hipcub|rocprim|thrust|rocthrust|hipblas|rocbla
                   (re.compile(r"^omp\.h$"), "OpenMP (libomp-dev not installed)"),
                   (re.compile(r"^mpi\.h$"), "MPI"),
                   (re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut"), "OpenGL/GLUT")]
+# HIP headers every supported ROCm (6.x) ships and Debian's HIP 5.2 lacks: the port is right for ROCm 6, wrong here
+HIP_GAP_HEADERS = re.compile(r"^hip/(hip_bf16|hip_fp8)\.h$")
 
 
 def attribute(src: Path, name: str, row: dict, key: str) -> list[dict]:
@@ -522,6 +524,8 @@ def attribute(src: Path, name: str, row: dict, key: str) -> list[dict]:
             j["cause"] = "timeout"
         elif lib:
             j["cause"], j["library"] = "system-library", lib
+        elif header and HIP_GAP_HEADERS.search(header):
+            j["cause"] = "hip-5.2-gap"
         elif near:
             j["cause"], j["predicted_by"] = "predicted", near[:3]
         else:  # an open item elsewhere in the file does not predict this error (the line rule of issue 30)
