@@ -651,3 +651,16 @@ def test_translate_renames_a_cuda_struct_named_with_struct_and_drops_the_keyword
         "#include <hip/hip_runtime.h>", "int f(int device) {", "  hipDeviceProp_t p;",
         "  hipGetDeviceProperties(&p, device);", "  hipGraphicsResource *r;", "  struct ihipStream_t *s;",
         "  return p.major;", "}", "struct cudaOwn { int x; };"]
+
+
+def test_translate_casts_an_integer_stored_through_a_device_pointer(tmp_path):
+    """translate's fork of matrixMulDrv's argument packing: the same cast as port's, on hipDeviceptr_t."""
+    from tests.helpers import make_repo
+
+    src = ("#include <cuda.h>\nvoid pack(CUdeviceptr d, size_t width) {\n  char buf[64];\n"
+           "  *(reinterpret_cast<CUdeviceptr *>(&buf[8])) = width;\n}\n")
+    repo = make_repo(tmp_path / "r", {"drv.cpp": src})
+    out = tmp_path / "hip"
+    assert porter_here("translate", str(repo), "-o", str(out)).returncode == 0
+    assert (out / "drv.cpp").read_text().splitlines()[3] == \
+        "  *(reinterpret_cast<hipDeviceptr_t *>(&buf[8])) = (hipDeviceptr_t)(width);"

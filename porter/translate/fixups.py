@@ -227,6 +227,7 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
     _hip_vector_overloads(ft.output, code, w, note)
     _merged_overloads(ft.output, code, w, note)
     _struct_tags(ft, code, w, note)
+    _integer_stores(ft.output, code, fix, w, note)
     _simple_ptx(ft.output, code, w, note)
     # A file translated by an earlier run already calls porter_ helpers: the regenerated header must keep them.
     reverse = {e["hip"]: cuda for cuda, e in fix.shims.items()}
@@ -320,6 +321,22 @@ def _struct_tags(ft: FileTranslation, code: bytes, w: _Work, note) -> None:
             w.edits.append((m.start(), m.start(1), b""))
             note("TRN016", m.start(), m.group(1).decode(), f"`struct` dropped before {m.group(1).decode()}: HIP's name "
                  "for the CUDA struct is a typedef a struct specifier cannot name", "")
+
+
+_STORE_THROUGH = re.compile(rb"\*[ \t]*\([ \t]*reinterpret_cast[ \t]*<[ \t]*([A-Za-z_]\w*)[ \t]*\*[ \t]*>[ \t]*"
+                            rb"\((?:[^()\n;]|\([^()\n;]*\))*\)[ \t]*\)[ \t]*=[ \t]*(?P<rhs>[^;\n]+?)[ \t]*;")
+
+
+def _integer_stores(output: bytes, code: bytes, fix: Fixups, w: _Work, note) -> None:
+    """`*(reinterpret_cast<hipDeviceptr_t *>(&buf[off])) = width;` (was CUdeviceptr, an integer; port's fix): HIP's
+    type is a pointer (rules/kb/fixups.yaml type_notes), so the stored value is cast to it."""
+    for m in _STORE_THROUGH.finditer(code):
+        name = m.group(1).decode("ascii", "replace")
+        if name not in fix.type_notes or output[m.start("rhs"):].startswith(f"({name})".encode()):
+            continue
+        w.edits += [(m.start("rhs"), m.start("rhs"), f"({name})(".encode()), (m.end("rhs"), m.end("rhs"), b")")]
+        note("TRN016", m.start("rhs"), name, f"value stored through a {name} cast to it: "
+             f"{fix.type_notes[name]['why']}", f"({name})")
 
 
 MERGED_OVERLOAD_TEMPLATE = b"template <int porter_merged_overload = 0> "
