@@ -16,17 +16,16 @@ FIXTURES = REPO / "fixtures"
 
 def _bytecode_kept() -> None:
     """Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), every Python process a test
-    starts (porter's CLI run as a user runs it, `python -c`, pytest in pytest) compiled porter and its imports from
-    source again: ~0.7 CPU-s of a porter subprocess's ~1 s start-up. The bytecode goes instead to one directory
-    beside the checkout's sources that git ignores (`__pycache__/` in .gitignore), for this process, the xdist
-    workers and every process they start, and later sessions reuse it (each file's bytecode is checked against its
-    source, as always). What runs is the same code: no test's assertions change."""
+    starts (porter's CLI run as a user runs it, `python -c`, pytest in pytest) compiled porter from source again:
+    ~0.7 CPU-s of a porter subprocess's ~1 s start-up. The test session writes it instead, as Python does by default:
+    beside the checkout's sources (`__pycache__/` in .gitignore), for this process, the xdist workers and every
+    process they start; later sessions reuse it (each file's bytecode is checked against its source, as always).
+    Not to a PYTHONPYCACHEPREFIX: that hides the interpreter's and the venv's own bytecode, and every worker compiled
+    the standard library and the dependencies again, a larger heap that each budgeted worker it forks inherits
+    (tests/test_budget.py's near-the-memory-cap verdicts). What runs is the same code: no assertion changes."""
     if not (sys.flags.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")):
         return  # bytecode is written beside the sources, as usual
-    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(REPO / "__pycache__" / "tests")
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = prefix
-    sys.pycache_prefix = prefix
     sys.dont_write_bytecode = False
 
 
