@@ -49,13 +49,21 @@ def test_a_changed_file_over_the_size_limit_fails_the_gate(tmp_path):
             "--fail-on fails rather than pass code it did not see") in p.stderr
 
 
-def test_a_changed_file_porter_fails_on_fails_the_gate(tmp_path):
-    launch = "void f() { k<<<" + "(" * DEEP + "1" + ")" * DEEP + ", 32>>>(0); }\n"
-    repo = _pr(tmp_path, {"new.cu": KERNEL + launch})
+def test_a_changed_file_porter_fails_on_fails_the_gate(tmp_path, monkeypatch):
+    # A porter bug on the file (here: the kernel stage raising), the way a 1,200-deep launch did before the kernel
+    # stage caught its RecursionError (test_a_deeply_nested_expression_keeps_the_files_findings).
+    import porter.pipeline
+
+    def bug(*args, **kwargs):
+        raise ValueError("a porter bug")
+
+    monkeypatch.setattr(porter.pipeline, "measure", bug)
+    repo = _pr(tmp_path, {"new.cu": KERNEL})
     p = _gate(repo)
     assert p.returncode == 1, p.stderr
-    assert "warning: 1 changed file(s) could not be scanned (new.cu: " in p.stderr
-    assert "--fail-on fails rather than pass code it did not see" in p.stderr
+    assert ("warning: 1 changed file(s) could not be scanned (new.cu: porter failed on this file (internal error: "
+            "ValueError: a porter bug); please report it); --fail-on fails rather than pass code it did not see"
+            ) in p.stderr
 
 
 def test_a_changed_source_file_with_a_nul_byte_fails_the_gate(tmp_path):
