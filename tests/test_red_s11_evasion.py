@@ -40,8 +40,6 @@ def test_an_identifier_split_by_a_line_continuation_is_still_found(tmp_path):
     assert _rules({"a.cu": spliced}, tmp_path / "spliced") == plain
 
 
-@pytest.mark.xfail(strict=True, reason="speed: porter/source/discover.py does not list .tpp (a common extension for "
-                                       "template implementations #included by headers); nvcc compiles what it holds")
 def test_a_tpp_template_implementation_is_scanned(tmp_path):
     assert len(_rules({"a.cu": '#include "k.tpp"\n', "k.tpp": KERNEL}, tmp_path)) >= 6
 

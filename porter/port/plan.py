@@ -25,7 +25,7 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 SOURCE_RULES = frozenset({"API001", "API003", "API004", "API005", "API009", "API010", "DEV001", "DEV002", "DEV003",
                           "DEV010", "DEV011", "DEV021"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".inl", ".inc",
-                             ".ipp", ".tcc"})
+                             ".ipp", ".tcc", ".tpp", ".txx"})
 # Why a finding is left: the rule's class of work porter does not write (the finding's message says the rest).
 OPEN_REASONS = {
     "DEV005": "WMMA tensor-core fragments: rocWMMA or MFMA builtins, by hand",

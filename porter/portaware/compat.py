@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from porter.lazyre import lazy_regex
 
-HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"})
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc", ".tpp", ".txx"})
 
 
 # Compiled when first used (porter.lazyre): only a file with a `using` or `typedef` line needs it.

@@ -243,9 +243,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if ev:
             pm.file_side[path] = ("name", ROCM, ev)
     # A Makefile or CMake module with a ROCm twin beside it (makefile / makefile.hip) is the CUDA build's.
+    # Each build file looks for its twin among its own folder's files only (listing every file per build file was
+    # the top entry of a warm FasterTransformer scan's profile: 103 build files x 1,222 files).
+    folders: dict[str, list[str]] = {}
+    for path in files:
+        folders.setdefault(posixpath.dirname(path), []).append(path)
     for path, c in files.items():
         if c.language in ("make", "cmake") and path not in pm.file_side:
-            twin = build_twin(path, files)
+            twin = build_twin(path, folders[posixpath.dirname(path)])
             if twin is not None:
                 pm.file_side[path] = ("twin", CUDA, twin)
 

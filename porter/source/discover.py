@@ -35,6 +35,7 @@ _EXT_LANG = {
     ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda",
     ".c": "cuda", ".cc": "cuda", ".cpp": "cuda", ".cxx": "cuda", ".c++": "cuda", ".h": "cuda", ".hh": "cuda",
     ".hpp": "cuda", ".hxx": "cuda", ".inl": "cuda", ".ipp": "cuda", ".tcc": "cuda", ".inc": "cuda",
+    ".tpp": "cuda", ".txx": "cuda",  # template implementations a header #includes: nvcc compiles what they hold
     ".py": "python", ".pyi": "python", ".pyx": "python",
     ".cmake": "cmake",
     ".mk": "make", ".mak": "make",

@@ -27,7 +27,7 @@ from porter.model import Finding
 DEFAULT_ARCH = "gfx90a"
 TU_EXTS = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
 ALWAYS_EXTS = frozenset({".cu", ".hip"})  # other C++ TUs are compiled only when translation changed them
-HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".ipp", ".tcc", ".inc"})
+HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".ipp", ".tcc", ".inc", ".tpp", ".txx"})
 CLANG_CANDIDATES = ("clang++-19", "clang++-20", "clang++-21", "clang++-22")  # the oldest that accepts the gfx
 _ERROR = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$")
 _DRIVER_ERROR = re.compile(r"^(?:clang|clang\+\+|hipcc)[^:]*: error: (?P<msg>.*)$")
