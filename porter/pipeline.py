@@ -339,6 +339,14 @@ def scan(
         if len(everything.files) and len(found.files) < (1 - MOST_FILES) * len(everything.files):
             notices.append(f"repository configuration include/exclude leaves {len(found.files)} of "
                            f"{len(everything.files)} files to scan")
+        elif only is not None:
+            # A diff scan: a change whose own config leaves out the files it changes is said whatever the share
+            # (a pull request could otherwise add CUDA code and the exclude that hides it in one commit).
+            kept = {c.path for c in found.files}
+            left = sorted(c.path for c in everything.files if c.path in only and c.path not in kept)
+            if left:
+                notices.append(f"repository configuration include/exclude leaves out {len(left)} changed file(s): "
+                               + ", ".join(left[:3]) + (" ..." if len(left) > 3 else ""))
     cache, why_not = open_cache(options.cache_dir, source)
     if why_not:
         notices.append(why_not)
