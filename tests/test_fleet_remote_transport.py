@@ -6,20 +6,14 @@ from __future__ import annotations
 
 import functools
 import http.server
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
+from helpers import git
 
 from porter.fleet.checkout import CheckoutError, checkout, transport_options
 from porter.fleet.inventory import Entry
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd), "PATH": "/usr/bin:/bin",
-           "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
