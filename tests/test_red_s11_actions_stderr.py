@@ -50,3 +50,10 @@ def test_inert_stderr_wraps_each_write_on_its_own():
     s.flush()
     token = hashlib.sha256(b"::warning::x\n").hexdigest()
     assert raw.getvalue().decode() == f"plain\n::stop-commands::{token}\n::warning::x\n::{token}::\ntail\n"
+
+
+def test_inert_stderr_over_a_text_only_stream():
+    inner = io.StringIO()
+    InertStderr(inner).write("##[group]x\n")
+    token = hashlib.sha256(b"##[group]x\n").hexdigest()
+    assert inner.getvalue() == f"::stop-commands::{token}\n##[group]x\n::{token}::\n"

@@ -64,9 +64,14 @@ class InertStderr:
 
     def write(self, text: str) -> int:
         if commands_in(text):
+            wrapped = inert_in_actions(text.encode("utf-8", "surrogateescape"))
+            buffer = getattr(self.inner, "buffer", None)  # a text-only stream (a test's StringIO) has none
             self.inner.flush()
-            self.inner.buffer.write(inert_in_actions(text.encode("utf-8", "surrogateescape")))
-            self.inner.buffer.flush()
+            if buffer is None:
+                self.inner.write(wrapped.decode("utf-8", "surrogateescape"))
+            else:
+                buffer.write(wrapped)
+                buffer.flush()
         else:
             self.inner.write(text)
         return len(text)
