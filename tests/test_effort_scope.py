@@ -414,13 +414,14 @@ def test_a_rewrite_in_a_quantization_method_directory_leaves_the_whole_method():
     assert scope3.parity_reasons == (("src/ops/awq/gemm.cu", REWRITE_REASON),)
 
 
-def test_condition_arms_and_the_guard_macro_named_for_a_library():
-    from porter.estimate.inputs import condition_arms, library_guard
+def test_positive_arms_and_the_guard_macro_named_for_a_library():
+    from porter.estimate.inputs import library_guard
+    from porter.source.preprocessor import Directive, positive_arms
 
     dirs = ((3, 3, "ifdef", "CT2_WITH_CUDNN"), (5, 5, "if", "CUDART_VERSION >= 11000"), (7, 7, "else", ""),
             (9, 9, "endif", ""), (20, 20, "elif", "defined(USE_NCCL)"), (30, 30, "endif", ""),
             (40, 40, "ifndef", "WITH_CUDNN"), (44, 44, "endif", ""))
-    assert condition_arms(dirs) == [(3, 20, "CT2_WITH_CUDNN"), (5, 7, "CUDART_VERSION >= 11000"),
+    assert positive_arms((Directive(*d) for d in dirs), 50) == [(3, 20, "CT2_WITH_CUDNN"), (5, 7, "CUDART_VERSION >= 11000"),
                                     (20, 30, "defined(USE_NCCL)")]
     assert library_guard("CT2_WITH_CUDNN", "cudnn") == "CT2_WITH_CUDNN"
     assert library_guard("defined(USE_NCCL) && X", "nccl") == "USE_NCCL"

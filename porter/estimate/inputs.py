@@ -16,6 +16,7 @@ from porter.estimate.effort_model import SIZES, EffortModel
 from porter.libraries import Library
 from porter.model import Finding, Kernel, ScanResult, Severity, Status
 from porter.rules import Rule, RuleSet
+from porter.source.preprocessor import Directive, positive_arms
 from porter.targets import Target, applies
 
 CLASSES = ("free_with_hipify", "needs_engineer", "informational")
@@ -222,7 +223,7 @@ class Inputs:
             if lib is None or f.fingerprint in out or f.path not in facts:
                 continue
             if f.path not in arms:
-                arms[f.path] = condition_arms(facts[f.path].directives)
+                arms[f.path] = positive_arms((Directive(*d) for d in facts[f.path].directives), facts[f.path].total)
             guard = next((g for a, b, cond in arms[f.path] if a < f.line < b
                           for g in [library_guard(cond, lib.id)] if g is not None), None)
             if guard is not None:
@@ -361,24 +362,6 @@ def feature_extents(left: Iterable[Kernel], kept: Iterable[Kernel]) -> dict[str,
             if (d.line, d.end_line) not in shared[k.path]:
                 out[k.path].append((k, d.line, d.end_line))
     return {p: tuple(sorted(spans, key=lambda s: (s[1], s[2]))) for p, spans in out.items()}
-
-
-def condition_arms(directives: Iterable[tuple[int, int, str, str]]) -> list[tuple[int, int, str]]:
-    """(directive line, line of the next directive of the group, condition) of each `#if`, `#ifdef` and `#elif`
-    arm of a file's directives (PortFacts.directives: line, end line, kind, text), nested ones too. `#ifndef`,
-    `#elifndef` and `#else` arms compile when something is not defined: they are left out."""
-    stack: list[tuple[int, str, str]] = []
-    out: list[tuple[int, int, str]] = []
-    for line, _, kind, text in directives:
-        if kind in ("if", "ifdef", "ifndef"):
-            stack.append((line, kind, text))
-        elif kind in ("elif", "elifdef", "elifndef", "else", "endif") and stack:
-            start, opened, cond = stack.pop()
-            if opened in ("if", "ifdef", "elif", "elifdef"):
-                out.append((start, line, cond))
-            if kind != "endif":
-                stack.append((line, kind, text))
-    return sorted(out)
 
 
 def library_guard(condition: str, library: str) -> str | None:

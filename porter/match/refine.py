@@ -43,7 +43,7 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import Group, names_rocm, preprocessed
+from porter.source.preprocessor import POSITIVE_ARMS, Group, names_rocm, preprocessed
 
 PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
 _RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
@@ -102,7 +102,6 @@ CAPABILITY_RULES = frozenset({"PYT001"})
 PLAIN_RENAME_RULES = frozenset({"API004", "API003"})
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
 OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
-_POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
 _MACRO = re.compile(r"\b[A-Za-z_]\w*\b")
 _CUDA_VERSION_AT_LEAST = re.compile(r"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
 # An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
@@ -275,7 +274,7 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
         return f
     for g in groups:
         for a in g.arms:
-            if a.kind in _POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
+            if a.kind in POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
                 switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, lib)), None)
                 if switch is not None:
                     data["optional"] = f"only built with {switch} (line {a.line})"

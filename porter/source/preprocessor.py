@@ -1030,6 +1030,18 @@ def _walk(dirs: tuple[Directive, ...], total: int) -> tuple[tuple[Group, ...], f
     return tuple(groups), frozenset(dead), tuple(points)
 
 
+# Arms that compile when their condition holds; `#ifndef`, `#elifndef` and `#else` compile when something is not.
+POSITIVE_ARMS = frozenset({"if", "ifdef", "elif", "elifdef"})
+
+
+def positive_arms(dirs: Iterable[Directive], total: int) -> list[tuple[int, int, str]]:
+    """(directive line, line of the next directive of its group, condition) of every positive arm (POSITIVE_ARMS)
+    of a file's directives, nested ones too, in line order: for readers that hold the directives (PortFacts) and
+    not the file."""
+    groups, _dead, _arch = _walk(tuple(dirs), total)
+    return sorted((a.line, a.last + 1, a.text) for g in groups for a in g.arms if a.kind in POSITIVE_ARMS)
+
+
 def names_rocm(text: str, rocm_names: Iterable[str] = ()) -> bool:
     """Whether a condition names a ROCm-side macro (built-in, heuristic or one of `rocm_names`): a test like
     `>= 350 || defined(USE_AMD_ROCM)` already covers HIP."""
