@@ -1,9 +1,9 @@
 """The exit gate, written once: exit 1 when a counted finding has --fail-on's severity or worse, else 0.
 
 Counted are open findings unless --status names others: a spot a ROCm path already handles, or one kept CUDA-only
-on purpose, never fails CI. `scan`, `scan --new-since/--baseline` (its new findings) and `check` all ask here. A file porter meant to read and
-could not (over a limit, past its budget, a porter bug) fails a `scan` gate too (`unseen`): a pull request must not
-hide code from the gate by making porter skip it.
+on purpose, never fails CI. `scan`, `scan --new-since/--baseline` (its new findings) and `check` all ask here. A
+file porter meant to read and could not (over a limit, past its budget, a porter bug: ScanResult.unseen) fails a
+`scan` gate too: a pull request must not hide code from the gate by making porter skip it.
 """
 from __future__ import annotations
 
@@ -26,13 +26,8 @@ def gate(findings: Iterable[Finding], threshold: Severity | None, status: str = 
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-def unseen(skipped: Iterable[Skipped]) -> list[Skipped]:
-    """The skipped files porter meant to read and could not: code a gate must not pass as clean (Skipped.unseen)."""
-    return [s for s in skipped if s.unseen]
-
-
-def unseen_warning(files: list[Skipped], changed: bool, gated: bool) -> str:
-    """The warning naming the files `unseen` returned (the first three with their reasons)."""
+def unseen_warning(files: tuple[Skipped, ...], changed: bool, gated: bool) -> str:
+    """The warning naming the files ScanResult.unseen returned (the first three with their reasons)."""
     from porter.render.safe import printable  # a file name may hold terminal escapes: shown, never sent
 
     named = "; ".join(printable(f"{s.path}: {s.reason}") for s in files[:3]) + (" ..." if len(files) > 3 else "")

@@ -8,7 +8,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_FINDINGS, PlainHelp, app, err, run_command, say
-from porter.cli.gate import gate, unseen, unseen_warning
+from porter.cli.gate import gate, unseen_warning
 from porter.cli.output import check_suffix, show
 from porter.cli.selection import narrow_severity, selection, unselected
 from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, scanned_any, settings_for
@@ -113,7 +113,7 @@ def scan(
                                                    if threshold is not None else ""), soft_wrap=True, markup=False)
             if threshold is not None:
                 return EXIT_FINDINGS
-        missed = unseen(run.result.skipped)
+        missed = run.result.unseen
         if missed:
             changed = run.diff is not None and not run.diff.counts()["base"].startswith("baseline:")
             err().print(unseen_warning(missed, changed, run.settings.fail_on is not None),

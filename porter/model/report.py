@@ -169,6 +169,12 @@ class ScanResult:
     # assessment, SARIF) read the same rules, project rules included, without loading them again.
     rules: Any = field(default=None, compare=False, repr=False)
 
+    @property
+    def unseen(self) -> tuple[Skipped, ...]:
+        """The skipped files porter meant to read and could not (Skipped.unseen): code a gate must not pass and a
+        pull-request comment must not call clean."""
+        return tuple(s for s in self.skipped if s.unseen)
+
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         """Launch sites of this kernel: those in its own file, and those in files that define no kernel of that
         name (a launch next to its own `k` is that `k`'s, not another file's); same-file launches first."""

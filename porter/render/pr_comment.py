@@ -134,7 +134,7 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
                                                                            f.rule))
     kernels = list(diff.kernels) if diff is not None else []
     worse = [k for k in kernels if k.worse]
-    missed = [s for s in result.skipped if s.unseen]
+    missed = result.unseen
     lines = [MARKER, verdict_line(every, len(fixed), len(worse), result, min_severity, len(missed))]
     added = diff.suppressed_by_change if diff is not None else ()
     if diff is not None and added:  # `porter: ignore` the change itself adds: never unseen
