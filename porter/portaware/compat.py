@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from porter.lazyre import lazy_regex
-
-HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc", ".tpp", ".txx"})
-
+from porter.source.discover import HEADER_SUFFIXES
 
 # Compiled when first used (porter.lazyre): only a file with a `using` or `typedef` line needs it.
 _alias = lazy_regex(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;)")

@@ -31,6 +31,10 @@ SKIP_DIRS = frozenset(
     }
 )
 
+# C/C++/CUDA header suffixes (files included, not compiled on their own): one list for port-awareness's compat
+# headers and translate's compile check.
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc", ".tpp", ".txx"})
+
 _EXT_LANG = {
     ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda",
     ".c": "cuda", ".cc": "cuda", ".cpp": "cuda", ".cxx": "cuda", ".c++": "cuda", ".h": "cuda", ".hh": "cuda",

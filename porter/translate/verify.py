@@ -23,11 +23,11 @@ from typing import Callable, Iterable
 
 from porter import budget
 from porter.model import Finding
+from porter.source.discover import HEADER_SUFFIXES
 
 DEFAULT_ARCH = "gfx90a"
 TU_EXTS = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
 ALWAYS_EXTS = frozenset({".cu", ".hip"})  # other C++ TUs are compiled only when translation changed them
-HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".ipp", ".tcc", ".inc", ".tpp", ".txx"})
 CLANG_CANDIDATES = ("clang++-19", "clang++-20", "clang++-21", "clang++-22")  # the oldest that accepts the gfx
 _ERROR = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$")
 _DRIVER_ERROR = re.compile(r"^(?:clang|clang\+\+|hipcc)[^:]*: error: (?P<msg>.*)$")
@@ -237,7 +237,7 @@ def include_dirs(out_root: Path, result) -> list[Path]:
     """The tree's root and every directory holding a header of the translated set (build systems add these)."""
     dirs = {out_root}
     for ft in result.files:
-        if PurePosixPath(ft.path).suffix.lower() in HEADER_EXTS:
+        if PurePosixPath(ft.path).suffix.lower() in HEADER_SUFFIXES:
             dirs.add(out_root / PurePosixPath(ft.path).parent)
     return sorted(dirs)
 
