@@ -383,15 +383,10 @@ def _collapsing_overloads(work: FileWork, renames: list[Finding]) -> None:
         k = (head.group(1), str(hip_name(f)))
         if seen.setdefault(k, cuda) == cuda:
             continue
-        span = fixups.operator_definition(work.data, at)
-        if span is None:
+        line = _definition_for_nvcc(work, f, OVERLOAD_GUARD)
+        if line is None:
             continue
-        s, e = span
-        if work.data[:s].rstrip(b"\r\n").endswith(OVERLOAD_GUARD.encode()):
-            work.answered.add(key(f))
-            continue
-        work.edits.append((s, e, OVERLOAD_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
-        work.changes.append(Change(work.path, work.data.count(b"\n", 0, s) + 1, "overload", f"{f.rule} {f.path}:{f.line}",
+        work.changes.append(Change(work.path, line, "overload", f"{f.rule} {f.path}:{f.line}",
                                    f"{head.group(1).decode()}({cuda}) kept for nvcc: HIP names {cuda} and "
                                    f"{seen[k]} both {hip_name(f)}, so the {seen[k]} overload serves it on ROCm"))
 
@@ -402,16 +397,25 @@ VECTOR_OPERATOR_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: HIP's vector types
 def _vector_operator(work: FileWork, f: Finding) -> None:
     """API009: a project's `operator+=(float4 &a, float4 b)` definition kept for the CUDA build only; HIP's
     HIP_vector_type has the same member operator, with which it would be ambiguous."""
+    line = _definition_for_nvcc(work, f, VECTOR_OPERATOR_GUARD)
+    if line is not None:
+        work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member "
+                                          "operator serves the ROCm build", line)
+
+
+def _definition_for_nvcc(work: FileWork, f: Finding, guard: str) -> int | None:
+    """The function definition whose parameter list holds the finding's spot wrapped in `guard` ... `#endif` (kept
+    for the CUDA build only), and the line it starts on; None when there is no such definition, or when an earlier
+    run guarded it already (the finding is then answered: the port is idempotent)."""
     span = fixups.operator_definition(work.data, work.offset(f.line, f.column))
     if span is None:
-        return
+        return None
     s, e = span
-    if work.data[:s].rstrip(b"\r\n").endswith(VECTOR_OPERATOR_GUARD.encode()):
-        work.answered.add(key(f))  # guarded by an earlier run
-        return
-    work.edits.append((s, e, VECTOR_OPERATOR_GUARD.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
-    work.answer(f, "vector-operator", "compound assignment on a CUDA vector type kept for nvcc; HIP's member operator "
-                                      "serves the ROCm build", work.data.count(b"\n", 0, s) + 1)
+    if work.data[:s].rstrip(b"\r\n").endswith(guard.encode()):
+        work.answered.add(key(f))
+        return None
+    work.edits.append((s, e, guard.encode() + b"\n" + work.data[s:e] + b"\n#endif"))
+    return work.data.count(b"\n", 0, s) + 1
 
 
 CG_REDUCE_HEADER = "cooperative_groups/reduce.h"
