@@ -17,7 +17,9 @@ give at most 150 kernels) and 13 short ones before the two strata. `--bodies` al
 heldout7 (issue 27, session 12) keeps heldout6's definitions, strata and exclusions with 4 per project (eight
 projects give at most 32 kernels, so each can be read whole with its helpers in one session), 2 short ones before
 the two strata, and definitions inside `#if 0` branches left out (never compiled: a first draw picked two of
-superlu_dist's retired kernels there, so this was added before any kernel was judged or porter run).
+superlu_dist's retired kernels there, so this was added before any kernel was judged or porter run), and
+`@triton.jit` examples inside docstrings left out (text-generation-inference's custom_autotune.py; added with that
+ninth project, before its kernels were judged; the first eight projects' draws are unchanged by it).
 """
 from __future__ import annotations
 
@@ -96,12 +98,15 @@ def cuda_definitions(rel: str, text: str) -> list[dict]:
 
 
 def triton_definitions(rel: str, text: str) -> list[dict]:
-    """Every function decorated `@triton.jit` (other decorators may stand between): name, `def` line, last line of
-    the body (the last non-blank line indented deeper than the `def`)."""
+    """Every function decorated `@triton.jit` (other decorators may stand between) outside triple-quoted strings:
+    name, `def` line, last line of the body (the last non-blank line indented deeper than the `def`)."""
     out = []
     lines = text.split("\n")
+    in_string = False  # inside a triple-quoted string: a docstring's example is not a kernel
     for i, line in enumerate(lines):
-        if not re.match(r"\s*@triton\.jit\b", line):
+        was_in_string = in_string
+        in_string ^= (line.count('"""') + line.count("'''")) % 2 == 1
+        if was_in_string or not re.match(r"\s*@triton\.jit\b", line):
             continue
         k = i + 1
         while k < len(lines) and lines[k].lstrip().startswith("@"):
