@@ -90,6 +90,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("kernel", code.match_kernel, CUDA),
     PatternKind("launch", code.match_launch, CUDA),
     PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
+    PatternKind("stub_arm", arms.match_stub_arm, CUDA),
     PatternKind("wave_constant", arms.match_wave_constant, CUDA),
     PatternKind("feature", functools.partial(code.match_feature, inner=match_pattern), CUDA),
     PatternKind("member_call", code_members.match_member_call, CUDA),
