@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds import (arms, binary, buildfiles, code, code_constants, code_kb, code_lanes, code_members,
-                                code_shared, config, embedded, library, python, templates)
+                                code_shared, config, embedded, includes, library, python, templates)
 from porter.schemas import schema
 from porter.source.parse import SourceFile
 
@@ -82,6 +82,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("identifiers", code.match_identifiers, TEXT),
     PatternKind("regex", code.match_regex, TEXT),
     PatternKind("include", code.match_include, CUDA),
+    PatternKind("cuda_project_include", includes.match_cuda_project_include, CUDA),
     PatternKind("call", code.match_call, CUDA | PYTHON),
     PatternKind("import", python.match_import, PYTHON),
     PatternKind("query", code.match_query, CUDA | PYTHON),
