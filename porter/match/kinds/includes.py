@@ -21,10 +21,12 @@ def _names_cuda_only(path: str) -> bool:
 
 
 def match_cuda_project_include(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    """Quoted includes of the repository's own CUDA-named headers, from a file whose own path does not name CUDA
-    only (a file inside the CUDA layer including its siblings is that layer's business, not a port spot)."""
-    if sf.language != "cuda" or sf.root is None or b"cuda" not in sf.data or _names_cuda_only(sf.path):
-        return
+    """Quoted includes of the repository's own CUDA-named headers, from a C/C++ file (not .cu/.cuh) whose own path
+    does not name CUDA only (a file inside the CUDA layer including its siblings is that layer's business, not a
+    port spot)."""
+    if (sf.language != "cuda" or sf.root is None or b"cuda" not in sf.data or _names_cuda_only(sf.path)
+            or sf.path.endswith((".cu", ".cuh"))):
+        return  # a .cu/.cuh file is CUDA code itself: it is compiled (and ported) with the headers it includes
     from porter.source.includes import project_header
 
     own = ctx.extra.get("repository_files") or frozenset()
