@@ -106,7 +106,7 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
         at = sf.data.find(name.encode(), start, end)
         if at < 0:
             continue
-        values = (("emptied", said), ("directive", arm.kind), ("condition", arm.text))
+        values: tuple[tuple[str, str], ...] = (("emptied", said), ("directive", arm.kind), ("condition", arm.text))
         if _group.arms[0].line in stub_of:
             values += (("stub", stub_of[_group.arms[0].line]),)
         yield Hit(at, at + len(name), name=name, values=values)
