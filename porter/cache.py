@@ -607,6 +607,23 @@ class Cache:
         except (ValueError, TypeError, KeyError, RecursionError):
             return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
 
+    def get_raw(self, key: str) -> bytes | None:
+        """The bytes `put_raw` kept under `key` (authenticated as every entry is), or None: for a value that is
+        bytes already (a rendered report, porter.runcache), which a JSON entry would escape and copy again."""
+        try:
+            name = self._name(key)
+        except CacheUnusable:
+            return None
+        sealed = self._pending.get(name)
+        if sealed is None:
+            sealed = self._read(name)
+            if sealed is None:
+                return None
+        raw = memoryview(sealed)[_TAG:]
+        if len(sealed) < _TAG or not hmac.compare_digest(sealed[:_TAG], self._tag(name, raw)):
+            return None
+        return bytes(raw)
+
     def _read(self, key: str) -> bytes | None:
         found = self._indexed().get(key)
         if found is None:
@@ -686,6 +703,14 @@ class Cache:
             name = self._name(key)
         except (TypeError, ValueError, RecursionError, CacheUnusable):
             return  # a value porter cannot encode (or no secret to seal it with) is simply not cached
+        self.adopt({name: self._tag(name, raw) + raw})
+
+    def put_raw(self, key: str, raw: bytes) -> None:
+        """Keep `raw` under `key` for the next flush, as it is (get_raw reads it back); never code, like any entry."""
+        try:
+            name = self._name(key)
+        except CacheUnusable:
+            return
         self.adopt({name: self._tag(name, raw) + raw})
 
     def take(self) -> dict[str, bytes]:
