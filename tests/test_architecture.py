@@ -177,6 +177,9 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.rulecatalog", "fixture_for", ".glob"): "porter's own fixtures",
     ("porter.datafile", "rule_files", ".rglob"): "porter's own rules, or a directory the user names (a repository's "
                                                  "rules directories are expanded file by file in porter.settings)",
+    ("porter.runcache", "_files", "os.scandir"): "porter's own package and data (their stat signatures)",
+    ("porter.runcache", "named_files", ".rglob"): "a rules directory the user names (a repository's are expanded "
+                                                  "file by file in porter.settings)",
     ("porter.schemas", "schema", ".read_text"): "porter's own schemas",
     ("porter.targets", "_profile_files", ".iterdir"): "porter's own profiles, or a directory the user names "
                                                       "(a repository's profiles are contained in porter.settings)",

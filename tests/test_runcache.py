@@ -1,0 +1,162 @@
+"""The run cache (porter.runcache): a re-scan of an unchanged tree writes the very bytes the first scan wrote without
+running the pipeline, and any changed input (one byte of one file, the format, the rule selection) is a miss whose
+output is exactly a cache-less scan's."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, porter_here
+
+DUAL = REPO / "fixtures" / "repos" / "dual-app"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the dual-app fixture."""
+    root = tmp_path / "tree"
+    shutil.copytree(DUAL, root)
+    return root
+
+
+@pytest.fixture
+def aged(monkeypatch):
+    """Files written by the test count as changed long before they are hashed (their ctime cannot be set back)."""
+    import porter.runcache as rc
+
+    real = time.time_ns
+    monkeypatch.setattr(rc.time, "time_ns", lambda: real() + 60 * 10**9)
+
+
+def scan(tree: Path, cache: Path | None, *extra: str, stderr: list[str] | None = None) -> str:
+    args = ["scan", str(tree), "--format", "json", "--jobs", "1", *extra]
+    args += ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
+    done = porter_here(*args)
+    assert done.returncode == 0, done.stderr
+    if stderr is not None:
+        stderr.append(done.stderr)
+    return done.stdout
+
+
+def pipeline_runs(monkeypatch) -> list:
+    """The runs the CLI's scans made through porter.pipeline.run (none for a scan the run cache answers)."""
+    import porter.pipeline
+
+    runs: list = []
+    real = porter.pipeline.run
+
+    def counted(*a, **kw):
+        runs.append(real(*a, **kw))
+        return runs[-1]
+
+    monkeypatch.setattr(porter.pipeline, "run", counted)
+    return runs
+
+
+def test_a_warm_rescan_writes_the_cold_scans_bytes_without_running_the_pipeline(tree, tmp_path, monkeypatch, aged):
+    runs = pipeline_runs(monkeypatch)
+    said: list[str] = []
+    cold = scan(tree, tmp_path / "cache", stderr=said)
+    assert len(runs) == 1 and runs[0].result.stats.cache_misses == len(runs[0].result.files) > 3
+    warm = scan(tree, tmp_path / "cache", stderr=said)
+    assert len(runs) == 1  # answered from the run cache
+    assert warm == cold == scan(tree, None)
+    assert '"findings"' in warm and "cudaMalloc" in warm
+    # The repository configuration's notices, said again after the kept report.
+    assert said[0] == said[1] == (
+        "note: repository porter.toml marks 1 path glob(s) NVIDIA-only (their findings are not open work): src/sm90/**\n"
+        "note: repository porter.toml names 1 macro(s) as the ROCm build (code under them reads as handled): DUAL_HIP\n")
+
+
+def test_one_changed_byte_rescans_exactly_that_file_and_gives_a_cacheless_scans_output(tree, tmp_path, monkeypatch,
+                                                                                       aged):
+    runs = pipeline_runs(monkeypatch)
+    cold = scan(tree, tmp_path / "cache")
+    target = tree / "src" / "common.cu"
+    data = target.read_bytes()
+    assert b"cudaMalloc" in data
+    stamp = target.stat().st_mtime_ns
+    # The same size and mtime: only the content (and the ctime, which a write always moves) differ.
+    target.write_bytes(data.replace(b"cudaMalloc", b"cudaMallox", 1))
+    os.utime(target, ns=(stamp, stamp))
+    changed = scan(tree, tmp_path / "cache")
+    assert len(runs) == 2
+    stats = runs[1].result.stats
+    assert (stats.cache_misses, stats.cache_hits) == (1, len(runs[1].result.files) - 1)
+    assert changed != cold
+    assert changed == scan(tree, None)
+
+
+def test_format_and_rule_selection_name_their_own_entries(tree, tmp_path, monkeypatch, aged):
+    runs = pipeline_runs(monkeypatch)
+    cache = tmp_path / "cache"
+    json_out = scan(tree, cache)
+    sarif = scan(tree, cache, "--format", "sarif")
+    ignored = scan(tree, cache, "--ignore", "API001")
+    assert len(runs) == 3
+    assert sarif.startswith("{") and '"$schema"' in sarif and sarif != json_out
+    assert '"API001"' in json_out and '"API001"' not in ignored
+    assert (scan(tree, cache, "--format", "sarif"), scan(tree, cache, "--ignore", "API001")) == (sarif, ignored)
+    assert len(runs) == 3
+
+
+def test_unchanged_files_are_not_read_again_and_a_changed_one_is(tree, tmp_path, monkeypatch, aged):
+    import porter.contain
+    from porter.cache import Cache
+    from porter.runcache import StatIndex, content_ids
+    from porter.source.read import WorkTree
+
+    source = WorkTree(tree)
+    files = source.discover().files
+    cache = Cache(tmp_path / "cache")
+    cache.check()
+    index = StatIndex(cache, "stat-test")
+    first = content_ids(source, files, 1 << 20, index)
+    index.save()
+    cache.flush()
+    reads: list[str] = []
+    real = porter.contain.read_bytes
+
+    def counted(path, *a, **kw):
+        reads.append(os.path.relpath(path, tree))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(porter.contain, "read_bytes", counted)
+    again = StatIndex(Cache(tmp_path / "cache"), "stat-test")
+    assert content_ids(source, files, 1 << 20, again) == first and reads == []
+    (tree / "src" / "common.cu").write_bytes((tree / "src" / "common.cu").read_bytes() + b"\n")
+    changed = content_ids(source, files, 1 << 20, again)
+    assert reads == [os.path.join("src", "common.cu")]
+    assert [i for i, (a, b) in enumerate(zip(first, changed)) if a != b] == \
+        [next(i for i, c in enumerate(files) if c.path == "src/common.cu")]
+
+
+def test_a_file_changed_just_before_it_is_hashed_is_not_recorded(tree, tmp_path):
+    from porter.cache import Cache
+    from porter.runcache import StatIndex, content_ids
+    from porter.source.read import WorkTree
+
+    source = WorkTree(tree)  # every file was written by this test just now: within RACY_NS of being hashed
+    cache = Cache(tmp_path / "cache")
+    cache.check()
+    index = StatIndex(cache, "stat-test")
+    content_ids(source, source.discover().files, 1 << 20, index)
+    assert index.known == {} and not index.changed
+
+
+def test_a_changed_tree_replaces_its_slots_report_instead_of_adding_one(tree, tmp_path, monkeypatch, aged):
+    runs = pipeline_runs(monkeypatch)
+    cache = tmp_path / "cache"
+    first = scan(tree, cache)
+    target = tree / "src" / "common.cu"
+    original = target.read_bytes()
+    target.write_bytes(original + b"// one more line\n")
+    second = scan(tree, cache)
+    target.write_bytes(original)
+    # Back to the first state: its report was replaced by the second's, so the pipeline runs (from per-file hits).
+    assert scan(tree, cache) == first != second
+    assert len(runs) == 3 and runs[2].result.stats.cache_misses == 0
