@@ -607,9 +607,10 @@ class Cache:
         except (ValueError, TypeError, KeyError, RecursionError):
             return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
 
-    def get_raw(self, key: str) -> bytes | None:
+    def get_raw(self, key: str) -> memoryview | None:
         """The bytes `put_raw` kept under `key` (authenticated as every entry is), or None: for a value that is
-        bytes already (a rendered report, porter.runcache), which a JSON entry would escape and copy again."""
+        bytes already (a rendered report, porter.runcache), which a JSON entry would escape and copy again. A view,
+        not a copy (a report is megabytes): the caller copies what it keeps."""
         try:
             name = self._name(key)
         except CacheUnusable:
@@ -622,7 +623,7 @@ class Cache:
         raw = memoryview(sealed)[_TAG:]
         if len(sealed) < _TAG or not hmac.compare_digest(sealed[:_TAG], self._tag(name, raw)):
             return None
-        return bytes(raw)
+        return raw
 
     def _read(self, key: str) -> bytes | None:
         found = self._indexed().get(key)

@@ -275,22 +275,22 @@ class RunCache:
 
     def get(self) -> Outcome | None:
         raw = self.cache.get_raw(self.key)
-        if raw is None:
+        if raw is None or len(raw) < 8:
             return None
-        head, sep, report = raw.partition(b"\n")
+        size = int.from_bytes(raw[:8], "big")  # the header's length, then the header, then the report
         try:
-            doc = orjson.loads(head) if sep else None
+            doc = orjson.loads(raw[8:8 + size])
         except orjson.JSONDecodeError:
             return None
         if not (isinstance(doc, dict) and doc.get("inputs") == self.inputs and type(doc.get("code")) is int
                 and isinstance(doc.get("notices"), list) and all(type(n) is str for n in doc["notices"])):
             return None  # another state of the tree (or of porter, or its settings) had this slot
-        return Outcome(report, doc["code"], tuple(doc["notices"]))
+        return Outcome(bytes(raw[8 + size:]), doc["code"], tuple(doc["notices"]))
 
     def put(self, outcome: Outcome) -> None:
         """Keep `outcome` (and the stat signatures recorded while the key was made), written at once."""
         head = _json({"inputs": self.inputs, "code": outcome.code, "notices": list(outcome.notices)})
-        self.cache.put_raw(self.key, head + b"\n" + outcome.report)
+        self.cache.put_raw(self.key, b"".join((len(head).to_bytes(8, "big"), head, outcome.report)))
         self.save_index()
 
     def save_index(self) -> None:

@@ -160,3 +160,14 @@ def test_a_changed_tree_replaces_its_slots_report_instead_of_adding_one(tree, tm
     # Back to the first state: its report was replaced by the second's, so the pipeline runs (from per-file hits).
     assert scan(tree, cache) == first != second
     assert len(runs) == 3 and runs[2].result.stats.cache_misses == 0
+
+
+def test_a_raw_entry_is_read_back_only_with_the_secret_it_was_sealed_with(tmp_path):
+    from porter.cache import Cache
+
+    mine = Cache(tmp_path / "cache", secret=b"a" * 32)
+    mine.put_raw("run-x", b"\x00report\n")
+    mine.flush()
+    assert bytes(Cache(tmp_path / "cache", secret=b"a" * 32).get_raw("run-x")) == b"\x00report\n"
+    assert Cache(tmp_path / "cache", secret=b"b" * 32).get_raw("run-x") is None  # planted or another installation's
+    assert Cache(tmp_path / "cache", secret=b"a" * 32).get_raw("run-y") is None
