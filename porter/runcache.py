@@ -16,9 +16,10 @@ in ns, mode) equals the one recorded when it was last hashed, as git's index doe
 a file whose mtime and ctime are more than RACY_NS older than the moment it was hashed (git's "racily clean" rule),
 so a write within one timestamp tick after the hash can never pass for unchanged, and a symlink is always read.
 
-Only formats that are a function of the run alone are kept (not the console's terminal view, nor markdown and html,
-whose titles read the tree's git branch), and only runs whose output would be the same again: nothing unseen, no
-notice beyond the configuration's own, no deep mode (libclang reads headers outside the tree).
+Only formats that are a function of the run and the request alone are kept (not console text for a terminal, whose
+colours follow the terminal's kind; markdown's and html's subject, read from git, is part of the request), and only
+runs whose output would be the same again: nothing unseen, no notice beyond the configuration's own, no deep mode
+(libclang reads headers outside the tree).
 """
 from __future__ import annotations
 
@@ -45,9 +46,10 @@ if TYPE_CHECKING:
     from porter.source.read import GitTree, WorkTree
 
 FORMAT = b"porter-run-1"
-# Formats whose bytes are a function of the run and the render options alone (no terminal, no git branch, no
-# environment): the ones a warm re-scan may take from here.
-REUSABLE_FORMATS = frozenset({"json", "sarif", "csv", "github", "rdjsonl", "gitlab"})
+# Formats whose bytes are a function of the run and the render options (Request.render: with the console's width,
+# markdown's and html's subject as git names it) alone: the ones a warm re-scan may take from here. Not console text
+# for a terminal (its colours follow the terminal's kind), nor the PR comment (its links follow the environment).
+REUSABLE_FORMATS = frozenset({"json", "sarif", "csv", "github", "rdjsonl", "gitlab", "console", "markdown", "html"})
 # A file changed this close (ns) before it was hashed may change again within the same timestamp tick: its stat
 # signature is not recorded (2 s: FAT's mtime granularity, the coarsest a checkout may sit on).
 RACY_NS = 2_000_000_000
@@ -60,13 +62,17 @@ MAX_NAMED_BYTES = 4 * 1024 * 1024
 @dataclass(frozen=True)
 class Request:
     """How the report was asked for, beyond the settings: the format and the render options a report of that format
-    reads (explain, verbose, quiet, command, date, min_severity), --status, and the --select/--ignore/--min-severity
-    selection (as text: its fields are plain values)."""
+    reads (explain, verbose, quiet, command, date, min_severity, width, terminal, and what the report is about as
+    a dict), --status, and the --select/--ignore/--min-severity selection (as text: its fields are plain values)."""
 
     format: str
     render: tuple[Any, ...]
     status: str
     selection: str
+
+    @property
+    def reusable(self) -> bool:
+        return self.format in REUSABLE_FORMATS and not (len(self.render) > 7 and self.render[7])  # terminal
 
 
 @dataclass(frozen=True)
@@ -90,17 +96,33 @@ def signature_of(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
+# The libraries whose version can change a report (parsers, regex engine, YAML and ELF readers, templates, rich's
+# console text, discovery's globs): each named by the stat signature of the file it is imported from.
+LIBRARIES = ("tree_sitter", "tree_sitter_cuda", "tree_sitter_python", "re2", "yaml", "elftools", "jinja2", "rich",
+             "pathspec", "orjson")
+
+
 @functools.lru_cache(maxsize=1)
 def porter_digest() -> bytes:
     """porter's code and data as installed, by each file's path and stat signature (the installation is the
-    user's, not the scanned repository's: its files are not read), with porter's version and the interpreter."""
+    user's, not the scanned repository's: its files are not read), with porter's version, the interpreter and the
+    libraries that shape a report (LIBRARIES: found, not imported)."""
+    import importlib.util
+
     from porter.datafile import DATA_DIR
 
-    h = hashlib.sha256(__version__.encode() + b"\0" + sys.version.encode() + b"\0" + sys.executable.encode())
+    h = hashlib.sha256(_utf8(f"{__version__}\0{sys.version}\0{sys.executable}\0"))
     pkg = Path(__file__).resolve().parent
     for base in dict.fromkeys((pkg, DATA_DIR.resolve())):
         for rel, st in sorted(_files(str(base), "")):
             h.update(_utf8(f"{rel}\0{signature_of(st)}\0"))
+    for name in LIBRARIES:
+        try:
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+            h.update(_utf8(f"{name}\0{origin}\0{signature_of(os.stat(origin)) if origin else ''}\0"))
+        except (ImportError, ValueError, OSError):
+            h.update(_utf8(f"{name}\0missing\0"))
     return h.hexdigest().encode()
 
 
@@ -241,7 +263,7 @@ class RunCache:
     def open(cls, source: WorkTree | GitTree, settings: Settings, request: Request) -> RunCache | None:
         """The entry of a run of `source` with `settings` asked for as `request`, or None when such a run is not
         kept (no cache, a format or mode whose output is not a function of the inputs alone)."""
-        if settings.cache_dir is None or settings.deep or request.format not in REUSABLE_FORMATS:
+        if settings.cache_dir is None or settings.deep or not request.reusable:
             return None
         from porter.cache import Cache, CacheUnusable, inside_scanned_tree
 

@@ -171,3 +171,28 @@ def test_a_raw_entry_is_read_back_only_with_the_secret_it_was_sealed_with(tmp_pa
     assert bytes(Cache(tmp_path / "cache", secret=b"a" * 32).get_raw("run-x")) == b"\x00report\n"
     assert Cache(tmp_path / "cache", secret=b"b" * 32).get_raw("run-x") is None  # planted or another installation's
     assert Cache(tmp_path / "cache", secret=b"a" * 32).get_raw("run-y") is None
+
+
+@pytest.mark.parametrize("fmt", ["console", "markdown", "html"])
+def test_console_markdown_and_html_are_kept_with_the_width_and_subject_they_were_rendered_for(fmt, tree, tmp_path,
+                                                                                            monkeypatch, aged):
+    from helpers import git
+
+    git(tree, "init", "-q", "-b", "topic")
+    git(tree, "add", "-A")
+    git(tree, "commit", "-q", "-m", "fixture")
+    runs = pipeline_runs(monkeypatch)
+    cache = tmp_path / "cache"
+    cold = scan(tree, cache, "--format", fmt)
+    warm = scan(tree, cache, "--format", fmt)
+    assert len(runs) == 1
+    assert warm == cold == scan(tree, None, "--format", fmt)
+    if fmt == "console":  # another width is another report
+        narrow = porter_here("scan", str(tree), "--format", fmt, "--jobs", "1", "--cache-dir", str(cache),
+                             env={"COLUMNS": "90"}).stdout
+        assert len(runs) == 3 and narrow != cold and max(map(len, narrow.splitlines())) <= 90
+    else:  # another branch is another subject
+        assert "topic" in cold
+        git(tree, "checkout", "-q", "-b", "other")
+        moved = scan(tree, cache, "--format", fmt)
+        assert len(runs) == 3 and "other" in moved and moved == scan(tree, None, "--format", fmt)

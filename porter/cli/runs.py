@@ -82,13 +82,33 @@ def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: b
     return run(source, settings, assess=assess, progress=callback, found=found)
 
 
-def reusable_run(path: Path, rev: Optional[str], settings, request):
-    """(the source, its porter.runcache.RunCache or None when such a run is not kept)."""
-    from porter.runcache import RunCache
+def reusable_run(path: Path, rev: Optional[str], settings, format: str, opts, output, status: str, selection: str,
+                 wanted: bool = True):
+    """(the source, its porter.runcache.RunCache or None when such a run is not kept, the render options): the
+    options as the report will be rendered with them (a console's width and colour; for markdown and html what the
+    report is about, read from git once here), since the kept report is named by them."""
+    import dataclasses
+
+    from porter.runcache import RunCache, Request
     from porter.source.read import source_for
 
     source = source_for(path, rev)
-    return source, RunCache.open(source, settings, request)
+    if not wanted:
+        return source, None, opts
+    about = None
+    if format == "console":
+        from porter.cli.output import colour_on_stdout, stdout_width, to_stdout
+
+        opts = dataclasses.replace(opts, terminal=colour_on_stdout(output),
+                                   width=stdout_width() if to_stdout(output) else 120)
+    elif format in ("markdown", "html") and opts.about is None:
+        from porter.render.about import about as about_of
+
+        opts = dataclasses.replace(opts, about=about_of(source.label, date=opts.date))
+        about = opts.about.to_dict()
+    request = Request(format, (opts.explain, opts.verbose, opts.quiet, opts.command, opts.date, opts.min_severity,
+                               opts.width, opts.terminal, about), status, selection)
+    return source, RunCache.open(source, settings, request), opts
 
 
 def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool, settings=None):

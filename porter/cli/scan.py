@@ -71,7 +71,7 @@ def scan(
         from porter.model.finding import STATUS_CHOICES
         from porter.render import RenderOptions, format_for
         from porter.rulecatalog import rule_ids
-        from porter.runcache import Outcome, Request
+        from porter.runcache import Outcome
 
         if status is not None and status.strip().lower() not in STATUS_CHOICES:
             raise UsageError(f"--status must be one of {', '.join(STATUS_CHOICES)}, not {status!r}")
@@ -93,9 +93,8 @@ def scan(
             run = diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment, settings)
         else:
             # An unchanged tree scanned the same way again: the report, exit code and notices the last such run gave.
-            source, reuse = reusable_run(path, rev, settings, Request(
-                fmt.name, (opts.explain, opts.verbose, opts.quiet, opts.command, opts.date, opts.min_severity),
-                status_shown, repr(sel))) if summary is None else (None, None)
+            source, reuse, opts = reusable_run(path, rev, settings, fmt.name, opts, output, status_shown, repr(sel),
+                                               summary is None)
             if reuse is not None and (kept := reuse.get()) is not None:
                 write_output(kept.report, output, commands=fmt.name == "github")
                 notes(kept.notices)
