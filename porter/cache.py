@@ -575,9 +575,11 @@ class Cache:
         """The name a pack stores for the caller's `key`: unguessable without the secret."""
         return hmac.new(self._key(), key.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:40]
 
-    def _tag(self, name: str, raw: bytes | memoryview) -> bytes:
+    def _tag(self, name: str, *parts: bytes | memoryview) -> bytes:
+        """The HMAC an entry carries: of its name and its bytes (given in parts: the same tag as of them joined)."""
         h = hmac.new(self._key(), b"entry\0" + name.encode("ascii") + b"\0", hashlib.sha256)
-        h.update(raw)
+        for part in parts:
+            h.update(part)
         return h.digest()
 
     def _seal(self, index: bytes) -> bytes:
@@ -706,13 +708,14 @@ class Cache:
             return  # a value porter cannot encode (or no secret to seal it with) is simply not cached
         self.adopt({name: self._tag(name, raw) + raw})
 
-    def put_raw(self, key: str, raw: bytes) -> None:
-        """Keep `raw` under `key` for the next flush, as it is (get_raw reads it back); never code, like any entry."""
+    def put_raw(self, key: str, *parts: bytes) -> None:
+        """Keep the bytes `parts` make together under `key` for the next flush, as they are (get_raw reads them back
+        joined); never code, like any entry. In parts, so a report is copied once into its sealed entry."""
         try:
             name = self._name(key)
         except CacheUnusable:
             return
-        self.adopt({name: self._tag(name, raw) + raw})
+        self.adopt({name: b"".join((self._tag(name, *parts), *parts))})
 
     def take(self) -> dict[str, bytes]:
         """The entries put here since the last flush, sealed, handed over instead of written (a worker process

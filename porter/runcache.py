@@ -312,7 +312,7 @@ class RunCache:
     def put(self, outcome: Outcome) -> None:
         """Keep `outcome` (and the stat signatures recorded while the key was made), written at once."""
         head = _json({"inputs": self.inputs, "code": outcome.code, "notices": list(outcome.notices)})
-        self.cache.put_raw(self.key, b"".join((len(head).to_bytes(8, "big"), head, outcome.report)))
+        self.cache.put_raw(self.key, len(head).to_bytes(8, "big"), head, outcome.report)
         self.save_index()
 
     def save_index(self) -> None:
