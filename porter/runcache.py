@@ -84,12 +84,9 @@ class Outcome:
     notices: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Signature:
-    """A work-tree file's stat signature and the SHA-256 of its bytes when it had it (see the module docstring)."""
-
-    stat: tuple[int, ...]
-    digest: str
+# A work-tree file's stat signature and the SHA-256 of its bytes when it had it (see the module docstring): a plain
+# tuple, since an index holds one per file and is read whole on every warm re-scan.
+Signature = tuple[tuple[int, ...], str]
 
 
 def signature_of(st: os.stat_result) -> tuple[int, ...]:
@@ -196,16 +193,16 @@ class StatIndex:
             except orjson.JSONDecodeError:
                 doc = None
             if isinstance(doc, dict):
-                for path, v in doc.items():
-                    if (type(v) is list and len(v) == 2 and type(v[1]) is str and type(v[0]) is list
-                            and len(v[0]) == 6 and all(type(x) is int for x in v[0])):
-                        self.known[path] = Signature(tuple(v[0]), v[1])
+                ints = {int}
+                for path, v in doc.items():  # [device, inode, size, mtime_ns, ctime_ns, mode, digest]
+                    if type(v) is list and len(v) == 7 and type(v[6]) is str and set(map(type, v[:6])) <= ints:
+                        self.known[path] = (tuple(v[:6]), v[6])
 
     def save(self) -> None:
         if self.changed:
             # A name that is not UTF-8 (lone surrogates) is left out: orjson reads no such JSON back, so it would
             # cost the whole index. That file is hashed on every run instead.
-            self.cache.put_raw(self.key, orjson.dumps({p: [list(s.stat), s.digest] for p, s in self.known.items()
+            self.cache.put_raw(self.key, orjson.dumps({p: [*sig, digest] for p, (sig, digest) in self.known.items()
                                                        if _is_utf8(p)}))
             self.changed = False
 
@@ -232,8 +229,8 @@ def content_ids(source: WorkTree | GitTree, files: Iterable[Candidate], max_byte
             continue
         sig = signature_of(st)
         known = index.known.get(c.path) if index is not None else None
-        if known is not None and known.stat == sig and not stat.S_ISLNK(lst.st_mode):
-            out.append(known.digest.encode())
+        if known is not None and known[0] == sig and not stat.S_ISLNK(lst.st_mode):
+            out.append(known[1].encode())
             continue
         try:
             data = read_bytes(c.abspath, max_bytes, root=real_root, truncate=True)
@@ -244,7 +241,7 @@ def content_ids(source: WorkTree | GitTree, files: Iterable[Candidate], max_byte
         out.append(digest.encode())
         if (index is not None and stat.S_ISREG(lst.st_mode) and len(data) == st.st_size
                 and max(st.st_mtime_ns, st.st_ctime_ns) < now - RACY_NS):
-            index.known[c.path] = Signature(sig, digest)
+            index.known[c.path] = (sig, digest)
             index.changed = True
     return out
 
