@@ -196,3 +196,23 @@ def test_console_markdown_and_html_are_kept_with_the_width_and_subject_they_were
         git(tree, "checkout", "-q", "-b", "other")
         moved = scan(tree, cache, "--format", fmt)
         assert len(runs) == 3 and "other" in moved and moved == scan(tree, None, "--format", fmt)
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_assess_keeps_its_own_report_apart_from_scans(fmt, tree, tmp_path, monkeypatch, aged):
+    runs = pipeline_runs(monkeypatch)
+    cache = tmp_path / "cache"
+
+    def assess(*where: str) -> str:
+        done = porter_here("assess", str(tree), "--format", fmt, "--jobs", "1", *where)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    scanned = scan(tree, cache, "--format", fmt)
+    cold = assess("--cache-dir", str(cache))
+    warm = assess("--cache-dir", str(cache))
+    assert len(runs) == 2 and runs[1].assessment is not None
+    assert warm == cold == assess("--no-cache")
+    # A scan's markdown is the assessment report too; its JSON is not (no assessment in it).
+    assert (cold == scanned) is (fmt == "markdown")
+    assert scan(tree, cache, "--format", fmt) == scanned and len(runs) == 3
