@@ -62,17 +62,19 @@ MAX_NAMED_BYTES = 4 * 1024 * 1024
 @dataclass(frozen=True)
 class Request:
     """How the report was asked for, beyond the settings: the format and the render options a report of that format
-    reads (explain, verbose, quiet, command, date, min_severity, width, terminal, and what the report is about as
-    a dict), --status, and the --select/--ignore/--min-severity selection (as text: its fields are plain values)."""
+    reads (explain, verbose, quiet, command, date, min_severity, width, and what the report is about as a dict),
+    --status, the --select/--ignore/--min-severity selection (as text: its fields are plain values), and whether
+    console text goes to a terminal."""
 
     format: str
     render: tuple[Any, ...]
     status: str
     selection: str
+    terminal: bool = False  # console text for a terminal: colours that follow the terminal's kind, never kept
 
     @property
     def reusable(self) -> bool:
-        return self.format in REUSABLE_FORMATS and not (len(self.render) > 7 and self.render[7])  # terminal
+        return self.format in REUSABLE_FORMATS and not self.terminal
 
 
 @dataclass(frozen=True)

@@ -216,3 +216,15 @@ def test_assess_keeps_its_own_report_apart_from_scans(fmt, tree, tmp_path, monke
     # A scan's markdown is the assessment report too; its JSON is not (no assessment in it).
     assert (cold == scanned) is (fmt == "markdown")
     assert scan(tree, cache, "--format", fmt) == scanned and len(runs) == 3
+
+
+def test_console_text_for_a_terminal_is_not_kept(tree, tmp_path, monkeypatch, aged):
+    import porter.cli.output
+    from porter.runcache import Request
+
+    assert not Request("console", (), "all", "", terminal=True).reusable
+    assert Request("console", (), "all", "").reusable and not Request("pr-comment", (), "all", "").reusable
+    runs = pipeline_runs(monkeypatch)
+    monkeypatch.setattr(porter.cli.output, "colour_on_stdout", lambda output: True)  # stdout as a terminal
+    shown = [scan(tree, tmp_path / "cache", "--format", "console") for _ in range(2)]
+    assert len(runs) == 2 and "\x1b[" in shown[0]  # coloured for the terminal, and rendered for it both times

@@ -107,7 +107,7 @@ def reusable_run(path: Path, rev: Optional[str], settings, format: str, opts, ou
         opts = dataclasses.replace(opts, about=about_of(source.label, date=opts.date))
         about = opts.about.to_dict()
     request = Request(format, (opts.explain, opts.verbose, opts.quiet, opts.command, opts.date, opts.min_severity,
-                               opts.width, opts.terminal, about), status, selection)
+                               opts.width, about), status, selection, terminal=opts.terminal)
     return source, RunCache.open(source, settings, request), opts
 
 
