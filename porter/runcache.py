@@ -241,7 +241,9 @@ def content_ids(source: WorkTree | GitTree, files: Iterable[Candidate], max_byte
             continue
         digest = f"{hashlib.sha256(data).hexdigest()} {st.st_size}"
         out.append(digest.encode())
-        if (index is not None and stat.S_ISREG(lst.st_mode) and len(data) == st.st_size
+        # Recorded when the bytes read are as long as the signature says (else the file changed while it was
+        # read) and it last changed well before now (RACY_NS).
+        if (index is not None and stat.S_ISREG(lst.st_mode) and len(data) == min(st.st_size, max_bytes)
                 and max(st.st_mtime_ns, st.st_ctime_ns) < now - RACY_NS):
             index.known[c.path] = (sig, digest)
             index.changed = True

@@ -228,3 +228,19 @@ def test_console_text_for_a_terminal_is_not_kept(tree, tmp_path, monkeypatch, ag
     monkeypatch.setattr(porter.cli.output, "colour_on_stdout", lambda output: True)  # stdout as a terminal
     shown = [scan(tree, tmp_path / "cache", "--format", "console") for _ in range(2)]
     assert len(runs) == 2 and "\x1b[" in shown[0]  # coloured for the terminal, and rendered for it both times
+
+
+def test_a_file_past_the_size_limit_is_recorded_by_what_the_scan_reads_of_it(tree, tmp_path, aged):
+    from porter.cache import Cache
+    from porter.runcache import StatIndex, content_ids
+    from porter.source.read import WorkTree
+
+    (tree / "big.so").write_bytes(b"\x7fELF" + b"\0" * 5000)
+    source = WorkTree(tree)
+    files = [c for c in source.discover().files if c.path == "big.so"]
+    cache = Cache(tmp_path / "cache")
+    cache.check()
+    index = StatIndex(cache, "stat-test")
+    first = content_ids(source, files, 1024, index)
+    assert list(index.known) == ["big.so"] and first == [index.known["big.so"][1].encode()]
+    assert first[0].endswith(b" 5004")  # the digest of the first 1,024 bytes, and the whole size
