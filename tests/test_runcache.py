@@ -244,3 +244,12 @@ def test_a_file_past_the_size_limit_is_recorded_by_what_the_scan_reads_of_it(tre
     first = content_ids(source, files, 1024, index)
     assert list(index.known) == ["big.so"] and first == [index.known["big.so"][1].encode()]
     assert first[0].endswith(b" 5004")  # the digest of the first 1,024 bytes, and the whole size
+
+
+def test_a_cache_directory_inside_the_scanned_tree_keeps_no_report(tree, monkeypatch, aged):
+    runs = pipeline_runs(monkeypatch)
+    inside = tree / ".porter-cache"
+    said: list[str] = []
+    first = scan(tree, inside, stderr=said)
+    assert scan(tree, inside, stderr=said) == first and len(runs) == 2  # a change could have planted the entry
+    assert "is inside the scanned tree" in said[1] and not list(inside.glob("*.pack"))
