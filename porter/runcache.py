@@ -311,9 +311,13 @@ class RunCache:
         return Outcome(bytes(raw[8 + size:]), doc["code"], tuple(doc["notices"]))
 
     def put(self, outcome: Outcome) -> None:
-        """Keep `outcome` (and the stat signatures recorded while the key was made), written at once."""
+        """Keep `outcome` (and the stat signatures recorded while the key was made), written at once; not a report
+        the cache would refuse to read back (porter.cache.MAX_ENTRY_BYTES), which would only be written again."""
+        from porter.cache import MAX_ENTRY_BYTES
+
         head = _json({"inputs": self.inputs, "code": outcome.code, "notices": list(outcome.notices)})
-        self.cache.put_raw(self.key, len(head).to_bytes(8, "big"), head, outcome.report)
+        if 8 + len(head) + len(outcome.report) + 64 <= MAX_ENTRY_BYTES:  # 64: the entry's HMAC, with room
+            self.cache.put_raw(self.key, len(head).to_bytes(8, "big"), head, outcome.report)
         self.save_index()
 
     def save_index(self) -> None:

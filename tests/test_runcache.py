@@ -66,6 +66,7 @@ def test_a_warm_rescan_writes_the_cold_scans_bytes_without_running_the_pipeline(
     assert len(runs) == 1  # answered from the run cache
     assert warm == cold == scan(tree, None)
     assert '"findings"' in warm and "cudaMalloc" in warm
+    assert cold[:200].encode() in b"".join(p.read_bytes() for p in (tmp_path / "cache").glob("*.pack"))  # kept as is
     # The repository configuration's notices, said again after the kept report.
     assert said[0] == said[1] == (
         "note: repository porter.toml marks 1 path glob(s) NVIDIA-only (their findings are not open work): src/sm90/**\n"
@@ -253,3 +254,14 @@ def test_a_cache_directory_inside_the_scanned_tree_keeps_no_report(tree, monkeyp
     first = scan(tree, inside, stderr=said)
     assert scan(tree, inside, stderr=said) == first and len(runs) == 2  # a change could have planted the entry
     assert "is inside the scanned tree" in said[1] and not list(inside.glob("*.pack"))
+
+
+def test_a_report_too_large_to_be_read_back_is_not_kept(tree, tmp_path, monkeypatch, aged):
+    import porter.cache
+
+    runs = pipeline_runs(monkeypatch)
+    monkeypatch.setattr(porter.cache, "MAX_ENTRY_BYTES", 4096)  # the fixture's JSON report is larger
+    first = scan(tree, tmp_path / "cache")
+    assert len(first) > 4096 and scan(tree, tmp_path / "cache") == first and len(runs) == 2
+    packs = b"".join(p.read_bytes() for p in (tmp_path / "cache").glob("*.pack"))
+    assert packs and first[:200].encode() not in packs  # never written
