@@ -253,9 +253,10 @@ def content_ids(source: WorkTree | GitTree, files: Iterable[Candidate], max_byte
 class RunCache:
     """One run's entry: `get` the outcome kept for the run's inputs, or `put` it after the pipeline ran.
 
-    The entry is named by the run's slot (the tree as named, the working directory, the settings and the request)
-    and holds the digest of all its inputs: a re-run after a change replaces the slot's report instead of adding
-    one more, so the cache keeps one report per tree and way of asking, however often the tree changes."""
+    The entry is named by the run's slot (where the tree is: a work tree's real root, a git repository and the
+    subdirectory scanned; the working directory, the settings and the request) and holds the digest of all its
+    inputs (the tree's label and commit among them): a re-run after a change, or of another commit, replaces the
+    slot's report instead of adding one more, so the cache keeps one report per place and way of asking."""
 
     def __init__(self, cache: Cache, key: str, inputs: str, index: StatIndex | None, found: Discovery):
         self.cache, self.key, self.inputs, self.index, self.found = cache, key, inputs, index, found
@@ -278,19 +279,21 @@ class RunCache:
             return None
         found = source.discover(settings.include, settings.exclude)
         real_root = getattr(source, "real_root", None)
-        kind = f"git {source.repo} {source.commit} {source.subdir}" if real_root is None else f"tree {real_root}"  # type: ignore[union-attr]
+        # The slot names the place, not the state: a git tree's commit (and the label naming it) is an input, so a
+        # scan of each new commit replaces the last one's report instead of adding one per commit.
+        place = f"git {source.repo} {source.subdir}" if real_root is None else f"tree {real_root}"  # type: ignore[union-attr]
         fields = {f.name: _canon(getattr(settings, f.name)) for f in dataclasses.fields(settings)
                   if f.name not in NOT_INPUTS}
-        slot = hashlib.sha256(FORMAT + b"\0" + _json([fields, _canon(dataclasses.astuple(request)), source.label,
-                                                       kind, here]))
+        slot = hashlib.sha256(FORMAT + b"\0" + _json([fields, _canon(dataclasses.astuple(request)), place, here]))
         index = None
         if real_root is not None:
-            place = hashlib.sha256(_utf8(f"{real_root}\0{settings.max_file_bytes}")).hexdigest()[:40]
-            index = StatIndex(cache, "stat-" + place)
+            where = hashlib.sha256(_utf8(f"{real_root}\0{settings.max_file_bytes}")).hexdigest()[:40]
+            index = StatIndex(cache, "stat-" + where)
         ids = content_ids(source, found.files, settings.max_file_bytes, index)
         h = slot.copy()
         h.update(porter_digest())
-        h.update(_json([found.is_git, source.prefix(), [[s.path, s.reason] for s in found.skipped]]))
+        h.update(_json([source.label, getattr(source, "commit", None), found.is_git, source.prefix(),
+                        [[s.path, s.reason] for s in found.skipped]]))
         h.update(_named_digest(named_files(settings)))
         for c, content in zip(found.files, ids):
             h.update(_utf8(f"\0{c.path}\0{c.language}\0") + content)

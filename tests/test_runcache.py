@@ -265,3 +265,19 @@ def test_a_report_too_large_to_be_read_back_is_not_kept(tree, tmp_path, monkeypa
     assert len(first) > 4096 and scan(tree, tmp_path / "cache") == first and len(runs) == 2
     packs = b"".join(p.read_bytes() for p in (tmp_path / "cache").glob("*.pack"))
     assert packs and first[:200].encode() not in packs  # never written
+
+
+def test_each_commit_scanned_with_rev_replaces_the_last_ones_report(tmp_path, monkeypatch, aged):
+    from helpers import git, make_repo
+
+    repo = make_repo(tmp_path / "repo", {"k.cu": "__global__ void k() { __syncthreads(); }\n"})
+    first = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "k.cu").write_text("__global__ void k() { __syncthreads(); }\nvoid h() { cudaMalloc(0, 0); }\n")
+    git(repo, "commit", "-qam", "more")
+    runs = pipeline_runs(monkeypatch)
+    cache = tmp_path / "cache"
+    a = scan(repo, cache, "--rev", first)
+    b = scan(repo, cache, "--rev", "HEAD")
+    assert scan(repo, cache, "--rev", "HEAD") == b and len(runs) == 2
+    assert scan(repo, cache, "--rev", first) == a == scan(repo, None, "--rev", first) and len(runs) == 4
+    assert "cudaMalloc" in b and "cudaMalloc" not in a
