@@ -49,6 +49,34 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
 
 
+def test_queries_with_strings_and_predicates_join_the_combined_query():
+    """A whole-file query whose predicate strings hold `@` or `;` (API008's `#match?`) runs inside the combined
+    query: its captures are renamed, its strings and `;` comments are not, and it gives what it gives alone."""
+    import tree_sitter as ts
+
+    from porter.source import parse_queries
+    from porter.source.parse_queries import _combined, captures, query, register_root_query, registered_root_queries
+
+    source = ('; a comment with @c and "\n(call_expression function: (identifier) @f arguments: (argument_list '
+              '(identifier) @hit) (#match? @f "^cublas(Gemm)?Ex$") (#not-match? @hit "@x;y")) @call')
+    f = sf("void h() { cublasGemmEx(a, CUDA_R_32F); cublasFoo(b); cublasEx(c); }\n")
+    alone = ts.QueryCursor(query("cuda", source)).captures(f.root)
+    register_root_query("cuda", source)
+    try:
+        sources = registered_root_queries("cuda")
+        i = sources.index(source)
+        assert (f'; a comment with @c and "\n(call_expression function: (identifier) @q{i}__f arguments: '
+                f'(argument_list (identifier) @q{i}__hit) (#match? @q{i}__f "^cublas(Gemm)?Ex$") '
+                f'(#not-match? @q{i}__hit "@x;y")) @q{i}__call') in _combined("cuda", sources)
+        together = captures("cuda", source, f.root)
+    finally:
+        parse_queries._ROOT_QUERIES["cuda"].remove(source)  # the other tests' combined query stays as it was
+    assert {k: [n.text for n in v] for k, v in together.items()} == \
+           {k: [n.text for n in v] for k, v in alone.items()} == \
+           {"f": [b"cublasGemmEx", b"cublasEx"], "hit": [b"a", b"CUDA_R_32F", b"c"],
+            "call": [b"cublasGemmEx(a, CUDA_R_32F)", b"cublasEx(c)"]}
+
+
 def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
     """The kernel constants, struct sizes and port-awareness branch walks start at a file's root; their
     `descendants` run inside the combined whole-file query and give exactly the nodes, in exactly the order, of a
