@@ -20,13 +20,16 @@ import fnmatch
 import functools
 import re
 from pathlib import PurePosixPath
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code_regex import compile_regex
 from porter.source.parse import SourceFile
 from porter.source.parse_queries import captures
 from porter.source.syntax import index
+
+if TYPE_CHECKING:
+    import tree_sitter as ts
 
 # ------------------------------------------------------------------------------------------------ evidence
 
@@ -413,16 +416,37 @@ def resolve(sf: SourceFile, dotted: str) -> str:
     return full + ("." + rest if rest else "")
 
 
+def _resolved_calls(sf: SourceFile) -> tuple[list[tuple[ts.Node, str]], frozenset[str]]:
+    """The file's Python calls with their callees resolved through its imports ((callee node, full name); a bare
+    name nobody imported, the file's own, left out), and every dotted head of those names (`a.` and `a.b.` of
+    `a.b.c`): worked out once per file, not once per module_call pattern (each resolved every call again)."""
+    found = sf.cache.get("library.resolved_calls")
+    if found is None:
+        calls = []
+        prefixes = set()
+        for fn, dotted, call in index(sf).python_calls:
+            full = resolve(sf, dotted)
+            if full == dotted and "." not in dotted:
+                continue  # a bare name nobody imported is the file's own
+            calls.append((fn, full))
+            dot = full.find(".")
+            while dot >= 0:
+                prefixes.add(full[:dot + 1])
+                dot = full.find(".", dot + 1)
+        found = sf.cache["library.resolved_calls"] = (calls, frozenset(prefixes))
+    return found
+
+
 def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "python":
         return
     spec = pattern["module_call"]
     modules = spec["module"] if isinstance(spec["module"], list) else [spec["module"]]
     names = set(spec.get("names", ("*",)))
-    for fn, dotted, call in index(sf).python_calls:
-        full = resolve(sf, dotted)
-        if full == dotted and "." not in dotted:
-            continue  # a bare name nobody imported is the file's own
+    calls, prefixes = _resolved_calls(sf)
+    if all(module + "." not in prefixes for module in modules):
+        return  # no call of the file is in one of the modules (most files, for most patterns)
+    for fn, full in calls:
         for module in modules:
             if not full.startswith(module + "."):
                 continue
