@@ -150,3 +150,26 @@ def test_a_message_is_worded_once_per_scan_and_the_memo_stays_bounded(monkeypatc
     monkeypatch.setattr(engine, "_WORDED_LIMIT", 0)
     engine.run_rules(parse("c.cu", "cuda", b"void h() { cudaFree(0); }\n"), rules, ctx)
     assert ctx.memo["engine.worded"] is not memo and len(ctx.memo["engine.worded"]) <= len(memo)
+
+
+def test_a_regex_rule_none_of_whose_patterns_can_match_is_skipped_whole(monkeypatch):
+    """A rule of regex patterns only is not run on a file whose one set search says none of them can match there
+    (code_regex.may_fire); where one can, every pattern runs as before and the findings are the same."""
+    import dataclasses
+    from pathlib import Path
+
+    rule = next(r for r in load_rules().rules if r.id == "DEV011")  # twelve regex patterns
+    engine.prepare_rules([rule])
+    gate = code_regex.regex_gate(rule.patterns)
+    assert gate is not None and sum(len(known) for _, known in gate) == len(rule.patterns)
+    fixture = next(Path("fixtures/rules").glob(f"{rule.id}-*"))
+    with_hits = parse(fixture.name, "cuda", fixture.read_bytes())
+    without = parse("t.cu", "cuda", b"int main() { int x = 1; return x; }\n")
+    assert code_regex.may_fire(gate, with_hits) and not code_regex.may_fire(gate, without)
+    asked = []
+    spy = lambda pattern, sf, ctx: asked.append(sf.path) or code.match_regex(pattern, sf, ctx)  # noqa: E731
+    monkeypatch.setitem(engine.MATCHERS, "regex", spy)
+    fresh = dataclasses.replace(rule)  # planned again, with the spy as its matcher
+    found = engine.run_rules(with_hits, [fresh], MatchContext())[0]
+    assert found and all(f.rule == rule.id for f in found) and asked.count(fixture.name) == len(rule.patterns)
+    assert engine.run_rules(without, [fresh], MatchContext()) == ([], []) and "t.cu" not in asked

@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code_device import in_device_code, logical_warp32, warp_dependent
-from porter.match.kinds.code_regex import compile_regex, register_regexes
+from porter.match.kinds.code_regex import compile_regex, may_fire, regex_gate, register_regexes
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
 from porter.match.draft import Draft
@@ -74,10 +74,12 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     add = drafts.append
     language = sf.language
     for rule in rules:
-        fixed, steps, languages = _plans(rule)
+        fixed, steps, languages, gate = _plans(rule)
         # rule_applies_to, its language test read from the plan (the test is asked for every rule and file)
         if language not in languages or rule.files and not rule_applies_to(rule, sf.path, language):
             continue
+        if gate is not None and not may_fire(gate, sf):
+            continue  # a regex rule none of whose patterns can match here (the file's one set search says so)
         seen: set[tuple[int, int]] = set()
         over: Hit | None = None
         for hit in _rule_hits(steps, sf, ctx):
@@ -139,15 +141,16 @@ class _Step(NamedTuple):
                     or self.rocm is not None or self.not_logical_warp)
 
 
-def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
+def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str], tuple | None]:
     """The rule's draft fields, its steps (each unpacked for _step_hits: matcher, pattern, needs, query, plain,
-    the step) and its languages."""
+    the step), its languages and, for a rule of `regex` patterns only, its regex_gate."""
     steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
                         bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")),
                         _rocm_condition(p), bool(p.get("not_logical_warp")))
                   for p in rule.patterns)
+    gate = regex_gate(rule.patterns) if rule.patterns and all(kind_of(p) == "regex" for p in rule.patterns) else None
     return (_fixed(rule), tuple((s.matcher, s.pattern, s.needs, s.query, s.plain, s) for s in steps),
-            frozenset(rule.languages))
+            frozenset(rule.languages), gate)
 
 
 def _rocm_condition(pattern: dict) -> tuple[str, bool] | None:
