@@ -173,3 +173,21 @@ def test_a_regex_rule_none_of_whose_patterns_can_match_is_skipped_whole(monkeypa
     found = engine.run_rules(with_hits, [fresh], MatchContext())[0]
     assert found and all(f.rule == rule.id for f in found) and asked.count(fixture.name) == len(rule.patterns)
     assert engine.run_rules(without, [fresh], MatchContext()) == ([], []) and "t.cu" not in asked
+
+
+def test_a_feature_rule_is_skipped_only_where_neither_its_names_nor_its_regexes_can_hit():
+    """DEV012's features wrap exact identifiers and regexes: the rule runs on a file holding one of the names as a
+    code token or text one of its regexes may match, and is skipped (no finding lost) on every other file."""
+    rule = next(r for r in load_rules().rules if r.id == "DEV012")
+    engine.prepare_rules([rule])
+    gate = engine._gate(rule)
+    assert gate is not None and b"__pipeline_commit" in gate[1] and gate[0]
+    ctx = MatchContext()
+    name = parse("a.cu", "cuda", b"__global__ void k() { __pipeline_commit(); }\n")
+    regex = parse("b.cu", "cuda", b"__global__ void k() { cuda::memcpy_async(a, b, 4, bar); }\n")
+    comment = parse("c.cu", "cuda", b"__global__ void k() { /* __pipeline_commit(); */ }\n")
+    assert engine._may_fire(gate, name) and engine._may_fire(gate, regex) and not engine._may_fire(gate, comment)
+    assert [f.line for f in engine.run_rules(name, [rule], ctx)[0]] == [1]
+    assert [f.line for f in engine.run_rules(regex, [rule], ctx)[0]] == [1]
+    assert engine.run_rules(comment, [rule], ctx) == ([], [])
+    assert engine._gate(next(r for r in load_rules().rules if r.id == "DEV001")) is None  # a query pattern: no gate

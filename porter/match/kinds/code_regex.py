@@ -88,8 +88,8 @@ def may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, k
 
 
 def regex_gate(patterns: Iterable[dict]) -> tuple[tuple[str, frozenset[tuple[str, tuple[str, ...]]]], ...] | None:
-    """For the patterns of a rule that are all of the `regex` kind: per text they run on ("code" or "data"), the
-    set of their (pattern, flags). See may_fire."""
+    """For `regex` patterns (of one rule): per text they run on ("code" or "data"), the set of their
+    (pattern, flags). See may_fire."""
     by_key: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for pattern in patterns:
         key = "code" if pattern.get("in", "code") == "code" else "data"
@@ -98,9 +98,9 @@ def regex_gate(patterns: Iterable[dict]) -> tuple[tuple[str, frozenset[tuple[str
 
 
 def may_fire(gate: tuple[tuple[str, frozenset[tuple[str, tuple[str, ...]]]], ...], sf: SourceFile) -> bool:
-    """False only when none of a regex rule's patterns (its regex_gate) can match in the file, as the file's one
-    set search (the same answer may_run gives each pattern) says: the rule is then skipped whole, without a call
-    per pattern (a rule may hold dozens, each asked of every file)."""
+    """False only when none of a rule's regex patterns (their regex_gate) can match in the file, as the file's one
+    set search (the same answer may_run gives each pattern) says: the engine then skips the rule whole, without a
+    matcher call per pattern (a rule may hold a dozen, each asked of every file)."""
     for key, known in gate:
         regexes = _REGEXES.get((sf.language, key))
         if regexes is None or not regexes.members >= known:
