@@ -157,7 +157,7 @@ def _kb_uses(sf: SourceFile, tok: bytes, name: str) -> list[int]:
     memo = sf.cache.setdefault("kb.uses", {})
     uses = memo.get(tok)
     if uses is None:
-        shadowed = index(sf).variables.get(name, frozenset())
+        shadowed = index(sf).variable_scopes(name)
         defined_here = _defined_locally(sf, name)
         uses = memo[tok] = [
             off for off in sf.tokens()[tok]
