@@ -31,6 +31,7 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
     import tree_sitter as ts
 
     import porter.match.kinds.embedded  # noqa: F401 - modules register their whole-file queries on import
+    import porter.match.kinds.library  # noqa: F401
     import porter.source.syntax  # noqa: F401
     from porter.source.parse_queries import query, registered_root_queries
 
@@ -45,6 +46,15 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
     for source in sources:
         alone = ts.QueryCursor(query("cuda", source)).captures(f.root)
         together = captures("cuda", source, f.root)
+        assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
+               {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
+    py = parse("setup.py", "python", b"import os, torch.cuda as tc\nfrom numba import cuda\n"
+               b"setup(libraries=['cublas', x], name='-lcurand')\nlib = CDLL('libnccl.so.2')\n")
+    sources = registered_root_queries("python")
+    assert porter.match.kinds.library._KEYWORDS in sources and porter.match.kinds.library._STRINGS in sources
+    for source in sources:
+        alone = ts.QueryCursor(query("python", source)).captures(py.root)
+        together = captures("python", source, py.root)
         assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
 
@@ -71,10 +81,10 @@ def test_queries_with_strings_and_predicates_join_the_combined_query():
         together = captures("cuda", source, f.root)
     finally:
         parse_queries._ROOT_QUERIES["cuda"].remove(source)  # the other tests' combined query stays as it was
-    assert {k: [n.text for n in v] for k, v in together.items()} == \
-           {k: [n.text for n in v] for k, v in alone.items()} == \
-           {"f": [b"cublasGemmEx", b"cublasEx"], "hit": [b"a", b"CUDA_R_32F", b"c"],
-            "call": [b"cublasGemmEx(a, CUDA_R_32F)", b"cublasEx(c)"]}
+    assert {k: [n.text for n in v] for k, v in together.items()} == {k: [n.text for n in v] for k, v in alone.items()}
+    assert {k: sorted(n.text for n in v) for k, v in together.items()} == \
+           {"f": [b"cublasEx", b"cublasGemmEx"], "hit": [b"CUDA_R_32F", b"a", b"c"],
+            "call": [b"cublasEx(c)", b"cublasGemmEx(a, CUDA_R_32F)"]}
 
 
 def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
