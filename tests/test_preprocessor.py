@@ -158,3 +158,57 @@ def test_the_nearest_arch_arm_decides_in_an_elif_chain():
 
     pre = preprocess(b"#if A\nint a;\n#elif defined(__CUDA_ARCH__)\nint d;\n#elif B\nint b;\n#else\nint e;\n#endif\n")
     assert [pre.device_only(n) for n in (2, 4, 6, 8)] == [False, True, False, False]
+
+
+def test_if_expressions_by_precedence_climbing_read_as_by_descent_through_the_levels():
+    """_Eval.binary climbs by precedence (one call per operand) instead of descending through its eight levels:
+    on random token streams (every operator, parentheses, defined, ?:, unknown and undefined names, division by
+    zero, malformed input) it gives the same value and the same vendor answer as the descent did."""
+    import random
+
+    from porter.source.preprocessor import _Eval, _apply
+
+    class Descent(_Eval):
+        def binary(self, level):
+            if level == len(self._LEVELS):
+                return self.unary()
+            v = self.binary(level + 1)
+            while self.peek() in self._LEVELS[level]:
+                op = self.take()
+                w = self.binary(level + 1)
+                v = None if v is None or w is None else _apply(op, v, w)
+            return v
+
+    class Build:
+        values = {"A": 1, "B": 0, "C": 7, "U": None, "F": False, "HIP": 1, "HX": None}
+
+        def value(self, name):
+            return self.values.get(name)
+
+        def vendor(self, name):
+            return name.startswith("H")
+
+    ops = [op for level in _Eval._LEVELS for op in level] + ["&&", "||", "?", ":", "!", "~", "-", "+"]
+    atoms = ["0", "1", "2", "3", "16", "0x20", "A", "B", "C", "U", "F", "HIP", "HX", "true", "f"]
+    rng = random.Random(26)
+    values = set()
+    for _ in range(20000):
+        tokens: list[str] = []
+        for _ in range(rng.randint(1, 24)):
+            r = rng.random()
+            if r < 0.45:
+                tokens.append(rng.choice(atoms))
+            elif r < 0.85:
+                tokens.append(rng.choice(ops))
+            elif r < 0.93:
+                tokens.append(rng.choice(["(", ")"]))
+            else:
+                tokens.extend(rng.choice([["defined", "(", "HIP", ")"], ["defined", "U"], ["f", "(", "1", ")"]]))
+        if rng.random() < 0.5:  # mostly well-formed: atom (op atom)*
+            tokens = [t for pair in zip((rng.choice(atoms) for _ in tokens), tokens) for t in pair
+                      if t not in ("(", ")")][:-1] or ["1"]
+        new, old = _Eval(list(tokens), Build()), Descent(list(tokens), Build())
+        got, want = new.run(), old.run()
+        assert (got, new.vendor) == (want, old.vendor), tokens
+        values.add(got)
+    assert None in values and 0 in values and 1 in values and len(values) > 20  # the streams reach every case

@@ -260,14 +260,27 @@ class _Eval:
 
     _LEVELS = (("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
 
+    _PRECEDENCE = {op: level for level, ops in enumerate(_LEVELS) for op in ops}
+
     def binary(self, level: int):
-        if level == len(self._LEVELS):
-            return self.unary()
-        v = self.binary(level + 1)
-        while self.peek() in self._LEVELS[level]:
-            op = self.take()
-            w = self.binary(level + 1)
+        """The operators of `_LEVELS[level:]`, each left-associative, by precedence climbing: the same operands
+        and the same order as a descent through the eight levels (one call per level per operand, most of a
+        file's #if evaluation), with one call per operand."""
+        return self._climb(self.unary(), level)
+
+    def _climb(self, v, level: int):
+        precedence = self._PRECEDENCE
+        op = self.peek()
+        p = precedence.get(op) if op is not None else None
+        while p is not None and p >= level:
+            self.take()
+            w = self.unary()
+            nxt = self.peek()
+            if nxt is not None and precedence.get(nxt, -1) > p:  # a tighter operator takes w first
+                w = self._climb(w, p + 1)
             v = None if v is None or w is None else _apply(op, v, w)
+            op = self.peek()
+            p = precedence.get(op) if op is not None else None
         return v
 
     def unary(self):
