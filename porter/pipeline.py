@@ -802,8 +802,13 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         data = st.held.read(st.source, c, st.max_file_bytes)
     except SourceReadError as e:
         return _skip(c, str(e)), False
-    if b"\0" in data[:TEXT_SNIFF_BYTES]:
+    if c.language != "cuda" and b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
+    if c.language == "cuda" and b"\0" in data:
+        # nvcc, gcc and clang compile a C/C++/CUDA file with NUL bytes, ignoring them (gcc: "null character(s)
+        # ignored"), so a pull request could hide a kernel behind one NUL if porter skipped it as binary. Read as a
+        # space (same length: every offset and line number stays the file's own).
+        data = data.replace(b"\0", b" ")
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
