@@ -457,11 +457,11 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
         data = source.read(c, max_bytes)
     except SourceReadError:
         return {}, {}, ((), 0)  # reported when the file itself is scanned
-    return facts_of(data)
+    return facts_of(preprocessor.as_compiled(data))
 
 
 def facts_of(data: bytes) -> FileFacts:
-    """file_facts of bytes already read."""
+    """file_facts of bytes already read (as preprocessor.as_compiled reads them, as the scan does)."""
     dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
@@ -670,6 +670,7 @@ def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
+        data = preprocessor.as_compiled(data)  # as the file's scan reads it (scan_candidate)
         return (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
@@ -804,15 +805,15 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _skip(c, str(e)), False
     if c.language != "cuda" and b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
-    if c.language == "cuda" and b"\0" in data:
-        # nvcc, gcc and clang compile a C/C++/CUDA file with NUL bytes, ignoring them (gcc: "null character(s)
-        # ignored"), so a pull request could hide a kernel behind one NUL if porter skipped it as binary. Read as a
-        # space (same length: every offset and line number stays the file's own).
-        data = data.replace(b"\0", b" ")
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
+    if c.language == "cuda":
+        # What nvcc compiles, not what a line-by-line reader sees: a NUL byte or a token split by a line splice hid
+        # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
+        # budgeted worker: a file of millions of splices takes seconds.)
+        data = preprocessor.as_compiled(data)
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
                    data)
 

@@ -131,6 +131,34 @@ def _blank_comments(data: bytes) -> bytes:
     return data if out is None else bytes(out)
 
 
+# A line splice (translation phase 2): a backslash at a line's end, maybe followed by blanks (gcc, clang and nvcc
+# accept those, with a warning), joins the line to the next before any token is formed.
+_SPLICE = re.compile(rb"\\[ \t\f\v]*\r?\n")
+# A run of non-blank bytes split by splices, from its start: the lookbehind fails at once inside a run, so each run is
+# read once (linear), and a run with no splice in it costs no Python.
+_SPLIT_RUN = re.compile(rb"(?<![^ \t\n\r\f\v\\])[^ \t\n\r\f\v\\]+(?:\\[ \t\f\v]*\r?\n[^ \t\n\r\f\v\\]+)+")
+
+
+def _splices_last(m: re.Match[bytes]) -> bytes:
+    run = m.group()
+    return _SPLICE.sub(b"", run) + b"".join(_SPLICE.findall(run))
+
+
+def as_compiled(data: bytes) -> bytes:
+    """A C/C++/CUDA file's bytes as a compiler tokenises them, at the same length and with every token starting on
+    its own physical line, so every offset porter reports stays the file's own: NUL bytes read as spaces (nvcc, gcc
+    and clang ignore them), and splices that split a token (`__shfl_\\` newline `down_sync`, `k<<\\` newline `<`)
+    moved to the end of the token's run, where they still continue the line. Phase 2 removes every splice wherever it
+    is, so a compiler reads the result exactly as the file; porter's tokenizer and tree-sitter, which end a token at
+    a physical line's end, now read the token the compiler reads. A pull request could otherwise hide a kernel from
+    the gate behind one NUL or one split identifier."""
+    if b"\0" in data:
+        data = data.replace(b"\0", b" ")
+    if b"\\" not in data:
+        return data
+    return _SPLIT_RUN.sub(_splices_last, data)
+
+
 def directives(data: bytes) -> list[Directive]:
     """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`).
     Callers that hold a parsed file ask `preprocessed(sf)` instead, which lexes it once."""
