@@ -38,8 +38,8 @@ from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
-from porter.source.discover import Candidate, Discovery
-from porter.source.includes import file_includes
+from porter.source.discover import Candidate, Discovery, language_of
+from porter.source.includes import file_includes, quoted_target
 from porter.source import preprocessor
 from porter.source.parse import parse
 from porter.source.parse_input import harvest_macros, parses_alike
@@ -354,6 +354,17 @@ def scan(
     held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                     options.jobs, notices, options.rocm_macros, held)
+    for _ in range(MAX_INCLUDE_DEPTH):
+        # A file a C/C++/CUDA source `#include "..."`s is compiled whatever its name (`kern.txt`): CUDA code hidden
+        # in one was never scanned. Listed now, they are read as C/C++/CUDA, and what they include in turn next.
+        listed = {c.path for c in found.files}
+        extra = source.included([p for p in facts.unlisted_includes if p not in listed], tuple(options.include),
+                                tuple(options.exclude))
+        if not extra:
+            break
+        found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
+        facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
+                                        options.jobs, notices, options.rocm_macros, held)
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
@@ -433,6 +444,10 @@ class RepositoryFacts:
     # Integer constants defined with a few values (one per build: `kWarpSize` 32 or 64), sorted: a shared-memory
     # size from them is bounded by the largest it can be.
     alternatives: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # Files a C/C++/CUDA file `#include "..."`s whose names give porter no language (`kern.txt`, `k.cuinc`), sorted:
+    # the compiler reads them as C++, so the scan reads them as such too (pipeline.scan, Source.included). Not in
+    # `key`: a file's own result does not depend on them.
+    unlisted_includes: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[object, ...]:
@@ -445,9 +460,9 @@ class RepositoryFacts:
 FileFacts = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int]]
 # As the facts workers give them: with the file's uses (porter.filekey.uses_of) for a history walk's per-blob keys.
 FileFactsUses = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int], str]
-# What cached_repository_facts keeps of RepositoryFacts: macros, constants, build names, alternatives.
+# What cached_repository_facts keeps of RepositoryFacts: macros, constants, build names, alternatives, unlisted includes.
 Harvest = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, int], ...], tuple[frozenset[str], frozenset[str]],
-                tuple[tuple[str, tuple[int, ...]], ...]]
+                tuple[tuple[str, tuple[int, ...]], ...], tuple[str, ...]]
 
 
 def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
@@ -475,11 +490,16 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
     macros: dict[str, str] = {}
     values: dict[str, set[int]] = {}
     directives: dict[str, tuple[list[preprocessor.Directive], int]] = {}
+    unlisted: set[str] = set()
     for c in files:
         if c.language != "cuda":
             continue
         got = per_file(c)  # with the file's uses after its facts, from the facts workers
         found, defined, (listed, total) = got[0], got[1], got[2]
+        for _, header in preprocessor.quoted_includes(list(listed)):
+            target = quoted_target(c.path, header)
+            if target is not None and language_of(target) is None:
+                unlisted.add(target)
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
         for name, value in defined.items():
@@ -493,19 +513,22 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
                    else (frozenset(rocm_macros), frozenset()))
     constants = tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1))
     alternatives = tuple(sorted((k, tuple(sorted(v))) for k, v in values.items() if 1 < len(v) <= MAX_ALTERNATIVES))
-    return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives))
+    return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives, tuple(sorted(unlisted))))
 
 
 def _with_listing(files: list[Candidate], harvested: Harvest) -> RepositoryFacts:
     """RepositoryFacts of what the files' contents gave (macros, constants, build names, alternatives: the part
     cached_repository_facts keeps) and what their listing gives (local packages, headers)."""
-    macros, constants, build_names, alternatives = harvested
+    macros, constants, build_names, alternatives, unlisted = harvested
     return RepositoryFacts(macros, local_python_packages(files),
                            frozenset(c.path for c in files if c.language == "cuda"), constants, build_names,
-                           alternatives)
+                           alternatives, unlisted)
 
 
-FACTS_FORMAT = b"repository-facts-1"
+FACTS_FORMAT = b"repository-facts-2"
+# How many rounds of `#include "kern.txt"` (files of no known language that C/C++/CUDA sources include) a scan
+# follows: each round reads the files the last one added; past this, deeper ones are not listed.
+MAX_INCLUDE_DEPTH = 8
 # Bytes of files a scan keeps after reading them once (Held): the repository facts, the scan and port status all take
 # them from there. Past this, a file is read again where it is needed (each C/C++ file once more at most).
 READ_KEPT_BYTES = 256 * 1024 * 1024
@@ -616,7 +639,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     if cache is not None and key is not None and whole and not isinstance(answer, Overrun):
         # Not kept when a file's facts ran out of time or memory (that depends on the machine's load, and the
         # notice saying so must come again) or failed (the next porter version retries it).
-        cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
+        cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives, facts.unlisted_includes))
     return facts
 
 
@@ -678,10 +701,11 @@ def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
 
 def _facts_entry(value: Any) -> TypeGuard[Harvest]:
     """Whether a cache entry has the shape cached_repository_facts writes (else it is a miss)."""
-    if not (isinstance(value, tuple) and len(value) == 4):
+    if not (isinstance(value, tuple) and len(value) == 5):
         return False
-    macros, constants, build_names, alternatives = value
-    return (isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, str) for x in m)
+    macros, constants, build_names, alternatives, unlisted = value
+    return (isinstance(unlisted, tuple) and all(isinstance(u, str) for u in unlisted)
+            and isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, str) for x in m)
                                               for m in macros)
             and isinstance(constants, tuple) and all(isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str)
                                                      and type(k[1]) is int for k in constants)

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
-from porter.source.discover import Candidate, Discovery, discover, inside_git, language_of, printable, selected
+from porter.source.discover import (SKIP_DIRS, Candidate, Discovery, discover, inside_git, language_of, printable,
+                                    selected)
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -53,6 +56,24 @@ class WorkTree:
 
     def read(self, c: Candidate, limit: int) -> bytes:
         return read_bytes(c.abspath, limit, root=self.real_root)
+
+    def included(self, paths: Iterable[str], include: tuple[str, ...] = (),
+                 exclude: tuple[str, ...] = ()) -> tuple[Candidate, ...]:
+        """Candidates, read as C/C++/CUDA, for files under the root that scanned sources `#include "..."` though
+        their names give porter no language (`kern.txt`): each a regular file (no symlink) inside the root that
+        discovery would otherwise list (include/exclude globs, SKIP_DIRS). The read checks containment again."""
+        if not os.path.isdir(self.root):
+            return ()
+        root = Path(self.real_root)
+        out = []
+        for rel in _includable(paths, include, exclude):
+            try:
+                st = os.lstat(root / rel)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out.append(Candidate(rel, root / rel, "cuda"))
+        return tuple(out)
 
     def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
         """The first `limit` bytes and the whole size (binary artefacts are examined, never loaded whole)."""
@@ -129,6 +150,29 @@ class GitTree:
         files.sort(key=lambda c: c.path)
         return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
 
+    def included(self, paths: Iterable[str], include: tuple[str, ...] = (),
+                 exclude: tuple[str, ...] = ()) -> tuple[Candidate, ...]:
+        """As WorkTree.included, from the commit's tree: a regular blob (no symlink, no submodule) at each path."""
+        wanted = _includable(paths, include, exclude)
+        out: list[Candidate] = []
+        base = self.subdir.strip("/") + "/" if self.subdir.strip("/") else ""
+        for i in range(0, len(wanted), 512):  # a bounded command line per git call
+            chunk = [base + rel for rel in wanted[i:i + 512]]
+            try:  # literal pathspecs: a name holding `*` or `:(glob)` is only that name
+                listed = git.run(self.repo, "--literal-pathspecs", "ls-tree", "-z", "-l", "--full-tree",
+                                 self.commit, "--", *chunk)
+            except git.GitError as e:
+                raise UsageError(f"{self.label}: cannot list the tree: {e}") from None
+            for record in listed.split(b"\0"):
+                meta, _, raw_path = record.partition(b"\t")
+                fields = meta.split()
+                if len(fields) != 4 or fields[0] not in (b"100644", b"100755") or not fields[3].isdigit():
+                    continue
+                rel = os.fsdecode(raw_path)[len(base):]
+                out.append(Candidate(rel, Path(os.fsdecode(raw_path)), "cuda", blob=fields[2].decode("ascii"),
+                                     size=int(fields[3])))
+        return tuple(sorted(out, key=lambda c: c.path))
+
     def read(self, c: Candidate, limit: int) -> bytes:
         if c.size is not None and c.size > limit:
             raise SourceReadError(f"file is {c.size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit")
@@ -152,6 +196,15 @@ class GitTree:
     def close(self) -> None:
         """Stop this process's `git cat-file` (a long walk reads through one tree and ends it when done)."""
         self._reader.close()
+
+
+def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
+    """Of relative paths some source names in an `#include`, those discovery would list were they of a known
+    language: shown as they are (printable), not under SKIP_DIRS, selected by the include/exclude globs."""
+    return sorted(rel for rel in set(paths)
+                  if printable(rel) == rel and rel.isprintable() and language_of(rel) is None
+                  and not any(part in SKIP_DIRS for part in rel.split("/")[:-1])
+                  and selected(rel, list(include) or None, list(exclude) or None))
 
 
 def _size(path: Path) -> int:
