@@ -354,14 +354,8 @@ def scan(
     held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                     options.jobs, notices, options.rocm_macros, held)
-    for _ in range(MAX_INCLUDE_DEPTH):
-        # A file a C/C++/CUDA source `#include "..."`s is compiled whatever its name (`kern.txt`): CUDA code hidden
-        # in one was never scanned. Listed now, they are read as C/C++/CUDA, and what they include in turn next.
-        listed = {c.path for c in found.files}
-        extra = source.included([p for p in facts.unlisted_includes if p not in listed], tuple(options.include),
-                                tuple(options.exclude))
-        if not extra:
-            break
+    extra = _included_unlisted(source, found, facts.unlisted_includes, options, held, notices)
+    if extra:
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held)
@@ -376,6 +370,33 @@ def scan(
         # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
         build_names=facts.build_names,
         held=held))  # the files' bytes as read: port status and deep mode take them from here
+
+
+def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], options: Settings, held: Held,
+                       notices: list[str]) -> list[Candidate]:
+    """The files C/C++/CUDA sources `#include "..."` whose names give porter no language (`kern.txt`): a compiler
+    reads them as C++, so the scan does too (CUDA code hidden in one was never scanned). What they include in turn is
+    followed, MAX_INCLUDE_DEPTH levels deep, each level's directives lexed in budgeted workers like any file's."""
+    listed = {c.path for c in found.files}
+    out: list[Candidate] = []
+    for _ in range(MAX_INCLUDE_DEPTH):
+        extra = source.included(sorted(p for p in set(wanted) if p not in listed), tuple(options.include),
+                                tuple(options.exclude))
+        if not extra:
+            break
+        out.extend(extra)
+        listed.update(c.path for c in extra)
+        harvested, _ = harvest_file_facts(list(extra), source, options.max_file_bytes, held, file_budget(options),
+                                          options.jobs, notices)
+        wanted = [t for c in extra for t in unlisted_includes(c.path, harvested.get(c.path, ({}, {}, ((), 0)))[2][0])]
+    return out
+
+
+def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive]) -> list[str]:
+    """The files `path`'s `#include "..."` directives name (relative to its directory, inside the repository) whose
+    names give porter no language."""
+    targets = (quoted_target(path, header) for _, header in preprocessor.quoted_includes(list(directives)))
+    return [t for t in targets if t is not None and language_of(t) is None]
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
@@ -496,10 +517,7 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
             continue
         got = per_file(c)  # with the file's uses after its facts, from the facts workers
         found, defined, (listed, total) = got[0], got[1], got[2]
-        for _, header in preprocessor.quoted_includes(list(listed)):
-            target = quoted_target(c.path, header)
-            if target is not None and language_of(target) is None:
-                unlisted.add(target)
+        unlisted.update(unlisted_includes(c.path, listed))
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
         for name, value in defined.items():
