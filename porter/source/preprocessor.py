@@ -107,23 +107,29 @@ def side(cuda: Tri, rocm: Tri) -> str:
 
 
 # An unterminated comment runs to the end of the file (as in C): matched once, not tried again at every later
-# `/*` (which made `'/* ' * 20000` quadratic).
-_LEXEMES = re.compile(rb'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# `/*` (which made `'/* ' * 20000` quadratic). So does an unterminated raw string. A C++11 raw string literal
+# (`R"delim( ... )delim"`, maybe u8/u/U/L-prefixed, a delimiter of up to 16 characters) is lexed first: what it
+# holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
+# kernel after it as dead code).
+_LEXEMES = re.compile(rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
+                      rb'|//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
+_QUOTES = frozenset(b"\"'")
 # Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
 _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
 def _blank_comments(data: bytes) -> bytes:
-    """Comments to spaces, newlines kept, so lines stay where they are; strings are skipped, not searched."""
+    """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
+    no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
     for m in _LEXEMES.finditer(data):
         start = m.start()
-        if data[start] == 0x2F:  # `/`: a comment (a string or character literal starts with its quote)
+        if data[start] not in _QUOTES:  # a comment or a raw string (a string or character literal starts with its quote)
             end = m.end()
             if out is None:
                 out = bytearray(data)
