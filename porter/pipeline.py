@@ -498,7 +498,7 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
 
 def facts_of(data: bytes) -> FileFacts:
     """file_facts of bytes already read (as preprocessor.as_compiled reads them, as the scan does)."""
-    dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
+    dirs = tuple(preprocessor.directives(data))
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 

@@ -43,7 +43,7 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import POSITIVE_ARMS, Group, names_rocm, preprocessed
+from porter.source.preprocessor import POSITIVE_ARMS, Group, may_hold_directives, names_rocm, preprocessed
 
 PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
 _RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
@@ -118,7 +118,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
-    if findings and sf.language == "cuda" and b"#" in sf.code:
+    if findings and sf.language == "cuda" and may_hold_directives(sf.code):
         groups = preprocessed(sf).groups
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
         fallback = fallback_tests(groups, sf, rocm_names)
@@ -149,7 +149,7 @@ def dead_lines(sf: SourceFile) -> frozenset[int]:
     """Lines in preprocessor branches that can never compile: `#if 0` (or `false`) bodies, and every branch after a
     taken `#if 1`/`#elif 1` (porter.source.preprocessor: whatever any macro is)."""
     # Only C/C++ has a preprocessor: a `#if 0` in a Python, shell or CMake comment is a comment.
-    return preprocessed(sf).dead if sf.language == "cuda" and b"#" in sf.data else frozenset()
+    return preprocessed(sf).dead if sf.language == "cuda" and may_hold_directives(sf.data) else frozenset()
 
 
 def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable[str] = ()) -> frozenset[int]:

@@ -110,15 +110,20 @@ def side(cuda: Tri, rocm: Tri) -> str:
 # `/*` (which made `'/* ' * 20000` quadratic). So does an unterminated raw string. A C++11 raw string literal
 # (`R"delim( ... )delim"`, maybe u8/u/U/L-prefixed, a delimiter of up to 16 characters) is lexed first: what it
 # holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
-# kernel after it as dead code).
+# kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
+# `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
 _LEXEMES = re.compile(rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
-                      rb'|//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+                      rb'|//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
 _QUOTES = frozenset(b"\"'")
+# A `%:` that starts a line (after blanks): the digraph of `#` read as `#` at the same length.
+_DIGRAPH_HASH = re.compile(rb"^([ \t]*)%:", re.M)
+# A directive's line continued on the next: a backslash at its end, maybe followed by blanks (as in _SPLICE).
+_CONTINUED = re.compile(rb"\\[ \t\f\v]*$")
 # Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
 _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
@@ -134,7 +139,15 @@ def _blank_comments(data: bytes) -> bytes:
             if out is None:
                 out = bytearray(data)
             out[start:end] = data[start:end].translate(_TO_SPACE)
-    return data if out is None else bytes(out)
+    code = data if out is None else bytes(out)
+    if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
+        code = _DIGRAPH_HASH.sub(rb"\1 #", code)
+    return code
+
+
+def may_hold_directives(data: bytes) -> bool:
+    """Whether `data` can hold a directive at all (a `#`, or its digraph `%:`): a cheap test before lexing."""
+    return b"#" in data or b"%:" in data
 
 
 # A line splice (translation phase 2): a backslash at a line's end, maybe followed by blanks (gcc, clang and nvcc
@@ -168,7 +181,7 @@ def as_compiled(data: bytes) -> bytes:
 def directives(data: bytes) -> list[Directive]:
     """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`).
     Callers that hold a parsed file ask `preprocessed(sf)` instead, which lexes it once."""
-    return _directives(data) if b"#" in data else []
+    return _directives(data) if may_hold_directives(data) else []
 
 
 def _directives(data: bytes) -> list[Directive]:
@@ -192,9 +205,9 @@ def _lex(code: bytes) -> list[Directive]:
                 parts = [m.group(2).rstrip(b"\r")]
                 last, pos = line, m.end()
                 # Continuation lines joined once at the end (adding each to the body so far was quadratic in them).
-                while parts[-1].endswith(b"\\") and pos < n:
+                while pos < n and (cont := _CONTINUED.search(parts[-1])) is not None:
                     nxt = code.find(b"\n", pos + 1)
-                    parts[-1] = parts[-1][:-1]
+                    parts[-1] = parts[-1][:cont.start()]
                     parts.append(code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r"))
                     last, pos = last + 1, (nxt if nxt >= 0 else n)
                 continued = last
@@ -877,7 +890,7 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
         return _LAST[2], _LAST[1]
     _LAST[0] = None
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
-    if b"#" not in data:
+    if not may_hold_directives(data):
         return Preprocessed((), total, (), frozenset(), ()), data
     code = _blank_comments(data)
     dirs = tuple(_lex(code))
@@ -940,7 +953,7 @@ def one_arm_for_braces(data: bytes) -> bytes:
     directives and every later arm blanked to spaces (newlines kept, so offsets and lines stay). Without it a parser
     that reads every arm sees two `{` for one `}`, and a kernel's extent runs on into the host launcher after it, or
     the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
-    if b"#" not in data or (b"{" not in data and b"}" not in data):
+    if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
     if not pp.groups:
