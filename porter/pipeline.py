@@ -83,12 +83,14 @@ class Run:
 
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
-        progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None) -> Run:
+        progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None,
+        untrusted: bool = False) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
-    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`)."""
+    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`);
+    `untrusted`: the scanned files are a change's under --isolated, whose own claims are not taken (see `scan`)."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
-    result = scan(source, settings, progress=progress, targets=targets, only=only)
+    result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted)
     return complete(result, settings, targets, assess=assess, source=source)
 
 
@@ -151,7 +153,9 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         base, head = changes.resolve(top, new_since, rev or "HEAD")
         change = changes.changes(top, base, head, subdir)
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
-        sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
+        # Under --isolated the files of the change are untrusted on both sides: neither reads as a private copy of a
+        # toolkit header because it says so (porter.match.refine).
+        sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
         diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir))
         head_result = sides[1]
@@ -259,6 +263,7 @@ class _Worker:
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
     rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
+    untrusted: bool = False  # scan(untrusted=): part of every cache key
     _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
 
     def facts_view(self) -> filekey.FactsView:
@@ -325,11 +330,14 @@ def scan(
     progress: Callable[[int, int], None] | None = None,
     targets: Iterable[Target] | None = None,
     only: frozenset[str] | None = None,
+    untrusted: bool = False,
 ) -> ScanResult:
     """The scan stage: every file of a source (a work tree, a git tree, or a path) to a sorted result with the
     rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches.
     With `only` (paths as the source shows them) just those files are scanned; the repository-wide facts (macros,
-    local packages) still come from every file, so each scanned file's result and cache key are the full scan's."""
+    local packages) still come from every file, so each scanned file's result and cache key are the full scan's.
+    With `untrusted` (the files of a change under --isolated) a file is never read as a private copy of a toolkit
+    header on its own say-so (porter.match.refine; keyed in the cache)."""
     source = root if isinstance(root, (WorkTree, GitTree)) else WorkTree(Path(root))
     targets = tuple(targets) if targets is not None else tuple(resolve_targets(options.targets))
     found = source.discover(options.include, options.exclude)
@@ -359,7 +367,7 @@ def scan(
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held)
-    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held)
+    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held, untrusted)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
@@ -401,7 +409,8 @@ def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive]) -
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
                facts: RepositoryFacts, progress: Callable[[int, int], None] | None = None,
-               only: frozenset[str] | None = None, held: Held | None = None) -> list[tuple[FileResult, bool]]:
+               only: frozenset[str] | None = None, held: Held | None = None,
+               untrusted: bool = False) -> list[tuple[FileResult, bool]]:
     """The per-file part of the scan for files already discovered, with the repository-wide facts given (history
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
@@ -413,6 +422,8 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     state.ctx.extra["repository_files"] = state.headers
     state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
     state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
+    state.ctx.extra["trust_toolkit_copies"] = not untrusted  # porter.match.refine
+    state.untrusted = untrusted
     # The ROCm release HIP facts are judged for: the `rocm` pattern modifier (porter.match.engine) and the cache key.
     state.rocm = state.ctx.extra["rocm"] = options.rocm or default_release()
     chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
@@ -952,6 +963,7 @@ def _skip(c: Candidate, reason: str) -> FileResult:
 def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     return hashlib.sha256(
         b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.rocm.encode(),
+                    b"untrusted" if st.untrusted else b"",
                     st.repository_digest(c.language), os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
                     content))
     ).hexdigest()

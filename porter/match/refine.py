@@ -110,7 +110,8 @@ _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s
                               rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
 
 
-def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()) -> list[Draft]:
+def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = (),
+           trust_copies: bool = True) -> list[Draft]:
     """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc);
     `rocm_names`: the repository's ROCm-side macros beyond the built-in ones (configuration's and derived)."""
     if not findings:
@@ -132,7 +133,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [optional_dropin(f, groups) for f in findings]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
-    if private_toolkit_copy(sf):
+    # `trust_copies` False (an --isolated diff: the file is part of the change): a file's own claim to be NVIDIA's
+    # header is not taken, as a change's own suppressions and ROCm arms are not (porter.diff._reopen).
+    if trust_copies and private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
