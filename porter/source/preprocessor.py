@@ -153,6 +153,8 @@ def may_hold_directives(data: bytes) -> bool:
 # A line splice (translation phase 2): a backslash at a line's end, maybe followed by blanks (gcc, clang and nvcc
 # accept those, with a warning), joins the line to the next before any token is formed.
 _SPLICE = re.compile(rb"\\[ \t\f\v]*\r?\n")
+# A carriage return that is not the first half of a CR LF: a line end to gcc, clang and nvcc (line numbers count it).
+_LONE_CR = re.compile(rb"\r(?!\n)")
 # A run of non-blank bytes split by splices, from its start: the lookbehind fails at once inside a run, so each run is
 # read once (linear), and a run with no splice in it costs no Python.
 _SPLIT_RUN = re.compile(rb"(?<![^ \t\n\r\f\v\\])[^ \t\n\r\f\v\\]+(?:\\[ \t\f\v]*\r?\n[^ \t\n\r\f\v\\]+)+")
@@ -166,13 +168,16 @@ def _splices_last(m: re.Match[bytes]) -> bytes:
 def as_compiled(data: bytes) -> bytes:
     """A C/C++/CUDA file's bytes as a compiler tokenises them, at the same length and with every token starting on
     its own physical line, so every offset porter reports stays the file's own: NUL bytes read as spaces (nvcc, gcc
-    and clang ignore them), and splices that split a token (`__shfl_\\` newline `down_sync`, `k<<\\` newline `<`)
+    and clang ignore them), a lone carriage return read as the line end it is to them (a file with CR-only line ends
+    was one line to porter, and a comment to its end when it began with `//`), and splices that split a token (`__shfl_\\` newline `down_sync`, `k<<\\` newline `<`)
     moved to the end of the token's run, where they still continue the line. Phase 2 removes every splice wherever it
     is, so a compiler reads the result exactly as the file; porter's tokenizer and tree-sitter, which end a token at
     a physical line's end, now read the token the compiler reads. A pull request could otherwise hide a kernel from
     the gate behind one NUL or one split identifier."""
     if b"\0" in data:
         data = data.replace(b"\0", b" ")
+    if b"\r" in data:
+        data = _LONE_CR.sub(b"\n", data)
     if b"\\" not in data:
         return data
     return _SPLIT_RUN.sub(_splices_last, data)
