@@ -38,3 +38,12 @@ def test_crlf_line_ends_are_still_one_line_end_each(tmp_path):
     p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
     assert sorted((f["rule"], f["line"]) for f in json.loads(p.stdout)["findings"]) == [
         ("DEV002", 4), ("DEV011", 4), ("KRN001", 2)]
+
+
+def test_a_python_file_with_lone_carriage_returns_is_read_line_by_line(tmp_path):
+    # CPython reads CR, LF and CR LF alike (universal newlines): the CR-only file is the same program.
+    text = "# helper\nimport torch\nx = torch.cuda.get_device_capability()\nimport pycuda.autoinit\n"
+    repo = make_repo(tmp_path / "r", {"a.py": text.replace("\n", "\r").encode(), "b.py": text})
+    p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
+    found = sorted((f["path"], f["rule"], f["line"]) for f in json.loads(p.stdout)["findings"])
+    assert found == [("a.py", "LIB008", 4), ("a.py", "PYT001", 3), ("b.py", "LIB008", 4), ("b.py", "PYT001", 3)]

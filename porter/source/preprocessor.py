@@ -165,6 +165,12 @@ def _splices_last(m: re.Match[bytes]) -> bytes:
     return _SPLICE.sub(b"", run) + b"".join(_SPLICE.findall(run))
 
 
+def lone_cr_as_lf(data: bytes) -> bytes:
+    """`data` with each carriage return that does not begin a CR LF read as the line end it is to gcc, clang, nvcc
+    and CPython (universal newlines), at the same length."""
+    return _LONE_CR.sub(b"\n", data) if b"\r" in data else data
+
+
 def as_compiled(data: bytes) -> bytes:
     """A C/C++/CUDA file's bytes as a compiler tokenises them, at the same length and with every token starting on
     its own physical line, so every offset porter reports stays the file's own: NUL bytes read as spaces (nvcc, gcc
@@ -176,8 +182,7 @@ def as_compiled(data: bytes) -> bytes:
     the gate behind one NUL or one split identifier."""
     if b"\0" in data:
         data = data.replace(b"\0", b" ")
-    if b"\r" in data:
-        data = _LONE_CR.sub(b"\n", data)
+    data = lone_cr_as_lf(data)
     if b"\\" not in data:
         return data
     return _SPLIT_RUN.sub(_splices_last, data)
