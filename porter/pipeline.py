@@ -867,8 +867,10 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
         # budgeted worker: a file of millions of splices takes seconds.)
         data = preprocessor.as_compiled(data)
-    elif c.language == "python":
-        data = preprocessor.lone_cr_as_lf(data)  # CPython's universal newlines: a CR-only file is not one line
+    elif c.language in ("python", "requirements", "yaml"):
+        # CPython (universal newlines), pip (str.splitlines) and YAML end a line at a lone CR too: a CR-only file is
+        # not one line (a comment to its end when it began with one).
+        data = preprocessor.lone_cr_as_lf(data)
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
                    data)
 

@@ -47,3 +47,15 @@ def test_a_python_file_with_lone_carriage_returns_is_read_line_by_line(tmp_path)
     p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
     found = sorted((f["path"], f["rule"], f["line"]) for f in json.loads(p.stdout)["findings"])
     assert found == [("a.py", "LIB008", 4), ("a.py", "PYT001", 3), ("b.py", "LIB008", 4), ("b.py", "PYT001", 3)]
+
+
+def test_requirements_and_yaml_with_lone_carriage_returns_are_read_line_by_line(tmp_path):
+    # pip reads a requirements file with str.splitlines (CR is a line end), YAML counts CR as a line break: the
+    # CR-only files install and mean what the LF ones do.
+    req = "# deps\nnvidia-cublas-cu12==12.1\ntensorrt==10.0\n"
+    yml = "name: x\n# c\nimage: nvcr.io/nvidia/pytorch:24.01-py3\n"
+    repo = make_repo(tmp_path / "r", {"requirements.txt": req.replace("\n", "\r").encode(),
+                                      "ci.yaml": yml.replace("\n", "\r").encode()})
+    p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
+    found = sorted((f["path"], f["rule"], f["line"]) for f in json.loads(p.stdout)["findings"])
+    assert found == [("ci.yaml", "CTR008", 3), ("requirements.txt", "LIB010", 2), ("requirements.txt", "TRT003", 3)]
