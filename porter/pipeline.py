@@ -42,7 +42,7 @@ from porter.source.discover import Candidate, Discovery, language_of
 from porter.source.includes import file_includes, quoted_target
 from porter.source import preprocessor
 from porter.source.parse import parse
-from porter.source.parse_input import harvest_macros, parses_alike
+from porter.source.parse_input import harvest_macros, parses_alike, python_names_as_read
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -871,6 +871,8 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # CPython (universal newlines), pip (str.splitlines) and YAML end a line at a lone CR too: a CR-only file is
         # not one line (a comment to its end when it began with one).
         data = preprocessor.lone_cr_as_lf(data)
+        if c.language == "python":
+            data = python_names_as_read(data)
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
                    data)
 
