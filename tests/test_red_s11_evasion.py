@@ -26,7 +26,7 @@ def _rules(files: dict[str, str], tmp_path) -> list[str]:
 
 
 def test_the_kernel_plainly_written_has_these_findings(tmp_path):
-    # The baseline the xfails below compare with: what porter finds when nothing is hidden.
+    # The baseline the tests below compare with: what porter finds when nothing is hidden.
     assert _rules({"a.cu": KERNEL}, tmp_path) == ["API005", "DEV002", "DEV002", "DEV003", "DEV011", "KRN001"]
 
 
@@ -66,14 +66,15 @@ def test_a_file_included_by_a_scanned_source_is_scanned_whatever_its_extension(t
 
 
 def test_what_an_included_file_includes_is_scanned_too_and_nothing_outside_the_repository(tmp_path):
-    files = {"src/a.cu": '#include "../inc/k.inl.txt"\n#include "../../outside.txt"\n#include "/etc/passwd"\n',
+    files = {"src/a.cu": '#include "../inc/k.inl.txt"\n#include "../../outside.txt"\n#include "/etc/passwd"\n'
+                         '#include "../.git/config"\n#include "../build/gen.txt"\n', "build/gen.txt": "int generated;\n",
              "inc/k.inl.txt": '#include "deeper/k2.body"\n', "inc/deeper/k2.body": KERNEL}
     (tmp_path / "outside.txt").write_text(KERNEL)
     repo = make_repo(tmp_path / "r", files)
     p = porter_here("scan", str(repo), "--no-cache", "--format", "json")
     doc = json.loads(p.stdout)
     assert sorted({f["path"] for f in doc["findings"]}) == ["inc/deeper/k2.body"]
-    assert doc["files"]["scanned"] == 3
+    assert doc["files"]["scanned"] == 4  # a.cu, k.inl.txt, k2.body and build/gen.txt; not .git/config
 
 
 def test_a_pull_request_that_changes_only_an_included_txt_file_fails_the_gate(tmp_path):

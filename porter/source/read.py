@@ -18,8 +18,7 @@ from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
-from porter.source.discover import (SKIP_DIRS, Candidate, Discovery, discover, inside_git, language_of, printable,
-                                    selected)
+from porter.source.discover import Candidate, Discovery, discover, inside_git, language_of, printable, selected
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -60,8 +59,8 @@ class WorkTree:
     def included(self, paths: Iterable[str], include: tuple[str, ...] = (),
                  exclude: tuple[str, ...] = ()) -> tuple[Candidate, ...]:
         """Candidates, read as C/C++/CUDA, for files under the root that scanned sources `#include "..."` though
-        their names give porter no language (`kern.txt`): each a regular file (no symlink) inside the root that
-        discovery would otherwise list (include/exclude globs, SKIP_DIRS). The read checks containment again."""
+        their names give porter no language (`kern.txt`): each a regular file (no symlink) inside the root
+        (_includable: include/exclude globs, never under .git). The read checks containment again."""
         if not os.path.isdir(self.root):
             return ()
         root = Path(self.real_root)
@@ -199,12 +198,17 @@ class GitTree:
 
 
 def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
-    """Of relative paths some source names in an `#include`, those discovery would list were they of a known
-    language: shown as they are (printable), not under SKIP_DIRS, selected by the include/exclude globs."""
+    """Of relative paths some source names in an `#include`, those porter may read as sources: shown as they are
+    (printable), never inside version control's own directories, selected by the include/exclude globs. (Other
+    SKIP_DIRS, `build/` and the like, are not left out: a compiler reads an include there, and git discovery lists
+    a tracked file there too.)"""
     return sorted(rel for rel in set(paths)
                   if printable(rel) == rel and rel.isprintable() and language_of(rel) is None
-                  and not any(part in SKIP_DIRS for part in rel.split("/")[:-1])
+                  and not any(part in _VCS_DIRS for part in rel.split("/")[:-1])
                   and selected(rel, list(include) or None, list(exclude) or None))
+
+
+_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def _size(path: Path) -> int:
