@@ -426,7 +426,7 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     state.untrusted = untrusted
     # The ROCm release HIP facts are judged for: the `rocm` pattern modifier (porter.match.engine) and the cache key.
     state.rocm = state.ctx.extra["rocm"] = options.rocm or default_release()
-    chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
+    chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only or c.target in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
 

@@ -124,6 +124,7 @@ class GitTree:
             raise UsageError(f"{self.label}: cannot list the tree: {e}") from None
         files: list[Candidate] = []
         skipped: list[Skipped] = []
+        links: list[tuple[str, bytes, bytes, str]] = []
         strip = len(self.subdir.rstrip("/")) + 1 if self.subdir else 0
         for record in out.split(b"\0"):
             if not record:
@@ -139,15 +140,82 @@ class GitTree:
             if kind == b"commit":
                 skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
             elif mode == b"120000":
-                skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+                links.append((rel, raw_path, blob, lang))
             elif kind == b"blob" and not size.isdigit():
                 # ls-tree prints no size for an object the repository lacks (a partial clone, a damaged mirror)
                 skipped.append(Skipped(rel, "blob missing from the repository (partial clone?): not read"))
             elif kind == b"blob":
                 files.append(Candidate(rel, Path(os.fsdecode(raw_path)), lang, blob=blob.decode("ascii"),
                                        size=int(size)))
+        if links:
+            followed = self._follow(out, [(raw, blob) for _, raw, blob, _ in links])
+            for rel, raw_path, blob, lang in links:
+                got = followed.get(raw_path)
+                if got is None:
+                    skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+                else:
+                    target, target_blob, size = got
+                    files.append(Candidate(rel, Path(os.fsdecode(target)), lang, blob=target_blob, size=size,
+                                           target=printable(os.fsdecode(target)[strip:])))
         files.sort(key=lambda c: c.path)
         return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
+
+    def _follow(self, listing: bytes, links: list[tuple[bytes, bytes]]) -> dict[bytes, tuple[bytes, str, int]]:
+        """For each symlink (its path from the top, its blob: the target's name), the regular file of this listing it
+        leads to, following up to MAX_LINK_HOPS links: (its path, its blob id, its size). A link leading out of the
+        tree (or out of `subdir`, which the listing holds), to nothing, or round a loop has none. A build compiles
+        a committed `src/k.cu -> ../docs/kernel.txt` as the kernel it leads to, and a checkout's scan reads it."""
+        entries: dict[bytes, tuple[bytes, bytes, bytes]] = {}
+        wanted: dict[bytes, bytes] = {}  # link path -> the path it names now
+        for raw, blob in links:
+            nxt = self._link_target(raw, blob)
+            if nxt is not None:
+                wanted[raw] = nxt
+        out: dict[bytes, tuple[bytes, str, int]] = {}
+        for _ in range(MAX_LINK_HOPS):
+            if not wanted:
+                break
+            names = set(wanted.values()) - set(entries)
+            if names:  # one pass over the listing for every name this hop asks for
+                for record in listing.split(b"\0"):
+                    meta, _, path = record.partition(b"\t")
+                    if path in names:
+                        fields = meta.split()
+                        if len(fields) == 4:
+                            entries[path] = (fields[0], fields[2], fields[3])
+            still: dict[bytes, bytes] = {}
+            for link, name in wanted.items():
+                found = entries.get(name)
+                if found is None:
+                    continue
+                mode, blob, size = found
+                if mode in (b"100644", b"100755") and size.isdigit():
+                    out[link] = (name, blob.decode("ascii"), int(size))
+                elif mode == b"120000":
+                    again = self._link_target(name, blob)
+                    if again is not None:
+                        still[link] = again
+            wanted = still
+        return out
+
+    def _link_target(self, raw: bytes, blob: bytes) -> bytes | None:
+        """The path from the repository top that the symlink at `raw` names, or None when it leads out of the tree
+        (an absolute target, or `..` past the top) or cannot be read."""
+        try:
+            text = self._reader.read(blob.decode("ascii"), 4096)
+        except (git.GitError, SourceReadError):
+            return None
+        if not text or text.startswith(b"/") or b"\0" in text or b"\n" in text:
+            return None
+        parts = raw.split(b"/")[:-1]
+        for part in text.split(b"/"):
+            if part == b"..":
+                if not parts:
+                    return None
+                parts.pop()
+            elif part not in (b"", b"."):
+                parts.append(part)
+        return b"/".join(parts) or None
 
     def included(self, paths: Iterable[str], include: tuple[str, ...] = (),
                  exclude: tuple[str, ...] = ()) -> tuple[Candidate, ...]:
@@ -195,6 +263,10 @@ class GitTree:
     def close(self) -> None:
         """Stop this process's `git cat-file` (a long walk reads through one tree and ends it when done)."""
         self._reader.close()
+
+
+# How many symlinks in a row a git tree's link is followed through (a loop ends here too).
+MAX_LINK_HOPS = 8
 
 
 def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
