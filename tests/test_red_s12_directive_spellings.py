@@ -6,7 +6,8 @@ with `#error live` before the kernel nvcc stops on it, so the kernel is compiled
 - `%:endif`: `%:` is the digraph of `#` (C++ [lex.digraph]), so it closes the `#if 0`;
 - `// note \\` + newline + `#if 0`: a line comment continued by a splice swallows the next line, `#if 0` and all
   (also with blanks between the backslash and the newline, which gcc, clang and nvcc take as a splice with a warning);
-- `#if 0 \\  ` + newline + `|| 1`: a directive continued past blanks after its backslash is `#if 0 || 1`.
+- `#if 0 \\  ` + newline + `|| 1`: a directive continued past blanks after its backslash is `#if 0 || 1`;
+- `#` + vertical tab + `endif`, form feed + `#endif`: blanks around the `#` include those two.
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ HIDERS = {
     "comment-splice": "// note \\\n#if 0\n" + BODY,
     "comment-splice-blanks": "// note \\  \n#if 0\n" + BODY,
     "directive-splice-blanks": "#if 0 \\  \n|| 1\n" + BODY + "#endif\n",
+    # A vertical tab or form feed is horizontal blank space to the preprocessor, around the `#` too.
+    "vertical-tab": "#if 0\n#\vendif\n" + BODY,
+    "form-feed": "#if 0\n\f#endif\n" + BODY,
 }
 # (rule, line) of the kernel's findings: it starts on line 3 in each file.
 FOUND = [("DEV002", 5), ("DEV011", 5), ("KRN001", 3)]

@@ -114,14 +114,15 @@ def side(cuda: Tri, rocm: Tri) -> str:
 # `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
 _LEXEMES = re.compile(rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
                       rb'|//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+# Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
+_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
 _QUOTES = frozenset(b"\"'")
 # A `%:` that starts a line (after blanks): the digraph of `#` read as `#` at the same length.
-_DIGRAPH_HASH = re.compile(rb"^([ \t]*)%:", re.M)
+_DIGRAPH_HASH = re.compile(rb"^([ \t\f\v]*)%:", re.M)
 # A directive's line continued on the next: a backslash at its end, maybe followed by blanks (as in _SPLICE).
 _CONTINUED = re.compile(rb"\\[ \t\f\v]*$")
 # Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
