@@ -50,6 +50,8 @@ from porter.rocm import default_release
 from porter.targets import Target, resolve_targets
 
 TEXT_SNIFF_BYTES = 8192
+# How a Git LFS pointer file begins (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
 # Binary artefacts are read lazily by their matchers (ELF headers, sizes): only this much is kept in memory.
 BINARY_HEAD_BYTES = 64 * 1024
 # A repository-config include/exclude that leaves out more than this share of the files is said in the output.
@@ -858,6 +860,10 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         return _skip(c, str(e)), False
     if c.language != "cuda" and b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
+    if c.language in ("cuda", "python") and data.startswith(LFS_POINTER) and len(data) < 1024:
+        # A checkout with Git LFS writes the real file here, which the build compiles; porter never fetches it.
+        return _skip(c, "a Git LFS pointer: the file's content is not in the repository, and porter does not "
+                        "fetch it"), False
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
