@@ -65,3 +65,15 @@ def test_links_out_of_the_tree_to_nothing_or_round_a_loop_stay_skipped(tmp_path)
     assert (rc, found) == (0, []), err
     assert sorted(s["path"] for s in skipped) == ["a.cu", "abs.cu", "b.cu", "gone.cu", "out.cu"]
     assert {s["reason"] for s in skipped} == {"symlink in the git tree: not followed"}
+
+
+def test_a_submodule_the_pull_request_adds_is_listed_as_not_scanned(tmp_path):
+    # A checkout with submodules builds what it holds; porter scans a submodule separately, and says so: the git
+    # tree's listing skipped it silently unless its name had a language (a work tree's listing always said it).
+    lib = make_repo(tmp_path / "lib", {"k.cu": KERNEL})
+    repo = make_repo(tmp_path / "r", {"base.cu": "int base;\n"})
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "third_party/lib")
+    git(repo, "commit", "-q", "-m", "pr")
+    rc, found, skipped, err = _gate(repo)
+    assert (rc, found) == (0, []), err
+    assert skipped == [{"path": "third_party/lib", "reason": "git submodule or nested repository: scan it separately"}]

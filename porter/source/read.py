@@ -134,12 +134,13 @@ class GitTree:
             rel = printable(os.fsdecode(raw_path)[strip:])
             if not selected(rel, list(include) or None, list(exclude) or None):
                 continue
+            if kind == b"commit":  # whatever its name, as a work tree's discovery lists it
+                skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
+                continue
             lang = language_of(rel)
             if lang is None:
                 continue
-            if kind == b"commit":
-                skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
-            elif mode == b"120000":
+            if mode == b"120000":
                 links.append((rel, raw_path, blob, lang))
             elif kind == b"blob" and not size.isdigit():
                 # ls-tree prints no size for an object the repository lacks (a partial clone, a damaged mirror)
