@@ -40,7 +40,7 @@ from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
 from porter.source.discover import Candidate, Discovery, language_of
 from porter.source.includes import file_includes, quoted_target
-from porter.source import preprocessor
+from porter.source import buildsources, preprocessor
 from porter.source.parse import parse
 from porter.source.parse_input import harvest_macros, parses_alike, python_names_as_read
 from porter.contain import Unreadable, read_bytes
@@ -364,7 +364,8 @@ def scan(
     held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                     options.jobs, notices, options.rocm_macros, held)
-    extra = _included_unlisted(source, found, facts.unlisted_includes, options, held, notices)
+    wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices)]
+    extra = _included_unlisted(source, found, wanted, options, held, notices)
     if extra:
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
@@ -400,6 +401,32 @@ def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], 
                                           options.jobs, notices)
         wanted = [t for c in extra for t in unlisted_includes(c.path, harvested.get(c.path, ({}, {}, ((), 0)))[2][0])]
     return out
+
+
+def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, held: Held,
+                        notices: list[str]) -> list[str]:
+    """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
+    worker like any repository content; past the budget none, and a notice says so."""
+    cmake = [c for c in found.files if c.language == "cmake" and buildsources.is_cmake(c.path)]
+    texts: list[tuple[str, bytes]] = []
+    for c in cmake:
+        try:
+            data = held.read(source, c, options.max_file_bytes)
+        except SourceReadError:
+            continue  # said when the file itself is scanned
+        if b"LANGUAGE" in data.upper():
+            texts.append((c.path, data))
+    if not texts:
+        return []
+    answer = run_stage(_cmake_task, (texts,), stage_budget(file_budget(options), len(texts)))
+    if isinstance(answer, Overrun):
+        notices.append(f"reading which sources CMake compiles as CUDA {answer.reason}; files it names are not read")
+        return []
+    return list(answer)
+
+
+def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
+    return [t for path, data in texts for t in buildsources.cuda_sources(path, data.decode("utf-8", "replace"))]
 
 
 def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive]) -> list[str]:
