@@ -86,13 +86,14 @@ class Run:
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
         progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None,
-        untrusted: bool = False) -> Run:
+        untrusted: bool = False, found: Discovery | None = None) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
     the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`);
-    `untrusted`: the scanned files are a change's under --isolated, whose own claims are not taken (see `scan`)."""
+    `untrusted`: the scanned files are a change's under --isolated, whose own claims are not taken (see `scan`);
+    `found`: the source's discovery with the settings' include/exclude, when the caller already has it."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
-    result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted)
+    result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted, found=found)
     return complete(result, settings, targets, assess=assess, source=source)
 
 
@@ -333,16 +334,18 @@ def scan(
     targets: Iterable[Target] | None = None,
     only: frozenset[str] | None = None,
     untrusted: bool = False,
+    found: Discovery | None = None,
 ) -> ScanResult:
     """The scan stage: every file of a source (a work tree, a git tree, or a path) to a sorted result with the
     rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches.
     With `only` (paths as the source shows them) just those files are scanned; the repository-wide facts (macros,
     local packages) still come from every file, so each scanned file's result and cache key are the full scan's.
     With `untrusted` (the files of a change under --isolated) a file is never read as a private copy of a toolkit
-    header on its own say-so (porter.match.refine; keyed in the cache)."""
+    header on its own say-so (porter.match.refine; keyed in the cache).
+    `found`: the source's discovery with the settings' include/exclude, when the caller already made it."""
     source = root if isinstance(root, (WorkTree, GitTree)) else WorkTree(Path(root))
     targets = tuple(targets) if targets is not None else tuple(resolve_targets(options.targets))
-    found = source.discover(options.include, options.exclude)
+    found = found if found is not None else source.discover(options.include, options.exclude)
     notices = list(options.notices)
     if options.config_globs:
         everything = source.discover()

@@ -69,6 +69,11 @@ class Status(str, enum.Enum):
         return self._value_
 
 
+# `scan --status` values: each Status, or all of them (here, not in porter.portaware, so the command line checks one
+# without loading the port-status stage).
+STATUS_CHOICES = (*(s.value for s in Status), "all")
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One rule hit at one place in one file."""

@@ -499,9 +499,6 @@ def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> Port
     return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc))
 
 
-STATUS_CHOICES = ("open", "handled", "cuda-only", "all")
-
-
 def select(result: ScanResult, status: str) -> ScanResult:
     """The result narrowed to findings and kernels of one status ("all": unchanged)."""
     if status == "all":

@@ -1143,14 +1143,16 @@ def _taken(truths: list[Tri]) -> tuple[bool, int | None]:
 
 
 def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[str, int] | None = None,
-                   rocm_names: Iterable[str] = ()) -> list[tuple[Group, Arm]]:
+                   rocm_names: Iterable[str] = (), also_empty: frozenset[int] = frozenset()) -> list[tuple[Group, Arm]]:
     """Arms with code that the CUDA device pass may compile and the HIP one never does, in groups where HIP then
     compiles no code at all: `#if __CUDA_ARCH__ >= 800` with no `#else` or an empty one (`names`: macros HIP leaves
     undefined). A group that names a ROCm-side macro chose its HIP path on purpose and is left out, as is one inside
     an arm HIP does not compile (a dead one, a CUDA-only one, or the losing arm of another such test). Named
     levels (`__CUDA_ARCH__ >= GGML_CUDA_CC_TURING`) are read with `constants`; a test porter cannot decide is left
-    out. Each as (group, the first arm that vanishes), in the order groups close."""
+    out. Each as (group, the first arm that vanishes), in the order groups close. `also_empty`: directive lines of
+    further arms to read as empty (a caller's stubs: an `#else` that only returns a constant)."""
     names = frozenset(names)
+    empty_arms = pre.empty_arms | also_empty
     constants = constants or {}
     rocm_names = frozenset(rocm_names)
     hip = _DevicePass(ROCM, names, constants, rocm_names)
@@ -1166,11 +1168,11 @@ def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[s
         if not decided:
             continue
         lost.extend((a.line, a.last) for i, a in enumerate(g.arms) if i != taken)
-        if taken is not None and g.arms[taken].line not in pre.empty_arms:
+        if taken is not None and g.arms[taken].line not in empty_arms:
             continue
         truths = _arm_truths(g, cuda)
         arm = next((a for i, a in enumerate(g.arms[:taken]) if a.kind != "else" and truths[i] is not False
-                    and a.line not in pre.empty_arms), None)
+                    and a.line not in empty_arms), None)
         if arm is not None:
             found.append((g, arm))
     if not found:

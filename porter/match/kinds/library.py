@@ -22,6 +22,8 @@ import re
 from pathlib import PurePosixPath
 from typing import Iterable, Iterator
 
+import tree_sitter as ts
+
 from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code_regex import compile_regex
 from porter.source.parse import SourceFile
@@ -169,20 +171,46 @@ def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, 
             names.add(value.text.decode())
     if not names:
         return
-    values = []
-    for a in captures("python", "[(assignment) (augmented_assignment)] @a", sf.root).get("a", []):
-        left = a.child_by_field_name("left")
-        if left is not None and left.type == "identifier" and left.text.decode() in names:
-            values.append(a.child_by_field_name("right"))
-    for call in captures("python", "(call function: (attribute object: (identifier) @o attribute: (identifier) @m)) @c",
-                         sf.root).get("c", []):
-        fn = call.child_by_field_name("function")
-        obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
-        if obj.text.decode() in names and attr.text.decode() in ("append", "extend", "insert"):
-            values.append(call.child_by_field_name("arguments"))
+    assignments = captures("python", "[(assignment) (augmented_assignment)] @a", sf.root).get("a", [])
+    calls = captures("python", "(call function: (attribute object: (identifier) @o attribute: (identifier) @m)) @c",
+                     sf.root).get("c", [])
+    values: list[ts.Node | None] = []
+    done: set[str] = set()
+    # A list built from other lists (`libs = base_libs + ["cusparse"]`, `libraries=[*cuda_libs, "m"]`): the names a
+    # value combines are followed too, a few assignments deep.
+    for _ in range(3):
+        todo = names - done
+        if not todo:
+            break
+        done |= todo
+        found: list[ts.Node | None] = []
+        for a in assignments:
+            left = a.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and left.text.decode() in todo:
+                found.append(a.child_by_field_name("right"))
+        for call in calls:
+            fn = call.child_by_field_name("function")
+            obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+            if obj.text.decode() in todo and attr.text.decode() in ("append", "extend", "insert"):
+                found.append(call.child_by_field_name("arguments"))
+        values.extend(found)
+        for value in found:
+            names |= {n.text.decode() for n in _combined_names(value)}
     for value in values:
         for c in captures("python", "(string (string_content) @c)", value).get("c", []) if value is not None else []:
             yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
+
+
+def _combined_names(value: ts.Node | None) -> Iterator[ts.Node]:
+    """The plain names a list value is combined from: operands of `+`, `*name` in a list, a parenthesised name."""
+    if value is None:
+        return
+    if value.type == "identifier":
+        yield value
+    elif value.type in ("binary_operator", "parenthesized_expression", "list", "list_splat", "argument_list"):
+        for child in value.named_children:
+            if child.type in ("identifier", "binary_operator", "parenthesized_expression", "list_splat"):
+                yield from _combined_names(child)
 
 
 _PY_IMPORT_FROM = """
