@@ -97,7 +97,8 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))
     drafts.sort()
-    findings = _fingerprinted(refine(drafts, sf, ctx.extra.get("rocm_names", ())))
+    findings = _fingerprinted(refine(drafts, sf, ctx.extra.get("rocm_names", ()),
+                                           ctx.extra.get("trust_toolkit_copies", True)))
     if not suppressions:
         return findings, []
     kept, hidden = [], []

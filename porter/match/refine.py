@@ -43,7 +43,7 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import POSITIVE_ARMS, Group, names_rocm, preprocessed
+from porter.source.preprocessor import POSITIVE_ARMS, Group, may_hold_directives, names_rocm, preprocessed
 
 PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
 _RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
@@ -110,7 +110,8 @@ _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s
                               rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
 
 
-def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()) -> list[Draft]:
+def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = (),
+           trust_copies: bool = True) -> list[Draft]:
     """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc);
     `rocm_names`: the repository's ROCm-side macros beyond the built-in ones (configuration's and derived)."""
     if not findings:
@@ -118,7 +119,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
-    if findings and sf.language == "cuda" and b"#" in sf.code:
+    if findings and sf.language == "cuda" and may_hold_directives(sf.code):
         groups = preprocessed(sf).groups
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
         fallback = fallback_tests(groups, sf, rocm_names)
@@ -132,7 +133,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [optional_dropin(f, groups) for f in findings]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
-    if private_toolkit_copy(sf):
+    # `trust_copies` False (an --isolated diff: the file is part of the change): a file's own claim to be NVIDIA's
+    # header is not taken, as a change's own suppressions and ROCm arms are not (porter.diff._reopen).
+    if trust_copies and private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
@@ -149,7 +152,7 @@ def dead_lines(sf: SourceFile) -> frozenset[int]:
     """Lines in preprocessor branches that can never compile: `#if 0` (or `false`) bodies, and every branch after a
     taken `#if 1`/`#elif 1` (porter.source.preprocessor: whatever any macro is)."""
     # Only C/C++ has a preprocessor: a `#if 0` in a Python, shell or CMake comment is a comment.
-    return preprocessed(sf).dead if sf.language == "cuda" and b"#" in sf.data else frozenset()
+    return preprocessed(sf).dead if sf.language == "cuda" and may_hold_directives(sf.data) else frozenset()
 
 
 def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable[str] = ()) -> frozenset[int]:

@@ -86,6 +86,9 @@ class Candidate:
     language: str
     blob: str | None = None
     size: int | None = None
+    # A symlink in a git tree read as the file it leads to: that file's path as shown (porter.source.read.GitTree), so
+    # a change to the target alone still has the link scanned (pipeline.scan_files with `only`).
+    target: str | None = None
 
 
 @dataclass(frozen=True)

@@ -107,34 +107,92 @@ def side(cuda: Tri, rocm: Tri) -> str:
 
 
 # An unterminated comment runs to the end of the file (as in C): matched once, not tried again at every later
-# `/*` (which made `'/* ' * 20000` quadratic).
-_LEXEMES = re.compile(rb'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+# `/*` (which made `'/* ' * 20000` quadratic). So does an unterminated raw string. A C++11 raw string literal
+# (`R"delim( ... )delim"`, maybe u8/u/U/L-prefixed, a delimiter of up to 16 characters) is lexed first: what it
+# holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
+# kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
+# `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
+_LEXEMES = re.compile(rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
+                      rb'|//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
+_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
+_QUOTES = frozenset(b"\"'")
+# A `%:` that starts a line (after blanks): the digraph of `#` read as `#` at the same length.
+_DIGRAPH_HASH = re.compile(rb"^([ \t\f\v]*)%:", re.M)
+# A directive's line continued on the next: a backslash at its end, maybe followed by blanks (as in _SPLICE).
+_CONTINUED = re.compile(rb"\\[ \t\f\v]*$")
 # Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
 _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
 def _blank_comments(data: bytes) -> bytes:
-    """Comments to spaces, newlines kept, so lines stay where they are; strings are skipped, not searched."""
+    """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
+    no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
     for m in _LEXEMES.finditer(data):
         start = m.start()
-        if data[start] == 0x2F:  # `/`: a comment (a string or character literal starts with its quote)
+        if data[start] not in _QUOTES:  # a comment or a raw string (a string or character literal starts with its quote)
             end = m.end()
             if out is None:
                 out = bytearray(data)
             out[start:end] = data[start:end].translate(_TO_SPACE)
-    return data if out is None else bytes(out)
+    code = data if out is None else bytes(out)
+    if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
+        code = _DIGRAPH_HASH.sub(rb"\1 #", code)
+    return code
+
+
+def may_hold_directives(data: bytes) -> bool:
+    """Whether `data` can hold a directive at all (a `#`, or its digraph `%:`): a cheap test before lexing."""
+    return b"#" in data or b"%:" in data
+
+
+# A line splice (translation phase 2): a backslash at a line's end, maybe followed by blanks (gcc, clang and nvcc
+# accept those, with a warning), joins the line to the next before any token is formed.
+_SPLICE = re.compile(rb"\\[ \t\f\v]*\r?\n")
+# A carriage return that is not the first half of a CR LF: a line end to gcc, clang and nvcc (line numbers count it).
+_LONE_CR = re.compile(rb"\r(?!\n)")
+# A run of non-blank bytes split by splices, from its start: the lookbehind fails at once inside a run, so each run is
+# read once (linear), and a run with no splice in it costs no Python.
+_SPLIT_RUN = re.compile(rb"(?<![^ \t\n\r\f\v\\])[^ \t\n\r\f\v\\]+(?:\\[ \t\f\v]*\r?\n[^ \t\n\r\f\v\\]+)+")
+
+
+def _splices_last(m: re.Match[bytes]) -> bytes:
+    run = m.group()
+    return _SPLICE.sub(b"", run) + b"".join(_SPLICE.findall(run))
+
+
+def lone_cr_as_lf(data: bytes) -> bytes:
+    """`data` with each carriage return that does not begin a CR LF read as the line end it is to gcc, clang, nvcc
+    and CPython (universal newlines), at the same length."""
+    return _LONE_CR.sub(b"\n", data) if b"\r" in data else data
+
+
+def as_compiled(data: bytes) -> bytes:
+    """A C/C++/CUDA file's bytes as a compiler tokenises them, at the same length and with every token starting on
+    its own physical line, so every offset porter reports stays the file's own: NUL bytes read as spaces (nvcc, gcc
+    and clang ignore them), a lone carriage return read as the line end it is to them (a file with CR-only line ends
+    was one line to porter, and a comment to its end when it began with `//`), and splices that split a token (`__shfl_\\` newline `down_sync`, `k<<\\` newline `<`)
+    moved to the end of the token's run, where they still continue the line. Phase 2 removes every splice wherever it
+    is, so a compiler reads the result exactly as the file; porter's tokenizer and tree-sitter, which end a token at
+    a physical line's end, now read the token the compiler reads. A pull request could otherwise hide a kernel from
+    the gate behind one NUL or one split identifier."""
+    if b"\0" in data:
+        data = data.replace(b"\0", b" ")
+    data = lone_cr_as_lf(data)
+    if b"\\" not in data:
+        return data
+    return _SPLIT_RUN.sub(_splices_last, data)
 
 
 def directives(data: bytes) -> list[Directive]:
     """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`).
     Callers that hold a parsed file ask `preprocessed(sf)` instead, which lexes it once."""
-    return _directives(data) if b"#" in data else []
+    return _directives(data) if may_hold_directives(data) else []
 
 
 def _directives(data: bytes) -> list[Directive]:
@@ -158,9 +216,9 @@ def _lex(code: bytes) -> list[Directive]:
                 parts = [m.group(2).rstrip(b"\r")]
                 last, pos = line, m.end()
                 # Continuation lines joined once at the end (adding each to the body so far was quadratic in them).
-                while parts[-1].endswith(b"\\") and pos < n:
+                while pos < n and (cont := _CONTINUED.search(parts[-1])) is not None:
                     nxt = code.find(b"\n", pos + 1)
-                    parts[-1] = parts[-1][:-1]
+                    parts[-1] = parts[-1][:cont.start()]
                     parts.append(code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r"))
                     last, pos = last + 1, (nxt if nxt >= 0 else n)
                 continued = last
@@ -856,7 +914,7 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
         return _LAST[2], _LAST[1]
     _LAST[0] = None
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
-    if b"#" not in data:
+    if not may_hold_directives(data):
         return Preprocessed((), total, (), frozenset(), ()), data
     code = _blank_comments(data)
     dirs = tuple(_lex(code))
@@ -919,7 +977,7 @@ def one_arm_for_braces(data: bytes) -> bytes:
     directives and every later arm blanked to spaces (newlines kept, so offsets and lines stay). Without it a parser
     that reads every arm sees two `{` for one `}`, and a kernel's extent runs on into the host launcher after it, or
     the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
-    if b"#" not in data or (b"{" not in data and b"}" not in data):
+    if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
     if not pp.groups:

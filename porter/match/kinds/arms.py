@@ -18,12 +18,12 @@ from typing import Iterable
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import condition_names, defines, preprocessed, vanishing_arms
+from porter.source.preprocessor import condition_names, defines, may_hold_directives, preprocessed, vanishing_arms
 
 
 def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     names = pattern["vanishing_arm"]
-    if sf.language != "cuda" or b"#" not in sf.data or not any(n.encode() in sf.data for n in names):
+    if sf.language != "cuda" or not may_hold_directives(sf.data) or not any(n.encode() in sf.data for n in names):
         return
     found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
     yield from _arm_hits(sf, names, found, ())
