@@ -158,3 +158,21 @@ def test_the_nearest_arch_arm_decides_in_an_elif_chain():
 
     pre = preprocess(b"#if A\nint a;\n#elif defined(__CUDA_ARCH__)\nint d;\n#elif B\nint b;\n#else\nint e;\n#endif\n")
     assert [pre.device_only(n) for n in (2, 4, 6, 8)] == [False, True, False, False]
+
+
+NESTED_VERSION = ("#if defined(LIB_HAVE_HIP)\n"      # 1
+                  "hip_call();\n"                     # 2 ROCm build only
+                  "#else\n"                           # 3
+                  "  #if CUDA_VERSION >= 7500\n"      # 4
+                  "cublas_call();\n"                  # 5 CUDA build only (when the toolkit is new enough)
+                  "  #endif\n"                        # 6
+                  "#endif\n")                         # 7
+
+
+def test_a_version_derived_as_cuda_side_is_undecided_in_the_cuda_build():
+    # A project that #defines CUDA_VERSION only in CUDA arms makes it a CUDA-side name (derived_names); its value
+    # is still unknown, so `>= 7500` must not read false for CUDA and leave line 5 compiled by neither build.
+    pre = preprocess(NESTED_VERSION.encode())
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset({"CUDA_VERSION"}))]
+    # (a directive line belongs to the arm it closes; line 4's CUDA-side version test guards its own arm)
+    assert sides == [(1, 1, "both", 0), (2, 3, "rocm", 1), (4, 4, "cuda", 1), (5, 6, "cuda", 4), (7, 7, "cuda", 1)]

@@ -361,7 +361,11 @@ class Build:
         if name in NVCC_ONLY:
             return None if self.build == CUDA else False
         if name in self.cuda:
-            return 1 if self.build == CUDA else False
+            if self.build != CUDA:
+                return False
+            # A version derived as CUDA-side (a project that #defines CUDA_VERSION in a CUDA arm) is defined with
+            # an unknown value: `#if CUDA_VERSION >= 7500` in the CUDA build is undecided, not false.
+            return DEFINED if "VERSION" in name.upper() else 1
         if name in self.rocm or is_rocm_name(name):
             if self.build == CUDA:
                 return False
