@@ -120,6 +120,101 @@ def make_twin_regions(text: str) -> list[tuple[int, int, str, int]]:
     return out
 
 
+# GNU make conditionals (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html), indented or not;
+# `else ifeq (...)` continues the group. A recipe line (tab first) is never one.
+_MAKE_COND = re.compile(r"^ *(?:(else)\s*)?(ifeq|ifneq|ifdef|ifndef)?\s*(.*)$")
+_MAKE_ROCM_WORDS = frozenset({"hip", "rocm", "amd", "hipcc", "amdgpu"})
+_MAKE_CUDA_WORDS = frozenset({"cuda", "nvcc", "nvidia"})
+_MAKE_OFF = frozenset({"", "0", "no", "false", "off", "n"})
+
+
+def _make_word_side(word: str) -> str | None:
+    parts = {p for p in re.split(r"[_\W]+", word.lower()) if p}
+    return ROCM if parts & _MAKE_ROCM_WORDS else CUDA if parts & _MAKE_CUDA_WORDS else None
+
+
+def _make_test(kind: str, arg: str) -> str | None:
+    """The build a make conditional says it is true in ("cuda", "rocm") or None: `ifeq ($(BACKEND),hip)` (a vendor
+    word compared), `ifeq ($(USE_HIP),1)` / `ifdef USE_ROCM` (a vendor-named switch set); ifneq / ifndef flip it."""
+    if kind in ("ifdef", "ifndef"):
+        s = _make_word_side(arg.strip())
+    else:
+        body = arg.strip()
+        if body.startswith("(") and body.endswith(")"):
+            operands = [o.strip() for o in body[1:-1].split(",", 1)]
+        else:
+            operands = [o.strip().strip("\"'") for o in re.findall(r"\"[^\"]*\"|'[^']*'", body)]
+        literals = [o for o in operands if "$" not in o]
+        variables = [o for o in operands if "$" in o]
+        s = next((x for x in (_make_word_side(o) for o in literals) if x), None)
+        if s is None and variables and all(o.lower() not in _MAKE_OFF for o in literals) and literals:
+            s = next((x for x in (_make_word_side(re.sub(r"[$(){}]", " ", v)) for v in variables) if x), None)
+    if s is not None and kind in ("ifneq", "ifndef"):
+        s = CUDA if s == ROCM else ROCM
+    return s
+
+
+def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, side, guard line) for the arms of a Makefile's vendor conditionals: MAGMA's
+    `ifeq ($(BACKEND),cuda) ... else ifeq ($(BACKEND),hip) ... endif`, `ifdef USE_ROCM`. Only a file with a ROCm
+    test has CUDA arms (a CUDA-only Makefile's `ifeq ($(CUDA),1)` says nothing about a port); nested conditionals
+    inside an arm are that arm's."""
+    lines = text.split("\n")
+    parsed = []
+    for i, line in enumerate(lines):
+        if line.startswith("\t"):
+            continue
+        m = _MAKE_COND.match(line)
+        if m is None or not (m.group(1) or m.group(2) or m.group(3).startswith("endif")):
+            continue
+        if m.group(2):
+            parsed.append((i + 1, "else" if m.group(1) else "if", _make_test(m.group(2), m.group(3))))
+        elif m.group(1):
+            parsed.append((i + 1, "else", "else"))
+        elif re.match(r"endif\b", m.group(3)):
+            parsed.append((i + 1, "endif", None))
+    if not any(t == ROCM for _l, _k, t in parsed):
+        return []
+
+    def truth(test: str | None, build: str):
+        return None if test is None else test == build
+
+    out: list[tuple[int, int, str, int]] = []
+    stack: list[dict] = []
+    cur = (True, True, 0)
+    start = 1
+
+    def mark(upto: int) -> None:
+        nonlocal start
+        s = side(cur[0], cur[1])
+        if upto >= start and s in (CUDA, ROCM) and cur[2]:
+            out.append((start, upto, s, cur[2]))
+        start = upto + 1
+
+    for line, kind, test in parsed:
+        if kind == "if":
+            mark(line)  # the `ifeq` line is its enclosing arm's
+            c, r = truth(test, CUDA), truth(test, ROCM)
+            stack.append({"outer": cur, "c": c, "r": r, "guard": line if test else 0})
+            cur = (tri_and(cur[0], c), tri_and(cur[1], r), (line if test else 0) or cur[2])
+        elif kind == "else" and stack:
+            mark(line - 1)
+            f = stack[-1]
+            c, r = (True, True) if test == "else" else (truth(test, CUDA), truth(test, ROCM))
+            if test not in ("else", None):
+                f["guard"] = f["guard"] or line
+            arm_c, arm_r = tri_and(tri_not(f["c"]), c), tri_and(tri_not(f["r"]), r)
+            f["c"], f["r"] = tri_or(f["c"], c), tri_or(f["r"], r)
+            o = f["outer"]
+            cur = (tri_and(o[0], arm_c), tri_and(o[1], arm_r), f["guard"] or o[2])
+            start = line + 1
+        elif kind == "endif" and stack:
+            mark(line - 1)
+            cur = stack.pop()["outer"]
+            start = line + 1
+    return out
+
+
 def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
     """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
     from porter.source.discover import selected
@@ -276,6 +371,12 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
     (start, end, side, guard line) for findings in the CMake file itself."""
     cmds = cmake_commands(text)
     has_rocm = any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1] for c in cmds)
+    # A CUDA switch whose ROCm twin the file also tests (`if(MAGMA_ENABLE_CUDA)` beside `if(MAGMA_ENABLE_HIP)`,
+    # two options, one per backend): its arm is the CUDA build's, a guard of its own like the preprocessor's
+    # paired switches (porter.source.preprocessor.paired_cuda_switches).
+    tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
+    paired = {a for a in tested if _cm_var_side(a) == CUDA and
+              any(re.sub(r"(?i)cuda", w, a, count=1) in tested for w in ("HIP", "ROCM", "hip", "rocm"))}
     base = posixpath.dirname(path)
     stack: list[dict] = []
     cur = (True, True, 0)
@@ -295,6 +396,7 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
             mark(c.line)
             cv, vend = _cm_condition(c.args, CUDA, has_rocm)
             rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
+            vend = vend or (side(cv, rv) == CUDA and any(a in paired for a in c.args))
             stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
                           "first": len(refs), "line": c.line, "regions": len(regions),
                           "head": side(tri_and(cur[0], cv), tri_and(cur[1], rv))})

@@ -36,7 +36,7 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
-                                    make_twin_regions, rocm_path_evidence, setup_references)
+                                    make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 
@@ -154,7 +154,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
-        return PortFacts(regions=tuple(make_twin_regions(data.decode("utf-8", "replace"))))
+        text = data.decode("utf-8", "replace")
+        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)))
     if language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions))
