@@ -176,3 +176,23 @@ def test_a_version_derived_as_cuda_side_is_undecided_in_the_cuda_build():
     sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset({"CUDA_VERSION"}))]
     # (a directive line belongs to the arm it closes; line 4's CUDA-side version test guards its own arm)
     assert sides == [(1, 1, "both", 0), (2, 3, "rocm", 1), (4, 4, "cuda", 1), (5, 6, "cuda", 4), (7, 7, "cuda", 1)]
+
+
+def test_a_cuda_switch_forked_against_a_rocm_arm_is_the_cuda_builds():
+    from porter.source.preprocessor import paired_cuda_switches
+
+    text = ("#if GOOGLE_CUDA\n"                 # 1: forked against line 3's ROCm test
+            'asm("trap;");\n'                   # 2 CUDA build only
+            "#elif TENSORFLOW_USE_ROCM\n"       # 3
+            "__builtin_trap();\n"               # 4 ROCm build only
+            "#endif\n"                          # 5
+            "#if defined(WITH_CUDA_GRAPHS)\n"   # 6: no ROCm arm in its group: stays unknown
+            "#endif\n"                          # 7
+            "#if __CUDA_ARCH__ >= 800\n"        # 8: a comparison, not a switch
+            "#elif defined(USE_ROCM)\n"         # 9
+            "#endif\n")                         # 10
+    pre = preprocess(text.encode())
+    cuda = paired_cuda_switches([(list(pre.directives), pre.total)])
+    assert cuda == {"GOOGLE_CUDA"}
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset(cuda))][:3]
+    assert sides == [(1, 1, "both", 0), (2, 3, "cuda", 1), (4, 5, "rocm", 1)]

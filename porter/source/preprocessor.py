@@ -675,6 +675,8 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
         names.update(name for _line, name, _body in defines(dirs))
         siblings |= _library_siblings(dirs)
     out = set()
+    for dirs, _total in files:
+        out |= _forked_cuda_switches(dirs, known)
     for n in names:
         parts = n.split("_")
         if _CUDA_WORD in parts:
@@ -688,6 +690,29 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
                                            for w in _LIBRARY_TWINS[p]):
                 out.add(n)
                 break
+    return out
+
+
+def _forked_cuda_switches(dirs: Iterable[Directive], known: set[str]) -> set[str]:
+    """CUDA-named switches that one arm of a group tests while a later arm tests a ROCm-side name: TensorFlow's
+    `#if GOOGLE_CUDA` ... `#elif TENSORFLOW_USE_ROCM`. The project forks by vendor there, so the CUDA switch is
+    unset in the ROCm build (else that build would never reach its own arm)."""
+    out: set[str] = set()
+    stack: list[list[tuple[str, ...]]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([tuple(_tokens(d.text)) if d.kind != "ifndef" else ()])
+        elif d.kind in ("elif", "elifdef", "elifndef") and stack:
+            stack[-1].append(tuple(_tokens(d.text)) if d.kind != "elifndef" else ())
+        elif d.kind == "endif" and stack:
+            arms = stack.pop()
+            for i, arm in enumerate(arms):
+                # only a plain switch test (`X`, `defined(X)`), never `__CUDA_ARCH__ >= 800` or a negation
+                names = [t for t in arm if t not in ("defined", "(", ")")]
+                if len(names) != 1 or names[0].startswith("__") or _CUDA_WORD not in names[0].upper().split("_"):
+                    continue
+                if any(is_rocm_name(t) or t in known for later in arms[i + 1:] if "!" not in later for t in later):
+                    out.add(names[0])
     return out
 
 
