@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from porter.pipeline import run
-from porter.portaware.scope import build_twin, cmake_references, make_conditional_regions, make_twin_regions
+from porter.portaware.scope import (build_twin, cmake_references, cuda_extras, make_conditional_regions,
+                                   make_twin_regions)
 from porter.settings import Settings
 from porter.source.preprocessor import Directive, paired_cuda_switches
 
@@ -145,3 +146,31 @@ def test_a_cmake_cuda_switch_with_a_rocm_twin_option_guards_its_arm():
             "endif()\n")                                     # 11
     _refs, regions = cmake_references("CMakeLists.txt", text)
     assert [r for r in regions if r[3]] == [(4, 5, "cuda", 3), (7, 8, "rocm", 6)]
+
+
+PYPROJECT_EXTRAS = ('[project]\n'                                                              # 1
+                    'name = "demo"\n'                                                          # 2
+                    'dependencies = ["xformers"]\n'                                            # 3 default: open
+                    '[project.optional-dependencies]\n'                                        # 4
+                    'cu121onlytorch250 = [\n'                                                  # 5 CUDA extra
+                    '    "xformers @ https://download.pytorch.org/whl/cu121/xformers-0.0.28-cp311-cp311-linux_x86_64.whl",\n'  # 6
+                    ']\n'                                                                      # 7
+                    'rocm72-torch291 = ["torch"]\n'                                            # 8 ROCm extra
+                    'flashattentiontorch260abiTRUEcu12x = [\n'                                 # 9 CUDA extra
+                    '    "flash-attn @ https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4/flash_attn-2.7.4+cu12torch2.6-cp311-cp311-linux_x86_64.whl",\n'  # 10
+                    ']\n'                                                                      # 11
+                    'colab = ["xformers"]\n'                                                   # 12 not named for CUDA
+                    '[tool.ruff]\n'                                                            # 13
+                    'cuda12 = 1\n')                                                            # 14 not an extra
+
+
+def test_a_pyproject_extra_named_for_cuda_is_the_teams_nvidia_only_choice(tmp_path):
+    assert cuda_extras(PYPROJECT_EXTRAS) == [(5, 7, 5), (9, 11, 9)]
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT_EXTRAS)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted({(f.line, str(f.status), f.handled_by) for f in result.findings if f.line in (3, 6, 10, 12)})
+    assert status == [(3, "open", None), (6, "cuda-only", "pyproject.toml:5"), (10, "cuda-only", "pyproject.toml:9"),
+                      (12, "open", None)]

@@ -215,6 +215,48 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
     return out
 
 
+# An optional-dependencies extra named for a CUDA build: unsloth's `cu124onlytorch250`, `cuda12`, `nvidia-gpu`.
+# (`cu12x` ends `flashattentiontorch260abiTRUEcu12x`; a CUDA wheel tag cuNNN is read anywhere in the name)
+_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia)(?:$|[-_.])")
+_TOML_TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
+_TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
+
+
+def cuda_extras(text: str) -> list[tuple[int, int, int]]:
+    """(first line, last line, key line) of each `[project.optional-dependencies]` extra whose name says it is a
+    CUDA build's (`cu124onlytorch250 = [...]`, `cuda12`, `nvidia`): an opt-in the user picks for an NVIDIA machine, so what it pins is
+    the team's NVIDIA-only choice, not work the ROCm install inherits (the default dependencies still are)."""
+    lines = text.split("\n")
+    out: list[tuple[int, int, int]] = []
+    in_extras = False
+    current: tuple[int, int] | None = None  # (key line, last line so far)
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            out.append((current[0], current[1], current[0]))
+        current = None
+
+    for i, line in enumerate(lines, 1):
+        t = _TOML_TABLE.match(line)
+        if t is not None:
+            close()
+            in_extras = t.group(1).strip() in ("project.optional-dependencies", "tool.poetry.extras")
+            continue
+        if not in_extras:
+            continue
+        k = _TOML_KEY.match(line)
+        if k is not None:
+            close()
+            if _CUDA_EXTRA.search(k.group(1).strip("\"'")):
+                current = (i, i)
+            continue
+        if current is not None and line.strip():
+            current = (current[0], i)
+    close()
+    return out
+
+
 def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
     """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
     from porter.source.discover import selected

@@ -36,10 +36,14 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
-                                    make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
+                                    cuda_extras, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 
+
+# The side of a build-file region that a team's opt-in NVIDIA variant holds (a pyproject extra named for CUDA):
+# cuda-only, not handled - nothing in the repository ports it.
+CUDA_ONLY_EXTRA = "cuda-only"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
@@ -86,7 +90,7 @@ class PortMap:
                 return Status.HANDLED, f"{path}:{line}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
-                return Status.HANDLED, f"{path}:{guard}"
+                return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
         best = None
         for sp in self.spans.get(path, ()):
             if sp.holds((line, column)) and (best is None or sp.start >= best.start):
@@ -156,6 +160,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "make":
         text = data.decode("utf-8", "replace")
         return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)))
+    if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
+        return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
+            data.decode("utf-8", "replace"))))
     if language == "cmake":
         refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions))
@@ -265,7 +272,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and
-                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")):
+                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")) \
+                and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
             continue
         r = scanned.get(path)
         f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
