@@ -85,9 +85,14 @@ class PortMap:
             s, guard = preprocessor.side_at(regs, line)
             if s in (CUDA, ROCM) and guard:
                 return Status.HANDLED, f"{path}:{guard}"
-            # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left
-            if any(r.guard == line for r in regs):
-                return Status.HANDLED, f"{path}:{line}"
+            # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
+            # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
+            # i.e. from the guard up to the first region that guard decides
+            for r in regs:
+                if r.guard and r.guard <= line < r.start:
+                    first = min(x.start for x in regs if x.guard == r.guard and x.start > r.guard)
+                    if line < first:
+                        return Status.HANDLED, f"{path}:{r.guard}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"

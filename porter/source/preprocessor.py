@@ -401,6 +401,25 @@ class _ToolkitBuild(Build):
         return super().value(name)
 
 
+# An architecture-level test (`__CUDA_ARCH__ >= 700`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800`): hip-clang never
+# defines __CUDA_ARCH__, so in a group whose other arm is the HIP path the ROCm build takes that arm. A bare
+# `#ifdef __CUDA_ARCH__` (device pass vs host pass) is left unknown: HIP's device pass compiling the host arm is
+# a port item of its own.
+_ARCH_LEVEL = lazy_regex(r"\b__CUDA_ARCH__\s*(?:>=|<=|==|!=|>|<)\s*\d")
+
+
+class _ArchBuild(_ToolkitBuild):
+    """The toolkit build that also reads __CUDA_ARCH__ undefined in the ROCm build (see _ARCH_LEVEL)."""
+
+    def vendor(self, name: str | None) -> bool:
+        return name == "__CUDA_ARCH__" or super().vendor(name)
+
+    def value(self, name: str | None):
+        if name == "__CUDA_ARCH__":
+            return False if self.build == ROCM else None
+        return super().value(name)
+
+
 def _truth(v) -> Tri:
     return None if v is None else bool(v)
 
@@ -459,6 +478,7 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     cuda_names = tuple(cuda_names)
     plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
     toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
+    arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names)}
     toolkit_lines = frozenset(toolkit_lines)
     regions: list[Region] = []
     stack: list[_Frame] = []
@@ -476,7 +496,7 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     for d in dirs:
         if d.kind in ("define", "include"):
             continue
-        vals = toolkit if d.line in toolkit_lines else plain
+        vals = (arch if _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines else plain
         if d.kind in ("if", "ifdef", "ifndef"):
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
@@ -881,9 +901,24 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     empty = _empty_arms(code, groups, starts) if starts is not None else frozenset()
     toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
                         and not _diagnostics_only(code, g.arms[-1], starts) for a in g.arms[:-1])
+    # ... and the arms before one that tests a ROCm name (`#if __CUDA_ARCH__ >= 700` ... `#elif defined(USE_HIP)`):
+    # that arm is the HIP path, whether or not an #else follows.
+    toolkit |= frozenset(_before_rocm_arm(groups))
     pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
     _LAST[:] = [data, code, pp, starts]
     return pp, code
+
+
+def _before_rocm_arm(groups: Iterable[Group]) -> Iterable[int]:
+    """The directive lines of the arms that come before an arm testing a ROCm name, one backward pass per group."""
+    for g in groups:
+        later = False
+        for a in reversed(g.arms):
+            if later:
+                yield a.line
+            elif a.kind != "else" and ("HIP" in a.text.upper() or "ROC" in a.text.upper() or "AMD" in a.text.upper()
+                                       or "gfx" in a.text):
+                later = any(is_rocm_name(t) for t in _tokens(a.text))
 
 
 _PLUS_ONE = (1).__add__
