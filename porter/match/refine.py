@@ -13,7 +13,9 @@ sorted drafts of its findings (porter.match.draft):
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
-5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
+5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
+   a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
+   option()/CACHE documentation string.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
@@ -132,12 +134,26 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [optional_dropin(f, groups) for f in findings]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
+    if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
+                                                 or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
+        findings = without_prose(findings, sf)
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
     return one_per_spot(findings)
+
+
+def without_prose(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """A CMake file's findings outside the text it only shows a person (porter.portaware.scope.cmake_prose_spans:
+    message(), print and summary helpers, option() and CACHE documentation strings)."""
+    from porter.portaware.scope import cmake_prose_spans
+
+    spans = cmake_prose_spans(sf.data.decode("utf-8", "replace"))
+    if not spans:
+        return findings
+    return [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
 
 
 def private_toolkit_copy(sf: SourceFile) -> bool:

@@ -290,6 +290,67 @@ class CMakeCommand:
     args: tuple[str, ...]  # unquoted
 
 
+# Commands whose arguments only talk to a person: message(), a project's own print helpers (FBGEMM's BLOCK_PRINT,
+# print_summary), warnings.
+_PROSE_COMMAND = re.compile(r"(?i)^(?:message|\w*print\w*|\w*summary\w*|\w*warn\w*)$")
+
+
+def cmake_prose_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """((line, column), (end line, end column)) spans, 1-based and end-exclusive, of CMake text that only talks to
+    a person: every argument of message() and of print/summary/warning helpers, the documentation string of
+    option(NAME "doc" ...) and of set(... CACHE TYPE "doc"). A compiler or flag named there is prose, not build."""
+    out: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    line, line_start = 1, 0
+    depth = 0
+    name: str | None = None
+    quoted: list[tuple[tuple[int, int], tuple[int, int], int]] = []  # (start, end, argument index)
+    words: list[str] = []
+    pending: str | None = None
+    open_at: tuple[int, int] = (1, 1)
+
+    def pos(offset: int) -> tuple[int, int]:
+        return line, offset - line_start + 1
+
+    for m in _cmake_lex().finditer(text):
+        kind, tok = m.lastgroup, m.group()
+        if kind in ("comment", "bracket", "quoted"):
+            start = pos(m.start())
+            if tok.count("\n"):
+                line += tok.count("\n")
+                line_start = m.start() + tok.rindex("\n") + 1
+            if depth and kind != "comment":
+                quoted.append((start, pos(m.end()), len(words)))
+                words.append(tok)
+            continue
+        if kind == "nl":
+            line, line_start = line + 1, m.end()
+            continue
+        if kind == "open":
+            if depth == 0 and pending is not None:
+                name, quoted, words, open_at = pending, [], [], pos(m.start())
+            depth += depth > 0 or name is not None
+            continue
+        if kind == "close":
+            if depth == 0:
+                continue
+            depth -= 1
+            if depth == 0 and name is not None:
+                if _PROSE_COMMAND.match(name):
+                    out.append((open_at, pos(m.end())))
+                elif name.lower() == "option":
+                    out.extend((a, b) for a, b, i in quoted if i == 1)
+                elif name.lower() == "set" and "CACHE" in words:
+                    doc = words.index("CACHE") + 2
+                    out.extend((a, b) for a, b, i in quoted if i == doc)
+                name, pending = None, None
+            continue
+        if depth:
+            words.append(tok)
+        else:
+            pending = tok
+    return out
+
+
 def cmake_commands(text: str) -> list[CMakeCommand]:
     """The commands of a CMake file with their arguments (nested parentheses flattened), lines 1-based."""
     out: list[CMakeCommand] = []
