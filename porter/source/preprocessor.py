@@ -402,7 +402,7 @@ class _ToolkitBuild(Build):
 
 
 # An architecture-level test (`__CUDA_ARCH__ >= 700`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800`): hip-clang never
-# defines __CUDA_ARCH__, so in a group whose other arm is the HIP path the ROCm build takes that arm. A bare
+# defines __CUDA_ARCH__, so in a group whose later arm tests a ROCm name the ROCm build takes that arm. A bare
 # `#ifdef __CUDA_ARCH__` (device pass vs host pass) is left unknown: HIP's device pass compiling the host arm is
 # a port item of its own.
 _ARCH_LEVEL = lazy_regex(r"\b__CUDA_ARCH__\s*(?:>=|<=|==|!=|>|<)\s*\d")
@@ -479,6 +479,11 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
     toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
     arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names)}
+    # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
+    # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
+    # replaces stays port work.
+    forked = frozenset(_before_rocm_arm(_groups_of(dirs))) if any("__CUDA_ARCH__" in d.text for d in dirs) \
+        else frozenset()
     toolkit_lines = frozenset(toolkit_lines)
     regions: list[Region] = []
     stack: list[_Frame] = []
@@ -496,7 +501,8 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     for d in dirs:
         if d.kind in ("define", "include"):
             continue
-        vals = (arch if _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines else plain
+        vals = (arch if d.line in forked and _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines \
+            else plain
         if d.kind in ("if", "ifdef", "ifndef"):
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
@@ -907,6 +913,20 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
     _LAST[:] = [data, code, pp, starts]
     return pp, code
+
+
+def _groups_of(dirs: Iterable[Directive]) -> list[Group]:
+    """The `#if` groups of a directive list, arms only (bodies are not needed by _before_rocm_arm)."""
+    out: list[Group] = []
+    stack: list[list[Arm]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([Arm(d.kind, d.text, d.line, d.end_line, d.end_line)])
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            stack[-1].append(Arm(d.kind, d.text, d.line, d.end_line, d.end_line))
+        elif d.kind == "endif" and stack:
+            out.append(Group(tuple(stack.pop()), d.line))
+    return out
 
 
 def _before_rocm_arm(groups: Iterable[Group]) -> Iterable[int]:
