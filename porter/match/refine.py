@@ -16,6 +16,8 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
+5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
+   or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
@@ -132,6 +134,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
             findings = [optional_dropin(f, groups) for f in findings]
+    if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
+        findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
@@ -154,6 +158,27 @@ def without_prose(findings: list[Draft], sf: SourceFile) -> list[Draft]:
     if not spans:
         return findings
     return [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
+
+
+# A variable of the code's own named warpSize (`constexpr int warpSize = 64;`, OpenMM's HIP kernels do so since ROCm 7
+# made HIP's non-constexpr): it shadows HIP's, so a constant use of it is not the warpSize DEV004 warns about.
+_OWN_WARPSIZE = re.compile(rb"\b(?:int|unsigned|auto|size_t|u?int(?:32|64)_t|long)\s+warpSize\s*[=({]")
+OWN_WARPSIZE_RULES = frozenset({"DEV004"})
+
+
+def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
+    """Whether `warpSize` at line:column names the code's own variable: one declared earlier in the enclosing
+    function, or at file scope above it (not a member: `p.warpSize` is another name)."""
+    if line > len(sf.line_starts):
+        return False
+    offset = sf.line_starts[line - 1] + column - 1
+    fn = sf.enclosing(offset)
+    start = fn.start_byte if fn is not None else 0
+    end = sf.line_starts[line] if line < len(sf.line_starts) else len(sf.code)  # the declaration itself, too
+    if _OWN_WARPSIZE.search(sf.code, start, end):
+        return True
+    # a file-scope declaration before the function
+    return fn is not None and any(sf.enclosing(m.start()) is None for m in _OWN_WARPSIZE.finditer(sf.code, 0, start))
 
 
 def private_toolkit_copy(sf: SourceFile) -> bool:
