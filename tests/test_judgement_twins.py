@@ -174,3 +174,29 @@ def test_a_pyproject_extra_named_for_cuda_is_the_teams_nvidia_only_choice(tmp_pa
     status = sorted({(f.line, str(f.status), f.handled_by) for f in result.findings if f.line in (3, 6, 10, 12)})
     assert status == [(3, "open", None), (6, "cuda-only", "pyproject.toml:5"), (10, "cuda-only", "pyproject.toml:9"),
                       (12, "open", None)]
+
+
+def test_a_cmake_cuda_switch_paired_in_another_cmake_file_guards_its_arm_and_its_sources_headers(tmp_path):
+    # The parent tests USE_ROCM_TOOLKIT, the op library's CMakeLists only USE_CUDA_TOOLKIT: the pair is the
+    # repository's, so the op library's CUDA arm is the CUDA build's, its .cu sources too, and a header only they
+    # include.
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "CMakeLists.txt").write_text("if(USE_ROCM_TOOLKIT)\n  enable_language(HIP)\nendif()\n"
+                                             "add_subdirectory(op)\n")
+    (tmp_path / "op").mkdir()
+    (tmp_path / "op" / "CMakeLists.txt").write_text(
+        "set(OP_SRC plain.cc)\n"                                   # 1
+        "if(USE_CUDA_TOOLKIT AND TORCH_HAS_CUDA)\n"                # 2
+        "  enable_language(CUDA)\n"                                # 3 the CUDA build's
+        "  list(APPEND OP_SRC fused.cu)\n"                         # 4
+        "endif()\n"                                                # 5
+        "add_library(op MODULE ${OP_SRC})\n")                      # 6
+    (tmp_path / "op" / "fused.cu").write_text('#include "fused.cuh"\n__global__ void k(float* x) { x[0] = 1.f; }\n')
+    (tmp_path / "op" / "fused.cuh").write_text("__device__ float s(float v) { return __shfl_xor_sync(0xffffffff, v, 1); }\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted((f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                    if f.rule in ("BLD001", "DEV002"))
+    assert status == [("op/CMakeLists.txt", 3, "BLD001", "handled", "op/CMakeLists.txt:2"),
+                      ("op/fused.cuh", 1, "DEV002", "handled", "op/fused.cu:1")]

@@ -469,17 +469,34 @@ class Reference:
     twin: str | None = None  # for a CUDA-side reference: where the same branch's ROCm arm names its own sources
 
 
-def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
+def cmake_tested(text: str) -> tuple[str, ...]:
+    """The vendor-named words a CMake file's if()/elseif() conditions test, sorted."""
+    return tuple(sorted({a for c in cmake_commands(text) if c.name in ("if", "elseif") for a in c.args
+                         if _cm_var_side(a) is not None}))
+
+
+def cuda_twins_tested(names: Iterable[str], tested: Iterable[str]) -> frozenset[str]:
+    """The CUDA-named switches among `names` whose ROCm twin (CUDA -> HIP/ROCM) is among `tested`."""
+    tested = set(tested)
+    return frozenset(a for a in names if _cm_var_side(a) == CUDA and
+                     any(re.sub(r"(?i)cuda", w, a, count=1) in tested for w in ("HIP", "ROCM", "hip", "rocm")))
+
+
+def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
+                     ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
-    (start, end, side, guard line) for findings in the CMake file itself."""
+    (start, end, side, guard line) for findings in the CMake file itself. `paired_elsewhere`: CUDA switches whose
+    ROCm twin another CMake file of the repository tests (deepmd-kit's op/pt tests USE_CUDA_TOOLKIT, its parent
+    USE_ROCM_TOOLKIT)."""
     cmds = cmake_commands(text)
-    has_rocm = any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1] for c in cmds)
+    paired_elsewhere = frozenset(paired_elsewhere)
+    has_rocm = bool(paired_elsewhere) or any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1]
+                                             for c in cmds)
     # A CUDA switch whose ROCm twin the file also tests (`if(MAGMA_ENABLE_CUDA)` beside `if(MAGMA_ENABLE_HIP)`,
     # two options, one per backend): its arm is the CUDA build's, a guard of its own like the preprocessor's
     # paired switches (porter.source.preprocessor.paired_cuda_switches).
     tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
-    paired = {a for a in tested if _cm_var_side(a) == CUDA and
-              any(re.sub(r"(?i)cuda", w, a, count=1) in tested for w in ("HIP", "ROCM", "hip", "rocm"))}
+    paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
     base = posixpath.dirname(path)
     stack: list[dict] = []
     cur = (True, True, 0)
