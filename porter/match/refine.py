@@ -16,6 +16,7 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
+5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
@@ -144,6 +145,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
+    if sf.language == "python" and b"dependency_links" in sf.code:
+        ignored = ignored_by_pip(sf)
+        findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
     return one_per_spot(findings)
@@ -179,6 +183,23 @@ def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
         return True
     # a file-scope declaration before the function
     return fn is not None and any(sf.enclosing(m.start()) is None for m in _OWN_WARPSIZE.finditer(sf.code, 0, start))
+
+
+def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
+    """(first line, last line) of each `dependency_links=[...]` keyword argument: pip ignores it since 19.0
+    (https://pip.pypa.io/en/stable/news/#v19-0: "Remove the deprecated --process-dependency-links option"), so a
+    CUDA wheel index named there installs nothing."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("keyword_argument",), lang="python"):
+        name = node.child_by_field_name("name")
+        if name is not None and name.text == b"dependency_links":
+            out.append((node.start_point[0] + 1, node.end_point[0] + 1))
+    return out
 
 
 def private_toolkit_copy(sf: SourceFile) -> bool:
