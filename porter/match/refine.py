@@ -16,6 +16,8 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
+4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError is optional: info,
+   with the handler's line under data `optional`.
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
@@ -145,6 +147,10 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
+    if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code):
+        if any(f.rule in OPTIONAL_IMPORT_RULES for f in findings):
+            tries = optional_import_blocks(sf)
+            findings = [optional_import(f, tries) for f in findings]
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
@@ -183,6 +189,42 @@ def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
         return True
     # a file-scope declaration before the function
     return fn is not None and any(sf.enclosing(m.start()) is None for m in _OWN_WARPSIZE.finditer(sf.code, 0, start))
+
+
+# A drop-in library's Python import (LIB007): optional when a try/except ImportError holds it.
+OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
+
+
+def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
+    """(first line, last line, except line) of each `try:` body whose handlers catch ImportError or
+    ModuleNotFoundError: what it imports is optional, the code has a path without it."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("try_statement",), lang="python"):
+        body = node.child_by_field_name("body")
+        handler = next((c for c in node.named_children if c.type == "except_clause"
+                        and (b"ImportError" in c.text or b"ModuleNotFoundError" in c.text)), None)
+        if body is not None and handler is not None:
+            out.append((body.start_point[0] + 1, body.end_point[0] + 1, handler.start_point[0] + 1))
+    return out
+
+
+def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
+    """A drop-in library's import inside a try/except ImportError at info, the handler's line under data
+    `optional`: the project runs without the library (gsplat's nvtx profiling ranges), and where ROCm has the
+    drop-in it is a rename anyway."""
+    if f.rule not in OPTIONAL_IMPORT_RULES:
+        return f
+    for a, b, handler in tries:
+        if a <= f.line <= b:
+            data = dict(f.data)
+            data["optional"] = f"imported in a try whose except catches ImportError (line {handler})"
+            return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return f
 
 
 def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
