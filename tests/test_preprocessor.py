@@ -212,3 +212,89 @@ def test_if_expressions_by_precedence_climbing_read_as_by_descent_through_the_le
         assert (got, new.vendor) == (want, old.vendor), tokens
         values.add(got)
     assert None in values and 0 in values and 1 in values and len(values) > 20  # the streams reach every case
+
+NESTED_VERSION = ("#if defined(LIB_HAVE_HIP)\n"      # 1
+                  "hip_call();\n"                     # 2 ROCm build only
+                  "#else\n"                           # 3
+                  "  #if CUDA_VERSION >= 7500\n"      # 4
+                  "cublas_call();\n"                  # 5 CUDA build only (when the toolkit is new enough)
+                  "  #endif\n"                        # 6
+                  "#endif\n")                         # 7
+
+
+def test_a_version_derived_as_cuda_side_is_undecided_in_the_cuda_build():
+    # A project that #defines CUDA_VERSION only in CUDA arms makes it a CUDA-side name (derived_names); its value
+    # is still unknown, so `>= 7500` must not read false for CUDA and leave line 5 compiled by neither build.
+    pre = preprocess(NESTED_VERSION.encode())
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset({"CUDA_VERSION"}))]
+    # (a directive line belongs to the arm it closes; line 4's CUDA-side version test guards its own arm)
+    assert sides == [(1, 1, "both", 0), (2, 3, "rocm", 1), (4, 4, "cuda", 1), (5, 6, "cuda", 4), (7, 7, "cuda", 1)]
+
+
+def test_a_cuda_switch_forked_against_a_rocm_arm_is_the_cuda_builds():
+    from porter.source.preprocessor import paired_cuda_switches
+
+    text = ("#if GOOGLE_CUDA\n"                 # 1: forked against line 3's ROCm test
+            'asm("trap;");\n'                   # 2 CUDA build only
+            "#elif TENSORFLOW_USE_ROCM\n"       # 3
+            "__builtin_trap();\n"               # 4 ROCm build only
+            "#endif\n"                          # 5
+            "#if defined(WITH_CUDA_GRAPHS)\n"   # 6: no ROCm arm in its group: stays unknown
+            "#endif\n"                          # 7
+            "#if __CUDA_ARCH__ >= 800\n"        # 8: a comparison, not a switch
+            "#elif defined(USE_ROCM)\n"         # 9
+            "#endif\n")                         # 10
+    pre = preprocess(text.encode())
+    cuda = paired_cuda_switches([(list(pre.directives), pre.total)])
+    assert cuda == {"GOOGLE_CUDA"}
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset(cuda))][:3]
+    assert sides == [(1, 1, "both", 0), (2, 3, "cuda", 1), (4, 5, "rocm", 1)]
+
+
+ARCH_FORKS = ("__device__ float sum(float v) {\n"                             # 1
+              "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"          # 2: the HIP arm follows
+              "  v += __shfl_down_sync(0xffffffff, v, 16);\n"                 # 3 CUDA build only
+              "#elif defined(USE_HIP)\n"                                      # 4
+              "  v += __shfl_down(v, 16);\n"                                  # 5 ROCm build only
+              "#endif\n"                                                      # 6
+              "#if __CUDA_ARCH__ >= 800\n"                                    # 7: a plain #else: often a stub
+              '  asm volatile("cp.async.commit_group;\\n" ::);\n'            # 8 or a slow path: still open
+              "#else\n"                                                       # 9
+              "  __syncthreads();\n"                                          # 10
+              "#endif\n"                                                      # 11
+              "#if __CUDA_ARCH__ >= 800\n"                                    # 12: no #else - HIP lacks the code
+              '  asm volatile("cp.async.wait_all;\\n" ::);\n'                # 13 open
+              "#endif\n"                                                      # 14
+              "#ifdef __CUDA_ARCH__\n"                                        # 15: device pass vs host pass
+              "  v = __ldg(&v);\n"                                            # 16 unknown: HIP's device pass
+              "#else\n"                                                       # 17   compiles the host arm
+              "  v = 0;\n"                                                    # 18
+              "#endif\n"                                                      # 19
+              "#if defined(__CUDACC_VER_MAJOR__) \\\n"                        # 20: a continued version test
+              "    && __CUDACC_VER_MAJOR__ < 12\n"                            # 21 the test itself: handled
+              "  v = __frsqrt_rn(v);\n"                                       # 22
+              "#else\n"                                                       # 23
+              "  v = rsqrtf(v);\n"                                            # 24
+              "#endif\n"                                                      # 25
+              "  return v;\n"                                                 # 26
+              "}\n")                                                          # 27
+
+
+def test_an_arch_level_test_before_a_rocm_arm_is_the_cuda_builds(tmp_path):
+    pre = preprocess(ARCH_FORKS.encode())
+    from porter.source.preprocessor import side_at
+    sides = {line: side_at(pre.regions(), line) for line in (3, 5, 8, 10, 13, 16, 18, 22)}
+    assert sides == {3: ("cuda", 2), 5: ("rocm", 2), 8: ("both", 0), 10: ("both", 0), 13: ("both", 0),
+                     16: ("both", 0), 18: ("both", 0), 22: ("cuda", 20)}
+
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "k.cu").write_text(ARCH_FORKS)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                    if f.rule in ("DEV002", "DEV009", "DEV010", "DEV012", "DEV016"))
+    # Line 12's arm has no #else: on HIP it vanishes (DEV016 keeps it open), and its PTX stays open work.
+    assert status == [(2, "DEV009", "handled", "k.cu:2"), (3, "DEV002", "handled", "k.cu:2"),
+                      (8, "DEV012", "open", None), (12, "DEV016", "open", None), (13, "DEV012", "open", None),
+                      (21, "DEV010", "handled", "k.cu:20")]

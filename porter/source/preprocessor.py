@@ -432,7 +432,11 @@ class Build:
         if name in NVCC_ONLY:
             return None if self.build == CUDA else False
         if name in self.cuda:
-            return 1 if self.build == CUDA else False
+            if self.build != CUDA:
+                return False
+            # A version derived as CUDA-side (a project that #defines CUDA_VERSION in a CUDA arm) is defined with
+            # an unknown value: `#if CUDA_VERSION >= 7500` in the CUDA build is undecided, not false.
+            return DEFINED if "VERSION" in name.upper() else 1
         if name in self.rocm or is_rocm_name(name):
             if self.build == CUDA:
                 return False
@@ -464,6 +468,25 @@ class _ToolkitBuild(Build):
 
     def value(self, name: str | None):
         if name in toolkit_versions():
+            return False if self.build == ROCM else None
+        return super().value(name)
+
+
+# An architecture-level test (`__CUDA_ARCH__ >= 700`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800`): hip-clang never
+# defines __CUDA_ARCH__, so in a group whose later arm tests a ROCm name the ROCm build takes that arm. A bare
+# `#ifdef __CUDA_ARCH__` (device pass vs host pass) is left unknown: HIP's device pass compiling the host arm is
+# a port item of its own.
+_ARCH_LEVEL = lazy_regex(r"\b__CUDA_ARCH__\s*(?:>=|<=|==|!=|>|<)\s*\d")
+
+
+class _ArchBuild(_ToolkitBuild):
+    """The toolkit build that also reads __CUDA_ARCH__ undefined in the ROCm build (see _ARCH_LEVEL)."""
+
+    def vendor(self, name: str | None) -> bool:
+        return name == "__CUDA_ARCH__" or super().vendor(name)
+
+    def value(self, name: str | None):
+        if name == "__CUDA_ARCH__":
             return False if self.build == ROCM else None
         return super().value(name)
 
@@ -526,6 +549,12 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     cuda_names = tuple(cuda_names)
     plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
     toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
+    arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names)}
+    # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
+    # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
+    # replaces stays port work.
+    forked = frozenset(_before_rocm_arm(_groups_of(dirs))) if any("__CUDA_ARCH__" in d.text for d in dirs) \
+        else frozenset()
     toolkit_lines = frozenset(toolkit_lines)
     regions: list[Region] = []
     stack: list[_Frame] = []
@@ -543,7 +572,8 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     for d in dirs:
         if d.kind in ("define", "include"):
             continue
-        vals = toolkit if d.line in toolkit_lines else plain
+        vals = (arch if d.line in forked and _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines \
+            else plain
         if d.kind in ("if", "ifdef", "ifndef"):
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
@@ -742,6 +772,8 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
         names.update(name for _line, name, _body in defines(dirs))
         siblings |= _library_siblings(dirs)
     out = set()
+    for dirs, _total in files:
+        out |= _forked_cuda_switches(dirs, known)
     for n in names:
         parts = n.split("_")
         if _CUDA_WORD in parts:
@@ -755,6 +787,29 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
                                            for w in _LIBRARY_TWINS[p]):
                 out.add(n)
                 break
+    return out
+
+
+def _forked_cuda_switches(dirs: Iterable[Directive], known: set[str]) -> set[str]:
+    """CUDA-named switches that one arm of a group tests while a later arm tests a ROCm-side name: TensorFlow's
+    `#if GOOGLE_CUDA` ... `#elif TENSORFLOW_USE_ROCM`. The project forks by vendor there, so the CUDA switch is
+    unset in the ROCm build (else that build would never reach its own arm)."""
+    out: set[str] = set()
+    stack: list[list[tuple[str, ...]]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([tuple(_tokens(d.text)) if d.kind != "ifndef" else ()])
+        elif d.kind in ("elif", "elifdef", "elifndef") and stack:
+            stack[-1].append(tuple(_tokens(d.text)) if d.kind != "elifndef" else ())
+        elif d.kind == "endif" and stack:
+            arms = stack.pop()
+            for i, arm in enumerate(arms):
+                # only a plain switch test (`X`, `defined(X)`), never `__CUDA_ARCH__ >= 800` or a negation
+                names = [t for t in arm if t not in ("defined", "(", ")")]
+                if len(names) != 1 or names[0].startswith("__") or _CUDA_WORD not in names[0].upper().split("_"):
+                    continue
+                if any(is_rocm_name(t) or t in known for later in arms[i + 1:] if "!" not in later for t in later):
+                    out.add(names[0])
     return out
 
 
@@ -923,9 +978,38 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     empty = _empty_arms(code, groups, starts) if starts is not None else frozenset()
     toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
                         and not _diagnostics_only(code, g.arms[-1], starts) for a in g.arms[:-1])
+    # ... and the arms before one that tests a ROCm name (`#if __CUDA_ARCH__ >= 700` ... `#elif defined(USE_HIP)`):
+    # that arm is the HIP path, whether or not an #else follows.
+    toolkit |= frozenset(_before_rocm_arm(groups))
     pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
     _LAST[:] = [data, code, pp, starts]
     return pp, code
+
+
+def _groups_of(dirs: Iterable[Directive]) -> list[Group]:
+    """The `#if` groups of a directive list, arms only (bodies are not needed by _before_rocm_arm)."""
+    out: list[Group] = []
+    stack: list[list[Arm]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([Arm(d.kind, d.text, d.line, d.end_line, d.end_line)])
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            stack[-1].append(Arm(d.kind, d.text, d.line, d.end_line, d.end_line))
+        elif d.kind == "endif" and stack:
+            out.append(Group(tuple(stack.pop()), d.line))
+    return out
+
+
+def _before_rocm_arm(groups: Iterable[Group]) -> Iterable[int]:
+    """The directive lines of the arms that come before an arm testing a ROCm name, one backward pass per group."""
+    for g in groups:
+        later = False
+        for a in reversed(g.arms):
+            if later:
+                yield a.line
+            elif a.kind != "else" and ("HIP" in a.text.upper() or "ROC" in a.text.upper() or "AMD" in a.text.upper()
+                                       or "gfx" in a.text):
+                later = any(is_rocm_name(t) for t in _tokens(a.text))
 
 
 _PLUS_ONE = (1).__add__
