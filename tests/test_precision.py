@@ -155,8 +155,9 @@ def test_bounded_unknown_shared_memory_is_not_a_check(tmp_path):
         "void run(float* x) { scalar<<<1, 256>>>(x); reduce<<<1, 256>>>(x); }\n")})
     assert ks["scalar"].verdict_on("mi300x").verdict == "ok"
     assert ks["reduce"].verdict_on("mi300x").verdict == "ok"
-    tile = ks["tile"].verdict_on("mi300x")  # N unknown: no bound
-    assert (tile.verdict, tile.reasons) == ("check", ("lds-unknown",))
+    # N unknown, but CUDA compiles at most 48 KiB of static shared memory per block: within MI300X's 64 KiB
+    tile = ks["tile"].verdict_on("mi300x")
+    assert (tile.verdict, tile.reasons) == ("ok", ())
 
 
 def test_occupancy_api_grid_is_not_sm_tuned_but_a_fixed_multiplier_is(tmp_path):

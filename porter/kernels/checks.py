@@ -297,14 +297,39 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         add("lds-over-limit", f"{_kib(total)} of shared memory > {_kib(limit)} LDS on {target.name}")
     elif total is None and minimum > limit:
         add("lds-over-limit", f"at least {_kib(minimum)} of shared memory > {_kib(limit)} LDS on {target.name}")
-    elif total is None and minimum + unknown_bound(shared) <= limit:
-        pass  # the unknown part is bounded (a scalar of a template type, cub Reduce/Scan temp storage) and fits
+    elif total is None and min(minimum + unknown_bound(shared), _static_cap(shared) + shared.dynamic_max) <= limit:
+        # the unknown part is bounded (a scalar of a template type, cub Reduce/Scan temp storage, or CUDA's own
+        # 48 KiB limit on static shared memory) and fits
+        pass
     elif total is None:
         reasons = [a.reason for a in shared.arrays if a.bytes is None and a.reason]
         add("lds-unknown", f"static shared memory unknown ({'; '.join(reasons)}); known part {_kib(minimum)}"
                            f" of {_kib(limit)} LDS")
-    if shared.dynamic_unsized:
+    if shared.dynamic_unsized and not (facts.dynamic_default_cap and DEFAULT_SHARED_LIMIT <= limit):
+        # (never opted in above CUDA's 48 KiB default: static and dynamic together fit whatever the launch asks)
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
+
+
+_PER_BUILD = re.compile(r"more than once|value per build|\bwarpSize\b|WARP_SIZE|kWarpSize")
+
+
+def _static_cap(shared) -> int:
+    """An upper bound on the static shared memory from CUDA's compile-time limit (STATIC_SHARED_LIMIT), or UNBOUNDED
+    when an unknown size rests on a value the ROCm build may set larger: a constant defined with different values
+    (one per build) or warpSize (64 on CDNA)."""
+    if any(a.bytes is None and a.reason and _PER_BUILD.search(a.reason) for a in shared.arrays):
+        return UNBOUNDED
+    return STATIC_SHARED_LIMIT
+
+
+# CUDA's limits on shared memory per block, which code that builds and launches for NVIDIA stays within: statically
+# sized `__shared__` arrays compile only up to 48 KiB (ptxas: "uses too much shared data (... 0xc000 max)"), and
+# static plus dynamic shared memory above 48 KiB needs the opt-in cudaFuncSetAttribute(k,
+# cudaFuncAttributeMaxDynamicSharedMemorySize, n) - "allocations over 48 KB per block ... must use dynamic shared
+# memory ... and require an explicit opt-in" (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-8-x).
+# Every AMD target's LDS per workgroup is at least 64 KiB.
+STATIC_SHARED_LIMIT = 48 * 1024
+DEFAULT_SHARED_LIMIT = 48 * 1024
 
 
 # Upper bounds for shared variables whose element size porter cannot compute: an element of a template or library

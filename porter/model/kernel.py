@@ -467,6 +467,10 @@ class KernelFacts:
     # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
     remote_launch_sites: tuple[LaunchConfig, ...] = ()
     remote_unknown: tuple[Unresolved, ...] = ()
+    # Set by kernel analysis: no cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize, ...) can reach this kernel
+    # (none in its file, in the files that launch it, nor - when no launch of it is known - anywhere), so CUDA caps
+    # its dynamic shared memory at the 48 KiB default (porter.kernels.checks._lds_check).
+    dynamic_default_cap: bool = False
     deep: DeepRefinement | None = None  # set by deep mode
     triton: TritonFacts | None = None  # a Triton kernel's own facts (porter.kernels.triton); None for CUDA kernels
     # Set by kernel analysis: device helpers in other files the kernel calls (porter.kernels.callgraph), whose facts
