@@ -162,8 +162,10 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     full = [w.line for w in facts.warp_ops if w.mask_kind == "full32"]
     if full:
         add("wave64-full-mask", f"0xffffffff mask in {len(full)} warp operation(s) covers 32 of {wave} lanes", full)
-    # On wave32 the value is right, but a 32-bit mask *type* still fails HIP's static_assert (wave64 reports it above).
-    narrow = [w.line for w in facts.warp_ops if w.mask_kind == "full32" and w.op.endswith("_sync") and _narrow_type(w.mask)]
+    # On wave32 the value is right, but a 32-bit mask *type* still fails HIP's static_assert (wave64 reports a full
+    # mask above); so does a mask computed at run time into a variable declared 32-bit, on every target.
+    narrow = [w.line for w in facts.warp_ops if w.op.endswith("_sync") and (
+        (w.mask_kind == "full32" and _narrow_type(w.mask) and wave != 64) or _narrow_variable(w))]
     if narrow:
         add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
@@ -220,6 +222,15 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
 
 # A 64-bit literal suffix only after a number (`0xffffffffull`, `~0ULL`): a variable named `full` is no wider.
 _WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+
+
+# A mask variable's declared type, as facts record it beside the name (`lane_mask (const unsigned)`), when 32 bits wide.
+_TYPED_MASK = re.compile(r"\w+ \(((?:const |volatile )*)(unsigned|unsigned int|int|uint32_t|std::uint32_t|uint)\)")
+
+
+def _narrow_variable(w) -> bool:
+    """Whether a mask computed at run time is held in a variable declared with a 32-bit type."""
+    return w.mask_kind == "runtime" and bool(w.mask) and _TYPED_MASK.fullmatch(w.mask) is not None
 
 
 def _narrow_type(mask_text: str | None) -> bool:

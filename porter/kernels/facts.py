@@ -383,6 +383,9 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 op = dataclasses.replace(op, mask_kind=kind, mask=mask)
                 if op.op == "__syncwarp" and kind == "full32" and op.line in w.partial_syncwarp:
                     w.partial_syncwarp.remove(op.line)
+            elif once and op.mask_kind == "runtime" and op.mask in types:
+                # computed at run time: its declared type still decides whether HIP's *_sync accept it
+                op = dataclasses.replace(op, mask=f"{op.mask} ({types[op.mask]})")
             ops.append(op)
         w.warp_ops = ops
 
