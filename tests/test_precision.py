@@ -171,6 +171,21 @@ def test_occupancy_api_grid_is_not_sm_tuned_but_a_fixed_multiplier_is(tmp_path):
     assert ks["b"].verdict_on("mi300x").reasons == ("sm-count-grid",)
 
 
+def test_occupancy_grid_through_a_variable_is_not_sm_tuned(tmp_path):
+    """Learn-CUDA-Programming's grid: `n_blocks = min(per_sm * sms, ...)` carries the occupancy API's answer on; a
+    fixed multiplier through a variable (`blocks = sms * 4`) is still NVIDIA's tuning."""
+    ks = _kernels(tmp_path, {"k.cu": (
+        "__global__ void a(float* x) { x[threadIdx.x] = 0; }\n__global__ void b(float* x) { x[threadIdx.x] = 0; }\n"
+        "void run(float* x, int size) {\n  int sms = 0, per_sm = 0;\n"
+        "  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+        "  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a, 256, 0);\n"
+        "  int n_blocks = min(per_sm * sms, (size + 255) / 256);\n  int blocks = sms * 4;\n"
+        "  a<<<n_blocks, 256>>>(x);\n  b<<<blocks, 256>>>(x);\n}\n")})
+    assert ks["a"].verdict_on("mi300x").verdict == "ok"
+    assert (ks["b"].verdict_on("mi300x").reasons, ks["b"].verdict_on("mi300x").details[0].lines) == (
+        ("sm-count-grid",), (10,))
+
+
 def test_griddepcontrol_is_a_fix_and_tma_descriptors_a_rewrite(tmp_path):
     ks = _kernels(tmp_path, {"k.cu": (
         '__global__ void pdl(float* x) {\n  asm volatile("griddepcontrol.wait;" ::: "memory");\n  x[0] = 1;\n}\n'
