@@ -224,8 +224,10 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
 _WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
 
 
-# A mask variable's declared type, as facts record it beside the name (`lane_mask (const unsigned)`), when 32 bits wide.
-_TYPED_MASK = re.compile(r"\w+ \(((?:const |volatile )*)(unsigned|unsigned int|int|uint32_t|std::uint32_t|uint)\)")
+# A mask variable's declared type, as facts record it beside the name (`lane_mask (const unsigned)`; one per
+# declaration of the name, `; `-separated), when every one is 32 bits wide.
+_NARROW_DECL = r"(?:const |volatile )*(?:unsigned|unsigned int|int|uint32_t|std::uint32_t|uint)"
+_TYPED_MASK = re.compile(rf"\w+ \({_NARROW_DECL}(?:; {_NARROW_DECL})*\)")
 
 
 def _narrow_variable(w) -> bool:

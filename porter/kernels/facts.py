@@ -361,6 +361,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         # as cuda-samples' shfl_scan does) has no one value.
         declared: dict[str, int] = {}
         types: dict[str, str] = {}  # the declared type of each (`const unsigned`): it, not the name, is the mask's width
+        every_type: dict[str, list[str]] = {}  # each declaration's type, for a name declared more than once
         for d in self.nodes.under(fn.node.child_by_field_name("body"), ("init_declarator",)):
             name = d.child_by_field_name("declarator")
             if name is not None and name.type == "identifier":
@@ -370,6 +371,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 if ty is not None:
                     quals = [c.text.decode() for c in decl.children if c.type == "type_qualifier"]
                     types[name.text.decode()] = " ".join([*quals, *ty.text.decode("utf-8", "replace").split()])
+                    every_type.setdefault(name.text.decode(), []).append(types[name.text.decode()])
         ops = []
         for op in w.warp_ops:
             once = op.mask is not None and declared.get(op.mask, 0) == 1
@@ -383,9 +385,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 op = dataclasses.replace(op, mask_kind=kind, mask=mask)
                 if op.op == "__syncwarp" and kind == "full32" and op.line in w.partial_syncwarp:
                     w.partial_syncwarp.remove(op.line)
-            elif once and op.mask_kind == "runtime" and op.mask in types:
-                # computed at run time: its declared type still decides whether HIP's *_sync accept it
-                op = dataclasses.replace(op, mask=f"{op.mask} ({types[op.mask]})")
+            elif op.mask_kind == "runtime" and op.mask in types and len(every_type.get(op.mask, ())) == declared[op.mask]:
+                # computed at run time: its declared types (each declaration's, in order) still decide whether HIP's
+                # *_sync accept it
+                op = dataclasses.replace(op, mask=f"{op.mask} ({'; '.join(dict.fromkeys(every_type[op.mask]))})")
             ops.append(op)
         w.warp_ops = ops
 
