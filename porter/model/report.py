@@ -28,6 +28,10 @@ class PortFacts:
     spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference
     regions: tuple[tuple[int, int, str, int], ...] = ()  # a CMake file's own (start, end, side, guard line)
+    # C/C++: CUDA- and HIP-named class definitions (name, first line, last line) and forward declarations
+    # (line, name) of the file (porter.portaware.twins)
+    classes: tuple[tuple[str, int, int], ...] = ()
+    forward: tuple[tuple[int, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None
