@@ -20,8 +20,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
-file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never
-open and never dropped: it is port work already done, and shown so.
+file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
+arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
+already done, and shown so.
 
 A kernel is cuda-only or handled when its definition line is; else handled when it has issues (findings above
 info in its body and the device functions it calls, non-ok checks) and none is open. Its per-target verdicts keep only the checks with an open line, so a kernel
@@ -40,12 +41,12 @@ from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResu
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
-from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
                                     make_twin_regions, rocm_path_evidence, setup_references)
-from porter.portaware.twins import class_spans, class_twins, forward_declarations
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
+from porter.portaware.runners import amd_runner_line, is_ci_file
+from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
