@@ -114,12 +114,6 @@ def followed_call(name: str) -> bool:
     return not name.startswith("__") and name not in WARP_OPS and not name.startswith("atomic")
 
 
-# A name a body binds to a lambda (`auto block_scan_2d = [&]() { ... };`; in C++ `= [` only starts a lambda): an
-# unqualified call of it is the lambda, not a function of that name in another file (cuSZ's lrz_x.cuhip.inl kernels
-# call their own `block_scan_2d` lambda, which a helper of that name in subr_legacy.cuhip.inl took the place of).
-_LAMBDA_BINDING = re.compile(rb"\b([A-Za-z_]\w*)\s*=\s*\[")
-
-
 
 class FileContext(SharedMemoryMeasure, LaunchMeasure):
     """Per-file state shared by its kernels: constants, functions by name, launches, host-function locals."""
@@ -205,7 +199,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             shared_memory=shared,
             launch_bounds=bounds,
             **body_facts(merged, cluster_dims="__cluster_dims__" in header),
-            calls=self._external_calls(walks, self._lambdas([fn] + device_fns)),
+            calls=self._external_calls(walks),
             unknown=tuple(unknown),
         )
 
@@ -213,9 +207,8 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         """One device function as a helper of other files' kernels: the facts kernel analysis merges into a caller
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
-        fns = [fn] + self._callees(fn, skip, helper=True)
-        walks = [self._helper_walk(f, skip) for f in fns]
-        calls = tuple(sorted({name for name, _ in self._external_calls(walks, self._lambdas(fns))}))
+        walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
+        calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
         # A helper has facts for its callers when some walk holds one of what body_facts makes HELPER_FACT_KEYS of
         # (a walk of calls alone holds none): most are arithmetic, and are not merged and made KernelFacts first.
         regions = getattr(skip, "regions", ())
@@ -248,24 +241,13 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                                                                              fn.end_byte) is not None
         return found
 
-    def _lambdas(self, fns: list[Function]) -> frozenset[str]:
-        """The names the bodies of `fns` bind to lambdas (_LAMBDA_BINDING)."""
-        data = self.sf.data
-        if not any(data.find(b"[", f.start_byte, f.end_byte) >= 0 for f in fns):
-            return frozenset()
-        return frozenset(m.group(1).decode("ascii", "replace") for f in fns
-                         for m in _LAMBDA_BINDING.finditer(data, f.start_byte, f.end_byte))
-
-    def _external_calls(self, walks: list[Walk], lambdas: frozenset[str] = frozenset()) -> tuple[tuple[str, int], ...]:
+    def _external_calls(self, walks: list[Walk]) -> tuple[tuple[str, int], ...]:
         """Calls of the walked bodies to functions this file does not define, as written (template arguments
-        dropped) with their first line: kernel analysis follows them into other files' helpers. An unqualified
-        call of a name the bodies bind to a lambda (`lambdas`) is that lambda, and is not followed."""
+        dropped) with their first line: kernel analysis follows them into other files' helpers."""
         first: dict[str, int] = {}
         for w in walks:
             for text, line in w.call_sites:
                 name = unqualified(text)
-                if text in lambdas:
-                    continue
                 # `KT::sparse24_apply_kernel(p)` inside the kernel of that name (xformers) is a member of another
                 # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
                 # in `defined` but not among its other functions, `by_name`) is followed.
