@@ -1,9 +1,7 @@
 """Port status of a project that already builds for ROCm (issue 28): a CUDA-named class with a HIP-named twin, a
 forward-declared CUDA library type, and a CI that already has an AMD GPU runner are no porting items. The shapes are
 ginkgo's (CudaExecutor / HipExecutor and include/ginkgo/core/base/fwd_decls.hpp; CusparseBase / HipsparseBase in its
-benchmark linops; .gitlab-ci.yml's NVIDIA coverage job beside `amd-gpus` runners). A kernel's call of a helper in
-another file is no open line when the helper's lines behind the check are handled (cuSZ's wave32.cuhip.inl scans,
-whose `__shfl_up_sync` its ROCm-side macro header maps to `__shfl_up`)."""
+benchmark linops; .gitlab-ci.yml's NVIDIA coverage job beside `amd-gpus` runners)."""
 from __future__ import annotations
 
 from porter.portaware.runners import amd_runner_line
@@ -168,65 +166,3 @@ def test_amd_runner_labels():
     assert amd_runner_line("jobs:\n  t:\n    runs-on: [self-hosted, linux-amd64, gpu]\n") is None  # a CPU arch
     assert amd_runner_line("jobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n      - amd\n") is None  # not a label
     assert amd_runner_line("build:\n  tags:\n  - cuda\nother:\n  - rocm\n") is None  # the list ended
-
-
-COMPAT = """\
-#pragma once
-#if defined(__HIP_PLATFORM_AMD__)
-#define __shfl_up_sync(MASK, VAR, DELTA, WIDTH) __shfl_up(VAR, DELTA, WIDTH)
-#endif
-"""
-
-HELPER = """\
-#pragma once
-#include "compat.h"
-
-__device__ float warp_scan(float v) {
-  for (int d = 1; d < 32; d *= 2) {
-    float n = __shfl_up_sync(0xffffffff, v, d, 32);
-    if ((threadIdx.x % 32) >= d) v += n;
-  }
-  return v;
-}
-
-__device__ unsigned vote(bool b) { return __ballot_sync(0xffffffff, b); }
-"""
-
-KERNELS = """\
-#include "helper.cuh"
-
-__global__ void scan_kernel(float* x) {
-  x[threadIdx.x] = warp_scan(x[threadIdx.x]);
-}
-
-__global__ void vote_kernel(unsigned* out, const float* x) {
-  out[threadIdx.x] = vote(x[threadIdx.x] > 0);
-}
-"""
-
-
-def _kernel_verdicts(root):
-    from porter.pipeline import run
-    from porter.settings import Settings
-
-    result = run(root, Settings(jobs=1, cache_dir=None)).result
-    return ([(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings if f.rule == "DEV002"],
-            [(k.name, k.verdict_on("mi355x").verdict, [(d.id, d.lines) for d in k.verdict_on("mi355x").details])
-             for k in result.kernels])
-
-
-def test_a_helper_call_is_handled_when_the_helper_lines_behind_the_check_are(tmp_path):
-    _write(tmp_path, {"compat.h": COMPAT, "helper.cuh": HELPER, "k.cu": KERNELS})
-    findings, kernels = _kernel_verdicts(tmp_path)
-    # the ROCm-side macro drops warp_scan's mask (line 6); vote's __ballot_sync (line 12) has no such mapping
-    assert findings == [("helper.cuh", 6, "DEV002", "handled", "compat.h:3"), ("helper.cuh", 12, "DEV002", "open", None)]
-    # scan_kernel's call of warp_scan (k.cu:4) is no open line; vote_kernel's call of vote (k.cu:8) stays one
-    assert kernels == [("scan_kernel", "ok", []), ("vote_kernel", "fix", [("wave64-full-mask", (8,))])]
-
-
-def test_without_the_mapping_the_helper_call_keeps_its_check(tmp_path):
-    _write(tmp_path, {"compat.h": "#pragma once\n", "helper.cuh": HELPER, "k.cu": KERNELS})
-    findings, kernels = _kernel_verdicts(tmp_path)
-    assert findings == [("helper.cuh", 6, "DEV002", "open", None), ("helper.cuh", 12, "DEV002", "open", None)]
-    assert kernels == [("scan_kernel", "fix", [("wave64-full-mask", (4,))]),
-                       ("vote_kernel", "fix", [("wave64-full-mask", (8,))])]

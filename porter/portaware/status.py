@@ -416,43 +416,15 @@ def _verdicts(k: Kernel, decide) -> tuple[TargetVerdict, ...] | None:
 
     if k.verdicts is None:
         return None
-    # A helper in another file reports its facts at the line of the kernel's file that calls it
-    # (porter.model.kernel.merge_helpers): that call line is handled when every line behind it in the helper is
-    # (cuSZ's `psz::SUBR_CUHIP_WAVE32_intrawarp_inclscan_1d` shuffles with `__shfl_up_sync(0xffffffff, ...)`, which
-    # its ROCm-side macro header portable/include/macro/c_cu2hip_1_fix_primitives.h maps to `__shfl_up` without the
-    # mask: the call in the kernel is no open line).
-    called: dict[int, list] = {}
-    for h in (k.facts.helpers if k.facts is not None else ()):
-        called.setdefault(h.call_line, []).append(h)
-
-    def handled(ln: int, check: str) -> bool:
-        if decide(k.path, ln)[0] is Status.HANDLED:
-            return True
-        behind = [(h.path, x) for h in called.get(ln, ()) for x in _fact_lines(h.facts, check)]
-        return bool(behind) and all(decide(p, x)[0] is Status.HANDLED for p, x in behind)
-
     out = []
     for v in k.verdicts:
-        kept = tuple(d for d in v.details if not d.lines or not all(handled(ln, d.id) for ln in d.lines))
+        kept = tuple(d for d in v.details
+                     if not d.lines or any(decide(k.path, ln)[0] is not Status.HANDLED for ln in d.lines))
         if len(kept) == len(v.details):
             out.append(v)
         else:
             out.append(dataclasses.replace(v, verdict=worst(d.verdict for d in kept), details=kept))
     return tuple(out)
-
-
-# Checks that one kind of fact makes fire (porter.kernels.checks): a helper's call line is decided by those lines
-# alone. Other checks take every line the helper's facts name.
-_MASK_CHECKS = frozenset({"wave64-full-mask", "mask-32bit-type"})
-
-
-def _fact_lines(f, check: str) -> list[int]:
-    """The lines of a helper's own file behind `check` at its call line (the facts merge_helpers moves there)."""
-    if check in _MASK_CHECKS:
-        return [w.line for w in f.warp_ops if w.mask_kind == "full32"]
-    lines = [w.line for w in f.warp_ops] + [x.line for x in f.lane_assumptions] + [b.line for b in f.ballot_32bit]
-    lines += [w.line for w in f.warpsize_constant] + list(f.grid_sync) + list(f.device_launches)
-    return lines + list(f.partial_syncwarp) + list(f.inline_ptx.lines)
 
 
 def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Status, str | None]:
