@@ -50,12 +50,14 @@ LIBRARIES = (
             ("ready", "mechanical", "port"), "the ROCm port's own commit (#282); spmm_kernel's wave64 broadcast is left"),
     Library("ginkgo", "ginkgo-project/ginkgo", "591cd136b603d47669e53ec5264ff9ed59231682",
             ("ready", "mechanical"), "CudaExecutor beside HipExecutor, forward-declared handles, AMD CI runners"),
-    # cuSZ's HIP build (cmake/hip.cmake, last changed 2025-01) names sources that moved since, leaves the fzg codec
-    # out, and its HIP-path kernels keep real wave64 bugs (histsp.cuhip.inl:86 adds lane 31 and lane 63 after the
-    # HIP arm's 64-lane scan; lrz_c.cuhip.inl's COUNT_LOCAL_STAT keeps a 64-lane ballot in an unsigned int and
-    # counts at threadIdx.x % 32 == 0): "port" is right.
+    # cuSZ's HIP build (cmake/hip.cmake, last changed 2025-01) names sources that moved since and leaves the fzg
+    # codec out; its kernels pass 32-bit masks to *_sync intrinsics, which HIP rejects, because no translation unit
+    # compiling them includes the mask-dropping macros (portable/include/macro/c_cu2hip_1_fix_primitives.h, only
+    # from psz/include/detail/port.hh); and its HIP-path kernels keep real wave64 bugs (histsp.cuhip.inl:86 adds
+    # lane 31 and lane 63 after the HIP arm's 64-lane scan; lrz_c.cuhip.inl's COUNT_LOCAL_STAT keeps a 64-lane ballot
+    # in an unsigned int and counts at threadIdx.x % 32 == 0): "port" is right.
     Library("cuSZ", "szcompressor/cuSZ", "d3cde38aec71a3ae2a7f80eef7707a27b3bc3d1d",
-            ("port",), "a stale HIP build and real wave64 bugs in its HIP-path kernels"),
+            ("port",), "a stale HIP build, 32-bit masks HIP rejects, real wave64 bugs"),
 )
 
 
