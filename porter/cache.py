@@ -575,9 +575,11 @@ class Cache:
         """The name a pack stores for the caller's `key`: unguessable without the secret."""
         return hmac.new(self._key(), key.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:40]
 
-    def _tag(self, name: str, raw: bytes | memoryview) -> bytes:
+    def _tag(self, name: str, *parts: bytes | memoryview) -> bytes:
+        """The HMAC an entry carries: of its name and its bytes (given in parts: the same tag as of them joined)."""
         h = hmac.new(self._key(), b"entry\0" + name.encode("ascii") + b"\0", hashlib.sha256)
-        h.update(raw)
+        for part in parts:
+            h.update(part)
         return h.digest()
 
     def _seal(self, index: bytes) -> bytes:
@@ -606,6 +608,24 @@ class Cache:
                 return loads(raw)
         except (ValueError, TypeError, KeyError, RecursionError):
             return None  # corrupt, truncated, foreign or planted: recomputed and rewritten
+
+    def get_raw(self, key: str) -> memoryview | None:
+        """The bytes `put_raw` kept under `key` (authenticated as every entry is), or None: for a value that is
+        bytes already (a rendered report, porter.runcache), which a JSON entry would escape and copy again. A view,
+        not a copy (a report is megabytes): the caller copies what it keeps."""
+        try:
+            name = self._name(key)
+        except CacheUnusable:
+            return None
+        sealed = self._pending.get(name)
+        if sealed is None:
+            sealed = self._read(name)
+            if sealed is None:
+                return None
+        raw = memoryview(sealed)[_TAG:]
+        if len(sealed) < _TAG or not hmac.compare_digest(sealed[:_TAG], self._tag(name, raw)):
+            return None
+        return raw
 
     def _read(self, key: str) -> bytes | None:
         found = self._indexed().get(key)
@@ -687,6 +707,15 @@ class Cache:
         except (TypeError, ValueError, RecursionError, CacheUnusable):
             return  # a value porter cannot encode (or no secret to seal it with) is simply not cached
         self.adopt({name: self._tag(name, raw) + raw})
+
+    def put_raw(self, key: str, *parts: bytes) -> None:
+        """Keep the bytes `parts` make together under `key` for the next flush, as they are (get_raw reads them back
+        joined); never code, like any entry. In parts, so a report is copied once into its sealed entry."""
+        try:
+            name = self._name(key)
+        except CacheUnusable:
+            return
+        self.adopt({name: b"".join((self._tag(name, *parts), *parts))})
 
     def take(self) -> dict[str, bytes]:
         """The entries put here since the last flush, sealed, handed over instead of written (a worker process

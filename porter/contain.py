@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -266,13 +266,34 @@ def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None
     """Write `data` at `path` atomically (a temporary file in the same directory, renamed over the name): a symlink
     at `path` is replaced, never written through, and a reader never sees half a file. With `root`, the directory
     must be inside it. A directory or other non-regular file at `path` is refused. The file gets `mode` less the
-    umask, or exactly `mode` without `umask` (translate keeps a rewritten file's own mode)."""
+    umask, or exactly `mode` without `umask` (translate keeps a rewritten file's own mode).
+    The directory is opened once and everything after is done relative to that descriptor, whose real location is
+    what `root` is checked against: a directory of the path swapped for a symlink after the check cannot lead the
+    write out of the root."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
     if root is not None and not inside(parent, root):
         raise Refused(f"{path}: its directory leads outside {root}; not written")
     try:
-        st = os.lstat(path)
+        dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise WriteFailed(f"{path}: cannot write: {e.strerror or e}", e.strerror or str(e)) from None
+    try:
+        if root is not None:
+            real = _descriptor_path(dir_fd)
+            if real is None or not inside(real, root):
+                raise Refused(f"{path}: its directory leads outside {root}; not written")
+        _write_at(dir_fd, path, data, mode & ~_umask() if umask else mode, sync, root is None)
+    finally:
+        os.close(dir_fd)
+
+
+def _write_at(dir_fd: int, path: Path, data: bytes, mode: int, sync: bool, devices: bool) -> None:
+    """write_bytes inside the directory open at `dir_fd`; `devices`: a device or pipe at the name is written to (the
+    user's own `-o /dev/null`, outside any checkout)."""
+    name = path.name
+    try:
+        st = os.lstat(name, dir_fd=dir_fd)
     except FileNotFoundError:
         st = None
     except OSError as e:
@@ -280,26 +301,33 @@ def write_bytes(path: Path | str, data: bytes, *, root: Path | str | None = None
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise WriteFailed(f"{path}: cannot write: {os.strerror(errno.EISDIR)}", os.strerror(errno.EISDIR))
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-        if root is None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-            # Outside any checkout a device or pipe at the name is the user's own choice (`-o /dev/null`).
+        if devices and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
             _write_through(path, data)
             return
         raise Refused(f"{path}: exists and is not a regular file; not written")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".tmp", dir=parent)
-    except OSError as e:
-        raise WriteFailed(f"{path}: cannot write: {e.strerror or e}", e.strerror or str(e)) from None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}.tmp"
+        try:
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise WriteFailed(f"{path}: cannot write: {e.strerror or e}", e.strerror or str(e)) from None
+    else:
+        raise WriteFailed(f"{path}: cannot write: no free temporary name", "no free temporary name")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.chmod(tmp, mode & ~_umask() if umask else mode)
-        os.replace(tmp, path)
+            os.fchmod(fh.fileno(), mode)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as e:  # an interrupt too: no temporary file is left behind
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
         except OSError:
             pass
         if isinstance(e, OSError):

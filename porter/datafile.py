@@ -37,6 +37,19 @@ MAX_DATA_FILE_BYTES = 4 * 1024 * 1024
 PARSED = Path(__file__).resolve().parent / "schemas" / "validated.parsed.tsv"
 
 
+# Directories under rules/ that hold data other than rules.
+NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
+
+
+def rule_files(directory: Path = DATA_DIR) -> list[Path]:
+    """The rule files under `directory` (porter's own by default): every YAML file outside NON_RULE_DIRS. Here
+    rather than in porter.rules so that listing rule ids (`scan --select`) does not load the schema validator."""
+    return sorted(
+        p for p in directory.rglob("*.yaml")
+        if p.relative_to(directory).parts[0] not in NON_RULE_DIRS
+    )
+
+
 def resolved_file(path: Path) -> Path:
     """`path.resolve()` for a data file, with its directory resolved once per process: only the file itself is then
     looked at (one lstat instead of one per component of its path, twice for each of ~100 files)."""

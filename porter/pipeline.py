@@ -38,11 +38,11 @@ from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
-from porter.source.discover import Candidate, Discovery
-from porter.source.includes import file_includes
-from porter.source import preprocessor
+from porter.source.discover import Candidate, Discovery, language_of
+from porter.source.includes import file_includes, quoted_target
+from porter.source import buildsources, preprocessor
 from porter.source.parse import parse
-from porter.source.parse_input import harvest_macros, parses_alike
+from porter.source.parse_input import harvest_macros, parses_alike, python_names_as_read
 from porter.contain import Unreadable, read_bytes
 from porter.source.read import GitTree, SourceReadError, WorkTree
 from porter.target_notes import with_target_notes
@@ -50,6 +50,8 @@ from porter.rocm import default_release
 from porter.targets import Target, resolve_targets
 
 TEXT_SNIFF_BYTES = 8192
+# How a Git LFS pointer file begins (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
 # Binary artefacts are read lazily by their matchers (ELF headers, sizes): only this much is kept in memory.
 BINARY_HEAD_BYTES = 64 * 1024
 # A repository-config include/exclude that leaves out more than this share of the files is said in the output.
@@ -83,12 +85,15 @@ class Run:
 
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
-        progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None) -> Run:
+        progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None,
+        untrusted: bool = False, found: Discovery | None = None) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
-    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`)."""
+    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`);
+    `untrusted`: the scanned files are a change's under --isolated, whose own claims are not taken (see `scan`);
+    `found`: the source's discovery with the settings' include/exclude, when the caller already has it."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
-    result = scan(source, settings, progress=progress, targets=targets, only=only)
+    result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted, found=found)
     return complete(result, settings, targets, assess=assess, source=source)
 
 
@@ -151,7 +156,9 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         base, head = changes.resolve(top, new_since, rev or "HEAD")
         change = changes.changes(top, base, head, subdir)
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
-        sides = [run(GitTree(top, commit, subdir), settings, only=paths).result
+        # Under --isolated the files of the change are untrusted on both sides: neither reads as a private copy of a
+        # toolkit header because it says so (porter.match.refine).
+        sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
         diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir))
         head_result = sides[1]
@@ -259,6 +266,7 @@ class _Worker:
     held: "Held" = field(default_factory=lambda: Held(), repr=False, compare=False)  # the scan's bytes (Held)
     _digests: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)  # see repository_digest
     rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
+    untrusted: bool = False  # scan(untrusted=): part of every cache key
     _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
 
     def facts_view(self) -> filekey.FactsView:
@@ -325,14 +333,19 @@ def scan(
     progress: Callable[[int, int], None] | None = None,
     targets: Iterable[Target] | None = None,
     only: frozenset[str] | None = None,
+    untrusted: bool = False,
+    found: Discovery | None = None,
 ) -> ScanResult:
     """The scan stage: every file of a source (a work tree, a git tree, or a path) to a sorted result with the
     rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches.
     With `only` (paths as the source shows them) just those files are scanned; the repository-wide facts (macros,
-    local packages) still come from every file, so each scanned file's result and cache key are the full scan's."""
+    local packages) still come from every file, so each scanned file's result and cache key are the full scan's.
+    With `untrusted` (the files of a change under --isolated) a file is never read as a private copy of a toolkit
+    header on its own say-so (porter.match.refine; keyed in the cache).
+    `found`: the source's discovery with the settings' include/exclude, when the caller already made it."""
     source = root if isinstance(root, (WorkTree, GitTree)) else WorkTree(Path(root))
     targets = tuple(targets) if targets is not None else tuple(resolve_targets(options.targets))
-    found = source.discover(options.include, options.exclude)
+    found = found if found is not None else source.discover(options.include, options.exclude)
     notices = list(options.notices)
     if options.config_globs:
         everything = source.discover()
@@ -354,7 +367,13 @@ def scan(
     held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                     options.jobs, notices, options.rocm_macros, held)
-    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held)
+    wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices)]
+    extra = _included_unlisted(source, found, wanted, options, held, notices)
+    if extra:
+        found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
+        facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
+                                        options.jobs, notices, options.rocm_macros, held)
+    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held, untrusted)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only)
@@ -367,9 +386,63 @@ def scan(
         held=held))  # the files' bytes as read: port status and deep mode take them from here
 
 
+def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], options: Settings, held: Held,
+                       notices: list[str]) -> list[Candidate]:
+    """The files C/C++/CUDA sources `#include "..."` whose names give porter no language (`kern.txt`): a compiler
+    reads them as C++, so the scan does too (CUDA code hidden in one was never scanned). What they include in turn is
+    followed, MAX_INCLUDE_DEPTH levels deep, each level's directives lexed in budgeted workers like any file's."""
+    listed = {c.path for c in found.files}
+    out: list[Candidate] = []
+    for _ in range(MAX_INCLUDE_DEPTH):
+        extra = source.included(sorted(p for p in set(wanted) if p not in listed), tuple(options.include),
+                                tuple(options.exclude))
+        if not extra:
+            break
+        out.extend(extra)
+        listed.update(c.path for c in extra)
+        harvested, _ = harvest_file_facts(list(extra), source, options.max_file_bytes, held, file_budget(options),
+                                          options.jobs, notices)
+        wanted = [t for c in extra for t in unlisted_includes(c.path, harvested.get(c.path, ({}, {}, ((), 0)))[2][0])]
+    return out
+
+
+def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, held: Held,
+                        notices: list[str]) -> list[str]:
+    """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
+    worker like any repository content; past the budget none, and a notice says so."""
+    cmake = [c for c in found.files if c.language == "cmake" and buildsources.is_cmake(c.path)]
+    texts: list[tuple[str, bytes]] = []
+    for c in cmake:
+        try:
+            data = held.read(source, c, options.max_file_bytes)
+        except SourceReadError:
+            continue  # said when the file itself is scanned
+        if b"LANGUAGE" in data.upper():
+            texts.append((c.path, data))
+    if not texts:
+        return []
+    answer = run_stage(_cmake_task, (texts,), stage_budget(file_budget(options), len(texts)))
+    if isinstance(answer, Overrun):
+        notices.append(f"reading which sources CMake compiles as CUDA {answer.reason}; files it names are not read")
+        return []
+    return list(answer)
+
+
+def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
+    return [t for path, data in texts for t in buildsources.cuda_sources(path, data.decode("utf-8", "replace"))]
+
+
+def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive]) -> list[str]:
+    """The files `path`'s `#include "..."` directives name (relative to its directory, inside the repository) whose
+    names give porter no language."""
+    targets = (quoted_target(path, header) for _, header in preprocessor.quoted_includes(list(directives)))
+    return [t for t in targets if t is not None and language_of(t) is None]
+
+
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,
                facts: RepositoryFacts, progress: Callable[[int, int], None] | None = None,
-               only: frozenset[str] | None = None, held: Held | None = None) -> list[tuple[FileResult, bool]]:
+               only: frozenset[str] | None = None, held: Held | None = None,
+               untrusted: bool = False) -> list[tuple[FileResult, bool]]:
     """The per-file part of the scan for files already discovered, with the repository-wide facts given (history
     walks compute them per commit): each file's result, and whether it came from the cache."""
     state = _Worker(ruleset, frozenset(options.disabled_rules), cache, options.max_file_bytes, source,
@@ -381,9 +454,11 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     state.ctx.extra["repository_files"] = state.headers
     state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
     state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
+    state.ctx.extra["trust_toolkit_copies"] = not untrusted  # porter.match.refine
+    state.untrusted = untrusted
     # The ROCm release HIP facts are judged for: the `rocm` pattern modifier (porter.match.engine) and the cache key.
     state.rocm = state.ctx.extra["rocm"] = options.rocm or default_release()
-    chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only)
+    chosen = tuple(files) if only is None else tuple(c for c in files if c.path in only or c.target in only)
     return _scan_files(chosen, state, options.jobs, progress)
 
 
@@ -433,6 +508,10 @@ class RepositoryFacts:
     # Integer constants defined with a few values (one per build: `kWarpSize` 32 or 64), sorted: a shared-memory
     # size from them is bounded by the largest it can be.
     alternatives: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # Files a C/C++/CUDA file `#include "..."`s whose names give porter no language (`kern.txt`, `k.cuinc`), sorted:
+    # the compiler reads them as C++, so the scan reads them as such too (pipeline.scan, Source.included). Not in
+    # `key`: a file's own result does not depend on them.
+    unlisted_includes: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[object, ...]:
@@ -445,9 +524,9 @@ class RepositoryFacts:
 FileFacts = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int]]
 # As the facts workers give them: with the file's uses (porter.filekey.uses_of) for a history walk's per-blob keys.
 FileFactsUses = tuple[dict[str, str], dict[str, tuple[int, ...]], tuple[tuple[preprocessor.Directive, ...], int], str]
-# What cached_repository_facts keeps of RepositoryFacts: macros, constants, build names, alternatives.
+# What cached_repository_facts keeps of RepositoryFacts: macros, constants, build names, alternatives, unlisted includes.
 Harvest = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, int], ...], tuple[frozenset[str], frozenset[str]],
-                tuple[tuple[str, tuple[int, ...]], ...]]
+                tuple[tuple[str, tuple[int, ...]], ...], tuple[str, ...]]
 
 
 def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
@@ -457,12 +536,12 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
         data = source.read(c, max_bytes)
     except SourceReadError:
         return {}, {}, ((), 0)  # reported when the file itself is scanned
-    return facts_of(data)
+    return facts_of(preprocessor.as_compiled(data))
 
 
 def facts_of(data: bytes) -> FileFacts:
-    """file_facts of bytes already read."""
-    dirs = tuple(preprocessor.directives(data)) if b"#" in data else ()
+    """file_facts of bytes already read (as preprocessor.as_compiled reads them, as the scan does)."""
+    dirs = tuple(preprocessor.directives(data))
     return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
 
 
@@ -475,11 +554,13 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
     macros: dict[str, str] = {}
     values: dict[str, set[int]] = {}
     directives: dict[str, tuple[list[preprocessor.Directive], int]] = {}
+    unlisted: set[str] = set()
     for c in files:
         if c.language != "cuda":
             continue
         got = per_file(c)  # with the file's uses after its facts, from the facts workers
         found, defined, (listed, total) = got[0], got[1], got[2]
+        unlisted.update(unlisted_includes(c.path, listed))
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
         for name, value in defined.items():
@@ -493,19 +574,22 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
                    else (frozenset(rocm_macros), frozenset()))
     constants = tuple(sorted((k, min(v)) for k, v in values.items() if len(v) == 1))
     alternatives = tuple(sorted((k, tuple(sorted(v))) for k, v in values.items() if 1 < len(v) <= MAX_ALTERNATIVES))
-    return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives))
+    return _with_listing(files, (tuple(macros.items()), constants, build_names, alternatives, tuple(sorted(unlisted))))
 
 
 def _with_listing(files: list[Candidate], harvested: Harvest) -> RepositoryFacts:
     """RepositoryFacts of what the files' contents gave (macros, constants, build names, alternatives: the part
     cached_repository_facts keeps) and what their listing gives (local packages, headers)."""
-    macros, constants, build_names, alternatives = harvested
+    macros, constants, build_names, alternatives, unlisted = harvested
     return RepositoryFacts(macros, local_python_packages(files),
                            frozenset(c.path for c in files if c.language == "cuda"), constants, build_names,
-                           alternatives)
+                           alternatives, unlisted)
 
 
-FACTS_FORMAT = b"repository-facts-1"
+FACTS_FORMAT = b"repository-facts-2"
+# How many rounds of `#include "kern.txt"` (files of no known language that C/C++/CUDA sources include) a scan
+# follows: each round reads the files the last one added; past this, deeper ones are not listed.
+MAX_INCLUDE_DEPTH = 8
 # Bytes of files a scan keeps after reading them once (Held): the repository facts, the scan and port status all take
 # them from there. Past this, a file is read again where it is needed (each C/C++ file once more at most).
 READ_KEPT_BYTES = 256 * 1024 * 1024
@@ -616,7 +700,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     if cache is not None and key is not None and whole and not isinstance(answer, Overrun):
         # Not kept when a file's facts ran out of time or memory (that depends on the machine's load, and the
         # notice saying so must come again) or failed (the next porter version retries it).
-        cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives))
+        cache.put(key, (facts.macros, facts.constants, facts.build_names, facts.alternatives, facts.unlisted_includes))
     return facts
 
 
@@ -670,6 +754,7 @@ def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
+        data = preprocessor.as_compiled(data)  # as the file's scan reads it (scan_candidate)
         return (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
@@ -677,10 +762,11 @@ def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
 
 def _facts_entry(value: Any) -> TypeGuard[Harvest]:
     """Whether a cache entry has the shape cached_repository_facts writes (else it is a miss)."""
-    if not (isinstance(value, tuple) and len(value) == 4):
+    if not (isinstance(value, tuple) and len(value) == 5):
         return False
-    macros, constants, build_names, alternatives = value
-    return (isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, str) for x in m)
+    macros, constants, build_names, alternatives, unlisted = value
+    return (isinstance(unlisted, tuple) and all(isinstance(u, str) for u in unlisted)
+            and isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, str) for x in m)
                                               for m in macros)
             and isinstance(constants, tuple) and all(isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str)
                                                      and type(k[1]) is int for k in constants)
@@ -802,12 +888,27 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         data = st.held.read(st.source, c, st.max_file_bytes)
     except SourceReadError as e:
         return _skip(c, str(e)), False
-    if b"\0" in data[:TEXT_SNIFF_BYTES]:
+    if c.language != "cuda" and b"\0" in data[:TEXT_SNIFF_BYTES]:
         return _skip(c, "binary file (NUL bytes) where text was expected"), False
+    if c.language in ("cuda", "python") and data.startswith(LFS_POINTER) and len(data) < 1024:
+        # A checkout with Git LFS writes the real file here, which the build compiles; porter never fetches it.
+        return _skip(c, "a Git LFS pointer: the file's content is not in the repository, and porter does not "
+                        "fetch it"), False
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
     content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
+    if c.language == "cuda":
+        # What nvcc compiles, not what a line-by-line reader sees: a NUL byte or a token split by a line splice hid
+        # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
+        # budgeted worker: a file of millions of splices takes seconds.)
+        data = preprocessor.as_compiled(data)
+    elif c.language in ("python", "requirements", "yaml"):
+        # CPython (universal newlines), pip (str.splitlines) and YAML end a line at a lone CR too: a CR-only file is
+        # not one line (a comment to its end when it began with one).
+        data = preprocessor.lone_cr_as_lf(data)
+        if c.language == "python":
+            data = python_names_as_read(data)
     return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
                    data)
 
@@ -904,6 +1005,7 @@ def _skip(c: Candidate, reason: str) -> FileResult:
 def _key(c: Candidate, content: bytes, st: _Worker) -> str:
     return hashlib.sha256(
         b"\0".join((code_digest(), st.ruleset.digest.encode(), ",".join(sorted(st.disabled)).encode(), st.rocm.encode(),
+                    b"untrusted" if st.untrusted else b"",
                     st.repository_digest(c.language), os.fsencode(c.path), c.language.encode(), str(st.max_file_bytes).encode(),
                     content))
     ).hexdigest()

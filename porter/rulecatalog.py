@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from porter.datafile import DATA_DIR, DATA_DISPLAY_ROOT
-from porter.rules import Rule, RuleSet, rule_files
+from porter.datafile import DATA_DIR, DATA_DISPLAY_ROOT, rule_files
+
+if TYPE_CHECKING:  # porter.rules (its schema validator) is loaded by what loads rules, not by every `scan`
+    from porter.rules import Rule, RuleSet
 
 # Fixtures live in a checkout beside rules/ and are not installed: from a wheel, coverage is unknown (None).
 CHECKOUT_DIR = DATA_DIR.parent if DATA_DIR.name == "rules" else None

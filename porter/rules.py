@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from porter import validated
-from porter.datafile import DATA_DIR, check_numbers, display_path, read_data, yaml_document
+from porter.datafile import DATA_DIR, check_numbers, display_path, read_data, rule_files, yaml_document
 from porter.errors import DataFileError
 from porter.model import Confidence, Severity
 from porter.schemas import validator
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from porter.budget import Budget
 
 RULES_DIR = DATA_DIR
-# Directories under rules/ that hold data other than rules.
-NON_RULE_DIRS = frozenset({"kb", "targets", "effort"})
 
 
 class RuleError(DataFileError):
@@ -82,13 +80,6 @@ class Rule:
             "references": list(self.references),
             "source": self.source,
         }
-
-
-def rule_files(directory: Path = RULES_DIR) -> list[Path]:
-    return sorted(
-        p for p in directory.rglob("*.yaml")
-        if p.relative_to(directory).parts[0] not in NON_RULE_DIRS
-    )
 
 
 def load_rule(path: Path, base: Path = RULES_DIR, *, linear: bool | None = None, budget: Budget | None = None) -> Rule:

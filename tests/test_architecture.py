@@ -175,8 +175,11 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.pipeline", "code_digest", ".rglob"): "porter's own package (the code digest)",
     ("porter.pipeline", "code_digest", ".read_bytes"): "porter's own package (the code digest)",
     ("porter.rulecatalog", "fixture_for", ".glob"): "porter's own fixtures",
-    ("porter.rules", "rule_files", ".rglob"): "porter's own rules, or a directory the user names (a repository's "
-                                              "rules directories are expanded file by file in porter.settings)",
+    ("porter.datafile", "rule_files", ".rglob"): "porter's own rules, or a directory the user names (a repository's "
+                                                 "rules directories are expanded file by file in porter.settings)",
+    ("porter.runcache", "_files", "os.scandir"): "porter's own package and data (their stat signatures)",
+    ("porter.runcache", "named_files", ".rglob"): "a rules directory the user names (a repository's are expanded "
+                                                  "file by file in porter.settings)",
     ("porter.schemas", "schema", ".read_text"): "porter's own schemas",
     ("porter.targets", "_profile_files", ".iterdir"): "porter's own profiles, or a directory the user names "
                                                       "(a repository's profiles are contained in porter.settings)",
@@ -260,6 +263,8 @@ OTHER_DIRECTIVE_READERS = {
     # translate rewrites the text of condition lines in its own output (a header-guard name for HIP's); it asks no
     # question of the scanned file's arms.
     "porter.translate.fixups",
+    # port-awareness reads GNU make's own conditionals (`ifeq`/`ifdef`/`endif` in a Makefile), never C's directives.
+    "porter.portaware.scope",
 }
 
 

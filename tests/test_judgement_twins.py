@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from porter.pipeline import run
-from porter.portaware.scope import build_twin, cmake_references, make_twin_regions
+from porter.portaware.scope import (build_twin, cmake_references, cuda_extras, make_conditional_regions,
+                                   make_twin_regions)
 from porter.settings import Settings
 from porter.source.preprocessor import Directive, paired_cuda_switches
 
@@ -89,3 +90,113 @@ def test_a_cuda_switch_is_paired_only_with_a_rocm_twin_the_directives_use():
              ([d(1, "ifdef", "USE_CUDA"), d(2, "endif", ""), d(3, "define", "WITH_CUDA 1"), d(4, "ifdef", "WITH_HIP"),
                d(5, "endif", "")], 6)]
     assert paired_cuda_switches(files) == {"P_DEVICE_CUDA", "WITH_CUDA"}  # USE_CUDA has no USE_HIP in sight
+
+
+BACKEND_MAKEFILE = ("BACKEND ?= cuda\n"                          # 1
+                    "ifeq ($(BACKEND),cuda)\n"                   # 2: the CUDA arm opens the fork
+                    "    NVCC = nvcc\n"                          # 3 cuda
+                    "    ifeq ($(NV_SM),)\n"                     # 4 cuda (a nested test is its arm's)
+                    "        $(error no GPU_TARGET for nvcc)\n"  # 5 cuda
+                    "    endif\n"                                # 6
+                    "    LIBS += -lcublas -lcudart\n"            # 7 cuda
+                    "else ifeq ($(BACKEND),hip)\n"               # 8
+                    "    LIBS += -lhipblas\n"                    # 9 rocm
+                    "endif\n"                                    # 10
+                    "ifdef USE_ROCM\n"                           # 11
+                    "    CXX = hipcc\n"                          # 12 rocm
+                    "else\n"                                     # 13
+                    "    CXX = nvcc\n"                           # 14 cuda
+                    "endif\n"                                    # 15
+                    "all:\n"                                     # 16
+                    "\tifeq ($(X),hip) is recipe text\n")       # 17: a recipe line, not a conditional
+
+
+def test_a_makefiles_vendor_conditionals_give_their_arms_a_side():
+    # (first line, last line, side, guard line: the group's first vendor test); `endif`/`else` lines belong to no arm.
+    assert make_conditional_regions(BACKEND_MAKEFILE) == [
+        (3, 4, "cuda", 2), (5, 5, "cuda", 2), (7, 7, "cuda", 2), (9, 9, "rocm", 2), (12, 12, "rocm", 11),
+        (14, 14, "cuda", 11)]
+    # A Makefile with no ROCm test has no vendor arms: `ifeq ($(USE_CUDA),1)` alone is not a port's fork.
+    assert make_conditional_regions("ifeq ($(USE_CUDA),1)\nLIBS += -lcudart\nendif\n") == []
+
+
+def test_findings_in_a_makefiles_cuda_arm_are_handled(tmp_path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "Makefile").write_text(BACKEND_MAKEFILE)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                    if str(f.severity) != "info")
+    assert [s for s in status if s[2] == "open"] == []
+    assert (7, "LIB004", "handled", "Makefile:2") in status
+
+
+def test_a_cmake_cuda_switch_with_a_rocm_twin_option_guards_its_arm():
+    text = ('option(LIB_ENABLE_CUDA "CUDA backend" OFF)\n'   # 1
+            'option(LIB_ENABLE_HIP "HIP backend" OFF)\n'     # 2
+            "if (LIB_ENABLE_CUDA)\n"                         # 3
+            "    enable_language(CUDA)\n"                    # 4 the CUDA build's
+            "endif()\n"                                      # 5
+            "if (LIB_ENABLE_HIP)\n"                          # 6
+            "    enable_language(HIP)\n"                     # 7 the ROCm build's
+            "endif()\n"                                      # 8
+            "if (USE_CUDA)\n"                                # 9 no USE_HIP tested: not a fork
+            "    enable_language(CUDA)\n"                    # 10
+            "endif()\n")                                     # 11
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [r for r in regions if r[3]] == [(4, 5, "cuda", 3), (7, 8, "rocm", 6)]
+
+
+PYPROJECT_EXTRAS = ('[project]\n'                                                              # 1
+                    'name = "demo"\n'                                                          # 2
+                    'dependencies = ["xformers"]\n'                                            # 3 default: open
+                    '[project.optional-dependencies]\n'                                        # 4
+                    'cu121onlytorch250 = [\n'                                                  # 5 CUDA extra
+                    '    "xformers @ https://download.pytorch.org/whl/cu121/xformers-0.0.28-cp311-cp311-linux_x86_64.whl",\n'  # 6
+                    ']\n'                                                                      # 7
+                    'rocm72-torch291 = ["torch"]\n'                                            # 8 ROCm extra
+                    'flashattentiontorch260abiTRUEcu12x = [\n'                                 # 9 CUDA extra
+                    '    "flash-attn @ https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4/flash_attn-2.7.4+cu12torch2.6-cp311-cp311-linux_x86_64.whl",\n'  # 10
+                    ']\n'                                                                      # 11
+                    'colab = ["xformers"]\n'                                                   # 12 not named for CUDA
+                    '[tool.ruff]\n'                                                            # 13
+                    'cuda12 = 1\n')                                                            # 14 not an extra
+
+
+def test_a_pyproject_extra_named_for_cuda_is_the_teams_nvidia_only_choice(tmp_path):
+    assert cuda_extras(PYPROJECT_EXTRAS) == [(5, 7, 5), (9, 11, 9)]
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT_EXTRAS)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted({(f.line, str(f.status), f.handled_by) for f in result.findings if f.line in (3, 6, 10, 12)})
+    assert status == [(3, "open", None), (6, "cuda-only", "pyproject.toml:5"), (10, "cuda-only", "pyproject.toml:9"),
+                      (12, "open", None)]
+
+
+def test_a_cmake_cuda_switch_paired_in_another_cmake_file_guards_its_arm_and_its_sources_headers(tmp_path):
+    # The parent tests USE_ROCM_TOOLKIT, the op library's CMakeLists only USE_CUDA_TOOLKIT: the pair is the
+    # repository's, so the op library's CUDA arm is the CUDA build's, its .cu sources too, and a header only they
+    # include.
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "CMakeLists.txt").write_text("if(USE_ROCM_TOOLKIT)\n  enable_language(HIP)\nendif()\n"
+                                             "add_subdirectory(op)\n")
+    (tmp_path / "op").mkdir()
+    (tmp_path / "op" / "CMakeLists.txt").write_text(
+        "set(OP_SRC plain.cc)\n"                                   # 1
+        "if(USE_CUDA_TOOLKIT AND TORCH_HAS_CUDA)\n"                # 2
+        "  enable_language(CUDA)\n"                                # 3 the CUDA build's
+        "  list(APPEND OP_SRC fused.cu)\n"                         # 4
+        "endif()\n"                                                # 5
+        "add_library(op MODULE ${OP_SRC})\n")                      # 6
+    (tmp_path / "op" / "fused.cu").write_text('#include "fused.cuh"\n__global__ void k(float* x) { x[0] = 1.f; }\n')
+    (tmp_path / "op" / "fused.cuh").write_text("__device__ float s(float v) { return __shfl_xor_sync(0xffffffff, v, 1); }\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted((f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                    if f.rule in ("BLD001", "DEV002"))
+    assert status == [("op/CMakeLists.txt", 3, "BLD001", "handled", "op/CMakeLists.txt:2"),
+                      ("op/fused.cuh", 1, "DEV002", "handled", "op/fused.cu:1")]

@@ -150,3 +150,44 @@ def test_a_message_is_worded_once_per_scan_and_the_memo_stays_bounded(monkeypatc
     monkeypatch.setattr(engine, "_WORDED_LIMIT", 0)
     engine.run_rules(parse("c.cu", "cuda", b"void h() { cudaFree(0); }\n"), rules, ctx)
     assert ctx.memo["engine.worded"] is not memo and len(ctx.memo["engine.worded"]) <= len(memo)
+
+
+def test_a_regex_rule_none_of_whose_patterns_can_match_is_skipped_whole(monkeypatch):
+    """A rule of regex patterns only is not run on a file whose one set search says none of them can match there
+    (code_regex.may_fire); where one can, every pattern runs as before and the findings are the same."""
+    import dataclasses
+    from pathlib import Path
+
+    rule = next(r for r in load_rules().rules if r.id == "DEV011")  # twelve regex patterns
+    engine.prepare_rules([rule])
+    gate = code_regex.regex_gate(rule.patterns)
+    assert gate is not None and sum(len(known) for _, known in gate) == len(rule.patterns)
+    fixture = next(Path("fixtures/rules").glob(f"{rule.id}-*"))
+    with_hits = parse(fixture.name, "cuda", fixture.read_bytes())
+    without = parse("t.cu", "cuda", b"int main() { int x = 1; return x; }\n")
+    assert code_regex.may_fire(gate, with_hits) and not code_regex.may_fire(gate, without)
+    asked = []
+    spy = lambda pattern, sf, ctx: asked.append(sf.path) or code.match_regex(pattern, sf, ctx)  # noqa: E731
+    monkeypatch.setitem(engine.MATCHERS, "regex", spy)
+    fresh = dataclasses.replace(rule)  # planned again, with the spy as its matcher
+    found = engine.run_rules(with_hits, [fresh], MatchContext())[0]
+    assert found and all(f.rule == rule.id for f in found) and asked.count(fixture.name) == len(rule.patterns)
+    assert engine.run_rules(without, [fresh], MatchContext()) == ([], []) and "t.cu" not in asked
+
+
+def test_a_feature_rule_is_skipped_only_where_neither_its_names_nor_its_regexes_can_hit():
+    """DEV012's features wrap exact identifiers and regexes: the rule runs on a file holding one of the names as a
+    code token or text one of its regexes may match, and is skipped (no finding lost) on every other file."""
+    rule = next(r for r in load_rules().rules if r.id == "DEV012")
+    engine.prepare_rules([rule])
+    gate = engine._gate(rule)
+    assert gate is not None and b"__pipeline_commit" in gate[1] and gate[0]
+    ctx = MatchContext()
+    name = parse("a.cu", "cuda", b"__global__ void k() { __pipeline_commit(); }\n")
+    regex = parse("b.cu", "cuda", b"__global__ void k() { cuda::memcpy_async(a, b, 4, bar); }\n")
+    comment = parse("c.cu", "cuda", b"__global__ void k() { /* __pipeline_commit(); */ }\n")
+    assert engine._may_fire(gate, name) and engine._may_fire(gate, regex) and not engine._may_fire(gate, comment)
+    assert [f.line for f in engine.run_rules(name, [rule], ctx)[0]] == [1]
+    assert [f.line for f in engine.run_rules(regex, [rule], ctx)[0]] == [1]
+    assert engine.run_rules(comment, [rule], ctx) == ([], [])
+    assert engine._gate(next(r for r in load_rules().rules if r.id == "DEV001")) is None  # a query pattern: no gate

@@ -158,3 +158,143 @@ def test_the_nearest_arch_arm_decides_in_an_elif_chain():
 
     pre = preprocess(b"#if A\nint a;\n#elif defined(__CUDA_ARCH__)\nint d;\n#elif B\nint b;\n#else\nint e;\n#endif\n")
     assert [pre.device_only(n) for n in (2, 4, 6, 8)] == [False, True, False, False]
+
+
+def test_if_expressions_by_precedence_climbing_read_as_by_descent_through_the_levels():
+    """_Eval.binary climbs by precedence (one call per operand) instead of descending through its eight levels:
+    on random token streams (every operator, parentheses, defined, ?:, unknown and undefined names, division by
+    zero, malformed input) it gives the same value and the same vendor answer as the descent did."""
+    import random
+
+    from porter.source.preprocessor import _Eval, _apply
+
+    class Descent(_Eval):
+        def binary(self, level):
+            if level == len(self._LEVELS):
+                return self.unary()
+            v = self.binary(level + 1)
+            while self.peek() in self._LEVELS[level]:
+                op = self.take()
+                w = self.binary(level + 1)
+                v = None if v is None or w is None else _apply(op, v, w)
+            return v
+
+    class Build:
+        values = {"A": 1, "B": 0, "C": 7, "U": None, "F": False, "HIP": 1, "HX": None}
+
+        def value(self, name):
+            return self.values.get(name)
+
+        def vendor(self, name):
+            return name.startswith("H")
+
+    ops = [op for level in _Eval._LEVELS for op in level] + ["&&", "||", "?", ":", "!", "~", "-", "+"]
+    atoms = ["0", "1", "2", "3", "16", "0x20", "A", "B", "C", "U", "F", "HIP", "HX", "true", "f"]
+    rng = random.Random(26)
+    values = set()
+    for _ in range(20000):
+        tokens: list[str] = []
+        for _ in range(rng.randint(1, 24)):
+            r = rng.random()
+            if r < 0.45:
+                tokens.append(rng.choice(atoms))
+            elif r < 0.85:
+                tokens.append(rng.choice(ops))
+            elif r < 0.93:
+                tokens.append(rng.choice(["(", ")"]))
+            else:
+                tokens.extend(rng.choice([["defined", "(", "HIP", ")"], ["defined", "U"], ["f", "(", "1", ")"]]))
+        if rng.random() < 0.5:  # mostly well-formed: atom (op atom)*
+            tokens = [t for pair in zip((rng.choice(atoms) for _ in tokens), tokens) for t in pair
+                      if t not in ("(", ")")][:-1] or ["1"]
+        new, old = _Eval(list(tokens), Build()), Descent(list(tokens), Build())
+        got, want = new.run(), old.run()
+        assert (got, new.vendor) == (want, old.vendor), tokens
+        values.add(got)
+    assert None in values and 0 in values and 1 in values and len(values) > 20  # the streams reach every case
+
+NESTED_VERSION = ("#if defined(LIB_HAVE_HIP)\n"      # 1
+                  "hip_call();\n"                     # 2 ROCm build only
+                  "#else\n"                           # 3
+                  "  #if CUDA_VERSION >= 7500\n"      # 4
+                  "cublas_call();\n"                  # 5 CUDA build only (when the toolkit is new enough)
+                  "  #endif\n"                        # 6
+                  "#endif\n")                         # 7
+
+
+def test_a_version_derived_as_cuda_side_is_undecided_in_the_cuda_build():
+    # A project that #defines CUDA_VERSION only in CUDA arms makes it a CUDA-side name (derived_names); its value
+    # is still unknown, so `>= 7500` must not read false for CUDA and leave line 5 compiled by neither build.
+    pre = preprocess(NESTED_VERSION.encode())
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset({"CUDA_VERSION"}))]
+    # (a directive line belongs to the arm it closes; line 4's CUDA-side version test guards its own arm)
+    assert sides == [(1, 1, "both", 0), (2, 3, "rocm", 1), (4, 4, "cuda", 1), (5, 6, "cuda", 4), (7, 7, "cuda", 1)]
+
+
+def test_a_cuda_switch_forked_against_a_rocm_arm_is_the_cuda_builds():
+    from porter.source.preprocessor import paired_cuda_switches
+
+    text = ("#if GOOGLE_CUDA\n"                 # 1: forked against line 3's ROCm test
+            'asm("trap;");\n'                   # 2 CUDA build only
+            "#elif TENSORFLOW_USE_ROCM\n"       # 3
+            "__builtin_trap();\n"               # 4 ROCm build only
+            "#endif\n"                          # 5
+            "#if defined(WITH_CUDA_GRAPHS)\n"   # 6: no ROCm arm in its group: stays unknown
+            "#endif\n"                          # 7
+            "#if __CUDA_ARCH__ >= 800\n"        # 8: a comparison, not a switch
+            "#elif defined(USE_ROCM)\n"         # 9
+            "#endif\n")                         # 10
+    pre = preprocess(text.encode())
+    cuda = paired_cuda_switches([(list(pre.directives), pre.total)])
+    assert cuda == {"GOOGLE_CUDA"}
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset(cuda))][:3]
+    assert sides == [(1, 1, "both", 0), (2, 3, "cuda", 1), (4, 5, "rocm", 1)]
+
+
+ARCH_FORKS = ("__device__ float sum(float v) {\n"                             # 1
+              "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"          # 2: the HIP arm follows
+              "  v += __shfl_down_sync(0xffffffff, v, 16);\n"                 # 3 CUDA build only
+              "#elif defined(USE_HIP)\n"                                      # 4
+              "  v += __shfl_down(v, 16);\n"                                  # 5 ROCm build only
+              "#endif\n"                                                      # 6
+              "#if __CUDA_ARCH__ >= 800\n"                                    # 7: a plain #else: often a stub
+              '  asm volatile("cp.async.commit_group;\\n" ::);\n'            # 8 or a slow path: still open
+              "#else\n"                                                       # 9
+              "  __syncthreads();\n"                                          # 10
+              "#endif\n"                                                      # 11
+              "#if __CUDA_ARCH__ >= 800\n"                                    # 12: no #else - HIP lacks the code
+              '  asm volatile("cp.async.wait_all;\\n" ::);\n'                # 13 open
+              "#endif\n"                                                      # 14
+              "#ifdef __CUDA_ARCH__\n"                                        # 15: device pass vs host pass
+              "  v = __ldg(&v);\n"                                            # 16 unknown: HIP's device pass
+              "#else\n"                                                       # 17   compiles the host arm
+              "  v = 0;\n"                                                    # 18
+              "#endif\n"                                                      # 19
+              "#if defined(__CUDACC_VER_MAJOR__) \\\n"                        # 20: a continued version test
+              "    && __CUDACC_VER_MAJOR__ < 12\n"                            # 21 the test itself: handled
+              "  v = __frsqrt_rn(v);\n"                                       # 22
+              "#else\n"                                                       # 23
+              "  v = rsqrtf(v);\n"                                            # 24
+              "#endif\n"                                                      # 25
+              "  return v;\n"                                                 # 26
+              "}\n")                                                          # 27
+
+
+def test_an_arch_level_test_before_a_rocm_arm_is_the_cuda_builds(tmp_path):
+    pre = preprocess(ARCH_FORKS.encode())
+    from porter.source.preprocessor import side_at
+    sides = {line: side_at(pre.regions(), line) for line in (3, 5, 8, 10, 13, 16, 18, 22)}
+    assert sides == {3: ("cuda", 2), 5: ("rocm", 2), 8: ("both", 0), 10: ("both", 0), 13: ("both", 0),
+                     16: ("both", 0), 18: ("both", 0), 22: ("cuda", 20)}
+
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "k.cu").write_text(ARCH_FORKS)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                    if f.rule in ("DEV002", "DEV009", "DEV010", "DEV012", "DEV016"))
+    # Line 12's arm has no #else: on HIP it vanishes (DEV016 keeps it open), and its PTX stays open work.
+    assert status == [(2, "DEV009", "handled", "k.cu:2"), (3, "DEV002", "handled", "k.cu:2"),
+                      (8, "DEV012", "open", None), (12, "DEV016", "open", None), (13, "DEV012", "open", None),
+                      (21, "DEV010", "handled", "k.cu:20")]

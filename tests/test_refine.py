@@ -218,3 +218,20 @@ def test_deprecated_apis_hip_keeps_read_info(tmp_path):
     assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium")]
     assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 4).data)["rename"] == (
         "plain: hipify maps it to hipFuncSetSharedMemConfig, which HIP keeps")
+
+
+def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
+    (tmp_path / "trace.py").write_text(
+        "import pynvml\n"                      # 1: a hard import: open
+        "try:\n"                               # 2
+        "    import nvtx\n"                    # 3: optional: info
+        "except ModuleNotFoundError:\n"        # 4
+        "    nvtx = None\n"                    # 5
+        "try:\n"                               # 6
+        "    import pynvml as nvml\n"          # 7: a handler for another error: open
+        "except OSError:\n"                    # 8
+        "    nvml = None\n")                   # 9
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity), dict(f.data).get("optional")) for f in r.findings if f.rule == "LIB007"]
+    assert got == [(1, "low", None), (3, "info", "imported in a try whose except catches ImportError (line 4)"),
+                   (7, "low", None)]

@@ -60,3 +60,28 @@ def test_an_unsized_instantiation_leaves_the_size_unknown_with_the_reason(kernel
     assert arrays(kernels["opaque_kernel"]) == [("tile", ("Rows", "kLanes"), None, None, reason)]
     assert verdicts(kernels["opaque_kernel"])["mi300x"] == (
         "check", [("lds-unknown", f"static shared memory unknown ({reason}); known part 0 KiB of 64 KiB LDS")])
+
+
+DYNAMIC = ("__global__ void scan(float* x) {\n"                               # 1
+           "  extern __shared__ float buf[];\n"                             # 2
+           "  buf[threadIdx.x] = x[threadIdx.x];\n"                         # 3
+           "}\n"                                                            # 4
+           "void run(float* x, int n, cudaStream_t s) {\n"                  # 5
+           "  scan<<<1, n, n * sizeof(float), s>>>(x);\n"                   # 6: size known only at run time
+           "}\n")                                                           # 7
+OPT_IN = DYNAMIC.replace("void run(float* x, int n, cudaStream_t s) {\n",
+                         "void run(float* x, int n, cudaStream_t s) {\n"
+                         "  cudaFuncSetAttribute(scan, cudaFuncAttributeMaxDynamicSharedMemorySize, n * 4);\n")
+
+
+def test_dynamic_shared_memory_of_unknown_size_fits_when_cuda_caps_it_at_48_kb(tmp_path):
+    # Without an opt-in CUDA refuses a block over 48 KB of shared memory, so the kernel fits MI300X's 64 KiB LDS
+    # whatever n is; with cudaFuncSetAttribute(... MaxDynamicSharedMemorySize, n * 4) it may not, and stays a check.
+    for name, src, expected in (("capped", DYNAMIC, "ok"), ("opted", OPT_IN, "check")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "k.cu").write_text(src)
+        result = run(tmp_path / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+        (k,) = result.kernels
+        assert k.facts.shared_memory.opt_in is (name == "opted")
+        v = k.verdict_on("mi300x")
+        assert (v.verdict, [d.id for d in v.details]) == (expected, ["lds-unknown"] if expected == "check" else [])

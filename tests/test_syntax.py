@@ -71,6 +71,24 @@ void f(int p, float *q) { int *d, g; h(); }
     }
 
 
+def test_variable_scopes_of_one_name_are_what_variables_say_of_it():
+    """SyntaxIndex.variable_scopes works out one name's scopes when asked (the kb matcher's question): the same
+    as variables.get(name), for names declared at file scope, as parameters of a definition and of a prototype
+    (-2 - offset), in several scopes, non-ASCII, and not declared at all."""
+    code = ("int a, *b;\nvoid proto(int a, float t);\nvoid f(int p, float *q) { int *d, a; }\n"
+            "__global__ void k(int p) { float \u00e9t\u00e9 = p; }\n").encode()
+    sf = parse("v.cu", "cuda", code)
+    ix = index(sf)
+    f_start, k_start = code.index(b"void f"), code.index(b"__global__")
+    assert ix.variable_scopes("a") == frozenset({-1, -2 - code.index(b"a, float"), f_start})
+    assert ix.variable_scopes("p") == frozenset({f_start, k_start})
+    assert ix.variable_scopes("t") == frozenset({-2 - code.index(b"t)")})
+    assert ix.variable_scopes("\u00e9t\u00e9") == frozenset({k_start})
+    assert ix.variable_scopes("missing") == frozenset()
+    for name in [*ix.variables, "missing", "proto"]:
+        assert index(parse("v.cu", "cuda", code)).variable_scopes(name) == ix.variables.get(name, frozenset())
+
+
 def test_declarators_are_every_declarations_declarators_in_file_order():
     code = b"int a, *b = 0;\nunsigned char blob[3] = {1, 2, 3};\nvoid f() { float c; }\nstruct S { int field; };\n"
     sf = parse("d.cu", "cuda", code)

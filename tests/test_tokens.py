@@ -31,6 +31,7 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
     import tree_sitter as ts
 
     import porter.match.kinds.embedded  # noqa: F401 - modules register their whole-file queries on import
+    import porter.match.kinds.library  # noqa: F401
     import porter.source.syntax  # noqa: F401
     from porter.source.parse_queries import query, registered_root_queries
 
@@ -47,6 +48,43 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
         together = captures("cuda", source, f.root)
         assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
+    py = parse("setup.py", "python", b"import os, torch.cuda as tc\nfrom numba import cuda\n"
+               b"setup(libraries=['cublas', x], name='-lcurand')\nlib = CDLL('libnccl.so.2')\n")
+    sources = registered_root_queries("python")
+    assert porter.match.kinds.library._KEYWORDS in sources and porter.match.kinds.library._STRINGS in sources
+    for source in sources:
+        alone = ts.QueryCursor(query("python", source)).captures(py.root)
+        together = captures("python", source, py.root)
+        assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
+               {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
+
+
+def test_queries_with_strings_and_predicates_join_the_combined_query():
+    """A whole-file query whose predicate strings hold `@` or `;` (API008's `#match?`) runs inside the combined
+    query: its captures are renamed, its strings and `;` comments are not, and it gives what it gives alone."""
+    import tree_sitter as ts
+
+    from porter.source import parse_queries
+    from porter.source.parse_queries import _combined, captures, query, register_root_query, registered_root_queries
+
+    source = ('; a comment with @c and "\n(call_expression function: (identifier) @f arguments: (argument_list '
+              '(identifier) @hit) (#match? @f "^cublas(Gemm)?Ex$") (#not-match? @hit "@x;y")) @call')
+    f = sf("void h() { cublasGemmEx(a, CUDA_R_32F); cublasFoo(b); cublasEx(c); }\n")
+    alone = ts.QueryCursor(query("cuda", source)).captures(f.root)
+    register_root_query("cuda", source)
+    try:
+        sources = registered_root_queries("cuda")
+        i = sources.index(source)
+        assert (f'; a comment with @c and "\n(call_expression function: (identifier) @q{i}__f arguments: '
+                f'(argument_list (identifier) @q{i}__hit) (#match? @q{i}__f "^cublas(Gemm)?Ex$") '
+                f'(#not-match? @q{i}__hit "@x;y")) @q{i}__call') in _combined("cuda", sources)
+        together = captures("cuda", source, f.root)
+    finally:
+        parse_queries._ROOT_QUERIES["cuda"].remove(source)  # the other tests' combined query stays as it was
+    assert {k: [n.text for n in v] for k, v in together.items()} == {k: [n.text for n in v] for k, v in alone.items()}
+    assert {k: sorted(n.text for n in v) for k, v in together.items()} == \
+           {"f": [b"cublasEx", b"cublasGemmEx"], "hit": [b"CUDA_R_32F", b"a", b"c"],
+            "call": [b"cublasEx(c)", b"cublasGemmEx(a, CUDA_R_32F)"]}
 
 
 def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():

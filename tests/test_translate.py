@@ -307,11 +307,11 @@ def test_in_place_write_failure_restores_every_file(tmp_path, monkeypatch):
     real = write_mod._atomic_write
     calls = []
 
-    def failing(dest, data, mode, sync):
+    def failing(dest, data, mode, sync, root):
         calls.append(dest.name)
         if dest.name == "saxpy.cu":  # the third of three files, after two were replaced
             raise OSError(28, "No space left on device")
-        return real(dest, data, mode, sync)
+        return real(dest, data, mode, sync, root)
 
     monkeypatch.setattr(write_mod, "_atomic_write", failing)
     with pytest.raises(TranslateError, match="in-place write failed on src/saxpy.cu.*2 file\\(s\\) already rewritten were restored"):
@@ -329,8 +329,8 @@ KILL_SCRIPT = textwrap.dedent("""\
     from porter.translate import write
     real = os.replace
     n = [0]
-    def slow_replace(a, b):
-        real(a, b)
+    def slow_replace(a, b, **dir_fds):
+        real(a, b, **dir_fds)
         n[0] += 1
         if n[0] == 2:
             Path(sys.argv[2]).write_text("two files replaced")

@@ -8,8 +8,8 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, run_command
-from porter.cli.output import check_suffix, show
-from porter.cli.runs import nothing_scanned, pipeline, scanned_any
+from porter.cli.output import check_suffix, notes, show, write_output
+from porter.cli.runs import nothing_scanned, pipeline, reusable_run, scanned_any, settings_for
 from porter.cli.scan import FORMAT_HELP, report_suffixes
 from porter.errors import UsageError
 
@@ -48,25 +48,38 @@ def assess_cmd(
         day = options.report_date(date)
         cli = options.command_line(include, exclude, jobs, None, target, no_cache, cache_dir, config, isolated, deep,
                                    rocm=rocm)
-        settings = None
+        settings = settings_for(path, cli, load_pipeline=False)
         if select_rules or ignore_rules:
             import dataclasses
 
-            from porter.cli.runs import settings_for
             from porter.cli.selection import selection, unselected
             from porter.rulecatalog import rule_ids
 
-            settings = settings_for(path, cli)
             known = rule_ids(settings.extra_rules)
             # As `scan`: the rules left out do not run, so the assessment is of the rules chosen, in every format.
             settings = dataclasses.replace(settings, disabled_rules=unselected(
                 settings.disabled_rules, known, selection(select_rules, ignore_rules, None, known)))
+        opts = RenderOptions(explain=explain, verbose=verbose, quiet=quiet, command="assess", date=day)
+        # An unchanged tree assessed the same way again: the report the last such run gave (porter.runcache; the
+        # render options' command keeps it apart from a scan's).
+        source, reuse, opts = reusable_run(path, rev, settings, fmt.name, opts, output, "all", "")
+        if reuse is not None and (kept := reuse.get()) is not None:
+            write_output(kept.report, output, commands=fmt.name == "github")
+            notes(kept.notices)
+            return kept.code
         run = pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console",
-                       settings=settings)
+                       settings=settings, source=source, found=reuse.found if reuse is not None else None)
         if not scanned_any(run):
             # "ready, nothing to port" about a wrong or empty directory would be a confident wrong answer
             raise UsageError(nothing_scanned(path, run))
-        show(run, fmt, output, RenderOptions(explain=explain, verbose=verbose, quiet=quiet, command="assess", date=day))
+        report = show(run, fmt, output, opts)
+        if reuse is not None:
+            if not run.result.unseen and set(run.result.stats.notices) <= set(run.settings.notices):
+                from porter.runcache import Outcome
+
+                reuse.put(Outcome(report, EXIT_OK, run.result.stats.notices))
+            else:
+                reuse.save_index()
         return EXIT_OK
 
     run_command(body, verbose)

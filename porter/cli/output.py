@@ -118,8 +118,9 @@ def colour_on_stdout(output: Optional[Path]) -> bool:
     return to_stdout(output) and sys.stdout.isatty() and not no_color()
 
 
-def show(run, fmt, output: Optional[Path], opts) -> None:
-    """Render through the registry: to the terminal (colour, its width) or plain 120-column text into a file."""
+def show(run, fmt, output: Optional[Path], opts) -> bytes:
+    """Render through the registry: to the terminal (colour, its width) or plain 120-column text into a file.
+    Returns the bytes rendered (porter.cli.scan keeps them for an unchanged re-run: porter.runcache)."""
     import dataclasses
 
     # stdout: the terminal's width (or $COLUMNS when piped), colour only on a terminal; a file: plain 120 columns.
@@ -134,6 +135,7 @@ def show(run, fmt, output: Optional[Path], opts) -> None:
     write_output(data, output, commands=fmt.name == "github")
     notes(run.result.stats.notices)
     leave_to_exit(run)
+    return data
 
 
 def notes(notices) -> None:

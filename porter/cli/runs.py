@@ -9,11 +9,13 @@ from porter.cli.output import scan_progress
 from porter.errors import UsageError
 
 
-def settings_for(path: Path, cli):
-    """The settings for `path`: its configuration under the command line's options, checked."""
-    with uncollected_imports("porter.pipeline"):
-        import porter.pipeline  # noqa: F401 - loaded here, uncollected, for the run that follows
-        from porter.settings import resolve_settings
+def settings_for(path: Path, cli, load_pipeline: bool = True):
+    """The settings for `path`: its configuration under the command line's options, checked. With load_pipeline
+    the pipeline's modules are loaded here (uncollected) for the run that follows; `scan` loads them only when it
+    runs the pipeline (a run porter.runcache answers needs none of them)."""
+    if load_pipeline:
+        _load_pipeline()
+    from porter.settings import resolve_settings
 
     settings = resolve_settings(path, cli)
     check_configuration(settings, cli)
@@ -55,18 +57,58 @@ def check_configuration(settings, cli) -> None:
             raise ConfigError(f"{where}: targets: {e.problem}") from None
 
 
-def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool, settings=None):
-    """Settings for `path` from its configuration and the options (unless given), then the one pipeline."""
+def _load_pipeline() -> None:
+    """The pipeline's modules, loaded uncollected (porter.cli.base.uncollected_imports) for the run that follows."""
+    import importlib
+
+    with uncollected_imports("porter.pipeline"):
+        importlib.import_module("porter.pipeline")
+
+
+def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool, settings=None, source=None,
+             found=None):
+    """Settings for `path` from its configuration and the options (unless given), then the one pipeline (on
+    `source` and its discovery `found` when the caller made them: porter.cli.scan's run cache)."""
     settings = settings if settings is not None else settings_for(path, cli)
+    _load_pipeline()
     from porter.pipeline import run
     from porter.source.read import source_for
 
-    source = source_for(path, rev)
+    source = source if source is not None else source_for(path, rev)
     prog, callback = scan_progress(show_progress)
     if prog:
         with prog:
-            return run(source, settings, assess=assess, progress=callback)
-    return run(source, settings, assess=assess, progress=callback)
+            return run(source, settings, assess=assess, progress=callback, found=found)
+    return run(source, settings, assess=assess, progress=callback, found=found)
+
+
+def reusable_run(path: Path, rev: Optional[str], settings, format: str, opts, output, status: str, selection: str,
+                 wanted: bool = True):
+    """(the source, its porter.runcache.RunCache or None when such a run is not kept, the render options): the
+    options as the report will be rendered with them (a console's width and colour; for markdown and html what the
+    report is about, read from git once here), since the kept report is named by them."""
+    import dataclasses
+
+    from porter.runcache import RunCache, Request
+    from porter.source.read import source_for
+
+    source = source_for(path, rev)
+    if not wanted:
+        return source, None, opts
+    about = None
+    if format == "console":
+        from porter.cli.output import colour_on_stdout, stdout_width, to_stdout
+
+        opts = dataclasses.replace(opts, terminal=colour_on_stdout(output),
+                                   width=stdout_width() if to_stdout(output) else 120)
+    elif format in ("markdown", "html") and opts.about is None:
+        from porter.render.about import about as about_of
+
+        opts = dataclasses.replace(opts, about=about_of(source.label, date=opts.date))
+        about = opts.about.to_dict()
+    request = Request(format, (opts.explain, opts.verbose, opts.quiet, opts.command, opts.date, opts.min_severity,
+                               opts.width, about), status, selection, terminal=opts.terminal)
+    return source, RunCache.open(source, settings, request), opts
 
 
 def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool, settings=None):
@@ -74,6 +116,7 @@ def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool, setti
     if new_since is not None and baseline is not None:
         raise UsageError("--new-since and --baseline cannot be combined: choose the git base or the baseline file")
     settings = settings if settings is not None else settings_for(path, cli)
+    _load_pipeline()
     from porter.pipeline import run_diff
 
     return run_diff(path, settings, new_since=new_since, baseline=baseline, rev=rev, assess=assess,

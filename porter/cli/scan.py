@@ -9,9 +9,9 @@ import typer
 import porter.cli.options as options
 from porter.cli.base import EXIT_FINDINGS, PlainHelp, app, err, run_command, say
 from porter.cli.gate import gate, unseen_warning
-from porter.cli.output import check_suffix, show
+from porter.cli.output import check_suffix, notes, show, write_output
 from porter.cli.selection import narrow_severity, selection, unselected
-from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, scanned_any, settings_for
+from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, reusable_run, scanned_any, settings_for
 from porter.errors import UsageError
 
 
@@ -68,9 +68,10 @@ def scan(
     def body() -> int:
         import dataclasses
 
-        from porter.portaware import STATUS_CHOICES, select
+        from porter.model.finding import STATUS_CHOICES
         from porter.render import RenderOptions, format_for
         from porter.rulecatalog import rule_ids
+        from porter.runcache import Outcome
 
         if status is not None and status.strip().lower() not in STATUS_CHOICES:
             raise UsageError(f"--status must be one of {', '.join(STATUS_CHOICES)}, not {status!r}")
@@ -79,19 +80,35 @@ def scan(
         day = options.report_date(date)
         cli = options.command_line(include, exclude, jobs, fail_on, target, no_cache, cache_dir, config, isolated, deep,
                                    max_file_size_mb, rocm)
-        settings = settings_for(path, cli)
+        settings = settings_for(path, cli, load_pipeline=False)
         known = rule_ids(settings.extra_rules)
         sel = selection(select_rules, ignore_rules, min_severity, known)
         # A rule --select leaves out (or --ignore names) does not run, as in ruff: every format, the assessment
         # and the gate see the same findings (and the cache keys on the rules that ran).
         settings = dataclasses.replace(settings, disabled_rules=unselected(settings.disabled_rules, known, sel))
+        status_shown = status.strip().lower() if status else "all"
+        opts = RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan", date=day)
+        reuse = None
         if new_since is not None or baseline is not None:
             run = diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment, settings)
         else:
-            run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings)
-        status_shown = status.strip().lower() if status else "all"
+            # An unchanged tree scanned the same way again: the report, exit code and notices the last such run gave.
+            source, reuse, opts = reusable_run(path, rev, settings, fmt.name, opts, output, status_shown, repr(sel),
+                                               summary is None)
+            if reuse is not None and (kept := reuse.get()) is not None:
+                write_output(kept.report, output, commands=fmt.name == "github")
+                notes(kept.notices)
+                return kept.code
+            run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings,
+                           source=source, found=reuse.found if reuse is not None else None)
+        from porter.portaware import select
+
         shown = narrow_severity(dataclasses.replace(run, result=select(run.result, status_shown)), sel)
-        show(shown, fmt, output, RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan", date=day))
+        report = show(shown, fmt, output, opts)
+        # Kept for the next run only when the same inputs must give the same output: no warning below is said and
+        # no notice beyond the configuration's own (a budget overrun, an unusable cache).
+        keep = (reuse is not None and scanned_any(run) and not run.result.unseen
+                and set(run.result.stats.notices) <= set(run.settings.notices))
         if run.diff is not None:
             c = run.diff.counts()
             git_base = not c["base"].startswith("baseline:")
@@ -113,6 +130,7 @@ def scan(
                                                    if threshold is not None else ""), soft_wrap=True, markup=False)
             if threshold is not None:
                 return EXIT_FINDINGS
+            keep = False
         missed = run.result.unseen
         if missed:
             changed = run.diff is not None and not run.diff.counts()["base"].startswith("baseline:")
@@ -123,7 +141,13 @@ def scan(
         if run.diff is not None:
             return gate(run.diff.new, run.settings.fail_on)
         # The gate counts open work unless --status names what to count.
-        return gate(run.result.findings, run.settings.fail_on, status.strip().lower() if status else "open")
+        code = gate(run.result.findings, run.settings.fail_on, status.strip().lower() if status else "open")
+        if reuse is not None:
+            if keep:
+                reuse.put(Outcome(report, code, run.result.stats.notices))
+            else:
+                reuse.save_index()
+        return code
 
     run_command(body, verbose)
 

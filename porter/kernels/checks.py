@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
-from porter.model.kernel import CheckResult, KernelFacts
+from porter.model.kernel import CUDA_DEFAULT_SHARED_CAP, CheckResult, KernelFacts
 
 # The verdict each named check contributes, its title and its source are data: rules/kb/kernel_checks.yaml, read
 # through porter.kernels.check_table (`default`, overridden by the first `by_target` predicate on the profile's fields
@@ -303,7 +303,9 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         reasons = [a.reason for a in shared.arrays if a.bytes is None and a.reason]
         add("lds-unknown", f"static shared memory unknown ({'; '.join(reasons)}); known part {_kib(minimum)}"
                            f" of {_kib(limit)} LDS")
-    if shared.dynamic_unsized:
+    if shared.dynamic_unsized and not (shared.default_capped and CUDA_DEFAULT_SHARED_CAP <= limit):
+        # Without an opt-in attribute CUDA refuses a launch whose block asks for more than 48 KB of shared memory,
+        # so a kernel that runs on CUDA fits any target with at least that much LDS, whatever its dynamic size.
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
 
 

@@ -64,6 +64,9 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
     return tuple(ctx.helper(f) for f in fns)
 
 
+# An opt-in to more dynamic shared memory than CUDA's default 48 KB, by runtime or driver attribute (its call need
+# not fold): a file that names one may raise any of its kernels' limits.
+_OPT_IN_HINT = re.compile(rb"MaxDynamicSharedMemorySize|MAX_DYNAMIC_SHARED_SIZE_BYTES|cudaFuncSetAttribute|cuFuncSetAttribute")
 _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
 
 
@@ -181,7 +184,8 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         unknown.extend(shared_unknown)
         attr = self.func_attrs.get(kernel.name)
         shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
-                              attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None)
+                              attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None,
+                              opt_in=bool(self.func_attrs) or _OPT_IN_HINT.search(self.sf.data) is not None)
         if attr and not isinstance(attr.get("bytes"), int):
             unknown.append(Unresolved("cudaFuncAttributeMaxDynamicSharedMemorySize", attr["reason"]))
         if shared.dynamic_unsized:

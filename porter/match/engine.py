@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 from porter.match.base import per_object
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code_device import in_device_code, logical_warp32, warp_dependent
-from porter.match.kinds.code_regex import compile_regex, register_regexes
+from porter.match.kinds.code_regex import compile_regex, may_fire, regex_gate, register_regexes
 from porter.match.refine import refine
 from porter.match.tokens import has_tokens, required_tokens
 from porter.match.draft import Draft
@@ -74,10 +74,12 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     add = drafts.append
     language = sf.language
     for rule in rules:
-        fixed, steps, languages = _plans(rule)
+        fixed, steps, languages, gate = _plans(rule)
         # rule_applies_to, its language test read from the plan (the test is asked for every rule and file)
         if language not in languages or rule.files and not rule_applies_to(rule, sf.path, language):
             continue
+        if gate is not None and not _may_fire(gate, sf):
+            continue  # none of the rule's patterns can hit here: not a matcher call per pattern
         seen: set[tuple[int, int]] = set()
         over: Hit | None = None
         for hit in _rule_hits(steps, sf, ctx):
@@ -95,7 +97,8 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))
     drafts.sort()
-    findings = _fingerprinted(refine(drafts, sf, ctx.extra.get("rocm_names", ())))
+    findings = _fingerprinted(refine(drafts, sf, ctx.extra.get("rocm_names", ()),
+                                           ctx.extra.get("trust_toolkit_copies", True)))
     if not suppressions:
         return findings, []
     kept, hidden = [], []
@@ -139,15 +142,41 @@ class _Step(NamedTuple):
                     or self.rocm is not None or self.not_logical_warp)
 
 
-def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str]]:
+def _plan(rule: Rule) -> tuple[_Fixed, tuple[tuple, ...], frozenset[str], tuple | None]:
     """The rule's draft fields, its steps (each unpacked for _step_hits: matcher, pattern, needs, query, plain,
-    the step) and its languages."""
+    the step), its languages and its _gate."""
     steps = tuple(_Step(p, MATCHERS[kind_of(p)], required_tokens(p), p.get("query"), p.get("not_regex"),
                         bool(p.get("inside_kernel")), bool(p.get("in_device_code")), bool(p.get("warp_dependent")),
                         _rocm_condition(p), bool(p.get("not_logical_warp")))
                   for p in rule.patterns)
     return (_fixed(rule), tuple((s.matcher, s.pattern, s.needs, s.query, s.plain, s) for s in steps),
-            frozenset(rule.languages))
+            frozenset(rule.languages), _gate(rule))
+
+
+def _gate(rule: Rule) -> tuple[tuple, frozenset[bytes]] | None:
+    """For a rule whose every pattern (or the pattern a `feature` wraps) is a `regex` or an `identifiers` of exact
+    names: its regexes' regex_gate and the names; None for any other rule. See _may_fire."""
+    regexes: list[dict] = []
+    names: set[bytes] = set()
+    for pattern in rule.patterns:
+        if "feature" in pattern:
+            pattern = {k: v for k, v in pattern["feature"].items() if k != "note"}
+        kind = kind_of(pattern)
+        if kind == "regex":
+            regexes.append(pattern)
+        elif kind == "identifiers" and not any(c in n for n in pattern["identifiers"] for c in "*?["):
+            names.update(n.encode() for n in pattern["identifiers"])
+        else:
+            return None
+    return (regex_gate(regexes) or ()), frozenset(names)
+
+
+def _may_fire(gate: tuple[tuple, frozenset[bytes]], sf: SourceFile) -> bool:
+    """False only when no pattern of a gated rule (_gate) can hit in the file: none of its names is a code token
+    (an identifiers pattern hits only such tokens) and the file's one regex-set search says none of its regexes can
+    match (code_regex.may_fire, the answer may_run gives each of them)."""
+    regexes, names = gate
+    return bool(names) and not sf.tokens().keys().isdisjoint(names) or bool(regexes) and may_fire(regexes, sf)
 
 
 def _rocm_condition(pattern: dict) -> tuple[str, bool] | None:

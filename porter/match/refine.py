@@ -13,7 +13,14 @@ sorted drafts of its findings (porter.match.draft):
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
-5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped.
+5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
+   a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
+   option()/CACHE documentation string.
+4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError is optional: info,
+   with the handler's line under data `optional`.
+5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
+5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
+   or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
@@ -43,7 +50,7 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import POSITIVE_ARMS, Group, names_rocm, preprocessed
+from porter.source.preprocessor import POSITIVE_ARMS, Group, may_hold_directives, names_rocm, preprocessed
 
 PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
 _RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
@@ -110,7 +117,8 @@ _BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s
                               rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
 
 
-def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()) -> list[Draft]:
+def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = (),
+           trust_copies: bool = True) -> list[Draft]:
     """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc);
     `rocm_names`: the repository's ROCm-side macros beyond the built-in ones (configuration's and derived)."""
     if not findings:
@@ -118,7 +126,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
-    if findings and sf.language == "cuda" and b"#" in sf.code:
+    if findings and sf.language == "cuda" and may_hold_directives(sf.code):
         groups = preprocessed(sf).groups
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
         fallback = fallback_tests(groups, sf, rocm_names)
@@ -130,14 +138,113 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
             findings = [optional_dropin(f, groups) for f in findings]
+    if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
+        findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
-    if private_toolkit_copy(sf):
+    if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
+                                                 or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
+        findings = without_prose(findings, sf)
+    # `trust_copies` False (an --isolated diff: the file is part of the change): a file's own claim to be NVIDIA's
+    # header is not taken, as a change's own suppressions and ROCm arms are not (porter.diff._reopen).
+    if trust_copies and private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
+    if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code):
+        if any(f.rule in OPTIONAL_IMPORT_RULES for f in findings):
+            tries = optional_import_blocks(sf)
+            findings = [optional_import(f, tries) for f in findings]
+    if sf.language == "python" and b"dependency_links" in sf.code:
+        ignored = ignored_by_pip(sf)
+        findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
     return one_per_spot(findings)
+
+
+def without_prose(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """A CMake file's findings outside the text it only shows a person (porter.portaware.scope.cmake_prose_spans:
+    message(), print and summary helpers, option() and CACHE documentation strings)."""
+    from porter.portaware.scope import cmake_prose_spans
+
+    spans = cmake_prose_spans(sf.data.decode("utf-8", "replace"))
+    if not spans:
+        return findings
+    return [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
+
+
+# A variable of the code's own named warpSize (`constexpr int warpSize = 64;`, OpenMM's HIP kernels do so since ROCm 7
+# made HIP's non-constexpr): it shadows HIP's, so a constant use of it is not the warpSize DEV004 warns about.
+_OWN_WARPSIZE = re.compile(rb"\b(?:int|unsigned|auto|size_t|u?int(?:32|64)_t|long)\s+warpSize\s*[=({]")
+OWN_WARPSIZE_RULES = frozenset({"DEV004"})
+
+
+def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
+    """Whether `warpSize` at line:column names the code's own variable: one declared earlier in the enclosing
+    function, or at file scope above it (not a member: `p.warpSize` is another name)."""
+    if line > len(sf.line_starts):
+        return False
+    offset = sf.line_starts[line - 1] + column - 1
+    fn = sf.enclosing(offset)
+    start = fn.start_byte if fn is not None else 0
+    end = sf.line_starts[line] if line < len(sf.line_starts) else len(sf.code)  # the declaration itself, too
+    if _OWN_WARPSIZE.search(sf.code, start, end):
+        return True
+    # a file-scope declaration before the function
+    return fn is not None and any(sf.enclosing(m.start()) is None for m in _OWN_WARPSIZE.finditer(sf.code, 0, start))
+
+
+# A drop-in library's Python import (LIB007): optional when a try/except ImportError holds it.
+OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
+
+
+def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
+    """(first line, last line, except line) of each `try:` body whose handlers catch ImportError or
+    ModuleNotFoundError: what it imports is optional, the code has a path without it."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("try_statement",), lang="python"):
+        body = node.child_by_field_name("body")
+        handler = next((c for c in node.named_children if c.type == "except_clause"
+                        and (b"ImportError" in c.text or b"ModuleNotFoundError" in c.text)), None)
+        if body is not None and handler is not None:
+            out.append((body.start_point[0] + 1, body.end_point[0] + 1, handler.start_point[0] + 1))
+    return out
+
+
+def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
+    """A drop-in library's import inside a try/except ImportError at info, the handler's line under data
+    `optional`: the project runs without the library (gsplat's nvtx profiling ranges), and where ROCm has the
+    drop-in it is a rename anyway."""
+    if f.rule not in OPTIONAL_IMPORT_RULES:
+        return f
+    for a, b, handler in tries:
+        if a <= f.line <= b:
+            data = dict(f.data)
+            data["optional"] = f"imported in a try whose except catches ImportError (line {handler})"
+            return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return f
+
+
+def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
+    """(first line, last line) of each `dependency_links=[...]` keyword argument: pip ignores it since 19.0
+    (https://pip.pypa.io/en/stable/news/#v19-0: "Remove the deprecated --process-dependency-links option"), so a
+    CUDA wheel index named there installs nothing."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("keyword_argument",), lang="python"):
+        name = node.child_by_field_name("name")
+        if name is not None and name.text == b"dependency_links":
+            out.append((node.start_point[0] + 1, node.end_point[0] + 1))
+    return out
 
 
 def private_toolkit_copy(sf: SourceFile) -> bool:
@@ -149,7 +256,7 @@ def dead_lines(sf: SourceFile) -> frozenset[int]:
     """Lines in preprocessor branches that can never compile: `#if 0` (or `false`) bodies, and every branch after a
     taken `#if 1`/`#elif 1` (porter.source.preprocessor: whatever any macro is)."""
     # Only C/C++ has a preprocessor: a `#if 0` in a Python, shell or CMake comment is a comment.
-    return preprocessed(sf).dead if sf.language == "cuda" and b"#" in sf.data else frozenset()
+    return preprocessed(sf).dead if sf.language == "cuda" and may_hold_directives(sf.data) else frozenset()
 
 
 def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable[str] = ()) -> frozenset[int]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds import (arms, binary, buildfiles, code, code_constants, code_kb, code_lanes, code_members,
-                                code_shared, config, embedded, library, python, templates)
+                                code_shared, config, embedded, includes, library, python, templates)
 from porter.schemas import schema
 from porter.source.parse import SourceFile
 
@@ -82,6 +82,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("identifiers", code.match_identifiers, TEXT),
     PatternKind("regex", code.match_regex, TEXT),
     PatternKind("include", code.match_include, CUDA),
+    PatternKind("cuda_project_include", includes.match_cuda_project_include, CUDA),
     PatternKind("call", code.match_call, CUDA | PYTHON),
     PatternKind("import", python.match_import, PYTHON),
     PatternKind("query", code.match_query, CUDA | PYTHON),
@@ -90,6 +91,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("kernel", code.match_kernel, CUDA),
     PatternKind("launch", code.match_launch, CUDA),
     PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
+    PatternKind("stub_arm", arms.match_stub_arm, CUDA),
     PatternKind("wave_constant", arms.match_wave_constant, CUDA),
     PatternKind("feature", functools.partial(code.match_feature, inner=match_pattern), CUDA),
     PatternKind("member_call", code_members.match_member_call, CUDA),

@@ -69,6 +69,11 @@ class Status(str, enum.Enum):
         return self._value_
 
 
+# `scan --status` values: each Status, or all of them (here, not in porter.portaware, so the command line checks one
+# without loading the port-status stage).
+STATUS_CHOICES = (*(s.value for s in Status), "all")
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One rule hit at one place in one file."""
@@ -145,11 +150,12 @@ _STATUS_WORDS = _Words({m: str(m) for m in Status})
 
 # Why porter skips a file it would otherwise read: over the size or line limit, past its time or memory budget, its
 # parser died, or a porter bug (porter.pipeline's reasons, porter.contain's and porter.source.read's size refusals).
-# A source file with a NUL byte is one too: porter reads it as binary, nvcc and gcc compile it (the NUL ignored).
-# A pull request can add CUDA code in such a file on purpose.
+# A text file of another language with a NUL byte is one too (a C/C++/CUDA file is read with its NULs as spaces,
+# as nvcc and gcc compile it, porter.pipeline.scan_candidate).
+# So is a source file committed as a Git LFS pointer (the checkout the build compiles holds the real file).
 UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
                             r"^parser process died|^porter failed on this file \(internal error|"
-                            r"^binary file \(NUL bytes\) where text was expected")
+                            r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer")
 
 
 @dataclass(frozen=True, order=True)

@@ -28,6 +28,9 @@ class PortFacts:
     spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference
     regions: tuple[tuple[int, int, str, int], ...] = ()  # a CMake file's own (start, end, side, guard line)
+    # A CMake file's vendor-named if() tests (USE_CUDA_TOOLKIT, USE_ROCM_TOOLKIT): a CUDA switch whose ROCm twin
+    # another CMake file of the repository tests is a guard there too (porter.portaware.status)
+    tested: tuple[str, ...] = ()
     # C/C++: CUDA- and HIP-named class definitions (name, first line, last line) and forward declarations
     # (line, name) of the file (porter.portaware.twins)
     classes: tuple[tuple[str, int, int], ...] = ()

@@ -4,6 +4,7 @@
 narrows a result to one status for `scan --status`. The parts: guards (preprocessor arms via porter.source.preprocessor,
 runtime vendor checks), compat (compat-layer headers), scope (ROCm-only names and places, build scope, `cuda_only`).
 """
-from porter.portaware.status import STATUS_CHOICES, PortMap, attach_status, select, summary
+from porter.model.finding import STATUS_CHOICES
+from porter.portaware.status import PortMap, attach_status, select, summary
 
 __all__ = ["STATUS_CHOICES", "PortMap", "attach_status", "select", "summary"]

@@ -120,6 +120,143 @@ def make_twin_regions(text: str) -> list[tuple[int, int, str, int]]:
     return out
 
 
+# GNU make conditionals (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html), indented or not;
+# `else ifeq (...)` continues the group. A recipe line (tab first) is never one.
+_MAKE_COND = re.compile(r"^ *(?:(else)\s*)?(ifeq|ifneq|ifdef|ifndef)?\s*(.*)$")
+_MAKE_ROCM_WORDS = frozenset({"hip", "rocm", "amd", "hipcc", "amdgpu"})
+_MAKE_CUDA_WORDS = frozenset({"cuda", "nvcc", "nvidia"})
+_MAKE_OFF = frozenset({"", "0", "no", "false", "off", "n"})
+
+
+def _make_word_side(word: str) -> str | None:
+    parts = {p for p in re.split(r"[_\W]+", word.lower()) if p}
+    return ROCM if parts & _MAKE_ROCM_WORDS else CUDA if parts & _MAKE_CUDA_WORDS else None
+
+
+def _make_test(kind: str, arg: str) -> str | None:
+    """The build a make conditional says it is true in ("cuda", "rocm") or None: `ifeq ($(BACKEND),hip)` (a vendor
+    word compared), `ifeq ($(USE_HIP),1)` / `ifdef USE_ROCM` (a vendor-named switch set); ifneq / ifndef flip it."""
+    if kind in ("ifdef", "ifndef"):
+        s = _make_word_side(arg.strip())
+    else:
+        body = arg.strip()
+        if body.startswith("(") and body.endswith(")"):
+            operands = [o.strip() for o in body[1:-1].split(",", 1)]
+        else:
+            operands = [o.strip().strip("\"'") for o in re.findall(r"\"[^\"]*\"|'[^']*'", body)]
+        literals = [o for o in operands if "$" not in o]
+        variables = [o for o in operands if "$" in o]
+        s = next((x for x in (_make_word_side(o) for o in literals) if x), None)
+        if s is None and variables and all(o.lower() not in _MAKE_OFF for o in literals) and literals:
+            s = next((x for x in (_make_word_side(re.sub(r"[$(){}]", " ", v)) for v in variables) if x), None)
+    if s is not None and kind in ("ifneq", "ifndef"):
+        s = CUDA if s == ROCM else ROCM
+    return s
+
+
+def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, side, guard line) for the arms of a Makefile's vendor conditionals: MAGMA's
+    `ifeq ($(BACKEND),cuda) ... else ifeq ($(BACKEND),hip) ... endif`, `ifdef USE_ROCM`. Only a file with a ROCm
+    test has CUDA arms (a CUDA-only Makefile's `ifeq ($(CUDA),1)` says nothing about a port); nested conditionals
+    inside an arm are that arm's."""
+    lines = text.split("\n")
+    parsed = []
+    for i, line in enumerate(lines):
+        if line.startswith("\t"):
+            continue
+        m = _MAKE_COND.match(line)
+        if m is None or not (m.group(1) or m.group(2) or m.group(3).startswith("endif")):
+            continue
+        if m.group(2):
+            parsed.append((i + 1, "else" if m.group(1) else "if", _make_test(m.group(2), m.group(3))))
+        elif m.group(1):
+            parsed.append((i + 1, "else", "else"))
+        elif re.match(r"endif\b", m.group(3)):
+            parsed.append((i + 1, "endif", None))
+    if not any(t == ROCM for _l, _k, t in parsed):
+        return []
+
+    def truth(test: str | None, build: str):
+        return None if test is None else test == build
+
+    out: list[tuple[int, int, str, int]] = []
+    stack: list[dict] = []
+    cur = (True, True, 0)
+    start = 1
+
+    def mark(upto: int) -> None:
+        nonlocal start
+        s = side(cur[0], cur[1])
+        if upto >= start and s in (CUDA, ROCM) and cur[2]:
+            out.append((start, upto, s, cur[2]))
+        start = upto + 1
+
+    for line, kind, test in parsed:
+        if kind == "if":
+            mark(line)  # the `ifeq` line is its enclosing arm's
+            c, r = truth(test, CUDA), truth(test, ROCM)
+            stack.append({"outer": cur, "c": c, "r": r, "guard": line if test else 0})
+            cur = (tri_and(cur[0], c), tri_and(cur[1], r), (line if test else 0) or cur[2])
+        elif kind == "else" and stack:
+            mark(line - 1)
+            f = stack[-1]
+            c, r = (True, True) if test == "else" else (truth(test, CUDA), truth(test, ROCM))
+            if test not in ("else", None):
+                f["guard"] = f["guard"] or line
+            arm_c, arm_r = tri_and(tri_not(f["c"]), c), tri_and(tri_not(f["r"]), r)
+            f["c"], f["r"] = tri_or(f["c"], c), tri_or(f["r"], r)
+            o = f["outer"]
+            cur = (tri_and(o[0], arm_c), tri_and(o[1], arm_r), f["guard"] or o[2])
+            start = line + 1
+        elif kind == "endif" and stack:
+            mark(line - 1)
+            cur = stack.pop()["outer"]
+            start = line + 1
+    return out
+
+
+# An optional-dependencies extra named for a CUDA build: unsloth's `cu124onlytorch250`, `cuda12`, `nvidia-gpu`.
+# (`cu12x` ends `flashattentiontorch260abiTRUEcu12x`; a CUDA wheel tag cuNNN is read anywhere in the name)
+_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia)(?:$|[-_.])")
+_TOML_TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
+_TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
+
+
+def cuda_extras(text: str) -> list[tuple[int, int, int]]:
+    """(first line, last line, key line) of each `[project.optional-dependencies]` extra whose name says it is a
+    CUDA build's (`cu124onlytorch250 = [...]`, `cuda12`, `nvidia`): an opt-in the user picks for an NVIDIA machine, so what it pins is
+    the team's NVIDIA-only choice, not work the ROCm install inherits (the default dependencies still are)."""
+    lines = text.split("\n")
+    out: list[tuple[int, int, int]] = []
+    in_extras = False
+    current: tuple[int, int] | None = None  # (key line, last line so far)
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            out.append((current[0], current[1], current[0]))
+        current = None
+
+    for i, line in enumerate(lines, 1):
+        t = _TOML_TABLE.match(line)
+        if t is not None:
+            close()
+            in_extras = t.group(1).strip() in ("project.optional-dependencies", "tool.poetry.extras")
+            continue
+        if not in_extras:
+            continue
+        k = _TOML_KEY.match(line)
+        if k is not None:
+            close()
+            if _CUDA_EXTRA.search(k.group(1).strip("\"'")):
+                current = (i, i)
+            continue
+        if current is not None and line.strip():
+            current = (current[0], i)
+    close()
+    return out
+
+
 def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
     """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
     from porter.source.discover import selected
@@ -151,6 +288,67 @@ class CMakeCommand:
     line: int
     name: str  # lower case
     args: tuple[str, ...]  # unquoted
+
+
+# Commands whose arguments only talk to a person: message(), a project's own print helpers (FBGEMM's BLOCK_PRINT,
+# print_summary), warnings.
+_PROSE_COMMAND = re.compile(r"(?i)^(?:message|\w*print\w*|\w*summary\w*|\w*warn\w*)$")
+
+
+def cmake_prose_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """((line, column), (end line, end column)) spans, 1-based and end-exclusive, of CMake text that only talks to
+    a person: every argument of message() and of print/summary/warning helpers, the documentation string of
+    option(NAME "doc" ...) and of set(... CACHE TYPE "doc"). A compiler or flag named there is prose, not build."""
+    out: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    line, line_start = 1, 0
+    depth = 0
+    name: str | None = None
+    quoted: list[tuple[tuple[int, int], tuple[int, int], int]] = []  # (start, end, argument index)
+    words: list[str] = []
+    pending: str | None = None
+    open_at: tuple[int, int] = (1, 1)
+
+    def pos(offset: int) -> tuple[int, int]:
+        return line, offset - line_start + 1
+
+    for m in _cmake_lex().finditer(text):
+        kind, tok = m.lastgroup, m.group()
+        if kind in ("comment", "bracket", "quoted"):
+            start = pos(m.start())
+            if tok.count("\n"):
+                line += tok.count("\n")
+                line_start = m.start() + tok.rindex("\n") + 1
+            if depth and kind != "comment":
+                quoted.append((start, pos(m.end()), len(words)))
+                words.append(tok)
+            continue
+        if kind == "nl":
+            line, line_start = line + 1, m.end()
+            continue
+        if kind == "open":
+            if depth == 0 and pending is not None:
+                name, quoted, words, open_at = pending, [], [], pos(m.start())
+            depth += depth > 0 or name is not None
+            continue
+        if kind == "close":
+            if depth == 0:
+                continue
+            depth -= 1
+            if depth == 0 and name is not None:
+                if _PROSE_COMMAND.match(name):
+                    out.append((open_at, pos(m.end())))
+                elif name.lower() == "option":
+                    out.extend((a, b) for a, b, i in quoted if i == 1)
+                elif name.lower() == "set" and "CACHE" in words:
+                    doc = words.index("CACHE") + 2
+                    out.extend((a, b) for a, b, i in quoted if i == doc)
+                name, pending = None, None
+            continue
+        if depth:
+            words.append(tok)
+        else:
+            pending = tok
+    return out
 
 
 def cmake_commands(text: str) -> list[CMakeCommand]:
@@ -271,11 +469,34 @@ class Reference:
     twin: str | None = None  # for a CUDA-side reference: where the same branch's ROCm arm names its own sources
 
 
-def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
+def cmake_tested(text: str) -> tuple[str, ...]:
+    """The vendor-named words a CMake file's if()/elseif() conditions test, sorted."""
+    return tuple(sorted({a for c in cmake_commands(text) if c.name in ("if", "elseif") for a in c.args
+                         if _cm_var_side(a) is not None}))
+
+
+def cuda_twins_tested(names: Iterable[str], tested: Iterable[str]) -> frozenset[str]:
+    """The CUDA-named switches among `names` whose ROCm twin (CUDA -> HIP/ROCM) is among `tested`."""
+    tested = set(tested)
+    return frozenset(a for a in names if _cm_var_side(a) == CUDA and
+                     any(re.sub(r"(?i)cuda", w, a, count=1) in tested for w in ("HIP", "ROCM", "hip", "rocm")))
+
+
+def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
+                     ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
-    (start, end, side, guard line) for findings in the CMake file itself."""
+    (start, end, side, guard line) for findings in the CMake file itself. `paired_elsewhere`: CUDA switches whose
+    ROCm twin another CMake file of the repository tests (deepmd-kit's op/pt tests USE_CUDA_TOOLKIT, its parent
+    USE_ROCM_TOOLKIT)."""
     cmds = cmake_commands(text)
-    has_rocm = any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1] for c in cmds)
+    paired_elsewhere = frozenset(paired_elsewhere)
+    has_rocm = bool(paired_elsewhere) or any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1]
+                                             for c in cmds)
+    # A CUDA switch whose ROCm twin the file also tests (`if(MAGMA_ENABLE_CUDA)` beside `if(MAGMA_ENABLE_HIP)`,
+    # two options, one per backend): its arm is the CUDA build's, a guard of its own like the preprocessor's
+    # paired switches (porter.source.preprocessor.paired_cuda_switches).
+    tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
+    paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
     base = posixpath.dirname(path)
     stack: list[dict] = []
     cur = (True, True, 0)
@@ -295,6 +516,7 @@ def cmake_references(path: str, text: str) -> tuple[list[Reference], list[tuple[
             mark(c.line)
             cv, vend = _cm_condition(c.args, CUDA, has_rocm)
             rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
+            vend = vend or (side(cv, rv) == CUDA and any(a in paired for a in c.args))
             stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
                           "first": len(refs), "line": c.line, "regions": len(regions),
                           "head": side(tri_and(cur[0], cv), tri_and(cur[1], rv))})

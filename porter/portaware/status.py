@@ -13,7 +13,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled;
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
-8. a file included only from CUDA-side lines → handled (the other arm includes the ROCm one);
+8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
+   other arm includes the ROCm one, or the ROCm build never compiles its includers);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
    porter.portaware.twins) → handled, by the twin;
 10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
@@ -42,12 +43,16 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
-                                    make_twin_regions, rocm_path_evidence, setup_references)
+                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
+
+# The side of a build-file region that a team's opt-in NVIDIA variant holds (a pyproject extra named for CUDA):
+# cuda-only, not handled - nothing in the repository ports it.
+CUDA_ONLY_EXTRA = "cuda-only"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
@@ -94,12 +99,17 @@ class PortMap:
             s, guard = preprocessor.side_at(regs, line)
             if s in (CUDA, ROCM) and guard:
                 return Status.HANDLED, f"{path}:{guard}"
-            # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left
-            if any(r.guard == line for r in regs):
-                return Status.HANDLED, f"{path}:{line}"
+            # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
+            # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
+            # i.e. from the guard up to the first region that guard decides
+            for r in regs:
+                if r.guard and r.guard <= line < r.start:
+                    first = min(x.start for x in regs if x.guard == r.guard and x.start > r.guard)
+                    if line < first:
+                        return Status.HANDLED, f"{path}:{r.guard}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
-                return Status.HANDLED, f"{path}:{guard}"
+                return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
         best = None
         for sp in self.spans.get(path, ()):
             if sp.holds((line, column)) and (best is None or sp.start >= best.start):
@@ -156,7 +166,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-5"
+FACTS_VERSION = b"portaware-facts-6"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -179,10 +189,16 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
-        return PortFacts(regions=tuple(make_twin_regions(data.decode("utf-8", "replace"))))
+        text = data.decode("utf-8", "replace")
+        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)))
+    if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
+        return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
+            data.decode("utf-8", "replace"))))
     if language == "cmake":
-        refs, regions = cmake_references(path, data.decode("utf-8", "replace"))
-        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions))
+        text = data.decode("utf-8", "replace")
+        refs, regions = cmake_references(path, text)
+        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
+                         tested=cmake_tested(text))
     if language == "python" and PY_PREDICATE_HINT.search(data):
         spans = python_spans(data, path, sf)
         setup = PurePosixPath(path).name == "setup.py"
@@ -289,7 +305,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and
-                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")):
+                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")) \
+                and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
             continue
         r = scanned.get(path)
         f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
@@ -302,6 +319,22 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.spans[path] = [Span(a, b, side, line) for a, b, side, line in f.spans]
         if f.regions:
             pm.cmake_regions[path] = list(f.regions)
+
+    # A CMake file testing a CUDA switch whose ROCm twin only another CMake file tests (deepmd-kit: op/pt/ tests
+    # USE_CUDA_TOOLKIT, source/ USE_ROCM_TOOLKIT) is read again knowing the pair: its CUDA arms are guards too.
+    cm_tested = {p: f.tested for p, f in facts.items() if f.tested}
+    everywhere = {n for names in cm_tested.values() for n in names}
+    for path, names in sorted(cm_tested.items()):
+        extra = cuda_twins_tested(names, everywhere) - cuda_twins_tested(names, names)
+        if not extra:
+            continue
+        data = _read(source, files[path], limit, held)
+        if data is None:
+            continue
+        refs, regions = cmake_references(path, data.decode("utf-8", "replace"), extra)
+        facts[path] = dataclasses.replace(facts[path], refs=tuple((r.target, r.side, r.where, r.twin) for r in refs),
+                                          regions=tuple(regions))
+        pm.cmake_regions[path] = list(regions)
 
     # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
     # rocm_macros), so the kernel stage and this one read each `#if` alike; a result from elsewhere derives them.
@@ -337,8 +370,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, (ds, _total) in sorted(dirs.items()):
         regs = pm.regions.get(path)
         fs = pm.file_side.get(path)
+        # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin) includes for it
+        whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin") and fs[1] == CUDA else None
         for line, target in preprocessor.quoted_includes(ds):
-            s = ROCM if fs and fs[1] == ROCM else (preprocessor.side_at(regs, line)[0] if regs else "both")
+            s = whole or (preprocessor.side_at(regs, line)[0] if regs else "both")
             for hit in _resolve_include(path, target, files, by_name):
                 include_sides.setdefault(hit, set()).add(s)
                 if s in (CUDA, ROCM):
@@ -542,9 +577,6 @@ def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> Port
     for k in kernels:
         kc[k.status.value.replace("-", "_")] += 1
     return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc))
-
-
-STATUS_CHOICES = ("open", "handled", "cuda-only", "all")
 
 
 def select(result: ScanResult, status: str) -> ScanResult:

@@ -6,12 +6,11 @@ scanned root, and a symlink that loops or dangles is reported, not followed.
 """
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from porter.contain import Unreadable, read_bytes
@@ -63,16 +62,18 @@ _NAME_LANG = {
 
 def language_of(path: str) -> str | None:
     """The language porter parses a file as, from its name; None for files porter has no rules for."""
-    name = PurePosixPath(path).name
+    name = path.rpartition("/")[2]  # PurePosixPath's name and suffix, as string steps (a listing asks per file)
     if name in _NAME_LANG:
         return _NAME_LANG[name]
     if name.startswith("Dockerfile") or name.endswith(".Dockerfile") or name.endswith(".dockerfile"):
         return "dockerfile"
-    if fnmatch.fnmatch(name, "requirements*.txt") or fnmatch.fnmatch(name, "constraints*.txt") or name.endswith(".in") and name.startswith("requirements"):
+    if name.startswith(("requirements", "constraints")) and name.endswith(".txt") \
+            or name.endswith(".in") and name.startswith("requirements"):  # requirements*.txt, constraints*.txt
         return "requirements"
     if ".so." in name:  # versioned shared libraries: libfoo.so.12
         return "binary"
-    return _EXT_LANG.get(PurePosixPath(name).suffix.lower())
+    dot = name.rfind(".")
+    return _EXT_LANG.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,9 @@ class Candidate:
     language: str
     blob: str | None = None
     size: int | None = None
+    # A symlink in a git tree read as the file it leads to: that file's path as shown (porter.source.read.GitTree), so
+    # a change to the target alone still has the link scanned (pipeline.scan_files with `only`).
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     real_root = root.resolve()
     entries, skipped, is_git = tree_entries(real_root, include, exclude)
     files: list[Candidate] = []
+    directories: dict[str, str] = {}
     for rel, raw in entries:
         abspath = real_root / raw
         if is_git and abspath.is_dir() and not abspath.is_symlink():
@@ -125,7 +130,7 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
         lang = language_of(rel)
         if lang is None:
             continue
-        problem = link_problem(abspath, real_root)
+        problem = link_problem(abspath, real_root, directories)
         if problem:
             skipped.append(Skipped(rel, problem))
             continue
@@ -317,13 +322,28 @@ except ImportError:  # pragma: no cover
 MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
-def link_problem(abspath: Path, real_root: Path) -> str | None:
+def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | None = None) -> str | None:
     """Why a listed path must not be read, or None: it must be a regular file whose real location, with every
-    directory on the way resolved (git may list `inc/x.cu` after `inc` became a symlink), is inside the root."""
+    directory on the way resolved (git may list `inc/x.cu` after `inc` became a symlink), is inside the root.
+    `directories`: the real location of each directory resolved so far, for a listing whose files share them
+    (resolving each file's whole path again, through pathlib, was most of listing a large tree)."""
     try:
         st = os.lstat(abspath)
     except OSError as e:
         return f"cannot stat: {e.strerror}"
+    if directories is not None and not stat.S_ISLNK(st.st_mode):
+        # Not a link itself: its real location is its directory's, which is resolved once per directory.
+        parent = os.path.dirname(os.fspath(abspath))
+        real = directories.get(parent)
+        if real is None:
+            try:
+                real = directories[parent] = os.path.realpath(parent, strict=True)
+            except OSError:
+                return "dangling symlink"
+        root = os.fspath(real_root)
+        if real != root and not real.startswith(root.rstrip("/") + "/"):
+            return "a directory on its path is a symlink leading outside the scanned root"
+        return None if stat.S_ISREG(st.st_mode) else "not a regular file"
     try:
         target = abspath.resolve(strict=True)
     except RuntimeError:

@@ -57,6 +57,22 @@ def resolve_include(includer: str, header: str, quoted: bool, files: frozenset[s
     return max(found, key=lambda p: (len(_common_prefix(p, includer)), -len(p), p))
 
 
+def quoted_target(includer: str, header: str) -> str | None:
+    """The repository path `#include "header"` in `includer` reads first (the includer's own directory, as every
+    compiler looks first), or None when that leaves the repository or is no plain relative path."""
+    if not header or header.startswith("/") or "\\" in header or "\0" in header:
+        return None
+    parts = includer.split("/")[:-1]
+    for part in header.split("/"):
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts) or None
+
+
 def _common_prefix(a: str, b: str) -> str:
     n = 0
     for x, y in zip(a.split("/")[:-1], b.split("/")[:-1]):

@@ -63,12 +63,14 @@ _ROOT_MEMO: dict = {"root": None, "caps": {}}
 # of one per query: 3.5x less query time on cuda-samples, same captures in the same order). Each module registers
 # the queries it runs on whole files; see register_root_query.
 _ROOT_QUERIES: dict[str, list[str]] = {}
-_CAPTURE_NAME = re.compile(r"@([A-Za-z_][\w.\-]*)")
+# A capture name (`@name`), read past the query's string literals (a predicate's regex may hold an `@`) and its
+# `;` comments, which are kept as they are.
+_CAPTURE_NAME = re.compile(r'"(?:\\.|[^"\\])*"|;[^\n]*|@([A-Za-z_][\w.\-]*)')
 
 
 def register_root_query(lang: str, source: str) -> str:
     """Declare `source` as a query run on whole `lang` files, so `captures` runs it with the others; returns it."""
-    if '"' not in source and source not in _ROOT_QUERIES.setdefault(lang, []):  # a string could hold an `@`
+    if source not in _ROOT_QUERIES.setdefault(lang, []):
         _ROOT_QUERIES[lang].append(source)
     return source
 
@@ -92,7 +94,10 @@ def registered_root_queries(lang: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=64)
 def _combined(lang: str, sources: tuple[str, ...]) -> str:
     """One query of all `sources`, each one's captures renamed `q<i>__<name>` so the results split back exactly."""
-    return "\n".join(_CAPTURE_NAME.sub(lambda m, i=i: f"@q{i}__{m.group(1)}", s) for i, s in enumerate(sources))
+    def renamed(i: int, source: str) -> str:
+        return _CAPTURE_NAME.sub(lambda m: f"@q{i}__{m.group(1)}" if m.group(1) else str(m.group()), source)
+
+    return "\n".join(renamed(i, s) for i, s in enumerate(sources))
 
 
 def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:

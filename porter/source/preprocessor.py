@@ -107,34 +107,92 @@ def side(cuda: Tri, rocm: Tri) -> str:
 
 
 # An unterminated comment runs to the end of the file (as in C): matched once, not tried again at every later
-# `/*` (which made `'/* ' * 20000` quadratic).
-_LEXEMES = re.compile(rb'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+# `/*` (which made `'/* ' * 20000` quadratic). So does an unterminated raw string. A C++11 raw string literal
+# (`R"delim( ... )delim"`, maybe u8/u/U/L-prefixed, a delimiter of up to 16 characters) is lexed first: what it
+# holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
+# kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
+# `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
+_LEXEMES = re.compile(rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
+                      rb'|//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
+_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
+_QUOTES = frozenset(b"\"'")
+# A `%:` that starts a line (after blanks): the digraph of `#` read as `#` at the same length.
+_DIGRAPH_HASH = re.compile(rb"^([ \t\f\v]*)%:", re.M)
+# A directive's line continued on the next: a backslash at its end, maybe followed by blanks (as in _SPLICE).
+_CONTINUED = re.compile(rb"\\[ \t\f\v]*$")
 # Every byte but a newline to a space: a comment blanked in one C-speed call instead of a loop per byte.
 _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
 def _blank_comments(data: bytes) -> bytes:
-    """Comments to spaces, newlines kept, so lines stay where they are; strings are skipped, not searched."""
+    """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
+    no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
     for m in _LEXEMES.finditer(data):
         start = m.start()
-        if data[start] == 0x2F:  # `/`: a comment (a string or character literal starts with its quote)
+        if data[start] not in _QUOTES:  # a comment or a raw string (a string or character literal starts with its quote)
             end = m.end()
             if out is None:
                 out = bytearray(data)
             out[start:end] = data[start:end].translate(_TO_SPACE)
-    return data if out is None else bytes(out)
+    code = data if out is None else bytes(out)
+    if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
+        code = _DIGRAPH_HASH.sub(rb"\1 #", code)
+    return code
+
+
+def may_hold_directives(data: bytes) -> bool:
+    """Whether `data` can hold a directive at all (a `#`, or its digraph `%:`): a cheap test before lexing."""
+    return b"#" in data or b"%:" in data
+
+
+# A line splice (translation phase 2): a backslash at a line's end, maybe followed by blanks (gcc, clang and nvcc
+# accept those, with a warning), joins the line to the next before any token is formed.
+_SPLICE = re.compile(rb"\\[ \t\f\v]*\r?\n")
+# A carriage return that is not the first half of a CR LF: a line end to gcc, clang and nvcc (line numbers count it).
+_LONE_CR = re.compile(rb"\r(?!\n)")
+# A run of non-blank bytes split by splices, from its start: the lookbehind fails at once inside a run, so each run is
+# read once (linear), and a run with no splice in it costs no Python.
+_SPLIT_RUN = re.compile(rb"(?<![^ \t\n\r\f\v\\])[^ \t\n\r\f\v\\]+(?:\\[ \t\f\v]*\r?\n[^ \t\n\r\f\v\\]+)+")
+
+
+def _splices_last(m: re.Match[bytes]) -> bytes:
+    run = m.group()
+    return _SPLICE.sub(b"", run) + b"".join(_SPLICE.findall(run))
+
+
+def lone_cr_as_lf(data: bytes) -> bytes:
+    """`data` with each carriage return that does not begin a CR LF read as the line end it is to gcc, clang, nvcc
+    and CPython (universal newlines), at the same length."""
+    return _LONE_CR.sub(b"\n", data) if b"\r" in data else data
+
+
+def as_compiled(data: bytes) -> bytes:
+    """A C/C++/CUDA file's bytes as a compiler tokenises them, at the same length and with every token starting on
+    its own physical line, so every offset porter reports stays the file's own: NUL bytes read as spaces (nvcc, gcc
+    and clang ignore them), a lone carriage return read as the line end it is to them (a file with CR-only line ends
+    was one line to porter, and a comment to its end when it began with `//`), and splices that split a token (`__shfl_\\` newline `down_sync`, `k<<\\` newline `<`)
+    moved to the end of the token's run, where they still continue the line. Phase 2 removes every splice wherever it
+    is, so a compiler reads the result exactly as the file; porter's tokenizer and tree-sitter, which end a token at
+    a physical line's end, now read the token the compiler reads. A pull request could otherwise hide a kernel from
+    the gate behind one NUL or one split identifier."""
+    if b"\0" in data:
+        data = data.replace(b"\0", b" ")
+    data = lone_cr_as_lf(data)
+    if b"\\" not in data:
+        return data
+    return _SPLIT_RUN.sub(_splices_last, data)
 
 
 def directives(data: bytes) -> list[Directive]:
     """The file's conditional, #define and #include directives in order (cheap: only lines starting with `#`).
     Callers that hold a parsed file ask `preprocessed(sf)` instead, which lexes it once."""
-    return _directives(data) if b"#" in data else []
+    return _directives(data) if may_hold_directives(data) else []
 
 
 def _directives(data: bytes) -> list[Directive]:
@@ -158,9 +216,9 @@ def _lex(code: bytes) -> list[Directive]:
                 parts = [m.group(2).rstrip(b"\r")]
                 last, pos = line, m.end()
                 # Continuation lines joined once at the end (adding each to the body so far was quadratic in them).
-                while parts[-1].endswith(b"\\") and pos < n:
+                while pos < n and (cont := _CONTINUED.search(parts[-1])) is not None:
                     nxt = code.find(b"\n", pos + 1)
-                    parts[-1] = parts[-1][:-1]
+                    parts[-1] = parts[-1][:cont.start()]
                     parts.append(code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r"))
                     last, pos = last + 1, (nxt if nxt >= 0 else n)
                 continued = last
@@ -260,14 +318,27 @@ class _Eval:
 
     _LEVELS = (("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
 
+    _PRECEDENCE = {op: level for level, ops in enumerate(_LEVELS) for op in ops}
+
     def binary(self, level: int):
-        if level == len(self._LEVELS):
-            return self.unary()
-        v = self.binary(level + 1)
-        while self.peek() in self._LEVELS[level]:
-            op = self.take()
-            w = self.binary(level + 1)
+        """The operators of `_LEVELS[level:]`, each left-associative, by precedence climbing: the same operands
+        and the same order as a descent through the eight levels (one call per level per operand, most of a
+        file's #if evaluation), with one call per operand."""
+        return self._climb(self.unary(), level)
+
+    def _climb(self, v, level: int):
+        precedence = self._PRECEDENCE
+        op = self.peek()
+        p = precedence.get(op) if op is not None else None
+        while p is not None and p >= level:
+            self.take()
+            w = self.unary()
+            nxt = self.peek()
+            if nxt is not None and precedence.get(nxt, -1) > p:  # a tighter operator takes w first
+                w = self._climb(w, p + 1)
             v = None if v is None or w is None else _apply(op, v, w)
+            op = self.peek()
+            p = precedence.get(op) if op is not None else None
         return v
 
     def unary(self):
@@ -361,7 +432,11 @@ class Build:
         if name in NVCC_ONLY:
             return None if self.build == CUDA else False
         if name in self.cuda:
-            return 1 if self.build == CUDA else False
+            if self.build != CUDA:
+                return False
+            # A version derived as CUDA-side (a project that #defines CUDA_VERSION in a CUDA arm) is defined with
+            # an unknown value: `#if CUDA_VERSION >= 7500` in the CUDA build is undecided, not false.
+            return DEFINED if "VERSION" in name.upper() else 1
         if name in self.rocm or is_rocm_name(name):
             if self.build == CUDA:
                 return False
@@ -393,6 +468,25 @@ class _ToolkitBuild(Build):
 
     def value(self, name: str | None):
         if name in toolkit_versions():
+            return False if self.build == ROCM else None
+        return super().value(name)
+
+
+# An architecture-level test (`__CUDA_ARCH__ >= 700`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800`): hip-clang never
+# defines __CUDA_ARCH__, so in a group whose later arm tests a ROCm name the ROCm build takes that arm. A bare
+# `#ifdef __CUDA_ARCH__` (device pass vs host pass) is left unknown: HIP's device pass compiling the host arm is
+# a port item of its own.
+_ARCH_LEVEL = lazy_regex(r"\b__CUDA_ARCH__\s*(?:>=|<=|==|!=|>|<)\s*\d")
+
+
+class _ArchBuild(_ToolkitBuild):
+    """The toolkit build that also reads __CUDA_ARCH__ undefined in the ROCm build (see _ARCH_LEVEL)."""
+
+    def vendor(self, name: str | None) -> bool:
+        return name == "__CUDA_ARCH__" or super().vendor(name)
+
+    def value(self, name: str | None):
+        if name == "__CUDA_ARCH__":
             return False if self.build == ROCM else None
         return super().value(name)
 
@@ -455,6 +549,12 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     cuda_names = tuple(cuda_names)
     plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
     toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
+    arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names)}
+    # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
+    # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
+    # replaces stays port work.
+    forked = frozenset(_before_rocm_arm(_groups_of(dirs))) if any("__CUDA_ARCH__" in d.text for d in dirs) \
+        else frozenset()
     toolkit_lines = frozenset(toolkit_lines)
     regions: list[Region] = []
     stack: list[_Frame] = []
@@ -472,7 +572,8 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     for d in dirs:
         if d.kind in ("define", "include"):
             continue
-        vals = toolkit if d.line in toolkit_lines else plain
+        vals = (arch if d.line in forked and _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines \
+            else plain
         if d.kind in ("if", "ifdef", "ifndef"):
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
@@ -671,6 +772,8 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
         names.update(name for _line, name, _body in defines(dirs))
         siblings |= _library_siblings(dirs)
     out = set()
+    for dirs, _total in files:
+        out |= _forked_cuda_switches(dirs, known)
     for n in names:
         parts = n.split("_")
         if _CUDA_WORD in parts:
@@ -684,6 +787,29 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
                                            for w in _LIBRARY_TWINS[p]):
                 out.add(n)
                 break
+    return out
+
+
+def _forked_cuda_switches(dirs: Iterable[Directive], known: set[str]) -> set[str]:
+    """CUDA-named switches that one arm of a group tests while a later arm tests a ROCm-side name: TensorFlow's
+    `#if GOOGLE_CUDA` ... `#elif TENSORFLOW_USE_ROCM`. The project forks by vendor there, so the CUDA switch is
+    unset in the ROCm build (else that build would never reach its own arm)."""
+    out: set[str] = set()
+    stack: list[list[tuple[str, ...]]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([tuple(_tokens(d.text)) if d.kind != "ifndef" else ()])
+        elif d.kind in ("elif", "elifdef", "elifndef") and stack:
+            stack[-1].append(tuple(_tokens(d.text)) if d.kind != "elifndef" else ())
+        elif d.kind == "endif" and stack:
+            arms = stack.pop()
+            for i, arm in enumerate(arms):
+                # only a plain switch test (`X`, `defined(X)`), never `__CUDA_ARCH__ >= 800` or a negation
+                names = [t for t in arm if t not in ("defined", "(", ")")]
+                if len(names) != 1 or names[0].startswith("__") or _CUDA_WORD not in names[0].upper().split("_"):
+                    continue
+                if any(is_rocm_name(t) or t in known for later in arms[i + 1:] if "!" not in later for t in later):
+                    out.add(names[0])
     return out
 
 
@@ -843,7 +969,7 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
         return _LAST[2], _LAST[1]
     _LAST[0] = None
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
-    if b"#" not in data:
+    if not may_hold_directives(data):
         return Preprocessed((), total, (), frozenset(), ()), data
     code = _blank_comments(data)
     dirs = tuple(_lex(code))
@@ -852,9 +978,38 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     empty = _empty_arms(code, groups, starts) if starts is not None else frozenset()
     toolkit = frozenset(a.line for g in groups if g.has_else and g.arms[-1].line not in empty
                         and not _diagnostics_only(code, g.arms[-1], starts) for a in g.arms[:-1])
+    # ... and the arms before one that tests a ROCm name (`#if __CUDA_ARCH__ >= 700` ... `#elif defined(USE_HIP)`):
+    # that arm is the HIP path, whether or not an #else follows.
+    toolkit |= frozenset(_before_rocm_arm(groups))
     pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
     _LAST[:] = [data, code, pp, starts]
     return pp, code
+
+
+def _groups_of(dirs: Iterable[Directive]) -> list[Group]:
+    """The `#if` groups of a directive list, arms only (bodies are not needed by _before_rocm_arm)."""
+    out: list[Group] = []
+    stack: list[list[Arm]] = []
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([Arm(d.kind, d.text, d.line, d.end_line, d.end_line)])
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            stack[-1].append(Arm(d.kind, d.text, d.line, d.end_line, d.end_line))
+        elif d.kind == "endif" and stack:
+            out.append(Group(tuple(stack.pop()), d.line))
+    return out
+
+
+def _before_rocm_arm(groups: Iterable[Group]) -> Iterable[int]:
+    """The directive lines of the arms that come before an arm testing a ROCm name, one backward pass per group."""
+    for g in groups:
+        later = False
+        for a in reversed(g.arms):
+            if later:
+                yield a.line
+            elif a.kind != "else" and ("HIP" in a.text.upper() or "ROC" in a.text.upper() or "AMD" in a.text.upper()
+                                       or "gfx" in a.text):
+                later = any(is_rocm_name(t) for t in _tokens(a.text))
 
 
 _PLUS_ONE = (1).__add__
@@ -906,7 +1061,7 @@ def one_arm_for_braces(data: bytes) -> bytes:
     directives and every later arm blanked to spaces (newlines kept, so offsets and lines stay). Without it a parser
     that reads every arm sees two `{` for one `}`, and a kernel's extent runs on into the host launcher after it, or
     the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
-    if b"#" not in data or (b"{" not in data and b"}" not in data):
+    if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
     if not pp.groups:
@@ -1085,14 +1240,16 @@ def _taken(truths: list[Tri]) -> tuple[bool, int | None]:
 
 
 def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[str, int] | None = None,
-                   rocm_names: Iterable[str] = ()) -> list[tuple[Group, Arm]]:
+                   rocm_names: Iterable[str] = (), also_empty: frozenset[int] = frozenset()) -> list[tuple[Group, Arm]]:
     """Arms with code that the CUDA device pass may compile and the HIP one never does, in groups where HIP then
     compiles no code at all: `#if __CUDA_ARCH__ >= 800` with no `#else` or an empty one (`names`: macros HIP leaves
     undefined). A group that names a ROCm-side macro chose its HIP path on purpose and is left out, as is one inside
     an arm HIP does not compile (a dead one, a CUDA-only one, or the losing arm of another such test). Named
     levels (`__CUDA_ARCH__ >= GGML_CUDA_CC_TURING`) are read with `constants`; a test porter cannot decide is left
-    out. Each as (group, the first arm that vanishes), in the order groups close."""
+    out. Each as (group, the first arm that vanishes), in the order groups close. `also_empty`: directive lines of
+    further arms to read as empty (a caller's stubs: an `#else` that only returns a constant)."""
     names = frozenset(names)
+    empty_arms = pre.empty_arms | also_empty
     constants = constants or {}
     rocm_names = frozenset(rocm_names)
     hip = _DevicePass(ROCM, names, constants, rocm_names)
@@ -1108,11 +1265,11 @@ def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[s
         if not decided:
             continue
         lost.extend((a.line, a.last) for i, a in enumerate(g.arms) if i != taken)
-        if taken is not None and g.arms[taken].line not in pre.empty_arms:
+        if taken is not None and g.arms[taken].line not in empty_arms:
             continue
         truths = _arm_truths(g, cuda)
         arm = next((a for i, a in enumerate(g.arms[:taken]) if a.kind != "else" and truths[i] is not False
-                    and a.line not in pre.empty_arms), None)
+                    and a.line not in empty_arms), None)
         if arm is not None:
             found.append((g, arm))
     if not found:

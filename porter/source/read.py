@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
@@ -53,6 +55,24 @@ class WorkTree:
 
     def read(self, c: Candidate, limit: int) -> bytes:
         return read_bytes(c.abspath, limit, root=self.real_root)
+
+    def included(self, paths: Iterable[str], include: tuple[str, ...] = (),
+                 exclude: tuple[str, ...] = ()) -> tuple[Candidate, ...]:
+        """Candidates, read as C/C++/CUDA, for files under the root that scanned sources `#include "..."` though
+        their names give porter no language (`kern.txt`): each a regular file (no symlink) inside the root
+        (_includable: include/exclude globs, never under .git). The read checks containment again."""
+        if not os.path.isdir(self.root):
+            return ()
+        root = Path(self.real_root)
+        out = []
+        for rel in _includable(paths, include, exclude):
+            try:
+                st = os.lstat(root / rel)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out.append(Candidate(rel, root / rel, "cuda"))
+        return tuple(out)
 
     def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
         """The first `limit` bytes and the whole size (binary artefacts are examined, never loaded whole)."""
@@ -104,6 +124,7 @@ class GitTree:
             raise UsageError(f"{self.label}: cannot list the tree: {e}") from None
         files: list[Candidate] = []
         skipped: list[Skipped] = []
+        links: list[tuple[str, bytes, bytes, str]] = []
         strip = len(self.subdir.rstrip("/")) + 1 if self.subdir else 0
         for record in out.split(b"\0"):
             if not record:
@@ -113,21 +134,112 @@ class GitTree:
             rel = printable(os.fsdecode(raw_path)[strip:])
             if not selected(rel, list(include) or None, list(exclude) or None):
                 continue
+            if kind == b"commit":  # whatever its name, as a work tree's discovery lists it
+                skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
+                continue
             lang = language_of(rel)
             if lang is None:
                 continue
-            if kind == b"commit":
-                skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
-            elif mode == b"120000":
-                skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+            if mode == b"120000":
+                links.append((rel, raw_path, blob, lang))
             elif kind == b"blob" and not size.isdigit():
                 # ls-tree prints no size for an object the repository lacks (a partial clone, a damaged mirror)
                 skipped.append(Skipped(rel, "blob missing from the repository (partial clone?): not read"))
             elif kind == b"blob":
                 files.append(Candidate(rel, Path(os.fsdecode(raw_path)), lang, blob=blob.decode("ascii"),
                                        size=int(size)))
+        if links:
+            followed = self._follow(out, [(raw, blob) for _, raw, blob, _ in links])
+            for rel, raw_path, blob, lang in links:
+                got = followed.get(raw_path)
+                if got is None:
+                    skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+                else:
+                    target, target_blob, size = got
+                    files.append(Candidate(rel, Path(os.fsdecode(target)), lang, blob=target_blob, size=size,
+                                           target=printable(os.fsdecode(target)[strip:])))
         files.sort(key=lambda c: c.path)
         return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
+
+    def _follow(self, listing: bytes, links: list[tuple[bytes, bytes]]) -> dict[bytes, tuple[bytes, str, int]]:
+        """For each symlink (its path from the top, its blob: the target's name), the regular file of this listing it
+        leads to, following up to MAX_LINK_HOPS links: (its path, its blob id, its size). A link leading out of the
+        tree (or out of `subdir`, which the listing holds), to nothing, or round a loop has none. A build compiles
+        a committed `src/k.cu -> ../docs/kernel.txt` as the kernel it leads to, and a checkout's scan reads it."""
+        entries: dict[bytes, tuple[bytes, bytes, bytes]] = {}
+        wanted: dict[bytes, bytes] = {}  # link path -> the path it names now
+        for raw, blob in links:
+            nxt = self._link_target(raw, blob)
+            if nxt is not None:
+                wanted[raw] = nxt
+        out: dict[bytes, tuple[bytes, str, int]] = {}
+        for _ in range(MAX_LINK_HOPS):
+            if not wanted:
+                break
+            names = set(wanted.values()) - set(entries)
+            if names:  # one pass over the listing for every name this hop asks for
+                for record in listing.split(b"\0"):
+                    meta, _, path = record.partition(b"\t")
+                    if path in names:
+                        fields = meta.split()
+                        if len(fields) == 4:
+                            entries[path] = (fields[0], fields[2], fields[3])
+            still: dict[bytes, bytes] = {}
+            for link, name in wanted.items():
+                found = entries.get(name)
+                if found is None:
+                    continue
+                mode, blob, size = found
+                if mode in (b"100644", b"100755") and size.isdigit():
+                    out[link] = (name, blob.decode("ascii"), int(size))
+                elif mode == b"120000":
+                    again = self._link_target(name, blob)
+                    if again is not None:
+                        still[link] = again
+            wanted = still
+        return out
+
+    def _link_target(self, raw: bytes, blob: bytes) -> bytes | None:
+        """The path from the repository top that the symlink at `raw` names, or None when it leads out of the tree
+        (an absolute target, or `..` past the top) or cannot be read."""
+        try:
+            text = self._reader.read(blob.decode("ascii"), 4096)
+        except (git.GitError, SourceReadError):
+            return None
+        if not text or text.startswith(b"/") or b"\0" in text or b"\n" in text:
+            return None
+        parts = raw.split(b"/")[:-1]
+        for part in text.split(b"/"):
+            if part == b"..":
+                if not parts:
+                    return None
+                parts.pop()
+            elif part not in (b"", b"."):
+                parts.append(part)
+        return b"/".join(parts) or None
+
+    def included(self, paths: Iterable[str], include: tuple[str, ...] = (),
+                 exclude: tuple[str, ...] = ()) -> tuple[Candidate, ...]:
+        """As WorkTree.included, from the commit's tree: a regular blob (no symlink, no submodule) at each path."""
+        wanted = _includable(paths, include, exclude)
+        out: list[Candidate] = []
+        base = self.subdir.strip("/") + "/" if self.subdir.strip("/") else ""
+        for i in range(0, len(wanted), 512):  # a bounded command line per git call
+            chunk = [base + rel for rel in wanted[i:i + 512]]
+            try:  # literal pathspecs: a name holding `*` or `:(glob)` is only that name
+                listed = git.run(self.repo, "--literal-pathspecs", "ls-tree", "-z", "-l", "--full-tree",
+                                 self.commit, "--", *chunk)
+            except git.GitError as e:
+                raise UsageError(f"{self.label}: cannot list the tree: {e}") from None
+            for record in listed.split(b"\0"):
+                meta, _, raw_path = record.partition(b"\t")
+                fields = meta.split()
+                if len(fields) != 4 or fields[0] not in (b"100644", b"100755") or not fields[3].isdigit():
+                    continue
+                rel = os.fsdecode(raw_path)[len(base):]
+                out.append(Candidate(rel, Path(os.fsdecode(raw_path)), "cuda", blob=fields[2].decode("ascii"),
+                                     size=int(fields[3])))
+        return tuple(sorted(out, key=lambda c: c.path))
 
     def read(self, c: Candidate, limit: int) -> bytes:
         if c.size is not None and c.size > limit:
@@ -152,6 +264,24 @@ class GitTree:
     def close(self) -> None:
         """Stop this process's `git cat-file` (a long walk reads through one tree and ends it when done)."""
         self._reader.close()
+
+
+# How many symlinks in a row a git tree's link is followed through (a loop ends here too).
+MAX_LINK_HOPS = 8
+
+
+def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
+    """Of relative paths some source names in an `#include`, those porter may read as sources: shown as they are
+    (printable), never inside version control's own directories, selected by the include/exclude globs. (Other
+    SKIP_DIRS, `build/` and the like, are not left out: a compiler reads an include there, and git discovery lists
+    a tracked file there too.)"""
+    return sorted(rel for rel in set(paths)
+                  if printable(rel) == rel and rel.isprintable() and language_of(rel) is None
+                  and not any(part in _VCS_DIRS for part in rel.split("/")[:-1])
+                  and selected(rel, list(include) or None, list(exclude) or None))
+
+
+_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def _size(path: Path) -> int:

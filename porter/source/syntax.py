@@ -190,23 +190,55 @@ class SyntaxIndex:
         """{name: scopes} for the variables and parameters a C/C++ file declares. A scope is the enclosing
         function's start byte, -1 for file scope, or -2 - offset for one parameter token of a prototype (which names
         nothing outside the prototype)."""
-        sf = self._sf
         names: dict[str, set[int]] = {}
+        for text in self._declared:
+            names.setdefault(text.decode("utf-8", "replace"), set()).update(self._scopes_of(text))
+        return {k: frozenset(v) for k, v in names.items()}
+
+    def variable_scopes(self, name: str) -> frozenset[int]:
+        """variables.get(name, frozenset()) for one name, its scopes worked out only when asked (a knowledge-base
+        name's uses ask for their name alone; most of a file's declared names are never asked about)."""
+        memo = self._variable_scopes
+        found = memo.get(name)
+        if found is None:
+            found = memo[name] = self._scopes_of(name.encode("utf-8")) if name.isascii() else \
+                self.variables.get(name, frozenset())
+        return found
+
+    @functools.cached_property
+    def _variable_scopes(self) -> dict[str, frozenset[int]]:
+        return {}
+
+    @functools.cached_property
+    def _declared(self) -> dict[bytes, list[tuple[bool, int]]]:
+        """{name as written: (whether a parameter, where) for each declarator naming it}, in one pass over the
+        declarators (no scope looked up, nothing decoded: variable_scopes does that for the names asked)."""
+        sf = self._sf
+        names: dict[bytes, list[tuple[bool, int]]] = {}
         if sf.language == "cuda" and sf.root is not None:
             caps = captures("cuda", _VARIABLE_DECLARATORS, sf.root)
             # Names are looked up, never listed: the declarators need no file order here.
             declared = _declared(captures("cuda", _DECLARATION_DECLARATORS, sf.root).get("d", []))
-            caps["n"] = caps.get("n", []) + declared
-            scopes = _Scopes(sf)
-            for kind in ("n", "p"):
-                for n in caps.get(kind, []):
-                    start = n.start_byte
-                    scope = scopes.of(start)
-                    if kind == "p" and scope == -1:
-                        names.setdefault(n.text.decode("utf-8", "replace"), set()).add(-2 - start)
-                        continue
-                    names.setdefault(n.text.decode("utf-8", "replace"), set()).add(scope)
-        return {k: frozenset(v) for k, v in names.items()}
+            for n in caps.get("n", []) + declared:
+                names.setdefault(n.text, []).append((False, n.start_byte))
+            for n in caps.get("p", []):
+                names.setdefault(n.text, []).append((True, n.start_byte))
+        return names
+
+    def _scopes_of(self, text: bytes) -> frozenset[int]:
+        found = self._declared.get(text)
+        if not found:
+            return frozenset()
+        scopes = self._scope_index
+        out = set()
+        for parameter, start in found:
+            scope = scopes.of(start)
+            out.add(-2 - start if parameter and scope == -1 else scope)
+        return frozenset(out)
+
+    @functools.cached_property
+    def _scope_index(self) -> "_Scopes":
+        return _Scopes(self._sf)
 
     @functools.cached_property
     def function_declarations(self) -> dict[str, frozenset[int]]:

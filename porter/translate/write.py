@@ -89,10 +89,11 @@ def _safe_parent(out: Path, rel: str) -> Path:
     return d
 
 
-def _atomic_write(dest: Path, data: bytes, mode: int, sync: bool) -> None:
-    """contain.write_bytes keeping `mode` exactly (a rewritten file keeps its own); a failure is contain.WriteFailed,
-    whose `strerror` the callers report."""
-    contain.write_bytes(dest, data, mode=mode, sync=sync, umask=False)
+def _atomic_write(dest: Path, data: bytes, mode: int, sync: bool, root: Path) -> None:
+    """contain.write_bytes keeping `mode` exactly (a rewritten file keeps its own), never outside `root` (checked
+    on the directory it writes in, at the write); a failure is contain.WriteFailed, whose `strerror` the callers
+    report, or contain.Refused."""
+    contain.write_bytes(dest, data, mode=mode, sync=sync, umask=False, root=root)
 
 
 def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False) -> WriteReport:
@@ -110,7 +111,8 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
 
     for ft in result.files:
         try:
-            _atomic_write(_safe_parent(out, ft.path) / Path(ft.path).name, ft.output, mode_of(ft.path), sync=False)
+            _atomic_write(_safe_parent(out, ft.path) / Path(ft.path).name, ft.output, mode_of(ft.path), sync=False,
+                          root=out)
             (report.written if ft.changed else report.copied).append(ft.path)
         except (OSError, contain.Refused) as e:
             report.skipped.append((ft.path, f"not written: {getattr(e, 'strerror', None) or e}"))
@@ -121,7 +123,7 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
             report.skipped.append((rel, f"not copied: {e}"))
             continue
         try:
-            _atomic_write(_safe_parent(out, rel) / Path(rel).name, data, mode_of(rel), sync=False)
+            _atomic_write(_safe_parent(out, rel) / Path(rel).name, data, mode_of(rel), sync=False, root=out)
             report.copied.append(rel)
         except (OSError, contain.Refused) as e:
             report.skipped.append((rel, f"not written: {getattr(e, 'strerror', None) or e}"))
@@ -264,17 +266,17 @@ def write_in_place(result: TranslationResult, force: bool = False, backup_dir: P
                 report.skipped.append((ft.path, CHANGED_DURING_RUN))
                 continue
             done.append((ft, p, mode))  # before the replace: an interruption right after it still restores this file
-            _atomic_write(p, ft.output, mode, sync=True)
+            _atomic_write(p, ft.output, mode, sync=True, root=root)
             report.written.append(ft.path)
             _test_pause(len(report.written))
         for ft in fresh:
-            _atomic_write(root / ft.path, ft.output, 0o644, sync=True)
+            _atomic_write(root / ft.path, ft.output, 0o644, sync=True, root=root)
             report.written.append(ft.path)
     except BaseException as e:
         restore_errors = []
         for old, p, mode in reversed(done):
             try:
-                _atomic_write(p, old.original, mode, sync=True)
+                _atomic_write(p, old.original, mode, sync=True, root=root)
             except (OSError, contain.Refused) as re_err:
                 restore_errors.append(f"{old.path}: {getattr(re_err, 'strerror', None) or re_err}")
         if isinstance(e, (OSError, contain.WriteFailed)):
@@ -465,7 +467,7 @@ def undo_in_place(root: Path, force: bool = False) -> UndoReport:
             original = contain.read_named(backup / rel, MAX_RESTORE_BYTES, "backup copy", root=backup)
         except contain.Refused as e:
             raise TranslateError(str(e)) from None
-        _atomic_write(dest, original, mode, sync=True)
+        _atomic_write(dest, original, mode, sync=True, root=root)
         (report.overwritten if rel in edited else report.restored).append(rel)
     backup.rename(backup.with_name(backup.name + UNDONE_SUFFIX))
     report.backup = str(backup)

@@ -18,16 +18,70 @@ from typing import Iterable
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import condition_names, defines, preprocessed, vanishing_arms
+from porter.source.preprocessor import condition_names, defines, may_hold_directives, preprocessed, vanishing_arms
 
 
 def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     names = pattern["vanishing_arm"]
-    if sf.language != "cuda" or b"#" not in sf.data or not any(n.encode() in sf.data for n in names):
+    if sf.language != "cuda" or not may_hold_directives(sf.data) or not any(n.encode() in sf.data for n in names):
         return
     found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
+    yield from _arm_hits(sf, names, found, ())
+
+
+# An `#else` that only hands back a constant: `return 0;`, `return MAGMA_S_ZERO;`, `return;`, `return T();`,
+# `return (float)0;`, `return {};` - MAGMA's "pre-Kepler GPUs" fallbacks behind `#if __CUDA_ARCH__ >= 300`.
+_STUB = re.compile(rb"\s*return\s*(?:[-+]?\d[\w.]*|[A-Z][A-Z0-9_]*|\w+\s*\(\s*\)|\(\s*\w+\s*\)\s*\d[\w.]*|\{\s*\}|"
+                   rb"false|true|nullptr)?\s*;\s*")
+
+
+def stub_arms(sf: SourceFile) -> frozenset[int]:
+    """Directive lines of the `#else` arms whose code is a single constant `return` (comments blanked)."""
+    pre = preprocessed(sf)
+    n = len(sf.line_starts)
+    out = set()
+    for g in pre.groups:
+        for a in g.arms:
+            first, last = a.end_line + 1, a.last
+            if a.kind != "else" or last < first:
+                continue
+            body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
+                           sf.line_starts[last] if last < n else len(sf.code)]
+            if b"#" not in body and _STUB.fullmatch(body):
+                out.add(a.line)
+    return frozenset(out)
+
+
+def match_stub_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`stub_arm: [__CUDA_ARCH__]`: like vanishing_arm, for a group whose `#else` - what HIP compiles, as it leaves
+    the macro undefined - only returns a constant (`#else // pre-Kepler GPUs` / `return 0;`): the device function
+    runs the stub on AMD. Groups vanishing_arm reports (no `#else`, or an empty one) are left to it."""
+    names = pattern["stub_arm"]
+    if sf.language != "cuda" or b"#" not in sf.data or b"return" not in sf.data or not any(
+            n.encode() in sf.data for n in names):
+        return
+    stubs = stub_arms(sf)
+    if not stubs:
+        return
+    pre = preprocessed(sf)
+    constants, rocm = ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ())
+    plain = {g.arms[0].line for g, _ in vanishing_arms(pre, names, constants, rocm)}
+    found = [(g, a) for g, a in vanishing_arms(pre, names, constants, rocm, also_empty=stubs)
+             if g.arms[0].line not in plain]
+    yield from _arm_hits(sf, names, found, ((g.arms[0].line, g) for g, _ in found))
+
+
+def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
+    """One hit per arm that HIP replaces, at the macro's name, when the arm is inside a kernel's or device function's
+    body; `groups` ((first line, group) pairs, or nothing) adds the stub the group's `#else` returns as `stub`."""
     if not found:
         return
+    stub_of = {}
+    for line, g in groups:
+        other = g.arms[-1]
+        first, last = other.end_line + 1, other.last
+        text = sf.code[sf.line_starts[first - 1]:sf.line_starts[last] if last < len(sf.line_starts) else len(sf.code)]
+        stub_of[line] = " ".join(text.decode("utf-8", "replace").split())
     # A function's code is its body: an arm among its attributes (`#if __CUDA_ARCH__ >= 700 __launch_bounds__(256)
     # #endif`) drops the attribute on HIP, not the code (DEV009 says that much).
     spans = []
@@ -52,8 +106,10 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         at = sf.data.find(name.encode(), start, end)
         if at < 0:
             continue
-        yield Hit(at, at + len(name), name=name, values=(("emptied", said), ("directive", arm.kind),
-                                                          ("condition", arm.text)))
+        values: tuple[tuple[str, str], ...] = (("emptied", said), ("directive", arm.kind), ("condition", arm.text))
+        if _group.arms[0].line in stub_of:
+            values += (("stub", stub_of[_group.arms[0].line]),)
+        yield Hit(at, at + len(name), name=name, values=values)
 
 
 # `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;` (a #define is read from the directives)

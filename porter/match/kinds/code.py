@@ -133,8 +133,9 @@ def match_include(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[
 def match_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     names = set(pattern["call"])
     if sf.language == "python":
+        dotted_tails = tuple("." + n for n in names if "." in n)  # one C-level endswith per call, not a generator
         for fn, dotted, call in index(sf).python_calls:
-            if dotted in names or any(dotted.endswith("." + n) for n in names if "." in n):
+            if dotted in names or dotted.endswith(dotted_tails):
                 yield Hit(fn.start_byte, call.end_byte, name=dotted)
         return
     if sf.language != "cuda" or sf.root is None:

@@ -87,6 +87,33 @@ def may_run(pattern: str, flags: tuple[str, ...], sf: SourceFile, text: bytes, k
     return memo[1] is None or known in memo[1]
 
 
+def regex_gate(patterns: Iterable[dict]) -> tuple[tuple[str, frozenset[tuple[str, tuple[str, ...]]]], ...] | None:
+    """For `regex` patterns (of one rule): per text they run on ("code" or "data"), the set of their
+    (pattern, flags). See may_fire."""
+    by_key: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+    for pattern in patterns:
+        key = "code" if pattern.get("in", "code") == "code" else "data"
+        by_key.setdefault(key, set()).add((pattern["regex"], tuple(pattern.get("flags", ()))))
+    return tuple((key, frozenset(known)) for key, known in sorted(by_key.items())) or None
+
+
+def may_fire(gate: tuple[tuple[str, frozenset[tuple[str, tuple[str, ...]]]], ...], sf: SourceFile) -> bool:
+    """False only when none of a rule's regex patterns (their regex_gate) can match in the file, as the file's one
+    set search (the same answer may_run gives each pattern) says: the engine then skips the rule whole, without a
+    matcher call per pattern (a rule may hold a dozen, each asked of every file)."""
+    for key, known in gate:
+        regexes = _REGEXES.get((sf.language, key))
+        if regexes is None or not regexes.members >= known:
+            return True  # a pattern not declared for this language runs: may_run decides it
+        memo = sf.cache.get(("regex_set", key))
+        if memo is None or memo[0] is not regexes.version:
+            memo = sf.cache[("regex_set", key)] = (regexes.version,
+                                                   regexes.possible(sf.code if key == "code" else sf.data))
+        if memo[1] is None or not memo[1].isdisjoint(known):
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=1024)
 def any_glob(globs: tuple[str, ...]):
     """`matches(name)`: any(fnmatch.fnmatchcase(name, g) for g in globs), as one regex (each glob's translation

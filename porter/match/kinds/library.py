@@ -20,13 +20,26 @@ import fnmatch
 import functools
 import re
 from pathlib import PurePosixPath
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+import tree_sitter as ts
 
 from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code_regex import compile_regex
 from porter.source.parse import SourceFile
-from porter.source.parse_queries import captures
+from porter.source.parse_queries import captures, register_root_query
 from porter.source.syntax import index
+
+if TYPE_CHECKING:
+    import tree_sitter as ts
+
+# Whole-file queries asked of every Python file (its imports, its `libraries=` keywords, its strings that may be link
+# spellings): run with the other whole-file queries in one walk (porter.source.parse_queries.captures), not each in
+# a walk of its own (~0.5 CPU-s of a cold FasterTransformer scan, 253 Python files).
+_KEYWORDS = register_root_query("python", "(keyword_argument name: (identifier) @n) @kw")
+_STRINGS = register_root_query("python", "(string (string_content) @c)")
+_FROM_IMPORTS = register_root_query("python", "(import_from_statement) @s")
+_IMPORTS = register_root_query("python", "(import_statement) @s (import_from_statement) @s")
 
 # ------------------------------------------------------------------------------------------------ evidence
 
@@ -113,12 +126,12 @@ def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, 
     """String literals inside `kw=[...]` / `kw={...}` keyword arguments of any call (setup.py style)."""
     if sf.root is None:
         return
-    for kw in captures("python", "(keyword_argument name: (identifier) @n) @kw", sf.root).get("kw", []):
+    for kw in captures("python", _KEYWORDS, sf.root).get("kw", []):
         name = kw.child_by_field_name("name")
         if name is None or name.text.decode() not in keywords:
             continue
         value = kw.child_by_field_name("value")
-        for s in captures("python", "(string (string_content) @c)", value).get("c", []) if value else []:
+        for s in captures("python", _STRINGS, value).get("c", []) if value else []:
             # the values of extras_require={"x": [...]}: skip dict keys
             parent = s.parent.parent if s.parent is not None else None
             if parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == s.parent:
@@ -146,7 +159,7 @@ def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
     if sf.root is None or (b"-l" not in sf.code and b"lib" not in sf.code):
         return
     spots: set[tuple[int, str]] = set()  # one hit per library per line: `("libnccl.so", "libnccl.so.2")` is one spot
-    for c in captures("python", "(string (string_content) @c)", sf.root).get("c", []):
+    for c in captures("python", _STRINGS, sf.root).get("c", []):
         text = c.text.decode("utf-8", "replace")
         if c.start_byte in seen or not _PY_LINK_STRING.fullmatch(text):
             continue
@@ -169,20 +182,46 @@ def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, 
             names.add(value.text.decode())
     if not names:
         return
-    values = []
-    for a in captures("python", "[(assignment) (augmented_assignment)] @a", sf.root).get("a", []):
-        left = a.child_by_field_name("left")
-        if left is not None and left.type == "identifier" and left.text.decode() in names:
-            values.append(a.child_by_field_name("right"))
-    for call in captures("python", "(call function: (attribute object: (identifier) @o attribute: (identifier) @m)) @c",
-                         sf.root).get("c", []):
-        fn = call.child_by_field_name("function")
-        obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
-        if obj.text.decode() in names and attr.text.decode() in ("append", "extend", "insert"):
-            values.append(call.child_by_field_name("arguments"))
+    assignments = captures("python", "[(assignment) (augmented_assignment)] @a", sf.root).get("a", [])
+    calls = captures("python", "(call function: (attribute object: (identifier) @o attribute: (identifier) @m)) @c",
+                     sf.root).get("c", [])
+    values: list[ts.Node | None] = []
+    done: set[str] = set()
+    # A list built from other lists (`libs = base_libs + ["cusparse"]`, `libraries=[*cuda_libs, "m"]`): the names a
+    # value combines are followed too, a few assignments deep.
+    for _ in range(3):
+        todo = names - done
+        if not todo:
+            break
+        done |= todo
+        found: list[ts.Node | None] = []
+        for a in assignments:
+            left = a.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and left.text.decode() in todo:
+                found.append(a.child_by_field_name("right"))
+        for call in calls:
+            fn = call.child_by_field_name("function")
+            obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+            if obj.text.decode() in todo and attr.text.decode() in ("append", "extend", "insert"):
+                found.append(call.child_by_field_name("arguments"))
+        values.extend(found)
+        for value in found:
+            names |= {n.text.decode() for n in _combined_names(value)}
     for value in values:
-        for c in captures("python", "(string (string_content) @c)", value).get("c", []) if value is not None else []:
+        for c in captures("python", _STRINGS, value).get("c", []) if value is not None else []:
             yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
+
+
+def _combined_names(value: ts.Node | None) -> Iterator[ts.Node]:
+    """The plain names a list value is combined from: operands of `+`, `*name` in a list, a parenthesised name."""
+    if value is None:
+        return
+    if value.type == "identifier":
+        yield value
+    elif value.type in ("binary_operator", "parenthesized_expression", "list", "list_splat", "argument_list"):
+        for child in value.named_children:
+            if child.type in ("identifier", "binary_operator", "parenthesized_expression", "list_splat"):
+                yield from _combined_names(child)
 
 
 _PY_IMPORT_FROM = """
@@ -199,7 +238,7 @@ def _imports(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     done: set[int] = set()
     own = ctx.extra.get("local_packages", frozenset()) if ctx is not None else frozenset()
     # `from numba import cuda` is numba.cuda: test the imported names first.
-    for stmt in captures("python", "(import_from_statement) @s", sf.root).get("s", []):
+    for stmt in captures("python", _FROM_IMPORTS, sf.root).get("s", []):
         module = stmt.child_by_field_name("module_name")
         if module is None or module.type != "dotted_name":
             continue
@@ -382,7 +421,7 @@ def python_bindings(sf: SourceFile) -> dict[str, str]:
         return sf.cache["py_bindings"]
     out: dict[str, str] = {}
     if sf.root is not None:
-        for stmt in captures("python", "(import_statement) @s (import_from_statement) @s", sf.root).get("s", []):
+        for stmt in captures("python", _IMPORTS, sf.root).get("s", []):
             if stmt.type == "import_statement":
                 for name in stmt.children_by_field_name("name"):
                     if name.type == "aliased_import":
@@ -413,16 +452,37 @@ def resolve(sf: SourceFile, dotted: str) -> str:
     return full + ("." + rest if rest else "")
 
 
+def _resolved_calls(sf: SourceFile) -> tuple[list[tuple[ts.Node, str]], frozenset[str]]:
+    """The file's Python calls with their callees resolved through its imports ((callee node, full name); a bare
+    name nobody imported, the file's own, left out), and every dotted head of those names (`a.` and `a.b.` of
+    `a.b.c`): worked out once per file, not once per module_call pattern (each resolved every call again)."""
+    found = sf.cache.get("library.resolved_calls")
+    if found is None:
+        calls = []
+        prefixes = set()
+        for fn, dotted, call in index(sf).python_calls:
+            full = resolve(sf, dotted)
+            if full == dotted and "." not in dotted:
+                continue  # a bare name nobody imported is the file's own
+            calls.append((fn, full))
+            dot = full.find(".")
+            while dot >= 0:
+                prefixes.add(full[:dot + 1])
+                dot = full.find(".", dot + 1)
+        found = sf.cache["library.resolved_calls"] = (calls, frozenset(prefixes))
+    return found
+
+
 def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "python":
         return
     spec = pattern["module_call"]
     modules = spec["module"] if isinstance(spec["module"], list) else [spec["module"]]
     names = set(spec.get("names", ("*",)))
-    for fn, dotted, call in index(sf).python_calls:
-        full = resolve(sf, dotted)
-        if full == dotted and "." not in dotted:
-            continue  # a bare name nobody imported is the file's own
+    calls, prefixes = _resolved_calls(sf)
+    if all(module + "." not in prefixes for module in modules):
+        return  # no call of the file is in one of the modules (most files, for most patterns)
+    for fn, full in calls:
         for module in modules:
             if not full.startswith(module + "."):
                 continue

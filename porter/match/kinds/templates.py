@@ -10,12 +10,13 @@ Read from the tree-sitter tree: tree-sitter parses the short form as a `field_ex
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
-from porter.source.parse_queries import descendants, register_root_descendants
+from porter.source.parse_queries import captures, descendants, register_root_descendants, register_root_query
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # Declarations whose declared names get the declared type (parameters, locals).
@@ -23,9 +24,12 @@ _DECLARATIONS = frozenset({"parameter_declaration", "optional_parameter_declarat
 # Both found by the combined whole-file query (porter.source.parse_queries), not by walking every node in Python:
 # that walk was a tenth of a cold scan of cuda-samples.
 _TEMPLATES = ("template_declaration",)
-_FIELDS = ("field_expression",)
 register_root_descendants("cuda", _TEMPLATES)
-register_root_descendants("cuda", _FIELDS)
+# Only the member template calls on a plain name are captured, not every field expression of every file (36k node
+# objects made on FasterTransformer, each then read twice in Python to keep a few hundred).
+_MEMBER_TEMPLATE_CALLS = register_root_query(
+    "cuda", "(field_expression argument: (identifier) field: (template_method)) @call")
+_START = operator.attrgetter("start_byte")
 
 
 def match_dependent_template_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -43,13 +47,12 @@ def _hits(sf: SourceFile) -> Iterator[Hit]:
         return
     # The member template calls on a plain name, in pre-order (what a walk of each function would meet, in its
     # order); a template function with none of them in its span needs no look at its declarations.
+    # Sorted by start: pre-order, as no two of them start together (one's argument is a plain name).
     calls = []
-    for field in descendants(root, _FIELDS):
-        member = field.child_by_field_name("field")
-        obj = field.child_by_field_name("argument")
-        if member is None or obj is None or member.type != "template_method" or obj.type != "identifier":
-            continue
-        calls.append((field, member, obj))
+    for field in sorted(captures("cuda", _MEMBER_TEMPLATE_CALLS, root).get("call", []), key=_START):
+        member, obj = field.child_by_field_name("field"), field.child_by_field_name("argument")
+        if member is not None and obj is not None:  # always, by the query: for the type checker
+            calls.append((field, member, obj))
     if not calls:
         return
     starts = [field.start_byte for field, _, _ in calls]
@@ -78,16 +81,6 @@ def _hits(sf: SourceFile) -> Iterator[Hit]:
                       values=(("object", var), ("op", op), ("param", dependent[var])))
 
 
-def _nodes(node, kind: str):
-    """Every node of `kind` under `node` (itself included), without recursion (deep trees)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type == kind:
-            yield n
-        stack.extend(reversed(n.children))
-
-
 def _type_parameters(decl, data: bytes) -> frozenset[str]:
     """The template's type parameter names (`typename T`, `class L`, `typename... Ts`)."""
     plist = decl.child_by_field_name("parameters")
@@ -107,11 +100,13 @@ def _declared(func, data: bytes, params: frozenset[str]) -> Iterator[tuple[str, 
     """(variable, the template parameter its type names) for the function's parameters and locals whose declared
     type mentions a type parameter (`const L& l`, `Tile<T> t`, `T* p`); `auto` is left out (its type is unknown)."""
     wanted = {p.encode() for p in params}
-    for d in _nodes(func, "parameter_declaration"):
+    # Found by a tree-sitter query under the function (pre-order, as a walk), not by visiting every node in Python:
+    # that walk was most of this matcher's time (~0.25 CPU-s of a cold FasterTransformer scan, no hit).
+    for d in descendants(func, ("parameter_declaration",)):
         yield from _names_of(d, data, wanted)
     body = func.child_by_field_name("body")
     if body is not None:
-        for d in _nodes(body, "declaration"):
+        for d in descendants(body, ("declaration",)):
             yield from _names_of(d, data, wanted)
 
 

@@ -1,0 +1,39 @@
+"""The `cuda_project_include` pattern kind: a quoted `#include` of one of the repository's own headers whose path
+names CUDA (`"cuda/base/config.hpp"`, `"gpu_cuda.h"`, `"ops/cuda/cuda_kernels.h"`), from a file outside that CUDA
+layer: the spot a dual project puts a ROCm arm to include its HIP twin instead (ginkgo, horovod, deepmd-kit)."""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from porter.match.base import Hit, MatchContext
+from porter.source.parse import SourceFile
+from porter.source.syntax import index
+
+_TOKEN = re.compile(r"[/_.\-]+")
+_AMD = frozenset({"hip", "rocm", "amd", "hipify", "hipified"})
+
+
+def _names_cuda_only(path: str) -> bool:
+    """Whether a path's words (split at / _ . -) include `cuda` and no AMD word (`cuda_hip/` is shared code)."""
+    words = set(_TOKEN.split(path.lower()))
+    return "cuda" in words and words.isdisjoint(_AMD)
+
+
+def match_cuda_project_include(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """Quoted includes of the repository's own CUDA-named headers, from a C/C++ file (not .cu/.cuh) whose own path
+    does not name CUDA only (a file inside the CUDA layer including its siblings is that layer's business, not a
+    port spot)."""
+    if (sf.language != "cuda" or sf.root is None or b"cuda" not in sf.data or _names_cuda_only(sf.path)
+            or sf.path.endswith((".cu", ".cuh"))):
+        return  # a .cu/.cuh file is CUDA code itself: it is compiled (and ported) with the headers it includes
+    from porter.source.includes import project_header
+
+    own = ctx.extra.get("repository_files") or frozenset()
+    if not own:
+        return
+    for node, header in index(sf).includes:
+        if node.type != "string_literal" or not _names_cuda_only(header):
+            continue
+        if project_header(sf.path, header, True, own):
+            yield Hit(node.start_byte, node.end_byte, name=header)
