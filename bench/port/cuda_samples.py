@@ -38,7 +38,6 @@ SYSTEM_LIBS = [(re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut|^freeglut|^GL\.h$
                (re.compile(r"^X11/"), "X11"),
                (re.compile(r"^(hipblas|hipfft|hiprand|rocrand|hipsparse|hipsolver|rocblas|hipcub|rocprim|thrust|"
                            r"rocthrust|rocfft|rccl|hipblaslt)"), "a ROCm math library Debian does not package"),
-               (re.compile(r"hip_gl_interop|hip/hip_gl"), "HIP GL interop (not in Debian's HIP 5.2)"),
                (re.compile(r"^mpi\.h$"), "MPI"),
                (re.compile(r"^omp\.h$"), "OpenMP (clang's omp.h: libomp-dev is not installed)")]
 # Failures on a HIP feature that every ROCm release porter judges for (rules/kb/hip_versions.yaml: 6.4, 7.0, 7.2) has
@@ -50,7 +49,47 @@ HIP52_GAPS = [
     (re.compile(r"no member named '\w+' in 'hipDeviceProp_t'"),
      "hipDeviceProp_t member (HIP 6.0's hipDeviceProp_tR0600)"),
     (re.compile(r"'hip/hip_bf16\.h' file not found"), "hip/hip_bf16.h (HIP 5.7)"),
+    # HIP's GL interop header is part of HIP, not a system library (the GL/EGL/GLUT headers are installed here):
+    # ROCm 6.0 added it for the AMD platform (ROCm/clr 3a8e0dd1c); HIP 5 declares the API in hip_runtime_api.h
+    (re.compile(r"'hip/hip_gl_interop\.h' file not found"), "hip/hip_gl_interop.h (ROCm 6.0: ROCm/clr 3a8e0dd1c)"),
 ]
+_UNDECLARED = re.compile(r"(?:use of undeclared identifier|unknown type name|no member named) '(hip\w+)'")
+MACHINE_HIP = (5, 2, 3)
+
+
+def _hip_added() -> dict[str, tuple[int, ...]]:
+    """HIP name -> the HIP release HIPIFY's tables say added it (porter's knowledge base)."""
+    from porter.kb import load_kb
+
+    kb = load_kb()
+    out: dict[str, tuple[int, ...]] = {}
+    for name in kb.names:
+        e = kb.get(name)
+        if e is not None and e.hip and e.hip_added and re.fullmatch(r"[\d.]+", e.hip_added):
+            out.setdefault(e.hip, tuple(int(x) for x in e.hip_added.split(".")))
+    return out
+
+
+def hip_gap(err: str) -> str | None:
+    """The HIP feature newer than this machine's HIP 5.2.3 an error stops at, or None."""
+    why = next((why for rx, why in HIP52_GAPS if rx.search(err)), None)
+    if why:
+        return why
+    m = _UNDECLARED.search(err)
+    if m:
+        added = _hip_added_table().get(m.group(1))
+        if added and added > MACHINE_HIP:
+            return f"{m.group(1)} (HIP {'.'.join(map(str, added))}, HIPIFY's table)"
+    return None
+
+
+_HIP_ADDED: dict[str, tuple[int, ...]] = {}
+
+
+def _hip_added_table() -> dict[str, tuple[int, ...]]:
+    if not _HIP_ADDED:
+        _HIP_ADDED.update(_hip_added())
+    return _HIP_ADDED
 _LOC = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
 _QUOTED = re.compile(r"'([^']+)'")
 _BACKEND_IMAGE = "requested image instruction is not supported on this GPU"
@@ -113,7 +152,7 @@ def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]
     row = {"unit": rel_unit, "status": res["status"], "first_error": err}
     if res["status"] == "compiled":
         return row
-    gap = next((why for rx, why in HIP52_GAPS if rx.search(err)), None)
+    gap = hip_gap(err)
     if gap:
         row["hip_gap"] = gap
     lib = system_library(res.get("missing_header"))
