@@ -211,15 +211,17 @@ def summarise(rows: list[dict]) -> dict:
             "rows": sorted(rows, key=lambda r: r["unit"])}
 
 
-def measure(root: Path, label: str, jobs: int, save=lambda doc: None) -> dict:
-    findings = scan_open(root)
+def measure(root: Path, label: str, jobs: int, save=lambda doc: None, compiler: str = "hipcc",
+            findings: dict[str, list[dict]] | None = None) -> dict:
+    findings = scan_open(root) if findings is None else findings
     units = unit_list(root)
     common = root / "Common"
 
     def one(u: Path) -> dict:
         flags = ["-std=c++17", f"-I{common}", f"-I{u.parent}"]
         # the root holds the compat header (port) - what the compile reads
-        res = compile_unit("hipcc", Path(u.name), u.parent, flags, [u.parent, common, *sorted(root.glob("*.h"))], label).as_dict()
+        res = compile_unit(compiler, Path(u.name), u.parent, flags, [u.parent, common, *sorted(root.glob("*.h"))],
+                           label).as_dict()
         return attribute(root, u, res, findings)
 
     rows: list[dict] = []
@@ -238,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--translate", action="store_true", help="also measure `porter translate`'s HIP copy")
     ap.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "data" / "cuda_samples.json")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--gfx", default="", help="also compile the port for these gfx (comma-separated, e.g. gfx942,gfx950)"
+                                                " with clang 22's device pass (compiling.CLANG)")
+    ap.add_argument("--skip-gfx90a", action="store_true", help="with --gfx: keep the JSON's gfx90a rows (no hipcc run)")
     a = ap.parse_args(argv)
     out: dict = {}
     root = prepare(a.mirror, WORK / "port")
@@ -253,7 +258,14 @@ def main(argv: list[str] | None = None) -> int:
             a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
         return save
 
-    out["port"] = measure(root, "cs-port", a.jobs, saver("port"))
+    findings = scan_open(root)
+    if a.skip_gfx90a and a.json.exists():
+        out["port"] = json.loads(a.json.read_text())["port"]
+    else:
+        out["port"] = measure(root, "cs-port", a.jobs, saver("port"), findings=findings)
+    for gfx in [g for g in a.gfx.split(",") if g]:
+        out[f"port_{gfx}"] = measure(root, f"cs-port-{gfx}", a.jobs, saver(f"port_{gfx}"), f"clang:{gfx}", findings)
+        print(f"port {gfx}: {out[f'port_{gfx}']['counts']} rate {out[f'port_{gfx}']['compile_rate']}", flush=True)
     print(f"port: {out['port']['counts']} rate {out['port']['compile_rate']} unpredicted {out['port']['unpredicted_rate']}"
           f" (HIP 5.2 gaps {out['port']['hip52_gaps']}, rate without them {out['port']['compile_rate_supported_hip']})",
           flush=True)

@@ -71,7 +71,9 @@ def hecbench() -> list[str]:
         rows.append(r)
     out += ["", "| measure | benchmarks run | compiled | failed | timeout (600 s) | rate over verdicts |",
             "|---|---|---|---|---|---|"]
-    for key, label in (("port_hipcc", "porter port, hipcc gfx90a"), ("port_nvcc", "porter port dual tree, nvcc sm_80"),
+    for key, label in (("port_hipcc", "porter port, hipcc gfx90a"),
+                       ("port_nvcc", "porter port dual tree, nvcc sm_80 (-cubin: device pass)"),
+                       ("port_nvcc_full", "porter port dual tree, nvcc sm_80 (full -c)"),
                        ("hipify_hipcc", "hipify-perl, hipcc gfx90a")):
         st = Counter(r[key]["status"] for r in rows if key in r)
         verdicts = st["compiled"] + st["failed"]
@@ -87,11 +89,12 @@ def hecbench() -> list[str]:
         pc = sum(1 for r in both if r["port_hipcc"]["status"] == "compiled")
         hc = sum(1 for r in both if r["hipify_hipcc"]["status"] == "compiled")
         out.append(f"\non the {len(both)} benchmarks both ran: porter port compiles {pc}, hipify-perl {hc}")
-    nv = [r for r in rows if r.get("port_nvcc", {}).get("status") in ("failed", "timeout")]
-    if nv:
-        orig = Counter(r.get("nvcc_original", {}).get("status", "not run") for r in nv)
-        out.append(f"\nnvcc non-compiles of the dual tree: {len(nv)}; the CUDA original with nvcc 13 on those: "
-                   + ", ".join(f"{k} {v}" for k, v in sorted(orig.items())))
+    for key, orig_key, how in (("port_nvcc", "nvcc_original", "-cubin"), ("port_nvcc_full", "nvcc_full_original", "-c")):
+        nv = [r for r in rows if r.get(key, {}).get("status") in ("failed", "timeout")]
+        if nv:
+            orig = Counter(r.get(orig_key, {}).get("status", "not run") for r in nv)
+            out.append(f"\nnvcc {how} non-compiles of the dual tree: {len(nv)}; the CUDA original with nvcc 13 {how} on "
+                       "those: " + ", ".join(f"{k} {v}" for k, v in sorted(orig.items())))
     close = [r["close"] for r in rows if r.get("close") and r["close"].get("files")]
     if close:
         out += ["", "| closeness to the human HIP twin (changed lines after normalising) | benchmarks | total | "
