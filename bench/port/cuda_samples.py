@@ -9,12 +9,14 @@ The two sample folders and Common/ (source files only) are copied into a fresh g
 GPU code or CUDA API calls) is compiled like HeCBench's (hipcc --offload-arch=gfx90a --cuda-device-only -c, the
 sample's folder and Common/ on -I, -std=c++17). A failure is, in this order:
   system-library  the first error is a missing header of a library this machine lacks (OpenGL/GLUT/EGL/X11, a
-                  ROCm math library Debian does not package, HIP's GL interop), named;
+                  ROCm math library Debian does not package, clang's OpenMP), named. Not HIP's own headers: HIP's
+                  GL interop header (ROCm 6.0) is a HIP 5.2 gap, like hip_bf16.h (`hip_gap`, counted as judged);
   predicted       `porter scan` of the ported tree has an open finding on the failing file (the brief's rule);
                   `predicted_same_line` says whether one sits on the error's line or names the identifier it quotes;
   defect          neither: a porter defect.
 With --translate, `porter translate` (builtin engine) writes a HIP copy of the same tree and its units are compiled
-and attributed the same way, for comparison. Compiles are cached in /tmp/bench-port/cache.
+and attributed the same way, for comparison. With --gfx gfx942,gfx950 the port is also compiled with clang 22's
+device pass for those targets (Debian's hipcc knows neither), on the same HIP 5.2 headers. Compiles are cached in /tmp/bench-port/cache.
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ SYSTEM_LIBS = [(re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut|^freeglut|^GL\.h$
                            r"rocthrust|rocfft|rccl|hipblaslt)"), "a ROCm math library Debian does not package"),
                (re.compile(r"^mpi\.h$"), "MPI"),
                (re.compile(r"^omp\.h$"), "OpenMP (clang's omp.h: libomp-dev is not installed)")]
+_BACKEND_IMAGE = "requested image instruction is not supported on this GPU"
 # Failures on a HIP feature that every ROCm release porter judges for (rules/kb/hip_versions.yaml: 6.4, 7.0, 7.2) has
 # and Debian's HIP 5.2 lacks: the machine's HIP is older than any supported ROCm. Counted apart (row "hip_gap"), in
 # a second rate beside the brief's; the attribution (predicted / defect) is unchanged.
@@ -52,6 +55,11 @@ HIP52_GAPS = [
     # HIP's GL interop header is part of HIP, not a system library (the GL/EGL/GLUT headers are installed here):
     # ROCm 6.0 added it for the AMD platform (ROCm/clr 3a8e0dd1c); HIP 5 declares the API in hip_runtime_api.h
     (re.compile(r"'hip/hip_gl_interop\.h' file not found"), "hip/hip_gl_interop.h (ROCm 6.0: ROCm/clr 3a8e0dd1c)"),
+    # gfx90a has image sampling, but Debian's hipcc (clang 15) cannot emit it for gfx90a: the same HIP 5.2 headers and
+    # ockl.bc compiled with clang 19 or 22 give image_sample (measured on the 12 texture units, session 12). A
+    # toolchain older than any supported ROCm's, like the HIP 5.2 gaps. gfx942/gfx950 have no image instructions at
+    # all (HIP's headers mark the texture API unavailable there): not a gap.
+    (re.compile(re.escape(_BACKEND_IMAGE)), "gfx90a image sampling (clang 15's backend; clang 19/22 emit image_sample)"),
 ]
 _UNDECLARED = re.compile(r"(?:use of undeclared identifier|unknown type name|no member named) '(hip\w+)'")
 MACHINE_HIP = (5, 2, 3)
@@ -92,7 +100,6 @@ def _hip_added_table() -> dict[str, tuple[int, ...]]:
     return _HIP_ADDED
 _LOC = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
 _QUOTED = re.compile(r"'([^']+)'")
-_BACKEND_IMAGE = "requested image instruction is not supported on this GPU"
 
 
 def system_library(header: str | None) -> str | None:
