@@ -60,6 +60,10 @@ HIP52_GAPS = [
     # toolchain older than any supported ROCm's, like the HIP 5.2 gaps. gfx942/gfx950 have no image instructions at
     # all (HIP's headers mark the texture API unavailable there): not a gap.
     (re.compile(re.escape(_BACKEND_IMAGE)), "gfx90a image sampling (clang 15's backend; clang 19/22 emit image_sample)"),
+    # --gfx runs: HIP 5.2's own device headers call builtins clang 22 no longer has (amd_hip_fp16.h's
+    # __llvm_amdgcn_rcp_f16): the machine's HIP headers under a newer clang, whatever the port wrote
+    (re.compile(r"^/usr/include/hip/\S+: error: use of undeclared identifier '__llvm_amdgcn_"),
+     "HIP 5.2's headers under clang 22 (a builtin clang 22 dropped)"),
 ]
 _UNDECLARED = re.compile(r"(?:use of undeclared identifier|unknown type name|no member named) '(hip\w+)'")
 MACHINE_HIP = (5, 2, 3)

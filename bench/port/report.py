@@ -129,24 +129,28 @@ def cuda_samples() -> list[str]:
     d = json.loads((DATA / "cuda_samples.json").read_text())
     out = ["| tree | units done (of all) | compiled | system library | predicted (line/name) | predicted (file only) | "
            "defect | timeout | compile rate (excl. system library, timeouts) | unpredicted (brief's file rule) | "
-           "unpredicted (strict) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "unpredicted (strict) | toolchain/HIP 5.2 gaps | rate without them |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from cuda_samples import nvrtc_source, summarise
     for key in ("port", "translate"):  # re-summarised without NVRTC kernel sources (a run may predate that rule)
         if d.get(key):
             d[key] = {**summarise([r for r in d[key]["rows"] if not nvrtc_source(r["unit"])]),
                       "of_units": of_units(key, d[key]["of_units"])}
-    for key in ("port", "translate"):
+    trees = ("port", "port_gfx942", "port_gfx950", "translate")  # gfx942/gfx950: clang 22's device pass (--gfx)
+    for key in trees:
         p = d.get(key)
         if not p:
             continue
         c = p["counts"]
         strict = p.get("unpredicted_rate_strict")
+        gap_rate = p.get("compile_rate_supported_hip")
         out.append(f"| {key} | {p['units']}/{p['of_units']} | {c.get('compiled', 0)} | {c.get('system-library', 0)} | "
                    f"{c.get('predicted', 0)} | {c.get('predicted-file', 0)} | {c.get('defect', 0)} | "
                    f"{c.get('timeout', 0)} | {p['compile_rate']:.1%} | {p['unpredicted_rate']:.1%} | "
-                   f"{'-' if strict is None else f'{strict:.1%}'} |")
-    for key in ("port", "translate"):
+                   f"{'-' if strict is None else f'{strict:.1%}'} | {p.get('hip52_gaps', '-')} | "
+                   f"{'-' if gap_rate is None else f'{gap_rate:.1%}'} |")
+    for key in trees:
         p = d.get(key)
         if not p:
             continue
