@@ -664,3 +664,173 @@ def test_translate_casts_an_integer_stored_through_a_device_pointer(tmp_path):
     assert porter_here("translate", str(repo), "-o", str(out)).returncode == 0
     assert (out / "drv.cpp").read_text().splitlines()[3] == \
         "  *(reinterpret_cast<hipDeviceptr_t *>(&buf[8])) = (hipDeviceptr_t)(width);"
+
+
+ROUNDING_SRC = ("#include <cuda_runtime.h>\n__global__ void widen(const float* x, float* lo, float* hi, double* d) {\n"
+                "  int i = threadIdx.x;\n  lo[i] = __fadd_rd(x[i], 1.0f);\n  hi[i] = __fsqrt_ru(x[i]);\n"
+                "  d[i] = __dmul_rz(d[i], 3.0);\n}\n")
+
+
+def test_directed_rounding_intrinsics_get_shims(tmp_path):
+    """cuda-samples' interval: `__fadd_rd` and the other directed-rounding intrinsics ("use of undeclared identifier
+    '__fadd_rd'" on gfx90a: HIP declares them only under OCML_BASIC_ROUNDED_OPERATIONS, and Debian's ocml.bc lacks
+    what they call). API004 names them; the compat header defines each used one from round-to-nearest arithmetic,
+    after the helpers they share, translate renames them to the same helpers, and a second port changes nothing."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[-1].endswith("; 0 open item(s)")
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    helpers = header.index("template <class T> __device__ inline T porter_dr_add(T a, T b, int dir) {")
+    uses = [header.index(line) for line in (
+        "__device__ inline double porter_dmul_rz(double a, double b) { return porter_dr_mul(a, b, 0); }",
+        "__device__ inline float porter_fadd_rd(float a, float b) { return porter_dr_add(a, b, -1); }",
+        "__device__ inline float porter_fsqrt_ru(float a) { return porter_dr_sqrt(a, 1); }")]
+    assert helpers < min(uses) and uses == sorted(uses)
+    assert [l for l in header if l.startswith("#define __")] == [
+        "#define __dmul_rz porter_dmul_rz", "#define __fadd_rd porter_fadd_rd", "#define __fsqrt_ru porter_fsqrt_ru"]
+    assert "porter_fadd_ru" not in "\n".join(header)  # only the names the project uses
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"interval.cu": ROUNDING_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    out = (tmp_path / "hip" / "interval.cu").read_text().splitlines()
+    assert out[-4:] == ["  lo[i] = porter_fadd_rd(x[i], 1.0f);", "  hi[i] = porter_fsqrt_ru(x[i]);",
+                        "  d[i] = porter_dmul_rz(d[i], 3.0);", "}"]
+
+
+ROUNDING_CHECK = r"""
+#include <cfenv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+using std::fma; using std::nextafter; using std::sqrt;
+#define __device__
+#include "shims.h"
+template <class T> static bool same(T a, T b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
+template <class T> static T fpu(int op, T a, T b, int mode) {
+  volatile T x = a, y = b, r;
+  std::fesetround(mode);
+  switch (op) { case 0: r = x + y; break; case 1: r = x - y; break; case 2: r = x * y; break;
+                case 3: r = x / y; break; case 4: r = sqrt(x); break; default: r = T(1) / x; }
+  std::fesetround(FE_TONEAREST);
+  return r;
+}
+#define PICK(P, T) static T P##_op(int op, T a, T b, int d) { \
+  switch (op * 3 + d + 1) { \
+    case 0: return porter_##P##add_rd(a, b); case 1: return porter_##P##add_rz(a, b); case 2: return porter_##P##add_ru(a, b); \
+    case 3: return porter_##P##sub_rd(a, b); case 4: return porter_##P##sub_rz(a, b); case 5: return porter_##P##sub_ru(a, b); \
+    case 6: return porter_##P##mul_rd(a, b); case 7: return porter_##P##mul_rz(a, b); case 8: return porter_##P##mul_ru(a, b); \
+    case 9: return porter_##P##div_rd(a, b); case 10: return porter_##P##div_rz(a, b); case 11: return porter_##P##div_ru(a, b); \
+    case 12: return porter_##P##sqrt_rd(a); case 13: return porter_##P##sqrt_rz(a); case 14: return porter_##P##sqrt_ru(a); \
+    case 15: return porter_##P##rcp_rd(a); case 16: return porter_##P##rcp_rz(a); default: return porter_##P##rcp_ru(a); } }
+PICK(f, float)
+PICK(d, double)
+int main() {
+  std::mt19937_64 g(30);
+  const int modes[3] = {FE_DOWNWARD, FE_TOWARDZERO, FE_UPWARD};
+  const double special[] = {0.0, -0.0, 1.0, -1.0, 3.0, 0.1, 1e-45, -1e-45, 3.4e38, -3.4e38, 1e-38, INFINITY, -INFINITY, NAN};
+  long fbad = 0, dbad = 0, dnear = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const int op = g() % 6, m = g() % 3;
+    double v[2];
+    for (double& x : v) {
+      if (g() % 8 == 0) { x = special[g() % 14]; continue; }
+      if (g() % 2) { x = (double)((long)(g() % 2000) - 1000) / (double)(1 + g() % 64); continue; }
+      uint64_t u = g(); u = (u & 0x8000000000000000ull) | (u % 0x7ff0000000000000ull); std::memcpy(&x, &u, 8);
+    }
+    const float fa = op >= 4 ? std::fabs((float)v[0]) : (float)v[0], fb = (float)v[1];
+    if (!same(fpu<float>(op, fa, fb, modes[m]), f_op(op, fa, fb, m - 1))) ++fbad;
+    const double da = op >= 4 ? std::fabs(v[0]) : v[0], db = v[1];
+    const double want = fpu<double>(op, da, db, modes[m]);
+    if (!same(want, d_op(op, da, db, m - 1))) {
+      const double tiny = 0x1p-916;  /* within 2^106 of the subnormal range: the documented limit */
+      if (std::fabs(want) < tiny || std::fabs(da) < tiny || (op < 4 && std::fabs(db) < tiny)) ++dnear; else ++dbad;
+    }
+  }
+  std::printf("%ld %ld %ld\n", fbad, dbad, dnear);
+}
+"""
+
+
+def test_directed_rounding_helpers_round_as_the_fpu_does(tmp_path):
+    """The compat header's directed-rounding helpers, compiled for the host (the same C++ with __device__ empty),
+    against the host FPU under fesetround on 200,000 seeded operand pairs (specials, small rationals, random bit
+    patterns): every float result agrees; a double one may differ only within 2^106 of the subnormal range (the limit
+    rules/kb/fixups.yaml states)."""
+    import shutil
+    import subprocess
+
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ is not installed")
+    fix = fixups.load_fixups()
+    used = [c for c, e in fix.shims.items() if e.get("requires") == "porter_directed_rounding"]
+    assert len(used) == 36  # {add, sub, mul, div, sqrt, rcp} x {rd, ru, rz} x {float, double}
+    (tmp_path / "shims.h").write_text("".join(fix.shims[c]["code"] for c in fix.shim_order(
+        used + ["porter_directed_rounding"])))
+    (tmp_path / "check.cpp").write_text(ROUNDING_CHECK)
+    c = subprocess.run([gxx, "-std=c++17", "-O0", "-frounding-math", "check.cpp", "-o", "check"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    fbad, dbad, dnear = map(int, subprocess.run([str(tmp_path / "check")], capture_output=True, text=True,
+                                                check=True).stdout.split())
+    assert (fbad, dbad) == (0, 0) and dnear < 100
+
+
+GL_SRC = ("#include <cuda_gl_interop.h>\n#include <cuda_runtime.h>\n"
+          "cudaError_t share(struct cudaGraphicsResource** r, unsigned int pbo) {\n"
+          "  return cudaGraphicsGLRegisterBuffer(r, pbo, cudaGraphicsMapFlagsWriteDiscard);\n}\n")
+
+
+def test_gl_interop_header_falls_back_and_map_flags_become_register_flags(tmp_path):
+    """cuda-samples' boxFilter.cpp, simpleCUDA2GL/main.cpp, ...: `<cuda_gl_interop.h>` maps to hip/hip_gl_interop.h,
+    which ROCm 6.0 added ("file not found" with HIP 5.2, whose hip_runtime_api.h declares the GL interop API), and
+    `cudaGraphicsGLRegisterBuffer(..., cudaGraphicsMapFlagsWriteDiscard)` passes a map flag HIP lacks ("use of
+    undeclared identifier"). The ROCm include falls back under __has_include; the map flag becomes the register flag
+    of the same value and meaning."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"gl.cpp": GL_SRC})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[-1].endswith("; 0 open item(s)")
+    assert (repo / "gl.cpp").read_text().splitlines()[1:11] == [
+        CUDA_ONLY, "#include <cuda_gl_interop.h>", "#include <cuda_runtime.h>", "#else",
+        "#if __has_include(<hip/hip_gl_interop.h>)", "#include <hip/hip_gl_interop.h>", "#else",
+        "#include <hip/hip_runtime_api.h>", "#endif", "#endif"]
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert "static const unsigned int porter_cudaGraphicsMapFlagsWriteDiscard = hipGraphicsRegisterFlagsWriteDiscard;" \
+        in header
+    assert "#define cudaGraphicsMapFlagsWriteDiscard porter_cudaGraphicsMapFlagsWriteDiscard" in header
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
+def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
+    """The two fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a)."""
+    import os
+    import shutil
+    import subprocess
+
+    from tests.helpers import make_repo
+
+    path = shutil.which(compiler) or (f"/usr/local/bin/{compiler}" if os.access(f"/usr/local/bin/{compiler}", os.X_OK)
+                                      else None)
+    if path is None:
+        pytest.skip(f"{compiler} is not installed")
+    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC})
+    assert porter_here("port", str(repo), "--apply").returncode == 0
+    arch = ["-arch=sm_80", "-x", "cu"] if compiler == "nvcc" else ["--offload-arch=gfx90a", "-x", "hip"]
+    for unit in ("interval.cu", "gl.cpp"):
+        c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=repo,
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd",
+                                                                "TMPDIR": str(tmp_path)})
+        assert (unit, c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (unit, 0, [])

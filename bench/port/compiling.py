@@ -20,6 +20,7 @@ from pathlib import Path
 CACHE = Path(os.environ.get("BENCH_PORT_CACHE", "/tmp/bench-port/cache"))
 HIPCC = "/usr/bin/hipcc"
 NVCC = "/usr/local/bin/nvcc"
+CLANG = "/usr/bin/clang++-22"
 HIP_ARCH = "gfx90a"
 CUDA_ARCH = "sm_80"  # CUDA 13 dropped sm_60/sm_70, which many Makefiles name
 TIMEOUT = 120
@@ -113,6 +114,13 @@ def compile_unit(compiler: str, source: Path, cwd: Path, flags: list[str], roots
         # device pass only: clang's device pass runs Sema over host functions too (host-code errors are reported
         # there), and it halves the cost on a machine loaded 9x over its two cores
         cmd = [HIPCC, f"--offload-arch={HIP_ARCH}", "--cuda-device-only", "-O0", "-w", *flags, "-c", str(source)]
+    elif compiler.startswith("clang:"):
+        # gfx942/gfx950, which Debian's hipcc (clang 15) does not know: a newer clang's device pass over the same
+        # HIP 5.2 headers (-S, no device libraries to link), as porter.translate.verify does; clang 22 no longer
+        # defines the wave-size macro those headers read
+        gfx = compiler.split(":", 1)[1]
+        cmd = [CLANG, "-D__AMDGCN_WAVEFRONT_SIZE=64", "-x", "hip", f"--offload-arch={gfx}", "--rocm-path=/usr",
+               "-nogpulib", "--cuda-device-only", "-S", "-O0", "-w", *flags, str(source)]
     else:
         cmd = [NVCC, f"-arch={CUDA_ARCH}", "-O0", "-w", *flags, "-c", str(source)]
         if nvcc_device_only:

@@ -9,12 +9,14 @@ The two sample folders and Common/ (source files only) are copied into a fresh g
 GPU code or CUDA API calls) is compiled like HeCBench's (hipcc --offload-arch=gfx90a --cuda-device-only -c, the
 sample's folder and Common/ on -I, -std=c++17). A failure is, in this order:
   system-library  the first error is a missing header of a library this machine lacks (OpenGL/GLUT/EGL/X11, a
-                  ROCm math library Debian does not package, HIP's GL interop), named;
+                  ROCm math library Debian does not package, clang's OpenMP), named. Not HIP's own headers: HIP's
+                  GL interop header (ROCm 6.0) is a HIP 5.2 gap, like hip_bf16.h (`hip_gap`, counted as judged);
   predicted       `porter scan` of the ported tree has an open finding on the failing file (the brief's rule);
                   `predicted_same_line` says whether one sits on the error's line or names the identifier it quotes;
   defect          neither: a porter defect.
 With --translate, `porter translate` (builtin engine) writes a HIP copy of the same tree and its units are compiled
-and attributed the same way, for comparison. Compiles are cached in /tmp/bench-port/cache.
+and attributed the same way, for comparison. With --gfx gfx942,gfx950 the port is also compiled with clang 22's
+device pass for those targets (Debian's hipcc knows neither), on the same HIP 5.2 headers. Compiles are cached in /tmp/bench-port/cache.
 """
 from __future__ import annotations
 
@@ -38,9 +40,9 @@ SYSTEM_LIBS = [(re.compile(r"^(GL|GLES\d*|EGL|GLFW|KHR)/|^glut|^freeglut|^GL\.h$
                (re.compile(r"^X11/"), "X11"),
                (re.compile(r"^(hipblas|hipfft|hiprand|rocrand|hipsparse|hipsolver|rocblas|hipcub|rocprim|thrust|"
                            r"rocthrust|rocfft|rccl|hipblaslt)"), "a ROCm math library Debian does not package"),
-               (re.compile(r"hip_gl_interop|hip/hip_gl"), "HIP GL interop (not in Debian's HIP 5.2)"),
                (re.compile(r"^mpi\.h$"), "MPI"),
                (re.compile(r"^omp\.h$"), "OpenMP (clang's omp.h: libomp-dev is not installed)")]
+_BACKEND_IMAGE = "requested image instruction is not supported on this GPU"
 # Failures on a HIP feature that every ROCm release porter judges for (rules/kb/hip_versions.yaml: 6.4, 7.0, 7.2) has
 # and Debian's HIP 5.2 lacks: the machine's HIP is older than any supported ROCm. Counted apart (row "hip_gap"), in
 # a second rate beside the brief's; the attribution (predicted / defect) is unchanged.
@@ -50,10 +52,58 @@ HIP52_GAPS = [
     (re.compile(r"no member named '\w+' in 'hipDeviceProp_t'"),
      "hipDeviceProp_t member (HIP 6.0's hipDeviceProp_tR0600)"),
     (re.compile(r"'hip/hip_bf16\.h' file not found"), "hip/hip_bf16.h (HIP 5.7)"),
+    # HIP's GL interop header is part of HIP, not a system library (the GL/EGL/GLUT headers are installed here):
+    # ROCm 6.0 added it for the AMD platform (ROCm/clr 3a8e0dd1c); HIP 5 declares the API in hip_runtime_api.h
+    (re.compile(r"'hip/hip_gl_interop\.h' file not found"), "hip/hip_gl_interop.h (ROCm 6.0: ROCm/clr 3a8e0dd1c)"),
+    # gfx90a has image sampling, but Debian's hipcc (clang 15) cannot emit it for gfx90a: the same HIP 5.2 headers and
+    # ockl.bc compiled with clang 19 or 22 give image_sample (measured on the 12 texture units, session 12). A
+    # toolchain older than any supported ROCm's, like the HIP 5.2 gaps. gfx942/gfx950 have no image instructions at
+    # all (HIP's headers mark the texture API unavailable there): not a gap.
+    (re.compile(re.escape(_BACKEND_IMAGE)), "gfx90a image sampling (clang 15's backend; clang 19/22 emit image_sample)"),
+    # --gfx runs: HIP 5.2's own device headers call builtins clang 22 no longer has (amd_hip_fp16.h's
+    # __llvm_amdgcn_rcp_f16): the machine's HIP headers under a newer clang, whatever the port wrote
+    (re.compile(r"^/usr/include/hip/\S+: error: use of undeclared identifier '__llvm_amdgcn_"),
+     "HIP 5.2's headers under clang 22 (a builtin clang 22 dropped)"),
 ]
+_UNDECLARED = re.compile(r"(?:use of undeclared identifier|unknown type name|no member named) '(hip\w+)'")
+MACHINE_HIP = (5, 2, 3)
+
+
+def _hip_added() -> dict[str, tuple[int, ...]]:
+    """HIP name -> the HIP release HIPIFY's tables say added it (porter's knowledge base)."""
+    from porter.kb import load_kb
+
+    kb = load_kb()
+    out: dict[str, tuple[int, ...]] = {}
+    for name in kb.names:
+        e = kb.get(name)
+        if e is not None and e.hip and e.hip_added and re.fullmatch(r"[\d.]+", e.hip_added):
+            out.setdefault(e.hip, tuple(int(x) for x in e.hip_added.split(".")))
+    return out
+
+
+def hip_gap(err: str) -> str | None:
+    """The HIP feature newer than this machine's HIP 5.2.3 an error stops at, or None."""
+    why = next((why for rx, why in HIP52_GAPS if rx.search(err)), None)
+    if why:
+        return why
+    m = _UNDECLARED.search(err)
+    if m:
+        added = _hip_added_table().get(m.group(1))
+        if added and added > MACHINE_HIP:
+            return f"{m.group(1)} (HIP {'.'.join(map(str, added))}, HIPIFY's table)"
+    return None
+
+
+_HIP_ADDED: dict[str, tuple[int, ...]] = {}
+
+
+def _hip_added_table() -> dict[str, tuple[int, ...]]:
+    if not _HIP_ADDED:
+        _HIP_ADDED.update(_hip_added())
+    return _HIP_ADDED
 _LOC = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
 _QUOTED = re.compile(r"'([^']+)'")
-_BACKEND_IMAGE = "requested image instruction is not supported on this GPU"
 
 
 def system_library(header: str | None) -> str | None:
@@ -113,7 +163,7 @@ def attribute(root: Path, unit: Path, res: dict, findings: dict[str, list[dict]]
     row = {"unit": rel_unit, "status": res["status"], "first_error": err}
     if res["status"] == "compiled":
         return row
-    gap = next((why for rx, why in HIP52_GAPS if rx.search(err)), None)
+    gap = hip_gap(err)
     if gap:
         row["hip_gap"] = gap
     lib = system_library(res.get("missing_header"))
@@ -172,15 +222,17 @@ def summarise(rows: list[dict]) -> dict:
             "rows": sorted(rows, key=lambda r: r["unit"])}
 
 
-def measure(root: Path, label: str, jobs: int, save=lambda doc: None) -> dict:
-    findings = scan_open(root)
+def measure(root: Path, label: str, jobs: int, save=lambda doc: None, compiler: str = "hipcc",
+            findings: dict[str, list[dict]] | None = None) -> dict:
+    findings = scan_open(root) if findings is None else findings
     units = unit_list(root)
     common = root / "Common"
 
     def one(u: Path) -> dict:
         flags = ["-std=c++17", f"-I{common}", f"-I{u.parent}"]
         # the root holds the compat header (port) - what the compile reads
-        res = compile_unit("hipcc", Path(u.name), u.parent, flags, [u.parent, common, *sorted(root.glob("*.h"))], label).as_dict()
+        res = compile_unit(compiler, Path(u.name), u.parent, flags, [u.parent, common, *sorted(root.glob("*.h"))],
+                           label).as_dict()
         return attribute(root, u, res, findings)
 
     rows: list[dict] = []
@@ -199,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--translate", action="store_true", help="also measure `porter translate`'s HIP copy")
     ap.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "data" / "cuda_samples.json")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--gfx", default="", help="also compile the port for these gfx (comma-separated, e.g. gfx942,gfx950)"
+                                                " with clang 22's device pass (compiling.CLANG)")
+    ap.add_argument("--skip-gfx90a", action="store_true", help="with --gfx: keep the JSON's gfx90a rows (no hipcc run)")
     a = ap.parse_args(argv)
     out: dict = {}
     root = prepare(a.mirror, WORK / "port")
@@ -214,7 +269,14 @@ def main(argv: list[str] | None = None) -> int:
             a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
         return save
 
-    out["port"] = measure(root, "cs-port", a.jobs, saver("port"))
+    findings = scan_open(root)
+    if a.skip_gfx90a and a.json.exists():
+        out["port"] = json.loads(a.json.read_text())["port"]
+    else:
+        out["port"] = measure(root, "cs-port", a.jobs, saver("port"), findings=findings)
+    for gfx in [g for g in a.gfx.split(",") if g]:
+        out[f"port_{gfx}"] = measure(root, f"cs-port-{gfx}", a.jobs, saver(f"port_{gfx}"), f"clang:{gfx}", findings)
+        print(f"port {gfx}: {out[f'port_{gfx}']['counts']} rate {out[f'port_{gfx}']['compile_rate']}", flush=True)
     print(f"port: {out['port']['counts']} rate {out['port']['compile_rate']} unpredicted {out['port']['unpredicted_rate']}"
           f" (HIP 5.2 gaps {out['port']['hip52_gaps']}, rate without them {out['port']['compile_rate_supported_hip']})",
           flush=True)

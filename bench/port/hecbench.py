@@ -12,6 +12,7 @@ Protocol (compile only, per file, never linked or run):
   port    `porter port` on a scratch copy of the `-cuda` folder (a fresh git repository holding the src/ tree the
           benchmark's -I flags read), applied, each translation unit compiled with hipcc (gfx90a).
   nvcc    the same applied dual tree compiled with nvcc (CUDA 13, sm_80), device pass and ptxas only (-cubin).
+  nvcc_full  the same with a full `nvcc -c` (cudafe++ and the host compiler too): the host pass -cubin skips.
   hipify  hipify-perl (ROCm/HIPIFY bin/hipify-perl, run with perl on a scratch copy) of the `-cuda` folder,
           compiled with hipcc like the twin.
   close   changed lines between each output and the human twin, after normalising whitespace and CUDA->HIP names.
@@ -126,15 +127,17 @@ def gpu_code(p: Path) -> bool:
     return p.suffix.lower() in (".cu", ".hip") or bool(_GPU.search(p.read_text(errors="replace")))
 
 
-def compile_folder(compiler: str, folder: Path, flags: list[str], label: str, extra_roots: tuple = ()) -> dict:
-    """Compile every unit of folder; the benchmark passes when all do."""
+def compile_folder(compiler: str, folder: Path, flags: list[str], label: str, extra_roots: tuple = (),
+                   nvcc_device_only: bool = True) -> dict:
+    """Compile every unit of folder; the benchmark passes when all do. nvcc compiles the device pass only (a cubin)
+    unless `nvcc_device_only` is False (a full `-c`)."""
     us = units(folder)
     # what the compile can read: the folder and the sibling folders its -I flags name (../x-cuda, ../include)
     roots = [folder, *extra_roots] + [(folder / f[2:]).resolve() for f in flags if f.startswith("-I")]
-    if compiler == "nvcc":  # the device pass only (see compiling.py): a cubin, which `-dc` would contradict
+    if compiler == "nvcc":  # `-dc` beside -cubin (or -c) becomes -rdc=true: the same separate device code
         flags = ["-rdc=true" if f == "-dc" else f for f in flags]
     results = {str(u): compile_unit(compiler, u, folder, flags, roots, f"{label}:{folder.name}", TIMEOUT,
-                                    nvcc_device_only=True).as_dict() for u in us}
+                                    nvcc_device_only=nvcc_device_only).as_dict() for u in us}
     status = "no-units" if not us else "compiled" if all(r["status"] == "compiled" for r in results.values()) else \
         "timeout" if any(r["status"] == "timeout" for r in results.values()) and not any(
             r["status"] == "failed" for r in results.values()) else "failed"
@@ -241,6 +244,12 @@ def stage_row(src: Path, name: str, stages: list[str], hipify_script: Path, *, h
             row["port_nvcc"] = compile_folder("nvcc", folder, nv, "port-nvcc", (folder.parent.parent,))
             if original and row["port_nvcc"]["status"] != "compiled":
                 row["nvcc_original"] = compile_folder("nvcc", cuda, nv, "nvcc-orig")
+        if "nvcc_full" in stages:
+            nv = flags + nvcc_only_flags(cuda)
+            row["port_nvcc_full"] = compile_folder("nvcc", folder, nv, "port-nvcc-full", (folder.parent.parent,),
+                                                   nvcc_device_only=False)
+            if original and row["port_nvcc_full"]["status"] != "compiled":
+                row["nvcc_full_original"] = compile_folder("nvcc", cuda, nv, "nvcc-full-orig", nvcc_device_only=False)
     if "hipify" in stages and hipify:
         folder = hipify_tree(src, name, hipify_script)
         row["hipify_hipcc"] = compile_folder("hipcc", folder, flags, "hipify-hipcc")
@@ -538,7 +547,8 @@ def attribute(src: Path, name: str, row: dict, key: str) -> list[dict]:
 
 def attribute_all(src: Path, state: dict) -> None:
     rows = state.get("per_benchmark", {})
-    state["failures"] = [j for n in state.get("sample", []) for key in ("port_hipcc", "port_nvcc", "hipify_hipcc")
+    state["failures"] = [j for n in state.get("sample", []) for key in ("port_hipcc", "port_nvcc", "port_nvcc_full",
+                                                                        "hipify_hipcc")
                          if key in rows.get(n, {}) for j in attribute(src, n, rows[n], key)]
 
 

@@ -71,7 +71,9 @@ def hecbench() -> list[str]:
         rows.append(r)
     out += ["", "| measure | benchmarks run | compiled | failed | timeout (600 s) | rate over verdicts |",
             "|---|---|---|---|---|---|"]
-    for key, label in (("port_hipcc", "porter port, hipcc gfx90a"), ("port_nvcc", "porter port dual tree, nvcc sm_80"),
+    for key, label in (("port_hipcc", "porter port, hipcc gfx90a"),
+                       ("port_nvcc", "porter port dual tree, nvcc sm_80 (-cubin: device pass)"),
+                       ("port_nvcc_full", "porter port dual tree, nvcc sm_80 (full -c)"),
                        ("hipify_hipcc", "hipify-perl, hipcc gfx90a")):
         st = Counter(r[key]["status"] for r in rows if key in r)
         verdicts = st["compiled"] + st["failed"]
@@ -87,11 +89,12 @@ def hecbench() -> list[str]:
         pc = sum(1 for r in both if r["port_hipcc"]["status"] == "compiled")
         hc = sum(1 for r in both if r["hipify_hipcc"]["status"] == "compiled")
         out.append(f"\non the {len(both)} benchmarks both ran: porter port compiles {pc}, hipify-perl {hc}")
-    nv = [r for r in rows if r.get("port_nvcc", {}).get("status") in ("failed", "timeout")]
-    if nv:
-        orig = Counter(r.get("nvcc_original", {}).get("status", "not run") for r in nv)
-        out.append(f"\nnvcc non-compiles of the dual tree: {len(nv)}; the CUDA original with nvcc 13 on those: "
-                   + ", ".join(f"{k} {v}" for k, v in sorted(orig.items())))
+    for key, orig_key, how in (("port_nvcc", "nvcc_original", "-cubin"), ("port_nvcc_full", "nvcc_full_original", "-c")):
+        nv = [r for r in rows if r.get(key, {}).get("status") in ("failed", "timeout")]
+        if nv:
+            orig = Counter(r.get(orig_key, {}).get("status", "not run") for r in nv)
+            out.append(f"\nnvcc {how} non-compiles of the dual tree: {len(nv)}; the CUDA original with nvcc 13 {how} on "
+                       "those: " + ", ".join(f"{k} {v}" for k, v in sorted(orig.items())))
     close = [r["close"] for r in rows if r.get("close") and r["close"].get("files")]
     if close:
         out += ["", "| closeness to the human HIP twin (changed lines after normalising) | benchmarks | total | "
@@ -126,24 +129,28 @@ def cuda_samples() -> list[str]:
     d = json.loads((DATA / "cuda_samples.json").read_text())
     out = ["| tree | units done (of all) | compiled | system library | predicted (line/name) | predicted (file only) | "
            "defect | timeout | compile rate (excl. system library, timeouts) | unpredicted (brief's file rule) | "
-           "unpredicted (strict) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "unpredicted (strict) | toolchain/HIP 5.2 gaps | rate without them |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from cuda_samples import nvrtc_source, summarise
     for key in ("port", "translate"):  # re-summarised without NVRTC kernel sources (a run may predate that rule)
         if d.get(key):
             d[key] = {**summarise([r for r in d[key]["rows"] if not nvrtc_source(r["unit"])]),
                       "of_units": of_units(key, d[key]["of_units"])}
-    for key in ("port", "translate"):
+    trees = ("port", "port_gfx942", "port_gfx950", "translate")  # gfx942/gfx950: clang 22's device pass (--gfx)
+    for key in trees:
         p = d.get(key)
         if not p:
             continue
         c = p["counts"]
         strict = p.get("unpredicted_rate_strict")
+        gap_rate = p.get("compile_rate_supported_hip")
         out.append(f"| {key} | {p['units']}/{p['of_units']} | {c.get('compiled', 0)} | {c.get('system-library', 0)} | "
                    f"{c.get('predicted', 0)} | {c.get('predicted-file', 0)} | {c.get('defect', 0)} | "
                    f"{c.get('timeout', 0)} | {p['compile_rate']:.1%} | {p['unpredicted_rate']:.1%} | "
-                   f"{'-' if strict is None else f'{strict:.1%}'} |")
-    for key in ("port", "translate"):
+                   f"{'-' if strict is None else f'{strict:.1%}'} | {p.get('hip52_gaps', '-')} | "
+                   f"{'-' if gap_rate is None else f'{gap_rate:.1%}'} |")
+    for key in trees:
         p = d.get(key)
         if not p:
             continue

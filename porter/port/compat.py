@@ -123,7 +123,9 @@ def render(names: dict[str, str], sync: set[str], mask_type: str, shims: dict[st
         out += ["", "/* CUDA device functions HIP 5 lacks, where the same function is written here (porter's"
                     " rules/kb/fixups.yaml). */"]
         out += [f"#include <{h}>" for h in sorted({e["include"] for e in shims.values() if e.get("include")})]
-        for c in sorted(shims):
+        from porter.translate.fixups import load_fixups
+
+        for c in load_fixups().shim_order(shims):
             out += [f"/* {c}: {shims[c]['why']} */", shims[c]["code"].rstrip("\n")]
     if cg_reduce:
         out += ["", cg_reduce_block()]

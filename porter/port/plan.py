@@ -44,7 +44,7 @@ OPEN_REASONS = {
     "DEV001": "inline PTX that is not one simple instruction: AMDGCN or HIP code, by hand",
     "DEV002": "a mask porter cannot widen in place (computed, or defined in another file)",
     "DEV003": "a ballot result porter cannot retype in place",
-    "DEV020": "texture/surface fetch: CDNA has no image instructions; global-memory reads, by hand",
+    "DEV020": "texture/surface fetch: gfx942/gfx950 have no image instructions; global-memory reads, by hand",
     "DEV011": "lane arithmetic the kernel facts do not place, or a compile-time warp size: per-architecture constant",
 }
 

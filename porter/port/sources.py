@@ -501,13 +501,18 @@ FLAT_IN_ROCM5 = frozenset({"hipblas", "hipfft", "hiprand", "hipsparse", "hipsolv
 
 
 def hip_include(hip_header: str) -> bytes:
-    """The include of a HIP library header: ROCm 6 installs hipblas/hipblas.h, ROCm 5 the flat hipblas.h (what
-    HIPIFY emits), so a `lib/lib.h` name of such a library falls back to the flat one."""
+    """The include of a HIP header, with the header an older ROCm declares the same in when this one is missing:
+    ROCm 6 installs hipblas/hipblas.h, ROCm 5 the flat hipblas.h (what HIPIFY emits), so a `lib/lib.h` name of such
+    a library falls back to the flat one; a HIP header a later ROCm added (rules/kb/fixups.yaml header_fallbacks:
+    hip/hip_gl_interop.h, ROCm 6.0) falls back to the one older HIP declares its API in."""
     line = f"#include <{hip_header}>\n"
     parts = hip_header.split("/", 1)
-    if len(parts) < 2 or parts[0] not in FLAT_IN_ROCM5:
+    older = fixups.load_fixups().header_fallbacks.get(hip_header, {}).get("older")
+    if older is None and len(parts) == 2 and parts[0] in FLAT_IN_ROCM5:
+        older = parts[1]
+    if older is None:
         return line.encode()
-    return (f"#if __has_include(<{hip_header}>)\n{line}#else\n#include <{parts[1]}>\n#endif\n").encode()
+    return (f"#if __has_include(<{hip_header}>)\n{line}#else\n#include <{older}>\n#endif\n").encode()
 
 
 def _after_leading_comments(data: bytes) -> int:

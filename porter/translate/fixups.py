@@ -53,6 +53,13 @@ class Fixups:
     calls: dict[str, dict] = dataclasses.field(default_factory=dict)
     type_notes: dict[str, dict] = dataclasses.field(default_factory=dict)
     device_prop_missing: frozenset[str] = frozenset()
+    header_fallbacks: dict[str, dict] = dataclasses.field(default_factory=dict)  # HIP header -> {older, since, why}
+
+    def shim_order(self, used) -> list[str]:
+        """The shims to write, each after the one it requires (the directed-rounding helpers before __fadd_rd's):
+        what both compat headers (translate's and porter port's) emit in this order."""
+        required = {self.shims[c].get("requires") for c in used if c in self.shims}
+        return sorted(used, key=lambda c: (c not in required, c))
 
 
 @functools.lru_cache(maxsize=4)
@@ -62,7 +69,7 @@ def load_fixups(path: Path = FIXUPS_FILE) -> Fixups:
         raise FixupsError(path, "(top level)", "must be a mapping")
     parts = {}
     for key, need in (("guards", ("hip",)), ("versions", ("hip", "value")), ("shims", ("hip", "why", "code")),
-                      ("headers", ("hip", "why"))):
+                      ("headers", ("hip", "why")), ("header_fallbacks", ("older", "since", "why"))):
         section = raw.get(key) or {}
         if not isinstance(section, dict):
             raise FixupsError(path, key, "must be a mapping")
@@ -90,7 +97,7 @@ def compat_header(fix: Fixups, used: set[str]) -> bytes:
     for cuda, e in sorted(fix.versions.items()):
         lines.append(f"/* {cuda}: the CUDA API level HIP's runtime API is modelled on, for version tests */")
         lines.append(f"#define {e['hip']} {e['value']}")
-    for cuda in sorted(used):
+    for cuda in fix.shim_order(used):
         e = fix.shims[cuda]
         lines += ["", f"/* {cuda}: {e['why']} */", e["code"].rstrip("\n")]
     return ("\n".join(lines) + "\n").encode()
