@@ -87,6 +87,8 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     fn = sf.enclosing(start)
     if fn is None:
         return _logical_constant(sf, start)
+    if _barrier_tree(sf, fn, start):
+        return True
     widths: list[bool] = []
     _shuffle_widths(sf, fn, set(), 3, widths)
     if bool(widths) and all(widths):
@@ -104,6 +106,34 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
 # (`#define WARP_SHUFFLE_DOWN(local, offset) __shfl_down(local, offset)`).
 _DEFINE_32 = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", re.M)
 _SHUFFLE_MACRO = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)[ \t]*(.*?__shfl.*)$")
+
+
+# A for-loop header around a 16 or 32 bound, and a shuffle by any name (a wrapper, a macro, PTX's shfl.sync).
+_FOR_HEADER = re.compile(rb"\bfor\s*\(")
+_ANY_SHUFFLE = re.compile(rb"(?i)shfl|shuffle")
+
+
+def _barrier_tree(sf: SourceFile, fn, start: int) -> bool:
+    """Whether a 16 or 32 at `start` bounds a for-loop of a function with no warp-level work (itself or through
+    same-file functions it calls) whose body shuffles nothing: a shared-memory tree with steps below 32 (OpenMM's
+    `for (step = 1; step < 32; step *= 2) { ... SYNC_WARPS; }`) combines threads of one aligned 32-thread group,
+    which a 64-lane wave holds whole, so it is as right on wave64."""
+    code = sf.code
+    if code[start:start + 2] not in (b"16", b"32"):
+        return False
+    line_start = code.rfind(b"\n", 0, start) + 1
+    heads = list(_FOR_HEADER.finditer(code, line_start, start))
+    if not heads or b")" in code[heads[-1].end():start]:
+        return False
+    at = code.find(b";", start)  # the condition's end: the rest of the header and the body follow
+    if at < 0 or at > fn.end_byte:
+        return False
+    if _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3):
+        return False
+    body = code[fn.start_byte:fn.end_byte]
+    rel = at + 1 - fn.start_byte
+    loop = _loop_text(body, rel)
+    return bool(loop) and _ANY_SHUFFLE.search(loop) is None and _WARP_LEVEL.search(loop) is None
 
 
 def _logical_constant(sf: SourceFile, start: int) -> bool:
@@ -214,7 +244,16 @@ def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> b
 
 def _loop_shuffles(sf: SourceFile, body: bytes, at: int) -> bool:
     """Whether the for-loop whose header's condition ends at `at` shuffles in its body (a shuffle call, or a
-    shuffle macro's): the rest of its header, then a braced block or one statement."""
+    shuffle macro's)."""
+    text = _loop_text(body, at)
+    if _SHUFFLE.search(text):
+        return True
+    return any(re.search(rb"\b" + re.escape(name) + rb"\s*\(", text) for name in _macro_shuffles(sf))
+
+
+def _loop_text(body: bytes, at: int) -> bytes:
+    """The rest of a for-loop from just after its condition (`at`): the header's step, then a braced block or one
+    statement."""
     depth, i = 1, at
     while i < len(body) and depth:  # to the header's closing parenthesis
         depth += {0x28: 1, 0x29: -1}.get(body[i], 0)
@@ -232,10 +271,7 @@ def _loop_shuffles(sf: SourceFile, body: bytes, at: int) -> bool:
     else:
         k = body.find(b";", j)
         k = len(body) if k < 0 else k + 1
-    text = body[i:k]
-    if _SHUFFLE.search(text):
-        return True
-    return any(re.search(rb"\b" + re.escape(name) + rb"\s*\(", text) for name in _macro_shuffles(sf))
+    return body[at:k]
 
 
 def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], offsets: bool = False) -> None:
