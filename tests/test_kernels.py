@@ -43,7 +43,7 @@ def annotated() -> dict[str, tuple[dict[str, str], set[str]]]:
                 pending_reasons = {r.strip() for r in m.group(1).split(",") if r.strip()}
                 continue
             if pending_expect is not None and "__global__" in line:
-                name = _KERNEL_NAME.search(line.replace("__launch_bounds__(256, 4)", "")).group(1)
+                name = _KERNEL_NAME.search(re.sub(r"__launch_bounds__\([^)]*\)", "", line)).group(1)
                 out[name] = (pending_expect, pending_reasons or set())
                 pending_expect, pending_reasons = None, None
     return out

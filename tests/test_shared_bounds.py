@@ -82,6 +82,6 @@ def test_dynamic_shared_memory_of_unknown_size_fits_when_cuda_caps_it_at_48_kb(t
         (tmp_path / name / "k.cu").write_text(src)
         result = run(tmp_path / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
         (k,) = result.kernels
-        assert k.facts.shared_memory.opt_in is (name == "opted")
+        assert k.facts.dynamic_default_cap is (name == "capped")
         v = k.verdict_on("mi300x")
         assert (v.verdict, [d.id for d in v.details]) == (expected, ["lds-unknown"] if expected == "check" else [])

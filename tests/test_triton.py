@@ -56,7 +56,7 @@ def test_the_jit_functions_that_are_launched_or_stand_alone_are_the_kernels(anal
         ("ptx_kernel", 102, 106, "triton"), ("libdevice_kernel", 111, 114, "triton"), ("tma_kernel", 119, 122, "triton"),
         ("descriptor_kernel", 127, 130, "triton"), ("cluster_kernel", 135, 139, "triton"),
         ("norm_kernel", 169, 171, "triton"), ("xent_kernel", 176, 178, "triton"),
-        ("single_config_kernel", 192, 195, "triton")]
+        ("single_config_kernel", 192, 195, "triton"), ("opt_in_descriptor_kernel", 201, 209, "triton")]
     assert set(EXPECTED) == {k.name for k in analysed.kernels}
 
 
@@ -102,6 +102,9 @@ def test_helpers_and_features_count_for_their_kernel(analysed):
         TritonUse("host-tma", "_experimental_descriptor_load", 121),)
     assert kernel(analysed, "descriptor_kernel").facts.triton.uses == (
         TritonUse("tensor-descriptor", "make_tensor_descriptor", 129),)
+    # under `if USE_TMA:`, a constexpr switch that defaults to False: recorded, judged by no check
+    assert kernel(analysed, "opt_in_descriptor_kernel").facts.triton.uses == (
+        TritonUse("tensor-descriptor-opt-in", "make_tensor_descriptor", 205),)
     assert [(l.line, l.kernel, l.config) for l in analysed.launches] == [
         (155, "add_kernel", ("grid",)), (156, "sum_kernel", ("(triton.cdiv(n, 1024),)",)),
         (157, "matmul_kernel", ("grid",)), (158, "wide_kernel", ("(1,)", "num_warps=32")),

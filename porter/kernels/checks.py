@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
-from porter.model.kernel import CUDA_DEFAULT_SHARED_CAP, CheckResult, KernelFacts
+from porter.model.kernel import CheckResult, KernelFacts
 
 # The verdict each named check contributes, its title and its source are data: rules/kb/kernel_checks.yaml, read
 # through porter.kernels.check_table (`default`, overridden by the first `by_target` predicate on the profile's fields
@@ -162,8 +162,10 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
     full = [w.line for w in facts.warp_ops if w.mask_kind == "full32"]
     if full:
         add("wave64-full-mask", f"0xffffffff mask in {len(full)} warp operation(s) covers 32 of {wave} lanes", full)
-    # On wave32 the value is right, but a 32-bit mask *type* still fails HIP's static_assert (wave64 reports it above).
-    narrow = [w.line for w in facts.warp_ops if w.mask_kind == "full32" and w.op.endswith("_sync") and _narrow_type(w.mask)]
+    # On wave32 the value is right, but a 32-bit mask *type* still fails HIP's static_assert (wave64 reports a full
+    # mask above); so does a mask computed at run time into a variable declared 32-bit, on every target.
+    narrow = [w.line for w in facts.warp_ops if w.op.endswith("_sync") and (
+        (w.mask_kind == "full32" and _narrow_type(w.mask) and wave != 64) or _narrow_variable(w))]
     if narrow:
         add("mask-32bit-type", f"{len(narrow)} *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", narrow)
     lane = facts.lane_assumptions
@@ -220,6 +222,17 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
 
 # A 64-bit literal suffix only after a number (`0xffffffffull`, `~0ULL`): a variable named `full` is no wider.
 _WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+
+
+# A mask variable's declared type, as facts record it beside the name (`lane_mask (const unsigned)`; one per
+# declaration of the name, `; `-separated), when every one is 32 bits wide.
+_NARROW_DECL = r"(?:const |volatile )*(?:unsigned|unsigned int|int|uint32_t|std::uint32_t|uint)"
+_TYPED_MASK = re.compile(rf"\w+ \({_NARROW_DECL}(?:; {_NARROW_DECL})*\)")
+
+
+def _narrow_variable(w) -> bool:
+    """Whether a mask computed at run time is held in a variable declared with a 32-bit type."""
+    return w.mask_kind == "runtime" and bool(w.mask) and _TYPED_MASK.fullmatch(w.mask) is not None
 
 
 def _narrow_type(mask_text: str | None) -> bool:
@@ -297,16 +310,39 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         add("lds-over-limit", f"{_kib(total)} of shared memory > {_kib(limit)} LDS on {target.name}")
     elif total is None and minimum > limit:
         add("lds-over-limit", f"at least {_kib(minimum)} of shared memory > {_kib(limit)} LDS on {target.name}")
-    elif total is None and minimum + unknown_bound(shared) <= limit:
-        pass  # the unknown part is bounded (a scalar of a template type, cub Reduce/Scan temp storage) and fits
+    elif total is None and min(minimum + unknown_bound(shared), _static_cap(shared) + shared.dynamic_max) <= limit:
+        # the unknown part is bounded (a scalar of a template type, cub Reduce/Scan temp storage, or CUDA's own
+        # 48 KiB limit on static shared memory) and fits
+        pass
     elif total is None:
         reasons = [a.reason for a in shared.arrays if a.bytes is None and a.reason]
         add("lds-unknown", f"static shared memory unknown ({'; '.join(reasons)}); known part {_kib(minimum)}"
                            f" of {_kib(limit)} LDS")
-    if shared.dynamic_unsized and not (shared.default_capped and CUDA_DEFAULT_SHARED_CAP <= limit):
-        # Without an opt-in attribute CUDA refuses a launch whose block asks for more than 48 KB of shared memory,
-        # so a kernel that runs on CUDA fits any target with at least that much LDS, whatever its dynamic size.
+    if shared.dynamic_unsized and not (facts.dynamic_default_cap and DEFAULT_SHARED_LIMIT <= limit):
+        # (never opted in above CUDA's 48 KiB default: static and dynamic together fit whatever the launch asks)
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
+
+
+_PER_BUILD = re.compile(r"more than once|value per build|\bwarpSize\b|WARP_SIZE|kWarpSize")
+
+
+def _static_cap(shared) -> int:
+    """An upper bound on the static shared memory from CUDA's compile-time limit (STATIC_SHARED_LIMIT), or UNBOUNDED
+    when an unknown size rests on a value the ROCm build may set larger: a constant defined with different values
+    (one per build) or warpSize (64 on CDNA)."""
+    if any(a.bytes is None and a.reason and _PER_BUILD.search(a.reason) for a in shared.arrays):
+        return UNBOUNDED
+    return STATIC_SHARED_LIMIT
+
+
+# CUDA's limits on shared memory per block, which code that builds and launches for NVIDIA stays within: statically
+# sized `__shared__` arrays compile only up to 48 KiB (ptxas: "uses too much shared data (... 0xc000 max)"), and
+# static plus dynamic shared memory above 48 KiB needs the opt-in cudaFuncSetAttribute(k,
+# cudaFuncAttributeMaxDynamicSharedMemorySize, n) - "allocations over 48 KB per block ... must use dynamic shared
+# memory ... and require an explicit opt-in" (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-8-x).
+# Every AMD target's LDS per workgroup is at least 64 KiB.
+STATIC_SHARED_LIMIT = 48 * 1024
+DEFAULT_SHARED_LIMIT = 48 * 1024
 
 
 # Upper bounds for shared variables whose element size porter cannot compute: an element of a template or library
@@ -360,9 +396,19 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
             add("block-not-wave-multiple", f"block of {odd[0][0]} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
     # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
-    if bounds is not None and bounds.min_blocks is not None and bounds.min_blocks > 1:
+    # HIP compiles the second argument as amdgpu_waves_per_eu(M) (ROCm/clr amd_hip_runtime.h, launch_bounds_impl1):
+    # at most 512 / M VGPRs per lane, where NVIDIA left 65536 / (M x N) registers per thread. With N >= 128 threads
+    # per block that is no tighter than the budget the kernel was tuned for, and M up to 8 waves per SIMD is within
+    # CDNA's residency; a smaller block or a larger M makes the hint tighter on AMD than on NVIDIA: retune.
+    if bounds is not None and bounds.min_blocks is not None and bounds.min_blocks > 1 and (
+            bounds.max_threads is None or bounds.max_threads < MIN_BLOCKS_SAFE_THREADS
+            or bounds.min_blocks > MAX_WAVES_PER_EU):
         add("launch-bounds-min-blocks", f"__launch_bounds__({', '.join(bounds.text)}): minimum {bounds.min_blocks}"
                                         " blocks per SM must become waves per EU")
+
+
+MIN_BLOCKS_SAFE_THREADS = 128
+MAX_WAVES_PER_EU = 8
 
 
 def _grid_checks(facts: KernelFacts, target, add: Add) -> None:

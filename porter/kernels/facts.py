@@ -64,9 +64,6 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
     return tuple(ctx.helper(f) for f in fns)
 
 
-# An opt-in to more dynamic shared memory than CUDA's default 48 KB, by runtime or driver attribute (its call need
-# not fold): a file that names one may raise any of its kernels' limits.
-_OPT_IN_HINT = re.compile(rb"MaxDynamicSharedMemorySize|MAX_DYNAMIC_SHARED_SIZE_BYTES|cudaFuncSetAttribute|cuFuncSetAttribute")
 _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
 
 
@@ -184,8 +181,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         unknown.extend(shared_unknown)
         attr = self.func_attrs.get(kernel.name)
         shared = SharedMemory(arrays, extern, tuple(sorted({s.shared_bytes for s in sites if isinstance(s.shared_bytes, int)})),
-                              attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None,
-                              opt_in=bool(self.func_attrs) or _OPT_IN_HINT.search(self.sf.data) is not None)
+                              attr["bytes"] if attr and isinstance(attr.get("bytes"), int) else None)
         if attr and not isinstance(attr.get("bytes"), int):
             unknown.append(Unresolved("cudaFuncAttributeMaxDynamicSharedMemorySize", attr["reason"]))
         if shared.dynamic_unsized:
@@ -365,6 +361,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         # as cuda-samples' shfl_scan does) has no one value.
         declared: dict[str, int] = {}
         types: dict[str, str] = {}  # the declared type of each (`const unsigned`): it, not the name, is the mask's width
+        every_type: dict[str, list[str]] = {}  # each declaration's type, for a name declared more than once
         for d in self.nodes.under(fn.node.child_by_field_name("body"), ("init_declarator",)):
             name = d.child_by_field_name("declarator")
             if name is not None and name.type == "identifier":
@@ -374,6 +371,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 if ty is not None:
                     quals = [c.text.decode() for c in decl.children if c.type == "type_qualifier"]
                     types[name.text.decode()] = " ".join([*quals, *ty.text.decode("utf-8", "replace").split()])
+                    every_type.setdefault(name.text.decode(), []).append(types[name.text.decode()])
         ops = []
         for op in w.warp_ops:
             once = op.mask is not None and declared.get(op.mask, 0) == 1
@@ -387,6 +385,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 op = dataclasses.replace(op, mask_kind=kind, mask=mask)
                 if op.op == "__syncwarp" and kind == "full32" and op.line in w.partial_syncwarp:
                     w.partial_syncwarp.remove(op.line)
+            elif op.mask_kind == "runtime" and op.mask in types and len(every_type.get(op.mask, ())) == declared[op.mask]:
+                # computed at run time: its declared types (each declaration's, in order) still decide whether HIP's
+                # *_sync accept it
+                op = dataclasses.replace(op, mask=f"{op.mask} ({'; '.join(dict.fromkeys(every_type[op.mask]))})")
             ops.append(op)
         w.warp_ops = ops
 

@@ -211,8 +211,18 @@ class LaunchMeasure:
                     if named:
                         sm.add(target if isinstance(target, str) else target.text.decode())
             self._sm_vars[host.start_byte] = sm
-            # Only asked when some name is SM-derived (below); a body naming no SM count has none.
-            self._occupancy_vars[host.start_byte] = _occupancy_outputs(body) if sm else set()
+            # Only asked when some name is SM-derived (below); a body naming no SM count has none. A name computed
+            # from the occupancy API's output (`n_blocks = min(per_sm * sms, ...)`) carries it on, as far as the SM
+            # count's names are followed.
+            occupancy = _occupancy_outputs(body) if sm else set()
+            for _ in range(3 if occupancy else 0):
+                for i, (target, _named, vtext) in enumerate(steps):
+                    names = value_names.get(i)
+                    if names is None:
+                        names = value_names[i] = set(re.findall(r"[A-Za-z_]\w*", vtext.decode("utf-8", "replace")))
+                    if names & occupancy and not isinstance(target, str):
+                        occupancy.add(target.text.decode())
+            self._occupancy_vars[host.start_byte] = occupancy
         if not self._sm_vars[host.start_byte]:
             return False
         names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))

@@ -221,7 +221,7 @@ class _File:
         launches = [cfg for _, cfg in launch_sites]
         dots, uses = [], []
         for body in bodies:
-            d_, u_ = self._body_facts(body)
+            d_, u_ = self._body_facts(body, _opt_in_flags(body))
             dots += d_
             uses += u_
         shape = _dot_shape(params)
@@ -387,7 +387,10 @@ class _File:
 
     # ------------------------------------------------------------------------------------------ bodies
 
-    def _body_facts(self, fn) -> tuple[list[TritonDot], list[TritonUse]]:
+    def _body_facts(self, fn, opt_in: frozenset[str] = frozenset()) -> tuple[list[TritonDot], list[TritonUse]]:
+        """The body's tl.dot calls and the Triton features it uses. A tensor descriptor used only under `if FLAG:`,
+        FLAG a constexpr parameter that defaults to False (`USE_TMA_LOAD: tl.constexpr = False`), is an opt-in path
+        the default compile leaves out: its use is recorded as `tensor-descriptor-opt-in`, which no check judges."""
         dots, uses = [], []
         for node in _walk(fn, frozenset({"call", "attribute"})):
             line = node.start_point.row + 1
@@ -428,7 +431,8 @@ class _File:
             elif tail in HOST_TMA:
                 uses.append(TritonUse("host-tma", tail, line))
             elif tail in TENSOR_DESCRIPTOR:
-                uses.append(TritonUse("tensor-descriptor", tail, line))
+                kind = "tensor-descriptor-opt-in" if _under_flag(node, fn, opt_in) else "tensor-descriptor"
+                uses.append(TritonUse(kind, tail, line))
         return dots, uses
 
     # ------------------------------------------------------------------------------------------ launches
@@ -516,6 +520,55 @@ def _keywords(call) -> dict[str, object]:
         if a.type == "keyword_argument":
             out[_text(a.child_by_field_name("name"))] = a.child_by_field_name("value")
     return out
+
+
+def _opt_in_flags(fn) -> frozenset[str]:
+    """The constexpr parameters of a jit function that default to False (switches a caller turns on), and the
+    names its body sets from them alone (`BOTH: tl.constexpr = USE_X and USE_Y`)."""
+    out = set()
+    params = fn.child_by_field_name("parameters")
+    for p in params.named_children if params is not None else ():
+        if p.type != "typed_default_parameter":
+            continue
+        t, value, ident = p.child_by_field_name("type"), p.child_by_field_name("value"), p.child_by_field_name("name")
+        if t is not None and _last(_dotted(t))[1] == "constexpr" and value is not None and value.type == "false" \
+                and ident is not None and ident.type == "identifier":
+            out.add(_text(ident))
+    body = fn.child_by_field_name("body")
+    for stmt in body.named_children if out and body is not None else ():
+        a = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+        if a is not None and a.type == "assignment":
+            left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and right is not None and _off_by_default(right, out):
+                out.add(_text(left))
+    return frozenset(out)
+
+
+def _off_by_default(cond, flags) -> bool:
+    """Whether a condition is False when every switch in `flags` keeps its default: a switch, or an `and` with one."""
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    if cond is None:
+        return False
+    if cond.type == "identifier":
+        return _text(cond) in flags
+    if cond.type == "boolean_operator" and _text(cond.child_by_field_name("operator")) == "and":
+        return _off_by_default(cond.child_by_field_name("left"), flags) or \
+            _off_by_default(cond.child_by_field_name("right"), flags)
+    return False
+
+
+def _under_flag(node, fn, flags: frozenset[str]) -> bool:
+    """Whether `node` sits in the body of an `if` (not its `else`) whose condition is off by default, inside `fn`."""
+    if not flags:
+        return False
+    child, n = node, node.parent
+    while n is not None and n != fn:
+        if n.type == "if_statement" and child == n.child_by_field_name("consequence") \
+                and _off_by_default(n.child_by_field_name("condition"), flags):
+            return True
+        child, n = n, n.parent
+    return False
 
 
 def _returns_value(fn) -> bool:

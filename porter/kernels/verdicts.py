@@ -163,6 +163,36 @@ def _checks_with_helpers(facts: KernelFacts, target, release: str | None = None)
     return out
 
 
+# The names hipify maps a dynamic-shared-memory opt-in's attribute to (runtime and driver API), as the API tables give
+# them in a finding's `hip` field: porter reports every use of the attribute (at info, a rename).
+_OPT_IN_HIP = frozenset({"hipFuncAttributeMaxDynamicSharedMemorySize", "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
+_OPT_IN_CUDA = ("MaxDynamicSharedMemorySize", "MAX_DYNAMIC_SHARED_SIZE_BYTES")
+
+
+def dynamic_opt_in_paths(findings) -> frozenset[str]:
+    """Files that raise a kernel's dynamic shared memory limit (cudaFuncSetAttribute with
+    cudaFuncAttributeMaxDynamicSharedMemorySize, or the driver API's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+    read from the findings that name the attribute."""
+    out = set()
+    for f in findings:
+        hip = dict(f.data).get("hip") if f.data else None
+        if hip in _OPT_IN_HIP or any(name in f.message for name in _OPT_IN_CUDA):
+            out.add(f.path)
+    return frozenset(out)
+
+
+def default_dynamic_cap(kernel: Kernel, launches, opt_ins: frozenset[str]) -> bool:
+    """Whether no opt-in can raise this kernel's dynamic shared memory above CUDA's 48 KiB default: none in its own
+    file nor in a file that launches it, and - when no launch of it is known (a launch through a function pointer,
+    a runtime-compiled module) - none anywhere in the repository. An opt-in is written beside the launch it serves;
+    which kernel one names through a variable is not followed, hence the file, not the name."""
+    if kernel.path in opt_ins:
+        return False
+    if launches or (kernel.facts is not None and kernel.facts.launch_sites):
+        return not any(l.path in opt_ins for l in launches)
+    return not opt_ins
+
+
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
             profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None,
             deep_budget=None, rocm: str | None = None) -> ScanResult:
@@ -195,6 +225,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     for k in kernels:
         defined[k.name] = defined.get(k.name, 0) + 1
     index = helper_index(result.files) if any(k.facts is not None and k.facts.calls for k in kernels) else None
+    opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     for k in kernels:
@@ -211,8 +242,12 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
             facts = k.facts
             # Most kernels get none of the three: their facts stay the very same object (a copy of a dataclass of
             # thirty fields is what most of this loop would otherwise cost).
-            if (facts.remote_launch_sites, facts.remote_unknown, facts.helpers) != (sites, unknown, helpers):
-                facts = dataclasses.replace(facts, remote_launch_sites=sites, remote_unknown=unknown, helpers=helpers)
+            capped = (facts.shared_memory.dynamic_unsized
+                      and default_dynamic_cap(k, launches_by_name.get(k.name, []), opt_ins))
+            if (facts.remote_launch_sites, facts.remote_unknown, facts.helpers, facts.dynamic_default_cap) != \
+                    (sites, unknown, helpers, capped):
+                facts = dataclasses.replace(facts, remote_launch_sites=sites, remote_unknown=unknown, helpers=helpers,
+                                            dynamic_default_cap=capped)
         reached = []
         if index is not None and k.facts.triton is None:
             for span in helper_spans(k, index):

@@ -193,13 +193,6 @@ class ExternShared:
         return {"name": self.name, "type": self.type, "line": self.line}
 
 
-# CUDA's default limit on a block's shared memory, static plus dynamic, unless the kernel opts in with
-# cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, n): "Kernels relying on shared memory
-# allocations over 48 KB per block ... must use dynamic shared memory and require an explicit opt-in"
-# (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-8-x).
-CUDA_DEFAULT_SHARED_CAP = 48 * 1024
-
-
 @dataclass(frozen=True)
 class SharedMemory:
     """Shared memory per block: static arrays plus the largest dynamic size any launch or attribute gives."""
@@ -208,9 +201,6 @@ class SharedMemory:
     extern_arrays: tuple[ExternShared, ...] = ()
     launch_bytes: tuple[int, ...] = ()  # distinct dynamic sizes of this file's foldable launches, ascending
     max_dynamic_attribute: int | None = None  # cudaFuncAttributeMaxDynamicSharedMemorySize, when foldable
-    # Whether the kernel's file opts any kernel into more dynamic shared memory (the attribute above, foldable or
-    # not): without it CUDA caps a block's shared memory at 48 KB (CUDA_DEFAULT_SHARED_CAP), size unknown or not.
-    opt_in: bool = True
 
     @property
     def static_bytes(self) -> int | None:
@@ -233,10 +223,6 @@ class SharedMemory:
     def total_bytes_min(self) -> int:
         return self.static_bytes_min + self.dynamic_max
 
-    @property
-    def default_capped(self) -> bool:
-        """Whether CUDA's default cap bounds the whole block's shared memory (no opt-in where it is launched)."""
-        return not self.opt_in
 
     @property
     def dynamic_unsized(self) -> bool:
@@ -482,6 +468,10 @@ class KernelFacts:
     # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
     remote_launch_sites: tuple[LaunchConfig, ...] = ()
     remote_unknown: tuple[Unresolved, ...] = ()
+    # Set by kernel analysis: no cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize, ...) can reach this kernel
+    # (none in its file, in the files that launch it, nor - when no launch of it is known - anywhere), so CUDA caps
+    # its dynamic shared memory at the 48 KiB default (porter.kernels.checks._lds_check).
+    dynamic_default_cap: bool = False
     deep: DeepRefinement | None = None  # set by deep mode
     triton: TritonFacts | None = None  # a Triton kernel's own facts (porter.kernels.triton); None for CUDA kernels
     # Set by kernel analysis: device helpers in other files the kernel calls (porter.kernels.callgraph), whose facts

@@ -31,6 +31,10 @@ class PortFacts:
     # A CMake file's vendor-named if() tests (USE_CUDA_TOOLKIT, USE_ROCM_TOOLKIT): a CUDA switch whose ROCm twin
     # another CMake file of the repository tests is a guard there too (porter.portaware.status)
     tested: tuple[str, ...] = ()
+    # C/C++: CUDA- and HIP-named class definitions (name, first line, last line) and forward declarations
+    # (line, name) of the file (porter.portaware.twins)
+    classes: tuple[tuple[str, int, int], ...] = ()
+    forward: tuple[tuple[int, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -15,9 +15,15 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
    other arm includes the ROCm one, or the ROCm build never compiles its includers);
-9. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
-otherwise open. HIP code itself (a ROCm arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never
-open and never dropped: it is port work already done, and shown so.
+9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
+   porter.portaware.twins) → handled, by the twin;
+10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
+11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
+   incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
+otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
+file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
+arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
+already done, and shown so.
 
 A kernel is cuda-only or handled when its definition line is; else handled when it has issues (findings above
 info in its body and the device functions it calls, non-ok checks) and none is open. Its per-target verdicts keep only the checks with an open line, so a kernel
@@ -40,6 +46,8 @@ from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_re
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
+from porter.portaware.runners import amd_runner_line, is_ci_file
+from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
 
 # The side of a build-file region that a team's opt-in NVIDIA variant holds (a pyproject extra named for CUDA):
@@ -48,6 +56,8 @@ CUDA_ONLY_EXTRA = "cuda-only"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
+# What may follow a type name that only needs the type declared: `*`, `&`, `>`, `,`, `;` (not `)`: `sizeof(T)`).
+_incomplete_use = lazy_regex(r"\s*(?:const\s*)?[*&>,;]")
 
 
 @dataclass
@@ -62,6 +72,9 @@ class PortMap:
     spans: dict[str, list[Span]] = field(default_factory=dict)
     compat: CompatLayer = field(default_factory=CompatLayer)
     lines: dict[str, dict[int, str]] = field(default_factory=dict)  # line -> text where findings are
+    twins: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)  # CUDA class lines -> its HIP twin
+    forward: dict[str, str] = field(default_factory=dict)  # forward-declared type name -> "path:line"
+    amd_runner: str | None = None  # "path:line" of a CI job already on an AMD GPU runner
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -105,15 +118,24 @@ class PortMap:
             return Status.HANDLED, f"{path}:{best.line}"
         if fs is not None and fs[0] == "include" and fs[1] == CUDA:
             return Status.HANDLED, fs[2]
-        if self.compat:
+        for start, end, twin in self.twins.get(path, ()):
+            if start <= line <= end:
+                return Status.HANDLED, twin
+        if self.compat or self.forward:
             text = self.lines.get(path)
             row = text.get(line) if text else None
             if row is not None:
                 seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
                 names = _ident().findall(seg)
-                hit = self.compat.lookup(path, names)
+                hit = self.compat.lookup(path, names) if self.compat else None
                 if hit:
                     return Status.HANDLED, hit
+                # the name the finding matched is a type the repository declares incomplete, used as one (a
+                # pointer, a reference, a template argument, the declaration itself): `cublasContext* h`,
+                # `handle_manager<cublasContext>`; a use that needs the whole type (`prop.major`) stays open
+                if (len(names) == 1 and names[0] in self.forward and end_column
+                        and _incomplete_use().match(row, end_column - 1)):
+                    return Status.HANDLED, self.forward[names[0]]
         return Status.OPEN, None
 
 
@@ -129,6 +151,8 @@ class PortMap:
 
 # A rule with this tag reports code the ROCm build compiles: a ROCm guard around it does not make it handled.
 ROCM_CODE_TAG = "rocm-code"
+# A rule with this tag asks for an AMD GPU runner in CI: a CI job already on one handles it.
+RUNNER_TAG = "gpu-runner"
 
 
 def _read(source, c, limit: int, held=None) -> bytes | None:
@@ -142,7 +166,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-5"
+FACTS_VERSION = b"portaware-facts-6"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -161,6 +185,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             toolkit=tuple(sorted(pre.toolkit_lines)),
             total=data.count(b"\n") + 1,
             aliases=tuple(_aliases(data)) if b"using" in data or b"typedef" in data else (),
+            classes=class_spans(data), forward=forward_declarations(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
@@ -375,7 +400,23 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
 
-    if len(pm.compat):
+    # Class twins and forward-declared types (porter.portaware.twins), across the repository's C/C++ files.
+    pm.twins = class_twins((p, name, a, b) for p, f in sorted(facts.items()) for name, a, b in f.classes)
+    for p, f in sorted(facts.items()):
+        for line, name in f.forward:
+            pm.forward.setdefault(name, f"{p}:{line}")
+
+    # A CI job already on an AMD GPU runner, looked for only when a finding asks for one (CTR007).
+    runner_rules = {r.id for r in (result.rules.rules if result.rules is not None else ()) if RUNNER_TAG in r.tags}
+    if runner_rules and any(f.rule in runner_rules for f in result.findings):
+        for path, c in sorted(files.items()):
+            data = _read(source, c, limit, held) if is_ci_file(path) else None
+            n = amd_runner_line(data.decode("utf-8", "replace")) if data is not None else None
+            if n is not None:
+                pm.amd_runner = f"{path}:{n}"
+                break
+
+    if len(pm.compat) or pm.forward:
         # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
         # `finding_lines`); a file the scan did not give facts for is read, from what the scan holds if it can.
         for path in sorted(with_findings):
@@ -453,11 +494,15 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         source = WorkTree(Path(result.root))
     pm, notice = _budgeted_map(source, settings, result, cache, digest)
     decide = pm.decide
-    rocm_code = frozenset(r.id for r in (result.rules.rules if result.rules is not None else ()) if ROCM_CODE_TAG in r.tags)
+    rules = result.rules.rules if result.rules is not None else ()
+    rocm_code = frozenset(r.id for r in rules if ROCM_CODE_TAG in r.tags)
+    runner = frozenset(r.id for r in rules if RUNNER_TAG in r.tags) if pm.amd_runner else frozenset()
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
                      for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None,
-                                           f.rule in rocm_code)])
+                                           f.rule in rocm_code)]
+                     for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
+                                    else (st, by)])
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
