@@ -298,3 +298,32 @@ def test_an_arch_level_test_before_a_rocm_arm_is_the_cuda_builds(tmp_path):
     assert status == [(2, "DEV009", "handled", "k.cu:2"), (3, "DEV002", "handled", "k.cu:2"),
                       (8, "DEV012", "open", None), (12, "DEV016", "open", None), (13, "DEV012", "open", None),
                       (21, "DEV010", "handled", "k.cu:20")]
+
+
+FP8_FEATURE_TEST = ("#include <ATen/ATen.h>\n"                                 # 1
+                    "#if (defined(USE_ROCM) && ROCM_VERSION >= 60200)\n"       # 2
+                    "#if HIP_FP8_TYPE_OCP && !HIP_FP8_TYPE_FNUZ\n"             # 3: HIP's feature macros
+                    "#define torch_fp8_e4m3 at::kFloat8_e4m3fn\n"              # 4   the ROCm build's OCP arm
+                    "#else\n"                                                  # 5
+                    "#define torch_fp8_e4m3 at::kFloat8_e4m3fnuz\n"            # 6
+                    "#endif\n"                                                 # 7
+                    "#else\n"                                                  # 8
+                    "#define torch_fp8_e4m3 at::kFloat8_e4m3fn\n"              # 9   CUDA's (both: ROCM_VERSION unknown)
+                    "#endif\n")                                                # 10
+
+
+def test_a_rocm_named_feature_test_inside_a_rocm_arm_stays_rocm_side(tmp_path):
+    # `!HIP_FP8_TYPE_FNUZ` read as "not the ROCm build" made line 4 code no build compiles, so FBGEMM's OCP arm
+    # under USE_ROCM read as open FP8 work; inside a ROCm-only arm the test is a feature test, unknown for ROCm.
+    from porter.source.preprocessor import side_at
+    pre = preprocess(FP8_FEATURE_TEST.encode())
+    sides = {line: side_at(pre.regions(), line) for line in (4, 6, 9)}
+    assert sides == {4: ("rocm", 3), 6: ("rocm", 2), 9: ("both", 0)}
+
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "q.cu").write_text(FP8_FEATURE_TEST)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings if f.rule == "QNT002")
+    assert status == [(4, "QNT002", "handled", "q.cu:3"), (9, "QNT002", "open", None)]

@@ -235,3 +235,39 @@ def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
     got = [(f.line, str(f.severity), dict(f.data).get("optional")) for f in r.findings if f.rule == "LIB007"]
     assert got == [(1, "low", None), (3, "info", "imported in a try whose except catches ImportError (line 4)"),
                    (7, "low", None)]
+
+
+def test_ptx_in_a_device_pass_arm_whose_else_hip_compiles_reads_info(tmp_path):
+    (tmp_path / "smem.cu").write_text(
+        "__device__ unsigned smem_pointer(void* ptr) {\n"                    # 1
+        "#if (!defined(__clang__) && defined(__CUDA_ARCH__))\n"              # 2
+        "  return static_cast<unsigned>(__cvta_generic_to_shared(ptr));\n"   # 3
+        "#elif defined(__CUDA_ARCH__)\n"                                     # 4
+        "  unsigned p;\n"                                                    # 5
+        "  asm(\"cvta.to.shared.u32 %0, %1;\" : \"=r\"(p) : \"r\"(0));\n"  # 6: HIP compiles line 9: info
+        "  return p;\n"                                                      # 7
+        "#else\n"                                                            # 8
+        "  return 0;\n"                                                      # 9
+        "#endif\n"                                                           # 10
+        "}\n"                                                                # 11
+        "__device__ unsigned lane() {\n"                                     # 12
+        "#ifdef __CUDA_ARCH__\n"                                             # 13
+        "  unsigned r;\n"                                                    # 14
+        "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(r));\n"          # 15: the #else traps: open
+        "  return r;\n"                                                      # 16
+        "#else\n"                                                            # 17
+        "  __trap();\n"                                                      # 18
+        "#endif\n"                                                           # 19
+        "}\n"                                                                # 20
+        "__device__ unsigned lane2() {\n"                                    # 21
+        "#ifdef __CUDA_ARCH__\n"                                             # 22
+        "  unsigned r;\n"                                                    # 23
+        "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(r));\n"          # 24: no #else: open (it vanishes)
+        "  return r;\n"                                                      # 25
+        "#endif\n"                                                           # 26
+        "  return 0;\n"                                                      # 27
+        "}\n")                                                               # 28
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity), dict(f.data).get("hip_compiles")) for f in r.findings if f.rule == "DEV001"]
+    assert got == [(6, "info", "the #else at line 8 (HIP leaves __CUDA_ARCH__ undefined)"), (15, "high", None),
+                   (24, "high", None)]

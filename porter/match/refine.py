@@ -23,6 +23,11 @@ sorted drafts of its findings (porter.match.draft):
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+6a. Inline PTX (DEV001) in an arm that tests only the device pass (`#ifdef __CUDA_ARCH__`, `#elif
+   defined(__CUDA_ARCH__)`) of a group whose `#else` has working code (no PTX, trap or #error) reads info, with that
+   `#else` under data `hip_compiles`: HIP leaves `__CUDA_ARCH__` undefined, so it compiles the `#else` and never
+   sees the PTX (FBGEMM's CUTLASS-copied cutlass_get_smem_pointer). A generation test (`__CUDA_ARCH__ >= 800`)
+   stays open: its PTX is a fast path the port may want.
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
    caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) and an API CUDA
    deprecated that hipify maps to a HIP call HIP keeps (API003: `cudaFuncSetSharedMemConfig`) read info, as
@@ -100,6 +105,9 @@ OLD_TOOLKIT_RULES = frozenset({"API003"})
 # API004's "same name in HIP, check it" is as moot there. Other findings stay: a tensor-core path under
 # `>= 800` is work the port may want (an MFMA path), even though HIP falls back to the #else.
 ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
+# Inline PTX in a device-pass-only `__CUDA_ARCH__` arm whose `#else` HIP compiles: info (module doc, step 6a).
+DEVICE_PASS_RULES = frozenset({"DEV001"})
+_DEVICE_PASS = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)|defined\s+__CUDA_ARCH__|__CUDA_ARCH__)\s*\)?\s*$")
 _ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
 _ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
@@ -136,6 +144,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if any(f.rule in ARCH_ARM_MASK_RULES for f in findings):
             pre = preprocessed(sf)
             findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
+        if any(f.rule in DEVICE_PASS_RULES for f in findings):
+            pre = preprocessed(sf)
+            findings = [device_pass_arm(f, pre, sf) for f in findings]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
             findings = [optional_dropin(f, groups) for f in findings]
     if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
@@ -286,6 +297,32 @@ def _newer_arch_arm(pre, line: int) -> bool:
         return (g.has_else and i < len(g.arms) - 1 and bool(g.arms[-1].body) and g.arms[-1].last >= g.arms[-1].end_line + 1
                 and _ARCH_GENERATION.search(g.arms[0].text) is not None)
     return False
+
+
+def device_pass_arm(f: Draft, pre, sf: SourceFile) -> Draft:
+    """The finding at info when the innermost `#if` around it that tests `__CUDA_ARCH__` holds it in an arm that
+    tests only the device pass (`#ifdef __CUDA_ARCH__`, `#elif defined(__CUDA_ARCH__)`) and ends in an `#else` with
+    working code: HIP compiles that `#else` instead (module doc, step 6a)."""
+    if f.rule not in DEVICE_PASS_RULES:
+        return f
+    for g, i in reversed(pre.enclosing(f.line)):
+        if not any(_ARCH_TEST.search(a.text) for a in g.arms if a.kind != "else"):
+            continue
+        arm, last = g.arms[i], g.arms[-1]
+        if not g.has_else or i == len(g.arms) - 1 or last.last < last.end_line + 1:
+            return f
+        if arm.kind not in ("ifdef", "elifdef") and not (arm.kind in ("if", "elif") and _DEVICE_PASS.match(arm.text)):
+            return f
+        if arm.kind in ("ifdef", "elifdef") and arm.text.strip() != "__CUDA_ARCH__":
+            return f
+        start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
+        end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
+        if _BROKEN_FALLBACK.search(sf.code[start:end]):
+            return f
+        data = dict(f.data)
+        data["hip_compiles"] = f"the #else at line {last.line} (HIP leaves __CUDA_ARCH__ undefined)"
+        return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return f
 
 
 def _diagnostic_line(sf: SourceFile, line: int) -> bool:

@@ -578,6 +578,7 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
             close(d.end_line)
             c, vc = condition(d.kind, d.text, vals[CUDA])
             r, vr = condition(d.kind, d.text, vals[ROCM])
+            r = _feature_test(r, vc or vr, cur_cuda, cur_rocm)
             vendor = vc or vr
             f = _Frame(c, r, c, r, cur_cuda, cur_rocm, cur_guard, d.line if vendor else 0, vendor)
             stack.append(f)
@@ -591,6 +592,7 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
             else:
                 c, vc = condition(d.kind, d.text, vals[CUDA])
                 r, vr = condition(d.kind, d.text, vals[ROCM])
+                r = _feature_test(r, vc or vr, f.outer_cuda, f.outer_rocm)
                 vendor = vc or vr
             f.cuda_arm = tri_and(tri_not(f.cuda_taken), c)
             f.rocm_arm = tri_and(tri_not(f.rocm_taken), r)
@@ -614,6 +616,16 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
         cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM) else f.outer_guard
     close(total_lines)
     return _merge(regions)
+
+
+def _feature_test(r: Tri, vendor: bool, outer_cuda: Tri, outer_rocm: Tri) -> Tri:
+    """A ROCm-named test inside code only the ROCm build compiles reads unknown for ROCm where it reads false:
+    there the names are HIP's feature macros, not the platform switch (FBGEMM's `#if HIP_FP8_TYPE_OCP &&
+    !HIP_FP8_TYPE_FNUZ` under `#ifdef USE_ROCM`, which every name-is-ROCm reading made false for both builds, so
+    its OCP arm read as code no build compiles rather than the ROCm arm it is)."""
+    if r is False and vendor and outer_cuda is False and outer_rocm is not False:
+        return None
+    return r
 
 
 def tri_or(a: Tri, b: Tri) -> Tri:

@@ -86,7 +86,9 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     as on NVIDIA (issue 27 class 6: lightseq's and SageAttention's block reductions)."""
     fn = sf.enclosing(start)
     if fn is None:
-        return False
+        return _logical_constant(sf, start)
+    if _barrier_tree(sf, fn, start):
+        return True
     widths: list[bool] = []
     _shuffle_widths(sf, fn, set(), 3, widths)
     if bool(widths) and all(widths):
@@ -98,6 +100,85 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     local: list[bool] = []
     _shuffle_widths(sf, fn, set(), 3, local, offsets=True)
     return bool(local) and all(local) and _counts_lanes_in_32s(sf, fn)
+
+
+# A `#define NAME 32` line (the hit's line), and a function-like macro whose body is a shuffle
+# (`#define WARP_SHUFFLE_DOWN(local, offset) __shfl_down(local, offset)`).
+_DEFINE_32 = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", re.M)
+_SHUFFLE_MACRO = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)[ \t]*(.*?__shfl.*)$")
+
+
+# A for-loop header around a 16 or 32 bound, and a shuffle by any name (a wrapper, a macro, PTX's shfl.sync).
+_FOR_HEADER = re.compile(rb"\bfor\s*\(")
+_ANY_SHUFFLE = re.compile(rb"(?i)shfl|shuffle")
+
+
+def _barrier_tree(sf: SourceFile, fn, start: int) -> bool:
+    """Whether a 16 or 32 at `start` bounds a for-loop of a function with no warp-level work (itself or through
+    same-file functions it calls) whose body shuffles nothing: a shared-memory tree with steps below 32 (OpenMM's
+    `for (step = 1; step < 32; step *= 2) { ... SYNC_WARPS; }`) combines threads of one aligned 32-thread group,
+    which a 64-lane wave holds whole, so it is as right on wave64."""
+    code = sf.code
+    if code[start:start + 2] not in (b"16", b"32"):
+        return False
+    line_start = code.rfind(b"\n", 0, start) + 1
+    heads = list(_FOR_HEADER.finditer(code, line_start, start))
+    if not heads or b")" in code[heads[-1].end():start]:
+        return False
+    at = code.find(b";", start)  # the condition's end: the rest of the header and the body follow
+    if at < 0 or at > fn.end_byte:
+        return False
+    if _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3):
+        return False
+    body = code[fn.start_byte:fn.end_byte]
+    rel = at + 1 - fn.start_byte
+    loop = _loop_text(body, rel)
+    return bool(loop) and _ANY_SHUFFLE.search(loop) is None and _WARP_LEVEL.search(loop) is None
+
+
+def _logical_constant(sf: SourceFile, start: int) -> bool:
+    """Whether a warp size #defined as 32 outside any function (`#define WARP_SIZE 32`) only counts logical
+    32-lane groups: at least one function uses the name, and every one that does works in logical 32-lane groups
+    (logical_warp32; OpenMM's reduceValue, whose shuffle macro steps down from WARP_SIZE / 2)."""
+    line_start = sf.code.rfind(b"\n", 0, start) + 1
+    m = _DEFINE_32.match(sf.code, line_start)
+    if m is None:
+        return False
+    name = re.compile(rb"\b" + re.escape(m.group(1)) + rb"\b")
+    users = [f for f in sf.functions if name.search(sf.code, f.start_byte, f.end_byte)]
+    return bool(users) and all(logical_warp32(sf, f.start_byte) for f in users)
+
+
+def _macro_shuffles(sf: SourceFile) -> dict[bytes, list[tuple[list[bytes], bytes]]]:
+    """Function-like macros whose body is a shuffle, by name: (parameters, body) per #define (one per #if arm)."""
+    got = sf.cache.get("code.shuffle_macros")
+    if got is None:
+        got = {}
+        for m in _SHUFFLE_MACRO.finditer(sf.code):
+            params = [p.strip() for p in m.group(2).split(b",")]
+            got.setdefault(m.group(1), []).append((params, m.group(3).strip()))
+        sf.cache["code.shuffle_macros"] = got
+    return got
+
+
+def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
+    """The shuffle calls a function makes through shuffle macros, each macro call expanded once per definition
+    (`WARP_SHUFFLE_DOWN(value, step)` -> `__shfl_down(value, step)`)."""
+    macros = _macro_shuffles(sf)
+    out: list[bytes] = []
+    if not macros:
+        return out
+    for m in _CALLED.finditer(body):
+        defs = macros.get(m.group(1))
+        if not defs:
+            continue
+        args = _call_args(body, m.end())
+        for params, text in defs:
+            if len(params) != len(args):
+                continue
+            by = dict(zip(params, args))
+            out.append(re.sub(rb"\b[A-Za-z_]\w*\b", lambda t: by.get(t.group(0), t.group(0)), text))
+    return out
 
 
 # Lane bookkeeping in 32s: `tid % 32`, `& 31`, `/ 32`, `>> 5` (or a name #defined as 32 after `%` or `/`).
@@ -148,6 +229,8 @@ def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> b
     verdicts = []
     for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=\s*([^;]+?)\s*;\s*" + v
                          + rb"\s*(>|>=|!=|<|<=)\s*([^;]+?)\s*;", body):
+        if not _loop_shuffles(sf, body, m.end()):
+            continue  # a loop that shuffles nothing (OpenMM's shared-memory #else arm) does not drive the offset
         init, cmp_, bound = m.group(1), m.group(2), m.group(3)
         if cmp_ in (b">", b">=", b"!="):
             half = re.fullmatch(rb"([A-Za-z_]\w*)\s*/\s*2|\(\s*([A-Za-z_]\w*)\s*/\s*2\s*\)", init)
@@ -159,6 +242,38 @@ def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> b
     return bool(verdicts) and all(verdicts)
 
 
+def _loop_shuffles(sf: SourceFile, body: bytes, at: int) -> bool:
+    """Whether the for-loop whose header's condition ends at `at` shuffles in its body (a shuffle call, or a
+    shuffle macro's)."""
+    text = _loop_text(body, at)
+    if _SHUFFLE.search(text):
+        return True
+    return any(re.search(rb"\b" + re.escape(name) + rb"\s*\(", text) for name in _macro_shuffles(sf))
+
+
+def _loop_text(body: bytes, at: int) -> bytes:
+    """The rest of a for-loop from just after its condition (`at`): the header's step, then a braced block or one
+    statement."""
+    depth, i = 1, at
+    while i < len(body) and depth:  # to the header's closing parenthesis
+        depth += {0x28: 1, 0x29: -1}.get(body[i], 0)
+        i += 1
+    j = i
+    while j < len(body) and body[j] in b" \t\r\n":
+        j += 1
+    if j < len(body) and body[j] == 0x7B:
+        depth, k = 0, j
+        while k < len(body):
+            depth += {0x7B: 1, 0x7D: -1}.get(body[k], 0)
+            k += 1
+            if depth == 0:
+                break
+    else:
+        k = body.find(b";", j)
+        k = len(body) if k < 0 else k + 1
+    return body[at:k]
+
+
 def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], offsets: bool = False) -> None:
     """Per shuffle of the function (and the same-file functions it calls): whether it passes width 32, or with
     `offsets`, whether it stays inside its 32-lane group by its offset (_group_local)."""
@@ -167,8 +282,12 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
     seen.add(fn.start_byte)
     code = sf.code
     body = code[fn.start_byte:fn.end_byte]
-    for m in _SHUFFLE.finditer(body):
-        args = _call_args(body, m.end())
+    # Shuffles written through a shuffle macro are read expanded, with the function's loops still in view.
+    calls = [(body, m) for m in _SHUFFLE.finditer(body)]
+    for text in _expanded_shuffles(sf, body):
+        calls.extend((text + b" " + body, m) for m in _SHUFFLE.finditer(text))
+    for src, m in calls:
+        args = _call_args(src, m.end())
         wanted = 4 if m.group(1) else 3  # (mask, var, lane, width) / (var, lane, width)
         if offsets:
             op = re.match(rb"__shfl_?(xor|down|up)?", m.group(0))
