@@ -298,3 +298,21 @@ def test_an_arch_level_test_before_a_rocm_arm_is_the_cuda_builds(tmp_path):
     assert status == [(2, "DEV009", "handled", "k.cu:2"), (3, "DEV002", "handled", "k.cu:2"),
                       (8, "DEV012", "open", None), (12, "DEV016", "open", None), (13, "DEV012", "open", None),
                       (21, "DEV010", "handled", "k.cu:20")]
+
+
+def test_the_split_run_pre_check_answers_as_the_split_run_regex():
+    # as_compiled skips its rewrite when _splits_a_run says no splice splits a run: it must say exactly what
+    # searching with _SPLIT_RUN says, on the edge cases and on every short string of the bytes that matter.
+    import itertools
+
+    from porter.source.preprocessor import _SPLIT_RUN, _splits_a_run, as_compiled
+
+    edges = [b"", b"\\", b"\\\n", b"a\\\n", b"\\\nb", b"a\\\nb", b"a \\\nb", b"a\\\n b", b"a\\ \t\r\nb",
+             b"a\\\\\nb", b"a\\\n\\b", b"#define X(a) \\\n  a\n", b"__shfl_\\\ndown_sync(v, 1);\n",
+             b"k<<\\\n<grid, block>>>();\n", b"a\\\r\n\nb", b"a\\\n\\\nb"]
+    alphabet = b"a \\\n\r\t"
+    short = [bytes(t) for n in range(1, 7) for t in itertools.product(alphabet, repeat=n)]
+    for data in edges + short:
+        assert _splits_a_run(data) == (_SPLIT_RUN.search(data) is not None), data
+    assert as_compiled(b"__shfl_\\\ndown_sync(v, 1);\n") == b"__shfl_down_sync(v,\\\n 1);\n"
+    assert as_compiled(b"#define X(a) \\\n  a\n") == b"#define X(a) \\\n  a\n"

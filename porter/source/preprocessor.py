@@ -161,6 +161,23 @@ _LONE_CR = re.compile(rb"\r(?!\n)")
 _SPLIT_RUN = re.compile(rb"(?<![^ \t\n\r\f\v\\])[^ \t\n\r\f\v\\]+(?:\\[ \t\f\v]*\r?\n[^ \t\n\r\f\v\\]+)+")
 
 
+# The bytes that end a run for _SPLIT_RUN (blanks, line ends, a backslash).
+_RUN_STOP = frozenset(b" \t\n\r\f\v\\")
+
+
+def _splits_a_run(data: bytes) -> bool:
+    """Whether _SPLIT_RUN matches anywhere in `data`: some splice has a run byte right before its backslash and right
+    after its newline. The same answer as searching with _SPLIT_RUN, whose lookbehind is tried at every byte of the
+    file (0.3 CPU-s on FasterTransformer, twice per file), while _SPLICE starts with a literal backslash and finds
+    the few splices a file has at C speed."""
+    n = len(data)
+    for m in _SPLICE.finditer(data):
+        start, end = m.start(), m.end()
+        if start > 0 and end < n and data[start - 1] not in _RUN_STOP and data[end] not in _RUN_STOP:
+            return True
+    return False
+
+
 def _splices_last(m: re.Match[bytes]) -> bytes:
     run = m.group()
     return _SPLICE.sub(b"", run) + b"".join(_SPLICE.findall(run))
@@ -184,7 +201,7 @@ def as_compiled(data: bytes) -> bytes:
     if b"\0" in data:
         data = data.replace(b"\0", b" ")
     data = lone_cr_as_lf(data)
-    if b"\\" not in data:
+    if b"\\" not in data or not _splits_a_run(data):
         return data
     return _SPLIT_RUN.sub(_splices_last, data)
 
