@@ -316,3 +316,19 @@ def test_the_split_run_pre_check_answers_as_the_split_run_regex():
         assert _splits_a_run(data) == (_SPLIT_RUN.search(data) is not None), data
     assert as_compiled(b"__shfl_\\\ndown_sync(v, 1);\n") == b"__shfl_down_sync(v,\\\n 1);\n"
     assert as_compiled(b"#define X(a) \\\n  a\n") == b"#define X(a) \\\n  a\n"
+
+
+def test_a_file_with_no_raw_string_opener_is_lexed_as_the_full_lexer_lexes_it():
+    # _blank_comments takes the lexer without the raw-string alternative when `R"` is not in the file: it must find
+    # the very matches the full one finds, and the full one must still be taken when `R"` is there.
+    import itertools
+
+    from porter.source.preprocessor import _LEXEMES, _LEXEMES_NO_RAW, preprocess
+
+    alphabet = b"/*\"'\\\nuR8x("
+    for data in (bytes(t) for n in range(1, 6) for t in itertools.product(alphabet, repeat=n)):
+        if b'R"' not in data:
+            assert [m.span() for m in _LEXEMES_NO_RAW.finditer(data)] == [m.span() for m in _LEXEMES.finditer(data)], data
+    raw = b'auto s = R"(\n#if 0\n)";\nint live;\n'
+    assert sorted(preprocess(raw).dead) == []
+    assert sorted(preprocess(b'// R"(\n#if 0\nint dead;\n#endif\n').dead) == [3]

@@ -112,8 +112,13 @@ def side(cuda: Tri, rocm: Tri) -> str:
 # holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
 # kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
 # `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
-_LEXEMES = re.compile(rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
-                      rb'|//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_RAW_STRING = rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
+_COMMENT_OR_STRING = rb'//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+_LEXEMES = re.compile(_RAW_STRING + b"|" + _COMMENT_OR_STRING, re.S)
+# The same for a file with no `R"` (no raw string can match, so the matches are the same): every alternative starts
+# with a literal byte, so the regex engine skips to the next `/`, `"` or `'` at C speed instead of trying the raw
+# string's lookbehind at every byte (4-5x faster; 0.5 CPU-s of FasterTransformer's cold scan, per pass).
+_LEXEMES_NO_RAW = re.compile(_COMMENT_OR_STRING, re.S)
 # Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
 _DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
@@ -133,7 +138,7 @@ def _blank_comments(data: bytes) -> bytes:
     """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
     no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
-    for m in _LEXEMES.finditer(data):
+    for m in (_LEXEMES if b'R"' in data else _LEXEMES_NO_RAW).finditer(data):
         start = m.start()
         if data[start] not in _QUOTES:  # a comment or a raw string (a string or character literal starts with its quote)
             end = m.end()
