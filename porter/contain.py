@@ -57,7 +57,11 @@ TMP_PREFIX = ".porter-tmp-"
 
 def inside(path: Path | str, root: Path | str) -> bool:
     """Whether the real location of `path` (every symlink on the way followed) is `root`'s real location or below."""
-    real, top = os.path.realpath(path), os.path.realpath(root)
+    return _under(os.path.realpath(path), os.path.realpath(root))
+
+
+def _under(real: str, top: str) -> bool:
+    """Whether the resolved path `real` is the resolved root `top` or below it."""
     return real == top or real.startswith(top.rstrip("/") + "/")
 
 
@@ -73,7 +77,9 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
                root_name: str = "the scanned root") -> bytes:
     """A regular file's bytes, never more than `limit` (the first `limit` with truncate). With `root`, the file's
     real location must be inside it, checked on the opened descriptor. Raises Unreadable with the reason."""
-    if root is not None and not inside(path, root):
+    # The root resolved once per read, for both checks (the path before the open, the descriptor after it).
+    top = os.path.realpath(root) if root is not None else ""
+    if root is not None and not _under(os.path.realpath(path), top):
         raise Unreadable(f"leads outside {root_name}; not read")
     try:
         fd = os.open(path, OPEN_FLAGS)
@@ -82,7 +88,7 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
     try:
         if root is not None:
             real = _descriptor_path(fd)
-            if real is not None and not inside(real, root):
+            if real is not None and not _under(os.path.realpath(real), top):
                 raise Unreadable(f"leads outside {root_name}; not read")
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

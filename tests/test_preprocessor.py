@@ -327,3 +327,36 @@ def test_a_rocm_named_feature_test_inside_a_rocm_arm_stays_rocm_side(tmp_path):
     result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
     status = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings if f.rule == "QNT002")
     assert status == [(4, "QNT002", "handled", "q.cu:3"), (9, "QNT002", "open", None)]
+
+def test_the_split_run_pre_check_answers_as_the_split_run_regex():
+    # as_compiled skips its rewrite when _splits_a_run says no splice splits a run: it must say exactly what
+    # searching with _SPLIT_RUN says, on the edge cases and on every short string of the bytes that matter.
+    import itertools
+
+    from porter.source.preprocessor import _SPLIT_RUN, _splits_a_run, as_compiled
+
+    edges = [b"", b"\\", b"\\\n", b"a\\\n", b"\\\nb", b"a\\\nb", b"a \\\nb", b"a\\\n b", b"a\\ \t\r\nb",
+             b"a\\\\\nb", b"a\\\n\\b", b"#define X(a) \\\n  a\n", b"__shfl_\\\ndown_sync(v, 1);\n",
+             b"k<<\\\n<grid, block>>>();\n", b"a\\\r\n\nb", b"a\\\n\\\nb"]
+    alphabet = b"a \\\n\r\t"
+    short = [bytes(t) for n in range(1, 7) for t in itertools.product(alphabet, repeat=n)]
+    for data in edges + short:
+        assert _splits_a_run(data) == (_SPLIT_RUN.search(data) is not None), data
+    assert as_compiled(b"__shfl_\\\ndown_sync(v, 1);\n") == b"__shfl_down_sync(v,\\\n 1);\n"
+    assert as_compiled(b"#define X(a) \\\n  a\n") == b"#define X(a) \\\n  a\n"
+
+
+def test_a_file_with_no_raw_string_opener_is_lexed_as_the_full_lexer_lexes_it():
+    # _blank_comments takes the lexer without the raw-string alternative when `R"` is not in the file: it must find
+    # the very matches the full one finds, and the full one must still be taken when `R"` is there.
+    import itertools
+
+    from porter.source.preprocessor import _LEXEMES, _LEXEMES_NO_RAW, preprocess
+
+    alphabet = b"/*\"'\\\nuR8x("
+    for data in (bytes(t) for n in range(1, 6) for t in itertools.product(alphabet, repeat=n)):
+        if b'R"' not in data:
+            assert [m.span() for m in _LEXEMES_NO_RAW.finditer(data)] == [m.span() for m in _LEXEMES.finditer(data)], data
+    raw = b'auto s = R"(\n#if 0\n)";\nint live;\n'
+    assert sorted(preprocess(raw).dead) == []
+    assert sorted(preprocess(b'// R"(\n#if 0\nint dead;\n#endif\n').dead) == [3]
