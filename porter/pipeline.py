@@ -367,7 +367,7 @@ def scan(
     held = Held()
     facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                     options.jobs, notices, options.rocm_macros, held)
-    wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices)]
+    wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices, cache)]
     extra = _included_unlisted(source, found, wanted, options, held, notices)
     if extra:
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
@@ -407,24 +407,38 @@ def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], 
 
 
 def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, held: Held,
-                        notices: list[str]) -> list[str]:
+                        notices: list[str], cache: Cache | None) -> list[str]:
     """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
-    worker like any repository content; past the budget none, and a notice says so."""
+    worker like any repository content; past the budget none, and a notice says so. In a git tree the answer is
+    kept under the CMake files' blob ids, so a warm scan reads none of them again (as every other stage)."""
     cmake = [c for c in found.files if c.language == "cmake" and buildsources.is_cmake(c.path)]
+    if not cmake:
+        return []
+    key = None
+    if cache is not None and all(c.blob is not None for c in cmake):
+        h = hashlib.sha256(b"cmake-cuda-sources\0" + code_digest() + b"\0" + str(options.max_file_bytes).encode())
+        for c in cmake:
+            h.update(b"\0" + os.fsencode(c.path) + b"\0" + str(c.blob).encode())
+        key = "cmakesrc-" + h.hexdigest()[:40]
+        hit = cache.get(key)
+        if isinstance(hit, tuple) and all(isinstance(t, str) for t in hit):
+            return list(hit)
     texts: list[tuple[str, bytes]] = []
+    unread = False
     for c in cmake:
         try:
             data = held.read(source, c, options.max_file_bytes)
         except SourceReadError:
+            unread = True
             continue  # said when the file itself is scanned
         if b"LANGUAGE" in data.upper():
             texts.append((c.path, data))
-    if not texts:
-        return []
-    answer = run_stage(_cmake_task, (texts,), stage_budget(file_budget(options), len(texts)))
+    answer = run_stage(_cmake_task, (texts,), stage_budget(file_budget(options), len(texts))) if texts else []
     if isinstance(answer, Overrun):
         notices.append(f"reading which sources CMake compiles as CUDA {answer.reason}; files it names are not read")
         return []
+    if key is not None and cache is not None and not unread:
+        cache.put(key, tuple(answer))
     return list(answer)
 
 

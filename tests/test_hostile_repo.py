@@ -66,7 +66,7 @@ def test_cache_entries_are_owner_only(tmp_path):
     porter("scan", str(repo), "-q", "--cache-dir", str(cache), "-j", "1")
     assert oct(cache.stat().st_mode & 0o777) == "0o700"
     packs = sorted(cache.iterdir())
-    assert [p.suffix for p in packs] == [".pack"]  # the scan's every entry, in one file
+    assert [p.suffix for p in packs] == [".pack", ".pack"]  # the pipeline's entries in one file, the run cache's report in another
     assert {oct(p.stat().st_mode & 0o777) for p in packs} == {"0o600"}
 
 

@@ -28,9 +28,11 @@ def test_the_fixture_project_reads_line_by_line_as_the_readme_says():
         ("cmake/FindThing.cmake", 10, "BLD004", "medium", "open"),
         ("src/barrier.cuh", 9, "DEV016", "high", "open"),
         ("src/barrier.cuh", 10, "DEV002", "high", "open"),
+        ("src/sparse.h", 3, "LIB015", "info", "handled"),  # the cuSPARSE switch: its rocSPARSE twin is the next arm
         ("src/sparse.h", 4, "API005", "info", "handled"),
         ("src/sparse.h", 4, "LIB001", "info", "handled"),
         ("src/sparse.h", 5, "API003", "info", "handled"),  # hipify maps it to a hipSPARSE name HIP keeps: a rename
+        ("src/sparse.h", 12, "LIB015", "info", "open"),  # APP_USING_CUBLAS has no hipBLAS twin: a ROCm switch to add
         ("src/sparse.h", 13, "API005", "info", "open"),
         ("src/sparse.h", 13, "LIB001", "info", "open"),
         ("src/sparse.h", 16, "DEV010", "medium", "open"),

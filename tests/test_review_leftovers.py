@@ -33,10 +33,10 @@ def test_translate_writes_through_contain_keeping_the_exact_mode(tmp_path, monke
     os.symlink(outside, dest)
     old = os.umask(0o077)
     try:
-        write_mod._atomic_write(dest, b"new", 0o664, sync=False)
+        write_mod._atomic_write(dest, b"new", 0o664, sync=False, root=tmp_path)
     finally:
         os.umask(old)
-    assert calls == [{"mode": 0o664, "sync": False, "umask": False}]
+    assert calls == [{"mode": 0o664, "sync": False, "umask": False, "root": tmp_path}]
     assert not dest.is_symlink() and dest.read_bytes() == b"new" and outside.read_text() == "keep me"
     assert os.stat(dest).st_mode & 0o777 == 0o664  # the file's own mode, whatever the umask
     assert write_mod.TMP_PREFIX == contain.TMP_PREFIX and not list(tmp_path.glob(contain.TMP_PREFIX + "*"))
