@@ -266,7 +266,7 @@ def test_kernels_declared_through_a_function_like_macro_are_found(tmp_path):
                            "__global__ void kernelName(const Flash_fwd_params params)\n",
         "fwd.cu": '#include "kernel_traits.h"\n'
                   "DEFINE_FLASH_FORWARD_KERNEL(flash_fwd_kernel, bool Is_dropout, bool Is_causal) {\n"
-                  "    int lane = threadIdx.x % 32;\n}\n"
+                  "    int lane = threadIdx.x % 32; unsigned v = __ballot_sync(0xffffffff, lane == 0);\n}\n"  # warp work: % 32 counts
                   "void run(Flash_fwd_params p) { flash_fwd_kernel<<<1, 128>>>(p); }\n",
     })
     r = scan(tmp_path, Settings(jobs=1))
