@@ -591,18 +591,9 @@ class Cache:
     # ------------------------------------------------------------------------------------------------ reading
 
     def get(self, key: str) -> Any | None:
-        try:
-            name = self._name(key)
-        except CacheUnusable:
-            return None  # no secret, so nothing could be verified
-        sealed = self._pending.get(name)
-        if sealed is None:
-            sealed = self._read(name)
-            if sealed is None:
-                return None
-        raw = memoryview(sealed)[_TAG:]
-        if len(sealed) < _TAG or not hmac.compare_digest(sealed[:_TAG], self._tag(name, raw)):
-            return None  # not written with this installation's secret (planted, copied or damaged)
+        raw = self.get_raw(key)
+        if raw is None:
+            return None
         try:
             with collector_paused():
                 return loads(raw)
@@ -616,7 +607,7 @@ class Cache:
         try:
             name = self._name(key)
         except CacheUnusable:
-            return None
+            return None  # no secret, so nothing could be verified
         sealed = self._pending.get(name)
         if sealed is None:
             sealed = self._read(name)
@@ -624,7 +615,7 @@ class Cache:
                 return None
         raw = memoryview(sealed)[_TAG:]
         if len(sealed) < _TAG or not hmac.compare_digest(sealed[:_TAG], self._tag(name, raw)):
-            return None
+            return None  # not written with this installation's secret (planted, copied or damaged)
         return raw
 
     def _read(self, key: str) -> bytes | None:
