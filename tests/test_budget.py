@@ -83,6 +83,16 @@ def test_pool_reports_a_segfault_and_a_memory_overrun_and_replaces_the_worker():
             0: 0, 1: 1, 2: Overrun("needed more than 256 MiB", "memory"), 3: 3}
 
 
+def test_a_segfault_in_a_worker_of_a_big_parent_is_a_death_not_a_memory_overrun():
+    # The child starts holding the parent's resident pages: its peak RSS alone (300 MiB here, past 0.8 x 256 MiB)
+    # said "needed more than 256 MiB" for a plain crash whenever the parent was big (pytest with the whole suite).
+    ballast = b"\1" * (300 << 20)
+    with Pool(Budget(5, 256 << 20), 1) as pool:
+        assert dict(pool.map(_segfault_on_1, [(i,) for i in range(2)], chunk=2)) == {
+            0: 0, 1: Overrun("parser process died (signal 11)", "died")}
+    assert len(ballast) == 300 << 20
+
+
 def test_a_task_exception_is_raised_in_the_parent():
     with pytest.raises(KeyError):
         run_stage(_raise, ("x",), Budget(5, 0))
