@@ -105,15 +105,6 @@ class _TaskError:
         self.exc = exc
 
 
-def _resident_bytes() -> int:
-    """This process's resident size now (/proc/self/statm), 0 where it cannot be read."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def _limit_memory(extra: int) -> None:
     """Cap this process's data segment at what it holds now plus `extra` (a fork inherits the parent's heap, so a
     fixed cap would starve a worker of a big parent)."""
@@ -184,14 +175,11 @@ def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) ->
 class _Slot:
     """One worker process as the parent sees it: its pipe, and the chunk it is working through."""
 
-    def __init__(self, pid: int, conn: Connection, start_rss: int = 0):
+    def __init__(self, pid: int, conn: Connection):
         self.pid = pid
         self.conn = conn
         self.chunk: deque[int] = deque()
         self.deadline = float("inf")
-        # The parent's resident size at the fork: the child starts holding it (its peak RSS counts those pages), so
-        # only what it grew past this says whether it ran into its memory cap.
-        self.start_rss = start_rss
 
 
 class Pool:
@@ -235,7 +223,7 @@ class Pool:
                 os._exit(code)
         child_end.close()
         self.started += 1
-        slot = _Slot(pid, parent_end, _resident_bytes())
+        slot = _Slot(pid, parent_end)
         self._slots.append(slot)
         return slot
 
@@ -251,10 +239,10 @@ class Pool:
         _, status, usage = os.wait4(slot.pid, 0)
         return status, usage
 
-    def _death(self, status: int, usage: Any, start_rss: int = 0) -> Overrun:
+    def _death(self, status: int, usage: Any) -> Overrun:
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
-            if self.budget.memory and usage.ru_maxrss * 1024 - start_rss >= NEAR_CAP * self.budget.memory:
+            if self.budget.memory and usage.ru_maxrss * 1024 >= NEAR_CAP * self.budget.memory:
                 return Overrun(f"needed more than {self.budget.memory // MIB} MiB", "memory")
             return Overrun(f"parser process died (signal {sig})", "died")
         return Overrun(f"parser process died (exit status {os.WEXITSTATUS(status)})", "died")
@@ -306,7 +294,7 @@ class Pool:
                                 i, answer = slot.conn.recv()
                             except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
                                 # (SIGKILL to a dead worker is harmless; wait4 still gives how it died)
-                                failure = self._death(*self._end(slot, kill=True), slot.start_rss)
+                                failure = self._death(*self._end(slot, kill=True))
                                 break
                             slot.chunk.remove(i)
                             slot.deadline = clock()
