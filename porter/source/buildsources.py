@@ -8,32 +8,41 @@ read: a `${VAR}` or generator expression names nothing here.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from porter.source.includes import quoted_target
 
-# The command and its `(`; its arguments run to the next `)` (found with str.find, as buildinfo's CMake reader does:
-# a regex retried from every later command when none closes is quadratic).
+# The command and its `(`; its arguments run to the next `)` (found with str.find in cmake_commands: a regex retried
+# from every later command when none closes is quadratic).
 _COMMAND = re.compile(r"(?i)\b(set_source_files_properties|set_property)\s*\(")
 _COMMENT = re.compile(r"#[^\n]*")
+
+
+def cmake_commands(command: re.Pattern[str], text: str) -> Iterator[tuple[str, str]]:
+    """Each call of a CMake command `command` matches (its name and `(`) in `text`, comments left out, as (name in
+    lower case, the text of its arguments up to the next `)`); a match inside an earlier call's arguments is none.
+    Linear: the first call with no `)` after it ends the walk (no later one closes either)."""
+    text = _COMMENT.sub("", text)
+    after = 0  # where the last command's `)` ended
+    for m in command.finditer(text):
+        if m.start() < after:
+            continue
+        close = text.find(")", m.end())
+        if close < 0:
+            break
+        after = close + 1
+        yield m.group(1).lower(), text[m.end():close]
 
 
 def cuda_sources(path: str, text: str) -> list[str]:
     """The repository paths the CMake file at `path` (a CMakeLists.txt or *.cmake) marks LANGUAGE CUDA, relative
     to its directory, in order, never leaving the repository."""
-    text = _COMMENT.sub("", text)
     out: list[str] = []
-    after = 0
-    for m in _COMMAND.finditer(text):
-        if m.start() < after:
-            continue
-        close = text.find(")", m.end())
-        if close < 0:
-            break  # no `)` after this one: no later command closes either
-        after = close + 1
-        words = [w.strip('"') for w in text[m.end():close].split()]
+    for name, arguments in cmake_commands(_COMMAND, text):
+        words = [w.strip('"') for w in arguments.split()]
         upper = [w.upper() for w in words]
-        if m.group(1).lower() == "set_source_files_properties":
+        if name == "set_source_files_properties":
             if "PROPERTIES" not in upper:
                 continue
             cut = upper.index("PROPERTIES")

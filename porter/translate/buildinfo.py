@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from porter import contain
+from porter.source.buildsources import cmake_commands
 from porter.translate.model import TranslateError
 
 MAX_CMAKE_BYTES = 8 * 1024 * 1024  # a CMakeLists.txt read for include directories (the scan's file limit)
@@ -24,7 +25,6 @@ MAX_DB_BYTES = 64 * 1024 * 1024
 # from every later `include_directories(` when none closes was quadratic, 60000 lines > 120 s).
 _CMAKE_INCLUDE = re.compile(r"(?is)\b(target_include_directories|include_directories)\s*\(")
 _CMAKE_KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER"}
-_COMMENT = re.compile(r"#[^\n]*")
 _STD = re.compile(r"^(?:c|gnu)\+\+(?:98|03|11|14|17|20|2a|23|2b|26|2c)$")
 
 
@@ -191,19 +191,11 @@ def cmake_include_dirs(root: Path, files: list[str]) -> dict[str, tuple[str, ...
             data = contain.read_bytes(root / rel, MAX_CMAKE_BYTES, root=root)
         except contain.Unreadable:
             continue
-        text = _COMMENT.sub("", data.decode("utf-8", "replace"))
         here = PurePosixPath(rel).parent
         dirs: list[str] = []
-        after = 0  # where the last command's `)` ended: a match inside its arguments is not a command
-        for m in _CMAKE_INCLUDE.finditer(text):
-            if m.start() < after:
-                continue
-            close = text.find(")", m.end())
-            if close < 0:
-                break  # no `)` after this one: no later command closes either
-            after = close + 1
-            words = text[m.end():close].split()
-            if m.group(1).lower() == "target_include_directories":
+        for name, arguments in cmake_commands(_CMAKE_INCLUDE, data.decode("utf-8", "replace")):
+            words = arguments.split()
+            if name == "target_include_directories":
                 words = words[1:]  # the target
             for w in words:
                 w = w.strip('"')
