@@ -29,7 +29,8 @@ PROJECT=PATH arguments, and each project gets one line: kernel agreement per tar
 findings porter still reports open, real kept (judged real - true and not guarded - still open / judged real),
 open-finding density (open findings of severity low or worse per 1,000 scanned lines) and, with --recall, recall on
 the project's ROCm guards blanked (C/C++ preprocessor guards, with the project's own ROCm and CUDA macros, and
-Python `if` guards on torch.version.hip and the like, counted apart).
+Python `if` guards on torch.version.hip and the like, counted apart). When the set has a guards.jsonl (each blanked
+side judged real port work or not), recall is also printed over the sides judged real.
 """
 from __future__ import annotations
 
@@ -323,17 +324,42 @@ def blank_python_guards(src: Path, dst: Path) -> list[tuple[str, int, int]]:
 def recall_sides(tree: Path, blank) -> tuple[int, int]:
     """Recall of the CUDA sides `blank` writes into a copy of `tree`: sides touched by a finding at most 10 lines
     wide in porter's scan of the copy / sides."""
+    detail = touched_sides(tree, blank)
+    return sum(hit for *_, hit in detail), len(detail)
+
+
+def touched_sides(tree: Path, blank) -> list[tuple[str, int, int, bool]]:
+    """Each CUDA side `blank` writes into a copy of `tree` (path, first, last) and whether a finding at most 10
+    lines wide in porter's scan of the copy touches it."""
     with tempfile.TemporaryDirectory(prefix="porter-recall-") as tmp:
         sides = blank(tree, Path(tmp))
         if not sides:
-            return 0, 0
+            return []
         result = scan(Path(tmp), Settings(jobs=2, cache_dir=None, targets=TARGETS))
         spans = defaultdict(list)
         for f in result.findings:
             if f.end_line - f.line <= 10:
                 spans[f.path].append((f.line, f.end_line))
-        touched = sum(1 for path, a, b in sides if any(x <= b and a <= y for x, y in spans.get(path, ())))
-        return touched, len(sides)
+        return [(path, a, b, any(x <= b and a <= y for x, y in spans.get(path, ()))) for path, a, b in sides]
+
+
+def load_guards(name: str) -> list[dict]:
+    """guards.jsonl of a held-out set (every blanked CUDA side judged real or not), or [] when the set has none."""
+    path = JUDGED / name / "guards.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def real_recall(judged: list[dict], detail: list[tuple[str, int, int, bool]], kind: str) -> tuple[int, int, int]:
+    """Recall over the sides judged real: (real sides touched, real sides the blanker still writes, real rows of
+    `kind` it no longer writes). The blanker reads some common or ROCm branches as CUDA sides (an `and not
+    is_hip` test, an `is_hiprtc` name); guards.jsonl says which sides are real port work, so this recall counts
+    only those. A row is matched by (path, first, last)."""
+    hit = {(path, a, b): touched for path, a, b, touched in detail}
+    real = [(r["path"], r["first"], r["last"]) for r in judged if r["kind"] == kind and r["real"]]
+    found = [hit[key] for key in real if key in hit]
+    return sum(found), len(found), len(real) - len(found)
 
 
 def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = None) -> dict[str, Counter]:
@@ -400,6 +426,7 @@ def _ratio(a: int, b: int) -> str:
 
 def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool, show_false: bool = False) -> int:
     projects, kernels, findings = load_set(name)
+    guards = load_guards(name)
     trees = {}
     for spec in specs:
         project, _, path = spec.partition("=")
@@ -440,10 +467,19 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
             rocm = re.compile(ROCM_GUARD.pattern + (f"|\\b(?:{extra_rocm})\\b" if extra_rocm else ""))
             cuda_names = "|".join(re.escape(x) for x in p.get("cuda_macros", ()))
             cuda = re.compile(f"\\b(?:{cuda_names})\\b") if cuda_names else None
-            c_hit, c_all = recall_sides(tree, lambda s, d: blank_guards(s, d, rocm, cuda))
-            py_hit, py_all = recall_sides(tree, blank_python_guards)
+            c_sides = touched_sides(tree, lambda s, d: blank_guards(s, d, rocm, cuda))
+            py_sides = touched_sides(tree, blank_python_guards)
+            c_hit, c_all = sum(t for *_, t in c_sides), len(c_sides)
+            py_hit, py_all = sum(t for *_, t in py_sides), len(py_sides)
             total_r.update({"c": c_hit, "c_all": c_all, "py": py_hit, "py_all": py_all})
             line += f" | recall C/C++ {_ratio(c_hit, c_all)}, Python {_ratio(py_hit, py_all)}"
+            mine = [g for g in guards if g["project"] == project]
+            if mine:
+                rc_hit, rc_all, rc_gone = real_recall(mine, c_sides, "c")
+                rp_hit, rp_all, rp_gone = real_recall(mine, py_sides, "python")
+                total_r.update({"rc": rc_hit, "rc_all": rc_all, "rp": rp_hit, "rp_all": rp_all})
+                gone = f" ({rc_gone + rp_gone} judged-real sides no longer blanked)" if rc_gone + rp_gone else ""
+                line += f" | judged-real recall C/C++ {_ratio(rc_hit, rc_all)}, Python {_ratio(rp_hit, rp_all)}{gone}"
         print(line)
         for item in shown or ():
             print(f"    {item}")
@@ -459,6 +495,9 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
     if with_recall:
         line += (f" | recall C/C++ {_ratio(total_r['c'], total_r['c_all'])}, "
                  f"Python {_ratio(total_r['py'], total_r['py_all'])}")
+        if guards:
+            line += (f" | judged-real recall C/C++ {_ratio(total_r['rc'], total_r['rc_all'])}, "
+                     f"Python {_ratio(total_r['rp'], total_r['rp_all'])}")
     print(line)
     return 0
 

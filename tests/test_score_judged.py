@@ -134,3 +134,40 @@ def test_include_guards_named_hip_are_not_rocm_guards(tmp_path):
 def test_an_is_amd_if_guard_is_a_python_rocm_guard(tmp_path):
     src = _write(tmp_path / "src", {"ops.py": "if IS_AMD:\n    warps = [2, 4]\nelse:\n    warps = [2, 4, 8, 32]\n"})
     assert S.blank_python_guards(src, tmp_path / "dst") == [("ops.py", 4, 4)]
+
+
+def test_real_recall_counts_only_the_sides_judged_real():
+    # The blanker reads an `elif` of a chain opened by `... and not is_hip` as a CUDA side (13-14); guards.jsonl
+    # judges it not real, so only the real sides (2-2 hit, 8-9 missed) count, and a real row the blanker no longer
+    # writes (30-31) is reported apart instead of counting as a miss.
+    detail = [("k.cu", 2, 2, True), ("k.cu", 8, 9, False), ("ops.py", 13, 14, True)]
+    judged = [{"kind": "c", "path": "k.cu", "first": 2, "last": 2, "real": True},
+              {"kind": "c", "path": "k.cu", "first": 8, "last": 9, "real": True},
+              {"kind": "c", "path": "k.cu", "first": 30, "last": 31, "real": True},
+              {"kind": "python", "path": "ops.py", "first": 13, "last": 14, "real": False}]
+    assert S.real_recall(judged, detail, "c") == (1, 2, 1)
+    assert S.real_recall(judged, detail, "python") == (0, 0, 0)
+
+
+def test_touched_sides_marks_each_blanked_side_by_porters_findings(tmp_path):
+    # Side 2-2 holds a 32-bit-mask shuffle porter reports; side 6-6 holds plain code it does not.
+    cu = ("#ifndef USE_ROCM\n"
+          "__device__ int f(int v) { return __shfl_xor_sync(0xffffffff, v, 1); }\n"
+          "#endif\n"
+          "int common();\n"
+          "#ifndef USE_ROCM\n"
+          "int cuda_only();\n"
+          "#endif\n")
+    src = _write(tmp_path / "src", {"k.cu": cu})
+    detail = S.touched_sides(src, S.blank_rocm_guards)
+    assert detail == [("k.cu", 2, 2, True), ("k.cu", 6, 6, False)]
+    assert S.recall_sides(src, S.blank_rocm_guards) == (1, 2)
+
+
+def test_load_guards_of_the_committed_heldout8():
+    guards = S.load_guards("heldout8")
+    assert len(guards) == 131
+    assert sum(g["kind"] == "c" for g in guards) == 111 and sum(g["kind"] == "python" for g in guards) == 20
+    assert sum(g["real"] for g in guards if g["kind"] == "c") == 76
+    assert sum(g["real"] for g in guards if g["kind"] == "python") == 12
+    assert S.load_guards("heldout3") == []  # a set without guards.jsonl
