@@ -223,7 +223,8 @@ def test_sarif_carries_the_same_effort_and_statuses(estate):
 
 
 def test_kernel_days_are_one_figure_in_every_format(estate):
-    """A kernel's days are its share, rounded once in the model: console, Markdown and HTML print the same."""
+    """A kernel's days are its share, rounded once in the model: console, Markdown and HTML print the same (the HTML
+    table was not read back before)."""
     r, texts, _ = estate
     from porter.render.figures import num
 
@@ -234,6 +235,10 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
         # the console's kernel table: the name's line ends with the same days
         assert any(line.startswith(k.qualified_name + " ") and line.endswith(" " + day)
                    for line in texts["console"].splitlines()), k.qualified_name
+        # the HTML kernel table: the row of that name and place ends with the same days
+        row = re.search(rf'<tr><td><code>{re.escape(html.escape(k.qualified_name))}</code><br><code class="muted">'
+                        rf'{re.escape(html.escape(k.path))}:{k.line}</code></td>.*?</tr>', texts["html"], re.S)
+        assert row is not None and row[0].endswith(f'<td class="r">{day}</td></tr>'), k.qualified_name
     total = num(r.assessment.breakdowns.totals.kernel_days.likely)
     assert "| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
