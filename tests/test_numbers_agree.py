@@ -239,6 +239,10 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
         row = re.search(rf'<tr><td><code>{re.escape(html.escape(k.qualified_name))}</code><br><code class="muted">'
                         rf'{re.escape(html.escape(k.path))}:{k.line}</code></td>.*?</tr>', texts["html"], re.S)
         assert row is not None and row[0].endswith(f'<td class="r">{day}</td></tr>'), k.qualified_name
+    # the JSON: each kernel's share is the model's, point for point
+    doc = json.loads(texts["json"])["assessment"]["breakdowns"]["by_kernel"]
+    assert {(x["path"], x["line"], x["qualified_name"]): x["share"] for x in doc} == {
+        (k.path, k.line, k.qualified_name): k.share.to_dict() for k in r.assessment.breakdowns.by_kernel}
     total = num(r.assessment.breakdowns.totals.kernel_days.likely)
     assert "| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
