@@ -247,7 +247,11 @@ def _explain(reply: Reply, what: str, token_name: str) -> ApiError:
                         "API", code)
     if code == 429 or (code == 403 and (retry or remaining == "0" or _secondary_limit(reply))):
         reset = _reset_time(reply.headers.get("x-ratelimit-reset"))
-        when = f"retry after {retry} s" if retry else f"the limit resets at {reset}" if reset else "retry later"
+        # a reset the API names is said as a time, beside the wait it asks for (a person reads "resets at 14:00 UTC",
+        # not an epoch; Retry-After alone is a wait from now, said in seconds)
+        resets = f"the limit resets at {reset}" if reset else ""
+        when = (f"retry after {retry} s" + (f" ({resets})" if resets else "") if retry
+                else resets or "retry later")
         return ApiError(f"{what}: {code} rate limited{said}: {when}", code)
     if code == 403:
         return ApiError(f"{what}: 403 forbidden{said}: the token may not write comments here (GitHub: give the job "

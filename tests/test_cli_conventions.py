@@ -68,8 +68,8 @@ SCAN = ["scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q"]
 
 
 def _summary(findings: str, with_findings: int, statuses: str = "") -> str:
-    """The -q line of a scan of cuda-app (11 files, 8 kernels, 8 launches)."""
-    return (f"{findings}; 11 files scanned, {with_findings} files with findings; 8 kernels, 8 launches; "
+    """The -q line of a scan of cuda-app (11 files, 8 kernels, 8 launch sites)."""
+    return (f"{findings}; 11 files scanned, {with_findings} files with findings; 8 kernels, 8 launch sites; "
             f"0 suppressed; 0 files skipped{statuses}")
 
 
@@ -125,7 +125,7 @@ def test_a_rule_the_configuration_adds_may_be_disabled(capsys, tmp_path):
     (tmp_path / "k.cu").write_text(KERNEL)
     (tmp_path / "porter.toml").write_text('disable = ["KRN001"]\ntargets = ["gfx942"]\n')
     code, out, err = porter(capsys, "scan", str(tmp_path), "--no-cache", "-q")
-    assert (code, out) == (0, "0 findings (none); 2 files scanned, 0 files with findings; 1 kernel, 0 launches; "
+    assert (code, out) == (0, "0 findings (none); 2 files scanned, 0 files with findings; 1 kernel, 0 launch sites; "
                               "0 suppressed; 0 files skipped\n")
     assert err == "note: repository porter.toml disables 1 rule(s): KRN001\n"
 

@@ -77,7 +77,7 @@ def test_porter_here_restores_cwd_environment_and_streams(tmp_path):
     before = (os.getcwd(), dict(os.environ), sys.stdout, sys.stderr, sys.stdin)
     p = porter_here("scan", ".", "--no-cache", "-q", cwd=tmp_path, env={"PORTER_SOMETHING": "x"})
     assert (p.returncode, p.stdout, p.stderr) == (
-        0, "0 findings (none); 0 files scanned, 0 files with findings; 0 kernels, 0 launches; 0 suppressed; "
+        0, "0 findings (none); 0 files scanned, 0 files with findings; 0 kernels, 0 launch sites; 0 suppressed; "
            "0 files skipped\n", "warning: no source files found under .\n")
     assert (os.getcwd(), dict(os.environ), sys.stdout, sys.stderr, sys.stdin) == before
 

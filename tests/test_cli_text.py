@@ -45,7 +45,7 @@ def test_empty_tree_assess_exits_2_scan_warns(tmp_path, files):
     assert a.stderr.strip() == f"error: no source files found under {tmp_path}"
     s = porter_here("scan", str(tmp_path), "--no-cache", "-q")
     assert s.returncode == 0
-    assert s.stdout == "0 findings (none); 0 files scanned, 0 files with findings; 0 kernels, 0 launches; 0 suppressed; 0 files skipped\n"
+    assert s.stdout == "0 findings (none); 0 files scanned, 0 files with findings; 0 kernels, 0 launch sites; 0 suppressed; 0 files skipped\n"
     assert s.stderr.strip() == f"warning: no source files found under {tmp_path}"
 
 

@@ -198,7 +198,7 @@ def test_a_rate_limit_longer_than_the_budget_is_an_error_with_when_to_retry(forg
     with pytest.raises(UsageError) as e:
         post_github(BODY, 7, gh_env(forge), sleep=no_sleep)
     assert str(e.value) == ("acme/widget#7: listing comments: 403 rate limited: You have exceeded a secondary rate "
-                            "limit: retry after 3600 s")
+                            "limit: retry after 3600 s (the limit resets at 2026-01-01 00:00:00 UTC)")
     assert forge.log == [LIST]
 
 

@@ -160,6 +160,35 @@ def test_html_shows_the_same_numbers(estate):
     assert f"<title>Porting assessment: estate — {r.assessment.verdict} · porter {__version__} · branch main · commit {commit[:12]}</title>" in page
 
 
+def test_files_kernels_and_launch_sites_are_counted_and_worded_alike(estate):
+    """The counts beside the table (files, kernels, launch sites) are one line, word for word, in console,
+    Markdown and HTML, the same numbers under the same keys in JSON, and `scan`'s summary line of the same run
+    counts and words them alike ("2045 findings in 127 files" in HTML against "in 615 files" in Markdown was
+    three definitions of a file count)."""
+    r, texts, _ = estate
+    c = r.assessment.counts
+    files = (f"{c.files_scanned} files scanned · {c.files_with_findings} files with findings · "
+             f"{c.files_with_open_findings} files with open findings · {c.skipped} files skipped")
+    others = f"{c.kernels} kernels · {c.launches} launch sites · {c.suppressed} suppressed"
+    assert (c.files_scanned, c.files_with_findings, c.files_with_open_findings, c.kernels, c.launches) == (
+        54, 45, 38, 21, 15)
+    assert f"\n{files}; {others}; hipify translates " in texts["console"]
+    assert f"\n{files}. {others}. hipify translates " in texts["markdown"]
+    assert f'<p class="muted" id="count-notes">{files}. {others}. hipify translates ' in texts["html"]
+    doc = json.loads(texts["json"])["assessment"]["counts"]
+    assert {k: doc[k] for k in ("files_scanned", "files_with_findings", "files_with_open_findings", "skipped",
+                                "kernels", "launches", "suppressed")} == {
+        "files_scanned": 54, "files_with_findings": 45, "files_with_open_findings": 38, "skipped": 0, "kernels": 21,
+        "launches": 15, "suppressed": 0}
+    from porter.render.console import summary_line
+
+    assert summary_line(r.result) == (
+        f"{c.findings} findings (9 blocker, 37 high, 50 medium, 29 low, 251 info); {c.files_scanned} files scanned, "
+        f"{c.files_with_findings} files with findings; {c.kernels} kernels, {c.launches} launch sites; "
+        f"{c.suppressed} suppressed; {c.skipped} files skipped; {c.open} open, {c.handled} handled, "
+        f"{c.cuda_only} cuda-only")
+
+
 def test_csv_counts_the_same_findings(estate):
     r, texts, _ = estate
     _, cats, counts = expected(r.assessment)
@@ -194,7 +223,8 @@ def test_sarif_carries_the_same_effort_and_statuses(estate):
 
 
 def test_kernel_days_are_one_figure_in_every_format(estate):
-    """A kernel's days are its share, rounded once in the model: console, Markdown and HTML print the same."""
+    """A kernel's days are its share, rounded once in the model: console, Markdown and HTML print the same (the HTML
+    table was not read back before)."""
     r, texts, _ = estate
     from porter.render.figures import num
 
@@ -205,8 +235,16 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
         # the console's kernel table: the name's line ends with the same days
         assert any(line.startswith(k.qualified_name + " ") and line.endswith(" " + day)
                    for line in texts["console"].splitlines()), k.qualified_name
+        # the HTML kernel table: the row of that name and place ends with the same days
+        row = re.search(rf'<tr><td><code>{re.escape(html.escape(k.qualified_name))}</code><br><code class="muted">'
+                        rf'{re.escape(html.escape(k.path))}:{k.line}</code></td>.*?</tr>', texts["html"], re.S)
+        assert row is not None and row[0].endswith(f'<td class="r">{day}</td></tr>'), k.qualified_name
+    # the JSON: each kernel's share is the model's, point for point
+    doc = json.loads(texts["json"])["assessment"]["breakdowns"]["by_kernel"]
+    assert {(x["path"], x["line"], x["qualified_name"]): x["share"] for x in doc} == {
+        (k.path, k.line, k.qualified_name): k.share.to_dict() for k in r.assessment.breakdowns.by_kernel}
     total = num(r.assessment.breakdowns.totals.kernel_days.likely)
-    assert f"| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
+    assert "| **all kernels** |" in texts["markdown"] and texts["markdown"].count(f"| **{total}** |") == 1
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
 
 

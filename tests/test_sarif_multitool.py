@@ -83,3 +83,20 @@ def test_render_options_carry_the_minimum_severity_to_both_sarif_forms():
     asked = json.loads(render("sarif", r, RenderOptions(min_severity=Severity.INFO)))["runs"][0]["results"]
     assert len(asked) == len(r.result.findings) > len(default)
     assert {x["ruleId"] for x in asked} - {x["ruleId"] for x in default} >= {"API001", "KRN001"}
+
+
+def test_scan_min_severity_on_the_command_line_is_what_sarif_uploads():
+    """`scan -f sarif --min-severity info` is how a user asks for the rename notes: the command line passed the
+    option to what is shown but not to the SARIF renderer, so the notes could not be uploaded at all."""
+    def uploaded(*extra: str) -> tuple[int, list[str]]:
+        p = porter_here("scan", str(DUAL), "-f", "sarif", "--no-cache", "--jobs", "1", *extra)
+        assert p.returncode == 0, p.stderr
+        results = json.loads(p.stdout)["runs"][0]["results"]
+        return len(results), sorted({r["ruleId"] for r in results})
+
+    assert uploaded() == (23, ["API003", "API004", "BLD001", "BLD002", "BLD006", "DEV001", "DEV002", "DEV007",
+                               "DEV011", "LIB004", "LIB007", "PYT003"])
+    assert uploaded("--min-severity", "info") == (44, [
+        "API001", "API003", "API004", "API005", "BLD001", "BLD002", "BLD006", "BLD008", "DEV001", "DEV002", "DEV007",
+        "DEV011", "KRN001", "KRN002", "LIB001", "LIB004", "LIB007", "PYT003"])
+    assert uploaded("--min-severity", "high") == (7, ["DEV001", "DEV002", "DEV007"])

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -122,7 +121,7 @@ def test_quiet_prints_one_summary_line(tmp_path):
     (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[0] = 0; }\n")
     p = porter_here("scan", str(tmp_path), "--no-cache", "-q")
     assert p.returncode == 0
-    assert p.stdout.strip().splitlines()[-1].startswith("1 finding (1 info); 1 file scanned, 1 file with findings; 1 kernel, 0 launches")
+    assert p.stdout.strip().splitlines()[-1].startswith("1 finding (1 info); 1 file scanned, 1 file with findings; 1 kernel, 0 launch sites")
 
 
 def test_config_from_closest_porter_toml_wins_over_pyproject(tmp_path):

@@ -87,7 +87,10 @@ def scan(
         # and the gate see the same findings (and the cache keys on the rules that ran).
         settings = dataclasses.replace(settings, disabled_rules=unselected(settings.disabled_rules, known, sel))
         status_shown = status.strip().lower() if status else "all"
-        opts = RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan", date=day)
+        # --min-severity is also what SARIF uploads: asked for (`--min-severity info`), code scanning gets the rename
+        # notes it leaves out by default (porter.render.sarif.uploaded)
+        opts = RenderOptions(explain=False, verbose=verbose, quiet=quiet, command="scan", date=day,
+                             min_severity=sel.min_severity)
         reuse = None
         if new_since is not None or baseline is not None:
             run = diff_pipeline(path, cli, rev, new_since, baseline, fmt.needs_assessment, settings)

@@ -36,10 +36,11 @@ def summary_line(result: ScanResult) -> str:
 
     scanned = sum(1 for f in result.files if f.skipped is None)
     with_findings = len({f.path for f in result.findings})
-    # the files counted and worded as every report counts them (porter.estimate.counts)
+    # the files, kernels and launch sites counted and worded as every report counts them (porter.estimate.counts:
+    # "launch sites", as assess's formats say, not "launches")
     line = (f"{plural(len(result.findings), 'finding')} ({sev or 'none'}); {phrase('files_scanned', scanned)}, "
             f"{phrase('files_with_findings', with_findings)}; "
-            f"{plural(len(result.kernels), 'kernel')}, {plural(len(result.launches), 'launch', 'launches')}; "
+            f"{plural(len(result.kernels), 'kernel')}, {plural(len(result.launches), 'launch site')}; "
             f"{len(result.suppressed)} suppressed; {phrase('skipped', len(result.skipped))}")
     return line + port_status_note(result)
 

@@ -11,6 +11,13 @@ matches), and the file must be one only the ROCm build compiles (a `.hip` file, 
 named for ROCm: porter.portaware.scope). In a CUDA source the HIP name would break the NVIDIA build, so there the
 finding says what to use and suggests nothing (tests/test_suggestions_build.py applies every suggestion of a
 fixture pull request and compiles the result with nvcc and hipcc).
+
+No suggestion is offered inside a CUDA source, even one that would build for both vendors: the one candidate,
+DEV002's `~0ull` for a literal 32-bit full mask, is not clean on either side: nvcc 13 truncates it back to
+0xffffffff with warning #69-D ("integer conversion resulted in truncation", an error under -Werror), and it compiles
+only against HIP's `*_sync` intrinsics (ROCm >= 6.2), which the hipcc porter's tests run (Debian's, HIP 5.2) lacks,
+so no test could apply and compile it. Such a suggestion would need a flag in its rule's data and a compile check
+with a newer HIP.
 """
 from __future__ import annotations
 
