@@ -119,7 +119,7 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
     """One stretch of Markdown outside code spans, made inert (inert_body)."""
     kept: list[str] = []
 
-    def keep(m: re.Match | _Code) -> str:
+    def keep(m: re.Match[str] | _Code) -> str:
         kept.append(m.group(0))
         return f"\0{len(kept) - 1}\0"
 
@@ -305,7 +305,7 @@ class _Api:
             except OSError:
                 pass
 
-    def _once(self, method: str, url: str, what: str, **kw) -> Reply:
+    def _once(self, method: str, url: str, what: str, **kw: Any) -> Reply:
         try:
             request = self.client.build_request(method, url, **kw)
         except httpx.InvalidURL as e:
@@ -380,7 +380,7 @@ class _Api:
             return SECONDARY_WAIT if reply.status == 403 else None
         return False
 
-    def call(self, method: str, url: str, what: str, repeatable: bool = True, **kw) -> Reply:
+    def call(self, method: str, url: str, what: str, repeatable: bool = True, **kw: Any) -> Reply:
         for attempt in range(RETRIES + 1):
             reply = self._once(method, url, what, **kw)
             if reply.status < 400:
@@ -391,17 +391,18 @@ class _Api:
                 raise _ServerError(str(error), reply.status) if reply.status >= 500 and not repeatable else error
         raise AssertionError("unreachable: the last attempt raises")
 
-    def pages(self, url: str, what: str, params: dict[str, Any]) -> Iterator[list]:
+    def pages(self, url: str, what: str, params: dict[str, Any]) -> Iterator[list[Any]]:
         """Each page of a paginated list, following `Link: <...>; rel="next"` (on this origin only)."""
-        next_url: str | None = url
+        page_url = url
         seen = {url}
         for _ in range(MAX_PAGES):
-            reply = self.call("GET", next_url, what, params=params if next_url == url else None)
+            reply = self.call("GET", page_url, what, params=params if page_url == url else None)
             yield reply.json(what, list)
             next_url = reply.next_url
             if not next_url or next_url in seen:
                 return
             seen.add(next_url)
+            page_url = next_url
         raise ApiError(f"{what}: more than {MAX_PAGES} pages of comments")
 
     def close(self) -> None:
@@ -417,10 +418,10 @@ def _comment(c: Any, what: str) -> tuple[int, Any]:
 
 
 def _sticky(api: _Api, list_url: str, item_url: Callable[[int], str], text: str, what: str, edit_method: str,
-            whoami: Callable[[], str], author_of: Callable[[dict], Any]) -> Outcome:
+            whoami: Callable[[], str], author_of: Callable[[dict[str, Any]], Any]) -> Outcome:
     me: str | None = None
     for attempt in range(RETRIES + 1):
-        ours: list[tuple[int, dict]] = []
+        ours: list[tuple[int, dict[str, Any]]] = []
         for page in api.pages(list_url, f"{what}: listing comments", {"per_page": 100}):
             for c in page:
                 cid, body = _comment(c, f"{what}: listing comments")
@@ -443,9 +444,9 @@ def _sticky(api: _Api, list_url: str, item_url: Callable[[int], str], text: str,
                 raise
             continue  # the POST may have gone through: list again before posting again
         got = reply.json(f"{what}: posting the comment", dict) if reply.body else {}
-        cid = got.get("id")
+        new_id = got.get("id")
         return Outcome("created", str(got.get("html_url") or got.get("url") or ""),
-                       cid if isinstance(cid, int) and not isinstance(cid, bool) else 0)
+                       new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else 0)
     raise AssertionError("unreachable: the last attempt raises")
 
 
