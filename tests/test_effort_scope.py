@@ -476,6 +476,12 @@ def test_python_uses_of_a_library_the_project_imports_only_where_installed_are_p
     assert scope.parity_reasons == (("PyCUDA (imported only where installed)",
                                      "the project imports the library only where it is installed (try/except "
                                      "ImportError); a first port runs without it"),)
+    # a drop-in library's probe (flash_attn: ROCm builds exist) leaves no feature out
+    dropin = [dataclasses.replace(finding("LIB007", "ops/fmha/flash.py", 46, "library", data=(
+        ("library", "FlashAttention"), ("optional", "imported in a try whose except catches ImportError (line 50)"))),
+        fingerprint="flash")]
+    inputs = Inputs.of(result(dropin), UNSCALED, rs, load_libraries())
+    assert inputs.library(dropin[0]).kind == "drop-in" and inputs.scope(ts("mi355x")).parity_findings == ()
     # without the probe nothing moves
     plain = [dataclasses.replace(f, data=(("library", "PyCUDA"),)) if f.fingerprint == "probe" else f for f in fs]
     assert Inputs.of(result(plain), UNSCALED, rs, load_libraries()).scope(ts("mi355x")).parity_findings == ()

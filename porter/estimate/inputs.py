@@ -239,9 +239,10 @@ class Inputs:
         Python finding of that library is the optional feature's: the probed import and the modules behind the
         probe that import it unconditionally alike (pytorch3d probes `pycuda.gl` in renderer/opengl/__init__.py and
         imports its OpenGL rasterizer only when that succeeds; its ROCm port, #1851, left PyCUDA alone). The `what`
-        is the library. C/C++ uses of the library are compiled whatever Python probes, and stay."""
+        is the library. C/C++ uses of the library are compiled whatever Python probes, and stay; a drop-in library
+        (FlashAttention, apex: ROCm builds of them exist) is a rename wherever it is imported, no feature left out."""
         probed = {lib.id: lib for f in findings if dict(f.data).get("optional") and _python(f.path)
-                  for lib in [self.library(f)] if lib is not None}
+                  for lib in [self.library(f)] if lib is not None and lib.kind != "drop-in"}
         for f in findings:
             lib = self.library(f)
             if lib is not None and lib.id in probed and _python(f.path) and f.fingerprint not in out:
