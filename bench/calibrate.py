@@ -54,6 +54,23 @@ def model_fingerprint(root: Path = REPO) -> str:
     return h.hexdigest()[:16]
 
 
+def scan_fingerprint(root: Path = REPO, targets: tuple[str, ...] = ()) -> str:
+    """sha256 over what a cached scan (--results-cache) is a function of: porter's code and data outside the
+    assessment stage that this script re-does per model (porter/estimate/, rules/effort/), and the targets. A scan
+    cached by other code is not found under this name, so a change to the scan, the kernel analysis or port status
+    is never hidden by a warm cache; a change to the effort model alone keeps it."""
+    import hashlib
+
+    h = hashlib.sha256(",".join(targets).encode() + b"\0")
+    files = [p for p in (root / "porter").rglob("*") if p.is_file() and p.suffix in (".py", ".json")
+             and "estimate" not in p.relative_to(root / "porter").parts[:1] and "__pycache__" not in p.parts]
+    files += [p for p in (root / "rules").rglob("*") if p.is_file() and p.relative_to(root / "rules").parts[0] != "effort"
+              and "__pycache__" not in p.parts]
+    for p in sorted(files):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return h.hexdigest()[:12]
+
+
 RHO_MIN, RATIO_MAX, ONE_DAY_MAX, WITHIN2_MIN = 0.85, 3.0, 3.0, 0.8
 
 
@@ -206,8 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", choices=("fit", "held-out", "all"), default="all",
                     help="which ports to run (fit: only the ones the model is fitted on; held-out ports are run once)")
     ap.add_argument("--results-cache", type=Path,
-                    help="keep each pre-port tree's scan here (pickled, by port id and commit) to re-assess quickly "
-                         "while changing only the effort model; delete it when porter's scanning changes")
+                    help="keep each pre-port tree's scan here (pickled, by port id, commit and scan_fingerprint: porter's "
+                         "code outside the effort model) to re-assess quickly while changing only the effort model")
     ap.add_argument("--record", type=Path, help="write the run (per port and summaries) to this YAML file")
     ap.add_argument("--docs", action="store_true",
                     help="with --record: render docs/effort-model.md's calibration table from the recorded run")
@@ -222,10 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         mirrors = args.mirrors or [Path("mirrors")]
         repos, trees = _pairs(args.repo, "--repo"), _pairs(args.tree, "--tree")
         results = {}
+        scan_key = scan_fingerprint(REPO, tuple(args.target)) if args.results_cache else ""
         for port in history.ports:
             if args.set != "all" and port.set != args.set:
                 continue
-            cached = args.results_cache / f"{port.id}-{port.pre_port_commit[:12]}.pickle" if args.results_cache else None
+            cached = (args.results_cache / f"{port.id}-{port.pre_port_commit[:12]}-{scan_key}.pickle"
+                      if args.results_cache else None)
             if cached is not None and cached.is_file():
                 results[port.id] = pickle.loads(cached.read_bytes())
                 continue

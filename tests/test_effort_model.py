@@ -313,6 +313,31 @@ def test_the_docs_calibration_table_is_rendered_from_a_run_of_the_model_as_it_sh
         "fit set", "held-out set", "all ports, leave-one-project-out"}
 
 
+def test_the_results_cache_is_keyed_on_porters_scanning_code_not_on_the_effort_model(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("calibrate", REPO / "bench" / "calibrate.py")
+    calibrate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibrate)
+    files = {"porter/scan.py": "a\n", "porter/estimate/cost.py": "b\n", "rules/kernel/K1.yaml": "c\n",
+             "rules/effort/model.yaml": "d\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    fp = calibrate.scan_fingerprint
+    assert fp(tmp_path) == "65a36ee7f57c" and fp(tmp_path, ("mi300x",)) == "b9dd900ccd31"
+    # the effort model and the estimate modules are re-applied to a cached scan: they keep its name
+    (tmp_path / "porter/estimate/cost.py").write_text("b2\n")
+    (tmp_path / "rules/effort/model.yaml").write_text("d2\n")
+    assert fp(tmp_path) == "65a36ee7f57c"
+    # a change to the scan, the kernel analysis, port status or a rule names another scan: a cache miss
+    (tmp_path / "porter/scan.py").write_text("a2\n")
+    assert fp(tmp_path) != "65a36ee7f57c"
+    (tmp_path / "porter/scan.py").write_text("a\n")
+    (tmp_path / "rules/kernel/K1.yaml").write_text("c2\n")
+    assert fp(tmp_path) != "65a36ee7f57c"
+
+
 def test_a_bad_history_names_the_field(tmp_path):
     (tmp_path / "h.yaml").write_text("ports:\n  - {id: a, repository: o/a, pre_port_commit: abc}\n")
     with pytest.raises(HistoryError) as e:

@@ -450,3 +450,38 @@ def test_library_calls_behind_a_macro_named_for_the_library_are_opt_in_parity():
     assert [f.line for f in scope.findings] == [30, 52]
     assert scope.parity_reasons == (("CT2_WITH_CUDNN", "the project compiles it only when it opts into the library; "
                                                        "a first port builds without it"),)
+
+
+def test_python_uses_of_a_library_the_project_imports_only_where_installed_are_parity():
+    # pytorch3d before its ROCm port (#1851): renderer/opengl/__init__.py probes `import pycuda.gl` in a try/except
+    # ImportError (the scan marks that import `optional`) and imports opengl_utils.py, which imports pycuda.driver
+    # unconditionally, only when it succeeds: both go to parity. A PyCUDA import in a project that never probes it,
+    # and a C++ use of a probed library, stay in the minimal port.
+    from porter.estimate.inputs import Inputs
+    from porter.libraries import load_libraries
+
+    rs = RuleSet((rule("LIB008", "library", "m", "file"), rule("LIB002", "library", "m", "file")), "x")
+    probe = (("library", "PyCUDA"), ("optional", "imported in a try whose except catches ImportError (line 29)"))
+    fs = [dataclasses.replace(finding("LIB008", "renderer/opengl/__init__.py", 28, "library", data=probe),
+                              fingerprint="probe"),
+          dataclasses.replace(finding("LIB008", "renderer/opengl/opengl_utils.py", 28, "library",
+                                      data=(("library", "PyCUDA"),)), fingerprint="behind"),
+          dataclasses.replace(finding("LIB002", "csrc/gl.cpp", 3, "library", data=(("library", "PyCUDA"),)),
+                              fingerprint="cxx"),
+          dataclasses.replace(finding("LIB008", "tools/trace.py", 1, "library", data=(("library", "cupy"),)),
+                              fingerprint="other")]
+    scope = Inputs.of(result(fs), UNSCALED, rs, load_libraries()).scope(ts("mi355x"))
+    assert [f.fingerprint for f in scope.parity_findings] == ["probe", "behind"]
+    assert [f.fingerprint for f in scope.findings] == ["cxx", "other"]
+    assert scope.parity_reasons == (("PyCUDA (imported only where installed)",
+                                     "the project imports the library only where it is installed (try/except "
+                                     "ImportError); a first port runs without it"),)
+    # a drop-in library's probe (flash_attn: ROCm builds exist) leaves no feature out
+    dropin = [dataclasses.replace(finding("LIB007", "ops/fmha/flash.py", 46, "library", data=(
+        ("library", "FlashAttention"), ("optional", "imported in a try whose except catches ImportError (line 50)"))),
+        fingerprint="flash")]
+    inputs = Inputs.of(result(dropin), UNSCALED, rs, load_libraries())
+    assert inputs.library(dropin[0]).kind == "drop-in" and inputs.scope(ts("mi355x")).parity_findings == ()
+    # without the probe nothing moves
+    plain = [dataclasses.replace(f, data=(("library", "PyCUDA"),)) if f.fingerprint == "probe" else f for f in fs]
+    assert Inputs.of(result(plain), UNSCALED, rs, load_libraries()).scope(ts("mi355x")).parity_findings == ()

@@ -237,6 +237,21 @@ def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
                    (7, "low", None)]
 
 
+def test_a_port_library_import_in_a_try_except_importerror_is_marked_optional_at_its_severity(tmp_path):
+    (tmp_path / "gl.py").write_text(
+        "import pycuda.driver\n"              # 1: a hard import: no mark
+        "def probe():\n"                      # 2
+        "    try:\n"                          # 3
+        "        import pycuda.gl\n"          # 4: probed: optional, severity kept
+        "    except (ImportError, ModuleNotFoundError):\n"  # 5
+        "        return False\n"              # 6
+        "    return True\n")                  # 7
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity), dict(f.data).get("optional")) for f in r.findings if f.rule == "LIB008"]
+    assert got == [(1, "medium", None),
+                   (4, "medium", "imported in a try whose except catches ImportError (line 5)")]
+
+
 def test_ptx_in_a_device_pass_arm_whose_else_hip_compiles_reads_info(tmp_path):
     (tmp_path / "smem.cu").write_text(
         "__device__ unsigned smem_pointer(void* ptr) {\n"                    # 1

@@ -104,7 +104,8 @@ class Inputs:
         hours on a target (a rewrite: vLLM's first ROCm port left AWQ's tensor-core kernels NVIDIA-only); a `text`
         entry takes findings whose rule, message or data match (rocm_not_supported lists, cuda_only flags); a
         `rewrites` entry takes kernels that need a new implementation (`_rewrites`), a `library_guards` entry library
-        calls the project compiles only when it opts into the library (`_library_guards`)."""
+        calls the project compiles only when it opts into the library (`_library_guards`), an `optional_imports`
+        entry the Python uses of a library the project imports only where it is installed (`_optional_imports`)."""
         out: dict[str, tuple[str, str]] = {}
         for entry in self.model.data.get("scope", {}).get("parity", []):
             if entry.get("text"):
@@ -115,6 +116,8 @@ class Inputs:
                 self._rewrites(entry, findings, kernels, targets, out)
             if entry.get("library_guards"):
                 self._library_guards(entry, findings, out)
+            if entry.get("optional_imports"):
+                self._optional_imports(entry, findings, out)
             if not entry.get("siblings"):
                 continue
             dirs: dict[str, list[Finding | Kernel]] = defaultdict(list)
@@ -229,6 +232,22 @@ class Inputs:
             if guard is not None:
                 out[f.fingerprint] = (guard, entry["reason"])
 
+    def _optional_imports(self, entry: Mapping[str, Any], findings: list[Finding],
+                          out: dict[str, tuple[str, str]]) -> None:
+        """An `optional_imports` entry: a library the project's Python imports inside a try whose except catches
+        ImportError (the scan's data `optional`, porter.match.refine) is a dependency it runs without, so every
+        Python finding of that library is the optional feature's: the probed import and the modules behind the
+        probe that import it unconditionally alike (pytorch3d probes `pycuda.gl` in renderer/opengl/__init__.py and
+        imports its OpenGL rasterizer only when that succeeds; its ROCm port, #1851, left PyCUDA alone). The `what`
+        is the library. C/C++ uses of the library are compiled whatever Python probes, and stay; a drop-in library
+        (FlashAttention, apex: ROCm builds of them exist) is a rename wherever it is imported, no feature left out."""
+        probed = {lib.id: lib for f in findings if dict(f.data).get("optional") and _python(f.path)
+                  for lib in [self.library(f)] if lib is not None and lib.kind != "drop-in"}
+        for f in findings:
+            lib = self.library(f)
+            if lib is not None and lib.id in probed and _python(f.path) and f.fingerprint not in out:
+                out[f.fingerprint] = (f"{lib.name} (imported only where installed)", entry["reason"])
+
     def need_likely(self, k: Kernel, targets: tuple[Target, ...]) -> float:
         """The likely hours of the dearest thing a kernel needs on any of `targets`, before size and complexity."""
         from porter.estimate.kernel_verdicts import read_kernel
@@ -297,6 +316,10 @@ class Inputs:
                 continue
             return True
         return False
+
+
+def _python(path: str) -> bool:
+    return path.endswith((".py", ".pyi"))
 
 
 def _kernel_id(k: Kernel) -> str:

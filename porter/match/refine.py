@@ -17,7 +17,10 @@ sorted drafts of its findings (porter.match.draft):
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
 4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError is optional: info,
-   with the handler's line under data `optional`.
+   with the handler's line under data `optional`. A port-kind or unported library's import there (LIB008, LIB009:
+   pytorch3d probes `pycuda.gl` so its OpenGL rasterizer is imported only where PyCUDA is installed) keeps its
+   severity, since using the feature on ROCm still needs the rewrite, and carries `optional` too: the project runs
+   without it, which the effort estimate reads as feature parity, not the minimal port.
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
@@ -162,7 +165,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
     if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code):
-        if any(f.rule in OPTIONAL_IMPORT_RULES for f in findings):
+        if any(f.rule in OPTIONAL_IMPORT_RULES or f.rule in PROBED_IMPORT_RULES for f in findings):
             tries = optional_import_blocks(sf)
             findings = [optional_import(f, tries) for f in findings]
     if sf.language == "python" and b"dependency_links" in sf.code:
@@ -207,6 +210,8 @@ def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
 
 # A drop-in library's Python import (LIB007): optional when a try/except ImportError holds it.
 OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
+# A port-kind or unported library's Python import (LIB008, LIB009): marked optional there, severity kept.
+PROBED_IMPORT_RULES = frozenset({"LIB008", "LIB009"})
 
 
 def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
@@ -230,14 +235,16 @@ def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
 def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
     """A drop-in library's import inside a try/except ImportError at info, the handler's line under data
     `optional`: the project runs without the library (gsplat's nvtx profiling ranges), and where ROCm has the
-    drop-in it is a rename anyway."""
-    if f.rule not in OPTIONAL_IMPORT_RULES:
+    drop-in it is a rename anyway. A port-kind or unported library's import there (PROBED_IMPORT_RULES) keeps its
+    severity and gets the same `optional`: the feature is the project's option, still work where it is wanted."""
+    if f.rule not in OPTIONAL_IMPORT_RULES and f.rule not in PROBED_IMPORT_RULES:
         return f
     for a, b, handler in tries:
         if a <= f.line <= b:
             data = dict(f.data)
             data["optional"] = f"imported in a try whose except catches ImportError (line {handler})"
-            return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+            severity = Severity.INFO if f.rule in OPTIONAL_IMPORT_RULES else f.severity
+            return f._replace(severity=severity, data=tuple(sorted(data.items())))
     return f
 
 
