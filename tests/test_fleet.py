@@ -12,7 +12,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from fleet_repos import KINDS, git, make_fleet
+from fleet_repos import KINDS, git, make_fleet, readme_recipe
 from porter.cli import app
 from porter.fleet import assess as fleet_assess
 from porter.fleet import inventory
@@ -49,8 +49,20 @@ def fleet(tmp_path_factory):
         t = doc["assessment"]["targets"][0]
         expected[kind] = (t["verdict"], t["effort"]["low"], t["effort"]["likely"], t["effort"]["high"])
     opts = ["--clone-cache", str(root / "clones"), "--cache-dir", str(root / "pcache"), "-q"]
-    cli("fleet", "scan", str(root / "list.txt"), "--db", str(root / "fleet.db"), "-w", "2", *opts)
+    cron(root, opts)
     return root, repos, expected, opts
+
+
+def cron(root, opts) -> None:
+    """The README's weekly cron line as written (`fleet scan estate.txt --db estate.db -w 8 -q && fleet report --db
+    estate.db -o estate.md`), its files in `root` and porter's caches the test's own."""
+    recipe = readme_recipe("The weekly cron:")
+    assert [argv[:2] for argv in recipe] == [["fleet", "scan"], ["fleet", "report"]]
+    files = {"estate.txt": str(root / "list.txt"), "estate.db": str(root / "fleet.db"),
+             "estate.md": str(root / "estate.md")}
+    for argv in recipe:
+        argv = [files.get(a, a) for a in argv]
+        cli(*argv, *(opts if argv[1] == "scan" else ()))
 
 
 def test_every_assess_kind_gives_its_own_verdict(fleet):
@@ -90,7 +102,8 @@ def test_stored_rows_are_exactly_what_assess_says(fleet):
 def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet):
     root, repos, expected, opts = fleet
     db = str(root / "fleet.db")
-    cli("fleet", "scan", str(root / "list.txt"), "--db", db, "-w", "2", *opts)
+    assert "## Changes\n\nNo earlier run." in (root / "estate.md").read_text()  # the first cron run's report
+    cron(root, opts)
     store = Store.open(db)
     before = store.counts()
     assert before["fleet_runs"] == 2 and before["fleet_assessments"] == COUNT
@@ -99,6 +112,9 @@ def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet
     assert [r["assessment_id"] for r in rows if r["repository"] in repos] == \
         [r["assessment_id"] for r in store.run_rows(1) if r["repository"] in repos]
     assert document(store)["changes"] == []
+    report = (root / "estate.md").read_text()  # the second cron run's: nothing moved since the first
+    assert report.endswith("## Changes since run 1\n\n| repository | target | change | before | after |\n"
+                           "|---|---|---|---|---|\n")
 
     # r03-blocked drops TensorRT-LLM: one new assessment, the rest stored; the report says what moved.
     repo = root / "repos" / "r03-blocked"
@@ -107,7 +123,7 @@ def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "vllm instead", date="2026-01-19T10:00:00Z")
     head = git(repo, "rev-parse", "HEAD")
-    cli("fleet", "scan", str(root / "list.txt"), "--db", db, "-w", "2", *opts)
+    cron(root, opts)
     store = Store.open(db)
     assert store.counts()["fleet_assessments"] == COUNT + 1
     rows = {r["repository"]: r for r in store.run_rows(3)}
@@ -119,6 +135,10 @@ def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet
         {"repository": "r03-blocked", "target": "mi355x", "change": "verdict", "before": "blocked", "after": "ready"},
         {"repository": "r03-blocked", "target": "mi355x", "change": "effort", "before": expected["blocked"][2],
          "after": 0.0}]
+    assert (root / "estate.md").read_text().endswith(  # the third cron run's report says the same
+        f"## Changes since run 2\n\n| repository | target | change | before | after |\n|---|---|---|---|---|\n"
+        f"| r03-blocked |  | commit | {old[:12]} | {head[:12]} |\n| r03-blocked | mi355x | verdict | blocked | ready |\n"
+        f"| r03-blocked | mi355x | effort | {expected['blocked'][2]:g} | 0 |\n")
 
 
 def test_every_report_format_shows_the_same_numbers(fleet):

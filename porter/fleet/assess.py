@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from porter import __version__
 from porter.errors import PorterError
-from porter.fleet.checkout import CheckoutError, checkout
+from porter.fleet.checkout import CheckoutError, checkout, holding
 from porter.fleet.inventory import Entry
 
 ASSESSED, STORED, FAILED = "assessed", "stored", "failed"
@@ -181,15 +181,17 @@ def run_task(task: Task) -> Outcome:
 
 
 def run_point(task: PointTask) -> PointOutcome:
-    """One history point: the repository's clone (fetched, as its repository task left it) walked at that one
-    commit through porter's history engine, so the point is what `porter history` gives for it (and cached alike)."""
+    """One history point: the repository's clone (as its repository task left it; fetched first only where this
+    machine's clone lacks the commit, as a Dask worker's own disk may) walked at that one commit through porter's
+    history engine, so the point is what `porter history` gives for it (and cached alike)."""
     e = task.entry
     start = time.monotonic()
     try:
         with _deadline(task.options.timeout):
-            got = checkout(e, task.options.clone_cache, timeout=task.options.timeout)
-            settings = _settings(got.path, task.options)
-            point = _point(got.path, task.commit, settings)
+            path = holding(e, task.options.clone_cache, task.commit) or \
+                checkout(e, task.options.clone_cache, timeout=task.options.timeout).path
+            settings = _settings(path, task.options)
+            point = _point(path, task.commit, settings)
             return PointOutcome(e.name, task.commit, point, seconds=time.monotonic() - start)
     except Exception as err:  # one point that cannot be computed must not stop the fleet either
         reason = _reason(err, task.options.timeout)
