@@ -32,7 +32,8 @@ class Summary:
 
 
 def targets_key(targets: Sequence[str]) -> str:
-    """The targets as stored: the resolved profile ids, sorted (`mi355x` and `gfx950` name one key)."""
+    """The targets as stored: the resolved profile ids, sorted (`MI355X` and `mi355x` name one key; `gfx950` names
+    both gfx950 profiles, mi350x and mi355x)."""
     from porter.targets import resolve_targets
 
     return ",".join(sorted({t.id for t in resolve_targets(list(targets))}))
