@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -323,6 +324,22 @@ def test_usage_errors_exit_2_with_the_reason(tmp_path):
                                                   "scan` first)")
     r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--since", "2026-01-01"])
     assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")
+
+
+def test_the_engine_and_postgresql_extras_are_optional(tmp_path, monkeypatch):
+    # As on a machine with porter's plain install: no `distributed`, no `psycopg` (None in sys.modules: import fails).
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    (tmp_path / "list.txt").write_text("a\n")
+    runner = CliRunner()
+    r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--db", str(tmp_path / "f.db"),
+                            "--executor", "dask://127.0.0.1:8786"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --executor dask://127.0.0.1:8786: Dask is not installed "
+                                                  "(pip install 'porter-rocm[fleet-dask]')")
+    assert Store.open(tmp_path / "f.db").run_ids() == []  # refused before a run was started
+    r = runner.invoke(app, ["fleet", "report", "--db", "postgresql://porter@127.0.0.1:1/porter"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: --db postgresql://porter@127.0.0.1:1/porter: ")
+    assert r.stderr.rstrip().endswith("(PostgreSQL needs the 'fleet' extra: pip install 'porter-rocm[fleet]')")
 
 
 def test_text_a_repository_controls_is_escaped_in_every_format(fleet):
