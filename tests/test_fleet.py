@@ -261,7 +261,7 @@ def test_a_repository_past_its_timeout_is_recorded_and_the_fleet_goes_on(fleet, 
     scan(store, (Entry(name, str(root / "repos" / name)),),
          Options(clone_cache=tmp_path / "clones", cache_dir=root / "pcache", timeout=0.001))
     (row,) = store.run_rows(1)
-    assert row["outcome"] == "failed" and "longer than 0.001 s" in row["reason"], row["reason"]
+    assert (row["outcome"], row["commit_id"], row["reason"]) == ("failed", None, "took longer than 0.001 s")
 
 
 def test_a_directory_of_clones_is_a_fleet(fleet):
@@ -324,6 +324,15 @@ def test_usage_errors_exit_2_with_the_reason(tmp_path):
                                                   "scan` first)")
     r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--since", "2026-01-01"])
     assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")
+
+
+def test_the_default_database_is_one_sqlite_file_in_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["fleet", "report"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: the fleet database holds no run yet (run `porter fleet "
+                                                  "scan` first)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["porter-fleet.db"]
+    assert (tmp_path / "porter-fleet.db").read_bytes()[:16] == b"SQLite format 3\0"
 
 
 def test_the_engine_and_postgresql_extras_are_optional(tmp_path, monkeypatch):
