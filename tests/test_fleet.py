@@ -50,19 +50,21 @@ def fleet(tmp_path_factory):
         t = doc["assessment"]["targets"][0]
         expected[kind] = (t["verdict"], t["effort"]["low"], t["effort"]["likely"], t["effort"]["high"])
     opts = ["--clone-cache", str(root / "clones"), "--cache-dir", str(root / "pcache"), "-q"]
-    cron(root, opts)
+    cron(root, opts, workers="2")  # the first run assesses everything: as many workers as this machine has cores
     return root, repos, expected, opts
 
 
-def cron(root, opts) -> None:
+def cron(root, opts, workers: str | None = None) -> None:
     """The README's weekly cron line as written (`fleet scan estate.txt --db estate.db -w 8 -q && fleet report --db
-    estate.db -o estate.md`), its files in `root` and porter's caches the test's own."""
+    estate.db -o estate.md`), its files in `root` and porter's caches the test's own (and `workers` for its -w)."""
     recipe = readme_recipe("The weekly cron:")
     assert [argv[:2] for argv in recipe] == [["fleet", "scan"], ["fleet", "report"]]
     files = {"estate.txt": str(root / "list.txt"), "estate.db": str(root / "fleet.db"),
              "estate.md": str(root / "estate.md")}
     for argv in recipe:
         argv = [files.get(a, a) for a in argv]
+        if workers and "-w" in argv:
+            argv[argv.index("-w") + 1] = workers
         cli(*argv, *(opts if argv[1] == "scan" else ()))
 
 
@@ -208,24 +210,24 @@ def test_every_report_format_shows_the_same_numbers(fleet):
 
 def test_an_interrupted_run_resumes_without_duplicates(fleet, tmp_path):
     root, repos, _, _ = fleet
-    entries = tuple(Entry(n, str(root / "repos" / n)) for n in sorted(repos)[:8])
+    entries = tuple(Entry(n, str(root / "repos" / n)) for n in sorted(repos)[:6])
     options = Options(clone_cache=root / "clones", cache_dir=root / "pcache")
     store = Store.open(tmp_path / "f.db")
     seen = []
 
-    def stop_after_three(o) -> None:
+    def stop_after_two(o) -> None:
         seen.append(o.name)
-        if len(seen) == 3:
+        if len(seen) == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        scan(store, entries, options, workers=2, progress=stop_after_three)
-    assert store.counts()["fleet_run_repositories"] == 3 and store.run_info(1)["finished"] is None
+        scan(store, entries, options, workers=2, progress=stop_after_two)
+    assert store.counts()["fleet_run_repositories"] == 2 and store.run_info(1)["finished"] is None
     summary = scan(store, entries, options, workers=2)
-    assert (summary.run_id, summary.resumed, summary.assessed + summary.stored, summary.failed) == (1, 3, 5, 0)
+    assert (summary.run_id, summary.resumed, summary.assessed + summary.stored, summary.failed) == (1, 2, 4, 0)
     assert store.run_info(1)["finished"] is not None
     counts = store.counts()
-    assert (counts["fleet_runs"], counts["fleet_assessments"], counts["fleet_run_repositories"]) == (1, 8, 8)
+    assert (counts["fleet_runs"], counts["fleet_assessments"], counts["fleet_run_repositories"]) == (1, 6, 6)
     assert sorted(r["repository"] for r in store.run_rows(1)) == [e.name for e in entries]
 
 

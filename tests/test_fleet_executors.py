@@ -1,4 +1,4 @@
-"""The fleet on 22 real git repositories (two commits each, so two weekly history points) through the local pool, on a
+"""The fleet on 20 real git repositories (two commits each, so two weekly history points) through the local pool, on a
 Dask LocalCluster started in-process on 127.0.0.1 (the README's cluster recipe, run as written but for its addresses,
 while a worker is killed) and on a real PostgreSQL server started by the test: the cluster and PostgreSQL store
 exactly what the local pool stores in SQLite, history points included."""
@@ -23,7 +23,7 @@ from porter.fleet.report import document
 from porter.fleet.scan import scan
 from porter.fleet.store import SCHEMA_VERSION, Store
 
-COUNT = 22  # the issue's "20+ small git repositories (with history)"; kinds in turn (fleet_repos.ORDER)
+COUNT = 20  # the issue's "20+ small git repositories (with history)"; kinds in turn (fleet_repos.ORDER)
 
 
 def comparable(store: Store, run_id: int) -> list[tuple]:
@@ -42,7 +42,7 @@ def points(store: Store, run_id: int = 1) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
-    """22 repositories and one missing location in estate.txt, scanned by the local pool (2 workers) into SQLite."""
+    """20 repositories and one missing location in estate.txt, scanned by the local pool (2 workers) into SQLite."""
     root = tmp_path_factory.mktemp("fleetx")
     repos = make_fleet(root, COUNT)
     (root / "estate.txt").write_text("".join(f"repos/{n}\n" for n in sorted(repos)) + f"{root}/gone\n")
@@ -65,7 +65,7 @@ def test_the_local_pool_stores_every_repository(fleet):
 
 def test_a_dask_cluster_stores_what_the_local_pool_stores_though_a_worker_dies_and_runs_the_readme_recipe(
         fleet, tmp_path, request):
-    """On one LocalCluster of 2 worker processes: the 22 repositories while one worker is SIGKILLed holding tasks,
+    """On one LocalCluster of 2 worker processes: the 20 repositories while one worker is SIGKILLed holding tasks,
     stored exactly as the local pool stored them; then README's cluster recipe as written but for its addresses
     (`fleet scan --db postgresql://… --executor dask://… --history weekly --since 2026-01-01 --timeout 1800`, then
     `fleet report -o estate.html`) on three of them, with the test's own PostgreSQL (SQLite where none starts): its
