@@ -237,6 +237,7 @@ def _config_of(clone: Path, commit: str) -> Iterator[Path]:
     repository is recorded as failed with that reason."""
     import tempfile
 
+    from porter import contain
     from porter.settings import MAX_CONFIG_BYTES
     from porter.source import git
 
@@ -253,7 +254,7 @@ def _config_of(clone: Path, commit: str) -> Iterator[Path]:
             # One byte past the cap is enough for porter.settings to refuse a file over it.
             data = git.run(clone, "cat-file", "blob", blob.decode(), timeout=60) if size <= MAX_CONFIG_BYTES \
                 else b"\0" * (MAX_CONFIG_BYTES + 1)
-            (top / name.decode()).write_bytes(data)
+            contain.write_bytes(top / name.decode(), data, root=top)
         yield top
 
 
