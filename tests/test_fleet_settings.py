@@ -106,3 +106,25 @@ def test_a_stored_key_is_found_by_targets_settings_and_porter_version(repos, tmp
     monkeypatch.setattr(fleet_scan, "porter_version", lambda: "0.0.0+another")
     assert status(options) == (1, 0)  # another porter
     assert store.counts()["fleet_assessments"] == 5 and store.counts()["fleet_runs"] == 7
+
+
+def test_with_trust_config_every_history_point_uses_the_assessed_commits_configuration(tmp_path):
+    # As `porter history` reads one configuration for all its points: the code commit (week of 2026-01-12), before
+    # the porter.toml that excludes it (2026-01-20), is a point with the head's configuration, like the key says.
+    repo = tmp_path / "later"
+    make_repo(repo, "port")
+    (repo / "porter.toml").write_text('exclude = ["src/**"]\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "porter config", date="2026-01-20T10:00:00Z")
+    (tmp_path / "one.txt").write_text(f"{repo}\n")
+    args = ["fleet", "scan", str(tmp_path / "one.txt"), "--clone-cache", str(tmp_path / "clones"), "--cache-dir",
+            str(tmp_path / "pcache"), "--history", "weekly", "--since", "2026-01-01", "-q"]
+    for db in ("trusted", "isolated"):
+        cli(*args, "--db", str(tmp_path / f"{db}.db"), *(["--trust-config"] if db == "trusted" else []))
+    verdicts = {}
+    for db in ("trusted", "isolated"):
+        store = Store.open(tmp_path / f"{db}.db")
+        info = store.run_info(1)
+        verdicts[db] = [(p["date"][:10], p["verdict"]) for p in store.history(info["targets"], info["porter_version"])]
+    assert verdicts == {"trusted": [("2026-01-05", "ready"), ("2026-01-12", "ready"), ("2026-01-20", "ready")],
+                        "isolated": [("2026-01-05", "ready"), ("2026-01-12", "port"), ("2026-01-20", "port")]}

@@ -61,6 +61,7 @@ class PointTask:
     options: Options
     commit: str
     date: str
+    head: str = ""  # the repository's assessed commit, whose configuration every point uses (`--trust-config`)
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,9 @@ def run_point(task: PointTask) -> PointOutcome:
         with _deadline(task.options.timeout):
             path = holding(e, task.options.clone_cache, task.commit) or \
                 checkout(e, task.options.clone_cache, timeout=task.options.timeout).path
-            settings = _settings(path, task.options, task.commit)
+            # One configuration for every point, the assessed commit's, as `porter history` reads one for all its
+            # points (and as the points' stored key, that commit's settings hash, says).
+            settings = _settings(path, task.options, task.head or task.commit)
             point = _point(path, task.commit, settings)
             return PointOutcome(e.name, task.commit, point, seconds=time.monotonic() - start)
     except Exception as err:  # one point that cannot be computed must not stop the fleet either

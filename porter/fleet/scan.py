@@ -91,7 +91,7 @@ def scan(store: Store, entries: Sequence[Entry], options: Options, *, executor: 
             record(o)
             return ()
         waiting[o.name] = _Waiting(o, {c for c, _ in o.planned})
-        return [PointTask(by_name[o.name], options, c, d) for c, d in o.planned]
+        return [PointTask(by_name[o.name], options, c, d, o.commit or "") for c, d in o.planned]
 
     execute(tasks, done, executor=executor, workers=workers)
     store.finish_run(run_id)
