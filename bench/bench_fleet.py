@@ -36,7 +36,7 @@ from porter.fleet.store import Store  # noqa: E402
 # are ever printed, never their code.
 PUBLIC = ("rusty1s+pytorch_scatter", "turboderp+exllama", "Dao-AILab+causal-conv1d",
           "Dao-AILab+fast-hadamard-transform", "rusty1s+pytorch_cluster", "rusty1s+pytorch_spline_conv",
-          "HawkAaron+warp-transducer", "google-research+sputnik")
+          "1ytic+warp-rnnt", "google-research+sputnik")
 
 
 def public_repos(mirrors: Path) -> list[Entry]:

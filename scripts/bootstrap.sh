@@ -22,7 +22,7 @@ fi
 # hipcc pulls clang-15, lld-15, llvm-15, libamdhip64-dev (HIP headers) and rocm-device-libs (gfx90a bitcode).
 # clang-19 does device-only gfx942 builds; gfx950 needs clang >= 20, hence clang-22 (bookworm-security).
 # chromium renders the HTML report headless.
-# postgresql: tests/test_fleet_postgres.py starts a real server (initdb, pg_ctl) in a temporary directory.
+# postgresql: tests/test_fleet_executors.py starts a real server (initdb, pg_ctl) in a temporary directory.
 system_pkgs=(hipcc libamdhip64-dev rocm-device-libs clang-19 clang-22 chromium postgresql)
 
 missing_pkgs() {

@@ -8,11 +8,12 @@ import io
 import json
 import os
 import re
+import sys
 
 import pytest
 from typer.testing import CliRunner
 
-from fleet_repos import KINDS, git, make_fleet
+from fleet_repos import KINDS, git, make_fleet, readme_recipe
 from porter.cli import app
 from porter.fleet import assess as fleet_assess
 from porter.fleet import inventory
@@ -49,8 +50,22 @@ def fleet(tmp_path_factory):
         t = doc["assessment"]["targets"][0]
         expected[kind] = (t["verdict"], t["effort"]["low"], t["effort"]["likely"], t["effort"]["high"])
     opts = ["--clone-cache", str(root / "clones"), "--cache-dir", str(root / "pcache"), "-q"]
-    cli("fleet", "scan", str(root / "list.txt"), "--db", str(root / "fleet.db"), "-w", "2", *opts)
+    cron(root, opts, workers="2")  # the first run assesses everything: as many workers as this machine has cores
     return root, repos, expected, opts
+
+
+def cron(root, opts, workers: str | None = None) -> None:
+    """The README's weekly cron line as written (`fleet scan estate.txt --db estate.db -w 8 -q && fleet report --db
+    estate.db -o estate.md`), its files in `root` and porter's caches the test's own (and `workers` for its -w)."""
+    recipe = readme_recipe("The weekly cron:")
+    assert [argv[:2] for argv in recipe] == [["fleet", "scan"], ["fleet", "report"]]
+    files = {"estate.txt": str(root / "list.txt"), "estate.db": str(root / "fleet.db"),
+             "estate.md": str(root / "estate.md")}
+    for argv in recipe:
+        argv = [files.get(a, a) for a in argv]
+        if workers and "-w" in argv:
+            argv[argv.index("-w") + 1] = workers
+        cli(*argv, *(opts if argv[1] == "scan" else ()))
 
 
 def test_every_assess_kind_gives_its_own_verdict(fleet):
@@ -90,7 +105,8 @@ def test_stored_rows_are_exactly_what_assess_says(fleet):
 def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet):
     root, repos, expected, opts = fleet
     db = str(root / "fleet.db")
-    cli("fleet", "scan", str(root / "list.txt"), "--db", db, "-w", "2", *opts)
+    assert "## Changes\n\nNo earlier run." in (root / "estate.md").read_text()  # the first cron run's report
+    cron(root, opts)
     store = Store.open(db)
     before = store.counts()
     assert before["fleet_runs"] == 2 and before["fleet_assessments"] == COUNT
@@ -99,6 +115,9 @@ def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet
     assert [r["assessment_id"] for r in rows if r["repository"] in repos] == \
         [r["assessment_id"] for r in store.run_rows(1) if r["repository"] in repos]
     assert document(store)["changes"] == []
+    report = (root / "estate.md").read_text()  # the second cron run's: nothing moved since the first
+    assert report.endswith("## Changes since run 1\n\n| repository | target | change | before | after |\n"
+                           "|---|---|---|---|---|\n")
 
     # r03-blocked drops TensorRT-LLM: one new assessment, the rest stored; the report says what moved.
     repo = root / "repos" / "r03-blocked"
@@ -107,7 +126,7 @@ def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "vllm instead", date="2026-01-19T10:00:00Z")
     head = git(repo, "rev-parse", "HEAD")
-    cli("fleet", "scan", str(root / "list.txt"), "--db", db, "-w", "2", *opts)
+    cron(root, opts)
     store = Store.open(db)
     assert store.counts()["fleet_assessments"] == COUNT + 1
     rows = {r["repository"]: r for r in store.run_rows(3)}
@@ -119,6 +138,10 @@ def test_a_second_run_skips_every_stored_key_then_a_new_commit_is_assessed(fleet
         {"repository": "r03-blocked", "target": "mi355x", "change": "verdict", "before": "blocked", "after": "ready"},
         {"repository": "r03-blocked", "target": "mi355x", "change": "effort", "before": expected["blocked"][2],
          "after": 0.0}]
+    assert (root / "estate.md").read_text().endswith(  # the third cron run's report says the same
+        f"## Changes since run 2\n\n| repository | target | change | before | after |\n|---|---|---|---|---|\n"
+        f"| r03-blocked |  | commit | {old[:12]} | {head[:12]} |\n| r03-blocked | mi355x | verdict | blocked | ready |\n"
+        f"| r03-blocked | mi355x | effort | {expected['blocked'][2]:g} | 0 |\n")
 
 
 def test_every_report_format_shows_the_same_numbers(fleet):
@@ -187,24 +210,24 @@ def test_every_report_format_shows_the_same_numbers(fleet):
 
 def test_an_interrupted_run_resumes_without_duplicates(fleet, tmp_path):
     root, repos, _, _ = fleet
-    entries = tuple(Entry(n, str(root / "repos" / n)) for n in sorted(repos)[:8])
+    entries = tuple(Entry(n, str(root / "repos" / n)) for n in sorted(repos)[:6])
     options = Options(clone_cache=root / "clones", cache_dir=root / "pcache")
     store = Store.open(tmp_path / "f.db")
     seen = []
 
-    def stop_after_three(o) -> None:
+    def stop_after_two(o) -> None:
         seen.append(o.name)
-        if len(seen) == 3:
+        if len(seen) == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        scan(store, entries, options, workers=2, progress=stop_after_three)
-    assert store.counts()["fleet_run_repositories"] == 3 and store.run_info(1)["finished"] is None
+        scan(store, entries, options, workers=2, progress=stop_after_two)
+    assert store.counts()["fleet_run_repositories"] == 2 and store.run_info(1)["finished"] is None
     summary = scan(store, entries, options, workers=2)
-    assert (summary.run_id, summary.resumed, summary.assessed + summary.stored, summary.failed) == (1, 3, 5, 0)
+    assert (summary.run_id, summary.resumed, summary.assessed + summary.stored, summary.failed) == (1, 2, 4, 0)
     assert store.run_info(1)["finished"] is not None
     counts = store.counts()
-    assert (counts["fleet_runs"], counts["fleet_assessments"], counts["fleet_run_repositories"]) == (1, 8, 8)
+    assert (counts["fleet_runs"], counts["fleet_assessments"], counts["fleet_run_repositories"]) == (1, 6, 6)
     assert sorted(r["repository"] for r in store.run_rows(1)) == [e.name for e in entries]
 
 
@@ -240,7 +263,7 @@ def test_a_repository_past_its_timeout_is_recorded_and_the_fleet_goes_on(fleet, 
     scan(store, (Entry(name, str(root / "repos" / name)),),
          Options(clone_cache=tmp_path / "clones", cache_dir=root / "pcache", timeout=0.001))
     (row,) = store.run_rows(1)
-    assert row["outcome"] == "failed" and "longer than 0.001 s" in row["reason"], row["reason"]
+    assert (row["outcome"], row["commit_id"], row["reason"]) == ("failed", None, "took longer than 0.001 s")
 
 
 def test_a_directory_of_clones_is_a_fleet(fleet):
@@ -303,6 +326,31 @@ def test_usage_errors_exit_2_with_the_reason(tmp_path):
                                                   "scan` first)")
     r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--since", "2026-01-01"])
     assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")
+
+
+def test_the_default_database_is_one_sqlite_file_in_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["fleet", "report"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: the fleet database holds no run yet (run `porter fleet "
+                                                  "scan` first)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["porter-fleet.db"]
+    assert (tmp_path / "porter-fleet.db").read_bytes()[:16] == b"SQLite format 3\0"
+
+
+def test_the_engine_and_postgresql_extras_are_optional(tmp_path, monkeypatch):
+    # As on a machine with porter's plain install: no `distributed`, no `psycopg` (None in sys.modules: import fails).
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    (tmp_path / "list.txt").write_text("a\n")
+    runner = CliRunner()
+    r = runner.invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--db", str(tmp_path / "f.db"),
+                            "--executor", "dask://127.0.0.1:8786"])
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --executor dask://127.0.0.1:8786: Dask is not installed "
+                                                  "(pip install 'porter-rocm[fleet-dask]')")
+    assert Store.open(tmp_path / "f.db").run_ids() == []  # refused before a run was started
+    r = runner.invoke(app, ["fleet", "report", "--db", "postgresql://porter@127.0.0.1:1/porter"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: --db postgresql://porter@127.0.0.1:1/porter: ")
+    assert r.stderr.rstrip().endswith("(PostgreSQL needs the 'fleet' extra: pip install 'porter-rocm[fleet]')")
 
 
 def test_text_a_repository_controls_is_escaped_in_every_format(fleet):

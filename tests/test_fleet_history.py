@@ -118,3 +118,30 @@ def test_each_history_point_is_a_task_of_its_own_and_a_stored_point_is_not_redon
     seen.clear()
     second = fleet_scan.scan(store, entries, options, workers=2)
     assert (second.stored, second.points) == (2, 0) and [x[0] for x in seen] == ["repository", "repository"]
+
+
+def test_a_point_whose_commit_the_clone_holds_is_computed_without_a_fetch(tmp_path, monkeypatch):
+    from porter.fleet import assess as fleet_assess
+    from porter.fleet.assess import Options, PointTask, Task, run_point, run_task
+    from porter.fleet.checkout import clone_dir, holding
+    from porter.fleet.inventory import Entry
+
+    head = make_repo(tmp_path / "repos" / "mech", "mech")
+    entry = Entry("mech", str(tmp_path / "repos" / "mech"))
+    options = Options(clone_cache=tmp_path / "clones", cache_dir=tmp_path / "pcache", history_every="week",
+                      history_since="2026-01-01")
+    assert holding(entry, options.clone_cache, head) is None  # no clone yet
+    task = run_task(Task(entry, options))
+    assert [c for c, _ in task.planned][-1] == head
+    clone = clone_dir(options.clone_cache, entry)
+    assert holding(entry, options.clone_cache, head) == clone
+    assert holding(entry, options.clone_cache, "0" * 40) is None  # a commit the clone lacks: fetched first
+    assert holding(entry, options.clone_cache, "HEAD") is None  # only a full commit id is taken as it is
+
+    def no_fetch(*args, **kw):
+        raise AssertionError("the point fetched although the clone holds its commit")
+
+    monkeypatch.setattr(fleet_assess, "checkout", no_fetch)
+    got = run_point(PointTask(entry, options, head, "2026-01-12T10:00:00+00:00"))
+    assert got.reason is None and got.point is not None
+    assert (got.point.commit, got.point.verdict, got.point.days_likely) == (head, "mechanical", task.days_likely)

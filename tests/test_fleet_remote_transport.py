@@ -66,3 +66,19 @@ def test_a_transport_a_fleet_does_not_use_is_refused_before_git_runs(location, t
     with pytest.raises(CheckoutError, match="not a transport a fleet clones over"):
         checkout(Entry("x", location, None), tmp_path / "cache", timeout=10)
     assert not Path("/tmp/porter-ext-pwned").exists()
+
+
+def test_a_repository_that_cannot_be_cloned_is_recorded_and_the_fleet_goes_on(served, tmp_path):
+    from porter.fleet.assess import Options
+    from porter.fleet.scan import scan
+    from porter.fleet.store import Store
+
+    url, head = served
+    gone = url.replace("/k.git", "/gone.git")
+    store = Store.open(tmp_path / "f.db")
+    summary = scan(store, (Entry("gone", gone), Entry("k", url)),
+                   Options(clone_cache=tmp_path / "clones", cache_dir=tmp_path / "pcache"))
+    assert (summary.assessed, summary.failed) == (1, 1)
+    rows = {r["repository"]: (r["outcome"], r["commit_id"], r["reason"]) for r in store.run_rows(1)}
+    assert rows == {"gone": ("failed", None, f"git cannot clone or fetch {gone}: fatal: repository '{gone}/' not found"),
+                    "k": ("assessed", head, None)}

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from porter import __version__
 from porter.errors import PorterError
-from porter.fleet.checkout import CheckoutError, checkout
+from porter.fleet.checkout import CheckoutError, checkout, holding
 from porter.fleet.inventory import Entry
 
 ASSESSED, STORED, FAILED = "assessed", "stored", "failed"
@@ -61,6 +61,7 @@ class PointTask:
     options: Options
     commit: str
     date: str
+    head: str = ""  # the repository's assessed commit, whose configuration every point uses (`--trust-config`)
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,10 @@ def settings_hash(settings: Any) -> str:
     keep = {k: getattr(settings, k) for k in ("include", "exclude", "max_file_bytes", "disabled_rules", "targets",
                                                "extra_rules", "effort", "deep", "rocm_macros", "cuda_only",
                                                "file_seconds", "file_memory_mib")}
+    from porter.targets import resolve_targets
+
+    # The profiles the targets resolve to, not their spelling: `--target MI300X` finds what `mi300x` stored.
+    keep["targets"] = sorted({t.id for t in resolve_targets(list(settings.targets))}) if settings.targets else []
     text = json.dumps(keep, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -161,7 +166,7 @@ def run_task(task: Task) -> Outcome:
     try:
         with _deadline(task.options.timeout):
             got = checkout(e, task.options.clone_cache, timeout=task.options.timeout)
-            settings = _settings(got.path, task.options)
+            settings = _settings(got.path, task.options, got.commit)
             sh = settings_hash(settings)
             key = f"{got.commit} {sh}"
             if key in task.stored:
@@ -181,15 +186,19 @@ def run_task(task: Task) -> Outcome:
 
 
 def run_point(task: PointTask) -> PointOutcome:
-    """One history point: the repository's clone (fetched, as its repository task left it) walked at that one
-    commit through porter's history engine, so the point is what `porter history` gives for it (and cached alike)."""
+    """One history point: the repository's clone (as its repository task left it; fetched first only where this
+    machine's clone lacks the commit, as a Dask worker's own disk may) walked at that one commit through porter's
+    history engine, so the point is what `porter history` gives for it (and cached alike)."""
     e = task.entry
     start = time.monotonic()
     try:
         with _deadline(task.options.timeout):
-            got = checkout(e, task.options.clone_cache, timeout=task.options.timeout)
-            settings = _settings(got.path, task.options)
-            point = _point(got.path, task.commit, settings)
+            path = holding(e, task.options.clone_cache, task.commit) or \
+                checkout(e, task.options.clone_cache, timeout=task.options.timeout).path
+            # One configuration for every point, the assessed commit's, as `porter history` reads one for all its
+            # points (and as the points' stored key, that commit's settings hash, says).
+            settings = _settings(path, task.options, task.head or task.commit)
+            point = _point(path, task.commit, settings)
             return PointOutcome(e.name, task.commit, point, seconds=time.monotonic() - start)
     except Exception as err:  # one point that cannot be computed must not stop the fleet either
         reason = _reason(err, task.options.timeout)
@@ -204,14 +213,52 @@ def _reason(err: Exception, timeout: float) -> str:
     return f"internal error: {type(err).__name__}: {err}"
 
 
-def _settings(path: Path, options: Options):
+def _settings(path: Path, options: Options, commit: str):
     from porter.settings import CommandLine, resolve_settings
 
     # jobs=1: the fleet runs repositories side by side; one repository's files go through one budgeted worker.
     cli = CommandLine(include=options.include or None, exclude=options.exclude or None, jobs=1,
                       targets=options.targets or None, no_cache=options.no_cache, cache_dir=options.cache_dir,
                       isolated=options.isolated)
-    return resolve_settings(path, cli)
+    if options.isolated:
+        return resolve_settings(path, cli)
+    # --trust-config: the clone has no work tree, so the repository's own configuration is read from the commit.
+    with _config_of(path, commit) as top:
+        return resolve_settings(top, cli)
+
+
+# What porter.settings.find_config looks for at a repository's top, in its order.
+CONFIG_NAMES = ("porter.toml", "pyproject.toml")
+
+
+@contextmanager
+def _config_of(clone: Path, commit: str) -> Iterator[Path]:
+    """A private folder standing for the commit's top (a `.git` marks it as the repository's own): its porter.toml
+    and pyproject.toml when they are regular files there, so porter.settings reads them as the repository's
+    configuration (contained, capped, a porter.toml's limits the same as `porter assess` puts on it). A file such a
+    configuration names (rules, effort, a target profile) is not written out: it is refused as missing, and the
+    repository is recorded as failed with that reason."""
+    import tempfile
+
+    from porter import contain
+    from porter.settings import MAX_CONFIG_BYTES
+    from porter.source import git
+
+    listed = git.run(clone, "ls-tree", "-z", "--end-of-options", commit, "--", *CONFIG_NAMES, timeout=60)
+    with tempfile.TemporaryDirectory(prefix="porter-fleet-config-") as tmp:
+        top = Path(tmp)
+        (top / ".git").mkdir()
+        for entry in filter(None, listed.split(b"\0")):
+            meta, _, name = entry.partition(b"\t")
+            mode, kind, blob = meta.split()
+            if kind != b"blob" or mode not in (b"100644", b"100755") or name.decode() not in CONFIG_NAMES:
+                continue
+            size = int(git.run(clone, "cat-file", "-s", blob.decode(), timeout=60))
+            # One byte past the cap is enough for porter.settings to refuse a file over it.
+            data = git.run(clone, "cat-file", "blob", blob.decode(), timeout=60) if size <= MAX_CONFIG_BYTES \
+                else b"\0" * (MAX_CONFIG_BYTES + 1)
+            contain.write_bytes(top / name.decode(), data, root=top)
+        yield top
 
 
 def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) -> Outcome:
@@ -223,13 +270,14 @@ def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) ->
     # processes per repository, have nothing to find here.
     done = run(GitTree(path, commit), settings, assess=True)
     a = done.assessment
+    assert a is not None  # run(assess=True) always assesses
     result = done.result
     targets = tuple(TargetResult(t.id, t.verdict, t.effort.low, t.effort.likely, t.effort.high) for t in a.targets)
     blocked = [r for r in a.reasons if r.level == "blocked"]
     blockers = sorted({r.title for r in blocked})
-    # A reason holds on the targets its findings apply to; one that names none holds on every target.
-    per_target = tuple((t.target, tuple(sorted({r.title for r in blocked if not r.targets or t.target in r.targets})))
-                       for t in targets)
+    # What blocks a target is what `porter assess --target T` says decides its verdict when that verdict is blocked
+    # (the reasons of the target's own assessment), so a target's blockers and its verdict never disagree.
+    per_target = tuple((t.id, tuple(sorted(set(t.deciding)))) for t in a.targets if t.verdict == "blocked")
     libraries = sorted({row.name for row in a.breakdowns.by_library})
     return Outcome(
         e.name, e.location, e.ref, ASSESSED, commit, settings_hash(settings),

@@ -37,6 +37,14 @@ def check(executor: str | None) -> None:
     """UsageError for an executor this porter cannot run on (before a run is started for it)."""
     if executor and executor != "local" and not executor.startswith(("dask://", "tcp://")):
         raise UsageError(f"--executor {executor}: expected dask://HOST:PORT (or leave it out for the local pool)")
+    if executor and executor != "local":
+        import importlib
+
+        try:  # the optional extra: said before a run is started for it
+            importlib.import_module("distributed")
+        except ImportError:
+            raise UsageError(f"--executor {executor}: Dask is not installed "
+                             "(pip install 'porter-rocm[fleet-dask]')") from None
 
 
 def execute(tasks: Sequence[AnyTask], done: Done, *, executor: str | None = None, workers: int = 1) -> None:
@@ -194,7 +202,7 @@ def _dask(tasks: list[AnyTask], done: Done, address: str) -> None:
         from distributed import Client, as_completed
         from distributed.client import FutureCancelledError
         from distributed.scheduler import KilledWorker
-    except ImportError:
+    except ImportError:  # check() said so before the run; kept for a caller that did not ask it
         raise UsageError("--executor dask://…: Dask is not installed (pip install 'porter-rocm[fleet-dask]')") from None
     try:
         client = Client(address, timeout="20s", set_as_default=False)

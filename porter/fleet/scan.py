@@ -32,7 +32,8 @@ class Summary:
 
 
 def targets_key(targets: Sequence[str]) -> str:
-    """The targets as stored: the resolved profile ids, sorted (`mi355x` and `gfx950` name one key)."""
+    """The targets as stored: the resolved profile ids, sorted (`MI355X` and `mi355x` name one key; `gfx950` names
+    both gfx950 profiles, mi350x and mi355x)."""
     from porter.targets import resolve_targets
 
     return ",".join(sorted({t.id for t in resolve_targets(list(targets))}))
@@ -90,7 +91,7 @@ def scan(store: Store, entries: Sequence[Entry], options: Options, *, executor: 
             record(o)
             return ()
         waiting[o.name] = _Waiting(o, {c for c, _ in o.planned})
-        return [PointTask(by_name[o.name], options, c, d) for c, d in o.planned]
+        return [PointTask(by_name[o.name], options, c, d, o.commit or "") for c, d in o.planned]
 
     execute(tasks, done, executor=executor, workers=workers)
     store.finish_run(run_id)
