@@ -18,9 +18,11 @@ declarations, it does not parse C++.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Iterable
 
 from porter.lazyre import lazy_regex
+from porter.source.parse_input import line_matches
 
 # A class or struct definition head: `class NAME [final] [: bases] {` (attributes and alignas before the name).
 _CLASS_HEAD = lazy_regex(
@@ -70,7 +72,7 @@ def class_spans(data: bytes) -> tuple[tuple[str, int, int], ...]:
     if b"class" not in data and b"struct" not in data:
         return ()
     out = []
-    for m in _CLASS_HEAD().finditer(data):
+    for m in _class_heads(data):
         name = m.group(1).decode("ascii", "replace")
         if not _VENDOR_NAME().search(name):
             continue
@@ -82,12 +84,38 @@ def class_spans(data: bytes) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
+def _class_heads(data: bytes) -> Iterable[re.Match]:
+    """What `_CLASS_HEAD().finditer(data)` gives, tried only where `class` or `struct` is written (every match
+    starts there) instead of at every byte of the file: `re` cannot skip ahead to a pattern that opens with `\\b`."""
+    rx = _CLASS_HEAD()
+    at = sorted(_occurrences(data, b"class") + _occurrences(data, b"struct"))
+    end = 0
+    for start in at:
+        if start < end:
+            continue  # inside the last match: finditer goes on from its end
+        m = rx.match(data, start)  # its `\b` still reads the byte before `start`
+        if m is not None:
+            end = m.end()
+            yield m
+
+
+def _occurrences(data: bytes, word: bytes) -> list[int]:
+    out = []
+    at = data.find(word)
+    while at >= 0:
+        out.append(at)
+        at = data.find(word, at + 1)
+    return out
+
+
 def forward_declarations(data: bytes) -> tuple[tuple[int, str], ...]:
     """(line, name) of each `struct NAME;` / `class NAME;` forward declaration on a line of its own."""
     if b";" not in data:
         return ()
+    # Only lines holding `struct` or `class` are tried (each match is one line): `^` tried at every byte cost as
+    # much as the rest of a file's port facts.
     return tuple((data.count(b"\n", 0, m.start(1)) + 1, m.group(1).decode("ascii", "replace"))
-                 for m in _FORWARD().finditer(data))
+                 for m in line_matches(_FORWARD(), data, (b"struct", b"class")))
 
 
 def hip_spellings(name: str) -> list[str]:
