@@ -1,10 +1,12 @@
-"""porter.portaware.twins reads class heads and forward declarations only where `class` / `struct` is written: the
-same matches as the plain whole-file regex search, on random declarations."""
+"""Whole-file regexes tried only where their opening word is written (parse_input.word_matches, line_matches):
+twins' class heads and forward declarations, wave-size constants. The same matches as the plain whole-file search,
+on random declarations."""
 from __future__ import annotations
 
 import random
 
 from porter.portaware import twins
+from porter.source.parse_input import word_matches
 
 
 def _plain_forward(data: bytes) -> tuple[tuple[int, str], ...]:
@@ -23,7 +25,7 @@ def test_class_heads_and_forward_declarations_match_the_whole_file_search():
     for _ in range(5000):
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
         plain = [m.span() for m in twins._CLASS_HEAD().finditer(data)]
-        assert [m.span() for m in twins._class_heads(data)] == plain
+        assert [m.span() for m in word_matches(twins._CLASS_HEAD(), data, (b"class", b"struct"))] == plain
         assert twins.forward_declarations(data) == _plain_forward(data)
         heads += len(plain)
         forwards += len(_plain_forward(data))
@@ -34,3 +36,18 @@ def test_a_cuda_class_and_a_forward_declaration_are_read():
     data = b"namespace a {\nstruct cublasContext;\n  class CudaExecutor final : public Executor {\n  int x;\n};\n}\n"
     assert twins.forward_declarations(data) == ((2, "cublasContext"),)
     assert twins.class_spans(data) == (("CudaExecutor", 3, 5),)
+
+
+def test_wave_constant_declarations_read_where_const_or_static_is_written_match_the_whole_file_search():
+    from porter.match.kinds.arms import _CONSTANT_DECL
+
+    rng = random.Random(27)
+    pieces = [b"const", b"constexpr", b"static", b" ", b"\n", b"int", b"unsigned", b"auto", b"kWarpSize", b"=", b"{",
+              b"}", b"64", b"32u", b";", b"x", b"_", b"\tstatic const int W = 64;\n", b"constexpr int k = 32;"]
+    found = 0
+    for _ in range(5000):
+        code = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        plain = [m.span() for m in _CONSTANT_DECL.finditer(code)]
+        assert [m.span() for m in word_matches(_CONSTANT_DECL, code, (b"const", b"static"))] == plain
+        found += len(plain)
+    assert found == 5712  # a fixed seed: many declarations were compared

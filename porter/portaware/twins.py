@@ -18,11 +18,10 @@ declarations, it does not parse C++.
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import Iterable
 
 from porter.lazyre import lazy_regex
-from porter.source.parse_input import line_matches
+from porter.source.parse_input import line_matches, word_matches
 
 # A class or struct definition head: `class NAME [final] [: bases] {` (attributes and alignas before the name).
 _CLASS_HEAD = lazy_regex(
@@ -72,7 +71,8 @@ def class_spans(data: bytes) -> tuple[tuple[str, int, int], ...]:
     if b"class" not in data and b"struct" not in data:
         return ()
     out = []
-    for m in _class_heads(data):
+    # Tried only where `class` or `struct` is written (every match starts there), not at every byte.
+    for m in word_matches(_CLASS_HEAD(), data, (b"class", b"struct")):
         name = m.group(1).decode("ascii", "replace")
         if not _VENDOR_NAME().search(name):
             continue
@@ -82,30 +82,6 @@ def class_spans(data: bytes) -> tuple[tuple[str, int, int], ...]:
         start_line = data.count(b"\n", 0, m.start()) + 1
         out.append((name, start_line, start_line + data.count(b"\n", m.start(), end)))
     return tuple(out)
-
-
-def _class_heads(data: bytes) -> Iterable[re.Match]:
-    """What `_CLASS_HEAD().finditer(data)` gives, tried only where `class` or `struct` is written (every match
-    starts there) instead of at every byte of the file: `re` cannot skip ahead to a pattern that opens with `\\b`."""
-    rx = _CLASS_HEAD()
-    at = sorted(_occurrences(data, b"class") + _occurrences(data, b"struct"))
-    end = 0
-    for start in at:
-        if start < end:
-            continue  # inside the last match: finditer goes on from its end
-        m = rx.match(data, start)  # its `\b` still reads the byte before `start`
-        if m is not None:
-            end = m.end()
-            yield m
-
-
-def _occurrences(data: bytes, word: bytes) -> list[int]:
-    out = []
-    at = data.find(word)
-    while at >= 0:
-        out.append(at)
-        at = data.find(word, at + 1)
-    return out
 
 
 def forward_declarations(data: bytes) -> tuple[tuple[int, str], ...]:

@@ -58,6 +58,26 @@ def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> 
             yield m
 
 
+def word_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
+    """What `pattern.finditer(data)` gives, for a pattern whose every match is non-empty and starts with one of
+    `words`, tried only where those are written (found with bytes.find) instead of at every byte: `re` cannot skip
+    ahead to a pattern that opens with `\\b` or an alternation. A `\\b` at the start still reads the byte before."""
+    starts: set[int] = set()
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            starts.add(at)
+            at = data.find(word, at + 1)
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue  # inside the last match: finditer goes on from its end
+        m = pattern.match(data, start)
+        if m is not None:
+            end = m.end()
+            yield m
+
+
 def harvest_macros(data: bytes) -> dict[str, str]:
     """Macros that hide kernels: qualifier-only ones (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)
     as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
