@@ -256,6 +256,9 @@ class RegexSet:
     def __init__(self) -> None:
         self._sources: dict[str, list[bytes]] = {"utf8": [], "latin1": []}
         self._where: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+        # Per set, the (pattern, flags) at each index (index 0: the sentinel): a search's hits named without a walk
+        # over every member (asked once per file and set).
+        self._keys: dict[str, list[tuple[str, tuple[str, ...]] | None]] = {"utf8": [None], "latin1": [None]}
         # The (pattern, flags) in the set: `key in regexes.members`, asked per pattern and file, without a call.
         self.members = self._where.keys()
         self._sets: dict[str, Any] = {}
@@ -280,6 +283,7 @@ class RegexSet:
             return
         self._sources[kind].append(source)
         self._where[key] = (kind, len(self._sources[kind]))  # index 0 of each set is the sentinel
+        self._keys[kind].append(key)
         self._sets.pop(kind, None)
         self.version = object()
 
@@ -288,7 +292,7 @@ class RegexSet:
 
     def possible(self, text: bytes) -> frozenset[tuple[str, tuple[str, ...]]] | None:
         """The (pattern, flags) in the set that may match somewhere in `text`; None when a search failed."""
-        found: dict[str, set[int]] = {}
+        found: list[tuple[str, tuple[str, ...]]] = []
         for kind, sources in self._sources.items():
             if not sources:
                 continue
@@ -300,8 +304,9 @@ class RegexSet:
             hits = compiled.Match(text)
             if 0 not in hits:  # the sentinel `\A` matches every text: missing, the search did not finish
                 return None
-            found[kind] = set(hits)
-        return frozenset(k for k, (kind, i) in self._where.items() if i in found.get(kind, ()))
+            keys = self._keys[kind]
+            found.extend(keys[i] for i in hits if i)  # index 0, the sentinel, names no pattern
+        return frozenset(found)
 
 
 def _latin1_options():

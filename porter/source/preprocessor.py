@@ -113,7 +113,14 @@ def side(cuda: Tri, rocm: Tri) -> str:
 # kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
 # `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
 _RAW_STRING = rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
-_COMMENT_OR_STRING = rb'//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+# Each alternative written as runs of one byte class between its special bytes ("unrolled"): `re` reads a run of a
+# class in one C loop, where `(?:\\.|[^"\\\n])*` tried an alternation at every byte (the same matches, half the
+# time: 0.10 -> 0.06 CPU-s per pass over FasterTransformer's C++ files; tests/test_preprocessor.py holds it to the
+# plain form `//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'` on every short text).
+_COMMENT_OR_STRING = (rb'//[^\n\\]*(?:\\(?:[ \t\f\v]*\r?\n)?[^\n\\]*)*'
+                      rb'|/\*(?:[^*]*\*+(?:[^/*][^*]*\*+)*/|.*)'
+                      rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+                      rb"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'")
 _LEXEMES = re.compile(_RAW_STRING + b"|" + _COMMENT_OR_STRING, re.S)
 # The same for a file with no `R"` (no raw string can match, so the matches are the same): every alternative starts
 # with a literal byte, so the regex engine skips to the next `/`, `"` or `'` at C speed instead of trying the raw

@@ -18,6 +18,7 @@ from typing import Iterable
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
+from porter.source.parse_input import word_matches
 from porter.source.preprocessor import condition_names, defines, may_hold_directives, preprocessed, vanishing_arms
 
 
@@ -136,7 +137,8 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
             at = sf.data.find(name.encode(), start)
             if at >= 0:
                 spots.append((at, name))
-    for m in _CONSTANT_DECL.finditer(sf.code):
+    # Tried only where `const` or `static` is written (every match starts there), not at every byte of the file.
+    for m in word_matches(_CONSTANT_DECL, sf.code, (b"const", b"static")):
         name = m.group("name").decode()
         if named(name) and int(m.group("value")) == value:
             spots.append((m.start("name"), name))
