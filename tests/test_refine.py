@@ -271,3 +271,29 @@ def test_ptx_in_a_device_pass_arm_whose_else_hip_compiles_reads_info(tmp_path):
     got = [(f.line, str(f.severity), dict(f.data).get("hip_compiles")) for f in r.findings if f.rule == "DEV001"]
     assert got == [(6, "info", "the #else at line 8 (HIP leaves __CUDA_ARCH__ undefined)"), (15, "high", None),
                    (24, "high", None)]
+
+
+MESSAGES = """\
+import logging
+import torch
+
+logger = logging.getLogger(__name__)
+print(f"CUDA version: {torch.version.cuda}")
+logging.warning(
+    "Set TORCH_CUDA_ARCH_LIST for specific architectures."
+)
+logger.info("nvcc flags: -gencode arch=compute_90,code=sm_90")
+os.environ["TORCH_CUDA_ARCH_LIST"] = "9.0"
+major = torch.version.cuda.split(".")[0]
+error("TORCH_CUDA_ARCH_LIST")
+"""
+
+
+def test_a_python_message_call_only_shows_text(tmp_path):
+    # heldout7: uccl's test banner printing torch.version.cuda (PYT002) and kaolin's setup.py warning that names
+    # TORCH_CUDA_ARCH_LIST (BLD006) are messages; the assignment (10), the use (11) and an unknown bare `error()`
+    # call (12) are not.
+    (tmp_path / "setup.py").write_text(MESSAGES)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule) for f in result.findings if f.rule in ("PYT002", "BLD006"))
+    assert got == [(10, "BLD006"), (11, "PYT002"), (12, "BLD006")]

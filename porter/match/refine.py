@@ -19,6 +19,8 @@ sorted drafts of its findings (porter.match.draft):
 4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError is optional: info,
    with the handler's line under data `optional`.
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
+5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
+   logging, a logger or warnings is a message, not a use: dropped.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
@@ -170,7 +172,49 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+    if sf.language == "python" and findings and _PY_MESSAGE_HINT.search(sf.code):
+        spans = message_call_spans(sf)
+        if spans:
+            findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5c. Python: what a print / logging / warnings call only shows a person (`print(f"CUDA version:
+# {torch.version.cuda}")` in a test's banner, `logging.warning("Set TORCH_CUDA_ARCH_LIST ...")` in setup.py) is
+# a message, not a use: dropped, as CMake's message() text is (heldout7: uccl's and kaolin's).
+_PY_MESSAGE_HINT = re.compile(rb"\b(?:print|warn|warning|info|debug|error|critical|exception|log|log_once)\s*\(")
+# bare names that print; methods that log when called on a logger-like receiver (logging, logger, log, self.logger)
+_PY_PRINT_NAMES = frozenset({"print", "log_once", "print_once", "print_rank_0", "rank0_print"})
+_PY_LOG_METHODS = frozenset({"warn", "warning", "info", "debug", "error", "critical", "exception", "log"})
+_PY_LOGGER = re.compile(r"(?:^|\.)(?:logging|logger|log|_logger|LOGGER|LOG|warnings)$")
+
+
+def message_call_spans(sf: SourceFile) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """((line, column), (end line, end column)) spans, 1-based and end-exclusive, of the arguments of the Python
+    calls that only show text: print and its rank-0 wrappers, and warn/info/debug/... on logging, a logger or
+    warnings."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("call",), lang="python"):
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or args is None:
+            continue
+        if fn.type == "identifier":
+            ok = fn.text.decode("utf-8", "replace") in _PY_PRINT_NAMES
+        elif fn.type == "attribute":
+            obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+            ok = (attr is not None and obj is not None and attr.text.decode("utf-8", "replace") in _PY_LOG_METHODS
+                  and bool(_PY_LOGGER.search(obj.text.decode("utf-8", "replace"))))
+        else:
+            ok = False
+        if ok:
+            out.append(((args.start_point[0] + 1, args.start_point[1] + 1), (args.end_point[0] + 1, args.end_point[1] + 1)))
+    return out
 
 
 def without_prose(findings: list[Draft], sf: SourceFile) -> list[Draft]:
