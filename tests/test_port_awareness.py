@@ -2,10 +2,8 @@
 cuda-only with what decides it; repositories without ROCm code keep exactly their findings, all open."""
 from __future__ import annotations
 
-import dataclasses
 import importlib.resources
 import json
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft4Validator
