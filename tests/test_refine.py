@@ -297,3 +297,34 @@ def test_a_python_message_call_only_shows_text(tmp_path):
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, f.rule) for f in result.findings if f.rule in ("PYT002", "BLD006"))
     assert got == [(10, "BLD006"), (11, "PYT002"), (12, "BLD006")]
+
+
+SELF_TEST = """\
+import torch
+
+
+def quantize(x):
+    return x.to(torch.float8_e4m3fn)
+
+
+if __name__ == "__main__":
+    kv = torch.randn(4, device="cuda")
+    kv_fp8 = kv.to(torch.float8_e4m3fn)
+"""
+SCRIPT = """\
+import torch
+
+if __name__ == "__main__":
+    kv_fp8 = torch.randn(4).to(torch.float8_e4m3fn)
+"""
+
+
+def test_a_library_modules_self_test_reads_info_a_scripts_main_stays(tmp_path):
+    # heldout7: lightllm's Triton kernel modules end in a self-test casting to float8_e4m3fn (QNT004)
+    (tmp_path / "kernel.py").write_text(SELF_TEST)
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, str(f.severity)) for f in result.findings if f.rule == "QNT004")
+    assert got == [("kernel.py", 5, "medium"), ("kernel.py", 10, "info"), ("script.py", 4, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "QNT004" and f.line == 10).data)["self_test"]
+    assert note == "in the module's `if __name__ == \"__main__\":` self-test (line 8), not library code"

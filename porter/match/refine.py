@@ -21,6 +21,8 @@ sorted drafts of its findings (porter.match.draft):
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
+5d. Python: a finding in the `if __name__ == "__main__":` self-test of a module that defines functions or classes
+   reads info (data `self_test`): the self-test runs only by hand, the library code is what ships.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
@@ -172,11 +174,48 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+    if sf.language == "python" and findings and b"__main__" in sf.data:
+        block = self_test_block(sf)
+        if block is not None:
+            findings = [self_test(f, block) for f in findings]
     if sf.language == "python" and findings and _PY_MESSAGE_HINT.search(sf.code):
         spans = message_call_spans(sf)
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5d. A library module's self-test: the `if __name__ == "__main__":` block of a module that defines functions or
+# classes at top level runs only when a developer runs the module by hand (lightllm's Triton kernel files end in one
+# that casts a test KV cache to float8_e4m3fn); the library's own code is what ships. Its findings read info, with
+# the block's line under data `self_test`. A script (a module that is all top-level code and its main block) keeps
+# them: there the main block is the program.
+def self_test_block(sf: SourceFile) -> tuple[int, int] | None:
+    """(first line, last line) of a top-level `if __name__ == "__main__":` of a module that also defines a
+    function or class at top level, else None."""
+    root = sf.root
+    if root is None:
+        return None
+    defines = False
+    block = None
+    for node in root.named_children:
+        if node.type in ("function_definition", "class_definition", "decorated_definition"):
+            defines = True
+        elif node.type == "if_statement" and block is None:
+            cond = node.child_by_field_name("condition")
+            text = re.sub(rb"\s+", b"", sf.data[cond.start_byte:cond.end_byte]) if cond is not None else b""
+            if text in (b'__name__=="__main__"', b"__name__=='__main__'", b'"__main__"==__name__',
+                        b"'__main__'==__name__"):
+                block = (node.start_point[0] + 1, node.end_point[0] + 1)
+    return block if defines else None
+
+
+def self_test(f: Draft, block: tuple[int, int]) -> Draft:
+    if not block[0] <= f.line <= block[1] or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    data["self_test"] = f"in the module's `if __name__ == \"__main__\":` self-test (line {block[0]}), not library code"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
 # 5c. Python: what a print / logging / warnings call only shows a person (`print(f"CUDA version:
