@@ -328,3 +328,36 @@ def test_a_library_modules_self_test_reads_info_a_scripts_main_stays(tmp_path):
     assert got == [("kernel.py", 5, "medium"), ("kernel.py", 10, "info"), ("script.py", 4, "medium")]
     note = dict(next(f for f in result.findings if f.rule == "QNT004" and f.line == 10).data)["self_test"]
     assert note == "in the module's `if __name__ == \"__main__\":` self-test (line 8), not library code"
+
+
+UNPACKED = """\
+import torch
+
+try:
+    major, _minor = torch.cuda.get_device_capability()
+    has_sm_8_0 = major >= 8
+except Exception:
+    has_sm_8_0 = False
+
+major, minor = torch.cuda.get_device_capability()
+is_sm75 = major == 7 and minor == 5
+
+cap_major, cap_minor = torch.cuda.get_device_capability()
+if cap_major >= 9:
+    BLOCK = 32
+
+a, b = torch.cuda.get_device_capability()
+print(a, b)
+"""
+
+
+def test_an_unpacked_capability_is_read_through_the_tests_of_its_names(tmp_path):
+    # heldout7: TGI's `major, _minor = ...; has_sm_8_0 = major >= 8` and `is_sm75 = major == 7 and minor == 5` take
+    # Ampere's answer on every AMD GPU (info); `>= 9` is Hopper's answer on MI300X (open); names passed on stay open.
+    (tmp_path / "caps.py").write_text(UNPACKED)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity)) for f in sorted(result.findings, key=lambda f: f.line) if f.rule == "PYT001"]
+    assert got == [(4, "info"), (9, "info"), (12, "medium"), (16, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 9).data)["amd_answers"]
+    assert note == ("`major == 7 and minor == 5`: the same on Ampere (8, 0) and on every AMD GPU ((9, 4), (9, 5), "
+                    "(12, 5)): ROCm takes Ampere's path")

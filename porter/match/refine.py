@@ -468,6 +468,8 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
     at = text.find("get_device_capability")
     m = _CAPABILITY_TEST.match(text, at) if at >= 0 else None
     amd = amd_capabilities()
+    if m is None and amd:
+        return _unpacked_tests(f, lines, amd)
     if m is None or not amd:
         return f
     index, op, rhs = m.group(1), m.group(2), m.group(3)
@@ -487,6 +489,97 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
     data["amd_answers"] = (f"`{test}` is {want} on Ampere (8, 0) and on "
                            f"every AMD GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# `major, minor = torch.cuda.get_device_capability()` and the tests of those names on the next lines
+# (`has_sm_8_0 = major >= 8`, `is_sm75 = major == 7 and minor == 5`, `if major >= 9:`): read like a direct test.
+_UNPACK = re.compile(r"^\s*(?:\w+\s*=\s*)?\(?\s*(\w+)\s*,\s*(\w+)\s*\)?\s*=\s*(?:[\w.]*\.)?get_device_capability\s*\(")
+_USE_EXPR = re.compile(r"^\s*(?:\w+\s*=(?!=)|(?:el)?if\b|return\b)\s*(.+?)\s*:?\s*$")
+_UNPACK_WINDOW = 8  # lines after the call where its names' tests are read
+
+
+def _unpacked_tests(f: Draft, lines: list[bytes], amd: tuple[tuple[int, int], ...]) -> Draft:
+    """PYT001 at info when the capability is unpacked into two names and every line of the next few that reads
+    them is a test Ampere (8, 0) and each AMD GPU answer alike (step 8)."""
+    import ast
+
+    first = lines[f.line - 1].decode("utf-8", "replace") if f.line <= len(lines) else ""
+    m = _UNPACK.match(first)
+    if m is None:
+        return f
+    names = {m.group(1): 0, m.group(2): 1}
+    indent = len(first) - len(first.lstrip())
+    tests = []
+    for raw in lines[f.line:f.line + _UNPACK_WINDOW]:
+        line = raw.decode("utf-8", "replace")
+        if line.strip() and (len(line) - len(line.lstrip()) < indent or "get_device_capability" in line):
+            break  # the block ends (an `except:`, a dedent) or the names are bound again
+        if not any(re.search(rf"\b{re.escape(n)}\b", line) for n in names):
+            continue
+        u = _USE_EXPR.match(line)
+        try:
+            tree = ast.parse(u.group(1), mode="eval") if u else None
+        except SyntaxError:
+            tree = None
+        if tree is None or not _capability_expr(tree.body, names):
+            return f  # a use porter cannot evaluate (passed on, printed, indexed): stays open
+        tests.append((u.group(1), tree.body))
+    if not tests:
+        return f
+
+    def answer(node, cap: tuple[int, int]) -> bool:
+        return bool(_eval_capability(node, names, cap))
+
+    for _text, node in tests:
+        want = answer(node, _AMPERE)
+        if any(answer(node, c) != want for c in amd):
+            return f
+    data = dict(f.data)
+    data["amd_answers"] = (f"{'; '.join(f'`{t}`' for t, _ in tests)}: the same on Ampere (8, 0) and on every AMD "
+                           f"GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def _capability_expr(node, names: dict[str, int]) -> bool:
+    """Whether `node` is a boolean/comparison expression over the capability names and integer literals only."""
+    import ast
+
+    if isinstance(node, ast.BoolOp):
+        return all(_capability_expr(v, names) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _capability_expr(node.operand, names)
+    if isinstance(node, ast.Compare):
+        return (all(type(op) in _AST_COMPARE for op in node.ops)
+                and all(isinstance(x, ast.Name) and x.id in names or isinstance(x, ast.Constant) and type(x.value) is int
+                        for x in [node.left, *node.comparators])
+                and any(isinstance(x, ast.Name) for x in [node.left, *node.comparators]))
+    return False
+
+
+def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
+    import ast
+
+    if isinstance(node, ast.BoolOp):
+        vals = [_eval_capability(v, names, cap) for v in node.values]
+        return all(vals) if isinstance(node.op, ast.And) else any(vals)
+    if isinstance(node, ast.UnaryOp):
+        return not _eval_capability(node.operand, names, cap)
+    if isinstance(node, ast.Compare):
+        vals = [cap[names[x.id]] if isinstance(x, ast.Name) else x.value for x in [node.left, *node.comparators]]
+        return all(_AST_COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, vals, vals[1:]))
+    if isinstance(node, ast.Name):
+        return cap[names[node.id]]
+    return node.value
+
+
+def _ast_compare() -> dict:
+    import ast
+
+    return {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
+            ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+_AST_COMPARE = _ast_compare()
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
