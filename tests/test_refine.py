@@ -361,3 +361,16 @@ def test_an_unpacked_capability_is_read_through_the_tests_of_its_names(tmp_path)
     note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 9).data)["amd_answers"]
     assert note == ("`major == 7 and minor == 5`: the same on Ampere (8, 0) and on every AMD GPU ((9, 4), (9, 5), "
                     "(12, 5)): ROCm takes Ampere's path")
+
+
+def test_triton_config_lists_dev014_where_32_warps_break_pyt013_info_elsewhere():
+    # session 13: DEV014 keeps only the lists that reach 32 warps; the other lists with no AMD option are PYT013 at
+    # info (no port item, a tuning hint), and where both hit one list DEV014 wins (rules/kb/precedence.yaml)
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "rules" / "DEV014-nvidia-generation-tuning"
+    result = scan(fixture, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule, str(f.severity)) for f in result.findings
+                 if f.path == "configs.py" and f.rule in ("DEV014", "PYT013"))
+    assert got == [(7, "PYT013", "info"), (22, "PYT013", "info"), (27, "PYT013", "info"), (32, "DEV014", "medium"),
+                   (35, "PYT013", "info"), (49, "PYT013", "info"), (60, "DEV014", "medium")]
