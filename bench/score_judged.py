@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -321,6 +320,104 @@ def blank_python_guards(src: Path, dst: Path) -> list[tuple[str, int, int]]:
     return sides
 
 
+# Version 2 of the Python guard blanking (session 13). Version 1 (blank_python_guards, `--py-guards 1`) reads only
+# an `if` whose own test names ROCm and calls every later branch of its chain a CUDA side; on heldout7 that missed
+# lightllm's `if torch.version.cuda is not None: ... elif torch.version.hip is not None:` (the ROCm test is an
+# `elif`) and TGI's `if SYSTEM == "cuda": ... elif SYSTEM == "rocm":`, and it counted the Intel IPEX, XPU and CPU
+# branches of `if SYSTEM == "rocm": ... elif SYSTEM == "ipex":` as CUDA sides. Version 2 reads each branch's own
+# test: a ROCm test makes a ROCm branch (blanked), a CUDA test (torch.version.cuda, an ALL-CAPS platform name
+# compared to "cuda", or a project's `python_cuda_tests`) a CUDA side; a negated ROCm test is a CUDA side and a
+# negated CUDA test is neither; an `else` is a CUDA side only after a ROCm branch when no branch tests CUDA;
+# any other test (`SYSTEM == "ipex"`, a condition joined by `or`) is neither and is left as it is.
+PY_CUDA = re.compile(r"version\.cuda\b|\b[A-Z][A-Z0-9_]{2,}\s*[!=]=\s*['\"]cuda['\"]")
+
+
+def _py_branch_side(cond: str, rocm: re.Pattern, cuda: re.Pattern) -> str | None:
+    """"rocm", "cuda" or None (neither / not a vendor test) for one `if`/`elif` condition."""
+    if re.search(r"\bor\b", cond):
+        return None
+    r, c = rocm.search(cond), cuda.search(cond)
+    if bool(r) == bool(c):
+        return None
+    m = r or c
+    tail = cond[m.end():]
+    negated = (cond.lstrip().startswith("not ") or bool(re.match(r"\s*(is\s+None\b|==\s*None\b|!=)", tail))
+               or bool(re.search(r"!=\s*$", cond[:m.start()])))
+    if r:
+        return "cuda" if negated else "rocm"
+    return None if negated else "cuda"
+
+
+def blank_python_guards_v2(src: Path, dst: Path, rocm: re.Pattern = PY_ROCM,
+                           cuda: re.Pattern = PY_CUDA) -> list[tuple[str, int, int]]:
+    """Version 2 of blank_python_guards (see above): every `if`/`elif`/`else` chain of one-line conditions with a
+    ROCm or CUDA branch has its ROCm branches' bodies replaced by `pass` and its vendor tests by plain names, on the
+    same lines. Returns the CUDA bodies (path, first, last)."""
+    sides = []
+    for p in sorted(src.rglob("*.py")):
+        if not p.is_file() or p.is_symlink():
+            continue
+        rel = p.relative_to(src).as_posix()
+        try:
+            lines = p.read_text(encoding="utf-8").split("\n")
+        except (UnicodeDecodeError, OSError):
+            continue
+        out = list(lines)
+
+        def indent(k: int) -> int:
+            return len(lines[k]) - len(lines[k].lstrip())
+
+        def body(k: int) -> tuple[int, int]:
+            j, last = k + 1, k
+            while j < len(lines):
+                if lines[j].strip() and indent(j) <= indent(k):
+                    break
+                if lines[j].strip():
+                    last = j
+                j += 1
+            return k + 1, last
+
+        blanked: set[int] = set()  # lines of ROCm bodies already blanked: chains nested in them are gone
+        for i, line in enumerate(lines):
+            m = PY_IF.match(line)
+            if not m or m.group(2) != "if" or i in blanked:
+                continue
+            chain = [(i, m.group(3).strip(), body(i))]
+            k = chain[-1][2][1] + 1
+            while k < len(lines) and not lines[k].strip():
+                k += 1
+            while k < len(lines) and indent(k) == indent(i) and PY_ELSE.match(lines[k]):
+                e = PY_IF.match(lines[k])
+                chain.append((k, e.group(3).strip() if e else None, body(k)))
+                k = chain[-1][2][1] + 1
+                while k < len(lines) and not lines[k].strip():
+                    k += 1
+            kinds = [_py_branch_side(cond, rocm, cuda) if cond is not None else "else" for _, cond, _ in chain]
+            if "rocm" not in kinds and "cuda" not in kinds:
+                continue
+            if kinds[-1] == "else":
+                kinds[-1] = "cuda" if "rocm" in kinds and "cuda" not in kinds else None
+            for n, ((head, cond, (first, last)), kind) in enumerate(zip(chain, kinds)):
+                if kind is None:
+                    continue
+                if cond is not None:
+                    word = "if" if n == 0 else "elif"
+                    out[head] = f"{' ' * indent(head)}{word} _guard_blanked_{head + 1}:"
+                if kind == "rocm":
+                    if last >= first:
+                        pad = " " * (indent(first) if lines[first].strip() else indent(head) + 4)
+                        out[first] = pad + "pass"
+                        for x in range(first + 1, last + 1):
+                            out[x] = ""
+                        blanked.update(range(first, last + 1))
+                elif last >= first:
+                    sides.append((rel, first + 1, last + 1))
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(out), encoding="utf-8")
+    return sides
+
+
 def recall_sides(tree: Path, blank) -> tuple[int, int]:
     """Recall of the CUDA sides `blank` writes into a copy of `tree`: sides touched by a finding at most 10 lines
     wide in porter's scan of the copy / sides."""
@@ -424,7 +521,8 @@ def _ratio(a: int, b: int) -> str:
     return f"{a / b:.1%} ({a}/{b})" if b else "n/a"
 
 
-def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool, show_false: bool = False) -> int:
+def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool, show_false: bool = False,
+              py_guards: int = 2) -> int:
     projects, kernels, findings = load_set(name)
     guards = load_guards(name)
     trees = {}
@@ -436,6 +534,7 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
             trees[p["project"]] = root / p["tree"]
     total_k = {t: Counter() for t in TARGETS}
     total_f, total_d, total_r = Counter(), Counter(), Counter()
+    py_label = " (v2)" if py_guards == 2 else ""  # version 1 prints as before, so old lines compare
     for p in projects:
         project = p["project"]
         tree = trees.get(project)
@@ -468,18 +567,18 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
             cuda_names = "|".join(re.escape(x) for x in p.get("cuda_macros", ()))
             cuda = re.compile(f"\\b(?:{cuda_names})\\b") if cuda_names else None
             c_sides = touched_sides(tree, lambda s, d: blank_guards(s, d, rocm, cuda))
-            py_sides = touched_sides(tree, blank_python_guards)
+            py_sides = touched_sides(tree, blank_python_guards_v2 if py_guards == 2 else blank_python_guards)
             c_hit, c_all = sum(t for *_, t in c_sides), len(c_sides)
             py_hit, py_all = sum(t for *_, t in py_sides), len(py_sides)
             total_r.update({"c": c_hit, "c_all": c_all, "py": py_hit, "py_all": py_all})
-            line += f" | recall C/C++ {_ratio(c_hit, c_all)}, Python {_ratio(py_hit, py_all)}"
+            line += f" | recall C/C++ {_ratio(c_hit, c_all)}, Python{py_label} {_ratio(py_hit, py_all)}"
             mine = [g for g in guards if g["project"] == project]
             if mine:
                 rc_hit, rc_all, rc_gone = real_recall(mine, c_sides, "c")
                 rp_hit, rp_all, rp_gone = real_recall(mine, py_sides, "python")
                 total_r.update({"rc": rc_hit, "rc_all": rc_all, "rp": rp_hit, "rp_all": rp_all})
                 gone = f" ({rc_gone + rp_gone} judged-real sides no longer blanked)" if rc_gone + rp_gone else ""
-                line += f" | judged-real recall C/C++ {_ratio(rc_hit, rc_all)}, Python {_ratio(rp_hit, rp_all)}{gone}"
+                line += f" | judged-real recall C/C++ {_ratio(rc_hit, rc_all)}, Python{py_label} {_ratio(rp_hit, rp_all)}{gone}"
         print(line)
         for item in shown or ():
             print(f"    {item}")
@@ -494,10 +593,10 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
             f"({total_d['open']} open in {total_d['lines']} lines)")
     if with_recall:
         line += (f" | recall C/C++ {_ratio(total_r['c'], total_r['c_all'])}, "
-                 f"Python {_ratio(total_r['py'], total_r['py_all'])}")
+                 f"Python{py_label} {_ratio(total_r['py'], total_r['py_all'])}")
         if guards:
             line += (f" | judged-real recall C/C++ {_ratio(total_r['rc'], total_r['rc_all'])}, "
-                     f"Python {_ratio(total_r['rp'], total_r['rp_all'])}")
+                     f"Python{py_label} {_ratio(total_r['rp'], total_r['rp_all'])}")
     print(line)
     return 0
 
@@ -514,6 +613,9 @@ def main(argv: list[str]) -> int:
                     help="score a held-out set kept in bench/judged/<SET>/ (e.g. heldout3), one line per project")
     ap.add_argument("--root", type=Path, default=None,
                     help="with --set: the directory holding each project's tree under projects.json's `tree` name")
+    ap.add_argument("--py-guards", type=int, choices=(1, 2), default=2,
+                    help="Python guard blanking for --recall with --set: 2 (default, session 13) reads each branch "
+                         "of an if/elif/else chain by its own test; 1 reproduces the numbers of sessions 11-12")
     args = ap.parse_args(argv)
     if args.set is not None:
         if not (JUDGED / args.set / "projects.json").is_file():
@@ -522,7 +624,7 @@ def main(argv: list[str]) -> int:
         if not args.trees and args.root is None:
             print("--set needs --root DIR or PROJECT=PATH trees", file=sys.stderr)
             return 2
-        return score_set(args.set, args.trees, args.root, args.recall, args.show_false)
+        return score_set(args.set, args.trees, args.root, args.recall, args.show_false, args.py_guards)
     if not args.trees:
         print("give at least one PROJECT=PATH tree", file=sys.stderr)
         return 2

@@ -29,7 +29,7 @@ def test_the_releases_and_facts_are_read_with_versions_and_public_sources():
     assert v.releases == ("6.4", "7.0", "7.2") and rocm.default_release() == "7.2"
     assert {k: (f.since, f.until) for k, f in v.facts.items()} == {
         "warp_sync_builtins": ("6.2", None), "warp_sync_on_by_default": ("7.0", None),
-        "warp_reduce_builtins": ("7.0", None),
+        "warp_reduce_builtins": ("7.0", None), "coordinates_unsigned": ("6.1", None),
         "warpsize_constexpr": (None, "7.0"), "cg_reduce": ("7.13", None), "cg_scan": ("10.0", None)}
     assert all(f.source.startswith("https://") for f in v.facts.values())
     # 6.4 has the *_sync builtins only behind HIP_ENABLE_WARP_SYNC_BUILTINS; 7.0 turned them on.

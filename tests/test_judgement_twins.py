@@ -145,7 +145,9 @@ def test_a_cmake_cuda_switch_with_a_rocm_twin_option_guards_its_arm():
             "    enable_language(CUDA)\n"                    # 10
             "endif()\n")                                     # 11
     _refs, regions = cmake_references("CMakeLists.txt", text)
-    assert [r for r in regions if r[3]] == [(4, 5, "cuda", 3), (7, 8, "rocm", 6)]
+    # the paired switch's own `if` line (3) is the CUDA build's test too (heffte's `if (Heffte_ENABLE_CUDA AND NOT
+    # DEFINED CMAKE_CUDA_ARCHITECTURES)`, where BLD003 hits the if line itself)
+    assert [r for r in regions if r[3]] == [(4, 5, "cuda", 3), (3, 3, "cuda", 3), (7, 8, "rocm", 6)]
 
 
 PYPROJECT_EXTRAS = ('[project]\n'                                                              # 1
@@ -200,3 +202,53 @@ def test_a_cmake_cuda_switch_paired_in_another_cmake_file_guards_its_arm_and_its
                     if f.rule in ("BLD001", "DEV002"))
     assert status == [("op/CMakeLists.txt", 3, "BLD001", "handled", "op/CMakeLists.txt:2"),
                       ("op/fused.cuh", 1, "DEV002", "handled", "op/fused.cu:1")]
+
+
+DUAL_LIBS_CMAKE = ("option(TPL_ENABLE_CUDALIB \"CUDA\" OFF)\n"                    # 1
+                   "option(TPL_ENABLE_HIPLIB \"HIP\" OFF)\n"                      # 2
+                   "if (TPL_ENABLE_CUDALIB)\n"                                    # 3 a word starting CUDA: a switch
+                   "  list(APPEND sources gpu/factor.cu)\n"                       # 4
+                   "endif()\n"                                                    # 5
+                   "if (TPL_ENABLE_HIPLIB)\n"                                     # 6 ... whose twin starts HIP
+                   "  list(APPEND sources gpu/factor.hip.cpp)\n"                  # 7
+                   "endif()\n"                                                    # 8
+                   "set_target_properties(solver PROPERTIES\n"                    # 9 CUDA-language properties
+                   "    CUDA_SEPARABLE_COMPILATION ON\n"                          # 10
+                   "    OUTPUT_NAME solver)\n"                                    # 11
+                   "if(CUDAToolkit_FOUND)\n"                                      # 12 the toolkit found
+                   "  target_link_libraries(solver CUDA::cudart CUDA::cublas)\n"  # 13
+                   "endif()\n"                                                    # 14
+                   "if (TARGET CUDA::cufft)\n"                                    # 15 an imported CUDA target
+                   "  list(APPEND deps CUDA::cufft)\n"                            # 16
+                   "endif()\n"                                                    # 17
+                   "if (TARGET roc::rocfft)\n"                                    # 18 ... and ROCm's
+                   "  list(APPEND deps -lrocfft)\n"                               # 19
+                   "endif()\n"                                                    # 20
+                   "if (USE_CUDA)\n"                                              # 21 a plain switch: no fork
+                   "  set(CMAKE_CUDA_ARCHITECTURES 80)\n"                         # 22
+                   "endif()\n")                                                   # 23
+
+
+def test_cmake_vendor_words_found_tests_targets_and_cuda_language_properties():
+    """heldout7's CMake families (session 13): superlu_dist's TPL_ENABLE_CUDALIB / TPL_ENABLE_HIPLIB (vendor words
+    that only start with CUDA/HIP), its `if(CUDAToolkit_FOUND)` link and its CUDA_SEPARABLE_COMPILATION property
+    (CUDA-language sources only), heffte's `if(TARGET CUDA::cufft)` beside `if(TARGET roc::rocfft)`."""
+    refs, regions = cmake_references("CMakeLists.txt", DUAL_LIBS_CMAKE)
+    assert [(r.target, r.side, r.where) for r in refs if r.target.startswith("gpu/")] == [
+        ("gpu/factor.cu", "cuda", "CMakeLists.txt:3"), ("gpu/factor.hip.cpp", "rocm", "CMakeLists.txt:6")]
+    assert [r for r in regions if r[3]] == [
+        (4, 5, "cuda", 3), (3, 3, "cuda", 3), (7, 8, "rocm", 6), (9, 11, "cuda", 6), (13, 14, "cuda", 12),
+        (12, 12, "cuda", 12), (16, 17, "cuda", 15), (15, 15, "cuda", 15), (19, 20, "rocm", 18)]
+
+
+def test_findings_of_a_dual_cmake_read_handled_where_the_rocm_build_has_its_own_arm(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text(DUAL_LIBS_CMAKE)
+    res = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    got = sorted((f.line, f.rule, f.status.value, f.handled_by) for f in res.findings if str(f.severity) != "info")
+    assert got == [
+        (10, "BLD004", "handled", "CMakeLists.txt:6"),
+        (13, "LIB004", "handled", "CMakeLists.txt:12"),
+        (13, "LIB004", "handled", "CMakeLists.txt:12"),
+        (15, "LIB004", "handled", "CMakeLists.txt:15"),
+        (16, "LIB004", "handled", "CMakeLists.txt:15"),
+        (22, "BLD003", "open", None)]

@@ -2,10 +2,8 @@
 cuda-only with what decides it; repositories without ROCm code keep exactly their findings, all open."""
 from __future__ import annotations
 
-import dataclasses
 import importlib.resources
 import json
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft4Validator
@@ -186,6 +184,39 @@ if x.is_cuda:
 """
     assert [(s.start[0], s.side, s.line) for s in python_spans(src)] == [
         (2, "cuda", 1), (3, "rocm", 1), (5, "rocm", 5), (5, "cuda", 5), (7, "rocm", 6)]
+
+
+def test_python_platform_constants_and_elif_vendor_tests():
+    """TGI's `SYSTEM == "rocm"` / `SYSTEM == "cuda"` chains and lightllm's `elif torch.version.hip is not None`
+    (heldout7, session 13): a platform constant (ALL-CAPS) compared to a vendor's name is a vendor test; the
+    ROCm test's else is the CUDA build's, the CUDA test's is not (IPEX and CPU take it too); an `elif` confines its
+    own branch; `device.type == "cuda"` is true on ROCm too and is no test."""
+    from porter.portaware.guards import python_spans
+
+    src = b"""if SYSTEM == "cuda":
+    a = 1
+elif SYSTEM == "rocm":
+    b = 2
+else:
+    c = 3
+if SYSTEM == "rocm":
+    d = 4
+else:
+    e = 5
+if SYSTEM != "cuda":
+    f = 6
+else:
+    g = 7
+if device.type == "cuda":
+    h = 8
+if torch.version.cuda is not None:
+    so = "libnccl.so.2"
+elif torch.version.hip is not None:
+    so = "librccl.so.1"
+"""
+    assert sorted((s.start[0], s.end[0], s.side, s.line) for s in python_spans(src)) == [
+        (2, 2, "cuda", 1), (4, 4, "rocm", 3), (8, 8, "rocm", 7), (9, 10, "cuda", 7), (13, 14, "cuda", 11),
+        (18, 18, "cuda", 17), (19, 20, "rocm", 17), (20, 20, "rocm", 19)]
 
 
 def test_cpp_runtime_checks_need_a_vendor_predicate():

@@ -286,3 +286,106 @@ def test_ptx_in_a_device_pass_arm_whose_else_hip_compiles_reads_info(tmp_path):
     got = [(f.line, str(f.severity), dict(f.data).get("hip_compiles")) for f in r.findings if f.rule == "DEV001"]
     assert got == [(6, "info", "the #else at line 8 (HIP leaves __CUDA_ARCH__ undefined)"), (15, "high", None),
                    (24, "high", None)]
+
+
+MESSAGES = """\
+import logging
+import torch
+
+logger = logging.getLogger(__name__)
+print(f"CUDA version: {torch.version.cuda}")
+logging.warning(
+    "Set TORCH_CUDA_ARCH_LIST for specific architectures."
+)
+logger.info("nvcc flags: -gencode arch=compute_90,code=sm_90")
+os.environ["TORCH_CUDA_ARCH_LIST"] = "9.0"
+major = torch.version.cuda.split(".")[0]
+error("TORCH_CUDA_ARCH_LIST")
+"""
+
+
+def test_a_python_message_call_only_shows_text(tmp_path):
+    # heldout7: uccl's test banner printing torch.version.cuda (PYT002) and kaolin's setup.py warning that names
+    # TORCH_CUDA_ARCH_LIST (BLD006) are messages; the assignment (10), the use (11) and an unknown bare `error()`
+    # call (12) are not.
+    (tmp_path / "setup.py").write_text(MESSAGES)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule) for f in result.findings if f.rule in ("PYT002", "BLD006"))
+    assert got == [(10, "BLD006"), (11, "PYT002"), (12, "BLD006")]
+
+
+SELF_TEST = """\
+import torch
+
+
+def quantize(x):
+    return x.to(torch.float8_e4m3fn)
+
+
+if __name__ == "__main__":
+    kv = torch.randn(4, device="cuda")
+    kv_fp8 = kv.to(torch.float8_e4m3fn)
+"""
+SCRIPT = """\
+import torch
+
+if __name__ == "__main__":
+    kv_fp8 = torch.randn(4).to(torch.float8_e4m3fn)
+"""
+
+
+def test_a_library_modules_self_test_reads_info_a_scripts_main_stays(tmp_path):
+    # heldout7: lightllm's Triton kernel modules end in a self-test casting to float8_e4m3fn (QNT004)
+    (tmp_path / "kernel.py").write_text(SELF_TEST)
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, str(f.severity)) for f in result.findings if f.rule == "QNT004")
+    assert got == [("kernel.py", 5, "medium"), ("kernel.py", 10, "info"), ("script.py", 4, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "QNT004" and f.line == 10).data)["self_test"]
+    assert note == "in the module's `if __name__ == \"__main__\":` self-test (line 8), not library code"
+
+
+UNPACKED = """\
+import torch
+
+try:
+    major, _minor = torch.cuda.get_device_capability()
+    has_sm_8_0 = major >= 8
+except Exception:
+    has_sm_8_0 = False
+
+major, minor = torch.cuda.get_device_capability()
+is_sm75 = major == 7 and minor == 5
+
+cap_major, cap_minor = torch.cuda.get_device_capability()
+if cap_major >= 9:
+    BLOCK = 32
+
+a, b = torch.cuda.get_device_capability()
+print(a, b)
+"""
+
+
+def test_an_unpacked_capability_is_read_through_the_tests_of_its_names(tmp_path):
+    # heldout7: TGI's `major, _minor = ...; has_sm_8_0 = major >= 8` and `is_sm75 = major == 7 and minor == 5` take
+    # Ampere's answer on every AMD GPU (info); `>= 9` is Hopper's answer on MI300X (open); names passed on stay open.
+    (tmp_path / "caps.py").write_text(UNPACKED)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity)) for f in sorted(result.findings, key=lambda f: f.line) if f.rule == "PYT001"]
+    assert got == [(4, "info"), (9, "info"), (12, "medium"), (16, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 9).data)["amd_answers"]
+    assert note == ("`major == 7 and minor == 5`: the same on Ampere (8, 0) and on every AMD GPU ((9, 4), (9, 5), "
+                    "(12, 5)): ROCm takes Ampere's path")
+
+
+def test_triton_config_lists_dev014_where_32_warps_break_pyt013_info_elsewhere():
+    # session 13: DEV014 keeps only the lists that reach 32 warps; the other lists with no AMD option are PYT013 at
+    # info (no port item, a tuning hint), and where both hit one list DEV014 wins (rules/kb/precedence.yaml)
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "rules" / "DEV014-nvidia-generation-tuning"
+    result = scan(fixture, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule, str(f.severity)) for f in result.findings
+                 if f.path == "configs.py" and f.rule in ("DEV014", "PYT013"))
+    assert got == [(7, "PYT013", "info"), (22, "PYT013", "info"), (27, "PYT013", "info"), (32, "DEV014", "medium"),
+                   (35, "PYT013", "info"), (49, "PYT013", "info"), (60, "DEV014", "medium")]

@@ -171,3 +171,49 @@ def test_load_guards_of_the_committed_heldout8():
     assert sum(g["real"] for g in guards if g["kind"] == "c") == 76
     assert sum(g["real"] for g in guards if g["kind"] == "python") == 12
     assert S.load_guards("heldout3") == []  # a set without guards.jsonl
+
+
+PY_CHAINS = """\
+if torch.version.cuda is not None:
+    so_file = "libnccl.so.2"
+elif torch.version.hip is not None:
+    so_file = "librccl.so.1"
+else:
+    raise ValueError("no NCCL")
+if SYSTEM == "rocm":
+    from .rocm import attention
+elif SYSTEM == "ipex":
+    from .ipex import attention
+else:
+    from .cuda import attention
+if SYSTEM == "ipex":
+    import ipex_ops
+elif SYSTEM == "cuda":
+    moe = load_kernel("moe")
+if device.type == "cuda":
+    x = 1
+if SYSTEM == "rocm":
+    if SYSTEM == "cuda":
+        y = 2
+"""
+
+
+def test_python_guards_v2_reads_each_branch_by_its_own_test(tmp_path):
+    """Version 2 (session 13): an `elif` ROCm test is blanked, `SYSTEM == "cuda"` and `torch.version.cuda` arms are
+    CUDA sides, an IPEX branch is neither, an `else` is a CUDA side only after a ROCm branch with no CUDA branch,
+    `device.type == "cuda"` is no platform test, and a chain inside a blanked ROCm body is gone with it."""
+    src = _write(tmp_path / "src", {"m.py": PY_CHAINS})
+    sides = S.blank_python_guards_v2(src, tmp_path / "dst")
+    assert sides == [("m.py", 2, 2), ("m.py", 12, 12), ("m.py", 16, 16)]
+    out = (tmp_path / "dst" / "m.py").read_text().split("\n")
+    assert out[0:6] == ["if _guard_blanked_1:", '    so_file = "libnccl.so.2"', "elif _guard_blanked_3:", "    pass",
+                        "else:", '    raise ValueError("no NCCL")']
+    assert out[6:12] == ["if _guard_blanked_7:", "    pass", 'elif SYSTEM == "ipex":', "    from .ipex import attention",
+                         "else:", "    from .cuda import attention"]
+    assert out[12:16] == ['if SYSTEM == "ipex":', "    import ipex_ops", "elif _guard_blanked_15:",
+                          '    moe = load_kernel("moe")']
+    assert out[16] == 'if device.type == "cuda":'
+    assert out[18:21] == ["if _guard_blanked_19:", "    pass", ""]
+    # Version 1 is kept as it was (`--py-guards 1` reproduces sessions 11-12): a ROCm test must head the chain, so
+    # it misses the first and third chains and counts the IPEX branch as a CUDA side.
+    assert S.blank_python_guards(src, tmp_path / "v1") == [("m.py", 10, 10), ("m.py", 12, 12)]

@@ -22,6 +22,10 @@ sorted drafts of its findings (porter.match.draft):
    severity, since using the feature on ROCm still needs the rewrite, and carries `optional` too: the project runs
    without it, which the effort estimate reads as feature parity, not the minimal port.
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
+5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
+   logging, a logger or warnings is a message, not a use: dropped.
+5d. Python: a finding in the `if __name__ == "__main__":` self-test of a module that defines functions or classes
+   reads info (data `self_test`): the self-test runs only by hand, the library code is what ships.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
@@ -173,7 +177,86 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+    if sf.language == "python" and findings and b"__main__" in sf.data:
+        block = self_test_block(sf)
+        if block is not None:
+            findings = [self_test(f, block) for f in findings]
+    if sf.language == "python" and findings and _PY_MESSAGE_HINT.search(sf.code):
+        spans = message_call_spans(sf)
+        if spans:
+            findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5d. A library module's self-test: the `if __name__ == "__main__":` block of a module that defines functions or
+# classes at top level runs only when a developer runs the module by hand (lightllm's Triton kernel files end in one
+# that casts a test KV cache to float8_e4m3fn); the library's own code is what ships. Its findings read info, with
+# the block's line under data `self_test`. A script (a module that is all top-level code and its main block) keeps
+# them: there the main block is the program.
+def self_test_block(sf: SourceFile) -> tuple[int, int] | None:
+    """(first line, last line) of a top-level `if __name__ == "__main__":` of a module that also defines a
+    function or class at top level, else None."""
+    root = sf.root
+    if root is None:
+        return None
+    defines = False
+    block = None
+    for node in root.named_children:
+        if node.type in ("function_definition", "class_definition", "decorated_definition"):
+            defines = True
+        elif node.type == "if_statement" and block is None:
+            cond = node.child_by_field_name("condition")
+            text = re.sub(rb"\s+", b"", sf.data[cond.start_byte:cond.end_byte]) if cond is not None else b""
+            if text in (b'__name__=="__main__"', b"__name__=='__main__'", b'"__main__"==__name__',
+                        b"'__main__'==__name__"):
+                block = (node.start_point[0] + 1, node.end_point[0] + 1)
+    return block if defines else None
+
+
+def self_test(f: Draft, block: tuple[int, int]) -> Draft:
+    if not block[0] <= f.line <= block[1] or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    data["self_test"] = f"in the module's `if __name__ == \"__main__\":` self-test (line {block[0]}), not library code"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# 5c. Python: what a print / logging / warnings call only shows a person (`print(f"CUDA version:
+# {torch.version.cuda}")` in a test's banner, `logging.warning("Set TORCH_CUDA_ARCH_LIST ...")` in setup.py) is
+# a message, not a use: dropped, as CMake's message() text is (heldout7: uccl's and kaolin's).
+_PY_MESSAGE_HINT = re.compile(rb"\b(?:print|warn|warning|info|debug|error|critical|exception|log|log_once)\s*\(")
+# bare names that print; methods that log when called on a logger-like receiver (logging, logger, log, self.logger)
+_PY_PRINT_NAMES = frozenset({"print", "log_once", "print_once", "print_rank_0", "rank0_print"})
+_PY_LOG_METHODS = frozenset({"warn", "warning", "info", "debug", "error", "critical", "exception", "log"})
+_PY_LOGGER = re.compile(r"(?:^|\.)(?:logging|logger|log|_logger|LOGGER|LOG|warnings)$")
+
+
+def message_call_spans(sf: SourceFile) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """((line, column), (end line, end column)) spans, 1-based and end-exclusive, of the arguments of the Python
+    calls that only show text: print and its rank-0 wrappers, and warn/info/debug/... on logging, a logger or
+    warnings."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("call",), lang="python"):
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or args is None:
+            continue
+        if fn.type == "identifier":
+            ok = fn.text.decode("utf-8", "replace") in _PY_PRINT_NAMES
+        elif fn.type == "attribute":
+            obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+            ok = (attr is not None and obj is not None and attr.text.decode("utf-8", "replace") in _PY_LOG_METHODS
+                  and bool(_PY_LOGGER.search(obj.text.decode("utf-8", "replace"))))
+        else:
+            ok = False
+        if ok:
+            out.append(((args.start_point[0] + 1, args.start_point[1] + 1), (args.end_point[0] + 1, args.end_point[1] + 1)))
+    return out
 
 
 def without_prose(findings: list[Draft], sf: SourceFile) -> list[Draft]:
@@ -392,6 +475,8 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
     at = text.find("get_device_capability")
     m = _CAPABILITY_TEST.match(text, at) if at >= 0 else None
     amd = amd_capabilities()
+    if m is None and amd:
+        return _unpacked_tests(f, lines, amd)
     if m is None or not amd:
         return f
     index, op, rhs = m.group(1), m.group(2), m.group(3)
@@ -411,6 +496,97 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
     data["amd_answers"] = (f"`{test}` is {want} on Ampere (8, 0) and on "
                            f"every AMD GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# `major, minor = torch.cuda.get_device_capability()` and the tests of those names on the next lines
+# (`has_sm_8_0 = major >= 8`, `is_sm75 = major == 7 and minor == 5`, `if major >= 9:`): read like a direct test.
+_UNPACK = re.compile(r"^\s*(?:\w+\s*=\s*)?\(?\s*(\w+)\s*,\s*(\w+)\s*\)?\s*=\s*(?:[\w.]*\.)?get_device_capability\s*\(")
+_USE_EXPR = re.compile(r"^\s*(?:\w+\s*=(?!=)|(?:el)?if\b|return\b)\s*(.+?)\s*:?\s*$")
+_UNPACK_WINDOW = 8  # lines after the call where its names' tests are read
+
+
+def _unpacked_tests(f: Draft, lines: list[bytes], amd: tuple[tuple[int, int], ...]) -> Draft:
+    """PYT001 at info when the capability is unpacked into two names and every line of the next few that reads
+    them is a test Ampere (8, 0) and each AMD GPU answer alike (step 8)."""
+    import ast
+
+    first = lines[f.line - 1].decode("utf-8", "replace") if f.line <= len(lines) else ""
+    m = _UNPACK.match(first)
+    if m is None:
+        return f
+    names = {m.group(1): 0, m.group(2): 1}
+    indent = len(first) - len(first.lstrip())
+    tests = []
+    for raw in lines[f.line:f.line + _UNPACK_WINDOW]:
+        line = raw.decode("utf-8", "replace")
+        if line.strip() and (len(line) - len(line.lstrip()) < indent or "get_device_capability" in line):
+            break  # the block ends (an `except:`, a dedent) or the names are bound again
+        if not any(re.search(rf"\b{re.escape(n)}\b", line) for n in names):
+            continue
+        u = _USE_EXPR.match(line)
+        try:
+            tree = ast.parse(u.group(1), mode="eval") if u else None
+        except SyntaxError:
+            tree = None
+        if tree is None or not _capability_expr(tree.body, names):
+            return f  # a use porter cannot evaluate (passed on, printed, indexed): stays open
+        tests.append((u.group(1), tree.body))
+    if not tests:
+        return f
+
+    def answer(node, cap: tuple[int, int]) -> bool:
+        return bool(_eval_capability(node, names, cap))
+
+    for _text, node in tests:
+        want = answer(node, _AMPERE)
+        if any(answer(node, c) != want for c in amd):
+            return f
+    data = dict(f.data)
+    data["amd_answers"] = (f"{'; '.join(f'`{t}`' for t, _ in tests)}: the same on Ampere (8, 0) and on every AMD "
+                           f"GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def _capability_expr(node, names: dict[str, int]) -> bool:
+    """Whether `node` is a boolean/comparison expression over the capability names and integer literals only."""
+    import ast
+
+    if isinstance(node, ast.BoolOp):
+        return all(_capability_expr(v, names) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _capability_expr(node.operand, names)
+    if isinstance(node, ast.Compare):
+        return (all(type(op) in _AST_COMPARE for op in node.ops)
+                and all(isinstance(x, ast.Name) and x.id in names or isinstance(x, ast.Constant) and type(x.value) is int
+                        for x in [node.left, *node.comparators])
+                and any(isinstance(x, ast.Name) for x in [node.left, *node.comparators]))
+    return False
+
+
+def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
+    import ast
+
+    if isinstance(node, ast.BoolOp):
+        vals = [_eval_capability(v, names, cap) for v in node.values]
+        return all(vals) if isinstance(node.op, ast.And) else any(vals)
+    if isinstance(node, ast.UnaryOp):
+        return not _eval_capability(node.operand, names, cap)
+    if isinstance(node, ast.Compare):
+        vals = [cap[names[x.id]] if isinstance(x, ast.Name) else x.value for x in [node.left, *node.comparators]]
+        return all(_AST_COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, vals, vals[1:]))
+    if isinstance(node, ast.Name):
+        return cap[names[node.id]]
+    return node.value
+
+
+def _ast_compare() -> dict:
+    import ast
+
+    return {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
+            ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+_AST_COMPARE = _ast_compare()
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:

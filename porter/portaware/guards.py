@@ -146,6 +146,9 @@ def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
 _py_rocm_expr = lazy_regex(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_rocm|_is_hip|_is_rocm)(?:\(\))?$")
 
 
+_py_platform_name = lazy_regex(r"^[A-Z][A-Z0-9_]*$")
+
+
 _py_cuda_expr = lazy_regex(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
 
 
@@ -170,6 +173,19 @@ def _py_side(node, data: bytes) -> tuple[str | None, bool]:
             if not pure or s is None:
                 return None, False
             return (s if text[1] in ("is not", "!=") else _flip(s)), True
+        if len(kids) == 3 and text[1] in ("==", "!=") and kids[2].type == "string":
+            # A platform constant compared to a vendor's name (TGI's `SYSTEM == "rocm"`, set once from
+            # torch.version.hip): the ROCm test is the whole condition, so its else is the CUDA (or another)
+            # build's; `== "cuda"` confines its own branch only, since its else also runs on IPEX or a CPU.
+            # An ALL-CAPS name only: `device.type == "cuda"` is true on ROCm too.
+            name = _py_text(kids[0], data).rsplit(".", 1)[-1]
+            value = _py_text(kids[2], data).strip("\"'").lower()
+            vendor = ROCM if value in ("rocm", "hip", "amd") else CUDA if value in ("cuda", "nvidia") else None
+            if vendor is None or not _py_platform_name().match(name):
+                return None, False
+            if vendor == ROCM:
+                return (ROCM if text[1] == "==" else CUDA), True
+            return (CUDA, False) if text[1] == "==" else ("!" + ROCM, False)
         return None, False
     if t == "boolean_operator":
         op = node.child_by_field_name("operator")
@@ -218,11 +234,19 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
             continue
         cond = node.child_by_field_name("condition")
         side, pure = _py_side(cond, data) if cond is not None else (None, False)
+        rest = [c for c in node.children if c.type in ("elif_clause", "else_clause")]
+        # an `elif` whose own test names a vendor confines its own branch (`if SYSTEM == "cuda": ... elif SYSTEM ==
+        # "rocm": ...`, `if torch.version.cuda is not None: ... elif torch.version.hip is not None: ...`)
+        for c in rest:
+            c_cond = c.child_by_field_name("condition") if c.type == "elif_clause" else None
+            c_side = _py_side(c_cond, data)[0] if c_cond is not None else None
+            body = c.child_by_field_name("consequence") if c_cond is not None else None
+            if c_side in (CUDA, ROCM) and body is not None:
+                out.append(_span(body, c_side, c.start_point[0] + 1))
         if side is None:
             continue
         line = node.start_point[0] + 1
         then = node.child_by_field_name("consequence")
-        rest = [c for c in node.children if c.type in ("elif_clause", "else_clause")]
         if side.startswith("!"):
             for c in rest:
                 out.append(_span(c, _flip(side[1:]), line))
@@ -265,4 +289,4 @@ def _rest_of_block(node) -> tuple[Pos, Pos] | None:
 # 215 MB (its case-insensitive alternation is tried at every byte), RE2 0.24 s. The first alternative is "a call
 # whose name contains a vendor word" (the word may sit anywhere in the name, so no leading `\b\w*` is needed).
 CPP_PREDICATE_HINT = compile_regex(r"(?i)(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*\(|\bif\s*(?:constexpr\s*)?\(\s*!?\s*\w*(?:amd|hip|rocm)\w*\s*\)")
-PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia")
+PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia|[=!]=\s*[\"']cuda[\"']")

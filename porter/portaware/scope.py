@@ -288,6 +288,7 @@ class CMakeCommand:
     line: int
     name: str  # lower case
     args: tuple[str, ...]  # unquoted
+    end_line: int = 0  # the line of its closing parenthesis (0: not known)
 
 
 # Commands whose arguments only talk to a person: message(), a project's own print helpers (FBGEMM's BLOCK_PRINT,
@@ -379,7 +380,7 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
                 continue
             depth -= 1
             if depth == 0 and pending is not None:
-                out.append(CMakeCommand(pending[1], pending[0].lower(), tuple(args)))
+                out.append(CMakeCommand(pending[1], pending[0].lower(), tuple(args), line))
                 pending, args = None, []
             continue
         if depth:
@@ -390,15 +391,29 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
 
 
 _CM_ROCM_PARTS = frozenset({"hip", "rocm", "amd", "amdgpu", "hipcc"})
+# Target and source properties CMake applies to CUDA-language sources only
+# (https://cmake.org/cmake/help/latest/manual/cmake-properties.7.html).
+_CUDA_LANGUAGE_PROPERTIES = frozenset({"CUDA_SEPARABLE_COMPILATION", "CUDA_RESOLVE_DEVICE_SYMBOLS",
+                                       "CUDA_ARCHITECTURES", "CUDA_STANDARD", "CUDA_STANDARD_REQUIRED",
+                                       "CUDA_EXTENSIONS", "CUDA_PTX_COMPILATION", "CUDA_RUNTIME_LIBRARY"})
 _CM_CUDA_PARTS = frozenset({"cuda", "nvcc", "nvidia", "cudatoolkit"})
+
+
+# A word that starts with a vendor name is that vendor's (superlu_dist's TPL_ENABLE_CUDALIB / TPL_ENABLE_HIPLIB),
+# and ROCm's packages export imported targets named roc::<library> (heffte's `if(TARGET roc::rocfft)` beside
+# `if(TARGET CUDA::cufft)`; https://rocm.docs.amd.com/en/latest/conceptual/cmake-packages.html).
+_CM_ROCM_WORD = re.compile(r"(?:rocm|hip)\w*|roc(?:blas|fft|prim|thrust|sparse|solver|rand|alution|wmma|shmem)\w*")
+_CM_CUDA_WORD = re.compile(r"cuda\w*")
+# A CMake test that a package or imported target exists: `CUDAToolkit_FOUND`, `CUDA::cufft` (after TARGET).
+_CM_FOUND = re.compile(r"(?i)_FOUND$|^CUDA::")
 
 
 def _cm_var_side(name: str) -> str | None:
     name = re.sub(r"^\$\{(.*)\}$", r"\1", name)
     parts = {p.lower() for p in re.split(r"[_\W]+", name) if p}
-    if parts & _CM_ROCM_PARTS:
+    if parts & _CM_ROCM_PARTS or any(_CM_ROCM_WORD.fullmatch(p) for p in parts) or name.lower().startswith("roc::"):
         return ROCM
-    if parts & _CM_CUDA_PARTS:
+    if parts & _CM_CUDA_PARTS or any(_CM_CUDA_WORD.fullmatch(p) for p in parts):
         return CUDA
     return None
 
@@ -417,7 +432,7 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool) -> tup
         if t.upper() == "NOT":
             v, j = atom(i + 1)
             return (None if v is None else not v), j
-        if t.upper() == "DEFINED" and i + 1 < len(toks):
+        if t.upper() in ("DEFINED", "TARGET") and i + 1 < len(toks):
             t = toks[i + 1]
             i += 1
         nxt = toks[i + 1].upper() if i + 1 < len(toks) else ""
@@ -498,6 +513,9 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
     tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
     paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
     base = posixpath.dirname(path)
+    # the first if()/elseif() line whose test names ROCm: where the file's ROCm build is chosen
+    rocm_guard = next((c.line for c in cmds if c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1]
+                       and _cm_condition(c.args, ROCM, False)[0] is not False), 0) if has_rocm else 0
     stack: list[dict] = []
     cur = (True, True, 0)
     refs: list[Reference] = []
@@ -516,7 +534,12 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             mark(c.line)
             cv, vend = _cm_condition(c.args, CUDA, has_rocm)
             rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
-            vend = vend or (side(cv, rv) == CUDA and any(a in paired for a in c.args))
+            # A test that the CUDA toolkit was found (`if(CUDAToolkit_FOUND)`, `if(TARGET CUDA::cufft)` beside
+            # `if(TARGET roc::rocfft)`) in a file that also tests a ROCm name is the CUDA build's fork: the ROCm
+            # build takes its own arm, so the CUDA arm is a guard like a paired switch's. A plain switch such as
+            # `if(USE_CUDA)` with no ROCm twin is not (a ROCm build may set it too).
+            vend = vend or (side(cv, rv) == CUDA and (any(a in paired for a in c.args) or (
+                has_rocm and any(_cm_var_side(a) == CUDA and _CM_FOUND.search(a) for a in c.args))))
             stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
                           "first": len(refs), "line": c.line, "regions": len(regions),
                           "head": side(tri_and(cur[0], cv), tri_and(cur[1], rv))})
@@ -551,7 +574,9 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             inner = regions[f["regions"]:]
             # ... and so is `if(MSCCLPP_USE_CUDA) ... else()` in a file with ROCm arms: the CUDA switch is false
             # for the ROCm build, which takes the else() - its own path.
-            if any(r[2] == ROCM for r in inner) or (f["head"] == CUDA and f.get("rocm_arm")):
+            # ... and a group whose own `if` test is the CUDA build's guard: its `if` line is that build's too
+            # (heffte's `if (Heffte_ENABLE_CUDA AND NOT DEFINED CMAKE_CUDA_ARCHITECTURES)`).
+            if any(r[2] == ROCM for r in inner) or (f["head"] == CUDA and (f.get("rocm_arm") or f["guard"] == f["line"])):
                 g = f["guard"] or f["line"]
                 regions[f["regions"]:] = [(a, b, s_, g) if s_ == CUDA and not gl else (a, b, s_, gl)
                                           for a, b, s_, gl in inner]
@@ -567,6 +592,12 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
         where = f"{path}:{cur[2] or c.line}"
         if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
             continue
+        if (c.name in ("set_target_properties", "set_property", "set_source_files_properties") and rocm_guard
+                and not cur[2] and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)):
+            # CUDA_SEPARABLE_COMPILATION and its kin apply to CUDA-language sources only; in a file that builds a
+            # ROCm variant in its own arm (superlu_dist's `if (TPL_ENABLE_HIPLIB)`), the ROCm build's sources
+            # ignore them: the property is the CUDA build's, decided by that arm.
+            regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
         if c.name == "add_subdirectory":
             # A directory only one build's arm adds is that build's, every file under it (qsim adds
             # pybind_interface/cuda under if(CMAKE_CUDA_COMPILER) and pybind_interface/hip under elseif(has_hipcc)).
