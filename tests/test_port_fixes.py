@@ -812,10 +812,44 @@ def test_gl_interop_header_falls_back_and_map_flags_become_register_flags(tmp_pa
     assert porter_here("port", str(repo)).stdout == ""
 
 
+LIMIT_SRC = ("#include <cuda_runtime.h>\n#include <cstdio>\n\nint setup() {\n"
+             "  cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, 8192);\n"
+             "  if (e != cudaSuccess) printf(\"%s\\n\", cudaGetErrorString(e));\n  return e == cudaSuccess;\n}\n")
+
+
+def test_stack_size_limit_reaches_helpers_older_hip_can_compile(tmp_path):
+    """cuda-samples' interval: `cudaDeviceSetLimit(cudaLimitStackSize, 8192)` ("use of undeclared identifier
+    'hipLimitStackSize'" with HIP 5.2: HIPIFY's HIP names arrived in HIP 5.3). The compat header routes both names to
+    translate's helpers: HIP's own names from HIP 5.3 on, and before it the stack-size value HIP 5.3 gave (0, as in
+    CUDA) and an answer of hipErrorUnsupportedLimit (HIP 5.2 sets no limit). Translate writes the same helpers."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"limit.cu": LIMIT_SRC})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert [l for l in header if l.startswith("#define cudaDeviceSetLimit") or "LimitStackSize" in l
+            and not l.startswith("/*")] == [
+        "static const hipLimit_t porter_hipLimitStackSize = hipLimitStackSize;",
+        "static const hipLimit_t porter_hipLimitStackSize = (hipLimit_t)0;",
+        "#define cudaDeviceSetLimit porter_hipDeviceSetLimit", "#define cudaLimitStackSize porter_hipLimitStackSize"]
+    at = header.index("inline hipError_t porter_hipDeviceSetLimit(hipLimit_t limit, size_t value) {")
+    assert header[at + 1:at + 9] == ["#if HIP_VERSION >= 50300000", "  return hipDeviceSetLimit(limit, value);", "#else",
+                                     "  (void)limit;", "  (void)value;", "  return hipErrorUnsupportedLimit;", "#endif",
+                                     "}"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"limit.cu": LIMIT_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    out = (tmp_path / "hip" / "limit.cu").read_text().splitlines()
+    assert out[5] == "  hipError_t e = porter_hipDeviceSetLimit(porter_hipLimitStackSize, 8192);"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
 def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
-    """The two fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a)."""
+    """The fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a)."""
     import os
     import shutil
     import subprocess
@@ -826,10 +860,10 @@ def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
                                       else None)
     if path is None:
         pytest.skip(f"{compiler} is not installed")
-    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC})
+    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC})
     assert porter_here("port", str(repo), "--apply").returncode == 0
     arch = ["-arch=sm_80", "-x", "cu"] if compiler == "nvcc" else ["--offload-arch=gfx90a", "-x", "hip"]
-    for unit in ("interval.cu", "gl.cpp"):
+    for unit in ("interval.cu", "gl.cpp", "limit.cu"):
         c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=repo,
                            capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd",
                                                                 "TMPDIR": str(tmp_path)})
