@@ -846,6 +846,33 @@ def test_stack_size_limit_reaches_helpers_older_hip_can_compile(tmp_path):
     assert out[5] == "  hipError_t e = porter_hipDeviceSetLimit(porter_hipLimitStackSize, 8192);"
 
 
+EGL_FILES = {"kernel.cu": "#include <EGL/egl.h>\n#include <cuda.h>\n#include \"common.h\"\n\n"
+                          "__global__ void fill(int* p) { p[threadIdx.x] = 1; }\n",
+             "common.h": "#pragma once\n#include \"cuda.h\"\n#include \"cudaEGL.h\"\n\nextern EGLStreamKHR g_stream;\n",
+             "consumer.cpp": "#include \"cudaEGL.h\"\n#include \"common.h\"\n\nCUresult connect(CUeglStreamConnection* c) "
+                             "{ return cuEGLStreamConsumerConnect(c, g_stream); }\n"}
+
+
+def test_egl_interop_header_a_file_uses_nothing_of_is_kept_for_nvcc_only(tmp_path):
+    """cuda-samples' EGLStream samples: eglstrm_common.h includes cudaEGL.h (CUDA's EGL interop, which HIP lacks) for
+    the EGL types it pulls in and uses none of its names, so every unit including it stopped at "'cudaEGL.h' file not
+    found", kernels too. The port keeps that include for nvcc and gives the ROCm build the EGL headers cudaEGL.h
+    includes; a file that uses EGL interop (consumer.cpp) keeps its include, open work for API006 and API002."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", EGL_FILES)
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "common.h").read_text().splitlines()[5:12] == [
+        CUDA_ONLY, '#include "cudaEGL.h"', "#else", "#include <EGL/egl.h>", "#include <EGL/eglext.h>", "#endif", ""]
+    assert (repo / "consumer.cpp").read_text().splitlines()[1] == '#include "cudaEGL.h"'
+    assert [l.split(" API")[0].strip() for l in r.stderr.splitlines() if l.strip().startswith("open ")] == [
+        "open consumer.cpp:1", "open consumer.cpp:4"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
 def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
@@ -860,10 +887,11 @@ def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
                                       else None)
     if path is None:
         pytest.skip(f"{compiler} is not installed")
-    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC})
+    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC,
+                                      **{k: v for k, v in EGL_FILES.items() if k != "consumer.cpp"}})
     assert porter_here("port", str(repo), "--apply").returncode == 0
     arch = ["-arch=sm_80", "-x", "cu"] if compiler == "nvcc" else ["--offload-arch=gfx90a", "-x", "hip"]
-    for unit in ("interval.cu", "gl.cpp", "limit.cu"):
+    for unit in ("interval.cu", "gl.cpp", "limit.cu", "kernel.cu"):
         c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=repo,
                            capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd",
                                                                 "TMPDIR": str(tmp_path)})

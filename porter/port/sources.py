@@ -149,7 +149,9 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
     _collapsing_overloads(work, [f for f in findings if f.rule in ("API001", "API003") and f.status is Status.OPEN
                                  and hip_name(f)])
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
-    _cg_reduce_include(work, [f for f in findings if f.rule == "API006" and f.status is Status.OPEN])
+    unsupported = [f for f in findings if f.rule == "API006" and f.status is Status.OPEN]
+    _cg_reduce_include(work, unsupported)
+    _unused_cuda_only_include(work, unsupported)
     _includes(work, includes, header)
     if not work.needs_compat and work.path.endswith(".cu") and any(f.rule == "KRN001" for f in findings):
         _implicit_runtime(work, header)
@@ -433,6 +435,30 @@ def _cg_reduce_include(work: FileWork, unsupported: list[Finding]) -> None:
         work.needs_compat = work.cg_reduce = True
         work.answer(f, "header", "cooperative_groups/reduce.h kept for nvcc; the compat header defines "
                                  "cooperative_groups::reduce for HIP before 7.13")
+
+
+def _unused_cuda_only_include(work: FileWork, unsupported: list[Finding]) -> None:
+    """API006 `#include "cudaEGL.h"` in a file that uses none of the names the header declares (rules/kb/fixups.yaml
+    cuda_only_headers: cuda-samples' eglstrm_common.h includes it for the EGL types it pulls in): kept for nvcc, and
+    the ROCm build includes what the header pulls in that HIP builds have too (EGL/egl.h, EGL/eglext.h). A file that
+    uses one of the names keeps the include: there the error on AMD is the finding's."""
+    table = fixups.load_fixups().cuda_only_headers
+    code = None
+    for f in unsupported:
+        s, e = work.line_bounds(f.line)
+        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$', work.data[s:e])
+        entry = table.get(m.group(1).decode("utf-8", "replace").strip()) if m else None
+        if entry is None:
+            continue
+        if code is None:  # the file without its #include lines (which name the header itself)
+            code = _INCLUDE_LINE.sub(b"", work.data).decode("utf-8", "replace")
+        if re.search(entry["names"], code):
+            continue
+        rocm = "".join(f"#include <{h}>\n" for h in entry["rocm"])
+        work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + f"\n#else\n{rocm}#endif".encode()))
+        work.needs_compat = True
+        work.answer(f, "header", f"{m.group(1).decode()} kept for nvcc (the file uses none of its names); the ROCm "
+                                 f"build includes {', '.join(entry['rocm']) or 'nothing'} in its place")
 
 
 def compat_include_line(path: str, header: str) -> bytes:

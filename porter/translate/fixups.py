@@ -54,6 +54,7 @@ class Fixups:
     type_notes: dict[str, dict] = dataclasses.field(default_factory=dict)
     device_prop_missing: frozenset[str] = frozenset()
     header_fallbacks: dict[str, dict] = dataclasses.field(default_factory=dict)  # HIP header -> {older, since, why}
+    cuda_only_headers: dict[str, dict] = dataclasses.field(default_factory=dict)  # CUDA header -> {names, rocm, why}
 
     def shim_order(self, used) -> list[str]:
         """The shims to write, each after the one it requires (the directed-rounding helpers before __fadd_rd's):
@@ -69,7 +70,8 @@ def load_fixups(path: Path = FIXUPS_FILE) -> Fixups:
         raise FixupsError(path, "(top level)", "must be a mapping")
     parts = {}
     for key, need in (("guards", ("hip",)), ("versions", ("hip", "value")), ("shims", ("hip", "why", "code")),
-                      ("headers", ("hip", "why")), ("header_fallbacks", ("older", "since", "why"))):
+                      ("headers", ("hip", "why")), ("header_fallbacks", ("older", "since", "why")),
+                      ("cuda_only_headers", ("names", "why"))):
         section = raw.get(key) or {}
         if not isinstance(section, dict):
             raise FixupsError(path, key, "must be a mapping")
@@ -77,6 +79,13 @@ def load_fixups(path: Path = FIXUPS_FILE) -> Fixups:
             if not isinstance(entry, dict) or any(not isinstance(entry.get(k), str) for k in need):
                 raise FixupsError(path, f"{key}.{name}", f"needs string fields {', '.join(need)}")
         parts[key] = section
+    for name, entry in parts["cuda_only_headers"].items():
+        if not isinstance(entry.get("rocm"), list) or not all(isinstance(h, str) for h in entry["rocm"]):
+            raise FixupsError(path, f"cuda_only_headers.{name}", "needs a list of header names `rocm`")
+        try:
+            re.compile(entry["names"])
+        except re.error as e:
+            raise FixupsError(path, f"cuda_only_headers.{name}", f"names: {e}") from e
     calls = raw.get("calls") or {}
     missing = raw.get("device_prop_missing") or []
     if not isinstance(calls, dict) or not isinstance(missing, list):
