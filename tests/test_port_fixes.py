@@ -812,6 +812,24 @@ def test_gl_interop_header_falls_back_and_map_flags_become_register_flags(tmp_pa
     assert porter_here("port", str(repo)).stdout == ""
 
 
+def test_translate_takes_the_gl_interop_header_from_the_compat_header_with_its_fallback(tmp_path):
+    """translate's HIP fork of the same file: `<hip/hip_gl_interop.h>` (ROCm 6.0) stopped HIP 5.2 at "file not found".
+    The include line becomes a note (the file keeps its line numbers) and the compat header, included at the top,
+    takes the header under __has_include with HIP 5's hip_runtime_api.h as the fallback, as port's include does."""
+    from tests.helpers import make_repo
+
+    t = make_repo(tmp_path / "t", {"gl.cpp": GL_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    assert (tmp_path / "hip" / "gl.cpp").read_text().splitlines()[:3] == [
+        '#include "porter_hip_compat.h"  /* porter: shims for CUDA names HIP lacks */',
+        "/* porter: <hip/hip_gl_interop.h> from porter_hip_compat.h, <hip/hip_runtime_api.h> before ROCm 6.0 */",
+        "#include <hip/hip_runtime.h>"]
+    header = (tmp_path / "hip" / "porter_hip_compat.h").read_text().splitlines()
+    at = header.index("#include <hip/hip_runtime.h>")
+    assert header[at + 1:at + 6] == ["#if __has_include(<hip/hip_gl_interop.h>)", "#include <hip/hip_gl_interop.h>",
+                                     "#else", "#include <hip/hip_runtime_api.h>", "#endif"]
+
+
 LIMIT_SRC = ("#include <cuda_runtime.h>\n#include <cstdio>\n\nint setup() {\n"
              "  cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, 8192);\n"
              "  if (e != cudaSuccess) printf(\"%s\\n\", cudaGetErrorString(e));\n  return e == cudaSuccess;\n}\n")
@@ -876,7 +894,8 @@ def test_egl_interop_header_a_file_uses_nothing_of_is_kept_for_nvcc_only(tmp_pat
 @pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
 def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
-    """The fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a)."""
+    """The fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a); translate's
+    HIP fork of them with hipcc."""
     import os
     import shutil
     import subprocess
@@ -891,8 +910,14 @@ def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
                                       **{k: v for k, v in EGL_FILES.items() if k != "consumer.cpp"}})
     assert porter_here("port", str(repo), "--apply").returncode == 0
     arch = ["-arch=sm_80", "-x", "cu"] if compiler == "nvcc" else ["--offload-arch=gfx90a", "-x", "hip"]
-    for unit in ("interval.cu", "gl.cpp", "limit.cu", "kernel.cu"):
-        c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=repo,
+    units = [(repo, u) for u in ("interval.cu", "gl.cpp", "limit.cu", "kernel.cu")]
+    if compiler == "hipcc":  # translate's HIP fork of the same files
+        t = make_repo(tmp_path / "t", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC})
+        assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+        units += [(tmp_path / "hip", u) for u in ("interval.cu", "gl.cpp", "limit.cu")]
+    for where, unit in units:
+        c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=where,
                            capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd",
                                                                 "TMPDIR": str(tmp_path)})
-        assert (unit, c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (unit, 0, [])
+        assert (where.name, unit, c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (
+            where.name, unit, 0, [])

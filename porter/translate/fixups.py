@@ -95,13 +95,17 @@ def load_fixups(path: Path = FIXUPS_FILE) -> Fixups:
 
 
 def compat_header(fix: Fixups, used: set[str]) -> bytes:
-    """The generated shim header: the version macros and the helpers the translated files use."""
-    used = set(used) | {fix.shims[c]["requires"] for c in used if fix.shims[c].get("requires") in fix.shims}
+    """The generated shim header: the version macros, the helpers the translated files use and the HIP headers a later
+    ROCm added that they include (each with its fallback)."""
+    fallbacks = sorted(u for u in used if u in fix.header_fallbacks and u not in fix.shims)
+    used = {u for u in used if u in fix.shims}
+    used |= {fix.shims[c]["requires"] for c in used if fix.shims[c].get("requires") in fix.shims}
     lines = [COMPAT_MARK.decode() + ": CUDA names HIP lacks, defined where the",
              "   semantics are equal on AMD GPUs (see rules/kb/fixups.yaml in porter for each reason). Delete an entry",
              "   once your HIP provides the name, and this file once nothing includes it. */",
              "#pragma once", "#include <hip/hip_runtime.h>"]
     lines += [f"#include <{h}>" for h in sorted({fix.shims[c]["include"] for c in used if fix.shims[c].get("include")})]
+    lines += [hip_include(h).decode().rstrip("\n") for h in fallbacks]
     lines.append("")
     for cuda, e in sorted(fix.versions.items()):
         lines.append(f"/* {cuda}: the CUDA API level HIP's runtime API is modelled on, for version tests */")
@@ -110,6 +114,29 @@ def compat_header(fix: Fixups, used: set[str]) -> bytes:
         e = fix.shims[cuda]
         lines += ["", f"/* {cuda}: {e['why']} */", e["code"].rstrip("\n")]
     return ("\n".join(lines) + "\n").encode()
+
+
+# The ROCm libraries whose headers ROCm 5 installed flat (hipblas.h) and ROCm 6 in a folder (hipblas/hipblas.h).
+# rocThrust and hipCUB always kept their folders (thrust/copy.h, hipcub/hipcub.hpp): a flat fallback for them names a
+# header no ROCm ever had, and turns an honest "rocThrust is not installed" into a misleading error.
+FLAT_IN_ROCM5 = frozenset({"hipblas", "hipfft", "hiprand", "hipsparse", "hipsolver", "rocblas", "rocfft", "rocrand",
+                           "rocsparse", "rocsolver"})
+
+
+def hip_include(hip_header: str) -> bytes:
+    """The include of a HIP header, with the header an older ROCm declares the same in when this one is missing:
+    ROCm 6 installs hipblas/hipblas.h, ROCm 5 the flat hipblas.h (what HIPIFY emits), so a `lib/lib.h` name of such
+    a library falls back to the flat one; a HIP header a later ROCm added (rules/kb/fixups.yaml header_fallbacks:
+    hip/hip_gl_interop.h, ROCm 6.0) falls back to the one older HIP declares its API in. Port's guarded includes and
+    translate's compat header write it."""
+    line = f"#include <{hip_header}>\n"
+    parts = hip_header.split("/", 1)
+    older = load_fixups().header_fallbacks.get(hip_header, {}).get("older")
+    if older is None and len(parts) == 2 and parts[0] in FLAT_IN_ROCM5:
+        older = parts[1]
+    if older is None:
+        return line.encode()
+    return (f"#if __has_include(<{hip_header}>)\n{line}#else\n#include <{older}>\n#endif\n").encode()
 
 
 def _relative_include(path: str) -> str:
@@ -166,6 +193,14 @@ def fix_file(ft: FileTranslation, fix: Fixups, defined: set[str], is_project_hea
             w.shims.add(target)
             note("TRN017", m.start(2), target, f"#include <{target}> → <{hip}>, and {COMPAT_HEADER} for the rest: "
                                                f"{fix.shims[target]['why']}", hip)
+            continue
+        if target in fix.header_fallbacks:  # a HIP header a later ROCm added: the compat header includes it, or
+            fb = fix.header_fallbacks[target]  # its older home, at the file's top (the line keeps its place)
+            remark = f"/* porter: <{target}> from {COMPAT_HEADER}, <{fb['older']}> before ROCm {fb['since']} */"
+            w.edits.append((m.start(), m.end(), remark.encode()))
+            w.shims.add(target)
+            note("TRN017", m.start(2), target, f"#include <{target}> → {COMPAT_HEADER}, which falls back to "
+                                               f"<{fb['older']}>: {fb['why']}", remark)
             continue
         entry = fix.headers.get(target)
         hip, why = (entry["hip"], entry["why"]) if entry else (None, "")
@@ -339,8 +374,13 @@ def _struct_tags(ft: FileTranslation, code: bytes, w: _Work, note) -> None:
                  "for the CUDA struct is a typedef a struct specifier cannot name", "")
 
 
-_STORE_THROUGH = re.compile(rb"\*[ \t]*\([ \t]*reinterpret_cast[ \t]*<[ \t]*([A-Za-z_]\w*)[ \t]*\*[ \t]*>[ \t]*"
-                            rb"\((?:[^()\n;]|\([^()\n;]*\))*\)[ \t]*\)[ \t]*=[ \t]*(?P<rhs>[^;\n]+?)[ \t]*;")
+# `*(reinterpret_cast<T *>(&buf[off])) = value;` around the type name T: both port (which finds T by a finding) and
+# translate (which looks for it) read the store with these two halves.
+_STORE_HEAD = rb"\*[ \t]*\([ \t]*reinterpret_cast[ \t]*<[ \t]*"
+_STORE_TAIL = rb"[ \t]*\*[ \t]*>[ \t]*\((?:[^()\n;]|\([^()\n;]*\))*\)[ \t]*\)[ \t]*=[ \t]*(?P<rhs>[^;\n]+?)[ \t]*;"
+STORE_BEFORE_TYPE = re.compile(_STORE_HEAD + rb"$")
+STORE_AFTER_TYPE = re.compile(_STORE_TAIL)
+_STORE_THROUGH = re.compile(_STORE_HEAD + rb"([A-Za-z_]\w*)" + _STORE_TAIL)
 
 
 def _integer_stores(output: bytes, code: bytes, fix: Fixups, w: _Work, note) -> None:
@@ -356,9 +396,13 @@ def _integer_stores(output: bytes, code: bytes, fix: Fixups, w: _Work, note) -> 
 
 
 MERGED_OVERLOAD_TEMPLATE = b"template <int porter_merged_overload = 0> "
-_ONE_HIP_PARAM_DEFINITION = re.compile(
-    rb"\b([A-Za-z_]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?(hip[A-Za-z_]\w*)[ \t]*[&*]?[ \t]*[A-Za-z_]\w*[ \t]*\)"
-    rb"[ \t]*(?:const[ \t]*)?\{")
+# A one-parameter definition `name(const T& x) {` around its parameter type T (port finds T by a finding, translate
+# looks for a hip* one): the two halves both read.
+_ONE_PARAM_HEAD = rb"\b([A-Za-z_]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?"
+_ONE_PARAM_TAIL = rb"[ \t]*[&*]?[ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*(?:const[ \t]*)?\{"
+ONE_PARAM_BEFORE_TYPE = re.compile(_ONE_PARAM_HEAD + rb"$")
+ONE_PARAM_AFTER_TYPE = re.compile(_ONE_PARAM_TAIL)
+_ONE_HIP_PARAM_DEFINITION = re.compile(_ONE_PARAM_HEAD + rb"(hip[A-Za-z_]\w*)" + _ONE_PARAM_TAIL)
 
 
 def _merged_overloads(output: bytes, code: bytes, w: _Work, note) -> None:
