@@ -830,6 +830,34 @@ def test_translate_takes_the_gl_interop_header_from_the_compat_header_with_its_f
                                      "#else", "#include <hip/hip_runtime_api.h>", "#endif"]
 
 
+EVENT_SRC = ("#include <cuda_runtime.h>\n\nint make(cudaEvent_t* a, cudaEvent_t* b) {\n  cudaEventCreate(a);\n"
+             "  return cudaEventCreate(b, cudaEventDisableTiming | cudaEventInterprocess) == cudaSuccess;\n}\n")
+
+
+def test_two_argument_event_create_becomes_the_with_flags_call(tmp_path):
+    """cuda-samples' simpleIPC: `cudaEventCreate(&event, flags)` is CUDA's C++ overload of cudaEventCreateWithFlags;
+    HIP has no two-argument hipEventCreate ("no matching function for call to 'hipEventCreate'"). Port writes the
+    WithFlags call (CUDA's own name, mapped in the compat header), translate the HIP one; the one-argument call stays."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"ev.cu": EVENT_SRC})
+    assert porter_here("port", str(repo), "--apply").returncode == 0
+    assert (repo / "ev.cu").read_text().splitlines()[6:8] == [
+        "  cudaEventCreate(a);",
+        "  return cudaEventCreateWithFlags(b, cudaEventDisableTiming | cudaEventInterprocess) == cudaSuccess;"]
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert [l for l in header if "EventCreate" in l] == ["#define cudaEventCreate hipEventCreate",
+                                                         "#define cudaEventCreateWithFlags hipEventCreateWithFlags"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"ev.cu": EVENT_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    assert (tmp_path / "hip" / "ev.cu").read_text().splitlines()[3:5] == [
+        "  hipEventCreate(a);",
+        "  return hipEventCreateWithFlags(b, hipEventDisableTiming | hipEventInterprocess) == hipSuccess;"]
+
+
 LIMIT_SRC = ("#include <cuda_runtime.h>\n#include <cstdio>\n\nint setup() {\n"
              "  cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, 8192);\n"
              "  if (e != cudaSuccess) printf(\"%s\\n\", cudaGetErrorString(e));\n  return e == cudaSuccess;\n}\n")
@@ -907,14 +935,15 @@ def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
     if path is None:
         pytest.skip(f"{compiler} is not installed")
     repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC,
-                                      **{k: v for k, v in EGL_FILES.items() if k != "consumer.cpp"}})
+                                      "ev.cu": EVENT_SRC, **{k: v for k, v in EGL_FILES.items() if k != "consumer.cpp"}})
     assert porter_here("port", str(repo), "--apply").returncode == 0
     arch = ["-arch=sm_80", "-x", "cu"] if compiler == "nvcc" else ["--offload-arch=gfx90a", "-x", "hip"]
-    units = [(repo, u) for u in ("interval.cu", "gl.cpp", "limit.cu", "kernel.cu")]
+    units = [(repo, u) for u in ("interval.cu", "gl.cpp", "limit.cu", "ev.cu", "kernel.cu")]
     if compiler == "hipcc":  # translate's HIP fork of the same files
-        t = make_repo(tmp_path / "t", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC})
+        t = make_repo(tmp_path / "t", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC,
+                                       "ev.cu": EVENT_SRC})
         assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
-        units += [(tmp_path / "hip", u) for u in ("interval.cu", "gl.cpp", "limit.cu")]
+        units += [(tmp_path / "hip", u) for u in ("interval.cu", "gl.cpp", "limit.cu", "ev.cu")]
     for where, unit in units:
         c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=where,
                            capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd",

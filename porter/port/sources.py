@@ -39,7 +39,7 @@ class FileWork:
     answered: set[tuple[str, str, int, int]] = field(default_factory=set)  # (rule, path, line, column)
     needs_compat: bool = False
     cg_reduce: bool = False  # the compat header must define cooperative_groups::reduce (HIP before 7.13)
-    macros: dict[str, str] = field(default_factory=dict)  # CUDA macro -> its ROCm-build value in the compat header
+    macros: dict[str, str] = field(default_factory=dict)  # CUDA macro or name -> its ROCm definition (compat header)
     _starts: list[int] | None = None
 
     @property
@@ -291,6 +291,12 @@ def _call_fix(work: FileWork, f: Finding, hip: str) -> None:
             work.edits += [(s, s, cast + b"("), (e, e, b")")]
             work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
                                        f"{name}: argument {index + 1} wrapped in {cast.decode()}: {entry.get('why', '')}"))
+    if "rename" in entry and len(args) == entry.get("args") and entry.get("cuda_rename"):
+        at = work.offset(f.line, f.column)  # the CUDA function of that arity, which the compat header maps too
+        work.edits.append((at, at + len(name), str(entry["cuda_rename"]).encode()))
+        work.macros[str(entry["cuda_rename"])] = str(entry["rename"])
+        work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
+                                   f"{name} with {len(args)} arguments → {entry['cuda_rename']}: {entry.get('why', '')}"))
     if "append" in entry and len(args) == entry.get("min_args"):
         work.edits.append((close, close, f", {entry['append']}".encode()))
         work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",

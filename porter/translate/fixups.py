@@ -466,6 +466,11 @@ def _fix_call(sf, name: str, offsets: list[int], entry: dict, w: _Work, note) ->
                 w.names[(f"{name} argument {index + 1}", cast.decode())] += 1
                 note("TRN016", off, name, f"{name}: argument {index + 1} wrapped in {cast.decode()}: {entry.get('why', '')}",
                      cast.decode())
+        if "rename" in entry and len(args) == entry.get("args") and code[off:off + len(name)] == name.encode():
+            w.edits.append((off, off + len(name), str(entry["rename"]).encode()))
+            w.names[(name, str(entry["rename"]))] += 1
+            note("TRN016", off, name, f"{name} with {len(args)} arguments → {entry['rename']}: {entry.get('why', '')}",
+                 str(entry["rename"]))
         if "append" in entry and len(args) == entry.get("min_args"):
             w.edits.append((close, close, f", {entry['append']}".encode()))
             w.names[(f"{name} default argument", str(entry["append"]))] += 1
