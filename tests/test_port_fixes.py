@@ -812,10 +812,118 @@ def test_gl_interop_header_falls_back_and_map_flags_become_register_flags(tmp_pa
     assert porter_here("port", str(repo)).stdout == ""
 
 
+def test_translate_takes_the_gl_interop_header_from_the_compat_header_with_its_fallback(tmp_path):
+    """translate's HIP fork of the same file: `<hip/hip_gl_interop.h>` (ROCm 6.0) stopped HIP 5.2 at "file not found".
+    The include line becomes a note (the file keeps its line numbers) and the compat header, included at the top,
+    takes the header under __has_include with HIP 5's hip_runtime_api.h as the fallback, as port's include does."""
+    from tests.helpers import make_repo
+
+    t = make_repo(tmp_path / "t", {"gl.cpp": GL_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    assert (tmp_path / "hip" / "gl.cpp").read_text().splitlines()[:3] == [
+        '#include "porter_hip_compat.h"  /* porter: shims for CUDA names HIP lacks */',
+        "/* porter: <hip/hip_gl_interop.h> from porter_hip_compat.h, <hip/hip_runtime_api.h> before ROCm 6.0 */",
+        "#include <hip/hip_runtime.h>"]
+    header = (tmp_path / "hip" / "porter_hip_compat.h").read_text().splitlines()
+    at = header.index("#include <hip/hip_runtime.h>")
+    assert header[at + 1:at + 6] == ["#if __has_include(<hip/hip_gl_interop.h>)", "#include <hip/hip_gl_interop.h>",
+                                     "#else", "#include <hip/hip_runtime_api.h>", "#endif"]
+
+
+EVENT_SRC = ("#include <cuda_runtime.h>\n\nint make(cudaEvent_t* a, cudaEvent_t* b) {\n  cudaEventCreate(a);\n"
+             "  return cudaEventCreate(b, cudaEventDisableTiming | cudaEventInterprocess) == cudaSuccess;\n}\n")
+
+
+def test_two_argument_event_create_becomes_the_with_flags_call(tmp_path):
+    """cuda-samples' simpleIPC: `cudaEventCreate(&event, flags)` is CUDA's C++ overload of cudaEventCreateWithFlags;
+    HIP has no two-argument hipEventCreate ("no matching function for call to 'hipEventCreate'"). Port writes the
+    WithFlags call (CUDA's own name, mapped in the compat header), translate the HIP one; the one-argument call stays."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"ev.cu": EVENT_SRC})
+    assert porter_here("port", str(repo), "--apply").returncode == 0
+    assert (repo / "ev.cu").read_text().splitlines()[6:8] == [
+        "  cudaEventCreate(a);",
+        "  return cudaEventCreateWithFlags(b, cudaEventDisableTiming | cudaEventInterprocess) == cudaSuccess;"]
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert [l for l in header if "EventCreate" in l] == ["#define cudaEventCreate hipEventCreate",
+                                                         "#define cudaEventCreateWithFlags hipEventCreateWithFlags"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"ev.cu": EVENT_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    assert (tmp_path / "hip" / "ev.cu").read_text().splitlines()[3:5] == [
+        "  hipEventCreate(a);",
+        "  return hipEventCreateWithFlags(b, hipEventDisableTiming | hipEventInterprocess) == hipSuccess;"]
+
+
+LIMIT_SRC = ("#include <cuda_runtime.h>\n#include <cstdio>\n\nint setup() {\n"
+             "  cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, 8192);\n"
+             "  if (e != cudaSuccess) printf(\"%s\\n\", cudaGetErrorString(e));\n  return e == cudaSuccess;\n}\n")
+
+
+def test_stack_size_limit_reaches_helpers_older_hip_can_compile(tmp_path):
+    """cuda-samples' interval: `cudaDeviceSetLimit(cudaLimitStackSize, 8192)` ("use of undeclared identifier
+    'hipLimitStackSize'" with HIP 5.2: HIPIFY's HIP names arrived in HIP 5.3). The compat header routes both names to
+    translate's helpers: HIP's own names from HIP 5.3 on, and before it the stack-size value HIP 5.3 gave (0, as in
+    CUDA) and an answer of hipErrorUnsupportedLimit (HIP 5.2 sets no limit). Translate writes the same helpers."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"limit.cu": LIMIT_SRC})
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    header = (repo / "porter_hip_compat.h").read_text().splitlines()
+    assert [l for l in header if l.startswith("#define cudaDeviceSetLimit") or "LimitStackSize" in l
+            and not l.startswith("/*")] == [
+        "static const hipLimit_t porter_hipLimitStackSize = hipLimitStackSize;",
+        "static const hipLimit_t porter_hipLimitStackSize = (hipLimit_t)0;",
+        "#define cudaDeviceSetLimit porter_hipDeviceSetLimit", "#define cudaLimitStackSize porter_hipLimitStackSize"]
+    at = header.index("inline hipError_t porter_hipDeviceSetLimit(hipLimit_t limit, size_t value) {")
+    assert header[at + 1:at + 9] == ["#if HIP_VERSION >= 50300000", "  return hipDeviceSetLimit(limit, value);", "#else",
+                                     "  (void)limit;", "  (void)value;", "  return hipErrorUnsupportedLimit;", "#endif",
+                                     "}"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+    t = make_repo(tmp_path / "t", {"limit.cu": LIMIT_SRC})
+    assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+    out = (tmp_path / "hip" / "limit.cu").read_text().splitlines()
+    assert out[5] == "  hipError_t e = porter_hipDeviceSetLimit(porter_hipLimitStackSize, 8192);"
+
+
+EGL_FILES = {"kernel.cu": "#include <EGL/egl.h>\n#include <cuda.h>\n#include \"common.h\"\n\n"
+                          "__global__ void fill(int* p) { p[threadIdx.x] = 1; }\n",
+             "common.h": "#pragma once\n#include \"cuda.h\"\n#include \"cudaEGL.h\"\n\nextern EGLStreamKHR g_stream;\n",
+             "consumer.cpp": "#include \"cudaEGL.h\"\n#include \"common.h\"\n\nCUresult connect(CUeglStreamConnection* c) "
+                             "{ return cuEGLStreamConsumerConnect(c, g_stream); }\n"}
+
+
+def test_egl_interop_header_a_file_uses_nothing_of_is_kept_for_nvcc_only(tmp_path):
+    """cuda-samples' EGLStream samples: eglstrm_common.h includes cudaEGL.h (CUDA's EGL interop, which HIP lacks) for
+    the EGL types it pulls in and uses none of its names, so every unit including it stopped at "'cudaEGL.h' file not
+    found", kernels too. The port keeps that include for nvcc and gives the ROCm build the EGL headers cudaEGL.h
+    includes; a file that uses EGL interop (consumer.cpp) keeps its include, open work for API006 and API002."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", EGL_FILES)
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "common.h").read_text().splitlines()[5:12] == [
+        CUDA_ONLY, '#include "cudaEGL.h"', "#else", "#include <EGL/egl.h>", "#include <EGL/eglext.h>", "#endif", ""]
+    assert (repo / "consumer.cpp").read_text().splitlines()[1] == '#include "cudaEGL.h"'
+    assert [l.split(" API")[0].strip() for l in r.stderr.splitlines() if l.strip().startswith("open ")] == [
+        "open consumer.cpp:1", "open consumer.cpp:4"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    assert porter_here("port", str(repo)).stdout == ""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["nvcc", "hipcc"])
 def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
-    """The two fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a)."""
+    """The fixtures above, ported, compile (host and device) with nvcc (sm_80) and Debian's hipcc (gfx90a); translate's
+    HIP fork of them with hipcc."""
     import os
     import shutil
     import subprocess
@@ -826,11 +934,19 @@ def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
                                       else None)
     if path is None:
         pytest.skip(f"{compiler} is not installed")
-    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC})
+    repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC,
+                                      "ev.cu": EVENT_SRC, **{k: v for k, v in EGL_FILES.items() if k != "consumer.cpp"}})
     assert porter_here("port", str(repo), "--apply").returncode == 0
     arch = ["-arch=sm_80", "-x", "cu"] if compiler == "nvcc" else ["--offload-arch=gfx90a", "-x", "hip"]
-    for unit in ("interval.cu", "gl.cpp"):
-        c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=repo,
+    units = [(repo, u) for u in ("interval.cu", "gl.cpp", "limit.cu", "ev.cu", "kernel.cu")]
+    if compiler == "hipcc":  # translate's HIP fork of the same files
+        t = make_repo(tmp_path / "t", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC,
+                                       "ev.cu": EVENT_SRC})
+        assert porter_here("translate", str(t), "-o", str(tmp_path / "hip")).returncode == 0
+        units += [(tmp_path / "hip", u) for u in ("interval.cu", "gl.cpp", "limit.cu", "ev.cu")]
+    for where, unit in units:
+        c = subprocess.run([path, *arch, "-std=c++17", "-w", "-c", unit, "-o", str(tmp_path / "u.o")], cwd=where,
                            capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd",
                                                                 "TMPDIR": str(tmp_path)})
-        assert (unit, c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (unit, 0, [])
+        assert (where.name, unit, c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (
+            where.name, unit, 0, [])

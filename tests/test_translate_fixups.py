@@ -271,3 +271,25 @@ def test_in_place_creates_the_compat_header_and_never_overwrites_a_project_file(
     (root / "porter_hip_compat.h").write_text("int mine;\n")
     mine = translate(root, BUILTIN)
     assert mine.file("porter_hip_compat.h").status == "unchanged"
+
+
+def test_a_later_rocms_header_stays_in_the_regenerated_compat_header(tmp_path):
+    """`<cuda_gl_interop.h>` translated: its line becomes a note and the compat header includes hip/hip_gl_interop.h
+    with HIP 5's fallback. Translated again in place, the note is all that names it, and the regenerated header keeps
+    the include (else the GL interop API would vanish from the file)."""
+    from porter.translate.write import write_in_place
+
+    root = _tree(tmp_path, {"gl.cpp": "#include <cuda_gl_interop.h>\nint f(cudaGraphicsResource_t r);\n"})
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "cuda"]):
+        subprocess.run(["git", *cmd], cwd=root, check=True, env=env, capture_output=True)
+    write_in_place(translate(root, BUILTIN))
+    assert (root / "gl.cpp").read_text().splitlines()[1] == (
+        "/* porter: <hip/hip_gl_interop.h> from porter_hip_compat.h, <hip/hip_runtime_api.h> before ROCm 6.0 */")
+    fallback = (b"#if __has_include(<hip/hip_gl_interop.h>)\n#include <hip/hip_gl_interop.h>\n#else\n"
+                b"#include <hip/hip_runtime_api.h>\n#endif\n")
+    assert fallback in (root / "porter_hip_compat.h").read_bytes()
+    again = translate(root, BUILTIN)
+    assert again.file("gl.cpp").status == "unchanged"
+    assert fallback in again.file("porter_hip_compat.h").output

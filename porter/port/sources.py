@@ -39,7 +39,7 @@ class FileWork:
     answered: set[tuple[str, str, int, int]] = field(default_factory=set)  # (rule, path, line, column)
     needs_compat: bool = False
     cg_reduce: bool = False  # the compat header must define cooperative_groups::reduce (HIP before 7.13)
-    macros: dict[str, str] = field(default_factory=dict)  # CUDA macro -> its ROCm-build value in the compat header
+    macros: dict[str, str] = field(default_factory=dict)  # CUDA macro or name -> its ROCm definition (compat header)
     _starts: list[int] | None = None
 
     @property
@@ -149,7 +149,9 @@ def port_file(work: FileWork, findings: list[Finding], lanes: set[tuple[str, int
     _collapsing_overloads(work, [f for f in findings if f.rule in ("API001", "API003") and f.status is Status.OPEN
                                  and hip_name(f)])
     includes = [f for f in findings if f.rule == "API005" and f.status is Status.OPEN and dict(f.data).get("hip")]
-    _cg_reduce_include(work, [f for f in findings if f.rule == "API006" and f.status is Status.OPEN])
+    unsupported = [f for f in findings if f.rule == "API006" and f.status is Status.OPEN]
+    _cg_reduce_include(work, unsupported)
+    _unused_cuda_only_include(work, unsupported)
     _includes(work, includes, header)
     if not work.needs_compat and work.path.endswith(".cu") and any(f.rule == "KRN001" for f in findings):
         _implicit_runtime(work, header)
@@ -289,6 +291,12 @@ def _call_fix(work: FileWork, f: Finding, hip: str) -> None:
             work.edits += [(s, s, cast + b"("), (e, e, b")")]
             work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
                                        f"{name}: argument {index + 1} wrapped in {cast.decode()}: {entry.get('why', '')}"))
+    if "rename" in entry and len(args) == entry.get("args") and entry.get("cuda_rename"):
+        at = work.offset(f.line, f.column)  # the CUDA function of that arity, which the compat header maps too
+        work.edits.append((at, at + len(name), str(entry["cuda_rename"]).encode()))
+        work.macros[str(entry["cuda_rename"])] = str(entry["rename"])
+        work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
+                                   f"{name} with {len(args)} arguments → {entry['cuda_rename']}: {entry.get('why', '')}"))
     if "append" in entry and len(args) == entry.get("min_args"):
         work.edits.append((close, close, f", {entry['append']}".encode()))
         work.changes.append(Change(work.path, f.line, "call", f"{f.rule} {f.path}:{f.line}",
@@ -315,10 +323,6 @@ def _struct_tag(work: FileWork, f: Finding) -> None:
                                "`struct` dropped before a CUDA type the compat header maps onto a HIP typedef"))
 
 
-_STORE_THROUGH_CAST = re.compile(rb"[ \t]*\*[ \t]*>[ \t]*\((?:[^()\n;]|\([^()\n;]*\))*\)[ \t]*\)[ \t]*=[ \t]*"
-                                 rb"(?P<rhs>[^;\n]+?)[ \t]*;")
-
-
 def _integer_store(work: FileWork, f: Finding) -> None:
     """`*(reinterpret_cast<CUdeviceptr *>(&buf[off])) = width;` (cuda-samples' matrixMulDrv packs kernel arguments
     so): CUdeviceptr is an integer, HIP's hipDeviceptr_t a pointer (rules/kb/fixups.yaml type_notes), so an integer
@@ -330,9 +334,9 @@ def _integer_store(work: FileWork, f: Finding) -> None:
         return
     at = work.offset(f.line, f.column)
     start, end = work.line_bounds(f.line)
-    if not re.search(rb"\*[ \t]*\([ \t]*reinterpret_cast[ \t]*<[ \t]*$", work.data[start:at]):
+    if not fixups.STORE_BEFORE_TYPE.search(work.data[start:at]):
         return
-    m = _STORE_THROUGH_CAST.match(work.data, at + len(cuda), end)
+    m = fixups.STORE_AFTER_TYPE.match(work.data, at + len(cuda), end)
     if m is None or m.group("rhs").startswith(f"({cuda})".encode()):
         return
     work.edits += [(m.start("rhs"), m.start("rhs"), f"({cuda})(".encode()), (m.end("rhs"), m.end("rhs"), b")")]
@@ -361,9 +365,6 @@ def _coordinate_cast(work: FileWork, f: Finding) -> None:
 
 
 OVERLOAD_GUARD = f"#if !({ROCM_TEST})  /* {PORT_MARK}: the same function as an overload above once HIP names both types */"
-# `name(` then the parameter type the finding names, a declarator, `)` and the body's `{` (one parameter only).
-_ONE_PARAM_HEAD = re.compile(rb"\b([A-Za-z_]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?$")
-_ONE_PARAM_TAIL = re.compile(rb"[ \t]*[&*]?[ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*(?:const[ \t]*)?\{")
 
 
 def _collapsing_overloads(work: FileWork, renames: list[Finding]) -> None:
@@ -377,8 +378,10 @@ def _collapsing_overloads(work: FileWork, renames: list[Finding]) -> None:
         at = work.offset(f.line, f.column)
         cuda = _matched(work, f)
         start, end = work.line_bounds(f.line)
-        head = _ONE_PARAM_HEAD.search(work.data, start, at)
-        if not cuda or head is None or head.end() != at or not _ONE_PARAM_TAIL.match(work.data, at + len(cuda), end):
+        # `name(` then the parameter type the finding names, a declarator, `)` and the body's `{` (one parameter)
+        head = fixups.ONE_PARAM_BEFORE_TYPE.search(work.data, start, at)
+        tail = fixups.ONE_PARAM_AFTER_TYPE.match(work.data, at + len(cuda), end) if cuda else None
+        if head is None or head.end() != at or tail is None:
             continue
         k = (head.group(1), str(hip_name(f)))
         if seen.setdefault(k, cuda) == cuda:
@@ -435,6 +438,31 @@ def _cg_reduce_include(work: FileWork, unsupported: list[Finding]) -> None:
                                  "cooperative_groups::reduce for HIP before 7.13")
 
 
+def _unused_cuda_only_include(work: FileWork, unsupported: list[Finding]) -> None:
+    """API006 `#include "cudaEGL.h"` in a file that uses none of the names the header declares (rules/kb/fixups.yaml
+    cuda_only_headers: cuda-samples' eglstrm_common.h includes it for the EGL types it pulls in): kept for nvcc, and
+    the ROCm build includes what the header pulls in that HIP builds have too (EGL/egl.h, EGL/eglext.h). A file that
+    uses one of the names keeps the include: there the error on AMD is the finding's."""
+    table = fixups.load_fixups().cuda_only_headers
+    code = None
+    for f in unsupported:
+        s, e = work.line_bounds(f.line)
+        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$', work.data[s:e])
+        name = m.group(1).decode("utf-8", "replace").strip() if m else ""
+        entry = table.get(name)
+        if entry is None:
+            continue
+        if code is None:  # the file without its #include lines (which name the header itself)
+            code = _INCLUDE_LINE.sub(b"", work.data).decode("utf-8", "replace")
+        if re.search(entry["names"], code):
+            continue
+        rocm = "".join(f"#include <{h}>\n" for h in entry["rocm"])
+        work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + f"\n#else\n{rocm}#endif".encode()))
+        work.needs_compat = True
+        work.answer(f, "header", f"{name} kept for nvcc (the file uses none of its names); the ROCm "
+                                 f"build includes {', '.join(entry['rocm']) or 'nothing'} in its place")
+
+
 def compat_include_line(path: str, header: str) -> bytes:
     rel = posixpath.relpath(header, posixpath.dirname(path) or ".")
     return f'#include "{rel}"  /* {PORT_MARK}: CUDA names mapped to HIP for the ROCm build */\n'.encode()
@@ -486,33 +514,11 @@ def _includes(work: FileWork, includes: list[Finding], header: str) -> None:
             if h != "hip/hip_runtime.h" and h not in hip:  # the compat header includes HIP's runtime
                 hip.append(h)
         alt = b"".join(b"#else\n" if i == 0 else b"" for i in range(1 if hip else 0))
-        alt += b"".join(hip_include(h) for h in hip)
+        alt += b"".join(fixups.hip_include(h) for h in hip)
         work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + b"\n" + alt + b"#endif"))
         for _, _, f in run:
             work.answer(f, "header", f"CUDA header kept for nvcc; the ROCm build takes {dict(f.data).get('hip')} "
                                      f"from {header}")
-
-
-# The ROCm libraries whose headers ROCm 5 installed flat (hipblas.h) and ROCm 6 in a folder (hipblas/hipblas.h).
-# rocThrust and hipCUB always kept their folders (thrust/copy.h, hipcub/hipcub.hpp): a flat fallback for them names a
-# header no ROCm ever had, and turns an honest "rocThrust is not installed" into a misleading error.
-FLAT_IN_ROCM5 = frozenset({"hipblas", "hipfft", "hiprand", "hipsparse", "hipsolver", "rocblas", "rocfft", "rocrand",
-                           "rocsparse", "rocsolver"})
-
-
-def hip_include(hip_header: str) -> bytes:
-    """The include of a HIP header, with the header an older ROCm declares the same in when this one is missing:
-    ROCm 6 installs hipblas/hipblas.h, ROCm 5 the flat hipblas.h (what HIPIFY emits), so a `lib/lib.h` name of such
-    a library falls back to the flat one; a HIP header a later ROCm added (rules/kb/fixups.yaml header_fallbacks:
-    hip/hip_gl_interop.h, ROCm 6.0) falls back to the one older HIP declares its API in."""
-    line = f"#include <{hip_header}>\n"
-    parts = hip_header.split("/", 1)
-    older = fixups.load_fixups().header_fallbacks.get(hip_header, {}).get("older")
-    if older is None and len(parts) == 2 and parts[0] in FLAT_IN_ROCM5:
-        older = parts[1]
-    if older is None:
-        return line.encode()
-    return (f"#if __has_include(<{hip_header}>)\n{line}#else\n#include <{older}>\n#endif\n").encode()
 
 
 def _after_leading_comments(data: bytes) -> int:

@@ -94,7 +94,7 @@ def missing_library(error: str) -> str | None:
         return f"{header} ({h.library}) is not installed for this compiler"
     for entry in kb.header_entries:
         hip = entry.hip or ""
-        # ROCm 5's flat hipblas.h for ROCm 6's hipblas/hipblas.h (porter.port.sources.hip_include falls back to it)
+        # ROCm 5's flat hipblas.h for ROCm 6's hipblas/hipblas.h (porter.translate.fixups.hip_include falls back to it)
         flat = hip.split("/", 1)[1] if "/" in hip and not hip.startswith("hip/") else None
         if header in (hip, flat):
             return f"{header} ({entry.library} on ROCm) is not installed for this compiler"
