@@ -892,6 +892,30 @@ def test_stack_size_limit_reaches_helpers_older_hip_can_compile(tmp_path):
     assert out[5] == "  hipError_t e = porter_hipDeviceSetLimit(porter_hipLimitStackSize, 8192);"
 
 
+
+def test_translate_of_a_ported_tree_copies_ports_header_as_it_is(tmp_path):
+    """`porter translate` on a tree `porter port` already changed: the port's compat header is written for both
+    vendors, and translated its helper `porter_hipDeviceSetLimit`'s body `hipDeviceSetLimit(limit, value)` stayed
+    right but `#define cudaDeviceSetLimit porter_hipDeviceSetLimit` became a define of the HIP name, so the helper
+    called itself. The header is copied byte for byte; the sources are translated."""
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "r", {"limit.cu": LIMIT_SRC})
+    assert porter_here("port", str(repo), "--apply").returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "port")
+    r = porter_here("translate", str(repo), "-o", str(tmp_path / "hip"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "hip" / "porter_hip_compat.h").read_bytes() == (repo / "porter_hip_compat.h").read_bytes()
+    assert "  hipError_t e = porter_hipDeviceSetLimit(porter_hipLimitStackSize, 8192);" in \
+        (tmp_path / "hip" / "limit.cu").read_text().splitlines()
+    header = (repo / "porter_hip_compat.h").read_bytes()
+    r = porter_here("translate", str(repo), "--in-place")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "porter_hip_compat.h").read_bytes() == header  # in place, translate's own header is not written over it
+    assert "  hipError_t e = porter_hipDeviceSetLimit(porter_hipLimitStackSize, 8192);" in \
+        (repo / "limit.cu").read_text().splitlines()
+
 EGL_FILES = {"kernel.cu": "#include <EGL/egl.h>\n#include <cuda.h>\n#include \"common.h\"\n\n"
                           "__global__ void fill(int* p) { p[threadIdx.x] = 1; }\n",
              "common.h": "#pragma once\n#include \"cuda.h\"\n#include \"cudaEGL.h\"\n\nextern EGLStreamKHR g_stream;\n",

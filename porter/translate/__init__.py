@@ -19,6 +19,7 @@ from typing import Callable
 
 from porter import contain
 from porter.source.discover import Candidate, discover, language_of
+from porter.translate.fixups import PORT_COMPAT_MARK
 from porter.model import Skipped
 from porter.translate.model import (BACKUP_DIR, DEFAULT_TIMEOUT, ENGINES, MAX_FILE_BYTES, EngineInfo, FileTranslation,
                                     TranslateError, TranslateOptions, TranslationResult)
@@ -58,11 +59,14 @@ def _included_extras(root: Path, sources: dict[str, bytes], listed: set[str]) ->
                 r = real.relative_to(root).as_posix()
                 if r not in seen and r in listed:
                     seen.add(r)
-                    extra.append(r)
                     try:
-                        sources[r] = contain.read_bytes(real, MAX_FILE_BYTES, root=root)
+                        data = contain.read_bytes(real, MAX_FILE_BYTES, root=root)
                     except contain.Unreadable:
-                        pass
+                        break
+                    if data.startswith(PORT_COMPAT_MARK):
+                        break  # `porter port`'s header is copied as it is (see translate_tree)
+                    extra.append(r)
+                    sources[r] = data
                     todo.append(r)
                 break
     return extra
@@ -130,6 +134,9 @@ def translate(root: Path | str, options: TranslateOptions = TranslateOptions(),
             skipped.append(Skipped(c.path, f"unreadable: {e.strerror or e}"))
         except contain.Unreadable as e:
             skipped.append(Skipped(c.path, str(e)))
+    # `porter port`'s compat header is written for both vendors already: translated, its HIP helpers' bodies would
+    # be renamed to the helpers' own names (porter_hipDeviceSetLimit calling itself), so it is copied as it is.
+    sources = {rel: data for rel, data in sources.items() if not data.startswith(PORT_COMPAT_MARK)}
     if root_in.is_file():
         copies, links = [], []
         listed = set(sources)
