@@ -41,9 +41,12 @@ from porter.errors import UsageError
 MIB = 1024 * 1024
 DEADLINE_ENV = "PORTER_DEADLINE_S"
 _STARTED = time.monotonic()  # the process's start, as near as porter sees it (this module is imported early)
-# A worker that died by a signal with a peak resident size this close to its cap ran out of memory (tree-sitter
-# segfaults or aborts on a failed allocation instead of raising).
+# A worker that died by a signal after growing its resident size this close to its cap ran out of memory
+# (tree-sitter segfaults or aborts on a failed allocation instead of raising).
 NEAR_CAP = 0.8
+# The signals a failed allocation ends a process with: C code that dereferences the NULL (SIGSEGV, or SIGBUS on a
+# mapping), that aborts (tree-sitter's allocator), or the kernel's OOM killer (SIGKILL). Any other signal is a crash.
+_OUT_OF_MEMORY_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGKILL})
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,15 @@ class _TaskError:
 
     def __init__(self, exc: BaseException):
         self.exc = exc
+
+
+def _resident_bytes(pid: int) -> int:
+    """A process's resident size now (/proc/PID/statm), 0 where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _limit_memory(extra: int) -> None:
@@ -175,11 +187,15 @@ def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) ->
 class _Slot:
     """One worker process as the parent sees it: its pipe, and the chunk it is working through."""
 
-    def __init__(self, pid: int, conn: Connection):
+    def __init__(self, pid: int, conn: Connection, born_rss: int = 0):
         self.pid = pid
         self.conn = conn
         self.chunk: deque[int] = deque()
         self.deadline = float("inf")
+        # The worker's resident size as it was born: a fork starts out holding the parent's anonymous pages, and
+        # its peak resident size (what wait4 reports) counts them, so only the growth past this says whether it
+        # ran into its memory cap.
+        self.born_rss = born_rss
 
 
 class Pool:
@@ -223,7 +239,11 @@ class Pool:
                 os._exit(code)
         child_end.close()
         self.started += 1
-        slot = _Slot(pid, parent_end)
+        # Read from the child itself, not the parent: the fork copies the page tables of the anonymous mappings
+        # only (a shared library's pages come back lazily), so the parent's own size overstates it by every page of
+        # its libraries (libclang's alone is ~100 MiB). Read before the worker is sent a task, so it is the size it
+        # was born with (plus what `init` and the memory cap take, a few pages).
+        slot = _Slot(pid, parent_end, _resident_bytes(pid))
         self._slots.append(slot)
         return slot
 
@@ -239,10 +259,14 @@ class Pool:
         _, status, usage = os.wait4(slot.pid, 0)
         return status, usage
 
-    def _death(self, status: int, usage: Any) -> Overrun:
+    def _death(self, slot: _Slot, status: int, usage: Any) -> Overrun:
+        """How a worker that stopped answering died: out of memory only if it died by a signal an allocation that
+        failed at its cap ends a process with and had grown to near that cap (a crash in a worker forked from a
+        big parent starts near it, or past it, without having allocated anything)."""
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
-            if self.budget.memory and usage.ru_maxrss * 1024 >= NEAR_CAP * self.budget.memory:
+            grown = usage.ru_maxrss * 1024 - slot.born_rss
+            if self.budget.memory and sig in _OUT_OF_MEMORY_SIGNALS and grown >= NEAR_CAP * self.budget.memory:
                 return Overrun(f"needed more than {self.budget.memory // MIB} MiB", "memory")
             return Overrun(f"parser process died (signal {sig})", "died")
         return Overrun(f"parser process died (exit status {os.WEXITSTATUS(status)})", "died")
@@ -294,7 +318,7 @@ class Pool:
                                 i, answer = slot.conn.recv()
                             except (EOFError, OSError):  # it died: killed, a crash in C code, out of memory
                                 # (SIGKILL to a dead worker is harmless; wait4 still gives how it died)
-                                failure = self._death(*self._end(slot, kill=True))
+                                failure = self._death(slot, *self._end(slot, kill=True))
                                 break
                             slot.chunk.remove(i)
                             slot.deadline = clock()

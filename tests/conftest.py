@@ -118,3 +118,15 @@ def _scan_state_warm(tmp_path_factory, _rule_queries_compiled):
         scan(root, Settings(jobs=1, cache_dir=None))
     finally:
         budget.Pool.map = real
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """The test modules that hold a test marked slow (a compiler, a wheel, a browser: 5-25 s each on an idle machine,
+    where most tests take well under one) run first, each module's tests kept together and in the order collected.
+    pytest-xdist hands tests out in collection order: alphabetically, the compiler tests of test_verify.py or
+    test_translate_fixups.py came near the end, and one worker was still compiling after the other had run out of
+    tests. First, they are spread over both workers while the short tests fill in around them. Only the order
+    changes: the same tests run, against the same fixtures (a module's own fixtures still see its tests together)."""
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and item.module is not None}
+    items.sort(key=lambda item: item.module is None or item.module.__name__ not in slow)

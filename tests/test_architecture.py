@@ -146,6 +146,7 @@ FILE_ACCESS_ATTRS = {"read_bytes", "read_text", "write_bytes", "write_text", "it
 DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.cache", "Cache._packs", "os.scandir"): "the cache directory (the user's, never inside the scanned tree)",
     ("porter.budget", "_limit_memory", "open"): "the worker's own /proc/self/status",
+    ("porter.budget", "_resident_bytes", "open"): "/proc/PID/statm of a worker porter has just forked",
     ("porter.cache", "installation_secret", "os.open"): "the per-installation key in the user's cache directory",
     ("porter.source.discover", "_walk_files", "os.scandir"): "discovery's own walk of the scanned root: names only, "
                                                              "symlinked directories listed, never entered; every "

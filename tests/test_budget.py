@@ -7,7 +7,6 @@ import ast
 import os
 import resource
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -50,6 +49,14 @@ def _segfault_on_1(x):
     return x
 
 
+def _grow_then_die_on_1(x, sig):
+    if x == 1:
+        held = b"\1" * (56 << 20)  # resident (written), past 80% of a 64 MiB cap and under it: the allocation succeeds
+        os.kill(os.getpid(), sig)
+        return len(held)
+    return x
+
+
 def _allocate_on_2(x):
     if x == 2:
         return len(bytearray(400 << 20))
@@ -76,14 +83,29 @@ def test_pool_kills_a_task_past_its_wall_clock_and_goes_on_with_the_rest_of_its_
 
 
 def test_pool_reports_a_segfault_and_a_memory_overrun_and_replaces_the_worker():
-    # A worker dead by a signal whose peak RSS is near its cap reads as out of memory, and a forked worker's RSS
-    # starts at the parent's: the crash is measured under a cap (2 GiB) well above any pytest process's size.
-    with Pool(Budget(5, 2048 << 20), 1) as pool:
+    with Pool(Budget(5, 256 << 20), 1) as pool:
         assert dict(pool.map(_segfault_on_1, [(i,) for i in range(3)], chunk=3)) == {
             0: 0, 1: Overrun("parser process died (signal 11)", "died"), 2: 2}
     with Pool(Budget(5, 256 << 20), 1) as pool:
         assert dict(pool.map(_allocate_on_2, [(i,) for i in range(4)], chunk=4)) == {
             0: 0, 1: 1, 2: Overrun("needed more than 256 MiB", "memory"), 3: 3}
+
+
+def test_a_crash_is_out_of_memory_only_after_the_worker_itself_grew_near_its_cap():
+    # A forked worker is born holding its parent's pages, and its peak resident size counts them: under a pytest
+    # process of 150-300 MiB a plain segfault under a 256 MiB cap read "needed more than 256 MiB". What the worker
+    # grew by is what counts, and only for a signal a failed allocation ends with. A 64 MiB cap under a parent made
+    # 100 MiB bigger shows it in any process; small, so the peak of this process's children stays under what the
+    # memory-cap scans below allow them (children_peak_mib() is the largest child of the whole process).
+    ballast = b"\1" * (100 << 20)
+    with Pool(Budget(5, 64 << 20), 1) as pool:
+        assert dict(pool.map(_segfault_on_1, [(i,) for i in range(3)], chunk=3)) == {
+            0: 0, 1: Overrun("parser process died (signal 11)", "died"), 2: 2}
+        assert dict(pool.map(_grow_then_die_on_1, [(i, signal.SIGSEGV) for i in range(3)], chunk=3)) == {
+            0: 0, 1: Overrun("needed more than 64 MiB", "memory"), 2: 2}
+        assert dict(pool.map(_grow_then_die_on_1, [(i, signal.SIGILL) for i in range(3)], chunk=3)) == {
+            0: 0, 1: Overrun("parser process died (signal 4)", "died"), 2: 2}
+    assert len(ballast) == 100 << 20
 
 
 def test_a_task_exception_is_raised_in_the_parent():

@@ -103,15 +103,32 @@ def test_entry_builds_only_the_command_it_runs_and_says_what_the_whole_app_says(
     assert app_for(["rules"]).registered_commands == []
     for argv in ([], ["--help"], ["scann"], ["--version", "scan"]):
         assert app_for(argv) is app
+    import json
     import subprocess
     import sys
 
-    for argv in (["scan", "--help"], ["scan"], ["scan", "--bogus", "x"], ["assess", "--help"], ["rules", "--help"],
-                 ["rules", "list", "--help"], ["translate", "--help"], ["history", "--help"], ["scann"]):
+    argvs = (["scan", "--help"], ["scan"], ["scan", "--bogus", "x"], ["assess", "--help"], ["rules", "--help"],
+             ["rules", "list", "--help"], ["translate", "--help"], ["history", "--help"], ["scann"])
+    # What the whole app says: one fresh interpreter builds it and runs each command line in turn, its stdout and
+    # stderr written to files of their own per command line (the entry under test runs in a process of its own
+    # for each, below). A state one run left for the next would make the two sides differ: the test would fail,
+    # never pass wrongly.
+    full_code = (
+        "import json, os, sys, tempfile\nfrom porter.cli import app\nsaid = []\n"
+        f"for argv in {[list(a) for a in argvs]!r}:\n"
+        "    out, err = (tempfile.TemporaryFile('w+', encoding='utf-8') for _ in range(2))\n"
+        "    sys.argv, sys.stdout, sys.stderr = ['porter', *argv], out, err\n"
+        "    try:\n        app(prog_name='porter')\n        code = 0\n"
+        "    except SystemExit as e:\n        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)\n"
+        "    for f in (out, err):\n        f.flush()\n        f.seek(0)\n"
+        "    said.append([code, out.read(), err.read()])\n"
+        "sys.__stdout__.write(json.dumps(said))\n")
+    done = subprocess.run([sys.executable, "-c", full_code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    for argv, (code, out, err) in zip(argvs, json.loads(done.stdout), strict=True):
+        assert "Usage: porter" in out + err, (argv, out, err)  # each was run and said something
         lazy = _entry("", *argv)
-        code = f"import sys\nsys.argv = {['porter', *argv]!r}\nfrom porter.cli import app\napp(prog_name='porter')\n"
-        full = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        assert (lazy.returncode, lazy.stdout, lazy.stderr) == (full.returncode, full.stdout, full.stderr), argv
+        assert (lazy.returncode, lazy.stdout, lazy.stderr) == (code, out, err), argv
 
 
 def test_entry_leaves_the_rendered_run_to_the_end_of_the_process_and_the_app_frees_it():

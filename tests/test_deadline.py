@@ -11,7 +11,7 @@ from porter.pipeline import run
 from porter.settings import Settings
 
 KERNEL = "__global__ void k(int *a) { a[threadIdx.x] = __shfl_down_sync(0xffffffff, a[0], 1); }\n"
-LATE = "the run's deadline of 8 s (PORTER_DEADLINE_S) passed before porter got to scan; skipped"
+LATE = "the run's deadline of 4 s (PORTER_DEADLINE_S) passed before porter got to scan; skipped"
 
 
 def test_past_the_deadline_the_scan_keeps_what_it_finished(tmp_path, monkeypatch):
@@ -24,7 +24,7 @@ def test_past_the_deadline_the_scan_keeps_what_it_finished(tmp_path, monkeypatch
         return real(c, *args, **kw)
 
     monkeypatch.setattr(pipeline, "scan_candidate", scan_candidate)
-    monkeypatch.setenv("PORTER_DEADLINE_S", "8")
+    monkeypatch.setenv("PORTER_DEADLINE_S", "4")
     monkeypatch.setattr(budget, "_STARTED", time.monotonic())
     started = time.monotonic()
     result = run(tmp_path / "t", Settings(jobs=1, file_seconds=300, cache_dir=None)).result

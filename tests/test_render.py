@@ -40,14 +40,34 @@ def render(fmt: str, result, a) -> str:
 
 
 @pytest.fixture(scope="module")
-def cuda_app():
+def assessed():
+    """fixtures/repos/NAME assessed once for this module's tests (a whole pipeline run each, a second or more): the
+    tests here only render or read the run, whose result and assessment are frozen, and a repository's run is the
+    same every time (test_output_is_byte_identical_across_runs compares it with a second, independent run)."""
+    runs: dict[str, tuple] = {}
+
+    def get(name: str) -> tuple:
+        if name not in runs:
+            runs[name] = assess_path(f"fixtures/repos/{name}")
+        return runs[name]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def cuda_app(assessed):
+    return assessed("cuda-app")
+
+
+@pytest.fixture(scope="module")
+def cuda_app_again():
+    """A second run of the same repository, its own from the scan on (nothing shared with `cuda_app`'s)."""
     return assess_path("fixtures/repos/cuda-app")
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "html", "json", "sarif", "csv"])
-def test_output_is_byte_identical_across_runs(fmt, cuda_app):
-    again = assess_path("fixtures/repos/cuda-app")
-    assert render(fmt, *cuda_app) == render(fmt, *again)
+def test_output_is_byte_identical_across_runs(fmt, cuda_app, cuda_app_again):
+    assert render(fmt, *cuda_app) == render(fmt, *cuda_app_again)
 
 
 def sarif_schema() -> dict:
@@ -55,8 +75,8 @@ def sarif_schema() -> dict:
 
 
 @pytest.mark.parametrize("repo", ["cuda-app", "llm-serving", "no-cuda"])
-def test_sarif_is_valid_2_1_0_and_has_what_github_reads(repo):
-    result, a = assess_path(f"fixtures/repos/{repo}")
+def test_sarif_is_valid_2_1_0_and_has_what_github_reads(repo, assessed):
+    result, a = assessed(repo)
     doc = json.loads(render("sarif", result, a))
     errors = sorted(Draft4Validator(sarif_schema()).iter_errors(doc), key=lambda e: list(e.path))
     assert not errors, [f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]]
@@ -105,8 +125,8 @@ def test_html_escapes_code_from_the_scanned_repository(tmp_path):
 
 
 @pytest.mark.parametrize("repo", ["cuda-app", "llm-serving", "no-cuda", "torch-ext"])
-def test_html_is_self_contained(repo):
-    result, a = assess_path(f"fixtures/repos/{repo}")
+def test_html_is_self_contained(repo, assessed):
+    result, a = assessed(repo)
     page = render("html", result, a)
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page)
@@ -165,8 +185,8 @@ def test_console_render_without_color(cuda_app):
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "html", "sarif", "csv"])
-def test_no_raw_control_characters_from_binary_snippets(fmt):
-    result, a = assess_path("fixtures/repos/llm-serving")
+def test_no_raw_control_characters_from_binary_snippets(fmt, assessed):
+    result, a = assessed("llm-serving")
     assert any(re.search(r"[\x00-\x08\x0b-\x1f]", f.snippet) for f in result.findings)  # binary files' snippets
     text = render(fmt, result, a)
     assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", text)
