@@ -18,6 +18,7 @@ def test_the_shipped_table_is_loaded_exactly_in_its_order():
         "LIB003": ("API006",),
         "DEV005": ("DEV006",),
         "DEV013": ("DEV014",),
+        "PYT013": ("DEV014",),
         "DEV009": ("DEV016",),
         "KRN001": (),
     }

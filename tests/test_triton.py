@@ -143,7 +143,8 @@ def test_messages_say_what_it_means_on_the_target(analysed):
 def test_findings_inside_a_triton_kernel_name_it(analysed):
     assert sorted((f.rule, f.line, f.kernel) for f in analysed.findings if f.rule.startswith("PYT")) == [
         ("PYT003", 90, "allow_tf32_gemm"), ("PYT010", 105, "ptx_kernel"),
-        ("PYT012", 32, "_accumulate")]  # an atomic with no sem=: info, ROCm paths pass sem="relaxed"
+        ("PYT012", 32, "_accumulate"),  # an atomic with no sem=: info, ROCm paths pass sem="relaxed"
+        ("PYT013", 11, None), ("PYT013", 192, None)]  # config lists with no AMD option (info): module-level, no kernel
 
 
 def test_kernel_json_marks_triton_and_cuda_keeps_its_keys(analysed):
