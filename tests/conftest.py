@@ -50,6 +50,18 @@ def _rule_queries(value, languages, out: set) -> None:
             _rule_queries(v, languages, out)
 
 
+@pytest.fixture
+def libclang():
+    """Skips a test unless deep mode can run. Asked when the test runs, not at collection: deep.setup() loads libclang
+    (about 59 MiB), and loaded at collection it sat in every xdist worker and every process forked from one."""
+    from porter.kernels import deep
+
+    state = deep.setup()
+    if not state.available:
+        pytest.skip("needs libclang with clang resource headers (a system LLVM, e.g. Debian clang-19, or "
+                    f"PORTER_LIBCLANG and PORTER_CLANG_RESOURCE_DIR): {state.reason}")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _rule_queries_compiled():
     """The built-in rules' tree-sitter queries compiled once in each test process. porter compiles a rule's query

@@ -36,7 +36,7 @@ def test_without_deep_the_header_constant_stays_unknown_with_its_reason():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not deep.setup().available, reason=f"deep mode unavailable: {deep.setup().reason}")
+@pytest.mark.usefixtures("libclang")
 def test_deep_mode_resolves_a_size_from_another_header():
     result = analyse(_scan(), ["mi300x", "mi455x"], deep=True)
     k = _kernel(result)

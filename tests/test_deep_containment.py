@@ -176,13 +176,7 @@ def test_a_compile_database_symlinked_from_outside_is_ignored(tmp_path):
     assert deep.compile_flags(root, root / "k.cu") == deep.CompileFlags()
 
 
-needs_libclang = pytest.mark.skipif(
-    not deep.setup().available,
-    reason=f"needs libclang with clang resource headers (a system LLVM, e.g. Debian clang-19, or PORTER_LIBCLANG and "
-           f"PORTER_CLANG_RESOURCE_DIR): {deep.setup().reason}")
-
-
-@needs_libclang
+@pytest.mark.usefixtures("libclang")
 def test_scan_deep_json_never_carries_outside_text(tmp_path):
     root, outside = _hostile(tmp_path)
     (root / "err.cu").write_text(f'#include "../outside/secret.h"\n__global__ void e(float* o) {{ o[0] = undeclared_name; }}\n')

@@ -14,7 +14,7 @@ from helpers import git, make_repo
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not deep.setup().available, reason=f"deep mode unavailable: {deep.setup().reason}")
+@pytest.mark.usefixtures("libclang")
 def test_deep_mode_reads_a_commit_not_the_work_tree(tmp_path):
     files = {"deep_header.cu": (FIXTURES / "kernels" / "deep_header.cu").read_text(),
              "include/tile_config.h": (FIXTURES / "kernels" / "include" / "tile_config.h").read_text()}
