@@ -51,6 +51,7 @@ sorted drafts of its findings (porter.match.draft):
 """
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from pathlib import Path, PurePosixPath
@@ -508,8 +509,6 @@ _UNPACK_WINDOW = 8  # lines after the call where its names' tests are read
 def _unpacked_tests(f: Draft, lines: list[bytes], amd: tuple[tuple[int, int], ...]) -> Draft:
     """PYT001 at info when the capability is unpacked into two names and every line of the next few that reads
     them is a test Ampere (8, 0) and each AMD GPU answer alike (step 8)."""
-    import ast
-
     first = lines[f.line - 1].decode("utf-8", "replace") if f.line <= len(lines) else ""
     m = _UNPACK.match(first)
     if m is None:
@@ -549,8 +548,6 @@ def _unpacked_tests(f: Draft, lines: list[bytes], amd: tuple[tuple[int, int], ..
 
 def _capability_expr(node, names: dict[str, int]) -> bool:
     """Whether `node` is a boolean/comparison expression over the capability names and integer literals only."""
-    import ast
-
     if isinstance(node, ast.BoolOp):
         return all(_capability_expr(v, names) for v in node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -564,8 +561,6 @@ def _capability_expr(node, names: dict[str, int]) -> bool:
 
 
 def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
-    import ast
-
     if isinstance(node, ast.BoolOp):
         vals = [_eval_capability(v, names, cap) for v in node.values]
         return all(vals) if isinstance(node.op, ast.And) else any(vals)
@@ -579,14 +574,9 @@ def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
     return node.value
 
 
-def _ast_compare() -> dict:
-    import ast
-
-    return {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
-            ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
-
-
-_AST_COMPARE = _ast_compare()
+# the comparison operators a capability test may use, by their syntax-tree class
+_AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
+                ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
