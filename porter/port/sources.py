@@ -424,13 +424,22 @@ def _definition_for_nvcc(work: FileWork, f: Finding, guard: str) -> int | None:
 CG_REDUCE_HEADER = "cooperative_groups/reduce.h"
 
 
+_WHOLE_INCLUDE = re.compile(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$')
+
+
+def _include_on_line(work: FileWork, line: int) -> tuple[int, int, str]:
+    """The line's bounds and the header it includes when the line is one `#include` and nothing else, else ""."""
+    s, e = work.line_bounds(line)
+    m = _WHOLE_INCLUDE.match(work.data[s:e])
+    return s, e, m.group(1).decode("utf-8", "replace").strip() if m else ""
+
+
 def _cg_reduce_include(work: FileWork, unsupported: list[Finding]) -> None:
     """API006 `#include <cooperative_groups/reduce.h>` (HIP has no such header; cg::reduce arrived in HIP 7.13): kept
     for nvcc only, and the compat header defines cooperative_groups::reduce for the ROCm build (compat.CG_REDUCE)."""
     for f in unsupported:
-        s, e = work.line_bounds(f.line)
-        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$', work.data[s:e])
-        if not m or m.group(1).decode("utf-8", "replace").strip() != CG_REDUCE_HEADER:
+        s, e, name = _include_on_line(work, f.line)
+        if name != CG_REDUCE_HEADER:
             continue
         work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + b"\n#endif"))
         work.needs_compat = work.cg_reduce = True
@@ -446,9 +455,7 @@ def _unused_cuda_only_include(work: FileWork, unsupported: list[Finding]) -> Non
     table = fixups.load_fixups().cuda_only_headers
     code = None
     for f in unsupported:
-        s, e = work.line_bounds(f.line)
-        m = re.match(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]*)[>"][ \t]*$', work.data[s:e])
-        name = m.group(1).decode("utf-8", "replace").strip() if m else ""
+        s, e, name = _include_on_line(work, f.line)
         entry = table.get(name)
         if entry is None:
             continue
