@@ -12,7 +12,7 @@ heldout6 (issue 27, session 11) keeps heldout5's procedure with 11 findings per 
 and its own seed. heldout7 (session 12) keeps heldout6's procedure with 8 findings per project (eight projects, at
 most 64 rows) and its own seed. heldout8 (session 13) keeps heldout7's procedure (8 findings per project, ten
 projects, at most 80 rows) with seed 2809. heldout9 (session 14) keeps heldout8's procedure (8 findings per project,
-ten projects, at most 80 rows) with seed 2909.
+eleven projects, at most 88 rows) with seed 2909.
 """
 from __future__ import annotations
 

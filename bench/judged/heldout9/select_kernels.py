@@ -26,9 +26,10 @@ included) with 8 per project, 4 short ones before the two strata, and seed 2808:
 with no CUDA or Triton kernel definitions, give at most 72 kernels.
 
 heldout9 (issue 27, session 14) keeps heldout8's definitions, strata, exclusions and counts (8 per project, 4 short
-ones before the two strata) with seed 2908: ten projects, one of them (tilelang) with no `__global__` or `@triton.jit`
-definition in its archive, give at most 72 kernels. instant-ngp was appended as the tenth project after the first
-nine had been judged, committed and scanned (before porter ran on it); appending leaves their draws unchanged.
+ones before the two strata) with seed 2908: eleven projects, one of them (tilelang) with no `__global__` or `@triton.jit`
+definition in its archive, give at most 80 kernels. instant-ngp (tenth) and ThunderKittens (eleventh) were appended
+after the projects before them had been judged, committed and scanned, each judged and committed before porter ran
+on its own tree; appending leaves the earlier draws unchanged.
 """
 from __future__ import annotations
 
