@@ -118,12 +118,34 @@ def yaml_document(data: bytes, error: type[DataFileError], shown: Path | str) ->
     return _parse(data, error, shown)
 
 
+@functools.cache
 def safe_loader() -> type:
     """libyaml's safe loader when PyYAML was built with it (parsing a data file is then ~10x cheaper). PyYAML is
-    imported only here: porter's own files come from PARSED, so most runs never parse YAML (~5 ms of start-up)."""
+    imported only here: porter's own files come from PARSED, so most runs never parse YAML (~5 ms of start-up).
+
+    Without YAML 1.1's base-60 numbers (`1:59:59`, a string here as in YAML 1.2): PyYAML builds one by multiplying
+    a big integer per part, quadratic in the parts (40,000 parts, 120 KB, took 2.9 s; the 4 MiB a data file may be
+    about an hour, in porter's own process, before any budgeted stage), and the float form ends in an
+    OverflowError. porter's data never writes one; the rule schema then refuses the string where it wants a number."""
+    import re
+
     import yaml
 
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = type("PorterSafeLoader", (base,), {})
+    sexagesimal = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+    loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag not in sexagesimal]
+        for first, resolvers in base.yaml_implicit_resolvers.items()}
+    loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"""^(?:[-+]?0b[0-1_]+
+        |[-+]?0[0-7_]+
+        |[-+]?(?:0|[1-9][0-9_]*)
+        |[-+]?0x[0-9a-fA-F_]+)$""", re.X), list("-+0123456789"))
+    loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+        |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""", re.X), list("-+0123456789."))
+    return loader
 
 
 def _parse(data: bytes, error: type[DataFileError], shown: Path | str) -> Any:

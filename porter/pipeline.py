@@ -164,7 +164,10 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         head_result = sides[1]
     elif baseline is not None:
         source = source_for(Path(path), rev)
-        head_result = run(source, settings).result
+        # A baseline names no change, so under --isolated no file of the tree reads as a private copy of a toolkit
+        # header because it says so: a pull request could add `cuda_fp16.hpp` holding its kernel. `porter baseline
+        # --isolated` writes its side the same way, so a real vendored copy's findings are in the baseline.
+        head_result = run(source, settings, untrusted=isolated).result
         diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings))
     else:
         raise ValueError("run_diff needs new_since or baseline")

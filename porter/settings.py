@@ -151,11 +151,36 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
-def _has_tool_porter(py: Path, top: Path) -> bool:
+# A repository's TOML is parsed in a budgeted worker (porter.budget): tomllib is quadratic in a key's dotted parts
+# (`a.a.a… = 1`: 16,000 parts took 20 s, and the 1 MiB a configuration may hold would take hours) and it runs
+# before any stage, in porter's own process. A real configuration parses in milliseconds.
+CONFIG_BUDGET_SECONDS = 10.0
+CONFIG_BUDGET_MEMORY = 512 * 1024 * 1024
+
+
+def _parse_toml(text: str) -> dict:
     import tomllib  # here: most runs read no TOML
 
+    return tomllib.loads(text)
+
+
+def parse_toml(data: bytes, path: Path, repository: bool) -> dict:
+    """A TOML document; one the repository supplied is parsed under a time and memory budget (a ConfigError naming
+    `path` past it). Raises UnicodeDecodeError, ValueError (TOMLDecodeError) or RecursionError as tomllib does."""
+    text = data.decode("utf-8")
+    if not repository:
+        return _parse_toml(text)
+    from porter.budget import Budget, Overrun, run_stage
+
+    got = run_stage(_parse_toml, (text,), Budget(CONFIG_BUDGET_SECONDS, CONFIG_BUDGET_MEMORY))
+    if isinstance(got, Overrun):
+        raise ConfigError(f"{path}: reading it as TOML {got.reason}; not a configuration")
+    return got
+
+
+def _has_tool_porter(py: Path, top: Path) -> bool:
     try:
-        doc = tomllib.loads(read_regular(py, MAX_CONFIG_BYTES, "pyproject.toml", top).decode("utf-8"))
+        doc = parse_toml(read_regular(py, MAX_CONFIG_BYTES, "pyproject.toml", top), py, True)
     except (UsageError, UnicodeDecodeError, ValueError, RecursionError):
         # ValueError: a TOMLDecodeError, or an integer past Python's 4,300 digits (tomllib passes that one on).
         return False  # a broken pyproject.toml without our table is the project's business, not ours
@@ -185,11 +210,11 @@ def load_config(path: Path | None, *, top: Path | None = None) -> Config:
     """Read and check one configuration file; `top` is set when the repository supplied it (contained reads)."""
     if path is None:
         return Config()
-    import tomllib
-
     try:
         data = read_regular(path, MAX_CONFIG_BYTES, str(path), top)
-        doc = tomllib.loads(data.decode("utf-8"))
+        doc = parse_toml(data, path, top is not None)
+    except ConfigError:
+        raise
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8: {e}") from None
     except ValueError as e:  # TOMLDecodeError, or an integer past Python's 4,300 digits (which tomllib passes on)

@@ -32,7 +32,8 @@ def baseline_cmd(
 
         cli = options.command_line(include, exclude, target=target, no_cache=no_cache, config=config,
                                    isolated=isolated)
-        run = pipeline(path, cli, rev, assess=False, show_progress=False)
+        # --isolated: as `scan --baseline --isolated` reads the tree it compares (porter.pipeline.run_diff)
+        run = pipeline(path, cli, rev, assess=False, show_progress=False, untrusted=isolated)
         write_output(render_bytes(baseline_document(run.result)), output)
         err().print(f"baseline: {len(run.result.findings)} findings, {len(run.result.kernels)} kernels → ",
                     literal(str(output)), sep="")

@@ -66,9 +66,10 @@ def _load_pipeline() -> None:
 
 
 def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: bool, settings=None, source=None,
-             found=None):
+             found=None, untrusted: bool = False):
     """Settings for `path` from its configuration and the options (unless given), then the one pipeline (on
-    `source` and its discovery `found` when the caller made them: porter.cli.scan's run cache)."""
+    `source` and its discovery `found` when the caller made them: porter.cli.scan's run cache); `untrusted`:
+    porter.pipeline.run's (no file is taken for a toolkit copy on its own word)."""
     settings = settings if settings is not None else settings_for(path, cli)
     _load_pipeline()
     from porter.pipeline import run
@@ -78,8 +79,8 @@ def pipeline(path: Path, cli, rev: Optional[str], assess: bool, show_progress: b
     prog, callback = scan_progress(show_progress)
     if prog:
         with prog:
-            return run(source, settings, assess=assess, progress=callback, found=found)
-    return run(source, settings, assess=assess, progress=callback, found=found)
+            return run(source, settings, assess=assess, progress=callback, found=found, untrusted=untrusted)
+    return run(source, settings, assess=assess, progress=callback, found=found, untrusted=untrusted)
 
 
 def reusable_run(path: Path, rev: Optional[str], settings, format: str, opts, output, status: str, selection: str,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -30,7 +31,7 @@ from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, co
 from porter.settings import Settings
 from porter.source import git
 from porter.source.discover import Candidate, Discovery, language_of, printable, selected
-from porter.source.read import GitTree
+from porter.source.read import MAX_LINK_HOPS, GitTree
 from porter.targets import Target, resolve_targets
 from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
 
@@ -65,12 +66,19 @@ class Progress:
 
 
 class _Tree:
-    """The scoped part of the tree while replaying: scanned-language paths → (mode, blob), and which changed."""
+    """The scoped part of the tree while replaying: scanned-language paths → (mode, blob), and which changed.
+
+    A committed symlink to a file in scope (`src/k.cu -> ../docs/kernel.txt`) is followed as `scan --rev` follows
+    it (porter.source.read.GitTree): the build compiles what it leads to, so a repository cannot take code out of
+    its history by putting it behind a link. So every path in scope is kept (`paths`), whatever its language, and
+    while a scanned-language symlink exists any change in scope may move what it leads to."""
 
     def __init__(self, walk: Walk, settings: Settings):
         self.prefix = walk.subdir.rstrip("/") + "/" if walk.subdir else ""
         self.include, self.exclude = list(settings.include) or None, list(settings.exclude) or None
         self.entries: dict[str, tuple[str, str, str, str]] = {}  # repo path → (shown path, language, mode, blob)
+        self.paths: dict[str, tuple[str, str]] = {}  # every repo path in scope → (mode, blob): what a link may name
+        self.links: set[str] = set()  # the entries that are symlinks
         self._wanted: dict[str, tuple[str, str] | None] = {}
         for path, (mode, blob) in walk.base.items():
             self.set(path, mode, blob)
@@ -90,13 +98,47 @@ class _Tree:
         return out
 
     def set(self, path: str, mode: str, blob: str | None) -> bool:
+        if self.prefix and not path.startswith(self.prefix):
+            return False
+        moved = bool(self.links)  # a link may lead to this path
+        if blob is None:
+            self.paths.pop(path, None)
+        else:
+            self.paths[path] = (mode, blob)
         w = self.wanted(path)
         if w is None:
-            return False
+            return moved
         if blob is None:
-            return self.entries.pop(path, None) is not None
+            self.links.discard(path)
+            return self.entries.pop(path, None) is not None or moved
         self.entries[path] = (w[0], w[1], mode, blob)
+        if mode == SYMLINK_MODE:
+            self.links.add(path)
+        else:
+            self.links.discard(path)
         return True
+
+    def snapshot(self, target: Callable[[str, str], str | None]) -> tuple:
+        """The entries now, sorted, each symlink that leads (in at most MAX_LINK_HOPS links) to a regular file in
+        scope standing as that file's mode and blob under its own name; one that leads out, to nothing or round a
+        loop stays a symlink (listed as not followed). `target(path, blob)`: the repository path a link names."""
+        if not self.links:
+            return tuple(sorted(self.entries.values()))
+        entries = dict(self.entries)
+        for link in self.links:
+            path, (mode, blob) = link, self.paths[link]
+            for _ in range(MAX_LINK_HOPS):
+                nxt = target(path, blob)
+                found = self.paths.get(nxt) if nxt is not None else None
+                if found is None:
+                    break
+                path, (mode, blob) = nxt, found  # type: ignore[assignment]
+                if mode != SYMLINK_MODE:
+                    break
+            if mode in ("100644", "100755"):
+                shown, lang, _, _ = entries[link]
+                entries[link] = (shown, lang, mode, blob)
+        return tuple(sorted(entries.values()))
 
 
 @dataclass(frozen=True)
@@ -145,6 +187,7 @@ class Walker:
         self.canonical: dict[str, Any] = {}  # path → the result standing for every same-work version of it
         self.by_work: dict[tuple, dict[str, Any]] = {}
         self._key_base = self._settings_digest()
+        self._links_memo: dict[tuple[str, str], str | None] = {}
 
     # --------------------------------------------------------------------------------------------- the walk
 
@@ -159,7 +202,7 @@ class Walker:
             for ch in c.changes:
                 dirty |= tree.set(ch.path, ch.mode, ch.blob)
             if i in chosen:
-                plan.append((i, tuple(sorted(tree.entries.values())) if dirty else None))
+                plan.append((i, tree.snapshot(self._link_target) if dirty else None))
                 dirty = False
         summaries: list[dict[str, Any] | None] = [None] * len(plan)
         pending: list[int] = []
@@ -229,6 +272,15 @@ class Walker:
         for shown, lang, mode, blob in entries:
             h.update(f"{shown}\0{lang}\0{mode}\0{blob}\n".encode("utf-8", "surrogateescape"))
         return "history-" + h.hexdigest()
+
+    def _link_target(self, path: str, blob: str) -> str | None:
+        """The repository path the symlink at `path` (its blob `blob`) names, None when it leads out of the tree;
+        read and resolved as `scan --rev` does (GitTree._link_target), memoised."""
+        key = (path, blob)
+        if key not in self._links_memo:
+            got = self.source._link_target(os.fsencode(path), blob.encode("ascii"))
+            self._links_memo[key] = os.fsdecode(got) if got is not None else None
+        return self._links_memo[key]
 
     # --------------------------------------------------------------------------------------------- scanning
 

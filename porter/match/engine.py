@@ -25,6 +25,7 @@ from porter.match.draft import Draft
 from porter.model import Finding, Status
 from porter.source.parse import SourceFile
 from porter.source.parse_queries import register_root_query
+from porter.render.safe import printable
 from porter.rules import Rule
 
 _SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
@@ -373,12 +374,14 @@ def _drafter(sf: SourceFile, memo: dict) -> Callable[[_Fixed, Hit], Draft]:
 
 def _worded(template: str, name: str, replacement: str | None, hip: str | None, values: tuple) -> tuple[str, tuple]:
     """A hit's message (the template filled from its values, name and HIP name) and its data (the non-empty
-    values, sorted)."""
+    values, sorted). The values are the repository's text (an image name, a runner label, a requirement) and a
+    repository's own rule writes the template: control characters and bidi marks are shown as escapes here, once,
+    so no format carries them (rdjsonl and SARIF messages reach PR comments and code scanning verbatim)."""
     filled = _Values(dict(values))
     filled.setdefault("name", name)
     filled.setdefault("match", name)
     filled.setdefault("hip", replacement or hip)
-    return template.format_map(filled), tuple(sorted((k, v) for k, v in values if v != ""))
+    return printable(template.format_map(filled)), tuple(sorted((k, v) for k, v in values if v != ""))
 
 
 def with_fingerprints(findings: list[Finding]) -> list[Finding]:

@@ -18,6 +18,11 @@ DEV002's `~0ull` for a literal 32-bit full mask, is not clean on either side: nv
 only against HIP's `*_sync` intrinsics (ROCm >= 6.2), which the hipcc porter's tests run (Debian's, HIP 5.2) lacks,
 so no test could apply and compile it. Such a suggestion would need a flag in its rule's data and a compile check
 with a newer HIP.
+
+reviewdog posts the message as Markdown in a review comment under the bot's name (github-pr-review,
+gitlab-mr-discussion), and a message quotes the repository (an image name, a runner label, a requirement, a
+repository rule's own text): it is made inert as `porter comment` makes a body (porter.comment.inert_body: no live
+@mention, image, link or raw HTML; `<` shows as `&lt;` in a plain-text reporter).
 """
 from __future__ import annotations
 
@@ -37,9 +42,11 @@ SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: 
 
 
 def diagnostic(result: ScanResult, f: Finding) -> dict[str, Any]:
+    from porter.comment import inert_body  # the one place Markdown a bot posts is made inert
+
     hint = advice(result, f)
     d: dict[str, Any] = {
-        "message": f.message + (f"\n{hint}" if hint else ""),
+        "message": inert_body(f.message + (f"\n{hint}" if hint else "")),
         "location": {"path": repository_path(result, f.path),
                      "range": {"start": {"line": f.line, "column": f.column},
                                "end": {"line": f.end_line, "column": f.end_column}}},

@@ -54,24 +54,31 @@ def _rule_descriptor(rule: Rule | None, rid: str) -> dict[str, Any]:
         return {"id": rid, "shortDescription": {"text": rid}, "fullDescription": {"text": rid},
                 "help": {"text": rid}, "defaultConfiguration": {"level": "warning"}}
     level = LEVEL[rule.severity]
-    docs = rule.docs
-    hip = rule.hip_equivalent
+    # A rule from outside porter (a repository's porter.toml names it) is the repository's text: control characters
+    # shown as escapes everywhere, and its help Markdown (rendered on the code-scanning alert) made inert as a PR
+    # comment is (porter.comment.inert_body: its code spans kept; no live link, bare URL, image, @mention or raw HTML).
+    md = str
+    if rule.external:
+        from porter.comment import inert_body as md
+    docs = {k: printable(v) for k, v in rule.docs.items()}
+    hip = {k: printable(str(v)) for k, v in rule.hip_equivalent.items()}
+    title = printable(rule.title)
     hip_line = f"HIP/ROCm: {hip.get('kind')}" + (f" → {hip['name']}" if hip.get("name") else "") + (
         f" ({hip['note']})" if hip.get("note") else "")
     help_text = "\n\n".join(x for x in (f"What it does: {docs.get('what', '')}", f"Why: {docs.get('why', '')}",
                                           f"Instead: {docs.get('instead', '')}", hip_line) if x)
     help_md = "\n\n".join(x for x in (
-        f"**What it does.** {docs.get('what', '')}", f"**Why it matters on AMD.** {docs.get('why', '')}",
-        f"**Use instead.** {docs.get('instead', '')}", f"**HIP/ROCm:** {hip_line[10:]}",
-        ("**References:** " + ", ".join(rule.references)) if rule.references else "") if x)
+        f"**What it does.** {md(docs.get('what', ''))}", f"**Why it matters on AMD.** {md(docs.get('why', ''))}",
+        f"**Use instead.** {md(docs.get('instead', ''))}", f"**HIP/ROCm:** {md(hip_line[10:])}",
+        ("**References:** " + ", ".join(md(r) for r in rule.references)) if rule.references else "") if x)
     tags = ["portability", "cuda", rule.category,
             "hipify-auto" if hip.get("kind") == "rename" else "no-rocm-equivalent" if hip.get("kind") == "none" else "manual-port"]
-    tags += [t for t in rule.tags if t not in tags]
+    tags += [printable(t) for t in rule.tags if t not in tags]
     return {
         "id": rule.id,
-        "name": rule.title[:255],
-        "shortDescription": {"text": _clip(rule.title)},
-        "fullDescription": {"text": _clip(docs.get("what") or rule.title)},
+        "name": title[:255],
+        "shortDescription": {"text": _clip(title)},
+        "fullDescription": {"text": _clip(docs.get("what") or title)},
         "help": {"text": help_text, "markdown": help_md},
         "defaultConfiguration": {"level": level},
         "properties": {"tags": tags[:20], "precision": PRECISION[str(rule.confidence)],
@@ -86,8 +93,13 @@ def _help_uri(rule: Rule) -> str | None:
     first reference that is a URL by itself: SARIF1002 wants a valid URI, never prose after it."""
     url = rule_url(rule, rule.id)
     if url is None:
-        url = next((r for r in rule.references if r.startswith(("https://", "http://")) and " " not in r), None)
+        url = next((r for r in rule.references if _PLAIN_URL.fullmatch(r)), None)
     return url
+
+
+# A repository rule's reference used as helpUri only when it is a plain http(s) URL: RFC 3986's characters, no
+# space, quote, `<` or control character (code scanning links it).
+_PLAIN_URL = re.compile(r"https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]+")
 
 
 def uploaded(findings: Iterable[Finding], rules: RuleSet, min_severity: Severity | None = None) -> list[Finding]:
