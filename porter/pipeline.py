@@ -93,8 +93,15 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
     `found`: the source's discovery with the settings' include/exclude, when the caller already has it."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
-    result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted, found=found)
-    return complete(result, settings, targets, assess=assess, source=source)
+    try:
+        result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted,
+                      found=found)
+        return complete(result, settings, targets, assess=assess, source=source)
+    finally:
+        # A git tree's `git cat-file` ends with the run, however it ends (a deadline, an error): in a process that
+        # goes on (a test worker, a fleet worker, a library caller) each run's reader stayed otherwise.
+        if isinstance(source, GitTree):
+            source.close()
 
 
 def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...], *, assess: bool = False,

@@ -91,7 +91,7 @@ def reusable_run(path: Path, rev: Optional[str], settings, format: str, opts, ou
     import dataclasses
 
     from porter.runcache import RunCache, Request
-    from porter.source.read import source_for
+    from porter.source.read import GitTree, source_for
 
     source = source_for(path, rev)
     if not wanted:
@@ -109,7 +109,13 @@ def reusable_run(path: Path, rev: Optional[str], settings, format: str, opts, ou
         about = opts.about.to_dict()
     request = Request(format, (opts.explain, opts.verbose, opts.quiet, opts.command, opts.date, opts.min_severity,
                                opts.width, about), status, selection, terminal=opts.terminal)
-    return source, RunCache.open(source, settings, request), opts
+    try:
+        return source, RunCache.open(source, settings, request), opts
+    finally:
+        # The run cache reads the tree's content ids through git; a kept report needs no run, and a run reads
+        # through a reader of its own (pipeline.run ends it): this one ends here.
+        if isinstance(source, GitTree):
+            source.close()
 
 
 def diff_pipeline(path: Path, cli, rev, new_since, baseline, assess: bool, settings=None):

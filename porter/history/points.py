@@ -192,6 +192,13 @@ class Walker:
     # --------------------------------------------------------------------------------------------- the walk
 
     def run(self, every: str = "commit") -> History:
+        try:
+            return self._run(every)
+        finally:
+            # The walk's one `git cat-file` ends with the walk, however it ends (the run's deadline, an error).
+            self.source.close()
+
+    def _run(self, every: str) -> History:
         commits = self.walk.commits
         chosen = set(select(commits, every))
         tree = _Tree(self.walk, self.settings)
@@ -243,7 +250,6 @@ class Walker:
                  "cache_hits": self.cache_hits}
         if self.cache is not None:
             self.cache.flush()  # the rule set's entry, where every point came from the cache
-        self.source.close()
         return History(self.walk.label, self.walk.subdir, every, self.targets, tuple(points),
                        tuple(self.notices), stats)
 

@@ -262,8 +262,16 @@ class GitTree:
         return self.subdir.strip("/")
 
     def close(self) -> None:
-        """Stop this process's `git cat-file` (a long walk reads through one tree and ends it when done)."""
+        """Stop this process's `git cat-file`. A read after it starts another: the reader lives while something reads
+        (a run, a walk: `pipeline.run` closes its source when it ends), not as long as the GitTree, which a caller
+        may keep (a run cache, a CLI command's locals) in a process that goes on: a test worker, a fleet worker."""
         self._reader.close()
+
+    def __enter__(self) -> GitTree:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 # How many symlinks in a row a git tree's link is followed through (a loop ends here too).
