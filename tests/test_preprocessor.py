@@ -384,14 +384,14 @@ def _reference_spans(data: bytes) -> list[tuple[int, int]]:
 
 
 def test_the_lexer_finds_the_comments_and_raw_strings_the_plain_finditer_finds():
-    # _comment_spans takes the lexer without the raw-string alternative when `R"` is not in the file, matches a
+    # _comment_spans (and _blank_comments, its loop written out) takes the lexer without the raw-string alternative when `R"` is not in the file, matches a
     # string that never closes to where it fails and then searches that span without its quote: it must find the
     # very spans the plain finditer finds, on every short text over the bytes that matter and on longer random ones
     # (strings that never close, nested in each other, with comments and raw strings inside and running past them).
     import itertools
     import random
 
-    from porter.source.preprocessor import _comment_spans, _lexer, preprocess
+    from porter.source.preprocessor import _blank_comments, _comment_spans, _lexer, preprocess
 
     alphabet = b"/*\"'\\\nuR("
     texts = [bytes(t) for n in range(1, 5) for t in itertools.product(alphabet, repeat=n)]
@@ -402,8 +402,12 @@ def test_the_lexer_finds_the_comments_and_raw_strings_the_plain_finditer_finds()
     for data in texts:
         spans = _reference_spans(data)
         assert list(_comment_spans(data)) == spans, data
+        blanked = bytearray(data)
+        for start, end in spans:
+            blanked[start:end] = bytes(10 if b == 10 else 32 for b in data[start:end])
+        assert _blank_comments(data) == blanked, data
         found += len(spans)
-        unclosed += any(data[m.start()] in b"\"'" and m.lastindex is None
+        unclosed += any(m.lastindex not in (None, m.re.groupindex["c"])
                         for m in _lexer(b'R"' in data, True, True).finditer(data))
     # Of the 27,380 texts above (a fixed seed): many comments and raw strings compared, 12,697 texts with a
     # string that never closes (the careful walk).

@@ -112,7 +112,7 @@ def side(cuda: Tri, rocm: Tri) -> str:
 # holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
 # kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
 # `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
-_RAW_STRING = rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
+_RAW_STRING = rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"(?P<delim>[^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)'
 # Each alternative written as runs of one byte class between its special bytes ("unrolled"): `re` reads a run of a
 # class in one C loop, where `(?:\\.|[^"\\\n])*` tried an alternation at every byte (the same matches, half the
 # time: 0.10 -> 0.06 CPU-s per pass over FasterTransformer's C++ files; tests/test_preprocessor.py holds it to the
@@ -134,7 +134,9 @@ _COMMENT_OR_STRING = _LINE_COMMENT + b"|" + _BLOCK_COMMENT + b"|" + _DQ_BODY + b
 @functools.cache
 def _lexer(raw: bool, dq: bool, sq: bool) -> re.Pattern[bytes]:
     """What _blank_comments searches with: the raw-string alternative if `raw`, the comments, and double- (`dq`) or
-    single-quoted (`sq`) strings whose closing quote is optional and captured (`m.lastindex` None: unterminated).
+    single-quoted (`sq`) strings whose closing quote is optional. `m.lastindex` tells a match's kind in one look:
+    group `c` (empty, after them) for a comment or raw string, None for a string that closes, more for a string that
+    never closes.
 
     A string that never closes on its line is not a string (the old lexer, a finditer of `_RAW_STRING |
     _COMMENT_OR_STRING`, then went on at the next byte). Matching it to where it fails instead, and knowing that
@@ -142,12 +144,14 @@ def _lexer(raw: bool, dq: bool, sq: bool) -> re.Pattern[bytes]:
     the lexer linear: `"\\"\\"\\"...` on one 100 KB line made the old lexer try a string at each of its 50,000
     quotes, each to the line's end (46 CPU-s).
     """
-    parts = [_RAW_STRING] if raw else []
-    parts += [_LINE_COMMENT, _BLOCK_COMMENT]
+    comments = ([_RAW_STRING] if raw else []) + [_LINE_COMMENT, _BLOCK_COMMENT]
+    # The mark after the comments, not a group around them: a pattern that opens with a group is not scanned for
+    # its first bytes at C speed (3x slower on FasterTransformer's files).
+    parts = [b"(?:" + b"|".join(comments) + b")(?P<c>)"]
     if dq:
-        parts.append(_DQ_BODY + b'(")?')
+        parts.append(_DQ_BODY + b'(?:"|())')
     if sq:
-        parts.append(_SQ_BODY + b"(')?")
+        parts.append(_SQ_BODY + b"(?:'|())")
     return re.compile(b"|".join(parts), re.S)
 
 
@@ -157,7 +161,6 @@ _DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|e
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
-_QUOTES = frozenset(b"\"'")
 # A `%:` that starts a line (after blanks): the digraph of `#` read as `#` at the same length.
 _DIGRAPH_HASH = re.compile(rb"^([ \t\f\v]*)%:", re.M)
 # A directive's line continued on the next: a backslash at its end, maybe followed by blanks (as in _SPLICE).
@@ -170,10 +173,22 @@ def _blank_comments(data: bytes) -> bytes:
     """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
     no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
-    for start, end in _comment_spans(data):
+    raw = b'R"' in data
+    lexer = _lexer(raw, True, True)
+    comment = lexer.groupindex["c"]
+    for m in lexer.finditer(data):  # the loop of _comment_spans, written out (one call per file)
+        kind = m.lastindex
+        if kind is None:  # a string that closes
+            continue
         if out is None:
             out = bytearray(data)
-        out[start:end] = data[start:end].translate(_TO_SPACE)
+        if kind == comment:
+            start, end = m.span()
+            out[start:end] = data[start:end].translate(_TO_SPACE)
+            continue
+        for start, end in _spans_after_unclosed(data, raw, m.start(), m.end()):  # it lexes the rest of the file
+            out[start:end] = data[start:end].translate(_TO_SPACE)
+        break
     code = data if out is None else bytes(out)
     if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
         code = _DIGRAPH_HASH.sub(rb"\1 #", code)
@@ -182,14 +197,15 @@ def _blank_comments(data: bytes) -> bytes:
 
 def _comment_spans(data: bytes) -> Iterable[tuple[int, int]]:
     """The spans of `data`'s comments and raw strings, as `_RAW_STRING | _COMMENT_OR_STRING` finds them, in time
-    linear in `data`."""
+    linear in `data` (what _blank_comments blanks)."""
     raw = b'R"' in data
-    for m in _lexer(raw, True, True).finditer(data):
-        start = m.start()
-        if data[start] not in _QUOTES:  # a comment or a raw string (a string or character literal starts with its quote)
-            yield start, m.end()
-        elif m.lastindex is None:  # a string that never closes: the careful walk from here (rare in real code)
-            yield from _spans_after_unclosed(data, raw, start, m.end())
+    lexer = _lexer(raw, True, True)
+    for m in lexer.finditer(data):
+        kind = m.lastindex
+        if kind == lexer.groupindex["c"]:
+            yield m.span()
+        elif kind is not None:
+            yield from _spans_after_unclosed(data, raw, m.start(), m.end())
             return
 
 
@@ -218,10 +234,10 @@ def _spans_after_unclosed(data: bytes, raw: bool, start: int, fail: int) -> Iter
         if m.end() == endpos < size:
             m = rx.match(data, m.start())
         start, end = m.span()
-        if data[start] not in _QUOTES:
+        if m.lastindex == rx.groupindex["c"]:  # a comment or a raw string
             yield start, end
             pos = end
-        elif m.lastindex is None:
+        elif m.lastindex is not None:  # a string that never closes
             dead[data[start]] = max(dead.get(data[start], 0), end)
             pos = start + 1
         else:
