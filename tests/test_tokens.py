@@ -271,6 +271,58 @@ def test_regex_set_says_unknown_when_a_set_search_fails():
     assert rs.possible(b"cudaMallocHost(p)") is None
 
 
+def test_an_ascii_text_is_searched_once_for_both_sets_with_the_same_answer():
+    """RegexSet.possible searches a text of ASCII bytes with one set of all its members (Latin-1) instead of the
+    UTF-8 and the Latin-1 sets one after the other: on every rule-test fixture and parsed code the answer is the
+    two sets' answer; a text with a byte from 0x80 is still searched per set, and a failed combined search says
+    unknown as a failed per-set search does."""
+    from pathlib import Path
+
+    from porter.match.regex import RegexSet, _compile_set
+    from porter.source.discover import language_of
+
+    rs = RegexSet()
+    for pattern, flags in _rule_regexes():
+        rs.add(pattern, flags)
+    assert rs._sources["utf8"] and rs._sources["latin1"]
+
+    sets = {kind: _compile_set(rs._sources[kind], kind) for kind in ("utf8", "latin1")}
+
+    def per_set(text: bytes) -> frozenset:
+        found = set()
+        for kind, compiled in sets.items():
+            hits = compiled.Match(text)
+            assert 0 in hits
+            found |= {rs._keys[kind][i] for i in hits if i}
+        return frozenset(found)
+
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+    texts = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        texts.append(data)
+        if language_of(path.name) == "cuda":
+            texts.append(parse(path.name, "cuda", data).code)
+    ascii_texts = [t for t in texts if t.isascii()]
+    assert len(ascii_texts) > 200
+    some = 0
+    for text in ascii_texts:
+        answer = rs.possible(text)
+        assert answer == per_set(text), text[:80]
+        some += bool(answer)
+    assert some == 88 and "both" in rs._sets  # texts where some rule regex may match (the rest: none)
+
+    class Failing:
+        def Match(self, text):
+            return []
+
+    matched = next(t for t in ascii_texts if rs.possible(t))
+    rs._sets["both"] = Failing()
+    assert rs.possible(matched) is None
+    text = "// caf\u00e9\n".encode() + matched
+    assert rs.possible(text) == per_set(text) != frozenset()  # not ASCII: the two sets, not the failing one
+
+
 def test_a_scanned_file_is_freed_without_the_cycle_collector():
     """Everything a scan builds for a file (its syntax index, matcher memos, kernel facts) hangs off the file
     without pointing back to it, so the file and its tree go the moment the scan drops it: files that only the

@@ -112,27 +112,55 @@ def side(cuda: Tri, rocm: Tri) -> str:
 # holds is neither a comment opener nor a directive (a `/*` or a line `#if 0` in one made porter read a live
 # kernel after it as dead code). A line comment runs on over a line splice (`// note \` swallows the next line's
 # `#if 0`, blanks after the backslash too: gcc, clang and nvcc take those as a splice, with a warning).
-_RAW_STRING = rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"([^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)\1"|\Z)'
+_RAW_STRING = rb'(?<![A-Za-z0-9_])(?:u8|[uUL])?R"(?P<delim>[^()\\ \t\v\f\r\n"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)'
 # Each alternative written as runs of one byte class between its special bytes ("unrolled"): `re` reads a run of a
 # class in one C loop, where `(?:\\.|[^"\\\n])*` tried an alternation at every byte (the same matches, half the
 # time: 0.10 -> 0.06 CPU-s per pass over FasterTransformer's C++ files; tests/test_preprocessor.py holds it to the
 # plain form `//(?:\\[ \t\f\v]*\r?\n|[^\n])*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'` on every short text).
-_COMMENT_OR_STRING = (rb'//[^\n\\]*(?:\\(?:[ \t\f\v]*\r?\n)?[^\n\\]*)*'
-                      rb'|/\*(?:[^*]*\*+(?:[^/*][^*]*\*+)*/|.*)'
-                      rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
-                      rb"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'")
-_LEXEMES = re.compile(_RAW_STRING + b"|" + _COMMENT_OR_STRING, re.S)
-# The same for a file with no `R"` (no raw string can match, so the matches are the same): every alternative starts
+_LINE_COMMENT = rb'//[^\n\\]*(?:\\(?:[ \t\f\v]*\r?\n)?[^\n\\]*)*'
+_BLOCK_COMMENT = rb'/\*(?:[^*]*\*+(?:[^/*][^*]*\*+)*/|.*)'
+# A string's body up to its closing quote (not included): every byte but the quote, a backslash or a newline, and
+# any byte after a backslash (so a splice continues the string).
+_DQ_BODY = rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*'
+_SQ_BODY = rb"'[^'\\\n]*(?:\\.[^'\\\n]*)*"
+_COMMENT_OR_STRING = _LINE_COMMENT + b"|" + _BLOCK_COMMENT + b"|" + _DQ_BODY + b'"|' + _SQ_BODY + b"'"
+# What the lexer finds is what `re.compile(_RAW_STRING + b"|" + _COMMENT_OR_STRING, re.S).finditer` finds (its
+# comments and raw strings), tests/test_preprocessor.py holds it to that. A file with no `R"` is lexed without the
+# raw-string alternative (no raw string can match, so the matches are the same): every alternative then starts
 # with a literal byte, so the regex engine skips to the next `/`, `"` or `'` at C speed instead of trying the raw
 # string's lookbehind at every byte (4-5x faster; 0.5 CPU-s of FasterTransformer's cold scan, per pass).
-_LEXEMES_NO_RAW = re.compile(_COMMENT_OR_STRING, re.S)
+
+
+@functools.cache
+def _lexer(raw: bool, dq: bool, sq: bool) -> re.Pattern[bytes]:
+    """What _blank_comments searches with: the raw-string alternative if `raw`, the comments, and double- (`dq`) or
+    single-quoted (`sq`) strings whose closing quote is optional. `m.lastindex` tells a match's kind in one look:
+    group `c` (empty, after them) for a comment or raw string, None for a string that closes, more for a string that
+    never closes.
+
+    A string that never closes on its line is not a string (the old lexer, a finditer of `_RAW_STRING |
+    _COMMENT_OR_STRING`, then went on at the next byte). Matching it to where it fails instead, and knowing that
+    every same-quote string opened inside that span fails at the same place (see _spans_after_unclosed), keeps
+    the lexer linear: `"\\"\\"\\"...` on one 100 KB line made the old lexer try a string at each of its 50,000
+    quotes, each to the line's end (46 CPU-s).
+    """
+    comments = ([_RAW_STRING] if raw else []) + [_LINE_COMMENT, _BLOCK_COMMENT]
+    # The mark after the comments, not a group around them: a pattern that opens with a group is not scanned for
+    # its first bytes at C speed (3x slower on FasterTransformer's files).
+    parts = [b"(?:" + b"|".join(comments) + b")(?P<c>)"]
+    if dq:
+        parts.append(_DQ_BODY + b'(?:"|())')
+    if sq:
+        parts.append(_SQ_BODY + b"(?:'|())")
+    return re.compile(b"|".join(parts), re.S)
+
+
 # Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
 _DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
 
-_QUOTES = frozenset(b"\"'")
 # A `%:` that starts a line (after blanks): the digraph of `#` read as `#` at the same length.
 _DIGRAPH_HASH = re.compile(rb"^([ \t\f\v]*)%:", re.M)
 # A directive's line continued on the next: a backslash at its end, maybe followed by blanks (as in _SPLICE).
@@ -145,17 +173,75 @@ def _blank_comments(data: bytes) -> bytes:
     """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
     no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
-    for m in (_LEXEMES if b'R"' in data else _LEXEMES_NO_RAW).finditer(data):
-        start = m.start()
-        if data[start] not in _QUOTES:  # a comment or a raw string (a string or character literal starts with its quote)
-            end = m.end()
-            if out is None:
-                out = bytearray(data)
+    raw = b'R"' in data
+    lexer = _lexer(raw, True, True)
+    comment = lexer.groupindex["c"]
+    for m in lexer.finditer(data):  # the loop of _comment_spans, written out (one call per file)
+        kind = m.lastindex
+        if kind is None:  # a string that closes
+            continue
+        if out is None:
+            out = bytearray(data)
+        if kind == comment:
+            start, end = m.span()
             out[start:end] = data[start:end].translate(_TO_SPACE)
+            continue
+        for start, end in _spans_after_unclosed(data, raw, m.start(), m.end()):  # it lexes the rest of the file
+            out[start:end] = data[start:end].translate(_TO_SPACE)
+        break
     code = data if out is None else bytes(out)
     if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
         code = _DIGRAPH_HASH.sub(rb"\1 #", code)
     return code
+
+
+def _comment_spans(data: bytes) -> Iterable[tuple[int, int]]:
+    """The spans of `data`'s comments and raw strings, as `_RAW_STRING | _COMMENT_OR_STRING` finds them, in time
+    linear in `data` (what _blank_comments blanks)."""
+    raw = b'R"' in data
+    lexer = _lexer(raw, True, True)
+    for m in lexer.finditer(data):
+        kind = m.lastindex
+        if kind == lexer.groupindex["c"]:
+            yield m.span()
+        elif kind is not None:
+            yield from _spans_after_unclosed(data, raw, m.start(), m.end())
+            return
+
+
+def _spans_after_unclosed(data: bytes, raw: bool, start: int, fail: int) -> Iterable[tuple[int, int]]:
+    """_comment_spans from a string opened at `start` that runs to `fail` without closing.
+
+    Every same-quote byte strictly inside (start, fail) is one that string read after a backslash (an unescaped one
+    would have closed it), and a string opened there reads the same bytes from the next one on as the outer string
+    did, so it too runs to `fail` without closing: the lexer searches that span without that quote's alternative
+    (`dead` says up to where each quote opens nothing) instead of trying each (the old lexer's quadratic case). A
+    string of the other quote opened inside ends there too, or closes before. A match the search's end cut short
+    (`endpos`: where a quote comes alive again) is matched again at its start with no end, so a comment or raw
+    string that runs on past it is whole. No opener is cut by that end: a string fails at a newline (or at the
+    file's end, or before a backslash that is its last byte), and no comment or raw-string opener holds one."""
+    size = len(data)
+    dead = {data[start]: fail}
+    pos = start + 1
+    while pos < size:
+        dq, sq = dead.get(0x22, 0) <= pos, dead.get(0x27, 0) <= pos
+        endpos = min((f for f in dead.values() if f > pos), default=size)
+        rx = _lexer(raw, dq, sq)
+        m = rx.search(data, pos, endpos)
+        if m is None:
+            pos = endpos
+            continue
+        if m.end() == endpos < size:
+            m = rx.match(data, m.start())
+        start, end = m.span()
+        if m.lastindex == rx.groupindex["c"]:  # a comment or a raw string
+            yield start, end
+            pos = end
+        elif m.lastindex is not None:  # a string that never closes
+            dead[data[start]] = max(dead.get(data[start], 0), end)
+            pos = start + 1
+        else:
+            pos = end
 
 
 def may_hold_directives(data: bytes) -> bool:
