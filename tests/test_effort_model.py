@@ -360,7 +360,7 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
     assert "fit set                            n= 2  rho 1.000" in p.stdout
     # left out in turn, each of two projects is priced by the other's multiplier: both land within 2x, every bar
     # holds (exit 0)
-    assert "all ports, leave-one-project-out   n= 2  rho 1.000  median est/ref 1.23  within 2x 100%" in p.stdout
+    assert "all ports, leave-one-project-out   n= 2  rho 1.000  median est/ref 1.24  within 2x 100%" in p.stdout
     assert p.returncode == 0, p.stderr
     assert "one-person one-day port(s) at most 3 likely days: yes (small " in p.stdout
     fitted = load_effort_model(out)
