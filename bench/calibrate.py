@@ -166,6 +166,17 @@ def table(history, results, model, targets) -> tuple[list[dict], bool]:
     return rows, ok
 
 
+def merge_histories(histories: list) -> "History":
+    """Several history files as one set of ports (the first file's lines per day); an id given twice is an error."""
+    from porter.estimate.calibration import History, HistoryError
+
+    ports = [p for h in histories for p in h.ports]
+    ids = [p.id for p in ports]
+    if len(set(ids)) != len(ids):
+        raise HistoryError("--history", "ports", "an id is in more than one history file")
+    return History(tuple(ports), histories[0].lines_per_day)
+
+
 def record(path: Path, rows: list[dict], summaries: list[dict], model, history_path: Path) -> None:
     """The run as data (per port and the summaries), with the fingerprint of the model that made it: the docs table
     is rendered from it, and tests/test_effort_scope.py fails when the model changed after it was recorded."""
@@ -208,7 +219,9 @@ def write_override(path: Path, scale: dict[str, float], history_path: Path) -> N
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--history", type=Path, default=REPO / "bench" / "calibration" / "ports.yaml")
+    ap.add_argument("--history", type=Path, action="append", default=[],
+                    help="a history file of ports (default bench/calibration/ports.yaml); given twice or more, their ports "
+                         "are priced as one set (e.g. ports.yaml with candidates.yaml)")
     ap.add_argument("--mirrors", type=Path, action="append", default=[])
     ap.add_argument("--repo", action="append", default=[], help="ID=PATH of a repository holding the pre-port commit")
     ap.add_argument("--tree", action="append", default=[], help="ID=DIR of a checked-out pre-port tree")
@@ -232,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=None)
     args = ap.parse_args(argv)
     try:
-        history = load_history(args.history)
+        paths = args.history or [REPO / "bench" / "calibration" / "ports.yaml"]
+        history = merge_histories([load_history(p) for p in paths])
+        args.history = paths[0]
         model = load_effort_model(args.effort)
         targets = list(resolve_targets(args.target))
         settings = Settings(jobs=args.jobs, targets=tuple(args.target), cache_dir=args.cache_dir or default_cache_dir())

@@ -186,6 +186,17 @@ def test_the_same_fix_in_several_kernels_of_a_file_is_a_repeated_fix():
     assert "× 0.46 (kernel 2 of the file needing wave64-ballot-32bit: a repeated fix)" in item(a, "kernel:src/a.cu:101:dequant_b").basis
 
 
+def test_kernels_of_one_file_that_need_nothing_are_not_a_repeated_fix():
+    # the same three kernels, read ok: each is compiled and compared on its own (0–0.1–0.25 h × (lines/40)^0.5),
+    # whether they share a file (kaldi's cu-kernels.cu, ~150 kernels) or each has its own (pytorch3d): no fix to repeat
+    ks = [kernel(line=1 + 100 * n, end=100 * n + 50 - 5 * n, name=f"copy_{c}", details=(), verdict="ok")
+          for n, c in enumerate("abc")]
+    a = assess(result([], ks), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    hours = [round(item(a, f"kernel:src/a.cu:{1 + 100 * n}:copy_{c}").hours.likely, 3) for n, c in enumerate("abc")]
+    assert hours == [0.112, 0.106, 0.1]
+    assert not any("repeated fix" in i.basis for i in a.items)
+
+
 # ------------------------------------------------------------------------------------------ session 8 structure
 
 

@@ -294,7 +294,8 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
     if model.kernels.get("repeat_in_file", False):
         same: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for r in rows:
-            if not r["job"] and r["hours"].likely > 0:
+            # A kernel that needs nothing is compiled and compared, each its own: no fix to repeat.
+            if not r["job"] and r["hours"].likely > 0 and r["need"] != "ok":
                 same[(r["k"].path, r["need"])].append(r)
         for rs in same.values():
             rs.sort(key=lambda r: (-r["hours"].likely, r["k"].line))
