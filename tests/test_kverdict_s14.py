@@ -56,3 +56,17 @@ def test_a_member_call_resolves_to_the_file_named_after_its_class():
 ])
 def test_template_arguments_leave_the_call_name(text, expected):
     assert _without_template_args(text) == expected
+
+
+def test_an_async_copy_with_a_synchronous_counterpart_is_a_fix_and_a_transaction_barrier_a_rewrite():
+    """asynccopy/stage.cu (issue 27 class 1): the libcu++ pipeline of `staged_copy` (make_pipeline line 8,
+    memcpy_async line 10, both DEV012) becomes plain LDS copies; `tx_barrier`'s mbarrier has no such counterpart."""
+    result = run(BASE / "asynccopy", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    got = {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.message) for d in v.details))
+                    for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+    plain = ("async-copy", "fix", "uses memcpy_async, pipeline: a synchronous global→LDS copy and __syncthreads "
+                                  "replace it")
+    assert got == {"staged_copy": {t: ("fix", (plain,)) for t in TARGETS},
+                   "tx_barrier": {t: ("rewrite", (("async-copy-barrier", "rewrite", "uses mbarrier"),))
+                                  for t in TARGETS}}
+    assert sorted(f.line for f in result.findings if f.rule == "DEV012") == [8, 10]
