@@ -35,6 +35,12 @@ def test_without_the_polyfill_the_same_kernel_is_a_fix():
     }}
 
 
+def test_a_polyfill_only_the_cuda_build_compiles_leaves_hip_its_builtin():
+    """shim_cuda_only/ defines the same polyfill under `#if !defined(__HIPCC__) && CUDART_VERSION < 9000`: HIP
+    compiles HIP's builtin, so the kernel reads as plain/ does."""
+    assert verdicts("shim_cuda_only") == verdicts("plain")
+
+
 def test_a_host_launcher_is_not_a_device_callee():
     """launcher/reduce.cu: `vmax` calls `::max` (line 9) and the host launcher `max` (lines 13-17) holds
     `vmax<<<...>>>` (line 16); following it gave the kernel a device-side launch (dynamic parallelism, rewrite)."""

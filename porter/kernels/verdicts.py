@@ -215,7 +215,10 @@ def shimmed_warp_ops(files) -> frozenset[str]:
     lane semantics are what its body does (judged there, as any device function), not HIP's 64-bit-mask builtin."""
     from porter.kernels.facts_vocabulary import WARP_OPS
 
-    return frozenset(h.name for r in files for h in getattr(r, "helpers", ()) if h.name in WARP_OPS)
+    # A definition only the CUDA build compiles (an old toolkit's polyfill under `#ifndef __HIPCC__`) leaves HIP
+    # with its builtin.
+    return frozenset(h.name for r in files for h in getattr(r, "helpers", ()) if h.name in WARP_OPS
+                     and not any(a <= h.line and h.end_line <= b for a, b in h.cuda_only))
 
 
 def without_shimmed(facts: KernelFacts, shims: frozenset[str]) -> KernelFacts:
