@@ -51,16 +51,24 @@ class HelperIndex:
             self._closures[path] = frozenset(seen)
         return self._closures[path]
 
-    def resolve(self, caller: str, name: str) -> str | None:
-        """The file whose helper `name` a call in `caller` reaches, or None (not defined, or ambiguous)."""
+    def resolve(self, caller: str, name: str, written: str | None = None) -> str | None:
+        """The file whose helper `name` a call in `caller` reaches, or None (not defined, or ambiguous). `written`:
+        the call as written; a member call `Cls::f` several files define `f` for resolves to the one file named
+        after `Cls` (`WarpReduce::atomicMax` to `WarpReduce.i.cuh`, not `WarpSegReduce.i.cuh`: one class per file
+        pair is how such libraries are laid out), else stays ambiguous."""
         homes = [p for p in self.defined_in.get(name, ()) if p != caller]
         if not homes:
             return None
         reachable = self.closure(caller)
         included = [p for p in homes if p in reachable]
-        if included:
-            return included[0] if len(included) == 1 else None
-        return homes[0] if len(homes) == 1 else None
+        if len(included) == 1:
+            return included[0]
+        candidates = included or homes
+        if len(candidates) == 1:
+            return candidates[0]
+        scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if written and "::" in written else ""
+        named = [p for p in candidates if scope and p.rsplit("/", 1)[-1].split(".", 1)[0] == scope]
+        return named[0] if len(named) == 1 else None
 
 
 def helper_index(files: Iterable) -> HelperIndex:
@@ -135,7 +143,7 @@ def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
         todo.append((kernel.path, unqualified(text), (text,), line, 1))
     while todo and (limit is None or len(seen) < limit):
         caller, name, chain, line, depth = todo.pop(0)
-        home = index.resolve(caller, name)
+        home = index.resolve(caller, name, chain[-1])
         if home is None or (home, name) in seen:
             continue
         seen.add((home, name))

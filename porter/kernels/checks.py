@@ -240,6 +240,10 @@ def _narrow_type(mask_text: str | None) -> bool:
     return bool(mask_text) and not _WIDE_MASK.search(mask_text.strip())
 
 
+# Async-copy features with no synchronous counterpart (issue 27 class 1): the transaction barrier.
+ASYNC_BARRIERS = frozenset({"mbarrier"})
+
+
 def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     """NVIDIA-only features: inline PTX, TMA/wgmma/tcgen05, clusters, async copies, NVFP4, WMMA, device launches."""
     ptx = facts.inline_ptx
@@ -265,8 +269,12 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         extra = " (gfx1250 clusters use AMD's API)" if target.get("has_clusters") else ""
         add("clusters-dsmem", f"uses {', '.join(facts.clusters)}{extra}")
     other_async = sorted(asyncs - {"tma", "cp.async.bulk"})
-    if other_async:
-        add("async-copy", f"uses {', '.join(other_async)}")
+    barriers = [a for a in other_async if a in ASYNC_BARRIERS]
+    plain = [a for a in other_async if a not in ASYNC_BARRIERS]
+    if plain:
+        add("async-copy", f"uses {', '.join(plain)}: a synchronous global→LDS copy and __syncthreads replace it")
+    if barriers:
+        add("async-copy-barrier", f"uses {', '.join(barriers)}")
     if "nvfp4-mma" in tensor:
         add("nvfp4-mma", "NVFP4 block-scaled MMA in inline PTX", ptx.lines)
     if "wmma" in tensor:

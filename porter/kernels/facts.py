@@ -135,6 +135,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
+        self._launchers: dict[int, bool] = {}  # by the function's start (_host_launcher)
         self._last_call: tuple[ts.Node, tuple[ts.Node | None, str | None]] | None = None
         self.nodes = NodeIndex(sf.root)
         self._type_params: set[str] = set()
@@ -252,7 +253,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
                 # in `defined` but not among its other functions, `by_name`) is followed.
                 own = name in self.defined and not (text != name and name not in self.by_name)
-                if own or not followed_call(name):
+                # `WarpReduce<>::atomicMax(v, p)` (hornet's xlib) is a member of the project's own type, not CUDA's
+                # atomic: a name qualified by a scope other than the global one is followed whatever it is called.
+                member = "::" in text and not text.startswith("::")
+                if own or not (followed_call(name) or (member and name.startswith("atomic"))):
                     continue
                 if text not in first or line < first[text]:
                     first[text] = line
@@ -270,10 +274,24 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
             for name in walk.calls:
                 for f in self.by_name.get(name, ()):
-                    if f.start_byte not in seen and f.start_byte != fn.start_byte:
+                    if f.start_byte not in seen and f.start_byte != fn.start_byte and not self._host_launcher(f):
                         seen[f.start_byte] = f
                         todo.append(f)
         return sorted(seen.values(), key=lambda f: f.start_byte)
+
+    def _host_launcher(self, fn: Function) -> bool:
+        """Whether `fn` is host code device code cannot call: not declared `__device__` and holding a `<<<...>>>`
+        launch (a kernel's host launcher). A kernel calling `::max(a, b)` in a file whose host launcher of that
+        kernel is also named `max` (hornet's DeviceReduce) reaches the math function, not the launcher; following
+        the launcher gave the kernel its launches as dynamic parallelism (rewrite). Functions with no qualifier
+        and no launch stay followed: their `__device__` may hide in a macro defined outside the tree."""
+        if fn.is_device:
+            return False
+        found = self._launchers.get(fn.start_byte)
+        if found is None:
+            found = self._launchers[fn.start_byte] = any(
+                fn.start_byte <= s.start < fn.end_byte and s.launch.kind == "chevron" for s in self.launches)
+        return found
 
     # ------------------------------------------------------------------------------------------ body walk
 

@@ -302,8 +302,23 @@ def callees(ctx, n: ts.Node, w: Walk) -> None:
     fn, name = ctx.called(n)
     if name is not None:
         w.calls.add(name)
-        text = fn.text.decode("utf-8", "replace").split("<", 1)[0]  # `ns::f<T, 4>` is called as `ns::f`
+        # `ns::f<T, 4>` is called as `ns::f`, and `WarpReduce<>::atomicMax` as `WarpReduce::atomicMax` (cutting
+        # at the first `<` named the class template instead of its member)
+        text = _without_template_args(fn.text.decode("utf-8", "replace"))
         w.call_sites.append(("".join(text.split()), n.start_point.row + 1))
+
+
+def _without_template_args(text: str) -> str:
+    """`text` with its balanced `<...>` template argument lists removed (an unbalanced tail is cut)."""
+    out, depth = [], 0
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
 
 
 @detects("call_expression", calls=WARP_OPS.__contains__)

@@ -10,6 +10,7 @@ TargetVerdict per target. Verdicts, mildest first: ok (hipify suffices) < check 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -82,7 +83,7 @@ SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
                  reached: Iterable[tuple[Any, str]] = (), rule_targets_of: dict[str, Any] | None = None,
-                 release: str | None = None) -> tuple[TargetVerdict, ...]:
+                 release: str | None = None, shims: frozenset[str] = frozenset()) -> tuple[TargetVerdict, ...]:
     """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
     floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
     helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`);
@@ -95,6 +96,8 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     mine = [f for f in inside if f.rule in rules]
     floors = [(f, None) for f in inside if f.rule not in rules and f.severity in SEVERITY_FLOOR]
     floors += [(f, where) for f, where in reached if f.rule not in rules and f.severity in SEVERITY_FLOOR]
+    if shims:
+        floors = [(f, where) for f, where in floors if not _calls_shim(f, shims)]
     rule_targets_of = rule_targets_of or {}
     out = []
     for t in targets:
@@ -113,6 +116,17 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
         details.sort(key=lambda d: (-RANK[d.verdict], d.id))
         out.append(TargetVerdict(t.id, worst(d.verdict for d in details), tuple(details)))
     return tuple(out)
+
+
+# A device rule's message names the intrinsic it found first (`__shfl_down_sync gets the 32-bit mask ...`).
+_LEADING_INTRINSIC = re.compile(r"(__\w+)\b")
+
+
+def _calls_shim(f, shims: frozenset[str]) -> bool:
+    """Whether a finding is about a call of a warp intrinsic the project defines itself (shimmed_warp_ops): its
+    mask type and lanes are the polyfill's, so it sets no floor under the kernels that call it."""
+    m = _LEADING_INTRINSIC.match(f.message)
+    return m is not None and m.group(1) in shims
 
 
 def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> list[CheckResult]:
@@ -193,6 +207,36 @@ def default_dynamic_cap(kernel: Kernel, launches, opt_ins: frozenset[str]) -> bo
     return not opt_ins
 
 
+def shimmed_warp_ops(files) -> frozenset[str]:
+    """The CUDA warp intrinsics (`__shfl_down_sync`, `__ballot_sync`, ...) the repository defines itself as device
+    functions. nvcc provides them, so a project's own definition is a polyfill for another compiler (sppark's
+    force-included `util/cuda2hip.hpp` defines `__shfl_*_sync(uint32_t mask, ...)` over `__shfl(..., WARP_SZ)` for
+    its HIP build): the project's calls reach that function, whose mask parameter is the project's own type and whose
+    lane semantics are what its body does (judged there, as any device function), not HIP's 64-bit-mask builtin."""
+    from porter.kernels.facts_vocabulary import WARP_OPS
+
+    # A definition only the CUDA build compiles (an old toolkit's polyfill under `#ifndef __HIPCC__`) leaves HIP
+    # with its builtin.
+    return frozenset(h.name for r in files for h in getattr(r, "helpers", ()) if h.name in WARP_OPS
+                     and not any(a <= h.line and h.end_line <= b for a, b in h.cuda_only))
+
+
+def without_shimmed(facts: KernelFacts, shims: frozenset[str]) -> KernelFacts:
+    """`facts` (and its helpers' facts) without the warp operations and ballots that call a project's polyfill
+    (shimmed_warp_ops); the same object when none does."""
+    def strip(f: KernelFacts) -> KernelFacts:
+        if not any(w.op in shims for w in f.warp_ops) and not any(b.op in shims for b in f.ballot_32bit):
+            return f
+        return dataclasses.replace(f, warp_ops=tuple(w for w in f.warp_ops if w.op not in shims),
+                                   ballot_32bit=tuple(b for b in f.ballot_32bit if b.op not in shims))
+
+    out = strip(facts)
+    helpers = tuple(h if (g := strip(h.facts)) is h.facts else dataclasses.replace(h, facts=g) for h in facts.helpers)
+    if any(a is not b for a, b in zip(helpers, facts.helpers)):
+        out = dataclasses.replace(out, helpers=helpers)
+    return out
+
+
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
             profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None,
             deep_budget=None, rocm: str | None = None) -> ScanResult:
@@ -225,6 +269,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     for k in kernels:
         defined[k.name] = defined.get(k.name, 0) + 1
     index = helper_index(result.files) if any(k.facts is not None and k.facts.calls for k in kernels) else None
+    shims = shimmed_warp_ops(result.files)
     opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
@@ -248,6 +293,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                     (sites, unknown, helpers, capped):
                 facts = dataclasses.replace(facts, remote_launch_sites=sites, remote_unknown=unknown, helpers=helpers,
                                             dynamic_default_cap=capped)
+            if shims:
+                facts = without_shimmed(facts, shims)
         reached = []
         if index is not None and k.facts.triton is None:
             for span in helper_spans(k, index):
@@ -255,7 +302,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                 reached.extend((f, span.where) for f in findings_by_path.get(span.path, ())
                                if span.line <= f.line <= span.end_line
                                and not any(a <= f.line <= b for a, b in span.cuda_only))
-        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm)
+        per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,
+                           shims)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))
