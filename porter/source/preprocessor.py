@@ -555,6 +555,34 @@ def condition(kind: str, text: str, build: Build) -> tuple[Tri, bool]:
     return _truth(v), e.vendor or any(build.vendor(t) for t in toks if t[:1].isalpha() or t[:1] == "_")
 
 
+def hip_reaches(dirs: list[Directive], line: int) -> bool:
+    """Whether hip-clang may compile `line`: False when an enclosing #if/#elif/#else arm reads false in the ROCm
+    build with `__CUDA_ARCH__` undefined (as HIP has it, host and device pass alike): the `#else` of
+    `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`, the body of `#ifdef __CUDA_ARCH__`. Unknown reads as
+    reachable. For a rule whose finding is only true where HIP compiles the code (a redefinition of a HIP builtin)."""
+    build = _ArchBuild(ROCM, (), ())
+    # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
+    stack: list[tuple[list[Tri], Tri]] = []
+    for d in dirs:
+        if d.line >= line:
+            break
+        if d.kind in ("if", "ifdef", "ifndef"):
+            t = condition(d.kind, d.text, build)[0]
+            stack.append(([t], t))
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            prev, _ = stack[-1]
+            own: Tri = True if d.kind == "else" else condition("if" if d.kind == "elif" else d.kind[2:], d.text,
+                                                                build)[0]
+            if any(p is True for p in prev) or own is False:
+                cur: Tri = False  # an earlier arm is taken, or this one's own test fails
+            else:
+                cur = own if all(p is False for p in prev) else None
+            stack[-1] = (prev + [own], cur)
+        elif d.kind == "endif" and stack:
+            stack.pop()
+    return all(cur is not False for _, cur in stack)
+
+
 def tri_and(a: Tri, b: Tri) -> Tri:
     """Kleene's three-valued AND: False wins, then unknown (None)."""
     if a is False or b is False:
