@@ -31,6 +31,13 @@ def test_hip_reaches_reads_cuda_arch_undefined(src, line, want):
     assert preprocessor.hip_reaches(preprocessor.directives(src), line) is want
 
 
+@pytest.mark.parametrize("release, want", [("7.2", False), ("4.3", True), (None, True)])
+def test_hip_reaches_reads_hip_version_of_the_release(release, want):
+    # CuPy's atomics.cuh: "Skip if ROCm 4.5+ as it implements the following atomic functions."
+    src = b"#if !defined(__HIPCC__) || HIP_VERSION < 40400000\nX\n#endif\n"
+    assert preprocessor.hip_reaches(preprocessor.directives(src), 2, release) is want
+
+
 def test_dev037_reports_only_definitions_hip_compiles(tmp_path):
     (tmp_path / "a.cu").write_text(
         "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600\n"
@@ -38,7 +45,10 @@ def test_dev037_reports_only_definitions_hip_compiles(tmp_path):
         "#endif\n"
         "__device__ double atomicMax(double* a, double v)\n"
         "{ return v; }\n"
-        "__device__ float atomicCAS(float* a, float c, float v) { return v; }\n")
+        "__device__ float atomicCAS(float* a, float c, float v) { return v; }\n"
+        "#if !defined(__HIPCC__) || HIP_VERSION < 40400000\n"
+        "__device__ float atomicMax(float* a, float v) { return v; }\n"
+        "#endif\n")
     assert _lines(tmp_path, "DEV037") == [("a.cu", 4), ("a.cu", 6)]
 
 

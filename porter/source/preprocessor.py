@@ -555,12 +555,29 @@ def condition(kind: str, text: str, build: Build) -> tuple[Tri, bool]:
     return _truth(v), e.vendor or any(build.vendor(t) for t in toks if t[:1].isalpha() or t[:1] == "_")
 
 
-def hip_reaches(dirs: list[Directive], line: int) -> bool:
+class _ReleaseBuild(_ArchBuild):
+    """The arch-level ROCm build of one HIP release: HIP_VERSION and its parts have that release's values."""
+
+    def __init__(self, major: int, minor: int):
+        super().__init__(ROCM, (), ())
+        self._release = {"HIP_VERSION": major * 10_000_000 + minor * 100_000, "HIP_VERSION_MAJOR": major,
+                         "HIP_VERSION_MINOR": minor}
+
+    def value(self, name: str | None):
+        if name in self._release:
+            return self._release[name]
+        return super().value(name)
+
+
+def hip_reaches(dirs: list[Directive], line: int, release: str | None = None) -> bool:
     """Whether hip-clang may compile `line`: False when an enclosing #if/#elif/#else arm reads false in the ROCm
     build with `__CUDA_ARCH__` undefined (as HIP has it, host and device pass alike): the `#else` of
-    `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`, the body of `#ifdef __CUDA_ARCH__`. Unknown reads as
-    reachable. For a rule whose finding is only true where HIP compiles the code (a redefinition of a HIP builtin)."""
-    build = _ArchBuild(ROCM, (), ())
+    `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`, the body of `#ifdef __CUDA_ARCH__`, and with a ROCm
+    `release` ("7.2"), `#if !defined(__HIPCC__) || HIP_VERSION < 40400000`. Unknown reads as reachable. For a rule
+    whose finding is only true where HIP compiles the code (a redefinition of a HIP builtin)."""
+    parts = (release or "").split(".")
+    build = (_ReleaseBuild(int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
+             else _ArchBuild(ROCM, (), ()))
     # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
     stack: list[tuple[list[Tri], Tri]] = []
     for d in dirs:

@@ -34,7 +34,7 @@ def match_hip_declared_definition(pattern: dict, sf: SourceFile, ctx: MatchConte
         if dirs is None:
             dirs = preprocessor.directives(sf.data)
         line = sf.data.count(b"\n", 0, m.start("name")) + 1
-        if not preprocessor.hip_reaches(dirs, line):
+        if not preprocessor.hip_reaches(dirs, line, ctx.extra.get("rocm")):
             continue  # HIP never compiles this arm: the CUDA-only polyfill is already out of its way
         yield Hit(m.start("name"), m.end("name"), name=m.group("name").decode(),
                   values=(("type", m.group("type").decode()),))
