@@ -521,8 +521,16 @@ def _ratio(a: int, b: int) -> str:
     return f"{a / b:.1%} ({a}/{b})" if b else "n/a"
 
 
+def missed_real(judged: list[dict], detail: list[tuple[str, int, int, bool]], kind: str) -> list[str]:
+    """One line per side judged real that no finding touches (path:first-last and the judge's reason): what a
+    recall mechanism has to catch next."""
+    hit = {(path, a, b): touched for path, a, b, touched in detail}
+    return [f"missed {kind}: {r['path']}:{r['first']}-{r['last']} {r.get('reason', '')[:160]}"
+            for r in judged if r["kind"] == kind and r["real"] and hit.get((r["path"], r["first"], r["last"])) is False]
+
+
 def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool, show_false: bool = False,
-              py_guards: int = 2) -> int:
+              py_guards: int = 2, show_missed: bool = False) -> int:
     projects, kernels, findings = load_set(name)
     guards = load_guards(name)
     trees = {}
@@ -579,6 +587,8 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
                 total_r.update({"rc": rc_hit, "rc_all": rc_all, "rp": rp_hit, "rp_all": rp_all})
                 gone = f" ({rc_gone + rp_gone} judged-real sides no longer blanked)" if rc_gone + rp_gone else ""
                 line += f" | judged-real recall C/C++ {_ratio(rc_hit, rc_all)}, Python{py_label} {_ratio(rp_hit, rp_all)}{gone}"
+                if show_missed:
+                    shown = (shown or []) + missed_real(mine, c_sides, "c") + missed_real(mine, py_sides, "python")
         print(line)
         for item in shown or ():
             print(f"    {item}")
@@ -606,6 +616,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("trees", nargs="*", help="PROJECT=PATH, e.g. NVIDIA/apex=/tmp/apex")
     ap.add_argument("--recall", action="store_true", help="also measure recall on blanked ROCm guards")
     ap.add_argument("--show-false", action="store_true", help="list the judged false positives still reported")
+    ap.add_argument("--show-missed", action="store_true",
+                    help="with --set and --recall: list the sides judged real that no finding touches")
     ap.add_argument("--kernels", type=Path, default=None,
                     help="kernel expectations to score (default bench/judged/kernels.jsonl; e.g. the held-out "
                          "bench/judged/kernels_heldout.jsonl)")
@@ -624,7 +636,8 @@ def main(argv: list[str]) -> int:
         if not args.trees and args.root is None:
             print("--set needs --root DIR or PROJECT=PATH trees", file=sys.stderr)
             return 2
-        return score_set(args.set, args.trees, args.root, args.recall, args.show_false, args.py_guards)
+        return score_set(args.set, args.trees, args.root, args.recall, args.show_false, args.py_guards,
+                         args.show_missed)
     if not args.trees:
         print("give at least one PROJECT=PATH tree", file=sys.stderr)
         return 2

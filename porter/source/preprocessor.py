@@ -641,6 +641,51 @@ def condition(kind: str, text: str, build: Build) -> tuple[Tri, bool]:
     return _truth(v), e.vendor or any(build.vendor(t) for t in toks if t[:1].isalpha() or t[:1] == "_")
 
 
+class _ReleaseBuild(_ArchBuild):
+    """The arch-level ROCm build of one HIP release: HIP_VERSION and its parts have that release's values."""
+
+    def __init__(self, major: int, minor: int):
+        super().__init__(ROCM, (), ())
+        self._release = {"HIP_VERSION": major * 10_000_000 + minor * 100_000, "HIP_VERSION_MAJOR": major,
+                         "HIP_VERSION_MINOR": minor}
+
+    def value(self, name: str | None):
+        if name in self._release:
+            return self._release[name]
+        return super().value(name)
+
+
+def hip_reaches(dirs: list[Directive], line: int, release: str | None = None) -> bool:
+    """Whether hip-clang may compile `line`: False when an enclosing #if/#elif/#else arm reads false in the ROCm
+    build with `__CUDA_ARCH__` undefined (as HIP has it, host and device pass alike): the `#else` of
+    `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`, the body of `#ifdef __CUDA_ARCH__`, and with a ROCm
+    `release` ("7.2"), `#if !defined(__HIPCC__) || HIP_VERSION < 40400000`. Unknown reads as reachable. For a rule
+    whose finding is only true where HIP compiles the code (a redefinition of a HIP builtin)."""
+    parts = (release or "").split(".")
+    build = (_ReleaseBuild(int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
+             else _ArchBuild(ROCM, (), ()))
+    # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
+    stack: list[tuple[list[Tri], Tri]] = []
+    for d in dirs:
+        if d.line >= line:
+            break
+        if d.kind in ("if", "ifdef", "ifndef"):
+            t = condition(d.kind, d.text, build)[0]
+            stack.append(([t], t))
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            prev, _ = stack[-1]
+            own: Tri = True if d.kind == "else" else condition("if" if d.kind == "elif" else d.kind[2:], d.text,
+                                                                build)[0]
+            if any(p is True for p in prev) or own is False:
+                cur: Tri = False  # an earlier arm is taken, or this one's own test fails
+            else:
+                cur = own if all(p is False for p in prev) else None
+            stack[-1] = (prev + [own], cur)
+        elif d.kind == "endif" and stack:
+            stack.pop()
+    return all(cur is not False for _, cur in stack)
+
+
 def tri_and(a: Tri, b: Tri) -> Tri:
     """Kleene's three-valued AND: False wins, then unknown (None)."""
     if a is False or b is False:

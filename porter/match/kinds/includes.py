@@ -11,12 +11,17 @@ from porter.source.parse import SourceFile
 from porter.source.syntax import index
 
 _TOKEN = re.compile(r"[/_.\-]+")
+# CamelCase words inside one token (`CUDAWrapper` → CUDA, Wrapper; `cudaUtils` → cuda, Utils).
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# The quick test for a file that may include one: the word in any case (STRUMPACK's "dense/CUDAWrapper.hpp").
+_ANY_CUDA = re.compile(rb"cuda|CUDA|Cuda")
 _AMD = frozenset({"hip", "rocm", "amd", "hipify", "hipified"})
 
 
 def _names_cuda_only(path: str) -> bool:
-    """Whether a path's words (split at / _ . -) include `cuda` and no AMD word (`cuda_hip/` is shared code)."""
-    words = set(_TOKEN.split(path.lower()))
+    """Whether a path's words (split at / _ . - and at CamelCase humps) include `cuda` and no AMD word (`cuda_hip/` is
+    shared code)."""
+    words = {w.lower() for token in _TOKEN.split(path) for w in [token, *_CAMEL.findall(token)]}
     return "cuda" in words and words.isdisjoint(_AMD)
 
 
@@ -24,7 +29,7 @@ def match_cuda_project_include(pattern: dict, sf: SourceFile, ctx: MatchContext)
     """Quoted includes of the repository's own CUDA-named headers, from a C/C++ file (not .cu/.cuh) whose own path
     does not name CUDA only (a file inside the CUDA layer including its siblings is that layer's business, not a
     port spot)."""
-    if (sf.language != "cuda" or sf.root is None or b"cuda" not in sf.data or _names_cuda_only(sf.path)
+    if (sf.language != "cuda" or sf.root is None or not _ANY_CUDA.search(sf.data) or _names_cuda_only(sf.path)
             or sf.path.endswith((".cu", ".cuh"))):
         return  # a .cu/.cuh file is CUDA code itself: it is compiled (and ported) with the headers it includes
     from porter.source.includes import project_header
