@@ -9,6 +9,8 @@ sorted drafts of its findings (porter.match.draft):
    the toolkit) declares the API rather than using it; its api/device findings are dropped.
 3. Code inside the AMD branch of a ROCm guard is kept: port-awareness (porter.portaware) reads it handled, port
    work already done, with the guard as evidence. A capability or toolkit-version test (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
+   so does one that names ROCm or clang itself (`|| defined(__HIPCC__)`, `|| defined(__clang__)`: hip-clang is
+   clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
@@ -63,7 +65,8 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import POSITIVE_ARMS, Group, may_hold_directives, names_rocm, preprocessed
+from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
+                                       preprocessed)
 
 PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
 _RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
@@ -373,9 +376,24 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         if _BROKEN_FALLBACK.search(sf.code[start:end]):
             continue
         out.update(a.line for a in g.arms[:-1])
-    for g in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
-        out.update(a.line for a in g.arms if a.kind in ("if", "elif") and names_rocm(a.text, rocm_names))
+    rocm = Build(ROCM, rocm_names)
+    for g in groups:
+        # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP, and so does one
+        # that names clang (`(__CUDACC_VER_MAJOR__-0) >= 11 || defined(__clang__)`: hip-clang is clang), on every
+        # line of a continued directive
+        for a in g.arms:
+            if a.kind in ("if", "elif") and (names_rocm(a.text, rocm_names) or _CLANG.search(a.text)):
+                out.update(range(a.line, a.end_line + 1))
+        # an arm after one the ROCm build takes (`#elif __HIPCC__` then `#elif __CUDACC_VER_MAJOR__ >= 9`) is a
+        # test HIP never reaches
+        for i, a in enumerate(g.arms):
+            if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is True:
+                out.update(n for b in g.arms[i + 1:] if b.kind != "else" for n in range(b.line, b.end_line + 1))
+                break
     return frozenset(out)
+
+
+_CLANG = re.compile(r"\b__clang__\b")
 
 
 def _newer_arch_arm(pre, line: int) -> bool:

@@ -8,7 +8,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only; a
-   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`) → handled;
+   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
+   (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled;
@@ -17,7 +18,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    other arm includes the ROCm one, or the ROCm build never compiles its includers);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
    porter.portaware.twins) → handled, by the twin;
-10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
+10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat: a ROCm-side
+   `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
@@ -40,9 +42,10 @@ from typing import Iterable
 from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.kernel import TargetVerdict
-from porter.portaware.compat import CompatLayer, aliases
+from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
+from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
-from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
+from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
@@ -361,6 +364,11 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         else:
             pm.file_side[path] = ("build", CUDA, ev)
 
+    # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
+    for path, twin in sorted(source_twins(files).items()):
+        if path not in pm.file_side:
+            pm.file_side[path] = ("twin", CUDA, twin)
+
     # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
     include_sides: dict[str, set[str]] = {}
     include_where: dict[str, str] = {}
@@ -399,6 +407,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         for i, name in facts[path].aliases:
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
+        # a header's ROCm side defining a CUDA name (a polyfill function, `auto cudaX = hipX`) maps it for every
+        # file, as a `#define` does; read again only for headers with a ROCm side (few), not kept in the cache
+        if PurePosixPath(path).suffix.lower() in HEADER_SUFFIXES and (rocm_file or any(r.side == ROCM for r in regs)):
+            data = _read(source, files[path], limit, held)
+            if data is not None:
+                for i, name in mapped_definitions(data.decode("utf-8", "replace")):
+                    if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
+                        pm.compat.add(path, i, name)
 
     # Class twins and forward-declared types (porter.portaware.twins), across the repository's C/C++ files.
     pm.twins = class_twins((p, name, a, b) for p, f in sorted(facts.items()) for name, a, b in f.classes)
