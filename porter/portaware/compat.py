@@ -85,7 +85,9 @@ def mapped_definitions(text: str) -> list[tuple[int, str]]:
         lone = _lone().match(row)
         if lone is not None and n > 1 and _cuda_shaped().match(lone.group(1)):
             before = rows[n - 2].rstrip()
-            if before and re.search(r"[A-Za-z_0-9>*&]$", before) and not re.match(r"^\s*#", before):
+            last = re.findall(r"[A-Za-z_]\w*", before)
+            if (before and re.search(r"[A-Za-z_0-9>*&]$", before) and not re.match(r"^\s*#", before)
+                    and last and last[-1] not in _NOT_TYPES):
                 out.append((n, lone.group(1)))
                 continue
         for name in _auto().findall(row):
