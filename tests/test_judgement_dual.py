@@ -9,6 +9,7 @@ from pathlib import Path
 
 from porter.pipeline import run
 from porter.portaware.compat import mapped_definitions
+from porter.portaware.guards import python_spans
 from porter.portaware.scope import _make_test, source_twins
 from porter.settings import Settings
 
@@ -35,6 +36,10 @@ def test_every_finding_of_the_dual_project_reads_as_its_own_rocm_path_decides():
         ("ntt/assume.cu", 1, "KRN001", "open", None),
         # line 3 ORs in defined(__clang__) (hip-clang is clang): no DEV010; line 6 has no HIP path and stays
         ("ntt/assume.cu", 6, "DEV010", "open", None),
+        # _compile_with_nvrtc is used only in the else of `if runtime.is_hip:` (line 5); _shared_flags also from the
+        # public build_flags
+        ("py/compiler.py", 16, "BLD006", "handled", "py/compiler.py:5"),
+        ("py/compiler.py", 25, "BLD006", "open", None),
         ("util/compat2hip.hpp", 6, "API003", "handled", "util/compat2hip.hpp:1"),
     ]
 
@@ -71,3 +76,13 @@ def test_mapped_definitions_are_cuda_shaped_functions_and_auto_aliases_not_calls
         "    cudaFree(p);",
     ])
     assert mapped_definitions(text) == [(1, "cudaGetDevice"), (3, "__shfl_sync"), (6, "cudaLaunchCooperativeKernel")]
+
+
+def test_a_private_python_helper_used_only_on_the_cuda_side_is_cuda_side_itself():
+    spans = python_spans((DUAL / "py" / "compiler.py").read_bytes(), "py/compiler.py")
+    assert sorted((sp.start, sp.end, sp.side, sp.line) for sp in spans) == [
+        ((6, 9), (6, 50), "rocm", 5),
+        ((7, 5), (8, 49), "cuda", 5),
+        ((15, 1), (17, 54), "cuda", 5),  # _compile_with_nvrtc
+        ((20, 1), (21, 57), "cuda", 5),  # _devrt_path, used only by it
+    ]
