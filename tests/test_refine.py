@@ -212,12 +212,15 @@ def test_deprecated_apis_hip_keeps_read_info(tmp_path):
         "  cudaThreadSynchronize();\n"                                          # 5 info
         "  cusparseAlgMode_t a = CUSPARSE_ALG0;\n"                              # 6 medium x2 (no HIP name)
         "  texture<float, 1> tex;\n"                                            # 7 medium (same name)
-        "}\n")
+        "}\n"
+        "__device__ float r(float v) { return __shfl_down(v, 1); }\n")          # 9 info (HIP's own shuffle)
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "API003")
-    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium")]
+    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium"), (9, "info")]
     assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 4).data)["rename"] == (
         "plain: hipify maps it to hipFuncSetSharedMemConfig, which HIP keeps")
+    assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 9).data)["rename"] == (
+        "plain: hipify maps it to __shfl_down, which HIP keeps")
 
 
 def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):

@@ -40,7 +40,7 @@ sorted drafts of its findings (porter.match.draft):
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
    caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) and an API CUDA
    deprecated that hipify maps to a HIP call HIP keeps (API003: `cudaFuncSetSharedMemConfig`) read info, as
-   API001's renames do; an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
+   API001's renames do, and so does a deprecated name HIP keeps as its own (`__shfl_down`); an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
    directed-rounding intrinsics HIP declares only under `OCML_BASIC_ROUNDED_OPERATIONS` stay open.
 8. A capability test (PYT001) that Ampere (8, 0) and every AMD GPU porter knows answer alike - `cap < (8, 0)`,
    `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
@@ -441,6 +441,10 @@ def _diagnostic_line(sf: SourceFile, line: int) -> bool:
     return _DIAGNOSTIC.match(sf.data, start) is not None
 
 
+# API003's advice when HIP declares the deprecated name itself (rules/kb: the HIP name equals the CUDA one).
+SAME_NAME_KEPT = "HIP keeps the same name"
+
+
 def plain_rename(f: Draft) -> Draft:
     """An API004 same-name finding at info when its only advice is the generic one (no caveat in the knowledge
     base): nothing changes at that spot on HIP, so it is no open port work (bench/judged/README.md, "real")."""
@@ -450,8 +454,12 @@ def plain_rename(f: Draft) -> Draft:
     advice = str(data.get("advice", ""))
     if f.rule == "API004" and advice == GENERIC_SAME_NAME:
         data["rename"] = "plain: HIP declares it under the same name with the same meaning"
-    elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none") and advice.startswith("hipify maps")
+    elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none")
+          and (advice.startswith("hipify maps") or advice == SAME_NAME_KEPT and data.get("library") == "device")
           and "deprecated" not in advice):
+        # (a device intrinsic, `__shfl_down`, `__shfl_xor`: HIP keeps CUDA's pre-9.0 name as its own shuffle; whether
+        # the code assumes 32 lanes is the wave-size rules' and kernel checks' question, not a deprecation's. A
+        # runtime type HIP deprecated too, texture references, stays open)
         # CUDA deprecated it, HIP keeps it (hipFuncSetSharedMemConfig, hipsparseScsrgemm2): the port is hipify's rename;
         # moving off the deprecated API is CUDA-side upkeep.
         data["rename"] = f"plain: hipify maps it to {data['hip']}, which HIP keeps"
