@@ -233,11 +233,15 @@ def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
         "try:\n"                               # 6
         "    import pynvml as nvml\n"          # 7: a handler for another error: open
         "except OSError:\n"                    # 8
-        "    nvml = None\n")                   # 9
+        "    nvml = None\n"                    # 9
+        "try:\n"                               # 10
+        "    from apex.contrib import fast\n"  # 11: a bare except catches ImportError too: info
+        "except:\n"                            # 12
+        "    fast = None\n")                   # 13
     r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = [(f.line, str(f.severity), dict(f.data).get("optional")) for f in r.findings if f.rule == "LIB007"]
     assert got == [(1, "low", None), (3, "info", "imported in a try whose except catches ImportError (line 4)"),
-                   (7, "low", None)]
+                   (7, "low", None), (11, "info", "imported in a try whose except catches ImportError (line 12)")]
 
 
 def test_a_port_library_import_in_a_try_except_importerror_is_marked_optional_at_its_severity(tmp_path):

@@ -18,7 +18,8 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
-4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError is optional: info,
+4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError (by name, or a bare
+   `except:` / `except Exception`) is optional: info,
    with the handler's line under data `optional`. A port-kind or unported library's import there (LIB008, LIB009:
    pytorch3d probes `pycuda.gl` so its OpenGL rasterizer is imported only where PyCUDA is installed) keeps its
    severity, since using the feature on ROCm still needs the rewrite, and carries `optional` too: the project runs
@@ -172,7 +173,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if trust_copies and private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
-    if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code):
+    if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code
+                                    or b"Exception" in sf.code or _BARE_EXCEPT.search(sf.code)):
         if any(f.rule in OPTIONAL_IMPORT_RULES or f.rule in PROBED_IMPORT_RULES for f in findings):
             tries = optional_import_blocks(sf)
             findings = [optional_import(f, tries) for f in findings]
@@ -301,9 +303,22 @@ OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
 PROBED_IMPORT_RULES = frozenset({"LIB008", "LIB009"})
 
 
+# An except clause that catches an ImportError: by name, or a bare `except:` / `except Exception` (gpt-neox's
+# `try: from apex.contrib... import FastLayerNormFN` / `except: HAVE_PERSIST_LAYER_NORM = False`).
+_CATCHES_IMPORT = re.compile(rb"^except\s*(?::|\(?\s*(?:\w+\s*,\s*)*(?:ImportError|ModuleNotFoundError|(?:Base)?Exception)\b)")
+
+
+_BARE_EXCEPT = re.compile(rb"\bexcept\s*:")
+
+
+def _catches_import(text: bytes) -> bool:
+    return _CATCHES_IMPORT.match(text) is not None
+
+
 def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
     """(first line, last line, except line) of each `try:` body whose handlers catch ImportError or
-    ModuleNotFoundError: what it imports is optional, the code has a path without it."""
+    ModuleNotFoundError (or everything: a bare `except:`, `except Exception`): what it imports is optional, the
+    code has a path without it."""
     from porter.source.parse_queries import descendants
 
     root = sf.root
@@ -312,8 +327,7 @@ def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
     out = []
     for node in descendants(root, ("try_statement",), lang="python"):
         body = node.child_by_field_name("body")
-        handler = next((c for c in node.named_children if c.type == "except_clause"
-                        and (b"ImportError" in c.text or b"ModuleNotFoundError" in c.text)), None)
+        handler = next((c for c in node.named_children if c.type == "except_clause" and _catches_import(c.text)), None)
         if body is not None and handler is not None:
             out.append((body.start_point[0] + 1, body.end_point[0] + 1, handler.start_point[0] + 1))
     return out
