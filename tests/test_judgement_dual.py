@@ -22,6 +22,10 @@ def test_every_finding_of_the_dual_project_reads_as_its_own_rocm_path_decides():
     assert got == [
         ("Makefile", 5, "BLD007", "handled", "Makefile:1"),
         ("Makefile", 6, "LIB004", "handled", "Makefile:1"),
+        # a side build beside a torch-extension setup.py that never runs it: the team's NVIDIA-only extra
+        ("ext/CMakeLists.txt", 2, "BLD001", "cuda-only",
+         "ext/setup.py: the package is built as torch extensions by setup.py, which never runs this build"),
+        ("ext/setup.py", 4, "BLD008", "open", None),
         ("ff/field.cuh", 4, "API004", "handled", "ff/field.hip"),
         ("ff/field.cuh", 4, "DEV003", "handled", "ff/field.hip"),
         ("ff/field.cuh", 5, "DEV002", "handled", "ff/field.hip"),
@@ -33,6 +37,9 @@ def test_every_finding_of_the_dual_project_reads_as_its_own_rocm_path_decides():
         ("ff/shfl.cuh", 8, "DEV002", "open", None),
         # `#elif __CUDACC_VER_MAJOR__ >= 9` (line 4) follows the arm HIP takes: no DEV010 there
         ("inc/half.cuh", 5, "API005", "handled", "inc/half.cuh:2"),
+        # lib/setup.py runs cmake: its CMakeLists.txt is the build
+        ("lib/CMakeLists.txt", 2, "BLD001", "open", None),
+        ("lib/setup.py", 6, "BLD008", "open", None),
         ("ntt/assume.cu", 1, "KRN001", "open", None),
         # line 3 ORs in defined(__clang__) (hip-clang is clang): no DEV010; line 6 has no HIP path and stays
         ("ntt/assume.cu", 6, "DEV010", "open", None),

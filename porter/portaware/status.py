@@ -7,7 +7,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 1. a `cuda_only` glob from configuration → cuda-only (the team's choice);
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
-4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only; a
+4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only (so is a
+   side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it); a
    Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
    (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
@@ -364,6 +365,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         else:
             pm.file_side[path] = ("build", CUDA, ev)
 
+    # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
+    # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
+    # NVIDIA-only extra (cuda-only), not the port.
+    for path, why in sorted(side_builds(source, files, limit, held).items()):
+        pm.file_side.setdefault(path, ("build", CUDA, why))
+
     # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
     for path, twin in sorted(source_twins(files).items()):
         if path not in pm.file_side:
@@ -448,6 +455,32 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+# A setup.py that builds torch extensions itself, and whether it mentions CMake or make (then it may drive them).
+_TORCH_EXTENSION = lazy_regex(r"\b(?:CUDAExtension|CppExtension|BuildExtension)\b")
+_DRIVES_BUILD = lazy_regex(r"(?i)cmake|\bmake\b|Makefile")
+_SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
+
+
+def side_builds(source, files, limit: int, held=None) -> dict[str, str]:
+    """CMakeLists.txt / Makefile path -> why it is a side build: it sits beside a setup.py that builds the
+    package as torch extensions and never mentions CMake or make."""
+    out: dict[str, str] = {}
+    for path, c in files.items():
+        if PurePosixPath(path).name != "setup.py":
+            continue
+        folder = posixpath.dirname(path)
+        beside = [p for p in (posixpath.join(folder, n) if folder else n for n in sorted(_SIDE_BUILD_NAMES))
+                  if p in files]
+        if not beside:
+            continue
+        data = _read(source, c, limit, held)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if _TORCH_EXTENSION().search(text) and not _DRIVES_BUILD().search(text):
+            for p in beside:
+                out[p] = f"{path}: the package is built as torch extensions by setup.py, which never runs this build"
+    return out
 
 
 def _resolve_include(path: str, target: str, files, by_name) -> list[str]:
