@@ -22,6 +22,8 @@ def test_every_finding_of_the_dual_project_reads_as_its_own_rocm_path_decides():
     assert got == [
         ("Makefile", 5, "BLD007", "handled", "Makefile:1"),
         ("Makefile", 6, "LIB004", "handled", "Makefile:1"),
+        # core/CMakeLists.txt adds tests/: part of the build
+        ("core/tests/CMakeLists.txt", 1, "BLD002", "open", None),
         # a side build beside a torch-extension setup.py that never runs it: the team's NVIDIA-only extra
         ("ext/CMakeLists.txt", 2, "BLD001", "cuda-only",
          "ext/setup.py: the package is built as torch extensions by setup.py, which never runs this build"),
@@ -48,6 +50,11 @@ def test_every_finding_of_the_dual_project_reads_as_its_own_rocm_path_decides():
         ("py/compiler.py", 16, "BLD006", "handled", "py/compiler.py:5"),
         ("py/compiler.py", 25, "BLD006", "open", None),
         ("util/compat2hip.hpp", 6, "API003", "handled", "util/compat2hip.hpp:1"),
+        # a test build of its own: a CMake project no parent adds, a script that runs nvcc
+        ("xlib/test/compile.sh", 1, "BLD005", "cuda-only", "xlib/test/: a test build of its own, not the project's build"),
+        ("xlib/test/compile.sh", 1, "BLD007", "cuda-only", "xlib/test/: a test build of its own, not the project's build"),
+        ("xlib/test/reduce/CMakeLists.txt", 2, "BLD002", "cuda-only",
+         "xlib/test/: a test build of its own, not the project's build"),
     ]
 
 

@@ -8,7 +8,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only (so is a
-   side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it); a
+   side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
+   test build in a test directory); a
    Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
    (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
@@ -35,6 +36,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 from __future__ import annotations
 
 import dataclasses
+import re
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -371,6 +373,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, why in sorted(side_builds(source, files, limit, held).items()):
         pm.file_side.setdefault(path, ("build", CUDA, why))
 
+    for path, why in sorted(test_builds(source, files, limit, held).items()):
+        pm.file_side.setdefault(path, ("build", CUDA, why))
+
     # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
     for path, twin in sorted(source_twins(files).items()):
         if path not in pm.file_side:
@@ -480,6 +485,41 @@ def side_builds(source, files, limit: int, held=None) -> dict[str, str]:
         if _TORCH_EXTENSION().search(text) and not _DRIVES_BUILD().search(text):
             for p in beside:
                 out[p] = f"{path}: the package is built as torch extensions by setup.py, which never runs this build"
+    return out
+
+
+# A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
+# CMake project no parent CMakeLists.txt adds, a Makefile, or a shell script that runs nvcc itself. The library's
+# build is what a port moves; such a test harness is the team's NVIDIA-side extra (cuda-only), reported, never open.
+# A test directory a parent build adds (faiss's `add_subdirectory(test)`) is part of the build and stays open.
+_TEST_DIRS = frozenset({"test", "tests", "unittest", "unittests", "unit_tests"})
+
+
+def test_builds(source, files, limit: int, held=None) -> dict[str, str]:
+    """Build file path -> why it is a standalone test build (see above)."""
+    out: dict[str, str] = {}
+    for path, c in files.items():
+        parts = PurePosixPath(path).parts
+        at = next((k for k, d in enumerate(parts[:-1]) if d.lower() in _TEST_DIRS), None)
+        if at is None or c.language not in ("cmake", "make", "shell"):
+            continue
+        where = "/".join(parts[: at + 1]) + "/"
+        if c.language == "shell":
+            data = _read(source, c, limit, held)
+            if data is None or b"nvcc" not in data:
+                continue
+        elif c.language == "cmake":
+            if parts[-1] != "CMakeLists.txt":
+                continue
+            folder = posixpath.dirname(path)
+            parent = posixpath.dirname(folder)
+            above = posixpath.join(parent, "CMakeLists.txt") if parent else "CMakeLists.txt"
+            data = _read(source, files[above], limit, held) if above in files else None
+            child = re.escape(posixpath.basename(folder))
+            if data is not None and re.search(rf"(?i)add_subdirectory\s*\(\s*[\"']?(?:\$\{{\w+\}}/)?{child}\b",
+                                              data.decode("utf-8", "replace")):
+                continue
+        out[path] = f"{where}: a test build of its own, not the project's build"
     return out
 
 
