@@ -49,6 +49,11 @@ def test_every_finding_of_the_dual_project_reads_as_its_own_rocm_path_decides():
         # public build_flags
         ("py/compiler.py", 16, "BLD006", "handled", "py/compiler.py:5"),
         ("py/compiler.py", 25, "BLD006", "open", None),
+        # the __HIP_DEVICE_COMPILE__ arm inside the kernel string is the ROCm side (line 4 decides); the shuffle
+        # (line 9) stays open: porter does not follow FULL_MASK into the arms
+        ("py/kernels.py", 5, "PYT008", "handled", "py/kernels.py:4"),
+        ("py/kernels.py", 9, "PYT007", "open", None),
+        ("py/kernels.py", 9, "PYT008", "open", None),
         ("util/compat2hip.hpp", 6, "API003", "handled", "util/compat2hip.hpp:1"),
         # a test build of its own: a CMake project no parent adds, a script that runs nvcc
         ("xlib/test/compile.sh", 1, "BLD005", "cuda-only", "xlib/test/: a test build of its own, not the project's build"),
