@@ -418,3 +418,12 @@ def test_a_kernel_string_cupy_compiles_is_no_port_item_but_a_pycuda_one_is(tmp_p
     got = [(f.line, str(f.severity), dict(f.data).get("rocm_compiles")) for f in r.findings if f.rule == "PYT007"]
     assert got == [(4, "info", "CuPy RawKernel: CuPy's ROCm build compiles the string with hipRTC"), (7, "medium", None),
                    (10, "info", "CuPy RawModule: CuPy's ROCm build compiles the string with hipRTC")]
+
+
+def test_flags_a_makefile_filters_out_are_removed_not_passed(tmp_path):
+    (tmp_path / "Makefile").write_text(
+        "GPUFLAGS += --expt-extended-lambda -arch sm_80\n"                             # 1: passed to nvcc
+        "TIDY := $(filter-out -fmad=false --expt-extended-lambda,$(GPUFLAGS))\n"      # 2: removed for clang-tidy
+        "NVCC ?= nvcc\n")                                                               # 3
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    assert sorted((f.line, f.rule) for f in r.findings) == [(1, "BLD004"), (1, "BLD005"), (3, "BLD007")]

@@ -27,6 +27,7 @@ sorted drafts of its findings (porter.match.draft):
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
+5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped.
 5e. Python: a kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel) reads info in
    PYT007 (data `rocm_compiles`): CuPy's ROCm build compiles it with hipRTC; what in it does not hold on AMD is its
    own finding. PyCUDA's SourceModule stays open.
@@ -173,6 +174,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
                                                  or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
         findings = without_prose(findings, sf)
+    if findings and sf.language == "make" and b"filter-out" in sf.code:
+        removed = filtered_out(sf)
+        findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
     # `trust_copies` False (an --isolated diff: the file is part of the change): a file's own claim to be NVIDIA's
     # header is not taken, as a change's own suppressions and ROCm arms are not (porter.diff._reopen).
     if trust_copies and private_toolkit_copy(sf):
@@ -199,6 +203,21 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
+# drops nvcc's `--expt-extended-lambda`): removed, not passed, so no hit there.
+_FILTER_OUT = re.compile(rb"\$[({]filter-out\s+([^,)}]*),")
+
+
+def filtered_out(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans of the first argument of each `$(filter-out ...)` in a Makefile."""
+    return [m.span(1) for m in _FILTER_OUT.finditer(sf.code)]
+
+
+def _offset(sf: SourceFile, line: int, column: int) -> int:
+    starts = sf.line_starts
+    return (starts[line - 1] if 0 < line <= len(starts) else len(sf.code)) + column - 1
 
 
 # 5e. A kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel): CuPy's ROCm build
