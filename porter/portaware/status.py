@@ -370,11 +370,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
     # NVIDIA-only extra (cuda-only), not the port.
+    # (a build file with vendor arms of its own is a dual build, not a side one: its arms decide)
     for path, why in sorted(side_builds(source, files, limit, held).items()):
-        pm.file_side.setdefault(path, ("build", CUDA, why))
+        if path not in pm.cmake_regions:
+            pm.file_side.setdefault(path, ("build", CUDA, why))
 
     for path, why in sorted(test_builds(source, files, limit, held).items()):
-        pm.file_side.setdefault(path, ("build", CUDA, why))
+        if path not in pm.cmake_regions:
+            pm.file_side.setdefault(path, ("build", CUDA, why))
 
     # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
     for path, twin in sorted(source_twins(files).items()):
