@@ -427,3 +427,25 @@ def test_flags_a_makefile_filters_out_are_removed_not_passed(tmp_path):
         "NVCC ?= nvcc\n")                                                               # 3
     r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     assert sorted((f.line, f.rule) for f in r.findings) == [(1, "BLD004"), (1, "BLD005"), (3, "BLD007")]
+
+
+def test_a_port_library_import_that_only_probes_for_the_module_reads_info(tmp_path):
+    # sigpy's config.py: `from cupy import cudnn` in a try only sets a flag (the name is used nowhere else): a probe,
+    # info; conv.py's import of the same module, used by its code, stays open at its severity.
+    (tmp_path / "config.py").write_text(
+        "try:\n"                                    # 1
+        "    from cupy import cudnn  # noqa\n"      # 2: a probe: info
+        "    cudnn_enabled = True\n"                # 3
+        "except ImportError:\n"                     # 4
+        "    cudnn_enabled = False\n")              # 5
+    (tmp_path / "conv.py").write_text(
+        "try:\n"                                    # 1
+        "    from cupy import cudnn\n"              # 2: used below: medium
+        "except ImportError:\n"                     # 3
+        "    cudnn = None\n"                        # 4
+        "def conv(x):\n"                            # 5
+        "    return cudnn.convolution_forward(x)\n")  # 6
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, str(f.severity), dict(f.data).get("probe")) for f in r.findings if f.rule == "LIB008")
+    assert got == [("config.py", 2, "info", "`cudnn` is only imported to test that it exists"),
+                   ("conv.py", 2, "medium", None)]

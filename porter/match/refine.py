@@ -23,7 +23,8 @@ sorted drafts of its findings (porter.match.draft):
    with the handler's line under data `optional`. A port-kind or unported library's import there (LIB008, LIB009:
    pytorch3d probes `pycuda.gl` so its OpenGL rasterizer is imported only where PyCUDA is installed) keeps its
    severity, since using the feature on ROCm still needs the rewrite, and carries `optional` too: the project runs
-   without it, which the effort estimate reads as feature parity, not the minimal port.
+   without it, which the effort estimate reads as feature parity, not the minimal port. When the name it binds is
+   used nowhere else in the module, the import is only a probe (data `probe`): info, the work is where it is used.
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
@@ -186,7 +187,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
                                     or b"Exception" in sf.code or _BARE_EXCEPT.search(sf.code)):
         if any(f.rule in OPTIONAL_IMPORT_RULES or f.rule in PROBED_IMPORT_RULES for f in findings):
             tries = optional_import_blocks(sf)
-            findings = [optional_import(f, tries) for f in findings]
+            findings = [optional_import(f, tries, sf) for f in findings]
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
@@ -408,7 +409,7 @@ def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
     return out
 
 
-def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
+def optional_import(f: Draft, tries: list[tuple[int, int, int]], sf: SourceFile | None = None) -> Draft:
     """A drop-in library's import inside a try/except ImportError at info, the handler's line under data
     `optional`: the project runs without the library (gsplat's nvtx profiling ranges), and where ROCm has the
     drop-in it is a rename anyway. A port-kind or unported library's import there (PROBED_IMPORT_RULES) keeps its
@@ -420,8 +421,33 @@ def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
             data = dict(f.data)
             data["optional"] = f"imported in a try whose except catches ImportError (line {handler})"
             severity = Severity.INFO if f.rule in OPTIONAL_IMPORT_RULES else f.severity
+            if severity > Severity.INFO and sf is not None:
+                bound = _probe_only(sf, f.line)
+                if bound:
+                    # a probe: the name it binds is used nowhere else in the module (sigpy's config.py tries
+                    # `from cupy import cudnn` only to set cudnn_enabled); the work is where the feature is used
+                    data["probe"] = f"`{bound}` is only imported to test that it exists"
+                    severity = Severity.INFO
             return f._replace(severity=severity, data=tuple(sorted(data.items())))
     return f
+
+
+_IMPORT_BINDS = re.compile(rb"^\s*(?:from\s+[\w.]+\s+import\s+(\w+)(?:\s+as\s+(\w+))?\s*$|import\s+(\w+)[\w.]*(?:\s+as\s+(\w+))?\s*$)")
+
+
+def _probe_only(sf: SourceFile, line: int) -> str | None:
+    """The name a one-name import on `line` binds when no other line of the module uses it, else None."""
+    lines = sf.code.split(b"\n")
+    if not 0 < line <= len(lines):
+        return None
+    m = _IMPORT_BINDS.match(lines[line - 1])
+    if m is None:
+        return None
+    bound = (m.group(2) or m.group(1) or m.group(4) or m.group(3)).decode()
+    word = re.compile(rb"\b" + re.escape(bound.encode()) + rb"\b")
+    if any(word.search(row) for i, row in enumerate(lines, 1) if i != line):
+        return None
+    return bound
 
 
 def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
