@@ -108,10 +108,8 @@ def main(argv: list[str]) -> int:
         first = next((v for v, toks in sources if name.encode() in toks), "")
         spelling = ""
         if not first:
-            # HIP's spelling of NVIDIA-prefixed types and helpers: __nv_bfloat162 -> __hip_bfloat162, and of CUDA's
-            # typedefs for them (cuda_bf16.h: `typedef __nv_bfloat162 nv_bfloat162;`) likewise.
-            for guess in (re.sub(r"^__nv_", "__hip_", name), re.sub(r"^__NV_", "__HIP_", name),
-                          re.sub(r"^nv_", "__hip_", name)):
+            # HIP's spelling of NVIDIA-prefixed types and helpers: __nv_bfloat162 -> __hip_bfloat162.
+            for guess in (re.sub(r"^__nv_", "__hip_", name), re.sub(r"^__NV_", "__HIP_", name)):
                 if guess != name and guess.encode() in newest:
                     spelling = guess
                     break
