@@ -265,14 +265,15 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                     out.append(Span(after[0], after[1], _flip(side), line))
     if any(sp.side == CUDA for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out))
-    if _EMBEDDED_ARM.search(data):
+    if _EMBEDDED_ARM.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
     return out
 
 
 # A string holding CUDA source with its own vendor arms (CuPy's `#ifdef __HIP_DEVICE_COMPILE__` inside a RawKernel
-# string): the arms are read by the preprocessor as in a .cu file, and each vendor arm is a span of the Python file.
-_EMBEDDED_ARM = compile_regex(r"#\s*(?:if|ifdef|ifndef|elif)\b[^\n]*(?i:hip|rocm|amd)")
+# string): the arms are read by the preprocessor (the one directive reader) as in a .cu file, and each vendor arm
+# is a span of the Python file. This only pre-tests for a vendor word; the preprocessor decides what is an arm.
+_EMBEDDED_ARM = compile_regex(r"(?i)hip|rocm|amd")
 
 
 def _embedded_arms(root) -> list[Span]:
@@ -282,7 +283,7 @@ def _embedded_arms(root) -> list[Span]:
     out: list[Span] = []
     for node in descendants(root, ("string",), lang="python"):
         text = node.text
-        if b"#" not in text or not _EMBEDDED_ARM.search(text):
+        if not preprocessor.may_hold_directives(text) or not _EMBEDDED_ARM.search(text):
             continue
         first = node.start_point[0]  # the string's first line, 0-based: its line n is the file's first + n
         pre = preprocessor.preprocess(text)
