@@ -50,7 +50,7 @@ def _write(tmp_path: Path, doc: dict | str) -> Path:
 
 def test_every_required_library_is_mapped(libs):
     assert set(REQUIRED_IDS) <= set(libs)
-    assert len(libs) == 46  # flashinfer and deep-gemm added by issue 11
+    assert len(libs) == 48  # flashinfer and deep-gemm added by issue 11; cupy-cuda-wheel, cupy-cuda-only (issue 27)
     assert list(libs)[0] == "cuda-runtime"  # file order is kept
 
 
@@ -82,7 +82,9 @@ def test_every_entry_is_documented(libs):
         ("optix", "none", ("HIP RT",)),
         ("nvcomp", "early-access", ("hipCOMP",)),
         ("amgx", "port", ("rocALUTION",)),
-        ("cupy", "early-access", ("CuPy for ROCm (cupy-rocm-*)",)),
+        ("cupy", "drop-in", ("CuPy for ROCm (cupy-rocm-*)",)),
+        ("cupy-cuda-wheel", "early-access", ("CuPy for ROCm (cupy-rocm-*)",)),
+        ("cupy-cuda-only", "port", ("MIOpen", "hipTENSOR")),
         ("modelopt", "port", ("AMD Quark",)),
     ],
 )
@@ -126,7 +128,8 @@ def test_library_is_frozen(libs):
         ("xformers==0.0.28", "xformers"),
         ("deepspeed @ https://example.invalid/deepspeed.whl", "deepspeed"),
         ("triton", "triton"),
-        ("cupy-cuda12x", "cupy"),
+        ("cupy-cuda12x", "cupy-cuda-wheel"),
+        ("cupy", "cupy"),
         ("pycuda", "pycuda"),
         ("numba-cuda", "numba-cuda"),
         ("cuda-python", "cuda-python"),
@@ -160,6 +163,9 @@ def test_by_package(spec, expected):
         ("numba.cuda.cudadrv", "numba-cuda"),
         ("cuda.bindings.driver", "cuda-python"),
         ("cupyx.scipy.sparse", "cupy"),
+        ("cupy.cuda.cudnn", "cupy-cuda-only"),
+        ("cupy_backends.cuda.libs.cutensor", "cupy-cuda-only"),
+        ("cupy.cuda.nccl", "cupy"),
         ("nvidia.cublas.lib", "cublas"),
         ("flash_attn.flash_attn_interface", "flash-attn"),
         ("pynvml", "pynvml"),

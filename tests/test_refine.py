@@ -212,12 +212,15 @@ def test_deprecated_apis_hip_keeps_read_info(tmp_path):
         "  cudaThreadSynchronize();\n"                                          # 5 info
         "  cusparseAlgMode_t a = CUSPARSE_ALG0;\n"                              # 6 medium x2 (no HIP name)
         "  texture<float, 1> tex;\n"                                            # 7 medium (same name)
-        "}\n")
+        "}\n"
+        "__device__ float r(float v) { return __shfl_down(v, 1); }\n")          # 9 info (HIP's own shuffle)
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "API003")
-    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium")]
+    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium"), (9, "info")]
     assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 4).data)["rename"] == (
         "plain: hipify maps it to hipFuncSetSharedMemConfig, which HIP keeps")
+    assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 9).data)["rename"] == (
+        "plain: hipify maps it to __shfl_down, which HIP keeps")
 
 
 def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
@@ -230,11 +233,15 @@ def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
         "try:\n"                               # 6
         "    import pynvml as nvml\n"          # 7: a handler for another error: open
         "except OSError:\n"                    # 8
-        "    nvml = None\n")                   # 9
+        "    nvml = None\n"                    # 9
+        "try:\n"                               # 10
+        "    from apex.contrib import fast\n"  # 11: a bare except catches ImportError too: info
+        "except:\n"                            # 12
+        "    fast = None\n")                   # 13
     r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = [(f.line, str(f.severity), dict(f.data).get("optional")) for f in r.findings if f.rule == "LIB007"]
     assert got == [(1, "low", None), (3, "info", "imported in a try whose except catches ImportError (line 4)"),
-                   (7, "low", None)]
+                   (7, "low", None), (11, "info", "imported in a try whose except catches ImportError (line 12)")]
 
 
 def test_a_port_library_import_in_a_try_except_importerror_is_marked_optional_at_its_severity(tmp_path):
@@ -389,3 +396,56 @@ def test_triton_config_lists_dev014_where_32_warps_break_pyt013_info_elsewhere()
                  if f.path == "configs.py" and f.rule in ("DEV014", "PYT013"))
     assert got == [(7, "PYT013", "info"), (22, "PYT013", "info"), (27, "PYT013", "info"), (32, "DEV014", "medium"),
                    (35, "PYT013", "info"), (49, "PYT013", "info"), (60, "DEV014", "medium")]
+
+
+def test_a_kernel_string_cupy_compiles_is_no_port_item_but_a_pycuda_one_is(tmp_path):
+    # CuPy's ROCm build compiles RawKernel/RawModule strings with hipRTC (PYT007 reads info, directly or through a
+    # variable); PyCUDA has no ROCm build (open).
+    (tmp_path / "k.py").write_text(
+        "import cupy as cp\n"                                                              # 1
+        "from pycuda.compiler import SourceModule\n"                                       # 2
+        "k = cp.RawKernel(r'''\n"                                                          # 3
+        "extern \"C\" __global__ void add(float* x) { x[threadIdx.x] += 1.0f; }\n"        # 4: info
+        "''', 'add')\n"                                                                    # 5
+        "m = SourceModule('''\n"                                                           # 6
+        "__global__ void mul(float* x) { x[threadIdx.x] *= 2.0f; }\n"                     # 7: open
+        "''')\n"                                                                           # 8
+        "SRC = r'''\n"                                                                     # 9
+        "extern \"C\" __global__ void sub(float* x) { x[threadIdx.x] -= 1.0f; }\n"        # 10: info
+        "'''\n"                                                                            # 11
+        "MOD = cp.RawModule(code=SRC)\n")                                                  # 12
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, str(f.severity), dict(f.data).get("rocm_compiles")) for f in r.findings if f.rule == "PYT007"]
+    assert got == [(4, "info", "CuPy RawKernel: CuPy's ROCm build compiles the string with hipRTC"), (7, "medium", None),
+                   (10, "info", "CuPy RawModule: CuPy's ROCm build compiles the string with hipRTC")]
+
+
+def test_flags_a_makefile_filters_out_are_removed_not_passed(tmp_path):
+    (tmp_path / "Makefile").write_text(
+        "GPUFLAGS += --expt-extended-lambda -arch sm_80\n"                             # 1: passed to nvcc
+        "TIDY := $(filter-out -fmad=false --expt-extended-lambda,$(GPUFLAGS))\n"      # 2: removed for clang-tidy
+        "NVCC ?= nvcc\n")                                                               # 3
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    assert sorted((f.line, f.rule) for f in r.findings) == [(1, "BLD004"), (1, "BLD005"), (3, "BLD007")]
+
+
+def test_a_port_library_import_that_only_probes_for_the_module_reads_info(tmp_path):
+    # sigpy's config.py: `from cupy import cudnn` in a try only sets a flag (the name is used nowhere else): a probe,
+    # info; conv.py's import of the same module, used by its code, stays open at its severity.
+    (tmp_path / "config.py").write_text(
+        "try:\n"                                    # 1
+        "    from cupy import cudnn  # noqa\n"      # 2: a probe: info
+        "    cudnn_enabled = True\n"                # 3
+        "except ImportError:\n"                     # 4
+        "    cudnn_enabled = False\n")              # 5
+    (tmp_path / "conv.py").write_text(
+        "try:\n"                                    # 1
+        "    from cupy import cudnn\n"              # 2: used below: medium
+        "except ImportError:\n"                     # 3
+        "    cudnn = None\n"                        # 4
+        "def conv(x):\n"                            # 5
+        "    return cudnn.convolution_forward(x)\n")  # 6
+    r = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, str(f.severity), dict(f.data).get("probe")) for f in r.findings if f.rule == "LIB008")
+    assert got == [("config.py", 2, "info", "`cudnn` is only imported to test that it exists"),
+                   ("conv.py", 2, "medium", None)]

@@ -9,6 +9,8 @@ sorted drafts of its findings (porter.match.draft):
    the toolkit) declares the API rather than using it; its api/device findings are dropped.
 3. Code inside the AMD branch of a ROCm guard is kept: port-awareness (porter.portaware) reads it handled, port
    work already done, with the guard as evidence. A capability or toolkit-version test (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
+   so does one that names ROCm or clang itself (`|| defined(__HIPCC__)`, `|| defined(__clang__)`: hip-clang is
+   clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
@@ -16,14 +18,20 @@ sorted drafts of its findings (porter.match.draft):
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
-4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError is optional: info,
+4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError (by name, or a bare
+   `except:` / `except Exception`) is optional: info,
    with the handler's line under data `optional`. A port-kind or unported library's import there (LIB008, LIB009:
    pytorch3d probes `pycuda.gl` so its OpenGL rasterizer is imported only where PyCUDA is installed) keeps its
    severity, since using the feature on ROCm still needs the rewrite, and carries `optional` too: the project runs
-   without it, which the effort estimate reads as feature parity, not the minimal port.
+   without it, which the effort estimate reads as feature parity, not the minimal port. When the name it binds is
+   used nowhere else in the module, the import is only a probe (data `probe`): info, the work is where it is used.
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
+5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped.
+5e. Python: a kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel) reads info in
+   PYT007 (data `rocm_compiles`): CuPy's ROCm build compiles it with hipRTC; what in it does not hold on AMD is its
+   own finding. PyCUDA's SourceModule stays open.
 5d. Python: a finding in the `if __name__ == "__main__":` self-test of a module that defines functions or classes
    reads info (data `self_test`): the self-test runs only by hand, the library code is what ships.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
@@ -38,7 +46,7 @@ sorted drafts of its findings (porter.match.draft):
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
    caveat (`__bfloat162float`, `__float22bfloat162_rn`: HIP declares it, with the same meaning) and an API CUDA
    deprecated that hipify maps to a HIP call HIP keeps (API003: `cudaFuncSetSharedMemConfig`) read info, as
-   API001's renames do; an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
+   API001's renames do, and so does a deprecated name HIP keeps as its own (`__shfl_down`); an entry with a caveat (the `*_sync` warp functions' 64-bit masks, `__syncwarp`) and the
    directed-rounding intrinsics HIP declares only under `OCML_BASIC_ROUNDED_OPERATIONS` stay open.
 8. A capability test (PYT001) that Ampere (8, 0) and every AMD GPU porter knows answer alike - `cap < (8, 0)`,
    `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
@@ -63,7 +71,8 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import POSITIVE_ARMS, Group, may_hold_directives, names_rocm, preprocessed
+from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
+                                       preprocessed)
 
 PRECEDENCE_FILE = DATA_DIR / "kb" / "precedence.yaml"
 _RULE_ID = re.compile(r"[A-Z]{3}[0-9]{3}")
@@ -121,6 +130,8 @@ _ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
 # Capability tests read against Ampere and the AMD GPUs (module doc, step 8).
 CAPABILITY_RULES = frozenset({"PYT001"})
+# A kernel in a Python string that CuPy compiles (5e).
+HIPRTC_RULES = frozenset({"PYT007"})
 # Same-name findings whose knowledge-base entry has no caveat: a plain rename, info (module doc, step 7).
 PLAIN_RENAME_RULES = frozenset({"API004", "API003"})
 # Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
@@ -164,20 +175,26 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
                                                  or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
         findings = without_prose(findings, sf)
+    if findings and sf.language == "make" and b"filter-out" in sf.code:
+        removed = filtered_out(sf)
+        findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
     # `trust_copies` False (an --isolated diff: the file is part of the change): a file's own claim to be NVIDIA's
     # header is not taken, as a change's own suppressions and ROCm arms are not (porter.diff._reopen).
     if trust_copies and private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]
-    if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code):
+    if sf.language == "python" and (b"ImportError" in sf.code or b"ModuleNotFoundError" in sf.code
+                                    or b"Exception" in sf.code or _BARE_EXCEPT.search(sf.code)):
         if any(f.rule in OPTIONAL_IMPORT_RULES or f.rule in PROBED_IMPORT_RULES for f in findings):
             tries = optional_import_blocks(sf)
-            findings = [optional_import(f, tries) for f in findings]
+            findings = [optional_import(f, tries, sf) for f in findings]
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+    if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
+        findings = cupy_kernels(findings, sf)
     if sf.language == "python" and findings and b"__main__" in sf.data:
         block = self_test_block(sf)
         if block is not None:
@@ -187,6 +204,70 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
+# drops nvcc's `--expt-extended-lambda`): removed, not passed, so no hit there.
+_FILTER_OUT = re.compile(rb"\$[({]filter-out\s+([^,)}]*),")
+
+
+def filtered_out(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans of the first argument of each `$(filter-out ...)` in a Makefile."""
+    return [m.span(1) for m in _FILTER_OUT.finditer(sf.code)]
+
+
+def _offset(sf: SourceFile, line: int, column: int) -> int:
+    starts = sf.line_starts
+    return (starts[line - 1] if 0 < line <= len(starts) else len(sf.code)) + column - 1
+
+
+# 5e. A kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel): CuPy's ROCm build
+# compiles the same string with hipRTC, so the kernel's existence (PYT007's inventory note) is no port item; what
+# in it does not hold on AMD (PTX, 32-lane masks) is its own finding (PYT008, the embedded rules), still open.
+# Every dev set's judge read plain CuPy kernels so (gpu4pyscf, CuPy's cupyx.scipy). PyCUDA's SourceModule and raw
+# NVRTC calls have no ROCm build and stay open.
+_CUPY_KERNEL = re.compile(rb"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel)\s*\(")
+_CUPY_CALLEES = frozenset({"RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"})
+
+
+def cupy_kernels(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """PYT007 findings inside the arguments of a CuPy kernel constructor at info, with data `rocm_compiles`."""
+    from porter.source.parse_queries import descendants
+
+    if sf.root is None:
+        return findings
+    spans = []
+    passed: dict[str, str] = {}  # a name passed to a CuPy constructor -> that constructor
+    for call in descendants(sf.root, ("call",), lang="python"):
+        fn = call.child_by_field_name("function")
+        name = fn.text.decode("utf-8", "replace").rsplit(".", 1)[-1] if fn is not None else ""
+        args = call.child_by_field_name("arguments")
+        if name in _CUPY_CALLEES and args is not None:
+            spans.append((args.start_point[0] + 1, args.end_point[0] + 1, name))
+            stack = list(args.named_children)
+            while stack:
+                node = stack.pop()
+                if node.type == "identifier":
+                    passed.setdefault(node.text.decode("utf-8", "replace"), name)
+                elif node.type in ("keyword_argument", "binary_operator", "parenthesized_expression"):
+                    stack.extend(node.named_children)
+    # the source kept in a variable first (`PPOLY_KERNEL = r"""..."""`, then `cupy.RawModule(code=PPOLY_KERNEL)`)
+    if passed:
+        for node in descendants(sf.root, ("assignment",), lang="python"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            target = left.text.decode("utf-8", "replace") if left is not None and left.type == "identifier" else ""
+            if target in passed and right is not None:
+                spans.append((right.start_point[0] + 1, right.end_point[0] + 1, passed[target]))
+    out = []
+    for f in findings:
+        hit = next((n for a, b, n in spans if a <= f.line <= b), None) if f.rule in HIPRTC_RULES else None
+        if hit is None or f.severity <= Severity.INFO:
+            out.append(f)
+            continue
+        data = dict(f.data)
+        data["rocm_compiles"] = f"CuPy {hit}: CuPy's ROCm build compiles the string with hipRTC"
+        out.append(f._replace(severity=Severity.INFO, data=tuple(sorted(data.items()))))
+    return out
 
 
 # 5d. A library module's self-test: the `if __name__ == "__main__":` block of a module that defines functions or
@@ -298,9 +379,22 @@ OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
 PROBED_IMPORT_RULES = frozenset({"LIB008", "LIB009"})
 
 
+# An except clause that catches an ImportError: by name, or a bare `except:` / `except Exception` (gpt-neox's
+# `try: from apex.contrib... import FastLayerNormFN` / `except: HAVE_PERSIST_LAYER_NORM = False`).
+_CATCHES_IMPORT = re.compile(rb"^except\s*(?::|\(?\s*(?:\w+\s*,\s*)*(?:ImportError|ModuleNotFoundError|(?:Base)?Exception)\b)")
+
+
+_BARE_EXCEPT = re.compile(rb"\bexcept\s*:")
+
+
+def _catches_import(text: bytes) -> bool:
+    return _CATCHES_IMPORT.match(text) is not None
+
+
 def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
     """(first line, last line, except line) of each `try:` body whose handlers catch ImportError or
-    ModuleNotFoundError: what it imports is optional, the code has a path without it."""
+    ModuleNotFoundError (or everything: a bare `except:`, `except Exception`): what it imports is optional, the
+    code has a path without it."""
     from porter.source.parse_queries import descendants
 
     root = sf.root
@@ -309,14 +403,13 @@ def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
     out = []
     for node in descendants(root, ("try_statement",), lang="python"):
         body = node.child_by_field_name("body")
-        handler = next((c for c in node.named_children if c.type == "except_clause"
-                        and (b"ImportError" in c.text or b"ModuleNotFoundError" in c.text)), None)
+        handler = next((c for c in node.named_children if c.type == "except_clause" and _catches_import(c.text)), None)
         if body is not None and handler is not None:
             out.append((body.start_point[0] + 1, body.end_point[0] + 1, handler.start_point[0] + 1))
     return out
 
 
-def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
+def optional_import(f: Draft, tries: list[tuple[int, int, int]], sf: SourceFile | None = None) -> Draft:
     """A drop-in library's import inside a try/except ImportError at info, the handler's line under data
     `optional`: the project runs without the library (gsplat's nvtx profiling ranges), and where ROCm has the
     drop-in it is a rename anyway. A port-kind or unported library's import there (PROBED_IMPORT_RULES) keeps its
@@ -328,8 +421,33 @@ def optional_import(f: Draft, tries: list[tuple[int, int, int]]) -> Draft:
             data = dict(f.data)
             data["optional"] = f"imported in a try whose except catches ImportError (line {handler})"
             severity = Severity.INFO if f.rule in OPTIONAL_IMPORT_RULES else f.severity
+            if severity > Severity.INFO and sf is not None:
+                bound = _probe_only(sf, f.line)
+                if bound:
+                    # a probe: the name it binds is used nowhere else in the module (sigpy's config.py tries
+                    # `from cupy import cudnn` only to set cudnn_enabled); the work is where the feature is used
+                    data["probe"] = f"`{bound}` is only imported to test that it exists"
+                    severity = Severity.INFO
             return f._replace(severity=severity, data=tuple(sorted(data.items())))
     return f
+
+
+_IMPORT_BINDS = re.compile(rb"^\s*(?:from\s+[\w.]+\s+import\s+(\w+)(?:\s+as\s+(\w+))?\s*$|import\s+(\w+)[\w.]*(?:\s+as\s+(\w+))?\s*$)")
+
+
+def _probe_only(sf: SourceFile, line: int) -> str | None:
+    """The name a one-name import on `line` binds when no other line of the module uses it, else None."""
+    lines = sf.code.split(b"\n")
+    if not 0 < line <= len(lines):
+        return None
+    m = _IMPORT_BINDS.match(lines[line - 1])
+    if m is None:
+        return None
+    bound = (m.group(2) or m.group(1) or m.group(4) or m.group(3)).decode()
+    word = re.compile(rb"\b" + re.escape(bound.encode()) + rb"\b")
+    if any(word.search(row) for i, row in enumerate(lines, 1) if i != line):
+        return None
+    return bound
 
 
 def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
@@ -373,9 +491,24 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         if _BROKEN_FALLBACK.search(sf.code[start:end]):
             continue
         out.update(a.line for a in g.arms[:-1])
-    for g in groups:  # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP
-        out.update(a.line for a in g.arms if a.kind in ("if", "elif") and names_rocm(a.text, rocm_names))
+    rocm = Build(ROCM, rocm_names)
+    for g in groups:
+        # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP, and so does one
+        # that names clang (`(__CUDACC_VER_MAJOR__-0) >= 11 || defined(__clang__)`: hip-clang is clang), on every
+        # line of a continued directive
+        for a in g.arms:
+            if a.kind in ("if", "elif") and (names_rocm(a.text, rocm_names) or _CLANG.search(a.text)):
+                out.update(range(a.line, a.end_line + 1))
+        # an arm after one the ROCm build takes (`#elif __HIPCC__` then `#elif __CUDACC_VER_MAJOR__ >= 9`) is a
+        # test HIP never reaches
+        for i, a in enumerate(g.arms):
+            if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is True:
+                out.update(n for b in g.arms[i + 1:] if b.kind != "else" for n in range(b.line, b.end_line + 1))
+                break
     return frozenset(out)
+
+
+_CLANG = re.compile(r"\b__clang__\b")
 
 
 def _newer_arch_arm(pre, line: int) -> bool:
@@ -423,6 +556,10 @@ def _diagnostic_line(sf: SourceFile, line: int) -> bool:
     return _DIAGNOSTIC.match(sf.data, start) is not None
 
 
+# API003's advice when HIP declares the deprecated name itself (rules/kb: the HIP name equals the CUDA one).
+SAME_NAME_KEPT = "HIP keeps the same name"
+
+
 def plain_rename(f: Draft) -> Draft:
     """An API004 same-name finding at info when its only advice is the generic one (no caveat in the knowledge
     base): nothing changes at that spot on HIP, so it is no open port work (bench/judged/README.md, "real")."""
@@ -432,8 +569,12 @@ def plain_rename(f: Draft) -> Draft:
     advice = str(data.get("advice", ""))
     if f.rule == "API004" and advice == GENERIC_SAME_NAME:
         data["rename"] = "plain: HIP declares it under the same name with the same meaning"
-    elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none") and advice.startswith("hipify maps")
+    elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none")
+          and (advice.startswith("hipify maps") or advice == SAME_NAME_KEPT and data.get("library") == "device")
           and "deprecated" not in advice):
+        # (a device intrinsic, `__shfl_down`, `__shfl_xor`: HIP keeps CUDA's pre-9.0 name as its own shuffle; whether
+        # the code assumes 32 lanes is the wave-size rules' and kernel checks' question, not a deprecation's. A
+        # runtime type HIP deprecated too, texture references, stays open)
         # CUDA deprecated it, HIP keeps it (hipFuncSetSharedMemConfig, hipsparseScsrgemm2): the port is hipify's rename;
         # moving off the deprecated API is CUDA-side upkeep.
         data["rename"] = f"plain: hipify maps it to {data['hip']}, which HIP keeps"

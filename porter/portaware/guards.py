@@ -5,7 +5,9 @@ are read from the tree-sitter trees porter already builds (porter.source.parse):
 predicate (`GGML_CUDA_CC_IS_AMD(cc)`, `is_rocm()`), a Python `if`/`elif`/conditional expression on
 `torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side).
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
-is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD).
+is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD). A Python module's private function used
+only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
+CUDA-side as a whole, and so are the private helpers only it uses.
 """
 from __future__ import annotations
 
@@ -261,7 +263,79 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                 after = _rest_of_block(node)
                 if after is not None:
                     out.append(Span(after[0], after[1], _flip(side), line))
+    if any(sp.side == CUDA for sp in out):
+        out.extend(_cuda_only_helpers(sf.root, out))
+    if _EMBEDDED_ARM.search(data) and b"#" in data:
+        out.extend(_embedded_arms(sf.root))
     return out
+
+
+# A string holding CUDA source with its own vendor arms (CuPy's `#ifdef __HIP_DEVICE_COMPILE__` inside a RawKernel
+# string): the arms are read by the preprocessor (the one directive reader) as in a .cu file, and each vendor arm
+# is a span of the Python file. This only pre-tests for a vendor word; the preprocessor decides what is an arm.
+_EMBEDDED_ARM = compile_regex(r"(?i)hip|rocm|amd")
+
+
+def _embedded_arms(root) -> list[Span]:
+    """Spans of the vendor arms inside string literals that hold preprocessor directives."""
+    from porter.source import preprocessor
+
+    out: list[Span] = []
+    for node in descendants(root, ("string",), lang="python"):
+        text = node.text
+        if not preprocessor.may_hold_directives(text) or not _EMBEDDED_ARM.search(text):
+            continue
+        first = node.start_point[0]  # the string's first line, 0-based: its line n is the file's first + n
+        pre = preprocessor.preprocess(text)
+        for r in preprocessor.evaluate(list(pre.directives), pre.total):
+            if r.side in (CUDA, ROCM) and r.guard:
+                out.append(Span((first + r.start, 1), (first + r.end + 1, 1), r.side, first + r.guard))
+    return out
+
+
+def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
+    """A module's private function (`def _compile_with_cache_cuda`) whose every use in the file is CUDA-side code
+    (the `else` of `if runtime.is_hip:`, or another such helper) runs on the CUDA build only: its whole definition is
+    a CUDA-side span, with the vendor check that confines its first use as the line. Private names only (a leading
+    underscore: the module's own, by Python's convention), since another module may call a public one."""
+    defs: dict[str, object] = {}
+    for node in root.named_children:
+        fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if fn is None or fn.type != "function_definition":
+            continue
+        name = fn.child_by_field_name("name")
+        text = name.text.decode("utf-8", "replace") if name is not None else ""
+        if text.startswith("_") and not text.startswith("__"):
+            defs[text] = (node, name)
+    if not defs:
+        return []
+    uses: dict[str, list[Pos]] = {n: [] for n in defs}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier":
+            text = node.text.decode("utf-8", "replace")
+            if text in uses and node != defs[text][1]:
+                uses[text].append(_pos(node.start_point))
+            continue
+        stack.extend(node.children)
+    cuda = [sp for sp in spans if sp.side == CUDA]
+    found: dict[str, Span] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, (node, _n) in defs.items():
+            if name in found:
+                continue
+            own = (_pos(node.start_point), _pos(node.end_point))
+            outside = [u for u in uses[name] if not own[0] <= u < own[1]]
+            if not outside:
+                continue
+            holders = [next((sp for sp in [*cuda, *found.values()] if sp.holds(u)), None) for u in outside]
+            if all(h is not None for h in holders):
+                found[name] = Span(own[0], own[1], CUDA, holders[0].line)
+                changed = True
+    return list(found.values())
 
 
 def _returns(block) -> bool:

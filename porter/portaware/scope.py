@@ -76,6 +76,82 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
     return None
 
 
+# A CUDA source with a ROCm twin beside it: the same stem with a ROCm word added or put in place of a CUDA word, in
+# any source suffix (sppark's `ff/mont_t.cuh` / `ff/mont_t.hip`, `kernels_cuda.cu` / `kernels_hip.cpp`,
+# `CUDAWrapper.cu` / `HIPWrapper.hip`). The HIP build compiles the twin instead, so the original's spots are handled
+# by it. Only a file that is CUDA by its suffix (.cu, .cuh) or by a CUDA word in its name has a twin: a plain
+# `utils.h` beside `utils_hip.h` is shared code that may only include the HIP part.
+_SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx",
+                              ".inl", ".inc"})
+_CUDA_SOURCE_SUFFIXES = frozenset({".cu", ".cuh"})
+_VENDOR_TOKEN = re.compile(r"(?i)(?:^|(?<=[-_.]))(cuda|hip|rocm)(?=$|[-_.])|(?i:cuda|hip)(?=[A-Z_])|(?<=[a-z])(?:Cuda|CUDA|Hip|HIP)")
+
+
+_HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
+
+
+def _kind(path: str) -> str:
+    suffix = PurePosixPath(path).suffix.lower()
+    return "hip" if suffix == ".hip" else "header" if suffix in _HEADER_SUFFIXES else "source"
+
+
+def _source_key(name: str) -> tuple[str, bool, bool]:
+    """(stem with vendor words taken out, lower case; whether it named CUDA; whether it named ROCm) of a file name
+    without its suffix."""
+    cuda = rocm = False
+
+    def drop(m: re.Match) -> str:
+        nonlocal cuda, rocm
+        word = m.group(0).lower()
+        cuda |= word == "cuda"
+        rocm |= word in ("hip", "rocm")
+        return "\0"
+
+    key = _VENDOR_TOKEN.sub(drop, name)
+    return re.sub(r"[-_.]*\0[-_.]*", "\0", key).lower(), cuda, rocm
+
+
+def source_twins(paths: Iterable[str]) -> dict[str, str]:
+    """CUDA source path -> its ROCm twin in the same folder (see above), for every pair among `paths`."""
+    by_folder: dict[str, list[str]] = {}
+    for p in paths:
+        if PurePosixPath(p).suffix.lower() in _SOURCE_SUFFIXES:
+            by_folder.setdefault(posixpath.dirname(p), []).append(p)
+    out: dict[str, str] = {}
+    for folder, names in by_folder.items():
+        twins: dict[str, str] = {}
+        for p in sorted(names):
+            pp = PurePosixPath(p)
+            stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
+            if pp.suffix.lower() == ".hip":
+                # `x.hip`, `x.hip.cpp`'s inner word is seen below; a `.hip` suffix is the twin of the same stem
+                key, _c, _r = _source_key(stem)
+                twins.setdefault(key, p)
+                twins.setdefault(key.replace("\0", ""), p)
+                continue
+            key, _c, rocm = _source_key(stem)
+            if rocm:
+                # the ROCm word put in place of a CUDA word (`k_cuda.cu` / `k_hip.cpp`) or added (`x.cu` / `x_hip.cpp`)
+                twins.setdefault(key, p)
+                twins.setdefault(key.replace("\0", ""), p)
+        if not twins:
+            continue
+        for p in sorted(names):
+            pp = PurePosixPath(p)
+            if pp.suffix.lower() == ".hip":
+                continue
+            stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
+            key, cuda, rocm = _source_key(stem)
+            if rocm or not (cuda or pp.suffix.lower() in _CUDA_SOURCE_SUFFIXES):
+                continue
+            twin = twins.get(key)
+            # a header's twin is a header or a `.hip` file, a source's a source or a `.hip` file: `y.cu` beside
+            # `y_hip.h` is a kernel file and a header it may include, not two builds of one file
+            if twin is not None and twin != p and _kind(twin) in (_kind(p), "hip"):
+                out[p] = twin
+    return out
+
+
 # A Makefile's CUDA-named variable or rule with a ROCm twin in the same file (qsim: PYBINDFLAGS_CUDA beside
 # PYBINDFLAGS_HIP, pybind-cuda: beside pybind-hip:, NVCC beside HIPCC): the file builds for either vendor.
 _MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?:::=|:=|\+=|\?=|!=|=)")
@@ -128,9 +204,16 @@ _MAKE_CUDA_WORDS = frozenset({"cuda", "nvcc", "nvidia"})
 _MAKE_OFF = frozenset({"", "0", "no", "false", "off", "n"})
 
 
+# A switch whose name runs a vendor word into another (cholla's `ifdef HIPCONFIG`, `CUDAROOT`): the word leads it.
+_MAKE_ROCM_LEAD = ("hip", "rocm")
+_MAKE_CUDA_LEAD = ("cuda", "nvcc")
+
+
 def _make_word_side(word: str) -> str | None:
     parts = {p for p in re.split(r"[_\W]+", word.lower()) if p}
-    return ROCM if parts & _MAKE_ROCM_WORDS else CUDA if parts & _MAKE_CUDA_WORDS else None
+    if parts & _MAKE_ROCM_WORDS or any(p.startswith(_MAKE_ROCM_LEAD) for p in parts):
+        return ROCM
+    return CUDA if parts & _MAKE_CUDA_WORDS or any(p.startswith(_MAKE_CUDA_LEAD) for p in parts) else None
 
 
 def _make_test(kind: str, arg: str) -> str | None:

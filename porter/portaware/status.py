@@ -7,8 +7,11 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 1. a `cuda_only` glob from configuration → cuda-only (the team's choice);
 2. ROCm-only by name or place (`.hip`, `*_hip.*`, `rocm/`, `hip/`, `ck/`) → handled (it is the port);
 3. a file only the ROCm build compiles (CMake arm, setup.py branch, included only from ROCm-side lines) → handled;
-4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only; a
-   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`) → handled;
+4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only (so is a
+   side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
+   test build in a test directory); a
+   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
+   (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled;
@@ -17,7 +20,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    other arm includes the ROCm one, or the ROCm build never compiles its includers);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
    porter.portaware.twins) → handled, by the twin;
-10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat) → handled;
+10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat: a ROCm-side
+   `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
@@ -32,6 +36,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 from __future__ import annotations
 
 import dataclasses
+import re
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -40,9 +45,10 @@ from typing import Iterable
 from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.kernel import TargetVerdict
-from porter.portaware.compat import CompatLayer, aliases
+from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
+from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
-from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match,
+from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
@@ -166,7 +172,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-8"
+FACTS_VERSION = b"portaware-facts-10"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -361,6 +367,23 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         else:
             pm.file_side[path] = ("build", CUDA, ev)
 
+    # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
+    # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
+    # NVIDIA-only extra (cuda-only), not the port.
+    # (a build file with vendor arms of its own is a dual build, not a side one: its arms decide)
+    for path, why in sorted(side_builds(source, files, limit, held).items()):
+        if path not in pm.cmake_regions:
+            pm.file_side.setdefault(path, ("build", CUDA, why))
+
+    for path, why in sorted(test_builds(source, files, limit, held).items()):
+        if path not in pm.cmake_regions:
+            pm.file_side.setdefault(path, ("build", CUDA, why))
+
+    # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
+    for path, twin in sorted(source_twins(files).items()):
+        if path not in pm.file_side:
+            pm.file_side[path] = ("twin", CUDA, twin)
+
     # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
     include_sides: dict[str, set[str]] = {}
     include_where: dict[str, str] = {}
@@ -399,6 +422,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         for i, name in facts[path].aliases:
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
+        # a header's ROCm side defining a CUDA name (a polyfill function, `auto cudaX = hipX`) maps it for every
+        # file, as a `#define` does; read again only for headers with a ROCm side (few), not kept in the cache
+        if PurePosixPath(path).suffix.lower() in HEADER_SUFFIXES and (rocm_file or any(r.side == ROCM for r in regs)):
+            data = _read(source, files[path], limit, held)
+            if data is not None:
+                for i, name in mapped_definitions(data.decode("utf-8", "replace")):
+                    if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
+                        pm.compat.add(path, i, name)
 
     # Class twins and forward-declared types (porter.portaware.twins), across the repository's C/C++ files.
     pm.twins = class_twins((p, name, a, b) for p, f in sorted(facts.items()) for name, a, b in f.classes)
@@ -432,6 +463,67 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+# A setup.py that builds torch extensions itself, and whether it mentions CMake or make (then it may drive them).
+_TORCH_EXTENSION = lazy_regex(r"\b(?:CUDAExtension|CppExtension|BuildExtension)\b")
+_DRIVES_BUILD = lazy_regex(r"(?i)cmake|\bmake\b|Makefile")
+_SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
+
+
+def side_builds(source, files, limit: int, held=None) -> dict[str, str]:
+    """CMakeLists.txt / Makefile path -> why it is a side build: it sits beside a setup.py that builds the
+    package as torch extensions and never mentions CMake or make."""
+    out: dict[str, str] = {}
+    for path, c in files.items():
+        if PurePosixPath(path).name != "setup.py":
+            continue
+        folder = posixpath.dirname(path)
+        beside = [p for p in (posixpath.join(folder, n) if folder else n for n in sorted(_SIDE_BUILD_NAMES))
+                  if p in files]
+        if not beside:
+            continue
+        data = _read(source, c, limit, held)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if _TORCH_EXTENSION().search(text) and not _DRIVES_BUILD().search(text):
+            for p in beside:
+                out[p] = f"{path}: the package is built as torch extensions by setup.py, which never runs this build"
+    return out
+
+
+# A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
+# CMake project no parent CMakeLists.txt adds, a Makefile, or a shell script that runs nvcc itself. The library's
+# build is what a port moves; such a test harness is the team's NVIDIA-side extra (cuda-only), reported, never open.
+# A test directory a parent build adds (faiss's `add_subdirectory(test)`) is part of the build and stays open.
+_TEST_DIRS = frozenset({"test", "tests", "unittest", "unittests", "unit_tests"})
+
+
+def test_builds(source, files, limit: int, held=None) -> dict[str, str]:
+    """Build file path -> why it is a standalone test build (see above)."""
+    out: dict[str, str] = {}
+    for path, c in files.items():
+        parts = PurePosixPath(path).parts
+        at = next((k for k, d in enumerate(parts[:-1]) if d.lower() in _TEST_DIRS), None)
+        if at is None or c.language not in ("cmake", "make", "shell"):
+            continue
+        where = "/".join(parts[: at + 1]) + "/"
+        if c.language == "shell":
+            data = _read(source, c, limit, held)
+            if data is None or b"nvcc" not in data:
+                continue
+        elif c.language == "cmake":
+            if parts[-1] != "CMakeLists.txt":
+                continue
+            folder = posixpath.dirname(path)
+            parent = posixpath.dirname(folder)
+            above = posixpath.join(parent, "CMakeLists.txt") if parent else "CMakeLists.txt"
+            data = _read(source, files[above], limit, held) if above in files else None
+            child = re.escape(posixpath.basename(folder))
+            if data is not None and re.search(rf"(?i)add_subdirectory\s*\(\s*[\"']?(?:\$\{{\w+\}}/)?{child}\b",
+                                              data.decode("utf-8", "replace")):
+                continue
+        out[path] = f"{where}: a test build of its own, not the project's build"
+    return out
 
 
 def _resolve_include(path: str, target: str, files, by_name) -> list[str]:
