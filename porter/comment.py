@@ -37,7 +37,7 @@ import httpx
 
 from porter.errors import UsageError
 from porter.render.pr_comment import LIMIT, MARKER, github_server
-from porter.render.safe import MENTION
+from porter.render.safe import inert_markdown
 
 TIMEOUT = 30.0  # seconds per connect, and between two chunks of an answer
 READ_DEADLINE = 120.0  # seconds for one whole answer (its head too), however slowly a server drips it
@@ -74,76 +74,12 @@ class Outcome:
     id: int
 
 
-# What porter's own comment uses outside code spans (porter.render.pr_comment): Markdown emphasis, headings, lists,
-# tables, <br>, <sub> and the <details>/<summary> fold of its notes. Anything else in a body is not porter's and is
-# made inert (see inert_body).
-_OWN_TAGS = re.compile(r"<(?:br|/?sub|/?details|/?summary)>")
-# A code span as GitHub reads one, or less: an opening run that is a whole run (not the tail of a longer one, not
-# after a backslash, which makes its first backtick literal), closed by a run of the same length, with no unescaped
-# `|` inside (a GFM table splits its cells at those before it looks for code spans). Text this misses as a span is
-# only made inert where it did not need to be; text it took for a span that GitHub does not would be posted live.
-_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:\\\||[^|])+?(?<!`)\1(?!`)")
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
-# A line that starts a raw HTML block with one of porter's own tags (after any quote or list markers): `<details>` or
-# `<summary>` with anything after it, or `<sub>`/`</sub>`/`<br>` alone. GitHub then reads every line up to the next
-# blank one as HTML, where a code span is not a span (its `<img>` renders) and a backticked @name still mentions.
-_HTML_BLOCK = re.compile(r"^(?:[ \t>]|(?:[-+*]|\d{1,9}[.)])[ \t])*(?:</?(?:details|summary)>|<(?:br|/?sub)>[ \t]*$)")
-
-
 def inert_body(body: str, own_links: str | None = None) -> str:
-    """The body with everything porter's own comments never hold made inert, so a body from an untrusted job (the
-    fork-safe workflow posts an artifact the pull request's own workflow wrote) cannot ping teams, load images, link
-    to a phishing page or post raw HTML as the bot: outside code spans, `@name` becomes a code span, `![` and `[`
-    lose their link meaning, bare URLs become code, and `<` is escaped except in porter's marker line and its own
-    `<br>` / `<sub>` tags. porter's own rendered comments come out unchanged (tests/test_hostile_api.py)."""
-    # No line is left as it is for being inside a fenced code block: porter's comments hold none, and telling a fence
-    # as GitHub does (indentation, info strings, closing runs at least as long, containers, HTML blocks) is a parser
-    # of its own; inside a real fence the escapes only show literally.
-    out: list[str] = []
-    lines = body.split("\n")
-    for i, line in enumerate(lines):
-        if i == 0 and line == MARKER:
-            out.append(line)
-            continue
-        pieces, last = [], 0
-        for m in _CODE_SPAN.finditer(line):
-            pieces += [_inert_text(line[last:m.start()], own_links), m.group(0)]
-            last = m.end()
-        out.append("".join(pieces) + _inert_text(line[last:], own_links))
-        if _HTML_BLOCK.match(out[-1]) and i + 1 < len(lines) and lines[i + 1].strip():
-            out.append("")  # ends the HTML block: the next line is Markdown again (porter's own have the blank line)
-    return "\n".join(out)
-
-
-def _inert_text(text: str, own_links: str | None = None) -> str:
-    """One stretch of Markdown outside code spans, made inert (inert_body)."""
-    kept: list[str] = []
-
-    def keep(m: re.Match[str] | _Code) -> str:
-        kept.append(m.group(0))
-        return f"\0{len(kept) - 1}\0"
-
-    text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
-    if own_links:
-        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"[^\s()<>`\[\]]*\)", keep, text)
-    text = _URL.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)  # GitHub autolinks bare URLs, never code
-    # A backtick left here is one GitHub could still pair with a neighbour (a run the span pattern did not take, or
-    # the one before a mention's code span below: "``" + "`@x`" opens a run of three and leaves @x live): as an
-    # entity it shows as a backtick and opens nothing.
-    text = text.replace("`", "&#96;")
-    text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
-    # A backslash just before a code span added here (a mention, a URL) would escape its opening backtick and leave
-    # the @name or the link live.
-    text = re.sub(r"\\+(?=@|\0)", lambda m: "&#92;" * len(m.group(0)), text)
-    text = MENTION.sub(lambda m: f"`{m.group(0)}`", text)  # the one pattern every renderer uses (render.safe)
-    return re.sub("\0(\\d+)\0", lambda m: kept[int(m.group(1))], text)
-
-
-class _Code(str):
-    """Text _inert_text keeps as it is (quacks like the match its `keep` takes)."""
-
-    def group(self, _n: int = 0) -> str:
-        return str(self)
+    """The body with everything porter's own comments never hold made inert (porter.render.safe.inert_markdown),
+    its first line kept when it is porter's marker, so a body from an untrusted job (the fork-safe workflow posts an
+    artifact the pull request's own workflow wrote) cannot ping teams, load images, link to a phishing page or post
+    raw HTML as the bot. porter's own rendered comments come out unchanged (tests/test_hostile_api.py)."""
+    return inert_markdown(body, own_links, keep_first=MARKER)
 
 
 def with_marker(body: str, own_links: str | None = None) -> str:

@@ -421,7 +421,8 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
     """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
     worker like any repository content; past the budget none, and a notice says so. In a git tree the answer is
     kept under the CMake files' blob ids, so a warm scan reads none of them again (as every other stage)."""
-    cmake = [c for c in found.files if c.language == "cmake" and buildsources.is_cmake(c.path)]
+    cmake = [c for c in found.files if c.language == "cmake" and buildsources.is_cmake(c.path)
+             or c.language in buildsources.SCRIPT_LANGUAGES]  # and `nvcc -x cu` lines (porter.source.buildsources)
     if not cmake:
         return []
     key = None
@@ -441,7 +442,7 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
         except SourceReadError:
             unread = True
             continue  # said when the file itself is scanned
-        if b"LANGUAGE" in data.upper():
+        if buildsources.may_name_sources(c.path, data):
             texts.append((c.path, data))
     answer = run_stage(_cmake_task, (texts,), stage_budget(file_budget(options), len(texts))) if texts else []
     if isinstance(answer, Overrun):

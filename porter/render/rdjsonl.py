@@ -21,8 +21,8 @@ with a newer HIP.
 
 reviewdog posts the message as Markdown in a review comment under the bot's name (github-pr-review,
 gitlab-mr-discussion), and a message quotes the repository (an image name, a runner label, a requirement, a
-repository rule's own text): it is made inert as `porter comment` makes a body (porter.comment.inert_body: no live
-@mention, image, link or raw HTML; `<` shows as `&lt;` in a plain-text reporter).
+repository rule's own text): it is made inert as `porter comment` makes a body (porter.render.safe.inert_markdown: no
+live @mention, image, link or raw HTML; `<` shows as `&lt;` in a plain-text reporter).
 """
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from porter.model import Finding, ScanResult, Severity
 from porter.render.ci import most_severe_first, repository_path
 from porter.render.pr_comment import advice
 from porter.render.rule_pages import rule_url
+from porter.render.safe import inert_markdown
 from porter.rules import Rule
 
 SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: "WARNING", Severity.LOW: "WARNING",
@@ -42,11 +43,9 @@ SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: 
 
 
 def diagnostic(result: ScanResult, f: Finding) -> dict[str, Any]:
-    from porter.comment import inert_body  # the one place Markdown a bot posts is made inert
-
     hint = advice(result, f)
     d: dict[str, Any] = {
-        "message": inert_body(f.message + (f"\n{hint}" if hint else "")),
+        "message": inert_markdown(f.message + (f"\n{hint}" if hint else "")),
         "location": {"path": repository_path(result, f.path),
                      "range": {"start": {"line": f.line, "column": f.column},
                                "end": {"line": f.end_line, "column": f.end_column}}},

@@ -124,3 +124,77 @@ def spreadsheet_cell(text: object) -> str:
     (starting with = + - @ tab or CR) shown as text."""
     out = printable(str(text))
     return "'" + out if out[:1] in ("=", "+", "-", "@", "\t", "\r") else out
+
+
+# ------------------------------------------------------------------------- Markdown a bot posts, made inert
+
+# What porter's own comment uses outside code spans (porter.render.pr_comment): Markdown emphasis, headings, lists,
+# tables, <br>, <sub> and the <details>/<summary> fold of its notes. Anything else in a body is not porter's and is
+# made inert (see inert_markdown).
+_OWN_TAGS = re.compile(r"<(?:br|/?sub|/?details|/?summary)>")
+# A code span as GitHub reads one, or less: an opening run that is a whole run (not the tail of a longer one, not
+# after a backslash, which makes its first backtick literal), closed by a run of the same length, with no unescaped
+# `|` inside (a GFM table splits its cells at those before it looks for code spans). Text this misses as a span is
+# only made inert where it did not need to be; text it took for a span that GitHub does not would be posted live.
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:\\\||[^|])+?(?<!`)\1(?!`)")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
+# A line that starts a raw HTML block with one of porter's own tags (after any quote or list markers): `<details>` or
+# `<summary>` with anything after it, or `<sub>`/`</sub>`/`<br>` alone. GitHub then reads every line up to the next
+# blank one as HTML, where a code span is not a span (its `<img>` renders) and a backticked @name still mentions.
+_HTML_BLOCK = re.compile(r"^(?:[ \t>]|(?:[-+*]|\d{1,9}[.)])[ \t])*(?:</?(?:details|summary)>|<(?:br|/?sub)>[ \t]*$)")
+
+
+def inert_markdown(body: str, own_links: str | None = None, keep_first: str | None = None) -> str:
+    """Markdown a bot posts (porter comment's body, an rdjsonl message reviewdog posts, a repository rule's SARIF
+    help) with everything porter's own comments never hold made inert: outside code spans, `@name` becomes a code
+    span, `![` and `[` lose their link meaning, bare URLs become code, and `<` is escaped except in porter's own
+    `<br>` / `<sub>` tags (and a first line equal to `keep_first`, porter's marker). `own_links`: the pull
+    request's own blob URL prefix, whose line links (`[L12](prefix…)`) are kept."""
+    # No line is left as it is for being inside a fenced code block: porter's comments hold none, and telling a fence
+    # as GitHub does (indentation, info strings, closing runs at least as long, containers, HTML blocks) is a parser
+    # of its own; inside a real fence the escapes only show literally.
+    out: list[str] = []
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if i == 0 and keep_first is not None and line == keep_first:
+            out.append(line)
+            continue
+        pieces, last = [], 0
+        for m in _CODE_SPAN.finditer(line):
+            pieces += [_inert_text(line[last:m.start()], own_links), m.group(0)]
+            last = m.end()
+        out.append("".join(pieces) + _inert_text(line[last:], own_links))
+        if _HTML_BLOCK.match(out[-1]) and i + 1 < len(lines) and lines[i + 1].strip():
+            out.append("")  # ends the HTML block: the next line is Markdown again (porter's own have the blank line)
+    return "\n".join(out)
+
+
+def _inert_text(text: str, own_links: str | None = None) -> str:
+    """One stretch of Markdown outside code spans, made inert (inert_markdown)."""
+    kept: list[str] = []
+
+    def keep(m: re.Match[str] | _Code) -> str:
+        kept.append(m.group(0))
+        return f"\0{len(kept) - 1}\0"
+
+    text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
+    if own_links:
+        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"[^\s()<>`\[\]]*\)", keep, text)
+    text = _URL.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)  # GitHub autolinks bare URLs, never code
+    # A backtick left here is one GitHub could still pair with a neighbour (a run the span pattern did not take, or
+    # the one before a mention's code span below: "``" + "`@x`" opens a run of three and leaves @x live): as an
+    # entity it shows as a backtick and opens nothing.
+    text = text.replace("`", "&#96;")
+    text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
+    # A backslash just before a code span added here (a mention, a URL) would escape its opening backtick and leave
+    # the @name or the link live.
+    text = re.sub(r"\\+(?=@|\0)", lambda m: "&#92;" * len(m.group(0)), text)
+    text = MENTION.sub(lambda m: f"`{m.group(0)}`", text)  # the one pattern every renderer uses
+    return re.sub("\0(\\d+)\0", lambda m: kept[int(m.group(1))], text)
+
+
+class _Code(str):
+    """Text _inert_text keeps as it is (quacks like the match its `keep` takes)."""
+
+    def group(self, _n: int = 0) -> str:
+        return str(self)

@@ -21,7 +21,7 @@ from porter import __version__
 from porter.estimate import Assessment
 from porter.model import Finding, ScanResult, Severity, Status
 from porter.render.rule_pages import rule_url
-from porter.render.safe import printable
+from porter.render.safe import inert_markdown, printable
 from porter.rules import Rule, RuleSet, load_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -56,10 +56,8 @@ def _rule_descriptor(rule: Rule | None, rid: str) -> dict[str, Any]:
     level = LEVEL[rule.severity]
     # A rule from outside porter (a repository's porter.toml names it) is the repository's text: control characters
     # shown as escapes everywhere, and its help Markdown (rendered on the code-scanning alert) made inert as a PR
-    # comment is (porter.comment.inert_body: its code spans kept; no live link, bare URL, image, @mention or raw HTML).
-    md = str
-    if rule.external:
-        from porter.comment import inert_body as md
+    # comment is (porter.render.safe.inert_markdown: code spans kept; no live link, bare URL, image, @mention, raw HTML).
+    md = inert_markdown if rule.external else str
     docs = {k: printable(v) for k, v in rule.docs.items()}
     hip = {k: printable(str(v)) for k, v in rule.hip_equivalent.items()}
     title = printable(rule.title)

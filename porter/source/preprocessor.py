@@ -842,12 +842,32 @@ def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:
 _INCLUDE = re.compile(r'^\s*"([^"]+)"')
 
 
+_MACRO_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
+MAX_INCLUDE_MACRO_HOPS = 8
+
+
 def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
-    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's)."""
+    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's).
+
+    A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`) names what its object-like macro holds
+    at that line, as the compiler reads it: otherwise a file of CUDA code with a name that gives porter no language,
+    included only that way, was never scanned. Macros defined in this file only, followed MAX_INCLUDE_MACRO_HOPS deep.
+    """
     out = []
+    held: dict[str, str] = {}
     for d in dirs:
-        if d.kind == "include":
-            m = _INCLUDE.match(d.text)
+        if d.kind == "define":
+            m = _define_name().match(d.text)
+            if m and m.group(2) is None:
+                held[m.group(1)] = m.group(4).strip()
+        elif d.kind == "include":
+            text = d.text
+            for _ in range(MAX_INCLUDE_MACRO_HOPS):
+                name = _MACRO_NAME.match(text)
+                if name is None or name.group(1) not in held:
+                    break
+                text = held[name.group(1)]
+            m = _INCLUDE.match(text)
             if m:
                 out.append((d.line, m.group(1)))
     return out

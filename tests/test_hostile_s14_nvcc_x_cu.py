@@ -1,0 +1,33 @@
+"""`nvcc -x cu kern.txt` in a script, Makefile, Dockerfile or CI file compiles kern.txt as CUDA; porter scanned only
+files whose names give a language (and those CMake's LANGUAGE CUDA or a quoted #include name), so a pull request
+could put its kernel in kern.txt, build it that way and pass the gate (porter.source.buildsources.cuda_sources).
+"""
+from __future__ import annotations
+
+import json
+
+from helpers import git, make_repo, porter_here, write_files
+from porter.source.buildsources import cuda_sources
+
+KERNEL = ("__global__ void k(float* x) { float v = x[threadIdx.x]; v += __shfl_down_sync(0xffffffff, v, 16);"
+          " x[0] = v; }\n")
+
+
+def test_the_inputs_of_an_nvcc_x_cu_line_are_named_relative_to_the_file_and_the_top():
+    script = "set -e\nnvcc -O3 -x cu ../src/k.gpu other.txt -o $OUT \\\n  more.txt\nnvcc a.cu\ng++ -x cu z.txt\n"
+    assert cuda_sources("scripts/build.sh", script) == [
+        "src/k.gpu", "scripts/other.txt", "other.txt", "scripts/more.txt", "more.txt"]
+    assert cuda_sources("Makefile", "all:\n\tnvcc -xcu kern.txt -o k\n\tnvcc --x=cu b.txt\n") == ["kern.txt", "k", "b.txt"]
+    assert cuda_sources("ci.sh", "nvcc -arch=sm_80 kern.txt\n") == []  # without -x cu nvcc goes by the suffix
+
+
+def test_a_kernel_built_with_nvcc_x_cu_is_scanned_and_fails_the_gate(tmp_path):
+    repo = make_repo(tmp_path / "r", {"base.cu": "int base;\n"})
+    write_files(repo, {"kern.txt": KERNEL, "build.sh": "#!/bin/sh\nnvcc -x cu kern.txt -o k\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    p = porter_here("scan", str(repo), "--no-cache", "--new-since", "HEAD~1", "--isolated", "--fail-on", "low",
+                    "-f", "json")
+    assert p.returncode == 1, p.stderr
+    assert sorted((f["path"], f["rule"]) for f in json.loads(p.stdout)["findings"]) == [
+        ("build.sh", "BLD007"), ("kern.txt", "DEV002"), ("kern.txt", "DEV011"), ("kern.txt", "KRN001")]
