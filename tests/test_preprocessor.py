@@ -423,7 +423,7 @@ def test_a_line_of_unclosed_strings_is_lexed_in_linear_time():
     # `"\` repeated made the old lexer try a string at each quote, each to the line's end: quadratic (46 CPU-s for
     # 100 KB). Against a linear baseline, a file of the same size made of ordinary code lexed in the same process,
     # the 20 KB line of `"\` (and of `'\`, and both nested) must take no more than 25 times as long (the old lexer
-    # took ~5,000 times as long at this size; ~1x now). Three tries, so a busy machine cannot make it fail.
+    # took ~1,800 times as long at this size; 0.5-6.5x now). Three tries, so a busy machine cannot make it fail.
     import time
 
     from porter.source.preprocessor import _blank_comments
