@@ -370,13 +370,13 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
     # NVIDIA-only extra (cuda-only), not the port.
-    # (a build file with vendor arms of its own is a dual build, not a side one: its arms decide)
+    # (a build file that names ROCm itself is a dual build, not a side one: its arms decide)
     for path, why in sorted(side_builds(source, files, limit, held).items()):
-        if path not in pm.cmake_regions:
+        if not _names_rocm_build(source, files[path], limit, held):
             pm.file_side.setdefault(path, ("build", CUDA, why))
 
     for path, why in sorted(test_builds(source, files, limit, held).items()):
-        if path not in pm.cmake_regions:
+        if not _names_rocm_build(source, files[path], limit, held):
             pm.file_side.setdefault(path, ("build", CUDA, why))
 
     # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
@@ -467,8 +467,18 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
 # A setup.py that builds torch extensions itself, and whether it mentions CMake or make (then it may drive them).
 _TORCH_EXTENSION = lazy_regex(r"\b(?:CUDAExtension|CppExtension|BuildExtension)\b")
-_DRIVES_BUILD = lazy_regex(r"(?i)cmake|\bmake\b|Makefile")
+# (`make` only as a command: `["make", ...]`, `"make -j"`, not the word in a comment: DeepEP's "make NVSHMEM optional")
+_DRIVES_BUILD = lazy_regex(r"(?i)cmake|Makefile|[\"']make[\"'\s]|\bmake\s+-[a-zA-Z]")
 _SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
+
+
+_ROCM_BUILD_WORD = lazy_regex(r"(?i)\bhip\b|hipcc|rocm|amdgpu|__hip|\bhip_|_hip\b")
+
+
+def _names_rocm_build(source, c, limit: int, held=None) -> bool:
+    """Whether a build file names HIP or ROCm anywhere (then it builds for both, and its own arms decide)."""
+    data = _read(source, c, limit, held)
+    return data is not None and _ROCM_BUILD_WORD().search(data.decode("utf-8", "replace")) is not None
 
 
 def side_builds(source, files, limit: int, held=None) -> dict[str, str]:
