@@ -246,7 +246,7 @@ def test_huge_embedded_byte_table_is_cheap_and_still_reported(tmp_path):
 def test_the_repositorys_own_python_package_is_not_a_library_dependency(tmp_path):
     write_files(tmp_path, {
         "flash_attn/__init__.py": "", "flash_attn/ops/__init__.py": "",
-        "flash_attn/a.py": "from flash_attn.ops import x\nimport flash_attn.cute\nimport cupy\n",
+        "flash_attn/a.py": "from flash_attn.ops import x\nimport flash_attn.cute\nimport pycuda\n",
         "bench.py": "import flash_attn\n",
     })
     r = scan(tmp_path, Settings(jobs=1))

@@ -24,19 +24,20 @@ def test_advice_follows_the_library_kind():
 
 
 def test_python_packages_are_not_told_to_hipify(tmp_path):
-    (tmp_path / "train.py").write_text("import triton\nimport deepspeed\nimport torch\n")
+    (tmp_path / "train.py").write_text("import triton\nimport apex\nimport deepspeed\nimport torch\n")
     (tmp_path / "k.cu").write_text('#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasCreate(&h); }\n')
     _, a = assess_dir(tmp_path, "mi300x")
     recs = library_recs(a)
-    assert recs["library:deepspeed"] == "Drop-in: install the package's ROCm build; the imports stay as they are."
+    assert recs["library:apex"] == "Drop-in: install the package's ROCm build; the imports stay as they are."
     assert "library:triton" not in recs  # Triton's AMD backend runs the same imports: no library item (LIB007)
+    assert "library:deepspeed" not in recs  # DeepSpeed hipifies its own ops on ROCm PyTorch: no item either
     assert recs["library:cublas"] == "Drop-in: hipify renames the calls; link the ROCm library instead."
 
 
 def test_the_scanned_project_is_not_its_own_dependency(tmp_path):
     (tmp_path / "bitsandbytes").mkdir()
-    (tmp_path / "bitsandbytes" / "__init__.py").write_text("from bitsandbytes.functional import f\nimport deepspeed\n")
+    (tmp_path / "bitsandbytes" / "__init__.py").write_text("from bitsandbytes.functional import f\nimport apex\n")
     (tmp_path / "bitsandbytes" / "functional.py").write_text("import bitsandbytes\nimport torch\n")
     _, a = assess_dir(tmp_path, "mi300x")
-    assert [lib.id for lib in a.breakdowns.by_library] == ["deepspeed"]
+    assert [lib.id for lib in a.breakdowns.by_library] == ["apex"]
     assert "library:bitsandbytes" not in library_recs(a)

@@ -30,6 +30,7 @@ class PortFacts:
     regions: tuple[tuple[int, int, str, int], ...] = ()  # a CMake file's own (start, end, side, guard line)
     # A CMake file's vendor-named if() tests (USE_CUDA_TOOLKIT, USE_ROCM_TOOLKIT): a CUDA switch whose ROCm twin
     # another CMake file of the repository tests is a guard there too (porter.portaware.status)
+    # (a setup.py: portaware.status.TORCH_EXTENSION_ONLY when it builds torch extensions and runs no CMake/make)
     tested: tuple[str, ...] = ()
     # C/C++: CUDA- and HIP-named class definitions (name, first line, last line) and forward declarations
     # (line, name) of the file (porter.portaware.twins)

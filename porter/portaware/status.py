@@ -172,7 +172,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-10"
+FACTS_VERSION = b"portaware-facts-13"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -190,7 +190,10 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             # toolkit version tests whose #else is the HIP path (porter.source.preprocessor)
             toolkit=tuple(sorted(pre.toolkit_lines)),
             total=data.count(b"\n") + 1,
-            aliases=tuple(_aliases(data)) if b"using" in data or b"typedef" in data else (),
+            # aliases, and in a header that names ROCm the CUDA-shaped names it defines (a polyfill function,
+            # `auto cudaX = hipX`): on its ROCm side they map the name for every file, as a `#define` does
+            aliases=tuple(sorted(set(_aliases(data) if b"using" in data or b"typedef" in data else [])
+                                 | set(_definitions(path, data)))),
             classes=class_spans(data), forward=forward_declarations(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
@@ -203,16 +206,29 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "cmake":
         text = data.decode("utf-8", "replace")
         refs, regions = cmake_references(path, text)
+        own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
-                         tested=cmake_tested(text))
+                         tested=tuple(cmake_tested(text)) + own_project)
+    setup = language == "python" and PurePosixPath(path).name == "setup.py"
+    # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
+    own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
     if language == "python" and PY_PREDICATE_HINT.search(data):
         spans = python_spans(data, path, sf)
-        setup = PurePosixPath(path).name == "setup.py"
         return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans),
                          refs=tuple((r.target, r.side, r.where, r.twin)
                                     for r in setup_references(path, data.decode("utf-8", "replace"), spans))
-                         if setup else ())
-    return PortFacts()
+                         if setup else (), tested=own)
+    return PortFacts(tested=own)
+
+
+_HEADER_ROCM_HINT = re.compile(rb"(?i)hip|rocm|amd")
+
+
+def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
+    """mapped_definitions of a header that names ROCm (the others cannot hold a ROCm side of their own)."""
+    if PurePosixPath(path).suffix.lower() not in HEADER_SUFFIXES or not _HEADER_ROCM_HINT.search(data):
+        return []
+    return mapped_definitions(data.decode("utf-8", "replace"))
 
 
 _ALIAS_WORDS = (b"using", b"typedef")
@@ -370,13 +386,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
     # NVIDIA-only extra (cuda-only), not the port.
-    # (a build file with vendor arms of its own is a dual build, not a side one: its arms decide)
-    for path, why in sorted(side_builds(source, files, limit, held).items()):
-        if path not in pm.cmake_regions:
+    # (a build file that names ROCm itself is a dual build, not a side one: its arms decide)
+    for path, why in sorted(side_builds(files, facts).items()):
+        if not _names_rocm_build(facts.get(path)):
             pm.file_side.setdefault(path, ("build", CUDA, why))
 
-    for path, why in sorted(test_builds(source, files, limit, held).items()):
-        if path not in pm.cmake_regions:
+    nvcc_scripts = {f.path for f in result.findings if f.rule in NVCC_RULES}
+    for path, why in sorted(test_builds(files, facts, nvcc_scripts).items()):
+        if not _names_rocm_build(facts.get(path)):
             pm.file_side.setdefault(path, ("build", CUDA, why))
 
     # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
@@ -422,14 +439,6 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         for i, name in facts[path].aliases:
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
-        # a header's ROCm side defining a CUDA name (a polyfill function, `auto cudaX = hipX`) maps it for every
-        # file, as a `#define` does; read again only for headers with a ROCm side (few), not kept in the cache
-        if PurePosixPath(path).suffix.lower() in HEADER_SUFFIXES and (rocm_file or any(r.side == ROCM for r in regs)):
-            data = _read(source, files[path], limit, held)
-            if data is not None:
-                for i, name in mapped_definitions(data.decode("utf-8", "replace")):
-                    if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
-                        pm.compat.add(path, i, name)
 
     # Class twins and forward-declared types (porter.portaware.twins), across the repository's C/C++ files.
     pm.twins = class_twins((p, name, a, b) for p, f in sorted(facts.items()) for name, a, b in f.classes)
@@ -467,62 +476,74 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
 # A setup.py that builds torch extensions itself, and whether it mentions CMake or make (then it may drive them).
 _TORCH_EXTENSION = lazy_regex(r"\b(?:CUDAExtension|CppExtension|BuildExtension)\b")
-_DRIVES_BUILD = lazy_regex(r"(?i)cmake|\bmake\b|Makefile")
+# (`make` only as a command: `["make", ...]`, `"make -j"`, not the word in a comment: DeepEP's "make NVSHMEM optional")
+_DRIVES_BUILD = lazy_regex(r"(?i)cmake|Makefile|[\"']make[\"'\s]|\bmake\s+-[a-zA-Z]")
 _SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
 
 
-def side_builds(source, files, limit: int, held=None) -> dict[str, str]:
+_ROCM_SWITCH = lazy_regex(r"(?i)hip|rocm|amd")
+
+
+def _names_rocm_build(f: PortFacts | None) -> bool:
+    """Whether a build file's facts show a ROCm side (an arm, a source or a vendor-named switch of its own): then it
+    builds for both, and its own arms decide. From the cached facts, so nothing is read again."""
+    if f is None:
+        return False
+    return (any(r[2] == ROCM for r in f.regions) or any(r[1] == ROCM for r in f.refs)
+            or any(_ROCM_SWITCH().search(t) for t in f.tested))
+
+
+# PortFacts.tested of a setup.py that builds torch extensions itself and never runs CMake or make (the scan's own
+# read decides it, so port status reads no setup.py again).
+TORCH_EXTENSION_ONLY = "setup.py:torch-extensions-only"
+# PortFacts.tested of a CMakeLists.txt that declares a project() of its own.
+CMAKE_PROJECT = "cmake:project"
+_PROJECT_CALL = lazy_regex(r"(?im)^\s*project\s*\(")
+# Rules whose finding says the file calls nvcc (a script that does is a build).
+NVCC_RULES = frozenset({"BLD007"})
+
+
+def _torch_extension_only(text: str) -> bool:
+    return bool(_TORCH_EXTENSION().search(text)) and not _DRIVES_BUILD().search(text)
+
+
+def side_builds(files, facts: dict[str, PortFacts]) -> dict[str, str]:
     """CMakeLists.txt / Makefile path -> why it is a side build: it sits beside a setup.py that builds the
-    package as torch extensions and never mentions CMake or make."""
+    package as torch extensions and never mentions CMake or make (its facts say so)."""
     out: dict[str, str] = {}
-    for path, c in files.items():
-        if PurePosixPath(path).name != "setup.py":
+    for path in files:
+        if PurePosixPath(path).name != "setup.py" or TORCH_EXTENSION_ONLY not in facts.get(path, PortFacts()).tested:
             continue
         folder = posixpath.dirname(path)
-        beside = [p for p in (posixpath.join(folder, n) if folder else n for n in sorted(_SIDE_BUILD_NAMES))
-                  if p in files]
-        if not beside:
-            continue
-        data = _read(source, c, limit, held)
-        text = data.decode("utf-8", "replace") if data is not None else ""
-        if _TORCH_EXTENSION().search(text) and not _DRIVES_BUILD().search(text):
-            for p in beside:
+        for p in (posixpath.join(folder, n) if folder else n for n in sorted(_SIDE_BUILD_NAMES)):
+            if p in files:
                 out[p] = f"{path}: the package is built as torch extensions by setup.py, which never runs this build"
     return out
 
 
 # A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
-# CMake project no parent CMakeLists.txt adds, a Makefile, or a shell script that runs nvcc itself. The library's
+# CMakeLists.txt that declares its own project(), a Makefile, or a shell script that runs nvcc itself. The library's
 # build is what a port moves; such a test harness is the team's NVIDIA-side extra (cuda-only), reported, never open.
-# A test directory a parent build adds (faiss's `add_subdirectory(test)`) is part of the build and stays open.
+# A test directory a parent build adds (faiss's `add_subdirectory(test)`, no project() of its own) stays open.
 _TEST_DIRS = frozenset({"test", "tests", "unittest", "unittests", "unit_tests"})
 
 
-def test_builds(source, files, limit: int, held=None) -> dict[str, str]:
-    """Build file path -> why it is a standalone test build (see above)."""
+def test_builds(files, facts: dict[str, PortFacts], nvcc_scripts: set[str]) -> dict[str, str]:
+    """Build file path -> why it is a standalone test build (see above), from the cached facts and the scan's
+    findings (`nvcc_scripts`: shell scripts with a finding that they run nvcc), so nothing is read again."""
     out: dict[str, str] = {}
     for path, c in files.items():
         parts = PurePosixPath(path).parts
         at = next((k for k, d in enumerate(parts[:-1]) if d.lower() in _TEST_DIRS), None)
         if at is None or c.language not in ("cmake", "make", "shell"):
             continue
-        where = "/".join(parts[: at + 1]) + "/"
-        if c.language == "shell":
-            data = _read(source, c, limit, held)
-            if data is None or b"nvcc" not in data:
-                continue
-        elif c.language == "cmake":
-            if parts[-1] != "CMakeLists.txt":
-                continue
-            folder = posixpath.dirname(path)
-            parent = posixpath.dirname(folder)
-            above = posixpath.join(parent, "CMakeLists.txt") if parent else "CMakeLists.txt"
-            data = _read(source, files[above], limit, held) if above in files else None
-            child = re.escape(posixpath.basename(folder))
-            if data is not None and re.search(rf"(?i)add_subdirectory\s*\(\s*[\"']?(?:\$\{{\w+\}}/)?{child}\b",
-                                              data.decode("utf-8", "replace")):
-                continue
-        out[path] = f"{where}: a test build of its own, not the project's build"
+        if c.language == "shell" and path not in nvcc_scripts:
+            continue
+        # a CMake file that declares a project() of its own is a build of its own (one a parent adds is not)
+        if c.language == "cmake" and (parts[-1] != "CMakeLists.txt"
+                                      or CMAKE_PROJECT not in facts.get(path, PortFacts()).tested):
+            continue
+        out[path] = "/".join(parts[: at + 1]) + "/: a test build of its own, not the project's build"
     return out
 
 
