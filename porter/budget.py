@@ -178,8 +178,9 @@ def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) ->
                     pass
             try:
                 conn.send((i, answer))
-            except (pickle.PicklingError, TypeError, AttributeError) as e:
-                conn.send((i, _TaskError(RuntimeError(f"a budgeted task's answer cannot be sent: {e}"))))
+            except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as e:
+                # RecursionError: an answer (or a task's exception) nested past the limit pickles no better
+                conn.send((i, _TaskError(RuntimeError(f"a budgeted task's answer cannot be sent: {e!r:.200}"))))
             if isinstance(answer, Overrun):
                 return  # a heap that hit the cap is fragmented: a fresh worker takes the next task
 

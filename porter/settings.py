@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from porter.contain import Refused, files_under, read_named, resolve_inside
 from porter.errors import UsageError
@@ -158,13 +158,22 @@ CONFIG_BUDGET_SECONDS = 10.0
 CONFIG_BUDGET_MEMORY = 512 * 1024 * 1024
 
 
-def _parse_toml(text: str) -> dict:
+def _parse_toml(text: str) -> dict[str, Any]:
     import tomllib  # here: most runs read no TOML
 
     return tomllib.loads(text)
 
 
-def parse_toml(data: bytes, path: Path, repository: bool) -> dict:
+def _parse_toml_answer(text: str) -> dict[str, Any] | None:
+    """`_parse_toml` as a budgeted worker answers it: None for a document nested past the recursion limit, caught
+    here where the stack has unwound, so the worker never sends an exception raised at its deepest frame."""
+    try:
+        return _parse_toml(text)
+    except RecursionError:
+        return None
+
+
+def parse_toml(data: bytes, path: Path, repository: bool) -> dict[str, Any]:
     """A TOML document; one the repository supplied is parsed under a time and memory budget (a ConfigError naming
     `path` past it). Raises UnicodeDecodeError, ValueError (TOMLDecodeError) or RecursionError as tomllib does."""
     text = data.decode("utf-8")
@@ -172,10 +181,12 @@ def parse_toml(data: bytes, path: Path, repository: bool) -> dict:
         return _parse_toml(text)
     from porter.budget import Budget, Overrun, run_stage
 
-    got = run_stage(_parse_toml, (text,), Budget(CONFIG_BUDGET_SECONDS, CONFIG_BUDGET_MEMORY))
+    got = run_stage(_parse_toml_answer, (text,), Budget(CONFIG_BUDGET_SECONDS, CONFIG_BUDGET_MEMORY))
     if isinstance(got, Overrun):
         raise ConfigError(f"{path}: reading it as TOML {got.reason}; not a configuration")
-    return got
+    if got is None:
+        raise RecursionError("TOML nested past the recursion limit")
+    return cast(dict[str, Any], got)
 
 
 def _has_tool_porter(py: Path, top: Path) -> bool:

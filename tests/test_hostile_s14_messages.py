@@ -46,9 +46,9 @@ def controls(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("fmt", ["json", "sarif", "rdjsonl", "gitlab"])
 def test_control_characters_and_bidi_marks_in_quoted_text_are_escaped_in_every_machine_format(controls, fmt):
     got = messages(controls, fmt)
-    cupy = [m for m in got if "CuPy (" in m]
+    cupy = [m for m in got if "CuPy CUDA wheel (" in m]
     runner = [m for m in got if "CI runner" in m]
-    assert [m[m.index("CuPy ("):m.index(")") + 1] for m in cupy] == ["CuPy (cupy-cuda12x\\x1b[2J==1)"]
+    assert [m[m.index("CuPy CUDA wheel ("):m.index(")") + 1] for m in cupy] == ["CuPy CUDA wheel (cupy-cuda12x\\x1b[2J==1)"]
     assert [m[m.index("`"):m.index("`", m.index("`") + 1) + 1] for m in runner] == ["`gpu-\\x1b]0;t\\x07-\\u202eX`"]
     assert not any(ch in m for m in got for ch in "\x1b\x07\u202e")
 
