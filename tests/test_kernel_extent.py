@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from porter.source.parse_input import kernel_macro_bodies
 from porter.source.preprocessor import one_arm_for_braces
 from tests.helpers import porter_here
 
@@ -44,3 +45,19 @@ def test_one_arm_is_kept_at_the_same_offsets():
     assert one_arm_for_braces(balanced) is balanced
     single = b"void f(int a) {\n#if X\n  if (a) {\n#endif\n  a++;\n#if X\n  }\n#endif\n}\n"
     assert one_arm_for_braces(single) is single
+
+
+def test_kernels_defined_in_macro_bodies_are_found_once_named_by_their_last_pasted_operand():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "macro_bodies.cu"]
+    assert kernels == [("Opname", 5, 10), ("NAME", 13, 19), ("plain", 28, 28)]
+
+
+def test_kernel_macro_bodies_keep_offsets_and_leave_other_macros_alone():
+    data = (EXTENT / "macro_bodies.cu").read_bytes()
+    out = kernel_macro_bodies(data)
+    assert len(out) == len(data) and out.count(b"\n") == data.count(b"\n")
+    lines = out.split(b"\n")
+    assert lines[3].strip() == b""  # the `#define SCALE_OP(T, Opname, op)` head and its backslash
+    assert lines[4] == b"  __global__ void scale___T_____Opname(T* out, const T* in, int n) {  "
+    assert lines[20:22] == data.split(b"\n")[20:22]  # CEIL_DIV and STR: no kernel body, kept as directives

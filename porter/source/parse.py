@@ -22,7 +22,7 @@ import tree_sitter as ts
 
 from porter.lazyre import lazy_regex
 from porter.source.parse_input import (LIBRARY_QUALIFIER_MACROS, blank, blank_numeric_runs, harvest_macros,
-                                       neutralise_macros, unparsed_attributes)
+                                       kernel_macro_bodies, neutralise_macros, unparsed_attributes)
 from porter.source.parse_queries import captures, parser_for, register_root_query
 from porter.source import preprocessor
 from porter.source.parse_tokens import file_tokens
@@ -182,6 +182,8 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     macros = {**LIBRARY_QUALIFIER_MACROS, **(macros or {})}
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     parse_input = blank_numeric_runs(parse_input)
+    # A kernel defined inside a #define body (issue 27 class 5) is parsed as the code it expands to.
+    parse_input = kernel_macro_bodies(parse_input, macro_uses, global_macros)
     # One arm of an #if group whose arms split braces (issue 27 class 5): a kernel must not swallow its launcher.
     parse_input = preprocessor.one_arm_for_braces(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
@@ -253,6 +255,19 @@ def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], globa
     decl = node.child_by_field_name("declarator")
     name_node = function_name_node(decl)
     qualified = name_node.text.decode("utf-8", "replace") if name_node is not None else "<anonymous>"
+    pasted = data[name_node.start_byte:name_node.end_byte] if name_node is not None else b""
+    if b"##" in pasted:
+        # A name pasted in a macro body (`k_##T##_##Name`): the parser read `k___T___Name`; the kernel is named by
+        # its last pasted operand, the macro parameter one use of the macro names it by.
+        qualified = pasted.decode("utf-8", "replace")
+        return _function(node, qualified, pasted.rsplit(b"##", 1)[1].strip().decode("utf-8", "replace"),
+                         data, macro_uses, global_macros, device_macros)
+    return _function(node, qualified, unqualified(qualified), data, macro_uses, global_macros, device_macros)
+
+
+def _function(node: ts.Node, qualified: str, name: str, data: bytes, macro_uses: dict[int, str],
+              global_macros: set[str], device_macros: set[str]) -> Function:
+    decl = node.child_by_field_name("declarator")
     child_types = {c.type for c in node.children}
     is_kernel = "__global__" in child_types
     via_macro = None
@@ -265,14 +280,14 @@ def _cuda_function(node: ts.Node, data: bytes, macro_uses: dict[int, str], globa
         parent = node.parent
         if parent is not None and parent.type == "template_declaration":
             lo = parent.start_byte
-        for off, name in macro_uses.items():
-            if lo <= off < decl_start and name in global_macros:
-                via_macro = name
+        for off, used in macro_uses.items():
+            if lo <= off < decl_start and used in global_macros:
+                via_macro = used
                 is_kernel = True
-            elif lo <= off < decl_start and name in device_macros:
+            elif lo <= off < decl_start and used in device_macros:
                 is_device = True
     return Function(
-        name=unqualified(qualified),
+        name=name,
         qualified_name=qualified,
         start_byte=node.start_byte,
         end_byte=node.end_byte,

@@ -367,3 +367,46 @@ def python_names_as_read(data: bytes) -> bytes:
         end = len(body) - 1 if body.endswith(b"\\") else len(body)
         lines[row] = line[:end] + b" " * pad + line[end:]
     return b"\n".join(lines) if changed else data
+
+
+# `#define DEFINE_OP(T, Name, op) \ __global__ void k_##T##_##Name(...) { ... }`: a kernel whose whole definition
+# is a macro body (one kernel per use, its name pasted together). Any #define, object- or function-like, with its
+# continuation lines.
+_any_define = lazy_regex(rb"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(?:\([^()\n]*\))?((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+_global_word = lazy_regex(rb"(?<![A-Za-z0-9_])__global__(?![A-Za-z0-9_])")
+_continuation = lazy_regex(rb"\\(?=[ \t]*\r?\n)")
+
+
+def kernel_macro_bodies(data: bytes, uses: dict[int, str] | None = None, global_macros: set[str] = frozenset()) -> bytes:
+    """`data` with each #define whose body defines a kernel (a `__global__`, or a recorded use of a kernel-making
+    qualifier macro, and a balanced `{ }` body) read as the code it expands to: the `#define NAME(args)` head blanked
+    to spaces, the line-continuation backslashes to spaces, each `##` paste to `__` (so `k_##T##_##Name` reads as
+    one identifier) and a stringising `#` to a space. Same length, so offsets and lines stay. Without it the parser
+    sees the body only as a directive's text and the kernel is not found at all; with it the kernel is found where
+    it is written, once, as a reader of the source sees it (its name is the pasted text, see parse._cuda_function).
+    Macros whose body has no braces (qualifier and declarator macros, expressions) are left as they are."""
+    if b"define" not in data or (b"__global__" not in data and not uses):
+        return data
+    out = None
+    for m in _any_define().finditer(data):
+        lo, hi = m.start(1), m.end(1)
+        body = data[lo:hi]
+        if b"{" not in body or body.count(b"{") != body.count(b"}"):
+            continue
+        if not _global_word().search(body) and not any(lo <= off < hi and name in global_macros
+                                                       for off, name in (uses or {}).items()):
+            continue
+        if out is None:
+            out = bytearray(data)
+        out[m.start():lo] = b" " * (lo - m.start())
+        for c in _continuation().finditer(data, lo, hi):
+            out[c.start()] = 0x20
+        i = data.find(b"#", lo, hi)
+        while i >= 0:
+            if data.startswith(b"##", i) and i + 1 < hi:
+                out[i:i + 2] = b"__"
+                i = data.find(b"#", i + 2, hi)
+            else:
+                out[i] = 0x20
+                i = data.find(b"#", i + 1, hi)
+    return data if out is None else bytes(out)
