@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/bootstrap.sh
-# One pytest worker per core (pytest-xdist): the suite is CPU-bound (porter subprocesses, compilers), and CI's
-# five-minute budget holds only with both cores busy. `-n 0` in the arguments runs them in this process.
-exec .venv/bin/python -m pytest -q -n auto "$@"
+# Three pytest workers on CI's two cores (pytest-xdist): the suite is CPU-bound (porter subprocesses, compilers), but
+# some tests wait (deadlines, a Dask cluster, git), and a third worker fills those gaps. Idle machine: session 13,
+# in a worktree, -n 3 284.5 s vs -n auto 289-291 s; session 14, a fresh clone, 309.9 s vs 336.3 s (bench/suite-time.md).
+# `-n 0` in the arguments runs them in this process.
+exec .venv/bin/python -m pytest -q -n 3 "$@"
