@@ -384,7 +384,7 @@ def _reference_spans(data: bytes) -> list[tuple[int, int]]:
 
 
 def test_the_lexer_finds_the_comments_and_raw_strings_the_plain_finditer_finds():
-    # _comment_spans (and _blank_comments, its loop written out) takes the lexer without the raw-string alternative when `R"` is not in the file, matches a
+    # _comment_spans (which _blank_comments blanks) takes the lexer without the raw-string alternative when `R"` is not in the file, matches a
     # string that never closes to where it fails and then searches that span without its quote: it must find the
     # very spans the plain finditer finds, on every short text over the bytes that matter and on longer random ones
     # (strings that never close, nested in each other, with comments and raw strings inside and running past them).

@@ -173,22 +173,10 @@ def _blank_comments(data: bytes) -> bytes:
     """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
     no directive); other strings are skipped, not searched (they end on their line)."""
     out = None
-    raw = b'R"' in data
-    lexer = _lexer(raw, True, True)
-    comment = lexer.groupindex["c"]
-    for m in lexer.finditer(data):  # the loop of _comment_spans, written out (one call per file)
-        kind = m.lastindex
-        if kind is None:  # a string that closes
-            continue
+    for start, end in _comment_spans(data):
         if out is None:
             out = bytearray(data)
-        if kind == comment:
-            start, end = m.span()
-            out[start:end] = data[start:end].translate(_TO_SPACE)
-            continue
-        for start, end in _spans_after_unclosed(data, raw, m.start(), m.end()):  # it lexes the rest of the file
-            out[start:end] = data[start:end].translate(_TO_SPACE)
-        break
+        out[start:end] = data[start:end].translate(_TO_SPACE)
     code = data if out is None else bytes(out)
     if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
         code = _DIGRAPH_HASH.sub(rb"\1 #", code)
