@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from porter.lazyre import lazy_regex
+from porter.source.discover import HEADER_SUFFIXES
 from porter.source.preprocessor import CUDA, ROCM, side, tri_and, tri_not, tri_or
 
 _ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
@@ -87,12 +88,9 @@ _CUDA_SOURCE_SUFFIXES = frozenset({".cu", ".cuh"})
 _VENDOR_TOKEN = re.compile(r"(?i)(?:^|(?<=[-_.]))(cuda|hip|rocm)(?=$|[-_.])|(?i:cuda|hip)(?=[A-Z_])|(?<=[a-z])(?:Cuda|CUDA|Hip|HIP)")
 
 
-_HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
-
-
 def _kind(path: str) -> str:
     suffix = PurePosixPath(path).suffix.lower()
-    return "hip" if suffix == ".hip" else "header" if suffix in _HEADER_SUFFIXES else "source"
+    return "hip" if suffix == ".hip" else "header" if suffix in HEADER_SUFFIXES else "source"
 
 
 def _source_key(name: str) -> tuple[str, bool, bool]:
@@ -123,15 +121,10 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
         for p in sorted(names):
             pp = PurePosixPath(p)
             stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
-            if pp.suffix.lower() == ".hip":
-                # `x.hip`, `x.hip.cpp`'s inner word is seen below; a `.hip` suffix is the twin of the same stem
-                key, _c, _r = _source_key(stem)
-                twins.setdefault(key, p)
-                twins.setdefault(key.replace("\0", ""), p)
-                continue
             key, _c, rocm = _source_key(stem)
-            if rocm:
-                # the ROCm word put in place of a CUDA word (`k_cuda.cu` / `k_hip.cpp`) or added (`x.cu` / `x_hip.cpp`)
+            # a `.hip` suffix is the twin of the same stem; a ROCm word in the name, put in place of a CUDA word
+            # (`k_cuda.cu` / `k_hip.cpp`) or added (`x.cu` / `x_hip.cpp`), too
+            if rocm or pp.suffix.lower() == ".hip":
                 twins.setdefault(key, p)
                 twins.setdefault(key.replace("\0", ""), p)
         if not twins:
