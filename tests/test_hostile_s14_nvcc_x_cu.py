@@ -5,6 +5,9 @@ could put its kernel in kern.txt, build it that way and pass the gate (porter.so
 from __future__ import annotations
 
 import json
+import random
+import re
+import time
 
 from helpers import git, make_repo, porter_here, write_files
 from porter.source.buildsources import cuda_sources
@@ -31,3 +34,39 @@ def test_a_kernel_built_with_nvcc_x_cu_is_scanned_and_fails_the_gate(tmp_path):
     assert p.returncode == 1, p.stderr
     assert sorted((f["path"], f["rule"]) for f in json.loads(p.stdout)["findings"]) == [
         ("build.sh", "BLD007"), ("kern.txt", "DEV002"), ("kern.txt", "DEV011"), ("kern.txt", "KRN001")]
+
+
+# The whole-text pattern the lines were first found with; _nvcc_x_cu_lines must find the very same matches.
+_PATTERN = re.compile(r"(?m)^.*\bnvcc\b.*?(?:\s-{1,2}x\s*=?\s*cu\b).*$")
+
+
+def test_nvcc_x_cu_lines_are_the_patterns_matches_on_random_texts():
+    from porter.source.buildsources import _nvcc_x_cu_lines
+
+    rng = random.Random(11)
+    tokens = ["nvcc", "xnvcc", "nvcc_", "-", "--", "x", "cu", "cux", " ", "\t", "\n", "\r", "=", "-x", "-xcu",
+              " -x cu", " --x=cu", "a.txt", "k.cu", "$V", ";", "\n\n"]
+    matched = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(tokens) for _ in range(rng.randint(0, 20)))
+        want = [m.group(0) for m in _PATTERN.finditer(text)]
+        assert list(_nvcc_x_cu_lines(text)) == want, repr(text)
+        matched += bool(want)
+    assert matched > 500
+
+
+def test_a_line_of_many_nvcc_without_x_cu_costs_linear_time():
+    """The pattern backtracked over every `nvcc` of such a line (a 40 KB line took 4 CPU-s, past the stage's budget,
+    and then no CMake LANGUAGE CUDA source was read): 8 times the line must cost about 8 times as much, not 64."""
+    from porter.source.buildsources import cuda_sources
+
+    def cost(words: int) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            cuda_sources("build.sh", "nvcc -o " * words + "\n" + "nvcc -x cu a.txt" + " nvcc -o" * words + "\n")
+            best = min(best, time.process_time() - start)
+        return best
+
+    small, big = cost(1000), cost(8000)
+    assert big < 24 * max(small, 1e-4), (small, big)

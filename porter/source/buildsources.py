@@ -41,9 +41,13 @@ def cmake_commands(command: re.Pattern[str], text: str) -> Iterator[tuple[str, s
 
 # Files whose command lines may run nvcc (porter.source.discover's languages).
 SCRIPT_LANGUAGES = frozenset({"shell", "make", "dockerfile", "yaml"})
-# `-x cu`, `-xcu`, `-x=cu`, `--x cu`, `--x=cu` on a line that runs nvcc.
-_NVCC_X_CU = re.compile(r"(?m)^.*\bnvcc\b.*?(?:\s-{1,2}x\s*=?\s*cu\b).*$")
+# `-x cu`, `-xcu`, `-x=cu`, `--x cu`, `--x=cu` after `nvcc` on a line (the option's space may be the line's own
+# newline, its `cu` on a later line, as the whole-text pattern `(?m)^.*\bnvcc\b.*?\s-{1,2}x\s*=?\s*cu\b.*$` read it).
+# Found by _nvcc_x_cu_lines in time linear in the text: that pattern backtracked over every `nvcc` of a line with no
+# `-x cu` (one 40 KB line took 4 CPU-s, and past the stage's budget the CMake LANGUAGE CUDA sources went unread).
+_NVCC = re.compile(r"\bnvcc\b")
 _X_CU = re.compile(r"\s-{1,2}x\s*=?\s*cu\b")
+_SPACE = re.compile(r"\s")
 _CONTINUED = re.compile(r"\\\r?\n")
 
 
@@ -85,15 +89,47 @@ def is_cmake(path: str) -> bool:
     return name == "CMakeLists.txt" or name.lower().endswith(".cmake")
 
 
+def _nvcc_x_cu_lines(text: str) -> Iterator[str]:
+    """What `(?m)^.*\bnvcc\b.*?\s-{1,2}x\s*=?\s*cu\b.*$` finds in `text`, match by match, without its backtracking:
+    per line, the `-x cu` options that start on it (at or after its first `nvcc`); the pattern's greedy `^.*` takes the
+    last `nvcc` some option follows and its lazy `.*?` the first option after that, and the match runs to the end of
+    the line the option ends on."""
+    pos, size = 0, len(text)
+    while pos < size:
+        first = _NVCC.search(text, pos)
+        if first is None:
+            return
+        start = text.rfind("\n", 0, first.start()) + 1
+        end = text.find("\n", first.start())
+        end = size if end < 0 else end
+        options = []  # each `-x cu` whose leading space is on this line (its newline included)
+        dash = text.find("-", first.end() + 1, end + 2)
+        while dash >= 0:
+            if _SPACE.match(text, dash - 1):
+                m = _X_CU.match(text, dash - 1)
+                if m is not None:
+                    options.append(m)
+            dash = text.find("-", dash + 1, end + 2)
+        if not options:
+            pos = end + 1
+            continue
+        last = max(n.end() for n in _NVCC.finditer(text, first.start(), end) if n.end() <= options[-1].start())
+        chosen = next(m for m in options if m.start() >= last)
+        stop = text.find("\n", chosen.end())
+        stop = size if stop < 0 else stop
+        yield text[start:stop]
+        pos = stop
+
+
 def _nvcc_x_cu_sources(path: str, text: str) -> list[str]:
-    out: list[str] = []
-    for m in _NVCC_X_CU.finditer(_CONTINUED.sub(" ", text)):
-        line = _X_CU.sub(" ", m.group(0))
+    out: dict[str, None] = {}  # in order, each once (a dict's membership test: a line may name thousands)
+    for line in _nvcc_x_cu_lines(_CONTINUED.sub(" ", text)):
+        line = _X_CU.sub(" ", line)
         for word in line[line.index("nvcc") + 4:].split():
             word = word.strip("\"'();&|`")
             if not word or word.startswith("-") or "$" in word or "=" in word:
                 continue
             for target in (quoted_target(path, word), quoted_target("", word)):
-                if target is not None and target not in out:
-                    out.append(target)
-    return out
+                if target is not None:
+                    out.setdefault(target, None)
+    return list(out)
