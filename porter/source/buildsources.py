@@ -90,7 +90,7 @@ def is_cmake(path: str) -> bool:
 
 
 def _nvcc_x_cu_lines(text: str) -> Iterator[str]:
-    """What `(?m)^.*\bnvcc\b.*?\s-{1,2}x\s*=?\s*cu\b.*$` finds in `text`, match by match, without its backtracking:
+    r"""What `(?m)^.*\bnvcc\b.*?\s-{1,2}x\s*=?\s*cu\b.*$` finds in `text`, match by match, without its backtracking:
     per line, the `-x cu` options that start on it (at or after its first `nvcc`); the pattern's greedy `^.*` takes the
     last `nvcc` some option follows and its lazy `.*?` the first option after that, and the match runs to the end of
     the line the option ends on."""
