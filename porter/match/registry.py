@@ -85,6 +85,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("cuda_project_include", includes.match_cuda_project_include, CUDA),
     PatternKind("call", code.match_call, CUDA | PYTHON),
     PatternKind("import", python.match_import, PYTHON),
+    PatternKind("vendor_variant", python.match_vendor_variant, PYTHON),
     PatternKind("query", code.match_query, CUDA | PYTHON),
     PatternKind("kb", code_kb.match_kb, CUDA),
     PatternKind("kb_header", code_kb.match_kb_header, CUDA),
