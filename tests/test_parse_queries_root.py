@@ -31,3 +31,19 @@ def test_a_root_and_a_subtree_get_the_captures_of_the_query_alone():
     assert [n.id for n in got["c"]] == [n.id for n in alone["c"]] and len(got["c"]) == 1
     assert [n.text for n in captures("cuda", CALLS, main)["c"]] == [b"k<<<1, 1>>>(0)"]
     assert captures("cuda", CALLS, root.children[0]) == {}
+
+
+def test_a_root_that_is_an_error_node_is_a_root():
+    """A file nothing of which parses as a translation unit has an ERROR root (9 of FasterTransformer's C++ files,
+    e.g. statements outside any function around a `#endif`): it is still a root, run with the combined whole-file
+    query, and an ERROR node inside a tree is not."""
+    src = b"#ifdef X\nif (a) {\n}\nelse {\n#endif X\nif (b) {\nint c = 0;\nif (d) {\ng<h*>(i)\n"
+    root = parser_for("cuda").parse(src).root_node
+    assert root.type == "ERROR"
+    assert pq._is_root("cuda", root)
+    captures("cuda", CALLS, root)
+    assert pq._ROOT_MEMO["root"] == root  # the memo's root: run with the combined query
+    inner = parser_for("cuda").parse(b"int f() { return ) ; }\n").root_node
+    errors = [n for n in _captures(query("cuda", "(ERROR) @e"), inner).get("e", [])]
+    assert inner.type == "translation_unit" and errors
+    assert not any(pq._is_root("cuda", n) for n in errors)

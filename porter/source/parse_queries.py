@@ -100,18 +100,20 @@ def _combined(lang: str, sources: tuple[str, ...]) -> str:
     return "\n".join(renamed(i, s) for i, s in enumerate(sources))
 
 
-# The type of a language's root node. A node is a whole file's root when it has no parent, but tree-sitter keeps no
+# The types a root node has: the language's start symbol, or ERROR when nothing of the file parses as one (9 of
+# FasterTransformer's 762 C++ files). A node is a whole file's root when it has no parent, but tree-sitter keeps no
 # parent pointers: `node.parent` looks for the node among the root's children, one by one (a file's root is asked a
 # dozen times, 2,716 times in a cuda-samples scan: ~1.5% of it). So the root last queried (_ROOT_MEMO's) is known
-# by identity, and only a new node of the root's type is asked for its parent.
-_ROOT_TYPE = {"cuda": "translation_unit", "python": "module"}
+# by identity, and only a new node of a root's type is asked for its parent. (A root of any other type would be
+# queried alone, with the same captures as in the combined query: slower, never different.)
+_ROOT_TYPES = {"cuda": ("translation_unit", "ERROR"), "python": ("module", "ERROR")}
 
 
 def _is_root(lang: str, node: ts.Node) -> bool:
     root = _ROOT_MEMO["root"]
     if root is not None and root == node and root.id == node.id:
         return True
-    return node.type == _ROOT_TYPE.get(lang) and node.parent is None
+    return node.type in _ROOT_TYPES.get(lang, ()) and node.parent is None
 
 
 def captures(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
