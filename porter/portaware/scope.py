@@ -6,6 +6,11 @@
   (ROCm-side variables: names with a HIP/ROCM/AMD component, `STREQUAL "hip"`; in a file that has a ROCm test, names
   with a CUDA component such as `BUILD_CUDA` count as the CUDA build's switch); source files and globs named in an
   arm belong to that arm's side. `enable_language(HIP)` and `LANGUAGE HIP` count as ROCm references.
+  A value compared with a vendor (`ARB_GPU STREQUAL "hip"`, `HIP_PLATFORM STREQUAL "nvcc"`) decides too; a
+  variable compared with two NVIDIA values is unknown for the CUDA build; a ROCm-named switch whose first arm itself
+  chooses the NVIDIA build (hoomd's `ENABLE_HIP`) decides nothing (neutral_switches).
+- By Automake: a Makefile.am whose primaries all sit in one vendor's `if` builds its directory for that vendor only;
+  a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component.
 - By setup.py: string literals naming sources inside a branch on `IS_ROCM`/`torch.version.hip` (porter.portaware.guards).
 - By includes: a header included only from ROCm-side lines is ROCm-only; one included only from CUDA-side lines is
   the CUDA side of a guard.
@@ -494,8 +499,24 @@ def _cm_var_side(name: str) -> str | None:
     return None
 
 
-def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool) -> tuple[bool | None, bool]:
-    """A CMake if() condition under one build (three-valued), and whether a ROCm-side test decided any of it."""
+# A vendor named as a compared value, by its words: `ARB_GPU STREQUAL "hip"`, `"cuda-clang"`, hoomd's
+# `HIP_PLATFORM STREQUAL "nvcc"` (HIP on NVIDIA) and `"hip-clang"` (HIP on AMD; hcc is its old name).
+_CM_ROCM_LITERAL = frozenset({"hip", "rocm", "amd", "hcc", "amdgpu", "hipcc"})
+_CM_CUDA_LITERAL = frozenset({"cuda", "nvidia", "nvcc"})
+
+
+def _cm_literal_side(lit: str) -> str | None:
+    words = {w for w in re.split(r"[-_|.\s]+", lit.lower()) if w}
+    return ROCM if words & _CM_ROCM_LITERAL else CUDA if words & _CM_CUDA_LITERAL else None
+
+
+def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
+                  neutral: frozenset[str] = frozenset(), variants: frozenset[str] = frozenset()
+                  ) -> tuple[bool | None, bool]:
+    """A CMake if() condition under one build (three-valued), and whether a ROCm-side test decided any of it.
+    `neutral`: ROCm-named switches that both builds set (see neutral_switches): they decide nothing. `variants`:
+    variables compared with more than one NVIDIA value (arbor's ARB_GPU "cuda" / "cuda-clang"): a CUDA build may
+    take any of those arms, so each is unknown for it (and false for the ROCm build)."""
     toks = list(args)
     vendor = False
 
@@ -513,16 +534,20 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool) -> tup
             i += 1
         nxt = toks[i + 1].upper() if i + 1 < len(toks) else ""
         if nxt in ("STREQUAL", "MATCHES", "EQUAL") and i + 2 < len(toks):
-            lit = toks[i + 2].lower()
-            s = ROCM if lit in ("hip", "rocm", "amd") or "hip" in lit.split("|") else CUDA if lit in ("cuda", "nvidia") else None
-            if s == ROCM:
+            s = _cm_literal_side(toks[i + 2])
+            # a HIP platform variable compared with NVIDIA's (`HIP_PLATFORM STREQUAL "nvcc"`): the HIP build on
+            # NVIDIA, whose other arm is the AMD one - a vendor fork like a ROCm test
+            platform = s == CUDA and _cm_var_side(t) == ROCM and t not in neutral
+            if s == ROCM or platform:
                 vendor = True
-            v = None if s is None or (s == CUDA and not cuda_switches) else (s == build)
+            v = None if s is None or (s == CUDA and not (cuda_switches or platform)) else (s == build)
+            if v is True and s == CUDA and t in variants:
+                v = None
             return v, i + 3
         if nxt in ("VERSION_GREATER", "VERSION_LESS", "VERSION_EQUAL", "VERSION_GREATER_EQUAL", "VERSION_LESS_EQUAL",
                    "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "IN_LIST", "STRLESS", "STRGREATER"):
             return None, i + 3
-        s = _cm_var_side(t)
+        s = _cm_var_side(t) if t not in neutral else None
         if s == ROCM:
             vendor = True
             return build == ROCM, i + 1
@@ -573,6 +598,60 @@ def cuda_twins_tested(names: Iterable[str], tested: Iterable[str]) -> frozenset[
                      any(re.sub(r"(?i)cuda", w, a, count=1) in tested for w in ("HIP", "ROCM", "hip", "rocm")))
 
 
+_CM_COMPARE = frozenset({"STREQUAL", "MATCHES", "EQUAL"})
+
+
+def _chooses_cuda(c: CMakeCommand) -> bool:
+    """Whether a command picks the NVIDIA build: a test comparing with an NVIDIA value (`STREQUAL "CUDA"`,
+    `"nvcc"`) or enable_language(CUDA)."""
+    if c.name == "enable_language":
+        return any(a.upper() == "CUDA" for a in c.args)
+    if c.name not in ("if", "elseif"):
+        return False
+    return any(a.upper() in _CM_COMPARE and k + 1 < len(c.args) and _cm_literal_side(c.args[k + 1]) == CUDA
+               for k, a in enumerate(c.args))
+
+
+def cuda_variants(cmds: list[CMakeCommand]) -> frozenset[str]:
+    """Variables the if()/elseif() tests compare with two or more different NVIDIA values."""
+    seen: dict[str, set[str]] = {}
+    for c in cmds:
+        if c.name in ("if", "elseif"):
+            for k, a in enumerate(c.args[1:-1], 1):
+                if a.upper() in _CM_COMPARE and _cm_literal_side(c.args[k + 1]) == CUDA:
+                    seen.setdefault(c.args[k - 1], set()).add(c.args[k + 1].lower())
+    return frozenset(v for v, lits in seen.items() if len(lits) > 1)
+
+
+def neutral_switches(cmds: list[CMakeCommand]) -> frozenset[str]:
+    """ROCm-named switches that are no ROCm test: the first arm of `if(ENABLE_HIP)` itself chooses the NVIDIA build
+    (hoomd's ENABLE_HIP holds `if (HOOMD_GPU_PLATFORM STREQUAL "HIP") ... elseif (... "CUDA") enable_language(CUDA)`:
+    HIP there is the API both vendors' builds use), so the switch is on in both builds and decides no side."""
+    stack: list[tuple[list[str], bool]] = []  # (the ROCm-named switches an if() tests bare, still in its first arm)
+    out: set[str] = set()
+    for c in cmds:
+        if c.name == "if":
+            names = [a for k, a in enumerate(c.args) if _cm_var_side(a) == ROCM
+                     and not (k + 1 < len(c.args) and c.args[k + 1].upper() in _CM_COMPARE)
+                     and not (k and c.args[k - 1].upper() in _CM_COMPARE)]
+            if _chooses_cuda(c):
+                for names_, first in stack:
+                    if first:
+                        out.update(names_)
+            stack.append((names, True))
+            continue
+        if c.name in ("elseif", "else") and stack:
+            stack[-1] = (stack[-1][0], False)
+        elif c.name == "endif" and stack:
+            stack.pop()
+            continue
+        if _chooses_cuda(c):
+            for names_, first in stack:
+                if first:
+                    out.update(names_)
+    return frozenset(out)
+
+
 def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
                      ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
@@ -581,7 +660,9 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
     USE_ROCM_TOOLKIT)."""
     cmds = cmake_commands(text)
     paired_elsewhere = frozenset(paired_elsewhere)
-    has_rocm = bool(paired_elsewhere) or any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1]
+    neutral = neutral_switches(cmds)
+    variants = cuda_variants(cmds)
+    has_rocm = bool(paired_elsewhere) or any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False, neutral)[1]
                                              for c in cmds)
     # A CUDA switch whose ROCm twin the file also tests (`if(MAGMA_ENABLE_CUDA)` beside `if(MAGMA_ENABLE_HIP)`,
     # two options, one per backend): its arm is the CUDA build's, a guard of its own like the preprocessor's
@@ -590,8 +671,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
     paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
     base = posixpath.dirname(path)
     # the first if()/elseif() line whose test names ROCm: where the file's ROCm build is chosen
-    rocm_guard = next((c.line for c in cmds if c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False)[1]
-                       and _cm_condition(c.args, ROCM, False)[0] is not False), 0) if has_rocm else 0
+    rocm_guard = next((c.line for c in cmds if c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False, neutral)[1]
+                       and _cm_condition(c.args, ROCM, False, neutral)[0] is not False), 0) if has_rocm else 0
     stack: list[dict] = []
     cur = (True, True, 0)
     refs: list[Reference] = []
@@ -608,8 +689,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
     for c in cmds:
         if c.name == "if":
             mark(c.line)
-            cv, vend = _cm_condition(c.args, CUDA, has_rocm)
-            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
+            cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants)
+            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants)
             # A test that the CUDA toolkit was found (`if(CUDAToolkit_FOUND)`, `if(TARGET CUDA::cufft)` beside
             # `if(TARGET roc::rocfft)`) in a file that also tests a ROCm name is the CUDA build's fork: the ROCm
             # build takes its own arm, so the CUDA arm is a guard like a paired switch's. A plain switch such as
@@ -628,8 +709,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             if c.name == "else":
                 cv = rv = True
             else:
-                cv, vend = _cm_condition(c.args, CUDA, has_rocm)
-                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm)
+                cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants)
+                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants)
                 if vend or vend2:
                     f["guard"] = f["guard"] or c.line
             arm_c = tri_and(tri_not(f["cuda_taken"]), cv)
@@ -696,6 +777,79 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
     mark(text.count("\n") + 1)
     return refs, regions
+
+
+# ------------------------------------------------------------------------------------------ CMake's CUDA language
+
+# A generator expression whose value applies only to CUDA-language sources: `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=>`,
+# `$<$<BUILD_INTERFACE:$<COMPILE_LANGUAGE:CUDA>>:...>`, `$<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:...>`
+# (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html). `$<NOT:...>` turns it round.
+_CUDA_LANGUAGE_TEST = re.compile(r"COMPILE_LANG(?:UAGE|_AND_ID):(?:[\w,]*,)?CUDA\b")
+
+
+def cuda_language_spans(text: str) -> list[tuple[int, int, int]]:
+    """(line, first column, column after the end), 1-based, of each generator expression whose value CMake applies
+    to CUDA-language sources only (the outermost such one on its line)."""
+    out: list[tuple[int, int, int]] = []
+    for n, row in enumerate(text.split("\n"), 1):
+        if "COMPILE_LANG" not in row or "CUDA" not in row:
+            continue
+        opened: list[int] = []
+        ends: dict[int, int] = {}  # start of a `$<` -> index of its `>`
+        i = 0
+        while i < len(row):
+            if row.startswith("$<", i):
+                opened.append(i)
+                i += 2
+                continue
+            if row[i] == ">" and opened:
+                ends[opened.pop()] = i
+            i += 1
+        covered = -1
+        for start in sorted(ends):
+            end = ends[start]
+            if start <= covered:
+                continue
+            body = row[start + 2:end]
+            # the condition of `$<condition:value>`: a nested expression's whole text, or the words up to `:`
+            inner = start + 2
+            cond = row[inner:ends[inner] + 1] if inner in ends and row.startswith(":", ends[inner] + 1) else None
+            if cond is None or "NOT:" in cond or not _CUDA_LANGUAGE_TEST.search(cond):
+                if not body.startswith("COMPILE_LANG_AND_ID:") or not _CUDA_LANGUAGE_TEST.search(body):
+                    continue
+            out.append((n, start + 1, end + 2))
+            covered = end
+    return out
+
+
+def cuda_language_enables(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]
+                          ) -> list[tuple[int, str, int]]:
+    """(line, side, guard line) of each command that enables CMake's CUDA language - enable_language(CUDA),
+    project(... CUDA) - with the side of the arm it sits in ("both" and 0 outside any vendor arm)."""
+    out = []
+    for c in cmds:
+        upper = [a.upper() for a in c.args]
+        if not ((c.name == "enable_language" and "CUDA" in upper) or (c.name == "project" and "CUDA" in upper[1:])):
+            continue
+        arm = next(((s, g) for a, b, s, g in regions if a <= c.line <= b and g and s in (CUDA, ROCM)), ("both", 0))
+        out.append((c.line, arm[0], arm[1]))
+    return out
+
+
+def cmake_module_uses(cmds: list[CMakeCommand]) -> list[tuple[int, str]]:
+    """(line, file name) of each CMake module a file loads by name: find_package(nccl) reads `Findnccl.cmake` from
+    the module path, include(Hipify) reads `Hipify.cmake` (https://cmake.org/cmake/help/latest/command/find_package.html,
+    .../include.html). A module is run where it is loaded: only from a CUDA arm, it is that arm's code."""
+    out = []
+    for c in cmds:
+        if not c.args or "$" in c.args[0] or "<" in c.args[0]:
+            continue
+        if c.name == "find_package":
+            out.append((c.line, f"Find{c.args[0]}.cmake"))
+        elif c.name == "include":
+            name = posixpath.basename(c.args[0])
+            out.append((c.line, name if name.endswith(".cmake") else f"{name}.cmake"))
+    return out
 
 
 def _resolve_cmake_path(arg: str, base: str) -> str | None:
@@ -781,4 +935,109 @@ def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tu
             tw = twins.get(f, [])
             twin = tw[0] if tw and all(tw) else None
             out[f] = (s, where[f + "\0" + s], twin)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ components
+
+AUTOMAKE_NAME = "Makefile.am"
+# Automake conditionals (https://www.gnu.org/software/automake/manual/html_node/Usage-of-Conditionals.html):
+# `if COND` / `if !COND`, `else`, `endif` at the start of a line; configure defines COND with AM_CONDITIONAL.
+_AM_COND = re.compile(r"^(if|else|endif)\b\s*(!?)\s*([A-Za-z_]\w*)?")
+# The words that name a vendor in a conditional: the libraries a component needs count (ucc's TL_NCCL_ENABLED,
+# TL_RCCL_ENABLED; NVML and NVLS are NVIDIA-only).
+_AM_ROCM_WORDS = frozenset({"hip", "rocm", "amd", "amdgpu", "hipcc", "rccl", "hcc"})
+_AM_CUDA_WORDS = frozenset({"cuda", "nvcc", "nvidia", "nccl", "nvml", "nvls"})
+# What builds something in a Makefile.am: the primaries and the subdirectories it descends into.
+_AM_BUILDS = re.compile(r"^\s*(SUBDIRS|\w+_(?:SOURCES|LTLIBRARIES|LIBRARIES|PROGRAMS))\s*\+?=\s*(.*)$")
+
+
+def _am_side(name: str) -> str | None:
+    words = {w for w in name.lower().split("_") if w}
+    return ROCM if words & _AM_ROCM_WORDS else CUDA if words & _AM_CUDA_WORDS else None
+
+
+def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
+    """(directory, side, "path:line" of the conditional) for what a Makefile.am builds for one vendor only: its own
+    directory when every primary and SUBDIRS it assigns sits in one vendor's arm (ucc's ec/cuda/Makefile.am is all
+    `if HAVE_CUDA`), and each subdirectory a vendor arm alone adds (`if HAVE_ROCM` / `SUBDIRS += rocm`)."""
+    base = posixpath.dirname(path)
+    stack: list[tuple[str | None, int]] = []  # (side of the arm, its `if` line)
+    sides: list[tuple[str | None, int]] = []  # per build assignment: the innermost vendor arm holding it
+    subdirs: dict[str, set[tuple[str | None, int]]] = {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line, n = lines[i], i + 1
+        while lines[i].endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line[:-1] + " " + lines[i]
+        i += 1
+        m = _AM_COND.match(line)
+        if m is not None:
+            kind, bang, name = m.groups()
+            if kind == "if":
+                s = _am_side(name or "")
+                if s is not None and bang:
+                    s = CUDA if s == ROCM else ROCM
+                stack.append((s, n))
+            elif kind == "else" and stack:
+                s, at = stack[-1]
+                stack[-1] = ((CUDA if s == ROCM else ROCM) if s else None, at)
+            elif kind == "endif" and stack:
+                stack.pop()
+            continue
+        b = _AM_BUILDS.match(line)
+        if b is None:
+            continue
+        arm = next(((s, at) for s, at in reversed(stack) if s is not None), (None, 0))
+        sides.append(arm)
+        if b.group(1) == "SUBDIRS":
+            for word in b.group(2).split():
+                if re.fullmatch(r"[\w.-]+", word) and word != ".":
+                    subdirs.setdefault(word, set()).add(arm)
+    out: list[tuple[str, str, str]] = []
+    own = {s for s, _ in sides}
+    if len(own) == 1 and next(iter(own)) in (CUDA, ROCM):
+        s, at = sides[0]
+        out.append((base, s, f"{path}:{at}"))
+    for sub, arms in sorted(subdirs.items()):
+        if len(arms) == 1 and next(iter(arms))[0] in (CUDA, ROCM):
+            s, at = next(iter(arms))
+            out.append((posixpath.join(base, sub) if base else sub, s, f"{path}:{at}"))
+    return out
+
+
+def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = ()) -> dict[str, tuple[str, str]]:
+    """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
+    directory only the CUDA build compiles whose sibling the ROCm build compiles instead: a sibling directory
+    named for ROCm in place of the CUDA word (tilelang's `tl_templates/cuda` / `tl_templates/hip`, OpenMM's
+    `platforms/cuda` / `platforms/hip`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
+    TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none."""
+    dirs: set[str] = set()
+    for p in paths:
+        d = posixpath.dirname(p)
+        while d and d not in dirs:
+            dirs.add(d)
+            d = posixpath.dirname(d)
+    by_parent: dict[str, list[str]] = {}
+    for d in sorted(dirs):
+        by_parent.setdefault(posixpath.dirname(d), []).append(d)
+    built = {d: (s, where) for d, s, where in components}
+    out: dict[str, tuple[str, str]] = {}
+    for parent, kids in by_parent.items():
+        named: dict[str, str] = {}
+        for d in kids:
+            key, cuda, rocm = _source_key(posixpath.basename(d))
+            if rocm:
+                named.setdefault(key, d)
+        rocm_built = {d: built[d][1] for d in kids if built.get(d, ("",))[0] == ROCM}
+        for d in kids:
+            key, cuda, rocm = _source_key(posixpath.basename(d))
+            if built.get(d, ("",))[0] == CUDA and rocm_built:
+                # the build's own word first; the sibling named for ROCm in its place when the build has it too
+                twin = named.get(key) if cuda and named.get(key) in rocm_built else sorted(rocm_built)[0]
+                out[d] = (rocm_built[twin], built[d][1])
+            elif cuda and not rocm and key in named:
+                out[d] = (named[key] + "/", f"{d}/ is named for CUDA")
     return out

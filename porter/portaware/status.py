@@ -12,9 +12,16 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    test build in a test directory); a
    Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
    (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
+   a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
+   (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
+   porter.portaware.scope.component_twins) → handled by that sibling, its kernels' verdicts kept (a component
+   without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
+   from CUDA arms → handled, by the arm's guard;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
-   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled;
+   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
+   never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
    other arm includes the ROCm one, or the ROCm build never compiles its includers);
@@ -48,13 +55,20 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
-from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match, source_twins,
+from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin, cmake_commands,
+                                    cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
+                                    cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
+
+# PortMap.file_side's kind for a file of a CUDA component whose ROCm counterpart is another component (a sibling
+# directory): its findings are handled, but its kernels have no HIP twin of their own, so their verdicts still say
+# what the kernel needs on AMD (ucc's NVLS kernels in tl/cuda are rewrite; the ROCm build's tl/rccl has none).
+COMPONENT = "component"
 
 # The side of a build-file region that a team's opt-in NVIDIA variant holds (a pyproject extra named for CUDA):
 # cuda-only, not handled - nothing in the repository ports it.
@@ -81,6 +95,10 @@ class PortMap:
     twins: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)  # CUDA class lines -> its HIP twin
     forward: dict[str, str] = field(default_factory=dict)  # forward-declared type name -> "path:line"
     amd_runner: str | None = None  # "path:line" of a CI job already on an AMD GPU runner
+    # CMake generator expressions for CUDA-language sources (line, first column, end column), and the arm that
+    # alone enables the CUDA language when the ROCm build never does ("path:guard"; None: it may)
+    language_spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    cuda_language: str | None = None
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -98,7 +116,7 @@ class PortMap:
             return Status.HANDLED, fs[2]
         if fs is not None and fs[0] == "build" and fs[1] == CUDA:
             return Status.CUDA_ONLY, fs[2]
-        if fs is not None and fs[0] == "twin":
+        if fs is not None and fs[0] in ("twin", COMPONENT):
             return Status.HANDLED, fs[2]
         regs = self.regions.get(path)
         if regs:
@@ -116,6 +134,12 @@ class PortMap:
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
+        if self.cuda_language is not None:
+            # `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=...>` in a repository whose ROCm build never enables CUDA:
+            # only the CUDA build's nvcc sees it
+            for n, a, b in self.language_spans.get(path, ()):
+                if n == line and a <= column < b:
+                    return Status.HANDLED, self.cuda_language
         best = None
         for sp in self.spans.get(path, ()):
             if sp.holds((line, column)) and (best is None or sp.start >= best.start):
@@ -145,6 +169,13 @@ class PortMap:
         return Status.OPEN, None
 
 
+    def decide_verdict(self, path: str, line: int) -> tuple[Status, str | None]:
+        """decide() for a kernel check's line: a component counterpart handles findings, not the kernel's needs."""
+        fs = self.file_side.get(path)
+        if fs is not None and fs[0] == COMPONENT:
+            return Status.OPEN, None
+        return self.decide(path, line)
+
     def _rocm_side(self, path: str, line: int, fs) -> bool:
         """Whether the ROCm build compiles the line and the CUDA build does not (a ROCm file, arm or branch)."""
         if fs is not None and fs[1] == ROCM:
@@ -172,7 +203,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-13"
+FACTS_VERSION = b"portaware-facts-14"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -199,16 +230,22 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
         text = data.decode("utf-8", "replace")
-        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)))
+        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)),
+                         components=tuple(automake_components(path, text))
+                         if PurePosixPath(path).name == AUTOMAKE_NAME else ())
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
     if language == "cmake":
         text = data.decode("utf-8", "replace")
         refs, regions = cmake_references(path, text)
+        cmds = cmake_commands(text)
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
-                         tested=tuple(cmake_tested(text)) + own_project)
+                         tested=tuple(cmake_tested(text)) + own_project,
+                         language_spans=tuple(cuda_language_spans(text)),
+                         language_enables=tuple(cuda_language_enables(cmds, regions)),
+                         modules=tuple(cmake_module_uses(cmds)))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
@@ -341,6 +378,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.spans[path] = [Span(a, b, side, line) for a, b, side, line in f.spans]
         if f.regions:
             pm.cmake_regions[path] = list(f.regions)
+        if f.language_spans:
+            pm.language_spans[path] = list(f.language_spans)
 
     # A CMake file testing a CUDA switch whose ROCm twin only another CMake file tests (deepmd-kit: op/pt/ tests
     # USE_CUDA_TOOLKIT, source/ USE_ROCM_TOOLKIT) is read again knowing the pair: its CUDA arms are guards too.
@@ -400,6 +439,56 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, twin in sorted(source_twins(files).items()):
         if path not in pm.file_side:
             pm.file_side[path] = ("twin", CUDA, twin)
+
+    # A component directory only the CUDA build compiles whose sibling the ROCm build compiles instead (ucc's
+    # tl/cuda under TL_CUDA_ENABLED beside tl/rccl under TL_RCCL_ENABLED, tl_templates/cuda beside
+    # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
+    # does is a missing feature of the ROCm build, real work.
+    twins = component_twins(files, [c for f in facts.values() for c in f.components])
+    if twins:
+        for path in sorted(files):
+            if path in pm.file_side:
+                continue
+            d = posixpath.dirname(path)
+            while d and d not in twins:
+                d = posixpath.dirname(d)
+            if d:
+                pm.file_side[path] = (COMPONENT, CUDA, twins[d][0])
+
+    # A CMake module loaded only from CUDA arms (gloo's Findnccl.cmake, read by find_package(nccl) under
+    # `if(USE_CUDA AND USE_NCCL)` beside `if(USE_ROCM AND USE_RCCL)`): it runs as part of those arms, so it is
+    # handled by their guard. Loaded from anywhere else (or never), its own arms decide.
+    modules: dict[str, list[tuple[str, int]]] = {}
+    for p, f in facts.items():
+        for n, name in f.modules:
+            modules.setdefault(name.lower(), []).append((p, n))
+    if modules:
+        cmake_files = {p for p, c in files.items() if c.language == "cmake"}
+        for _round in range(2):  # a module loaded from a module loaded only from CUDA arms
+            for path in sorted(cmake_files):
+                if path in pm.file_side:
+                    continue
+                sites = modules.get(PurePosixPath(path).name.lower())
+                if not sites:
+                    continue
+                guards = []
+                for p, n in sites:
+                    fs = pm.file_side.get(p)
+                    if fs is not None and fs[1] == CUDA and fs[0] in ("include", "twin"):
+                        guards.append(fs[2])
+                        continue
+                    arm = next((g for a, b, s_, g in pm.cmake_regions.get(p, ()) if a <= n <= b and g and s_ == CUDA), 0)
+                    guards.append(f"{p}:{arm}" if arm else None)
+                if all(guards):
+                    pm.file_side[path] = ("include", CUDA, guards[0])
+
+    # CMake's CUDA language enabled only in CUDA arms of a repository whose CMake builds for ROCm (arbor's
+    # ARB_GPU=hip, hoomd's HOOMD_GPU_PLATFORM=HIP compile HIP as CXX or HIP): a `$<COMPILE_LANGUAGE:CUDA>`
+    # expression applies to the CUDA build alone.
+    enables = sorted((p, n, s_, g) for p, f in facts.items() for n, s_, g in f.language_enables)
+    cmake_rocm = any(r[2] == ROCM for p, f in facts.items() if files[p].language == "cmake" for r in f.regions)
+    if enables and cmake_rocm and all(s_ == CUDA and g for _p, _n, s_, g in enables):
+        pm.cuda_language = f"{enables[0][0]}:{enables[0][3]}"
 
     # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
     include_sides: dict[str, set[str]] = {}
@@ -622,7 +711,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     kernels = []
     changed_verdicts = False
     for k in result.kernels:
-        verdicts = _verdicts(k, decide)
+        verdicts = _verdicts(k, pm.decide_verdict)
         changed_verdicts |= verdicts != k.verdicts
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)

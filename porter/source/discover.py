@@ -54,6 +54,7 @@ _EXT_LANG = {
 _NAME_LANG = {
     "CMakeLists.txt": "cmake",
     "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
+    "Makefile.am": "make",  # Automake's input: make rules (nvcc recipes too) under Automake conditionals
     "BUILD": "bazel", "WORKSPACE": "bazel", "MODULE.bazel": "bazel",
     "Dockerfile": "dockerfile", "Containerfile": "dockerfile",
     "setup.py": "python",
