@@ -22,7 +22,10 @@ The same holds for the evidence that makes a spot "handled" when the change itse
 new finding is open again (and gates) when what handled it is only (1) its file's place or name (`rocm/x.cu` reads
 ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor guard whose every other arm holds no
 code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
-guard gives ROCm no path, it only hides the spot. These findings are listed as `reopened` in the diff.
+guard gives ROCm no path, it only hides the spot, or (3) evidence in another file that the change itself adds or
+modifies (a build file that makes the spot's directory a CUDA component beside a ROCm sibling, a header whose arm
+handles it): the author under review would be vouching for their own code. These findings are listed as `reopened`
+in the diff.
 """
 from __future__ import annotations
 
@@ -330,7 +333,7 @@ def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool =
     added = added_suppressions(base.suppressed, head.suppressed, renames)
     new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
                                            renames)
-    new, reopened = _reopen(new, read) if isolated else (new, [])
+    new, reopened = _reopen(new, read, change.head_paths) if isolated else (new, [])
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
                 not isolated, tuple(reopened))
@@ -347,9 +350,10 @@ def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None
     return read
 
 
-def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None) -> tuple[list[Finding], list[Finding]]:
+def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
+            changed: frozenset[str] = frozenset()) -> tuple[list[Finding], list[Finding]]:
     """The new findings with those a change's own evidence handled made open again, and those (see the module
-    docstring)."""
+    docstring); `changed`: the paths the change adds or modifies (none for a baseline, which has no history)."""
     from porter.portaware.scope import rocm_path_evidence
     from porter.source.preprocessor import preprocess
 
@@ -357,8 +361,11 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None) -> t
     for f in new:
         why = None
         if f.status is not Status.OPEN and f.handled_by:
+            evidence = f.handled_by.rsplit(":", 1)[0]
             if f.handled_by == rocm_path_evidence(f.path):
                 why = "place"
+            elif evidence != f.path and evidence in changed:
+                why = "evidence"
             elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
                 if f.path not in texts:  # each file read and lexed once, each guard's group found once
                     data = read(f.path)

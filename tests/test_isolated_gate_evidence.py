@@ -57,3 +57,50 @@ def test_without_isolated_the_repository_is_trusted(tmp_path):
     assert ptx == {("empty_arm.cu", "handled"), ("no_arm.cu", "handled"), ("real_arm.cu", "handled"),
                    ("rocm/x.cu", "handled")}
     assert "reopened" not in doc
+
+
+COMPONENT = "fixtures/dualbuild/src/comm"  # a CUDA component (cuda/) beside the sibling the ROCm build builds (rccl/)
+
+
+def _component_files(with_kernel: bool) -> dict[str, str]:
+    from helpers import REPO
+
+    root = REPO / COMPONENT
+    files = {f"src/comm/{p.relative_to(root)}": p.read_text() for p in sorted(root.rglob("Makefile.am"))}
+    files["src/comm/rccl/comm_rccl.c"] = (root / "rccl" / "comm_rccl.c").read_text()
+    if with_kernel:
+        files["src/comm/cuda/lane.cu"] = _device(f"  {PTX}")
+    return files
+
+
+def _ptx(doc) -> list[tuple[str, str, str | None]]:
+    return [(f["path"], f["status"], f.get("handled_by")) for f in doc["findings"] if f["rule"] == "DEV001"]
+
+
+def test_isolated_reopens_code_handled_by_build_files_the_change_adds(tmp_path):
+    # the change brings the CUDA code and the Makefile.am files that make its directory a CUDA component
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    for rel, text in _component_files(with_kernel=True).items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    code, doc = _scan(repo, base)
+    assert _ptx(doc) == [("src/comm/cuda/lane.cu", "handled", "src/comm/rccl/Makefile.am:1")]
+    code, doc = _scan(repo, base, "--isolated")
+    assert _ptx(doc) == [("src/comm/cuda/lane.cu", "open", None)]
+    assert [(f["path"], f["rule"]) for f in doc["reopened"]] == [("src/comm/cuda/lane.cu", "DEV001")]
+    assert code == 1
+
+
+def test_isolated_keeps_a_component_the_base_already_had(tmp_path):
+    # the component layout is the base's; the change only adds CUDA code inside the CUDA component
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL, **_component_files(with_kernel=False)})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "src/comm/cuda/lane.cu").write_text(_device(f"  {PTX}"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    code, doc = _scan(repo, base, "--isolated")
+    assert _ptx(doc) == [("src/comm/cuda/lane.cu", "handled", "src/comm/rccl/Makefile.am:1")]
+    assert "reopened" not in doc
