@@ -41,7 +41,7 @@ from porter.targets import resolve_targets  # noqa: E402
 # run whose fingerprint differs was made with another model, and the table in docs/effort-model.md is stale.
 MODEL_INPUTS = ("rules/effort/model.yaml", "porter/estimate/cost.py", "porter/estimate/dedup.py",
                 "porter/estimate/inputs.py", "porter/estimate/kernel_verdicts.py", "porter/estimate/ranges.py",
-                "porter/estimate/effort_model.py", "porter/estimate/assess.py")
+                "porter/estimate/effort_model.py", "porter/estimate/assess.py", "porter/schemas/effort.schema.json")
 
 
 def model_fingerprint(root: Path = REPO) -> str:
@@ -54,6 +54,10 @@ def model_fingerprint(root: Path = REPO) -> str:
     return h.hexdigest()[:16]
 
 
+# The effort model's schema checks rules/effort/model.yaml: part of the assessment this script re-does, not of the scan.
+EFFORT_SCHEMA = ("schemas/effort.schema.json",)
+
+
 def scan_fingerprint(root: Path = REPO, targets: tuple[str, ...] = ()) -> str:
     """sha256 over what a cached scan (--results-cache) is a function of: porter's code and data outside the
     assessment stage that this script re-does per model (porter/estimate/, rules/effort/), and the targets. A scan
@@ -63,7 +67,8 @@ def scan_fingerprint(root: Path = REPO, targets: tuple[str, ...] = ()) -> str:
 
     h = hashlib.sha256(",".join(targets).encode() + b"\0")
     files = [p for p in (root / "porter").rglob("*") if p.is_file() and p.suffix in (".py", ".json")
-             and "estimate" not in p.relative_to(root / "porter").parts[:1] and "__pycache__" not in p.parts]
+             and "estimate" not in p.relative_to(root / "porter").parts[:1] and "__pycache__" not in p.parts
+             and p.relative_to(root / "porter").as_posix() not in EFFORT_SCHEMA]
     files += [p for p in (root / "rules").rglob("*") if p.is_file() and p.relative_to(root / "rules").parts[0] != "effort"
               and "__pycache__" not in p.parts]
     for p in sorted(files):

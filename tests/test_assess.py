@@ -1,6 +1,7 @@
 """porter assess: verdicts, the effort arithmetic, traceability, per-target differences, overrides and the CLI."""
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 from pathlib import Path
 
@@ -70,14 +71,17 @@ def test_hipify_renames_are_mechanical_and_priced_per_hit_with_repeats():
     assert it.klass == "free_with_hipify"
     assert a.breakdowns.hipify.free_with_hipify == ClassCount(findings=3, lines=3, files=1)
     # repository-wide jobs the api finding triggers: toolchain/CI (0.5–1–4, no build file with a finding) and
-    # validation (0.25–0.5–2, no kernels): floors that scale with the project, so a one-file port is not days of it
-    assert {i.id for i in a.items if i.kind == "one-off"} == {"one-off:rocm-build-and-ci", "one-off:validate-on-target"}
+    # validation (0.25–0.5–2, no kernels): floors that scale with the project, so a one-file port is not days of it;
+    # and, with no PyTorch header included (no torch build to hipify it), the map of the one CUDA name it uses
+    assert {i.id for i in a.items if i.kind == "one-off"} == {"one-off:rocm-build-and-ci", "one-off:validate-on-target",
+                                                              "one-off:map-cuda-names"}
     assert item(a, "one-off:rocm-build-and-ci").hours == Hours(0.5, 1, 4)
+    assert item(a, "one-off:map-cuda-names").hours.rounded() == Hours(0.3, 0.6, 2.25)  # 0.25–0.5–2 + 0.05–0.1–0.25 × 1
     assert item(a, "one-off:validate-on-target").hours == Hours(0.25, 0.5, 2)
     # The total is P10–median–P90 of the items as independent PERT ranges, not the sum of the worst cases (9.46 h)
     assert a.hours.rounded(6) == combine(i.hours for i in a.items).rounded(6)
-    assert a.hours.rounded() == Hours(1.59, 2.25, 3.21)
-    assert round(a.mean_hours, 2) == round(sum(pert(i.hours).mean for i in a.items), 2) == 2.34
+    assert a.hours.rounded() == Hours(2.3, 3.08, 4.13)  # with the name map
+    assert round(a.mean_hours, 2) == round(sum(pert(i.hours).mean for i in a.items), 2) == 3.17
     assert a.days == Hours(0, 0.5, 1.0)  # 6 h days; low rounded down, high up, to 0.5
 
 
@@ -345,6 +349,21 @@ def test_a_device_helpers_shuffle_mask_is_costed_once_by_the_kernel_that_calls_i
     assert (row.item, row.findings) == ("site:repository:compat", 1)  # findings written in the kernel's own body
 
 
+def test_a_port_that_maps_cuda_names_in_a_header_writes_the_mask_fix_there(tmp_path):
+    # whisper.cpp's port: 44 #defines under GGML_USE_HIPBLAS map its CUDA names and __shfl_xor_sync over __shfl_xor
+    # alike; the repository-wide mask fix costs only its review per kernel when the name map is in the port
+    (tmp_path / "k.cu").write_text(HELPER_SHUFFLE + "void run(float* x) { float* y; cudaMalloc(&y, 4); "
+                                   "reduce<<<1, 256>>>(y); cudaFree(y); }\n")
+    result, a = assess_dir(tmp_path, "mi300x")
+    site = item(a, "site:repository:compat")
+    assert site.basis == ("wave64-full-mask fixed once (0–0–0 h) (its definitions are in 'Map the CUDA names the "
+                          "project uses to HIP's (a compatibility header or a hipify step in the build)') + 0.1–0.25–0.5 h "
+                          "review × 1 kernel(s) × calibration 0.53")
+    assert site.hours.rounded() == Hours(0.05, 0.13, 0.27)  # the review only: 0.1–0.25–0.5 × 0.53
+    # the map: 0.25–0.5–2 + 0.05–0.1–0.25 × 2 names (cudaMalloc, cudaFree), × 0.53
+    assert item(a, "one-off:map-cuda-names").hours.rounded() == Hours(0.19, 0.37, 1.33)
+
+
 def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
     second = "__global__ void reduce2(float* x) { x[0] = warp_sum(x[1]); }\n"
     (tmp_path / "k.cu").write_text(HELPER_SHUFFLE + second)
@@ -358,3 +377,35 @@ def test_a_helper_two_kernels_call_is_fixed_once_at_the_helper(tmp_path):
     assert not any(i.id.startswith("kernel:") for i in a.items)
     assert {a.finding_item[fp] for fp in helper} == {"site:repository:compat"}
     assert not any(i.rule in ("DEV002", "DEV011") for i in a.items)
+
+
+def test_cuda_names_are_mapped_once_per_distinct_name_unless_a_torch_build_hipifies_them():
+    # kaldi's port wrote src/hip/hipify.h, a #define per CUDA name it uses: a project built outside PyTorch's
+    # extension machinery pays the map once, per distinct name (two names here, one of them twice), not per call site
+    rs = RuleSet((rule("API001"),), "x")
+    fs = [finding("API001", line=1, data=(("name", "cudaMalloc"),)), finding("API001", line=2, data=(("name", "cudaFree"),)),
+          finding("API001", path="src/b.cu", line=3, data=(("name", "cudaMalloc"),))]
+    plain = result(fs, files=("src/a.cu", "src/b.cu"))
+    a = assess(plain, ts("mi355x"), model=UNSCALED, rules=rs)
+    job = item(a, "one-off:map-cuda-names")
+    assert job.hours.rounded() == Hours(0.35, 0.7, 2.5)  # 0.25–0.5–2 + 0.05–0.1–0.25 × 2
+    assert "× 2 (the API surface used" in job.basis
+    assert item(a, "rule:API001:src/a.cu").findings  # the renames stay their own (free) items: hipify does the sites
+    # a PyTorch extension (a source includes torch/extension.h) is hipified by torch.utils.cpp_extension: no map
+    torch_files = (FileResult("src/a.cu", "cuda", 100, includes=(("torch/extension.h", False),)),
+                   FileResult("src/b.cu", "cuda", 100))
+    b = assess(replace(plain, files=torch_files), ts("mi355x"), model=UNSCALED, rules=rs)
+    assert "one-off:map-cuda-names" not in {i.id for i in b.items}
+
+
+def test_runtime_compilation_is_one_job_that_takes_its_findings():
+    # tutel's port: the JIT path (NVRTC, cuModuleLoad, cuLaunchKernel) moved to hipRTC and hipModule as one piece
+    rs = RuleSet((rule("KRN003"), rule("API002")), "x")
+    fs = [replace(finding("KRN003", line=1, category="kernel"), message="kernel launched through cuLaunchKernel"),
+          replace(finding("API002", line=2), message="nvrtcCompileProgram has no drop-in"),
+          finding("API002", line=3)]
+    a = assess(result(fs), ts("mi355x"), model=UNSCALED, rules=rs)
+    job = item(a, "one-off:port-runtime-compilation")
+    assert job.hours == Hours(2, 4, 10)
+    assert job.count == 2  # the two run-time compilation findings, not the unrelated API002 on line 3
+    assert "rule:KRN003:src/a.cu" not in {i.id for i in a.items}

@@ -91,7 +91,7 @@ def cost(inputs: Inputs, scope: Scope, skip_jobs: Iterable[str] = ()) -> Costing
     taken: dict[str, str] = {}  # fingerprint → item id
     skip = set(skip_jobs)
     kernel_jobs = _kernel_jobs(inputs, scope, skip)
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"header_job": _header_job(inputs, scope, skip)}
     kernels = _cost_kernels(inputs, scope, items, taken, kernel_jobs, extra)
     fired = _cost_one_offs(inputs, scope, items, taken, kernel_jobs, skip)
     _cost_rules(inputs, scope, items, taken)
@@ -156,6 +156,21 @@ def _kernel_jobs(inputs: Inputs, scope: Scope, skip: set[str]) -> dict[str, set[
         if paths:
             out[job["id"]] = paths
     return out
+
+
+def _fires(inputs: Inputs, scope: Scope, job: dict[str, Any]) -> bool:
+    """Whether a repository-wide job applies to the scope: a finding meets its `when`, a target its `targets`, and no
+    scanned file includes what `unless_includes` names."""
+    return (_job_applies(job, scope) and any(inputs.matches(job["when"], f) for f in scope.findings)
+            and not (job.get("unless_includes") and _includes(inputs, job["unless_includes"])))
+
+
+def _header_job(inputs: Inputs, scope: Scope, skip: set[str]) -> dict[str, Any] | None:
+    """The job that writes a compatibility header anyway (`holds_repository_fix`: the map of CUDA names), when it
+    fires (or fired for the headline: `skip`): the repository-wide fixes (a 32-bit mask passed to __shfl_*_sync) are
+    a few more of its definitions."""
+    return next((j for j in inputs.model.one_offs if j.get("holds_repository_fix")
+                 and (j["id"] in skip or _fires(inputs, scope, j))), None)
 
 
 def _job_applies(job: dict[str, Any], scope: Scope) -> bool:
@@ -365,9 +380,15 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
     for site, users in sorted(site_users.items(), key=lambda su: su[0].key):
         once = max((h for _, h, _ in users), key=lambda h: (h.likely, h.high))
         need = next(n for _, h, n in users if h == once)
+        held = ""
         if site == _REPOSITORY_SITE and model.kernels.get("repository_fix"):
             # The compatibility header is a handful of definitions (SHFL_*_SYNC over __shfl_*), not a kernel's fix.
             once = Hours.of(model.kernels["repository_fix"])
+            job = (extra or {}).get("header_job")
+            if job is not None:
+                # ... and a port that maps the CUDA names in a header writes them there: whisper.cpp's 44 #defines
+                # under GGML_USE_HIPBLAS include __shfl_xor_sync over __shfl_xor. Only the review per kernel is left.
+                once, held = Hours(), f" (its definitions are in '{job['title']}')"
         hours = once + per_use.scale(len(users))
         item_id = f"site:{site.key}"
         path = site.key.split(":")[1] if site.key.startswith("helper:") else None
@@ -375,7 +396,7 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
         items.append(Item(
             id=item_id, kind="kernel", title=f"Fix once at {site.label} ({len(users)} kernel(s) reach it)",
             category="kernel", path=path, hours=hours,
-            basis=f"{need} fixed once ({once.text()}) + {per_use.text()} review × {len(users)} kernel(s)",
+            basis=f"{need} fixed once ({once.text()}){held} + {per_use.text()} review × {len(users)} kernel(s)",
             findings=tuple(fps), count=len(users)))
         sites.append(FixSite(site.key, site.label, need, len(users), item_id, hours))
     if extra is not None:
@@ -427,9 +448,9 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
     for job in model.one_offs:
         if job["id"] in skip or not _job_applies(job, scope):
             continue
-        hits = [f for f in scope.findings if inputs.matches(job["when"], f)]
-        if not hits:
+        if not _fires(inputs, scope, job):
             continue
+        hits = [f for f in scope.findings if inputs.matches(job["when"], f)]
         cover = next((c for c in job.get("covered_by", []) if c in fired), None)
         item_id = fired[cover] if cover else f"one-off:{job['id']}"
         paths = kernel_jobs.get(job["id"], set())
@@ -470,7 +491,7 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             api = _api_surface(hits, [k for k in scope.kernels if k.path in paths])
             per = Hours.of(job["per_api"])
             job_hours = job_hours + per.scale(len(api))
-            basis += f" + {per.text()} × {len(api)} (the API surface used: headers included and CuTe names called)"
+            basis += f" + {per.text()} × {len(api)} (the API surface used: distinct names and headers, CuTe names called)"
         if job.get("per_file"):
             spec = job["per_file"]
             names = re.compile(spec["names"]) if spec.get("names") else None
@@ -506,6 +527,14 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             count=len(takes) + len(absorbed),
         ))
     return set(fired)
+
+
+def _includes(inputs: Inputs, pattern: str) -> bool:
+    """Whether any scanned file includes a header whose name matches `pattern` (PyTorch's torch/, ATen/, c10/: the
+    project is built by torch.utils.cpp_extension, which hipifies its sources itself on ROCm)."""
+    rx = re.compile(pattern)
+    return any(rx.search(inc[0] if isinstance(inc, tuple) else str(inc))
+               for fr in inputs.result.files for inc in fr.includes)
 
 
 def _api_surface(findings: Iterable[Finding], kernels: Iterable[Kernel]) -> set[str]:
