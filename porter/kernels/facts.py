@@ -130,6 +130,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if not f.is_kernel:
                 self.by_name.setdefault(f.name, []).append(f)
         self._locals: dict[int, dict[str, Any]] = {}
+        self._scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # (_host_locals)
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
