@@ -17,7 +17,7 @@ TARGETS = ("mi300x", "mi355x", "mi455x")
 @pytest.fixture(scope="module")
 def kernels():
     out = {}
-    for name in ("scopedlocal",):
+    for name in ("scopedlocal", "onebuild"):
         result = run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
         out.update({k.name: k for k in result.kernels})
     return out
@@ -40,3 +40,26 @@ def test_each_branch_launch_takes_its_own_blocks_size(kernels):
         "mi300x": ("fix", (("lds-over-limit", "68.5 KiB of shared memory > 64 KiB LDS on AMD Instinct MI300X"),)),
         "mi355x": ("ok", ()), "mi455x": ("ok", ())}
     assert verdicts(small) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_a_constant_defined_twice_in_one_build_keeps_cudas_static_cap(kernels):
+    """conv.cu: kNElts and kRows are members of FwdTraits and BwdTraits (lines 6-7, 12-13) with different values,
+    both compiled by the CUDA build, so the static `smem` of tile_kernel (line 20) stays under CUDA's 48 KiB static
+    limit whichever the launch picks: within every AMD LDS."""
+    k = kernels["tile_kernel"]
+    assert [(a.name, a.line, a.extents, a.bytes, a.reason) for a in k.facts.shared_memory.arrays] == [
+        ("smem", 20, ("kRows + 3", "32 + kNElts"), None,
+         "defined with different values in one build (two scopes or specialisations); element type `input_t` is a "
+         "template parameter")]
+    assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_a_constant_defined_per_if_arm_stays_unbounded(kernels):
+    """conv.cu: kLaneGroups is 4096 under `#ifdef USE_ROCM` and 2048 in the `#else` (lines 26-30): the ROCm build
+    may take the larger value, which CUDA's limit does not bound, so arm_kernel's `smem` (line 34) stays a check."""
+    k = kernels["arm_kernel"]
+    reason = "defined more than once with different values; element type `input_t` is a template parameter"
+    assert [(a.name, a.line, a.bytes, a.reason) for a in k.facts.shared_memory.arrays] == [("smem", 34, None, reason)]
+    assert verdicts(k) == {t: ("check", (("lds-unknown", f"static shared memory unknown ({reason}); known part 0 KiB "
+                                                         f"of {kib} KiB LDS"),))
+                           for t, kib in (("mi300x", 64), ("mi355x", 160), ("mi455x", 320))}

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
+from porter.kernels.constfold import PER_BUILD_REASON
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
@@ -331,7 +332,9 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
 
 
-_PER_BUILD = re.compile(r"more than once|value per build|\bwarpSize\b|WARP_SIZE|kWarpSize")
+# A name defined twice in different `#if` arms reads PER_BUILD_REASON; twice in one arm (ONE_BUILD_REASON) the CUDA
+# build compiles both definitions, so CUDA's static limit bounds each and the cap holds.
+_PER_BUILD = re.compile(re.escape(PER_BUILD_REASON) + r"|value per build|\bwarpSize\b|WARP_SIZE|kWarpSize")
 
 
 def _static_cap(shared) -> int:

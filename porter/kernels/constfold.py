@@ -148,11 +148,13 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     """The constant table of a parsed file: `#define N expr`, `const`/`constexpr` integers, enumerators."""
     sources: dict[str, Any] = dict(extra or {})
     conflicts: set[str] = set()
+    arms: dict[str, set[tuple[int, ...]]] = {}  # per name, the `#if` arms its definitions sit in
 
-    def put(name: str, src: Any) -> None:
+    def put(name: str, src: Any, node: ts.Node | None = None) -> None:
         if name in sources and name not in (extra or {}) and _src_text(sources[name]) != _src_text(src):
             conflicts.add(name)
         sources[name] = src
+        arms.setdefault(name, set()).add(_arm_chain(node if node is not None else src))
 
     # The nodes a walk from the root would act on, in the same order; nothing under a #define or an enumerator
     # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
@@ -167,7 +169,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
             name = n.child_by_field_name("name")
             value = n.child_by_field_name("value")
             if name is not None and value is not None:
-                put(name.text.decode(), value.text.decode("utf-8", "replace").strip())
+                put(name.text.decode(), value.text.decode("utf-8", "replace").strip(), n)
             continue
         if t in ("declaration", "field_declaration"):
             if b"const" in n.text:  # its words hold `const` or `constexpr` (most declarations are locals: neither)
@@ -176,8 +178,34 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
             pruned_start, pruned_end = n.start_byte, n.end_byte
             _enumerators(n, put)
     for name in conflicts:
-        sources[name] = "__porter_conflict__"  # folds to Unknown: two different definitions (e.g. both #if arms)
+        # Two different definitions fold to Unknown. In different `#if` arms (`#ifdef USE_ROCM` 64 `#else` 32) the
+        # ROCm build may take the other value; in one arm (a member of two trait structs, a local shadowing a
+        # file constant) the CUDA build compiles both, so whatever bounds the CUDA build bounds each of them
+        # (porter.kernels.checks._static_cap reads the difference from the reason).
+        sources[name] = CONFLICT if len(arms.get(name, ())) > 1 else CONFLICT_ONE_BUILD
     return Constants(sources)
+
+
+CONFLICT = "__porter_conflict__"
+CONFLICT_ONE_BUILD = "__porter_conflict_one_build__"
+# What a name defined twice folds to. PER_BUILD_REASON's words are what _static_cap looks for.
+PER_BUILD_REASON = "defined more than once with different values"
+ONE_BUILD_REASON = "defined with different values in one build (two scopes or specialisations)"
+_ARMS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"})
+
+
+def _arm_chain(node: Any) -> tuple[int, ...]:
+    """The `#if`/`#else` arms around a definition, outermost last, by where each starts: two definitions with the same
+    chain (both only inside an include guard, or none) are compiled by the same builds."""
+    if not isinstance(node, ts.Node):
+        return ()
+    out = []
+    p = node.parent
+    while p is not None:
+        if p.type in _ARMS:
+            out.append(p.start_byte)
+        p = p.parent
+    return tuple(out)
 
 
 def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
@@ -200,7 +228,7 @@ def _src_text(src: Any) -> str:
     return src.text.decode("utf-8", "replace") if isinstance(src, ts.Node) else str(src)
 
 
-def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+def _declared_constants(n: ts.Node, put: Callable[..., None]) -> None:
     """The integer constants a declaration whose text holds `const` declares (build_constants asks only those)."""
     spec = []
     for c in n.children:
@@ -227,7 +255,7 @@ def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
                 put(c.text.decode(), value)
 
 
-def _enumerators(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+def _enumerators(n: ts.Node, put: Callable[..., None]) -> None:
     prev_name: str | None = None
     for e in n.named_children:
         if e.type != "enumerator":
@@ -239,9 +267,9 @@ def _enumerators(n: ts.Node, put: Callable[[str, Any], None]) -> None:
         if value is not None:
             put(name.text.decode(), value)
         elif prev_name is None:
-            put(name.text.decode(), 0)
+            put(name.text.decode(), 0, e)
         else:
-            put(name.text.decode(), f"({prev_name}) + 1")
+            put(name.text.decode(), f"({prev_name}) + 1", e)
         prev_name = name.text.decode()
 
 
@@ -442,8 +470,10 @@ def parse_expression(text: str) -> ts.Node | None:
 def fold_text(text: str, env: Constants | None = None) -> Any:
     """Fold an expression given as text; a `#define` body that is not an expression is Unknown."""
     env = env or Constants()
-    if text == "__porter_conflict__":
-        return Unknown("defined more than once with different values")
+    if text == CONFLICT:
+        return Unknown(PER_BUILD_REASON)
+    if text == CONFLICT_ONE_BUILD:
+        return Unknown(ONE_BUILD_REASON)
     if not text.strip():
         return Unknown("empty macro")
     node = parse_expression(text)
