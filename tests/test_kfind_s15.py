@@ -63,3 +63,37 @@ def test_a_constant_defined_per_if_arm_stays_unbounded(kernels):
     assert verdicts(k) == {t: ("check", (("lds-unknown", f"static shared memory unknown ({reason}); known part 0 KiB "
                                                          f"of {kib} KiB LDS"),))
                            for t, kib in (("mi300x", 64), ("mi355x", 160), ("mi455x", 320))}
+
+
+NVSHMEM_MSG = "NVSHMEM device calls (nvshmem_*, nvshmemx_*, nvshmemi_ibgda_*): port to rocSHMEM's device API"
+NCCL_MSG = ("GPU-initiated communication through NCCL's device API (ncclDevComm / ncclWindow / GIN): RCCL has no "
+            "device API; the transport is redesigned (rocSHMEM, host collectives)")
+
+
+@pytest.fixture(scope="module")
+def comm():
+    result = run(BASE / "comm", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    return {k.name: k for k in result.kernels}
+
+
+def test_nccl_device_api_in_a_kernels_parameters_is_a_rewrite(comm):
+    """comm.cu:13 takes `const ncclDevComm comm, const ncclWindow_t win` and waits through the project's own
+    wrapper (`Gin::wait`): NCCL's device API, which RCCL does not have."""
+    k = comm["gin_wait_kernel"]
+    assert (k.line, k.end_line) == (13, 16)
+    assert "nccl-device" in k.facts.cuda_libraries
+    assert verdicts(k) == {t: ("rewrite", (("device-networking", NCCL_MSG),)) for t in TARGETS}
+
+
+def test_nvshmem_device_calls_are_a_rocshmem_port(comm):
+    """comm.cu:20-21 nvshmem_signal_wait_until / nvshmemx_barrier_all_block in the kernel; put_kernel (line 24)
+    reaches nvshmemi_ibgda_put_nbi_warp through put_block in rdma.cuh:4."""
+    assert verdicts(comm["signal_wait_kernel"]) == {t: ("fix", (("nvshmem-device", NVSHMEM_MSG),)) for t in TARGETS}
+    assert verdicts(comm["put_kernel"]) == {
+        t: ("fix", (("nvshmem-device", NVSHMEM_MSG + "; via put_block (rdma.cuh:4)"),)) for t in TARGETS}
+
+
+def test_host_side_nccl_leaves_the_kernel_it_follows_alone(comm):
+    """step() launches scale_kernel and then calls ncclAllReduce on the host (comm.cu:35): not device code."""
+    assert comm["scale_kernel"].facts.cuda_libraries == ()
+    assert verdicts(comm["scale_kernel"]) == {t: ("ok", ()) for t in TARGETS}
