@@ -7,6 +7,7 @@ shifts, comparisons, `?:`, casts and `sizeof` of known types. Anything it cannot
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field
@@ -149,12 +150,14 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     sources: dict[str, Any] = dict(extra or {})
     conflicts: set[str] = set()
     arms: dict[str, set[tuple[int, ...]]] = {}  # per name, the `#if` arms its definitions sit in
+    arm_at = _arms_by_line(data)
 
     def put(name: str, src: Any, node: ts.Node | None = None) -> None:
         if name in sources and name not in (extra or {}) and _src_text(sources[name]) != _src_text(src):
             conflicts.add(name)
         sources[name] = src
-        arms.setdefault(name, set()).add(_arm_chain(node if node is not None else src))
+        at = node if node is not None else src
+        arms.setdefault(name, set()).add(arm_at(at.start_point.row + 1) if isinstance(at, ts.Node) else ())
 
     # The nodes a walk from the root would act on, in the same order; nothing under a #define or an enumerator
     # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
@@ -191,21 +194,31 @@ CONFLICT_ONE_BUILD = "__porter_conflict_one_build__"
 # What a name defined twice folds to. PER_BUILD_REASON's words are what _static_cap looks for.
 PER_BUILD_REASON = "defined more than once with different values"
 ONE_BUILD_REASON = "defined with different values in one build (two scopes or specialisations)"
-_ARMS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"})
 
 
-def _arm_chain(node: Any) -> tuple[int, ...]:
-    """The `#if`/`#else` arms around a definition, outermost last, by where each starts: two definitions with the same
-    chain (both only inside an include guard, or none) are compiled by the same builds."""
-    if not isinstance(node, ts.Node):
-        return ()
-    out = []
-    p = node.parent
-    while p is not None:
-        if p.type in _ARMS:
-            out.append(p.start_byte)
-        p = p.parent
-    return tuple(out)
+def _arms_by_line(data: bytes) -> Callable[[int], tuple[int, ...]]:
+    """The `#if`/`#elif`/`#else` arms around each line (1-based), innermost first, each by the line it starts on, from
+    the preprocessor's reading of the file's directives: two definitions with the same arms (both only inside an
+    include guard, or in none) are compiled by the same builds."""
+    from porter.source import preprocessor
+
+    if b"#" not in data:
+        return lambda line: ()
+    starts: list[int] = [0]
+    chains: list[tuple[int, ...]] = [()]
+    stack: list[int] = []
+    for d in preprocessor.directives(data):
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append(d.line)
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            stack[-1] = d.line
+        elif d.kind == "endif" and stack:
+            stack.pop()
+        else:
+            continue
+        starts.append(d.end_line + 1)
+        chains.append(tuple(reversed(stack)))
+    return lambda line: chains[bisect.bisect_right(starts, line) - 1]
 
 
 def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
