@@ -13,6 +13,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
+from porter.kernels.constfold import PER_BUILD_REASON
+from porter.kernels.facts_vocabulary import DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
@@ -287,8 +289,15 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     if facts.cute_tensor:
         names = ", ".join(facts.cute_tensor[:4]) + (", …" if len(facts.cute_tensor) > 4 else "")
         add("cute-tensor", f"CuTe tensor code ({names}); rewrite on Composable Kernel / CK-Tile")
-    if facts.cuda_libraries:
-        add("cutlass-cute", f"uses {', '.join(facts.cuda_libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
+    libraries = [x for x in facts.cuda_libraries if x not in DEVICE_COMM]
+    if libraries:
+        add("cutlass-cute", f"uses {', '.join(libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
+    if DEVICE_COMM_NCCL in facts.cuda_libraries:
+        add("device-networking", "GPU-initiated communication through NCCL's device API (ncclDevComm / ncclWindow / "
+                                 "GIN): RCCL has no device API; the transport is redesigned (rocSHMEM, host collectives)")
+    if DEVICE_COMM_NVSHMEM in facts.cuda_libraries:
+        add("nvshmem-device", "NVSHMEM device calls (nvshmem_*, nvshmemx_*, nvshmemi_ibgda_*): port to rocSHMEM's "
+                              "device API")
 
 
 _SHAPE = re.compile(r"wmma m(\d+)n(\d+)k(\d+)$")
@@ -331,7 +340,9 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
         add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
 
 
-_PER_BUILD = re.compile(r"more than once|value per build|\bwarpSize\b|WARP_SIZE|kWarpSize")
+# A name defined twice in different `#if` arms reads PER_BUILD_REASON; twice in one arm (ONE_BUILD_REASON) the CUDA
+# build compiles both definitions, so CUDA's static limit bounds each and the cap holds.
+_PER_BUILD = re.compile(re.escape(PER_BUILD_REASON) + r"|value per build|\bwarpSize\b|WARP_SIZE|kWarpSize")
 
 
 def _static_cap(shared) -> int:

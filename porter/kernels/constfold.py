@@ -7,6 +7,7 @@ shifts, comparisons, `?:`, casts and `sizeof` of known types. Anything it cannot
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field
@@ -148,11 +149,15 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     """The constant table of a parsed file: `#define N expr`, `const`/`constexpr` integers, enumerators."""
     sources: dict[str, Any] = dict(extra or {})
     conflicts: set[str] = set()
+    arms: dict[str, set[tuple[int, ...]]] = {}  # per name, the `#if` arms its definitions sit in
+    arm_at = _arms_by_line(data)
 
-    def put(name: str, src: Any) -> None:
+    def put(name: str, src: Any, node: ts.Node | None = None) -> None:
         if name in sources and name not in (extra or {}) and _src_text(sources[name]) != _src_text(src):
             conflicts.add(name)
         sources[name] = src
+        at = node if node is not None else src
+        arms.setdefault(name, set()).add(arm_at(at.start_point.row + 1) if isinstance(at, ts.Node) else ())
 
     # The nodes a walk from the root would act on, in the same order; nothing under a #define or an enumerator
     # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
@@ -167,7 +172,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
             name = n.child_by_field_name("name")
             value = n.child_by_field_name("value")
             if name is not None and value is not None:
-                put(name.text.decode(), value.text.decode("utf-8", "replace").strip())
+                put(name.text.decode(), value.text.decode("utf-8", "replace").strip(), n)
             continue
         if t in ("declaration", "field_declaration"):
             if b"const" in n.text:  # its words hold `const` or `constexpr` (most declarations are locals: neither)
@@ -176,8 +181,44 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
             pruned_start, pruned_end = n.start_byte, n.end_byte
             _enumerators(n, put)
     for name in conflicts:
-        sources[name] = "__porter_conflict__"  # folds to Unknown: two different definitions (e.g. both #if arms)
+        # Two different definitions fold to Unknown. In different `#if` arms (`#ifdef USE_ROCM` 64 `#else` 32) the
+        # ROCm build may take the other value; in one arm (a member of two trait structs, a local shadowing a
+        # file constant) the CUDA build compiles both, so whatever bounds the CUDA build bounds each of them
+        # (porter.kernels.checks._static_cap reads the difference from the reason).
+        sources[name] = CONFLICT if len(arms.get(name, ())) > 1 else CONFLICT_ONE_BUILD
     return Constants(sources)
+
+
+CONFLICT = "__porter_conflict__"
+CONFLICT_ONE_BUILD = "__porter_conflict_one_build__"
+# What a name defined twice folds to. PER_BUILD_REASON's words are what _static_cap looks for.
+PER_BUILD_REASON = "defined more than once with different values"
+ONE_BUILD_REASON = "defined with different values in one build (two scopes or specialisations)"
+
+
+def _arms_by_line(data: bytes) -> Callable[[int], tuple[int, ...]]:
+    """The `#if`/`#elif`/`#else` arms around each line (1-based), innermost first, each by the line it starts on, from
+    the preprocessor's reading of the file's directives: two definitions with the same arms (both only inside an
+    include guard, or in none) are compiled by the same builds."""
+    from porter.source import preprocessor
+
+    if b"#" not in data:
+        return lambda line: ()
+    starts: list[int] = [0]
+    chains: list[tuple[int, ...]] = [()]
+    stack: list[int] = []
+    for d in preprocessor.directives(data):
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append(d.line)
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            stack[-1] = d.line
+        elif d.kind == "endif" and stack:
+            stack.pop()
+        else:
+            continue
+        starts.append(d.end_line + 1)
+        chains.append(tuple(reversed(stack)))
+    return lambda line: chains[bisect.bisect_right(starts, line) - 1]
 
 
 def _root_nodes(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
@@ -200,7 +241,7 @@ def _src_text(src: Any) -> str:
     return src.text.decode("utf-8", "replace") if isinstance(src, ts.Node) else str(src)
 
 
-def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+def _declared_constants(n: ts.Node, put: Callable[..., None]) -> None:
     """The integer constants a declaration whose text holds `const` declares (build_constants asks only those)."""
     spec = []
     for c in n.children:
@@ -227,7 +268,7 @@ def _declared_constants(n: ts.Node, put: Callable[[str, Any], None]) -> None:
                 put(c.text.decode(), value)
 
 
-def _enumerators(n: ts.Node, put: Callable[[str, Any], None]) -> None:
+def _enumerators(n: ts.Node, put: Callable[..., None]) -> None:
     prev_name: str | None = None
     for e in n.named_children:
         if e.type != "enumerator":
@@ -239,9 +280,9 @@ def _enumerators(n: ts.Node, put: Callable[[str, Any], None]) -> None:
         if value is not None:
             put(name.text.decode(), value)
         elif prev_name is None:
-            put(name.text.decode(), 0)
+            put(name.text.decode(), 0, e)
         else:
-            put(name.text.decode(), f"({prev_name}) + 1")
+            put(name.text.decode(), f"({prev_name}) + 1", e)
         prev_name = name.text.decode()
 
 
@@ -442,8 +483,10 @@ def parse_expression(text: str) -> ts.Node | None:
 def fold_text(text: str, env: Constants | None = None) -> Any:
     """Fold an expression given as text; a `#define` body that is not an expression is Unknown."""
     env = env or Constants()
-    if text == "__porter_conflict__":
-        return Unknown("defined more than once with different values")
+    if text == CONFLICT:
+        return Unknown(PER_BUILD_REASON)
+    if text == CONFLICT_ONE_BUILD:
+        return Unknown(ONE_BUILD_REASON)
     if not text.strip():
         return Unknown("empty macro")
     node = parse_expression(text)

@@ -29,12 +29,15 @@ from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, ca
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
-from porter.kernels.facts_vocabulary import FULL_MASK_32, WARP_OPS, grouped
+from porter.kernels.facts_vocabulary import DEVICE_COMM_NCCL, FULL_MASK_32, NCCL_DEVICE_TYPES, WARP_OPS, grouped
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved
 from porter.source import syntax
 from porter.source.parse import Function, SourceFile, unqualified
+
+
+NCCL_TYPE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NCCL_DEVICE_TYPES)) + r")\b")
 
 
 def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None,
@@ -130,6 +133,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if not f.is_kernel:
                 self.by_name.setdefault(f.name, []).append(f)
         self._locals: dict[int, dict[str, Any]] = {}
+        self._scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # (_host_locals)
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
@@ -171,6 +175,12 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         device_fns = self._callees(fn)
         walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
         merged = merge_walks(walks)
+        header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
+                              if fn.node.child_by_field_name("body") is not None else fn.end_byte)
+        # A kernel handed NCCL's device communicator or window (`const ncclDevComm_t comm`) talks through NCCL's
+        # device API even when its calls go through the project's own wrapper object.
+        if "nccl" in header and NCCL_TYPE_WORD.search(header):
+            merged.libraries.add(DEVICE_COMM_NCCL)
 
         sites = self._launch_sites(kernel, unknown)
         shared_unknown: list[Unresolved] = []
@@ -190,8 +200,6 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                                       "extern __shared__ array but no launch in this file gives a foldable size"))
 
         bounds = self._launch_bounds(kernel, env, unknown)
-        header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
-                              if fn.node.child_by_field_name("body") is not None else fn.end_byte)
         return KernelFacts(
             lines=kernel.end_line - kernel.line + 1,
             template_parameters=tuple(tparams),

@@ -13,6 +13,7 @@ from porter.kernels.constfold import fold, fold_text
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
 from porter.kernels.facts_walk import Walk
+from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, NCCL_DEVICE_TYPES, device_comm)
 from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER_IDENTIFIERS, CUDA_ONLY_NAMESPACES,
                                              CUTE_TENSOR_NAMES, FULL_MASK_32, WARP_OPS, WMMA_IDENTIFIERS, grouped)
 from porter.kernels.nodes import walk
@@ -167,6 +168,21 @@ def cuda_only_namespaces(ctx, n: ts.Node, w: Walk) -> None:
     name = n.text.decode()
     if name in CUDA_ONLY_NAMESPACES:
         w.libraries.add(CUDA_ONLY_NAMESPACES[name])
+
+
+@detects("call_expression", calls=lambda name: device_comm(name) is not None)
+def device_comm_calls(ctx, n: ts.Node, w: Walk) -> None:
+    """`nvshmem_signal_wait_until(...)`, `nvshmemi_ibgda_put_nbi_warp(...)`: GPU-initiated communication."""
+    lib = device_comm(ctx.called(n)[1])
+    if lib is not None:
+        w.libraries.add(lib)
+
+
+@detects(*NAMES, names=NCCL_DEVICE_TYPES)
+def nccl_device_types(ctx, n: ts.Node, w: Walk) -> None:
+    """`ncclGinRequest_t`, `ncclDevComm`: NCCL's device API named in device code."""
+    if n.text.decode() in NCCL_DEVICE_TYPES:
+        w.libraries.add(DEVICE_COMM_NCCL)
 
 
 @detects(*NAMES, names=CUTE_TENSOR_NAMES)

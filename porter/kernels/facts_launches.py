@@ -60,6 +60,17 @@ def _occupancy_outputs(body: ts.Node | None) -> set[str]:
     return {m.group(1).decode() for m in _OCCUPANCY.finditer(body.text)} if body is not None else set()
 
 
+_SCOPES = ("compound_statement", "for_statement", "for_range_loop", "function_definition")
+
+
+def _scope(node: ts.Node) -> ts.Node:
+    """The block a declaration is visible in."""
+    p = node.parent
+    while p is not None and p.type not in _SCOPES:
+        p = p.parent
+    return p if p is not None else node
+
+
 def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
     n = root.descendant_for_byte_range(offset, offset + 1)
     while n is not None and n.type != "call_expression":
@@ -76,6 +87,7 @@ class LaunchMeasure:
     nodes: NodeIndex
     launches: tuple[syntax.LaunchSite, ...]
     _locals: dict[int, dict[str, Any]]
+    _scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]]
     _sm_vars: dict[int, set[str]]
     _occupancy_vars: dict[int, set[str]]
 
@@ -107,7 +119,7 @@ class LaunchMeasure:
                     exprs = [a for a in (args.named_children if args else []) if a.type != "comment"][1:]
             nodes = config_slots(launch.kind, exprs)
             site, why = fold_site(
-                launch, nodes, self.env, self._host_locals(host) if host is not None else {},
+                launch, nodes, self.env, self._locals_at(host, start) if host is not None else {},
                 template_arguments=template_arguments,
                 sm_count_grid=bool(nodes and host is not None and self._sm_derived(nodes[0], host)),
                 in_device_code=bool(host is not None and (host.is_kernel or host.is_device)))
@@ -132,6 +144,9 @@ class LaunchMeasure:
                     assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
         taken = {t.decode().lstrip("&").strip() for t in map(_TEXT, self.nodes.under(body, ("pointer_expression",)))
                  if t.startswith(b"&")}
+        # A name declared in two blocks (`int shared = 16 * (2 * 256 * 8 + 32 * 9)` in the `if`, `int shared =
+        # 16 * (256 * 8 + 32 * 9)` in the `else`) has one value per block: _locals_at picks the one in scope.
+        scoped: dict[str, list[tuple[int, int, int, Any]]] = {}
         for decl in self.nodes.under(body, ("declaration",)):
             ty = decl.child_by_field_name("type")
             tytext = ty.text.decode() if ty is not None else ""
@@ -166,9 +181,29 @@ class LaunchMeasure:
                             continue
                         value = value.named_children[0]
                     v = dims(value, self.env, out)
+                block = _scope(decl)
+                scoped.setdefault(name, []).append((block.start_byte, block.end_byte, decl.start_byte, v))
                 if not isinstance(v, Unknown):
                     out[name] = v
+        for name, decls in scoped.items():
+            if len(decls) > 1:
+                out.pop(name, None)  # no one value for the whole function
+                self._scoped_locals.setdefault(fn.start_byte, {})[name] = decls
         self._locals[fn.start_byte] = out
+        return out
+
+    def _locals_at(self, fn: Function, offset: int) -> dict[str, Any]:
+        """_host_locals as seen at `offset`: a name declared in several blocks takes the latest declaration before
+        `offset` whose block holds it (none in scope: no value)."""
+        out = self._host_locals(fn)
+        scoped = self._scoped_locals.get(fn.start_byte)
+        if not scoped:
+            return out
+        out = dict(out)
+        for name, decls in scoped.items():
+            seen = [(start, v) for lo, hi, start, v in decls if lo <= offset < hi and start < offset]
+            if seen and not isinstance(v := max(seen, key=lambda x: x[0])[1], Unknown):
+                out[name] = v
         return out
 
     def _sm_derived(self, grid: ts.Node, host: Function) -> bool:
@@ -261,7 +296,7 @@ class LaunchMeasure:
                 continue
             name = syntax.kernel_argument(argv[0].text.decode("utf-8", "replace"))
             host = self.sf.enclosing(call.start_byte)
-            v = dims(argv[2], self.env, self._host_locals(host) if host is not None else {})
+            v = dims(argv[2], self.env, self._locals_at(host, call.start_byte) if host is not None else {})
             entry = {"line": call.start_point.row + 1}
             if isinstance(v, Unknown):
                 entry["bytes"] = None

@@ -51,6 +51,28 @@ CLUSTER_IDENTIFIERS = {"this_cluster": "cluster_group", "cluster_group": "cluste
 WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
 # C++ namespaces of NVIDIA-only device libraries (no ROCm build): a kernel that names them needs porting off them.
 CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
+# GPU-initiated communication from device code, by library (porter.kernels.checks, rules/kb/kernel_checks.yaml):
+# NVSHMEM's device API (`nvshmem_*`, `nvshmemx_*`, and the IBGDA internals `nvshmemi_ibgda_*` that DeepEP-style code
+# calls directly) has rocSHMEM counterparts, GPU-initiated RDMA included (a fix); NCCL's device API (device
+# communicator, windows, GIN requests) has none on ROCm, where RCCL's collectives are host-initiated (a redesign).
+# The NCCL names are the device API's types, which a kernel holds in its parameters even when its calls go through
+# the project's own wrapper.
+DEVICE_COMM_NVSHMEM = "nvshmem"
+DEVICE_COMM_NCCL = "nccl-device"
+DEVICE_COMM = frozenset({DEVICE_COMM_NVSHMEM, DEVICE_COMM_NCCL})
+NCCL_DEVICE_TYPES = frozenset({"ncclDevComm", "ncclDevComm_t", "ncclWindow_t", "ncclGin", "ncclGinRequest_t",
+                               "ncclTeam", "ncclTeam_t", "ncclLsaBarrierSession", "ncclGinBarrierSession"})
+
+
+def device_comm(callee: str | None) -> str | None:
+    """The device-communication library a call's callee belongs to, or None."""
+    if not callee:
+        return None
+    if callee.startswith(("nvshmem_", "nvshmemx_", "nvshmemi_ibgda")):
+        return DEVICE_COMM_NVSHMEM
+    if callee.startswith("ncclGin") or callee in NCCL_DEVICE_TYPES:
+        return DEVICE_COMM_NCCL
+    return None
 # CuTe's tensor algebra: tensors over layouts, their partitions among threads, tiled copies and tiled MMAs. Code
 # written in it is a kernel in CuTe's own language (no ROCm build; the port is a rewrite on CK / CK-Tile), unlike a
 # use of CUTLASS's utility types (`cutlass::Array`, stride helpers), which plain C++ replaces.

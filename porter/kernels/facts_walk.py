@@ -46,7 +46,7 @@ _FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"_
                b"__reduce", b"__fns", b"wmma", b"nvcuda", b"cute", b"cutlass", b"async", b"pipeline", b"CUtensorMap",
                b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
                b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
-               b"_Atom")
+               b"_Atom", b"nvshmem", b"nccl")
 
 
 # ... or a lane constant standing alone (`\b32\b`), spelt literal first and the word boundary before it as a
