@@ -47,7 +47,7 @@ from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResu
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
-from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
+from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (Reference, build_sides, build_twin, cmake_references, cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
@@ -221,12 +221,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     return PortFacts(tested=own)
 
 
-_HEADER_ROCM_HINT = re.compile(rb"(?i)hip|rocm|amd")
-
-
 def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
     """mapped_definitions of a header that names ROCm (the others cannot hold a ROCm side of their own)."""
-    if PurePosixPath(path).suffix.lower() not in HEADER_SUFFIXES or not _HEADER_ROCM_HINT.search(data):
+    if PurePosixPath(path).suffix.lower() not in HEADER_SUFFIXES or not ROCM_WORD.search(data):
         return []
     return mapped_definitions(data.decode("utf-8", "replace"))
 
@@ -481,16 +478,13 @@ _DRIVES_BUILD = lazy_regex(r"(?i)cmake|Makefile|[\"']make[\"'\s]|\bmake\s+-[a-zA
 _SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
 
 
-_ROCM_SWITCH = lazy_regex(r"(?i)hip|rocm|amd")
-
-
 def _names_rocm_build(f: PortFacts | None) -> bool:
     """Whether a build file's facts show a ROCm side (an arm, a source or a vendor-named switch of its own): then it
     builds for both, and its own arms decide. From the cached facts, so nothing is read again."""
     if f is None:
         return False
     return (any(r[2] == ROCM for r in f.regions) or any(r[1] == ROCM for r in f.refs)
-            or any(_ROCM_SWITCH().search(t) for t in f.tested))
+            or any(ROCM_WORD.search(t) for t in f.tested))
 
 
 # PortFacts.tested of a setup.py that builds torch extensions itself and never runs CMake or make (the scan's own
