@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -281,11 +280,10 @@ class Walker:
 
     def _link_target(self, path: str, blob: str) -> str | None:
         """The repository path the symlink at `path` (its blob `blob`) names, None when it leads out of the tree;
-        read and resolved as `scan --rev` does (GitTree._link_target), memoised."""
+        read and resolved as `scan --rev` does (GitTree.link_target), memoised."""
         key = (path, blob)
         if key not in self._links_memo:
-            got = self.source._link_target(os.fsencode(path), blob.encode("ascii"))
-            self._links_memo[key] = os.fsdecode(got) if got is not None else None
+            self._links_memo[key] = self.source.link_target(path, blob)
         return self._links_memo[key]
 
     # --------------------------------------------------------------------------------------------- scanning
