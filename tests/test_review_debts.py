@@ -27,3 +27,36 @@ def test_driver_api_opt_in_alone_is_measured(tmp_path):
         "}\n")
     [k] = _scan(tmp_path).kernels
     assert k.facts.shared_memory.max_dynamic_attribute == 96 * 1024
+
+
+_MASKED = ("__global__ void k(float* v) {\n  float x = v[threadIdx.x];\n"
+           "  x += __shfl_xor_sync(0xffffffff, x, 1);\n  v[threadIdx.x] = x;\n}\n")
+
+
+def _port_summary(repo: Path) -> dict:
+    import json
+
+    from tests.helpers import porter_here
+
+    p = porter_here("port", str(repo), "--summary", "-")
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+def test_port_reports_a_symlinked_copy_once_where_the_file_lies(tmp_path):
+    # src/b.cu -> a.cu and lib/ -> src/: the scan reads a.cu three times; the port widens its mask once, in a.cu,
+    # and lists no open DEV002 (nor a skip) for the copies. A link to a file the scan does not hold stays reported.
+    from tests.helpers import git, make_repo
+
+    repo = make_repo(tmp_path / "r", {"src/a.cu": _MASKED, "elsewhere/d.cu": _MASKED}, commit=False)
+    (repo / "src" / "b.cu").symlink_to("a.cu")
+    (repo / "lib").symlink_to("src")
+    (repo / "porter.toml").write_text('[tool.porter]\nexclude = ["elsewhere/**"]\n')
+    (repo / "src" / "e.cu").symlink_to("../elsewhere/d.cu")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "links")
+    s = _port_summary(repo)
+    assert [(c["path"], c["line"], c["kind"]) for c in s["changes"]] == [
+        ("porter_hip_compat.h", 1, "compat-header"), ("src/a.cu", 1, "compat-include"), ("src/a.cu", 3, "mask")]
+    assert [(o["path"], o["line"], o["rule"]) for o in s["open_work"]] == [("src/e.cu", 3, "DEV002")]
+
