@@ -60,3 +60,28 @@ def test_port_reports_a_symlinked_copy_once_where_the_file_lies(tmp_path):
         ("porter_hip_compat.h", 1, "compat-header"), ("src/a.cu", 1, "compat-include"), ("src/a.cu", 3, "mask")]
     assert [(o["path"], o["line"], o["rule"]) for o in s["open_work"]] == [("src/e.cu", 3, "DEV002")]
 
+
+def _lib014(tree: Path) -> list[tuple[str, int, str, str | None]]:
+    from porter.pipeline import run
+
+    result = run(tree, Settings(jobs=1, cache_dir=None)).result
+    return sorted((f.path, f.line, f.status.value, f.handled_by) for f in result.findings if f.rule == "LIB014")
+
+
+def test_lib014_follows_the_open_work_of_the_project_header(tmp_path):
+    # cholla's shape: cuda_utils.h is the project's own and portable (it holds nothing CUDA-only), so including it
+    # needs no HIP counterpart; cuda_alloc.h calls cudaMalloc, so its includers do. A quoted include of a header
+    # the tree does not hold is the toolkit's (API005's), never LIB014's.
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "cuda_utils.h").write_text("#pragma once\ninline int twice(int x) { return 2 * x; }\n")
+    (tmp_path / "src" / "cuda_alloc.h").write_text(
+        "#pragma once\n#include <cstddef>\ninline void* grab(size_t n) { void* p; cudaMalloc(&p, n); return p; }\n")
+    (tmp_path / "src" / "backend.h").write_text('#pragma once\n#include "cuda_alloc.h"\n')
+    (tmp_path / "src" / "main.cpp").write_text(
+        '#include "cuda_utils.h"\n#include "cuda_alloc.h"\n#include "cuda_runtime.h"\n#include "backend.h"\n'
+        "int main() { return twice(1); }\n")
+    assert _lib014(tmp_path) == [
+        ("src/backend.h", 2, "open", None),
+        ("src/main.cpp", 1, "handled", "src/cuda_utils.h: no open work in it"),
+        ("src/main.cpp", 2, "open", None),
+    ]

@@ -44,6 +44,7 @@ from typing import Iterable
 
 from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
+from porter.model.finding import PROJECT_HEADER
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
@@ -610,6 +611,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                                            f.rule in rocm_code)]
                      for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
                                     else (st, by)])
+    findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
@@ -634,6 +636,21 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
                                port_status=summary(findings, kernels), stats=stats)
+
+
+def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Findings whose work lies in a project header they name (data PROJECT_HEADER: LIB014's includer needs that
+    header's HIP counterpart) stay open only while the header has open work of its own; a header with none (cholla's
+    cuda_utilities.h, portable through the gpu.hpp it includes) already builds for ROCm, so the include is handled
+    there. (LIB014 never fires inside a CUDA-named header, so no such finding waits on another.)"""
+    open_paths = {f.path for f in findings if f.status is Status.OPEN}
+    out = []
+    for f in findings:
+        header = dict(f.data).get(PROJECT_HEADER) if f.data and f.status is Status.OPEN else None
+        if header and header not in open_paths:
+            f = dataclasses.replace(f, status=Status.HANDLED, handled_by=f"{header}: no open work in it")
+        out.append(f)
+    return tuple(out)
 
 
 # What the port-status worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
