@@ -85,3 +85,18 @@ def test_lib014_follows_the_open_work_of_the_project_header(tmp_path):
         ("src/main.cpp", 1, "handled", "src/cuda_utils.h: no open work in it"),
         ("src/main.cpp", 2, "open", None),
     ]
+
+
+def test_dev038_reads_the_parameter_from_the_parsed_function(tmp_path):
+    # The enclosing definition is the parse's (SourceFile.enclosing): a parameter of a function whose body holds the
+    # call, unless a block around the call declares the name again. A local in a block already closed (line 4) no
+    # longer hides it at line 5: the backwards text search took the last declaration written before the call.
+    (tmp_path / "k.cu").write_text(
+        "__device__ float f(float v, unsigned mask) {\n"
+        "  const char* s = \"}}\"; /* } */\n"
+        "  v += __shfl_sync(mask, v, 1);\n"
+        "  { unsigned long long mask = ~0ull; v += __shfl_sync(mask, v, 2); }\n"
+        "  return __shfl_sync(mask, v, 3);\n"
+        "}\n"
+        "struct S { __device__ unsigned long long* at(unsigned mask) { return __ballot_sync(mask, 1) ? 0 : 0; } };\n")
+    assert sorted(f.line for f in _scan(tmp_path).findings if f.rule == "DEV038") == [3, 5, 7]
