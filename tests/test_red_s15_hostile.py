@@ -38,3 +38,40 @@ def test_a_kernel_behind_a_macro_of_another_header_is_scanned_and_fails_the_gate
     code, found, err = _new_findings(repo)
     assert code == 1, err
     assert found == [("kern.gpu", "DEV002"), ("kern.gpu", "DEV011"), ("kern.gpu", "KRN001")]
+
+
+def test_nvcc_x_cu_through_a_build_variable_names_its_sources():
+    from porter.source.buildsources import cuda_sources
+
+    make = "NVCC = /usr/local/cuda/bin/nvcc\nFLAGS := -O2\nFLAGS += -x cu\nall:\n\t$(NVCC) $(FLAGS) kern.txt\n"
+    assert cuda_sources("Makefile", make) == ["kern.txt"]
+    shell = '#!/bin/sh\nNV=nvcc\nX="-x cu"\n$NV $X src/kern.txt\n${NV} ${X} b.txt\n'
+    assert cuda_sources("build.sh", shell) == ["src/kern.txt", "b.txt"]
+    ci = "env:\n  XFLAGS: -x cu\nsteps:\n  - run: nvcc $XFLAGS k.txt\n"
+    assert cuda_sources(".github/workflows/ci.yml", ci) == [".github/workflows/k.txt", "k.txt"]
+    # A Make rule `target: deps` is no assignment outside YAML.
+    assert cuda_sources("Makefile", "X: -x cu\nall:\n\tnvcc $X k.txt\n") == []
+
+
+def test_variables_built_of_variables_stop_at_the_growth_cap():
+    import time
+
+    from porter.source.buildsources import MAX_EXPANDED_GROWTH, expand_variables
+
+    bomb = "A0=x\n" + "".join(f"A{i}=$(A{i - 1})$(A{i - 1})\n" for i in range(1, 60)) + "nvcc -x cu $(A59)\n"
+    t = time.process_time()
+    out = expand_variables(bomb)
+    assert time.process_time() - t < 0.5
+    assert len(out) <= MAX_EXPANDED_GROWTH * len(bomb) + 4096
+
+
+def test_a_kernel_compiled_through_make_variables_is_scanned_and_fails_the_gate(tmp_path):
+    # Before: `$(NVCC) $(NVFLAGS) kern.txt` named no `nvcc -x cu` line, kern.txt was never read, exit 0.
+    repo = make_repo(tmp_path / "r", {"base.cu": "int base;\n"})
+    write_files(repo, {"kern.txt": KERNEL,
+                       "Makefile": "NVCC ?= nvcc\nNVFLAGS = -O3 -x cu\nk.o: kern.txt\n\t$(NVCC) $(NVFLAGS) -c kern.txt\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    code, found, err = _new_findings(repo)
+    assert code == 1, err
+    assert ("kern.txt", "DEV002") in found and ("kern.txt", "KRN001") in found
