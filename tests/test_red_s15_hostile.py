@@ -108,3 +108,34 @@ def test_a_history_of_more_files_than_the_walk_budget_is_thinned_with_a_notice(t
                                "points, and the last tree holds 10"]
     assert thin["points"][-1]["open_findings"] == full["points"][-1]["open_findings"] == 26
     assert thin["points"][0]["open_findings"] == full["points"][3]["open_findings"]
+
+
+def test_patch_paths_are_quoted_as_git_quotes_them():
+    from porter.render.safe import patch_path
+
+    assert patch_path(b"a/", "src/k.cu") == b"a/src/k.cu"
+    assert patch_path(b"b/", 'x\n+++ b/y"\\\t.cu') == b'"b/x\\n+++ b/y\\"\\\\\\t.cu"'
+    assert patch_path(b"a/", "\u00e9.cu") == b'"a/\\303\\251.cu"'
+
+
+def test_a_file_name_holding_patch_headers_cannot_add_hunks_to_ports_patch(tmp_path):
+    # Before: the name went into `diff --git`, `---` and `+++` raw, so its newlines started header and hunk lines of
+    # the repository's choosing (`+++ b/<another file>`, `@@ -0,0 +1 @@`, `+pwned`) in the patch a user applies.
+    import subprocess
+
+    name = "x\n+++ b/victim.txt\n@@ -0,0 +1 @@\n+pwned\n--- a/y.cu"  # directories x..., victim.txt..., then y.cu
+    repo = make_repo(tmp_path / "r", {"victim.txt": "safe\n"})
+    (repo / "sub" / name).parent.mkdir(parents=True)
+    (repo / "sub" / name).write_text(KERNEL)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    out = tmp_path / "port.patch"
+    p = porter_here("port", str(repo), "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    patch = out.read_bytes()
+    quoted = b'"a/sub/x\\n+++ b/victim.txt\\n@@ -0,0 +1 @@\\n+pwned\\n--- a/y.cu"'
+    assert b"\n--- " + quoted + b"\n" in patch
+    assert b"\n+pwned" not in patch and b"\n+++ b/victim.txt" not in patch
+    subprocess.run(["git", "apply"], input=patch, cwd=repo, check=True)
+    assert (repo / "victim.txt").read_text() == "safe\n"
+    assert b"lane_mask_t" in (repo / "sub" / name).read_bytes()
