@@ -21,7 +21,7 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeGuard
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, TypeGuard
 
 from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
@@ -483,10 +483,12 @@ def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
     return [t for path, data in texts for t in buildsources.cuda_sources(path, data.decode("utf-8", "replace"))]
 
 
-def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive]) -> list[str]:
+def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive],
+                      elsewhere: Mapping[str, tuple[str, ...]] | None = None) -> list[str]:
     """The files `path`'s `#include "..."` directives name (relative to its directory, inside the repository) whose
-    names give porter no language."""
-    targets = (quoted_target(path, header) for _, header in preprocessor.quoted_includes(list(directives)))
+    names give porter no language; a computed include's macro not defined in `path` is read from `elsewhere`
+    (the repository's preprocessor.include_macros)."""
+    targets = (quoted_target(path, header) for _, header in preprocessor.quoted_includes(list(directives), elsewhere))
     return [t for t in targets if t is not None and language_of(t) is None]
 
 
@@ -606,12 +608,19 @@ def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate],
     values: dict[str, set[int]] = {}
     directives: dict[str, tuple[list[preprocessor.Directive], int]] = {}
     unlisted: set[str] = set()
+    # `#include KERNEL` with `#define KERNEL "kern.gpu"` in another file (a config header): the macros every file
+    # defines for a computed include, read before any file's includes are.
+    include_macros: dict[str, tuple[str, ...]] = {}
+    for c in files:
+        if c.language == "cuda":
+            for name, bodies in preprocessor.include_macros(per_file(c)[2][0]).items():
+                include_macros[name] = tuple(dict.fromkeys((*include_macros.get(name, ()), *bodies)))
     for c in files:
         if c.language != "cuda":
             continue
         got = per_file(c)  # with the file's uses after its facts, from the facts workers
         found, defined, (listed, total) = got[0], got[1], got[2]
-        unlisted.update(unlisted_includes(c.path, listed))
+        unlisted.update(unlisted_includes(c.path, listed, include_macros))
         for name, body in sorted(found.items()):
             macros.setdefault(name, body)
         for name, value in defined.items():

@@ -304,3 +304,24 @@ def test_the_directive_reader_finder_sees_regexes_and_node_names(tmp_path):
         assert directive_readers("tmp.m") == {3, 4, 6}
     finally:
         del MODULES["tmp.m"]
+
+
+def _reaches_into_private_methods(tree: ast.AST) -> list[str]:
+    """`self.<held>._private(...)` calls: an object calling a private method of an object it holds."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            held = node.func.value
+            if (node.func.attr.startswith("_") and not node.func.attr.startswith("__")
+                    and isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name)
+                    and held.value.id == "self"):
+                out.append(f"{ast.unparse(node.func)} (line {node.lineno})")
+    return out
+
+
+def test_no_object_calls_a_private_method_of_an_object_it_holds():
+    # history's points called its GitTree's _link_target: the held object gives a public method instead.
+    found = {name: hits for name in MODULES if (hits := _reaches_into_private_methods(parsed(MODULES[name])))}
+    assert found == {}
+    assert _reaches_into_private_methods(ast.parse("class A:\n def f(self):\n  return self.source._link_target(1)\n")) \
+        == ["self.source._link_target (line 3)"]

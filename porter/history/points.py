@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -39,6 +38,11 @@ SUMMARY_VERSION = "history-point-1"
 # Points whose new blobs are scanned together: enough to keep every worker busy and pay for starting them once
 # per batch, few enough to hold the batch's trees in memory.
 BATCH_POINTS = 128
+# A walk's work outside the budgeted workers grows with points x files (each point's tree is listed, keyed and
+# summarised in this process: ~45 us a file, ~0.2 KB held a file): 1,000 commits of a 20,000-file tree were past
+# 10 minutes and 2 GB. Past this many files summed over the points, every other point is left out (the last one is
+# always kept, with what the dropped points changed), as many times as it takes, and a notice says so.
+MAX_WALK_FILES = 2_000_000
 _NOT_IN_KEY = frozenset({"jobs", "cache_dir", "notices", "config_path", "fail_on", "config_globs"})
 
 
@@ -141,6 +145,23 @@ class _Tree:
         return tuple(sorted(entries.values()))
 
 
+def thinned(plan: list) -> list:
+    """Every other point of a walk's plan (or of the list of its sizes), the last one always kept. A point's entries
+    are None when nothing changed since the point before it: a kept point after a dropped one that changed takes
+    the dropped point's entries."""
+    out = []
+    since = None  # the entries of the latest point dropped since the last one kept, if it changed
+    for n, point in enumerate(plan):
+        if n % 2 == 1 or n == len(plan) - 1:
+            if isinstance(point, tuple) and point[1] is None and since is not None:
+                point = (point[0], since)
+            out.append(point)
+            since = None
+        elif isinstance(point, tuple) and point[1] is not None:
+            since = point[1]
+    return out
+
+
 @dataclass(frozen=True)
 class PointTree:
     """The tree at one point of the walk as a file source: its files as the replay knows them, read by blob id
@@ -205,12 +226,24 @@ class Walker:
         # (commit index, the scoped entries, or None when nothing in scope changed since the previous point)
         plan: list[tuple[int, tuple | None]] = []
         dirty = True
+        stride, asked = 1, 0  # keep every stride-th chosen commit (MAX_WALK_FILES)
+        sizes: list[int] = []  # the files of each planned point
         for i, c in enumerate(self.walk.replay()):  # streamed: one commit's changes in memory at a time
             for ch in c.changes:
                 dirty |= tree.set(ch.path, ch.mode, ch.blob)
             if i in chosen:
+                asked += 1
+                if asked % stride and i != len(commits) - 1:
+                    continue  # thinned out: its changes reach the next kept point (dirty stays set)
                 plan.append((i, tree.snapshot(self._link_target) if dirty else None))
+                sizes.append(len(tree.entries))
                 dirty = False
+                while sum(sizes) > MAX_WALK_FILES and len(plan) > 1:
+                    plan, sizes, stride = thinned(plan), thinned(sizes), stride * 2
+        if stride > 1:
+            self.notices.append(f"history: {len(plan)} of {asked} points kept (one in {stride}): a walk summarises at "
+                                f"most {MAX_WALK_FILES:,} files over its points, and the last tree holds "
+                                f"{len(tree.entries):,}")
         summaries: list[dict[str, Any] | None] = [None] * len(plan)
         pending: list[int] = []
         for j, (_, entries) in enumerate(plan):
@@ -281,11 +314,10 @@ class Walker:
 
     def _link_target(self, path: str, blob: str) -> str | None:
         """The repository path the symlink at `path` (its blob `blob`) names, None when it leads out of the tree;
-        read and resolved as `scan --rev` does (GitTree._link_target), memoised."""
+        read and resolved as `scan --rev` does (GitTree.link_target), memoised."""
         key = (path, blob)
         if key not in self._links_memo:
-            got = self.source._link_target(os.fsencode(path), blob.encode("ascii"))
-            self._links_memo[key] = os.fsdecode(got) if got is not None else None
+            self._links_memo[key] = self.source.link_target(path, blob)
         return self._links_memo[key]
 
     # --------------------------------------------------------------------------------------------- scanning

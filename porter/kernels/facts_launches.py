@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, Unknown, dim3_arguments, dims, fold_text
-from porter.kernels.facts_vocabulary import SM_COUNT, SM_COUNT_BYTES, SM_COUNT_WORDS
+from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES, OPT_IN_SETTERS, SM_COUNT, SM_COUNT_BYTES, SM_COUNT_WORDS
 from porter.kernels.launch_config import config_slots, fold_site
 from porter.kernels.nodes import NodeIndex, walk
 from porter.model.kernel import LAUNCH_BOUNDS_ARGS, Kernel, LaunchBounds, LaunchConfig, Unresolved
@@ -282,17 +282,16 @@ class LaunchMeasure:
     def _func_attributes(self) -> dict[str, dict[str, Any]]:
         """cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, N) per kernel name."""
         out: dict[str, dict[str, Any]] = {}
-        if b"MaxDynamicSharedMemorySize" not in self.sf.data:
+        if not any(a.encode() in self.sf.data for a in OPT_IN_ATTRIBUTES):
             return out
         from porter.source.syntax import call_sites
 
         for fn, text, call in call_sites(self.sf):
-            if unqualified(text) not in ("cudaFuncSetAttribute", "cuFuncSetAttribute"):
+            if unqualified(text) not in OPT_IN_SETTERS:
                 continue
             args = call.child_by_field_name("arguments")
             argv = [a for a in (args.named_children if args else []) if a.type != "comment"]
-            if len(argv) < 3 or "MaxDynamicSharedMemorySize" not in argv[1].text.decode() and \
-                    "MAX_DYNAMIC_SHARED_SIZE_BYTES" not in argv[1].text.decode():
+            if len(argv) < 3 or not any(a in argv[1].text.decode("utf-8", "replace") for a in OPT_IN_ATTRIBUTES):
                 continue
             name = syntax.kernel_argument(argv[0].text.decode("utf-8", "replace"))
             host = self.sf.enclosing(call.start_byte)

@@ -15,6 +15,11 @@ WARP_OPS = frozenset({
 })
 BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
 FULL_MASK_32 = 0xFFFFFFFF
+# A kernel's opt-in to more dynamic shared memory than CUDA's 48 KiB default: the setters and the attribute's names
+# (runtime `cudaFuncAttributeMaxDynamicSharedMemorySize`, driver `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`),
+# one table for the facts that measure it, the `shared_opt_in` pattern kind and the verdicts that read its findings.
+OPT_IN_SETTERS = frozenset({"cudaFuncSetAttribute", "cuFuncSetAttribute"})
+OPT_IN_ATTRIBUTES = ("MaxDynamicSharedMemorySize", "MAX_DYNAMIC_SHARED_SIZE_BYTES")
 # PTX instruction families: the PTX table's (rules/kb/ptx.yaml, porter.kernels.ptx) and the ones facts below map
 # to tensor-core, async and cluster features; an instruction's family is the longest dotted prefix among them, so
 # `cp.async.bulk.tensor` wins over `cp.async` and `ld.global.nc` over `ld`.

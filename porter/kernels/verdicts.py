@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from porter.kernels.callgraph import helper_calls, helper_index, helper_spans
 from porter.kernels.checks import check_verdict, kernel_checks
+from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
 from porter.kernels.launch_config import remote_launches
 from porter.kernels.triton import with_remote_launches
@@ -180,7 +181,6 @@ def _checks_with_helpers(facts: KernelFacts, target, release: str | None = None)
 # The names hipify maps a dynamic-shared-memory opt-in's attribute to (runtime and driver API), as the API tables give
 # them in a finding's `hip` field: porter reports every use of the attribute (at info, a rename).
 _OPT_IN_HIP = frozenset({"hipFuncAttributeMaxDynamicSharedMemorySize", "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
-_OPT_IN_CUDA = ("MaxDynamicSharedMemorySize", "MAX_DYNAMIC_SHARED_SIZE_BYTES")
 
 
 def dynamic_opt_in_paths(findings) -> frozenset[str]:
@@ -190,7 +190,7 @@ def dynamic_opt_in_paths(findings) -> frozenset[str]:
     out = set()
     for f in findings:
         hip = dict(f.data).get("hip") if f.data else None
-        if hip in _OPT_IN_HIP or any(name in f.message for name in _OPT_IN_CUDA):
+        if hip in _OPT_IN_HIP or any(name in f.message for name in OPT_IN_ATTRIBUTES):
             out.add(f.path)
     return frozenset(out)
 

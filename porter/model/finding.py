@@ -72,6 +72,9 @@ class Status(str, enum.Enum):
 # `scan --status` values: each Status, or all of them (here, not in porter.portaware, so the command line checks one
 # without loading the port-status stage).
 STATUS_CHOICES = (*(s.value for s in Status), "all")
+# A finding's data key naming the repository file its work lies in (LIB014: the includer needs that project header's
+# HIP counterpart): port status keeps such a finding open only while that file has open findings of its own.
+PROJECT_HEADER = "project_header"
 
 
 @dataclass(frozen=True, order=True)

@@ -16,19 +16,20 @@ from pathlib import Path
 from porter import contain
 from porter.errors import UsageError
 from porter.port.model import PortPlan
+from porter.render.safe import patch_path
 
 
 def unified_diff(plan: PortPlan, context: int = 3) -> bytes:
     chunks: list[bytes] = []
     for fp in plan.files:
-        name = fp.path.encode("utf-8", "surrogateescape")
+        old, new = patch_path(b"a/", fp.path), patch_path(b"b/", fp.path)  # quoted as git does where needed
         before = fp.before or b""
-        head = [b"diff --git a/" + name + b" b/" + name + b"\n"]
+        head = [b"diff --git " + old + b" " + new + b"\n"]
         if fp.before is None:
             head.append(b"new file mode 100644\n")
         lines = list(difflib.diff_bytes(difflib.unified_diff, before.splitlines(keepends=True),
                                         fp.after.splitlines(keepends=True),
-                                        b"/dev/null" if fp.before is None else b"a/" + name, b"b/" + name, n=context))
+                                        b"/dev/null" if fp.before is None else old, new, n=context))
         if not lines:
             continue
         chunks += head

@@ -7,6 +7,7 @@ read through porter.contain; a symlink is never edited (its target is ported whe
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import stat
@@ -66,12 +67,28 @@ def _read(root: Path, rel: str) -> tuple[bytes | None, str | None]:
         return None, str(e)
 
 
+def copies_by_link(root: Path, paths, scanned: set[str]) -> set[str]:
+    """Of `paths`, those that are symlinks (or lie under a symlinked directory) leading to another file of the scan
+    inside `root`: the scan read that file twice, and its findings are ported (or left open) once, where it lies."""
+    out = set()
+    top = os.path.realpath(root)
+    for rel in paths:
+        real = os.path.realpath(root / rel)
+        if real != os.path.join(top, rel) and contain.inside(real, top):
+            if os.path.relpath(real, top).replace(os.sep, "/") in scanned:
+                out.add(rel)
+    return out
+
+
 def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -> PortPlan:
     """The port of the repository at `root` that `result` (its scan) describes."""
     root = Path(root)
     header = options.header
     if PurePosixPath(header).is_absolute() or ".." in PurePosixPath(header).parts:
         raise UsageError(f"--header {header!r}: must be a path inside the repository")
+    # A symlinked copy of a scanned file is that file: its findings are the target's, reported once, not as a copy.
+    copies = copies_by_link(root, sorted({f.path for f in result.findings}), {fr.path for fr in result.files})
+    result = dataclasses.replace(result, findings=tuple(f for f in result.findings if f.path not in copies))
     by_path: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_path.setdefault(f.path, []).append(f)

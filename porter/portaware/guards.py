@@ -265,15 +265,17 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                     out.append(Span(after[0], after[1], _flip(side), line))
     if any(sp.side == CUDA for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out))
-    if _EMBEDDED_ARM.search(data) and b"#" in data:
+    if ROCM_WORD.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
     return out
 
 
-# A string holding CUDA source with its own vendor arms (CuPy's `#ifdef __HIP_DEVICE_COMPILE__` inside a RawKernel
-# string): the arms are read by the preprocessor (the one directive reader) as in a .cu file, and each vendor arm
-# is a span of the Python file. This only pre-tests for a vendor word; the preprocessor decides what is an arm.
-_EMBEDDED_ARM = compile_regex(r"(?i)hip|rocm|amd")
+# The one pre-test for an AMD vendor word anywhere in a text (bytes or str, RE2): text without one cannot hold a
+# ROCm side of its own, so the readers of vendor arms skip it. A string holding CUDA source with its own vendor arms
+# (CuPy's `#ifdef __HIP_DEVICE_COMPILE__` inside a RawKernel string) is read by the preprocessor (the one directive
+# reader) as in a .cu file, each vendor arm a span of the Python file; port status pre-tests headers' mapped
+# definitions and build files' switches with it. It only pre-tests; the readers decide what is an arm.
+ROCM_WORD = compile_regex(r"(?i)hip|rocm|amd")
 
 
 def _embedded_arms(root) -> list[Span]:
@@ -283,7 +285,7 @@ def _embedded_arms(root) -> list[Span]:
     out: list[Span] = []
     for node in descendants(root, ("string",), lang="python"):
         text = node.text
-        if not preprocessor.may_hold_directives(text) or not _EMBEDDED_ARM.search(text):
+        if not preprocessor.may_hold_directives(text) or not ROCM_WORD.search(text):
             continue
         first = node.start_point[0]  # the string's first line, 0-based: its line n is the file's first + n
         pre = preprocessor.preprocess(text)

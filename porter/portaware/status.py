@@ -51,10 +51,11 @@ from typing import Iterable
 
 from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
+from porter.model.finding import PROJECT_HEADER
 from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
-from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, Span, cpp_spans, python_spans
+from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin, cmake_commands,
                                     cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
@@ -258,12 +259,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     return PortFacts(tested=own)
 
 
-_HEADER_ROCM_HINT = re.compile(rb"(?i)hip|rocm|amd")
-
-
 def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
     """mapped_definitions of a header that names ROCm (the others cannot hold a ROCm side of their own)."""
-    if PurePosixPath(path).suffix.lower() not in HEADER_SUFFIXES or not _HEADER_ROCM_HINT.search(data):
+    if PurePosixPath(path).suffix.lower() not in HEADER_SUFFIXES or not ROCM_WORD.search(data):
         return []
     return mapped_definitions(data.decode("utf-8", "replace"))
 
@@ -570,16 +568,13 @@ _DRIVES_BUILD = lazy_regex(r"(?i)cmake|Makefile|[\"']make[\"'\s]|\bmake\s+-[a-zA
 _SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
 
 
-_ROCM_SWITCH = lazy_regex(r"(?i)hip|rocm|amd")
-
-
 def _names_rocm_build(f: PortFacts | None) -> bool:
     """Whether a build file's facts show a ROCm side (an arm, a source or a vendor-named switch of its own): then it
     builds for both, and its own arms decide. From the cached facts, so nothing is read again."""
     if f is None:
         return False
     return (any(r[2] == ROCM for r in f.regions) or any(r[1] == ROCM for r in f.refs)
-            or any(_ROCM_SWITCH().search(t) for t in f.tested))
+            or any(ROCM_WORD.search(t) for t in f.tested))
 
 
 # PortFacts.tested of a setup.py that builds torch extensions itself and never runs CMake or make (the scan's own
@@ -705,6 +700,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                                            f.rule in rocm_code)]
                      for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
                                     else (st, by)])
+    findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
@@ -729,6 +725,21 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
                                port_status=summary(findings, kernels), stats=stats)
+
+
+def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Findings whose work lies in a project header they name (data PROJECT_HEADER: LIB014's includer needs that
+    header's HIP counterpart) stay open only while the header has open work of its own; a header with none (cholla's
+    cuda_utilities.h, portable through the gpu.hpp it includes) already builds for ROCm, so the include is handled
+    there. (LIB014 never fires inside a CUDA-named header, so no such finding waits on another.)"""
+    open_paths = {f.path for f in findings if f.status is Status.OPEN}
+    out = []
+    for f in findings:
+        header = dict(f.data).get(PROJECT_HEADER) if f.data and f.status is Status.OPEN else None
+        if header and header not in open_paths:
+            f = dataclasses.replace(f, status=Status.HANDLED, handled_by=f"{header}: no open work in it")
+        out.append(f)
+    return tuple(out)
 
 
 # What the port-status worker reads (set before it forks: it inherits them, nothing is pickled but the answer).

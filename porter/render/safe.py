@@ -198,3 +198,19 @@ class _Code(str):
 
     def group(self, _n: int = 0) -> str:
         return str(self)
+
+
+# Git's C-style quoting of a path in a patch header (`git diff` writes `"a/x\n.cu"`; `git apply` and GNU patch read
+# it): a name holding a newline written raw starts a header line of the attacker's (`+++ b/other`, a hunk of theirs).
+_GIT_QUOTED = {0x07: b"\\a", 0x08: b"\\b", 0x09: b"\\t", 0x0A: b"\\n", 0x0B: b"\\v", 0x0C: b"\\f", 0x0D: b"\\r",
+               0x22: b'\\"', 0x5C: b"\\\\"}
+
+
+def patch_path(prefix: bytes, name: str) -> bytes:
+    """`prefix + name` as a unified diff's header shows it: as is, or quoted as git quotes it when it holds a control
+    character, a quote, a backslash or a byte past ASCII (each such byte as an octal escape)."""
+    raw = prefix + name.encode("utf-8", "surrogateescape")
+    if all(0x20 <= b < 0x7F and b not in (0x22, 0x5C) for b in raw):
+        return raw
+    return b'"' + b"".join(_GIT_QUOTED.get(b) or (bytes([b]) if 0x20 <= b < 0x7F else b"\\%03o" % b)
+                           for b in raw) + b'"'

@@ -121,8 +121,56 @@ def _nvcc_x_cu_lines(text: str) -> Iterator[str]:
         pos = stop
 
 
+# A variable the file itself sets (Make `NVFLAGS := -x cu`, `+=`, `?=`; shell `X="-x cu"`, `export X=...`; Dockerfile
+# `ENV`/`ARG`; a YAML `env:` entry `X: -x cu`) and its uses `$(X)`, `${X}`, `$X`: `$(NVCC) $(NVFLAGS) kern.txt`
+# compiles kern.txt as CUDA as surely as the line written out. Expanded MAX_EXPANSION_HOPS deep, and never past
+# MAX_EXPANDED_GROWTH times the text (variables built of variables double at each hop).
+_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:-[ \t]*)?(?:export[ \t]+|override[ \t]+|ENV[ \t]+|ARG[ \t]+)?"
+                         r"([A-Za-z_]\w*)[ \t]*([:?+!]?=|:(?!=))[ \t]*([^\n]*)$")
+_USE = re.compile(r"\$\(([A-Za-z_]\w*)\)|\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+MAX_EXPANSION_HOPS = 4
+MAX_EXPANDED_GROWTH = 4
+
+
+def expand_variables(text: str, yaml: bool = False) -> str:
+    """`text` with the uses of the variables it assigns replaced by their values (a `:` assignment only in YAML,
+    where it is one; elsewhere it is a Make rule). Bounded: see _ASSIGNMENT."""
+    values: dict[str, str] = {}
+    for m in _ASSIGNMENT.finditer(text):
+        name, how, value = m.group(1), m.group(2), m.group(3).strip()
+        if how == ":" and not yaml:
+            continue
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[name] = f"{values[name]} {value}" if how == "+=" and name in values else value
+    if not values:
+        return text
+    cap = MAX_EXPANDED_GROWTH * len(text) + 4096
+
+    def value_of(m: re.Match[str]) -> str:
+        return values.get(m.group(1) or m.group(2) or m.group(3), m.group(0))
+
+    for _ in range(MAX_EXPANSION_HOPS):
+        pieces, size, last = [], 0, 0
+        for m in _USE.finditer(text):  # built piece by piece so a growing text stops at the cap, not after it
+            piece = value_of(m)
+            pieces += [text[last:m.start()], piece]
+            size += m.start() - last + len(piece)
+            last = m.end()
+            if size > cap:
+                return text
+        if not pieces:
+            return text
+        expanded = "".join(pieces) + text[last:]
+        if expanded == text:
+            return text
+        text = expanded
+    return text
+
+
 def _nvcc_x_cu_sources(path: str, text: str) -> list[str]:
     out: dict[str, None] = {}  # in order, each once (a dict's membership test: a line may name thousands)
+    text = expand_variables(text, yaml=path.endswith((".yml", ".yaml")))
     for line in _nvcc_x_cu_lines(_CONTINUED.sub(" ", text)):
         line = _X_CU.sub(" ", line)
         for word in line[line.index("nvcc") + 4:].split():

@@ -17,18 +17,24 @@ def project_header(includer: str, header: str, quoted: bool, files: frozenset[st
     quoted include of a file the repository holds (a project's own "cuda/utils.h"), or an include that resolves to
     a file in the same include tree as the includer (CuTe's `<cute/arch/mma.hpp>` inside include/cute/…). A
     project that includes its vendored copy of a library from outside that copy still depends on the library."""
+    return project_header_path(includer, header, quoted, files) is not None
+
+
+def project_header_path(includer: str, header: str, quoted: bool, files: frozenset[str]) -> str | None:
+    """The repository file `#include header` in `includer` reads when it is one of the project's own (as
+    project_header decides), else None."""
     if "/" not in header and not quoted:
-        return False
+        return None
     base = includer.rsplit("/", 1)[0] + "/" if "/" in includer else ""
-    if quoted and _normal(base + header) in files:
-        return True
-    for path in _by_name(files).get(header.rsplit("/", 1)[-1], ()):
+    if quoted and (near := _normal(base + header)) in files:
+        return near
+    for path in sorted(_by_name(files).get(header.rsplit("/", 1)[-1], ())):
         if path != header and not path.endswith("/" + header):
             continue
         root = path[: len(path) - len(header)]
         if quoted or includer.startswith(root):
-            return True
-    return False
+            return path
+    return None
 
 
 def file_includes(sf: SourceFile) -> tuple[tuple[str, bool], ...]:

@@ -834,12 +834,30 @@ _MACRO_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
 MAX_INCLUDE_MACRO_HOPS = 8
 
 
-def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
+def include_macros(dirs: Iterable[Directive]) -> dict[str, tuple[str, ...]]:
+    """The object-like macros a file defines that a computed `#include NAME` can read (a quoted name or another
+    macro's name), each with every body it is given: the repository's table of them is the merge of its files'."""
+    out: dict[str, tuple[str, ...]] = {}
+    for d in dirs:
+        if d.kind == "define":
+            m = _define_name().match(d.text)
+            if m and m.group(2) is None:
+                body = m.group(4).strip()
+                if (_INCLUDE.match(body) or _MACRO_NAME.match(body)) and body not in out.get(m.group(1), ()):
+                    out[m.group(1)] = (*out.get(m.group(1), ()), body)
+    return out
+
+
+def quoted_includes(dirs: list[Directive],
+                    elsewhere: Mapping[str, tuple[str, ...]] | None = None) -> list[tuple[int, str]]:
     """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's).
 
     A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`) names what its object-like macro holds
     at that line, as the compiler reads it: otherwise a file of CUDA code with a name that gives porter no language,
-    included only that way, was never scanned. Macros defined in this file only, followed MAX_INCLUDE_MACRO_HOPS deep.
+    included only that way, was never scanned. A macro this file defines before the include wins; one it does not
+    is read from `elsewhere` (include_macros of the repository's files: `#define KERNEL` in a config header the file
+    includes), every body any file gives it, since which header the compiler saw first is the build's choice.
+    Followed MAX_INCLUDE_MACRO_HOPS deep, at most MAX_INCLUDE_MACRO_HOPS targets per include.
     """
     out = []
     held: dict[str, str] = {}
@@ -849,15 +867,23 @@ def quoted_includes(dirs: list[Directive]) -> list[tuple[int, str]]:
             if m and m.group(2) is None:
                 held[m.group(1)] = m.group(4).strip()
         elif d.kind == "include":
-            text = d.text
+            texts, found = [d.text], []
             for _ in range(MAX_INCLUDE_MACRO_HOPS):
-                name = _MACRO_NAME.match(text)
-                if name is None or name.group(1) not in held:
+                following = []
+                for text in texts:
+                    name = _MACRO_NAME.match(text)
+                    if name is None:
+                        m = _INCLUDE.match(text)
+                        if m and m.group(1) not in found:
+                            found.append(m.group(1))
+                    elif name.group(1) in held:
+                        following.append(held[name.group(1)])
+                    elif elsewhere:
+                        following.extend(elsewhere.get(name.group(1), ()))
+                texts = following[:MAX_INCLUDE_MACRO_HOPS]
+                if not texts:
                     break
-                text = held[name.group(1)]
-            m = _INCLUDE.match(text)
-            if m:
-                out.append((d.line, m.group(1)))
+            out.extend((d.line, target) for target in found[:MAX_INCLUDE_MACRO_HOPS])
     return out
 
 

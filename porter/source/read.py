@@ -199,6 +199,13 @@ class GitTree:
             wanted = still
         return out
 
+    def link_target(self, path: str, blob: str) -> str | None:
+        """The path from the repository top that the symlink at `path` (its blob id `blob`) names, None when it
+        leads out of the tree or cannot be read: the one reading of a committed link, for discovery here and for
+        `porter history`'s per-commit trees."""
+        got = self._link_target(os.fsencode(path), blob.encode("ascii"))
+        return os.fsdecode(got) if got is not None else None
+
     def _link_target(self, raw: bytes, blob: bytes) -> bytes | None:
         """The path from the repository top that the symlink at `raw` names, or None when it leads out of the tree
         (an absolute target, or `..` past the top) or cannot be read."""

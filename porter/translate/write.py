@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from porter import contain
+from porter.render.safe import patch_path
 from porter.source import git
 from porter.translate.model import BACKUP_DIR, TranslateError, TranslationResult
 
@@ -480,9 +481,9 @@ def unified_diff(result: TranslationResult, context: int = 3) -> bytes:
     for ft in result.files:
         if not ft.changed:
             continue
-        name = ft.path.encode("utf-8", "surrogateescape")
         lines = difflib.diff_bytes(difflib.unified_diff, ft.original.splitlines(keepends=True),
-                                   ft.output.splitlines(keepends=True), b"a/" + name, b"b/" + name, n=context)
+                                   ft.output.splitlines(keepends=True), patch_path(b"a/", ft.path),
+                                   patch_path(b"b/", ft.path), n=context)  # a name's newline starts no header
         for line in lines:
             chunks.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
     return b"".join(chunks)

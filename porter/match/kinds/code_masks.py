@@ -6,8 +6,11 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+import tree_sitter as ts
+
 from porter.match.base import Hit, MatchContext
-from porter.source.parse import SourceFile
+from porter.source.parse import Function, SourceFile
+from porter.source.syntax import index
 
 # 32-bit integer types a mask parameter may be declared with (`unsigned long` is 64 bits on LP64 and is not here).
 _WORD32 = rb"(?:unsigned(?:[ \t]+int)?|uint32_t|std::uint32_t|uint32|u32|uint|int)"
@@ -35,51 +38,51 @@ def _types32(text: bytes) -> frozenset[bytes]:
     return _BUILTIN32 | frozenset(narrow)
 
 
-# A declaration match holds no `{` or `}` and a `;` only as its last byte (see _declarations).
-_PIECE_END = re.compile(rb"[;{}]")
-_NOT_BRACES = bytes(b for b in range(256) if b not in b"{}")
+_PARAMETERS = ("parameter_declaration", "optional_parameter_declaration")
 
 
-def _declarations(decl: re.Pattern[bytes], text: bytes, name: bytes, start: int, end: int) -> Iterable[re.Match[bytes]]:
-    """`decl.finditer(text, start, end)`, searched only in the pieces of the window that hold `name`: a match of
-    `decl` holds no `{` or `}` and a `;` only as its last byte, so its matches are those of each piece between such
-    bytes (a piece ends after its `;`) searched alone, and a piece where `name` is not written holds none. The whole
-    window was tried at every byte (`decl` opens with no literal): a third of a cold cuda-samples scan."""
-    lo = start
-    q = text.find(name, lo, end)
-    while q >= 0:
-        piece = max(lo, text.rfind(b";", lo, q) + 1, text.rfind(b"{", lo, q) + 1, text.rfind(b"}", lo, q) + 1)
-        stop = _PIECE_END.search(text, q, end)
-        lo = end if stop is None else stop.end() if stop.group() == b";" else stop.start()
-        yield from decl.finditer(text, piece, lo)
-        q = text.find(name, lo, end)
+def _parameter_list(fn: Function) -> ts.Node | None:
+    """The parameter list of a function definition, through the pointer/reference declarators of its return type."""
+    d = fn.node.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    return d.child_by_field_name("parameters") if d is not None else None
 
 
-def _parameter_type(text: bytes, name: bytes, before: int) -> bytes | None:
-    """The declared type of `name` when its last declaration before byte `before` is a parameter of the function
-    whose body holds `before` (`(..., shfl_mask_t mask = SHFL_FULL_MASK)` then `{ ... }`), else None."""
-    decl = re.compile(rb"(?P<lead>[(,]?)[ \t\n]*(?:const[ \t]+)?(?P<type>(?:std::)?\w+(?:[ \t]+int)?)[ \t]+"
-                      rb"(?:const[ \t]+)?" + re.escape(name) + rb"[ \t]*(?P<tail>=[^,();{}]*)?[ \t\n]*(?P<end>[,);=])")
-    last = None
-    for m in _declarations(decl, text, name, max(0, before - 8000), before):
-        if m.group("type") in (b"return", b"else", b"case", b"goto"):
+def _shadowed(sf: SourceFile, fn: Function, name: bytes, before: int) -> bool:
+    """Whether a local declaration of `name` between the function's start and byte `before`, in a block that holds
+    `before`, hides the parameter there (`{ unsigned long long mask = ~0ull; __shfl_sync(mask, ...) }`)."""
+    for d in index(sf).declarators:
+        if d.start_byte >= before:
+            break
+        if d.start_byte < fn.start_byte:
             continue
-        last = m
-    if last is None or not last.group("lead") or last.group("end") not in (b",", b")"):
+        ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+        if ident is None or ident.type != "identifier" or ident.text != name:
+            continue
+        block = d.parent.parent if d.parent is not None else None  # declarator -> declaration -> its block
+        if block is not None and block.start_byte <= before < block.end_byte:
+            return True
+    return False
+
+
+def _parameter_type(sf: SourceFile, name: bytes, before: int) -> bytes | None:
+    """The declared type of `name` when, at byte `before`, it names a parameter of the enclosing function definition
+    (the parsed tree's, SourceFile.enclosing), not a local declared in between; else None."""
+    fn = sf.enclosing(before)
+    params = _parameter_list(fn) if fn is not None else None
+    if params is None:
         return None
-    # The call must be inside the body that follows that parameter list: braces never close below it.
-    body = text.find(b"{", last.end(), before)
-    if body < 0 or b";" in text[last.end():body].split(b")", 1)[-1]:
-        return None
-    depth = 0
-    for ch in text[body:before].translate(None, _NOT_BRACES):
-        if ch == 0x7B:
-            depth += 1
-        else:
-            depth -= 1
-            if depth <= 0:
-                return None
-    return re.sub(rb"[ \t]+", b" ", last.group("type"))
+    for p in params.named_children:
+        if p.type not in _PARAMETERS:
+            continue
+        ident, typ = p.child_by_field_name("declarator"), p.child_by_field_name("type")
+        if ident is None or typ is None or ident.type != "identifier" or ident.text != name:
+            continue
+        if _shadowed(sf, fn, name, before):
+            return None
+        return re.sub(rb"\s+", b" ", typ.text)
+    return None
 
 
 def match_mask_parameter(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -91,7 +94,7 @@ def match_mask_parameter(pattern: dict, sf: SourceFile, ctx: MatchContext) -> It
         mask = m.group("mask")
         if mask.isupper() or mask in (b"true", b"false"):
             continue  # an ALL-CAPS macro is a constant (DEV002/DEV030 read those)
-        typ = _parameter_type(text, mask, m.start())
+        typ = _parameter_type(sf, mask, m.start())
         if typ is None:
             continue
         if types32 is None:

@@ -7,17 +7,16 @@ from __future__ import annotations
 from typing import Iterable
 
 from porter.kernels.constfold import build_constants, fold
+from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES, OPT_IN_SETTERS
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile, unqualified
 
-_SETTERS = frozenset({"cudaFuncSetAttribute", "cuFuncSetAttribute"})
-_ATTRIBUTES = ("MaxDynamicSharedMemorySize", "MAX_DYNAMIC_SHARED_SIZE_BYTES")
 
 
 def match_shared_opt_in(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     """Each attribute call whose size folds to more than `shared_opt_in.above_kib` KiB; values {kib} (the size) and
     {kernel} (the first argument as written). A size that does not fold is left to kernel analysis (lds-unknown)."""
-    if sf.tree is None or not any(a.encode() in sf.data for a in _ATTRIBUTES):
+    if sf.tree is None or not any(a.encode() in sf.data for a in OPT_IN_ATTRIBUTES):
         return ()
     from porter.source.syntax import call_sites
 
@@ -25,11 +24,11 @@ def match_shared_opt_in(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
     env = None
     out = []
     for _callee, text, call in call_sites(sf):
-        if unqualified(text) not in _SETTERS:
+        if unqualified(text) not in OPT_IN_SETTERS:
             continue
         args = call.child_by_field_name("arguments")
         argv = [a for a in (args.named_children if args else []) if a.type != "comment"]
-        if len(argv) < 3 or not any(a in argv[1].text.decode("utf-8", "replace") for a in _ATTRIBUTES):
+        if len(argv) < 3 or not any(a in argv[1].text.decode("utf-8", "replace") for a in OPT_IN_ATTRIBUTES):
             continue
         if env is None:
             env = build_constants(sf.tree.root_node, sf.data)

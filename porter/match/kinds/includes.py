@@ -7,6 +7,7 @@ import re
 from typing import Iterable
 
 from porter.match.base import Hit, MatchContext
+from porter.model.finding import PROJECT_HEADER
 from porter.source.parse import SourceFile
 from porter.source.syntax import index
 
@@ -32,7 +33,7 @@ def match_cuda_project_include(pattern: dict, sf: SourceFile, ctx: MatchContext)
     if (sf.language != "cuda" or sf.root is None or not _ANY_CUDA.search(sf.data) or _names_cuda_only(sf.path)
             or sf.path.endswith((".cu", ".cuh"))):
         return  # a .cu/.cuh file is CUDA code itself: it is compiled (and ported) with the headers it includes
-    from porter.source.includes import project_header
+    from porter.source.includes import project_header_path
 
     own = ctx.extra.get("repository_files") or frozenset()
     if not own:
@@ -40,5 +41,6 @@ def match_cuda_project_include(pattern: dict, sf: SourceFile, ctx: MatchContext)
     for node, header in index(sf).includes:
         if node.type != "string_literal" or not _names_cuda_only(header):
             continue
-        if project_header(sf.path, header, True, own):
-            yield Hit(node.start_byte, node.end_byte, name=header)
+        path = project_header_path(sf.path, header, True, own)
+        if path is not None:  # port status follows that header's own open work (PROJECT_HEADER)
+            yield Hit(node.start_byte, node.end_byte, name=header, values=((PROJECT_HEADER, path),))
