@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from porter import cache as cache_mod
+from porter import pipeline
 from porter import packfile
 from porter.cache import Cache
 from porter.pipeline import scan
@@ -29,9 +30,11 @@ def _kernels(n: int) -> dict[str, str]:
     return {f"k{i:02d}.cu": f"__global__ void k{i}(float* x) {{ x[threadIdx.x] = {i}.f; }}\n" for i in range(n)}
 
 
-def test_a_cold_scan_writes_one_pack_in_one_process_and_with_workers(tmp_path):
+def test_a_cold_scan_writes_one_pack_in_one_process_and_with_workers(tmp_path, monkeypatch):
     write_files(tmp_path / "src", _kernels(40))  # 40 files: enough for the worker pool (16 or more misses)
     for jobs in (1, 2):
+        # as a fresh process scans: porter's own rules not yet held in this one (porter.pipeline.load_rules_cached)
+        monkeypatch.setattr(pipeline, "_OWN_RULES", None)
         where = tmp_path / f"cache-{jobs}"
         cold = scan(tmp_path / "src", Settings(jobs=jobs, cache_dir=where))
         assert (cold.stats.cache_hits, cold.stats.cache_misses) == (0, 40)
