@@ -94,8 +94,11 @@ def test_hook_runs_on_the_staged_files(tmp_path):
     # variable as the option's value): pip does not byte-compile porter and its ~30 dependencies into the hook's
     # virtualenv (6-7 of the install's ~19 CPU-s, measured); the hook's one run compiles only the modules it imports
     # (+0.3 CPU-s). What is installed, from where, and what the hook prints are the same.
+    # PIP_NO_BUILD_ISOLATION=0 (pip's --no-build-isolation, read the same inverted way): porter's wheel is built with
+    # the setuptools virtualenv seeds into the hook's environment instead of one pip first downloads into a fresh
+    # build environment (10.2 → 7.6 CPU-s and 19 → 11 s for this test, measured); the wheel and the hook are the same.
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PRE_COMMIT_COLOR": "never",
-           "PIP_COMPILE": "0"}
+           "PIP_COMPILE": "0", "PIP_NO_BUILD_ISOLATION": "0"}
     staged = git(repo, "diff", "--cached", "--name-only").split()
     assert staged == ["bad.cu"]
     p = subprocess.run([pre_commit, "try-repo", str(REPO), "porter", "--files", *staged], cwd=repo, env=env,
