@@ -80,12 +80,12 @@ def test_a_kernel_compiled_through_make_variables_is_scanned_and_fails_the_gate(
 
 
 def test_thinning_a_walk_keeps_the_last_point_and_what_dropped_points_changed():
-    from porter.history.points import thinned
+    from porter.history.points import Planned, thinned
 
-    plan = [(0, ("a",)), (1, None), (2, ("b",)), (3, None), (4, None)]
-    assert thinned(plan) == [(1, ("a",)), (3, ("b",)), (4, None)]
-    assert thinned([5, 5, 6, 6, 7]) == [5, 6, 7]
-    assert thinned([(0, ("a",))]) == [(0, ("a",))]
+    plan = [Planned(0, ("a",), 5), Planned(1, None, 5), Planned(2, ("b",), 6), Planned(3, None, 6),
+            Planned(4, None, 7)]
+    assert thinned(plan) == [Planned(1, ("a",), 5), Planned(3, ("b",), 6), Planned(4, None, 7)]
+    assert thinned([Planned(0, ("a",), 1)]) == [Planned(0, ("a",), 1)]
 
 
 def test_a_history_of_more_files_than_the_walk_budget_is_thinned_with_a_notice(tmp_path, monkeypatch):

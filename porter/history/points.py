@@ -145,20 +145,29 @@ class _Tree:
         return tuple(sorted(entries.values()))
 
 
-def thinned(plan: list) -> list:
-    """Every other point of a walk's plan (or of the list of its sizes), the last one always kept. A point's entries
-    are None when nothing changed since the point before it: a kept point after a dropped one that changed takes
-    the dropped point's entries."""
+@dataclass(frozen=True)
+class Planned:
+    """One point of a walk's plan: the commit's index, the scoped entries (None when nothing in scope changed since
+    the point before it) and how many files its tree holds (what MAX_WALK_FILES counts)."""
+
+    index: int
+    entries: tuple | None
+    files: int
+
+
+def thinned(plan: list[Planned]) -> list[Planned]:
+    """Every other point of a walk's plan, the last one always kept. A kept point after a dropped one that changed
+    takes the dropped point's entries (its own are None when nothing changed since the dropped one)."""
     out = []
     since = None  # the entries of the latest point dropped since the last one kept, if it changed
     for n, point in enumerate(plan):
         if n % 2 == 1 or n == len(plan) - 1:
-            if isinstance(point, tuple) and point[1] is None and since is not None:
-                point = (point[0], since)
+            if point.entries is None and since is not None:
+                point = dataclasses.replace(point, entries=since)
             out.append(point)
             since = None
-        elif isinstance(point, tuple) and point[1] is not None:
-            since = point[1]
+        elif point.entries is not None:
+            since = point.entries
     return out
 
 
@@ -223,11 +232,9 @@ class Walker:
         commits = self.walk.commits
         chosen = set(select(commits, every))
         tree = _Tree(self.walk, self.settings)
-        # (commit index, the scoped entries, or None when nothing in scope changed since the previous point)
-        plan: list[tuple[int, tuple | None]] = []
+        plan: list[Planned] = []
         dirty = True
         stride, asked = 1, 0  # keep every stride-th chosen commit (MAX_WALK_FILES)
-        sizes: list[int] = []  # the files of each planned point
         for i, c in enumerate(self.walk.replay()):  # streamed: one commit's changes in memory at a time
             for ch in c.changes:
                 dirty |= tree.set(ch.path, ch.mode, ch.blob)
@@ -235,18 +242,18 @@ class Walker:
                 asked += 1
                 if asked % stride and i != len(commits) - 1:
                     continue  # thinned out: its changes reach the next kept point (dirty stays set)
-                plan.append((i, tree.snapshot(self._link_target) if dirty else None))
-                sizes.append(len(tree.entries))
+                plan.append(Planned(i, tree.snapshot(self._link_target) if dirty else None, len(tree.entries)))
                 dirty = False
-                while sum(sizes) > MAX_WALK_FILES and len(plan) > 1:
-                    plan, sizes, stride = thinned(plan), thinned(sizes), stride * 2
+                while sum(p.files for p in plan) > MAX_WALK_FILES and len(plan) > 1:
+                    plan, stride = thinned(plan), stride * 2
         if stride > 1:
             self.notices.append(f"history: {len(plan)} of {asked} points kept (one in {stride}): a walk summarises at "
                                 f"most {MAX_WALK_FILES:,} files over its points, and the last tree holds "
                                 f"{len(tree.entries):,}")
         summaries: list[dict[str, Any] | None] = [None] * len(plan)
         pending: list[int] = []
-        for j, (_, entries) in enumerate(plan):
+        for j, planned in enumerate(plan):
+            entries = planned.entries
             if entries is None:
                 continue
             hit = self.cache.get(self._point_key(entries)) if self.cache is not None else None
@@ -260,12 +267,12 @@ class Walker:
         self._report(done, len(plan))
         for start in range(0, len(pending), BATCH_POINTS):
             batch = pending[start:start + BATCH_POINTS]
-            self._scan_batch([plan[j][1] for j in batch])  # type: ignore[misc]
-            for j in batch:
-                entries = plan[j][1]
-                summaries[j] = self._summarise(entries)  # type: ignore[arg-type]
+            changed = [e for e in (plan[j].entries for j in batch) if e is not None]  # pending points all changed
+            self._scan_batch(changed)
+            for j, entries in zip(batch, changed):
+                summaries[j] = self._summarise(entries)
                 if self.cache is not None:
-                    self.cache.put(self._point_key(entries), summaries[j])  # type: ignore[arg-type]
+                    self.cache.put(self._point_key(entries), summaries[j])
                 self.points_computed += 1
                 done += 1
                 self._report(done, len(plan))
@@ -274,7 +281,8 @@ class Walker:
         points: list[Point] = []
         last: dict[str, Any] = {}
         previous_index = -1
-        for j, (i, _) in enumerate(plan):
+        for j, planned in enumerate(plan):
+            i = planned.index
             last = summaries[j] or last  # an unchanged point repeats the one before it
             points.append(_point(commits[i], last, i - previous_index, points[-1] if points else None))
             previous_index = i
