@@ -24,7 +24,8 @@ ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor gu
 code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
 guard gives ROCm no path, it only hides the spot, or (3) evidence in another file that the change itself adds or
 modifies (a build file that makes the spot's directory a CUDA component beside a ROCm sibling, a header whose arm
-handles it): the author under review would be vouching for their own code. These findings are listed as `reopened`
+handles it, a file inside the ROCm sibling directory that makes a `cuda/` directory its twin): the author under review
+would be vouching for their own code. These findings are listed as `reopened`
 in the diff.
 """
 from __future__ import annotations
@@ -358,13 +359,16 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
     from porter.source.preprocessor import preprocess
 
     out, reopened, texts, arms = [], [], {}, {}
+    # A directory is evidence too (a component's ROCm sibling, `tl_templates/hip/`): the change supplies it when it
+    # adds or modifies a file anywhere under it.
+    touched = {d + "/" for c in changed for d in _parents(c)}
     for f in new:
         why = None
         if f.status is not Status.OPEN and f.handled_by:
             evidence = f.handled_by.rsplit(":", 1)[0]
             if f.handled_by == rocm_path_evidence(f.path):
                 why = "place"
-            elif evidence != f.path and evidence in changed:
+            elif evidence != f.path and (evidence in changed or evidence in touched):
                 why = "evidence"
             elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
                 if f.path not in texts:  # each file read and lexed once, each guard's group found once
@@ -384,6 +388,14 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             out.append(g)
             reopened.append(g)
     return sorted(out), reopened
+
+
+def _parents(path: str) -> Iterable[str]:
+    """Every directory above a relative path, nearest first (`a/b/c.cu` -> `a/b`, `a`)."""
+    d = os.path.dirname(path)
+    while d:
+        yield d
+        d = os.path.dirname(d)
 
 
 def _arms(pre: Preprocessed, guard: int) -> list[tuple[int, int, bool]] | None:

@@ -104,3 +104,38 @@ def test_isolated_keeps_a_component_the_base_already_had(tmp_path):
     code, doc = _scan(repo, base, "--isolated")
     assert _ptx(doc) == [("src/comm/cuda/lane.cu", "handled", "src/comm/rccl/Makefile.am:1")]
     assert "reopened" not in doc
+
+
+def _named_twin(repo, with_hip: bool) -> None:
+    # `kernels/cuda/` beside `kernels/hip/`: the sibling named for ROCm makes the CUDA directory's code handled
+    files = {"kernels/cuda/lane.cu": _device(f"  {PTX}")}
+    if with_hip:
+        files["kernels/hip/lane.hip"] = _device("  l = __lane_id();")
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+
+
+def test_isolated_reopens_code_handled_by_a_twin_directory_the_change_adds(tmp_path):
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    _named_twin(repo, with_hip=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    code, doc = _scan(repo, base)
+    assert _ptx(doc) == [("kernels/cuda/lane.cu", "handled", "kernels/hip/")]
+    code, doc = _scan(repo, base, "--isolated")
+    assert _ptx(doc) == [("kernels/cuda/lane.cu", "open", None)]
+    assert [(f["path"], f["rule"]) for f in doc["reopened"]] == [("kernels/cuda/lane.cu", "DEV001")]
+    assert code == 1
+
+
+def test_isolated_keeps_a_twin_directory_the_base_already_had(tmp_path):
+    repo = make_repo(tmp_path / "r", {"k.cu": KERNEL, "kernels/hip/lane.hip": _device("  l = __lane_id();")})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    _named_twin(repo, with_hip=False)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    code, doc = _scan(repo, base, "--isolated")
+    assert _ptx(doc) == [("kernels/cuda/lane.cu", "handled", "kernels/hip/")]
+    assert "reopened" not in doc
