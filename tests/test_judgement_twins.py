@@ -252,3 +252,43 @@ def test_findings_of_a_dual_cmake_read_handled_where_the_rocm_build_has_its_own_
         (15, "LIB004", "handled", "CMakeLists.txt:15"),
         (16, "LIB004", "handled", "CMakeLists.txt:15"),
         (22, "BLD003", "open", None)]
+
+
+# libCEED's shape (https://github.com/CEED/libCEED/blob/main/Makefile): each backend is built when its variable is
+# set, and the flags of each compiler are named for it.
+EMPTINESS_MAKEFILE = ("NVCCFLAGS ?= -Xcompiler -fPIC\n"              # 1: HIPCCFLAGS (4) is its twin
+                      "ifneq ($(CUDA_ARCH),)\n"                      # 2: false in the ROCm build
+                      "  NVCCFLAGS += -arch=$(CUDA_ARCH)\n"          # 3 cuda
+                      "endif\n"                                      # 4
+                      "HIPCCFLAGS ?= -fPIC\n"                        # 5
+                      "ifeq ($(CUDA_LIB_DIR),)\n"                    # 6: true in the ROCm build, either in CUDA's
+                      "  CUDA_LIB_DIR := $(CUDA_DIR)/lib64\n"        # 7 both
+                      "else\n"                                       # 8
+                      "  LIBS += -L$(CUDA_LIB_DIR) -lcudart -lcublas\n"  # 9 cuda
+                      "endif\n"                                      # 10
+                      "ifneq ($(HIP_LIB_DIR),)\n"                    # 11
+                      "  LIBS += -lhipblas\n"                        # 12 rocm
+                      "  ifeq ($(CUDA_ARCH),)\n"                     # 13: inside the ROCm arm
+                      "    X = 1\n"                                  # 14 rocm (the nested test is its guard)
+                      "  endif\n"                                    # 15
+                      "endif\n"                                      # 16
+                      "ifneq ($(wildcard $(CUDA_DIR)/lib),)\n"       # 17: a function of the variable, undecided
+                      "  Y = 1\n"                                    # 18
+                      "endif\n")                                     # 19
+
+
+def test_a_makefiles_test_of_a_vendor_variables_emptiness_decides_only_the_build_that_never_sets_it():
+    assert make_conditional_regions(EMPTINESS_MAKEFILE) == [
+        (3, 3, "cuda", 2), (9, 9, "cuda", 6), (12, 13, "rocm", 11), (14, 14, "rocm", 13)]
+    assert make_twin_regions(EMPTINESS_MAKEFILE) == [(1, 1, "cuda", 5)]  # an indented line is an arm's, not read here
+    # without a ROCm test anywhere a CUDA variable's emptiness is no fork
+    assert make_conditional_regions("ifneq ($(CUDA_ARCH),)\n  NVCCFLAGS += -arch=$(CUDA_ARCH)\nendif\n") == []
+
+
+def test_findings_under_a_cuda_variables_emptiness_test_are_handled(tmp_path):
+    (tmp_path / "Makefile").write_text(EMPTINESS_MAKEFILE)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted({(f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                     if str(f.severity) != "info"})
+    assert status == [(1, "BLD004", "handled", "Makefile:5"), (3, "BLD004", "handled", "Makefile:2"),
+                      (9, "LIB004", "handled", "Makefile:6")]

@@ -28,7 +28,7 @@ from typing import Iterable
 
 from porter.lazyre import lazy_regex
 from porter.source.discover import HEADER_SUFFIXES
-from porter.source.preprocessor import CUDA, ROCM, side, tri_and, tri_not, tri_or
+from porter.source.preprocessor import CUDA, ROCM, Tri, side, tri_and, tri_not, tri_or
 
 _ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
 _SPLIT = re.compile(r"[-_.]")
@@ -154,7 +154,8 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
 # PYBINDFLAGS_HIP, pybind-cuda: beside pybind-hip:, NVCC beside HIPCC): the file builds for either vendor.
 _MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?:::=|:=|\+=|\?=|!=|=)")
 _MAKE_RULE = re.compile(r"^([A-Za-z0-9_.\-/]+)\s*:(?!=)")
-_MAKE_WORDS = re.compile(r"(?i)(?<![a-z])(cuda|nvcc)(?![a-z])")
+# The word may run into the rest of a name (libCEED's NVCCFLAGS beside HIPCCFLAGS, CUDAFLAGS beside HIPFLAGS).
+_MAKE_WORDS = re.compile(r"(?i)(?<![a-z])(cuda|nvcc)")
 _MAKE_TWINS = {"cuda": ("hip", "rocm"), "nvcc": ("hipcc",)}
 
 
@@ -214,9 +215,19 @@ def _make_word_side(word: str) -> str | None:
     return CUDA if parts & _MAKE_CUDA_WORDS or any(p.startswith(_MAKE_CUDA_LEAD) for p in parts) else None
 
 
-def _make_test(kind: str, arg: str) -> str | None:
+# _make_test's answer for a test of whether a vendor-named variable is empty: `ifneq ($(CUDA_LIB_DIR),)` is false
+# in the ROCm build (nothing sets the CUDA variable there) and undecided in the CUDA build (a user may leave it
+# empty), so its arm is the CUDA build's; `ifeq ($(CUDA_ARCH),)` is true in the ROCm build and undecided in the CUDA
+# one, so only its `else` is. As (cuda, rocm) truth values, keyed by (the variable's side, whether "set" is tested).
+_MAKE_SET_TESTS: dict[tuple[str, bool], tuple[Tri, Tri]] = {
+    (CUDA, True): (None, False), (CUDA, False): (None, True), (ROCM, True): (False, None), (ROCM, False): (True, None)}
+
+
+def _make_test(kind: str, arg: str) -> str | tuple[Tri, Tri] | None:
     """The build a make conditional says it is true in ("cuda", "rocm") or None: `ifeq ($(BACKEND),hip)` (a vendor
-    word compared), `ifeq ($(USE_HIP),1)` / `ifdef USE_ROCM` (a vendor-named switch set); ifneq / ifndef flip it."""
+    word compared), `ifeq ($(USE_HIP),1)` / `ifdef USE_ROCM` (a vendor-named switch set); ifneq / ifndef flip it.
+    A vendor-named variable compared with the empty string (libCEED's `ifneq ($(CUDA_LIB_DIR),)` beside `ifneq
+    ($(HIP_LIB_DIR),)`) gives its (cuda, rocm) truth values instead (_MAKE_SET_TESTS)."""
     if kind in ("ifdef", "ifndef"):
         s = _make_word_side(arg.strip())
     else:
@@ -230,6 +241,12 @@ def _make_test(kind: str, arg: str) -> str | None:
         s = next((x for x in (_make_word_side(o) for o in literals) if x), None)
         if s is None and variables and all(o.lower() not in _MAKE_OFF for o in literals) and literals:
             s = next((x for x in (_make_word_side(re.sub(r"[$(){}]", " ", v)) for v in variables) if x), None)
+        if s is None and len(variables) == 1 and literals == [""]:
+            # `$(CUDA_DIR)` alone, not a function of it (`$(wildcard $(MAGMA_DIR)/...)`, `$(filter cuda,...)`)
+            plain = re.fullmatch(r"\$[({]([A-Za-z_][\w.-]*)[)}]", variables[0])
+            v = _make_word_side(plain.group(1)) if plain else None
+            if v is not None:
+                return _MAKE_SET_TESTS[(v, kind == "ifneq")]
     if s is not None and kind in ("ifneq", "ifndef"):
         s = CUDA if s == ROCM else ROCM
     return s
@@ -254,10 +271,13 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
             parsed.append((i + 1, "else", "else"))
         elif re.match(r"endif\b", m.group(3)):
             parsed.append((i + 1, "endif", None))
-    if not any(t == ROCM for _l, _k, t in parsed):
+    # a ROCm test: a ROCm word or switch, or a ROCm-named variable's emptiness (decided in the CUDA build)
+    if not any(t == ROCM or isinstance(t, tuple) and t[0] is not None for _l, _k, t in parsed):
         return []
 
-    def truth(test: str | None, build: str):
+    def truth(test: str | tuple[Tri, Tri] | None, build: str) -> Tri:
+        if isinstance(test, tuple):
+            return test[0] if build == CUDA else test[1]
         return None if test is None else test == build
 
     out: list[tuple[int, int, str, int]] = []
