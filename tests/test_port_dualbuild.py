@@ -123,3 +123,21 @@ def test_automake_components_and_their_twins():
     assert component_twins(paths, comps) == {
         "a/cuda": ("a/rocm/", "a/cuda/ is named for CUDA"),
         "b/nccl": ("b/rccl/Makefile.am:1", "b/nccl/Makefile.am:1")}
+
+
+def test_a_directory_named_for_nvidia_is_the_twin_of_its_sibling_named_for_amd(tmp_path):
+    paths = ["rt/backend/_nvidia/__init__.py", "rt/backend/_amd/__init__.py", "ops/nvidia/k.py", "ops/cpu/k.py",
+             "x/NVIDIA-tools/a.py", "x/AMD-tools/a.py"]
+    assert component_twins(paths) == {
+        "rt/backend/_nvidia": ("rt/backend/_amd/", "rt/backend/_nvidia/ is named for CUDA"),
+        "x/NVIDIA-tools": ("x/AMD-tools/", "x/NVIDIA-tools/ is named for CUDA")}  # ops/nvidia has no AMD sibling
+    # FlagGems' vendor backends, one loaded at run time by the device found: the NVIDIA one's nvidia-smi is handled
+    for d, tool in (("_nvidia", "nvidia-smi"), ("_amd", "rocm-smi")):
+        (tmp_path / "rt" / "backend" / d).mkdir(parents=True)
+        (tmp_path / "rt" / "backend" / d / "__init__.py").write_text(
+            f'import subprocess\n\ndevice_query_cmd = "{tool}"\nout = subprocess.run(["{tool}"])\n')
+    result = _result(tmp_path)
+    rows = sorted({(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                   if str(f.severity) != "info"})
+    assert rows and all(r[0].startswith("rt/backend/_nvidia/") for r in rows)
+    assert {r[3:] for r in rows} == {("handled", "rt/backend/_amd/")}

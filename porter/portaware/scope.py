@@ -1028,11 +1028,22 @@ def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+# A directory named for the vendor rather than its platform: FlagGems' `runtime/backend/_nvidia` beside
+# `runtime/backend/_amd`, one vendor backend loaded at run time by the device found
+# (https://github.com/FlagOpen/FlagGems/tree/master/src/flag_gems/runtime/backend).
+_DIR_VENDOR = re.compile(r"(?i)(?:^|(?<=[-_.]))(nvidia|amd)(?=$|[-_.])")
+
+
+def _dir_key(name: str) -> tuple[str, bool, bool]:
+    """_source_key of a directory's name, reading NVIDIA as a CUDA word and AMD as a ROCm one."""
+    return _source_key(_DIR_VENDOR.sub(lambda m: "cuda" if m.group(1).lower() == "nvidia" else "hip", name))
+
+
 def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = ()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
     directory only the CUDA build compiles whose sibling the ROCm build compiles instead: a sibling directory
     named for ROCm in place of the CUDA word (tilelang's `tl_templates/cuda` / `tl_templates/hip`, OpenMM's
-    `platforms/cuda` / `platforms/hip`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
+    `platforms/cuda` / `platforms/hip`, FlagGems' `backend/_nvidia` / `backend/_amd`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
     TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none."""
     dirs: set[str] = set()
     for p in paths:
@@ -1048,12 +1059,12 @@ def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, s
     for parent, kids in by_parent.items():
         named: dict[str, str] = {}
         for d in kids:
-            key, cuda, rocm = _source_key(posixpath.basename(d))
+            key, cuda, rocm = _dir_key(posixpath.basename(d))
             if rocm:
                 named.setdefault(key, d)
         rocm_built = {d: built[d][1] for d in kids if built.get(d, ("",))[0] == ROCM}
         for d in kids:
-            key, cuda, rocm = _source_key(posixpath.basename(d))
+            key, cuda, rocm = _dir_key(posixpath.basename(d))
             if built.get(d, ("",))[0] == CUDA and rocm_built:
                 # the build's own word first; the sibling named for ROCm in its place when the build has it too
                 twin = named.get(key) if cuda and named.get(key) in rocm_built else sorted(rocm_built)[0]
