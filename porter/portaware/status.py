@@ -62,6 +62,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
+from porter.portaware.options import build_names, commented_defines, off_arms
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -100,6 +101,9 @@ class PortMap:
     # alone enables the CUDA language when the ROCm build never does ("path:guard"; None: it may)
     language_spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     cuda_language: str | None = None
+    # arms only an off-by-default compile option enables (first line, last line, "path:line" of its commented
+    # definition): porter.portaware.options
+    optional: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -132,6 +136,9 @@ class PortMap:
                     first = min(x.start for x in regs if x.guard == r.guard and x.start > r.guard)
                     if line < first:
                         return Status.HANDLED, f"{path}:{r.guard}"
+        for start, end, ev in self.optional.get(path, ()):
+            if start <= line <= end:
+                return Status.CUDA_ONLY, ev
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
@@ -204,7 +211,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-14"
+FACTS_VERSION = b"portaware-facts-15"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -226,7 +233,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             # `auto cudaX = hipX`): on its ROCm side they map the name for every file, as a `#define` does
             aliases=tuple(sorted(set(_aliases(data) if b"using" in data or b"typedef" in data else [])
                                  | set(_definitions(path, data)))),
-            classes=class_spans(data), forward=forward_declarations(data),
+            classes=class_spans(data), forward=forward_declarations(data), options=commented_defines(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
@@ -321,6 +328,39 @@ def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> PortFacts 
     return facts
 
 
+# Build files that may switch a compile option on (`-DUSE_X`, `add_compile_definitions(USE_X)`, setup.py's
+# define_macros): an option one of them names is not off by default.
+_OPTION_SETTERS = frozenset({"cmake", "make", "bazel", "shell", "toml"})
+
+
+def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
+                   dirs: dict[str, tuple[list[preprocessor.Directive], int]], limit: int, held) -> None:
+    """pm.optional: the arms of each C/C++ file that only an off-by-default compile option enables
+    (porter.portaware.options)."""
+    commented: dict[str, str] = {}
+    for path, f in sorted(facts.items()):
+        for line, name in f.options:
+            commented.setdefault(name, f"{path}:{line}")
+    if not commented:
+        return
+    for ds, _total in dirs.values():
+        for _line, name, _body in preprocessor.defines(ds):
+            commented.pop(name, None)
+    for path, c in sorted(files.items()):
+        if not commented:
+            return
+        if c.language in _OPTION_SETTERS or PurePosixPath(path).name == "setup.py":
+            data = _read(source, c, limit, held)
+            if data is not None:
+                for name in build_names(data.decode("utf-8", "replace"), list(commented)):
+                    commented.pop(name)
+    for path, (ds, _total) in dirs.items():
+        if any(n in d.text for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef") for n in commented):
+            arms = off_arms(ds, commented)
+            if arms:
+                pm.optional[path] = arms
+
+
 def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
@@ -407,6 +447,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs
+
+    _optional_arms(pm, source, files, facts, dirs, limit, held)
 
     # Build files: which sources each build compiles.
     refs = [Reference(*r) for f in facts.values() for r in f.refs]
