@@ -127,10 +127,14 @@ def test_automake_components_and_their_twins():
 
 def test_a_directory_named_for_nvidia_is_the_twin_of_its_sibling_named_for_amd(tmp_path):
     paths = ["rt/backend/_nvidia/__init__.py", "rt/backend/_amd/__init__.py", "ops/nvidia/k.py", "ops/cpu/k.py",
-             "x/NVIDIA-tools/a.py", "x/AMD-tools/a.py"]
+             "x/NVIDIA-tools/a.py", "x/AMD-tools/a.py", "q/cutlass_extensions/g.cu", "q/ck_extensions/g.hip",
+             "k/cutlass_kernels/m.cu", "k/cuda_kernels/m.cu", "c/nccl/t.cu", "c/rccl/t.cpp"]
     assert component_twins(paths) == {
+        "c/nccl": ("c/rccl/", "c/nccl/ is named for CUDA"),
+        "q/cutlass_extensions": ("q/ck_extensions/", "q/cutlass_extensions/ is named for CUDA"),
         "rt/backend/_nvidia": ("rt/backend/_amd/", "rt/backend/_nvidia/ is named for CUDA"),
-        "x/NVIDIA-tools": ("x/AMD-tools/", "x/NVIDIA-tools/ is named for CUDA")}  # ops/nvidia has no AMD sibling
+        # ops/nvidia has no AMD sibling, k/cutlass_kernels none for ROCm (cuda_kernels is CUDA's too)
+        "x/NVIDIA-tools": ("x/AMD-tools/", "x/NVIDIA-tools/ is named for CUDA")}
     # FlagGems' vendor backends, one loaded at run time by the device found: the NVIDIA one's nvidia-smi is handled
     for d, tool in (("_nvidia", "nvidia-smi"), ("_amd", "rocm-smi")):
         (tmp_path / "rt" / "backend" / d).mkdir(parents=True)

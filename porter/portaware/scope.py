@@ -1028,22 +1028,30 @@ def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-# A directory named for the vendor rather than its platform: FlagGems' `runtime/backend/_nvidia` beside
-# `runtime/backend/_amd`, one vendor backend loaded at run time by the device found
-# (https://github.com/FlagOpen/FlagGems/tree/master/src/flag_gems/runtime/backend).
-_DIR_VENDOR = re.compile(r"(?i)(?:^|(?<=[-_.]))(nvidia|amd)(?=$|[-_.])")
+# A directory named for the vendor rather than its platform, or for a vendor's library: FlagGems'
+# `runtime/backend/_nvidia` beside `runtime/backend/_amd`, one vendor backend loaded at run time by the device found
+# (https://github.com/FlagOpen/FlagGems/tree/main/src/flag_gems/runtime/backend); FBGEMM's gen_ai
+# `quantize/cutlass_extensions` beside `quantize/ck_extensions`, the CUDA build's CUTLASS kernels and the ROCm build's
+# Composable Kernel ones (https://github.com/pytorch/FBGEMM/tree/main/fbgemm_gpu/experimental/gen_ai/src/quantize).
+# Each word, with the platform word it stands for.
+_DIR_WORDS = {"nvidia": "cuda", "amd": "hip", "cutlass": "cuda", "ck": "hip", "composable_kernel": "hip",
+              "nccl": "cuda", "rccl": "hip", "cudnn": "cuda", "miopen": "hip", "cublas": "cuda", "hipblas": "hip",
+              "rocblas": "hip", "cub": "cuda", "hipcub": "hip"}
+_DIR_VENDOR = re.compile(r"(?i)(?:^|(?<=[-_.]))(" + "|".join(sorted(_DIR_WORDS, key=len, reverse=True)) +
+                         r")(?=$|[-_.])")
 
 
 def _dir_key(name: str) -> tuple[str, bool, bool]:
-    """_source_key of a directory's name, reading NVIDIA as a CUDA word and AMD as a ROCm one."""
-    return _source_key(_DIR_VENDOR.sub(lambda m: "cuda" if m.group(1).lower() == "nvidia" else "hip", name))
+    """_source_key of a directory's name, reading a vendor's or its library's name as its platform word."""
+    return _source_key(_DIR_VENDOR.sub(lambda m: _DIR_WORDS[m.group(1).lower()], name))
 
 
 def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = ()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
     directory only the CUDA build compiles whose sibling the ROCm build compiles instead: a sibling directory
     named for ROCm in place of the CUDA word (tilelang's `tl_templates/cuda` / `tl_templates/hip`, OpenMM's
-    `platforms/cuda` / `platforms/hip`, FlagGems' `backend/_nvidia` / `backend/_amd`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
+    `platforms/cuda` / `platforms/hip`, FlagGems' `backend/_nvidia` / `backend/_amd`, FBGEMM's `cutlass_extensions` /
+    `ck_extensions`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
     TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none."""
     dirs: set[str] = set()
     for p in paths:
