@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from porter.portaware.scope import (automake_components, cmake_commands, cmake_module_uses, cmake_references,
+from porter.portaware.scope import (automake_components, source_twins, cmake_commands, cmake_module_uses, cmake_references,
                                     component_twins, cuda_language_enables, cuda_language_spans, cuda_variants,
                                     neutral_switches)
 
@@ -145,3 +145,10 @@ def test_a_directory_named_for_nvidia_is_the_twin_of_its_sibling_named_for_amd(t
                    if str(f.severity) != "info"})
     assert rows and all(r[0].startswith("rt/backend/_nvidia/") for r in rows)
     assert {r[3:] for r in rows} == {("handled", "rt/backend/_amd/")}
+
+
+def test_a_python_module_named_for_cuda_twins_the_module_named_for_rocm_beside_it():
+    paths = ["attn/cuda.py", "attn/rocm.py", "attn/flashinfer.py", "plat/backend_nvidia.py", "plat/backend_amd.py",
+             "k/ops_cuda.py", "k/ops_hip.cpp", "m/kernel_cuda.cu", "m/kernel_hip.py", "n/cuda_utils.py"]
+    # a Python module pairs with a Python module only; one without a ROCm sibling has no twin
+    assert source_twins(paths) == {"attn/cuda.py": "attn/rocm.py", "plat/backend_nvidia.py": "plat/backend_amd.py"}

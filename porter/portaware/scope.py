@@ -87,15 +87,28 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
 # `CUDAWrapper.cu` / `HIPWrapper.hip`). The HIP build compiles the twin instead, so the original's spots are handled
 # by it. Only a file that is CUDA by its suffix (.cu, .cuh) or by a CUDA word in its name has a twin: a plain
 # `utils.h` beside `utils_hip.h` is shared code that may only include the HIP part.
+# A Python module pairs the same way with a Python module only (TGI's layers/attention/cuda.py beside rocm.py, one
+# imported under `SYSTEM == "cuda"`, the other under `SYSTEM == "rocm"`; vLLM's platforms/cuda.py beside rocm.py),
+# its vendor's name read as its platform's (`_nvidia.py` / `_amd.py`).
 _SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx",
-                              ".inl", ".inc"})
+                              ".inl", ".inc", ".py"})
 _CUDA_SOURCE_SUFFIXES = frozenset({".cu", ".cuh"})
 _VENDOR_TOKEN = re.compile(r"(?i)(?:^|(?<=[-_.]))(cuda|hip|rocm)(?=$|[-_.])|(?i:cuda|hip)(?=[A-Z_])|(?<=[a-z])(?:Cuda|CUDA|Hip|HIP)")
 
 
 def _kind(path: str) -> str:
     suffix = PurePosixPath(path).suffix.lower()
+    if suffix == ".py":
+        return "python"
     return "hip" if suffix == ".hip" else "header" if suffix in HEADER_SUFFIXES else "source"
+
+
+def _stem_key(path: PurePosixPath, stem: str) -> tuple[str, bool, bool]:
+    """_source_key of a source's stem; a Python module's marked apart (it pairs with Python modules only)."""
+    if path.suffix.lower() != ".py":
+        return _source_key(stem)
+    key, cuda, rocm = _dir_key(stem)
+    return "\1" + key, cuda, rocm
 
 
 def _source_key(name: str) -> tuple[str, bool, bool]:
@@ -126,7 +139,7 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
         for p in sorted(names):
             pp = PurePosixPath(p)
             stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
-            key, _c, rocm = _source_key(stem)
+            key, _c, rocm = _stem_key(pp, stem)
             # a `.hip` suffix is the twin of the same stem; a ROCm word in the name, put in place of a CUDA word
             # (`k_cuda.cu` / `k_hip.cpp`) or added (`x.cu` / `x_hip.cpp`), too
             if rocm or pp.suffix.lower() == ".hip":
@@ -139,7 +152,7 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
             if pp.suffix.lower() == ".hip":
                 continue
             stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
-            key, cuda, rocm = _source_key(stem)
+            key, cuda, rocm = _stem_key(pp, stem)
             if rocm or not (cuda or pp.suffix.lower() in _CUDA_SOURCE_SUFFIXES):
                 continue
             twin = twins.get(key)
