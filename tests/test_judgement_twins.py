@@ -292,3 +292,28 @@ def test_findings_under_a_cuda_variables_emptiness_test_are_handled(tmp_path):
                      if str(f.severity) != "info"})
     assert status == [(1, "BLD004", "handled", "Makefile:5"), (3, "BLD004", "handled", "Makefile:2"),
                       (9, "LIB004", "handled", "Makefile:6")]
+
+
+def test_the_else_of_a_cuda_arms_own_switch_is_handled_by_its_guard(tmp_path):
+    # SPECFEM3D's shape: USE_OLDER_CUDA4_GPU is defined only inside `#ifdef USE_CUDA`, so it reads defined in the
+    # CUDA build and its `#else` as code no build compiles; the ROCm build never compiles it, whatever the switch
+    (tmp_path / "config.h").write_text("#ifdef USE_CUDA\n#if CUDA_VERSION < 4000\n#define USE_OLDER_CUDA4\n"
+                                       "#endif\n#endif\n")
+    (tmp_path / "k.cu").write_text(
+        '#include "config.h"\n'                                              # 1
+        "void bind(float* p, size_t n) {\n"                                  # 2
+        "#ifdef USE_CUDA\n"                                                  # 3
+        "#ifdef USE_OLDER_CUDA4\n"                                           # 4
+        "  cudaBindTexture(0, ref_ptr, p, &desc, n);\n"                      # 5
+        "#else\n"                                                            # 6
+        "  cudaBindTexture(0, &tex, p, &desc, n);\n"                         # 7
+        "#endif\n"                                                           # 8
+        "#endif\n"                                                           # 9
+        "#ifdef USE_HIP\n"                                                   # 10
+        "  hipBindTexture(0, &tex, p, &desc, n);\n"                          # 11
+        "#endif\n"                                                           # 12
+        "}\n")                                                               # 13
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                   if f.path == "k.cu" and f.line in (5, 7)})
+    assert rows == [(5, "API003", "handled", "k.cu:4"), (7, "API003", "handled", "k.cu:4")]

@@ -126,7 +126,9 @@ class PortMap:
         regs = self.regions.get(path)
         if regs:
             s, guard = preprocessor.side_at(regs, line)
-            if s in (CUDA, ROCM) and guard:
+            # "none" with a vendor guard: the ROCm build never compiles it either (SPECFEM3D's `#else` of
+            # `#ifdef USE_OLDER_CUDA4_GPU` inside `#ifdef USE_CUDA`, a switch only CUDA arms define, read defined)
+            if s in (CUDA, ROCM, "none") and guard:
                 return Status.HANDLED, f"{path}:{guard}"
             # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
             # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
