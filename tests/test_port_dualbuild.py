@@ -152,3 +152,24 @@ def test_a_python_module_named_for_cuda_twins_the_module_named_for_rocm_beside_i
              "k/ops_cuda.py", "k/ops_hip.cpp", "m/kernel_cuda.cu", "m/kernel_hip.py", "n/cuda_utils.py"]
     # a Python module pairs with a Python module only; one without a ROCm sibling has no twin
     assert source_twins(paths) == {"attn/cuda.py": "attn/rocm.py", "plat/backend_nvidia.py": "plat/backend_amd.py"}
+
+
+def test_a_directory_only_the_cuda_arm_adds_is_the_cuda_builds_inside_one_both_add(tmp_path):
+    # deepmd-kit's shape: lib/ adds src/gpu from both builds' arms and globs src/*.cc; src/gpu adds cudart only in
+    # its CUDA arm. Nothing from lib/ reaches into src/gpu/cudart: its files are the CUDA build's.
+    (tmp_path / "lib" / "src" / "gpu" / "cudart").mkdir(parents=True)
+    (tmp_path / "lib" / "CMakeLists.txt").write_text(
+        "file(GLOB SRC src/*.cc)\nadd_library(lib ${SRC})\nif(USE_CUDA_TOOLKIT)\n  add_subdirectory(src/gpu)\n"
+        "elseif(USE_ROCM_TOOLKIT)\n  add_subdirectory(src/gpu)\nendif()\n")
+    (tmp_path / "lib" / "src" / "a.cc").write_text("int a() { return 0; }\n")
+    (tmp_path / "lib" / "src" / "gpu" / "CMakeLists.txt").write_text(
+        "if(USE_CUDA_TOOLKIT)\n  add_subdirectory(cudart)\nelseif(USE_ROCM_TOOLKIT)\n  add_library(g k.hip)\nendif()\n")
+    (tmp_path / "lib" / "src" / "gpu" / "cudart" / "CMakeLists.txt").write_text(
+        "get_property(L TARGET CUDA::cudart PROPERTY IMPORTED_LOCATION)\nadd_library(stub cudart_stub.cc)\n")
+    (tmp_path / "lib" / "src" / "gpu" / "cudart" / "cudart_stub.cc").write_text(
+        '#include "cuda_runtime_api.h"\nvoid* p = (void*)&cudaMalloc;\n')
+    rows = sorted({(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in _result(tmp_path).findings
+                   if "cudart" in f.path})
+    assert rows == [("lib/src/gpu/cudart/CMakeLists.txt", 1, "LIB004", "handled", "lib/src/gpu/CMakeLists.txt:1"),
+                    ("lib/src/gpu/cudart/cudart_stub.cc", 1, "API005", "handled", "lib/src/gpu/CMakeLists.txt:1"),
+                    ("lib/src/gpu/cudart/cudart_stub.cc", 2, "API001", "handled", "lib/src/gpu/CMakeLists.txt:1")]

@@ -952,10 +952,27 @@ def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tu
             return r
 
         refs = [inherited(r) for r in refs]
+    # A file under a directory an arm adds is named by that directory's own CMake files: what a file higher up says
+    # of its whole subtree does not reach into it (deepmd-kit adds src/gpu from both builds' arms and src/gpu/cudart
+    # from the CUDA arm of src/gpu/CMakeLists.txt; a `src/*.cc` glob, which CMake does not take into subdirectories,
+    # read through fnmatch's `*` reaches it too).
+    added = sorted({d for d, _s, _w, _t in dirs}, key=len, reverse=True) if dirs else []
+
+    def reaches(r: Reference, f: str) -> bool:
+        if not added:
+            return True
+        home = next((d for d in added if f.startswith(d)), None)
+        if home is None:
+            return True
+        star = r.target.find("*")
+        return len(r.target if star < 0 else r.target[:star]) >= len(home)
+
     for r in refs:
         hits = [r.target] if r.target in fileset else (
             [f for f in files if fnmatch.fnmatchcase(f, r.target)] if "*" in r.target else [])
         for h in hits:
+            if not reaches(r, h):
+                continue
             seen.setdefault(h, set()).add(r.side)
             if r.side in (CUDA, ROCM):
                 where.setdefault(h + "\0" + r.side, r.where)
