@@ -317,3 +317,16 @@ def test_the_else_of_a_cuda_arms_own_switch_is_handled_by_its_guard(tmp_path):
     rows = sorted({(f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
                    if f.path == "k.cu" and f.line in (5, 7)})
     assert rows == [(5, "API003", "handled", "k.cu:4"), (7, "API003", "handled", "k.cu:4")]
+
+
+def test_a_quiet_cuda_probe_in_a_cmake_file_with_a_rocm_arm_is_handled_by_that_arm():
+    text = ("find_package(CUDAToolkit QUIET)\n"                       # 1: the probe, handled by line 5
+            "if(CUDAToolkit_FOUND)\n  set(BUILD_CUDA_LIB ON)\nendif()\n"  # 2-4
+            "if(BUILD_HIP_LIB)\n  add_subdirectory(platforms/hip)\nendif()\n"  # 5-7
+            "find_package(CUDA REQUIRED)\n"                           # 8: required, the build needs CUDA
+            "find_package(CUDAToolkit QUIET REQUIRED)\n")             # 9
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [r for r in regions if r[0] in (1, 8, 9)] == [(1, 1, "cuda", 5)]
+    # without a ROCm arm in the file a quiet probe is the CUDA build's own business
+    _refs, regions = cmake_references("CMakeLists.txt", "find_package(CUDAToolkit QUIET)\n")
+    assert regions == []

@@ -685,6 +685,10 @@ def neutral_switches(cmds: list[CMakeCommand]) -> frozenset[str]:
     return frozenset(out)
 
 
+# The CUDA toolkit packages a quiet find_package() may probe for (BLD002's names).
+_QUIET_PROBE = re.compile(r"(?i)CUDA|CUDAToolkit")
+
+
 def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
                      ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
@@ -787,6 +791,12 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             # CUDA_SEPARABLE_COMPILATION and its kin apply to CUDA-language sources only; in a file that builds a
             # ROCm variant in its own arm (superlu_dist's `if (TPL_ENABLE_HIPLIB)`), the ROCm build's sources
             # ignore them: the property is the CUDA build's, decided by that arm.
+            regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
+        if (c.name == "find_package" and rocm_guard and not cur[2] and c.args and _QUIET_PROBE.fullmatch(c.args[0])
+                and "QUIET" in (u := {a.upper() for a in c.args[1:]}) and "REQUIRED" not in u):
+            # A quiet probe for the CUDA toolkit in a file that builds a ROCm variant in its own arm (OpenMM's
+            # `FIND_PACKAGE(CUDAToolkit QUIET)` switching OPENMM_BUILD_CUDA_LIB on, beside OPENMM_BUILD_HIP_LIB):
+            # the ROCm build runs it and goes on without CUDA, so it is nothing to port.
             regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
         if c.name == "add_subdirectory":
             # A directory only one build's arm adds is that build's, every file under it (qsim adds
