@@ -330,3 +330,16 @@ def test_a_quiet_cuda_probe_in_a_cmake_file_with_a_rocm_arm_is_handled_by_that_a
     # without a ROCm arm in the file a quiet probe is the CUDA build's own business
     _refs, regions = cmake_references("CMakeLists.txt", "find_package(CUDAToolkit QUIET)\n")
     assert regions == []
+
+
+def test_a_makefiles_twin_whose_name_porter_does_not_scan_is_found_by_name(tmp_path):
+    # uccl's collective/rdma: Makefile for CUDA, Makefile.rocm for ROCm (".rocm" is no language porter scans)
+    (tmp_path / "rdma").mkdir()
+    (tmp_path / "rdma" / "Makefile").write_text("LIBS = -libverbs -L /usr/local/cuda/lib64 -lcudart -lcuda\n")
+    (tmp_path / "rdma" / "Makefile.rocm").write_text("LIBS = -libverbs -L /opt/rocm/lib -lamdhip64\n")
+    (tmp_path / "efa").mkdir()
+    (tmp_path / "efa" / "Makefile").write_text("LIBS = -L ${CUDA_HOME}/lib64 -lcudart\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings})
+    assert rows == [("efa/Makefile", 1, "LIB004", "open", None),
+                    ("rdma/Makefile", 1, "LIB004", "handled", "rdma/Makefile.rocm")]

@@ -61,8 +61,8 @@ _TWIN_WORDS = ("hip", "rocm")
 _CUDA_WORD = re.compile(r"(?i)cuda")
 
 
-def build_twin(path: str, files: Iterable[str]) -> str | None:
-    """The path of `path`'s ROCm twin among `files` (a build file in the same directory), or None."""
+def build_twin_names(path: str) -> list[str]:
+    """The paths `path`'s ROCm twin could have (build_twin's candidates), in the order build_twin tries them."""
     folder, name = posixpath.split(path)
     stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
     if not dot:
@@ -74,8 +74,14 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
             names += [f"{name}{sep}{w}", f"{stem}{sep}{w}{suffix}"]
         if _CUDA_WORD.search(name):
             names += [_CUDA_WORD.sub(lambda m: w.upper() if m.group().isupper() else w, name)]
-    by_lower = {posixpath.basename(f).lower(): f for f in files if posixpath.dirname(f) == folder and f != path}
-    for n in names:
+    return [posixpath.join(folder, n) for n in names]
+
+
+def build_twin(path: str, files: Iterable[str]) -> str | None:
+    """The path of `path`'s ROCm twin among `files` (a build file in the same directory), or None."""
+    folder = posixpath.dirname(path)
+    by_lower = {f.lower(): f for f in files if posixpath.dirname(f) == folder and f != path}
+    for n in build_twin_names(path):
         hit = by_lower.get(n.lower())
         if hit is not None:
             return hit

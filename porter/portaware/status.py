@@ -56,7 +56,8 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
-from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin, cmake_commands,
+from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
+                                    build_twin_names, cmake_commands,
                                     cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
@@ -391,6 +392,16 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, c in files.items():
         if c.language in ("make", "cmake") and path not in pm.file_side:
             twin = build_twin(path, folders[posixpath.dirname(path)])
+            if twin is not None:
+                pm.file_side[path] = ("twin", CUDA, twin)
+    # A Makefile's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
+    # Makefile.rocm): asked of the source by name, every candidate at once.
+    unpaired = [p for p, c in sorted(files.items()) if c.language == "make" and p not in pm.file_side]
+    if unpaired:
+        wanted = {n: p for p in unpaired for n in build_twin_names(p) if n not in files}
+        present = {c.path for c in source.included(list(wanted))} if wanted else set()
+        for path in unpaired:
+            twin = next((n for n in build_twin_names(path) if n in present), None)
             if twin is not None:
                 pm.file_side[path] = ("twin", CUDA, twin)
 
