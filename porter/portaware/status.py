@@ -396,8 +396,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 pm.file_side[path] = ("twin", CUDA, twin)
     # A Makefile's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
     # Makefile.rocm): asked of the source by name, every candidate at once.
+    # (history's per-commit tree knows only the files porter scans and has no such lookup: there none is found)
     unpaired = [p for p, c in sorted(files.items()) if c.language == "make" and p not in pm.file_side]
-    if unpaired:
+    if unpaired and hasattr(source, "included"):
         wanted = {n: p for p in unpaired for n in build_twin_names(p) if n not in files}
         present = {c.path for c in source.included(list(wanted))} if wanted else set()
         for path in unpaired:
