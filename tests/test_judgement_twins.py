@@ -252,3 +252,94 @@ def test_findings_of_a_dual_cmake_read_handled_where_the_rocm_build_has_its_own_
         (15, "LIB004", "handled", "CMakeLists.txt:15"),
         (16, "LIB004", "handled", "CMakeLists.txt:15"),
         (22, "BLD003", "open", None)]
+
+
+# libCEED's shape (https://github.com/CEED/libCEED/blob/main/Makefile): each backend is built when its variable is
+# set, and the flags of each compiler are named for it.
+EMPTINESS_MAKEFILE = ("NVCCFLAGS ?= -Xcompiler -fPIC\n"              # 1: HIPCCFLAGS (4) is its twin
+                      "ifneq ($(CUDA_ARCH),)\n"                      # 2: false in the ROCm build
+                      "  NVCCFLAGS += -arch=$(CUDA_ARCH)\n"          # 3 cuda
+                      "endif\n"                                      # 4
+                      "HIPCCFLAGS ?= -fPIC\n"                        # 5
+                      "ifeq ($(CUDA_LIB_DIR),)\n"                    # 6: true in the ROCm build, either in CUDA's
+                      "  CUDA_LIB_DIR := $(CUDA_DIR)/lib64\n"        # 7 both
+                      "else\n"                                       # 8
+                      "  LIBS += -L$(CUDA_LIB_DIR) -lcudart -lcublas\n"  # 9 cuda
+                      "endif\n"                                      # 10
+                      "ifneq ($(HIP_LIB_DIR),)\n"                    # 11
+                      "  LIBS += -lhipblas\n"                        # 12 rocm
+                      "  ifeq ($(CUDA_ARCH),)\n"                     # 13: inside the ROCm arm
+                      "    X = 1\n"                                  # 14 rocm (the nested test is its guard)
+                      "  endif\n"                                    # 15
+                      "endif\n"                                      # 16
+                      "ifneq ($(wildcard $(CUDA_DIR)/lib),)\n"       # 17: a function of the variable, undecided
+                      "  Y = 1\n"                                    # 18
+                      "endif\n")                                     # 19
+
+
+def test_a_makefiles_test_of_a_vendor_variables_emptiness_decides_only_the_build_that_never_sets_it():
+    assert make_conditional_regions(EMPTINESS_MAKEFILE) == [
+        (3, 3, "cuda", 2), (9, 9, "cuda", 6), (12, 13, "rocm", 11), (14, 14, "rocm", 13)]
+    assert make_twin_regions(EMPTINESS_MAKEFILE) == [(1, 1, "cuda", 5)]  # an indented line is an arm's, not read here
+    # without a ROCm test anywhere a CUDA variable's emptiness is no fork
+    assert make_conditional_regions("ifneq ($(CUDA_ARCH),)\n  NVCCFLAGS += -arch=$(CUDA_ARCH)\nendif\n") == []
+
+
+def test_findings_under_a_cuda_variables_emptiness_test_are_handled(tmp_path):
+    (tmp_path / "Makefile").write_text(EMPTINESS_MAKEFILE)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    status = sorted({(f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                     if str(f.severity) != "info"})
+    assert status == [(1, "BLD004", "handled", "Makefile:5"), (3, "BLD004", "handled", "Makefile:2"),
+                      (9, "LIB004", "handled", "Makefile:6")]
+
+
+def test_the_else_of_a_cuda_arms_own_switch_is_handled_by_its_guard(tmp_path):
+    # SPECFEM3D's shape: USE_OLDER_CUDA4_GPU is defined only inside `#ifdef USE_CUDA`, so it reads defined in the
+    # CUDA build and its `#else` as code no build compiles; the ROCm build never compiles it, whatever the switch
+    (tmp_path / "config.h").write_text("#ifdef USE_CUDA\n#if CUDA_VERSION < 4000\n#define USE_OLDER_CUDA4\n"
+                                       "#endif\n#endif\n")
+    (tmp_path / "k.cu").write_text(
+        '#include "config.h"\n'                                              # 1
+        "void bind(float* p, size_t n) {\n"                                  # 2
+        "#ifdef USE_CUDA\n"                                                  # 3
+        "#ifdef USE_OLDER_CUDA4\n"                                           # 4
+        "  cudaBindTexture(0, ref_ptr, p, &desc, n);\n"                      # 5
+        "#else\n"                                                            # 6
+        "  cudaBindTexture(0, &tex, p, &desc, n);\n"                         # 7
+        "#endif\n"                                                           # 8
+        "#endif\n"                                                           # 9
+        "#ifdef USE_HIP\n"                                                   # 10
+        "  hipBindTexture(0, &tex, p, &desc, n);\n"                          # 11
+        "#endif\n"                                                           # 12
+        "}\n")                                                               # 13
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                   if f.path == "k.cu" and f.line in (5, 7)})
+    assert rows == [(5, "API003", "handled", "k.cu:4"), (7, "API003", "handled", "k.cu:4")]
+
+
+def test_a_quiet_cuda_probe_in_a_cmake_file_with_a_rocm_arm_is_handled_by_that_arm():
+    text = ("find_package(CUDAToolkit QUIET)\n"                       # 1: the probe, handled by line 5
+            "if(CUDAToolkit_FOUND)\n  set(BUILD_CUDA_LIB ON)\nendif()\n"  # 2-4
+            "if(BUILD_HIP_LIB)\n  add_subdirectory(platforms/hip)\nendif()\n"  # 5-7
+            "find_package(CUDA REQUIRED)\n"                           # 8: required, the build needs CUDA
+            "find_package(CUDAToolkit QUIET REQUIRED)\n")             # 9
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [r for r in regions if r[0] in (1, 8, 9)] == [(1, 1, "cuda", 5)]
+    # without a ROCm arm in the file a quiet probe is the CUDA build's own business
+    _refs, regions = cmake_references("CMakeLists.txt", "find_package(CUDAToolkit QUIET)\n")
+    assert regions == []
+
+
+def test_a_makefiles_twin_whose_name_porter_does_not_scan_is_found_by_name(tmp_path):
+    # uccl's collective/rdma: Makefile for CUDA, Makefile.rocm for ROCm (".rocm" is no language porter scans)
+    (tmp_path / "rdma").mkdir()
+    (tmp_path / "rdma" / "Makefile").write_text("LIBS = -libverbs -L /usr/local/cuda/lib64 -lcudart -lcuda\n")
+    (tmp_path / "rdma" / "Makefile.rocm").write_text("LIBS = -libverbs -L /opt/rocm/lib -lamdhip64\n")
+    (tmp_path / "efa").mkdir()
+    (tmp_path / "efa" / "Makefile").write_text("LIBS = -L ${CUDA_HOME}/lib64 -lcudart\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings})
+    assert rows == [("efa/Makefile", 1, "LIB004", "open", None),
+                    ("rdma/Makefile", 1, "LIB004", "handled", "rdma/Makefile.rocm")]

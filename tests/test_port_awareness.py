@@ -379,3 +379,39 @@ def test_a_rocm_branch_that_is_itself_wrong_stays_open(tmp_path):
     got = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
                  if f.rule in ("DEV002", "DEV004", "DEV017"))
     assert got == [(3, "DEV017", "open", None), (5, "DEV004", "open", None), (12, "DEV002", "handled", "k.cu:2")]
+
+
+RUNTIME_CHOICE_CPP = (
+    b"void init(const char* resource, Backend b, Device d) {\n"      # 1
+    b"  if (!strcmp(resource, \"/gpu/hip/ref\")) {\n"                 # 2: libCEED's resource strings
+    b"    hip_init();\n"                                              # 3 rocm
+    b"  } else {\n"                                                   # 4
+    b"    cudaSetDevice(0);\n"                                        # 5 cuda
+    b"  }\n"                                                          # 6
+    b"  if (b == Backend::HIP) {\n"                                   # 7
+    b"    hipMalloc(&p, 4);\n"                                        # 8 rocm
+    b"  } else if (b == Backend::CUDA) {\n"                           # 9: b is compared with HIP too
+    b"    cudaMalloc(&p, 4);\n"                                       # 10 cuda
+    b"  }\n"                                                          # 11
+    b"  if (d == Device::CUDA) {\n"                                   # 12: d never meets a ROCm constant
+    b"    cudaFree(p);\n"                                             # 13 open: the port must add a HIP arm
+    b"  }\n"                                                          # 14
+    b"}\n")                                                           # 15
+
+
+def test_a_run_time_backend_choice_confines_its_branches():
+    from porter.portaware.guards import cpp_spans
+
+    assert [(s.start[0], s.end[0], s.side, s.line) for s in cpp_spans(RUNTIME_CHOICE_CPP)] == [
+        (2, 4, "rocm", 2), (4, 6, "cuda", 2), (7, 9, "rocm", 7), (9, 11, "cuda", 7), (9, 11, "cuda", 9)]
+
+
+def test_findings_in_a_run_time_backend_choice_read_handled(tmp_path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    (tmp_path / "init.cpp").write_bytes(RUNTIME_CHOICE_CPP)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.line, str(f.status), f.handled_by) for f in result.findings if f.rule.startswith("API")
+                   and f.snippet.strip().startswith("cuda")})
+    assert rows == [(5, "handled", "init.cpp:2"), (10, "handled", "init.cpp:9"), (13, "open", None)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from porter.portaware.scope import (automake_components, cmake_commands, cmake_module_uses, cmake_references,
+from porter.portaware.scope import (automake_components, source_twins, cmake_commands, cmake_module_uses, cmake_references,
                                     component_twins, cuda_language_enables, cuda_language_spans, cuda_variants,
                                     neutral_switches)
 
@@ -123,3 +123,53 @@ def test_automake_components_and_their_twins():
     assert component_twins(paths, comps) == {
         "a/cuda": ("a/rocm/", "a/cuda/ is named for CUDA"),
         "b/nccl": ("b/rccl/Makefile.am:1", "b/nccl/Makefile.am:1")}
+
+
+def test_a_directory_named_for_nvidia_is_the_twin_of_its_sibling_named_for_amd(tmp_path):
+    paths = ["rt/backend/_nvidia/__init__.py", "rt/backend/_amd/__init__.py", "ops/nvidia/k.py", "ops/cpu/k.py",
+             "x/NVIDIA-tools/a.py", "x/AMD-tools/a.py", "q/cutlass_extensions/g.cu", "q/ck_extensions/g.hip",
+             "k/cutlass_kernels/m.cu", "k/cuda_kernels/m.cu", "c/nccl/t.cu", "c/rccl/t.cpp"]
+    assert component_twins(paths) == {
+        "c/nccl": ("c/rccl/", "c/nccl/ is named for CUDA"),
+        "q/cutlass_extensions": ("q/ck_extensions/", "q/cutlass_extensions/ is named for CUDA"),
+        "rt/backend/_nvidia": ("rt/backend/_amd/", "rt/backend/_nvidia/ is named for CUDA"),
+        # ops/nvidia has no AMD sibling, k/cutlass_kernels none for ROCm (cuda_kernels is CUDA's too)
+        "x/NVIDIA-tools": ("x/AMD-tools/", "x/NVIDIA-tools/ is named for CUDA")}
+    # FlagGems' vendor backends, one loaded at run time by the device found: the NVIDIA one's nvidia-smi is handled
+    for d, tool in (("_nvidia", "nvidia-smi"), ("_amd", "rocm-smi")):
+        (tmp_path / "rt" / "backend" / d).mkdir(parents=True)
+        (tmp_path / "rt" / "backend" / d / "__init__.py").write_text(
+            f'import subprocess\n\ndevice_query_cmd = "{tool}"\nout = subprocess.run(["{tool}"])\n')
+    result = _result(tmp_path)
+    rows = sorted({(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+                   if str(f.severity) != "info"})
+    assert rows and all(r[0].startswith("rt/backend/_nvidia/") for r in rows)
+    assert {r[3:] for r in rows} == {("handled", "rt/backend/_amd/")}
+
+
+def test_a_python_module_named_for_cuda_twins_the_module_named_for_rocm_beside_it():
+    paths = ["attn/cuda.py", "attn/rocm.py", "attn/flashinfer.py", "plat/backend_nvidia.py", "plat/backend_amd.py",
+             "k/ops_cuda.py", "k/ops_hip.cpp", "m/kernel_cuda.cu", "m/kernel_hip.py", "n/cuda_utils.py"]
+    # a Python module pairs with a Python module only; one without a ROCm sibling has no twin
+    assert source_twins(paths) == {"attn/cuda.py": "attn/rocm.py", "plat/backend_nvidia.py": "plat/backend_amd.py"}
+
+
+def test_a_directory_only_the_cuda_arm_adds_is_the_cuda_builds_inside_one_both_add(tmp_path):
+    # deepmd-kit's shape: lib/ adds src/gpu from both builds' arms and globs src/*.cc; src/gpu adds cudart only in
+    # its CUDA arm. Nothing from lib/ reaches into src/gpu/cudart: its files are the CUDA build's.
+    (tmp_path / "lib" / "src" / "gpu" / "cudart").mkdir(parents=True)
+    (tmp_path / "lib" / "CMakeLists.txt").write_text(
+        "file(GLOB SRC src/*.cc)\nadd_library(lib ${SRC})\nif(USE_CUDA_TOOLKIT)\n  add_subdirectory(src/gpu)\n"
+        "elseif(USE_ROCM_TOOLKIT)\n  add_subdirectory(src/gpu)\nendif()\n")
+    (tmp_path / "lib" / "src" / "a.cc").write_text("int a() { return 0; }\n")
+    (tmp_path / "lib" / "src" / "gpu" / "CMakeLists.txt").write_text(
+        "if(USE_CUDA_TOOLKIT)\n  add_subdirectory(cudart)\nelseif(USE_ROCM_TOOLKIT)\n  add_library(g k.hip)\nendif()\n")
+    (tmp_path / "lib" / "src" / "gpu" / "cudart" / "CMakeLists.txt").write_text(
+        "get_property(L TARGET CUDA::cudart PROPERTY IMPORTED_LOCATION)\nadd_library(stub cudart_stub.cc)\n")
+    (tmp_path / "lib" / "src" / "gpu" / "cudart" / "cudart_stub.cc").write_text(
+        '#include "cuda_runtime_api.h"\nvoid* p = (void*)&cudaMalloc;\n')
+    rows = sorted({(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in _result(tmp_path).findings
+                   if "cudart" in f.path})
+    assert rows == [("lib/src/gpu/cudart/CMakeLists.txt", 1, "LIB004", "handled", "lib/src/gpu/CMakeLists.txt:1"),
+                    ("lib/src/gpu/cudart/cudart_stub.cc", 1, "API005", "handled", "lib/src/gpu/CMakeLists.txt:1"),
+                    ("lib/src/gpu/cudart/cudart_stub.cc", 2, "API001", "handled", "lib/src/gpu/CMakeLists.txt:1")]

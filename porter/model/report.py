@@ -44,6 +44,9 @@ class PortFacts:
     modules: tuple[tuple[int, str], ...] = ()  # a CMake file's (line, module file name) loads (cmake_module_uses)
     # A Makefile.am's directories built for one vendor only: (directory, side, "path:line" of the conditional)
     components: tuple[tuple[str, str, str], ...] = ()
+    # C/C++: (line, name) of each macro definition written in a comment, `//#define USE_TEXTURES` (a compile option
+    # left off by default: porter.portaware.options)
+    options: tuple[tuple[int, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -83,15 +83,91 @@ def _span(node, side: str, line: int) -> Span:
 # ------------------------------------------------------------------------------------------ C++
 
 
-def _cpp_side(node, data: bytes) -> tuple[str | None, bool]:
-    """The side on which a C++ condition is true, and whether that is all it says (so the else is the other side)."""
+# A run-time backend choice: a value compared with a vendor's constant (`b == Backend::HIP`, `kind != kCUDA`) or
+# a vendor-named string (`!strcmp(resource, "/gpu/hip/ref")`, libCEED's backend resources, or `name == "rocm"`).
+_CPP_VENDOR_CONSTANT = lazy_regex(r"^k?(?:(HIP|Hip|ROCM|ROCm|Rocm|AMD|Amd)|(CUDA|Cuda|NVIDIA|Nvidia))$")
+_CPP_STRING_COMPARE = frozenset({"strcmp", "strncmp", "strcasecmp", "strncasecmp", "std::strcmp", "std::strncmp"})
+_LITERAL_ROCM = frozenset({"hip", "rocm", "amd", "amdgpu"})
+_LITERAL_CUDA = frozenset({"cuda", "nvidia"})
+
+
+def _text(node, data: bytes) -> str:
+    return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _cpp_constant_side(node, data: bytes) -> str | None:
+    """The vendor a backend constant names: an enumerator spelled as the vendor (`Backend::HIP`, `kCuda`), or a
+    string literal with the vendor as a word (`"/gpu/hip/ref"`, `"rocm"`)."""
+    if node.type == "string_literal":
+        parts = {p for p in re.split(r"[^a-z0-9]+", _text(node, data).lower()) if p}
+        return ROCM if parts & _LITERAL_ROCM else CUDA if parts & _LITERAL_CUDA else None
+    if node.type in ("qualified_identifier", "identifier"):
+        m = _CPP_VENDOR_CONSTANT().match(_text(node, data).rsplit("::", 1)[-1])
+        return None if m is None else ROCM if m.group(1) else CUDA
+    return None
+
+
+def _cpp_compared(node, data: bytes) -> tuple[str, str] | None:
+    """(the compared value's text, the vendor) of `x == VENDOR` / `x != VENDOR` / `strcmp(x, "vendor")`, or None;
+    the vendor carries a "!" when the expression is true where the value differs from it."""
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        if op is None or op.type not in ("==", "!="):
+            return None
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return None
+        for value, const in ((left, right), (right, left)):
+            v = _cpp_constant_side(const, data)
+            if v is not None and _cpp_constant_side(value, data) is None:
+                return re.sub(r"\s+", "", _text(value, data)), v if op.type == "==" else "!" + v
+        return None
+    if node.type == "call_expression":
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is None or args is None or _text(fn, data) not in _CPP_STRING_COMPARE:
+            return None
+        vals = [a for a in args.named_children if a.type != "comment"]
+        if len(vals) < 2:
+            return None
+        for value, const in ((vals[0], vals[1]), (vals[1], vals[0])):
+            v = _cpp_constant_side(const, data) if const.type == "string_literal" else None
+            if v is not None:
+                return re.sub(r"\s+", "", _text(value, data)), "!" + v  # strcmp is 0 (false) when equal
+    return None
+
+
+def _cpp_paired(root, data: bytes) -> frozenset[str]:
+    """The values the file compares with a ROCm constant: a CUDA comparison of the same value is a backend choice
+    between vendors, not a CUDA-only project's `device == Device::CUDA` (which a port must extend, not skip)."""
+    out = set()
+    for n in descendants(root, _COMPARISONS):
+        c = _cpp_compared(n, data)
+        if c is not None and c[1].lstrip("!") == ROCM:
+            out.add(c[0])
+    return frozenset(out)
+
+
+def _cpp_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[str | None, bool]:
+    """The side on which a C++ condition is true, and whether that is all it says (so the else is the other side).
+    `paired`: the values the file also compares with a ROCm constant (_cpp_paired)."""
     t = node.type
     if t in ("condition_clause", "parenthesized_expression"):
         inner = [c for c in node.named_children if c.type != "comment"]
-        return _cpp_side(inner[0], data) if len(inner) == 1 else (None, False)
+        return _cpp_side(inner[0], data, paired) if len(inner) == 1 else (None, False)
     if t == "unary_expression" and node.child(0) is not None and node.child(0).type == "!":
-        s, pure = _cpp_side(node.named_children[0], data)
+        s, pure = _cpp_side(node.named_children[0], data, paired)
         return (_flip(s), pure) if pure else (None, False)
+    compared = _cpp_compared(node, data) if t in _COMPARISONS else None
+    if compared is not None:
+        value, vendor = compared
+        equal, v = not vendor.startswith("!"), vendor.lstrip("!")
+        # As Python's `SYSTEM == "rocm"`: the ROCm test is the whole condition, so its other branch is the CUDA
+        # (or another) backend's; a CUDA test confines only the branch it takes (the rest also runs on a CPU).
+        if v == ROCM:
+            return (ROCM if equal else CUDA), True
+        if value not in paired:
+            return None, False
+        return (CUDA, False) if equal else ("!" + ROCM, False)
     if t == "call_expression":
         fn = node.child_by_field_name("function")
         return (name_side(data[fn.start_byte:fn.end_byte].decode("utf-8", "replace")), True) if fn is not None else (None, False)
@@ -102,8 +178,8 @@ def _cpp_side(node, data: bytes) -> tuple[str | None, bool]:
         op = op.type if op is not None else ""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if op in ("&&", "||"):
-            ls, lp = _cpp_side(left, data) if left is not None else (None, False)
-            rs, rp = _cpp_side(right, data) if right is not None else (None, False)
+            ls, lp = _cpp_side(left, data, paired) if left is not None else (None, False)
+            rs, rp = _cpp_side(right, data, paired) if right is not None else (None, False)
             s = ls if ls and lp else rs if rs and rp else None
             if s is None:
                 return None, False
@@ -113,6 +189,7 @@ def _cpp_side(node, data: bytes) -> tuple[str | None, bool]:
 
 
 _BRANCHES = ("if_statement", "conditional_expression")
+_COMPARISONS = ("binary_expression", "call_expression")
 # cpp_spans and python_spans walk whole files from the root: with the other whole-file queries, not once more.
 register_root_descendants("cuda", _BRANCHES)
 register_root_descendants("python", _BRANCHES)
@@ -122,11 +199,12 @@ def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
     """Branches of C++ `if` chains and `?:` that a vendor predicate confines to one build."""
     sf = sf or parse(path, "cuda", data)
     out: list[Span] = []
+    paired = _cpp_paired(sf.root, data) if _CPP_CHOICE_HINT().search(data) else frozenset()
     for node in descendants(sf.root, _BRANCHES):
         cond = node.child_by_field_name("condition")
         if cond is None:
             continue
-        side, pure = _cpp_side(cond, data)
+        side, pure = _cpp_side(cond, data, paired)
         if side is None:
             continue
         line = node.start_point[0] + 1
@@ -364,5 +442,10 @@ def _rest_of_block(node) -> tuple[Pos, Pos] | None:
 # Whole-file prefilters, so run on the linear-time engine: Python's `re` took 6.6 CPU-s over FasterTransformer's
 # 215 MB (its case-insensitive alternation is tried at every byte), RE2 0.24 s. The first alternative is "a call
 # whose name contains a vendor word" (the word may sit anywhere in the name, so no leading `\b\w*` is needed).
-CPP_PREDICATE_HINT = compile_regex(r"(?i)(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*\(|\bif\s*(?:constexpr\s*)?\(\s*!?\s*\w*(?:amd|hip|rocm)\w*\s*\)")
+CPP_PREDICATE_HINT = compile_regex(r"(?i)(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*\(|\bif\s*(?:constexpr\s*)?\(\s*!?\s*\w*(?:amd|hip|rocm)\w*\s*\)"
+                                   r"|[=!]=\s*(?:(?:\w+::)*k?(?:hip|rocm|amd)\b|\"[^\"\n]*(?:hip|rocm|amd))"
+                                   r"|str\w*cmp\s*\([^;]*\"[^\"\n]*(?:hip|rocm|amd)")
+# The same for a run-time backend choice (a comparison with a ROCm constant): only then are comparisons collected.
+_CPP_CHOICE_HINT = lazy_regex(rb"[=!]=\s*(?:(?:\w+::)*k?(?:HIP|Hip|ROCM|ROCm|Rocm|AMD|Amd)\b|\"[^\"\n]*(?i:hip|rocm|amd))"
+                              rb"|str\w*cmp\s*\([^;]*\"[^\"\n]*(?i:hip|rocm|amd)")
 PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia|[=!]=\s*[\"']cuda[\"']")

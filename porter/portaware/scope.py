@@ -28,7 +28,7 @@ from typing import Iterable
 
 from porter.lazyre import lazy_regex
 from porter.source.discover import HEADER_SUFFIXES
-from porter.source.preprocessor import CUDA, ROCM, side, tri_and, tri_not, tri_or
+from porter.source.preprocessor import CUDA, ROCM, Tri, side, tri_and, tri_not, tri_or
 
 _ROCM_DIR_PARTS = frozenset({"hip", "rocm", "amd", "ck", "hipified", "composable_kernel", "hipkittens"})
 _SPLIT = re.compile(r"[-_.]")
@@ -61,8 +61,8 @@ _TWIN_WORDS = ("hip", "rocm")
 _CUDA_WORD = re.compile(r"(?i)cuda")
 
 
-def build_twin(path: str, files: Iterable[str]) -> str | None:
-    """The path of `path`'s ROCm twin among `files` (a build file in the same directory), or None."""
+def build_twin_names(path: str) -> list[str]:
+    """The paths `path`'s ROCm twin could have (build_twin's candidates), in the order build_twin tries them."""
     folder, name = posixpath.split(path)
     stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
     if not dot:
@@ -74,8 +74,14 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
             names += [f"{name}{sep}{w}", f"{stem}{sep}{w}{suffix}"]
         if _CUDA_WORD.search(name):
             names += [_CUDA_WORD.sub(lambda m: w.upper() if m.group().isupper() else w, name)]
-    by_lower = {posixpath.basename(f).lower(): f for f in files if posixpath.dirname(f) == folder and f != path}
-    for n in names:
+    return [posixpath.join(folder, n) for n in names]
+
+
+def build_twin(path: str, files: Iterable[str]) -> str | None:
+    """The path of `path`'s ROCm twin among `files` (a build file in the same directory), or None."""
+    folder = posixpath.dirname(path)
+    by_lower = {f.lower(): f for f in files if posixpath.dirname(f) == folder and f != path}
+    for n in build_twin_names(path):
         hit = by_lower.get(n.lower())
         if hit is not None:
             return hit
@@ -87,15 +93,28 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
 # `CUDAWrapper.cu` / `HIPWrapper.hip`). The HIP build compiles the twin instead, so the original's spots are handled
 # by it. Only a file that is CUDA by its suffix (.cu, .cuh) or by a CUDA word in its name has a twin: a plain
 # `utils.h` beside `utils_hip.h` is shared code that may only include the HIP part.
+# A Python module pairs the same way with a Python module only (TGI's layers/attention/cuda.py beside rocm.py, one
+# imported under `SYSTEM == "cuda"`, the other under `SYSTEM == "rocm"`; vLLM's platforms/cuda.py beside rocm.py),
+# its vendor's name read as its platform's (`_nvidia.py` / `_amd.py`).
 _SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx",
-                              ".inl", ".inc"})
+                              ".inl", ".inc", ".py"})
 _CUDA_SOURCE_SUFFIXES = frozenset({".cu", ".cuh"})
 _VENDOR_TOKEN = re.compile(r"(?i)(?:^|(?<=[-_.]))(cuda|hip|rocm)(?=$|[-_.])|(?i:cuda|hip)(?=[A-Z_])|(?<=[a-z])(?:Cuda|CUDA|Hip|HIP)")
 
 
 def _kind(path: str) -> str:
     suffix = PurePosixPath(path).suffix.lower()
+    if suffix == ".py":
+        return "python"
     return "hip" if suffix == ".hip" else "header" if suffix in HEADER_SUFFIXES else "source"
+
+
+def _stem_key(path: PurePosixPath, stem: str) -> tuple[str, bool, bool]:
+    """_source_key of a source's stem; a Python module's marked apart (it pairs with Python modules only)."""
+    if path.suffix.lower() != ".py":
+        return _source_key(stem)
+    key, cuda, rocm = _dir_key(stem)
+    return "\1" + key, cuda, rocm
 
 
 def _source_key(name: str) -> tuple[str, bool, bool]:
@@ -126,7 +145,7 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
         for p in sorted(names):
             pp = PurePosixPath(p)
             stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
-            key, _c, rocm = _source_key(stem)
+            key, _c, rocm = _stem_key(pp, stem)
             # a `.hip` suffix is the twin of the same stem; a ROCm word in the name, put in place of a CUDA word
             # (`k_cuda.cu` / `k_hip.cpp`) or added (`x.cu` / `x_hip.cpp`), too
             if rocm or pp.suffix.lower() == ".hip":
@@ -139,7 +158,7 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
             if pp.suffix.lower() == ".hip":
                 continue
             stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
-            key, cuda, rocm = _source_key(stem)
+            key, cuda, rocm = _stem_key(pp, stem)
             if rocm or not (cuda or pp.suffix.lower() in _CUDA_SOURCE_SUFFIXES):
                 continue
             twin = twins.get(key)
@@ -154,7 +173,8 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
 # PYBINDFLAGS_HIP, pybind-cuda: beside pybind-hip:, NVCC beside HIPCC): the file builds for either vendor.
 _MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?:::=|:=|\+=|\?=|!=|=)")
 _MAKE_RULE = re.compile(r"^([A-Za-z0-9_.\-/]+)\s*:(?!=)")
-_MAKE_WORDS = re.compile(r"(?i)(?<![a-z])(cuda|nvcc)(?![a-z])")
+# The word may run into the rest of a name (libCEED's NVCCFLAGS beside HIPCCFLAGS, CUDAFLAGS beside HIPFLAGS).
+_MAKE_WORDS = re.compile(r"(?i)(?<![a-z])(cuda|nvcc)")
 _MAKE_TWINS = {"cuda": ("hip", "rocm"), "nvcc": ("hipcc",)}
 
 
@@ -214,9 +234,19 @@ def _make_word_side(word: str) -> str | None:
     return CUDA if parts & _MAKE_CUDA_WORDS or any(p.startswith(_MAKE_CUDA_LEAD) for p in parts) else None
 
 
-def _make_test(kind: str, arg: str) -> str | None:
+# _make_test's answer for a test of whether a vendor-named variable is empty: `ifneq ($(CUDA_LIB_DIR),)` is false
+# in the ROCm build (nothing sets the CUDA variable there) and undecided in the CUDA build (a user may leave it
+# empty), so its arm is the CUDA build's; `ifeq ($(CUDA_ARCH),)` is true in the ROCm build and undecided in the CUDA
+# one, so only its `else` is. As (cuda, rocm) truth values, keyed by (the variable's side, whether "set" is tested).
+_MAKE_SET_TESTS: dict[tuple[str, bool], tuple[Tri, Tri]] = {
+    (CUDA, True): (None, False), (CUDA, False): (None, True), (ROCM, True): (False, None), (ROCM, False): (True, None)}
+
+
+def _make_test(kind: str, arg: str) -> str | tuple[Tri, Tri] | None:
     """The build a make conditional says it is true in ("cuda", "rocm") or None: `ifeq ($(BACKEND),hip)` (a vendor
-    word compared), `ifeq ($(USE_HIP),1)` / `ifdef USE_ROCM` (a vendor-named switch set); ifneq / ifndef flip it."""
+    word compared), `ifeq ($(USE_HIP),1)` / `ifdef USE_ROCM` (a vendor-named switch set); ifneq / ifndef flip it.
+    A vendor-named variable compared with the empty string (libCEED's `ifneq ($(CUDA_LIB_DIR),)` beside `ifneq
+    ($(HIP_LIB_DIR),)`) gives its (cuda, rocm) truth values instead (_MAKE_SET_TESTS)."""
     if kind in ("ifdef", "ifndef"):
         s = _make_word_side(arg.strip())
     else:
@@ -230,6 +260,12 @@ def _make_test(kind: str, arg: str) -> str | None:
         s = next((x for x in (_make_word_side(o) for o in literals) if x), None)
         if s is None and variables and all(o.lower() not in _MAKE_OFF for o in literals) and literals:
             s = next((x for x in (_make_word_side(re.sub(r"[$(){}]", " ", v)) for v in variables) if x), None)
+        if s is None and len(variables) == 1 and literals == [""]:
+            # `$(CUDA_DIR)` alone, not a function of it (`$(wildcard $(MAGMA_DIR)/...)`, `$(filter cuda,...)`)
+            plain = re.fullmatch(r"\$[({]([A-Za-z_][\w.-]*)[)}]", variables[0])
+            v = _make_word_side(plain.group(1)) if plain else None
+            if v is not None:
+                return _MAKE_SET_TESTS[(v, kind == "ifneq")]
     if s is not None and kind in ("ifneq", "ifndef"):
         s = CUDA if s == ROCM else ROCM
     return s
@@ -254,10 +290,13 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
             parsed.append((i + 1, "else", "else"))
         elif re.match(r"endif\b", m.group(3)):
             parsed.append((i + 1, "endif", None))
-    if not any(t == ROCM for _l, _k, t in parsed):
+    # a ROCm test: a ROCm word or switch, or a ROCm-named variable's emptiness (decided in the CUDA build)
+    if not any(t == ROCM or isinstance(t, tuple) and t[0] is not None for _l, _k, t in parsed):
         return []
 
-    def truth(test: str | None, build: str):
+    def truth(test: str | tuple[Tri, Tri] | None, build: str) -> Tri:
+        if isinstance(test, tuple):
+            return test[0] if build == CUDA else test[1]
         return None if test is None else test == build
 
     out: list[tuple[int, int, str, int]] = []
@@ -652,6 +691,10 @@ def neutral_switches(cmds: list[CMakeCommand]) -> frozenset[str]:
     return frozenset(out)
 
 
+# The CUDA toolkit packages a quiet find_package() may probe for (BLD002's names).
+_QUIET_PROBE = re.compile(r"(?i)CUDA|CUDAToolkit")
+
+
 def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
                      ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
@@ -754,6 +797,12 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             # CUDA_SEPARABLE_COMPILATION and its kin apply to CUDA-language sources only; in a file that builds a
             # ROCm variant in its own arm (superlu_dist's `if (TPL_ENABLE_HIPLIB)`), the ROCm build's sources
             # ignore them: the property is the CUDA build's, decided by that arm.
+            regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
+        if (c.name == "find_package" and rocm_guard and not cur[2] and c.args and _QUIET_PROBE.fullmatch(c.args[0])
+                and "QUIET" in (u := {a.upper() for a in c.args[1:]}) and "REQUIRED" not in u):
+            # A quiet probe for the CUDA toolkit in a file that builds a ROCm variant in its own arm (OpenMM's
+            # `FIND_PACKAGE(CUDAToolkit QUIET)` switching OPENMM_BUILD_CUDA_LIB on, beside OPENMM_BUILD_HIP_LIB):
+            # the ROCm build runs it and goes on without CUDA, so it is nothing to port.
             regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
         if c.name == "add_subdirectory":
             # A directory only one build's arm adds is that build's, every file under it (qsim adds
@@ -919,10 +968,27 @@ def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tu
             return r
 
         refs = [inherited(r) for r in refs]
+    # A file under a directory an arm adds is named by that directory's own CMake files: what a file higher up says
+    # of its whole subtree does not reach into it (deepmd-kit adds src/gpu from both builds' arms and src/gpu/cudart
+    # from the CUDA arm of src/gpu/CMakeLists.txt; a `src/*.cc` glob, which CMake does not take into subdirectories,
+    # read through fnmatch's `*` reaches it too).
+    added = sorted({d for d, _s, _w, _t in dirs}, key=len, reverse=True) if dirs else []
+
+    def reaches(r: Reference, f: str) -> bool:
+        if not added:
+            return True
+        home = next((d for d in added if f.startswith(d)), None)
+        if home is None:
+            return True
+        star = r.target.find("*")
+        return len(r.target if star < 0 else r.target[:star]) >= len(home)
+
     for r in refs:
         hits = [r.target] if r.target in fileset else (
             [f for f in files if fnmatch.fnmatchcase(f, r.target)] if "*" in r.target else [])
         for h in hits:
+            if not reaches(r, h):
+                continue
             seen.setdefault(h, set()).add(r.side)
             if r.side in (CUDA, ROCM):
                 where.setdefault(h + "\0" + r.side, r.where)
@@ -1008,11 +1074,30 @@ def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+# A directory named for the vendor rather than its platform, or for a vendor's library: FlagGems'
+# `runtime/backend/_nvidia` beside `runtime/backend/_amd`, one vendor backend loaded at run time by the device found
+# (https://github.com/FlagOpen/FlagGems/tree/main/src/flag_gems/runtime/backend); FBGEMM's gen_ai
+# `quantize/cutlass_extensions` beside `quantize/ck_extensions`, the CUDA build's CUTLASS kernels and the ROCm build's
+# Composable Kernel ones (https://github.com/pytorch/FBGEMM/tree/main/fbgemm_gpu/experimental/gen_ai/src/quantize).
+# Each word, with the platform word it stands for.
+_DIR_WORDS = {"nvidia": "cuda", "amd": "hip", "cutlass": "cuda", "ck": "hip", "composable_kernel": "hip",
+              "nccl": "cuda", "rccl": "hip", "cudnn": "cuda", "miopen": "hip", "cublas": "cuda", "hipblas": "hip",
+              "rocblas": "hip", "cub": "cuda", "hipcub": "hip"}
+_DIR_VENDOR = re.compile(r"(?i)(?:^|(?<=[-_.]))(" + "|".join(sorted(_DIR_WORDS, key=len, reverse=True)) +
+                         r")(?=$|[-_.])")
+
+
+def _dir_key(name: str) -> tuple[str, bool, bool]:
+    """_source_key of a directory's name, reading a vendor's or its library's name as its platform word."""
+    return _source_key(_DIR_VENDOR.sub(lambda m: _DIR_WORDS[m.group(1).lower()], name))
+
+
 def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = ()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
     directory only the CUDA build compiles whose sibling the ROCm build compiles instead: a sibling directory
     named for ROCm in place of the CUDA word (tilelang's `tl_templates/cuda` / `tl_templates/hip`, OpenMM's
-    `platforms/cuda` / `platforms/hip`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
+    `platforms/cuda` / `platforms/hip`, FlagGems' `backend/_nvidia` / `backend/_amd`, FBGEMM's `cutlass_extensions` /
+    `ck_extensions`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
     TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none."""
     dirs: set[str] = set()
     for p in paths:
@@ -1028,12 +1113,12 @@ def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, s
     for parent, kids in by_parent.items():
         named: dict[str, str] = {}
         for d in kids:
-            key, cuda, rocm = _source_key(posixpath.basename(d))
+            key, cuda, rocm = _dir_key(posixpath.basename(d))
             if rocm:
                 named.setdefault(key, d)
         rocm_built = {d: built[d][1] for d in kids if built.get(d, ("",))[0] == ROCM}
         for d in kids:
-            key, cuda, rocm = _source_key(posixpath.basename(d))
+            key, cuda, rocm = _dir_key(posixpath.basename(d))
             if built.get(d, ("",))[0] == CUDA and rocm_built:
                 # the build's own word first; the sibling named for ROCm in its place when the build has it too
                 twin = named.get(key) if cuda and named.get(key) in rocm_built else sorted(rocm_built)[0]

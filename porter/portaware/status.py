@@ -56,12 +56,14 @@ from porter.model.kernel import TargetVerdict
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
-from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin, cmake_commands,
+from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
+                                    build_twin_names, cmake_commands,
                                     cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
+from porter.portaware.options import build_names, commented_defines, off_arms
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -100,6 +102,9 @@ class PortMap:
     # alone enables the CUDA language when the ROCm build never does ("path:guard"; None: it may)
     language_spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     cuda_language: str | None = None
+    # arms only an off-by-default compile option enables (first line, last line, "path:line" of its commented
+    # definition): porter.portaware.options
+    optional: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -122,7 +127,9 @@ class PortMap:
         regs = self.regions.get(path)
         if regs:
             s, guard = preprocessor.side_at(regs, line)
-            if s in (CUDA, ROCM) and guard:
+            # "none" with a vendor guard: the ROCm build never compiles it either (SPECFEM3D's `#else` of
+            # `#ifdef USE_OLDER_CUDA4_GPU` inside `#ifdef USE_CUDA`, a switch only CUDA arms define, read defined)
+            if s in (CUDA, ROCM, "none") and guard:
                 return Status.HANDLED, f"{path}:{guard}"
             # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
             # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
@@ -132,6 +139,9 @@ class PortMap:
                     first = min(x.start for x in regs if x.guard == r.guard and x.start > r.guard)
                     if line < first:
                         return Status.HANDLED, f"{path}:{r.guard}"
+        for start, end, ev in self.optional.get(path, ()):
+            if start <= line <= end:
+                return Status.CUDA_ONLY, ev
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
@@ -204,7 +214,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-14"
+FACTS_VERSION = b"portaware-facts-15"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -226,7 +236,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             # `auto cudaX = hipX`): on its ROCm side they map the name for every file, as a `#define` does
             aliases=tuple(sorted(set(_aliases(data) if b"using" in data or b"typedef" in data else [])
                                  | set(_definitions(path, data)))),
-            classes=class_spans(data), forward=forward_declarations(data),
+            classes=class_spans(data), forward=forward_declarations(data), options=commented_defines(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
@@ -321,6 +331,39 @@ def _facts(source, c, limit: int, cache, digest: bytes, held=None) -> PortFacts 
     return facts
 
 
+# Build files that may switch a compile option on (`-DUSE_X`, `add_compile_definitions(USE_X)`, setup.py's
+# define_macros): an option one of them names is not off by default.
+_OPTION_SETTERS = frozenset({"cmake", "make", "bazel", "shell", "toml"})
+
+
+def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
+                   dirs: dict[str, tuple[list[preprocessor.Directive], int]], limit: int, held) -> None:
+    """pm.optional: the arms of each C/C++ file that only an off-by-default compile option enables
+    (porter.portaware.options)."""
+    commented: dict[str, str] = {}
+    for path, f in sorted(facts.items()):
+        for line, name in f.options:
+            commented.setdefault(name, f"{path}:{line}")
+    if not commented:
+        return
+    for ds, _total in dirs.values():
+        for _line, name, _body in preprocessor.defines(ds):
+            commented.pop(name, None)
+    for path, c in sorted(files.items()):
+        if not commented:
+            return
+        if c.language in _OPTION_SETTERS or PurePosixPath(path).name == "setup.py":
+            data = _read(source, c, limit, held)
+            if data is not None:
+                for name in build_names(data.decode("utf-8", "replace"), list(commented)):
+                    commented.pop(name)
+    for path, (ds, _total) in dirs.items():
+        if any(n in d.text for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef") for n in commented):
+            arms = off_arms(ds, commented)
+            if arms:
+                pm.optional[path] = arms
+
+
 def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
@@ -349,6 +392,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, c in files.items():
         if c.language in ("make", "cmake") and path not in pm.file_side:
             twin = build_twin(path, folders[posixpath.dirname(path)])
+            if twin is not None:
+                pm.file_side[path] = ("twin", CUDA, twin)
+    # A Makefile's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
+    # Makefile.rocm): asked of the source by name, every candidate at once.
+    # (history's per-commit tree knows only the files porter scans and has no such lookup: there none is found)
+    unpaired = [p for p, c in sorted(files.items()) if c.language == "make" and p not in pm.file_side]
+    if unpaired and hasattr(source, "included"):
+        wanted = {n: p for p in unpaired for n in build_twin_names(p) if n not in files}
+        present = {c.path for c in source.included(list(wanted))} if wanted else set()
+        for path in unpaired:
+            twin = next((n for n in build_twin_names(path) if n in present), None)
             if twin is not None:
                 pm.file_side[path] = ("twin", CUDA, twin)
 
@@ -407,6 +461,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
         if any(r.side in (CUDA, ROCM) for r in regs):
             pm.regions[path] = regs
+
+    _optional_arms(pm, source, files, facts, dirs, limit, held)
 
     # Build files: which sources each build compiles.
     refs = [Reference(*r) for f in facts.values() for r in f.refs]

@@ -1,0 +1,84 @@
+"""Find the code a project's off-by-default compile options hold: arms of `#ifdef X` where X is only ever defined in
+a comment.
+
+Scientific codes keep optional paths behind a macro the developer enables by uncommenting its definition in a
+configuration header: SPECFEM3D's src/gpu/mesh_constants_gpu.h has `//#define USE_TEXTURES_FIELDS` and
+`//#define USE_TEXTURES_CONSTANTS` ("Use textures for d_displ and d_accel -- 10% performance boost",
+https://github.com/SPECFEM/specfem3d/blob/devel/src/gpu/mesh_constants_gpu.h), and the texture fetches under
+`#ifdef USE_TEXTURES_FIELDS` are compiled by neither the CUDA nor the HIP build as shipped. What such an arm holds is
+optional work (status cuda-only), not the port's.
+
+A macro is an off option when a C/C++ file of the repository defines it only in a comment (`// #define X`,
+`/* #define X */`, with no value or 1), no directive defines it (`#define X` anywhere, in any arm), and no build file
+porter reads names it (`-DX`, `add_compile_definitions(X)`, `define_macros=[("X", ...)]`): those may switch it on.
+An arm is off when its condition is false with every off option undefined whatever the other names are: `#ifdef X`,
+`#if defined(X) || defined(Y)` with both off, `#if defined(X) && Z`; a condition with a negation, a comparison or
+arithmetic is not read (`#if X == 0` is true without X). The `#else` of an off arm is on, and so is an `#elif`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+from porter.lazyre import lazy_regex
+from porter.source.preprocessor import Directive
+
+# A definition written in a comment, alone on its line: `//#define X`, `// #define X 1`, `/* #define X */`.
+_COMMENTED = lazy_regex(rb"(?m)^[ \t]*(?://[ \t]*|/\*[ \t]*)#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+1)?[ \t]*"
+                        rb"(?:\*/[ \t]*)?\r?$")
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\|\||&&|[()]|\S")
+
+
+def commented_defines(data: bytes) -> tuple[tuple[int, str], ...]:
+    """(line, name) of each macro definition the file writes in a comment."""
+    if b"define" not in data:
+        return ()
+    return tuple((data.count(b"\n", 0, m.start()) + 1, m.group(1).decode("ascii")) for m in _COMMENTED().finditer(data))
+
+
+def build_names(text: str, names: Iterable[str]) -> set[str]:
+    """The names of `names` that a build file's text mentions as a word (a -D flag, a definitions list)."""
+    return {n for n in names if n in text and re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text)}
+
+
+def _off(kind: str, text: str, off: Mapping[str, str]) -> str | None:
+    """The evidence ("path:line" of the commented definition) when the condition is false with the off options
+    undefined, else None."""
+    if kind in ("ifdef", "elifdef"):
+        name = text.split()[0] if text.split() else ""
+        return off.get(name)
+    if kind not in ("if", "elif"):
+        return None
+    tokens = _TOKEN.findall(text)
+    names = [t for t in tokens if t[0].isalpha() or t[0] == "_"]
+    names = [t for t in names if t != "defined"]
+    if not names or any(t not in ("||", "&&", "(", ")") and not (t[0].isalpha() or t[0] == "_") for t in tokens):
+        return None
+    if "||" in tokens and "&&" in tokens:
+        return None
+    if "||" in tokens or len(names) == 1:
+        hits = [off.get(n) for n in names]
+        return hits[0] if all(hits) else None
+    return next((off[n] for n in names if n in off), None)  # a conjunction: one off name makes it false
+
+
+def off_arms(dirs: Iterable[Directive], off: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, evidence) of the body of each arm of the file that only an off option enables
+    (nested directives inside it included)."""
+    out: list[tuple[int, int, str]] = []
+    stack: list[list] = []  # per open group: [evidence of the current arm or None, first body line]
+    for d in dirs:
+        if d.kind in ("define", "include", "undef"):
+            continue
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append([_off(d.kind, d.text, off), d.end_line + 1])
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            ev, first = stack[-1]
+            if ev is not None and d.line > first:
+                out.append((first, d.line - 1, ev))
+            stack[-1] = [_off(d.kind, d.text, off) if d.kind != "else" else None, d.end_line + 1]
+        elif d.kind == "endif" and stack:
+            ev, first = stack.pop()
+            if ev is not None and d.line > first:
+                out.append((first, d.line - 1, ev))
+    return sorted(out)

@@ -1,0 +1,72 @@
+"""Off-by-default compile options (porter.portaware.options): an arm only a macro defined in a comment enables is
+optional work, cuda-only; a macro a directive or a build file defines is no such option."""
+from __future__ import annotations
+
+from porter.pipeline import run
+from porter.portaware.options import build_names, commented_defines, off_arms
+from porter.settings import Settings
+from porter.source.preprocessor import directives
+
+CONFIG_H = (b"// Use textures for the fields -- 10% faster\n"  # 1
+            b"//#define USE_TEXTURES\n"                         # 2: off by default
+            b"/* #define USE_COLORING 1 */\n"                  # 3: off by default
+            b"// #define ALSO_DEFINED\n"                        # 4: defined below, so not an option
+            b"#define ALSO_DEFINED\n"                           # 5
+            b"// #define SET_BY_CMAKE\n"                        # 6: CMake passes -DSET_BY_CMAKE
+            b"//#define WITH_VALUE 4\n")                        # 7: a value other than 1 is not a switch
+
+KERNEL_CU = (b'#include "config.h"\n'                                                 # 1
+             b"#ifdef USE_TEXTURES\n"                                                 # 2
+             b"texture<float, 1> tex;\n"                                              # 3 off
+             b"__device__ float f(int i) { return tex1Dfetch(tex, i); }\n"            # 4 off
+             b"#else\n"                                                               # 5
+             b"__device__ float f(int i) { return 0.f; }\n"                           # 6 on
+             b"#endif\n"                                                              # 7
+             b"#if defined(USE_TEXTURES) || defined(USE_COLORING)\n"                  # 8
+             b"__device__ float g(int i) { return tex1Dfetch(tex, i); }\n"            # 9 off
+             b"#endif\n"                                                              # 10
+             b"#if defined(USE_TEXTURES) || defined(OTHER)\n"                         # 11: OTHER may be set
+             b"__device__ float h(int i) { return tex1Dfetch(tex, i); }\n"            # 12 on
+             b"#endif\n"                                                              # 13
+             b"#if USE_TEXTURES == 0\n"                                               # 14: true without it
+             b"__device__ float k(int i) { return tex1Dfetch(tex, i); }\n"            # 15 on
+             b"#endif\n"                                                              # 16
+             b"#ifdef SET_BY_CMAKE\n"                                                 # 17
+             b"__device__ float m(int i) { return tex1Dfetch(tex, i); }\n"            # 18 on
+             b"#endif\n"                                                              # 19
+             b"#ifdef ALSO_DEFINED\n"                                                 # 20
+             b"__device__ float n(int i) { return tex1Dfetch(tex, i); }\n"            # 21 on
+             b"#endif\n")                                                             # 22
+
+
+def test_commented_definitions_are_read_with_no_value_or_1():
+    assert commented_defines(CONFIG_H) == ((2, "USE_TEXTURES"), (3, "USE_COLORING"), (4, "ALSO_DEFINED"),
+                                           (6, "SET_BY_CMAKE"))
+    assert commented_defines(b"int x; // see #define FOO in the docs\n") == ()
+
+
+def test_only_arms_false_without_the_options_are_off():
+    off = {"USE_TEXTURES": "config.h:2", "USE_COLORING": "config.h:3"}
+    assert off_arms(directives(KERNEL_CU), off) == [(3, 4, "config.h:2"), (9, 9, "config.h:2")]
+    # a conjunction with an off option is false; `#ifndef` and `!` are not read
+    text = b"#if defined(USE_TEXTURES) && X > 1\na\n#endif\n#ifndef USE_TEXTURES\nb\n#endif\n#if !USE_COLORING\nc\n#endif\n"
+    assert off_arms(directives(text), off) == []
+    text = b"#if defined(USE_TEXTURES) && defined(X)\na\n#elif defined(USE_COLORING)\nb\n#elif Y\nc\n#endif\n"
+    assert off_arms(directives(text), off) == [(2, 2, "config.h:2"), (4, 4, "config.h:3")]
+
+
+def test_a_build_file_naming_the_macro_may_switch_it_on():
+    assert build_names("add_compile_definitions(SET_BY_CMAKE)\nset(X -DUSE_TEXTURES_X)\n",
+                       ["SET_BY_CMAKE", "USE_TEXTURES"]) == {"SET_BY_CMAKE"}
+
+
+def test_findings_in_an_off_option_read_cuda_only(tmp_path):
+    (tmp_path / "config.h").write_bytes(CONFIG_H)
+    (tmp_path / "kernel.cu").write_bytes(KERNEL_CU)
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX CUDA)\nadd_compile_definitions(SET_BY_CMAKE)\n"
+                                             "add_library(k kernel.cu)\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.line, str(f.status), f.handled_by) for f in result.findings
+                   if f.path == "kernel.cu" and f.rule == "DEV020"})
+    assert rows == [(4, "cuda-only", "config.h:2"), (9, "cuda-only", "config.h:2"), (12, "open", None),
+                    (15, "open", None), (18, "open", None), (21, "open", None)]
