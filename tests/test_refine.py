@@ -449,3 +449,46 @@ def test_a_port_library_import_that_only_probes_for_the_module_reads_info(tmp_pa
     got = sorted((f.path, f.line, str(f.severity), dict(f.data).get("probe")) for f in r.findings if f.rule == "LIB008")
     assert got == [("config.py", 2, "info", "`cudnn` is only imported to test that it exists"),
                    ("conv.py", 2, "medium", None)]
+
+
+COOPERATIVE = """\
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void persistent(float* p) {
+  p[0] = 0.f;
+  cg::this_grid().sync();
+}
+__device__ void helper() { cg::this_grid().sync(); }
+__device__ void middle() { helper(); }
+__global__ void chevroned(float* p) { middle(); }
+__global__ void direct(float* p) {
+  cg::this_grid().sync();
+}
+void launch(float* p, cudaStream_t s) {
+  void* args[] = {&p};
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent, 256, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaLaunchCooperativeKernel((void*)persistent, dim3(per_sm * sms), dim3(256), args, 0, s);
+  chevroned<<<132, 256, 0, s>>>(p);
+  direct <<<132, 256>>>(p);
+}
+void fixed(float* p, cudaStream_t s) {
+  void* args[] = {&p};
+  cudaLaunchCooperativeKernel((void*)persistent, dim3(132), dim3(256), args, 0, s);
+}
+"""
+
+
+def test_grid_sync_under_a_cooperative_launch_reads_info_a_chevron_launched_one_stays(tmp_path):
+    # heldout10 pplx, heldout8 sppark, heldout6 DeepEP (barrier, launched cooperatively) vs heldout8 hornet (<<<>>>);
+    # heldout8 punica's occupancy-sized cooperative launch vs a fixed 132-block grid
+    (tmp_path / "coop.cu").write_text(COOPERATIVE)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "KRN004")
+    assert got == [(5, "info"), (7, "medium"), (11, "medium"), (18, "info"), (24, "medium")]
+    data = {f.line: dict(f.data) for f in result.findings if f.rule == "KRN004"}
+    assert data[5]["cooperative"] == ("HIP's grid_group::sync works under hipLaunchCooperativeKernel, and this file "
+                                      "launches persistent with no <<<>>>: the work is at the cooperative launch")
+    assert data[18]["occupancy"] == ("launch sizes the grid from the occupancy API at run time: right for the AMD GPU "
+                                     "that runs it")

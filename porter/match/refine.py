@@ -52,6 +52,13 @@ sorted drafts of its findings (porter.match.draft):
    `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
    answer under data `amd_answers`. A test AMD answers unlike Ampere (`>= (9, 0)`: Hopper-only code taken on
    MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
+8a. A grid-wide barrier (KRN004's `grid.sync()`) is what HIP's grid_group supports as is under
+   hipLaunchCooperativeKernel; the port's work is at the cooperative launch (the grid sized for AMD residency), which
+   KRN004 reports on its own. The barrier reads info (data `cooperative`) unless this file launches the kernel
+   holding it (or a kernel calling the device helper holding it) with `<<<>>>`, where no cooperative launch makes the
+   barrier legal (hornet's mergePathKernelFusionWrapper). A cooperative launch in a host function that sizes the grid
+   from the occupancy API at run time (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` x multiprocessors) is sized
+   for whichever GPU runs it: info (data `occupancy`).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
@@ -191,6 +198,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
+    if findings and sf.language == "cuda" and any(f.rule in COOPERATIVE_RULES for f in findings):
+        findings = [cooperative(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
@@ -718,6 +727,57 @@ def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
 # the comparison operators a capability test may use, by their syntax-tree class
 _AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
                 ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+# 8a. Grid-wide barriers and cooperative launches (KRN004).
+COOPERATIVE_RULES = frozenset({"KRN004"})
+_COOPERATIVE_LAUNCH = re.compile(r"LaunchCooperativeKernel")
+# the occupancy API, asked at run time for the GPU the code runs on
+_OCCUPANCY = re.compile(rb"\b(?:cuda|cu)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(")
+
+
+def cooperative(f: Draft, sf: SourceFile) -> Draft:
+    """KRN004 at info where the barrier or launch needs nothing for AMD (module doc, step 8a)."""
+    if f.rule not in COOPERATIVE_RULES or f.severity <= Severity.INFO:
+        return f
+    at = _offset(sf, f.line, f.column)
+    fn = sf.enclosing(at)
+    data = dict(f.data)
+    if _COOPERATIVE_LAUNCH.search(f.snippet):
+        if fn is None or fn.is_kernel or not _OCCUPANCY.search(sf.code, fn.start_byte, fn.end_byte):
+            return f
+        data["occupancy"] = (f"{fn.name} sizes the grid from the occupancy API at run time: right for the AMD GPU "
+                             f"that runs it")
+    else:
+        if fn is None:
+            return f
+        kernels = _kernels_reaching(sf, fn)
+        if not kernels or any(_chevron_launched(sf, k) for k in kernels):
+            return f  # a helper no kernel here calls, or a kernel launched with <<<>>>: the barrier stays open
+        data["cooperative"] = (f"HIP's grid_group::sync works under hipLaunchCooperativeKernel, and this file launches "
+                               f"{', '.join(kernels)} with no <<<>>>: the work is at the cooperative launch")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def _kernels_reaching(sf: SourceFile, fn) -> list[str]:
+    """The file's kernels that are `fn` or call it, directly or through the file's other functions, sorted."""
+    names, frontier = {fn.name}, [fn.name]
+    while frontier:
+        name = frontier.pop()
+        for g in sf.functions:
+            if g.name not in names and _calls(sf, g, name):
+                names.add(g.name)
+                frontier.append(g.name)
+    return sorted({g.name for g in sf.functions if g.is_kernel and g.name in names})
+
+
+def _calls(sf: SourceFile, fn, name: str) -> bool:
+    return re.search(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^;{}]*?>)?\s*\(", sf.code[fn.start_byte:fn.end_byte]) is not None
+
+
+def _chevron_launched(sf: SourceFile, kernel: str) -> bool:
+    """Whether the file launches `kernel` with `<<<...>>>` (template arguments between allowed)."""
+    return re.search(rb"\b" + re.escape(kernel.encode()) + rb"\s*(?:<(?!<<)[^;{}]*?>)?\s*<<<", sf.code) is not None
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
