@@ -59,6 +59,12 @@ sorted drafts of its findings (porter.match.draft):
    barrier legal (hornet's mergePathKernelFusionWrapper). A cooperative launch in a host function that sizes the grid
    from the occupancy API at run time (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` x multiprocessors) is sized
    for whichever GPU runs it: info (data `occupancy`).
+8b. Python: an NVFP4-named enum member defined with a plain number (`NVFP4 = 18` in `class DType(Enum)`, QNT003)
+   names a value and runs nothing: info (data `own_name`). Its uses, ModelOpt's `mtq.NVFP4_DEFAULT_CFG`, TensorRT-LLM's
+   `QuantAlgo.NVFP4` and `torch.float4_e2m1fn_x2` stay open.
+8c. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
+   (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
+   (data `fnuz_too`).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
@@ -200,6 +206,10 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
     if findings and sf.language == "cuda" and any(f.rule in COOPERATIVE_RULES for f in findings):
         findings = [cooperative(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in OWN_NAME_RULES for f in findings):
+        findings = [project_name(f, sf) for f in findings]
+    if sf.language == "python" and b"fnuz" in sf.code and any(f.rule in FNUZ_TABLE_RULES for f in findings):
+        findings = [fnuz_table(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
@@ -727,6 +737,49 @@ def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
 # the comparison operators a capability test may use, by their syntax-tree class
 _AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
                 ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+# 8b. NVFP4-named enum members the project defines (QNT003).
+OWN_NAME_RULES = frozenset({"QNT003"})
+# 8c. OCP FP8 dtypes in a table that names the FNUZ ones too (QNT004).
+FNUZ_TABLE_RULES = frozenset({"QNT004"})
+_COLLECTIONS = frozenset({"dictionary", "list", "tuple", "set"})
+
+
+def project_name(f: Draft, sf: SourceFile) -> Draft:
+    """QNT003 at info on an enum member's definition (module doc, step 8b)."""
+    from porter.match.kinds.python import enum_member_definition
+
+    if f.rule not in OWN_NAME_RULES or f.severity <= Severity.INFO:
+        return f
+    owner = enum_member_definition(sf, _offset(sf, f.line, f.column))
+    if owner is None:
+        return f
+    data = dict(f.data)
+    data["own_name"] = f"defines a member of the project's {owner} with a number: a name, not NVIDIA's NVFP4 API"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info inside a collection literal that also names an FNUZ dtype (module doc, step 8c)."""
+    if f.rule not in FNUZ_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _COLLECTIONS:
+        if node.type in ("call", "block", "module", "lambda", "function_definition"):
+            return f  # the dtype is an argument or a statement's, not a table element
+        node = node.parent
+    # a row of a table of rows (`[(torch.float8_e5m2, 1), (torch.float8_e5m2fnuz, 1)]`): the whole table
+    while node is not None and node.parent is not None and (node.parent.type in _COLLECTIONS
+                                                             or node.parent.type == "pair"):
+        node = node.parent
+    if node is None or b"fnuz" not in sf.code[node.start_byte:node.end_byte]:
+        return f
+    data = dict(f.data)
+    data["fnuz_too"] = (f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: a table that "
+                        f"serves both encodings")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
 # 8a. Grid-wide barriers and cooperative launches (KRN004).
