@@ -210,7 +210,8 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
         # (`__shared__ float sums[kReduceThreads / kWarpSize]` indexed by `tid / 32` overflows on wave64).
         if any(not _is_32(sf, m.group(0)) for m in _WARP_CONSTANT.finditer(body)):
             return False
-        return any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
+        return (any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
+                or _lane_array_of_32(body))
 
     if in_32s(fn):
         return True
@@ -218,6 +219,20 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     callers = [f for f in sf.functions if f is not fn
                and re.search(rb"\b" + re.escape(name) + rb"\s*(?:<[^;(){}]*>)?\s*\(", code[f.start_byte:f.end_byte])]
     return bool(callers) and all(in_32s(f) for f in callers)
+
+
+# A shared array with one row per x-lane: `__shared__ float shm[32][3];` ... `shm[threadIdx.x][0]`.
+_SHARED_32 = re.compile(rb"__shared__[^;{}()]*?\b([A-Za-z_]\w*)\s*\[\s*32\s*\]")
+
+
+def _lane_array_of_32(body: bytes) -> bool:
+    """Whether the function keeps a shared array of 32 rows indexed by threadIdx.x while it also uses threadIdx.y: its
+    x lanes are 32 wide (a 32 x N block, kaolin's spherical-Gaussian reductions), so a shuffle tree over them read at
+    `threadIdx.x == 0` is one logical 32-lane warp per row."""
+    if b"threadIdx.y" not in body:
+        return False
+    return any(re.search(rb"\b" + re.escape(m.group(1)) + rb"\s*\[\s*threadIdx\s*\.\s*x\s*\]", body)
+               for m in _SHARED_32.finditer(body))
 
 
 def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> bool:
