@@ -190,8 +190,9 @@ def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
 _LANES_32 = re.compile(rb"%\s*32\b|&\s*(?:31|0[xX]1[fF])\b|/\s*32\b|>>\s*5\b|[%/]\s*([A-Za-z_]\w*)")
 
 
-# An all-lanes mask constant: 0xffffffff / 0xffffffffffffffffull, ~0, -1, or a capitalised name (FULL_MASK).
-_ALL_LANES = re.compile(rb"\(*\s*(?:0[xX][fF]{8}(?:[fF]{8})?[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
+# An all-lanes mask constant: 0xffffffff / 0xffffffffffffffffull, ~0, -1, or a capitalised name (FULL_MASK). A
+# literal of ones one digit short (kaolin's `0xfffffff`) is the same intent, a typo, and not built from the lane.
+_ALL_LANES = re.compile(rb"\(*\s*(?:0[xX][fF]{7,16}[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
 # Warp-size and warps-per-block names (not calls): `kWarpSize`, `WARP_SIZE`, `kWarpsPerBlock`, `NUM_WARPS`.
 _WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arps_?[Pp]er|WARPS_PER|[Nn]um_?[Ww]arps|NUM_WARPS)\w*\b"
                             rb"(?!\s*[(<])")
