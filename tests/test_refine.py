@@ -554,3 +554,38 @@ def test_ocp_fp8_in_a_table_that_lists_fnuz_reads_info(tmp_path):
     assert got == [(4, "info"), (7, "medium"), (8, "info"), (12, "medium")]
     note = dict(next(f for f in result.findings if f.rule == "QNT004" and f.line == 4).data)["fnuz_too"]
     assert note == "the dictionary at line 3 lists the FNUZ dtypes too: a table that serves both encodings"
+
+
+TOOLKIT_TESTS = """\
+#include <cufft.h>
+const char* name(cufftResult r) {
+  switch (r) {
+#if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 13
+  case CUFFT_LICENSE_ERROR:
+    return "license";
+#endif
+  default:
+    return "other";
+  }
+}
+#if CUDA_VERSION >= 9000
+#pragma GCC diagnostic push
+#endif
+#if CUDA_VERSION >= 11000
+__device__ void fast() { __nanosleep(10); }
+#endif
+#if CUDA_VERSION < 12000
+int chunked = 1;
+#endif
+"""
+
+
+def test_toolkit_tests_hip_answers_like_cuda_13_and_pragma_only_arms_are_not_port_items(tmp_path):
+    # heldout10 finufft's legacy cuFFT enum arm (false under hipcc and under CUDA 13), heldout9 gloo's pragma push;
+    # a `>= 11000` arm HIP drops and a `< 12000` arm HIP takes (libCEED) stay open
+    (tmp_path / "k.cu").write_text(TOOLKIT_TESTS)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule, str(f.severity)) for f in result.findings if f.rule in ("DEV010", "API002"))
+    assert got == [(5, "API002", "info"), (15, "DEV010", "medium"), (16, "API002", "high"), (18, "DEV010", "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "API002" and f.line == 5).data)["old_toolkit"]
+    assert note == "in the arm at line 4, which HIP skips as CUDA 13 does: code for older toolkits"

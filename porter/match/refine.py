@@ -12,6 +12,9 @@ sorted drafts of its findings (porter.match.draft):
    so does one that names ROCm or clang itself (`|| defined(__HIPCC__)`, `|| defined(__clang__)`: hip-clang is
    clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
+   A toolkit test HIP answers as CUDA 13 does (`defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 13`: false
+   on both) and a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) are no
+   porting item either; a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
@@ -84,6 +87,7 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
+from porter.source.preprocessor import CUDA as CUDA_BUILD
 from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
                                        preprocessed)
 
@@ -173,6 +177,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        legacy = old_toolkit_arms(groups) if _TOOLKIT_BYTES.search(sf.code) else {}
+        if legacy:
+            findings = [legacy_arm(f, legacy) for f in findings]
         if any(f.rule in ARCH_ARM_MASK_RULES for f in findings):
             pre = preprocessed(sf)
             findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
@@ -524,7 +531,86 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
             if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is True:
                 out.update(n for b in g.arms[i + 1:] if b.kind != "else" for n in range(b.line, b.end_line + 1))
                 break
+        # a toolkit test every arm of which HIP answers as the newest toolkit does (`defined(__CUDACC_VER_MAJOR__) &&
+        # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
+        # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
+        # what a current CUDA build compiles, or no code at all
+        if toolkit_agnostic(g) or _pragmas_only(g, sf):
+            out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
+
+
+# Toolkit-version macros and their values in the newest CUDA toolkit porter reads code against (CUDA 13.0).
+_NEWEST_TOOLKIT = {"CUDA_VERSION": 13000, "CUDART_VERSION": 13000, "__CUDACC_VER_MAJOR__": 13,
+                   "__CUDACC_VER_MINOR__": 0, "__CUDACC_VER_BUILD__": 0, "__NVCC_VER_MAJOR__": 13}
+
+
+class _ToolkitBuild(Build):
+    """One build as a toolkit-version test reads it: on ROCm the version macros are undefined, on CUDA they have the
+    newest toolkit's values; every other name reads as in Build."""
+
+    def value(self, name: str | None):
+        if name in _NEWEST_TOOLKIT:
+            return False if self.build == ROCM else _NEWEST_TOOLKIT[name]
+        return super().value(name)
+
+
+_TOOLKIT_BYTES = re.compile(rb"CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_|__NVCC_VER_")
+_TOOLKIT_NAMES = re.compile(r"\b(?:" + "|".join(_NEWEST_TOOLKIT) + r")\b")
+
+
+def toolkit_agnostic(g: Group) -> bool:
+    """Whether a group tests a toolkit version and HIP answers each of its tests as the newest CUDA toolkit does, so
+    both compile the same arm."""
+    tests = [a for a in g.arms if a.kind != "else"]
+    if not any(_TOOLKIT_NAMES.search(a.text) for a in tests):
+        return False
+    rocm, cuda = _ToolkitBuild(ROCM), _ToolkitBuild(CUDA_BUILD)
+    for a in tests:
+        hip = condition(a.kind, a.text, rocm)[0]
+        if hip is None or hip != condition(a.kind, a.text, cuda)[0]:
+            return False
+    return True
+
+
+def old_toolkit_arms(groups: Iterable[Group]) -> dict[int, int]:
+    """Body line -> its arm's directive line, for the arms HIP and the newest toolkit both skip in a toolkit-agnostic
+    group (legacy code kept for older toolkits, which neither compiles)."""
+    out: dict[int, int] = {}
+    rocm = _ToolkitBuild(ROCM)
+    for g in groups:
+        if toolkit_agnostic(g):
+            for a in g.arms:
+                if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is False:
+                    out.update((n, a.line) for n in a.body)
+    return out
+
+
+def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
+    """A finding in an arm only older toolkits compile (old_toolkit_arms) at info, with data `old_toolkit`."""
+    if f.line not in legacy or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    data["old_toolkit"] = (f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {_NEWEST_TOOLKIT['CUDA_VERSION'] // 1000} "
+                           f"does: code for older toolkits")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+_DIRECTIVE_LINE = re.compile(rb"[ \t]*#[ \t]*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def _pragmas_only(g: Group, sf: SourceFile) -> bool:
+    """Whether every line of the group's arms is blank or a #pragma / conditional directive: no code."""
+    lines = [n for a in g.arms for n in a.body]
+    if not lines:
+        return False
+    for n in lines:
+        start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
+        end = sf.code.find(b"\n", start)
+        text = sf.code[start:end if end >= 0 else len(sf.code)]
+        if text.strip() and not _DIRECTIVE_LINE.match(text):
+            return False
+    return True
 
 
 _CLANG = re.compile(r"\b__clang__\b")
