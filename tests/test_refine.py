@@ -589,3 +589,43 @@ def test_toolkit_tests_hip_answers_like_cuda_13_and_pragma_only_arms_are_not_por
     assert got == [(5, "API002", "info"), (15, "DEV010", "medium"), (16, "API002", "high"), (18, "DEV010", "medium")]
     note = dict(next(f for f in result.findings if f.rule == "API002" and f.line == 5).data)["old_toolkit"]
     assert note == "in the arm at line 4, which HIP skips as CUDA 13 does: code for older toolkits"
+
+
+CAPABILITY_RECORD = """\
+import torch
+
+
+def load(cached):
+    current = torch.cuda.get_device_capability()
+    if cached.get("device_capability") != current:
+        return None
+    return cached
+
+
+def save():
+    return {"device_capability": torch.cuda.get_device_capability(), "n": 1}
+
+
+def pick():
+    cap = torch.cuda.get_device_capability()
+    if cap != (9, 0):
+        return 64
+    return 128
+
+
+def tile():
+    cap = torch.cuda.get_device_capability()
+    key = cap
+    return key
+"""
+
+
+def test_a_capability_only_recorded_or_compared_with_a_record_reads_info(tmp_path):
+    # heldout6 unsloth's autotune cache: the capability is stored with the entry and compared on load; a test against
+    # a literal and a capability passed on stay open
+    (tmp_path / "cache.py").write_text(CAPABILITY_RECORD)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT001")
+    assert got == [(5, "info"), (12, "info"), (16, "medium"), (23, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 5).data)["identity"]
+    assert note == "the capability is only recorded or compared with a recorded one: each GPU answers for itself"

@@ -55,6 +55,9 @@ sorted drafts of its findings (porter.match.draft):
    `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
    answer under data `amd_answers`. A test AMD answers unlike Ampere (`>= (9, 0)`: Hopper-only code taken on
    MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
+8'. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
+   (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
+   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
 8a. A grid-wide barrier (KRN004's `grid.sync()`) is what HIP's grid_group supports as is under
    hipLaunchCooperativeKernel; the port's work is at the cooperative launch (the grid sized for AMD residency), which
    KRN004 reports on its own. The barrier reads info (data `cooperative`) unless this file launches the kernel
@@ -219,6 +222,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [fnuz_table(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+        findings = [capability_identity(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
         findings = cupy_kernels(findings, sf)
     if sf.language == "python" and findings and b"__main__" in sf.data:
@@ -866,6 +870,57 @@ def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
     data["fnuz_too"] = (f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: a table that "
                         f"serves both encodings")
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# 8'. A capability kept as a record or compared with another recorded one (PYT001).
+_LITERALS = frozenset({"integer", "float", "tuple", "list", "unary_operator"})
+
+
+def capability_identity(f: Draft, sf: SourceFile) -> Draft:
+    """PYT001 at info when the capability its call returns is only stored as a dict value or compared with == / !=
+    against something other than a literal (module doc, step 8')."""
+    if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "call":
+        node = node.parent
+    if node is None or b"get_device_capability" not in node.text:
+        return f
+    uses = [node]
+    parent = node.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == node:
+        target = parent.child_by_field_name("left")
+        scope = parent
+        while scope is not None and scope.type not in ("function_definition", "module"):
+            scope = scope.parent
+        if target is None or target.type != "identifier" or scope is None:
+            return f
+        uses = [n for n in _named_nodes(scope) if n.type == "identifier" and n.text == target.text
+                and n.start_byte > parent.end_byte]
+        if not uses:
+            return f
+    for use in uses:
+        up = use.parent
+        if up is not None and up.type == "pair" and up.child_by_field_name("value") == use:
+            continue
+        if up is not None and up.type == "comparison_operator":
+            ops = [c.type for c in up.children if not c.is_named]
+            others = [c for c in up.named_children if c != use]
+            if ops and all(o in ("==", "!=") for o in ops) and others and all(o.type not in _LITERALS for o in others):
+                continue
+        return f
+    data = dict(f.data)
+    data["identity"] = "the capability is only recorded or compared with a recorded one: each GPU answers for itself"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def _named_nodes(root):
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.named_children)
 
 
 # 8a. Grid-wide barriers and cooperative launches (KRN004).
