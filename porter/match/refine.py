@@ -943,8 +943,19 @@ def env_default(f: Draft, sf: SourceFile) -> Draft:
     node = sf.root.named_descendant_for_byte_range(at, at + 1)
     while node is not None and node.type != "string":
         node = node.parent
-    args = node.parent if node is not None else None
-    call = args.parent if args is not None and args.type == "argument_list" else None
+    if node is None or node.parent is None:
+        return f
+    args = node.parent
+    if args.type == "subscript" and args.parent is not None and args.parent.type == "assignment" \
+            and args.parent.child_by_field_name("left") == args:
+        # `meta["TORCH_CUDA_ARCH_LIST"] = os.environ.get("TORCH_CUDA_ARCH_LIST", None)`: the record's key
+        right = args.parent.child_by_field_name("right")
+        inner = right.child_by_field_name("arguments") if right is not None and right.type == "call" else None
+        if inner is None or not inner.named_children or inner.named_children[0].text != node.text:
+            return f
+        args = inner
+        node = inner.named_children[0]
+    call = args.parent if args.type == "argument_list" else None
     fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
     if fn is None or not _ENV_READ.search(fn.text) or len(args.named_children) < 2 or args.named_children[0] != node:
         return f
