@@ -31,7 +31,9 @@ sorted drafts of its findings (porter.match.draft):
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
-5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped.
+5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped. CMake: a
+   flag a build only tests for or takes out - the left operand of `IN_LIST`, an item of `list(REMOVE_ITEM ...)` - is
+   not one it passes (Kokkos strips a duplicated `-Xcompiler` from option lists): dropped.
 5e. Python: a kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel) reads info in
    PYT007 (data `rocm_compiles`): CuPy's ROCm build compiles it with hipRTC; what in it does not hold on AMD is its
    own finding. PyCUDA's SourceModule stays open.
@@ -202,6 +204,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
                                                  or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
         findings = without_prose(findings, sf)
+    if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
+        removed = cmake_removed(sf)
+        findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
     if findings and sf.language == "make" and b"filter-out" in sf.code:
         removed = filtered_out(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
@@ -246,6 +251,16 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
 # 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
 # drops nvcc's `--expt-extended-lambda`): removed, not passed, so no hit there.
 _FILTER_OUT = re.compile(rb"\$[({]filter-out\s+([^,)}]*),")
+
+
+# CMake: `"-Xcompiler" IN_LIST FLAGS` (a test) and `list(REMOVE_ITEM FLAGS "-Xcompiler" ...)` (a removal).
+_IN_LIST = re.compile(rb'("[^"\n]*"|[^\s()"]+)\s+IN_LIST\b')
+_REMOVE_ITEM = re.compile(rb"\blist\s*\(\s*REMOVE_ITEM\s+\S+\s+([^)]*)\)", re.IGNORECASE)
+
+
+def cmake_removed(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans of the flags a CMake file only tests for (`X IN_LIST L`) or removes (`list(REMOVE_ITEM L X...)`)."""
+    return [m.span(1) for m in _IN_LIST.finditer(sf.code)] + [m.span(1) for m in _REMOVE_ITEM.finditer(sf.code)]
 
 
 def filtered_out(sf: SourceFile) -> list[tuple[int, int]]:
