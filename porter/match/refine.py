@@ -13,8 +13,9 @@ sorted drafts of its findings (porter.match.draft):
    clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
    A toolkit test HIP answers as CUDA 13 does (`defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 13`: false
-   on both) and a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) are no
-   porting item either; a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
+   on both), a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) and an arm
+   that ends in a dangling `else` (a fast path before the general block after `#endif`) are no porting item either;
+   a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
@@ -561,9 +562,27 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
         # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
         # what a current CUDA build compiles, or no code at all
-        if toolkit_agnostic(g) or _pragmas_only(g, sf):
+        if toolkit_agnostic(g) or _pragmas_only(g, sf) or _dangling_else(g, sf):
             out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
+
+
+_ENDS_IN_ELSE = re.compile(rb"\belse\s*$")
+
+
+def _dangling_else(g: Group, sf: SourceFile) -> bool:
+    """Whether a group without `#else` has one arm whose code ends in a dangling `else` (`if (fast) { ... } else`
+    then `#endif`): the statement after the #endif is the general path, which HIP compiles alone (nvdiffrast's
+    __match_any_sync fast path under `__CUDA_ARCH__ >= 700`)."""
+    if g.has_else or len(g.arms) != 1:
+        return False
+    a = g.arms[0]
+    if a.last < a.end_line + 1:
+        return False
+    n = len(sf.line_starts)
+    body = sf.code[sf.line_starts[a.end_line] if a.end_line < n else len(sf.code):
+                   sf.line_starts[a.last] if a.last < n else len(sf.code)]
+    return b"#" not in body and _ENDS_IN_ELSE.search(body) is not None
 
 
 # Toolkit-version macros and their values in the newest CUDA toolkit porter reads code against (CUDA 13.0).
@@ -617,8 +636,9 @@ def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
     if f.line not in legacy or f.severity <= Severity.INFO:
         return f
     data = dict(f.data)
-    data["old_toolkit"] = (f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {_NEWEST_TOOLKIT['CUDA_VERSION'] // 1000} "
-                           f"does: code for older toolkits")
+    newest = _NEWEST_TOOLKIT["CUDA_VERSION"] // 1000
+    data["old_toolkit"] = (f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {newest} does: "
+                           f"code for older toolkits")
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
@@ -1023,7 +1043,8 @@ def _kernels_reaching(sf: SourceFile, fn) -> list[str]:
 
 
 def _calls(sf: SourceFile, fn, name: str) -> bool:
-    return re.search(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^;{}]*?>)?\s*\(", sf.code[fn.start_byte:fn.end_byte]) is not None
+    call = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^;{}]*?>)?\s*\(")
+    return call.search(sf.code, fn.start_byte, fn.end_byte) is not None
 
 
 def _chevron_launched(sf: SourceFile, kernel: str) -> bool:

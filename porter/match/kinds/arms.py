@@ -117,7 +117,8 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
 # the branch HIP compiles. One whose code is only programmatic-dependent-launch calls: HIP runs a stream's kernels in
 # order without PDL, so dropping the early trigger or the dependency wait loses nothing.
 _DANGLING_ELSE = re.compile(rb"\belse\s*$")
-_PDL_ONLY = re.compile(rb"(?:\s*(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize)\s*\(\s*\)\s*;)+\s*")
+_PDL_ONLY = re.compile(rb"(?:\s*(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize)"
+                       rb"\s*\(\s*\)\s*;)+\s*")
 
 
 def _hands_over(sf: SourceFile, arm) -> bool:

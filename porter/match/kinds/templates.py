@@ -87,7 +87,8 @@ def _hits(sf: SourceFile) -> Iterator[Hit]:
 
 # Scopes that declare names, and where: a block's declarations, a range-for's or for's loop variable, a function's or
 # lambda's parameters.
-_SCOPES = frozenset({"compound_statement", "for_range_loop", "for_statement", "function_definition", "lambda_expression"})
+_SCOPES = frozenset({"compound_statement", "for_range_loop", "for_statement", "function_definition",
+                     "lambda_expression"})
 
 
 def _nearest_type(node, name: bytes, stop, data: bytes) -> bytes | None:
@@ -129,8 +130,8 @@ def _declares(scope, name: bytes, before: int, data: bytes) -> bytes | None:
         while decl is not None and decl.type not in ("function_declarator", "abstract_function_declarator"):
             decl = decl.child_by_field_name("declarator")
         plist = decl.child_by_field_name("parameters") if decl is not None else None
-        cands = [c for c in plist.named_children if c.type in _DECLARATIONS or c.type.endswith("parameter_declaration")] \
-            if plist is not None else []
+        cands = [c for c in plist.named_children
+                 if c.type in _DECLARATIONS or c.type.endswith("parameter_declaration")] if plist is not None else []
     for d in reversed(cands):
         type_node = d.child_by_field_name("type")
         for declarator in d.children_by_field_name("declarator"):
