@@ -677,3 +677,25 @@ def test_an_arch_test_whose_arm_ends_in_a_dangling_else_has_a_fallback(tmp_path)
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, f.rule) for f in result.findings if f.rule in ("DEV009", "DEV016"))
     assert got == [(10, "DEV016")]
+
+
+PROBED = """\
+import torch
+
+
+def storage(name):
+    if name == "float4_e2m1fn":
+        return torch.float4_e2m1fn_x2 if hasattr(torch, "float4_e2m1fn_x2") else torch.int8
+    assert hasattr(torch, "float4_e2m1fn_x2")
+    return torch.float4_e2m1fn_x2
+"""
+
+
+def test_a_dtype_taken_only_where_pytorch_has_it_reads_info(tmp_path):
+    # heldout9 tilelang's storage dtype for float4_e2m1fn; the asserted one after it stays open
+    (tmp_path / "dtypes.py").write_text(PROBED)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "QNT003")
+    assert got == [(6, "info"), (8, "high")]
+    note = dict(next(f for f in result.findings if f.rule == "QNT003" and f.line == 6).data)["probed"]
+    assert note == "taken only where torch has it, else torch.int8"

@@ -75,6 +75,8 @@ sorted drafts of its findings (porter.match.draft):
 8b. Python: an NVFP4-named enum member defined with a plain number (`NVFP4 = 18` in `class DType(Enum)`, QNT003)
    names a value and runs nothing: info (data `own_name`). Its uses, ModelOpt's `mtq.NVFP4_DEFAULT_CFG`, TensorRT-LLM's
    `QuantAlgo.NVFP4` and `torch.float4_e2m1fn_x2` stay open.
+8b'. Python: a dtype (QNT003, QNT004) taken only where the installed PyTorch has it - `torch.float4_e2m1fn_x2 if
+   hasattr(torch, "float4_e2m1fn_x2") else torch.int8` - is a probe with a fallback: info (data `probed`).
 8c. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
    (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
    (data `fnuz_too`).
@@ -228,6 +230,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [cooperative(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in OWN_NAME_RULES for f in findings):
         findings = [project_name(f, sf) for f in findings]
+    if sf.language == "python" and b"hasattr" in sf.code and any(f.rule in PROBED_DTYPE_RULES for f in findings):
+        findings = [probed_dtype(f, sf) for f in findings]
     if sf.language == "python" and b"fnuz" in sf.code and any(f.rule in FNUZ_TABLE_RULES for f in findings):
         findings = [fnuz_table(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
@@ -889,6 +893,35 @@ def project_name(f: Draft, sf: SourceFile) -> Draft:
         return f
     data = dict(f.data)
     data["own_name"] = f"defines a member of the project's {owner} with a number: a name, not NVIDIA's NVFP4 API"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# 8b'. A dtype taken only where PyTorch has it (QNT003, QNT004).
+PROBED_DTYPE_RULES = frozenset({"QNT003", "QNT004"})
+
+
+def probed_dtype(f: Draft, sf: SourceFile) -> Draft:
+    """The finding at info when its `mod.name` is the value of `mod.name if hasattr(mod, "name") else other`."""
+    if f.rule not in PROBED_DTYPE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    attr = node.parent if node is not None else None
+    cond = attr.parent if attr is not None and attr.type == "attribute" else None
+    if cond is None or cond.type != "conditional_expression" or not cond.named_children \
+            or cond.named_children[0] != attr or len(cond.named_children) < 3:
+        return f
+    obj, name = attr.child_by_field_name("object"), attr.child_by_field_name("attribute")
+    test = cond.named_children[1]
+    args = test.child_by_field_name("arguments") if test.type == "call" else None
+    fn = test.child_by_field_name("function") if test.type == "call" else None
+    if fn is None or fn.text != b"hasattr" or args is None or len(args.named_children) != 2 or obj is None \
+            or name is None or args.named_children[0].text != obj.text \
+            or args.named_children[1].text.strip(b"\"'") != name.text:
+        return f
+    data = dict(f.data)
+    data["probed"] = (f"taken only where {obj.text.decode()} has it, else "
+                      f"{cond.named_children[2].text.decode('utf-8', 'replace')}")
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
