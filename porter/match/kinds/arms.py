@@ -115,10 +115,15 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
 
 # An arm that ends in a dangling `else` (`if (half) { ... } else` then `#endif`): the statement after the #endif is
 # the branch HIP compiles. One whose code is only programmatic-dependent-launch calls: HIP runs a stream's kernels in
-# order without PDL, so dropping the early trigger or the dependency wait loses nothing.
+# order without PDL, so dropping the early trigger or the dependency wait loses nothing. One whose code is only an
+# async-copy fence (`asm volatile("cp.async.commit_group;")`, `cp.async.wait_group N`, `__pipeline_commit()`): the
+# copies it fences are reported where they are; where HIP copies synchronously there is nothing to wait for
+# (FBGEMM's cp_async_fence beside the copies' USE_ROCM arms).
 _DANGLING_ELSE = re.compile(rb"\belse\s*$")
-_PDL_ONLY = re.compile(rb"(?:\s*(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize)"
-                       rb"\s*\(\s*\)\s*;)+\s*")
+_PDL_ONLY = re.compile(rb"(?:\s*(?:(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize"
+                       rb"|__pipeline_commit|__pipeline_wait_prior)\s*\([^()]*\)"
+                       rb"|(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*\"cp\.async\.(?:commit_group|wait_group"
+                       rb"|wait_all)\b[^\"]*\"[^;]*\))\s*;)+\s*")
 
 
 def _hands_over(sf: SourceFile, arm) -> bool:
@@ -131,7 +136,15 @@ def _hands_over(sf: SourceFile, arm) -> bool:
                    sf.line_starts[last] if last < n else len(sf.code)]
     if b"#" in body:
         return False  # nested directives: read as written, not guessed
-    return _DANGLING_ELSE.search(body) is not None or _PDL_ONLY.fullmatch(body) is not None
+    if _DANGLING_ELSE.search(body) is not None:
+        return True
+    # the same span as written (sf.code blanks string contents, which name the PTX), comments taken out
+    raw = sf.data[sf.line_starts[first - 1] if first <= n else len(sf.data):
+                  sf.line_starts[last] if last < n else len(sf.data)]
+    return _PDL_ONLY.fullmatch(_COMMENTS.sub(b" ", raw)) is not None
+
+
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 
 
 # `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;` (a #define is read from the directives)
