@@ -670,13 +670,13 @@ __global__ void bins(unsigned* out, int key, bool multi) {
 """
 
 
-def test_an_arch_test_whose_arm_ends_in_a_dangling_else_has_a_fallback(tmp_path):
-    # heldout3 nvdiffrast's BinRaster: the fast path under `__CUDA_ARCH__ >= 700` ends in `} else`, the general
-    # atomicOr block after #endif is what HIP compiles; an arm with no such else stays a porting item
+def test_a_dangling_else_arm_empties_nothing_but_its_capability_test_stays(tmp_path):
+    # heldout9 instant-ngp: the half2 atomics under `__CUDA_ARCH__ >= 600` end in `} else`, so the scalar block after
+    # #endif is HIP's (DEV016 judged false there) while the silently false test skips a path AMD has (DEV009, real)
     (tmp_path / "k.cu").write_text(DANGLING_ELSE)
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, f.rule) for f in result.findings if f.rule in ("DEV009", "DEV016"))
-    assert got == [(10, "DEV016")]
+    assert got == [(2, "DEV009"), (10, "DEV016")]
 
 
 PROBED = """\

@@ -13,9 +13,10 @@ sorted drafts of its findings (porter.match.draft):
    clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
    A toolkit test HIP answers as CUDA 13 does (`defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 13`: false
-   on both), a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) and an arm
-   that ends in a dangling `else` (a fast path before the general block after `#endif`) are no porting item either;
-   a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
+   on both) and a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) are no
+   porting item either; a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
+   (A capability test whose arm ends in a dangling `else` stays: the general block after `#endif` works on HIP, but
+   the fast path it skips may be one AMD has - instant-ngp's packed __half2 atomics, judged real.)
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
@@ -566,27 +567,9 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
         # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
         # what a current CUDA build compiles, or no code at all
-        if toolkit_agnostic(g) or _pragmas_only(g, sf) or _dangling_else(g, sf):
+        if toolkit_agnostic(g) or _pragmas_only(g, sf):
             out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
-
-
-_ENDS_IN_ELSE = re.compile(rb"\belse\s*$")
-
-
-def _dangling_else(g: Group, sf: SourceFile) -> bool:
-    """Whether a group without `#else` has one arm whose code ends in a dangling `else` (`if (fast) { ... } else`
-    then `#endif`): the statement after the #endif is the general path, which HIP compiles alone (nvdiffrast's
-    __match_any_sync fast path under `__CUDA_ARCH__ >= 700`)."""
-    if g.has_else or len(g.arms) != 1:
-        return False
-    a = g.arms[0]
-    if a.last < a.end_line + 1:
-        return False
-    n = len(sf.line_starts)
-    body = sf.code[sf.line_starts[a.end_line] if a.end_line < n else len(sf.code):
-                   sf.line_starts[a.last] if a.last < n else len(sf.code)]
-    return b"#" not in body and _ENDS_IN_ELSE.search(body) is not None
 
 
 # Toolkit-version macros and their values in the newest CUDA toolkit porter reads code against (CUDA 13.0).
