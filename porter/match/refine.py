@@ -59,13 +59,6 @@ sorted drafts of its findings (porter.match.draft):
    `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
    answer under data `amd_answers`. A test AMD answers unlike Ampere (`>= (9, 0)`: Hopper-only code taken on
    MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
-8'. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
-   (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
-   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
-8''. Python: an nvcc variable's name (BLD006) read from the environment with a default (`os.getenv("NVCC_FLAGS",
-   "")`, `os.environ.get("TORCH_CUDA_ARCH_LIST", None)`) is a build that works without it: what the user sets is
-   theirs, the default passes nothing NVIDIA-only. Info (data `env_default`); a required read
-   (`os.environ["TORCH_CUDA_ARCH_LIST"]`, pplx's CMake argument) and a write stay open.
 8a. A grid-wide barrier (KRN004's `grid.sync()`) is what HIP's grid_group supports as is under
    hipLaunchCooperativeKernel; the port's work is at the cooperative launch (the grid sized for AMD residency), which
    KRN004 reports on its own. The barrier reads info (data `cooperative`) unless this file launches the kernel
@@ -73,12 +66,19 @@ sorted drafts of its findings (porter.match.draft):
    barrier legal (hornet's mergePathKernelFusionWrapper). A cooperative launch in a host function that sizes the grid
    from the occupancy API at run time (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` x multiprocessors) is sized
    for whichever GPU runs it: info (data `occupancy`).
-8b. Python: an NVFP4-named enum member defined with a plain number (`NVFP4 = 18` in `class DType(Enum)`, QNT003)
+8b. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
+   (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
+   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
+8c. Python: an nvcc variable's name (BLD006) read from the environment with a default (`os.getenv("NVCC_FLAGS",
+   "")`, `os.environ.get("TORCH_CUDA_ARCH_LIST", None)`) is a build that works without it: what the user sets is
+   theirs, the default passes nothing NVIDIA-only. Info (data `env_default`); a required read
+   (`os.environ["TORCH_CUDA_ARCH_LIST"]`, pplx's CMake argument) and a write stay open.
+8d. Python: an NVFP4-named enum member defined with a plain number (`NVFP4 = 18` in `class DType(Enum)`, QNT003)
    names a value and runs nothing: info (data `own_name`). Its uses, ModelOpt's `mtq.NVFP4_DEFAULT_CFG`, TensorRT-LLM's
    `QuantAlgo.NVFP4` and `torch.float4_e2m1fn_x2` stay open.
-8b'. Python: a dtype (QNT003, QNT004) taken only where the installed PyTorch has it - `torch.float4_e2m1fn_x2 if
+8e. Python: a dtype (QNT003, QNT004) taken only where the installed PyTorch has it - `torch.float4_e2m1fn_x2 if
    hasattr(torch, "float4_e2m1fn_x2") else torch.int8` - is a probe with a fallback: info (data `probed`).
-8c. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
+8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
    (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
    (data `fnuz_too`).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
@@ -858,15 +858,15 @@ _AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE
                 ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
 
 
-# 8b. NVFP4-named enum members the project defines (QNT003).
+# 8d. NVFP4-named enum members the project defines (QNT003).
 OWN_NAME_RULES = frozenset({"QNT003"})
-# 8c. OCP FP8 dtypes in a table that names the FNUZ ones too (QNT004).
+# 8f. OCP FP8 dtypes in a table that names the FNUZ ones too (QNT004).
 FNUZ_TABLE_RULES = frozenset({"QNT004"})
 _COLLECTIONS = frozenset({"dictionary", "list", "tuple", "set"})
 
 
 def project_name(f: Draft, sf: SourceFile) -> Draft:
-    """QNT003 at info on an enum member's definition (module doc, step 8b)."""
+    """QNT003 at info on an enum member's definition (module doc, step 8d)."""
     from porter.match.kinds.python import enum_member_definition
 
     if f.rule not in OWN_NAME_RULES or f.severity <= Severity.INFO:
@@ -879,7 +879,7 @@ def project_name(f: Draft, sf: SourceFile) -> Draft:
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
-# 8b'. A dtype taken only where PyTorch has it (QNT003, QNT004).
+# 8e. A dtype taken only where PyTorch has it (QNT003, QNT004).
 PROBED_DTYPE_RULES = frozenset({"QNT003", "QNT004"})
 
 
@@ -909,7 +909,7 @@ def probed_dtype(f: Draft, sf: SourceFile) -> Draft:
 
 
 def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
-    """QNT004 at info inside a collection literal that also names an FNUZ dtype (module doc, step 8c)."""
+    """QNT004 at info inside a collection literal that also names an FNUZ dtype (module doc, step 8f)."""
     if f.rule not in FNUZ_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
         return f
     at = _offset(sf, f.line, f.column)
@@ -930,13 +930,13 @@ def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
-# 8'. A capability kept as a record or compared with another recorded one (PYT001).
+# 8b. A capability kept as a record or compared with another recorded one (PYT001).
 _LITERALS = frozenset({"integer", "float", "tuple", "list", "unary_operator"})
 
 
 def capability_identity(f: Draft, sf: SourceFile) -> Draft:
     """PYT001 at info when the capability its call returns is only stored as a dict value or compared with == / !=
-    against something other than a literal (module doc, step 8')."""
+    against something other than a literal (module doc, step 8b)."""
     if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
         return f
     at = _offset(sf, f.line, f.column)
@@ -981,13 +981,13 @@ def _named_nodes(root):
         stack.extend(n.named_children)
 
 
-# 8''. nvcc variables read from the environment with a default (BLD006).
+# 8c. nvcc variables read from the environment with a default (BLD006).
 ENV_DEFAULT_RULES = frozenset({"BLD006"})
 _ENV_READ = re.compile(rb"(?:\bos\.getenv|\bgetenv|\benviron\.get)$")
 
 
 def env_default(f: Draft, sf: SourceFile) -> Draft:
-    """BLD006 at info on the name argument of an environment read that has a default (module doc, step 8'')."""
+    """BLD006 at info on the name argument of an environment read that has a default (module doc, step 8c)."""
     if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
         return f
     at = _offset(sf, f.line, f.column)
