@@ -120,6 +120,8 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
 # copies it fences are reported where they are; where HIP copies synchronously there is nothing to wait for
 # (FBGEMM's cp_async_fence beside the copies' USE_ROCM arms).
 _DANGLING_ELSE = re.compile(rb"\belse\s*$")
+# One whose code is only device printf calls (k2's logger adding the block and thread ids): HIP loses a diagnostic.
+_PRINT_ONLY = re.compile(rb"(?:\s*printf\s*\([^;{}]*\)\s*;)+\s*")
 _PDL_ONLY = re.compile(rb"(?:\s*(?:(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize"
                        rb"|__pipeline_commit|__pipeline_wait_prior)\s*\([^()]*\)"
                        rb"|(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*\"cp\.async\.(?:commit_group|wait_group"
@@ -136,7 +138,7 @@ def _hands_over(sf: SourceFile, arm) -> bool:
                    sf.line_starts[last] if last < n else len(sf.code)]
     if b"#" in body:
         return False  # nested directives: read as written, not guessed
-    if _DANGLING_ELSE.search(body) is not None:
+    if _DANGLING_ELSE.search(body) is not None or _PRINT_ONLY.fullmatch(body) is not None:
         return True
     # the same span as written (sf.code blanks string contents, which name the PTX), comments taken out
     raw = sf.data[sf.line_starts[first - 1] if first <= n else len(sf.data):
