@@ -699,3 +699,22 @@ def test_a_dtype_taken_only_where_pytorch_has_it_reads_info(tmp_path):
     assert got == [(6, "info"), (8, "high")]
     note = dict(next(f for f in result.findings if f.rule == "QNT003" and f.line == 6).data)["probed"]
     assert note == "taken only where torch has it, else torch.int8"
+
+
+INSPECT = """\
+NVFLAGS = -arch=sm_86
+build/sgemm: sgemm.cu
+\tnvcc $(NVFLAGS) -arch=sm_86 -o $@ $<
+sass: build/sgemm
+\t@cuobjdump -arch sm_86 -sass -fun $(FUNCTION) build/sgemm | c++filt > build/cuobjdump.sass
+"""
+
+
+def test_an_arch_flag_given_to_an_inspection_tool_reads_info(tmp_path):
+    # heldout5 SGEMM_CUDA's disassembly target; the build's own flags stay open
+    (tmp_path / "Makefile").write_text(INSPECT)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD005")
+    assert got == [(1, "low"), (3, "low"), (5, "info")]
+    note = dict(next(f for f in result.findings if f.rule == "BLD005" and f.line == 5).data)["tool"]
+    assert note == "an argument of cuobjdump, which inspects a build; it does not make one"

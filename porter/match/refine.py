@@ -33,6 +33,8 @@ sorted drafts of its findings (porter.match.draft):
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
+5g. Make and shell: an architecture flag on a line that runs an NVIDIA inspection tool (`cuobjdump -arch sm_86
+   -sass`) picks what a developer looks at, not what the build makes: info (data `tool`).
 5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped. CMake: a
    flag a build only tests for or takes out - the left operand of `IN_LIST`, an item of `list(REMOVE_ITEM ...)` - is
    not one it passes (Kokkos strips a duplicated `-Xcompiler` from option lists): dropped.
@@ -211,6 +213,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
         removed = cmake_removed(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
+    if findings and sf.language in ("make", "shell") and _INSPECTOR_WORD.search(sf.code):
+        findings = [inspector_argument(f, sf) for f in findings]
     if findings and sf.language == "make" and b"filter-out" in sf.code:
         removed = filtered_out(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
@@ -257,6 +261,26 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
 # 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
 # drops nvcc's `--expt-extended-lambda`): removed, not passed, so no hit there.
 _FILTER_OUT = re.compile(rb"\$[({]filter-out\s+([^,)}]*),")
+
+
+# 5g. Make and shell: an architecture flag passed to an NVIDIA inspection tool (`cuobjdump -arch sm_86 -sass ...` in
+# SGEMM_CUDA's disassembly target; nvdisasm, the profilers) picks what a developer looks at, not what the build makes:
+# info (data `tool`). The same flag on an nvcc line stays.
+ARCH_FLAG_RULES = frozenset({"BLD005"})
+_INSPECTOR_WORD = re.compile(rb"\b(?:cuobjdump|nvdisasm|ncu|nsys|nvprof)\b")
+_INSPECTOR = re.compile(r"^\s*[@+-]*\s*(?:\S*/)?(cuobjdump|nvdisasm|ncu|nsys|nvprof)\b")
+
+
+def inspector_argument(f: Draft, sf: SourceFile) -> Draft:
+    """BLD005 at info on a line that runs an NVIDIA inspection tool (step 5g)."""
+    if f.rule not in ARCH_FLAG_RULES or f.severity <= Severity.INFO:
+        return f
+    m = _INSPECTOR.match(sf.line_text(f.line))
+    if m is None:
+        return f
+    data = dict(f.data)
+    data["tool"] = f"an argument of {m.group(1)}, which inspects a build; it does not make one"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
 # CMake: `"-Xcompiler" IN_LIST FLAGS` (a test) and `list(REMOVE_ITEM FLAGS "-Xcompiler" ...)` (a removal).
