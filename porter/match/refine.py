@@ -1071,20 +1071,25 @@ def cooperative(f: Draft, sf: SourceFile) -> Draft:
 
 
 def _kernels_reaching(sf: SourceFile, fn) -> list[str]:
-    """The file's kernels that are `fn` or call it, directly or through the file's other functions, sorted."""
-    names, frontier = {fn.name}, [fn.name]
+    """The file's kernels that are `fn` or call it, directly or through the file's other functions, sorted (each
+    function's callees read once per file)."""
+    callees = sf.cache.get("refine.callees")
+    if callees is None:
+        callees = sf.cache["refine.callees"] = [
+            (g, {m.group(1) for m in _CALLEE.finditer(sf.code, g.start_byte, g.end_byte)}) for g in sf.functions]
+    names, frontier = {fn.name.encode()}, [fn.name.encode()]
     while frontier:
         name = frontier.pop()
-        for g in sf.functions:
-            if g.name not in names and _calls(sf, g, name):
-                names.add(g.name)
-                frontier.append(g.name)
-    return sorted({g.name for g in sf.functions if g.is_kernel and g.name in names})
+        for g, called in callees:
+            own = g.name.encode()
+            if own not in names and name in called:
+                names.add(own)
+                frontier.append(own)
+    return sorted({g.name for g, _ in callees if g.is_kernel and g.name.encode() in names})
 
 
-def _calls(sf: SourceFile, fn, name: str) -> bool:
-    call = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^;{}]*?>)?\s*\(")
-    return call.search(sf.code, fn.start_byte, fn.end_byte) is not None
+# A call by name: `helper(`, `helper<T, 4>(`.
+_CALLEE = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(")
 
 
 def _chevron_launched(sf: SourceFile, kernel: str) -> bool:
