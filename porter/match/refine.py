@@ -653,19 +653,25 @@ def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
     return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
 
 
-_DIRECTIVE_LINE = re.compile(rb"[ \t]*#[ \t]*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b")
+_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma\b")
 
 
 def _pragmas_only(g: Group, sf: SourceFile) -> bool:
-    """Whether every line of the group's arms is blank or a #pragma / conditional directive: no code."""
+    """Whether every line of the group's arms is blank, a #pragma, or a conditional directive the preprocessor read
+    (a nested `#ifdef __GNUC__` around the pragma): no code."""
     lines = [n for a in g.arms for n in a.body]
     if not lines:
         return False
+    directive_lines = sf.cache.get("refine.conditional_lines")
+    if directive_lines is None:
+        directive_lines = sf.cache["refine.conditional_lines"] = frozenset(
+            n for d in preprocessed(sf).directives if d.kind not in ("define", "include")
+            for n in range(d.line, d.end_line + 1))
     for n in lines:
         start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
         end = sf.code.find(b"\n", start)
         text = sf.code[start:end if end >= 0 else len(sf.code)]
-        if text.strip() and not _DIRECTIVE_LINE.match(text):
+        if text.strip() and n not in directive_lines and not _PRAGMA.match(text):
             return False
     return True
 
