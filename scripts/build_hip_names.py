@@ -108,8 +108,10 @@ def main(argv: list[str]) -> int:
         first = next((v for v, toks in sources if name.encode() in toks), "")
         spelling = ""
         if not first:
-            # HIP's spelling of NVIDIA-prefixed types and helpers: __nv_bfloat162 -> __hip_bfloat162.
-            for guess in (re.sub(r"^__nv_", "__hip_", name), re.sub(r"^__NV_", "__HIP_", name)):
+            # HIP's spelling of NVIDIA-prefixed types and helpers: __nv_bfloat162 -> __hip_bfloat162, and of the
+            # public aliases cuda_bf16.h typedefs to them (nv_bfloat162 is __nv_bfloat162), which HIP spells alike.
+            for guess in (re.sub(r"^__nv_", "__hip_", name), re.sub(r"^__NV_", "__HIP_", name),
+                          re.sub(r"^nv_", "__hip_", name)):
                 if guess != name and guess.encode() in newest:
                     spelling = guess
                     break

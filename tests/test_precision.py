@@ -58,6 +58,8 @@ def test_hip_names_table_is_generated_from_real_headers():
     # the SIMD-in-word helpers do not exist in HIP.
     assert (names["__shfl_xor_sync"].first_hip, names["__shfl_xor_sync"].state) == ("6.2", "declared")
     assert (names["__nv_bfloat162"].state, names["__nv_bfloat162"].hip_spelling) == ("renamed", "__hip_bfloat162")
+    # cuda_bf16.h's alias nv_bfloat162 is the same type: renamed, not missing (AQLM's and punica's casts)
+    assert (names["nv_bfloat162"].state, names["nv_bfloat162"].hip_spelling) == ("renamed", "__hip_bfloat162")
     assert [names[n].state for n in ("__vsub4", "__vcmpne4", "__vsubss4")] == ["missing"] * 3
     header = (REPO / "rules" / "kb" / "hip_names.tsv").read_text().splitlines()[0]
     assert header.startswith("# porter KB: first HIP version") and "scripts/build_hip_names.py" in header

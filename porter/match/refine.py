@@ -12,6 +12,11 @@ sorted drafts of its findings (porter.match.draft):
    so does one that names ROCm or clang itself (`|| defined(__HIPCC__)`, `|| defined(__clang__)`: hip-clang is
    clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
    a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
+   A toolkit test HIP answers as CUDA 13 does (`defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 13`: false
+   on both) and a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) are no
+   porting item either; a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
+   (A capability test whose arm ends in a dangling `else` stays: the general block after `#endif` works on HIP, but
+   the fast path it skips may be one AMD has - instant-ngp's packed __half2 atomics, judged real.)
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
@@ -28,7 +33,11 @@ sorted drafts of its findings (porter.match.draft):
 5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
 5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
    logging, a logger or warnings is a message, not a use: dropped.
-5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped.
+5g. Make and shell: an architecture flag on a line that runs an NVIDIA inspection tool (`cuobjdump -arch sm_86
+   -sass`) picks what a developer looks at, not what the build makes: info (data `tool`).
+5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped. CMake: a
+   flag a build only tests for or takes out - the left operand of `IN_LIST`, an item of `list(REMOVE_ITEM ...)` - is
+   not one it passes (Kokkos strips a duplicated `-Xcompiler` from option lists): dropped.
 5e. Python: a kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel) reads info in
    PYT007 (data `rocm_compiles`): CuPy's ROCm build compiles it with hipRTC; what in it does not hold on AMD is its
    own finding. PyCUDA's SourceModule stays open.
@@ -52,6 +61,28 @@ sorted drafts of its findings (porter.match.draft):
    `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
    answer under data `amd_answers`. A test AMD answers unlike Ampere (`>= (9, 0)`: Hopper-only code taken on
    MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
+8a. A grid-wide barrier (KRN004's `grid.sync()`) is what HIP's grid_group supports as is under
+   hipLaunchCooperativeKernel; the port's work is at the cooperative launch (the grid sized for AMD residency), which
+   KRN004 reports on its own. The barrier reads info (data `cooperative`) unless this file launches the kernel
+   holding it (or a kernel calling the device helper holding it) with `<<<>>>`, where no cooperative launch makes the
+   barrier legal (hornet's mergePathKernelFusionWrapper). A cooperative launch in a host function that sizes the grid
+   from the occupancy API at run time (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` x multiprocessors) is sized
+   for whichever GPU runs it: info (data `occupancy`).
+8b. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
+   (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
+   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
+8c. Python: an nvcc variable's name (BLD006) read from the environment with a default (`os.getenv("NVCC_FLAGS",
+   "")`, `os.environ.get("TORCH_CUDA_ARCH_LIST", None)`) is a build that works without it: what the user sets is
+   theirs, the default passes nothing NVIDIA-only. Info (data `env_default`); a required read
+   (`os.environ["TORCH_CUDA_ARCH_LIST"]`, pplx's CMake argument) and a write stay open.
+8d. Python: an NVFP4-named enum member defined with a plain number (`NVFP4 = 18` in `class DType(Enum)`, QNT003)
+   names a value and runs nothing: info (data `own_name`). Its uses, ModelOpt's `mtq.NVFP4_DEFAULT_CFG`, TensorRT-LLM's
+   `QuantAlgo.NVFP4` and `torch.float4_e2m1fn_x2` stay open.
+8e. Python: a dtype (QNT003, QNT004) taken only where the installed PyTorch has it - `torch.float4_e2m1fn_x2 if
+   hasattr(torch, "float4_e2m1fn_x2") else torch.int8` - is a probe with a fallback: info (data `probed`).
+8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
+   (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
+   (data `fnuz_too`).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
@@ -71,6 +102,7 @@ from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
 from porter.source.parse import SourceFile
+from porter.source.preprocessor import CUDA as CUDA_BUILD
 from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
                                        preprocessed)
 
@@ -160,6 +192,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        legacy = old_toolkit_arms(groups) if _TOOLKIT_BYTES.search(sf.code) else {}
+        if legacy:
+            findings = [legacy_arm(f, legacy) for f in findings]
         if any(f.rule in ARCH_ARM_MASK_RULES for f in findings):
             pre = preprocessed(sf)
             findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
@@ -175,6 +210,11 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
                                                  or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
         findings = without_prose(findings, sf)
+    if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
+        removed = cmake_removed(sf)
+        findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
+    if findings and sf.language in ("make", "shell") and _INSPECTOR_WORD.search(sf.code):
+        findings = [inspector_argument(f, sf) for f in findings]
     if findings and sf.language == "make" and b"filter-out" in sf.code:
         removed = filtered_out(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
@@ -191,8 +231,20 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
+    if findings and sf.language == "cuda" and any(f.rule in COOPERATIVE_RULES for f in findings):
+        findings = [cooperative(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in OWN_NAME_RULES for f in findings):
+        findings = [project_name(f, sf) for f in findings]
+    if sf.language == "python" and b"hasattr" in sf.code and any(f.rule in PROBED_DTYPE_RULES for f in findings):
+        findings = [probed_dtype(f, sf) for f in findings]
+    if sf.language == "python" and b"fnuz" in sf.code and any(f.rule in FNUZ_TABLE_RULES for f in findings):
+        findings = [fnuz_table(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
+        findings = [capability_identity(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (
+            b"getenv" in sf.code or b"environ" in sf.code):
+        findings = [env_default(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
         findings = cupy_kernels(findings, sf)
     if sf.language == "python" and findings and b"__main__" in sf.data:
@@ -209,6 +261,36 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
 # 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
 # drops nvcc's `--expt-extended-lambda`): removed, not passed, so no hit there.
 _FILTER_OUT = re.compile(rb"\$[({]filter-out\s+([^,)}]*),")
+
+
+# 5g. Make and shell: an architecture flag passed to an NVIDIA inspection tool (`cuobjdump -arch sm_86 -sass ...` in
+# SGEMM_CUDA's disassembly target; nvdisasm, the profilers) picks what a developer looks at, not what the build makes:
+# info (data `tool`). The same flag on an nvcc line stays.
+ARCH_FLAG_RULES = frozenset({"BLD005"})
+_INSPECTOR_WORD = re.compile(rb"\b(?:cuobjdump|nvdisasm|ncu|nsys|nvprof)\b")
+_INSPECTOR = re.compile(r"^\s*[@+-]*\s*(?:\S*/)?(cuobjdump|nvdisasm|ncu|nsys|nvprof)\b")
+
+
+def inspector_argument(f: Draft, sf: SourceFile) -> Draft:
+    """BLD005 at info on a line that runs an NVIDIA inspection tool (step 5g)."""
+    if f.rule not in ARCH_FLAG_RULES or f.severity <= Severity.INFO:
+        return f
+    m = _INSPECTOR.match(sf.line_text(f.line))
+    if m is None:
+        return f
+    data = dict(f.data)
+    data["tool"] = f"an argument of {m.group(1)}, which inspects a build; it does not make one"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# CMake: `"-Xcompiler" IN_LIST FLAGS` (a test) and `list(REMOVE_ITEM FLAGS "-Xcompiler" ...)` (a removal).
+_IN_LIST = re.compile(rb'("[^"\n]*"|[^\s()"]+)\s+IN_LIST\b')
+_REMOVE_ITEM = re.compile(rb"\blist\s*\(\s*REMOVE_ITEM\s+\S+\s+([^)]*)\)", re.IGNORECASE)
+
+
+def cmake_removed(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans of the flags a CMake file only tests for (`X IN_LIST L`) or removes (`list(REMOVE_ITEM L X...)`)."""
+    return [m.span(1) for m in _IN_LIST.finditer(sf.code)] + [m.span(1) for m in _REMOVE_ITEM.finditer(sf.code)]
 
 
 def filtered_out(sf: SourceFile) -> list[tuple[int, int]]:
@@ -505,7 +587,93 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
             if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is True:
                 out.update(n for b in g.arms[i + 1:] if b.kind != "else" for n in range(b.line, b.end_line + 1))
                 break
+        # a toolkit test every arm of which HIP answers as the newest toolkit does (`defined(__CUDACC_VER_MAJOR__) &&
+        # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
+        # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
+        # what a current CUDA build compiles, or no code at all
+        if toolkit_agnostic(g) or _pragmas_only(g, sf):
+            out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
+
+
+# Toolkit-version macros and their values in the newest CUDA toolkit porter reads code against (CUDA 13.0).
+_NEWEST_TOOLKIT = {"CUDA_VERSION": 13000, "CUDART_VERSION": 13000, "__CUDACC_VER_MAJOR__": 13,
+                   "__CUDACC_VER_MINOR__": 0, "__CUDACC_VER_BUILD__": 0, "__NVCC_VER_MAJOR__": 13}
+
+
+class _ToolkitBuild(Build):
+    """One build as a toolkit-version test reads it: on ROCm the version macros are undefined, on CUDA they have the
+    newest toolkit's values; every other name reads as in Build."""
+
+    def value(self, name: str | None):
+        if name in _NEWEST_TOOLKIT:
+            return False if self.build == ROCM else _NEWEST_TOOLKIT[name]
+        return super().value(name)
+
+
+_TOOLKIT_BYTES = re.compile(rb"CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_|__NVCC_VER_")
+_TOOLKIT_NAMES = re.compile(r"\b(?:" + "|".join(_NEWEST_TOOLKIT) + r")\b")
+
+
+def toolkit_agnostic(g: Group) -> bool:
+    """Whether a group tests a toolkit version and HIP answers each of its tests as the newest CUDA toolkit does, so
+    both compile the same arm."""
+    tests = [a for a in g.arms if a.kind != "else"]
+    if not any(_TOOLKIT_NAMES.search(a.text) for a in tests):
+        return False
+    rocm, cuda = _ToolkitBuild(ROCM), _ToolkitBuild(CUDA_BUILD)
+    for a in tests:
+        hip = condition(a.kind, a.text, rocm)[0]
+        if hip is None or hip != condition(a.kind, a.text, cuda)[0]:
+            return False
+    return True
+
+
+def old_toolkit_arms(groups: Iterable[Group]) -> dict[int, int]:
+    """Body line -> its arm's directive line, for the arms HIP and the newest toolkit both skip in a toolkit-agnostic
+    group (legacy code kept for older toolkits, which neither compiles)."""
+    out: dict[int, int] = {}
+    rocm = _ToolkitBuild(ROCM)
+    for g in groups:
+        if toolkit_agnostic(g):
+            for a in g.arms:
+                if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is False:
+                    out.update((n, a.line) for n in a.body)
+    return out
+
+
+def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
+    """A finding in an arm only older toolkits compile (old_toolkit_arms) at info, with data `old_toolkit`."""
+    if f.line not in legacy or f.severity <= Severity.INFO:
+        return f
+    data = dict(f.data)
+    newest = _NEWEST_TOOLKIT["CUDA_VERSION"] // 1000
+    data["old_toolkit"] = (f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {newest} does: "
+                           f"code for older toolkits")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma\b")
+
+
+def _pragmas_only(g: Group, sf: SourceFile) -> bool:
+    """Whether every line of the group's arms is blank, a #pragma, or a conditional directive the preprocessor read
+    (a nested `#ifdef __GNUC__` around the pragma): no code."""
+    lines = [n for a in g.arms for n in a.body]
+    if not lines:
+        return False
+    directive_lines = sf.cache.get("refine.conditional_lines")
+    if directive_lines is None:
+        directive_lines = sf.cache["refine.conditional_lines"] = frozenset(
+            n for d in preprocessed(sf).directives if d.kind not in ("define", "include")
+            for n in range(d.line, d.end_line + 1))
+    for n in lines:
+        start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
+        end = sf.code.find(b"\n", start)
+        text = sf.code[start:end if end >= 0 else len(sf.code)]
+        if text.strip() and n not in directive_lines and not _PRAGMA.match(text):
+            return False
+    return True
 
 
 _CLANG = re.compile(r"\b__clang__\b")
@@ -718,6 +886,221 @@ def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
 # the comparison operators a capability test may use, by their syntax-tree class
 _AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
                 ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+# 8d. NVFP4-named enum members the project defines (QNT003).
+OWN_NAME_RULES = frozenset({"QNT003"})
+# 8f. OCP FP8 dtypes in a table that names the FNUZ ones too (QNT004).
+FNUZ_TABLE_RULES = frozenset({"QNT004"})
+_COLLECTIONS = frozenset({"dictionary", "list", "tuple", "set"})
+
+
+def project_name(f: Draft, sf: SourceFile) -> Draft:
+    """QNT003 at info on an enum member's definition (module doc, step 8d)."""
+    from porter.match.kinds.python import enum_member_definition
+
+    if f.rule not in OWN_NAME_RULES or f.severity <= Severity.INFO:
+        return f
+    owner = enum_member_definition(sf, _offset(sf, f.line, f.column))
+    if owner is None:
+        return f
+    data = dict(f.data)
+    data["own_name"] = f"defines a member of the project's {owner} with a number: a name, not NVIDIA's NVFP4 API"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# 8e. A dtype taken only where PyTorch has it (QNT003, QNT004).
+PROBED_DTYPE_RULES = frozenset({"QNT003", "QNT004"})
+
+
+def probed_dtype(f: Draft, sf: SourceFile) -> Draft:
+    """The finding at info when its `mod.name` is the value of `mod.name if hasattr(mod, "name") else other`."""
+    if f.rule not in PROBED_DTYPE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    attr = node.parent if node is not None else None
+    cond = attr.parent if attr is not None and attr.type == "attribute" else None
+    if cond is None or cond.type != "conditional_expression" or not cond.named_children \
+            or cond.named_children[0] != attr or len(cond.named_children) < 3:
+        return f
+    obj, name = attr.child_by_field_name("object"), attr.child_by_field_name("attribute")
+    test = cond.named_children[1]
+    args = test.child_by_field_name("arguments") if test.type == "call" else None
+    fn = test.child_by_field_name("function") if test.type == "call" else None
+    if fn is None or fn.text != b"hasattr" or args is None or len(args.named_children) != 2 or obj is None \
+            or name is None or args.named_children[0].text != obj.text \
+            or args.named_children[1].text.strip(b"\"'") != name.text:
+        return f
+    data = dict(f.data)
+    data["probed"] = (f"taken only where {obj.text.decode()} has it, else "
+                      f"{cond.named_children[2].text.decode('utf-8', 'replace')}")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info inside a collection literal that also names an FNUZ dtype (module doc, step 8f)."""
+    if f.rule not in FNUZ_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _COLLECTIONS:
+        if node.type in ("call", "block", "module", "lambda", "function_definition"):
+            return f  # the dtype is an argument or a statement's, not a table element
+        node = node.parent
+    # a row of a table of rows (`[(torch.float8_e5m2, 1), (torch.float8_e5m2fnuz, 1)]`): the whole table
+    while node is not None and node.parent is not None and (node.parent.type in _COLLECTIONS
+                                                             or node.parent.type == "pair"):
+        node = node.parent
+    if node is None or b"fnuz" not in sf.code[node.start_byte:node.end_byte]:
+        return f
+    data = dict(f.data)
+    data["fnuz_too"] = (f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: a table that "
+                        f"serves both encodings")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# 8b. A capability kept as a record or compared with another recorded one (PYT001).
+_LITERALS = frozenset({"integer", "float", "tuple", "list", "unary_operator"})
+
+
+def capability_identity(f: Draft, sf: SourceFile) -> Draft:
+    """PYT001 at info when the capability its call returns is only stored as a dict value or compared with == / !=
+    against something other than a literal (module doc, step 8b)."""
+    if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "call":
+        node = node.parent
+    if node is None or b"get_device_capability" not in node.text:
+        return f
+    uses = [node]
+    parent = node.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == node:
+        target = parent.child_by_field_name("left")
+        scope = parent
+        while scope is not None and scope.type not in ("function_definition", "module"):
+            scope = scope.parent
+        if target is None or target.type != "identifier" or scope is None:
+            return f
+        uses = [n for n in _named_nodes(scope) if n.type == "identifier" and n.text == target.text
+                and n.start_byte > parent.end_byte]
+        if not uses:
+            return f
+    for use in uses:
+        up = use.parent
+        if up is not None and up.type == "pair" and up.child_by_field_name("value") == use:
+            continue
+        if up is not None and up.type == "comparison_operator":
+            ops = [c.type for c in up.children if not c.is_named]
+            others = [c for c in up.named_children if c != use]
+            if ops and all(o in ("==", "!=") for o in ops) and others and all(o.type not in _LITERALS for o in others):
+                continue
+        return f
+    data = dict(f.data)
+    data["identity"] = "the capability is only recorded or compared with a recorded one: each GPU answers for itself"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def _named_nodes(root):
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.named_children)
+
+
+# 8c. nvcc variables read from the environment with a default (BLD006).
+ENV_DEFAULT_RULES = frozenset({"BLD006"})
+_ENV_READ = re.compile(rb"(?:\bos\.getenv|\bgetenv|\benviron\.get)$")
+
+
+def env_default(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info on the name argument of an environment read that has a default (module doc, step 8c)."""
+    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "string":
+        node = node.parent
+    if node is None or node.parent is None:
+        return f
+    args = node.parent
+    if args.type == "subscript" and args.parent is not None and args.parent.type == "assignment" \
+            and args.parent.child_by_field_name("left") == args:
+        # `meta["TORCH_CUDA_ARCH_LIST"] = os.environ.get("TORCH_CUDA_ARCH_LIST", None)`: the record's key
+        right = args.parent.child_by_field_name("right")
+        inner = right.child_by_field_name("arguments") if right is not None and right.type == "call" else None
+        if inner is None or not inner.named_children or inner.named_children[0].text != node.text:
+            return f
+        args = inner
+        node = inner.named_children[0]
+    call = args.parent if args.type == "argument_list" else None
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if fn is None or not _ENV_READ.search(fn.text) or len(args.named_children) < 2 or args.named_children[0] != node:
+        return f
+    default = args.named_children[1].text.decode("utf-8", "replace")
+    data = dict(f.data)
+    data["env_default"] = f"read from the environment with the default {default}: the build runs without it"
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+# 8a. Grid-wide barriers and cooperative launches (KRN004).
+COOPERATIVE_RULES = frozenset({"KRN004"})
+_COOPERATIVE_LAUNCH = re.compile(r"LaunchCooperativeKernel")
+# the occupancy API, asked at run time for the GPU the code runs on
+_OCCUPANCY = re.compile(rb"\b(?:cuda|cu)OccupancyMaxActiveBlocksPerMultiprocessor\w*\s*\(")
+
+
+def cooperative(f: Draft, sf: SourceFile) -> Draft:
+    """KRN004 at info where the barrier or launch needs nothing for AMD (module doc, step 8a)."""
+    if f.rule not in COOPERATIVE_RULES or f.severity <= Severity.INFO:
+        return f
+    at = _offset(sf, f.line, f.column)
+    fn = sf.enclosing(at)
+    data = dict(f.data)
+    if _COOPERATIVE_LAUNCH.search(f.snippet):
+        if fn is None or fn.is_kernel or not _OCCUPANCY.search(sf.code, fn.start_byte, fn.end_byte):
+            return f
+        data["occupancy"] = (f"{fn.name} sizes the grid from the occupancy API at run time: right for the AMD GPU "
+                             f"that runs it")
+    else:
+        if fn is None:
+            return f
+        kernels = _kernels_reaching(sf, fn)
+        if not kernels or any(_chevron_launched(sf, k) for k in kernels):
+            return f  # a helper no kernel here calls, or a kernel launched with <<<>>>: the barrier stays open
+        data["cooperative"] = (f"HIP's grid_group::sync works under hipLaunchCooperativeKernel, and this file launches "
+                               f"{', '.join(kernels)} with no <<<>>>: the work is at the cooperative launch")
+    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+
+
+def _kernels_reaching(sf: SourceFile, fn) -> list[str]:
+    """The file's kernels that are `fn` or call it, directly or through the file's other functions, sorted (each
+    function's callees read once per file)."""
+    callees = sf.cache.get("refine.callees")
+    if callees is None:
+        callees = sf.cache["refine.callees"] = [
+            (g, {m.group(1) for m in _CALLEE.finditer(sf.code, g.start_byte, g.end_byte)}) for g in sf.functions]
+    names, frontier = {fn.name.encode()}, [fn.name.encode()]
+    while frontier:
+        name = frontier.pop()
+        for g, called in callees:
+            own = g.name.encode()
+            if own not in names and name in called:
+                names.add(own)
+                frontier.append(own)
+    return sorted({g.name for g, _ in callees if g.is_kernel and g.name.encode() in names})
+
+
+# A call by name: `helper(`, `helper<T, 4>(`.
+_CALLEE = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(")
+
+
+def _chevron_launched(sf: SourceFile, kernel: str) -> bool:
+    """Whether the file launches `kernel` with `<<<...>>>` (template arguments between allowed)."""
+    return re.search(rb"\b" + re.escape(kernel.encode()) + rb"\s*(?:<(?!<<)[^;{}]*?>)?\s*<<<", sf.code) is not None
 
 
 def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:

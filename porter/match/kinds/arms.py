@@ -94,7 +94,7 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
         # The arm must be inside a function body: that code silently goes missing on HIP. An arm that holds whole
         # definitions loses them loudly (a call to one does not compile), and host passes never saw them either.
         around = [f for f, a, b in spans if a < arm.line and b > arm.last]
-        if not around:
+        if not around or _hands_over(sf, arm):
             continue
         f = around[-1]  # the innermost
         kernels = sorted({k.name for k in kernels_calling(sf, f)}) if not f.is_kernel else [f.name]
@@ -111,6 +111,42 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
         if _group.arms[0].line in stub_of:
             values += (("stub", stub_of[_group.arms[0].line]),)
         yield Hit(at, at + len(name), name=name, values=values)
+
+
+# An arm that ends in a dangling `else` (`if (half) { ... } else` then `#endif`): the statement after the #endif is
+# the branch HIP compiles. One whose code is only programmatic-dependent-launch calls: HIP runs a stream's kernels in
+# order without PDL, so dropping the early trigger or the dependency wait loses nothing. One whose code is only an
+# async-copy fence (`asm volatile("cp.async.commit_group;")`, `cp.async.wait_group N`, `__pipeline_commit()`): the
+# copies it fences are reported where they are; where HIP copies synchronously there is nothing to wait for
+# (FBGEMM's cp_async_fence beside the copies' USE_ROCM arms).
+_DANGLING_ELSE = re.compile(rb"\belse\s*$")
+# One whose code is only device printf calls (k2's logger adding the block and thread ids): HIP loses a diagnostic.
+_PRINT_ONLY = re.compile(rb"(?:\s*printf\s*\([^;{}]*\)\s*;)+\s*")
+_PDL_ONLY = re.compile(rb"(?:\s*(?:(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize"
+                       rb"|__pipeline_commit|__pipeline_wait_prior)\s*\([^()]*\)"
+                       rb"|(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*\"cp\.async\.(?:commit_group|wait_group"
+                       rb"|wait_all)\b[^\"]*\"[^;]*\))\s*;)+\s*")
+
+
+def _hands_over(sf: SourceFile, arm) -> bool:
+    """Whether HIP loses nothing when the arm vanishes (see above); comments are blanked in sf.code."""
+    first, last = arm.end_line + 1, arm.last
+    if last < first:
+        return False
+    n = len(sf.line_starts)
+    body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
+                   sf.line_starts[last] if last < n else len(sf.code)]
+    if b"#" in body:
+        return False  # nested directives: read as written, not guessed
+    if _DANGLING_ELSE.search(body) is not None or _PRINT_ONLY.fullmatch(body) is not None:
+        return True
+    # the same span as written (sf.code blanks string contents, which name the PTX), comments taken out
+    raw = sf.data[sf.line_starts[first - 1] if first <= n else len(sf.data):
+                  sf.line_starts[last] if last < n else len(sf.data)]
+    return _PDL_ONLY.fullmatch(_COMMENTS.sub(b" ", raw)) is not None
+
+
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 
 
 # `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;` (a #define is read from the directives)

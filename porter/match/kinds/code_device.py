@@ -190,8 +190,9 @@ def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
 _LANES_32 = re.compile(rb"%\s*32\b|&\s*(?:31|0[xX]1[fF])\b|/\s*32\b|>>\s*5\b|[%/]\s*([A-Za-z_]\w*)")
 
 
-# An all-lanes mask constant: 0xffffffff / 0xffffffffffffffffull, ~0, -1, or a capitalised name (FULL_MASK).
-_ALL_LANES = re.compile(rb"\(*\s*(?:0[xX][fF]{8}(?:[fF]{8})?[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
+# An all-lanes mask constant: 0xffffffff / 0xffffffffffffffffull, ~0, -1, or a capitalised name (FULL_MASK). A
+# literal of ones one digit short (kaolin's `0xfffffff`) is the same intent, a typo, and not built from the lane.
+_ALL_LANES = re.compile(rb"\(*\s*(?:0[xX][fF]{7,16}[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
 # Warp-size and warps-per-block names (not calls): `kWarpSize`, `WARP_SIZE`, `kWarpsPerBlock`, `NUM_WARPS`.
 _WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arps_?[Pp]er|WARPS_PER|[Nn]um_?[Ww]arps|NUM_WARPS)\w*\b"
                             rb"(?!\s*[(<])")
@@ -210,7 +211,8 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
         # (`__shared__ float sums[kReduceThreads / kWarpSize]` indexed by `tid / 32` overflows on wave64).
         if any(not _is_32(sf, m.group(0)) for m in _WARP_CONSTANT.finditer(body)):
             return False
-        return any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
+        return (any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
+                or _lane_array_of_32(body))
 
     if in_32s(fn):
         return True
@@ -218,6 +220,20 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     callers = [f for f in sf.functions if f is not fn
                and re.search(rb"\b" + re.escape(name) + rb"\s*(?:<[^;(){}]*>)?\s*\(", code[f.start_byte:f.end_byte])]
     return bool(callers) and all(in_32s(f) for f in callers)
+
+
+# A shared array with one row per x-lane: `__shared__ float shm[32][3];` ... `shm[threadIdx.x][0]`.
+_SHARED_32 = re.compile(rb"__shared__[^;{}()]*?\b([A-Za-z_]\w*)\s*\[\s*32\s*\]")
+
+
+def _lane_array_of_32(body: bytes) -> bool:
+    """Whether the function keeps a shared array of 32 rows indexed by threadIdx.x while it also uses threadIdx.y: its
+    x lanes are 32 wide (a 32 x N block, kaolin's spherical-Gaussian reductions), so a shuffle tree over them read at
+    `threadIdx.x == 0` is one logical 32-lane warp per row."""
+    if b"threadIdx.y" not in body:
+        return False
+    return any(re.search(rb"\b" + re.escape(m.group(1)) + rb"\s*\[\s*threadIdx\s*\.\s*x\s*\]", body)
+               for m in _SHARED_32.finditer(body))
 
 
 def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> bool:

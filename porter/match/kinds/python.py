@@ -129,3 +129,24 @@ def _is_use(node) -> bool:
             return False
         ancestor = ancestor.parent
     return True
+
+
+def enum_member_definition(sf: SourceFile, offset: int) -> str | None:
+    """The class whose member the identifier at `offset` defines with a plain number (`NVFP4 = 18`, `NVFP4 = auto()`
+    in a class body: an enum's member names a value, it runs nothing), or None."""
+    if sf.root is None:
+        return None
+    node = sf.root.named_descendant_for_byte_range(offset, offset + 1)
+    if node is None or node.type != "identifier" or node.parent is None or _field_of(node) != ("assignment", "left"):
+        return None
+    right = node.parent.child_by_field_name("right")
+    number = right is not None and (right.type in ("integer", "float") or right.type == "call" and
+                                    right.text.replace(b" ", b"") in (b"auto()", b"enum.auto()"))
+    statement = node.parent.parent
+    block = statement.parent if statement is not None and statement.type == "expression_statement" else None
+    owner = block.parent if block is not None and block.type == "block" else None
+    if not number or owner is None or owner.type != "class_definition":
+        return None
+    name = owner.child_by_field_name("name")
+    return name.text.decode("utf-8", "replace") if name is not None else None
+

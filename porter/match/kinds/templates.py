@@ -70,15 +70,77 @@ def _hits(sf: SourceFile) -> Iterator[Hit]:
         dependent = {name: param for name, param in _declared(func, data, params)}
         if not dependent:
             continue
+        wanted = {p.encode() for p in params}
         for field, member, obj in calls[lo:hi]:
             var = data[obj.start_byte:obj.end_byte].decode("utf-8", "replace")
             if var not in dependent:
                 continue
+            nearest = _nearest_type(field, obj.text, func, data)
+            if nearest is not None and not any(w in wanted for w in _WORD.findall(nearest)):
+                continue  # the name in scope here is another variable, of a type no parameter names
             name_node = member.child_by_field_name("name") or member
             name = data[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace")
             op = "->" if b"->" in data[obj.end_byte:member.start_byte] else "."
             yield Hit(name_node.start_byte, name_node.end_byte, name=name,
                       values=(("object", var), ("op", op), ("param", dependent[var])))
+
+
+# Scopes that declare names, and where: a block's declarations, a range-for's or for's loop variable, a function's or
+# lambda's parameters.
+_SCOPES = frozenset({"compound_statement", "for_range_loop", "for_statement", "function_definition",
+                     "lambda_expression"})
+
+
+def _nearest_type(node, name: bytes, stop, data: bytes) -> bytes | None:
+    """The declared type text of the innermost declaration of `name` visible at `node`, searching its enclosing
+    scopes up to `stop` (the template function); `auto` reads as its initialiser's text. None when none declares it
+    there (a member, a global: the caller keeps what it knew)."""
+    scope = node.parent
+    while scope is not None:
+        if scope.type in _SCOPES:
+            got = _declares(scope, name, node.start_byte, data)
+            if got is not None:
+                return got
+        if scope.id == stop.id:
+            return None
+        scope = scope.parent
+    return None
+
+
+def _declares(scope, name: bytes, before: int, data: bytes) -> bytes | None:
+    if scope.type == "compound_statement":
+        cands = [c for c in scope.named_children if c.type == "declaration" and c.start_byte < before]
+    elif scope.type == "for_range_loop":
+        decl, right = scope.child_by_field_name("declarator"), scope.child_by_field_name("right")
+        ident = _identifier(decl) if decl is not None else None
+        if ident is not None and ident.text == name:
+            type_node = scope.child_by_field_name("type")
+            text = data[type_node.start_byte:type_node.end_byte] if type_node is not None else b""
+            if b"auto" in text and right is not None:
+                # `for (auto& v : xs)`: v's type is what xs holds, so read xs's own declaration
+                held = _nearest_type(right, right.text, scope, data) if right.type == "identifier" else None
+                text += b" " + (held if held is not None else right.text)
+            return text
+        return None
+    elif scope.type == "for_statement":
+        init = scope.child_by_field_name("initializer")
+        cands = [init] if init is not None and init.type == "declaration" else []
+    else:
+        decl = scope.child_by_field_name("declarator")
+        while decl is not None and decl.type not in ("function_declarator", "abstract_function_declarator"):
+            decl = decl.child_by_field_name("declarator")
+        plist = decl.child_by_field_name("parameters") if decl is not None else None
+        cands = [c for c in plist.named_children
+                 if c.type in _DECLARATIONS or c.type.endswith("parameter_declaration")] if plist is not None else []
+    for d in reversed(cands):
+        type_node = d.child_by_field_name("type")
+        for declarator in d.children_by_field_name("declarator"):
+            ident = _identifier(declarator)
+            if ident is not None and ident.text == name and type_node is not None:
+                text = data[type_node.start_byte:type_node.end_byte]
+                value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
+                return text + (b" " + value.text if b"auto" in text and value is not None else b"")
+    return None
 
 
 def _type_parameters(decl, data: bytes) -> frozenset[str]:
