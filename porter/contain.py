@@ -411,7 +411,7 @@ class Confinement:
     """A Landlock ruleset built in the parent (`available` False where the kernel has none): `apply()` is a
     preexec_fn that confines the child to it; close() in the parent after the child started."""
 
-    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...]):
+    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...], tools: tuple[str, ...] = ()):
         import ctypes
 
         self.fd = -1
@@ -441,7 +441,7 @@ class Confinement:
         if fd < 0:
             return
         os.set_inheritable(fd, False)
-        rules = [(p, _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR) for p in TOOLCHAIN_DIRS]
+        rules = [(p, _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR) for p in (*TOOLCHAIN_DIRS, *tools)]
         rules += [(p, _LL_READ_FILE | _LL_READ_DIR) for p in reads]
         rules += [(p, handled) for p in writes]
         for path, rights in rules:
@@ -481,6 +481,9 @@ class Confinement:
             self.fd = -1
 
 
-def confinement(reads: tuple[str | Path, ...], writes: tuple[str | Path, ...]) -> Confinement:
-    """A child's confinement to `reads` (read-only, with the toolchain's system directories) and `writes`."""
-    return Confinement(tuple(os.fspath(p) for p in reads), tuple(os.fspath(p) for p in writes))
+def confinement(reads: tuple[str | Path, ...], writes: tuple[str | Path, ...],
+                tools: tuple[str | Path, ...] = ()) -> Confinement:
+    """A child's confinement to `reads` (read-only, with the toolchain's system directories), `writes`, and `tools`
+    (a tool installed outside the system directories: read and execute)."""
+    return Confinement(tuple(os.fspath(p) for p in reads), tuple(os.fspath(p) for p in writes),
+                       tuple(os.fspath(p) for p in tools))

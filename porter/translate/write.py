@@ -23,7 +23,6 @@ import hashlib
 import os
 import re
 import stat
-import subprocess
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -142,23 +141,17 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
     return report
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
-    # Through porter.source.git's hardened options: the repository's config may not make git run anything.
-    return subprocess.run(git.capped(git.command(root, *args)), capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env=git.git_env())
-
-
 def _git_dir(root: Path) -> Path | None:
     # The repository's config is checked before git reads it (a FIFO or an [include] would stall or steer git).
     try:
         git.repository_top(Path(root))
     except git.GitError as e:
         raise TranslateError(f"{root}: {e}") from None
-    try:
-        r = _git(root, "rev-parse", "--absolute-git-dir")
-    except OSError:
+    try:  # porter.source.git.run: hardened options, memory and output caps, a timeout and the run's deadline
+        out = os.fsdecode(git.run(root, "rev-parse", "--absolute-git-dir").strip())
+    except (git.GitError, OSError):
         return None
-    return Path(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip() else None
+    return Path(out) if out else None
 
 
 def uncommitted(root: Path, paths: list[str]) -> list[str]:
