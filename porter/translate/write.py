@@ -18,7 +18,6 @@ send a signal at an exact point of a real run.
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import re
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from porter import contain
+from porter.render import unidiff
 from porter.render.safe import patch_path
 from porter.source import git
 from porter.translate.model import BACKUP_DIR, TranslateError, TranslationResult
@@ -474,9 +474,10 @@ def unified_diff(result: TranslationResult, context: int = 3) -> bytes:
     for ft in result.files:
         if not ft.changed:
             continue
-        lines = difflib.diff_bytes(difflib.unified_diff, ft.original.splitlines(keepends=True),
-                                   ft.output.splitlines(keepends=True), patch_path(b"a/", ft.path),
-                                   patch_path(b"b/", ft.path), n=context)  # a name's newline starts no header
+        # porter.render.unidiff, not difflib: difflib costs the file's length per hunk, outside any budget.
+        lines = unidiff.unified_diff(ft.original.splitlines(keepends=True), ft.output.splitlines(keepends=True),
+                                     patch_path(b"a/", ft.path), patch_path(b"b/", ft.path),
+                                     n=context)  # a name's newline starts no header
         for line in lines:
             chunks.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
     return b"".join(chunks)
