@@ -364,6 +364,19 @@ def checkout_of(path: Path | str) -> Path | None:
     return None
 
 
+def leaves_checkout(path: Path | str) -> Path | None:
+    """The git checkout a named path lies in (by its name: every directory above it, and itself, holding `.git`)
+    whose real location the path's real location is outside, or None. `porter scan src` where a pull request
+    committed `src` as a symlink to /home/ci would otherwise scan, and quote, whatever lies there; a symlink that
+    leads to another git checkout is caught by the checkout around it."""
+    p = Path(os.path.abspath(path))
+    real = os.path.realpath(p)
+    for cur in (p, *p.parents):
+        if os.path.lexists(cur / ".git") and not _under(real, os.path.realpath(cur)):
+            return cur
+    return None
+
+
 def append_text(path: Path | str, text: str) -> None:
     """Append to a file (a CI job's step summary): never through a symlink at its name, never to a FIFO or device,
     and inside its checkout when it lies in one."""
