@@ -356,12 +356,12 @@ def _write_through(path: Path, data: bytes) -> None:
 def checkout_of(path: Path | str) -> Path | None:
     """The work tree an output path lies in, found lexically (the nearest directory above it holding `.git`, without
     following symlinks on the way), or None. Output written there must really land there: `-o reports/x.sarif`
-    where a PR committed `reports` as a symlink to somewhere else is refused."""
+    where a PR committed `reports` as a symlink to somewhere else is refused. Where the path's directory leaves a
+    checkout around it (`reports` linking to another checkout, whose own `.git` is then the nearest), that checkout
+    is the one returned, so the caller's check refuses it too."""
     d = Path(os.path.abspath(path)).parent
-    for cur in (d, *d.parents):
-        if os.path.lexists(cur / ".git"):
-            return cur
-    return None
+    tops = [cur for cur in (d, *d.parents) if os.path.lexists(cur / ".git")]
+    return leaves_checkout(d) or (tops[0] if tops else None)
 
 
 def leaves_checkout(path: Path | str) -> Path | None:

@@ -66,3 +66,19 @@ def test_a_checkout_named_through_a_link_and_real_directories_in_it_still_scan(t
         p = porter_here("scan", str(named), "-f", "json", "--no-cache")
         assert p.returncode == 0, (named, p.stderr)
         assert sorted(f["rule"] for f in json.loads(p.stdout)["findings"]) == ["DEV002", "DEV011", "KRN001"], named
+
+
+def test_output_under_a_committed_link_to_another_checkout_is_refused(tmp_path):
+    # Before: `reports -> ../other` found other's own `.git` as the nearest checkout, so `-o r/reports/x.sarif` was
+    # written into the other checkout (a workflow that checks out two repositories and commits one of them).
+    other = make_repo(tmp_path / "other", {"o.txt": "o\n"})
+    repo = make_repo(tmp_path / "r", {"k.cu": SECRET})
+    (repo / "reports").symlink_to(other)
+    assert contain.checkout_of(repo / "reports" / "x.sarif") == repo
+    p = porter_here("scan", str(repo), "-o", str(repo / "reports" / "x.sarif"), "--no-cache")
+    assert (p.returncode, p.stderr) == (2, f"error: {repo / 'reports' / 'x.sarif'}: its directory leads outside "
+                                           f"{repo}; not written\n")
+    assert sorted(q.name for q in other.iterdir()) == [".git", "o.txt"]
+    p = porter_here("scan", str(repo), "-q", "--summary", str(repo / "reports" / "summary.md"), "--no-cache")
+    assert p.returncode == 2 and not (other / "summary.md").exists()
+    assert contain.checkout_of(repo / "out" / "new" / "x.sarif") == repo  # a directory still to be made
