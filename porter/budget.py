@@ -399,6 +399,7 @@ class ToolRun:
     stderr: str
     overrun: Overrun | None = None
     confined: bool = False  # the tool could open only what it was given (porter.contain.confinement)
+    raw_stdout: bytes = b""  # stdout's bytes as written (hipify-perl prints the translated file there)
 
 
 def tool_budget(seconds: float | None = None) -> Budget:
@@ -432,13 +433,14 @@ def _kill_group(pgid: int) -> None:
 
 def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str] | None = None,
              cwd: str | os.PathLike | None = None, output: int = TOOL_OUTPUT, reads: tuple = (),
-             writes: tuple = ()) -> ToolRun:
+             writes: tuple = (), tools: tuple = ()) -> ToolRun:
     """Run `cmd` (stdin empty) under `budget` (tool_budget() by default) and the run's deadline: the wall clock
     counts until every process of the tool has closed its output, the memory cap holds for each of them, and the
     whole process group is killed when the clock runs out, the output passes `output` bytes, or the tool is done
     (a child it left behind works for nobody). Given `reads` (the tree) or `writes` (its temporary directory), the
     tool is confined to them and the toolchain's system directories (porter.contain.confinement) where the kernel
-    can (ToolRun.confined says whether it was: a caller shows an unconfined tool's output by place only)."""
+    can (ToolRun.confined says whether it was: a caller shows an unconfined tool's output by place only); `tools`
+    are directories of the tool's own installation outside those system directories, readable and executable."""
     import selectors
     import subprocess
 
@@ -453,7 +455,7 @@ def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str
     late = d is not None and d[0] - time.monotonic() < seconds
     if d is not None:
         seconds = min(seconds, d[0] - time.monotonic())
-    jail = contain.confinement(reads, writes) if (reads or writes) else None
+    jail = contain.confinement(reads, writes, tools) if (reads or writes) else None
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, cwd=cwd, start_new_session=True,
@@ -491,8 +493,10 @@ def run_tool(cmd: list[str], budget: Budget | None = None, *, env: dict[str, str
         code = proc.wait()
         proc.stdout.close()  # type: ignore[union-attr]
         proc.stderr.close()  # type: ignore[union-attr]
-    out = bytes(streams[next(iter(streams))]).decode("utf-8", "replace")
+    raw = bytes(streams[next(iter(streams))])
+    out = raw.decode("utf-8", "replace")
     err = bytes(list(streams.values())[1]).decode("utf-8", "replace")
     if overrun is None and budget.memory > 0 and code != 0 and any(m in err.lower() for m in _OUT_OF_MEMORY):
         overrun = Overrun(f"needed more than {budget.memory // MIB} MiB", "memory")
-    return ToolRun(None if overrun is not None and overrun.kind != "memory" else code, out, err, overrun, confined)
+    return ToolRun(None if overrun is not None and overrun.kind != "memory" else code, out, err, overrun, confined,
+                   raw)

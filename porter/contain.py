@@ -356,10 +356,23 @@ def _write_through(path: Path, data: bytes) -> None:
 def checkout_of(path: Path | str) -> Path | None:
     """The work tree an output path lies in, found lexically (the nearest directory above it holding `.git`, without
     following symlinks on the way), or None. Output written there must really land there: `-o reports/x.sarif`
-    where a PR committed `reports` as a symlink to somewhere else is refused."""
+    where a PR committed `reports` as a symlink to somewhere else is refused. Where the path's directory leaves a
+    checkout around it (`reports` linking to another checkout, whose own `.git` is then the nearest), that checkout
+    is the one returned, so the caller's check refuses it too."""
     d = Path(os.path.abspath(path)).parent
-    for cur in (d, *d.parents):
-        if os.path.lexists(cur / ".git"):
+    tops = [cur for cur in (d, *d.parents) if os.path.lexists(cur / ".git")]
+    return leaves_checkout(d) or (tops[0] if tops else None)
+
+
+def leaves_checkout(path: Path | str) -> Path | None:
+    """The git checkout a named path lies in (by its name: every directory above it, and itself, holding `.git`)
+    whose real location the path's real location is outside, or None. `porter scan src` where a pull request
+    committed `src` as a symlink to /home/ci would otherwise scan, and quote, whatever lies there; a symlink that
+    leads to another git checkout is caught by the checkout around it."""
+    p = Path(os.path.abspath(path))
+    real = os.path.realpath(p)
+    for cur in (p, *p.parents):
+        if os.path.lexists(cur / ".git") and not _under(real, os.path.realpath(cur)):
             return cur
     return None
 
@@ -411,7 +424,7 @@ class Confinement:
     """A Landlock ruleset built in the parent (`available` False where the kernel has none): `apply()` is a
     preexec_fn that confines the child to it; close() in the parent after the child started."""
 
-    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...]):
+    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...], tools: tuple[str, ...] = ()):
         import ctypes
 
         self.fd = -1
@@ -441,7 +454,7 @@ class Confinement:
         if fd < 0:
             return
         os.set_inheritable(fd, False)
-        rules = [(p, _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR) for p in TOOLCHAIN_DIRS]
+        rules = [(p, _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR) for p in (*TOOLCHAIN_DIRS, *tools)]
         rules += [(p, _LL_READ_FILE | _LL_READ_DIR) for p in reads]
         rules += [(p, handled) for p in writes]
         for path, rights in rules:
@@ -481,6 +494,9 @@ class Confinement:
             self.fd = -1
 
 
-def confinement(reads: tuple[str | Path, ...], writes: tuple[str | Path, ...]) -> Confinement:
-    """A child's confinement to `reads` (read-only, with the toolchain's system directories) and `writes`."""
-    return Confinement(tuple(os.fspath(p) for p in reads), tuple(os.fspath(p) for p in writes))
+def confinement(reads: tuple[str | Path, ...], writes: tuple[str | Path, ...],
+                tools: tuple[str | Path, ...] = ()) -> Confinement:
+    """A child's confinement to `reads` (read-only, with the toolchain's system directories), `writes`, and `tools`
+    (a tool installed outside the system directories: read and execute)."""
+    return Confinement(tuple(os.fspath(p) for p in reads), tuple(os.fspath(p) for p in writes),
+                       tuple(os.fspath(p) for p in tools))

@@ -3,7 +3,6 @@
 engines pass `./<rel>` to hipify-clang and `-- <rel>` to hipify-perl."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from porter.translate.engines import hipify
@@ -12,9 +11,9 @@ from porter.translate.engines import hipify
 def _argv_of(engine_cls, monkeypatch, tmp_path, rel):
     seen = []
 
-    def fake_run(cmd, cwd, timeout):
+    def fake_run(cmd, cwd, timeout, *confinement):
         seen.append((cmd, cwd))
-        return subprocess.CompletedProcess(cmd, 1, b"", b"error: stopped here"), None
+        return hipify.Ran(1, b"", b"error: stopped here", True), None
 
     monkeypatch.setattr(hipify, "_run", fake_run)
     engine = engine_cls.__new__(engine_cls)

@@ -8,7 +8,6 @@ directory or file planted in it cannot lead a write outside (a symlink is never 
 """
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from porter import contain
 from porter.errors import UsageError
 from porter.port.model import PortPlan
+from porter.render import unidiff
 from porter.render.safe import patch_path
 
 
@@ -27,9 +27,9 @@ def unified_diff(plan: PortPlan, context: int = 3) -> bytes:
         head = [b"diff --git " + old + b" " + new + b"\n"]
         if fp.before is None:
             head.append(b"new file mode 100644\n")
-        lines = list(difflib.diff_bytes(difflib.unified_diff, before.splitlines(keepends=True),
-                                        fp.after.splitlines(keepends=True),
-                                        b"/dev/null" if fp.before is None else old, new, n=context))
+        # porter.render.unidiff, not difflib: difflib costs the file's length per hunk, outside any budget.
+        lines = unidiff.unified_diff(before.splitlines(keepends=True), fp.after.splitlines(keepends=True),
+                                     b"/dev/null" if fp.before is None else old, new, n=context)
         if not lines:
             continue
         chunks += head

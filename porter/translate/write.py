@@ -18,17 +18,16 @@ send a signal at an exact point of a real run.
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import re
 import stat
-import subprocess
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from porter import contain
+from porter.render import unidiff
 from porter.render.safe import patch_path
 from porter.source import git
 from porter.translate.model import BACKUP_DIR, TranslateError, TranslationResult
@@ -142,23 +141,17 @@ def write_tree(result: TranslationResult, outdir: Path, overwrite: bool = False)
     return report
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
-    # Through porter.source.git's hardened options: the repository's config may not make git run anything.
-    return subprocess.run(git.capped(git.command(root, *args)), capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env=git.git_env())
-
-
 def _git_dir(root: Path) -> Path | None:
     # The repository's config is checked before git reads it (a FIFO or an [include] would stall or steer git).
     try:
         git.repository_top(Path(root))
     except git.GitError as e:
         raise TranslateError(f"{root}: {e}") from None
-    try:
-        r = _git(root, "rev-parse", "--absolute-git-dir")
-    except OSError:
+    try:  # porter.source.git.run: hardened options, memory and output caps, a timeout and the run's deadline
+        out = os.fsdecode(git.run(root, "rev-parse", "--absolute-git-dir").strip())
+    except (git.GitError, OSError):
         return None
-    return Path(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip() else None
+    return Path(out) if out else None
 
 
 def uncommitted(root: Path, paths: list[str]) -> list[str]:
@@ -481,9 +474,10 @@ def unified_diff(result: TranslationResult, context: int = 3) -> bytes:
     for ft in result.files:
         if not ft.changed:
             continue
-        lines = difflib.diff_bytes(difflib.unified_diff, ft.original.splitlines(keepends=True),
-                                   ft.output.splitlines(keepends=True), patch_path(b"a/", ft.path),
-                                   patch_path(b"b/", ft.path), n=context)  # a name's newline starts no header
+        # porter.render.unidiff, not difflib: difflib costs the file's length per hunk, outside any budget.
+        lines = unidiff.unified_diff(ft.original.splitlines(keepends=True), ft.output.splitlines(keepends=True),
+                                     patch_path(b"a/", ft.path), patch_path(b"b/", ft.path),
+                                     n=context)  # a name's newline starts no header
         for line in lines:
             chunks.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
     return b"".join(chunks)

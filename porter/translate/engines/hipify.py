@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -215,29 +216,75 @@ class _HipifyEngine:
         return parse_perl_stats(text)
 
 
-def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[subprocess.CompletedProcess | None, str | None]:
-    try:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-    except OSError as e:
-        return None, f"cannot run {cmd[0]}: {e.strerror or e}"
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.communicate()
+@dataclass(frozen=True)
+class Ran:
+    """One hipify run that finished: its exit status, its output streams, and whether it ran confined."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    confined: bool
+
+
+def _install_dirs(cmd: list[str]) -> tuple[str, ...]:
+    """The directories of hipify's own installation it needs to read and run: where the executable (or the Perl
+    script) really is, and the install prefix above a `bin` directory (hipify-clang's clang headers are under
+    `../lib`), unless that prefix is the user's home or `/` (a `~/bin/hipify-perl` must not open the whole home)."""
+    exe = Path(cmd[1] if cmd[0] == "perl" and len(cmd) > 1 else cmd[0]).resolve()
+    dirs = [exe.parent]
+    if exe.parent.name == "bin" and exe.parent.parent not in (Path.home().resolve(), Path("/")):
+        dirs.append(exe.parent.parent)
+    return tuple(str(d) for d in dirs)
+
+
+def _run(cmd: list[str], cwd: Path, timeout: float, scratch: str | None = None,
+         reads: tuple[str, ...] = ()) -> tuple[Ran | None, str | None]:
+    """hipify on one repository file through porter.budget.run_tool, the one way porter runs a tool on repository
+    content: its process group killed whole at `timeout` or the run's deadline, the tool memory cap on it and every
+    child, bounded output, and (Landlock) reads confined to the tree (`cwd`), hipify's installation and the system
+    directories, writes to `scratch`. hipify-clang is a compiler front end: unconfined, a hostile file's
+    `#include "../../home/ci/.netrc"` made it quote that file in the error porter reports."""
+    from porter import budget
+
+    env = {**os.environ, "TMPDIR": scratch} if scratch else None
+    r = budget.run_tool(cmd, budget.tool_budget(timeout), env=env, cwd=cwd, reads=(str(cwd), *reads),
+                        writes=(scratch,) if scratch else (), tools=_install_dirs(cmd))
+    if r.overrun is not None and r.overrun.kind == "time":
         return None, f"timed out after {timeout:g} s"
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), None
+    if r.overrun is not None or r.returncode is None:
+        return None, r.overrun.reason if r.overrun is not None else "stopped"
+    return Ran(r.returncode, r.raw_stdout, r.stderr.encode("utf-8"), r.confined), None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill the run and anything it started (it has its own session, so its group is only its own processes)."""
-    import signal
+# A compiler diagnostic as clang prints it: "path:line:col: error: text" (the column optional).
+_DIAGNOSTIC = re.compile(r"^(?P<path>[^\n]+?):(?P<line>\d+):(?:\d+:)? (?P<kind>fatal error|error|warning|note|remark): ")
 
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+
+def _inside_only(text: str, root: Path, confined: bool) -> str:
+    """hipify-clang's diagnostics with what they could quote of a file outside the tree left out, as
+    `translate --verify` shows a compiler's errors: a diagnostic located outside the tree is named by place only,
+    and so is every diagnostic of an unconfined run (an `#embed` of an outside file is quoted in an error located in
+    the tree); the source lines clang quotes under a hidden diagnostic go with it."""
+    top = root.resolve()
+    out, hiding = [], False
+    for line in text.splitlines():
+        m = _DIAGNOSTIC.match(line)
+        if m:
+            where = (root / m.group("path")).resolve()
+            place = f"{m.group('path')}:{m.group('line')}: {m.group('kind')}"
+            hiding = True
+            if where != top and top not in where.parents:
+                line = f"{place} in a file outside the tree (not shown: it could quote it)"
+            elif not confined:
+                line = f"{place} (not shown: hipify-clang ran unconfined and could quote any file)"
+            else:
+                hiding = False
+        elif line.startswith("[HIPIFY]"):
+            hiding = False
+        elif hiding:
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 class HipifyPerlEngine(_HipifyEngine):
@@ -272,10 +319,11 @@ class HipifyClangEngine(_HipifyEngine):
                 cmd.append(f"--cuda-path={cuda}")
             parent = str((root / rel).parent)
             cmd += ["--", "-std=c++17", "-I", parent, "-I", str(root)]
-            done, error = _run(cmd, root, timeout)
+            done, error = _run(cmd, root, timeout, tmp, (cuda,) if cuda else ())
             if done is None:
                 return None, "", error
-            text = done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace")
+            text = _inside_only(done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace"),
+                                root, done.confined)
             if done.returncode != 0 or not out_path.is_file():
                 first = next((l for l in text.splitlines() if "error" in l), text.strip()[:200])
                 return None, text, f"exit status {done.returncode}: {first[:200]}"
