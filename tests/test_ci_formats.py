@@ -97,10 +97,10 @@ def test_pr_comment_shape():
         "- ~~`c.cu` L3 API001: API001~~",
         "",
         "### Kernel verdicts",
-        "| kernel | file | target | before | after |",
-        "|---|---|---|---|---|",
-        "| `k` | `b.cu`:5 | mi300x | ok | **rewrite** |",
-        "| `j` | `b.cu`:20 | mi300x | retune | check |",
+        "| kernel | file | target | before | after | why |",
+        "|---|---|---|---|---|---|",
+        "| `k` | `b.cu`:5 | mi300x | ok | **rewrite** |  |",  # no such kernel in the head scan: no reason to give
+        "| `j` | `b.cu`:20 | mi300x | retune | check |  |",
     ]
 
 

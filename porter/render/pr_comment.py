@@ -24,7 +24,7 @@ from porter.render.ci import repository_path, rule_title
 from porter.render.safe import md_code, md_text
 
 if TYPE_CHECKING:  # porter.diff is imported by the commands that make a diff
-    from porter.diff import Diff
+    from porter.diff import Diff, KernelChange
 
 MARKER = "<!-- porter:pr-comment -->"
 LIMIT = 65_536  # characters GitHub accepts in a comment body
@@ -91,6 +91,25 @@ def _worst_first(findings: list[Finding]) -> list[Finding]:
     for f in findings:
         worst[f.path] = min(worst.get(f.path, rank(f)), rank(f))
     return sorted(findings, key=lambda f: (worst[f.path], f.path, rank(f), f.line, f.column, f.rule))
+
+
+WHY_CHARS = 160  # a table cell, not the rule's page: the first reason, clipped
+
+
+def why(result: ScanResult, change: KernelChange) -> str:
+    """The reason behind a kernel's new verdict on the change's target: the first (deciding) reason of the head's
+    kernel, with how many more there are; "" when the head scan does not hold the kernel. A reviewer seeing `fix`
+    needs to know what to fix without running porter."""
+    kernel = next((k for k in result.kernels if (k.path, k.line, k.name) == (change.path, change.line, change.name)),
+                  None)
+    verdict = kernel.verdict_on(change.target) if kernel is not None else None
+    if verdict is None or not verdict.details:
+        return ""
+    first = " ".join(verdict.details[0].message.split())
+    if len(first) > WHY_CHARS:
+        first = first[:WHY_CHARS - 1].rstrip() + "…"
+    more = len(verdict.details) - 1
+    return first + (f" (+{more} more)" if more else "")
 
 
 def _short(rev: str) -> str:
@@ -176,10 +195,11 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
     if kernels:
         body.append(("", ""))
         body.append(("### Kernel verdicts", ""))
-        body.append(("| kernel | file | target | before | after |", ""))
-        body.append(("|---|---|---|---|---|", ""))
+        body.append(("| kernel | file | target | before | after | why |", ""))
+        body.append(("|---|---|---|---|---|---|", ""))
         body.extend((f"| {md_code(k.name)} | {md_code(repository_path(result, k.path))}:{k.line} | {md_text(k.target)} "
-                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after} |", "kernel change")
+                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after} "
+                     f"| {md_text(why(result, k))} |", "kernel change")
                     for k in kernels)
     text = "\n".join(lines)
     cut: dict[str, int] = {}
