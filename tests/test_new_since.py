@@ -150,7 +150,9 @@ def test_markdown_is_the_pr_comment(pr_repo):
     assert "<details><summary>1 note below low (hipify renames, kernels and includes found)</summary>" in lines
     assert [l for l in lines if l.startswith("- ~~")] == [
         "- ~~`util.cu` L13 API001: CUDA API name that hipify renames~~"]
-    assert "| `vote` | `added.cu`:1 | mi355x | new | **fix** |" in lines
+    assert [l for l in lines if l.startswith("| `vote`")] == [
+        "| `vote` | `added.cu`:1 | mi355x | new | **fix** | 1 inline PTX statement (mov %laneid): mov %laneid → "
+        "\\_\\_lane_id() (+2 more) |"]
     assert "new_name.cu" not in p.stdout and "old_name.cu" not in p.stdout
 
 
