@@ -160,7 +160,7 @@ def _directory_table(a: Assessment, width: int, top: int) -> Table:
     for r in shown:
         label = ("  " * r.depth) + (r.label if r.source is None or r.label == "." else r.label.rsplit("/", 1)[-1] + "/")
         style = "dim" if r.source is None else ""
-        rows.append([literal_name(label, style=style), str(r.source.findings) if r.source else "", *_days_cells(r.days)])
+        rows.append([literal_name(label, style=style), str(r.source.findings) if r.source else "" if r.findings is None else str(r.findings), *_days_cells(r.days)])
     return fit_table("Effort by directory (rolled up; engineer-days)", cols, rows, width)
 
 

@@ -69,6 +69,10 @@ class Row(Generic[R]):
     days: Range
     source: R | None = None
     depth: int = 0
+    # A directory's remainder row counts what it stands for (the findings and files directly in the directory,
+    # and in the subdirectories beyond the limit), so the column adds up like the days do; None elsewhere.
+    findings: int | None = None
+    files: int | None = None
 
 
 def source_of(row: Row[R]) -> R:
@@ -129,11 +133,12 @@ def directory_rows(rows: Sequence[DirectoryRow], total: Points, max_depth: int =
         for k in keep:
             walk(k.path, depth + 1)
         rest = _minus(node.share, (k.share for k in keep))
-        if rest.low or rest.likely or rest.high:
+        findings = node.findings - sum(k.findings for k in keep)
+        if rest.low or rest.likely or rest.high or findings:
             more = len(kids) - len(keep)
             what = ("repository-wide jobs, top-level files" if path == "." else f"files directly in {path}/")
             out.append(Row(f"({what}" + (f", {plural(more, 'more directory', 'more directories')}" if more else "") + ")",
-                           rest, None, depth + 1))
+                           rest, None, depth + 1, findings, node.files - sum(k.files for k in keep)))
 
     if "." in by_path:
         walk(".", 0)

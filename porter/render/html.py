@@ -237,7 +237,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     cats = shown_rows(by.by_category, effort)
     cat_rows = [ChartRow(r.label, r.label, r.days, source_of(r).findings) for r in cats]
     dir_rows = [ChartRow(("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
-                         r.label, r.days, r.source.findings if r.source else None, r.depth)
+                         r.label, r.days, r.source.findings if r.source else r.findings, r.depth)
                 for r in directory_rows(by.by_directory, effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
     kernels = sorted(by.by_kernel, key=lambda k: (-KERNEL_VERDICTS.index(k.worst), -k.hours.likely, k.path, k.line))
     ktotal = by.totals.kernel_days

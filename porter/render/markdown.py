@@ -36,6 +36,10 @@ def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + ("▏▎▍▌▋▊▉"[rest - 1] if rest else "")
 
 
+def _blank(n: int | None) -> str:
+    return "" if n is None else str(n)
+
+
 def _h(h: Points) -> str:
     return f"{num(h.low)}–{num(h.likely)}–{num(h.high)}"
 
@@ -124,7 +128,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         for d in directory_rows(dirs, effort, max_depth=3):
             indent = "&nbsp;&nbsp;" * d.depth
             if d.source is None:
-                w(f"| {indent}{md_text(d.label)} | | | {_h(d.days)} |")
+                w(f"| {indent}{md_text(d.label)} | {_blank(d.findings)} | {_blank(d.files)} | {_h(d.days)} |")
             else:
                 w(f"| {indent}{md_code(d.label)} | {d.source.findings} | {d.source.files} | {_h(d.days)} |")
         w("")
