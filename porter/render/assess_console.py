@@ -19,6 +19,7 @@ from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
 from porter.render.figures import (Points, count_rows, counts_of, days_range, directory_rows, files_line, num,
+                                   unlisted_kernels,
                                    others_line, plural, shown_rows, source_of)
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
@@ -87,6 +88,9 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
         console.print(_directory_table(a, width, top))
     if a.breakdowns.by_kernel:
         console.print(_kernel_table(a, width, None if explain else top))
+        unlisted = unlisted_kernels(result.kernels, a.breakdowns.by_kernel)
+        if unlisted:
+            console.print(literal(unlisted))
     libs = a.breakdowns.by_library
     if libs:
         cols = [Col("library", 0, 14, wrap="words"), Col("kind", 0, 12, wrap="none"), Col("ROCm", 1, 14),

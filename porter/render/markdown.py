@@ -12,6 +12,7 @@ from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
 from porter.render.figures import (Points, count_rows, days_range, directory_rows, files_line, num, others_line,
+                                   unlisted_kernels,
                                    plural, counts_of, shown_rows, source_of)
 from porter.render.safe import html_text, md_code, md_text
 
@@ -150,6 +151,10 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
             w(f"| {md_code(k.qualified_name)} | {md_code(str(k.path) + ':' + str(k.line))} | {k.lines} | {verdicts} | {md_text(top_reason)} | {num(k.share.likely)} |")
         w("| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal.likely)}** |")
         w("")
+        unlisted = unlisted_kernels(result.kernels, kernels)
+        if unlisted:
+            w(md_text(unlisted))
+            w("")
     libs = by.by_library
     recs = a.recommendations
     if libs:
