@@ -9,8 +9,8 @@ Without a diff (a plain scan) every finding counts as new.
 
 What a reviewer reads first is what matters most: files in order of their worst open finding, each file's open
 findings first and most severe first. Findings below `min_severity` (low by default: the info notes that a kernel
-is defined, an include or a name hipify renames) sit behind a fold. A name hipify renames is no CUDA-only work: the
-verdict line counts it apart ("hipify renames"), never as an open CUDA-only finding. The advice shown is the rule's
+is defined, an include or a name hipify renames) sit behind a fold. A name hipify renames is no ROCm work: the
+verdict line counts it apart ("hipify renames"), never as an open finding for ROCm. The advice shown is the rule's
 advice for people (the HIP name to use), never a note about porter's own data files.
 """
 from __future__ import annotations
@@ -43,8 +43,8 @@ def is_rename(result: ScanResult | None, f: Finding) -> bool:
 
 def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult | None = None,
                  min_severity: Severity = Severity.LOW, unseen: int = 0) -> str:
-    """The one line a reviewer reads: does this change add open CUDA-only work? Notes below `min_severity` and
-    names hipify renames are not CUDA-only work; they are counted apart. `unseen` files (Skipped.unseen: porter
+    """The one line a reviewer reads: does this change add open work for ROCm? Notes below `min_severity` and
+    names hipify renames are not ROCm work; they are counted apart. `unseen` files (Skipped.unseen: porter
     meant to read them and could not) forbid the all-clear: a change cannot pass by making porter skip its code."""
     shown = [f for f in new if f.status == Status.OPEN and f.severity >= min_severity]
     renames = [f for f in shown if is_rename(result, f)]
@@ -58,14 +58,14 @@ def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult 
     else:
         by_sev = {s: sum(1 for f in open_new if f.severity == s) for s in sorted(Severity, reverse=True)}
         parts = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
-        head = (f"⚠️ **porter: this change adds {_plural(len(open_new), 'open CUDA-only finding')}**"
+        head = (f"⚠️ **porter: this change adds {_plural(len(open_new), 'open finding') + ' for ROCm'}**"
                 + (f" ({parts})" if parts else ""))
         if worse:
             head += f" and makes {_plural(worse, 'kernel verdict')} worse"
     tail = [_plural(len(renames), "hipify rename")] if renames else []
     rest = sum(1 for f in new if f.status != Status.OPEN)
     if rest:
-        tail.append(f"{rest} new already handled or CUDA-only")
+        tail.append(f"{rest} new already handled or kept CUDA-only")
     if fixed:
         tail.append(f"{fixed} fixed")
     if unseen and (open_new or worse):
