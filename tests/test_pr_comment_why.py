@@ -42,3 +42,17 @@ def test_a_kernel_the_head_does_not_hold_has_no_reason(tmp_path):
     repo = make_repo(tmp_path / "r", {"a.cu": "__global__ void k(int *a) { a[0] = 1; }\n"})
     result = run(repo, Settings(jobs=1, cache_dir=None)).result
     assert why(result, KernelChange("gone", "a.cu", 1, "mi355x", "ok", "fix")) == ""
+
+
+def test_the_command_summary_counts_one_kernel_verdict_in_the_singular(tmp_path):
+    from helpers import porter_here
+
+    repo = make_repo(tmp_path / "r", {"a.cu": "__global__ void k(int *a) { a[0] = 1; }\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "topk.cu").write_text(KERNEL)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    p = porter_here("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--no-cache", "-j", "1")
+    assert p.returncode == 0, p.stderr
+    summary = [line for line in p.stderr.splitlines() if line.startswith("compared ")]
+    assert len(summary) == 1 and summary[0].endswith(" in the files that differ; 1 kernel verdict worse")
