@@ -69,9 +69,10 @@ class _ServerError(ApiError):
 
 @dataclass(frozen=True)
 class Outcome:
-    action: str  # "created", "updated" or "unchanged"
-    url: str  # the comment's API URL (or web URL when the API gives one)
+    action: str  # "created", "updated", "unchanged", or "skipped" (nothing posted; `reason` says why)
+    url: str  # the comment's API URL (or web URL when the API gives one); "" when skipped
     id: int
+    reason: str = ""
 
 
 def inert_body(body: str, own_links: str | None = None) -> str:
@@ -454,9 +455,13 @@ def post_github(body: str, pr: int | None = None, env: Mapping[str, str] | None 
             got = api.call("GET", f"repos/{owner}/{name}/pulls/{pr}", reading).json(reading, dict)
             head = got.get("head")
             actual = head.get("sha") if isinstance(head, dict) else None
+            if not isinstance(actual, str) or not actual:
+                raise UsageError(f"{what}: the pull request names no head commit; refusing to post")
             if actual != head_sha:
-                raise UsageError(f"{what}: its head is {str(actual)[:12]}, not {head_sha[:12]}: "
-                                 "refusing to post a body scanned from another commit")
+                # The pull request moved on (a push after the scanned one): that push's own run comments. Posting
+                # this body would describe another commit; failing would turn the PR's check red for a routine race.
+                return Outcome("skipped", "", 0, f"{what}: its head is {actual[:12]}, not {head_sha[:12]}: not posting "
+                                                 "a body scanned from another commit (the newer push's run comments)")
         return _sticky(api, f"repos/{owner}/{name}/issues/{pr}/comments",
                        lambda cid: f"repos/{owner}/{name}/issues/comments/{int(cid)}", text, what, "PATCH",
                        lambda: _login(api, what, "login", bot_login, env, github=True),

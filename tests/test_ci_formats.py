@@ -80,8 +80,8 @@ def test_pr_comment_shape():
                                KernelChange("j", "b.cu", 20, "mi300x", "retune", "check")]))
     assert body.splitlines() == [
         MARKER,
-        "⚠️ **porter: this change adds 2 open CUDA-only findings** (1 high, 1 low) and makes 1 kernel verdict worse"
-        " · 1 new already handled or CUDA-only · 1 fixed",
+        "⚠️ **porter: this change adds 2 open findings for ROCm** (1 high, 1 low) and makes 1 kernel verdict worse"
+        " · 1 new already handled or kept CUDA-only · 1 fixed",
         "<sub>compared `aaaaaaaaaaaa` → `bbbbbbbbbbbb` · targets: mi300x</sub>",
         "",
         "### New (3)",
@@ -97,10 +97,10 @@ def test_pr_comment_shape():
         "- ~~`c.cu` L3 API001: API001~~",
         "",
         "### Kernel verdicts",
-        "| kernel | file | target | before | after |",
-        "|---|---|---|---|---|",
-        "| `k` | `b.cu`:5 | mi300x | ok | **rewrite** |",
-        "| `j` | `b.cu`:20 | mi300x | retune | check |",
+        "| kernel | file | target | before | after | why |",
+        "|---|---|---|---|---|---|",
+        "| `k` | `b.cu`:5 | mi300x | ok | **rewrite** |  |",  # no such kernel in the head scan: no reason to give
+        "| `j` | `b.cu`:20 | mi300x | retune | check |  |",
     ]
 
 
@@ -143,4 +143,4 @@ def test_markdown_of_a_run_with_a_diff_is_the_pr_comment():
     run = Run(result(new), (), Settings(), None, diff_of(new))
     assert render("markdown", run).decode().startswith(MARKER + "\n⚠️ **porter: this change adds 1 open")
     assert render("pr-comment", Run(result(new), (), Settings())).decode().splitlines()[:2] == [
-        MARKER, "⚠️ **porter: this change adds 1 open CUDA-only finding** (1 high)"]
+        MARKER, "⚠️ **porter: this change adds 1 open finding for ROCm** (1 high)"]

@@ -230,8 +230,11 @@ def test_api_errors_say_what_to_fix(forge, status, headers, doc, expected):
 
 def test_head_sha_must_match_before_posting(forge):
     forge.heads[7] = "a" * 40
-    with pytest.raises(UsageError, match="its head is aaaaaaaaaaaa, not bbbbbbbbbbbb: refusing"):
-        post_github(BODY, 7, gh_env(forge), head_sha="b" * 40)
+    # A newer push moved the PR on: nothing is posted, and the job is not failed for a routine race.
+    out = post_github(BODY, 7, gh_env(forge), head_sha="b" * 40)
+    assert (out.action, out.url, out.reason) == ("skipped", "", (
+        "acme/widget#7: its head is aaaaaaaaaaaa, not bbbbbbbbbbbb: not posting a body scanned from another commit "
+        "(the newer push's run comments)"))
     assert THREAD not in forge.threads
     assert post_github(BODY, 7, gh_env(forge), head_sha="a" * 40).action == "created"
 
@@ -273,3 +276,19 @@ def test_cli_posts_and_maps_errors_to_exit_2(forge, tmp_path):
     p = porter_here("comment", str(body), "--pr", "7", env=gh_env(forge))
     assert p.returncode == 2
     assert "401 unauthorized: Bad credentials" in p.stderr
+
+
+def test_a_stale_head_is_skipped_by_the_command_with_exit_0(forge, tmp_path):
+    forge.heads[7] = "a" * 40
+    body = tmp_path / "comment.md"
+    body.write_text(BODY)
+    p = porter_here("comment", str(body), "--pr", "7", "--head-sha", "b" * 40, env=gh_env(forge))
+    assert (p.returncode, p.stdout) == (0, "")
+    assert p.stderr == ("comment skipped: acme/widget#7: its head is aaaaaaaaaaaa, not bbbbbbbbbbbb: not posting a "
+                        "body scanned from another commit (the newer push's run comments)\n")
+    assert THREAD not in forge.threads
+
+
+def test_a_pull_request_without_a_head_commit_is_an_error(forge):
+    with pytest.raises(UsageError, match="acme/widget#7: reading the pull request"):
+        post_github(BODY, 7, gh_env(forge), head_sha="b" * 40)  # 404: the server knows no head for #7

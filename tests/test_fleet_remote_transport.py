@@ -82,3 +82,17 @@ def test_a_repository_that_cannot_be_cloned_is_recorded_and_the_fleet_goes_on(se
     rows = {r["repository"]: (r["outcome"], r["commit_id"], r["reason"]) for r in store.run_rows(1)}
     assert rows == {"gone": ("failed", None, f"git cannot clone or fetch {gone}: fatal: repository '{gone}/' not found"),
                     "k": ("assessed", head, None)}
+
+
+def test_a_repository_missing_an_object_fails_with_the_cause_not_the_echo(tmp_path):
+    """A local repository whose blob is gone (a partial mirror, a damaged disk): git's last line is only
+    "fetch-pack: invalid index-pack output"; the reason stored names the missing object and what to run."""
+    from helpers import make_repo
+
+    repo = make_repo(tmp_path / "damaged", {"a.cu": "__global__ void k() {}\n"})
+    blob = git(repo, "rev-parse", "HEAD:a.cu").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    with pytest.raises(CheckoutError) as e:
+        checkout(Entry("damaged", str(repo), None), tmp_path / "cache", timeout=60)
+    assert str(e.value) == (f"git cannot clone or fetch {repo}: remote: fatal: unable to read {blob} (the repository "
+                            "lacks an object it refers to: `git fsck` in it lists what is missing)")

@@ -410,7 +410,7 @@ def test_under_isolated_suppressions_the_change_adds_do_not_silence_its_new_find
     assert extra["diff"]["new"] == 4 and extra["suppressed_by_change"]["honoured"] is False
     assert [(f["path"], f["line"]) for f in extra["suppressed_by_change"]["findings"]] == [("new.cu", 2), ("new.cu", 6)]
     comment = porter(*args, "--format", "markdown").stdout.splitlines()
-    assert comment[1] == ("⚠️ **porter: this change adds 2 open CUDA-only findings** (2 high) and makes 2 "
+    assert comment[1] == ("⚠️ **porter: this change adds 2 open findings for ROCm** (2 high) and makes 2 "
                           "kernel verdicts worse")  # the two KRN001 info notes are folded, not counted
     assert comment[2] == ("2 findings suppressed by this change (not honoured under --isolated: counted above as "
                           "new or unchanged)")

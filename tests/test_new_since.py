@@ -142,7 +142,7 @@ def test_markdown_is_the_pr_comment(pr_repo):
     lines = p.stdout.splitlines()
     assert lines[0] == "<!-- porter:pr-comment -->"
     # Info notes (KRN001: a kernel is defined) are folded and not counted as CUDA-only work; worst first.
-    assert lines[1] == ("⚠️ **porter: this change adds 3 open CUDA-only findings** (3 high) and makes "
+    assert lines[1] == ("⚠️ **porter: this change adds 3 open findings for ROCm** (3 high) and makes "
                         "1 kernel verdict worse · 1 fixed")
     assert [l for l in lines if l.startswith("**`")] == ["**`added.cu`**", "**`added.cu`**"]
     assert [l.split(" **")[0] + " " + l.split("**")[1] for l in lines if l.startswith("- L")] == [
@@ -150,7 +150,9 @@ def test_markdown_is_the_pr_comment(pr_repo):
     assert "<details><summary>1 note below low (hipify renames, kernels and includes found)</summary>" in lines
     assert [l for l in lines if l.startswith("- ~~")] == [
         "- ~~`util.cu` L13 API001: CUDA API name that hipify renames~~"]
-    assert "| `vote` | `added.cu`:1 | mi355x | new | **fix** |" in lines
+    assert [l for l in lines if l.startswith("| `vote`")] == [
+        "| `vote` | `added.cu`:1 | mi355x | new | **fix** | 1 inline PTX statement (mov %laneid): mov %laneid → "
+        "\\_\\_lane_id() (+2 more) |"]
     assert "new_name.cu" not in p.stdout and "old_name.cu" not in p.stdout
 
 

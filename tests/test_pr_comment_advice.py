@@ -52,7 +52,7 @@ def test_a_new_32_bit_mask_is_still_new(tmp_path):
     git(repo, "commit", "-qm", "back to 32-bit masks")
     p = porter_here("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--fail-on", "low", "--no-cache")
     assert p.returncode == 1, p.stdout + p.stderr
-    assert p.stdout.splitlines()[1].startswith("⚠️ **porter: this change adds 2 open CUDA-only findings** (2 high)")
+    assert p.stdout.splitlines()[1].startswith("⚠️ **porter: this change adds 2 open findings for ROCm** (2 high)")
 
 
 def test_lines_link_to_the_head_commit_and_posting_keeps_only_those_links(tmp_path):

@@ -53,6 +53,9 @@ def comment_cmd(
             raise UsageError("--bot-login must name a login")
         outcome = (post_gitlab(text, pr, token_variable=token_env, bot_login=bot_login) if gitlab
                    else post_github(text, pr, head_sha=head_sha, bot_login=bot_login))
+        if outcome.action == "skipped":
+            err().print("comment skipped: ", literal(outcome.reason), sep="", soft_wrap=True)  # one line for a log
+            return EXIT_OK
         err().print(f"comment {outcome.action}", *((" ", literal(outcome.url)) if outcome.url else ()), sep="")
         return EXIT_OK
 

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from porter.cli.base import err, leave_to_exit, no_color, say, stderr_may_be_terminal
 from porter.errors import UsageError
@@ -180,6 +180,13 @@ def scan_progress(enabled: bool):
     return prog, lambda done, total: prog.update(task, completed=done, total=total)
 
 
+def history_detail(p: Any) -> str:
+    """'this point: 6768/6937 files · 6768 blobs scanned, 0 cache hits' while a point's files are scanned (the first
+    point scans the whole tree), else the running totals alone."""
+    totals = f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits"
+    return f"this point: {p.files_done}/{p.files_total} files · {totals}" if p.files_total else totals
+
+
 def history_progress(enabled: bool):
     """Progress while a history walks: points done, blobs scanned, cache hits; a bar on a terminal, plain lines in a
     log."""
@@ -187,12 +194,11 @@ def history_progress(enabled: bool):
         return None, None
     if not stderr_may_be_terminal() or not err().is_terminal:
         plain = PlainProgress("history commits", _stderr_line)
-        return None, lambda p: plain(p.commits_done, p.commits_total,
-                                     f"({p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits)")
+        return None, lambda p: plain(p.commits_done, p.commits_total, f"({history_detail(p)})")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     prog = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=err(), transient=True)
     task = prog.add_task("commits", total=None, detail="")
     return prog, lambda p: prog.update(task, completed=p.commits_done, total=p.commits_total,
-                                       detail=f"{p.blobs_scanned} blobs scanned, {p.cache_hits} cache hits")
+                                       detail=history_detail(p))

@@ -13,6 +13,7 @@ from porter.cli.output import check_suffix, notes, show, write_output
 from porter.cli.selection import narrow_severity, selection, unselected
 from porter.cli.runs import diff_pipeline, nothing_scanned, pipeline, reusable_run, scanned_any, settings_for
 from porter.errors import UsageError
+from porter.render.figures import plural
 
 
 def format_help() -> str:
@@ -117,7 +118,7 @@ def scan(
             git_base = not c["base"].startswith("baseline:")
             err().print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new, "
                         f"{c['fixed']} fixed, {c['unchanged']} unchanged{' in the files that differ' if git_base else ''}"
-                        f"; {len(run.diff.worse_kernels)} kernel verdicts worse", markup=False, highlight=False,
+                        f"; {plural(len(run.diff.worse_kernels), 'kernel verdict')} worse", markup=False, highlight=False,
                         soft_wrap=True)
         if summary is not None:
             append_summary(shown, summary)

@@ -76,7 +76,7 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
                     raise CheckoutError(f"cannot move the clone of {location} into {dest}") from None
                 shutil.rmtree(tmp, ignore_errors=True)
     except git.GitError as e:
-        raise CheckoutError(f"git cannot clone or fetch {location}: {_first_line(str(e))}") from None
+        raise CheckoutError(f"git cannot clone or fetch {location}: {_reason(str(e))}") from None
     return Checkout(dest, resolve(dest, entry.ref))
 
 
@@ -168,6 +168,14 @@ def resolve(clone: Path, ref: str | None) -> str:
     raise CheckoutError(f"no ref {ref!r} in the repository" if ref else "the repository has no default branch (empty?)")
 
 
-def _first_line(text: str) -> str:
+def _reason(text: str) -> str:
+    """The line of git's stderr that says why a clone or fetch failed. When the serving side aborts, its own
+    `remote: fatal:` line is the cause and git's last line only the echo ("fetch-pack: invalid index-pack output");
+    otherwise git's last line. A repository missing an object it refers to gets a pointer to `git fsck`."""
     lines = [x.strip() for x in text.splitlines() if x.strip()]
-    return lines[-1] if lines else text
+    if not lines:
+        return text
+    cause = next((x for x in lines if re.match(r"remote: (fatal|error):", x)), lines[-1])
+    if re.search(r"unable to read [0-9a-f]{40}|did not send all necessary objects|missing (blob|tree|commit)", cause):
+        cause += " (the repository lacks an object it refers to: `git fsck` in it lists what is missing)"
+    return cause

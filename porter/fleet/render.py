@@ -56,21 +56,22 @@ def console(doc: dict[str, Any]) -> bytes:
             out.append(f"  {_c(x['repository']):<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
                        f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['commit']}")
         out.append(f"  ready now ({len(t['ready_now'])}): {_c(', '.join(t['ready_now']) or '-')}")
-        out.append(f"  blockers on {t['target']} ({len(t['blockers'])}):")
+        out.append(f"  blockers on {t['target']} ({len(t['blockers'])}):" + ("" if t["blockers"] else " none"))
         for b in t["blockers"]:
             out.append(f"    {b['count']:>3}  {_c(b['blocker'])}: {_c(', '.join(b['repositories']))}")
         out.append("")
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
-        out.append(f"{head} across the fleet ({len(doc[key])}):")
+        out.append(f"{head} across the fleet ({len(doc[key])}):" + ("" if doc[key] else " none"))
         for b in doc[key]:
             out.append(f"  {b['count']:>3}  {_c(b[title])}: {_c(', '.join(b['repositories']))}")
         out.append("")
-    out.append(f"Failed ({len(doc['failed'])}):")
+    out.append(f"Failed ({len(doc['failed'])}):" + ("" if doc["failed"] else " none"))
     for f in doc["failed"]:
         out.append(f"  {_c(f['repository'])}: {_c(f['reason'])}")
     out.append("")
     prev = doc["previous_run"]
-    out.append(f"Changes since run {prev} ({len(doc['changes'])}):" if prev is not None else "Changes: no earlier run")
+    out.append("Changes: no earlier run" if prev is None else f"Changes since run {prev}: none" if not doc["changes"]
+               else f"Changes since run {prev} ({len(doc['changes'])}):")
     for c in doc["changes"]:
         out.append(f"  {_c(c['repository'])}{' [' + c['target'] + ']' if c['target'] else ''}: {c['change']} "
                    f"{_c(_v(c['before']))} -> {_c(_v(c['after']))}")
@@ -112,22 +113,28 @@ def markdown(doc: dict[str, Any]) -> bytes:
         out += [f"| {_md(x['repository'])} | {x['verdict']} | {_n(x['days_likely'])} | {_n(x['days_low'])} | "
                 f"{_n(x['days_high'])} | `{x['commit']}` |" for x in t["ranking"]]
         out += ["", f"Ready now ({len(t['ready_now'])}): {_md(', '.join(t['ready_now']) or '-')}", ""]
-        out += [f"Blockers on {t['target']} ({len(t['blockers'])}):", ""]
+        out += [f"Blockers on {t['target']} ({len(t['blockers'])}):" + ("" if t["blockers"] else " none."), ""]
         if t["blockers"]:
             out += ["| blocker | repositories | which |", "|---|---:|---|"]
             out += [f"| {_md(b['blocker'])} | {b['count']} | {_md(', '.join(b['repositories']))} |"
                     for b in t["blockers"]]
             out.append("")
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
-        out += [f"## {head} across the fleet", "", f"| {title} | repositories | which |", "|---|---:|---|"]
-        out += [f"| {_md(b[title])} | {b['count']} | {_md(', '.join(b['repositories']))} |" for b in doc[key]]
+        # An empty section says so in words: a table of headers alone reads as a rendering fault.
+        out += [f"## {head} across the fleet", ""]
+        out += ([f"| {title} | repositories | which |", "|---|---:|---|"]
+                + [f"| {_md(b[title])} | {b['count']} | {_md(', '.join(b['repositories']))} |" for b in doc[key]]
+                if doc[key] else ["None."])
         out.append("")
-    out += ["## Failed", "", "| repository | reason |", "|---|---|"]
-    out += [f"| {_md(f['repository'])} | {_md(f['reason'])} |" for f in doc["failed"]]
+    out += ["## Failed", ""]
+    out += (["| repository | reason |", "|---|---|"]
+            + [f"| {_md(f['repository'])} | {_md(f['reason'])} |" for f in doc["failed"]] if doc["failed"] else ["None."])
     prev = doc["previous_run"]
     out += ["", f"## Changes since run {prev}" if prev is not None else "## Changes", ""]
     if prev is None:
         out.append("No earlier run.")
+    elif not doc["changes"]:
+        out.append(f"No change since run {prev}.")
     else:
         out += ["| repository | target | change | before | after |", "|---|---|---|---|---|"]
         out += [f"| {_md(c['repository'])} | {c['target']} | {c['change']} | {_md(_v(c['before']))} | "
@@ -232,16 +239,20 @@ def as_html(doc: dict[str, Any]) -> bytes:
                 f"<h3>Blockers on {_h(t['target'])} ({len(t['blockers'])})</h3>",
                 _table(["blocker", "repositories", "which"],
                        [[_h(b["blocker"]), str(b["count"]), _h(", ".join(b["repositories"]))] for b in t["blockers"]],
-                       {1}, "target-blockers")]
+                       {1}, "target-blockers") if t["blockers"] else "<p>None.</p>"]
     for key, title, head in (("blockers", "blocker", "Blockers"), ("libraries", "library", "Libraries")):
         out += [f"<h2>{head} across the fleet</h2>",
                 _table([title, "repositories", "which"],
-                       [[_h(b[title]), str(b["count"]), _h(", ".join(b["repositories"]))] for b in doc[key]], {1}, key)]
+                       [[_h(b[title]), str(b["count"]), _h(", ".join(b["repositories"]))] for b in doc[key]], {1}, key)
+                if doc[key] else "<p>None.</p>"]
     out += ["<h2>Failed</h2>", _table(["repository", "reason"],
-                                      [[_h(f["repository"]), _h(f["reason"])] for f in doc["failed"]], set(), "failed")]
+                                      [[_h(f["repository"]), _h(f["reason"])] for f in doc["failed"]], set(), "failed")
+            if doc["failed"] else "<p>None.</p>"]
     prev = doc["previous_run"]
     out.append(f"<h2>Changes since run {_h(prev)}</h2>" if prev is not None else "<h2>Changes</h2><p>No earlier run.</p>")
-    if prev is not None:
+    if prev is not None and not doc["changes"]:
+        out.append(f"<p>No change since run {_h(prev)}.</p>")
+    elif prev is not None:
         out.append(_table(["repository", "target", "change", "before", "after"],
                           [[_h(c["repository"]), _h(c["target"]), _h(c["change"]), _h(_v(c["before"])),
                             _h(_v(c["after"]))] for c in doc["changes"]], set(), "changes"))

@@ -6,7 +6,8 @@ import io
 from rich.console import Console
 from rich.table import Table
 
-from porter.history.text import compact_change, compact_days, headline, signed, projection_text, table_points, trend_line
+from porter.history.text import (compact_change, compact_days, headline, omitted, projection_text, signed, table_points,
+                                 trend_line)
 from porter.model.history import HistoryReport
 from porter.render.safe import literal, literal_name
 
@@ -52,9 +53,10 @@ def render(doc: HistoryReport, *, width: int = 120, terminal: bool = False) -> b
             table.add_row(*r, literal_name(p.subject))
         c.print(table)
         c.print(literal(f"open days: likely (low–high) engineer-days; change: open findings, likely days; kernels: "
-                        f"open kernels on {'/'.join(targets)}"))
-        if left_out:
-            c.print(literal(f"{left_out} smaller move(s) not shown (--format json or csv lists every point)"))
+                        f"kernels not ok on {'/'.join(targets)}"))
+        note = omitted(doc, len(rows), left_out, " (--format json or csv lists every point)")
+        if note:
+            c.print(literal(note))
     text = buf.getvalue()
     if not terminal:  # rich pads table rows to the column widths: plain text keeps no trailing blanks
         text = "\n".join(line.rstrip() for line in text.split("\n"))

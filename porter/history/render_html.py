@@ -9,7 +9,7 @@ import datetime as dt
 import html
 from typing import Any
 
-from porter.history.text import change_text, days, headline, projection_text, table_points
+from porter.history.text import change_text, days, headline, omitted, projection_text, table_points
 from porter.model.history import HistoryReport
 from porter.render.safe import printable
 
@@ -168,8 +168,9 @@ def render(doc: HistoryReport) -> str:
                        + "".join(f'<td class="n">{p.open_kernels.get(t, 0)}</td>' for t in targets)
                        + f'<td>{_t(p.subject)}</td></tr>')
         out.append("</table>")
-        if left_out:
-            out.append(f"<p>{left_out} smaller move(s) not shown; the JSON and CSV formats list every point.</p>")
+        note = omitted(doc, len(points), left_out, "; the JSON and CSV formats list every point.")
+        if note:
+            out.append(f"<p>{note}</p>")
     out += [f"<blockquote>{_t(n)}</blockquote>" for n in doc.notices]
     out.append("</body></html>")
     return "\n".join(out) + "\n"

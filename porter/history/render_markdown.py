@@ -1,7 +1,7 @@
 """The history as Markdown: the headline, a sparkline of the open work, the projection, movers and a compact table."""
 from __future__ import annotations
 
-from porter.history.text import change_text, days, headline, projection_text, table_points, trend_line
+from porter.history.text import change_text, days, headline, omitted, projection_text, table_points, trend_line
 from porter.model.history import HistoryReport
 from porter.render.safe import md_code, md_text
 
@@ -33,8 +33,9 @@ def render(doc: HistoryReport) -> str:
             out.append(f"| {md_code(p.commit[:12])} | {p.date[:10]} | {p.open_findings} | "
                        f"{p.handled_findings} | {p.cuda_only_findings} | {days(p.effort)} | "
                        f"{change_text(p)} | {kernels} | {md_text(p.subject)} |")
-        if left_out:
-            out += ["", f"{left_out} smaller move(s) not shown; the JSON and CSV formats list every point."]
+        note = omitted(doc, len(points), left_out, "; the JSON and CSV formats list every point.")
+        if note:
+            out += ["", note]
         out.append("")
     for n in doc.notices:
         out += [f"> {md_text(n)}", ""]

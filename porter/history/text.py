@@ -64,6 +64,16 @@ def table_points(doc: HistoryReport, max_rows: int = MAX_ROWS) -> tuple[list[Poi
     return [points[i] for i in keep], left_out
 
 
+def omitted(doc: HistoryReport, shown: int, left_out: int, where: str) -> str:
+    """The sentence under the points table saying which points it leaves out ("" when none): the points where
+    nothing moved (a 56-point history of a quiet repository shows 13 rows) and the smaller moves beyond the table's
+    rows. `where` says where every point is listed."""
+    unchanged = len(doc.points) - shown - left_out
+    parts = ([f"{unchanged} point(s) with no change"] if unchanged > 0 else []) + (
+        [f"{left_out} smaller move(s)"] if left_out else [])
+    return f"{' and '.join(parts)} not shown{where}" if parts else ""
+
+
 def _size(p: Point) -> float:
     return p.change.size if p.change else 0.0
 

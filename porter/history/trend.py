@@ -27,7 +27,8 @@ def when(point: Point) -> dt.datetime:
 def movers(points: Sequence[Point], n: int = MOVERS) -> dict[str, list[dict[str, Any]]]:
     """The points that reduced and that added the most open work: by likely days (`reduced`, `added`) and by open
     findings (`reduced_open`, `added_open`). Both rankings: a commit that routes 234 CUDA spots through a compat
-    header removes no estimated day of a kernel's retuning, yet it is the burndown's biggest step."""
+    header removes no estimated day of a kernel's retuning, yet it is the burndown's biggest step. Each list holds
+    only the points that moved by its own measure, ties broken by the other."""
     moved = [(p, p.change) for p in points if p.change and (p.change.effort_likely or p.change.open_findings)]
 
     def entry(p: Point, c: PointChange) -> dict[str, Any]:
@@ -42,7 +43,9 @@ def movers(points: Sequence[Point], n: int = MOVERS) -> dict[str, list[dict[str,
 
     def ranked(first: Callable[[PointChange], float], second: Callable[[PointChange], float],
                sign: int) -> list[dict[str, Any]]:
-        pick = [(p, c) for p, c in moved if sign * first(c) > 0 or (first(c) == 0 and sign * second(c) > 0)]
+        # Only what moved by the list's own measure: a commit that removed 118 open findings and no estimated day
+        # is a findings mover, never the top of "reduced the open work the most (engineer-days)" with +0 days.
+        pick = [(p, c) for p, c in moved if sign * first(c) > 0]
         pick.sort(key=lambda pc: (-sign * first(pc[1]), -sign * second(pc[1]), pc[0].date, pc[0].commit))
         return [entry(p, c) for p, c in pick[:n]]
 

@@ -19,6 +19,7 @@ from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
 from porter.render.figures import (Points, count_rows, counts_of, days_range, directory_rows, files_line, num,
+                                   unlisted_kernels,
                                    others_line, plural, shown_rows, source_of)
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
@@ -87,6 +88,9 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
         console.print(_directory_table(a, width, top))
     if a.breakdowns.by_kernel:
         console.print(_kernel_table(a, width, None if explain else top))
+        unlisted = unlisted_kernels(result.kernels, a.breakdowns.by_kernel)
+        if unlisted:
+            console.print(literal(unlisted))
     libs = a.breakdowns.by_library
     if libs:
         cols = [Col("library", 0, 14, wrap="words"), Col("kind", 0, 12, wrap="none"), Col("ROCm", 1, 14),
@@ -160,7 +164,7 @@ def _directory_table(a: Assessment, width: int, top: int) -> Table:
     for r in shown:
         label = ("  " * r.depth) + (r.label if r.source is None or r.label == "." else r.label.rsplit("/", 1)[-1] + "/")
         style = "dim" if r.source is None else ""
-        rows.append([literal_name(label, style=style), str(r.source.findings) if r.source else "", *_days_cells(r.days)])
+        rows.append([literal_name(label, style=style), str(r.source.findings) if r.source else "" if r.findings is None else str(r.findings), *_days_cells(r.days)])
     return fit_table("Effort by directory (rolled up; engineer-days)", cols, rows, width)
 
 

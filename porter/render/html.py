@@ -26,6 +26,7 @@ from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
 from porter.render.figures import (Row, count_rows, days_range, directory_rows, files_line, num, others_line, plural,
+                                   unlisted_kernels,
                                    counts_of, shown_rows, source_of)
 from porter.render.markdown import item_locations
 from porter.render.safe import printable
@@ -237,7 +238,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     cats = shown_rows(by.by_category, effort)
     cat_rows = [ChartRow(r.label, r.label, r.days, source_of(r).findings) for r in cats]
     dir_rows = [ChartRow(("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
-                         r.label, r.days, r.source.findings if r.source else None, r.depth)
+                         r.label, r.days, r.source.findings if r.source else r.findings, r.depth)
                 for r in directory_rows(by.by_directory, effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
     kernels = sorted(by.by_kernel, key=lambda k: (-KERNEL_VERDICTS.index(k.worst), -k.hours.likely, k.path, k.line))
     ktotal = by.totals.kernel_days
@@ -259,7 +260,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "cat_chart": range_chart(cat_rows, "Effort by category"),
         "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by.by_directory) > 1 else None,
         "matrix": verdict_matrix(kernels, tids) if kernels else None,
-        "kernels": kshown, "kernel_total": ktotal,
+        "kernels": kshown, "kernel_total": ktotal, "kernels_unlisted": unlisted_kernels(result.kernels, by.by_kernel),
         "libraries": libraries, "recommendations": list(a.recommendations),
         "items": items[:MAX_ITEM_ROWS], "more_items": max(0, len(items) - MAX_ITEM_ROWS), "hours_total": hours_total,
         "free_items": len(free_items), "free_findings": sum(it.count for it in free_items),

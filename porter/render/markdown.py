@@ -12,6 +12,7 @@ from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
 from porter.render.figures import (Points, count_rows, days_range, directory_rows, files_line, num, others_line,
+                                   unlisted_kernels,
                                    plural, counts_of, shown_rows, source_of)
 from porter.render.safe import html_text, md_code, md_text
 
@@ -34,6 +35,10 @@ def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
     eighths = round(value / top * width * 8)
     full, rest = divmod(max(1, eighths), 8)
     return "█" * full + ("▏▎▍▌▋▊▉"[rest - 1] if rest else "")
+
+
+def _blank(n: int | None) -> str:
+    return "" if n is None else str(n)
 
 
 def _h(h: Points) -> str:
@@ -124,7 +129,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         for d in directory_rows(dirs, effort, max_depth=3):
             indent = "&nbsp;&nbsp;" * d.depth
             if d.source is None:
-                w(f"| {indent}{md_text(d.label)} | | | {_h(d.days)} |")
+                w(f"| {indent}{md_text(d.label)} | {_blank(d.findings)} | {_blank(d.files)} | {_h(d.days)} |")
             else:
                 w(f"| {indent}{md_code(d.label)} | {d.source.findings} | {d.source.files} | {_h(d.days)} |")
         w("")
@@ -146,6 +151,10 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
             w(f"| {md_code(k.qualified_name)} | {md_code(str(k.path) + ':' + str(k.line))} | {k.lines} | {verdicts} | {md_text(top_reason)} | {num(k.share.likely)} |")
         w("| **all kernels** | | |" + " |" * len(tids) + f" | **{num(ktotal.likely)}** |")
         w("")
+        unlisted = unlisted_kernels(result.kernels, kernels)
+        if unlisted:
+            w(md_text(unlisted))
+            w("")
     libs = by.by_library
     recs = a.recommendations
     if libs:

@@ -9,8 +9,8 @@ Without a diff (a plain scan) every finding counts as new.
 
 What a reviewer reads first is what matters most: files in order of their worst open finding, each file's open
 findings first and most severe first. Findings below `min_severity` (low by default: the info notes that a kernel
-is defined, an include or a name hipify renames) sit behind a fold. A name hipify renames is no CUDA-only work: the
-verdict line counts it apart ("hipify renames"), never as an open CUDA-only finding. The advice shown is the rule's
+is defined, an include or a name hipify renames) sit behind a fold. A name hipify renames is no ROCm work: the
+verdict line counts it apart ("hipify renames"), never as an open finding for ROCm. The advice shown is the rule's
 advice for people (the HIP name to use), never a note about porter's own data files.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from porter.render.ci import repository_path, rule_title
 from porter.render.safe import md_code, md_text
 
 if TYPE_CHECKING:  # porter.diff is imported by the commands that make a diff
-    from porter.diff import Diff
+    from porter.diff import Diff, KernelChange
 
 MARKER = "<!-- porter:pr-comment -->"
 LIMIT = 65_536  # characters GitHub accepts in a comment body
@@ -43,8 +43,8 @@ def is_rename(result: ScanResult | None, f: Finding) -> bool:
 
 def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult | None = None,
                  min_severity: Severity = Severity.LOW, unseen: int = 0) -> str:
-    """The one line a reviewer reads: does this change add open CUDA-only work? Notes below `min_severity` and
-    names hipify renames are not CUDA-only work; they are counted apart. `unseen` files (Skipped.unseen: porter
+    """The one line a reviewer reads: does this change add open work for ROCm? Notes below `min_severity` and
+    names hipify renames are not ROCm work; they are counted apart. `unseen` files (Skipped.unseen: porter
     meant to read them and could not) forbid the all-clear: a change cannot pass by making porter skip its code."""
     shown = [f for f in new if f.status == Status.OPEN and f.severity >= min_severity]
     renames = [f for f in shown if is_rename(result, f)]
@@ -58,14 +58,14 @@ def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult 
     else:
         by_sev = {s: sum(1 for f in open_new if f.severity == s) for s in sorted(Severity, reverse=True)}
         parts = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
-        head = (f"⚠️ **porter: this change adds {_plural(len(open_new), 'open CUDA-only finding')}**"
+        head = (f"⚠️ **porter: this change adds {_plural(len(open_new), 'open finding') + ' for ROCm'}**"
                 + (f" ({parts})" if parts else ""))
         if worse:
             head += f" and makes {_plural(worse, 'kernel verdict')} worse"
     tail = [_plural(len(renames), "hipify rename")] if renames else []
     rest = sum(1 for f in new if f.status != Status.OPEN)
     if rest:
-        tail.append(f"{rest} new already handled or CUDA-only")
+        tail.append(f"{rest} new already handled or kept CUDA-only")
     if fixed:
         tail.append(f"{fixed} fixed")
     if unseen and (open_new or worse):
@@ -91,6 +91,25 @@ def _worst_first(findings: list[Finding]) -> list[Finding]:
     for f in findings:
         worst[f.path] = min(worst.get(f.path, rank(f)), rank(f))
     return sorted(findings, key=lambda f: (worst[f.path], f.path, rank(f), f.line, f.column, f.rule))
+
+
+WHY_CHARS = 160  # a table cell, not the rule's page: the first reason, clipped
+
+
+def why(result: ScanResult, change: KernelChange) -> str:
+    """The reason behind a kernel's new verdict on the change's target: the first (deciding) reason of the head's
+    kernel, with how many more there are; "" when the head scan does not hold the kernel. A reviewer seeing `fix`
+    needs to know what to fix without running porter."""
+    kernel = next((k for k in result.kernels if (k.path, k.line, k.name) == (change.path, change.line, change.name)),
+                  None)
+    verdict = kernel.verdict_on(change.target) if kernel is not None else None
+    if verdict is None or not verdict.details:
+        return ""
+    first = " ".join(verdict.details[0].message.split())
+    if len(first) > WHY_CHARS:
+        first = first[:WHY_CHARS - 1].rstrip() + "…"
+    more = len(verdict.details) - 1
+    return first + (f" (+{more} more)" if more else "")
 
 
 def _short(rev: str) -> str:
@@ -176,10 +195,11 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
     if kernels:
         body.append(("", ""))
         body.append(("### Kernel verdicts", ""))
-        body.append(("| kernel | file | target | before | after |", ""))
-        body.append(("|---|---|---|---|---|", ""))
+        body.append(("| kernel | file | target | before | after | why |", ""))
+        body.append(("|---|---|---|---|---|---|", ""))
         body.extend((f"| {md_code(k.name)} | {md_code(repository_path(result, k.path))}:{k.line} | {md_text(k.target)} "
-                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after} |", "kernel change")
+                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after} "
+                     f"| {md_text(why(result, k))} |", "kernel change")
                     for k in kernels)
     text = "\n".join(lines)
     cut: dict[str, int] = {}
