@@ -137,6 +137,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
+        self._declared: dict[int, frozenset[str]] = {}  # by the function's start: its parameters' and variables' names
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
         self._launchers: dict[int, bool] = {}  # by the function's start (_host_launcher)
@@ -240,6 +241,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
+        self._drop_local_callables(fn, w)
         return w
 
     def _may_hold_facts(self, fn: Function) -> bool:
@@ -337,8 +339,46 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         w.lane.sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w.warp_ops):
             self._fold_local_masks(fn, w)
+        self._drop_local_callables(fn, w)
         self._walks[memo] = w
         return w
+
+    def _drop_local_callables(self, fn: Function, w: Walk) -> None:
+        """Calls of a parameter or local variable of `fn` (`driver()` on `const DriverType& driver = ...`, a
+        functor or function pointer) left out of the walk's calls: they run the object's `operator()`, not a function
+        that happens to share its name. Kokkos's launch trampolines call their functor `driver()`, and its task queue
+        defines a `__device__ static void driver(...)` whose 32-bit-mask shuffles were merged into every trampoline
+        (issue 27, heldout10)."""
+        bare = {text for text, _ in w.call_sites if text.isidentifier()}
+        if not bare:
+            return
+        local = bare & self._local_names(fn)
+        if local:
+            w.call_sites = [(text, line) for text, line in w.call_sites if text not in local]
+            w.calls -= local
+
+    def _local_names(self, fn: Function) -> frozenset[str]:
+        """The names `fn` declares as parameters or variables (its own declarations, not nested lambdas')."""
+        found = self._declared.get(fn.start_byte)
+        if found is None:
+            names: set[str] = set()
+            stack = [fn.node]
+            while stack:
+                n = stack.pop()
+                if n.type in ("parameter_declaration", "optional_parameter_declaration", "declaration",
+                              "for_range_loop", "condition_clause"):
+                    d = n.child_by_field_name("declarator")
+                    # a declaration's declarators: `int a = 1, b;` holds two init_declarators
+                    targets = [d] if n.type != "declaration" else [c for c in n.named_children
+                                                                  if c.type.endswith("declarator") or c.type == "identifier"]
+                    for t in targets:
+                        name = _declared_name(t)
+                        if name is not None:
+                            names.add(name)
+                if n.type != "lambda_expression" or n is fn.node:
+                    stack.extend(n.named_children)
+            found = self._declared[fn.start_byte] = frozenset(names)
+        return found
 
     def called(self, n: ts.Node) -> tuple[ts.Node | None, str | None]:
         """call_target(n), kept for the call node the walk is at: each of its call detectors asks."""
@@ -429,3 +469,18 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
                 out.add(inner.text.decode())
         return out
+
+
+def _declared_name(d: ts.Node | None) -> str | None:
+    """The variable a declarator declares (`x`, `&x`, `*x`, `x[4]`, `x = ...`), or None for a function declarator
+    (a prototype declares no callable object) and anything else."""
+    while d is not None:
+        if d.type == "identifier":
+            return d.text.decode("utf-8", "replace")
+        if d.type in ("init_declarator", "reference_declarator", "pointer_declarator", "array_declarator",
+                      "parenthesized_declarator"):
+            d = d.child_by_field_name("declarator") or next((c for c in d.named_children if c.type != "type_qualifier"), None)
+            continue
+        return None
+    return None
+
