@@ -337,7 +337,8 @@ def _lds_check(facts: KernelFacts, target, add: Add) -> None:
                            f" of {_kib(limit)} LDS")
     if shared.dynamic_unsized and not (facts.dynamic_default_cap and DEFAULT_SHARED_LIMIT <= limit):
         # (never opted in above CUDA's 48 KiB default: static and dynamic together fit whatever the launch asks)
-        add("lds-unknown", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on {target.name}")
+        add("lds-dynamic-runtime", f"dynamic shared memory size unknown (no foldable launch); {_kib(limit)} LDS on "
+                                   f"{target.name}")
 
 
 # A name defined twice in different `#if` arms reads PER_BUILD_REASON; twice in one arm (ONE_BUILD_REASON) the CUDA
