@@ -13,9 +13,9 @@ BASE = FIXTURES / "kernels_s16"
 TARGETS = ("mi300x", "mi355x", "mi455x")
 
 
-def analysed(name: str) -> dict:
+def analysed(name: str, by_path: bool = False) -> dict:
     result = run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
-    return {(k.name, k.line): k for k in result.kernels}
+    return {(k.path, k.name) if by_path else (k.name, k.line): k for k in result.kernels}
 
 
 def verdicts(k) -> dict[str, tuple]:
@@ -46,3 +46,34 @@ def test_a_call_of_a_local_functor_is_not_a_call_of_a_helper_with_its_name(funct
                             (22,)),)),
         "mi455x": ("fix", (("mask-32bit-type", "1 *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long"
                             + via, (22,)),))}
+
+
+def test_a_projects_own_atomic_helper_is_followed_and_its_block_scope_atomics_are_the_kernels():
+    """spread.cu's spread_pairs calls atomics.cuh's atomicAddPairShared (line 7), a project function whose name starts
+    with `atomic`: it is followed (CUDA's own atomicAdd in sum_all is not), and its two atomicAdd_block calls (lines
+    9-10, API002: HIP has no block-scope atomics) make the kernel a fix on every target."""
+    k = analysed("blockatomic")
+    spread, plain = k[("spread_pairs", 3)], k[("sum_all", 13)]
+    assert spread.facts.calls == (("atomicAddPairShared", 7),)
+    assert plain.facts.calls == ()
+    message = ("atomicAdd_block (CUDA device) has no HIP equivalent: CUDA's block-scope atomic (sm_60+); HIP declares "
+               "the device-scope atomicAdd and atomicAdd_system but no _block variant "
+               "(https://github.com/ROCm/clr/blob/develop/hipamd/include/hip/amd_detail/amd_hip_atomic.h): call "
+               "atomicAdd, whose device scope covers the block's, or __hip_atomic_fetch_* with "
+               "__HIP_MEMORY_SCOPE_WORKGROUP; in helper atomicAddPairShared (atomics.cuh:7), line 9, "
+               "atomicAddPairShared (atomics.cuh:7), line 10")  # counted at the call, line 7
+    assert verdicts(spread) == {t: ("fix", (("API002", message, (7,)),)) for t in TARGETS}
+    assert verdicts(plain) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_a_cuda_components_kernel_with_a_same_named_twin_in_the_rocm_sibling_reads_its_checks_handled():
+    """components/jit/cuda/ is named for CUDA beside jit/hip/ (a component twin). InterpTranspose (cuda/basis.h:3)
+    reaches atomicAdd_block through basis-templates.h's accumulate (API002 at the call, line 5), and hip/basis.h
+    defines InterpTranspose too: the HIP backend has it, so the check reads handled and the verdict ok. OnlyOnCuda
+    (line 11) has no twin in hip/: what it needs on AMD stays (fix at its call, line 13)."""
+    k = analysed("components", by_path=True)
+    twinned, alone = k[("jit/cuda/basis.h", "InterpTranspose")], k[("jit/cuda/basis.h", "OnlyOnCuda")]
+    assert (twinned.line, alone.line) == (3, 11)
+    assert verdicts(twinned) == {t: ("ok", ()) for t in TARGETS}
+    assert {t: (v, [(d[0], d[2]) for d in ds]) for t, (v, ds) in verdicts(alone).items()} == \
+        {t: ("fix", [("API002", (13,))]) for t in TARGETS}

@@ -113,8 +113,15 @@ def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> Fil
 
 # Calls never followed into another file: CUDA's own intrinsics (`__shfl_sync`, `__ldg`: a repository that defines
 # one is shimming the toolkit, usually for HIP) and the warp and atomic operations detectors already read.
+# CUDA's own atomics (`atomicAdd`, `atomicCAS_system`, `atomicMax_block`): calls of the runtime, not of a helper, even
+# where the project overloads one for a type (a double atomicAdd polyfill). A project's own `atomicAddComplexShared`
+# or `atomicMaxFloat` is a helper like any other and is followed (FINUFFT's shared-memory spreading reaches
+# atomicAdd_block only through one).
+_CUDA_ATOMIC = re.compile(r"atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_system|_block)?\Z")
+
+
 def followed_call(name: str) -> bool:
-    return not name.startswith("__") and name not in WARP_OPS and not name.startswith("atomic")
+    return not name.startswith("__") and name not in WARP_OPS and not _CUDA_ATOMIC.match(name)
 
 
 

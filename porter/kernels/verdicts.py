@@ -83,11 +83,12 @@ SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
 
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
-                 reached: Iterable[tuple[Any, str]] = (), rule_targets_of: dict[str, Any] | None = None,
+                 reached: Iterable[tuple[Any, tuple[str, int]]] = (), rule_targets_of: dict[str, Any] | None = None,
                  release: str | None = None, shims: frozenset[str] = frozenset()) -> tuple[TargetVerdict, ...]:
     """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
     floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
-    helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`);
+    helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`) and the kernel's
+    line that calls into it;
     `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does); `release`: the ROCm release
     the run judges (None: the newest), which some checks' verdicts depend on (rules/kb/kernel_checks.yaml)."""
     from porter.targets import applies
@@ -133,7 +134,10 @@ def _calls_shim(f, shims: frozenset[str]) -> bool:
 def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> list[CheckResult]:
     """The findings that make the kernel worse than its checks say on `target`, one CheckResult per rule: its
     message, its lines in the kernel's own file (so port status drops it when they are all handled), and where a
-    helper in another file holds it."""
+    helper in another file holds it. A helper's finding counts at the kernel's line that calls into the helper, as
+    a check a helper's facts make fire does (porter.kernels.verdicts._checks_with_helpers): a kernel of a CUDA twin
+    the ROCm build never compiles (libCEED's cuda/ JIT sources beside their hip/ ones) then reads handled there, and
+    its helper's `atomicAdd_block` no longer makes it a fix."""
     from porter.targets import applies
 
     by_rule: dict[str, tuple[str, str, list[int], list[str]]] = {}
@@ -145,7 +149,10 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
         if where is None:
             entry[2].append(f.line)
         else:
-            entry[3].append(f"{where}, line {f.line}")
+            chain, call_line = where
+            entry[3].append(f"{chain}, line {f.line}")
+            if call_line:
+                entry[2].append(call_line)
     out = []
     for rule, (v, message, lines, helpers) in by_rule.items():
         if helpers:
@@ -299,7 +306,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         if index is not None and k.facts.triton is None:
             for span in helper_spans(k, index):
                 # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it
-                reached.extend((f, span.where) for f in findings_by_path.get(span.path, ())
+                reached.extend((f, (span.where, span.call_line)) for f in findings_by_path.get(span.path, ())
                                if span.line <= f.line <= span.end_line
                                and not any(a <= f.line <= b for a, b in span.cuda_only))
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,
