@@ -77,3 +77,37 @@ def test_a_cuda_components_kernel_with_a_same_named_twin_in_the_rocm_sibling_rea
     assert verdicts(twinned) == {t: ("ok", ()) for t in TARGETS}
     assert {t: (v, [(d[0], d[2]) for d in ds]) for t, (v, ds) in verdicts(alone).items()} == \
         {t: ("fix", [("API002", (13,))]) for t in TARGETS}
+
+
+@pytest.fixture(scope="module")
+def triton_ops():
+    return analysed("triton")
+
+
+def test_a_num_warps_conditional_on_the_input_reaches_its_larger_branch(triton_ops):
+    """ops.py line 24: `num_warps = 8 if tiles_per_cta == 1 else 32`, launched at line 25: large inputs take 32 warps,
+    2048 work-items on wave64, over the 1024 limit (fix on MI300X/MI355X; 1024 on wave32 MI455X). Line 30's
+    `16 if is_hip() else 32` picks per platform: unbounded, as before."""
+    k = triton_ops[("gather_kernel", 6)]
+    assert [(c.line, c.num_warps) for c in k.facts.triton.launches] == [(25, (32,))]
+    retune = ("launch with num_warps=32: num_warps=32 is 2048 threads here, 1024 on NVIDIA; re-tune num_warps, "
+              "BLOCK_* and num_stages (AMD: waves_per_eu, matrix_instr_nonkdim)")
+    assert verdicts(k) == {
+        t: ("fix", (("triton-warps-over-max", f"num_warps=32 is 32 x 64 = 2048 threads on AMD Instinct {name}: above "
+                                              "1024 (at most 16 warps)", (25,)),
+                    ("triton-num-warps", retune, (25,))))
+        for t, name in (("mi300x", "MI300X"), ("mi355x", "MI355X"))} | {"mi455x": ("ok", ())}
+    p = triton_ops[("platform_kernel", 12)]
+    assert [(c.line, c.num_warps) for c in p.facts.triton.launches] == [(31, ())]
+    assert verdicts(p) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_an_autotune_comprehension_over_block_sizes_is_a_run_time_choice(triton_ops):
+    """cfggen (lines 34-37) makes 3 x 2 configs over BLOCK_M and BLOCK_N, all num_warps=4: the autotuner times each
+    on the AMD GPU, so nothing is an NVIDIA choice to re-tune. fixed_kernel's one Config (line 49, num_warps=8) is."""
+    k = triton_ops[("sized_kernel", 40)]
+    assert [(c.line, c.num_warps, c.variants) for c in k.facts.triton.configs] == [(37, (4,), 4)]  # names: 2 each
+    assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
+    f = triton_ops[("fixed_kernel", 49)]
+    assert [(c.num_warps, c.variants) for c in f.facts.triton.configs] == [((8,), 1)]
+    assert [v.verdict for v in f.verdicts] == ["retune", "retune", "ok"]

@@ -85,7 +85,8 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     # fastest, and configs that do not fit the LDS are pruned as out of resources. Only a single fixed point is an
     # NVIDIA choice to re-tune (issue 27: the judged sets' Triton kernels).
     nvidia = [c for c in t.configs if (c.num_warps or c.num_stages) and not c.amd_options]
-    if sum(max(1, len(c.num_warps)) * max(1, len(c.num_stages)) for c in nvidia) >= 2:
+    # (a comprehension over BLOCK_* sizes is such a choice too: the autotuner times each size on the AMD GPU)
+    if sum(max(max(1, len(c.num_warps)) * max(1, len(c.num_stages)), c.variants) for c in nvidia) >= 2:
         nvidia = []
     wide = [(w, c.line if c.path is None else 0) for c in launches if not c.amd_options for w in c.num_warps if w >= 8]
     if nvidia or wide:

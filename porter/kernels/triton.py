@@ -326,7 +326,8 @@ class _File:
             elif a.type == "dictionary" and i == 0:
                 meta += self._meta(a, bindings, amd)
         return TritonConfig(call.start_point.row + 1, tuple(meta), tuning.get("num_warps", ()),
-                            tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)))
+                            tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)),
+                            variants=_comprehension_variants(call))
 
     def _meta(self, dictionary, bindings, amd: set[str]) -> list[tuple[str, str]]:
         """The meta-parameters of a Config's dict; AMD options written there (`"waves_per_eu": 2`) go to `amd`."""
@@ -485,15 +486,33 @@ def _launched(value):
     return value if value is not None and value.type in ("identifier", "attribute") else None
 
 
+# A conditional's test that picks per platform or device (`16 if is_hip() else 32`, `... if torch.version.hip`,
+# `... if warp_size == 64`): its other branch may never run on AMD, so it bounds nothing.
+_PLATFORM_TEST = re.compile(r"hip|rocm|amd|cuda|nvidia|warp_?size|device|arch|capability|backend|\bsm\b|target",
+                            re.IGNORECASE)
+
+
 def _upper_bound(node) -> int | None:
-    """An upper bound of an expression built from integer literals and min()/max() of them and of unknowns (None:
-    unbounded). Only clamps count: a conditional's branches may be unreachable, so it is left unbounded."""
+    """An upper bound of an expression built from integer literals, min()/max() of them and of unknowns, and
+    two-way conditionals of them (None: unbounded). One test on the input (`8 if tiles_per_cta == 1 else 32`,
+    FlagGems' unique) splits the inputs the code expects in two, so its larger branch is reached. A ladder of
+    thresholds (`4 if n < 2048 else (8 if n < 8192 else 32)`) ends in a catch-all a bound elsewhere may exclude
+    (flash-attention's cross-entropy never reaches its last), and a test that reads the platform (_PLATFORM_TEST)
+    may pick the smaller branch on AMD: both are left unbounded."""
     if node is None:
         return None
     if node.type == "parenthesized_expression" and node.named_children:
         return _upper_bound(node.named_children[0])
     if node.type == "integer":
         return _int(node)
+    if node.type == "conditional_expression" and len(node.named_children) == 3:
+        body, test, other = node.named_children
+        if any(_unparenthesized(b).type == "conditional_expression" for b in (body, other)):
+            return None
+        branches = [_upper_bound(body), _upper_bound(other)]
+        if _PLATFORM_TEST.search(_text(test)) or None in branches:
+            return None
+        return max(b for b in branches if b is not None)
     if node.type == "call":
         f = _dotted(node.child_by_field_name("function"))
         args = node.child_by_field_name("arguments")
@@ -504,6 +523,12 @@ def _upper_bound(node) -> int | None:
         if f == "max" and bounds and all(b is not None for b in bounds):
             return max(bounds)
     return None
+
+
+def _unparenthesized(node):
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
 
 
 def _int(node) -> int | None:
@@ -580,6 +605,27 @@ def _returns_value(fn) -> bool:
         if n.type not in ("function_definition", "lambda", "class_definition"):
             stack.extend(n.children)
     return False
+
+
+def _comprehension_variants(call) -> int:
+    """How many configs the comprehensions around a `triton.Config(...)` call make over the loop variables the call
+    reads (`[Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=4) for m in block_m for n in block_n]`): the product of
+    each loop's literal length, a loop over a name or call counting 2 (at least a choice). 1 outside a comprehension.
+    A loop the call does not read repeats one config, and adds nothing."""
+    used = {_text(i) for i in _walk(call, frozenset({"identifier"}))}
+    out, p = 1, call.parent
+    while p is not None:
+        if p.type in ("list_comprehension", "generator_expression", "set_comprehension"):
+            for clause in p.named_children:
+                if clause.type != "for_in_clause":
+                    continue
+                left, right = clause.child_by_field_name("left"), clause.child_by_field_name("right")
+                names = {_text(i) for i in _walk(left, frozenset({"identifier"}))} if left is not None else set()
+                if right is None or not names & used:
+                    continue
+                out *= len(right.named_children) if right.type in ("list", "tuple") else 2
+        p = p.parent
+    return out
 
 
 def _comprehension_bindings(node) -> dict[str, tuple[int, ...]]:

@@ -359,12 +359,17 @@ class TritonConfig:
     num_ctas: tuple[int, ...] = ()
     amd_options: tuple[str, ...] = ()  # waves_per_eu, matrix_instr_nonkdim, kpack: tuned for AMD
     path: str | None = None  # a launch written in another file than the kernel; None: the kernel's own file
+    # Configs the Config's comprehension makes over its other meta-parameters (`for m in block_m for n in block_n`):
+    # at least 2 when a loop the Config reads runs over anything but one value; 1 for a Config written once.
+    variants: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
                              "num_stages": list(self.num_stages)}
         if self.path is not None:
             d["path"] = self.path
+        if self.variants != 1:
+            d["variants"] = self.variants
         if self.num_ctas:
             d["num_ctas"] = list(self.num_ctas)
         if self.amd_options:
