@@ -111,3 +111,20 @@ def test_an_autotune_comprehension_over_block_sizes_is_a_run_time_choice(triton_
     f = triton_ops[("fixed_kernel", 49)]
     assert [(c.num_warps, c.variants) for c in f.facts.triton.configs] == [((8,), 1)]
     assert [v.verdict for v in f.verdicts] == ["retune", "retune", "ok"]
+
+
+TRANSPORT = ("GPU-initiated NVSHMEM data movement (puts, gets, remote signals or atomics): a transport over per-warp "
+             "RDMA, redesigned on rocSHMEM rather than renamed")
+NVSHMEM_DEVICE = "NVSHMEM device calls (nvshmem_*, nvshmemx_*, nvshmemi_ibgda_*): port to rocSHMEM's device API"
+
+
+def test_a_kernel_whose_own_body_moves_data_over_nvshmem_is_a_transport_rewrite():
+    """moe.cu: dispatch_tokens (line 13) puts and signals from its own body (line 14, nvshmemx_putmem_signal_nbi_warp):
+    rewrite. wait_and_forward (line 19) waits (line 20) and reaches a put only through forward() (line 9): NVSHMEM
+    device code, a fix."""
+    k = analysed("transport")
+    dispatch, wait = k[("dispatch_tokens", 13)], k[("wait_and_forward", 19)]
+    assert dispatch.facts.cuda_libraries == ("nvshmem", "nvshmem-rma")
+    assert wait.facts.cuda_libraries == ("nvshmem",)
+    assert verdicts(dispatch) == {t: ("rewrite", (("nvshmem-transport", TRANSPORT, ()),)) for t in TARGETS}
+    assert verdicts(wait) == {t: ("fix", (("nvshmem-device", NVSHMEM_DEVICE, ()),)) for t in TARGETS}

