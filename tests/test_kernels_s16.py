@@ -128,3 +128,21 @@ def test_a_kernel_whose_own_body_moves_data_over_nvshmem_is_a_transport_rewrite(
     assert wait.facts.cuda_libraries == ("nvshmem",)
     assert verdicts(dispatch) == {t: ("rewrite", (("nvshmem-transport", TRANSPORT, ()),)) for t in TARGETS}
     assert verdicts(wait) == {t: ("fix", (("nvshmem-device", NVSHMEM_DEVICE, ()),)) for t in TARGETS}
+
+
+def test_tensor_core_code_in_a_vanishing_cuda_arch_arm_is_a_rewrite():
+    """attn.cu: gone_kernel's WMMA sits in `#if __CUDA_ARCH__ >= 700` (line 8) with no #else (DEV016): HIP compiles
+    the matrix path to nothing, a rewrite. fallback_kernel's arm (line 22) has a plain #else and prefetch_kernel's
+    vanishing arm (line 38) holds a prefetch, not the WMMA: both stay the WMMA port, a fix."""
+    k = analysed("vanish")
+    gone, fallback, prefetch = k[("gone_kernel", 7)], k[("fallback_kernel", 21)], k[("prefetch_kernel", 37)]
+    assert (gone.facts.tensor_arch_arms, fallback.facts.tensor_arch_arms, prefetch.facts.tensor_arch_arms) == \
+        ((8,), (22,), ())
+    vanish = ("tensor-arm-vanishes", "tensor-core code in a __CUDA_ARCH__ arm that HIP compiles to nothing: write the "
+              "AMD matrix path (rocWMMA / MFMA)", (8,))
+    for t, name in (("mi300x", "AMD Instinct MI300X"), ("mi355x", "AMD Instinct MI355X")):
+        wmma = ("wmma", f"WMMA fragments; {name} matrix unit is MFMA", ())
+        assert verdicts(gone)[t] == ("rewrite", (vanish, wmma))
+        assert verdicts(fallback)[t] == ("fix", (wmma,))
+        assert verdicts(prefetch)[t][0] == "fix"
+        assert "tensor-arm-vanishes" not in [d[0] for d in verdicts(prefetch)[t][1]]

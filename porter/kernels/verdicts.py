@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from porter.kernels.callgraph import helper_calls, helper_index, helper_spans
+from porter.kernels.check_table import load_checks
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
@@ -80,6 +81,7 @@ def rule_verdicts(rules) -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
 # in a variable, inline PTX): fix; a blocker has no counterpart on the target (TMA, clusters): rewrite. Medium and
 # below say "verify" or "retune" for the code around them and stay with the named checks.
 SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
+VANISHING_ARM_RULE = "DEV016"  # rules/device/DEV016-vanishing-cuda-arch-arm.yaml
 
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
@@ -101,9 +103,19 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     if shims:
         floors = [(f, where) for f, where in floors if not _calls_shim(f, shims)]
     rule_targets_of = rule_targets_of or {}
+    # A __CUDA_ARCH__ arm that leaves HIP nothing (DEV016) around the kernel's tensor-core code: the matrix path is
+    # gone on AMD, and an MFMA/rocWMMA one has to be written for it (ByteTransformer's fused attention, dgSPARSE's
+    # tf32 kernel: judged rewrites), which is more than porting the WMMA calls the arm held.
+    vanished = sorted({f.line for f in inside if f.rule == VANISHING_ARM_RULE and f.line in facts.tensor_arch_arms})
     out = []
     for t in targets:
         details = _checks_with_helpers(facts, t, release)
+        if vanished:
+            v = check_verdict(load_checks()["tensor-arm-vanishes"]["verdict"], t, release)
+            if v != "ok":
+                details.append(CheckResult("tensor-arm-vanishes", v, "tensor-core code in a __CUDA_ARCH__ arm that "
+                                           "HIP compiles to nothing: write the AMD matrix path (rocWMMA / MFMA)",
+                                           tuple(vanished)))
         by_rule: dict[str, tuple[str, str, list[int]]] = {}
         for f in mine:
             spec, rule_targets = rules[f.rule]

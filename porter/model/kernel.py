@@ -469,6 +469,9 @@ class KernelFacts:
     cute_tensor: tuple[str, ...] = ()  # CuTe tensor-algebra names the body uses (make_tensor, partition_*, tiled copy/MMA)
     calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
+    # Lines of the `#if`/`#elif` tests of __CUDA_ARCH__ in the kernel's body whose arm holds its tensor-core code
+    # (nvcuda::wmma, mma): when DEV016 says that arm leaves HIP nothing, the kernel's matrix path is gone on AMD.
+    tensor_arch_arms: tuple[int, ...] = ()
     # Set by kernel analysis (analyse), never by measuring: launches written in other files, when the kernel's own
     # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
     remote_launch_sites: tuple[LaunchConfig, ...] = ()
@@ -537,6 +540,8 @@ class KernelFacts:
             d["cuda_libraries"] = list(self.cuda_libraries)
         if self.cute_tensor:
             d["cute_tensor"] = list(self.cute_tensor)
+        if self.tensor_arch_arms:
+            d["tensor_arch_arms"] = list(self.tensor_arch_arms)
         if self.helpers:
             d["helpers"] = [h.to_dict() for h in self.helpers]
         if self.deep is not None:
