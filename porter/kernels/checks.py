@@ -88,7 +88,9 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     # (a comprehension over BLOCK_* sizes is such a choice too: the autotuner times each size on the AMD GPU)
     if sum(max(max(1, len(c.num_warps)) * max(1, len(c.num_stages)), c.variants) for c in nvidia) >= 2:
         nvidia = []
-    wide = [(w, c.line if c.path is None else 0) for c in launches if not c.amd_options for w in c.num_warps if w >= 8]
+    # (a conditional's larger branch is judged against the workgroup limit above, not as a tuning choice)
+    wide = [(w, c.line if c.path is None else 0) for c in launches if not c.amd_options and not c.branch
+            for w in c.num_warps if w >= 8]
     if nvidia or wide:
         warps = sorted({w for c in nvidia for w in c.num_warps} | {w for w, _ in wide})
         stages = sorted({s for c in nvidia for s in c.num_stages})

@@ -224,7 +224,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             **body_facts(merged, cluster_dims="__cluster_dims__" in header),
             calls=self._external_calls(walks),
             unknown=tuple(unknown),
-            tensor_arch_arms=_tensor_arch_arms(self.sf.text(fn.start_byte, fn.end_byte), fn.start_line)
+            tensor_arch_arms=_tensor_arch_arms(self.sf, fn.start_line, fn.end_line)
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
         )
 
@@ -503,30 +503,24 @@ def _declared_name(d: ts.Node | None) -> str | None:
     return None
 
 
-_DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
-_TENSOR_WORD = re.compile(r"\bwmma\b|\bnvcuda\b|\bmma\.sync\b|\bmma_sync\b|\bwgmma\b|\bldmatrix\b")
+_TENSOR_WORD = re.compile(rb"\bwmma\b|\bnvcuda\b|\bmma\.sync\b|\bmma_sync\b|\bwgmma\b|\bldmatrix\b")
 
 
-def _tensor_arch_arms(text: str, first_line: int) -> tuple[int, ...]:
-    """Lines (1-based, in the file) of the `#if`/`#elif` directives testing __CUDA_ARCH__ in a function's text whose
-    arm - up to the group's next `#elif`/`#else`/`#endif` - names tensor-core code (_TENSOR_WORD)."""
-    out: list[int] = []
-    stack: list[tuple[int, bool, list[str]]] = []  # open groups: (arm line, tests __CUDA_ARCH__, arm text)
-    for i, line in enumerate(text.split("\n")):
-        m = _DIRECTIVE.match(line)
-        if m is None:
-            for _, arch, body in stack:
-                if arch:
-                    body.append(line)
-            continue
-        kind = m.group(1)
-        if kind in ("elif", "else", "endif") and stack:
-            at, arch, body = stack.pop()
-            if arch and _TENSOR_WORD.search("\n".join(body)):
-                out.append(at)
-        if kind in ("if", "ifdef", "ifndef", "elif"):
-            stack.append((first_line + i, "__CUDA_ARCH__" in m.group(2), []))
-        elif kind == "else":
-            stack.append((first_line + i, False, []))
-    return tuple(out)
+def _tensor_arch_arms(sf: SourceFile, first: int, last: int) -> tuple[int, ...]:
+    """Lines of the `#if`/`#elif` arms testing __CUDA_ARCH__ between lines `first` and `last` (a function's) whose
+    body names tensor-core code (_TENSOR_WORD), read from the file's one preprocessor pass."""
+    from porter.source.preprocessor import preprocessed  # as in _cuda_only_lines: loaded when a kernel asks
+
+    out = []
+    starts = sf.line_starts
+    for g in preprocessed(sf).groups:
+        for arm in g.arms:
+            if not (first <= arm.line <= last) or arm.kind == "else" or "__CUDA_ARCH__" not in arm.text \
+                    or arm.last < arm.end_line + 1:
+                continue
+            a = starts[arm.end_line] if arm.end_line < len(starts) else len(sf.data)
+            b = starts[arm.last] if arm.last < len(starts) else len(sf.data)
+            if _TENSOR_WORD.search(sf.data, a, b):
+                out.append(arm.line)
+    return tuple(sorted(out))
 

@@ -64,9 +64,12 @@ def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[
             continue
         kw = dict(item.split("=", 1) for item in l.config[1:] if "=" in item and "<=" not in item)
         bound = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps<=")]
-        cfg = TritonConfig(l.line, num_warps=_literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None),
+        branch = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps?<=")]
+        warps = _literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None)
+        cfg = TritonConfig(l.line, num_warps=warps or _literal_ints(branch[0] if branch else None),
                            num_stages=_literal_ints(kw.get("num_stages")), num_ctas=_literal_ints(kw.get("num_ctas")),
-                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path)
+                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path,
+                           branch=not warps and bool(branch))
         if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options:
             remote.append(cfg)
     return dataclasses.replace(facts, remote_launches=tuple(sorted(remote, key=lambda c: (c.path or "", c.line))))
@@ -362,14 +365,15 @@ class _File:
                 return (self.module_ints[name],)
         return ()
 
-    def _clamped(self, node, call) -> tuple[int, ...]:
+    def _clamped(self, node, call) -> tuple[tuple[int, ...], bool]:
         """The largest value a launch keyword held in a local can take when its last assignment before the launch
-        clamps it with literals (`num_warps = max(8, min(32, block_size // 256))` reaches 32), else ()."""
+        clamps it with literals (`num_warps = max(8, min(32, block_size // 256))` reaches 32), else (); and whether
+        that value is a conditional's larger branch (_upper_bound), which input decides."""
         if node is None or node.type != "identifier":
-            return ()
+            return (), False
         host = self.sf.enclosing(call.start_byte)
         if host is None:
-            return ()
+            return (), False
         name, value = _text(node), None
         for a in _walk(host.node, frozenset({"assignment"})):
             left = a.child_by_field_name("left")
@@ -384,7 +388,8 @@ class _File:
                         _text(p.child_by_field_name("name")) == name:
                     value = p.child_by_field_name("value")
         bound = _upper_bound(value)
-        return (bound,) if bound is not None else ()
+        branch = value is not None and _unparenthesized(value).type == "conditional_expression"
+        return ((bound,), branch) if bound is not None else ((), False)
 
     # ------------------------------------------------------------------------------------------ bodies
 
@@ -458,10 +463,14 @@ class _File:
                 continue
             tuning = {k: v for k, v in kwargs.items() if k in TUNING}
             bindings = _comprehension_bindings(call)
-            warps = self._ints(tuning.get("num_warps"), bindings) or self._clamped(tuning.get("num_warps"), call)
+            warps = self._ints(tuning.get("num_warps"), bindings)
+            branch = False
+            if not warps:
+                warps, branch = self._clamped(tuning.get("num_warps"), call)
             config = (grid_text,) + tuple(f"{k}={' '.join(_text(v).split())}" for k, v in sorted(tuning.items()))
             if warps and not _text(tuning.get("num_warps")).isdigit():
-                config += (f"num_warps<={max(warps)}",)  # a clamped local: its bound, for launches of other files
+                # a clamped local: its bound, for launches of other files (`?`: a conditional's larger branch)
+                config += (f"num_warps{'?' if branch else ''}<={max(warps)}",)
             host = self.sf.enclosing(call.start_byte)
             line, column = call.start_point.row + 1, call.start_point.column + 1
             launch = Launch(self.sf.path, line, column, name, "triton", config, host.name if host else None)
@@ -471,7 +480,7 @@ class _File:
             cfg = TritonConfig(line, meta, warps,
                                self._ints(tuning.get("num_stages"), bindings),
                                self._ints(tuning.get("num_ctas"), bindings),
-                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)))
+                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)), branch=branch)
             sites.append((launch, cfg))
         return out, sites
 

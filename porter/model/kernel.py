@@ -362,6 +362,9 @@ class TritonConfig:
     # Configs the Config's comprehension makes over its other meta-parameters (`for m in block_m for n in block_n`):
     # at least 2 when a loop the Config reads runs over anything but one value; 1 for a Config written once.
     variants: int = 1
+    # num_warps is the larger branch of a conditional on the input (`8 if tiles == 1 else 32`): reached, so it counts
+    # against the workgroup limit, but not an NVIDIA tuning choice to re-tune.
+    branch: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
@@ -370,6 +373,8 @@ class TritonConfig:
             d["path"] = self.path
         if self.variants != 1:
             d["variants"] = self.variants
+        if self.branch:
+            d["branch"] = True
         if self.num_ctas:
             d["num_ctas"] = list(self.num_ctas)
         if self.amd_options:
