@@ -63,10 +63,11 @@ EXPECTED = {
     # guarded_load's PTX is in the arm only the CUDA build compiles; the ROCm arm is plain HIP.
     "guarded_kernel": {t: ("ok", ()) for t in TARGETS},
     # floor.cu (issue 27 class 2): no named check measures cg::labeled_partition; the open DEV008 finding (high)
-    # inside the kernel, or inside a templated helper of another file, makes the kernel a fix all the same.
+    # inside the kernel, or inside a templated helper of another file, makes the kernel a fix all the same; a helper's
+    # finding counts at the kernel's call into it (line 12), so port status reads that line (session 16).
     "labeled_kernel": {t: ("fix", (("DEV008", "fix", LABELED + ".", (7,)),)) for t in TARGETS},
     "labeled_via_helper_kernel": {t: ("fix", (("DEV008", "fix", LABELED + "; in helper label_sum "
-                                                "(include/floor_helpers.cuh:7), line 8", ()),)) for t in TARGETS},
+                                                "(include/floor_helpers.cuh:7), line 8", (12,)),)) for t in TARGETS},
     # the helper's labeled_partition is in the arm only the CUDA build compiles (#ifdef USE_ROCM ... #else)
     "labeled_guarded_kernel": {t: ("ok", ()) for t in TARGETS},
 }

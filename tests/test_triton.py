@@ -81,7 +81,7 @@ def test_autotune_configs_dots_and_launches_are_measured(analysed):
     # A comprehension over literals, built by a same-file function: every value it runs over.
     amd = kernel(analysed, "matmul_amd").facts.triton
     assert amd.configs == (TritonConfig(17, (("BLOCK_M", "128,256"), ("BLOCK_N", "128"), ("BLOCK_K", "64")), (4, 8),
-                                        (2,), (), ("matrix_instr_nonkdim", "waves_per_eu")),)
+                                        (2,), (), ("matrix_instr_nonkdim", "waves_per_eu"), variants=4),)  # 2 m x 2 w
     assert amd.dots[0].sizes == ((128, 128, 64), (256, 128, 64))
     # Defaults of the constexpr parameters size the dot when nothing else does.
     assert kernel(analysed, "tf32_gemm").facts.triton.dots == (

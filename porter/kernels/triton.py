@@ -64,9 +64,12 @@ def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[
             continue
         kw = dict(item.split("=", 1) for item in l.config[1:] if "=" in item and "<=" not in item)
         bound = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps<=")]
-        cfg = TritonConfig(l.line, num_warps=_literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None),
+        branch = [item.split("<=", 1)[1] for item in l.config[1:] if item.startswith("num_warps?<=")]
+        warps = _literal_ints(kw.get("num_warps")) or _literal_ints(bound[0] if bound else None)
+        cfg = TritonConfig(l.line, num_warps=warps or _literal_ints(branch[0] if branch else None),
                            num_stages=_literal_ints(kw.get("num_stages")), num_ctas=_literal_ints(kw.get("num_ctas")),
-                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path)
+                           amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path,
+                           branch=not warps and bool(branch))
         if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options:
             remote.append(cfg)
     return dataclasses.replace(facts, remote_launches=tuple(sorted(remote, key=lambda c: (c.path or "", c.line))))
@@ -326,7 +329,8 @@ class _File:
             elif a.type == "dictionary" and i == 0:
                 meta += self._meta(a, bindings, amd)
         return TritonConfig(call.start_point.row + 1, tuple(meta), tuning.get("num_warps", ()),
-                            tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)))
+                            tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)),
+                            variants=_comprehension_variants(call))
 
     def _meta(self, dictionary, bindings, amd: set[str]) -> list[tuple[str, str]]:
         """The meta-parameters of a Config's dict; AMD options written there (`"waves_per_eu": 2`) go to `amd`."""
@@ -361,14 +365,15 @@ class _File:
                 return (self.module_ints[name],)
         return ()
 
-    def _clamped(self, node, call) -> tuple[int, ...]:
+    def _clamped(self, node, call) -> tuple[tuple[int, ...], bool]:
         """The largest value a launch keyword held in a local can take when its last assignment before the launch
-        clamps it with literals (`num_warps = max(8, min(32, block_size // 256))` reaches 32), else ()."""
+        clamps it with literals (`num_warps = max(8, min(32, block_size // 256))` reaches 32), else (); and whether
+        that value is a conditional's larger branch (_upper_bound), which input decides."""
         if node is None or node.type != "identifier":
-            return ()
+            return (), False
         host = self.sf.enclosing(call.start_byte)
         if host is None:
-            return ()
+            return (), False
         name, value = _text(node), None
         for a in _walk(host.node, frozenset({"assignment"})):
             left = a.child_by_field_name("left")
@@ -383,7 +388,8 @@ class _File:
                         _text(p.child_by_field_name("name")) == name:
                     value = p.child_by_field_name("value")
         bound = _upper_bound(value)
-        return (bound,) if bound is not None else ()
+        branch = value is not None and _unparenthesized(value).type == "conditional_expression"
+        return ((bound,), branch) if bound is not None else ((), False)
 
     # ------------------------------------------------------------------------------------------ bodies
 
@@ -457,10 +463,14 @@ class _File:
                 continue
             tuning = {k: v for k, v in kwargs.items() if k in TUNING}
             bindings = _comprehension_bindings(call)
-            warps = self._ints(tuning.get("num_warps"), bindings) or self._clamped(tuning.get("num_warps"), call)
+            warps = self._ints(tuning.get("num_warps"), bindings)
+            branch = False
+            if not warps:
+                warps, branch = self._clamped(tuning.get("num_warps"), call)
             config = (grid_text,) + tuple(f"{k}={' '.join(_text(v).split())}" for k, v in sorted(tuning.items()))
             if warps and not _text(tuning.get("num_warps")).isdigit():
-                config += (f"num_warps<={max(warps)}",)  # a clamped local: its bound, for launches of other files
+                # a clamped local: its bound, for launches of other files (`?`: a conditional's larger branch)
+                config += (f"num_warps{'?' if branch else ''}<={max(warps)}",)
             host = self.sf.enclosing(call.start_byte)
             line, column = call.start_point.row + 1, call.start_point.column + 1
             launch = Launch(self.sf.path, line, column, name, "triton", config, host.name if host else None)
@@ -470,7 +480,7 @@ class _File:
             cfg = TritonConfig(line, meta, warps,
                                self._ints(tuning.get("num_stages"), bindings),
                                self._ints(tuning.get("num_ctas"), bindings),
-                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)))
+                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)), branch=branch)
             sites.append((launch, cfg))
         return out, sites
 
@@ -485,15 +495,33 @@ def _launched(value):
     return value if value is not None and value.type in ("identifier", "attribute") else None
 
 
+# A conditional's test that picks per platform or device (`16 if is_hip() else 32`, `... if torch.version.hip`,
+# `... if warp_size == 64`): its other branch may never run on AMD, so it bounds nothing.
+_PLATFORM_TEST = re.compile(r"hip|rocm|amd|cuda|nvidia|warp_?size|device|arch|capability|backend|\bsm\b|target",
+                            re.IGNORECASE)
+
+
 def _upper_bound(node) -> int | None:
-    """An upper bound of an expression built from integer literals and min()/max() of them and of unknowns (None:
-    unbounded). Only clamps count: a conditional's branches may be unreachable, so it is left unbounded."""
+    """An upper bound of an expression built from integer literals, min()/max() of them and of unknowns, and
+    two-way conditionals of them (None: unbounded). One test on the input (`8 if tiles_per_cta == 1 else 32`,
+    FlagGems' unique) splits the inputs the code expects in two, so its larger branch is reached. A ladder of
+    thresholds (`4 if n < 2048 else (8 if n < 8192 else 32)`) ends in a catch-all a bound elsewhere may exclude
+    (flash-attention's cross-entropy never reaches its last), and a test that reads the platform (_PLATFORM_TEST)
+    may pick the smaller branch on AMD: both are left unbounded."""
     if node is None:
         return None
     if node.type == "parenthesized_expression" and node.named_children:
         return _upper_bound(node.named_children[0])
     if node.type == "integer":
         return _int(node)
+    if node.type == "conditional_expression" and len(node.named_children) == 3:
+        body, test, other = node.named_children
+        if any(_unparenthesized(b).type == "conditional_expression" for b in (body, other)):
+            return None
+        branches = [_upper_bound(body), _upper_bound(other)]
+        if _PLATFORM_TEST.search(_text(test)) or None in branches:
+            return None
+        return max(b for b in branches if b is not None)
     if node.type == "call":
         f = _dotted(node.child_by_field_name("function"))
         args = node.child_by_field_name("arguments")
@@ -504,6 +532,12 @@ def _upper_bound(node) -> int | None:
         if f == "max" and bounds and all(b is not None for b in bounds):
             return max(bounds)
     return None
+
+
+def _unparenthesized(node):
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
 
 
 def _int(node) -> int | None:
@@ -580,6 +614,27 @@ def _returns_value(fn) -> bool:
         if n.type not in ("function_definition", "lambda", "class_definition"):
             stack.extend(n.children)
     return False
+
+
+def _comprehension_variants(call) -> int:
+    """How many configs the comprehensions around a `triton.Config(...)` call make over the loop variables the call
+    reads (`[Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=4) for m in block_m for n in block_n]`): the product of
+    each loop's literal length, a loop over a name or call counting 2 (at least a choice). 1 outside a comprehension.
+    A loop the call does not read repeats one config, and adds nothing."""
+    used = {_text(i) for i in _walk(call, frozenset({"identifier"}))}
+    out, p = 1, call.parent
+    while p is not None:
+        if p.type in ("list_comprehension", "generator_expression", "set_comprehension"):
+            for clause in p.named_children:
+                if clause.type != "for_in_clause":
+                    continue
+                left, right = clause.child_by_field_name("left"), clause.child_by_field_name("right")
+                names = {_text(i) for i in _walk(left, frozenset({"identifier"}))} if left is not None else set()
+                if right is None or not names & used:
+                    continue
+                out *= len(right.named_children) if right.type in ("list", "tuple") else 2
+        p = p.parent
+    return out
 
 
 def _comprehension_bindings(node) -> dict[str, tuple[int, ...]]:

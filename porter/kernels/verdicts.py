@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from porter.kernels.callgraph import helper_calls, helper_index, helper_spans
+from porter.kernels.check_table import load_checks
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
@@ -80,14 +81,16 @@ def rule_verdicts(rules) -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
 # in a variable, inline PTX): fix; a blocker has no counterpart on the target (TMA, clusters): rewrite. Medium and
 # below say "verify" or "retune" for the code around them and stay with the named checks.
 SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
+VANISHING_ARM_RULE = "DEV016"  # rules/device/DEV016-vanishing-cuda-arch-arm.yaml
 
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
-                 reached: Iterable[tuple[Any, str]] = (), rule_targets_of: dict[str, Any] | None = None,
+                 reached: Iterable[tuple[Any, tuple[str, int]]] = (), rule_targets_of: dict[str, Any] | None = None,
                  release: str | None = None, shims: frozenset[str] = frozenset()) -> tuple[TargetVerdict, ...]:
     """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
     floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
-    helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`);
+    helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`) and the kernel's
+    line that calls into it;
     `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does); `release`: the ROCm release
     the run judges (None: the newest), which some checks' verdicts depend on (rules/kb/kernel_checks.yaml)."""
     from porter.targets import applies
@@ -100,9 +103,19 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     if shims:
         floors = [(f, where) for f, where in floors if not _calls_shim(f, shims)]
     rule_targets_of = rule_targets_of or {}
+    # A __CUDA_ARCH__ arm that leaves HIP nothing (DEV016) around the kernel's tensor-core code: the matrix path is
+    # gone on AMD, and an MFMA/rocWMMA one has to be written for it (ByteTransformer's fused attention, dgSPARSE's
+    # tf32 kernel: judged rewrites), which is more than porting the WMMA calls the arm held.
+    vanished = sorted({f.line for f in inside if f.rule == VANISHING_ARM_RULE and f.line in facts.tensor_arch_arms})
     out = []
     for t in targets:
         details = _checks_with_helpers(facts, t, release)
+        if vanished:
+            v = check_verdict(load_checks()["tensor-arm-vanishes"]["verdict"], t, release)
+            if v != "ok":
+                details.append(CheckResult("tensor-arm-vanishes", v, "tensor-core code in a __CUDA_ARCH__ arm that "
+                                           "HIP compiles to nothing: write the AMD matrix path (rocWMMA / MFMA)",
+                                           tuple(vanished)))
         by_rule: dict[str, tuple[str, str, list[int]]] = {}
         for f in mine:
             spec, rule_targets = rules[f.rule]
@@ -133,7 +146,10 @@ def _calls_shim(f, shims: frozenset[str]) -> bool:
 def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> list[CheckResult]:
     """The findings that make the kernel worse than its checks say on `target`, one CheckResult per rule: its
     message, its lines in the kernel's own file (so port status drops it when they are all handled), and where a
-    helper in another file holds it."""
+    helper in another file holds it. A helper's finding counts at the kernel's line that calls into the helper, as
+    a check a helper's facts make fire does (porter.kernels.verdicts._checks_with_helpers): a kernel of a CUDA twin
+    the ROCm build never compiles (libCEED's cuda/ JIT sources beside their hip/ ones) then reads handled there, and
+    its helper's `atomicAdd_block` no longer makes it a fix."""
     from porter.targets import applies
 
     by_rule: dict[str, tuple[str, str, list[int], list[str]]] = {}
@@ -145,7 +161,10 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
         if where is None:
             entry[2].append(f.line)
         else:
-            entry[3].append(f"{where}, line {f.line}")
+            chain, call_line = where
+            entry[3].append(f"{chain}, line {f.line}")
+            if call_line:
+                entry[2].append(call_line)
     out = []
     for rule, (v, message, lines, helpers) in by_rule.items():
         if helpers:
@@ -299,7 +318,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         if index is not None and k.facts.triton is None:
             for span in helper_spans(k, index):
                 # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it
-                reached.extend((f, span.where) for f in findings_by_path.get(span.path, ())
+                reached.extend((f, (span.where, span.call_line)) for f in findings_by_path.get(span.path, ())
                                if span.line <= f.line <= span.end_line
                                and not any(a <= f.line <= b for a, b in span.cuda_only))
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,

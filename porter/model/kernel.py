@@ -359,12 +359,22 @@ class TritonConfig:
     num_ctas: tuple[int, ...] = ()
     amd_options: tuple[str, ...] = ()  # waves_per_eu, matrix_instr_nonkdim, kpack: tuned for AMD
     path: str | None = None  # a launch written in another file than the kernel; None: the kernel's own file
+    # Configs the Config's comprehension makes over its other meta-parameters (`for m in block_m for n in block_n`):
+    # at least 2 when a loop the Config reads runs over anything but one value; 1 for a Config written once.
+    variants: int = 1
+    # num_warps is the larger branch of a conditional on the input (`8 if tiles == 1 else 32`): reached, so it counts
+    # against the workgroup limit, but not an NVIDIA tuning choice to re-tune.
+    branch: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
                              "num_stages": list(self.num_stages)}
         if self.path is not None:
             d["path"] = self.path
+        if self.variants != 1:
+            d["variants"] = self.variants
+        if self.branch:
+            d["branch"] = True
         if self.num_ctas:
             d["num_ctas"] = list(self.num_ctas)
         if self.amd_options:
@@ -464,6 +474,9 @@ class KernelFacts:
     cute_tensor: tuple[str, ...] = ()  # CuTe tensor-algebra names the body uses (make_tensor, partition_*, tiled copy/MMA)
     calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
+    # Lines of the `#if`/`#elif` tests of __CUDA_ARCH__ in the kernel's body whose arm holds its tensor-core code
+    # (nvcuda::wmma, mma): when DEV016 says that arm leaves HIP nothing, the kernel's matrix path is gone on AMD.
+    tensor_arch_arms: tuple[int, ...] = ()
     # Set by kernel analysis (analyse), never by measuring: launches written in other files, when the kernel's own
     # file launches it nowhere, and what could not be folded about them. Replaced, never appended, on each analysis.
     remote_launch_sites: tuple[LaunchConfig, ...] = ()
@@ -532,6 +545,8 @@ class KernelFacts:
             d["cuda_libraries"] = list(self.cuda_libraries)
         if self.cute_tensor:
             d["cute_tensor"] = list(self.cute_tensor)
+        if self.tensor_arch_arms:
+            d["tensor_arch_arms"] = list(self.tensor_arch_arms)
         if self.helpers:
             d["helpers"] = [h.to_dict() for h in self.helpers]
         if self.deep is not None:

@@ -762,8 +762,16 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         by_path.setdefault(f.path, []).append(f)
     kernels = []
     changed_verdicts = False
+    kernel_paths: dict[str, list[str]] = {}
     for k in result.kernels:
-        verdicts = _verdicts(k, pm.decide_verdict)
+        kernel_paths.setdefault(k.name, []).append(k.path)
+    for k in result.kernels:
+        # A kernel of a CUDA component whose ROCm counterpart directory defines a kernel of the same name (libCEED's
+        # jit-source/cuda/ beside jit-source/hip/) has its HIP twin there: its checks are handled like its findings.
+        fs = pm.file_side.get(k.path)
+        twin_dir = fs[2] if fs is not None and fs[0] == COMPONENT and fs[2].endswith("/") else None
+        twinned = twin_dir is not None and any(p.startswith(twin_dir) for p in kernel_paths[k.name])
+        verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict)
         changed_verdicts |= verdicts != k.verdicts
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
