@@ -19,9 +19,10 @@ import functools
 import hashlib
 import io
 import os
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
@@ -669,7 +670,7 @@ class Held:
     kept: int = 0
     # A held C/C++/CUDA file's comment spans (porter.source.preprocessor.comment_spans of its bytes as compiled), as
     # the repository-facts workers lexed them: the file's scan blanks its comments from them instead of lexing again.
-    spans: dict[tuple[str, str | None], tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    spans: dict[tuple[str, str | None], array[int]] = field(default_factory=dict)
 
     def read(self, source: Source, c: Candidate, limit: int) -> bytes:
         """The file's bytes: held, else read from `source` (and held while the budget lasts)."""
@@ -811,7 +812,7 @@ class _Lexed(NamedTuple):
     """A facts worker's answer for a held file, with the comment spans of its bytes as compiled (see Held.spans)."""
 
     facts: FileFacts | FileFactsUses
-    spans: tuple[tuple[int, int], ...]
+    spans: array[int]  # flat: start, end, start, end, ...
 
 
 def _aggregate_task() -> RepositoryFacts:
@@ -1015,7 +1016,7 @@ def _open_whole(source: Source, c: Candidate, limit: int) -> io.BytesIO:
 
 def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None,
                 opener: Callable[[], io.BytesIO] | None = None, size: int | None = None,
-                comment_spans: tuple[tuple[int, int], ...] | None = None) -> FileResult:
+                comment_spans: Sequence[int] | None = None) -> FileResult:
     """Scan bytes already in memory as `language`; the single-file core used by workers and tests.
     `comment_spans`: porter.source.preprocessor.comment_spans(data), when the repository facts' lex gave them."""
     from porter.match.engine import rule_applies_to, run_rules

@@ -54,7 +54,9 @@ def test_each_cuda_file_is_lexed_once_per_scan(tmp_path: Path, monkeypatch) -> N
 
 def test_a_parse_given_the_comment_spans_is_the_parse_without_them() -> None:
     spans = preprocessor.comment_spans(KERNEL)
-    assert spans == tuple(preprocessor._comment_spans(KERNEL))
+    assert spans is not None
+    assert list(spans) == [offset for span in preprocessor._comment_spans(KERNEL) for offset in span]
+    assert list(spans[:4]) == [0, KERNEL.index(b"\n"), KERNEL.index(b"/* block"), KERNEL.index(b"#endif */") + 9]
     preprocessor.known_comment_spans(b"", ())  # forget them: the plain parse lexes on its own
     plain = parse("k.cu", "cuda", KERNEL)
     given = parse("k.cu", "cuda", KERNEL, comment_spans=spans)
@@ -62,4 +64,16 @@ def test_a_parse_given_the_comment_spans_is_the_parse_without_them() -> None:
     assert given.comment_spans == plain.comment_spans
     assert str(given.tree.root_node) == str(plain.tree.root_node)
     assert [(f.name, f.start_byte, f.end_byte) for f in given.functions] == \
-        [(f.name, f.start_byte, f.end_byte) for f in plain.functions] == [("k", KERNEL.index(b"__global__"), KERNEL.rindex(b"}") + 1)]
+        [(f.name, f.start_byte, f.end_byte) for f in plain.functions] == \
+        [("k", KERNEL.index(b"__global__"), KERNEL.rindex(b"}") + 1)]
+
+
+def test_comment_spans_denser_than_the_bound_are_not_handed_on() -> None:
+    """A file of nothing but short comments would make the scan's process hold its spans at several times the
+    file's size: past one span per MAX_SPAN_DENSITY bytes none are handed on (the scan lexes the file itself)."""
+    sparse = b"#if X\n" + b"int a; // one comment here, a long way from the next\n" * 4 + b"#endif\n"
+    dense = b"#if X\n" + b"//\n" * 400 + b"#endif\n"
+    assert len(preprocessor.comment_spans(sparse)) == 8
+    assert preprocessor.comment_spans(dense) is None
+    assert preprocessor.directives(dense) == [preprocessor.Directive(1, 1, "if", "X"),
+                                              preprocessor.Directive(402, 402, "endif", "")]

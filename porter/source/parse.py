@@ -16,7 +16,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import IO, Callable
+from typing import IO, Callable, Sequence
 
 import tree_sitter as ts
 
@@ -163,11 +163,11 @@ def _in_spans(spans: list[tuple[int, int]], offset: int) -> bool:
 
 
 def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | None = None,
-          comment_spans: tuple[tuple[int, int], ...] | None = None) -> SourceFile:
+          comment_spans: Sequence[int] | None = None) -> SourceFile:
     """Parse `data` as `language_name` (a porter language) into a SourceFile.
 
     `macros` are qualifier macros defined in other files of the repository (see harvest_macros). `comment_spans`:
-    porter.source.preprocessor.comment_spans(data) when the caller already has them (the repository facts' lex).
+    porter.source.preprocessor.comment_spans(data) (flat) when the caller already has them (the repository facts' lex).
     """
     # Each line's length plus its newline, summed: mapped in C (a generator stepped once per line was ~5% of a scan).
     line_starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, data.split(b"\n")[:-1])), initial=0))
@@ -181,7 +181,7 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
 
 
 def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None,
-                comment_spans: tuple[tuple[int, int], ...] | None = None) -> SourceFile:
+                comment_spans: Sequence[int] | None = None) -> SourceFile:
     macros = {**LIBRARY_QUALIFIER_MACROS, **(macros or {})}
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     parse_input = blank_numeric_runs(parse_input)

@@ -26,8 +26,9 @@ import functools
 import itertools
 import operator
 import re
+from array import array
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
 
@@ -169,19 +170,29 @@ _CONTINUED = re.compile(rb"\\[ \t\f\v]*$")
 _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
-def comment_spans(data: bytes) -> tuple[tuple[int, int], ...]:
-    """The spans of `data`'s comments and raw strings (what _blank_comments blanks), kept as the known spans of
-    `data` (see known_comment_spans)."""
+def comment_spans(data: bytes) -> array[int] | None:
+    """The spans of `data`'s comments and raw strings (what _blank_comments blanks) as one flat array (start, end,
+    start, end, ...), to hand to another process; kept as the known spans of `data` (see known_comment_spans) for
+    this process's next lex of it. None (nothing handed on) when they number more than one per MAX_SPAN_DENSITY
+    bytes: a file of nothing but `//` lines must not make the receiving process hold several times its size."""
     spans = tuple(_comment_spans(data))
     _KNOWN_SPANS[:] = [data, spans]
-    return spans
+    if len(spans) > len(data) // MAX_SPAN_DENSITY:
+        return None
+    return array("q", itertools.chain.from_iterable(spans))
 
 
-def known_comment_spans(data: bytes, spans: tuple[tuple[int, int], ...]) -> None:
-    """Say that `spans` are comment_spans(data), worked out elsewhere: the repository-facts worker lexes each C/C++
+# Bytes of a file per comment span it may have for comment_spans to hand them on (8 bytes a span's two offsets: at
+# most half the file's size). cuda-samples' files average one comment per ~285 bytes.
+MAX_SPAN_DENSITY = 16
+
+
+def known_comment_spans(data: bytes, flat: Sequence[int]) -> None:
+    """Say that `flat` is comment_spans(data), worked out elsewhere: the repository-facts worker lexes each C/C++
     file's comments for its directives, and the scan's parse of the same bytes then blanks them from its answer
     instead of lexing them again (one of a file's two comment passes; ~0.13 CPU-s of FasterTransformer)."""
-    _KNOWN_SPANS[:] = [data, spans]
+    it = iter(flat)
+    _KNOWN_SPANS[:] = [data, tuple(zip(it, it))]
 
 
 # The one text whose comment spans are known (by identity: asked per lex, it must cost no pass over the text).
