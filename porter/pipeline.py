@@ -976,7 +976,9 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
-    content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
+    # The content's id names the file's cache entry, and only that: without a cache no file is hashed (a sha256 of
+    # every file scanned, in the worker, whose digests never reach the scan's process).
+    content_id = b"" if st.cache is None else c.blob.encode() if c.blob is not None else st.held.digest(c, data)
     if c.language == "cuda":
         # What nvcc compiles, not what a line-by-line reader sees: a NUL byte or a token split by a line splice hid
         # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
