@@ -19,9 +19,10 @@ import functools
 import hashlib
 import io
 import os
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, TypeGuard
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
@@ -667,6 +668,9 @@ class Held:
     failed: dict[tuple[str, str | None], str] = field(default_factory=dict)
     digests: dict[tuple[str, str | None], bytes] = field(default_factory=dict)
     kept: int = 0
+    # A held C/C++/CUDA file's comment spans (porter.source.preprocessor.comment_spans of its bytes as compiled), as
+    # the repository-facts workers lexed them: the file's scan blanks its comments from them instead of lexing again.
+    spans: dict[tuple[str, str | None], array[int]] = field(default_factory=dict)
 
     def read(self, source: Source, c: Candidate, limit: int) -> bytes:
         """The file's bytes: held, else read from `source` (and held while the budget lasts)."""
@@ -795,10 +799,20 @@ def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, r
                         notices.append(f"{todo[i].path}: reading its macros and constants {why}; other files are "
                                        "scanned without them")
                 else:
+                    if isinstance(answer, _Lexed):
+                        read.spans[(todo[i].path, todo[i].blob)] = answer.spans
+                        answer = answer.facts
                     out[todo[i].path] = answer
     finally:
         _FACTS_INPUT = ()
     return out, whole
+
+
+class _Lexed(NamedTuple):
+    """A facts worker's answer for a held file, with the comment spans of its bytes as compiled (see Held.spans)."""
+
+    facts: FileFacts | FileFactsUses
+    spans: array[int]  # flat: start, end, start, end, ...
 
 
 def _aggregate_task() -> RepositoryFacts:
@@ -806,16 +820,21 @@ def _aggregate_task() -> RepositoryFacts:
     return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))), rocm_macros)
 
 
-def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | str:
-    """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why)."""
+def _facts_task(c: Candidate) -> FileFacts | FileFactsUses | _Lexed | str:
+    """A facts worker's part: one file's facts (nothing from a file porter cannot lex: its own scan says why), with
+    its comment spans when the scan's process holds the file (the scan then reads these very bytes)."""
     source, max_bytes, read, uses = _FACTS_INPUT
     try:
         try:
             data = read.read(source, c, max_bytes)  # held by the scan's process unless past its budget
         except SourceReadError:
             return {}, {}, ((), 0)  # reported when the file itself is scanned
+        held = read.get(c) is not None
         data = preprocessor.as_compiled(data)  # as the file's scan reads it (scan_candidate)
-        return (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
+        # Lexed once here for the directives (facts_of) and, handed back, for the scan's parse of the same bytes.
+        spans = preprocessor.comment_spans(data) if held and preprocessor.may_hold_directives(data) else None
+        facts = (*facts_of(data), filekey.uses_of(data)) if uses else facts_of(data)
+        return _Lexed(facts, spans) if spans is not None else facts
     except Exception as e:  # noqa: BLE001 - said in the scan's notices, never an internal error of the whole scan
         return f"{INTERNAL_ERROR}: {type(e).__name__}: {str(e)[:200]})"
 
@@ -957,7 +976,9 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
     if data.count(b"\n") > MAX_LINES:
         # Each line costs parse-tree nodes and index entries (~0.5 KiB): a 4M-line file would need gigabytes.
         return _skip(c, f"has more than {MAX_LINES:,} lines (generated?); skipped"), False
-    content_id = c.blob.encode() if c.blob is not None else st.held.digest(c, data)
+    # The content's id names the file's cache entry, and only that: without a cache no file is hashed (a sha256 of
+    # every file scanned, in the worker, whose digests never reach the scan's process).
+    content_id = b"" if st.cache is None else c.blob.encode() if c.blob is not None else st.held.digest(c, data)
     if c.language == "cuda":
         # What nvcc compiles, not what a line-by-line reader sees: a NUL byte or a token split by a line splice hid
         # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
@@ -969,8 +990,10 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         data = preprocessor.lone_cr_as_lf(data)
         if c.language == "python":
             data = python_names_as_read(data)
-    return _cached(c, content_id, st, lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st)), compute,
-                   data)
+    spans = st.held.spans.get((c.path, c.blob)) if c.language == "cuda" else None
+    return _cached(c, content_id, st,
+                   lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st, comment_spans=spans)),
+                   compute, data)
 
 
 def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:
@@ -994,14 +1017,16 @@ def _open_whole(source: Source, c: Candidate, limit: int) -> io.BytesIO:
 
 
 def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None,
-                opener: Callable[[], io.BytesIO] | None = None, size: int | None = None) -> FileResult:
-    """Scan bytes already in memory as `language`; the single-file core used by workers and tests."""
+                opener: Callable[[], io.BytesIO] | None = None, size: int | None = None,
+                comment_spans: Sequence[int] | None = None) -> FileResult:
+    """Scan bytes already in memory as `language`; the single-file core used by workers and tests.
+    `comment_spans`: porter.source.preprocessor.comment_spans(data), when the repository facts' lex gave them."""
     from porter.match.engine import rule_applies_to, run_rules
 
     st = st or _STATE
     assert st is not None, "worker not initialised"
     rules = [r for r in st.rules_for(language) if not r.files or rule_applies_to(r, path, language)]
-    sf = parse(path, language, data, st.macros)
+    sf = parse(path, language, data, st.macros, comment_spans)
     if opener is not None:
         sf.opener = opener
         sf.size = size

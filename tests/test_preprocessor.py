@@ -448,3 +448,20 @@ def test_a_line_of_unclosed_strings_is_lexed_in_linear_time():
     baseline = min(cpu(ordinary) for _ in range(5))
     for bad in (b'"\\' * (size // 2), b"'\\" * (size // 2), b"\"'\\" * (size // 3), b"x = '\"\\" * (size // 6)):
         assert any(cpu(bad) <= 25 * max(baseline, 1e-4) for _ in range(3)), bad[:12]
+
+
+def test_directives_of_the_file_preprocessed_last_are_its_own():
+    """directives() answers from the last preprocessed file's lex when asked about the same bytes (equal, not only
+    identical), and lexes any other file itself."""
+    from porter.source.preprocessor import Directive, directives
+
+    other = b"// #if 0 in a comment\n#ifdef OTHER\nx\n#endif\n"
+    preprocess(CONTINUED.encode())
+    assert directives(bytes(bytearray(CONTINUED.encode()))) == [
+        Directive(1, 2, "if", "0      && defined(FOO)"), Directive(4, 4, "endif", ""),
+        Directive(5, 6, "if", "defined(USE_ROCM) ||      false"), Directive(8, 8, "else", ""),
+        Directive(10, 10, "endif", "")]
+    assert directives(other) == [Directive(2, 2, "ifdef", "OTHER"), Directive(4, 4, "endif", "")]
+    listed = directives(CONTINUED.encode())
+    listed.append(Directive(11, 11, "endif", ""))  # a caller's list is its own: the kept lex is not changed
+    assert len(directives(CONTINUED.encode())) == 5

@@ -16,7 +16,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import IO, Callable
+from typing import IO, Callable, Sequence
 
 import tree_sitter as ts
 
@@ -162,15 +162,17 @@ def _in_spans(spans: list[tuple[int, int]], offset: int) -> bool:
     return i >= 0 and spans[i][0] <= offset < spans[i][1]
 
 
-def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | None = None) -> SourceFile:
+def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | None = None,
+          comment_spans: Sequence[int] | None = None) -> SourceFile:
     """Parse `data` as `language_name` (a porter language) into a SourceFile.
 
-    `macros` are qualifier macros defined in other files of the repository (see harvest_macros).
+    `macros` are qualifier macros defined in other files of the repository (see harvest_macros). `comment_spans`:
+    porter.source.preprocessor.comment_spans(data) (flat) when the caller already has them (the repository facts' lex).
     """
     # Each line's length plus its newline, summed: mapped in C (a generator stepped once per line was ~5% of a scan).
     line_starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, data.split(b"\n")[:-1])), initial=0))
     if language_name == "cuda":
-        return _parse_cuda(path, data, line_starts, macros)
+        return _parse_cuda(path, data, line_starts, macros, comment_spans)
     if language_name == "python":
         return _parse_python(path, data, line_starts)
     comments = _hash_comment_spans(data, language_name) if language_name in HASH_COMMENT_LANGUAGES else []
@@ -178,12 +180,15 @@ def parse(path: str, language_name: str, data: bytes, macros: dict[str, str] | N
     return SourceFile(path, language_name, data, code, None, comments, [], [], {}, line_starts)
 
 
-def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None) -> SourceFile:
+def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str, str] | None,
+                comment_spans: Sequence[int] | None = None) -> SourceFile:
     macros = {**LIBRARY_QUALIFIER_MACROS, **(macros or {})}
     parse_input, macro_uses, global_macros = neutralise_macros(data, macros)
     parse_input = blank_numeric_runs(parse_input)
     # A kernel defined inside a #define body (issue 27 class 5) is parsed as the code it expands to.
     parse_input = kernel_macro_bodies(parse_input, macro_uses, global_macros)
+    if comment_spans is not None and (parse_input is data or parse_input == data):
+        preprocessor.known_comment_spans(parse_input, comment_spans)  # the pass for braces then lexes no comments
     # One arm of an #if group whose arms split braces (issue 27 class 5): a kernel must not swallow its launcher.
     parse_input = preprocessor.one_arm_for_braces(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
