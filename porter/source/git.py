@@ -42,6 +42,9 @@ SAFE_OPTIONS = (
     "-c", "log.showSignature=false",
     # `git diff` reads the file diff.orderFile names (a FIFO stalls it, as an excludes file would): no order file.
     "-c", "diff.orderFile=/dev/null",
+    # `diff -M` compares every added file with every removed one up to this many (git's own default); a
+    # repository's config may set 0, "no limit", which makes a pull request of thousands of renames quadratic.
+    "-c", "diff.renameLimit=1000",
     # A submodule is another repository, whose config nothing here has read: git never recurses into one.
     "-c", "submodule.recurse=false",
     "--no-pager",
