@@ -392,12 +392,13 @@ def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
 # Compiled when first used (porter.lazyre), as the setup.py one below: only a CMake file needs it.
 # An unterminated bracket comment, bracket argument or quoted argument runs to the end of the file (CMake rejects
 # the file anyway): matched once, not tried again from every later `#[[` or `"` (`'#[[\n' * 80000` was quadratic).
+# A word holds CMake's escapes (`code=\"sm_70\"` is one unquoted argument; its `\"` opens no quoted one).
 _cmake_lex = lazy_regex(
         r'(?P<comment>\#\[(?P<eq>=*)\[.*?(?:\](?P=eq)\]|\Z)|\#[^\n]*)'
         r'|(?P<bracket>\[(?P<eq2>=*)\[.*?(?:\](?P=eq2)\]|\Z))'
         r'|(?P<quoted>"(?:\\.|[^"\\])*(?:"|\Z))'
         r'|(?P<open>\()|(?P<close>\))'
-        r'|(?P<word>[^\s()#"]+)'
+        r'|(?P<word>(?:\\.|[^\s()#"\\])+)'
         r'|(?P<nl>\n)',
         re.S,
     )

@@ -113,6 +113,7 @@ _CMAKE_TOKEN = re.compile(
     rb"(?P<bcomment>#\[(?P<eq1>=*)\[.*?\](?P=eq1)\])"
     rb"|(?P<comment>#[^\n]*)"
     rb"|(?P<bracket>\[(?P<eq2>=*)\[.*?\](?P=eq2)\])"
+    rb"|(?P<escape>\\.)"  # an escape sequence outside quotes (`code=\"sm_70\"`): no quote opens there
     rb'|(?P<quoted>"(?:\\.|[^"\\])*")'
     rb"|(?P<badbracket>\[=*\[)|(?P<badquote>\")"
     rb"|(?P<open>\()|(?P<close>\))",
