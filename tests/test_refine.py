@@ -718,3 +718,24 @@ def test_an_arch_flag_given_to_an_inspection_tool_reads_info(tmp_path):
     assert got == [(1, "low"), (3, "low"), (5, "info")]
     note = dict(next(f for f in result.findings if f.rule == "BLD005" and f.line == 5).data)["tool"]
     assert note == "an argument of cuobjdump, which inspects a build; it does not make one"
+
+
+def test_a_header_rocm_keeps_says_keep_it_and_arch_flags_end_at_their_quote(tmp_path):
+    # A new user's run: API005 advised "include <thrust/system_error.h> instead" of that very header, and BLD005's
+    # name took the CMake string's closing `")` along with `-gencode arch=compute_30,code=sm_30`; a CMake escape
+    # outside quotes (`code=\"sm_70\"`, valid CMake) made porter skip the whole file as malformed.
+    (tmp_path / "t.cu").write_text("#include <thrust/system_error.h>\n#include <cuda_runtime.h>\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -gencode arch=compute_30,code=sm_30")\n'
+        'set(GENCODE -gencode=arch=compute_70,code=\\"sm_70,compute_70\\")\n')
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, f.rule, f.message.split(" targets")[0], f.replacement) for f in result.findings
+                 if f.rule in ("API005", "BLD005"))
+    assert got == [
+        ("CMakeLists.txt", 1, "BLD005", "-gencode arch=compute_30,code=sm_30", "--offload-arch=gfx942 / gfx950"),
+        ("CMakeLists.txt", 2, "BLD005", "-gencode=arch=compute_70,code=", "--offload-arch=gfx942 / gfx950"),
+        ("t.cu", 1, "API005", "#include <thrust/system_error.h> (thrust): keep the include (rocThrust keeps Thrust's "
+                              "include paths).", None),
+        ("t.cu", 2, "API005", "#include <cuda_runtime.h> (runtime): include <hip/hip_runtime.h> instead.",
+         "hip/hip_runtime.h"),
+    ]

@@ -268,7 +268,10 @@ def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str |
     entry = ctx.kb.header(header)
     if entry is None or (statuses and entry.status not in statuses):
         return None
-    if entry.status == "rename":
+    same = entry.status == "rename" and entry.hip == header  # `thrust/*` -> `thrust/*`: rocThrust keeps the path
+    if same:
+        advice = f"keep the include ({entry.note or entry.library})" if entry.note else "keep the include"
+    elif entry.status == "rename":
         advice = f"include <{entry.hip}> instead"
     elif entry.status == "drop":
         advice = "delete the include"
@@ -278,7 +281,7 @@ def _kb_header_answer(spec: dict, header: str, ctx: MatchContext) -> tuple[str |
         advice = "no ROCm counterpart"
     values = (("advice", advice), ("hip", entry.hip or "none"), ("library", entry.library),
               ("note", entry.note or advice), ("status", entry.status))
-    return (entry.hip if entry.status == "rename" else None), values
+    return (entry.hip if entry.status == "rename" and not same else None), values
 
 
 _WORD = re.compile(r"\w+", re.A)
