@@ -465,3 +465,24 @@ def test_directives_of_the_file_preprocessed_last_are_its_own():
     listed = directives(CONTINUED.encode())
     listed.append(Directive(11, 11, "endif", ""))  # a caller's list is its own: the kept lex is not changed
     assert len(directives(CONTINUED.encode())) == 5
+
+
+EDITOR = ("#if __INTELLISENSE__\n"        # 1
+          "a\n"                           # 2 dead: only the editor's code model defines it
+          "#else\n"                       # 3
+          "b\n"                           # 4 every compiler
+          "#endif\n"                      # 5
+          "#ifndef __INTELLISENSE__\n"    # 6
+          "c\n"                           # 7 every compiler
+          "#else\n"                       # 8
+          "d\n"                           # 9 dead
+          "#endif\n"                      # 10
+          "#if defined(__INTELLISENSE__) || FOO\n"  # 11
+          "e\n"                           # 12 undecided: FOO
+          "#endif\n")                     # 13
+
+
+def test_intellisense_arms_are_dead_and_their_else_compiles():
+    pre = preprocess(EDITOR.encode())
+    assert sorted(pre.dead) == [2, 9]
+    assert sorted(dead_lines(parse("k.cu", "cuda", EDITOR.encode()))) == [2, 9]

@@ -48,6 +48,11 @@ BUILTIN_ROCM = frozenset({
 # Defined only by nvcc (hip-clang never defines it; clang's own CUDA mode does not either): false for ROCm, unknown
 # for CUDA. https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-identification-macro
 NVCC_ONLY = frozenset({"__NVCC__"})
+# Defined only by an editor's code-model pass, never by a compiler ("Defined as 1 during an IntelliSense compiler
+# pass in the Visual Studio IDE": https://learn.microsoft.com/en-us/cpp/preprocessor/predefined-macros): undefined in
+# every build, so `#if __INTELLISENSE__` is dead code (nunchaku's `__trap(); // should not happen when actually
+# compiling`) and its `#else` is what every compiler sees.
+EDITOR_ONLY = frozenset({"__INTELLISENSE__"})
 # Defined only in the device pass (or only for some targets) of a ROCm build: false for CUDA, unknown for ROCm.
 ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
 
@@ -586,6 +591,8 @@ class Build:
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
         if not name:
             return None
+        if name in EDITOR_ONLY:
+            return False
         if name in NVCC_ONLY:
             return None if self.build == CUDA else False
         if name in self.cuda:
@@ -1112,7 +1119,7 @@ class _Neutral(Build):
         return False
 
     def value(self, name: str | None):
-        return None
+        return False if name in EDITOR_ONLY else None
 
 
 _NEUTRAL = _Neutral()
