@@ -98,8 +98,30 @@ def test_every_dual_app_kernel_has_its_exact_status_and_verdicts_count_open_work
     tma = next(k for k in dual.result.kernels if k.name == "tma_copy")
     assert [d.id for d in tma.verdict_on("mi355x").details if d.verdict != "ok"] == [
         "hopper-blackwell-ptx", "inline-ptx-matrix", "wave64-full-mask"]
+    # the counts are of open kernels only: scale; the 5 handled and cuda-only tma_copy are counted apart
     assert dual.result.kernel_analysis.counts("mi355x") == {
-        "ok": 6, "check": 0, "retune": 0, "fix": 0, "rewrite": 1}
+        "ok": 1, "check": 0, "retune": 0, "fix": 0, "rewrite": 0}
+
+
+def test_assess_json_counts_the_kernels_the_kernel_table_lists_and_the_others_apart():
+    """The JSON's kernel verdict counts agree with the assessment's kernel table in every format (a new user's
+    warp-ctc read ok:7 beside a table of 6 open kernels): open kernels under `verdicts`, the handled and the
+    cuda-only ones under their own keys."""
+    p = porter_here("assess", str(DUAL), "--format", "json", "--no-cache")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    ka = doc["kernel_analysis"]
+    assert ka["verdicts_count"] == "open kernels"
+    assert ka["verdicts"] == {"mi355x": {"ok": 1, "check": 0, "retune": 0, "fix": 0, "rewrite": 0}}
+    assert ka["handled"] == {"mi355x": {"ok": 5, "check": 0, "retune": 0, "fix": 0, "rewrite": 0}}
+    assert ka["cuda_only"] == {"mi355x": {"ok": 0, "check": 0, "retune": 0, "fix": 0, "rewrite": 1}}
+    assert doc["port_status"]["kernels"] == {"open": 1, "handled": 5, "cuda_only": 1}
+    assert [k["name"] for k in doc["assessment"]["breakdowns"]["by_kernel"]] == ["scale"]
+    md = porter_here("assess", str(DUAL), "--format", "markdown", "--no-cache").stdout
+    assert "- **1 kernel compiles after hipify (1 ok)** — 1 kernel in 1 file; e.g. `src/common.cu:29 scale`" in md
+    assert ("6 more kernels not in this table — handled for ROCm: reduce_rows (src/common.cu:34), fill_hip "
+            "(src/common.cu:42), vote (src/common.cu:48) and 2 more; kept CUDA-only: tma_copy "
+            "(src/sm90/tma_copy.cu:4).") in md
 
 
 def test_port_status_summary(dual):

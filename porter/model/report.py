@@ -113,19 +113,29 @@ class AnalysedTarget:
 @dataclass(frozen=True)
 class KernelAnalysisSummary:
     """What the kernel stage (porter.kernels.verdicts.analyse) says of the whole scan: the targets, how many kernels
-    got each verdict on each, and what deep mode did (its own JSON document, None without --deep)."""
+    got each verdict on each, and what deep mode did (its own JSON document, None without --deep).
+
+    `verdicts` counts the open kernels only (port status open: the work the assessment's kernel table lists), so the
+    JSON's counts agree with the tables of the other formats; kernels already handled for ROCm (an `#if` arm, a HIP
+    twin, the ROCm build) and kernels kept NVIDIA-only are counted apart, in `handled` and `cuda_only`
+    (porter.portaware.status.attach_status sorts them; before it runs every kernel is open)."""
 
     targets: tuple[AnalysedTarget, ...]
     verdicts: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # per target id: (verdict, kernels), VERDICTS order
     deep: Mapping[str, Any] | None = None
+    handled: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # as `verdicts`, for handled kernels
+    cuda_only: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # as `verdicts`, for NVIDIA-only kernels
 
     def counts(self, target: str) -> dict[str, int]:
-        """Kernels per verdict on one target ({} for a target not analysed)."""
+        """Open kernels per verdict on one target ({} for a target not analysed)."""
         return next((dict(c) for t, c in self.verdicts if t == target), {})
 
     def to_dict(self) -> dict[str, Any]:
-        return {"targets": [t.to_dict() for t in self.targets],
-                "verdicts": {t: dict(c) for t, c in self.verdicts}, "deep": self.deep}
+        # "verdicts_count" names what "verdicts" counts: read alone, it was taken for all kernels (a handled one too)
+        return {"targets": [t.to_dict() for t in self.targets], "verdicts_count": "open kernels",
+                "verdicts": {t: dict(c) for t, c in self.verdicts},
+                "handled": {t: dict(c) for t, c in self.handled},
+                "cuda_only": {t: dict(c) for t, c in self.cuda_only}, "deep": self.deep}
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.finding import PROJECT_HEADER
 from porter.model.kernel import TargetVerdict
+from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
@@ -761,7 +762,6 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
     kernels = []
-    changed_verdicts = False
     kernel_paths: dict[str, list[str]] = {}
     for k in result.kernels:
         kernel_paths.setdefault(k.name, []).append(k.path)
@@ -772,23 +772,34 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         twin_dir = fs[2] if fs is not None and fs[0] == COMPONENT and fs[2].endswith("/") else None
         twinned = twin_dir is not None and any(p.startswith(twin_dir) for p in kernel_paths[k.name])
         verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict)
-        changed_verdicts |= verdicts != k.verdicts
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         kernels.append(dataclasses.replace(k2, status=st, handled_by=by))
     ka = result.kernel_analysis
-    if changed_verdicts and ka is not None:
-        counts = {t: {v: 0 for v, _ in c} for t, c in ka.verdicts}
-        for k in kernels:
-            for v in k.verdicts or ():
-                if v.target in counts and v.verdict in counts[v.target]:
-                    counts[v.target][v.verdict] += 1
-        ka = dataclasses.replace(ka, verdicts=tuple((t, tuple(c.items())) for t, c in counts.items()))
+    if ka is not None:
+        ka = _recount(ka, kernels)
     stats = result.stats
     if notice:
         stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
                                port_status=summary(findings, kernels), stats=stats)
+
+
+def _recount(ka: KernelAnalysisSummary, kernels: list[Kernel]) -> KernelAnalysisSummary:
+    """The kernel stage's counts split by port status: `verdicts` the open kernels (what the assessment's kernel
+    table lists), `handled` and `cuda_only` the rest, each per target in the stage's verdict order."""
+    def counted(status: Status) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+        counts = {t: {v: 0 for v, _ in c} for t, c in ka.verdicts}
+        for k in kernels:
+            if k.status is not status:
+                continue
+            for v in k.verdicts or ():
+                if v.target in counts and v.verdict in counts[v.target]:
+                    counts[v.target][v.verdict] += 1
+        return tuple((t, tuple(c.items())) for t, c in counts.items())
+
+    return dataclasses.replace(ka, verdicts=counted(Status.OPEN), handled=counted(Status.HANDLED),
+                               cuda_only=counted(Status.CUDA_ONLY))
 
 
 def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:

@@ -18,8 +18,8 @@ from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (Points, count_rows, counts_of, days_range, directory_rows, files_line, num,
-                                   unlisted_kernels,
+from porter.render.figures import (Points, count_rows, counts_of, days_range, days_span, directory_rows, files_line, num,
+                                   effort_text, unlisted_kernels,
                                    others_line, plural, shown_rows, source_of)
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
@@ -46,7 +46,7 @@ def verdict_body(result: ScanResult, a: Assessment, top: int = 10) -> Group:
     meaning = VERDICT_MEANING[a.verdict]
     head.append(literal(f"{meaning[0].upper()}{meaning[1:]}" + (f" for {names}." if len(a.targets) <= 2 else
                                                                   f" on {len(a.targets)} targets (table below).")))
-    lines: list[Any] = [head, Text(f"Effort: {days_range(_effort(a))}"), *extras]
+    lines: list[Any] = [head, Text(f"Effort: {effort_text(_effort(a), a.hours)}"), *extras]
     bullets = Table.grid(padding=(0, 1))
     bullets.add_column(width=1)
     bullets.add_column()
@@ -79,7 +79,7 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
         cols = [Col("target", 0, 10, wrap="words"), Col("gfx", 2, 7, wrap="none"), Col("verdict", 0, 10, wrap="none"),
                 Col("engineer-days", 0, 14, wrap="none"), Col("decided by", 3, 24)]
         rows = [[literal(tg.name), literal(tg.gfx), Text(tg.verdict, style=VERDICT_STYLE[tg.verdict]),
-                 f"{num(tg.effort.low)}–{num(tg.effort.high)} (likely {num(tg.effort.likely)})",
+                 f"{days_span(tg.effort)} (likely {num(tg.effort.likely)})",
                  literal("; ".join(tg.deciding[:2]))] for tg in a.targets]
         console.print(fit_table("Per target", cols, rows, width))
     console.print(_counts_table(a, width))

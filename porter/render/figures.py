@@ -6,7 +6,8 @@ exactly to the figure above them. Renderers read those shares and never round ag
 same numbers. A table that does not show every row (the top rows of a long list, a directory's own files next to
 its subdirectories) shows the rest as a remainder row (the total minus what is shown), so the column still adds up.
 
-`plural` spells counts ("1 file", "3 files"); `days_range` is the one way an effort range is written.
+`plural` spells counts ("1 file", "3 files"); `days_range` is the one way an effort range is written, and
+`effort_text` the one way the headline effort is (in hours when half-day rounding would show a zero low end).
 """
 from __future__ import annotations
 
@@ -53,11 +54,38 @@ class Shared(Protocol):
 R = TypeVar("R", bound=Shared)
 
 
+def days_span(e: Points) -> str:
+    """An effort range's days without the unit: '2.5–16.5', or 'at most 0.5' where the low end rounds down to 0
+    for work that is there (high above 0): '0–0.5' reads as "possibly nothing to do" (docs/effort-model.md)."""
+    if e.high == 0:
+        return "0"
+    if e.low == 0:
+        return f"at most {num(e.high)}"
+    return f"{num(e.low)}–{num(e.high)}"
+
+
 def days_range(e: Points) -> str:
-    """'2.5–16.5 engineer-days (likely 6)' from an effort range."""
+    """'2.5–16.5 engineer-days (likely 6)' from an effort range ('at most 1 engineer-day (likely 0.5)' where the
+    low end rounds to 0; '0 engineer-days' for none)."""
     if e.high == 0:
         return "0 engineer-days"
-    return f"{num(e.low)}–{num(e.high)} engineer-days (likely {num(e.likely)})"
+    return f"{days_span(e)} engineer-day{'' if e.high == 1 and e.low == 0 else 's'} (likely {num(e.likely)})"
+
+
+def reads_zero(days: Points, hours: Points) -> bool:
+    """Whether the headline's days would show a low end of 0 for work that is above zero hours (the model rounds
+    the low end down to half a day: a 2.7–4.2 hour job is 0–1 days), which a buyer reads as "possibly nothing"."""
+    return days.low == 0 and hours.low > 0
+
+
+def effort_text(days: Points, hours: Points) -> str:
+    """The headline effort: days_range, or, where the days' low end reads 0 for work above zero hours, the hours
+    with the days' high end as a ceiling: '2.7–4.2 hours (likely 3.3), at most 1 engineer-day' (the same numbers
+    as the JSON's effort.hours and effort.high)."""
+    if not reads_zero(days, hours):
+        return days_range(days)
+    return (f"{num(hours.low)}–{num(hours.high)} hours (likely {num(hours.likely)}), at most "
+            f"{num(days.high)} engineer-day{'' if days.high == 1 else 's'}")
 
 
 @dataclass(frozen=True)

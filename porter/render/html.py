@@ -26,6 +26,7 @@ from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
 from porter.render.figures import (Row, count_rows, days_range, directory_rows, files_line, num, others_line, plural,
+                                   days_span, reads_zero,
                                    unlisted_kernels,
                                    counts_of, shown_rows, source_of)
 from porter.render.markdown import item_locations
@@ -55,6 +56,7 @@ def _env() -> Environment:
     )
     env.filters["num"] = num
     env.filters["days"] = days_range
+    env.filters["span"] = days_span
     env.filters["plural"] = plural
     return env
 
@@ -252,6 +254,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     c = counts_of(a)
     ctx = {
         "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
+        "reads_zero": reads_zero(effort, a.hours),  # the big figure in hours, as figures.effort_text writes it
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
         "others": [r for r in a.reasons if r.level != a.verdict],
         "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),

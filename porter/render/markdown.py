@@ -12,7 +12,7 @@ from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
 from porter.render.figures import (Points, count_rows, days_range, directory_rows, files_line, num, others_line,
-                                   unlisted_kernels,
+                                   effort_text, unlisted_kernels,
                                    plural, counts_of, shown_rows, source_of)
 from porter.render.safe import html_text, md_code, md_text
 
@@ -68,7 +68,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     if a.nothing_to_port:
         w("**Nothing to port.**  ")
     else:
-        w(f"**Effort: {days_range(effort)}**  ")
+        w(f"**Effort: {effort_text(effort, a.hours)}**  ")
     for extra in (a.handled, a.optional, a.parity, a.tuning):
         if extra:
             w(f"{md_text(extra.text)}  ")
