@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterable, Mapping
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
 from porter.kernels.constfold import PER_BUILD_REASON
-from porter.kernels.facts_vocabulary import DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA
+from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM,
+                                             DEVICE_COMM_NVSHMEM_RMA)
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP
 from porter.model.kernel import CheckResult, KernelFacts
 
@@ -292,7 +293,10 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     if facts.cute_tensor:
         names = ", ".join(facts.cute_tensor[:4]) + (", …" if len(facts.cute_tensor) > 4 else "")
         add("cute-tensor", f"CuTe tensor code ({names}); rewrite on Composable Kernel / CK-Tile")
-    libraries = [x for x in facts.cuda_libraries if x not in DEVICE_COMM]
+    libraries = [x for x in facts.cuda_libraries if x not in DEVICE_COMM and x != CUDA_ONLY_OPTIX]
+    if CUDA_ONLY_OPTIX in facts.cuda_libraries:
+        add("optix-program", "OptiX device API calls (optix*: launch index, trace, payload registers): an OptiX "
+                             "pipeline program; ROCm has no OptiX, rewrite it on HIP RT")
     if libraries:
         add("cutlass-cute", f"uses {', '.join(libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
     if DEVICE_COMM_NCCL in facts.cuda_libraries:

@@ -76,6 +76,20 @@ NCCL_DEVICE_TYPES = frozenset({"ncclDevComm", "ncclDevComm_t", "ncclWindow_t", "
                                "ncclTeam", "ncclTeam_t", "ncclLsaBarrierSession", "ncclGinBarrierSession"})
 
 
+# OptiX device programs: NVIDIA's ray-tracing API, whose programs (`__raygen__*`, `__anyhit__*`, `__closesthit__*`,
+# `__intersection__*`, `__miss__*`) are `__global__` functions compiled into an OptiX pipeline and run by optixLaunch,
+# reading the ray through `optix*` device calls (optixGetLaunchIndex, optixTrace, optixGetPayload_N, ...). ROCm has
+# no OptiX: AMD's ray tracing for HIP is HIP RT, a library with its own traversal model (no pipeline, no shader
+# binding table, no payload registers), so such a program is rewritten on it, not renamed (issue 27, heldout12).
+CUDA_ONLY_OPTIX = "optix"
+OPTIX_DEVICE_CALL = re.compile(r"optix[A-Z]\w*")
+
+
+def optix_call(callee: str | None) -> bool:
+    """Whether a call's unqualified callee is an OptiX device function (`optixGetPayload_0`, `optixTrace`)."""
+    return bool(callee) and OPTIX_DEVICE_CALL.fullmatch(callee) is not None
+
+
 def device_comm(callee: str | None) -> str | None:
     """The device-communication library a call's callee belongs to, or None."""
     if not callee:
