@@ -37,3 +37,20 @@ def test_an_optix_program_is_a_rewrite_on_every_target():
     assert verdicts(raygen) == {t: ("rewrite", (OPTIX,)) for t in TARGETS}
     assert verdicts(hit) == {t: ("rewrite", (OPTIX,)) for t in TARGETS}
     assert verdicts(plain) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_a_triton_extension_packages_cuda_language_extras_are_cuda_only():
+    """copies.py imports tid, ld and st from tritonext.language.extra.cuda.language_extra in a parenthesised list over
+    lines 5-9 (a comment on line 7): copy_lanes (line 13) uses them on lines 15 and 17, a fix on every target.
+    copy_blocks (line 20) uses laneid from the package's language.extra.hip (line 10): ok."""
+    from porter.model.kernel import TritonUse
+
+    k = analysed("triton")
+    lanes, blocks = k[("copy_lanes", 13)], k[("copy_blocks", 20)]
+    assert lanes.facts.triton.uses == (TritonUse("cuda-extra", "tid", 15), TritonUse("cuda-extra", "ld", 17),
+                                       TritonUse("cuda-extra", "st", 17))
+    extra = ("triton-cuda-extra", "uses ld, st, tid from the CUDA backend's language extras (language.extra.cuda)",
+             (15, 17))
+    assert verdicts(lanes) == {t: ("fix", (extra,)) for t in TARGETS}
+    assert blocks.facts.triton.uses == ()
+    assert verdicts(blocks) == {t: ("ok", ()) for t in TARGETS}

@@ -141,7 +141,8 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     if "cuda-extra" in uses:
         names = sorted({u.name for u in uses["cuda-extra"]})
         add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
-                                 " triton.language.extra.cuda", [u.line for u in uses["cuda-extra"]])
+                                 " the CUDA backend's language extras (language.extra.cuda)",
+            [u.line for u in uses["cuda-extra"]])
     if "host-tma" in uses:
         names = sorted({u.name for u in uses["host-tma"]})
         add("triton-host-tma", f"uses {', '.join(names)}; {target.name} has no TMA", [u.line for u in uses["host-tma"]])
