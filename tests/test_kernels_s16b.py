@@ -2,6 +2,8 @@
 data, each a general mechanism. Exact facts, reasons and verdicts per target."""
 from __future__ import annotations
 
+from porter.kernels.triton import hopper_extra
+from porter.model.kernel import TritonUse
 from porter.pipeline import run
 from porter.settings import Settings
 
@@ -41,16 +43,32 @@ def test_an_optix_program_is_a_rewrite_on_every_target():
 
 def test_a_triton_extension_packages_cuda_language_extras_are_cuda_only():
     """copies.py imports tid, ld and st from tritonext.language.extra.cuda.language_extra in a parenthesised list over
-    lines 5-9 (a comment on line 7): copy_lanes (line 13) uses them on lines 15 and 17, a fix on every target.
-    copy_blocks (line 20) uses laneid from the package's language.extra.hip (line 10): ok."""
-    from porter.model.kernel import TritonUse
-
+    lines 6-10 (a comment on line 8): copy_lanes (decorated on line 15) uses them on lines 17 and 19, a fix on every target.
+    copy_blocks (line 22) uses laneid from the package's language.extra.hip (line 12): ok."""
     k = analysed("triton")
-    lanes, blocks = k[("copy_lanes", 13)], k[("copy_blocks", 20)]
-    assert lanes.facts.triton.uses == (TritonUse("cuda-extra", "tid", 15), TritonUse("cuda-extra", "ld", 17),
-                                       TritonUse("cuda-extra", "st", 17))
+    lanes, blocks = k[("copy_lanes", 15)], k[("copy_blocks", 22)]
+    assert lanes.facts.triton.uses == (TritonUse("cuda-extra", "tid", 17), TritonUse("cuda-extra", "ld", 19),
+                                       TritonUse("cuda-extra", "st", 19))
     extra = ("triton-cuda-extra", "uses ld, st, tid from the CUDA backend's language extras (language.extra.cuda)",
-             (15, 17))
+             (17, 19))
     assert verdicts(lanes) == {t: ("fix", (extra,)) for t in TARGETS}
     assert blocks.facts.triton.uses == ()
     assert verdicts(blocks) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_the_language_extras_tma_and_mbarrier_wrappers_are_hopper_features():
+    """load_tile (decorated on line 28) calls mbarrier_expect_tx and tma_load_2d (lines 31-32, imported on line 11 from the
+    extras' tma_language): the TMA and transaction barriers AMD lacks, a rewrite on every target; its tid (line 30)
+    is a plain CUDA extra."""
+    k = analysed("triton")[("load_tile", 28)]
+    names = {"mi300x": "AMD Instinct MI300X", "mi355x": "AMD Instinct MI355X", "mi455x": "AMD Instinct MI455X (pre-release)"}
+    assert (hopper_extra("tma_load_2d"), hopper_extra("mbarrier_expect_tx"), hopper_extra("tid"),
+            hopper_extra("tmax")) == ("tma", "mbarrier", None, None)
+    for t in TARGETS:
+        verdict, details = verdicts(k)[t]
+        assert verdict == "rewrite"
+        assert details[0] == ("hopper-blackwell-ptx", "uses mbarrier, tma through the language extras "
+                              f"(mbarrier_expect_tx, tma_load_2d); {names[t]} has no TMA/wgmma/tcgen05"
+                              + (" (it has TDM, with a different API)" if t == "mi455x" else ""), (31, 32))
+        assert details[1] == ("triton-cuda-extra", "uses tid from the CUDA backend's language extras "
+                              "(language.extra.cuda)", (30,))

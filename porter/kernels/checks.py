@@ -16,7 +16,7 @@ from porter.kernels.check_table import load_checks
 from porter.kernels.constfold import PER_BUILD_REASON
 from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM,
                                              DEVICE_COMM_NVSHMEM_RMA)
-from porter.kernels.triton import FP8_FNUZ, FP8_OCP
+from porter.kernels.triton import FP8_FNUZ, FP8_OCP, hopper_extra
 from porter.model.kernel import CheckResult, KernelFacts
 
 # The verdict each named check contributes, its title and its source are data: rules/kb/kernel_checks.yaml, read
@@ -138,11 +138,19 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     if "inline-asm" in uses:
         add("triton-inline-asm", f"{len(uses['inline-asm'])} tl.inline_asm_elementwise call(s) with PTX",
             [u.line for u in uses["inline-asm"]])
-    if "cuda-extra" in uses:
-        names = sorted({u.name for u in uses["cuda-extra"]})
+    extras = [u for u in uses.get("cuda-extra", []) if hopper_extra(u.name) is None]
+    hopper = [u for u in uses.get("cuda-extra", []) if hopper_extra(u.name) is not None]
+    if hopper:
+        families = sorted({hopper_extra(u.name) or "" for u in hopper})
+        names = sorted({u.name for u in hopper})
+        add("hopper-blackwell-ptx", f"uses {', '.join(families)} through the language extras ({', '.join(names[:4])}"
+                                    f"{' ...' if len(names) > 4 else ''}); {target.name} has no TMA/wgmma/tcgen05"
+            + (" (it has TDM, with a different API)" if target.get("has_tdm") else ""), [u.line for u in hopper])
+    if extras:
+        names = sorted({u.name for u in extras})
         add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
                                  " the CUDA backend's language extras (language.extra.cuda)",
-            [u.line for u in uses["cuda-extra"]])
+            [u.line for u in extras])
     if "host-tma" in uses:
         names = sorted({u.name for u in uses["host-tma"]})
         add("triton-host-tma", f"uses {', '.join(names)}; {target.name} has no TMA", [u.line for u in uses["host-tma"]])

@@ -52,6 +52,23 @@ _CUDA_EXTRA_IMPORT = re.compile(
     r"|^\s*import\s+" + _CUDA_EXTRA_MODULE + r"\s+as\s+(?P<alias>\w+)", re.M)
 
 
+# The language extras' wrappers of Hopper/Blackwell PTX, by a word of their name (`tma_load_2d`, `mbarrier_expect_tx`,
+# `cp_async_bulk_commit_group`, `tensormap_...`): the same features as in CUDA C (porter.kernels.checks,
+# hopper-blackwell-ptx), which have no counterpart on AMD, so a kernel on them is a rewrite, not a rename to the HIP
+# extras (issue 27, heldout11: Triton-distributed's TMA pipeline).
+_HOPPER_EXTRA = re.compile(r"(?:^|_)(?P<family>tma|mbarrier|wgmma|tcgen05|tensormap|cp_async_bulk)(?:_|$)")
+
+
+def hopper_extra(name: str) -> str | None:
+    """The Hopper/Blackwell feature a language-extras name (`tma_load_2d`, `tl.extra.cuda.mbarrier_arrive`) wraps:
+    tma, mbarrier, wgmma, tcgen05 or cp.async.bulk (a tensormap is TMA's); None for any other name."""
+    m = _HOPPER_EXTRA.search(name.rsplit(".", 1)[-1])
+    if m is None:
+        return None
+    family = m.group("family")
+    return {"tensormap": "tma", "cp_async_bulk": "cp.async.bulk"}.get(family, family)
+
+
 def measure_python(sf: SourceFile) -> tuple[list[Kernel], list[Launch]]:
     """The Triton kernels of a parsed Python file with their facts, and the file's Triton launch sites."""
     if sf.root is None or (b"triton" not in sf.data and b"num_warps" not in sf.data):
