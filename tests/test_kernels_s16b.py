@@ -72,3 +72,18 @@ def test_the_language_extras_tma_and_mbarrier_wrappers_are_hopper_features():
                               + (" (it has TDM, with a different API)" if t == "mi455x" else ""), (31, 32))
         assert details[1] == ("triton-cuda-extra", "uses tid from the CUDA backend's language extras "
                               "(language.extra.cuda)", (30,))
+
+
+def test_cute_pointer_views_alone_are_a_fix_and_the_algebra_a_rewrite():
+    """combine.cu (under `using namespace cute`): combine_view (line 8) only views global memory through
+    make_tensor(make_gmem_ptr(...)) and indexes it, a fix on every target (the CuTe port, not a rewrite);
+    combine_partitioned (line 16) partitions a tensor among threads (local_partition, line 18): a rewrite."""
+    k = analysed("cute")
+    view, part = k[("combine_view", 8)], k[("combine_partitioned", 16)]
+    assert view.facts.cute_tensor == ("make_gmem_ptr", "make_tensor")
+    assert part.facts.cute_tensor == ("local_partition", "make_gmem_ptr", "make_tensor")
+    cute = ("cutlass-cute", "uses cute:: in the kernel body; rewrite those parts without CUTLASS", ())
+    assert verdicts(view) == {t: ("fix", (cute,)) for t in TARGETS}
+    algebra = ("cute-tensor", "CuTe tensor code (local_partition, make_gmem_ptr, make_tensor); rewrite on Composable "
+                              "Kernel / CK-Tile", ())
+    assert verdicts(part) == {t: ("rewrite", (algebra,)) for t in TARGETS}

@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterable, Mapping
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
 from porter.kernels.constfold import PER_BUILD_REASON
-from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM,
-                                             DEVICE_COMM_NVSHMEM_RMA)
+from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, CUTE_VIEW_NAMES, DEVICE_COMM, DEVICE_COMM_NCCL,
+                                             DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA)
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP, hopper_extra
 from porter.model.kernel import CheckResult, KernelFacts
 
@@ -299,10 +299,15 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("wmma-shape", f"WMMA fragment shape {', '.join(odd)}: rocWMMA has square 16x16 / 32x32 blocks only")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
-    if facts.cute_tensor:
+    algebra = bool(set(facts.cute_tensor) - CUTE_VIEW_NAMES)
+    if algebra:
         names = ", ".join(facts.cute_tensor[:4]) + (", …" if len(facts.cute_tensor) > 4 else "")
         add("cute-tensor", f"CuTe tensor code ({names}); rewrite on Composable Kernel / CK-Tile")
     libraries = [x for x in facts.cuda_libraries if x not in DEVICE_COMM and x != CUDA_ONLY_OPTIX]
+    # Pointer views alone (make_tensor(make_gmem_ptr(p), layout)) are indexing: still CuTe, which has no ROCm build,
+    # but the cutlass-cute fix, even when `using namespace cute` leaves no `cute::` to see.
+    if facts.cute_tensor and not algebra and "cute" not in libraries:
+        libraries = sorted(libraries + ["cute"])
     if CUDA_ONLY_OPTIX in facts.cuda_libraries:
         add("optix-program", "OptiX device API calls (optix*: launch index, trace, payload registers): an OptiX "
                              "pipeline program; ROCm has no OptiX, rewrite it on HIP RT")

@@ -109,6 +109,11 @@ CUTE_TENSOR_NAMES = frozenset({
     "make_tiled_mma", "TiledMMA", "TiledCopy", "MMA_Atom", "Copy_Atom", "get_thread_slice", "retile_S", "retile_D",
     "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr",
 })
+# Of those, the names that only view memory as a tensor (a pointer with a layout): a kernel whose CuTe is these alone
+# indexes global or shared memory through them and ports as plain pointer arithmetic (a fix, like CUTLASS's utility
+# types), not a rewrite of a kernel written in the algebra (issue 27, heldout12: FlashMLA's split-KV combine, CuTe
+# gmem tensors over warp shuffles, judged a fix on every target).
+CUTE_VIEW_NAMES = frozenset({"make_tensor", "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr"})
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())
