@@ -14,8 +14,9 @@ from typing import Any, Callable, Iterable, Mapping
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
 from porter.kernels.constfold import PER_BUILD_REASON
-from porter.kernels.facts_vocabulary import DEVICE_COMM, DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA
-from porter.kernels.triton import FP8_FNUZ, FP8_OCP
+from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, CUTE_VIEW_NAMES, DEVICE_COMM, DEVICE_COMM_NCCL,
+                                             DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA)
+from porter.kernels.triton import FP8_FNUZ, FP8_OCP, hopper_extra
 from porter.model.kernel import CheckResult, KernelFacts
 
 # The verdict each named check contributes, its title and its source are data: rules/kb/kernel_checks.yaml, read
@@ -137,10 +138,19 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     if "inline-asm" in uses:
         add("triton-inline-asm", f"{len(uses['inline-asm'])} tl.inline_asm_elementwise call(s) with PTX",
             [u.line for u in uses["inline-asm"]])
-    if "cuda-extra" in uses:
-        names = sorted({u.name for u in uses["cuda-extra"]})
+    extras = [u for u in uses.get("cuda-extra", []) if hopper_extra(u.name) is None]
+    hopper = [u for u in uses.get("cuda-extra", []) if hopper_extra(u.name) is not None]
+    if hopper:
+        families = sorted({hopper_extra(u.name) or "" for u in hopper})
+        names = sorted({u.name for u in hopper})
+        add("hopper-blackwell-ptx", f"uses {', '.join(families)} through the language extras ({', '.join(names[:4])}"
+                                    f"{' ...' if len(names) > 4 else ''}); {target.name} has no TMA/wgmma/tcgen05"
+            + (" (it has TDM, with a different API)" if target.get("has_tdm") else ""), [u.line for u in hopper])
+    if extras:
+        names = sorted({u.name for u in extras})
         add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
-                                 " triton.language.extra.cuda", [u.line for u in uses["cuda-extra"]])
+                                 " the CUDA backend's language extras (language.extra.cuda)",
+            [u.line for u in extras])
     if "host-tma" in uses:
         names = sorted({u.name for u in uses["host-tma"]})
         add("triton-host-tma", f"uses {', '.join(names)}; {target.name} has no TMA", [u.line for u in uses["host-tma"]])
@@ -289,10 +299,18 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
         add("wmma-shape", f"WMMA fragment shape {', '.join(odd)}: rocWMMA has square 16x16 / 32x32 blocks only")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
-    if facts.cute_tensor:
+    algebra = bool(set(facts.cute_tensor) - CUTE_VIEW_NAMES)
+    if algebra:
         names = ", ".join(facts.cute_tensor[:4]) + (", …" if len(facts.cute_tensor) > 4 else "")
         add("cute-tensor", f"CuTe tensor code ({names}); rewrite on Composable Kernel / CK-Tile")
-    libraries = [x for x in facts.cuda_libraries if x not in DEVICE_COMM]
+    libraries = [x for x in facts.cuda_libraries if x not in DEVICE_COMM and x != CUDA_ONLY_OPTIX]
+    # Pointer views alone (make_tensor(make_gmem_ptr(p), layout)) are indexing: still CuTe, which has no ROCm build,
+    # but the cutlass-cute fix, even when `using namespace cute` leaves no `cute::` to see.
+    if facts.cute_tensor and not algebra and "cute" not in libraries:
+        libraries = sorted(libraries + ["cute"])
+    if CUDA_ONLY_OPTIX in facts.cuda_libraries:
+        add("optix-program", "OptiX device API calls (optix*: launch index, trace, payload registers): an OptiX "
+                             "pipeline program; ROCm has no OptiX, rewrite it on HIP RT")
     if libraries:
         add("cutlass-cute", f"uses {', '.join(libraries)}:: in the kernel body; rewrite those parts without CUTLASS")
     if DEVICE_COMM_NCCL in facts.cuda_libraries:

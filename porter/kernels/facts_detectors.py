@@ -13,7 +13,8 @@ from porter.kernels.constfold import fold, fold_text
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
 from porter.kernels.facts_walk import Walk
-from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, NCCL_DEVICE_TYPES, device_comm)
+from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM_NCCL, NCCL_DEVICE_TYPES, device_comm,
+                                             optix_call)
 from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER_IDENTIFIERS, CUDA_ONLY_NAMESPACES,
                                              CUTE_TENSOR_NAMES, FULL_MASK_32, WARP_OPS, WMMA_IDENTIFIERS, grouped)
 from porter.kernels.nodes import walk
@@ -176,6 +177,13 @@ def device_comm_calls(ctx, n: ts.Node, w: Walk) -> None:
     lib = device_comm(ctx.called(n)[1])
     if lib is not None:
         w.libraries.add(lib)
+
+
+@detects("call_expression", calls=optix_call)
+def optix_calls(ctx, n: ts.Node, w: Walk) -> None:
+    """`optixGetLaunchIndex()`, `optixTrace(...)`: an OptiX program's device API (no ROCm counterpart)."""
+    if optix_call(ctx.called(n)[1]):
+        w.libraries.add(CUDA_ONLY_OPTIX)
 
 
 @detects(*NAMES, names=NCCL_DEVICE_TYPES)

@@ -76,6 +76,20 @@ NCCL_DEVICE_TYPES = frozenset({"ncclDevComm", "ncclDevComm_t", "ncclWindow_t", "
                                "ncclTeam", "ncclTeam_t", "ncclLsaBarrierSession", "ncclGinBarrierSession"})
 
 
+# OptiX device programs: NVIDIA's ray-tracing API, whose programs (`__raygen__*`, `__anyhit__*`, `__closesthit__*`,
+# `__intersection__*`, `__miss__*`) are `__global__` functions compiled into an OptiX pipeline and run by optixLaunch,
+# reading the ray through `optix*` device calls (optixGetLaunchIndex, optixTrace, optixGetPayload_N, ...). ROCm has
+# no OptiX: AMD's ray tracing for HIP is HIP RT, a library with its own traversal model (no pipeline, no shader
+# binding table, no payload registers), so such a program is rewritten on it, not renamed (issue 27, heldout12).
+CUDA_ONLY_OPTIX = "optix"
+OPTIX_DEVICE_CALL = re.compile(r"optix[A-Z]\w*")
+
+
+def optix_call(callee: str | None) -> bool:
+    """Whether a call's unqualified callee is an OptiX device function (`optixGetPayload_0`, `optixTrace`)."""
+    return bool(callee) and OPTIX_DEVICE_CALL.fullmatch(callee) is not None
+
+
 def device_comm(callee: str | None) -> str | None:
     """The device-communication library a call's callee belongs to, or None."""
     if not callee:
@@ -95,6 +109,11 @@ CUTE_TENSOR_NAMES = frozenset({
     "make_tiled_mma", "TiledMMA", "TiledCopy", "MMA_Atom", "Copy_Atom", "get_thread_slice", "retile_S", "retile_D",
     "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr",
 })
+# Of those, the names that only view memory as a tensor (a pointer with a layout): a kernel whose CuTe is these alone
+# indexes global or shared memory through them and ports as plain pointer arithmetic (a fix, like CUTLASS's utility
+# types), not a rewrite of a kernel written in the algebra (issue 27, heldout12: FlashMLA's split-KV combine, CuTe
+# gmem tensors over warp shuffles, judged a fix on every target).
+CUTE_VIEW_NAMES = frozenset({"make_tensor", "make_gmem_ptr", "make_smem_ptr", "make_rmem_ptr"})
 SM_COUNT = re.compile(r"multiProcessorCount|cudaDevAttrMultiProcessorCount|cudaOccupancyMaxActiveBlocksPerMultiprocessor"
                       r"|CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
 SM_COUNT_BYTES = re.compile(SM_COUNT.pattern.encode())

@@ -40,13 +40,13 @@ class Walk:
 
 
 # Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
-# asm, warp intrinsics, WMMA/CuTe/CUTLASS names, async copies, clusters, atomics, grid sync, warpSize, lane
+# asm, warp intrinsics, WMMA/CuTe/CUTLASS/OptiX names, async copies, clusters, atomics, grid sync, warpSize, lane
 # arithmetic with 32/31/5/16. A body without any is walked for its calls alone.
 _FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"__activemask", b"__syncwarp", b"__match",
                b"__reduce", b"__fns", b"wmma", b"nvcuda", b"cute", b"cutlass", b"async", b"pipeline", b"CUtensorMap",
                b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
                b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
-               b"_Atom", b"nvshmem", b"nccl")
+               b"_Atom", b"nvshmem", b"nccl", b"optix")
 
 
 # ... or a lane constant standing alone (`\b32\b`), spelt literal first and the word boundary before it as a

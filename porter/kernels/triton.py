@@ -42,9 +42,31 @@ TENSOR_DESCRIPTOR = frozenset({"make_tensor_descriptor", "_experimental_make_ten
 _TL_PREFIXES = ("tl", "triton.language", "language", "tl.core", "triton.language.core")
 _BLOCK_NAME = re.compile(r"(?i)^(?:BLOCK|TILE)(?:_?SIZE)?_?([MNK])$")
 _FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+# Imports from the CUDA backend's language extras: Triton's own `triton.language.extra.cuda`, and the same namespace
+# in a package that extends Triton's language (`<package>.language.extra.cuda`, e.g. a distributed-Triton package's
+# PTX wrappers tid/ld/st), which are CUDA-only in the same way (issue 27, heldout11). A parenthesised name list may
+# span lines.
+_CUDA_EXTRA_MODULE = r"(?:\w+\.)*language\.extra\.cuda(?:\.\w+)*"
 _CUDA_EXTRA_IMPORT = re.compile(
-    r"^\s*from\s+triton\.language\.extra\.cuda(?:\.\w+)*\s+import\s+(?P<names>[^\n#]+)"
-    r"|^\s*import\s+triton\.language\.extra\.cuda(?:\.\w+)*\s+as\s+(?P<alias>\w+)", re.M)
+    r"^\s*from\s+" + _CUDA_EXTRA_MODULE + r"\s+import\s+(?:\((?P<group>[^)]*)\)|(?P<names>[^\n#]+))"
+    r"|^\s*import\s+" + _CUDA_EXTRA_MODULE + r"\s+as\s+(?P<alias>\w+)", re.M)
+
+
+# The language extras' wrappers of Hopper/Blackwell PTX, by a word of their name (`tma_load_2d`, `mbarrier_expect_tx`,
+# `cp_async_bulk_commit_group`, `tensormap_...`): the same features as in CUDA C (porter.kernels.checks,
+# hopper-blackwell-ptx), which have no counterpart on AMD, so a kernel on them is a rewrite, not a rename to the HIP
+# extras (issue 27, heldout11: Triton-distributed's TMA pipeline).
+_HOPPER_EXTRA = re.compile(r"(?:^|_)(?P<family>tma|mbarrier|wgmma|tcgen05|tensormap|cp_async_bulk)(?:_|$)")
+
+
+def hopper_extra(name: str) -> str | None:
+    """The Hopper/Blackwell feature a language-extras name (`tma_load_2d`, `tl.extra.cuda.mbarrier_arrive`) wraps:
+    tma, mbarrier, wgmma, tcgen05 or cp.async.bulk (a tensormap is TMA's); None for any other name."""
+    m = _HOPPER_EXTRA.search(name.rsplit(".", 1)[-1])
+    if m is None:
+        return None
+    family = m.group("family")
+    return {"tensormap": "tma", "cp_async_bulk": "cp.async.bulk"}.get(family, family)
 
 
 def measure_python(sf: SourceFile) -> tuple[list[Kernel], list[Launch]]:
@@ -128,7 +150,7 @@ class _File:
             self.functions.setdefault(name, f)
 
     def _cuda_extra_aliases(self) -> frozenset[str]:
-        """Names bound by imports from triton.language.extra.cuda (`libdevice`, or an alias)."""
+        """Names bound by imports from a language.extra.cuda module (`libdevice`, `tid`, or an alias)."""
         text = self.sf.data.decode("utf-8", "replace")
         if "extra.cuda" not in text:
             return frozenset()
@@ -137,7 +159,8 @@ class _File:
             if m.group("alias"):
                 out.add(m.group("alias"))
             else:
-                for part in m.group("names").strip("() \\").split(","):
+                names = m.group("names") or re.sub(r"#[^\n]*", "", m.group("group"))
+                for part in names.strip("() \\").split(","):
                     bits = part.split()
                     if bits:
                         out.add(bits[-1])
