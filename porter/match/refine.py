@@ -278,9 +278,7 @@ def inspector_argument(f: Draft, sf: SourceFile) -> Draft:
     m = _INSPECTOR.match(sf.line_text(f.line))
     if m is None:
         return f
-    data = dict(f.data)
-    data["tool"] = f"an argument of {m.group(1)}, which inspects a build; it does not make one"
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "tool", f"an argument of {m.group(1)}, which inspects a build; it does not make one")
 
 
 # CMake: `"-Xcompiler" IN_LIST FLAGS` (a test) and `list(REMOVE_ITEM FLAGS "-Xcompiler" ...)` (a removal).
@@ -301,6 +299,12 @@ def filtered_out(sf: SourceFile) -> list[tuple[int, int]]:
 def _offset(sf: SourceFile, line: int, column: int) -> int:
     starts = sf.line_starts
     return (starts[line - 1] if 0 < line <= len(starts) else len(sf.code)) + column - 1
+
+
+def _as_info(f: Draft, key: str, why: str) -> Draft:
+    """The finding at info, with the reason under data `key` (how every step here that reads a spot as no porting
+    item says so)."""
+    return f._replace(severity=Severity.INFO, data=tuple(sorted({**dict(f.data), key: why}.items())))
 
 
 # 5e. A kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel): CuPy's ROCm build
@@ -346,9 +350,7 @@ def cupy_kernels(findings: list[Draft], sf: SourceFile) -> list[Draft]:
         if hit is None or f.severity <= Severity.INFO:
             out.append(f)
             continue
-        data = dict(f.data)
-        data["rocm_compiles"] = f"CuPy {hit}: CuPy's ROCm build compiles the string with hipRTC"
-        out.append(f._replace(severity=Severity.INFO, data=tuple(sorted(data.items()))))
+        out.append(_as_info(f, "rocm_compiles", f"CuPy {hit}: CuPy's ROCm build compiles the string with hipRTC"))
     return out
 
 
@@ -380,9 +382,8 @@ def self_test_block(sf: SourceFile) -> tuple[int, int] | None:
 def self_test(f: Draft, block: tuple[int, int]) -> Draft:
     if not block[0] <= f.line <= block[1] or f.severity <= Severity.INFO:
         return f
-    data = dict(f.data)
-    data["self_test"] = f"in the module's `if __name__ == \"__main__\":` self-test (line {block[0]}), not library code"
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "self_test", f"in the module's `if __name__ == \"__main__\":` self-test (line {block[0]}), "
+                                    f"not library code")
 
 
 # 5c. Python: what a print / logging / warnings call only shows a person (`print(f"CUDA version:
@@ -646,11 +647,9 @@ def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
     """A finding in an arm only older toolkits compile (old_toolkit_arms) at info, with data `old_toolkit`."""
     if f.line not in legacy or f.severity <= Severity.INFO:
         return f
-    data = dict(f.data)
     newest = _NEWEST_TOOLKIT["CUDA_VERSION"] // 1000
-    data["old_toolkit"] = (f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {newest} does: "
-                           f"code for older toolkits")
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "old_toolkit", f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {newest} does: "
+                                      f"code for older toolkits")
 
 
 _PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma\b")
@@ -711,9 +710,7 @@ def device_pass_arm(f: Draft, pre, sf: SourceFile) -> Draft:
         end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
         if _BROKEN_FALLBACK.search(sf.code[start:end]):
             return f
-        data = dict(f.data)
-        data["hip_compiles"] = f"the #else at line {last.line} (HIP leaves __CUDA_ARCH__ undefined)"
-        return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+        return _as_info(f, "hip_compiles", f"the #else at line {last.line} (HIP leaves __CUDA_ARCH__ undefined)")
     return f
 
 
@@ -801,11 +798,9 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
     want = answer(_AMPERE)
     if any(answer(c) != want for c in amd):
         return f
-    data = dict(f.data)
     test = f"get_device_capability(){'[' + index + ']' if index is not None else ''} {op} {rhs}"
-    data["amd_answers"] = (f"`{test}` is {want} on Ampere (8, 0) and on "
-                           f"every AMD GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "amd_answers", f"`{test}` is {want} on Ampere (8, 0) and on every AMD GPU "
+                                      f"({', '.join(map(str, amd))}): ROCm takes Ampere's path")
 
 
 # `major, minor = torch.cuda.get_device_capability()` and the tests of those names on the next lines
@@ -849,10 +844,8 @@ def _unpacked_tests(f: Draft, lines: list[bytes], amd: tuple[tuple[int, int], ..
         want = answer(node, _AMPERE)
         if any(answer(node, c) != want for c in amd):
             return f
-    data = dict(f.data)
-    data["amd_answers"] = (f"{'; '.join(f'`{t}`' for t, _ in tests)}: the same on Ampere (8, 0) and on every AMD "
-                           f"GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "amd_answers", f"{'; '.join(f'`{t}`' for t, _ in tests)}: the same on Ampere (8, 0) and on "
+                                      f"every AMD GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
 
 
 def _capability_expr(node, names: dict[str, int]) -> bool:
@@ -904,9 +897,8 @@ def project_name(f: Draft, sf: SourceFile) -> Draft:
     owner = enum_member_definition(sf, _offset(sf, f.line, f.column))
     if owner is None:
         return f
-    data = dict(f.data)
-    data["own_name"] = f"defines a member of the project's {owner} with a number: a name, not NVIDIA's NVFP4 API"
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "own_name", f"defines a member of the project's {owner} with a number: a name, not NVIDIA's "
+                                   f"NVFP4 API")
 
 
 # 8e. A dtype taken only where PyTorch has it (QNT003, QNT004).
@@ -932,10 +924,8 @@ def probed_dtype(f: Draft, sf: SourceFile) -> Draft:
             or name is None or args.named_children[0].text != obj.text \
             or args.named_children[1].text.strip(b"\"'") != name.text:
         return f
-    data = dict(f.data)
-    data["probed"] = (f"taken only where {obj.text.decode()} has it, else "
-                      f"{cond.named_children[2].text.decode('utf-8', 'replace')}")
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "probed", f"taken only where {obj.text.decode()} has it, else "
+                                 f"{cond.named_children[2].text.decode('utf-8', 'replace')}")
 
 
 def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
@@ -954,10 +944,8 @@ def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
         node = node.parent
     if node is None or b"fnuz" not in sf.code[node.start_byte:node.end_byte]:
         return f
-    data = dict(f.data)
-    data["fnuz_too"] = (f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: a table that "
-                        f"serves both encodings")
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "fnuz_too", f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: "
+                                   f"a table that serves both encodings")
 
 
 # 8b. A capability kept as a record or compared with another recorded one (PYT001).
@@ -967,6 +955,8 @@ _LITERALS = frozenset({"integer", "float", "tuple", "list", "unary_operator"})
 def capability_identity(f: Draft, sf: SourceFile) -> Draft:
     """PYT001 at info when the capability its call returns is only stored as a dict value or compared with == / !=
     against something other than a literal (module doc, step 8b)."""
+    from porter.source.parse_queries import walk_descendants
+
     if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
         return f
     at = _offset(sf, f.line, f.column)
@@ -984,7 +974,7 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
             scope = scope.parent
         if target is None or target.type != "identifier" or scope is None:
             return f
-        uses = [n for n in _named_nodes(scope) if n.type == "identifier" and n.text == target.text
+        uses = [n for n in walk_descendants(scope, frozenset({"identifier"})) if n.text == target.text
                 and n.start_byte > parent.end_byte]
         if not uses:
             return f
@@ -998,17 +988,8 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
             if ops and all(o in ("==", "!=") for o in ops) and others and all(o.type not in _LITERALS for o in others):
                 continue
         return f
-    data = dict(f.data)
-    data["identity"] = "the capability is only recorded or compared with a recorded one: each GPU answers for itself"
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
-
-
-def _named_nodes(root):
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.named_children)
+    return _as_info(f, "identity", "the capability is only recorded or compared with a recorded one: each GPU "
+                                   "answers for itself")
 
 
 # 8c. nvcc variables read from the environment with a default (BLD006).
@@ -1041,9 +1022,8 @@ def env_default(f: Draft, sf: SourceFile) -> Draft:
     if fn is None or not _ENV_READ.search(fn.text) or len(args.named_children) < 2 or args.named_children[0] != node:
         return f
     default = args.named_children[1].text.decode("utf-8", "replace")
-    data = dict(f.data)
-    data["env_default"] = f"read from the environment with the default {default}: the build runs without it"
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+    return _as_info(f, "env_default", f"read from the environment with the default {default}: the build runs "
+                                      f"without it")
 
 
 # 8a. Grid-wide barriers and cooperative launches (KRN004).
@@ -1059,21 +1039,19 @@ def cooperative(f: Draft, sf: SourceFile) -> Draft:
         return f
     at = _offset(sf, f.line, f.column)
     fn = sf.enclosing(at)
-    data = dict(f.data)
     if _COOPERATIVE_LAUNCH.search(f.snippet):
         if fn is None or fn.is_kernel or not _OCCUPANCY.search(sf.code, fn.start_byte, fn.end_byte):
             return f
-        data["occupancy"] = (f"{fn.name} sizes the grid from the occupancy API at run time: right for the AMD GPU "
-                             f"that runs it")
-    else:
-        if fn is None:
-            return f
-        kernels = _kernels_reaching(sf, fn)
-        if not kernels or any(_chevron_launched(sf, k) for k in kernels):
-            return f  # a helper no kernel here calls, or a kernel launched with <<<>>>: the barrier stays open
-        data["cooperative"] = (f"HIP's grid_group::sync works under hipLaunchCooperativeKernel, and this file launches "
-                               f"{', '.join(kernels)} with no <<<>>>: the work is at the cooperative launch")
-    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+        return _as_info(f, "occupancy", f"{fn.name} sizes the grid from the occupancy API at run time: right for the "
+                                        f"AMD GPU that runs it")
+    if fn is None:
+        return f
+    kernels = _kernels_reaching(sf, fn)
+    if not kernels or any(_chevron_launched(sf, k) for k in kernels):
+        return f  # a helper no kernel here calls, or a kernel launched with <<<>>>: the barrier stays open
+    return _as_info(f, "cooperative", f"HIP's grid_group::sync works under hipLaunchCooperativeKernel, and this file "
+                                      f"launches {', '.join(kernels)} with no <<<>>>: the work is at the cooperative "
+                                      f"launch")
 
 
 def _kernels_reaching(sf: SourceFile, fn) -> list[str]:
@@ -1109,8 +1087,7 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
     library, so the feature is optional, and where ROCm has the drop-in it is a rename the switch already gates."""
     if f.rule not in OPTIONAL_DROPIN_RULES:
         return f  # LIB001 reads info anyway (a rename); the switch that gates it is still worth saying
-    data = dict(f.data)
-    lib = str(data.get("library_id", "")).lower()
+    lib = str(dict(f.data).get("library_id", "")).lower()
     if not lib:
         return f
     for g in groups:
@@ -1118,8 +1095,7 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
             if a.kind in POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
                 switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, lib)), None)
                 if switch is not None:
-                    data["optional"] = f"only built with {switch} (line {a.line})"
-                    return f._replace(severity=Severity.INFO, data=tuple(sorted(data.items())))
+                    return _as_info(f, "optional", f"only built with {switch} (line {a.line})")
     return f
 
 
