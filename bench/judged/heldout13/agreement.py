@@ -2,7 +2,7 @@
 
     python bench/judged/heldout13/agreement.py FIRST.jsonl SECOND.jsonl [--field expected] [--key kernels|guards]
 
-Rows are matched on (project, path, line, kernel, target) for kernels and (project, path, line) for guards. Prints the
+Rows are matched on (project, path, line, kernel, target) for kernels and (project, path, first, last) for guards. Prints the
 agreement per target (kernels) and overall, Cohen's kappa over the matched pairs (per target and overall), and every
 disagreement. FIRST may be a git object (`git show s17-h13:...`) saved to a file.
 """
@@ -35,7 +35,7 @@ def main(argv):
         i = argv.index("--key"); kind = argv[i + 1]; del argv[i:i + 2]
     first, second = load(argv[0]), load(argv[1])
     keyf = ((lambda r: (r["project"], r["path"], r["line"], r["kernel"], r["target"])) if kind == "kernels"
-            else (lambda r: (r["project"], r["path"], r["line"])))
+            else (lambda r: (r["project"], r["path"], r["first"], r["last"])))
     a = {keyf(r): r for r in first}
     b = {keyf(r): r for r in second}
     common = sorted(set(a) & set(b), key=str)
