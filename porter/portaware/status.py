@@ -58,7 +58,7 @@ from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
-                                    build_twin_names, cmake_commands,
+                                    build_twin_names, cmake_commands, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
@@ -215,7 +215,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-15"
+FACTS_VERSION = b"portaware-facts-16"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -251,6 +251,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "cmake":
         text = data.decode("utf-8", "replace")
         refs, regions = cmake_references(path, text)
+        regions = [*regions, *cmake_twin_variables(text)]
         cmds = cmake_commands(text)
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
