@@ -124,3 +124,17 @@ def test_paired_is_cuda_confines_its_branches_and_its_early_return():
     # an attribute is never a paired predicate (`x.is_cuda()` on a tensor or device)
     assert _sides(src.replace("if is_cuda():", "if x.is_cuda():").replace("if not is_cuda():", "if not x.is_cuda():")
                   ) == [(2, 2, "cuda", 1)]
+
+
+def test_a_paired_is_cuda_that_tests_the_device_is_no_vendor_test():
+    # torch.cuda.is_available() is true on ROCm: this is_cuda() does not keep the vendors apart
+    src = ("def is_cuda():\n"
+           "    return torch.cuda.is_available()\n"
+           "def is_hip():\n"
+           "    return torch.version.hip is not None\n"
+           "def f():\n"
+           "    if is_cuda():\n"
+           "        a()\n")
+    assert _sides(src) == []
+    assert _sides(src.replace("torch.cuda.is_available()", "torch.version.cuda is not None")) == [
+        (2, 2, "cuda", 1), (7, 7, "cuda", 6)]

@@ -307,8 +307,7 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
     sf = sf or parse(path, "python", data)
-    paired = _paired_cuda_predicates(data)
-    out: list[Span] = _predicate_bodies(sf.root, paired)
+    paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data))
     for node in descendants(sf.root, _BRANCHES, lang="python"):
         if node.type == "conditional_expression":
             kids = node.named_children
@@ -399,22 +398,34 @@ def _paired_cuda_predicates(data: bytes) -> frozenset[str]:
     return frozenset(out)
 
 
-def _predicate_bodies(root, paired: frozenset[str]) -> list[Span]:
-    """The body of each module-level `def` of a paired CUDA predicate (`def is_cuda(): return
+# What a predicate's own body tests when it tells the vendors apart: the toolkit's version, a vendor's tool or
+# backend name. `torch.cuda.is_available()`, a tensor's `.is_cuda` or `device.type == "cuda"` alone are true on ROCm.
+_py_vendor_body = lazy_regex(rb"(?i)version\.(?:cuda|hip)|nvidia|nvcc|nvml|rocm|hip|amd|backend|platform")
+
+
+def _predicate_bodies(root, paired: frozenset[str]) -> tuple[frozenset[str], list[Span]]:
+    """The paired predicates kept, and the body of each module-level `def` of one (`def is_cuda(): return
     shutil.which("nvidia-smi") ...`): the vendor test itself, as a preprocessor vendor guard's own line is, not work a
-    port has to do; the line given is the definition's."""
+    port has to do; the line given is the definition's. A predicate defined here whose body names no vendor
+    (`def is_cuda(): return torch.cuda.is_available()`, true on ROCm as well) is dropped from the pairs."""
     out: list[Span] = []
     if not paired:
-        return out
+        return paired, out
+    dropped = set()
     for node in root.named_children:
         fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
         if fn is None or fn.type != "function_definition":
             continue
         name = fn.child_by_field_name("name")
         body = fn.child_by_field_name("body")
-        if name is not None and body is not None and name.text.decode("utf-8", "replace") in paired:
-            out.append(_span(body, CUDA, fn.start_point[0] + 1))
-    return out
+        text = name.text.decode("utf-8", "replace") if name is not None else ""
+        if body is None or text not in paired:
+            continue
+        if not _py_vendor_body().search(body.text):
+            dropped.add(text)
+            continue
+        out.append(_span(body, CUDA, fn.start_point[0] + 1))
+    return paired - dropped, out
 
 
 # The one pre-test for an AMD vendor word anywhere in a text (bytes or str, RE2): text without one cannot hold a
