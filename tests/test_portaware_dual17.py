@@ -31,6 +31,11 @@ def test_each_dual_s17_finding_has_its_exact_status():
         # the default dependency is open; the `bench` extra is the developers' opt-in
         ("pyproject.toml", 6, "LIB011", "open", None),
         ("pyproject.toml", 12, "LIB011", "cuda-only", "pyproject.toml:10"),
+        # a function per vendor: arch_flags_cuda's twin is arch_flags_hip (line 9), Builder.flags_cuda's is
+        # flags_rocm (line 22); arch_flags_nvidia_only has no AMD twin
+        ("python/pkg/flags.py", 5, "PYT001", "handled", "python/pkg/flags.py:9"),
+        ("python/pkg/flags.py", 14, "PYT001", "open", None),
+        ("python/pkg/flags.py", 20, "PYT001", "handled", "python/pkg/flags.py:22"),
         # nvidia_stages_hook runs only from `if is_cuda():` (line 9); public_stages_hook is not named for NVIDIA
         ("python/pkg/jit.py", 5, "BLD006", "handled", "python/pkg/jit.py:9"),
         ("python/pkg/jit.py", 14, "BLD006", "open", None),
@@ -63,8 +68,12 @@ def test_without_the_rocm_twins_the_same_lines_stay_open(tmp_path):
     utils.write_text(utils.read_text().replace("def is_hip():", "def is_rocm_smi():"))
     jit = root / "python/pkg/jit.py"
     jit.write_text(jit.read_text().replace("from pkg.utils import is_cuda, is_hip", "from pkg.utils import is_cuda"))
+    flags = root / "python/pkg/flags.py"
+    flags.write_text(flags.read_text().replace("def arch_flags_hip(", "def arch_flags_cpu(").replace(
+        "def flags_rocm(", "def flags_cpu("))
     got = {(p, line, rule): (s, h) for p, line, rule, s, h in _statuses(root)}
     for key in [("CMakeLists.txt", 10, "BLD004"), ("python/pkg/jit.py", 5, "BLD006"),
+                ("python/pkg/flags.py", 5, "PYT001"), ("python/pkg/flags.py", 20, "PYT001"),
                 ("python/pkg/utils.py", 7, "PYT006"), ("python/pkg/utils.py", 18, "PYT001"),
                 ("python/pkg/utils.py", 23, "PYT001"), ("src/common/lib_cuda_kernels.cuh", 4, "DEV002")]:
         assert got[key] == ("open", None), key
@@ -138,3 +147,20 @@ def test_a_paired_is_cuda_that_tests_the_device_is_no_vendor_test():
     assert _sides(src) == []
     assert _sides(src.replace("torch.cuda.is_available()", "torch.version.cuda is not None")) == [
         (2, 2, "cuda", 1), (7, 7, "cuda", 6)]
+
+
+def test_function_twins_need_the_vendor_word_at_a_word_start_and_a_twin_in_the_same_scope():
+    src = ("def get_config_nvidia():\n"      # 1-2: twin on line 3
+           "    return [1]\n"
+           "def get_config_amd():\n"
+           "    return [2]\n"
+           "def barracuda_x():\n"            # 5: 'cuda' inside a word
+           "    return 3\n"
+           "def barrahip_x():\n"
+           "    return 4\n"
+           "class A:\n"
+           "    def load_rocm(self):\n"     # 10: a method's twin must be a method of the same class
+           "        return 5\n"
+           "def load_cuda():\n"
+           "    return 6\n")
+    assert _sides(src) == [(1, 2, "cuda", 3)]

@@ -3,7 +3,8 @@
 Preprocessor arms come from porter.source.preprocessor (each line evaluated as a CUDA and as a ROCm build). Runtime checks
 are read from the tree-sitter trees porter already builds (porter.source.parse): a C++ `if` chain or `?:` on a vendor
 predicate (`GGML_CUDA_CC_IS_AMD(cc)`, `is_rocm()`), a Python `if`/`elif`/conditional expression on
-`torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side).
+`torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side),
+or on a project's own `is_cuda()` when the file also asks its ROCm twin `is_hip()` (_paired_cuda_predicates).
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
 is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD). A Python module's private function used
 only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
@@ -308,6 +309,7 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data))
+    out.extend(_function_twins(sf.root))
     for node in descendants(sf.root, _BRANCHES, lang="python"):
         if node.type == "conditional_expression":
             kids = node.named_children
@@ -426,6 +428,47 @@ def _predicate_bodies(root, paired: frozenset[str]) -> tuple[frozenset[str], lis
             continue
         out.append(_span(body, CUDA, fn.start_point[0] + 1))
     return paired - dropped, out
+
+
+# A vendor word in a function's name, at a word start (`_compile_with_cache_cuda`, `get_default_config_nvidia`,
+# `_find_cuda_home`): not inside another word (`barracuda`)
+_py_def_vendor = lazy_regex(r"(?:^|(?<=_))(cuda|CUDA|Cuda|nvidia|NVIDIA|Nvidia)(?=_|$)")
+_PY_DEF_TWINS = {"cuda": ("hip", "rocm", "amd"), "CUDA": ("HIP", "ROCM", "AMD"), "Cuda": ("Hip", "Rocm", "Amd"),
+                 "nvidia": ("amd", "hip", "rocm"), "NVIDIA": ("AMD", "HIP", "ROCM"), "Nvidia": ("Amd", "Hip", "Rocm")}
+
+
+def _function_twins(root) -> list[Span]:
+    """Each function named for CUDA or NVIDIA whose ROCm-named twin is defined in the same scope (module or class):
+    gemlite's `get_max_autotune_config_nvidia` beside `get_max_autotune_config_amd`, tilelang's `_find_cuda_home`
+    beside `_find_rocm_home`, CuPy's `_compile_with_cache_cuda` beside `_compile_with_cache_hip`. The project keeps
+    one function per vendor, as ginkgo keeps one class (porter.portaware.twins): the CUDA one is the CUDA side of the
+    pair, handled by its twin (the span's line is the twin's `def`). Predicates (`is_cuda` / `is_hip`) are left to
+    _paired_cuda_predicates, which also asks whether the CUDA one really tests the vendor."""
+    out: list[Span] = []
+    scopes = [root]
+    scopes += [body for node in root.named_children
+               for cls in [node.child_by_field_name("definition") if node.type == "decorated_definition" else node]
+               if cls is not None and cls.type == "class_definition"
+               for body in [cls.child_by_field_name("body")] if body is not None]
+    for scope in scopes:
+        defs: dict[str, object] = {}
+        for node in scope.named_children:
+            fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+            if fn is None or fn.type != "function_definition":
+                continue
+            name = fn.child_by_field_name("name")
+            if name is not None:
+                defs.setdefault(name.text.decode("utf-8", "replace"), node)
+        for name, node in defs.items():
+            m = _py_def_vendor().search(name)
+            if m is None or any(p in _PREDICATE_PARTS for p in _parts(name)):
+                continue
+            for word in _PY_DEF_TWINS[m.group(1)]:
+                twin = defs.get(name[:m.start(1)] + word + name[m.end(1):])
+                if twin is not None:
+                    out.append(Span(_pos(node.start_point), _pos(node.end_point), CUDA, twin.start_point[0] + 1))
+                    break
+    return out
 
 
 # The one pre-test for an AMD vendor word anywhere in a text (bytes or str, RE2): text without one cannot hold a
