@@ -19,10 +19,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    from CUDA arms → handled, by the arm's guard;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
-   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
+   (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
-7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
+7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
+   → handled, by that `if`;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
    other arm includes the ROCm one, or the ROCm build never compiles its includers);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
