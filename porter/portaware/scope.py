@@ -225,13 +225,13 @@ def make_twin_regions(text: str) -> list[tuple[int, int, str, int]]:
 _CM_SETTERS = frozenset({"set", "list", "string"})
 
 
-def cmake_twin_variables(text: str) -> list[tuple[int, int, str, int]]:
+def cmake_twin_variables(text: str, cmds: list[CMakeCommand] | None = None) -> list[tuple[int, int, str, int]]:
     """(first line, last line, "cuda", line naming the twin) of each command setting a CUDA-named variable whose
-    ROCm-named twin (see above) the file also names."""
+    ROCm-named twin (see above) the file also names. `cmds`: the file's cmake_commands when the caller has them."""
     if not _MAKE_WORDS.search(text) or not re.search(r"(?i)hip|rocm", text):
         return []
     out = []
-    for c in cmake_commands(text):
+    for c in cmds if cmds is not None else cmake_commands(text):
         if c.name not in _CM_SETTERS or not c.args:
             continue
         name = c.args[0] if c.name == "set" else c.args[1] if len(c.args) > 1 and c.args[0].upper() in (

@@ -253,8 +253,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "cmake":
         text = data.decode("utf-8", "replace")
         refs, regions = cmake_references(path, text)
-        regions = [*regions, *cmake_twin_variables(text)]
         cmds = cmake_commands(text)
+        regions = [*regions, *cmake_twin_variables(text, cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          tested=tuple(cmake_tested(text)) + own_project,
