@@ -102,7 +102,9 @@ def _statuses(root):
 
 def test_twin_classes_forward_declarations_and_an_amd_runner_are_handled(tmp_path):
     _write(tmp_path, {"include/fwd.hpp": FWD, "include/executor.hpp": EXECUTOR, "bench/cuda_linops.cpp": CUDA_LINOPS,
-                      "bench/hip_linops.hip.cpp": HIP_LINOPS, ".github/workflows/gpu.yml": WORKFLOW})
+                      # in a folder of its own: beside cuda_linops.cpp it would be that file's twin (source_twins),
+                      # handling every line, and the class twin would not be what decides
+                      "bench/hip/hip_linops.hip.cpp": HIP_LINOPS, ".github/workflows/gpu.yml": WORKFLOW})
     assert _statuses(tmp_path) == [
         # the NVIDIA job's CI already runs a job on an MI300X runner (line 11)
         (".github/workflows/gpu.yml", 5, "CTR007", "handled", ".github/workflows/gpu.yml:11"),
@@ -110,7 +112,7 @@ def test_twin_classes_forward_declarations_and_an_amd_runner_are_handled(tmp_pat
         ("bench/cuda_linops.cpp", 1, "API005", "open", None),
         ("bench/cuda_linops.cpp", 1, "LIB001", "open", None),
         # inside CusparseBase, whose twin HipsparseBase is in the other file
-        ("bench/cuda_linops.cpp", 4, "API002", "handled", "bench/hip_linops.hip.cpp:3"),
+        ("bench/cuda_linops.cpp", 4, "API002", "handled", "bench/hip/hip_linops.hip.cpp:3"),
         # outside any class, and cusparseMatDescr is not forward-declared: open
         ("bench/cuda_linops.cpp", 7, "API002", "open", None),
         # inside CudaExecutor: its twin HipExecutor (line 17 of the same file) decides, not the forward declaration

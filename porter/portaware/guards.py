@@ -3,7 +3,8 @@
 Preprocessor arms come from porter.source.preprocessor (each line evaluated as a CUDA and as a ROCm build). Runtime checks
 are read from the tree-sitter trees porter already builds (porter.source.parse): a C++ `if` chain or `?:` on a vendor
 predicate (`GGML_CUDA_CC_IS_AMD(cc)`, `is_rocm()`), a Python `if`/`elif`/conditional expression on
-`torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side).
+`torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side),
+or on a project's own `is_cuda()` when the file also asks its ROCm twin `is_hip()` (_paired_cuda_predicates).
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
 is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD). A Python module's private function used
 only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
@@ -236,20 +237,30 @@ def _py_text(node, data: bytes) -> str:
     return re.sub(r"\s+", "", data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
 
 
-def _py_side(node, data: bytes) -> tuple[str | None, bool]:
+def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[str | None, bool]:
+    """(the build the test is true on, whether it is false on exactly the other build); a side "!S" means only the
+    test's false branch is confined, to the build that is not S. `paired`: the file's paired CUDA predicates
+    (_paired_cuda_predicates), true on the CUDA build only but false on every other (not only ROCm)."""
     t = node.type
     if t == "parenthesized_expression":
         inner = node.named_children
-        return _py_side(inner[0], data) if len(inner) == 1 else (None, False)
+        return _py_side(inner[0], data, paired) if len(inner) == 1 else (None, False)
     if t == "not_operator":
         arg = node.child_by_field_name("argument")
-        s, pure = _py_side(arg, data) if arg is not None else (None, False)
-        return (_flip(s), pure) if pure else (None, False)
+        s, pure = _py_side(arg, data, paired) if arg is not None else (None, False)
+        if pure:
+            return _flip(s), pure
+        # `not is_cuda()`: its false branch is the CUDA build's; `not (x != "cuda")`-like "!rocm": its true one
+        if s in (CUDA, ROCM):
+            return "!" + _flip(s), False
+        if s is not None and s.startswith("!"):
+            return _flip(s[1:]), False
+        return None, False
     if t == "comparison_operator":
         kids = node.children
         text = [c.type for c in kids]
         if len(kids) == 3 and kids[-1].type == "none" and text[1] in ("is", "is not", "==", "!="):
-            s, pure = _py_side(kids[0], data)
+            s, pure = _py_side(kids[0], data, paired)
             if not pure or s is None:
                 return None, False
             return (s if text[1] in ("is not", "!=") else _flip(s)), True
@@ -271,8 +282,8 @@ def _py_side(node, data: bytes) -> tuple[str | None, bool]:
         op = node.child_by_field_name("operator")
         op = op.type if op is not None else ""
         l, r = node.child_by_field_name("left"), node.child_by_field_name("right")
-        ls, lp = _py_side(l, data) if l is not None else (None, False)
-        rs, rp = _py_side(r, data) if r is not None else (None, False)
+        ls, lp = _py_side(l, data, paired) if l is not None else (None, False)
+        rs, rp = _py_side(r, data, paired) if r is not None else (None, False)
         s = ls if ls and lp else rs if rs and rp else None
         if s is None:
             return None, False
@@ -285,6 +296,8 @@ def _py_side(node, data: bytes) -> tuple[str | None, bool]:
             return ROCM, True
         if _py_cuda_expr().search(text):
             return CUDA, True
+        if t == "call" and text.endswith("()") and text[:-2] in paired:
+            return CUDA, False
         name = text[:-2] if text.endswith("()") else text
         if "(" in name or "[" in name:
             return None, False
@@ -295,13 +308,14 @@ def _py_side(node, data: bytes) -> tuple[str | None, bool]:
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
     sf = sf or parse(path, "python", data)
-    out: list[Span] = []
+    paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data))
+    out.extend(_function_twins(sf.root))
     for node in descendants(sf.root, _BRANCHES, lang="python"):
         if node.type == "conditional_expression":
             kids = node.named_children
             if len(kids) != 3:
                 continue
-            side, pure = _py_side(kids[1], data)
+            side, pure = _py_side(kids[1], data, paired)
             line = node.start_point[0] + 1
             if side is None:
                 continue
@@ -313,13 +327,13 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                 out.append(_span(kids[2], _flip(side), line))
             continue
         cond = node.child_by_field_name("condition")
-        side, pure = _py_side(cond, data) if cond is not None else (None, False)
+        side, pure = _py_side(cond, data, paired) if cond is not None else (None, False)
         rest = [c for c in node.children if c.type in ("elif_clause", "else_clause")]
         # an `elif` whose own test names a vendor confines its own branch (`if SYSTEM == "cuda": ... elif SYSTEM ==
         # "rocm": ...`, `if torch.version.cuda is not None: ... elif torch.version.hip is not None: ...`)
         for c in rest:
             c_cond = c.child_by_field_name("condition") if c.type == "elif_clause" else None
-            c_side = _py_side(c_cond, data)[0] if c_cond is not None else None
+            c_side = _py_side(c_cond, data, paired)[0] if c_cond is not None else None
             body = c.child_by_field_name("consequence") if c_cond is not None else None
             if c_side in (CUDA, ROCM) and body is not None:
                 out.append(_span(body, c_side, c.start_point[0] + 1))
@@ -330,6 +344,10 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
         if side.startswith("!"):
             for c in rest:
                 out.append(_span(c, _flip(side[1:]), line))
+            # `if not is_cuda(): return False` with no else: only the CUDA build gets past it
+            if (not rest and then is not None and _returns(then)
+                    and (after := _rest_of_block(node)) is not None):
+                out.append(Span(after[0], after[1], _flip(side[1:]), line))
             continue
         if then is not None:
             out.append(_span(then, side, line))
@@ -345,6 +363,111 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
         out.extend(_cuda_only_helpers(sf.root, out))
     if ROCM_WORD.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
+    return out
+
+
+# A CUDA-named function called (or defined) in a Python file, and the vendor words its ROCm twin may put in place
+_py_cuda_call = lazy_regex(rb"(?<![\w.])(\w*(?:cuda|CUDA|nvidia|NVIDIA)\w*)\s*\(")
+_py_cuda_word = lazy_regex(r"cuda|CUDA|nvidia|NVIDIA")
+_PY_TWIN_WORDS = {"cuda": ("hip", "rocm", "amd"), "CUDA": ("HIP", "ROCM", "AMD"), "nvidia": ("amd", "hip", "rocm"),
+                  "NVIDIA": ("AMD", "HIP", "ROCM")}
+
+
+def _paired_cuda_predicates(data: bytes) -> frozenset[str]:
+    """Names of the file's CUDA predicates that have a ROCm twin in the same file: a bare function named for a
+    predicate on CUDA (`is_cuda`, `_is_cuda_platform`; name_side's predicate words) whose name with HIP, ROCm or AMD
+    in place of the CUDA word is called, defined (`def is_hip(`) or imported there too (Triton-distributed's `is_cuda()` beside
+    `is_hip()`, its setup.py's `_is_cuda_platform()` beside `_is_hip_platform()`). A lone `is_cuda()` may be a
+    device test (`torch.cuda.is_available()` is true on ROCm), but a project that also asks `is_hip()` keeps the two
+    apart, so `is_cuda()` is true on the CUDA build only. Not pure: its false branch may also be another vendor's
+    (MACA, Ascend) or the CPU. Attribute calls (`x.is_cuda()`, `tensor.is_cuda`) are never counted."""
+    if b"cuda" not in data.lower() and b"nvidia" not in data.lower():
+        return frozenset()
+    out = set()
+    for m in _py_cuda_call().finditer(data):
+        name = m.group(1).decode("ascii", "replace")
+        if name in out or not any(p in _PREDICATE_PARTS for p in _parts(name)):
+            continue
+        word = _py_cuda_word().search(name)
+        if word is None:
+            continue
+        for twin_word in _PY_TWIN_WORDS[word.group(0)]:
+            twin = (name[:word.start()] + twin_word + name[word.end():]).encode()
+            if re.search(rb"(?m)(?<![\w.])" + re.escape(twin) + rb"\s*\(|^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b[^\n]*\b"
+                         + re.escape(twin) + rb"\b", data):
+                out.add(name)
+                break
+    return frozenset(out)
+
+
+# What a predicate's own body tests when it tells the vendors apart: the toolkit's version, a vendor's tool or
+# backend name. `torch.cuda.is_available()`, a tensor's `.is_cuda` or `device.type == "cuda"` alone are true on ROCm.
+_py_vendor_body = lazy_regex(rb"(?i)version\.(?:cuda|hip)|nvidia|nvcc|nvml|rocm|hip|amd|backend|platform")
+
+
+def _predicate_bodies(root, paired: frozenset[str]) -> tuple[frozenset[str], list[Span]]:
+    """The paired predicates kept, and the body of each module-level `def` of one (`def is_cuda(): return
+    shutil.which("nvidia-smi") ...`): the vendor test itself, as a preprocessor vendor guard's own line is, not work a
+    port has to do; the line given is the definition's. A predicate defined here whose body names no vendor
+    (`def is_cuda(): return torch.cuda.is_available()`, true on ROCm as well) is dropped from the pairs."""
+    out: list[Span] = []
+    if not paired:
+        return paired, out
+    dropped = set()
+    for node in root.named_children:
+        fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if fn is None or fn.type != "function_definition":
+            continue
+        name = fn.child_by_field_name("name")
+        body = fn.child_by_field_name("body")
+        text = name.text.decode("utf-8", "replace") if name is not None else ""
+        if body is None or text not in paired:
+            continue
+        if not _py_vendor_body().search(body.text):
+            dropped.add(text)
+            continue
+        out.append(_span(body, CUDA, fn.start_point[0] + 1))
+    return paired - dropped, out
+
+
+# A vendor word in a function's name, at a word start (`_compile_with_cache_cuda`, `get_default_config_nvidia`,
+# `_find_cuda_home`): not inside another word (`barracuda`)
+_py_def_vendor = lazy_regex(r"(?:^|(?<=_))(cuda|CUDA|Cuda|nvidia|NVIDIA|Nvidia)(?=_|$)")
+_PY_DEF_TWINS = {"cuda": ("hip", "rocm", "amd"), "CUDA": ("HIP", "ROCM", "AMD"), "Cuda": ("Hip", "Rocm", "Amd"),
+                 "nvidia": ("amd", "hip", "rocm"), "NVIDIA": ("AMD", "HIP", "ROCM"), "Nvidia": ("Amd", "Hip", "Rocm")}
+
+
+def _function_twins(root) -> list[Span]:
+    """Each function named for CUDA or NVIDIA whose ROCm-named twin is defined in the same scope (module or class):
+    gemlite's `get_max_autotune_config_nvidia` beside `get_max_autotune_config_amd`, tilelang's `_find_cuda_home`
+    beside `_find_rocm_home`, CuPy's `_compile_with_cache_cuda` beside `_compile_with_cache_hip`. The project keeps
+    one function per vendor, as ginkgo keeps one class (porter.portaware.twins): the CUDA one is the CUDA side of the
+    pair, handled by its twin (the span's line is the twin's `def`). Predicates (`is_cuda` / `is_hip`) are left to
+    _paired_cuda_predicates, which also asks whether the CUDA one really tests the vendor."""
+    out: list[Span] = []
+    scopes = [root]
+    scopes += [body for node in root.named_children
+               for cls in [node.child_by_field_name("definition") if node.type == "decorated_definition" else node]
+               if cls is not None and cls.type == "class_definition"
+               for body in [cls.child_by_field_name("body")] if body is not None]
+    for scope in scopes:
+        defs: dict[str, object] = {}
+        for node in scope.named_children:
+            fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+            if fn is None or fn.type != "function_definition":
+                continue
+            name = fn.child_by_field_name("name")
+            if name is not None:
+                defs.setdefault(name.text.decode("utf-8", "replace"), node)
+        for name, node in defs.items():
+            m = _py_def_vendor().search(name)
+            if m is None or any(p in _PREDICATE_PARTS for p in _parts(name)):
+                continue
+            for word in _PY_DEF_TWINS[m.group(1)]:
+                twin = defs.get(name[:m.start(1)] + word + name[m.end(1):])
+                if twin is not None:
+                    out.append(Span(_pos(node.start_point), _pos(node.end_point), CUDA, twin.start_point[0] + 1))
+                    break
     return out
 
 
@@ -377,7 +500,8 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
     """A module's private function (`def _compile_with_cache_cuda`) whose every use in the file is CUDA-side code
     (the `else` of `if runtime.is_hip:`, or another such helper) runs on the CUDA build only: its whole definition is
     a CUDA-side span, with the vendor check that confines its first use as the line. Private names only (a leading
-    underscore: the module's own, by Python's convention), since another module may call a public one."""
+    underscore: the module's own, by Python's convention), since another module may call a public one - unless its
+    name has a CUDA or NVIDIA word."""
     defs: dict[str, object] = {}
     for node in root.named_children:
         fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
@@ -385,7 +509,9 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
             continue
         name = fn.child_by_field_name("name")
         text = name.text.decode("utf-8", "replace") if name is not None else ""
-        if text.startswith("_") and not text.startswith("__"):
+        # a public one too when its name says it is NVIDIA's (`nvidia_stages_inspection_hook`, called only under
+        # `if is_cuda():`): another module calling it would be CUDA-side code as well
+        if text.startswith("_") and not text.startswith("__") or _py_cuda_word().search(text):
             defs[text] = (node, name)
     if not defs:
         return []

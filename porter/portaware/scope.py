@@ -151,6 +151,9 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
             if rocm or pp.suffix.lower() == ".hip":
                 twins.setdefault(key, p)
                 twins.setdefault(key.replace("\0", ""), p)
+                # a ROCm word both in the name and as an inner suffix (SUNDIALS' `sundials_hip_kernels.hip.hpp`
+                # beside `sundials_cuda_kernels.cuh`): the inner `.hip` only marks the file, as `.hip` alone would
+                twins.setdefault(key.rstrip("\0"), p)
         if not twins:
             continue
         for p in sorted(names):
@@ -212,6 +215,47 @@ def make_twin_regions(text: str) -> list[tuple[int, int, str, int]]:
                 out.append((a, b, CUDA, defined[twin]))
                 break
     return out
+
+
+# A CMake `set()` / `list(APPEND)` / `string(APPEND)` of a CUDA-named variable whose ROCm twin the same file names
+# (RAJAPerf's top-level `set(CUDA_NVCC_FLAGS ${RAJA_NVCC_FLAGS})` beside `${HIP_HIPCC_FLAGS}` in its HIP arm;
+# `CMAKE_CUDA_ARCHITECTURES` beside `CMAKE_HIP_ARCHITECTURES`): a variable only CUDA tooling reads, so the HIP build
+# ignores it and reads the twin instead. Every CUDA word is put in its twin's place (`CUDA_NVCC_FLAGS` ->
+# `HIP_HIPCC_FLAGS`), or only the first.
+_CM_SETTERS = frozenset({"set", "list", "string"})
+
+
+def cmake_twin_variables(text: str, cmds: list[CMakeCommand] | None = None) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, "cuda", line naming the twin) of each command setting a CUDA-named variable whose
+    ROCm-named twin (see above) the file also names. `cmds`: the file's cmake_commands when the caller has them."""
+    if not _MAKE_WORDS.search(text) or not re.search(r"(?i)hip|rocm", text):
+        return []
+    out = []
+    for c in cmds if cmds is not None else cmake_commands(text):
+        if c.name not in _CM_SETTERS or not c.args:
+            continue
+        name = c.args[0] if c.name == "set" else c.args[1] if len(c.args) > 1 and c.args[0].upper() in (
+            "APPEND", "PREPEND") else None
+        if not name or not re.fullmatch(r"\w+", name) or not _MAKE_WORDS.search(name):
+            continue
+        words = _MAKE_WORDS.findall(name)
+        candidates = []
+        for twin_word in _MAKE_TWINS[words[0].lower()]:
+            candidates.append(_MAKE_WORDS.sub(lambda m: _cm_twin_word(m.group(1), twin_word), name, count=1))
+        for pick in range(len(_MAKE_TWINS["cuda"])):
+            candidates.append(_MAKE_WORDS.sub(lambda m: _cm_twin_word(m.group(1), _MAKE_TWINS[m.group(1).lower()][
+                min(pick, len(_MAKE_TWINS[m.group(1).lower()]) - 1)]), name))
+        for twin in dict.fromkeys(candidates):
+            m = re.search(r"(?<![\w])" + re.escape(twin) + r"(?!\w)", text)
+            if twin != name and m is not None:
+                out.append((c.line, c.end_line or c.line, CUDA, text.count("\n", 0, m.start()) + 1))
+                break
+    return out
+
+
+def _cm_twin_word(word: str, twin: str) -> str:
+    """`twin` in `word`'s case (CMake variables are case-sensitive)."""
+    return twin.upper() if word.isupper() else twin.capitalize() if word[:1].isupper() else twin
 
 
 # GNU make conditionals (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html), indented or not;
@@ -338,6 +382,7 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
 # An optional-dependencies extra named for a CUDA build: unsloth's `cu124onlytorch250`, `cuda12`, `nvidia-gpu`.
 # (`cu12x` ends `flashattentiontorch260abiTRUEcu12x`; a CUDA wheel tag cuNNN is read anywhere in the name)
 _CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia)(?:$|[-_.])")
+_DEV_EXTRA = re.compile(r"(?i)^(?:bench(?:mark)?s?|tests?|testing|dev|develop|docs?|lint|examples?)$")
 _TOML_TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
 _TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
 
@@ -345,7 +390,10 @@ _TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
 def cuda_extras(text: str) -> list[tuple[int, int, int]]:
     """(first line, last line, key line) of each `[project.optional-dependencies]` extra whose name says it is a
     CUDA build's (`cu124onlytorch250 = [...]`, `cuda12`, `nvidia`): an opt-in the user picks for an NVIDIA machine, so what it pins is
-    the team's NVIDIA-only choice, not work the ROCm install inherits (the default dependencies still are)."""
+    the team's NVIDIA-only choice, not work the ROCm install inherits (the default dependencies still are). So is an
+    extra named for the developers' own tooling (`bench`, `test`, `dev`, `docs`): an NVIDIA package there
+    (OpenEquivariance's `cuequivariance-ops-torch-cu12` comparison baseline in `bench`) is not a dependency a ROCm
+    install of the package gets."""
     lines = text.split("\n")
     out: list[tuple[int, int, int]] = []
     in_extras = False
@@ -368,7 +416,7 @@ def cuda_extras(text: str) -> list[tuple[int, int, int]]:
         k = _TOML_KEY.match(line)
         if k is not None:
             close()
-            if _CUDA_EXTRA.search(k.group(1).strip("\"'")):
+            if _CUDA_EXTRA.search(k.group(1).strip("\"'")) or _DEV_EXTRA.match(k.group(1).strip("\"'")):
                 current = (i, i)
             continue
         if current is not None and line.strip():

@@ -19,10 +19,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    from CUDA arms → handled, by the arm's guard;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
-   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
+   (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
-7. code in a runtime vendor branch (porter.portaware.guards) → handled, by that `if`;
+7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
+   → handled, by that `if`;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
    other arm includes the ROCm one, or the ROCm build never compiles its includers);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
@@ -58,7 +60,7 @@ from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
-                                    build_twin_names, cmake_commands,
+                                    build_twin_names, cmake_commands, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
@@ -215,7 +217,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-15"
+FACTS_VERSION = b"portaware-facts-16"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -252,6 +254,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         text = data.decode("utf-8", "replace")
         refs, regions = cmake_references(path, text)
         cmds = cmake_commands(text)
+        regions = [*regions, *cmake_twin_variables(text, cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          tested=tuple(cmake_tested(text)) + own_project,
