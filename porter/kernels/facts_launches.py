@@ -122,6 +122,7 @@ class LaunchMeasure:
                 launch, nodes, self.env, self._locals_at(host, start) if host is not None else {},
                 template_arguments=template_arguments,
                 sm_count_grid=bool(nodes and host is not None and self._sm_derived(nodes[0], host)),
+                occupancy_grid=bool(nodes and host is not None and self._occupancy_derived(nodes[0], host)),
                 in_device_code=bool(host is not None and (host.is_kernel or host.is_device)))
             unknown.extend(why)
             sites.append(site)
@@ -266,6 +267,13 @@ class LaunchMeasure:
         if names & self._occupancy_vars.get(host.start_byte, set()):
             return False
         return bool(names & self._sm_vars[host.start_byte])
+
+    def _occupancy_derived(self, grid: ts.Node, host: Function) -> bool:
+        """Whether the grid is computed from the occupancy API's blocks per SM (`min(per_sm * sms, ...)`), which
+        _sm_derived leaves out of the SM-count grids: sized by the device at run time, all resident at once."""
+        self._sm_derived(grid, host)  # fills _occupancy_vars for the host
+        names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
+        return bool(names & self._occupancy_vars.get(host.start_byte, set()))
 
     def _hard_coded_local(self, name: bytes, host: Function) -> bool:
         """`int blocks = 132 * 4; k<<<blocks, ...>>>`: the grid's variable set from a literal NVIDIA SM count."""
