@@ -71,3 +71,34 @@ def test_a_grid_sync_is_ok_when_every_launch_is_cooperative_and_sized_by_the_occ
     assert verdicts(plain) == {t: ("check", (GRID_SYNC,)) for t in TARGETS}
     assert verdicts(sized) == {t: ("check", (("grid-sync", "cooperative-groups grid synchronisation", (31, 33)),))
                                for t in TARGETS}
+
+
+def _full(line: int) -> dict[str, tuple]:
+    wide = ("wave64-full-mask", "0xffffffff mask in 1 warp operation(s) covers 32 of 64 lanes", (line,))
+    narrow = ("mask-32bit-type", "1 *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long", (line,))
+    return {"mi300x": ("fix", (wide,)), "mi355x": ("fix", (wide,)), "mi455x": ("fix", (narrow,))}
+
+
+def test_every_spelling_of_the_32_bit_full_mask_is_one():
+    """masks.cu: uint32_t(-1) (line 4), static_cast<unsigned>(-1) (line 10), ~0u (line 16) and -1u (line 22) are all
+    0xffffffff: lanes 0-31 of a wave64 (fix on MI300X/MI355X) and a 32-bit mask type HIP's *_sync static_assert
+    rejects on wave32 too (fix on MI455X). Before, the first three read ok on MI455X (only DEV002's floor made them
+    a fix on wave64, FlashMLA's combine kernel in heldout12) and -1u read ok everywhere. ~0ull (line 28) is the
+    64-bit mask HIP wants: ok."""
+    k = analysed("masks")
+    for name, line in (("sum_cast", 2), ("sum_static_cast", 8), ("sum_tilde", 14), ("sum_minus_one", 20)):
+        op = k[(name, line)].facts.warp_ops[0]
+        assert (op.line, op.mask_kind) == (line + 2, "full32")
+        assert verdicts(k[(name, line)]) == _full(line + 2)
+    assert k[("sum_wide", 26)].facts.warp_ops[0].mask_kind == "constant"
+    assert verdicts(k[("sum_wide", 26)]) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_unsigned_operands_fold_to_their_width():
+    from porter.kernels.constfold import Constants, fold_text
+
+    values = {t: fold_text(t, Constants()) for t in ("uint32_t(-1)", "static_cast<unsigned>(-1)", "~0u", "-1u",
+                                                       "~uint32_t(0)", "~0ul", "~0ull", "~0", "-1", "int32_t(-1)")}
+    assert values == {"uint32_t(-1)": 0xFFFFFFFF, "static_cast<unsigned>(-1)": 0xFFFFFFFF, "~0u": 0xFFFFFFFF,
+                      "-1u": 0xFFFFFFFF, "~uint32_t(0)": 0xFFFFFFFF, "~0ul": (1 << 64) - 1, "~0ull": (1 << 64) - 1,
+                      "~0": -1, "-1": -1, "int32_t(-1)": -1}
