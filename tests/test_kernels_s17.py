@@ -102,3 +102,19 @@ def test_unsigned_operands_fold_to_their_width():
     assert values == {"uint32_t(-1)": 0xFFFFFFFF, "static_cast<unsigned>(-1)": 0xFFFFFFFF, "~0u": 0xFFFFFFFF,
                       "-1u": 0xFFFFFFFF, "~uint32_t(0)": 0xFFFFFFFF, "~0ul": (1 << 64) - 1, "~0ull": (1 << 64) - 1,
                       "~0": -1, "-1": -1, "int32_t(-1)": -1}
+
+
+def test_an_sm_count_that_only_divides_the_work_is_no_sm_count_grid():
+    """split.cu: launch() sets per_block = ceildiv(rows, waves * sms) in a do-while (line 21) and launches rows_split
+    (line 5) with blocks = ceildiv(rows, per_block) (lines 23-24): the SM count only splits the rows, the grid covers
+    them on any device (AQLM's dequantisers, heldout9, judged ok): ok. rows_persistent (line 10) gets sms * 4 blocks
+    (lines 25-26), a hand-picked blocks-per-SM multiple: retune."""
+    k = analysed("sm_split")
+    split, persistent = k[("rows_split", 5)], k[("rows_persistent", 10)]
+    assert [(s.line, s.sm_count_grid) for s in split.facts.launch_sites] == [(24, False)]
+    assert [(s.line, s.sm_count_grid) for s in persistent.facts.launch_sites] == [(26, True)]
+    assert verdicts(split) == {t: ("ok", ()) for t in TARGETS}
+    cus = {"mi300x": "AMD Instinct MI300X has 304 CUs", "mi355x": "AMD Instinct MI355X has 256 CUs",
+           "mi455x": "AMD Instinct MI455X (pre-release) has 256 CUs"}
+    assert verdicts(persistent) == {t: ("retune", (("sm-count-grid", f"grid from the SM count; {cus[t]}", (26,)),))
+                                    for t in TARGETS}
