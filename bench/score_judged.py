@@ -530,8 +530,12 @@ def missed_real(judged: list[dict], detail: list[tuple[str, int, int, bool]], ki
 
 
 def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool, show_false: bool = False,
-              py_guards: int = 2, show_missed: bool = False) -> int:
+              py_guards: int = 2, show_missed: bool = False, kernels_file: Path | None = None) -> int:
     projects, kernels, findings = load_set(name)
+    if kernels_file is not None:
+        # An adjudicated expectation file replaces the set's own kernels.jsonl (sessions 16b-17 passed --kernels
+        # here and it was silently ignored, so "adjudicated" figures were the unadjudicated ones).
+        kernels = [json.loads(line) for line in kernels_file.read_text().splitlines() if line.strip()]
     guards = load_guards(name)
     trees = {}
     for spec in specs:
@@ -636,8 +640,11 @@ def main(argv: list[str]) -> int:
         if not args.trees and args.root is None:
             print("--set needs --root DIR or PROJECT=PATH trees", file=sys.stderr)
             return 2
+        if args.kernels is not None and not args.kernels.is_file():
+            print(f"--kernels: {args.kernels} is not a file", file=sys.stderr)
+            return 2
         return score_set(args.set, args.trees, args.root, args.recall, args.show_false, args.py_guards,
-                         args.show_missed)
+                         args.show_missed, args.kernels)
     if not args.trees:
         print("give at least one PROJECT=PATH tree", file=sys.stderr)
         return 2

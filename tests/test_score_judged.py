@@ -217,3 +217,27 @@ def test_python_guards_v2_reads_each_branch_by_its_own_test(tmp_path):
     # Version 1 is kept as it was (`--py-guards 1` reproduces sessions 11-12): a ROCm test must head the chain, so
     # it misses the first and third chains and counts the IPEX branch as a CUDA side.
     assert S.blank_python_guards(src, tmp_path / "v1") == [("m.py", 10, 10), ("m.py", 12, 12)]
+
+
+def test_score_set_scores_the_kernels_file_it_is_given(tmp_path, monkeypatch, capsys):
+    # --set with --kernels once ignored the file and scored the set's own kernels.jsonl.
+    judged = tmp_path / "judged"
+    (judged / "s").mkdir(parents=True)
+    tree = tmp_path / "trees" / "t"
+    tree.mkdir(parents=True)
+    (tree / "k.cu").write_text("__global__ void scale(float* x, float a) {\n"
+                               "    x[blockIdx.x * blockDim.x + threadIdx.x] *= a;\n}\n")
+    (judged / "s" / "projects.json").write_text(json.dumps([{"project": "o/p", "commit": "c", "tree": "t",
+                                                             "dual": False}]))
+    row = {"project": "o/p", "commit": "c", "path": "k.cu", "line": 1, "kernel": "scale", "reason": "r"}
+    rows = lambda verdict: "".join(json.dumps({**row, "target": t, "expected": verdict}) + "\n"  # noqa: E731
+                                   for t in ("mi300x", "mi355x", "mi455x"))
+    (judged / "s" / "kernels.jsonl").write_text(rows("rewrite"))
+    (judged / "s" / "findings.jsonl").write_text("")
+    adjudicated = tmp_path / "adjudicated.jsonl"
+    adjudicated.write_text(rows("ok"))
+    monkeypatch.setattr(S, "JUDGED", judged)
+    assert S.score_set("s", [], tmp_path / "trees", False) == 0
+    assert "kernels mi300x 0.0% (0/1), mi355x 0.0% (0/1), mi455x 0.0% (0/1)" in capsys.readouterr().out
+    assert S.score_set("s", [], tmp_path / "trees", False, kernels_file=adjudicated) == 0
+    assert "kernels mi300x 100.0% (1/1), mi355x 100.0% (1/1), mi455x 100.0% (1/1)" in capsys.readouterr().out

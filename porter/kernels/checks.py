@@ -459,7 +459,9 @@ def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
     """Grid-wide assumptions: SM-count grids, grid sync, partial __syncwarp, system-scope atomics."""
     if facts.sm_count_grid:
         add("sm-count-grid", f"grid from the SM count; {target.name} has {target.compute_units} CUs", facts.sm_count_grid)
-    if facts.grid_sync:
+    # HIP has cg::grid_group::sync() and hipLaunchCooperativeKernel, which refuses a grid that cannot be co-resident:
+    # a kernel only ever launched cooperatively is as portable as its grid size (sm-count-grid says when that is not).
+    if facts.grid_sync and not facts.cooperative_launch:
         add("grid-sync", "cooperative-groups grid synchronisation", facts.grid_sync)
     if facts.partial_syncwarp:
         add("partial-syncwarp", "__syncwarp with a partial mask", facts.partial_syncwarp)

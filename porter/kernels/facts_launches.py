@@ -45,6 +45,40 @@ def _hard_coded_sm_count(grid: ts.Node) -> bool:
     return False
 
 
+# Ceiling-division helpers: their second argument is a divisor.
+_CEIL_DIV = re.compile(r"(?i)^(?:\w+::)*(?:ceil_?div|div_?up|div_?round_?up|cdiv|round_?up_?div|iceil|ceildiv\w*)$")
+
+
+def _only_divided_by(value: ts.Node | None, names: set[str]) -> bool:
+    """Whether every use of `names` in `value` is inside a divisor: the right of `/`, or the second argument of a
+    ceiling-division helper (`ceildiv(n, sms)`, `DIV_UP(n, k * sms)`)."""
+    if value is None:
+        return False
+    uses = [n for n in walk(value, ("identifier",)) if n.text.decode("utf-8", "replace") in names]
+    if not uses:
+        return False
+    for use in uses:
+        node, divided = use, False
+        while node is not None and node != value and not divided:
+            parent = node.parent
+            if parent is None:
+                break
+            if parent.type == "binary_expression" and parent.child_by_field_name("right") == node \
+                    and parent.child_by_field_name("operator").type == "/":
+                divided = True
+            elif parent.type == "argument_list" and parent.parent is not None \
+                    and parent.parent.type == "call_expression":
+                fn = parent.parent.child_by_field_name("function")
+                args = [c for c in parent.named_children if c.type != "comment"]
+                if fn is not None and _CEIL_DIV.match(fn.text.decode("utf-8", "replace")) and len(args) == 2 \
+                        and args[1] == node:
+                    divided = True
+            node = parent
+        if not divided:
+            return False
+    return True
+
+
 def _names_sm_count(text: bytes) -> bool:
     """SM_COUNT_BYTES.search(text) is not None, by a substring search per literal (a host's whole body is asked,
     and sre tries the alternation at every byte of it)."""
@@ -122,6 +156,7 @@ class LaunchMeasure:
                 launch, nodes, self.env, self._locals_at(host, start) if host is not None else {},
                 template_arguments=template_arguments,
                 sm_count_grid=bool(nodes and host is not None and self._sm_derived(nodes[0], host)),
+                occupancy_grid=bool(nodes and host is not None and self._occupancy_derived(nodes[0], host)),
                 in_device_code=bool(host is not None and (host.is_kernel or host.is_device)))
             unknown.extend(why)
             sites.append(site)
@@ -220,29 +255,32 @@ class LaunchMeasure:
             # What each node adds, read once: a call naming the SM count (its `&out` argument), or a declaration or
             # assignment (its target, whether its value names the SM count, and the value's text, whose names are
             # read only once some name is SM-derived: until then no value can name one).
-            steps: list[tuple[ts.Node | str, bool, bytes]] = []
+            steps: list[tuple[ts.Node | str, bool, bytes, ts.Node | None]] = []
             for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "call_expression")) if counted else ():
                 if n.type == "call_expression":
                     if SM_COUNT_BYTES.search(n.text):  # ASCII names: the bytes match where the decoded text does
                         args = n.child_by_field_name("arguments")
                         first = args.named_children[0] if args is not None and args.named_children else None
                         if first is not None and first.type == "pointer_expression":
-                            steps.append((first.text.decode().lstrip("&").strip(), True, b""))
+                            steps.append((first.text.decode().lstrip("&").strip(), True, b"", None))
                     continue
                 target = n.child_by_field_name("declarator") or n.child_by_field_name("left")
                 value = n.child_by_field_name("value") or n.child_by_field_name("right")
                 if target is None or value is None:
                     continue
                 vtext = value.text
-                steps.append((target, SM_COUNT_BYTES.search(vtext) is not None, vtext))
+                steps.append((target, SM_COUNT_BYTES.search(vtext) is not None, vtext, value))
             value_names: dict[int, set[str]] = {}
             for _ in range(3 if counted else 0):  # propagate through a few assignments: sms -> blocks -> grid
-                for i, (target, named, vtext) in enumerate(steps):
+                for i, (target, named, vtext, value) in enumerate(steps):
                     if not named and sm:
                         names = value_names.get(i)
                         if names is None:
                             names = value_names[i] = set(re.findall(r"[A-Za-z_]\w*", vtext.decode("utf-8", "replace")))
-                        named = bool(names & sm)
+                        # `per_block = ceildiv(work, waves * sms)`: the SM count only splits the work, so the grid
+                        # that covers the work with it (`ceildiv(work, per_block)`) follows the problem and the
+                        # device's own count, not a blocks-per-SM multiple tuned for NVIDIA (AQLM, heldout9).
+                        named = bool(names & sm) and not _only_divided_by(value, names & sm)
                     if named:
                         sm.add(target if isinstance(target, str) else target.text.decode())
             self._sm_vars[host.start_byte] = sm
@@ -251,7 +289,7 @@ class LaunchMeasure:
             # count's names are followed.
             occupancy = _occupancy_outputs(body) if sm else set()
             for _ in range(3 if occupancy else 0):
-                for i, (target, _named, vtext) in enumerate(steps):
+                for i, (target, _named, vtext, _value) in enumerate(steps):
                     names = value_names.get(i)
                     if names is None:
                         names = value_names[i] = set(re.findall(r"[A-Za-z_]\w*", vtext.decode("utf-8", "replace")))
@@ -266,6 +304,13 @@ class LaunchMeasure:
         if names & self._occupancy_vars.get(host.start_byte, set()):
             return False
         return bool(names & self._sm_vars[host.start_byte])
+
+    def _occupancy_derived(self, grid: ts.Node, host: Function) -> bool:
+        """Whether the grid is computed from the occupancy API's blocks per SM (`min(per_sm * sms, ...)`), which
+        _sm_derived leaves out of the SM-count grids: sized by the device at run time, all resident at once."""
+        self._sm_derived(grid, host)  # fills _occupancy_vars for the host
+        names = set(re.findall(r"[A-Za-z_]\w*", grid.text.decode("utf-8", "replace")))
+        return bool(names & self._occupancy_vars.get(host.start_byte, set()))
 
     def _hard_coded_local(self, name: bytes, host: Function) -> bool:
         """`int blocks = 132 * 4; k<<<blocks, ...>>>`: the grid's variable set from a literal NVIDIA SM count."""

@@ -23,7 +23,7 @@ from porter.kernels.launch_config import remote_launches
 from porter.kernels.triton import with_remote_launches
 from porter.model import AnalysedTarget, Kernel, KernelAnalysisSummary, ScanResult
 from porter.model.finding import Severity
-from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, merge_helpers
+from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, WarpSizeConstant, merge_helpers
 from porter.source.parse import SourceFile
 
 VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
@@ -226,6 +226,15 @@ def default_dynamic_cap(kernel: Kernel, launches, opt_ins: frozenset[str]) -> bo
     return not opt_ins
 
 
+def cooperative_only(launches) -> bool:
+    """Whether a kernel's known launch sites (its file's, else other files' as remote_launches resolves them; at
+    least one) are all cooperative launches (cudaLaunchCooperativeKernel, cuLaunchCooperativeKernel) whose grid
+    the occupancy API sizes (LaunchConfig.occupancy_grid): then HIP's cooperative launch and grid sync work as on
+    CUDA. A grid sized by the problem (`n / 256`) may not fit the device at once, and a kernel also launched with
+    `<<<>>>` (hornet's merge-path kernel) has no co-resident grid for its grid.sync(): both stay a check."""
+    return bool(launches) and all("Cooperative" in l.kind and l.occupancy_grid for l in launches)
+
+
 def shimmed_warp_ops(files) -> frozenset[str]:
     """The CUDA warp intrinsics (`__shfl_down_sync`, `__ballot_sync`, ...) the repository defines itself as device
     functions. nvcc provides them, so a project's own definition is a polyfill for another compiler (sppark's
@@ -254,6 +263,47 @@ def without_shimmed(facts: KernelFacts, shims: frozenset[str]) -> KernelFacts:
     if any(a is not b for a, b in zip(helpers, facts.helpers)):
         out = dataclasses.replace(out, helpers=helpers)
     return out
+
+
+# `#define WARP_SIZE warpSize` as DEV004 quotes it (the finding's snippet): the macro is warpSize wherever it is used.
+_WARPSIZE_ALIAS = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s+\(?\s*warpSize\s*\)?\s*(?://.*|/\*.*)?$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def warpsize_aliases(findings) -> dict[str, tuple[str, ...]]:
+    """Object-like macros the repository defines as `warpSize` (DEV004 at the `#define`), name -> defining files.
+    A ROCm arm that writes `#define _WS warpSize` (qiskit-aer's gpu_static_properties.hpp, heldout7) makes every
+    `__shared__ T cache[_MAX_THD / _WS]` a warpSize-sized array on HIP: not a constant expression since ROCm 7.0,
+    so the kernel stops compiling although its own text never names warpSize."""
+    out: dict[str, list[str]] = {}
+    for f in findings:
+        if f.rule == "DEV004" and f.snippet:
+            m = _WARPSIZE_ALIAS.match(f.snippet)
+            if m:
+                out.setdefault(m.group(1), []).append(f.path)
+    return {k: tuple(sorted(set(v))) for k, v in out.items()}
+
+
+def with_warpsize_aliases(k: Kernel, facts: KernelFacts, aliases: dict[str, tuple[str, ...]], index) -> KernelFacts:
+    """`facts` with a WarpSizeConstant for each static shared array whose extent names a warpSize alias (the
+    kernel's own arrays; a helper's come through its facts). The alias counts when its `#define` is in the kernel's
+    file or a file it includes, or when the repository defines that name in one file only (as a helper call
+    resolves, porter.kernels.callgraph)."""
+    reach = index.closure(k.path) if index is not None else frozenset()
+    hits = []
+    for a in facts.shared_memory.arrays:
+        names = {n for e in a.extents if isinstance(e, str) for n in _IDENT.findall(e)}
+        for n in sorted(names & aliases.keys()):
+            homes = aliases[n]
+            if k.path in homes or any(h in reach for h in homes) or len(homes) == 1:
+                hits.append(WarpSizeConstant(a.line, f"__shared__ {a.name}[{']['.join(map(str, a.extents))}] "
+                                                     f"({n} is #define'd as warpSize in {homes[0]})"))
+                break
+    known = {(w.line, w.text) for w in facts.warpsize_constant}
+    hits = [h for h in hits if (h.line, h.text) not in known]
+    if not hits:
+        return facts
+    return dataclasses.replace(facts, warpsize_constant=tuple(facts.warpsize_constant) + tuple(hits))
 
 
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
@@ -287,7 +337,9 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     defined: dict[str, int] = {}
     for k in kernels:
         defined[k.name] = defined.get(k.name, 0) + 1
-    index = helper_index(result.files) if any(k.facts is not None and k.facts.calls for k in kernels) else None
+    aliases = warpsize_aliases(result.findings)
+    index = helper_index(result.files) if aliases or any(k.facts is not None and k.facts.calls
+                                                         for k in kernels) else None
     shims = shimmed_warp_ops(result.files)
     opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
@@ -308,12 +360,15 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
             # thirty fields is what most of this loop would otherwise cost).
             capped = (facts.shared_memory.dynamic_unsized
                       and default_dynamic_cap(k, launches_by_name.get(k.name, []), opt_ins))
-            if (facts.remote_launch_sites, facts.remote_unknown, facts.helpers, facts.dynamic_default_cap) != \
-                    (sites, unknown, helpers, capped):
+            coop = bool(facts.grid_sync) and cooperative_only(facts.launch_sites or sites)
+            if (facts.remote_launch_sites, facts.remote_unknown, facts.helpers, facts.dynamic_default_cap,
+                    facts.cooperative_launch) != (sites, unknown, helpers, capped, coop):
                 facts = dataclasses.replace(facts, remote_launch_sites=sites, remote_unknown=unknown, helpers=helpers,
-                                            dynamic_default_cap=capped)
+                                            dynamic_default_cap=capped, cooperative_launch=coop)
             if shims:
                 facts = without_shimmed(facts, shims)
+            if aliases:
+                facts = with_warpsize_aliases(k, facts, aliases, index)
         reached = []
         if index is not None and k.facts.triton is None:
             for span in helper_spans(k, index):

@@ -140,6 +140,9 @@ class LaunchConfig:
     template_arguments: str | None = None  # `<...>` of a chevron launch of a template kernel
     sm_count_grid: bool = False  # the grid is derived from the SM count / occupancy API
     in_device_code: bool = False
+    # The grid is computed from the occupancy API's resident blocks per SM (x the SM count): every block resident at
+    # once on the device it runs on, NVIDIA's or AMD's, as a cooperative launch needs (porter.kernels.verdicts).
+    occupancy_grid: bool = False
     # Written in another file than the kernel: folded from literals only, without that file's constants.
     remote: bool = False
 
@@ -485,6 +488,10 @@ class KernelFacts:
     # (none in its file, in the files that launch it, nor - when no launch of it is known - anywhere), so CUDA caps
     # its dynamic shared memory at the 48 KiB default (porter.kernels.checks._lds_check).
     dynamic_default_cap: bool = False
+    # Set by kernel analysis: every launch of the kernel porter knows (at least one) is a cooperative launch
+    # (cudaLaunchCooperativeKernel, cuLaunchCooperativeKernel: hipLaunchCooperativeKernel on HIP), so its grid sync
+    # has the co-resident grid it needs (porter.kernels.checks._grid_checks).
+    cooperative_launch: bool = False
     deep: DeepRefinement | None = None  # set by deep mode
     triton: TritonFacts | None = None  # a Triton kernel's own facts (porter.kernels.triton); None for CUDA kernels
     # Set by kernel analysis: device helpers in other files the kernel calls (porter.kernels.callgraph), whose facts
