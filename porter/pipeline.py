@@ -918,8 +918,8 @@ def _warm(state: _Worker, languages: set[str]) -> None:
     repository content (porter's modules, the knowledge base's token set and library map, the whole-file queries
     compiled). Done once per process, it is inherited by every worker of every scan (a test session, a history
     walk), and a -j1 scan pays it once either way."""
-    from porter.kernels import facts  # imported by the first kernel's measurement, and registers queries
-    from porter.source.parse_queries import query, warm_queries
+    from porter.kernels import facts  # noqa: F401 - imported by the first kernel's measurement, and registers queries
+    from porter.source.parse_queries import warm_queries
 
     if languages & {"cuda", "python"}:
         state.ctx.kb_tokens, state.ctx.libraries  # noqa: B018 - cached properties, computed here once
@@ -928,8 +928,6 @@ def _warm(state: _Worker, languages: set[str]) -> None:
         if not any(r.external and r.has_query for r in state.ruleset.rules):
             for lang in sorted(languages & {"cuda", "python"}):
                 warm_queries(lang)
-        if "cuda" in languages:
-            query("cuda", facts.LOCALS_QUERY)  # kernel measurement's query of a function's declarations
 
 
 def overrun_reason(o: Overrun, doing: str) -> str:

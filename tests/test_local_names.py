@@ -1,6 +1,6 @@
-"""porter.kernels.facts: the names a function declares itself (FileContext._local_names), read from one query of the
-function: parameters, variables, range-for and condition declarations count; a nested lambda's own parameters and
-variables do not."""
+"""porter.kernels.facts: the names a function declares itself (FileContext._local_names), read from the file's node
+index (porter.kernels.nodes): parameters, variables, range-for and condition declarations count; a nested lambda's
+own parameters and variables do not."""
 from __future__ import annotations
 
 from porter.kernels.facts import FileContext

@@ -35,7 +35,6 @@ from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, bo
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved
 from porter.source import syntax
-from porter.source.parse_queries import run_query
 from porter.source.parse import Function, SourceFile, unqualified
 
 
@@ -381,12 +380,13 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         found = self._declared.get(fn.start_byte)
         if found is None:
             names: set[str] = set()
-            # The declarations come from one tree-sitter query of the function (a walk in Python of every named
-            # node of each function with a call was ~4% of a cuda-samples scan); one inside a nested lambda is
-            # the lambda's own (a byte range within one of them, then confirmed by its ancestors).
-            caps = run_query("cuda", LOCALS_QUERY, fn.node)
-            lambdas = [(l.start_byte, l.end_byte) for l in caps.get("l", ()) if l != fn.node]
-            for n in caps.get("d", ()):
+            # The declarations come from the file's node index (the whole-file query's captures, cut to the
+            # function's bytes): a walk in Python of every named node of each function with a call was ~4% of a
+            # cuda-samples scan. One inside a nested lambda is the lambda's own (within a lambda's bytes, then
+            # confirmed by its ancestors).
+            lambdas = [(n.start_byte, n.end_byte) for n in self.nodes.under(fn.node, ("lambda_expression",))
+                       if n != fn.node]
+            for n in (n for t in _DECLARING for n in self.nodes.under(fn.node, (t,))):
                 if lambdas and _in_lambda(n, fn.node, lambdas):
                     continue
                 d = n.child_by_field_name("declarator")
@@ -491,10 +491,9 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         return out
 
 
-# The nodes FileContext._local_names reads: declarations of every kind a name is declared by, and lambdas (whose
-# own declarations are left out). Compiled once per process (porter.pipeline warms it before forking).
-LOCALS_QUERY = ("[(parameter_declaration) (optional_parameter_declaration) (declaration) (for_range_loop)"
-                " (condition_clause)] @d (lambda_expression) @l")
+# The nodes that declare a name in a function (FileContext._local_names), all in porter.kernels.nodes.INDEXED.
+_DECLARING = ("parameter_declaration", "optional_parameter_declaration", "declaration", "for_range_loop",
+              "condition_clause")
 
 
 def _in_lambda(n: ts.Node, top: ts.Node, lambdas: list[tuple[int, int]]) -> bool:

@@ -46,12 +46,6 @@ def _captures(q: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
     return ts.QueryCursor(q).captures(node)
 
 
-def run_query(lang: str, source: str, node: ts.Node) -> dict[str, list[ts.Node]]:
-    """{capture name: nodes} of one query (compiled once per process) under `node`, run alone: for a part of a
-    file (a function), where the whole-file memo of `captures` does not apply."""
-    return _captures(query(lang, source), node)
-
-
 @functools.lru_cache(maxsize=None)
 def query(lang: str, source: str) -> ts.Query:
     """A compiled tree-sitter query, cached per process (compiling costs far more than running)."""
