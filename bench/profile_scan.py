@@ -3,6 +3,7 @@
 Usage:
     python bench/profile_scan.py CORPUS [--top 40] [--sort tottime|cumulative] [--out scan.prof]
     python bench/profile_scan.py CORPUS --warm      # a warm re-scan: one unprofiled scan fills a temporary cache
+    py-spy record -f raw -o out.raw -- python bench/profile_scan.py CORPUS --plain 3   # 3 scans, no cProfile
 
 A real scan forks budgeted workers (porter.budget) for the facts, the per-file scan and port status, and cProfile
 sees only the process it runs in; here those workers' tasks run inline instead (porter.budget.Pool and run_stage
@@ -52,6 +53,8 @@ def main() -> None:
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--warm", action="store_true", help="profile a re-scan with a warm cache")
+    ap.add_argument("--plain", type=int, default=0, metavar="N",
+                    help="run N scans without cProfile (for a sampling profiler) and print each one's CPU-s")
     args = ap.parse_args()
     t0 = time.process_time()
     import porter.budget as budget
@@ -66,6 +69,13 @@ def main() -> None:
         settings = Settings(jobs=1, cache_dir=Path(tmp) if args.warm else None)
         if args.warm:
             pipeline.run(args.corpus, settings)
+        if args.plain:
+            print(f"imports {imported:.2f} CPU-s")
+            for _ in range(args.plain):
+                t1 = time.process_time()
+                pipeline.run(args.corpus, settings)
+                print(f"scan {time.process_time() - t1:.2f} CPU-s")
+            return
         profile = cProfile.Profile(time.process_time)  # CPU time: a loaded machine stretches wall time
         t1 = time.process_time()
         profile.enable()

@@ -380,21 +380,23 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         found = self._declared.get(fn.start_byte)
         if found is None:
             names: set[str] = set()
-            stack = [fn.node]
-            while stack:
-                n = stack.pop()
-                if n.type in ("parameter_declaration", "optional_parameter_declaration", "declaration",
-                              "for_range_loop", "condition_clause"):
-                    d = n.child_by_field_name("declarator")
-                    # a declaration's declarators: `int a = 1, b;` holds two init_declarators
-                    targets = [d] if n.type != "declaration" else [c for c in n.named_children
-                                                                  if c.type.endswith("declarator") or c.type == "identifier"]
-                    for t in targets:
-                        name = _declared_name(t)
-                        if name is not None:
-                            names.add(name)
-                if n.type != "lambda_expression" or n is fn.node:
-                    stack.extend(n.named_children)
+            # The declarations come from the file's node index (the whole-file query's captures, cut to the
+            # function's bytes): a walk in Python of every named node of each function with a call was ~4% of a
+            # cuda-samples scan. One inside a nested lambda is the lambda's own (within a lambda's bytes, then
+            # confirmed by its ancestors).
+            lambdas = [(n.start_byte, n.end_byte) for n in self.nodes.under(fn.node, ("lambda_expression",))
+                       if n != fn.node]
+            for n in (n for t in _DECLARING for n in self.nodes.under(fn.node, (t,))):
+                if lambdas and _in_lambda(n, fn.node, lambdas):
+                    continue
+                d = n.child_by_field_name("declarator")
+                # a declaration's declarators: `int a = 1, b;` holds two init_declarators
+                targets = [d] if n.type != "declaration" else [c for c in n.named_children
+                                                              if c.type.endswith("declarator") or c.type == "identifier"]
+                for t in targets:
+                    name = _declared_name(t)
+                    if name is not None:
+                        names.add(name)
             found = self._declared[fn.start_byte] = frozenset(names)
         return found
 
@@ -487,6 +489,26 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if size is not None and inner is not None and inner.type == "identifier" and fold(size, self.env) == 32:
                 out.add(inner.text.decode())
         return out
+
+
+# The nodes that declare a name in a function (FileContext._local_names), all in porter.kernels.nodes.INDEXED.
+_DECLARING = ("parameter_declaration", "optional_parameter_declaration", "declaration", "for_range_loop",
+              "condition_clause")
+
+
+def _in_lambda(n: ts.Node, top: ts.Node, lambdas: list[tuple[int, int]]) -> bool:
+    """Whether `n` lies under a lambda_expression below `top` (`lambdas`: those lambdas' byte ranges). Only a node
+    within one's bytes can be; its ancestors up to `top` say whether it is (an empty node at a lambda's edge may
+    lie just outside it)."""
+    start, end = n.start_byte, n.end_byte
+    if not any(a <= start and end <= b for a, b in lambdas):
+        return False
+    p = n.parent
+    while p is not None and p != top:
+        if p.type == "lambda_expression":
+            return True
+        p = p.parent
+    return False
 
 
 def _declared_name(d: ts.Node | None) -> str | None:

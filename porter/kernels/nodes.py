@@ -25,7 +25,10 @@ from porter.source.parse_queries import captures, register_root_query, walk_desc
 
 INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expression", "for_statement",
            "subscript_expression", "array_declarator", "assignment_expression", "update_expression",
-           "pointer_expression", "init_declarator")
+           "pointer_expression", "init_declarator",
+           # a function's own declared names (porter.kernels.facts: FileContext._local_names)
+           "parameter_declaration", "optional_parameter_declaration", "for_range_loop", "condition_clause",
+           "lambda_expression")
 _QUERY = register_root_query("cuda", " ".join(f"({t}) @{t}" for t in INDEXED if t != "call_expression"))
 # The very query porter.source.syntax registers for the file's calls: one source, so the combined query captures
 # every call once for both (each capture is a node object made; ~0.4 us apiece).

@@ -61,7 +61,7 @@ class Format:
 def _console(run: Shown, opts: RenderOptions) -> bytes:
     from rich.console import Console
 
-    from porter.render import assess_console, console
+    from porter.render import console  # assess_console only for `assess`: it loads the effort model (~0.08 CPU-s)
     from porter.render.safe import literal
 
     buf = io.StringIO()
@@ -71,6 +71,8 @@ def _console(run: Shown, opts: RenderOptions) -> bytes:
         if opts.quiet:  # -q is one line, whatever the width: a script reads it with `head -1`
             c.print(literal(run.assessment.headline), soft_wrap=True)
         else:
+            from porter.render import assess_console
+
             assess_console.render(run.result, run.assessment, c, opts.explain, about=_about(run, opts))
     elif opts.quiet:
         c.print(literal(console.summary_line(run.result)), soft_wrap=True)

@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Protocol, Sequence, TypeVar
 
-from porter.model.assessment import DirectoryRow, Range
-
 if TYPE_CHECKING:
+    from porter.model.assessment import DirectoryRow, Range
     from porter.estimate import Assessment
     from porter.estimate.counts import Counts
 
@@ -124,6 +123,8 @@ def _minus(total: Points, parts: Iterable[Range]) -> Range:
     def left(p: Callable[[Points], float]) -> float:
         return round(p(total) - sum(p(x) for x in parts), 1) + 0.0
 
+    from porter.model.assessment import Range
+
     return Range(left(lambda x: x.low), left(lambda x: x.likely), left(lambda x: x.high))
 
 
@@ -174,6 +175,8 @@ def directory_rows(rows: Sequence[DirectoryRow], total: Points, max_depth: int =
 
 
 def total_of(rows: Iterable[Row[Any]]) -> Range:
+    from porter.model.assessment import Range
+
     rows = list(rows)
     return Range(round(sum(r.days.low for r in rows), 10), round(sum(r.days.likely for r in rows), 10),
                  round(sum(r.days.high for r in rows), 10))

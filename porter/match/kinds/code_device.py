@@ -90,6 +90,17 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
         return _logical_constant(sf, start)
     if _barrier_tree(sf, fn, start):
         return True
+    # What follows reads the function alone, and is asked for every hit in it: answered once per function.
+    memo = sf.cache.setdefault("code.logical_warp32", {})
+    key = (fn.start_byte, fn.end_byte, fn.name)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _shuffles_in_32s(sf, fn)
+    return found
+
+
+def _shuffles_in_32s(sf: SourceFile, fn) -> bool:
+    """logical_warp32's answer from `fn`'s shuffles (and those of the functions it calls)."""
     widths: list[bool] = []
     _shuffle_widths(sf, fn, set(), 3, widths)
     if bool(widths) and all(widths):
