@@ -162,7 +162,7 @@ def test_quiet_is_one_line_whatever_the_width(capsys):
     # At 80 columns a -q line longer than the terminal stays one line: a script reads it with `head -1`.
     code, out, err = porter(capsys, "assess", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q", "--target", "all")
     assert (code, err) == (0, "")
-    assert out == ("Port (manual porting and retuning work): 2–3.5 engineer-days, likely 3, for AMD Instinct MI300X, "
+    assert out == ("Port (manual porting and retuning work): 2–3.5 engineer-days (likely 3), for AMD Instinct MI300X, "
                    "AMD Instinct MI325X, AMD Instinct MI350X, AMD Instinct MI355X, AMD Instinct MI455X "
                    "(pre-release).\n")
     code, out, err = porter(capsys, "scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q")

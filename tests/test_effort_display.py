@@ -35,6 +35,10 @@ def test_every_format_shows_the_jsons_hours_for_a_job_under_half_a_day():
     assert (effort["low"], effort["likely"], effort["high"]) == (0.0, 0.5, 0.5)
     assert effort["hours"] == {"low": 1.52, "likely": 2.08, "high": 2.85}
     want = "1.5–2.8 hours (likely 2.1), at most 0.5 engineer-days"
+    # the one-line headline (JSON and SARIF) writes the same effort, not "0–0.5 engineer-days"
+    assert doc["assessment"]["headline"] == f"Mechanical (hipify plus review): {want}, for AMD Instinct MI355X."
+    sarif = json.loads(porter_here("assess", str(DUAL), "--format", "sarif", "--no-cache").stdout)
+    assert sarif["runs"][0]["properties"]["porter"]["headline"] == doc["assessment"]["headline"]
     md = porter_here("assess", str(DUAL), "--format", "markdown", "--no-cache").stdout
     assert f"**Effort: {want}**  " in md.splitlines()
     assert "| **Total** | | | **1.5–2.1–2.8** | 6 h per engineer-day → at most 0.5 engineer-days (likely 0.5) |" in md

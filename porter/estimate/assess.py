@@ -26,6 +26,7 @@ from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
 from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.shares import with_shares
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
+from porter.estimate.wording import effort_text
 from porter.libraries import Library, load_libraries
 from porter.model import ScanResult, Status
 from porter.model.assessment import (Breakdowns, HandledCounts, OptionalWork, Range, Recommendation,
@@ -172,8 +173,9 @@ def assess(
         verdict = "ready"
     else:
         verdict = decision.verdict
-        headline = (f"{verdict.capitalize()} ({VERDICT_MEANING[verdict]}): {days.low:g}–{days.high:g} engineer-days, "
-                    f"likely {days.likely:g}, for {names}.")
+        # The effort as the reports write it (a few hours in hours, not "0–1 days"), from the same rounded days.
+        headline = (f"{verdict.capitalize()} ({VERDICT_MEANING[verdict]}): "
+                    f"{effort_text(days.rounded(), costing.hours)}, for {names}.")
     return Assessment(
         verdict=verdict,
         nothing_to_port=nothing,
@@ -213,7 +215,7 @@ def _parity(inputs: Inputs, scope: Scope, costing: Costing) -> ScopeLine | None:
     whats = sorted({w for w, _ in scope.parity_reasons})
     return ScopeLine("parity", full.hours, days, full.mean, len(scope.parity_findings), len(scope.parity_kernels),
                      scope.parity_reasons,
-                     f"Feature parity: {days.low:g}–{days.high:g} engineer-days, likely {days.likely:g}, with "
+                     f"Feature parity: {effort_text(days.rounded(), full.hours)}, with "
                      f"{len(scope.parity_kernels)} kernel(s) and {len(scope.parity_findings)} finding(s) a minimal port "
                      f"leaves out ({', '.join(whats[:4])}{' …' if len(whats) > 4 else ''}).")
 
@@ -228,8 +230,8 @@ def _tuning(model: EffortModel, costing: Costing, chip: list[Target]) -> ScopeLi
     hours = percentiles(s)
     days = model.days(hours)
     return ScopeLine("tuning", hours, days, s.mean,
-                     text=f"Retuning after the port, not in the headline: {days.low:g}–{days.high:g} days (likely "
-                          f"{days.likely:g}) for NVIDIA-tuned num_warps and __launch_bounds__.")
+                     text=f"Retuning after the port, not in the headline: {effort_text(days.rounded(), hours)} for "
+                          f"NVIDIA-tuned num_warps and __launch_bounds__.")
 
 
 def _optional(inputs: Inputs, scope: Scope, costing: Costing) -> OptionalWork | None:
@@ -244,8 +246,8 @@ def _optional(inputs: Inputs, scope: Scope, costing: Costing) -> OptionalWork | 
     return OptionalWork(
         len(opt.findings), len(opt.kernels), len(paths), Range.of(extra.hours.to_dict()), Range.of(days.to_dict()),
         round(extra.mean, 2),
-        (f"Optional (not in the headline or the verdict): {days.low:g}–{days.high:g} engineer-days, likely "
-         f"{days.likely:g}, for {len(opt.findings)} finding(s) and {len(opt.kernels)} kernel(s) in "
+        (f"Optional (not in the headline or the verdict): {effort_text(days.rounded(), extra.hours)}, "
+         f"for {len(opt.findings)} finding(s) and {len(opt.kernels)} kernel(s) in "
          f"{len(paths)} file(s) kept CUDA-only or under optional paths."),
         tuple(i.to_dict(model) for i in sorted(extra.items, key=lambda i: (-i.hours.likely, i.id))))
 
