@@ -8,7 +8,7 @@ import re
 from helpers import REPO, porter_here
 from porter.estimate.effort_model import Hours
 from porter.model.assessment import Range
-from porter.render.figures import days_range, days_span, effort_text
+from porter.estimate.wording import days_range, days_span, effort_text
 
 DUAL = REPO / "fixtures" / "repos" / "dual-app"
 

@@ -18,9 +18,9 @@ from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (Points, count_rows, counts_of, days_range, days_span, directory_rows, files_line, num,
-                                   effort_text, unlisted_kernels,
-                                   others_line, plural, shown_rows, source_of)
+from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+                                   source_of, unlisted_kernels)
+from porter.estimate.wording import days_range, days_span, effort_text, num, Points
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
 from porter.render.safe import literal, literal_name

@@ -6,15 +6,15 @@ exactly to the figure above them. Renderers read those shares and never round ag
 same numbers. A table that does not show every row (the top rows of a long list, a directory's own files next to
 its subdirectories) shows the rest as a remainder row (the total minus what is shown), so the column still adds up.
 
-`plural` spells counts ("1 file", "3 files"); `days_range` is the one way an effort range is written, and
-`effort_text` the one way the headline effort is (in hours when half-day rounding would show a zero low end).
+`plural` spells counts ("1 file", "3 files"); an effort range is written by porter.estimate.wording (`days_range`,
+and `effort_text` for the headline effort), which the assessment's own headline uses too.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Protocol, Sequence, TypeVar
 
-from porter.estimate.wording import Points, days_range, days_span, effort_text, num, reads_zero
+from porter.estimate.wording import Points
 
 if TYPE_CHECKING:
     from porter.model.assessment import DirectoryRow, Range

@@ -25,10 +25,9 @@ from markupsafe import Markup
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
-from porter.render.figures import (Row, count_rows, days_range, directory_rows, files_line, num, others_line, plural,
-                                   days_span, reads_zero,
-                                   unlisted_kernels,
-                                   counts_of, shown_rows, source_of)
+from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
+                                   shown_rows, source_of, unlisted_kernels)
+from porter.estimate.wording import days_range, days_span, num, reads_zero
 from porter.render.markdown import item_locations
 from porter.render.safe import printable
 
@@ -254,7 +253,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     c = counts_of(a)
     ctx = {
         "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
-        "reads_zero": reads_zero(effort, a.hours),  # the big figure in hours, as figures.effort_text writes it
+        "reads_zero": reads_zero(effort, a.hours),  # the big figure in hours, as wording.effort_text writes it
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
         "others": [r for r in a.reasons if r.level != a.verdict],
         "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),

@@ -11,9 +11,9 @@ from typing import Any, Callable
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (Points, count_rows, days_range, directory_rows, files_line, num, others_line,
-                                   effort_text, unlisted_kernels,
-                                   plural, counts_of, shown_rows, source_of)
+from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+                                   source_of, unlisted_kernels)
+from porter.estimate.wording import days_range, effort_text, num, Points
 from porter.render.safe import html_text, md_code, md_text
 
 BAR_WIDTH = 20
