@@ -516,11 +516,26 @@ def match_command(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[
             continue
         if in_strings and not sf.in_string(m.start()):
             continue
-        if _in_message(sf, m.start(), in_strings):
+        if _in_message(sf, m.start(), in_strings) or (in_strings and _bare_string(sf, m.start())):
             continue
         start, end = m.span("hit") if "hit" in rx.groupindex and m.group("hit") is not None else m.span()
         values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
         yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
+
+
+def _bare_string(sf: SourceFile, offset: int) -> bool:
+    """A Python string that is a statement of its own - a docstring (Triton-distributed's `is_cuda()`: "Checks if
+    'nvidia-smi' is available on the system's PATH.") or a string used as a comment: nothing passes it anywhere, so
+    it runs nothing."""
+    if sf.language != "python" or sf.root is None:
+        return False
+    node = sf.root.named_descendant_for_byte_range(offset, offset + 1)
+    while node is not None and node.type != "string":
+        node = node.parent
+    if node is not None and node.parent is not None and node.parent.type == "concatenated_string":
+        node = node.parent
+    statement = node.parent if node is not None else None
+    return statement is not None and statement.type == "expression_statement" and statement.named_child_count == 1
 
 
 # Calls whose string argument is a message for people, not a command line (`print("nvidia-smi not found")`).
