@@ -63,8 +63,10 @@ def test_every_shipped_rule_loads():
     # session 12; DEV033 (__grid_constant__ parameters) and PYT013 (Triton configs with no AMD option, info) by issue
     # 27, session 13; DEV037 (float/double atomics HIP declares, redefined), DEV038 (32-bit mask parameter), DEV039
     # (float atomic max/min through integers, info), API011 (NVIDIA driver paths) and PYT016 (NVRTC-only options) by
-    # issue 27 (recall), session 14; PYT017 (the project's NVIDIA-named variant chosen) by issue 27 (recall), session 15
-    assert len(RULES) == 117
+    # issue 27 (recall), session 14; PYT017 (the project's NVIDIA-named variant chosen) by issue 27 (recall), session 15;
+    # PYT018 (the project's NVIDIA-only module imported), PYT019 (ATen's cuDNN operators by name) and PYT020 (nvcc
+    # run from Python for the toolkit version, info) by issue 27 (recall), session 17
+    assert len(RULES) == 120
 
 
 @pytest.mark.parametrize("rid,i,pattern,nested", SHIPPED, ids=[f"{s[0]}-{s[1]}-{kind_of(s[2])}" for s in SHIPPED])

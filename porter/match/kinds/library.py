@@ -159,8 +159,13 @@ def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
     if sf.root is None or (b"-l" not in sf.code and b"lib" not in sf.code):
         return
     spots: set[tuple[int, str]] = set()  # one hit per library per line: `("libnccl.so", "libnccl.so.2")` is one spot
+    has_find = b"find_library" in sf.code
     for c in captures("python", _STRINGS, sf.root).get("c", []):
         text = c.text.decode("utf-8", "replace")
+        if text.endswith(".") and c.next_named_sibling is not None and c.next_named_sibling.type == "interpolation":
+            text = text[:-1]  # f"libnccl.so.{major}": the version comes from a variable
+        elif has_find and _find_library_argument(c):
+            text = "-l" + text  # ctypes.util.find_library("nccl"): the bare name the linker would look for
         if c.start_byte in seen or not _PY_LINK_STRING.fullmatch(text):
             continue
         lib = by_link(text)
@@ -168,6 +173,15 @@ def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
             seen.add(c.start_byte)
             spots.add((c.start_point.row, lib.id))
             yield _library_hit(c.start_byte, c.end_byte, text, lib)
+
+
+def _find_library_argument(c: ts.Node) -> bool:
+    """The string is the first argument of a `find_library(...)` call (ctypes.util's)."""
+    string = c.parent
+    args = string.parent if string is not None else None
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    return fn is not None and fn.text.rsplit(b".", 1)[-1] == b"find_library" and args.named_children[0] == string
 
 
 def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, str]]:
@@ -502,11 +516,26 @@ def match_command(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[
             continue
         if in_strings and not sf.in_string(m.start()):
             continue
-        if _in_message(sf, m.start(), in_strings):
+        if _in_message(sf, m.start(), in_strings) or (in_strings and _bare_string(sf, m.start())):
             continue
         start, end = m.span("hit") if "hit" in rx.groupindex and m.group("hit") is not None else m.span()
         values = tuple((k, v.decode("utf-8", "replace")) for k, v in m.groupdict().items() if v is not None)
         yield Hit(start, end, name=sf.data[start:end].decode("utf-8", "replace"), values=values)
+
+
+def _bare_string(sf: SourceFile, offset: int) -> bool:
+    """A Python string that is a statement of its own - a docstring (Triton-distributed's `is_cuda()`: "Checks if
+    'nvidia-smi' is available on the system's PATH.") or a string used as a comment: nothing passes it anywhere, so
+    it runs nothing."""
+    if sf.language != "python" or sf.root is None:
+        return False
+    node = sf.root.named_descendant_for_byte_range(offset, offset + 1)
+    while node is not None and node.type != "string":
+        node = node.parent
+    if node is not None and node.parent is not None and node.parent.type == "concatenated_string":
+        node = node.parent
+    statement = node.parent if node is not None else None
+    return statement is not None and statement.type == "expression_statement" and statement.named_child_count == 1
 
 
 # Calls whose string argument is a message for people, not a command line (`print("nvidia-smi not found")`).

@@ -65,8 +65,24 @@ def _variant_uses(sf: SourceFile, shape: re.Pattern[str], predicates: tuple[str,
         return
     own = {n.text for n in candidates if _defines(n)}
     for node in candidates:
-        if node.text in own and _is_use(node):
+        if node.text in own and _is_use(node) and not _joined_with_twin(node, others):
             yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace"))
+
+
+def _joined_with_twin(node, others: frozenset[str]) -> bool:
+    """The variant is an operand of `+`/`|` or an item of a list, tuple or set beside its other-vendor twin
+    (`DEPS = DEPS_NVIDIA + DEPS_HIP`, `[configs_nvidia, configs_amd]`): both variants are kept there, each filled
+    per platform by its own definition, so the spot chooses nothing."""
+    parent = node.parent
+    if parent is None or parent.type not in ("binary_operator", "list", "tuple", "set"):
+        return False
+    stem = node.text.decode("utf-8", "replace").lower().rsplit("_", 1)[0]
+    for sibling in parent.named_children:
+        if sibling.type == "identifier" and sibling.id != node.id:
+            words = sibling.text.decode("utf-8", "replace").lower().rsplit("_", 1)
+            if len(words) == 2 and words[0] == stem and words[1] in others:
+                return True
+    return False
 
 
 def _is_variant_name(name: str, shape: re.Pattern[str], predicates: tuple[str, ...], others: frozenset[str]) -> bool:
@@ -150,3 +166,108 @@ def enum_member_definition(sf: SourceFile, offset: int) -> str | None:
     name = owner.child_by_field_name("name")
     return name.text.decode("utf-8", "replace") if name is not None else None
 
+
+
+def _module_spec(pattern: dict) -> tuple[frozenset[str], frozenset[str], re.Pattern[bytes]]:
+    """The vendor words, the other vendors' words and the quick byte test of a vendor_module pattern."""
+    spec = pattern["vendor_module"]
+    vendors = frozenset(v.lower() for v in spec["vendors"])
+    quick = re.compile(rb"(?i)\b(?:" + b"|".join(re.escape(v.encode()) for v in sorted(vendors)) + rb")\b|_(?:" +
+                       b"|".join(re.escape(v.encode()) for v in sorted(vendors)) + rb")\b")
+    return vendors, frozenset(w.lower() for w in spec.get("not_words", ())), quick
+
+
+_read_module_spec = per_object(_module_spec)
+
+
+def _vendor_part(part: str, vendors: frozenset[str], others: frozenset[str]) -> bool:
+    """A module path component that names one vendor's variant: the vendor word itself (`nvidia`) or a name whose
+    last word it is (`tp_mlp_nvidia`), with no other vendor's word in it (`nvidia_amd_common` serves both)."""
+    words = part.lower().split("_")
+    return words[-1] in vendors and others.isdisjoint(words)
+
+
+def match_vendor_module(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """Imports of the project's own modules that a vendor's name marks as that vendor's variant - a package
+    component `nvidia` (`from triton_dist.layers.nvidia.tp_mlp import TP_MLP`, `from .nvidia.ops import f`) or a
+    module or imported name whose last word is the vendor (`import pkg.kernels_nvidia`, `from pkg import nvidia`).
+    The project's own: a relative import, or one whose top package is a package of the repository
+    (ctx.extra["local_packages"]); a library's module (`nvidia.cublas`, `cuda.bindings`) is the library rules'.
+    A file that is itself part of such a variant (under a `nvidia/` directory, or named `*_nvidia.py`) importing its
+    siblings is the variant's own code, not the spot that chooses it."""
+    if sf.language != "python" or sf.root is None:
+        return
+    vendors, others, quick = _read_module_spec(pattern)
+    if not quick.search(sf.code):
+        return
+    path = sf.path.replace("\\", "/").split("/")
+    own_parts = path[:-1] + [path[-1].rsplit(".", 1)[0]]
+    if any(_vendor_part(p, vendors, others) for p in own_parts):
+        return
+    # The project's own top packages: the repository's (a directory with __init__.py) and the directories this
+    # file sits in (a namespace package without __init__.py, `python/triton_dist/models/dense.py`).
+    local = (ctx.extra.get("local_packages", frozenset()) if ctx is not None else frozenset()) | frozenset(path[:-1])
+    statements = []
+    stack = [sf.root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("import_statement", "import_from_statement"):
+            statements.append(node)
+        elif node.type not in ("string", "comment", "expression_statement"):
+            stack.extend(reversed(node.children))
+    hits = [hit for stmt in statements for hit in _vendor_imports(stmt, vendors, others, local)]
+    if not hits:
+        return
+    # A file that also imports the other vendor's twin (`.amd.common_ops` beside `.nvidia.common_ops`, in the
+    # other arm of its platform test) already chooses per platform at these imports.
+    imported = {text for stmt in statements for text in _import_texts(stmt)}
+    for hit in hits:
+        words = re.split(r"([._])", hit.name)
+        twins = {"".join(o if w.lower() in vendors else w for w in words) for o in others}
+        if imported.isdisjoint(twins):
+            yield hit
+
+
+def _import_texts(stmt) -> set[str]:
+    """The modules an import statement names (`a.b`, `.a.b`), and for `from a import b` also `a.b`."""
+    def name_of(node):
+        return node.child_by_field_name("name") if node.type == "aliased_import" else node
+
+    names = [name_of(n) for n in stmt.children_by_field_name("name")]
+    texts = {n.text.decode("utf-8", "replace") for n in names if n is not None}
+    if stmt.type == "import_statement":
+        return texts
+    module = stmt.child_by_field_name("module_name")
+    base = module.text.decode("utf-8", "replace") if module is not None else ""
+    return {base} | {f"{base}.{t}" for t in texts}
+
+
+def _vendor_imports(stmt, vendors: frozenset[str], others: frozenset[str],
+                    local: frozenset[str]) -> Iterator[Hit]:
+    if stmt.type == "import_statement":
+        for name in stmt.children_by_field_name("name"):
+            node = name.child_by_field_name("name") if name.type == "aliased_import" else name
+            parts = node.text.decode("utf-8", "replace").split(".")
+            if parts[0] in local and any(_vendor_part(p, vendors, others) for p in parts[1:]):
+                yield Hit(node.start_byte, node.end_byte, name=".".join(parts))
+        return
+    module = stmt.child_by_field_name("module_name")
+    if module is None:
+        return
+    text = module.text.decode("utf-8", "replace")
+    relative = module.type == "relative_import"
+    parts = [p for p in text.lstrip(".").split(".") if p]
+    if not relative and (not parts or parts[0] not in local):
+        return
+    # The top package of an absolute import is the project's own name, never a variant; a relative one starts
+    # inside the project.
+    if any(_vendor_part(p, vendors, others) for p in (parts if relative else parts[1:])):
+        yield Hit(module.start_byte, module.end_byte, name=text)
+        return
+    for name in stmt.children_by_field_name("name"):
+        node = name.child_by_field_name("name") if name.type == "aliased_import" else name
+        word = node.text.decode("utf-8", "replace")
+        if "." not in word and _vendor_part(word, vendors, others) and word.lower() in vendors:
+            # `from pkg.kernels import nvidia`: the vendor's subpackage itself (a name `foo_nvidia` imported from
+            # a module is a function or constant, vendor_variant's, which reads its uses).
+            yield Hit(node.start_byte, node.end_byte, name=f"{text}.{word}")
