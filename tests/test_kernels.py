@@ -614,11 +614,11 @@ def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_
     alone gives some HELPER_FACT_KEYS fact (inline_ptx from "ptx"), every HELPER_FACT_KEYS fact comes from one of
     them, and a walk holding only the other parts (calls, shared declarations, identifiers) gives none."""
     import porter.kernels.facts_walk as f
-    from porter.model.kernel import HELPER_FACT_KEYS, Ballot32, LaneAssumption, WarpOp, WarpSizeConstant
+    from porter.model.kernel import HELPER_FACT_KEYS, Ballot32, LaneAssumption, WarpOp, WarpSizeConstant, WaveName
 
     sample = {"warp_ops": [WarpOp("__shfl_sync", 1)], "lane": [LaneAssumption(1, "% 32", "t % 32")],
               "ballot32": [Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [WarpSizeConstant(1, "x")],
-              "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
+              "wave_names": [WaveName(1, "WARP_SIZE")], "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
               "async_copies": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
               "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"}}
     assert set(sample) == set(f.HELPER_WALK_KEYS)

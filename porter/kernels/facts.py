@@ -33,11 +33,17 @@ from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHM
                                             NCCL_DEVICE_TYPES, WARP_OPS, grouped)
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
 from porter.kernels.nodes import NodeIndex
-from porter.model.kernel import DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved
+from porter.model.kernel import (DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved,
+                                 WaveName)
 from porter.source import syntax
 from porter.source.parse import Function, SourceFile, unqualified
 
 
+# A name spelt like a wave-size constant, as DEV017 (rules/device/DEV017-fixed-wave-size-64.yaml) names them: the
+# uses kernel analysis matches against the constants a ROCm arm fixes at 64. `warpSize` itself is HIP's builtin.
+WAVE_NAME = re.compile(rb"[A-Za-z_]\w*|\d\w*")
+_WAVE_PART = re.compile(rb"WARP_SIZE|WarpSize|warpSize|Warp_Size|warp_size|WAVE_SIZE|WaveSize|wave_size|WAVEFRONT_SIZE"
+                        rb"|WavefrontSize|wavefront_size|THREADS_PER_WARP")
 NCCL_TYPE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NCCL_DEVICE_TYPES)) + r")\b")
 
 
@@ -353,6 +359,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                     w.identifiers.add(text.decode())
                 for detect in detectors_of(n.type, text):
                     detect(self, n, w)
+        w.wave_names = self._wave_names(body, skip)
         lane_array_index(self, fn, w, skip)
         w.lane.sort(key=lambda x: (x.line, x.kind))
         if any(op.mask_kind == "runtime" for op in w.warp_ops):
@@ -360,6 +367,24 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._drop_local_callables(fn, w)
         self._walks[memo] = w
         return w
+
+    def _wave_names(self, body: ts.Node | None, skip: Callable[[int], bool] | None) -> list[WaveName]:
+        """The uses of wave-size-like names (`WARP_SIZE`, `sundials::hip::WARP_SIZE`, `kWarpSize`) in a body, as
+        code (a comment or a string that mentions one is not a use); `warpSize`, HIP's own, is not one."""
+        if body is None or _WAVE_PART.search(self.sf.data, body.start_byte, body.end_byte) is None:
+            return []
+        out = []
+        for m in WAVE_NAME.finditer(self.sf.data, body.start_byte, body.end_byte):
+            word = m.group()
+            if word == b"warpSize" or _WAVE_PART.search(word) is None:
+                continue
+            n = body.descendant_for_byte_range(m.start(), m.end())
+            if n is None or n.type not in NAMES or n.text != word:
+                continue
+            line = n.start_point.row + 1
+            if skip is None or not skip(line):
+                out.append(WaveName(line, word.decode()))
+        return out
 
     def _drop_local_callables(self, fn: Function, w: Walk) -> None:
         """Calls of a parameter or local variable of `fn` (`driver()` on `const DriverType& driver = ...`, a

@@ -9,7 +9,7 @@ from typing import Any
 import tree_sitter as ts
 
 from porter.kernels.facts_vocabulary import ASYNC_PTX, CLUSTER_PTX, NVFP4_PTX, TENSOR_CORE_PTX, grouped
-from porter.model.kernel import Ballot32, InlinePtx, LaneAssumption, WarpOp, WarpSizeConstant
+from porter.model.kernel import Ballot32, InlinePtx, LaneAssumption, WarpOp, WarpSizeConstant, WaveName
 
 
 @dataclasses.dataclass
@@ -24,6 +24,7 @@ class Walk:
     lane: list[LaneAssumption] = dataclasses.field(default_factory=list)
     ballot32: list[Ballot32] = dataclasses.field(default_factory=list)
     warpsize_const: list[WarpSizeConstant] = dataclasses.field(default_factory=list)
+    wave_names: list[WaveName] = dataclasses.field(default_factory=list)  # wave-size-like names used (facts.WAVE_NAME)
     tensor: set[str] = dataclasses.field(default_factory=set)  # tensor-core features named in code
     ptx: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # inline PTX statements (facts_ptx)
     async_copies: set[str] = dataclasses.field(default_factory=set)  # async-copy features named in code
@@ -46,7 +47,11 @@ _FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"_
                b"__reduce", b"__fns", b"wmma", b"nvcuda", b"cute", b"cutlass", b"async", b"pipeline", b"CUtensorMap",
                b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
                b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
-               b"_Atom", b"nvshmem", b"nccl", b"optix")
+               b"_Atom", b"nvshmem", b"nccl", b"optix",
+               # wave-size constants (`WARP_SIZE`, `kWarpSize`, `wave_size`): which a ROCm arm fixes at 64 (DEV017)
+               # analysis decides, so a helper that only uses one must be walked for it
+               b"ARP_SIZE", b"arp_size", b"arpSize", b"arp_Size", b"AVE_SIZE", b"ave_size", b"aveSize",
+               b"AVEFRONT_SIZE", b"avefrontSize", b"avefront_size", b"THREADS_PER_WARP")
 
 
 # ... or a lane constant standing alone (`\b32\b`), spelt literal first and the word boundary before it as a
@@ -56,7 +61,7 @@ MAY_HOLD_FACTS = re.compile(grouped(_FACT_WORDS)
 
 
 # The walk's parts body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
-HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "tensor", "ptx", "async_copies", "clusters",
+HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "wave_names", "tensor", "ptx", "async_copies", "clusters",
                     "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute")
 
 
@@ -78,6 +83,7 @@ def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
         lane_assumptions=tuple(merged.lane),
         ballot_32bit=tuple(merged.ballot32),
         warpsize_constant=tuple(merged.warpsize_const),
+        wave_names=tuple(sorted(set(merged.wave_names), key=lambda x: (x.line, x.name))),
         tensor_cores=tuple(sorted(tensor)),
         inline_ptx=InlinePtx(len(ptx), tuple(families), tuple(sorted({s["line"] for s in ptx}))),
         async_copies=tuple(sorted(asyncs)),

@@ -86,13 +86,15 @@ VANISHING_ARM_RULE = "DEV016"  # rules/device/DEV016-vanishing-cuda-arch-arm.yam
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
                  reached: Iterable[tuple[Any, tuple[str, int]]] = (), rule_targets_of: dict[str, Any] | None = None,
-                 release: str | None = None, shims: frozenset[str] = frozenset()) -> tuple[TargetVerdict, ...]:
+                 release: str | None = None, shims: frozenset[str] = frozenset(),
+                 wave64: tuple[Wave64Use, ...] = ()) -> tuple[TargetVerdict, ...]:
     """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
     floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
     helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`) and the kernel's
     line that calls into it;
     `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does); `release`: the ROCm release
-    the run judges (None: the newest), which some checks' verdicts depend on (rules/kb/kernel_checks.yaml)."""
+    the run judges (None: the newest), which some checks' verdicts depend on (rules/kb/kernel_checks.yaml);
+    `wave64`: the wave-size constants fixed at 64 (DEV017) the kernel's warp code uses (wave64_uses)."""
     from porter.targets import applies
 
     spans = [(kernel.line, kernel.end_line)] + [(d.line, d.end_line) for d in facts.device_functions]
@@ -127,6 +129,8 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
             by_rule.setdefault(f.rule, (v, f.message, []))[2].append(f.line)
         details.extend(CheckResult(rule, v, message, tuple(lines)) for rule, (v, message, lines) in by_rule.items())
         details.extend(_floor(floors, rule_targets_of, worst(d.verdict for d in details), t))
+        if wave64 and applies(rule_targets_of.get(WAVE64_RULE, ()), t) and not any(d.id == WAVE64_RULE for d in details):
+            details.append(_wave64_result(wave64, t))
         details.sort(key=lambda d: (-RANK[d.verdict], d.id))
         out.append(TargetVerdict(t.id, worst(d.verdict for d in details), tuple(details)))
     return tuple(out)
@@ -265,6 +269,70 @@ def without_shimmed(facts: KernelFacts, shims: frozenset[str]) -> KernelFacts:
     return out
 
 
+# A wave-size constant a ROCm arm fixes at 64 (DEV017 at its definition: `constexpr int WARP_SIZE = 64;` under
+# `__HIP_PLATFORM_AMD__`, `#define WARP_SIZE 64` under `USE_ROCM`), as the finding's message names it.
+WAVE64_RULE = "DEV017"  # rules/device/DEV017-fixed-wave-size-64.yaml
+_WAVE64_NAME = re.compile(r"([A-Za-z_]\w*) is fixed at 64")
+
+
+@dataclasses.dataclass(frozen=True)
+class Wave64Use:
+    """A kernel's use of a wave-size constant fixed at 64: the name, where it is defined, the kernel-file lines
+    that use it (a helper's use counts at the kernel's line that calls into the helper)."""
+
+    name: str
+    path: str
+    line: int
+    lines: tuple[int, ...]
+
+
+def wave64_constants(findings) -> dict[str, tuple[tuple[str, int], ...]]:
+    """Wave-size constants fixed at 64 with no architecture test (DEV017), name -> (file, line) of each."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    for f in findings:
+        if f.rule == WAVE64_RULE:
+            m = _WAVE64_NAME.match(f.message)
+            if m:
+                out.setdefault(m.group(1), []).append((f.path, f.line))
+    return {k: tuple(sorted(set(v))) for k, v in out.items()}
+
+
+def wave64_uses(k: Kernel, facts: KernelFacts, constants: dict[str, tuple[tuple[str, int], ...]],
+                index) -> tuple[Wave64Use, ...]:
+    """The constants fixed at 64 (wave64_constants) the kernel's warp code uses, in its body or in the helpers it
+    reaches. A kernel that shuffles or votes with `WARP_SIZE` fixed at 64 counts lanes that a wave32 target
+    (gfx1250) does not have: a xor or down step of 32 reads the lane itself back, and `threadIdx.x / WARP_SIZE`
+    warp ids give half the partial sums their slots. A use counts when the definition is in the using file or one
+    it includes (transitively), as C++ name lookup needs; a kernel with no warp operation only indexes with it."""
+    merged = facts.merged()
+    if not (merged.warp_ops or merged.ballot_32bit) or not constants:
+        return ()
+    uses = [(k.path, w.name, w.line) for w in facts.wave_names]
+    uses += [(h.path, w.name, h.call_line) for h in facts.helpers for w in h.facts.wave_names]
+    found: dict[tuple[str, str, int], set[int]] = {}
+    for path, name, line in uses:
+        homes = constants.get(name)
+        if not homes:
+            continue
+        reach = index.closure(path) if index is not None else frozenset()
+        for home, at in homes:
+            if home == path or home in reach:
+                found.setdefault((name, home, at), set()).add(line)
+                break
+    return tuple(Wave64Use(name, home, at, tuple(sorted(lines))) for (name, home, at), lines in sorted(found.items()))
+
+
+def _wave64_result(uses: tuple[Wave64Use, ...], target) -> CheckResult:
+    """The kernel's wave64 constants as one DEV017 result on a wave32 target: fix, naming each constant and its
+    definition."""
+    named = ", ".join(f"{u.name} ({u.path}:{u.line})" for u in uses[:3]) + (
+        f" and {len(uses) - 3} more" if len(uses) > 3 else "")
+    message = (f"warp code uses {named}, fixed at 64 for every AMD GPU: {target.id} ({target.gfx}) runs "
+               f"{target.wavefront_size}-lane waves, so shuffle steps of 32 and 64-lane warp ids are wrong there")
+    return CheckResult(WAVE64_RULE, SEVERITY_FLOOR[Severity.HIGH], message,
+                       tuple(sorted({x for u in uses for x in u.lines})))
+
+
 # `#define WARP_SIZE warpSize` as DEV004 quotes it (the finding's snippet): the macro is warpSize wherever it is used.
 _WARPSIZE_ALIAS = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s+\(?\s*warpSize\s*\)?\s*(?://.*|/\*.*)?$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -338,7 +406,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     for k in kernels:
         defined[k.name] = defined.get(k.name, 0) + 1
     aliases = warpsize_aliases(result.findings)
-    index = helper_index(result.files) if aliases or any(k.facts is not None and k.facts.calls
+    wave64 = wave64_constants(result.findings)
+    index = helper_index(result.files) if aliases or wave64 or any(k.facts is not None and k.facts.calls
                                                          for k in kernels) else None
     shims = shimmed_warp_ops(result.files)
     opt_ins = dynamic_opt_in_paths(result.findings)
@@ -376,8 +445,9 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                 reached.extend((f, (span.where, span.call_line)) for f in findings_by_path.get(span.path, ())
                                if span.line <= f.line <= span.end_line
                                and not any(a <= f.line <= b for a, b in span.cuda_only))
+        uses = wave64_uses(k, facts, wave64, index) if wave64 and k.facts.triton is None else ()
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,
-                           shims)
+                           shims, uses)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

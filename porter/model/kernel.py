@@ -122,7 +122,7 @@ class HelperCall:
 # The facts of a helper that count for the kernels calling it (its shared memory and launches do not).
 HELPER_FACT_KEYS = ("async_copies", "atomics", "ballot_32bit", "clusters", "cuda_libraries", "cute_tensor",
                     "device_launches", "grid_sync", "inline_ptx", "lane_assumptions", "partial_syncwarp",
-                    "tensor_cores", "warp_ops", "warpsize_constant")
+                    "tensor_cores", "warp_ops", "warpsize_constant", "wave_names")
 
 
 @dataclass(frozen=True)
@@ -327,6 +327,18 @@ class WarpSizeConstant:
 
 
 @dataclass(frozen=True)
+class WaveName:
+    """A use of a name spelt like a wave-size constant (`WARP_SIZE`, `kWarpSize`, `warp_size`; not the builtin
+    `warpSize`) in device code: kernel analysis looks up which of them a ROCm arm fixes at 64 (DEV017)."""
+
+    line: int
+    name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "name": self.name}
+
+
+@dataclass(frozen=True)
 class InlinePtx:
     statements: int = 0
     families: tuple[str, ...] = ()
@@ -465,6 +477,7 @@ class KernelFacts:
     lane_assumptions: tuple[LaneAssumption, ...] = ()
     ballot_32bit: tuple[Ballot32, ...] = ()
     warpsize_constant: tuple[WarpSizeConstant, ...] = ()
+    wave_names: tuple[WaveName, ...] = ()  # wave-size-like names the body uses (WaveName), by line
     tensor_cores: tuple[str, ...] = ()  # wmma, mma.sync, wgmma, tcgen05, nvfp4-mma, ...
     inline_ptx: InlinePtx = InlinePtx()
     async_copies: tuple[str, ...] = ()  # cp.async, tma, mbarrier, memcpy_async, pipeline, ...
@@ -552,6 +565,8 @@ class KernelFacts:
             d["cuda_libraries"] = list(self.cuda_libraries)
         if self.cute_tensor:
             d["cute_tensor"] = list(self.cute_tensor)
+        if self.wave_names:
+            d["wave_names"] = [w.to_dict() for w in self.wave_names]
         if self.tensor_arch_arms:
             d["tensor_arch_arms"] = list(self.tensor_arch_arms)
         if self.helpers:
@@ -567,6 +582,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
     """`facts` with the helpers' facts (HELPER_FACT_KEYS) added, each at the line where the kernel's file calls it
     (a line of another file would point into the wrong source)."""
     warp, lane, ballot, wsize, tensor, asyncs, clusters, libs, cute = [], [], [], [], set(), set(), set(), set(), set()
+    waves: list[WaveName] = []
     atomics, grid, device, partial = [], [], [], []
     ptx_statements, ptx_families, ptx_lines = 0, set(), set()
     for h in helpers:
@@ -575,6 +591,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         lane += [replace(x, line=at) for x in f.lane_assumptions]
         ballot += [replace(b, line=at) for b in f.ballot_32bit]
         wsize += [replace(w, line=at) for w in f.warpsize_constant]
+        waves += [replace(w, line=at) for w in f.wave_names]
         tensor |= set(f.tensor_cores)
         asyncs |= set(f.async_copies)
         clusters |= set(f.clusters)
@@ -595,6 +612,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         lane_assumptions=tuple(sorted(facts.lane_assumptions + tuple(lane), key=lambda x: (x.line, x.kind))),
         ballot_32bit=facts.ballot_32bit + tuple(ballot),
         warpsize_constant=facts.warpsize_constant + tuple(wsize),
+        wave_names=tuple(sorted(set(facts.wave_names) | set(waves), key=lambda x: (x.line, x.name))),
         tensor_cores=tuple(sorted(set(facts.tensor_cores) | tensor)),
         async_copies=tuple(sorted(set(facts.async_copies) | asyncs)),
         clusters=tuple(sorted(set(facts.clusters) | clusters)),

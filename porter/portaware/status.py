@@ -701,9 +701,12 @@ def _resolve_include(path: str, target: str, files, by_name) -> list[str]:
     return [p for p in by_name.get(name, ()) if p == target or p.endswith("/" + target)]
 
 
-def _verdicts(k: Kernel, decide) -> tuple[TargetVerdict, ...] | None:
+def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
+              decide_code=None) -> tuple[TargetVerdict, ...] | None:
     """The kernel's verdicts with every check whose lines are all handled removed, and the worst recomputed
-    (cuda-only checks stay: they describe the optional work)."""
+    (cuda-only checks stay: they describe the optional work). A check named for a `rocm-code` rule (DEV017: a warp
+    size fixed at 64 that the kernel's warp code uses) is about what the ROCm build compiles, so ROCm-side lines do
+    not handle it (`decide_code`: PortMap.decide, asked with rocm_code)."""
     from porter.kernels.verdicts import worst
 
     if k.verdicts is None:
@@ -711,7 +714,9 @@ def _verdicts(k: Kernel, decide) -> tuple[TargetVerdict, ...] | None:
     out = []
     for v in k.verdicts:
         kept = tuple(d for d in v.details
-                     if not d.lines or any(decide(k.path, ln)[0] is not Status.HANDLED for ln in d.lines))
+                     if not d.lines or any((decide_code(k.path, ln, rocm_code=True) if d.id in rocm_code
+                                            and decide_code is not None else decide(k.path, ln))[0]
+                                           is not Status.HANDLED for ln in d.lines))
         if len(kept) == len(v.details):
             out.append(v)
         else:
@@ -774,7 +779,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         fs = pm.file_side.get(k.path)
         twin_dir = fs[2] if fs is not None and fs[0] == COMPONENT and fs[2].endswith("/") else None
         twinned = twin_dir is not None and any(p.startswith(twin_dir) for p in kernel_paths[k.name])
-        verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict)
+        verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, rocm_code, pm.decide)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         kernels.append(dataclasses.replace(k2, status=st, handled_by=by))
