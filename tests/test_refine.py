@@ -891,3 +891,22 @@ def test_architectures_set_in_each_arm_of_one_cmake_chain_are_one_choice(tmp_pat
     assert got == [(3, "low"), (6, "info"), (8, "info"), (11, "low"), (12, "low"), (14, "low")]
     assert dict(next(f for f in result.findings if f.rule == "BLD003" and f.line == 8).data)["same_choice"] == (
         "line 3, an earlier arm of the same if() chain, sets the architectures too: the port chooses them once")
+
+
+def test_a_quiet_find_package_probe_reads_info(tmp_path):
+    # QUIET without REQUIRED: ROCm's configure finds nothing and goes on (info); REQUIRED or a plain call stop it.
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX)\n"
+        "find_package(CUDAToolkit QUIET)\n"                 # 2 info
+        "find_package(\n"
+        "  CUDAToolkit 12.0 QUIET REQUIRED)\n"              # 4 medium (the hit is the package name)
+        "find_package(CUDA)\n"                              # 5 medium
+        "if(CUDAToolkit_FOUND)\n"
+        "  enable_language(CUDA)\n"
+        "endif()\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD002")
+    assert got == [(2, "info"), (4, "medium"), (5, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "BLD002" and f.line == 2).data)["probe"] == (
+        "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the configure goes on; what uses the "
+        "answer is reported where it is used")

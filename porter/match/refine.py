@@ -54,6 +54,8 @@ sorted drafts of its findings (porter.match.draft):
    `host_only`). One in a launcher (`<<<`, a launch call or macro, a dim3) may size the grid for a kernel: open.
 5i. CMake: the architectures set in each arm of one if()/elseif()/else() chain are one choice: a BLD003 finding in
    a later arm than another BLD003 finding of the same chain reads info (data `same_choice`).
+5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED (BLD002) is a probe the ROCm configure passes: info
+   (data `probe`); the arms that use its answer are reported where they use it.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
@@ -235,6 +237,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [next((_as_info(f, "optional", f"only built with the profiling switch {switch} (line {at})")
                           for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
+    if findings and sf.language == "cmake" and b"QUIET" in sf.code.upper():
+        findings = [quiet_probe(f, sf) for f in findings]
     if sum(f.rule in SAME_CHOICE_RULES for f in findings) > 1 and sf.language == "cmake":
         findings = same_choice(findings, sf)
     if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
@@ -1327,6 +1331,29 @@ def same_choice(findings: list[Draft], sf: SourceFile) -> list[Draft]:
                                                "architectures too: the port chooses them once")
         out.append(f)
     return out
+
+
+# 5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED is a probe: on ROCm it finds nothing and the
+# configure goes on (Triton-distributed falls back to a bundled cuda.h, deepmd records nvcc when present, OpenMM
+# switches its optional CUDA platform on). What the build does with the answer (enable_language(CUDA), CUDA::
+# targets, nvcc flags) is reported where it is done. Info (data `probe`); a REQUIRED or plain find_package stays.
+PROBE_RULES = frozenset({"BLD002"})
+_FIND_PACKAGE = re.compile(rb"\bfind_package\s*\(([^()]*)\)", re.I)
+
+
+def quiet_probe(f: Draft, sf: SourceFile) -> Draft:
+    """BLD002 on a `find_package(... QUIET)` call without REQUIRED: info (step 5j)."""
+    if f.rule not in PROBE_RULES or f.severity <= Severity.INFO or f.line > len(sf.line_starts):
+        return f
+    at = sf.line_starts[f.line - 1] + f.column - 1
+    for m in _FIND_PACKAGE.finditer(sf.code, max(0, sf.code.rfind(b"\n", 0, at) - 400), at + 400):
+        if m.start() <= at < m.end():
+            words = m.group(1).upper().split()
+            if b"QUIET" in words and b"REQUIRED" not in words:
+                return _as_info(f, "probe", "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the "
+                                            "configure goes on; what uses the answer is reported where it is used")
+            return f
+    return f
 
 
 def _names_library(macro: str, lib: str) -> bool:
