@@ -714,7 +714,9 @@ def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
                                       f"code for older toolkits")
 
 
-_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma\b")
+# A #pragma line, or a #warning (torchao's "MXFP8 needs SM90+" under `__CUDA_ARCH__ < 1000`): a message or a
+# compiler setting, no code, so an arm of nothing else compiles the same program whichever way HIP answers it.
+_PRAGMA = re.compile(rb"[ \t]*#[ \t]*(?:pragma|warning)\b")
 
 
 def _pragmas_only(g: Group, sf: SourceFile) -> bool:
