@@ -494,8 +494,9 @@ def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
 # is not compiled for the GPU (no __device__/__global__, no __CUDA_ARCH__ arm, no device lambda in it) and launches no
 # kernel (no `<<<`, no launch call or launch macro that could take it as a block size): info (data `host_only`).
 HOST_CONSTANT_RULES = frozenset({"DEV011"})
-_WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arp_?[Ww]idth|WARP_WIDTH|[Tt]hreads_?[Pp]er_?[Ww]arp"
-                            rb"|THREADS_PER_WARP|[Ll]anes_?[Pp]er_?[Ww]arp|LANES_PER_WARP)\w*\s*(?:=|\{)\s*32\b")
+_WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arp_?[Ww]idth|WARP_WIDTH"
+                            rb"|[Tt]hreads_?[Pp]er_?[Ww]arp|THREADS_PER_WARP|[Ll]anes_?[Pp]er_?[Ww]arp|LANES_PER_WARP)"
+                            rb"\w*\s*(?:=|\{)\s*32\b")
 # What may hand the constant to a kernel or the GPU: a chevron launch, a launch API or a project launch macro
 # (dgl's CUDA_KERNEL_CALL), device code in the body, a __CUDA_ARCH__ test.
 _LAUNCHES = re.compile(rb"<<<|\b\w*[Ll]aunch\w*\s*\(|\b\w*KERNEL\w*\s*\(|__device__|__global__|__CUDA_ARCH__"

@@ -16,8 +16,10 @@ from porter.source.parse import SourceFile
 # and not listed.
 FULL_MASK = re.compile(
     rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX"
-    rb"|(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\(\s*-\s*1\s*\)|static_cast\s*<\s*(?:uint32_t|unsigned(?:\s+int)?)\s*>\s*\(\s*-\s*1\s*\)"
-    # a C-style cast to a 32-bit type: `(uint32_t)-1` (FlashMLA's SM100 backward), `(unsigned)~0`, `(unsigned int)0xffffffff`
+    rb"|(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\(\s*-\s*1\s*\)"
+    rb"|static_cast\s*<\s*(?:uint32_t|unsigned(?:\s+int)?)\s*>\s*\(\s*-\s*1\s*\)"
+    # a C-style cast to a 32-bit type: `(uint32_t)-1` (FlashMLA's SM100 backward), `(unsigned)~0u`,
+    # `(unsigned int)0xffffffff`
     rb"|\(\s*(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\)\s*(?:-\s*1|~\s*0[uU]?|0[xX][fF]{8}[uUlL]*))\s*\)*$"
 )
 
