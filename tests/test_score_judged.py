@@ -217,3 +217,20 @@ def test_python_guards_v2_reads_each_branch_by_its_own_test(tmp_path):
     # Version 1 is kept as it was (`--py-guards 1` reproduces sessions 11-12): a ROCm test must head the chain, so
     # it misses the first and third chains and counts the IPEX branch as a CUDA side.
     assert S.blank_python_guards(src, tmp_path / "v1") == [("m.py", 10, 10), ("m.py", 12, 12)]
+
+
+def test_open_findings_follow_a_judged_rule_merged_into_a_more_specific_one():
+    # A judged API004 note at k.cu:5 that porter now reports as DEV002 (API004 under data `also`) is still open and
+    # real; a judged finding nothing reports is gone; a judged-false one read open is listed.
+    from types import SimpleNamespace as F
+
+    findings = [F(path="k.cu", rule="DEV002", line=5, fingerprint="a", status="open", severity="high",
+                  data=(("also", "API004: same name in HIP"),)),
+                F(path="k.cu", rule="DEV011", line=9, fingerprint="b", status="open", severity="medium", data=())]
+    judged = [{"path": "k.cu", "rule": "API004", "line": 5, "fingerprint": "x", "verdict": True},
+              {"path": "k.cu", "rule": "DEV009", "line": 7, "fingerprint": "y", "verdict": True},
+              {"path": "k.cu", "rule": "DEV011", "line": 9, "fingerprint": "b", "verdict": False, "reason": "logical"}]
+    false: list[str] = []
+    c = S.score_open_findings(judged, F(findings=findings), false)
+    assert (c["judged"], c["real"], c["gone"], c["open"], c["open_real"]) == (3, 2, 1, 2, 1)
+    assert false == ["false: DEV011 k.cu:9 logical"]
