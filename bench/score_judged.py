@@ -493,9 +493,16 @@ def score_open_findings(judged: list[dict], result, false: list[str] | None = No
     Open means status open and severity low or worse, the sample's own definition (sample_findings.py drew open
     findings of severity low or worse): a finding porter now reports at info (a note, not open work) leaves the
     denominator as a handled one does, and counts against real kept when it was judged real.
-    `false`, when given, gets one line per judged-false finding porter still reads open."""
+    `false`, when given, gets one line per judged-false finding porter still reads open. A judged finding whose rule
+    porter now merges into a more specific one on that line (data `also`) is reported by the keeper, as in
+    score_findings."""
     by_fp = {(f.path, f.rule, f.fingerprint): f for f in result.findings}
     by_line = {(f.path, f.rule, f.line): f for f in result.findings}
+    for f in result.findings:
+        for merged in str(dict(f.data).get("also", "")).split("\n"):
+            rule = merged.split(":", 1)[0]
+            if rule:
+                by_line.setdefault((f.path, rule, f.line), f)
     c = Counter()
     for j in judged:
         f = by_fp.get((j["path"], j["rule"], j["fingerprint"])) or by_line.get((j["path"], j["rule"], j["line"]))

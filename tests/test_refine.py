@@ -213,10 +213,17 @@ def test_deprecated_apis_hip_keeps_read_info(tmp_path):
         "  cusparseAlgMode_t a = CUSPARSE_ALG0;\n"                              # 6 medium x2 (no HIP name)
         "  texture<float, 1> tex;\n"                                            # 7 medium (same name)
         "}\n"
-        "__device__ float r(float v) { return __shfl_down(v, 1); }\n")          # 9 info (HIP's own shuffle)
+        "__device__ float r(float v) { return __shfl_down(v, 1); }\n"          # 9 info (HIP's own shuffle)
+        "cusparseStatus_t n(cusparseHandle_t hd) { return cusparseXcsrgemm2Nnz(hd); }\n"  # 10 info: hipSPARSE's
+        "void t(textureReference* r) { cudaUnbindTexture(r); }\n")  # 11 medium   deprecation is CUDA-backend only
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "API003")
-    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium"), (9, "info")]
+    assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium"), (9, "info"), (10, "info"),
+                   (11, "medium")]
+    csr = next(f for f in result.findings if f.rule == "API003" and f.line == 10)
+    assert dict(csr.data)["rename"] == "plain: hipify maps it to hipsparseXcsrgemm2Nnz, which HIP keeps"
+    assert csr.message.endswith("hipify maps it to hipsparseXcsrgemm2Nnz (hipSPARSE 3.9.0 deprecates it for its "
+                                "CUDA backend only).")
     assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 4).data)["rename"] == (
         "plain: hipify maps it to hipFuncSetSharedMemConfig, which HIP keeps")
     assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 9).data)["rename"] == (
@@ -577,15 +584,19 @@ __device__ void fast() { __nanosleep(10); }
 #if CUDA_VERSION < 12000
 int chunked = 1;
 #endif
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < MIN_SM)
+#warning "needs SM100: kernels are disabled for this architecture"
+#endif
 """
 
 
 def test_toolkit_tests_hip_answers_like_cuda_13_and_pragma_only_arms_are_not_port_items(tmp_path):
-    # heldout10 finufft's legacy cuFFT enum arm (false under hipcc and under CUDA 13), heldout9 gloo's pragma push;
-    # a `>= 11000` arm HIP drops and a `< 12000` arm HIP takes (libCEED) stay open
+    # heldout10 finufft's legacy cuFFT enum arm (false under hipcc and under CUDA 13), heldout9 gloo's pragma push,
+    # heldout4 torchao's #warning-only arch arm (line 21: no DEV009); a `>= 11000` arm HIP drops and a `< 12000` arm
+    # HIP takes (libCEED) stay open
     (tmp_path / "k.cu").write_text(TOOLKIT_TESTS)
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
-    got = sorted((f.line, f.rule, str(f.severity)) for f in result.findings if f.rule in ("DEV010", "API002"))
+    got = sorted((f.line, f.rule, str(f.severity)) for f in result.findings if f.rule in ("DEV010", "API002", "DEV009"))
     assert got == [(5, "API002", "info"), (15, "DEV010", "medium"), (16, "API002", "high"), (18, "DEV010", "medium")]
     note = dict(next(f for f in result.findings if f.rule == "API002" and f.line == 5).data)["old_toolkit"]
     assert note == "in the arm at line 4, which HIP skips as CUDA 13 does: code for older toolkits"
@@ -739,3 +750,167 @@ def test_a_header_rocm_keeps_says_keep_it_and_arch_flags_end_at_their_quote(tmp_
         ("t.cu", 2, "API005", "#include <cuda_runtime.h> (runtime): include <hip/hip_runtime.h> instead.",
          "hip/hip_runtime.h"),
     ]
+
+
+def test_capability_bounds_below_supported_nvidia_gpus_read_info(tmp_path):
+    # AMD reports (9, 4), (9, 5), (12, 5); CUDA 13 supports Turing (7.5) on: a bound below that is answered alike by
+    # every supported GPU (info); one inside the supported range picks an NVIDIA generation (open).
+    (tmp_path / "ctx.cpp").write_text(
+        "#include <cuda_runtime.h>\n"
+        "int flags(const cudaDeviceProp& prop, const cudaDeviceProp* props) {\n"
+        "  int a = 0;\n"
+        "  if (prop.major*100 + prop.minor >= 600) a |= 1;\n"     # 4 info: true everywhere
+        "  if ((props->major < 6) && a) a |= 2;\n"                 # 5 info: false everywhere
+        "  if (prop.major >= 8) a |= 4;\n"                        # 6 medium: Turing false, Ampere true
+        "  if (prop.major * 10 + prop.minor >= 90) a |= 8;\n"     # 7 medium: Hopper-only on NVIDIA
+        "  if (prop.major == 9 && prop.minor == 0) a |= 16;\n"    # 8 medium x2
+        "  return a;\n"
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "DEV013")
+    assert got == [(4, "info"), (5, "info"), (6, "medium"), (7, "medium"), (8, "medium"), (8, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "DEV013" and f.line == 4).data)["amd_answers"]
+    assert note == ("`prop.major*100 + prop.minor >= 600` is True on every NVIDIA GPU CUDA 13 supports (Turing 7.5 on) "
+                    "and on every AMD GPU ((9, 4), (9, 5), (12, 5)): ROCm takes their path")
+
+
+def test_a_warp_size_constant_of_a_host_function_that_launches_nothing_reads_info(tmp_path):
+    # A host printer's layout constant is CPU-side data (info); a launcher's may size the grid (open); a device
+    # function's and a file-scope one are the GPU's (open).
+    (tmp_path / "g.cu").write_text(
+        "#include <string>\n"
+        "std::string dump(const unsigned* x, int n) {\n"
+        "  constexpr int WARP_SIZE = 32;\n"                      # 3 info
+        "  std::string s;\n"
+        "  for (int i = 0; i < n; i += WARP_SIZE) s += std::to_string(x[i]);\n"
+        "  return s;\n"
+        "}\n"
+        "__global__ void k(float* p) { p[threadIdx.x] = 0.f; }\n"
+        "void launch(float* p, int rows) {\n"
+        "  const int warp_size = 32;\n"                          # 10 medium: sizes a launch
+        "  k<<<rows * warp_size / 128, 128>>>(p);\n"
+        "}\n"
+        "__device__ int lanes() { const int kWarpSize = 32; return kWarpSize; }\n"  # 13 medium
+        "constexpr int kThreadsPerWarp = 32;\n")                 # 14 medium
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "DEV011")
+    assert got == [(3, "info"), (10, "medium"), (13, "medium"), (14, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "DEV011" and f.line == 3).data)["host_only"] == (
+        "a constant of the host function dump, which launches no kernel: it describes data on the CPU side, not the "
+        "wave the GPU runs")
+
+
+def test_an_arch_test_whose_arm_only_defines_feature_macros_reads_info(tmp_path):
+    # The arm chooses nothing itself: HIP leaves the macro undefined and the `#ifdef` sites decide (info). An arm with
+    # code (a function-like macro, a declaration) stays open.
+    (tmp_path / "common.cuh").write_text(
+        "#pragma once\n"
+        "#if (defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 1000))\n"   # 2 info
+        "// Blackwell features\n"
+        "#define KU_ENABLE_SM100\n"
+        "#define KU_TMEM_COLS 512\n"
+        "#endif\n"
+        "#if __CUDA_ARCH__ >= 900\n"                                  # 7 medium: a function-like macro
+        "#define KU_FENCE() asm volatile(\"fence.proxy.async;\")\n"
+        "#endif\n"
+        "#if __CUDA_ARCH__ >= 800\n"                                  # 10 medium: code
+        "#define KU_SM80\n"
+        "__device__ inline int ku_level() { return 80; }\n"
+        "#endif\n"
+        "#if __CUDA_ARCH__ >= 700\n"                                  # 14 medium: HIP compiles the #error
+        "#define KU_SM70\n"
+        "#else\n"
+        "#error needs Volta\n"
+        "#endif\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "DEV009")
+    assert got == [(2, "info"), (7, "medium"), (10, "medium"), (14, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "DEV009" and f.line == 2).data)["defines_only"] == (
+        "the arm only defines KU_ENABLE_SM100, KU_TMEM_COLS: HIP leaves them undefined, so the code testing them is "
+        "where HIP's path is chosen")
+
+
+def test_findings_behind_an_nvtx_profiling_switch_read_info(tmp_path):
+    # Code and flags under an NVTX switch are an opt-in profiling build (info); the same under another switch, or
+    # under a negated NVTX switch, stay open.
+    (tmp_path / "prof.h").write_text(
+        "#pragma once\n"
+        "#if defined(APP_CUDA) && defined(APP_NVTX_ENABLED)\n"
+        "#include <cuda_runtime_api.h>\n"
+        "#if CUDART_VERSION >= 10000\n"                              # 4 info
+        "#include <nvtx3/nvToolsExt.h>\n"
+        "#else\n"
+        "#error needs CUDA 10\n"
+        "#endif\n"
+        "#endif\n"
+        "#ifdef APP_FAST\n"
+        "#if CUDART_VERSION >= 11000\n"                              # 11 medium (its #else stops the build)
+        "#define APP_GRAPHS 1\n"
+        "#else\n"
+        "#error needs CUDA 11\n"
+        "#endif\n"
+        "#endif\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX CUDA)\n"
+        "if(APP_NVTX_ENABLED)\n"
+        "  set(CMAKE_CUDA_FLAGS \"${CMAKE_CUDA_FLAGS} -lineinfo\")\n"      # 3 info
+        "else()\n"
+        "  set(CMAKE_CUDA_FLAGS \"${CMAKE_CUDA_FLAGS} --use_fast_math\")\n"  # 5 medium
+        "endif()\n"
+        "if(NOT USE_NVTX)\n"
+        "  set(CMAKE_CUDA_FLAGS \"${CMAKE_CUDA_FLAGS} -lineinfo\")\n"      # 8 medium
+        "endif()\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, str(f.severity)) for f in result.findings if f.rule in ("DEV010", "BLD004"))
+    assert got == [("CMakeLists.txt", 3, "info"), ("CMakeLists.txt", 3, "info"), ("CMakeLists.txt", 5, "medium"),
+                   ("CMakeLists.txt", 5, "medium"), ("CMakeLists.txt", 8, "medium"), ("CMakeLists.txt", 8, "medium"),
+                   ("prof.h", 4, "info"), ("prof.h", 11, "medium")]
+    assert dict(next(f for f in result.findings if f.path == "prof.h" and f.line == 4).data)["optional"] == (
+        "only built with the profiling switch APP_NVTX_ENABLED (line 2)")
+    assert dict(next(f for f in result.findings if f.path == "CMakeLists.txt" and f.line == 3).data)["optional"] == (
+        "only built with the profiling switch APP_NVTX_ENABLED (line 2)")
+
+
+def test_architectures_set_in_each_arm_of_one_cmake_chain_are_one_choice(tmp_path):
+    # The first arm's list stays open; later arms of the same chain (nested ladders too) read info. Two lists in
+    # sequence, or in separate if() blocks, are two settings (open).
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX CUDA)\n"
+        "if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.23)\n"
+        "  set(CMAKE_CUDA_ARCHITECTURES all)\n"                   # 3 low
+        "else()\n"
+        "  if(NVCC_VERSION LESS 11.0)\n"
+        "    set(CMAKE_CUDA_ARCHITECTURES 60;70)\n"               # 6 info
+        "  else()\n"
+        "    set(CMAKE_CUDA_ARCHITECTURES 70;80)\n"               # 8 info
+        "  endif()\n"
+        "endif()\n"
+        "set_target_properties(a PROPERTIES CUDA_ARCHITECTURES 86)\n"   # 11 low
+        "set_target_properties(b PROPERTIES CUDA_ARCHITECTURES 86)\n"   # 12 low
+        "if(WITH_TESTS)\n"
+        "  set_target_properties(t PROPERTIES CUDA_ARCHITECTURES 80)\n"  # 14 low
+        "endif()\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD003")
+    assert got == [(3, "low"), (6, "info"), (8, "info"), (11, "low"), (12, "low"), (14, "low")]
+    assert dict(next(f for f in result.findings if f.rule == "BLD003" and f.line == 8).data)["same_choice"] == (
+        "line 3, an earlier arm of the same if() chain, sets the architectures too: the port chooses them once")
+
+
+def test_a_quiet_find_package_probe_reads_info(tmp_path):
+    # QUIET without REQUIRED: ROCm's configure finds nothing and goes on (info); REQUIRED or a plain call stop it.
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX)\n"
+        "find_package(CUDAToolkit QUIET)\n"                 # 2 info
+        "find_package(\n"
+        "  CUDAToolkit 12.0 QUIET REQUIRED)\n"              # 4 medium (the hit is the package name)
+        "find_package(CUDA)\n"                              # 5 medium
+        "if(CUDAToolkit_FOUND)\n"
+        "  enable_language(CUDA)\n"
+        "endif()\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD002")
+    assert got == [(2, "info"), (4, "medium"), (5, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "BLD002" and f.line == 2).data)["probe"] == (
+        "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the configure goes on; what uses the "
+        "answer is reported where it is used")

@@ -241,3 +241,20 @@ def test_score_set_scores_the_kernels_file_it_is_given(tmp_path, monkeypatch, ca
     assert "kernels mi300x 0.0% (0/1), mi355x 0.0% (0/1), mi455x 0.0% (0/1)" in capsys.readouterr().out
     assert S.score_set("s", [], tmp_path / "trees", False, kernels_file=adjudicated) == 0
     assert "kernels mi300x 100.0% (1/1), mi355x 100.0% (1/1), mi455x 100.0% (1/1)" in capsys.readouterr().out
+
+
+def test_open_findings_follow_a_judged_rule_merged_into_a_more_specific_one():
+    # A judged API004 note at k.cu:5 that porter now reports as DEV002 (API004 under data `also`) is still open and
+    # real; a judged finding nothing reports is gone; a judged-false one read open is listed.
+    from types import SimpleNamespace as F
+
+    findings = [F(path="k.cu", rule="DEV002", line=5, fingerprint="a", status="open", severity="high",
+                  data=(("also", "API004: same name in HIP"),)),
+                F(path="k.cu", rule="DEV011", line=9, fingerprint="b", status="open", severity="medium", data=())]
+    judged = [{"path": "k.cu", "rule": "API004", "line": 5, "fingerprint": "x", "verdict": True},
+              {"path": "k.cu", "rule": "DEV009", "line": 7, "fingerprint": "y", "verdict": True},
+              {"path": "k.cu", "rule": "DEV011", "line": 9, "fingerprint": "b", "verdict": False, "reason": "logical"}]
+    false: list[str] = []
+    c = S.score_open_findings(judged, F(findings=findings), false)
+    assert (c["judged"], c["real"], c["gone"], c["open"], c["open_real"]) == (3, 2, 1, 2, 1)
+    assert false == ["false: DEV011 k.cu:9 logical"]

@@ -17,9 +17,15 @@ sorted drafts of its findings (porter.match.draft):
    porting item either; a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
    (A capability test whose arm ends in a dangling `else` stays: the general block after `#endif` works on HIP, but
    the fast path it skips may be one AMD has - instant-ngp's packed __half2 atomics, judged real.)
+3a. A capability or toolkit test whose arm only `#define`s feature macros (`#if __CUDA_ARCH__ >= 1000` / `#define
+   KERUTILS_ENABLE_SM100`) chooses nothing itself: the `#ifdef` sites testing the macro do. Info (data
+   `defines_only`).
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
+4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
+   NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
+   profiling; the default build never compiles it: info (data `optional`).
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
@@ -43,6 +49,13 @@ sorted drafts of its findings (porter.match.draft):
    own finding. PyCUDA's SourceModule stays open.
 5d. Python: a finding in the `if __name__ == "__main__":` self-test of a module that defines functions or classes
    reads info (data `self_test`): the self-test runs only by hand, the library code is what ships.
+5h. A warp-size constant (DEV011, `constexpr int WARP_SIZE = 32;`) local to a host function that has no device code
+   and launches no kernel describes a data layout on the CPU side (a debug printer of packed tiles): info (data
+   `host_only`). One in a launcher (`<<<`, a launch call or macro, a dim3) may size the grid for a kernel: open.
+5i. CMake: the architectures set in each arm of one if()/elseif()/else() chain are one choice: a BLD003 finding in
+   a later arm than another BLD003 finding of the same chain reads info (data `same_choice`).
+5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED (BLD002) is a probe the ROCm configure passes: info
+   (data `probe`); the arms that use its answer are reported where they use it.
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
@@ -83,6 +96,9 @@ sorted drafts of its findings (porter.match.draft):
 8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
    (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
    (data `fnuz_too`).
+8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`) that
+   every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
+   take (arbor's double-atomic flag, libCEED's pre-Pascal atomicAdd fallback): info (data `amd_answers`).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
@@ -192,6 +208,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        if any(f.rule in FEATURE_DEFINE_RULES for f in findings):
+            findings = [feature_defines(f, groups, sf) for f in findings]
         legacy = old_toolkit_arms(groups) if _TOOLKIT_BYTES.search(sf.code) else {}
         if legacy:
             findings = [legacy_arm(f, legacy) for f in findings]
@@ -203,13 +221,26 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [device_pass_arm(f, pre, sf) for f in findings]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
             findings = [optional_dropin(f, groups) for f in findings]
+        if b"NVTX" in sf.code.upper():
+            findings = [profiling_switch(f, groups) for f in findings]
     if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
         findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
+    if findings and sf.language == "cuda" and any(f.rule in HOST_CONSTANT_RULES for f in findings):
+        findings = [host_constant(f, sf) for f in findings]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
                                                  or b"rint" in sf.data or b"ummary" in sf.data or b"arn" in sf.data):
         findings = without_prose(findings, sf)
+    if findings and sf.language == "cmake" and b"NVTX" in sf.code.upper():
+        blocks = cmake_profiling_blocks(sf)
+        findings = [next((_as_info(f, "optional", f"only built with the profiling switch {switch} (line {at})")
+                          for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
+                    for f in findings]
+    if findings and sf.language == "cmake" and b"QUIET" in sf.code.upper():
+        findings = [quiet_probe(f, sf) for f in findings]
+    if sum(f.rule in SAME_CHOICE_RULES for f in findings) > 1 and sf.language == "cmake":
+        findings = same_choice(findings, sf)
     if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
         removed = cmake_removed(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
@@ -242,6 +273,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]
+    if sf.language == "cuda" and any(f.rule in PROP_CAPABILITY_RULES for f in findings):
+        findings = [legacy_capability(f, sf.code) for f in findings]
     if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (
             b"getenv" in sf.code or b"environ" in sf.code):
         findings = [env_default(f, sf) for f in findings]
@@ -456,6 +489,36 @@ def own_warpsize(sf: SourceFile, line: int, column: int) -> bool:
     return fn is not None and any(sf.enclosing(m.start()) is None for m in _OWN_WARPSIZE.finditer(sf.code, 0, start))
 
 
+# 5h. A warp-size constant declared as a local of a host function (DEV011: `constexpr int WARP_SIZE = 32;` in
+# nunchaku's dumpTensorINT4, a host printer of a packed tile layout) describes data on the CPU side when that function
+# is not compiled for the GPU (no __device__/__global__, no __CUDA_ARCH__ arm, no device lambda in it) and launches no
+# kernel (no `<<<`, no launch call or launch macro that could take it as a block size): info (data `host_only`).
+HOST_CONSTANT_RULES = frozenset({"DEV011"})
+_WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arp_?[Ww]idth|WARP_WIDTH"
+                            rb"|[Tt]hreads_?[Pp]er_?[Ww]arp|THREADS_PER_WARP|[Ll]anes_?[Pp]er_?[Ww]arp|LANES_PER_WARP)"
+                            rb"\w*\s*(?:=|\{)\s*32\b")
+# What may hand the constant to a kernel or the GPU: a chevron launch, a launch API or a project launch macro
+# (dgl's CUDA_KERNEL_CALL), device code in the body, a __CUDA_ARCH__ test.
+_LAUNCHES = re.compile(rb"<<<|\b\w*[Ll]aunch\w*\s*\(|\b\w*KERNEL\w*\s*\(|__device__|__global__|__CUDA_ARCH__"
+                       rb"|\bdim3\b")
+
+
+def host_constant(f: Draft, sf: SourceFile) -> Draft:
+    """DEV011 on a warp-size constant local to a host function that runs nothing on the GPU: info (step 5h)."""
+    if f.rule not in HOST_CONSTANT_RULES or f.severity <= Severity.INFO or f.line > len(sf.line_starts):
+        return f
+    start = sf.line_starts[f.line - 1]
+    end = sf.line_starts[f.line] if f.line < len(sf.line_starts) else len(sf.code)
+    m = _WARP_CONSTANT.search(sf.code, start, end)
+    fn = sf.enclosing(start + f.column - 1)
+    if m is None or fn is None or fn.is_kernel or fn.is_device or not m.start() <= start + f.column - 1 < m.end():
+        return f
+    if _LAUNCHES.search(sf.code, fn.start_byte, fn.end_byte):
+        return f
+    return _as_info(f, "host_only", f"a constant of the host function {fn.name}, which launches no kernel: it "
+                                    "describes data on the CPU side, not the wave the GPU runs")
+
+
 # A drop-in library's Python import (LIB007): optional when a try/except ImportError holds it.
 OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
 # A port-kind or unported library's Python import (LIB008, LIB009): marked optional there, severity kept.
@@ -652,7 +715,9 @@ def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
                                       f"code for older toolkits")
 
 
-_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma\b")
+# A #pragma line, or a #warning (torchao's "MXFP8 needs SM90+" under `__CUDA_ARCH__ < 1000`): a message or a
+# compiler setting, no code, so an arm of nothing else compiles the same program whichever way HIP answers it.
+_PRAGMA = re.compile(rb"[ \t]*#[ \t]*(?:pragma|warning)\b")
 
 
 def _pragmas_only(g: Group, sf: SourceFile) -> bool:
@@ -676,6 +741,46 @@ def _pragmas_only(g: Group, sf: SourceFile) -> bool:
 
 
 _CLANG = re.compile(r"\b__clang__\b")
+
+# 3a. A capability or toolkit test (DEV009, DEV010, DEV016) whose arm only defines feature macros (FlashMLA's
+# `#if __CUDA_ARCH__ >= 1000` / `#define KERUTILS_ENABLE_SM100` / `#endif`, tilelang's CTA-reconfig switch) chooses
+# nothing itself: HIP leaves the macro undefined, and the `#ifdef KERUTILS_ENABLE_SM100` sites that test it are where
+# code comes or goes. Info (data `defines_only`, the macros named).
+FEATURE_DEFINE_RULES = frozenset({"DEV009", "DEV010", "DEV016"})
+_OBJECT_DEFINE = re.compile(rb"^\s*#\s*(?:define\s+([A-Za-z_]\w*)(?:[ \t]+[^\n(]*)?|undef\s+[A-Za-z_]\w*)\s*$")
+
+
+def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
+    """A test in an `#if`/`#elif` whose arm holds only object-like `#define`/`#undef` lines: info (step 3a)."""
+    if f.rule not in FEATURE_DEFINE_RULES or f.severity <= Severity.INFO:
+        return f
+    for g in groups:
+        for a in g.arms:
+            if a.kind == "else" or not a.line <= f.line <= a.end_line:
+                continue
+            names = []
+            for n in a.body:
+                start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
+                end = sf.code.find(b"\n", start)
+                text = sf.code[start:end if end >= 0 else len(sf.code)]
+                if not text.strip():
+                    continue
+                m = _OBJECT_DEFINE.match(text)
+                if m is None:
+                    return f
+                if m.group(1):
+                    names.append(m.group(1).decode())
+            if not names:
+                return f
+            # an #else that stops the build (`#error needs CUDA 11`) is what HIP compiles: that is work
+            start = sf.line_starts[g.arms[0].line - 1]
+            end = sf.line_starts[g.endif - 1] if g.endif - 1 < len(sf.line_starts) else len(sf.code)
+            if _BROKEN_FALLBACK.search(sf.code[start:end]):
+                return f
+            them = "it" if len(names) == 1 else "them"
+            return _as_info(f, "defines_only", f"the arm only defines {', '.join(names)}: HIP leaves {them} undefined, "
+                                               f"so the code testing {them} is where HIP's path is chosen")
+    return f
 
 
 def _newer_arch_arm(pre, line: int) -> bool:
@@ -723,6 +828,12 @@ def _diagnostic_line(sf: SourceFile, line: int) -> bool:
 
 # API003's advice when HIP declares the deprecated name itself (rules/kb: the HIP name equals the CUDA one).
 SAME_NAME_KEPT = "HIP keeps the same name"
+# Libraries whose HIP-side deprecations are about their CUDA backend only: hipSPARSE marks `hipsparseScsrgemm2`,
+# `hipsparseXcsrgemm2Nnz`, `csric02Info_t` ... deprecated because cuSPARSE 11/12 dropped them, and documents that "this
+# deprecation does not apply to the ROCm backend", which still ships them
+# (https://rocm.docs.amd.com/projects/hipfort/en/develop/doxygen/html/deprecated.html mirrors hipSPARSE's notes).
+# A runtime name HIP itself deprecated (texture references) is not one of these.
+CUDA_BACKEND_DEPRECATIONS = frozenset({"cusparse"})
 
 
 def plain_rename(f: Draft) -> Draft:
@@ -736,7 +847,7 @@ def plain_rename(f: Draft) -> Draft:
         data["rename"] = "plain: HIP declares it under the same name with the same meaning"
     elif (f.rule == "API003" and str(data.get("hip", "none")) not in ("", "none")
           and (advice.startswith("hipify maps") or advice == SAME_NAME_KEPT and data.get("library") == "device")
-          and "deprecated" not in advice):
+          and ("deprecated" not in advice or data.get("library") in CUDA_BACKEND_DEPRECATIONS)):
         # (a device intrinsic, `__shfl_down`, `__shfl_xor`: HIP keeps CUDA's pre-9.0 name as its own shuffle; whether
         # the code assumes 32 lanes is the wave-size rules' and kernel checks' question, not a deprecation's. A
         # runtime type HIP deprecated too, texture references, stays open)
@@ -801,6 +912,43 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
     test = f"get_device_capability(){'[' + index + ']' if index is not None else ''} {op} {rhs}"
     return _as_info(f, "amd_answers", f"`{test}` is {want} on Ampere (8, 0) and on every AMD GPU "
                                       f"({', '.join(map(str, amd))}): ROCm takes Ampere's path")
+
+
+# 8g. C/C++: `prop.major < 6`, `prop.major * 100 + prop.minor >= 600` (DEV013) compared with a bound below every GPU
+# current CUDA builds for: CUDA 13 supports Turing (7.5) and newer only
+# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, "Deprecated and dropped features"), so the test
+# separates GPUs of past toolkits (a software double atomicAdd before sm_60, no half arithmetic before sm_53). When
+# every AMD GPU answers it as every supported NVIDIA GPU does, ROCm takes the path all of them take: info (data
+# `amd_answers`). A bound inside the supported range (`major >= 8`, `major == 9`) stays open.
+PROP_CAPABILITY_RULES = frozenset({"DEV013"})
+_NVIDIA_SUPPORTED = ((7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0))
+_PROP_TEST = re.compile(r"(\w+)\s*(?:\.|->)\s*major\s*(?:\*\s*(10|100)\s*\+\s*\1\s*(?:\.|->)\s*minor\s*)?"
+                        r"(<=|>=|==|!=|<|>)\s*(\d+)\b")
+
+
+def legacy_capability(f: Draft, code: bytes) -> Draft:
+    """DEV013 at info when the device-property test holding it is answered alike by every NVIDIA GPU current CUDA
+    supports and by every AMD GPU porter knows (step 8g)."""
+    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO:
+        return f
+    lines = code.split(b"\n")
+    line = lines[f.line - 1].decode("utf-8", "replace") if 0 < f.line <= len(lines) else ""
+    amd = amd_capabilities()
+    for m in _PROP_TEST.finditer(line):
+        if not m.start() <= f.column - 1 < m.end():
+            continue
+        scale, op, bound = int(m.group(2) or 0), m.group(3), int(m.group(4))
+
+        def answer(cap: tuple[int, int]) -> bool:
+            return _COMPARE[op](cap[0] * scale + cap[1] if scale else cap[0], bound)
+
+        want = answer(_NVIDIA_SUPPORTED[0])
+        if not amd or any(answer(c) != want for c in _NVIDIA_SUPPORTED + amd):
+            return f
+        return _as_info(f, "amd_answers", f"`{m.group(0)}` is {want} on every NVIDIA GPU CUDA 13 supports (Turing "
+                                          f"7.5 on) and on every AMD GPU ({', '.join(map(str, amd))}): ROCm takes "
+                                          "their path")
+    return f
 
 
 # `major, minor = torch.cuda.get_device_capability()` and the tests of those names on the next lines
@@ -1096,6 +1244,118 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
                 switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, lib)), None)
                 if switch is not None:
                     return _as_info(f, "optional", f"only built with {switch} (line {a.line})")
+    return f
+
+
+# 4a. Profiling instrumentation behind its own switch: a finding inside a positive `#if` arm (C/C++) or a CMake
+# `if()` block whose condition names an NVTX switch (`GOMC_NVTX_ENABLED`, `USE_NVTX`, `HAVE_NVTX3`) is in a build
+# the user opts into to profile with Nsight; the default build, which the port is about, never compiles it. Info
+# (data `optional`); the switch's own port (roctx, rocprofiler) is the NVTX include's finding.
+PROFILING_SWITCH = "nvtx"
+_CMAKE_IF = re.compile(rb"^[ \t]*(if|elseif|else|endif)[ \t]*\(([^)]*)", re.I | re.M)
+
+
+def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:
+    """A C/C++ finding at info when a positive `#if` arm around it tests an NVTX switch (step 4a)."""
+    if f.severity <= Severity.INFO:
+        return f
+    for g in groups:
+        for a in g.arms:
+            if a.kind in POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
+                switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, PROFILING_SWITCH)), None)
+                if switch is not None:
+                    return _as_info(f, "optional", f"only built with the profiling switch {switch} (line {a.line})")
+    return f
+
+
+def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, switch, if line) of each CMake `if(...)` block (to its `else`/`elseif`/`endif`) whose
+    condition names an NVTX switch without NOT."""
+    out: list[tuple[int, int, str, int]] = []
+    stack: list[tuple[int, str | None]] = []  # (if line, the switch the open arm tests)
+    for m in _CMAKE_IF.finditer(sf.code):
+        word, cond = m.group(1).decode().lower(), m.group(2).decode("utf-8", "replace")
+        line = sf.code.count(b"\n", 0, m.start()) + 1
+        if word == "if":
+            switch = next((t for t in _MACRO.findall(cond) if _names_library(t, PROFILING_SWITCH)), None)
+            stack.append((line, None if switch is None or re.search(r"\bNOT\b", cond) else switch))
+        elif stack:
+            opened, switch = stack[-1]
+            if switch is not None:
+                out.append((opened + 1, line - 1, switch, opened))
+            if word == "endif":
+                stack.pop()
+            else:
+                stack[-1] = (line, None)
+    return tuple(out)
+
+
+# 5i. CMake: one architecture choice written in each arm of an if()/elseif()/else() chain (GOMC's
+# `CMAKE_CUDA_ARCHITECTURES all` for CMake >= 3.23, else an nvcc-version ladder of SM lists; heffte's "OFF" before
+# CMake 3.24, "native" after) is one decision for the port: set the HIP architectures once. The first arm's finding
+# stays; a BLD003 finding in a later arm of a chain whose earlier arm already has one reads info (data `same_choice`).
+SAME_CHOICE_RULES = frozenset({"BLD003"})
+
+
+def cmake_arms(sf: SourceFile) -> dict[int, tuple[tuple[int, int], ...]]:
+    """Line -> the (if line, arm index) of every CMake if() chain around it, outermost first."""
+    events = sorted((sf.code.count(b"\n", 0, m.start()) + 1, m.group(1).decode().lower())
+                    for m in _CMAKE_IF.finditer(sf.code))
+    out: dict[int, tuple[tuple[int, int], ...]] = {}
+    stack: list[tuple[int, int]] = []
+    at = 0
+    total = len(sf.line_starts)
+    for line in range(1, total + 1):
+        while at < len(events) and events[at][0] == line:
+            word = events[at][1]
+            if word == "if":
+                stack.append((line, 0))
+            elif stack and word in ("elseif", "else"):
+                stack[-1] = (stack[-1][0], stack[-1][1] + 1)
+            elif stack and word == "endif":
+                stack.pop()
+            at += 1
+        out[line] = tuple(stack)
+    return out
+
+
+def same_choice(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """BLD003 findings in a later arm of an if() chain whose earlier arm has one: info (step 5i)."""
+    arms = cmake_arms(sf)
+    choices = [(f.line, arms.get(f.line, ())) for f in findings if f.rule in SAME_CHOICE_RULES]
+    out = []
+    for f in findings:
+        if f.rule in SAME_CHOICE_RULES and f.severity > Severity.INFO:
+            mine = arms.get(f.line, ())
+            earlier = next((line for line, theirs in choices for a, b in zip(mine, theirs)
+                            if a[0] == b[0] and b[1] < a[1]), None)
+            if earlier is not None:
+                f = _as_info(f, "same_choice", f"line {earlier}, an earlier arm of the same if() chain, sets the "
+                                               "architectures too: the port chooses them once")
+        out.append(f)
+    return out
+
+
+# 5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED is a probe: on ROCm it finds nothing and the
+# configure goes on (Triton-distributed falls back to a bundled cuda.h, deepmd records nvcc when present, OpenMM
+# switches its optional CUDA platform on). What the build does with the answer (enable_language(CUDA), CUDA::
+# targets, nvcc flags) is reported where it is done. Info (data `probe`); a REQUIRED or plain find_package stays.
+PROBE_RULES = frozenset({"BLD002"})
+_FIND_PACKAGE = re.compile(rb"\bfind_package\s*\(([^()]*)\)", re.I)
+
+
+def quiet_probe(f: Draft, sf: SourceFile) -> Draft:
+    """BLD002 on a `find_package(... QUIET)` call without REQUIRED: info (step 5j)."""
+    if f.rule not in PROBE_RULES or f.severity <= Severity.INFO or f.line > len(sf.line_starts):
+        return f
+    at = sf.line_starts[f.line - 1] + f.column - 1
+    for m in _FIND_PACKAGE.finditer(sf.code, max(0, sf.code.rfind(b"\n", 0, at) - 400), at + 400):
+        if m.start() <= at < m.end():
+            words = m.group(1).upper().split()
+            if b"QUIET" in words and b"REQUIRED" not in words:
+                return _as_info(f, "probe", "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the "
+                                            "configure goes on; what uses the answer is reported where it is used")
+            return f
     return f
 
 

@@ -218,7 +218,11 @@ def _entry_values(entry, use_roc: bool, note: str) -> tuple[tuple[str, str], ...
                   else "rewrite by hand")
     elif entry.hip:
         advice = "HIP keeps the same name" if entry.identity else f"hipify maps it to {entry.hip}"
-        if entry.hip_deprecated:
+        if entry.hip_deprecated and entry.library == "cusparse":
+            # hipSPARSE deprecates what cuSPARSE dropped for its CUDA backend only; the ROCm backend still ships it
+            # (porter.match.refine.CUDA_BACKEND_DEPRECATIONS).
+            advice += f" (hipSPARSE {entry.hip_deprecated} deprecates it for its CUDA backend only)"
+        elif entry.hip_deprecated:
             advice += f", itself deprecated since HIP {entry.hip_deprecated}"
     elif entry.status == "same_name" and _DIRECTED_ROUNDING.match(entry.cuda):
         advice = ("HIP declares the _rd/_ru/_rz forms only when OCML_BASIC_ROUNDED_OPERATIONS is defined (HIP math API, "

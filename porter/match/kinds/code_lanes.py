@@ -11,11 +11,16 @@ from porter.source.parse import SourceFile
 
 
 # Spellings of an all-lanes mask that is 32 bits wide in value or in type: 0xffffffff (any case or suffix: the value
-# still names lanes 0-31 only), ~0 and ~0u, -1, 4294967295, UINT32_MAX, UINT_MAX. HIP's *_sync intrinsics
-# static_assert a 64-bit mask type, so even -1 (an int) fails to compile; ~0ull and -1ll are correct and not listed.
+# still names lanes 0-31 only), ~0 and ~0u, -1, 4294967295, UINT32_MAX, UINT_MAX, and -1 cast to a 32-bit type. HIP's
+# *_sync intrinsics static_assert a 64-bit mask type, so even -1 (an int) fails to compile; ~0ull and -1ll are correct
+# and not listed.
 FULL_MASK = re.compile(
     rb"^\(*\s*(?:0[xX][fF]{8}[uUlL]*|~\s*0[uU]?|-\s*1|4294967295[uUlL]*|UINT32_MAX|UINT_MAX"
-    rb"|(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\(\s*-\s*1\s*\)|static_cast\s*<\s*(?:uint32_t|unsigned(?:\s+int)?)\s*>\s*\(\s*-\s*1\s*\))\s*\)*$"
+    rb"|(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\(\s*-\s*1\s*\)"
+    rb"|static_cast\s*<\s*(?:uint32_t|unsigned(?:\s+int)?)\s*>\s*\(\s*-\s*1\s*\)"
+    # a C-style cast to a 32-bit type: `(uint32_t)-1` (FlashMLA's SM100 backward), `(unsigned)~0u`,
+    # `(unsigned int)0xffffffff`
+    rb"|\(\s*(?:uint32_t|unsigned(?:\s+int)?|std::uint32_t)\s*\)\s*(?:-\s*1|~\s*0[uU]?|0[xX][fF]{8}[uUlL]*))\s*\)*$"
 )
 
 

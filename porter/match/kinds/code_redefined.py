@@ -1,7 +1,9 @@
 """The `hip_declared_definition` pattern kind (porter.match.kinds.code): a project's own `__device__` definition of
 a function HIP's headers already declare with the same signature - `double atomicMax(double*, double)`, written
 from atomicCAS because CUDA lacks it - where hip-clang compiles it (not in an arm HIP never reaches, such as the
-`#else` of `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`)."""
+`#else` of `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600`) and at global scope: one inside a named namespace
+(sundials' `sundials::cuda::impl::atomicMax`) is another function, which calls in that namespace find first, so it
+collides with nothing (an anonymous namespace's members are visible beside the global ones: those still collide)."""
 from __future__ import annotations
 
 import re
@@ -36,5 +38,18 @@ def match_hip_declared_definition(pattern: dict, sf: SourceFile, ctx: MatchConte
         line = sf.data.count(b"\n", 0, m.start("name")) + 1
         if not preprocessor.hip_reaches(dirs, line, ctx.extra.get("rocm")):
             continue  # HIP never compiles this arm: the CUDA-only polyfill is already out of its way
+        if in_named_namespace(sf, m.start("name")):
+            continue
         yield Hit(m.start("name"), m.end("name"), name=m.group("name").decode(),
                   values=(("type", m.group("type").decode()),))
+
+
+def in_named_namespace(sf: SourceFile, offset: int) -> bool:
+    """Whether the function defined around `offset` sits inside a named `namespace X { ... }`."""
+    fn = sf.enclosing(offset)
+    node = fn.node.parent if fn is not None else None
+    while node is not None:
+        if node.type == "namespace_definition" and node.child_by_field_name("name") is not None:
+            return True
+        node = node.parent
+    return False
