@@ -226,7 +226,7 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
     """A kernel's days are its share, rounded once in the model: console, Markdown and HTML print the same (the HTML
     table was not read back before)."""
     r, texts, _ = estate
-    from porter.render.figures import num
+    from porter.estimate.wording import num
 
     for k in r.assessment.breakdowns.by_kernel:
         day = num(k.share.likely)
