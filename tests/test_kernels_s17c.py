@@ -42,3 +42,38 @@ def test_a_cuda_only_32_loop_from_16_keeps_its_lane_count_on_wave64():
     assert [(a.line, a.kind) for a in k.facts.lane_assumptions] == [(6, "reduction loop from WARP_SIZE / 2 (= 16)")]
     assert verdicts(k) == {"mi300x": ("fix", (("wave64-lane-count", (6,)),)),
                            "mi355x": ("fix", (("wave64-lane-count", (6,)),)), "mi455x": ("ok", ())}
+
+
+def test_a_functor_template_argument_is_followed_into_the_class_the_launch_names():
+    """kernels.cu's dot (line 5) and store (line 10) each call `GridReducer<T, Plus>{}(...)` (lines 7 and 12) on a
+    template template parameter; the launches at lines 16-17 bind it to GridReducerAtomic and GridReducerLDS. dot
+    runs GridReducerAtomic::operator() (reducers.hpp:11), whose 0xffffffff shuffle (a 32-bit mask) makes it fix;
+    store runs only GridReducerLDS::operator() (line 19), which shuffles nothing: the two classes' operators are two
+    helpers, not one merged (merged, store would read fix too), and store stays ok."""
+    k = scanned("functor")
+    dot, store = k["dot"], k["store"]
+    assert (dot.line, store.line) == (5, 10)
+    assert dot.facts.calls == (("GridReducer::operator()", 7),)
+    assert [(h.chain, h.path, h.line, h.call_line) for h in dot.facts.helpers] == [
+        (("GridReducerAtomic::operator()",), "reducers.hpp", 11, 7)]
+    via = "; via GridReducerAtomic::operator() (reducers.hpp:11)"
+    assert {t: (v.verdict, tuple((d.id, d.message, d.lines) for d in v.details)) for t in TARGETS
+            if (v := dot.verdict_on(t))} == {
+        "mi300x": ("fix", (("wave64-full-mask", "0xffffffff mask in 1 warp operation(s) covers 32 of 64 lanes" + via,
+                            (7,)),)),
+        "mi355x": ("fix", (("wave64-full-mask", "0xffffffff mask in 1 warp operation(s) covers 32 of 64 lanes" + via,
+                            (7,)),)),
+        "mi455x": ("fix", (("mask-32bit-type", "1 *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long"
+                            + via, (7,)),))}
+    assert store.facts.helpers == ()  # GridReducerLDS::operator() has no facts to merge
+    assert verdicts(store) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_template_arguments_split_at_top_level_commas_only():
+    """`<T, R<T, 2>, (4>2), ns::A<int>>`: four arguments, each named without its own template arguments."""
+    from porter.kernels.callgraph import _template_arguments, callee_name
+
+    assert _template_arguments("<T, R<T, 2>, (4>2), ns::A<int>>") == ["T", "R", "(4>2)", "ns::A"]
+    assert _template_arguments(None) == []
+    assert callee_name("ns::GridReducerAtomic<T, op>::operator()") == "GridReducerAtomic::operator()"
+    assert callee_name("ns::f<T>") == "f"
