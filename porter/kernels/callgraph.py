@@ -16,7 +16,8 @@ closure) and never revisits a helper, so recursive and cyclic call graphs end.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from porter.model.kernel import DeviceHelper, HelperCall, Kernel, KernelFacts, merge_helpers
@@ -141,7 +142,7 @@ def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
     seen: set[tuple[str, str]] = set()
     todo: list[tuple[str, str, tuple[str, ...], int, int]] = []  # (caller path, name, chain, call line, depth)
     for text, line in facts.calls:
-        todo.append((kernel.path, unqualified(text), (text,), line, 1))
+        todo.append((kernel.path, callee_name(text), (text,), line, 1))
     while todo and (limit is None or len(seen) < limit):
         caller, name, chain, line, depth = todo.pop(0)
         home = index.resolve(caller, name, chain[-1])
@@ -162,3 +163,75 @@ def _union(definitions: list[DeviceHelper]) -> KernelFacts:
         return first
     # Each overload's facts at its own first line: the kernel's merge moves them all to its call line anyway.
     return merge_helpers(first, tuple(HelperCall((d.name,), "", d.line, d.line, d.facts) for d in definitions[1:]))
+
+
+OPERATOR = "::operator()"
+
+
+def callee_name(text: str) -> str:
+    """The helper name a call as written reaches: `Cls::operator()` keeps its class (porter.kernels.facts.member_name),
+    any other call its unqualified name."""
+    if text.endswith(OPERATOR):
+        return unqualified(text[: -len(OPERATOR)]) + OPERATOR
+    return unqualified(text)
+
+
+def bound_functor_calls(kernel: Kernel, launches: Iterable) -> Kernel:
+    """`kernel` with each call `P::operator()` on a template parameter P (`Op{}(a, b)`) bound to the classes the
+    launches name in P's place (`k<float, GridReducerAtomic><<<...>>>`: `GridReducerAtomic::operator()`), one call
+    per class, at the same line. A P no launch binds keeps its call, which reaches no helper. `launches`:
+    LaunchConfigs of the kernel (its own file's and others')."""
+    facts = kernel.facts
+    if facts is None or not any(text.endswith(OPERATOR) for text, _ in facts.calls):
+        return kernel
+    # a template template parameter (`template <typename, typename> class GridReducer`) has no name in the facts:
+    # its name is the declaration's last word
+    position = {name: i for i, p in enumerate(facts.template_parameters)
+                if (name := p.name or _last_word(p.text))}
+    bound: list[tuple[str, int]] = []
+    for text, line in facts.calls:
+        param = text[: -len(OPERATOR)] if text.endswith(OPERATOR) else None
+        if param is None or param not in position:
+            bound.append((text, line))
+            continue
+        classes = []
+        for site in launches:
+            args = _template_arguments(site.template_arguments)
+            if len(args) > position[param] and args[position[param]] not in classes:
+                classes.append(args[position[param]])
+        bound.extend((f"{c}{OPERATOR}", line) for c in classes) if classes else bound.append((text, line))
+    if bound == list(facts.calls):
+        return kernel
+    return replace(kernel, facts=replace(facts, calls=tuple(bound)))
+
+
+def _last_word(text: str) -> str | None:
+    m = re.search(r"([A-Za-z_]\w*)\s*$", text)
+    return m.group(1) if m else None
+
+
+def _template_arguments(text: str | None) -> list[str]:
+    """`<float, Reducer<T>, 4>` -> ["float", "Reducer", "4"]: the top-level arguments, each without its own template
+    arguments or spaces."""
+    if not text:
+        return []
+    inner = text.strip()
+    if inner.startswith("<") and inner.endswith(">"):
+        inner = inner[1:-1]
+    out, angle, paren, cur = [], 0, 0, []
+    for ch in inner:
+        if ch in "([":
+            paren += 1
+        elif ch in ")]":
+            paren -= 1
+        elif paren == 0 and ch == "<":
+            angle += 1
+        elif paren == 0 and ch == ">":
+            angle -= 1
+        elif ch == "," and angle == 0 and paren == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return ["".join(a.split("<", 1)[0].split()) for a in out if a.strip()]

@@ -127,6 +127,18 @@ def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> Fil
 _CUDA_ATOMIC = re.compile(r"atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_system|_block)?\Z")
 
 
+def member_name(fn: Function) -> str:
+    """A helper's name as calls reach it: `Cls::operator()` for a call operator defined in a class body (two
+    classes' operators are two helpers, not overloads of one), else the function's name."""
+    if fn.name != "operator()":
+        return fn.name
+    node = fn.node.parent
+    while node is not None and node.type not in ("struct_specifier", "class_specifier"):
+        node = node.parent
+    cls = node.child_by_field_name("name") if node is not None else None
+    return f"{unqualified(cls.text.decode('utf-8', 'replace'))}::operator()" if cls is not None else fn.name
+
+
 def followed_call(name: str) -> bool:
     return not name.startswith("__") and name not in WARP_OPS and not _CUDA_ATOMIC.match(name)
 
@@ -245,13 +257,14 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         regions = getattr(skip, "regions", ())
         cuda_only = tuple((max(a, fn.start_line), min(b, fn.end_line)) for a, b in regions
                           if a <= fn.end_line and b >= fn.start_line)
+        name = member_name(fn)
         if not any(getattr(w, k) for w in walks for k in HELPER_WALK_KEYS):
-            return DeviceHelper(fn.name, fn.start_line, fn.end_line, None, calls, cuda_only)
+            return DeviceHelper(name, fn.start_line, fn.end_line, None, calls, cuda_only)
         merged = merge_walks(walks)
         if DEVICE_COMM_NVSHMEM_RMA in merged.libraries:  # a caller's own body decides (kernel_facts)
             merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merged))
-        return DeviceHelper(fn.name, fn.start_line, fn.end_line, facts, calls, cuda_only)
+        return DeviceHelper(name, fn.start_line, fn.end_line, facts, calls, cuda_only)
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> Walk:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers

@@ -329,6 +329,11 @@ def callees(ctx, n: ts.Node, w: Walk) -> None:
         # `ns::f<T, 4>` is called as `ns::f`, and `WarpReduce<>::atomicMax` as `WarpReduce::atomicMax` (cutting
         # at the first `<` named the class template instead of its member)
         text = _without_template_args(fn.text.decode("utf-8", "replace"))
+        # `Op{}(a, b)` / `GridReducer<T, op>{}(...)` runs the class's `operator()` (kernel analysis binds a template
+        # parameter to the class the launch names: porter.kernels.callgraph.bound_functor_calls)
+        kind = fn.child_by_field_name("type") if fn.type == "compound_literal_expression" else None
+        if kind is not None:
+            text = _without_template_args(kind.text.decode("utf-8", "replace")) + "::operator()"
         w.call_sites.append(("".join(text.split()), n.start_point.row + 1))
 
 

@@ -94,16 +94,20 @@ def reduction_loop(n: ts.Node, ctx=None) -> str | None:
 
 def _warp_start(ctx, init: ts.Node) -> str | None:
     """The start of a loop initialised from a warp-named constant (`o = WARP_SIZE / 2`) when it folds to 16 or 32
-    in every build, spelt as written: "WARP_SIZE / 2 (= 16)"."""
+    in every build, spelt as written: "WARP_SIZE / 2 (= 16)"; none when the constant is 64 (a ROCm arm's value)."""
     if not WARPISH_BYTES.search(init.text):  # no warp-named constant in it
         return None
     for d in walk(init, ("init_declarator", "assignment_expression")):
         value = d.child_by_field_name("value") or d.child_by_field_name("right")
         if value is None:
             continue
-        names = [x.text.decode("utf-8", "replace") for x in walk(value, ("identifier",))]
-        warp = [x for x in names if WARPISH.search(x)]
-        if warp and not any(x in ctx.alternatives for x in names):
+        ids = [(x, x.text.decode("utf-8", "replace")) for x in walk(value, ("identifier",))]
+        names = [name for _, name in ids]
+        warp = [x for x, name in ids if WARPISH.search(name)]
+        # A warp constant of 64 is the ROCm build's value (no NVIDIA warp has 64 lanes): its arm is what the HIP
+        # build compiles, and a loop from 64 / 2 = 32 reduces over all 64 lanes, right on wave64 (DEV017 reports
+        # the fixed 64 for wave32 targets).
+        if warp and not any(x in ctx.alternatives for x in names) and not any(fold(x, ctx.env) == 64 for x in warp):
             v = fold(value, ctx.env)
             if v in (16, 32):
                 return f"{value.text.decode('utf-8', 'replace')} (= {v})"

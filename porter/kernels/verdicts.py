@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from porter.kernels.callgraph import helper_calls, helper_index, helper_spans
+from porter.kernels.callgraph import bound_functor_calls, helper_calls, helper_index, helper_spans
 from porter.kernels.check_table import load_checks
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
@@ -417,13 +417,16 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         if k.facts is None:
             updated.append(k)
             continue
+        walked = k
         if k.facts.triton is not None:
             # A Triton launch has no CUDA grid/block to fold: other files' launches bring their keywords instead.
             facts = dataclasses.replace(k.facts, triton=with_remote_launches(k.facts.triton, k,
                                                                             launches_by_name.get(k.name, [])))
         else:
             sites, unknown = remote_launches(k, launches_by_name.get(k.name, []), defined.get(k.name, 1))
-            helpers = helper_calls(k, index) if index is not None else ()
+            # `Op{}(a, b)` on a template parameter runs the operator() of the class the launches name for it
+            walked = bound_functor_calls(k, k.facts.launch_sites + sites)
+            helpers = helper_calls(walked, index) if index is not None else ()
             facts = k.facts
             # Most kernels get none of the three: their facts stay the very same object (a copy of a dataclass of
             # thirty fields is what most of this loop would otherwise cost).
@@ -440,7 +443,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                 facts = with_warpsize_aliases(k, facts, aliases, index)
         reached = []
         if index is not None and k.facts.triton is None:
-            for span in helper_spans(k, index):
+            for span in helper_spans(walked, index):
                 # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it
                 reached.extend((f, (span.where, span.call_line)) for f in findings_by_path.get(span.path, ())
                                if span.line <= f.line <= span.end_line
