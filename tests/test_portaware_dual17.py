@@ -42,9 +42,8 @@ def test_each_dual_s17_finding_has_its_exact_status():
         # is_cuda() without an is_hip() twin: nothing is handled
         ("python/pkg/lonely.py", 8, "PYT006", "open", None),
         ("python/pkg/lonely.py", 14, "PYT001", "open", None),
-        # is_cuda()'s own body (the def on line 6), the rest after `if not is_cuda(): return` (line 16), the
+        # is_cuda()'s own body (the def on line 6; its docstring naming nvidia-smi is no command), the rest after `if not is_cuda(): return` (line 16), the
         # `if is_cuda():` branch (line 22); `if x.is_cuda:` is a device test, open
-        ("python/pkg/utils.py", 7, "PYT006", "handled", "python/pkg/utils.py:6"),
         ("python/pkg/utils.py", 8, "PYT006", "handled", "python/pkg/utils.py:6"),
         ("python/pkg/utils.py", 18, "PYT001", "handled", "python/pkg/utils.py:16"),
         ("python/pkg/utils.py", 23, "PYT001", "handled", "python/pkg/utils.py:22"),
@@ -74,7 +73,7 @@ def test_without_the_rocm_twins_the_same_lines_stay_open(tmp_path):
     got = {(p, line, rule): (s, h) for p, line, rule, s, h in _statuses(root)}
     for key in [("CMakeLists.txt", 10, "BLD004"), ("python/pkg/jit.py", 5, "BLD006"),
                 ("python/pkg/flags.py", 5, "PYT001"), ("python/pkg/flags.py", 20, "PYT001"),
-                ("python/pkg/utils.py", 7, "PYT006"), ("python/pkg/utils.py", 18, "PYT001"),
+                ("python/pkg/utils.py", 8, "PYT006"), ("python/pkg/utils.py", 18, "PYT001"),
                 ("python/pkg/utils.py", 23, "PYT001"), ("src/common/lib_cuda_kernels.cuh", 4, "DEV002")]:
         assert got[key] == ("open", None), key
 
