@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from porter.kernels.verdicts import CHECK_RULE
 from porter.kernels.verdicts import VERDICTS as KERNEL_VERDICTS  # best to worst
 from porter.model import Finding, Kernel
 from porter.targets import Target
@@ -44,7 +45,8 @@ class TargetVerdict:
     @property
     def rules(self) -> set[str]:
         """Rule ids the verdict names (a rule with a `verdict` shows up among the reasons by its id)."""
-        return {m.group(0) for text in self.ids + self.reasons if (m := _RULE_ID.match(text))}
+        return ({m.group(0) for text in self.ids + self.reasons if (m := _RULE_ID.match(text))}
+                | {CHECK_RULE[i] for i in self.ids if i in CHECK_RULE})
 
 
 @dataclass(frozen=True)

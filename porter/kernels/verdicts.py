@@ -136,6 +136,15 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     return tuple(out)
 
 
+# CUDA's block-scope atomics (`atomicAdd_block`, API002: HIP declares no _block variant) are one #define each over
+# the device-scope atomic, whose scope covers the block's: a kernel that needs only that is fixed once for the
+# repository (rules/effort/model.yaml `repository_fix_needs`), not kernel by kernel. Its check is named apart from
+# API002's other unsupported calls, which each need their own replacement.
+BLOCK_SCOPE_ATOMIC = "block-scope-atomic"
+# A check named apart from the rule whose findings it stands for: the estimate costs those findings with the kernel.
+CHECK_RULE = {BLOCK_SCOPE_ATOMIC: "API002"}
+_BLOCK_ATOMIC = re.compile(r"atomic\w+_block\b")
+
 # A device rule's message names the intrinsic it found first (`__shfl_down_sync gets the 32-bit mask ...`).
 _LEADING_INTRINSIC = re.compile(r"(__\w+)\b")
 
@@ -161,7 +170,8 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
         v = SEVERITY_FLOOR[f.severity]
         if RANK[v] <= RANK[current] or not applies(rule_targets_of.get(f.rule, ()), target):
             continue
-        entry = by_rule.setdefault(f.rule, (v, f.message, [], []))
+        rule = BLOCK_SCOPE_ATOMIC if f.rule == "API002" and _BLOCK_ATOMIC.match(f.message) else f.rule
+        entry = by_rule.setdefault(rule, (v, f.message, [], []))
         if where is None:
             entry[2].append(f.line)
         else:
