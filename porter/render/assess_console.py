@@ -108,7 +108,7 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
             bullet.add_row(Text("•", style="bold"), Text.assemble(literal(rec.title, style="bold"), literal(f" — {rec.text}")))
             console.print(bullet)
             for step in rec.plan:
-                console.print(Padding(literal(f"plan: {step.title} ({days_range(step.days)})"), (0, 0, 0, 4)))
+                console.print(Padding(literal(f"plan: {step.title} — {days_range(step.days)}"), (0, 0, 0, 4)))
             for tid, facts in rec.targets.items():
                 for fact in facts:
                     console.print(Padding(literal(f"{tid}: {fact}", style="dim"), (0, 0, 0, 4)))
