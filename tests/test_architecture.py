@@ -266,6 +266,8 @@ OTHER_DIRECTIVE_READERS = {
     "porter.translate.fixups",
     # port-awareness reads GNU make's own conditionals (`ifeq`/`ifdef`/`endif` in a Makefile), never C's directives.
     "porter.portaware.scope",
+    # CMake's if()/elseif()/else()/endif() commands, never C's directives.
+    "porter.source.cmake_conditions",
 }
 
 

@@ -150,7 +150,7 @@ def test_tensor_core_code_in_a_vanishing_cuda_arch_arm_is_a_rewrite():
 def test_block_scope_atomics_are_costed_once_at_the_repository_compat_header(tmp_path):
     """Three kernels whose only need is atomicAdd_block (LightGBM's shape: 33 such kernels read 8 likely days
     against a 3.2-day port) cost one compatibility header plus a review each, not a kernel fix each."""
-    from porter.estimate import assess
+    from porter.estimate.assess import assess  # the function: porter.estimate.assess is also its module
     from porter.targets import resolve_targets
 
     (tmp_path / "hist.cu").write_text(

@@ -14,14 +14,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from porter.estimate.assess import Assessment, assess
+    from porter.estimate.assess import Assessment
     from porter.estimate.cost import Item
     from porter.estimate.kernel_verdicts import KERNEL_VERDICTS
     from porter.estimate.verdict import VERDICT_MEANING, VERDICTS, Reason
 
-__all__ = ["KERNEL_VERDICTS", "VERDICT_MEANING", "VERDICTS", "Assessment", "Item", "Reason", "assess"]
+# Not `assess` (the function): once anything imports the submodule porter.estimate.assess, the package attribute of
+# that name is the module and a lazy name could never shadow it; import it from porter.estimate.assess.
+__all__ = ["KERNEL_VERDICTS", "VERDICT_MEANING", "VERDICTS", "Assessment", "Item", "Reason"]
 
-_HOME = {"Assessment": "assess", "assess": "assess", "Item": "cost", "KERNEL_VERDICTS": "kernel_verdicts",
+_HOME = {"Assessment": "assess", "Item": "cost", "KERNEL_VERDICTS": "kernel_verdicts",
          "VERDICT_MEANING": "verdict", "VERDICTS": "verdict", "Reason": "verdict"}
 
 

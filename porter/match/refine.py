@@ -117,6 +117,7 @@ from porter.errors import DataFileError
 from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
+from porter.source.cmake_conditions import conditionals
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import CUDA as CUDA_BUILD
 from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
@@ -1252,7 +1253,6 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
 # the user opts into to profile with Nsight; the default build, which the port is about, never compiles it. Info
 # (data `optional`); the switch's own port (roctx, rocprofiler) is the NVTX include's finding.
 PROFILING_SWITCH = "nvtx"
-_CMAKE_IF = re.compile(rb"^[ \t]*(if|elseif|else|endif)[ \t]*\(([^)]*)", re.I | re.M)
 
 
 def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:
@@ -1273,9 +1273,8 @@ def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], .
     condition names an NVTX switch without NOT."""
     out: list[tuple[int, int, str, int]] = []
     stack: list[tuple[int, str | None]] = []  # (if line, the switch the open arm tests)
-    for m in _CMAKE_IF.finditer(sf.code):
-        word, cond = m.group(1).decode().lower(), m.group(2).decode("utf-8", "replace")
-        line = sf.code.count(b"\n", 0, m.start()) + 1
+    for c in conditionals(sf.code):
+        word, cond, line = c.word, c.condition, c.line
         if word == "if":
             switch = next((t for t in _MACRO.findall(cond) if _names_library(t, PROFILING_SWITCH)), None)
             stack.append((line, None if switch is None or re.search(r"\bNOT\b", cond) else switch))
@@ -1299,8 +1298,7 @@ SAME_CHOICE_RULES = frozenset({"BLD003"})
 
 def cmake_arms(sf: SourceFile) -> dict[int, tuple[tuple[int, int], ...]]:
     """Line -> the (if line, arm index) of every CMake if() chain around it, outermost first."""
-    events = sorted((sf.code.count(b"\n", 0, m.start()) + 1, m.group(1).decode().lower())
-                    for m in _CMAKE_IF.finditer(sf.code))
+    events = sorted((c.line, c.word) for c in conditionals(sf.code))
     out: dict[int, tuple[tuple[int, int], ...]] = {}
     stack: list[tuple[int, int]] = []
     at = 0
