@@ -1239,13 +1239,20 @@ def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
     lib = str(dict(f.data).get("library_id", "")).lower()
     if not lib:
         return f
+    found = _switch_around(f, groups, lib)
+    return f if found is None else _as_info(f, "optional", f"only built with {found[0]} (line {found[1]})")
+
+
+def _switch_around(f: Draft, groups: Iterable[Group], name: str) -> tuple[str, int] | None:
+    """The macro named for `name` (a library or the profiling switch) that a positive `#if` arm around the finding
+    tests without `!`, and the arm's line; None when no arm does."""
     for g in groups:
         for a in g.arms:
             if a.kind in POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
-                switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, lib)), None)
+                switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, name)), None)
                 if switch is not None:
-                    return _as_info(f, "optional", f"only built with {switch} (line {a.line})")
-    return f
+                    return switch, a.line
+    return None
 
 
 # 4a. Profiling instrumentation behind its own switch: a finding inside a positive `#if` arm (C/C++) or a CMake
@@ -1257,15 +1264,9 @@ PROFILING_SWITCH = "nvtx"
 
 def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:
     """A C/C++ finding at info when a positive `#if` arm around it tests an NVTX switch (step 4a)."""
-    if f.severity <= Severity.INFO:
-        return f
-    for g in groups:
-        for a in g.arms:
-            if a.kind in POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
-                switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, PROFILING_SWITCH)), None)
-                if switch is not None:
-                    return _as_info(f, "optional", f"only built with the profiling switch {switch} (line {a.line})")
-    return f
+    found = None if f.severity <= Severity.INFO else _switch_around(f, groups, PROFILING_SWITCH)
+    return f if found is None else _as_info(f, "optional",
+                                            f"only built with the profiling switch {found[0]} (line {found[1]})")
 
 
 def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
