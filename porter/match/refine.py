@@ -117,7 +117,7 @@ from porter.errors import DataFileError
 from porter.match.draft import Draft
 from porter.match.kinds.code_kb import GENERIC_SAME_NAME
 from porter.model import Severity
-from porter.source.cmake_conditions import conditionals
+from porter.source.cmake_conditions import arms
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import CUDA as CUDA_BUILD
 from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
@@ -1270,23 +1270,14 @@ def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:
 
 
 def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
-    """(first, last line, switch, if line) of each CMake `if(...)` block (to its `else`/`elseif`/`endif`) whose
+    """(first, last line, switch, if line) of each CMake `if(...)` arm (to its `else`/`elseif`/`endif`) whose
     condition names an NVTX switch without NOT."""
-    out: list[tuple[int, int, str, int]] = []
-    stack: list[tuple[int, str | None]] = []  # (if line, the switch the open arm tests)
-    for c in conditionals(sf.code):
-        word, cond, line = c.word, c.condition, c.line
-        if word == "if":
-            switch = next((t for t in _MACRO.findall(cond) if _names_library(t, PROFILING_SWITCH)), None)
-            stack.append((line, None if switch is None or re.search(r"\bNOT\b", cond) else switch))
-        elif stack:
-            opened, switch = stack[-1]
-            if switch is not None:
-                out.append((opened + 1, line - 1, switch, opened))
-            if word == "endif":
-                stack.pop()
-            else:
-                stack[-1] = (line, None)
+    out = []
+    for arm in arms(sf.code):
+        switch = next((t for t in _MACRO.findall(arm.condition) if _names_library(t, PROFILING_SWITCH)), None)
+        if arm.index == 0 and arm.end <= len(sf.line_starts) and switch is not None and not re.search(
+                r"\bNOT\b", arm.condition):
+            out.append((arm.line + 1, arm.end - 1, switch, arm.line))
     return tuple(out)
 
 
@@ -1297,35 +1288,20 @@ def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], .
 SAME_CHOICE_RULES = frozenset({"BLD003"})
 
 
-def cmake_arms(sf: SourceFile) -> dict[int, tuple[tuple[int, int], ...]]:
-    """Line -> the (if line, arm index) of every CMake if() chain around it, outermost first."""
-    events = sorted((c.line, c.word) for c in conditionals(sf.code))
-    out: dict[int, tuple[tuple[int, int], ...]] = {}
-    stack: list[tuple[int, int]] = []
-    at = 0
-    total = len(sf.line_starts)
-    for line in range(1, total + 1):
-        while at < len(events) and events[at][0] == line:
-            word = events[at][1]
-            if word == "if":
-                stack.append((line, 0))
-            elif stack and word in ("elseif", "else"):
-                stack[-1] = (stack[-1][0], stack[-1][1] + 1)
-            elif stack and word == "endif":
-                stack.pop()
-            at += 1
-        out[line] = tuple(stack)
-    return out
+def cmake_arms(sf: SourceFile, lines: Iterable[int]) -> dict[int, tuple[tuple[int, int], ...]]:
+    """Each of `lines` -> the (if line, arm index) of every CMake if() chain around it, outermost first."""
+    every = arms(sf.code)
+    return {line: tuple(sorted((a.chain, a.index) for a in every if a.line <= line < a.end)) for line in set(lines)}
 
 
 def same_choice(findings: list[Draft], sf: SourceFile) -> list[Draft]:
     """BLD003 findings in a later arm of an if() chain whose earlier arm has one: info (step 5i)."""
-    arms = cmake_arms(sf)
-    choices = [(f.line, arms.get(f.line, ())) for f in findings if f.rule in SAME_CHOICE_RULES]
+    around = cmake_arms(sf, (f.line for f in findings if f.rule in SAME_CHOICE_RULES))
+    choices = [(f.line, around[f.line]) for f in findings if f.rule in SAME_CHOICE_RULES]
     out = []
     for f in findings:
         if f.rule in SAME_CHOICE_RULES and f.severity > Severity.INFO:
-            mine = arms.get(f.line, ())
+            mine = around[f.line]
             earlier = next((line for line, theirs in choices for a, b in zip(mine, theirs)
                             if a[0] == b[0] and b[1] < a[1]), None)
             if earlier is not None:

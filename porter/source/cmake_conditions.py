@@ -1,4 +1,5 @@
-"""Reads a CMake file's `if()` / `elseif()` / `else()` / `endif()` commands: where each is and what it tests.
+"""Reads a CMake file's `if()` / `elseif()` / `else()` / `endif()` commands: where each is, what it tests, and the
+arms of each chain they make.
 
 CMake's conditionals are commands of the CMake language, not C preprocessor directives (those are
 porter.source.preprocessor's alone). Port steps that ask which CMake block a finding sits in (an NVTX switch's
@@ -28,3 +29,32 @@ def conditionals(code: bytes) -> tuple[Conditional, ...]:
     return tuple(Conditional(code.count(b"\n", 0, m.start()) + 1, m.group(1).decode().lower(),
                              m.group(2).decode("utf-8", "replace"))
                  for m in _CONDITIONAL.finditer(code))
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of an if() chain: from the command that opens it (`if`, `elseif`, `else`) up to, not including, the
+    command that ends it (the next `elseif`/`else`, or `endif`; past the last line when the file never closes it)."""
+
+    chain: int  # the line of the chain's if()
+    index: int  # 0 for the if() arm, 1, 2, ... for the elseif()/else() arms after it
+    line: int
+    end: int
+    condition: str  # the opening command's condition ("" for else())
+
+
+def arms(code: bytes) -> tuple[Arm, ...]:
+    """Every arm of every if() chain in the file, in the order the arms close (an unclosed one last)."""
+    out: list[Arm] = []
+    open_arms: list[Arm] = []  # the innermost last; `end` is set when the arm closes
+    for c in conditionals(code):
+        if c.word == "if":
+            open_arms.append(Arm(c.line, 0, c.line, 0, c.condition))
+        elif open_arms:
+            arm = open_arms.pop()
+            out.append(Arm(arm.chain, arm.index, arm.line, c.line, arm.condition))
+            if c.word != "endif":
+                open_arms.append(Arm(arm.chain, arm.index + 1, c.line, 0, c.condition))
+    last = code.count(b"\n") + 2
+    out.extend(Arm(a.chain, a.index, a.line, last, a.condition) for a in reversed(open_arms))
+    return tuple(out)
