@@ -369,8 +369,9 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
 # A CUDA-named function called (or defined) in a Python file, and the vendor words its ROCm twin may put in place
 _py_cuda_call = lazy_regex(rb"(?<![\w.])(\w*(?:cuda|CUDA|nvidia|NVIDIA)\w*)\s*\(")
 _py_cuda_word = lazy_regex(r"cuda|CUDA|nvidia|NVIDIA")
-_PY_TWIN_WORDS = {"cuda": ("hip", "rocm", "amd"), "CUDA": ("HIP", "ROCM", "AMD"), "nvidia": ("amd", "hip", "rocm"),
-                  "NVIDIA": ("AMD", "HIP", "ROCM")}
+# The ROCm words a twin puts in the CUDA or NVIDIA word's place, in the word's own case (predicates and functions).
+_PY_TWIN_WORDS = {"cuda": ("hip", "rocm", "amd"), "CUDA": ("HIP", "ROCM", "AMD"), "Cuda": ("Hip", "Rocm", "Amd"),
+                  "nvidia": ("amd", "hip", "rocm"), "NVIDIA": ("AMD", "HIP", "ROCM"), "Nvidia": ("Amd", "Hip", "Rocm")}
 
 
 def _paired_cuda_predicates(data: bytes) -> frozenset[str]:
@@ -433,8 +434,6 @@ def _predicate_bodies(root, paired: frozenset[str]) -> tuple[frozenset[str], lis
 # A vendor word in a function's name, at a word start (`_compile_with_cache_cuda`, `get_default_config_nvidia`,
 # `_find_cuda_home`): not inside another word (`barracuda`)
 _py_def_vendor = lazy_regex(r"(?:^|(?<=_))(cuda|CUDA|Cuda|nvidia|NVIDIA|Nvidia)(?=_|$)")
-_PY_DEF_TWINS = {"cuda": ("hip", "rocm", "amd"), "CUDA": ("HIP", "ROCM", "AMD"), "Cuda": ("Hip", "Rocm", "Amd"),
-                 "nvidia": ("amd", "hip", "rocm"), "NVIDIA": ("AMD", "HIP", "ROCM"), "Nvidia": ("Amd", "Hip", "Rocm")}
 
 
 def _function_twins(root) -> list[Span]:
@@ -463,7 +462,7 @@ def _function_twins(root) -> list[Span]:
             m = _py_def_vendor().search(name)
             if m is None or any(p in _PREDICATE_PARTS for p in _parts(name)):
                 continue
-            for word in _PY_DEF_TWINS[m.group(1)]:
+            for word in _PY_TWIN_WORDS[m.group(1)]:
                 twin = defs.get(name[:m.start(1)] + word + name[m.end(1):])
                 if twin is not None:
                     out.append(Span(_pos(node.start_point), _pos(node.end_point), CUDA, twin.start_point[0] + 1))
