@@ -11,6 +11,7 @@ from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, per_object
 from porter.source.parse import SourceFile
+from porter.source.parse_queries import descendants
 from porter.source.syntax import index
 
 
@@ -207,14 +208,7 @@ def match_vendor_module(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
     # The project's own top packages: the repository's (a directory with __init__.py) and the directories this
     # file sits in (a namespace package without __init__.py, `python/triton_dist/models/dense.py`).
     local = (ctx.extra.get("local_packages", frozenset()) if ctx is not None else frozenset()) | frozenset(path[:-1])
-    statements = []
-    stack = [sf.root]
-    while stack:
-        node = stack.pop()
-        if node.type in ("import_statement", "import_from_statement"):
-            statements.append(node)
-        elif node.type not in ("string", "comment", "expression_statement"):
-            stack.extend(reversed(node.children))
+    statements = descendants(sf.root, _IMPORT_STATEMENTS, lang="python")
     hits = [hit for stmt in statements for hit in _vendor_imports(stmt, vendors, others, local)]
     if not hits:
         return
@@ -228,13 +222,20 @@ def match_vendor_module(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
             yield hit
 
 
+# Relative imports too (`from .nvidia.ops import f`), which the syntax index's absolute imports leave out.
+_IMPORT_STATEMENTS = ("import_statement", "import_from_statement")
+
+
+def _imported_names(stmt) -> list:
+    """The dotted-name nodes an import statement imports (`b` of `import b as c` / `from a import b as c`)."""
+    names = (n.child_by_field_name("name") if n.type == "aliased_import" else n
+             for n in stmt.children_by_field_name("name"))
+    return [n for n in names if n is not None]
+
+
 def _import_texts(stmt) -> set[str]:
     """The modules an import statement names (`a.b`, `.a.b`), and for `from a import b` also `a.b`."""
-    def name_of(node):
-        return node.child_by_field_name("name") if node.type == "aliased_import" else node
-
-    names = [name_of(n) for n in stmt.children_by_field_name("name")]
-    texts = {n.text.decode("utf-8", "replace") for n in names if n is not None}
+    texts = {n.text.decode("utf-8", "replace") for n in _imported_names(stmt)}
     if stmt.type == "import_statement":
         return texts
     module = stmt.child_by_field_name("module_name")
@@ -245,8 +246,7 @@ def _import_texts(stmt) -> set[str]:
 def _vendor_imports(stmt, vendors: frozenset[str], others: frozenset[str],
                     local: frozenset[str]) -> Iterator[Hit]:
     if stmt.type == "import_statement":
-        for name in stmt.children_by_field_name("name"):
-            node = name.child_by_field_name("name") if name.type == "aliased_import" else name
+        for node in _imported_names(stmt):
             parts = node.text.decode("utf-8", "replace").split(".")
             if parts[0] in local and any(_vendor_part(p, vendors, others) for p in parts[1:]):
                 yield Hit(node.start_byte, node.end_byte, name=".".join(parts))
@@ -264,8 +264,7 @@ def _vendor_imports(stmt, vendors: frozenset[str], others: frozenset[str],
     if any(_vendor_part(p, vendors, others) for p in (parts if relative else parts[1:])):
         yield Hit(module.start_byte, module.end_byte, name=text)
         return
-    for name in stmt.children_by_field_name("name"):
-        node = name.child_by_field_name("name") if name.type == "aliased_import" else name
+    for node in _imported_names(stmt):
         word = node.text.decode("utf-8", "replace")
         if "." not in word and _vendor_part(word, vendors, others) and word.lower() in vendors:
             # `from pkg.kernels import nvidia`: the vendor's subpackage itself (a name `foo_nvidia` imported from
