@@ -77,3 +77,12 @@ def test_template_arguments_split_at_top_level_commas_only():
     assert _template_arguments(None) == []
     assert callee_name("ns::GridReducerAtomic<T, op>::operator()") == "GridReducerAtomic::operator()"
     assert callee_name("ns::f<T>") == "f"
+
+
+def test_template_arguments_split_at_top_level_commas_only():
+    from porter.kernels.constfold import split_template_arguments
+
+    # a comparison in parentheses is no angle bracket; commas inside any bracket do not split
+    assert split_template_arguments("<float, Reducer<T, 2>, (N > 4), Pair{1, 2}, 8>") == [
+        "float", "Reducer<T, 2>", "(N > 4)", "Pair{1, 2}", "8"]
+    assert split_template_arguments("") == []

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from porter.kernels.constfold import split_template_arguments
 from porter.model.kernel import DeviceHelper, HelperCall, Kernel, KernelFacts, merge_helpers
 from porter.source.includes import resolve_include
 from porter.source.parse import unqualified
@@ -213,25 +214,4 @@ def _last_word(text: str) -> str | None:
 def _template_arguments(text: str | None) -> list[str]:
     """`<float, Reducer<T>, 4>` -> ["float", "Reducer", "4"]: the top-level arguments, each without its own template
     arguments or spaces."""
-    if not text:
-        return []
-    inner = text.strip()
-    if inner.startswith("<") and inner.endswith(">"):
-        inner = inner[1:-1]
-    out, angle, paren, cur = [], 0, 0, []
-    for ch in inner:
-        if ch in "([":
-            paren += 1
-        elif ch in ")]":
-            paren -= 1
-        elif paren == 0 and ch == "<":
-            angle += 1
-        elif paren == 0 and ch == ">":
-            angle -= 1
-        elif ch == "," and angle == 0 and paren == 0:
-            out.append("".join(cur))
-            cur = []
-            continue
-        cur.append(ch)
-    out.append("".join(cur))
-    return ["".join(a.split("<", 1)[0].split()) for a in out if a.strip()]
+    return ["".join(a.split("<", 1)[0].split()) for a in split_template_arguments(text or "")]

@@ -587,3 +587,31 @@ def dim3_arguments(args: ts.Node | None, env: Constants, locals_: dict[str, Any]
     if not vals or len(vals) > 3:
         return Unknown(f"`{args.text.decode()}`")
     return tuple(vals + [1] * (3 - len(vals)))
+
+
+def split_template_arguments(text: str) -> list[str]:
+    """`<float, Reducer<T, 2>, (N > 4), 8>` -> ["float", "Reducer<T, 2>", "(N > 4)", "8"]: the top-level arguments of
+    a template argument list, stripped. Commas inside brackets of any kind do not split; `<` and `>` count as
+    brackets only outside parentheses, square brackets and braces, where they may be comparisons."""
+    inner = text.strip()
+    if inner.startswith("<") and inner.endswith(">"):
+        inner = inner[1:-1]
+    out: list[str] = []
+    angle, paren, cur = 0, 0, []
+    for ch in inner:
+        if ch in "([{":
+            paren += 1
+        elif ch in ")]}":
+            paren -= 1
+        elif paren == 0 and ch == "<":
+            angle += 1
+        elif paren == 0 and ch == ">":
+            angle -= 1
+        elif ch == "," and angle == 0 and paren == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out

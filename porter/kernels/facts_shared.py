@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import tree_sitter as ts
 
-from porter.kernels.constfold import STRUCT_TYPES, Constants, Unknown, fold, fold_text, type_size
+from porter.kernels.constfold import (STRUCT_TYPES, Constants, Unknown, fold, fold_text, split_template_arguments,
+                                     type_size)
 from porter.kernels.facts_walk import Walk
 from porter.model.kernel import ExternShared, LaunchConfig, SharedArray, TemplateParameter, Unresolved
 from porter.source.parse import SourceFile
@@ -111,7 +112,7 @@ class SharedMemoryMeasure:
                 args = _balanced_template_arguments(self.sf.data, m.end() - 1)
                 if args is None:
                     continue
-                for p, arg in zip(params, _split_template_arguments(args)):
+                for p, arg in zip(params, split_template_arguments(args)):
                     if p.kind == "type" and p.name:
                         size = type_size(arg) or self.struct_sizes.get(arg)
                         prev = sizes.get(p.name, 0)
@@ -194,26 +195,6 @@ class _Binding:
     types: dict[str, int]
 
 
-def _split_template_arguments(text: str) -> list[str]:
-    inner = text.strip()
-    if inner.startswith("<") and inner.endswith(">"):
-        inner = inner[1:-1]
-    out, depth, cur = [], 0, []
-    for ch in inner:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
 def _reached_names(merged: Walk, env: Constants) -> set[str]:
     """The names the kernel's shared declarations use, directly or through this file's constants."""
     seen: set[str] = set()
@@ -268,7 +249,7 @@ def _site_bindings(tparams: list[TemplateParameter], sites: list[LaunchConfig], 
             for k, v in (host_types or {}).get(s.line, {}).items():
                 hosts.setdefault(s.template_arguments, {})[k] = max(v, hosts.get(s.template_arguments, {}).get(k, 0))
     for text in sorted({s.template_arguments for s in sites if s.template_arguments}):
-        args = _split_template_arguments(text)
+        args = split_template_arguments(text)
         values: dict[str, Any] = {}
         types: dict[str, int] = {}
         for p, arg in zip(tparams, args):
