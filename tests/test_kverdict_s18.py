@@ -1,5 +1,6 @@
 """Kernel verdicts of issue 27 (session 18) on fixtures/kverdict_s18: a header kernel's helper resolved through the
-translation unit that includes it. Exact verdicts, check ids and lines."""
+translation unit that includes it, and `__restrict__` on a value type, which clang (hipcc) rejects. Exact verdicts,
+check ids and lines."""
 from __future__ import annotations
 
 from porter.kernels.callgraph import helper_index
@@ -42,3 +43,33 @@ def test_the_includer_rule_resolves_only_what_the_includers_bring_in():
     # a file that includes neither home and that nobody includes: the two homes leave the call ambiguous
     assert index.includers("cuda/sums.cu") == ()
     assert index.resolve("other.cu", "warp_sum", "gpu::warp_sum") is None
+
+
+def test_restrict_before_a_value_type_is_a_fix_through_the_helper_that_declares_it():
+    """restrict/copy.cu: `__restrict__ T *dst` in copy_rows (line 3) is a fix for both kernels that call it (the
+    macro-made `copy_##name`, found as `name`, and copy_f32); fill_rows' `T *__restrict__ dst` (line 11) and the
+    pointer typedef `__restrict__ row_ptr *rows` (line 25) are valid, so fill_f32 is ok."""
+    fix = ("fix", (("restrict-value-type", "fix", (3,)),))
+    assert verdicts("restrict") == {"name": {t: fix for t in TARGETS}, "fill_f32": {t: ("ok", ()) for t in TARGETS},
+                                    "copy_f32": {t: fix for t in TARGETS}}
+
+
+def test_clang_as_hip_rejects_exactly_the_restrict_the_check_reports(tmp_path):
+    """The fact behind restrict-value-type, on the real compiler: hip-clang (clang-19 as HIP, device side) rejects
+    copy.cu's line 3 where copy_rows<float> is instantiated, and nothing else in the file."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+
+    clang = shutil.which("clang++-19")
+    if clang is None or not Path("/usr/include/hip/hip_runtime.h").exists():
+        pytest.skip("needs clang++-19 (Debian clang-19) and HIP's headers in /usr/include/hip (libamdhip64-dev)")
+    res = subprocess.run([clang, "-x", "hip", "--offload-arch=gfx942", "--cuda-device-only", "-nogpulib",
+                          "-fsyntax-only", "-include", "hip/hip_runtime.h", str(BASE / "restrict" / "copy.cu")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    errors = sorted({int(m.group(1)) for m in re.finditer(r"copy\.cu:(\d+):\d+: error: (.*)", res.stderr)})
+    assert res.returncode != 0 and errors == [3], res.stderr
+    assert "restrict requires a pointer or reference ('float' is invalid)" in res.stderr

@@ -256,6 +256,47 @@ def shared_declarations(ctx, n: ts.Node, w: Walk) -> None:
         w.shared_decls.append(n)
 
 
+_RESTRICT = (b"__restrict__", b"__restrict", b"restrict")
+_VALUE_TYPES = ("primitive_type", "sized_type_specifier")
+
+
+@detects("declaration", "parameter_declaration", "field_declaration")
+def restrict_on_value(ctx, n: ts.Node, w: Walk) -> None:
+    """`__restrict__ T *dst` with `__restrict__` among the declaration's specifiers: it qualifies the pointee T,
+    not the pointer. nvcc's front end (and g++ inside a template) accepts it; clang, which hipcc is, rejects it
+    wherever T is a value type ("restrict requires a pointer or reference ('float' is invalid)"), at the template's
+    instantiation when T is a template parameter. Counted for a built-in type and for a template type parameter of
+    an enclosing template (a project typedef may name a pointer type, for which it is valid). The fix is
+    `T *__restrict__ dst`."""
+    if b"restrict" not in n.text or not any(c.type == "type_qualifier" and c.text in _RESTRICT for c in n.children):
+        return
+    declarators = [d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                   for d in n.children_by_field_name("declarator")]
+    if not any(d is not None and d.type in ("pointer_declarator", "reference_declarator") for d in declarators):
+        return
+    kind = n.child_by_field_name("type")
+    if kind is None:
+        return
+    if kind.type not in _VALUE_TYPES and not (kind.type == "type_identifier"
+                                              and kind.text in _template_type_parameters(n)):
+        return
+    w.clang_differs.append(("restrict-value-type", n.start_point.row + 1))
+
+
+def _template_type_parameters(n: ts.Node) -> set[bytes]:
+    """The type parameter names of the template declarations enclosing `n`."""
+    names: set[bytes] = set()
+    p = n.parent
+    while p is not None:
+        if p.type == "template_declaration":
+            params = p.child_by_field_name("parameters")
+            for c in params.named_children if params is not None else ():
+                if c.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                    names.update(x.text for x in c.named_children if x.type == "type_identifier")
+        p = p.parent
+    return names
+
+
 _BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOTS)))
 
 
