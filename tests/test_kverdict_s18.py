@@ -48,15 +48,18 @@ def test_the_includer_rule_resolves_only_what_the_includers_bring_in():
 def test_restrict_before_a_value_type_is_a_fix_through_the_helper_that_declares_it():
     """restrict/copy.cu: `__restrict__ T *dst` in copy_rows (line 3) is a fix for both kernels that call it (the
     macro-made `copy_##name`, found as `name`, and copy_f32); fill_rows' `T *__restrict__ dst` (line 11) and the
-    pointer typedef `__restrict__ row_ptr *rows` (line 25) are valid, so fill_f32 is ok."""
+    pointer typedef `__restrict__ row_ptr *rows` (line 25) are valid, so fill_f32 is ok. The kernel `scale` declares
+    the parameter `__restrict__ T *out` (line 38): the parameter list counts as the body does."""
     fix = ("fix", (("restrict-value-type", "fix", (3,)),))
     assert verdicts("restrict") == {"name": {t: fix for t in TARGETS}, "fill_f32": {t: ("ok", ()) for t in TARGETS},
-                                    "copy_f32": {t: fix for t in TARGETS}}
+                                    "copy_f32": {t: fix for t in TARGETS},
+                                    "scale": {t: ("fix", (("restrict-value-type", "fix", (38,)),)) for t in TARGETS}}
 
 
 def test_clang_as_hip_rejects_exactly_the_restrict_the_check_reports(tmp_path):
     """The fact behind restrict-value-type, on the real compiler: hip-clang (clang-19 as HIP, device side) rejects
-    copy.cu's line 3 where copy_rows<float> is instantiated, and nothing else in the file."""
+    copy.cu's line 3 where copy_rows<float> is instantiated, and the launch of scale<float> (line 44), whose
+    parameter `__restrict__ T *out` fails substitution; nothing else in the file."""
     import re
     import shutil
     import subprocess
@@ -71,5 +74,6 @@ def test_clang_as_hip_rejects_exactly_the_restrict_the_check_reports(tmp_path):
                           "-fsyntax-only", "-include", "hip/hip_runtime.h", str(BASE / "restrict" / "copy.cu")],
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     errors = sorted({int(m.group(1)) for m in re.finditer(r"copy\.cu:(\d+):\d+: error: (.*)", res.stderr)})
-    assert res.returncode != 0 and errors == [3], res.stderr
-    assert "restrict requires a pointer or reference ('float' is invalid)" in res.stderr
+    assert res.returncode != 0 and errors == [3, 44], res.stderr
+    assert "copy.cu:3:16: error: restrict requires a pointer or reference ('float' is invalid)" in res.stderr
+    assert "copy.cu:44:3: error: no matching function for call to 'scale'" in res.stderr
