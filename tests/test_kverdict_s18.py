@@ -77,3 +77,25 @@ def test_clang_as_hip_rejects_exactly_the_restrict_the_check_reports(tmp_path):
     assert res.returncode != 0 and errors == [3, 44], res.stderr
     assert "copy.cu:3:16: error: restrict requires a pointer or reference ('float' is invalid)" in res.stderr
     assert "copy.cu:44:3: error: no matching function for call to 'scale'" in res.stderr
+
+
+def test_a_product_of_two_cuda_complex_values_is_a_fix_and_a_real_scale_is_not():
+    """complex/: amp_types.cuh typedefs `amp_t` as cuDoubleComplex and defines its operators for nvcc only.
+    phase_gate's `amps[i] * phase` (gates.cu:5) multiplies two complex values: on HIP HIP_vector_type's
+    component-wise product (or an ambiguity), fix. rotate multiplies an array element by a sum holding
+    make_cuDoubleComplex (line 17), fix. damp's `amps[i] * keep` (a double) and `i * n` (idx_t, a long long typedef)
+    and rotate_portable's cuCmul are right on HIP: ok."""
+    fix = lambda line: ("fix", (("complex-product", "fix", (line,)),))  # noqa: E731
+    assert verdicts("complex") == {"phase_gate": {t: fix(5) for t in TARGETS}, "damp": {t: ("ok", ()) for t in TARGETS},
+                                   "rotate": {t: fix(17) for t in TARGETS},
+                                   "rotate_portable": {t: ("ok", ()) for t in TARGETS}}
+
+
+def test_complex_aliases_are_read_per_file_and_chained():
+    from porter.kernels.complex_types import aliases_of
+
+    assert aliases_of(b"typedef cuDoubleComplex amp_t;\ntypedef long long idx_t;\n") == ("amp_t",)
+    assert aliases_of(b"typedef cplx amp_t;\nusing cplx = cuFloatComplex;\ntypedef double2 d2;\n") == ("amp_t", "cplx")
+    assert aliases_of(b"typedef double2 vec2;\n") == ()
+    files = analysed("complex").files
+    assert {r.path: r.complex_aliases for r in files} == {"amp_types.cuh": ("amp_t",), "gates.cu": ()}

@@ -329,6 +329,9 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
 _CLANG_DIFFERS = {
     "restrict-value-type": "`__restrict__ T *p` qualifies the value type T, which clang (hipcc) rejects: write "
                            "`T *__restrict__ p`",
+    "complex-product": "`*` or `/` on two CUDA complex values (cuDoubleComplex / cuFloatComplex or an alias): "
+                       "cuComplex.h has no operators, so the project's own do it under nvcc; on HIP it is ambiguous "
+                       "or HIP_vector_type's component-wise product: use hipCmul / hipCdiv",
 }
 
 

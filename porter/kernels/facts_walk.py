@@ -41,6 +41,8 @@ class Walk:
     # (kind, line) of code nvcc's front end accepts and clang, which hipcc is, rejects or reads otherwise
     # (porter.kernels.facts_detectors: restrict_on_value)
     clang_differs: list[tuple[str, int]] = dataclasses.field(default_factory=list)
+    # (type name, line) of `a * b` / `a / b` on two values of one declared type (facts_detectors.typed_products)
+    typed_products: list[tuple[str, int]] = dataclasses.field(default_factory=list)
 
 
 # Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
@@ -65,7 +67,8 @@ MAY_HOLD_FACTS = re.compile(grouped(_FACT_WORDS)
 
 # The walk's parts body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
 HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "wave_names", "tensor", "ptx", "async_copies", "clusters",
-                    "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute", "clang_differs")
+                    "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute", "clang_differs",
+                    "typed_products")
 
 
 def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
@@ -98,6 +101,7 @@ def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
         cuda_libraries=tuple(sorted(merged.libraries)),
         cute_tensor=tuple(sorted(merged.cute)),
         clang_differs=tuple(sorted(set(merged.clang_differs))),
+        typed_products=tuple(sorted(set(merged.typed_products))),
     )
 
 

@@ -491,6 +491,9 @@ class KernelFacts:
     # (kind, line) of code nvcc accepts and clang (hipcc) rejects or reads otherwise: `__restrict__ T *p` with T a
     # value type ("restrict-value-type"); porter.kernels.facts_detectors.restrict_on_value
     clang_differs: tuple[tuple[str, int], ...] = ()
+    # (type name, line) of products and quotients of two values of one declared type, which kernel analysis resolves
+    # against the repository's CUDA complex types into clang_differs (porter.kernels.complex_types); not serialised
+    typed_products: tuple[tuple[str, int], ...] = ()
     calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
     # Lines of the `#if`/`#elif` tests of __CUDA_ARCH__ in the kernel's body whose arm holds its tensor-core code
@@ -590,6 +593,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
     waves: list[WaveName] = []
     atomics, grid, device, partial = [], [], [], []
     differs: list[tuple[str, int]] = []
+    products: list[tuple[str, int]] = []
     ptx_statements, ptx_families, ptx_lines = 0, set(), set()
     for h in helpers:
         f, at = h.facts, h.call_line
@@ -608,6 +612,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         device += [at] if f.device_launches else []
         partial += [at] if f.partial_syncwarp else []
         differs += [(kind, at) for kind, _ in f.clang_differs]
+        products += [(name, at) for name, _ in f.typed_products]
         if f.inline_ptx.statements:
             ptx_statements += f.inline_ptx.statements
             ptx_families |= set(f.inline_ptx.families)
@@ -630,6 +635,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         device_launches=tuple(sorted(set(facts.device_launches) | set(device))),
         partial_syncwarp=tuple(sorted(set(facts.partial_syncwarp) | set(partial))),
         clang_differs=tuple(sorted(set(facts.clang_differs) | set(differs))),
+        typed_products=tuple(sorted(set(facts.typed_products) | set(products))),
         inline_ptx=InlinePtx(own.statements + ptx_statements, tuple(sorted(set(own.families) | ptx_families)),
                              tuple(sorted(set(own.lines) | ptx_lines))),
     )
