@@ -97,5 +97,11 @@ def test_complex_aliases_are_read_per_file_and_chained():
     assert aliases_of(b"typedef cuDoubleComplex amp_t;\ntypedef long long idx_t;\n") == ("amp_t",)
     assert aliases_of(b"typedef cplx amp_t;\nusing cplx = cuFloatComplex;\ntypedef double2 d2;\n") == ("amp_t", "cplx")
     assert aliases_of(b"typedef double2 vec2;\n") == ()
+    # one name per build: a CUDA arm's alias and a HIP arm's own struct (MAGMA's magmaDoubleComplex) is no alias
+    per_build = b"#ifdef HAVE_CUDA\ntypedef cuDoubleComplex z_t;\n#else\ntypedef struct { double x, y; } z_t;\n#endif\n"
+    assert aliases_of(per_build) == ()
+    # two precisions of one complex type stay one; a comment's `typedef` is no definition
+    assert aliases_of(b"/* typedef one day */\n#if P == 1\ntypedef cuFloatComplex q;\n#else\ntypedef cuDoubleComplex q;\n"
+                      b"#endif\n") == ("q",)
     files = analysed("complex").files
     assert {r.path: r.complex_aliases for r in files} == {"amp_types.cuh": ("amp_t",), "gates.cu": ()}

@@ -39,13 +39,20 @@ COMPLEX_PRODUCT = "complex-product"  # the KernelFacts.clang_differs kind (rules
 
 _ALIAS = re.compile(rb"\btypedef\s+(?:const\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;"
                     rb"|\busing\s+([A-Za-z_]\w*)\s*=\s*(?:const\s+)?([A-Za-z_]\w*)\s*;")
+_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+# Any other definition of a type name: `typedef <anything> X;`, `using X = <anything>;`, `struct {...} X;`.
+_DEFINED = re.compile(rb"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*="
+                      rb"|\}\s*([A-Za-z_]\w*)\s*;")
 
 
 def aliases_of(data: bytes) -> tuple[str, ...]:
     """The names a file's `typedef T X;` / `using X = T;` give a CUDA complex type (T one of COMPLEX_TYPES, or a
-    name the file already made one), sorted; () for a file that names none."""
+    name the file already made one), sorted; () for a file that names none. A name the file also defines as
+    something else is left out: that is a per-build choice (MAGMA's magma_types.h makes magmaDoubleComplex
+    cuDoubleComplex in its CUDA arm and a struct of its own, with MAGMA's operators, in its HIP arm)."""
     if b"Complex" not in data:
         return ()
+    data = _COMMENT.sub(b" ", data)
     pairs = []
     for m in _ALIAS.finditer(data):
         target, name = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(4), m.group(3))
@@ -60,6 +67,19 @@ def aliases_of(data: bytes) -> tuple[str, ...]:
                 known.add(name)
                 out.add(name)
                 grew = True
+    complex_pairs = {(t, n) for t, n in pairs if n in out}
+    for m in _DEFINED.finditer(data):
+        name = next(g for g in m.groups() if g is not None).decode()
+        if name in out:
+            whole = m.group(0)
+            alias = _ALIAS.fullmatch(whole.strip())
+            if alias is not None:
+                a, b = (alias.group(1), alias.group(2)) if alias.group(1) is not None else (alias.group(4), alias.group(3))
+                if (a.decode(), b.decode()) in complex_pairs:
+                    continue
+            elif m.group(2) is not None:
+                continue  # `using X =` of a complex alias: the _ALIAS match above
+            out.discard(name)
     return tuple(sorted(out))
 
 
