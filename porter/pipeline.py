@@ -28,6 +28,7 @@ from porter import __version__, filekey
 from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
+from porter.kernels.complex_types import aliases_of as complex_aliases_of
 from porter.kernels.triton import measure_python as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
 from porter.match.base import MatchContext, SkipFile
@@ -1061,6 +1062,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         parse_error_lines=sf.error_lines,
         helpers=helpers,
         includes=file_includes(sf) if language == "cuda" else (),
+        complex_aliases=complex_aliases_of(data) if language == "cuda" else (),
         port_facts=port,
     )
 

@@ -620,19 +620,22 @@ def test_the_walk_parts_a_helper_is_judged_by_are_exactly_what_makes_its_helper_
               "ballot32": [Ballot32(1, "int", "__ballot_sync")], "warpsize_const": [WarpSizeConstant(1, "x")],
               "wave_names": [WaveName(1, "WARP_SIZE")], "tensor": {"wmma"}, "ptx": [{"line": 1, "families": ["mma.sync"], "text": "mma.sync"}],
               "async_copies": {"pipeline"}, "clusters": {"dsmem"}, "atomics": ["atomicAdd"], "grid_sync": [1],
-              "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"}}
+              "device_launches": [1], "partial_syncwarp": [1], "libraries": {"cute"}, "cute": {"make_tensor"},
+              "clang_differs": [("restrict-value-type", 1)], "typed_products": [("amp_t", 1)]}
     assert set(sample) == set(f.HELPER_WALK_KEYS)
+    # typed_products is passed on unserialised: kernel analysis resolves it into clang_differs (complex_types)
+    keys = HELPER_FACT_KEYS + ("typed_products",)
 
     def helper_facts(w):
         bf = f.body_facts(w)
-        return {k for k in HELPER_FACT_KEYS if (bf[k].statements if k == "inline_ptx" else bf[k])}
+        return {k for k in keys if (bf[k].statements if k == "inline_ptx" else bf[k])}
 
     made = set()
     for key in f.HELPER_WALK_KEYS:
         w = f.Walk(**{key: sample[key]})
         assert helper_facts(w), key
         made |= helper_facts(w)
-    assert made == set(HELPER_FACT_KEYS)
+    assert made == set(keys)
     other = f.Walk(calls={"g"}, call_sites=[("g", 1)], identifiers={"tile"}, shared_decls=[object()])
     assert helper_facts(other) == set()
 

@@ -8,7 +8,11 @@ calls here, repository-wide, and attaches what it found as KernelFacts.helpers.
 
 A call resolves to the file that defines a device function of that name among the files the caller's file
 includes, transitively (quoted includes relative to the includer, `-I`-style ones by path suffix:
-porter.source.includes.resolve_include); when none of them does, to the one file in the repository that defines it.
+porter.source.includes.resolve_include); when none of them does, to the one such file among those the files that
+include the caller's file include (a header is compiled only inside the translation units that include it, and
+sees what they included before it: GauXC's `uvvars_lda.hpp` calls `cuda::warp_reduce_sum`, which `uvvars.cu`
+includes from `cuda_extensions.hpp` just above it, while `hip_extensions.hpp` defines the same name for the HIP
+build); when none of those does either, to the one file in the repository that defines it.
 Two or more candidate files make the call ambiguous and it is not followed: merging both would give a kernel the
 facts of a helper it may not run, and the verdict would then rest on a guess. Overloads in one file are one helper
 (the file's definitions of the name together). The walk is bounded (depth, helpers per kernel, files per include
@@ -38,6 +42,7 @@ class HelperIndex:
     defined_in: dict[str, tuple[str, ...]]  # name -> files that define a device function of that name
     includes: dict[str, tuple[str, ...]]  # path -> repository files it includes
     _closures: dict[str, frozenset[str]] = field(default_factory=dict)
+    _includers: dict[str, tuple[str, ...]] | None = None  # path -> repository files that include it (directly)
 
     def closure(self, path: str) -> frozenset[str]:
         """The files `path` includes, transitively (not itself), at most MAX_CLOSURE of them."""
@@ -65,12 +70,29 @@ class HelperIndex:
         included = [p for p in homes if p in reachable]
         if len(included) == 1:
             return included[0]
+        if not included:
+            # what the translation units including the caller's header bring in before it
+            around = frozenset().union(*(self.closure(u) for u in self.includers(caller)))
+            included = [p for p in homes if p in around]
+            if len(included) == 1:
+                return included[0]
         candidates = included or homes
         if len(candidates) == 1:
             return candidates[0]
         scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if written and "::" in written else ""
         named = [p for p in candidates if scope and p.rsplit("/", 1)[-1].split(".", 1)[0] == scope]
         return named[0] if len(named) == 1 else None
+
+
+    def includers(self, path: str) -> tuple[str, ...]:
+        """The repository files that include `path` directly, in path order."""
+        if self._includers is None:
+            by: dict[str, list[str]] = {}
+            for p, included in sorted(self.includes.items()):
+                for q in included:
+                    by.setdefault(q, []).append(p)
+            self._includers = {q: tuple(v) for q, v in by.items()}
+        return self._includers.get(path, ())
 
 
 def helper_index(files: Iterable) -> HelperIndex:

@@ -59,7 +59,7 @@ def kernel_checks(facts: KernelFacts, target, release: str | None = None) -> lis
         if verdict != "ok":
             out.append(CheckResult(check, verdict, message, tuple(sorted(set(lines)))))
 
-    for detect in (_wave_checks, _feature_checks, _lds_check, _block_checks, _grid_checks):
+    for detect in (_wave_checks, _feature_checks, _lds_check, _block_checks, _grid_checks, _clang_checks):
         detect(facts, target, add)
     if facts.triton is not None:
         _triton_checks(facts, target, add)
@@ -322,6 +322,26 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     elif DEVICE_COMM_NVSHMEM in facts.cuda_libraries:
         add("nvshmem-device", "NVSHMEM device calls (nvshmem_*, nvshmemx_*, nvshmemi_ibgda_*): port to rocSHMEM's "
                               "device API")
+
+
+# What each kind of KernelFacts.clang_differs says (porter.kernels.facts_detectors): code nvcc accepts that
+# clang, which hipcc is, rejects or reads otherwise. The check id is the kind.
+_CLANG_DIFFERS = {
+    "restrict-value-type": "`__restrict__ T *p` qualifies the value type T, which clang (hipcc) rejects: write "
+                           "`T *__restrict__ p`",
+    "complex-product": "`*` or `/` on two CUDA complex values (cuDoubleComplex / cuFloatComplex or an alias): "
+                       "cuComplex.h has no operators, so the project's own do it under nvcc; on HIP it is ambiguous "
+                       "or HIP_vector_type's component-wise product: use hipCmul / hipCdiv",
+}
+
+
+def _clang_checks(facts: KernelFacts, target, add: Add) -> None:
+    """Code nvcc compiles and hipcc does not (or compiles to something else), one check per kind."""
+    by_kind: dict[str, list[int]] = {}
+    for kind, line in facts.clang_differs:
+        by_kind.setdefault(kind, []).append(line)
+    for kind, lines in by_kind.items():
+        add(kind, _CLANG_DIFFERS[kind], lines)
 
 
 _SHAPE = re.compile(r"wmma m(\d+)n(\d+)k(\d+)$")

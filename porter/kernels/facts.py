@@ -25,7 +25,8 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, build_constants, fold
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
-                                            name_offsets, name_pattern, overlapping, walked_types)
+                                            name_offsets, name_pattern, overlapping, restrict_on_value,
+                                            walked_types)
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
@@ -372,6 +373,11 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                     w.identifiers.add(text.decode())
                 for detect in detectors_of(n.type, text):
                     detect(self, n, w)
+        if body is not None and b"restrict" in self.sf.data[fn.start_byte:body.start_byte]:
+            # the parameters are outside the body: `__restrict__ T *dst` there is the same error
+            for n in self.nodes.under(fn.node, ("parameter_declaration",)):
+                if n.start_byte < body.start_byte and not (skip is not None and skip(n.start_point.row + 1)):
+                    restrict_on_value(self, n, w)
         w.wave_names = self._wave_names(body, skip)
         lane_array_index(self, fn, w, skip)
         w.lane.sort(key=lambda x: (x.line, x.kind))

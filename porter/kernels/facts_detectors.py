@@ -256,6 +256,134 @@ def shared_declarations(ctx, n: ts.Node, w: Walk) -> None:
         w.shared_decls.append(n)
 
 
+_RESTRICT = (b"__restrict__", b"__restrict", b"restrict")
+_VALUE_TYPES = ("primitive_type", "sized_type_specifier")
+
+
+@detects("declaration", "parameter_declaration", "field_declaration")
+def restrict_on_value(ctx, n: ts.Node, w: Walk) -> None:
+    """`__restrict__ T *dst` with `__restrict__` among the declaration's specifiers: it qualifies the pointee T,
+    not the pointer. nvcc's front end (and g++ inside a template) accepts it; clang, which hipcc is, rejects it
+    wherever T is a value type ("restrict requires a pointer or reference ('float' is invalid)"), at the template's
+    instantiation when T is a template parameter. Counted for a built-in type and for a template type parameter of
+    an enclosing template (a project typedef may name a pointer type, for which it is valid). The fix is
+    `T *__restrict__ dst`."""
+    if b"restrict" not in n.text or not any(c.type == "type_qualifier" and c.text in _RESTRICT for c in n.children):
+        return
+    declarators = [d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                   for d in n.children_by_field_name("declarator")]
+    if not any(d is not None and d.type in ("pointer_declarator", "reference_declarator") for d in declarators):
+        return
+    kind = n.child_by_field_name("type")
+    if kind is None:
+        return
+    if kind.type not in _VALUE_TYPES and not (kind.type == "type_identifier"
+                                              and kind.text in _template_type_parameters(n)):
+        return
+    w.clang_differs.append(("restrict-value-type", n.start_point.row + 1))
+
+
+def _template_type_parameters(n: ts.Node) -> set[bytes]:
+    """The type parameter names of the template declarations enclosing `n`."""
+    names: set[bytes] = set()
+    p = n.parent
+    while p is not None:
+        if p.type == "template_declaration":
+            params = p.child_by_field_name("parameters")
+            for c in params.named_children if params is not None else ():
+                if c.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                    names.update(x.text for x in c.named_children if x.type == "type_identifier")
+        p = p.parent
+    return names
+
+
+_PRODUCT_OPS = (b"*", b"/", b"*=", b"/=")
+
+
+@detects("binary_expression", "assignment_expression")
+def typed_products(ctx, n: ts.Node, w: Walk) -> None:
+    """`a * b`, `a / b`, `a *= b` where both operands are values of one declared, non-built-in type (a parameter or
+    local of type T, an element of a T array or pointer, an expression of them): recorded by the type's name, which
+    kernel analysis resolves against the repository's CUDA complex types (porter.kernels.complex_types). A product
+    with a built-in scalar is not recorded."""
+    op = n.child_by_field_name("operator")
+    if op is None or op.text not in _PRODUCT_OPS:
+        return
+    fn = n.parent
+    while fn is not None and fn.type not in ("function_definition", "lambda_expression"):
+        fn = fn.parent
+    if fn is None:
+        return
+    cache = ctx.__dict__.setdefault("_declared_types", {})  # by the function's start, per file context
+    env = cache.get(fn.start_byte)
+    if env is None:
+        env = cache[fn.start_byte] = _declared_types(ctx, fn)
+    if not env:
+        return
+    left = _value_type(n.child_by_field_name("left"), env)
+    if left is None or left != _value_type(n.child_by_field_name("right"), env):
+        return
+    w.typed_products.append((left, n.start_point.row + 1))
+
+
+def _declared_types(ctx, fn: ts.Node) -> dict[bytes, tuple[str, int]]:
+    """name -> (type name, pointer/array depth) of a function's parameters and locals whose type is a plain name
+    that is neither built in nor a template parameter of the function."""
+    skip = _template_type_parameters(fn)
+    out: dict[bytes, tuple[str, int]] = {}
+    for d in ctx.nodes.under(fn, ("parameter_declaration", "declaration")):
+        kind = d.child_by_field_name("type")
+        if kind is None or kind.type != "type_identifier" or kind.text in skip or kind.text is None:
+            continue
+        type_name = kind.text.decode()
+        for decl in d.children_by_field_name("declarator"):
+            depth = 0
+            while decl is not None and decl.type != "identifier":
+                if decl.type in ("pointer_declarator", "array_declarator"):
+                    depth += 1
+                elif decl.type not in ("init_declarator", "reference_declarator", "parenthesized_declarator"):
+                    break
+                decl = decl.child_by_field_name("declarator") if decl.type != "reference_declarator" else (
+                    decl.named_children[0] if decl.named_children else None)
+            if decl is not None and decl.type == "identifier" and decl.text is not None:
+                out[decl.text] = (type_name, depth)
+    return out
+
+
+def _value_type(e: ts.Node | None, env: dict[bytes, tuple[str, int]]) -> str | None:
+    """The declared type name of an expression's value, where the walk can tell (None otherwise)."""
+    from porter.kernels.complex_types import COMPLEX_MAKERS
+
+    while e is not None and e.type == "parenthesized_expression" and e.named_children:
+        e = e.named_children[0]
+    if e is None:
+        return None
+    if e.type == "identifier":
+        got = env.get(e.text or b"")
+        return got[0] if got is not None and got[1] == 0 else None
+    if e.type == "subscript_expression":
+        arg = e.child_by_field_name("argument")
+        if arg is not None and arg.type == "identifier":
+            got = env.get(arg.text or b"")
+            return got[0] if got is not None and got[1] == 1 else None
+        return None
+    if e.type == "pointer_expression" and e.child_by_field_name("operator") is not None and \
+            e.child_by_field_name("operator").text == b"*":
+        arg = e.child_by_field_name("argument")
+        got = env.get(arg.text or b"") if arg is not None and arg.type == "identifier" else None
+        return got[0] if got is not None and got[1] == 1 else None
+    if e.type == "binary_expression":
+        op = e.child_by_field_name("operator")
+        if op is None or op.text not in (b"+", b"-", b"*", b"/"):
+            return None
+        # a product or sum with a real scalar keeps the other operand's type
+        return _value_type(e.child_by_field_name("left"), env) or _value_type(e.child_by_field_name("right"), env)
+    if e.type == "call_expression":
+        f = e.child_by_field_name("function")
+        return COMPLEX_MAKERS.get(f.text.decode()) if f is not None and f.type == "identifier" and f.text else None
+    return None
+
+
 _BALLOT_TEXT = re.compile(b"|".join(re.escape(b.encode()) for b in sorted(BALLOTS)))
 
 

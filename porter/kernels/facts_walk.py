@@ -38,6 +38,11 @@ class Walk:
     lane_vars: set[str] = dataclasses.field(default_factory=set)  # for lane_array_index, which empties it
     cute: set[str] = dataclasses.field(default_factory=set)  # CuTe tensor-algebra names
     call_sites: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (callee as written, line)
+    # (kind, line) of code nvcc's front end accepts and clang, which hipcc is, rejects or reads otherwise
+    # (porter.kernels.facts_detectors: restrict_on_value)
+    clang_differs: list[tuple[str, int]] = dataclasses.field(default_factory=list)
+    # (type name, line) of `a * b` / `a / b` on two values of one declared type (facts_detectors.typed_products)
+    typed_products: list[tuple[str, int]] = dataclasses.field(default_factory=list)
 
 
 # Text without which a function body holds none of the facts a helper passes to its callers (HELPER_FACT_KEYS):
@@ -47,7 +52,7 @@ _FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"_
                b"__reduce", b"__fns", b"wmma", b"nvcuda", b"cute", b"cutlass", b"async", b"pipeline", b"CUtensorMap",
                b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
                b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
-               b"_Atom", b"nvshmem", b"nccl", b"optix",
+               b"_Atom", b"nvshmem", b"nccl", b"optix", b"restrict",
                # wave-size constants (`WARP_SIZE`, `kWarpSize`, `wave_size`): which a ROCm arm fixes at 64 (DEV017)
                # analysis decides, so a helper that only uses one must be walked for it
                b"ARP_SIZE", b"arp_size", b"arpSize", b"arp_Size", b"AVE_SIZE", b"ave_size", b"aveSize",
@@ -62,7 +67,8 @@ MAY_HOLD_FACTS = re.compile(grouped(_FACT_WORDS)
 
 # The walk's parts body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
 HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "wave_names", "tensor", "ptx", "async_copies", "clusters",
-                    "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute")
+                    "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute", "clang_differs",
+                    "typed_products")
 
 
 def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
@@ -94,6 +100,8 @@ def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
         partial_syncwarp=tuple(merged.partial_syncwarp),
         cuda_libraries=tuple(sorted(merged.libraries)),
         cute_tensor=tuple(sorted(merged.cute)),
+        clang_differs=tuple(sorted(set(merged.clang_differs))),
+        typed_products=tuple(sorted(set(merged.typed_products))),
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from porter.kernels.callgraph import bound_functor_calls, helper_calls, helper_index, helper_spans
 from porter.kernels.check_table import load_checks
+from porter.kernels.complex_types import complex_names, has_products, with_complex_products
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
@@ -422,6 +423,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     shims = shimmed_warp_ops(result.files)
     opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
+    complex_types: frozenset[str] | None = None  # the repository's CUDA complex type names, when a kernel asks
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     for k in kernels:
         if k.facts is None:
@@ -451,6 +453,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                 facts = without_shimmed(facts, shims)
             if aliases:
                 facts = with_warpsize_aliases(k, facts, aliases, index)
+            if has_products(facts):
+                if complex_types is None:
+                    complex_types = complex_names(result.files)
+                facts = with_complex_products(facts, complex_types)
         reached = []
         if index is not None and k.facts.triton is None:
             for span in helper_spans(walked, index):

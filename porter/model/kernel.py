@@ -122,7 +122,7 @@ class HelperCall:
 # The facts of a helper that count for the kernels calling it (its shared memory and launches do not).
 HELPER_FACT_KEYS = ("async_copies", "atomics", "ballot_32bit", "clusters", "cuda_libraries", "cute_tensor",
                     "device_launches", "grid_sync", "inline_ptx", "lane_assumptions", "partial_syncwarp",
-                    "tensor_cores", "warp_ops", "warpsize_constant", "wave_names")
+                    "tensor_cores", "warp_ops", "warpsize_constant", "wave_names", "clang_differs")
 
 
 @dataclass(frozen=True)
@@ -488,6 +488,12 @@ class KernelFacts:
     partial_syncwarp: tuple[int, ...] = ()  # lines
     cuda_libraries: tuple[str, ...] = ()  # NVIDIA-only C++ libraries the body uses directly (cutlass, cute)
     cute_tensor: tuple[str, ...] = ()  # CuTe tensor-algebra names the body uses (make_tensor, partition_*, tiled copy/MMA)
+    # (kind, line) of code nvcc accepts and clang (hipcc) rejects or reads otherwise: `__restrict__ T *p` with T a
+    # value type ("restrict-value-type"); porter.kernels.facts_detectors.restrict_on_value
+    clang_differs: tuple[tuple[str, int], ...] = ()
+    # (type name, line) of products and quotients of two values of one declared type, which kernel analysis resolves
+    # against the repository's CUDA complex types into clang_differs (porter.kernels.complex_types); not serialised
+    typed_products: tuple[tuple[str, int], ...] = ()
     calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
     # Lines of the `#if`/`#elif` tests of __CUDA_ARCH__ in the kernel's body whose arm holds its tensor-core code
@@ -565,6 +571,8 @@ class KernelFacts:
             d["cuda_libraries"] = list(self.cuda_libraries)
         if self.cute_tensor:
             d["cute_tensor"] = list(self.cute_tensor)
+        if self.clang_differs:
+            d["clang_differs"] = [[kind, line] for kind, line in self.clang_differs]
         if self.wave_names:
             d["wave_names"] = [w.to_dict() for w in self.wave_names]
         if self.tensor_arch_arms:
@@ -584,6 +592,8 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
     warp, lane, ballot, wsize, tensor, asyncs, clusters, libs, cute = [], [], [], [], set(), set(), set(), set(), set()
     waves: list[WaveName] = []
     atomics, grid, device, partial = [], [], [], []
+    differs: list[tuple[str, int]] = []
+    products: list[tuple[str, int]] = []
     ptx_statements, ptx_families, ptx_lines = 0, set(), set()
     for h in helpers:
         f, at = h.facts, h.call_line
@@ -601,6 +611,8 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         grid += [at] if f.grid_sync else []
         device += [at] if f.device_launches else []
         partial += [at] if f.partial_syncwarp else []
+        differs += [(kind, at) for kind, _ in f.clang_differs]
+        products += [(name, at) for name, _ in f.typed_products]
         if f.inline_ptx.statements:
             ptx_statements += f.inline_ptx.statements
             ptx_families |= set(f.inline_ptx.families)
@@ -622,6 +634,8 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         grid_sync=tuple(sorted(set(facts.grid_sync) | set(grid))),
         device_launches=tuple(sorted(set(facts.device_launches) | set(device))),
         partial_syncwarp=tuple(sorted(set(facts.partial_syncwarp) | set(partial))),
+        clang_differs=tuple(sorted(set(facts.clang_differs) | set(differs))),
+        typed_products=tuple(sorted(set(facts.typed_products) | set(products))),
         inline_ptx=InlinePtx(own.statements + ptx_statements, tuple(sorted(set(own.families) | ptx_families)),
                              tuple(sorted(set(own.lines) | ptx_lines))),
     )

@@ -69,6 +69,9 @@ class FileResult:
     # as written (header, quoted?), resolved against the repository after the scan.
     helpers: tuple[DeviceHelper, ...] = ()
     includes: tuple[tuple[str, bool], ...] = ()
+    # Names this file's typedefs give CUDA's complex types (porter.kernels.complex_types.aliases_of), for kernels in
+    # other files that multiply values of them.
+    complex_aliases: tuple[str, ...] = ()
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
     port_facts: PortFacts | None = field(default=None, compare=False)
