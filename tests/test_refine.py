@@ -914,3 +914,113 @@ def test_a_quiet_find_package_probe_reads_info(tmp_path):
     assert dict(next(f for f in result.findings if f.rule == "BLD002" and f.line == 2).data)["probe"] == (
         "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the configure goes on; what uses the "
         "answer is reported where it is used")
+
+
+REPORT_AND_INTROSPECTION = """\
+#include <cstdio>
+#include <string>
+void report(FILE *note, cudaDeviceProp prop) {
+  int cores;
+  if (prop.major == 9) cores = 128;
+  else if (prop.major == 8) cores = 64;
+  fprintf(note, "cores: %d\\n", prop.multiProcessorCount * cores);
+#if (CUDART_VERSION >= 3000)
+  fprintf(note, "concurrent kernels: %d\\n", prop.concurrentKernels);
+#endif
+#if CUDART_VERSION >= 11000
+  fprintf(note, "async engines\\n");
+  prop.asyncEngineCount = 0;
+#endif
+}
+int blocks(cudaDeviceProp prop) {
+  int per_sm = 0;
+  if (prop.major == 9) per_sm = 4;
+  return per_sm * prop.multiProcessorCount;
+}
+std::string version() {
+  std::string v = "unknown";
+#if defined(__CUDACC_VER_MAJOR__) && defined(__CUDACC_VER_MINOR__)
+  v = std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__);
+#endif
+#if defined(CUDART_VERSION)
+  cudaDeviceReset();
+#endif
+  return v;
+}
+#if defined __CUDACC__ && __CUDA_ARCH__ >= 200
+#  define __umul24(a, b) ((a) * (b))
+#endif
+#if __CUDA_ARCH__ >= 200
+#  define my_mul(a, b) ((a) * (b))
+#endif
+__global__ void flag(int *f) {
+#if (__CUDA_ARCH__ >= 600)
+  atomicExch_block(f, 1);
+#else
+  atomicExch(f, 1);
+#endif
+}
+"""
+
+
+def test_report_lines_and_toolkit_introspection_are_no_port_items(tmp_path):
+    # heldout14's classes: a toolkit test whose arm only prints (dropped, as a pragma-only arm is), a capability
+    # ladder whose variable only feeds printed text (info, report_only; one feeding a grid size stays), a
+    # defined()-only test of the compiler's version macros around code reading them (info, introspection, test and
+    # reads; an arm that reads nothing stays), a redefinition of a device function HIP declares itself (info;
+    # a project macro stays), and an API HIP lacks in a `__CUDA_ARCH__ >= N` arm whose #else HIP compiles (info).
+    (tmp_path / "k.cu").write_text(REPORT_AND_INTROSPECTION)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted({(f.line, f.rule, str(f.severity)) for f in result.findings
+                  if f.rule in ("DEV009", "DEV010", "DEV013", "API002")})
+    assert got == [(5, "DEV013", "info"), (6, "DEV013", "info"), (11, "DEV010", "medium"), (18, "DEV013", "medium"),
+                   (23, "DEV010", "info"), (24, "DEV010", "info"), (26, "DEV010", "medium"), (31, "DEV009", "info"),
+                   (34, "DEV009", "medium"), (39, "API002", "info")]
+    data = {(f.line, f.rule): dict(f.data) for f in result.findings}
+    assert data[(5, "DEV013")]["report_only"] == (
+        "the test only sets cores, which the file reads only in printed text: it changes a line of a report, not what "
+        "the program computes")
+    assert data[(23, "DEV010")]["introspection"] == (
+        "the arm only exists to read __CUDACC_VER_MAJOR__, which HIP does not define; the code after it is the "
+        "program's answer for a compiler that does not say")
+    assert data[(24, "DEV010")]["introspection"] == (
+        "reads __CUDACC_VER_MAJOR__ inside the arm that tests it is defined (line 23); HIP does not define it and "
+        "never compiles this")
+    assert data[(31, "DEV009")]["defines_only"] == (
+        "the arm only redefines __umul24 as macros; HIP declares the same device function itself, so its own serve "
+        "every use")
+    assert data[(39, "API002")]["hip_compiles"] == (
+        "in a `__CUDA_ARCH__ >= N` arm: HIP leaves __CUDA_ARCH__ undefined and compiles the #else, which has code")
+
+
+def test_windows_only_cmake_blocks_and_architectures_set_off_read_info(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX CUDA)\n"
+        "if(CMAKE_CXX_COMPILER_ID STREQUAL \"MSVC\")\n"
+        "  target_compile_options(a PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler /wd4503>\")\n"  # 3 info
+        "elseif(UNIX)\n"
+        "  target_compile_options(a PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler -Wall>\")\n"   # 5 medium
+        "endif()\n"
+        "if(WIN32 AND BUILD_TESTS)\n"
+        "  target_compile_options(b PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/W4>\")\n"         # 8 info
+        "endif()\n"
+        "if(NOT MSVC)\n"
+        "  target_compile_options(c PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wextra>\")\n"     # 11 medium
+        "endif()\n"
+        "if(MSVC OR MINGW_LIKE)\n"
+        "  target_compile_options(d PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/W3>\")\n"         # 14 medium
+        "endif()\n"
+        "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n"                                                      # 16 info
+        "  set(CMAKE_CUDA_ARCHITECTURES \"OFF\")\n"                                                       # 17 info
+        "endif()\n"
+        "set(CMAKE_CUDA_ARCHITECTURES 80)\n")                                                             # 19 low
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted({(f.line, f.rule, str(f.severity)) for f in result.findings if f.rule in ("BLD003", "BLD004")})
+    assert got == [(3, "BLD004", "info"), (5, "BLD004", "medium"), (8, "BLD004", "info"), (11, "BLD004", "medium"),
+                   (14, "BLD004", "medium"), (16, "BLD003", "info"), (17, "BLD003", "info"), (19, "BLD003", "low")]
+    data = {(f.line, f.rule): dict(f.data) for f in result.findings}
+    assert data[(3, "BLD004")]["windows_only"] == (
+        "in a block only a Windows build takes (CMAKE_CXX_COMPILER_ID STREQUAL \"MSVC\", line 2): ROCm on Instinct "
+        "GPUs builds on Linux")
+    assert data[(17, "BLD003")]["no_architecture"] == (
+        "sets the architectures to OFF: CMake passes no architecture flag, so no NVIDIA GPU is named here")
