@@ -960,6 +960,10 @@ __global__ void flag(int *f) {
   atomicExch(f, 1);
 #endif
 }
+void banner() {
+  printf("nvcc %d.%d\n", __CUDACC_VER_MAJOR__,
+         __CUDACC_VER_MINOR__);
+}
 """
 
 
@@ -975,7 +979,7 @@ def test_report_lines_and_toolkit_introspection_are_no_port_items(tmp_path):
                   if f.rule in ("DEV009", "DEV010", "DEV013", "API002")})
     assert got == [(5, "DEV013", "info"), (6, "DEV013", "info"), (11, "DEV010", "medium"), (18, "DEV013", "medium"),
                    (23, "DEV010", "info"), (24, "DEV010", "info"), (26, "DEV010", "medium"), (31, "DEV009", "info"),
-                   (34, "DEV009", "medium"), (39, "API002", "info")]
+                   (34, "DEV009", "medium"), (39, "API002", "info"), (46, "DEV010", "info"), (47, "DEV010", "info")]
     data = {(f.line, f.rule): dict(f.data) for f in result.findings}
     assert data[(5, "DEV013")]["report_only"] == (
         "the test only sets cores, which the file reads only in printed text: it changes a line of a report, not what "
@@ -989,6 +993,8 @@ def test_report_lines_and_toolkit_introspection_are_no_port_items(tmp_path):
     assert data[(31, "DEV009")]["defines_only"] == (
         "the arm only redefines __umul24 as macros; HIP declares the same device function itself, so its own serve "
         "every use")
+    assert data[(47, "DEV010")]["introspection"] == (
+        "printed, not tested: the line reports the toolkit, it chooses no code")
     assert data[(39, "API002")]["hip_compiles"] == (
         "in a `__CUDA_ARCH__ >= N` arm: HIP leaves __CUDA_ARCH__ undefined and compiles the #else, which has code")
 

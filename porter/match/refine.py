@@ -905,6 +905,10 @@ def introspection(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
     compiles the arm)."""
     if f.rule not in INTROSPECTION_RULES or f.severity <= Severity.INFO:
         return f
+    # a version macro printed (`printf("nvcc %s", STRINGIZE(__CUDACC_VER_MAJOR__))`) is reported, not tested
+    if not _code_line(sf, f.line).lstrip().startswith(b"#") and _OUTPUT_CALL.match(
+            _statement_around(sf.code, _offset(sf, f.line, f.column)).decode("utf-8", "replace")):
+        return _as_info(f, "introspection", "printed, not tested: the line reports the toolkit, it chooses no code")
     # a `#define` in the arm reads the macro as much as a statement does (FLAMEGPU's wrapper of __CUDA_ARCH_LIST__)
     directive_lines = frozenset(n for d in preprocessed(sf).directives if d.kind not in ("define", "undef")
                                 for n in range(d.line, d.end_line + 1))
