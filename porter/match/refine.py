@@ -302,6 +302,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [env_default(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
         findings = cupy_kernels(findings, sf)
+    if sf.language == "python" and _ROCM_TOOL.search(sf.data) and any(f.rule in SMI_RULES for f in findings):
+        findings = [dual_probe(f, sf) for f in findings]
     if sf.language == "python" and findings and b"__main__" in sf.data:
         block = self_test_block(sf)
         if block is not None:
@@ -311,6 +313,30 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5l. Python: nvidia-smi (PYT006) run by a function that also runs rocm-smi or amd-smi (Liger-Kernel's get_platform():
+# nvidia-smi first, rocm-smi when it is missing) is a platform probe that already answers for AMD: info (data
+# `probes_rocm`). A function that only runs nvidia-smi stays open, whatever the rest of the file does.
+SMI_RULES = frozenset({"PYT006"})
+_ROCM_TOOL = re.compile(rb"\b(?:rocm-smi|amd-smi)\b")
+
+
+def dual_probe(f: Draft, sf: SourceFile) -> Draft:
+    """PYT006 at info inside a Python function whose code also names rocm-smi or amd-smi (step 5l)."""
+    if f.rule not in SMI_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    node = sf.root.named_descendant_for_byte_range(_offset(sf, f.line, f.column), _offset(sf, f.line, f.column) + 1)
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return f
+    m = _ROCM_TOOL.search(sf.data, node.start_byte, node.end_byte)
+    if m is None:
+        return f
+    line = sf.data.count(b"\n", 0, m.start()) + 1
+    return _as_info(f, "probes_rocm", f"the same function runs {m.group(0).decode()} (line {line}): a platform probe "
+                                      "that answers for AMD")
 
 
 # 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
