@@ -1071,3 +1071,24 @@ def test_an_arch_list_set_from_the_running_gpus_capability_reads_info(tmp_path):
     assert dict(next(f for f in result.findings if f.rule == "BLD006" and f.line == 6).data)["own_arch"] == (
         "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's extension builder reads "
         "PYTORCH_ROCM_ARCH")
+
+
+def test_a_capability_only_turned_into_a_label_reads_info(tmp_path):
+    # heldout3 detectron2's collect_env: the capability joined into an "arch=" label (info); the same text compared
+    # with a literal picks a path and stays open
+    (tmp_path / "env.py").write_text(
+        "import torch\n"
+        "def names():\n"
+        "    out = []\n"
+        "    for k in range(torch.cuda.device_count()):\n"
+        "        cap = \".\".join(str(x) for x in torch.cuda.get_device_capability(k))\n"   # 5 info
+        "        out.append(torch.cuda.get_device_name(k) + f\" (arch={cap})\")\n"
+        "    return out\n"
+        "def fast():\n"
+        "    cap = \".\".join(str(x) for x in torch.cuda.get_device_capability())\n"       # 9 medium
+        "    return cap == \"9.0\"\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT001")
+    assert got == [(5, "info"), (9, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 5).data)["identity"] == (
+        "the capability only becomes the text cap, which nothing compares: a label, each GPU answers for itself")

@@ -1337,6 +1337,10 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
         node = node.parent
     if node is None or b"get_device_capability" not in node.text:
         return f
+    label = _as_label(node, sf)
+    if label is not None:
+        return _as_info(f, "identity", f"the capability only becomes the text {label}, which nothing compares: a "
+                                       "label, each GPU answers for itself")
     uses = [node]
     parent = node.parent
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == node:
@@ -1362,6 +1366,41 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "identity", "the capability is only recorded or compared with a recorded one: each GPU "
                                    "answers for itself")
+
+
+_TEXT_CALLS = re.compile(rb"^(?:str|repr|format|[\"'][^\"']*[\"']\.join|[\"'][^\"']*[\"']\.format)$")
+
+
+def _as_label(call, sf: SourceFile) -> str | None:
+    """The variable a capability call's value is only turned into text for (`cap = ".".join(str(x) for x in
+    torch.cuda.get_device_capability(k))`, detectron2's collect_env), when no comparison or condition in its
+    function reads that variable; else None."""
+    from porter.source.parse_queries import walk_descendants
+
+    node, text = call.parent, False
+    while node is not None and node.type not in ("assignment", "expression_statement", "block", "module"):
+        if node.type == "interpolation" or node.type == "call" and _TEXT_CALLS.match(
+                (node.child_by_field_name("function") or node).text):
+            text = True
+        node = node.parent
+    if not text or node is None or node.type != "assignment":
+        return None
+    target = node.child_by_field_name("left")
+    scope = node
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    if target is None or target.type != "identifier" or scope is None:
+        return None
+    for use in walk_descendants(scope, frozenset({"identifier"})):
+        if use.text != target.text or use.start_byte <= node.end_byte:
+            continue
+        up = use.parent
+        while up is not None and up.type not in ("expression_statement", "block", "module"):
+            if up.type in ("comparison_operator", "if_statement", "elif_clause", "while_statement",
+                           "conditional_expression", "boolean_operator", "subscript"):
+                return None
+            up = up.parent
+    return target.text.decode("utf-8", "replace")
 
 
 # 8c. nvcc variables read from the environment with a default (BLD006).
