@@ -20,12 +20,20 @@ sorted drafts of its findings (porter.match.draft):
 3a. A capability or toolkit test whose arm only `#define`s feature macros (`#if __CUDA_ARCH__ >= 1000` / `#define
    KERUTILS_ENABLE_SM100`) chooses nothing itself: the `#ifdef` sites testing the macro do. Info (data
    `defines_only`).
+3b. A `defined()`-only test of the compiler's published toolkit macros (`__CUDACC_VER_MAJOR__`, `__CUDA_ARCH_LIST__`,
+   `CUDART_VERSION`) with no `#else`, whose arm reads them, and each read inside such an arm, only asks the compiler
+   to say something HIP does not: info (data `introspection`); so is a version macro named in an output statement.
+   A toolkit test whose arms only print (`fprintf` lines of a device report) is dropped as a pragma-only one is, and
+   an arm that only redefines a device function HIP declares under the same name (`#define __umul24(a, b)`) reads
+   info with the feature-macro arms of 3a.
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
 4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
    NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
    profiling; the default build never compiles it: info (data `optional`).
+4c. CMake: a finding inside an if() block only a Windows build takes (`if(MSVC)`, `if(WIN32 AND ...)`) is in a build
+   ROCm for Instinct GPUs never makes (Linux only): info (data `windows_only`).
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
@@ -56,10 +64,15 @@ sorted drafts of its findings (porter.match.draft):
    a later arm than another BLD003 finding of the same chain reads info (data `same_choice`).
 5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED (BLD002) is a probe the ROCm configure passes: info
    (data `probe`); the arms that use its answer are reported where they use it.
+5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003), and the if() whose block only does that, name no GPU:
+   info (data `no_architecture`).
+5l. Python: nvidia-smi (PYT006) in a function that also runs rocm-smi or amd-smi is a dual platform probe: info
+   (data `probes_rocm`).
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+   An API HIP lacks (API002) in such an arm reads info (data `hip_compiles`): there is no fast path to keep.
 6a. Inline PTX (DEV001) in an arm that tests only the device pass (`#ifdef __CUDA_ARCH__`, `#elif
    defined(__CUDA_ARCH__)`) of a group whose `#else` has working code (no PTX, trap or #error) reads info, with that
    `#else` under data `hip_compiles`: HIP leaves `__CUDA_ARCH__` undefined, so it compiles the `#else` and never
@@ -99,6 +112,10 @@ sorted drafts of its findings (porter.match.draft):
 8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`) that
    every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
    take (arbor's double-atomic flag, libCEED's pre-Pascal atomicAdd fallback): info (data `amd_answers`).
+8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
+   changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
+   compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
+   NVIDIA GPU (data `own_arch`, 8i).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
