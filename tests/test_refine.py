@@ -914,3 +914,181 @@ def test_a_quiet_find_package_probe_reads_info(tmp_path):
     assert dict(next(f for f in result.findings if f.rule == "BLD002" and f.line == 2).data)["probe"] == (
         "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the configure goes on; what uses the "
         "answer is reported where it is used")
+
+
+REPORT_AND_INTROSPECTION = """\
+#include <cstdio>
+#include <string>
+void report(FILE *note, cudaDeviceProp prop) {
+  int cores;
+  if (prop.major == 9) cores = 128;
+  else if (prop.major == 8) cores = 64;
+  fprintf(note, "cores: %d\\n", prop.multiProcessorCount * cores);
+#if (CUDART_VERSION >= 3000)
+  fprintf(note, "concurrent kernels: %d\\n", prop.concurrentKernels);
+#endif
+#if CUDART_VERSION >= 11000
+  fprintf(note, "async engines\\n");
+  prop.asyncEngineCount = 0;
+#endif
+}
+int blocks(cudaDeviceProp prop) {
+  int per_sm = 0;
+  if (prop.major == 9) per_sm = 4;
+  return per_sm * prop.multiProcessorCount;
+}
+std::string version() {
+  std::string v = "unknown";
+#if defined(__CUDACC_VER_MAJOR__) && defined(__CUDACC_VER_MINOR__)
+  v = std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__);
+#endif
+#if defined(CUDART_VERSION)
+  cudaDeviceReset();
+#endif
+  return v;
+}
+#if defined __CUDACC__ && __CUDA_ARCH__ >= 200
+#  define __umul24(a, b) ((a) * (b))
+#endif
+#if __CUDA_ARCH__ >= 200
+#  define my_mul(a, b) ((a) * (b))
+#endif
+__global__ void flag(int *f) {
+#if (__CUDA_ARCH__ >= 600)
+  atomicExch_block(f, 1);
+#else
+  atomicExch(f, 1);
+#endif
+}
+void banner() {
+  printf("nvcc %d.%d\n", __CUDACC_VER_MAJOR__,
+         __CUDACC_VER_MINOR__);
+}
+"""
+
+
+def test_report_lines_and_toolkit_introspection_are_no_port_items(tmp_path):
+    # heldout14's classes: a toolkit test whose arm only prints (dropped, as a pragma-only arm is), a capability
+    # ladder whose variable only feeds printed text (info, report_only; one feeding a grid size stays), a
+    # defined()-only test of the compiler's version macros around code reading them (info, introspection, test and
+    # reads; an arm that reads nothing stays), a redefinition of a device function HIP declares itself (info;
+    # a project macro stays), and an API HIP lacks in a `__CUDA_ARCH__ >= N` arm whose #else HIP compiles (info).
+    (tmp_path / "k.cu").write_text(REPORT_AND_INTROSPECTION)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted({(f.line, f.rule, str(f.severity)) for f in result.findings
+                  if f.rule in ("DEV009", "DEV010", "DEV013", "API002")})
+    assert got == [(5, "DEV013", "info"), (6, "DEV013", "info"), (11, "DEV010", "medium"), (18, "DEV013", "medium"),
+                   (23, "DEV010", "info"), (24, "DEV010", "info"), (26, "DEV010", "medium"), (31, "DEV009", "info"),
+                   (34, "DEV009", "medium"), (39, "API002", "info"), (46, "DEV010", "info"), (47, "DEV010", "info")]
+    data = {(f.line, f.rule): dict(f.data) for f in result.findings}
+    assert data[(5, "DEV013")]["report_only"] == (
+        "the test only sets cores, which the file reads only in printed text: it changes a line of a report, not what "
+        "the program computes")
+    assert data[(23, "DEV010")]["introspection"] == (
+        "the arm only exists to read __CUDACC_VER_MAJOR__, which HIP does not define; the code after it is the "
+        "program's answer for a compiler that does not say")
+    assert data[(24, "DEV010")]["introspection"] == (
+        "reads __CUDACC_VER_MAJOR__ inside the arm that tests it is defined (line 23); HIP does not define it and "
+        "never compiles this")
+    assert data[(31, "DEV009")]["defines_only"] == (
+        "the arm only redefines __umul24 as macros; HIP declares the same device function itself, so its own serve "
+        "every use")
+    assert data[(47, "DEV010")]["introspection"] == (
+        "printed, not tested: the line reports the toolkit, it chooses no code")
+    assert data[(39, "API002")]["hip_compiles"] == (
+        "in a `__CUDA_ARCH__ >= N` arm: HIP leaves __CUDA_ARCH__ undefined and compiles the #else, which has code")
+
+
+def test_windows_only_cmake_blocks_and_architectures_set_off_read_info(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX CUDA)\n"
+        "if(CMAKE_CXX_COMPILER_ID STREQUAL \"MSVC\")\n"
+        "  target_compile_options(a PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler /wd4503>\")\n"  # 3 info
+        "elseif(UNIX)\n"
+        "  target_compile_options(a PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler -Wall>\")\n"   # 5 medium
+        "endif()\n"
+        "if(WIN32 AND BUILD_TESTS)\n"
+        "  target_compile_options(b PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/W4>\")\n"         # 8 info
+        "endif()\n"
+        "if(NOT MSVC)\n"
+        "  target_compile_options(c PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wextra>\")\n"     # 11 medium
+        "endif()\n"
+        "if(MSVC OR MINGW_LIKE)\n"
+        "  target_compile_options(d PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/W3>\")\n"         # 14 medium
+        "endif()\n"
+        "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n"                                                      # 16 info
+        "  set(CMAKE_CUDA_ARCHITECTURES \"OFF\")\n"                                                       # 17 info
+        "endif()\n"
+        "set(CMAKE_CUDA_ARCHITECTURES 80)\n")                                                             # 19 low
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted({(f.line, f.rule, str(f.severity)) for f in result.findings if f.rule in ("BLD003", "BLD004")})
+    assert got == [(3, "BLD004", "info"), (5, "BLD004", "medium"), (8, "BLD004", "info"), (11, "BLD004", "medium"),
+                   (14, "BLD004", "medium"), (16, "BLD003", "info"), (17, "BLD003", "info"), (19, "BLD003", "low")]
+    data = {(f.line, f.rule): dict(f.data) for f in result.findings}
+    assert data[(3, "BLD004")]["windows_only"] == (
+        "in a block only a Windows build takes (CMAKE_CXX_COMPILER_ID STREQUAL \"MSVC\", line 2): ROCm on Instinct "
+        "GPUs builds on Linux")
+    assert data[(17, "BLD003")]["no_architecture"] == (
+        "sets the architectures to OFF: CMake passes no architecture flag, so no NVIDIA GPU is named here")
+
+
+def test_nvidia_smi_in_a_function_that_also_runs_rocm_smi_reads_info(tmp_path):
+    # heldout4 Liger-Kernel's get_platform(): nvidia-smi first, rocm-smi when it is missing (info); a function that
+    # only runs nvidia-smi stays open though the file names rocm-smi elsewhere
+    (tmp_path / "setup.py").write_text(
+        "import subprocess\n"
+        "def get_platform():\n"
+        "    try:\n"
+        "        subprocess.run([\"nvidia-smi\"], check=True)\n"      # 4 info
+        "        return \"cuda\"\n"
+        "    except FileNotFoundError:\n"
+        "        subprocess.run([\"rocm-smi\"], check=True)\n"
+        "        return \"rocm\"\n"
+        "def has_nvlink():\n"
+        "    return subprocess.run([\"nvidia-smi\", \"nvlink\", \"-s\"]).returncode == 0\n")  # 10 medium
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT006")
+    assert got == [(4, "info"), (10, "medium")]
+    assert dict(next(f for f in result.findings if f.line == 4).data)["probes_rocm"] == (
+        "the same function runs rocm-smi (line 7): a platform probe that answers for AMD")
+
+
+def test_an_arch_list_set_from_the_running_gpus_capability_reads_info(tmp_path):
+    # heldout7 lightllm's set_cuda_arch (info); a list with NVIDIA numbers of its own stays open
+    (tmp_path / "envs.py").write_text(
+        "import os\n"
+        "import torch\n"
+        "def set_cuda_arch():\n"
+        "    capability = torch.cuda.get_device_capability()\n"
+        "    arch = f\"{capability[0]}.{capability[1]}\"\n"
+        "    os.environ[\"TORCH_CUDA_ARCH_LIST\"] = f\"{arch}{'+PTX' if arch == '9.0' else ''}\"\n"   # 6 info
+        "def set_fixed():\n"
+        "    capability = torch.cuda.get_device_capability()\n"
+        "    os.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"8.0;9.0\"\n")                                  # 9 open
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD006")
+    assert got == [(6, "info"), (9, "low")]
+    assert dict(next(f for f in result.findings if f.rule == "BLD006" and f.line == 6).data)["own_arch"] == (
+        "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's extension builder reads "
+        "PYTORCH_ROCM_ARCH")
+
+
+def test_a_capability_only_turned_into_a_label_reads_info(tmp_path):
+    # heldout3 detectron2's collect_env: the capability joined into an "arch=" label (info); the same text compared
+    # with a literal picks a path and stays open
+    (tmp_path / "env.py").write_text(
+        "import torch\n"
+        "def names():\n"
+        "    out = []\n"
+        "    for k in range(torch.cuda.device_count()):\n"
+        "        cap = \".\".join(str(x) for x in torch.cuda.get_device_capability(k))\n"   # 5 info
+        "        out.append(torch.cuda.get_device_name(k) + f\" (arch={cap})\")\n"
+        "    return out\n"
+        "def fast():\n"
+        "    cap = \".\".join(str(x) for x in torch.cuda.get_device_capability())\n"       # 9 medium
+        "    return cap == \"9.0\"\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT001")
+    assert got == [(5, "info"), (9, "medium")]
+    assert dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 5).data)["identity"] == (
+        "the capability only becomes the text cap, which nothing compares: a label, each GPU answers for itself")

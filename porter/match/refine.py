@@ -20,12 +20,20 @@ sorted drafts of its findings (porter.match.draft):
 3a. A capability or toolkit test whose arm only `#define`s feature macros (`#if __CUDA_ARCH__ >= 1000` / `#define
    KERUTILS_ENABLE_SM100`) chooses nothing itself: the `#ifdef` sites testing the macro do. Info (data
    `defines_only`).
+3b. A `defined()`-only test of the compiler's published toolkit macros (`__CUDACC_VER_MAJOR__`, `__CUDA_ARCH_LIST__`,
+   `CUDART_VERSION`) with no `#else`, whose arm reads them, and each read inside such an arm, only asks the compiler
+   to say something HIP does not: info (data `introspection`); so is a version macro named in an output statement.
+   A toolkit test whose arms only print (`fprintf` lines of a device report) is dropped as a pragma-only one is, and
+   an arm that only redefines a device function HIP declares under the same name (`#define __umul24(a, b)`) reads
+   info with the feature-macro arms of 3a.
 4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
    `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
    with the switch under data `optional`.
 4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
    NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
    profiling; the default build never compiles it: info (data `optional`).
+4c. CMake: a finding inside an if() block only a Windows build takes (`if(MSVC)`, `if(WIN32 AND ...)`) is in a build
+   ROCm for Instinct GPUs never makes (Linux only): info (data `windows_only`).
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
@@ -56,10 +64,15 @@ sorted drafts of its findings (porter.match.draft):
    a later arm than another BLD003 finding of the same chain reads info (data `same_choice`).
 5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED (BLD002) is a probe the ROCm configure passes: info
    (data `probe`); the arms that use its answer are reported where they use it.
+5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003), and the if() whose block only does that, name no GPU:
+   info (data `no_architecture`).
+5l. Python: nvidia-smi (PYT006) in a function that also runs rocm-smi or amd-smi is a dual platform probe: info
+   (data `probes_rocm`).
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
    whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+   An API HIP lacks (API002) in such an arm reads info (data `hip_compiles`): there is no fast path to keep.
 6a. Inline PTX (DEV001) in an arm that tests only the device pass (`#ifdef __CUDA_ARCH__`, `#elif
    defined(__CUDA_ARCH__)`) of a group whose `#else` has working code (no PTX, trap or #error) reads info, with that
    `#else` under data `hip_compiles`: HIP leaves `__CUDA_ARCH__` undefined, so it compiles the `#else` and never
@@ -99,6 +112,10 @@ sorted drafts of its findings (porter.match.draft):
 8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`) that
    every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
    take (arbor's double-atomic flag, libCEED's pre-Pascal atomicAdd fallback): info (data `amd_answers`).
+8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
+   changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
+   compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
+   NVIDIA GPU (data `own_arch`, 8i).
 9. Duplicates: where two rules report the same spot, only the most specific one is kept (rules/kb/precedence.yaml: DEV007's
    "wgmma: rewrite with CK" over DEV001's "inline PTX", API006's "no drop-in" over LIB001's "drop-in", DEV002's
    "32-bit mask" over API004's "same name in HIP"), and the dropped findings' facts are merged into its `data` under
@@ -171,6 +188,10 @@ OLD_TOOLKIT_RULES = frozenset({"API003"})
 # API004's "same name in HIP, check it" is as moot there. Other findings stay: a tensor-core path under
 # `>= 800` is work the port may want (an MFMA path), even though HIP falls back to the #else.
 ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
+# An API HIP lacks (API002) in such an arm: no fast path the port could keep (HIP has no such call), and the
+# `#else` HIP compiles instead is the program's own fallback (GAMER's `atomicExch_block` under `__CUDA_ARCH__ >= 600`,
+# plain `atomicExch` in the `#else`). Info (data `hip_compiles`).
+ARCH_ARM_MISSING_RULES = frozenset({"API002"})
 # Inline PTX in a device-pass-only `__CUDA_ARCH__` arm whose `#else` HIP compiles: info (module doc, step 6a).
 DEVICE_PASS_RULES = frozenset({"DEV001"})
 _DEVICE_PASS = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)|defined\s+__CUDA_ARCH__|__CUDA_ARCH__)\s*\)?\s*$")
@@ -211,12 +232,20 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
         if any(f.rule in FEATURE_DEFINE_RULES for f in findings):
             findings = [feature_defines(f, groups, sf) for f in findings]
+        if any(f.rule in INTROSPECTION_RULES for f in findings):
+            findings = [introspection(f, groups, sf) for f in findings]
         legacy = old_toolkit_arms(groups) if _TOOLKIT_BYTES.search(sf.code) else {}
         if legacy:
             findings = [legacy_arm(f, legacy) for f in findings]
         if any(f.rule in ARCH_ARM_MASK_RULES for f in findings):
             pre = preprocessed(sf)
             findings = [f for f in findings if not (f.rule in ARCH_ARM_MASK_RULES and _newer_arch_arm(pre, f.line))]
+        if any(f.rule in ARCH_ARM_MISSING_RULES for f in findings):
+            pre = preprocessed(sf)
+            findings = [_as_info(f, "hip_compiles", "in a `__CUDA_ARCH__ >= N` arm: HIP leaves __CUDA_ARCH__ undefined "
+                                                    "and compiles the #else, which has code")
+                        if f.rule in ARCH_ARM_MISSING_RULES and f.severity > Severity.INFO
+                        and _newer_arch_arm(pre, f.line) else f for f in findings]
         if any(f.rule in DEVICE_PASS_RULES for f in findings):
             pre = preprocessed(sf)
             findings = [device_pass_arm(f, pre, sf) for f in findings]
@@ -238,6 +267,14 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [next((_as_info(f, "optional", f"only built with the profiling switch {switch} (line {at})")
                           for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
+    if findings and sf.language == "cmake" and _WINDOWS_WORD.search(sf.code):
+        blocks = cmake_windows_blocks(sf)
+        findings = [next((_as_info(f, "windows_only", f"in a block only a Windows build takes ({cond}, line {at}): "
+                                                      "ROCm on Instinct GPUs builds on Linux")
+                          for a, b, cond, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
+                    for f in findings]
+    if findings and sf.language == "cmake" and b"OFF" in sf.code and any(f.rule in SAME_CHOICE_RULES for f in findings):
+        findings = [no_architecture(f, sf) for f in findings]
     if findings and sf.language == "cmake" and b"QUIET" in sf.code.upper():
         findings = [quiet_probe(f, sf) for f in findings]
     if sum(f.rule in SAME_CHOICE_RULES for f in findings) > 1 and sf.language == "cmake":
@@ -276,11 +313,16 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [capability_identity(f, sf) for f in findings]
     if sf.language == "cuda" and any(f.rule in PROP_CAPABILITY_RULES for f in findings):
         findings = [legacy_capability(f, sf.code) for f in findings]
+        findings = [report_only(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (
             b"getenv" in sf.code or b"environ" in sf.code):
         findings = [env_default(f, sf) for f in findings]
+        if b"get_device_capability" in sf.code:
+            findings = [own_arch(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in HIPRTC_RULES for f in findings) and _CUPY_KERNEL.search(sf.code):
         findings = cupy_kernels(findings, sf)
+    if sf.language == "python" and _ROCM_TOOL.search(sf.data) and any(f.rule in SMI_RULES for f in findings):
+        findings = [dual_probe(f, sf) for f in findings]
     if sf.language == "python" and findings and b"__main__" in sf.data:
         block = self_test_block(sf)
         if block is not None:
@@ -290,6 +332,30 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
     return one_per_spot(findings)
+
+
+# 5l. Python: nvidia-smi (PYT006) run by a function that also runs rocm-smi or amd-smi (Liger-Kernel's get_platform():
+# nvidia-smi first, rocm-smi when it is missing) is a platform probe that already answers for AMD: info (data
+# `probes_rocm`). A function that only runs nvidia-smi stays open, whatever the rest of the file does.
+SMI_RULES = frozenset({"PYT006"})
+_ROCM_TOOL = re.compile(rb"\b(?:rocm-smi|amd-smi)\b")
+
+
+def dual_probe(f: Draft, sf: SourceFile) -> Draft:
+    """PYT006 at info inside a Python function whose code also names rocm-smi or amd-smi (step 5l)."""
+    if f.rule not in SMI_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    node = sf.root.named_descendant_for_byte_range(_offset(sf, f.line, f.column), _offset(sf, f.line, f.column) + 1)
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return f
+    m = _ROCM_TOOL.search(sf.data, node.start_byte, node.end_byte)
+    if m is None:
+        return f
+    line = sf.data.count(b"\n", 0, m.start()) + 1
+    return _as_info(f, "probes_rocm", f"the same function runs {m.group(0).decode()} (line {line}): a platform probe "
+                                      "that answers for AMD")
 
 
 # 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
@@ -656,7 +722,7 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
         # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
         # what a current CUDA build compiles, or no code at all
-        if toolkit_agnostic(g) or _pragmas_only(g, sf):
+        if toolkit_agnostic(g) or _pragmas_only(g, sf) or _output_only(g, sf):
             out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
 
@@ -741,6 +807,59 @@ def _pragmas_only(g: Group, sf: SourceFile) -> bool:
     return True
 
 
+# A statement that only writes text for a person: the printf family, a stream insertion into std::cout/cerr/clog, or
+# a call of a function named for printing (`print_info(...)`, `Aux_Message(stderr, ...)` is not one: only "print").
+_OUTPUT_CALL = re.compile(r"^(?:std\s*::\s*)?(?:(?:f|v|vf)?printf|f?puts|fputc|putchar|(?:\w+\s*::\s*)*\w*[Pp]rint\w*)"
+                          r"\s*\(|^(?:std\s*::\s*)?(?:cout|cerr|clog)\s*<<")
+
+
+def _code_line(sf: SourceFile, n: int) -> bytes:
+    """Line `n` of the file's code (comments blanked), without its newline."""
+    start = sf.line_starts[n - 1] if 0 < n <= len(sf.line_starts) else len(sf.code)
+    end = sf.code.find(b"\n", start)
+    return sf.code[start:end if end >= 0 else len(sf.code)]
+
+
+def _statements(text: bytes) -> list[bytes] | None:
+    """The `;`-ended statements of a run of code (string and character literals skipped), or None when it holds
+    anything else: a brace, or text after the last `;`."""
+    out, start, i, n = [], 0, 0, len(text)
+    depth = 0
+    while i < n:
+        c = text[i:i + 1]
+        if c in (b'"', b"'"):
+            j = i + 1
+            while j < n and text[j:j + 1] != c:
+                j += 2 if text[j:j + 1] == b"\\" else 1
+            i = j + 1
+            continue
+        if c in (b"{", b"}"):
+            return None
+        if c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+        elif c == b";" and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    return out if not text[start:].strip() else None
+
+
+def _output_only(g: Group, sf: SourceFile) -> bool:
+    """Whether the group's arms hold code and every statement of it only prints (a device report's `#if
+    CUDART_VERSION >= 3000` around `fprintf(note, "Concurrent Kernel Execution ...")`): whichever arm HIP takes, the
+    program computes the same; a line of a report is left out or kept. Nested directives and #pragma lines may sit
+    between the statements."""
+    lines = [n for a in g.arms for n in a.body]
+    if not lines or b"rint" not in sf.code and b"puts" not in sf.code and b"<<" not in sf.code:
+        return False
+    directive_lines = frozenset(n for d in preprocessed(sf).directives for n in range(d.line, d.end_line + 1))
+    text = b"\n".join(_code_line(sf, n) for n in lines if n not in directive_lines)
+    statements = _statements(text)
+    return bool(statements) and all(_OUTPUT_CALL.match(st.decode("utf-8", "replace")) for st in statements)
+
+
 _CLANG = re.compile(r"\b__clang__\b")
 
 # 3a. A capability or toolkit test (DEV009, DEV010, DEV016) whose arm only defines feature macros (FlashMLA's
@@ -749,6 +868,19 @@ _CLANG = re.compile(r"\b__clang__\b")
 # code comes or goes. Info (data `defines_only`, the macros named).
 FEATURE_DEFINE_RULES = frozenset({"DEV009", "DEV010", "DEV016"})
 _OBJECT_DEFINE = re.compile(rb"^\s*#\s*(?:define\s+([A-Za-z_]\w*)(?:[ \t]+[^\n(]*)?|undef\s+[A-Za-z_]\w*)\s*$")
+# A function-like definition: `#define __umul24(a, b) ((a)*(b))` (GAMER's Fermi-and-later override under
+# `__CUDA_ARCH__ >= 200`). When the name is a CUDA device function HIP declares under the same name, HIP leaving the
+# macro undefined means its own function serves every use: the arm chooses nothing HIP lacks.
+_FUNCTION_DEFINE = re.compile(rb"^\s*#\s*define\s+([A-Za-z_]\w*)\(")
+
+
+def _hip_builtin(name: str) -> bool:
+    """Whether `name` is a CUDA device function HIP declares with the same spelling (the knowledge base's rename to
+    itself)."""
+    from porter.kb import load_kb
+
+    entry = load_kb().get(name)
+    return entry is not None and entry.library == "device" and entry.status == "rename" and entry.hip == name
 
 
 def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
@@ -759,28 +891,95 @@ def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
         for a in g.arms:
             if a.kind == "else" or not a.line <= f.line <= a.end_line:
                 continue
-            names = []
+            names, builtins = [], []
             for n in a.body:
-                start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
-                end = sf.code.find(b"\n", start)
-                text = sf.code[start:end if end >= 0 else len(sf.code)]
+                text = _code_line(sf, n)
                 if not text.strip():
                     continue
                 m = _OBJECT_DEFINE.match(text)
                 if m is None:
-                    return f
-                if m.group(1):
+                    m = _FUNCTION_DEFINE.match(text)
+                    if m is None or not _hip_builtin(m.group(1).decode()):
+                        return f
+                    builtins.append(m.group(1).decode())
+                elif m.group(1):
                     names.append(m.group(1).decode())
-            if not names:
+            if not names and not builtins:
                 return f
             # an #else that stops the build (`#error needs CUDA 11`) is what HIP compiles: that is work
             start = sf.line_starts[g.arms[0].line - 1]
             end = sf.line_starts[g.endif - 1] if g.endif - 1 < len(sf.line_starts) else len(sf.code)
             if _BROKEN_FALLBACK.search(sf.code[start:end]):
                 return f
+            if not names:
+                return _as_info(f, "defines_only", f"the arm only redefines {', '.join(builtins)} as macros; HIP "
+                                                   f"declares the same device function{'s' if len(builtins) > 1 else ''}"
+                                                   " itself, so its own serve every use")
             them = "it" if len(names) == 1 else "them"
-            return _as_info(f, "defines_only", f"the arm only defines {', '.join(names)}: HIP leaves {them} undefined, "
-                                               f"so the code testing {them} is where HIP's path is chosen")
+            return _as_info(f, "defines_only", f"the arm only defines {', '.join(names + builtins)}: HIP leaves {them} "
+                                               f"undefined, so the code testing {them} is where HIP's path is chosen")
+    return f
+
+
+# 3b. A test that only asks whether the compiler publishes a toolkit fact, to read it: `#if
+# defined(__CUDACC_VER_MAJOR__) && defined(__CUDACC_VER_MINOR__)` around a telemetry field built from those macros,
+# `#if defined(__CUDA_ARCH_LIST__)` around code reading the compiled architecture list, with no `#else`. HIP does not
+# publish them, the arm vanishes, and the code after `#endif` is the program's own answer for a compiler that does
+# not say: nothing to port (reporting HIP's version there would be a feature). Info (data `introspection`).
+INTROSPECTION_RULES = frozenset({"DEV009", "DEV010"})
+_PUBLISHED = ("__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_ARCH_LIST__",
+              "CUDART_VERSION", "CUDA_VERSION", "__NVCC_VER_MAJOR__", "__NVCC_VER_MINOR__", "__CUDA_API_VERSION")
+_DEFINED_ONLY = re.compile(r"^\s*(?:\(?\s*!?\s*defined\s*\(?\s*\w+\s*\)?\s*\)?\s*(?:&&|$)\s*)+$")
+
+
+def _published_tests(arm) -> list[str]:
+    """The macros an `#if`/`#ifdef` arm tests for definedness when its test is only that, of published toolkit
+    macros; else []."""
+    if arm.kind == "ifdef":
+        tested = arm.text.split()[:1]
+    elif arm.kind in ("if", "elif") and _DEFINED_ONLY.match(arm.text) and "!" not in arm.text:
+        tested = re.findall(r"defined\s*\(?\s*(\w+)", arm.text)
+    else:
+        return []
+    return tested if tested and all(t in _PUBLISHED for t in tested) else []
+
+
+def introspection(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
+    """Info (step 3b) for a toolkit test that is only `defined(...)` of published toolkit macros, with no `#else`,
+    whose arm's code reads one of them; and for a read of a tested macro inside such an arm (any group: HIP never
+    compiles the arm)."""
+    if f.rule not in INTROSPECTION_RULES or f.severity <= Severity.INFO:
+        return f
+    # a version macro printed (`printf("nvcc %s", STRINGIZE(__CUDACC_VER_MAJOR__))`) is reported, not tested
+    if not _code_line(sf, f.line).lstrip().startswith(b"#") and _OUTPUT_CALL.match(
+            _statement_around(sf.code, _offset(sf, f.line, f.column)).decode("utf-8", "replace")):
+        return _as_info(f, "introspection", "printed, not tested: the line reports the toolkit, it chooses no code")
+    # a `#define` in the arm reads the macro as much as a statement does (FLAMEGPU's wrapper of __CUDA_ARCH_LIST__)
+    directive_lines = frozenset(n for d in preprocessed(sf).directives if d.kind not in ("define", "undef")
+                                for n in range(d.line, d.end_line + 1))
+    for g in groups:
+        for i, arm in enumerate(g.arms):
+            if arm.kind == "else" or not arm.line <= f.line <= arm.last:
+                continue
+            tested = _published_tests(arm)
+            if not tested:
+                continue
+            if f.line > arm.end_line:
+                if f.line in directive_lines:
+                    continue
+                read = next((t for t in tested if re.search(rb"\b" + t.encode() + rb"\b", _code_line(sf, f.line))), None)
+                if read is not None:
+                    return _as_info(f, "introspection", f"reads {read} inside the arm that tests it is defined (line "
+                                                        f"{arm.line}); HIP does not define it and never compiles this")
+                continue
+            if len(g.arms) != 1:
+                return f
+            code = b"\n".join(_code_line(sf, n) for n in arm.body if n not in directive_lines)
+            read = next((t for t in tested if re.search(rb"\b" + t.encode() + rb"\b", code)), None)
+            if read is None or _BROKEN_FALLBACK.search(code):
+                return f
+            return _as_info(f, "introspection", f"the arm only exists to read {read}, which HIP does not define; the "
+                                                "code after it is the program's answer for a compiler that does not say")
     return f
 
 
@@ -952,6 +1151,47 @@ def legacy_capability(f: Draft, code: bytes) -> Draft:
     return f
 
 
+# 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file uses nowhere but in
+# printed text (GAMER's cores-per-multiprocessor ladder, `else if (prop.major == 9) NCorePerMP = 128;`, read only by
+# the `fprintf(Note, "Number of FP32 Cores per Multiprocessor : %d\n", NCorePerMP)` lines of its device report)
+# decides a line of a report, not what the program computes: info (data `report_only`).
+_ASSIGNED = re.compile(rb"^\s*(?:else\s+)?(?:if\s*\(.*\)\s*)?(?:\{\s*)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?=(?!=)")
+_DECLARED_BEFORE = re.compile(rb"(?:\b(?:int|unsigned|long|short|size_t|float|double|char|auto|bool)\s*\**|,)\s*$")
+
+
+def _statement_around(code: bytes, offset: int) -> bytes:
+    """The C statement holding `offset`: from after the previous `;`, `{` or `}` to the next `;`."""
+    start = max(code.rfind(b";", 0, offset), code.rfind(b"{", 0, offset), code.rfind(b"}", 0, offset)) + 1
+    end = code.find(b";", offset)
+    return code[start:end if end >= 0 else len(code)].strip()
+
+
+def report_only(f: Draft, sf: SourceFile) -> Draft:
+    """DEV013 at info when the test only assigns a variable the file reads only in output statements (step 8h)."""
+    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO:
+        return f
+    m = _ASSIGNED.match(_code_line(sf, f.line))
+    if m is None:
+        return f
+    name = m.group(1)
+    if name in (b"if", b"else", b"return", b"while", b"for"):
+        return f
+    printed = False
+    for use in re.finditer(rb"\b" + re.escape(name) + rb"\b", sf.code):
+        after = sf.code[use.end():use.end() + 3]
+        if re.match(rb"\s*=(?!=)", after):
+            continue  # an assignment
+        if re.match(rb"\s*[;,]", after) and _DECLARED_BEFORE.search(sf.code[max(0, use.start() - 40):use.start()]):
+            continue  # a declaration
+        if not _OUTPUT_CALL.match(_statement_around(sf.code, use.start()).decode("utf-8", "replace")):
+            return f
+        printed = True
+    if not printed:
+        return f
+    return _as_info(f, "report_only", f"the test only sets {name.decode()}, which the file reads only in printed text:"
+                                      " it changes a line of a report, not what the program computes")
+
+
 # `major, minor = torch.cuda.get_device_capability()` and the tests of those names on the next lines
 # (`has_sm_8_0 = major >= 8`, `is_sm75 = major == 7 and minor == 5`, `if major >= 9:`): read like a direct test.
 _UNPACK = re.compile(r"^\s*(?:\w+\s*=\s*)?\(?\s*(\w+)\s*,\s*(\w+)\s*\)?\s*=\s*(?:[\w.]*\.)?get_device_capability\s*\(")
@@ -1114,6 +1354,10 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
         node = node.parent
     if node is None or b"get_device_capability" not in node.text:
         return f
+    label = _as_label(node, sf)
+    if label is not None:
+        return _as_info(f, "identity", f"the capability only becomes the text {label}, which nothing compares: a "
+                                       "label, each GPU answers for itself")
     uses = [node]
     parent = node.parent
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == node:
@@ -1139,6 +1383,41 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "identity", "the capability is only recorded or compared with a recorded one: each GPU "
                                    "answers for itself")
+
+
+_TEXT_CALLS = re.compile(rb"^(?:str|repr|format|[\"'][^\"']*[\"']\.join|[\"'][^\"']*[\"']\.format)$")
+
+
+def _as_label(call, sf: SourceFile) -> str | None:
+    """The variable a capability call's value is only turned into text for (`cap = ".".join(str(x) for x in
+    torch.cuda.get_device_capability(k))`, detectron2's collect_env), when no comparison or condition in its
+    function reads that variable; else None."""
+    from porter.source.parse_queries import walk_descendants
+
+    node, text = call.parent, False
+    while node is not None and node.type not in ("assignment", "expression_statement", "block", "module"):
+        if node.type == "interpolation" or node.type == "call" and _TEXT_CALLS.match(
+                (node.child_by_field_name("function") or node).text):
+            text = True
+        node = node.parent
+    if not text or node is None or node.type != "assignment":
+        return None
+    target = node.child_by_field_name("left")
+    scope = node
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    if target is None or target.type != "identifier" or scope is None:
+        return None
+    for use in walk_descendants(scope, frozenset({"identifier"})):
+        if use.text != target.text or use.start_byte <= node.end_byte:
+            continue
+        up = use.parent
+        while up is not None and up.type not in ("expression_statement", "block", "module"):
+            if up.type in ("comparison_operator", "if_statement", "elif_clause", "while_statement",
+                           "conditional_expression", "boolean_operator", "subscript"):
+                return None
+            up = up.parent
+    return target.text.decode("utf-8", "replace")
 
 
 # 8c. nvcc variables read from the environment with a default (BLD006).
@@ -1173,6 +1452,45 @@ def env_default(f: Draft, sf: SourceFile) -> Draft:
     default = args.named_children[1].text.decode("utf-8", "replace")
     return _as_info(f, "env_default", f"read from the environment with the default {default}: the build runs "
                                       f"without it")
+
+
+# 8i. Python: TORCH_CUDA_ARCH_LIST written (BLD006) with a value the same function computes from the running GPU's
+# own capability (lightllm's `arch = f"{capability[0]}.{capability[1]}"; os.environ["TORCH_CUDA_ARCH_LIST"] = arch`)
+# names no NVIDIA GPU: it builds for whatever GPU runs it, and ROCm's PyTorch extension builder reads
+# PYTORCH_ROCM_ARCH instead (https://pytorch.org/docs/stable/cpp_extension.html). Info (data `own_arch`). A value
+# with an architecture number in it (`"8.0;9.0"`, `f"{arch}+PTX"` beside a literal) stays open.
+_ARCH_NUMBER = re.compile(rb"\d+\.\d+|sm_?\d+|compute_\d+")
+
+
+def own_arch(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info on an environment write of a value its function derives from get_device_capability (8i)."""
+    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in ("assignment", "function_definition", "module"):
+        node = node.parent
+    if node is None or node.type != "assignment":
+        return f
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type != "subscript" or b"environ" not in left.text:
+        return f
+    fn = node
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    if fn is None or b"get_device_capability" not in fn.text:
+        return f
+    # the value: names bound in the function from the capability, no architecture number of its own
+    value = re.sub(rb"\{[^{}]*\}", b"", right.text)
+    if _ARCH_NUMBER.search(value):
+        return f
+    names = set(re.findall(rb"[A-Za-z_]\w*", right.text))
+    bound = {m.group(1) for m in re.finditer(rb"(?m)^\s*([A-Za-z_]\w*)\s*=[^=].*$", fn.text)
+             if b"capability" in m.group(0)}
+    if not names & bound:
+        return f
+    return _as_info(f, "own_arch", "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's "
+                                   "extension builder reads PYTORCH_ROCM_ARCH")
 
 
 # 8a. Grid-wide barriers and cooperative launches (KRN004).
@@ -1279,6 +1597,76 @@ def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], .
                 r"\bNOT\b", arm.condition):
             out.append((arm.line + 1, arm.end - 1, switch, arm.line))
     return tuple(out)
+
+
+# 4c. CMake: a block whose condition holds only on Windows - `if(MSVC)`, `if(WIN32)`, `if(CMAKE_CXX_COMPILER_ID
+# STREQUAL "MSVC")`, `if(CMAKE_SYSTEM_NAME STREQUAL "Windows")`, alone or and-ed with other tests - sets up the MSVC
+# host compiler (FLAMEGPU's `-Xcompiler /wd4503` warning suppressions). ROCm for Instinct GPUs is Linux-only
+# (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html; the HIP SDK for
+# Windows supports Radeon parts only), so the port never takes the block: info (data `windows_only`). A condition with
+# NOT or OR is not read.
+_WINDOWS_WORD = re.compile(rb"\b(?:MSVC|WIN32|Windows)\b")
+_WINDOWS_VARIABLES = frozenset({"MSVC", "WIN32", "CMAKE_HOST_WIN32", "MSVC_VERSION", "MSVC_IDE", "MINGW"})
+_WINDOWS_VALUES = frozenset({"MSVC", "Windows"})
+
+
+def _windows_condition(cond: str) -> bool:
+    """Whether a CMake condition holds only on Windows: a Windows variable or a comparison with "MSVC"/"Windows",
+    and no NOT, OR or parenthesis (arms() cuts a condition at its first `)`, which could hide an OR)."""
+    if "(" in cond:
+        return False
+    toks = cond.split()
+    if "NOT" in toks or "OR" in toks:
+        return False
+    for i, t in enumerate(toks):
+        word = t.strip('"')
+        if word.startswith("${") and word.endswith("}"):
+            word = word[2:-1]
+        if word in _WINDOWS_VARIABLES and (i == 0 or toks[i - 1] not in ("STREQUAL", "MATCHES")):
+            return True
+        if t in ("STREQUAL", "MATCHES") and i + 1 < len(toks) and toks[i + 1].strip('"') in _WINDOWS_VALUES:
+            return True
+    return False
+
+
+def cmake_windows_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, condition, if line) of each CMake if()/elseif() arm whose condition holds only on
+    Windows (step 4c)."""
+    out = []
+    for arm in arms(sf.code):
+        cond = " ".join(arm.condition.split())
+        if cond and arm.end <= len(sf.line_starts) + 1 and _windows_condition(cond):
+            out.append((arm.line + 1, arm.end - 1, cond, arm.line))
+    return tuple(out)
+
+
+# 5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003) asks CMake to pass no architecture flag at all (FLAMEGPU's
+# try_compile probe, heffte's default before CMake 3.24): it names no NVIDIA GPU, so there is nothing in it to
+# change for HIP; the HIP architectures are set where the build chooses them. Info (data `no_architecture`).
+_SET_OFF = re.compile(rb"\bset\s*\(\s*\w+\s+\"?OFF\"?(?:\s+CACHE\b[^)]*)?\s*\)", re.I)
+
+
+def no_architecture(f: Draft, sf: SourceFile) -> Draft:
+    """BLD003 on a `set(VAR OFF)` command: info (step 5k)."""
+    if f.rule not in SAME_CHOICE_RULES or f.severity <= Severity.INFO:
+        return f
+    start = _offset(sf, f.line, 1)
+    line_end = sf.code.find(b"\n", start)
+    m = _SET_OFF.search(sf.code, start, line_end if line_end >= 0 else len(sf.code))
+    if m is not None and m.start() <= _offset(sf, f.line, f.column) < m.end():
+        return _as_info(f, "no_architecture", "sets the architectures to OFF: CMake passes no architecture flag, so no "
+                                              "NVIDIA GPU is named here")
+    # the test of an if() whose block only sets the architectures OFF (`if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)` /
+    # `set(CMAKE_CUDA_ARCHITECTURES OFF)` / `endif()`) is that default's condition
+    for arm in arms(sf.code):
+        if arm.index != 0 or arm.line != f.line:
+            continue
+        body = [_code_line(sf, n).strip() for n in range(arm.line + 1, arm.end)]
+        body = [t for t in body if t]
+        if body and all(_SET_OFF.fullmatch(t) for t in body):
+            return _as_info(f, "no_architecture", f"tests only whether to set the architectures OFF (line {arm.line + 1}):"
+                                                  " CMake then passes no architecture flag")
+    return f
 
 
 # 5i. CMake: one architecture choice written in each arm of an if()/elseif()/else() chain (GOMC's
