@@ -52,6 +52,8 @@ from porter.settings import Settings  # noqa: E402
 TARGETS = ("mi300x", "mi355x", "mi455x")
 ROCM_GUARD = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|USE_ROCM|__HIPCC__|__HIP__|HIP_PLATFORM|"
                         r"__HIP_DEVICE_COMPILE__|ROCM|_HIP_\w*|\bHIP\b|USE_HIP|GGML_USE_HIP|__gfx\w+")
+# The CUDA compiler's own macros: a test that names one of them and a ROCm macro, both plainly, is common GPU code.
+CUDA_COMPILER = re.compile(r"\b(?:__CUDACC__|__NVCC__|__CUDA_ARCH__)\b")
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".hxx", ".inl")
 
@@ -217,6 +219,11 @@ def blank_guards(src: Path, dst: Path, rocm: re.Pattern, cuda: re.Pattern | None
             r, c = rocm.search(cond), cuda.search(cond) if cuda else None
             if r and c:
                 return None
+            # `defined(__CUDACC__) || defined(__HIPCC__)` is GPU code both compilers take, whether or not the
+            # project lists the CUDA compiler's own macros among its CUDA names.
+            both = CUDA_COMPILER.search(cond)
+            if r and both and kind != "ifndef" and not _negated(cond, r) and not _negated(cond, both):
+                return None
             m = r or c
             if not m:
                 return None
@@ -243,6 +250,8 @@ def blank_guards(src: Path, dst: Path, rocm: re.Pattern, cuda: re.Pattern | None
                 if top["rocm"]:
                     for k in range(top["start"], i):
                         out[k] = ""
+                    # A CUDA side nested in this ROCm branch is blank in the copy now: no finding can touch it.
+                    sides = [x for x in sides if not (x[0] == rel and top["start"] < x[1] and x[2] <= i)]
                 out[i] = ""
                 if kind == "elif":
                     own = side_of("if", cond)

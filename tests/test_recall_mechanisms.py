@@ -1,6 +1,6 @@
 """Exact-line tests for the recall mechanisms of session 14 (issue 27 class 8 and the heldout8 misses): the HIP
 reachability of an #if arm (porter.source.preprocessor.hip_reaches), DEV037's redefinitions where HIP compiles
-them, DEV038's 32-bit mask parameters, LIB014's CamelCase header names."""
+them, DEV038's 32-bit mask parameters, LIB014's CamelCase header names; API012's token-pasted names (session 18)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -79,3 +79,44 @@ def test_lib014_splits_camel_case(tmp_path):
         '#include "MAGMAWrapper.hpp"\n#include "dense/CUDAWrapper.hpp"\n#include "BarracudaWrapper.hpp"\n')
     (tmp_path / "dense" / "MAGMAWrapper.hpp").write_text("#pragma once\n")
     assert _lines(tmp_path, "LIB014") == [("dense/MAGMAWrapper.cpp", 2)]
+
+
+def test_api012_reads_the_paste_and_hip_aliases_from_real_headers(tmp_path):
+    # Session 18: a prefix macro pastes `cudaPointerAttributes`; HIP's type is hipPointerAttribute_t, and no HIP
+    # header declares `hipPointerAttributes`, so the ROCm twin's paste does not compile. `ErrorMemoryAllocation`
+    # pastes to a name HIP keeps as an alias of hipErrorOutOfMemory, and `Stream_t` to HIP's own name.
+    src = ("#define GPU_PREFIX(val) cuda##val\n"                                     # 1
+           "using StreamType = GPU_PREFIX(Stream_t);\n"                              # 2
+           "constexpr int kOom = GPU_PREFIX(ErrorMemoryAllocation);\n"               # 3
+           "using PointerAttributes = GPU_PREFIX( PointerAttributes );\n"            # 4
+           "// using Props = GPU_PREFIX(DeviceProp);\n"                               # 5 a comment
+           "#define OTHER(val) cuda##val##_v2\n"                                     # 6 not a plain prefix paste
+           "using Props = OTHER(DeviceProp);\n")                                     # 7
+    (tmp_path / "gpu_runtime_api.hpp").write_text(src)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = [(f.line, f.message) for f in result.findings if f.rule == "API012"]
+    assert got == [(4, "`GPU_PREFIX(...)` pastes cudaPointerAttributes here; HIP's name is hipPointerAttribute_t, and "
+                       "HIP's headers (checked up to 5.2) do not declare the ROCm twin's paste hipPointerAttributes: "
+                       "spell this name per vendor.")]
+
+
+def test_hip_pasted_table_dates_match_the_local_headers():
+    from porter.kb import hip_pastes
+
+    pastes = hip_pastes()
+    assert (pastes["cudaPointerAttributes"].pasted, pastes["cudaPointerAttributes"].first_hip) == (
+        "hipPointerAttributes", "")
+    assert (pastes["cudaErrorMemoryAllocation"].pasted, pastes["cudaErrorMemoryAllocation"].first_hip) == (
+        "hipErrorMemoryAllocation", "5.2")
+    assert "cudaStream_t" not in pastes  # HIP's name is the paste: nothing to record
+    local = Path("/usr/include/hip/hip_version.h")
+    if not local.exists():
+        pytest.skip("needs Debian's HIP headers (libamdhip64-dev) in /usr/include/hip")
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "build_hip_names.py"
+    spec = importlib.util.spec_from_file_location("build_hip_names", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    version, toks = mod.local_headers()
+    assert [p.pasted for p in pastes.values() if (p.first_hip == version) != (p.pasted.encode() in toks)] == []

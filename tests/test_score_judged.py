@@ -258,3 +258,31 @@ def test_open_findings_follow_a_judged_rule_merged_into_a_more_specific_one():
     c = S.score_open_findings(judged, F(findings=findings), false)
     assert (c["judged"], c["real"], c["gone"], c["open"], c["open_real"]) == (3, 2, 1, 2, 1)
     assert false == ["false: DEV011 k.cu:9 logical"]
+
+
+def test_cuda_or_hip_compiler_test_is_common_code_and_nested_sides_of_a_blanked_arm_drop(tmp_path):
+    # `defined(__CUDACC__) || defined(__HIPCC__)` is code both compilers take: the blanker read it as a ROCm arm
+    # and wiped the CUDA sides nested in it, which then counted as misses no finding could touch.
+    header = ("#if defined(__CUDACC__) || defined(__HIPCC__)\n"   # 1 common GPU code
+              "#ifdef __HIPCC__\n"                                # 2
+              "int hip_cast();\n"                                 # 3
+              "#else\n"                                           # 4
+              'int cuda_cast() { asm("mov.b32 %0, %1;"); }\n'     # 5 the CUDA side
+              "#endif\n"                                          # 6
+              "#endif\n"                                          # 7
+              "#ifdef USE_HIP\n"                                  # 8 a ROCm arm
+              "#ifndef __HIPCC__\n"                               # 9
+              "int host_pass();\n"                                # 10 nested, blanked with its arm
+              "#endif\n"                                          # 11
+              "#endif\n")                                         # 12
+    src = _write(tmp_path / "src", {"redop.inl": header})
+    rocm = re.compile(S.ROCM_GUARD.pattern)
+    cuda = re.compile(r"\bLIB_USE_CUDA\b")
+    assert S.blank_guards(src, tmp_path / "dst", rocm, cuda) == [("redop.inl", 5, 5)]
+    out = (tmp_path / "dst" / "redop.inl").read_text().split("\n")
+    assert out[0] == "#if defined(__CUDACC__) || defined(__HIPCC__)" and out[4].startswith("int cuda_cast()")
+    assert out[2] == "" and out[9] == ""
+    # A negated CUDA compiler test beside a ROCm macro is still a guard: `__HIPCC__ && !__CUDACC__` is the ROCm arm.
+    src2 = _write(tmp_path / "src2", {"a.h": "#if defined(__HIPCC__) && !defined(__CUDACC__)\nint h();\n#else\n"
+                                             "int c();\n#endif\n"})
+    assert S.blank_guards(src2, tmp_path / "dst2", rocm, cuda) == [("a.h", 4, 4)]
