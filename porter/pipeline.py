@@ -168,7 +168,8 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # toolkit header because it says so (porter.match.refine).
         sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
-        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir))
+        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir),
+                               budget=file_budget(settings))
         head_result = sides[1]
     elif baseline is not None:
         source = source_for(Path(path), rev)
@@ -176,7 +177,8 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # header because it says so: a pull request could add `cuda_fp16.hpp` holding its kernel. `porter baseline
         # --isolated` writes its side the same way, so a real vendored copy's findings are in the baseline.
         head_result = run(source, settings, untrusted=isolated).result
-        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings))
+        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings),
+                                        budget=file_budget(settings))
     else:
         raise ValueError("run_diff needs new_since or baseline")
     result = changes.apply(head_result, diff)
