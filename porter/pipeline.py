@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
-from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
+from porter.budget import DEADLINE_KIND, Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.triton import measure_python as measure_triton
@@ -144,7 +144,8 @@ def _budgeted_analysis(result: ScanResult, settings: Settings, targets: tuple[Ta
     finally:
         _ANALYSIS_INPUT = ()
     if isinstance(answer, Overrun):
-        notice = f"kernel analysis {answer.reason}; no kernel has a verdict in this report"
+        stopped = f"stopped: {answer.reason}" if answer.kind == DEADLINE_KIND else answer.reason
+        notice = f"kernel analysis {stopped}; no kernel has a verdict in this report"
         return dataclasses.replace(result, stats=dataclasses.replace(result.stats,
                                                                      notices=(*result.stats.notices, notice)))
     kernels, analysed_targets, summary = answer
