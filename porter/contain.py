@@ -8,7 +8,7 @@ functions below, so the rules are written once:
 
 - A read resolves the path, requires the real object to lie inside the root (checked again on the descriptor it
   opened, so a symlink swapped in between the check and the open cannot lead out), requires a regular file (a FIFO,
-  device or directory is refused, never waited on: the open is non-blocking) and reads at most its limit.
+  device or directory is refused before it is opened; the open is non-blocking too) and reads at most its limit.
 - A directory listing visits each entry once, without following a symlink out of the root, to a bounded depth and
   count.
 - A write never follows a symlink at the name it writes (it writes a temporary file beside it and renames over the
@@ -81,6 +81,14 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
     top = os.path.realpath(root) if root is not None else ""
     if root is not None and not _under(os.path.realpath(path), top):
         raise Unreadable(f"leads outside {root_name}; not read")
+    # Asked before the open, not only after it: opening is already an effect on a special file (a FIFO's waiting
+    # writer is released, a device driver's open runs: a watchdog is armed, a tape rewinds), and a tree unpacked
+    # as root can hold a device node at any name. The fstat on the descriptor below still decides.
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise Unreadable("not a regular file")
+    except OSError as e:
+        raise Unreadable(f"unreadable: {e.strerror or e}") from None
     try:
         fd = os.open(path, OPEN_FLAGS)
     except OSError as e:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, TypeVar
 
+from porter.budget import Budget
 from porter.errors import UsageError
 from porter.kernels.verdicts import RANK
 from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Status
@@ -327,14 +328,15 @@ def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames
 
 
 def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False,
-            read: Callable[[str], bytes | None] | None = None) -> Diff:
+            read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None) -> Diff:
     """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured,
-    nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None)."""
+    nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None;
+    `budget`: one file's, for reading the guards, porter.budget's default without it)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
     new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
                                            renames)
-    new, reopened = _reopen(new, read, change.head_paths) if isolated else (new, [])
+    new, reopened = _reopen(new, read, change.head_paths, budget) if isolated else (new, [])
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
                 not isolated, tuple(reopened))
@@ -352,13 +354,14 @@ def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None
 
 
 def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
-            changed: frozenset[str] = frozenset()) -> tuple[list[Finding], list[Finding]]:
+            changed: frozenset[str] = frozenset(), budget: Budget | None = None) -> tuple[list[Finding], list[Finding]]:
     """The new findings with those a change's own evidence handled made open again, and those (see the module
-    docstring); `changed`: the paths the change adds or modifies (none for a baseline, which has no history)."""
+    docstring); `changed`: the paths the change adds or modifies (none for a baseline, which has no history).
+    `budget`: one file's (porter.budget); the guards are read under a stage's budget of it."""
     from porter.portaware.scope import rocm_path_evidence
-    from porter.source.preprocessor import preprocess
 
-    out, reopened, texts, arms = [], [], {}, {}
+    whys: list[str | None] = []
+    guards: dict[tuple[str, int], None] = {}  # the (path, guard line) pairs to read, in order, once each
     # A directory is evidence too (a component's ROCm sibling, `tl_templates/hip/`): the change supplies it when it
     # adds or modifies a file anywhere under it.
     touched = {d + "/" for c in changed for d in _parents(c)}
@@ -371,16 +374,18 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             elif evidence != f.path and (evidence in changed or evidence in touched):
                 why = "evidence"
             elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
-                if f.path not in texts:  # each file read and lexed once, each guard's group found once
-                    data = read(f.path)
-                    texts[f.path] = None if data is None else preprocess(data)
-                known = texts[f.path]
-                guard = int(f.handled_by[len(f.path) + 1:])
-                if known is not None and (f.path, guard) not in arms:
-                    arms[(f.path, guard)] = _arms(known, guard)
-                group = arms.get((f.path, guard))
-                if group is not None and not any(code for start, end, code in group if not start <= f.line <= end):
-                    why = "guard"
+                why = "check"
+                guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
+        whys.append(why)
+    arms = _guard_arms(read, list(guards), budget or Budget()) if guards and read else {}
+    out, reopened = [], []
+    for f, why in zip(new, whys):
+        if why == "check":
+            group = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
+            # An unread guard (its check ran out of budget: arms is None) is no evidence; a group not found leaves
+            # the status standing, as a guard with code in another arm does.
+            why = "guard" if arms is None or (group is not None and not any(
+                code for start, end, code in group if not start <= f.line <= end)) else None
         if why is None:
             out.append(f)
         else:
@@ -388,6 +393,41 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             out.append(g)
             reopened.append(g)
     return sorted(out), reopened
+
+
+# What the guard-reading worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
+_GUARD_INPUT: tuple[Any, ...] = ()
+
+
+def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget
+                ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None] | None:
+    """The arms of each (path, guard line) (_arms), read and lexed in a budgeted worker (porter.budget: this reads
+    repository content after the scan's workers are done, and the lexer is superlinear on nested conditionals);
+    None when the worker ran out of its budget or the run's deadline."""
+    from porter.budget import Overrun, run_stage, stage_budget
+
+    global _GUARD_INPUT
+    _GUARD_INPUT = (read, guards)
+    try:
+        answer = run_stage(_guard_arms_task, (), stage_budget(budget, len({p for p, _ in guards})))
+    finally:
+        _GUARD_INPUT = ()
+    return None if isinstance(answer, Overrun) else answer
+
+
+def _guard_arms_task() -> dict[tuple[str, int], list[tuple[int, int, bool]] | None]:
+    from porter.source.preprocessor import preprocess
+
+    read, guards = _GUARD_INPUT
+    texts: dict[str, Preprocessed | None] = {}
+    out: dict[tuple[str, int], list[tuple[int, int, bool]] | None] = {}
+    for path, guard in guards:
+        if path not in texts:  # each file read and lexed once
+            data = read(path)
+            texts[path] = None if data is None else preprocess(data)
+        known = texts[path]
+        out[(path, guard)] = None if known is None else _arms(known, guard)
+    return out
 
 
 def _parents(path: str) -> Iterable[str]:
@@ -506,13 +546,13 @@ def load_baseline_with_suppressed(path: Path, targets: Iterable[str] | None = No
 
 
 def compare_baseline(path: Path, head: ScanResult, isolated: bool = False,
-                     read: Callable[[str], bytes | None] | None = None) -> Diff:
+                     read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None) -> Diff:
     """The diff of a scan against a baseline file (no renames: a baseline has no history); `isolated`: suppressions
     added since the baseline was written are not honoured, nor a handled status resting on the change (compare)."""
     findings, suppressed, kernels = load_baseline_with_suppressed(path, head.targets)
     added = added_suppressions(suppressed, head.suppressed)
     new, fixed, unchanged = match_findings(findings, (*head.findings, *added) if isolated else head.findings)
-    new, reopened = _reopen(new, read) if isolated else (new, [])
+    new, reopened = _reopen(new, read, budget=budget) if isolated else (new, [])
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened))
 

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
-from porter.budget import Budget, Overrun, Pool, run_stage, stage_budget
+from porter.budget import DEADLINE_KIND, Budget, Overrun, Pool, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
@@ -111,8 +111,7 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
-    result = analyse(result, list(settings.targets), deep=settings.deep, resolved=targets,
-                     deep_budget=file_budget(settings), rocm=settings.rocm or None)
+    result = _budgeted_analysis(result, settings, targets)
     cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
     result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
@@ -124,6 +123,41 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     if assess:
         result, assessment = assessed(result, settings, targets, model)
     return Run(result, targets, settings, assessment)
+
+
+# What the analysis worker reads (set before it forks: it inherits it, nothing is pickled but the answer).
+_ANALYSIS_INPUT: tuple[Any, ...] = ()
+
+
+def _budgeted_analysis(result: ScanResult, settings: Settings, targets: tuple[Target, ...]) -> ScanResult:
+    """The kernel analysis (porter.kernels.verdicts.analyse) in a budgeted worker, under a stage's budget: it works
+    across files on what the repository holds (K kernels of one name and L launches of it cost K x L), after the
+    scan's workers are done. Past the budget, or the run's deadline, the kernels have no verdicts and a notice says
+    so; the findings (what a gate reads) stand. `--deep` runs as before, in this process: libclang runs in its own
+    budgeted workers there, file by file."""
+    global _ANALYSIS_INPUT
+    if settings.deep:
+        return analyse(result, list(settings.targets), deep=True, resolved=targets, deep_budget=file_budget(settings),
+                       rocm=settings.rocm or None)
+    _ANALYSIS_INPUT = (result, settings, targets)
+    try:
+        answer = run_stage(_analysis_task, (), stage_budget(file_budget(settings), max(1, len(result.files))))
+    finally:
+        _ANALYSIS_INPUT = ()
+    if isinstance(answer, Overrun):
+        stopped = f"stopped: {answer.reason}" if answer.kind == DEADLINE_KIND else answer.reason
+        notice = f"kernel analysis {stopped}; no kernel has a verdict in this report"
+        return dataclasses.replace(result, stats=dataclasses.replace(result.stats,
+                                                                     notices=(*result.stats.notices, notice)))
+    kernels, analysed_targets, summary = answer
+    return dataclasses.replace(result, kernels=kernels, targets=analysed_targets, kernel_analysis=summary)
+
+
+def _analysis_task() -> tuple[Any, ...]:
+    result, settings, targets = _ANALYSIS_INPUT
+    done = analyse(result, list(settings.targets), resolved=targets, rocm=settings.rocm or None)
+    # Only what analyse changes goes back through the pipe (not the rules or the held file bytes).
+    return done.kernels, done.targets, done.kernel_analysis
 
 
 def assessed(result: ScanResult, settings: Settings, targets: tuple[Target, ...],
@@ -169,7 +203,8 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # toolkit header because it says so (porter.match.refine).
         sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
-        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir))
+        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir),
+                               budget=file_budget(settings))
         head_result = sides[1]
     elif baseline is not None:
         source = source_for(Path(path), rev)
@@ -177,7 +212,8 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # header because it says so: a pull request could add `cuda_fp16.hpp` holding its kernel. `porter baseline
         # --isolated` writes its side the same way, so a real vendored copy's findings are in the baseline.
         head_result = run(source, settings, untrusted=isolated).result
-        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings))
+        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings),
+                                        budget=file_budget(settings))
     else:
         raise ValueError("run_diff needs new_since or baseline")
     result = changes.apply(head_result, diff)

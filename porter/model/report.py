@@ -10,6 +10,11 @@ from porter.model.finding import Finding, Severity, Skipped
 from porter.model.kernel import DeviceHelper, Kernel, Launch
 
 SCHEMA_VERSION = "1.0"
+# More kernels than this sharing one name (a repository's choice: one `k` per file) and their launches are listed
+# under none of them (ScanResult.launches_of): which one a launch starts is not known (the kernel analysis folds
+# none), and listing every launch under every namesake made each report's size K x L. Overloads launched beside
+# them are a handful.
+MAX_NAMESAKES = 64
 
 
 @dataclass(frozen=True)
@@ -217,11 +222,15 @@ class ScanResult:
             for l in self.launches:
                 by_name.setdefault(l.kernel, []).append(l)
             defined_in: dict[str, set[str]] = {}
+            namesakes: dict[str, int] = {}
             for k in self.kernels:
                 defined_in.setdefault(k.name, set()).add(k.path)
-            index = (by_name, defined_in)
+                namesakes[k.name] = namesakes.get(k.name, 0) + 1
+            index = (by_name, defined_in, namesakes)
             object.__setattr__(self, "_launch_index", index)
-        by_name, defined_in = index
+        by_name, defined_in, namesakes = index
+        if namesakes.get(kernel.name, 0) > MAX_NAMESAKES:
+            return []
         homes = defined_in.get(kernel.name, set())
         hits = [l for l in by_name.get(kernel.name, []) if l.path == kernel.path or l.path not in homes]
         return sorted(hits, key=lambda l: (l.path != kernel.path, l.path, l.line, l.column))
