@@ -123,7 +123,8 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     entries, skipped, is_git = tree_entries(real_root, include, exclude)
     files: list[Candidate] = []
     directories: dict[str, str] = {}
-    for rel, raw in entries:
+    aliases: dict[str, str] = {}
+    for rel, raw in sorted(entries):  # in path order: which alias of a file is scanned must not depend on the listing
         abspath = real_root / raw
         if is_git and abspath.is_dir() and not abspath.is_symlink():
             skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
@@ -131,7 +132,7 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
         lang = language_of(rel)
         if lang is None:
             continue
-        problem = link_problem(abspath, real_root, directories)
+        problem = link_problem(abspath, real_root, directories, aliases, rel)
         if problem:
             skipped.append(Skipped(rel, problem))
             continue
@@ -323,11 +324,17 @@ except ImportError:  # pragma: no cover
 MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
-def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | None = None) -> str | None:
+def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | None = None,
+                 aliases: dict[str, str] | None = None, shown: str = "") -> str | None:
     """Why a listed path must not be read, or None: it must be a regular file whose real location, with every
     directory on the way resolved (git may list `inc/x.cu` after `inc` became a symlink), is inside the root.
     `directories`: the real location of each directory resolved so far, for a listing whose files share them
-    (resolving each file's whole path again, through pathlib, was most of listing a large tree)."""
+    (resolving each file's whole path again, through pathlib, was most of listing a large tree).
+
+    A symlink to a file inside the root is an alias the build compiles under the link's name (`GPU/k.cu ->
+    ../CPU/k.cpp` is CUDA to nvcc), so it is scanned as a file of its own, in the language its name gives, under the
+    same size and time limits as any file. `aliases` (real location -> the alias `shown` first): one alias per file
+    is scanned, so 10,000 links to one large file cost one more read of it, not 10,000."""
     try:
         st = os.lstat(abspath)
     except OSError as e:
@@ -359,7 +366,15 @@ def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | N
         return None if stat.S_ISREG(st.st_mode) else "not a regular file"
     if not target.is_file():
         return "symlink to a non-file"
-    return None
+    return None if aliases is None else another_alias(aliases, os.fspath(target), shown)
+
+
+def another_alias(aliases: dict[str, str], target: str, shown: str) -> str | None:
+    """The skip reason for the symlink `shown` when another symlink to the same file `target` is scanned already
+    (`aliases`: each target's first alias, filled here), else None: the one bound on aliases, for a work tree's
+    listing, a commit's tree (porter.source.read.GitTree) and a history walk's trees alike."""
+    first = aliases.setdefault(target, shown)
+    return None if first == shown else f"another symlink to the same file is scanned: {first}"
 
 
 def _git_files(root: Path, skipped: list[Skipped]) -> list[str] | None:
