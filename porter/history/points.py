@@ -133,7 +133,7 @@ class _Tree:
         if not self.links:
             return tuple(sorted(self.entries.values()))
         entries = dict(self.entries)
-        aliases: dict[str, str] = {}
+        aliases: dict[str, list[str]] = {}
         for link in sorted(self.links):
             path, (mode, blob) = link, self.paths[link]
             for _ in range(MAX_LINK_HOPS):
@@ -144,7 +144,7 @@ class _Tree:
                 path, (mode, blob) = nxt, found  # type: ignore[assignment]
                 if mode != SYMLINK_MODE:
                     break
-            # One alias per file, as scan --rev reads one (porter.source.discover.another_alias); the others stay links.
+            # At most MAX_ALIASES links per file, as scan --rev (porter.source.discover.another_alias); the rest stay links.
             if mode in ("100644", "100755") and another_alias(aliases, path, link) is None:
                 shown, lang, _, _ = entries[link]
                 entries[link] = (shown, lang, mode, blob)

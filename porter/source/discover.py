@@ -123,7 +123,7 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     entries, skipped, is_git = tree_entries(real_root, include, exclude)
     files: list[Candidate] = []
     directories: dict[str, str] = {}
-    aliases: dict[str, str] = {}
+    aliases: dict[str, list[str]] = {}
     for rel, raw in sorted(entries):  # in path order: which alias of a file is scanned must not depend on the listing
         abspath = real_root / raw
         if is_git and abspath.is_dir() and not abspath.is_symlink():
@@ -325,7 +325,7 @@ MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
 def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | None = None,
-                 aliases: dict[str, str] | None = None, shown: str = "") -> str | None:
+                 aliases: dict[str, list[str]] | None = None, shown: str = "") -> str | None:
     """Why a listed path must not be read, or None: it must be a regular file whose real location, with every
     directory on the way resolved (git may list `inc/x.cu` after `inc` became a symlink), is inside the root.
     `directories`: the real location of each directory resolved so far, for a listing whose files share them
@@ -333,8 +333,8 @@ def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | N
 
     A symlink to a file inside the root is an alias the build compiles under the link's name (`GPU/k.cu ->
     ../CPU/k.cpp` is CUDA to nvcc), so it is scanned as a file of its own, in the language its name gives, under the
-    same size and time limits as any file. `aliases` (real location -> the alias `shown` first): one alias per file
-    is scanned, so 10,000 links to one large file cost one more read of it, not 10,000."""
+    same size and time limits as any file. `aliases` (real location -> the aliases scanned so far): at most
+    MAX_ALIASES per file are scanned (another_alias), so 10,000 links to one large file are not 10,000 reads of it."""
     try:
         st = os.lstat(abspath)
     except OSError as e:
@@ -369,12 +369,22 @@ def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | N
     return None if aliases is None else another_alias(aliases, os.fspath(target), shown)
 
 
-def another_alias(aliases: dict[str, str], target: str, shown: str) -> str | None:
-    """The skip reason for the symlink `shown` when another symlink to the same file `target` is scanned already
-    (`aliases`: each target's first alias, filled here), else None: the one bound on aliases, for a work tree's
-    listing, a commit's tree (porter.source.read.GitTree) and a history walk's trees alike."""
-    first = aliases.setdefault(target, shown)
-    return None if first == shown else f"another symlink to the same file is scanned: {first}"
+# How many symlinks to one file are scanned, each under its own name. Real trees alias a shared source a few times (a
+# CPU/GPU twin's `.cu` link; one link per framework binding: pytorch_binding/core.cu, tensorflow_binding/core.cu),
+# and a judge reads each alias as the file its build compiles. A link costs a repository nothing where a copy costs
+# its bytes, so past this bound 10,000 links to one 8 MiB file are not 10,000 reads and parses of it.
+MAX_ALIASES = 8
+
+
+def another_alias(aliases: dict[str, list[str]], target: str, shown: str) -> str | None:
+    """The skip reason for the symlink `shown` to the file `target` when MAX_ALIASES other symlinks to it are scanned
+    already (`aliases`: each target's aliases scanned so far, filled here), else None: the one bound on aliases, for
+    a work tree's listing, a commit's tree (porter.source.read.GitTree) and a history walk's trees alike."""
+    seen = aliases.setdefault(target, [])
+    if len(seen) < MAX_ALIASES:
+        seen.append(shown)
+        return None
+    return f"more than {MAX_ALIASES} symlinks lead to the same file; the first {MAX_ALIASES} are scanned ({seen[0]} ...)"
 
 
 def _git_files(root: Path, skipped: list[Skipped]) -> list[str] | None:

@@ -28,7 +28,7 @@ import operator
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
 
@@ -1380,7 +1380,7 @@ _BODY_NEXT = re.compile(rb"[ \t\r\n\f\v]*\{")
 _GLOBAL_WORD = re.compile(rb"\b__global__\b")
 
 
-def _alternative_heads(code: bytes, g: Group, span, total: int) -> int | None:
+def _alternative_heads(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int) -> int | None:
     """The index of the arm to keep when every arm of `g` with code is a function head (a parenthesised declarator,
     no `;` or braces, its code ending at a `)`), at least two arms have code, and the first code after the
     `#endif` is `{`: the arm whose head says `__global__`, else the first with code. None when `g` is no such

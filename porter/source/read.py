@@ -151,7 +151,7 @@ class GitTree:
                                        size=int(size)))
         if links:
             followed = self._follow(out, [(raw, blob) for _, raw, blob, _ in links])
-            aliases: dict[str, str] = {}
+            aliases: dict[str, list[str]] = {}
             for rel, raw_path, blob, lang in sorted(links):
                 got = followed.get(raw_path)
                 if got is None:
