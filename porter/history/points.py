@@ -144,7 +144,8 @@ class _Tree:
                 path, (mode, blob) = nxt, found  # type: ignore[assignment]
                 if mode != SYMLINK_MODE:
                     break
-            # At most MAX_ALIASES links per file, as scan --rev (porter.source.discover.another_alias); the rest stay links.
+            # At most MAX_ALIASES links per file, as scan --rev reads (porter.source.discover.another_alias); the rest
+            # stay links.
             if mode in ("100644", "100755") and another_alias(aliases, path, link) is None:
                 shown, lang, _, _ = entries[link]
                 entries[link] = (shown, lang, mode, blob)

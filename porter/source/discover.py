@@ -384,7 +384,8 @@ def another_alias(aliases: dict[str, list[str]], target: str, shown: str) -> str
     if len(seen) < MAX_ALIASES:
         seen.append(shown)
         return None
-    return f"more than {MAX_ALIASES} symlinks lead to the same file; the first {MAX_ALIASES} are scanned ({seen[0]} ...)"
+    return (f"more than {MAX_ALIASES} symlinks lead to the same file; the first {MAX_ALIASES} are scanned "
+            f"({seen[0]} ...)")
 
 
 def _git_files(root: Path, skipped: list[Skipped]) -> list[str] | None:
