@@ -61,3 +61,19 @@ def test_kernel_macro_bodies_keep_offsets_and_leave_other_macros_alone():
     assert lines[3].strip() == b""  # the `#define SCALE_OP(T, Opname, op)` head and its backslash
     assert lines[4] == b"  __global__ void scale___T_____Opname(T* out, const T* in, int n) {  "
     assert lines[20:22] == data.split(b"\n")[20:22]  # CEIL_DIV and STR: no kernel body, kept as directives
+
+
+def test_alternative_heads_of_one_body_are_read_as_the_arm_that_says_global():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "alternative_heads.cpp"]
+    assert kernels == [("scale_gpu", 5, 21), ("shift_gpu", 27, 31), ("debug_gpu", 42, 53)]
+    data = (EXTENT / "alternative_heads.cpp").read_bytes()
+    out = one_arm_for_braces(data)
+    assert len(out) == len(data) and out.count(b"\n") == data.count(b"\n")
+    was, now = data.split(b"\n"), out.split(b"\n")
+    blank = [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b]
+    # The directives and the CPU head of each group (lines 4, 8-11, 24-26, 28, 41 and 48-50); the `#ifdef __CUDACC__`
+    # inside the body (13-17: arms holding `;`), the group of two declarations (34-38) and the `#ifdef DEBUG` around
+    # one parameter (44-46) are left as written.
+    assert blank == [4, 8, 9, 10, 11, 24, 25, 26, 28, 41, 48, 49, 50]
+    assert all(now[i - 1].strip() == b"" for i in blank)

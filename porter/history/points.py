@@ -29,7 +29,7 @@ from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, co
                              harvest_file_facts, load_rules_cached, open_cache, repository_facts, scan_files)
 from porter.settings import Settings
 from porter.source import git
-from porter.source.discover import Candidate, Discovery, language_of, printable, selected
+from porter.source.discover import Candidate, Discovery, another_alias, language_of, printable, selected
 from porter.source.read import MAX_LINK_HOPS, GitTree
 from porter.targets import Target, resolve_targets
 from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
@@ -133,7 +133,8 @@ class _Tree:
         if not self.links:
             return tuple(sorted(self.entries.values()))
         entries = dict(self.entries)
-        for link in self.links:
+        aliases: dict[str, list[str]] = {}
+        for link in sorted(self.links):
             path, (mode, blob) = link, self.paths[link]
             for _ in range(MAX_LINK_HOPS):
                 nxt = target(path, blob)
@@ -143,7 +144,9 @@ class _Tree:
                 path, (mode, blob) = nxt, found  # type: ignore[assignment]
                 if mode != SYMLINK_MODE:
                     break
-            if mode in ("100644", "100755"):
+            # At most MAX_ALIASES links per file, as scan --rev reads (porter.source.discover.another_alias); the rest
+            # stay links.
+            if mode in ("100644", "100755") and another_alias(aliases, path, link) is None:
                 shown, lang, _, _ = entries[link]
                 entries[link] = (shown, lang, mode, blob)
         return tuple(sorted(entries.values()))

@@ -123,7 +123,8 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
     entries, skipped, is_git = tree_entries(real_root, include, exclude)
     files: list[Candidate] = []
     directories: dict[str, str] = {}
-    for rel, raw in entries:
+    aliases: dict[str, list[str]] = {}
+    for rel, raw in sorted(entries):  # in path order: which alias of a file is scanned must not depend on the listing
         abspath = real_root / raw
         if is_git and abspath.is_dir() and not abspath.is_symlink():
             skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
@@ -131,7 +132,7 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
         lang = language_of(rel)
         if lang is None:
             continue
-        problem = link_problem(abspath, real_root, directories)
+        problem = link_problem(abspath, real_root, directories, aliases, rel)
         if problem:
             skipped.append(Skipped(rel, problem))
             continue
@@ -323,11 +324,17 @@ except ImportError:  # pragma: no cover
 MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
-def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | None = None) -> str | None:
+def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | None = None,
+                 aliases: dict[str, list[str]] | None = None, shown: str = "") -> str | None:
     """Why a listed path must not be read, or None: it must be a regular file whose real location, with every
     directory on the way resolved (git may list `inc/x.cu` after `inc` became a symlink), is inside the root.
     `directories`: the real location of each directory resolved so far, for a listing whose files share them
-    (resolving each file's whole path again, through pathlib, was most of listing a large tree)."""
+    (resolving each file's whole path again, through pathlib, was most of listing a large tree).
+
+    A symlink to a file inside the root is an alias the build compiles under the link's name (`GPU/k.cu ->
+    ../CPU/k.cpp` is CUDA to nvcc), so it is scanned as a file of its own, in the language its name gives, under the
+    same size and time limits as any file. `aliases` (real location -> the aliases scanned so far): at most
+    MAX_ALIASES per file are scanned (another_alias), so 10,000 links to one large file are not 10,000 reads of it."""
     try:
         st = os.lstat(abspath)
     except OSError as e:
@@ -359,7 +366,26 @@ def link_problem(abspath: Path, real_root: Path, directories: dict[str, str] | N
         return None if stat.S_ISREG(st.st_mode) else "not a regular file"
     if not target.is_file():
         return "symlink to a non-file"
-    return None
+    return None if aliases is None else another_alias(aliases, os.fspath(target), shown)
+
+
+# How many symlinks to one file are scanned, each under its own name. Real trees alias a shared source a few times (a
+# CPU/GPU twin's `.cu` link; one link per framework binding: pytorch_binding/core.cu, tensorflow_binding/core.cu),
+# and a judge reads each alias as the file its build compiles. A link costs a repository nothing where a copy costs
+# its bytes, so past this bound 10,000 links to one 8 MiB file are not 10,000 reads and parses of it.
+MAX_ALIASES = 8
+
+
+def another_alias(aliases: dict[str, list[str]], target: str, shown: str) -> str | None:
+    """The skip reason for the symlink `shown` to the file `target` when MAX_ALIASES other symlinks to it are scanned
+    already (`aliases`: each target's aliases scanned so far, filled here), else None: the one bound on aliases, for
+    a work tree's listing, a commit's tree (porter.source.read.GitTree) and a history walk's trees alike."""
+    seen = aliases.setdefault(target, [])
+    if len(seen) < MAX_ALIASES:
+        seen.append(shown)
+        return None
+    return (f"more than {MAX_ALIASES} symlinks lead to the same file; the first {MAX_ALIASES} are scanned "
+            f"({seen[0]} ...)")
 
 
 def _git_files(root: Path, skipped: list[Skipped]) -> list[str] | None:

@@ -28,7 +28,7 @@ import operator
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
 
@@ -1330,7 +1330,13 @@ def one_arm_for_braces(data: bytes) -> bytes:
     `if (a) {` / `#endif`, closed once below) read as a compiler reads it: the first arm's body kept, the group's
     directives and every later arm blanked to spaces (newlines kept, so offsets and lines stay). Without it a parser
     that reads every arm sees two `{` for one `}`, and a kernel's extent runs on into the host launcher after it, or
-    the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are."""
+    the kernel is lost. Groups whose arms keep the braces balanced, and one-arm groups, are left as they are.
+
+    A group whose arms are alternative heads of the one body after its `#endif` (`#ifdef __CUDACC__` /
+    `__global__ void k(...)` / `#else` / `void cpu_k(...)` / `#endif` / `{`: one source a C++ compiler builds for
+    the CPU and nvcc for the GPU) is read one arm too: both heads before one body are no function at all to a
+    parser, and the kernel is lost. The arm kept is the one declaring a `__global__` function (only a CUDA/HIP
+    compiler accepts that keyword, so it is the arm the GPU build reads), else the first."""
     if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
@@ -1350,9 +1356,16 @@ def one_arm_for_braces(data: bytes) -> bytes:
 
     out = None
     for g in pp.groups:
-        if len(g.arms) < 2 or not any(delta(a.end_line + 1, a.last) for a in g.arms):
+        if len(g.arms) < 2:
             continue
-        lines = [(a.line, a.end_line) for a in g.arms] + [(a.end_line + 1, a.last) for a in g.arms[1:]]
+        keep = 0
+        if not any(delta(a.end_line + 1, a.last) for a in g.arms):
+            heads = _alternative_heads(code, g, span, total)
+            if heads is None:
+                continue
+            keep = heads
+        lines = [(a.line, a.end_line) for a in g.arms] + [(a.end_line + 1, a.last)
+                                                          for i, a in enumerate(g.arms) if i != keep]
         if g.endif <= pp.total:
             lines.append((g.endif, g.endif))
         for first, last in lines:
@@ -1363,6 +1376,34 @@ def one_arm_for_braces(data: bytes) -> bytes:
                 out = bytearray(data)
             out[a:b] = data[a:b].translate(_TO_SPACE)
     return data if out is None else bytes(out)
+
+
+# What follows a function head: its body's brace (after blanks and newlines).
+_BODY_NEXT = re.compile(rb"[ \t\r\n\f\v]*\{")
+_GLOBAL_WORD = re.compile(rb"\b__global__\b")
+
+
+def _alternative_heads(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int) -> int | None:
+    """The index of the arm to keep when every arm of `g` with code is a function head (a parenthesised declarator,
+    no `;` or braces, its code ending at a `)`), at least two arms have code, and the first code after the
+    `#endif` is `{`: the arm whose head says `__global__`, else the first with code. None when `g` is no such
+    group. (`code`: the file with comments blanked; `span`: lines to byte offsets.)"""
+    if g.endif >= total:
+        return None
+    with_code = []
+    for i, a in enumerate(g.arms):
+        if a.last < a.end_line + 1:
+            continue
+        lo, hi = span(a.end_line + 1, a.last)
+        body = code[lo:hi].strip()
+        if not body:
+            continue
+        if b"(" not in body or not body.endswith(b")") or b";" in body or b"{" in body or b"}" in body:
+            return None  # (a nested group, `#ifdef DEBUG` around one parameter, is read by its own rules)
+        with_code.append((i, _GLOBAL_WORD.search(body) is not None))
+    if len(with_code) < 2 or not _BODY_NEXT.match(code, span(g.endif, g.endif)[1]):
+        return None
+    return next((i for i, kernel in with_code if kernel), with_code[0][0])
 
 
 def preprocessed(sf) -> Preprocessed:

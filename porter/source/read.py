@@ -18,7 +18,8 @@ from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
-from porter.source.discover import Candidate, Discovery, discover, inside_git, language_of, printable, selected
+from porter.source.discover import (Candidate, Discovery, another_alias, discover, inside_git, language_of, printable,
+                                    selected)
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -150,10 +151,13 @@ class GitTree:
                                        size=int(size)))
         if links:
             followed = self._follow(out, [(raw, blob) for _, raw, blob, _ in links])
-            for rel, raw_path, blob, lang in links:
+            aliases: dict[str, list[str]] = {}
+            for rel, raw_path, blob, lang in sorted(links):
                 got = followed.get(raw_path)
                 if got is None:
                     skipped.append(Skipped(rel, "symlink in the git tree: not followed"))
+                elif (problem := another_alias(aliases, os.fsdecode(got[0]), rel)) is not None:
+                    skipped.append(Skipped(rel, problem))
                 else:
                     target, target_blob, size = got
                     files.append(Candidate(rel, Path(os.fsdecode(target)), lang, blob=target_blob, size=size,
