@@ -52,6 +52,9 @@ class PortFacts:
     # C/C++: (line, name) of each macro definition written in a comment, `//#define USE_TEXTURES` (a compile option
     # left off by default: porter.portaware.options)
     options: tuple[tuple[int, str], ...] = ()
+    # A CMake file's (option, CUDA-named switch) pairs: cmake_dependent_option makes the option require the switch
+    # (porter.portaware.scope.cuda_dependent_options)
+    dependent: tuple[tuple[str, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -599,12 +599,13 @@ def _cm_literal_side(lit: str) -> str | None:
 
 
 def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
-                  neutral: frozenset[str] = frozenset(), variants: frozenset[str] = frozenset()
-                  ) -> tuple[bool | None, bool]:
+                  neutral: frozenset[str] = frozenset(), variants: frozenset[str] = frozenset(),
+                  implied: frozenset[str] = frozenset()) -> tuple[bool | None, bool]:
     """A CMake if() condition under one build (three-valued), and whether a ROCm-side test decided any of it.
     `neutral`: ROCm-named switches that both builds set (see neutral_switches): they decide nothing. `variants`:
     variables compared with more than one NVIDIA value (arbor's ARB_GPU "cuda" / "cuda-clang"): a CUDA build may
-    take any of those arms, so each is unknown for it (and false for the ROCm build)."""
+    take any of those arms, so each is unknown for it (and false for the ROCm build). `implied`: switches named for
+    no vendor that only the CUDA build can turn on (cuda_dependent_options): read as CUDA-named switches."""
     toks = list(args)
     vendor = False
 
@@ -636,6 +637,8 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
                    "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "IN_LIST", "STRLESS", "STRGREATER"):
             return None, i + 3
         s = _cm_var_side(t) if t not in neutral else None
+        if s is None and t in implied:
+            s = CUDA
         if s == ROCM:
             vendor = True
             return build == ROCM, i + 1
@@ -687,6 +690,32 @@ def cuda_twins_tested(names: Iterable[str], tested: Iterable[str]) -> frozenset[
 
 
 _CM_COMPARE = frozenset({"STREQUAL", "MATCHES", "EQUAL"})
+
+
+def cuda_dependent_options(cmds: list[CMakeCommand]) -> list[tuple[str, str]]:
+    """(option, CUDA-named switch) for each `cmake_dependent_option(<option> <doc> <value> <depends> <force>)` whose
+    conditions require that switch. CMake makes such an option a plain variable holding <force> (hiding any cache
+    value) whenever one of the `;`-separated <depends> conditions is false
+    (https://cmake.org/cmake/help/latest/module/CMakeDependentOption.html): GauXC's
+    `cmake_dependent_option(GAUXC_ENABLE_NCCL "..." OFF "GAUXC_ENABLE_CUDA" OFF)` is OFF in every build without
+    GAUXC_ENABLE_CUDA. A condition is read only when it is bare names joined by AND (`MGE_WITH_CUDA`,
+    `A AND USE_CUDA`); one with OR, NOT, parentheses or a comparison requires nothing here
+    (`GAUXC_ENABLE_CUDA OR GAUXC_ENABLE_HIP` lets the HIP build turn GAUXC_ENABLE_MAGMA on)."""
+    out: list[tuple[str, str]] = []
+    for c in cmds:
+        if c.name != "cmake_dependent_option" or len(c.args) < 5:
+            continue
+        option = c.args[0]
+        for cond in c.args[3].split(";"):
+            toks = cond.split()
+            names = toks[0::2]
+            if not toks or len(toks) % 2 == 0 or any(t.upper() != "AND" for t in toks[1::2]):
+                continue
+            if any(not re.fullmatch(r"[A-Za-z_][\w.+-]*", n) or n.upper() in ("NOT", "OR", "AND") for n in names):
+                continue
+            # (a found-test, CUDAToolkit_FOUND, is no build switch: a ROCm build may find CUDA too)
+            out.extend((option, n) for n in names if _cm_var_side(n) == CUDA and n != option and not _CM_FOUND.search(n))
+    return out
 
 
 def _chooses_cuda(c: CMakeCommand) -> bool:
@@ -744,14 +773,16 @@ def neutral_switches(cmds: list[CMakeCommand]) -> frozenset[str]:
 _QUIET_PROBE = re.compile(r"(?i)CUDA|CUDAToolkit")
 
 
-def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
+def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (), implied: Iterable[str] = ()
                      ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
     (start, end, side, guard line) for findings in the CMake file itself. `paired_elsewhere`: CUDA switches whose
     ROCm twin another CMake file of the repository tests (deepmd-kit's op/pt tests USE_CUDA_TOOLKIT, its parent
-    USE_ROCM_TOOLKIT)."""
+    USE_ROCM_TOOLKIT). `implied`: options only the CUDA build can turn on (cuda_dependent_options; GauXC's
+    GAUXC_ENABLE_NCCL): each is a paired CUDA switch of its own."""
     cmds = cmake_commands(text)
-    paired_elsewhere = frozenset(paired_elsewhere)
+    implied = frozenset(implied)
+    paired_elsewhere = frozenset(paired_elsewhere) | implied
     neutral = neutral_switches(cmds)
     variants = cuda_variants(cmds)
     has_rocm = bool(paired_elsewhere) or any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False, neutral)[1]
@@ -781,8 +812,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
     for c in cmds:
         if c.name == "if":
             mark(c.line)
-            cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants)
-            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants)
+            cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied)
+            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied)
             # A test that the CUDA toolkit was found (`if(CUDAToolkit_FOUND)`, `if(TARGET CUDA::cufft)` beside
             # `if(TARGET roc::rocfft)`) in a file that also tests a ROCm name is the CUDA build's fork: the ROCm
             # build takes its own arm, so the CUDA arm is a guard like a paired switch's. A plain switch such as
@@ -801,8 +832,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = ()
             if c.name == "else":
                 cv = rv = True
             else:
-                cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants)
-                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants)
+                cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied)
+                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied)
                 if vend or vend2:
                     f["guard"] = f["guard"] or c.line
             arm_c = tri_and(tri_not(f["cuda_taken"]), cv)

@@ -61,7 +61,8 @@ from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
                                     build_twin_names, cmake_commands, cmake_twin_variables,
-                                    cmake_module_uses, cmake_references, component_twins, cuda_language_enables, cuda_language_spans,
+                                    cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
+                                    cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
@@ -217,7 +218,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-16"
+FACTS_VERSION = b"portaware-facts-17"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -260,7 +261,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          tested=tuple(cmake_tested(text)) + own_project,
                          language_spans=tuple(cuda_language_spans(text)),
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
-                         modules=tuple(cmake_module_uses(cmds)))
+                         modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
@@ -441,14 +442,24 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # USE_CUDA_TOOLKIT, source/ USE_ROCM_TOOLKIT) is read again knowing the pair: its CUDA arms are guards too.
     cm_tested = {p: f.tested for p, f in facts.items() if f.tested}
     everywhere = {n for names in cm_tested.values() for n in names}
-    for path, names in sorted(cm_tested.items()):
+    # An option cmake_dependent_option makes require a CUDA switch whose ROCm twin the repository tests (GauXC's
+    # GAUXC_ENABLE_NCCL on GAUXC_ENABLE_CUDA, beside GAUXC_ENABLE_HIP) is off in every ROCm build: a CUDA-build
+    # switch like its own, in every CMake file that tests it.
+    implied = sorted({o for f in facts.values() for o, sw in f.dependent if cuda_twins_tested((sw,), everywhere)})
+    for path in sorted(set(cm_tested) | {p for p in facts if files[p].language == "cmake"}):
+        names = cm_tested.get(path, ())
         extra = cuda_twins_tested(names, everywhere) - cuda_twins_tested(names, names)
-        if not extra:
+        if not extra and not implied:
             continue
         data = _read(source, files[path], limit, held)
         if data is None:
             continue
-        refs, regions = cmake_references(path, data.decode("utf-8", "replace"), extra)
+        text = data.decode("utf-8", "replace")
+        mine = build_names(text, implied) if implied else set()
+        if not extra and not mine:
+            continue
+        refs, regions = cmake_references(path, text, extra, mine)
+        regions = [*regions, *cmake_twin_variables(text)]  # as file_facts reads them
         facts[path] = dataclasses.replace(facts[path], refs=tuple((r.target, r.side, r.where, r.twin) for r in refs),
                                           regions=tuple(regions))
         pm.cmake_regions[path] = list(regions)
