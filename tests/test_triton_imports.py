@@ -104,3 +104,10 @@ def test_the_walk_stops_at_the_depth_limit():
     k = Kernel("k.py", 1, 5, "k", "k", facts=KernelFacts(lines=5, triton=TritonFacts(calls=(("m0.f", 3),))),
                language="triton")
     assert [h.path for h in imported_helpers(k, index)] == ["m0.py", "m1.py", "m2.py", "m3.py"]
+
+
+def test_a_module_helpers_legacy_libdevice_makes_the_kernel_a_fix_at_its_call(analysed):
+    # the kernl shape (issue 27, heldout14): `act.gelu(acc)` with gelu calling Triton 2.0's tl.libdevice.erf
+    assert reached(analysed, "k_gelu") == [("pkg.ops.activations.gelu (pkg/ops/activations.py:25)", 56, ((25, 27),))]
+    assert kernel(analysed, "k_gelu").facts.triton.all_uses == (TritonUse("legacy-libdevice", "tl.libdevice.erf", 56),)
+    assert checks(analysed, "k_gelu") == {("triton-legacy-libdevice", "fix", (56,))}

@@ -151,6 +151,11 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
         add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
                                  " the CUDA backend's language extras (language.extra.cuda)",
             [u.line for u in extras])
+    if "legacy-libdevice" in uses:
+        names = sorted({u.name for u in uses["legacy-libdevice"]})
+        add("triton-legacy-libdevice", f"calls {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}: Triton 2.0's"
+                                       " tl.libdevice, which no Triton release with an AMD backend has (use tl.math"
+                                       " or triton.language.extra.libdevice)", [u.line for u in uses["legacy-libdevice"]])
     if "host-tma" in uses:
         names = sorted({u.name for u in uses["host-tma"]})
         add("triton-host-tma", f"uses {', '.join(names)}; {target.name} has no TMA", [u.line for u in uses["host-tma"]])

@@ -40,6 +40,10 @@ HOST_TMA = frozenset({"_experimental_descriptor_load", "_experimental_descriptor
 TENSOR_DESCRIPTOR = frozenset({"make_tensor_descriptor", "_experimental_make_tensor_descriptor",
                                "load_tensor_descriptor", "store_tensor_descriptor"})
 _TL_PREFIXES = ("tl", "triton.language", "language", "tl.core", "triton.language.core")
+# Triton 2.0's `tl.libdevice` namespace (NVIDIA's libdevice.10.bc): renamed tl.math in 2.1 and later moved to
+# triton.language.extra.libdevice, so no Triton release with an AMD backend has it (AttributeError when the kernel
+# compiles). https://github.com/triton-lang/triton/pull/562, https://github.com/triton-lang/triton/pull/1368
+_LEGACY_LIBDEVICE = frozenset({"tl.libdevice", "triton.language.libdevice"})
 _BLOCK_NAME = re.compile(r"(?i)^(?:BLOCK|TILE)(?:_?SIZE)?_?([MNK])$")
 _FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
 # Imports from the CUDA backend's language extras: Triton's own `triton.language.extra.cuda`, and the same namespace
@@ -523,6 +527,9 @@ class _File:
             head, tail = _last(dotted)
             if f.type == "identifier" and _text(f) in self.cuda_aliases:
                 uses.append(TritonUse("cuda-extra", dotted, line))
+            if head in _LEGACY_LIBDEVICE:
+                uses.append(TritonUse("legacy-libdevice", dotted, line))
+                continue
             triton_op = head in _TL_PREFIXES or head == "" or head.endswith("language")
             if not triton_op and tail not in HOST_TMA | TENSOR_DESCRIPTOR:
                 continue
