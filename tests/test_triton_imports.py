@@ -111,3 +111,11 @@ def test_a_module_helpers_legacy_libdevice_makes_the_kernel_a_fix_at_its_call(an
     assert reached(analysed, "k_gelu") == [("pkg.ops.activations.gelu (pkg/ops/activations.py:25)", 56, ((25, 27),))]
     assert kernel(analysed, "k_gelu").facts.triton.all_uses == (TritonUse("legacy-libdevice", "tl.libdevice.erf", 56),)
     assert checks(analysed, "k_gelu") == {("triton-legacy-libdevice", "fix", (56,))}
+
+
+def test_a_helper_its_module_defines_twice_under_a_condition_is_not_followed(analysed):
+    # safe_dot is PTX asm under `if IS_BLACKWELL:` and a plain tl.dot otherwise (fla's ops/utils/op.py shape)
+    k = kernel(analysed, "k_safe_dot")
+    assert k.facts.triton.calls == (("pkg.ops.activations.safe_dot", 64),)
+    assert k.facts.triton.imported == ()
+    assert [v.verdict for v in k.verdicts] == ["ok"]

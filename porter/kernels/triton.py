@@ -241,6 +241,7 @@ class _File:
 
     def measure(self) -> tuple[list[Kernel], list[Launch]]:
         jitted: dict[str, tuple[object, object, list[tuple[str, object]]]] = {}
+        defined: dict[str, int] = {}
         # A wrapper module that only launches (`k[grid](..., num_warps=8)`) need not say `triton`.
         for d in _walk(self.root, frozenset({"decorated_definition"})) if b"triton" in self.sf.data else ():
             fn = d.child_by_field_name("definition")
@@ -249,7 +250,9 @@ class _File:
             decorators = [(self._decorator_name(c), c) for c in d.children if c.type == "decorator"]
             if not any(self._is_jit(name) for name, _ in decorators):
                 continue
-            jitted.setdefault(_text(fn.child_by_field_name("name")), (d, fn, decorators))
+            name = _text(fn.child_by_field_name("name"))
+            jitted.setdefault(name, (d, fn, decorators))
+            defined[name] = defined.get(name, 0) + 1
         launches, launch_nodes = self._launches(set(jitted))
         launched = {l.kernel for l in launches}
         calls = {name: self._called_names(fn) for name, (_, fn, _) in jitted.items()}
@@ -265,8 +268,10 @@ class _File:
             kernels.append(self._kernel(name, d, fn, decorators, jitted, helpers, calls,
                                         [site for site in launch_nodes if site[0].kernel == name]))
         kernels.sort()
-        if self.imports or jitted:
-            self.exported = [self._exported(name, jitted, helpers, calls) for name in sorted(jitted)]
+        # A name defined more than once (`if IS_BLACKWELL: def safe_dot ... else: def safe_dot ...`) is not
+        # exported: which definition a build runs depends on a condition read at import time, and taking one
+        # would give importing kernels the facts of a branch AMD may never take.
+        self.exported = [self._exported(name, jitted, helpers, calls) for name in sorted(jitted) if defined[name] == 1]
         return kernels, sorted(launches)
 
     def _exported(self, name, jitted, helpers, calls) -> TritonHelper:
