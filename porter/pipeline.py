@@ -29,13 +29,14 @@ from porter.budget import DEADLINE_KIND, Budget, Overrun, Pool, run_stage, stage
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
-from porter.kernels.triton import measure_python as measure_triton
+from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
 from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
 from porter.model import FileResult, ScanResult, ScanStats, Skipped
+from porter.model.kernel import TritonHelper
 from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
@@ -1074,9 +1075,10 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
     kern = tuple(measure(sf, st.constants, st.alternatives)) if language == "cuda" else ()
     helpers = device_helpers(sf, st.constants, st.build_names) if language == "cuda" else ()
     launch_list = tuple(launches.launches(sf)) if language == "cuda" else ()
+    triton_helpers: tuple[TritonHelper, ...] = ()
     if language == "python" and (b"triton" in data or b"num_warps" in data):  # Triton: other files pay nothing
-        triton_kernels, triton_launches = measure_triton(sf)
-        kern, launch_list = tuple(triton_kernels), tuple(triton_launches)
+        triton_kernels, triton_launches, jit_functions = measure_triton(sf)
+        kern, launch_list, triton_helpers = tuple(triton_kernels), tuple(triton_launches), tuple(jit_functions)
     port = None
     # The port-status stage's facts of this file from this read and parse (it would read and parse it again);
     # Python files only where that stage looks (findings, kernels, setup.py).
@@ -1099,6 +1101,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         helpers=helpers,
         includes=file_includes(sf) if language == "cuda" else (),
         complex_aliases=complex_aliases_of(data) if language == "cuda" else (),
+        triton_helpers=triton_helpers,
         port_facts=port,
     )
 

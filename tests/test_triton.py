@@ -56,7 +56,8 @@ def test_the_jit_functions_that_are_launched_or_stand_alone_are_the_kernels(anal
         ("ptx_kernel", 102, 106, "triton"), ("libdevice_kernel", 111, 114, "triton"), ("tma_kernel", 119, 122, "triton"),
         ("descriptor_kernel", 127, 130, "triton"), ("cluster_kernel", 135, 139, "triton"),
         ("norm_kernel", 169, 171, "triton"), ("xent_kernel", 176, 178, "triton"),
-        ("single_config_kernel", 192, 195, "triton"), ("opt_in_descriptor_kernel", 201, 209, "triton")]
+        ("single_config_kernel", 192, 195, "triton"), ("opt_in_descriptor_kernel", 201, 209, "triton"),
+            ("legacy_libdevice_kernel", 215, 218, "triton"), ("math_kernel", 223, 226, "triton")]
     assert set(EXPECTED) == {k.name for k in analysed.kernels}
 
 
@@ -214,3 +215,10 @@ def test_only_triton_jit_functions_are_kernels_for_findings():
     src = b"import triton\nfrom numba import jit\n\n\n@jit\ndef f(x):\n    return x\n\n\n@triton.jit\ndef k(x):\n    x[0] = 1\n"
     sf = parse("e.py", "python", src)
     assert [(f.name, f.is_kernel) for f in sf.functions] == [("f", False), ("k", True)]
+
+
+def test_triton_2_0_libdevice_calls_are_recorded_at_their_line_and_tl_math_is_not(analysed):
+    assert kernel(analysed, "legacy_libdevice_kernel").facts.triton.uses == (
+        TritonUse("legacy-libdevice", "tl.libdevice.erf", 218),
+        TritonUse("legacy-libdevice", "triton.language.libdevice.tanh", 218))
+    assert kernel(analysed, "math_kernel").facts.triton.uses == ()

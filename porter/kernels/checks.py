@@ -109,7 +109,7 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     if ctas:
         add("triton-num-ctas", "num_ctas > 1: thread-block clusters, which the AMD backend rejects", ctas)
     uses: dict[str, list] = {}
-    for u in t.uses:
+    for u in t.all_uses:
         uses.setdefault(u.kind, []).append(u)
     fp8 = uses.get("fp8", [])
     ocp = [u for u in fp8 if u.name in FP8_OCP]
@@ -126,12 +126,12 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
         add("triton-fp8-fnuz", f"{names} (FNUZ FP8) on {target.name}: " + (
             "native here" if target.get("fp8_fnuz") else "OCP FP8 is native here: use tl.float8e4nv / tl.float8e5"),
             [u.line for u in fnuz])
-    tf32 = [d for d in t.dots if d.input_precision in ("tf32", "tf32x3")]
+    tf32 = [d for d in t.all_dots if d.input_precision in ("tf32", "tf32x3")]
     if tf32:
         add("triton-tf32", f"tl.dot input_precision=\"{tf32[0].input_precision}\" on {target.name} ({target.gfx}): "
                            + _no_tf32(target) + "; the AMD backend rejects it: use \"ieee\" (or bf16x3)",
             [d.line for d in tf32])
-    allow = [d for d in t.dots if d.input_precision == "allow_tf32"]
+    allow = [d for d in t.all_dots if d.input_precision == "allow_tf32"]
     if allow:
         add("triton-allow-tf32", f"tl.dot allow_tf32=True on {target.name} ({target.gfx}): " + _no_tf32(target)
                                  + "; the dot silently runs in IEEE FP32", [d.line for d in allow])
@@ -151,6 +151,11 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
         add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
                                  " the CUDA backend's language extras (language.extra.cuda)",
             [u.line for u in extras])
+    if "legacy-libdevice" in uses:
+        names = sorted({u.name for u in uses["legacy-libdevice"]})
+        add("triton-legacy-libdevice", f"calls {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}: Triton 2.0's"
+                                       " tl.libdevice, which no Triton release with an AMD backend has (use tl.math"
+                                       " or triton.language.extra.libdevice)", [u.line for u in uses["legacy-libdevice"]])
     if "host-tma" in uses:
         names = sorted({u.name for u in uses["host-tma"]})
         add("triton-host-tma", f"uses {', '.join(names)}; {target.name} has no TMA", [u.line for u in uses["host-tma"]])

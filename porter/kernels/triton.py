@@ -21,7 +21,7 @@ import re
 from typing import Iterable
 
 from porter.model.kernel import (DeviceFunction, Kernel, KernelFacts, Launch, TritonConfig, TritonDot, TritonFacts,
-                                 TritonUse, Unresolved)
+                                 TritonHelper, TritonUse, Unresolved)
 from porter.source.parse import SourceFile
 from porter.source.parse_queries import descendants
 
@@ -40,6 +40,10 @@ HOST_TMA = frozenset({"_experimental_descriptor_load", "_experimental_descriptor
 TENSOR_DESCRIPTOR = frozenset({"make_tensor_descriptor", "_experimental_make_tensor_descriptor",
                                "load_tensor_descriptor", "store_tensor_descriptor"})
 _TL_PREFIXES = ("tl", "triton.language", "language", "tl.core", "triton.language.core")
+# Triton 2.0's `tl.libdevice` namespace (NVIDIA's libdevice.10.bc): renamed tl.math in 2.1 and later moved to
+# triton.language.extra.libdevice, so no Triton release with an AMD backend has it (AttributeError when the kernel
+# compiles). https://github.com/triton-lang/triton/pull/562, https://github.com/triton-lang/triton/pull/1368
+_LEGACY_LIBDEVICE = frozenset({"tl.libdevice", "triton.language.libdevice"})
 _BLOCK_NAME = re.compile(r"(?i)^(?:BLOCK|TILE)(?:_?SIZE)?_?([MNK])$")
 _FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
 # Imports from the CUDA backend's language extras: Triton's own `triton.language.extra.cuda`, and the same namespace
@@ -71,9 +75,18 @@ def hopper_extra(name: str) -> str | None:
 
 def measure_python(sf: SourceFile) -> tuple[list[Kernel], list[Launch]]:
     """The Triton kernels of a parsed Python file with their facts, and the file's Triton launch sites."""
+    kernels, launches, _ = measure_python_file(sf)
+    return kernels, launches
+
+
+def measure_python_file(sf: SourceFile) -> tuple[list[Kernel], list[Launch], list[TritonHelper]]:
+    """measure_python, and the file's jit functions as kernels in other modules that import them see them
+    (porter.kernels.triton_imports)."""
     if sf.root is None or (b"triton" not in sf.data and b"num_warps" not in sf.data):
-        return [], []
-    return _File(sf).measure()
+        return [], [], []
+    f = _File(sf)
+    kernels, launches = f.measure()
+    return kernels, launches, f.exported
 
 
 def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[Launch]) -> TritonFacts:
@@ -148,6 +161,64 @@ class _File:
         for f in _walk(self.root, frozenset({"function_definition"})):
             name = _text(f.child_by_field_name("name"))
             self.functions.setdefault(name, f)
+        self.imports = self._import_bindings() if b"import" in sf.data else {}
+        self.exported: list[TritonHelper] = []
+        self._facts_of: dict[int, tuple[list[TritonDot], list[TritonUse]]] = {}
+
+    def _import_bindings(self) -> dict[str, str]:
+        """The names the file's imports bind, each with what it names: `pkg.mod` / `pkg.mod.f` for an absolute
+        import, `dir/of/this/file:.mod.f` for a relative one (the leading dots as written), which
+        porter.kernels.triton_imports resolves against the project's files. `import a.b` binds `a` to `a`; a star
+        import binds nothing (what it brings is not written here). Triton's own modules are left out: its language
+        functions are judged by name (porter.kernels.checks), and following them into Triton's source (a scan of
+        Triton itself) would give every kernel the internals of the language."""
+        here = self.sf.path.rsplit("/", 1)[0] if "/" in self.sf.path else ""
+        out: dict[str, str] = {}
+        for node in _walk(self.root, frozenset({"import_statement", "import_from_statement"})):
+            if node.type == "import_statement":
+                for item in node.named_children:
+                    if item.type == "dotted_name":
+                        out[_text(item).split(".", 1)[0]] = _text(item).split(".", 1)[0]
+                    elif item.type == "aliased_import":
+                        alias = item.child_by_field_name("alias")
+                        if alias is not None:
+                            out[_text(alias)] = _dotted(item.child_by_field_name("name"))
+                continue
+            module = node.child_by_field_name("module_name")
+            if module is None:
+                continue
+            base = _dotted(module)
+            if module.type == "relative_import":
+                base = f"{here}:{base}"
+            for item in node.children_by_field_name("name"):
+                local, name = (item.child_by_field_name("alias"), item.child_by_field_name("name")) \
+                    if item.type == "aliased_import" else (item, item)
+                if local is None or name is None:
+                    continue
+                out[_text(local)] = base + ("" if base.endswith(".") else ".") + _dotted(name)
+        return {k: v for k, v in out.items() if v.split(".", 1)[0] != "triton"}
+
+    def _imported_calls(self, fn) -> list[tuple[str, int]]:
+        """(import target, line) of the calls in `fn` through the file's imports: `f(...)` with `f` imported,
+        `m.f(...)` / `pkg.mod.f(...)` with the leading name imported. A name the file defines itself is its own."""
+        out = []
+        for call in _walk(fn, frozenset({"call"})):
+            f = call.child_by_field_name("function")
+            if f is None or f.type not in ("identifier", "attribute"):
+                continue
+            dotted = _dotted(f)
+            head, _, rest = dotted.partition(".")
+            if head not in self.imports or head in self.functions or not all(p.isidentifier() for p in
+                                                                             dotted.split(".")):
+                continue
+            out.append((self.imports[head] + ("." + rest if rest else ""), call.start_point.row + 1))
+        return out
+
+    def _facts(self, body) -> tuple[list[TritonDot], list[TritonUse]]:
+        key = body.start_byte
+        if key not in self._facts_of:
+            self._facts_of[key] = self._body_facts(body, _opt_in_flags(body))
+        return self._facts_of[key]
 
     def _cuda_extra_aliases(self) -> frozenset[str]:
         """Names bound by imports from a language.extra.cuda module (`libdevice`, `tid`, or an alias)."""
@@ -170,6 +241,7 @@ class _File:
 
     def measure(self) -> tuple[list[Kernel], list[Launch]]:
         jitted: dict[str, tuple[object, object, list[tuple[str, object]]]] = {}
+        defined: dict[str, int] = {}
         # A wrapper module that only launches (`k[grid](..., num_warps=8)`) need not say `triton`.
         for d in _walk(self.root, frozenset({"decorated_definition"})) if b"triton" in self.sf.data else ():
             fn = d.child_by_field_name("definition")
@@ -178,7 +250,9 @@ class _File:
             decorators = [(self._decorator_name(c), c) for c in d.children if c.type == "decorator"]
             if not any(self._is_jit(name) for name, _ in decorators):
                 continue
-            jitted.setdefault(_text(fn.child_by_field_name("name")), (d, fn, decorators))
+            name = _text(fn.child_by_field_name("name"))
+            jitted.setdefault(name, (d, fn, decorators))
+            defined[name] = defined.get(name, 0) + 1
         launches, launch_nodes = self._launches(set(jitted))
         launched = {l.kernel for l in launches}
         calls = {name: self._called_names(fn) for name, (_, fn, _) in jitted.items()}
@@ -194,7 +268,28 @@ class _File:
             kernels.append(self._kernel(name, d, fn, decorators, jitted, helpers, calls,
                                         [site for site in launch_nodes if site[0].kernel == name]))
         kernels.sort()
+        # A name defined more than once (`if IS_BLACKWELL: def safe_dot ... else: def safe_dot ...`) is not
+        # exported: which definition a build runs depends on a condition read at import time, and taking one
+        # would give importing kernels the facts of a branch AMD may never take.
+        self.exported = [self._exported(name, jitted, helpers, calls) for name in sorted(jitted) if defined[name] == 1]
         return kernels, sorted(launches)
+
+    def _exported(self, name, jitted, helpers, calls) -> TritonHelper:
+        """A jit function of this file as a kernel of another module that imports it sees it: its body and the
+        same-file helpers it reaches, with their dots, features and calls through this file's imports."""
+        reached = [name] + _reached(name, calls, helpers | {name})
+        dots, uses, imported = [], [], []
+        for h in reached:
+            d_, u_ = self._facts(jitted[h][1])
+            dots += d_
+            uses += u_
+            imported += self._imported_calls(jitted[h][1])
+        d = jitted[name][0]
+        return TritonHelper(name, d.start_point.row + 1, d.end_point.row + 1,
+                            tuple((jitted[h][0].start_point.row + 1, jitted[h][0].end_point.row + 1) for h in reached),
+                            tuple(sorted(dots, key=lambda x: x.line)),
+                            tuple(sorted(set(uses), key=lambda u: (u.line, u.kind, u.name))),
+                            _first_lines(imported))
 
     def _decorator_name(self, decorator) -> str:
         expr = decorator.named_children[0] if decorator.named_children else None
@@ -235,21 +330,15 @@ class _File:
                     if key:
                         heuristics.append(key)
         # The helpers this kernel reaches, transitively (their bodies count as the kernel's).
-        reached, todo = [], [name]
-        seen = {name}
-        while todo:
-            for c in sorted(calls.get(todo.pop(), ())):
-                if c in helpers and c not in seen:
-                    seen.add(c)
-                    reached.append(c)
-                    todo.append(c)
+        reached = _reached(name, calls, helpers)
         bodies = [fn] + [jitted[h][1] for h in reached]
         launches = [cfg for _, cfg in launch_sites]
-        dots, uses = [], []
+        dots, uses, imported = [], [], []
         for body in bodies:
-            d_, u_ = self._body_facts(body, _opt_in_flags(body))
+            d_, u_ = self._facts(body)
             dots += d_
             uses += u_
+            imported += self._imported_calls(body)
         shape = _dot_shape(params)
         sizes = _dot_sizes(shape, configs + launches, defaults)
         dots = [TritonDot(x.line, shape if not x.scaled else (), sizes if not x.scaled else (), x.input_precision,
@@ -263,6 +352,7 @@ class _File:
             launches=tuple(sorted(launches, key=lambda c: c.line)),
             dots=tuple(dots),
             uses=tuple(uses),
+            calls=_first_lines(imported),
         )
         start, end = d.start_point.row + 1, d.end_point.row + 1
         device = tuple(sorted((DeviceFunction(h, jitted[h][0].start_point.row + 1, jitted[h][0].end_point.row + 1)
@@ -442,6 +532,9 @@ class _File:
             head, tail = _last(dotted)
             if f.type == "identifier" and _text(f) in self.cuda_aliases:
                 uses.append(TritonUse("cuda-extra", dotted, line))
+            if head in _LEGACY_LIBDEVICE:
+                uses.append(TritonUse("legacy-libdevice", dotted, line))
+                continue
             triton_op = head in _TL_PREFIXES or head == "" or head.endswith("language")
             if not triton_op and tail not in HOST_TMA | TENSOR_DESCRIPTOR:
                 continue
@@ -506,6 +599,27 @@ class _File:
                                tuple(sorted(k for k in tuning if k in AMD_OPTIONS)), branch=branch)
             sites.append((launch, cfg))
         return out, sites
+
+
+def _reached(name: str, calls: dict[str, set[str]], helpers: set[str]) -> list[str]:
+    """The same-file helpers a jit function reaches, transitively, each once (a call cycle ends)."""
+    reached, todo = [], [name]
+    seen = {name}
+    while todo:
+        for c in sorted(calls.get(todo.pop(), ())):
+            if c in helpers and c not in seen:
+                seen.add(c)
+                reached.append(c)
+                todo.append(c)
+    return reached
+
+
+def _first_lines(calls: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """Each call target once, at its first line, in line order."""
+    first: dict[str, int] = {}
+    for target, line in calls:
+        first[target] = min(line, first.get(target, line))
+    return tuple(sorted(first.items(), key=lambda c: (c[1], c[0])))
 
 
 def _launched(value):

@@ -21,6 +21,7 @@ from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
 from porter.kernels.launch_config import remote_launches
+from porter.kernels import triton_imports
 from porter.kernels.triton import with_remote_launches
 from porter.model import AnalysedTarget, Kernel, KernelAnalysisSummary, ScanResult
 from porter.model.finding import Severity
@@ -424,6 +425,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
     complex_types: frozenset[str] | None = None  # the repository's CUDA complex type names, when a kernel asks
+    modules: triton_imports.ModuleIndex | None = None  # the project's Python jit functions, when a kernel imports
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     for k in kernels:
         if k.facts is None:
@@ -431,8 +433,14 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
             continue
         walked = k
         if k.facts.triton is not None:
-            # A Triton launch has no CUDA grid/block to fold: other files' launches bring their keywords instead.
-            facts = dataclasses.replace(k.facts, triton=with_remote_launches(k.facts.triton, k,
+            # A Triton launch has no CUDA grid/block to fold: other files' launches bring their keywords instead;
+            # jit functions it imports from other modules of the project bring their facts (triton_imports).
+            triton = k.facts.triton
+            if triton.calls:
+                if modules is None:
+                    modules = triton_imports.ModuleIndex(result.files)
+                triton = triton_imports.with_imported(k, modules) or triton
+            facts = dataclasses.replace(k.facts, triton=with_remote_launches(triton, k,
                                                                             launches_by_name.get(k.name, [])))
         else:
             sites, unknown = remote_launches(k, launches_by_name.get(k.name, []), defined.get(k.name, 1))
@@ -458,6 +466,11 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                     complex_types = complex_names(result.files)
                 facts = with_complex_products(facts, complex_types)
         reached = []
+        if facts.triton is not None:
+            # findings inside an imported jit function are the kernel's, at the call that reaches it
+            for h in facts.triton.imported:
+                reached.extend((f, (h.where, h.call_line)) for f in findings_by_path.get(h.path, ())
+                               if any(a <= f.line <= b for a, b in h.spans))
         if index is not None and k.facts.triton is None:
             for span in helper_spans(walked, index):
                 # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it

@@ -418,8 +418,8 @@ class TritonDot:
 
 @dataclass(frozen=True)
 class TritonUse:
-    """A Triton feature the kernel uses, by kind: atomic, fp8, inline-asm, cuda-extra, tensor-descriptor,
-    host-tma, system-atomic."""
+    """A Triton feature the kernel uses, by kind: atomic, fp8, inline-asm, cuda-extra, legacy-libdevice,
+    tensor-descriptor, host-tma, system-atomic."""
 
     kind: str
     name: str
@@ -427,6 +427,53 @@ class TritonUse:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "line": self.line}
+
+
+@dataclass(frozen=True)
+class TritonHelper:
+    """A `@triton.jit` function of one Python file as Triton kernels in other modules of the project see it
+    (porter.kernels.triton_imports follows their imports into it): where it and the same-file jit functions it calls
+    are written, the tl.dot calls and Triton features of those bodies (lines of its own file), and the calls those
+    bodies make through the file's imports (`pkg.mod.f`, or `dir/of/file:.mod.f` for a relative import)."""
+
+    name: str
+    line: int
+    end_line: int
+    spans: tuple[tuple[int, int], ...] = ()  # its own definition's lines first, then each same-file helper's
+    dots: tuple[TritonDot, ...] = ()
+    uses: tuple[TritonUse, ...] = ()
+    calls: tuple[tuple[str, int], ...] = ()  # (import target, line)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "line": self.line, "end_line": self.end_line,
+                "spans": [list(s) for s in self.spans], "dots": [d.to_dict() for d in self.dots],
+                "uses": [u.to_dict() for u in self.uses], "calls": [list(c) for c in self.calls]}
+
+
+@dataclass(frozen=True)
+class ImportedHelper:
+    """A jit function of another module of the project that a Triton kernel reaches through imports (set by kernel
+    analysis, never by measuring): the chain of calls from the kernel, where the helper is written (its file, its
+    lines and its same-file helpers'), the kernel-file line of the first call of the chain, and its dots and
+    features (lines of its own file)."""
+
+    chain: tuple[str, ...]
+    path: str
+    spans: tuple[tuple[int, int], ...]
+    call_line: int
+    dots: tuple[TritonDot, ...] = ()
+    uses: tuple[TritonUse, ...] = ()
+
+    @property
+    def line(self) -> int:
+        return self.spans[0][0]
+
+    @property
+    def where(self) -> str:
+        return f"{' → '.join(self.chain)} ({self.path}:{self.line})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"chain": list(self.chain), "path": self.path, "line": self.line, "call_line": self.call_line}
 
 
 @dataclass(frozen=True)
@@ -444,6 +491,27 @@ class TritonFacts:
     # Set by kernel analysis, never by measuring: launches of this kernel written in other files (replaced on
     # each analysis, so analysing twice gives the same facts).
     remote_launches: tuple[TritonConfig, ...] = ()
+    # Measured, not serialised: the kernel's calls (import target, line) through its file's imports into what may
+    # be a jit function of another module of the project (porter.kernels.triton_imports resolves them).
+    calls: tuple[tuple[str, int], ...] = ()
+    # Set by kernel analysis (replaced on each analysis): the jit functions of other modules those calls reach.
+    imported: tuple[ImportedHelper, ...] = ()
+
+    @property
+    def all_uses(self) -> tuple[TritonUse, ...]:
+        """The kernel's own Triton features and those of the jit functions it imports, the latter at the
+        kernel-file line that calls into them (a line of another file would point into the wrong source)."""
+        if not self.imported:
+            return self.uses
+        moved = {replace(u, line=h.call_line) for h in self.imported for u in h.uses}
+        return self.uses + tuple(sorted(moved - set(self.uses), key=lambda u: (u.line, u.kind, u.name)))
+
+    @property
+    def all_dots(self) -> tuple[TritonDot, ...]:
+        """The kernel's own tl.dot calls and those of the jit functions it imports (at the calling line)."""
+        if not self.imported:
+            return self.dots
+        return self.dots + tuple(replace(d, line=h.call_line) for h in self.imported for d in h.dots)
 
     @property
     def tuned(self) -> tuple[TritonConfig, ...]:
@@ -456,11 +524,16 @@ class TritonFacts:
         return tuple(sorted({w for c in self.tuned for w in c.num_warps}))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"decorators": list(self.decorators), "constexpr_parameters": list(self.constexpr_parameters),
+        d: dict[str, Any] = {
+                "decorators": list(self.decorators), "constexpr_parameters": list(self.constexpr_parameters),
                 "configs": [c.to_dict() for c in self.configs], "heuristics": list(self.heuristics),
                 "launches": [c.to_dict() for c in self.launches + self.remote_launches],
                 "dots": [d.to_dict() for d in self.dots],
                 "uses": [u.to_dict() for u in self.uses], "num_warps": list(self.num_warps)}
+        if self.imported:
+            d["imported"] = [h.to_dict() for h in self.imported]
+            d["imported_uses"] = [u.to_dict() for u in self.all_uses[len(self.uses):]]
+        return d
 
 
 @dataclass(frozen=True)
