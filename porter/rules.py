@@ -154,7 +154,7 @@ def _load_rule(path: Path, base: Path, linear: bool | None, budget: Budget | Non
 
 
 # Pattern options whose value is a regular expression (any pattern kind, at any depth).
-REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tensor_matches"})
+REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tensor_matches", "later", "not_later"})
 
 
 def _is_shipped(path: Path) -> bool:
