@@ -62,3 +62,48 @@ def test_triton_config_lists_after_blank_lines_are_not_quadratic():
         spans = [m.span("hit") for m in rx.finditer(text)]
         assert time.monotonic() - t < 2, path
         assert spans == [(11, 24)], path
+
+
+# DEV030's first two patterns as they were, with the look-aheads over the rest of the file, on `re`.
+_TAIL = (r"(?![\s\S]*\b__(?:shfl\w*|ballot|any|all|uni|match_\w+|reduce_\w+)_sync\s*\(\s*(?P=hit)\b)"
+         r"(?=[\s\S]*?\b(?P=hit)\b)")
+
+
+def test_dev030_later_and_not_later_hit_what_the_look_aheads_hit():
+    import random
+    import re
+
+    from porter.match.base import MatchContext
+    from porter.match.kinds.code import match_regex
+    from porter.source.parse import parse
+
+    rng = random.Random(30)
+    patterns = load_rule(RULES_DIR / "device/DEV030-named-32bit-warp-mask.yaml").patterns[:2]
+    olds = [re.compile((p["regex"] + _TAIL).encode()) for p in patterns]
+    names = ["FULL_MASK", "WARP_MASK", "kLaneMaskAll", "full_warp_mask", "MASK_ALL"]
+    lines = [lambda n: f"#define {n} 0xffffffff\n", lambda n: f"#define {n} (~0u)  // all\n",
+             lambda n: f"unsigned int {n} = 0xFFFFFFFFu;\n", lambda n: f"auto {n}{{UINT32_MAX}};\n",
+             lambda n: f"x = {n};\n", lambda n: f"y = __shfl_sync({n}, v, 0);\n", lambda n: f"__ballot_sync( {n} , p);\n",
+             lambda n: f"int {n}x = 1;\n", lambda n: "z = 0;\n"]
+    hits = 0
+    for _ in range(400):
+        text = "".join(rng.choice(lines)(rng.choice(names)) for _ in range(rng.randint(1, 8)))
+        f = parse("k.cu", "cuda", text.encode())
+        for p, old in zip(patterns, olds):
+            want = [m.span("hit") for m in old.finditer(f.code)]
+            got = [(h.start, h.end) for h in match_regex(p, f, MatchContext())]
+            assert got == want, text
+            hits += len(want)
+    assert hits > 100  # the shapes hit often enough to compare something
+
+
+def test_a_later_option_without_a_name_group_is_refused_at_load(tmp_path):
+    import pytest
+
+    from porter.rules import RuleError
+
+    text = (RULES_DIR / "device/DEV030-named-32bit-warp-mask.yaml").read_text()
+    bad = tmp_path / "DEV030-named-32bit-warp-mask.yaml"
+    bad.write_text(text.replace(r"later: '\b(?P<name>\w+)\b'", r"later: '\b(\w+)\b'"))
+    with pytest.raises(RuleError, match=r"patterns\.0\.later.*needs a `name` group"):
+        load_rule(bad, tmp_path)
