@@ -154,7 +154,7 @@ def _load_rule(path: Path, base: Path, linear: bool | None, budget: Budget | Non
 
 
 # Pattern options whose value is a regular expression (any pattern kind, at any depth).
-REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tensor_matches"})
+REGEX_OPTIONS = frozenset({"regex", "not_regex", "matches", "key_matches", "tensor_matches", "later", "not_later"})
 
 
 def _is_shipped(path: Path) -> bool:
@@ -182,9 +182,11 @@ def _check_regexes(path: Path, field: str, value: Any, linear: bool) -> None:
         if key in REGEX_OPTIONS and isinstance(v, str):
             flags = tuple(value.get("flags", ())) + (("ignorecase",) if value.get("ignorecase") else ())
             try:
-                re.compile(v)
+                compiled = re.compile(v)
             except (re.error, RecursionError, OverflowError) as e:
                 raise RuleError(path, where, f"bad regular expression: {e}") from None
+            if key in ("later", "not_later") and "name" not in compiled.groupindex:
+                raise RuleError(path, where, "needs a `name` group (the text compared with each match's `hit`)")
             problem = linear_problem(v, flags) if linear else None
             if problem:
                 raise RuleError(path, where, problem)

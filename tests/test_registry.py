@@ -93,7 +93,7 @@ def test_each_kind_schema_is_a_valid_json_schema(kind):
 def test_registry_and_schema_declare_the_same_kinds():
     assert sorted(KINDS) == sorted(KIND_SCHEMAS["kinds"])
     assert MODIFIERS == ("not_regex", "inside_kernel", "in_device_code", "warp_dependent", "not_logical_warp", "rocm")
-    assert KINDS["regex"].options == ("in", "flags")
+    assert KINDS["regex"].options == ("in", "flags", "later", "not_later")
 
 
 def test_schema_enums_agree_with_the_code():
@@ -149,7 +149,7 @@ def test_feature_around_a_python_kind_is_refused(tmp_path):
 def test_feature_takes_no_modifiers_inside(tmp_path):
     # The engine applies not_regex / inside_kernel to the outer pattern only: inside feature they would do nothing.
     path = rule_with(tmp_path, "feature: {regex: 'tma', note: TMA, inside_kernel: true}")
-    assert load_error(path) == f"{path}: patterns.0.feature: unknown key 'inside_kernel' (known: flags, in, regex)"
+    assert load_error(path) == f"{path}: patterns.0.feature: unknown key 'inside_kernel' (known: flags, in, later, not_later, regex)"
 
 
 def test_feature_needs_a_note(tmp_path):

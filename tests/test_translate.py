@@ -252,6 +252,31 @@ def test_output_tree_never_writes_through_symlinks(tmp_path):
     assert list(outside.iterdir()) == []
 
 
+def test_mirror_drops_a_symlink_whose_target_climbs_out_of_the_tree_and_back(tmp_path):
+    # The tree is tmp/w/r. Each dropped link resolves inside it on disk, but only by stepping above r: recreated
+    # under out/, the same text would step above out/ and land beside the mirror (here: tmp/r/x, a planted file).
+    r = tmp_path / "w" / "r"
+    shutil.copytree(TR / "basic", r)
+    (r / "x").write_text("inside\n")
+    (r / "a" / "b").mkdir(parents=True)
+    os.symlink("../../../r/x", r / "a" / "b" / "out_and_back")
+    os.symlink(".", r / "here")
+    os.symlink("../here/../r/x", r / "a" / "via_link")  # lexically here/../r/x = r/x: only the walk sees the climb
+    os.symlink("../../x", r / "a" / "b" / "up_inside")
+    result = translate(r, BUILTIN)
+    assert sorted(result.symlinks) == [("a/b/up_inside", "../../x")]
+    climbs = "symlink not recreated: its target climbs out of the tree (it would lead out of the mirror)"
+    assert sorted((s.path, s.reason) for s in result.skipped) == [("a/b/out_and_back", climbs), ("a/via_link", climbs),
+                                                                  ("here", "directory symlink not followed")]
+    planted = tmp_path / "r"
+    planted.mkdir()
+    (planted / "x").write_text("outside the mirror\n")
+    out = tmp_path / "out"
+    write_tree(result, out)
+    assert not os.path.lexists(out / "a" / "b" / "out_and_back") and not os.path.lexists(out / "a" / "via_link")
+    assert (out / "a" / "b" / "up_inside").read_text() == "inside\n"
+
+
 # --- in place ----------------------------------------------------------------------------------------------------
 
 def test_in_place_refuses_uncommitted_changes_unless_forced(tmp_path):

@@ -72,6 +72,40 @@ def _included_extras(root: Path, sources: dict[str, bytes], listed: set[str]) ->
     return extra
 
 
+_MAX_HOPS = 40  # symlinks followed while resolving one link's target (Linux's own limit)
+
+
+def _climbs_out(root: Path, rel: str) -> str | None:
+    """Why the symlink at `rel` must not be recreated in a mirror, or None: its target is walked one component at a
+    time, as the kernel resolves it, with every symlink met on the way replaced by its own target, and must never
+    step above `root`. The target's real location being inside the tree is not enough: `a/b/x -> ../../../r/x` in a
+    tree at /w/r climbs out to /w and back in, and recreated under the output directory it climbs out of the mirror
+    (`..` past the mirror's top) to whatever sits beside it; a link `d -> .` turns a later `d/..` into such a step
+    that no lexical normalisation of the target shows."""
+    where = rel.split("/")[:-1]  # the link's directory, as the mirror creates it (real directories)
+    todo = os.readlink(root / rel).split("/")
+    hops = 0
+    while todo:
+        part = todo.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not where:
+                return "symlink not recreated: its target climbs out of the tree (it would lead out of the mirror)"
+            where.pop()
+            continue
+        where.append(part)
+        p = root.joinpath(*where)
+        if p.is_symlink():
+            hops += 1
+            target = os.readlink(p)
+            if hops > _MAX_HOPS or os.path.isabs(target):
+                return "symlink not recreated: its target passes through a link that leads out of the tree"
+            where.pop()
+            todo = target.split("/") + todo
+    return None
+
+
 def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str, str]], list[Skipped]]:
     """Every file of the tree (not only the languages porter scans), for a mirror; symlinks listed apart."""
     from porter.source import discover as d
@@ -88,6 +122,8 @@ def _all_files(root: Path, include, exclude) -> tuple[list[str], list[tuple[str,
             problem = d.link_problem(p, root)
             if problem or os.path.isabs(target):
                 skipped.append(Skipped(rel, problem or "absolute symlink not recreated"))
+            elif (problem := _climbs_out(root, rel)) is not None:
+                skipped.append(Skipped(rel, problem))
             else:
                 links.append((rel, target))
             continue

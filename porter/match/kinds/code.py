@@ -82,11 +82,30 @@ class _RegexPattern(NamedTuple):
     flags: tuple[str, ...]
     where: str  # code, string, comment, ptx, any
     key: str  # the text it runs on: "code" (sf.code) or "data" (sf.data)
+    later: str | None  # the `later` / `not_later` options: regexes with a `name` group (see _last_starts)
+    not_later: str | None
 
 
 def _regex_pattern(pattern: dict) -> _RegexPattern:
     where = pattern.get("in", "code")
-    return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data")
+    return _RegexPattern(pattern["regex"], tuple(pattern.get("flags", ())), where, "code" if where == "code" else "data",
+                         pattern.get("later"), pattern.get("not_later"))
+
+
+def _last_starts(sf: SourceFile, regex: str, key: str, text: bytes) -> dict[bytes, int]:
+    """Where the last match of `regex` in `text` (as finditer finds them) whose `name` group holds each name starts:
+    one pass over the file per regex, so "is this name used after here" costs a lookup per hit. A lookahead
+    `(?![\\s\\S]*...(?P=hit))` asked the same by rescanning the rest of the file for every match (quadratic: a
+    256 KB file of such matches took the whole per-file budget on Python's engine)."""
+    memo = sf.cache.setdefault("regex.last_starts", {})
+    found = memo.get((regex, key))
+    if found is None:
+        found = memo[(regex, key)] = {}
+        for m in compile_regex(regex).finditer(text):
+            name = m.group("name")
+            if name is not None:
+                found[name] = m.start()
+    return found
 
 
 _read_regex = per_object(_regex_pattern)
@@ -107,8 +126,14 @@ def _regex_hits(p: _RegexPattern, sf: SourceFile, text: bytes) -> Iterator[Hit]:
     where = p.where
     rx = compile_regex(p.regex, p.flags)  # only once a file may hold a match: many patterns never need compiling
     has_hit = "hit" in rx.groupindex
+    later = _last_starts(sf, p.later, p.key, text) if p.later is not None else None
+    not_later = _last_starts(sf, p.not_later, p.key, text) if p.not_later is not None else None
     for m in rx.finditer(text):
         if m.end() == m.start():
+            continue
+        if later is not None and later.get(m.group("hit") if has_hit else m.group(), -1) < m.end():
+            continue  # the name is not used after its definition
+        if not_later is not None and not_later.get(m.group("hit") if has_hit else m.group(), -1) >= m.end():
             continue
         if where == "string" and not sf.in_string(m.start()):
             continue
