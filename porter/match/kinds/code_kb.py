@@ -220,7 +220,7 @@ def _entry_values(entry, use_roc: bool, note: str) -> tuple[tuple[str, str], ...
         advice = "HIP keeps the same name" if entry.identity else f"hipify maps it to {entry.hip}"
         if entry.hip_deprecated and entry.library == "cusparse":
             # hipSPARSE deprecates what cuSPARSE dropped for its CUDA backend only; the ROCm backend still ships it
-            # (porter.match.refine.CUDA_BACKEND_DEPRECATIONS).
+            # (porter.match.refine_code.CUDA_BACKEND_DEPRECATIONS).
             advice += f" (hipSPARSE {entry.hip_deprecated} deprecates it for its CUDA backend only)"
         elif entry.hip_deprecated:
             advice += f", itself deprecated since HIP {entry.hip_deprecated}"

@@ -1,0 +1,221 @@
+"""The refine steps for build files (CMake, Make, shell): text only shown to a person, flags a build removes or only
+tests for, arguments of NVIDIA inspection tools, NVTX profiling and Windows-only blocks, architectures set OFF, one
+architecture choice per if() chain, and QUIET find_package probes. porter.match.refine runs them.
+
+4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
+   NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
+   profiling; the default build never compiles it: info (data `optional`).
+4c. CMake: a finding inside an if() block only a Windows build takes (`if(MSVC)`, `if(WIN32 AND ...)`) is in a build
+   ROCm for Instinct GPUs never makes (Linux only): info (data `windows_only`).
+5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
+   a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
+   option()/CACHE documentation string.
+5g. Make and shell: an architecture flag on a line that runs an NVIDIA inspection tool (`cuobjdump -arch sm_86
+   -sass`) picks what a developer looks at, not what the build makes: info (data `tool`).
+5f. Make: a flag named in the first argument of `$(filter-out ...)` is one the Makefile removes: dropped. CMake: a
+   flag a build only tests for or takes out - the left operand of `IN_LIST`, an item of `list(REMOVE_ITEM ...)` - is
+   not one it passes (Kokkos strips a duplicated `-Xcompiler` from option lists): dropped.
+5i. CMake: the architectures set in each arm of one if()/elseif()/else() chain are one choice: a BLD003 finding in
+   a later arm than another BLD003 finding of the same chain reads info (data `same_choice`).
+5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED (BLD002) is a probe the ROCm configure passes: info
+   (data `probe`); the arms that use its answer are reported where they use it.
+5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003), and the if() whose block only does that, name no GPU:
+   info (data `no_architecture`).
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from porter.match.draft import Draft
+# Shared helpers keep the private names the steps called them by when all of refine was one module, so the
+# moved code reads as it did.
+from porter.match.refine_common import (PROFILING_SWITCH, MACRO as _MACRO, as_info as _as_info, code_line as _code_line,
+                                        names_library as _names_library, offset as _offset)
+from porter.model import Severity
+from porter.source.cmake_conditions import arms
+from porter.source.parse import SourceFile
+
+
+# 5f. Make: the flags `$(filter-out FLAGS,$(VAR))` names are the ones it takes out (cholla's clang-tidy flag list
+# drops nvcc's `--expt-extended-lambda`): removed, not passed, so no hit there.
+_FILTER_OUT = re.compile(rb"\$[({]filter-out\s+([^,)}]*),")
+
+
+# 5g. Make and shell: an architecture flag passed to an NVIDIA inspection tool (`cuobjdump -arch sm_86 -sass ...` in
+# SGEMM_CUDA's disassembly target; nvdisasm, the profilers) picks what a developer looks at, not what the build makes:
+# info (data `tool`). The same flag on an nvcc line stays.
+ARCH_FLAG_RULES = frozenset({"BLD005"})
+INSPECTOR_WORD = re.compile(rb"\b(?:cuobjdump|nvdisasm|ncu|nsys|nvprof)\b")
+_INSPECTOR = re.compile(r"^\s*[@+-]*\s*(?:\S*/)?(cuobjdump|nvdisasm|ncu|nsys|nvprof)\b")
+
+
+def inspector_argument(f: Draft, sf: SourceFile) -> Draft:
+    """BLD005 at info on a line that runs an NVIDIA inspection tool (step 5g)."""
+    if f.rule not in ARCH_FLAG_RULES or f.severity <= Severity.INFO:
+        return f
+    m = _INSPECTOR.match(sf.line_text(f.line))
+    if m is None:
+        return f
+    return _as_info(f, "tool", f"an argument of {m.group(1)}, which inspects a build; it does not make one")
+
+
+# CMake: `"-Xcompiler" IN_LIST FLAGS` (a test) and `list(REMOVE_ITEM FLAGS "-Xcompiler" ...)` (a removal).
+_IN_LIST = re.compile(rb'("[^"\n]*"|[^\s()"]+)\s+IN_LIST\b')
+_REMOVE_ITEM = re.compile(rb"\blist\s*\(\s*REMOVE_ITEM\s+\S+\s+([^)]*)\)", re.IGNORECASE)
+
+
+def cmake_removed(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans of the flags a CMake file only tests for (`X IN_LIST L`) or removes (`list(REMOVE_ITEM L X...)`)."""
+    return [m.span(1) for m in _IN_LIST.finditer(sf.code)] + [m.span(1) for m in _REMOVE_ITEM.finditer(sf.code)]
+
+
+def filtered_out(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans of the first argument of each `$(filter-out ...)` in a Makefile."""
+    return [m.span(1) for m in _FILTER_OUT.finditer(sf.code)]
+
+
+def without_prose(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """A CMake file's findings outside the text it only shows a person (porter.portaware.scope.cmake_prose_spans:
+    message(), print and summary helpers, option() and CACHE documentation strings)."""
+    from porter.portaware.scope import cmake_prose_spans
+
+    spans = cmake_prose_spans(sf.data.decode("utf-8", "replace"))
+    if not spans:
+        return findings
+    return [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
+
+
+def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, switch, if line) of each CMake `if(...)` arm (to its `else`/`elseif`/`endif`) whose
+    condition names an NVTX switch without NOT."""
+    out = []
+    for arm in arms(sf.code):
+        switch = next((t for t in _MACRO.findall(arm.condition) if _names_library(t, PROFILING_SWITCH)), None)
+        if arm.index == 0 and arm.end <= len(sf.line_starts) and switch is not None and not re.search(
+                r"\bNOT\b", arm.condition):
+            out.append((arm.line + 1, arm.end - 1, switch, arm.line))
+    return tuple(out)
+
+
+# 4c. CMake: a block whose condition holds only on Windows - `if(MSVC)`, `if(WIN32)`, `if(CMAKE_CXX_COMPILER_ID
+# STREQUAL "MSVC")`, `if(CMAKE_SYSTEM_NAME STREQUAL "Windows")`, alone or and-ed with other tests - sets up the MSVC
+# host compiler (FLAMEGPU's `-Xcompiler /wd4503` warning suppressions). ROCm for Instinct GPUs is Linux-only
+# (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html; the HIP SDK for
+# Windows supports Radeon parts only), so the port never takes the block: info (data `windows_only`). A condition with
+# NOT or OR is not read.
+WINDOWS_WORD = re.compile(rb"\b(?:MSVC|WIN32|Windows)\b")
+_WINDOWS_VARIABLES = frozenset({"MSVC", "WIN32", "CMAKE_HOST_WIN32", "MSVC_VERSION", "MSVC_IDE", "MINGW"})
+_WINDOWS_VALUES = frozenset({"MSVC", "Windows"})
+
+
+def _windows_condition(cond: str) -> bool:
+    """Whether a CMake condition holds only on Windows: a Windows variable or a comparison with "MSVC"/"Windows",
+    and no NOT, OR or parenthesis (arms() cuts a condition at its first `)`, which could hide an OR)."""
+    if "(" in cond:
+        return False
+    toks = cond.split()
+    if "NOT" in toks or "OR" in toks:
+        return False
+    for i, t in enumerate(toks):
+        word = t.strip('"')
+        if word.startswith("${") and word.endswith("}"):
+            word = word[2:-1]
+        if word in _WINDOWS_VARIABLES and (i == 0 or toks[i - 1] not in ("STREQUAL", "MATCHES")):
+            return True
+        if t in ("STREQUAL", "MATCHES") and i + 1 < len(toks) and toks[i + 1].strip('"') in _WINDOWS_VALUES:
+            return True
+    return False
+
+
+def cmake_windows_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, condition, if line) of each CMake if()/elseif() arm whose condition holds only on
+    Windows (step 4c)."""
+    out = []
+    for arm in arms(sf.code):
+        cond = " ".join(arm.condition.split())
+        if cond and arm.end <= len(sf.line_starts) + 1 and _windows_condition(cond):
+            out.append((arm.line + 1, arm.end - 1, cond, arm.line))
+    return tuple(out)
+
+
+# 5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003) asks CMake to pass no architecture flag at all (FLAMEGPU's
+# try_compile probe, heffte's default before CMake 3.24): it names no NVIDIA GPU, so there is nothing in it to
+# change for HIP; the HIP architectures are set where the build chooses them. Info (data `no_architecture`).
+_SET_OFF = re.compile(rb"\bset\s*\(\s*\w+\s+\"?OFF\"?(?:\s+CACHE\b[^)]*)?\s*\)", re.I)
+
+
+def no_architecture(f: Draft, sf: SourceFile) -> Draft:
+    """BLD003 on a `set(VAR OFF)` command: info (step 5k)."""
+    if f.rule not in SAME_CHOICE_RULES or f.severity <= Severity.INFO:
+        return f
+    start = _offset(sf, f.line, 1)
+    line_end = sf.code.find(b"\n", start)
+    m = _SET_OFF.search(sf.code, start, line_end if line_end >= 0 else len(sf.code))
+    if m is not None and m.start() <= _offset(sf, f.line, f.column) < m.end():
+        return _as_info(f, "no_architecture", "sets the architectures to OFF: CMake passes no architecture flag, so no "
+                                              "NVIDIA GPU is named here")
+    # the test of an if() whose block only sets the architectures OFF (`if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)` /
+    # `set(CMAKE_CUDA_ARCHITECTURES OFF)` / `endif()`) is that default's condition
+    for arm in arms(sf.code):
+        if arm.index != 0 or arm.line != f.line:
+            continue
+        body = [_code_line(sf, n).strip() for n in range(arm.line + 1, arm.end)]
+        body = [t for t in body if t]
+        if body and all(_SET_OFF.fullmatch(t) for t in body):
+            return _as_info(f, "no_architecture", f"tests only whether to set the architectures OFF (line {arm.line + 1}):"
+                                                  " CMake then passes no architecture flag")
+    return f
+
+
+# 5i. CMake: one architecture choice written in each arm of an if()/elseif()/else() chain (GOMC's
+# `CMAKE_CUDA_ARCHITECTURES all` for CMake >= 3.23, else an nvcc-version ladder of SM lists; heffte's "OFF" before
+# CMake 3.24, "native" after) is one decision for the port: set the HIP architectures once. The first arm's finding
+# stays; a BLD003 finding in a later arm of a chain whose earlier arm already has one reads info (data `same_choice`).
+SAME_CHOICE_RULES = frozenset({"BLD003"})
+
+
+def cmake_arms(sf: SourceFile, lines: Iterable[int]) -> dict[int, tuple[tuple[int, int], ...]]:
+    """Each of `lines` -> the (if line, arm index) of every CMake if() chain around it, outermost first."""
+    every = arms(sf.code)
+    return {line: tuple(sorted((a.chain, a.index) for a in every if a.line <= line < a.end)) for line in set(lines)}
+
+
+def same_choice(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """BLD003 findings in a later arm of an if() chain whose earlier arm has one: info (step 5i)."""
+    around = cmake_arms(sf, (f.line for f in findings if f.rule in SAME_CHOICE_RULES))
+    choices = [(f.line, around[f.line]) for f in findings if f.rule in SAME_CHOICE_RULES]
+    out = []
+    for f in findings:
+        if f.rule in SAME_CHOICE_RULES and f.severity > Severity.INFO:
+            mine = around[f.line]
+            earlier = next((line for line, theirs in choices for a, b in zip(mine, theirs)
+                            if a[0] == b[0] and b[1] < a[1]), None)
+            if earlier is not None:
+                f = _as_info(f, "same_choice", f"line {earlier}, an earlier arm of the same if() chain, sets the "
+                                               "architectures too: the port chooses them once")
+        out.append(f)
+    return out
+
+
+# 5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED is a probe: on ROCm it finds nothing and the
+# configure goes on (Triton-distributed falls back to a bundled cuda.h, deepmd records nvcc when present, OpenMM
+# switches its optional CUDA platform on). What the build does with the answer (enable_language(CUDA), CUDA::
+# targets, nvcc flags) is reported where it is done. Info (data `probe`); a REQUIRED or plain find_package stays.
+PROBE_RULES = frozenset({"BLD002"})
+_FIND_PACKAGE = re.compile(rb"\bfind_package\s*\(([^()]*)\)", re.I)
+
+
+def quiet_probe(f: Draft, sf: SourceFile) -> Draft:
+    """BLD002 on a `find_package(... QUIET)` call without REQUIRED: info (step 5j)."""
+    if f.rule not in PROBE_RULES or f.severity <= Severity.INFO or f.line > len(sf.line_starts):
+        return f
+    at = sf.line_starts[f.line - 1] + f.column - 1
+    for m in _FIND_PACKAGE.finditer(sf.code, max(0, sf.code.rfind(b"\n", 0, at) - 400), at + 400):
+        if m.start() <= at < m.end():
+            words = m.group(1).upper().split()
+            if b"QUIET" in words and b"REQUIRED" not in words:
+                return _as_info(f, "probe", "a QUIET find_package without REQUIRED: on ROCm it finds nothing and the "
+                                            "configure goes on; what uses the answer is reported where it is used")
+            return f
+    return f

@@ -1,0 +1,325 @@
+"""The refine steps that read GPU-capability tests: Python's get_device_capability() tests Ampere and every AMD GPU
+answer alike, a capability only recorded, compared with a recorded one or made a label, and C/C++ device-property
+tests every supported NVIDIA GPU and every AMD GPU answer alike or that only change a printed report.
+porter.match.refine runs them.
+
+8. A capability test (PYT001) that Ampere (8, 0) and every AMD GPU porter knows answer alike - `cap < (8, 0)`,
+   `cap[0] == 10` - sends ROCm down the path an Ampere GPU takes, which uses nothing HIP lacks: info, with the
+   answer under data `amd_answers`. A test AMD answers unlike Ampere (`>= (9, 0)`: Hopper-only code taken on
+   MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
+8b. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
+   (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
+   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
+8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`) that
+   every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
+   take (arbor's double-atomic flag, libCEED's pre-Pascal atomicAdd fallback): info (data `amd_answers`).
+8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
+   changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
+   compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
+   NVIDIA GPU (data `own_arch`, 8i).
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from typing import Any
+
+from porter.match.draft import Draft
+# Shared helpers keep the private names the steps called them by when all of refine was one module, so the
+# moved code reads as it did.
+from porter.match.refine_common import (OUTPUT_CALL as _OUTPUT_CALL, as_info as _as_info, code_line as _code_line,
+                                        offset as _offset, statement_around as _statement_around)
+from porter.model import Severity
+from porter.source.parse import SourceFile
+
+
+# Capability tests read against Ampere and the AMD GPUs (module doc, step 8).
+CAPABILITY_RULES = frozenset({"PYT001"})
+
+
+# `get_device_capability(...)` [`[0]`|`[1]`] `<op>` `(a, b)` | `n`, on the call's statement (joined lines).
+_CAPABILITY_TEST = re.compile(r"get_device_capability\s*\((?:[^()]|\([^()]*\))*\)\s*(?:\[\s*([01])\s*\])?\s*"
+                              r"(<=|>=|==|!=|<|>)\s*(\(\s*\d+\s*,\s*\d+\s*\)|\d+)")
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+            "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+# The capability an NVIDIA GPU without Hopper/Blackwell-only features reports (Ampere A100).
+_AMPERE = (8, 0)
+
+
+@functools.lru_cache(maxsize=1)
+def amd_capabilities() -> tuple[tuple[int, int], ...]:
+    """(major, minor) PyTorch on ROCm reports for each AMD target porter knows: gfx942 -> (9, 4), gfx950 -> (9, 5),
+    gfx1250 -> (12, 5) (hipDeviceProp major/minor, https://pytorch.org/docs/stable/notes/hip.html)."""
+    from porter.targets import load_targets
+
+    out = set()
+    for t in load_targets().values():
+        m = re.fullmatch(r"gfx(\d{1,2}?)([0-9a-f])[0-9a-f]", t.gfx or "")
+        if m:
+            out.add((int(m.group(1)), int(m.group(2), 16)))
+    return tuple(sorted(out))
+
+
+def ampere_path(f: Draft, code: bytes) -> Draft:
+    """PYT001 at info when the capability test on its statement answers on every AMD GPU as on Ampere (step 8)."""
+    if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO:
+        return f
+    lines = code.split(b"\n")
+    # The statement from the finding's own call on (a later call's test on the same lines is not this one's).
+    first = lines[f.line - 1][max(f.column - 1, 0):] if f.line <= len(lines) else b""
+    text = " ".join(x.decode("utf-8", "replace").strip() for x in [first] + lines[f.line:f.line + 3])
+    at = text.find("get_device_capability")
+    m = _CAPABILITY_TEST.match(text, at) if at >= 0 else None
+    amd = amd_capabilities()
+    if m is None and amd:
+        return _unpacked_tests(f, lines, amd)
+    if m is None or not amd:
+        return f
+    index, op, rhs = m.group(1), m.group(2), m.group(3)
+    bound = tuple(int(x) for x in re.findall(r"\d+", rhs))
+    if index is None and len(bound) != 2 or index is not None and len(bound) != 1:
+        return f  # a tuple against an int (or the reverse) is no test porter reads
+
+    def answer(cap: tuple[int, int]) -> bool:
+        left: Any = cap if index is None else cap[int(index)]
+        return _COMPARE[op](left, bound if index is None else bound[0])
+
+    want = answer(_AMPERE)
+    if any(answer(c) != want for c in amd):
+        return f
+    test = f"get_device_capability(){'[' + index + ']' if index is not None else ''} {op} {rhs}"
+    return _as_info(f, "amd_answers", f"`{test}` is {want} on Ampere (8, 0) and on every AMD GPU "
+                                      f"({', '.join(map(str, amd))}): ROCm takes Ampere's path")
+
+
+# 8g. C/C++: `prop.major < 6`, `prop.major * 100 + prop.minor >= 600` (DEV013) compared with a bound below every GPU
+# current CUDA builds for: CUDA 13 supports Turing (7.5) and newer only
+# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, "Deprecated and dropped features"), so the test
+# separates GPUs of past toolkits (a software double atomicAdd before sm_60, no half arithmetic before sm_53). When
+# every AMD GPU answers it as every supported NVIDIA GPU does, ROCm takes the path all of them take: info (data
+# `amd_answers`). A bound inside the supported range (`major >= 8`, `major == 9`) stays open.
+PROP_CAPABILITY_RULES = frozenset({"DEV013"})
+_NVIDIA_SUPPORTED = ((7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0))
+_PROP_TEST = re.compile(r"(\w+)\s*(?:\.|->)\s*major\s*(?:\*\s*(10|100)\s*\+\s*\1\s*(?:\.|->)\s*minor\s*)?"
+                        r"(<=|>=|==|!=|<|>)\s*(\d+)\b")
+
+
+def legacy_capability(f: Draft, code: bytes) -> Draft:
+    """DEV013 at info when the device-property test holding it is answered alike by every NVIDIA GPU current CUDA
+    supports and by every AMD GPU porter knows (step 8g)."""
+    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO:
+        return f
+    lines = code.split(b"\n")
+    line = lines[f.line - 1].decode("utf-8", "replace") if 0 < f.line <= len(lines) else ""
+    amd = amd_capabilities()
+    for m in _PROP_TEST.finditer(line):
+        if not m.start() <= f.column - 1 < m.end():
+            continue
+        scale, op, bound = int(m.group(2) or 0), m.group(3), int(m.group(4))
+
+        def answer(cap: tuple[int, int]) -> bool:
+            return _COMPARE[op](cap[0] * scale + cap[1] if scale else cap[0], bound)
+
+        want = answer(_NVIDIA_SUPPORTED[0])
+        if not amd or any(answer(c) != want for c in _NVIDIA_SUPPORTED + amd):
+            return f
+        return _as_info(f, "amd_answers", f"`{m.group(0)}` is {want} on every NVIDIA GPU CUDA 13 supports (Turing "
+                                          f"7.5 on) and on every AMD GPU ({', '.join(map(str, amd))}): ROCm takes "
+                                          "their path")
+    return f
+
+
+# 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file uses nowhere but in
+# printed text (GAMER's cores-per-multiprocessor ladder, `else if (prop.major == 9) NCorePerMP = 128;`, read only by
+# the `fprintf(Note, "Number of FP32 Cores per Multiprocessor : %d\n", NCorePerMP)` lines of its device report)
+# decides a line of a report, not what the program computes: info (data `report_only`).
+_ASSIGNED = re.compile(rb"^\s*(?:else\s+)?(?:if\s*\(.*\)\s*)?(?:\{\s*)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?=(?!=)")
+_DECLARED_BEFORE = re.compile(rb"(?:\b(?:int|unsigned|long|short|size_t|float|double|char|auto|bool)\s*\**|,)\s*$")
+
+
+def report_only(f: Draft, sf: SourceFile) -> Draft:
+    """DEV013 at info when the test only assigns a variable the file reads only in output statements (step 8h)."""
+    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO:
+        return f
+    m = _ASSIGNED.match(_code_line(sf, f.line))
+    if m is None:
+        return f
+    name = m.group(1)
+    if name in (b"if", b"else", b"return", b"while", b"for"):
+        return f
+    printed = False
+    for use in re.finditer(rb"\b" + re.escape(name) + rb"\b", sf.code):
+        after = sf.code[use.end():use.end() + 3]
+        if re.match(rb"\s*=(?!=)", after):
+            continue  # an assignment
+        if re.match(rb"\s*[;,]", after) and _DECLARED_BEFORE.search(sf.code[max(0, use.start() - 40):use.start()]):
+            continue  # a declaration
+        if not _OUTPUT_CALL.match(_statement_around(sf.code, use.start()).decode("utf-8", "replace")):
+            return f
+        printed = True
+    if not printed:
+        return f
+    return _as_info(f, "report_only", f"the test only sets {name.decode()}, which the file reads only in printed text:"
+                                      " it changes a line of a report, not what the program computes")
+
+
+# `major, minor = torch.cuda.get_device_capability()` and the tests of those names on the next lines
+# (`has_sm_8_0 = major >= 8`, `is_sm75 = major == 7 and minor == 5`, `if major >= 9:`): read like a direct test.
+_UNPACK = re.compile(r"^\s*(?:\w+\s*=\s*)?\(?\s*(\w+)\s*,\s*(\w+)\s*\)?\s*=\s*(?:[\w.]*\.)?get_device_capability\s*\(")
+_USE_EXPR = re.compile(r"^\s*(?:\w+\s*=(?!=)|(?:el)?if\b|return\b)\s*(.+?)\s*:?\s*$")
+_UNPACK_WINDOW = 8  # lines after the call where its names' tests are read
+
+
+def _unpacked_tests(f: Draft, lines: list[bytes], amd: tuple[tuple[int, int], ...]) -> Draft:
+    """PYT001 at info when the capability is unpacked into two names and every line of the next few that reads
+    them is a test Ampere (8, 0) and each AMD GPU answer alike (step 8)."""
+    first = lines[f.line - 1].decode("utf-8", "replace") if f.line <= len(lines) else ""
+    m = _UNPACK.match(first)
+    if m is None:
+        return f
+    names = {m.group(1): 0, m.group(2): 1}
+    indent = len(first) - len(first.lstrip())
+    tests = []
+    for raw in lines[f.line:f.line + _UNPACK_WINDOW]:
+        line = raw.decode("utf-8", "replace")
+        if line.strip() and (len(line) - len(line.lstrip()) < indent or "get_device_capability" in line):
+            break  # the block ends (an `except:`, a dedent) or the names are bound again
+        if not any(re.search(rf"\b{re.escape(n)}\b", line) for n in names):
+            continue
+        u = _USE_EXPR.match(line)
+        try:
+            tree = ast.parse(u.group(1), mode="eval") if u else None
+        except SyntaxError:
+            tree = None
+        if tree is None or not _capability_expr(tree.body, names):
+            return f  # a use porter cannot evaluate (passed on, printed, indexed): stays open
+        tests.append((u.group(1), tree.body))
+    if not tests:
+        return f
+
+    def answer(node, cap: tuple[int, int]) -> bool:
+        return bool(_eval_capability(node, names, cap))
+
+    for _text, node in tests:
+        want = answer(node, _AMPERE)
+        if any(answer(node, c) != want for c in amd):
+            return f
+    return _as_info(f, "amd_answers", f"{'; '.join(f'`{t}`' for t, _ in tests)}: the same on Ampere (8, 0) and on "
+                                      f"every AMD GPU ({', '.join(map(str, amd))}): ROCm takes Ampere's path")
+
+
+def _capability_expr(node, names: dict[str, int]) -> bool:
+    """Whether `node` is a boolean/comparison expression over the capability names and integer literals only."""
+    if isinstance(node, ast.BoolOp):
+        return all(_capability_expr(v, names) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _capability_expr(node.operand, names)
+    if isinstance(node, ast.Compare):
+        return (all(type(op) in _AST_COMPARE for op in node.ops)
+                and all(isinstance(x, ast.Name) and x.id in names or isinstance(x, ast.Constant) and type(x.value) is int
+                        for x in [node.left, *node.comparators])
+                and any(isinstance(x, ast.Name) for x in [node.left, *node.comparators]))
+    return False
+
+
+def _eval_capability(node, names: dict[str, int], cap: tuple[int, int]):
+    if isinstance(node, ast.BoolOp):
+        vals = [_eval_capability(v, names, cap) for v in node.values]
+        return all(vals) if isinstance(node.op, ast.And) else any(vals)
+    if isinstance(node, ast.UnaryOp):
+        return not _eval_capability(node.operand, names, cap)
+    if isinstance(node, ast.Compare):
+        vals = [cap[names[x.id]] if isinstance(x, ast.Name) else x.value for x in [node.left, *node.comparators]]
+        return all(_AST_COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, vals, vals[1:]))
+    if isinstance(node, ast.Name):
+        return cap[names[node.id]]
+    return node.value
+
+
+# the comparison operators a capability test may use, by their syntax-tree class
+_AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE[">"], ast.GtE: _COMPARE[">="],
+                ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+# 8b. A capability kept as a record or compared with another recorded one (PYT001).
+_LITERALS = frozenset({"integer", "float", "tuple", "list", "unary_operator"})
+
+
+def capability_identity(f: Draft, sf: SourceFile) -> Draft:
+    """PYT001 at info when the capability its call returns is only stored as a dict value or compared with == / !=
+    against something other than a literal (module doc, step 8b)."""
+    from porter.source.parse_queries import walk_descendants
+
+    if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "call":
+        node = node.parent
+    if node is None or b"get_device_capability" not in node.text:
+        return f
+    label = _as_label(node, sf)
+    if label is not None:
+        return _as_info(f, "identity", f"the capability only becomes the text {label}, which nothing compares: a "
+                                       "label, each GPU answers for itself")
+    uses = [node]
+    parent = node.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == node:
+        target = parent.child_by_field_name("left")
+        scope = parent
+        while scope is not None and scope.type not in ("function_definition", "module"):
+            scope = scope.parent
+        if target is None or target.type != "identifier" or scope is None:
+            return f
+        uses = [n for n in walk_descendants(scope, frozenset({"identifier"})) if n.text == target.text
+                and n.start_byte > parent.end_byte]
+        if not uses:
+            return f
+    for use in uses:
+        up = use.parent
+        if up is not None and up.type == "pair" and up.child_by_field_name("value") == use:
+            continue
+        if up is not None and up.type == "comparison_operator":
+            ops = [c.type for c in up.children if not c.is_named]
+            others = [c for c in up.named_children if c != use]
+            if ops and all(o in ("==", "!=") for o in ops) and others and all(o.type not in _LITERALS for o in others):
+                continue
+        return f
+    return _as_info(f, "identity", "the capability is only recorded or compared with a recorded one: each GPU "
+                                   "answers for itself")
+
+
+_TEXT_CALLS = re.compile(rb"^(?:str|repr|format|[\"'][^\"']*[\"']\.join|[\"'][^\"']*[\"']\.format)$")
+
+
+def _as_label(call, sf: SourceFile) -> str | None:
+    """The variable a capability call's value is only turned into text for (`cap = ".".join(str(x) for x in
+    torch.cuda.get_device_capability(k))`, detectron2's collect_env), when no comparison or condition in its
+    function reads that variable; else None."""
+    from porter.source.parse_queries import walk_descendants
+
+    node, text = call.parent, False
+    while node is not None and node.type not in ("assignment", "expression_statement", "block", "module"):
+        if node.type == "interpolation" or node.type == "call" and _TEXT_CALLS.match(
+                (node.child_by_field_name("function") or node).text):
+            text = True
+        node = node.parent
+    if not text or node is None or node.type != "assignment":
+        return None
+    target = node.child_by_field_name("left")
+    scope = node
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    if target is None or target.type != "identifier" or scope is None:
+        return None
+    for use in walk_descendants(scope, frozenset({"identifier"})):
+        if use.text != target.text or use.start_byte <= node.end_byte:
+            continue
+        up = use.parent
+        while up is not None and up.type not in ("expression_statement", "block", "module"):
+            if up.type in ("comparison_operator", "if_statement", "elif_clause", "while_statement",
+                           "conditional_expression", "boolean_operator", "subscript"):
+                return None
+            up = up.parent
+    return target.text.decode("utf-8", "replace")

@@ -1,0 +1,462 @@
+"""The refine steps that read a C/C++ file's preprocessor arms (porter.source.preprocessor's groups): dead lines,
+capability and toolkit tests with a fallback HIP compiles, old-toolkit arms, feature-define and introspection arms,
+library and profiling switches, diagnostics, and `__CUDA_ARCH__` arms HIP never compiles. Each takes a finding and
+returns it, dropped from a line set or read as info with the reason in data; porter.match.refine runs them.
+
+1. Findings inside a branch the preprocessor never compiles (`#if 0 … #endif`, the `#else` of `#if 1`) are
+   dropped: no compiler ever sees that code, on CUDA or on HIP.
+3. Code inside the AMD branch of a ROCm guard is kept: port-awareness (porter.portaware) reads it handled, port
+   work already done, with the guard as evidence. A capability or toolkit-version test (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
+   so does one that names ROCm or clang itself (`|| defined(__HIPCC__)`, `|| defined(__clang__)`: hip-clang is
+   clang), on every line of a continued directive, and one in an `#elif` after an arm the ROCm build takes;
+   a deprecated API (API003) in the old-toolkit `#else` of `#if CUDA_VERSION >= N` is a fallback, not a use.
+   A toolkit test HIP answers as CUDA 13 does (`defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 13`: false
+   on both) and a group whose arms hold only #pragma lines (a warning push under `CUDA_VERSION >= 9000`) are no
+   porting item either; a finding inside an arm both skip is code for older toolkits: info (data `old_toolkit`).
+   (A capability test whose arm ends in a dangling `else` stays: the general block after `#endif` works on HIP, but
+   the fast path it skips may be one AMD has - instant-ngp's packed __half2 atomics, judged real.)
+3a. A capability or toolkit test whose arm only `#define`s feature macros (`#if __CUDA_ARCH__ >= 1000` / `#define
+   KERUTILS_ENABLE_SM100`) chooses nothing itself: the `#ifdef` sites testing the macro do. Info (data
+   `defines_only`).
+3b. A `defined()`-only test of the compiler's published toolkit macros (`__CUDACC_VER_MAJOR__`, `__CUDA_ARCH_LIST__`,
+   `CUDART_VERSION`) with no `#else`, whose arm reads them, and each read inside such an arm, only asks the compiler
+   to say something HIP does not: info (data `introspection`); so is a version macro named in an output statement.
+   A toolkit test whose arms only print (`fprintf` lines of a device report) is dropped as a pragma-only one is, and
+   an arm that only redefines a device function HIP declares under the same name (`#define __umul24(a, b)`) reads
+   info with the feature-macro arms of 3a.
+4. A drop-in library's include (LIB001) inside an `#if` arm that tests the library's own switch (`#if HAVE_NVTX`,
+   `#ifdef APP_USE_CUSOLVER`) is optional: the build sets the switch only where it finds the library. It reads info,
+   with the switch under data `optional`.
+4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
+   NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
+   profiling; the default build never compiles it: info (data `optional`).
+5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
+   a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
+   option()/CACHE documentation string.
+6. A warp-mask finding (DEV002, DEV003, and API004's same-name note) in the tested arm of `#if __CUDA_ARCH__ >= N`
+   whose `#else` has code is dropped: HIP leaves `__CUDA_ARCH__` undefined and compiles the `#else`, never that line.
+   An API HIP lacks (API002) in such an arm reads info (data `hip_compiles`): there is no fast path to keep.
+6a. Inline PTX (DEV001) in an arm that tests only the device pass (`#ifdef __CUDA_ARCH__`, `#elif
+   defined(__CUDA_ARCH__)`) of a group whose `#else` has working code (no PTX, trap or #error) reads info, with that
+   `#else` under data `hip_compiles`: HIP leaves `__CUDA_ARCH__` undefined, so it compiles the `#else` and never
+   sees the PTX (FBGEMM's CUTLASS-copied cutlass_get_smem_pointer). A generation test (`__CUDA_ARCH__ >= 800`)
+   stays open: its PTX is a fast path the port may want.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from porter.match.draft import Draft
+# Shared helpers keep the private names the steps called them by when all of refine was one module, so the
+# moved code reads as it did.
+from porter.match.refine_common import (PROFILING_SWITCH, MACRO as _MACRO, OUTPUT_CALL as _OUTPUT_CALL,
+                                        as_info as _as_info, code_line as _code_line, names_library as _names_library,
+                                        offset as _offset, statement_around as _statement_around)
+from porter.model import Severity
+from porter.source.parse import SourceFile
+from porter.source.preprocessor import CUDA as CUDA_BUILD
+from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
+                                       preprocessed)
+
+
+# Capability and toolkit-version tests: not a porting item when their #else is a fallback HIP compiles.
+FALLBACK_RULES = frozenset({"DEV009", "DEV010"})
+# Deprecated-API uses: not a use when they sit in the old-toolkit #else of `#if CUDA_VERSION >= N`.
+OLD_TOOLKIT_RULES = frozenset({"API003"})
+# Warp-mask findings in a `__CUDA_ARCH__ >= N` arm whose `#else` HIP compiles instead: moot on HIP.
+# API004's "same name in HIP, check it" is as moot there. Other findings stay: a tensor-core path under
+# `>= 800` is work the port may want (an MFMA path), even though HIP falls back to the #else.
+ARCH_ARM_MASK_RULES = frozenset({"DEV002", "DEV003", "API004"})
+# An API HIP lacks (API002) in such an arm: no fast path the port could keep (HIP has no such call), and the
+# `#else` HIP compiles instead is the program's own fallback (GAMER's `atomicExch_block` under `__CUDA_ARCH__ >= 600`,
+# plain `atomicExch` in the `#else`). Info (data `hip_compiles`).
+ARCH_ARM_MISSING_RULES = frozenset({"API002"})
+# Inline PTX in a device-pass-only `__CUDA_ARCH__` arm whose `#else` HIP compiles: info (module doc, step 6a).
+DEVICE_PASS_RULES = frozenset({"DEV001"})
+_DEVICE_PASS = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)|defined\s+__CUDA_ARCH__|__CUDA_ARCH__)\s*\)?\s*$")
+_ARCH_TEST = re.compile(r"\b__CUDA_ARCH__\b")
+_ARCH_GENERATION = re.compile(r"^\s*\(?\s*(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?__CUDA_ARCH__\s*>=?\s*\d+\s*\)?\s*$")
+_DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:error|warning|pragma[ \t]+message)\b")
+
+
+# Drop-in library includes: optional (info) when an arm around them tests the library's own switch.
+OPTIONAL_DROPIN_RULES = frozenset({"LIB001"})
+
+
+_CUDA_VERSION_AT_LEAST = re.compile(r"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__)\s*>=?\s*\d")
+# An #else that traps, asserts, errors, uses PTX, is an empty stub (`__global__ void k(...) {}`) or says the arch is
+# unsupported does not work on HIP, so the test in front of it is a real porting item.
+_BROKEN_FALLBACK = re.compile(rb"\basm\b|\b__asm__\b|\bbrkpt\b|\btrap\b|__trap\s*\(|#\s*error\b|assert\s*\(\s*(?:0|false)\s*\)"
+                              rb"|\)\s*(?:const\s*)?\{\s*\}|UNSUPPORTED|[Uu]nsupported|not supported")
+
+
+def dead_lines(sf: SourceFile) -> frozenset[int]:
+    """Lines in preprocessor branches that can never compile: `#if 0` (or `false`) bodies, and every branch after a
+    taken `#if 1`/`#elif 1` (porter.source.preprocessor: whatever any macro is)."""
+    # Only C/C++ has a preprocessor: a `#if 0` in a Python, shell or CMake comment is a comment.
+    return preprocessed(sf).dead if sf.language == "cuda" and may_hold_directives(sf.data) else frozenset()
+
+
+def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable[str] = ()) -> frozenset[int]:
+    """`#if`/`#elif` lines whose group ends in an `#else` that HIP can compile as it is (no PTX, trap or #error)."""
+    out: set[int] = set()
+    for g in groups:
+        last = g.arms[-1]
+        if last.kind != "else" or not last.body:
+            continue
+        start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
+        end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
+        if _BROKEN_FALLBACK.search(sf.code[start:end]):
+            continue
+        out.update(a.line for a in g.arms[:-1])
+    rocm = Build(ROCM, rocm_names)
+    for g in groups:
+        # a test that names ROCm itself (`>= 350 || defined(USE_AMD_ROCM)`) already covers HIP, and so does one
+        # that names clang (`(__CUDACC_VER_MAJOR__-0) >= 11 || defined(__clang__)`: hip-clang is clang), on every
+        # line of a continued directive
+        for a in g.arms:
+            if a.kind in ("if", "elif") and (names_rocm(a.text, rocm_names) or _CLANG.search(a.text)):
+                out.update(range(a.line, a.end_line + 1))
+        # an arm after one the ROCm build takes (`#elif __HIPCC__` then `#elif __CUDACC_VER_MAJOR__ >= 9`) is a
+        # test HIP never reaches
+        for i, a in enumerate(g.arms):
+            if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is True:
+                out.update(n for b in g.arms[i + 1:] if b.kind != "else" for n in range(b.line, b.end_line + 1))
+                break
+        # a toolkit test every arm of which HIP answers as the newest toolkit does (`defined(__CUDACC_VER_MAJOR__) &&
+        # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
+        # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
+        # what a current CUDA build compiles, or no code at all
+        if toolkit_agnostic(g) or _pragmas_only(g, sf) or _output_only(g, sf):
+            out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
+    return frozenset(out)
+
+
+# Toolkit-version macros and their values in the newest CUDA toolkit porter reads code against (CUDA 13.0).
+_NEWEST_TOOLKIT = {"CUDA_VERSION": 13000, "CUDART_VERSION": 13000, "__CUDACC_VER_MAJOR__": 13,
+                   "__CUDACC_VER_MINOR__": 0, "__CUDACC_VER_BUILD__": 0, "__NVCC_VER_MAJOR__": 13}
+
+
+class _ToolkitBuild(Build):
+    """One build as a toolkit-version test reads it: on ROCm the version macros are undefined, on CUDA they have the
+    newest toolkit's values; every other name reads as in Build."""
+
+    def value(self, name: str | None):
+        if name in _NEWEST_TOOLKIT:
+            return False if self.build == ROCM else _NEWEST_TOOLKIT[name]
+        return super().value(name)
+
+
+# Looked for with `in` (a substring search in C each): the alternation as one `re` pattern was tried at every byte
+# (0.08 CPU-s of a FasterTransformer scan).
+TOOLKIT_WORDS = (b"CUDA_VERSION", b"CUDART_VERSION", b"__CUDACC_VER_", b"__NVCC_VER_")
+_TOOLKIT_NAMES = re.compile(r"\b(?:" + "|".join(_NEWEST_TOOLKIT) + r")\b")
+
+
+def toolkit_agnostic(g: Group) -> bool:
+    """Whether a group tests a toolkit version and HIP answers each of its tests as the newest CUDA toolkit does, so
+    both compile the same arm."""
+    tests = [a for a in g.arms if a.kind != "else"]
+    if not any(_TOOLKIT_NAMES.search(a.text) for a in tests):
+        return False
+    rocm, cuda = _ToolkitBuild(ROCM), _ToolkitBuild(CUDA_BUILD)
+    for a in tests:
+        hip = condition(a.kind, a.text, rocm)[0]
+        if hip is None or hip != condition(a.kind, a.text, cuda)[0]:
+            return False
+    return True
+
+
+def old_toolkit_arms(groups: Iterable[Group]) -> dict[int, int]:
+    """Body line -> its arm's directive line, for the arms HIP and the newest toolkit both skip in a toolkit-agnostic
+    group (legacy code kept for older toolkits, which neither compiles)."""
+    out: dict[int, int] = {}
+    rocm = _ToolkitBuild(ROCM)
+    for g in groups:
+        if toolkit_agnostic(g):
+            for a in g.arms:
+                if a.kind != "else" and condition(a.kind, a.text, rocm)[0] is False:
+                    out.update((n, a.line) for n in a.body)
+    return out
+
+
+def legacy_arm(f: Draft, legacy: dict[int, int]) -> Draft:
+    """A finding in an arm only older toolkits compile (old_toolkit_arms) at info, with data `old_toolkit`."""
+    if f.line not in legacy or f.severity <= Severity.INFO:
+        return f
+    newest = _NEWEST_TOOLKIT["CUDA_VERSION"] // 1000
+    return _as_info(f, "old_toolkit", f"in the arm at line {legacy[f.line]}, which HIP skips as CUDA {newest} does: "
+                                      f"code for older toolkits")
+
+
+# A #pragma line, or a #warning (torchao's "MXFP8 needs SM90+" under `__CUDA_ARCH__ < 1000`): a message or a
+# compiler setting, no code, so an arm of nothing else compiles the same program whichever way HIP answers it.
+_PRAGMA = re.compile(rb"[ \t]*#[ \t]*(?:pragma|warning)\b")
+
+
+def _pragmas_only(g: Group, sf: SourceFile) -> bool:
+    """Whether every line of the group's arms is blank, a #pragma, or a conditional directive the preprocessor read
+    (a nested `#ifdef __GNUC__` around the pragma): no code."""
+    lines = [n for a in g.arms for n in a.body]
+    if not lines:
+        return False
+    directive_lines = sf.cache.get("refine.conditional_lines")
+    if directive_lines is None:
+        directive_lines = sf.cache["refine.conditional_lines"] = frozenset(
+            n for d in preprocessed(sf).directives if d.kind not in ("define", "include")
+            for n in range(d.line, d.end_line + 1))
+    for n in lines:
+        start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
+        end = sf.code.find(b"\n", start)
+        text = sf.code[start:end if end >= 0 else len(sf.code)]
+        if text.strip() and n not in directive_lines and not _PRAGMA.match(text):
+            return False
+    return True
+
+
+def _statements(text: bytes) -> list[bytes] | None:
+    """The `;`-ended statements of a run of code (string and character literals skipped), or None when it holds
+    anything else: a brace, or text after the last `;`."""
+    out, start, i, n = [], 0, 0, len(text)
+    depth = 0
+    while i < n:
+        c = text[i:i + 1]
+        if c in (b'"', b"'"):
+            j = i + 1
+            while j < n and text[j:j + 1] != c:
+                j += 2 if text[j:j + 1] == b"\\" else 1
+            i = j + 1
+            continue
+        if c in (b"{", b"}"):
+            return None
+        if c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+        elif c == b";" and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    return out if not text[start:].strip() else None
+
+
+def _output_only(g: Group, sf: SourceFile) -> bool:
+    """Whether the group's arms hold code and every statement of it only prints (a device report's `#if
+    CUDART_VERSION >= 3000` around `fprintf(note, "Concurrent Kernel Execution ...")`): whichever arm HIP takes, the
+    program computes the same; a line of a report is left out or kept. Nested directives and #pragma lines may sit
+    between the statements."""
+    lines = [n for a in g.arms for n in a.body]
+    if not lines or b"rint" not in sf.code and b"puts" not in sf.code and b"<<" not in sf.code:
+        return False
+    directive_lines = frozenset(n for d in preprocessed(sf).directives for n in range(d.line, d.end_line + 1))
+    text = b"\n".join(_code_line(sf, n) for n in lines if n not in directive_lines)
+    statements = _statements(text)
+    return bool(statements) and all(_OUTPUT_CALL.match(st.decode("utf-8", "replace")) for st in statements)
+
+
+_CLANG = re.compile(r"\b__clang__\b")
+
+# 3a. A capability or toolkit test (DEV009, DEV010, DEV016) whose arm only defines feature macros (FlashMLA's
+# `#if __CUDA_ARCH__ >= 1000` / `#define KERUTILS_ENABLE_SM100` / `#endif`, tilelang's CTA-reconfig switch) chooses
+# nothing itself: HIP leaves the macro undefined, and the `#ifdef KERUTILS_ENABLE_SM100` sites that test it are where
+# code comes or goes. Info (data `defines_only`, the macros named).
+FEATURE_DEFINE_RULES = frozenset({"DEV009", "DEV010", "DEV016"})
+_OBJECT_DEFINE = re.compile(rb"^\s*#\s*(?:define\s+([A-Za-z_]\w*)(?:[ \t]+[^\n(]*)?|undef\s+[A-Za-z_]\w*)\s*$")
+# A function-like definition: `#define __umul24(a, b) ((a)*(b))` (GAMER's Fermi-and-later override under
+# `__CUDA_ARCH__ >= 200`). When the name is a CUDA device function HIP declares under the same name, HIP leaving the
+# macro undefined means its own function serves every use: the arm chooses nothing HIP lacks.
+_FUNCTION_DEFINE = re.compile(rb"^\s*#\s*define\s+([A-Za-z_]\w*)\(")
+
+
+def _hip_builtin(name: str) -> bool:
+    """Whether `name` is a CUDA device function HIP declares with the same spelling (the knowledge base's rename to
+    itself)."""
+    from porter.kb import load_kb
+
+    entry = load_kb().get(name)
+    return entry is not None and entry.library == "device" and entry.status == "rename" and entry.hip == name
+
+
+def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
+    """A test in an `#if`/`#elif` whose arm holds only object-like `#define`/`#undef` lines: info (step 3a)."""
+    if f.rule not in FEATURE_DEFINE_RULES or f.severity <= Severity.INFO:
+        return f
+    for g in groups:
+        for a in g.arms:
+            if a.kind == "else" or not a.line <= f.line <= a.end_line:
+                continue
+            names, builtins = [], []
+            for n in a.body:
+                text = _code_line(sf, n)
+                if not text.strip():
+                    continue
+                m = _OBJECT_DEFINE.match(text)
+                if m is None:
+                    m = _FUNCTION_DEFINE.match(text)
+                    if m is None or not _hip_builtin(m.group(1).decode()):
+                        return f
+                    builtins.append(m.group(1).decode())
+                elif m.group(1):
+                    names.append(m.group(1).decode())
+            if not names and not builtins:
+                return f
+            # an #else that stops the build (`#error needs CUDA 11`) is what HIP compiles: that is work
+            start = sf.line_starts[g.arms[0].line - 1]
+            end = sf.line_starts[g.endif - 1] if g.endif - 1 < len(sf.line_starts) else len(sf.code)
+            if _BROKEN_FALLBACK.search(sf.code[start:end]):
+                return f
+            if not names:
+                return _as_info(f, "defines_only", f"the arm only redefines {', '.join(builtins)} as macros; HIP "
+                                                   f"declares the same device function{'s' if len(builtins) > 1 else ''}"
+                                                   " itself, so its own serve every use")
+            them = "it" if len(names) == 1 else "them"
+            return _as_info(f, "defines_only", f"the arm only defines {', '.join(names + builtins)}: HIP leaves {them} "
+                                               f"undefined, so the code testing {them} is where HIP's path is chosen")
+    return f
+
+
+# 3b. A test that only asks whether the compiler publishes a toolkit fact, to read it: `#if
+# defined(__CUDACC_VER_MAJOR__) && defined(__CUDACC_VER_MINOR__)` around a telemetry field built from those macros,
+# `#if defined(__CUDA_ARCH_LIST__)` around code reading the compiled architecture list, with no `#else`. HIP does not
+# publish them, the arm vanishes, and the code after `#endif` is the program's own answer for a compiler that does
+# not say: nothing to port (reporting HIP's version there would be a feature). Info (data `introspection`).
+INTROSPECTION_RULES = frozenset({"DEV009", "DEV010"})
+_PUBLISHED = ("__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_ARCH_LIST__",
+              "CUDART_VERSION", "CUDA_VERSION", "__NVCC_VER_MAJOR__", "__NVCC_VER_MINOR__", "__CUDA_API_VERSION")
+_DEFINED_ONLY = re.compile(r"^\s*(?:\(?\s*!?\s*defined\s*\(?\s*\w+\s*\)?\s*\)?\s*(?:&&|$)\s*)+$")
+
+
+def _published_tests(arm) -> list[str]:
+    """The macros an `#if`/`#ifdef` arm tests for definedness when its test is only that, of published toolkit
+    macros; else []."""
+    if arm.kind == "ifdef":
+        tested = arm.text.split()[:1]
+    elif arm.kind in ("if", "elif") and _DEFINED_ONLY.match(arm.text) and "!" not in arm.text:
+        tested = re.findall(r"defined\s*\(?\s*(\w+)", arm.text)
+    else:
+        return []
+    return tested if tested and all(t in _PUBLISHED for t in tested) else []
+
+
+def introspection(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
+    """Info (step 3b) for a toolkit test that is only `defined(...)` of published toolkit macros, with no `#else`,
+    whose arm's code reads one of them; and for a read of a tested macro inside such an arm (any group: HIP never
+    compiles the arm)."""
+    if f.rule not in INTROSPECTION_RULES or f.severity <= Severity.INFO:
+        return f
+    # a version macro printed (`printf("nvcc %s", STRINGIZE(__CUDACC_VER_MAJOR__))`) is reported, not tested
+    if not _code_line(sf, f.line).lstrip().startswith(b"#") and _OUTPUT_CALL.match(
+            _statement_around(sf.code, _offset(sf, f.line, f.column)).decode("utf-8", "replace")):
+        return _as_info(f, "introspection", "printed, not tested: the line reports the toolkit, it chooses no code")
+    # a `#define` in the arm reads the macro as much as a statement does (FLAMEGPU's wrapper of __CUDA_ARCH_LIST__)
+    directive_lines = frozenset(n for d in preprocessed(sf).directives if d.kind not in ("define", "undef")
+                                for n in range(d.line, d.end_line + 1))
+    for g in groups:
+        for i, arm in enumerate(g.arms):
+            if arm.kind == "else" or not arm.line <= f.line <= arm.last:
+                continue
+            tested = _published_tests(arm)
+            if not tested:
+                continue
+            if f.line > arm.end_line:
+                if f.line in directive_lines:
+                    continue
+                read = next((t for t in tested if re.search(rb"\b" + t.encode() + rb"\b", _code_line(sf, f.line))), None)
+                if read is not None:
+                    return _as_info(f, "introspection", f"reads {read} inside the arm that tests it is defined (line "
+                                                        f"{arm.line}); HIP does not define it and never compiles this")
+                continue
+            if len(g.arms) != 1:
+                return f
+            code = b"\n".join(_code_line(sf, n) for n in arm.body if n not in directive_lines)
+            read = next((t for t in tested if re.search(rb"\b" + t.encode() + rb"\b", code)), None)
+            if read is None or _BROKEN_FALLBACK.search(code):
+                return f
+            return _as_info(f, "introspection", f"the arm only exists to read {read}, which HIP does not define; the "
+                                                "code after it is the program's answer for a compiler that does not say")
+    return f
+
+
+def newer_arch_arm(pre, line: int) -> bool:
+    """Whether the innermost `#if` around `line` that tests `__CUDA_ARCH__` is a generation test (`#if __CUDA_ARCH__
+    >= 700`) with an `#else` that has code, and `line` is in one of its tested arms: HIP leaves `__CUDA_ARCH__`
+    undefined, so it compiles the `#else`, never this line (the vanishing arm is reported at the guard)."""
+    for g, i in reversed(pre.enclosing(line)):
+        if not any(_ARCH_TEST.search(a.text) for a in g.arms if a.kind != "else"):
+            continue
+        return (g.has_else and i < len(g.arms) - 1 and bool(g.arms[-1].body) and g.arms[-1].last >= g.arms[-1].end_line + 1
+                and _ARCH_GENERATION.search(g.arms[0].text) is not None)
+    return False
+
+
+def device_pass_arm(f: Draft, pre, sf: SourceFile) -> Draft:
+    """The finding at info when the innermost `#if` around it that tests `__CUDA_ARCH__` holds it in an arm that
+    tests only the device pass (`#ifdef __CUDA_ARCH__`, `#elif defined(__CUDA_ARCH__)`) and ends in an `#else` with
+    working code: HIP compiles that `#else` instead (module doc, step 6a)."""
+    if f.rule not in DEVICE_PASS_RULES:
+        return f
+    for g, i in reversed(pre.enclosing(f.line)):
+        if not any(_ARCH_TEST.search(a.text) for a in g.arms if a.kind != "else"):
+            continue
+        arm, last = g.arms[i], g.arms[-1]
+        if not g.has_else or i == len(g.arms) - 1 or last.last < last.end_line + 1:
+            return f
+        if arm.kind not in ("ifdef", "elifdef") and not (arm.kind in ("if", "elif") and _DEVICE_PASS.match(arm.text)):
+            return f
+        if arm.kind in ("ifdef", "elifdef") and arm.text.strip() != "__CUDA_ARCH__":
+            return f
+        start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
+        end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
+        if _BROKEN_FALLBACK.search(sf.code[start:end]):
+            return f
+        return _as_info(f, "hip_compiles", f"the #else at line {last.line} (HIP leaves __CUDA_ARCH__ undefined)")
+    return f
+
+
+def diagnostic_line(sf: SourceFile, line: int) -> bool:
+    """Whether the line is an `#error` / `#warning` / `#pragma message` directive: an API name in its text is a
+    message to a person (`#error thrust::cuda::par_nosync needs CUDA 12`), not a use."""
+    start = sf.line_starts[line - 1] if line - 1 < len(sf.line_starts) else len(sf.data)
+    return _DIAGNOSTIC.match(sf.data, start) is not None
+
+
+def optional_dropin(f: Draft, groups: Iterable[Group]) -> Draft:
+    """A drop-in library's include at info when an `#if` arm around it tests the library's own switch (`#if
+    HAVE_NVTX`, `#ifdef K2_ENABLE_NVTX`, `#ifdef APP_USE_CUSOLVER`): the build sets it only where it finds the
+    library, so the feature is optional, and where ROCm has the drop-in it is a rename the switch already gates."""
+    if f.rule not in OPTIONAL_DROPIN_RULES:
+        return f  # LIB001 reads info anyway (a rename); the switch that gates it is still worth saying
+    lib = str(dict(f.data).get("library_id", "")).lower()
+    if not lib:
+        return f
+    found = _switch_around(f, groups, lib)
+    return f if found is None else _as_info(f, "optional", f"only built with {found[0]} (line {found[1]})")
+
+
+def _switch_around(f: Draft, groups: Iterable[Group], name: str) -> tuple[str, int] | None:
+    """The macro named for `name` (a library or the profiling switch) that a positive `#if` arm around the finding
+    tests without `!`, and the arm's line; None when no arm does."""
+    for g in groups:
+        for a in g.arms:
+            if a.kind in POSITIVE_ARMS and f.line in a.body and "!" not in a.text:
+                switch = next((t for t in _MACRO.findall(a.text) if _names_library(t, name)), None)
+                if switch is not None:
+                    return switch, a.line
+    return None
+
+
+def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:
+    """A C/C++ finding at info when a positive `#if` arm around it tests an NVTX switch (step 4a)."""
+    found = None if f.severity <= Severity.INFO else _switch_around(f, groups, PROFILING_SWITCH)
+    return f if found is None else _as_info(f, "optional",
+                                            f"only built with the profiling switch {found[0]} (line {found[1]})")
+
+
+def old_toolkit_lines(groups: Iterable[Group]) -> frozenset[int]:
+    """Body lines of the `#else` of `#if CUDA_VERSION >= N` (or __CUDACC_VER_MAJOR__): code for older toolkits."""
+    out: set[int] = set()
+    for g in groups:
+        if len(g.arms) > 1 and g.has_else and _CUDA_VERSION_AT_LEAST.search(g.arms[0].text):
+            out.update(g.arms[-1].body)
+    return frozenset(out)

