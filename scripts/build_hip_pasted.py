@@ -10,7 +10,6 @@ ROCm/clr git directory with `--clr`). Run:
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from build_hip_names import clr_headers, local_headers  # noqa: E402
+from build_hip_names import header_sources  # noqa: E402
 
 OUT = REPO / "rules" / "kb" / "hip_pasted.tsv"
 RULE = REPO / "rules" / "api" / "API012-pasted-cuda-name.yaml"
@@ -52,20 +51,9 @@ def candidates(kb, table: dict[str, str]) -> list[tuple[str, str]]:
 def main(argv: list[str]) -> int:
     from porter.kb import load_kb
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--clr", help="git directory of ROCm/clr (tags rocm-X.Y.0)")
-    ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args(argv)
-    sources = []
-    local = local_headers()
-    if local is not None:
-        sources.append(local)
-    if args.clr:
-        sources.extend(clr_headers(args.clr))
+    args, sources = header_sources(argv, __doc__, OUT)
     if not sources:
-        print("no HIP headers found (install libamdhip64-dev or pass --clr)", file=sys.stderr)
         return 2
-    sources.sort(key=lambda s: tuple(int(x) for x in s[0].split(".")))
     checked = ", ".join(v for v, _ in sources)
     last = sources[-1][0]
     lines = [f"# porter KB: CUDA names HIPIFY's tables rename beyond the prefix, the spelling a prefix-pasting macro's "
