@@ -254,6 +254,11 @@ def test_relaxed_patterns_drop_only_what_widens_the_match():
     assert _relaxed(r"a(?=b)*") is None  # a quantifier after a removed assertion would repeat the `a`
     assert _relaxed(r"(a)\1") is None
     assert _relaxed(r"(?(1)a|b)") is None
+    # RE2 refuses a count above 1000 (DEV039 caps its scans at 2000 characters for `re`'s sake): the unbounded
+    # repetition matches wherever the bounded one does; counts RE2 takes stay.
+    assert _relaxed(r"\([^;{}]{0,2000}?\)(?=x)") == r"\([^;{}]{0,}?\)"
+    assert _relaxed(r"a{1001,}b{1500}c{2,1000}(?!d)") == r"a*b*c{2,1000}"
+    assert _relaxed(r"[{]{0,2000}") == r"[{]{0,}"
 
 
 def test_regex_set_says_unknown_when_a_set_search_fails():

@@ -219,8 +219,21 @@ def _relaxed(pattern: str) -> str | None:
                 out.append(_referenced(pattern, pattern[i + 4:end - 1]))
             skip = end
             continue
+        if kind == "char" and not in_class and piece == "{":
+            bound = _REPEAT.match(pattern, i)
+            if bound and max(int(b or 0) for b in bound.groups()) > _RE2_MAX_REPEAT:
+                # RE2 refuses a count above 1000 (`[^;{}]{0,2000}`, a scan capped so `re` stays fast): the
+                # unbounded repetition matches wherever the bounded one does.
+                low = int(bound.group(1))
+                out.append(f"{{{low},}}" if low <= _RE2_MAX_REPEAT else "*")
+                skip = bound.end()
+                continue
         out.append(piece)
     return "".join(out)
+
+
+_REPEAT = re.compile(r"\{(\d+)(?:,(\d*))?\}")
+_RE2_MAX_REPEAT = 1000
 
 
 def _referenced(pattern: str, name: str) -> str:
