@@ -361,6 +361,28 @@ def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
     raise AssertionError("unreachable: a pool answers every task")
 
 
+# What run_inherited's worker calls: set before the worker forks, so the callable and its arguments (a scan result,
+# a cache, closures) reach it through the fork and only the answer crosses the pipe.
+_INHERITED: tuple[Callable[..., Any], tuple] | None = None
+
+
+def run_inherited(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
+    """fn(*args) in one budgeted worker, as run_stage, with `fn` and `args` inherited by the forked worker instead of
+    pickled to it (what a stage after the scan reads is large, and may hold what does not pickle)."""
+    global _INHERITED
+    _INHERITED = (fn, args)
+    try:
+        return run_stage(_inherited_task, (), budget)
+    finally:
+        _INHERITED = None
+
+
+def _inherited_task() -> Any:
+    assert _INHERITED is not None, "run_inherited sets the task before the worker forks"
+    fn, args = _INHERITED
+    return fn(*args)
+
+
 # Files a whole stage (port status, translate) covers per `Budget.seconds` it gets: the stages after the scan do
 # less per file than the scan (a directive lexer, the build files), and a stage of a big repository must not be
 # held to one file's time.

@@ -395,30 +395,21 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
     return sorted(out), reopened
 
 
-# What the guard-reading worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
-_GUARD_INPUT: tuple[Any, ...] = ()
-
-
 def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget
                 ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None] | None:
     """The arms of each (path, guard line) (_arms), read and lexed in a budgeted worker (porter.budget: this reads
     repository content after the scan's workers are done, and the lexer is superlinear on nested conditionals);
     None when the worker ran out of its budget or the run's deadline."""
-    from porter.budget import Overrun, run_stage, stage_budget
+    from porter.budget import Overrun, run_inherited, stage_budget
 
-    global _GUARD_INPUT
-    _GUARD_INPUT = (read, guards)
-    try:
-        answer = run_stage(_guard_arms_task, (), stage_budget(budget, len({p for p, _ in guards})))
-    finally:
-        _GUARD_INPUT = ()
+    answer = run_inherited(_guard_arms_task, (read, guards), stage_budget(budget, len({p for p, _ in guards})))
     return None if isinstance(answer, Overrun) else answer
 
 
-def _guard_arms_task() -> dict[tuple[str, int], list[tuple[int, int, bool]] | None]:
+def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str, int]]
+                     ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None]:
     from porter.source.preprocessor import preprocess
 
-    read, guards = _GUARD_INPUT
     texts: dict[str, Preprocessed | None] = {}
     out: dict[tuple[str, int], list[tuple[int, int, bool]] | None] = {}
     for path, guard in guards:

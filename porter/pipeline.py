@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
-from porter.budget import DEADLINE_KIND, Budget, Overrun, Pool, run_stage, stage_budget
+from porter.budget import DEADLINE_KIND, Budget, Overrun, Pool, run_inherited, run_stage, stage_budget
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
@@ -126,25 +126,17 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     return Run(result, targets, settings, assessment)
 
 
-# What the analysis worker reads (set before it forks: it inherits it, nothing is pickled but the answer).
-_ANALYSIS_INPUT: tuple[Any, ...] = ()
-
-
 def _budgeted_analysis(result: ScanResult, settings: Settings, targets: tuple[Target, ...]) -> ScanResult:
     """The kernel analysis (porter.kernels.verdicts.analyse) in a budgeted worker, under a stage's budget: it works
     across files on what the repository holds (K kernels of one name and L launches of it cost K x L), after the
     scan's workers are done. Past the budget, or the run's deadline, the kernels have no verdicts and a notice says
     so; the findings (what a gate reads) stand. `--deep` runs as before, in this process: libclang runs in its own
     budgeted workers there, file by file."""
-    global _ANALYSIS_INPUT
     if settings.deep:
         return analyse(result, list(settings.targets), deep=True, resolved=targets, deep_budget=file_budget(settings),
                        rocm=settings.rocm or None)
-    _ANALYSIS_INPUT = (result, settings, targets)
-    try:
-        answer = run_stage(_analysis_task, (), stage_budget(file_budget(settings), max(1, len(result.files))))
-    finally:
-        _ANALYSIS_INPUT = ()
+    answer = run_inherited(_analysis_task, (result, settings, targets),
+                           stage_budget(file_budget(settings), max(1, len(result.files))))
     if isinstance(answer, Overrun):
         stopped = f"stopped: {answer.reason}" if answer.kind == DEADLINE_KIND else answer.reason
         notice = f"kernel analysis {stopped}; no kernel has a verdict in this report"
@@ -154,8 +146,7 @@ def _budgeted_analysis(result: ScanResult, settings: Settings, targets: tuple[Ta
     return dataclasses.replace(result, kernels=kernels, targets=analysed_targets, kernel_analysis=summary)
 
 
-def _analysis_task() -> tuple[Any, ...]:
-    result, settings, targets = _ANALYSIS_INPUT
+def _analysis_task(result: ScanResult, settings: Settings, targets: tuple[Target, ...]) -> tuple[Any, ...]:
     done = analyse(result, list(settings.targets), resolved=targets, rocm=settings.rocm or None)
     # Only what analyse changes goes back through the pipe (not the rules or the held file bytes).
     return done.kernels, done.targets, done.kernel_analysis
@@ -783,15 +774,11 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     harvested, whole = harvest_file_facts(files, source, max_bytes, held, budget, jobs, notices)
     # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
-    global _FACTS_INPUT
-    _FACTS_INPUT = (files, harvested, rocm_macros)  # inherited by the forked worker, not pickled to it
-    try:
-        if sum(len(h[2][0]) for h in harvested.values() if len(h) > 2) <= FEW_DIRECTIVES:
-            answer = _aggregate_task()  # linear in the directives, so this few are bounded here without a fork
-        else:
-            answer = run_stage(_aggregate_task, (), stage_budget(budget, len(harvested)))
-    finally:
-        _FACTS_INPUT = ()
+    inputs = (files, harvested, rocm_macros)
+    if sum(len(h[2][0]) for h in harvested.values() if len(h) > 2) <= FEW_DIRECTIVES:
+        answer = _aggregate_task(*inputs)  # linear in the directives, so this few are bounded here without a fork
+    else:
+        answer = run_inherited(_aggregate_task, inputs, stage_budget(budget, len(harvested)))
     if isinstance(answer, Overrun):
         if notices is not None:
             notices.append(f"working out which macros stand for one build {answer.reason}; "
@@ -853,8 +840,8 @@ class _Lexed(NamedTuple):
     spans: array[int]  # flat: start, end, start, end, ...
 
 
-def _aggregate_task() -> RepositoryFacts:
-    files, harvested, rocm_macros = _FACTS_INPUT
+def _aggregate_task(files: list[Candidate], harvested: dict[str, FileFacts | FileFactsUses],
+                    rocm_macros: Iterable[str]) -> RepositoryFacts:
     return repository_facts(files, lambda c: harvested.get(c.path, ({}, {}, ((), 0))), rocm_macros)
 
 

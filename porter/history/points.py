@@ -24,7 +24,7 @@ from porter.model import Skipped, Status
 from porter.model.assessment import Range
 # Point (the port's state at one commit) is porter.model's, so the history's formats read it without this module.
 from porter.model.history import Blocker, Point, PointChange
-from porter.budget import Overrun, run_stage, stage_budget
+from porter.budget import Overrun, run_inherited, stage_budget
 from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, code_digest, complete, file_budget,
                              harvest_file_facts, load_rules_cached, open_cache, repository_facts, scan_files)
 from porter.settings import Settings
@@ -400,12 +400,8 @@ class Walker:
             # linear in this few directives
             facts = repository_facts(files, lambda c: memo[c.blob or ""], self.settings.rocm_macros)
         else:
-            global _AGGREGATE_INPUT
-            _AGGREGATE_INPUT = (files, memo, self.settings.rocm_macros)  # inherited by the forked worker, not pickled to it
-            try:
-                answer = run_stage(_aggregate_task, (), stage_budget(self.budget, len(files)))
-            finally:
-                _AGGREGATE_INPUT = ()
+            answer = run_inherited(_aggregate_task, (files, memo, self.settings.rocm_macros),
+                                   stage_budget(self.budget, len(files)))
             if isinstance(answer, Overrun):
                 self.notices.append(f"working out which macros stand for one build {answer.reason}; device "
                                     "helpers' build-only branches are not told apart")
@@ -487,12 +483,7 @@ class Walker:
         return r
 
 
-# What the aggregation worker reads (set before it forks: it inherits it, nothing is pickled).
-_AGGREGATE_INPUT: tuple = ()
-
-
-def _aggregate_task() -> RepositoryFacts:
-    files, memo, rocm_macros = _AGGREGATE_INPUT
+def _aggregate_task(files, memo, rocm_macros) -> RepositoryFacts:
     return repository_facts(files, lambda c: memo[c.blob or ""], rocm_macros)
 
 

@@ -836,23 +836,15 @@ def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...
     return tuple(out)
 
 
-# What the port-status worker reads (set before it forks: it inherits them, nothing is pickled but the answer).
-_MAP_INPUT: tuple = ()
-
-
 def _budgeted_map(source, settings, result: ScanResult, cache, digest: bytes) -> tuple[PortMap, str | None]:
     """build_map in a budgeted worker (porter.budget: it lexes and parses repository content), the cache entries
     it made adopted here; when it runs out of its budget, a map of the configuration alone (every spot open unless
     a cuda_only glob says otherwise) and a notice saying so."""
-    from porter.budget import Budget, Overrun, run_stage, stage_budget
+    from porter.budget import Budget, Overrun, run_inherited, stage_budget
 
-    global _MAP_INPUT
     per_file = Budget(getattr(settings, "file_seconds", 30.0), getattr(settings, "file_memory_mib", 2048) << 20)
-    _MAP_INPUT = (source, settings, result, cache, digest)
-    try:
-        answer = run_stage(_map_task, (), stage_budget(per_file, len(result.files)))
-    finally:
-        _MAP_INPUT = ()
+    answer = run_inherited(_map_task, (source, settings, result, cache, digest),
+                           stage_budget(per_file, len(result.files)))
     if isinstance(answer, Overrun):
         pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
                      cuda_only_from=tuple(getattr(settings, "cuda_only_from", ()) or ()))
@@ -864,8 +856,7 @@ def _budgeted_map(source, settings, result: ScanResult, cache, digest: bytes) ->
     return pm, None
 
 
-def _map_task() -> tuple[PortMap, dict[str, bytes]]:
-    source, settings, result, cache, digest = _MAP_INPUT
+def _map_task(source, settings, result: ScanResult, cache, digest: bytes) -> tuple[PortMap, dict[str, bytes]]:
     if cache is not None:
         cache.in_worker()
     pm = build_map(source, settings, result, cache, digest)
