@@ -83,7 +83,6 @@ class HelperIndex:
         named = [p for p in candidates if scope and p.rsplit("/", 1)[-1].split(".", 1)[0] == scope]
         return named[0] if len(named) == 1 else None
 
-
     def includers(self, path: str) -> tuple[str, ...]:
         """The repository files that include `path` directly, in path order."""
         if self._includers is None:
