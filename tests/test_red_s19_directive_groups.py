@@ -24,7 +24,7 @@ def _scan(tmp_path, name: str, text: str):
     src = tmp_path / "src"
     src.mkdir()
     (src / name).write_text(text)
-    return scan(src, Settings(jobs=1, cache_dir=None, file_seconds=30))
+    return scan(src, Settings(jobs=1, cache_dir=None, file_seconds=120))
 
 
 def test_deeply_nested_groups_are_scanned(tmp_path):
