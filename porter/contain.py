@@ -8,7 +8,8 @@ functions below, so the rules are written once:
 
 - A read resolves the path, requires the real object to lie inside the root (checked again on the descriptor it
   opened, so a symlink swapped in between the check and the open cannot lead out), requires a regular file (a FIFO,
-  device or directory is refused before it is opened; the open is non-blocking too) and reads at most its limit.
+  device or directory is refused before it is opened; the open is non-blocking too) with one name (a hard link's
+  other names may lie outside the root) and reads at most its limit.
 - A directory listing visits each entry once, without following a symlink out of the root, to a bounded depth and
   count.
 - A write never follows a symlink at the name it writes (it writes a temporary file beside it and renames over the
@@ -101,6 +102,10 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Unreadable("not a regular file")
+        if root is not None and st.st_nlink > 1:
+            # A hard link is the same file under another name, which may lie anywhere on the file system (an
+            # unpacked archive or a cache restore can make one; git never does): nothing on this side says where.
+            raise Unreadable(f"a hard link ({st.st_nlink} names; the others may lie outside {root_name}); not read")
         if st.st_size > limit and not truncate:
             raise Unreadable(f"file is {st.st_size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit (generated?)")
         chunks, left = [], limit + 1

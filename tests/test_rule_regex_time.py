@@ -51,8 +51,8 @@ def test_dev039_a_long_parameter_list_is_not_rescanned_from_every_float_pointer(
 
 def test_triton_config_lists_after_blank_lines_are_not_quadratic():
     # `^\s*\w+` tried every blank line after each line start: 16 KB of them took 5-6 s per pattern (DEV014,
-    # PYT013), 256 KB about 24 minutes. Asked of the rules' patterns themselves: a whole scan of such a file is
-    # still skipped, by porter.kernels.triton's own `^\s*from triton import` search (left to that module's owner).
+    # PYT013), 256 KB about 24 minutes. Asked of the rules' patterns themselves (porter.kernels.triton's own
+    # `^\s*from triton import` search had the same problem until session 19: test_red_s19_multiline_blank_runs).
     text = ("configs = [triton.Config({'BLOCK': 128}, num_warps=32)]\n" + "\n" * KB256 + "x = 1\n").encode()
     for path, index in (("device/DEV014-nvidia-generation-tuning.yaml", 5),
                         ("python/PYT013-triton-configs-without-amd-options.yaml", 0)):

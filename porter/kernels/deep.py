@@ -330,7 +330,7 @@ class _Scanner:
             real = self.queue.pop(0)
             copy, rel = self.copies[real], self.files[self.copies[real]]
             try:
-                data = read_file(Path(real), FILE_CAP)
+                data = read_file(Path(real), FILE_CAP, root=self.root)  # checked again on the descriptor
             except SourceReadError as e:
                 if real == self.main_real:
                     raise ContainmentError(str(e)) from None
@@ -460,7 +460,7 @@ def compile_flags(root: Path, path: Path) -> CompileFlags:
         if not _inside(os.path.realpath(db), root_real) or not db.is_file():
             continue
         try:
-            entries = json.loads(read_file(db, DB_CAP))
+            entries = json.loads(read_file(db, DB_CAP, root=root_real))
         except (SourceReadError, ValueError):
             return CompileFlags()
         if not isinstance(entries, list):
@@ -725,16 +725,17 @@ def _refine(result: ScanResult, kernels: list[Kernel], cfg: DeepConfig, info: di
     out: list[Kernel] = []
     files, total, errors, refused = 0, 0.0, {}, {}
     order = sorted(by_path.items())
-    tasks = [(root if root.is_file() else root / rel, root if root.is_dir() else root.parent, cfg, rel)
-             for rel, _ in order]
+    tasks = [(root if root.is_file() else root / rel, root if root.is_dir() else root.parent, cfg, rel, ks)
+             for rel, ks in order]
     answers: dict[int, Any] = {}
     # libclang and tree-sitter on repository content run in a budgeted worker (porter.budget): a parse that blocks
-    # (a token-pasted `__has_include` naming a FIFO, which `contain` cannot see) is killed at the budget.
+    # (a token-pasted `__has_include` naming a FIFO, which `contain` cannot see) is killed at the budget. So does
+    # applying its facts to the file's kernels (_analyse_task): that costs what the file holds (its kernels, the
+    # macros libclang saw), and nothing the repository decides may run here without a budget.
     with Pool(budget, 1) as pool:
         for i, answer in pool.map(_analyse_task, tasks):
             answers[i] = answer
     for i, (rel, ks) in enumerate(order):
-        path = tasks[i][0]
         answer = answers[i]
         if isinstance(answer, Overrun):
             errors[rel] = [f"not analysed: libclang {answer.reason}"]
@@ -744,37 +745,24 @@ def _refine(result: ScanResult, kernels: list[Kernel], cfg: DeepConfig, info: di
             errors[rel] = [answer]
             out.extend(ks)
             continue
-        deep, measured = answer
+        deep, refined = answer
         files += 1
         total += deep["seconds"]
         if deep["errors"]:
             errors[rel] = deep["errors"][:20]
         if deep["refused"]:
             refused[rel] = deep["refused"]
-        remeasured = {(k.name, k.line): k for k in measured}
-        for k in ks:
-            new = remeasured.get((k.name, k.line), k)
-            if new.facts is None or k.facts is None:
-                out.append(k)
-                continue
-            facts = _apply_sizes(new.facts, deep["shared"])
-            before = {u.what for u in k.facts.unknown}
-            after = {u.what for u in facts.unknown}
-            used = _names_used(k.facts)
-            refinement = DeepRefinement(
-                tuple(sorted(before - after)), tuple(sorted(after)), round(deep["seconds"] / len(ks), 4),
-                tuple(sorted({os.path.relpath(o, path.parent) for n, o in deep["origins"].items()
-                              if o and o != str(path) and n in used})))
-            out.append(dataclasses.replace(k, facts=dataclasses.replace(facts, deep=refinement)))
+        out.extend(refined)
     info.update({"files": files, "kernels": len(kernels), "seconds": round(total, 3),
                  "seconds_per_kernel": round(total / max(1, len(kernels)), 4), "errors": errors,
                  "refused_includes": refused})
     return out, info
 
 
-def _analyse_task(path: Path, root: Path, cfg: DeepConfig, rel: str) -> tuple[dict[str, Any], list[Kernel]] | str:
-    """A deep worker's part for one file: libclang's facts and the kernels measured again with its constants, or
-    why it was not analysed."""
+def _analyse_task(path: Path, root: Path, cfg: DeepConfig, rel: str, ks: list[Kernel]
+                  ) -> tuple[dict[str, Any], list[Kernel]] | str:
+    """A deep worker's part for one file: libclang's facts, and the file's kernels `ks` with them applied (measured
+    again with its constants, its exact shared-array sizes), or why it was not analysed."""
     from porter.kernels.facts import measure_file
     from porter.source.parse import parse
 
@@ -785,7 +773,33 @@ def _analyse_task(path: Path, root: Path, cfg: DeepConfig, rel: str) -> tuple[di
     except Exception as e:  # noqa: BLE001 - one file libclang cannot handle must not stop the rest
         return f"{type(e).__name__}: {e}"
     sf = parse(rel, "cuda", deep["data"])
-    return deep, list(measure_file(sf, extra_constants=deep["constants"]))
+    remeasured = {(k.name, k.line): k for k in measure_file(sf, extra_constants=deep["constants"])}
+    # Where each name libclang resolved was defined, when not in this file: once per file, not once per kernel
+    # (a file of many kernels and many macros made that loop their product).
+    here = str(path)
+    elsewhere = {n: o for n, o in deep["origins"].items() if o and o != here}
+    places: dict[str, str] = {}
+    per_kernel = round(deep["seconds"] / max(1, len(ks)), 4)
+    out: list[Kernel] = []
+    for k in ks:
+        new = remeasured.get((k.name, k.line), k)
+        if new.facts is None or k.facts is None:
+            out.append(k)
+            continue
+        facts = _apply_sizes(new.facts, deep["shared"])
+        before = {u.what for u in k.facts.unknown}
+        after = {u.what for u in facts.unknown}
+        origins = set()
+        for n in _names_used(k.facts):
+            if n in elsewhere:
+                if n not in places:
+                    places[n] = os.path.relpath(elsewhere[n], path.parent)
+                origins.add(places[n])
+        refinement = DeepRefinement(tuple(sorted(before - after)), tuple(sorted(after)), per_kernel,
+                                    tuple(sorted(origins)))
+        out.append(dataclasses.replace(k, facts=dataclasses.replace(facts, deep=refinement)))
+    summary = {"seconds": deep["seconds"], "errors": deep["errors"], "refused": deep["refused"]}
+    return summary, out
 
 
 def _names_used(facts: KernelFacts) -> set[str]:

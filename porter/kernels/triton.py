@@ -45,15 +45,15 @@ _TL_PREFIXES = ("tl", "triton.language", "language", "tl.core", "triton.language
 # compiles). https://github.com/triton-lang/triton/pull/562, https://github.com/triton-lang/triton/pull/1368
 _LEGACY_LIBDEVICE = frozenset({"tl.libdevice", "triton.language.libdevice"})
 _BLOCK_NAME = re.compile(r"(?i)^(?:BLOCK|TILE)(?:_?SIZE)?_?([MNK])$")
-_FROM_TRITON_JIT = re.compile(rb"^\s*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+_FROM_TRITON_JIT = re.compile(rb"^[^\S\n]*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
 # Imports from the CUDA backend's language extras: Triton's own `triton.language.extra.cuda`, and the same namespace
 # in a package that extends Triton's language (`<package>.language.extra.cuda`, e.g. a distributed-Triton package's
 # PTX wrappers tid/ld/st), which are CUDA-only in the same way (issue 27, heldout11). A parenthesised name list may
 # span lines.
 _CUDA_EXTRA_MODULE = r"(?:\w+\.)*language\.extra\.cuda(?:\.\w+)*"
 _CUDA_EXTRA_IMPORT = re.compile(
-    r"^\s*from\s+" + _CUDA_EXTRA_MODULE + r"\s+import\s+(?:\((?P<group>[^)]*)\)|(?P<names>[^\n#]+))"
-    r"|^\s*import\s+" + _CUDA_EXTRA_MODULE + r"\s+as\s+(?P<alias>\w+)", re.M)
+    r"^[^\S\n]*from\s+" + _CUDA_EXTRA_MODULE + r"\s+import\s+(?:\((?P<group>[^)]*)\)|(?P<names>[^\n#]+))"
+    r"|^[^\S\n]*import\s+" + _CUDA_EXTRA_MODULE + r"\s+as\s+(?P<alias>\w+)", re.M)
 
 
 # The language extras' wrappers of Hopper/Blackwell PTX, by a word of their name (`tma_load_2d`, `mbarrier_expect_tx`,

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Callable, Iterable, Iterator, NamedTuple
 
 from porter.match.base import per_object
+from porter.match.regex import Backtracked
 from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code_device import in_device_code, logical_warp32, warp_dependent
 from porter.match.kinds.code_regex import compile_regex, may_fire, regex_gate, register_regexes
@@ -83,15 +84,22 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             continue  # none of the rule's patterns can hit here: not a matcher call per pattern
         seen: set[tuple[int, int]] = set()
         over: Hit | None = None
-        for hit in _rule_hits(steps, sf, ctx):
-            span = (hit.start, hit.end)
-            if span in seen:
-                continue
-            seen.add(span)
-            if len(seen) > MAX_HITS_PER_RULE:
-                over = over or hit
-                continue
-            add(draft(fixed, hit))
+        try:
+            for hit in _rule_hits(steps, sf, ctx):
+                span = (hit.start, hit.end)
+                if span in seen:
+                    continue
+                seen.add(span)
+                if len(seen) > MAX_HITS_PER_RULE:
+                    over = over or hit
+                    continue
+                add(draft(fixed, hit))
+        except Backtracked as e:
+            # Said, not dropped: the rule may hold hits past the point its pattern stopped (a gate counts this).
+            add(draft(fixed, Hit(0, 0, name="", message=(
+                f"{rule.id} was not checked to the end of this file: one of its patterns runs on Python's "
+                f"backtracking regex engine and ran past its {e.seconds:.1f} s slice here (a very long line?); "
+                f"its hits after that point are not listed"))))
         if over is not None:
             left_out = len(seen) - MAX_HITS_PER_RULE
             add(draft(fixed, Hit(over.start, over.end, name=over.name, message=(

@@ -59,7 +59,7 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         self_test_block)
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import may_hold_directives, preprocessed
+from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed
 
 # What other modules and the tests import from here, besides refine itself.
 __all__ = ["PRECEDENCE_FILE", "PrecedenceError", "dead_lines", "private_toolkit_copy", "refine", "specific"]
@@ -81,10 +81,11 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        around = groups_around(groups)  # each finding asks only the groups around its line, not every group
         if any(f.rule in FEATURE_DEFINE_RULES for f in findings):
-            findings = [feature_defines(f, groups, sf) for f in findings]
+            findings = [feature_defines(f, around(f.line), sf) for f in findings]
         if any(f.rule in INTROSPECTION_RULES for f in findings):
-            findings = [introspection(f, groups, sf) for f in findings]
+            findings = [introspection(f, around(f.line), sf) for f in findings]
         legacy = old_toolkit_arms(groups) if any(w in sf.code for w in _TOOLKIT_WORDS) else {}
         if legacy:
             findings = [legacy_arm(f, legacy) for f in findings]
@@ -101,9 +102,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             pre = preprocessed(sf)
             findings = [device_pass_arm(f, pre, sf) for f in findings]
         if any(f.rule in OPTIONAL_DROPIN_RULES for f in findings):
-            findings = [optional_dropin(f, groups) for f in findings]
+            findings = [optional_dropin(f, around(f.line)) for f in findings]
         if b"NVTX" in sf.code.upper():
-            findings = [profiling_switch(f, groups) for f in findings]
+            findings = [profiling_switch(f, around(f.line)) for f in findings]
     if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
         findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
     if findings and sf.language == "cuda" and any(f.rule in HOST_CONSTANT_RULES for f in findings):

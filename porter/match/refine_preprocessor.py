@@ -107,7 +107,7 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
             continue
         start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
         end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
-        if _BROKEN_FALLBACK.search(sf.code[start:end]):
+        if _BROKEN_FALLBACK.search(sf.code, start, end):  # no copy of the arm (nested #else arms hold each other)
             continue
         out.update(a.line for a in g.arms[:-1])
     rocm = Build(ROCM, rocm_names)
@@ -197,22 +197,44 @@ _PRAGMA = re.compile(rb"[ \t]*#[ \t]*(?:pragma|warning)\b")
 
 def _pragmas_only(g: Group, sf: SourceFile) -> bool:
     """Whether every line of the group's arms is blank, a #pragma, or a conditional directive the preprocessor read
-    (a nested `#ifdef __GNUC__` around the pragma): no code."""
-    lines = [n for a in g.arms for n in a.body]
-    if not lines:
+    (a nested `#ifdef __GNUC__` around the pragma): no code. Each arm's body is a range of lines, so this counts the
+    code lines in it (_code_lines_before) instead of reading them: a group nested 20,000 deep read its inner lines
+    once per enclosing group, quadratic in the depth (a 140 KB file took the whole per-file budget)."""
+    before = _code_lines_before(sf)
+    arms = [a for a in g.arms if a.last >= a.end_line + 1]
+    if not arms:
         return False
-    directive_lines = sf.cache.get("refine.conditional_lines")
-    if directive_lines is None:
-        directive_lines = sf.cache["refine.conditional_lines"] = frozenset(
-            n for d in preprocessed(sf).directives if d.kind not in ("define", "include")
-            for n in range(d.line, d.end_line + 1))
-    for n in lines:
-        start = sf.line_starts[n - 1] if n - 1 < len(sf.line_starts) else len(sf.code)
-        end = sf.code.find(b"\n", start)
-        text = sf.code[start:end if end >= 0 else len(sf.code)]
-        if text.strip() and n not in directive_lines and not _PRAGMA.match(text):
-            return False
-    return True
+    last = len(before) - 1
+    return all(before[min(a.last, last)] - before[min(a.end_line, last)] == 0 for a in arms)
+
+
+def _code_lines_before(sf: SourceFile) -> list[int]:
+    """[n] = how many of lines 1..n hold code: not blank, not a #pragma / #warning, not a conditional directive the
+    preprocessor read. Once per file."""
+    counts = sf.cache.get("refine.code_lines_before")
+    if counts is None:
+        directive_lines = _directive_lines(sf, conditional_only=True)
+        counts = [0]
+        code, starts = sf.code, sf.line_starts
+        for n in range(1, len(starts) + 1):
+            start = starts[n - 1]
+            end = code.find(b"\n", start)
+            text = code[start:end if end >= 0 else len(code)]
+            counts.append(counts[-1] + (1 if text.strip() and n not in directive_lines and not _PRAGMA.match(text)
+                                         else 0))
+        sf.cache["refine.code_lines_before"] = counts
+    return counts
+
+
+def _directive_lines(sf: SourceFile, conditional_only: bool) -> frozenset[int]:
+    """The lines of the file's directives (only the conditional ones: not #define or #include), once per file."""
+    key = ("refine.directive_lines", conditional_only)
+    lines = sf.cache.get(key)
+    if lines is None:
+        lines = sf.cache[key] = frozenset(n for d in preprocessed(sf).directives
+                                          if not conditional_only or d.kind not in ("define", "include")
+                                          for n in range(d.line, d.end_line + 1))
+    return lines
 
 
 def _statements(text: bytes) -> list[bytes] | None:
@@ -246,10 +268,20 @@ def _output_only(g: Group, sf: SourceFile) -> bool:
     CUDART_VERSION >= 3000` around `fprintf(note, "Concurrent Kernel Execution ...")`): whichever arm HIP takes, the
     program computes the same; a line of a report is left out or kept. Nested directives and #pragma lines may sit
     between the statements."""
-    lines = [n for a in g.arms for n in a.body]
-    if not lines or b"rint" not in sf.code and b"puts" not in sf.code and b"<<" not in sf.code:
+    size = sum(len(a.body) for a in g.arms)
+    prints = sf.cache.get("refine.may_print")
+    if prints is None:  # once per file, not once per group (three searches of the whole file each)
+        prints = sf.cache["refine.may_print"] = b"rint" in sf.code or b"puts" in sf.code or b"<<" in sf.code
+    if not size or not prints:
         return False
-    directive_lines = frozenset(n for d in preprocessed(sf).directives for n in range(d.line, d.end_line + 1))
+    # Nested groups read their inner lines again for each enclosing group: past a few times the file's lines in
+    # all, a group is no longer read as output only (its findings stay), so deep nesting costs linear time.
+    read = sf.cache.get("refine.output_only_lines", 0) + size
+    sf.cache["refine.output_only_lines"] = read
+    if read > 4 * len(sf.line_starts) + 100_000:
+        return False
+    lines = [n for a in g.arms for n in a.body]
+    directive_lines = _directive_lines(sf, conditional_only=False)
     text = b"\n".join(_code_line(sf, n) for n in lines if n not in directive_lines)
     statements = _statements(text)
     return bool(statements) and all(_OUTPUT_CALL.match(st.decode("utf-8", "replace")) for st in statements)
@@ -304,7 +336,7 @@ def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
             # an #else that stops the build (`#error needs CUDA 11`) is what HIP compiles: that is work
             start = sf.line_starts[g.arms[0].line - 1]
             end = sf.line_starts[g.endif - 1] if g.endif - 1 < len(sf.line_starts) else len(sf.code)
-            if _BROKEN_FALLBACK.search(sf.code[start:end]):
+            if _BROKEN_FALLBACK.search(sf.code, start, end):  # no copy of the arm (nested #else arms hold each other)
                 return f
             if not names:
                 return _as_info(f, "defines_only", f"the arm only redefines {', '.join(builtins)} as macros; HIP "
@@ -350,8 +382,11 @@ def introspection(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
             _statement_around(sf.code, _offset(sf, f.line, f.column)).decode("utf-8", "replace")):
         return _as_info(f, "introspection", "printed, not tested: the line reports the toolkit, it chooses no code")
     # a `#define` in the arm reads the macro as much as a statement does (FLAMEGPU's wrapper of __CUDA_ARCH_LIST__)
-    directive_lines = frozenset(n for d in preprocessed(sf).directives if d.kind not in ("define", "undef")
-                                for n in range(d.line, d.end_line + 1))
+    directive_lines = sf.cache.get("refine.non_define_lines")
+    if directive_lines is None:  # once per file, not once per finding
+        directive_lines = sf.cache["refine.non_define_lines"] = frozenset(
+            n for d in preprocessed(sf).directives if d.kind not in ("define", "undef")
+            for n in range(d.line, d.end_line + 1))
     for g in groups:
         for i, arm in enumerate(g.arms):
             if arm.kind == "else" or not arm.line <= f.line <= arm.last:
@@ -408,7 +443,7 @@ def device_pass_arm(f: Draft, pre, sf: SourceFile) -> Draft:
             return f
         start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
         end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
-        if _BROKEN_FALLBACK.search(sf.code[start:end]):
+        if _BROKEN_FALLBACK.search(sf.code, start, end):  # no copy of the arm (nested #else arms hold each other)
             return f
         return _as_info(f, "hip_compiles", f"the #else at line {last.line} (HIP leaves __CUDA_ARCH__ undefined)")
     return f

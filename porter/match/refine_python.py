@@ -420,7 +420,7 @@ def own_arch(f: Draft, sf: SourceFile) -> Draft:
     if _ARCH_NUMBER.search(value):
         return f
     names = set(re.findall(rb"[A-Za-z_]\w*", right.text))
-    bound = {m.group(1) for m in re.finditer(rb"(?m)^\s*([A-Za-z_]\w*)\s*=[^=].*$", fn.text)
+    bound = {m.group(1) for m in re.finditer(rb"(?m)^[^\S\n]*([A-Za-z_]\w*)\s*=[^=].*$", fn.text)
              if b"capability" in m.group(0)}
     if not names & bound:
         return f

@@ -7,12 +7,19 @@ it can express runs on it. What it cannot express (look-around, back-references,
 reviewed rules may use it. Where the engines differ in meaning the pattern is rewritten (`\\s` also matches the
 vertical tab in Python) or left to `re` (`$` without the multiline flag also matches before a final newline in
 Python).
+
+A pattern left to `re` (porter's own rules only) runs under a time slice (_Backtracking): a search that backtracks
+past it on one text raises Backtracked, which the rule engine turns into a finding saying the rule was not checked
+to the end of the file, instead of one quadratic pattern taking the whole file's budget (and every other rule's
+findings in that file with it).
 """
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+import signal
+import threading
+from typing import Any, Callable, Iterator
 
 try:  # an optional speed-and-safety dependency: without it every pattern runs on `re` (loader still checks)
     import re2 as _re2
@@ -165,7 +172,138 @@ def _compile(pattern: str, flags: tuple[str, ...], as_bytes: bool, latin1: bool 
     f = 0
     for name in flags:
         f |= _FLAGS[name]
-    return re.compile(pattern.encode() if as_bytes else pattern, f)
+    return _Backtracking(re.compile(pattern.encode() if as_bytes else pattern, f))
+
+
+# ------------------------------------------------------------------------------------- backtracking, in a time slice
+
+# How long one backtracking pattern may search one text: a base plus a share per MiB (a linear pattern on `re`
+# reads several MiB a second; a quadratic one on a 64 KB line took 5.5 s), never more than a cap, so that one
+# pattern cannot take the file's whole budget (30 s by default) and with it the other rules' findings.
+BACKTRACK_BASE_S = 2.0
+BACKTRACK_PER_MIB_S = 4.0
+BACKTRACK_MAX_S = 10.0
+
+
+def backtrack_seconds(size: int) -> float:
+    """The time slice of one backtracking search over a text of `size` characters or bytes."""
+    return min(BACKTRACK_MAX_S, BACKTRACK_BASE_S + BACKTRACK_PER_MIB_S * size / (1 << 20))
+
+
+class Backtracked(Exception):
+    """A pattern on Python's backtracking engine ran past its time slice on one text; what it found before that
+    point was handed out, what lies after it was not searched."""
+
+    def __init__(self, pattern: str | bytes, seconds: float):
+        super().__init__(f"a backtracking pattern ran past its {seconds:g} s slice")
+        self.pattern = pattern
+        self.seconds = seconds
+
+
+class _Interrupted(Exception):
+    """Raised by the alarm inside `re` (Python 3.11's `re` checks for signals while it matches)."""
+
+
+class _Slice:
+    """The one running slice: SIGALRM at its end interrupts `re` only while a match is armed; an alarm between two
+    matches (a consumer's own code running) marks it expired for the next one."""
+
+    active = False
+    armed = False
+    expired = False
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    _Slice.expired = True
+    if _Slice.armed:
+        _Slice.armed = False
+        raise _Interrupted
+
+
+class _Sliced:
+    """A time slice for the searches inside it. Where no timer can be used (not the main thread, a platform without
+    setitimer, a real-time timer someone else set) or a slice is already running (a search nested in a finditer's
+    consumer shares the outer slice), it does nothing."""
+
+    __slots__ = ("seconds", "owner", "previous")
+
+    def __init__(self, seconds: float):
+        self.seconds, self.owner, self.previous = seconds, False, None
+
+    def __enter__(self) -> None:
+        if _Slice.active or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+            return
+        self.previous = signal.signal(signal.SIGALRM, _alarm)
+        _Slice.active, _Slice.armed, _Slice.expired, self.owner = True, False, False, True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.owner:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            _Slice.active = _Slice.armed = _Slice.expired = False
+            signal.signal(signal.SIGALRM, self.previous)
+            self.owner = False
+
+
+def _armed(call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)` with the running slice armed (unbounded when no slice runs)."""
+    if not _Slice.active:
+        return call(*args)
+    if _Slice.expired:
+        raise _Interrupted
+    _Slice.armed = True
+    try:
+        return call(*args)
+    finally:
+        _Slice.armed = False
+
+
+class _Backtracking:
+    """A pattern on Python's `re` (look-around, back-references: porter's own rules only) with `re`'s interface,
+    each search bounded by backtrack_seconds (see Backtracked)."""
+
+    __slots__ = ("_rx", "pattern", "flags", "groups", "groupindex")
+
+    def __init__(self, rx: re.Pattern[Any]):
+        self._rx, self.pattern, self.flags, self.groups, self.groupindex = rx, rx.pattern, rx.flags, rx.groups, \
+            rx.groupindex
+
+    def _once(self, call: Callable[..., Any], text: Any, args: tuple[Any, ...]) -> Any:
+        seconds = backtrack_seconds(len(text))
+        with _Sliced(seconds):
+            try:
+                return _armed(call, text, *args)
+            except _Interrupted:
+                raise Backtracked(self.pattern, seconds) from None
+
+    def search(self, text: Any, *args: Any) -> Any:
+        return self._once(self._rx.search, text, args)
+
+    def match(self, text: Any, *args: Any) -> Any:
+        return self._once(self._rx.match, text, args)
+
+    def fullmatch(self, text: Any, *args: Any) -> Any:
+        return self._once(self._rx.fullmatch, text, args)
+
+    def findall(self, text: Any, *args: Any) -> Any:
+        return self._once(self._rx.findall, text, args)
+
+    def finditer(self, text: Any, *args: Any) -> Iterator[Any]:
+        """The matches one by one; the slice runs from the first to the last (the consumer's time between them
+        counts too, which only makes the bound tighter)."""
+        seconds = backtrack_seconds(len(text))
+        with _Sliced(seconds):
+            matches = self._rx.finditer(text, *args)
+            while True:
+                try:
+                    m = _armed(next, matches, None)
+                except _Interrupted:
+                    raise Backtracked(self.pattern, seconds) from None
+                if m is None:
+                    return
+                yield m
 
 
 def compile_regex(pattern: str, flags: tuple[str, ...] = (), *, text: bool = False, latin1: bool = False) -> Any:

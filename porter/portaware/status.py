@@ -653,7 +653,7 @@ def _names_rocm_build(f: PortFacts | None) -> bool:
 TORCH_EXTENSION_ONLY = "setup.py:torch-extensions-only"
 # PortFacts.tested of a CMakeLists.txt that declares a project() of its own.
 CMAKE_PROJECT = "cmake:project"
-_PROJECT_CALL = lazy_regex(r"(?im)^\s*project\s*\(")
+_PROJECT_CALL = lazy_regex(r"(?im)^[^\S\n]*project\s*\(")
 # Rules whose finding says the file calls nvcc (a script that does is a build).
 NVCC_RULES = frozenset({"BLD007"})
 

@@ -1158,6 +1158,43 @@ class Group:
         return self.arms[-1].kind == "else"
 
 
+# How many groups around one line a finding's refinements read, innermost first: real code nests a few deep; a
+# file nested 20,000 deep with a finding at every level made the refinements cost findings x depth.
+MAX_GROUPS_AROUND = 256
+
+
+def groups_around(groups: Sequence[Group]) -> Callable[[int], tuple[Group, ...]]:
+    """`around(line)`: the groups (of `groups`, in the order they close) whose lines, from the first `#if` to the
+    `#endif`, hold `line`, innermost first and at most MAX_GROUPS_AROUND of them. The per-finding refinements
+    (porter.match.refine: feature_defines, introspection, optional_dropin, profiling_switch) and
+    Preprocessed.enclosing look only at such groups, so handing them
+    these instead of every group of the file gives the same answers, in time that does not grow with the file's
+    group count (10,000 groups and a finding in each took minutes). Groups nest or are apart, as directives do."""
+    order = sorted(range(len(groups)), key=lambda i: (groups[i].arms[0].line, -groups[i].endif, -i))
+    parent = [-1] * len(groups)
+    stack: list[int] = []
+    for i in order:
+        first = groups[i].arms[0].line
+        while stack and groups[stack[-1]].endif < first:
+            stack.pop()
+        parent[i] = stack[-1] if stack else -1
+        stack.append(i)
+    starts = [groups[i].arms[0].line for i in order]
+
+    def around(line: int) -> tuple[Group, ...]:
+        k = bisect.bisect_right(starts, line) - 1
+        i = order[k] if k >= 0 else -1
+        out: list[Group] = []
+        steps = 0
+        while i >= 0 and len(out) < MAX_GROUPS_AROUND and steps < 4 * MAX_GROUPS_AROUND:
+            if groups[i].endif >= line:
+                out.append(groups[i])
+            i, steps = parent[i], steps + 1
+        return tuple(out)
+
+    return around
+
+
 @dataclass(frozen=True)
 class Preprocessed:
     """Every answer about one file's directives (see the module doc), from one lex."""
@@ -1192,9 +1229,14 @@ class Preprocessed:
         return lines.get(line)
 
     def enclosing(self, line: int) -> list[tuple[Group, int]]:
-        """Every `#if` group whose arm holds `line` in its body (outermost first), with that arm's index."""
+        """Every `#if` group whose arm holds `line` in its body (outermost first), with that arm's index (of the
+        innermost MAX_GROUPS_AROUND groups around it: groups_around, once per file, not a pass over every group per
+        call)."""
+        around = self._regions.get("around")
+        if around is None:
+            around = self._regions["around"] = groups_around(self.groups)
         out = []
-        for g in self.groups:
+        for g in around(line):
             if not g.arms[0].end_line < line < g.endif:
                 continue
             i = max(j for j, a in enumerate(g.arms) if a.line <= line)
@@ -1586,12 +1628,18 @@ def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[s
     if not found:
         return []
     regions = pre.regions(rocm_names) if pre.builds_differ(rocm_names) else []
+    # `first < line <= last` for any lost arm, asked per group: the arms sorted by first line with the running
+    # maximum of their last lines answer it by bisection (a pass over every lost arm per group was quadratic).
+    lost.sort()
+    lost_firsts = [first for first, _ in lost]
+    reach = list(itertools.accumulate((last for _, last in lost), max))
     out = []
     for g, arm in found:
         line = g.arms[0].line
         if line in pre.dead or (regions and side_at(regions, line)[0] in (CUDA, "none")):
             continue
-        if any(first < line <= last for first, last in lost):
+        k = bisect.bisect_left(lost_firsts, line) - 1  # the arms whose first line is before `line`
+        if k >= 0 and reach[k] >= line:
             continue  # inside an arm HIP drops anyway: the outer test is the one to report
         out.append((g, arm))
     return out

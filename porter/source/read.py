@@ -310,10 +310,11 @@ def _size(path: Path) -> int:
         raise SourceReadError(f"cannot stat: {e.strerror}") from None
 
 
-def read_file(path: Path, limit: int, truncate: bool = False) -> bytes:
+def read_file(path: Path, limit: int, truncate: bool = False, *, root: Path | str | None = None) -> bytes:
     """A regular file's bytes, never more than `limit` (or the first `limit` with truncate), through porter.contain:
-    non-blocking, so a FIFO or device can never hang a scan."""
-    return read_bytes(path, limit, truncate=truncate)
+    non-blocking, so a FIFO or device can never hang a scan; with `root`, only inside it (checked on the opened
+    descriptor) and not a hard link."""
+    return read_bytes(path, limit, truncate=truncate, root=root, root_name="the repository")
 
 
 def source_for(path: Path | str, commit: str | None = None) -> WorkTree | GitTree:

@@ -100,11 +100,12 @@ def _last_starts(sf: SourceFile, regex: str, key: str, text: bytes) -> dict[byte
     memo = sf.cache.setdefault("regex.last_starts", {})
     found = memo.get((regex, key))
     if found is None:
-        found = memo[(regex, key)] = {}
+        found = {}
         for m in compile_regex(regex).finditer(text):
             name = m.group("name")
             if name is not None:
                 found[name] = m.start()
+        memo[(regex, key)] = found  # only when complete: a search stopped at its time slice leaves no half answer
     return found
 
 
