@@ -17,7 +17,7 @@ comments use):
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f the
   project's dtype names, probed dtypes, FNUZ tables; 8c/8i nvcc variables read with a default or written from the
   running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes; 5d self-tests; 5c printed and logged
-  text.
+  text; 5m string statements (docstrings); 5n other accelerator platforms' modules; 5o CuTe DSL modules.
 - porter.match.refine_capability, capability tests: 8 Python tests Ampere and AMD answer alike, 8b a capability
   only recorded, compared or made a label; 8g, 8h C/C++ device-property tests every GPU answers alike or that only
   change a printed report.
@@ -52,11 +52,13 @@ from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISS
                                               optional_dropin, profiling_switch)
 from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, ENV_DEFAULT_RULES,
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
-                                        PROBED_DTYPE_RULES, PROBED_IMPORT_RULES, PY_MESSAGE_HINT as _PY_MESSAGE_HINT,
-                                        ROCM_TOOL as _ROCM_TOOL, SMI_RULES, cupy_kernels, dual_probe, env_default,
-                                        fnuz_table, ignored_by_pip, message_call_spans, optional_import,
-                                        optional_import_blocks, own_arch, probed_dtype, project_name, self_test,
-                                        self_test_block)
+                                        NVIDIA_DSL_RULES, PROBED_DTYPE_RULES, PROBED_IMPORT_RULES,
+                                        PY_MESSAGE_HINT as _PY_MESSAGE_HINT, ROCM_TOOL as _ROCM_TOOL, SMI_RULES,
+                                        cupy_kernels, dual_probe, env_default, fnuz_table, ignored_by_pip,
+                                        message_call_spans, nvidia_dsl, nvidia_dsl_import, optional_import,
+                                        optional_import_blocks, other_platform, own_arch, platform_module,
+                                        probed_dtype, project_name, self_test, self_test_block,
+                                        without_string_statements)
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import may_hold_directives, preprocessed
@@ -182,4 +184,14 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         spans = message_call_spans(sf)
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
+    if sf.language == "python" and findings and sf.string_spans:
+        findings = without_string_statements(findings, sf)
+    if sf.language == "python" and findings:
+        platform = other_platform(sf.path)
+        if platform is not None:
+            findings = [platform_module(f, platform) for f in findings]
+    if sf.language == "python" and b"cutlass" in sf.code and any(f.rule in NVIDIA_DSL_RULES for f in findings):
+        at = nvidia_dsl_import(sf)
+        if at is not None:
+            findings = [nvidia_dsl(f, at) for f in findings]
     return one_per_spot(findings)
