@@ -190,8 +190,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         platform = other_platform(sf.path)
         if platform is not None:
             findings = [platform_module(f, platform) for f in findings]
-    if sf.language == "python" and b"cutlass" in sf.code and any(f.rule in NVIDIA_DSL_RULES for f in findings):
-        at = nvidia_dsl_import(sf)
-        if at is not None:
-            findings = [nvidia_dsl(f, at) for f in findings]
+    if sf.language == "python" and (b"cutlass" in sf.code or b"cuda.tile" in sf.code) \
+            and any(f.rule in NVIDIA_DSL_RULES for f in findings):
+        dsl = nvidia_dsl_import(sf)
+        if dsl is not None:
+            findings = [nvidia_dsl(f, dsl) for f in findings]
     return one_per_spot(findings)

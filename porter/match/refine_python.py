@@ -36,9 +36,9 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
 5m. Python: a string that is a statement of its own (a docstring) runs nothing: findings in it are dropped.
 5n. Python: a module named for another accelerator platform (Metal, Ascend, IPEX, MUSA, ...) runs on neither the CUDA
    nor the ROCm build: info (data `other_platform`).
-5o. Python: in a module that imports the CUTLASS Python DSL at its top level, a 32-thread warp (PYT009) and a
-   capability test (PYT001) belong to an NVIDIA-only implementation whose import is the port item: info (data
-   `nvidia_dsl`).
+5o. Python: in a module that imports an NVIDIA-only kernel DSL (CuTe DSL, cuTile) at its top level, a 32-thread warp
+   (PYT009), a capability test (PYT001) and cuda-python's driver (LIB007) belong to an NVIDIA-only implementation
+   whose DSL import is the port item: info (data `nvidia_dsl`).
 8j. Python: an OCP FP8 dtype's exact name defined by the project (a DSL's `class float8_e4m3fn`) is a name: info
    (data `own_name`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
@@ -537,36 +537,46 @@ def platform_module(f: Draft, platform: tuple[str, str]) -> Draft:
                                          "CUDA nor the ROCm build runs it")
 
 
-# 5o. Python: a module that imports the CUTLASS Python DSL (CuTe DSL, `import cutlass` / `cutlass.cute`) at its top
-# level is an NVIDIA kernel implementation as a whole: the DSL compiles to PTX for NVIDIA GPUs only
-# (https://docs.nvidia.com/cutlass/media/docs/pythonDSL/overview.html), so the module cannot be imported on ROCm and
-# its port item is that import (LIB008, "CUTLASS / CuTe"). A warp of 32 threads inside it (PYT009: tilelang's
-# cutedsl/reduce.py, Liger's cutedsl rms_norm) is right for the DSL it feeds, and a capability test (PYT001) chooses
-# between NVIDIA generations only: both info (data `nvidia_dsl`). A module that imports the DSL only inside a
-# function may run on ROCm until that function is called, so its findings stay as they are.
-NVIDIA_DSL_RULES = frozenset({"PYT001", "PYT009"})
-_NVIDIA_DSL_MODULES = ("cutlass",)
+# 5o. Python: a module that imports an NVIDIA-only kernel DSL at its top level - the CUTLASS Python DSL (CuTe DSL,
+# `import cutlass` / `cutlass.cute`, https://docs.nvidia.com/cutlass/media/docs/pythonDSL/overview.html) or cuTile
+# (`cuda.tile`) - is an NVIDIA kernel implementation as a whole: it cannot be imported on ROCm, and its port item is
+# that import (LIB008 "CUTLASS / CuTe", LIB007 for cuTile). A warp of 32 threads inside it (PYT009: tilelang's
+# cutedsl/reduce.py, Liger's cutedsl rms_norm) is right for the DSL it feeds, a capability test (PYT001) chooses
+# between NVIDIA generations only, and cuda-python's driver (LIB007 `cuda.bindings.driver`) only hands the DSL its
+# stream: info (data `nvidia_dsl`). A module that imports the DSL only inside a function may run on ROCm until that
+# function is called, so its findings stay as they are.
+NVIDIA_DSL_RULES = frozenset({"PYT001", "PYT009", "LIB007"})
+# The NVIDIA-only kernel DSLs: the CUTLASS Python DSL (CuTe DSL) and cuTile Python (`cuda.tile`, which compiles tile
+# kernels for NVIDIA GPUs only: https://docs.nvidia.com/cuda/cutile-python/).
+_NVIDIA_DSL_MODULES = {"cutlass": "the CUTLASS DSL", "cuda.tile": "cuTile"}
 
 
-def nvidia_dsl_import(sf: SourceFile) -> int | None:
-    """The line of a top-level import of the CUTLASS Python DSL (a module-level statement, or one inside a
-    module-level `try`/`if`), else None."""
+def nvidia_dsl_import(sf: SourceFile) -> tuple[int, str, frozenset[int]] | None:
+    """(the line of the first top-level import of an NVIDIA-only kernel DSL, the DSL, the lines of every import of
+    one) - a top-level import is a module-level statement or one inside a module-level `try`/`if` - else None."""
     from porter.source.syntax import imports
 
+    first = None
+    lines = set()
     for imp in imports(sf):
-        if not any(imp.module == m or imp.module.startswith(m + ".") for m in _NVIDIA_DSL_MODULES):
+        dsl = next((d for m, d in _NVIDIA_DSL_MODULES.items()
+                    if imp.module == m or imp.module.startswith(m + ".")), None)
+        if dsl is None:
             continue
+        lines.add(imp.node.start_point[0] + 1)
         node = imp.node
         while node is not None and node.type not in ("function_definition", "class_definition", "module"):
             node = node.parent
-        if node is not None and node.type == "module":
-            return imp.node.start_point[0] + 1
-    return None
+        if first is None and node is not None and node.type == "module":
+            first = (imp.node.start_point[0] + 1, dsl)
+    return None if first is None else (first[0], first[1], frozenset(lines))
 
 
-def nvidia_dsl(f: Draft, line: int) -> Draft:
-    if f.rule not in NVIDIA_DSL_RULES or f.severity <= Severity.INFO:
+def nvidia_dsl(f: Draft, dsl: tuple[int, str, frozenset[int]]) -> Draft:
+    """A 32-thread warp, a capability test or a drop-in library's import (cuda-python's driver, which hands the DSL
+    its stream) at info inside an NVIDIA kernel DSL module; the DSL's own imports stay (step 5o)."""
+    line, name, imports_at = dsl
+    if f.rule not in NVIDIA_DSL_RULES or f.severity <= Severity.INFO or f.line in imports_at:
         return f
-    return _as_info(f, "nvidia_dsl", f"in a CuTe DSL module (the CUTLASS DSL is imported at line {line}): the DSL "
-                                     "compiles for NVIDIA GPUs only, so this is part of the module the import's "
-                                     "finding reports")
+    return _as_info(f, "nvidia_dsl", f"in a module written in {name} (imported at line {line}), which compiles for "
+                                     "NVIDIA GPUs only: part of the module the DSL import's finding reports")
