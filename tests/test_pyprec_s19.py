@@ -17,7 +17,8 @@ def _findings(root):
 
     result = run(root, Settings(jobs=1, cache_dir=None)).result
     return [(f.path, f.line, f.rule, str(f.severity), str(f.status), f.handled_by,
-             sorted(k for k, _ in f.data if k in ("other_platform", "nvidia_dsl", "own_name")))
+             sorted(k for k, _ in f.data if k in ("other_platform", "nvidia_dsl", "own_name", "dtype_table",
+                                                  "mx_format")))
             for f in result.findings]
 
 
@@ -45,6 +46,14 @@ def test_each_pyprec_s19_finding_has_its_exact_severity_and_status():
         ("pkg/dtypes.py", 8, "QNT004", "info", "open", None, ["own_name"]),
         ("pkg/dtypes.py", 12, "QNT004", "info", "open", None, ["own_name"]),
         ("pkg/dtypes.py", 16, "QNT004", "medium", "open", None, []),
+        # a menu under the dtype's own name; a dtype-keyed table without FNUZ and a configuration stay open
+        ("pkg/dtypes.py", 19, "QNT004", "medium", "open", None, []),
+        ("pkg/dtypes.py", 20, "QNT004", "info", "open", None, ["dtype_table"]),
+        ("pkg/dtypes.py", 21, "QNT004", "medium", "open", None, []),
+        # MX formats: OCP FP8 elements by the specification
+        ("pkg/dtypes.py", 24, "QNT004", "info", "open", None, ["mx_format"]),
+        ("pkg/dtypes.py", 28, "QNT004", "info", "open", None, ["mx_format"]),
+        ("pkg/inductor/x86.py", 5, "QNT004", "info", "open", None, ["other_platform"]),
         # the nvcc arm of `if is_cuda_target(t): ... elif is_hip_target(t): ...` (line 7)
         ("pkg/libgen.py", 8, "BLD006", "low", "handled", "pkg/libgen.py:7", []),
         ("pkg/libgen.py", 8, "BLD006", "low", "handled", "pkg/libgen.py:7", []),

@@ -41,6 +41,8 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
    whose DSL import is the port item: info (data `nvidia_dsl`).
 8j. Python: an OCP FP8 dtype's exact name defined by the project (a DSL's `class float8_e4m3fn`) is a name: info
    (data `own_name`).
+8k. Python: an OCP FP8 dtype under a dict key spelling its own name is a menu entry: info (data `dtype_table`).
+8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines: info (data `mx_format`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -505,7 +507,8 @@ def without_string_statements(findings: list[Draft], sf: SourceFile) -> list[Dra
 
 
 # 5n. Python: a module of another accelerator platform's backend - a file or folder named for Apple Metal/MLX,
-# Ascend NPUs, Intel XPU/IPEX/Gaudi, Moore Threads MUSA, Cambricon MLU, Google TPU, Iluvatar,
+# Ascend NPUs, Intel XPU/IPEX/Gaudi, Moore Threads MUSA, Cambricon MLU, Google TPU, Iluvatar, x86 CPUs (torchao's
+# inductor `x86.py` lowering passes),
 # Kunlunxin, MetaX or WebGPU (tilelang's `metal/` simdgroup code, TGI's layers/attention/ipex.py imported under
 # `SYSTEM == "ipex"`, flash-linear-attention's `backends/triton_ascend/`) - runs on neither the CUDA nor the ROCm
 # build: what it says about warps or FP8 is about its own hardware (a Metal simdgroup is 32 wide). Info (data
@@ -517,7 +520,7 @@ _OTHER_PLATFORMS = {"metal": "Apple Metal", "mlx": "Apple MLX", "ascend": "Ascen
                     "habana": "Intel Gaudi", "hpu": "Intel Gaudi (HPU)", "musa": "Moore Threads MUSA",
                     "mthreads": "Moore Threads", "mlu": "Cambricon MLU", "cambricon": "Cambricon MLU",
                     "tpu": "Google TPU", "iluvatar": "Iluvatar CoreX",
-                    "kunlunxin": "Kunlunxin XPU", "metax": "MetaX", "webgpu": "WebGPU"}
+                    "kunlunxin": "Kunlunxin XPU", "metax": "MetaX", "webgpu": "WebGPU", "x86": "x86 CPUs"}
 _PATH_WORDS = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -580,3 +583,69 @@ def nvidia_dsl(f: Draft, dsl: tuple[int, str, frozenset[int]]) -> Draft:
         return f
     return _as_info(f, "nvidia_dsl", f"in a module written in {name} (imported at line {line}), which compiles for "
                                      "NVIDIA GPUs only: part of the module the DSL import's finding reports")
+
+
+# 8k. Python: an OCP FP8 dtype (QNT004) as the value of a dict literal's key that spells the dtype's own name
+# (`{"float8_e4m3fn": torch.float8_e4m3fn}`: uccl's benchmark menu, a command-line choice) names the dtype for a
+# user to pick; the menu chooses nothing, and what uses the chosen dtype is its own spot. Info (data `dtype_table`).
+# A value under any other key (`{"kv_dtype": torch.float8_e4m3fn}`: a configuration that picks OCP FP8) stays open,
+# and so does a dtype-keyed table without the FNUZ entries (`{torch.float8_e4m3fn: 1e-3}`: MI300X's FNUZ dtypes
+# would miss it; 8f reads the table that lists them).
+DTYPE_TABLE_RULES = frozenset({"QNT004"})
+
+
+def dtype_table(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info on a dict literal's value under a string key naming the same dtype (step 8k)."""
+    if f.rule not in DTYPE_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    attr = node.parent if node is not None and node.parent is not None and node.parent.type == "attribute" else node
+    pair = attr.parent if attr is not None else None
+    if attr is None or pair is None or pair.type != "pair" or pair.parent is None or pair.parent.type != "dictionary":
+        return f
+    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+    name = attr.text.decode("utf-8", "replace").rsplit(".", 1)[-1]
+    if value == attr and key is not None and key.type == "string" \
+            and key.text.decode("utf-8", "replace").strip("\"'") == name:
+        why = "a dict literal's (line {}) entry under its own name: a menu of dtypes"
+    else:
+        return f
+    return _as_info(f, "dtype_table", why.format(pair.parent.start_point[0] + 1))
+
+
+# 8l. Python: OCP FP8 (QNT004) in code for the OCP Microscaling formats - a path, function or parameter named for MX
+# (`mx_formats/`, `quantize_mxfp8`, `mx_fp8_dtype`) - is right on every target: the MX specification defines MXFP8's
+# elements as OCP E4M3/E5M2 (https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf),
+# gfx950 implements them natively and elsewhere they are decoded in software with the same bit patterns, so no FNUZ
+# conversion applies. Info (data `mx_format`).
+MX_RULES = frozenset({"QNT004"})
+_MX_WORD = re.compile(r"^mx(?:fp\d+)?$")
+
+
+def _mx_words(text: str) -> bool:
+    return any(_MX_WORD.match(w) for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")))
+
+
+def mx_format(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info in a path, enclosing function or parameter named for the MX formats (step 8l)."""
+    if f.rule not in MX_RULES or f.severity <= Severity.INFO:
+        return f
+    where = None
+    if _mx_words(sf.path):
+        where = f"the path {sf.path}"
+    elif sf.root is not None:
+        at = _offset(sf, f.line, f.column)
+        node = sf.root.named_descendant_for_byte_range(at, at + 1)
+        while node is not None and where is None:
+            if node.type in ("default_parameter", "typed_default_parameter", "function_definition"):
+                name = node.child_by_field_name("name")
+                text = name.text.decode("utf-8", "replace") if name is not None else ""
+                if _mx_words(text):
+                    kind = "function" if node.type == "function_definition" else "parameter"
+                    where = f"the {kind} {text}"
+            node = node.parent
+    if where is None:
+        return f
+    return _as_info(f, "mx_format", f"MX-format code ({where}): the MX specification defines its FP8 elements as OCP "
+                                    "E4M3/E5M2 on every target")
