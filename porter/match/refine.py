@@ -14,10 +14,11 @@ comments use):
 - porter.match.refine_build, CMake, Make and shell: 5 message() and option() text; 4a NVTX if() blocks; 4c
   Windows-only blocks; 5k architectures set OFF; 5j QUIET find_package probes; 5i one architecture choice per
   if() chain; 5f flags removed or only tested (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools.
-- porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f the
-  project's dtype names, probed dtypes, FNUZ tables; 8c/8i nvcc variables read with a default or written from the
-  running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes; 5d self-tests; 5c printed and logged
-  text.
+- porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
+  8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 8c/8i nvcc variables
+  read with a default or written from the running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes;
+  5d self-tests; 5c printed and logged text; 5m string statements (docstrings); 5n other accelerator platforms'
+  modules; 5o NVIDIA kernel-DSL modules.
 - porter.match.refine_capability, capability tests: 8 Python tests Ampere and AMD answer alike, 8b a capability
   only recorded, compared or made a label; 8g, 8h C/C++ device-property tests every GPU answers alike or that only
   change a printed report.
@@ -50,13 +51,16 @@ from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISS
                                               fallback_tests, feature_defines, introspection, legacy_arm,
                                               newer_arch_arm as _newer_arch_arm, old_toolkit_arms, old_toolkit_lines,
                                               optional_dropin, profiling_switch)
-from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, ENV_DEFAULT_RULES,
+from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, DTYPE_TABLE_RULES,
+                                        ENV_DEFAULT_RULES, MX_RULES, dtype_table, mx_format,
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
-                                        PROBED_DTYPE_RULES, PROBED_IMPORT_RULES, PY_MESSAGE_HINT as _PY_MESSAGE_HINT,
-                                        ROCM_TOOL as _ROCM_TOOL, SMI_RULES, cupy_kernels, dual_probe, env_default,
-                                        fnuz_table, ignored_by_pip, message_call_spans, optional_import,
-                                        optional_import_blocks, own_arch, probed_dtype, project_name, self_test,
-                                        self_test_block)
+                                        NVIDIA_DSL_RULES, PROBED_DTYPE_RULES, PROBED_IMPORT_RULES,
+                                        PY_MESSAGE_HINT as _PY_MESSAGE_HINT, ROCM_TOOL as _ROCM_TOOL, SMI_RULES,
+                                        cupy_kernels, dual_probe, env_default, fnuz_table, ignored_by_pip,
+                                        message_call_spans, nvidia_dsl, nvidia_dsl_import, optional_import,
+                                        optional_import_blocks, other_platform, own_arch, platform_module,
+                                        probed_dtype, project_name, self_test, self_test_block,
+                                        without_string_statements)
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed
@@ -160,6 +164,10 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [probed_dtype(f, sf) for f in findings]
     if sf.language == "python" and b"fnuz" in sf.code and any(f.rule in FNUZ_TABLE_RULES for f in findings):
         findings = [fnuz_table(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in DTYPE_TABLE_RULES for f in findings):
+        findings = [dtype_table(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in MX_RULES for f in findings):
+        findings = [mx_format(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]
@@ -183,4 +191,15 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         spans = message_call_spans(sf)
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
+    if sf.language == "python" and findings and sf.string_spans:
+        findings = without_string_statements(findings, sf)
+    if sf.language == "python" and findings:
+        platform = other_platform(sf.path)
+        if platform is not None:
+            findings = [platform_module(f, platform) for f in findings]
+    if sf.language == "python" and (b"cutlass" in sf.code or b"cuda.tile" in sf.code) \
+            and any(f.rule in NVIDIA_DSL_RULES for f in findings):
+        dsl = nvidia_dsl_import(sf)
+        if dsl is not None:
+            findings = [nvidia_dsl(f, dsl) for f in findings]
     return one_per_spot(findings)

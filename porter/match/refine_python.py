@@ -1,7 +1,8 @@
-"""The refine steps for Python files: text only shown to a person, a library module's self-test, kernels CuPy
-compiles, optional and probe imports, pip's ignored dependency links, the project's own dtype names, probed dtypes
-and FNUZ tables, nvcc variables read with a default or written from the running GPU, and nvidia-smi probes that
-answer for AMD too. porter.match.refine runs them (capability tests: porter.match.refine_capability).
+"""The refine steps for Python files: text only shown to a person or only documenting, a library module's self-test,
+kernels CuPy compiles, optional and probe imports, pip's ignored dependency links, the project's own dtype names,
+probed dtypes and FNUZ tables, nvcc variables read with a default or written from the running GPU, nvidia-smi probes
+that answer for AMD too, other accelerator platforms' modules and CuTe DSL modules. porter.match.refine runs them
+(capability tests: porter.match.refine_capability).
 
 4b. A drop-in library's Python import (LIB007) inside a try whose except catches ImportError (by name, or a bare
    `except:` / `except Exception`) is optional: info,
@@ -32,6 +33,16 @@ answer for AMD too. porter.match.refine runs them (capability tests: porter.matc
 8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
    (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
    (data `fnuz_too`).
+5m. Python: a string that is a statement of its own (a docstring) runs nothing: findings in it are dropped.
+5n. Python: a module named for another accelerator platform (Metal, Ascend, IPEX, MUSA, ...) runs on neither the CUDA
+   nor the ROCm build: info (data `other_platform`).
+5o. Python: in a module that imports an NVIDIA-only kernel DSL (CuTe DSL, cuTile) at its top level, a 32-thread warp
+   (PYT009), a capability test (PYT001) and cuda-python's driver (LIB007) belong to an NVIDIA-only implementation
+   whose DSL import is the port item: info (data `nvidia_dsl`).
+8j. Python: an OCP FP8 dtype's exact name defined by the project (a DSL's `class float8_e4m3fn`) is a name: info
+   (data `own_name`).
+8k. Python: an OCP FP8 dtype under a dict key spelling its own name is a menu entry: info (data `dtype_table`).
+8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines: info (data `mx_format`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -289,23 +300,52 @@ def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
 
 
 # 8d. NVFP4-named enum members the project defines (QNT003).
-OWN_NAME_RULES = frozenset({"QNT003"})
+ENUM_NAME_RULES = frozenset({"QNT003"})
+# 8j. Python: an OCP FP8 dtype's exact name the project defines itself - a class, a function or a variable
+# (tilelang's DSL dtypes: `class float8_e4m3fn(dtype): ...`, `float8_e4m3fn = dtype("float8_e4m3fn")`) - is the
+# project's own symbol, not a use of PyTorch's OCP FP8 dtype: info (data `own_name`). Its uses elsewhere, and
+# `x = torch.float8_e4m3fn` (the torch attribute on the right), stay as they are. Not QNT003: an NVFP4-named
+# constant can be the format's own parameter (the first judged set's flashinfer `NVFP4_SF_VEC_SIZE = 16`, real).
+DEFINED_NAME_RULES = frozenset({"QNT004"})
+OWN_NAME_RULES = ENUM_NAME_RULES | DEFINED_NAME_RULES
 # 8f. OCP FP8 dtypes in a table that names the FNUZ ones too (QNT004).
 FNUZ_TABLE_RULES = frozenset({"QNT004"})
 _COLLECTIONS = frozenset({"dictionary", "list", "tuple", "set"})
 
 
 def project_name(f: Draft, sf: SourceFile) -> Draft:
-    """QNT003 at info on an enum member's definition (module doc, step 8d)."""
+    """QNT003 at info on an enum member's definition (module doc, step 8d); QNT004 at info on a name the project
+    defines as a class, a function or a variable of its own (8j)."""
     from porter.match.kinds.python import enum_member_definition
 
     if f.rule not in OWN_NAME_RULES or f.severity <= Severity.INFO:
         return f
-    owner = enum_member_definition(sf, _offset(sf, f.line, f.column))
-    if owner is None:
+    at = _offset(sf, f.line, f.column)
+    owner = enum_member_definition(sf, at) if f.rule in ENUM_NAME_RULES else None
+    if owner is not None:
+        return _as_info(f, "own_name", f"defines a member of the project's {owner} with a number: a name, not "
+                                       f"NVIDIA's NVFP4 API")
+    kind = _defined_here(sf, at) if f.rule in DEFINED_NAME_RULES else None
+    if kind is None:
         return f
-    return _as_info(f, "own_name", f"defines a member of the project's {owner} with a number: a name, not NVIDIA's "
-                                   f"NVFP4 API")
+    return _as_info(f, "own_name", f"defines the project's own {kind} of that name (a DSL's dtype, a constant): a "
+                                   f"name, not PyTorch's dtype")
+
+
+def _defined_here(sf: SourceFile, at: int) -> str | None:
+    """"class", "function" or "variable" when the identifier at byte `at` is the name a class or function
+    definition binds, or the whole left side of an assignment (a module's, a class's or a local name); else None."""
+    if sf.root is None:
+        return None
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    if node is None or node.type != "identifier" or node.parent is None:
+        return None
+    parent = node.parent
+    if parent.type in ("class_definition", "function_definition") and parent.child_by_field_name("name") == node:
+        return "class" if parent.type == "class_definition" else "function"
+    if parent.type == "assignment" and parent.child_by_field_name("left") == node:
+        return "variable"
+    return None
 
 
 # 8e. A dtype taken only where PyTorch has it (QNT003, QNT004).
@@ -426,3 +466,186 @@ def own_arch(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "own_arch", "set from the running GPU's own capability: it names no NVIDIA GPU, and ROCm's "
                                    "extension builder reads PYTORCH_ROCM_ARCH")
+
+
+# 5m. Python: a string that is a statement of its own - a docstring, or a block of text or old code put in triple
+# quotes - is evaluated and thrown away: nothing reads it (https://peps.python.org/pep-0257/: a docstring is only
+# stored as __doc__). An nvcc flag named in one (tilelang's `"""... --use_fast_math will be passed to nvcc"""`, a usage
+# example in a docstring) is documentation, not a build setting: dropped, as printed text is (5c).
+_STRING_NODES = frozenset({"string", "concatenated_string"})
+
+
+def in_string_statement(sf: SourceFile, line: int, column: int) -> int | None:
+    """The first line of the string statement holding (line, column), or None when the spot is not inside a string
+    that is a statement of its own."""
+    if sf.root is None:
+        return None
+    at = _offset(sf, line, column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    # the outermost string around the spot (an f-string's interpolation sits inside the string node)
+    outer = None
+    while node is not None and node.type not in ("expression_statement", "block", "module"):
+        if node.type in _STRING_NODES:
+            outer = node
+        node = node.parent
+    if outer is None or node is None or node.type != "expression_statement" or outer.parent != node \
+            or node.named_child_count != 1:
+        return None
+    return outer.start_point[0] + 1
+
+
+def without_string_statements(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """The findings that are not inside a string statement (step 5m)."""
+    spans = sf.string_spans
+    out = []
+    for f in findings:
+        at = _offset(sf, f.line, f.column)
+        if any(a <= at < b for a, b in spans) and in_string_statement(sf, f.line, f.column) is not None:
+            continue
+        out.append(f)
+    return out
+
+
+# 5n. Python: a module of another accelerator platform's backend - a file or folder named for Apple Metal/MLX,
+# Ascend NPUs, Intel XPU/IPEX/Gaudi, Moore Threads MUSA, Cambricon MLU, Google TPU, Iluvatar, x86 CPUs (torchao's
+# inductor `x86.py` lowering passes),
+# Kunlunxin, MetaX or WebGPU (tilelang's `metal/` simdgroup code, TGI's layers/attention/ipex.py imported under
+# `SYSTEM == "ipex"`, flash-linear-attention's `backends/triton_ascend/`) - runs on neither the CUDA nor the ROCm
+# build: what it says about warps or FP8 is about its own hardware (a Metal simdgroup is 32 wide). Info (data
+# `other_platform`). The words are platforms that are neither NVIDIA's nor AMD's; words AMD also runs (XLA, SYCL,
+# OpenCL, Vulkan, CPU) are not among them, nor words science uses for other things (`mps`: matrix product states,
+# `neuron`: neuron simulators, both with CUDA code of their own).
+_OTHER_PLATFORMS = {"metal": "Apple Metal", "mlx": "Apple MLX", "ascend": "Ascend NPUs",
+                    "npu": "NPUs", "xpu": "Intel XPU", "ipex": "Intel Extension for PyTorch", "gaudi": "Intel Gaudi",
+                    "habana": "Intel Gaudi", "hpu": "Intel Gaudi (HPU)", "musa": "Moore Threads MUSA",
+                    "mthreads": "Moore Threads", "mlu": "Cambricon MLU", "cambricon": "Cambricon MLU",
+                    "tpu": "Google TPU", "iluvatar": "Iluvatar CoreX",
+                    "kunlunxin": "Kunlunxin XPU", "metax": "MetaX", "webgpu": "WebGPU", "x86": "x86 CPUs"}
+_PATH_WORDS = re.compile(r"[A-Za-z0-9]+")
+
+
+def other_platform(path: str) -> tuple[str, str] | None:
+    """(the word, the platform) when a folder of `path` or its file name names another accelerator platform, as a
+    whole word between `/`, `_`, `-` or `.` (`backends/triton_ascend/x.py`, `attention/ipex.py`), else None."""
+    for word in _PATH_WORDS.findall(path.lower()):
+        if word in _OTHER_PLATFORMS:
+            return word, _OTHER_PLATFORMS[word]
+    return None
+
+
+def platform_module(f: Draft, platform: tuple[str, str]) -> Draft:
+    if f.severity <= Severity.INFO:
+        return f
+    return _as_info(f, "other_platform", f"in a module for {platform[1]} (`{platform[0]}` in its path): neither the "
+                                         "CUDA nor the ROCm build runs it")
+
+
+# 5o. Python: a module that imports an NVIDIA-only kernel DSL at its top level - the CUTLASS Python DSL (CuTe DSL,
+# `import cutlass` / `cutlass.cute`, https://docs.nvidia.com/cutlass/media/docs/pythonDSL/overview.html) or cuTile
+# (`cuda.tile`) - is an NVIDIA kernel implementation as a whole: it cannot be imported on ROCm, and its port item is
+# that import (LIB008 "CUTLASS / CuTe", LIB007 for cuTile). A warp of 32 threads inside it (PYT009: tilelang's
+# cutedsl/reduce.py, Liger's cutedsl rms_norm) is right for the DSL it feeds, a capability test (PYT001) chooses
+# between NVIDIA generations only, and cuda-python's driver (LIB007 `cuda.bindings.driver`) only hands the DSL its
+# stream: info (data `nvidia_dsl`). A module that imports the DSL only inside a function may run on ROCm until that
+# function is called, so its findings stay as they are.
+NVIDIA_DSL_RULES = frozenset({"PYT001", "PYT009", "LIB007"})
+# The NVIDIA-only kernel DSLs: the CUTLASS Python DSL (CuTe DSL) and cuTile Python (`cuda.tile`, which compiles tile
+# kernels for NVIDIA GPUs only: https://docs.nvidia.com/cuda/cutile-python/).
+_NVIDIA_DSL_MODULES = {"cutlass": "the CUTLASS DSL", "cuda.tile": "cuTile"}
+
+
+def nvidia_dsl_import(sf: SourceFile) -> tuple[int, str, frozenset[int]] | None:
+    """(the line of the first top-level import of an NVIDIA-only kernel DSL, the DSL, the lines of every import of
+    one) - a top-level import is a module-level statement or one inside a module-level `try`/`if` - else None."""
+    from porter.source.syntax import imports
+
+    first = None
+    lines = set()
+    for imp in imports(sf):
+        dsl = next((d for m, d in _NVIDIA_DSL_MODULES.items()
+                    if imp.module == m or imp.module.startswith(m + ".")), None)
+        if dsl is None:
+            continue
+        lines.add(imp.node.start_point[0] + 1)
+        node = imp.node
+        while node is not None and node.type not in ("function_definition", "class_definition", "module"):
+            node = node.parent
+        if first is None and node is not None and node.type == "module":
+            first = (imp.node.start_point[0] + 1, dsl)
+    return None if first is None else (first[0], first[1], frozenset(lines))
+
+
+def nvidia_dsl(f: Draft, dsl: tuple[int, str, frozenset[int]]) -> Draft:
+    """A 32-thread warp, a capability test or a drop-in library's import (cuda-python's driver, which hands the DSL
+    its stream) at info inside an NVIDIA kernel DSL module; the DSL's own imports stay (step 5o)."""
+    line, name, imports_at = dsl
+    if f.rule not in NVIDIA_DSL_RULES or f.severity <= Severity.INFO or f.line in imports_at:
+        return f
+    return _as_info(f, "nvidia_dsl", f"in a module written in {name} (imported at line {line}), which compiles for "
+                                     "NVIDIA GPUs only: part of the module the DSL import's finding reports")
+
+
+# 8k. Python: an OCP FP8 dtype (QNT004) as the value of a dict literal's key that spells the dtype's own name
+# (`{"float8_e4m3fn": torch.float8_e4m3fn}`: uccl's benchmark menu, a command-line choice) names the dtype for a
+# user to pick; the menu chooses nothing, and what uses the chosen dtype is its own spot. Info (data `dtype_table`).
+# A value under any other key (`{"kv_dtype": torch.float8_e4m3fn}`: a configuration that picks OCP FP8) stays open,
+# and so does a dtype-keyed table without the FNUZ entries (`{torch.float8_e4m3fn: 1e-3}`: MI300X's FNUZ dtypes
+# would miss it; 8f reads the table that lists them).
+DTYPE_TABLE_RULES = frozenset({"QNT004"})
+
+
+def dtype_table(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info on a dict literal's value under a string key naming the same dtype (step 8k)."""
+    if f.rule not in DTYPE_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    attr = node.parent if node is not None and node.parent is not None and node.parent.type == "attribute" else node
+    pair = attr.parent if attr is not None else None
+    if attr is None or pair is None or pair.type != "pair" or pair.parent is None or pair.parent.type != "dictionary":
+        return f
+    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+    name = attr.text.decode("utf-8", "replace").rsplit(".", 1)[-1]
+    if value == attr and key is not None and key.type == "string" \
+            and key.text.decode("utf-8", "replace").strip("\"'") == name:
+        why = "a dict literal's (line {}) entry under its own name: a menu of dtypes"
+    else:
+        return f
+    return _as_info(f, "dtype_table", why.format(pair.parent.start_point[0] + 1))
+
+
+# 8l. Python: OCP FP8 (QNT004) in code for the OCP Microscaling formats - a path, function or parameter named for MX
+# (`mx_formats/`, `quantize_mxfp8`, `mx_fp8_dtype`) - is right on every target: the MX specification defines MXFP8's
+# elements as OCP E4M3/E5M2 (https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf),
+# gfx950 implements them natively and elsewhere they are decoded in software with the same bit patterns, so no FNUZ
+# conversion applies. Info (data `mx_format`).
+MX_RULES = frozenset({"QNT004"})
+_MX_WORD = re.compile(r"^mx(?:fp\d+)?$")
+
+
+def _mx_words(text: str) -> bool:
+    return any(_MX_WORD.match(w) for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")))
+
+
+def mx_format(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info in a path, enclosing function or parameter named for the MX formats (step 8l)."""
+    if f.rule not in MX_RULES or f.severity <= Severity.INFO:
+        return f
+    where = None
+    if _mx_words(sf.path):
+        where = f"the path {sf.path}"
+    elif sf.root is not None:
+        at = _offset(sf, f.line, f.column)
+        node = sf.root.named_descendant_for_byte_range(at, at + 1)
+        while node is not None and where is None:
+            if node.type in ("default_parameter", "typed_default_parameter", "function_definition"):
+                name = node.child_by_field_name("name")
+                text = name.text.decode("utf-8", "replace") if name is not None else ""
+                if _mx_words(text):
+                    kind = "function" if node.type == "function_definition" else "parameter"
+                    where = f"the {kind} {text}"
+            node = node.parent
+    if where is None:
+        return f
+    return _as_info(f, "mx_format", f"MX-format code ({where}): the MX specification defines its FP8 elements as OCP "
+                                    "E4M3/E5M2 on every target")

@@ -4,7 +4,10 @@ Preprocessor arms come from porter.source.preprocessor (each line evaluated as a
 are read from the tree-sitter trees porter already builds (porter.source.parse): a C++ `if` chain or `?:` on a vendor
 predicate (`GGML_CUDA_CC_IS_AMD(cc)`, `is_rocm()`), a Python `if`/`elif`/conditional expression on
 `torch.version.hip`, `is_hip()`, `current_platform.is_rocm()`, `IS_HIP_EXTENSION` (`is None`/`not` flip the side),
-or on a project's own `is_cuda()` when the file also asks its ROCm twin `is_hip()` (_paired_cuda_predicates).
+Triton's active target backend (`get_current_target().backend == "cuda"`), a project's own `is_cuda()` when the file
+also asks its ROCm twin `is_hip()` (_paired_cuda_predicates) or when its body is one such test
+(_solo_cuda_predicates), and a vendor predicate asked about an argument (`is_hip_target(target)`); the right operand
+of `and` after a one-vendor test runs on that vendor's build only.
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
 is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD). A Python module's private function used
 only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
@@ -193,7 +196,9 @@ _BRANCHES = ("if_statement", "conditional_expression")
 _COMPARISONS = ("binary_expression", "call_expression")
 # cpp_spans and python_spans walk whole files from the root: with the other whole-file queries, not once more.
 register_root_descendants("cuda", _BRANCHES)
-register_root_descendants("python", _BRANCHES)
+# Python also reads `and` operands: `is_cuda() and cap >= 9` evaluates its right operand on the CUDA build only.
+_PY_BRANCHES = ("if_statement", "conditional_expression", "boolean_operator")
+register_root_descendants("python", _PY_BRANCHES)
 
 
 def cpp_spans(data: bytes, path: str = "x.cu", sf=None) -> list[Span]:
@@ -269,10 +274,15 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
             # torch.version.hip): the ROCm test is the whole condition, so its else is the CUDA (or another)
             # build's; `== "cuda"` confines its own branch only, since its else also runs on IPEX or a CPU.
             # An ALL-CAPS name only: `device.type == "cuda"` is true on ROCm too.
-            name = _py_text(kids[0], data).rsplit(".", 1)[-1]
+            whole = _py_text(kids[0], data)
+            name = whole.rsplit(".", 1)[-1]
             value = _py_text(kids[2], data).strip("\"'").lower()
             vendor = ROCM if value in ("rocm", "hip", "amd") else CUDA if value in ("cuda", "nvidia") else None
-            if vendor is None or not _py_platform_name().match(name):
+            # Triton's active target (`triton.runtime.driver.active.get_current_target().backend`) is "cuda" on
+            # NVIDIA and "hip" on AMD (triton/backends/nvidia|amd/driver.py: GPUTarget("cuda"|"hip", arch, warp)),
+            # as a platform constant is; Triton's tutorials define `is_cuda()` / `is_hip()` by it.
+            triton_target = name == "backend" and "get_current_target()" in whole
+            if vendor is None or not (_py_platform_name().match(name) or triton_target):
                 return None, False
             if vendor == ROCM:
                 return (ROCM if text[1] == "==" else CUDA), True
@@ -285,12 +295,24 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         ls, lp = _py_side(l, data, paired) if l is not None else (None, False)
         rs, rp = _py_side(r, data, paired) if r is not None else (None, False)
         s = ls if ls and lp else rs if rs and rp else None
+        if s is None and op == "and":
+            # `is_cuda() and cap >= 9`: true on the CUDA build only, whether or not is_cuda()'s false is ROCm's
+            s = ls if ls in (CUDA, ROCM) else rs if rs in (CUDA, ROCM) else None
         if s is None:
             return None, False
         return (s, False) if op == "and" else ("!" + s, False)
     if t in ("identifier", "attribute", "call"):
         text = _py_text(node, data)
         if t == "call" and node.child_by_field_name("arguments") is not None and node.child_by_field_name("arguments").named_child_count:
+            # a vendor predicate asked about its argument (tilelang's `is_cuda_target(target)` beside
+            # `is_hip_target(target)`): true on that vendor's build only; the CUDA one only when paired, as `is_cuda()`
+            fn = node.child_by_field_name("function")
+            called = _py_text(fn, data) if fn is not None else ""
+            if called in paired:
+                return CUDA, False
+            if "(" not in called and any(p in _PREDICATE_PARTS for p in _parts(called.rsplit(".", 1)[-1])) \
+                    and name_side(called, python=True) == ROCM:
+                return ROCM, False
             return None, False
         if _py_rocm_expr().search(text):
             return ROCM, True
@@ -308,9 +330,18 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
     sf = sf or parse(path, "python", data)
-    paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data))
+    paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
     out.extend(_function_twins(sf.root))
-    for node in descendants(sf.root, _BRANCHES, lang="python"):
+    for node in descendants(sf.root, _PY_BRANCHES, lang="python"):
+        if node.type == "boolean_operator":
+            # `A and B` evaluates B only when A is true: after a test true on one build only, B is that build's
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is not None and op.type == "and" and left is not None and right is not None:
+                side = _py_side(left, data, paired)[0]
+                if side in (CUDA, ROCM):
+                    out.append(_span(right, side, node.start_point[0] + 1))
+            continue
         if node.type == "conditional_expression":
             kids = node.named_children
             if len(kids) != 3:
@@ -398,6 +429,33 @@ def _paired_cuda_predicates(data: bytes) -> frozenset[str]:
                          + re.escape(twin) + rb"\b", data):
                 out.add(name)
                 break
+    return frozenset(out)
+
+
+def _solo_cuda_predicates(root, data: bytes) -> frozenset[str]:
+    """Names of the module-level predicates without parameters named for CUDA or NVIDIA (`is_cuda`,
+    `_is_nvidia_platform`) whose body is one `return` of a test true on the CUDA build only
+    (`triton.runtime.driver.active.get_current_target().backend == "cuda"`, `torch.version.cuda is not None`), as
+    Triton's tutorials define `is_cuda()`: such a predicate is a CUDA test without an `is_hip()` twin beside it. A
+    body that only asks for a GPU (`torch.cuda.is_available()`, true on ROCm too) is no such test."""
+    if root is None or not _py_cuda_word().search(data.decode("utf-8", "replace")):
+        return frozenset()
+    out = set()
+    for node in root.named_children:
+        fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if fn is None or fn.type != "function_definition":
+            continue
+        name, params, body = (fn.child_by_field_name(k) for k in ("name", "parameters", "body"))
+        text = name.text.decode("utf-8", "replace") if name is not None else ""
+        if body is None or params is None or params.named_child_count or not _py_cuda_word().search(text) \
+                or not any(p in _PREDICATE_PARTS for p in _parts(text)):
+            continue
+        stmts = [c for c in body.named_children if c.type not in ("comment", "expression_statement")
+                 or c.named_child_count != 1 or c.named_children[0].type != "string"]
+        if len(stmts) != 1 or stmts[0].type != "return_statement" or not stmts[0].named_children:
+            continue
+        if _py_side(stmts[0].named_children[0], data)[0] == CUDA:
+            out.add(text)
     return frozenset(out)
 
 
