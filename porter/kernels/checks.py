@@ -337,6 +337,12 @@ _CLANG_DIFFERS = {
     "complex-product": "`*` or `/` on two CUDA complex values (cuDoubleComplex / cuFloatComplex or an alias): "
                        "cuComplex.h has no operators, so the project's own do it under nvcc; on HIP it is ambiguous "
                        "or HIP_vector_type's component-wise product: use hipCmul / hipCdiv",
+    "image-instructions": "texture or surface read/write (tex1Dfetch, tex2D, surf2Dread, ...): this target has no image "
+                          "instructions, and HIP's headers mark the texture API unavailable here: read global memory "
+                          "with the texture's addressing and filtering written out",
+    "fp-contract-rounded": "__fmul_rn / __fadd_rn (round-to-nearest, never contracted by nvcc) are the plain operators "
+                           "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
+                           "contract(off)` (or build it with -ffp-contract=off)",
 }
 
 
