@@ -274,7 +274,8 @@ IMAGE_API = frozenset({
 # __clang_hip_math.h defines each as the plain operator unless OCML_BASIC_ROUNDED_OPERATIONS is defined, and HIP
 # compiles with -ffp-contract=fast-honor-pragmas: the product is fused into the sum that must see it rounded
 # (fp-contract-rounded).
-ROUNDED_OPS = frozenset({"__fmul_rn", "__fadd_rn", "__fsub_rn", "__dmul_rn", "__dadd_rn", "__dsub_rn"})
+ROUNDED_MULS = frozenset({"__fmul_rn", "__dmul_rn"})
+ROUNDED_OPS = ROUNDED_MULS | {"__fadd_rn", "__fsub_rn", "__dadd_rn", "__dsub_rn"}
 
 
 @detects("call_expression", calls=lambda name: name in IMAGE_API or name in ROUNDED_OPS)
@@ -283,8 +284,37 @@ def clang_reads_otherwise(ctx, n: ts.Node, w: Walk) -> None:
     _, name = ctx.called(n)
     if name in IMAGE_API:
         w.clang_differs.append(("image-instructions", n.start_point.row + 1))
-    elif name in ROUNDED_OPS:
+    elif name in ROUNDED_OPS and _contractible(n, name):
         w.clang_differs.append(("fp-contract-rounded", n.start_point.row + 1))
+
+
+def _contractible(n: ts.Node, name: str) -> bool:
+    """Whether HIP can fuse a multiply into this rounded operation where nvcc would not. Contraction joins a product
+    with the sum that reads it: a rounded product counts unless its value goes straight to memory or into a call's
+    arguments (`out[i] = __fmul_rn(a, w)`, `vec3(__fmul_rn(x, s), ...)`: nothing to fuse it with there); a rounded sum
+    counts when an argument is itself a product (`__fadd_rn(a * b, c)`). A sum of plain values (a Kahan sum without
+    products) has nothing to contract."""
+    if name not in ROUNDED_MULS:
+        args = n.child_by_field_name("arguments")
+        return args is not None and any(b"*" in a.text or b"_mul_rn" in a.text for a in args.named_children)
+    child, p = n, n.parent
+    while p is not None and p.type == "parenthesized_expression":
+        child, p = p, p.parent
+    if p is None:
+        return True
+    if p.type == "argument_list":
+        call = p.parent
+        _, outer = _call_of(call) if call is not None else (None, None)
+        return outer in ROUNDED_OPS
+    if p.type == "assignment_expression" and child == p.child_by_field_name("right"):
+        left = p.child_by_field_name("left")
+        return left is not None and left.type == "identifier"  # a local the code goes on to use
+    return True
+
+
+def _call_of(call: ts.Node) -> tuple[ts.Node | None, str | None]:
+    """call_target for a node that may not be a call (an initializer list's parent, a macro invocation)."""
+    return call_target(call) if call.type == "call_expression" else (None, None)
 
 
 _RESTRICT = (b"__restrict__", b"__restrict", b"restrict")
