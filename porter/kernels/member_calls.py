@@ -93,9 +93,10 @@ def _class_body(node: ts.Node, cls: str, cache: dict) -> ts.Node | None:
                     if name is not None and body is not None:
                         text = _last_name(name) or ""
                         found[text] = None if text in found else body  # two definitions: a guess
+                # (conditional arms are the preprocessor's to read: porter.source.preprocessor)
                 if c.type in ("declaration_list", "namespace_definition", "template_declaration", "declaration",
-                              "type_definition", "linkage_specification", "preproc_if", "preproc_ifdef",
-                              "preproc_else", "struct_specifier", "class_specifier", "field_declaration_list"):
+                              "type_definition", "linkage_specification", "struct_specifier", "class_specifier",
+                              "field_declaration_list"):
                     todo.append(c)
         cache[key] = found
     return cache[key].get(cls)
