@@ -477,8 +477,16 @@ def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = 
     for k in analysed.kernels:
         named[(k.path, k.name)].append(k)
     out: dict[str, Counter] = {t: Counter() for t in TARGETS}
+    # A kernel whose name a function-like macro writes (`__global__ void STARPUFFT(cuda_twiddle_1d)(...)`, pasted to
+    # starpufft_cuda_twiddle_1d or starpufftf_... per precision) is porter's `STARPUFFT(cuda_twiddle_1d)`; a judge may
+    # name it by the macro alone: the one such kernel whose extent holds the judged line is the same kernel.
+    by_macro = defaultdict(list)
+    for k in analysed.kernels:
+        if "(" in k.name:
+            by_macro[(k.path, k.name.split("(", 1)[0])].append(k)
     for j in judged:
-        cands = named.get((j["path"], j["kernel"]), [])
+        cands = named.get((j["path"], j["kernel"]), []) or [
+            k for k in by_macro.get((j["path"], j["kernel"]), []) if k.line <= j["line"] <= k.end_line]
         k = exact.get((j["path"], j["kernel"], j["line"])) or next(
             (c for c in cands if c.line <= j["line"] <= c.end_line), None) or (cands[-1] if cands else None)
         c = out[j["target"]]

@@ -286,3 +286,23 @@ def test_cuda_or_hip_compiler_test_is_common_code_and_nested_sides_of_a_blanked_
     src2 = _write(tmp_path / "src2", {"a.h": "#if defined(__HIPCC__) && !defined(__CUDACC__)\nint h();\n#else\n"
                                              "int c();\n#endif\n"})
     assert S.blank_guards(src2, tmp_path / "dst2", rocm, cuda) == [("a.h", 4, 4)]
+
+
+def test_a_kernel_named_by_a_function_like_macro_is_found_by_the_macro_and_its_line():
+    # StarPU-FFT's `__global__ void STARPUFFT(cuda_twiddle_1d)(...)` is porter's `STARPUFFT(cuda_twiddle_1d)`; the
+    # judge names it `STARPUFFT` at its line. The kernel whose extent holds the line is the one; another line is not.
+    from types import SimpleNamespace as N
+
+    verdict = lambda v: tuple(N(target=t, verdict=v) for t in S.TARGETS)  # noqa: E731
+    kernels = [N(path="k.cu", name="STARPUFFT(cuda_twist1_1d)", line=46, end_line=54, verdicts=verdict("fix"),
+                 verdict_on=lambda t: N(target=t, verdict="fix", details=())),
+               N(path="k.cu", name="STARPUFFT(cuda_twiddle_1d)", line=61, end_line=70, verdicts=verdict("ok"),
+                 verdict_on=lambda t: N(target=t, verdict="ok", details=()))]
+    judged = [{"path": "k.cu", "kernel": "STARPUFFT", "line": 61, "target": t, "expected": "ok", "reason": "r"}
+              for t in S.TARGETS] + [{"path": "k.cu", "kernel": "STARPUFFT", "line": 58, "target": "mi300x",
+                                      "expected": "ok", "reason": "r"}]
+    disagree: list[str] = []
+    out = S.kernel_by_target(judged, N(kernels=kernels), disagree)
+    assert {t: (c["pairs"], c["agree"], c["missing"]) for t, c in out.items()} == {
+        "mi300x": (1, 1, 1), "mi355x": (1, 1, 0), "mi455x": (1, 1, 0)}
+    assert disagree == ["not found: STARPUFFT k.cu:58 mi300x"]

@@ -89,9 +89,11 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     # (a comprehension over BLOCK_* sizes is such a choice too: the autotuner times each size on the AMD GPU)
     if sum(max(max(1, len(c.num_warps)) * max(1, len(c.num_stages)), c.variants) for c in nvidia) >= 2:
         nvidia = []
-    # (a conditional's larger branch is judged against the workgroup limit above, not as a tuning choice)
-    wide = [(w, c.line if c.path is None else 0) for c in launches if not c.amd_options and not c.branch
-            for w in c.num_warps if w >= 8]
+    # A launch's own num_warps (a fixed point, no autotune) is judged against the workgroup limit above and nothing
+    # more: num_warps=8 is 512 work-items on wave64, well within CDNA's 1,024, and the judged sets read such plain
+    # launches ok (issue 27, session 19 convention: retune only where the kernel is visibly tuned for NVIDIA - an
+    # autotune point chosen there, per-capability configs).
+    wide: list[tuple[int, int]] = []
     if nvidia or wide:
         warps = sorted({w for c in nvidia for w in c.num_warps} | {w for w, _ in wide})
         stages = sorted({s for c in nvidia for s in c.num_stages})
@@ -337,6 +339,12 @@ _CLANG_DIFFERS = {
     "complex-product": "`*` or `/` on two CUDA complex values (cuDoubleComplex / cuFloatComplex or an alias): "
                        "cuComplex.h has no operators, so the project's own do it under nvcc; on HIP it is ambiguous "
                        "or HIP_vector_type's component-wise product: use hipCmul / hipCdiv",
+    "image-instructions": "texture or surface read/write (tex1Dfetch, tex2D, surf2Dread, ...): this target has no image "
+                          "instructions, and HIP's headers mark the texture API unavailable here: read global memory "
+                          "with the texture's addressing and filtering written out",
+    "fp-contract-rounded": "__fmul_rn / __fadd_rn (round-to-nearest, never contracted by nvcc) are the plain operators "
+                           "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
+                           "contract(off)` (or build it with -ffp-contract=off)",
 }
 
 

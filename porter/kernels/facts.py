@@ -25,14 +25,15 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, build_constants, fold
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
-                                            name_offsets, name_pattern, overlapping, restrict_on_value,
-                                            walked_types)
+                                            member_callees, name_offsets, name_pattern, overlapping,
+                                            restrict_on_value, walked_types)
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
 from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
                                             NCCL_DEVICE_TYPES, WARP_OPS, grouped)
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
+from porter.kernels.member_calls import OPERATOR, enclosing_class, member_key
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import (DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved,
                                  WaveName)
@@ -72,7 +73,16 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
         return ()
     ctx = _file_context(sf, extra_constants)
     ctx.cuda_only = _cuda_only_lines(sf, build_names)
-    return tuple(ctx.helper(f) for f in fns)
+    out = []
+    for f in fns:
+        h = ctx.helper(f)
+        out.append(h)
+        # a class's member function is also reached by member calls on an object of that class (`acc.get(x, y)`
+        # on a `Surface<float4> acc`: porter.kernels.member_calls), under the key only that class's member has
+        cls = enclosing_class(f.node) if f.name != OPERATOR else None
+        if cls is not None:
+            out.append(dataclasses.replace(h, name=member_key(cls, f.name)))
+    return tuple(out)
 
 
 _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
@@ -159,6 +169,11 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         for f in sf.functions:
             if not f.is_kernel:
                 self.by_name.setdefault(f.name, []).append(f)
+                # a member function also by its class (`Surface.get`), as member calls on a typed object name it
+                cls = enclosing_class(f.node)
+                if cls is not None:
+                    self.by_name.setdefault(member_key(cls, f.name), []).append(f)
+        self.declarations: dict = {}  # declarations by scope (porter.kernels.member_calls)
         self._locals: dict[int, dict[str, Any]] = {}
         self._scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # (_host_locals)
         self._sm_vars: dict[int, set[str]] = {}
@@ -279,6 +294,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         for n in self.nodes.under(fn.node.child_by_field_name("body"), ("call_expression",)):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
+                member_callees(self, n, w)
         self._drop_local_callables(fn, w)
         return w
 
@@ -301,6 +317,8 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
                 # in `defined` but not among its other functions, `by_name`) is followed.
                 own = name in self.defined and not (text != name and name not in self.by_name)
+                # a member call on a typed object (`Surface.get`) whose class this file defines is a same-file callee
+                own = own or ("." in name and name in self.by_name)
                 # `WarpReduce<>::atomicMax(v, p)` (hornet's xlib) is a member of the project's own type, not CUDA's
                 # atomic: a name qualified by a scope other than the global one is followed whatever it is called.
                 member = "::" in text and not text.startswith("::")

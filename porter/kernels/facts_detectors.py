@@ -13,6 +13,8 @@ from porter.kernels.constfold import fold, fold_text
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
 from porter.kernels.facts_walk import Walk
+from porter.kernels.member_calls import member_call_key, operator_call_key
+from porter.kernels.member_calls import template_type_parameters as _template_type_parameters
 from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM_NCCL, NCCL_DEVICE_TYPES, device_comm,
                                              optix_call)
 from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER_IDENTIFIERS, CUDA_ONLY_NAMESPACES,
@@ -256,6 +258,65 @@ def shared_declarations(ctx, n: ts.Node, w: Walk) -> None:
         w.shared_decls.append(n)
 
 
+# CUDA's texture and surface reads and writes (texture objects and references alike; rules/device/DEV020 lists the
+# same names). HIP implements them with image instructions; gfx942, gfx950 and gfx1250 have none, so clang predefines
+# __HIP_NO_IMAGE_SUPPORT__ there and HIP's headers (ROCm/clr texture_indirect_functions.h, amd_surface_functions.h)
+# mark each of these `unavailable`: the call does not compile for those targets (image-instructions).
+IMAGE_API = frozenset({
+    "tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered", "tex2DLayered", "texCubemap", "texCubemapLayered",
+    "tex2Dgather", "tex1DLod", "tex2DLod", "tex3DLod", "tex1DLayeredLod", "tex2DLayeredLod", "texCubemapLod",
+    "texCubemapLayeredLod", "tex1DGrad", "tex2DGrad", "tex3DGrad", "tex1DLayeredGrad", "tex2DLayeredGrad",
+    "surf1Dread", "surf1Dwrite", "surf2Dread", "surf2Dwrite", "surf3Dread", "surf3Dwrite", "surf1DLayeredread",
+    "surf1DLayeredwrite", "surf2DLayeredread", "surf2DLayeredwrite", "surfCubemapread", "surfCubemapwrite",
+    "surfCubemapLayeredread", "surfCubemapLayeredwrite"})
+# CUDA's round-to-nearest arithmetic intrinsics, which nvcc never contracts into a fused multiply-add (the CUDA Math
+# API's documented point of them: double-single arithmetic, error-free products, compensated sums). clang's
+# __clang_hip_math.h defines each as the plain operator unless OCML_BASIC_ROUNDED_OPERATIONS is defined, and HIP
+# compiles with -ffp-contract=fast-honor-pragmas: the product is fused into the sum that must see it rounded
+# (fp-contract-rounded).
+ROUNDED_MULS = frozenset({"__fmul_rn", "__dmul_rn"})
+ROUNDED_OPS = ROUNDED_MULS | {"__fadd_rn", "__fsub_rn", "__dadd_rn", "__dsub_rn"}
+
+
+@detects("call_expression", calls=lambda name: name in IMAGE_API or name in ROUNDED_OPS)
+def clang_reads_otherwise(ctx, n: ts.Node, w: Walk) -> None:
+    """Texture/surface calls and the non-contracting rounded arithmetic intrinsics (see IMAGE_API, ROUNDED_OPS)."""
+    _, name = ctx.called(n)
+    if name in IMAGE_API:
+        w.clang_differs.append(("image-instructions", n.start_point.row + 1))
+    elif name in ROUNDED_OPS and _contractible(n, name):
+        w.clang_differs.append(("fp-contract-rounded", n.start_point.row + 1))
+
+
+def _contractible(n: ts.Node, name: str) -> bool:
+    """Whether HIP can fuse a multiply into this rounded operation where nvcc would not. Contraction joins a product
+    with the sum that reads it: a rounded product counts unless its value goes straight to memory or into a call's
+    arguments (`out[i] = __fmul_rn(a, w)`, `vec3(__fmul_rn(x, s), ...)`: nothing to fuse it with there); a rounded sum
+    counts when an argument is itself a product (`__fadd_rn(a * b, c)`). A sum of plain values (a Kahan sum without
+    products) has nothing to contract."""
+    if name not in ROUNDED_MULS:
+        args = n.child_by_field_name("arguments")
+        return args is not None and any(b"*" in a.text or b"_mul_rn" in a.text for a in args.named_children)
+    child, p = n, n.parent
+    while p is not None and p.type == "parenthesized_expression":
+        child, p = p, p.parent
+    if p is None:
+        return True
+    if p.type == "argument_list":
+        call = p.parent
+        _, outer = _call_of(call) if call is not None else (None, None)
+        return outer in ROUNDED_OPS
+    if p.type == "assignment_expression" and child == p.child_by_field_name("right"):
+        left = p.child_by_field_name("left")
+        return left is not None and left.type == "identifier"  # a local the code goes on to use
+    return True
+
+
+def _call_of(call: ts.Node) -> tuple[ts.Node | None, str | None]:
+    """call_target for a node that may not be a call (an initializer list's parent, a macro invocation)."""
+    return call_target(call) if call.type == "call_expression" else (None, None)
+
+
 _RESTRICT = (b"__restrict__", b"__restrict", b"restrict")
 _VALUE_TYPES = ("primitive_type", "sized_type_specifier")
 
@@ -281,20 +342,6 @@ def restrict_on_value(ctx, n: ts.Node, w: Walk) -> None:
                                               and kind.text in _template_type_parameters(n)):
         return
     w.clang_differs.append(("restrict-value-type", n.start_point.row + 1))
-
-
-def _template_type_parameters(n: ts.Node) -> set[bytes]:
-    """The type parameter names of the template declarations enclosing `n`."""
-    names: set[bytes] = set()
-    p = n.parent
-    while p is not None:
-        if p.type == "template_declaration":
-            params = p.child_by_field_name("parameters")
-            for c in params.named_children if params is not None else ():
-                if c.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
-                    names.update(x.text for x in c.named_children if x.type == "type_identifier")
-        p = p.parent
-    return names
 
 
 _PRODUCT_OPS = (b"*", b"/", b"*=", b"/=")
@@ -448,12 +495,28 @@ def device_launches(ctx, n: ts.Node, w: Walk) -> None:
         w.device_launches.append(n.start_point.row + 1)
 
 
+@detects("call_expression", calls=lambda name: name is None)
+def member_callees(ctx, n: ts.Node, w: Walk) -> None:
+    """Member calls on an object of a declared class type (`acc.get(x, y)`, `tex[i].get_lod(..)`), as the member
+    they run (`Surface.get`: porter.kernels.member_calls), to follow into that class's member function."""
+    fn, _ = ctx.called(n)
+    key = member_call_key(fn, ctx.declarations) if fn is not None else None
+    if key is not None:
+        w.calls.add(key)
+        w.call_sites.append((key, n.start_point.row + 1))
+
+
 @detects("call_expression", calls=lambda name: name is not None)
 def callees(ctx, n: ts.Node, w: Walk) -> None:
     """Names the body calls, to follow into same-file device functions."""
     fn, name = ctx.called(n)
     if name is not None:
         w.calls.add(name)
+        # `rgb()` on a parameter `const RGBResidual rgb` runs RGBResidual::operator()
+        functor = operator_call_key(fn, ctx.declarations) if fn.type == "identifier" else None
+        if functor is not None:
+            w.calls.add(functor)
+            w.call_sites.append((functor, n.start_point.row + 1))
         # `ns::f<T, 4>` is called as `ns::f`, and `WarpReduce<>::atomicMax` as `WarpReduce::atomicMax` (cutting
         # at the first `<` named the class template instead of its member)
         text = _without_template_args(fn.text.decode("utf-8", "replace"))

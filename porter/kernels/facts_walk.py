@@ -53,6 +53,8 @@ _FACT_WORDS = (b"asm", b"__shfl", b"__ballot", b"__any", b"__all", b"__uni", b"_
                b"TmaDesc", b"barrier", b"cluster", b"map_shared_rank", b"atomic", b"grid", b"warpSize",
                b"tiled_partition", b"_CP_ASYNC", b"make_", b"partition", b"retile", b"get_thread_slice", b"Tiled",
                b"_Atom", b"nvshmem", b"nccl", b"optix", b"restrict",
+               # texture/surface calls and the rounded arithmetic intrinsics (facts_detectors.clang_reads_otherwise)
+               b"tex1D", b"tex2D", b"tex3D", b"texCubemap", b"surf1D", b"surf2D", b"surf3D", b"surfCubemap", b"_rn",
                # wave-size constants (`WARP_SIZE`, `kWarpSize`, `wave_size`): which a ROCm arm fixes at 64 (DEV017)
                # analysis decides, so a helper that only uses one must be walked for it
                b"ARP_SIZE", b"arp_size", b"arpSize", b"arp_Size", b"AVE_SIZE", b"ave_size", b"aveSize",

@@ -1,0 +1,203 @@
+"""Calls on objects of a declared class type, resolved to the class's member function by the object's type.
+
+`accumulator.get(x, y)` on a file-scope `extern __device__ Surface<float4> accumulator;`, `textures[i].get_lod(..)`
+on a `const Texture<float4> *textures`, `box.intersects(ray)` on a local `AABB box`, and `rgb()` on a parameter
+`const RGBResidual rgb` run `Surface::get`, `Texture::get_lod`, `AABB::intersects` and `RGBResidual::operator()`:
+C++ picks a member function by the static type of the object expression ([class.mfct], [over.call]). A kernel that
+does its texture reads, warp reductions or inline PTX through such a wrapper does what the member does, so the
+member is followed like a free helper (same-file callees in porter.kernels.facts, other files' helpers in
+porter.kernels.callgraph). The call is keyed `Cls.name` (`Cls::operator()` for a call operator, as
+porter.kernels.facts.member_name names it): a key only a member of that class carries, so a member call never
+reaches a free function or another class's member of the same name. The type is what the nearest declaration of
+the object's name says - a parameter, a local of an enclosing block, a member of the enclosing class or a
+declaration at file or namespace scope - by its last name without template arguments; an object declared `auto`,
+of a built-in type or not declared in the file has no key and is not followed.
+"""
+from __future__ import annotations
+
+import tree_sitter as ts
+
+# Wrappers around the object expression that keep its class: `a[i].f()`, `(*p).f()`, `(a).f()`.
+_THROUGH = {"subscript_expression": "argument", "pointer_expression": "argument", "parenthesized_expression": None}
+_SCOPES = ("compound_statement", "translation_unit", "declaration_list", "field_declaration_list",
+           "for_statement", "for_range_loop")
+_DECLARATIONS = ("declaration", "field_declaration")
+_DECLARATORS = ("init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
+                "parenthesized_declarator")
+OPERATOR = "operator()"
+
+
+def member_key(cls: str, name: str) -> str:
+    """The key a member function of `cls` is followed by: `Cls.name`, or `Cls::operator()` for a call operator."""
+    return f"{cls}::{OPERATOR}" if name == OPERATOR else f"{cls}.{name}"
+
+
+def enclosing_class(node: ts.Node) -> str | None:
+    """The name of the class or struct whose body `node` (a function definition) is written in, else None."""
+    p = node.parent
+    while p is not None and p.type not in ("struct_specifier", "class_specifier"):
+        if p.type in ("function_definition", "translation_unit"):
+            return None
+        p = p.parent
+    name = p.child_by_field_name("name") if p is not None else None
+    return _last_name(name) if name is not None else None
+
+
+def member_call_key(fn: ts.Node, cache: dict) -> str | None:
+    """`Cls.method` for a call whose function node is `obj.method` / `obj->method` on an object of a declared
+    class type, else None. `cache`: a dict kept per file (declarations by scope)."""
+    if fn.type != "field_expression":
+        return None
+    field = fn.child_by_field_name("field")
+    obj = fn.child_by_field_name("argument")
+    if field is None or obj is None or field.type != "field_identifier":
+        return None
+    cls = _object_type(obj, cache, 0)
+    if not cls or cls.encode() in template_type_parameters(fn):
+        return None  # a template's type parameter is whatever each instantiation names
+    return member_key(cls, field.text.decode("utf-8", "replace"))
+
+
+def _object_type(obj: ts.Node | None, cache: dict, depth: int) -> str | None:
+    """The class of an object expression: a declared name, or a member of one (`node.aabb`) whose class this file
+    defines with that member declared in its body."""
+    while obj is not None and obj.type in _THROUGH:
+        sub = _THROUGH[obj.type]
+        obj = obj.child_by_field_name(sub) if sub else next(iter(obj.named_children), None)
+    if obj is None:
+        return None
+    if obj.type == "identifier":
+        return declared_type(obj, cache)
+    if obj.type == "field_expression" and depth < 4:
+        outer = _object_type(obj.child_by_field_name("argument"), cache, depth + 1)
+        field = obj.child_by_field_name("field")
+        body = _class_body(obj, outer, cache) if outer and field is not None else None
+        return (_scope(body, cache).get(field.text) or None) if body is not None and field is not None else None
+    return None
+
+
+def _class_body(node: ts.Node, cls: str, cache: dict) -> ts.Node | None:
+    """The member list of the one class or struct named `cls` defined in `node`'s file, else None."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    key = ("classes", root.start_byte, root.end_byte)
+    if key not in cache:
+        found: dict[str, ts.Node | None] = {}
+        todo = [root]
+        while todo:
+            n = todo.pop()
+            for c in n.named_children:
+                if c.type in ("struct_specifier", "class_specifier"):
+                    name, body = c.child_by_field_name("name"), c.child_by_field_name("body")
+                    if name is not None and body is not None:
+                        text = _last_name(name) or ""
+                        found[text] = None if text in found else body  # two definitions: a guess
+                # (conditional arms are the preprocessor's to read: porter.source.preprocessor)
+                if c.type in ("declaration_list", "namespace_definition", "template_declaration", "declaration",
+                              "type_definition", "linkage_specification", "struct_specifier", "class_specifier",
+                              "field_declaration_list"):
+                    todo.append(c)
+        cache[key] = found
+    return cache[key].get(cls)
+
+
+def operator_call_key(fn: ts.Node, cache: dict) -> str | None:
+    """`Cls::operator()` for a call `obj(...)` whose function is a variable of a declared class type, else None."""
+    if fn.type != "identifier":
+        return None
+    cls = declared_type(fn, cache)
+    if not cls or cls.encode() in template_type_parameters(fn):
+        return None  # Kokkos' trampolines call the user's functor `driver()`: the launch, not the kernel, names it
+    return member_key(cls, OPERATOR)
+
+
+def declared_type(ident: ts.Node, cache: dict) -> str | None:
+    """The class name the nearest declaration of `ident`'s name gives it (see the module's doc), else None."""
+    name = ident.text
+    node = ident
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type == "function_definition":
+            found = _parameters(parent, cache).get(name)
+            if found is not None:
+                return found or None
+        if parent.type in _SCOPES:
+            found = _scope(parent, cache).get(name)
+            if found is not None:
+                return found or None
+        node = parent
+    return None
+
+
+def _parameters(fn: ts.Node, cache: dict) -> dict[bytes, str]:
+    key = ("parameters", fn.start_byte, fn.end_byte)
+    if key not in cache:
+        out: dict[bytes, str] = {}
+        d = fn.child_by_field_name("declarator")
+        while d is not None and d.type != "function_declarator":
+            d = d.child_by_field_name("declarator")
+        params = d.child_by_field_name("parameters") if d is not None else None
+        for p in params.named_children if params is not None else ():
+            if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                _record(p, out)
+        cache[key] = out
+    return cache[key]
+
+
+def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
+    """name -> class name ("" where the scope declares the name with no class type, or with two types)."""
+    key = ("scope", scope.start_byte, scope.end_byte)
+    if key not in cache:
+        out: dict[bytes, str] = {}
+        children = list(scope.named_children)
+        if scope.type == "for_range_loop":
+            children = [scope]
+        for c in children:
+            if c.type in _DECLARATIONS or c.type == "for_range_loop":
+                _record(c, out)
+            elif c.type == "linkage_specification":  # extern "C" { ... } declares at the enclosing scope
+                body = c.child_by_field_name("body")
+                for d in ([body] if body is not None and body.type in _DECLARATIONS else
+                          body.named_children if body is not None else ()):
+                    if d.type in _DECLARATIONS:
+                        _record(d, out)
+        cache[key] = out
+    return cache[key]
+
+
+def _record(decl: ts.Node, out: dict[bytes, str]) -> None:
+    kind = decl.child_by_field_name("type")
+    cls = _last_name(kind) if kind is not None and kind.type in ("type_identifier", "template_type",
+                                                                 "qualified_identifier") else ""
+    for d in decl.children_by_field_name("declarator"):
+        while d is not None and d.type in _DECLARATORS:
+            d = d.child_by_field_name("declarator") or next(iter(d.named_children), None)
+        if d is not None and d.type in ("identifier", "field_identifier"):
+            name = d.text
+            out[name] = cls if out.get(name, cls) == cls else ""
+
+
+def _last_name(node: ts.Node) -> str | None:
+    """`ns::Texture<float4>` -> `Texture`."""
+    while node is not None and node.type in ("qualified_identifier", "template_type"):
+        node = node.child_by_field_name("name")
+    return node.text.decode("utf-8", "replace") if node is not None and node.type == "type_identifier" else None
+
+
+def template_type_parameters(n: ts.Node) -> set[bytes]:
+    """The type parameter names (template template parameters too) of the template declarations enclosing `n`."""
+    names: set[bytes] = set()
+    p = n.parent
+    while p is not None:
+        if p.type == "template_declaration":
+            params = p.child_by_field_name("parameters")
+            for c in params.named_children if params is not None else ():
+                if c.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                    names.update(x.text for x in c.named_children if x.type == "type_identifier")
+                elif c.type == "template_template_parameter_declaration":
+                    names.update(x.text for d in c.named_children if d.type in (
+                        "type_parameter_declaration", "optional_type_parameter_declaration")
+                        for x in d.named_children if x.type == "type_identifier")
+        p = p.parent
+    return names
