@@ -276,8 +276,9 @@ class RegexSet:
     A pattern that runs on RE2 is searched as it runs (same source, same options), so the answer is exact. One
     that runs on Python's engine (look-around, back-references) is searched in a relaxed form that matches
     wherever it does (see _relaxed: also counts above _SET_MAX_REPEAT unbounded), byte by byte as `re` reads
-    bytes (Latin-1); where it might match it runs as before. A pattern neither form fits is not in the set: it always runs. If a set search fails (RE2 reports
-    an exhausted memory budget as no match), the answer is "unknown" and every pattern runs.
+    bytes (Latin-1); where it might match it runs as before. A pattern neither form fits is not in the set: it
+    always runs. If a set search fails (RE2 reports an exhausted memory budget as no match), the answer is
+    "unknown" and every pattern runs.
     """
 
     def __init__(self) -> None:
