@@ -158,6 +158,7 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
                                                              "(each run lstat'ed, never followed)",
     ("porter.packfile", "open_pack", "os.open"): "a pack in the cache directory, read through a bounds-checked index",
     ("porter.packfile", "_temporary", "os.open"): "a new pack written in the cache directory (O_EXCL)",
+    ("porter.classcode", "_load", ".read_bytes"): "porter's own dataclass code, kept beside its bytecode",
     ("porter.comment", "pr_number_from_event", ".read_text"): "$GITHUB_EVENT_PATH, written by the CI runner",
     ("porter.datafile", "_parsed", ".read_bytes"): "porter's own schemas/validated.parsed.tsv",
     ("porter.datafile", "parsed_entries", ".glob"): "porter's own data directory (scripts/validated_manifest.py)",

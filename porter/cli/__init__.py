@@ -18,6 +18,12 @@ import gc
 _COLLECTING = gc.isenabled()
 gc.disable()
 
+# The ~95 dataclasses defined on a scan's path have their methods compiled once per installation, not every run
+# (porter.classcode): ~0.08 CPU-s of every command.
+from porter import classcode  # noqa: E402
+
+classcode.install()
+
 import atexit  # noqa: E402 - the imports below load with the collector off (above)
 import copy  # noqa: E402
 import os  # noqa: E402

@@ -359,11 +359,14 @@ def _relaxed(pattern: str) -> str | None:
             continue
         if kind == "char" and not in_class and piece == "{":
             bound = _REPEAT.match(pattern, i)
-            if bound and max(int(b or 0) for b in bound.groups()) > _RE2_MAX_REPEAT:
-                # RE2 refuses a count above 1000 (`[^;{}]{0,2000}`, a scan capped so `re` stays fast): the
-                # unbounded repetition matches wherever the bounded one does.
+            if bound and max(int(b or 0) for b in bound.groups()) > _SET_MAX_REPEAT:
+                # RE2 refuses a count above 1000 (`[^;{}]{0,2000}`, a scan capped so `re` stays fast), and a
+                # large one it takes makes the set search's DFA a state per count wherever the repeated part
+                # overlaps what follows: DEV039's `(?P<ptr>\w+)[^;{}]{0,1000}\)` alone took 0.46 CPU-s over
+                # FasterTransformer's C++ code (the other 62 members 0.08). The unbounded repetition matches
+                # wherever the bounded one does.
                 low = int(bound.group(1))
-                out.append(f"{{{low},}}" if low <= _RE2_MAX_REPEAT else "*")
+                out.append(f"{{{low},}}" if low <= _SET_MAX_REPEAT else "*")
                 skip = bound.end()
                 continue
         out.append(piece)
@@ -371,7 +374,9 @@ def _relaxed(pattern: str) -> str | None:
 
 
 _REPEAT = re.compile(r"\{(\d+)(?:,(\d*))?\}")
-_RE2_MAX_REPEAT = 1000
+# Counts above this are unbounded in a set's members (_relaxed): well above the few-character counts rules use to
+# spell a token (`[lL]{1,2}`, `\d{1,2}`, `[fF]{2}`), well below RE2's own limit of 1000.
+_SET_MAX_REPEAT = 64
 
 
 def _referenced(pattern: str, name: str) -> str:
@@ -408,9 +413,10 @@ class RegexSet:
 
     A pattern that runs on RE2 is searched as it runs (same source, same options), so the answer is exact. One
     that runs on Python's engine (look-around, back-references) is searched in a relaxed form that matches
-    wherever it does (see _relaxed), byte by byte as `re` reads bytes (Latin-1); where it might match it runs
-    as before. A pattern neither form fits is not in the set: it always runs. If a set search fails (RE2 reports
-    an exhausted memory budget as no match), the answer is "unknown" and every pattern runs.
+    wherever it does (see _relaxed: also counts above _SET_MAX_REPEAT unbounded), byte by byte as `re` reads
+    bytes (Latin-1); where it might match it runs as before. A pattern neither form fits is not in the set: it
+    always runs. If a set search fails (RE2 reports an exhausted memory budget as no match), the answer is
+    "unknown" and every pattern runs.
     """
 
     def __init__(self) -> None:
