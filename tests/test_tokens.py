@@ -97,7 +97,7 @@ def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():
     from porter.source.parse_queries import descendants, descendants_query, registered_root_queries
 
     cases = [("cuda", constfold._CONSTANT_NODES), ("cuda", constfold.STRUCT_TYPES), ("cuda", guards._BRANCHES),
-             ("python", guards._BRANCHES)]
+             ("python", guards._PY_BRANCHES)]
     for lang, types in cases:
         assert descendants_query(types) in registered_root_queries(lang)
 
@@ -376,7 +376,7 @@ def test_every_whole_file_walk_is_registered_by_the_time_the_pipeline_is_importe
             "want = [('cuda', ('preproc_def', 'declaration', 'field_declaration', 'enumerator_list')),\n"
             "        ('cuda', ('struct_specifier', 'class_specifier')),\n"
             "        ('cuda', ('if_statement', 'conditional_expression')),\n"
-            "        ('python', ('if_statement', 'conditional_expression'))]\n"
+            "        ('python', ('if_statement', 'conditional_expression', 'boolean_operator'))]\n"
             "print(all(q(t) in r(lang) for lang, t in want))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "True\n"
