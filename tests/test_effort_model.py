@@ -364,6 +364,28 @@ def test_a_bad_history_names_the_field(tmp_path):
     assert e.value.field == "ports[0].lines_changed"
 
 
+def calibrate(*argv: str) -> subprocess.CompletedProcess:
+    """bench/calibrate.py's main(argv) in this process, its exit status and printed text returned as a subprocess's
+    would be: the script's behaviour is its arguments, output and status, none of which needs a process of its own,
+    and three interpreters each importing porter cost about two CPU-seconds of the test's three (measured)."""
+    import contextlib
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_calibrate", REPO / "bench" / "calibrate.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = script.main(list(argv))
+        except SystemExit as e:  # as the interpreter ends on it: a message goes to stderr with status 1
+            code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+            if not isinstance(e.code, int | None):
+                print(e.code, file=sys.stderr)
+    return subprocess.CompletedProcess(["calibrate.py", *argv], code, out.getvalue(), err.getvalue())
+
+
 def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
     (tmp_path / "h.yaml").write_text(
         "lines_per_day: 100\nports:\n"
@@ -371,10 +393,9 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
         " calendar_days: 1, people: 1}\n"
         "  - {id: big, repository: o/big, pre_port_commit: 'y', lines_changed: 3000, size: big, effort_days: 6}\n")
     out = tmp_path / "fit.yaml"
-    p = subprocess.run([sys.executable, str(REPO / "bench" / "calibrate.py"), "--history", str(tmp_path / "h.yaml"),
-                        "--tree", f"small={REPO / 'fixtures/repos/torch-ext'}",
-                        "--tree", f"big={REPO / 'fixtures/repos/cuda-app'}", "--cache-dir", str(tmp_path / "c"),
-                        "--jobs", "1", "--fit", str(out)], capture_output=True, text=True, timeout=300)
+    p = calibrate("--history", str(tmp_path / "h.yaml"), "--tree", f"small={REPO / 'fixtures/repos/torch-ext'}",
+                  "--tree", f"big={REPO / 'fixtures/repos/cuda-app'}", "--cache-dir", str(tmp_path / "c"),
+                  "--jobs", "1", "--fit", str(out))
     # the big port's reference is its 6 booked days, the small one's 1 (100 lines): ranked the same as porter's
     assert "fit set                            n= 2  rho 1.000" in p.stdout
     # left out in turn, each of two projects is priced by the other's multiplier: both land within 2x, every bar
@@ -390,14 +411,12 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
     # far from 2x of its reference, and the bars fail (exit 1)
     (tmp_path / "h3.yaml").write_text((tmp_path / "h.yaml").read_text() + "  - {id: odd, repository: o/odd, "
                                       "pre_port_commit: 'z', lines_changed: 5000, size: big, effort_days: 50}\n")
-    p3 = subprocess.run([sys.executable, str(REPO / "bench" / "calibrate.py"), "--history", str(tmp_path / "h3.yaml"),
-                         "--tree", f"small={REPO / 'fixtures/repos/torch-ext'}", "--tree",
-                         f"odd={REPO / 'fixtures/repos/torch-ext'}", "--tree", f"big={REPO / 'fixtures/repos/cuda-app'}",
-                         "--cache-dir", str(tmp_path / "c"), "--jobs", "1"], capture_output=True, text=True, timeout=300)
+    p3 = calibrate("--history", str(tmp_path / "h3.yaml"), "--tree", f"small={REPO / 'fixtures/repos/torch-ext'}",
+                   "--tree", f"odd={REPO / 'fixtures/repos/torch-ext'}", "--tree",
+                   f"big={REPO / 'fixtures/repos/cuda-app'}", "--cache-dir", str(tmp_path / "c"), "--jobs", "1")
     assert p3.returncode == 1, p3.stderr
     assert "all ports, leave-one-project-out   n= 3  rho -0.500  median est/ref 3.15  within 2x 0%" in p3.stdout
-    missing = subprocess.run([sys.executable, str(REPO / "bench" / "calibrate.py"), "--history", str(tmp_path / "h.yaml"),
-                              "--mirrors", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    missing = calibrate("--history", str(tmp_path / "h.yaml"), "--mirrors", str(tmp_path))
     assert missing.returncode != 0 and "no tree for small (o/small at x)" in missing.stderr
 
 
