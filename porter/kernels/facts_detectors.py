@@ -607,9 +607,14 @@ def _constant_context(n: ts.Node) -> bool:
     return False
 
 
+# A statement's container: a block, the file, or an `#if` arm holding it (whose first line is the directive).
+_STATEMENT_HOLDERS = frozenset({"compound_statement", "translation_unit", "preproc_if", "preproc_ifdef",
+                                "preproc_else", "preproc_elif", "preproc_elifdef"})
+
+
 def _stmt_text(n: ts.Node) -> str:
     p = n
-    while p.parent is not None and p.parent.type not in ("compound_statement", "translation_unit"):
+    while p.parent is not None and p.parent.type not in _STATEMENT_HOLDERS:
         p = p.parent
     return first_line(p)
 
