@@ -20,6 +20,7 @@ from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER
 from porter.kernels.nodes import walk
 from porter.model.kernel import Ballot32, LaneAssumption, WarpOp, WarpSizeConstant
 from porter.source.parse import SourceFile, unqualified
+from porter.source.preprocessor import CONDITIONAL_NODE_TYPES
 
 # ------------------------------------------------------------------------------------------ detectors
 # One detector per fact: each reads one kind of node and records one fact in the walk `w` of a function body
@@ -608,8 +609,7 @@ def _constant_context(n: ts.Node) -> bool:
 
 
 # A statement's container: a block, the file, or an `#if` arm holding it (whose first line is the directive).
-_STATEMENT_HOLDERS = frozenset({"compound_statement", "translation_unit", "preproc_if", "preproc_ifdef",
-                                "preproc_else", "preproc_elif", "preproc_elifdef"})
+_STATEMENT_HOLDERS = frozenset({"compound_statement", "translation_unit"}) | CONDITIONAL_NODE_TYPES
 
 
 def _stmt_text(n: ts.Node) -> str:
