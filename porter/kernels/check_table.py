@@ -47,3 +47,12 @@ def load_checks(path: Path = CHECKS_FILE) -> Mapping[str, Mapping[str, Any]]:
                 raise KernelChecksError(shown, f"checks.{name}.verdict.by_release",
                                         f"{fact!r} is not a fact of rules/kb/hip_versions.yaml")
     return types.MappingProxyType({name: types.MappingProxyType(entry) for name, entry in doc["checks"].items()})
+
+
+ROCM_CODE_TAG = "rocm-code"
+
+
+def rocm_code_checks(path: Path = CHECKS_FILE) -> frozenset[str]:
+    """The checks tagged `rocm-code`: their evidence is code only a HIP build compiles (warpSize in a constant
+    expression, which nvcc rejects too), so a ROCm arm around it is where the bug sits, not what handles it."""
+    return frozenset(name for name, entry in load_checks(path).items() if ROCM_CODE_TAG in entry.get("tags", ()))

@@ -144,14 +144,16 @@ def harvest_constant_values(data: bytes) -> dict[str, tuple[int, ...]]:
         out.setdefault(name, set()).add(value)
     if out and b"warpSize" in data:
         # `#define WS warpSize` in one arm (ROCm's) and `#define WS 32` in another: on HIP the name is warpSize, a
-        # run-time value (not constexpr since ROCm 7.0), so it is no integer constant of any build porter judges.
+        # run-time value (not constexpr since ROCm 7.0), so it is no integer constant of any build porter judges;
+        # nor is a name the ROCm arm defines from it (`#define NWARPS (1024 / warpSize)`).
         for m in line_matches(_WARPSIZE_DEFINE, data, (b"warpSize",)):
             out.pop(m.group(1).decode(), None)
     return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
-_WARPSIZE_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*warpSize[ \t]*\)?[ \t]*(?://[^\n]*)?$",
-                              re.M)
+# An object-like macro whose one-line body names warpSize before any comment (`WS warpSize`, `NW (1024 / warpSize)`).
+_WARPSIZE_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(?:[^\n/]|/(?![/*]))*?\bwarpSize\b"
+                              rb"[^\n]*$", re.M)
 
 
 def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = None) -> Constants:

@@ -45,7 +45,8 @@ from porter.source.parse import Function, SourceFile, unqualified
 # uses kernel analysis matches against the constants a ROCm arm fixes at 64. `warpSize` itself is HIP's builtin.
 WAVE_NAME = re.compile(rb"[A-Za-z_]\w*|\d\w*")
 _WAVE_PART = re.compile(rb"WARP_SIZE|WarpSize|warpSize|Warp_Size|warp_size|WAVE_SIZE|WaveSize|wave_size|WAVEFRONT_SIZE"
-                        rb"|WavefrontSize|wavefront_size|THREADS_PER_WARP")
+                        rb"|WavefrontSize|wavefront_size|THREADS_PER_WARP|WARPSIZE|WAVESIZE|WAVEFRONTSIZE|ThreadsPerWarp"
+                        rb"|threads_per_warp")  # the names DEV017 reads (rules/device/DEV017-fixed-wave-size-64.yaml)
 NCCL_TYPE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NCCL_DEVICE_TYPES)) + r")\b")
 
 

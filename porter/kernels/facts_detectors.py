@@ -22,6 +22,7 @@ from porter.kernels.facts_vocabulary import (ASYNC_IDENTIFIERS, BALLOTS, CLUSTER
 from porter.kernels.nodes import walk
 from porter.model.kernel import Ballot32, LaneAssumption, WarpOp, WarpSizeConstant
 from porter.source.parse import SourceFile, unqualified
+from porter.source.preprocessor import CONDITIONAL_NODE_TYPES
 
 # ------------------------------------------------------------------------------------------ detectors
 # One detector per fact: each reads one kind of node and records one fact in the walk `w` of a function body
@@ -670,9 +671,13 @@ def _constant_context(n: ts.Node) -> bool:
     return False
 
 
+# A statement's container: a block, the file, or an `#if` arm holding it (whose first line is the directive).
+_STATEMENT_HOLDERS = frozenset({"compound_statement", "translation_unit"}) | CONDITIONAL_NODE_TYPES
+
+
 def _stmt_text(n: ts.Node) -> str:
     p = n
-    while p.parent is not None and p.parent.type not in ("compound_statement", "translation_unit"):
+    while p.parent is not None and p.parent.type not in _STATEMENT_HOLDERS:
         p = p.parent
     return first_line(p)
 

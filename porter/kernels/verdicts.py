@@ -315,7 +315,8 @@ def wave64_uses(k: Kernel, facts: KernelFacts, constants: dict[str, tuple[tuple[
     reaches. A kernel that shuffles or votes with `WARP_SIZE` fixed at 64 counts lanes that a wave32 target
     (gfx1250) does not have: a xor or down step of 32 reads the lane itself back, and `threadIdx.x / WARP_SIZE`
     warp ids give half the partial sums their slots. A use counts when the definition is in the using file or one
-    it includes (transitively), as C++ name lookup needs; a kernel with no warp operation only indexes with it."""
+    it includes (transitively), as C++ name lookup needs, or on the compile line of a build file in a directory
+    above it (_compiles_with); a kernel with no warp operation only indexes with it."""
     merged = facts.merged()
     if not (merged.warp_ops or merged.ballot_32bit) or not constants:
         return ()
@@ -328,10 +329,24 @@ def wave64_uses(k: Kernel, facts: KernelFacts, constants: dict[str, tuple[tuple[
             continue
         reach = index.closure(path) if index is not None else frozenset()
         for home, at in homes:
-            if home == path or home in reach:
+            if home == path or home in reach or _compiles_with(home, path):
                 found.setdefault((name, home, at), set()).add(line)
                 break
     return tuple(Wave64Use(name, home, at, tuple(sorted(lines))) for (name, home, at), lines in sorted(found.items()))
+
+
+def _compiles_with(build: str, path: str) -> bool:
+    """Whether a wave-size definition on the compile line of a build file (`-DWARP_SIZE=64` in a CMakeLists.txt,
+    a Makefile or setup.py: DEV017 there) reaches `path`: a build's definitions reach the sources it compiles,
+    which sit in its directory and below (CMake's add_compile_definitions holds for the directory and its
+    subdirectories)."""
+    from porter.match.kinds.arms import BUILD_DEFINITION_LANGUAGES
+    from porter.source.discover import language_of
+
+    if language_of(build) not in BUILD_DEFINITION_LANGUAGES:
+        return False
+    folder = build.rpartition("/")[0]
+    return not folder or path.startswith(folder + "/")
 
 
 def _wave64_result(uses: tuple[Wave64Use, ...], target) -> CheckResult:
@@ -345,8 +360,11 @@ def _wave64_result(uses: tuple[Wave64Use, ...], target) -> CheckResult:
                        tuple(sorted({x for u in uses for x in u.lines})))
 
 
-# `#define WARP_SIZE warpSize` as DEV004 quotes it (the finding's snippet): the macro is warpSize wherever it is used.
+# `#define WARP_SIZE warpSize` as DEV004 quotes it (the finding's snippet): the macro is warpSize wherever it is used;
+# `#define NWARPS (1024 / warpSize)` is computed from it, as much a run-time value (an object-like macro only: a
+# function-like one has `(` right after its name).
 _WARPSIZE_ALIAS = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s+\(?\s*warpSize\s*\)?\s*(?://.*|/\*.*)?$")
+_WARPSIZE_DERIVED = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s+(?:[^/]|/(?![/*]))*?\bwarpSize\b")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -358,7 +376,7 @@ def warpsize_aliases(findings) -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
     for f in findings:
         if f.rule == "DEV004" and f.snippet:
-            m = _WARPSIZE_ALIAS.match(f.snippet)
+            m = _WARPSIZE_ALIAS.match(f.snippet) or _WARPSIZE_DERIVED.match(f.snippet)
             if m:
                 out.setdefault(m.group(1), []).append(f.path)
     return {k: tuple(sorted(set(v))) for k, v in out.items()}

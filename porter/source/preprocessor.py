@@ -53,6 +53,9 @@ NVCC_ONLY = frozenset({"__NVCC__"})
 # every build, so `#if __INTELLISENSE__` is dead code (nunchaku's `__trap(); // should not happen when actually
 # compiling`) and its `#else` is what every compiler sees.
 EDITOR_ONLY = frozenset({"__INTELLISENSE__"})
+# tree-sitter's node types for the arms of a conditional group (`#if`, `#ifdef`, `#elif`, `#else`): a statement in a
+# function body that an arm holds is that node's child, not the block's (porter.kernels.facts_detectors quotes it).
+CONDITIONAL_NODE_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"})
 # Defined only in the device pass (or only for some targets) of a ROCm build: false for CUDA, unknown for ROCm.
 ROCM_SOMETIMES = re.compile(r"^(?:__gfx[0-9a-z]+__|__HIP_DEVICE_COMPILE__|__AMDGCN_WAVEFRONT_SIZE(?:__)?|__HIP_NO_\w+)$")
 

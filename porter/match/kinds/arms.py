@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
@@ -149,10 +149,12 @@ def _hands_over(sf: SourceFile, arm) -> bool:
 _COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 
 
-# `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;` (a #define is read from the directives)
-_CONSTANT_DECL = re.compile(rb"\b(?:constexpr|static\s+const|const)\s+(?:static\s+)?(?:unsigned\s+int|unsigned|int|"
-                            rb"uint32_t|int32_t|size_t|std::size_t|auto)\s+(?P<name>[A-Za-z_]\w*)\s*(?:=|\{)\s*"
-                            rb"(?P<value>\d+)[uUlL]*\s*\}?\s*;")
+# `constexpr int kWarpSize = 64;`, `static const unsigned WARP_SIZE = 64;`, `static constexpr uint32 warp_size = 64;`,
+# `constexpr Index_type warp_size = 64;` (a #define is read from the directives). The type is any one (qualified)
+# name: an integer constant is declared with the project's own integer typedefs as often as with `int`.
+_CONSTANT_DECL = re.compile(rb"\b(?:constexpr|static\s+const|const)\s+(?:static\s+|const\s+)?(?:unsigned\s+int|"
+                            rb"unsigned\s+long|unsigned|long|(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s+"
+                            rb"(?P<name>[A-Za-z_]\w*)\s*(?:=|\{)\s*(?P<value>\d+)[uUlL]*\s*\}?\s*;")
 
 
 def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -161,9 +163,20 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
     that group) names one of `unless_arm` (the code already chose its value per architecture)."""
     spec = pattern["wave_constant"]
     value = spec["value"]
-    if sf.language != "cuda" or str(value).encode() not in sf.data:
+    if str(value).encode() not in sf.data:
         return
-    named = _globs(tuple(spec["names"]))
+    if sf.language in BUILD_DEFINITION_LANGUAGES:
+        yield from _build_definitions(spec, sf)
+        return
+    if sf.language != "cuda":
+        return
+    names = _globs(tuple(spec["names"]))
+    # (a bound such as `MAX_WARP_SIZE 64` holds on every AMD target: no wave size is larger)
+    excluded = _globs(tuple(spec.get("unless_name", ())))
+
+    def named(name: str) -> bool:
+        return bool(names(name)) and not (excluded is not None and excluded(name))
+
     unless = _globs(tuple(spec.get("unless_arm", ())))
     pre = preprocessed(sf)
     spots: list[tuple[int, str]] = []  # (byte offset of the name, name)
@@ -183,6 +196,40 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         if unless is not None and any(unless_hit(g, i, unless) for g, i in pre.enclosing(line)):
             continue
         yield Hit(at, at + len(name), name=name, values=(("value", str(value)),))
+
+
+# Build files that put a macro on the compile line: CMake (`add_compile_definitions(WARP_SIZE=64)`,
+# `target_compile_definitions(t PRIVATE WARP_SIZE=64)`, `add_definitions(-DWARP_SIZE=64)`, `-DWARP_SIZE=64` in
+# CMAKE_HIP_FLAGS), make (`CXXFLAGS += -DWARP_SIZE=64`) and Python builds (`"-DWARP_SIZE=64"` in extra_compile_args,
+# `define_macros=[("WARP_SIZE", "64")]`). Such a definition reaches every translation unit the build compiles with it.
+BUILD_DEFINITION_LANGUAGES = frozenset({"cmake", "make", "python"})
+_FLAG_DEFINITION = re.compile(rb"-D\s*(?P<name>[A-Za-z_]\w*)=\(?(?P<value>\d+)[uUlL]*\)?(?![\w.])")
+_CMAKE_DEFINITIONS = re.compile(rb"\b(?:add_compile_definitions|target_compile_definitions|add_definitions)\s*\(([^)]*)\)",
+                                re.I)
+_CMAKE_BARE = re.compile(rb"(?<![\w-])(?P<name>[A-Za-z_]\w*)=\(?(?P<value>\d+)[uUlL]*\)?(?![\w.])")
+_PY_MACRO = re.compile(rb"\(\s*['\"](?P<name>[A-Za-z_]\w*)['\"]\s*,\s*['\"]?(?P<value>\d+)['\"]?\s*\)")
+
+
+def _build_definitions(spec: dict, sf: SourceFile) -> Iterator[Hit]:
+    """Wave-size macros a build file defines as `spec["value"]` on the compile line (see above), at the name."""
+    names = _globs(tuple(spec["names"]))
+    excluded = _globs(tuple(spec.get("unless_name", ())))
+    # Python keeps its flags in strings, which sf.code blanks: read the text, skipping comments.
+    text = sf.data if sf.language == "python" else sf.code
+    spots = [m for m in _FLAG_DEFINITION.finditer(text)]
+    if sf.language == "cmake":
+        spots += [m for call in _CMAKE_DEFINITIONS.finditer(text)
+                  for m in _CMAKE_BARE.finditer(text, call.start(1), call.end(1))]
+    if sf.language == "python":
+        spots += list(_PY_MACRO.finditer(text))
+    seen: set[int] = set()
+    for m in sorted(spots, key=lambda m: m.start("name")):
+        at, name = m.start("name"), m.group("name").decode()
+        if at in seen or int(m.group("value")) != spec["value"] or names is None or not names(name) \
+                or (excluded is not None and excluded(name)) or sf.in_comment(at):
+            continue
+        seen.add(at)
+        yield Hit(at, m.end("name"), name=name, values=(("value", str(spec["value"])),))
 
 
 def kernels_calling(sf: SourceFile, fn) -> list:
