@@ -11,7 +11,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
    test build in a test directory); a
    Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
-   (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
+   (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, or in a parallel folder named for the vendor's library:
+   `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins) →
+   handled, and the twin is the ROCm build's;
    a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
    (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
    porter.portaware.scope.component_twins) → handled by that sibling, its kernels' verdicts kept (a component
@@ -20,7 +22,10 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
-   (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
+   for NVIDIA whose AMD twin the file defines (cmake_twin_functions) → handled; so is an assignment to an nvcc-only
+   flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`) in a repository with ROCm-side files or build arms
+   (nvcc_flag_assignments); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
@@ -33,6 +38,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
+12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
+   name and none of its CUDA names (PortMap.by_twin) → handled, by that line of the twin;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
 file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
 arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
