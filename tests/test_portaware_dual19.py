@@ -7,7 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from porter.portaware.scope import cmake_commands, cmake_twin_functions, nvcc_flag_assignments, source_twins
+from porter.portaware.scope import (cmake_commands, cmake_references, cmake_twin_functions, cuda_set_switches,
+                                    nvcc_flag_assignments, source_twins)
 from porter.source.preprocessor import preprocess, side_at
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,6 +37,11 @@ def test_each_dual_s19_finding_has_its_exact_status():
         ("cmake/Arch.cmake", 7, "BLD003", "handled", "cmake/Arch.cmake:2"),
         ("cmake/Arch.cmake", 12, "BLD003", "open", None),
         ("cmake/Arch.cmake", 13, "BLD003", "handled", "cmake/Arch.cmake:2"),
+        # api.cu is built only under ENABLE_FP4, which only the CUDA arm turns on (line 12); it includes launch.h,
+        # which includes kernel.h: handled down the chain
+        ("src/fp4/kernel.h", 2, "QNT002", "handled", "src/fp4/launch.h:2"),
+        ("src/fp4/kernel.h", 3, "QNT002", "handled", "src/fp4/launch.h:2"),
+        ("src/fp4/kernel.h", 3, "QNT002", "handled", "src/fp4/launch.h:2"),
         # batch.cc calls both vendors (a host file with guarded arms, not a hipified twin): open
         ("src/ops/batch.cc", 5, "API002", "handled", "src/ops/batch.cc:2"),
         ("src/ops/batch.cu", 1, "LIB002", "open", None),
@@ -67,7 +73,8 @@ def test_without_the_rocm_side_the_same_lines_stay_open(tmp_path):
     arch.write_text(arch.read_text().replace("checkAMDarch", "checkCPUarch"))
     got = {(p, line, rule): (s, h) for p, line, rule, s, h in _statuses(root, severe_only=False)}
     for key in [("CMakeLists.txt", 4, "BLD004"), ("CMakeLists.txt", 5, "BLD004"), ("cmake/Arch.cmake", 6, "BLD003"),
-                ("src/mat/seqcusparse/aijcusparse.cu", 3, "API001"), ("src/ops/pool.cu", 3, "API002")]:
+                ("src/mat/seqcusparse/aijcusparse.cu", 3, "API001"), ("src/ops/pool.cu", 3, "API002"),
+                ("src/fp4/kernel.h", 3, "QNT002")]:
         assert got[key] == ("open", None), key
 
 
@@ -134,3 +141,26 @@ def test_a_library_version_test_around_includes_alone_is_the_cuda_builds():
     pre = preprocess(text.encode())
     assert sorted(pre.toolkit_lines) == [1, 8]
     assert [side_at(pre.regions(), n) for n in (2, 5, 6, 9)] == [("cuda", 1), ("both", 0), ("both", 0), ("both", 0)]
+
+
+def test_a_variable_only_the_cuda_arm_turns_on_is_a_cuda_switch():
+    text = ("if(GPU_BACKEND STREQUAL \"ROCM\")\n"   # 1
+            "  enable_language(HIP)\n"
+            "else()\n"                                 # 3
+            "  set(ENABLE_FP4 ON)\n"                    # 4: only the CUDA arm turns it on
+            "  set(ENABLE_TK ON)\n"                     # 5: ... but line 9 turns it on for every build
+            "  set(ENABLE_USER ON)\n"                   # 6: ... but it is an option (line 10)
+            "endif()\n"
+            "set(ENABLE_FP4 OFF)\n"                     # 8: turning it off anywhere is no matter
+            "set(ENABLE_TK ON)\n"
+            "option(ENABLE_USER \"x\" OFF)\n"
+            "if(ENABLE_FP4 OR ENABLE_TK OR ENABLE_USER)\n"
+            "endif()\n"
+            "if(ENABLE_FP4)\n"                          # 13
+            "  add_library(fp4 api.cu)\n"
+            "endif()\n")
+    cmds = cmake_commands(text)
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert cuda_set_switches(cmds, regions) == frozenset({"ENABLE_FP4"})
+    refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [(r.target, r.side, r.where) for r in refs] == [("api.cu", "cuda", "CMakeLists.txt:13")]

@@ -1044,7 +1044,46 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
                 continue
             refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
     mark(text.count("\n") + 1)
+    # A variable the file turns on only inside the CUDA build's arms (FastVideo's `set(ENABLE_ATTN_QAT_INFER ON)` in
+    # the `else()` of `if(GPU_BACKEND STREQUAL "ROCM")`) is off in the ROCm build: it is a CUDA switch like a
+    # cmake_dependent_option's, read again with it.
+    if has_rocm:
+        more = cuda_set_switches(cmds, regions) - implied
+        if more:
+            return cmake_references(path, text, paired_elsewhere - implied, implied | more)
     return refs, regions
+
+
+_CM_TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})
+_CM_FALSE = frozenset({"OFF", "FALSE", "NO", "N", "0", ""})
+
+
+def cuda_set_switches(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]) -> frozenset[str]:
+    """Variables named for no vendor that the file tests, sets to something other than false only inside CUDA
+    regions with a guard (at least once), and never makes an option or cache entry (a user could set those)."""
+    cuda_lines = [(a, b) for a, b, s_, g in regions if s_ == CUDA and g]
+    tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
+    user_set: set[str] = set()
+    on_cuda: set[str] = set()
+    elsewhere: set[str] = set()
+    for c in cmds:
+        if c.name in ("option", "cmake_dependent_option") and c.args:
+            user_set.add(c.args[0])
+        if c.name != "set" or not c.args:
+            continue
+        name = c.args[0]
+        values = c.args[1:]
+        if "CACHE" in (v.upper() for v in values):
+            user_set.add(name)
+            continue
+        if len(values) == 1 and values[0].upper() in _CM_FALSE:
+            continue
+        if any(a <= c.line <= b for a, b in cuda_lines):
+            on_cuda.add(name)
+        else:
+            elsewhere.add(name)
+    return frozenset(n for n in on_cuda - elsewhere - user_set
+                     if n in tested and re.fullmatch(r"[A-Za-z_]\w*", n) and _cm_var_side(n) is None)
 
 
 # ------------------------------------------------------------------------------------------ CMake's CUDA language

@@ -613,28 +613,38 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         pm.cuda_language = f"{enables[0][0]}:{enables[0][3]}"
 
     # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
-    include_sides: dict[str, set[str]] = {}
-    include_where: dict[str, str] = {}
+    # Down the include chain too (FastVideo's api.cu, built only in the CUDA arm, includes launch.h, which includes
+    # kernel_ws.h, which includes utils.h): a header only CUDA-side headers include is the CUDA build's as well, so
+    # the reading is repeated while it finds more, a few levels deep.
     by_name: dict[str, list[str]] = {}
     for p in files:
         by_name.setdefault(PurePosixPath(p).name, []).append(p)
-    for path, (ds, _total) in sorted(dirs.items()):
-        regs = pm.regions.get(path)
-        fs = pm.file_side.get(path)
-        # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin) includes for it
-        whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin") and fs[1] == CUDA else None
-        for line, target in preprocessor.quoted_includes(ds):
-            s = whole or (preprocessor.side_at(regs, line)[0] if regs else "both")
-            for hit in _resolve_include(path, target, files, by_name):
-                include_sides.setdefault(hit, set()).add(s)
-                if s in (CUDA, ROCM):
-                    include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
-    for hit, sides in sorted(include_sides.items()):
-        if hit in pm.file_side or len(sides) != 1:
-            continue
-        s = next(iter(sides))
-        if s in (CUDA, ROCM):
-            pm.file_side[hit] = ("include", s, include_where[hit + "\0" + s])
+    for _level in range(4):
+        include_sides: dict[str, set[str]] = {}
+        include_where: dict[str, str] = {}
+        for path, (ds, _total) in sorted(dirs.items()):
+            regs = pm.regions.get(path)
+            fs = pm.file_side.get(path)
+            # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, or a header
+            # only such files include) includes for it
+            whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include") \
+                and fs[1] == CUDA else None
+            for line, target in preprocessor.quoted_includes(ds):
+                s = whole or (preprocessor.side_at(regs, line)[0] if regs else "both")
+                for hit in _resolve_include(path, target, files, by_name):
+                    include_sides.setdefault(hit, set()).add(s)
+                    if s in (CUDA, ROCM):
+                        include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
+        found = 0
+        for hit, sides in sorted(include_sides.items()):
+            if hit in pm.file_side or len(sides) != 1:
+                continue
+            s = next(iter(sides))
+            if s in (CUDA, ROCM):
+                pm.file_side[hit] = ("include", s, include_where[hit + "\0" + s])
+                found += 1
+        if not found:
+            break
 
     # Compat layers: names defined by ROCm-side code.
     for path, (ds, _total) in sorted(dirs.items()):
