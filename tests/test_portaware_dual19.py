@@ -135,12 +135,16 @@ def test_a_library_version_test_around_includes_alone_is_the_cuda_builds():
             "  #include <cuda/functional>\n"
             "int f();\n"                          # 6: code too: undecided, HIP would lack it
             "#endif\n"
-            "#if FEATURE_X\n"                     # 8: no vendor macro: undecided
+            "#if FEATURE_X\n"                     # 8: no toolkit header, no vendor macro: undecided
             "  #include <x.h>\n"
+            "#endif\n"
+            "#ifdef CUDART_VERSION\n"             # 11: a project header the HIP build may need: undecided
+            "  #include <halmd/detail/cuda_vector_converter.hpp>\n"
             "#endif\n")
     pre = preprocess(text.encode())
-    assert sorted(pre.toolkit_lines) == [1, 8]
-    assert [side_at(pre.regions(), n) for n in (2, 5, 6, 9)] == [("cuda", 1), ("both", 0), ("both", 0), ("both", 0)]
+    assert sorted(pre.toolkit_lines) == [1]
+    assert [side_at(pre.regions(), n) for n in (2, 5, 6, 9, 12)] == [
+        ("cuda", 1), ("both", 0), ("both", 0), ("both", 0), ("both", 0)]
 
 
 def test_a_variable_only_the_cuda_arm_turns_on_is_a_cuda_switch():

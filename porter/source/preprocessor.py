@@ -1253,9 +1253,11 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     # ... and the arms before one that tests a ROCm name (`#if __CUDA_ARCH__ >= 700` ... `#elif defined(USE_HIP)`):
     # that arm is the HIP path, whether or not an #else follows.
     toolkit |= frozenset(_before_rocm_arm(groups))
-    # ... and a group without `#else` whose arms only #include (`#if CCCL_VERSION >= 3004000` / `#include
-    # <cuda/iterator>` / `#endif`): a build that leaves the version undefined just does not include the header, which
-    # is no port item; whatever uses the header is reported where it is used.
+    # ... and a group without `#else` whose arms only #include toolkit headers (`#if CCCL_VERSION >= 3004000` /
+    # `#include <cuda/iterator>` / `#endif`): a build that leaves the version undefined just does not include the
+    # header, which is no port item; whatever uses the header is reported where it is used. A project header
+    # (`#ifdef CUDART_VERSION` / `#include <halmd/numeric/blas/detail/cuda_vector_converter.hpp>`, HAL's MD) is the
+    # project's own code the HIP build may need: that group stays undecided.
     if starts is not None:
         toolkit |= frozenset(a.line for g in groups if not g.has_else
                              and all(_includes_only(code, a, starts) for a in g.arms) for a in g.arms)
@@ -1319,7 +1321,7 @@ def _diagnostics_only(code: bytes, arm: Arm, starts: list[int] | None) -> bool:
 
 
 def _includes_only(code: bytes, arm: Arm, starts: list[int]) -> bool:
-    """Whether an arm's body holds code and every line of it is an `#include` (comments blanked)."""
+    """Whether an arm's body holds code and every line of it includes an NVIDIA toolkit header (comments blanked)."""
     n = len(starts)
     first, last = arm.end_line + 1, arm.last
     if last < first:
@@ -1329,7 +1331,9 @@ def _includes_only(code: bytes, arm: Arm, starts: list[int]) -> bool:
     return bool(rows) and all(_INCLUDE_ROW().match(r) for r in rows)
 
 
-_INCLUDE_ROW = lazy_regex(rb"#\s*include\s*[<\"]")
+# An include of an NVIDIA toolkit header: CCCL's and the toolkit's folders (`<cuda/iterator>`, `<cub/cub.cuh>`,
+# `<thrust/sort.h>`, `<nvtx3/...>`) or a toolkit header at the top level (`<cuda_fp16.h>`, `<cusparse.h>`).
+_INCLUDE_ROW = lazy_regex(rb"#\s*include\s*<(?:(?:cuda|cub|thrust|cutlass|cute|nv\w*)/[^>]*|(?:cuda|cu|nv)\w*\.(?:h|hpp|cuh))>")
 
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...], starts: list[int]) -> frozenset[int]:
