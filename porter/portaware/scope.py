@@ -208,6 +208,14 @@ def _tree_key(path: str) -> tuple[tuple[str, ...], bool, bool] | None:
     return tuple(key), cuda, rocm
 
 
+def _vendor_folders_only(a: str, b: str) -> bool:
+    """Whether the folders two paths differ in are each named for a vendor alone (`cuda` / `hip`)."""
+    da, db = PurePosixPath(a).parts[:-1], PurePosixPath(b).parts[:-1]
+    diff = [(x.lower(), y.lower()) for x, y in zip(da, db) if x != y]
+    words = {"cuda", "hip", "rocm", "nvidia", "amd"}
+    return bool(diff) and all(x in words and y in words for x, y in diff)
+
+
 def _tree_twins(by_folder: dict[str, list[str]]) -> dict[str, str]:
     """CUDA source -> its ROCm twin in a parallel folder (see above), for pairs in different folders."""
     rocm_files: dict[tuple[tuple[str, ...], str], list[str]] = {}
@@ -232,6 +240,9 @@ def _tree_twins(by_folder: dict[str, list[str]]) -> dict[str, str]:
     for p, key in sorted(cuda_files):
         homes = rocm_files.get((key, _kind(p)), []) + rocm_files.get((key, "hip"), [])
         homes = [h for h in homes if posixpath.dirname(h) != posixpath.dirname(p)]
+        # folders named for the vendor alone (`jit/cuda/` beside `jit/hip/`) are component twins: their kernels
+        # keep their own verdicts unless the sibling defines them (porter.portaware.status), so no file pairs there
+        homes = [h for h in homes if not _vendor_folders_only(p, h)]
         if homes:
             out[p] = min(homes)
     return out

@@ -691,6 +691,11 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 continue
             data = _read(source, c, limit, held)
             spans = nvcc_flag_assignments(data.decode("utf-8", "replace")) if data is not None else []
+            # a file that sets such a variable in its ROCm arm (`porter port`'s `ifeq ($(USE_ROCM),1)` giving
+            # NVCC_FLAGS hipcc's flags) feeds it to the ROCm build: its assignments stay open
+            rocm_arms = [(a, b) for a, b, s_, _g in pm.cmake_regions.get(path, ()) if s_ == ROCM]
+            if any(a <= x <= b for x, _y in spans for a, b in rocm_arms):
+                spans = []
             if spans:
                 pm.nvcc_flags[path] = spans
         if pm.nvcc_flags:
