@@ -62,7 +62,9 @@ def test_without_the_rocm_twins_the_same_lines_stay_open(tmp_path):
     shutil.copytree(FIXTURE, root)
     (root / "src/common/lib_hip_kernels.hip.hpp").unlink()
     cm = root / "CMakeLists.txt"
-    cm.write_text(cm.read_text().replace("${HIP_HIPCC_FLAGS}", "-O3"))
+    # (the ROCm arm goes too: nvcc's flag variables in a repository that builds for ROCm are handled by that build,
+    # session 19's porter.portaware.scope.nvcc_flag_assignments)
+    cm.write_text(cm.read_text().replace("${HIP_HIPCC_FLAGS}", "-O3").replace("ENABLE_HIP", "ENABLE_CPU"))
     utils = root / "python/pkg/utils.py"
     utils.write_text(utils.read_text().replace("def is_hip():", "def is_rocm_smi():"))
     jit = root / "python/pkg/jit.py"

@@ -169,6 +169,82 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
             # `y_hip.h` is a kernel file and a header it may include, not two builds of one file
             if twin is not None and twin != p and _kind(twin) in (_kind(p), "hip"):
                 out[p] = twin
+    for p, twin in _tree_twins(by_folder).items():
+        out.setdefault(p, twin)
+    return out
+
+
+# A twin in a sibling tree: the CUDA and ROCm builds keep parallel folders whose names, like the files', differ only
+# by the vendor or its library's prefix (PETSc's `seqcusparse/aijcusparse.cu` beside
+# `seqhipsparse/aijhipsparse.hip.cxx`, `seqcuda/sellcuda.cu` beside `seqhip/sellhip.hip.cxx`, each folder's makefile
+# built for one package). The words are read inside a name too (`aijcusparse`), which a same-folder pair does not need:
+# both paths must exist and match word for word once the vendor words are gone, so a stray `hip` in `ship` pairs with
+# nothing. The library prefixes are the CUDA math libraries' and their HIP/ROCm ports' (`cusparse` / `hipsparse` /
+# `rocsparse`: https://rocm.docs.amd.com/en/latest/reference/api-libraries.html).
+_TREE_LIBS = r"(?:sparse|blas|blaslt|fft|rand|solver)"
+_TREE_CUDA = re.compile(r"cuda|cu(?=" + _TREE_LIBS + ")")
+_TREE_ROCM = re.compile(r"hip|rocm|roc(?=" + _TREE_LIBS + ")")
+_TREE_SUFFIXES = frozenset(_SOURCE_SUFFIXES - {".py"})
+_TREE_FIRM = re.compile(r"\.hip(?:\.\w+)?$|(?:hip|roc)" + _TREE_LIBS)
+
+
+def _tree_key(path: str) -> tuple[tuple[str, ...], bool, bool] | None:
+    """(each folder and the stem with vendor words and separators taken out, lower case; whether a CUDA word went;
+    whether a ROCm word went) of a C/C++ source path, or None for other files."""
+    pp = PurePosixPath(path)
+    suffix = pp.suffix.lower()
+    if suffix not in _TREE_SUFFIXES:
+        return None
+    parts = [*pp.parts[:-1], pp.name[: -len(pp.suffix)]]
+    cuda = suffix in _CUDA_SOURCE_SUFFIXES
+    rocm = suffix == ".hip"
+    key = []
+    for part in parts:
+        low = part.lower()
+        c, r = _TREE_CUDA.search(low) is not None, _TREE_ROCM.search(low) is not None
+        cuda |= c
+        rocm |= r
+        key.append(re.sub(r"[-_.]", "", _TREE_ROCM.sub("", _TREE_CUDA.sub("", low))))
+    return tuple(key), cuda, rocm
+
+
+def _vendor_folders_only(a: str, b: str) -> bool:
+    """Whether the folders two paths differ in are each named for a vendor alone (`cuda` / `hip`)."""
+    da, db = PurePosixPath(a).parts[:-1], PurePosixPath(b).parts[:-1]
+    diff = [(x.lower(), y.lower()) for x, y in zip(da, db) if x != y]
+    words = {"cuda", "hip", "rocm", "nvidia", "amd"}
+    return bool(diff) and all(x in words and y in words for x, y in diff)
+
+
+def _tree_twins(by_folder: dict[str, list[str]]) -> dict[str, str]:
+    """CUDA source -> its ROCm twin in a parallel folder (see above), for pairs in different folders."""
+    rocm_files: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    cuda_files: list[tuple[str, tuple[str, ...]]] = []
+    for names in by_folder.values():
+        for p in names:
+            k = _tree_key(p)
+            if k is None or k[1] == k[2]:  # no vendor word, or both (a ROCm file named after the CUDA API)
+                continue
+            if k[2]:
+                # a ROCm word run into a name pairs only beside a firmer sign: a `.hip` suffix (`x.hip.cxx`), a
+                # ROCm library's name (`hipsparse`), or a ROCm word of its own (`hip/`, `_hip`): `ship/a.cpp` is
+                # no twin of `scuda/a.cu`
+                if not (_TREE_FIRM.search(p.lower()) or rocm_path_evidence(p)):
+                    continue
+                rocm_files.setdefault((k[0], _kind(p)), []).append(p)
+            else:
+                cuda_files.append((p, k[0]))
+    out: dict[str, str] = {}
+    if not rocm_files:
+        return out
+    for p, key in sorted(cuda_files):
+        homes = rocm_files.get((key, _kind(p)), []) + rocm_files.get((key, "hip"), [])
+        homes = [h for h in homes if posixpath.dirname(h) != posixpath.dirname(p)]
+        # folders named for the vendor alone (`jit/cuda/` beside `jit/hip/`) are component twins: their kernels
+        # keep their own verdicts unless the sibling defines them (porter.portaware.status), so no file pairs there
+        homes = [h for h in homes if not _vendor_folders_only(p, h)]
+        if homes:
+            out[p] = min(homes)
     return out
 
 
@@ -249,6 +325,80 @@ def cmake_twin_variables(text: str, cmds: list[CMakeCommand] | None = None) -> l
             m = re.search(r"(?<![\w])" + re.escape(twin) + r"(?!\w)", text)
             if twin != name and m is not None:
                 out.append((c.line, c.end_line or c.line, CUDA, text.count("\n", 0, m.start()) + 1))
+                break
+    return out
+
+
+# A variable only NVIDIA's compiler reads: nvcc's flag lists in make (`NVCCFLAGS`, `NVCC_FLAGS`; Automake's `.cu`
+# rules pass NVCCFLAGS to nvcc alone) and in CMake (FindCUDA's `CUDA_NVCC_FLAGS`, the CUDA language's
+# `CMAKE_CUDA_FLAGS`: https://cmake.org/cmake/help/latest/variable/CMAKE_LANG_FLAGS.html). hipcc and CMake's HIP
+# language read their own (`HIPCCFLAGS`, `HIP_HIPCC_FLAGS`, `CMAKE_HIP_FLAGS`), so in a repository that already
+# builds for ROCm, setting one of these is the CUDA build's business: the port's flags are in the ROCm build.
+_NVCC_FLAG_VAR = re.compile(r"\w*NVCC_?FLAGS\w*|CMAKE_CUDA_FLAGS\w*")
+_CM_SET_HEAD = re.compile(r"^\s*(?:set|list\s*\(\s*(?:APPEND|PREPEND)|string\s*\(\s*APPEND)\s*\(?\s*(\w+)", re.I)
+_MK_SET_HEAD = re.compile(r"^\s*(?:export\s+|override\s+)?(\w+)\s*(?:::=|:=|\+=|\?=|=)")
+
+
+def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
+    """(first line, last line) of each assignment to an nvcc-only flag variable (see above) in a CMake file or
+    Makefile, continuation lines included. None when the file feeds such a variable to a ROCm-named line
+    (`set(HIP_HIPCC_FLAGS ${CUDA_NVCC_FLAGS})`): there the ROCm build reads it too."""
+    if not _NVCC_FLAG_VAR.search(text):
+        return []
+    lines = text.split("\n")
+    names: set[str] = set()
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        start = i
+        m = _CM_SET_HEAD.match(lines[i]) or _MK_SET_HEAD.match(lines[i])
+        if m is not None and lines[i].lstrip()[:1] != "#":
+            # the command runs to its closing parenthesis (CMake) or its last `\`-continued line (make)
+            depth = lines[i].count("(") - lines[i].count(")")
+            cmake = _CM_SET_HEAD.match(lines[i]) is not None
+            while i + 1 < len(lines) and (depth > 0 if cmake else lines[i].endswith("\\")):
+                i += 1
+                depth += lines[i].count("(") - lines[i].count(")")
+            if _NVCC_FLAG_VAR.fullmatch(m.group(1)):
+                names.add(m.group(1))
+                out.append((start + 1, i + 1))
+        i += 1
+    for line in lines:
+        if re.search(r"(?i)hip|rocm", line) and any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", line) for n in names):
+            return []
+    return out
+
+
+# A CMake function or macro named for the NVIDIA build whose ROCm twin the same file defines (QMCPACK's
+# `verifyNVIDIAGPUconsistency` beside `verifyAMDGPUconsistency`, each called from its vendor's arm): its body runs only
+# where the CUDA build calls it, and the ROCm build calls the twin. The vendor word is read at a word start in either
+# case (`NVIDIA`, `Nvidia`, `CUDA`, `Cuda`, `cuda`, `nvcc`), its twins the ROCm spellings in the same case.
+_CM_FUNCTION_WORD = re.compile(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(NVIDIA|Nvidia|nvidia|CUDA|Cuda|cuda)")
+_CM_FUNCTION_TWINS = {"nvidia": ("amd", "hip", "rocm"), "cuda": ("hip", "rocm", "amd")}
+
+
+def cmake_twin_functions(cmds: list[CMakeCommand]) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, "cuda", the twin's definition line) of each function()/macro() body named for the
+    NVIDIA build whose ROCm-named twin (see above) the same file defines."""
+    defined: dict[str, int] = {}
+    bodies: list[tuple[str, int, int]] = []
+    open_at: list[tuple[str, str, int]] = []
+    for c in cmds:
+        if c.name in ("function", "macro") and c.args:
+            open_at.append((c.name, c.args[0], c.line))
+            defined.setdefault(c.args[0].lower(), c.line)
+        elif c.name in ("endfunction", "endmacro") and open_at:
+            _kind, name, start = open_at.pop()
+            bodies.append((name, start, c.end_line or c.line))
+    out = []
+    for name, start, end in bodies:
+        for m in _CM_FUNCTION_WORD.finditer(name):
+            word = m.group(1)
+            twins = [name[:m.start(1)] + _cm_twin_word(word, t) + name[m.end(1):]
+                     for t in _CM_FUNCTION_TWINS[word.lower()]]
+            at = next((defined[t.lower()] for t in twins if t.lower() in defined), None)
+            if at is not None:
+                out.append((start, end, CUDA, at))
                 break
     return out
 
@@ -905,7 +1055,46 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
                 continue
             refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
     mark(text.count("\n") + 1)
+    # A variable the file turns on only inside the CUDA build's arms (FastVideo's `set(ENABLE_ATTN_QAT_INFER ON)` in
+    # the `else()` of `if(GPU_BACKEND STREQUAL "ROCM")`) is off in the ROCm build: it is a CUDA switch like a
+    # cmake_dependent_option's, read again with it.
+    if has_rocm:
+        more = cuda_set_switches(cmds, regions) - implied
+        if more:
+            return cmake_references(path, text, paired_elsewhere - implied, implied | more)
     return refs, regions
+
+
+_CM_TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})
+_CM_FALSE = frozenset({"OFF", "FALSE", "NO", "N", "0", ""})
+
+
+def cuda_set_switches(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]) -> frozenset[str]:
+    """Variables named for no vendor that the file tests, sets to something other than false only inside CUDA
+    regions with a guard (at least once), and never makes an option or cache entry (a user could set those)."""
+    cuda_lines = [(a, b) for a, b, s_, g in regions if s_ == CUDA and g]
+    tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
+    user_set: set[str] = set()
+    on_cuda: set[str] = set()
+    elsewhere: set[str] = set()
+    for c in cmds:
+        if c.name in ("option", "cmake_dependent_option") and c.args:
+            user_set.add(c.args[0])
+        if c.name != "set" or not c.args:
+            continue
+        name = c.args[0]
+        values = c.args[1:]
+        if "CACHE" in (v.upper() for v in values):
+            user_set.add(name)
+            continue
+        if len(values) == 1 and values[0].upper() in _CM_FALSE:
+            continue
+        if any(a <= c.line <= b for a, b in cuda_lines):
+            on_cuda.add(name)
+        else:
+            elsewhere.add(name)
+    return frozenset(n for n in on_cuda - elsewhere - user_set
+                     if n in tested and re.fullmatch(r"[A-Za-z_]\w*", n) and _cm_var_side(n) is None)
 
 
 # ------------------------------------------------------------------------------------------ CMake's CUDA language

@@ -11,7 +11,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
    test build in a test directory); a
    Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
-   (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, porter.portaware.scope.source_twins) → handled;
+   (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, or in a parallel folder named for the vendor's library:
+   `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins) →
+   handled, and the twin is the ROCm build's;
    a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
    (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
    porter.portaware.scope.component_twins) → handled by that sibling, its kernels' verdicts kept (a component
@@ -20,7 +22,10 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
-   (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables) → handled; so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
+   for NVIDIA whose AMD twin the file defines (cmake_twin_functions) → handled; so is an assignment to an nvcc-only
+   flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`) in a repository with ROCm-side files or build arms
+   (nvcc_flag_assignments); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
@@ -33,6 +38,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
+12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
+   name and none of its CUDA names (PortMap.by_twin) → handled, by that line of the twin;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
 file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
 arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
@@ -60,11 +67,12 @@ from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
-                                    build_twin_names, cmake_commands, cmake_twin_variables,
+                                    build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
-                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions, rocm_path_evidence, setup_references)
+                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions,
+                                    nvcc_flag_assignments, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import build_names, commented_defines, off_arms
@@ -83,6 +91,12 @@ CUDA_ONLY_EXTRA = "cuda-only"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
+# A replacement that is one HIP/ROCm name (`miopenGetPoolingForwardOutputDim`, `hipblasSgemm`, `thrust::hip::par`),
+# not a header path or advice ("hipcc / clang flags").
+_HIP_NAME = lazy_regex(r"(?:[A-Za-z_]\w*::)*(?:hip|miopen|roc|rccl|HIP|MIOPEN|ROC|RCCL)\w*")
+# The suffixes a CUDA source's hipified sibling of the same stem may have.
+_STEM_TWIN_SUFFIXES = {".cu": (".cpp", ".cc", ".cxx"), ".cuh": (".h", ".hpp", ".hh")}
+
 # What may follow a type name that only needs the type declared: `*`, `&`, `>`, `,`, `;` (not `)`: `sizeof(T)`).
 _incomplete_use = lazy_regex(r"\s*(?:const\s*)?[*&>,;]")
 
@@ -109,6 +123,13 @@ class PortMap:
     # arms only an off-by-default compile option enables (first line, last line, "path:line" of its commented
     # definition): porter.portaware.options
     optional: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    # a CUDA source's same-stem siblings in another C/C++ suffix (`pool.cu` beside `pool.cpp`), with their text:
+    # a hipified twin when it spells the finding's HIP name and never its CUDA one (see by_twin)
+    stem_twins: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # assignments to nvcc-only flag variables (porter.portaware.scope.nvcc_flag_assignments), per build file, and the
+    # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
+    nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    rocm_build: str | None = None
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -149,6 +170,10 @@ class PortMap:
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
+        if self.rocm_build is not None:
+            for start, end in self.nvcc_flags.get(path, ()):
+                if start <= line <= end:
+                    return Status.HANDLED, self.rocm_build
         if self.cuda_language is not None:
             # `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=...>` in a repository whose ROCm build never enables CUDA:
             # only the CUDA build's nvcc sees it
@@ -184,6 +209,27 @@ class PortMap:
         return Status.OPEN, None
 
 
+    def by_twin(self, path: str, line: int, column: int, end_column: int | None, replacement: str | None) -> str | None:
+        """"path:line" of the HIP name `replacement` in a same-stem sibling of `path` (FlexFlow's
+        src/ops/kernels/pool_2d_kernels.cpp beside pool_2d_kernels.cu: the ROCm build globs `*.cpp`, the CUDA build
+        `*.cu`) that spells the HIP name and none of the CUDA names the finding matched, or None. A sibling is the
+        spot's hipified twin only by what it holds: a host-side `.cpp` of the same stem calls the CUDA name too (or
+        neither), and a stub twin (`handle_unimplemented_hip_kernel`) lacks the HIP call, so the spot stays open."""
+        twins = self.stem_twins.get(path)
+        text = self.lines.get(path)
+        row = text.get(line) if text else None
+        if not twins or not replacement or row is None or not _HIP_NAME().fullmatch(replacement):
+            return None
+        seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
+        names = [n for n in _ident().findall(seg) if len(n) > 3 and n != replacement]
+        if not names:
+            return None
+        for twin, body in twins:
+            m = re.search(r"(?<![\w:])" + re.escape(replacement) + r"(?!\w)", body)
+            if m and not any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", body) for n in names):
+                return f"{twin}:{body.count(chr(10), 0, m.start()) + 1}"
+        return None
+
     def decide_verdict(self, path: str, line: int) -> tuple[Status, str | None]:
         """decide() for a kernel check's line: a component counterpart handles findings, not the kernel's needs."""
         fs = self.file_side.get(path)
@@ -204,6 +250,10 @@ class PortMap:
         return any(sp.side == ROCM and sp.holds((line, 1)) for sp in self.spans.get(path, ()))
 
 
+# Finding categories a hipified twin answers by spelling the HIP name: library and runtime API calls and types.
+# A device-code finding (a 32-bit shuffle mask, an `__CUDA_ARCH__` test) is about how the code behaves, which the
+# twin's spelling of a name does not settle (FlexFlow's twins carry the same `__CUDA_ARCH__ >= 700` test).
+_TWIN_CATEGORIES = frozenset({"api", "library"})
 # A rule with this tag reports code the ROCm build compiles: a ROCm guard around it does not make it handled.
 ROCM_CODE_TAG = "rocm-code"
 # A rule with this tag asks for an AMD GPU runner in CI: a CI job already on one handles it.
@@ -221,7 +271,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-17"
+FACTS_VERSION = b"portaware-facts-18"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -258,7 +308,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         text = data.decode("utf-8", "replace")
         refs, regions = cmake_references(path, text)
         cmds = cmake_commands(text)
-        regions = [*regions, *cmake_twin_variables(text, cmds)]
+        regions = [*regions, *cmake_twin_variables(text, cmds), *cmake_twin_functions(cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          tested=tuple(cmake_tested(text)) + own_project,
@@ -462,7 +512,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not extra and not mine:
             continue
         refs, regions = cmake_references(path, text, extra, mine)
-        regions = [*regions, *cmake_twin_variables(text)]  # as file_facts reads them
+        regions = [*regions, *cmake_twin_variables(text), *cmake_twin_functions(cmake_commands(text))]  # as file_facts
         facts[path] = dataclasses.replace(facts[path], refs=tuple((r.target, r.side, r.where, r.twin) for r in refs),
                                           regions=tuple(regions))
         pm.cmake_regions[path] = list(regions)
@@ -508,9 +558,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.file_side.setdefault(path, ("build", CUDA, why))
 
     # A CUDA source with a ROCm twin beside it (`mont_t.cuh` / `mont_t.hip`): the HIP build compiles the twin.
+    # The twin is the ROCm build's file even when its name carries the vendor only inside a word (PETSc's
+    # `seqhipsparse/hipsparsematimpl.h` beside `seqcusparse/cusparsematimpl.h`): its hipSPARSE code is the port.
     for path, twin in sorted(source_twins(files).items()):
         if path not in pm.file_side:
             pm.file_side[path] = ("twin", CUDA, twin)
+            pm.file_side.setdefault(twin, ("name", ROCM, path))
 
     # A component directory only the CUDA build compiles whose sibling the ROCm build compiles instead (ucc's
     # tl/cuda under TL_CUDA_ENABLED beside tl/rccl under TL_RCCL_ENABLED, tl_templates/cuda beside
@@ -563,28 +616,38 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         pm.cuda_language = f"{enables[0][0]}:{enables[0][3]}"
 
     # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
-    include_sides: dict[str, set[str]] = {}
-    include_where: dict[str, str] = {}
+    # Down the include chain too (FastVideo's api.cu, built only in the CUDA arm, includes launch.h, which includes
+    # kernel_ws.h, which includes utils.h): a header only CUDA-side headers include is the CUDA build's as well, so
+    # the reading is repeated while it finds more, a few levels deep.
     by_name: dict[str, list[str]] = {}
     for p in files:
         by_name.setdefault(PurePosixPath(p).name, []).append(p)
-    for path, (ds, _total) in sorted(dirs.items()):
-        regs = pm.regions.get(path)
-        fs = pm.file_side.get(path)
-        # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin) includes for it
-        whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin") and fs[1] == CUDA else None
-        for line, target in preprocessor.quoted_includes(ds):
-            s = whole or (preprocessor.side_at(regs, line)[0] if regs else "both")
-            for hit in _resolve_include(path, target, files, by_name):
-                include_sides.setdefault(hit, set()).add(s)
-                if s in (CUDA, ROCM):
-                    include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
-    for hit, sides in sorted(include_sides.items()):
-        if hit in pm.file_side or len(sides) != 1:
-            continue
-        s = next(iter(sides))
-        if s in (CUDA, ROCM):
-            pm.file_side[hit] = ("include", s, include_where[hit + "\0" + s])
+    for _level in range(4):
+        include_sides: dict[str, set[str]] = {}
+        include_where: dict[str, str] = {}
+        for path, (ds, _total) in sorted(dirs.items()):
+            regs = pm.regions.get(path)
+            fs = pm.file_side.get(path)
+            # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, or a header
+            # only such files include) includes for it
+            whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include") \
+                and fs[1] == CUDA else None
+            for line, target in preprocessor.quoted_includes(ds):
+                s = whole or (preprocessor.side_at(regs, line)[0] if regs else "both")
+                for hit in _resolve_include(path, target, files, by_name):
+                    include_sides.setdefault(hit, set()).add(s)
+                    if s in (CUDA, ROCM):
+                        include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
+        found = 0
+        for hit, sides in sorted(include_sides.items()):
+            if hit in pm.file_side or len(sides) != 1:
+                continue
+            s = next(iter(sides))
+            if s in (CUDA, ROCM):
+                pm.file_side[hit] = ("include", s, include_where[hit + "\0" + s])
+                found += 1
+        if not found:
+            break
 
     # Compat layers: names defined by ROCm-side code.
     for path, (ds, _total) in sorted(dirs.items()):
@@ -617,7 +680,43 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 pm.amd_runner = f"{path}:{n}"
                 break
 
-    if len(pm.compat) or pm.forward:
+    # nvcc's flag variables in build files with findings, when the repository has ROCm-side files: ROCm sources by
+    # name or place (StarPU's src/drivers/hip/, examples' `*_hip.hip`) or a ROCm build arm. A CUDA-only repository
+    # with them keeps them open: there the port has to write the ROCm build's flags.
+    # (the evidence named: a ROCm arm of a build file first, else the first ROCm-side file)
+    rocm_side = sorted(f"{p}:{g}" for p, regs in pm.cmake_regions.items() for _a, _b, s_, g in regs
+                       if s_ == ROCM and g and isinstance(g, int))
+    rocm_side += sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
+    if rocm_side:
+        for path in sorted(with_findings):
+            c = files.get(path)
+            if c is None or c.language not in ("make", "cmake"):
+                continue
+            data = _read(source, c, limit, held)
+            spans = nvcc_flag_assignments(data.decode("utf-8", "replace")) if data is not None else []
+            # a file that sets such a variable in its ROCm arm (`porter port`'s `ifeq ($(USE_ROCM),1)` giving
+            # NVCC_FLAGS hipcc's flags) feeds it to the ROCm build: its assignments stay open
+            rocm_arms = [(a, b) for a, b, s_, _g in pm.cmake_regions.get(path, ()) if s_ == ROCM]
+            if any(a <= x <= b for x, _y in spans for a, b in rocm_arms):
+                spans = []
+            if spans:
+                pm.nvcc_flags[path] = spans
+        if pm.nvcc_flags:
+            pm.rocm_build = rocm_side[0]
+
+    # Same-stem siblings of CUDA sources with findings (`pool.cu` beside `pool.cpp`): read once, for by_twin.
+    for path in sorted(with_findings):
+        suffix = PurePosixPath(path).suffix
+        if suffix not in _STEM_TWIN_SUFFIXES or path in pm.file_side:
+            continue
+        stem = path[: -len(suffix)]
+        for other in _STEM_TWIN_SUFFIXES[suffix]:
+            c = files.get(stem + other)
+            data = _read(source, c, limit, held) if c is not None and stem + other not in pm.file_side else None
+            if data is not None:
+                pm.stem_twins.setdefault(path, []).append((stem + other, data.decode("utf-8", "replace")))
+
+    if len(pm.compat) or pm.forward or pm.stem_twins:
         # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
         # `finding_lines`); a file the scan did not give facts for is read, from what the scan holds if it can.
         for path in sorted(with_findings):
@@ -789,6 +888,14 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                                            f.rule in rocm_code)]
                      for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
                                     else (st, by)])
+    if pm.stem_twins:
+        # an API or library spot whose hipified same-stem twin spells the HIP name (PortMap.by_twin)
+        findings = tuple(f if f.status is not Status.OPEN or f.category not in _TWIN_CATEGORIES
+                         else dataclasses.replace(f, status=Status.HANDLED, handled_by=by) if by else f
+                         for f in findings
+                         for by in [pm.by_twin(f.path, f.line, f.column, f.end_column if f.end_line == f.line
+                                               else None, f.replacement)
+                                    if f.status is Status.OPEN and f.category in _TWIN_CATEGORIES else None])
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:

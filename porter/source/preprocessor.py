@@ -621,11 +621,13 @@ class Build:
 def toolkit_versions() -> frozenset[str]:
     """CUDA toolkit version macros: nvcc's headers define them, HIP never does, so a ROCm build reads `#if
     CUDART_VERSION >= 12000` as false and compiles its `#else`. Data: the `versions` of rules/kb/fixups.yaml (the
-    same list translate renames), read once."""
+    same list translate renames) and its `library_versions` (CCCL's, which HIP's Thrust and CUB never define), read
+    once."""
     from porter.datafile import DATA_DIR, read_yaml
     from porter.errors import DataFileError
 
-    return frozenset((read_yaml(DATA_DIR / "kb" / "fixups.yaml", DataFileError) or {}).get("versions", {}))
+    raw = read_yaml(DATA_DIR / "kb" / "fixups.yaml", DataFileError) or {}
+    return frozenset(raw.get("versions", {})) | frozenset(raw.get("library_versions", {}))
 
 
 class _ToolkitBuild(Build):
@@ -1296,6 +1298,14 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     # ... and the arms before one that tests a ROCm name (`#if __CUDA_ARCH__ >= 700` ... `#elif defined(USE_HIP)`):
     # that arm is the HIP path, whether or not an #else follows.
     toolkit |= frozenset(_before_rocm_arm(groups))
+    # ... and a group without `#else` whose arms only #include toolkit headers (`#if CCCL_VERSION >= 3004000` /
+    # `#include <cuda/iterator>` / `#endif`): a build that leaves the version undefined just does not include the
+    # header, which is no port item; whatever uses the header is reported where it is used. A project header
+    # (`#ifdef CUDART_VERSION` / `#include <halmd/numeric/blas/detail/cuda_vector_converter.hpp>`, HAL's MD) is the
+    # project's own code the HIP build may need: that group stays undecided.
+    if starts is not None:
+        toolkit |= frozenset(a.line for g in groups if not g.has_else
+                             and all(_includes_only(code, a, starts) for a in g.arms) for a in g.arms)
     pp = Preprocessed(dirs, total, groups, dead, arch, toolkit, empty)
     _LAST[:] = [data, code, pp, starts]
     return pp, code
@@ -1353,6 +1363,22 @@ def _diagnostics_only(code: bytes, arm: Arm, starts: list[int] | None) -> bool:
     body = code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
     lines = [ln for ln in body.split(b"\n") if ln.strip()]
     return bool(lines) and all(_DIAGNOSTIC.match(ln) for ln in lines)
+
+
+def _includes_only(code: bytes, arm: Arm, starts: list[int]) -> bool:
+    """Whether an arm's body holds code and every line of it includes an NVIDIA toolkit header (comments blanked)."""
+    n = len(starts)
+    first, last = arm.end_line + 1, arm.last
+    if last < first:
+        return False
+    body = code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
+    rows = [r.strip() for r in body.split(b"\n") if r.strip()]
+    return bool(rows) and all(_INCLUDE_ROW().match(r) for r in rows)
+
+
+# An include of an NVIDIA toolkit header: CCCL's and the toolkit's folders (`<cuda/iterator>`, `<cub/cub.cuh>`,
+# `<thrust/sort.h>`, `<nvtx3/...>`) or a toolkit header at the top level (`<cuda_fp16.h>`, `<cusparse.h>`).
+_INCLUDE_ROW = lazy_regex(rb"#\s*include\s*<(?:(?:cuda|cub|thrust|cutlass|cute|nv\w*)/[^>]*|(?:cuda|cu|nv)\w*\.(?:h|hpp|cuh))>")
 
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...], starts: list[int]) -> frozenset[int]:
