@@ -13,6 +13,16 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 
+# The three targets the kernel-verdict tests score: two wave64 CDNA parts and the wave32 MI455X.
+KERNEL_TARGETS = ("mi300x", "mi355x", "mi455x")
+
+
+def kernel_verdicts(k, targets=KERNEL_TARGETS) -> dict[str, tuple]:
+    """A kernel's verdict on each target with every detail's check id, message and lines: what the kernel tests
+    compare exactly."""
+    return {t: (v.verdict, tuple((d.id, d.message, d.lines) for d in v.details)) for t in targets
+            if (v := k.verdict_on(t))}
+
 
 def _bytecode_kept() -> None:
     """Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), every Python process a test

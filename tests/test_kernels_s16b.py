@@ -7,20 +7,14 @@ from porter.model.kernel import TritonUse
 from porter.pipeline import run
 from porter.settings import Settings
 
-from conftest import FIXTURES
+from conftest import FIXTURES, KERNEL_TARGETS as TARGETS, kernel_verdicts as verdicts
 
 BASE = FIXTURES / "kernels_s16b"
-TARGETS = ("mi300x", "mi355x", "mi455x")
 
 
 def analysed(name: str) -> dict:
     result = run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
     return {(k.name, k.line): k for k in result.kernels}
-
-
-def verdicts(k) -> dict[str, tuple]:
-    return {t: (v.verdict, tuple((d.id, d.message, d.lines) for d in v.details)) for t in TARGETS
-            if (v := k.verdict_on(t))}
 
 
 OPTIX = ("optix-program", "OptiX device API calls (optix*: launch index, trace, payload registers): an OptiX pipeline "

@@ -6,20 +6,14 @@ from porter.kernels.constfold import harvest_constant_values
 from porter.pipeline import run
 from porter.settings import Settings
 
-from conftest import FIXTURES
+from conftest import FIXTURES, KERNEL_TARGETS as TARGETS, kernel_verdicts as verdicts
 
 BASE = FIXTURES / "kernels_s17"
-TARGETS = ("mi300x", "mi355x", "mi455x")
 
 
 def analysed(name: str, **settings) -> dict:
     result = run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS, **settings)).result
     return {(k.name, k.line): k for k in result.kernels}
-
-
-def verdicts(k) -> dict[str, tuple]:
-    return {t: (v.verdict, tuple((d.id, d.message, d.lines) for d in v.details)) for t in TARGETS
-            if (v := k.verdict_on(t))}
 
 
 WS_ALIAS = ("warpsize-constant", "warpSize in a constant expression: __shared__ partial[MAX_THREADS / WS] (WS is "

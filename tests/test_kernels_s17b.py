@@ -8,19 +8,13 @@ from porter.kernels.verdicts import Wave64Use, wave64_constants, wave64_uses
 from porter.pipeline import run
 from porter.settings import Settings
 
-from conftest import FIXTURES
+from conftest import FIXTURES, KERNEL_TARGETS as TARGETS, kernel_verdicts as verdicts
 
 BASE = FIXTURES / "kernels_s17b"
-TARGETS = ("mi300x", "mi355x", "mi455x")
 
 
 def scanned(name: str):
     return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
-
-
-def verdicts(k) -> dict[str, tuple]:
-    return {t: (v.verdict, tuple((d.id, d.message, d.lines) for d in v.details)) for t in TARGETS
-            if (v := k.verdict_on(t))}
 
 
 def wave64(path: str, line: int) -> tuple:

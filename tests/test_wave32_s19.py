@@ -10,19 +10,13 @@ from porter.model import Status
 from porter.pipeline import run
 from porter.settings import Settings
 
-from conftest import FIXTURES
+from conftest import FIXTURES, KERNEL_TARGETS as TARGETS, kernel_verdicts as verdicts
 
 BASE = FIXTURES / "wave32_s19"
-TARGETS = ("mi300x", "mi355x", "mi455x")
 
 
 def scanned(name: str):
     return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
-
-
-def verdicts(k) -> dict[str, tuple]:
-    return {t: (v.verdict, tuple((d.id, d.message, d.lines) for d in v.details)) for t in TARGETS
-            if (v := k.verdict_on(t))}
 
 
 def wave64(name: str, path: str, line: int) -> str:
