@@ -341,7 +341,7 @@ _MK_SET_HEAD = re.compile(r"^\s*(?:export\s+|override\s+)?(\w+)\s*(?:::=|:=|\+=|
 
 def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
     """(first line, last line) of each assignment to an nvcc-only flag variable (see above) in a CMake file or
-    Makefile, continuation lines included. None when the file feeds such a variable to a ROCm-named line
+    Makefile, continuation lines included. None at all when the file feeds such a variable to a ROCm-named line
     (`set(HIP_HIPCC_FLAGS ${CUDA_NVCC_FLAGS})`): there the ROCm build reads it too."""
     if not _NVCC_FLAG_VAR.search(text):
         return []
@@ -355,7 +355,7 @@ def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
         if m is not None and lines[i].lstrip()[:1] != "#":
             # the command runs to its closing parenthesis (CMake) or its last `\`-continued line (make)
             depth = lines[i].count("(") - lines[i].count(")")
-            cmake = _CM_SET_HEAD.match(lines[i]) is not None
+            cmake = m.re is _CM_SET_HEAD
             while i + 1 < len(lines) and (depth > 0 if cmake else lines[i].endswith("\\")):
                 i += 1
                 depth += lines[i].count("(") - lines[i].count(")")

@@ -101,6 +101,17 @@ _STEM_TWIN_SUFFIXES = {".cu": (".cpp", ".cc", ".cxx"), ".cuh": (".h", ".hpp", ".
 _incomplete_use = lazy_regex(r"\s*(?:const\s*)?[*&>,;]")
 
 
+@dataclass(frozen=True)
+class StemTwin:
+    """A CUDA source's same-stem sibling in another C/C++ suffix (`pool.cpp` beside `pool.cu`, see PortMap.by_twin):
+    its path, its text and its words, each maximal `\\w+` run, read once: a name is among them exactly where
+    `(?<!\\w)name(?!\\w)` would find it in the text."""
+
+    path: str
+    text: str
+    words: frozenset[str]
+
+
 @dataclass
 class PortMap:
     """What the repository's guards, build files, compat layers and configuration say about each file and line."""
@@ -125,7 +136,9 @@ class PortMap:
     optional: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # a CUDA source's same-stem siblings in another C/C++ suffix (`pool.cu` beside `pool.cpp`), with their text:
     # a hipified twin when it spells the finding's HIP name and never its CUDA one (see by_twin)
-    stem_twins: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    stem_twins: dict[str, list[StemTwin]] = field(default_factory=dict)
+    # (twin path, HIP name) -> the twin's first line spelling the name, or None: many findings ask for the same one
+    twin_lines: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
     # assignments to nvcc-only flag variables (porter.portaware.scope.nvcc_flag_assignments), per build file, and the
     # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
     nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
@@ -224,10 +237,14 @@ class PortMap:
         names = [n for n in _ident().findall(seg) if len(n) > 3 and n != replacement]
         if not names:
             return None
-        for twin, body in twins:
-            m = re.search(r"(?<![\w:])" + re.escape(replacement) + r"(?!\w)", body)
-            if m and not any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", body) for n in names):
-                return f"{twin}:{body.count(chr(10), 0, m.start()) + 1}"
+        for twin in twins:
+            key = (twin.path, replacement)
+            if key not in self.twin_lines:
+                m = re.search(r"(?<![\w:])" + re.escape(replacement) + r"(?!\w)", twin.text)
+                self.twin_lines[key] = twin.text.count("\n", 0, m.start()) + 1 if m else None
+            at = self.twin_lines[key]
+            if at is not None and not any(n in twin.words for n in names):
+                return f"{twin.path}:{at}"
         return None
 
     def decide_verdict(self, path: str, line: int) -> tuple[Status, str | None]:
@@ -622,22 +639,26 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     by_name: dict[str, list[str]] = {}
     for p in files:
         by_name.setdefault(PurePosixPath(p).name, []).append(p)
+    # Each file's includes, resolved once: (including path, line, the arm's side there, the files it names).
+    edges = [(path, line, preprocessor.side_at(regs, line)[0] if regs else "both",
+              _resolve_include(path, target, files, by_name))
+             for path, (ds, _total) in sorted(dirs.items())
+             for regs in [pm.regions.get(path)]
+             for line, target in preprocessor.quoted_includes(ds)]
     for _level in range(4):
         include_sides: dict[str, set[str]] = {}
         include_where: dict[str, str] = {}
-        for path, (ds, _total) in sorted(dirs.items()):
-            regs = pm.regions.get(path)
+        for path, line, arm, hits in edges:
             fs = pm.file_side.get(path)
             # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, or a header
             # only such files include) includes for it
             whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include") \
                 and fs[1] == CUDA else None
-            for line, target in preprocessor.quoted_includes(ds):
-                s = whole or (preprocessor.side_at(regs, line)[0] if regs else "both")
-                for hit in _resolve_include(path, target, files, by_name):
-                    include_sides.setdefault(hit, set()).add(s)
-                    if s in (CUDA, ROCM):
-                        include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
+            s = whole or arm
+            for hit in hits:
+                include_sides.setdefault(hit, set()).add(s)
+                if s in (CUDA, ROCM):
+                    include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
         found = 0
         for hit, sides in sorted(include_sides.items()):
             if hit in pm.file_side or len(sides) != 1:
@@ -714,7 +735,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             c = files.get(stem + other)
             data = _read(source, c, limit, held) if c is not None and stem + other not in pm.file_side else None
             if data is not None:
-                pm.stem_twins.setdefault(path, []).append((stem + other, data.decode("utf-8", "replace")))
+                text = data.decode("utf-8", "replace")
+                pm.stem_twins.setdefault(path, []).append(
+                    StemTwin(stem + other, text, frozenset(re.findall(r"\w+", text))))
 
     if len(pm.compat) or pm.forward or pm.stem_twins:
         # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
