@@ -142,13 +142,8 @@ _CUDA_ATOMIC = re.compile(r"atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor
 def member_name(fn: Function) -> str:
     """A helper's name as calls reach it: `Cls::operator()` for a call operator defined in a class body (two
     classes' operators are two helpers, not overloads of one), else the function's name."""
-    if fn.name != "operator()":
-        return fn.name
-    node = fn.node.parent
-    while node is not None and node.type not in ("struct_specifier", "class_specifier"):
-        node = node.parent
-    cls = node.child_by_field_name("name") if node is not None else None
-    return f"{unqualified(cls.text.decode('utf-8', 'replace'))}::operator()" if cls is not None else fn.name
+    cls = enclosing_class(fn.node) if fn.name == OPERATOR else None
+    return member_key(cls, OPERATOR) if cls is not None else fn.name
 
 
 def followed_call(name: str) -> bool:
