@@ -27,13 +27,15 @@ def test_kinds_without_a_stated_requirement_always_run():
 
 def test_whole_file_queries_run_together_give_what_each_gives_alone():
     """porter.source.parse_queries.captures runs the registered whole-file queries as one; each caller must see exactly
-    the captures (nodes and order) its own query gives."""
-    import tree_sitter as ts
-
+    the captures (nodes and order) its own query gives run alone, in tree order."""
     import porter.match.kinds.embedded  # noqa: F401 - modules register their whole-file queries on import
     import porter.match.kinds.library  # noqa: F401
     import porter.source.syntax  # noqa: F401
-    from porter.source.parse_queries import query, registered_root_queries
+    from porter.source.parse_queries import _captures, query, registered_root_queries
+
+    def in_tree_order(caps) -> bool:
+        return all([(n.start_byte, -n.end_byte) for n in v] == sorted((n.start_byte, -n.end_byte) for n in v)
+                   for v in caps.values())
 
     text = ('#include <cuda.h>\nstatic const unsigned char kCubin_sm80[] = {1, 2, 3};\n'
             '__global__ void k(float* p, int n) { int i = f(n); float* q = p; g(q, i); }\n'
@@ -44,33 +46,33 @@ def test_whole_file_queries_run_together_give_what_each_gives_alone():
     sources = registered_root_queries("cuda")
     assert len(sources) >= 6
     for source in sources:
-        alone = ts.QueryCursor(query("cuda", source)).captures(f.root)
+        alone = _captures(query("cuda", source), f.root)
         together = captures("cuda", source, f.root)
         assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
+        assert in_tree_order(together)
     py = parse("setup.py", "python", b"import os, torch.cuda as tc\nfrom numba import cuda\n"
                b"setup(libraries=['cublas', x], name='-lcurand')\nlib = CDLL('libnccl.so.2')\n")
     sources = registered_root_queries("python")
     assert porter.match.kinds.library._KEYWORDS in sources and porter.match.kinds.library._STRINGS in sources
     for source in sources:
-        alone = ts.QueryCursor(query("python", source)).captures(py.root)
+        alone = _captures(query("python", source), py.root)
         together = captures("python", source, py.root)
         assert {k: [(n.start_byte, n.end_byte) for n in v] for k, v in together.items()} == \
                {k: [(n.start_byte, n.end_byte) for n in v] for k, v in alone.items()}
+        assert in_tree_order(together)
 
 
 def test_queries_with_strings_and_predicates_join_the_combined_query():
     """A whole-file query whose predicate strings hold `@` or `;` (API008's `#match?`) runs inside the combined
     query: its captures are renamed, its strings and `;` comments are not, and it gives what it gives alone."""
-    import tree_sitter as ts
-
     from porter.source import parse_queries
     from porter.source.parse_queries import _combined, captures, query, register_root_query, registered_root_queries
 
     source = ('; a comment with @c and "\n(call_expression function: (identifier) @f arguments: (argument_list '
               '(identifier) @hit) (#match? @f "^cublas(Gemm)?Ex$") (#not-match? @hit "@x;y")) @call')
     f = sf("void h() { cublasGemmEx(a, CUDA_R_32F); cublasFoo(b); cublasEx(c); }\n")
-    alone = ts.QueryCursor(query("cuda", source)).captures(f.root)
+    alone = parse_queries._captures(query("cuda", source), f.root)
     register_root_query("cuda", source)
     try:
         sources = registered_root_queries("cuda")
@@ -82,9 +84,30 @@ def test_queries_with_strings_and_predicates_join_the_combined_query():
     finally:
         parse_queries._ROOT_QUERIES["cuda"].remove(source)  # the other tests' combined query stays as it was
     assert {k: [n.text for n in v] for k, v in together.items()} == {k: [n.text for n in v] for k, v in alone.items()}
-    assert {k: sorted(n.text for n in v) for k, v in together.items()} == \
-           {"f": [b"cublasEx", b"cublasGemmEx"], "hit": [b"CUDA_R_32F", b"a", b"c"],
-            "call": [b"cublasEx(c)", b"cublasGemmEx(a, CUDA_R_32F)"]}
+    assert {k: [n.text for n in v] for k, v in together.items()} == \
+           {"f": [b"cublasGemmEx", b"cublasEx"], "hit": [b"a", b"CUDA_R_32F", b"c"],
+            "call": [b"cublasGemmEx(a, CUDA_R_32F)", b"cublasEx(c)"]}
+
+
+def test_captures_come_in_tree_order_whatever_order_tree_sitter_completes_matches_in():
+    """tree-sitter lists a capture's nodes as their matches complete: the strings of nested lists come out of order
+    (51, 87, 65, 101), and in what order depends on the other patterns of the combined whole-file query, i.e. on
+    which modules a worker had imported. The Python link strings keep the first hit of a library on a line, so
+    PETSc's `[['libcudart.a', ...], ['libcudart.a', ...]]` was reported at column 33 with --jobs 1 and 69 with
+    --jobs 2. Every query's captures now come in tree order: the first `libcudart.a` of the line, always."""
+    import tree_sitter as ts
+
+    import porter.match.kinds.library as library
+    from porter.source.parse_queries import captures, query
+
+    text = (b"class A:\n  def f(self):\n"
+            b"    self.basicliblist = [['libcudart.a','libnvtx3interop.a'],['libcudart.a','libnvToolsExt.a']]\n")
+    py = parse("p.py", "python", text)
+    raw = [n.start_byte for n in ts.QueryCursor(query("python", library._STRINGS)).captures(py.root)["c"]]
+    assert sorted(raw) == [51, 65, 87, 101]
+    assert [n.start_byte for n in captures("python", library._STRINGS, py.root)["c"]] == [51, 65, 87, 101]
+    assert [(h.start, h.end, text[h.start:h.end]) for h in library._setup_libraries(py)] == \
+           [(51, 62, b"libcudart.a"), (101, 116, b"libnvToolsExt.a")]
 
 
 def test_whole_file_descendants_join_the_combined_query_and_keep_pre_order():

@@ -42,8 +42,17 @@ def parser_for(name: str) -> ts.Parser:
 
 
 def _captures(q: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
-    """A query's captures under `node` (one place runs every query: see the note on tree-sitter's limits above)."""
-    return ts.QueryCursor(q).captures(node)
+    """A query's captures under `node` (one place runs every query: see the note on tree-sitter's limits above),
+    each name's nodes in tree order (start, then the longer first). tree-sitter lists them as their matches
+    complete, and when a match completes depends on the other patterns of the query: the same file gave its
+    strings in another order alone than inside the combined whole-file query, and the combined query's parts depend
+    on which modules a worker had imported, so a caller keeping the first of two equal hits on a line (the Python
+    link strings) answered differently with --jobs 1 and --jobs 2."""
+    caps = ts.QueryCursor(q).captures(node)
+    for nodes in caps.values():
+        if len(nodes) > 1:
+            nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+    return caps
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,8 +69,8 @@ _ROOT_MEMO: dict = {"root": None, "caps": {}}
 
 
 # Queries that almost every file of a language is asked, run together as one query (one walk of the tree instead
-# of one per query: 3.5x less query time on cuda-samples, same captures in the same order). Each module registers
-# the queries it runs on whole files; see register_root_query.
+# of one per query: 3.5x less query time on cuda-samples; the same captures, in tree order: _captures). Each module
+# registers the queries it runs on whole files; see register_root_query.
 _ROOT_QUERIES: dict[str, list[str]] = {}
 # A capture name (`@name`), read past the query's string literals (a predicate's regex may hold an `@`) and its
 # `;` comments, which are kept as they are.
