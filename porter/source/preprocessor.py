@@ -1352,27 +1352,29 @@ def _starts(code: bytes) -> list[int]:
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:pragma|error|warning)\b")
 
 
+def _arm_body(code: bytes, arm: Arm, starts: list[int]) -> bytes:
+    """The text of an arm's body, from the line after its directive to its last line (b"" when it has none);
+    `starts`: each line's first byte in `code`."""
+    n = len(starts)
+    first, last = arm.end_line + 1, arm.last
+    if last < first:
+        return b""
+    return code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
+
+
 def _diagnostics_only(code: bytes, arm: Arm, starts: list[int] | None) -> bool:
     """Whether an arm's body holds only `#pragma` / `#error` / `#warning` lines: an `#else` that says "this needs a
     newer CUDA" (threadFenceReduction.cu's `#if CUDART_VERSION >= 2020` / `#else` / `#pragma comment(user, ...)`)
     is no HIP path, so the arms before it stay the code the ROCm build needs too."""
     if starts is None:
         return False
-    n = len(starts)
-    first, last = arm.end_line + 1, arm.last
-    body = code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
-    lines = [ln for ln in body.split(b"\n") if ln.strip()]
+    lines = [ln for ln in _arm_body(code, arm, starts).split(b"\n") if ln.strip()]
     return bool(lines) and all(_DIAGNOSTIC.match(ln) for ln in lines)
 
 
 def _includes_only(code: bytes, arm: Arm, starts: list[int]) -> bool:
     """Whether an arm's body holds code and every line of it includes an NVIDIA toolkit header (comments blanked)."""
-    n = len(starts)
-    first, last = arm.end_line + 1, arm.last
-    if last < first:
-        return False
-    body = code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
-    rows = [r.strip() for r in body.split(b"\n") if r.strip()]
+    rows = [r.strip() for r in _arm_body(code, arm, starts).split(b"\n") if r.strip()]
     return bool(rows) and all(_INCLUDE_ROW().match(r) for r in rows)
 
 
@@ -1383,17 +1385,7 @@ _INCLUDE_ROW = lazy_regex(rb"#\s*include\s*<(?:(?:cuda|cub|thrust|cutlass|cute|n
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...], starts: list[int]) -> frozenset[int]:
     """Directive lines of the arms whose body is blank once comments are (nested directives count as code)."""
-    if not groups:
-        return frozenset()
-    n = len(starts)
-    out = set()
-    for g in groups:
-        for a in g.arms:
-            first, last = a.end_line + 1, a.last
-            if last < first or code[starts[first - 1] if first <= n else len(code):
-                                     starts[last] if last < n else len(code)].strip() == b"":
-                out.add(a.line)
-    return frozenset(out)
+    return frozenset(a.line for g in groups for a in g.arms if not _arm_body(code, a, starts).strip())
 
 
 def one_arm_for_braces(data: bytes) -> bytes:
