@@ -271,6 +271,22 @@ def test_a_vanishing_cuda_arch_arm_is_a_guard_edit_not_a_code_fix():
     assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
 
 
+def test_a_cuda_arch_arm_with_a_stub_else_is_the_same_guard_edit():
+    k = kernel(details=(("DEV031", "fix", (12,)),))
+    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    # DEV031 (the #else HIP compiles returns a constant) is DEV016's hole: 0.5–1–3 h, not the fix verdict's 2–4–10 h
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
+
+
+def test_rounded_intrinsics_relied_on_not_to_contract_are_one_build_decision():
+    # __fmul_rn/__fadd_rn in two kernels of two files: -ffp-contract=off (or the pragma) once, a comparison per kernel
+    ks = [kernel(path=f"src/k{n}.cu", name=f"k{n}", details=(("fp-contract-rounded", "fix", (9,)),)) for n in range(2)]
+    a = assess(result([], ks, files=tuple(k.path for k in ks)), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    assert item(a, "site:repository:compat").basis == \
+        "fp-contract-rounded fixed once (0.5–1–3 h) + 0.1–0.25–0.5 h review × 2 kernel(s)"
+    assert not any(i.id.startswith("kernel:") for i in a.items)
+
+
 def test_a_rewrite_among_kernels_that_port_goes_to_parity_with_its_files_findings():
     rs = RuleSet((rule("DEV003", "device", "l", "kernel"),), "x")
     mma = kernel(path="src/awq/gemm.cu", name="gemm_4bit", details=(("inline-ptx-matrix", "rewrite", (20,)),),
