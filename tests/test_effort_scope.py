@@ -11,7 +11,8 @@ from porter.estimate.breakdowns import apportion
 from porter.estimate.dedup import fix_site, normalised_name, template_key
 from porter.estimate.effort_model import Hours
 from porter.model import Kernel
-from porter.model.kernel import CheckResult, DeviceFunction, KernelFacts, LaneAssumption, TargetVerdict
+from porter.model.kernel import (CheckResult, DeviceFunction, HelperCall, InlinePtx, KernelFacts, LaneAssumption,
+                                 TargetVerdict)
 from porter.rules import RuleSet
 
 NO_RULES = RuleSet((), "x")
@@ -59,6 +60,37 @@ def test_a_need_split_between_helper_and_body_keeps_the_body_part_on_the_kernel(
     assert item(a, "site:helper:src/a.cu:50").hours == Hours(2.1, 4.25, 10.5)
 
 
+def _member_chain(call_line, member, member_line):
+    """A kernel's member call (`sel.add(x)` at `call_line`) whose member, in Select.cuh, calls getLaneId in PtxUtils.cuh:
+    the chain kernel analysis reports, every helper at the kernel's one call line; only getLaneId holds PTX."""
+    return (HelperCall((member,), "utils/Select.cuh", member_line, call_line, KernelFacts(6)),
+            HelperCall((member, "shfl"), "utils/Shuffles.cuh", 25, call_line, KernelFacts(4)),
+            HelperCall((member, "getLaneId"), "utils/PtxUtils.cuh", 50, call_line,
+                       KernelFacts(4, inline_ptx=InlinePtx(1, ("mov %laneid",), (52,)))))
+
+
+def test_ptx_reached_through_member_calls_is_fixed_once_in_the_helper_that_holds_it():
+    # faiss's select kernels call WarpSelect.add / BlockSelect.add, whose chain reaches getLaneId's `mov %laneid`:
+    # the port fixes getLaneId once, not each kernel that calls a member on the way to it
+    ks = [kernel(path="impl/a.cu", name="a", details=(("inline-ptx", "fix", (30,)),),
+                 facts=KernelFacts(40, helpers=_member_chain(30, "WarpSelect.add", 536))),
+          kernel(path="impl/b.cu", name="b", details=(("inline-ptx", "fix", (12,)),),
+                 facts=KernelFacts(40, helpers=_member_chain(12, "BlockSelect.add", 285)))]
+    assert fix_site(ks[0], "inline-ptx", (30,)).key == "helper:utils/PtxUtils.cuh:50"
+    a = assess(result([], ks, files=("impl/a.cu", "impl/b.cu")), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    site = item(a, "site:helper:utils/PtxUtils.cuh:50")
+    # inline-ptx 1–2–6 h once + 0.1–0.25–0.5 h review for each of the 2 kernels; no kernel item of its own
+    assert site.hours == Hours(1.2, 2.5, 7) and site.count == 2
+    assert site.title == "Fix once at helper getLaneId (utils/PtxUtils.cuh:50) (2 kernel(s) reach it)"
+    assert not any(i.id.startswith("kernel:") for i in a.items)
+
+
+def test_a_need_no_helper_of_the_chain_holds_stays_the_kernels_own():
+    # the same chain, but the need is a full mask none of the helpers' own facts hold: three helpers, no one site
+    k = kernel(details=(("wave64-ballot-32bit", "fix", (30,)),), facts=KernelFacts(40, helpers=_member_chain(30, "WarpSelect.add", 536)))
+    assert fix_site(k, "wave64-ballot-32bit", (30,)) is None
+
+
 # ------------------------------------------------------------------------------------------ templates
 
 
@@ -90,6 +122,21 @@ def test_the_cutlass_job_counts_copies_of_one_kernel_once():
     # 8–16–40 + 8–20–50 for one distinct kernel of 40 lines (not three) + 0.5–1–3 for one API name
     assert job.hours == Hours(16.5, 37, 93)
     assert "the 1 distinct of 3 kernel(s) it re-implements" in job.basis
+
+
+def test_kernels_the_cutlass_job_re_implements_add_no_use_to_a_fix_site():
+    # xformers: 216 CUTLASS kernels re-implemented by the job also counted as reviews of the repository's mask
+    # header; the backend that replaces them has no CUDA mask to review. Only the kernel outside the job uses it.
+    rs = RuleSet((rule("LIB020", "library"),), "x")
+    f = finding("LIB020", path="attn/fmha.cu", line=1, category="library", data=(("library", "cutlass"),))
+    ks = [kernel(path="attn/fmha.cu", line=10 + 100 * n, end=49 + 100 * n, name=f"fwd_hdim{h}",
+                 details=(("wave64-full-mask", "fix", (20 + 100 * n,)),)) for n, h in enumerate((64, 128))]
+    ks.append(kernel(path="src/sddmm.cu", name="sddmm", details=(("wave64-full-mask", "fix", (5,)),)))
+    a = assess(result([f], ks, files=("attn/fmha.cu", "src/sddmm.cu")), ts("mi355x"), model=UNSCALED, rules=rs)
+    site = item(a, "site:repository:compat")
+    # repository_fix 0.5–1–3 h once + 0.1–0.25–0.5 h review for the one kernel outside the job
+    assert site.hours == Hours(0.6, 1.25, 3.5) and site.count == 1
+    assert [s.kernels for s in a.fix_sites] == [1]
 
 
 # ------------------------------------------------------------------------------------------ retuning
@@ -222,6 +269,22 @@ def test_a_vanishing_cuda_arch_arm_is_a_guard_edit_not_a_code_fix():
     a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
     # DEV016's need is 0.5–1–3 h (give HIP the arm and check it), not the fix verdict's 2–4–10 h
     assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
+
+
+def test_a_cuda_arch_arm_with_a_stub_else_is_the_same_guard_edit():
+    k = kernel(details=(("DEV031", "fix", (12,)),))
+    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    # DEV031 (the #else HIP compiles returns a constant) is DEV016's hole: 0.5–1–3 h, not the fix verdict's 2–4–10 h
+    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
+
+
+def test_rounded_intrinsics_relied_on_not_to_contract_are_one_build_decision():
+    # __fmul_rn/__fadd_rn in two kernels of two files: -ffp-contract=off (or the pragma) once, a comparison per kernel
+    ks = [kernel(path=f"src/k{n}.cu", name=f"k{n}", details=(("fp-contract-rounded", "fix", (9,)),)) for n in range(2)]
+    a = assess(result([], ks, files=tuple(k.path for k in ks)), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
+    assert item(a, "site:repository:compat").basis == \
+        "fp-contract-rounded fixed once (0.5–1–3 h) + 0.1–0.25–0.5 h review × 2 kernel(s)"
+    assert not any(i.id.startswith("kernel:") for i in a.items)
 
 
 def test_a_rewrite_among_kernels_that_port_goes_to_parity_with_its_files_findings():

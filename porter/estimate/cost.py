@@ -267,6 +267,11 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
         hours = base.scale(f_size * f_cx)
         said = f"{worst.verdict} on {worst_tid}" + (f", needs {need}" if need != worst.verdict else "")
         basis = [f"{said} ({base.text()})", f"× size {f_size:.2f} ({kernel_lines(k)} lines)", f"× complexity {f_cx:.2f}"]
+        job = next((j for j, paths in sorted(kernel_jobs.items()) if k.path in paths), None)
+        if job:
+            # Re-implemented by the job (a CK or Triton backend for its CUTLASS kernels): the helpers it reaches go
+            # with it, so it adds no use, no review and no item to a shared fix site.
+            sites = {}
         for site, ns in sorted(sites.items(), key=lambda sn: sn[0].key):
             dearest = max((model.need_hours(n, v) for n, v in ns), key=lambda h: (h.likely, h.high))
             site_users[site].append((k, dearest, ns[0][0]))
@@ -291,7 +296,6 @@ def _cost_kernels(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[s
                 fs, fc = kernel_factor(k, ns, model)
                 hours = hours + b.scale(fs * fc * share)
                 basis.append(f"+ {share:g} × {v.verdict} on {tid}")
-        job = next((j for j, paths in sorted(kernel_jobs.items()) if k.path in paths), None)
         # Findings the verdicts name (by rule id, or by line for a kernel check) are costed by the kernel, in a
         # helper as in its body: the verdict already counts the helper's facts. A helper that several kernels call
         # goes to the first of them.

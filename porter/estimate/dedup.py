@@ -5,8 +5,8 @@ template once, whatever number of instantiations, generated files or vendored co
 facts kernel analysis already measured (porter.kernels is not changed):
 
 - `fix_site(kernel, lines)`: the shared place a need's lines are in (a same-file helper the kernel calls, a helper in
-  another file reached from the kernel's call line, or a warp-size macro the lane arithmetic is written with), or
-  None when the lines are the kernel's own.
+  another file reached from the kernel's call line - of the chain a call reaches, the one whose own facts hold the
+  need - or a warp-size macro the lane arithmetic is written with), or None when the lines are the kernel's own.
 - `template_key(kernel, needs)`: a fingerprint under which copies of one kernel (same body length, same needs,
   names that differ only in types and numbers) fall together.
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from porter.model import Kernel
+from porter.model.kernel import InlinePtx, KernelFacts
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,15 @@ def fix_site(k: Kernel, need: str, lines: Iterable[int]) -> Site | None:
     for d in facts.device_functions:
         if all(d.line <= n <= d.end_line for n in lines):
             return Site(f"helper:{k.path}:{d.line}", f"helper {d.name} ({k.path}:{d.line})")
-    calls = sorted({(h.path, h.line, h.chain[-1] if h.chain else "?") for h in facts.helpers
-                    if h.call_line in lines})
-    if len(calls) == 1 and all(any(h.call_line == n for h in facts.helpers) for n in lines):
-        path, line, name = calls[0]
-        return Site(f"helper:{path}:{line}", f"helper {name} ({path}:{line})")
+    if all(any(h.call_line == n for h in facts.helpers) for n in lines):
+        reached = [h for h in facts.helpers if h.call_line in lines]
+        # A call line reaches a chain of helpers (a member call, then the helpers that member calls in further
+        # files); the work is in the ones whose own facts hold the need, not in every helper the call passes through.
+        holders = [h for h in reached if _holds(h.facts, need)] or reached
+        calls = sorted({(h.path, h.line, h.chain[-1] if h.chain else "?") for h in holders})
+        if len(calls) == 1:
+            path, line, name = calls[0]
+            return Site(f"helper:{path}:{line}", f"helper {name} ({path}:{line})")
     if need in _MACRO_NEEDS:
         merged = facts.merged()  # a helper's lane arithmetic sits at its call line
         texts = [x.text for x in merged.lane_assumptions if x.line in lines]
@@ -58,6 +63,33 @@ def fix_site(k: Kernel, need: str, lines: Iterable[int]) -> Site | None:
             name = names.pop()
             return Site(f"macro:{name}", f"macro {name}")
     return None
+
+
+# The facts that hold a need, for finding which helper of a call chain its work is in (porter.kernels.checks reads the
+# same facts into these needs). A need not listed here is held by every helper the call reaches (no site unless one).
+_NEED_FACTS = {
+    "inline-ptx": ("inline_ptx",), "inline-ptx-matrix": ("inline_ptx",), "hopper-blackwell-ptx": ("inline_ptx",),
+    "wave64-lane-arith": ("lane_assumptions",), "wave64-lane-count": ("lane_assumptions",),
+    "warpsize-constant": ("warpsize_constant",), "wave64-full-mask": ("warp_ops", "ballot_32bit"),
+    "wave64-ballot-32bit": ("ballot_32bit",), "mask-32bit-type": ("ballot_32bit",),
+    "partial-syncwarp": ("partial_syncwarp",), "async-copy": ("async_copies",), "async-copy-barrier": ("async_copies",),
+    "wmma": ("tensor_cores",), "wmma-shape": ("tensor_cores",), "nvfp4-mma": ("tensor_cores",),
+    "clusters-dsmem": ("clusters",), "cutlass-cute": ("cuda_libraries",), "cute-tensor": ("cute_tensor",),
+    "dynamic-parallelism": ("device_launches",),
+    "block-scope-atomic": ("atomics",), "system-atomics": ("atomics",), "grid-sync": ("grid_sync",),
+}
+
+
+def _holds(facts: KernelFacts, need: str) -> bool:
+    """Whether a helper's own facts (not those of the helpers it calls in further files) hold `need`; a need named
+    by a clang difference (fp-contract-rounded, restrict-value-type) is held where that difference is written."""
+    if any(kind == need for kind, _ in facts.clang_differs):
+        return True
+    for name in _NEED_FACTS.get(need, ()):
+        value = getattr(facts, name)
+        if value.statements if isinstance(value, InlinePtx) else value:
+            return True
+    return False
 
 
 # Type and precision words that tell instantiations of one template apart in generated names.
