@@ -959,11 +959,19 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
             regions.append((last_line, upto, s, cur[2]))
         last_line = upto + 1
 
+    def shared_test(c: CMakeCommand, rv: bool | None, rocm_decided: bool) -> None:
+        # `if(CMAKE_CUDA_COMPILER OR CMAKE_HIP_COMPILER)`: a test that a ROCm-named atom makes true for the ROCm
+        # build is the fork both builds pass; the CUDA name beside the HIP one is the port already made, not a
+        # call of nvcc. Only its own lines: what the arm holds is decided as the arm's side says.
+        if rv is True and rocm_decided and any(_cm_var_side(a) == CUDA or _cm_literal_side(a) == CUDA for a in c.args):
+            regions.append((c.line, c.end_line or c.line, "both", c.line))
+
     for c in cmds:
         if c.name == "if":
             mark(c.line)
             cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied)
             rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied)
+            shared_test(c, rv, vend2)
             # A test that the CUDA toolkit was found (`if(CUDAToolkit_FOUND)`, `if(TARGET CUDA::cufft)` beside
             # `if(TARGET roc::rocfft)`) in a file that also tests a ROCm name is the CUDA build's fork: the ROCm
             # build takes its own arm, so the CUDA arm is a guard like a paired switch's. A plain switch such as
@@ -984,6 +992,7 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
             else:
                 cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied)
                 rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied)
+                shared_test(c, rv, vend2)
                 if vend or vend2:
                     f["guard"] = f["guard"] or c.line
             arm_c = tri_and(tri_not(f["cuda_taken"]), cv)
@@ -1023,10 +1032,11 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
         if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
             continue
         if (c.name in ("set_target_properties", "set_property", "set_source_files_properties") and rocm_guard
-                and not cur[2] and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)):
+                and (not cur[2] or s == "both") and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)):
             # CUDA_SEPARABLE_COMPILATION and its kin apply to CUDA-language sources only; in a file that builds a
             # ROCm variant in its own arm (superlu_dist's `if (TPL_ENABLE_HIPLIB)`), the ROCm build's sources
-            # ignore them: the property is the CUDA build's, decided by that arm.
+            # ignore them: the property is the CUDA build's, decided by that arm. So also in an arm both builds
+            # take (`if(CMAKE_CUDA_COMPILER OR CMAKE_HIP_COMPILER)` after the sources were marked LANGUAGE HIP).
             regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
         if (c.name == "find_package" and rocm_guard and not cur[2] and c.args and _QUIET_PROBE.fullmatch(c.args[0])
                 and "QUIET" in (u := {a.upper() for a in c.args[1:]}) and "REQUIRED" not in u):

@@ -1,0 +1,61 @@
+"""Port status on dual CUDA/ROCm projects (issue 27, session 20): the shapes of the false open findings read on
+heldout17's SPH-EXA (CMake tests both builds pass, `CUDA_SEPARABLE_COMPILATION` in such an arm, a project's own
+`Config::warpSize` constant), each beside a near miss that stays open. fixtures/dual_s20/README.md says which file
+holds which."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.match.kinds.code_constants import _scope_qualified
+from porter.portaware.scope import cmake_references
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE = REPO / "fixtures/dual_s20"
+
+
+def _statuses(root):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    result = run(root, Settings(jobs=1, cache_dir=None)).result
+    return [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+            if str(f.severity) != "info"]
+
+
+def test_each_dual_s20_finding_has_its_exact_status():
+    assert _statuses(FIXTURE) == [
+        # the shared fork names the HIP compiler beside CUDA's: handled by its own line
+        ("CMakeLists.txt", 7, "BLD007", "handled", "CMakeLists.txt:7"),
+        # a CUDA-language property in the shared arm: the file's ROCm test (line 4) decides it
+        ("CMakeLists.txt", 10, "BLD004", "handled", "CMakeLists.txt:4"),
+        ("CMakeLists.txt", 12, "BLD007", "handled", "CMakeLists.txt:12"),
+        # wave32 targets: the ROCm arm's 64 is the bug class 4 asks for, unchanged
+        ("gpu/config.cuh", 6, "DEV011", "handled", "gpu/config.cuh:5"),
+        ("gpu/config.cuh", 8, "DEV017", "open", None),
+        # `::warpSize` and bare `warpSize` are HIP's
+        ("gpu/kernels.cu", 15, "DEV004", "open", None),
+        ("gpu/kernels.cu", 16, "DEV004", "open", None),
+        # no ROCm test in this file: the same shapes stay open
+        ("other/CMakeLists.txt", 2, "BLD007", "open", None),
+        ("other/CMakeLists.txt", 4, "BLD004", "open", None),
+    ]
+
+
+def test_shared_test_region_is_the_if_line_only():
+    text = ("if(CMAKE_HIP_COMPILER)\n  set(X 1)\nendif()\n"
+            "if(USE_CUDA OR USE_HIP)\n  add_library(a a.cu)\nendif()\n"
+            "if(USE_CUDA AND USE_HIP)\n  add_library(b b.cu)\nendif()\n")
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [r for r in regions if r[2] == "both"] == [(4, 4, "both", 4)]
+
+
+def test_a_multi_line_shared_test_covers_its_lines():
+    text = "if(CMAKE_CUDA_COMPILER\n   OR CMAKE_HIP_COMPILER)\n  add_library(a a.cu)\nendif()\n"
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [r for r in regions if r[2] == "both"] == [(1, 2, "both", 1)]
+
+
+def test_scope_qualified_names():
+    code = b"a = Cfg::warpSize; b = Cfg<T> :: warpSize; c = ::warpSize; d = (::warpSize); e = warpSize;"
+    offs = [i for i in range(len(code)) if code.startswith(b"warpSize", i)]
+    assert [_scope_qualified(code, o) for o in offs] == [True, True, False, False, False]
