@@ -8,6 +8,7 @@ from pathlib import Path
 
 from porter.match.kinds.code_constants import _scope_qualified
 from porter.portaware.scope import cmake_references
+from porter.source.preprocessor import is_rocm_name, preprocess, side_at
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures/dual_s20"
@@ -35,6 +36,9 @@ def test_each_dual_s20_finding_has_its_exact_status():
         # `::warpSize` and bare `warpSize` are HIP's
         ("gpu/kernels.cu", 15, "DEV004", "open", None),
         ("gpu/kernels.cu", 16, "DEV004", "open", None),
+        # HIP on NVIDIA: its arms are the NVIDIA build's, their `#else` the ROCm build's
+        ("gpu/managed.cc", 12, "DEV011", "handled", "gpu/managed.cc:11"),
+        ("gpu/managed.cc", 14, "DEV017", "open", None),
         # no ROCm test in this file: the same shapes stay open
         ("other/CMakeLists.txt", 2, "BLD007", "open", None),
         ("other/CMakeLists.txt", 4, "BLD004", "open", None),
@@ -59,3 +63,13 @@ def test_scope_qualified_names():
     code = b"a = Cfg::warpSize; b = Cfg<T> :: warpSize; c = ::warpSize; d = (::warpSize); e = warpSize;"
     offs = [i for i in range(len(code)) if code.startswith(b"warpSize", i)]
     assert [_scope_qualified(code, o) for o in offs] == [True, True, False, False, False]
+
+
+def test_hip_platform_macros_for_nvidia_are_never_the_rocm_build():
+    assert not is_rocm_name("__HIP_PLATFORM_NVCC__") and not is_rocm_name("__HIP_PLATFORM_NVIDIA__")
+    assert is_rocm_name("__HIP_PLATFORM_AMD__")
+    pre = preprocess(b"#ifdef __HIP_PLATFORM_NVIDIA__\nint a;\n#else\nint b;\n#endif\n"
+                     b"#if defined(USE_HIP) && defined(__HIP_PLATFORM_NVCC__)\nint c;\n#endif\n")
+    regs = pre.regions()
+    # line 2: NVIDIA only (guard line 1); line 4: both builds; line 7: no build's (ROCm is off, NVCC is off in ROCm)
+    assert [side_at(regs, n) for n in (2, 4, 7)] == [("cuda", 1), ("both", 0), ("none", 6)]

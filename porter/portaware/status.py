@@ -544,7 +544,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
-        if any(r.side in (CUDA, ROCM) for r in regs):
+        if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
 
     _optional_arms(pm, source, files, facts, dirs, limit, held)

@@ -47,7 +47,10 @@ BUILTIN_ROCM = frozenset({
 })
 # Defined only by nvcc (hip-clang never defines it; clang's own CUDA mode does not either): false for ROCm, unknown
 # for CUDA. https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-identification-macro
-NVCC_ONLY = frozenset({"__NVCC__"})
+# HIP's own platform macros for HIP compiled for NVIDIA GPUs (hipcc over nvcc): `__HIP_PLATFORM_NVIDIA__`, and
+# `__HIP_PLATFORM_NVCC__`, its name before ROCm 6.0 (https://github.com/ROCm/hipBLASLt/pull/369). A ROCm build never
+# defines them, so they are read as nvcc's own macro is; their HIP word does not make them ROCm names.
+NVCC_ONLY = frozenset({"__NVCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 # Defined only by an editor's code-model pass, never by a compiler ("Defined as 1 during an IntelliSense compiler
 # pass in the Visual Studio IDE": https://learn.microsoft.com/en-us/cpp/preprocessor/predefined-macros): undefined in
 # every build, so `#if __INTELLISENSE__` is dead code (nunchaku's `__trap(); // should not happen when actually
@@ -77,6 +80,8 @@ def is_rocm_name(name: str) -> bool:
     """The heuristic: a macro whose name has a HIP/ROCM/AMD component stands for "this is the ROCm build"."""
     if name in BUILTIN_ROCM or ROCM_SOMETIMES.match(name):
         return True
+    if name in NVCC_ONLY:
+        return False
     parts = [p for p in name.split("_") if p]
     return any(_vendor_part().match(p) for p in parts) and not any(_not_switch().match(p) for p in parts)
 
@@ -830,7 +835,9 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
         f = stack[-1]
         cur_cuda = tri_and(f.outer_cuda, f.cuda_arm)
         cur_rocm = tri_and(f.outer_rocm, f.rocm_arm)
-        cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM) else f.outer_guard
+        # an arm vendor tests close for both builds (`defined(ENABLE_HIP) && defined(__HIP_PLATFORM_NVCC__)`: HIP on
+        # NVIDIA) is no build's work either: it keeps the guard that decided it
+        cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM, "none") else f.outer_guard
     close(total_lines)
     return _merge(regions)
 
