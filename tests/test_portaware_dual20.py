@@ -73,3 +73,25 @@ def test_hip_platform_macros_for_nvidia_are_never_the_rocm_build():
     regs = pre.regions()
     # line 2: NVIDIA only (guard line 1); line 4: both builds; line 7: no build's (ROCm is off, NVCC is off in ROCm)
     assert [side_at(regs, n) for n in (2, 4, 7)] == [("cuda", 1), ("both", 0), ("none", 6)]
+
+
+def test_each_dual_s20b_finding_has_its_exact_status():
+    assert _statuses(REPO / "fixtures/dual_s20b") == [
+        # no ROCm arm in this file: the probe stays open
+        ("probe_only/CMakeLists.txt", 4, "BLD007", "open", None),
+        ("probe_only/CMakeLists.txt", 5, "BLD001", "open", None),
+        # check_language(CUDA) probe beside a ROCm arm (line 18)
+        ("select/CMakeLists.txt", 3, "BLD007", "handled", "select/CMakeLists.txt:18"),
+        ("select/CMakeLists.txt", 4, "BLD001", "handled", "select/CMakeLists.txt:18"),
+        # ADD_CUDA is called only from the CUDA arm of the MY_GPU selection (line 16); ADD_EITHER outside it too
+        ("select/CMakeLists.txt", 8, "BLD002", "handled", "select/CMakeLists.txt:16"),
+        ("select/CMakeLists.txt", 13, "BLD002", "open", None),
+    ]
+
+
+def test_a_rocm_selector_is_defined_in_the_rocm_build():
+    text = ('if(NOT DEFINED GPU OR GPU STREQUAL "CUDA")\n  set(A 1)\nelseif(GPU STREQUAL "ROCM")\n  set(B 1)\nendif()\n'
+            'if(NOT DEFINED OTHER)\n  set(C 1)\nendif()\n')
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert [(a, b, s) for a, b, s, _g in regions if s in ("cuda", "rocm")] == [(2, 3, "cuda"), (4, 5, "rocm"),
+                                                                             (1, 1, "cuda")]
