@@ -120,6 +120,8 @@ class PortMap:
     cuda_only_from: tuple[str, ...] = ()
     file_side: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # path -> (status kind, side, evidence)
     regions: dict[str, list[preprocessor.Region]] = field(default_factory=dict)
+    # per file with regions: each conditional directive's first line -> its last (a continued `#if ... \`)
+    directive_ends: dict[str, dict[int, int]] = field(default_factory=dict)
     cmake_regions: dict[str, list[tuple[int, int, str, int]]] = field(default_factory=dict)
     spans: dict[str, list[Span]] = field(default_factory=dict)
     compat: CompatLayer = field(default_factory=CompatLayer)
@@ -172,8 +174,15 @@ class PortMap:
             # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
             # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
             # i.e. from the guard up to the first region that guard decides
+            ends = self.directive_ends.get(path)
             for r in regs:
                 if r.guard and r.guard <= line < r.start:
+                    if ends is not None and r.guard in ends:
+                        # the directive's own lines only: an arm before a dead one the guard decided (`#ifndef
+                        # __HIP_PLATFORM_HCC__ ... #else`, the `#else` dead in both builds) is no test line
+                        if line <= ends[r.guard]:
+                            return Status.HANDLED, f"{path}:{r.guard}"
+                        continue
                     first = min(x.start for x in regs if x.guard == r.guard and x.start > r.guard)
                     if line < first:
                         return Status.HANDLED, f"{path}:{r.guard}"
@@ -546,6 +555,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
+            pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "include")}
 
     _optional_arms(pm, source, files, facts, dirs, limit, held)
 
