@@ -97,3 +97,39 @@ def test_a_rocm_selector_is_defined_in_the_rocm_build():
     _refs, regions = cmake_references("CMakeLists.txt", text)
     assert [(a, b, s) for a, b, s, _g in regions if s in ("cuda", "rocm")] == [(2, 3, "cuda"), (4, 5, "rocm"),
                                                                              (1, 1, "cuda")]
+
+
+def test_a_retired_rocm_macro_the_project_never_defines_is_undefined_on_rocm():
+    assert _statuses(REPO / "fixtures/hcc_retired") == [
+        # the CUDA path is what ROCm >= 6.0 compiles
+        ("src/warp.cuh", 10, "API004", "open", None),
+        ("src/warp.cuh", 10, "DEV038", "open", None),
+        # `|| defined(__HIP_PLATFORM_AMD__)` still picks the ROCm arm
+        ("src/warp.cuh", 20, "DEV002", "handled", "src/warp.cuh:17"),
+    ]
+    # the dead `#else` (no build's code) keeps the test's guard; the CUB include is open (info)
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    res = run(REPO / "fixtures/hcc_retired", Settings(jobs=1, cache_dir=None)).result
+    info = sorted((f.line, f.rule, str(f.status), f.handled_by) for f in res.findings if str(f.severity) == "info")
+    assert info == [(5, "API005", "open", None), (5, "LIB001", "open", None),
+                    (12, "API003", "handled", "src/warp.cuh:9"), (18, "API003", "handled", "src/warp.cuh:17")]
+
+
+def test_a_retired_rocm_macro_the_build_defines_reads_as_before():
+    assert _statuses(REPO / "fixtures/hcc_defined") == [
+        ("src/warp.cuh", 10, "API004", "handled", "src/warp.cuh:9"),
+        ("src/warp.cuh", 10, "DEV038", "handled", "src/warp.cuh:9"),
+        ("src/warp.cuh", 20, "DEV002", "handled", "src/warp.cuh:17"),
+    ]
+
+
+def test_retired_macros_are_older_than_every_release_offered():
+    # If a release older than a retired macro's `until` is ever offered, the run's --rocm release has to reach the
+    # preprocessor: this pins the assumption retired_rocm_macros documents.
+    from porter.rocm import release_key, releases
+    from porter.source.preprocessor import retired_rocm_macros
+
+    assert retired_rocm_macros() == frozenset({"__HIP_PLATFORM_HCC__"})
+    assert min(release_key(r) for r in releases()) >= (6, 0)

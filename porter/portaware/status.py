@@ -302,6 +302,36 @@ FACTS_VERSION = b"portaware-facts-18"
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
 
+# Files that may define a macro for the whole build: build files, build scripts, configuration.
+_DEFINING_LANGUAGES = frozenset({"cmake", "make", "python", "shell", "bazel", "toml", "yaml", "dockerfile", "text"})
+
+
+def _retired_here(dirs, files, source, limit: int, held, rocm_names) -> frozenset[str]:
+    """The retired ROCm platform macros (preprocessor.retired_rocm_macros: `__HIP_PLATFORM_HCC__`, gone since ROCm
+    6.0) the repository's conditionals test and the project never defines itself: no `#define` of it in any C/C++
+    file, no build file or script that names it (`-D__HIP_PLATFORM_HCC__=1`, `add_compile_definitions(...)`, a
+    list of macros to define), not a configured ROCm macro. The ROCm build then leaves it undefined: the arm it
+    guards is dead and its `#else` is what ROCm compiles."""
+    retired = preprocessor.retired_rocm_macros()
+    tested = {n for n in retired for ds, _total in dirs.values() for d in ds
+              if d.kind not in ("define", "include") and n in d.text} - set(rocm_names)
+    if not tested:
+        return frozenset()
+    for ds, _total in dirs.values():
+        for d in ds:
+            if d.kind == "define" and d.text.split("(", 1)[0].split()[:1] and d.text.split()[0] in tested:
+                tested.discard(d.text.split()[0])
+    for path, c in sorted(files.items()):
+        if not tested:
+            break
+        if c.language not in _DEFINING_LANGUAGES:
+            continue
+        data = _read(source, c, limit, held)
+        if data is not None:
+            tested = {n for n in tested if n.encode() not in data}
+    return frozenset(tested)
+
+
 def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> PortFacts:
     """What one file contributes, as plain values (cached by content): directives, alias declarations, runtime
     vendor checks, and for build files the sources they name. `sf` is the file's parse when the caller has it
@@ -548,11 +578,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     names = result.stats.build_names if same else None
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
+    retired = _retired_here(dirs, files, source, limit, held, rocm_names)
     for path, (ds, total) in dirs.items():
         toolkit = facts[path].toolkit
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
             pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "include")}
