@@ -133,3 +133,11 @@ def test_retired_macros_are_older_than_every_release_offered():
 
     assert retired_rocm_macros() == frozenset({"__HIP_PLATFORM_HCC__"})
     assert min(release_key(r) for r in releases()) >= (6, 0)
+
+
+def test_a_retired_rocm_macro_a_project_header_defines_reads_as_before():
+    assert _statuses(REPO / "fixtures/hcc_defined_header") == [
+        ("src/warp.cuh", 10, "API004", "handled", "src/warp.cuh:9"),
+        ("src/warp.cuh", 10, "DEV038", "handled", "src/warp.cuh:9"),
+        ("src/warp.cuh", 20, "DEV002", "handled", "src/warp.cuh:17"),
+    ]

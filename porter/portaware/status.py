@@ -319,9 +319,10 @@ def _retired_here(dirs, files, source, limit: int, held, rocm_names) -> frozense
         return frozenset()
     for ds, _total in dirs.values():
         for d in ds:
-            if d.kind == "define" and d.text.split("(", 1)[0].split()[:1] and d.text.split()[0] in tested:
-                tested.discard(d.text.split()[0])
-    for path, c in sorted(files.items()):
+            words = d.text.split("(", 1)[0].split() if d.kind == "define" else []
+            if words:
+                tested.discard(words[0])
+    for _path, c in sorted(files.items()):
         if not tested:
             break
         if c.language not in _DEFINING_LANGUAGES:
