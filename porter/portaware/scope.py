@@ -750,12 +750,15 @@ def _cm_literal_side(lit: str) -> str | None:
 
 def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
                   neutral: frozenset[str] = frozenset(), variants: frozenset[str] = frozenset(),
-                  implied: frozenset[str] = frozenset()) -> tuple[bool | None, bool]:
+                  implied: frozenset[str] = frozenset(), selectors: frozenset[str] = frozenset()
+                  ) -> tuple[bool | None, bool]:
     """A CMake if() condition under one build (three-valued), and whether a ROCm-side test decided any of it.
     `neutral`: ROCm-named switches that both builds set (see neutral_switches): they decide nothing. `variants`:
     variables compared with more than one NVIDIA value (arbor's ARB_GPU "cuda" / "cuda-clang"): a CUDA build may
     take any of those arms, so each is unknown for it (and false for the ROCm build). `implied`: switches named for
-    no vendor that only the CUDA build can turn on (cuda_dependent_options): read as CUDA-named switches."""
+    no vendor that only the CUDA build can turn on (cuda_dependent_options): read as CUDA-named switches.
+    `selectors`: variables the file compares with a ROCm value (horovod's `HOROVOD_GPU STREQUAL "ROCM"`): the ROCm
+    build is the one that sets them so, so `DEFINED HOROVOD_GPU` is true for it."""
     toks = list(args)
     vendor = False
 
@@ -768,6 +771,9 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
         if t.upper() == "NOT":
             v, j = atom(i + 1)
             return (None if v is None else not v), j
+        if t.upper() == "DEFINED" and i + 1 < len(toks) and toks[i + 1] in selectors and build == ROCM:
+            vendor = True
+            return True, i + 2
         if t.upper() in ("DEFINED", "TARGET") and i + 1 < len(toks):
             t = toks[i + 1]
             i += 1
@@ -935,6 +941,7 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
     paired_elsewhere = frozenset(paired_elsewhere) | implied
     neutral = neutral_switches(cmds)
     variants = cuda_variants(cmds)
+    selectors = rocm_selectors(cmds)
     has_rocm = bool(paired_elsewhere) or any(c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False, neutral)[1]
                                              for c in cmds)
     # A CUDA switch whose ROCm twin the file also tests (`if(MAGMA_ENABLE_CUDA)` beside `if(MAGMA_ENABLE_HIP)`,
@@ -943,6 +950,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
     tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
     paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
     base = posixpath.dirname(path)
+    probed = any(c.name == "check_language" and any(a.upper() == "CUDA" for a in c.args) for c in cmds)
+    probes: list[tuple[int, int, str, int]] = []
     # the first if()/elseif() line whose test names ROCm: where the file's ROCm build is chosen
     rocm_guard = next((c.line for c in cmds if c.name in ("if", "elseif") and _cm_condition(c.args, ROCM, False, neutral)[1]
                        and _cm_condition(c.args, ROCM, False, neutral)[0] is not False), 0) if has_rocm else 0
@@ -959,18 +968,27 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
             regions.append((last_line, upto, s, cur[2]))
         last_line = upto + 1
 
+    def shared_test(c: CMakeCommand, rv: bool | None, rocm_decided: bool) -> None:
+        # `if(CMAKE_CUDA_COMPILER OR CMAKE_HIP_COMPILER)`: a test that a ROCm-named atom makes true for the ROCm
+        # build is the fork both builds pass; the CUDA name beside the HIP one is the port already made, not a
+        # call of nvcc. Only its own lines: what the arm holds is decided as the arm's side says.
+        if rv is True and rocm_decided and any(_cm_var_side(a) == CUDA or _cm_literal_side(a) == CUDA for a in c.args):
+            regions.append((c.line, c.end_line or c.line, "both", c.line))
+
     for c in cmds:
         if c.name == "if":
             mark(c.line)
-            cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied)
-            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied)
+            cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied, selectors)
+            rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied, selectors)
+            shared_test(c, rv, vend2)
             # A test that the CUDA toolkit was found (`if(CUDAToolkit_FOUND)`, `if(TARGET CUDA::cufft)` beside
             # `if(TARGET roc::rocfft)`) in a file that also tests a ROCm name is the CUDA build's fork: the ROCm
             # build takes its own arm, so the CUDA arm is a guard like a paired switch's. A plain switch such as
             # `if(USE_CUDA)` with no ROCm twin is not (a ROCm build may set it too).
             vend = vend or (side(cv, rv) == CUDA and (any(a in paired for a in c.args) or (
                 has_rocm and any(_cm_var_side(a) == CUDA and _CM_FOUND.search(a) for a in c.args))))
-            stack.append({"outer": cur, "cuda_taken": cv, "rocm_taken": rv, "guard": c.line if (vend or vend2) else 0,
+            stack.append({"args": c.args, "outer": cur, "cuda_taken": cv, "rocm_taken": rv,
+                          "guard": c.line if (vend or vend2) else 0,
                           "first": len(refs), "line": c.line, "regions": len(regions),
                           "head": side(tri_and(cur[0], cv), tri_and(cur[1], rv))})
             g = stack[-1]["guard"] or cur[2]
@@ -982,8 +1000,9 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
             if c.name == "else":
                 cv = rv = True
             else:
-                cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied)
-                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied)
+                cv, vend = _cm_condition(c.args, CUDA, has_rocm, neutral, variants, implied, selectors)
+                rv, vend2 = _cm_condition(c.args, ROCM, has_rocm, neutral, variants, implied, selectors)
+                shared_test(c, rv, vend2)
                 if vend or vend2:
                     f["guard"] = f["guard"] or c.line
             arm_c = tri_and(tri_not(f["cuda_taken"]), cv)
@@ -1023,10 +1042,11 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
         if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
             continue
         if (c.name in ("set_target_properties", "set_property", "set_source_files_properties") and rocm_guard
-                and not cur[2] and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)):
+                and (not cur[2] or s == "both") and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)):
             # CUDA_SEPARABLE_COMPILATION and its kin apply to CUDA-language sources only; in a file that builds a
             # ROCm variant in its own arm (superlu_dist's `if (TPL_ENABLE_HIPLIB)`), the ROCm build's sources
-            # ignore them: the property is the CUDA build's, decided by that arm.
+            # ignore them: the property is the CUDA build's, decided by that arm. So also in an arm both builds
+            # take (`if(CMAKE_CUDA_COMPILER OR CMAKE_HIP_COMPILER)` after the sources were marked LANGUAGE HIP).
             regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
         if (c.name == "find_package" and rocm_guard and not cur[2] and c.args and _QUIET_PROBE.fullmatch(c.args[0])
                 and "QUIET" in (u := {a.upper() for a in c.args[1:]}) and "REQUIRED" not in u):
@@ -1034,6 +1054,14 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
             # `FIND_PACKAGE(CUDAToolkit QUIET)` switching OPENMM_BUILD_CUDA_LIB on, beside OPENMM_BUILD_HIP_LIB):
             # the ROCm build runs it and goes on without CUDA, so it is nothing to port.
             regions.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
+        if (c.name == "enable_language" and rocm_guard and probed and any(a.upper() == "CUDA" for a in c.args)
+                and stack and any(a == "CMAKE_CUDA_COMPILER" for a in stack[-1]["args"])):
+            # `check_language(CUDA)` then `if(CMAKE_CUDA_COMPILER) enable_language(CUDA)`, CMake's documented probe
+            # (https://cmake.org/cmake/help/latest/module/CheckLanguage.html), in a file that builds a ROCm variant
+            # in its own arm: the ROCm build runs it and goes on without CUDA. Its `if` line is the probe's too.
+            # (Read at the end: a group whose own later arm is the ROCm build's decides by that arm instead.)
+            probes.append((c.line, c.end_line or c.line, CUDA, rocm_guard))
+            probes.append((stack[-1]["line"], stack[-1]["line"], CUDA, rocm_guard))
         if c.name == "add_subdirectory":
             # A directory only one build's arm adds is that build's, every file under it (qsim adds
             # pybind_interface/cuda under if(CMAKE_CUDA_COMPILER) and pybind_interface/hip under elseif(has_hipcc)).
@@ -1055,6 +1083,8 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
                 continue
             refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
     mark(text.count("\n") + 1)
+    regions.extend(p for p in probes if not any(a <= p[0] <= b and g for a, b, _s, g in regions))
+    regions.extend(cuda_called_bodies(cmds, regions))
     # A variable the file turns on only inside the CUDA build's arms (FastVideo's `set(ENABLE_ATTN_QAT_INFER ON)` in
     # the `else()` of `if(GPU_BACKEND STREQUAL "ROCM")`) is off in the ROCm build: it is a CUDA switch like a
     # cmake_dependent_option's, read again with it.
@@ -1063,6 +1093,43 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
         if more:
             return cmake_references(path, text, paired_elsewhere - implied, implied | more)
     return refs, regions
+
+
+def rocm_selectors(cmds: list[CMakeCommand]) -> frozenset[str]:
+    """Variables an if()/elseif() compares with a ROCm value (`HOROVOD_GPU STREQUAL "ROCM"`, `GPU_BACKEND MATCHES
+    "hip"`): the ROCm build is chosen by setting them."""
+    out: set[str] = set()
+    for c in cmds:
+        if c.name in ("if", "elseif"):
+            for k, a in enumerate(c.args[1:-1], 1):
+                if a.upper() in _CM_COMPARE and _cm_literal_side(c.args[k + 1]) == ROCM:
+                    out.add(c.args[k - 1])
+    return frozenset(out)
+
+
+def cuda_called_bodies(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]
+                       ) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, "cuda", guard) of each macro()/function() body the file calls only from the CUDA
+    build's guarded arms (horovod's `add_cuda()`, called under `HOROVOD_GPU STREQUAL "CUDA"` beside the "ROCM"
+    arm): it runs only as part of those arms. A body called anywhere else, or never, keeps its own reading."""
+    bodies: list[tuple[str, int, int]] = []
+    open_at: list[tuple[str, int]] = []
+    for c in cmds:
+        if c.name in ("function", "macro") and c.args:
+            open_at.append((c.args[0].lower(), c.line))
+        elif c.name in ("endfunction", "endmacro") and open_at:
+            name, start = open_at.pop()
+            bodies.append((name, start, c.end_line or c.line))
+    out = []
+    for name, start, end in bodies:
+        guards = []
+        for c in cmds:
+            if c.name != name or start <= c.line <= end:
+                continue
+            guards.append(next((g for a, b, s_, g in regions if a <= c.line <= b and s_ == CUDA and g), 0))
+        if guards and all(guards):
+            out.append((start, end, CUDA, guards[0]))
+    return out
 
 
 _CM_TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})

@@ -120,6 +120,8 @@ class PortMap:
     cuda_only_from: tuple[str, ...] = ()
     file_side: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # path -> (status kind, side, evidence)
     regions: dict[str, list[preprocessor.Region]] = field(default_factory=dict)
+    # per file with regions: each conditional directive's first line -> its last (a continued `#if ... \`)
+    directive_ends: dict[str, dict[int, int]] = field(default_factory=dict)
     cmake_regions: dict[str, list[tuple[int, int, str, int]]] = field(default_factory=dict)
     spans: dict[str, list[Span]] = field(default_factory=dict)
     compat: CompatLayer = field(default_factory=CompatLayer)
@@ -172,8 +174,15 @@ class PortMap:
             # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
             # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
             # i.e. from the guard up to the first region that guard decides
+            ends = self.directive_ends.get(path)
             for r in regs:
                 if r.guard and r.guard <= line < r.start:
+                    if ends is not None and r.guard in ends:
+                        # the directive's own lines only: an arm before a dead one the guard decided (`#ifndef
+                        # __HIP_PLATFORM_HCC__ ... #else`, the `#else` dead in both builds) is no test line
+                        if line <= ends[r.guard]:
+                            return Status.HANDLED, f"{path}:{r.guard}"
+                        continue
                     first = min(x.start for x in regs if x.guard == r.guard and x.start > r.guard)
                     if line < first:
                         return Status.HANDLED, f"{path}:{r.guard}"
@@ -291,6 +300,37 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 FACTS_VERSION = b"portaware-facts-18"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
+
+
+# Files that may define a macro for the whole build: build files, build scripts, configuration.
+_DEFINING_LANGUAGES = frozenset({"cmake", "make", "python", "shell", "bazel", "toml", "yaml", "dockerfile", "text"})
+
+
+def _retired_here(dirs, files, source, limit: int, held, rocm_names) -> frozenset[str]:
+    """The retired ROCm platform macros (preprocessor.retired_rocm_macros: `__HIP_PLATFORM_HCC__`, gone since ROCm
+    6.0) the repository's conditionals test and the project never defines itself: no `#define` of it in any C/C++
+    file, no build file or script that names it (`-D__HIP_PLATFORM_HCC__=1`, `add_compile_definitions(...)`, a
+    list of macros to define), not a configured ROCm macro. The ROCm build then leaves it undefined: the arm it
+    guards is dead and its `#else` is what ROCm compiles."""
+    retired = preprocessor.retired_rocm_macros()
+    tested = {n for n in retired for ds, _total in dirs.values() for d in ds
+              if d.kind not in ("define", "include") and n in d.text} - set(rocm_names)
+    if not tested:
+        return frozenset()
+    for ds, _total in dirs.values():
+        for d in ds:
+            words = d.text.split("(", 1)[0].split() if d.kind == "define" else []
+            if words:
+                tested.discard(words[0])
+    for _path, c in sorted(files.items()):
+        if not tested:
+            break
+        if c.language not in _DEFINING_LANGUAGES:
+            continue
+        data = _read(source, c, limit, held)
+        if data is not None:
+            tested = {n for n in tested if n.encode() not in data}
+    return frozenset(tested)
 
 
 def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor.Preprocessed | None = None) -> PortFacts:
@@ -539,13 +579,15 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     names = result.stats.build_names if same else None
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
+    retired = _retired_here(dirs, files, source, limit, held, rocm_names)
     for path, (ds, total) in dirs.items():
         toolkit = facts[path].toolkit
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit)
-        if any(r.side in (CUDA, ROCM) for r in regs):
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired)
+        if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
+            pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "include")}
 
     _optional_arms(pm, source, files, facts, dirs, limit, held)
 

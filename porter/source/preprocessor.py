@@ -47,7 +47,10 @@ BUILTIN_ROCM = frozenset({
 })
 # Defined only by nvcc (hip-clang never defines it; clang's own CUDA mode does not either): false for ROCm, unknown
 # for CUDA. https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-identification-macro
-NVCC_ONLY = frozenset({"__NVCC__"})
+# HIP's own platform macros for HIP compiled for NVIDIA GPUs (hipcc over nvcc): `__HIP_PLATFORM_NVIDIA__`, and
+# `__HIP_PLATFORM_NVCC__`, its name before ROCm 6.0 (https://github.com/ROCm/hipBLASLt/pull/369). A ROCm build never
+# defines them, so they are read as nvcc's own macro is; their HIP word does not make them ROCm names.
+NVCC_ONLY = frozenset({"__NVCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 # Defined only by an editor's code-model pass, never by a compiler ("Defined as 1 during an IntelliSense compiler
 # pass in the Visual Studio IDE": https://learn.microsoft.com/en-us/cpp/preprocessor/predefined-macros): undefined in
 # every build, so `#if __INTELLISENSE__` is dead code (nunchaku's `__trap(); // should not happen when actually
@@ -77,6 +80,8 @@ def is_rocm_name(name: str) -> bool:
     """The heuristic: a macro whose name has a HIP/ROCM/AMD component stands for "this is the ROCm build"."""
     if name in BUILTIN_ROCM or ROCM_SOMETIMES.match(name):
         return True
+    if name in NVCC_ONLY:
+        return False
     parts = [p for p in name.split("_") if p]
     return any(_vendor_part().match(p) for p in parts) and not any(_not_switch().match(p) for p in parts)
 
@@ -584,10 +589,14 @@ class Build:
     defined (value unknown) for ROCm; `cuda_names` (derived from CUDA-only arms) the reverse; everything else is
     unknown in both."""
 
-    def __init__(self, build: str, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()):
+    def __init__(self, build: str, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = (),
+                 retired: Iterable[str] = ()):
         self.build = build
         self.rocm = frozenset(rocm_names)
         self.cuda = frozenset(cuda_names) - self.rocm
+        # ROCm platform macros the ROCm release no longer defines and the project does not define itself
+        # (retired_rocm_macros): undefined in both builds, still a vendor test
+        self.retired = frozenset(retired) - self.rocm
 
     def vendor(self, name: str | None) -> bool:
         """Whether the name decides which vendor's build this is."""
@@ -597,7 +606,7 @@ class Build:
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
         if not name:
             return None
-        if name in EDITOR_ONLY:
+        if name in EDITOR_ONLY or name in self.retired:
             return False
         if name in NVCC_ONLY:
             return None if self.build == CUDA else False
@@ -628,6 +637,23 @@ def toolkit_versions() -> frozenset[str]:
 
     raw = read_yaml(DATA_DIR / "kb" / "fixups.yaml", DataFileError) or {}
     return frozenset(raw.get("versions", {})) | frozenset(raw.get("library_versions", {}))
+
+
+@functools.lru_cache(maxsize=1)
+def retired_rocm_macros() -> frozenset[str]:
+    """ROCm platform macros no ROCm release the run can be judged for defines any more (`retired_macros` of
+    rules/kb/fixups.yaml whose `until` is no later than the oldest release of rules/kb/hip_versions.yaml):
+    `__HIP_PLATFORM_HCC__`, gone since ROCm 6.0. The release list starts at 6.4, so `--rocm` does not change the
+    answer; a release older than `until` in that list would have to thread the run's release through to here
+    (tests/test_portaware_dual20.py checks the list)."""
+    from porter.datafile import DATA_DIR, read_yaml
+    from porter.errors import DataFileError
+    from porter.rocm import release_key, releases
+
+    raw = read_yaml(DATA_DIR / "kb" / "fixups.yaml", DataFileError) or {}
+    oldest = min(release_key(r) for r in releases())
+    return frozenset(name for name, entry in (raw.get("retired_macros") or {}).items()
+                     if release_key(str(entry["until"])) <= oldest)
 
 
 class _ToolkitBuild(Build):
@@ -755,18 +781,22 @@ class _Frame:
 
 
 def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] = (),
-             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = ()) -> list[Region]:
+             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = (), retired: Iterable[str] = ()
+             ) -> list[Region]:
     """Every line of a file (1..total_lines) in regions that each build compiles or not, in order.
 
     Directive lines themselves belong to the enclosing region. Unbalanced directives (a stray #endif, a missing
     one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file.
     `toolkit_lines`: the `#if`/`#elif` lines whose group's `#else` is the HIP path (Preprocessed.toolkit_lines),
-    where a toolkit version macro reads undefined in the ROCm build."""
+    where a toolkit version macro reads undefined in the ROCm build. `retired`: ROCm platform macros read undefined
+    in both builds (retired_rocm_macros the project does not define itself)."""
     rocm_names = tuple(rocm_names)
     cuda_names = tuple(cuda_names)
-    plain = {CUDA: Build(CUDA, rocm_names, cuda_names), ROCM: Build(ROCM, rocm_names, cuda_names)}
-    toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names), ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names)}
-    arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names)}
+    retired = tuple(retired)
+    plain = {CUDA: Build(CUDA, rocm_names, cuda_names, retired), ROCM: Build(ROCM, rocm_names, cuda_names, retired)}
+    toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names, retired),
+               ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names, retired)}
+    arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names, retired), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names, retired)}
     # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
     # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
     # replaces stays port work.
@@ -830,7 +860,9 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
         f = stack[-1]
         cur_cuda = tri_and(f.outer_cuda, f.cuda_arm)
         cur_rocm = tri_and(f.outer_rocm, f.rocm_arm)
-        cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM) else f.outer_guard
+        # an arm vendor tests close for both builds (`defined(ENABLE_HIP) && defined(__HIP_PLATFORM_NVCC__)`: HIP on
+        # NVIDIA) is no build's work either: it keeps the guard that decided it
+        cur_guard = f.guard if f.vendor and side(f.cuda_arm, f.rocm_arm) in (CUDA, ROCM, "none") else f.outer_guard
     close(total_lines)
     return _merge(regions)
 

@@ -47,11 +47,27 @@ def match_constant_context(pattern: dict, sf: SourceFile, ctx: MatchContext) -> 
     toks = sf.tokens()
     for name in pattern["constant_context"]:
         for off in toks.get(name.encode(), ()):
-            if is_member_access(sf.code, off):
+            if is_member_access(sf.code, off) or _scope_qualified(sf.code, off):
                 continue
             context = _constant_context(sf, off, off + len(name))
             if context:
                 yield Hit(off, off + len(name), name=name, values=(("context", _CONTEXT_NAMES[context]),))
+
+
+def _scope_qualified(code: bytes, offset: int) -> bool:
+    """Whether the token at `offset` is qualified by a named scope (`GpuConfig::warpSize`, `cfg::Tile<T>::warpSize`):
+    a member or namespace variable of the project's own, which a class may declare `static constexpr`. HIP's
+    warpSize is a global-namespace name, so only `::warpSize` with nothing named before it can be HIP's."""
+    i = offset - 1
+    while i >= 0 and code[i] in b" \t":
+        i -= 1
+    if i < 1 or code[i - 1:i + 1] != b"::":
+        return False
+    i -= 2
+    while i >= 0 and code[i] in b" \t":
+        i -= 1
+    # an identifier or a template argument list's `>` names the scope; anything else (`(::warpSize`) is the global
+    return i >= 0 and (code[i:i + 1].isalnum() or code[i:i + 1] in (b"_", b">"))
 
 
 def _constant_context(sf: SourceFile, start: int, end: int) -> str | None:
