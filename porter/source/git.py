@@ -108,20 +108,30 @@ def memory_message(args: tuple[str, ...] | list[str]) -> str:
     return f"git {args[0] if args else ''} needed more than {memory_mib()} MiB (the repository lists too much)"
 
 
-def popen(cmd: list[str], **kwargs) -> subprocess.Popen:
-    """subprocess.Popen for git, under the memory cap; GitError when git is missing."""
+def popen(cmd: list[str], protocols: tuple[str, ...] = (), **kwargs) -> subprocess.Popen:
+    """subprocess.Popen for git, under the memory cap, allowed only the transports in `protocols` (git_env);
+    GitError when git is missing."""
     try:
-        return subprocess.Popen(capped(cmd), env=git_env(), **kwargs)
+        return subprocess.Popen(capped(cmd), env=git_env(protocols), **kwargs)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
 
 
-def git_env() -> dict[str, str]:
-    """The environment for git: no prompts, no external diff or pager from the environment, C locale messages."""
+def git_env(protocols: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment for git: no prompts, no external diff or pager from the environment, C locale messages, and
+    no transport but `protocols` (none unless a fleet clone names its own).
+
+    GIT_ALLOW_PROTOCOL is the one setting of transports a repository's config cannot outrank (git(1): it overrides
+    protocol.<name>.allow, which `-c protocol.allow=never` does not): a partial clone (`extensions.partialClone`)
+    fetches any object it lacks from its promisor remote by itself, on a plain `cat-file` or `ls-tree`, and that
+    remote's URL (`ext::<command>`) and `uploadpack` program are the repository's own config, run through the
+    shell (tests/test_red_s20_lazy_fetch.py)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
     env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
-                "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1"})
+                "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1",
+                # An empty list allows no transport at all; `:` is git's separator.
+                "GIT_ALLOW_PROTOCOL": ":".join(protocols)})
     return env
 
 
@@ -192,11 +202,13 @@ def disarmed(repo: Path) -> tuple[str, ...]:
     return _DISARMED[key]
 
 
-def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
-    """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap; GitError when it runs
-    past `timeout`, prints more than output_mib() MiB, or dies of the memory cap."""
+def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
+             protocols: tuple[str, ...] = ()) -> tuple[int, bytes, bytes]:
+    """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap, allowed only the
+    transports in `protocols`; GitError when it runs past `timeout`, prints more than output_mib() MiB, or dies of
+    the memory cap."""
     limit, cut = _within_deadline(timeout)
-    proc = popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = popen(cmd, protocols, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cap = output_mib() * 1048576
     out: list[bytes] = []
     err = bytearray()
@@ -254,10 +266,11 @@ def _within_deadline(timeout: float) -> tuple[float, str]:
     return max(d[0] - time.monotonic(), 0.0), f"git stopped at the run's deadline of {d[1]:g} s ({budget.DEADLINE_ENV})"
 
 
-def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
+def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True,
+        protocols: tuple[str, ...] = ()) -> bytes:
     """stdout of one git command, as bytes; GitError when it fails (and check), runs past `timeout`, prints more than
-    output_mib() MiB, or needs more than memory_mib() MiB."""
-    code, out, err = _collect(command(repo, *args), args, timeout)
+    output_mib() MiB, or needs more than memory_mib() MiB. git may use no transport but `protocols` (git_env)."""
+    code, out, err = _collect(command(repo, *args), args, timeout, protocols)
     if check and code != 0:
         raise GitError(err.decode("utf-8", "replace").strip() or f"git {args[0]} failed ({code})")
     return out
