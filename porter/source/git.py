@@ -207,7 +207,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
     """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap, allowed only the
     transports in `protocols`; GitError when it runs past `timeout`, prints more than output_mib() MiB, or dies of
     the memory cap."""
-    limit, cut = _within_deadline(timeout)
+    limit, cut = within_deadline(timeout)
     proc = popen(cmd, protocols, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cap = output_mib() * 1048576
     out: list[bytes] = []
@@ -254,7 +254,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
     return code, b"".join(out), bytes(err)
 
 
-def _within_deadline(timeout: float) -> tuple[float, str]:
+def within_deadline(timeout: float) -> tuple[float, str]:
     """(the seconds a git command may take, and what to say when it is stopped for the run's deadline rather than
     its own timeout): the run's deadline (PORTER_DEADLINE_S, porter.budget) holds for git as for the parsers, so a
     git directory that stalls git (a FIFO among its objects) cannot carry a run past it."""
@@ -595,7 +595,7 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
     deadlock once both pipe buffers fill (git blocks on a full stdout, we on a full stdin)."""
     import threading
 
-    timeout, cut = _within_deadline(timeout)
+    timeout, cut = within_deadline(timeout)
     p = popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
               stderr=subprocess.DEVNULL)
     # The reads below block until git answers: a watchdog kills git at the timeout (a FIFO planted as an object
