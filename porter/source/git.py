@@ -159,6 +159,19 @@ def command(repo: Path, *args: str) -> list[str]:
 
 
 _DISARMED: dict[tuple, tuple[str, ...]] = {}
+# The most program keys a repository's config may name: each is a `-c` pair on every git's command line, and the
+# kernel refuses an exec past its argument limit (E2BIG: 100,000 filter drivers ended porter in "internal error").
+# A repository has a few (Git LFS names four).
+MAX_PROGRAM_KEYS = 256
+
+
+def _program_key(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) >= 2 and (parts[0], parts[-1]) in _PROGRAM_KEYS
+
+
+def _count_programs(entries: list[str]) -> int:
+    return len({name for name in entries if _program_key(name)})
 
 
 def disarmed(repo: Path) -> tuple[str, ...]:
@@ -179,7 +192,7 @@ def disarmed(repo: Path) -> tuple[str, ...]:
             files.append((str(cfg), st.st_ino, st.st_size, st.st_mtime_ns))
     key = tuple(files)
     if key not in _DISARMED:
-        out: list[str] = []
+        out: dict[str, None] = {}  # ordered and linear to search: a config may repeat a key any number of times
         for path, *_ in files:
             try:
                 entries = _config_keys(Path(path))
@@ -194,8 +207,11 @@ def disarmed(repo: Path) -> tuple[str, ...]:
                     # `-c` splits at the first `=`: the override would set some other key and leave this one armed
                     raise ForeignRepository(f"{path}: repository config names a program under {name!r}, which porter "
                                             "cannot override; not read")
-                if f"{name}={value}" not in out:
-                    out.append(f"{name}={value}")
+                out[f"{name}={value}"] = None
+                if len(out) > MAX_PROGRAM_KEYS:
+                    raise ForeignRepository(
+                        f"{path}: repository config names {_count_programs(entries)} programs (filter, diff, merge "
+                        f"drivers...), more than the {MAX_PROGRAM_KEYS} porter overrides")
         if len(_DISARMED) > 256:  # a fleet run visits many repositories; their states need not all be kept
             _DISARMED.clear()
         _DISARMED[key] = tuple(x for pair in (("-c", o) for o in out) for x in pair)
