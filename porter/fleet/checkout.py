@@ -51,6 +51,8 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
     if local is not None and (not local.is_absolute() or "\0" in str(local) or not os.path.isdir(local)):
         raise CheckoutError(f"{location}: no such directory")
     transport = transport_options(location)
+    # git allows no transport but the one the LIST entry names (porter.source.git.git_env), whatever a config says.
+    allowed = tuple(o.split(".")[1] for o in transport if o.startswith("protocol."))
     try:
         # Checked before a fetch too: a repository that was its own at the first clone may borrow another's objects
         # by the next run, and a fetch copies what its alternates reach just as a clone does.
@@ -58,7 +60,7 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
             _check_local(local)
         if (dest / ".git").is_dir():
             git.run(dest, *transport, "fetch", "--quiet", "--prune", "--tags", "--force", "origin",
-                    "+refs/heads/*:refs/remotes/origin/*", timeout=timeout)
+                    "+refs/heads/*:refs/remotes/origin/*", timeout=timeout, protocols=allowed)
         else:
             # Cloned beside and renamed: a clone interrupted half-way is never taken for a clone, and two workers
             # cloning one location at once each finish their own (the second rename finds the first in place).
@@ -68,7 +70,7 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
             # is allowed for this clone only (transport_options). No submodules are cloned, so nothing the
             # repository names is fetched.
             git.run(cache, *transport, "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
-                    timeout=timeout)
+                    timeout=timeout, protocols=allowed)
             try:
                 os.rename(tmp, dest)
             except OSError:

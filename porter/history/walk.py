@@ -179,15 +179,18 @@ def walk(path: Path, *, since: str | None = None, until: str | None = None, max_
 
 
 def _stream_log(top: Path, args: tuple[str, ...]) -> Iterator[Commit]:
-    """The commits `git log ARGS` lists, parsed as its output arrives; git is killed after LOG_SECONDS, and when
-    the reader stops early."""
+    """The commits `git log ARGS` lists, parsed as its output arrives; git is killed after LOG_SECONDS or at the
+    run's deadline (PORTER_DEADLINE_S, as git.run keeps it: a FIFO planted as a tree object holds `git log --raw`
+    until killed), and when the reader stops early."""
+    limit, cut = git.within_deadline(LOG_SECONDS)
     with tempfile.TemporaryFile() as err:
         try:
             proc = git.popen(git.command(top, "log", *args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=err)
         except git.GitError as e:
             raise UsageError(str(e)) from None
-        timer = threading.Timer(LOG_SECONDS, proc.kill)
+        fired: list[bool] = []
+        timer = threading.Timer(limit, lambda: (fired.append(True), proc.kill()))
         timer.start()
         try:
             assert proc.stdout is not None
@@ -202,6 +205,8 @@ def _stream_log(top: Path, args: tuple[str, ...]) -> Iterator[Commit]:
         if code != 0:
             err.seek(0)
             message = err.read(4096).decode("utf-8", "replace").strip()
+            if cut and fired:  # killed at the run's deadline, not at LOG_SECONDS
+                raise UsageError(f"{top}: git log {cut.removeprefix('git ')}")
             if git.out_of_memory(message.encode(), code):
                 raise UsageError(f"{top}: {git.memory_message(('log',))}")
             raise UsageError(f"{top}: git log failed: {message or f'exit {code} (over {LOG_SECONDS} s?)'}")

@@ -20,11 +20,12 @@ A file that some build arm names for one side only, and no other arm names, is t
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Any, Iterable
 
 from porter.lazyre import lazy_regex
 from porter.source.discover import HEADER_SUFFIXES
@@ -576,13 +577,33 @@ def cuda_extras(text: str) -> list[tuple[int, int, int]]:
 
 
 def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
-    """The first `cuda_only` glob (gitignore style) that holds the path, or None."""
-    from porter.source.discover import selected
+    """The first `cuda_only` glob (gitignore style) that holds the path, or None.
 
-    for g in globs:
-        if selected(path, None, [g]) is False:
-            return g
-    return None
+    Asked once per finding: the list is matched as one compiled set (one linear pass says "none of them", the
+    usual answer), and only a path it holds is tried against each glob, each compiled once per list. Tried one at a
+    time as lists of their own, a repository's 1,000 globs were compiled again for every finding (discover keeps
+    64 compiled lists): 77 s for 101 findings (tests/test_red_s20_cuda_only_globs.py)."""
+    globs = tuple(globs)
+    if not globs or not _all_globs(globs).match_file(path):
+        return None
+    return next((g for g, spec in zip(globs, _each_glob(globs)) if spec.match_file(path)), None)
+
+
+# Kept here, not only in discover's cache of 64 compiled lists, which compiling each glob of a list evicts.
+@functools.lru_cache(maxsize=8)
+def _all_globs(globs: tuple[str, ...]) -> Any:
+    """A `cuda_only` list compiled as one set (discover's matcher, as `selected` applies it)."""
+    from porter.source.discover import _globs
+
+    return _globs(globs)
+
+
+@functools.lru_cache(maxsize=8)
+def _each_glob(globs: tuple[str, ...]) -> tuple[Any, ...]:
+    """Each glob of a `cuda_only` list compiled on its own, once per list."""
+    from porter.source.discover import _globs
+
+    return tuple(_globs((g,)) for g in globs)
 
 
 # ------------------------------------------------------------------------------------------ CMake

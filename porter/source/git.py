@@ -108,20 +108,30 @@ def memory_message(args: tuple[str, ...] | list[str]) -> str:
     return f"git {args[0] if args else ''} needed more than {memory_mib()} MiB (the repository lists too much)"
 
 
-def popen(cmd: list[str], **kwargs) -> subprocess.Popen:
-    """subprocess.Popen for git, under the memory cap; GitError when git is missing."""
+def popen(cmd: list[str], protocols: tuple[str, ...] = (), **kwargs) -> subprocess.Popen:
+    """subprocess.Popen for git, under the memory cap, allowed only the transports in `protocols` (git_env);
+    GitError when git is missing."""
     try:
-        return subprocess.Popen(capped(cmd), env=git_env(), **kwargs)
+        return subprocess.Popen(capped(cmd), env=git_env(protocols), **kwargs)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
 
 
-def git_env() -> dict[str, str]:
-    """The environment for git: no prompts, no external diff or pager from the environment, C locale messages."""
+def git_env(protocols: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment for git: no prompts, no external diff or pager from the environment, C locale messages, and
+    no transport but `protocols` (none unless a fleet clone names its own).
+
+    GIT_ALLOW_PROTOCOL is the one setting of transports a repository's config cannot outrank (git(1): it overrides
+    protocol.<name>.allow, which `-c protocol.allow=never` does not): a partial clone (`extensions.partialClone`)
+    fetches any object it lacks from its promisor remote by itself, on a plain `cat-file` or `ls-tree`, and that
+    remote's URL (`ext::<command>`) and `uploadpack` program are the repository's own config, run through the
+    shell (tests/test_red_s20_lazy_fetch.py)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
     env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
-                "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1"})
+                "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1",
+                # An empty list allows no transport at all; `:` is git's separator.
+                "GIT_ALLOW_PROTOCOL": ":".join(protocols)})
     return env
 
 
@@ -149,6 +159,19 @@ def command(repo: Path, *args: str) -> list[str]:
 
 
 _DISARMED: dict[tuple, tuple[str, ...]] = {}
+# The most program keys a repository's config may name: each is a `-c` pair on every git's command line, and the
+# kernel refuses an exec past its argument limit (E2BIG: 100,000 filter drivers ended porter in "internal error").
+# A repository has a few (Git LFS names four).
+MAX_PROGRAM_KEYS = 256
+
+
+def _program_key(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) >= 2 and (parts[0], parts[-1]) in _PROGRAM_KEYS
+
+
+def _count_programs(entries: list[str]) -> int:
+    return len({name for name in entries if _program_key(name)})
 
 
 def disarmed(repo: Path) -> tuple[str, ...]:
@@ -169,7 +192,7 @@ def disarmed(repo: Path) -> tuple[str, ...]:
             files.append((str(cfg), st.st_ino, st.st_size, st.st_mtime_ns))
     key = tuple(files)
     if key not in _DISARMED:
-        out: list[str] = []
+        out: dict[str, None] = {}  # ordered and linear to search: a config may repeat a key any number of times
         for path, *_ in files:
             try:
                 entries = _config_keys(Path(path))
@@ -184,19 +207,24 @@ def disarmed(repo: Path) -> tuple[str, ...]:
                     # `-c` splits at the first `=`: the override would set some other key and leave this one armed
                     raise ForeignRepository(f"{path}: repository config names a program under {name!r}, which porter "
                                             "cannot override; not read")
-                if f"{name}={value}" not in out:
-                    out.append(f"{name}={value}")
+                out[f"{name}={value}"] = None
+                if len(out) > MAX_PROGRAM_KEYS:
+                    raise ForeignRepository(
+                        f"{path}: repository config names {_count_programs(entries)} programs (filter, diff, merge "
+                        f"drivers...), more than the {MAX_PROGRAM_KEYS} porter overrides")
         if len(_DISARMED) > 256:  # a fleet run visits many repositories; their states need not all be kept
             _DISARMED.clear()
         _DISARMED[key] = tuple(x for pair in (("-c", o) for o in out) for x in pair)
     return _DISARMED[key]
 
 
-def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int, bytes, bytes]:
-    """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap; GitError when it runs
-    past `timeout`, prints more than output_mib() MiB, or dies of the memory cap."""
-    limit, cut = _within_deadline(timeout)
-    proc = popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
+             protocols: tuple[str, ...] = ()) -> tuple[int, bytes, bytes]:
+    """(exit code, stdout, first 64 KiB of stderr) of one git command under the memory cap, allowed only the
+    transports in `protocols`; GitError when it runs past `timeout`, prints more than output_mib() MiB, or dies of
+    the memory cap."""
+    limit, cut = within_deadline(timeout)
+    proc = popen(cmd, protocols, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cap = output_mib() * 1048576
     out: list[bytes] = []
     err = bytearray()
@@ -242,7 +270,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float) -> tuple[int
     return code, b"".join(out), bytes(err)
 
 
-def _within_deadline(timeout: float) -> tuple[float, str]:
+def within_deadline(timeout: float) -> tuple[float, str]:
     """(the seconds a git command may take, and what to say when it is stopped for the run's deadline rather than
     its own timeout): the run's deadline (PORTER_DEADLINE_S, porter.budget) holds for git as for the parsers, so a
     git directory that stalls git (a FIFO among its objects) cannot carry a run past it."""
@@ -254,10 +282,11 @@ def _within_deadline(timeout: float) -> tuple[float, str]:
     return max(d[0] - time.monotonic(), 0.0), f"git stopped at the run's deadline of {d[1]:g} s ({budget.DEADLINE_ENV})"
 
 
-def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True) -> bytes:
+def run(repo: Path, *args: str, timeout: float = 120.0, check: bool = True,
+        protocols: tuple[str, ...] = ()) -> bytes:
     """stdout of one git command, as bytes; GitError when it fails (and check), runs past `timeout`, prints more than
-    output_mib() MiB, or needs more than memory_mib() MiB."""
-    code, out, err = _collect(command(repo, *args), args, timeout)
+    output_mib() MiB, or needs more than memory_mib() MiB. git may use no transport but `protocols` (git_env)."""
+    code, out, err = _collect(command(repo, *args), args, timeout, protocols)
     if check and code != 0:
         raise GitError(err.decode("utf-8", "replace").strip() or f"git {args[0]} failed ({code})")
     return out
@@ -582,7 +611,7 @@ def object_sizes(repo: Path, ids: list[str], timeout: float = 600.0) -> dict[str
     deadlock once both pipe buffers fill (git blocks on a full stdout, we on a full stdin)."""
     import threading
 
-    timeout, cut = _within_deadline(timeout)
+    timeout, cut = within_deadline(timeout)
     p = popen(command(repo, "cat-file", "--batch-check"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
               stderr=subprocess.DEVNULL)
     # The reads below block until git answers: a watchdog kills git at the timeout (a FIFO planted as an object
