@@ -3,6 +3,7 @@ whole-file queries that run together as one (`captures`, `descendants`)."""
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import threading
 
@@ -51,8 +52,14 @@ def _captures(q: ts.Query, node: ts.Node) -> dict[str, list[ts.Node]]:
     caps = ts.QueryCursor(q).captures(node)
     for nodes in caps.values():
         if len(nodes) > 1:
-            nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+            # (start, -end) as two stable sorts by attrgetter keys: the same order (equal spans keep theirs) without
+            # a Python key function and tuple per node (0.054 -> 0.038 CPU-s over cuda-samples' 114k captures)
+            nodes.sort(key=_END, reverse=True)
+            nodes.sort(key=_START)
     return caps
+
+
+_START, _END = operator.attrgetter("start_byte"), operator.attrgetter("end_byte")
 
 
 @functools.lru_cache(maxsize=None)

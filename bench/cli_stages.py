@@ -1,0 +1,61 @@
+"""CPU-seconds of one real `porter scan` process tree by part: imports, the parent's stages, the forked workers.
+
+Usage (from a porter source tree or snapshot, byte-compiled as bench_scan.py runs it):
+    env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=/tmp/pyc python bench/cli_stages.py \
+        scan CORPUS --format json -o /dev/null --no-cache --jobs 1
+
+bench/stage_times.py runs the workers' tasks inline, so it shows the per-file work but not what the command line
+adds around it: the imports, the parent's own stages (loading rules, warming the query, reading the workers' answers
+back, complete(), the report) and the forks. Here porter's command line runs as a user runs it (porter.cli.main, in
+this process, the current directory first on sys.path so a snapshot's package is the one imported); a few pipeline
+functions are wrapped with a CPU clock (process_time) in the parent, and the workers' CPU is RUSAGE_CHILDREN. The
+wrapped parts nest (scan_files holds _prepare and _warm). Nothing here is a test: numbers go into notes
+(bench/issue26-speed.md).
+"""
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.getcwd())
+
+STAGES = ("load_rules_cached", "cached_repository_facts", "scan_files", "_prepare", "_warm", "complete", "assemble")
+
+
+def main() -> None:
+    t0 = time.process_time()
+    import porter.cli as cli
+    import porter.cli.scan  # noqa: F401 - the scan command's imports, timed with the rest
+    t1 = time.process_time()
+    import porter.pipeline as pipeline
+    t2 = time.process_time()
+    import porter.match.engine  # noqa: F401
+    t3 = time.process_time()
+    spent: dict[str, float] = {}
+
+    def wrapped(name, fn):
+        def timed(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.process_time() - start
+        return timed
+
+    for name in STAGES:
+        setattr(pipeline, name, wrapped(name, getattr(pipeline, name)))
+    pid = os.getpid()
+    start = time.process_time()
+    cli.main(sys.argv[1:])
+    end = time.process_time()
+    if os.getpid() == pid:  # not in a forked worker that returned here
+        c = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print(f"imports: porter.cli {t1 - t0:.3f} porter.pipeline {t2 - t1:.3f} porter.match.engine {t3 - t2:.3f}; "
+              f"command {end - start:.3f} (" + ", ".join(f"{k} {v:.3f}" for k, v in spent.items())
+              + f"); workers {c.ru_utime + c.ru_stime:.3f} CPU-s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
