@@ -64,3 +64,16 @@ def test_a_terminal_at_80_columns_has_the_same_lines():
     plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
     assert "\n  Port axpy and scale to HIP\n" in plain
     assert max(len(line.rstrip()) for line in plain.splitlines()) <= 80
+
+
+def test_a_mover_that_moved_no_day_reads_0_in_every_format():
+    """'Port norm' removed 11 open findings and no engineer-day: console said '0 d', Markdown and HTML '+0'."""
+    from porter.history import render_html, render_markdown
+
+    doc = report()
+    console = render_console.render(doc, width=120).decode()
+    assert "reduced the most: 444444444444 2026-12-01 0 d -11 open — Port norm; build with HIP (Team)" in console
+    assert "| `444444444444` | 2026-12-01 | Team | Port norm; build with HIP | 0 | -11 |" in render_markdown.render(doc)
+    page = render_html.render(doc)
+    assert '<td>Port norm; build with HIP</td><td class="n">0</td><td class="n">-11</td></tr>' in page
+    assert "+0" not in page
