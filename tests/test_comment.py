@@ -240,10 +240,16 @@ def test_head_sha_must_match_before_posting(forge):
 
 
 def test_missing_environment_is_a_usage_error(forge):
-    with pytest.raises(UsageError, match=r"\$GITHUB_TOKEN is not set"):
+    with pytest.raises(UsageError) as e:
         post_github(BODY, 7, {"GITHUB_REPOSITORY": "acme/widget"})
+    assert str(e.value) == ("$GITHUB_TOKEN is not set (in a workflow: env: GITHUB_TOKEN: ${{ github.token }}; "
+                            "`porter comment --dry-run` shows the body without posting)")
     with pytest.raises(UsageError, match=r"\$GITHUB_REPOSITORY must be owner/name, not 'widget'"):
         post_github(BODY, 7, {"GITHUB_REPOSITORY": "widget", "GITHUB_TOKEN": "x"})
+    with pytest.raises(UsageError) as e:  # was "must be owner/name, not ''"
+        post_github(BODY, 7, {"GITHUB_TOKEN": "x"})
+    assert str(e.value) == ("$GITHUB_REPOSITORY is not set (owner/name of the repository whose pull request to "
+                            "comment on; `porter comment --dry-run` shows the body without posting)")
 
 
 def test_gitlab_notes_are_updated_in_place(forge):
