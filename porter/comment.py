@@ -438,7 +438,11 @@ def post_github(body: str, pr: int | None = None, env: Mapping[str, str] | None 
     text = with_marker(body, own)  # an empty body fails before any request
     token = env.get("GITHUB_TOKEN", "")
     if not token:
-        raise UsageError("$GITHUB_TOKEN is not set (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})")
+        raise UsageError("$GITHUB_TOKEN is not set (in a workflow: env: GITHUB_TOKEN: ${{ github.token }}; "
+                         "`porter comment --dry-run` shows the body without posting)")
+    if not repo:  # outside Actions: name the variable to set, as for the token
+        raise UsageError("$GITHUB_REPOSITORY is not set (owner/name of the repository whose pull request to comment "
+                         "on; `porter comment --dry-run` shows the body without posting)")
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise UsageError(f"$GITHUB_REPOSITORY must be owner/name, not {repo!r}")
     pr = pr if pr is not None else pr_number_from_event(env)

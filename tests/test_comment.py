@@ -240,10 +240,16 @@ def test_head_sha_must_match_before_posting(forge):
 
 
 def test_missing_environment_is_a_usage_error(forge):
-    with pytest.raises(UsageError, match=r"\$GITHUB_TOKEN is not set"):
+    with pytest.raises(UsageError) as e:
         post_github(BODY, 7, {"GITHUB_REPOSITORY": "acme/widget"})
+    assert str(e.value) == ("$GITHUB_TOKEN is not set (in a workflow: env: GITHUB_TOKEN: ${{ github.token }}; "
+                            "`porter comment --dry-run` shows the body without posting)")
     with pytest.raises(UsageError, match=r"\$GITHUB_REPOSITORY must be owner/name, not 'widget'"):
         post_github(BODY, 7, {"GITHUB_REPOSITORY": "widget", "GITHUB_TOKEN": "x"})
+    with pytest.raises(UsageError) as e:  # was "must be owner/name, not ''"
+        post_github(BODY, 7, {"GITHUB_TOKEN": "x"})
+    assert str(e.value) == ("$GITHUB_REPOSITORY is not set (owner/name of the repository whose pull request to "
+                            "comment on; `porter comment --dry-run` shows the body without posting)")
 
 
 def test_gitlab_notes_are_updated_in_place(forge):
@@ -292,3 +298,22 @@ def test_a_stale_head_is_skipped_by_the_command_with_exit_0(forge, tmp_path):
 def test_a_pull_request_without_a_head_commit_is_an_error(forge):
     with pytest.raises(UsageError, match="acme/widget#7: reading the pull request"):
         post_github(BODY, 7, gh_env(forge), head_sha="b" * 40)  # 404: the server knows no head for #7
+
+
+def test_dry_run_prints_the_body_as_posted_and_sends_nothing(forge, tmp_path):
+    """A bot tried offline (no token, no network): `--dry-run` shows what would be posted, made inert, and posts
+    nothing; an empty body is refused as a real run would refuse it."""
+    body = tmp_path / "comment.md"
+    body.write_text("porter found [L3](https://github.com/acme/widget/blob/" + "a" * 40 + "/k.cu#L3) and "
+                    "[x](https://evil.invalid/) for @team\n")
+    env = {**gh_env(forge), "GITHUB_REPOSITORY": "acme/widget", "GITHUB_TOKEN": "",
+           "GITHUB_API_URL": "http://127.0.0.1:9"}
+    p = porter_here("comment", str(body), "--dry-run", env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == (f"{MARKER}\nporter found [L3](https://github.com/acme/widget/blob/{'a' * 40}/k.cu#L3) and "
+                        "[x]\\(`https://evil.invalid/)` for `@team`\n")
+    assert p.stderr == "comment not posted (--dry-run)\n"
+    assert forge.log == []
+    body.write_text(MARKER + "\n  \n")
+    p = porter_here("comment", str(body), "--dry-run", env=env)
+    assert p.returncode == 2 and "the comment body is empty" in p.stderr and p.stdout == ""

@@ -22,6 +22,7 @@ from porter.fleet.inventory import Entry
 from porter.fleet.report import document
 from porter.fleet.scan import scan
 from porter.fleet.store import Store
+from porter.errors import UsageError
 
 COUNT = 10  # every kind at least twice (fleet_repos.ORDER in turn); more only repeats them
 
@@ -85,7 +86,8 @@ def test_stored_rows_are_exactly_what_assess_says(fleet):
                    for name, (kind, head) in repos.items()}
     failed = {r["repository"]: r["reason"] for r in rows if r["outcome"] == "failed"}
     assert failed == {"missing": f"{root}/missing: no such directory",
-                      "plain": f"{root}/plain: not a git repository",
+                      "plain": f"{root}/plain: not a git repository (commit it first: git init && git add -A && "
+                               "git commit)",
                       "badref": "no ref 'nope' in the repository"}
     blocked = [r for r in rows if r["verdict"] == "blocked"]
     assert {tuple(r["libraries"]) for r in blocked} == {("TensorRT-LLM",)}
@@ -269,6 +271,16 @@ def test_a_directory_of_clones_is_a_fleet(fleet):
     root, repos, _, _ = fleet
     found = inventory.load(root / "repos")
     assert [(e.name, e.location, e.ref) for e in found] == [(n, str(root / "repos" / n), None) for n in sorted(repos)]
+
+
+def test_a_directory_of_plain_trees_says_how_to_make_it_a_fleet(tmp_path):
+    """Dev trees unpacked from tarballs (no .git): the error says what fleet needs and what to do instead."""
+    (tmp_path / "crystal" / "src").mkdir(parents=True)
+    with pytest.raises(UsageError) as e:
+        inventory.load(tmp_path)
+    assert str(e.value) == (f"{tmp_path}: no git repositories directly under this directory (fleet reads every "
+                            "repository from git: make each subdirectory one with `git init && git add -A && git "
+                            "commit -m import`, or assess a plain tree with `porter assess DIR`)")
 
 
 def test_the_list_format(tmp_path):

@@ -248,6 +248,27 @@ def test_kernel_days_are_one_figure_in_every_format(estate):
     assert re.search(rf"all kernels\s.*\s{re.escape(total)}$", texts["console"], re.M)
 
 
+def test_kernels_are_listed_in_one_order_in_every_format(estate):
+    """Console, Markdown and HTML list the kernels worst verdict first. The console used the model's order (most
+    hours first), so on a repository whose `fix` kernels cost no hours of their own (crystal: 4 fix kernels, 46 ok)
+    its top-10 table showed only ok kernels under a headline that said "4 kernels need work"."""
+    r, texts, _ = estate
+    from porter.estimate import KERNEL_VERDICTS
+
+    kernels = r.assessment.breakdowns.by_kernel
+    want = [k.qualified_name for k in sorted(
+        kernels, key=lambda k: (-KERNEL_VERDICTS.index(k.worst), -k.hours.likely, k.path, k.line))]
+    assert [k.qualified_name for k in kernels] != want  # the fixture orders days and verdicts differently
+    md = texts["markdown"][texts["markdown"].index("## Kernels"):].split("\n## ")[0]
+    assert re.findall(r"^\| `([^`]+)` \| `", md, re.M) == want
+    console = texts["console"][texts["console"].index("Kernels ("):].split("\nLibraries")[0]
+    names = {k.qualified_name for k in kernels}
+    assert [line.split(" ")[0] for line in console.splitlines() if line.split(" ")[0] in names] == want
+    table = texts["html"][texts["html"].index("<h2 id=\"kernels\""):] if '<h2 id="kernels"' in texts["html"] else texts["html"]
+    rows = re.findall(r'<tr><td><code>([^<]+)</code><br><code class="muted">', table)
+    assert [html.unescape(x) for x in rows] == want
+
+
 def test_titles_carry_the_date_only_when_asked(estate):
     r, texts, commit = estate
     from porter import __version__

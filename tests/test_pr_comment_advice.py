@@ -74,3 +74,21 @@ def test_lines_link_to_the_head_commit_and_posting_keeps_only_those_links(tmp_pa
                          "https://ghe.example/acme/r/blob/")
     assert f"- [L3]({link}) **DEV002**" in posted  # the pull request's own repository: kept
     assert "- [L9]\\(`https://evil.example/acme/r/blob/x#L9)` spoof" in posted  # anything else: inert
+
+
+def test_the_listed_severities_add_up_to_the_verdict_line(tmp_path):
+    """A change that links cuBLAS in CMake: LIB004 (low) is a rename (CUDA::cublas → hipBLAS), which the verdict line
+    counts apart ("1 hipify rename"). Listed as a plain "(low)" beside BLD003's, the comment showed two lows under
+    a verdict line that said one; the rename is now marked where it is listed."""
+    repo = make_repo(tmp_path / "r", {"CMakeLists.txt": "project(demo LANGUAGES CXX)\nadd_executable(demo main.cpp)\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CMakeLists.txt").write_text("project(demo LANGUAGES CXX)\nadd_executable(demo main.cpp)\n"
+                                         "target_link_libraries(demo CUDA::cublas)\n"
+                                         "set_target_properties(demo PROPERTIES CUDA_ARCHITECTURES 80)\n")
+    git(repo, "commit", "-qam", "link cuBLAS")
+    p = porter_here("scan", str(repo), "--new-since", base, "-f", "pr-comment", "--no-cache")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[1] == "⚠️ **porter: this change adds 1 open finding for ROCm** (1 low) · 1 hipify rename"
+    assert [line.split(":")[0] for line in lines if line.startswith("- L")] == [
+        "- L3 **LIB004** (low, hipify rename)", "- L4 **BLD003** (low)"]

@@ -22,6 +22,7 @@ def comment_cmd(
     token_env: str = typer.Option("PORTER_GITLAB_TOKEN", "--token-env", metavar="VAR", help="With --gitlab: the variable that holds the API token."),
     head_sha: Optional[str] = typer.Option(None, "--head-sha", metavar="SHA", help="GitHub: post only if the PR's head is this commit (for a workflow_run job)."),
     bot_login: Optional[str] = typer.Option(None, "--bot-login", metavar="NAME", help="The login the token posts as, when it cannot call GET /user (a GitHub App: my-app[bot]); only a marked comment by it is edited."),
+    dry_run: bool = typer.Option(False, "--dry-run", metavar="", help="Print the body exactly as it would be posted (marker added, mentions, images and foreign links made inert) and send nothing: no token, network or PR number needed."),
     verbose: bool = options.verbose(),
 ) -> None:
     """Create or update porter's one sticky comment on a pull request (GitHub) or merge request (GitLab)."""
@@ -51,6 +52,20 @@ def comment_cmd(
             raise UsageError("--head-sha is for GitHub pull requests")
         if bot_login is not None and not bot_login.strip():
             raise UsageError("--bot-login must name a login")
+        if dry_run:
+            import os
+
+            from porter.comment import with_marker
+            from porter.render.pr_comment import github_server
+
+            # The same body post_github / post_gitlab would send: on GitHub the PR's own line links are kept.
+            repo = os.environ.get("GITHUB_REPOSITORY", "")
+            own = (f"{github_server(os.environ)}/{repo}/blob/"
+                   if not gitlab and repo.count("/") == 1 and all(repo.split("/")) else None)
+            sys.stdout.write(with_marker(text, own))
+            sys.stdout.flush()
+            err().print("comment not posted (--dry-run)")
+            return EXIT_OK
         outcome = (post_gitlab(text, pr, token_variable=token_env, bot_login=bot_login) if gitlab
                    else post_github(text, pr, head_sha=head_sha, bot_login=bot_login))
         if outcome.action == "skipped":

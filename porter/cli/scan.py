@@ -122,8 +122,14 @@ def scan(
                         soft_wrap=True)
         if summary is not None:
             append_summary(shown, summary)
-        if not scanned_any(run):
+        only_changed = run.diff is not None and not run.diff.counts()["base"].startswith("baseline:")
+        if not scanned_any(run) and not only_changed:
             say("warning:", "yellow", nothing_scanned(path, run))
+        elif not scanned_any(run) and run.result.skipped:
+            # --new-since scans only the files that differ: none of them is no warning (the line above says "0
+            # new"), and "no source files found under ." would be untrue of the repository.
+            say("warning:", "yellow", f"none of the files that differ could be scanned ({len(run.result.skipped)} "
+                                      "file(s) skipped; see the report)")
         from porter.budget import DEADLINE_ENV, cut_by_deadline
 
         late = cut_by_deadline(s.reason for s in run.result.skipped)

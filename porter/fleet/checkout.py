@@ -155,7 +155,7 @@ def _check_local(path: Path) -> None:
             return
     except git.ForeignRepository as e:
         raise CheckoutError(f"{path}: {e}") from None
-    raise CheckoutError(f"{path}: not a git repository")
+    raise CheckoutError(f"{path}: not a git repository (commit it first: git init && git add -A && git commit)")
 
 
 def resolve(clone: Path, ref: str | None) -> str:

@@ -89,7 +89,10 @@ def load(path: Path) -> tuple[Entry, ...]:
     if path.is_dir():
         found = from_directory(path)
         if not found:
-            raise UsageError(f"{path}: no git repositories directly under this directory")
+            # A plain source tree (an unpacked tarball, a copy) is the common case: say how to assess it anyway.
+            raise UsageError(f"{path}: no git repositories directly under this directory (fleet reads every "
+                             "repository from git: make each subdirectory one with `git init && git add -A && git "
+                             "commit -m import`, or assess a plain tree with `porter assess DIR`)")
         return found
     try:
         data = contain.read_named(path, LIST_LIMIT, "repository list")

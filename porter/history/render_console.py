@@ -5,6 +5,7 @@ import io
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from porter.history.text import (compact_change, compact_days, headline, omitted, projection_text, signed, table_points,
                                  trend_line)
@@ -47,11 +48,24 @@ def render(doc: HistoryReport, *, width: int = 120, terminal: bool = False) -> b
         for n, w in zip(names, widths):
             table.add_column(n, justify="left" if n in ("commit", "date", "change", "open days") else "right",
                              min_width=w, no_wrap=True)
-        table.add_column("subject", no_wrap=True, overflow="ellipsis",
-                         max_width=max(16, width - sum(widths) - len(widths) - 1))
-        for p, r in zip(rows, cells):
-            table.add_row(*r, literal_name(p.subject))
-        c.print(table)
+        room = width - sum(widths) - len(widths) - 1
+        if room >= 16:
+            table.add_column("subject", no_wrap=True, overflow="ellipsis", max_width=room)
+            for p, r in zip(rows, cells):
+                table.add_row(*r, literal_name(p.subject))
+            c.print(table)
+        else:
+            # Too narrow for a subject column (80 columns leave it one or two characters: "3 I" for "Initial CUDA
+            # kernels"): each point's subject goes on its own indented line under the point's figures.
+            for r in cells:
+                table.add_row(*r)
+            with c.capture() as cap:
+                c.print(table)
+            lines = cap.get().rstrip("\n").split("\n")
+            c.print(Text.from_ansi(lines[0]))
+            for line, p in zip(lines[1:], rows):
+                c.print(Text.from_ansi(line))
+                c.print(Text("  ") + literal_name(p.subject), no_wrap=True, overflow="ellipsis")
         c.print(literal(f"open days: likely (low–high) engineer-days; change: open findings, likely days; kernels: "
                         f"kernels not ok on {'/'.join(targets)}"))
         note = omitted(doc, len(rows), left_out, " (--format json or csv lists every point)")

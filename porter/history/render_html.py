@@ -9,7 +9,7 @@ import datetime as dt
 import html
 from typing import Any
 
-from porter.history.text import change_text, days, headline, omitted, projection_text, table_points
+from porter.history.text import change_text, days, headline, omitted, projection_text, signed, table_points
 from porter.model.history import HistoryReport
 from porter.render.safe import printable
 
@@ -129,7 +129,7 @@ def chart(doc: HistoryReport) -> str:
         for m in movers:
             t, p = by_commit[m.commit]
             parts.append(f'<circle class="{cls}" cx="{x(t):.1f}" cy="{y(p.effort.likely, top_days):.1f}" r="5">'
-                         f'<title>{_t(m.commit[:12])} {_t(m.date[:10])} {m.effort_likely:+g} d: '
+                         f'<title>{_t(m.commit[:12])} {_t(m.date[:10])} {signed(m.effort_likely)} d: '
                          f'{_t(m.subject)} ({_t(m.author)})</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
@@ -151,8 +151,8 @@ def render(doc: HistoryReport) -> str:
             out.append(f"<h2>{title}</h2><table><tr><th>commit</th><th>date</th><th>author</th><th>subject</th>"
                        "<th>likely days</th><th>open findings</th></tr>")
             out += [f'<tr><td><code>{_t(m.commit[:12])}</code></td><td class="d">{_t(m.date[:10])}</td>'
-                    f'<td>{_t(m.author)}</td><td>{_t(m.subject)}</td><td class="n">{m.effort_likely:+g}</td>'
-                    f'<td class="n">{m.open_findings:+d}</td></tr>' for m in rows]
+                    f'<td>{_t(m.author)}</td><td>{_t(m.subject)}</td><td class="n">{signed(m.effort_likely)}</td>'
+                    f'<td class="n">{signed(m.open_findings)}</td></tr>' for m in rows]
             out.append("</table>")
     points, left_out = table_points(doc)
     targets = doc.target_ids

@@ -1,7 +1,8 @@
 """The history as Markdown: the headline, a sparkline of the open work, the projection, movers and a compact table."""
 from __future__ import annotations
 
-from porter.history.text import change_text, days, headline, omitted, projection_text, table_points, trend_line
+from porter.history.text import (change_text, days, headline, omitted, projection_text, signed, table_points,
+                                 trend_line)
 from porter.model.history import HistoryReport
 from porter.render.safe import md_code, md_text
 
@@ -20,7 +21,7 @@ def render(doc: HistoryReport) -> str:
             out += [f"## {title}", "", "| commit | date | author | subject | likely days | open findings |",
                     "|---|---|---|---|---:|---:|"]
             out += [f"| {md_code(m.commit[:12])} | {m.date[:10]} | {md_text(m.author)} | "
-                    f"{md_text(m.subject)} | {m.effort_likely:+g} | {m.open_findings:+d} |" for m in rows]
+                    f"{md_text(m.subject)} | {signed(m.effort_likely)} | {signed(m.open_findings)} |" for m in rows]
             out.append("")
     points, left_out = table_points(doc)
     targets = doc.target_ids

@@ -109,7 +109,8 @@ def open_repository(path: Path) -> tuple[Path, str]:
         raise UsageError(f"{path}: no such file or directory")
     if not path.is_dir():
         raise UsageError(f"{path}: history needs a directory (the repository or a part of it), not a file")
-    top = git.require_top(path.resolve(), "; history reads the commits of one")
+    top = git.require_top(path.resolve(), ": history walks the commits of one (for a tree without git history, `porter "
+                                          "assess` gives its present state)")
     real, top_real = path.resolve(), top.resolve()
     if not real.is_relative_to(top_real):
         raise UsageError(f"{path}: outside the repository at {top}")

@@ -19,7 +19,7 @@ from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
 from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
-                                   source_of, unlisted_kernels)
+                                   source_of, unlisted_kernels, worst_first)
 from porter.estimate.wording import days_range, days_span, effort_text, num, Points
 from porter.render.layout import Col, fit_table
 from porter.render.markdown import finding_index, item_locations
@@ -169,7 +169,7 @@ def _directory_table(a: Assessment, width: int, top: int) -> Table:
 def _kernel_table(a: Assessment, width: int, limit: int | None) -> Table:
     """Kernels with their verdict per target, the worst reason and their days; the days column adds up to its
     total (the kernels beyond `limit` are one remainder row)."""
-    kernels = a.breakdowns.by_kernel  # in the model's order, with its shares
+    kernels = worst_first(a.breakdowns.by_kernel)  # the order every format lists them, with the model's shares
     raw_total = a.breakdowns.totals.kernel_days
     shown = shown_rows(kernels, raw_total, limit, rest_label="{n} more kernels")
     tids = [tg.id for tg in a.targets]

@@ -39,6 +39,22 @@ class Shared(Protocol):
 R = TypeVar("R", bound=Shared)
 
 
+class Ranked(Protocol):
+    """A kernel row as worst_first orders it (porter.model.assessment.KernelRow)."""
+
+    @property
+    def worst(self) -> str: ...
+    @property
+    def hours(self) -> Range: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+
+
+K = TypeVar("K", bound=Ranked)
+
+
 @dataclass(frozen=True)
 class Row(Generic[R]):
     """One displayed row: its label, the days shown (apportioned) and the source row it came from (None for a
@@ -88,6 +104,15 @@ def shown_rows(rows: Sequence[R], total: Points, limit: int | None = None, rest_
     if len(rows) > len(keep):
         out.append(Row(rest_label.format(n=len(rows) - len(keep)), _minus(total, (r.share for r in keep))))
     return out
+
+
+def worst_first(kernels: Sequence[K]) -> list[K]:
+    """Kernel rows in the one order every format lists them: the worst verdict on any target first, then the most
+    likely hours, then place. The verdict leads because it is what the headline names ("4 kernels need work"): a
+    console table cut at its top rows must still show those kernels, even when the fix itself costs nothing."""
+    from porter.estimate import KERNEL_VERDICTS
+
+    return sorted(kernels, key=lambda k: (-KERNEL_VERDICTS.index(k.worst), -k.hours.likely, k.path, k.line))
 
 
 def directory_rows(rows: Sequence[DirectoryRow], total: Points, max_depth: int = 2,

@@ -25,7 +25,7 @@ from markupsafe import Markup
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
-from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
+from porter.render.figures import (worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
                                    shown_rows, source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, days_span, num, reads_zero
 from porter.render.markdown import item_locations
@@ -241,7 +241,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     dir_rows = [ChartRow(("(repository)" if r.label == "." else r.label.rsplit("/", 1)[-1] + "/") if r.source else r.label,
                          r.label, r.days, r.source.findings if r.source else r.findings, r.depth)
                 for r in directory_rows(by.by_directory, effort, max_depth=2, limit=6)][:MAX_DIR_ROWS]
-    kernels = sorted(by.by_kernel, key=lambda k: (-KERNEL_VERDICTS.index(k.worst), -k.hours.likely, k.path, k.line))
+    kernels = worst_first(by.by_kernel)
     ktotal = by.totals.kernel_days
     kshown: list[Row[KernelRow]] = shown_rows(kernels, ktotal, MAX_KERNEL_ROWS, rest_label="{n} more kernels")
     hours_total = by.totals.hours

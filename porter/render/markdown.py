@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
+from porter.estimate import VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+from porter.render.figures import (worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
                                    source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, effort_text, num, Points
 from porter.render.safe import html_text, md_code, md_text
@@ -137,7 +137,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     if kernels:
         tids = [t.id for t in a.targets]
         ktotal = by.totals.kernel_days
-        ordered = sorted(kernels, key=lambda r: (-KERNEL_VERDICTS.index(r.worst), -r.hours.likely, r.path, r.line))
+        ordered = worst_first(kernels)
         w("## Kernels")
         w("")
         w("Verdict per target: ok (hipify suffices) · check (verify numerically) · retune (tuned for NVIDIA) · "

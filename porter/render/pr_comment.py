@@ -117,11 +117,15 @@ def _short(rev: str) -> str:
     return rev[:12] if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else rev
 
 
-def _finding_line(result: ScanResult, f: Finding, link: Callable[[str, int], str] | None = None) -> str:
+def _finding_line(result: ScanResult, f: Finding, link: Callable[[str, int], str] | None = None,
+                  rename: bool = False) -> str:
+    """One finding as a list item; `rename` marks one the verdict line counts apart as a hipify rename, so the
+    severities listed under "New" add up to the verdict line's ("1 low · 1 hipify rename" above two lows)."""
     hint = advice(result, f)
     status = "" if f.status == Status.OPEN else f" _{f.status}_"
     where = f"[L{f.line}]({link(f.path, f.line)})" if link is not None else f"L{f.line}"
-    return (f"- {where} **{md_text(f.rule)}** ({f.severity}){status}: {md_text(f.message)}"
+    kind = f"{f.severity}, hipify rename" if rename else str(f.severity)
+    return (f"- {where} **{md_text(f.rule)}** ({kind}){status}: {md_text(f.message)}"
             + (f" — {md_text(hint)}" if hint else "")
             + (f"<br>{md_code(f.snippet)}" if f.snippet else ""))
 
@@ -176,7 +180,8 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
         for path, group in groupby(new, key=lambda f: f.path):
             body.append(("", ""))
             body.append((f"**{md_code(repository_path(result, path))}**", ""))
-            body.extend((_finding_line(result, f, link), "new finding") for f in group)
+            body.extend((_finding_line(result, f, link, f.status == Status.OPEN and is_rename(result, f)),
+                         "new finding") for f in group)
     if notes:
         body.append(("", ""))
         body.append((f"<details><summary>{_plural(len(notes), 'note')} below {min_severity} (hipify renames, "
