@@ -465,12 +465,26 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
     if over:
         add("block-over-max", f"block of {over[0][0]} threads > {max_wg}", [l for _, l in over])
     if wave:
-        # A one-thread block is a serial task by design (set a flag, finish a reduction): no wave to fill.
-        odd: list[tuple[int, int | None]] = [(t, l) for t, l in sizes if t % wave and t > 1]
-        if bounds is not None and bounds.max_threads and bounds.max_threads % wave:
+        # What a port must retune is the waste the CUDA code did not have: a block occupies whole waves, and it
+        # was sized for NVIDIA's 32-lane warps. A block that fills more lanes in waves of this target than in warps
+        # (32 or 96 threads on wave64) leaves lanes idle that were busy on NVIDIA; one that wastes the same lanes on
+        # both (100 threads: 128 either way) or any block on wave32 is as the code was tuned (issue 27 convention:
+        # blocks smaller than the wave retune on wave64, are fine on wave32). A one-thread block on a one-block
+        # grid (`<<<1, 1>>>`) is a serial task by design (set a flag, finish a reduction): no wave to fill; one-thread
+        # blocks on a grid of many (`<<<n_items, 1>>>`, or a grid not folded to 1) spread parallel work one lane
+        # per wave, 63 of 64 lanes idle on wave64.
+        odd: list[tuple[int, int | None]] = [(s.threads, s.line) for s in facts.sites if s.threads
+                                             and _wider_than_warps(s.threads, wave)
+                                             and not (s.threads == 1 and s.grid == (1, 1, 1))]
+        # No launch porter can read gives a block size (written outside the tree, or not folded): the one the
+        # kernel's own `blockIdx.x * C + threadIdx.x` indexing assumes is the block it is launched with.
+        if not sizes and facts.indexed_block is not None and _wider_than_warps(facts.indexed_block[0], wave):
+            odd.append(facts.indexed_block)
+        if bounds is not None and bounds.max_threads and _wider_than_warps(bounds.max_threads, wave):
             odd.append((bounds.max_threads, None))
         if odd:
-            add("block-not-wave-multiple", f"block of {odd[0][0]} threads is not a multiple of {wave}",
+            t = odd[0][0]
+            add("block-not-wave-multiple", f"block of {t} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
     # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
     # HIP compiles the second argument as amdgpu_waves_per_eu(M) (ROCm/clr amd_hip_runtime.h, launch_bounds_impl1):
@@ -486,6 +500,19 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
 
 MIN_BLOCKS_SAFE_THREADS = 128
 MAX_WAVES_PER_EU = 8
+
+
+NVIDIA_WARP = 32  # the warp width every CUDA block size was chosen against
+
+
+def _padded(threads: int, width: int) -> int:
+    """The lanes a block of `threads` occupies in whole waves (warps) of `width`."""
+    return -(-threads // width) * width
+
+
+def _wider_than_warps(threads: int, wave: int) -> bool:
+    """Whether a block occupies more lanes in this target's waves than in NVIDIA's warps."""
+    return _padded(threads, wave) > _padded(threads, NVIDIA_WARP)
 
 
 def _grid_checks(facts: KernelFacts, target, add: Add) -> None:

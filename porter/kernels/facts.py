@@ -27,6 +27,7 @@ from porter.kernels.constfold import Constants, build_constants, fold
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
                                             member_callees, name_offsets, name_pattern, overlapping,
                                             restrict_on_value, walked_types)
+from porter.kernels.facts_indexing import indexed_block
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
@@ -172,6 +173,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self.declarations: dict = {}  # declarations by scope (porter.kernels.member_calls)
         self._locals: dict[int, dict[str, Any]] = {}
         self._scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # (_host_locals)
+        self._writes: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # reassigned locals (_host_locals)
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
@@ -256,6 +258,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             unknown=tuple(unknown),
             tensor_arch_arms=_tensor_arch_arms(self.sf, fn.start_line, fn.end_line)
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
+            indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
         )
 
     def helper(self, fn: Function) -> DeviceHelper:

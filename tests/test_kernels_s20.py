@@ -1,0 +1,81 @@
+"""Kernel verdicts of issue 27 (session 20) on fixtures/kernels_s20: block sizes judged against the lanes NVIDIA's
+32-lane warps used (one-thread blocks on a grid of many included, `<<<1, 1>>>` not), a reassigned local's value at
+the launch, the block size a kernel's `blockIdx.x * C + threadIdx.x` indexing assumes when no launch gives one, and
+such a block size in a HIP file read as ROCm code (not handled by being there). Exact verdicts, check ids, lines."""
+from __future__ import annotations
+
+from porter.kernels.checks import _wider_than_warps
+from porter.pipeline import run
+from porter.settings import Settings
+
+from conftest import FIXTURES
+
+BASE = FIXTURES / "kernels_s20"
+TARGETS = ("mi300x", "mi455x")
+
+
+def analysed(name: str):
+    return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+
+
+def verdicts(result) -> dict[tuple[str, str], dict[str, tuple]]:
+    return {(k.path, k.name): {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
+                               for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+
+
+def retune(*lines: int) -> dict[str, tuple]:
+    return {"mi300x": ("retune", (("block-not-wave-multiple", "retune", lines),)), "mi455x": ("ok", ())}
+
+
+OK = {t: ("ok", ()) for t in TARGETS}
+
+
+def test_lanes_against_nvidia_warps():
+    # 32 and 96 threads fill 64 and 128 lanes on wave64 where warps filled 32 and 96; 100 fills 128 on both;
+    # nothing is wider on wave32 than in warps of 32
+    assert [_wider_than_warps(t, 64) for t in (1, 32, 64, 96, 100, 128, 256)] == [True, True, False, True, False,
+                                                                                 False, False]
+    assert not any(_wider_than_warps(t, 32) for t in (1, 17, 32, 96, 100))
+
+
+def test_block_sizes_of_launches():
+    """blocks/launch.cu: `number_of_threads = 32;` (line 16) reaches the launch of small (line 17), the 256 before
+    it reaches wide's (line 15); looped's `t = 32` after the launch inside the loop and branch's `if (f) b = 32;`
+    leave no one value (not folded); <<<1, 1>>> is a serial task (ok), <<<n, 1>>> one lane per wave (retune on
+    wave64); 100 threads ok, 96 retune."""
+    result = analysed("blocks")
+    got = verdicts(result)
+    threads = {k.name: [s.threads for s in k.facts.sites] for k in result.kernels}
+    assert threads["small"] == [32] and threads["wide"] == [256]
+    assert threads["looped"] == [None] and threads["branch"] == [None]
+    assert got[("launch.cu", "small")] == retune(17)
+    assert got[("launch.cu", "spread")] == retune(27)
+    assert got[("launch.cu", "ninety_six")] == retune(29)
+    for name in ("wide", "looped", "branch", "serial", "hundred"):
+        assert got[("launch.cu", name)] == OK, name
+
+
+def test_block_size_from_the_kernels_indexing():
+    """blocks/launch.cu: indexed (no launch) computes `bid * ROW + tid` (line 36) through locals of blockIdx.x
+    and threadIdx.x, ROW 32: retune on wave64. A 2-D kernel, one that reads blockDim and a 256 stride are ok."""
+    result = analysed("blocks")
+    got = verdicts(result)
+    facts = {k.name: k.facts for k in result.kernels}
+    assert facts["indexed"].indexed_block == (32, 36)
+    assert facts["indexed_256"].indexed_block == (256, 41)
+    assert facts["indexed_2d"].indexed_block is None and facts["indexed_dim"].indexed_block is None
+    assert got[("launch.cu", "indexed")] == retune(36)
+    for name in ("indexed_2d", "indexed_dim", "indexed_256"):
+        assert got[("launch.cu", name)] == OK, name
+    assert facts["indexed"].to_dict()["indexed_block"] == {"threads": 32, "line": 36}
+    assert facts["small"].indexed_block == (32, 4)  # judged by its launch (line 17), as above
+    assert "indexed_block" not in facts["wide"].to_dict()
+
+
+def test_a_hip_files_own_block_size_is_rocm_code():
+    """dual/: src/hip/weights.hip.cpp keeps the CUDA twin's 32-thread SUM_BLOCK (line 7): what the ROCm build runs,
+    so its being in a HIP file does not handle it (tag rocm-code). The CUDA twin src/cuda/weights.cu stays handled
+    by its twin (port awareness: which twin still holds the waste is not compared)."""
+    got = verdicts(analysed("dual"))
+    assert got[("src/hip/weights.hip.cpp", "weights")] == retune(7)
+    assert got[("src/cuda/weights.cu", "weights")] == OK
