@@ -79,3 +79,19 @@ def test_a_hip_files_own_block_size_is_rocm_code():
     got = verdicts(analysed("dual"))
     assert got[("src/hip/weights.hip.cpp", "weights")] == retune(7)
     assert got[("src/cuda/weights.cu", "weights")] == OK
+
+
+def test_ptx_behind_function_like_macros():
+    """macros/: loads invokes include/ptx.h's LDMATRIX_X2 (ldmatrix, line 8) and CP_ASYNC_COMMIT_GROUP (cp.async,
+    line 9): an MFMA rewrite and a PTX fix at the invocation lines; same_file invokes its own file's HMMA macro
+    (mma.sync, line 15). plain's SCALE is arithmetic: ok."""
+    result = analysed("macros")
+    got = {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
+                    for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+    loads = ("rewrite", (("inline-ptx-matrix", "rewrite", (8, 9)), ("inline-ptx", "fix", (8, 9))))
+    assert got["loads"] == {t: loads for t in TARGETS}
+    assert got["same_file"] == {t: ("rewrite", (("inline-ptx-matrix", "rewrite", (15,)),)) for t in TARGETS}
+    assert got["plain"] == OK
+    facts = {k.name: k.facts.merged() for k in result.kernels}
+    assert facts["loads"].inline_ptx.families == ("cp.async", "ldmatrix")
+    assert facts["same_file"].inline_ptx.families == ("mma.sync",)

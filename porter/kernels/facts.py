@@ -27,6 +27,7 @@ from porter.kernels.constfold import Constants, build_constants, fold
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
                                             member_callees, name_offsets, name_pattern, overlapping,
                                             restrict_on_value, walked_types)
+from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
@@ -71,8 +72,9 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
     the CUDA build compiles (`#ifdef PTX_AVAILABLE` with a portable `#else`, `build_names` naming the repository's
     ROCm-side and CUDA-side macros) is left out: the helper already has its HIP path there."""
     fns = [f for f in sf.functions if f.is_device and not f.is_kernel and f.node.child_by_field_name("body") is not None]
+    macros = asm_macro_helpers(sf)
     if not fns:
-        return ()
+        return macros
     ctx = _file_context(sf, extra_constants)
     ctx.cuda_only = _cuda_only_lines(sf, build_names)
     out = []
@@ -84,7 +86,7 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
         cls = enclosing_class(f.node) if f.name != OPERATOR else None
         if cls is not None:
             out.append(dataclasses.replace(h, name=member_key(cls, f.name)))
-    return tuple(out)
+    return tuple(out) + macros
 
 
 _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
