@@ -95,3 +95,18 @@ def test_ptx_behind_function_like_macros():
     facts = {k.name: k.facts.merged() for k in result.kernels}
     assert facts["loads"].inline_ptx.families == ("cp.async", "ldmatrix")
     assert facts["same_file"].inline_ptx.families == ("mma.sync",)
+
+
+def test_a_projects_own_warpsize_member_is_its_constant():
+    """member_warp/scan.cu: `GpuConfig::warpSize` (32 for nvcc, 64 in the `#else` at line 6) is the project's
+    constant, not HIP's warpSize variable: no warpsize-constant in own_constant (line 11), which builtin's plain
+    `warpSize` (line 16) still gets. own_shuffle's shuffle steps count from it (line 22): DEV017 on wave32 only, as
+    for any wave-size constant fixed at 64."""
+    result = analysed("member_warp")
+    got = {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
+                    for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+    assert got["own_constant"] == OK
+    assert got["builtin"] == {t: ("fix", (("warpsize-constant", "fix", (16,)),)) for t in TARGETS}
+    assert got["own_shuffle"] == {"mi300x": ("ok", ()), "mi455x": ("fix", (("DEV017", "fix", (22,)),))}
+    names = {k.name: [(w.line, w.name) for w in k.facts.wave_names] for k in result.kernels}
+    assert names["own_constant"] == [(11, "warpSize")] and names["builtin"] == []

@@ -25,7 +25,7 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, build_constants, fold
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
-                                            member_callees, name_offsets, name_pattern, overlapping,
+                                            member_callees, name_offsets, name_pattern, overlapping, own_member,
                                             restrict_on_value, walked_types)
 from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
@@ -408,17 +408,20 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     def _wave_names(self, body: ts.Node | None, skip: Callable[[int], bool] | None) -> list[WaveName]:
         """The uses of wave-size-like names (`WARP_SIZE`, `sundials::hip::WARP_SIZE`, `kWarpSize`) in a body, as
-        code (a comment or a string that mentions one is not a use); `warpSize`, HIP's own, is not one."""
+        code (a comment or a string that mentions one is not a use); `warpSize`, HIP's own, is not one, but a
+        project's `GpuConfig::warpSize` (a member of its scope, SPH-EXA's 64 under __HIPCC__) is."""
         if body is None or _WAVE_PART.search(self.sf.data, body.start_byte, body.end_byte) is None:
             return []
         out = []
         for m in WAVE_NAME.finditer(self.sf.data, body.start_byte, body.end_byte):
             word = m.group()
-            if word == b"warpSize" or _WAVE_PART.search(word) is None:
+            if _WAVE_PART.search(word) is None:
                 continue
             n = body.descendant_for_byte_range(m.start(), m.end())
             if n is None or n.type not in NAMES or n.text != word:
                 continue
+            if word == b"warpSize" and not own_member(n):
+                continue  # HIP's own, right on every target; `GpuConfig::warpSize` is the project's constant
             line = n.start_point.row + 1
             if skip is None or not skip(line):
                 out.append(WaveName(line, word.decode()))
