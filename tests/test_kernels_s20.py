@@ -110,3 +110,23 @@ def test_a_projects_own_warpsize_member_is_its_constant():
     assert got["own_shuffle"] == {"mi300x": ("ok", ()), "mi455x": ("fix", (("DEV017", "fix", (22,)),))}
     names = {k.name: [(w.line, w.name) for w in k.facts.wave_names] for k in result.kernels}
     assert names["own_constant"] == [(11, "warpSize")] and names["builtin"] == []
+
+
+def test_a_cooperative_launch_of_a_fixed_grid():
+    """cooperative/persistent.cu: fixed_grid is launched cooperatively (line 27, renamed to HIP's by compat.h) with
+    NUM_BLOCKS = 256 blocks: 48 of MI300X's 304 CUs idle (retune, at the launch and its grid.sync lines 8 and 10),
+    none of MI455X's 256 (its grid sync stays the check it was). sm_grid's 132 blocks (an H100's SMs, line 28) are
+    too few on both. occupancy_grid's grid comes from the occupancy API and the device's SM count: ok."""
+    result = run(BASE / "cooperative", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    got = {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
+                    for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+    assert got["fixed_grid"] == {
+        "mi300x": ("retune", (("cooperative-fixed-grid", "retune", (8, 10, 27)), ("grid-sync", "check", (8, 10)))),
+        "mi455x": ("check", (("grid-sync", "check", (8, 10)),))}
+    assert got["sm_grid"] == {
+        t: ("retune", (("cooperative-fixed-grid", "retune", (14, 16, 28)), ("grid-sync", "check", (14, 16))))
+        for t in TARGETS}
+    assert got["occupancy_grid"] == OK
+    (fixed,) = [k for k in result.kernels if k.name == "fixed_grid"]
+    message = next(d.message for d in fixed.verdict_on("mi300x").details if d.id == "cooperative-fixed-grid")
+    assert message.startswith("cooperative launch of a fixed 256-block grid: AMD Instinct MI300X has 304 CUs, so 48")

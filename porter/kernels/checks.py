@@ -523,6 +523,21 @@ def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
     # a kernel only ever launched cooperatively is as portable as its grid size (sm-count-grid says when that is not).
     if facts.grid_sync and not facts.cooperative_launch:
         add("grid-sync", "cooperative-groups grid synchronisation", facts.grid_sync)
+    # A cooperative launch runs its whole grid at once, and persistent kernels written for it size the grid as
+    # one (or k) blocks per SM by hand: a fixed grid (`dim3(132)`, `256`) smaller than the target's compute units
+    # leaves CUs idle for the kernel's whole life (one co-resident block per CU is 304 on MI300X, 256 on MI355X).
+    # A grid from the occupancy API or the device's own count is re-derived at run time and is not fixed.
+    small = sorted({(n, s.line) for s in facts.sites if "Cooperative" in s.kind and s.grid is not None
+                    and not s.occupancy_grid and (n := s.grid[0] * s.grid[1] * s.grid[2]) < (target.compute_units or 0)})
+    if small:
+        add("cooperative-fixed-grid", f"cooperative launch of a fixed {small[0][0]}-block grid: {target.name} has"
+                                      f" {target.compute_units} CUs, so {target.compute_units - small[0][0]} stay idle"
+                                      " while it runs; size it from hipDeviceProp_t::multiProcessorCount times"
+                                      " hipOccupancyMaxActiveBlocksPerMultiprocessor",
+            # the launch, and the grid syncs that need the grid co-resident: a compat header's
+            # `#define cudaLaunchCooperativeKernel hipLaunchCooperativeKernel` ports the call's name (its line reads
+            # handled), not the grid it was written for
+            [l for _, l in small] + list(facts.grid_sync))
     if facts.partial_syncwarp:
         add("partial-syncwarp", "__syncwarp with a partial mask", facts.partial_syncwarp)
     sys_atomics = [a for a in facts.atomics if a.endswith("_system")]
