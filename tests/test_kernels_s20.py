@@ -130,3 +130,12 @@ def test_a_cooperative_launch_of_a_fixed_grid():
     (fixed,) = [k for k in result.kernels if k.name == "fixed_grid"]
     message = next(d.message for d in fixed.verdict_on("mi300x").details if d.id == "cooperative-fixed-grid")
     assert message.startswith("cooperative launch of a fixed 256-block grid: AMD Instinct MI300X has 304 CUs, so 48")
+
+
+def test_a_components_block_size_stays_the_kernels_need():
+    """component/: SRC/cuda/scan.cu launches initData with THREAD_BLOCK_SIZE 8 (line 9); SRC/hip holds other
+    files, so SRC/cuda is a CUDA component with a ROCm counterpart directory and no HIP twin of initData. A
+    counterpart handles findings, not a kernel's needs (PortMap.decide_verdict), and block-not-wave-multiple being
+    tagged rocm-code must not make it read handled there (superlu_dist's initData in heldout7)."""
+    got = verdicts(analysed("component"))
+    assert got[("SRC/cuda/scan.cu", "initData")] == retune(9)
