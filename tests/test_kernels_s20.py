@@ -30,19 +30,20 @@ def retune(*lines: int) -> dict[str, tuple]:
 OK = {t: ("ok", ()) for t in TARGETS}
 
 
-def test_lanes_against_nvidia_warps():
-    # 32 and 96 threads fill 64 and 128 lanes on wave64 where warps filled 32 and 96; 100 fills 128 on both;
-    # nothing is wider on wave32 than in warps of 32
-    assert [_wider_than_warps(t, 64) for t in (1, 32, 64, 96, 100, 128, 256)] == [True, True, False, True, False,
-                                                                                 False, False]
-    assert not any(_wider_than_warps(t, 32) for t in (1, 17, 32, 96, 100))
+def test_partial_waves_against_nvidia_warps():
+    # not a multiple of the wave (32, 96, 100, 144 on wave64; 100, 144 on wave32), except a block smaller than a
+    # warp on wave32 (1, 8, 17: as partial as in NVIDIA's warp)
+    assert [_wider_than_warps(t, 64) for t in (1, 8, 32, 64, 96, 100, 128, 144, 256)] == [
+        True, True, True, False, True, True, False, True, False]
+    assert [_wider_than_warps(t, 32) for t in (1, 8, 17, 32, 96, 100, 144)] == [
+        False, False, False, False, False, True, True]
 
 
 def test_block_sizes_of_launches():
     """blocks/launch.cu: `number_of_threads = 32;` (line 16) reaches the launch of small (line 17), the 256 before
     it reaches wide's (line 15); looped's `t = 32` after the launch inside the loop and branch's `if (f) b = 32;`
     leave no one value (not folded); <<<1, 1>>> is a serial task (ok), <<<n, 1>>> one lane per wave (retune on
-    wave64); 100 threads ok, 96 retune."""
+    wave64); 100 and 96 threads leave a partial wave64 (retune), whole warps on wave32 only for 96."""
     result = analysed("blocks")
     got = verdicts(result)
     threads = {k.name: [s.threads for s in k.facts.sites] for k in result.kernels}
@@ -51,7 +52,9 @@ def test_block_sizes_of_launches():
     assert got[("launch.cu", "small")] == retune(17)
     assert got[("launch.cu", "spread")] == retune(27)
     assert got[("launch.cu", "ninety_six")] == retune(29)
-    for name in ("wide", "looped", "branch", "serial", "hundred"):
+    assert got[("launch.cu", "hundred")] == {t: ("retune", (("block-not-wave-multiple", "retune", (28,)),))
+                                             for t in TARGETS}
+    for name in ("wide", "looped", "branch", "serial"):
         assert got[("launch.cu", name)] == OK, name
 
 

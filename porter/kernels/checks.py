@@ -465,12 +465,11 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
     if over:
         add("block-over-max", f"block of {over[0][0]} threads > {max_wg}", [l for _, l in over])
     if wave:
-        # What a port must retune is the waste the CUDA code did not have: a block occupies whole waves, and it
-        # was sized for NVIDIA's 32-lane warps. A block that fills more lanes in waves of this target than in warps
-        # (32 or 96 threads on wave64) leaves lanes idle that were busy on NVIDIA; one that wastes the same lanes on
-        # both (100 threads: 128 either way) or any block on wave32 is as the code was tuned (issue 27 convention:
-        # blocks smaller than the wave retune on wave64, are fine on wave32). A one-thread block on a one-block
-        # grid (`<<<1, 1>>>`) is a serial task by design (set a flag, finish a reduction): no wave to fill; one-thread
+        # A block of at least a warp that is not a multiple of the wave leaves a partial wave (144 threads: 2.25
+        # waves of 64). A block smaller than NVIDIA's 32-lane warp was partial there too, by the author's choice: on
+        # wave32 it wastes the lanes it wasted in a warp, on wave64 twice as many (issue 27 convention: blocks
+        # smaller than the wave retune on wave64, are fine on wave32). A one-thread block on a one-block grid
+        # (`<<<1, 1>>>`) is a serial task by design (set a flag, finish a reduction): no wave to fill; one-thread
         # blocks on a grid of many (`<<<n_items, 1>>>`, or a grid not folded to 1) spread parallel work one lane
         # per wave, 63 of 64 lanes idle on wave64.
         odd: list[tuple[int, int | None]] = [(s.threads, s.line) for s in facts.sites if s.threads
@@ -505,14 +504,10 @@ MAX_WAVES_PER_EU = 8
 NVIDIA_WARP = 32  # the warp width every CUDA block size was chosen against
 
 
-def _padded(threads: int, width: int) -> int:
-    """The lanes a block of `threads` occupies in whole waves (warps) of `width`."""
-    return -(-threads // width) * width
-
-
 def _wider_than_warps(threads: int, wave: int) -> bool:
-    """Whether a block occupies more lanes in this target's waves than in NVIDIA's warps."""
-    return _padded(threads, wave) > _padded(threads, NVIDIA_WARP)
+    """Whether a block leaves a partial wave on this target that it did not leave in NVIDIA's warps: not a multiple
+    of the wave, unless it is smaller than a warp on a target whose wave is no wider than a warp."""
+    return threads % wave != 0 and not (threads < NVIDIA_WARP and wave <= NVIDIA_WARP)
 
 
 def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
