@@ -17,9 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_the_table_holds_every_check_with_its_verdicts_title_and_source():
     table = load_checks()
-    assert len(table) == 49  # + nvshmem-device, device-networking (session 15); lds-dynamic-runtime, nvshmem-transport,
+    assert len(table) == 50  # + nvshmem-device, device-networking (session 15); lds-dynamic-runtime, nvshmem-transport,
     # tensor-arm-vanishes (session 16); optix-program (session 16b); restrict-value-type, complex-product,
-    # triton-legacy-libdevice (session 18); image-instructions, fp-contract-rounded (session 19)
+    # triton-legacy-libdevice (session 18); image-instructions, fp-contract-rounded (session 19);
+    # cooperative-fixed-grid (session 20)
+    assert dict(table["cooperative-fixed-grid"]["verdict"]) == {"default": "retune"}
+    assert tuple(table["block-not-wave-multiple"]["tags"]) == ("rocm-code",)
     assert dict(table["image-instructions"]["verdict"]) == {"default": "ok", "by_target": {
         "gfx942": "fix", "gfx950": "fix", "gfx1250": "fix"}}
     assert dict(table["fp-contract-rounded"]["verdict"]) == {"default": "fix"}

@@ -366,7 +366,7 @@ def test_kernel_json_keeps_the_contract_key_order(analysed):
     d = kernel(analysed, "bounded").to_dict()
     assert list(d) == ["name", "qualified_name", "path", "line", "end_line", "is_template", "via_macro", "launch_bounds",
                        "launches", "status", "handled_by", "async_copies", "atomics", "ballot_32bit", "clusters", "device_functions",
-                       "device_launches", "grid_sync", "inline_ptx", "lane_assumptions", "launch_bounds_values",
+                       "device_launches", "grid_sync", "indexed_block", "inline_ptx", "lane_assumptions", "launch_bounds_values",
                        "launch_sites", "lines", "partial_syncwarp", "shared_memory", "sm_count_grid", "targets",
                        "template_parameters", "tensor_cores", "unknown", "warp_masks", "warp_ops", "warpsize_constant"]
     assert d["launch_bounds_values"] == {"text": ["256", "4"], "max_threads": 256, "min_blocks": 4}

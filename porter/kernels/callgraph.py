@@ -63,7 +63,12 @@ class HelperIndex:
         the call as written; a member call `Cls::f` several files define `f` for resolves to the one file named
         after `Cls` (`WarpReduce::atomicMax` to `WarpReduce.i.cuh`, not `WarpSegReduce.i.cuh`: one class per file
         pair is how such libraries are laid out), else stays ambiguous."""
-        homes = [p for p in self.defined_in.get(name, ()) if p != caller]
+        defined = self.defined_in.get(name, ())
+        if caller in defined:
+            # a call the caller's file does not define as a function (KernelFacts.calls) but indexes a helper of:
+            # its own function-like macro (porter.kernels.asm_macros), which the preprocessor expands there
+            return caller
+        homes = [p for p in defined if p != caller]
         if not homes:
             return None
         reachable = self.closure(caller)

@@ -465,12 +465,25 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
     if over:
         add("block-over-max", f"block of {over[0][0]} threads > {max_wg}", [l for _, l in over])
     if wave:
-        # A one-thread block is a serial task by design (set a flag, finish a reduction): no wave to fill.
-        odd: list[tuple[int, int | None]] = [(t, l) for t, l in sizes if t % wave and t > 1]
-        if bounds is not None and bounds.max_threads and bounds.max_threads % wave:
+        # A block of at least a warp that is not a multiple of the wave leaves a partial wave (144 threads: 2.25
+        # waves of 64). A block smaller than NVIDIA's 32-lane warp was partial there too, by the author's choice: on
+        # wave32 it wastes the lanes it wasted in a warp, on wave64 twice as many (issue 27 convention: blocks
+        # smaller than the wave retune on wave64, are fine on wave32). A one-thread block on a one-block grid
+        # (`<<<1, 1>>>`) is a serial task by design (set a flag, finish a reduction): no wave to fill; one-thread
+        # blocks on a grid of many (`<<<n_items, 1>>>`, or a grid not folded to 1) spread parallel work one lane
+        # per wave, 63 of 64 lanes idle on wave64.
+        odd: list[tuple[int, int | None]] = [(s.threads, s.line) for s in facts.sites if s.threads
+                                             and _wider_than_warps(s.threads, wave)
+                                             and not (s.threads == 1 and s.grid == (1, 1, 1))]
+        # No launch porter can read gives a block size (written outside the tree, or not folded): the one the
+        # kernel's own `blockIdx.x * C + threadIdx.x` indexing assumes is the block it is launched with.
+        if not sizes and facts.indexed_block is not None and _wider_than_warps(facts.indexed_block[0], wave):
+            odd.append(facts.indexed_block)
+        if bounds is not None and bounds.max_threads and _wider_than_warps(bounds.max_threads, wave):
             odd.append((bounds.max_threads, None))
         if odd:
-            add("block-not-wave-multiple", f"block of {odd[0][0]} threads is not a multiple of {wave}",
+            t = odd[0][0]
+            add("block-not-wave-multiple", f"block of {t} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
     # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
     # HIP compiles the second argument as amdgpu_waves_per_eu(M) (ROCm/clr amd_hip_runtime.h, launch_bounds_impl1):
@@ -488,6 +501,15 @@ MIN_BLOCKS_SAFE_THREADS = 128
 MAX_WAVES_PER_EU = 8
 
 
+NVIDIA_WARP = 32  # the warp width every CUDA block size was chosen against
+
+
+def _wider_than_warps(threads: int, wave: int) -> bool:
+    """Whether a block leaves a partial wave on this target that it did not leave in NVIDIA's warps: not a multiple
+    of the wave, unless it is smaller than a warp on a target whose wave is no wider than a warp."""
+    return threads % wave != 0 and not (threads < NVIDIA_WARP and wave <= NVIDIA_WARP)
+
+
 def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
     """Grid-wide assumptions: SM-count grids, grid sync, partial __syncwarp, system-scope atomics."""
     if facts.sm_count_grid:
@@ -496,6 +518,21 @@ def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
     # a kernel only ever launched cooperatively is as portable as its grid size (sm-count-grid says when that is not).
     if facts.grid_sync and not facts.cooperative_launch:
         add("grid-sync", "cooperative-groups grid synchronisation", facts.grid_sync)
+    # A cooperative launch runs its whole grid at once, and persistent kernels written for it size the grid as
+    # one (or k) blocks per SM by hand: a fixed grid (`dim3(132)`, `256`) smaller than the target's compute units
+    # leaves CUs idle for the kernel's whole life (one co-resident block per CU is 304 on MI300X, 256 on MI355X).
+    # A grid from the occupancy API or the device's own count is re-derived at run time and is not fixed.
+    small = sorted({(n, s.line) for s in facts.sites if "Cooperative" in s.kind and s.grid is not None
+                    and not s.occupancy_grid and (n := s.grid[0] * s.grid[1] * s.grid[2]) < (target.compute_units or 0)})
+    if small:
+        add("cooperative-fixed-grid", f"cooperative launch of a fixed {small[0][0]}-block grid: {target.name} has"
+                                      f" {target.compute_units} CUs, so {target.compute_units - small[0][0]} stay idle"
+                                      " while it runs; size it from hipDeviceProp_t::multiProcessorCount times"
+                                      " hipOccupancyMaxActiveBlocksPerMultiprocessor",
+            # the launch, and the grid syncs that need the grid co-resident: a compat header's
+            # `#define cudaLaunchCooperativeKernel hipLaunchCooperativeKernel` ports the call's name (its line reads
+            # handled), not the grid it was written for
+            [l for _, l in small] + list(facts.grid_sync))
     if facts.partial_syncwarp:
         add("partial-syncwarp", "__syncwarp with a partial mask", facts.partial_syncwarp)
     sys_atomics = [a for a in facts.atomics if a.endswith("_system")]

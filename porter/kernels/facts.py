@@ -25,8 +25,10 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, build_constants, fold
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
-                                            member_callees, name_offsets, name_pattern, overlapping,
+                                            member_callees, name_offsets, name_pattern, overlapping, own_member,
                                             restrict_on_value, walked_types)
+from porter.kernels.asm_macros import asm_macro_helpers
+from porter.kernels.facts_indexing import indexed_block
 from porter.kernels.facts_lanes import lane_array_index
 from porter.kernels.facts_launches import LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
@@ -70,8 +72,9 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
     the CUDA build compiles (`#ifdef PTX_AVAILABLE` with a portable `#else`, `build_names` naming the repository's
     ROCm-side and CUDA-side macros) is left out: the helper already has its HIP path there."""
     fns = [f for f in sf.functions if f.is_device and not f.is_kernel and f.node.child_by_field_name("body") is not None]
+    macros = asm_macro_helpers(sf)
     if not fns:
-        return ()
+        return macros
     ctx = _file_context(sf, extra_constants)
     ctx.cuda_only = _cuda_only_lines(sf, build_names)
     out = []
@@ -83,7 +86,7 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
         cls = enclosing_class(f.node) if f.name != OPERATOR else None
         if cls is not None:
             out.append(dataclasses.replace(h, name=member_key(cls, f.name)))
-    return tuple(out)
+    return tuple(out) + macros
 
 
 _VENDORISH = (b"hip", b"rocm", b"amd")  # in the lower-cased text (bytes.lower is ASCII, as re's IGNORECASE on bytes)
@@ -172,6 +175,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self.declarations: dict = {}  # declarations by scope (porter.kernels.member_calls)
         self._locals: dict[int, dict[str, Any]] = {}
         self._scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # (_host_locals)
+        self._writes: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # reassigned locals (_host_locals)
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
@@ -256,6 +260,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             unknown=tuple(unknown),
             tensor_arch_arms=_tensor_arch_arms(self.sf, fn.start_line, fn.end_line)
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
+            indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
         )
 
     def helper(self, fn: Function) -> DeviceHelper:
@@ -403,17 +408,20 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     def _wave_names(self, body: ts.Node | None, skip: Callable[[int], bool] | None) -> list[WaveName]:
         """The uses of wave-size-like names (`WARP_SIZE`, `sundials::hip::WARP_SIZE`, `kWarpSize`) in a body, as
-        code (a comment or a string that mentions one is not a use); `warpSize`, HIP's own, is not one."""
+        code (a comment or a string that mentions one is not a use); `warpSize`, HIP's own, is not one, but a
+        project's `GpuConfig::warpSize` (a member of its scope, SPH-EXA's 64 under __HIPCC__) is."""
         if body is None or _WAVE_PART.search(self.sf.data, body.start_byte, body.end_byte) is None:
             return []
         out = []
         for m in WAVE_NAME.finditer(self.sf.data, body.start_byte, body.end_byte):
             word = m.group()
-            if word == b"warpSize" or _WAVE_PART.search(word) is None:
+            if _WAVE_PART.search(word) is None:
                 continue
             n = body.descendant_for_byte_range(m.start(), m.end())
             if n is None or n.type not in NAMES or n.text != word:
                 continue
+            if word == b"warpSize" and not own_member(n):
+                continue  # HIP's own, right on every target; `GpuConfig::warpSize` is the project's constant
             line = n.start_point.row + 1
             if skip is None or not skip(line):
                 out.append(WaveName(line, word.decode()))

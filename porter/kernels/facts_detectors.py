@@ -245,9 +245,21 @@ def grid_group_name(ctx, n: ts.Node, w: Walk) -> None:
     w.grid_sync.append(n.start_point.row + 1)
 
 
+def own_member(n: ts.Node) -> bool:
+    """Whether a name is the member part of a scoped name (`GpuConfig::warpSize`, not `::warpSize`): the project's
+    own declaration, whatever HIP calls a variable of the same name."""
+    p = n.parent
+    return (p is not None and p.type == "qualified_identifier" and p.child_by_field_name("scope") is not None
+            and p.child_by_field_name("name") == n)
+
+
 @detects(*NAMES, names=("warpSize",))
 def warpsize_constant(ctx, n: ts.Node, w: Walk) -> None:
     """`warpSize` where a constant expression is needed (not constexpr since ROCm 7.0)."""
+    # `GpuConfig::warpSize` is the project's own constant (SPH-EXA's `static constexpr int warpSize = 64` under
+    # __HIPCC__), a member of its scope, not HIP's warpSize variable; `::warpSize` still names the global one.
+    if own_member(n):
+        return
     if n.text == b"warpSize" and _constant_context(n):
         w.warpsize_const.append(WarpSizeConstant(n.start_point.row + 1, _stmt_text(n)))
 

@@ -95,6 +95,7 @@ def _occupancy_outputs(body: ts.Node | None) -> set[str]:
 
 
 _SCOPES = ("compound_statement", "for_statement", "for_range_loop", "function_definition")
+_LOOPS = ("for_statement", "for_range_loop", "while_statement", "do_statement")
 
 
 def _scope(node: ts.Node) -> ts.Node:
@@ -103,6 +104,23 @@ def _scope(node: ts.Node) -> ts.Node:
     while p is not None and p.type not in _SCOPES:
         p = p.parent
     return p if p is not None else node
+
+
+_BRANCHES = ("if_statement", "else_clause", "switch_statement", "case_statement", "conditional_expression",
+             "binary_expression", "while_statement", "do_statement", "for_statement", "for_range_loop")
+
+
+def _write_scope(node: ts.Node) -> ts.Node:
+    """The code a write reaches on every path: its block, or the branch it sits in when it is conditional (`if (f)
+    b = 32;`, `x && (b = 1)`, a loop body that may run zero times)."""
+    prev, p = node, node.parent
+    while p is not None:
+        if p.type in _BRANCHES:
+            return prev
+        if p.type in _SCOPES:
+            return p
+        prev, p = p, p.parent
+    return node
 
 
 def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
@@ -122,6 +140,7 @@ class LaunchMeasure:
     launches: tuple[syntax.LaunchSite, ...]
     _locals: dict[int, dict[str, Any]]
     _scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]]
+    _writes: dict[int, dict[str, list[tuple[int, int, int, Any]]]]
     _sm_vars: dict[int, set[str]]
     _occupancy_vars: dict[int, set[str]]
 
@@ -225,16 +244,68 @@ class LaunchMeasure:
                 out.pop(name, None)  # no one value for the whole function
                 self._scoped_locals.setdefault(fn.start_byte, {})[name] = decls
         self._locals[fn.start_byte] = out
+        self._writes[fn.start_byte] = self._local_writes(body, {n for n, k in assigned.items() if k} - taken)
         return out
+
+    def _local_writes(self, body: ts.Node, names: set[str]) -> dict[str, list[tuple[int, int, int, Any]]]:
+        """Every write of each reassigned local `names`: (scope start, scope end, start, value), the value folded
+        for a declaration's initialiser or a plain `name = value` and None for any other write (`+=`, `++`): what
+        _reaching_value reads a launch's block size from (`number_of_threads = 32;` before the launch)."""
+        out: dict[str, list[tuple[int, int, int, Any]]] = {}
+        if not names:
+            return out
+        for n in self.nodes.under(body, ("init_declarator", "assignment_expression", "update_expression")):
+            if n.type == "init_declarator":
+                target, value = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+                if value is not None and value.type in ("argument_list", "initializer_list"):
+                    value = value.named_children[0] if len(value.named_children) == 1 else None
+            elif n.type == "assignment_expression":
+                target, value = n.child_by_field_name("left"), n.child_by_field_name("right")
+                op = n.child_by_field_name("operator")
+                if op is None or op.type != "=":
+                    value = None
+            else:
+                target, value = n.child_by_field_name("argument"), None
+            if target is None or target.type != "identifier" or target.text.decode() not in names:
+                continue
+            v = dims(value, self.env, {}) if value is not None else None
+            block = _write_scope(n)
+            out.setdefault(target.text.decode(), []).append(
+                (block.start_byte, block.end_byte, n.start_byte, None if isinstance(v, Unknown) else v))
+        return out
+
+    def _reaching_value(self, writes: list[tuple[int, int, int, Any]], offset: int) -> Any:
+        """The value of a reassigned local at `offset`: that of the last write before it in a block that holds
+        `offset` (straight-line code reaching it), when that write is a plain one with a folded value, no other
+        write lies between the two, and no write after `offset` can reach it again through a loop around both."""
+        before = [w for w in writes if w[2] < offset]
+        reaching = [w for w in before if w[0] <= offset < w[1]]
+        if not reaching:
+            return None
+        last = max(reaching, key=lambda w: w[2])
+        if last[3] is None or any(last[2] < w[2] < offset for w in writes):
+            return None
+        loop = self.sf.root.descendant_for_byte_range(offset, offset + 1)
+        while loop is not None and loop.type not in _LOOPS:
+            loop = loop.parent
+        if loop is not None and any(w[2] > offset and loop.start_byte <= w[2] < loop.end_byte for w in writes):
+            return None
+        return last[3]
 
     def _locals_at(self, fn: Function, offset: int) -> dict[str, Any]:
         """_host_locals as seen at `offset`: a name declared in several blocks takes the latest declaration before
         `offset` whose block holds it (none in scope: no value)."""
         out = self._host_locals(fn)
         scoped = self._scoped_locals.get(fn.start_byte)
-        if not scoped:
+        writes = self._writes.get(fn.start_byte)
+        if not scoped and not writes:
             return out
         out = dict(out)
+        for name, ws in (writes or {}).items():
+            if (v := self._reaching_value(ws, offset)) is not None:
+                out[name] = v
+        if not scoped:
+            return out
         for name, decls in scoped.items():
             seen = [(start, v) for lo, hi, start, v in decls if lo <= offset < hi and start < offset]
             if seen and not isinstance(v := max(seen, key=lambda x: x[0])[1], Unknown):

@@ -589,6 +589,9 @@ class KernelFacts:
     # Set by kernel analysis: device helpers in other files the kernel calls (porter.kernels.callgraph), whose facts
     # count as the kernel's (see `merged`). Replaced, never appended, on each analysis.
     helpers: tuple[HelperCall, ...] = ()
+    # (C, line) of the kernel's own `blockIdx.x * C + threadIdx.x` in a 1-D kernel that never reads blockDim: the
+    # block size its indexing assumes (porter.kernels.facts_indexing), judged only where no launch gives one.
+    indexed_block: tuple[int, int] | None = None
 
     def merged(self) -> KernelFacts:
         """The facts with those of the helpers in other files added (at the kernel-file line of each call), which
@@ -652,6 +655,8 @@ class KernelFacts:
             d["tensor_arch_arms"] = list(self.tensor_arch_arms)
         if self.helpers:
             d["helpers"] = [h.to_dict() for h in self.helpers]
+        if self.indexed_block is not None:
+            d["indexed_block"] = {"threads": self.indexed_block[0], "line": self.indexed_block[1]}
         if self.deep is not None:
             d["deep"] = self.deep.to_dict()
         if self.triton is not None:

@@ -889,12 +889,17 @@ def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
 
     if k.verdicts is None:
         return None
+    def handled(check: str, line: int) -> bool:
+        # a rocm-code check stays open on ROCm-side lines; elsewhere it is decided as any kernel check is (`decide`:
+        # a component counterpart does not handle a kernel's needs), not as a finding would be
+        if check in rocm_code and decide_code is not None \
+                and decide_code(k.path, line, rocm_code=True)[0] is not Status.HANDLED:
+            return False
+        return decide(k.path, line)[0] is Status.HANDLED
+
     out = []
     for v in k.verdicts:
-        kept = tuple(d for d in v.details
-                     if not d.lines or any((decide_code(k.path, ln, rocm_code=True) if d.id in rocm_code
-                                            and decide_code is not None else decide(k.path, ln))[0]
-                                           is not Status.HANDLED for ln in d.lines))
+        kept = tuple(d for d in v.details if not d.lines or not all(handled(d.id, ln) for ln in d.lines))
         if len(kept) == len(v.details):
             out.append(v)
         else:

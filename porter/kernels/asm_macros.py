@@ -1,0 +1,52 @@
+"""Function-like macros whose body is inline assembly, as helpers of the kernels that invoke them (issue 27).
+
+`#define LDMATRIX_X4(R0, R1, R2, R3, addr) asm volatile("ldmatrix.sync.aligned.x4.m8n8.shared.b16 ...")` in a
+header, invoked in a kernel as `LDMATRIX_X4(...)`, is that PTX in the kernel after preprocessing: hip-clang
+rejects it exactly as if it were written there. An invocation parses as a call, so the kernel's calls already
+name it; here each such macro of a file becomes a DeviceHelper of that name whose facts are the PTX of its
+body (the body parsed as a statement, its `asm` statements read by porter.kernels.facts_ptx), and
+porter.kernels.callgraph follows the call to it like a call to a `__device__` function (the same include-closure
+resolution, so a macro several headers define for different kernels reaches the one the caller includes).
+"""
+from __future__ import annotations
+
+import re
+
+from porter.kernels.facts_ptx import amdgcn, ptx_statement
+from porter.kernels.facts_walk import Walk, body_facts
+from porter.model.kernel import DeviceHelper, KernelFacts
+from porter.source.parse import SourceFile
+from porter.source.parse_queries import parser_for
+
+_ASM = re.compile(rb"\basm\b|\b__asm__\b")
+
+
+_FUNCTION_LIKE = re.compile(r"([A-Za-z_]\w*)\(([^()]*)\)(.*)", re.S)
+
+
+def asm_macro_helpers(sf: SourceFile) -> tuple[DeviceHelper, ...]:
+    """The file's function-like macros whose body holds PTX, each as a helper with that PTX as its facts (lines
+    of the `#define`)."""
+    if b"#" not in sf.data or not _ASM.search(sf.data):
+        return ()
+    from porter.source.preprocessor import preprocessed
+
+    out: list[DeviceHelper] = []
+    for d in preprocessed(sf).directives:
+        m = _FUNCTION_LIKE.match(d.text) if d.kind == "define" else None
+        if m is None or not _ASM.search(m.group(3).encode()):
+            continue
+        w = Walk()
+        tree = parser_for("cuda").parse(b"void __porter_macro__() { " + m.group(3).encode() + b"; }")
+        stack = [tree.root_node]
+        while stack:
+            n = stack.pop()
+            if n.type == "gnu_asm_expression":
+                ptx = ptx_statement(n)
+                if ptx["families"] and not amdgcn(ptx):
+                    w.ptx.append({**ptx, "line": d.line})
+            stack.extend(n.children)
+        if w.ptx:
+            facts = KernelFacts(lines=d.end_line - d.line + 1, **body_facts(w))
+            out.append(DeviceHelper(m.group(1), d.line, d.end_line, facts))
+    return tuple(out)
