@@ -30,15 +30,14 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import quote
+
+import httpx
 
 from porter.errors import UsageError
 from porter.render.pr_comment import LIMIT, MARKER, github_server
 from porter.render.safe import inert_markdown
-
-if TYPE_CHECKING:  # imported where a request is made: httpx is ~4.7 MB of heap that only `porter comment` needs
-    import httpx
 
 TIMEOUT = 30.0  # seconds per connect, and between two chunks of an answer
 READ_DEADLINE = 120.0  # seconds for one whole answer (its head too), however slowly a server drips it
@@ -211,8 +210,6 @@ class _Api:
 
     def __init__(self, base: str, headers: Mapping[str, str], token_name: str,
                  sleep: Callable[[float], None] = time.sleep):
-        import httpx
-
         try:
             self.base = httpx.URL(base.rstrip("/") + "/")
         except httpx.InvalidURL as e:
@@ -246,8 +243,6 @@ class _Api:
                 pass
 
     def _once(self, method: str, url: str, what: str, **kw: Any) -> Reply:
-        import httpx
-
         try:
             request = self.client.build_request(method, url, **kw)
         except httpx.InvalidURL as e:
