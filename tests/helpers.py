@@ -10,6 +10,22 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PORTER = [sys.executable, "-m", "porter"]
 
+# What a test that needs a program says when it skips: the program, where it comes from, and what installs it, so a
+# skip in CI's summary (`-rs`) says exactly what the machine lacks (docs/toolchains.md has the details).
+NEEDS = {
+    "nvcc": "needs nvcc (the CUDA toolkit: the machine image ships /usr/local/bin/nvcc -> /usr/local/cuda; apt has "
+            "none; docs/toolchains.md)",
+    "hipcc": "needs hipcc (Debian package hipcc, with libamdhip64-dev and rocm-device-libs; scripts/bootstrap.sh "
+             "installs them as root)",
+    "g++": "needs g++ (Debian package g++)",
+    "gcc": "needs gcc and ar (Debian packages gcc and binutils)",
+    "git": "needs git (Debian package git)",
+    "clang++": "needs a clang++ on PATH (clang++-19 or clang++-22: Debian packages clang-19 / clang-22; "
+               "scripts/bootstrap.sh installs them as root)",
+    "libclang": "needs libclang with clang resource headers (the 'deep' extra, libclang, and a system LLVM such as "
+                "Debian clang-19, or PORTER_LIBCLANG and PORTER_CLANG_RESOURCE_DIR)",
+}
+
 
 def git(cwd: Path, *args: str) -> str:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import porter_here, write_files
+from helpers import NEEDS, porter_here, write_files
 from porter import budget
 from porter.budget import Budget, Overrun, Pool, run_stage
 from porter.pipeline import run, scan, translate
@@ -329,7 +329,7 @@ def test_deep_mode_with_a_token_pasted_has_include_of_a_fifo_is_bounded(tmp_path
     from porter.kernels import deep
 
     if not deep.setup().available:
-        pytest.skip("no libclang with resource headers on this machine")
+        pytest.skip(f"{NEEDS['libclang']}: {deep.setup().reason}")
     fifo = tmp_path / "pipe.h"
     os.mkfifo(fifo)
     write_files(tmp_path / "repo", {"k.cu": f'#define CAT(a, b) a ## b\n#if CAT(__has_, include)("{fifo}")\n#endif\n'

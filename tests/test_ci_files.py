@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import REPO, git, make_repo, porter_here
+from helpers import NEEDS, REPO, git, make_repo, porter_here
 
 BIN = Path(sys.executable).parent
 ACTION = REPO / "action.yml"
@@ -79,7 +79,7 @@ def test_pre_commit_manifest_check_can_fail(tmp_path):
 def test_hook_runs_on_the_staged_files(tmp_path):
     pre_commit = tool("pre-commit")
     if shutil.which("git") is None:
-        pytest.skip("needs git")
+        pytest.skip(NEEDS["git"])
     # pre-commit installs the hook repository (a clone of this checkout, uncommitted changes included) into its
     # own virtualenv with pip, as a user's machine does.
     repo = make_repo(tmp_path / "user", {

@@ -20,7 +20,9 @@ sys.modules.setdefault("build_kb", build_kb)  # dataclasses look their module up
 _spec.loader.exec_module(build_kb)
 
 TABLES = build_kb.DEFAULT_TABLES
-needs_tables = pytest.mark.skipif(not TABLES.is_dir(), reason=f"HIPIFY tables not found at {TABLES}")
+needs_tables = pytest.mark.skipif(not TABLES.is_dir(), reason=(
+    "needs a copy of ROCm/HIPIFY's docs/tables/ (https://github.com/ROCm/HIPIFY/tree/amd-staging/docs/tables) "
+    f"at {TABLES}, where scripts/build_kb.py reads it"))
 
 
 @pytest.fixture(scope="module")

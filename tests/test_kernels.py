@@ -22,6 +22,7 @@ from porter.source.parse import parse
 from porter.pipeline import scan
 
 from conftest import FIXTURES, REPO
+from helpers import NEEDS
 
 KERNELS_DIR = FIXTURES / "kernels"
 TARGET_IDS = ("mi300x", "mi325x", "mi350x", "mi355x", "mi455x")
@@ -249,7 +250,7 @@ NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/c
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+@pytest.mark.skipif(NVCC is None, reason=NEEDS["nvcc"])
 @pytest.mark.parametrize("path", sorted(KERNELS_DIR.glob("*.cu")), ids=lambda p: p.name)
 def test_fixture_compiles_with_nvcc(path, tmp_path):
     proc = subprocess.run([NVCC, "-c", "-std=c++17", f"-arch={_arch(path)}", "-I", str(KERNELS_DIR), str(path),

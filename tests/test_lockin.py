@@ -18,6 +18,8 @@ from porter.rules import load_rules
 from porter.pipeline import scan
 from porter.targets import load_targets, validate_predicate
 
+from helpers import NEEDS
+
 OPTS = Settings(jobs=1, cache_dir=None)
 
 MALFORMED = {
@@ -152,7 +154,7 @@ def test_static_archive_undefined_symbols_name_the_library(tmp_path):
         subprocess.run(["gcc", "-c", "-fPIC", str(src), "-o", str(tmp_path / "a.o")], check=True, capture_output=True)
         subprocess.run(["ar", "rcs", str(tmp_path / "libx.a"), str(tmp_path / "a.o")], check=True, capture_output=True)
     except (OSError, subprocess.CalledProcessError):
-        pytest.skip("gcc/ar not available")
+        pytest.skip(NEEDS["gcc"])
     src.unlink()
     (tmp_path / "a.o").unlink()
     f = next(f for f in scan(tmp_path, OPTS).findings if f.rule == "BIN004")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, git, porter_here
+from tests.helpers import NEEDS, REPO, git, porter_here
 
 FIXTURE = REPO / "fixtures" / "port-demo"
 
@@ -234,7 +234,7 @@ def test_ported_tree_compiles(ported, compiler):
     from porter.port import verify
 
     if _tool(compiler) is None:
-        pytest.skip(f"{compiler} is not installed")
+        pytest.skip(NEEDS[compiler])
     repo = ported["repo"]
     units = ["src/gemm.cu", "src/kernels.cu", "src/main.cu", "src/tensor_core.cu"]
     archs = () if compiler == "nvcc" else ("gfx90a",)
@@ -273,7 +273,7 @@ def test_nvcc_sees_the_original_ptx(ported):
     """The CUDA build keeps its PTX: nvcc's preprocessed kernels unit still holds the laneid asm."""
     nvcc = _tool("nvcc")
     if nvcc is None:
-        pytest.skip("nvcc is not installed")
+        pytest.skip(NEEDS["nvcc"])
     r = subprocess.run([nvcc, "-E", "-std=c++17", "src/kernels.cu"],
                        cwd=ported["repo"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -320,7 +320,7 @@ def test_runtime_guarded_helpers_survive_on_amd(tmp_path):
     assert helper[2] == '#include "../porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */'
     hipcc = shutil.which("hipcc")
     if hipcc is None:
-        pytest.skip("hipcc is not installed (the port above was checked; the compile needs hipcc)")
+        pytest.skip(f"{NEEDS['hipcc']} (the port above was checked; the compile needs hipcc)")
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "main.cu"], cwd=repo / "src",
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert (c.returncode, [l for l in c.stderr.splitlines() if "error" in l]) == (0, [])
@@ -378,7 +378,7 @@ def test_a_cu_file_without_includes_gets_hips_runtime_on_amd(tmp_path):
     assert (again.returncode, again.stdout) == (0, "")
     hipcc = shutil.which("hipcc")
     if hipcc is None:
-        pytest.skip("hipcc is not installed")
+        pytest.skip(NEEDS["hipcc"])
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert [l for l in c.stderr.splitlines() if "error" in l] == []
@@ -403,7 +403,7 @@ def test_kernel_pointer_calls_get_a_casting_template(tmp_path):
     assert porter_here("port", str(repo)).stdout == ""
     hipcc = shutil.which("hipcc")
     if hipcc is None:
-        pytest.skip("hipcc is not installed")
+        pytest.skip(NEEDS["hipcc"])
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert [l for l in c.stderr.splitlines() if "error" in l] == []
@@ -430,7 +430,7 @@ def test_cuda_device_functions_hip_lacks_get_translates_shims(tmp_path):
     assert porter_here("port", str(repo)).stdout == ""
     hipcc = shutil.which("hipcc")
     if hipcc is None:
-        pytest.skip("hipcc is not installed")
+        pytest.skip(NEEDS["hipcc"])
     c = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "hip", "-fsyntax-only", "k.cu"], cwd=repo,
                        capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert [l for l in c.stderr.splitlines() if "error" in l] == []

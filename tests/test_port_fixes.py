@@ -7,7 +7,7 @@ import pytest
 from porter.port import build
 from porter.translate import fixups
 from porter.translate.buildfiles import load_tables
-from tests.helpers import REPO, git, porter_here
+from tests.helpers import NEEDS, REPO, git, porter_here
 
 
 @pytest.mark.parametrize("stmt, expected", [
@@ -269,7 +269,7 @@ def test_samples_port_compiles_with_hipcc(samples):
 
     hipcc = shutil.which("hipcc")
     if hipcc is None:
-        pytest.skip("hipcc is not installed")
+        pytest.skip(NEEDS["hipcc"])
     for unit in ("kernels.cu", "bisect.cu"):
         c = subprocess.run([hipcc, "--offload-arch=gfx90a", "--cuda-device-only", "-fsyntax-only", unit],
                            cwd=samples["repo"] / "src", capture_output=True, text=True,
@@ -767,7 +767,7 @@ def test_directed_rounding_helpers_round_as_the_fpu_does(tmp_path):
 
     gxx = shutil.which("g++")
     if gxx is None:
-        pytest.skip("g++ is not installed")
+        pytest.skip(NEEDS["g++"])
     fix = fixups.load_fixups()
     used = [c for c, e in fix.shims.items() if e.get("requires") == "porter_directed_rounding"]
     assert len(used) == 36  # {add, sub, mul, div, sqrt, rcp} x {rd, ru, rz} x {float, double}
@@ -957,7 +957,7 @@ def test_rounding_and_gl_ports_compile_for_both_vendors(tmp_path, compiler):
     path = shutil.which(compiler) or (f"/usr/local/bin/{compiler}" if os.access(f"/usr/local/bin/{compiler}", os.X_OK)
                                       else None)
     if path is None:
-        pytest.skip(f"{compiler} is not installed")
+        pytest.skip(NEEDS[compiler])
     repo = make_repo(tmp_path / "r", {"interval.cu": ROUNDING_SRC, "gl.cpp": GL_SRC, "limit.cu": LIMIT_SRC,
                                       "ev.cu": EVENT_SRC, **{k: v for k, v in EGL_FILES.items() if k != "consumer.cpp"}})
     assert porter_here("port", str(repo), "--apply").returncode == 0

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers import porter_here
+from helpers import NEEDS, porter_here
 from porter import contain
 from porter.translate.engines import hipify
 from tests.test_architecture import MODULES, parsed
 
 CLANG = next((c for c in ("clang++-19", "clang++-22", "clang++-15", "clang++") if shutil.which(c)), None)
-needs_clang = pytest.mark.skipif(CLANG is None, reason="needs a clang++ on PATH")
+needs_clang = pytest.mark.skipif(CLANG is None, reason=NEEDS["clang++"])
 needs_landlock = pytest.mark.skipif(not contain.confinement(("/tmp",), ()).available,
                                     reason="needs Landlock (Linux 5.13+)")
 BOMB = "#define A(x) x x x x x x x x x x\n#define B(x) A(A(A(A(x))))\nB(B(B(int a;)))\n"

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from elftools.elf.elffile import ELFFile
 
 HIP_HEADER = Path("/usr/include/hip/hip_runtime.h")  # Debian libamdhip64-dev
 DEVICE_LIBS = Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode")  # Debian rocm-device-libs
@@ -103,6 +102,15 @@ def device_lib_dir(tmp: Path, isa: str) -> Path:
     return out
 
 
+def elf_sections(f):
+    """The sections of an object file. pyelftools is imported here, not with the module: like porter (which reads
+    ELF only when a scan meets a binary), the tests leave its ~2 MB out of the xdist workers until a test needs it,
+    and every process a scan forks copies a worker's page tables."""
+    from elftools.elf.elffile import ELFFile
+
+    return ELFFile(f).iter_sections()
+
+
 def test_hipcc_compiles_for_gfx90a(tmp_path: Path) -> None:
     hipcc = need("hipcc", "hipcc")
     (tmp_path / "k.hip.cpp").write_text(HIP_KERNEL)
@@ -111,7 +119,7 @@ def test_hipcc_compiles_for_gfx90a(tmp_path: Path) -> None:
     obj = tmp_path / "k.o"
     assert obj.stat().st_size > 0
     with obj.open("rb") as f:
-        sections = {s.name for s in ELFFile(f).iter_sections()}
+        sections = {s.name for s in elf_sections(f)}
     assert ".hip_fatbin" in sections
 
 
@@ -211,5 +219,5 @@ def test_nvcc_compiles_for_sm90_without_a_gpu(tmp_path: Path) -> None:
     obj = tmp_path / "x.o"
     assert obj.stat().st_size > 0
     with obj.open("rb") as f:
-        sections = {s.name for s in ELFFile(f).iter_sections()}
+        sections = {s.name for s in elf_sections(f)}
     assert ".nv_fatbin" in sections

@@ -7,6 +7,7 @@ The strict set is pyproject's `[tool.mypy] files`; every module in it has the st
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -17,7 +18,10 @@ import pytest
 
 from tests.conftest import REPO
 
-pytest.importorskip("mypy", reason="needs mypy (the test extras: pip install -e '.[test]')")
+# Whether mypy is installed, asked without importing it: the tests run mypy in a process of its own, and imported
+# here it sat in every xdist worker (~5.5 MB), copied into the page tables of every scan worker a later test forks.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
+                                reason="needs mypy (the test extras: pip install -e '.[test]')")
 
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
 
