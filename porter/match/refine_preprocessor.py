@@ -68,8 +68,6 @@ from porter.source.parse import SourceFile
 from porter.source.preprocessor import CUDA as CUDA_BUILD
 from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
                                        preprocessed)
-# The ROCm build as an `__CUDA_ARCH__` test reads it (undefined); porter.source.preprocessor's own reader.
-from porter.source.preprocessor import _ArchBuild
 
 
 # Capability and toolkit-version tests: not a porting item when their #else is a fallback HIP compiles.
@@ -167,13 +165,21 @@ def older_arch(f: Draft, tests: dict[int, int]) -> Draft:
 _ARCH_OLDER = re.compile(r"\b__CUDA_ARCH__\s*<=?\s*\d")
 
 
+class _HipArchBuild(Build):
+    """The ROCm build as a generation test reads it: hip-clang never defines __CUDA_ARCH__ (so `__CUDA_ARCH__ < 320`
+    reads 0 < 320); every other name as in Build."""
+
+    def value(self, name: str | None):
+        return False if name == "__CUDA_ARCH__" else super().value(name)
+
+
 def _arch_taken(g: Group, sf: SourceFile) -> int | None:
     """The index of the `#if`/`#elif` arm of a group with more than one arm that HIP takes on a `__CUDA_ARCH__`
     test (read undefined, as hip-clang leaves it) when its body holds code that works on HIP (no PTX, trap or
     #error); None otherwise."""
     if len(g.arms) < 2:
         return None
-    arch = _ArchBuild(ROCM)
+    arch = _HipArchBuild(ROCM)
     for i, a in enumerate(g.arms):
         if a.kind == "else" or not _ARCH_TEST.search(a.text):
             return None
@@ -353,7 +359,9 @@ _CLANG = re.compile(r"\b__clang__\b")
 # it one integer value, no `#undef` takes it away, and a definition comes before the test at file level or in an arm
 # that holds the test (so it is in force there). Both builds must agree on the test. A finding in an arm so ruled out
 # reads info (data `file_defines`): it may still be meant for another configuration, set by editing the file.
-_INT_DEFINE = re.compile(r"^([A-Za-z_]\w*)[ \t]+\(?([0-9]+)[uUlL]*\)?[ \t]*$")
+# Up to 18 digits: a switch or a level; a longer literal (a 5,000-digit constant) is no switch, and int() refuses
+# strings over 4,300 digits.
+_INT_DEFINE = re.compile(r"^([A-Za-z_]\w*)[ \t]+\(?([0-9]{1,18})[uUlL]*\)?[ \t]*$")
 _UNDEF = re.compile(rb"(?m)^[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)")
 
 
