@@ -1092,3 +1092,226 @@ def test_a_capability_only_turned_into_a_label_reads_info(tmp_path):
     assert got == [(5, "info"), (9, "medium")]
     assert dict(next(f for f in result.findings if f.rule == "PYT001" and f.line == 5).data)["identity"] == (
         "the capability only becomes the text cap, which nothing compares: a label, each GPU answers for itself")
+
+
+def _scan_data(tmp_path, rules):
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    return result, sorted((f.path, f.line, f.rule, str(f.severity)) for f in result.findings if f.rule in rules)
+
+
+def test_cmake_blocks_only_an_arm_host_takes_read_info(tmp_path):
+    # heldout18 jetson-utils: the Jetson -gencode flags sit in if(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64"), nested
+    # tests included; ROCm runs on x86-64 hosts. NOT, OR-like alternations naming x86 and the x86 arm stay open.
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(app LANGUAGES CXX CUDA)\n"
+        "if(CMAKE_SYSTEM_PROCESSOR MATCHES \"aarch64\")\n"
+        "  set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS}; -gencode arch=compute_53,code=sm_53)\n"           # 3 info
+        "  if(CUDA_VERSION_MAJOR GREATER 9)\n"
+        "    set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS}; -gencode arch=compute_72,code=sm_72)\n"         # 5 info
+        "  endif()\n"
+        "elseif(${CMAKE_SYSTEM_PROCESSOR} STREQUAL \"x86_64\")\n"
+        "  set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS}; -gencode arch=compute_80,code=sm_80)\n"           # 8 open
+        "endif()\n"
+        "if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES \"aarch64\")\n"
+        "  set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS}; -gencode arch=compute_86,code=sm_86)\n"           # 11 open
+        "endif()\n"
+        "if(CMAKE_SYSTEM_PROCESSOR MATCHES \"aarch64|x86_64\")\n"
+        "  set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS}; -gencode arch=compute_90,code=sm_90)\n"           # 14 open
+        "endif()\n"
+        "if(CMAKE_HOST_SYSTEM_PROCESSOR STREQUAL \"arm64\" AND USE_TEGRA)\n"
+        "  set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS}; -gencode arch=compute_87,code=sm_87)\n"           # 17 info
+        "endif()\n")
+    result, got = _scan_data(tmp_path, {"BLD005"})
+    assert [(line, sev) for _, line, _, sev in got] == [(3, "info"), (5, "info"), (8, "low"), (11, "low"),
+                                                        (14, "low"), (17, "info")]
+    assert dict(next(f for f in result.findings if f.rule == "BLD005" and f.line == 5).data)["arm_host_only"] == (
+        "in a block only a 64-bit Arm host takes (CMAKE_SYSTEM_PROCESSOR MATCHES \"aarch64\", line 2): NVIDIA's "
+        "Jetson/Grace platforms; ROCm runs on x86-64 hosts")
+
+
+def test_a_copy_of_cmakes_own_findcuda_module_reads_info(tmp_path):
+    # heldout18 jetson-utils' cuda/FindCUDA/select_compute_arch.cmake: CMake's code, not the project's; the same
+    # table in a project module of another name stays open
+    text = ("# Synopsis:\n"
+            "#   CUDA_SELECT_NVCC_ARCH_FLAGS(out_variable [target_CUDA_architectures])\n"
+            "function(CUDA_SELECT_NVCC_ARCH_FLAGS out_variable)\n"
+            "  set(CMAKE_CUDA_ARCHITECTURES 52 60 70)\n"                                                 # 4
+            "endfunction()\n")
+    (tmp_path / "cuda" / "FindCUDA").mkdir(parents=True)
+    (tmp_path / "cuda" / "FindCUDA" / "select_compute_arch.cmake").write_text(text)
+    (tmp_path / "cmake").mkdir()
+    (tmp_path / "cmake" / "arch.cmake").write_text(text)
+    result, got = _scan_data(tmp_path, {"BLD003"})
+    assert got == [("cmake/arch.cmake", 4, "BLD003", "low"),
+                   ("cuda/FindCUDA/select_compute_arch.cmake", 4, "BLD003", "info")]
+    f = next(f for f in result.findings if f.rule == "BLD003" and f.path.startswith("cuda/"))
+    assert dict(f.data)["cmake_module"] == ("a copy of CMake's own FindCUDA/select_compute_arch.cmake module: the "
+                                            "project's calls of it are the port's items")
+
+
+def test_files_with_no_gpu_code_read_dev011_and_dev021_info(tmp_path):
+    # heldout18: stb_image.h's Huffman loop over code lengths 1..16 (no GPU code in the file) and ccminer's
+    # neoscrypt-cpu.c `register` (a C source: C keeps the storage class). The same loop in a file with a kernel, and
+    # `register` in a .cpp or in a .c holding device code, stay open.
+    loop = "int f(int* n) {\n  int k = 0;\n  for (int j = 1; j <= 16; ++j) k += n[j];\n  return k;\n}\n"   # 3
+    (tmp_path / "stb.h").write_text(loop)
+    (tmp_path / "k.cuh").write_text(loop + "__global__ void g(int* n) { n[threadIdx.x] = f(n); }\n")
+    reg = "static int h(int a) {\n  register int x = a;\n  return x;\n}\n"                                 # 2
+    (tmp_path / "cpu.c").write_text(reg)
+    (tmp_path / "cpu.cpp").write_text(reg)
+    (tmp_path / "dev.c").write_text(reg + "__global__ void k(int* p) { p[0] = 1; }\n")
+    result, got = _scan_data(tmp_path, {"DEV011", "DEV021"})
+    assert got == [("cpu.c", 2, "DEV021", "info"), ("cpu.cpp", 2, "DEV021", "medium"),
+                   ("dev.c", 2, "DEV021", "medium"), ("k.cuh", 3, "DEV011", "medium"),
+                   ("stb.h", 3, "DEV011", "info")]
+    data = {f.path: dict(f.data) for f in result.findings if f.rule in ("DEV011", "DEV021")}
+    assert data["stb.h"]["host_only"] == ("the file holds no GPU code (no kernel, device function, thread or warp "
+                                          "index): host code does not run in warps")
+    assert data["cpu.c"]["c_source"] == ("a C source with no device code: the host C compiler builds it, and C keeps "
+                                         "`register` (only C++17 removed it)")
+
+
+_PTX_MACROS = (
+    "#define LDMATRIX_X2(R0, R1, addr) \\\n"                                                                 # 1
+    "  asm volatile(\"ldmatrix.sync.aligned.x2.m8n8.shared.b16 {%0, %1}, [%2];\\n\" "
+    ": \"=r\"(R0), \"=r\"(R1) : \"r\"(addr))\n"
+    "#define LDMATRIX_X2_T(R0, R1, addr) \\\n"                                                               # 3
+    "  asm volatile(\"ldmatrix.sync.aligned.x2.trans.m8n8.shared.b16 {%0, %1}, [%2];\\n\" "
+    ": \"=r\"(R0), \"=r\"(R1) : \"r\"(addr))\n"
+    "#define CP_ASYNC_BULK_WAIT_GROUP(n) asm volatile(\"cp.async.bulk.wait_group %0;\\n\" ::\"n\"(n))\n"   # 5
+    "__global__ void k(unsigned* s) {\n"
+    "  unsigned r0, r1;\n"
+    "  LDMATRIX_X2(r0, r1, s[0]);\n"
+    "  s[1] = r0 + r1;\n"
+    "}\n")
+
+
+def test_ptx_in_macros_a_translation_unit_never_expands_reads_info(tmp_path):
+    # heldout18 LeetCUDA: each hgemm file carries the shared block of LDMATRIX_* / CP_ASYNC_BULK_* macros and
+    # expands a few; the bodies of the others never reach the compiler. A header's macros (its includers may expand
+    # them), a file that includes an X-macro file after them, and a file that pastes tokens keep them open.
+    (tmp_path / "gemm.cu").write_text(_PTX_MACROS + "#include \"utils.h\"\n")
+    (tmp_path / "gemm.cuh").write_text(_PTX_MACROS)
+    (tmp_path / "xmacro.cu").write_text(_PTX_MACROS + "#include \"ops.def\"\n")
+    (tmp_path / "paste.cu").write_text(_PTX_MACROS + "#define CALL(x) LDMATRIX_##x\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, f.rule, str(f.severity)) for f in result.findings
+                 if f.rule in ("DEV001", "DEV007") and f.path == "gemm.cu")
+    assert got == [("gemm.cu", 2, "DEV001", "high"), ("gemm.cu", 4, "DEV001", "info"),
+                   ("gemm.cu", 5, "DEV001", "info"), ("gemm.cu", 5, "DEV007", "info")]
+    for other in ("gemm.cuh", "xmacro.cu", "paste.cu"):
+        assert {str(f.severity) for f in result.findings if f.path == other and f.rule == "DEV001"} == {"high"}, other
+    f = next(f for f in result.findings if f.path == "gemm.cu" and f.rule == "DEV007")
+    assert dict(f.data)["unexpanded"] == ("in the definition of the macro CP_ASYNC_BULK_WAIT_GROUP (line 5), which "
+                                          "this file never expands: the compiler never sees its body")
+
+
+def test_a_files_own_definition_of_a_cuda_name_reads_info(tmp_path):
+    # heldout18 ccminer's equi: `#define __ldca(ptr) *(ptr)` under `#if CUDART_VERSION < 8000 || !defined(__ldca)` is
+    # the fallback itself; the use in the kernel stays a finding of its own
+    (tmp_path / "equi.cu").write_text(
+        "#if CUDART_VERSION < 8000 || !defined(__ldca)\n"
+        "#define __ldca(ptr) *(ptr)\n"                                                     # 2 info
+        "#endif\n"
+        "__global__ void k(const float* p, float* q) {\n"
+        "  q[0] = __ldca(p + 1);\n"                                                        # 5 open
+        "}\n")
+    result, got = _scan_data(tmp_path, {"DEV027"})
+    assert got == [("equi.cu", 2, "DEV027", "info"), ("equi.cu", 5, "DEV027", "high")]
+    assert dict(next(f for f in result.findings if f.rule == "DEV027" and f.line == 2).data)["own_definition"] == (
+        "the file's own definition of __ldca: it supplies the name wherever this line is compiled")
+
+
+def test_feature_define_arms_under_nested_tests_and_older_arch_arms_hip_takes(tmp_path):
+    # heldout18 GenomeWorks' gw_config.hpp (an `#ifdef __CUDACC_VER_MAJOR__` arm of defines under a nested version
+    # test) and ccminer's cuda_vectors.h (`#if __CUDA_ARCH__ < 320`: HIP takes the byte-copy arm, the #else is PTX).
+    # An older arm that traps itself stays open.
+    (tmp_path / "v.cuh").write_text(
+        "#ifdef __CUDACC_VER_MAJOR__\n"                                                    # 1 info
+        "#define GW_CUDA_BEFORE_XX_X 1\n"
+        "#if (__CUDACC_VER_MAJOR__ == 10 && __CUDACC_VER_MINOR__ < 1)\n"
+        "#define GW_CUDA_BEFORE_10_1\n"
+        "#endif\n"
+        "#endif\n"
+        "#if __CUDA_ARCH__ < 320\n"                                                        # 7 info
+        "static __device__ uint4 ldg(const uint4 *p) { return *p; }\n"
+        "#else\n"
+        "static __device__ uint4 ldg(const uint4 *p) { uint4 r; asm(\"ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\" "
+        ": \"=r\"(r.x), \"=r\"(r.y), \"=r\"(r.z), \"=r\"(r.w) : \"l\"(p)); return r; }\n"
+        "#endif\n"
+        "#if __CUDA_ARCH__ < 350\n"                                                        # 12 open
+        "static __device__ int m() { asm(\"trap;\"); return 0; }\n"
+        "#else\n"
+        "static __device__ int m() { int r; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(r)); return r; }\n"
+        "#endif\n")
+    result, got = _scan_data(tmp_path, {"DEV009", "DEV010"})
+    assert got == [("v.cuh", 1, "DEV010", "info"), ("v.cuh", 7, "DEV009", "info"), ("v.cuh", 12, "DEV009", "medium")]
+    data = {f.line: dict(f.data) for f in result.findings if f.rule in ("DEV009", "DEV010")}
+    assert data[1]["defines_only"] == ("the arm only defines GW_CUDA_BEFORE_XX_X, GW_CUDA_BEFORE_10_1: HIP leaves "
+                                       "them undefined, so the code testing them is where HIP's path is chosen")
+    assert data[7]["hip_compiles"] == ("HIP leaves __CUDA_ARCH__ undefined (0), so it compiles the older-GPU arm at "
+                                       "line 7, which works on HIP; the newer arm is a fast path")
+
+
+def test_arms_the_files_own_integer_defines_rule_out_read_info(tmp_path):
+    # heldout18 ccminer's groestl256: `#define MAXWELL_OR_FERMI 1`, then `#define USE_SHARED 1` inside its arm, and
+    # the texture fetches in the `#else` of `#if USE_SHARED`: no compiler builds them as the file stands. A name
+    # defined twice with different values, or #undef'd, decides nothing; the live texture fetch stays open.
+    (tmp_path / "g.cu").write_text(
+        "texture<unsigned int, 1, cudaReadModeElementType> t0;\n"
+        "#define MAXWELL_OR_FERMI 1\n"
+        "#if MAXWELL_OR_FERMI\n"
+        "  #define USE_SHARED 1\n"
+        "  #if USE_SHARED\n"
+        "  #define T0(x) (tab[(x)])\n"
+        "  #else\n"
+        "  #define T0(x) tex1Dfetch(t0, x)\n"                                              # 8 info
+        "  #endif\n"
+        "#else\n"
+        "  #define T0(x) tex1Dfetch(t0, (x) + 1)\n"                                        # 11 info
+        "#endif\n"
+        "#define MODE 1\n"
+        "#if MODE\n"
+        "#define T1(x) (tab[(x)])\n"
+        "#else\n"
+        "#define T1(x) tex1Dfetch(t0, x)\n"                                                # 17 open: MODE is 2 below
+        "#endif\n"
+        "#undef MODE\n"
+        "#define MODE 2\n"
+        "__global__ void k(unsigned* tab, unsigned* o) { o[0] = tex1Dfetch(t0, 3) + T0(1) + T1(2); }\n")  # 21 open
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "DEV020")
+    assert got == [(8, "info"), (11, "info"), (17, "high"), (21, "high")]
+    assert dict(next(f for f in result.findings if f.rule == "DEV020" and f.line == 8).data)["file_defines"] == (
+        "in an arm the file's own `#define USE_SHARED` (line 4) rules out: no compiler builds it as the file stands")
+
+
+def test_arms_of_a_files_jetson_switch_read_info(tmp_path):
+    # heldout18 jetson-utils' gstBufferManager.cpp: `#ifdef ENABLE_NVMM` includes Tegra's nvbuf_utils.h (Jetson Linux
+    # Multimedia API), so every ENABLE_NVMM arm of the file is Jetson-only code. A switch whose arms include only
+    # headers every CUDA host has (another file), and a negated test, stay open.
+    body = ("#include <cuda_runtime.h>\n"
+            "#ifdef ENABLE_NVMM\n"
+            "#include <nvbuf_utils.h>\n"
+            "#include <cuda_egl_interop.h>\n"                                               # 4
+            "#endif\n"
+            "void f(CUgraphicsResource r) {\n"
+            "#ifdef ENABLE_NVMM\n"
+            "  cudaEglFrame frame;\n"                                                      # 8
+            "  cudaGraphicsResourceGetMappedEglFrame(&frame, r, 0, 0);\n"
+            "#endif\n"
+            "#if !defined(ENABLE_NVMM)\n"
+            "  cudaEglFrame other;\n"                                                      # 12
+            "#endif\n"
+            "}\n")
+    (tmp_path / "jetson.cpp").write_text(body)
+    (tmp_path / "desk.cpp").write_text(body.replace("#include <nvbuf_utils.h>\n", "#include <stdio.h>\n"))
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.path, f.line, f.rule, str(f.severity)) for f in result.findings
+                 if f.rule in ("API002", "API006") and f.line in (4, 8, 12))
+    assert got == [("desk.cpp", 4, "API006", "high"), ("desk.cpp", 8, "API002", "high"),
+                   ("desk.cpp", 12, "API002", "high"), ("jetson.cpp", 4, "API006", "info"),
+                   ("jetson.cpp", 8, "API002", "info"), ("jetson.cpp", 12, "API002", "high")]
+    f = next(f for f in result.findings if f.path == "jetson.cpp" and f.line == 8 and f.rule == "API002")
+    assert dict(f.data)["jetson_only"] == ("in the arm of ENABLE_NVMM (line 7), the file's Jetson switch (an arm of it "
+                                           "includes the Jetson Linux Multimedia API): no ROCm host builds it")

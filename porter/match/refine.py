@@ -5,15 +5,21 @@ branches, private copies of toolkit headers, and one finding per spot.
 sorted drafts of its findings (porter.match.draft), and runs the steps in the order below; each step's rule, reason
 and public sources are in its own module's docstring (the step numbers are the ones those docstrings and the
 comments use):
-- porter.match.refine_preprocessor, C/C++ preprocessor arms: 1 dead branches (`#if 0`, the `#else` of `#if 1`);
-  3 capability and toolkit tests with a fallback HIP compiles, old-toolkit arms; 3a feature-define arms;
-  3b toolkit introspection; 4 a drop-in library's own switch; 4a NVTX profiling switches; 5 `#error`/`#warning`
-  text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms.
+- porter.match.refine_preprocessor, C/C++ preprocessor arms: 1 dead branches (`#if 0`, the `#else` of `#if 1`); 1a
+  arms the file's own integer `#define`s rule out;
+  3 capability and toolkit tests with a fallback HIP compiles, old-toolkit arms; 3c older-GPU arms HIP takes;
+  3a feature-define arms;
+  3b toolkit introspection; 4 a drop-in library's own switch; 4a NVTX profiling switches; 4e Jetson switches;
+  5 `#error`/`#warning` text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms.
 - porter.match.refine_code, C/C++ code and the knowledge base's renames: 2 private toolkit-header copies; 5b the
-  code's own `warpSize`; 5h host-only warp constants; 7 plain renames; 8a grid-wide barriers and cooperative launches.
-- porter.match.refine_build, CMake, Make and shell: 5 message() and option() text; 4a NVTX if() blocks; 4c
-  Windows-only blocks; 5k architectures set OFF; 5j QUIET find_package probes; 5i one architecture choice per
-  if() chain; 5f flags removed or only tested (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools.
+  code's own `warpSize`; 5h host-only warp constants; 5p, 5q files with no GPU code; 7 plain renames; 8a grid-wide
+  barriers and cooperative launches.
+- porter.match.refine_macros, a file's own `#define`s: 5r bodies of macros a translation unit never expands; 5s its
+  own definition of a CUDA name.
+- porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
+  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4d blocks only a 64-bit Arm host takes; 5k architectures set
+  OFF; 5j QUIET find_package probes; 5i one architecture choice per if() chain; 5f flags removed or only tested
+  (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools.
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
   8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 8c/8i nvcc variables
   read with a default or written from the running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes;
@@ -33,24 +39,27 @@ from typing import Iterable
 from porter.match.draft import Draft
 # Names imported `as _X` keep the private names refine() called them by when the steps were in this module, so its
 # body reads as it did.
-from porter.match.refine_build import (INSPECTOR_WORD as _INSPECTOR_WORD, SAME_CHOICE_RULES,
+from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTOR_WORD as _INSPECTOR_WORD,
+                                       SAME_CHOICE_RULES, cmake_arm_host_blocks, cmake_module_copy,
                                        WINDOWS_WORD as _WINDOWS_WORD, cmake_profiling_blocks, cmake_removed,
                                        cmake_windows_blocks, filtered_out, inspector_argument, no_architecture,
                                        quiet_probe, same_choice, without_prose)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
                                             legacy_capability, report_only)
-from porter.match.refine_code import (COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS, HOST_CONSTANT_RULES,
-                                      OWN_WARPSIZE_RULES, cooperative, host_constant, own_warpsize, plain_rename,
-                                      private_toolkit_copy)
+from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
+                                      HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
+                                      own_warpsize, plain_rename, private_toolkit_copy)
 from porter.match.refine_common import as_info as _as_info, offset as _offset
+from porter.match.refine_macros import OWN_DEFINITION_RULES, own_definition, unexpanded, unexpanded_bodies
 from porter.match.refine_precedence import PRECEDENCE_FILE, PrecedenceError, one_per_spot, specific
 from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISSING_RULES, DEVICE_PASS_RULES,
                                               FALLBACK_RULES, FEATURE_DEFINE_RULES, INTROSPECTION_RULES,
                                               OLD_TOOLKIT_RULES, OPTIONAL_DROPIN_RULES, TOOLKIT_WORDS as _TOOLKIT_WORDS,
                                               dead_lines, device_pass_arm, diagnostic_line as _diagnostic_line,
-                                              fallback_tests, feature_defines, introspection, legacy_arm,
+                                              fallback_tests, file_defined, file_defined_arms, feature_defines,
+                                              introspection, jetson_only, jetson_switch_arms, legacy_arm,
                                               newer_arch_arm as _newer_arch_arm, old_toolkit_arms, old_toolkit_lines,
-                                              optional_dropin, profiling_switch)
+                                              older_arch, older_arch_tests, optional_dropin, profiling_switch)
 from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, DTYPE_TABLE_RULES,
                                         ENV_DEFAULT_RULES, MX_RULES, dtype_table, mx_format,
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
@@ -80,6 +89,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if f.line not in dead]
     if findings and sf.language == "cuda" and may_hold_directives(sf.code):
         groups = preprocessed(sf).groups
+        ruled_out = file_defined_arms(sf)
+        if ruled_out:
+            findings = [file_defined(f, ruled_out, sf) for f in findings]
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
         # Only DEV009/DEV010 findings read the fallback lines: a file without one skips their search (~5% of a
         # cold cuda-samples scan, mostly _output_only reading each group's statements).
@@ -88,6 +100,11 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         old_toolkit = old_toolkit_lines(groups)
         findings = [f for f in findings if not (f.rule in FALLBACK_RULES and f.line in fallback)
                     and not (f.rule in OLD_TOOLKIT_RULES and f.line in old_toolkit)]
+        if b"__CUDA_ARCH__" in sf.code and any(f.rule in FALLBACK_RULES and f.severity > Severity.INFO
+                                               for f in findings):
+            older = older_arch_tests(groups, sf)
+            if older:
+                findings = [older_arch(f, older) for f in findings]
         around = groups_around(groups)  # each finding asks only the groups around its line, not every group
         if any(f.rule in FEATURE_DEFINE_RULES for f in findings):
             findings = [feature_defines(f, around(f.line), sf) for f in findings]
@@ -112,10 +129,22 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [optional_dropin(f, around(f.line)) for f in findings]
         if b"NVTX" in sf.code.upper():
             findings = [profiling_switch(f, around(f.line)) for f in findings]
+        jetson = jetson_switch_arms(sf)
+        if jetson:
+            findings = [jetson_only(f, jetson) for f in findings]
+    if findings and sf.language == "cuda" and b"define" in sf.code:
+        bodies = unexpanded_bodies(sf)
+        if bodies:
+            findings = [unexpanded(f, bodies) for f in findings]
+        if any(f.rule in OWN_DEFINITION_RULES for f in findings):
+            findings = [own_definition(f, sf) for f in findings]
     if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
         findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
     if findings and sf.language == "cuda" and any(f.rule in HOST_CONSTANT_RULES for f in findings):
         findings = [host_constant(f, sf) for f in findings]
+    if findings and sf.language == "cuda" and any(f.rule in HOST_CONSTANT_RULES or f.rule in C_SOURCE_RULES
+                                                  for f in findings):
+        findings = [host_file(f, sf) for f in findings]
     if findings and sf.language == "cuda" and any(f.category == "api" for f in findings):
         findings = [f for f in findings if not (f.category == "api" and _diagnostic_line(sf, f.line))]
     if findings and sf.language == "cmake" and (b"message" in sf.data or b"option" in sf.data or b"CACHE" in sf.data
@@ -130,6 +159,12 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         blocks = cmake_windows_blocks(sf)
         findings = [next((_as_info(f, "windows_only", f"in a block only a Windows build takes ({cond}, line {at}): "
                                                       "ROCm on Instinct GPUs builds on Linux")
+                          for a, b, cond, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
+                    for f in findings]
+    if findings and sf.language == "cmake" and _ARM_HOST_WORD.search(sf.code):
+        blocks = cmake_arm_host_blocks(sf)
+        findings = [next((_as_info(f, "arm_host_only", f"in a block only a 64-bit Arm host takes ({cond}, line {at}): "
+                                                       "NVIDIA's Jetson/Grace platforms; ROCm runs on x86-64 hosts")
                           for a, b, cond, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
     if findings and sf.language == "cmake" and b"OFF" in sf.code and any(f.rule in SAME_CHOICE_RULES for f in findings):
@@ -148,6 +183,12 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
     # `trust_copies` False (an --isolated diff: the file is part of the change): a file's own claim to be NVIDIA's
     # header is not taken, as a change's own suppressions and ROCm arms are not (porter.diff._reopen).
+    if trust_copies and findings and sf.language == "cmake" and b"CUDA" in sf.data:
+        module = cmake_module_copy(sf)
+        if module is not None:
+            findings = [_as_info(f, "cmake_module", f"a copy of CMake's own {module} module: the project's calls of it "
+                                                    "are the port's items") if f.severity > Severity.INFO else f
+                        for f in findings]
     if trust_copies and private_toolkit_copy(sf):
         findings = [f for f in findings if f.category not in _COPY_DROPS]
     findings = [plain_rename(f) for f in findings]

@@ -1,12 +1,19 @@
 """The refine steps for build files (CMake, Make, shell): text only shown to a person, flags a build removes or only
-tests for, arguments of NVIDIA inspection tools, NVTX profiling and Windows-only blocks, architectures set OFF, one
-architecture choice per if() chain, and QUIET find_package probes. porter.match.refine runs them.
+tests for, arguments of NVIDIA inspection tools, NVTX profiling, Windows-only and Arm-host-only blocks, copies of
+CMake's own CUDA modules, architectures set OFF, one architecture choice per if() chain, and QUIET find_package
+probes. porter.match.refine runs them.
 
 4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
    NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
    profiling; the default build never compiles it: info (data `optional`).
 4c. CMake: a finding inside an if() block only a Windows build takes (`if(MSVC)`, `if(WIN32 AND ...)`) is in a build
    ROCm for Instinct GPUs never makes (Linux only): info (data `windows_only`).
+4d. CMake: a finding inside an if() block only a 64-bit Arm host takes (`if(CMAKE_SYSTEM_PROCESSOR MATCHES
+   "aarch64")`: NVIDIA's Jetson and Grace platforms) is in a build ROCm never makes (x86-64 hosts only): info (data
+   `arm_host_only`).
+2b. CMake: a repository's copy of a module CMake ships for CUDA (FindCUDA.cmake and its FindCUDA/ helpers,
+   FindCUDAToolkit.cmake) is CMake's code: its findings read info (data `cmake_module`); the project's calls of it
+   are the port's items.
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
@@ -137,6 +144,71 @@ def cmake_windows_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...
         if cond and arm.end <= len(sf.line_starts) + 1 and _windows_condition(cond):
             out.append((arm.line + 1, arm.end - 1, cond, arm.line))
     return tuple(out)
+
+
+# 4d. CMake: a block whose condition holds only on a 64-bit Arm host - `if(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64")`,
+# `STREQUAL "arm64"`, alone or and-ed with other tests - is the build for NVIDIA's Arm platforms (Jetson/DRIVE SoCs,
+# Grace): jetson-utils' `-gencode arch=compute_72` flags for Xavier. ROCm supports x86-64 hosts only
+# (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html, "Supported CPUs";
+# every Instinct platform is an x86-64 EPYC host), so the port never takes the block: info (data `arm_host_only`).
+# A condition with NOT or OR is not read, nor one that names x86 too (`MATCHES "aarch64|x86_64"`).
+ARM_HOST_WORD = re.compile(rb"\b(?:aarch64|arm64|ARM64|AARCH64)\b")
+_PROCESSOR_VARIABLES = frozenset({"CMAKE_SYSTEM_PROCESSOR", "CMAKE_HOST_SYSTEM_PROCESSOR"})
+_ARM_HOST_VALUE = re.compile(r"^\^?\(?(?:aarch64|arm64|ARM64|AARCH64)"
+                             r"(?:\|(?:aarch64|arm64|ARM64|AARCH64|armv8\w*))*\)?\$?$")
+
+
+def _arm_host_condition(cond: str) -> bool:
+    """Whether a CMake condition holds only on a 64-bit Arm host: the processor variable compared (MATCHES,
+    STREQUAL) with aarch64/arm64 alone, and no NOT, OR or parenthesis (as _windows_condition)."""
+    if "(" in cond:
+        return False
+    toks = cond.split()
+    if "NOT" in toks or "OR" in toks:
+        return False
+    for i in range(len(toks) - 2):
+        word = toks[i].strip('"')
+        if word.startswith("${") and word.endswith("}"):
+            word = word[2:-1]
+        if word in _PROCESSOR_VARIABLES and toks[i + 1] in ("STREQUAL", "MATCHES") \
+                and _ARM_HOST_VALUE.match(toks[i + 2].strip('"')):
+            return True
+    return False
+
+
+def cmake_arm_host_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, condition, if line) of each CMake if()/elseif() arm whose condition holds only on a 64-bit
+    Arm host (step 4d)."""
+    out = []
+    for arm in arms(sf.code):
+        cond = " ".join(arm.condition.split())
+        if cond and arm.end <= len(sf.line_starts) + 1 and _arm_host_condition(cond):
+            out.append((arm.line + 1, arm.end - 1, cond, arm.line))
+    return tuple(out)
+
+
+# 2b. CMake: a repository's copy of a module CMake itself ships for CUDA - FindCUDA.cmake with its FindCUDA/ helpers
+# (select_compute_arch.cmake's CUDA_SELECT_NVCC_ARCH_FLAGS, run_nvcc.cmake, make2cmake.cmake, parse_cubin.cmake) or
+# FindCUDAToolkit.cmake, kept to pin a CMake version's behaviour (jetson-utils' cuda/FindCUDA) - is CMake's code, as a
+# private copy of cuda.h is the toolkit's (step 2): its architecture tables and nvcc command lines are what the
+# project's find_package(CUDA) and cuda_add_* calls choose, and those calls are the port's items (BLD002 and the
+# flags they pass). Its findings read info (data `cmake_module`). Recognised by name and by the module's own text.
+_CMAKE_CUDA_MODULES = {
+    "FindCUDA.cmake": re.compile(rb"#\s*FindCUDA\b|\bCUDA_ADD_LIBRARY\b", re.I),
+    "FindCUDAToolkit.cmake": re.compile(rb"#\s*FindCUDAToolkit\b"),
+    "FindCUDA/select_compute_arch.cmake": re.compile(rb"\bCUDA_SELECT_NVCC_ARCH_FLAGS\b"),
+    "FindCUDA/run_nvcc.cmake": re.compile(rb"FindCUDA\.cmake"),
+    "FindCUDA/make2cmake.cmake": re.compile(rb"FindCUDA\.cmake"),
+    "FindCUDA/parse_cubin.cmake": re.compile(rb"FindCUDA\.cmake"),
+}
+
+
+def cmake_module_copy(sf: SourceFile) -> str | None:
+    """The CMake module a CMake file is a copy of (step 2b), or None."""
+    for name, text in _CMAKE_CUDA_MODULES.items():
+        if (sf.path == name or sf.path.endswith("/" + name)) and text.search(sf.data[:40000]):
+            return name
+    return None
 
 
 # 5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003) asks CMake to pass no architecture flag at all (FLAMEGPU's

@@ -7,6 +7,10 @@ renames (API003, API004), and grid-wide barriers and cooperative launches. porte
 5h. A warp-size constant (DEV011, `constexpr int WARP_SIZE = 32;`) local to a host function that has no device code
    and launches no kernel describes a data layout on the CPU side (a debug printer of packed tiles): info (data
    `host_only`). One in a launcher (`<<<`, a launch call or macro, a dim3) may size the grid for a kernel: open.
+5p. DEV011 in a file with no GPU code at all (a vendored host library's loop `for (j = 1; j <= 16; ++j)`): info
+   (data `host_only`).
+5q. `register` (DEV021) in a `.c` file with no device code: the host C compiler builds it, and C keeps the storage
+   class: info (data `c_source`).
 5b. warpSize as a constant (DEV004) where the code declared its own `warpSize` variable before it, in the function
    or at file scope, names that variable, not HIP's: dropped.
 7. hipify's renames are free work: a same-name device function (API004) whose knowledge-base entry carries no
@@ -102,6 +106,39 @@ def host_constant(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "host_only", f"a constant of the host function {fn.name}, which launches no kernel: it "
                                     "describes data on the CPU side, not the wave the GPU runs")
+
+
+# 5p. Host code only: a file with no GPU code at all - no kernel or device qualifier, no thread, block, lane or warp
+# name, no shuffle, barrier, `__CUDA_ARCH__` test or launch - is compiled for the CPU, where nothing runs in warps: a
+# DEV011 loop bound there (`for (j = 1; j <= 16; ++j)` over JPEG code lengths in a vendored stb_image.h) is no lane
+# arithmetic. Info (data `host_only`).
+_DEVICE_WORD = re.compile(rb"__global__|__device__|__shared__|__constant__|__shfl|__sync|__ballot|__any|__all"
+                          rb"|__activemask|threadIdx|blockIdx|blockDim|gridDim|warpSize|[Ww]arp|WARP|\b[Ll]ane|[a-z]Lane"
+                          rb"|LANE|__CUDA_ARCH__|<<<"
+                          rb"|\bdim3\b|\basm\b|__asm__|cooperative_groups|\bcg::|\bcub::|\bwmma\b")
+# 5q. C sources: `register` (DEV021) is an error only in C++17 and later; a `.c` file is compiled by the host C
+# compiler, where C17 and C23 keep the storage class (https://en.cppreference.com/w/c/language/storage_duration), and
+# hipcc never compiles it as C++ unless the file holds device code (then the build must hand it to nvcc as CUDA).
+# Info (data `c_source`).
+C_SOURCE_RULES = frozenset({"DEV021"})
+
+
+def host_file(f: Draft, sf: SourceFile) -> Draft:
+    """DEV011 in a file with no GPU code (step 5p), DEV021 in a C source with none (step 5q): info."""
+    if f.severity <= Severity.INFO or f.rule not in HOST_CONSTANT_RULES and f.rule not in C_SOURCE_RULES:
+        return f
+    gpu = sf.cache.get("refine.device_word")
+    if gpu is None:
+        gpu = sf.cache["refine.device_word"] = _DEVICE_WORD.search(sf.code) is not None
+    if gpu:
+        return f
+    if f.rule in HOST_CONSTANT_RULES:
+        return _as_info(f, "host_only", "the file holds no GPU code (no kernel, device function, thread or warp "
+                                        "index): host code does not run in warps")
+    if sf.path.endswith(".c"):
+        return _as_info(f, "c_source", "a C source with no device code: the host C compiler builds it, and C keeps "
+                                       "`register` (only C++17 removed it)")
+    return f
 
 
 def private_toolkit_copy(sf: SourceFile) -> bool:

@@ -5,6 +5,8 @@ returns it, dropped from a line set or read as info with the reason in data; por
 
 1. Findings inside a branch the preprocessor never compiles (`#if 0 … #endif`, the `#else` of `#if 1`) are
    dropped: no compiler ever sees that code, on CUDA or on HIP.
+1a. An arm the file's own integer `#define`s rule out (`#define USE_SHARED 1` ... `#if USE_SHARED` ... `#else`),
+   one value per name, no `#undef`, the definition in force at the test: info (data `file_defines`).
 3. Code inside the AMD branch of a ROCm guard is kept: port-awareness (porter.portaware) reads it handled, port
    work already done, with the guard as evidence. A capability or toolkit-version test (DEV009, DEV010) whose `#if` has an `#else` fallback without PTX, traps or #error is what HIP compiles, and works;
    so does one that names ROCm or clang itself (`|| defined(__HIPCC__)`, `|| defined(__clang__)`: hip-clang is
@@ -16,8 +18,13 @@ returns it, dropped from a line set or read as info with the reason in data; por
    (A capability test whose arm ends in a dangling `else` stays: the general block after `#endif` works on HIP, but
    the fast path it skips may be one AMD has - instant-ngp's packed __half2 atomics, judged real.)
 3a. A capability or toolkit test whose arm only `#define`s feature macros (`#if __CUDA_ARCH__ >= 1000` / `#define
-   KERUTILS_ENABLE_SM100`) chooses nothing itself: the `#ifdef` sites testing the macro do. Info (data
-   `defines_only`).
+   KERUTILS_ENABLE_SM100`, also under nested tests) chooses nothing itself: the `#ifdef` sites testing the macro do.
+   Info (data `defines_only`).
+3c. An older-generation test HIP answers true (`#if __CUDA_ARCH__ < 320`: hip-clang leaves __CUDA_ARCH__ undefined,
+   which reads 0) picks that arm, the portable path of older GPUs, when another arm holds the newer one (ccminer's
+   byte-copy ldg256 before the `ld.global.nc` PTX `#else`): what HIP compiles works, the newer arm is a fast path.
+   The tests up to that arm read info (data `hip_compiles`); an arm with PTX, a trap or #error, and `#ifndef
+   __CUDA_ARCH__` / `!defined(__CUDA_ARCH__)` tests (the host pass, which HIP's device pass would take) stay.
 3b. A `defined()`-only test of the compiler's published toolkit macros (`__CUDACC_VER_MAJOR__`, `__CUDA_ARCH_LIST__`,
    `CUDART_VERSION`) with no `#else`, whose arm reads them, and each read inside such an arm, only asks the compiler
    to say something HIP does not: info (data `introspection`); so is a version macro named in an output statement.
@@ -30,6 +37,9 @@ returns it, dropped from a line set or read as info with the reason in data; por
 4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
    NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
    profiling; the default build never compiles it: info (data `optional`).
+4e. A Jetson switch: the macro a positive arm tests when that arm includes a Jetson Linux Multimedia API header
+   (`nvbuf_utils.h`, `NvVideoEncoder.h`, `Argus/`): every positive arm of the file testing it alone is code only an
+   NVIDIA Jetson SoC builds: info (data `jetson_only`).
 5. An API name in the text of an `#error` / `#warning` / `#pragma message` is a message, not a use: dropped; so is
    a compiler, flag or architecture list named in a CMake message(), a print/summary helper's arguments or an
    option()/CACHE documentation string.
@@ -131,6 +141,60 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         if toolkit_agnostic(g) or _pragmas_only(g, sf) or _output_only(g, sf):
             out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
+
+
+def older_arch_tests(groups: Iterable[Group], sf: SourceFile) -> dict[int, int]:
+    """Test line -> the line of the arm HIP takes, for the `#if`/`#elif` lines up to an older-generation arm HIP
+    answers true (step 3c)."""
+    out: dict[int, int] = {}
+    for g in groups:
+        taken = _arch_taken(g, sf)
+        if taken is not None:
+            out.update((n, g.arms[taken].line) for a in g.arms[:taken + 1] for n in range(a.line, a.end_line + 1))
+    return out
+
+
+def older_arch(f: Draft, tests: dict[int, int]) -> Draft:
+    """A capability test HIP answers by taking a working older-generation arm: info (step 3c)."""
+    if f.rule not in FALLBACK_RULES or f.line not in tests or f.severity <= Severity.INFO:
+        return f
+    return _as_info(f, "hip_compiles", f"HIP leaves __CUDA_ARCH__ undefined (0), so it compiles the older-GPU arm at "
+                                       f"line {tests[f.line]}, which works on HIP; the newer arm is a fast path")
+
+
+_ARCH_OLDER = re.compile(r"\b__CUDA_ARCH__\s*<=?\s*\d")
+
+
+class _HipArchBuild(Build):
+    """The ROCm build as a generation test reads it: hip-clang never defines __CUDA_ARCH__ (so `__CUDA_ARCH__ < 320`
+    reads 0 < 320); every other name as in Build."""
+
+    def value(self, name: str | None):
+        return False if name == "__CUDA_ARCH__" else super().value(name)
+
+
+def _arch_taken(g: Group, sf: SourceFile) -> int | None:
+    """The index of the `#if`/`#elif` arm of a group with more than one arm that HIP takes on a `__CUDA_ARCH__`
+    test (read undefined, as hip-clang leaves it) when its body holds code that works on HIP (no PTX, trap or
+    #error); None otherwise."""
+    if len(g.arms) < 2:
+        return None
+    arch = _HipArchBuild(ROCM)
+    for i, a in enumerate(g.arms):
+        if a.kind == "else" or not _ARCH_TEST.search(a.text):
+            return None
+        hip = condition(a.kind, a.text, arch)[0]
+        if hip is None:
+            return None
+        if hip:
+            # only a generation comparison: `#ifndef __CUDA_ARCH__` / `!defined(__CUDA_ARCH__) || ...` hold the host
+            # pass, which HIP's device pass would compile too (a real item)
+            if not a.body or not _ARCH_OLDER.search(a.text) or "defined" in a.text:
+                return None
+            start = sf.line_starts[a.end_line] if a.end_line < len(sf.line_starts) else len(sf.code)
+            end = sf.line_starts[a.last] if a.last < len(sf.line_starts) else len(sf.code)
+            return None if _BROKEN_FALLBACK.search(sf.code, start, end) else i
+    return None
 
 
 # Toolkit-version macros and their values in the newest CUDA toolkit porter reads code against (CUDA 13.0).
@@ -289,6 +353,100 @@ def _output_only(g: Group, sf: SourceFile) -> bool:
 
 _CLANG = re.compile(r"\b__clang__\b")
 
+# 1a. Arms the file's own `#define`s decide: `#define USE_SHARED 1` then `#if USE_SHARED ... #else tex1Dfetch ...
+# #endif` (ccminer's groestl256) compiles the first arm on every compiler, CUDA's and HIP's alike (C++ [cpp.cond]: the
+# test is evaluated with the macros defined at that point). A name counts only when every definition in the file gives
+# it one integer value, no `#undef` takes it away, and a definition comes before the test at file level or in an arm
+# that holds the test (so it is in force there). Both builds must agree on the test. A finding in an arm so ruled out
+# reads info (data `file_defines`): it may still be meant for another configuration, set by editing the file.
+# Up to 18 digits: a switch or a level; a longer literal (a 5,000-digit constant) is no switch, and int() refuses
+# strings over 4,300 digits.
+_INT_DEFINE = re.compile(r"^([A-Za-z_]\w*)[ \t]+\(?([0-9]{1,18})[uUlL]*\)?[ \t]*$")
+_UNDEF = re.compile(rb"(?m)^[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)")
+
+
+class _FileDefinesBuild(Build):
+    """One build, with the file's own integer macros in force at one test (`known`) read as their values."""
+
+    def __init__(self, build: str, known: dict[str, int]):
+        super().__init__(build)
+        self.known = known
+
+    def value(self, name: str | None):
+        if name in self.known:
+            return self.known[name]
+        return super().value(name)
+
+
+def file_defined_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
+    """Body line -> (a macro the test read, its #define line) for every arm the file's own integer macros rule out
+    (step 1a)."""
+    pre = preprocessed(sf)
+    values: dict[str, set[int]] = {}
+    lines: dict[str, list[int]] = {}
+    undone: set[str] = set()
+    for d in pre.directives:
+        if d.kind != "define":
+            continue
+        m = _INT_DEFINE.match(d.text.strip())
+        name = m.group(1) if m else (_MACRO.match(d.text.strip()) or [None])[0]
+        if not name:
+            continue
+        if m is None:
+            undone.add(name)  # defined as something else somewhere: not one integer
+            continue
+        values.setdefault(name, set()).add(int(m.group(2)))
+        lines.setdefault(name, []).append(d.line)
+    undone.update(m.group(1).decode() for m in _UNDEF.finditer(sf.code))
+    names = {n: next(iter(v)) for n, v in values.items() if len(v) == 1 and n not in undone}
+    out: dict[int, tuple[str, int]] = {}
+    if not names:
+        return out
+    arms = [a for g in pre.groups for a in g.arms]
+
+    def holder(line: int):
+        inner = [a for a in arms if a.end_line < line <= a.last]
+        return max(inner, key=lambda a: a.line) if inner else None
+
+    def in_force(name: str, test: int) -> int | None:
+        for at in lines[name]:
+            if at >= test:
+                continue
+            h = holder(at)
+            if h is None or h.end_line < test <= h.last:
+                return at
+        return None
+
+    for g in pre.groups:
+        for i, a in enumerate(g.arms):
+            if a.kind == "else":
+                break
+            used = {n: at for n in _MACRO.findall(a.text) if n in names for at in [in_force(n, a.line)] if at}
+            if not used:
+                break
+            known = {n: names[n] for n in used}
+            cuda = condition(a.kind, a.text, _FileDefinesBuild(CUDA_BUILD, known))[0]
+            if cuda is None or cuda != condition(a.kind, a.text, _FileDefinesBuild(ROCM, known))[0]:
+                break
+            why = next(iter(sorted(used.items(), key=lambda kv: kv[1])))
+            if cuda:
+                for b in g.arms[i + 1:]:
+                    out.update((n, why) for n in b.body)
+                break
+            out.update((n, why) for n in a.body)
+    return out
+
+
+def file_defined(f: Draft, ruled_out: dict[int, tuple[str, int]], sf: SourceFile) -> Draft:
+    """A finding in an arm the file's own integer macros rule out: info (step 1a)."""
+    at = ruled_out.get(f.line)
+    if at is None or f.severity <= Severity.INFO:
+        return f
+    name, line = at
+    return _as_info(f, "file_defines", f"in an arm the file's own `#define {name}` (line {line}) rules out: no "
+                                       "compiler builds it as the file stands")
+
+
 # 3a. A capability or toolkit test (DEV009, DEV010, DEV016) whose arm only defines feature macros (FlashMLA's
 # `#if __CUDA_ARCH__ >= 1000` / `#define KERUTILS_ENABLE_SM100` / `#endif`, tilelang's CTA-reconfig switch) chooses
 # nothing itself: HIP leaves the macro undefined, and the `#ifdef KERUTILS_ENABLE_SM100` sites that test it are where
@@ -311,7 +469,8 @@ def _hip_builtin(name: str) -> bool:
 
 
 def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
-    """A test in an `#if`/`#elif` whose arm holds only object-like `#define`/`#undef` lines: info (step 3a)."""
+    """A test in an `#if`/`#elif` whose arm holds only object-like `#define`/`#undef` lines (under nested tests or
+    not): info (step 3a)."""
     if f.rule not in FEATURE_DEFINE_RULES or f.severity <= Severity.INFO:
         return f
     for g in groups:
@@ -319,9 +478,13 @@ def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
             if a.kind == "else" or not a.line <= f.line <= a.end_line:
                 continue
             names, builtins = [], []
+            # nested tests around the defines choose among feature macros too (GenomeWorks' `#ifdef
+            # __CUDACC_VER_MAJOR__` / `#define GW_CUDA_BEFORE_XX_X 1` / `#if __CUDACC_VER_MAJOR__ == 10 && ...` /
+            # `#define GW_CUDA_BEFORE_10_1` / `#endif`): their lines are no code
+            conditional = _directive_lines(sf, conditional_only=True)
             for n in a.body:
                 text = _code_line(sf, n)
-                if not text.strip():
+                if not text.strip() or n in conditional:
                     continue
                 m = _OBJECT_DEFINE.match(text)
                 if m is None:
@@ -479,6 +642,53 @@ def _switch_around(f: Draft, groups: Iterable[Group], name: str) -> tuple[str, i
                 if switch is not None:
                     return switch, a.line
     return None
+
+
+# 4e. A switch of the Jetson build: an arm that includes a header of the Jetson Linux (L4T) Multimedia API -
+# `nvbuf_utils.h`, the `NvVideoEncoder.h`/`NvJpegDecoder.h` classes, `NvEglRenderer.h`, `Argus/` or `EGLStream/` - can
+# only compile on an NVIDIA Jetson SoC, where Jetson Linux ships them (https://docs.nvidia.com/jetson/l4t-multimedia/);
+# no x86-64 host, so no ROCm host, has them. The macro that arm tests is the file's Jetson switch (jetson-utils'
+# ENABLE_NVMM, which CMake turns on only where it finds Tegra's nvbuf_utils): a finding in any positive arm of the file
+# testing that macro alone (`#ifdef ENABLE_NVMM`, `#if defined(ENABLE_NVMM)`) is Jetson-only code: info (data
+# `jetson_only`). DeepStream's NvBufSurface headers also ship for discrete GPUs, so they do not count.
+_JETSON_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:nvbuf_utils\.h|Nv(?:Video(?:En|De)coder"
+                             rb"|Jpeg(?:En|De)coder|EglRenderer|VideoConverter|ApplicationProfiler)\.h|Argus/|EGLStream/)",
+                             re.M)
+_SINGLE_SWITCH = re.compile(r"^\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*$")
+
+
+def jetson_switch_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
+    """Body line -> (the Jetson switch, its arm's line) for every positive arm testing the file's Jetson switch
+    (step 4e)."""
+    # the raw bytes: the code view blanks the <...> of an include as a string
+    if not _JETSON_INCLUDE.search(sf.data):
+        return {}
+    pre = preprocessed(sf)
+    arms = [a for g in pre.groups for a in g.arms if a.kind in POSITIVE_ARMS and "!" not in a.text]
+    switches: set[str] = set()
+    for a in arms:
+        m = _SINGLE_SWITCH.match(a.text)
+        if m is None or not a.body:
+            continue
+        start = sf.line_starts[a.end_line] if a.end_line < len(sf.line_starts) else len(sf.code)
+        end = sf.line_starts[a.last] if a.last < len(sf.line_starts) else len(sf.code)
+        if _JETSON_INCLUDE.search(sf.data, start, end):
+            switches.add(m.group(1))
+    out: dict[int, tuple[str, int]] = {}
+    for a in arms:
+        m = _SINGLE_SWITCH.match(a.text)
+        if m is not None and m.group(1) in switches:
+            out.update((n, (m.group(1), a.line)) for n in a.body)
+    return out
+
+
+def jetson_only(f: Draft, arms: dict[int, tuple[str, int]]) -> Draft:
+    """A finding in an arm of the file's Jetson switch: info (step 4e)."""
+    at = arms.get(f.line)
+    if at is None or f.severity <= Severity.INFO:
+        return f
+    return _as_info(f, "jetson_only", f"in the arm of {at[0]} (line {at[1]}), the file's Jetson switch (an arm of it "
+                                      "includes the Jetson Linux Multimedia API): no ROCm host builds it")
 
 
 def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:

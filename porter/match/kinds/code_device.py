@@ -347,12 +347,24 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
 
 
 def _is_32(sf: SourceFile, arg: bytes) -> bool:
-    """`32`, or a name the file #defines as 32 (`#define WARP_SIZE 32`, lightseq's width argument)."""
+    """`32`, or a name the file #defines as 32 (`#define WARP_SIZE 32`, lightseq's width argument) or declares a
+    constant of 32 and of nothing else (`const int warp_size = 32;`, `constexpr int WARP_SIZE{32};`: crystal's and
+    ppl's block reductions): a const object initialised by a constant expression is that value wherever it is read
+    (C++ [expr.const]), so lanes counted by it are counted in 32s."""
     if arg == b"32":
         return True
     if not re.fullmatch(rb"[A-Za-z_]\w*", arg):
         return False
-    return re.search(rb"(?m)^[ \t]*#[ \t]*define[ \t]+" + arg + rb"[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", sf.data) is not None
+    if re.search(rb"(?m)^[ \t]*#[ \t]*define[ \t]+" + arg + rb"[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", sf.data) is not None:
+        return True
+    memo = sf.cache.setdefault("code.const_32", {})
+    got = memo.get(arg)
+    if got is None:
+        name = re.escape(arg)
+        values = {m.group(1) for m in re.finditer(rb"\b" + name + rb"\s*(?:=\s*|\{\s*)(\w+)", sf.code)}
+        const = re.search(rb"\b(?:const|constexpr)\b[^;=(){}]*\b" + name + rb"\s*(?:=|\{)\s*32[uU]?\s*[;},]", sf.code)
+        got = memo[arg] = const is not None and values <= {b"32", b"32u", b"32U"}
+    return got
 
 
 def _call_args(text: bytes, at: int) -> list[bytes]:
