@@ -652,3 +652,22 @@ def test_the_sm_count_substring_search_is_the_sm_count_pattern():
     for text in (b"p.multiProcessorCount", b"cudaDevAttrMultiProcessorCount", b"int n = 4;",
                  b"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n)", b"CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"):
         assert launches._names_sm_count(text) == (f.SM_COUNT_BYTES.search(text) is not None)
+
+
+def test_a_compat_header_redefining_global_for_the_host_build_hides_no_kernel(tmp_path):
+    """A project that also builds its kernels as host code (CMS pixeltrack's cudaCompat.h) redefines `__global__`
+    under `#ifndef __CUDA_ARCH__`; nvcc and hip-clang never take that arm. Harvesting it as a repository macro made
+    every kernel of the repository a host function (0 of pixeltrack's 176 kernels found)."""
+    (tmp_path / "compat.h").write_text(
+        "#ifndef __CUDA_RUNTIME_H__\n#define __host__\n#define __device__\n#define __global__\n#endif\n"
+        "#ifndef __CUDA_ARCH__\n#undef __global__\n#define __global__ inline __attribute__((always_inline))\n"
+        "#undef __forceinline__\n#define __forceinline__ inline __attribute__((always_inline))\n#endif\n")
+    (tmp_path / "k.cu").write_text(
+        '#include "compat.h"\n'
+        "__forceinline__ __device__ float twice(float v) { return 2 * v; }\n"
+        "__global__ void scale(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }\n")
+    from porter.source.parse_input import harvest_macros
+
+    assert harvest_macros((tmp_path / "compat.h").read_bytes()) == {}
+    result = analyse(scan(tmp_path, Settings(jobs=1, cache_dir=None)), ["mi300x"])
+    assert [(k.name, k.line) for k in result.kernels] == [("scale", 3)]

@@ -78,19 +78,34 @@ def word_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> 
             yield m
 
 
+# Names the compiler itself defines: CUDA's (and HIP's) execution- and memory-space specifiers and the C++ keywords a
+# qualifier body may hold. A project that redefines one (`#ifndef __CUDA_RUNTIME_H__ #define __global__ inline ...`,
+# CMS pixeltrack's cudaCompat.h) does so for a host-compiler build that emulates the GPU; nvcc and hip-clang never
+# take that arm, so harvesting it would turn every `__global__` in the repository into a host function.
+_COMPILER_NAMES = frozenset({
+    "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__", "__forceinline__",
+    "__noinline__", "__inline__", "__launch_bounds__", "inline", "static", "extern", "constexpr",
+})
+
+
 def harvest_macros(data: bytes) -> dict[str, str]:
     """Macros that hide kernels: qualifier-only ones (`#define KERNEL_ENTRY __global__ __launch_bounds__(256)`)
-    as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}."""
+    as {name: body}, and function-like kernel declarators as {"NAME()": index of the parameter naming the kernel}.
+    A redefinition of the compiler's own specifiers is never harvested (_COMPILER_NAMES)."""
     if b"define" not in data:
         return {}
     out: dict[str, str] = {}
     for m in line_matches(_QUALIFIER_MACRO, data, (b"define",)):
         name, body = m.group(1).decode(), m.group(2).decode().strip()
+        if name in _COMPILER_NAMES:
+            continue
         # A macro defined per compiler (`#if defined(__NVCC__) ... __forceinline__ __device__ #else inline`, as
         # CUTLASS and CuTe do) keeps its nvcc arm: the CUDA build is the one porter reads device code for.
         if name not in out or not ("__device__" in out[name] or "__global__" in out[name]):
             out[name] = body
     for m in line_matches(_QUALIFIER_FUNCTION_MACRO, data, (b"define",)):
+        if m.group(1).decode() in _COMPILER_NAMES:
+            continue  # `#define __launch_bounds__(...)` for a host build: the compiler's own, as above
         out.setdefault(m.group(1).decode() + QUALIFIER_FUNCTION, m.group(2).decode().strip())
     if b"__global__" in data:
         # What _function_macro().finditer(data) finds, tried only on lines holding `define` (the pattern at every
