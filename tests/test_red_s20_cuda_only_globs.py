@@ -21,7 +21,7 @@ GLOBS = tuple(f"nomatch{i}/*.cu" for i in range(998)) + ("vendor/**", "vendor/nv
 
 
 def test_a_thousand_globs_are_compiled_once_for_many_paths(monkeypatch):
-    discover._globs.cache_clear()
+    discover.compiled_globs.cache_clear()
     scope._all_globs.cache_clear()
     scope._each_glob.cache_clear()
     compiled = []

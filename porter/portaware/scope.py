@@ -593,17 +593,17 @@ def cuda_only_match(path: str, globs: Iterable[str]) -> str | None:
 @functools.lru_cache(maxsize=8)
 def _all_globs(globs: tuple[str, ...]) -> Any:
     """A `cuda_only` list compiled as one set (discover's matcher, as `selected` applies it)."""
-    from porter.source.discover import _globs
+    from porter.source.discover import compiled_globs
 
-    return _globs(globs)
+    return compiled_globs(globs)
 
 
 @functools.lru_cache(maxsize=8)
 def _each_glob(globs: tuple[str, ...]) -> tuple[Any, ...]:
     """Each glob of a `cuda_only` list compiled on its own, once per list."""
-    from porter.source.discover import _globs
+    from porter.source.discover import compiled_globs
 
-    return tuple(_globs((g,)) for g in globs)
+    return tuple(compiled_globs((g,)) for g in globs)
 
 
 # ------------------------------------------------------------------------------------------ CMake

@@ -170,15 +170,15 @@ def printable(rel: str) -> str:
 
 
 def selected(rel: str, include: list[str] | None, exclude: list[str] | None) -> bool:
-    if include and not _globs(tuple(include)).match_file(rel):
+    if include and not compiled_globs(tuple(include)).match_file(rel):
         return False
-    if exclude and _globs(tuple(exclude)).match_file(rel):
+    if exclude and compiled_globs(tuple(exclude)).match_file(rel):
         return False
     return True
 
 
 @functools.lru_cache(maxsize=64)
-def _globs(patterns: tuple[str, ...]) -> pathspec.PathSpec | _AnyOf:
+def compiled_globs(patterns: tuple[str, ...]) -> pathspec.PathSpec | _AnyOf:
     """gitignore-style globs (`*.cu`, `src/**`, `third_party/`, plain names), any of which selects a path: compiled
     once per list, never per file. Each glob is its own pattern, so a `!name` among them negates nothing (as a
     list of separate globs)."""
