@@ -77,3 +77,13 @@ def test_alternative_heads_of_one_body_are_read_as_the_arm_that_says_global():
     # one parameter (44-46) are left as written.
     assert blank == [4, 8, 9, 10, 11, 24, 25, 26, 28, 41, 48, 49, 50]
     assert all(now[i - 1].strip() == b"" for i in blank)
+
+
+def test_alternative_heads_that_stop_inside_the_parameter_list_are_read_as_one_arm():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "split_parameter_heads.cu"]
+    assert kernels == [("reconstruct", 4, 10)]
+    data = (EXTENT / "split_parameter_heads.cu").read_bytes()
+    was, now = data.split(b"\n"), one_arm_for_braces(data).split(b"\n")
+    # the group's directives (3, 5, 7) and the HIP head (6) are blanked; the call's arms (14-18) end in `;` and stay
+    assert [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b] == [3, 5, 6, 7]

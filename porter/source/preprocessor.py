@@ -1481,11 +1481,15 @@ _GLOBAL_WORD = re.compile(rb"\b__global__\b")
 def _alternative_heads(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int) -> int | None:
     """The index of the arm to keep when every arm of `g` with code is a function head (a parenthesised declarator,
     no `;` or braces, its code ending at a `)`), at least two arms have code, and the first code after the
-    `#endif` is `{`: the arm whose head says `__global__`, else the first with code. None when `g` is no such
+    `#endif` is `{`: the arm whose head says `__global__`, else the first with code. Heads may also stop inside
+    their parameter list (`__global__ void __launch_bounds__(64) k(double w,` / `#elif HIP` / `__global__ void
+    k(double w,` / `#endif` / `int n) {`, Octo-Tiger's form): then every arm leaves the same number of parentheses
+    open and the code after the `#endif` closes them before a `{` and no `;` comes first. None when `g` is no such
     group. (`code`: the file with comments blanked; `span`: lines to byte offsets.)"""
     if g.endif >= total:
         return None
     with_code = []
+    open_parens = set()
     for i, a in enumerate(g.arms):
         if a.last < a.end_line + 1:
             continue
@@ -1493,11 +1497,27 @@ def _alternative_heads(code: bytes, g: Group, span: Callable[[int, int], tuple[i
         body = code[lo:hi].strip()
         if not body:
             continue
-        if b"(" not in body or not body.endswith(b")") or b";" in body or b"{" in body or b"}" in body:
+        if b"(" not in body or b";" in body or b"{" in body or b"}" in body:
             return None  # (a nested group, `#ifdef DEBUG` around one parameter, is read by its own rules)
+        opened = body.count(b"(") - body.count(b")")
+        if not (opened == 0 and body.endswith(b")") or opened > 0 and body.endswith((b",", b"("))):
+            return None
+        open_parens.add(opened)
         with_code.append((i, _GLOBAL_WORD.search(body) is not None))
-    if len(with_code) < 2 or not _BODY_NEXT.match(code, span(g.endif, g.endif)[1]):
+    if len(with_code) < 2 or len(open_parens) != 1:
         return None
+    after = span(g.endif, g.endif)[1]
+    (opened,) = open_parens
+    if opened == 0:
+        if not _BODY_NEXT.match(code, after):
+            return None
+    else:
+        brace, semi = code.find(b"{", after), code.find(b";", after)
+        if brace < 0 or 0 <= semi < brace:
+            return None
+        rest = code[after:brace]
+        if b"#" in rest or rest.count(b")") - rest.count(b"(") != opened:
+            return None  # another directive before the body, or the parentheses do not close there
     return next((i for i, kernel in with_code if kernel), with_code[0][0])
 
 
