@@ -79,7 +79,7 @@ def test_star_heavy_globs_never_reach_pythons_backtracking_re(tmp_path):
     spec = disc.gitignore_spec(_many_globs(2000) + [glob])
     t = time.monotonic()
     assert not spec.match_file("a" * 200 + ".cu")
-    disc._globs.cache_clear()
+    disc.compiled_globs.cache_clear()
     assert disc.selected("a" * 200 + ".cu", None, _many_globs(2000) + [glob])
     # On Python's re this name would take far longer than any bound (4 s at 40 characters, growing polynomially);
     # RE2 answers in milliseconds. The bound leaves room for compiling the 2,001-glob list on a loaded machine.
@@ -88,7 +88,7 @@ def test_star_heavy_globs_never_reach_pythons_backtracking_re(tmp_path):
 
 def test_an_exclude_list_of_2000_globs_selects_as_one_glob_would(tmp_path):
     exclude = tuple(_many_globs(2000)) + ("third_party/",)
-    disc._globs.cache_clear()
+    disc.compiled_globs.cache_clear()
     assert disc.selected("src/a.cu", None, list(exclude))
     assert not disc.selected("src/b_n1999.cu", None, list(exclude))
     assert not disc.selected("third_party/x/a.cu", None, list(exclude))
