@@ -339,6 +339,20 @@ def test_usage_errors_exit_2_with_the_reason(tmp_path):
     assert (r.exit_code, r.stderr.strip()) == (2, "error: --since needs --history")
 
 
+def test_a_run_where_every_repository_failed_exits_2_and_stores_the_failures(tmp_path):
+    """A cron line `fleet scan LIST && fleet report` must not report an empty estate as a good run; one repository
+    assessed (or already stored) keeps the exit 0 a partly failing estate has."""
+    (tmp_path / "plain" / "src").mkdir(parents=True)
+    (tmp_path / "list.txt").write_text("plain\nmissing\n")
+    r = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path / "list.txt"), "--db", str(tmp_path / "f.db"), "-q",
+                                 "--no-cache", "--clone-cache", str(tmp_path / "clones")])
+    assert r.exit_code == 2
+    assert r.stderr.splitlines() == ["fleet run 1: 0 assessed, 0 already stored, 2 failed",
+                                     "error: every repository failed; `porter fleet report` lists why"]
+    rows = Store.open(tmp_path / "f.db").run_rows(1)
+    assert sorted((row["repository"], row["outcome"]) for row in rows) == [("missing", "failed"), ("plain", "failed")]
+
+
 def test_the_default_database_is_one_sqlite_file_in_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(app, ["fleet", "report"])

@@ -106,6 +106,11 @@ def scan_cmd(
               + (f", {s.resumed} recorded before the interruption" if s.resumed else "")
               + (f"; {s.points} history points computed" + (f", {s.points_failed} failed" if s.points_failed else "")
                  if every else ""), file=sys.stderr)
+        if s.failed and not (s.assessed or s.stored or s.resumed):
+            # Nothing of the estate was assessed: a cron line `fleet scan ... && fleet report` must not go on to
+            # report an empty estate as if the run had worked (the failures are stored, `fleet report` lists them).
+            print("error: every repository failed; `porter fleet report` lists why", file=sys.stderr)
+            return 2
         return 0
 
     _run(body, verbose)
