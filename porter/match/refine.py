@@ -91,7 +91,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         groups = preprocessed(sf).groups
         ruled_out = file_defined_arms(sf)
         if ruled_out:
-            findings = [file_defined(f, ruled_out, sf) for f in findings]
+            findings = [file_defined(f, ruled_out) for f in findings]
         # Code in a ROCm-only arm is kept: port-awareness (porter.portaware) reads it handled, port work done.
         # Only DEV009/DEV010 findings read the fallback lines: a file without one skips their search (~5% of a
         # cold cuda-samples scan, mostly _output_only reading each group's statements).

@@ -66,8 +66,8 @@ from porter.match.refine_common import (PROFILING_SWITCH, MACRO as _MACRO, OUTPU
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import CUDA as CUDA_BUILD
-from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, condition, may_hold_directives, names_rocm,
-                                       preprocessed)
+from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, arm_span, condition, groups_around,
+                                       may_hold_directives, names_rocm, preprocessed)
 
 
 # Capability and toolkit-version tests: not a porting item when their #else is a fallback HIP compiles.
@@ -115,9 +115,7 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         last = g.arms[-1]
         if last.kind != "else" or not last.body:
             continue
-        start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
-        end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
-        if _BROKEN_FALLBACK.search(sf.code, start, end):  # no copy of the arm (nested #else arms hold each other)
+        if _BROKEN_FALLBACK.search(sf.code, *arm_span(last, sf.line_starts, len(sf.code))):  # no copy of the arm (nested #else arms hold each other)
             continue
         out.update(a.line for a in g.arms[:-1])
     rocm = Build(ROCM, rocm_names)
@@ -191,9 +189,7 @@ def _arch_taken(g: Group, sf: SourceFile) -> int | None:
             # pass, which HIP's device pass would compile too (a real item)
             if not a.body or not _ARCH_OLDER.search(a.text) or "defined" in a.text:
                 return None
-            start = sf.line_starts[a.end_line] if a.end_line < len(sf.line_starts) else len(sf.code)
-            end = sf.line_starts[a.last] if a.last < len(sf.line_starts) else len(sf.code)
-            return None if _BROKEN_FALLBACK.search(sf.code, start, end) else i
+            return None if _BROKEN_FALLBACK.search(sf.code, *arm_span(a, sf.line_starts, len(sf.code))) else i
     return None
 
 
@@ -402,11 +398,12 @@ def file_defined_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
     out: dict[int, tuple[str, int]] = {}
     if not names:
         return out
-    arms = [a for g in pre.groups for a in g.arms]
+    around = groups_around(pre.groups)
 
     def holder(line: int):
-        inner = [a for a in arms if a.end_line < line <= a.last]
-        return max(inner, key=lambda a: a.line) if inner else None
+        # the innermost arm whose body holds `line`: indexed, not a walk over every arm per definition (quadratic
+        # in a file of many defines and many groups)
+        return next((a for g in around(line) for a in g.arms if a.end_line < line <= a.last), None)
 
     def in_force(name: str, test: int) -> int | None:
         for at in lines[name]:
@@ -437,7 +434,7 @@ def file_defined_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
     return out
 
 
-def file_defined(f: Draft, ruled_out: dict[int, tuple[str, int]], sf: SourceFile) -> Draft:
+def file_defined(f: Draft, ruled_out: dict[int, tuple[str, int]]) -> Draft:
     """A finding in an arm the file's own integer macros rule out: info (step 1a)."""
     at = ruled_out.get(f.line)
     if at is None or f.severity <= Severity.INFO:
@@ -604,9 +601,7 @@ def device_pass_arm(f: Draft, pre, sf: SourceFile) -> Draft:
             return f
         if arm.kind in ("ifdef", "elifdef") and arm.text.strip() != "__CUDA_ARCH__":
             return f
-        start = sf.line_starts[last.end_line] if last.end_line < len(sf.line_starts) else len(sf.code)
-        end = sf.line_starts[last.last] if last.last < len(sf.line_starts) else len(sf.code)
-        if _BROKEN_FALLBACK.search(sf.code, start, end):  # no copy of the arm (nested #else arms hold each other)
+        if _BROKEN_FALLBACK.search(sf.code, *arm_span(last, sf.line_starts, len(sf.code))):  # no copy of the arm (nested #else arms hold each other)
             return f
         return _as_info(f, "hip_compiles", f"the #else at line {last.line} (HIP leaves __CUDA_ARCH__ undefined)")
     return f
@@ -670,9 +665,7 @@ def jetson_switch_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
         m = _SINGLE_SWITCH.match(a.text)
         if m is None or not a.body:
             continue
-        start = sf.line_starts[a.end_line] if a.end_line < len(sf.line_starts) else len(sf.code)
-        end = sf.line_starts[a.last] if a.last < len(sf.line_starts) else len(sf.code)
-        if _JETSON_INCLUDE.search(sf.data, start, end):
+        if _JETSON_INCLUDE.search(sf.data, *arm_span(a, sf.line_starts, len(sf.data))):
             switches.add(m.group(1))
     out: dict[int, tuple[str, int]] = {}
     for a in arms:

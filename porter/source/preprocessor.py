@@ -1384,14 +1384,19 @@ def _starts(code: bytes) -> list[int]:
 _DIAGNOSTIC = re.compile(rb"[ \t]*#[ \t]*(?:pragma|error|warning)\b")
 
 
-def _arm_body(code: bytes, arm: Arm, starts: list[int]) -> bytes:
-    """The text of an arm's body, from the line after its directive to its last line (b"" when it has none);
-    `starts`: each line's first byte in `code`."""
+def arm_span(arm: Arm, starts: Sequence[int], size: int) -> tuple[int, int]:
+    """The byte span of an arm's body, from the line after its directive to its last line (empty when it has none),
+    to search in place without copying it; `starts`: each line's first byte, `size`: the text's length."""
     n = len(starts)
-    first, last = arm.end_line + 1, arm.last
-    if last < first:
-        return b""
-    return code[starts[first - 1] if first <= n else len(code):starts[last] if last < n else len(code)]
+    if arm.last <= arm.end_line:
+        return size, size
+    return (starts[arm.end_line] if arm.end_line < n else size), (starts[arm.last] if arm.last < n else size)
+
+
+def _arm_body(code: bytes, arm: Arm, starts: list[int]) -> bytes:
+    """The text of an arm's body (b"" when it has none); `starts`: each line's first byte in `code`."""
+    start, end = arm_span(arm, starts, len(code))
+    return code[start:end]
 
 
 def _diagnostics_only(code: bytes, arm: Arm, starts: list[int] | None) -> bool:
