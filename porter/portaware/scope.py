@@ -378,21 +378,28 @@ _CM_FUNCTION_WORD = re.compile(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(NVIDIA|Nvid
 _CM_FUNCTION_TWINS = {"nvidia": ("amd", "hip", "rocm"), "cuda": ("hip", "rocm", "amd")}
 
 
+def _cm_function_bodies(cmds: list[CMakeCommand]) -> list[tuple[str, int, int]]:
+    """(name as written, first line, last line) of each function()/macro() definition, in the order they close."""
+    bodies: list[tuple[str, int, int]] = []
+    open_at: list[tuple[str, int]] = []
+    for c in cmds:
+        if c.name in ("function", "macro") and c.args:
+            open_at.append((c.args[0], c.line))
+        elif c.name in ("endfunction", "endmacro") and open_at:
+            name, start = open_at.pop()
+            bodies.append((name, start, c.end_line or c.line))
+    return bodies
+
+
 def cmake_twin_functions(cmds: list[CMakeCommand]) -> list[tuple[int, int, str, int]]:
     """(first line, last line, "cuda", the twin's definition line) of each function()/macro() body named for the
     NVIDIA build whose ROCm-named twin (see above) the same file defines."""
     defined: dict[str, int] = {}
-    bodies: list[tuple[str, int, int]] = []
-    open_at: list[tuple[str, str, int]] = []
     for c in cmds:
         if c.name in ("function", "macro") and c.args:
-            open_at.append((c.name, c.args[0], c.line))
             defined.setdefault(c.args[0].lower(), c.line)
-        elif c.name in ("endfunction", "endmacro") and open_at:
-            _kind, name, start = open_at.pop()
-            bodies.append((name, start, c.end_line or c.line))
     out = []
-    for name, start, end in bodies:
+    for name, start, end in _cm_function_bodies(cmds):
         for m in _CM_FUNCTION_WORD.finditer(name):
             word = m.group(1)
             twins = [name[:m.start(1)] + _cm_twin_word(word, t) + name[m.end(1):]
@@ -1133,16 +1140,9 @@ def cuda_called_bodies(cmds: list[CMakeCommand], regions: list[tuple[int, int, s
     """(first line, last line, "cuda", guard) of each macro()/function() body the file calls only from the CUDA
     build's guarded arms (horovod's `add_cuda()`, called under `HOROVOD_GPU STREQUAL "CUDA"` beside the "ROCM"
     arm): it runs only as part of those arms. A body called anywhere else, or never, keeps its own reading."""
-    bodies: list[tuple[str, int, int]] = []
-    open_at: list[tuple[str, int]] = []
-    for c in cmds:
-        if c.name in ("function", "macro") and c.args:
-            open_at.append((c.args[0].lower(), c.line))
-        elif c.name in ("endfunction", "endmacro") and open_at:
-            name, start = open_at.pop()
-            bodies.append((name, start, c.end_line or c.line))
     out = []
-    for name, start, end in bodies:
+    for written, start, end in _cm_function_bodies(cmds):
+        name = written.lower()
         guards = []
         for c in cmds:
             if c.name != name or start <= c.line <= end:
