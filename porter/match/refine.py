@@ -78,6 +78,16 @@ from porter.source.preprocessor import groups_around, may_hold_directives, prepr
 __all__ = ["PRECEDENCE_FILE", "PrecedenceError", "dead_lines", "private_toolkit_copy", "refine", "specific"]
 
 
+def _in_host_blocks(findings: list[Draft], blocks: Iterable[tuple[int, int, str, int]], kind: str, host: str,
+                    why: str) -> list[Draft]:
+    """Each finding inside one of `blocks` (first, last line, condition, if line) - CMake arms only a host ROCm never
+    builds on takes (steps 4c, 4d) - read info with data `kind`."""
+    blocks = tuple(blocks)
+    return [next((_as_info(f, kind, f"in a block only {host} takes ({cond}, line {at}): {why}")
+                  for a, b, cond, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
+            for f in findings]
+
+
 def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = (),
            trust_copies: bool = True) -> list[Draft]:
     """The file's findings without dead-branch hits, toolkit-copy declarations and duplicates (see the module doc);
@@ -156,17 +166,11 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
                           for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
     if findings and sf.language == "cmake" and _WINDOWS_WORD.search(sf.code):
-        blocks = cmake_windows_blocks(sf)
-        findings = [next((_as_info(f, "windows_only", f"in a block only a Windows build takes ({cond}, line {at}): "
-                                                      "ROCm on Instinct GPUs builds on Linux")
-                          for a, b, cond, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
-                    for f in findings]
+        findings = _in_host_blocks(findings, cmake_windows_blocks(sf), "windows_only", "a Windows build",
+                                   "ROCm on Instinct GPUs builds on Linux")
     if findings and sf.language == "cmake" and _ARM_HOST_WORD.search(sf.code):
-        blocks = cmake_arm_host_blocks(sf)
-        findings = [next((_as_info(f, "arm_host_only", f"in a block only a 64-bit Arm host takes ({cond}, line {at}): "
-                                                       "NVIDIA's Jetson/Grace platforms; ROCm runs on x86-64 hosts")
-                          for a, b, cond, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
-                    for f in findings]
+        findings = _in_host_blocks(findings, cmake_arm_host_blocks(sf), "arm_host_only", "a 64-bit Arm host",
+                                   "NVIDIA's Jetson/Grace platforms; ROCm runs on x86-64 hosts")
     if findings and sf.language == "cmake" and b"OFF" in sf.code and any(f.rule in SAME_CHOICE_RULES for f in findings):
         findings = [no_architecture(f, sf) for f in findings]
     if findings and sf.language == "cmake" and b"QUIET" in sf.code.upper():

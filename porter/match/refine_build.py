@@ -32,7 +32,7 @@ probes. porter.match.refine runs them.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 from porter.match.draft import Draft
 # Shared helpers keep the private names the steps called them by when all of refine was one module, so the
@@ -135,15 +135,20 @@ def _windows_condition(cond: str) -> bool:
     return False
 
 
-def cmake_windows_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
-    """(first, last line, condition, if line) of each CMake if()/elseif() arm whose condition holds only on
-    Windows (step 4c)."""
+def cmake_condition_blocks(sf: SourceFile, holds: Callable[[str], bool]) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, condition, if line) of each CMake if()/elseif() arm whose condition (blanks folded) `holds`
+    (steps 4c and 4d)."""
     out = []
     for arm in arms(sf.code):
         cond = " ".join(arm.condition.split())
-        if cond and arm.end <= len(sf.line_starts) + 1 and _windows_condition(cond):
+        if cond and arm.end <= len(sf.line_starts) + 1 and holds(cond):
             out.append((arm.line + 1, arm.end - 1, cond, arm.line))
     return tuple(out)
+
+
+def cmake_windows_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """The arms whose condition holds only on Windows (step 4c)."""
+    return cmake_condition_blocks(sf, _windows_condition)
 
 
 # 4d. CMake: a block whose condition holds only on a 64-bit Arm host - `if(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64")`,
@@ -177,14 +182,8 @@ def _arm_host_condition(cond: str) -> bool:
 
 
 def cmake_arm_host_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
-    """(first, last line, condition, if line) of each CMake if()/elseif() arm whose condition holds only on a 64-bit
-    Arm host (step 4d)."""
-    out = []
-    for arm in arms(sf.code):
-        cond = " ".join(arm.condition.split())
-        if cond and arm.end <= len(sf.line_starts) + 1 and _arm_host_condition(cond):
-            out.append((arm.line + 1, arm.end - 1, cond, arm.line))
-    return tuple(out)
+    """The arms whose condition holds only on a 64-bit Arm host (step 4d)."""
+    return cmake_condition_blocks(sf, _arm_host_condition)
 
 
 # 2b. CMake: a repository's copy of a module CMake itself ships for CUDA - FindCUDA.cmake with its FindCUDA/ helpers
