@@ -165,13 +165,14 @@ _DISARMED: dict[tuple, tuple[str, ...]] = {}
 MAX_PROGRAM_KEYS = 256
 
 
-def _program_key(name: str) -> bool:
+def _program_override(name: str) -> str | None:
+    """The harmless value porter sets for a config key that names a program (`filter.x.clean`), or None."""
     parts = name.split(".")
-    return len(parts) >= 2 and (parts[0], parts[-1]) in _PROGRAM_KEYS
+    return _PROGRAM_KEYS.get((parts[0], parts[-1])) if len(parts) >= 2 else None
 
 
 def _count_programs(entries: list[str]) -> int:
-    return len({name for name in entries if _program_key(name)})
+    return len({name for name in entries if _program_override(name) is not None})
 
 
 def disarmed(repo: Path) -> tuple[str, ...]:
@@ -199,8 +200,7 @@ def disarmed(repo: Path) -> tuple[str, ...]:
             except ForeignRepository:
                 continue  # unparsable: git refuses it too, before running anything
             for name in entries:
-                parts = name.split(".")
-                value = _PROGRAM_KEYS.get((parts[0], parts[-1])) if len(parts) >= 2 else None
+                value = _program_override(name)
                 if value is None:
                     continue
                 if "=" in name or "\n" in name:
