@@ -153,6 +153,17 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
         add("triton-cuda-extra", f"uses {', '.join(names[:4])}{' ...' if len(names) > 4 else ''} from"
                                  " the CUDA backend's language extras (language.extra.cuda)",
             [u.line for u in extras])
+    if "autotune-positional" in uses:
+        add("triton-autotune-positional", f"{uses['autotune-positional'][0].name} gets more than"
+                                          " four arguments by position: Triton 2.1's warmup/rep, which Triton >= 2.2"
+                                          " reads as restore_value (TypeError when the module is imported); pass"
+                                          " warmup=/rep= by keyword", [u.line for u in uses["autotune-positional"]])
+    if "math-libdevice" in uses:
+        names = sorted({u.name for u in uses["math-libdevice"]})
+        add("triton-math-libdevice", f"calls {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}: a libdevice"
+                                     " function Triton 2.x kept in tl.math; Triton 3 (every release for gfx950 and"
+                                     " gfx1250) has it only in triton.language.extra.libdevice",
+            [u.line for u in uses["math-libdevice"]])
     if "legacy-libdevice" in uses:
         names = sorted({u.name for u in uses["legacy-libdevice"]})
         add("triton-legacy-libdevice", f"calls {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}: Triton 2.0's"
