@@ -35,12 +35,13 @@ def test_autotune_with_positional_warmup_is_a_fix_directly_or_through_a_wrapper(
     got = verdicts(analysed("autotune"))
     # pkg/util/util.py's autotune(configs, key, prune, reset, warmup, rep) reached through `from pkg import util`
     # and pkg/util/__init__.py's `from .util import *`; the kernel's decorator line carries it
-    assert got["k_wrapped"] == every("fix", ("triton-autotune-positional", "fix", (15,)))
-    assert got["k_direct"] == every("fix", ("triton-autotune-positional", "fix", (31,)))  # five by position
-    assert got["k_local"] == every("fix", ("triton-autotune-positional", "fix", (47,)))  # a same-file wrapper
+    assert got["k_wrapped"] == every("fix", ("triton-autotune-positional", "fix", (16,)))
+    assert got["k_direct"] == every("fix", ("triton-autotune-positional", "fix", (32,)))  # five by position
+    assert got["k_local"] == every("fix", ("triton-autotune-positional", "fix", (48,)))  # a same-file wrapper
     # near misses: warmup/rep by keyword, in the wrapper and at triton.autotune itself (four by position)
     assert got["k_wrapped_kw"] == OK
     assert got["k_direct_kw"] == OK
+    assert got["k_other"] == OK  # triton_utils.autotune: another package's, not Triton's
 
 def test_the_wrapper_is_exported_with_the_line_of_its_autotune_call():
     result = analysed("autotune")

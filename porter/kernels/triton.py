@@ -65,6 +65,7 @@ _FROM_TRITON_AUTOTUNE = re.compile(rb"^[^\S\n]*from\s+triton\s+import\s+[^\n]*\b
 # position means 2.1's warmup/rep and now sets restore_value to an int: Autotuner.__init__ iterates it (TypeError at
 # import). Every Triton with an AMD backend for gfx942/gfx950/gfx1250 is 2.2 or later.
 AUTOTUNE_POSITIONAL_MAX = 4
+_AUTOTUNE_MODULES = frozenset({"triton", "triton.runtime", "triton.runtime.autotuner"})
 # Imports from the CUDA backend's language extras: Triton's own `triton.language.extra.cuda`, and the same namespace
 # in a package that extends Triton's language (`<package>.language.extra.cuda`, e.g. a distributed-Triton package's
 # PTX wrappers tid/ld/st), which are CUDA-only in the same way (issue 27, heldout11). A parenthesised name list may
@@ -262,7 +263,7 @@ class _File:
 
     def _is_triton_autotune(self, dotted: str) -> bool:
         head, tail = _last(dotted)
-        return tail == "autotune" and (head.startswith("triton") or (head == "" and self.bare_autotune))
+        return tail == "autotune" and (head in _AUTOTUNE_MODULES or (head == "" and self.bare_autotune))
 
     def _positional_autotune(self, call) -> TritonUse | None:
         """The use a `triton.autotune(...)` call gives when it passes more than AUTOTUNE_POSITIONAL_MAX arguments by
