@@ -17,10 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_the_table_holds_every_check_with_its_verdicts_title_and_source():
     table = load_checks()
-    assert len(table) == 50  # + nvshmem-device, device-networking (session 15); lds-dynamic-runtime, nvshmem-transport,
+    assert len(table) == 52  # + nvshmem-device, device-networking (session 15); lds-dynamic-runtime, nvshmem-transport,
     # tensor-arm-vanishes (session 16); optix-program (session 16b); restrict-value-type, complex-product,
     # triton-legacy-libdevice (session 18); image-instructions, fp-contract-rounded (session 19);
-    # cooperative-fixed-grid (session 20)
+    # cooperative-fixed-grid (session 20); triton-autotune-positional, triton-math-libdevice (session 21)
+    assert dict(table["triton-autotune-positional"]["verdict"]) == {"default": "fix"}
+    assert dict(table["triton-math-libdevice"]["verdict"]) == {"default": "fix"}
     assert dict(table["cooperative-fixed-grid"]["verdict"]) == {"default": "retune"}
     assert tuple(table["block-not-wave-multiple"]["tags"]) == ("rocm-code",)
     assert dict(table["image-instructions"]["verdict"]) == {"default": "ok", "by_target": {

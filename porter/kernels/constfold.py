@@ -161,6 +161,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     sources: dict[str, Any] = dict(extra or {})
     conflicts: set[str] = set()
     arms: dict[str, set[tuple[int, ...]]] = {}  # per name, the `#if` arms its definitions sit in
+    placed: dict[str, list[tuple[int, Any]]] = {}  # per name, each definition's line and source
     arm_at = _arms_by_line(data)
 
     def put(name: str, src: Any, node: ts.Node | None = None) -> None:
@@ -168,7 +169,9 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
             conflicts.add(name)
         sources[name] = src
         at = node if node is not None else src
-        arms.setdefault(name, set()).add(arm_at(at.start_point.row + 1) if isinstance(at, ts.Node) else ())
+        line = at.start_point.row + 1 if isinstance(at, ts.Node) else 0
+        arms.setdefault(name, set()).add(arm_at(line) if line else ())
+        placed.setdefault(name, []).append((line, src))
 
     # The nodes a walk from the root would act on, in the same order; nothing under a #define or an enumerator
     # list is looked at (descendants() returns pre-order, so those follow their pruned ancestor directly).
@@ -197,7 +200,26 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
         # file constant) the CUDA build compiles both, so whatever bounds the CUDA build bounds each of them
         # (porter.kernels.checks._static_cap reads the difference from the reason).
         sources[name] = CONFLICT if len(arms.get(name, ())) > 1 else CONFLICT_ONE_BUILD
+        if len(arms.get(name, ())) > 1:
+            hip = _hip_definition(placed.get(name, []), data)
+            if hip is not None:
+                sources[name] = hip
     return Constants(sources)
+
+
+def _hip_definition(placed: list[tuple[int, Any]], data: bytes) -> Any:
+    """The one definition hip-clang compiles of a name defined in several `#if` arms, when the others sit in arms
+    only NVIDIA's compiler takes (`#ifdef __NVCC__` 768 `#else` 4096: HIP compiles 4096): porter judges the ROCm
+    build. None when two definitions HIP may compile differ, or every one is NVIDIA's (the value is then unknown)."""
+    from porter.source import preprocessor
+
+    if any(line == 0 for line, _ in placed):
+        return None
+    dirs = preprocessor.directives(data)
+    kept = [src for line, src in placed if not preprocessor.nvidia_compiler_only(dirs, line)]
+    if len(kept) == len(placed) or not kept or len({_src_text(src) for src in kept}) != 1:
+        return None
+    return kept[-1]
 
 
 CONFLICT = "__porter_conflict__"

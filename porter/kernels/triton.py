@@ -44,8 +44,28 @@ _TL_PREFIXES = ("tl", "triton.language", "language", "tl.core", "triton.language
 # triton.language.extra.libdevice, so no Triton release with an AMD backend has it (AttributeError when the kernel
 # compiles). https://github.com/triton-lang/triton/pull/562, https://github.com/triton-lang/triton/pull/1368
 _LEGACY_LIBDEVICE = frozenset({"tl.libdevice", "triton.language.libdevice"})
+# Triton 3.0 keeps only these in tl.math (built-ins every backend lowers); the libdevice functions Triton 2.1-2.3
+# also put there (tl.math.tanh, tl.math.pow, tl.math.fast_expf, ...) moved to triton.language.extra.libdevice, which
+# the AMD backend maps to its own libdevice. Every Triton with a gfx950 or gfx1250 backend is 3.x, so
+# `tl.math.tanh(x)` is an AttributeError when the kernel compiles. The last names (cdiv ... min) live in
+# triton.language's standard library; left out of the check, not claimed absent.
+# https://github.com/triton-lang/triton/blob/main/python/triton/language/math.py;
+# https://triton-lang.org/main/python-api/triton.language.html (Math Ops)
+TL_MATH_CORE = frozenset({"umulhi", "exp", "exp2", "fma", "log", "log2", "cos", "rsqrt", "sin", "sqrt", "sqrt_rn",
+                          "abs", "fdiv", "div_rn", "erf", "floor", "ceil",
+                          "cdiv", "sigmoid", "softmax", "maximum", "minimum", "clamp", "max", "min"})
+_TL_MATH = frozenset({"tl.math", "triton.language.math"})
 _BLOCK_NAME = re.compile(r"(?i)^(?:BLOCK|TILE)(?:_?SIZE)?_?([MNK])$")
 _FROM_TRITON_JIT = re.compile(rb"^[^\S\n]*from\s+triton\s+import\s+[^\n]*\bjit\b", re.M)
+_FROM_TRITON_AUTOTUNE = re.compile(rb"^[^\S\n]*from\s+triton\s+import\s+[^\n]*\bautotune\b", re.M)
+# triton.autotune's parameters after `key` changed order: Triton 2.1 had autotune(configs, key, prune_configs_by=None,
+# reset_to_zero=None, warmup=25, rep=100); Triton 2.2 put restore_value (then pre_hook, post_hook) fifth, before
+# warmup and rep (https://github.com/triton-lang/triton/blob/v2.1.0/python/triton/runtime/autotuner.py;
+# https://triton-lang.org/main/python-api/generated/triton.autotune.html). A call passing more than four arguments by
+# position means 2.1's warmup/rep and now sets restore_value to an int: Autotuner.__init__ iterates it (TypeError at
+# import). Every Triton with an AMD backend for gfx942/gfx950/gfx1250 is 2.2 or later.
+AUTOTUNE_POSITIONAL_MAX = 4
+_AUTOTUNE_MODULES = frozenset({"triton", "triton.runtime", "triton.runtime.autotuner"})
 # Imports from the CUDA backend's language extras: Triton's own `triton.language.extra.cuda`, and the same namespace
 # in a package that extends Triton's language (`<package>.language.extra.cuda`, e.g. a distributed-Triton package's
 # PTX wrappers tid/ld/st), which are CUDA-only in the same way (issue 27, heldout11). A parenthesised name list may
@@ -162,6 +182,10 @@ class _File:
             name = _text(f.child_by_field_name("name"))
             self.functions.setdefault(name, f)
         self.imports = self._import_bindings() if b"import" in sf.data else {}
+        self.bare_autotune = bool(_FROM_TRITON_AUTOTUNE.search(sf.data))
+        # Plain functions of the file that call triton.autotune with Triton 2.1's positional warmup/rep (a project's
+        # own `autotune` decorator factory): the use each would give a kernel it decorates.
+        self.autotune_wrappers: dict[str, TritonUse] = self._autotune_wrappers() if b"autotune" in sf.data else {}
         self.exported: list[TritonHelper] = []
         self._facts_of: dict[int, tuple[list[TritonDot], list[TritonUse]]] = {}
 
@@ -237,11 +261,55 @@ class _File:
                         out.add(bits[-1])
         return frozenset(out)
 
+    def _is_triton_autotune(self, dotted: str) -> bool:
+        head, tail = _last(dotted)
+        return tail == "autotune" and (head in _AUTOTUNE_MODULES or (head == "" and self.bare_autotune))
+
+    def _positional_autotune(self, call) -> TritonUse | None:
+        """The use a `triton.autotune(...)` call gives when it passes more than AUTOTUNE_POSITIONAL_MAX arguments by
+        position (a `*args` splat is not counted: how many it holds is not written)."""
+        f = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if f is None or args is None or not self._is_triton_autotune(_dotted(f)):
+            return None
+        positional = [a for a in args.named_children if a.type not in ("keyword_argument", "list_splat",
+                                                                         "dictionary_splat", "comment")]
+        if len(positional) <= AUTOTUNE_POSITIONAL_MAX:
+            return None
+        return TritonUse("autotune-positional", _dotted(f), call.start_point.row + 1)
+
+    def _autotune_wrappers(self) -> dict[str, TritonUse]:
+        out: dict[str, TritonUse] = {}
+        for name, fn in self.functions.items():
+            for call in _walk(fn, frozenset({"call"})):
+                use = self._positional_autotune(call)
+                if use is not None:
+                    out[name] = use
+                    break
+        return out
+
+    def _decorator_autotune(self, dname: str, expr, line: int) -> tuple[list[TritonUse], list[tuple[str, int]]]:
+        """What an `@...autotune(...)` decorator gives its kernel: triton.autotune itself with positional warmup/rep,
+        a same-file wrapper that calls it so, or (import target, line) of a wrapper another module defines, which
+        porter.kernels.triton_imports resolves like a call into an imported jit function."""
+        if self._is_triton_autotune(dname):
+            use = self._positional_autotune(expr)
+            return ([TritonUse(use.kind, use.name, line)] if use is not None else []), []
+        if dname in self.autotune_wrappers:
+            use = self.autotune_wrappers[dname]
+            return [TritonUse(use.kind, use.name, line)], []
+        head, _, rest = dname.partition(".")
+        if head in self.imports and head not in self.functions and all(p.isidentifier() for p in dname.split(".")):
+            return [], [(self.imports[head] + ("." + rest if rest else ""), line)]
+        return [], []
+
     # ------------------------------------------------------------------------------------------ kernels
 
     def measure(self) -> tuple[list[Kernel], list[Launch]]:
         jitted: dict[str, tuple[object, object, list[tuple[str, object]]]] = {}
         defined: dict[str, int] = {}
+        # static-method jit functions by class-qualified name (`GELU.forward`), each definition
+        methods: dict[str, list[tuple[object, object, list[tuple[str, object]]]]] = {}
         # A wrapper module that only launches (`k[grid](..., num_warps=8)`) need not say `triton`.
         for d in _walk(self.root, frozenset({"decorated_definition"})) if b"triton" in self.sf.data else ():
             fn = d.child_by_field_name("definition")
@@ -253,6 +321,9 @@ class _File:
             name = _text(fn.child_by_field_name("name"))
             jitted.setdefault(name, (d, fn, decorators))
             defined[name] = defined.get(name, 0) + 1
+            owner = _enclosing_class(d)
+            if owner is not None:
+                methods.setdefault(f"{owner}.{name}", []).append((d, fn, decorators))
         launches, launch_nodes = self._launches(set(jitted))
         launched = {l.kernel for l in launches}
         calls = {name: self._called_names(fn) for name, (_, fn, _) in jitted.items()}
@@ -272,6 +343,19 @@ class _File:
         # exported: which definition a build runs depends on a condition read at import time, and taking one
         # would give importing kernels the facts of a branch AMD may never take.
         self.exported = [self._exported(name, jitted, helpers, calls) for name in sorted(jitted) if defined[name] == 1]
+        # A jit function written as a static method (`class GELU: @staticmethod @triton.jit def forward`) is
+        # called as `mod.GELU.forward(...)`: exported under its class-qualified name, which tells two classes'
+        # `forward` apart (their bare name is defined twice, so not exported as such).
+        for qname, defs in sorted(methods.items()):
+            if len(defs) == 1:
+                d, fn, decs = defs[0]
+                self.exported.append(self._exported(qname, {**jitted, qname: (d, fn, decs)}, helpers,
+                                                    {**calls, qname: self._called_names(fn)}))
+        for name, use in sorted(self.autotune_wrappers.items()):
+            if name not in jitted:
+                fn = self.functions[name]
+                start, end = fn.start_point.row + 1, fn.end_point.row + 1
+                self.exported.append(TritonHelper(name, start, end, ((start, end),), uses=(use,)))
         return kernels, sorted(launches)
 
     def _exported(self, name, jitted, helpers, calls) -> TritonHelper:
@@ -317,10 +401,17 @@ class _File:
         configs: list[TritonConfig] = []
         heuristics: list[str] = []
         names = []
+        decorated_uses: list[TritonUse] = []
+        decorated_calls: list[tuple[str, int]] = []
         for dname, dec in decorators:
             _, tail = _last(dname)
             names.append(tail)
             expr = dec.named_children[0] if dec.named_children else None
+            if expr is not None and expr.type == "call" and (tail == "autotune" or not dname.startswith("triton")):
+                # any decorator factory may be a project's wrapper of triton.autotune (`@local_tune(...)`)
+                got_uses, got_calls = self._decorator_autotune(dname, expr, dec.start_point.row + 1)
+                decorated_uses += got_uses
+                decorated_calls += got_calls
             if tail == "autotune" and expr is not None and expr.type == "call":
                 configs.extend(self._autotune_configs(expr, unknown))
             elif tail == "heuristics" and expr is not None and expr.type == "call":
@@ -333,7 +424,7 @@ class _File:
         reached = _reached(name, calls, helpers)
         bodies = [fn] + [jitted[h][1] for h in reached]
         launches = [cfg for _, cfg in launch_sites]
-        dots, uses, imported = [], [], []
+        dots, uses, imported = [], list(decorated_uses), list(decorated_calls)
         for body in bodies:
             d_, u_ = self._facts(body)
             dots += d_
@@ -535,6 +626,9 @@ class _File:
             if head in _LEGACY_LIBDEVICE:
                 uses.append(TritonUse("legacy-libdevice", dotted, line))
                 continue
+            if head in _TL_MATH and tail not in TL_MATH_CORE:
+                uses.append(TritonUse("math-libdevice", dotted, line))
+                continue
             triton_op = head in _TL_PREFIXES or head == "" or head.endswith("language")
             if not triton_op and tail not in HOST_TMA | TENSOR_DESCRIPTOR:
                 continue
@@ -599,6 +693,15 @@ class _File:
                                tuple(sorted(k for k in tuning if k in AMD_OPTIONS)), branch=branch)
             sites.append((launch, cfg))
         return out, sites
+
+
+def _enclosing_class(definition) -> str | None:
+    """The name of the class whose body holds a (decorated) definition directly, or None."""
+    block = definition.parent
+    owner = block.parent if block is not None and block.type == "block" else None
+    if owner is None or owner.type != "class_definition":
+        return None
+    return _text(owner.child_by_field_name("name")) or None
 
 
 def _reached(name: str, calls: dict[str, set[str]], helpers: set[str]) -> list[str]:

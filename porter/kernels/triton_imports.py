@@ -83,10 +83,27 @@ class ModuleIndex:
         if not name or not (module or dots):
             return None  # `f` alone: an absolute import of a module, not of a function
         home = self.module_file(caller, f"{here}{colon}{'.' * dots}{module}")
+        if home is None and "." in module:
+            # `mod.Class.method`: the module is one part shorter and the class-qualified name is the helper's
+            # (porter.kernels.triton exports static-method jit functions under it)
+            owner_module, _, owner = module.rpartition(".")
+            home = self.module_file(caller, f"{here}{colon}{'.' * dots}{owner_module}")
+            name = f"{owner}.{name}"
         if home is None:
             return None
         helper = self.helpers.get(home, {}).get(name)
+        if helper is None and home.endswith("__init__.py"):
+            return self._from_submodule(home, name)
         return (home, helper) if helper is not None else None
+
+    def _from_submodule(self, init: str, name: str) -> tuple[str, TritonHelper] | None:
+        """`pkg.f` where pkg/__init__.py defines no `f`: for the code to run the package must bind `f`, which it does
+        by importing it from its modules (`from .util import *`); when exactly one module directly in the package
+        defines `f`, that definition is what `pkg.f` names (the package's own import lines are not read)."""
+        here = init[:-len("__init__.py")]
+        found = [(path, helpers[name]) for path, helpers in self.helpers.items()
+                 if name in helpers and path.startswith(here) and "/" not in path[len(here):] and path != init]
+        return found[0] if len(found) == 1 else None
 
 
 def imported_helpers(kernel: Kernel, index: ModuleIndex) -> tuple[ImportedHelper, ...]:

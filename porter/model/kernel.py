@@ -419,7 +419,7 @@ class TritonDot:
 @dataclass(frozen=True)
 class TritonUse:
     """A Triton feature the kernel uses, by kind: atomic, fp8, inline-asm, cuda-extra, legacy-libdevice,
-    tensor-descriptor, host-tma, system-atomic."""
+    autotune-positional, math-libdevice, tensor-descriptor, host-tma, system-atomic."""
 
     kind: str
     name: str

@@ -731,6 +731,31 @@ def hip_reaches(dirs: list[Directive], line: int, release: str | None = None) ->
     parts = (release or "").split(".")
     build = (_ReleaseBuild(int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
              else _ArchBuild(ROCM, (), ()))
+    return _reaches(dirs, line, build)
+
+
+class _NvidiaCompilerBuild(_ArchBuild):
+    """The ROCm build as far as the NVIDIA compiler's own macros decide it: nvcc's (`__NVCC__`), the architecture
+    level (`__CUDA_ARCH__ >= 700`) and the toolkit versions are undefined under hip-clang; every other name, ROCm
+    platform and project switches included, is unknown."""
+
+    def vendor(self, name: str | None) -> bool:
+        return bool(name) and (name in NVCC_ONLY or name == "__CUDA_ARCH__" or name in toolkit_versions())
+
+    def value(self, name: str | None):
+        return super().value(name) if self.vendor(name) else None
+
+
+def nvidia_compiler_only(dirs: list[Directive], line: int) -> bool:
+    """Whether `line` sits in an arm hip-clang never compiles because a macro only NVIDIA's compiler defines decides
+    it (`#ifdef __NVCC__` ... `#else`, `#if __CUDA_ARCH__ >= 800`, `#if CUDART_VERSION >= 12000`): clang's HIP
+    mode defines __HIP__ and __HIPCC__, never __NVCC__ or __CUDA_ARCH__ (clang -x hip -dM -E). A ROCm or project
+    switch alone decides nothing here."""
+    return not _reaches(dirs, line, _NvidiaCompilerBuild(ROCM, (), ()))
+
+
+def _reaches(dirs: list[Directive], line: int, build: Build) -> bool:
+    """Whether `line` may be compiled by `build`: no enclosing arm reads false there."""
     # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
     stack: list[tuple[list[Tri], Tri]] = []
     for d in dirs:
