@@ -24,8 +24,10 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
    (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
    for NVIDIA whose AMD twin the file defines (cmake_twin_functions) → handled; so is an assignment to an nvcc-only
-   flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`) in a repository with ROCm-side files or build arms
-   (nvcc_flag_assignments); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`, a make template's `$(2)NVCC_FLAGS`) in a repository with
+   ROCm-side files or build arms (nvcc_flag_assignments), and in a Makefile that also builds with the ROCm toolchain
+   an assignment only its nvcc side reads (`NVCC := nvcc`, an `LDFLAGS` read only by the nvcc recipe:
+   make_toolchain_regions); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
@@ -71,7 +73,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
-                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions,
+                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
+                                    make_twin_regions,
                                     nvcc_flag_assignments, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
@@ -355,7 +358,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
         text = data.decode("utf-8", "replace")
-        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)),
+        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text))
+                         + tuple(make_toolchain_regions(text)),
                          components=tuple(automake_components(path, text))
                          if PurePosixPath(path).name == AUTOMAKE_NAME else ())
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
