@@ -4,7 +4,65 @@ definitions, Octo-Tiger's Kokkos CUDA backend test, GROMACS's header of a CUDA c
 that stays open. fixtures/dual_s21/README.md says which file holds which."""
 from __future__ import annotations
 
-from porter.portaware.scope import make_toolchain_regions, nvcc_flag_assignments
+from pathlib import Path
+
+from porter.portaware.scope import (cmake_commands, cmake_compile_definitions, make_toolchain_regions,
+                                    nvcc_flag_assignments)
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE = REPO / "fixtures/dual_s21"
+
+
+def _statuses(root):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    result = run(root, Settings(jobs=1, cache_dir=None)).result
+    return [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+            if str(f.severity) != "info"]
+
+
+def test_each_dual_s21_finding_has_its_exact_status():
+    assert _statuses(FIXTURE) == [
+        ("CMakeLists.txt", 4, "BLD002", "open", None),
+        ("CMakeLists.txt", 7, "BLD001", "handled", "CMakeLists.txt:6"),
+        # Kokkos builds one device backend: its CUDA switch is false in every ROCm build
+        ("CMakeLists.txt", 18, "BLD001", "handled", "CMakeLists.txt:17"),
+        ("CMakeLists.txt", 21, "BLD001", "open", None),
+        # a Makefile with a ROCm toolchain: what only nvcc reads is the CUDA build's
+        ("bench/Makefile", 1, "BLD007", "handled", "bench/Makefile:11"),
+        ("bench/Makefile", 3, "BLD004", "handled", "bench/Makefile:11"),
+        ("bench/Makefile", 3, "BLD005", "handled", "bench/Makefile:11"),
+        ("bench/Makefile", 3, "BLD004", "handled", "bench/Makefile:11"),
+        ("bench/Makefile", 4, "LIB004", "handled", "bench/Makefile:11"),
+        ("bench/Makefile", 4, "LIB005", "handled", "bench/Makefile:11"),
+        # no ROCm toolchain in this Makefile: its build is work to do (the nvcc flags excepted, as before)
+        ("cudaonly/Makefile", 1, "BLD007", "open", None),
+        ("cudaonly/Makefile", 3, "BLD004", "handled", "CMakeLists.txt:13"),
+        ("cudaonly/Makefile", 3, "BLD005", "handled", "CMakeLists.txt:13"),
+        ("cudaonly/Makefile", 4, "LIB004", "open", None),
+        ("cudaonly/Makefile", 4, "LIB005", "open", None),
+        ("shared/Makefile", 2, "BLD007", "handled", "shared/Makefile:11"),
+        # the ROCm section reads LDFLAGS too
+        ("shared/Makefile", 3, "LIB004", "open", None),
+        ("shared/Makefile", 6, "BLD004", "handled", "shared/Makefile:11"),
+        ("shared/Makefile", 6, "BLD005", "handled", "shared/Makefile:11"),
+        ("shared/Makefile", 6, "BLD004", "handled", "shared/Makefile:11"),
+        # GPU_ENABLED is defined in both builds' arms; CUDA_MULTI_ENABLED only in the CUDA one
+        ("src/gpu_common.cuh", 2, "LIB002", "open", None),
+        ("src/multi_cuda.cuh", 2, "LIB002", "handled", "src/backends.hpp:3"),
+        ("util/common_arch.cuh", 2, "DEV011", "open", None),
+        ("util/cuda_arch.cuh", 2, "DEV011", "handled", "nb/hip/"),
+    ]
+
+
+def test_a_cuda_component_header_keeps_its_kernel_verdicts():
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    result = run(FIXTURE, Settings(jobs=1, cache_dir=None)).result
+    k = next(k for k in result.kernels if k.path == "nb/cuda/kern.cuh")
+    assert (k.name, str(k.status), k.handled_by) == ("nb_kernel", "handled", "nb/hip/")
 
 
 def test_make_toolchain_regions_reads_who_uses_each_variable():
@@ -38,3 +96,10 @@ def test_nvcc_flag_assignments_take_every_nvcc_option_variable():
             "EIGEN_NVCC_CXXFLAGS := --diag-suppress 20014\n"                  # 5
             "CUDA_CUFLAGS := -dc\n")                                          # 6: no nvcc in its name
     assert nvcc_flag_assignments(make) == [(2, 2), (3, 3), (4, 4), (5, 5)]
+
+
+def test_cmake_compile_definitions():
+    text = ("add_compile_definitions(A B=1)\n"
+            "target_compile_definitions(t PUBLIC C PRIVATE D=2 INTERFACE $<$<CONFIG:Debug>:E>)\n"
+            "add_definitions(-DF -Wall)\n")
+    assert cmake_compile_definitions(cmake_commands(text)) == [(1, "A"), (1, "B"), (2, "C"), (2, "D"), (3, "F")]

@@ -1074,6 +1074,14 @@ def neutral_switches(cmds: list[CMakeCommand]) -> frozenset[str]:
 _QUIET_PROBE = re.compile(r"(?i)CUDA|CUDAToolkit")
 
 
+# A package's switch for its CUDA device backend where the package builds one device backend at a time: Kokkos
+# enables at most one of CUDA, HIP, SYCL ("Mutual Exclusion: You can only have one device backend",
+# https://kokkos.org/kokkos-core-wiki/get-started/configuration-guide.html), so `if(Kokkos_ENABLE_CUDA)` is false in
+# every ROCm build - one on Kokkos' HIP backend or one without Kokkos - whether or not the file tests the HIP twin
+# (Octo-Tiger's `enable_language(CUDA)` under it, beside its OCTOTIGER_WITH_HIP arms).
+_ONE_DEVICE_BACKEND = frozenset({"Kokkos_ENABLE_CUDA", "KOKKOS_ENABLE_CUDA"})
+
+
 def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (), implied: Iterable[str] = ()
                      ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
@@ -1093,7 +1101,7 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
     # two options, one per backend): its arm is the CUDA build's, a guard of its own like the preprocessor's
     # paired switches (porter.source.preprocessor.paired_cuda_switches).
     tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
-    paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
+    paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested) | (tested & _ONE_DEVICE_BACKEND)
     base = posixpath.dirname(path)
     probed = any(c.name == "check_language" and any(a.upper() == "CUDA" for a in c.args) for c in cmds)
     probes: list[tuple[int, int, str, int]] = []
@@ -1356,6 +1364,31 @@ def cuda_language_enables(cmds: list[CMakeCommand], regions: list[tuple[int, int
             continue
         arm = next(((s, g) for a, b, s, g in regions if a <= c.line <= b and g and s in (CUDA, ROCM)), ("both", 0))
         out.append((c.line, arm[0], arm[1]))
+    return out
+
+
+# The scope keywords of target_compile_definitions (https://cmake.org/cmake/help/latest/command/target_compile_definitions.html).
+_CM_SCOPES = frozenset({"PUBLIC", "PRIVATE", "INTERFACE"})
+
+
+def cmake_compile_definitions(cmds: list[CMakeCommand]) -> list[tuple[int, str]]:
+    """(line, macro) of each preprocessor definition a CMake file adds: add_compile_definitions(X Y=1),
+    target_compile_definitions(tgt PUBLIC X), add_definitions(-DX). Generator expressions are left out (what they
+    define depends on the configuration)."""
+    out: list[tuple[int, str]] = []
+    for c in cmds:
+        if c.name == "add_compile_definitions":
+            args = c.args
+        elif c.name == "target_compile_definitions":
+            args = tuple(a for a in c.args[1:] if a not in _CM_SCOPES)
+        elif c.name == "add_definitions":
+            args = tuple(a[2:] for a in c.args if a.startswith("-D"))
+        else:
+            continue
+        for a in args:
+            m = re.fullmatch(r"([A-Za-z_]\w*)(?:=.*)?", a, re.S)
+            if m:
+                out.append((c.line, m.group(1)))
     return out
 
 
