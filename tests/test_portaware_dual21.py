@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porter.portaware.scope import (cmake_commands, cmake_compile_definitions, make_toolchain_regions,
-                                    nvcc_flag_assignments)
+from porter.portaware.scope import (cmake_commands, cmake_compile_definitions, cmake_references,
+                                    make_toolchain_regions, nvcc_flag_assignments, nvidia_only_switches)
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures/dual_s21"
@@ -29,6 +29,7 @@ def test_each_dual_s21_finding_has_its_exact_status():
         # Kokkos builds one device backend: its CUDA switch is false in every ROCm build
         ("CMakeLists.txt", 18, "BLD001", "handled", "CMakeLists.txt:17"),
         ("CMakeLists.txt", 21, "BLD001", "open", None),
+        ("CMakeLists.txt", 24, "LIB005", "handled", "CMakeLists.txt:23"),
         # a Makefile with a ROCm toolchain: what only nvcc reads is the CUDA build's
         ("bench/Makefile", 1, "BLD007", "handled", "bench/Makefile:11"),
         ("bench/Makefile", 3, "BLD004", "handled", "bench/Makefile:11"),
@@ -48,6 +49,10 @@ def test_each_dual_s21_finding_has_its_exact_status():
         ("shared/Makefile", 6, "BLD004", "handled", "shared/Makefile:11"),
         ("shared/Makefile", 6, "BLD005", "handled", "shared/Makefile:11"),
         ("shared/Makefile", 6, "BLD004", "handled", "shared/Makefile:11"),
+        # a switch named for NVSHMEM tested only with the CUDA build's: its macro's arm is the CUDA build's; one
+        # named for NVML that the ROCm arm tests too stays open
+        ("src/backends.hpp", 9, "LIB002", "handled", "src/backends.hpp:8"),
+        ("src/backends.hpp", 12, "LIB002", "open", None),
         # GPU_ENABLED is defined in both builds' arms; CUDA_MULTI_ENABLED only in the CUDA one
         ("src/gpu_common.cuh", 2, "LIB002", "open", None),
         ("src/multi_cuda.cuh", 2, "LIB002", "handled", "src/backends.hpp:3"),
@@ -103,3 +108,20 @@ def test_cmake_compile_definitions():
             "target_compile_definitions(t PUBLIC C PRIVATE D=2 INTERFACE $<$<CONFIG:Debug>:E>)\n"
             "add_definitions(-DF -Wall)\n")
     assert cmake_compile_definitions(cmake_commands(text)) == [(1, "A"), (1, "B"), (2, "C"), (2, "D"), (3, "F")]
+
+
+def test_nvidia_only_switches_read_the_side_they_are_tested_on():
+    text = ("if(USE_CUDA)\n"                        # 1
+            "  if(APP_NVSHMEM)\n"                   # 2: inside the CUDA arm
+            "  endif()\n"
+            "  if(BUILD_TESTING)\n"                 # 4: named for no NVIDIA-only library
+            "  endif()\n"
+            "elseif(USE_HIP)\n"                     # 6
+            "endif()\n"
+            "if(APP_CUPTI AND USE_CUDA)\n"          # 8: joined with the CUDA build's test
+            "endif()\n"
+            "if(APP_NVML OR USE_HIP)\n"             # 10: OR says nothing
+            "endif()\n")
+    cmds = cmake_commands(text)
+    _refs, regions = cmake_references("CMakeLists.txt", text)
+    assert nvidia_only_switches(cmds, regions) == [("APP_NVSHMEM", "cuda"), ("APP_CUPTI", "cuda")]

@@ -57,6 +57,9 @@ class PortFacts:
     dependent: tuple[tuple[str, str], ...] = ()
     # A CMake file's (line, macro) preprocessor definitions (porter.portaware.scope.cmake_compile_definitions)
     definitions: tuple[tuple[int, str], ...] = ()
+    # A CMake file's (switch, side) tests of switches named for NVIDIA-only libraries inside or joined with one
+    # build's test (porter.portaware.scope.nvidia_only_switches)
+    nvidia_only: tuple[tuple[str, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -1019,6 +1019,35 @@ def cuda_dependent_options(cmds: list[CMakeCommand]) -> list[tuple[str, str]]:
     return out
 
 
+# Switches named for an NVIDIA library that ROCm has no build of under that name and hipify does not rename
+# (NVSHMEM, whose ROCm counterpart is rocSHMEM with its own API; CUPTI; NVML; cuFile): a ROCm build that turned one on
+# would include headers no ROCm install has, so a project that builds for ROCm keeps it off there.
+_NVIDIA_ONLY_SWITCH = re.compile(r"(?i)nvshmem|cupti|nvml|cufile")
+_CM_OPERATORS = frozenset({"AND", "OR", "NOT", "DEFINED", "TARGET", "EXISTS", "COMMAND", "POLICY", "IS_DIRECTORY"})
+
+
+def nvidia_only_switches(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]) -> list[tuple[str, str]]:
+    """(switch, side) for each switch named for an NVIDIA-only library (above) that an if()/elseif() tests inside one
+    build's arm (`if(GMX_NVSHMEM)` in GROMACS's `if (GMX_GPU_CUDA)` arm) or joins by AND with a test naming that
+    build (`if(GMX_NVSHMEM AND GMX_GPU_CUDA)`). Port status takes a switch the repository only ever tests on the CUDA
+    side for a CUDA-build switch, and a macro of the same name (`#if GMX_NVSHMEM` from `#cmakedefine01`) for that
+    build's."""
+    out: list[tuple[str, str]] = []
+    for c in cmds:
+        if c.name not in ("if", "elseif"):
+            continue
+        names = [a for a in c.args if _NVIDIA_ONLY_SWITCH.search(a) and re.fullmatch(r"[A-Za-z_]\w*", a)
+                 and a.upper() not in _CM_OPERATORS and _cm_var_side(a) is None]
+        if not names:
+            continue
+        sides = {s_ for a, b, s_, g in regions if a <= c.line <= b and g and s_ in (CUDA, ROCM)}
+        upper = [a.upper() for a in c.args]
+        if "OR" not in upper and "NOT" not in upper:
+            sides |= {s for a in c.args for s in [_cm_var_side(a)] if s is not None}
+        out.extend((n, s) for s in sorted(sides) for n in names)
+    return out
+
+
 def _chooses_cuda(c: CMakeCommand) -> bool:
     """Whether a command picks the NVIDIA build: a test comparing with an NVIDIA value (`STREQUAL "CUDA"`,
     `"nvcc"`) or enable_language(CUDA)."""

@@ -20,7 +20,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
-   only in CUDA arms counts as the CUDA build's: _cmake_cuda_definitions) → handled, by that `#if`;
+   only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
+   _cmake_cuda_definitions) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
    (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
@@ -78,7 +79,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
-                                    nvcc_flag_assignments, rocm_path_evidence, setup_references)
+                                    nvcc_flag_assignments, nvidia_only_switches, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import build_names, commented_defines, off_arms
@@ -379,7 +380,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          language_spans=tuple(cuda_language_spans(text)),
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
-                         definitions=tuple(cmake_compile_definitions(cmds)))
+                         definitions=tuple(cmake_compile_definitions(cmds)),
+                         nvidia_only=tuple(nvidia_only_switches(cmds, regions)))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
@@ -564,6 +566,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # GAUXC_ENABLE_NCCL on GAUXC_ENABLE_CUDA, beside GAUXC_ENABLE_HIP) is off in every ROCm build: a CUDA-build
     # switch like its own, in every CMake file that tests it.
     implied = sorted({o for f in facts.values() for o, sw in f.dependent if cuda_twins_tested((sw,), everywhere)})
+    # A switch named for an NVIDIA-only library that the CMake tests only on the CUDA side (GROMACS's GMX_NVSHMEM,
+    # inside `if (GMX_GPU_CUDA)` and as `GMX_NVSHMEM AND GMX_GPU_CUDA`, beside GMX_GPU_HIP arms) is off in the ROCm
+    # build: a CUDA-build switch too, and so is the macro of its name.
+    tested_on = {(n, s_) for f in facts.values() for n, s_ in f.nvidia_only}
+    nvidia_only = {n for n, s_ in tested_on if s_ == CUDA} - {n for n, s_ in tested_on if s_ == ROCM}
+    implied = sorted(set(implied) | nvidia_only)
     for path in sorted(set(cm_tested) | {p for p in facts if files[p].language == "cmake"}):
         names = cm_tested.get(path, ())
         extra = cuda_twins_tested(names, everywhere) - cuda_twins_tested(names, names)
@@ -587,7 +595,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     names = result.stats.build_names if same else None
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
-    cuda_names = cuda_names | _cmake_cuda_definitions(pm, facts, dirs, rocm_names)
+    cuda_names = cuda_names | _cmake_cuda_definitions(pm, facts, dirs, rocm_names, nvidia_only)
     retired = _retired_here(dirs, files, source, limit, held, rocm_names)
     for path, (ds, total) in dirs.items():
         toolkit = facts[path].toolkit
@@ -827,11 +835,14 @@ _DRIVES_BUILD = lazy_regex(r"(?i)cmake|Makefile|[\"']make[\"'\s]|\bmake\s+-[a-zA
 _SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
 
 
-def _cmake_cuda_definitions(pm: PortMap, facts: dict[str, PortFacts], dirs, rocm_names: frozenset[str]) -> frozenset[str]:
+def _cmake_cuda_definitions(pm: PortMap, facts: dict[str, PortFacts], dirs, rocm_names: frozenset[str],
+                            switches: Iterable[str] = ()) -> frozenset[str]:
     """Macros the repository's CMake defines only in CUDA arms (NWQ-Sim's `target_compile_definitions(... PUBLIC
     CUDA_MPI_ENABLED)` under `if(CUDAToolkit_FOUND)` beside a `if(HIP_FOUND)` arm), that no CMake line outside such
     an arm defines and no C/C++ file `#define`s: only the CUDA build compiles what `#ifdef` on one guards. (The
-    CMake arms are the ones port status reads: a file without a ROCm arm has no CUDA arms.)"""
+    CMake arms are the ones port status reads: a file without a ROCm arm has no CUDA arms.) `switches`: CUDA-build
+    switches (nvidia_only_switches) whose same-named macro (`#cmakedefine01 GMX_NVSHMEM`) is the CUDA build's too,
+    unless a CMake line defines it otherwise."""
     sides: dict[str, set[str]] = {}
     for path, f in facts.items():
         if not f.definitions:
@@ -842,7 +853,7 @@ def _cmake_cuda_definitions(pm: PortMap, facts: dict[str, PortFacts], dirs, rocm
             s = fs[1] if fs is not None and fs[1] in (CUDA, ROCM) else next(
                 (s_ for a, b, s_, g in regions if a <= line <= b and g and s_ in (CUDA, ROCM)), "both")
             sides.setdefault(name, set()).add(s)
-    cuda = {n for n, s in sides.items() if s == {CUDA}} - rocm_names
+    cuda = ({n for n, s in sides.items() if s == {CUDA}} | (set(switches) - set(sides))) - rocm_names
     if cuda:
         cuda -= {name for ds, _total in dirs.values() for _line, name, _body in preprocessor.defines(ds)}
     return frozenset(cuda)
