@@ -55,6 +55,11 @@ class PortFacts:
     # A CMake file's (option, CUDA-named switch) pairs: cmake_dependent_option makes the option require the switch
     # (porter.portaware.scope.cuda_dependent_options)
     dependent: tuple[tuple[str, str], ...] = ()
+    # A CMake file's (line, macro) preprocessor definitions (porter.portaware.scope.cmake_compile_definitions)
+    definitions: tuple[tuple[int, str], ...] = ()
+    # A CMake file's (switch, side) tests of switches named for NVIDIA-only libraries inside or joined with one
+    # build's test (porter.portaware.scope.nvidia_only_switches)
+    nvidia_only: tuple[tuple[str, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

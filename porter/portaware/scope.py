@@ -335,9 +335,17 @@ def cmake_twin_variables(text: str, cmds: list[CMakeCommand] | None = None) -> l
 # `CMAKE_CUDA_FLAGS`: https://cmake.org/cmake/help/latest/variable/CMAKE_LANG_FLAGS.html). hipcc and CMake's HIP
 # language read their own (`HIPCCFLAGS`, `HIP_HIPCC_FLAGS`, `CMAKE_HIP_FLAGS`), so in a repository that already
 # builds for ROCm, setting one of these is the CUDA build's business: the port's flags are in the ROCm build.
-_NVCC_FLAG_VAR = re.compile(r"\w*NVCC_?FLAGS\w*|CMAKE_CUDA_FLAGS\w*")
+# Every make variable named for nvcc that holds its options, not the compiler itself: `NVCCFLAGS`, `NVCC_FLAGS`,
+# pixeltrack's `NVCC_COMMON` and `LDFLAGS_NVCC`, `EIGEN_NVCC_CXXFLAGS`, `NVCC_OPTS`; a name built in a `define`
+# template (`$(2)NVCC_FLAGS`, read with its `$(...)` parts left out) too. The compiler variable (`NVCC := nvcc`,
+# `CUDA_NVCC`) is the build's choice of compiler, not its flags: it is the CUDA build's only where the same Makefile
+# has a ROCm toolchain (make_toolchain_regions).
+_NVCC_FLAG_VAR = re.compile(r"\w*NVCC_?(?:FLAGS|COMMON|OPTS|OPTIONS|ARGS)\w*|\w+_NVCC_\w*FLAGS\w*|\w*FLAGS_NVCC\w*"
+                            r"|CMAKE_CUDA_FLAGS\w*")
 _CM_SET_HEAD = re.compile(r"^\s*(?:set|list\s*\(\s*(?:APPEND|PREPEND)|string\s*\(\s*APPEND)\s*\(?\s*(\w+)", re.I)
-_MK_SET_HEAD = re.compile(r"^\s*(?:export\s+|override\s+)?(\w+)\s*(?:::=|:=|\+=|\?=|=)")
+_MK_SET_HEAD = re.compile(r"^\s*(?:export\s+|override\s+)?((?:\w|\$[({]\w*[)}])+)\s*(?:::=|:=|\+=|\?=|=)")
+# The `$(x)` / `${x}` parts of a make variable's name (a `define` template's `$(2)NVCC_FLAGS`, evaluated per call).
+_MK_NAME_REF = re.compile(r"\$[({]\w*[)}]")
 
 
 def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
@@ -360,14 +368,123 @@ def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
             while i + 1 < len(lines) and (depth > 0 if cmake else lines[i].endswith("\\")):
                 i += 1
                 depth += lines[i].count("(") - lines[i].count(")")
-            if _NVCC_FLAG_VAR.fullmatch(m.group(1)):
-                names.add(m.group(1))
+            name = _MK_NAME_REF.sub("", m.group(1))
+            if name and _NVCC_FLAG_VAR.fullmatch(name):
+                names.add(name)
                 out.append((start + 1, i + 1))
         i += 1
     for line in lines:
         if re.search(r"(?i)hip|rocm", line) and any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", line) for n in names):
             return []
     return out
+
+
+# A Makefile that builds with both vendors' toolchains (gpu-benches' `cuda-$(NAME)` rule running `$(NVCC)` beside its
+# `hip-$(NAME)` rule running hipcc on the hipified source; pixeltrack's CUDA section with `CUDA_NVCC` beside its ROCm
+# section with `ROCM_HIPCC`): what the ROCm toolchain is - a recipe or a variable that runs hipcc, hipify or
+# amdclang++, or passes `--offload-arch` (https://rocm.docs.amd.com/projects/HIP/en/latest/understand/compilers.html).
+_MK_ROCM_TOOL = re.compile(r"(?<![\w-])(?:hipcc|hipify-perl|hipify-clang|amdclang\+\+)(?![\w-])|--offload-arch\b")
+_MK_NVCC = re.compile(r"(?<![\w-])nvcc(?![\w-])")
+# A variable reference, `$(NAME)`, `${NAME}` or a template's `$$(NAME)`, with its name's own `$(x)` parts.
+_MK_REF = re.compile(r"\$+[({]((?:\$[({]\w*[)}])*[A-Za-z_][\w.-]*(?:\$[({]\w*[)}][\w.-]*)*)[)}]")
+_MK_ROCM_NAME = re.compile(r"(?i)(?<![a-z])(?:hip|rocm|amd)")
+# Variables make's built-in rules read (https://www.gnu.org/software/make/manual/html_node/Implicit-Variables.html):
+# a rule without a recipe may be built by one, so they are read where the file cannot show it.
+_MK_IMPLICIT_VARS = frozenset({"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "LOADLIBES", "TARGET_ARCH"})
+
+
+def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, "cuda", ROCm toolchain's line) of each variable assignment of a Makefile with a ROCm
+    toolchain (above) that only its CUDA toolchain reads: a variable named for nvcc or CUDA (`NVCC := nvcc`,
+    `CUDA_NVCC`, `CUDA_LDFLAGS`), or one every reference to which is in the recipe of a rule running nvcc or in
+    another such variable (gpu-benches' `LDFLAGS := ... -lcuda -lnvidia-ml`, read only by `$(NVCC) ... $(LDFLAGS)`),
+    and never one the ROCm side reads (a rule running the ROCm toolchain, a ROCm-named or hipcc-valued variable, down
+    the chain of references: pixeltrack's `HIPCC_LDFLAGS := $(LDFLAGS)` keeps LDFLAGS shared). The ROCm build never
+    reads them: the port of that part is the ROCm toolchain already there. A Makefile without one (a CUDA-only
+    benchmark beside the dual ones) gets nothing: its build is work still to do."""
+    if not _MK_NVCC.search(text) or not _MK_ROCM_TOOL.search(text):
+        return []
+    lines = text.split("\n")
+    assigns: list[tuple[str, int, int, str, bool]] = []  # (name, first, last, value, exported)
+    rules: list[list[str]] = []  # each rule's recipe lines
+    other: list[str] = []  # rule lines, conditionals, includes: references neither side owns
+    exported_all = recipeless = False
+    in_rule = False
+    i = 0
+    while i < len(lines):
+        start = i
+        while lines[i].endswith("\\") and i + 1 < len(lines):
+            i += 1
+        logical = " ".join(lines[start:i + 1])
+        i += 1
+        if logical.startswith("\t") and in_rule:
+            rules[-1].append(logical)
+            continue
+        stripped = logical.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        m = _MK_SET_HEAD.match(logical)
+        if m is not None:
+            assigns.append((_MK_NAME_REF.sub("", m.group(1)), start + 1, i, logical[m.end():],
+                            stripped.startswith("export")))
+            continue
+        exported_all = exported_all or stripped == "export"
+        r = _MAKE_RULE.match(logical) or re.match(r"^\S[^=]*?[^:=]:(?![:=])", logical)
+        in_rule = r is not None
+        if in_rule:
+            rules.append([])
+            # a rule (other than a special target) with no recipe may be built by an implicit rule
+            recipeless = recipeless or (not logical.startswith(".") and not (i < len(lines) and lines[i].startswith("\t")))
+        other.append(logical)
+    names = {a[0] for a in assigns}
+    values: dict[str, list[str]] = {}
+    for name, _a, _b, value, _e in assigns:
+        values.setdefault(name, []).append(value)
+
+    def refs(line: str) -> set[str]:
+        return {_MK_NAME_REF.sub("", n) for n in _MK_REF.findall(line)} & names
+
+    rocm_vars = {n for n, vs in values.items() if _MK_ROCM_NAME.search(n) or any(_MK_ROCM_TOOL.search(v) for v in vs)}
+    nvcc_vars = {n for n, vs in values.items() if n not in rocm_vars and
+                 ("nvcc" in n.lower() or any(_MK_NVCC.search(v) for v in vs))}
+    rocm_rules = [r for r in rules if any(_MK_ROCM_TOOL.search(ln) or refs(ln) & rocm_vars for ln in r)]
+    cuda_rules = [r for r in rules if r not in rocm_rules and any(_MK_NVCC.search(ln) or refs(ln) & nvcc_vars for ln in r)]
+    if not rocm_rules and not any(_MK_ROCM_TOOL.search(v) for vs in values.values() for v in vs):
+        return []  # hipcc named only in a comment or a message
+    # what the ROCm side reads, down the chain of references
+    rocm_read = set().union(*(refs(ln) for r in rocm_rules for ln in r)) | rocm_vars
+    todo = list(rocm_read)
+    while todo:
+        for v in values.get(todo.pop(), ()):
+            for n in refs(v) - rocm_read:
+                rocm_read.add(n)
+                todo.append(n)
+    exported = {n for n, _a, _b, _v, e in assigns if e}
+    cuda_vars = {n for n in names - rocm_read if _MAKE_WORDS.search(n)}
+    # who reads each variable: "" a CUDA rule's recipe, a name another variable's value, None anything else
+    readers: dict[str, list[str | None]] = {}
+    for r in rules:
+        for ln in r:
+            for n in refs(ln):
+                readers.setdefault(n, []).append("" if any(r is c for c in cuda_rules) else None)
+    for ln in other:
+        for n in refs(ln):
+            readers.setdefault(n, []).append(None)
+    for name, _a, _b, value, _e in assigns:
+        for n in refs(value) - {name}:
+            readers.setdefault(n, []).append(name)
+    changed = True
+    while changed:
+        changed = False
+        for n in sorted(names - cuda_vars - rocm_read):
+            if n in exported or exported_all or (recipeless and n in _MK_IMPLICIT_VARS):
+                continue  # a sub-make or a built-in rule may read it
+            got = readers.get(n)
+            if got and all(x == "" or (x is not None and x in cuda_vars) for x in got):
+                cuda_vars.add(n)
+                changed = True
+    evidence = next((k + 1 for k, ln in enumerate(lines) if _MK_ROCM_TOOL.search(ln) and not ln.lstrip().startswith("#")), 0)
+    return [(a, b, CUDA, evidence) for n, a, b, _v, _e in assigns if n in cuda_vars] if evidence else []
 
 
 # A CMake function or macro named for the NVIDIA build whose ROCm twin the same file defines (QMCPACK's
@@ -902,6 +1019,35 @@ def cuda_dependent_options(cmds: list[CMakeCommand]) -> list[tuple[str, str]]:
     return out
 
 
+# Switches named for an NVIDIA library that ROCm has no build of under that name and hipify does not rename
+# (NVSHMEM, whose ROCm counterpart is rocSHMEM with its own API; CUPTI; NVML; cuFile): a ROCm build that turned one on
+# would include headers no ROCm install has, so a project that builds for ROCm keeps it off there.
+_NVIDIA_ONLY_SWITCH = re.compile(r"(?i)nvshmem|cupti|nvml|cufile")
+_CM_OPERATORS = frozenset({"AND", "OR", "NOT", "DEFINED", "TARGET", "EXISTS", "COMMAND", "POLICY", "IS_DIRECTORY"})
+
+
+def nvidia_only_switches(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]) -> list[tuple[str, str]]:
+    """(switch, side) for each switch named for an NVIDIA-only library (above) that an if()/elseif() tests inside one
+    build's arm (`if(GMX_NVSHMEM)` in GROMACS's `if (GMX_GPU_CUDA)` arm) or joins by AND with a test naming that
+    build (`if(GMX_NVSHMEM AND GMX_GPU_CUDA)`). Port status takes a switch the repository only ever tests on the CUDA
+    side for a CUDA-build switch, and a macro of the same name (`#if GMX_NVSHMEM` from `#cmakedefine01`) for that
+    build's."""
+    out: list[tuple[str, str]] = []
+    for c in cmds:
+        if c.name not in ("if", "elseif"):
+            continue
+        names = [a for a in c.args if _NVIDIA_ONLY_SWITCH.search(a) and re.fullmatch(r"[A-Za-z_]\w*", a)
+                 and a.upper() not in _CM_OPERATORS and _cm_var_side(a) is None]
+        if not names:
+            continue
+        sides = {s_ for a, b, s_, g in regions if a <= c.line <= b and g and s_ in (CUDA, ROCM)}
+        upper = [a.upper() for a in c.args]
+        if "OR" not in upper and "NOT" not in upper:
+            sides |= {s for a in c.args for s in [_cm_var_side(a)] if s is not None}
+        out.extend((n, s) for s in sorted(sides) for n in names)
+    return out
+
+
 def _chooses_cuda(c: CMakeCommand) -> bool:
     """Whether a command picks the NVIDIA build: a test comparing with an NVIDIA value (`STREQUAL "CUDA"`,
     `"nvcc"`) or enable_language(CUDA)."""
@@ -957,6 +1103,14 @@ def neutral_switches(cmds: list[CMakeCommand]) -> frozenset[str]:
 _QUIET_PROBE = re.compile(r"(?i)CUDA|CUDAToolkit")
 
 
+# A package's switch for its CUDA device backend where the package builds one device backend at a time: Kokkos
+# enables at most one of CUDA, HIP, SYCL ("Mutual Exclusion: You can only have one device backend",
+# https://kokkos.org/kokkos-core-wiki/get-started/configuration-guide.html), so `if(Kokkos_ENABLE_CUDA)` is false in
+# every ROCm build - one on Kokkos' HIP backend or one without Kokkos - whether or not the file tests the HIP twin
+# (Octo-Tiger's `enable_language(CUDA)` under it, beside its OCTOTIGER_WITH_HIP arms).
+_ONE_DEVICE_BACKEND = frozenset({"Kokkos_ENABLE_CUDA", "KOKKOS_ENABLE_CUDA"})
+
+
 def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (), implied: Iterable[str] = ()
                      ) -> tuple[list[Reference], list[tuple[int, int, str, int]]]:
     """The sources a CMake file names with the side of the arm naming them, and its own line regions
@@ -976,7 +1130,7 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
     # two options, one per backend): its arm is the CUDA build's, a guard of its own like the preprocessor's
     # paired switches (porter.source.preprocessor.paired_cuda_switches).
     tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
-    paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested)
+    paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested) | (tested & _ONE_DEVICE_BACKEND)
     base = posixpath.dirname(path)
     probed = any(c.name == "check_language" and any(a.upper() == "CUDA" for a in c.args) for c in cmds)
     probes: list[tuple[int, int, str, int]] = []
@@ -1239,6 +1393,31 @@ def cuda_language_enables(cmds: list[CMakeCommand], regions: list[tuple[int, int
             continue
         arm = next(((s, g) for a, b, s, g in regions if a <= c.line <= b and g and s in (CUDA, ROCM)), ("both", 0))
         out.append((c.line, arm[0], arm[1]))
+    return out
+
+
+# The scope keywords of target_compile_definitions (https://cmake.org/cmake/help/latest/command/target_compile_definitions.html).
+_CM_SCOPES = frozenset({"PUBLIC", "PRIVATE", "INTERFACE"})
+
+
+def cmake_compile_definitions(cmds: list[CMakeCommand]) -> list[tuple[int, str]]:
+    """(line, macro) of each preprocessor definition a CMake file adds: add_compile_definitions(X Y=1),
+    target_compile_definitions(tgt PUBLIC X), add_definitions(-DX). Generator expressions are left out (what they
+    define depends on the configuration)."""
+    out: list[tuple[int, str]] = []
+    for c in cmds:
+        if c.name == "add_compile_definitions":
+            args = c.args
+        elif c.name == "target_compile_definitions":
+            args = tuple(a for a in c.args[1:] if a not in _CM_SCOPES)
+        elif c.name == "add_definitions":
+            args = tuple(a[2:] for a in c.args if a.startswith("-D"))
+        else:
+            continue
+        for a in args:
+            m = re.fullmatch(r"([A-Za-z_]\w*)(?:=.*)?", a, re.S)
+            if m:
+                out.append((c.line, m.group(1)))
     return out
 
 

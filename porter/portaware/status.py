@@ -19,19 +19,24 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    porter.portaware.scope.component_twins) → handled by that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard;
-5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor) → handled, by that `#if`;
+5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
+   only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
+   _cmake_cuda_definitions) → handled, by that `#if`;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
    (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
    for NVIDIA whose AMD twin the file defines (cmake_twin_functions) → handled; so is an assignment to an nvcc-only
-   flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`) in a repository with ROCm-side files or build arms
-   (nvcc_flag_assignments); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`, a make template's `$(2)NVCC_FLAGS`) in a repository with
+   ROCm-side files or build arms (nvcc_flag_assignments), and in a Makefile that also builds with the ROCm toolchain
+   an assignment only its nvcc side reads (`NVCC := nvcc`, an `LDFLAGS` read only by the nvcc recipe:
+   make_toolchain_regions); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
    → handled, by that `if`;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
-   other arm includes the ROCm one, or the ROCm build never compiles its includers);
+   other arm includes the ROCm one, or the ROCm build never compiles its includers); one included only from a CUDA
+   component's files is part of that component (handled, its kernels' verdicts kept);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
    porter.portaware.twins) → handled, by the twin;
 10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat: a ROCm-side
@@ -67,12 +72,14 @@ from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
+                                    cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans,
                                     cuda_only_match, source_twins,
-                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_twin_regions,
-                                    nvcc_flag_assignments, rocm_path_evidence, setup_references)
+                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
+                                    make_twin_regions,
+                                    nvcc_flag_assignments, nvidia_only_switches, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import build_names, commented_defines, off_arms
@@ -355,7 +362,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             if CPP_PREDICATE_HINT.search(data) else ())
     if language == "make":
         text = data.decode("utf-8", "replace")
-        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text)),
+        return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text))
+                         + tuple(make_toolchain_regions(text)),
                          components=tuple(automake_components(path, text))
                          if PurePosixPath(path).name == AUTOMAKE_NAME else ())
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
@@ -371,7 +379,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          tested=tuple(cmake_tested(text)) + own_project,
                          language_spans=tuple(cuda_language_spans(text)),
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
-                         modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)))
+                         modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
+                         definitions=tuple(cmake_compile_definitions(cmds)),
+                         nvidia_only=tuple(nvidia_only_switches(cmds, regions)))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
@@ -556,6 +566,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # GAUXC_ENABLE_NCCL on GAUXC_ENABLE_CUDA, beside GAUXC_ENABLE_HIP) is off in every ROCm build: a CUDA-build
     # switch like its own, in every CMake file that tests it.
     implied = sorted({o for f in facts.values() for o, sw in f.dependent if cuda_twins_tested((sw,), everywhere)})
+    # A switch named for an NVIDIA-only library that the CMake tests only on the CUDA side (GROMACS's GMX_NVSHMEM,
+    # inside `if (GMX_GPU_CUDA)` and as `GMX_NVSHMEM AND GMX_GPU_CUDA`, beside GMX_GPU_HIP arms) is off in the ROCm
+    # build: a CUDA-build switch too, and so is the macro of its name.
+    tested_on = {(n, s_) for f in facts.values() for n, s_ in f.nvidia_only}
+    nvidia_only = {n for n, s_ in tested_on if s_ == CUDA} - {n for n, s_ in tested_on if s_ == ROCM}
+    implied = sorted(set(implied) | nvidia_only)
     for path in sorted(set(cm_tested) | {p for p in facts if files[p].language == "cmake"}):
         names = cm_tested.get(path, ())
         extra = cuda_twins_tested(names, everywhere) - cuda_twins_tested(names, names)
@@ -579,6 +595,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     names = result.stats.build_names if same else None
     rocm_names, cuda_names = names if names is not None else preprocessor.derived_names(
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
+    cuda_names = cuda_names | _cmake_cuda_definitions(pm, facts, dirs, rocm_names, nvidia_only)
     retired = _retired_here(dirs, files, source, limit, held, rocm_names)
     for path, (ds, total) in dirs.items():
         toolkit = facts[path].toolkit
@@ -690,23 +707,35 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for _level in range(4):
         include_sides: dict[str, set[str]] = {}
         include_where: dict[str, str] = {}
+        # per header, the ROCm counterparts of the CUDA components including it (None: an includer that is no
+        # component file)
+        component_of: dict[str, set[str | None]] = {}
         for path, line, arm, hits in edges:
             fs = pm.file_side.get(path)
-            # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, or a header
-            # only such files include) includes for it
-            whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include") \
+            # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, a file of a
+            # CUDA component the ROCm build replaces with its sibling, or a header only such files include)
+            # includes for it
+            whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include", COMPONENT) \
                 and fs[1] == CUDA else None
             s = whole or arm
             for hit in hits:
                 include_sides.setdefault(hit, set()).add(s)
                 if s in (CUDA, ROCM):
                     include_where.setdefault(hit + "\0" + s, f"{path}:{line}")
+                if s == CUDA:
+                    component_of.setdefault(hit, set()).add(fs[2] if fs and fs[0] == COMPONENT and whole else None)
         found = 0
         for hit, sides in sorted(include_sides.items()):
             if hit in pm.file_side or len(sides) != 1:
                 continue
             s = next(iter(sides))
-            if s in (CUDA, ROCM):
+            comps = component_of.get(hit, {None})
+            if s == CUDA and None not in comps:
+                # included only from files of CUDA components (nbnxm/cuda/*.cuh beside nbnxm/hip/): part of those
+                # components, handled by their counterpart, its kernels' verdicts kept as theirs are
+                pm.file_side[hit] = (COMPONENT, CUDA, sorted(c for c in comps if c)[0])
+                found += 1
+            elif s in (CUDA, ROCM):
                 pm.file_side[hit] = ("include", s, include_where[hit + "\0" + s])
                 found += 1
         if not found:
@@ -804,6 +833,30 @@ _TORCH_EXTENSION = lazy_regex(r"\b(?:CUDAExtension|CppExtension|BuildExtension)\
 # (`make` only as a command: `["make", ...]`, `"make -j"`, not the word in a comment: DeepEP's "make NVSHMEM optional")
 _DRIVES_BUILD = lazy_regex(r"(?i)cmake|Makefile|[\"']make[\"'\s]|\bmake\s+-[a-zA-Z]")
 _SIDE_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"})
+
+
+def _cmake_cuda_definitions(pm: PortMap, facts: dict[str, PortFacts], dirs, rocm_names: frozenset[str],
+                            switches: Iterable[str] = ()) -> frozenset[str]:
+    """Macros the repository's CMake defines only in CUDA arms (NWQ-Sim's `target_compile_definitions(... PUBLIC
+    CUDA_MPI_ENABLED)` under `if(CUDAToolkit_FOUND)` beside a `if(HIP_FOUND)` arm), that no CMake line outside such
+    an arm defines and no C/C++ file `#define`s: only the CUDA build compiles what `#ifdef` on one guards. (The
+    CMake arms are the ones port status reads: a file without a ROCm arm has no CUDA arms.) `switches`: CUDA-build
+    switches (nvidia_only_switches) whose same-named macro (`#cmakedefine01 GMX_NVSHMEM`) is the CUDA build's too,
+    unless a CMake line defines it otherwise."""
+    sides: dict[str, set[str]] = {}
+    for path, f in facts.items():
+        if not f.definitions:
+            continue
+        fs = pm.file_side.get(path)
+        regions = pm.cmake_regions.get(path, ())
+        for line, name in f.definitions:
+            s = fs[1] if fs is not None and fs[1] in (CUDA, ROCM) else next(
+                (s_ for a, b, s_, g in regions if a <= line <= b and g and s_ in (CUDA, ROCM)), "both")
+            sides.setdefault(name, set()).add(s)
+    cuda = ({n for n, s in sides.items() if s == {CUDA}} | (set(switches) - set(sides))) - rocm_names
+    if cuda:
+        cuda -= {name for ds, _total in dirs.values() for _line, name, _body in preprocessor.defines(ds)}
+    return frozenset(cuda)
 
 
 def _names_rocm_build(f: PortFacts | None) -> bool:
