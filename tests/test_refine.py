@@ -774,6 +774,30 @@ def test_capability_bounds_below_supported_nvidia_gpus_read_info(tmp_path):
                     "and on every AMD GPU ((9, 4), (9, 5), (12, 5)): ROCm takes their path")
 
 
+def test_a_whole_capability_condition_answered_alike_reads_info_at_its_minor_test(tmp_path):
+    # A `minor` test alone splits NVIDIA's GPUs (minor >= 5), but the `if` condition it sits in may not: NVIDIA's old
+    # cutil emulation-device test and a pre-Maxwell ladder are False (or True) on every supported NVIDIA GPU and every
+    # AMD GPU, so both fields read info; a Turing-only or Hopper-only condition stays open, and so does a condition
+    # that also reads something else (its `major` test is still read alone, as before).
+    (tmp_path / "pick.cpp").write_text(
+        "#include <cuda_runtime.h>\n"
+        "int pick(const cudaDeviceProp& prop, const cudaDeviceProp* props, int n) {\n"
+        "  if (prop.major == 9999 && prop.minor == 9999) return 1;\n"             # 3 info x2: False everywhere
+        "  if (props->major > 3 || (props->major == 3 && props->minor >= 5)) n += 2;\n"  # 4 info x3: True everywhere
+        "  if (props->major != 7 || props->minor != 5) n += 4;\n"                 # 5 medium x2: Turing answers False
+        "  if (prop.minor >= 5 && n) n += 8;\n"                                   # 6 medium: reads n too
+        "  return n;\n"
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.message.split("`")[1], str(f.severity)) for f in result.findings if f.rule == "DEV013")
+    assert got == [(3, "major", "info"), (3, "minor", "info"), (4, "major", "info"), (4, "major", "info"),
+                   (4, "minor", "info"), (5, "major", "medium"), (5, "minor", "medium"), (6, "minor", "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "DEV013" and f.line == 3
+                     and f.message.startswith("`minor`")).data)["amd_answers"]
+    assert note == ("`prop.major == 9999 && prop.minor == 9999` is False on every NVIDIA GPU CUDA 13 supports "
+                    "(Turing 7.5 on) and on every AMD GPU ((9, 4), (9, 5), (12, 5)): ROCm takes their path")
+
+
 def test_a_warp_size_constant_of_a_host_function_that_launches_nothing_reads_info(tmp_path):
     # A host printer's layout constant is CPU-side data (info); a launcher's may size the grid (open); a device
     # function's and a file-scope one are the GPU's (open).
