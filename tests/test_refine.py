@@ -1339,3 +1339,42 @@ def test_arms_of_a_files_jetson_switch_read_info(tmp_path):
     f = next(f for f in result.findings if f.path == "jetson.cpp" and f.line == 8 and f.rule == "API002")
     assert dict(f.data)["jetson_only"] == ("in the arm of ENABLE_NVMM (line 7), the file's Jetson switch (an arm of it "
                                            "includes the Jetson Linux Multimedia API): no ROCm host builds it")
+
+
+def test_nvcc_flags_in_a_cuda_language_arm_beside_a_plain_arm_read_info(tmp_path):
+    # Step 5t. HIP-language sources take a command's $<NOT:$<COMPILE_LANGUAGE:CUDA>> arm, so the nvcc spelling in its
+    # CUDA arm never reaches them (CMake's FindThreads idiom), nor does a -Xcompiler prefix whose flag every language
+    # gets; a CUDA arm beside a CXX-only arm (HIP gets neither) stays open, and so does a function variable that is
+    # also read outside such an arm, and a top-level one.
+    (tmp_path / "CMakeLists.txt").write_text(
+        "function(protect T)\n"                                                                  # 1
+        '  string(REPLACE "-pthread" "-Xcompiler -pthread" new_flags "${old}")\n'                # 2 info
+        "  set_property(TARGET ${T} PROPERTY INTERFACE_COMPILE_OPTIONS\n"                        # 3
+        '    "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:${old}>'                                         # 4 info
+        '$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${new_flags}>")\n'
+        '  string(REPLACE "-fPIC" "-Xcompiler -fPIC" pic_flags "${old}")\n'                      # 5 open
+        '  message(STATUS "${pic_flags}")\n'                                                      # 6
+        '  target_compile_options(${T} PRIVATE "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:-fPIC>'        # 7
+        '$<$<COMPILE_LANGUAGE:CUDA>:${pic_flags}>")\n'
+        "endfunction()\n"                                                                          # 8
+        'string(REPLACE "-pthread" $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler >-pthread opts "${o}")\n'  # 9 info
+        "target_compile_options(app PRIVATE\n"                                                     # 10
+        "  $<$<COMPILE_LANGUAGE:CUDA>:\n"                                                          # 11
+        "   -Xcompiler=-fno-omit-frame-pointer\n"                                                  # 12 open
+        "  >\n"                                                                                    # 13
+        "  $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)\n"                                  # 14
+        'string(REPLACE "-pthread" "-Xcompiler -pthread" top_flags "${o}")\n'                     # 15 open
+        'target_compile_options(app PRIVATE "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:${o}>'            # 16
+        '$<$<COMPILE_LANGUAGE:CUDA>:${top_flags}>")\n')
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD004")
+    assert got == [(2, "info"), (4, "info"), (5, "medium"), (9, "info"), (12, "medium"), (15, "medium")]
+    data = {f.line: dict(f.data).get("language_pair") for f in result.findings if f.rule == "BLD004"}
+    assert data[4] == ("in a $<COMPILE_LANGUAGE:CUDA> arm whose command gives every other language the plain flags "
+                       "(the $<NOT:...> arm, line 4): a HIP-language source takes that arm and never sees the nvcc "
+                       "spelling")
+    assert data[2] == ("sets new_flags, which this function reads only in a $<COMPILE_LANGUAGE:CUDA> arm whose "
+                       "command gives every other language the plain flags (the $<NOT:...> arm, line 4): a "
+                       "HIP-language source takes that arm and never sees the nvcc spelling")
+    assert data[9] == ("nvcc's -Xcompiler prefix in a $<COMPILE_LANGUAGE:CUDA> arm: every other language, HIP "
+                       "included, gets the flag after it plainly")
