@@ -75,7 +75,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     nvcc_flag_assignments, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
-from porter.portaware.options import build_names, commented_defines, off_arms
+from porter.portaware.options import build_names, commented_defines, off_arms, off_cmake_options
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -459,19 +459,33 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
     for path, f in sorted(facts.items()):
         for line, name in f.options:
             commented.setdefault(name, f"{path}:{line}")
-    if not commented:
+    # CMake options that default OFF and pass their macro only while on (porter.portaware.options): read only when a
+    # C/C++ test names one, since each CMake file is read again for them.
+    tested = {n for ds, _total in dirs.values() for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef")
+              for n in re.findall(r"[A-Za-z_]\w*", d.text)}
+    cmake_texts = [(path, data) for path, c in sorted(files.items()) if c.language == "cmake"
+                   for data in [_read(source, c, limit, held) if tested else None] if data is not None]
+    cmake_off = {k: v for k, v in off_cmake_options(cmake_texts).items() if k in tested} if cmake_texts else {}
+    if not commented and not cmake_off:
         return
     for ds, _total in dirs.values():
         for _line, name, _body in preprocessor.defines(ds):
             commented.pop(name, None)
+            cmake_off.pop(name, None)
     for path, c in sorted(files.items()):
-        if not commented:
+        if not commented and not cmake_off:
             return
         if c.language in _OPTION_SETTERS or PurePosixPath(path).name == "setup.py":
             data = _read(source, c, limit, held)
             if data is not None:
-                for name in build_names(data.decode("utf-8", "replace"), list(commented)):
+                text = data.decode("utf-8", "replace")
+                for name in build_names(text, list(commented)):
                     commented.pop(name)
+                if c.language != "cmake":  # a Makefile, script or setup.py may set the option (`-DNAME=ON`)
+                    for name in [n for n in cmake_off if re.search(rf"(?<![\w])(?:-D)?{re.escape(n)}(?![\w])", text)]:
+                        cmake_off.pop(name)
+    for name, ev in cmake_off.items():
+        commented.setdefault(name, f"{ev} (a CMake option, OFF by default)")
     for path, (ds, _total) in dirs.items():
         if any(n in d.text for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef") for n in commented):
             arms = off_arms(ds, commented)
