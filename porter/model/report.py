@@ -55,6 +55,10 @@ class PortFacts:
     # A CMake file's (option, CUDA-named switch) pairs: cmake_dependent_option makes the option require the switch
     # (porter.portaware.scope.cuda_dependent_options)
     dependent: tuple[tuple[str, str], ...] = ()
+    # A CMake file's options (name, line, default OFF) and the names it mentions outside option()/if() lines and the
+    # blocks of their own if(NAME) (porter.portaware.options.cmake_option_facts): which options are off by default
+    cmake_options: tuple[tuple[str, int, bool], ...] = ()
+    cmake_free_names: tuple[str, ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -52,44 +52,54 @@ _CUDA_BUILD = lazy_regex(rb"(?i)\benable_language\s*\(\s*CUDA\b|\bfind_package\s
                          rb"|\bLANGUAGES\b[^)]*\bCUDA\b|\bCMAKE_CUDA_\w+")
 
 
-def off_cmake_options(cmake_files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
-    """Each CMake option that defaults OFF and whose name the build only tests or uses inside its own `if(NAME)`
-    blocks, none of which turns on the CUDA build -> "path:line" of its option() (see the module doc)."""
-    files = list(cmake_files)
-    declared: dict[str, str] = {}
-    for path, data in files:
-        if b"option" not in data:
+_WORD = re.compile(rb"(?<![\w$])[A-Za-z_]\w*(?!\w)")
+_HASH_COMMENT = re.compile(rb"(?m)(?:^|(?<=\s))#[^\n]*")
+
+
+def cmake_option_facts(data: bytes) -> tuple[tuple[tuple[str, int, bool], ...], tuple[str, ...]]:
+    """One CMake file's part of off_cmake_options, as plain values port status caches: the options it declares
+    (name, line, whether the default is OFF) and the names it mentions other than in an option() or if()/elseif()
+    line or inside a block of its own `if(NAME [AND ...])`, or whose own block turns on the CUDA build."""
+    declared = tuple((m.group(1).decode("ascii"), data.count(b"\n", 0, m.start()) + 1, m.group(2).upper() in _OFF_VALUES)
+                     for m in _OPTION().finditer(data)) if b"option" in data else ()
+    code = _HASH_COMMENT.sub(b"", data)
+    lines = code.split(b"\n")
+    own: dict[bytes, list[tuple[int, int]]] = {}
+    free: set[str] = set()
+    for a in cmake_arms(code):
+        if a.index == 0:
+            first = re.split(r"\s+AND\s+", a.condition.strip())[0].strip().encode()
+            own.setdefault(first, []).append((a.line, a.end))
+            if _CUDA_BUILD().search(b"\n".join(lines[a.line:a.end - 1])):
+                free.add(first.decode("utf-8", "replace"))
+    for n, text in enumerate(lines, 1):
+        if _OPTION().match(text + b"\n") or _TEST_LINE.match(text):
             continue
-        for m in _OPTION().finditer(data):
-            name = m.group(1).decode("ascii")
-            if m.group(2).upper() in _OFF_VALUES:
-                line = data.count(b"\n", 0, m.start()) + 1
+        for m in _WORD.finditer(text):
+            word = m.group(0)
+            if not any(a < n < b for a, b in own.get(word, ())):
+                free.add(word.decode("ascii"))
+    return declared, tuple(sorted(free))
+
+
+def combine_off_options(per_file: Iterable[tuple[str, tuple[tuple[str, int, bool], ...], Iterable[str]]]) -> dict[str, str]:
+    """off_cmake_options from each CMake file's (path, declared options, names mentioned freely)."""
+    files = list(per_file)
+    declared: dict[str, str] = {}
+    for path, options, _free in files:
+        for name, line, off in options:
+            if off:
                 declared.setdefault(name, f"{path}:{line}")
             else:
                 declared[name] = ""  # declared ON somewhere: not an off option
-    declared = {k: v for k, v in declared.items() if v}
-    if not declared:
-        return {}
-    bad: set[str] = set()
-    for _path, data in files:
-        present = [n for n in declared if n.encode() in data]
-        if not present:
-            continue
-        lines = data.split(b"\n")
-        chains = cmake_arms(data)
-        for name in present:
-            own = [a for a in chains if a.index == 0 and re.split(r"\s+AND\s+", a.condition.strip())[0].strip() == name]
-            for a in own:
-                if _CUDA_BUILD().search(b"\n".join(lines[a.line:a.end - 1])):
-                    bad.add(name)
-            for m in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?!\w)", data):
-                n = data.count(b"\n", 0, m.start()) + 1
-                text = lines[n - 1]
-                if _OPTION().match(text + b"\n") or _TEST_LINE.match(text):
-                    continue
-                if not any(a.line < n < a.end for a in own):
-                    bad.add(name)
-    return {k: v for k, v in declared.items() if k not in bad}
+    bad = {n for _path, _options, free in files for n in free}
+    return {k: v for k, v in declared.items() if v and k not in bad}
+
+
+def off_cmake_options(cmake_files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+    """Each CMake option that defaults OFF and whose name the build only tests or uses inside its own `if(NAME)`
+    blocks, none of which turns on the CUDA build -> "path:line" of its option() (see the module doc)."""
+    return combine_off_options((path, *cmake_option_facts(data)) for path, data in cmake_files)
 
 
 def build_names(text: str, names: Iterable[str]) -> set[str]:

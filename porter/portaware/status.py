@@ -75,7 +75,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     nvcc_flag_assignments, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
-from porter.portaware.options import build_names, commented_defines, off_arms, off_cmake_options
+from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
+                                      off_arms)
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -297,7 +298,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-18"
+FACTS_VERSION = b"portaware-facts-19"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -371,7 +372,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          tested=tuple(cmake_tested(text)) + own_project,
                          language_spans=tuple(cuda_language_spans(text)),
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
-                         modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)))
+                         modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
+                         **dict(zip(("cmake_options", "cmake_free_names"), cmake_option_facts(data))))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
@@ -459,13 +461,13 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
     for path, f in sorted(facts.items()):
         for line, name in f.options:
             commented.setdefault(name, f"{path}:{line}")
-    # CMake options that default OFF and pass their macro only while on (porter.portaware.options): read only when a
-    # C/C++ test names one, since each CMake file is read again for them.
+    # CMake options that default OFF and pass their macro only while on (porter.portaware.options), from each CMake
+    # file's cached facts (no read); only the names a C/C++ test names matter.
     tested = {n for ds, _total in dirs.values() for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef")
               for n in re.findall(r"[A-Za-z_]\w*", d.text)}
-    cmake_texts = [(path, data) for path, c in sorted(files.items()) if c.language == "cmake"
-                   for data in [_read(source, c, limit, held) if tested else None] if data is not None]
-    cmake_off = {k: v for k, v in off_cmake_options(cmake_texts).items() if k in tested} if cmake_texts else {}
+    cmake_off = {k: v for k, v in combine_off_options(
+        (path, f.cmake_options, f.cmake_free_names) for path, f in sorted(facts.items())
+        if files[path].language == "cmake").items() if k in tested} if tested else {}
     if not commented and not cmake_off:
         return
     for ds, _total in dirs.values():
