@@ -1,9 +1,10 @@
-"""Off-by-default compile options (porter.portaware.options): an arm only a macro defined in a comment enables is
-optional work, cuda-only; a macro a directive or a build file defines is no such option."""
+"""Off-by-default compile options (porter.portaware.options): an arm only a macro defined in a comment, or a CMake
+option that defaults OFF, enables is optional work, cuda-only; a macro a directive or a build file defines (or turns
+on) is no such option, and neither is the option that turns on the CUDA build itself."""
 from __future__ import annotations
 
 from porter.pipeline import run
-from porter.portaware.options import build_names, commented_defines, off_arms
+from porter.portaware.options import build_names, commented_defines, off_arms, off_cmake_options
 from porter.settings import Settings
 from porter.source.preprocessor import directives
 
@@ -70,3 +71,52 @@ def test_findings_in_an_off_option_read_cuda_only(tmp_path):
                    if f.path == "kernel.cu" and f.rule == "DEV020"})
     assert rows == [(4, "cuda-only", "config.h:2"), (9, "cuda-only", "config.h:2"), (12, "open", None),
                     (15, "open", None), (18, "open", None), (21, "open", None)]
+
+
+CMAKE_OPTIONS = (
+    b'option(WITH_CUDNN "enable cudnn, some kernels need it" OFF)\n'   # 1: off, only used in its own block
+    b'option(WITH_TRACE "trace")\n'                                     # 2: no value: OFF, but set below
+    b'option(WITH_FAST "fast path" ON)\n'                               # 3: on by default
+    b'option(USE_GPU "the GPU build" OFF)\n'                            # 4: its block enables CUDA itself
+    b'option(WITH_NCCL "nccl" OFF)\n'                                   # 5: off, a Makefile may set it (test below)
+    b"if(WITH_CUDNN)\n"                                                 # 6
+    b"  find_package(CUDNN REQUIRED)\n"                                 # 7
+    b"  list(APPEND DEFS WITH_CUDNN)\n"                                 # 8
+    b"endif()\n"                                                        # 9
+    b"if(USE_GPU)\n"                                                    # 10
+    b"  enable_language(CUDA)\n"                                        # 11
+    b"  add_definitions(-DUSE_GPU)\n"                                   # 12
+    b"endif()\n"                                                        # 13
+    b"set(WITH_TRACE ON)\n"                                             # 14: a mention outside its block
+    b"if(WITH_NCCL AND UNIX)\n  add_definitions(-DWITH_NCCL)\nendif()\n"  # 15-17
+    b"if(NOT WITH_CUDNN)\n  message(STATUS \"no cudnn\")\nendif()\n")   # 18-20: a test is fine
+CUDNN_CU = (b"#include <cuda_runtime.h>\n"                              # 1
+            b"#ifdef WITH_CUDNN\n"                                       # 2
+            b"#include <cudnn.h>\n"                                      # 3: cuda-only
+            b"#endif\n"                                                  # 4
+            b"#ifdef USE_GPU\n"                                          # 5
+            b"#include <cudnn.h>\n"                                      # 6: open (the GPU build)
+            b"#endif\n"                                                  # 7
+            b"#ifdef WITH_NCCL\n"                                        # 8
+            b"#include <cudnn.h>\n"                                      # 9: open (build.sh sets it)
+            b"#endif\n")                                                 # 10
+
+
+def test_cmake_options_off_by_default_that_define_their_macro_only_when_on():
+    assert off_cmake_options([("CMakeLists.txt", CMAKE_OPTIONS)]) == {"WITH_CUDNN": "CMakeLists.txt:1",
+                                                                       "WITH_NCCL": "CMakeLists.txt:5"}
+    # a second CMake file naming the option outside an if(NAME) block of its own may turn it on
+    assert off_cmake_options([("CMakeLists.txt", CMAKE_OPTIONS),
+                              ("cmake/deps.cmake", b"set(WITH_CUDNN ON CACHE BOOL \"\" FORCE)\n")]) == {
+        "WITH_NCCL": "CMakeLists.txt:5"}
+
+
+def test_findings_in_arms_of_an_off_cmake_option_read_cuda_only(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_bytes(CMAKE_OPTIONS + b"add_library(k k.cu)\n")
+    (tmp_path / "k.cu").write_bytes(CUDNN_CU)
+    (tmp_path / "build.sh").write_text("cmake -DWITH_NCCL=ON ..\n")
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    rows = sorted({(f.line, str(f.status), f.handled_by) for f in result.findings if f.path == "k.cu"
+                   and f.rule == "LIB002"})
+    assert rows == [(3, "cuda-only", "CMakeLists.txt:1 (a CMake option, OFF by default)"), (6, "open", None),
+                    (9, "open", None)]

@@ -234,9 +234,9 @@ def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
     (tmp_path / "trace.py").write_text(
         "import pynvml\n"                      # 1: a hard import: open
         "try:\n"                               # 2
-        "    import nvtx\n"                    # 3: optional: info
+        "    import flash_attn\n"              # 3: optional: info
         "except ModuleNotFoundError:\n"        # 4
-        "    nvtx = None\n"                    # 5
+        "    flash_attn = None\n"              # 5
         "try:\n"                               # 6
         "    import pynvml as nvml\n"          # 7: a handler for another error: open
         "except OSError:\n"                    # 8
@@ -772,6 +772,30 @@ def test_capability_bounds_below_supported_nvidia_gpus_read_info(tmp_path):
     note = dict(next(f for f in result.findings if f.rule == "DEV013" and f.line == 4).data)["amd_answers"]
     assert note == ("`prop.major*100 + prop.minor >= 600` is True on every NVIDIA GPU CUDA 13 supports (Turing 7.5 on) "
                     "and on every AMD GPU ((9, 4), (9, 5), (12, 5)): ROCm takes their path")
+
+
+def test_a_whole_capability_condition_answered_alike_reads_info_at_its_minor_test(tmp_path):
+    # A `minor` test alone splits NVIDIA's GPUs (minor >= 5), but the `if` condition it sits in may not: NVIDIA's old
+    # cutil emulation-device test and a pre-Maxwell ladder are False (or True) on every supported NVIDIA GPU and every
+    # AMD GPU, so both fields read info; a Turing-only or Hopper-only condition stays open, and so does a condition
+    # that also reads something else (its `major` test is still read alone, as before).
+    (tmp_path / "pick.cpp").write_text(
+        "#include <cuda_runtime.h>\n"
+        "int pick(const cudaDeviceProp& prop, const cudaDeviceProp* props, int n) {\n"
+        "  if (prop.major == 9999 && prop.minor == 9999) return 1;\n"             # 3 info x2: False everywhere
+        "  if (props->major > 3 || (props->major == 3 && props->minor >= 5)) n += 2;\n"  # 4 info x3: True everywhere
+        "  if (props->major != 7 || props->minor != 5) n += 4;\n"                 # 5 medium x2: Turing answers False
+        "  if (prop.minor >= 5 && n) n += 8;\n"                                   # 6 medium: reads n too
+        "  return n;\n"
+        "}\n")
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, f.message.split("`")[1], str(f.severity)) for f in result.findings if f.rule == "DEV013")
+    assert got == [(3, "major", "info"), (3, "minor", "info"), (4, "major", "info"), (4, "major", "info"),
+                   (4, "minor", "info"), (5, "major", "medium"), (5, "minor", "medium"), (6, "minor", "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "DEV013" and f.line == 3
+                     and f.message.startswith("`minor`")).data)["amd_answers"]
+    assert note == ("`prop.major == 9999 && prop.minor == 9999` is False on every NVIDIA GPU CUDA 13 supports "
+                    "(Turing 7.5 on) and on every AMD GPU ((9, 4), (9, 5), (12, 5)): ROCm takes their path")
 
 
 def test_a_warp_size_constant_of_a_host_function_that_launches_nothing_reads_info(tmp_path):
@@ -1315,3 +1339,42 @@ def test_arms_of_a_files_jetson_switch_read_info(tmp_path):
     f = next(f for f in result.findings if f.path == "jetson.cpp" and f.line == 8 and f.rule == "API002")
     assert dict(f.data)["jetson_only"] == ("in the arm of ENABLE_NVMM (line 7), the file's Jetson switch (an arm of it "
                                            "includes the Jetson Linux Multimedia API): no ROCm host builds it")
+
+
+def test_nvcc_flags_in_a_cuda_language_arm_beside_a_plain_arm_read_info(tmp_path):
+    # Step 5t. HIP-language sources take a command's $<NOT:$<COMPILE_LANGUAGE:CUDA>> arm, so the nvcc spelling in its
+    # CUDA arm never reaches them (CMake's FindThreads idiom), nor does a -Xcompiler prefix whose flag every language
+    # gets; a CUDA arm beside a CXX-only arm (HIP gets neither) stays open, and so does a function variable that is
+    # also read outside such an arm, and a top-level one.
+    (tmp_path / "CMakeLists.txt").write_text(
+        "function(protect T)\n"                                                                  # 1
+        '  string(REPLACE "-pthread" "-Xcompiler -pthread" new_flags "${old}")\n'                # 2 info
+        "  set_property(TARGET ${T} PROPERTY INTERFACE_COMPILE_OPTIONS\n"                        # 3
+        '    "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:${old}>'                                         # 4 info
+        '$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${new_flags}>")\n'
+        '  string(REPLACE "-fPIC" "-Xcompiler -fPIC" pic_flags "${old}")\n'                      # 5 open
+        '  message(STATUS "${pic_flags}")\n'                                                      # 6
+        '  target_compile_options(${T} PRIVATE "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:-fPIC>'        # 7
+        '$<$<COMPILE_LANGUAGE:CUDA>:${pic_flags}>")\n'
+        "endfunction()\n"                                                                          # 8
+        'string(REPLACE "-pthread" $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler >-pthread opts "${o}")\n'  # 9 info
+        "target_compile_options(app PRIVATE\n"                                                     # 10
+        "  $<$<COMPILE_LANGUAGE:CUDA>:\n"                                                          # 11
+        "   -Xcompiler=-fno-omit-frame-pointer\n"                                                  # 12 open
+        "  >\n"                                                                                    # 13
+        "  $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)\n"                                  # 14
+        'string(REPLACE "-pthread" "-Xcompiler -pthread" top_flags "${o}")\n'                     # 15 open
+        'target_compile_options(app PRIVATE "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:${o}>'            # 16
+        '$<$<COMPILE_LANGUAGE:CUDA>:${top_flags}>")\n')
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "BLD004")
+    assert got == [(2, "info"), (4, "info"), (5, "medium"), (9, "info"), (12, "medium"), (15, "medium")]
+    data = {f.line: dict(f.data).get("language_pair") for f in result.findings if f.rule == "BLD004"}
+    assert data[4] == ("in a $<COMPILE_LANGUAGE:CUDA> arm whose command gives every other language the plain flags "
+                       "(the $<NOT:...> arm, line 4): a HIP-language source takes that arm and never sees the nvcc "
+                       "spelling")
+    assert data[2] == ("sets new_flags, which this function reads only in a $<COMPILE_LANGUAGE:CUDA> arm whose "
+                       "command gives every other language the plain flags (the $<NOT:...> arm, line 4): a "
+                       "HIP-language source takes that arm and never sees the nvcc spelling")
+    assert data[9] == ("nvcc's -Xcompiler prefix in a $<COMPILE_LANGUAGE:CUDA> arm: every other language, HIP "
+                       "included, gets the flag after it plainly")

@@ -19,7 +19,8 @@ comments use):
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
   text; 4a NVTX if() blocks; 4c Windows-only blocks; 4d blocks only a 64-bit Arm host takes; 5k architectures set
   OFF; 5j QUIET find_package probes; 5i one architecture choice per if() chain; 5f flags removed or only tested
-  (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools.
+  (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language
+  generator-expression arm beside a plain arm HIP takes.
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
   8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 8c/8i nvcc variables
   read with a default or written from the running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes;
@@ -40,10 +41,11 @@ from porter.match.draft import Draft
 # Names imported `as _X` keep the private names refine() called them by when the steps were in this module, so its
 # body reads as it did.
 from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTOR_WORD as _INSPECTOR_WORD,
-                                       SAME_CHOICE_RULES, cmake_arm_host_blocks, cmake_module_copy,
+                                       LANGUAGE_WORD as _LANGUAGE_WORD, PAIRED_LANGUAGE_RULES, SAME_CHOICE_RULES,
+                                       cmake_arm_host_blocks, cmake_module_copy,
                                        WINDOWS_WORD as _WINDOWS_WORD, cmake_profiling_blocks, cmake_removed,
                                        cmake_windows_blocks, filtered_out, inspector_argument, no_architecture,
-                                       quiet_probe, same_choice, without_prose)
+                                       paired_language, quiet_probe, same_choice, without_prose)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
                                             legacy_capability, report_only)
 from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
@@ -180,6 +182,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
         removed = cmake_removed(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]
+    if findings and sf.language == "cmake" and _LANGUAGE_WORD.search(sf.code) and any(
+            f.rule in PAIRED_LANGUAGE_RULES for f in findings):
+        findings = paired_language(findings, sf)
     if findings and sf.language in ("make", "shell") and _INSPECTOR_WORD.search(sf.code):
         findings = [inspector_argument(f, sf) for f in findings]
     if findings and sf.language == "make" and b"filter-out" in sf.code:

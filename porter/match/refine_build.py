@@ -1,7 +1,7 @@
 """The refine steps for build files (CMake, Make, shell): text only shown to a person, flags a build removes or only
 tests for, arguments of NVIDIA inspection tools, NVTX profiling, Windows-only and Arm-host-only blocks, copies of
-CMake's own CUDA modules, architectures set OFF, one architecture choice per if() chain, and QUIET find_package
-probes. porter.match.refine runs them.
+CMake's own CUDA modules, architectures set OFF, one architecture choice per if() chain, QUIET find_package
+probes, and nvcc spellings in a CUDA-language arm beside a plain arm. porter.match.refine runs them.
 
 4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
    NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
@@ -28,6 +28,9 @@ probes. porter.match.refine runs them.
    (data `probe`); the arms that use its answer are reported where they use it.
 5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003), and the if() whose block only does that, name no GPU:
    info (data `no_architecture`).
+5t. CMake: an nvcc spelling (BLD004) in a `$<COMPILE_LANGUAGE:CUDA>` arm whose command gives every other language the
+   plain flags (a `$<NOT:$<COMPILE_LANGUAGE:CUDA>>` arm, or a bare `-Xcompiler` prefix before a flag all get), or on
+   a function variable read only in such arms, never reaches a HIP-language compile: info (data `language_pair`).
 """
 from __future__ import annotations
 
@@ -290,3 +293,140 @@ def quiet_probe(f: Draft, sf: SourceFile) -> Draft:
                                             "configure goes on; what uses the answer is reported where it is used")
             return f
     return f
+
+
+# 5t. CMake: an nvcc spelling that HIP-language sources never get. A flag inside a `$<$<COMPILE_LANGUAGE:CUDA>:...>`
+# generator expression reaches only sources CMake compiles as CUDA; a HIP port compiles them as the HIP language
+# (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html#genex:COMPILE_LANGUAGE). Usually the
+# port must still give HIP its own spelling (TEMPI's Debug `-G -Xcompiler=...`, next to a CXX-only arm, is real
+# work). Not when the same command gives every other language the plain flags: CMake's own FindThreads writes
+# `$<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:SHELL:-Xcompiler -pthread>` beside `$<$<NOT:$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>>:
+# -pthread>` (https://github.com/Kitware/CMake/blob/master/Modules/FindThreads.cmake), projects copy the idiom
+# (RamsesGPU's protect_pthread_flag.cmake, arbor's FindThreadsCudaFix.cmake), and `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler
+# >-pthread` prefixes nvcc's wrapper to a flag every language gets. A HIP-language source takes the plain arm: the
+# nvcc spelling never reaches it, and the flags it needs are already there. BLD004 in such a CUDA arm reads info (data
+# `language_pair`), and so does one on a `string(REPLACE ...)` / `set()` inside a function() whose result the function
+# reads only in such arms (function variables are local to the call, https://cmake.org/cmake/help/latest/command/
+# function.html).
+PAIRED_LANGUAGE_RULES = frozenset({"BLD004"})
+LANGUAGE_WORD = re.compile(rb"COMPILE_LANG(?:UAGE|_AND_ID)\s*:\s*CUDA\b")
+_NVCC_PREFIX_ONLY = re.compile(rb"\s*(?:SHELL:)?\s*-Xcompiler(?:=|\s*)")
+_COMMAND_HEAD = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
+_FUNCTION = re.compile(rb"^[ \t]*function[ \t]*\(", re.I | re.M)
+_ENDFUNCTION = re.compile(rb"^[ \t]*endfunction[ \t]*\(", re.I | re.M)
+_WRITES = re.compile(rb"^[ \t]*(?:string[ \t]*\([ \t]*(?:REPLACE|REGEX[ \t]+REPLACE)[ \t]+(?:\"[^\"]*\"|\S+)[ \t]+"
+                     rb"(?:\"[^\"]*\"|\S+)[ \t]+|set[ \t]*\([ \t]*)([A-Za-z_]\w*)\b", re.I | re.M)
+
+
+def _genexes(code: bytes) -> list[tuple[int, int, int]]:
+    """(start, first top-level ':', end) of every `$<...>` in `code` (end just past its `>`; ':' is -1 when none)."""
+    out: list[tuple[int, int, int]] = []
+    stack: list[list[int]] = []
+    i = 0
+    while i < len(code):
+        if code.startswith(b"$<", i):
+            stack.append([i, -1])
+            i += 2
+            continue
+        c = code[i]
+        if stack and c == 0x3A and stack[-1][1] < 0:  # ':'
+            stack[-1][1] = i
+        elif stack and c == 0x3E:  # '>'
+            start, colon = stack.pop()
+            out.append((start, colon, i + 1))
+        i += 1
+    return out
+
+
+def _command_span(code: bytes, at: int) -> tuple[int, int]:
+    """The byte span of the CMake command invocation holding offset `at` (its name to its closing parenthesis)."""
+    start = 0
+    for m in _COMMAND_HEAD.finditer(code, 0, at + 1):
+        start = m.start()
+    depth, i = 0, code.find(b"(", start)
+    while 0 <= i < len(code):
+        depth += {0x28: 1, 0x29: -1}.get(code[i], 0)
+        if depth == 0:
+            return start, i + 1
+        i += 1
+    return start, len(code)
+
+
+def paired_language_arms(sf: SourceFile) -> list[tuple[int, int, int]]:
+    """(body start, body end, line of the plain arm or 0 for a prefix) of each CUDA-language arm whose flags other
+    languages get plainly (step 5t)."""
+    code = sf.code
+    found = _genexes(code)
+    arms_: list[tuple[int, int, int]] = []
+    for start, colon, end in found:
+        cond = code[start + 2:colon] if colon > 0 else b""
+        if not cond.startswith(b"$<") or not LANGUAGE_WORD.search(cond) or b"NOT:" in cond or b"OR:" in cond:
+            continue
+        body = code[colon + 1:end - 1]
+        if _NVCC_PREFIX_ONLY.fullmatch(body):
+            arms_.append((colon + 1, end - 1, 0))
+            continue
+        a, b = _command_span(code, start)
+        plain = next((s for s, c, e in found if a <= s < b and c > 0 and b"NOT:" in code[s + 2:c]
+                      and LANGUAGE_WORD.search(code[s + 2:c]) and b"OR:" not in code[s + 2:c]), None)
+        if plain is not None:
+            arms_.append((colon + 1, end - 1, code.count(b"\n", 0, plain) + 1))
+    return arms_
+
+
+def _functions(code: bytes) -> list[tuple[int, int]]:
+    """Byte spans of the function() ... endfunction() bodies of a CMake file."""
+    out = []
+    for m in _FUNCTION.finditer(code):
+        e = _ENDFUNCTION.search(code, m.end())
+        out.append((m.end(), e.start() if e else len(code)))
+    return out
+
+
+def paired_language(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """BLD004 in a CUDA-language arm whose command gives other languages the plain flags, or on a function's
+    variable the function reads only in such arms: info (step 5t)."""
+    covered = paired_language_arms(sf)
+    if not covered:
+        return findings
+
+    def why(a: int, b: int, plain: int) -> str:
+        if plain:
+            return (f"in a $<COMPILE_LANGUAGE:CUDA> arm whose command gives every other language the plain flags "
+                    f"(the $<NOT:...> arm, line {plain}): a HIP-language source takes that arm and never sees the "
+                    "nvcc spelling")
+        return ("nvcc's -Xcompiler prefix in a $<COMPILE_LANGUAGE:CUDA> arm: every other language, HIP included, "
+                "gets the flag after it plainly")
+
+    out = []
+    for f in findings:
+        if f.rule in PAIRED_LANGUAGE_RULES and f.severity > Severity.INFO:
+            at = _offset(sf, f.line, f.column)
+            arm = next(((a, b, p) for a, b, p in covered if a <= at < b), None)
+            if arm is not None:
+                f = _as_info(f, "language_pair", why(*arm))
+            else:
+                f = _read_only_in_pairs(f, sf, at, covered, why)
+        out.append(f)
+    return out
+
+
+def _read_only_in_pairs(f: Draft, sf: SourceFile, at: int, covered: list[tuple[int, int, int]],
+                        why: Callable[[int, int, int], str]) -> Draft:
+    """The finding at info when it is on a write of a function variable read only in covered arms (step 5t)."""
+    code = sf.code
+    body = next(((a, b) for a, b in _functions(code) if a <= at < b), None)
+    if body is None:
+        return f
+    line_start = code.rfind(b"\n", 0, at) + 1
+    m = _WRITES.match(code, line_start)
+    if m is None:
+        return f
+    name = m.group(1)
+    reads = [r.start() for r in re.finditer(rb"\$\{" + re.escape(name) + rb"\}", code[body[0]:body[1]])]
+    arms_ = [next(((a, b, p) for a, b, p in covered if a <= body[0] + r < b), None) for r in reads]
+    if not arms_ or any(x is None for x in arms_):
+        return f
+    first = arms_[0]
+    assert first is not None
+    return _as_info(f, "language_pair", f"sets {name.decode()}, which this function reads only {why(*first)}")

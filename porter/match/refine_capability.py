@@ -10,7 +10,8 @@ porter.match.refine runs them.
 8b. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
    (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
    invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
-8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`) that
+8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`, or the whole
+   `if` condition of `major`/`minor` tests a `minor` test sits in) that
    every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
    take (arbor's double-atomic flag, libCEED's pre-Pascal atomicAdd fallback): info (data `amd_answers`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
@@ -105,6 +106,42 @@ _PROP_TEST = re.compile(r"(\w+)\s*(?:\.|->)\s*major\s*(?:\*\s*(10|100)\s*\+\s*\1
                         r"(<=|>=|==|!=|<|>)\s*(\d+)\b")
 
 
+# The whole `if (...)` condition is read when it holds nothing but tests of one object's `major`/`minor` against
+# integers, joined by && / || / ! and parentheses (`props->major > 3 || (props->major == 3 && props->minor >= 5)`,
+# `p.major == 9999 && p.minor == 9999`, the emulation-device test of NVIDIA's old cutil): a `minor` test alone
+# cannot be answered (`minor >= 5` splits NVIDIA's GPUs) but the condition it sits in can.
+_IF_OPEN = re.compile(r"\bif\s*\(")
+_PROP_FIELD = re.compile(r"\b(\w+)\s*(?:\.|->)\s*(major|minor)\b")
+
+
+def _if_condition(line: str, column: int) -> str | None:
+    """The text inside the `if (...)` of `line` whose parentheses hold 0-based `column`, when they close on it."""
+    for m in _IF_OPEN.finditer(line):
+        depth, i = 1, m.end()
+        while i < len(line) and depth:
+            depth += {"(": 1, ")": -1}.get(line[i], 0)
+            i += 1
+        if not depth and m.end() <= column < i - 1:
+            return line[m.end():i - 1]
+    return None
+
+
+def _condition_answers(text: str) -> Any:
+    """`text` as a syntax tree over the names major/minor when it is a capability condition of one object (see
+    _IF_OPEN's comment), else None."""
+    objects = {m.group(1) for m in _PROP_FIELD.finditer(text)}
+    if len(objects) != 1:
+        return None
+    py = _PROP_FIELD.sub(lambda m: f" {m.group(2)} ", text)
+    py = re.sub(r"&&", " and ", re.sub(r"\|\|", " or ", py))
+    py = re.sub(r"!(?!=)", " not ", py)
+    try:
+        tree = ast.parse(py.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    return tree.body if _capability_expr(tree.body, {"major": 0, "minor": 1}) else None
+
+
 def legacy_capability(f: Draft, code: bytes) -> Draft:
     """DEV013 at info when the device-property test holding it is answered alike by every NVIDIA GPU current CUDA
     supports and by every AMD GPU porter knows (step 8g)."""
@@ -113,6 +150,15 @@ def legacy_capability(f: Draft, code: bytes) -> Draft:
     lines = code.split(b"\n")
     line = lines[f.line - 1].decode("utf-8", "replace") if 0 < f.line <= len(lines) else ""
     amd = amd_capabilities()
+    condition = _if_condition(line, f.column - 1)
+    node = _condition_answers(condition) if condition is not None and amd else None
+    if node is not None:
+        names = {"major": 0, "minor": 1}
+        answers = {bool(_eval_capability(node, names, c)) for c in _NVIDIA_SUPPORTED + amd}
+        if len(answers) == 1:
+            return _as_info(f, "amd_answers", f"`{' '.join(condition.split())}` is {answers.pop()} on every NVIDIA "
+                                              "GPU CUDA 13 supports (Turing 7.5 on) and on every AMD GPU "
+                                              f"({', '.join(map(str, amd))}): ROCm takes their path")
     for m in _PROP_TEST.finditer(line):
         if not m.start() <= f.column - 1 < m.end():
             continue

@@ -60,6 +60,10 @@ class PortFacts:
     # A CMake file's (switch, side) tests of switches named for NVIDIA-only libraries inside or joined with one
     # build's test (porter.portaware.scope.nvidia_only_switches)
     nvidia_only: tuple[tuple[str, str], ...] = ()
+    # A CMake file's options (name, line, default OFF) and the names it mentions outside option()/if() lines and the
+    # blocks of their own if(NAME) (porter.portaware.options.cmake_option_facts): which options are off by default
+    cmake_options: tuple[tuple[str, int, bool], ...] = ()
+    cmake_free_names: tuple[str, ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

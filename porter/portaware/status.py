@@ -82,7 +82,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_path_evidence, setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
-from porter.portaware.options import build_names, commented_defines, off_arms
+from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
+                                      off_arms)
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -304,7 +305,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-18"
+FACTS_VERSION = b"portaware-facts-20"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -381,7 +382,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
                          definitions=tuple(cmake_compile_definitions(cmds)),
-                         nvidia_only=tuple(nvidia_only_switches(cmds, regions)))
+                         nvidia_only=tuple(nvidia_only_switches(cmds, regions)),
+                         **dict(zip(("cmake_options", "cmake_free_names"), cmake_option_facts(data))))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
@@ -469,19 +471,33 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
     for path, f in sorted(facts.items()):
         for line, name in f.options:
             commented.setdefault(name, f"{path}:{line}")
-    if not commented:
+    # CMake options that default OFF and pass their macro only while on (porter.portaware.options), from each CMake
+    # file's cached facts (no read); only the names a C/C++ test names matter.
+    tested = {n for ds, _total in dirs.values() for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef")
+              for n in re.findall(r"[A-Za-z_]\w*", d.text)}
+    cmake_off = {k: v for k, v in combine_off_options(
+        (path, f.cmake_options, f.cmake_free_names) for path, f in sorted(facts.items())
+        if files[path].language == "cmake").items() if k in tested} if tested else {}
+    if not commented and not cmake_off:
         return
     for ds, _total in dirs.values():
         for _line, name, _body in preprocessor.defines(ds):
             commented.pop(name, None)
+            cmake_off.pop(name, None)
     for path, c in sorted(files.items()):
-        if not commented:
+        if not commented and not cmake_off:
             return
         if c.language in _OPTION_SETTERS or PurePosixPath(path).name == "setup.py":
             data = _read(source, c, limit, held)
             if data is not None:
-                for name in build_names(data.decode("utf-8", "replace"), list(commented)):
+                text = data.decode("utf-8", "replace")
+                for name in build_names(text, list(commented)):
                     commented.pop(name)
+                if c.language != "cmake":  # a Makefile, script or setup.py may set the option (`-DNAME=ON`)
+                    for name in [n for n in cmake_off if re.search(rf"(?<![\w])(?:-D)?{re.escape(n)}(?![\w])", text)]:
+                        cmake_off.pop(name)
+    for name, ev in cmake_off.items():
+        commented.setdefault(name, f"{ev} (a CMake option, OFF by default)")
     for path, (ds, _total) in dirs.items():
         if any(n in d.text for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef") for n in commented):
             arms = off_arms(ds, commented)
