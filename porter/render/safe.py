@@ -192,7 +192,10 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
 
     text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
     if own_links:
-        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"[^\s()<>`\[\]]*\)", keep, text)
+        # A `.` or `..` segment (`%2e` is one too, in the WHATWG URL standard browsers follow) would lead a link
+        # with the prefix out of the pull request's repository: `blob/<head>/../../../../x/y` is github.com/x/y.
+        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"(?![^\s()<>`\[\]]*?(?<=/)(?:\.|%2e){1,2}(?:[/?#)]))"
+                      r"[^\s()<>`\[\]]*\)", keep, text, flags=re.IGNORECASE)
     # GitHub autolinks bare URLs and `www.` domains and links issue references, never in code
     text = _INERT_CODE.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)
     # A backtick left here is one GitHub could still pair with a neighbour (a run the span pattern did not take, or
