@@ -83,3 +83,15 @@ def test_a_port_patch_on_a_terminal_shows_control_characters_as_escapes(tmp_path
     out = _on_a_terminal("port", str(repo))
     assert b"\x1b]" not in out and b"\x07" not in out
     assert b"\\x1b]0;PWNED\\x07" in out  # the patch's context line, shown
+
+
+def test_a_dry_run_comment_body_from_an_artifact_steers_neither_terminal_nor_runner(tmp_path):
+    body = tmp_path / "comment.md"
+    body.write_text("findings\n::error file=x.cu::spoofed\n\x1b]0;PWNED\x07\n")
+    p = porter_here("comment", str(body), "--dry-run", env={"GITHUB_ACTIONS": "true"})
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) == 64 and lines[-1] == f"::{token}::" and "::error file=x.cu::spoofed" in lines
+    out = _on_a_terminal("comment", str(body), "--dry-run")
+    assert b"\x1b]" not in out and b"\\x1b]0;PWNED\\x07" in out
