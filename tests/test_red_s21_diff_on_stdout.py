@@ -95,3 +95,15 @@ def test_a_dry_run_comment_body_from_an_artifact_steers_neither_terminal_nor_run
     assert len(token) == 64 and lines[-1] == f"::{token}::" and "::error file=x.cu::spoofed" in lines
     out = _on_a_terminal("comment", str(body), "--dry-run")
     assert b"\x1b]" not in out and b"\\x1b]0;PWNED\\x07" in out
+
+
+def test_porter_check_lines_naming_a_hostile_file_run_no_workflow_command(tmp_path):
+    # pre-commit (pre-commit/action in a workflow) prints a hook's stdout as it is
+    name = "::error file=README.md,line=1::approved.cu"
+    repo = make_repo(tmp_path / "r", {name: "__global__ void k() { __shfl_down_sync(0xffffffff, 1, 1); }\n"})
+    p = porter_here("check", name, cwd=repo, env={"GITHUB_ACTIONS": "true"})
+    assert p.returncode == 1, p.stderr
+    lines = p.stdout.splitlines()
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) == 64 and lines[-1] == f"::{token}::"
+    assert lines[1].startswith(name + ":1:") and len(lines) == 4
