@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import heapq
 import io
 import os
 from array import array
@@ -64,6 +65,11 @@ MOST_FILES = 0.5
 MAX_LINES = 1_000_000
 # Values a constant may have across builds for porter to bound a size by the largest (more: it is left unknown).
 MAX_ALTERNATIVES = 4
+# The most findings (suppressed ones too), kernels, launches and device helpers one scan keeps from its files'
+# results in porter's own process, past every worker's budget (~1.7 KB each: about 425 MB). One rule reports at
+# most 1,000 hits per file, but nothing bounded their sum: copies of one small file are one blob in git, and 500
+# of them (a few KB of pack) held 550,000 findings. Past it the later files in path order are skipped (_Kept).
+MAX_KEPT = 250_000
 
 if TYPE_CHECKING:  # the later stages' types; their modules are imported when those stages run
     from porter.diff import Diff
@@ -899,6 +905,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
     jobs = jobs or os.cpu_count() or 1
     _init_worker(state)
     out: list[tuple[FileResult, bool] | None] = [None] * total
+    keep = _Kept(files, out, MAX_KEPT)
     todo = list(range(total))
     if state.cache is not None:
         # Cache hits are served here, so an unchanged repository never pays for starting worker processes.
@@ -907,11 +914,14 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
         # paused it alone, and the collections between entries walked every result decoded so far, again and again.
         with collector_paused():
             for i, c in enumerate(files):
+                if i >= keep.bound:
+                    keep.put(i, None)
+                    continue
                 result, hit = scan_candidate(c, compute=False)
                 if result is None:
                     todo.append(i)
                 else:
-                    out[i] = (result, hit)
+                    keep.put(i, (result, hit))
         if progress and len(todo) < total:
             progress(total - len(todo), total)
     done = total - len(todo)
@@ -926,16 +936,56 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
         for n, answer in pool.map(_scan_one, [(files[i],) for i in todo], chunk=size):
             i = todo[n]
             if isinstance(answer, Overrun):
-                out[i] = (_skip(files[i], overrun_reason(answer, "to scan")), False)
+                keep.put(i, (_skip(files[i], overrun_reason(answer, "to scan")), False))
             else:
                 pair, entries = answer
                 if state.cache is not None:
                     state.cache.adopt(entries)  # written with this scan's other entries, as one pack
-                out[i] = pair
+                keep.put(i, pair)
             done += 1
             if progress:
                 progress(done, total)
     return out  # type: ignore[return-value]
+
+
+def _kept_size(r: FileResult) -> int:
+    return len(r.findings) + len(r.suppressed) + len(r.kernels) + len(r.launches) + len(r.helpers)
+
+
+class _Kept:
+    """The files' results a scan keeps, at most `cap` items (_kept_size) in all: the longest run of files from the
+    first, in the order given, whose results fit; every later file is skipped with the reason. Results arrive in
+    any order (workers answer as they finish); past the cap the kept result of the last file is dropped, and every
+    file from there on, until the rest fit again. The outcome is the same prefix for any order of arrival, and no
+    more than the cap plus one file's result is ever held."""
+
+    def __init__(self, files: list[Candidate], out: list[tuple[FileResult, bool] | None], cap: int):
+        self.files, self.out, self.cap = files, out, cap
+        self.total = 0
+        self.bound = len(files)  # every file from this index on is skipped
+        self.held: list[int] = []  # a max-heap (negated) of the indices whose results count towards total
+
+    def _skipped(self, i: int) -> tuple[FileResult, bool]:
+        return (_skip(self.files[i], f"not kept: past {self.cap:,} findings, kernels and launches, the most porter "
+                                     "keeps from one scan"), False)
+
+    def put(self, i: int, pair: tuple[FileResult, bool] | None) -> None:
+        """File `i`'s result (None: one past the bound, not computed)."""
+        if i >= self.bound or pair is None:
+            self.out[i] = self._skipped(i)
+            return
+        self.out[i] = pair
+        n = _kept_size(pair[0])
+        if n:
+            heapq.heappush(self.held, -i)
+            self.total += n
+        while self.total > self.cap:
+            j = -heapq.heappop(self.held)
+            self.total -= _kept_size(self.out[j][0])  # type: ignore[index]
+            for k in range(j, self.bound):
+                if self.out[k] is not None:
+                    self.out[k] = self._skipped(k)
+            self.bound = j
 
 
 def _warm(state: _Worker, languages: set[str]) -> None:

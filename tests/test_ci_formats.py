@@ -117,7 +117,8 @@ def test_pr_comment_escapes_hostile_repository_text():
     assert '**``x.cu"><img src=//t.invalid/p.png>``**' not in body
     assert '**`x.cu"><img src=//t.invalid/p.png>`**' in body.splitlines()
     assert "<br>``` `` <b>bold</b> ```" in body
-    assert "- L1 **DEV002** (high): see !\\[x\\](https://t.invalid/i.png) &lt;script>" in body
+    # the URL is code too: GFM would autolink it bare
+    assert "- L1 **DEV002** (high): see !\\[x\\](`https://t.invalid/i.png)` &lt;script>" in body
 
 
 def test_pr_comment_never_exceeds_the_limit_and_says_what_was_cut():

@@ -58,7 +58,7 @@ def test_literal_is_never_markup():
 
 def test_markdown_text_and_code_spans():
     assert md_text("<img src=x> & [a](http://t) *b* `c` |d| ~e~ \\") == \
-        "&lt;img src=x> &amp; \\[a\\](http://t) \\*b\\* \\`c\\` \\|d\\| \\~e\\~ \\\\"
+        "&lt;img src=x> &amp; \\[a\\](`http://t)` \\*b\\* \\`c\\` \\|d\\| \\~e\\~ \\\\"  # a bare URL is code (GFM autolinks it)
     assert md_text("two\nlines") == "two lines"
     assert md_code("a``b`c") == "```a``b`c```"
     assert md_code("`x") == "`` `x ``"

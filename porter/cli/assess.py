@@ -64,7 +64,7 @@ def assess_cmd(
         # render options' command keeps it apart from a scan's).
         source, reuse, opts = reusable_run(path, rev, settings, fmt.name, opts, output, "all", "")
         if reuse is not None and (kept := reuse.get()) is not None:
-            write_output(kept.report, output, commands=fmt.name == "github")
+            write_output(kept.report, output, commands=fmt.name == "github", styled=fmt.name == "console")
             notes(kept.notices)
             return kept.code
         run = pipeline(path, cli, rev, assess=True, show_progress=not quiet and fmt.name == "console",

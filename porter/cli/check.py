@@ -1,7 +1,6 @@
 """`porter check`: the pre-commit hook: scan just the named files, one line per finding."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -10,6 +9,7 @@ import typer
 import porter.cli.options as options
 from porter.cli.base import PlainHelp, app, run_command
 from porter.cli.gate import gate
+from porter.cli.output import write_output
 from porter.cli.runs import settings_for
 from porter.cli.selection import selection, unselected
 
@@ -47,10 +47,10 @@ def check_cmd(
         settings = dataclasses.replace(settings, disabled_rules=unselected(settings.disabled_rules, known, sel))
         wanted = frozenset(Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files)
         result = run(WorkTree(root), settings, only=wanted).result
-        for f in result.findings:
-            if sel.min_severity is not None and f.severity < sel.min_severity:
-                continue
-            sys.stdout.write(f"{one_line(f.path)}:{f.line}:{f.column}: {f.rule} [{f.severity}] {one_line(f.message)}\n")
+        lines = [f"{one_line(f.path)}:{f.line}:{f.column}: {f.rule} [{f.severity}] {one_line(f.message)}\n"
+                 for f in result.findings if sel.min_severity is None or f.severity >= sel.min_severity]
+        if lines:  # through the one stdout writer: a file named `::error file=…::k.cu` is no workflow command
+            write_output("".join(lines).encode("utf-8", "surrogateescape"), None)
         return gate(result.findings, settings.fail_on if settings.fail_on is not None else Severity.HIGH)
 
     run_command(body, verbose)

@@ -9,6 +9,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
+from porter.cli.output import write_output
 from porter import contain
 from porter.errors import UsageError
 from porter.render.safe import literal
@@ -62,8 +63,9 @@ def comment_cmd(
             repo = os.environ.get("GITHUB_REPOSITORY", "")
             own = (f"{github_server(os.environ)}/{repo}/blob/"
                    if not gitlab and repo.count("/") == 1 and all(repo.split("/")) else None)
-            sys.stdout.write(with_marker(text, own))
-            sys.stdout.flush()
+            # Through the one stdout writer: the body may come from an untrusted job's artifact, and its ESC or
+            # `::error::` lines would otherwise steer a terminal or the Actions runner.
+            write_output(with_marker(text, own).encode("utf-8", "surrogateescape"), None)
             err().print("comment not posted (--dry-run)")
             return EXIT_OK
         outcome = (post_gitlab(text, pr, token_variable=token_env, bot_login=bot_login) if gitlab

@@ -67,7 +67,7 @@ def history_cmd(
         else:
             result = history(walked, settings, every, progress=callback)
         write_output(report.render(name, report.document(result, day), width=stdout_width() if to_stdout(output) else 120,
-                                   terminal=colour_on_stdout(output)), output)
+                                   terminal=colour_on_stdout(output)), output, styled=name == "console")
         notes(result.notices)
         if not quiet:
             s = result.stats

@@ -80,13 +80,20 @@ class InertStderr:
         return getattr(self.inner, name)
 
 
-def write_output(data: bytes, output: Optional[Path], commands: bool = False) -> None:
+def write_output(data: bytes, output: Optional[Path], commands: bool = False, styled: bool = False) -> None:
     """`data` to stdout (no -o, or -o -) or to the file -o names, contained in the checkout that holds it. On stdout
     in a GitHub Actions step, text that is not meant as workflow commands (`commands`: the github format) is
-    wrapped inert (inert_in_actions)."""
+    wrapped inert (inert_in_actions). On a terminal, control characters are shown as escapes (a diff or patch
+    quotes the repository's code as it is: an ESC in it would steer the terminal) unless `styled`: a console report
+    whose escapes are porter's own colours, its repository text already escaped (porter.render.safe.literal). A
+    pipe or a file gets the bytes."""
     if to_stdout(output):
         if not commands and os.environ.get("GITHUB_ACTIONS") == "true":
             data = inert_in_actions(data)
+        if not styled and sys.stdout.isatty():
+            from porter.render.safe import printable
+
+            data = printable(data.decode("utf-8", "surrogateescape")).encode("utf-8")
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -132,7 +139,7 @@ def show(run, fmt, output: Optional[Path], opts) -> bytes:
     # collector would walk both again and again (half of rendering cuda-samples as JSON).
     with collector_paused():
         data = fmt.render(run, opts)
-    write_output(data, output, commands=fmt.name == "github")
+    write_output(data, output, commands=fmt.name == "github", styled=fmt.name == "console")
     notes(run.result.stats.notices)
     leave_to_exit(run)
     return data

@@ -100,7 +100,7 @@ def scan(
             source, reuse, opts = reusable_run(path, rev, settings, fmt.name, opts, output, status_shown, repr(sel),
                                                summary is None)
             if reuse is not None and (kept := reuse.get()) is not None:
-                write_output(kept.report, output, commands=fmt.name == "github")
+                write_output(kept.report, output, commands=fmt.name == "github", styled=fmt.name == "console")
                 notes(kept.notices)
                 return kept.code
             run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings,

@@ -11,6 +11,7 @@ import typer
 import porter.cli.options as options
 from porter.cli.base import EXIT_FINDINGS, EXIT_OK, PlainHelp, app, err, run_command, stdout_console, unwind_on_signals
 from porter.cli.runs import settings_for
+from porter.cli.output import write_output
 from porter.errors import UsageError
 
 
@@ -79,9 +80,7 @@ def translate_cmd(
             run = translate(path, settings, opts, output=output, in_place=in_place, force=force, diff=diff,
                             overwrite=overwrite, verify=verify, target=target)
         if run.diff is not None:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(run.diff)
-            sys.stdout.flush()
+            write_output(run.diff, None)  # the one stdout writer: inert in GitHub Actions, escaped on a terminal
             render_console(run.result, err(), verbose=verbose)
         elif format == "json":
             sys.stdout.write(to_json(run.result))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -30,7 +31,7 @@ from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, co
 from porter.settings import Settings
 from porter.source import git
 from porter.source.discover import Candidate, Discovery, another_alias, language_of, printable, selected
-from porter.source.read import MAX_LINK_HOPS, GitTree
+from porter.source.read import MAX_LINK_HOPS, REFUSED_PATH, GitTree, git_refuses
 from porter.targets import Target, resolve_targets
 from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
 
@@ -345,6 +346,8 @@ class Walker:
                 skipped.append(Skipped(shown, "git submodule or nested repository: scan it separately"))
             elif mode == SYMLINK_MODE:
                 skipped.append(Skipped(shown, "symlink in the git tree: not followed"))
+            elif git_refuses(os.fsencode(shown)):  # as `scan --rev` lists it (porter.source.read)
+                skipped.append(Skipped(shown, REFUSED_PATH))
             else:
                 full = self.walk.subdir.rstrip("/") + "/" + shown if self.walk.subdir else shown
                 files.append(Candidate(shown, Path(full), lang, blob=blob, size=self.sizes.get(blob)))

@@ -160,7 +160,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
     """The constant table of a parsed file: `#define N expr`, `const`/`constexpr` integers, enumerators."""
     sources: dict[str, Any] = dict(extra or {})
     conflicts: set[str] = set()
-    arms: dict[str, set[tuple[int, ...]]] = {}  # per name, the `#if` arms its definitions sit in
+    arms: dict[str, set[int]] = {}  # per name, the chains of `#if` arms its definitions sit in (_arms_by_line)
     placed: dict[str, list[tuple[int, Any]]] = {}  # per name, each definition's line and source
     arm_at = _arms_by_line(data)
 
@@ -170,7 +170,7 @@ def build_constants(root: ts.Node, data: bytes, extra: dict[str, Any] | None = N
         sources[name] = src
         at = node if node is not None else src
         line = at.start_point.row + 1 if isinstance(at, ts.Node) else 0
-        arms.setdefault(name, set()).add(arm_at(line) if line else ())
+        arms.setdefault(name, set()).add(arm_at(line) if line else 0)
         placed.setdefault(name, []).append((line, src))
 
     # The nodes a walk from the root would act on, in the same order; nothing under a #define or an enumerator
@@ -229,28 +229,38 @@ PER_BUILD_REASON = "defined more than once with different values"
 ONE_BUILD_REASON = "defined with different values in one build (two scopes or specialisations)"
 
 
-def _arms_by_line(data: bytes) -> Callable[[int], tuple[int, ...]]:
-    """The `#if`/`#elif`/`#else` arms around each line (1-based), innermost first, each by the line it starts on, from
-    the preprocessor's reading of the file's directives: two definitions with the same arms (both only inside an
-    include guard, or in none) are compiled by the same builds."""
+def _arms_by_line(data: bytes) -> Callable[[int], int]:
+    """The `#if`/`#elif`/`#else` arms around each line (1-based), as one number per distinct chain of arms (0: none):
+    two definitions with the same number sit in the same arms (both only inside an include guard, or in none), so
+    the same builds compile them, from the preprocessor's reading of the file's directives. A chain is numbered by
+    its innermost arm's line and the number of the chain around it, so N nested groups cost N entries, where a
+    tuple of the whole chain per directive cost N^2 (20,000 nested `#if`, 240 KB, needed more than the 2 GiB file
+    cap)."""
     from porter.source import preprocessor
 
     if b"#" not in data:
-        return lambda line: ()
+        return lambda line: 0
     starts: list[int] = [0]
-    chains: list[tuple[int, ...]] = [()]
-    stack: list[int] = []
+    chains: list[int] = [0]
+    numbers: dict[tuple[int, int], int] = {}  # (number of the chain around, arm's line) -> this chain's number
+    stack: list[tuple[int, int]] = []  # per open group: (the chain around it, its current arm's chain)
+
+    def chain(around: int, line: int) -> int:
+        return numbers.setdefault((around, line), len(numbers) + 1)
+
     for d in preprocessor.directives(data):
         if d.kind in ("if", "ifdef", "ifndef"):
-            stack.append(d.line)
+            around = stack[-1][1] if stack else 0
+            stack.append((around, chain(around, d.line)))
         elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
-            stack[-1] = d.line
+            around = stack[-1][0]
+            stack[-1] = (around, chain(around, d.line))
         elif d.kind == "endif" and stack:
             stack.pop()
         else:
             continue
         starts.append(d.end_line + 1)
-        chains.append(tuple(reversed(stack)))
+        chains.append(stack[-1][1] if stack else 0)
     return lambda line: chains[bisect.bisect_right(starts, line) - 1]
 
 

@@ -158,7 +158,8 @@ _STATUS_WORDS = _Words({m: str(m) for m in Status})
 # So is a source file committed as a Git LFS pointer (the checkout the build compiles holds the real file).
 UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
                             r"^parser process died|^porter failed on this file \(internal error|"
-                            r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer")
+                            r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer|"
+                            r"^not kept: past [\d,]+ findings")
 
 
 @dataclass(frozen=True, order=True)

@@ -72,6 +72,17 @@ _HTML = {"&": "&amp;", "<": "&lt;"}
 # renderers (Ruby's ASCII \W on GitHub: `é@name` and a lone backtick before `@name` mention), and a code span around
 # an e-mail address's `@b.c` costs nothing. One pattern for every renderer and for `porter comment`'s inert bodies.
 MENTION = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_./-]*")
+# Links no Markdown asks for: GFM's autolink extension links a bare http(s)/ftp URL and a `www.` domain
+# (https://github.github.com/gfm/#autolinks-extension-), and GitHub links `#12`, `GH-12` and `owner/repo#12` to issues
+# and pull requests; one to another repository adds a "mentioned this" event to that issue, so a bot posting a
+# stranger's commit subject can spam any project. None of them is recognised in a code span, and an escape does not
+# stop a reference (GitHub finds it in the rendered text, as a mention). A trailing comma or period a URL takes
+# along only shows inside the span.
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
+_WWW = re.compile(r"(?<![A-Za-z0-9])www\.[^\s<>`]+", re.IGNORECASE)
+_REFERENCE = re.compile(r"(?<![\w/.-])(?:[A-Za-z0-9][\w.-]*/[\w.-]+)?#\d+\b|\bGH-\d+\b", re.IGNORECASE)
+# Every token that is live in prose, for the renderers that wrap repository text (md_text, html_text).
+LIVE = re.compile("|".join(f"(?:{p.pattern})" for p in (MENTION, _URL, _WWW, _REFERENCE)), re.IGNORECASE)
 # porter's PR-comment marker is an HTML comment; a code span shows its text verbatim, so a file name could carry the
 # marker into porter's own body. `<!--` in a code span is shown with its `<` as the escape \x3c instead.
 _COMMENT_OPEN = "<!--"
@@ -83,11 +94,12 @@ def _md_escape(flat: str) -> str:
 
 
 def md_text(text: object) -> str:
-    """Repository text inside Markdown prose or a table cell: one line, no markup, no HTML, no live @mention."""
+    """Repository text inside Markdown prose or a table cell: one line, no markup, no HTML, no live @mention, link
+    or issue reference (LIVE: each such token becomes a code span)."""
     flat = " ".join(printable(str(text)).split())
     out, last = [], 0
-    for m in MENTION.finditer(flat):
-        out += [_md_escape(flat[last:m.start()]), f"`{m.group(0)}`"]
+    for m in LIVE.finditer(flat):
+        out += [_md_escape(flat[last:m.start()]), md_code(m.group(0))]
         last = m.end()
     return "".join(out) + _md_escape(flat[last:])
 
@@ -108,13 +120,14 @@ def md_code(text: object) -> str:
 
 def html_text(text: object) -> str:
     """Repository text inside one of porter's own HTML tags in Markdown (e.g. <summary>), where Markdown escapes do
-    not apply: one line, HTML-escaped, a mention-shaped token inside <code> (see MENTION)."""
+    not apply: one line, HTML-escaped, a mention, link or reference (LIVE) inside <code>: GitHub finds mentions and
+    references in the rendered HTML's text, inside porter's own tags too."""
     import html
 
     flat = " ".join(one_line(str(text)).split())
     out, last = [], 0
-    for m in MENTION.finditer(flat):
-        out += [html.escape(flat[last:m.start()], quote=True), f"<code>{m.group(0)}</code>"]
+    for m in LIVE.finditer(flat):
+        out += [html.escape(flat[last:m.start()], quote=True), f"<code>{html.escape(m.group(0), quote=True)}</code>"]
         last = m.end()
     return "".join(out) + html.escape(flat[last:], quote=True)
 
@@ -137,7 +150,6 @@ _OWN_TAGS = re.compile(r"<(?:br|/?sub|/?details|/?summary)>")
 # `|` inside (a GFM table splits its cells at those before it looks for code spans). Text this misses as a span is
 # only made inert where it did not need to be; text it took for a span that GitHub does not would be posted live.
 _CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:\\\||[^|])+?(?<!`)\1(?!`)")
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>`]+", re.IGNORECASE)
 # A line that starts a raw HTML block with one of porter's own tags (after any quote or list markers): `<details>` or
 # `<summary>` with anything after it, or `<sub>`/`</sub>`/`<br>` alone. GitHub then reads every line up to the next
 # blank one as HTML, where a code span is not a span (its `<img>` renders) and a backticked @name still mentions.
@@ -147,7 +159,8 @@ _HTML_BLOCK = re.compile(r"^(?:[ \t>]|(?:[-+*]|\d{1,9}[.)])[ \t])*(?:</?(?:detai
 def inert_markdown(body: str, own_links: str | None = None, keep_first: str | None = None) -> str:
     """Markdown a bot posts (porter comment's body, an rdjsonl message reviewdog posts, a repository rule's SARIF
     help) with everything porter's own comments never hold made inert: outside code spans, `@name` becomes a code
-    span, `![` and `[` lose their link meaning, bare URLs become code, and `<` is escaped except in porter's own
+    span, `![` and `[` lose their link meaning, bare URLs, `www.` domains and issue references (`#12`,
+    `owner/repo#12`) become code, and `<` is escaped except in porter's own
     `<br>` / `<sub>` tags (and a first line equal to `keep_first`, porter's marker). `own_links`: the pull
     request's own blob URL prefix, whose line links (`[L12](prefix…)`) are kept."""
     # No line is left as it is for being inside a fenced code block: porter's comments hold none, and telling a fence
@@ -179,8 +192,12 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
 
     text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
     if own_links:
-        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"[^\s()<>`\[\]]*\)", keep, text)
-    text = _URL.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)  # GitHub autolinks bare URLs, never code
+        # A `.` or `..` segment (`%2e` is one too, in the WHATWG URL standard browsers follow) would lead a link
+        # with the prefix out of the pull request's repository: `blob/<head>/../../../../x/y` is github.com/x/y.
+        text = re.sub(r"\[L\d+\]\(" + re.escape(own_links) + r"(?![^\s()<>`\[\]]*?(?<=/)(?:\.|%2e){1,2}(?:[/?#)]))"
+                      r"[^\s()<>`\[\]]*\)", keep, text, flags=re.IGNORECASE)
+    # GitHub autolinks bare URLs and `www.` domains and links issue references, never in code
+    text = _INERT_CODE.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)
     # A backtick left here is one GitHub could still pair with a neighbour (a run the span pattern did not take, or
     # the one before a mention's code span below: "``" + "`@x`" opens a run of three and leaves @x live): as an
     # entity it shows as a backtick and opens nothing.
@@ -191,6 +208,9 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
     text = re.sub(r"\\+(?=@|\0)", lambda m: "&#92;" * len(m.group(0)), text)
     text = MENTION.sub(lambda m: f"`{m.group(0)}`", text)  # the one pattern every renderer uses
     return re.sub("\0(\\d+)\0", lambda m: kept[int(m.group(1))], text)
+
+
+_INERT_CODE = re.compile("|".join(f"(?:{p.pattern})" for p in (_URL, _WWW, _REFERENCE)), re.IGNORECASE)
 
 
 class _Code(str):

@@ -44,6 +44,18 @@ def artifact_uri(path: str) -> str:
     return quote(raw, safe="/")
 
 
+def message_text(text: str) -> str:
+    """A result's message as SARIF plain text, with no embedded link: SARIF 2.1.0 section 3.11.6 reads `[text](target)`
+    in a message as a link (to a related location or any URI) and `\\]` as a literal bracket. porter's messages
+    hold no link of their own, but quote the repository (CTR006 quotes an index URL up to the next space, brackets
+    included), so a `]` just before `(` is escaped (no link can close without one), with any backslash run before
+    it doubled so that it stays literal; porter's own `[drop-in]` reads as before."""
+    return _LINK_CLOSE.sub(lambda m: m.group(1) * 2 + "\\]", text)
+
+
+_LINK_CLOSE = re.compile(r"(\\*)\](?=\()")
+
+
 def _clip(text: str, limit: int = MAX_TEXT) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -152,7 +164,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             "ruleIndex": index[f.rule],
             "level": "note" if f.status is Status.CUDA_ONLY else LEVEL[f.severity],
             **port,
-            "message": {"text": f.message},
+            "message": {"text": message_text(f.message)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": base + artifact_uri(f.path), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,

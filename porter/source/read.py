@@ -135,6 +135,9 @@ class GitTree:
             rel = printable(os.fsdecode(raw_path)[strip:])
             if not selected(rel, list(include) or None, list(exclude) or None):
                 continue
+            if git_refuses(raw_path):
+                skipped.append(Skipped(rel, REFUSED_PATH))
+                continue
             if kind == b"commit":  # whatever its name, as a work tree's discovery lists it
                 skipped.append(Skipped(rel, "git submodule or nested repository: scan it separately"))
                 continue
@@ -245,7 +248,8 @@ class GitTree:
             for record in listed.split(b"\0"):
                 meta, _, raw_path = record.partition(b"\t")
                 fields = meta.split()
-                if len(fields) != 4 or fields[0] not in (b"100644", b"100755") or not fields[3].isdigit():
+                if len(fields) != 4 or fields[0] not in (b"100644", b"100755") or not fields[3].isdigit() \
+                        or git_refuses(raw_path):
                     continue
                 rel = os.fsdecode(raw_path)[len(base):]
                 out.append(Candidate(rel, Path(os.fsdecode(raw_path)), "cuda", blob=fields[2].decode("ascii"),
@@ -287,6 +291,18 @@ class GitTree:
 
 # How many symlinks in a row a git tree's link is followed through (a loop ends here too).
 MAX_LINK_HOPS = 8
+
+# What git_refuses' paths are listed with.
+REFUSED_PATH = "a path git refuses to check out (a '.', '..' or '.git' part, or an empty one): not read"
+
+
+def git_refuses(raw: bytes) -> bool:
+    """Whether a path from a git tree has a part git never checks out (verify_path in git's read-cache.c, fsck's
+    hasDot / hasDotdot / hasDotgit / emptyName): `.`, `..`, `.git` in any case, or an empty one. A tree written with
+    `hash-object --literally` can hold them, and a server without receive.fsckObjects (git's default) takes it;
+    `../../x.cu` as a scanned file's name led a pull-request comment's line link into another repository and a
+    SARIF location out of %SRCROOT%."""
+    return any(part in (b"", b".", b"..") or part.lower() == b".git" for part in raw.split(b"/"))
 
 
 def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
