@@ -793,6 +793,36 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     return facts
 
 
+# How much work (bytes of files) each parser worker past the first must have before it is started. A worker costs
+# its fork whatever it then does: the parent's page tables copied and torn down again (CPU that grows with the
+# parent's memory: ~7 ms a worker from a 55 MiB `porter scan`, ~12 ms from a 100 MiB test process, measured) and
+# what the worker builds for its first file. A small tree's scan with the default --jobs (all cores) forked two
+# facts workers and two scan workers for a few files, a third of its CPU (bench/issue26-speed.md, session 21).
+# Scanning runs at ~1.3 MB per CPU-second (cuda-samples) and lexing for the repository facts at ~30, so these
+# give each further worker ~0.2 s of work, ten times its start. Fewer workers change no answer (a file's result
+# does not depend on which worker scanned it: tests/test_scan_core.py) and no limit: each task still runs in a
+# budgeted worker under its own clock and memory cap; only a tree this small is not spread over every core.
+SCAN_BYTES_PER_WORKER = 256 * 1024
+FACTS_BYTES_PER_WORKER = 6 * 1024 * 1024
+# A file whose size the scan does not know yet (not read: a Python or build file in a work tree) counts as this much.
+UNKNOWN_FILE_BYTES = 8 * 1024
+
+
+def pool_size(jobs: int, sizes: list[int], per_worker: int) -> int:
+    """How many parser workers to start for tasks of these sizes (bytes) under --jobs `jobs` (0: all cores): one
+    for each `per_worker` bytes of them (at least one), never more than `jobs` or the tasks."""
+    most = min(jobs or os.cpu_count() or 1, len(sizes))
+    return max(1, min(most, sum(sizes) // max(1, per_worker)))
+
+
+def _work_bytes(c: Candidate, held: Held) -> int:
+    """A file's size as far as the scan knows it without another system call: its bytes held, its blob's size."""
+    data = held.get(c)
+    if data is not None:
+        return len(data)
+    return c.size if c.size is not None else UNKNOWN_FILE_BYTES
+
+
 # Directives (of all files) that the build-name evaluation takes in the scan's process: it is linear in them (~50 us
 # each), so this many take well under a second; more go to a budgeted worker like any other repository content.
 FEW_DIRECTIVES = 10_000
@@ -811,7 +841,7 @@ def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, r
         return {}, True
     out: dict[str, FileFacts | FileFactsUses] = {}
     whole = True
-    workers = min(jobs or os.cpu_count() or 1, len(todo))
+    workers = pool_size(jobs, [_work_bytes(c, read) for c in todo], FACTS_BYTES_PER_WORKER)
     _FACTS_INPUT = (source, max_bytes, read, uses)
     try:
         with Pool(budget, workers) as pool:
@@ -919,7 +949,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
         return out  # type: ignore[return-value]
     _prepare(state)
     _warm(state, {files[i].language for i in todo})
-    workers = min(jobs, len(todo))
+    workers = pool_size(jobs, [_work_bytes(files[i], state.held) for i in todo], SCAN_BYTES_PER_WORKER)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(todo) // (workers * 8) or 1))
     with Pool(state.budget, workers, init=_init_pool_worker) as pool:
