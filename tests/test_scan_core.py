@@ -134,6 +134,28 @@ def test_a_small_tree_is_scanned_by_one_worker_per_pool_whatever_the_cores(tmp_p
     assert starts == [1, 1]  # the repository facts' pool and the scan's, one worker each (it was two each)
 
 
+def test_which_sources_cmake_compiles_as_cuda_is_answered_by_the_facts_worker(tmp_path, monkeypatch):
+    from porter.budget import Pool
+
+    write_files(tmp_path, {"a.cu": "__global__ void a(float* x) { x[0] = 1; }\n",
+                           "k.kern": "__global__ void kern(float* x) { x[0] = 2; }\n",
+                           "CMakeLists.txt": "project(x LANGUAGES CXX CUDA)\n"
+                                             "set_source_files_properties(k.kern PROPERTIES LANGUAGE CUDA)\n"
+                                             "add_library(k STATIC a.cu k.kern)\n"})
+    starts, tasks = [], []
+    real_start, real_map = Pool._start, Pool.map
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real_start(self))
+    monkeypatch.setattr(Pool, "map", lambda self, fn, *a, **k: tasks.append((fn.__name__, id(self)))
+                        or real_map(self, fn, *a, **k))
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    assert [k.name for k in result.kernels] == ["a", "kern"]  # k.kern read as CUDA: the CMake stage's answer
+    # the first facts and the CMake stage in one pool (one worker); then k.kern's facts, and the facts again with
+    # it among the files, in pools of their own, and the scan
+    assert [name for name, _ in tasks] == ["_facts_task", "_cmake_task", "_facts_task", "_facts_task", "_scan_one"]
+    assert tasks[0][1] == tasks[1][1] and len({pool for _, pool in tasks[1:]}) == 4
+    assert len(starts) == 4  # it was 5: the CMake stage forked a worker of its own
+
+
 def test_pool_size_gives_a_worker_per_share_of_the_work():
     from porter.pipeline import pool_size
 
