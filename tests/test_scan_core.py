@@ -145,14 +145,16 @@ def test_which_sources_cmake_compiles_as_cuda_is_answered_by_the_facts_worker(tm
     starts, tasks = [], []
     real_start, real_map = Pool._start, Pool.map
     monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real_start(self))
-    monkeypatch.setattr(Pool, "map", lambda self, fn, *a, **k: tasks.append((fn.__name__, id(self)))
+    # the pools themselves are kept (not their ids: a closed pool's id may be a later pool's)
+    monkeypatch.setattr(Pool, "map", lambda self, fn, *a, **k: tasks.append((fn.__name__, self))
                         or real_map(self, fn, *a, **k))
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     assert [k.name for k in result.kernels] == ["a", "kern"]  # k.kern read as CUDA: the CMake stage's answer
     # the first facts and the CMake stage in one pool (one worker); then k.kern's facts, and the facts again with
     # it among the files, in pools of their own, and the scan
     assert [name for name, _ in tasks] == ["_facts_task", "_cmake_task", "_facts_task", "_facts_task", "_scan_one"]
-    assert tasks[0][1] == tasks[1][1] and len({pool for _, pool in tasks[1:]}) == 4
+    pools = [pool for _, pool in tasks]
+    assert pools[0] is pools[1] and len({id(pool) for pool in pools[1:]}) == 4
     assert len(starts) == 4  # it was 5: the CMake stage forked a worker of its own
 
 
