@@ -361,25 +361,38 @@ def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
     raise AssertionError("unreachable: a pool answers every task")
 
 
-# What run_inherited's worker calls: set before the worker forks, so the callable and its arguments (a scan result,
-# a cache, closures) reach it through the fork and only the answer crosses the pipe.
-_INHERITED: tuple[Callable[..., Any], tuple] | None = None
+# What run_inherited's worker calls: set before the worker forks, so the callables and their arguments (a scan
+# result, a cache, closures) reach it through the fork and only the answers cross the pipe.
+_INHERITED: tuple[tuple[Callable[..., Any], tuple], ...] | None = None
 
 
 def run_inherited(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
     """fn(*args) in one budgeted worker, as run_stage, with `fn` and `args` inherited by the forked worker instead of
     pickled to it (what a stage after the scan reads is large, and may hold what does not pickle)."""
+    return run_inherited_all([(fn, args)], budget)[0]
+
+
+def run_inherited_all(calls: list[tuple[Callable[..., Any], tuple]], budget: Budget) -> list[Any]:
+    """Each fn(*args) of `calls`, in order, as run_inherited runs one, but one worker for all of them: each call has
+    `budget`'s clock of its own (from when it starts), and one that overruns is answered with its Overrun while the
+    calls after it go to a fresh worker, forked from this same state. Stages that read the same state and each other's
+    answers not (kernel analysis, port status) pay one fork instead of one each; the worker's memory cap is set
+    once, at its fork, as for any worker that runs several tasks (Pool)."""
     global _INHERITED
-    _INHERITED = (fn, args)
+    _INHERITED = tuple(calls)
+    answers: list[Any] = [None] * len(calls)
     try:
-        return run_stage(_inherited_task, (), budget)
+        with Pool(budget, 1) as pool:
+            for i, answer in pool.map(_inherited_task, [(i,) for i in range(len(calls))], chunk=len(calls)):
+                answers[i] = answer
     finally:
         _INHERITED = None
+    return answers
 
 
-def _inherited_task() -> Any:
+def _inherited_task(i: int = 0) -> Any:
     assert _INHERITED is not None, "run_inherited sets the task before the worker forks"
-    fn, args = _INHERITED
+    fn, args = _INHERITED[i]
     return fn(*args)
 
 

@@ -14,6 +14,7 @@ cannot be read is recorded in `skipped` with the reason; nothing is silently los
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -26,7 +27,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
-from porter.budget import DEADLINE_KIND, Budget, Overrun, Pool, run_inherited, run_stage, stage_budget
+from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, run_inherited, run_inherited_all, run_stage,
+                           stage_budget)
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
@@ -118,10 +120,20 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
-    result = _budgeted_analysis(result, settings, targets)
     cache = open_cache(settings.cache_dir, source)[0]
     # The code digest only names cache entries: without a cache, hashing porter's code and kb is wasted (~5 ms).
-    result = attach_status(result, settings, source, cache, code_digest() if cache is not None else b"")
+    digest = code_digest() if cache is not None else b""
+    task, args, budget = port_status.map_call(source, settings, result, cache, digest)
+    if settings.deep or source is None or budget != _analysis_budget(settings, result):
+        result = _budgeted_analysis(result, settings, targets)
+        result = attach_status(result, settings, source, cache, digest)
+    else:
+        # Kernel analysis and port status read the same scan result and neither reads the other's answer (port status
+        # reads the kernels' paths, which analysis keeps), under the same stage budget: one budgeted worker runs
+        # both, each under its own clock, instead of a fork each (porter.budget.run_inherited_all; a fork is ~7-17 ms
+        # of CPU, more from a bigger process).
+        analysed, mapped = run_inherited_all([_analysis_call(result, settings, targets), (task, args)], budget)
+        result = attach_status(_analysed(result, analysed), settings, source, cache, digest, mapped)
     # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
     result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
     if cache is not None:
@@ -141,8 +153,21 @@ def _budgeted_analysis(result: ScanResult, settings: Settings, targets: tuple[Ta
     if settings.deep:
         return analyse(result, list(settings.targets), deep=True, resolved=targets, deep_budget=file_budget(settings),
                        rocm=settings.rocm or None)
-    answer = run_inherited(_analysis_task, (result, settings, targets),
-                           stage_budget(file_budget(settings), max(1, len(result.files))))
+    fn, args = _analysis_call(result, settings, targets)
+    return _analysed(result, run_inherited(fn, args, _analysis_budget(settings, result)))
+
+
+def _analysis_budget(settings: Settings, result: ScanResult) -> Budget:
+    return stage_budget(file_budget(settings), max(1, len(result.files)))
+
+
+def _analysis_call(result: ScanResult, settings: Settings,
+                   targets: tuple[Target, ...]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return _analysis_task, (result, settings, targets)
+
+
+def _analysed(result: ScanResult, answer: Any) -> ScanResult:
+    """The result with the analysis worker's answer: its kernels and verdicts, or the notice that it overran."""
     if isinstance(answer, Overrun):
         stopped = f"stopped: {answer.reason}" if answer.kind == DEADLINE_KIND else answer.reason
         notice = f"kernel analysis {stopped}; no kernel has a verdict in this report"
@@ -437,9 +462,13 @@ def scan(
         notices.append(why_not)
     ruleset = ruleset or load_rules_cached(list(options.extra_rules), cache, file_budget(options))
     held = Held()
-    facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
-                                    options.jobs, notices, options.rocm_macros, held)
-    wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices, cache)]
+    # The repository facts' workers also answer which sources CMake compiles as CUDA: that stage's one task goes to
+    # an idle facts worker instead of a fork of its own (each fork ~7-17 ms of CPU; a stage of its own before).
+    with Pool(file_budget(options), 1) as facts_pool:
+        facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
+                                        options.jobs, notices, options.rocm_macros, held, pool=facts_pool)
+        wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices, cache,
+                                                                 facts_pool)]
     extra = _included_unlisted(source, found, wanted, options, held, notices)
     if extra:
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
@@ -479,10 +508,11 @@ def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], 
 
 
 def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, held: Held,
-                        notices: list[str], cache: Cache | None) -> list[str]:
+                        notices: list[str], cache: Cache | None, pool: Pool | None = None) -> list[str]:
     """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
     worker like any repository content; past the budget none, and a notice says so. In a git tree the answer is
-    kept under the CMake files' blob ids, so a warm scan reads none of them again (as every other stage)."""
+    kept under the CMake files' blob ids, so a warm scan reads none of them again (as every other stage).
+    `pool`: a pool whose worker may run it (the facts'), used when its budget is this stage's."""
     cmake = [c for c in found.files if c.language == "cmake" and buildsources.is_cmake(c.path)
              or c.language in buildsources.SCRIPT_LANGUAGES]  # and `nvcc -x cu` lines (porter.source.buildsources)
     if not cmake:
@@ -506,7 +536,13 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
             continue  # said when the file itself is scanned
         if buildsources.may_name_sources(c.path, data):
             texts.append((c.path, data))
-    answer = run_stage(_cmake_task, (texts,), stage_budget(file_budget(options), len(texts))) if texts else []
+    budget = stage_budget(file_budget(options), len(texts))
+    if not texts:
+        answer: Any = []
+    elif pool is not None and pool.budget == budget:
+        answer = [a for _, a in pool.map(_cmake_task, [(texts,)])][0]
+    else:
+        answer = run_stage(_cmake_task, (texts,), budget)
     if isinstance(answer, Overrun):
         notices.append(f"reading which sources CMake compiles as CUDA {answer.reason}; files it names are not read")
         return []
@@ -742,7 +778,7 @@ class Held:
 def cached_repository_facts(files: Iterable[Candidate], source: Source, max_bytes: int, cache: Cache | None,
                             budget: Budget = Budget(), jobs: int = 1,
                             notices: list[str] | None = None, rocm_macros: Iterable[str] = (),
-                            held: Held | None = None) -> RepositoryFacts:
+                            held: Held | None = None, pool: Pool | None = None) -> RepositoryFacts:
     """repository_facts of a tree's files (file_facts of each, lexed in budgeted workers: porter.budget), kept in
     the cache as one entry named by every C/C++/CUDA file's path and content (its blob id, else a hash of its
     bytes) and porter's code, so a warm re-scan hashes the files instead of lexing and harvesting each one again.
@@ -777,7 +813,8 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
                 held.read(source, c, max_bytes)
             except SourceReadError:
                 pass  # said when the file itself is scanned
-    harvested, whole = harvest_file_facts(files, source, max_bytes, held, budget, jobs, notices)
+    harvested, whole = harvest_file_facts(files, source, max_bytes, held, budget, jobs, notices,
+                                          pool=pool if pool is not None and pool.budget == budget else None)
     # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     inputs = (files, harvested, rocm_macros)
@@ -799,6 +836,36 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     return facts
 
 
+# How much work (bytes of files) each parser worker past the first must have before it is started. A worker costs
+# its fork whatever it then does: the parent's page tables copied and torn down again (CPU that grows with the
+# parent's memory: ~7 ms a worker from a 55 MiB `porter scan`, ~12 ms from a 100 MiB test process, measured) and
+# what the worker builds for its first file. A small tree's scan with the default --jobs (all cores) forked two
+# facts workers and two scan workers for a few files, a third of its CPU (bench/issue26-speed.md, session 21).
+# Scanning runs at ~1.3 MB per CPU-second (cuda-samples) and lexing for the repository facts at ~30, so these
+# give each further worker ~0.2 s of work, ten times its start. Fewer workers change no answer (a file's result
+# does not depend on which worker scanned it: tests/test_scan_core.py) and no limit: each task still runs in a
+# budgeted worker under its own clock and memory cap; only a tree this small is not spread over every core.
+SCAN_BYTES_PER_WORKER = 256 * 1024
+FACTS_BYTES_PER_WORKER = 6 * 1024 * 1024
+# A file whose size the scan does not know yet (not read: a Python or build file in a work tree) counts as this much.
+UNKNOWN_FILE_BYTES = 8 * 1024
+
+
+def pool_size(jobs: int, sizes: list[int], per_worker: int) -> int:
+    """How many parser workers to start for tasks of these sizes (bytes) under --jobs `jobs` (0: all cores): one
+    for each `per_worker` bytes of them (at least one), never more than `jobs` or the tasks."""
+    most = min(jobs or os.cpu_count() or 1, len(sizes))
+    return max(1, min(most, sum(sizes) // max(1, per_worker)))
+
+
+def _work_bytes(c: Candidate, held: Held) -> int:
+    """A file's size as far as the scan knows it without another system call: its bytes held, its blob's size."""
+    data = held.get(c)
+    if data is not None:
+        return len(data)
+    return c.size if c.size is not None else UNKNOWN_FILE_BYTES
+
+
 # Directives (of all files) that the build-name evaluation takes in the scan's process: it is linear in them (~50 us
 # each), so this many take well under a second; more go to a budgeted worker like any other repository content.
 FEW_DIRECTIVES = 10_000
@@ -807,20 +874,25 @@ _FACTS_INPUT: tuple[Any, ...] = ()
 
 
 def harvest_file_facts(files: list[Candidate], source: Source, max_bytes: int, read: Held, budget: Budget,
-             jobs: int, notices: list[str] | None, uses: bool = False) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
+             jobs: int, notices: list[str] | None, uses: bool = False,
+             pool: Pool | None = None) -> tuple[dict[str, FileFacts | FileFactsUses], bool]:
     """file_facts of each C/C++/CUDA file, lexed in budgeted workers (`read`: bytes the parent already has), and
     whether every file gave its facts; with `uses`, each file's porter.filekey.uses_of after them (a history walk
-    keys its per-blob results with it)."""
+    keys its per-blob results with it). `pool`: a pool of `budget` to run them in and leave open for its owner's
+    next stage, when it has started no worker yet (a worker forked earlier holds no input of this stage)."""
     global _FACTS_INPUT
     todo = [c for c in files if c.language == "cuda"]
     if not todo:
         return {}, True
     out: dict[str, FileFacts | FileFactsUses] = {}
     whole = True
-    workers = min(jobs or os.cpu_count() or 1, len(todo))
+    workers = pool_size(jobs, [_work_bytes(c, read) for c in todo], FACTS_BYTES_PER_WORKER)
     _FACTS_INPUT = (source, max_bytes, read, uses)
+    shared = pool is not None and pool.started == 0 and pool.budget == budget
     try:
-        with Pool(budget, workers) as pool:
+        with contextlib.nullcontext(pool) if shared else Pool(budget, workers) as pool:
+            assert pool is not None
+            pool.workers = workers
             for i, answer in pool.map(_facts_task, [(c,) for c in todo],
                                       chunk=max(1, min(64, len(todo) // (workers * 8) or 1))):
                 if isinstance(answer, (Overrun, str)):
@@ -929,7 +1001,7 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
         return out  # type: ignore[return-value]
     _prepare(state)
     _warm(state, {files[i].language for i in todo})
-    workers = min(jobs, len(todo))
+    workers = pool_size(jobs, [_work_bytes(files[i], state.held) for i in todo], SCAN_BYTES_PER_WORKER)
     # Chunks big enough to amortise process hand-off, small enough to balance uneven file sizes.
     size = max(1, min(64, len(todo) // (workers * 8) or 1))
     with Pool(state.budget, workers, init=_init_pool_worker) as pool:

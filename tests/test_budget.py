@@ -67,6 +67,11 @@ def _raise(x):
     raise KeyError(x)
 
 
+def _sleep_sum(seconds, values):
+    time.sleep(seconds)
+    return sum(values)
+
+
 def test_pool_answers_every_task_with_its_own_index():
     with Pool(Budget(5, 256 << 20), 2) as pool:
         assert sorted(pool.map(_square, [(i,) for i in range(10)], chunk=3)) == [(i, i * i) for i in range(10)]
@@ -80,6 +85,43 @@ def test_pool_kills_a_task_past_its_wall_clock_and_goes_on_with_the_rest_of_its_
         assert pool.started == 2  # the killed worker was replaced
     assert answers == {0: 0, 1: 1, 2: 2, 3: Overrun("took longer than 0.5 s", "time"), 4: 4, 5: 5}
     assert time.monotonic() - t < 5
+
+
+def test_run_inherited_all_runs_every_call_in_one_worker_each_under_its_own_clock(monkeypatch):
+    starts = []
+    real = Pool._start
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real(self))
+    big = list(range(100_000))  # inherited through the fork, never pickled
+    # two calls of 0.6 s each under a 1 s budget: the clock is per call, so neither overruns
+    assert budget.run_inherited_all([(_sleep_sum, (0.6, big)), (_sleep_sum, (0.6, big[:10]))], Budget(1, 0)) == \
+        [sum(big), 45]
+    assert starts == [1]
+
+
+def test_run_inherited_all_answers_an_overrun_and_runs_the_next_call_in_a_fresh_worker(monkeypatch):
+    starts = []
+    real = Pool._start
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real(self))
+    t = time.monotonic()
+    answers = budget.run_inherited_all([(_sleep_sum, (30, [1])), (_sleep_sum, (0, [2, 3]))], Budget(0.5, 0))
+    assert answers == [Overrun("took longer than 0.5 s", "time"), 5]
+    assert starts == [1, 1] and time.monotonic() - t < 10
+
+
+def test_kernel_analysis_and_port_status_share_one_worker(tmp_path, monkeypatch):
+    write_files(tmp_path, {"k.cu": "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"})
+    stages = []
+    real = Pool.map
+
+    def map_(self, fn, tasks, chunk=1):
+        if fn is budget._inherited_task:
+            stages.append(tuple(c[0].__name__ for c in budget._INHERITED))
+        return real(self, fn, tasks, chunk)
+
+    monkeypatch.setattr(Pool, "map", map_)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
+    assert stages == [("_analysis_task", "_map_task")]
+    assert [(k.name, bool(k.verdicts), k.status.value) for k in result.kernels] == [("k", True, "open")]
 
 
 def test_pool_reports_a_segfault_and_a_memory_overrun_and_replaces_the_worker():

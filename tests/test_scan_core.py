@@ -101,12 +101,71 @@ def test_cache_reruns_only_changed_files_and_survives_corruption(tmp_path):
     assert r2.stats.cache_misses == 2 and [k.name for k in r2.kernels] == ["a", "b2"]
 
 
-def test_parallel_and_serial_scans_agree():
+def test_parallel_and_serial_scans_agree(monkeypatch):
+    import porter.pipeline as pipeline
+    from porter.budget import Pool
+
     src = REPO / "fixtures" / "repos"
     serial = scan(src, Settings(jobs=1))
+    # The fixtures are too small for a second worker to pay for its fork (pipeline.pool_size): every byte is
+    # made enough work for one here, so the facts and the scan really run in two workers each.
+    monkeypatch.setattr(pipeline, "SCAN_BYTES_PER_WORKER", 1)
+    monkeypatch.setattr(pipeline, "FACTS_BYTES_PER_WORKER", 1)
+    sizes = []
+    real = Pool.map
+    monkeypatch.setattr(Pool, "map", lambda self, fn, *a, **k: sizes.append((fn.__name__, self.workers))
+                        or real(self, fn, *a, **k))
     parallel = scan(src, Settings(jobs=2))
-    assert len(serial.files) >= 16  # enough files that the parallel path really runs
+    assert len(serial.files) >= 16
+    assert [s for s in sizes if s[0] in ("_facts_task", "_scan_one")] == [("_facts_task", 2), ("_scan_one", 2)]
     assert serial.to_dict() == parallel.to_dict()
+
+
+def test_a_small_tree_is_scanned_by_one_worker_per_pool_whatever_the_cores(tmp_path, monkeypatch):
+    from porter.budget import Pool
+
+    write_files(tmp_path, {"a.cu": "__global__ void a(float* x) { x[0] = 1; }\n",
+                           "b.cu": "__global__ void b(float* x) { x[0] = 2; }\n", "c.py": "import torch\n"})
+    starts = []
+    real = Pool._start
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(self.workers) or real(self))
+    result = scan(tmp_path, Settings(jobs=4, cache_dir=None))
+    assert [k.name for k in result.kernels] == ["a", "b"]
+    assert starts == [1, 1]  # the repository facts' pool and the scan's, one worker each (it was two each)
+
+
+def test_which_sources_cmake_compiles_as_cuda_is_answered_by_the_facts_worker(tmp_path, monkeypatch):
+    from porter.budget import Pool
+
+    write_files(tmp_path, {"a.cu": "__global__ void a(float* x) { x[0] = 1; }\n",
+                           "k.kern": "__global__ void kern(float* x) { x[0] = 2; }\n",
+                           "CMakeLists.txt": "project(x LANGUAGES CXX CUDA)\n"
+                                             "set_source_files_properties(k.kern PROPERTIES LANGUAGE CUDA)\n"
+                                             "add_library(k STATIC a.cu k.kern)\n"})
+    starts, tasks = [], []
+    real_start, real_map = Pool._start, Pool.map
+    monkeypatch.setattr(Pool, "_start", lambda self: starts.append(1) or real_start(self))
+    # the pools themselves are kept (not their ids: a closed pool's id may be a later pool's)
+    monkeypatch.setattr(Pool, "map", lambda self, fn, *a, **k: tasks.append((fn.__name__, self))
+                        or real_map(self, fn, *a, **k))
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    assert [k.name for k in result.kernels] == ["a", "kern"]  # k.kern read as CUDA: the CMake stage's answer
+    # the first facts and the CMake stage in one pool (one worker); then k.kern's facts, and the facts again with
+    # it among the files, in pools of their own, and the scan
+    assert [name for name, _ in tasks] == ["_facts_task", "_cmake_task", "_facts_task", "_facts_task", "_scan_one"]
+    pools = [pool for _, pool in tasks]
+    assert pools[0] is pools[1] and len({id(pool) for pool in pools[1:]}) == 4
+    assert len(starts) == 4  # it was 5: the CMake stage forked a worker of its own
+
+
+def test_pool_size_gives_a_worker_per_share_of_the_work():
+    from porter.pipeline import pool_size
+
+    assert pool_size(8, [100] * 10, 1000) == 1  # 1,000 bytes: one worker's share
+    assert pool_size(8, [100] * 30, 1000) == 3
+    assert pool_size(2, [100] * 30, 1000) == 2  # never more than --jobs
+    assert pool_size(8, [5000] * 2, 1000) == 2  # never more than the tasks
+    assert pool_size(8, [], 1000) == 1
 
 
 def test_fail_on_sets_exit_code_1_only_at_or_above_threshold(tmp_path):

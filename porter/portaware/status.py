@@ -61,7 +61,7 @@ import re
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Any, Iterable
 
 from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
@@ -1002,17 +1002,18 @@ def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Statu
     return Status.OPEN, None
 
 
-def attach_status(result: ScanResult, settings, source=None, cache=None, digest: bytes = b"") -> ScanResult:
+def attach_status(result: ScanResult, settings, source=None, cache=None, digest: bytes = b"",
+                  mapped: Any = None) -> ScanResult:
     """The result with every finding's and kernel's status and handled_by set, verdicts counting open work only,
     and `port_status`. `cache` (porter.cache.Cache) keeps each file's facts by content, keyed with
-    `digest` (porter's code digest)."""
+    `digest` (porter's code digest). `mapped`: the budgeted worker's answer to map_call, when the caller ran it."""
     if source is None:
         from pathlib import Path
 
         from porter.source.read import WorkTree
 
         source = WorkTree(Path(result.root))
-    pm, notice = _budgeted_map(source, settings, result, cache, digest)
+    pm, notice = _budgeted_map(source, settings, result, cache, digest, mapped)
     decide = pm.decide
     rules = result.rules.rules if result.rules is not None else ()
     rocm_code = frozenset(r.id for r in rules if ROCM_CODE_TAG in r.tags)
@@ -1099,15 +1100,27 @@ def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...
     return tuple(out)
 
 
-def _budgeted_map(source, settings, result: ScanResult, cache, digest: bytes) -> tuple[PortMap, str | None]:
-    """build_map in a budgeted worker (porter.budget: it lexes and parses repository content), the cache entries
-    it made adopted here; when it runs out of its budget, a map of the configuration alone (every spot open unless
-    a cuda_only glob says otherwise) and a notice saying so."""
-    from porter.budget import Budget, Overrun, run_inherited, stage_budget
+def map_call(source, settings, result: ScanResult, cache, digest: bytes) -> tuple[Any, tuple, Any]:
+    """The port-status stage's budgeted work as (task, arguments, budget) for porter.budget.run_inherited_all, so a
+    caller can run it in the worker of another stage that reads the same result (porter.pipeline.complete: the
+    kernel analysis, whose answer build_map does not read); its answer goes to attach_status(..., mapped=)."""
+    from porter.budget import Budget, stage_budget
 
     per_file = Budget(getattr(settings, "file_seconds", 30.0), getattr(settings, "file_memory_mib", 2048) << 20)
-    answer = run_inherited(_map_task, (source, settings, result, cache, digest),
-                           stage_budget(per_file, len(result.files)))
+    return _map_task, (source, settings, result, cache, digest), stage_budget(per_file, len(result.files))
+
+
+def _budgeted_map(source, settings, result: ScanResult, cache, digest: bytes,
+                  answer: Any = None) -> tuple[PortMap, str | None]:
+    """build_map in a budgeted worker (porter.budget: it lexes and parses repository content), the cache entries
+    it made adopted here; when it runs out of its budget, a map of the configuration alone (every spot open unless
+    a cuda_only glob says otherwise) and a notice saying so. `answer`: the worker's answer when it already ran
+    (map_call)."""
+    from porter.budget import Overrun, run_inherited
+
+    if answer is None:
+        task, args, budget = map_call(source, settings, result, cache, digest)
+        answer = run_inherited(task, args, budget)
     if isinstance(answer, Overrun):
         pm = PortMap(cuda_only=tuple(getattr(settings, "cuda_only", ()) or ()),
                      cuda_only_from=tuple(getattr(settings, "cuda_only_from", ()) or ()))
