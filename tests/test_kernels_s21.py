@@ -8,25 +8,7 @@ from porter.settings import Settings
 from porter.source import preprocessor
 
 from conftest import FIXTURES
-
-BASE = FIXTURES / "kernels_s21"
-TARGETS = ("mi300x", "mi455x")
-
-
-def analysed(name: str):
-    return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
-
-
-def verdicts(result) -> dict[str, dict[str, tuple]]:
-    return {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
-                     for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
-
-
-def every(verdict: str, *details: tuple) -> dict[str, tuple]:
-    return {t: (verdict, tuple(details)) for t in TARGETS}
-
-
-OK = every("ok")
+from kernels_s21_table import OK, TARGETS, analysed, every, verdicts
 
 
 def test_a_constant_per_nvidia_compiler_arm_takes_the_value_hip_compiles():

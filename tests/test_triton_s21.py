@@ -6,29 +6,8 @@ from __future__ import annotations
 
 from porter.kernels.triton_imports import ModuleIndex
 from porter.model.kernel import TritonHelper
-from porter.pipeline import run
-from porter.settings import Settings
 
-from conftest import FIXTURES
-
-BASE = FIXTURES / "kernels_s21"
-TARGETS = ("mi300x", "mi455x")
-
-
-def analysed(name: str):
-    return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
-
-
-def verdicts(result) -> dict[str, dict[str, tuple]]:
-    return {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
-                     for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
-
-
-def every(verdict: str, *details: tuple) -> dict[str, tuple]:
-    return {t: (verdict, tuple(details)) for t in TARGETS}
-
-
-OK = every("ok")
+from kernels_s21_table import OK, analysed, every, verdicts
 
 
 def test_autotune_with_positional_warmup_is_a_fix_directly_or_through_a_wrapper():

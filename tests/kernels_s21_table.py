@@ -1,0 +1,27 @@
+"""The verdict table both session-21 kernel test files compare against: each kernel of a fixture in
+fixtures/kernels_s21, per target, as (verdict, ((check id, verdict, lines), ...))."""
+from __future__ import annotations
+
+from porter.pipeline import run
+from porter.settings import Settings
+
+from conftest import FIXTURES
+
+BASE = FIXTURES / "kernels_s21"
+TARGETS = ("mi300x", "mi455x")
+
+
+def analysed(name: str):
+    return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+
+
+def verdicts(result) -> dict[str, dict[str, tuple]]:
+    return {k.name: {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
+                     for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+
+
+def every(verdict: str, *details: tuple) -> dict[str, tuple]:
+    return {t: (verdict, tuple(details)) for t in TARGETS}
+
+
+OK = every("ok")
