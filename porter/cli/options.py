@@ -35,7 +35,7 @@ def exclude():
 
 
 def jobs():
-    return typer.Option(None, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores).")
+    return typer.Option(None, "--jobs", "-j", metavar="N", help="Most worker processes (default: all cores; small trees start fewer).")
 
 
 def fail_on(default: str | None = None):
