@@ -5,6 +5,7 @@ pattern of a statement that only prints, and the names of a library's own build 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from porter.match.draft import Draft
 from porter.model import Severity
@@ -23,6 +24,15 @@ def as_info(f: Draft, key: str, why: str) -> Draft:
     """The finding at info, with the reason under data `key` (how every step here that reads a spot as no porting
     item says so)."""
     return f._replace(severity=Severity.INFO, data=tuple(sorted({**dict(f.data), key: why}.items())))
+
+
+def info_at_line(f: Draft, spots: dict[int, tuple[str, int]], key: str, why: Callable[[str, int], str]) -> Draft:
+    """The finding at info when a step's table of lines (line -> the name and line that decide it) holds its line,
+    with why(name, line) as the reason; a finding already at info is left as it is."""
+    at = spots.get(f.line)
+    if at is None or f.severity <= Severity.INFO:
+        return f
+    return as_info(f, key, why(*at))
 
 
 # A statement that only writes text for a person: the printf family, a stream insertion into std::cout/cerr/clog, or

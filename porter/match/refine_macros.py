@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from porter.match.draft import Draft
-from porter.match.refine_common import as_info as _as_info
+from porter.match.refine_common import as_info as _as_info, info_at_line
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import may_hold_directives, preprocessed
@@ -67,12 +67,8 @@ def unexpanded_bodies(sf: SourceFile) -> dict[int, tuple[str, int]]:
 
 def unexpanded(f: Draft, bodies: dict[int, tuple[str, int]]) -> Draft:
     """A finding in the definition of a macro the file never expands: info (step 5r)."""
-    at = bodies.get(f.line)
-    if at is None or f.severity <= Severity.INFO:
-        return f
-    name, line = at
-    return _as_info(f, "unexpanded", f"in the definition of the macro {name} (line {line}), which this file never "
-                                     "expands: the compiler never sees its body")
+    return info_at_line(f, bodies, "unexpanded", lambda name, line: f"in the definition of the macro {name} (line "
+                        f"{line}), which this file never expands: the compiler never sees its body")
 
 
 # Rules whose finding on a name a `#define` defines is the project's own definition of that name (step 5s): a name

@@ -61,8 +61,9 @@ from porter.match.draft import Draft
 # Shared helpers keep the private names the steps called them by when all of refine was one module, so the
 # moved code reads as it did.
 from porter.match.refine_common import (PROFILING_SWITCH, MACRO as _MACRO, OUTPUT_CALL as _OUTPUT_CALL,
-                                        as_info as _as_info, code_line as _code_line, names_library as _names_library,
-                                        offset as _offset, statement_around as _statement_around)
+                                        as_info as _as_info, code_line as _code_line, info_at_line,
+                                        names_library as _names_library, offset as _offset,
+                                        statement_around as _statement_around)
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import CUDA as CUDA_BUILD
@@ -436,12 +437,8 @@ def file_defined_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
 
 def file_defined(f: Draft, ruled_out: dict[int, tuple[str, int]]) -> Draft:
     """A finding in an arm the file's own integer macros rule out: info (step 1a)."""
-    at = ruled_out.get(f.line)
-    if at is None or f.severity <= Severity.INFO:
-        return f
-    name, line = at
-    return _as_info(f, "file_defines", f"in an arm the file's own `#define {name}` (line {line}) rules out: no "
-                                       "compiler builds it as the file stands")
+    return info_at_line(f, ruled_out, "file_defines", lambda name, line: f"in an arm the file's own `#define {name}` "
+                        f"(line {line}) rules out: no compiler builds it as the file stands")
 
 
 # 3a. A capability or toolkit test (DEV009, DEV010, DEV016) whose arm only defines feature macros (FlashMLA's
@@ -677,11 +674,8 @@ def jetson_switch_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
 
 def jetson_only(f: Draft, arms: dict[int, tuple[str, int]]) -> Draft:
     """A finding in an arm of the file's Jetson switch: info (step 4e)."""
-    at = arms.get(f.line)
-    if at is None or f.severity <= Severity.INFO:
-        return f
-    return _as_info(f, "jetson_only", f"in the arm of {at[0]} (line {at[1]}), the file's Jetson switch (an arm of it "
-                                      "includes the Jetson Linux Multimedia API): no ROCm host builds it")
+    return info_at_line(f, arms, "jetson_only", lambda name, line: f"in the arm of {name} (line {line}), the file's "
+                        "Jetson switch (an arm of it includes the Jetson Linux Multimedia API): no ROCm host builds it")
 
 
 def profiling_switch(f: Draft, groups: Iterable[Group]) -> Draft:
