@@ -25,7 +25,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from porter.lazyre import lazy_regex
 from porter.source.discover import HEADER_SUFFIXES
@@ -379,6 +379,21 @@ def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def make_logical_lines(text: str) -> Iterator[tuple[int, int, str]]:
+    """(first line, last line, text) of each logical line of a Makefile: a line ending in a backslash goes on in the
+    next, the backslash and newline read as one space
+    (https://www.gnu.org/software/make/manual/html_node/Splitting-Lines.html)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        start, line = i, lines[i]
+        while lines[i].endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line[:-1] + " " + lines[i]
+        i += 1
+        yield start + 1, i, line
+
+
 # A Makefile that builds with both vendors' toolchains (gpu-benches' `cuda-$(NAME)` rule running `$(NVCC)` beside its
 # `hip-$(NAME)` rule running hipcc on the hipified source; pixeltrack's CUDA section with `CUDA_NVCC` beside its ROCm
 # section with `ROCM_HIPCC`): what the ROCm toolchain is - a recipe or a variable that runs hipcc, hipify or
@@ -410,13 +425,7 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
     other: list[str] = []  # rule lines, conditionals, includes: references neither side owns
     exported_all = recipeless = False
     in_rule = False
-    i = 0
-    while i < len(lines):
-        start = i
-        while lines[i].endswith("\\") and i + 1 < len(lines):
-            i += 1
-        logical = " ".join(lines[start:i + 1])
-        i += 1
+    for first, i, logical in make_logical_lines(text):
         if logical.startswith("\t") and in_rule:
             rules[-1].append(logical)
             continue
@@ -425,7 +434,7 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
             continue
         m = _MK_SET_HEAD.match(logical)
         if m is not None:
-            assigns.append((_MK_NAME_REF.sub("", m.group(1)), start + 1, i, logical[m.end():],
+            assigns.append((_MK_NAME_REF.sub("", m.group(1)), first, i, logical[m.end():],
                             stripped.startswith("export")))
             continue
         exported_all = exported_all or stripped == "export"
@@ -1567,14 +1576,7 @@ def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
     stack: list[tuple[str | None, int]] = []  # (side of the arm, its `if` line)
     sides: list[tuple[str | None, int]] = []  # per build assignment: the innermost vendor arm holding it
     subdirs: dict[str, set[tuple[str | None, int]]] = {}
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line, n = lines[i], i + 1
-        while lines[i].endswith("\\") and i + 1 < len(lines):
-            i += 1
-            line = line[:-1] + " " + lines[i]
-        i += 1
+    for n, _last, line in make_logical_lines(text):
         m = _AM_COND.match(line)
         if m is not None:
             kind, bang, name = m.groups()
