@@ -4,7 +4,8 @@ on) is no such option, and neither is the option that turns on the CUDA build it
 from __future__ import annotations
 
 from porter.pipeline import run
-from porter.portaware.options import build_names, commented_defines, off_arms, off_cmake_options
+from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
+                                      off_arms)
 from porter.settings import Settings
 from porter.source.preprocessor import directives
 
@@ -100,6 +101,10 @@ CUDNN_CU = (b"#include <cuda_runtime.h>\n"                              # 1
             b"#ifdef WITH_NCCL\n"                                        # 8
             b"#include <cudnn.h>\n"                                      # 9: open (build.sh sets it)
             b"#endif\n")                                                 # 10
+
+
+def off_cmake_options(cmake_files):
+    return combine_off_options((path, *cmake_option_facts(data)) for path, data in cmake_files)
 
 
 def test_cmake_options_off_by_default_that_define_their_macro_only_when_on():

@@ -57,7 +57,7 @@ _HASH_COMMENT = re.compile(rb"(?m)(?:^|(?<=\s))#[^\n]*")
 
 
 def cmake_option_facts(data: bytes) -> tuple[tuple[tuple[str, int, bool], ...], tuple[str, ...]]:
-    """One CMake file's part of off_cmake_options, as plain values port status caches: the options it declares
+    """One CMake file's part of combine_off_options, as plain values port status caches: the options it declares
     (name, line, whether the default is OFF) and the names it mentions other than in an option() or if()/elseif()
     line or inside a block of its own `if(NAME [AND ...])`, or whose own block turns on the CUDA build."""
     declared = tuple((m.group(1).decode("ascii"), data.count(b"\n", 0, m.start()) + 1, m.group(2).upper() in _OFF_VALUES)
@@ -83,7 +83,9 @@ def cmake_option_facts(data: bytes) -> tuple[tuple[tuple[str, int, bool], ...], 
 
 
 def combine_off_options(per_file: Iterable[tuple[str, tuple[tuple[str, int, bool], ...], Iterable[str]]]) -> dict[str, str]:
-    """off_cmake_options from each CMake file's (path, declared options, names mentioned freely)."""
+    """Each CMake option that defaults OFF and whose name the build only tests or uses inside its own `if(NAME)`
+    blocks, none of which turns on the CUDA build -> "path:line" of its option() (see the module doc), from each CMake
+    file's (path, declared options, names mentioned freely) of cmake_option_facts."""
     files = list(per_file)
     declared: dict[str, str] = {}
     for path, options, _free in files:
@@ -94,12 +96,6 @@ def combine_off_options(per_file: Iterable[tuple[str, tuple[tuple[str, int, bool
                 declared[name] = ""  # declared ON somewhere: not an off option
     bad = {n for _path, _options, free in files for n in free}
     return {k: v for k, v in declared.items() if v and k not in bad}
-
-
-def off_cmake_options(cmake_files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
-    """Each CMake option that defaults OFF and whose name the build only tests or uses inside its own `if(NAME)`
-    blocks, none of which turns on the CUDA build -> "path:line" of its option() (see the module doc)."""
-    return combine_off_options((path, *cmake_option_facts(data)) for path, data in cmake_files)
 
 
 def build_names(text: str, names: Iterable[str]) -> set[str]:
