@@ -1418,31 +1418,23 @@ def arm_span(arm: Arm, starts: Sequence[int], size: int) -> tuple[int, int]:
     return (starts[arm.end_line] if arm.end_line < n else size), (starts[arm.last] if arm.last < n else size)
 
 
-def _arm_body(code: bytes, arm: Arm, starts: list[int]) -> bytes:
-    """The text of an arm's body (b"" when it has none); `starts`: each line's first byte in `code`."""
-    start, end = arm_span(arm, starts, len(code))
-    return code[start:end]
-
-
 def _diagnostics_only(code: bytes, arm: Arm, starts: list[int] | None) -> bool:
     """Whether an arm's body holds only `#pragma` / `#error` / `#warning` lines: an `#else` that says "this needs a
     newer CUDA" (threadFenceReduction.cu's `#if CUDART_VERSION >= 2020` / `#else` / `#pragma comment(user, ...)`)
     is no HIP path, so the arms before it stay the code the ROCm build needs too."""
-    if starts is None:
-        return False
-    seen = False
-    for line in _rows(code, arm, starts):
-        if not _DIAGNOSTIC.match(line):
-            return False
-        seen = True
-    return seen
+    return starts is not None and _only_rows(code, arm, starts, lambda line: bool(_DIAGNOSTIC.match(line)))
 
 
 def _includes_only(code: bytes, arm: Arm, starts: list[int]) -> bool:
     """Whether an arm's body holds code and every line of it includes an NVIDIA toolkit header (comments blanked)."""
+    return _only_rows(code, arm, starts, lambda line: bool(_INCLUDE_ROW().match(line.strip())))
+
+
+def _only_rows(code: bytes, arm: Arm, starts: list[int], row: Callable[[bytes], bool]) -> bool:
+    """Whether an arm's body has a line that is not blank and every such line is a `row`."""
     seen = False
     for line in _rows(code, arm, starts):
-        if not _INCLUDE_ROW().match(line.strip()):
+        if not row(line):
             return False
         seen = True
     return seen
@@ -1452,9 +1444,10 @@ _ROW = re.compile(rb"[^\n]+")
 
 
 def _rows(code: bytes, arm: Arm, starts: list[int]) -> Iterator[bytes]:
-    """The lines of an arm's body that hold more than blanks, read in place one at a time: the two checks above stop
-    at the first line that fails, which in an arm holding a nested group is the nested `#if`, so N nested groups cost
-    N steps, not the N^2 of splitting every arm's whole body (20,000 nested `#if`, 240 KB, took the file budget)."""
+    """The lines of an arm's body that hold more than blanks, read in place one at a time: the checks above and
+    _empty_arms stop at the first line that fails, which in an arm holding a nested group is the nested `#if`, so N
+    nested groups cost N steps, not the N^2 of copying every arm's whole body (20,000 nested `#if`, 240 KB, took the
+    file budget)."""
     start, end = arm_span(arm, starts, len(code))
     for m in _ROW.finditer(code, start, end):
         if m.group(0).strip():
@@ -1468,7 +1461,7 @@ _INCLUDE_ROW = lazy_regex(rb"#\s*include\s*<(?:(?:cuda|cub|thrust|cutlass|cute|n
 
 def _empty_arms(code: bytes, groups: tuple[Group, ...], starts: list[int]) -> frozenset[int]:
     """Directive lines of the arms whose body is blank once comments are (nested directives count as code)."""
-    return frozenset(a.line for g in groups for a in g.arms if not _arm_body(code, a, starts).strip())
+    return frozenset(a.line for g in groups for a in g.arms if next(_rows(code, a, starts), None) is None)
 
 
 def one_arm_for_braces(data: bytes) -> bytes:
