@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import importlib
 import re
 from pathlib import Path
@@ -39,7 +40,9 @@ def parsed(path: Path) -> ast.Module:
     Parsed with the cycle collector paused: the trees are acyclic, and in a test process holding the session's
     warm state each collection the parse triggered walked all of that again (the parses took ten times longer)."""
     with collector_paused():
-        return ast.parse(path.read_text(encoding="utf-8"), str(path))
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        gc.freeze()
+        return tree
 
 
 @functools.lru_cache(maxsize=None)

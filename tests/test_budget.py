@@ -18,6 +18,7 @@ from porter.budget import Budget, Overrun, Pool, run_stage
 from porter.pipeline import run, scan, translate
 from porter.settings import Settings
 from porter.translate import TranslateOptions
+from test_architecture import MODULES, parsed
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"
 SLOW = "took longer than 1 s to scan; skipped (a generated or pathological file?)"
@@ -322,8 +323,8 @@ PARSER_MODULES = {"porter/source/parse_queries.py", "porter/kernels/constfold.py
 def test_only_known_modules_call_a_parser():
     root = Path(__file__).resolve().parent.parent
     callers = set()
-    for p in sorted((root / "porter").rglob("*.py")):
-        tree = ast.parse(p.read_text())
+    for p in MODULES.values():  # every module of porter/, parsed once per test process (test_architecture.parsed)
+        tree = parsed(p)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "attr", getattr(node.func, "id", None))

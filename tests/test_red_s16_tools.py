@@ -20,7 +20,7 @@ import pytest
 from helpers import NEEDS, porter_here
 from porter import contain
 from porter.translate.engines import hipify
-from tests.test_architecture import MODULES, parsed
+from test_architecture import MODULES, parsed  # pytest's own module: one parse cache per process
 
 CLANG = next((c for c in ("clang++-19", "clang++-22", "clang++-15", "clang++") if shutil.which(c)), None)
 needs_clang = pytest.mark.skipif(CLANG is None, reason=NEEDS["clang++"])
