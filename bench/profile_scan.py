@@ -29,7 +29,9 @@ class InlinePool:
     forked process, e.g. makes its cache hand entries back, which this process must not do)."""
 
     def __init__(self, budget, workers=1, init=None):
-        pass
+        self.budget = budget  # porter.pipeline shares a pool whose budget is the stage's
+        self.workers = workers
+        self.started = 0
 
     def __enter__(self):
         return self

@@ -29,7 +29,9 @@ class InlinePool:
     """porter.budget.Pool's interface, each task run here and now (see bench/profile_scan.py)."""
 
     def __init__(self, budget: Any, workers: int = 1, init: Any = None):
-        pass
+        self.budget = budget  # porter.pipeline shares a pool whose budget is the stage's
+        self.workers = workers
+        self.started = 0
 
     def __enter__(self) -> "InlinePool":
         return self

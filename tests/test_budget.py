@@ -18,6 +18,7 @@ from porter.budget import Budget, Overrun, Pool, run_stage
 from porter.pipeline import run, scan, translate
 from porter.settings import Settings
 from porter.translate import TranslateOptions
+from test_architecture import MODULES, porter_trees  # noqa: F401 - a fixture
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"
 SLOW = "took longer than 1 s to scan; skipped (a generated or pathological file?)"
@@ -319,11 +320,11 @@ PARSER_CALLS = frozenset({"Parser", "QueryCursor", "create"})  # ts.Parser(...),
 PARSER_MODULES = {"porter/source/parse_queries.py", "porter/kernels/constfold.py", "porter/kernels/deep.py"}
 
 
-def test_only_known_modules_call_a_parser():
+def test_only_known_modules_call_a_parser(porter_trees):
     root = Path(__file__).resolve().parent.parent
     callers = set()
-    for p in sorted((root / "porter").rglob("*.py")):
-        tree = ast.parse(p.read_text())
+    for p in MODULES.values():  # every module of porter/, its tree shared with the other such checks (test_architecture)
+        tree = porter_trees(p)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "attr", getattr(node.func, "id", None))

@@ -42,9 +42,15 @@ def _check(src: bytes) -> int:
     # Inner nodes too, each starting where an ancestor of its own type may start (`a + b + c`, `f(g)(y)`).
     nodes += [n for t in ("binary_expression", "call_expression", "subscript_expression") for n in walk(sf.root, (t,))]
     checked = 0
+    # Each type alone through descendants' own query for it; each pair through descendants' one-query form (a
+    # `vocabulary` of every indexed type, captured once per node): a tree-sitter-cuda Query costs ~15-30 ms to
+    # compile whatever it holds, and one per pair was 136 compiles, nearly all of this test's time.
+    memo: dict = {}
     for node in nodes:
         for types in asked:
-            assert _same(index.under(node, types), descendants(node, types)), (node.type, node.start_byte, types)
+            expected = descendants(node, types) if len(types) == 1 else descendants(node, types, vocabulary=INDEXED,
+                                                                                   memo=memo)
+            assert _same(index.under(node, types), expected), (node.type, node.start_byte, types)
             checked += 1
     return checked
 

@@ -20,7 +20,7 @@ import pytest
 from helpers import NEEDS, porter_here
 from porter import contain
 from porter.translate.engines import hipify
-from tests.test_architecture import MODULES, parsed
+from test_architecture import MODULES, parsed, porter_trees  # noqa: F401 - pytest's own module (one cache); a fixture
 
 CLANG = next((c for c in ("clang++-19", "clang++-22", "clang++-15", "clang++") if shutil.which(c)), None)
 needs_clang = pytest.mark.skipif(CLANG is None, reason=NEEDS["clang++"])
@@ -149,6 +149,7 @@ def process_starts(name: str) -> set[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.usefixtures("porter_trees")  # the trees are dropped after this test
 def test_every_process_porter_starts_goes_through_a_choke_point():
     # Before: hipify ran through its own subprocess.Popen (HipifyEngine _run) and translate's git directory through
     # subprocess.run with no timeout (porter.translate.write._git).
