@@ -68,3 +68,61 @@ def test_the_repository_verdict_follows_the_kernels_hip_rejects():
     assert a.verdict == "port"
     reason = next(x for x in a.reasons if x.key == "kernels:port")
     assert (reason.count, reason.title) == (4, "4 kernels need work on the target (4 fix)")
+
+
+DEV041 = ("CPU_AND_GPU is `__device__` only in an #if arm hip-clang never compiles (it defines neither `__CUDA_ARCH__` "
+          "nor `__NVCC__`, which hipify keeps): HIP takes the definition at line 6 (empty), so every function declared "
+          "CPU_AND_GPU is host-only and each kernel calling one fails (\"call to __host__ function from __global__ "
+          "function\")")
+
+
+@pytest.fixture(scope="module")
+def marker():
+    return run(BASE / "marker", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+
+
+def test_the_marker_hip_defines_empty_is_reported_once_at_its_device_definition(marker):
+    """platform.h:3-7: `#if defined(__CUDACC__) && defined(__CUDA_ARCH__)` / `#define CPU_AND_GPU __device__` /
+    `#else` / `#define CPU_AND_GPU`: hipify makes the test `defined(__HIPCC__) && defined(__CUDA_ARCH__)`, false in
+    both of hip-clang's passes, so HIP takes line 6. `#ifdef __CUDACC__` / `#define HD __host__ __device__` (lines
+    9-10) becomes `#ifdef __HIPCC__`, true on HIP: not reported."""
+    found = [(f.rule, f.path, f.line, f.message) for f in marker.findings if f.rule == "DEV041"]
+    assert found == [("DEV041", "platform.h", 4, DEV041 + ".")]
+
+
+def test_a_kernel_calling_a_helper_the_marker_leaves_host_only_reads_fix(marker):
+    """engine.cu: scale_k (line 5) calls shared.h's scale_pixel (line 3) and twice_k (line 6) its own file's
+    local_twice (line 2), both declared CPU_AND_GPU only: host functions on HIP, which clang-22 -x hip rejects in
+    both passes ("call to __host__ function from __global__ function"). Each reads fix with the helper and the
+    macro named, at the call line (another file's helper) or the helper's own line (same file). clamp_k (HD) and
+    thrice_k (`__device__` written out) stay ok."""
+    k = {(x.path, x.line): x for x in marker.kernels}
+    scale = ("DEV041", DEV041 + "; the kernel calls scale_pixel (shared.h:3), declared CPU_AND_GPU (platform.h:4)",
+             (5,))
+    twice = ("DEV041", DEV041 + "; the kernel calls local_twice (engine.cu:2), declared CPU_AND_GPU (platform.h:4)",
+             (2,))
+    assert verdicts(k[("engine.cu", 5)]) == {t: ("fix", (scale,)) for t in TARGETS}
+    assert verdicts(k[("engine.cu", 6)]) == {t: ("fix", (twice,)) for t in TARGETS}
+    assert verdicts(k[("engine.cu", 7)]) == {t: ("ok", ()) for t in TARGETS}
+    assert verdicts(k[("engine.cu", 8)]) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_a_constexpr_helper_is_host_and_device_whatever_its_marker(marker):
+    """engine.cu:18's half_of is declared `CPU_AND_GPU constexpr`: clang makes constexpr functions implicitly
+    __host__ __device__ (clang-22 -x hip compiles the call), so half_k (line 19) stays ok."""
+    k = {(x.path, x.line): x for x in marker.kernels}
+    assert verdicts(k[("engine.cu", 19)]) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_host_only_markers_reads_the_hipified_device_pass():
+    """The preprocessor's answer, directive by directive: `__CUDA_ARCH__` undefined (and `__CUDACC__` read as
+    hipify's `__HIPCC__`) leaves the `#else`; `__HIP_DEVICE_COMPILE__` in the test keeps the device arm; an undecided
+    project switch decides nothing."""
+    from porter.source.preprocessor import HostOnlyMarker, directives, host_only_markers
+
+    src = (b"#ifdef __CUDA_ARCH__\n#define A __device__ __forceinline__\n#else\n#define A inline\n#endif\n"
+           b"#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n#define B __device__\n#else\n#define B\n#endif\n"
+           b"#ifdef USE_GPU\n#define C __device__\n#else\n#define C\n#endif\n"
+           b"#if !defined(__CUDACC__)\n#define D\n#else\n#define D __host__ __device__\n#endif\n")
+    assert host_only_markers(directives(src)) == [HostOnlyMarker("A", 2, "__device__ __forceinline__", 4, "inline")]
+

@@ -68,6 +68,9 @@ class DeviceFunction:
     name: str
     line: int
     end_line: int
+    # The qualifier macros that alone make it device code (`_CPU_AND_GPU_CODE_ inline float f(...)`, no `__device__`
+    # written): kernel analysis asks whether HIP defines one without `__device__` (DEV041). Not serialised.
+    markers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "line": self.line, "end_line": self.end_line}
@@ -87,6 +90,8 @@ class DeviceHelper:
     # Line ranges of the helper only the CUDA build compiles (left out of its facts; findings there are not the
     # calling kernels' open work either: porter.kernels.verdicts).
     cuda_only: tuple[tuple[int, int], ...] = ()
+    # The qualifier macros that alone make it device code, as DeviceFunction.markers. Not serialised.
+    markers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "line": self.line, "end_line": self.end_line, "calls": list(self.calls),
