@@ -126,3 +126,33 @@ def test_host_only_markers_reads_the_hipified_device_pass():
            b"#if !defined(__CUDACC__)\n#define D\n#else\n#define D __host__ __device__\n#endif\n")
     assert host_only_markers(directives(src)) == [HostOnlyMarker("A", 2, "__device__ __forceinline__", 4, "inline")]
 
+
+ARCH_WARPS = ("num_warps chosen per NVIDIA generation ({names}) at {n} launch(es): a warp is 64 lanes here, 32 on "
+              "NVIDIA; re-tune num_warps, BLOCK_* and num_stages (AMD: waves_per_eu, matrix_instr_nonkdim)")
+
+
+@pytest.fixture(scope="module")
+def triton_arch():
+    result = run(BASE / "triton_arch", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    return {(k.path, k.name): k for k in result.kernels}
+
+
+def test_a_triton_launch_whose_num_warps_an_nvidia_generation_test_picks_is_retuned_on_wave64(triton_arch):
+    """ops.py:29 sets `num_warps, num_stages = get_num_warps_stages(head_dim, 128, IS_HOPPER_GPU)` and line 30
+    launches scale_kernel with them: a Hopper-vs-Ampere table, which ROCm answers with NVIDIA's numbering. retune on
+    the wave64 targets, ok on wave32 mi455x (triton-num-warps' own by_target). shift_kernel's num_warps comes from
+    pick_warps(head_dim) (no generation test) and fixed_kernel's is a literal: both ok."""
+    detail = ("triton-num-warps", ARCH_WARPS.format(names="IS_HOPPER_GPU", n=1), (30,))
+    assert verdicts(triton_arch[("ops.py", "scale_kernel")]) == {
+        "mi300x": ("retune", (detail,)), "mi355x": ("retune", (detail,)), "mi455x": ("ok", ())}
+    for name in ("shift_kernel", "fixed_kernel"):
+        assert verdicts(triton_arch[("ops.py", name)]) == {t: ("ok", ()) for t in TARGETS}
+
+
+def test_a_generation_test_in_another_files_launch_reaches_the_kernel(triton_arch):
+    """launch_far.py launches far.py's far_kernel twice, num_warps from `torch.cuda.get_device_capability()[0] >= 9`
+    (line 9) and from `8 if is_hopper else 4` (line 16): the Launch records the test (`num_warps@arch=...`), the
+    kernel reads retune on wave64 with no line of its own file."""
+    detail = ("triton-num-warps", ARCH_WARPS.format(names="get_device_capability, is_hopper", n=2), ())
+    assert verdicts(triton_arch[("far.py", "far_kernel")]) == {
+        "mi300x": ("retune", (detail,)), "mi355x": ("retune", (detail,)), "mi455x": ("ok", ())}
