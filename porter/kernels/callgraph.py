@@ -160,6 +160,14 @@ def helper_spans(kernel: Kernel, index: HelperIndex) -> tuple[HelperSpan, ...]:
     return tuple(out)
 
 
+def marked_helpers(kernel: Kernel, index: HelperIndex) -> tuple[tuple[str, DeviceHelper, tuple[str, ...], int], ...]:
+    """The helpers in other files the kernel reaches that a qualifier macro alone makes device code
+    (DeviceHelper.markers), as (home file, definition, call chain, kernel call line); every definition of a name
+    counts (an overload declared through the macro is as host-only on HIP as the others)."""
+    return tuple((home, d, chain, line) for home, chain, line, definitions in _reached(kernel, index, MAX_HELPERS * 4)
+                 for d in definitions if d.markers)
+
+
 def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
     """(home file, call chain, kernel call line, definitions there) of each helper the kernel reaches in another
     file, breadth first, each once, at most `limit` of them (None: as deep as MAX_DEPTH goes)."""

@@ -94,6 +94,15 @@ def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
     # launches ok (issue 27, session 19 convention: retune only where the kernel is visibly tuned for NVIDIA - an
     # autotune point chosen there, per-capability configs).
     wide: list[tuple[int, int]] = []
+    # ... and so is a launch whose num_warps a test of the NVIDIA generation picks (a Hopper/Ampere table): the
+    # value was tuned per NVIDIA part, and ROCm answers the test with NVIDIA's numbering (gfx942 reads as 9.4).
+    arch = [c for c in launches if c.arch and not c.amd_options]
+    arch = [c for c in arch if c.path is None] or arch  # its own file's launches speak for it where there are any
+    if arch and not nvidia:
+        names = ", ".join(sorted({c.arch for c in arch if c.arch}))
+        add("triton-num-warps", f"num_warps chosen per NVIDIA generation ({names}) at {len(arch)} launch(es): "
+                                f"a warp is {wave} lanes here, 32 on NVIDIA; re-tune num_warps, BLOCK_* and num_stages"
+                                " (AMD: waves_per_eu, matrix_instr_nonkdim)", [c.line for c in arch if c.path is None])
     if nvidia or wide:
         warps = sorted({w for c in nvidia for w in c.num_warps} | {w for w, _ in wide})
         stages = sorted({s for c in nvidia for s in c.num_stages})

@@ -251,7 +251,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         return KernelFacts(
             lines=kernel.end_line - kernel.line + 1,
             template_parameters=tuple(tparams),
-            device_functions=tuple(DeviceFunction(f.name, f.start_line, f.end_line) for f in device_fns),
+            device_functions=tuple(DeviceFunction(f.name, f.start_line, f.end_line, self.markers(f)) for f in device_fns),
             launch_sites=tuple(sites),
             shared_memory=shared,
             launch_bounds=bounds,
@@ -275,13 +275,30 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         cuda_only = tuple((max(a, fn.start_line), min(b, fn.end_line)) for a, b in regions
                           if a <= fn.end_line and b >= fn.start_line)
         name = member_name(fn)
+        markers = self.markers(fn)
         if not any(getattr(w, k) for w in walks for k in HELPER_WALK_KEYS):
-            return DeviceHelper(name, fn.start_line, fn.end_line, None, calls, cuda_only)
+            return DeviceHelper(name, fn.start_line, fn.end_line, None, calls, cuda_only, markers)
         merged = merge_walks(walks)
         if DEVICE_COMM_NVSHMEM_RMA in merged.libraries:  # a caller's own body decides (kernel_facts)
             merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merged))
-        return DeviceHelper(name, fn.start_line, fn.end_line, facts, calls, cuda_only)
+        return DeviceHelper(name, fn.start_line, fn.end_line, facts, calls, cuda_only, markers)
+
+    def markers(self, fn: Function) -> tuple[str, ...]:
+        """The qualifier macros written in `fn`'s declaration before its name (porter.source.parse records each use
+        it rewrote) when no `__device__` is written there itself: what alone makes it device code. A `constexpr`
+        function has none: clang makes it implicitly `__host__ __device__` (checked with clang-22 -x hip)."""
+        uses = self.sf.macro_uses
+        if not uses or fn.is_kernel:
+            return ()
+        node = fn.node
+        lo = node.parent.start_byte if node.parent is not None and node.parent.type == "template_declaration" \
+            else node.start_byte
+        decl = node.child_by_field_name("declarator")
+        hi = decl.start_byte if decl is not None else node.end_byte
+        if b"__device__" in self.sf.data[lo:hi] or b"constexpr" in self.sf.data[lo:hi]:
+            return ()
+        return tuple(dict.fromkeys(name for at, name in sorted(uses.items()) if lo <= at < hi))
 
     def _helper_walk(self, fn: Function, skip: Callable[[int], bool] | None) -> Walk:
         """A helper's walk: the full one when a kernel's walk made it or its text can hold a fact (most helpers

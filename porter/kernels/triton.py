@@ -124,10 +124,20 @@ def with_remote_launches(facts: TritonFacts, kernel: Kernel, launches: Iterable[
         cfg = TritonConfig(l.line, num_warps=warps or _literal_ints(branch[0] if branch else None),
                            num_stages=_literal_ints(kw.get("num_stages")), num_ctas=_literal_ints(kw.get("num_ctas")),
                            amd_options=tuple(sorted(k for k in kw if k in AMD_OPTIONS)), path=l.path,
-                           branch=not warps and bool(branch))
-        if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options:
+                           branch=not warps and bool(branch), arch=kw.get(ARCH_KEY))
+        if cfg.num_warps or cfg.num_stages or cfg.num_ctas or cfg.amd_options or cfg.arch:
             remote.append(cfg)
     return dataclasses.replace(facts, remote_launches=tuple(sorted(remote, key=lambda c: (c.path or "", c.line))))
+
+
+# A Launch's config item that records the NVIDIA-generation test a num_warps local was chosen by (`num_warps@arch=
+# IS_HOPPER_GPU`), for launches in other files (with_remote_launches).
+ARCH_KEY = "num_warps@arch"
+# A name that tests the NVIDIA generation: a Hopper/Ampere/... flag or helper, an `sm_90`-style architecture, the
+# compute capability. ROCm's torch answers such tests for NVIDIA's numbering (get_device_capability is (9, 4) on
+# gfx942, so `major == 9` reads Hopper), so the choice it makes is an NVIDIA one on AMD too.
+_NVIDIA_ARCH = re.compile(r"\b\w*(?:hopper|ampere|blackwell|volta|turing|lovelace|capability|cuda_arch|sm_?[5-9]\d|"
+                          r"sm_?1[0-2]\d)\w*\b", re.IGNORECASE)
 
 
 def _literal_ints(text: str | None) -> tuple[int, ...]:
@@ -595,6 +605,28 @@ class _File:
         branch = value is not None and _unparenthesized(value).type == "conditional_expression"
         return ((bound,), branch) if bound is not None else ((), False)
 
+    def _arch_choice(self, node, call) -> str | None:
+        """The NVIDIA-generation test (_NVIDIA_ARCH) a launch keyword held in a local was chosen by: its last
+        assignment before the launch in the launching function (`num_warps, num_stages = get_num_warps_stages(d, b,
+        IS_HOPPER_GPU)`, `num_warps = 8 if is_hopper() else 4`) names one in its value. None when it names none."""
+        if node is None or node.type != "identifier":
+            return None
+        host = self.sf.enclosing(call.start_byte)
+        if host is None:
+            return None
+        name, value = _text(node), None
+        for a in _walk(host.node, frozenset({"assignment"})):
+            left = a.child_by_field_name("left")
+            if a.start_byte >= call.start_byte or left is None:
+                continue
+            targets = [left] if left.type == "identifier" else [
+                c for c in left.named_children if c.type == "identifier"] if left.type in (
+                "pattern_list", "tuple_pattern") else []
+            if any(_text(t) == name for t in targets):
+                value = a.child_by_field_name("right")
+        m = _NVIDIA_ARCH.search(_text(value)) if value is not None else None
+        return m.group() if m else None
+
     # ------------------------------------------------------------------------------------------ bodies
 
     def _body_facts(self, fn, opt_in: frozenset[str] = frozenset()) -> tuple[list[TritonDot], list[TritonUse]]:
@@ -681,6 +713,9 @@ class _File:
             if warps and not _text(tuning.get("num_warps")).isdigit():
                 # a clamped local: its bound, for launches of other files (`?`: a conditional's larger branch)
                 config += (f"num_warps{'?' if branch else ''}<={max(warps)}",)
+            arch = self._arch_choice(tuning.get("num_warps"), call)
+            if arch is not None:
+                config += (f"{ARCH_KEY}={arch}",)
             host = self.sf.enclosing(call.start_byte)
             line, column = call.start_point.row + 1, call.start_point.column + 1
             launch = Launch(self.sf.path, line, column, name, "triton", config, host.name if host else None)
@@ -690,7 +725,7 @@ class _File:
             cfg = TritonConfig(line, meta, warps,
                                self._ints(tuning.get("num_stages"), bindings),
                                self._ints(tuning.get("num_ctas"), bindings),
-                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)), branch=branch)
+                               tuple(sorted(k for k in tuning if k in AMD_OPTIONS)), branch=branch, arch=arch)
             sites.append((launch, cfg))
         return out, sites
 

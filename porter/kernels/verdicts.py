@@ -84,19 +84,32 @@ def rule_verdicts(rules) -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
 # below say "verify" or "retune" for the code around them and stay with the named checks.
 SEVERITY_FLOOR = {Severity.HIGH: "fix", Severity.BLOCKER: "rewrite"}
 VANISHING_ARM_RULE = "DEV016"  # rules/device/DEV016-vanishing-cuda-arch-arm.yaml
+# A rule tagged `launch-site` finds a kernel launch that hip-clang rejects (DEV040: `k << <grid, block >> >(...)`,
+# chevrons split by spaces) and names the launched kernel in its finding's data (`name`). The finding sits in the
+# host code that launches the kernel, not in the kernel, yet the kernel cannot run on HIP until it is fixed: it
+# floors the launched kernel's verdict as a finding inside the kernel would (issue 27 class 2), naming the launch.
+LAUNCH_SITE_TAG = "launch-site"
+# A rule tagged `host-only-marker` finds a qualifier macro HIP defines without `__device__` (DEV041: `#define HD
+# __device__` only under `__CUDA_ARCH__`) and names it in data `name`: a kernel that calls a function declared
+# only through it calls a host function on HIP, which clang rejects in both passes (issue 27 class 2).
+HOST_ONLY_MARKER_TAG = "host-only-marker"
 
 
 def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
                  reached: Iterable[tuple[Any, tuple[str, int]]] = (), rule_targets_of: dict[str, Any] | None = None,
                  release: str | None = None, shims: frozenset[str] = frozenset(),
-                 wave64: tuple[Wave64Use, ...] = ()) -> tuple[TargetVerdict, ...]:
+                 wave64: tuple[Wave64Use, ...] = (), launched: Iterable[Any] = (),
+                 marked: Iterable[tuple[Any, str, int]] = ()) -> tuple[TargetVerdict, ...]:
     """One TargetVerdict per target for one kernel: its named checks, the verdict rules its findings fired and the
     floor its other findings set (SEVERITY_FLOOR). `findings`: the kernel file's findings; `reached`: findings in
     helpers of other files the kernel calls, each with where that helper is (`chain (path:line)`) and the kernel's
     line that calls into it;
     `rule_targets_of`: each rule's `targets` (a floor applies only where its rule does); `release`: the ROCm release
     the run judges (None: the newest), which some checks' verdicts depend on (rules/kb/kernel_checks.yaml);
-    `wave64`: the wave-size constants fixed at 64 (DEV017) the kernel's warp code uses (wave64_uses)."""
+    `wave64`: the wave-size constants fixed at 64 (DEV017) the kernel's warp code uses (wave64_uses); `launched`:
+    the open findings of `launch-site` rules at launches of this kernel (launch_findings), in any file; `marked`: the
+    `host-only-marker` finding of each helper the kernel calls that its macro leaves host-only on HIP, with the
+    helper (`name (path:line)`) and the kernel-file line that stands for it (host_only_helpers)."""
     from porter.targets import applies
 
     spans = [(kernel.line, kernel.end_line)] + [(d.line, d.end_line) for d in facts.device_functions]
@@ -104,6 +117,12 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     mine = [f for f in inside if f.rule in rules]
     floors = [(f, None) for f in inside if f.rule not in rules and f.severity in SEVERITY_FLOOR]
     floors += [(f, where) for f, where in reached if f.rule not in rules and f.severity in SEVERITY_FLOOR]
+    # a launch in the kernel's own file counts at that line (port status decides it there); one in another file at
+    # the kernel's definition, the one line of the kernel's file that stands for it
+    floors += [(f, (LAUNCH, f.line if f.path == kernel.path else kernel.line)) for f in launched
+               if f.rule not in rules and f.severity in SEVERITY_FLOOR]
+    floors += [(f, (MARKER, helper, line)) for f, helper, line in marked
+               if f.rule not in rules and f.severity in SEVERITY_FLOOR]
     if shims:
         floors = [(f, where) for f, where in floors if not _calls_shim(f, shims)]
     rule_targets_of = rule_targets_of or {}
@@ -158,6 +177,80 @@ def _calls_shim(f, shims: frozenset[str]) -> bool:
     return m is not None and m.group(1) in shims
 
 
+# `where` of a floor that a launch of the kernel holds (launch_findings), or a helper's host-only marker
+# (host_only_helpers), not a finding inside a helper it calls.
+LAUNCH = "launch"
+MARKER = "marker"
+
+
+def host_only_markers(findings, rules) -> dict[str, list[Any]]:
+    """The open findings of `host-only-marker` rules (HOST_ONLY_MARKER_TAG) by the macro they name."""
+    tagged = frozenset(r.id for r in rules.rules if HOST_ONLY_MARKER_TAG in r.tags)
+    out: dict[str, list[Any]] = {}
+    for f in findings:
+        if f.rule in tagged and f.status == "open" and f.data:
+            name = dict(f.data).get("name")
+            if isinstance(name, str):
+                out.setdefault(name, []).append(f)
+    return out
+
+
+def host_only_helpers(k: Kernel, facts: KernelFacts, markers: dict[str, list[Any]], index) -> list[tuple[Any, str, int]]:
+    """The device functions `k` calls that a host-only marker alone declares: (the marker's finding, `name
+    (path:line)`, the kernel-file line that stands for it: a same-file function's own line, a helper in another file
+    the kernel's line that calls into it). A marker counts where its definition is in the function's file or one
+    that file or the kernel's includes (transitively), or where the repository defines it as such in one file only
+    (as a warpSize alias counts: with_warpsize_aliases)."""
+    from porter.kernels.callgraph import marked_helpers
+
+    def finding(names: tuple[str, ...], path: str):
+        reach = {path, k.path} | (index.closure(path) | index.closure(k.path) if index is not None else frozenset())
+        for n in names:
+            found = markers.get(n, ())
+            near = [f for f in found if f.path in reach] or (found if len({f.path for f in found}) == 1 else [])
+            if near:
+                return near[0]
+        return None
+
+    out = []
+    for d in facts.device_functions:
+        if d.markers and (f := finding(d.markers, k.path)) is not None:
+            out.append((f, f"{d.name} ({k.path}:{d.line})", d.line))
+    if index is not None and facts.calls:
+        for home, d, chain, line in marked_helpers(k, index):
+            if (f := finding(d.markers, home)) is not None:
+                out.append((f, f"{' → '.join(chain)} ({home}:{d.line})", line))
+    return out
+
+
+def launch_findings(findings, rules, kernels: Iterable[Kernel], index) -> dict[tuple[str, int, str], list[Any]]:
+    """The open findings of `launch-site` rules (LAUNCH_SITE_TAG) by the kernel they launch, (path, line, name) ->
+    findings. The finding names the kernel (data `name`); of kernels of that name in several files, those of the
+    launching file, else of the one file its include closure (`index`: porter.kernels.callgraph.HelperIndex)
+    reaches; a name still ambiguous links to none (a verdict must not rest on a guess, as a helper call that
+    resolves to two files is not followed). Overloads in one file are one kernel here, as they are one helper in
+    the call graph: which one a launch picks depends on its argument types, and a file writes its launches alike."""
+    tagged = frozenset(r.id for r in rules.rules if LAUNCH_SITE_TAG in r.tags)
+    if not tagged:
+        return {}
+    by_name: dict[str, list[Kernel]] = {}
+    for k in kernels:
+        by_name.setdefault(k.name, []).append(k)
+    out: dict[tuple[str, int, str], list[Any]] = {}
+    for f in findings:
+        if f.rule not in tagged or f.status != "open" or not f.data:
+            continue
+        name = dict(f.data).get("name")
+        found = by_name.get(name, []) if isinstance(name, str) else []
+        if len({k.path for k in found}) > 1:
+            found = [k for k in found if k.path == f.path] or (
+                [k for k in found if k.path in index.closure(f.path)] if index is not None else [])
+        if len({k.path for k in found}) == 1:
+            for k in found:
+                out.setdefault((k.path, k.line, k.name), []).append(f)
+    return out
+
+
 def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> list[CheckResult]:
     """The findings that make the kernel worse than its checks say on `target`, one CheckResult per rule: its
     message, its lines in the kernel's own file (so port status drops it when they are all handled), and where a
@@ -168,6 +261,8 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
     from porter.targets import applies
 
     by_rule: dict[str, tuple[str, str, list[int], list[str]]] = {}
+    launches: dict[str, list[str]] = {}
+    declared: dict[str, list[str]] = {}  # rule -> the helpers a host-only marker declares, that the kernel calls
     for f, where in floors:
         v = SEVERITY_FLOOR[f.severity]
         if RANK[v] <= RANK[current] or not applies(rule_targets_of.get(f.rule, ()), target):
@@ -176,6 +271,14 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
         entry = by_rule.setdefault(rule, (v, f.message, [], []))
         if where is None:
             entry[2].append(f.line)
+        elif where[0] == LAUNCH:
+            launches.setdefault(rule, []).append(f"{f.path}:{f.line}")
+            entry[2].append(where[1])
+        elif where[0] == MARKER:
+            if rule not in declared:
+                declared[rule] = [f"{dict(f.data).get('name')} ({f.path}:{f.line})"]
+            declared[rule].append(where[1])
+            entry[2].append(where[2])
         else:
             chain, call_line = where
             entry[3].append(f"{chain}, line {f.line}")
@@ -183,6 +286,15 @@ def _floor(floors, rule_targets_of: dict[str, Any], current: str, target) -> lis
                 entry[2].append(call_line)
     out = []
     for rule, (v, message, lines, helpers) in by_rule.items():
+        macro, *called = declared.get(rule, ("",))
+        called = list(dict.fromkeys(called))
+        if called:
+            message = (f"{message.rstrip('.')}; the kernel calls {', '.join(called[:3])}"
+                       + (f" and {len(called) - 3} more" if len(called) > 3 else "") + f", declared {macro}")
+        sites = sorted(set(launches.get(rule, ())))
+        if sites:
+            message = (f"{message.rstrip('.')}; at its launch{'es' if len(sites) > 1 else ''} {', '.join(sites[:3])}"
+                       + (f" and {len(sites) - 3} more" if len(sites) > 3 else ""))
         if helpers:
             message = f"{message.rstrip('.')}; in helper {', '.join(helpers[:3])}" + (f" and {len(helpers) - 3} more"
                                                                         if len(helpers) > 3 else "")
@@ -439,6 +551,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     wave64 = wave64_constants(result.findings)
     index = helper_index(result.files) if aliases or wave64 or any(k.facts is not None and k.facts.calls
                                                          for k in kernels) else None
+    launch_sites = launch_findings(result.findings, result.rules, kernels, index)
+    markers = host_only_markers(result.findings, result.rules)
+    if markers and index is None:
+        index = helper_index(result.files)
     shims = shimmed_warp_ops(result.files)
     opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
@@ -496,8 +612,9 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                                if span.line <= f.line <= span.end_line
                                and not any(a <= f.line <= b for a, b in span.cuda_only))
         uses = wave64_uses(k, facts, wave64, index) if wave64 and k.facts.triton is None else ()
+        marked = host_only_helpers(walked, facts, markers, index) if markers and k.facts.triton is None else ()
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,
-                           shims, uses)
+                           shims, uses, launch_sites.get((k.path, k.line, k.name), ()), marked)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

@@ -68,6 +68,9 @@ class DeviceFunction:
     name: str
     line: int
     end_line: int
+    # The qualifier macros that alone make it device code (`_CPU_AND_GPU_CODE_ inline float f(...)`, no `__device__`
+    # written): kernel analysis asks whether HIP defines one without `__device__` (DEV041). Not serialised.
+    markers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "line": self.line, "end_line": self.end_line}
@@ -87,6 +90,8 @@ class DeviceHelper:
     # Line ranges of the helper only the CUDA build compiles (left out of its facts; findings there are not the
     # calling kernels' open work either: porter.kernels.verdicts).
     cuda_only: tuple[tuple[int, int], ...] = ()
+    # The qualifier macros that alone make it device code, as DeviceFunction.markers. Not serialised.
+    markers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "line": self.line, "end_line": self.end_line, "calls": list(self.calls),
@@ -380,10 +385,15 @@ class TritonConfig:
     # num_warps is the larger branch of a conditional on the input (`8 if tiles == 1 else 32`): reached, so it counts
     # against the workgroup limit, but not an NVIDIA tuning choice to re-tune.
     branch: bool = False
+    # A launch's num_warps is a local set from a test of the NVIDIA generation (`num_warps, num_stages =
+    # get_num_warps_stages(d, b, IS_HOPPER_GPU)`, `8 if is_hopper() else 4`): the name tested, as written.
+    arch: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
                              "num_stages": list(self.num_stages)}
+        if self.arch is not None:
+            d["arch"] = self.arch
         if self.path is not None:
             d["path"] = self.path
         if self.variants != 1:

@@ -1760,3 +1760,66 @@ def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[s
             continue  # inside an arm HIP drops anyway: the outer test is the one to report
         out.append((g, arm))
     return out
+
+
+# ------------------------------------------------------------------------------------------ markers that vanish on HIP
+
+# hipify renames these to a macro every hip-clang pass defines (`__CUDACC__` to `__HIPCC__`: HIPIFY's CUDA Driver API
+# table, rules/kb/api/driver.tsv), so the hipified code the port compiles tests a defined name where the CUDA code
+# tested nvcc's: https://github.com/ROCm/HIPIFY/blob/amd-staging/docs/reference/tables/CUDA_Driver_API_functions_supported_by_HIP.md
+HIPIFY_DEFINED = frozenset({"__CUDACC__"})
+_DEVICE_WORD = lazy_regex(r"\b__device__\b")
+
+
+class _HipifiedDevicePass(_ArchBuild):
+    """hip-clang's device pass over hipified code: `__HIP_DEVICE_COMPILE__` and the HIPIFY_DEFINED names are defined,
+    `__CUDA_ARCH__`, nvcc's own macros and the toolkit versions are not (clang -x hip --cuda-device-only -dM -E
+    defines __HIP__, __HIPCC__ and __HIP_DEVICE_COMPILE__, never __CUDA_ARCH__ or __CUDACC__); every other name is
+    unknown."""
+
+    def __init__(self) -> None:
+        super().__init__(ROCM, (), ())
+
+    def value(self, name: str | None):
+        if name == "__HIP_DEVICE_COMPILE__" or name in HIPIFY_DEFINED:
+            return 1
+        return super().value(name)
+
+
+@dataclass(frozen=True)
+class HostOnlyMarker:
+    """A qualifier macro the file defines with `__device__` for nvcc (`line`, `body`) whose every definition
+    hip-clang's device pass may compile has no `__device__` (`hip_line`, `hip_body`, the first of them): on HIP the
+    functions it declares are host functions, and a kernel calling one does not compile."""
+
+    name: str
+    line: int
+    body: str
+    hip_line: int
+    hip_body: str
+
+
+def host_only_markers(dirs: list[Directive]) -> list[HostOnlyMarker]:
+    """The file's device-marker macros that vanish under HIP: `#if defined(__CUDACC__) && defined(__CUDA_ARCH__)`
+    / `#define HD __device__` / `#else` / `#define HD` / `#endif`. hipify turns `__CUDACC__` into `__HIPCC__` but
+    keeps `__CUDA_ARCH__`, which hip-clang never defines, so HIP's device pass (and its host pass) takes the
+    `#else`: HD is empty there. A `__device__` definition HIP may compile (`#ifdef __CUDACC__` / `#define HD
+    __host__ __device__`, or a test porter cannot decide) keeps the macro a device marker; so does a macro with no
+    definition HIP compiles at all (that is another error, not this one)."""
+    if not any(d.kind == "define" and "__device__" in d.text for d in dirs):
+        return []
+    build = _HipifiedDevicePass()
+    by_name: dict[str, list[tuple[int, str]]] = {}
+    for line, name, body in defines(dirs):
+        by_name.setdefault(name, []).append((line, body))
+    out = []
+    for name, found in by_name.items():
+        device = [(line, body) for line, body in found if _DEVICE_WORD().search(body)]
+        if not device:
+            continue
+        reached = [(line, body) for line, body in found if _reaches(dirs, line, build)]
+        if not reached or any(_DEVICE_WORD().search(body) for _, body in reached):
+            continue
+        line, body = device[0]
+        out.append(HostOnlyMarker(name, line, body, reached[0][0], reached[0][1]))
+    return out

@@ -6,6 +6,10 @@ and HIP's never does, when HIP then compiles nothing of the group (no `#else`, o
 is inside a kernel's or device function's body. The hit names the function it empties and, for a device function,
 the same-file kernels that call it (`emptied`).
 
+`host_only_marker: true` hits the `__device__` definition of a qualifier macro whose every definition HIP's device
+pass may compile lacks `__device__` (`#if defined(__CUDACC__) && defined(__CUDA_ARCH__)` / `#define HD __device__`
+/ `#else` / `#define HD`): what it declares is host code on HIP (porter.source.preprocessor.host_only_markers).
+
 `wave_constant` finds a wave size hard-coded where the code has not chosen it per architecture (`#define WARP_SIZE
 64` in a ROCm arm is wrong on wave32 gfx1250).
 """
@@ -19,7 +23,8 @@ from typing import Iterable, Iterator
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
 from porter.source.parse_input import word_matches
-from porter.source.preprocessor import condition_names, defines, may_hold_directives, preprocessed, vanishing_arms
+from porter.source.preprocessor import (condition_names, defines, host_only_markers, may_hold_directives, preprocessed,
+                                        vanishing_arms)
 
 
 def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -28,6 +33,19 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         return
     found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
     yield from _arm_hits(sf, names, found, ())
+
+
+def match_host_only_marker(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    if sf.language != "cuda" or b"__device__" not in sf.data or not may_hold_directives(sf.data):
+        return
+    for m in host_only_markers(list(preprocessed(sf).directives)):
+        start = sf.line_starts[m.line - 1]
+        at = sf.data.find(m.name.encode(), start)
+        if at < 0:
+            continue
+        yield Hit(at, at + len(m.name), name=m.name,
+                  values=(("name", m.name), ("body", m.body), ("hip_line", str(m.hip_line)),
+                          ("hip_body", m.hip_body or "empty")))
 
 
 # An `#else` that only hands back a constant: `return 0;`, `return MAGMA_S_ZERO;`, `return;`, `return T();`,
