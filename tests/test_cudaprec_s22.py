@@ -19,6 +19,55 @@ def _findings(tmp_path, files: dict[str, str]) -> list[tuple[str, str, int, str,
             for f in r.findings]
 
 
+NDK_MK = ("LOCAL_PATH := $(call my-dir)\n"                                                      # 1
+          "include $(CLEAR_VARS)\n"                                                             # 2
+          "LOCAL_MODULE := gpu\n"                                                               # 3
+          "LOCAL_LDLIBS := -L$(CUDA_TOOLKIT_ROOT)/targets/armv7-linux-androideabi/lib -lcudart_static\n"  # 4
+          "%.o: %.cu\n"                                                                         # 5
+          "\tnvcc -target-os-variant=Android -arch=sm_30 -c $< -o $@\n")                        # 6
+
+
+def test_an_ndk_build_file_is_an_android_build_rocm_never_makes(tmp_path):
+    got = _findings(tmp_path, {"jni/Android.mk": NDK_MK, "Makefile": NDK_MK})
+    android = [g for g in got if g[0] == "jni/Android.mk"]
+    plain = [g for g in got if g[0] == "Makefile"]
+    assert android == [("jni/Android.mk", "LIB004", 4, "info", "android_only"),
+                       ("jni/Android.mk", "BLD007", 6, "info", "android_only"),
+                       ("jni/Android.mk", "BLD005", 6, "info", "android_only")]
+    # The same lines in a plain Makefile are the Linux build's: open at the rules' own severities.
+    assert plain == [("Makefile", "LIB004", 4, "low", None), ("Makefile", "BLD007", 6, "medium", None),
+                     ("Makefile", "BLD005", 6, "low", None)]
+
+
+OPT_CMAKE = ('option(WARN_NVCC "extra ptxas warnings" OFF)\n'               # 1
+             'option(FAST "fast math" ON)\n'                                # 2
+             "option(GPU_EXTRA \"extra GPU module\")\n"                     # 3
+             "if(WARN_NVCC)\n"                                              # 4
+             '  list(APPEND CUDA_NVCC_FLAGS "-Xptxas;-warn-spills")\n'      # 5
+             "endif()\n"                                                    # 6
+             "if(FAST)\n"                                                   # 7
+             '  list(APPEND CUDA_NVCC_FLAGS "-Xptxas;-O3")\n'               # 8
+             "endif()\n"                                                    # 9
+             "if(GPU_EXTRA)\n"                                              # 10
+             "  enable_language(CUDA)\n"                                    # 11
+             '  list(APPEND CUDA_NVCC_FLAGS "-Xptxas;-v")\n'                # 12
+             "endif()\n"                                                    # 13
+             "IF(MSVC_IDE)\n"                                               # 14
+             "  SET(CUDA_NVCC_FLAGS -G; ${CUDA_NVCC_FLAGS})\n"              # 15
+             "ENDIF()\n")                                                   # 16
+
+
+def test_flags_only_an_off_option_adds_are_opt_in_and_msvc_ide_is_windows(tmp_path):
+    got = [g[1:] for g in _findings(tmp_path, {"CMakeLists.txt": OPT_CMAKE}) if g[1] == "BLD004"]
+    # Two hits on each list(APPEND ...) line: the CUDA_NVCC_FLAGS variable and -Xptxas.
+    assert got == [
+        ("BLD004", 5, "info", "opt_in"), ("BLD004", 5, "info", "opt_in"),  # OFF option, only flags: opted into
+        ("BLD004", 8, "medium", None), ("BLD004", 8, "medium", None),      # an ON option is the default build
+        ("BLD004", 12, "medium", None), ("BLD004", 12, "medium", None),    # enables CUDA: the GPU build itself
+        ("BLD004", 15, "info", "windows_only"),  # IF(MSVC_IDE): the file test now sees MSVC_IDE
+    ]
+
+
 def test_flash_attn_imports_and_open_ended_requirements_are_drop_in(tmp_path):
     got = _findings(tmp_path, {
         "m.py": "from flash_attn import flash_attn_varlen_func\nimport xformers.ops\n",

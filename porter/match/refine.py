@@ -17,8 +17,8 @@ comments use):
 - porter.match.refine_macros, a file's own `#define`s: 5r bodies of macros a translation unit never expands; 5s its
   own definition of a CUDA name.
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
-  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4d blocks only a 64-bit Arm host takes; 5k architectures set
-  OFF; 5j QUIET find_package probes; 5i one architecture choice per if() chain; 5f flags removed or only tested
+  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g flags of OFF options; 4d
+  blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i one architecture choice per if() chain; 5f flags removed or only tested
   (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language
   generator-expression arm beside a plain arm HIP takes.
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
@@ -44,7 +44,9 @@ from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTO
                                        LANGUAGE_WORD as _LANGUAGE_WORD, PAIRED_LANGUAGE_RULES, SAME_CHOICE_RULES,
                                        cmake_arm_host_blocks, cmake_module_copy,
                                        WINDOWS_WORD as _WINDOWS_WORD, cmake_profiling_blocks, cmake_removed,
-                                       cmake_windows_blocks, filtered_out, inspector_argument, no_architecture,
+                                       cmake_opt_in_blocks, OPT_IN_WORD as _OPT_IN_WORD,
+                                       cmake_windows_blocks, filtered_out, inspector_argument, ndk_build,
+                                       NDK_BUILD_FILES, no_architecture,
                                        paired_language, quiet_probe, same_choice, without_prose)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
                                             legacy_capability, report_only)
@@ -99,6 +101,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
+    if sf.path.rsplit("/", 1)[-1] in NDK_BUILD_FILES:
+        findings = [ndk_build(f) for f in findings]
     if findings and sf.language == "cuda" and may_hold_directives(sf.code):
         groups = preprocessed(sf).groups
         ruled_out = file_defined_arms(sf)
@@ -167,6 +171,11 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [next((_as_info(f, "optional", f"only built with the profiling switch {switch} (line {at})")
                           for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
+    if findings and sf.language == "cmake" and _OPT_IN_WORD.search(sf.code):
+        findings = [next((_as_info(f, "opt_in", f"only built with the option {name} (line {at}), which this file "
+                                                "declares OFF: a build variant the user opts into")
+                          for a, b, name, at in cmake_opt_in_blocks(sf) if a <= f.line <= b
+                          and f.severity > Severity.INFO), f) for f in findings]
     if findings and sf.language == "cmake" and _WINDOWS_WORD.search(sf.code):
         findings = _in_host_blocks(findings, cmake_windows_blocks(sf), "windows_only", "a Windows build",
                                    "ROCm on Instinct GPUs builds on Linux")
