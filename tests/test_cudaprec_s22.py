@@ -68,6 +68,30 @@ def test_flags_only_an_off_option_adds_are_opt_in_and_msvc_ide_is_windows(tmp_pa
     ]
 
 
+FREEZE = ("torch==2.1.2\n"                        # 1
+          "numpy==1.26.4\n"                       # 2
+          "nvidia-cublas-cu12==12.1.3.1\n"        # 3
+          "nvidia-cuda-cupti-cu12==12.1.105\n"    # 4
+          "nvidia-nvjitlink-cu12==12.3.101\n"     # 5
+          "nvidia-nvshmem-cu12==3.2.5\n")         # 6: not a wheel torch brings
+
+
+def test_wheels_a_pinned_cuda_torch_brings_are_its_closure(tmp_path):
+    got = _findings(tmp_path, {"a/requirements.txt": FREEZE,
+                               "b/requirements.txt": FREEZE.replace("torch==2.1.2", "torchvision==0.16.2")})
+    assert [g for g in got if g[0] == "a/requirements.txt"] == [
+        ("a/requirements.txt", "LIB010", 3, "info", "torch_closure"),
+        ("a/requirements.txt", "LIB011", 4, "info", "torch_closure"),
+        ("a/requirements.txt", "CTR005", 5, "info", "torch_closure"),
+        ("a/requirements.txt", "LIB011", 6, "medium", None)]
+    # Without a torch pin beside them the wheels are the project's own choice: open.
+    assert [g for g in got if g[0] == "b/requirements.txt"] == [
+        ("b/requirements.txt", "LIB010", 3, "low", None),
+        ("b/requirements.txt", "LIB011", 4, "medium", None),
+        ("b/requirements.txt", "CTR005", 5, "medium", None),
+        ("b/requirements.txt", "LIB011", 6, "medium", None)]
+
+
 def test_flash_attn_imports_and_open_ended_requirements_are_drop_in(tmp_path):
     got = _findings(tmp_path, {
         "m.py": "from flash_attn import flash_attn_varlen_func\nimport xformers.ops\n",

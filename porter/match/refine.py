@@ -22,7 +22,8 @@ comments use):
   (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language
   generator-expression arm beside a plain arm HIP takes.
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
-  8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 8c/8i nvcc variables
+  8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 5u requirements wheels
+  a pinned CUDA torch brings; 8c/8i nvcc variables
   read with a default or written from the running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes;
   5d self-tests; 5c printed and logged text; 5m string statements (docstrings); 5n other accelerator platforms'
   modules; 5o NVIDIA kernel-DSL modules.
@@ -69,6 +70,7 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
                                         NVIDIA_DSL_RULES, PROBED_DTYPE_RULES, PROBED_IMPORT_RULES,
                                         PY_MESSAGE_HINT as _PY_MESSAGE_HINT, ROCM_TOOL as _ROCM_TOOL, SMI_RULES,
+                                        TORCH_PIN as _TORCH_PIN, torch_closure,
                                         cupy_kernels, dual_probe, env_default, fnuz_table, ignored_by_pip,
                                         message_call_spans, nvidia_dsl, nvidia_dsl_import, optional_import,
                                         optional_import_blocks, other_platform, own_arch, platform_module,
@@ -215,6 +217,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if any(f.rule in OPTIONAL_IMPORT_RULES or f.rule in PROBED_IMPORT_RULES for f in findings):
             tries = optional_import_blocks(sf)
             findings = [optional_import(f, tries, sf) for f in findings]
+    if findings and sf.language == "requirements" and _TORCH_PIN.search(sf.code):
+        findings = [torch_closure(f, sf) for f in findings]
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
