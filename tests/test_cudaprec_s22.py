@@ -92,6 +92,35 @@ def test_wheels_a_pinned_cuda_torch_brings_are_its_closure(tmp_path):
         ("b/requirements.txt", "LIB011", 6, "medium", None)]
 
 
+PROBE = ("#include <cstdio>\n"                                                  # 1
+         "#include <sstream>\n"                                                 # 2
+         "#include <cuda_runtime.h>\n"                                          # 3
+         "int main() {\n"                                                       # 4
+         "  cudaDeviceProp prop;\n"                                              # 5
+         "  cudaGetDeviceProperties(&prop, 0);\n"                                # 6
+         "  std::stringstream ss;\n"                                            # 7
+         "  if (prop.major != 9999) {\n"                                         # 8
+         "    ss << prop.major;\n"                                               # 9
+         "    if (prop.major == 2 && prop.minor == 1) ss << 0; else ss << prop.minor;\n"  # 10
+         "  }\n"                                                                # 11
+         "  printf(\"%s\", ss.str().c_str());\n"                                # 12
+         "  return 0;\n"                                                        # 13
+         "}\n")                                                                 # 14
+
+
+def test_a_configure_time_capability_probe_keeps_one_open_finding(tmp_path):
+    got = [g for g in _findings(tmp_path, {"cmake/cuda_cc.cpp": PROBE, "tools/query.cpp": PROBE})
+           if g[1] == "DEV013"]
+    assert got == [
+        ("cmake/cuda_cc.cpp", "DEV013", 8, "info", "amd_answers"),
+        ("cmake/cuda_cc.cpp", "DEV013", 10, "info", "amd_answers"),
+        ("cmake/cuda_cc.cpp", "DEV013", 10, "medium", "probe"),   # the test of minor: one per probe file
+        # the same program outside cmake/ is a report, not the build's probe: every test reads info (8g)
+        ("tools/query.cpp", "DEV013", 8, "info", "amd_answers"),
+        ("tools/query.cpp", "DEV013", 10, "info", "amd_answers"),
+        ("tools/query.cpp", "DEV013", 10, "info", "amd_answers")]
+
+
 def test_flash_attn_imports_and_open_ended_requirements_are_drop_in(tmp_path):
     got = _findings(tmp_path, {
         "m.py": "from flash_attn import flash_attn_varlen_func\nimport xformers.ops\n",

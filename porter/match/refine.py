@@ -50,7 +50,7 @@ from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTO
                                        NDK_BUILD_FILES, no_architecture,
                                        paired_language, quiet_probe, same_choice, without_prose)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
-                                            legacy_capability, report_only)
+                                            legacy_capability, probe_keeper, probe_kept, report_only)
 from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
                                       HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
                                       own_warpsize, plain_rename, private_toolkit_copy)
@@ -238,6 +238,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]
     if sf.language == "cuda" and any(f.rule in PROP_CAPABILITY_RULES for f in findings):
+        keep = probe_keeper(findings, sf)
+        if keep is not None:
+            findings = [probe_kept(f) if i == keep else f for i, f in enumerate(findings)]
         findings = [legacy_capability(f, sf.code) for f in findings]
         findings = [report_only(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (
