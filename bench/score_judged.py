@@ -70,21 +70,28 @@ def run_porter(tree: Path):
     return result, result
 
 
-def score_findings(project: str, judged: list[dict], result) -> dict:
+def judged_lookup(result):
+    """A function from one judged row to porter's finding for it (or None): by (path, rule, fingerprint), falling
+    back to (path, rule, line). One spot, one finding: a judged finding whose rule porter now merges into a more
+    specific one on that line (its message under data `also`) is still reported, by the keeper."""
     by_fp = {(f.path, f.rule, f.fingerprint): f for f in result.findings}
     by_line = {(f.path, f.rule, f.line): f for f in result.findings}
-    # One spot, one finding: a judged finding whose rule porter now merges into a more specific one on that line
-    # (its message under data `also`) is still reported, by the keeper.
     for f in result.findings:
         for merged in str(dict(f.data).get("also", "")).split("\n"):
             rule = merged.split(":", 1)[0]
             if rule:
                 by_line.setdefault((f.path, rule, f.line), f)
+    return lambda j: (by_fp.get((j["path"], j["rule"], j["fingerprint"]))
+                      or by_line.get((j["path"], j["rule"], j["line"])))
+
+
+def score_findings(project: str, judged: list[dict], result) -> dict:
+    lookup = judged_lookup(result)
     counts = Counter()
     gone = []
     per_rule: dict[str, Counter] = defaultdict(Counter)
     for j in judged:
-        f = by_fp.get((j["path"], j["rule"], j["fingerprint"])) or by_line.get((j["path"], j["rule"], j["line"]))
+        f = lookup(j)
         if f is None:
             gone.append(j)
             continue
@@ -513,18 +520,12 @@ def score_open_findings(judged: list[dict], result, false: list[str] | None = No
     `false`, when given, gets one line per judged-false finding porter still reads open. A judged finding whose rule
     porter now merges into a more specific one on that line (data `also`) is reported by the keeper, as in
     score_findings."""
-    by_fp = {(f.path, f.rule, f.fingerprint): f for f in result.findings}
-    by_line = {(f.path, f.rule, f.line): f for f in result.findings}
-    for f in result.findings:
-        for merged in str(dict(f.data).get("also", "")).split("\n"):
-            rule = merged.split(":", 1)[0]
-            if rule:
-                by_line.setdefault((f.path, rule, f.line), f)
+    lookup = judged_lookup(result)
     c = Counter()
     for j in judged:
-        f = by_fp.get((j["path"], j["rule"], j["fingerprint"])) or by_line.get((j["path"], j["rule"], j["line"]))
+        f = lookup(j)
         real = bool(j["verdict"]) and not j.get("guarded")
-        is_open = f is not None and str(f.status) == "open" and str(f.severity) in SEVERE
+        is_open = is_open_finding(f)
         c["judged"] += 1
         c["real"] += real
         c["gone"] += f is None
@@ -535,9 +536,14 @@ def score_open_findings(judged: list[dict], result, false: list[str] | None = No
     return c
 
 
+def is_open_finding(f) -> bool:
+    """Open as the held-out samples define it: status open and severity low or worse (None: porter reports nothing)."""
+    return f is not None and str(f.status) == "open" and str(f.severity) in SEVERE
+
+
 def density(result) -> tuple[int, int]:
     """(open findings of severity low or worse, lines porter scanned)."""
-    n = sum(1 for f in result.findings if str(f.status) == "open" and str(f.severity) in SEVERE)
+    n = sum(1 for f in result.findings if is_open_finding(f))
     return n, sum(fr.lines for fr in result.files)
 
 

@@ -234,9 +234,9 @@ def test_a_dropin_import_in_a_try_except_importerror_is_optional(tmp_path):
     (tmp_path / "trace.py").write_text(
         "import pynvml\n"                      # 1: a hard import: open
         "try:\n"                               # 2
-        "    import flash_attn\n"              # 3: optional: info
+        "    import xformers\n"                # 3: optional: info
         "except ModuleNotFoundError:\n"        # 4
-        "    flash_attn = None\n"              # 5
+        "    xformers = None\n"                # 5
         "try:\n"                               # 6
         "    import pynvml as nvml\n"          # 7: a handler for another error: open
         "except OSError:\n"                    # 8

@@ -304,15 +304,15 @@ def test_huge_embedded_byte_table_is_cheap_and_still_reported(tmp_path):
 
 def test_the_repositorys_own_python_package_is_not_a_library_dependency(tmp_path):
     write_files(tmp_path, {
-        "flash_attn/__init__.py": "", "flash_attn/ops/__init__.py": "",
-        "flash_attn/a.py": "from flash_attn.ops import x\nimport flash_attn.cute\nimport pycuda\n",
-        "bench.py": "import flash_attn\n",
+        "xformers/__init__.py": "", "xformers/ops/__init__.py": "",
+        "xformers/a.py": "from xformers.ops import x\nimport xformers.cute\nimport pycuda\n",
+        "bench.py": "import xformers\n",
     })
     r = scan(tmp_path, Settings(jobs=1))
-    assert [(f.rule, f.path, f.line) for f in r.findings] == [("LIB008", "flash_attn/a.py", 3)]
-    # Elsewhere flash_attn is a dependency with a ROCm build.
+    assert [(f.rule, f.path, f.line) for f in r.findings] == [("LIB008", "xformers/a.py", 3)]
+    # Elsewhere xformers is a dependency with a ROCm build.
     (tmp_path / "other").mkdir()
-    (tmp_path / "other" / "use.py").write_text("import flash_attn\n")
+    (tmp_path / "other" / "use.py").write_text("import xformers\n")
     r = scan(tmp_path / "other", Settings(jobs=1))
     assert [(f.rule, f.line) for f in r.findings] == [("LIB007", 1)]
 

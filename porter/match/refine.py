@@ -17,12 +17,14 @@ comments use):
 - porter.match.refine_macros, a file's own `#define`s: 5r bodies of macros a translation unit never expands; 5s its
   own definition of a CUDA name.
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
-  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4d blocks only a 64-bit Arm host takes; 5k architectures set
-  OFF; 5j QUIET find_package probes; 5i one architecture choice per if() chain; 5f flags removed or only tested
-  (`IN_LIST`, `REMOVE_ITEM`, `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language
-  generator-expression arm beside a plain arm HIP takes.
+  text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g blocks of OFF options that only
+  set variables; 4d blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i
+  one architecture choice per if() chain; 5f flags removed or only tested (`IN_LIST`, `REMOVE_ITEM`,
+  `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language generator-expression arm beside a
+  plain arm HIP takes.
 - porter.match.refine_python, Python: 4b optional and probe imports; 5a pip's ignored dependency_links; 8d-8f,
-  8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 8c/8i nvcc variables
+  8j-8l the project's dtype names, probed dtypes, FNUZ tables, dtype tables, MX-format code; 5u requirements wheels
+  a pinned CUDA torch brings; 8c/8i nvcc variables
   read with a default or written from the running GPU; 5e kernels CuPy compiles; 5l dual nvidia-smi/rocm-smi probes;
   5d self-tests; 5c printed and logged text; 5m string statements (docstrings); 5n other accelerator platforms'
   modules; 5o NVIDIA kernel-DSL modules.
@@ -44,10 +46,12 @@ from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTO
                                        LANGUAGE_WORD as _LANGUAGE_WORD, PAIRED_LANGUAGE_RULES, SAME_CHOICE_RULES,
                                        cmake_arm_host_blocks, cmake_module_copy,
                                        WINDOWS_WORD as _WINDOWS_WORD, cmake_profiling_blocks, cmake_removed,
-                                       cmake_windows_blocks, filtered_out, inspector_argument, no_architecture,
+                                       cmake_opt_in_blocks, OPT_IN_WORD as _OPT_IN_WORD,
+                                       cmake_windows_blocks, filtered_out, inspector_argument, ndk_build,
+                                       NDK_BUILD_FILES, no_architecture,
                                        paired_language, quiet_probe, same_choice, without_prose)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
-                                            legacy_capability, report_only)
+                                            legacy_capability, probe_keeper, probe_kept, report_only)
 from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
                                       HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
                                       own_warpsize, plain_rename, private_toolkit_copy)
@@ -67,6 +71,7 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
                                         NVIDIA_DSL_RULES, PROBED_DTYPE_RULES, PROBED_IMPORT_RULES,
                                         PY_MESSAGE_HINT as _PY_MESSAGE_HINT, ROCM_TOOL as _ROCM_TOOL, SMI_RULES,
+                                        TORCH_PIN as _TORCH_PIN, torch_closure,
                                         cupy_kernels, dual_probe, env_default, fnuz_table, ignored_by_pip,
                                         message_call_spans, nvidia_dsl, nvidia_dsl_import, optional_import,
                                         optional_import_blocks, other_platform, own_arch, platform_module,
@@ -99,6 +104,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
     dead = dead_lines(sf)
     if dead:
         findings = [f for f in findings if f.line not in dead]
+    if sf.path.rsplit("/", 1)[-1] in NDK_BUILD_FILES:
+        findings = [ndk_build(f) for f in findings]
     if findings and sf.language == "cuda" and may_hold_directives(sf.code):
         groups = preprocessed(sf).groups
         ruled_out = file_defined_arms(sf)
@@ -167,6 +174,11 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [next((_as_info(f, "optional", f"only built with the profiling switch {switch} (line {at})")
                           for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
+    if findings and sf.language == "cmake" and _OPT_IN_WORD.search(sf.code):
+        findings = [next((_as_info(f, "opt_in", f"only built with the option {name} (line {at}), which this file "
+                                                "declares OFF: a build variant the user opts into")
+                          for a, b, name, at in cmake_opt_in_blocks(sf) if a <= f.line <= b
+                          and f.severity > Severity.INFO), f) for f in findings]
     if findings and sf.language == "cmake" and _WINDOWS_WORD.search(sf.code):
         findings = _in_host_blocks(findings, cmake_windows_blocks(sf), "windows_only", "a Windows build",
                                    "ROCm on Instinct GPUs builds on Linux")
@@ -206,6 +218,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         if any(f.rule in OPTIONAL_IMPORT_RULES or f.rule in PROBED_IMPORT_RULES for f in findings):
             tries = optional_import_blocks(sf)
             findings = [optional_import(f, tries, sf) for f in findings]
+    if findings and sf.language == "requirements" and _TORCH_PIN.search(sf.code):
+        findings = [torch_closure(f, sf) for f in findings]
     if sf.language == "python" and b"dependency_links" in sf.code:
         ignored = ignored_by_pip(sf)
         findings = [f for f in findings if not any(a <= f.line <= b for a, b in ignored)]
@@ -225,6 +239,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]
     if sf.language == "cuda" and any(f.rule in PROP_CAPABILITY_RULES for f in findings):
+        keep = probe_keeper(findings, sf)
+        if keep is not None:
+            findings = [probe_kept(f) if i == keep else f for i, f in enumerate(findings)]
         findings = [legacy_capability(f, sf.code) for f in findings]
         findings = [report_only(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in ENV_DEFAULT_RULES for f in findings) and (

@@ -11,6 +11,12 @@ probes, and nvcc spellings in a CUDA-language arm beside a plain arm. porter.mat
 4d. CMake: a finding inside an if() block only a 64-bit Arm host takes (`if(CMAKE_SYSTEM_PROCESSOR MATCHES
    "aarch64")`: NVIDIA's Jetson and Grace platforms) is in a build ROCm never makes (x86-64 hosts only): info (data
    `arm_host_only`).
+4f. ndk-build: `Android.mk` and `Application.mk` are read only by the Android NDK's ndk-build, which builds for
+   Android devices; ROCm has no Android target, so an nvcc line or a CUDA library there belongs to an NVIDIA
+   embedded (Tegra) build a ROCm port does not make: info (data `android_only`).
+4g. CMake: a finding inside `if(NAME)` where the file declares `option(NAME "..." OFF)` and the block only sets
+   variables or compile options is in a build variant the user opts into (extra warnings, device debugging, a static
+   library): info (data `opt_in`).
 2b. CMake: a repository's copy of a module CMake ships for CUDA (FindCUDA.cmake and its FindCUDA/ helpers,
    FindCUDAToolkit.cmake) is CMake's code: its findings read info (data `cmake_module`); the project's calls of it
    are the port's items.
@@ -108,13 +114,70 @@ def cmake_profiling_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], .
     return tuple(out)
 
 
+# 4f. ndk-build. The Android NDK's ndk-build reads a module's `Android.mk` and the project's `Application.mk`
+# (https://developer.android.com/ndk/guides/android_mk, https://developer.android.com/ndk/guides/application_mk) and
+# builds for Android's ABIs; ROCm runs on Linux distributions and Windows only
+# (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html), so an nvcc line
+# (`-target-os-variant=Android`, InfiniTAM's Tegra build) or a libcudart_static link in one is an NVIDIA embedded
+# build with no ROCm counterpart: the Linux build files beside it are the port's items.
+NDK_BUILD_FILES = frozenset({"Android.mk", "Application.mk"})
+
+
+def ndk_build(f: Draft) -> Draft:
+    """The finding at info: it sits in an ndk-build file, an Android build ROCm never makes (step 4f)."""
+    if f.severity <= Severity.INFO:
+        return f
+    return _as_info(f, "android_only", "in an ndk-build file (Android.mk/Application.mk): an Android build, and ROCm "
+                                       "has no Android target")
+
+
+# 4g. CMake: `option(NAME "..." OFF)` (an option without a value is OFF too,
+# https://cmake.org/cmake/help/latest/command/option.html) whose `if(NAME)` block only adds flags - popsift's
+# PopSift_NVCC_WARNINGS appending `-Xptxas;-warn-spills`, InfiniTAM's ENABLE_CUDA_DEBUGGING adding `-G` - is a build
+# variant the user opts into, as is ppl's FindCUDNN.cmake `if(CUDNN_STATIC)` naming libcudnn_static.a where its
+# `else()` names the default libcudnn; the default build, the one a port makes work first, never takes the block:
+# info (data `opt_in`). Only when the file declares the option OFF itself and never sets NAME, and the block holds
+# nothing but set()/list()/string() and compile-option commands: a block that enables the GPU build
+# (enable_language, find_package, a target, a subdirectory, include) or loops and branches (ByteTransformer's
+# `if(BUILD_THS)` TorchScript build, judged real in heldout10) is never read as an extra.
+OPT_IN_WORD = re.compile(rb"\boption\s*\(", re.I)
+_OFF_OPTION = re.compile(rb"\boption\s*\(\s*(\w+)\s+(?:\"[^\"]*\"|\S+)\s*(?:OFF|FALSE|NO|0)?\s*\)", re.I)
+_FLAG_COMMANDS = frozenset({"list", "set", "string", "add_compile_options", "target_compile_options"})
+_BUILD_SETUP = re.compile(rb"\b(?:enable_language|find_package|add_library|add_executable|add_subdirectory|include|"
+                          rb"project|CMAKE_CUDA_COMPILER|CMAKE_CUDA_ARCHITECTURES)\b", re.I)
+
+
+def cmake_opt_in_blocks(sf: SourceFile) -> tuple[tuple[int, int, str, int], ...]:
+    """(first, last line, option, if line) of each `if(NAME)` arm of an OFF option this file declares whose block
+    only sets variables or compile options (step 4g)."""
+    offs = {m.group(1).decode() for m in _OFF_OPTION.finditer(sf.code)}
+    if not offs:
+        return ()
+    out = []
+    for arm in arms(sf.code):
+        name = arm.condition.strip()
+        if arm.index != 0 or name not in offs or arm.end > len(sf.line_starts) + 1:
+            continue
+        if re.search(rb"\bset\s*\(\s*" + re.escape(name.encode()) + rb"\b", sf.code, re.I):
+            continue  # the file sets it itself
+        a = sf.line_starts[arm.line] if arm.line < len(sf.line_starts) else len(sf.code)
+        b = sf.line_starts[arm.end - 1] if arm.end - 1 < len(sf.line_starts) else len(sf.code)
+        body = sf.code[a:b]
+        heads = {m.group(1).decode().lower() for m in _COMMAND_HEAD.finditer(body)}
+        if heads and heads <= _FLAG_COMMANDS and not _BUILD_SETUP.search(body):
+            out.append((arm.line + 1, arm.end - 1, name, arm.line))
+    return tuple(out)
+
+
 # 4c. CMake: a block whose condition holds only on Windows - `if(MSVC)`, `if(WIN32)`, `if(CMAKE_CXX_COMPILER_ID
 # STREQUAL "MSVC")`, `if(CMAKE_SYSTEM_NAME STREQUAL "Windows")`, alone or and-ed with other tests - sets up the MSVC
 # host compiler (FLAMEGPU's `-Xcompiler /wd4503` warning suppressions). ROCm for Instinct GPUs is Linux-only
 # (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html; the HIP SDK for
 # Windows supports Radeon parts only), so the port never takes the block: info (data `windows_only`). A condition with
 # NOT or OR is not read.
-WINDOWS_WORD = re.compile(rb"\b(?:MSVC|WIN32|Windows)\b")
+# The file-level test that the step may apply: any of the variables below, as a whole name (MSVC_IDE, MINGW and
+# CMAKE_HOST_WIN32 included: a `\bMSVC\b` test missed InfiniTAM's `IF(MSVC_IDE)` debugging switch).
+WINDOWS_WORD = re.compile(rb"\b(?:MSVC\w*|\w*WIN32|Windows|MINGW)\b")
 _WINDOWS_VARIABLES = frozenset({"MSVC", "WIN32", "CMAKE_HOST_WIN32", "MSVC_VERSION", "MSVC_IDE", "MINGW"})
 _WINDOWS_VALUES = frozenset({"MSVC", "Windows"})
 

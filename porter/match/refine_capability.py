@@ -14,6 +14,10 @@ porter.match.refine runs them.
    `if` condition of `major`/`minor` tests a `minor` test sits in) that
    every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
    take (arbor's double-atomic flag, libCEED's pre-Pascal atomicAdd fallback): info (data `amd_answers`).
+   Not in a configure-time capability probe (a program under a `cmake/` directory that writes `major`/`minor` out:
+   its output is the architecture list the build compiles for, which names no GPU on ROCm): there one test stays
+   open for the file (data `probe`), the first that reads `minor` (the one that makes the arch number), and the
+   others read info as above.
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -142,10 +146,42 @@ def _condition_answers(text: str) -> Any:
     return tree.body if _capability_expr(tree.body, {"major": 0, "minor": 1}) else None
 
 
+# 8g, the probe exception. CMake projects that detect the build machine's GPU compile and run a small program with
+# try_run() - InfiniTAM's cmake/cuda_compute_capability.cpp, run by CUDACheckCompute.cmake, streams each device's
+# `major` and `minor` into the `--generate-code` list (https://cmake.org/cmake/help/latest/command/try_run.html) -
+# and keep it beside their modules in a `cmake/` directory. Whether its tests take the path every GPU takes does not
+# matter: the program's output is an NVIDIA architecture number, wrong on every AMD GPU (9.4 on MI300X reads sm_94),
+# so the probe as a whole is the port item (replace it with a gfx-target probe: offload-arch, rocminfo). One finding
+# per probe file stays open so the file is listed once; the rest read info under 8g. A program elsewhere that
+# prints the capability (a deviceQuery report) is not a probe the build reads, and stays under 8g.
+_PROBE_DIR = re.compile(r"(?:^|/)cmake/", re.I)
+_MAIN = re.compile(rb"\bint\s+main\s*\(")
+_WRITES_FIELD = re.compile(rb"<<\s*[\w\]\[]+\s*(?:\.|->)\s*(?:major|minor)\b"
+                           rb"|\bs?n?printf\s*\([^;]*?\b\w+\s*(?:\.|->)\s*(?:major|minor)\b")
+
+
+def probe_keeper(findings: list[Draft], sf: SourceFile) -> int | None:
+    """The index of the DEV013 finding a configure-time capability probe keeps open (see the comment above): the
+    first on `minor`, else the first; None when the file is no probe."""
+    if not _PROBE_DIR.search(sf.path) or not _MAIN.search(sf.code) or not _WRITES_FIELD.search(sf.code):
+        return None
+    tests = [i for i, f in enumerate(findings) if f.rule in PROP_CAPABILITY_RULES and f.severity > Severity.INFO]
+    minor = [i for i in tests if dict(findings[i].data).get("hit") == "minor"]
+    return (minor or tests or [None])[0]
+
+
+def probe_kept(f: Draft) -> Draft:
+    """The probe's one open finding, with the reason under data `probe` (8g's probe exception)."""
+    return f._replace(data=tuple(sorted({**dict(f.data), "probe": (
+        "a configure-time capability probe (under cmake/, writes major/minor out): its output is the NVIDIA "
+        "architecture list the build compiles for, which names no AMD GPU; replace it with a gfx-target probe "
+        "(offload-arch, rocminfo)")}.items())))
+
+
 def legacy_capability(f: Draft, code: bytes) -> Draft:
     """DEV013 at info when the device-property test holding it is answered alike by every NVIDIA GPU current CUDA
     supports and by every AMD GPU porter knows (step 8g)."""
-    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO:
+    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO or "probe" in dict(f.data):
         return f
     lines = code.split(b"\n")
     line = lines[f.line - 1].decode("utf-8", "replace") if 0 < f.line <= len(lines) else ""
@@ -186,7 +222,7 @@ _DECLARED_BEFORE = re.compile(rb"(?:\b(?:int|unsigned|long|short|size_t|float|do
 
 def report_only(f: Draft, sf: SourceFile) -> Draft:
     """DEV013 at info when the test only assigns a variable the file reads only in output statements (step 8h)."""
-    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO:
+    if f.rule not in PROP_CAPABILITY_RULES or f.severity <= Severity.INFO or "probe" in dict(f.data):
         return f
     m = _ASSIGNED.match(_code_line(sf, f.line))
     if m is None:

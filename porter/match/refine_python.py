@@ -33,6 +33,9 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
 8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
    (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
    (data `fnuz_too`).
+5u. requirements: in a file that pins torch (`torch==2.1.2`, a `pip freeze` of a PyTorch environment), an
+   `nvidia-*-cuNN` wheel the CUDA build of torch installs with it (cuBLAS, cuDNN, NCCL, nvJitLink, ...) is that
+   build's dependency, not the project's: info (data `torch_closure`).
 5m. Python: a string that is a statement of its own (a docstring) runs nothing: findings in it are dropped.
 5n. Python: a module named for another accelerator platform (Metal, Ascend, IPEX, MUSA, ...) runs on neither the CUDA
    nor the ROCm build: info (data `other_platform`).
@@ -55,7 +58,7 @@ import re
 from porter.match.draft import Draft
 # Shared helpers keep the private names the steps called them by when all of refine was one module, so the
 # moved code reads as it did.
-from porter.match.refine_common import as_info as _as_info, offset as _offset
+from porter.match.refine_common import as_info as _as_info, code_line as _code_line, offset as _offset
 from porter.model import Severity
 from porter.source.parse import SourceFile
 
@@ -297,6 +300,33 @@ def ignored_by_pip(sf: SourceFile) -> list[tuple[int, int]]:
         if name is not None and name.text == b"dependency_links":
             out.append((node.start_point[0] + 1, node.end_point[0] + 1))
     return out
+
+
+# 5u. requirements. PyTorch's Linux CUDA wheels declare NVIDIA's runtime wheels as dependencies (torch's
+# Requires-Dist on PyPI: nvidia-cuda-nvrtc/-runtime/-cupti, nvidia-cudnn, -cublas, -cufft, -curand, -cusolver,
+# -cusparse, -cusparselt, -nccl, -nvtx, -nvjitlink, -cufile, each -cu11/-cu12/-cu13; nvJitLink also through cuSPARSE's
+# and cuSOLVER's own Requires-Dist: https://pypi.org/project/torch/, https://pypi.org/project/nvidia-cusparse-cu12/),
+# so `pip freeze` of a CUDA torch environment lists them beside the torch pin (heldout22's KIVI requirements.txt).
+# There they are the CUDA torch's closure: ROCm torch (installed from PyTorch's ROCm index, where `torch==2.1.2`
+# matches 2.1.2+rocm5.6) brings its own libraries, and the wheels, if installed, are not loaded. The torch install
+# is the port item; each wheel line is not: info (data `torch_closure`). A wheel named without a torch pin beside it
+# (a Dockerfile's `pip install nvidia-nccl-cu13`) is the project's own choice and stays.
+TORCH_CLOSURE_RULES = frozenset({"LIB010", "LIB011", "CTR005"})
+TORCH_PIN = re.compile(rb"^[ \t]*torch[ \t]*==", re.M | re.I)
+_TORCH_CUDA_WHEEL = re.compile(r"^\s*nvidia[-_](?:cuda[-_]nvrtc|cuda[-_]runtime|cuda[-_]cupti|cudnn|cublas|cufft|"
+                               r"curand|cusolver|cusparse|cusparselt|nccl|nvtx|nvjitlink|cufile)[-_]cu1\d\b", re.I)
+
+
+def torch_closure(f: Draft, sf: SourceFile) -> Draft:
+    """The finding at info when its requirement line is a wheel the CUDA build of torch brings, in a file that pins
+    torch (step 5u); the caller checks the pin (TORCH_PIN)."""
+    if f.rule not in TORCH_CLOSURE_RULES or f.severity <= Severity.INFO:
+        return f
+    if not _TORCH_CUDA_WHEEL.match(_code_line(sf, f.line).decode("utf-8", "replace")):
+        return f
+    return _as_info(f, "torch_closure", "a wheel the CUDA build of torch installs with it, listed beside this file's "
+                                        "torch pin (a frozen environment): ROCm torch brings its own libraries; the "
+                                        "torch install is the port item")
 
 
 # 8d. NVFP4-named enum members the project defines (QNT003).

@@ -368,15 +368,29 @@ def _evidence(sf: SourceFile, ctx: MatchContext | None, kind: str) -> list[Hit]:
 
 
 def match_library(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    evidence, kinds, ids, exclude = _read_library(pattern)
+    evidence, kinds, ids, exclude, pinned_only = _read_library(pattern)
     found = _evidence(sf, ctx, evidence)
+    if found and pinned_only:
+        found = [h for h in found if dict(h.values)["library_id"] not in pinned_only or caps_version(h.name or "")]
     return _library_hits(found, kinds, ids, exclude) if found else ()
 
 
-def _library_spec(pattern: dict) -> tuple[str, frozenset[str], frozenset[str], frozenset[str]]:
+def _library_spec(pattern: dict) -> tuple[str, frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
     spec = pattern["library"]
     return (spec["evidence"], frozenset(spec.get("kinds", ())), frozenset(spec.get("ids", ())),
-            frozenset(spec.get("exclude", ())))
+            frozenset(spec.get("exclude", ())), frozenset(spec.get("pinned_only", ())))
+
+
+# A version specifier that caps the release a requirement installs (PEP 440: ==, ===, ~= and upper bounds), or a
+# direct reference to one file (`name @ https://.../x.whl`): `flash_attn==2.6.3` holds a release whose ROCm build
+# targets MI200/MI300 only; `flash-attn>=2.6.3` admits the newest.
+_CAPPED = re.compile(r"===?|~=|<|@")
+
+
+def caps_version(requirement: str) -> bool:
+    """Whether a requirement's text pins or caps the version it installs (see _CAPPED); the environment marker
+    after `;` is not part of the specifier."""
+    return bool(_CAPPED.search(requirement.split(";", 1)[0]))
 
 
 # A library pattern's evidence kind and filters, read once for the scan, not once per file.

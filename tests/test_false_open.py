@@ -1,0 +1,39 @@
+"""bench/false_open.py: which sets it scores by default, and how it tallies judged rows per rule and per set."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _module():
+    sys.path.insert(0, str(REPO / "bench"))
+    spec = importlib.util.spec_from_file_location("false_open", REPO / "bench" / "false_open.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(rule: str, real: bool, is_open: bool) -> dict:
+    return {"set": "heldout9", "project": "p/q", "dual": False, "rule": rule, "path": "a.cu", "line": 1,
+            "real": real, "open": is_open, "reason": "r", "now": "open/medium" if is_open else None}
+
+
+def test_the_default_is_the_development_sets_only():
+    names = _module().dev_sets()
+    assert names[0] == "heldout3" and names[-1] == "heldout22"
+    assert all(3 <= int(n[7:]) <= 22 for n in names)
+
+
+def test_rules_and_sets_are_tallied_over_open_judged_rows():
+    fo = _module()
+    data = {"heldout9": {"projects": {"p/q": {"open": 7, "lines": 100, "dual": False}},
+                         "rows": [_row("DEV011", False, True), _row("DEV011", True, True), _row("DEV011", True, False),
+                                  _row("LIB007", False, False)]}}
+    table = fo.per_rule(data)
+    assert dict(table["DEV011"]) == {"false_open": 1, "real_open": 1, "real": 2}
+    assert dict(table["LIB007"]) == {"false_open": 0, "real_open": 0, "real": 0}
+    assert fo.set_line("heldout9", data["heldout9"]) == (
+        "heldout9: precision 50.0% (1/2) | real kept 50.0% (1/2) | 7 open findings in 1 trees")
