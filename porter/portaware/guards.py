@@ -282,7 +282,13 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
             # NVIDIA and "hip" on AMD (triton/backends/nvidia|amd/driver.py: GPUTarget("cuda"|"hip", arch, warp)),
             # as a platform constant is; Triton's tutorials define `is_cuda()` / `is_hip()` by it.
             triton_target = name == "backend" and "get_current_target()" in whole
-            if vendor is None or not (_py_platform_name().match(name) or triton_target):
+            # A value compared with a ROCm name is a ROCm test whatever the value's name: no CUDA build's backend,
+            # target or platform value is "rocm" or "hip" (tilelang's `target.kind.name == "hip"`, Triton's
+            # `options.backend_name == "hip"`, piper-kernels' `accelerator_backend == "rocm"` from torch.version.hip).
+            # Not a torch device's `.type`: ROCm's PyTorch reports "cuda" there, so `device.type == "hip"` is no test
+            # of the build (https://pytorch.org/docs/stable/notes/hip.html).
+            rocm_value = vendor == ROCM and name != "type" and "(" not in name
+            if vendor is None or not (_py_platform_name().match(name) or triton_target or rocm_value):
                 return None, False
             if vendor == ROCM:
                 return (ROCM if text[1] == "==" else CUDA), True

@@ -71,7 +71,7 @@ from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
-from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
+from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides, build_twin,
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
@@ -79,7 +79,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
-                                    nvcc_flag_assignments, nvidia_only_switches, rocm_path_evidence, setup_references)
+                                    nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
+                                    setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
@@ -662,6 +663,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
     # does is a missing feature of the ROCm build, real work.
     twins = component_twins(files, [c for f in facts.values() for c in f.components])
+    # ... or the same backend written for another programming model that the project builds for AMD (lc0's
+    # backends/cuda beside backends/sycl, whose sources include hipBLAS): scope.backend_twins
+    for d, twin in backend_twins(files, _rocm_code(pm, dirs)).items():
+        twins.setdefault(d, twin)
     if twins:
         for path in sorted(files):
             if path in pm.file_side:
@@ -842,6 +847,22 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+def _rocm_code(pm: PortMap, dirs) -> dict[str, str]:
+    """Per C/C++ file, the "path:line" (or path) of ROCm code of its own: ROCm-only by name or place, a ROCm-side
+    preprocessor arm, or an include of a HIP or ROCm library header (scope.rocm_header)."""
+    out: dict[str, str] = {}
+    for path, (ds, _total) in sorted(dirs.items()):
+        fs = pm.file_side.get(path)
+        if fs is not None and fs[1] == ROCM and fs[0] == "name":
+            out[path] = path
+            continue
+        at = [r.start for r in pm.regions.get(path, ()) if r.side == ROCM and r.guard]
+        at += [d.line for d in ds if d.kind == "include" and rocm_header(d.text)]
+        if at:
+            out[path] = f"{path}:{min(at)}"
+    return out
 
 
 # A setup.py that builds torch extensions itself, and whether it mentions CMake or make (then it may drive them).

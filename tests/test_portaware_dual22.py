@@ -1,0 +1,125 @@
+"""Port status on dual CUDA/ROCm projects (issue 27, session 22): the shapes of the false open findings read on
+heldout21 (lc0's CUDA backend beside a SYCL backend built for AMD through hipBLAS, SIMULATeQCD's HIP-on-NVIDIA
+CMake switch, TASMANIAN's environment-variable switches, piper-kernels' `backend == "rocm"` test), each beside a
+near miss that stays open. fixtures/dual_s22/README.md says which file holds which."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.portaware.scope import (_cm_literal_side, _cm_var_side, backend_twins, cmake_commands, cmake_references,
+                                    rocm_header)
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE = REPO / "fixtures/dual_s22"
+
+
+def _run():
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    return run(FIXTURE, Settings(jobs=1, cache_dir=None)).result
+
+
+def test_each_dual_s22_finding_has_its_exact_status():
+    result = _run()
+    assert [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings
+            if str(f.severity) != "info"] == [
+        # HIP on NVIDIA is the CUDA build's; USE_HIP alone is the AMD build's too
+        ("CMakeLists.txt", 13, "BLD001", "handled", "CMakeLists.txt:12"),
+        ("CMakeLists.txt", 14, "BLD002", "handled", "CMakeLists.txt:12"),
+        ("CMakeLists.txt", 20, "BLD002", "open", None),
+        # the SYCL twin built for AMD handles the CUDA backend
+        ("backends/cuda/kernels.cu", 4, "DEV003", "handled", "backends/sycl/blas_context.h:5"),
+        ("backends/cuda/kernels.cu", 4, "DEV002", "handled", "backends/sycl/blas_context.h:5"),
+        ("backends/cuda/layers.cc", 1, "LIB002", "handled", "backends/sycl/blas_context.h:5"),
+        ("backends/cuda/layers.cc", 4, "API002", "handled", "backends/sycl/blas_context.h:5"),
+        ("backends/cuda/layers.cc", 4, "API002", "handled", "backends/sycl/blas_context.h:5"),
+        ("backends/cuda/layers.cc", 6, "API008", "handled", "backends/sycl/blas_context.h:5"),
+        # the else of a comparison with "rocm", and a private helper called only there
+        ("bench/env.py", 13, "PYT006", "handled", "bench/env.py:18"),
+        ("bench/env.py", 21, "PYT001", "handled", "bench/env.py:18"),
+        ("bench/env.py", 27, "PYT001", "open", None),
+        # an environment switch's emptiness test, beside its HIP twin's
+        ("cmake/env.cmake", 4, "BLD007", "handled", "cmake/env.cmake:2"),
+        ("cmake/env.cmake", 9, "BLD007", "open", None),
+        ("cmake/env.cmake", 10, "BLD007", "open", None),
+        # a sibling sharing one stem of three is no twin; a CPU sibling has no ROCm code
+        ("ops/cuda/reduce.cu", 4, "DEV003", "open", None),
+        ("ops/cuda/reduce.cu", 4, "DEV002", "open", None),
+        ("solver/cuda/kernels.cu", 4, "DEV003", "open", None),
+        ("solver/cuda/kernels.cu", 4, "DEV002", "open", None),
+    ]
+
+
+def test_a_backend_twin_keeps_its_kernels_verdicts():
+    result = _run()
+    k = next(k for k in result.kernels if k.path == "backends/cuda/kernels.cu")
+    assert (k.name, str(k.status), k.handled_by) == ("add_bias", "handled", "backends/sycl/blas_context.h:5")
+    # handled by a component, not by a HIP version of itself: what the kernel needs on AMD is still said
+    assert {str(v.verdict) for v in k.verdicts} == {"fix"}
+
+
+def test_backend_twins_need_shared_stems_and_rocm_code():
+    paths = ["b/cuda/layers.cc", "b/cuda/kernels.cu", "b/cuda/common.h",
+             "b/sycl/layers.cc.dp.cpp", "b/sycl/kernels.dp.cpp", "b/sycl/ctx.h",
+             "s/cuda/a.cu", "s/cuda/b.cu", "s/cpu/a.cc", "s/cpu/b.cc",
+             "o/cuda/a.cu", "o/cuda/b.cu", "o/cuda/c.cu", "o/cuda/d.cu", "o/cuda/e.cu", "o/sycl/a.cpp", "o/sycl/b.cpp"]
+    rocm = {"b/sycl/ctx.h": "b/sycl/ctx.h:5", "o/sycl/b.cpp": "o/sycl/b.cpp:2"}
+    # b/: two of three stems shared, ROCm code beside; s/: no ROCm code; o/: two of five stems
+    assert backend_twins(paths, rocm) == {"b/cuda": ("b/sycl/ctx.h:5", "b/cuda/ and b/sycl/ share 2 file stems")}
+    # a sibling named for a vendor is component_twins' business (`hip/` beside `cuda/`), not this reading
+    assert backend_twins(["x/cuda/a.cu", "x/cuda/b.cu", "x/hip/a.cpp", "x/hip/b.cpp"], {"x/hip/a.cpp": "x/hip/a.cpp"}) == {}
+
+
+def test_rocm_header():
+    assert rocm_header('"hip/hip_runtime.h"') and rocm_header("<hipblas/hipblas.h>") and rocm_header("<rocblas.h>")
+    assert rocm_header("<miopen/miopen.h>") and rocm_header("<hipcub/hipcub.hpp>")
+    assert not rocm_header("<cublas_v2.h>") and not rocm_header('"hipster.h"') and not rocm_header('"ship/x.h"')
+
+
+def test_hip_on_nvidia_names_are_the_cuda_builds():
+    assert _cm_var_side("USE_HIP_NVIDIA") == "cuda"
+    assert _cm_var_side("HIP_NVCC_FLAGS") == "cuda"
+    assert _cm_var_side("USE_HIP_AMD") == "rocm" and _cm_var_side("USE_HIP") == "rocm"
+    assert _cm_literal_side("hip_nvidia") == "cuda" and _cm_literal_side("hip-nvcc") == "cuda"
+    assert _cm_literal_side("hip_amd") == "rocm" and _cm_literal_side("nvcc") == "cuda"
+    # each alternative apart: a pattern naming both vendors keeps its old reading
+    assert _cm_literal_side("cuda|hip") == "rocm"
+
+
+def test_emptiness_tests_read_as_switch_tests():
+    text = ('if(NOT "$ENV{A_CUDA}" STREQUAL "")\n'      # 1
+            'elseif("${A_HIP}" STREQUAL "" OR X)\n'      # 2
+            'endif()\n'
+            'if("$ENV{A_CUDA}" STREQUAL "nvcc")\n'       # 4: a value, not emptiness
+            'endif()\n'
+            'set(V "$ENV{A_CUDA}" STREQUAL "")\n')       # 6: not a condition
+    cmds = cmake_commands(text)
+    assert [c.args for c in cmds] == [("NOT", "NOT", "A_CUDA"), ("NOT", "A_HIP", "OR", "X"), (),
+                                      ("$ENV{A_CUDA}", "STREQUAL", "nvcc"), (),
+                                      ("V", "$ENV{A_CUDA}", "STREQUAL", "")]
+    text2 = ('if(NOT "$ENV{A_ENABLE_CUDA}" STREQUAL "")\n'
+             '  set(CMAKE_CUDA_COMPILER "$ENV{A_ENABLE_CUDA}")\n'
+             'endif()\n'
+             'if(NOT "$ENV{A_ENABLE_HIP}" STREQUAL "")\n'
+             '  set(A_ENABLE_HIP ON)\n'
+             'endif()\n')
+    _refs, regions = cmake_references("x.cmake", text2)
+    # (an arm runs to its endif() line, as every arm porter reads)
+    assert regions == [(2, 3, "cuda", 1), (1, 1, "cuda", 1), (5, 6, "rocm", 4)]
+
+
+def test_a_value_compared_with_a_rocm_name_is_a_rocm_test():
+    from porter.portaware.guards import python_spans
+
+    def sides(src: str) -> list[tuple[int, str]]:
+        return sorted((sp.start[0], sp.side) for sp in python_spans(src.encode()))
+
+    # any value: no CUDA build's backend, target or platform value is "hip" or "rocm"
+    # (the else span starts at its `else:`)
+    assert sides('if target.kind.name == "hip":\n    a()\nelse:\n    b()\n') == [(2, "rocm"), (3, "cuda")]
+    assert sides('if backend != "rocm":\n    b()\n') == [(2, "cuda")]
+    # a torch device's type is "cuda" on ROCm as well: no build test
+    assert sides('if x.device.type == "hip":\n    a()\nelse:\n    b()\n') == []
+    # compared with "cuda", a lower-case value stays unread (`device.type == "cuda"` is true on ROCm)
+    assert sides('if backend == "cuda":\n    a()\nelse:\n    b()\n') == []
