@@ -43,9 +43,15 @@ def test_each_dual_s22_finding_has_its_exact_status():
         ("cmake/env.cmake", 4, "BLD007", "handled", "cmake/env.cmake:2"),
         ("cmake/env.cmake", 9, "BLD007", "open", None),
         ("cmake/env.cmake", 10, "BLD007", "open", None),
-        # a sibling sharing one stem of three is no twin; a CPU sibling has no ROCm code
+        # a sibling sharing one stem of three is no twin
         ("ops/cuda/reduce.cu", 4, "DEV003", "open", None),
         ("ops/cuda/reduce.cu", 4, "DEV002", "open", None),
+        # an extra named for an NVIDIA library is an NVIDIA opt-in; the default dependencies and a feature extra
+        # are what a ROCm install gets
+        ("pyproject.toml", 4, "LIB010", "open", None),
+        ("pyproject.toml", 8, "LIB010", "cuda-only", "pyproject.toml:7"),
+        ("pyproject.toml", 11, "LIB010", "open", None),
+        # a CPU sibling with the same stems has no ROCm code
         ("solver/cuda/kernels.cu", 4, "DEV003", "open", None),
         ("solver/cuda/kernels.cu", 4, "DEV002", "open", None),
     ]

@@ -665,7 +665,10 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
 
 # An optional-dependencies extra named for a CUDA build: unsloth's `cu124onlytorch250`, `cuda12`, `nvidia-gpu`.
 # (`cu12x` ends `flashattentiontorch260abiTRUEcu12x`; a CUDA wheel tag cuNNN is read anywhere in the name)
-_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia)(?:$|[-_.])")
+# Or for an NVIDIA library with no ROCm build under that name (comfy-kitchen's `cublas = ["nvidia-cublas>=13"]`, the
+# opt-in cuBLAS wheel of its CUDA backend): a user picks it for an NVIDIA machine as well.
+_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia|cublas(?:lt)?|cudnn\d*|cufft|cusparse(?:lt)?|cusolver|"
+                         r"curand|nccl|nvshmem|tensorrt)(?:$|[-_.])")
 _DEV_EXTRA = re.compile(r"(?i)^(?:bench(?:mark)?s?|tests?|testing|dev|develop|docs?|lint|examples?)$")
 _TOML_TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
 _TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
