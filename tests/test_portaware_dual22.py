@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.scope import (_cm_literal_side, _cm_var_side, backend_twins, cmake_commands, cmake_references,
                                     rocm_header)
 
@@ -43,6 +44,11 @@ def test_each_dual_s22_finding_has_its_exact_status():
         ("cmake/env.cmake", 4, "BLD007", "handled", "cmake/env.cmake:2"),
         ("cmake/env.cmake", 9, "BLD007", "open", None),
         ("cmake/env.cmake", 10, "BLD007", "open", None),
+        # the text a ROCm-side str.replace rewrites in kernel source before compiling it; the lane offsets it does not
+        # touch and another shuffle stay open
+        ("jit/templates/reduce.cuh", 3, "DEV011", "open", None),
+        ("jit/templates/reduce.cuh", 3, "DEV002", "handled", "jit/loader.py:6"),
+        ("jit/templates/reduce.cuh", 5, "DEV002", "open", None),
         # a sibling sharing one stem of three is no twin
         ("ops/cuda/reduce.cu", 4, "DEV003", "open", None),
         ("ops/cuda/reduce.cu", 4, "DEV002", "open", None),
@@ -129,3 +135,36 @@ def test_a_value_compared_with_a_rocm_name_is_a_rocm_test():
     assert sides('if x.device.type == "hip":\n    a()\nelse:\n    b()\n') == []
     # compared with "cuda", a lower-case value stays unread (`device.type == "cuda"` is true on ROCm)
     assert sides('if backend == "cuda":\n    a()\nelse:\n    b()\n') == []
+
+
+def test_rocm_rewrites_read_only_code_replaced_on_the_rocm_side():
+    from porter.portaware.guards import python_spans
+    from porter.source.parse import parse
+
+    src = (b"import torch\n"
+           b"def post(k, path):\n"
+           b"    if torch.version.hip:\n"
+           b"        k = k.replace('__syncwarp();', '__threadfence_block();')\n"   # 4: a statement
+           b"        k = k.replace(\"__shfl_sync(m,\", \"__shfl(\")\n"          # 5: a call's opening
+           b"        k = k.replace('__activemask', 'hip_mask')\n"                  # 6: a builtin
+           b"        path = path.replace('cuda', 'hip')\n"                         # 7: a word, not code
+           b"        k = k.replace(f'{x}(', 'y(')\n"                               # 8: not a plain literal
+           b"        k = k.replace('a\\n(b', 'c')\n"                              # 9: an escape
+           b"    return k.replace('__ldg(p)', 'p[0]')\n")                          # 10: both builds
+    sf = parse("l.py", "python", src)
+    spans = [(sp.start, sp.end, sp.side, sp.line) for sp in python_spans(src, "l.py", sf)]
+    assert rocm_rewrites(sf.root, spans) == [(4, "__syncwarp();"), (5, "__shfl_sync(m,"), (6, "__activemask")]
+
+
+def test_rewritten_at_needs_the_text_under_the_finding():
+    rw = {"__shfl_down_sync(FULL_MASK,": "l.py:6"}
+    row = "  v += __shfl_down_sync(FULL_MASK, v, o); w = __shfl_down_sync(m, w, 1);"
+    assert rewritten_at(row, 8, 24, rw) == "l.py:6"        # the call the rewrite spells
+    assert rewritten_at(row, 46, 62, rw) is None           # the second call, another mask
+    assert rewritten_at(row, 1, None, rw) == "l.py:6"      # a whole-line finding
+
+
+def test_a_rewrite_outside_the_rocm_branch_leaves_its_text_open():
+    result = _run()
+    assert [(f.line, f.rule, str(f.severity), str(f.status)) for f in result.findings
+            if f.path == "jit/templates/reduce.cuh" and f.line == 4] == [(4, "API004", "info", "open")]

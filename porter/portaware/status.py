@@ -85,6 +85,7 @@ from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
                                       off_arms)
+from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -154,6 +155,9 @@ class PortMap:
     # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
     nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     rocm_build: str | None = None
+    # CUDA text the project's ROCm-side Python rewrites in kernel source before compiling it -> "path:line" of the
+    # `replace` (porter.portaware.rewrites)
+    rewrites: dict[str, str] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -222,6 +226,12 @@ class PortMap:
         for start, end, twin in self.twins.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, twin
+        if self.rewrites:
+            text = self.lines.get(path)
+            row = text.get(line) if text else None
+            hit = rewritten_at(row, column, end_column, self.rewrites) if row is not None else None
+            if hit is not None:
+                return Status.HANDLED, hit
         if self.compat or self.forward:
             text = self.lines.get(path)
             row = text.get(line) if text else None
@@ -306,7 +316,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-20"
+FACTS_VERSION = b"portaware-facts-21"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -389,12 +399,25 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
     if language == "python" and PY_PREDICATE_HINT.search(data):
+        if sf is None:
+            from porter.source.parse import parse
+
+            sf = parse(path, "python", data)
         spans = python_spans(data, path, sf)
-        return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans),
+        own_spans = tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans)
+        return PortFacts(spans=own_spans,
                          refs=tuple((r.target, r.side, r.where, r.twin)
                                     for r in setup_references(path, data.decode("utf-8", "replace"), spans))
-                         if setup else (), tested=own)
+                         if setup else (), tested=own,
+                         # ROCm-side str.replace on kernel source (porter.portaware.rewrites)
+                         rewrites=tuple(rocm_rewrites(sf.root, own_spans)) if b".replace(" in data else ())
     return PortFacts(tested=own)
+
+
+def may_rewrite(data: bytes) -> bool:
+    """Whether a Python file may hold a ROCm-side `str.replace` on kernel source (porter.portaware.rewrites): a
+    cheap pre-test, so a module without findings is read for it only when it might."""
+    return b".replace(" in data and PY_PREDICATE_HINT.search(data) is not None
 
 
 def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
@@ -557,11 +580,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, c in sorted(files.items()):
         if path in over:
             continue
-        if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and
-                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")) \
+        r = scanned.get(path)
+        if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and (
+                path in with_findings or PurePosixPath(path).name == "setup.py"
+                or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
             continue
-        r = scanned.get(path)
         f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
         if f is None:
             continue
@@ -831,7 +855,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 pm.stem_twins.setdefault(path, []).append(
                     StemTwin(stem + other, text, frozenset(re.findall(r"\w+", text))))
 
-    if len(pm.compat) or pm.forward or pm.stem_twins:
+    for p, f in sorted(facts.items()):
+        for n, old in f.rewrites:
+            pm.rewrites.setdefault(old, f"{p}:{n}")
+    if len(pm.compat) or pm.forward or pm.stem_twins or pm.rewrites:
         # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
         # `finding_lines`); a file the scan did not give facts for is read, from what the scan holds if it can.
         for path in sorted(with_findings):
