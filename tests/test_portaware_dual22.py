@@ -79,6 +79,11 @@ def test_backend_twins_need_shared_stems_and_rocm_code():
     rocm = {"b/sycl/ctx.h": "b/sycl/ctx.h:5", "o/sycl/b.cpp": "o/sycl/b.cpp:2"}
     # b/: two of three stems shared, ROCm code beside; s/: no ROCm code; o/: two of five stems
     assert backend_twins(paths, rocm) == {"b/cuda": ("b/sycl/ctx.h:5", "b/cuda/ and b/sycl/ share 2 file stems")}
+    # a sibling whose header the CUDA folder includes is code both builds share
+    shared = {"b/cuda/layers.cc": frozenset({"ctx.h"})}
+    assert backend_twins(paths, rocm, shared) == {}
+    assert backend_twins(paths, rocm, {"b/cuda/layers.cc": frozenset({"common.h"})}) == {
+        "b/cuda": ("b/sycl/ctx.h:5", "b/cuda/ and b/sycl/ share 2 file stems")}
     # a sibling named for a vendor is component_twins' business (`hip/` beside `cuda/`), not this reading
     assert backend_twins(["x/cuda/a.cu", "x/cuda/b.cu", "x/hip/a.cpp", "x/hip/b.cpp"], {"x/hip/a.cpp": "x/hip/a.cpp"}) == {}
 

@@ -1727,7 +1727,8 @@ def _stem(path: str) -> str:
     return posixpath.basename(path).split(".", 1)[0].lower()
 
 
-def backend_twins(paths: Iterable[str], rocm_code: dict[str, str]) -> dict[str, tuple[str, str]]:
+def backend_twins(paths: Iterable[str], rocm_code: dict[str, str],
+                  includes: dict[str, frozenset[str]] | None = None) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (the ROCm evidence of its counterpart, why they pair) for each directory named
     for CUDA whose sibling, named for no vendor, is the same backend written for another programming model that the
     project builds for AMD GPUs: lc0's src/neural/backends/cuda beside backends/sycl (layers, kernels,
@@ -1735,7 +1736,9 @@ def backend_twins(paths: Iterable[str], rocm_code: dict[str, str]) -> dict[str, 
     the SYCL sources include hipblas/hipblas.h under USE_HIPBLAS). The pair is the file stems (at least two, and at
     least half of the CUDA directory's), and the AMD build is the sibling's own code: `rocm_code` gives, per file,
     the "path:line" of a ROCm header it includes or of a ROCm-side arm it holds. A sibling with no ROCm code (a CPU
-    or OpenCL backend) is no counterpart: the CUDA directory's work stays open."""
+    or OpenCL backend) is no counterpart: the CUDA directory's work stays open. Nor is a sibling whose headers the
+    CUDA directory's files include (`includes`: per file, the names its quoted includes end in): that is code both
+    builds share, and its ROCm arms say nothing of the CUDA directory."""
     by_dir: dict[str, list[str]] = {}
     for p in paths:
         if PurePosixPath(p).suffix.lower() in _TREE_SUFFIXES:
@@ -1757,6 +1760,9 @@ def backend_twins(paths: Iterable[str], rocm_code: dict[str, str]) -> dict[str, 
                     continue
                 shared = stems & {_stem(p) for p in by_dir[sib]}
                 if len(shared) < 2 or 2 * len(shared) < len(stems):
+                    continue
+                theirs = {posixpath.basename(p) for p in by_dir[sib]} - {posixpath.basename(p) for p in by_dir[d]}
+                if includes and any(includes.get(p, frozenset()) & theirs for p in by_dir[d]):
                     continue
                 ev = next((rocm_code[p] for p in sorted(by_dir[sib]) if p in rocm_code), None)
                 if ev is not None:

@@ -689,7 +689,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     twins = component_twins(files, [c for f in facts.values() for c in f.components])
     # ... or the same backend written for another programming model that the project builds for AMD (lc0's
     # backends/cuda beside backends/sycl, whose sources include hipBLAS): scope.backend_twins
-    for d, twin in backend_twins(files, _rocm_code(pm, dirs)).items():
+    named = {p: frozenset(posixpath.basename(t) for _n, t in preprocessor.quoted_includes(ds)) for p, (ds, _t) in dirs.items()}
+    for d, twin in backend_twins(files, _rocm_code(pm, dirs), named).items():
         twins.setdefault(d, twin)
     if twins:
         for path in sorted(files):
