@@ -9,8 +9,12 @@
   A value compared with a vendor (`ARB_GPU STREQUAL "hip"`, `HIP_PLATFORM STREQUAL "nvcc"`) decides too; a
   variable compared with two NVIDIA values is unknown for the CUDA build; a ROCm-named switch whose first arm itself
   chooses the NVIDIA build (hoomd's `ENABLE_HIP`) decides nothing (neutral_switches).
+  Names and values with a HIP and an NVIDIA word (`USE_HIP_NVIDIA`, `"hip_nvidia"`) are HIP on NVIDIA: the CUDA
+  build's; `"$ENV{NAME}" STREQUAL ""` tests the switch NAME.
 - By Automake: a Makefile.am whose primaries all sit in one vendor's `if` builds its directory for that vendor only;
-  a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component.
+  a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component,
+  and so has one whose sibling is the same backend in another programming model with ROCm code of its own
+  (backend_twins: lc0's `backends/cuda` beside `backends/sycl`).
 - By setup.py: string literals naming sources inside a branch on `IS_ROCM`/`torch.version.hip` (porter.portaware.guards).
 - By includes: a header included only from ROCm-side lines is ROCm-only; one included only from CUDA-side lines is
   the CUDA side of a guard.

@@ -16,7 +16,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    handled, and the twin is the ROCm build's;
    a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
    (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
-   porter.portaware.scope.component_twins) → handled by that sibling, its kernels' verdicts kept (a component
+   porter.portaware.scope.component_twins; or the same backend in another programming model that the project
+   builds for AMD, lc0's `backends/cuda` beside `backends/sycl` with hipBLAS, scope.backend_twins) → handled by
+   that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
@@ -39,6 +41,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    component's files is part of that component (handled, its kernels' verdicts kept);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
    porter.portaware.twins) → handled, by the twin;
+9b. CUDA text that a ROCm-side branch of the project's Python rewrites in kernel source before compiling it
+   (`kernel.replace("__shfl_down_sync(FULL_MASK,", "__shfl_down(")` under `if torch.version.hip:`,
+   porter.portaware.rewrites), where the finding's columns cover it → handled, by the `replace` line;
 10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat: a ROCm-side
    `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
