@@ -85,7 +85,8 @@ def test_backend_twins_need_shared_stems_and_rocm_code():
     assert backend_twins(paths, rocm, {"b/cuda/layers.cc": frozenset({"common.h"})}) == {
         "b/cuda": ("b/sycl/ctx.h:5", "b/cuda/ and b/sycl/ share 2 file stems")}
     # a sibling named for a vendor is component_twins' business (`hip/` beside `cuda/`), not this reading
-    assert backend_twins(["x/cuda/a.cu", "x/cuda/b.cu", "x/hip/a.cpp", "x/hip/b.cpp"], {"x/hip/a.cpp": "x/hip/a.cpp"}) == {}
+    hip = ["x/cuda/a.cu", "x/cuda/b.cu", "x/hip/a.cpp", "x/hip/b.cpp"]
+    assert backend_twins(hip, {"x/hip/a.cpp": "x/hip/a.cpp"}) == {}
 
 
 def test_rocm_header():
@@ -173,3 +174,21 @@ def test_a_rewrite_outside_the_rocm_branch_leaves_its_text_open():
     result = _run()
     assert [(f.line, f.rule, str(f.severity), str(f.status)) for f in result.findings
             if f.path == "jit/templates/reduce.cuh" and f.line == 4] == [(4, "API004", "info", "open")]
+
+
+def test_getattr_of_torch_version_is_the_version_test():
+    from porter.portaware.guards import python_spans
+
+    src = (b"import torch\n"
+           b"def check():\n"
+           b"    if getattr(torch.version, 'hip', None) is not None:\n"   # 3
+           b"        raise RuntimeError('no ROCm')\n"
+           b"    if torch.version.cuda is None:\n"                         # 5: only the CUDA build gets here
+           b"        raise RuntimeError('no CUDA')\n"
+           b"    if getattr(torch.version, 'cuda'):\n"                      # 7
+           b"        pass\n"
+           b"    if getattr(cfg, 'hip', None):\n"                           # 9: another object's attribute
+           b"        pass\n")
+    spans = sorted((sp.start[0], sp.end[0], sp.side, sp.line) for sp in python_spans(src))
+    # (line 5's raise makes the rest of the block the CUDA build's as well: 7-10 from line 5)
+    assert spans == [(4, 4, "rocm", 3), (5, 10, "cuda", 3), (6, 6, "rocm", 5), (7, 10, "cuda", 5), (8, 8, "cuda", 7)]

@@ -233,6 +233,7 @@ _py_rocm_expr = lazy_regex(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_roc
 
 
 _py_platform_name = lazy_regex(r"^[A-Z][A-Z0-9_]*$")
+_py_getattr_version = lazy_regex(r"""^getattr\((?:torch\.)?version,["'](hip|cuda)["'](?:,None)?\)$""")
 
 
 _py_cuda_expr = lazy_regex(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
@@ -309,6 +310,10 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         return (s, False) if op == "and" else ("!" + s, False)
     if t in ("identifier", "attribute", "call"):
         text = _py_text(node, data)
+        # `getattr(torch.version, "hip", None)`: torch.version.hip, spelled for a torch without the attribute
+        g = _py_getattr_version().match(text) if t == "call" else None
+        if g is not None:
+            return (ROCM if g.group(1) == "hip" else CUDA), True
         if t == "call" and node.child_by_field_name("arguments") is not None and node.child_by_field_name("arguments").named_child_count:
             # a vendor predicate asked about its argument (tilelang's `is_cuda_target(target)` beside
             # `is_hip_target(target)`): true on that vendor's build only; the CUDA one only when paired, as `is_cuda()`

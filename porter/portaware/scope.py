@@ -671,8 +671,8 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
 # (`cu12x` ends `flashattentiontorch260abiTRUEcu12x`; a CUDA wheel tag cuNNN is read anywhere in the name)
 # Or for an NVIDIA library with no ROCm build under that name (comfy-kitchen's `cublas = ["nvidia-cublas>=13"]`, the
 # opt-in cuBLAS wheel of its CUDA backend): a user picks it for an NVIDIA machine as well.
-_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia|cublas(?:lt)?|cudnn\d*|cufft|cusparse(?:lt)?|cusolver|"
-                         r"curand|nccl|nvshmem|tensorrt)(?:$|[-_.])")
+_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia|cublas(?:lt)?|cudnn\d*|cufft|cusparse(?:lt)?|"
+                         r"cusolver|curand|nccl|nvshmem|tensorrt)(?:$|[-_.])")
 _DEV_EXTRA = re.compile(r"(?i)^(?:bench(?:mark)?s?|tests?|testing|dev|develop|docs?|lint|examples?)$")
 _TOML_TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
 _TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
@@ -883,8 +883,8 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
             depth -= 1
             if depth == 0 and pending is not None:
                 name = pending[0].lower()
-                out.append(CMakeCommand(pending[1], name, _cm_emptiness(args) if name in ("if", "elseif") else tuple(args),
-                                        line))
+                kept = _cm_emptiness(args) if name in ("if", "elseif") else tuple(args)
+                out.append(CMakeCommand(pending[1], name, kept, line))
                 pending, args = None, []
             continue
         if depth:

@@ -76,7 +76,8 @@ from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
-from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides, build_twin,
+from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
+                                    build_twin,
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
@@ -694,7 +695,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     twins = component_twins(files, [c for f in facts.values() for c in f.components])
     # ... or the same backend written for another programming model that the project builds for AMD (lc0's
     # backends/cuda beside backends/sycl, whose sources include hipBLAS): scope.backend_twins
-    named = {p: frozenset(posixpath.basename(t) for _n, t in preprocessor.quoted_includes(ds)) for p, (ds, _t) in dirs.items()}
+    named = {p: frozenset(posixpath.basename(t) for _n, t in preprocessor.quoted_includes(ds))
+             for p, (ds, _t) in dirs.items()}
     for d, twin in backend_twins(files, _rocm_code(pm, dirs), named).items():
         twins.setdefault(d, twin)
     if twins:
