@@ -1190,8 +1190,9 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         kern, launch_list, triton_helpers = tuple(triton_kernels), tuple(triton_launches), tuple(jit_functions)
     port = None
     # The port-status stage's facts of this file from this read and parse (it would read and parse it again);
-    # Python files only where that stage looks (findings, kernels, setup.py).
-    if language in ("cuda", "cmake") or (language == "python" and (findings or kern or path.endswith("setup.py"))):
+    # Python files only where that stage looks (findings, kernels, setup.py, ROCm-side rewrites of kernel source).
+    if language in ("cuda", "cmake") or (language == "python" and (findings or kern or path.endswith("setup.py")
+                                                                   or port_status.may_rewrite(data))):
         tree = sf if language != "cuda" or parses_alike(data, st.macros) else None
         port = port_status.file_facts(path, language, data, tree,
                                       preprocessor.preprocessed(sf) if language == "cuda" else None)

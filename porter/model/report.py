@@ -64,6 +64,9 @@ class PortFacts:
     # blocks of their own if(NAME) (porter.portaware.options.cmake_option_facts): which options are off by default
     cmake_options: tuple[tuple[str, int, bool], ...] = ()
     cmake_free_names: tuple[str, ...] = ()
+    # A Python file's (line, CUDA text) of each `str.replace("CUDA text", "HIP text")` its ROCm-side code runs on
+    # kernel source (porter.portaware.rewrites)
+    rewrites: tuple[tuple[int, str], ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

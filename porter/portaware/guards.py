@@ -233,6 +233,7 @@ _py_rocm_expr = lazy_regex(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_roc
 
 
 _py_platform_name = lazy_regex(r"^[A-Z][A-Z0-9_]*$")
+_py_getattr_version = lazy_regex(r"""^getattr\((?:torch\.)?version,["'](hip|cuda)["'](?:,None)?\)$""")
 
 
 _py_cuda_expr = lazy_regex(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
@@ -282,7 +283,13 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
             # NVIDIA and "hip" on AMD (triton/backends/nvidia|amd/driver.py: GPUTarget("cuda"|"hip", arch, warp)),
             # as a platform constant is; Triton's tutorials define `is_cuda()` / `is_hip()` by it.
             triton_target = name == "backend" and "get_current_target()" in whole
-            if vendor is None or not (_py_platform_name().match(name) or triton_target):
+            # A value compared with a ROCm name is a ROCm test whatever the value's name: no CUDA build's backend,
+            # target or platform value is "rocm" or "hip" (tilelang's `target.kind.name == "hip"`, Triton's
+            # `options.backend_name == "hip"`, piper-kernels' `accelerator_backend == "rocm"` from torch.version.hip).
+            # Not a torch device's `.type`: ROCm's PyTorch reports "cuda" there, so `device.type == "hip"` is no test
+            # of the build (https://pytorch.org/docs/stable/notes/hip.html).
+            rocm_value = vendor == ROCM and name != "type" and "(" not in name
+            if vendor is None or not (_py_platform_name().match(name) or triton_target or rocm_value):
                 return None, False
             if vendor == ROCM:
                 return (ROCM if text[1] == "==" else CUDA), True
@@ -303,6 +310,10 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         return (s, False) if op == "and" else ("!" + s, False)
     if t in ("identifier", "attribute", "call"):
         text = _py_text(node, data)
+        # `getattr(torch.version, "hip", None)`: torch.version.hip, spelled for a torch without the attribute
+        g = _py_getattr_version().match(text) if t == "call" else None
+        if g is not None:
+            return (ROCM if g.group(1) == "hip" else CUDA), True
         if t == "call" and node.child_by_field_name("arguments") is not None and node.child_by_field_name("arguments").named_child_count:
             # a vendor predicate asked about its argument (tilelang's `is_cuda_target(target)` beside
             # `is_hip_target(target)`): true on that vendor's build only; the CUDA one only when paired, as `is_cuda()`

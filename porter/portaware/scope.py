@@ -9,8 +9,12 @@
   A value compared with a vendor (`ARB_GPU STREQUAL "hip"`, `HIP_PLATFORM STREQUAL "nvcc"`) decides too; a
   variable compared with two NVIDIA values is unknown for the CUDA build; a ROCm-named switch whose first arm itself
   chooses the NVIDIA build (hoomd's `ENABLE_HIP`) decides nothing (neutral_switches).
+  Names and values with a HIP and an NVIDIA word (`USE_HIP_NVIDIA`, `"hip_nvidia"`) are HIP on NVIDIA: the CUDA
+  build's; `"$ENV{NAME}" STREQUAL ""` tests the switch NAME.
 - By Automake: a Makefile.am whose primaries all sit in one vendor's `if` builds its directory for that vendor only;
-  a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component.
+  a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component,
+  and so has one whose sibling is the same backend in another programming model with ROCm code of its own
+  (backend_twins: lc0's `backends/cuda` beside `backends/sycl`).
 - By setup.py: string literals naming sources inside a branch on `IS_ROCM`/`torch.version.hip` (porter.portaware.guards).
 - By includes: a header included only from ROCm-side lines is ROCm-only; one included only from CUDA-side lines is
   the CUDA side of a guard.
@@ -665,7 +669,10 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
 
 # An optional-dependencies extra named for a CUDA build: unsloth's `cu124onlytorch250`, `cuda12`, `nvidia-gpu`.
 # (`cu12x` ends `flashattentiontorch260abiTRUEcu12x`; a CUDA wheel tag cuNNN is read anywhere in the name)
-_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia)(?:$|[-_.])")
+# Or for an NVIDIA library with no ROCm build under that name (comfy-kitchen's `cublas = ["nvidia-cublas>=13"]`, the
+# opt-in cuBLAS wheel of its CUDA backend): a user picks it for an NVIDIA machine as well.
+_CUDA_EXTRA = re.compile(r"(?i)cu\d{2,3}|(?:^|[-_.])(?:cuda\d*|nvidia|cublas(?:lt)?|cudnn\d*|cufft|cusparse(?:lt)?|"
+                         r"cusolver|curand|nccl|nvshmem|tensorrt)(?:$|[-_.])")
 _DEV_EXTRA = re.compile(r"(?i)^(?:bench(?:mark)?s?|tests?|testing|dev|develop|docs?|lint|examples?)$")
 _TOML_TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
 _TOML_KEY = re.compile(r"^([A-Za-z0-9_.\"'-]+)\s*=")
@@ -825,6 +832,28 @@ def cmake_prose_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]
     return out
 
 
+# `"${NAME}" STREQUAL ""` / `"$ENV{NAME}" STREQUAL ""`: CMake's test that a variable (or an environment variable) is
+# empty, i.e. that the switch NAME is not given (https://cmake.org/cmake/help/latest/command/if.html#comparisons).
+# TASMANIAN's pip installer turns Tasmanian_ENABLE_CUDA on with `if (NOT "$ENV{Tasmanian_ENABLE_CUDA}" STREQUAL "")`
+# beside the same test of Tasmanian_ENABLE_HIP: each reads as a test of the switch itself (`NOT NAME`).
+_CM_DEREF = re.compile(r"^\$(?:ENV)?\{(\w+)\}$")
+
+
+def _cm_emptiness(args: list[str]) -> tuple[str, ...]:
+    """An if() condition's arguments with each emptiness test of a dereferenced name written as `NOT NAME`."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        m = _CM_DEREF.match(args[i])
+        if m is not None and i + 2 < len(args) and args[i + 1].upper() == "STREQUAL" and args[i + 2] == "":
+            out += ["NOT", m.group(1)]
+            i += 3
+            continue
+        out.append(args[i])
+        i += 1
+    return tuple(out)
+
+
 def cmake_commands(text: str) -> list[CMakeCommand]:
     """The commands of a CMake file with their arguments (nested parentheses flattened), lines 1-based."""
     out: list[CMakeCommand] = []
@@ -853,7 +882,9 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
                 continue
             depth -= 1
             if depth == 0 and pending is not None:
-                out.append(CMakeCommand(pending[1], pending[0].lower(), tuple(args), line))
+                name = pending[0].lower()
+                kept = _cm_emptiness(args) if name in ("if", "elseif") else tuple(args)
+                out.append(CMakeCommand(pending[1], name, kept, line))
                 pending, args = None, []
             continue
         if depth:
@@ -881,9 +912,18 @@ _CM_CUDA_WORD = re.compile(r"cuda\w*")
 _CM_FOUND = re.compile(r"(?i)_FOUND$|^CUDA::")
 
 
+# NVIDIA's words beside a HIP word name HIP compiled for NVIDIA GPUs (HIP_PLATFORM=nvidia, hipcc over nvcc:
+# https://rocm.docs.amd.com/projects/HIP/en/latest/install/build.html): SIMULATeQCD's USE_HIP_NVIDIA beside
+# USE_HIP_AMD, `BACKEND STREQUAL "hip_nvidia"`. The AMD build never sets such a switch or value, as it never defines
+# __HIP_PLATFORM_NVIDIA__ (porter.source.preprocessor.NVCC_ONLY): it is the NVIDIA build's.
+_CM_HIP_ON_NVIDIA = frozenset({"nvidia", "nvcc"})
+
+
 def _cm_var_side(name: str) -> str | None:
     name = re.sub(r"^\$\{(.*)\}$", r"\1", name)
     parts = {p.lower() for p in re.split(r"[_\W]+", name) if p}
+    if parts & _CM_HIP_ON_NVIDIA and parts & {"hip", "hipcc"}:
+        return CUDA
     if parts & _CM_ROCM_PARTS or any(_CM_ROCM_WORD.fullmatch(p) for p in parts) or name.lower().startswith("roc::"):
         return ROCM
     if parts & _CM_CUDA_PARTS or any(_CM_CUDA_WORD.fullmatch(p) for p in parts):
@@ -898,8 +938,17 @@ _CM_CUDA_LITERAL = frozenset({"cuda", "nvidia", "nvcc"})
 
 
 def _cm_literal_side(lit: str) -> str | None:
-    words = {w for w in re.split(r"[-_|.\s]+", lit.lower()) if w}
-    return ROCM if words & _CM_ROCM_LITERAL else CUDA if words & _CM_CUDA_LITERAL else None
+    # each alternative of a MATCHES pattern or list apart (`"cuda|hip"` names both; `"hip_nvidia"` is one value)
+    sides = set()
+    for alt in re.split(r"[|;\s]+", lit.lower()):
+        words = {w for w in re.split(r"[-_.]+", alt) if w}
+        if words & _CM_HIP_ON_NVIDIA and words & {"hip", "hipcc"}:
+            sides.add(CUDA)
+        elif words & _CM_ROCM_LITERAL:
+            sides.add(ROCM)
+        elif words & _CM_CUDA_LITERAL:
+            sides.add(CUDA)
+    return ROCM if ROCM in sides else CUDA if sides else None
 
 
 def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
@@ -1663,4 +1712,64 @@ def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, s
                 out[d] = (rocm_built[twin], built[d][1])
             elif cuda and not rocm and key in named:
                 out[d] = (named[key] + "/", f"{d}/ is named for CUDA")
+    return out
+
+
+# A header of the HIP runtime or of a ROCm library, by its include path (`hip/hip_runtime.h`, `hipblas/hipblas.h`,
+# `rocblas.h`, `miopen/miopen.h`): https://rocm.docs.amd.com/en/latest/reference/api-libraries.html.
+_ROCM_HEADER = re.compile(r"^[<\"]\s*(?:hip|hip\w*blas\w*|rocblas|hipcub|rocprim|rocthrust|miopen|rccl|hipsparse\w*|"
+                          r"rocsparse|hipfft|rocfft|hiprand|rocrand|hipsolver|rocsolver|rocwmma|hipblaslt)(?:/|\.h)")
+
+
+def rocm_header(include: str) -> bool:
+    """Whether an `#include` directive's text names a HIP or ROCm library header."""
+    return _ROCM_HEADER.match(include.strip()) is not None
+
+
+def _stem(path: str) -> str:
+    """A source's name up to its first dot, lower case: `layers.cc.dp.cpp` and `layers.cc` are both `layers`."""
+    return posixpath.basename(path).split(".", 1)[0].lower()
+
+
+def backend_twins(paths: Iterable[str], rocm_code: dict[str, str],
+                  includes: dict[str, frozenset[str]] | None = None) -> dict[str, tuple[str, str]]:
+    """CUDA component directory -> (the ROCm evidence of its counterpart, why they pair) for each directory named
+    for CUDA whose sibling, named for no vendor, is the same backend written for another programming model that the
+    project builds for AMD GPUs: lc0's src/neural/backends/cuda beside backends/sycl (layers, kernels,
+    fp16_kernels, common_kernels, winograd_helper, inputs_outputs in both; its -Dsycl=amd build links hipBLAS, and
+    the SYCL sources include hipblas/hipblas.h under USE_HIPBLAS). The pair is the file stems (at least two, and at
+    least half of the CUDA directory's), and the AMD build is the sibling's own code: `rocm_code` gives, per file,
+    the "path:line" of a ROCm header it includes or of a ROCm-side arm it holds. A sibling with no ROCm code (a CPU
+    or OpenCL backend) is no counterpart: the CUDA directory's work stays open. Nor is a sibling whose headers the
+    CUDA directory's files include (`includes`: per file, the names its quoted includes end in): that is code both
+    builds share, and its ROCm arms say nothing of the CUDA directory."""
+    by_dir: dict[str, list[str]] = {}
+    for p in paths:
+        if PurePosixPath(p).suffix.lower() in _TREE_SUFFIXES:
+            by_dir.setdefault(posixpath.dirname(p), []).append(p)
+    by_parent: dict[str, list[str]] = {}
+    for d in sorted(by_dir):
+        if d:
+            by_parent.setdefault(posixpath.dirname(d), []).append(d)
+    out: dict[str, tuple[str, str]] = {}
+    for kids in by_parent.values():
+        for d in kids:
+            _key, cuda, rocm = _dir_key(posixpath.basename(d))
+            if not cuda or rocm:
+                continue
+            stems = {_stem(p) for p in by_dir[d]}
+            for sib in kids:
+                _k, s_cuda, s_rocm = _dir_key(posixpath.basename(sib))
+                if sib == d or s_cuda or s_rocm:
+                    continue
+                shared = stems & {_stem(p) for p in by_dir[sib]}
+                if len(shared) < 2 or 2 * len(shared) < len(stems):
+                    continue
+                theirs = {posixpath.basename(p) for p in by_dir[sib]} - {posixpath.basename(p) for p in by_dir[d]}
+                if includes and any(includes.get(p, frozenset()) & theirs for p in by_dir[d]):
+                    continue
+                ev = next((rocm_code[p] for p in sorted(by_dir[sib]) if p in rocm_code), None)
+                if ev is not None:
+                    out[d] = (ev, f"{d}/ and {sib}/ share {len(shared)} file stems")
+                    break
     return out

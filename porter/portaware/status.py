@@ -16,7 +16,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    handled, and the twin is the ROCm build's;
    a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
    (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
-   porter.portaware.scope.component_twins) → handled by that sibling, its kernels' verdicts kept (a component
+   porter.portaware.scope.component_twins; or the same backend in another programming model that the project
+   builds for AMD, lc0's `backends/cuda` beside `backends/sycl` with hipBLAS, scope.backend_twins) → handled by
+   that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
@@ -39,6 +41,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    component's files is part of that component (handled, its kernels' verdicts kept);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
    porter.portaware.twins) → handled, by the twin;
+9b. CUDA text that a ROCm-side branch of the project's Python rewrites in kernel source before compiling it
+   (`kernel.replace("__shfl_down_sync(FULL_MASK,", "__shfl_down(")` under `if torch.version.hip:`,
+   porter.portaware.rewrites), where the finding's columns cover it → handled, by the `replace` line;
 10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat: a ROCm-side
    `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
@@ -71,7 +76,8 @@ from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
-from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, build_sides, build_twin,
+from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
+                                    build_twin,
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
@@ -79,11 +85,13 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cuda_only_match, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
-                                    nvcc_flag_assignments, nvidia_only_switches, rocm_path_evidence, setup_references)
+                                    nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
+                                    setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
                                       off_arms)
+from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -153,6 +161,9 @@ class PortMap:
     # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
     nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     rocm_build: str | None = None
+    # CUDA text the project's ROCm-side Python rewrites in kernel source before compiling it -> "path:line" of the
+    # `replace` (porter.portaware.rewrites)
+    rewrites: dict[str, str] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False) -> tuple[Status, str | None]:
@@ -221,6 +232,12 @@ class PortMap:
         for start, end, twin in self.twins.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, twin
+        if self.rewrites:
+            text = self.lines.get(path)
+            row = text.get(line) if text else None
+            hit = rewritten_at(row, column, end_column, self.rewrites) if row is not None else None
+            if hit is not None:
+                return Status.HANDLED, hit
         if self.compat or self.forward:
             text = self.lines.get(path)
             row = text.get(line) if text else None
@@ -305,7 +322,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-20"
+FACTS_VERSION = b"portaware-facts-21"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -388,12 +405,25 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
     if language == "python" and PY_PREDICATE_HINT.search(data):
+        if sf is None:
+            from porter.source.parse import parse
+
+            sf = parse(path, "python", data)
         spans = python_spans(data, path, sf)
-        return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans),
+        own_spans = tuple((sp.start, sp.end, sp.side, sp.line) for sp in spans)
+        return PortFacts(spans=own_spans,
                          refs=tuple((r.target, r.side, r.where, r.twin)
                                     for r in setup_references(path, data.decode("utf-8", "replace"), spans))
-                         if setup else (), tested=own)
+                         if setup else (), tested=own,
+                         # ROCm-side str.replace on kernel source (porter.portaware.rewrites)
+                         rewrites=tuple(rocm_rewrites(sf.root, own_spans)) if b".replace(" in data else ())
     return PortFacts(tested=own)
+
+
+def may_rewrite(data: bytes) -> bool:
+    """Whether a Python file may hold a ROCm-side `str.replace` on kernel source (porter.portaware.rewrites): a
+    cheap pre-test, so a module without findings is read for it only when it might."""
+    return b".replace(" in data and PY_PREDICATE_HINT.search(data) is not None
 
 
 def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
@@ -556,11 +586,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for path, c in sorted(files.items()):
         if path in over:
             continue
-        if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and
-                                                          (path in with_findings or PurePosixPath(path).name == "setup.py")) \
+        r = scanned.get(path)
+        if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and (
+                path in with_findings or PurePosixPath(path).name == "setup.py"
+                or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
             continue
-        r = scanned.get(path)
         f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
         if f is None:
             continue
@@ -662,6 +693,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
     # does is a missing feature of the ROCm build, real work.
     twins = component_twins(files, [c for f in facts.values() for c in f.components])
+    # ... or the same backend written for another programming model that the project builds for AMD (lc0's
+    # backends/cuda beside backends/sycl, whose sources include hipBLAS): scope.backend_twins
+    named = {p: frozenset(posixpath.basename(t) for _n, t in preprocessor.quoted_includes(ds))
+             for p, (ds, _t) in dirs.items()}
+    for d, twin in backend_twins(files, _rocm_code(pm, dirs), named).items():
+        twins.setdefault(d, twin)
     if twins:
         for path in sorted(files):
             if path in pm.file_side:
@@ -826,7 +863,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 pm.stem_twins.setdefault(path, []).append(
                     StemTwin(stem + other, text, frozenset(re.findall(r"\w+", text))))
 
-    if len(pm.compat) or pm.forward or pm.stem_twins:
+    for p, f in sorted(facts.items()):
+        for n, old in f.rewrites:
+            pm.rewrites.setdefault(old, f"{p}:{n}")
+    if len(pm.compat) or pm.forward or pm.stem_twins or pm.rewrites:
         # Which name a finding matched needs its line: the scan kept the lines its findings are on (port facts'
         # `finding_lines`); a file the scan did not give facts for is read, from what the scan holds if it can.
         for path in sorted(with_findings):
@@ -842,6 +882,22 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+def _rocm_code(pm: PortMap, dirs) -> dict[str, str]:
+    """Per C/C++ file, the "path:line" (or path) of ROCm code of its own: ROCm-only by name or place, a ROCm-side
+    preprocessor arm, or an include of a HIP or ROCm library header (scope.rocm_header)."""
+    out: dict[str, str] = {}
+    for path, (ds, _total) in sorted(dirs.items()):
+        fs = pm.file_side.get(path)
+        if fs is not None and fs[1] == ROCM and fs[0] == "name":
+            out[path] = path
+            continue
+        at = [r.start for r in pm.regions.get(path, ()) if r.side == ROCM and r.guard]
+        at += [d.line for d in ds if d.kind == "include" and rocm_header(d.text)]
+        if at:
+            out[path] = f"{path}:{min(at)}"
+    return out
 
 
 # A setup.py that builds torch extensions itself, and whether it mentions CMake or make (then it may drive them).
