@@ -40,11 +40,14 @@ def test_one_arm_is_kept_at_the_same_offsets():
     lines = out.split(b"\n")
     assert lines[5].strip() == b"" and lines[7:10] == [b" " * len(x) for x in data.split(b"\n")[7:10]]  # 6, 8-10
     assert lines[6] == b"  for (int k = 0; k < 2 && i < n; ++k) {"  # the first arm, as written
-    # Balanced arms (`} else if (a) {` / `} else {`) and one-arm groups are left alone.
+    # Balanced arms (`} else if (a) {` / `} else {`) and balanced one-arm groups are left alone.
     balanced = b"void f(int a) {\n  if (a) {\n#if X\n  } else if (a > 1) {\n#else\n  } else {\n#endif\n  }\n}\n"
     assert one_arm_for_braces(balanced) is balanced
+    plain = b"void f(int a) {\n#if X\n  if (a) { a++; }\n#endif\n}\n"
+    assert one_arm_for_braces(plain) is plain
+    # Unbalanced one-arm groups with an unknown condition are read as taken: directives blanked, bodies kept.
     single = b"void f(int a) {\n#if X\n  if (a) {\n#endif\n  a++;\n#if X\n  }\n#endif\n}\n"
-    assert one_arm_for_braces(single) is single
+    assert one_arm_for_braces(single) == b"void f(int a) {\n     \n  if (a) {\n      \n  a++;\n     \n  }\n      \n}\n"
 
 
 def test_kernels_defined_in_macro_bodies_are_found_once_named_by_their_last_pasted_operand():
@@ -87,3 +90,21 @@ def test_alternative_heads_that_stop_inside_the_parameter_list_are_read_as_one_a
     was, now = data.split(b"\n"), one_arm_for_braces(data).split(b"\n")
     # the group's directives (3, 5, 7) and the HIP head (6) are blanked; the call's arms (14-18) end in `;` and stay
     assert [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b] == [3, 5, 6, 7]
+
+
+def test_dead_arms_and_one_arm_groups_that_split_braces_do_not_lose_the_kernel():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "one_arm_braces.cu"]
+    assert kernels == [("masked", 5, 10), ("chosen", 14, 21), ("timed", 25, 35), ("after", 39, 39)]
+    # each launch is a host launch of a found kernel, none read as a device-side one
+    found = [(f["line"], f["rule"], f["kernel"]) for f in doc["findings"] if f["path"] == "one_arm_braces.cu"]
+    assert found == [(5, "KRN001", "masked"), (12, "KRN002", None), (14, "KRN001", "chosen"), (23, "KRN002", None),
+                     (25, "KRN001", "timed"), (37, "KRN002", None), (39, "KRN001", "after")]
+    data = (EXTENT / "one_arm_braces.cu").read_bytes()
+    was, now = data.split(b"\n"), one_arm_for_braces(data).split(b"\n")
+    changed = [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b]
+    # `#if 0` group of one arm: all of it (6-8); the `#if 0` arm and the group's directives (15-17, 19), the live
+    # `#else` body (18) kept; the timing groups' directives only (26, 29, 31, 34)
+    assert changed == [6, 7, 8, 15, 16, 17, 19, 26, 29, 31, 34]
+    assert all(now[i - 1].strip() == b"" for i in changed) and len(now) == len(was)
+    assert now[17] == b"  int i = threadIdx.x;" and now[26] == b"  if (threadIdx.x == 0) {"

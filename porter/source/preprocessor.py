@@ -1475,7 +1475,14 @@ def one_arm_for_braces(data: bytes) -> bytes:
     `__global__ void k(...)` / `#else` / `void cpu_k(...)` / `#endif` / `{`: one source a C++ compiler builds for
     the CPU and nvcc for the GPU) is read one arm too: both heads before one body are no function at all to a
     parser, and the kernel is lost. The arm kept is the one declaring a `__global__` function (only a CUDA/HIP
-    compiler accepts that keyword, so it is the arm the GPU build reads), else the first."""
+    compiler accepts that keyword, so it is the arm the GPU build reads), else the first.
+
+    An arm no build compiles (`#if 0`, the `#else` of `#if 1`, any arm inside one: what `_walk` reads as dead) is
+    never the one kept while a live arm exists, and a group of one dead arm that opens or closes braces (`#if 0` /
+    `for (...) {` / `#endif`, a loop head switched off) is blanked whole: the compiler skips it, so its brace must not
+    cost the parser the kernel around it. A live group of one arm that opens or closes braces is read as taken (its
+    directives blanked, its body kept): its brace pairs with code the compiler reads with it, which a parser cannot
+    follow across the directive."""
     if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
@@ -1495,10 +1502,18 @@ def one_arm_for_braces(data: bytes) -> bytes:
 
     out = None
     for g in pp.groups:
+        unbalanced = any(delta(a.end_line + 1, a.last) for a in g.arms)
         if len(g.arms) < 2:
-            continue
-        keep = 0
-        if not any(delta(a.end_line + 1, a.last) for a in g.arms):
+            if not unbalanced:
+                continue
+            # A dead arm: nothing of the group is kept. A live one is read as taken, its directives blanked: the
+            # brace it opens is closed by code outside it or by a like group below (`#ifdef TIMING` / `if (t) {`
+            # / `#endif` ... `#ifdef TIMING` / `}` / `#endif`), which is read the same way, so the two balance.
+            keep = -1 if _dead_arms(g, pp.dead) else 0
+        elif unbalanced:
+            dead = _dead_arms(g, pp.dead)
+            keep = next((i for i in range(len(g.arms)) if i not in dead), 0)
+        else:
             heads = _alternative_heads(code, g, span, total)
             if heads is None:
                 continue
@@ -1515,6 +1530,21 @@ def one_arm_for_braces(data: bytes) -> bytes:
                 out = bytearray(data)
             out[a:b] = data[a:b].translate(_TO_SPACE)
     return data if out is None else bytes(out)
+
+
+def _dead_arms(g: Group, dead: frozenset[int]) -> frozenset[int]:
+    """The indices of `g`'s arms no build compiles, as `_walk` reads them: the whole group when its `#if` line is
+    dead (inside an outer dead arm), else each arm after one known true, and each arm whose own condition is known
+    false (`#if 0`, `#elif 0`). Read from the conditions, not from `dead`'s body lines, so an empty arm counts too."""
+    if g.arms[0].line in dead:
+        return frozenset(range(len(g.arms)))
+    out, taken = set(), False
+    for i, a in enumerate(g.arms):
+        value = None if a.kind == "else" else condition(a.kind, a.text, _NEUTRAL)[0]
+        if taken or value is False:
+            out.add(i)
+        taken = taken or value is True
+    return frozenset(out)
 
 
 # What follows a function head: its body's brace (after blanks and newlines).
