@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from porter.source.parse_input import kernel_macro_bodies
+from porter.source.parse import parse
+from porter.source.parse_input import harvest_macros, kernel_macro_bodies, neutralise_macros
 from porter.source.preprocessor import one_arm_for_braces
 from tests.helpers import porter_here
 
@@ -108,3 +109,36 @@ def test_dead_arms_and_one_arm_groups_that_split_braces_do_not_lose_the_kernel()
     assert changed == [6, 7, 8, 15, 16, 17, 19, 26, 29, 31, 34]
     assert all(now[i - 1].strip() == b"" for i in changed) and len(now) == len(was)
     assert now[17] == b"  int i = threadIdx.x;" and now[26] == b"  if (threadIdx.x == 0) {"
+
+
+def test_kernels_declared_through_typed_linkage_and_multi_line_macros_are_found():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "macro_spellings.cu"]
+    assert kernels == [("by_name", 4, 4), ("typed", 6, 6), ("spread", 12, 16), ("named_last", 18, 18),
+                       ("bounded", 20, 20), ("templated", 22, 22), ("split_bounds", 24, 27)]
+    # every launch (lines 30-36) now has its kernel: none is left unmatched
+    launches = sorted((x["line"], x["kernel"]) for x in doc["launches"] if x["path"] == "macro_spellings.cu")
+    assert launches == [(30, "by_name"), (31, "typed"), (32, "spread"), (33, "named_last"), (34, "bounded"),
+                        (35, "templated"), (36, "split_bounds")]
+
+
+def test_typed_qualifier_macros_make_device_functions_and_leave_host_void_macros_alone():
+    header = (EXTENT / "kernel_macros.h").read_bytes()
+    macros = harvest_macros(header)
+    assert macros["KERNEL"] == 'extern "C" __global__' and macros["GLOBAL_VOID"] == "static __global__ void"
+    assert "HOST_VOID" not in macros  # `static void`: no kernel or device function, the parser reads it as written
+    assert macros["GPU_KERNEL()"] == "0+" and macros["KERNEL_DECL()"] == "0"
+    data = (EXTENT / "macro_spellings.cu").read_bytes()
+    sf = parse("macro_spellings.cu", "cuda", data, macros)
+    kinds = {f.name: (f.start_line, f.is_kernel, f.is_device) for f in sf.functions}
+    assert kinds["helper"] == (8, False, True) and kinds["host_only"] == (10, False, False)
+    out, uses, _ = neutralise_macros(data, macros)
+    assert len(out) == len(data) and out.count(b"\n") == data.count(b"\n")
+    lines = out.split(b"\n")
+    # the use over lines 12-14: `void spread(` on its first line, its `)` where it was, the newlines kept
+    assert lines[11:14] == [b"void spread(       ", b" " * 21, b"                 ) {"]
+    assert lines[17].startswith(b"void named_last ") and lines[17].endswith(b"(float* x) { x[threadIdx.x] = 5.f; }")
+    # `GLOBAL_VOID` is too short for `__global__ void`: the return type alone, the kernel known from the use
+    assert lines[5] == b"void        typed(float* x) { x[threadIdx.x] = 2.f; }"
+    assert sorted(uses.values()) == ["DEVICE_VOID", "GLOBAL_TEMPLATE", "GLOBAL_VOID", "GPU_KERNEL", "KERNEL",
+                                     "KERNEL_DECL", "KERNEL_LB", "KLB"]
