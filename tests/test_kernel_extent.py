@@ -142,3 +142,13 @@ def test_typed_qualifier_macros_make_device_functions_and_leave_host_void_macros
     assert lines[5] == b"void        typed(float* x) { x[threadIdx.x] = 2.f; }"
     assert sorted(uses.values()) == ["DEVICE_VOID", "GLOBAL_TEMPLATE", "GLOBAL_VOID", "GPU_KERNEL", "KERNEL",
                                      "KERNEL_DECL", "KERNEL_LB", "KLB"]
+
+
+def test_parenthesised_and_attributed_kernel_names_are_the_names_launches_use():
+    doc = scanned()
+    kernels = [(k["name"], k["line"]) for k in doc["kernels"] if k["path"] == "declarator_names.cu"]
+    assert kernels == [("clamp_k", 5), ("kept", 7)]  # were `(clamp_k)` and `used]]`
+    sites = {k["name"]: [x["line"] for x in k["launches"]] for k in doc["kernels"] if k["path"] == "declarator_names.cu"}
+    assert sites == {"clamp_k": [10], "kept": [11]}  # each launch reaches its kernel
+    sf = parse("f.cpp", "cuda", b"void (*pick(int a))(int) { return 0; }\nint (min)(int a, int b) { return a; }\n")
+    assert [f.name for f in sf.functions] == ["pick", "min"]
