@@ -152,3 +152,14 @@ def test_parenthesised_and_attributed_kernel_names_are_the_names_launches_use():
     assert sites == {"clamp_k": [10], "kept": [11]}  # each launch reaches its kernel
     sf = parse("f.cpp", "cuda", b"void (*pick(int a))(int) { return 0; }\nint (min)(int a, int b) { return a; }\n")
     assert [f.name for f in sf.functions] == ["pick", "min"]
+
+
+def test_alternative_bodies_of_one_head_are_read_as_the_arm_nvcc_compiles():
+    doc = scanned()
+    kernels = [(k["name"], k["line"], k["end_line"]) for k in doc["kernels"] if k["path"] == "alternative_bodies.cu"]
+    assert kernels == [("both", 4, 9), ("negated", 16, 20)]
+    data = (EXTENT / "alternative_bodies.cu").read_bytes()
+    was, now = data.split(b"\n"), one_arm_for_braces(data).split(b"\n")
+    # the directives and the CPU bodies (10-14; 17-19 and 21), the `__CUDACC__` bodies kept
+    assert [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b] == [6, 10, 11, 12, 13, 14, 17, 18, 19, 21]
+    assert now[19] == b"{ x[threadIdx.x] = 2; }"

@@ -1482,7 +1482,11 @@ def one_arm_for_braces(data: bytes) -> bytes:
     `for (...) {` / `#endif`, a loop head switched off) is blanked whole: the compiler skips it, so its brace must not
     cost the parser the kernel around it. A live group of one arm that opens or closes braces is read as taken (its
     directives blanked, its body kept): its brace pairs with code the compiler reads with it, which a parser cannot
-    follow across the directive."""
+    follow across the directive.
+
+    A group whose arms are alternative bodies of the one head before its `#if` (`__global__ void k(...)` /
+    `#ifdef __CUDACC__` / `{ GPU body }` / `#else` / `{ CPU body }` / `#endif`, ramsesGPU's form) is read one arm too,
+    the one the CUDA compiler takes (see _alternative_bodies)."""
     if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
@@ -1516,6 +1520,8 @@ def one_arm_for_braces(data: bytes) -> bytes:
         else:
             heads = _alternative_heads(code, g, span, total)
             if heads is None:
+                heads = _alternative_bodies(code, g, span, pp.dead)
+            if heads is None:
                 continue
             keep = heads
         lines = [(a.line, a.end_line) for a in g.arms] + [(a.end_line + 1, a.last)
@@ -1545,6 +1551,47 @@ def _dead_arms(g: Group, dead: frozenset[int]) -> frozenset[int]:
             out.add(i)
         taken = taken or value is True
     return frozenset(out)
+
+
+# The CUDA compiler's own macros: an arm that tests one of them defined is the arm nvcc compiles.
+_CUDA_COMPILER = ("__CUDACC__", "__CUDA_ARCH__", "__NVCC__")
+_DEFINED_CUDA = re.compile(r"^\s*(?:defined\s*\(?\s*)?(?:__CUDACC__|__CUDA_ARCH__|__NVCC__)\b")
+
+
+def _alternative_bodies(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]],
+                        dead: frozenset[int]) -> int | None:
+    """The index of the arm to keep when `g` follows a function head (the code before its `#if` ends in `)`) and
+    every arm with code, at least two, is one `{ ... }` body: the arm that tests a CUDA compiler macro defined
+    (`#ifdef __CUDACC__`, `#if defined(__CUDA_ARCH__)`, the `#else` of `#ifndef __CUDACC__`), else the first live
+    arm with code. None when `g` is no such group."""
+    start = span(g.arms[0].line, g.arms[0].line)[0]
+    j = start - 1
+    while j >= 0 and code[j] in b" \t\r\n\f\v":
+        j -= 1
+    if j < 0 or code[j] != 0x29:  # `)`
+        return None
+    with_code = []
+    for i, a in enumerate(g.arms):
+        if a.last < a.end_line + 1:
+            continue
+        lo, hi = span(a.end_line + 1, a.last)
+        body = code[lo:hi].strip()
+        if not body:
+            continue
+        if not (body.startswith(b"{") and body.endswith(b"}")):
+            return None
+        with_code.append(i)
+    if len(with_code) < 2:
+        return None
+    first = g.arms[0]
+    for i in with_code:
+        a = g.arms[i]
+        if a.kind in ("ifdef", "elifdef", "if", "elif") and _DEFINED_CUDA.match(a.text):
+            return i
+        if a.kind == "else" and first.kind == "ifndef" and first.text.split()[:1] in ([m] for m in _CUDA_COMPILER):
+            return i
+    live = [i for i in with_code if i not in _dead_arms(g, dead)]
+    return (live or with_code)[0]
 
 
 # What follows a function head: its body's brace (after blanks and newlines).
