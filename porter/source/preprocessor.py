@@ -1486,7 +1486,9 @@ def one_arm_for_braces(data: bytes) -> bytes:
 
     A group whose arms are alternative bodies of the one head before its `#if` (`__global__ void k(...)` /
     `#ifdef __CUDACC__` / `{ GPU body }` / `#else` / `{ CPU body }` / `#endif`, ramsesGPU's form) is read one arm too,
-    the one the CUDA compiler takes (see _alternative_bodies)."""
+    the one the CUDA compiler takes (see _alternative_bodies). So is a group inside a declaration's specifiers
+    (`__global__` / `#if __CUDA_ARCH__ >= 500` / `__launch_bounds__(512, 3)` / `#endif` / `void k(...)`, how
+    ccminer and others bound a kernel per architecture; see _specifier_arms), a group of one arm read as taken."""
     if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
@@ -1508,7 +1510,7 @@ def one_arm_for_braces(data: bytes) -> bytes:
     for g in pp.groups:
         unbalanced = any(delta(a.end_line + 1, a.last) for a in g.arms)
         if len(g.arms) < 2:
-            if not unbalanced:
+            if not unbalanced and _specifier_arms(code, g, span, total) is None:
                 continue
             # A dead arm: nothing of the group is kept. A live one is read as taken, its directives blanked: the
             # brace it opens is closed by code outside it or by a like group below (`#ifdef TIMING` / `if (t) {`
@@ -1521,6 +1523,8 @@ def one_arm_for_braces(data: bytes) -> bytes:
             heads = _alternative_heads(code, g, span, total)
             if heads is None:
                 heads = _alternative_bodies(code, g, span, pp.dead)
+            if heads is None:
+                heads = _specifier_arms(code, g, span, total, pp.dead)
             if heads is None:
                 continue
             keep = heads
@@ -1551,6 +1555,51 @@ def _dead_arms(g: Group, dead: frozenset[int]) -> frozenset[int]:
             out.add(i)
         taken = taken or value is True
     return frozenset(out)
+
+
+# An arm that is only declaration specifiers: words, each maybe with one parenthesised argument list
+# (`__launch_bounds__(512, 3)`, `__attribute__((used))`), nothing that ends or opens a statement.
+_SPECIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\b[ \t\r\n]*(?:\((?:[^;{}()]|\([^;{}()]*\))*\)[ \t\r\n]*)?)+")
+_CUDA_SPECIFIER = re.compile(rb"\b(?:__global__|__device__|__host__|__launch_bounds__|__maxnreg__|__forceinline__|"
+                             rb"__noinline__|__cluster_dims__)\b")
+_SPECIFIER_ARM_BYTES = 512
+
+
+def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int,
+                    dead: frozenset[int] = frozenset()) -> int | None:
+    """The index of the arm to keep when `g` sits inside a declaration's specifiers: every arm with code is only
+    specifier words (_SPECIFIERS, at most _SPECIFIER_ARM_BYTES), one of them CUDA's (`__global__`,
+    `__launch_bounds__(n)`, ...), and the code after the `#endif` goes on with a word (the rest of the declaration).
+    Keeps the first live arm that says `__global__`, else the first live arm with code. A parser reads the directive
+    as the end of the declaration, and the kernel is lost. None when `g` is no such group."""
+    if g.endif >= total:
+        return None
+    after = span(g.endif, g.endif)[1]
+    j = after
+    while j < len(code) and code[j] in b" \t\r\n\f\v":
+        j += 1
+    if j >= len(code) or not (code[j] == 0x5F or 0x41 <= code[j] <= 0x5A or 0x61 <= code[j] <= 0x7A):
+        return None
+    with_code, cuda = [], False
+    for i, a in enumerate(g.arms):
+        if a.last < a.end_line + 1:
+            continue
+        lo, hi = span(a.end_line + 1, a.last)
+        if hi - lo > _SPECIFIER_ARM_BYTES:
+            return None
+        body = code[lo:hi].strip()
+        if not body:
+            continue
+        if not _SPECIFIERS.fullmatch(body):
+            return None
+        says = _CUDA_SPECIFIER.search(body) is not None
+        cuda = cuda or says
+        with_code.append((i, _GLOBAL_WORD.search(body) is not None))
+    if not with_code or not cuda:
+        return None
+    killed = _dead_arms(g, dead) if dead else frozenset()
+    live = [(i, k) for i, k in with_code if i not in killed] or with_code
+    return next((i for i, kernel in live if kernel), live[0][0])
 
 
 # The CUDA compiler's own macros: an arm that tests one of them defined is the arm nvcc compiles.
