@@ -167,13 +167,16 @@ def test_alternative_bodies_of_one_head_are_read_as_the_arm_nvcc_compiles():
 
 def test_groups_inside_a_kernels_specifiers_keep_the_declaration_whole():
     doc = scanned()
-    kernels = [(k["name"], k["line"], k["end_line"], k["launch_bounds_values"]["text"])
+    kernels = [(k["name"], k["line"], k["end_line"], (k["launch_bounds_values"] or {}).get("text"))
                for k in doc["kernels"] if k["path"] == "specifier_arms.cu"]
-    # the first live arm's bounds (the CUDA build's first choice), the arm saying `__global__` for k3
-    assert kernels == [("k1", 3, 10, ["512", "3"]), ("k2", 12, 21, ["32", "16"]), ("k3", 24, 31, ["256"])]
+    # the first live arm's bounds (the CUDA build's first choice), the arm saying `__global__` for k3; k4's group
+    # is empty (its bounds commented out) and still split the declaration
+    assert kernels == [("k1", 3, 10, ["512", "3"]), ("k2", 12, 21, ["32", "16"]), ("k3", 24, 31, ["256"]),
+                       ("k4", 35, 42, None)]
     data = (EXTENT / "specifier_arms.cu").read_bytes()
     was, now = data.split(b"\n"), one_arm_for_braces(data).split(b"\n")
-    assert [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b] == [4, 6, 13, 15, 16, 17, 23, 25, 26, 27]
+    assert [i + 1 for i, (a, b) in enumerate(zip(was, now)) if a != b] == [4, 6, 13, 15, 16, 17, 23, 25, 26, 27,
+                                                                           36, 38]
     # a statement in an arm, or no CUDA specifier in any arm, is no such group: left as written
     other = b"int f() {\n#if A\n  g();\n#endif\n  return 0;\n}\n#if B\nstatic\n#endif\nint v = 1;\n"
     assert one_arm_for_braces(other) is other

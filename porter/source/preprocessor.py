@@ -1563,6 +1563,9 @@ _SPECIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\b[ \t\r\n]*(?:\((?:[^;{}()]|\([^;{}(
 _CUDA_SPECIFIER = re.compile(rb"\b(?:__global__|__device__|__host__|__launch_bounds__|__maxnreg__|__forceinline__|"
                              rb"__noinline__|__cluster_dims__)\b")
 _SPECIFIER_ARM_BYTES = 512
+# Code that ends inside a CUDA declaration's specifiers (before an empty group: _specifier_arms).
+_SPECIFIER_END = re.compile(rb"(?:\b(?:__global__|__device__|__host__|__forceinline__|__noinline__)|"
+                            rb"\b__launch_bounds__[ \t]*\([^()]*\))[ \t\r\n]*\Z")
 
 
 def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int,
@@ -1595,7 +1598,12 @@ def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int,
         says = _CUDA_SPECIFIER.search(body) is not None
         cuda = cuda or says
         with_code.append((i, _GLOBAL_WORD.search(body) is not None))
-    if not with_code or not cuda:
+    if not with_code:
+        # every arm empty (`__global__` / `#if __CUDA_ARCH__ >= 500` / `//__launch_bounds__(128, 12)` / `#endif`):
+        # nothing to choose, but the directives still split the declaration when it is a CUDA one
+        start = span(g.arms[0].line, g.arms[0].line)[0]
+        return 0 if _SPECIFIER_END.search(code, max(0, start - 128), start) else None
+    if not cuda:
         return None
     killed = _dead_arms(g, dead) if dead else frozenset()
     live = [(i, k) for i, k in with_code if i not in killed] or with_code
