@@ -316,7 +316,19 @@ def function_name_node(decl: ts.Node | None) -> ts.Node | None:
         decl = nxt
     if decl is None:
         return None
-    return decl.child_by_field_name("declarator")
+    name = decl.child_by_field_name("declarator")
+    # `__global__ void (k)(...)` (parenthesised, so no function-like macro `k` expands there) and `void k
+    # [[gnu::used]] (...)`: the name inside. A parenthesised declarator that holds more (`void (*f(int))(float)`, a
+    # function returning a function pointer) names the inner function.
+    while name is not None and name.type in _NAME_WRAPPERS:
+        inner = name.named_children[0] if name.named_children else None
+        if inner is not None and "declarator" in inner.type and inner.type not in _NAME_WRAPPERS:
+            return function_name_node(inner)
+        name = inner
+    return name
+
+
+_NAME_WRAPPERS = frozenset({"parenthesized_declarator", "attributed_declarator"})
 
 
 def unqualified(name: str) -> str:

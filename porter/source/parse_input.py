@@ -11,11 +11,15 @@ from typing import Iterator
 from porter.lazyre import lazy_regex
 
 
-# `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)).
+# `#define NAME body` where body is only declaration qualifiers (and optionally __launch_bounds__(...)), a C
+# linkage (`#define KERNEL extern "C" __global__`, how OpenMM and other projects that load kernels by name write
+# theirs) and a kernel's return type, `void` (`#define GLOBAL_VOID static __global__ void`); a body with `void` is
+# harvested only when it says `__global__` or `__device__` (harvest_macros), so a host `static void` macro is not.
 _QUALIFIER_WORDS = (
-    "__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|inline|static|extern|constexpr"
-    "|__launch_bounds__\\s*\\([^()\\n]*\\)|__attribute__\\s*\\(\\([^()\\n]*\\)\\)"
+    "__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|inline|static|extern[ \\t]*\"C\"|extern"
+    "|constexpr|void|__launch_bounds__\\s*\\([^()\\n]*\\)|__attribute__\\s*\\(\\([^()\\n]*\\)\\)"
 )
+_VOID = re.compile(r"\bvoid\b")
 _QUALIFIER_MACRO = re.compile(
     rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+((?:(?:" + _QUALIFIER_WORDS.encode() + rb")[ \t]*)+)"
     rb"[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?\r?$",
@@ -97,7 +101,7 @@ def harvest_macros(data: bytes) -> dict[str, str]:
     out: dict[str, str] = {}
     for m in line_matches(_QUALIFIER_MACRO, data, (b"define",)):
         name, body = m.group(1).decode(), m.group(2).decode().strip()
-        if name in _COMPILER_NAMES:
+        if name in _COMPILER_NAMES or not _kernel_or_device_if_typed(body):
             continue
         # A macro defined per compiler (`#if defined(__NVCC__) ... __forceinline__ __device__ #else inline`, as
         # CUTLASS and CuTe do) keeps its nvcc arm: the CUDA build is the one porter reads device code for.
@@ -106,6 +110,8 @@ def harvest_macros(data: bytes) -> dict[str, str]:
     for m in line_matches(_QUALIFIER_FUNCTION_MACRO, data, (b"define",)):
         if m.group(1).decode() in _COMPILER_NAMES:
             continue  # `#define __launch_bounds__(...)` for a host build: the compiler's own, as above
+        if not _kernel_or_device_if_typed(m.group(2).decode()):
+            continue
         out.setdefault(m.group(1).decode() + QUALIFIER_FUNCTION, m.group(2).decode().strip())
     if b"__global__" in data:
         # What _function_macro().finditer(data) finds, tried only on lines holding `define` (the pattern at every
@@ -124,7 +130,32 @@ def harvest_macros(data: bytes) -> dict[str, str]:
                 if p and p != b"..." and re.search(rb"__global__[^;{]*\b" + re.escape(p) + rb"\s*\(", body):
                     out[m.group(1).decode() + "()"] = str(i)
                     break
+                # `#define GPU_KERNEL(name) __global__ void name`: the use's own parentheses follow it
+                # (`GPU_KERNEL(scale)(float* x) {`), marked by a trailing `+`.
+                if p and p != b"..." and re.search(rb"__global__[^;{()]*\b" + re.escape(p) + rb"[ \t\r]*$", body):
+                    out[m.group(1).decode() + "()"] = f"{i}+"
+                    break
     return out
+
+
+def _kernel_or_device_if_typed(body: str) -> bool:
+    """Whether a qualifier body may be harvested: one that holds the return type `void` only when it also makes a
+    kernel or device function (else it is a host `static void`, which the parser reads as written)."""
+    return not _VOID.search(body) or "__global__" in body or "__device__" in body
+
+
+def _replacement(body: bytes, span: int) -> bytes:
+    """What a use of a qualifier macro `span` bytes long becomes: `__global__` / `__device__` (with ` void` when the
+    body says the return type) padded with spaces when it fits; else the return type alone, or spaces, and the
+    function is recognised from the recorded use (porter.source.parse)."""
+    keyword = b"__global__" if b"__global__" in body else b"__device__" if b"__device__" in body else b""
+    options = [keyword]
+    if _VOID.search(body.decode("latin-1")):
+        options = [keyword + b" void" if keyword else b"void", b"void"]
+    for text in options:
+        if len(text) <= span:
+            return text.ljust(span)
+    return b" " * span
 
 
 def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple[bytes, dict[int, str], set[str]]:
@@ -138,7 +169,7 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     """
     known = dict(known or {})
     known.update(harvest_macros(data))
-    declarators = {k[:-2].encode(): int(v) for k, v in known.items() if k.endswith("()")}
+    declarators = {k[:-2].encode(): (int(v.rstrip("+")), v.endswith("+")) for k, v in known.items() if k.endswith("()")}
     qualifier_functions = {k[:-len(QUALIFIER_FUNCTION)].encode(): v.encode() for k, v in known.items()
                            if k.endswith(QUALIFIER_FUNCTION)}
     macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith(("()", QUALIFIER_FUNCTION))}
@@ -168,39 +199,64 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
             if m.start() in define_lines:
                 continue
             name = m.group(1)
-            n = len(name)
-            keyword = b"__global__" if b"__global__" in macros[name] else b"__device__" if b"__device__" in macros[name] else b""
-            out[m.start(): m.end()] = keyword.ljust(n) if len(keyword) <= n else b" " * n
+            out[m.start(): m.end()] = _replacement(macros[name], len(name))
             uses[m.start()] = name.decode()
     if not uses:
         return data, {}, set()
     return bytes(out), uses, global_macros
 
 
+# The longest use of a function-like macro read over several lines (`KERNEL_DECL(scale,` / `float* x,` / `int n)`):
+# parameter lists are short; past this the use is left alone.
+_MAX_USE_BYTES = 4096
+
+
+def _use_end(data: bytes, open_paren: int, brackets: bytes = b"(") -> int | None:
+    """The offset of the `)` closing the use whose `(` is at `open_paren` (counting `brackets` as openers and their
+    mirrors as closers), over lines when it spans them; None when it does not close within _MAX_USE_BYTES or a
+    directive line (`#...`) comes first."""
+    closers = bytes(b")>]}"[b"(<[{".index(c)] for c in brackets)
+    depth, i, end = 0, open_paren, min(len(data), open_paren + _MAX_USE_BYTES)
+    while i < end:
+        c = data[i]
+        if c in brackets:
+            depth += 1
+        elif c in closers:
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c == 0x0A and data[i + 1:i + 64].lstrip(b" \t").startswith(b"#"):
+            return None
+        i += 1
+    return None
+
+
+def _blank_keeping_lines(out: bytearray, start: int, stop: int, text: bytes) -> None:
+    """out[start:stop] becomes `text` followed by spaces, every newline of the span kept where it was (so lines
+    stay); `text` must fit before the span's first newline."""
+    out[start:stop] = bytes(c if c == 0x0A else 0x20 for c in out[start:stop])
+    out[start:start + len(text)] = text
+
+
 def _expand_qualifier_functions(data: bytes, out: bytearray, macros: dict[bytes, bytes], uses: dict[int, str]) -> None:
-    """Rewrite `NAME(args)` uses of function-like qualifier macros (on one line, outside #define) as `__global__` /
-    `__device__` padded to the same length, or spaces when the body names neither (`__launch_bounds__(n)`)."""
+    """Rewrite `NAME(args)` uses of function-like qualifier macros (outside #define; over several lines too, their
+    newlines kept) as `__global__` / `__device__` padded to the same length, or spaces when the body names neither
+    (`__launch_bounds__(n)`)."""
     pattern = re.compile(rb"(?<![A-Za-z0-9_#])(" + b"|".join(re.escape(n) for n in sorted(macros, key=len, reverse=True))
                          + rb")[ \t]*\(")
     for m in pattern.finditer(data):
         line_start = data.rfind(b"\n", 0, m.start()) + 1
         if data[line_start:m.start()].lstrip().startswith(b"#"):
             continue  # the #define itself, or another directive
-        depth, i = 0, m.end() - 1
-        while i < len(data) and data[i] != 0x0A:
-            if data[i] == 0x28:
-                depth += 1
-            elif data[i] == 0x29:
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
+        i = _use_end(data, m.end() - 1)
+        if i is None:
+            continue
+        first_line = data.find(b"\n", m.start(), i)
+        if first_line < 0:
+            span = i + 1 - m.start()
+            out[m.start():i + 1] = _replacement(macros[m.group(1)], span)
         else:
-            continue  # the use spans lines: left alone
-        body = macros[m.group(1)]
-        keyword = b"__global__" if b"__global__" in body else b"__device__" if b"__device__" in body else b""
-        span = i + 1 - m.start()
-        out[m.start():i + 1] = keyword.ljust(span) if len(keyword) <= span else b" " * span
+            _blank_keeping_lines(out, m.start(), i + 1, _replacement(macros[m.group(1)], first_line - m.start()))
         uses[m.start()] = m.group(1).decode()
 
 
@@ -213,37 +269,48 @@ def parses_alike(data: bytes, macros: dict[str, str] | None) -> bool:
         neutralise_macros(data, LIBRARY_QUALIFIER_MACROS)[0]
 
 
-def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[bytes, int], uses: dict[int, str]) -> None:
-    """Rewrite `MACRO(name, args...)` uses (on one line, outside #define) as `void name()` of the same length."""
+def _expand_kernel_declarators(data: bytes, out: bytearray, declarators: dict[bytes, tuple[int, bool]],
+                               uses: dict[int, str]) -> None:
+    """Rewrite `MACRO(name, args...)` uses (outside #define) as `void name()` of the same length; a use over several
+    lines as `void name(` on its first line and its closing `)` where it was, every newline kept. A macro whose body
+    ends with the name (`#define GPU_KERNEL(name) __global__ void name`, marked True) becomes `void name`: the use's
+    own parameter list follows it."""
     pattern = re.compile(rb"(?<![A-Za-z0-9_#])(" + b"|".join(re.escape(n) for n in declarators) + rb")[ \t]*\(")
     for m in pattern.finditer(data):
         line_start = data.rfind(b"\n", 0, m.start()) + 1
         if data[line_start:m.start()].lstrip().startswith(b"#"):
             continue  # the #define itself, or another directive
-        depth, i, args, arg_start = 0, m.end() - 1, [], m.end()
-        while i < len(data) and data[i] != 0x0A:
-            c = data[i]
+        i = _use_end(data, m.end() - 1, b"(<[{")
+        if i is None:
+            continue
+        args, depth, arg_start = [], 0, m.end()
+        for k in range(m.end() - 1, i + 1):
+            c = data[k]
             if c in b"(<[{":
                 depth += 1
             elif c in b")>]}":
                 depth -= 1
-                if depth == 0:
-                    args.append(data[arg_start:i].strip())
-                    break
             elif c == 0x2C and depth == 1:
-                args.append(data[arg_start:i].strip())
-                arg_start = i + 1
-            i += 1
-        else:
-            continue  # the use spans lines: left alone
-        index = declarators[m.group(1)]
+                args.append(data[arg_start:k].strip())
+                arg_start = k + 1
+        args.append(data[arg_start:i].strip())
+        index, name_last = declarators[m.group(1)]
         if index >= len(args) or not re.fullmatch(rb"[A-Za-z_]\w*", args[index]):
             continue
-        repl = b"void " + args[index] + b"()"
-        span = i + 1 - m.start()
-        if len(repl) > span:
-            continue
-        out[m.start():i + 1] = repl.ljust(span)
+        head = b"void " + args[index] + (b"" if name_last else b"(")
+        first_line = data.find(b"\n", m.start(), i)
+        if first_line < 0:
+            repl = head + (b"" if name_last else b")")
+            span = i + 1 - m.start()
+            if len(repl) > span:
+                continue
+            out[m.start():i + 1] = repl.ljust(span)
+        else:
+            if len(head) > first_line - m.start():
+                continue
+            _blank_keeping_lines(out, m.start(), i + 1, head)
+            if not name_last:
+                out[i] = 0x29  # `)`
         uses[m.start()] = m.group(1).decode()
 
 

@@ -1475,7 +1475,20 @@ def one_arm_for_braces(data: bytes) -> bytes:
     `__global__ void k(...)` / `#else` / `void cpu_k(...)` / `#endif` / `{`: one source a C++ compiler builds for
     the CPU and nvcc for the GPU) is read one arm too: both heads before one body are no function at all to a
     parser, and the kernel is lost. The arm kept is the one declaring a `__global__` function (only a CUDA/HIP
-    compiler accepts that keyword, so it is the arm the GPU build reads), else the first."""
+    compiler accepts that keyword, so it is the arm the GPU build reads), else the first.
+
+    An arm no build compiles (`#if 0`, the `#else` of `#if 1`, any arm inside one: what `_walk` reads as dead) is
+    never the one kept while a live arm exists, and a group of one dead arm that opens or closes braces (`#if 0` /
+    `for (...) {` / `#endif`, a loop head switched off) is blanked whole: the compiler skips it, so its brace must not
+    cost the parser the kernel around it. A live group of one arm that opens or closes braces is read as taken (its
+    directives blanked, its body kept): its brace pairs with code the compiler reads with it, which a parser cannot
+    follow across the directive.
+
+    A group whose arms are alternative bodies of the one head before its `#if` (`__global__ void k(...)` /
+    `#ifdef __CUDACC__` / `{ GPU body }` / `#else` / `{ CPU body }` / `#endif`, ramsesGPU's form) is read one arm too,
+    the one the CUDA compiler takes (see _alternative_bodies). So is a group inside a declaration's specifiers
+    (`__global__` / `#if __CUDA_ARCH__ >= 500` / `__launch_bounds__(512, 3)` / `#endif` / `void k(...)`, how
+    ccminer and others bound a kernel per architecture; see _specifier_arms), a group of one arm read as taken."""
     if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
@@ -1495,11 +1508,23 @@ def one_arm_for_braces(data: bytes) -> bytes:
 
     out = None
     for g in pp.groups:
+        unbalanced = any(delta(a.end_line + 1, a.last) for a in g.arms)
         if len(g.arms) < 2:
-            continue
-        keep = 0
-        if not any(delta(a.end_line + 1, a.last) for a in g.arms):
+            if not unbalanced and _specifier_arms(code, g, span, total) is None:
+                continue
+            # A dead arm: nothing of the group is kept. A live one is read as taken, its directives blanked: the
+            # brace it opens is closed by code outside it or by a like group below (`#ifdef TIMING` / `if (t) {`
+            # / `#endif` ... `#ifdef TIMING` / `}` / `#endif`), which is read the same way, so the two balance.
+            keep = -1 if _dead_arms(g, pp.dead) else 0
+        elif unbalanced:
+            dead = _dead_arms(g, pp.dead)
+            keep = next((i for i in range(len(g.arms)) if i not in dead), 0)
+        else:
             heads = _alternative_heads(code, g, span, total)
+            if heads is None:
+                heads = _alternative_bodies(code, g, span, pp.dead)
+            if heads is None:
+                heads = _specifier_arms(code, g, span, total, pp.dead)
             if heads is None:
                 continue
             keep = heads
@@ -1515,6 +1540,115 @@ def one_arm_for_braces(data: bytes) -> bytes:
                 out = bytearray(data)
             out[a:b] = data[a:b].translate(_TO_SPACE)
     return data if out is None else bytes(out)
+
+
+def _dead_arms(g: Group, dead: frozenset[int]) -> frozenset[int]:
+    """The indices of `g`'s arms no build compiles, as `_walk` reads them: the whole group when its `#if` line is
+    dead (inside an outer dead arm), else each arm after one known true, and each arm whose own condition is known
+    false (`#if 0`, `#elif 0`). Read from the conditions, not from `dead`'s body lines, so an empty arm counts too."""
+    if g.arms[0].line in dead:
+        return frozenset(range(len(g.arms)))
+    out, taken = set(), False
+    for i, a in enumerate(g.arms):
+        value = None if a.kind == "else" else condition(a.kind, a.text, _NEUTRAL)[0]
+        if taken or value is False:
+            out.add(i)
+        taken = taken or value is True
+    return frozenset(out)
+
+
+# An arm that is only declaration specifiers: words, each maybe with one parenthesised argument list
+# (`__launch_bounds__(512, 3)`, `__attribute__((used))`), nothing that ends or opens a statement.
+_SPECIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\b[ \t\r\n]*(?:\((?:[^;{}()]|\([^;{}()]*\))*\)[ \t\r\n]*)?)+")
+_CUDA_SPECIFIER = re.compile(rb"\b(?:__global__|__device__|__host__|__launch_bounds__|__maxnreg__|__forceinline__|"
+                             rb"__noinline__|__cluster_dims__)\b")
+_SPECIFIER_ARM_BYTES = 512
+# Code that ends inside a CUDA declaration's specifiers (before an empty group: _specifier_arms).
+_SPECIFIER_END = re.compile(rb"(?:\b(?:__global__|__device__|__host__|__forceinline__|__noinline__)|"
+                            rb"\b__launch_bounds__[ \t]*\([^()]*\))[ \t\r\n]*\Z")
+
+
+def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int,
+                    dead: frozenset[int] = frozenset()) -> int | None:
+    """The index of the arm to keep when `g` sits inside a declaration's specifiers: every arm with code is only
+    specifier words (_SPECIFIERS, at most _SPECIFIER_ARM_BYTES), one of them CUDA's (`__global__`,
+    `__launch_bounds__(n)`, ...), and the code after the `#endif` goes on with a word (the rest of the declaration).
+    Keeps the first live arm that says `__global__`, else the first live arm with code. A parser reads the directive
+    as the end of the declaration, and the kernel is lost. None when `g` is no such group."""
+    if g.endif >= total:
+        return None
+    after = span(g.endif, g.endif)[1]
+    j = after
+    while j < len(code) and code[j] in b" \t\r\n\f\v":
+        j += 1
+    if j >= len(code) or not (code[j] == 0x5F or 0x41 <= code[j] <= 0x5A or 0x61 <= code[j] <= 0x7A):
+        return None
+    with_code, cuda = [], False
+    for i, a in enumerate(g.arms):
+        if a.last < a.end_line + 1:
+            continue
+        lo, hi = span(a.end_line + 1, a.last)
+        if hi - lo > _SPECIFIER_ARM_BYTES:
+            return None
+        body = code[lo:hi].strip()
+        if not body:
+            continue
+        if not _SPECIFIERS.fullmatch(body):
+            return None
+        says = _CUDA_SPECIFIER.search(body) is not None
+        cuda = cuda or says
+        with_code.append((i, _GLOBAL_WORD.search(body) is not None))
+    if not with_code:
+        # every arm empty (`__global__` / `#if __CUDA_ARCH__ >= 500` / `//__launch_bounds__(128, 12)` / `#endif`):
+        # nothing to choose, but the directives still split the declaration when it is a CUDA one
+        start = span(g.arms[0].line, g.arms[0].line)[0]
+        return 0 if _SPECIFIER_END.search(code, max(0, start - 128), start) else None
+    if not cuda:
+        return None
+    killed = _dead_arms(g, dead) if dead else frozenset()
+    live = [(i, k) for i, k in with_code if i not in killed] or with_code
+    return next((i for i, kernel in live if kernel), live[0][0])
+
+
+# The CUDA compiler's own macros: an arm that tests one of them defined is the arm nvcc compiles.
+_CUDA_COMPILER = ("__CUDACC__", "__CUDA_ARCH__", "__NVCC__")
+_DEFINED_CUDA = re.compile(r"^\s*(?:defined\s*\(?\s*)?(?:__CUDACC__|__CUDA_ARCH__|__NVCC__)\b")
+
+
+def _alternative_bodies(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]],
+                        dead: frozenset[int]) -> int | None:
+    """The index of the arm to keep when `g` follows a function head (the code before its `#if` ends in `)`) and
+    every arm with code, at least two, is one `{ ... }` body: the arm that tests a CUDA compiler macro defined
+    (`#ifdef __CUDACC__`, `#if defined(__CUDA_ARCH__)`, the `#else` of `#ifndef __CUDACC__`), else the first live
+    arm with code. None when `g` is no such group."""
+    start = span(g.arms[0].line, g.arms[0].line)[0]
+    j = start - 1
+    while j >= 0 and code[j] in b" \t\r\n\f\v":
+        j -= 1
+    if j < 0 or code[j] != 0x29:  # `)`
+        return None
+    with_code = []
+    for i, a in enumerate(g.arms):
+        if a.last < a.end_line + 1:
+            continue
+        lo, hi = span(a.end_line + 1, a.last)
+        body = code[lo:hi].strip()
+        if not body:
+            continue
+        if not (body.startswith(b"{") and body.endswith(b"}")):
+            return None
+        with_code.append(i)
+    if len(with_code) < 2:
+        return None
+    first = g.arms[0]
+    for i in with_code:
+        a = g.arms[i]
+        if a.kind in ("ifdef", "elifdef", "if", "elif") and _DEFINED_CUDA.match(a.text):
+            return i
+        if a.kind == "else" and first.kind == "ifndef" and first.text.split()[:1] in ([m] for m in _CUDA_COMPILER):
+            return i
+    live = [i for i in with_code if i not in _dead_arms(g, dead)]
+    return (live or with_code)[0]
 
 
 # What follows a function head: its body's brace (after blanks and newlines).
