@@ -89,7 +89,7 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     as on NVIDIA (issue 27 class 6: lightseq's and SageAttention's block reductions)."""
     fn = sf.enclosing(start)
     if fn is None:
-        return _logical_constant(sf, start)
+        return _logical_constant(sf, start) or _logical_macro(sf, start)
     if _barrier_tree(sf, fn, start):
         return True
     # What follows reads the function alone, and is asked for every hit in it: answered once per function.
@@ -119,7 +119,9 @@ def _shuffles_in_32s(sf: SourceFile, fn) -> bool:
 # A `#define NAME 32` line (the hit's line), and a function-like macro whose body is a shuffle
 # (`#define WARP_SHUFFLE_DOWN(local, offset) __shfl_down(local, offset)`).
 _DEFINE_32 = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?32\)?[ \t]*(?:$|//|/\*)", re.M)
-_SHUFFLE_MACRO = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)[ \t]*(.*?__shfl.*)$")
+# Its body may run on over backslash-continued lines (cuPDLP's FULL_WARP_REDUCE_2 holds ten shuffles, one a line).
+_SHUFFLE_MACRO = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)[ \t]*((?:[^\n]|(?<=\\)\n|(?<=\\\r)\n)*?__shfl(?:[^\n]|(?<=\\)\n|(?<=\\\r)\n)*)")
+_CONTINUATION = re.compile(rb"\\\r?\n")
 
 
 # A for-loop header around a 16 or 32 bound, and a shuffle by any name (a wrapper, a macro, PTX's shfl.sync).
@@ -163,6 +165,20 @@ def _logical_constant(sf: SourceFile, start: int) -> bool:
     return bool(users) and all(logical_warp32(sf, f.start_byte) for f in users)
 
 
+def _logical_macro(sf: SourceFile, start: int) -> bool:
+    """Whether `start` lies in the body of a function-like shuffle macro (`#define FULL_WARP_REDUCE_2(a, b) { a +=
+    __shfl_down_sync(0xFFFFFFFF, a, 16); ... }`) that at least one function calls, and every function calling it
+    works in logical 32-lane groups (logical_warp32, which reads the macro expanded): cuPDLP's block reductions,
+    `lane = threadIdx.x % 32`, lane 0 of each 32-lane group read (issue 27 class 6)."""
+    _macro_shuffles(sf)
+    names = {name for lo, hi, name in sf.cache["code.shuffle_macro_spans"] if lo <= start < hi}
+    if not names:
+        return False
+    call = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\s*\(")
+    users = [f for f in sf.functions if call.search(sf.code, f.start_byte, f.end_byte)]
+    return bool(users) and all(logical_warp32(sf, f.start_byte) for f in users)
+
+
 def _macro_shuffles(sf: SourceFile) -> dict[bytes, list[tuple[list[bytes], bytes]]]:
     """Function-like macros whose body is a shuffle, by name: (parameters, body) per #define (one per #if arm)."""
     got = sf.cache.get("code.shuffle_macros")
@@ -172,10 +188,13 @@ def _macro_shuffles(sf: SourceFile) -> dict[bytes, list[tuple[list[bytes], bytes
         # file cost as much as the rest of the check): the same matches, as no match can run into the next one's
         # line (its parameters hold no `(`, a #define NAME( line does).
         shuffles = line_matches(_SHUFFLE_MACRO, sf.code, (b"define",)) if b"__shfl" in sf.code else ()
+        spans = []
         for m in shuffles:
             params = [p.strip() for p in m.group(2).split(b",")]
-            got.setdefault(m.group(1), []).append((params, m.group(3).strip()))
+            got.setdefault(m.group(1), []).append((params, _CONTINUATION.sub(b" ", m.group(3)).strip()))
+            spans.append((m.start(), m.end(), m.group(1)))
         sf.cache["code.shuffle_macros"] = got
+        sf.cache["code.shuffle_macro_spans"] = spans
     return got
 
 
@@ -225,7 +244,7 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
         if any(not _is_32(sf, m.group(0)) for m in _WARP_CONSTANT.finditer(body)):
             return False
         return (any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
-                or _lane_array_of_32(body))
+                or _lane_array_of_32(body) or _rows_of_32_threads(sf, body))
 
     if in_32s(fn):
         return True
@@ -249,14 +268,36 @@ def _lane_array_of_32(body: bytes) -> bool:
                for m in _SHARED_32.finditer(body))
 
 
+# A 2-D thread-block shape: `dim3 threads(32, 4)`, `dim3 block{32, 8}`, or `<<<grid, dim3(32, 4)>>>`; its x extent.
+_BLOCK_SHAPE = re.compile(rb"\bdim3\s+(?:\w*[Tt]hreads?\w*|block|blocks?_?[Dd]ims?|block_?[Ss]ize)\s*[({]\s*([^,(){};]+?)\s*,"
+                          rb"|<<<[^,;<>]*,\s*dim3\s*[({]\s*([^,(){};]+?)\s*,")
+
+
+def _rows_of_32_threads(sf: SourceFile, body: bytes) -> bool:
+    """Whether the function reads at `threadIdx.x == 0` in a 2-D block (it uses threadIdx.y), and every 2-D thread
+    block the file launches is 32 wide in x (`dim3 num_threads(32, 4)`, KIVI's gemv kernels). HIP numbers a block's
+    threads x fastest into its wavefronts, so a 32 x N block puts rows y and y + 1 in lanes 0-31 and 32-63 of a wave64
+    wavefront: a shuffle tree that stays within 32 lanes, read at threadIdx.x == 0, is one logical warp per row."""
+    if b"threadIdx.y" not in body or re.search(rb"\bthreadIdx\s*\.\s*x\s*==\s*0\b", body) is None:
+        return False
+    widths = sf.cache.get("code.block_x_widths")
+    if widths is None:
+        widths = sf.cache["code.block_x_widths"] = [m.group(1) or m.group(2) for m in _BLOCK_SHAPE.finditer(sf.code)]
+    return bool(widths) and all(_is_32(sf, w) for w in widths)
+
+
 def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> bool:
     """An xor/down shuffle whose lane offset is at most 16: a literal, a name #defined so, or the variable of a loop
-    that counts down from 16 (or from a 32-name / 2) or up from 1 below 32."""
+    that counts down from 16 (or from a 32-name / 2) or up from 1 below 32 - or a power of two `1 << i` whose
+    exponent's loop stays at or below 4 (KIVI's `for (int i = 4; i >= 0; i--) ... __shfl_down_sync(m, v, 1<<i)`)."""
     if op not in (b"xor", b"down") or len(args) < 2:
         return False
     off = args[-1]  # (mask, var, offset) or (var, offset): the caller passes the arguments before any width
     if re.fullmatch(rb"\d+", off):
         return int(off) <= 16
+    shift = re.fullmatch(rb"\(?\s*1[uU]?\s*<<\s*([A-Za-z_]\w*)\s*\)?", off)
+    if shift is not None:
+        return _exponent_at_most_4(sf, body, shift.group(1))
     if not re.fullmatch(rb"[A-Za-z_]\w*", off):
         return False
     v = re.escape(off)
@@ -273,6 +314,25 @@ def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> b
         else:
             verdicts.append(init == b"1" and (cmp_ == b"<" and bound == b"32" or cmp_ == b"<=" and bound == b"16"))
     # Every loop of the function that drives the name must stay at or below 16 (one from warpSize / 2 does not).
+    return bool(verdicts) and all(verdicts)
+
+
+def _exponent_at_most_4(sf: SourceFile, body: bytes, name: bytes) -> bool:
+    """Whether every shuffling for-loop driving `name` keeps it within 0..4 (so `1 << name` is at most 16): down
+    from a literal of at most 4, or up from a literal below a bound of at most 5 (`<`) or 4 (`<=`)."""
+    v = re.escape(name)
+    verdicts = []
+    for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=\s*([^;]+?)\s*;\s*" + v
+                         + rb"\s*(>|>=|!=|<|<=)\s*([^;]+?)\s*;", body):
+        if not _loop_shuffles(sf, body, m.end()):
+            continue
+        init, cmp_, bound = m.group(1), m.group(2), m.group(3)
+        if not re.fullmatch(rb"\d+", init):
+            verdicts.append(False)
+        elif cmp_ in (b">", b">=", b"!="):
+            verdicts.append(int(init) <= 4)
+        else:
+            verdicts.append(bool(re.fullmatch(rb"\d+", bound)) and int(bound) <= (5 if cmp_ == b"<" else 4))
     return bool(verdicts) and all(verdicts)
 
 
