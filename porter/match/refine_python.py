@@ -37,6 +37,8 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
    `nvidia-*-cuNN` wheel the CUDA build of torch installs with it (cuBLAS, cuDNN, NCCL, nvJitLink, ...) is that
    build's dependency, not the project's: info (data `torch_closure`).
 5m. Python: a string that is a statement of its own (a docstring) runs nothing: findings in it are dropped.
+5p. Python: the text of an exception's message (a raise statement), a `help=` argument or a setuptools
+   `user_options` help string is read by a person, not built: findings in that string text are dropped.
 5n. Python: a module named for another accelerator platform (Metal, Ascend, IPEX, MUSA, ...) runs on neither the CUDA
    nor the ROCm build: info (data `other_platform`).
 5o. Python: in a module that imports an NVIDIA-only kernel DSL (CuTe DSL, cuTile) at its top level, a 32-thread warp
@@ -45,7 +47,8 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
 8j. Python: an OCP FP8 dtype's exact name defined by the project (a DSL's `class float8_e4m3fn`) is a name: info
    (data `own_name`).
 8k. Python: an OCP FP8 dtype under a dict key spelling its own name is a menu entry: info (data `dtype_table`).
-8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines: info (data `mx_format`).
+8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines, and E4M3 in code named
+   for NVFP4 is that format's block scale: info (data `mx_format`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
