@@ -71,12 +71,13 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
                                         NVIDIA_DSL_RULES, PROBED_DTYPE_RULES, PROBED_IMPORT_RULES,
                                         PY_MESSAGE_HINT as _PY_MESSAGE_HINT, ROCM_TOOL as _ROCM_TOOL, SMI_RULES,
+                                        PY_TEXT_HINT as _PY_TEXT_HINT,
                                         TORCH_PIN as _TORCH_PIN, torch_closure,
                                         cupy_kernels, dual_probe, env_default, fnuz_table, ignored_by_pip,
                                         message_call_spans, nvidia_dsl, nvidia_dsl_import, optional_import,
                                         optional_import_blocks, other_platform, own_arch, platform_module,
                                         probed_dtype, project_name, self_test, self_test_block,
-                                        without_string_statements)
+                                        without_message_text, without_string_statements)
 from porter.model import Severity
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed
@@ -261,6 +262,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         spans = message_call_spans(sf)
         if spans:
             findings = [f for f in findings if not any(a <= (f.line, f.column) < b for a, b in spans)]
+    if sf.language == "python" and findings and sf.string_spans and _PY_TEXT_HINT.search(sf.code):
+        findings = without_message_text(findings, sf)
     if sf.language == "python" and findings and sf.string_spans:
         findings = without_string_statements(findings, sf)
     if sf.language == "python" and findings:

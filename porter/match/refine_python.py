@@ -37,6 +37,8 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
    `nvidia-*-cuNN` wheel the CUDA build of torch installs with it (cuBLAS, cuDNN, NCCL, nvJitLink, ...) is that
    build's dependency, not the project's: info (data `torch_closure`).
 5m. Python: a string that is a statement of its own (a docstring) runs nothing: findings in it are dropped.
+5p. Python: the text of an exception's message (a raise statement), a `help=` argument or a setuptools
+   `user_options` help string is read by a person, not built: findings in that string text are dropped.
 5n. Python: a module named for another accelerator platform (Metal, Ascend, IPEX, MUSA, ...) runs on neither the CUDA
    nor the ROCm build: info (data `other_platform`).
 5o. Python: in a module that imports an NVIDIA-only kernel DSL (CuTe DSL, cuTile) at its top level, a 32-thread warp
@@ -45,7 +47,8 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
 8j. Python: an OCP FP8 dtype's exact name defined by the project (a DSL's `class float8_e4m3fn`) is a name: info
    (data `own_name`).
 8k. Python: an OCP FP8 dtype under a dict key spelling its own name is a menu entry: info (data `dtype_table`).
-8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines: info (data `mx_format`).
+8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines, and E4M3 in code named
+   for NVFP4 is that format's block scale: info (data `mx_format`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -205,6 +208,71 @@ def message_call_spans(sf: SourceFile) -> list[tuple[tuple[int, int], tuple[int,
             ok = False
         if ok:
             out.append(((args.start_point[0] + 1, args.start_point[1] + 1), (args.end_point[0] + 1, args.end_point[1] + 1)))
+    return out
+
+
+# 5p. Python: the text of a string that only a person reads - an exception's message in a `raise` statement
+# (`raise SystemExit("... TORCH_CUDA_ARCH_LIST=8.9 uv sync")`), an argparse/click `help=` argument, and the help
+# string of a setuptools/distutils command option (the third item of each `(long, short, help)` tuple in
+# `user_options`, https://setuptools.pypa.io/en/latest/deprecated/distutils/apiref.html#distutils.cmd.Command) -
+# configures nothing: an nvcc flag or a CUDA name written there is advice, as a print's text is (5c). Dropped. Only the
+# string's own text counts: an f-string's interpolated expression (`raise ValueError(f"{torch.version.cuda}")`) runs,
+# and a string passed to anything else (a flag list, an environment write) keeps its finding.
+PY_TEXT_HINT = re.compile(rb"\braise\b|\bhelp\s*=|\buser_options\b")
+
+
+def message_text_spans(sf: SourceFile) -> list[tuple[int, int]]:
+    """Byte spans [start, end) of the raise statements, `help=` argument values and user_options help strings of a
+    Python file (step 5p); findings count only when they also sit in string text (in_string_text)."""
+    from porter.source.parse_queries import descendants
+
+    root = sf.root
+    if root is None:
+        return []
+    out = []
+    for node in descendants(root, ("raise_statement", "keyword_argument", "assignment"), lang="python"):
+        if node.type == "raise_statement":
+            out.append((node.start_byte, node.end_byte))
+        elif node.type == "keyword_argument":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and value is not None and name.text == b"help":
+                out.append((value.start_byte, value.end_byte))
+        else:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is None or right is None or not left.text.split(b".")[-1].strip() == b"user_options":
+                continue
+            for item in descendants(right, ("tuple",), lang="python"):
+                parts = item.named_children
+                if len(parts) == 3 and parts[0].type == "string" and parts[2].type in _STRING_NODES:
+                    out.append((parts[2].start_byte, parts[2].end_byte))
+    return out
+
+
+def in_string_text(sf: SourceFile, at: int) -> bool:
+    """Whether byte `at` is in a string literal's own text, not in an f-string's interpolated expression."""
+    if sf.root is None:
+        return False
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None:
+        if node.type == "interpolation":
+            return False
+        if node.type in _STRING_NODES:
+            return True
+        node = node.parent
+    return False
+
+
+def without_message_text(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """The findings not in the text of an exception message or an option's help (step 5p)."""
+    spans = message_text_spans(sf)
+    if not spans:
+        return findings
+    out = []
+    for f in findings:
+        at = _offset(sf, f.line, f.column)
+        if any(a <= at < b for a, b in spans) and in_string_text(sf, at):
+            continue
+        out.append(f)
     return out
 
 
@@ -648,34 +716,53 @@ def dtype_table(f: Draft, sf: SourceFile) -> Draft:
 # (`mx_formats/`, `quantize_mxfp8`, `mx_fp8_dtype`) - is right on every target: the MX specification defines MXFP8's
 # elements as OCP E4M3/E5M2 (https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf),
 # gfx950 implements them natively and elsewhere they are decoded in software with the same bit patterns, so no FNUZ
-# conversion applies. Info (data `mx_format`).
+# conversion applies. Info (data `mx_format`). The same holds for NVFP4, whose per-16-element block scales are FP8
+# E4M3 by the format's definition
+# (https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/): an E4M3
+# dtype in code named for NVFP4 (a function, a parameter, or a dict entry under a string key such as
+# `"scaled_mm_nvfp4"`) is the format's scale, and the NVFP4 use itself is QNT003's port item. Info (data
+# `mx_format`).
 MX_RULES = frozenset({"QNT004"})
-_MX_WORD = re.compile(r"^mx(?:fp\d+)?$")
+_MX_WORD = re.compile(r"^(?:mx(?:fp\d+)?|nvfp4)$")
 
 
-def _mx_words(text: str) -> bool:
-    return any(_MX_WORD.match(w) for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")))
+def _mx_words(text: str) -> str | None:
+    """The MX or NVFP4 word in `text` (split at non-alphanumerics and underscores), else None."""
+    for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")):
+        if _MX_WORD.match(w):
+            return w
+    return None
 
 
 def mx_format(f: Draft, sf: SourceFile) -> Draft:
-    """QNT004 at info in a path, enclosing function or parameter named for the MX formats (step 8l)."""
+    """QNT004 at info in a path, enclosing function, parameter or string-keyed dict entry named for the MX formats or
+    NVFP4 (step 8l)."""
     if f.rule not in MX_RULES or f.severity <= Severity.INFO:
         return f
     where = None
-    if _mx_words(sf.path):
+    word = _mx_words(sf.path)
+    if word is not None:
         where = f"the path {sf.path}"
     elif sf.root is not None:
         at = _offset(sf, f.line, f.column)
         node = sf.root.named_descendant_for_byte_range(at, at + 1)
         while node is not None and where is None:
+            name, kind = None, ""
             if node.type in ("default_parameter", "typed_default_parameter", "function_definition"):
                 name = node.child_by_field_name("name")
-                text = name.text.decode("utf-8", "replace") if name is not None else ""
-                if _mx_words(text):
-                    kind = "function" if node.type == "function_definition" else "parameter"
-                    where = f"the {kind} {text}"
+                kind = "function" if node.type == "function_definition" else "parameter"
+            elif node.type == "pair":
+                key = node.child_by_field_name("key")
+                name, kind = (key, "dict entry") if key is not None and key.type == "string" else (None, "")
+            text = name.text.decode("utf-8", "replace") if name is not None else ""
+            word = _mx_words(text) if text else None
+            if word is not None:
+                where = f"the {kind} {text}"
             node = node.parent
     if where is None:
         return f
+    if word == "nvfp4":
+        return _as_info(f, "mx_format", f"NVFP4 code ({where}): NVFP4's block scales are FP8 E4M3 by the format's "
+                                        "definition; the NVFP4 use is the port item")
     return _as_info(f, "mx_format", f"MX-format code ({where}): the MX specification defines its FP8 elements as OCP "
                                     "E4M3/E5M2 on every target")
