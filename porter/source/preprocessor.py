@@ -1488,7 +1488,9 @@ def one_arm_for_braces(data: bytes) -> bytes:
     `#ifdef __CUDACC__` / `{ GPU body }` / `#else` / `{ CPU body }` / `#endif`, ramsesGPU's form) is read one arm too,
     the one the CUDA compiler takes (see _alternative_bodies). So is a group inside a declaration's specifiers
     (`__global__` / `#if __CUDA_ARCH__ >= 500` / `__launch_bounds__(512, 3)` / `#endif` / `void k(...)`, how
-    ccminer and others bound a kernel per architecture; see _specifier_arms), a group of one arm read as taken."""
+    ccminer and others bound a kernel per architecture; see _specifier_arms): there the arm kept is the one HIP's
+    device pass compiles when the conditions decide it (none for that example), a group of one arm otherwise read
+    as taken."""
     if not may_hold_directives(data) or (b"{" not in data and b"}" not in data):
         return data
     pp, code = _preprocess(data)
@@ -1510,12 +1512,15 @@ def one_arm_for_braces(data: bytes) -> bytes:
     for g in pp.groups:
         unbalanced = any(delta(a.end_line + 1, a.last) for a in g.arms)
         if len(g.arms) < 2:
-            if not unbalanced and _specifier_arms(code, g, span, total) is None:
+            specifiers = None if unbalanced else _specifier_arms(code, g, span, total)
+            if not unbalanced and specifiers is None:
                 continue
             # A dead arm: nothing of the group is kept. A live one is read as taken, its directives blanked: the
             # brace it opens is closed by code outside it or by a like group below (`#ifdef TIMING` / `if (t) {`
             # / `#endif` ... `#ifdef TIMING` / `}` / `#endif`), which is read the same way, so the two balance.
-            keep = -1 if _dead_arms(g, pp.dead) else 0
+            # Specifiers HIP's device pass skips (`#if __CUDA_ARCH__ >= 500` / `__launch_bounds__(512, 3)`) are
+            # not kept either (_specifier_arms answers -1).
+            keep = -1 if _dead_arms(g, pp.dead) else (0 if specifiers is None else specifiers)
         elif unbalanced:
             dead = _dead_arms(g, pp.dead)
             keep = next((i for i in range(len(g.arms)) if i not in dead), 0)
@@ -1567,14 +1572,23 @@ _SPECIFIER_ARM_BYTES = 512
 _SPECIFIER_END = re.compile(rb"(?:\b(?:__global__|__device__|__host__|__forceinline__|__noinline__)|"
                             rb"\b__launch_bounds__[ \t]*\([^()]*\))[ \t\r\n]*\Z")
 
+# Code that ends inside a declaration begun before a group in its specifiers (a CUDA specifier, a template head):
+# which arm is kept there does not move the declaration's first line.
+_DECLARATION_BEFORE = re.compile(rb"(?:\b(?:__global__|__device__|__host__|__forceinline__|__noinline__)|"
+                                 rb"\b__launch_bounds__[ \t]*\([^()]*\)|\btemplate[ \t\r\n]*<[^;{}#]*>)[ \t\r\n]*\Z")
+
 
 def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]], total: int,
                     dead: frozenset[int] = frozenset()) -> int | None:
     """The index of the arm to keep when `g` sits inside a declaration's specifiers: every arm with code is only
     specifier words (_SPECIFIERS, at most _SPECIFIER_ARM_BYTES), one of them CUDA's (`__global__`,
     `__launch_bounds__(n)`, ...), and the code after the `#endif` goes on with a word (the rest of the declaration).
-    Keeps the first live arm that says `__global__`, else the first live arm with code. A parser reads the directive
-    as the end of the declaration, and the kernel is lost. None when `g` is no such group."""
+    Keeps the arm hip-clang's device pass compiles when the conditions decide it (_hip_device_arm; -1: none, as for
+    `#if __CUDA_ARCH__ >= 500` without an `#else`), since porter's kernel verdicts are about the HIP build and the
+    bounds it reads are that build's; when they do not (a project switch), or when that arm would drop a
+    `__global__` another arm says, the first live arm that says `__global__`, else the first live arm with code. A
+    parser reads the directive as the end of the declaration, and the kernel is lost. None when `g` is no such
+    group."""
     if g.endif >= total:
         return None
     after = span(g.endif, g.endif)[1]
@@ -1607,7 +1621,35 @@ def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int,
         return None
     killed = _dead_arms(g, dead) if dead else frozenset()
     live = [(i, k) for i, k in with_code if i not in killed] or with_code
-    return next((i for i, kernel in live if kernel), live[0][0])
+    first = next((i for i, kernel in live if kernel), live[0][0])
+    hip = _hip_device_arm(g)
+    if hip is None or hip == first:
+        return first
+    # The arm HIP compiles, unless choosing it would change the kernel as found: drop the `__global__` only nvcc's
+    # arm says, or move the declaration's first line (the group opens it: `#if ...` / `__global__
+    # __launch_bounds__(1024, 1)` / `#else` / `__global__ __launch_bounds__(256, 2)` / `#endif` / `void k(...)`).
+    kernel_arms = {i for i, kernel in with_code if kernel}
+    if kernel_arms and hip not in kernel_arms:
+        return first
+    start = span(g.arms[0].line, g.arms[0].line)[0]
+    if not _DECLARATION_BEFORE.search(code, max(0, start - 256), start):
+        return first
+    return hip
+
+
+def _hip_device_arm(g: Group) -> int | None:
+    """The index of the arm of `g` hip-clang's device pass compiles over hipified code (_HipifiedDevicePass:
+    `__CUDA_ARCH__` undefined, `__CUDACC__` defined), -1 when it compiles none, None when a condition it depends on
+    is unknown there. `#if __CUDA_ARCH__ > 500` / `__launch_bounds__(32, 16)` / `#else` / `__launch_bounds__(64, 8)`
+    is 1: nvcc takes the first arm for sm_50 and later, HIP always the `#else`."""
+    build = _VersionlessHipDevicePass()
+    for i, a in enumerate(g.arms):
+        value = True if a.kind == "else" else condition(a.kind, a.text, build)[0]
+        if value is None:
+            return None
+        if value:
+            return i
+    return -1
 
 
 # The CUDA compiler's own macros: an arm that tests one of them defined is the arm nvcc compiles.
@@ -1917,6 +1959,17 @@ class _HipifiedDevicePass(_ArchBuild):
     def value(self, name: str | None):
         if name == "__HIP_DEVICE_COMPILE__" or name in HIPIFY_DEFINED:
             return 1
+        return super().value(name)
+
+
+class _VersionlessHipDevicePass(_HipifiedDevicePass):
+    """_HipifiedDevicePass with the toolkit version macros unknown: plain hipify leaves `#if CUDA_VERSION > 6050`
+    reading 0 under HIP, but porter's translate defines them with the CUDA API level HIP models (rules/kb/fixups.yaml
+    `versions`), so which arm the port compiles depends on how it was made. For _hip_device_arm."""
+
+    def value(self, name: str | None):
+        if name in toolkit_versions():
+            return None
         return super().value(name)
 
 
