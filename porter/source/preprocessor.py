@@ -1657,6 +1657,17 @@ _CUDA_COMPILER = ("__CUDACC__", "__CUDA_ARCH__", "__NVCC__")
 _DEFINED_CUDA = re.compile(r"^\s*(?:defined\s*\(?\s*)?(?:__CUDACC__|__CUDA_ARCH__|__NVCC__)\b")
 
 
+def _arm_code(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]]) -> Iterator[tuple[int, bytes]]:
+    """(index, stripped code) of each arm of `g` that holds code between its directive and the next one."""
+    for i, a in enumerate(g.arms):
+        if a.last < a.end_line + 1:
+            continue
+        lo, hi = span(a.end_line + 1, a.last)
+        body = code[lo:hi].strip()
+        if body:
+            yield i, body
+
+
 def _alternative_bodies(code: bytes, g: Group, span: Callable[[int, int], tuple[int, int]],
                         dead: frozenset[int]) -> int | None:
     """The index of the arm to keep when `g` follows a function head (the code before its `#if` ends in `)`) and
@@ -1670,13 +1681,7 @@ def _alternative_bodies(code: bytes, g: Group, span: Callable[[int, int], tuple[
     if j < 0 or code[j] != 0x29:  # `)`
         return None
     with_code = []
-    for i, a in enumerate(g.arms):
-        if a.last < a.end_line + 1:
-            continue
-        lo, hi = span(a.end_line + 1, a.last)
-        body = code[lo:hi].strip()
-        if not body:
-            continue
+    for i, body in _arm_code(code, g, span):
         if not (body.startswith(b"{") and body.endswith(b"}")):
             return None
         with_code.append(i)
@@ -1710,13 +1715,7 @@ def _alternative_heads(code: bytes, g: Group, span: Callable[[int, int], tuple[i
         return None
     with_code = []
     open_parens = set()
-    for i, a in enumerate(g.arms):
-        if a.last < a.end_line + 1:
-            continue
-        lo, hi = span(a.end_line + 1, a.last)
-        body = code[lo:hi].strip()
-        if not body:
-            continue
+    for i, body in _arm_code(code, g, span):
         if b"(" not in body or b";" in body or b"{" in body or b"}" in body:
             return None  # (a nested group, `#ifdef DEBUG` around one parameter, is read by its own rules)
         opened = body.count(b"(") - body.count(b")")
