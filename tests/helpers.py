@@ -140,3 +140,35 @@ def porter_here(*args: str, cwd: Path | None = None, env: dict | None = None, re
         return subprocess.CompletedProcess(["porter", *args], code, "", "")
     return subprocess.CompletedProcess(["porter", *args], code, out.buffer.getvalue().decode("utf-8"),
                                        err.buffer.getvalue().decode("utf-8"))
+
+
+def porter_on_a_terminal(*argv: str, env: dict[str, str]) -> tuple[int, bytes]:
+    """porter with stdout and stderr on a real pseudo-terminal, as a person runs it, in exactly the environment
+    `env`: its exit status and what the terminal received. The command runs in this process (porter_here) while a
+    thread reads the terminal's other end."""
+    import pty
+    import threading
+
+    leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the last writer closed the terminal
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        p = porter_here(*argv, env=env, replace_env=True, cwd=REPO, terminal=follower, timeout=120)
+    finally:
+        os.close(follower)
+        reader.join(timeout=60)
+        os.close(leader)
+    assert not reader.is_alive()
+    return p.returncode, b"".join(chunks)

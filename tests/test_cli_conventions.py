@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from porter.cli import main
-from tests.helpers import REPO, porter_here
+from tests.helpers import REPO, porter_here, porter_on_a_terminal
 
 CUDA_APP = REPO / "fixtures" / "repos" / "cuda-app"
 KERNEL = "__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"
@@ -150,38 +150,14 @@ def test_an_output_suffix_no_format_has_is_refused(capsys, tmp_path, cmd, suffix
 
 
 def _on_a_terminal(*argv: str, env: dict[str, str]) -> bytes:
-    """porter with stdout and stderr on a real pseudo-terminal, as a person runs it: what the terminal received.
-    The command runs in this process (porter_here) while a thread reads the terminal's other end."""
+    """porter on a real pseudo-terminal (porter_on_a_terminal), as a person runs it: what the terminal received."""
     import os
-    import pty
-    import threading
 
-    leader, follower = pty.openpty()
     full_env = {**os.environ, "COLUMNS": "80", "PORTER_CACHE_DIR": "/nonexistent-porter-cache", **env}
     full_env.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
-    chunks: list[bytes] = []
-
-    def drain() -> None:
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO: the last writer closed the terminal
-                return
-            if not chunk:
-                return
-            chunks.append(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
-        p = porter_here(*argv, env=full_env, replace_env=True, cwd=REPO, terminal=follower, timeout=120)
-    finally:
-        os.close(follower)
-        reader.join(timeout=60)
-        os.close(leader)
-    assert not reader.is_alive()
-    assert p.returncode in (0, 1, 2)
-    return b"".join(chunks)
+    code, out = porter_on_a_terminal(*argv, env=full_env)
+    assert code in (0, 1, 2)
+    return out
 
 
 # An SGR sequence: colour or another text style (a progress bar's cursor control is no colour).

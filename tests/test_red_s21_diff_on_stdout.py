@@ -9,11 +9,9 @@ diff goes through write_output too, and write_output shows control characters as
 from __future__ import annotations
 
 import os
-import pty
 import subprocess
-import threading
 
-from tests.helpers import REPO, git, make_repo, porter_here
+from tests.helpers import git, make_repo, porter_here, porter_on_a_terminal
 
 SOURCE = ("#include <cuda_runtime.h>\n"
           "// \x1b]0;PWNED\x07\x1b[2J ##[error]spoofed annotation\n"
@@ -21,31 +19,11 @@ SOURCE = ("#include <cuda_runtime.h>\n"
 
 
 def _on_a_terminal(*argv: str) -> bytes:
-    leader, follower = pty.openpty()
     env = {**os.environ, "COLUMNS": "120", "PORTER_CACHE_DIR": "/nonexistent-porter-cache", "NO_COLOR": "1"}
     env.pop("GITHUB_ACTIONS", None)
-    chunks: list[bytes] = []
-
-    def drain() -> None:
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO: the last writer closed the terminal
-                return
-            if not chunk:
-                return
-            chunks.append(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
-        p = porter_here(*argv, env=env, replace_env=True, cwd=REPO, terminal=follower, timeout=120)
-    finally:
-        os.close(follower)
-        reader.join(timeout=60)
-        os.close(leader)
-    assert p.returncode == 0
-    return b"".join(chunks)
+    code, out = porter_on_a_terminal(*argv, env=env)
+    assert code == 0
+    return out
 
 
 def test_a_diff_on_a_terminal_shows_the_repositorys_control_characters_as_escapes(tmp_path):
