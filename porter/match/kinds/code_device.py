@@ -3,6 +3,7 @@ warp-level work (a `/ 32` that divides by the hardware warp), or in a string tha
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from porter.match.regex import compile_regex as linear_regex
 from porter.source.parse import SourceFile
@@ -300,13 +301,8 @@ def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> b
         return _exponent_at_most_4(sf, body, shift.group(1))
     if not re.fullmatch(rb"[A-Za-z_]\w*", off):
         return False
-    v = re.escape(off)
     verdicts = []
-    for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=\s*([^;]+?)\s*;\s*" + v
-                         + rb"\s*(>|>=|!=|<|<=)\s*([^;]+?)\s*;", body):
-        if not _loop_shuffles(sf, body, m.end()):
-            continue  # a loop that shuffles nothing (OpenMM's shared-memory #else arm) does not drive the offset
-        init, cmp_, bound = m.group(1), m.group(2), m.group(3)
+    for init, cmp_, bound in _shuffling_loops(sf, body, off):
         if cmp_ in (b">", b">=", b"!="):
             half = re.fullmatch(rb"([A-Za-z_]\w*)\s*/\s*2|\(\s*([A-Za-z_]\w*)\s*/\s*2\s*\)", init)
             verdicts.append(bool(re.fullmatch(rb"\d+", init) and int(init) <= 16
@@ -320,13 +316,8 @@ def _group_local(sf: SourceFile, body: bytes, op: bytes, args: list[bytes]) -> b
 def _exponent_at_most_4(sf: SourceFile, body: bytes, name: bytes) -> bool:
     """Whether every shuffling for-loop driving `name` keeps it within 0..4 (so `1 << name` is at most 16): down
     from a literal of at most 4, or up from a literal below a bound of at most 5 (`<`) or 4 (`<=`)."""
-    v = re.escape(name)
     verdicts = []
-    for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=\s*([^;]+?)\s*;\s*" + v
-                         + rb"\s*(>|>=|!=|<|<=)\s*([^;]+?)\s*;", body):
-        if not _loop_shuffles(sf, body, m.end()):
-            continue
-        init, cmp_, bound = m.group(1), m.group(2), m.group(3)
+    for init, cmp_, bound in _shuffling_loops(sf, body, name):
         if not re.fullmatch(rb"\d+", init):
             verdicts.append(False)
         elif cmp_ in (b">", b">=", b"!="):
@@ -334,6 +325,16 @@ def _exponent_at_most_4(sf: SourceFile, body: bytes, name: bytes) -> bool:
         else:
             verdicts.append(bool(re.fullmatch(rb"\d+", bound)) and int(bound) <= (5 if cmp_ == b"<" else 4))
     return bool(verdicts) and all(verdicts)
+
+
+def _shuffling_loops(sf: SourceFile, body: bytes, name: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """(initial value, comparison, bound) of each for-loop header in `body` that drives `name` and shuffles in its
+    body; a loop that shuffles nothing (OpenMM's shared-memory #else arm) does not drive a shuffle's offset."""
+    v = re.escape(name)
+    for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=\s*([^;]+?)\s*;\s*" + v
+                         + rb"\s*(>|>=|!=|<|<=)\s*([^;]+?)\s*;", body):
+        if _loop_shuffles(sf, body, m.end()):
+            yield m.group(1), m.group(2), m.group(3)
 
 
 def _loop_shuffles(sf: SourceFile, body: bytes, at: int) -> bool:
