@@ -232,27 +232,29 @@ class PortMap:
         for start, end, twin in self.twins.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, twin
+        if not (self.rewrites or self.compat or self.forward):
+            return Status.OPEN, None
+        # the three decisions below read the finding's own line, which the scan kept (port facts' finding_lines)
+        text = self.lines.get(path)
+        row = text.get(line) if text else None
+        if row is None:
+            return Status.OPEN, None
         if self.rewrites:
-            text = self.lines.get(path)
-            row = text.get(line) if text else None
-            hit = rewritten_at(row, column, end_column, self.rewrites) if row is not None else None
+            hit = rewritten_at(row, column, end_column, self.rewrites)
             if hit is not None:
                 return Status.HANDLED, hit
         if self.compat or self.forward:
-            text = self.lines.get(path)
-            row = text.get(line) if text else None
-            if row is not None:
-                seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
-                names = _ident().findall(seg)
-                hit = self.compat.lookup(path, names) if self.compat else None
-                if hit:
-                    return Status.HANDLED, hit
-                # the name the finding matched is a type the repository declares incomplete, used as one (a
-                # pointer, a reference, a template argument, the declaration itself): `cublasContext* h`,
-                # `handle_manager<cublasContext>`; a use that needs the whole type (`prop.major`) stays open
-                if (len(names) == 1 and names[0] in self.forward and end_column
-                        and _incomplete_use().match(row, end_column - 1)):
-                    return Status.HANDLED, self.forward[names[0]]
+            seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
+            names = _ident().findall(seg)
+            hit = self.compat.lookup(path, names) if self.compat else None
+            if hit:
+                return Status.HANDLED, hit
+            # the name the finding matched is a type the repository declares incomplete, used as one (a
+            # pointer, a reference, a template argument, the declaration itself): `cublasContext* h`,
+            # `handle_manager<cublasContext>`; a use that needs the whole type (`prop.major`) stays open
+            if (len(names) == 1 and names[0] in self.forward and end_column
+                    and _incomplete_use().match(row, end_column - 1)):
+                return Status.HANDLED, self.forward[names[0]]
         return Status.OPEN, None
 
 
