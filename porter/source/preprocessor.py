@@ -1642,14 +1642,8 @@ def _hip_device_arm(g: Group) -> int | None:
     `__CUDA_ARCH__` undefined, `__CUDACC__` defined), -1 when it compiles none, None when a condition it depends on
     is unknown there. `#if __CUDA_ARCH__ > 500` / `__launch_bounds__(32, 16)` / `#else` / `__launch_bounds__(64, 8)`
     is 1: nvcc takes the first arm for sm_50 and later, HIP always the `#else`."""
-    build = _VersionlessHipDevicePass()
-    for i, a in enumerate(g.arms):
-        value = True if a.kind == "else" else condition(a.kind, a.text, build)[0]
-        if value is None:
-            return None
-        if value:
-            return i
-    return -1
+    decided, taken = _taken(_arm_truths(g, _VersionlessHipDevicePass()))
+    return None if not decided else -1 if taken is None else taken
 
 
 # The CUDA compiler's own macros: an arm that tests one of them defined is the arm nvcc compiles.
