@@ -71,7 +71,9 @@ heldout25 (issue 27, session 23) keeps heldout23's definitions, strata, exclusio
 short ones before the two strata) with seed 3251: five dual CUDA/ROCm projects. Hand-kept HIP twins whose suffix the
 rule reads (necSpMV's src/hip/**/*.cpp, DCA++'s hipified sources) stay in the draw, as in heldout17/19/23; ccglib's
 runtime-compiled kernels (kernels/*.cu) are definitions like any other. It prints the drawn list only (no verdicts),
-so a second judge can run it before judging.
+so a second judge can run it before judging. rahul-goel/fused-ssim (sixth) was appended after the first five had been
+judged and committed and before porter ran on any tree (a Python ROCm-guard project, as heldout9 appended instant-ngp
+and ThunderKittens); appending leaves the earlier draws unchanged.
 """
 from __future__ import annotations
 
