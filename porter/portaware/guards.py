@@ -9,7 +9,9 @@ also asks its ROCm twin `is_hip()` (_paired_cuda_predicates) or when its body is
 (_solo_cuda_predicates), and a vendor predicate asked about an argument (`is_hip_target(target)`); the right operand
 of `and` after a one-vendor test runs on that vendor's build only.
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
-is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD). A Python module's private function used
+is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD; `hasattr(torch.version, "hip") and
+torch.version.hip` is the right test alone). A dict entry keyed "cuda" beside its "rocm" twin key is CUDA-side
+(_key_twins), as a CUDA-named function beside its ROCm twin is (_function_twins). A Python module's private function used
 only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
 CUDA-side as a whole, and so are the private helpers only it uses.
 """

@@ -10,10 +10,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only (so is a
    side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
    test build in a test directory); a
-   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
+   Makefile, CMake file or setup.py with a ROCm twin beside it (`makefile` / `makefile.hip`, `CMakeLists.txt` /
+   `CMakeLists_hip.txt`, `setup.py` / `setup_hip.py`), or a CUDA source with one
    (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, or in a parallel folder named for the vendor's library:
-   `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins) →
-   handled, and the twin is the ROCm build's;
+   `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins), or a
+   plain header whose ROCm-named neighbour defines the same things (`types.h` / `types_hip.h`,
+   scope.same_definitions) → handled, and the twin is the ROCm build's;
    a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
    (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
    porter.portaware.scope.component_twins; or the same backend in another programming model that the project
