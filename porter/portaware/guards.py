@@ -9,7 +9,9 @@ also asks its ROCm twin `is_hip()` (_paired_cuda_predicates) or when its body is
 (_solo_cuda_predicates), and a vendor predicate asked about an argument (`is_hip_target(target)`); the right operand
 of `and` after a one-vendor test runs on that vendor's build only.
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
-is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD). A Python module's private function used
+is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD; `hasattr(torch.version, "hip") and
+torch.version.hip` is the right test alone). A dict entry keyed "cuda" beside its "rocm" twin key is CUDA-side
+(_key_twins), as a CUDA-named function beside its ROCm twin is (_function_twins). A Python module's private function used
 only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
 CUDA-side as a whole, and so are the private helpers only it uses.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from porter.lazyre import lazy_regex
 from porter.match.regex import compile_regex
@@ -239,6 +242,16 @@ _py_getattr_version = lazy_regex(r"""^getattr\((?:torch\.)?version,["'](hip|cuda
 _py_cuda_expr = lazy_regex(r"^(?:torch\.)?version\.cuda$|^current_platform\.is_cuda\(\)$|(?:^|\.)is_nvidia(?:\(\))?$")
 
 
+_py_hasattr = lazy_regex(r"""^hasattr\(([\w.]+),["'](\w+)["']\)$""")
+
+
+def _tests_attribute(left, right, data: bytes) -> bool:
+    """Whether `left` is `hasattr(X, "a")` and `right` reads `X.a`: the left only keeps the right from raising."""
+    m = _py_hasattr().match(_py_text(left, data)) if left.type == "call" else None
+    return m is not None and re.search(r"(?<![\w.])" + re.escape(f"{m.group(1)}.{m.group(2)}") + r"(?!\w)",
+                                       data[right.start_byte:right.end_byte].decode("utf-8", "replace")) is not None
+
+
 def _py_text(node, data: bytes) -> str:
     return re.sub(r"\s+", "", data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
 
@@ -301,6 +314,10 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         l, r = node.child_by_field_name("left"), node.child_by_field_name("right")
         ls, lp = _py_side(l, data, paired) if l is not None else (None, False)
         rs, rp = _py_side(r, data, paired) if r is not None else (None, False)
+        if op == "and" and l is not None and r is not None and _tests_attribute(l, r, data):
+            # `hasattr(torch.version, "hip") and torch.version.hip is not None` is the right test alone, spelled for
+            # an object that may lack the attribute (as `getattr(torch.version, "hip", None)` is)
+            return rs, rp
         s = ls if ls and lp else rs if rs and rp else None
         if s is None and op == "and":
             # `is_cuda() and cap >= 9`: true on the CUDA build only, whether or not is_cuda()'s false is ROCm's
@@ -343,6 +360,8 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
     out.extend(_function_twins(sf.root))
+    if ROCM_WORD.search(data):
+        out.extend(_key_twins(sf.root, data))
     for node in descendants(sf.root, _PY_BRANCHES, lang="python"):
         if node.type == "boolean_operator":
             # `A and B` evaluates B only when A is true: after a test true on one build only, B is that build's
@@ -536,6 +555,40 @@ def _function_twins(root) -> list[Span]:
                 if twin is not None:
                     out.append(Span(_pos(node.start_point), _pos(node.end_point), CUDA, twin.start_point[0] + 1))
                     break
+    return out
+
+
+# A dictionary key naming one vendor, maybe with a version (`"cuda"`, `"cuda12"`, `"flash-attn-nvidia"`, `"rocm6.2"`).
+_py_key_vendor = lazy_regex(r"(?i)(?:^|(?<=[-_.]))(cuda|nvidia|rocm|hip|amd)(?:\d+(?:\.\d+)*)?(?=$|[-_.])")
+
+
+def _key_twins(root, data: bytes) -> list[Span]:
+    """Each entry of a dictionary display keyed by a string naming CUDA or NVIDIA whose ROCm-named twin key is in the
+    same display: RL-Kernel's `extras_require={"cuda": ["flashinfer"], "rocm": ["aiter"]}` (pip installs the extra
+    the user names, https://setuptools.pypa.io/en/latest/userguide/dependency_management.html#optional-dependencies),
+    a registry's `{"cuda": fused_cuda, "rocm": fused_triton}` picked by platform. As _function_twins does for
+    functions: the CUDA entry is the CUDA side of the pair, handled by its twin (the span's line is the twin's)."""
+    out: list[Span] = []
+    for node in descendants(root, ("dictionary",), lang="python"):
+        cuda: list[tuple[str, Any]] = []
+        rocm: dict[str, Any] = {}
+        for pair in node.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            if key is None or key.type != "string":
+                continue
+            text = data[key.start_byte:key.end_byte].decode("utf-8", "replace").strip("\"'")
+            m = _py_key_vendor().search(text)
+            if m is None:
+                continue
+            rest = (text[:m.start()] + "\0" + text[m.end():]).lower()
+            if m.group(1).lower() in ("cuda", "nvidia"):
+                cuda.append((rest, pair))
+            else:
+                rocm.setdefault(rest, pair)
+        for rest, pair in cuda:
+            twin = rocm.get(rest)
+            if twin is not None:
+                out.append(_span(pair, CUDA, twin.start_point[0] + 1))
     return out
 
 

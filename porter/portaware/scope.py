@@ -138,8 +138,10 @@ def _source_key(name: str) -> tuple[str, bool, bool]:
     return re.sub(r"[-_.]*\0[-_.]*", "\0", key).lower(), cuda, rocm
 
 
-def source_twins(paths: Iterable[str]) -> dict[str, str]:
-    """CUDA source path -> its ROCm twin in the same folder (see above), for every pair among `paths`."""
+def source_twins(paths: Iterable[str], plain: bool = False) -> dict[str, str]:
+    """CUDA source path -> its ROCm twin in the same folder (see above), for every pair among `paths`. With `plain`,
+    instead the pairs whose first file has no CUDA sign (`mhc_types.h` beside `mhc_types_hip.h`): candidates only,
+    which same_definitions decides by what the two files hold."""
     by_folder: dict[str, list[str]] = {}
     for p in paths:
         if PurePosixPath(p).suffix.lower() in _SOURCE_SUFFIXES:
@@ -167,16 +169,48 @@ def source_twins(paths: Iterable[str]) -> dict[str, str]:
                 continue
             stem = pp.name[: -len(pp.suffix)] if pp.suffix else pp.name
             key, cuda, rocm = _stem_key(pp, stem)
-            if rocm or not (cuda or pp.suffix.lower() in _CUDA_SOURCE_SUFFIXES):
+            if rocm or (plain == (cuda or pp.suffix.lower() in _CUDA_SOURCE_SUFFIXES)):
                 continue
             twin = twins.get(key)
             # a header's twin is a header or a `.hip` file, a source's a source or a `.hip` file: `y.cu` beside
             # `y_hip.h` is a kernel file and a header it may include, not two builds of one file
             if twin is not None and twin != p and _kind(twin) in (_kind(p), "hip"):
                 out[p] = twin
+    if plain:
+        return out
     for p, twin in _tree_twins(by_folder).items():
         out.setdefault(p, twin)
     return out
+
+
+# What a C/C++ file defines, by name: types (struct, class, union, enum, a `using` alias, a typedef), kernels and
+# device functions, macros. A ROCm-named file that defines most of what a plain file beside it defines, without
+# including it, is the same header kept by hand for the HIP build (mHC.cu's `mhc_types_hip.h` redefines
+# `mhc_types.h`'s MHCConfig, RMSNormParams, floatX and CHECK_CUDA over hipBLASLt): the ROCm build includes it
+# instead, as it does a `_hip` twin of a `.cuh`. A plain file the twin includes, or one that includes the twin, is
+# shared code that picks the HIP part (a `utils.h` holding `#include "utils_hip.h"` under `__HIP__`): no pair.
+_DEFINED = lazy_regex(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?(\w+)\s*(?:final\s*)?[{:]"
+                      r"|\busing\s+(\w+)\s*="
+                      r"|\btypedef\b[^;{}]*?\b(\w+)\s*;"
+                      r"|\b__(?:global|device)__\b[^;{}()]*?\b(\w+)\s*\("
+                      r"|^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_INCLUDED = lazy_regex(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def defined_names(text: str) -> frozenset[str]:
+    """The names a C/C++ file's text defines (see _DEFINED)."""
+    return frozenset(next(g for g in m.groups() if g) for m in _DEFINED().finditer(text))
+
+
+def same_definitions(path: str, text: str, twin: str, twin_text: str) -> bool:
+    """Whether `twin` (a ROCm-named file beside `path`) is `path` kept again for the HIP build: neither includes the
+    other, and the twin defines at least half of what `path` defines (two names at least)."""
+    if posixpath.basename(twin) in {posixpath.basename(i) for i in _INCLUDED().findall(text)} or \
+            posixpath.basename(path) in {posixpath.basename(i) for i in _INCLUDED().findall(twin_text)}:
+        return False
+    mine = defined_names(text)
+    shared = mine & defined_names(twin_text)
+    return len(shared) >= 2 and 2 * len(shared) >= len(mine)
 
 
 # A twin in a sibling tree: the CUDA and ROCm builds keep parallel folders whose names, like the files', differ only

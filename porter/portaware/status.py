@@ -10,10 +10,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 4. a file only the CUDA build compiles → handled when the same build branch names a ROCm twin, else cuda-only (so is a
    side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
    test build in a test directory); a
-   Makefile or CMake module with a ROCm twin beside it (`makefile` / `makefile.hip`), or a CUDA source with one
+   Makefile, CMake file or setup.py with a ROCm twin beside it (`makefile` / `makefile.hip`, `CMakeLists.txt` /
+   `CMakeLists_hip.txt`, `setup.py` / `setup_hip.py`), or a CUDA source with one
    (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, or in a parallel folder named for the vendor's library:
-   `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins) →
-   handled, and the twin is the ROCm build's;
+   `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins), or a
+   plain header whose ROCm-named neighbour defines the same things (`types.h` / `types_hip.h`,
+   scope.same_definitions) → handled, and the twin is the ROCm build's;
    a file of a component directory only the CUDA build compiles whose sibling the ROCm build compiles instead
    (Automake `if COMM_CUDA_ENABLED` beside `if COMM_RCCL_ENABLED`, `templates/cuda` beside `templates/hip`,
    porter.portaware.scope.component_twins; or the same backend in another programming model that the project
@@ -82,7 +84,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans,
-                                    cuda_only_match, source_twins,
+                                    cuda_only_match, same_definitions, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -537,6 +539,12 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
                 pm.optional[path] = arms
 
 
+def _build_script(path: str, language: str) -> bool:
+    """Whether a file is a build script a ROCm twin beside it may replace: a Makefile, a CMake file, or a Python
+    package's setup.py."""
+    return language in ("make", "cmake") or (language == "python" and PurePosixPath(path).name == "setup.py")
+
+
 def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
     """The PortMap of a repository: its C/C++/CUDA and build files (and Python files with findings) read once
     more, bounded as the scan was, or their facts taken from the cache."""
@@ -562,15 +570,18 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     folders: dict[str, list[str]] = {}
     for path in files:
         folders.setdefault(posixpath.dirname(path), []).append(path)
+    # A Python package's build script pairs the same way (mHC.cu's setup.py for nvcc beside setup_hip.py for hipcc:
+    # `pip install` runs one of them, and the ROCm one carries the hipcc flags and hipBLAS links).
     for path, c in files.items():
-        if c.language in ("make", "cmake") and path not in pm.file_side:
+        if _build_script(path, c.language) and path not in pm.file_side:
             twin = build_twin(path, folders[posixpath.dirname(path)])
             if twin is not None:
                 pm.file_side[path] = ("twin", CUDA, twin)
-    # A Makefile's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
-    # Makefile.rocm): asked of the source by name, every candidate at once.
+    # A build file's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
+    # Makefile.rocm, mHC.cu's CMakeLists.txt beside CMakeLists_hip.txt): asked of the source by name, every
+    # candidate at once.
     # (history's per-commit tree knows only the files porter scans and has no such lookup: there none is found)
-    unpaired = [p for p, c in sorted(files.items()) if c.language == "make" and p not in pm.file_side]
+    unpaired = [p for p, c in sorted(files.items()) if c.language in ("make", "cmake") and p not in pm.file_side]
     if unpaired and hasattr(source, "included"):
         wanted = {n: p for p in unpaired for n in build_twin_names(p) if n not in files}
         present = {c.path for c in source.included(list(wanted))} if wanted else set()
@@ -687,6 +698,15 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # `seqhipsparse/hipsparsematimpl.h` beside `seqcusparse/cusparsematimpl.h`): its hipSPARSE code is the port.
     for path, twin in sorted(source_twins(files).items()):
         if path not in pm.file_side:
+            pm.file_side[path] = ("twin", CUDA, twin)
+            pm.file_side.setdefault(twin, ("name", ROCM, path))
+    # ... and a plain header or source whose ROCm-named neighbour defines the same things (scope.same_definitions)
+    for path, twin in sorted(source_twins(files, plain=True).items()):
+        if path in pm.file_side or path not in with_findings:
+            continue
+        own, twin_data = _read(source, files[path], limit, held), _read(source, files[twin], limit, held)
+        if own is not None and twin_data is not None and same_definitions(
+                path, own.decode("utf-8", "replace"), twin, twin_data.decode("utf-8", "replace")):
             pm.file_side[path] = ("twin", CUDA, twin)
             pm.file_side.setdefault(twin, ("name", ROCM, path))
 

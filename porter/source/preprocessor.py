@@ -56,6 +56,18 @@ NVCC_ONLY = frozenset({"__NVCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NV
 # every build, so `#if __INTELLISENSE__` is dead code (nunchaku's `__trap(); // should not happen when actually
 # compiling`) and its `#else` is what every compiler sees.
 EDITOR_ONLY = frozenset({"__INTELLISENSE__"})
+# HIP's own compiler and platform macros (hip-clang defines __HIP__, __HIPCC__ and __HIP_DEVICE_COMPILE__; the HIP
+# headers __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__). A file that tests one of them is written to be compiled by
+# hip-clang as it stands, not hipified first, and there `__CUDACC__` is nvcc's (and clang-CUDA's) alone: hip-clang
+# never defines it (clang -x hip --offload-arch=gfx942 -E -dM lists __HIP__ and no __CUDACC__; HIP's porting guide
+# tells such code to test __HIPCC__ or __HIP__ instead:
+# https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#compiler-defines-summary). SeisSol's
+# `#if defined(__CUDACC__) || defined(__HIP_PLATFORM_NVIDIA__) && defined(__HIP__)` arm beside its
+# `__HIP_PLATFORM_AMD__ && __HIP__` one is therefore the NVIDIA build's. In a file that tests none of them,
+# hipify's rename of `__CUDACC__` to `__HIPCC__` (HIPIFY_DEFINED) may make the ROCm build take the arm: unknown.
+HIP_COMPILER_MACROS = frozenset({"__HIP__", "__HIPCC__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_AMD__",
+                                 "__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
+NVCC_ONLY_IN_HIP_CODE = frozenset({"__CUDACC__"})
 # tree-sitter's node types for the arms of a conditional group (`#if`, `#ifdef`, `#elif`, `#else`): a statement in a
 # function body that an arm holds is that node's child, not the block's (porter.kernels.facts_detectors quotes it).
 CONDITIONAL_NODE_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"})
@@ -590,17 +602,19 @@ class Build:
     unknown in both."""
 
     def __init__(self, build: str, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = (),
-                 retired: Iterable[str] = ()):
+                 retired: Iterable[str] = (), hip_native: bool = False):
         self.build = build
         self.rocm = frozenset(rocm_names)
         self.cuda = frozenset(cuda_names) - self.rocm
         # ROCm platform macros the ROCm release no longer defines and the project does not define itself
         # (retired_rocm_macros): undefined in both builds, still a vendor test
         self.retired = frozenset(retired) - self.rocm
+        # nvcc's own macros in a file written for hip-clang (hip_native, see HIP_COMPILER_MACROS)
+        self.nvcc_only = NVCC_ONLY | NVCC_ONLY_IN_HIP_CODE if hip_native else NVCC_ONLY
 
     def vendor(self, name: str | None) -> bool:
         """Whether the name decides which vendor's build this is."""
-        return bool(name) and (name in self.rocm or name in self.cuda or name in NVCC_ONLY or is_rocm_name(name))
+        return bool(name) and (name in self.rocm or name in self.cuda or name in self.nvcc_only or is_rocm_name(name))
 
     def value(self, name: str | None):
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
@@ -608,7 +622,7 @@ class Build:
             return None
         if name in EDITOR_ONLY or name in self.retired:
             return False
-        if name in NVCC_ONLY:
+        if name in self.nvcc_only:
             return None if self.build == CUDA else False
         if name in self.cuda:
             if self.build != CUDA:
@@ -818,10 +832,10 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     rocm_names = tuple(rocm_names)
     cuda_names = tuple(cuda_names)
     retired = tuple(retired)
-    plain = {CUDA: Build(CUDA, rocm_names, cuda_names, retired), ROCM: Build(ROCM, rocm_names, cuda_names, retired)}
-    toolkit = {CUDA: _ToolkitBuild(CUDA, rocm_names, cuda_names, retired),
-               ROCM: _ToolkitBuild(ROCM, rocm_names, cuda_names, retired)}
-    arch = {CUDA: _ArchBuild(CUDA, rocm_names, cuda_names, retired), ROCM: _ArchBuild(ROCM, rocm_names, cuda_names, retired)}
+    native = hip_native(dirs)
+    plain = {b: Build(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
+    toolkit = {b: _ToolkitBuild(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
+    arch = {b: _ArchBuild(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
     # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
     # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
     # replaces stays port work.
@@ -1024,6 +1038,12 @@ CONDITIONALS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"
 def condition_names(dirs: Iterable[Directive]) -> frozenset[str]:
     """The identifiers a file's conditional directives name: only these can make its two builds differ."""
     return frozenset(t for d in dirs if d.kind in CONDITIONALS for t in _tokens(d.text) if t[:1].isalpha() or t[:1] == "_")
+
+
+def hip_native(dirs: Iterable[Directive]) -> bool:
+    """Whether a file's conditionals test HIP's own compiler or platform macros (HIP_COMPILER_MACROS): it is written
+    for hip-clang, which compiles it as it stands."""
+    return not condition_names(dirs).isdisjoint(HIP_COMPILER_MACROS)
 
 
 def builds_differ(names: frozenset[str], rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()) -> bool:
