@@ -34,11 +34,12 @@ from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
 from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
+from porter.match import refine_standard
 from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
-from porter.model import FileResult, ScanResult, ScanStats, Skipped
+from porter.model import FileResult, ScanResult, ScanStats, Severity, Skipped
 from porter.model.kernel import TritonHelper
 from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -477,7 +478,7 @@ def scan(
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held, untrusted)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
-    result = assemble(source, found, pairs, ruleset, targets, notices, only)
+    result = assemble(source, found, pairs, ruleset, targets, notices, only, held)
     return dataclasses.replace(result, stats=dataclasses.replace(
         result.stats,
         # Which files this source has, for the port-status stage (it would list them again).
@@ -587,15 +588,39 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     return _scan_files(chosen, state, options.jobs, progress)
 
 
+# The build files that may name nvcc's C++ standard (porter.match.refine_standard), and the most of one read.
+_STANDARD_LANGUAGES = frozenset({"make", "cmake", "shell"})
+_BUILD_FILE_BYTES = 4 * 1024 * 1024
+
+
+def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
+    """(path, language, bytes) of the tree's make, CMake and shell files and setup.py files, only when a finding
+    asks, from `held` where the scan kept them (an unreadable one is left out: the file's own scan reports it)."""
+    for c in found.files:
+        if c.language in _STANDARD_LANGUAGES or c.path.rpartition("/")[2] == "setup.py":
+            try:
+                yield c.path, c.language, (held.read(source, c, _BUILD_FILE_BYTES) if held is not None
+                                           else source.read(c, _BUILD_FILE_BYTES))
+            except SourceReadError:
+                continue
+
+
 def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, bool]], ruleset: RuleSet,
-             targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None) -> ScanResult:
+             targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None,
+             held: Held | None = None) -> ScanResult:
     """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
-    the discovery skips of those paths alone)."""
+    the discovery skips of those paths alone). Findings that hold only from C++17 on read info where the build
+    pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
     skipped = sorted(set(discovery_skips) | {r.skipped for r in results if r.skipped is not None})
-    findings = with_target_notes(sorted(f for r in results for f in r.findings), ruleset, targets)
+    found_here = sorted(f for r in results for f in r.findings)
+    if any(f.rule in refine_standard.CXX17_RULES and f.severity > Severity.INFO for f in found_here):
+        pinned = refine_standard.below_cxx17(refine_standard.named_standards(_build_texts(source, found, held)))
+        if pinned is not None:
+            found_here = refine_standard.accepted_before_cxx17(found_here, pinned)
+    findings = with_target_notes(found_here, ruleset, targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)

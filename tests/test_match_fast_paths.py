@@ -162,7 +162,7 @@ def test_a_regex_rule_none_of_whose_patterns_can_match_is_skipped_whole(monkeypa
     engine.prepare_rules([rule])
     gate = code_regex.regex_gate(rule.patterns)
     assert gate is not None and sum(len(known) for _, known in gate) == len(rule.patterns)
-    fixture = next(Path("fixtures/rules").glob(f"{rule.id}-*"))
+    fixture = next(Path("fixtures/rules").glob(f"{rule.id}-*/k.cu"))  # the fixture directory's main sample
     with_hits = parse(fixture.name, "cuda", fixture.read_bytes())
     without = parse("t.cu", "cuda", b"int main() { int x = 1; return x; }\n")
     assert code_regex.may_fire(gate, with_hits) and not code_regex.may_fire(gate, without)

@@ -486,3 +486,19 @@ def test_intellisense_arms_are_dead_and_their_else_compiles():
     pre = preprocess(EDITOR.encode())
     assert sorted(pre.dead) == [2, 9]
     assert sorted(dead_lines(parse("k.cu", "cuda", EDITOR.encode()))) == [2, 9]
+
+
+def test_cpp_alternative_tokens_are_operators_in_if_expressions():
+    """C++ reads `and`, `or`, `not`, `bitand`, `bitor`, `xor`, `compl` and `not_eq` as operators in #if
+    ([lex.digraph]; clang-22 -x hip takes SoftRas's `__CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)` arm off): the
+    arch build reads that test false on ROCm; as undefined names they made it unreadable."""
+    from porter.source.preprocessor import CUDA, ROCM, _ArchBuild, _tokens, condition
+
+    assert _tokens("A and not B or C bitand D bitor E xor F not_eq compl G") == [
+        "A", "&&", "!", "B", "||", "C", "&", "D", "|", "E", "^", "F", "!=", "~", "G"]
+    softras = "__CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)"
+    assert condition("if", softras, _ArchBuild(ROCM))[0] is False
+    assert condition("if", softras, _ArchBuild(CUDA))[0] is None  # the CUDA device pass's level is unknown here
+    assert condition("if", "1 and not 0", _ArchBuild(ROCM))[0] is True
+    # a name merely starting with one is a name: `android`, `order`
+    assert _tokens("android or order") == ["android", "||", "order"]

@@ -1378,3 +1378,36 @@ def test_nvcc_flags_in_a_cuda_language_arm_beside_a_plain_arm_read_info(tmp_path
                        "HIP-language source takes that arm and never sees the nvcc spelling")
     assert data[9] == ("nvcc's -Xcompiler prefix in a $<COMPILE_LANGUAGE:CUDA> arm: every other language, HIP "
                        "included, gets the flag after it plainly")
+
+
+ARCH_TESTS = """\
+#if __CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)
+__device__ double atomicAdd(double* address, double val);
+#endif
+#if __CUDA_ARCH__ == 500 || __CUDA_ARCH__ == 350
+__device__ int maxwell(int x) { return x; }
+#endif
+#if __CUDA_ARCH__ >= 500 || !defined(__CUDA_ARCH__)
+__device__ int modern(int x) { return x; }
+#endif
+#if __CUDA_ARCH__ >= 600
+__device__ int native_double(int x) { return x; }
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+__device__ int turing_only(int x) { return x; }
+#endif
+#if __CUDA_ARCH__ < 600
+__device__ int hip_takes_this(int x) { return x; }
+#endif
+"""
+
+
+def test_capability_tests_hip_answers_like_every_supported_gpu_are_not_port_items(tmp_path):
+    # heldout24 SoftRas's `and` spelling and ccminer's Maxwell/Kepler arms (lines 1, 4) and the modern path with its
+    # host pass (7) compile on HIP what Turing and newer compile: no DEV009. `>= 600` (heldout23 SeisSol's native
+    # double atomicAdd, judged real) and `< 600` without `defined` (HIP reads 0 and takes the arm no current GPU
+    # takes) stay. (Line 13's `defined && < N` shape is DEV009's own not_regex, older than this step.)
+    (tmp_path / "k.cu").write_text(ARCH_TESTS)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "DEV009")
+    assert got == [(10, "medium"), (16, "medium")]

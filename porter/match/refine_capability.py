@@ -33,8 +33,9 @@ from typing import Any
 from porter.match.draft import Draft
 # Shared helpers keep the private names the steps called them by when all of refine was one module, so the
 # moved code reads as it did.
-from porter.match.refine_common import (OUTPUT_CALL as _OUTPUT_CALL, as_info as _as_info, code_line as _code_line,
-                                        offset as _offset, statement_around as _statement_around)
+from porter.match.refine_common import (NVIDIA_SUPPORTED as _NVIDIA_SUPPORTED, OUTPUT_CALL as _OUTPUT_CALL,
+                                        as_info as _as_info, code_line as _code_line, offset as _offset,
+                                        statement_around as _statement_around)
 from porter.model import Severity
 from porter.source.parse import SourceFile
 
@@ -99,13 +100,11 @@ def ampere_path(f: Draft, code: bytes) -> Draft:
 
 
 # 8g. C/C++: `prop.major < 6`, `prop.major * 100 + prop.minor >= 600` (DEV013) compared with a bound below every GPU
-# current CUDA builds for: CUDA 13 supports Turing (7.5) and newer only
-# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, "Deprecated and dropped features"), so the test
+# current CUDA builds for (refine_common.NVIDIA_SUPPORTED: Turing 7.5 and newer), so the test
 # separates GPUs of past toolkits (a software double atomicAdd before sm_60, no half arithmetic before sm_53). When
 # every AMD GPU answers it as every supported NVIDIA GPU does, ROCm takes the path all of them take: info (data
 # `amd_answers`). A bound inside the supported range (`major >= 8`, `major == 9`) stays open.
 PROP_CAPABILITY_RULES = frozenset({"DEV013"})
-_NVIDIA_SUPPORTED = ((7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0))
 _PROP_TEST = re.compile(r"(\w+)\s*(?:\.|->)\s*major\s*(?:\*\s*(10|100)\s*\+\s*\1\s*(?:\.|->)\s*minor\s*)?"
                         r"(<=|>=|==|!=|<|>)\s*(\d+)\b")
 

@@ -1,6 +1,7 @@
 """What the refine steps share (porter.match.refine and its step modules): a finding's byte offset, the finding
 read as info with its reason in data, a line of code with comments blanked, the C statement around an offset, the
-pattern of a statement that only prints, and the names of a library's own build switch.
+pattern of a statement that only prints, the names of a library's own build switch, and the NVIDIA GPUs current CUDA
+builds for.
 """
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from porter.source.parse import SourceFile
 
 
 MACRO = re.compile(r"\b[A-Za-z_]\w*\b")
+
+# The compute capabilities current CUDA builds for: CUDA 13 supports Turing (7.5) and newer only
+# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, "Deprecated and dropped features"). A test
+# every one of them answers alike separates only GPUs of past toolkits (refine steps 8g and 3d).
+NVIDIA_SUPPORTED = ((7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0))
 
 
 def offset(sf: SourceFile, line: int, column: int) -> int:

@@ -22,12 +22,12 @@ import re
 from porter.match.draft import Draft
 from porter.match.refine_common import as_info as _as_info, info_at_line
 from porter.model import Severity
+from porter.source.discover import UNIT_SUFFIXES as _UNIT_SUFFIXES
 from porter.source.parse import SourceFile
 from porter.source.preprocessor import may_hold_directives, preprocessed
 
-# Suffixes of files compiled as translation units; a header (`.h`, `.cuh`, `.hpp`, `.inl`) may be expanded by the
-# files that include it, so its macros are not read as unused.
-_UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+# A header (`.h`, `.cuh`, `.hpp`, `.inl`) may be expanded by the files that include it, so only a translation unit's
+# macros are read as unused.
 _FUNCTION_MACRO = re.compile(r"^([A-Za-z_]\w*)\(")
 # A quoted include after a definition may expand it - unless it names a header (`.h`, `.hpp`, `.cuh`, `.hh`, `.hxx`):
 # headers are self-contained by convention, while the X-macro files that expand an includer's macro

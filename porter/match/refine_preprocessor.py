@@ -25,6 +25,10 @@ returns it, dropped from a line set or read as info with the reason in data; por
    byte-copy ldg256 before the `ld.global.nc` PTX `#else`): what HIP compiles works, the newer arm is a fast path.
    The tests up to that arm read info (data `hip_compiles`); an arm with PTX, a trap or #error, and `#ifndef
    __CUDA_ARCH__` / `!defined(__CUDA_ARCH__)` tests (the host pass, which HIP's device pass would take) stay.
+3d. A capability test HIP's device pass answers as every GPU CUDA 13 supports does (`__CUDA_ARCH__ < 600 and
+   defined(__CUDA_ARCH__)`: false on HIP, where __CUDA_ARCH__ is undefined, and on Turing and newer) compiles on HIP
+   what current NVIDIA GPUs compile: dropped as a fallback test (DEV009, DEV010). `__CUDA_ARCH__ >= 600` stays: a
+   current GPU takes the arm HIP skips.
 3b. A `defined()`-only test of the compiler's published toolkit macros (`__CUDACC_VER_MAJOR__`, `__CUDA_ARCH_LIST__`,
    `CUDART_VERSION`) with no `#else`, whose arm reads them, and each read inside such an arm, only asks the compiler
    to say something HIP does not: info (data `introspection`); so is a version macro named in an output statement.
@@ -60,8 +64,9 @@ from typing import Iterable
 from porter.match.draft import Draft
 # Shared helpers keep the private names the steps called them by when all of refine was one module, so the
 # moved code reads as it did.
-from porter.match.refine_common import (PROFILING_SWITCH, MACRO as _MACRO, OUTPUT_CALL as _OUTPUT_CALL,
-                                        as_info as _as_info, code_line as _code_line, info_at_line,
+from porter.match.refine_common import (NVIDIA_SUPPORTED, PROFILING_SWITCH, MACRO as _MACRO,
+                                        OUTPUT_CALL as _OUTPUT_CALL, as_info as _as_info, code_line as _code_line,
+                                        info_at_line,
                                         names_library as _names_library, offset as _offset,
                                         statement_around as _statement_around)
 from porter.model import Severity
@@ -137,7 +142,7 @@ def fallback_tests(groups: Iterable[Group], sf: SourceFile, rocm_names: Iterable
         # __CUDACC_VER_MAJOR__ < 13` around cuFFT enums CUDA 13 removed: false on both), or a group whose arms hold
         # only #pragma lines (gloo's strict-aliasing warning push under `CUDA_VERSION >= 9000`): what HIP compiles is
         # what a current CUDA build compiles, or no code at all
-        if toolkit_agnostic(g) or _pragmas_only(g, sf) or _output_only(g, sf):
+        if toolkit_agnostic(g) or arch_agnostic(g) or _pragmas_only(g, sf) or _output_only(g, sf):
             out.update(n for a in g.arms if a.kind != "else" for n in range(a.line, a.end_line + 1))
     return frozenset(out)
 
@@ -225,6 +230,42 @@ def toolkit_agnostic(g: Group) -> bool:
     for a in tests:
         hip = condition(a.kind, a.text, rocm)[0]
         if hip is None or hip != condition(a.kind, a.text, cuda)[0]:
+            return False
+    return True
+
+
+_ARCH_LEVEL_TEST = re.compile(r"\b__CUDA_ARCH__\s*(?:>=|<=|==|!=|>|<)\s*\d|\d\s*\)?\s*(?:>=|<=|==|!=|>|<)\s*__CUDA_ARCH__\b")
+
+
+class _DevicePassAt(Build):
+    """One device pass as a capability test reads it: hip-clang's (`arch` None: __CUDA_ARCH__ undefined, the porting
+    guide's compiler-defines table) or nvcc's for one compute capability; every other name reads as in Build."""
+
+    def __init__(self, arch: int | None):
+        super().__init__(ROCM if arch is None else CUDA_BUILD)
+        self.arch = arch
+
+    def value(self, name: str | None):
+        if name == "__CUDA_ARCH__":
+            return False if self.arch is None else self.arch
+        return super().value(name)
+
+
+def arch_agnostic(g: Group) -> bool:
+    """Whether a group compares __CUDA_ARCH__ with a level and HIP's device pass answers each of its tests as every
+    GPU CUDA 13 supports does (__CUDA_ARCH__ is major*100 + minor*10 there:
+    https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-arch), so HIP compiles what each current NVIDIA GPU compiles: an old-GPU fallback written
+    `__CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)` (SoftRas's double atomicAdd) is off on all of them, the modern
+    path behind `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600` on. A test a current GPU answers otherwise than HIP
+    (`__CUDA_ARCH__ >= 600`: the native path HIP silently skips) or one porter cannot read stays."""
+    tests = [a for a in g.arms if a.kind != "else"]
+    if not any(_ARCH_LEVEL_TEST.search(a.text) for a in tests):
+        return False
+    hip = _DevicePassAt(None)
+    nvidia = [_DevicePassAt(major * 100 + minor * 10) for major, minor in NVIDIA_SUPPORTED]
+    for a in tests:
+        answer = condition(a.kind, a.text, hip)[0]
+        if answer is None or any(condition(a.kind, a.text, b)[0] != answer for b in nvidia):
             return False
     return True
 

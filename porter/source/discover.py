@@ -33,6 +33,9 @@ SKIP_DIRS = frozenset(
 # C/C++/CUDA header suffixes (files included, not compiled on their own): one list for port-awareness's compat
 # headers and translate's compile check.
 HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc", ".tpp", ".txx"})
+# Suffixes of files compiled as translation units: a macro one defines reaches no other file (a header's may reach
+# every file that includes it).
+UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 _EXT_LANG = {
     ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda",

@@ -431,9 +431,19 @@ def _token_tuple(text: str) -> tuple[str, ...]:
             out.append("?")  # something we do not read (a string, `#`): makes the expression unknown
             pos += 1
             continue
-        out.append(m.group(m.lastindex))
+        tok = m.group(m.lastindex)
+        out.append(_ALTERNATIVE.get(tok, tok))
         pos = m.end()
     return tuple(out)
+
+
+# C++'s alternative tokens are operators wherever they appear, #if lines included ([lex.digraph], [cpp.cond]):
+# `#if __CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)` is `... && defined(...)` to clang in C++ and HIP mode (checked:
+# clang-22 -x hip takes the arm off; in C, where <iso646.h> makes them macros that #if never sees, it is an error).
+# Read as names they were undefined macros, 0, and `X and Y` became unreadable. The compound-assignment spellings
+# (and_eq, or_eq, xor_eq) cannot appear in a constant expression. https://eel.is/c++draft/lex.digraph
+_ALTERNATIVE = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^", "compl": "~",
+                "not_eq": "!="}
 
 
 def _int(text: str) -> int | None:

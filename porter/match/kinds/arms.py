@@ -136,8 +136,10 @@ def _arm_hits(sf: SourceFile, names, found, groups) -> Iterable[Hit]:
 # order without PDL, so dropping the early trigger or the dependency wait loses nothing. One whose code is only an
 # async-copy fence (`asm volatile("cp.async.commit_group;")`, `cp.async.wait_group N`, `__pipeline_commit()`): the
 # copies it fences are reported where they are; where HIP copies synchronously there is nothing to wait for
-# (FBGEMM's cp_async_fence beside the copies' USE_ROCM arms).
+# (FBGEMM's cp_async_fence beside the copies' USE_ROCM arms). One of #pragma lines only (`#pragma unroll`): a hint to
+# the compiler, no statement ([cpp.pragma]: an unrecognised pragma is ignored), so HIP compiles the same code.
 _DANGLING_ELSE = re.compile(rb"\belse\s*$")
+_PRAGMA_ROW = re.compile(rb"\s*#\s*pragma\b")
 # One whose code is only device printf calls (k2's logger adding the block and thread ids): HIP loses a diagnostic.
 _PRINT_ONLY = re.compile(rb"(?:\s*printf\s*\([^;{}]*\)\s*;)+\s*")
 _PDL_ONLY = re.compile(rb"(?:\s*(?:(?:cudaTriggerProgrammaticLaunchCompletion|cudaGridDependencySynchronize"
@@ -155,7 +157,10 @@ def _hands_over(sf: SourceFile, arm) -> bool:
     body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
                    sf.line_starts[last] if last < n else len(sf.code)]
     if b"#" in body:
-        return False  # nested directives: read as written, not guessed
+        # an arm of #pragma lines only (era-bellman-cuda's `#ifdef __CUDA_ARCH__` / `#pragma unroll` / `#endif` before
+        # a loop): a compiler hint, no code, so the function compiles the same statements on HIP; other nested
+        # directives are read as written, not guessed
+        return all(_PRAGMA_ROW.match(row) for row in body.splitlines() if row.strip())
     if _DANGLING_ELSE.search(body) is not None or _PRINT_ONLY.fullmatch(body) is not None:
         return True
     # the same span as written (sf.code blanks string contents, which name the PTX), comments taken out

@@ -6,6 +6,7 @@ import re
 from typing import Iterator
 
 from porter.match.regex import compile_regex as linear_regex
+from porter.source.discover import UNIT_SUFFIXES
 from porter.source.parse import SourceFile
 from porter.source.parse_input import line_matches
 from porter.source.preprocessor import preprocessed
@@ -36,6 +37,9 @@ _WARP_LEVEL = linear_regex(r"__shfl|__ballot|__any_sync|__all_sync|\b__any\s*\(|
                            r"|__reduce_\w+_sync|__match_\w+_sync|\bWarp(?:Reduce|Scan|Load|Store|Exchange)\b|tiled_partition"
                            r"|coalesced_threads|\bwmma\b|\bmma\b|mma\.sync|ldmatrix|\b\w*[Ww]arp\w*\s*(?:<[^;(){}]*>)?\s*\(",
                            latin1=True)
+# Warp-wide PTX as a string names it (`"mma.sync.aligned..."`, `"shfl.sync.bfly.b32 ..."`, `"vote.sync..."`), often
+# inside a macro's body, which a function's own text only calls by the macro's name.
+_PTX_WARP_LEVEL = linear_regex(r"\b(?:mma|wgmma|shfl|vote|ldmatrix|stmatrix|redux|match|activemask)\.", latin1=True)
 # `\w*+` (possessive): what follows a name never starts with a word character, so giving bytes of it back cannot
 # make a match; not trying it halves the search (0.72 -> 0.30-0.40 CPU-s over both corpora's texts, same matches).
 _CALLED = re.compile(rb"\b([A-Za-z_]\w*+)\s*(?:<[^;(){}]*>)?\s*\(")
@@ -156,14 +160,30 @@ def _barrier_tree(sf: SourceFile, fn, start: int) -> bool:
 def _logical_constant(sf: SourceFile, start: int) -> bool:
     """Whether a warp size #defined as 32 outside any function (`#define WARP_SIZE 32`) only counts logical
     32-lane groups: at least one function uses the name, and every one that does works in logical 32-lane groups
-    (logical_warp32; OpenMM's reduceValue, whose shuffle macro steps down from WARP_SIZE / 2)."""
+    (logical_warp32; OpenMM's reduceValue, whose shuffle macro steps down from WARP_SIZE / 2) or, in a translation
+    unit that uses it nowhere else, none of them does warp-level work."""
     line_start = sf.code.rfind(b"\n", 0, start) + 1
     m = _DEFINE_32.match(sf.code, line_start)
     if m is None:
         return False
     name = re.compile(rb"\b" + re.escape(m.group(1)) + rb"\b")
     users = [f for f in sf.functions if name.search(sf.code, f.start_byte, f.end_byte)]
-    return bool(users) and all(logical_warp32(sf, f.start_byte) for f in users)
+    if not users:
+        return False
+    if all(logical_warp32(sf, f.start_byte) for f in users):
+        return True
+    # In a translation unit, where the macro reaches no other file: when every use is inside those functions and
+    # none of them does warp-level work (itself or through same-file calls), the 32 only splits a block into groups
+    # of 32 threads (CARLsim4's `threadIdx.x % WARP_SIZE` delay-queue walkers under __syncthreads). An aligned group
+    # of 32 lies inside one 64-lane wavefront, so the split, per-group shared slots and any lockstep it assumes
+    # hold on wave64 too. A header's users may sit in its includers, which this file does not show.
+    if not sf.path.endswith(UNIT_SUFFIXES) or _WARP_LEVEL.search(sf.data) or _PTX_WARP_LEVEL.search(sf.data):
+        return False  # warp-level work anywhere in the file, as written (a macro's PTX string too: LeetCUDA's HMMA16816)
+    spans = [(f.start_byte, f.end_byte) for f in users]
+    if any(not any(lo <= u.start() < hi for lo, hi in spans) for u in name.finditer(sf.code, m.end())):
+        return False  # also used outside them (another macro, a file-scope array): not read here
+    memo = sf.cache.setdefault("code.warp_level", {})
+    return not any(_warp_level(sf, f, memo, 3) for f in users)
 
 
 def _logical_macro(sf: SourceFile, start: int) -> bool:
@@ -208,8 +228,8 @@ def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
         return out
     for m in _CALLED.finditer(body):
         defs = macros.get(m.group(1))
-        if not defs:
-            continue
+        if not defs or _DEFINE_HEAD.search(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()):
+            continue  # the macro's own `#define NAME(a, b)` line (one inside a function body) is no call of it
         args = _call_args(body, m.end())
         for params, text in defs:
             if len(params) != len(args):
@@ -217,6 +237,9 @@ def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
             by = dict(zip(params, args))
             out.append(re.sub(rb"\b[A-Za-z_]\w*\b", lambda t: by.get(t.group(0), t.group(0)), text))
     return out
+
+
+_DEFINE_HEAD = re.compile(rb"#[ \t]*define[ \t]+$")
 
 
 # Lane bookkeeping in 32s: `tid % 32`, `& 31`, `/ 32`, `>> 5` (or a name #defined as 32 after `%` or `/`).
@@ -377,8 +400,13 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
     seen.add(fn.start_byte)
     code = sf.code
     body = code[fn.start_byte:fn.end_byte]
-    # Shuffles written through a shuffle macro are read expanded, with the function's loops still in view.
-    calls = [(body, m) for m in _SHUFFLE.finditer(body)]
+    # Shuffles written through a shuffle macro are read expanded, with the function's loops still in view. A shuffle
+    # macro defined inside the body (TurboTransformers' warpReduce specialisations: `#define WarpReduceSumOneStep(a,
+    # b) ... __shfl_xor_sync(FINAL_MASK, v, a, b)`, then `WarpReduceSumOneStep(16, 32)`) is text until a call names
+    # it (C++ [cpp.replace]), so its `b` is no width: only its expansions are read.
+    spans = [(lo - fn.start_byte, hi - fn.start_byte) for lo, hi, _ in sf.cache["code.shuffle_macro_spans"]
+             if fn.start_byte <= lo < fn.end_byte] if _macro_shuffles(sf) else []
+    calls = [(body, m) for m in _SHUFFLE.finditer(body) if not any(lo <= m.start() < hi for lo, hi in spans)]
     for text in _expanded_shuffles(sf, body):
         calls.extend((text + b" " + body, m) for m in _SHUFFLE.finditer(text))
     for src, m in calls:
