@@ -419,9 +419,18 @@ def _token_tuple(text: str) -> tuple[str, ...]:
             out.append("?")  # something we do not read (a string, `#`): makes the expression unknown
             pos += 1
             continue
-        out.append(m.group(m.lastindex))
+        tok = m.group(m.lastindex)
+        out.append(_ALTERNATIVE.get(tok, tok))
         pos = m.end()
     return tuple(out)
+
+
+# C++'s alternative tokens are the operators they spell in every phase, `#if` included (C++ [lex.digraph]; C gets
+# them as <iso646.h> macros): `#if __CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)` is false under hip-clang (checked:
+# clang-22 -x hip -E takes neither arm's `#error`), while read as a name `and` left it unknown (SoftRas' atomicAdd).
+# The compound-assignment spellings (and_eq, or_eq, xor_eq) are no #if operator, so they stay names.
+_ALTERNATIVE = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^", "compl": "~",
+                "not_eq": "!="}
 
 
 def _int(text: str) -> int | None:

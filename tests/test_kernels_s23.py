@@ -1,0 +1,54 @@
+"""CUDA kernel verdicts of issue 27 (session 23, kern67) on fixtures/kernels_s23: kernels no build compiles (`#if 0`,
+the `#else` of `#if 1`) are no kernels, and C++'s alternative tokens (`and`, `or`, `not`) decide `#if` as the
+operators they spell. Exact kernels, verdicts, check ids and lines, with near misses."""
+from __future__ import annotations
+
+from porter.pipeline import run
+from porter.settings import Settings
+from porter.source import preprocessor
+
+from conftest import FIXTURES
+
+BASE = FIXTURES / "kernels_s23"
+TARGETS = ("mi300x", "mi455x")
+
+
+def _analysed(name: str):
+    return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+
+
+def _verdicts(result) -> dict[tuple[str, int], dict[str, tuple]]:
+    return {(k.name, k.line): {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
+                               for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+
+
+def test_kernels_in_arms_no_build_compiles_are_not_listed():
+    got = _verdicts(_analysed("dead"))
+    # the `#else` of `#if 1` (line 9), `#if 0` (15) and an arm nested in it (17) are gone; the live twin of line 6
+    # and the project-switch arm (23, unknown: either build may take it) stay, with their own verdicts
+    assert list(got) == [("tiled_copy", 6), ("maybe_fast", 23)]
+    assert got[("tiled_copy", 6)] == {t: ("ok", ()) for t in TARGETS}
+    assert got[("maybe_fast", 23)] == {"mi300x": ("fix", (("wave64-full-mask", "fix", (23,)),)),
+                                       "mi455x": ("fix", (("mask-32bit-type", "fix", (23,)),))}
+
+
+def test_alternative_tokens_are_the_operators_they_spell():
+    assert preprocessor._tokens("__CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)") == [
+        "__CUDA_ARCH__", "<", "600", "&&", "defined", "(", "__CUDA_ARCH__", ")"]
+    assert preprocessor._tokens("not A or B bitand C xor compl D not_eq 1") == [
+        "!", "A", "||", "B", "&", "C", "^", "~", "D", "!=", "1"]
+    assert preprocessor._tokens("and_eq") == ["and_eq"]  # an assignment spelling, no #if operator
+    data = (b"#if __CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)\nA\n#endif\n"
+            b"#if not defined(__CUDA_ARCH__) or __CUDA_ARCH__ < 600\nB\n#endif\n")
+    dirs = preprocessor.directives(data)
+    assert [n for n in (2, 5) if preprocessor.hip_reaches(dirs, n)] == [5]
+
+
+def test_a_polyfill_hip_never_compiles_is_no_redefinition():
+    result = _analysed("alternative")
+    assert _verdicts(result) == {("accumulate", 18): {t: ("ok", ()) for t in TARGETS}}
+    assert sorted((f.rule, f.line) for f in result.findings if f.rule == "DEV037") == []
+    # near miss: behind `not defined(__CUDA_ARCH__) or ...` hip-clang compiles the polyfill, which HIP redefines
+    near = _analysed("alternative_near")
+    assert _verdicts(near) == {("accumulate", 17): {t: ("fix", (("DEV037", "fix", (6,)),)) for t in TARGETS}}
+    assert sorted((f.rule, f.line) for f in near.findings if f.rule == "DEV037") == [("DEV037", 6)]
