@@ -57,10 +57,11 @@ def test_a_polyfill_hip_never_compiles_is_no_redefinition():
 def test_a_dim3_reshaped_member_by_member_gives_each_launch_its_shape():
     result = _analysed("dim3")
     blocks = {k.name: [(s.line, s.block) for s in k.facts.launch_sites] for k in result.kernels}
-    assert blocks == {"sum_2d": [(16, (32, 32, 1))], "sum_rows": [(19, (32, 1, 1))],
+    assert blocks == {"sum_2d": [(17, (32, 32, 1))], "sum_rows": [(20, (32, 1, 1))],
                       # near misses: a write one path takes, one a loop brings round, a compound one: no shape
-                      "sum_maybe": [(24, None)], "sum_looped": [(27, None)], "sum_scaled": [(32, None)]}
+                      "sum_maybe": [(25, None)], "sum_looped": [(28, None)], "sum_scaled": [(33, None)],
+                      "sum_fresh": [(37, (16, 1, 1))]}  # `dim3 fresh;` is (1, 1, 1) until its x is set
     got = _verdicts(result)
-    assert got[("sum_rows", 6)] == {"mi300x": ("retune", (("block-not-wave-multiple", "retune", (19,)),)),
+    assert got[("sum_rows", 6)] == {"mi300x": ("retune", (("block-not-wave-multiple", "retune", (20,)),)),
                                     "mi455x": ("ok", ())}
     assert got[("sum_2d", 5)] == {t: ("ok", ()) for t in TARGETS}

@@ -140,6 +140,7 @@ class Dim3Write(NamedTuple):
     start: int
     member: int
     value: ts.Node | None
+    fresh: bool = False  # `dim3 b;`: declared without an initialiser, dim3's default (1, 1, 1)
 
 
 _MEMBERS = {b"x": 0, b"y": 1, b"z": 2}
@@ -292,7 +293,12 @@ class LaunchMeasure:
             if ty is None or ty.text != b"dim3":
                 continue
             for d in n.children:
-                if d.type in ("function_declarator", "init_declarator"):  # `dim3 b(X, Y)` / `dim3 b = ...`, `b(256)`
+                if d.type == "identifier" and d.text.decode() in names:
+                    # CUDA's and HIP's dim3 constructor defaults every member to 1 (CUDA's vector_types.h, HIP's
+                    # hip/hip_runtime_api.h `dim3(uint32_t _x = 1, uint32_t _y = 1, uint32_t _z = 1)`): `dim3 b;
+                    # b.x = 256;` is (256, 1, 1)
+                    out.setdefault(d.text.decode(), []).append(Dim3Write(*_span(_scope(n)), n.start_byte, -1, d, True))
+                elif d.type in ("function_declarator", "init_declarator"):  # `dim3 b(X, Y)` / `dim3 b = ...`, `b(256)`
                     name_node = d.child_by_field_name("declarator")
                     if name_node is not None and name_node.text.decode() in names:
                         value = d.child_by_field_name("parameters" if d.type == "function_declarator" else "value")
@@ -333,13 +339,15 @@ class LaunchMeasure:
         if loop is not None and any(w.start > offset and loop.start_byte <= w.start < loop.end_byte for w in writes):
             return None
         scalars = self._plain_locals_at(fn, base.start)
-        if base.value.type == "parameter_list":  # `dim3 b(X, Y)`: each parameter is one name or literal
+        if base.fresh:
+            v: Any = (1, 1, 1)
+        elif base.value.type == "parameter_list":  # `dim3 b(X, Y)`: each parameter is one name or literal
             vals = [scalars[p.text.decode()] if p.text.decode() in scalars else fold_text(p.text.decode(), self.env)
                     for p in base.value.named_children if p.type != "comment"]
             vals = [v[0] if isinstance(v, tuple) and v[1:] == (1, 1) else v for v in vals]
             if not vals or len(vals) > 3 or any(isinstance(v, (Unknown, tuple)) for v in vals):
                 return None
-            v: Any = tuple(int(x) for x in vals) + (1,) * (3 - len(vals))
+            v = tuple(int(x) for x in vals) + (1,) * (3 - len(vals))
         elif base.value.type == "argument_list":
             v = dim3_arguments(base.value, self.env, scalars)
         else:
