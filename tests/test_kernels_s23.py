@@ -1,25 +1,23 @@
 """CUDA kernel verdicts of issue 27 (session 23, kern67) on fixtures/kernels_s23: kernels no build compiles (`#if 0`,
-the `#else` of `#if 1`) are no kernels, and C++'s alternative tokens (`and`, `or`, `not`) decide `#if` as the
-operators they spell. Exact kernels, verdicts, check ids and lines, with near misses."""
+the `#else` of `#if 1`) are no kernels, C++'s alternative tokens (`and`, `or`, `not`) decide `#if` as the operators
+they spell, and a dim3 reshaped member by member gives each launch the shape its writes leave. Exact kernels,
+verdicts, check ids, lines and block shapes, with near misses."""
 from __future__ import annotations
 
-from porter.pipeline import run
-from porter.settings import Settings
 from porter.source import preprocessor
 
 from conftest import FIXTURES
+from kernels_s21_table import TARGETS, analysed, verdicts
 
 BASE = FIXTURES / "kernels_s23"
-TARGETS = ("mi300x", "mi455x")
 
 
 def _analysed(name: str):
-    return run(BASE / name, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    return analysed(name, BASE)
 
 
 def _verdicts(result) -> dict[tuple[str, int], dict[str, tuple]]:
-    return {(k.name, k.line): {t: (v.verdict, tuple((d.id, d.verdict, d.lines) for d in v.details))
-                               for t in TARGETS if (v := k.verdict_on(t)) is not None} for k in result.kernels}
+    return verdicts(result, by_line=True)
 
 
 def test_kernels_in_arms_no_build_compiles_are_not_listed():
