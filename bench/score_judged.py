@@ -475,10 +475,32 @@ def real_recall(judged: list[dict], detail: list[tuple[str, int, int, bool]], ki
     return sum(found), len(found), len(real) - len(found)
 
 
-def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = None) -> dict[str, Counter]:
+def uncompiled_line(tree: Path | None, path: str, line: int) -> str | None:
+    """Why no compiler sees `line` of `tree/path`, if none does: "comment" (inside a comment: `/* __global__ ... */`)
+    or "dead arm" (in `#if 0`, the `#else` of `#if 1`: porter.source.preprocessor's dead lines); else None. A judged
+    kernel there is one no build has, which porter rightly does not list (sessions 21-23: four such kernels were
+    drawn, each judged ok)."""
+    if tree is None or not (tree / path).is_file():
+        return None
+    from porter.source import preprocessor
+
+    data = (tree / path).read_bytes()
+    pp, code = preprocessor._preprocess(data)
+    if line in pp.dead:
+        return "dead arm"
+    raw, blanked = data.splitlines(), code.splitlines()
+    if 0 < line <= min(len(raw), len(blanked)) and raw[line - 1].strip() and not blanked[line - 1].strip():
+        return "comment"
+    return None
+
+
+def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = None,
+                     tree: Path | None = None) -> dict[str, Counter]:
     """Agreement per target. A judged kernel is found by (path, name, line), else by (path, name) with the judged
     `__global__` line inside porter's extent (porter reports a template's `template` line), else by (path, name).
-    `disagree`, when given, gets one line per pair porter gets wrong (or whose kernel it does not find)."""
+    `disagree`, when given, gets one line per pair porter gets wrong (or whose kernel it does not find). With `tree`,
+    a kernel porter does not find whose judged line no compiler sees (uncompiled_line) is also counted apart
+    (`uncompiled`); it still counts as missing, so agreement is as before."""
     exact = {(k.path, k.name, k.line): k for k in analysed.kernels}
     named = defaultdict(list)
     for k in analysed.kernels:
@@ -499,8 +521,11 @@ def kernel_by_target(judged: list[dict], analysed, disagree: list[str] | None = 
         c = out[j["target"]]
         if k is None:
             c["missing"] += 1
+            why = uncompiled_line(tree, j["path"], j["line"])
+            c["uncompiled"] += why is not None
             if disagree is not None:
-                disagree.append(f"not found: {j['kernel']} {j['path']}:{j['line']} {j['target']}")
+                disagree.append(f"not found: {j['kernel']} {j['path']}:{j['line']} {j['target']}"
+                                + (f" (the judged line is in a {why}: no build compiles it)" if why else ""))
             continue
         c["pairs"] += 1
         got = k.verdict_on(j["target"]).verdict
@@ -587,7 +612,7 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
             return 2
         result, analysed = run_porter(tree)
         shown: list[str] | None = [] if show_false else None
-        k = kernel_by_target([j for j in kernels if j["project"] == project], analysed, shown)
+        k = kernel_by_target([j for j in kernels if j["project"] == project], analysed, shown, tree)
         f = score_open_findings([j for j in findings if j["project"] == project], result, shown)
         n_open, lines = density(result)
         for t in TARGETS:
@@ -597,8 +622,10 @@ def score_set(name: str, specs: list[str], root: Path | None, with_recall: bool,
         # A judged kernel porter does not find counts against it: agreement is over every judged pair.
         agree = ", ".join(f"{t} {_ratio(k[t]['agree'], k[t]['pairs'] + k[t]['missing'])}" for t in TARGETS)
         missing = sum(k[t]["missing"] for t in TARGETS)
+        uncompiled = sum(k[t]["uncompiled"] for t in TARGETS)
         gone = f" | {f['gone']} judged gone" if f["gone"] else ""
-        unfound = f" ({missing} judged pairs whose kernel porter does not find)" if missing else ""
+        unfound = (f" ({missing} judged pairs whose kernel porter does not find"
+                   + (f", {uncompiled} of them in code no build compiles" if uncompiled else "") + ")") if missing else ""
         line = (f"{project}: kernels {agree}{unfound} | precision "
                 f"{_ratio(f['open_real'], f['open'])} | real kept {_ratio(f['open_real'], f['real'])}"
                 f"{gone} | "

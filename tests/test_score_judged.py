@@ -306,3 +306,22 @@ def test_a_kernel_named_by_a_function_like_macro_is_found_by_the_macro_and_its_l
     assert {t: (c["pairs"], c["agree"], c["missing"]) for t, c in out.items()} == {
         "mi300x": (1, 1, 1), "mi355x": (1, 1, 0), "mi455x": (1, 1, 0)}
     assert disagree == ["not found: STARPUFFT k.cu:58 mi300x"]
+
+
+def test_a_judged_kernel_no_build_compiles_is_counted_apart_but_still_missing(tmp_path):
+    # session 23: judges drew kernels inside `/* ... */` (GASAL2, cuPDLP-C, SIMULATeQCD) and in the `#else` of
+    # `#if 1` (Librett); porter lists none of them, rightly, and the line says so without changing agreement
+    from types import SimpleNamespace as N
+
+    (tmp_path / "k.cu").write_text("/*\n__global__ void old(float *x) {}\n*/\n#if 1\n__global__ void k(float *x) {}\n"
+                                   "#else\n__global__ void k2(float *x) {}\n#endif\n__global__ void lost(float *x) {}\n")
+    assert [S.uncompiled_line(tmp_path, "k.cu", n) for n in (2, 5, 7, 9)] == ["comment", None, "dead arm", None]
+    assert S.uncompiled_line(tmp_path, "absent.cu", 1) is None and S.uncompiled_line(None, "k.cu", 2) is None
+    judged = [{"path": "k.cu", "kernel": name, "line": line, "target": "mi300x", "expected": "ok", "reason": "r"}
+              for name, line in (("old", 2), ("k2", 7), ("lost", 9))]
+    disagree: list[str] = []
+    out = S.kernel_by_target(judged, N(kernels=[]), disagree, tmp_path)
+    assert (out["mi300x"]["missing"], out["mi300x"]["uncompiled"], out["mi300x"]["agree"]) == (3, 2, 0)
+    assert disagree == ["not found: old k.cu:2 mi300x (the judged line is in a comment: no build compiles it)",
+                        "not found: k2 k.cu:7 mi300x (the judged line is in a dead arm: no build compiles it)",
+                        "not found: lost k.cu:9 mi300x"]

@@ -30,7 +30,7 @@ from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, ca
 from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
 from porter.kernels.facts_lanes import lane_array_index
-from porter.kernels.facts_launches import LaunchMeasure
+from porter.kernels.facts_launches import Dim3Write, LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
 from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
                                             NCCL_DEVICE_TYPES, WARP_OPS, grouped)
@@ -176,6 +176,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._locals: dict[int, dict[str, Any]] = {}
         self._scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # (_host_locals)
         self._writes: dict[int, dict[str, list[tuple[int, int, int, Any]]]] = {}  # reassigned locals (_host_locals)
+        self._dim3_writes: dict[int, dict[str, list[Dim3Write]]] = {}  # dim3 locals set member by member
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import tree_sitter as ts
 
@@ -131,6 +131,35 @@ def _enclosing_call(root: ts.Node, offset: int) -> ts.Node | None:
 
 
 
+class Dim3Write(NamedTuple):
+    """One write of a dim3 local: the code it reaches on every path (lo, hi), where it starts, the member it sets
+    (0, 1, 2 for x, y, z; -1 for the whole value) and its value node (None: not a plain `=`)."""
+
+    lo: int
+    hi: int
+    start: int
+    member: int
+    value: ts.Node | None
+    fresh: bool = False  # `dim3 b;`: declared without an initialiser, dim3's default (1, 1, 1)
+
+
+_MEMBERS = {b"x": 0, b"y": 1, b"z": 2}
+
+
+def _dim3_member(target: ts.Node | None) -> tuple[str | None, int]:
+    """(`name`, member index) of a write's target `name.x` / `.y` / `.z`, else (None, -1)."""
+    if target is None or target.type != "field_expression":
+        return None, -1
+    arg, fld = target.child_by_field_name("argument"), target.child_by_field_name("field")
+    if arg is None or arg.type != "identifier" or fld is None or fld.text not in _MEMBERS:
+        return None, -1
+    return arg.text.decode(), _MEMBERS[fld.text]
+
+
+def _span(node: ts.Node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte
+
+
 class LaunchMeasure:
     """The launch part of porter.kernels.facts.FileContext (which holds the state these methods read)."""
 
@@ -141,6 +170,7 @@ class LaunchMeasure:
     _locals: dict[int, dict[str, Any]]
     _scoped_locals: dict[int, dict[str, list[tuple[int, int, int, Any]]]]
     _writes: dict[int, dict[str, list[tuple[int, int, int, Any]]]]
+    _dim3_writes: dict[int, dict[str, list[Dim3Write]]]
     _sm_vars: dict[int, set[str]]
     _occupancy_vars: dict[int, set[str]]
 
@@ -191,11 +221,14 @@ class LaunchMeasure:
             return out
         assigned: dict[str, int] = {}
         # Counted, so each type's nodes in its own order will do (no merge of the two into tree order).
+        members: set[str] = set()
         for t, field in (("assignment_expression", "left"), ("update_expression", "argument")):
             for n in self.nodes.under(body, (t,)):
                 target = n.child_by_field_name(field)
                 if target is not None and target.type == "identifier":
                     assigned[target.text.decode()] = assigned.get(target.text.decode(), 0) + 1
+                elif (name := _dim3_member(target)[0]) is not None:
+                    members.add(name)
         taken = {t.decode().lstrip("&").strip() for t in map(_TEXT, self.nodes.under(body, ("pointer_expression",)))
                  if t.startswith(b"&")}
         # A name declared in two blocks (`int shared = 16 * (2 * 256 * 8 + 32 * 9)` in the `if`, `int shared =
@@ -208,7 +241,8 @@ class LaunchMeasure:
                 if tytext == "dim3" and d.type == "function_declarator":  # `dim3 b(X, Y)` parses as a declaration
                     name_node = d.child_by_field_name("declarator")
                     params = d.child_by_field_name("parameters")
-                    if name_node is not None and params is not None and not assigned.get(name_node.text.decode()):
+                    if (name_node is not None and params is not None and not assigned.get(name_node.text.decode())
+                            and name_node.text.decode() not in members):
                         vals = [fold_text(p.text.decode(), self.env) for p in params.named_children if p.type != "comment"]
                         if vals and len(vals) <= 3 and all(not isinstance(v, Unknown) for v in vals):
                             out[name_node.text.decode()] = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
@@ -220,7 +254,7 @@ class LaunchMeasure:
                 if name_node is None or name_node.type != "identifier" or value is None:
                     continue
                 name = name_node.text.decode()
-                if assigned.get(name) or name in taken:
+                if assigned.get(name) or name in taken or (tytext == "dim3" and name in members):
                     continue
                 if tytext == "dim3":
                     if value.type == "argument_list":
@@ -245,7 +279,90 @@ class LaunchMeasure:
                 self._scoped_locals.setdefault(fn.start_byte, {})[name] = decls
         self._locals[fn.start_byte] = out
         self._writes[fn.start_byte] = self._local_writes(body, {n for n, k in assigned.items() if k} - taken)
+        if members - taken:
+            self._dim3_writes[fn.start_byte] = self._member_writes(body, members - taken)
         return out
+
+    def _member_writes(self, body: ts.Node, names: set[str]) -> dict[str, list[Dim3Write]]:
+        """Every write of each dim3 local in `names` whose members the function sets (`block.y = dimy;`): its
+        declaration, whole assignments and member assignments, in source order, for _dim3_at to replay. A write
+        other than `=` (`block.x *= 2`, `block.x++`) has no value."""
+        out: dict[str, list[Dim3Write]] = {}
+        for n in self.nodes.under(body, ("declaration",)):
+            ty = n.child_by_field_name("type")
+            if ty is None or ty.text != b"dim3":
+                continue
+            for d in n.children:
+                if d.type == "identifier" and d.text.decode() in names:
+                    # CUDA's and HIP's dim3 constructor defaults every member to 1 (CUDA's vector_types.h, HIP's
+                    # hip/hip_runtime_api.h `dim3(uint32_t _x = 1, uint32_t _y = 1, uint32_t _z = 1)`): `dim3 b;
+                    # b.x = 256;` is (256, 1, 1)
+                    out.setdefault(d.text.decode(), []).append(Dim3Write(*_span(_scope(n)), n.start_byte, -1, d, True))
+                elif d.type in ("function_declarator", "init_declarator"):  # `dim3 b(X, Y)` / `dim3 b = ...`, `b(256)`
+                    name_node = d.child_by_field_name("declarator")
+                    if name_node is not None and name_node.text.decode() in names:
+                        value = d.child_by_field_name("parameters" if d.type == "function_declarator" else "value")
+                        out.setdefault(name_node.text.decode(), []).append(Dim3Write(*_span(_scope(n)), n.start_byte, -1, value))
+        for t, field in (("assignment_expression", "left"), ("update_expression", "argument")):
+            for n in self.nodes.under(body, (t,)):
+                target = n.child_by_field_name(field)
+                op = n.child_by_field_name("operator")
+                plain = t == "assignment_expression" and op is not None and op.type == "="
+                value = n.child_by_field_name("right") if plain else None
+                if target is not None and target.type == "identifier" and target.text.decode() in names:
+                    out.setdefault(target.text.decode(), []).append(Dim3Write(*_span(_write_scope(n)), n.start_byte, -1, value))
+                    continue
+                name, member = _dim3_member(target)
+                if name in names:
+                    out.setdefault(name, []).append(Dim3Write(*_span(_write_scope(n)), n.start_byte, member, value))
+        for ws in out.values():
+            ws.sort(key=lambda w: w.start)
+        return out
+
+    def _dim3_at(self, fn: Function, writes: list[Dim3Write], offset: int) -> tuple[int, int, int] | None:
+        """A dim3 local's value at `offset`, replayed from its writes (_member_writes): the last whole write (its
+        declaration, `b = dim3(...)`) in a block that holds `offset`, then each member write after it, all of them
+        straight-line code reaching `offset` with folded values; and no write after `offset` inside a loop around
+        it. CUDA samples build a block once and reshape it member by member between launches (`dim3 block(32, 32)`
+        ... `block.y = 1;`): read statically, every launch got the declaration's shape or none."""
+        before = [w for w in writes if w.start < offset]
+        whole = [w for w in before if w.member < 0 and w.lo <= offset < w.hi]
+        if not whole:
+            return None
+        base = whole[-1]
+        later = [w for w in before if w.start > base.start]
+        if any(not (w.lo <= offset < w.hi) or w.value is None for w in later) or base.value is None:
+            return None
+        loop = self.sf.root.descendant_for_byte_range(offset, offset + 1)
+        while loop is not None and loop.type not in _LOOPS:
+            loop = loop.parent
+        if loop is not None and any(w.start > offset and loop.start_byte <= w.start < loop.end_byte for w in writes):
+            return None
+        scalars = self._plain_locals_at(fn, base.start)
+        if base.fresh:
+            v: Any = (1, 1, 1)
+        elif base.value.type == "parameter_list":  # `dim3 b(X, Y)`: each parameter is one name or literal
+            vals = [scalars[p.text.decode()] if p.text.decode() in scalars else fold_text(p.text.decode(), self.env)
+                    for p in base.value.named_children if p.type != "comment"]
+            vals = [v[0] if isinstance(v, tuple) and v[1:] == (1, 1) else v for v in vals]
+            if not vals or len(vals) > 3 or any(isinstance(v, (Unknown, tuple)) for v in vals):
+                return None
+            v = tuple(int(x) for x in vals) + (1,) * (3 - len(vals))
+        elif base.value.type == "argument_list":
+            v = dim3_arguments(base.value, self.env, scalars)
+        else:
+            v = dims(base.value, self.env, scalars)
+        if isinstance(v, Unknown):
+            return None
+        shape = list(v)
+        for w in later:
+            if w.member < 0:
+                return None
+            m = dims(w.value, self.env, self._plain_locals_at(fn, w.start))
+            if isinstance(m, Unknown) or m[1:] != (1, 1):
+                return None
+            shape[w.member] = int(m[0])
+        return (shape[0], shape[1], shape[2])
 
     def _local_writes(self, body: ts.Node, names: set[str]) -> dict[str, list[tuple[int, int, int, Any]]]:
         """Every write of each reassigned local `names`: (scope start, scope end, start, value), the value folded
@@ -293,6 +410,18 @@ class LaunchMeasure:
         return last[3]
 
     def _locals_at(self, fn: Function, offset: int) -> dict[str, Any]:
+        """_plain_locals_at with each dim3 local whose members the function sets replayed up to `offset` (_dim3_at)."""
+        out = self._plain_locals_at(fn, offset)
+        members = self._dim3_writes.get(fn.start_byte)
+        if not members:
+            return out
+        out = dict(out)
+        for name, ws in members.items():
+            if (v := self._dim3_at(fn, ws, offset)) is not None:
+                out[name] = v
+        return out
+
+    def _plain_locals_at(self, fn: Function, offset: int) -> dict[str, Any]:
         """_host_locals as seen at `offset`: a name declared in several blocks takes the latest declaration before
         `offset` whose block holds it (none in scope: no value)."""
         out = self._host_locals(fn)
