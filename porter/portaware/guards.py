@@ -301,6 +301,11 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         l, r = node.child_by_field_name("left"), node.child_by_field_name("right")
         ls, lp = _py_side(l, data, paired) if l is not None else (None, False)
         rs, rp = _py_side(r, data, paired) if r is not None else (None, False)
+        if op == "and" and l is not None and r is not None and _py_probes(l, r, data):
+            # `hasattr(torch.version, "hip") and torch.version.hip is not None`: the probe only keeps the right
+            # operand from raising AttributeError; where the attribute exists the `and` is the right operand, and
+            # every PyTorch build has both torch.version.hip and torch.version.cuda (None on the other vendor's).
+            return rs, rp
         s = ls if ls and lp else rs if rs and rp else None
         if s is None and op == "and":
             # `is_cuda() and cap >= 9`: true on the CUDA build only, whether or not is_cuda()'s false is ROCm's
@@ -336,6 +341,21 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
             return None, False
         return name_side(name, python=True), True
     return None, False
+
+
+_py_hasattr = lazy_regex(r"""^hasattr\(([\w.]+),["'](\w+)["']\)$""")
+
+
+def _py_probes(left, right, data: bytes) -> bool:
+    """`left` is `hasattr(obj, "name")` and `right` reads `obj.name`: an existence probe guarding the test after it
+    (https://docs.python.org/3/library/functions.html#hasattr), which adds no vendor of its own."""
+    if left.type != "call":
+        return False
+    m = _py_hasattr().match(_py_text(left, data))
+    if m is None:
+        return False
+    return re.search(r"(?<![\w.])" + re.escape(m.group(1) + "." + m.group(2)) + r"(?!\w)",
+                     data[right.start_byte:right.end_byte].decode("utf-8", "replace")) is not None
 
 
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
@@ -401,10 +421,50 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                 after = _rest_of_block(node)
                 if after is not None:
                     out.append(Span(after[0], after[1], _flip(side), line))
+    if ROCM_WORD.search(data):
+        out.extend(_vendor_keyed_entries(sf.root, data))
     if any(sp.side == CUDA for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out))
     if ROCM_WORD.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
+    return out
+
+
+# A dict key or keyword naming one vendor's build: "rocm", "hip", "amd" (with a version: "rocm6.2") or "cuda",
+# "cu121", "nvidia"; the key's first word decides (`"cuda-12"`, `rocm_extra`).
+_py_vendor_key = lazy_regex(r"(?i)^(?:(rocm[\d.]*|hip|amd)|(cuda[\d.]*|cu\d{2,3}|nvidia))(?:[-_. ]|$)")
+
+
+def _vendor_keyed_entries(root, data: bytes) -> list[Span]:
+    """The entries of a dict (`{...}` or `dict(...)`) keyed by vendor that has both a CUDA and a ROCm key:
+    `extras_require={"cuda": ["flashinfer"], "rocm": ["aiter"]}`, a backend table `{"cuda": cuda_impl, "hip":
+    hip_impl}`. A lookup by vendor reads one entry per build, so each entry is its vendor's side of the table and the
+    ROCm entry is the port of the CUDA one (the span's line is the ROCm key's). A table with CUDA keys only is
+    left as it is: nothing there serves the ROCm build."""
+    out: list[Span] = []
+    for node in descendants(root, ("dictionary", "argument_list"), lang="python"):
+        if node.type == "argument_list":
+            call = node.parent
+            fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+            if fn is None or fn.text != b"dict":
+                continue
+            entries = [(kw.child_by_field_name("name"), kw) for kw in node.named_children
+                       if kw.type == "keyword_argument"]
+        else:
+            entries = []
+            for pair in node.named_children:
+                key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                content = key.named_children[1] if key is not None and key.type == "string" \
+                    and len(key.named_children) == 3 and key.named_children[1].type == "string_content" else None
+                entries.append((content, pair))
+        sides = []
+        for key, entry in entries:
+            m = _py_vendor_key().match(key.text.decode("utf-8", "replace")) if key is not None else None
+            sides.append((ROCM if m.group(1) else CUDA, entry) if m is not None else (None, entry))
+        rocm_line = next((e.start_point[0] + 1 for side, e in sides if side == ROCM), None)
+        if rocm_line is None or not any(side == CUDA for side, _ in sides):
+            continue
+        out.extend(_span(e, side, rocm_line) for side, e in sides if side is not None)
     return out
 
 
