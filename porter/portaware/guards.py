@@ -15,6 +15,7 @@ CUDA-side as a whole, and so are the private helpers only it uses.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -339,11 +340,44 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         name = text[:-2] if text.endswith("()") else text
         if "(" in name or "[" in name:
             return None, False
+        if _asks_for_nvidia_only(name):
+            return CUDA, False
         return name_side(name, python=True), True
     return None, False
 
 
 _py_hasattr = lazy_regex(r"""^hasattr\(([\w.]+),["'](\w+)["']\)$""")
+
+
+# Words of a predicate that asks whether something is there (`is_nvrtc_available`, `HAS_FLASHINFER`,
+# `nvshmem_supported()`, `use_cutlass`).
+_AVAILABILITY_PARTS = _PREDICATE_PARTS | {"available", "availability", "supported", "installed", "have", "can"}
+# NVIDIA toolkit components with no ROCm build under their name (HIP has hipRTC, hipcc and amd-smi instead).
+_NVIDIA_TOOLS = frozenset({"nvrtc", "nvcc", "nvml"})
+
+
+@functools.cache
+def nvidia_only_components() -> frozenset[str]:
+    """The import names of the libraries rules/kb/libraries.yaml says have no ROCm build under that name (kind
+    port, none or early-access: flashinfer, nvshmem, cutlass, tensorrt, deep_gemm, pycuda, ...), and NVIDIA's toolkit
+    tools. cuDNN is left out: PyTorch's ROCm build answers `torch.backends.cudnn.is_available()` with MIOpen."""
+    from porter.libraries import load_libraries
+
+    words = {m.split(".")[0].lower() for lib in load_libraries().values() if lib.kind in ("port", "none", "early-access")
+             for m in lib.imports if m.split(".")[0] not in ("nvidia", "cupy", "cupyx", "cupy_backends", "numba")}
+    return frozenset(words - {"cudnn"}) | _NVIDIA_TOOLS
+
+
+def _asks_for_nvidia_only(name: str) -> bool:
+    """`name` (a flag or parameterless predicate) asks whether an NVIDIA-only component is there:
+    tilelang's `if is_nvrtc_available: import cuda.bindings.driver`, `if HAS_FLASHINFER:`. Where that component has
+    no ROCm build the branch runs on the CUDA build only; its else runs on both (a CUDA machine without it), so
+    only the true branch is confined."""
+    last = name.rsplit(".", 1)[-1].lower()
+    parts = _parts(last)
+    if not any(p in _AVAILABILITY_PARTS for p in parts):
+        return False
+    return any(re.search(r"(?:^|_)" + re.escape(c) + r"(?:_|$)", last) for c in nvidia_only_components())
 
 
 def _py_probes(left, right, data: bytes) -> bool:
@@ -702,4 +736,7 @@ CPP_PREDICATE_HINT = compile_regex(r"(?i)(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*
 # The same for a run-time backend choice (a comparison with a ROCm constant): only then are comparisons collected.
 _CPP_CHOICE_HINT = lazy_regex(rb"[=!]=\s*(?:(?:\w+::)*k?(?:HIP|Hip|ROCM|ROCm|Rocm|AMD|Amd)\b|\"[^\"\n]*(?i:hip|rocm|amd))"
                               rb"|str\w*cmp\s*\([^;]*\"[^\"\n]*(?i:hip|rocm|amd)")
-PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia|[=!]=\s*[\"']cuda[\"']")
+PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia|[=!]=\s*[\"']cuda[\"']"
+                                  # nvidia_only_components (a test asserts each is matched)
+                                  r"|nvrtc|nvcc|nvml|nvshmem|flashinfer|cutlass|deep_gemm|tensorrt|pycuda|cudf|cufile"
+                                  r"|cupti|modelopt|pyamgx|numba_cuda|pynvvideocodec")
