@@ -1,10 +1,11 @@
 """Pattern kinds driven by the CUDA-library map (rules/kb/libraries.yaml), plus the Python and command-line
 evidence they need: `library`, `requirement`, `module_call` and `command`.
 
-    library: {evidence: header|link|import|package, kinds: [port, early-access], ids: [...], exclude: [...]}
+    library: {evidence: header|link|import|package|choice, kinds: [port, early-access], ids: [...], exclude: [...]}
         Every #include, link name (CMake targets and target_link_libraries words, -l flags, lib*.so files, Bazel
-        labels, setup.py `libraries=`), Python import, or package requirement (requirements files, pyproject,
-        setup.py install_requires, `pip install` in Dockerfiles, shell scripts and CI files) that the map
+        labels, setup.py `libraries=`), Python import, package requirement (requirements files, pyproject,
+        setup.py install_requires, `pip install` in Dockerfiles, shell scripts and CI files) or Python backend
+        choice (a returned or `backend`-assigned library name: `return BackendLib.FLASHINFER.value`) that the map
         knows. The hit names the library, its ROCm replacement and kind ({library} {rocm} {kind} {note}), so one
         rule per kind of evidence covers every library.
     requirement: {names: [globs], local_version: regex, extras: regex, exclude_mapped: true}
