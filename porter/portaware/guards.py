@@ -11,12 +11,13 @@ of `and` after a one-vendor test runs on that vendor's build only.
 The branch a check takes on ROCm is ROCm-side; the branch it takes otherwise is CUDA-side, but only when the check
 is the whole condition (the `else` of `is_amd(cc) && big` also runs on AMD; `hasattr(torch.version, "hip") and
 torch.version.hip` is the right test alone). A dict entry keyed "cuda" beside its "rocm" twin key is CUDA-side
-(_key_twins), as a CUDA-named function beside its ROCm twin is (_function_twins). A Python module's private function used
+(_vendor_keyed_entries), as a CUDA-named function beside its ROCm twin is (_function_twins). A Python module's private function used
 only from CUDA-side code (CuPy's `_compile_with_cache_cuda`, called from the `else` of `if runtime.is_hip:`) is
 CUDA-side as a whole, and so are the private helpers only it uses.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -351,8 +352,44 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         name = text[:-2] if text.endswith("()") else text
         if "(" in name or "[" in name:
             return None, False
+        if _asks_for_nvidia_only(name):
+            return CUDA, False
         return name_side(name, python=True), True
     return None, False
+
+
+_py_hasattr = lazy_regex(r"""^hasattr\(([\w.]+),["'](\w+)["']\)$""")
+
+
+# Words of a predicate that asks whether something is there (`is_nvrtc_available`, `HAS_FLASHINFER`,
+# `nvshmem_supported()`, `use_cutlass`).
+_AVAILABILITY_PARTS = _PREDICATE_PARTS | {"available", "availability", "supported", "installed", "have", "can"}
+# NVIDIA toolkit components with no ROCm build under their name (HIP has hipRTC, hipcc and amd-smi instead).
+_NVIDIA_TOOLS = frozenset({"nvrtc", "nvcc", "nvml"})
+
+
+@functools.cache
+def nvidia_only_components() -> frozenset[str]:
+    """The import names of the libraries rules/kb/libraries.yaml says have no ROCm build under that name (kind
+    port, none or early-access: flashinfer, nvshmem, cutlass, tensorrt, deep_gemm, pycuda, ...), and NVIDIA's toolkit
+    tools. cuDNN is left out: PyTorch's ROCm build answers `torch.backends.cudnn.is_available()` with MIOpen."""
+    from porter.libraries import load_libraries
+
+    words = {m.split(".")[0].lower() for lib in load_libraries().values() if lib.kind in ("port", "none", "early-access")
+             for m in lib.imports if m.split(".")[0] not in ("nvidia", "cupy", "cupyx", "cupy_backends", "numba")}
+    return frozenset(words - {"cudnn"}) | _NVIDIA_TOOLS
+
+
+def _asks_for_nvidia_only(name: str) -> bool:
+    """`name` (a flag or parameterless predicate) asks whether an NVIDIA-only component is there:
+    tilelang's `if is_nvrtc_available: import cuda.bindings.driver`, `if HAS_FLASHINFER:`. Where that component has
+    no ROCm build the branch runs on the CUDA build only; its else runs on both (a CUDA machine without it), so
+    only the true branch is confined."""
+    last = name.rsplit(".", 1)[-1].lower()
+    parts = _parts(last)
+    if not any(p in _AVAILABILITY_PARTS for p in parts):
+        return False
+    return any(re.search(r"(?:^|_)" + re.escape(c) + r"(?:_|$)", last) for c in nvidia_only_components())
 
 
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
@@ -360,8 +397,6 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
     out.extend(_function_twins(sf.root))
-    if ROCM_WORD.search(data):
-        out.extend(_key_twins(sf.root, data))
     for node in descendants(sf.root, _PY_BRANCHES, lang="python"):
         if node.type == "boolean_operator":
             # `A and B` evaluates B only when A is true: after a test true on one build only, B is that build's
@@ -420,10 +455,50 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                 after = _rest_of_block(node)
                 if after is not None:
                     out.append(Span(after[0], after[1], _flip(side), line))
+    if ROCM_WORD.search(data):
+        out.extend(_vendor_keyed_entries(sf.root, data))
     if any(sp.side == CUDA for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out))
     if ROCM_WORD.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
+    return out
+
+
+# A dict key or keyword naming one vendor's build: "rocm", "hip", "amd" (with a version: "rocm6.2") or "cuda",
+# "cu121", "nvidia"; the key's first word decides (`"cuda-12"`, `rocm_extra`).
+_py_vendor_key = lazy_regex(r"(?i)^(?:(rocm[\d.]*|hip|amd)|(cuda[\d.]*|cu\d{2,3}|nvidia))(?:[-_. ]|$)")
+
+
+def _vendor_keyed_entries(root, data: bytes) -> list[Span]:
+    """The entries of a dict (`{...}` or `dict(...)`) keyed by vendor that has both a CUDA and a ROCm key:
+    `extras_require={"cuda": ["flashinfer"], "rocm": ["aiter"]}`, a backend table `{"cuda": cuda_impl, "hip":
+    hip_impl}`. A lookup by vendor reads one entry per build, so each entry is its vendor's side of the table and the
+    ROCm entry is the port of the CUDA one (the span's line is the ROCm key's). A table with CUDA keys only is
+    left as it is: nothing there serves the ROCm build."""
+    out: list[Span] = []
+    for node in descendants(root, ("dictionary", "argument_list"), lang="python"):
+        if node.type == "argument_list":
+            call = node.parent
+            fn = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+            if fn is None or fn.text != b"dict":
+                continue
+            entries = [(kw.child_by_field_name("name"), kw) for kw in node.named_children
+                       if kw.type == "keyword_argument"]
+        else:
+            entries = []
+            for pair in node.named_children:
+                key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                content = key.named_children[1] if key is not None and key.type == "string" \
+                    and len(key.named_children) == 3 and key.named_children[1].type == "string_content" else None
+                entries.append((content, pair))
+        sides = []
+        for key, entry in entries:
+            m = _py_vendor_key().match(key.text.decode("utf-8", "replace")) if key is not None else None
+            sides.append((ROCM if m.group(1) else CUDA, entry) if m is not None else (None, entry))
+        rocm_line = next((e.start_point[0] + 1 for side, e in sides if side == ROCM), None)
+        if rocm_line is None or not any(side == CUDA for side, _ in sides):
+            continue
+        out.extend(_span(e, side, rocm_line) for side, e in sides if side is not None)
     return out
 
 
@@ -562,36 +637,6 @@ def _function_twins(root) -> list[Span]:
 _py_key_vendor = lazy_regex(r"(?i)(?:^|(?<=[-_.]))(cuda|nvidia|rocm|hip|amd)(?:\d+(?:\.\d+)*)?(?=$|[-_.])")
 
 
-def _key_twins(root, data: bytes) -> list[Span]:
-    """Each entry of a dictionary display keyed by a string naming CUDA or NVIDIA whose ROCm-named twin key is in the
-    same display: RL-Kernel's `extras_require={"cuda": ["flashinfer"], "rocm": ["aiter"]}` (pip installs the extra
-    the user names, https://setuptools.pypa.io/en/latest/userguide/dependency_management.html#optional-dependencies),
-    a registry's `{"cuda": fused_cuda, "rocm": fused_triton}` picked by platform. As _function_twins does for
-    functions: the CUDA entry is the CUDA side of the pair, handled by its twin (the span's line is the twin's)."""
-    out: list[Span] = []
-    for node in descendants(root, ("dictionary",), lang="python"):
-        cuda: list[tuple[str, Any]] = []
-        rocm: dict[str, Any] = {}
-        for pair in node.named_children:
-            key = pair.child_by_field_name("key") if pair.type == "pair" else None
-            if key is None or key.type != "string":
-                continue
-            text = data[key.start_byte:key.end_byte].decode("utf-8", "replace").strip("\"'")
-            m = _py_key_vendor().search(text)
-            if m is None:
-                continue
-            rest = (text[:m.start()] + "\0" + text[m.end():]).lower()
-            if m.group(1).lower() in ("cuda", "nvidia"):
-                cuda.append((rest, pair))
-            else:
-                rocm.setdefault(rest, pair)
-        for rest, pair in cuda:
-            twin = rocm.get(rest)
-            if twin is not None:
-                out.append(_span(pair, CUDA, twin.start_point[0] + 1))
-    return out
-
-
 # The one pre-test for an AMD vendor word anywhere in a text (bytes or str, RE2): text without one cannot hold a
 # ROCm side of its own, so the readers of vendor arms skip it. A string holding CUDA source with its own vendor arms
 # (CuPy's `#ifdef __HIP_DEVICE_COMPILE__` inside a RawKernel string) is read by the preprocessor (the one directive
@@ -695,4 +740,7 @@ CPP_PREDICATE_HINT = compile_regex(r"(?i)(?:amd|hip|rocm|cdna|rdna|nvidia)\w*\s*
 # The same for a run-time backend choice (a comparison with a ROCm constant): only then are comparisons collected.
 _CPP_CHOICE_HINT = lazy_regex(rb"[=!]=\s*(?:(?:\w+::)*k?(?:HIP|Hip|ROCM|ROCm|Rocm|AMD|Amd)\b|\"[^\"\n]*(?i:hip|rocm|amd))"
                               rb"|str\w*cmp\s*\([^;]*\"[^\"\n]*(?i:hip|rocm|amd)")
-PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia|[=!]=\s*[\"']cuda[\"']")
+PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|nvidia|[=!]=\s*[\"']cuda[\"']"
+                                  # nvidia_only_components (a test asserts each is matched)
+                                  r"|nvrtc|nvcc|nvml|nvshmem|flashinfer|cutlass|deep_gemm|tensorrt|pycuda|cudf|cufile"
+                                  r"|cupti|modelopt|pyamgx|numba_cuda|pynvvideocodec")

@@ -1,10 +1,11 @@
 """Pattern kinds driven by the CUDA-library map (rules/kb/libraries.yaml), plus the Python and command-line
 evidence they need: `library`, `requirement`, `module_call` and `command`.
 
-    library: {evidence: header|link|import|package, kinds: [port, early-access], ids: [...], exclude: [...]}
+    library: {evidence: header|link|import|package|choice, kinds: [port, early-access], ids: [...], exclude: [...]}
         Every #include, link name (CMake targets and target_link_libraries words, -l flags, lib*.so files, Bazel
-        labels, setup.py `libraries=`), Python import, or package requirement (requirements files, pyproject,
-        setup.py install_requires, `pip install` in Dockerfiles, shell scripts and CI files) that the map
+        labels, setup.py `libraries=`), Python import, package requirement (requirements files, pyproject,
+        setup.py install_requires, `pip install` in Dockerfiles, shell scripts and CI files) or Python backend
+        choice (a returned or `backend`-assigned library name: `return BackendLib.FLASHINFER.value`) that the map
         knows. The hit names the library, its ROCm replacement and kind ({library} {rocm} {kind} {note}), so one
         rule per kind of evidence covers every library.
     requirement: {names: [globs], local_version: regex, extras: regex, exclude_mapped: true}
@@ -355,7 +356,62 @@ def _packages(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
             yield _library_hit(start, end, spec, lib)
 
 
-_EVIDENCE = {"header": _headers, "link": _links, "import": _imports, "package": _packages}
+# ------------------------------------------------------------------------------------------- backend choices
+
+_RETURNS = register_root_query("python", "(return_statement (_) @v) (assignment right: (_) @v)")
+# The members an enum value is read through after the member itself: `Backend.FLASHINFER.value`
+_ENUM_READ = frozenset({"value", "name"})
+
+
+def _chosen_word(value: ts.Node) -> tuple[ts.Node, str] | None:
+    """The word a returned or assigned value names a library by: a string that is one word (`return "nvshmem"`), or
+    the member of a plain attribute chain (`return BackendLib.FLASHINFER.value`, `backend = Impl.CUTLASS`). Calls,
+    subscripts and f-strings name no choice."""
+    if value.type == "string":
+        parts = value.named_children
+        if len(parts) == 3 and parts[1].type == "string_content" and re.fullmatch(rb"[A-Za-z_][\w-]*", parts[1].text):
+            return parts[1], parts[1].text.decode()
+        return None
+    if value.type != "attribute":
+        return None
+    chain: list[ts.Node] = []
+    node: ts.Node | None = value
+    while node is not None and node.type == "attribute":
+        attr = node.child_by_field_name("attribute")
+        if attr is None:
+            return None
+        chain.append(attr)
+        node = node.child_by_field_name("object")
+    if node is None or node.type != "identifier":
+        return None
+    member = chain[1] if len(chain) >= 2 and chain[0].text.decode() in _ENUM_READ else chain[0]
+    return member, member.text.decode()
+
+
+def _choices(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
+    """A Python function returning, or a `backend` variable set to, a library's name: the code choosing which
+    library serves a call (`return constants.BackendLib.FLASHINFER.value` in a sampler's backend probe, `return
+    "nvshmem"` in a SHMEM backend probe). The import it leads to is found where the library is imported; the
+    choice is the spot a port changes to pick the ROCm counterpart."""
+    from porter.libraries import by_import
+
+    if sf.language != "python" or sf.root is None:
+        return
+    for value in captures("python", _RETURNS, sf.root).get("v", []):
+        if value.parent is not None and value.parent.type == "assignment":
+            left = value.parent.child_by_field_name("left")
+            if left is None or "backend" not in left.text.decode("utf-8", "replace").lower():
+                continue
+        found = _chosen_word(value)
+        if found is None:
+            continue
+        node, word = found
+        lib = by_import(word.lower())
+        if lib is not None and lib.imports and word.lower() in {i.split(".")[0].lower() for i in lib.imports}:
+            yield _library_hit(node.start_byte, node.end_byte, word, lib)
+
+
+_EVIDENCE = {"header": _headers, "link": _links, "import": _imports, "package": _packages, "choice": _choices}
 
 
 def _evidence(sf: SourceFile, ctx: MatchContext | None, kind: str) -> list[Hit]:
