@@ -64,6 +64,10 @@ class HelperIndex:
         after `Cls` (`WarpReduce::atomicMax` to `WarpReduce.i.cuh`, not `WarpSegReduce.i.cuh`: one class per file
         pair is how such libraries are laid out), else stays ambiguous."""
         defined = self.defined_in.get(name, ())
+        scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if written and "::" in written else ""
+        if scope:
+            # `host_math::add_cc` cannot reach namespace ptx's `add_cc`: qualified lookup looks in the scope named
+            defined = tuple(p for p in defined if not self._other_namespace(p, name, scope))
         if caller in defined:
             # a call the caller's file does not define as a function (KernelFacts.calls) but indexes a helper of:
             # its own function-like macro (porter.kernels.asm_macros), which the preprocessor expands there
@@ -84,9 +88,30 @@ class HelperIndex:
         candidates = included or homes
         if len(candidates) == 1:
             return candidates[0]
-        scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if written and "::" in written else ""
+        if scope:
+            by_scope = self._by_scope(candidates, name, scope)
+            if by_scope is not None:
+                return by_scope
         named = [p for p in candidates if scope and p.rsplit("/", 1)[-1].split(".", 1)[0] == scope]
         return named[0] if len(named) == 1 else None
+
+    def _other_namespace(self, path: str, name: str, scope: str) -> bool:
+        """Whether every definition of `name` in `path` is a free function of a namespace other than `scope`,
+        which `scope::name` cannot name (a class or a template parameter called `scope` has no such member)."""
+        return all(d.scope[:1] == ("namespace",) and d.scope[1] != scope for d in self.helpers[path][name])
+
+    def _by_scope(self, candidates: list[str], name: str, scope: str) -> str | None:
+        """The one candidate file whose `name` a qualified call `scope::name` can reach by C++ qualified lookup
+        ([basic.lookup.qual]), else None: the one defining it in a namespace or class called `scope`
+        (`ptx::add_cc` is namespace ptx's, not carry_chain's member `add_cc`); when no candidate's owner has that
+        name (`FD::mul` on a template parameter, a typedef), the one defining it as a static member of a class, the
+        only kind of function a type's name can call without an object (a namespace's free function and a
+        non-static member are not)."""
+        owned = [p for p in candidates if any(d.scope[1:] == (scope,) for d in self.helpers[p][name])]
+        if owned:
+            return owned[0] if len(owned) == 1 else None
+        static = [p for p in candidates if any(d.scope[:1] in (("static",), ("scoped",)) for d in self.helpers[p][name])]
+        return static[0] if len(static) == 1 else None
 
     def includers(self, path: str) -> tuple[str, ...]:
         """The repository files that include `path` directly, in path order."""
@@ -140,23 +165,39 @@ class HelperSpan:
     chain: tuple[str, ...]
     cuda_only: tuple[tuple[int, int], ...] = ()  # its lines only the CUDA build compiles
     call_line: int = 0  # the kernel's line that starts the chain (in the kernel's own file)
+    # the bodies in its file it runs: its own (line..end_line) unless overloaded, and its same-file callees'
+    ranges: tuple[tuple[int, int], ...] = ()
 
     @property
     def where(self) -> str:
         return f"{' → '.join(self.chain)} ({self.path}:{self.line})"
 
+    def holds(self, line: int) -> bool:
+        """Whether `line` of the span's file is code the helper runs on HIP (not a CUDA-only line)."""
+        return (any(a <= line <= b for a, b in self.ranges or ((self.line, self.end_line),))
+                and not any(a <= line <= b for a, b in self.cuda_only))
+
 
 def helper_spans(kernel: Kernel, index: HelperIndex) -> tuple[HelperSpan, ...]:
     """Where each helper in other files the kernel reaches is defined, those with no facts of their own too (a
-    helper that only calls `cg::labeled_partition` or an API HIP lacks has none): the findings inside them are the
-    kernel's (porter.kernels.verdicts). A name its file defines more than once (overloads, explicit
-    specialisations such as DeepSpeed's `conversion::to<T>`) is left out: which definition the kernel runs is not
-    known, and its findings would be a guess."""
+    helper that only calls `cg::labeled_partition` or an API HIP lacks has none), with the same-file functions it
+    calls (`memory::load` -> `ld` -> `ld_single`, whose `__ldcg` HIP lacks): the findings inside them are the
+    kernel's (porter.kernels.verdicts). Of a name its file defines more than once (overloads, explicit
+    specialisations such as DeepSpeed's `conversion::to<T>`) only the callees every definition runs count: which
+    definition the kernel runs is not known, and a finding in one of them would be a guess; one all of them reach
+    holds whichever it is (era-bellman's three `memory::load` overloads, one per vector width, all call `ld`)."""
     out: list[HelperSpan] = []
     for home, chain, line, definitions in _reached(kernel, index, limit=MAX_HELPERS * 4):
+        d = definitions[0]
         if len(definitions) == 1:
-            d = definitions[0]
-            out.append(HelperSpan(home, d.line, d.end_line, chain, d.cuda_only, line))
+            ranges = ((d.line, d.end_line), *d.callee_spans)
+        else:
+            common = set(d.callee_spans).intersection(*(o.callee_spans for o in definitions[1:]))
+            ranges = tuple(r for r in d.callee_spans if r in common)
+            if not ranges:
+                continue
+        cuda_only = tuple(dict.fromkeys(r for o in definitions for r in o.cuda_only))
+        out.append(HelperSpan(home, d.line, d.end_line, chain, cuda_only, line, ranges))
     return tuple(out)
 
 
@@ -174,21 +215,35 @@ def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
     facts = kernel.facts
     if facts is None or not facts.calls:
         return
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, int]] = set()
     todo: list[tuple[str, str, tuple[str, ...], int, int]] = []  # (caller path, name, chain, call line, depth)
     for text, line in facts.calls:
         todo.append((kernel.path, callee_name(text), (text,), line, 1))
     while todo and (limit is None or len(seen) < limit):
         caller, name, chain, line, depth = todo.pop(0)
         home = index.resolve(caller, name, chain[-1])
-        if home is None or (home, name) in seen:
+        if home is None:
             continue
-        seen.add((home, name))
-        definitions = index.helpers[home][name]
+        definitions = _qualified(index.helpers[home][name], chain[-1])
+        key = (home, name, definitions[0].line)
+        if key in seen:
+            continue
+        seen.add(key)
         yield home, chain, line, definitions
         if depth < MAX_DEPTH:
+            # a helper's calls are kept as written (`ptx::add_cc`): looked up by the name they reach, as the
+            # kernel's own are (following the written text found nothing for any qualified call)
             for callee in sorted({c for d in definitions for c in d.calls}):
-                todo.append((home, callee, chain + (callee,), line, depth + 1))
+                todo.append((home, callee_name(callee), chain + (callee,), line, depth + 1))
+
+
+def _qualified(definitions: list[DeviceHelper], written: str) -> list[DeviceHelper]:
+    """The definitions a call as written names: `ptx::add_cc` is namespace ptx's `add_cc`, not namespace
+    ptx::u64's of the same file (qualified lookup looks in the named scope only); all of them when the call names
+    no scope any of them is in (a template parameter, an unqualified call)."""
+    scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if "::" in written else ""
+    named = [d for d in definitions if scope and d.scope[1:] == (scope,)]
+    return named or definitions
 
 
 def _union(definitions: list[DeviceHelper]) -> KernelFacts:
