@@ -1,13 +1,14 @@
 """Kernel verdicts through helpers in other files reached by qualified and templated calls (issue 27 class 2,
 session 23) on fixtures/kernels_s23/xfile, reduced from era-bellman-cuda (heldout24): a kernel is at least as severe
 as the open findings in every helper it reaches - the helper's same-file callees included, an overload set by the
-callees all its definitions share, `Q::f` by qualified lookup - and a `__host__` call in the `__CUDA_ARCH__` arm
+callees all its definitions share, `Q::f` by qualified lookup (through launches' template arguments and type
+aliases) - and a `__host__` call in the `__CUDA_ARCH__` arm
 hip-clang's device pass compiles is a finding of its own (DEV042). Exact verdicts, reasons and lines per target."""
 from __future__ import annotations
 
 import pytest
 
-from porter.kernels.callgraph import helper_index, helper_spans
+from porter.kernels.callgraph import helper_index, helper_spans, type_aliases_of
 from porter.pipeline import run
 from porter.settings import Settings
 from porter.source.parse import unqualified
@@ -44,29 +45,39 @@ def test_a_finding_in_a_same_file_callee_of_every_overload_is_the_kernels(kernel
 
 
 def test_a_host_call_in_the_arm_hip_compiles_makes_the_kernel_a_fix(kernels, result):
-    """mul_kernel (line 17) calls `FD::template mul<1>` (line 21): `template` is no part of the name, and FD (a
-    template parameter) reaches field's static `mul` (field.cuh:18), whose `#else` of `#ifdef __CUDA_ARCH__` - what
-    hip-clang's device pass compiles - calls the HOST_INLINE `mul_host` (line 22: DEV042)."""
+    """mul_kernel (line 17) calls `FD::template mul<1>` (line 21): `template` is no part of the name, the launch
+    `mul_kernel<fd>` binds FD to fd, and `typedef field<config> fd;` makes that field's static `mul`
+    (field.cuh:18), whose `#else` of `#ifdef __CUDA_ARCH__` - what hip-clang's device pass compiles - calls the
+    HOST_INLINE `mul_host` (line 22: DEV042)."""
     assert [(f.path, f.line) for f in result.findings if f.rule == "DEV042"] == [("field.cuh", 22)]
-    detail = ("DEV042", DEV042 + "; in helper FD::mul (field.cuh:18), line 22", (21,))
+    detail = ("DEV042", DEV042 + "; in helper fd::mul (field.cuh:18), line 22", (21,))
     assert verdicts(kernels["mul_kernel"]) == {t: ("fix", (detail,)) for t in TARGETS}
 
 
-def test_a_call_through_a_template_parameter_reaches_the_one_static_member(kernels):
-    """add_kernel (line 25) calls `FD::add` (line 29): field.cuh, chain.cuh (carry_chain's non-static member and
-    namespace limbs' function) define `add`, and the kernel's file includes both. A type's name calls only a static
-    member without an object, so field's (field.cuh:27, its `__ldca`) is the one."""
-    detail = ("DEV027", LDCA + "; in helper FD::add (field.cuh:27), line 27", (29,))
+def test_a_call_through_a_template_parameter_follows_the_launch_and_the_alias(kernels):
+    """add_kernel (line 26) calls `FD::add` (line 30): field.cuh, and chain.cuh (carry_chain's non-static member,
+    other_field's static member, namespace limbs' function) define `add`, and the kernel's file includes both. The
+    launch binds FD to fd, fd aliases field: field's `add` (field.cuh:27, its `__ldca`). unbound_add_kernel (line
+    48) is launched only with its launcher's own parameter: field's and other_field's static `add` both fit, so
+    neither is followed (ok, not a guess)."""
+    detail = ("DEV027", LDCA + "; in helper fd::add (field.cuh:27), line 27", (30,))
     assert verdicts(kernels["add_kernel"]) == {t: ("fix", (detail,)) for t in TARGETS}
+    assert verdicts(kernels["unbound_add_kernel"]) == {t: ("ok", ()) for t in TARGETS}
 
 
 def test_a_namespace_qualified_call_reaches_that_namespace_only(kernels):
-    """wide_kernel (line 33) calls `wide::add_cc` (line 36), plain 64-bit addition; ptx.cuh's namespace ptx has an
-    `add_cc` of inline PTX too, which the kernel does not run: ok. limbs_kernel (line 40) calls `limbs::add`
-    (line 43): namespace limbs' (chain.cuh:15, its `__ldcg`), not field's or carry_chain's."""
+    """wide_kernel (line 34) calls `wide::add_cc` (line 37), plain 64-bit addition; ptx.cuh's namespace ptx has an
+    `add_cc` of inline PTX too, which the kernel does not run: ok. limbs_kernel (line 41) calls `limbs::add`
+    (line 44): namespace limbs' (chain.cuh:20, its `__ldcg`), not field's, other_field's or carry_chain's."""
     assert verdicts(kernels["wide_kernel"]) == {t: ("ok", ()) for t in TARGETS}
-    detail = ("DEV027", LDCG + "; in helper limbs::add (chain.cuh:15), line 15", (43,))
+    detail = ("DEV027", LDCG + "; in helper limbs::add (chain.cuh:20), line 20", (44,))
     assert verdicts(kernels["limbs_kernel"]) == {t: ("fix", (detail,)) for t in TARGETS}
+
+
+def test_type_aliases_are_read_per_file():
+    assert type_aliases_of(b"typedef ec<fd_p, 3> curve;\ntypedef curve::storage storage;\n"
+                           b"using X = typename ns::Traits<T>;\ntypedef unsigned int uint;\nusing namespace std;") == (
+        ("X", "Traits"), ("curve", "ec"))
 
 
 def test_helper_spans_name_the_bodies_each_reached_helper_runs(kernels, result):

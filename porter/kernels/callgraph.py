@@ -13,6 +13,11 @@ include the caller's file include (a header is compiled only inside the translat
 sees what they included before it: GauXC's `uvvars_lda.hpp` calls `cuda::warp_reduce_sum`, which `uvvars.cu`
 includes from `cuda_extensions.hpp` just above it, while `hip_extensions.hpp` defines the same name for the HIP
 build); when none of those does either, to the one file in the repository that defines it.
+A qualified call `Q::f` is looked up as C++ does ([basic.lookup.qual]): never in another namespace's free functions
+(`ptx::add_cc` is not `wide::add_cc`), first in a namespace or class named Q (or the class a project typedef or
+`using` names Q: `typedef ec<fd_p, 3> curve;` for `curve::add`), else, for a Q that owns none of the candidates (a
+template parameter no launch binds), in the one class with a static member `f`. A template parameter the kernel's
+launches bind (`k<fd_q><<<...>>>`) is read as the class they name (bound_functor_calls).
 Two or more candidate files make the call ambiguous and it is not followed: merging both would give a kernel the
 facts of a helper it may not run, and the verdict would then rest on a guess. Overloads in one file are one helper
 (the file's definitions of the name together). The walk is bounded (depth, helpers per kernel, files per include
@@ -41,6 +46,7 @@ class HelperIndex:
     helpers: dict[str, dict[str, list[DeviceHelper]]]  # path -> name -> its definitions in that file
     defined_in: dict[str, tuple[str, ...]]  # name -> files that define a device function of that name
     includes: dict[str, tuple[str, ...]]  # path -> repository files it includes
+    aliases: dict[str, frozenset[str]] = field(default_factory=dict)  # type alias -> the classes files alias by it
     _closures: dict[str, frozenset[str]] = field(default_factory=dict)
     _includers: dict[str, tuple[str, ...]] | None = None  # path -> repository files that include it (directly)
 
@@ -110,6 +116,13 @@ class HelperIndex:
         owned = [p for p in candidates if any(d.scope[1:] == (scope,) for d in self.helpers[p][name])]
         if owned:
             return owned[0] if len(owned) == 1 else None
+        aliased = self.aliases.get(scope, frozenset())
+        if len(aliased) == 1:
+            # `curve::add` with `typedef ec<fd_p, 3> curve;`: the alias names the class whose member it calls
+            (target,) = aliased
+            owned = [p for p in candidates if any(d.scope[1:] == (target,) for d in self.helpers[p][name])]
+            if owned:
+                return owned[0] if len(owned) == 1 else None
         static = [p for p in candidates if any(d.scope[:1] in (("static",), ("scoped",)) for d in self.helpers[p][name])]
         return static[0] if len(static) == 1 else None
 
@@ -139,7 +152,38 @@ def helper_index(files: Iterable) -> HelperIndex:
             by_name.setdefault(h.name, []).append(h)
         resolved = (resolve_include(r.path, header, quoted, paths) for header, quoted in r.includes)
         includes[r.path] = tuple(dict.fromkeys(p for p in resolved if p is not None and p != r.path))
-    return HelperIndex(helpers, {k: tuple(sorted(v)) for k, v in defined.items()}, includes)
+    aliases: dict[str, set[str]] = {}
+    for r in files:
+        for alias, target in getattr(r, "type_aliases", ()):
+            aliases.setdefault(alias, set()).add(target)
+    return HelperIndex(helpers, {k: tuple(sorted(v)) for k, v in defined.items()}, includes,
+                       {k: frozenset(v) for k, v in aliases.items()})
+
+
+# `typedef ec<fd_p, 3> curve;`, `typedef typename ns::Traits<T>::type T2;` (the last name before any template
+# arguments), `using curve = ec<fd_p, 3>;`. Read from the file's code with comments and strings blanked.
+_TYPEDEF = re.compile(rb"\btypedef\s+(?:typename\s+)?(?:const\s+)?((?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*"
+                      rb"(?:<[^;{}()]*>)?\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(rb"\busing\s+([A-Za-z_]\w*)\s*=\s*(?:typename\s+)?((?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)"
+                    rb"\s*(?:<[^;{}()]*>)?\s*;")
+
+
+def type_aliases_of(code: bytes) -> tuple[tuple[str, str], ...]:
+    """The file's type aliases of a named class or class template, as (alias, the class's last name), sorted:
+    `typedef ec<fd_p, 3> curve;` gives ("curve", "ec"), so a qualified call `curve::add` in any file reaches ec's
+    static member (HelperIndex.resolve). Aliases of built-in or nested types (`typedef unsigned int uint;`,
+    `typedef curve::storage storage;`, whose last name is a member, not a class the index knows) come out too and
+    are harmless: a scope is read through an alias only when no candidate's owner has the scope's own name."""
+    if b"typedef" not in code and b"using" not in code:
+        return ()
+    out: set[tuple[str, str]] = set()
+    for m in _TYPEDEF.finditer(code):
+        target, alias = m.group(1), m.group(2)
+        out.add((alias.decode(), target.decode().rsplit("::", 1)[-1].strip()))
+    for m in _USING.finditer(code):
+        alias, target = m.group(1), m.group(2)
+        out.add((alias.decode(), target.decode().rsplit("::", 1)[-1].strip()))
+    return tuple(sorted((a, t) for a, t in out if a != t))
 
 
 def helper_calls(kernel: Kernel, index: HelperIndex) -> tuple[HelperCall, ...]:
@@ -269,10 +313,12 @@ def callee_name(text: str) -> str:
 def bound_functor_calls(kernel: Kernel, launches: Iterable) -> Kernel:
     """`kernel` with each call `P::operator()` on a template parameter P (`Op{}(a, b)`) bound to the classes the
     launches name in P's place (`k<float, GridReducerAtomic><<<...>>>`: `GridReducerAtomic::operator()`), one call
-    per class, at the same line. A P no launch binds keeps its call, which reaches no helper. `launches`:
-    LaunchConfigs of the kernel (its own file's and others')."""
+    per class, at the same line; likewise a static member call `P::f(x)` (`FD::mul(a, b)` in `k<fd_q><<<...>>>`:
+    `fd_q::mul`, which qualified lookup then follows through `typedef field<...> fd_q;`). A P no launch binds keeps
+    its call, which the call graph resolves as written. `launches`: LaunchConfigs of the kernel (its own file's
+    and others')."""
     facts = kernel.facts
-    if facts is None or not any(text.endswith(OPERATOR) for text, _ in facts.calls):
+    if facts is None or not facts.template_parameters or not any("::" in text for text, _ in facts.calls):
         return kernel
     # a template template parameter (`template <typename, typename> class GridReducer`) has no name in the facts:
     # its name is the declaration's last word
@@ -280,19 +326,28 @@ def bound_functor_calls(kernel: Kernel, launches: Iterable) -> Kernel:
                 if (name := p.name or _last_word(p.text))}
     bound: list[tuple[str, int]] = []
     for text, line in facts.calls:
-        param = text[: -len(OPERATOR)] if text.endswith(OPERATOR) else None
-        if param is None or param not in position:
+        if text.endswith(OPERATOR):
+            param, member = text[: -len(OPERATOR)], OPERATOR
+        else:
+            param, _, rest = text.partition("::")
+            member = "::" + rest
+        if not _one_member(member) or param not in position:
             bound.append((text, line))
             continue
         classes = []
         for site in launches:
             args = _template_arguments(site.template_arguments)
-            if len(args) > position[param] and args[position[param]] not in classes:
+            if len(args) > position[param] and args[position[param]] not in classes and args[position[param]]:
                 classes.append(args[position[param]])
-        bound.extend((f"{c}{OPERATOR}", line) for c in classes) if classes else bound.append((text, line))
+        bound.extend((f"{c}{member}", line) for c in classes) if classes else bound.append((text, line))
     if bound == list(facts.calls):
         return kernel
     return replace(kernel, facts=replace(facts, calls=tuple(bound)))
+
+
+def _one_member(member: str) -> bool:
+    """Whether `member` (`::f`, `::operator()`) names one member after the parameter (not `::A::f`, not empty)."""
+    return member == OPERATOR or (member.startswith("::") and len(member) > 2 and "::" not in member[2:])
 
 
 def _last_word(text: str) -> str | None:
