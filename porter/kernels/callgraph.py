@@ -13,6 +13,11 @@ include the caller's file include (a header is compiled only inside the translat
 sees what they included before it: GauXC's `uvvars_lda.hpp` calls `cuda::warp_reduce_sum`, which `uvvars.cu`
 includes from `cuda_extensions.hpp` just above it, while `hip_extensions.hpp` defines the same name for the HIP
 build); when none of those does either, to the one file in the repository that defines it.
+A qualified call `Q::f` is looked up as C++ does ([basic.lookup.qual]): never in another namespace's free functions
+(`ptx::add_cc` is not `wide::add_cc`), first in a namespace or class named Q (or the class a project typedef or
+`using` names Q: `typedef ec<fd_p, 3> curve;` for `curve::add`), else, for a Q that owns none of the candidates (a
+template parameter no launch binds), in the one class with a static member `f`. A template parameter the kernel's
+launches bind (`k<fd_q><<<...>>>`) is read as the class they name (bound_functor_calls).
 Two or more candidate files make the call ambiguous and it is not followed: merging both would give a kernel the
 facts of a helper it may not run, and the verdict would then rest on a guess. Overloads in one file are one helper
 (the file's definitions of the name together). The walk is bounded (depth, helpers per kernel, files per include
@@ -41,6 +46,7 @@ class HelperIndex:
     helpers: dict[str, dict[str, list[DeviceHelper]]]  # path -> name -> its definitions in that file
     defined_in: dict[str, tuple[str, ...]]  # name -> files that define a device function of that name
     includes: dict[str, tuple[str, ...]]  # path -> repository files it includes
+    aliases: dict[str, frozenset[str]] = field(default_factory=dict)  # type alias -> the classes files alias by it
     _closures: dict[str, frozenset[str]] = field(default_factory=dict)
     _includers: dict[str, tuple[str, ...]] | None = None  # path -> repository files that include it (directly)
 
@@ -64,6 +70,10 @@ class HelperIndex:
         after `Cls` (`WarpReduce::atomicMax` to `WarpReduce.i.cuh`, not `WarpSegReduce.i.cuh`: one class per file
         pair is how such libraries are laid out), else stays ambiguous."""
         defined = self.defined_in.get(name, ())
+        scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if written and "::" in written else ""
+        if scope:
+            # `host_math::add_cc` cannot reach namespace ptx's `add_cc`: qualified lookup looks in the scope named
+            defined = tuple(p for p in defined if not self._other_namespace(p, name, scope))
         if caller in defined:
             # a call the caller's file does not define as a function (KernelFacts.calls) but indexes a helper of:
             # its own function-like macro (porter.kernels.asm_macros), which the preprocessor expands there
@@ -84,9 +94,37 @@ class HelperIndex:
         candidates = included or homes
         if len(candidates) == 1:
             return candidates[0]
-        scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if written and "::" in written else ""
+        if scope:
+            by_scope = self._by_scope(candidates, name, scope)
+            if by_scope is not None:
+                return by_scope
         named = [p for p in candidates if scope and p.rsplit("/", 1)[-1].split(".", 1)[0] == scope]
         return named[0] if len(named) == 1 else None
+
+    def _other_namespace(self, path: str, name: str, scope: str) -> bool:
+        """Whether every definition of `name` in `path` is a free function of a namespace other than `scope`,
+        which `scope::name` cannot name (a class or a template parameter called `scope` has no such member)."""
+        return all(d.scope[:1] == ("namespace",) and d.scope[1] != scope for d in self.helpers[path][name])
+
+    def _by_scope(self, candidates: list[str], name: str, scope: str) -> str | None:
+        """The one candidate file whose `name` a qualified call `scope::name` can reach by C++ qualified lookup
+        ([basic.lookup.qual]), else None: the one defining it in a namespace or class called `scope`
+        (`ptx::add_cc` is namespace ptx's, not carry_chain's member `add_cc`); when no candidate's owner has that
+        name (`FD::mul` on a template parameter, a typedef), the one defining it as a static member of a class, the
+        only kind of function a type's name can call without an object (a namespace's free function and a
+        non-static member are not)."""
+        owned = [p for p in candidates if any(d.scope[1:] == (scope,) for d in self.helpers[p][name])]
+        if owned:
+            return owned[0] if len(owned) == 1 else None
+        aliased = self.aliases.get(scope, frozenset())
+        if len(aliased) == 1:
+            # `curve::add` with `typedef ec<fd_p, 3> curve;`: the alias names the class whose member it calls
+            (target,) = aliased
+            owned = [p for p in candidates if any(d.scope[1:] == (target,) for d in self.helpers[p][name])]
+            if owned:
+                return owned[0] if len(owned) == 1 else None
+        static = [p for p in candidates if any(d.scope[:1] in (("static",), ("scoped",)) for d in self.helpers[p][name])]
+        return static[0] if len(static) == 1 else None
 
     def includers(self, path: str) -> tuple[str, ...]:
         """The repository files that include `path` directly, in path order."""
@@ -114,7 +152,38 @@ def helper_index(files: Iterable) -> HelperIndex:
             by_name.setdefault(h.name, []).append(h)
         resolved = (resolve_include(r.path, header, quoted, paths) for header, quoted in r.includes)
         includes[r.path] = tuple(dict.fromkeys(p for p in resolved if p is not None and p != r.path))
-    return HelperIndex(helpers, {k: tuple(sorted(v)) for k, v in defined.items()}, includes)
+    aliases: dict[str, set[str]] = {}
+    for r in files:
+        for alias, target in getattr(r, "type_aliases", ()):
+            aliases.setdefault(alias, set()).add(target)
+    return HelperIndex(helpers, {k: tuple(sorted(v)) for k, v in defined.items()}, includes,
+                       {k: frozenset(v) for k, v in aliases.items()})
+
+
+# `typedef ec<fd_p, 3> curve;`, `typedef typename ns::Traits<T>::type T2;` (the last name before any template
+# arguments), `using curve = ec<fd_p, 3>;`. Read from the file's code with comments and strings blanked.
+_TYPEDEF = re.compile(rb"\btypedef\s+(?:typename\s+)?(?:const\s+)?((?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*"
+                      rb"(?:<[^;{}()]*>)?\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(rb"\busing\s+([A-Za-z_]\w*)\s*=\s*(?:typename\s+)?((?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)"
+                    rb"\s*(?:<[^;{}()]*>)?\s*;")
+
+
+def type_aliases_of(code: bytes) -> tuple[tuple[str, str], ...]:
+    """The file's type aliases of a named class or class template, as (alias, the class's last name), sorted:
+    `typedef ec<fd_p, 3> curve;` gives ("curve", "ec"), so a qualified call `curve::add` in any file reaches ec's
+    static member (HelperIndex.resolve). Aliases of built-in or nested types (`typedef unsigned int uint;`,
+    `typedef curve::storage storage;`, whose last name is a member, not a class the index knows) come out too and
+    are harmless: a scope is read through an alias only when no candidate's owner has the scope's own name."""
+    if b"typedef" not in code and b"using" not in code:
+        return ()
+    out: set[tuple[str, str]] = set()
+    for m in _TYPEDEF.finditer(code):
+        target, alias = m.group(1), m.group(2)
+        out.add((alias.decode(), target.decode().rsplit("::", 1)[-1].strip()))
+    for m in _USING.finditer(code):
+        alias, target = m.group(1), m.group(2)
+        out.add((alias.decode(), target.decode().rsplit("::", 1)[-1].strip()))
+    return tuple(sorted((a, t) for a, t in out if a != t))
 
 
 def helper_calls(kernel: Kernel, index: HelperIndex) -> tuple[HelperCall, ...]:
@@ -140,23 +209,39 @@ class HelperSpan:
     chain: tuple[str, ...]
     cuda_only: tuple[tuple[int, int], ...] = ()  # its lines only the CUDA build compiles
     call_line: int = 0  # the kernel's line that starts the chain (in the kernel's own file)
+    # the bodies in its file it runs: its own (line..end_line) unless overloaded, and its same-file callees'
+    ranges: tuple[tuple[int, int], ...] = ()
 
     @property
     def where(self) -> str:
         return f"{' → '.join(self.chain)} ({self.path}:{self.line})"
 
+    def holds(self, line: int) -> bool:
+        """Whether `line` of the span's file is code the helper runs on HIP (not a CUDA-only line)."""
+        return (any(a <= line <= b for a, b in self.ranges or ((self.line, self.end_line),))
+                and not any(a <= line <= b for a, b in self.cuda_only))
+
 
 def helper_spans(kernel: Kernel, index: HelperIndex) -> tuple[HelperSpan, ...]:
     """Where each helper in other files the kernel reaches is defined, those with no facts of their own too (a
-    helper that only calls `cg::labeled_partition` or an API HIP lacks has none): the findings inside them are the
-    kernel's (porter.kernels.verdicts). A name its file defines more than once (overloads, explicit
-    specialisations such as DeepSpeed's `conversion::to<T>`) is left out: which definition the kernel runs is not
-    known, and its findings would be a guess."""
+    helper that only calls `cg::labeled_partition` or an API HIP lacks has none), with the same-file functions it
+    calls (`memory::load` -> `ld` -> `ld_single`, whose `__ldcg` HIP lacks): the findings inside them are the
+    kernel's (porter.kernels.verdicts). Of a name its file defines more than once (overloads, explicit
+    specialisations such as DeepSpeed's `conversion::to<T>`) only the callees every definition runs count: which
+    definition the kernel runs is not known, and a finding in one of them would be a guess; one all of them reach
+    holds whichever it is (era-bellman's three `memory::load` overloads, one per vector width, all call `ld`)."""
     out: list[HelperSpan] = []
     for home, chain, line, definitions in _reached(kernel, index, limit=MAX_HELPERS * 4):
+        d = definitions[0]
         if len(definitions) == 1:
-            d = definitions[0]
-            out.append(HelperSpan(home, d.line, d.end_line, chain, d.cuda_only, line))
+            ranges = ((d.line, d.end_line), *d.callee_spans)
+        else:
+            common = set(d.callee_spans).intersection(*(o.callee_spans for o in definitions[1:]))
+            ranges = tuple(r for r in d.callee_spans if r in common)
+            if not ranges:
+                continue
+        cuda_only = tuple(dict.fromkeys(r for o in definitions for r in o.cuda_only))
+        out.append(HelperSpan(home, d.line, d.end_line, chain, cuda_only, line, ranges))
     return tuple(out)
 
 
@@ -174,21 +259,35 @@ def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
     facts = kernel.facts
     if facts is None or not facts.calls:
         return
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, int]] = set()
     todo: list[tuple[str, str, tuple[str, ...], int, int]] = []  # (caller path, name, chain, call line, depth)
     for text, line in facts.calls:
         todo.append((kernel.path, callee_name(text), (text,), line, 1))
     while todo and (limit is None or len(seen) < limit):
         caller, name, chain, line, depth = todo.pop(0)
         home = index.resolve(caller, name, chain[-1])
-        if home is None or (home, name) in seen:
+        if home is None:
             continue
-        seen.add((home, name))
-        definitions = index.helpers[home][name]
+        definitions = _qualified(index.helpers[home][name], chain[-1])
+        key = (home, name, definitions[0].line)
+        if key in seen:
+            continue
+        seen.add(key)
         yield home, chain, line, definitions
         if depth < MAX_DEPTH:
+            # a helper's calls are kept as written (`ptx::add_cc`): looked up by the name they reach, as the
+            # kernel's own are (following the written text found nothing for any qualified call)
             for callee in sorted({c for d in definitions for c in d.calls}):
-                todo.append((home, callee, chain + (callee,), line, depth + 1))
+                todo.append((home, callee_name(callee), chain + (callee,), line, depth + 1))
+
+
+def _qualified(definitions: list[DeviceHelper], written: str) -> list[DeviceHelper]:
+    """The definitions a call as written names: `ptx::add_cc` is namespace ptx's `add_cc`, not namespace
+    ptx::u64's of the same file (qualified lookup looks in the named scope only); all of them when the call names
+    no scope any of them is in (a template parameter, an unqualified call)."""
+    scope = written.rsplit("::", 1)[0].rsplit("::", 1)[-1] if "::" in written else ""
+    named = [d for d in definitions if scope and d.scope[1:] == (scope,)]
+    return named or definitions
 
 
 def _union(definitions: list[DeviceHelper]) -> KernelFacts:
@@ -214,10 +313,12 @@ def callee_name(text: str) -> str:
 def bound_functor_calls(kernel: Kernel, launches: Iterable) -> Kernel:
     """`kernel` with each call `P::operator()` on a template parameter P (`Op{}(a, b)`) bound to the classes the
     launches name in P's place (`k<float, GridReducerAtomic><<<...>>>`: `GridReducerAtomic::operator()`), one call
-    per class, at the same line. A P no launch binds keeps its call, which reaches no helper. `launches`:
-    LaunchConfigs of the kernel (its own file's and others')."""
+    per class, at the same line; likewise a static member call `P::f(x)` (`FD::mul(a, b)` in `k<fd_q><<<...>>>`:
+    `fd_q::mul`, which qualified lookup then follows through `typedef field<...> fd_q;`). A P no launch binds keeps
+    its call, which the call graph resolves as written. `launches`: LaunchConfigs of the kernel (its own file's
+    and others')."""
     facts = kernel.facts
-    if facts is None or not any(text.endswith(OPERATOR) for text, _ in facts.calls):
+    if facts is None or not facts.template_parameters or not any("::" in text for text, _ in facts.calls):
         return kernel
     # a template template parameter (`template <typename, typename> class GridReducer`) has no name in the facts:
     # its name is the declaration's last word
@@ -225,19 +326,28 @@ def bound_functor_calls(kernel: Kernel, launches: Iterable) -> Kernel:
                 if (name := p.name or _last_word(p.text))}
     bound: list[tuple[str, int]] = []
     for text, line in facts.calls:
-        param = text[: -len(OPERATOR)] if text.endswith(OPERATOR) else None
-        if param is None or param not in position:
+        if text.endswith(OPERATOR):
+            param, member = text[: -len(OPERATOR)], OPERATOR
+        else:
+            param, _, rest = text.partition("::")
+            member = "::" + rest
+        if not _one_member(member) or param not in position:
             bound.append((text, line))
             continue
         classes = []
         for site in launches:
             args = _template_arguments(site.template_arguments)
-            if len(args) > position[param] and args[position[param]] not in classes:
+            if len(args) > position[param] and args[position[param]] not in classes and args[position[param]]:
                 classes.append(args[position[param]])
-        bound.extend((f"{c}{OPERATOR}", line) for c in classes) if classes else bound.append((text, line))
+        bound.extend((f"{c}{member}", line) for c in classes) if classes else bound.append((text, line))
     if bound == list(facts.calls):
         return kernel
     return replace(kernel, facts=replace(facts, calls=tuple(bound)))
+
+
+def _one_member(member: str) -> bool:
+    """Whether `member` (`::f`, `::operator()`) names one member after the parameter (not `::A::f`, not empty)."""
+    return member == OPERATOR or (member.startswith("::") and len(member) > 2 and "::" not in member[2:])
 
 
 def _last_word(text: str) -> str | None:

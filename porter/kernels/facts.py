@@ -35,7 +35,7 @@ from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, templ
 from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
                                             NCCL_DEVICE_TYPES, WARP_OPS, grouped)
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
-from porter.kernels.member_calls import OPERATOR, enclosing_class, member_key
+from porter.kernels.member_calls import OPERATOR, enclosing_class, enclosing_scope, member_key
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import (DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved,
                                  WaveName)
@@ -268,22 +268,26 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         """One device function as a helper of other files' kernels: the facts kernel analysis merges into a caller
         (HELPER_FACT_KEYS; None when it has none), from its body and its same-file callees."""
         skip = self.cuda_only
-        walks = [self._helper_walk(f, skip) for f in [fn] + self._callees(fn, skip, helper=True)]
+        callees = self._callees(fn, skip, helper=True)
+        walks = [self._helper_walk(f, skip) for f in [fn] + callees]
         calls = tuple(sorted({name for name, _ in self._external_calls(walks)}))
         # A helper has facts for its callers when some walk holds one of what body_facts makes HELPER_FACT_KEYS of
         # (a walk of calls alone holds none): most are arithmetic, and are not merged and made KernelFacts first.
+        spans = tuple(dict.fromkeys((f.start_line, f.end_line) for f in callees
+                                    if not (f.start_line >= fn.start_line and f.end_line <= fn.end_line)))
         regions = getattr(skip, "regions", ())
-        cuda_only = tuple((max(a, fn.start_line), min(b, fn.end_line)) for a, b in regions
-                          if a <= fn.end_line and b >= fn.start_line)
+        cuda_only = tuple((max(a, lo), min(b, hi)) for lo, hi in ((fn.start_line, fn.end_line), *spans)
+                          for a, b in regions if a <= hi and b >= lo)
         name = member_name(fn)
         markers = self.markers(fn)
+        scope = enclosing_scope(fn.node)
         if not any(getattr(w, k) for w in walks for k in HELPER_WALK_KEYS):
-            return DeviceHelper(name, fn.start_line, fn.end_line, None, calls, cuda_only, markers)
+            return DeviceHelper(name, fn.start_line, fn.end_line, None, calls, cuda_only, markers, spans, scope)
         merged = merge_walks(walks)
         if DEVICE_COMM_NVSHMEM_RMA in merged.libraries:  # a caller's own body decides (kernel_facts)
             merged.libraries = (merged.libraries - {DEVICE_COMM_NVSHMEM_RMA}) | {DEVICE_COMM_NVSHMEM}
         facts = KernelFacts(lines=fn.end_line - fn.start_line + 1, **body_facts(merged))
-        return DeviceHelper(name, fn.start_line, fn.end_line, facts, calls, cuda_only, markers)
+        return DeviceHelper(name, fn.start_line, fn.end_line, facts, calls, cuda_only, markers, spans, scope)
 
     def markers(self, fn: Function) -> tuple[str, ...]:
         """The qualifier macros written in `fn`'s declaration before its name (porter.source.parse records each use

@@ -538,7 +538,12 @@ def callees(ctx, n: ts.Node, w: Walk) -> None:
         kind = fn.child_by_field_name("type") if fn.type == "compound_literal_expression" else None
         if kind is not None:
             text = _without_template_args(kind.text.decode("utf-8", "replace")) + "::operator()"
-        w.call_sites.append(("".join(text.split()), n.start_point.row + 1))
+        w.call_sites.append(("".join(_TEMPLATE_KEYWORD.sub("::", text).split()), n.start_point.row + 1))
+
+
+# `FD::template mul<N>(x, y)`: the disambiguating `template` keyword of a dependent member template call is no part
+# of the callee's name (dropping the spaces alone made it `FD::templatemul`, a name nothing defines).
+_TEMPLATE_KEYWORD = re.compile(r"::\s*template\b\s*")
 
 
 def _without_template_args(text: str) -> str:

@@ -43,6 +43,34 @@ def enclosing_class(node: ts.Node) -> str | None:
     return _last_name(name) if name is not None else None
 
 
+def enclosing_scope(node: ts.Node) -> tuple[str, ...]:
+    """Who owns a function definition, for resolving a qualified call `Q::f` to it (porter.kernels.callgraph):
+    ("static", Cls) for a static member of a class or struct defined in its body, ("member", Cls) for another
+    member there, ("namespace", ns) for a function in a namespace (the innermost one), ("scoped", Q) for an
+    out-of-class definition `Q::f(...) {...}` (Q a class or a namespace: its text does not say which), else ()."""
+    decl = node.child_by_field_name("declarator")
+    while decl is not None and decl.type in ("function_declarator", "pointer_declarator", "reference_declarator"):
+        decl = decl.child_by_field_name("declarator")
+    if decl is not None and decl.type == "qualified_identifier":
+        scope = decl.child_by_field_name("scope")
+        name = _last_name(scope) if scope is not None and scope.type != "namespace_identifier" else (
+            scope.text.decode("utf-8", "replace") if scope is not None else None)
+        if name:
+            return ("scoped", name)
+    cls = enclosing_class(node)
+    if cls is not None:
+        static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in node.children)
+        return ("static" if static else "member", cls)
+    p = node.parent
+    while p is not None and p.type != "translation_unit":
+        if p.type == "namespace_definition":
+            name_node = p.child_by_field_name("name")
+            if name_node is not None:
+                return ("namespace", name_node.text.decode("utf-8", "replace").rsplit("::", 1)[-1])
+        p = p.parent
+    return ()
+
+
 def member_call_key(fn: ts.Node, cache: dict) -> str | None:
     """`Cls.method` for a call whose function node is `obj.method` / `obj->method` on an object of a declared
     class type, else None. `cache`: a dict kept per file (declarations by scope)."""

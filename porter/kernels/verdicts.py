@@ -609,8 +609,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
             for span in helper_spans(walked, index):
                 # lines only the CUDA build compiles hold the helper's CUDA side: its ROCm arm is beside it
                 reached.extend((f, (span.where, span.call_line)) for f in findings_by_path.get(span.path, ())
-                               if span.line <= f.line <= span.end_line
-                               and not any(a <= f.line <= b for a, b in span.cuda_only))
+                               if span.holds(f.line))
         uses = wave64_uses(k, facts, wave64, index) if wave64 and k.facts.triton is None else ()
         marked = host_only_helpers(walked, facts, markers, index) if markers and k.facts.triton is None else ()
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds import (arms, binary, buildfiles, code, code_constants, code_kb, code_lanes, code_masks,
-                                code_members, code_pasted, code_redefined, code_shared, config, embedded, includes,
+                                code_members, code_pasted, code_redefined, code_shared, config, embedded, host_arms, includes,
                                 library, python, templates)
 from porter.schemas import schema
 from porter.source.parse import SourceFile
@@ -96,6 +96,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
     PatternKind("stub_arm", arms.match_stub_arm, CUDA),
     PatternKind("host_only_marker", arms.match_host_only_marker, CUDA),
+    PatternKind("host_arm_call", host_arms.match_host_arm_call, CUDA),
     PatternKind("wave_constant", arms.match_wave_constant, CUDA | arms.BUILD_DEFINITION_LANGUAGES),
     PatternKind("feature", functools.partial(code.match_feature, inner=match_pattern), CUDA),
     PatternKind("member_call", code_members.match_member_call, CUDA),

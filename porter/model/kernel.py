@@ -92,12 +92,21 @@ class DeviceHelper:
     cuda_only: tuple[tuple[int, int], ...] = ()
     # The qualifier macros that alone make it device code, as DeviceFunction.markers. Not serialised.
     markers: tuple[str, ...] = ()
+    # Line ranges of the same-file functions it calls, transitively (the bodies its facts already merge): a finding
+    # there is in code the helper runs (`memory::load` -> `ld` -> `ld_single`'s `__ldcg`), so it is the calling
+    # kernel's too (porter.kernels.callgraph.helper_spans).
+    callee_spans: tuple[tuple[int, int], ...] = ()
+    # Who owns it (porter.kernels.member_calls.enclosing_scope): ("static", Cls), ("member", Cls), ("namespace", ns),
+    # ("scoped", Q) or (); a qualified call `Q::f` several files define `f` for picks by it (callgraph.resolve).
+    scope: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "line": self.line, "end_line": self.end_line, "calls": list(self.calls),
              "facts": self.facts.to_dict() if self.facts is not None else None}
         if self.cuda_only:
             d["cuda_only"] = [list(r) for r in self.cuda_only]
+        if self.callee_spans:
+            d["callee_spans"] = [list(r) for r in self.callee_spans]
         return d
 
 

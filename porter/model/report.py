@@ -92,6 +92,9 @@ class FileResult:
     # Names this file's typedefs give CUDA's complex types (porter.kernels.complex_types.aliases_of), for kernels in
     # other files that multiply values of them.
     complex_aliases: tuple[str, ...] = ()
+    # This file's `typedef ec<fd_p, 3> curve;` / `using curve = ec<...>;` as (alias, class), for qualified calls
+    # in other files (`curve::add`: porter.kernels.callgraph.type_aliases_of).
+    type_aliases: tuple[tuple[str, str], ...] = ()
     # For Triton kernels in other modules that import them (porter.kernels.triton_imports): this Python file's
     # `@triton.jit` functions.
     triton_helpers: tuple[TritonHelper, ...] = ()

@@ -344,7 +344,11 @@ def unqualified(name: str) -> str:
         elif depth == 0:
             out.append(ch)
     base = "".join(out).strip()
-    return base.rsplit("::", 1)[-1].strip() or name
+    last = base.rsplit("::", 1)[-1].strip()
+    # `FD::template mul<N>`: the keyword that marks a dependent member template is not part of the name
+    if last.startswith("template") and last[8:9].isspace():
+        last = last[9:].strip()
+    return last or name
 
 
 _START = operator.attrgetter("start_byte")

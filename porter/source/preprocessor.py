@@ -1613,7 +1613,7 @@ def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int,
     """The index of the arm to keep when `g` sits inside a declaration's specifiers: every arm with code is only
     specifier words (_SPECIFIERS, at most _SPECIFIER_ARM_BYTES), one of them CUDA's (`__global__`,
     `__launch_bounds__(n)`, ...), and the code after the `#endif` goes on with a word (the rest of the declaration).
-    Keeps the arm hip-clang's device pass compiles when the conditions decide it (_hip_device_arm; -1: none, as for
+    Keeps the arm hip-clang's device pass compiles when the conditions decide it (hip_device_arm; -1: none, as for
     `#if __CUDA_ARCH__ >= 500` without an `#else`), since porter's kernel verdicts are about the HIP build and the
     bounds it reads are that build's; when they do not (a project switch), or when that arm would drop a
     `__global__` another arm says, the first live arm that says `__global__`, else the first live arm with code. A
@@ -1652,7 +1652,7 @@ def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int,
     killed = _dead_arms(g, dead) if dead else frozenset()
     live = [(i, k) for i, k in with_code if i not in killed] or with_code
     first = next((i for i, kernel in live if kernel), live[0][0])
-    hip = _hip_device_arm(g)
+    hip = hip_device_arm(g)
     if hip is None or hip == first:
         return first
     # The arm HIP compiles, unless choosing it would change the kernel as found: drop the `__global__` only nvcc's
@@ -1667,7 +1667,7 @@ def _specifier_arms(code: bytes, g: Group, span: Callable[[int, int], tuple[int,
     return hip
 
 
-def _hip_device_arm(g: Group) -> int | None:
+def hip_device_arm(g: Group) -> int | None:
     """The index of the arm of `g` hip-clang's device pass compiles over hipified code (_HipifiedDevicePass:
     `__CUDA_ARCH__` undefined, `__CUDACC__` defined), -1 when it compiles none, None when a condition it depends on
     is unknown there. `#if __CUDA_ARCH__ > 500` / `__launch_bounds__(32, 16)` / `#else` / `__launch_bounds__(64, 8)`
@@ -1988,7 +1988,7 @@ class _HipifiedDevicePass(_ArchBuild):
 class _VersionlessHipDevicePass(_HipifiedDevicePass):
     """_HipifiedDevicePass with the toolkit version macros unknown: plain hipify leaves `#if CUDA_VERSION > 6050`
     reading 0 under HIP, but porter's translate defines them with the CUDA API level HIP models (rules/kb/fixups.yaml
-    `versions`), so which arm the port compiles depends on how it was made. For _hip_device_arm."""
+    `versions`), so which arm the port compiles depends on how it was made. For hip_device_arm."""
 
     def value(self, name: str | None):
         if name in toolkit_versions():
