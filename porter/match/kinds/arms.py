@@ -6,6 +6,9 @@ and HIP's never does, when HIP then compiles nothing of the group (no `#else`, o
 is inside a kernel's or device function's body. The hit names the function it empties and, for a device function,
 the same-file kernels that call it (`emptied`).
 
+`vanishing_build_arm: true` does the same for an arm the repository's CUDA-side build macro selects
+(`#if LIB_USES_SYCL` ... `#elif LIB_USES_CUDA` with no HIP arm): the ROCm build compiles nothing in its place.
+
 `host_only_marker: true` hits the `__device__` definition of a qualifier macro whose every definition HIP's device
 pass may compile lacks `__device__` (`#if defined(__CUDACC__) && defined(__CUDA_ARCH__)` / `#define HD __device__`
 / `#else` / `#define HD`): what it declares is host code on HIP (porter.source.preprocessor.host_only_markers).
@@ -24,7 +27,7 @@ from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
 from porter.source.parse_input import word_matches
 from porter.source.preprocessor import (condition_names, defines, host_only_markers, may_hold_directives, preprocessed,
-                                        vanishing_arms)
+                                        vanishing_arms, vanishing_build_arms)
 
 
 def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -33,6 +36,19 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         return
     found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
     yield from _arm_hits(sf, names, found, ())
+
+
+def match_vanishing_build_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`vanishing_build_arm: true`: an arm only the CUDA build compiles, by the repository's CUDA-side build names
+    (`#elif LIB_USES_CUDA`), in a group that gives the ROCm build nothing in its place, inside a kernel's or device
+    function's body (porter.source.preprocessor.vanishing_build_arms)."""
+    cuda = ctx.extra.get("cuda_names") or frozenset()
+    if sf.language != "cuda" or not cuda or not may_hold_directives(sf.data):
+        return
+    named = sorted(n for n in cuda if n.encode() in sf.data)
+    if not named:
+        return
+    yield from _arm_hits(sf, named, vanishing_build_arms(preprocessed(sf), ctx.extra.get("rocm_names", ()), cuda), ())
 
 
 def match_host_only_marker(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
