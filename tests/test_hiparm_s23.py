@@ -1,7 +1,8 @@
 """Issue 27 class 4, "a ROCm branch can itself be the bug" (session 23, hiparm): a vendor fork that gives the ROCm
 build nothing in device code (DEV042, fixtures/rules/DEV042-vanishing-cuda-build-arm) and a lane mask a HIP arm
-builds in 32 bits by shifting by the lane index (fixtures/hiparm_s23/lane_shift). Exact lines, messages, statuses
-and verdicts."""
+builds in 32 bits by shifting by the lane index (fixtures/hiparm_s23/lane_shift), and a constant the ROCm arm
+doubles from the CUDA arm's 32 to 64 (fixtures/hiparm_s23/paired: a wave size whatever its name, wrong on wave32).
+Exact lines, messages, statuses and verdicts."""
 from __future__ import annotations
 
 from porter.model import Status
@@ -71,3 +72,18 @@ def test_a_lane_mask_shifted_in_32_bits_is_a_fix_on_wave64():
         assert v["mi455x"] == ("ok", ())
     assert k["fine"].facts.ballot_32bit == () and {t: verdicts(k["fine"])[t][0] for t in TARGETS} == {
         t: "ok" for t in TARGETS}
+
+
+def test_a_tile_constant_the_rocm_arm_doubles_is_a_wave_size_on_wave32():
+    """tile.h: `const int TILEDIM = 64;` in the TT_USES_HIP arm (line 8) beside the TT_USES_CUDA arm's 32 (line 10):
+    DEV017, open (a ROCm line does not handle it). count_rows (count.cpp line 4) ballots and steps through TILEDIM:
+    fix on mi455x only; copy_tile (line 13) uses it as an extent with no warp operation: ok."""
+    result = scanned(FIXTURES / "hiparm_s23" / "paired")
+    assert [(f.path, f.line, f.status) for f in result.findings if f.rule == "DEV017"] == [("tile.h", 8, Status.OPEN)]
+    k = {x.name: x for x in result.kernels}
+    v = verdicts(k["count_rows"])
+    assert v["mi455x"] == ("fix", (("DEV017", "warp code uses TILEDIM (tile.h:8), fixed at 64 for every AMD GPU: mi455x "
+                                    "(gfx1250) runs 32-lane waves, so shuffle steps of 32 and 64-lane warp ids are "
+                                    "wrong there", (8,)),))
+    assert v["mi300x"] == v["mi355x"] == ("ok", ())
+    assert {t: verdicts(k["copy_tile"])[t][0] for t in TARGETS} == {t: "ok" for t in TARGETS}
