@@ -20,7 +20,8 @@ def scanned(path):
 def test_a_cuda_build_arm_with_no_rocm_arm_is_open_and_floors_its_kernels():
     """reduce.cu: `#elif MYLIB_USES_CUDA` (line 12, after a SYCL arm) in min_reduce and `#ifdef MYLIB_USES_CUDA`
     (line 23) in the device helper scale, called by scaled: open DEV042 at the guard (the fork's own lines do not
-    handle it, tag rocm-gap), and both kernels fix on every target. A HIP arm, an #else with code, a printf-only arm,
+    handle it, tag rocm-gap), and both kernels fix on every target. A HIP arm, an #else with code, a printf-only arm, a
+    pragma-only arm,
     host code and an arm that also tests an optional switch are not reported."""
     result = scanned(FIXTURES / "rules" / "DEV042-vanishing-cuda-build-arm")
     assert [(f.path, f.line, f.status, f.message) for f in result.findings if f.rule == "DEV042"] == [
@@ -36,7 +37,7 @@ def test_a_cuda_build_arm_with_no_rocm_arm_is_open_and_floors_its_kernels():
         for t in TARGETS:
             v = verdicts(k[name])[t]
             assert v[0] == "fix" and [d[0] for d in v[1]] == ["DEV042"] and v[1][0][2] == (line,)
-    for name in ("with_hip_arm", "with_else", "diagnostic", "parted"):
+    for name in ("with_hip_arm", "with_else", "diagnostic", "hinted", "parted"):
         assert {t: verdicts(k[name])[t][0] for t in TARGETS} == {t: "ok" for t in TARGETS}
 
 

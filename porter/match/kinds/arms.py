@@ -48,7 +48,21 @@ def match_vanishing_build_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) 
     named = sorted(n for n in cuda if n.encode() in sf.data)
     if not named:
         return
-    yield from _arm_hits(sf, named, vanishing_build_arms(preprocessed(sf), ctx.extra.get("rocm_names", ()), cuda), ())
+    found = vanishing_build_arms(preprocessed(sf), ctx.extra.get("rocm_names", ()), cuda)
+    yield from _arm_hits(sf, named, [(g, a) for g, a in found if not _pragmas_only(sf, a)], ())
+
+
+# An arm whose code is only `#pragma` lines (a compiler's diagnostic push/ignore, Legion's `#ifdef
+# REALM_COMPILER_IS_GCC` / `#pragma GCC diagnostic push`): a hint to one compiler, no code the other build lacks.
+_PRAGMAS_ONLY = re.compile(rb"(?:[ \t]*(?:#[ \t]*pragma\b[^\n]*)?\n)*[ \t]*(?:#[ \t]*pragma\b[^\n]*)?")
+
+
+def _pragmas_only(sf: SourceFile, arm) -> bool:
+    first, last = arm.end_line + 1, arm.last
+    n = len(sf.line_starts)
+    body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
+                   sf.line_starts[last] if last < n else len(sf.code)]
+    return _PRAGMAS_ONLY.fullmatch(body) is not None
 
 
 def match_host_only_marker(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
