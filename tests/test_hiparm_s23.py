@@ -21,8 +21,7 @@ def test_a_cuda_build_arm_with_no_rocm_arm_is_open_and_floors_its_kernels():
     """reduce.cu: `#elif MYLIB_USES_CUDA` (line 12, after a SYCL arm) in min_reduce and `#ifdef MYLIB_USES_CUDA`
     (line 23) in the device helper scale, called by scaled: open DEV042 at the guard (the fork's own lines do not
     handle it, tag rocm-gap), and both kernels fix on every target. A HIP arm, an #else with code, a printf-only arm, a
-    pragma-only arm,
-    host code and an arm that also tests an optional switch are not reported."""
+    pragma-only arm, host code and an arm that also tests an optional switch are not reported."""
     result = scanned(FIXTURES / "rules" / "DEV042-vanishing-cuda-build-arm")
     assert [(f.path, f.line, f.status, f.message) for f in result.findings if f.rule == "DEV042"] == [
         ("reduce.cu", 12, Status.OPEN, "`#elif MYLIB_USES_CUDA` is an arm only the CUDA build compiles and its group "
