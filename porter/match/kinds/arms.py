@@ -206,11 +206,11 @@ _CONSTANT_DECL = re.compile(rb"\b(?:constexpr|static\s+const|const)\s+(?:static\
 
 
 def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    """`wave_constant: {names: [globs], value: 64, unless_arm: [globs], paired: 32}`: a constant named like a wave
-    size (a `#define` or a const/constexpr integer) set to `value`, unless an `#if` arm around it (or an earlier arm
-    of that group) names one of `unless_arm` (the code already chose its value per architecture); with `paired`,
-    also a constant of any name set to `value` in a ROCm-only arm whose group sets it to `paired` in a CUDA-only
-    arm (_paired_spots)."""
+    """`wave_constant: {names: [globs], value: 64, unless_arm: [globs], paired: 32, paired_unless_name: [globs]}`: a
+    constant named like a wave size (a `#define` or a const/constexpr integer) set to `value`, unless an `#if` arm
+    around it (or an earlier arm of that group) names one of `unless_arm` (the code already chose its value per
+    architecture); with `paired`, also a constant of any name but `paired_unless_name` set to `value` in a ROCm-only
+    arm whose group sets it to `paired` in a CUDA-only arm (_paired_spots)."""
     spec = pattern["wave_constant"]
     value = spec["value"]
     if str(value).encode() not in sf.data:
@@ -242,7 +242,11 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         if named(name) and int(m.group("value")) == value:
             spots.append((m.start("name"), name))
     if "paired" in spec:
-        spots += _paired_spots(sf, pre, value, spec["paired"], ctx, excluded, {at for at, _ in spots})
+        # a block size doubled for wave64 (`#define BLOCKSIZE 64` beside 32) still runs on wave32, as two waves
+        also = _globs(tuple(spec.get("paired_unless_name", ())))
+        spots += _paired_spots(sf, pre, value, spec["paired"], ctx,
+                               lambda n: bool(excluded is not None and excluded(n) or also is not None and also(n)),
+                               {at for at, _ in spots})
     for at, name in sorted(spots):
         line = sf.position(at)[0]
         if unless is not None and any(unless_hit(g, i, unless) for g, i in pre.enclosing(line)):
@@ -281,7 +285,7 @@ def _paired_spots(sf: SourceFile, pre, value: int, paired: int, ctx: MatchContex
 
     out = []
     for at, name, v in found:
-        if v != value or at in seen or (excluded is not None and excluded(name)):
+        if v != value or at in seen or excluded(name):
             continue
         g, _ = arm_of(at, "rocm")
         if g is None:
