@@ -278,13 +278,6 @@ def test_a_cuda_arch_arm_with_a_stub_else_is_the_same_guard_edit():
     assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
 
 
-def test_a_cuda_build_arm_with_no_rocm_arm_is_the_same_guard_edit():
-    k = kernel(details=(("DEV042", "fix", (12,)),))
-    a = assess(result([], [k]), ts("mi355x"), model=UNSCALED, rules=NO_RULES)
-    # DEV042 (a project's `#elif LIB_USES_CUDA` with no HIP arm) is DEV016's hole: 0.5–1–3 h, not 2–4–10 h
-    assert item(a, "kernel:src/a.cu:1:k").hours == Hours(0.5, 1, 3)
-
-
 def test_rounded_intrinsics_relied_on_not_to_contract_are_one_build_decision():
     # __fmul_rn/__fadd_rn in two kernels of two files: -ffp-contract=off (or the pragma) once, a comparison per kernel
     ks = [kernel(path=f"src/k{n}.cu", name=f"k{n}", details=(("fp-contract-rounded", "fix", (9,)),)) for n in range(2)]
