@@ -580,6 +580,7 @@ def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ru
     state.ctx.extra["local_packages"] = state.local_packages
     state.ctx.extra["repository_files"] = state.headers
     state.ctx.extra["rocm_names"] = facts.build_names[0]  # porter.match.refine: a test naming one covers HIP
+    state.ctx.extra["cuda_names"] = facts.build_names[1]  # porter.match.kinds.arms: arms only the CUDA build takes
     state.ctx.extra["constants"] = state.constants  # named levels in #if tests (porter.match.kinds.arms)
     state.ctx.extra["trust_toolkit_copies"] = not untrusted  # porter.match.refine
     state.untrusted = untrusted

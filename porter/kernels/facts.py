@@ -432,12 +432,16 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         """The uses of wave-size-like names (`WARP_SIZE`, `sundials::hip::WARP_SIZE`, `kWarpSize`) in a body, as
         code (a comment or a string that mentions one is not a use); `warpSize`, HIP's own, is not one, but a
         project's `GpuConfig::warpSize` (a member of its scope, SPH-EXA's 64 under __HIPCC__) is."""
-        if body is None or _WAVE_PART.search(self.sf.data, body.start_byte, body.end_byte) is None:
+        if body is None:
+            return []
+        paired = self._paired_wave_names
+        if _WAVE_PART.search(self.sf.data, body.start_byte, body.end_byte) is None and (
+                paired is None or paired.search(self.sf.data, body.start_byte, body.end_byte) is None):
             return []
         out = []
         for m in WAVE_NAME.finditer(self.sf.data, body.start_byte, body.end_byte):
             word = m.group()
-            if _WAVE_PART.search(word) is None:
+            if _WAVE_PART.search(word) is None and (paired is None or paired.fullmatch(word) is None):
                 continue
             n = body.descendant_for_byte_range(m.start(), m.end())
             if n is None or n.type not in NAMES or n.text != word:
@@ -448,6 +452,14 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if skip is None or not skip(line):
                 out.append(WaveName(line, word.decode()))
         return out
+
+    @functools.cached_property
+    def _paired_wave_names(self) -> re.Pattern[bytes] | None:
+        """Constants of other files defined both as 32 and as 64 (`alternatives`: Librett's TILEDIM, 32 in the CUDA
+        arm and 64 in the HIP one), whatever their names: a use is a wave-size use when DEV017 finds the 64 fixed
+        for every AMD GPU (porter.kernels.verdicts.wave64_uses decides with the findings)."""
+        names = sorted(n for n, v in self.alternatives.items() if 32 in v and 64 in v and re.fullmatch(r"\w+", n))
+        return re.compile(rb"\b(?:" + b"|".join(n.encode() for n in names) + rb")\b") if names else None
 
     def _drop_local_callables(self, fn: Function, w: Walk) -> None:
         """Calls of a parameter or local variable of `fn` (`driver()` on `const DriverType& driver = ...`, a

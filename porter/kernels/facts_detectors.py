@@ -470,6 +470,56 @@ def ballot_in_32_bits(ctx, n: ts.Node, w: Walk) -> None:
             w.ballot32.append(Ballot32(d.start_point.row + 1, tytext, sorted(hit)[0]))
 
 
+# A 32-bit integer type: a lane mask kept in one holds lanes 0-31 only.
+_INT32_TYPES = frozenset({"unsigned", "unsigned int", "uint32_t", "int", "uint", "std::uint32_t", "int32_t"})
+# A lane index by its name (`lane`, `laneId`, `warpLane`, `lane_id`): the thread's place in its wavefront.
+_LANE_NAME = re.compile(rb"(?i)lane")
+# A lane index the code keeps below 32 (`lane = threadIdx.x % 32`, `& 31`): a 32-bit mask holds every such lane.
+_BELOW_32 = rb"\s*=[^;]*(?:%\s*32\b|&\s*(?:31|0[xX]1[fF])\b)"
+# An integer literal of type int or unsigned int (C++ [lex.icon]: no l/ll suffix): `1 << lane` shifts 32 bits.
+_INT_LITERAL = re.compile(rb"(?:0[xX][0-9a-fA-F]+|\d+)[uU]?")
+
+
+@detects("declaration")
+def lane_shift_in_32_bits(ctx, n: ts.Node, w: Walk) -> None:
+    """A lane mask made by shifting by the lane index in 32 bits: `unsigned int bit = v << warpLane`, or `1 <<
+    lane` (an int shifted) in any declaration. On a 64-lane wavefront lanes 32-63 shift a 32-bit value by 32 or
+    more, which C++ leaves undefined ([expr.shift]); recorded as a 32-bit lane mask (Ballot32, op `<< lane`). A
+    lane the function keeps below 32 (`lane = tid % 32`) is not one."""
+    if b"<<" not in n.text or _LANE_NAME.search(n.text) is None:
+        return
+    ty = n.child_by_field_name("type")
+    tytext = " ".join(ty.text.decode().split()) if ty is not None and ty.text else ""
+    for d in n.children:
+        value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+        if value is None or b"<<" not in value.text:
+            continue
+        for e in walk(value, ("binary_expression",)):
+            op, left, right = (e.child_by_field_name(x) for x in ("operator", "left", "right"))
+            if op is None or op.type != "<<" or left is None or right is None or right.type != "identifier" \
+                    or _LANE_NAME.search(right.text) is None:
+                continue
+            literal = left.type == "number_literal" and _INT_LITERAL.fullmatch(left.text) is not None
+            if tytext not in _INT32_TYPES and not literal:
+                continue
+            if _bounded_below_32(n, right.text):
+                continue
+            # the shift is done in the literal's own type (int) whatever the declaration's, else in the declared one
+            shifted = (f"{left.text.decode()} << {right.text.decode()}", "int") if literal else (
+                f"<< {right.text.decode()}", tytext)
+            w.ballot32.append(Ballot32(d.start_point.row + 1, shifted[1], shifted[0]))
+            break
+
+
+def _bounded_below_32(n: ts.Node, name: bytes) -> bool:
+    """Whether the function around `n` sets `name` below 32 (`lane = threadIdx.x & 31`)."""
+    fn = n.parent
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    text = fn.text if fn is not None and fn.text is not None else n.text
+    return re.search(rb"\b" + re.escape(name) + _BELOW_32, text) is not None
+
+
 @detects("declaration")
 def lane_variables(ctx, n: ts.Node, w: Walk) -> None:
     """Variables initialised with a lane expression (`int lane = threadIdx.x % 32`), for lane_array_index."""

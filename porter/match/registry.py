@@ -95,6 +95,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("launch", code.match_launch, CUDA),
     PatternKind("vanishing_arm", arms.match_vanishing_arm, CUDA),
     PatternKind("stub_arm", arms.match_stub_arm, CUDA),
+    PatternKind("vanishing_build_arm", arms.match_vanishing_build_arm, CUDA),
     PatternKind("host_only_marker", arms.match_host_only_marker, CUDA),
     PatternKind("host_arm_call", host_arms.match_host_arm_call, CUDA),
     PatternKind("wave_constant", arms.match_wave_constant, CUDA | arms.BUILD_DEFINITION_LANGUAGES),

@@ -319,7 +319,8 @@ class LaneAssumption:
 
 @dataclass(frozen=True)
 class Ballot32:
-    """A ballot/activemask result stored in a 32-bit integer."""
+    """A ballot/activemask result stored in a 32-bit integer, or a lane mask built in one by shifting by the lane
+    index (op `<< lane`: porter.kernels.facts_detectors.lane_shift_in_32_bits)."""
 
     line: int
     type: str

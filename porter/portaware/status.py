@@ -168,10 +168,12 @@ class PortMap:
     rewrites: dict[str, str] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
-               rocm_code: bool = False) -> tuple[Status, str | None]:
+               rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it. With
         `rocm_code` (a rule tagged `rocm-code`: its finding is about code the ROCm build compiles, such as a
-        hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open."""
+        hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open. With `gap` (a rule
+        tagged `rocm-gap`: its finding is a vendor fork that gives the ROCm build nothing), the fork's own guard
+        and arms are no evidence either: they are what the finding is about."""
         g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
@@ -185,7 +187,7 @@ class PortMap:
             return Status.CUDA_ONLY, fs[2]
         if fs is not None and fs[0] in ("twin", COMPONENT):
             return Status.HANDLED, fs[2]
-        regs = self.regions.get(path)
+        regs = self.regions.get(path) if not gap else None
         if regs:
             s, guard = preprocessor.side_at(regs, line)
             # "none" with a vendor guard: the ROCm build never compiles it either (SPECFEM3D's `#else` of
@@ -311,6 +313,9 @@ class PortMap:
 _TWIN_CATEGORIES = frozenset({"api", "library"})
 # A rule with this tag reports code the ROCm build compiles: a ROCm guard around it does not make it handled.
 ROCM_CODE_TAG = "rocm-code"
+# A rule with this tag reports a vendor fork that leaves the ROCm build without code (DEV043: `#elif LIB_USES_CUDA`
+# with no HIP arm): the fork's guard lines, which otherwise show the port's fork, do not make it handled.
+ROCM_GAP_TAG = "rocm-gap"
 # A rule with this tag asks for an AMD GPU runner in CI: a CI job already on one handles it.
 RUNNER_TAG = "gpu-runner"
 
@@ -1027,11 +1032,12 @@ def _resolve_include(path: str, target: str, files, by_name) -> list[str]:
 
 
 def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
-              decide_code=None) -> tuple[TargetVerdict, ...] | None:
+              decide_code=None, gap: frozenset[str] = frozenset()) -> tuple[TargetVerdict, ...] | None:
     """The kernel's verdicts with every check whose lines are all handled removed, and the worst recomputed
     (cuda-only checks stay: they describe the optional work). A check named for a `rocm-code` rule (DEV017: a warp
     size fixed at 64 that the kernel's warp code uses) is about what the ROCm build compiles, so ROCm-side lines do
-    not handle it (`decide_code`: PortMap.decide, asked with rocm_code)."""
+    not handle it (`decide_code`: PortMap.decide, asked with rocm_code); nor do a fork's own lines handle a check
+    named for a `rocm-gap` rule (DEV043), the fork that gives the ROCm build nothing."""
     from porter.kernels.verdicts import worst
 
     if k.verdicts is None:
@@ -1042,6 +1048,8 @@ def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
         if check in rocm_code and decide_code is not None \
                 and decide_code(k.path, line, rocm_code=True)[0] is not Status.HANDLED:
             return False
+        if check in gap and decide_code is not None:
+            return decide_code(k.path, line, gap=True)[0] is Status.HANDLED
         return decide(k.path, line)[0] is Status.HANDLED
 
     out = []
@@ -1095,6 +1103,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     decide = pm.decide
     rules = result.rules.rules if result.rules is not None else ()
     rocm_code = frozenset(r.id for r in rules if ROCM_CODE_TAG in r.tags)
+    gap = frozenset(r.id for r in rules if ROCM_GAP_TAG in r.tags)
     from porter.kernels.check_table import rocm_code_checks
 
     # kernel checks about code only HIP compiles (rules/kb/kernel_checks.yaml `tags`) are not handled by ROCm lines
@@ -1103,7 +1112,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
                      for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None,
-                                           f.rule in rocm_code)]
+                                           f.rule in rocm_code, f.rule in gap)]
                      for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
                                     else (st, by)])
     if pm.stem_twins:
@@ -1128,7 +1137,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         fs = pm.file_side.get(k.path)
         twin_dir = fs[2] if fs is not None and fs[0] == COMPONENT and fs[2].endswith("/") else None
         twinned = twin_dir is not None and any(p.startswith(twin_dir) for p in kernel_paths[k.name])
-        verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide)
+        verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide, gap)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         if st is Status.HANDLED and _rocm_code_open(k2, check_code):

@@ -1961,6 +1961,46 @@ def vanishing_arms(pre: Preprocessed, names: Iterable[str], constants: Mapping[s
     return out
 
 
+def vanishing_build_arms(pre: Preprocessed, rocm_names: Iterable[str] = (), cuda_names: Iterable[str] = ()
+                         ) -> list[tuple[Group, Arm]]:
+    """Arms with code that only the CUDA build compiles, in groups where the ROCm build then compiles nothing of
+    the group: `#if LIB_USES_SYCL ... #elif LIB_USES_CUDA <code> #endif` in a project whose build names
+    (`cuda_names`, the repository's CUDA-side macros; `rocm_names` and the built-in ROCm ones) say which vendor a
+    build is. The vanishing arm tests a CUDA-side name, reads false in the ROCm build and true in the CUDA build
+    (`#if LIB_USES_CUDA && FAST_PATH` is optional in the CUDA build too); every arm before it reads the same in both builds and not true (a third backend's arm: where the CUDA
+    build reaches the arm, the ROCm build reaches its place and falls through); every arm after it is false in the
+    ROCm build or empty, and an `#else` is empty. A group that names a ROCm-side macro chose its HIP path and is
+    left out, as is one in a dead arm or in code only the CUDA build compiles. Each as (group, the arm)."""
+    cuda_names = frozenset(cuda_names) - frozenset(rocm_names)
+    if not cuda_names:
+        return []
+    rocm_names = frozenset(rocm_names)
+    rocm, cuda = Build(ROCM, rocm_names, cuda_names), Build(CUDA, rocm_names, cuda_names)
+    found: list[tuple[Group, Arm]] = []
+    for g in pre.groups:
+        if not any(a.kind != "else" and not cuda_names.isdisjoint(_tokens(a.text)) for a in g.arms) or any(
+                a.kind != "else" and names_rocm(a.text, rocm_names) for a in g.arms):
+            continue
+        on_rocm, on_cuda = _arm_truths(g, rocm), _arm_truths(g, cuda)
+        for i, a in enumerate(g.arms):
+            if a.kind == "else":
+                break
+            if on_rocm[i] is False and on_cuda[i] is True and a.line not in pre.empty_arms \
+                    and not cuda_names.isdisjoint(_tokens(a.text)):
+                later = g.arms[i + 1:]
+                if all(b.line in pre.empty_arms or (b.kind != "else" and on_rocm[i + 1 + k] is False)
+                       for k, b in enumerate(later)):
+                    found.append((g, a))
+                break
+            if on_rocm[i] is not on_cuda[i] or on_rocm[i] is True:
+                break  # the builds part here, or both stop: the later arms are not the ROCm build's to miss
+    if not found:
+        return []
+    regions = pre.regions(rocm_names, cuda_names)
+    return [(g, a) for g, a in found
+            if g.arms[0].line not in pre.dead and side_at(regions, g.arms[0].line)[0] not in (CUDA, "none")]
+
+
 # ------------------------------------------------------------------------------------------ markers that vanish on HIP
 
 # hipify renames these to a macro every hip-clang pass defines (`__CUDACC__` to `__HIPCC__`: HIPIFY's CUDA Driver API

@@ -6,6 +6,9 @@ and HIP's never does, when HIP then compiles nothing of the group (no `#else`, o
 is inside a kernel's or device function's body. The hit names the function it empties and, for a device function,
 the same-file kernels that call it (`emptied`).
 
+`vanishing_build_arm: true` does the same for an arm the repository's CUDA-side build macro selects
+(`#if LIB_USES_SYCL` ... `#elif LIB_USES_CUDA` with no HIP arm): the ROCm build compiles nothing in its place.
+
 `host_only_marker: true` hits the `__device__` definition of a qualifier macro whose every definition HIP's device
 pass may compile lacks `__device__` (`#if defined(__CUDACC__) && defined(__CUDA_ARCH__)` / `#define HD __device__`
 / `#else` / `#define HD`): what it declares is host code on HIP (porter.source.preprocessor.host_only_markers).
@@ -24,7 +27,7 @@ from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile
 from porter.source.parse_input import word_matches
 from porter.source.preprocessor import (condition_names, defines, host_only_markers, may_hold_directives, preprocessed,
-                                        vanishing_arms)
+                                        side_at, vanishing_arms, vanishing_build_arms)
 
 
 def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -33,6 +36,33 @@ def match_vanishing_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         return
     found = vanishing_arms(preprocessed(sf), names, ctx.extra.get("constants") or {}, ctx.extra.get("rocm_names", ()))
     yield from _arm_hits(sf, names, found, ())
+
+
+def match_vanishing_build_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """`vanishing_build_arm: true`: an arm only the CUDA build compiles, by the repository's CUDA-side build names
+    (`#elif LIB_USES_CUDA`), in a group that gives the ROCm build nothing in its place, inside a kernel's or device
+    function's body (porter.source.preprocessor.vanishing_build_arms)."""
+    cuda = ctx.extra.get("cuda_names") or frozenset()
+    if sf.language != "cuda" or not cuda or not may_hold_directives(sf.data):
+        return
+    named = sorted(n for n in cuda if n.encode() in sf.data)
+    if not named:
+        return
+    found = vanishing_build_arms(preprocessed(sf), ctx.extra.get("rocm_names", ()), cuda)
+    yield from _arm_hits(sf, named, [(g, a) for g, a in found if not _pragmas_only(sf, a)], ())
+
+
+# An arm whose code is only `#pragma` lines (a compiler's diagnostic push/ignore, Legion's `#ifdef
+# REALM_COMPILER_IS_GCC` / `#pragma GCC diagnostic push`): a hint to one compiler, no code the other build lacks.
+_PRAGMAS_ONLY = re.compile(rb"(?:[ \t]*(?:#[ \t]*pragma\b[^\n]*)?\n)*[ \t]*(?:#[ \t]*pragma\b[^\n]*)?")
+
+
+def _pragmas_only(sf: SourceFile, arm) -> bool:
+    first, last = arm.end_line + 1, arm.last
+    n = len(sf.line_starts)
+    body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
+                   sf.line_starts[last] if last < n else len(sf.code)]
+    return _PRAGMAS_ONLY.fullmatch(body) is not None
 
 
 def match_host_only_marker(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -181,9 +211,11 @@ _CONSTANT_DECL = re.compile(rb"\b(?:constexpr|static\s+const|const)\s+(?:static\
 
 
 def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    """`wave_constant: {names: [globs], value: 64, unless_arm: [globs]}`: a constant named like a wave size (a
-    `#define` or a const/constexpr integer) set to `value`, unless an `#if` arm around it (or an earlier arm of
-    that group) names one of `unless_arm` (the code already chose its value per architecture)."""
+    """`wave_constant: {names: [globs], value: 64, unless_arm: [globs], paired: 32, paired_unless_name: [globs]}`: a
+    constant named like a wave size (a `#define` or a const/constexpr integer) set to `value`, unless an `#if` arm
+    around it (or an earlier arm of that group) names one of `unless_arm` (the code already chose its value per
+    architecture); with `paired`, also a constant of any name but `paired_unless_name` set to `value` in a ROCm-only
+    arm whose group sets it to `paired` in a CUDA-only arm (_paired_spots)."""
     spec = pattern["wave_constant"]
     value = spec["value"]
     if str(value).encode() not in sf.data:
@@ -214,11 +246,58 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         name = m.group("name").decode()
         if named(name) and int(m.group("value")) == value:
             spots.append((m.start("name"), name))
+    if "paired" in spec:
+        # a block size doubled for wave64 (`#define BLOCKSIZE 64` beside 32) still runs on wave32, as two waves
+        also = _globs(tuple(spec.get("paired_unless_name", ())))
+        spots += _paired_spots(sf, pre, value, spec["paired"], ctx,
+                               lambda n: bool(excluded is not None and excluded(n) or also is not None and also(n)),
+                               {at for at, _ in spots})
     for at, name in sorted(spots):
         line = sf.position(at)[0]
         if unless is not None and any(unless_hit(g, i, unless) for g, i in pre.enclosing(line)):
             continue
         yield Hit(at, at + len(name), name=name, values=(("value", str(value)),))
+
+
+def _paired_spots(sf: SourceFile, pre, value: int, paired: int, ctx: MatchContext, excluded,
+                  seen: set[int]) -> list[tuple[int, str]]:
+    """Constants of any name set to `value` (64) in an arm only the ROCm build compiles whose `#if` group sets the
+    same name to `paired` (32) in an arm only the CUDA build compiles (`#if LIB_USES_HIP` / `const int TILEDIM = 64;
+    // AMD change` / `#elif LIB_USES_CUDA` / `const int TILEDIM = 32;`): the port doubled a 32-lane constant for
+    wave64, which is the wave size whatever its name (porter.source.preprocessor's build regions decide the arms)."""
+    found: list[tuple[int, str, int]] = []  # (byte offset of the name, name, value)
+    for line, name, body in defines(list(pre.directives)):
+        v = _int_literal(body)
+        if v in (value, paired):
+            at = sf.data.find(name.encode(), sf.line_starts[line - 1])
+            if at >= 0:
+                found.append((at, name, v))
+    for m in word_matches(_CONSTANT_DECL, sf.code, (b"const", b"static")):
+        v = int(m.group("value"))
+        if v in (value, paired):
+            found.append((m.start("name"), m.group("name").decode(), v))
+    if not any(v == value for *_, v in found) or not any(v == paired for *_, v in found):
+        return []
+    rocm, cuda = ctx.extra.get("rocm_names", ()), ctx.extra.get("cuda_names", ())
+    if not pre.builds_differ(rocm, cuda):
+        return []
+    regions = pre.regions(rocm, cuda)
+
+    def arm_of(at: int, side: str):
+        line = sf.position(at)[0]
+        around = pre.enclosing(line)
+        return (around[-1][0], line) if around and side_at(regions, line)[0] == side else (None, line)
+
+    out = []
+    for at, name, v in found:
+        if v != value or at in seen or excluded(name):
+            continue
+        g, _ = arm_of(at, "rocm")
+        if g is None:
+            continue
+        if any(n == name and w == paired and arm_of(a, "cuda")[0] == g for a, n, w in found):
+            out.append((at, name))
+    return out
 
 
 # Build files that put a macro on the compile line: CMake (`add_compile_definitions(WARP_SIZE=64)`,
