@@ -58,11 +58,16 @@ _PRAGMAS_ONLY = re.compile(rb"(?:[ \t]*(?:#[ \t]*pragma\b[^\n]*)?\n)*[ \t]*(?:#[
 
 
 def _pragmas_only(sf: SourceFile, arm) -> bool:
+    return _PRAGMAS_ONLY.fullmatch(_arm_text(sf.code, sf, arm)) is not None
+
+
+def _arm_text(text: bytes, sf: SourceFile, arm) -> bytes:
+    """The lines of an arm's code (after its directive, through its last line) in `text`: sf.code (comments and
+    string contents blanked) or sf.data (as written)."""
     first, last = arm.end_line + 1, arm.last
     n = len(sf.line_starts)
-    body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
-                   sf.line_starts[last] if last < n else len(sf.code)]
-    return _PRAGMAS_ONLY.fullmatch(body) is not None
+    return text[sf.line_starts[first - 1] if first <= n else len(text):
+                sf.line_starts[last] if last < n else len(text)]
 
 
 def match_host_only_marker(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
@@ -180,12 +185,9 @@ _PDL_ONLY = re.compile(rb"(?:\s*(?:(?:cudaTriggerProgrammaticLaunchCompletion|cu
 
 def _hands_over(sf: SourceFile, arm) -> bool:
     """Whether HIP loses nothing when the arm vanishes (see above); comments are blanked in sf.code."""
-    first, last = arm.end_line + 1, arm.last
-    if last < first:
+    if arm.last < arm.end_line + 1:
         return False
-    n = len(sf.line_starts)
-    body = sf.code[sf.line_starts[first - 1] if first <= n else len(sf.code):
-                   sf.line_starts[last] if last < n else len(sf.code)]
+    body = _arm_text(sf.code, sf, arm)
     if b"#" in body:
         # an arm of #pragma lines only (era-bellman-cuda's `#ifdef __CUDA_ARCH__` / `#pragma unroll` / `#endif` before
         # a loop): a compiler hint, no code, so the function compiles the same statements on HIP; other nested
@@ -194,8 +196,7 @@ def _hands_over(sf: SourceFile, arm) -> bool:
     if _DANGLING_ELSE.search(body) is not None or _PRINT_ONLY.fullmatch(body) is not None:
         return True
     # the same span as written (sf.code blanks string contents, which name the PTX), comments taken out
-    raw = sf.data[sf.line_starts[first - 1] if first <= n else len(sf.data):
-                  sf.line_starts[last] if last < n else len(sf.data)]
+    raw = _arm_text(sf.data, sf, arm)
     return _PDL_ONLY.fullmatch(_COMMENTS.sub(b" ", raw)) is not None
 
 
