@@ -358,9 +358,6 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
     return None, False
 
 
-_py_hasattr = lazy_regex(r"""^hasattr\(([\w.]+),["'](\w+)["']\)$""")
-
-
 # Words of a predicate that asks whether something is there (`is_nvrtc_available`, `HAS_FLASHINFER`,
 # `nvshmem_supported()`, `use_cutlass`).
 _AVAILABILITY_PARTS = _PREDICATE_PARTS | {"available", "availability", "supported", "installed", "have", "can"}
@@ -631,10 +628,6 @@ def _function_twins(root) -> list[Span]:
                     out.append(Span(_pos(node.start_point), _pos(node.end_point), CUDA, twin.start_point[0] + 1))
                     break
     return out
-
-
-# A dictionary key naming one vendor, maybe with a version (`"cuda"`, `"cuda12"`, `"flash-attn-nvidia"`, `"rocm6.2"`).
-_py_key_vendor = lazy_regex(r"(?i)(?:^|(?<=[-_.]))(cuda|nvidia|rocm|hip|amd)(?:\d+(?:\.\d+)*)?(?=$|[-_.])")
 
 
 # The one pre-test for an AMD vendor word anywhere in a text (bytes or str, RE2): text without one cannot hold a
