@@ -10,7 +10,10 @@
   variable compared with two NVIDIA values is unknown for the CUDA build; a ROCm-named switch whose first arm itself
   chooses the NVIDIA build (hoomd's `ENABLE_HIP`) decides nothing (neutral_switches).
   Names and values with a HIP and an NVIDIA word (`USE_HIP_NVIDIA`, `"hip_nvidia"`) are HIP on NVIDIA: the CUDA
-  build's; `"$ENV{NAME}" STREQUAL ""` tests the switch NAME.
+  build's; `"$ENV{NAME}" STREQUAL ""` tests the switch NAME. What only CUDA-language compiles read (a
+  `$<$<COMPILE_LANGUAGE:CUDA>:...>` expression over any number of lines, CUDA_SEPARABLE_COMPILATION and its kin:
+  cuda_language_spans, cuda_property_spans) and an arm of a CUDA switch that requires the CUDA toolkit (toolkit_arms)
+  are the CUDA build's in a repository that builds for ROCm (port status decides when it does).
 - By Automake: a Makefile.am whose primaries all sit in one vendor's `if` builds its directory for that vendor only;
   a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component,
   and so has one whose sibling is the same backend in another programming model with ROCm code of its own
