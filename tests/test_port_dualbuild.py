@@ -92,10 +92,10 @@ def test_without_the_rocm_counterparts_the_same_lines_stay_open(tmp_path):
 def test_cmake_language_spans_enables_and_switches():
     text = (FIXTURE / "CMakeLists.txt").read_text()
     # the CUDA-language expression on line 15 (columns 6-63, after its quote); the CXX one on line 14 is not
-    assert cuda_language_spans(text) == [(15, 6, 64)]
+    assert cuda_language_spans(text) == [(15, 6, 15, 64)]
     assert cuda_language_spans('x("$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:-pthread>")\n') == []
     assert cuda_language_spans("$<$<BUILD_INTERFACE:$<COMPILE_LANGUAGE:CUDA>>:-Xcompiler=-a> $<$<COMPILE_LANGUAGE:CXX>:-b>\n") \
-        == [(1, 1, 61)]
+        == [(1, 1, 1, 61)]
     cmds = cmake_commands(text)
     _refs, regions = cmake_references("CMakeLists.txt", text)
     assert cuda_variants(cmds) == frozenset({"APP_GPU"})

@@ -49,7 +49,7 @@ from porter.match.draft import Draft
 from porter.match.refine_common import (PROFILING_SWITCH, MACRO as _MACRO, as_info as _as_info, code_line as _code_line,
                                         names_library as _names_library, offset as _offset)
 from porter.model import Severity
-from porter.source.cmake_conditions import arms
+from porter.source.cmake_conditions import arms, generator_expressions
 from porter.source.parse import SourceFile
 
 
@@ -381,26 +381,6 @@ _WRITES = re.compile(rb"^[ \t]*(?:string[ \t]*\([ \t]*(?:REPLACE|REGEX[ \t]+REPL
                      rb"(?:\"[^\"]*\"|\S+)[ \t]+|set[ \t]*\([ \t]*)([A-Za-z_]\w*)\b", re.I | re.M)
 
 
-def _genexes(code: bytes) -> list[tuple[int, int, int]]:
-    """(start, first top-level ':', end) of every `$<...>` in `code` (end just past its `>`; ':' is -1 when none)."""
-    out: list[tuple[int, int, int]] = []
-    stack: list[list[int]] = []
-    i = 0
-    while i < len(code):
-        if code.startswith(b"$<", i):
-            stack.append([i, -1])
-            i += 2
-            continue
-        c = code[i]
-        if stack and c == 0x3A and stack[-1][1] < 0:  # ':'
-            stack[-1][1] = i
-        elif stack and c == 0x3E:  # '>'
-            start, colon = stack.pop()
-            out.append((start, colon, i + 1))
-        i += 1
-    return out
-
-
 def _command_span(code: bytes, at: int) -> tuple[int, int]:
     """The byte span of the CMake command invocation holding offset `at` (its name to its closing parenthesis)."""
     start = 0
@@ -419,7 +399,7 @@ def paired_language_arms(sf: SourceFile) -> list[tuple[int, int, int]]:
     """(body start, body end, line of the plain arm or 0 for a prefix) of each CUDA-language arm whose flags other
     languages get plainly (step 5t)."""
     code = sf.code
-    found = _genexes(code)
+    found = generator_expressions(code)
     arms_: list[tuple[int, int, int]] = []
     for start, colon, end in found:
         cond = code[start + 2:colon] if colon > 0 else b""

@@ -41,10 +41,10 @@ class PortFacts:
     # (line, name) of the file (porter.portaware.twins)
     classes: tuple[tuple[str, int, int], ...] = ()
     forward: tuple[tuple[int, str], ...] = ()
-    # A CMake file's generator expressions that apply to CUDA-language sources only (line, first column, end column)
-    # and the commands enabling the CUDA language (line, side of the arm holding it, guard line)
+    # A CMake file's generator expressions that apply to CUDA-language sources only (line, first column, end line,
+    # end column) and the commands enabling the CUDA language (line, side of the arm holding it, guard line)
     # (porter.portaware.scope.cuda_language_spans / cuda_language_enables)
-    language_spans: tuple[tuple[int, int, int], ...] = ()
+    language_spans: tuple[tuple[int, int, int, int], ...] = ()
     language_enables: tuple[tuple[int, str, int], ...] = ()
     modules: tuple[tuple[int, str], ...] = ()  # a CMake file's (line, module file name) loads (cmake_module_uses)
     # A Makefile.am's directories built for one vendor only: (directory, side, "path:line" of the conditional)

@@ -10,7 +10,10 @@
   variable compared with two NVIDIA values is unknown for the CUDA build; a ROCm-named switch whose first arm itself
   chooses the NVIDIA build (hoomd's `ENABLE_HIP`) decides nothing (neutral_switches).
   Names and values with a HIP and an NVIDIA word (`USE_HIP_NVIDIA`, `"hip_nvidia"`) are HIP on NVIDIA: the CUDA
-  build's; `"$ENV{NAME}" STREQUAL ""` tests the switch NAME.
+  build's; `"$ENV{NAME}" STREQUAL ""` tests the switch NAME. What only CUDA-language compiles read (a
+  `$<$<COMPILE_LANGUAGE:CUDA>:...>` expression over any number of lines, CUDA_SEPARABLE_COMPILATION and its kin:
+  cuda_language_spans, cuda_property_spans) and an arm of a CUDA switch that requires the CUDA toolkit (toolkit_arms)
+  are the CUDA build's in a repository that builds for ROCm (port status decides when it does).
 - By Automake: a Makefile.am whose primaries all sit in one vendor's `if` builds its directory for that vendor only;
   a CUDA component directory with a sibling the ROCm build builds (or one named for ROCm) has a twin component,
   and so has one whose sibling is the same backend in another programming model with ROCm code of its own
@@ -32,6 +35,7 @@ from pathlib import PurePosixPath
 from typing import Any, Iterable, Iterator
 
 from porter.lazyre import lazy_regex
+from porter.source.cmake_conditions import generator_expressions
 from porter.source.discover import HEADER_SUFFIXES
 from porter.source.preprocessor import CUDA, ROCM, Tri, side, tri_and, tri_not, tri_or
 
@@ -1431,47 +1435,103 @@ def cuda_set_switches(cmds: list[CMakeCommand], regions: list[tuple[int, int, st
                      if n in tested and re.fullmatch(r"[A-Za-z_]\w*", n) and _cm_var_side(n) is None)
 
 
+# A block the CUDA toolkit must be there to enter: CMake stops the configure when a REQUIRED package is not found
+# (https://cmake.org/cmake/help/latest/command/find_package.html) and when enable_language(CUDA) finds no CUDA
+# compiler (https://cmake.org/cmake/help/latest/command/enable_language.html). A ROCm machine has neither.
+_CM_PACKAGE_TOOLKIT = re.compile(r"(?i)CUDA(?:Toolkit)?")
+
+
+def _needs_toolkit(c: CMakeCommand) -> bool:
+    upper = [a.upper() for a in c.args]
+    if c.name == "enable_language":
+        return "CUDA" in upper
+    return c.name == "find_package" and bool(c.args) and _CM_PACKAGE_TOOLKIT.fullmatch(c.args[0]) is not None \
+        and "REQUIRED" in upper
+
+
+def toolkit_arms(cmds: list[CMakeCommand]) -> list[tuple[int, int, int]]:
+    """(first line, last line, guard line) of each `if(<CUDA-named switch>)` arm (`if(BUILD_WITH_CUDA)`,
+    `if(USE_CUDA AND USE_MPI)`) that itself, outside any inner if(), requires the CUDA toolkit (see above). A ROCm
+    build cannot take such an arm, so in a repository that builds for ROCm elsewhere (a hand-kept HIP module, a
+    ROCm build file) the switch is off there and the arm is the CUDA build's, whatever other file holds the ROCm
+    side. A test of what is installed (`CMAKE_CUDA_COMPILER`, `CUDAToolkit_FOUND`) is a probe, not a switch."""
+    out: list[tuple[int, int, int]] = []
+    stack: list[list] = []  # [if line, the arm's switch test, needs the toolkit]
+    for c in cmds:
+        if c.name == "if":
+            words = [a for a in c.args if a.upper() != "AND"]
+            switch = bool(words) and len(words) == len(c.args) - c.args.count("AND") and all(
+                re.fullmatch(r"[A-Za-z_]\w*", w) and w.upper() not in ("NOT", "OR") for w in words) and any(
+                _cm_var_side(w) == CUDA and not w.upper().startswith("CMAKE_") and not _CM_FOUND.search(w)
+                for w in words)
+            stack.append([c.line, switch, False])
+        elif c.name in ("elseif", "else", "endif") and stack:
+            f = stack[-1]
+            if f[1] and f[2]:
+                out.append((f[0], c.line - 1, f[0]))
+            f[1] = False  # only the if() arm is the switch's
+            if c.name == "endif":
+                stack.pop()
+        elif stack and stack[-1][1] and _needs_toolkit(c):
+            stack[-1][2] = True
+    return sorted(out)
+
+
 # ------------------------------------------------------------------------------------------ CMake's CUDA language
 
 # A generator expression whose value applies only to CUDA-language sources: `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=>`,
-# `$<$<BUILD_INTERFACE:$<COMPILE_LANGUAGE:CUDA>>:...>`, `$<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:...>`
-# (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html). `$<NOT:...>` turns it round.
-_CUDA_LANGUAGE_TEST = re.compile(r"COMPILE_LANG(?:UAGE|_AND_ID):(?:[\w,]*,)?CUDA\b")
+# `$<$<BUILD_INTERFACE:$<COMPILE_LANGUAGE:CUDA>>:...>`, `$<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:...>`,
+# `$<$<AND:$<COMPILE_LANGUAGE:CUDA>,...>:...>` (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html).
+# `$<NOT:...>` turns it round and `$<OR:...>` widens it; `$<COMPILE_LANGUAGE:CXX,CUDA>` names another language too.
+# The value may run over many lines (comm_scope's `$<$<COMPILE_LANGUAGE:CUDA>:` holding one `-Xcompiler=` per line):
+# CMake reads the whole argument before it evaluates it.
+_CUDA_LANGUAGE_TEST = re.compile(r"COMPILE_LANGUAGE:\s*CUDA\s*>|COMPILE_LANG_AND_ID:\s*CUDA\s*,")
 
 
-def cuda_language_spans(text: str) -> list[tuple[int, int, int]]:
-    """(line, first column, column after the end), 1-based, of each generator expression whose value CMake applies
-    to CUDA-language sources only (the outermost such one on its line)."""
-    out: list[tuple[int, int, int]] = []
-    for n, row in enumerate(text.split("\n"), 1):
-        if "COMPILE_LANG" not in row or "CUDA" not in row:
+def _cuda_language_only(cond: str) -> bool:
+    return _CUDA_LANGUAGE_TEST.search(cond) is not None and "NOT:" not in cond and "OR:" not in cond
+
+
+def cuda_language_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """(line, first column, end line, column after the end), 1-based, of each generator expression whose value CMake
+    applies to CUDA-language sources only (the outermost such one)."""
+    code = text.encode("utf-8", "surrogateescape")
+    if b"COMPILE_LANG" not in code or b"CUDA" not in code:
+        return []
+    found = generator_expressions(code)
+    by_start = {s_: (c_, e_) for s_, c_, e_ in found}
+    chosen: list[tuple[int, int]] = []
+    for start, colon, end in sorted(found):
+        if chosen and start < chosen[-1][1]:
+            continue  # inside one already taken
+        inner = by_start.get(start + 2)
+        # `$<condition:value>` whose condition is one nested expression, or the test `$<COMPILE_LANG_AND_ID:CUDA,...>`
+        if inner is not None and inner[1] == colon:
+            cond = code[start + 2:colon].decode("utf-8", "replace")
+        elif code.startswith(b"COMPILE_LANG_AND_ID:", start + 2):
+            cond = code[start + 2:end].decode("utf-8", "replace")
+        else:
             continue
-        opened: list[int] = []
-        ends: dict[int, int] = {}  # start of a `$<` -> index of its `>`
-        i = 0
-        while i < len(row):
-            if row.startswith("$<", i):
-                opened.append(i)
-                i += 2
-                continue
-            if row[i] == ">" and opened:
-                ends[opened.pop()] = i
-            i += 1
-        covered = -1
-        for start in sorted(ends):
-            end = ends[start]
-            if start <= covered:
-                continue
-            body = row[start + 2:end]
-            # the condition of `$<condition:value>`: a nested expression's whole text, or the words up to `:`
-            inner = start + 2
-            cond = row[inner:ends[inner] + 1] if inner in ends and row.startswith(":", ends[inner] + 1) else None
-            if cond is None or "NOT:" in cond or not _CUDA_LANGUAGE_TEST.search(cond):
-                if not body.startswith("COMPILE_LANG_AND_ID:") or not _CUDA_LANGUAGE_TEST.search(body):
-                    continue
-            out.append((n, start + 1, end + 2))
-            covered = end
-    return out
+        if _cuda_language_only(cond):
+            chosen.append((start, end))
+
+    def position(offset: int) -> tuple[int, int]:
+        line_start = code.rfind(b"\n", 0, offset) + 1
+        return code.count(b"\n", 0, offset) + 1, len(code[line_start:offset].decode("utf-8", "replace")) + 1
+
+    return [(*position(a), *position(b)) for a, b in chosen]
+
+
+# The commands that set properties (https://cmake.org/cmake/help/latest/command/set_property.html).
+_CM_PROPERTY_COMMANDS = frozenset({"set_target_properties", "set_property", "set_source_files_properties"})
+
+
+def cuda_property_spans(cmds: list[CMakeCommand]) -> list[tuple[int, int, int, int]]:
+    """(line, 1, line after the end, 1) of each command that sets a property CMake applies to CUDA-language sources
+    only (CUDA_SEPARABLE_COMPILATION and its kin, _CUDA_LANGUAGE_PROPERTIES): like a CUDA-language generator
+    expression, nothing a HIP-language or hipcc-as-C++ compile reads."""
+    return [(c.line, 1, (c.end_line or c.line) + 1, 1) for c in cmds
+            if c.name in _CM_PROPERTY_COMMANDS and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)]
 
 
 def cuda_language_enables(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]

@@ -83,11 +83,12 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
-                                    cuda_language_enables, cuda_language_spans,
+                                    cuda_language_enables, cuda_language_spans, cuda_property_spans,
                                     cuda_only_match, same_definitions, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
+                                    toolkit_arms,
                                     setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
@@ -147,9 +148,10 @@ class PortMap:
     twins: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)  # CUDA class lines -> its HIP twin
     forward: dict[str, str] = field(default_factory=dict)  # forward-declared type name -> "path:line"
     amd_runner: str | None = None  # "path:line" of a CI job already on an AMD GPU runner
-    # CMake generator expressions for CUDA-language sources (line, first column, end column), and the arm that
-    # alone enables the CUDA language when the ROCm build never does ("path:guard"; None: it may)
-    language_spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # CMake generator expressions and property settings for CUDA-language sources only (line, first column, end line,
+    # end column: cuda_language_spans, cuda_property_spans), and the arm that alone enables the CUDA language when
+    # the ROCm build never does ("path:guard"; None: it may)
+    language_spans: dict[str, list[tuple[int, int, int, int]]] = field(default_factory=dict)
     cuda_language: str | None = None
     # arms only an off-by-default compile option enables (first line, last line, "path:line" of its commented
     # definition): porter.portaware.options
@@ -163,6 +165,9 @@ class PortMap:
     # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
     nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     rocm_build: str | None = None
+    # in a repository with a ROCm build: the arms of CUDA switches that require the CUDA toolkit (first line, last
+    # line, guard line; porter.portaware.scope.toolkit_arms), per CMake file
+    toolkit_arms: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     # CUDA text the project's ROCm-side Python rewrites in kernel source before compiling it -> "path:line" of the
     # `replace` (porter.portaware.rewrites)
     rewrites: dict[str, str] = field(default_factory=dict)
@@ -219,11 +224,14 @@ class PortMap:
             for start, end in self.nvcc_flags.get(path, ()):
                 if start <= line <= end:
                     return Status.HANDLED, self.rocm_build
+        for start, end, guard in self.toolkit_arms.get(path, ()):
+            if start <= line <= end:
+                return Status.HANDLED, f"{path}:{guard}"
         if self.cuda_language is not None:
-            # `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=...>` in a repository whose ROCm build never enables CUDA:
-            # only the CUDA build's nvcc sees it
-            for n, a, b in self.language_spans.get(path, ()):
-                if n == line and a <= column < b:
+            # `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=...>` or CUDA_SEPARABLE_COMPILATION in a repository whose ROCm
+            # build never enables CUDA: only the CUDA build's CUDA-language compiles see it
+            for n, a, m, b in self.language_spans.get(path, ()):
+                if (n, a) <= (line, column) < (m, b):
                     return Status.HANDLED, self.cuda_language
         best = None
         for sp in self.spans.get(path, ()):
@@ -404,7 +412,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          tested=tuple(cmake_tested(text)) + own_project,
-                         language_spans=tuple(cuda_language_spans(text)),
+                         language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds)),
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
                          definitions=tuple(cmake_compile_definitions(cmds)),
@@ -650,9 +658,13 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not extra and not mine:
             continue
         refs, regions = cmake_references(path, text, extra, mine)
-        regions = [*regions, *cmake_twin_variables(text), *cmake_twin_functions(cmake_commands(text))]  # as file_facts
+        cmds = cmake_commands(text)
+        regions = [*regions, *cmake_twin_variables(text, cmds), *cmake_twin_functions(cmds)]  # as file_facts
+        # the CUDA language enabled in such an arm is the CUDA build's too (comm_scope's enable_language(CUDA) in
+        # `if(SCOPE_USE_CUDA)`, whose SCOPE_USE_HIP twin only src/*/CMakeLists.txt test)
         facts[path] = dataclasses.replace(facts[path], refs=tuple((r.target, r.side, r.where, r.twin) for r in refs),
-                                          regions=tuple(regions))
+                                          regions=tuple(regions),
+                                          language_enables=tuple(cuda_language_enables(cmds, regions)))
         pm.cmake_regions[path] = list(regions)
 
     # The scan's build names (porter.pipeline.repository_facts: every C/C++ file's directives and the configured
@@ -765,11 +777,20 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     # CMake's CUDA language enabled only in CUDA arms of a repository whose CMake builds for ROCm (arbor's
     # ARB_GPU=hip, hoomd's HOOMD_GPU_PLATFORM=HIP compile HIP as CXX or HIP): a `$<COMPILE_LANGUAGE:CUDA>`
-    # expression applies to the CUDA build alone.
-    enables = sorted((p, n, s_, g) for p, f in facts.items() for n, s_, g in f.language_enables)
-    cmake_rocm = any(r[2] == ROCM for p, f in facts.items() if files[p].language == "cmake" for r in f.regions)
-    if enables and cmake_rocm and all(s_ == CUDA and g for _p, _n, s_, g in enables):
-        pm.cuda_language = f"{enables[0][0]}:{enables[0][3]}"
+    # expression or a CUDA_SEPARABLE_COMPILATION applies to the CUDA build alone. An arm is also a whole CMake file
+    # the CUDA build alone reads (DCA's cmake/dca_cuda.cmake, whose twin cmake/dca_hip.cmake enables HIP; a module
+    # loaded only from CUDA arms).
+    def cuda_side(p: str, g: int, s_: str) -> str | None:
+        if s_ == CUDA and g:
+            return f"{p}:{g}"
+        fs = pm.file_side.get(p)
+        return fs[2] if fs is not None and fs[1] == CUDA else None
+
+    enables = sorted((p, n, cuda_side(p, g, s_)) for p, f in facts.items() for n, s_, g in f.language_enables)
+    cmake_rocm = any(r[2] == ROCM for p, f in facts.items() if files[p].language == "cmake" for r in f.regions) or any(
+        fs[1] == ROCM for p, fs in pm.file_side.items() if files[p].language == "cmake")
+    if enables and cmake_rocm and all(ev for _p, _n, ev in enables):
+        pm.cuda_language = enables[0][2]
 
     # Includes: a header only ROCm-side lines include is ROCm-only; one only CUDA-side lines include is the CUDA arm.
     # Down the include chain too (FastVideo's api.cu, built only in the CUDA arm, includes launch.h, which includes
@@ -873,6 +894,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 spans = []
             if spans:
                 pm.nvcc_flags[path] = spans
+            # ... and so are the arms of a CUDA switch that need the CUDA toolkit (necSpMV's `if(BUILD_WITH_CUDA)`
+            # around find_package(CUDA REQUIRED), beside its hand-kept src/hip module): a ROCm build turns it off
+            arms = toolkit_arms(cmake_commands(data.decode("utf-8", "replace"))) \
+                if data is not None and c.language == "cmake" else []
+            if arms:
+                pm.toolkit_arms[path] = arms
         if pm.nvcc_flags:
             pm.rocm_build = rocm_side[0]
 

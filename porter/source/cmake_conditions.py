@@ -1,5 +1,5 @@
-"""Reads a CMake file's `if()` / `elseif()` / `else()` / `endif()` commands: where each is, what it tests, and the
-arms of each chain they make.
+"""Reads a CMake file's conditionals: its `if()` / `elseif()` / `else()` / `endif()` commands (where each is, what it
+tests, and the arms of each chain they make) and its generator expressions (`$<condition:value>`, where each is).
 
 CMake's conditionals are commands of the CMake language, not C preprocessor directives (those are
 porter.source.preprocessor's alone). Port steps that ask which CMake block a finding sits in (an NVTX switch's
@@ -58,3 +58,25 @@ def arms(code: bytes) -> tuple[Arm, ...]:
     last = code.count(b"\n") + 2
     out.extend(Arm(a.chain, a.index, a.line, last, a.condition) for a in reversed(open_arms))
     return tuple(out)
+
+
+def generator_expressions(code: bytes) -> list[tuple[int, int, int]]:
+    """(start, first top-level ':', end) of every `$<...>` in `code`, innermost first (end just past its `>`; ':' is
+    -1 when none). A generator expression may run over many lines: CMake reads a command's arguments, newlines
+    included, before it evaluates them (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html)."""
+    out: list[tuple[int, int, int]] = []
+    stack: list[list[int]] = []
+    i = 0
+    while i < len(code):
+        if code.startswith(b"$<", i):
+            stack.append([i, -1])
+            i += 2
+            continue
+        c = code[i]
+        if stack and c == 0x3A and stack[-1][1] < 0:  # ':'
+            stack[-1][1] = i
+        elif stack and c == 0x3E:  # '>'
+            start, colon = stack.pop()
+            out.append((start, colon, i + 1))
+        i += 1
+    return out

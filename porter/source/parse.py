@@ -372,7 +372,9 @@ def _hash_comment_spans(data: bytes, lang: str) -> list[tuple[int, int]]:
     if lang == "dockerfile":
         rx = re.compile(rb"^[ \t]*#[^\n]*", re.M)
     elif lang == "cmake":
-        rx = re.compile(rb'"(?:\\.|[^"\\])*"|#\[(=*)\[[\s\S]*?\]\1\]|#[^\n]*')
+        # an escape outside quotes first (`\"` in `-DDATE=\"${DATE}\"` is a character of an unquoted argument, not
+        # an opening quote: https://cmake.org/cmake/help/latest/manual/cmake-language.7.html#escape-sequences)
+        rx = re.compile(rb'\\.|"(?:\\.|[^"\\])*"|#\[(=*)\[[\s\S]*?\]\1\]|#[^\n]*')
     else:
         rx = re.compile(rb"(?:^|(?<=[ \t]))#[^\n]*", re.M)
     for m in rx.finditer(data):
