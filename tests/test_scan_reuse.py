@@ -187,3 +187,58 @@ def test_the_cache_codec_round_trips_a_scan_and_refuses_an_entry_missing_a_field
     assert store.get("ab" + "1" * 38) == k  # the pack is read: the whole Finding comes back
     assert store.get("ab" + "0" * 38) is None  # a Finding short of a field is a miss, not a half-built Finding
     assert dataclasses.replace(k) == codec.decode(codec.encode(k))
+
+
+def test_after_one_files_edit_only_that_file_is_lexed_again_for_the_repository_facts(tmp_path, monkeypatch):
+    """The whole tree's facts entry misses after an edit, but each unchanged file's own facts entry (named by its
+    content) still holds: one file is lexed, and the facts are those of a scan from scratch."""
+    import shutil
+
+    import porter.pipeline as pipeline
+    from porter.cache import Cache
+    from porter.source.read import WorkTree
+
+    tree = tmp_path / "repo"
+    shutil.copytree(DUAL, tree)
+    cache = Cache(tmp_path / "cache")
+    cache.check()
+    source = WorkTree(tree)
+    files = source.discover().files
+    log = tmp_path / "harvested"
+    real = pipeline.facts_of
+
+    def counted(data):
+        with log.open("a") as f:
+            f.write(f"{data.count(b'NEW_ONE')}\n")
+        return real(data)
+
+    monkeypatch.setattr(pipeline, "facts_of", counted)
+    pipeline.cached_repository_facts(files, source, 1 << 20, cache)
+    cache.flush()
+    log.unlink()
+    edited = tree / "src" / "common.cu"
+    edited.write_text(edited.read_text() + "#define NEW_ONE 7\n")
+    got = pipeline.cached_repository_facts(files, source, 1 << 20, _fresh_cache(tmp_path / "cache"))
+    assert log.read_text().splitlines() == ["1"]  # common.cu alone, with its new line
+    assert got == pipeline.repository_facts(files, lambda c: pipeline.file_facts(WorkTree(tree), c, 1 << 20))
+    assert ("NEW_ONE", 7) in got.constants
+
+
+def _fresh_cache(path):
+    """A fresh Cache object on `path` (a new scan's process: nothing pending from the last one)."""
+    from porter.cache import Cache
+
+    cache = Cache(path)
+    cache.check()
+    return cache
+
+
+def test_a_file_facts_entry_of_another_shape_is_a_miss():
+    import porter.pipeline as pipeline
+    from porter.source.preprocessor import Directive
+
+    facts = ({"QUAL": "__device__"}, {"N": (4,)}, ((Directive(1, 1, "define", "N 4"),), 3))
+    assert pipeline._file_facts_of_entry(pipeline._file_facts_entry(facts)) == facts
+    for bad in (None, (), ((), (), (), 0), ((("A", 1),), (), (), 2), ((), (("N", 4),), (), 2),
+                ((), (), ((1, 1, "define"),), 2), ((), (), ((1, 1, "define", b"N"),), 2)):
+        assert pipeline._file_facts_of_entry(bad) is None
