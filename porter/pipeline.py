@@ -746,6 +746,40 @@ def _with_listing(files: list[Candidate], harvested: Harvest) -> RepositoryFacts
 
 
 FACTS_FORMAT = b"repository-facts-2"
+# One file's facts (file_facts) in the cache, named by its content alone: they are a function of its bytes.
+FILE_FACTS_FORMAT = b"file-facts-1"
+
+
+def _file_facts_key(content: bytes, max_bytes: int) -> str:
+    """The cache key of one file's facts: its content (`blob\\0<git blob id>` or `sha256\\0<digest of its bytes>`),
+    the read limit and porter's code (which decides what the facts are)."""
+    h = hashlib.sha256(b"\0".join((FILE_FACTS_FORMAT, code_digest(), str(max_bytes).encode(), content)))
+    return "file-facts-" + h.hexdigest()[:40]
+
+
+def _file_facts_entry(facts: FileFacts) -> tuple[Any, ...]:
+    """One file's facts as the cache keeps them: plain tuples (a Directive is not a cache type)."""
+    macros, constants, (dirs, lines) = facts
+    return (tuple(macros.items()), tuple(constants.items()),
+            tuple((d.line, d.end_line, d.kind, d.text) for d in dirs), lines)
+
+
+def _file_facts_of_entry(value: Any) -> FileFacts | None:
+    """The facts _file_facts_entry kept, or None when `value` is not of that shape (then a miss)."""
+    if not (isinstance(value, tuple) and len(value) == 4):
+        return None
+    macros, constants, dirs, lines = value
+    if not (type(lines) is int and lines > 0
+            and isinstance(macros, tuple) and all(isinstance(m, tuple) and len(m) == 2
+                                                  and all(isinstance(x, str) for x in m) for m in macros)
+            and isinstance(constants, tuple) and all(isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str)
+                                                     and isinstance(k[1], tuple) and all(type(v) is int for v in k[1])
+                                                     for k in constants)
+            and isinstance(dirs, tuple) and all(isinstance(d, tuple) and len(d) == 4 and type(d[0]) is int
+                                                and type(d[1]) is int and isinstance(d[2], str)
+                                                and isinstance(d[3], str) for d in dirs)):
+        return None
+    return dict(macros), dict(constants), (tuple(preprocessor.Directive(*d) for d in dirs), lines)
 # How many rounds of `#include "kern.txt"` (files of no known language that C/C++/CUDA sources include) a scan
 # follows: each round reads the files the last one added; past this, deeper ones are not listed.
 MAX_INCLUDE_DEPTH = 8
@@ -814,6 +848,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
     files = list(files)
     held = held if held is not None else Held()
     key = None
+    file_keys: dict[str, str] = {}  # each readable C/C++/CUDA file's own facts entry (_file_facts_key)
     if cache is not None:
         h = hashlib.sha256(b"\0".join((FACTS_FORMAT, code_digest(), str(max_bytes).encode(),
                                        ",".join(rocm_macros).encode())))
@@ -822,6 +857,7 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
                 continue
             if c.blob is not None:
                 content = c.blob.encode()
+                file_keys[c.path] = _file_facts_key(b"blob\0" + content, max_bytes)
             else:
                 try:
                     data = held.read(source, c, max_bytes)
@@ -829,19 +865,37 @@ def cached_repository_facts(files: Iterable[Candidate], source: Source, max_byte
                     content = b"unreadable"
                 else:
                     content = held.digest(c, data)
+                    file_keys[c.path] = _file_facts_key(b"sha256\0" + content, max_bytes)
             h.update(b"\0" + os.fsencode(c.path) + b"\0" + content)
         key = "facts-" + h.hexdigest()[:40]
         hit = cache.get(key)
         if _facts_entry(hit):
             return _with_listing(files, hit)
+    # The whole tree's entry missed (a file changed, came or went): each unchanged file's own facts are still
+    # in the cache, so only the files whose content is new are lexed again (one edit: one file, not the tree).
+    known: dict[str, FileFacts] = {}
+    if cache is not None:
+        for c in files:
+            if c.path in file_keys:
+                found = _file_facts_of_entry(cache.get(file_keys[c.path]))
+                if found is not None:
+                    known[c.path] = found
     for c in files:  # read here, once, for the facts workers and the scan after them
         if c.language == "cuda":
             try:
                 held.read(source, c, max_bytes)
             except SourceReadError:
                 pass  # said when the file itself is scanned
-    harvested, whole = harvest_file_facts(files, source, max_bytes, held, budget, jobs, notices,
+    harvested, whole = harvest_file_facts([c for c in files if c.path not in known], source, max_bytes, held,
+                                          budget, jobs, notices,
                                           pool=pool if pool is not None and pool.budget == budget else None)
+    if cache is not None:
+        for path, got in harvested.items():
+            # a file read in the parent and lexed to its line count; ({}, {}, ((), 0)) is one its worker could not
+            # read, which its scan reports (not kept: the next scan tries again)
+            if path in file_keys and len(got) == 3 and got[2][1] > 0:
+                cache.put(file_keys[path], _file_facts_entry(got))
+    harvested = {**known, **harvested}
     # Which macros stand for one build is worked out over every file's directives (porter.source.preprocessor): repository
     # content too, so it runs under the budget of a stage; past it the facts are the per-file ones alone.
     inputs = (files, harvested, rocm_macros)

@@ -124,36 +124,43 @@ def test_the_port_status_stage_reuses_the_scans_listing_of_the_same_source(monke
     assert len(calls) == 1
 
 
-def test_repository_facts_come_from_one_cache_entry_named_by_the_files_contents(tmp_path, monkeypatch):
+def _dual_tree_counting_harvests(tmp_path, monkeypatch, line):
+    """A copy of the DUAL fixture, a fresh cache and its work-tree source and files; facts_of writes `line(data)`
+    to a log for each file it lexes (files are harvested in budgeted worker processes: porter.budget), read back by
+    the returned function."""
     import shutil
 
     import porter.pipeline as pipeline
-    from porter.cache import Cache
     from porter.source.read import WorkTree
 
     tree = tmp_path / "repo"
     shutil.copytree(DUAL, tree)
-    cache = Cache(tmp_path / "cache")
-    cache.check()
     source = WorkTree(tree)
-    files = source.discover().files
-    want = pipeline.repository_facts(files, lambda c: pipeline.file_facts(source, c, 1 << 20))
-    # Files are harvested in budgeted worker processes (porter.budget): each harvest appends a line to a file.
     log = tmp_path / "harvested"
     real = pipeline.facts_of
 
     def counted(data):
         with log.open("a") as f:
-            f.write(f"{len(data)}\n")
+            f.write(f"{line(data)}\n")
         return real(data)
 
     def harvested() -> list[str]:
-        return log.read_text().splitlines() if log.exists() else []
+        lines = log.read_text().splitlines() if log.exists() else []
+        log.unlink(missing_ok=True)
+        return lines
 
     monkeypatch.setattr(pipeline, "facts_of", counted)
+    return tree, source, source.discover().files, _fresh_cache(tmp_path / "cache"), harvested
+
+
+def test_repository_facts_come_from_one_cache_entry_named_by_the_files_contents(tmp_path, monkeypatch):
+    import porter.pipeline as pipeline
+
+    tree, source, files, cache, harvested = _dual_tree_counting_harvests(tmp_path, monkeypatch, len)
+    want = pipeline.repository_facts(files, lambda c: pipeline.file_facts(source, c, 1 << 20))
+    harvested()
     first = pipeline.cached_repository_facts(files, source, 1 << 20, cache)
     assert first == want and len(harvested()) == sum(1 for c in files if c.language == "cuda")
-    log.unlink()
     assert pipeline.cached_repository_facts(files, source, 1 << 20, cache) == want and harvested() == []
     (tree / "src" / "common.cu").write_text((tree / "src" / "common.cu").read_text() + "#define NEW_ONE 7\n")
     changed = pipeline.cached_repository_facts(files, source, 1 << 20, cache)
@@ -187,3 +194,42 @@ def test_the_cache_codec_round_trips_a_scan_and_refuses_an_entry_missing_a_field
     assert store.get("ab" + "1" * 38) == k  # the pack is read: the whole Finding comes back
     assert store.get("ab" + "0" * 38) is None  # a Finding short of a field is a miss, not a half-built Finding
     assert dataclasses.replace(k) == codec.decode(codec.encode(k))
+
+
+def test_after_one_files_edit_only_that_file_is_lexed_again_for_the_repository_facts(tmp_path, monkeypatch):
+    """The whole tree's facts entry misses after an edit, but each unchanged file's own facts entry (named by its
+    content) still holds: one file is lexed, and the facts are those of a scan from scratch."""
+    import porter.pipeline as pipeline
+    from porter.source.read import WorkTree
+
+    tree, source, files, cache, harvested = _dual_tree_counting_harvests(
+        tmp_path, monkeypatch, lambda data: data.count(b"NEW_ONE"))
+    pipeline.cached_repository_facts(files, source, 1 << 20, cache)
+    cache.flush()
+    harvested()
+    edited = tree / "src" / "common.cu"
+    edited.write_text(edited.read_text() + "#define NEW_ONE 7\n")
+    got = pipeline.cached_repository_facts(files, source, 1 << 20, _fresh_cache(tmp_path / "cache"))
+    assert harvested() == ["1"]  # common.cu alone, with its new line
+    assert got == pipeline.repository_facts(files, lambda c: pipeline.file_facts(WorkTree(tree), c, 1 << 20))
+    assert ("NEW_ONE", 7) in got.constants
+
+
+def _fresh_cache(path):
+    """A Cache object on `path`, checked (as a new scan's process opens it: nothing pending from the last one)."""
+    from porter.cache import Cache
+
+    cache = Cache(path)
+    cache.check()
+    return cache
+
+
+def test_a_file_facts_entry_of_another_shape_is_a_miss():
+    import porter.pipeline as pipeline
+    from porter.source.preprocessor import Directive
+
+    facts = ({"QUAL": "__device__"}, {"N": (4,)}, ((Directive(1, 1, "define", "N 4"),), 3))
+    assert pipeline._file_facts_of_entry(pipeline._file_facts_entry(facts)) == facts
+    for bad in (None, (), ((), (), (), 0), ((("A", 1),), (), (), 2), ((), (("N", 4),), (), 2),
+                ((), (), ((1, 1, "define"),), 2), ((), (), ((1, 1, "define", b"N"),), 2)):
+        assert pipeline._file_facts_of_entry(bad) is None

@@ -27,7 +27,9 @@ _FUNCTION_LIKE = re.compile(r"([A-Za-z_]\w*)\(([^()]*)\)(.*)", re.S)
 def asm_macro_helpers(sf: SourceFile) -> tuple[DeviceHelper, ...]:
     """The file's function-like macros whose body holds PTX, each as a helper with that PTX as its facts (lines
     of the `#define`)."""
-    if b"#" not in sf.data or not _ASM.search(sf.data):
+    # `asm` is in both of _ASM's words: found at memchr speed first, since `re` tries a pattern that opens with `\b`
+    # at every byte of the file (it has no literal prefix to skip ahead to)
+    if b"#" not in sf.data or b"asm" not in sf.data or not _ASM.search(sf.data):
         return ()
     from porter.source.preprocessor import preprocessed
 

@@ -33,6 +33,7 @@ from porter.kernels.constfold import split_template_arguments
 from porter.model.kernel import DeviceHelper, HelperCall, Kernel, KernelFacts, merge_helpers
 from porter.source.includes import resolve_include
 from porter.source.parse import unqualified
+from porter.source.parse_input import word_matches
 
 MAX_DEPTH = 4  # helper calls followed from a kernel: kernel -> a -> b -> c -> d
 MAX_HELPERS = 32  # helpers merged into one kernel
@@ -177,10 +178,11 @@ def type_aliases_of(code: bytes) -> tuple[tuple[str, str], ...]:
     if b"typedef" not in code and b"using" not in code:
         return ()
     out: set[tuple[str, str]] = set()
-    for m in _TYPEDEF.finditer(code):
+    # Tried only where the keyword is written: `re` tries a pattern that opens with `\b` at every byte.
+    for m in word_matches(_TYPEDEF, code, (b"typedef",)):
         target, alias = m.group(1), m.group(2)
         out.add((alias.decode(), target.decode().rsplit("::", 1)[-1].strip()))
-    for m in _USING.finditer(code):
+    for m in word_matches(_USING, code, (b"using",)):
         alias, target = m.group(1), m.group(2)
         out.add((alias.decode(), target.decode().rsplit("::", 1)[-1].strip()))
     return tuple(sorted((a, t) for a, t in out if a != t))

@@ -71,6 +71,7 @@ from porter.match.refine_common import (NVIDIA_SUPPORTED, PROFILING_SWITCH, MACR
                                         statement_around as _statement_around)
 from porter.model import Severity
 from porter.source.parse import SourceFile
+from porter.source.parse_input import line_matches
 from porter.source.preprocessor import CUDA as CUDA_BUILD
 from porter.source.preprocessor import (POSITIVE_ARMS, ROCM, Build, Group, arm_span, condition, groups_around,
                                        may_hold_directives, names_rocm, preprocessed)
@@ -435,7 +436,8 @@ def file_defined_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
             continue
         values.setdefault(name, set()).add(int(m.group(2)))
         lines.setdefault(name, []).append(d.line)
-    undone.update(m.group(1).decode() for m in _UNDEF.finditer(sf.code))
+    if b"undef" in sf.code:  # a MULTILINE `^` is tried at every byte by `re`: most files have no #undef at all
+        undone.update(m.group(1).decode() for m in _UNDEF.finditer(sf.code))
     names = {n: next(iter(v)) for n, v in values.items() if len(v) == 1 and n not in undone}
     out: dict[int, tuple[str, int]] = {}
     if not names:
@@ -694,7 +696,8 @@ def jetson_switch_arms(sf: SourceFile) -> dict[int, tuple[str, int]]:
     """Body line -> (the Jetson switch, its arm's line) for every positive arm testing the file's Jetson switch
     (step 4e)."""
     # the raw bytes: the code view blanks the <...> of an include as a string
-    if not _JETSON_INCLUDE.search(sf.data):
+    # (only `#include` lines are tried: `re` tries a MULTILINE `^` at every byte, having no literal prefix to skip to)
+    if next(line_matches(_JETSON_INCLUDE, sf.data, (b"include",)), None) is None:
         return {}
     pre = preprocessed(sf)
     arms = [a for g in pre.groups for a in g.arms if a.kind in POSITIVE_ARMS and "!" not in a.text]

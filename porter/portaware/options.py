@@ -30,6 +30,7 @@ from typing import Iterable, Mapping
 
 from porter.lazyre import lazy_regex
 from porter.source.cmake_conditions import arms as cmake_arms
+from porter.source.parse_input import line_matches
 from porter.source.preprocessor import Directive
 
 # A definition written in a comment, alone on its line: `//#define X`, `// #define X 1`, `/* #define X */`.
@@ -42,7 +43,10 @@ def commented_defines(data: bytes) -> tuple[tuple[int, str], ...]:
     """(line, name) of each macro definition the file writes in a comment."""
     if b"define" not in data:
         return ()
-    return tuple((data.count(b"\n", 0, m.start()) + 1, m.group(1).decode("ascii")) for m in _COMMENTED().finditer(data))
+    # Only lines holding `define` are tried (each match is one line): a MULTILINE `^` has no literal prefix for `re`
+    # to skip ahead to, so finditer tried it at every byte of the file.
+    return tuple((data.count(b"\n", 0, m.start()) + 1, m.group(1).decode("ascii"))
+                 for m in line_matches(_COMMENTED(), data, (b"define",)))
 
 
 _OPTION = lazy_regex(rb'(?im)^[ \t]*option[ \t]*\([ \t]*([A-Za-z_]\w*)[ \t]+"[^"]*"[ \t]*([A-Za-z0-9_]*)[ \t]*\)')

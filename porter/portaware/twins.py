@@ -37,10 +37,20 @@ _CUDA_WORD = lazy_regex(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(CUDA|Cuda|cuda|CU|
 _HIP_SPELLING = {"CUDA": "HIP", "Cuda": "Hip", "cuda": "hip", "CU": "HIP", "Cu": "Hip", "cu": "hip"}
 
 
+# The bytes _block_end acts on: braces and what opens a comment, a string or a character literal. The bytes between
+# them are skipped in one C-speed search instead of a Python step per byte (most of a class body is neither).
+_BLOCK_BYTE = lazy_regex(rb"[{}/\"']")
+
+
 def _block_end(data: bytes, open_at: int) -> int:
     """The index of the `}` closing the `{` at `open_at` (comments, strings and character literals skipped), or -1."""
     depth, i, n = 0, open_at, len(data)
+    find = _BLOCK_BYTE().search
     while i < n:
+        m = find(data, i)
+        if m is None:
+            return -1
+        i = m.start()
         c = data[i]
         if c == 0x7B:  # {
             depth += 1

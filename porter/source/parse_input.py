@@ -45,9 +45,11 @@ _function_macro = lazy_regex(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\
 
 
 def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> Iterator[re.Match]:
-    """What `pattern.finditer(data)` gives, for a MULTILINE pattern whose every match starts at a line start and
-    ends within that line, and only on lines that contain one of `words`: those lines are found with bytes.find
-    (memchr speed) instead of trying the pattern at every byte of the file."""
+    """What `pattern.finditer(data)` gives, for a MULTILINE pattern whose every match is non-empty, starts at a line
+    start and holds one of `words` on that first line: those lines are found with bytes.find (memchr speed) instead
+    of trying the pattern at every byte of the file (`re` has no literal prefix to skip ahead to after a `^`). A
+    match may run over further lines (a directive's continuation lines): a line start inside it is not tried, as
+    finditer goes on from a match's end."""
     starts = set()
     for word in words:
         at = data.find(word)
@@ -56,9 +58,13 @@ def line_matches(pattern: re.Pattern, data: bytes, words: tuple[bytes, ...]) -> 
             starts.add(start)
             end = data.find(b"\n", at)
             at = data.find(word, end) if end >= 0 else -1
+    end = 0
     for start in sorted(starts):
+        if start < end:
+            continue  # inside the last match
         m = pattern.match(data, start)
         if m is not None:
+            end = m.end()
             yield m
 
 
@@ -470,7 +476,7 @@ def kernel_macro_bodies(data: bytes, uses: dict[int, str] | None = None, global_
     if b"define" not in data or (b"__global__" not in data and not uses):
         return data
     out = None
-    for m in _any_define().finditer(data):
+    for m in line_matches(_any_define(), data, (b"define",)):
         lo, hi = m.start(1), m.end(1)
         body = data[lo:hi]
         if b"{" not in body or body.count(b"{") != body.count(b"}"):
