@@ -456,6 +456,7 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
         out.extend(_vendor_keyed_entries(sf.root, data))
     if any(sp.side == CUDA for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out))
+        out.extend(_cuda_only_variables(sf.root, out, script=path.rsplit("/", 1)[-1] == "setup.py"))
     if ROCM_WORD.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
     return out
@@ -701,6 +702,114 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
                 found[name] = Span(own[0], own[1], CUDA, holders[0].line)
                 changed = True
     return list(found.values())
+
+
+# Where a scope's own names are bound without being read: nested definitions bind theirs in their own scope, and
+# these fields name a keyword, an attribute or a parameter, never the variable.
+_PY_SCOPES = ("function_definition", "class_definition", "lambda")
+_PY_NOT_READ = {("keyword_argument", "name"), ("attribute", "attribute"), ("default_parameter", "name"),
+                ("typed_default_parameter", "name"), ("parameters", None), ("lambda_parameters", None)}
+
+
+def _scope_statements(block):
+    """The assignment statements `name = value` of one scope (a module or a function body), in nested blocks too
+    (`if`, `for`, `with`, `try`) but not in nested functions or classes, which bind their own names."""
+    stack = list(reversed(block.named_children))
+    while stack:
+        node = stack.pop()
+        if node.type in _PY_SCOPES or node.type == "decorated_definition":
+            continue
+        if node.type == "expression_statement" and node.named_child_count == 1:
+            inner = node.named_children[0]
+            left = inner.child_by_field_name("left") if inner.type == "assignment" else None
+            right = inner.child_by_field_name("right") if left is not None else None
+            if left is not None and left.type == "identifier" and right is not None and _effect_free(right):
+                yield left.text.decode("utf-8", "replace"), node, left
+            continue
+        stack.extend(reversed(node.named_children))
+
+
+def _effect_free(value) -> bool:
+    """Whether evaluating `value` does nothing but make a value: literals, names, f-strings, operators, subscripts,
+    comprehensions, with no call or `await` anywhere in it. Only then is an assignment's work its reads' alone: a call
+    (`lib = ctypes.CDLL("libcudart.so")`, `cap = torch.cuda.get_device_capability()`) runs on every build."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if node.type in ("call", "await", "yield", "named_expression"):
+            return False
+        stack.extend(node.named_children)
+    return True
+
+
+def _reads(block, names: set[bytes], bound: set[int]) -> dict[bytes, list[Pos]]:
+    """Positions of the identifiers of `names` in `block` (nested functions included: a closure reads its enclosing
+    scope's names) other than the assignment targets in `bound` and keyword, attribute and parameter names."""
+    out: dict[bytes, list[Pos]] = {}
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier":
+            if node.text in names and node.id not in bound:
+                parent = node.parent
+                field = next((parent.field_name_for_child(i) for i, child in enumerate(parent.children)
+                              if child.id == node.id), None)
+                if (parent.type, field) not in _PY_NOT_READ and (parent.type, None) not in _PY_NOT_READ:
+                    out.setdefault(node.text, []).append(_pos(node.start_point))
+            continue
+        if node.type not in ("comment", "string"):
+            stack.extend(node.children)
+    return out
+
+
+def _cuda_only_variables(root, spans: list[Span], script: bool = False) -> list[Span]:
+    """A variable whose every read is CUDA-side code is CUDA-side where it is assigned: fused-ssim's
+    `fallback_archs = ["-gencode=arch=compute_75,code=sm_75", ...]`, defined before `if torch.version.hip:` and
+    extended into the nvcc flags only in its `else`. Python binds a name in the scope that assigns it (the Python
+    language reference, 4.2.2 Resolution of names), so every read of a function's local is in that function's body,
+    and the value reaches the build only through those reads: a ROCm build never uses it. The same holds for a
+    module's private names (a leading underscore) and, in `setup.py`, which setuptools runs as a script and nothing
+    imports, for every module-level name; another module may import a public one. A name read nowhere, declared
+    `global`/`nonlocal`, or with any read outside the CUDA spans is left as it is; `x += [...]` and `x.append(...)`
+    read `x`. Only an assignment whose value is effect-free (_effect_free: no call) is one: a call runs on every
+    build whoever reads its result. The span's line is the check that confines its first read."""
+    cuda = [sp for sp in spans if sp.side == CUDA]
+    if not cuda:
+        return []
+    scopes = [(root, True)]
+    stack = list(root.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                scopes.append((body, False))
+        stack.extend(node.named_children)
+    out: list[Span] = []
+    for block, module in scopes:
+        assigned: dict[str, list] = {}
+        for name, statement, target in _scope_statements(block):
+            assigned.setdefault(name, []).append((statement, target))
+        if not assigned:
+            continue
+        declared = {n.text.decode("utf-8", "replace") for stmt in descendants(
+            block, ("global_statement", "nonlocal_statement"), lang="python") for n in stmt.named_children}
+        wanted = {name for name in assigned if name not in declared and (
+            not module or script or name.startswith("_") and not name.startswith("__"))}
+        if not wanted:
+            continue
+        bound = {target.id for name in wanted for _, target in assigned[name]}
+        reads = _reads(block, {name.encode() for name in wanted}, bound)
+        for name in sorted(wanted):
+            where = reads.get(name.encode(), [])
+            holders = [next((sp for sp in cuda if sp.holds(r)), None) for r in where]
+            if not where or any(h is None for h in holders):
+                continue
+            for statement, _ in assigned[name]:
+                start = _pos(statement.start_point)
+                if not any(sp.holds(start) for sp in cuda):
+                    out.append(Span(start, _pos(statement.end_point), CUDA, holders[0].line))
+    return out
 
 
 def _returns(block) -> bool:
