@@ -362,6 +362,10 @@ _CLANG_DIFFERS = {
     "image-instructions": "texture or surface read/write (tex1Dfetch, tex2D, surf2Dread, ...): this target has no image "
                           "instructions, and HIP's headers mark the texture API unavailable here: read global memory "
                           "with the texture's addressing and filtering written out",
+    "dropped-on-hip": "the kernel's definition sits in an arm only NVIDIA's compiler or toolkit macros select "
+                      "(`__CUDACC_VER_MAJOR__`, `CUDART_VERSION`, `__NVCC__`, `__CUDA_ARCH__`), which hip-clang and "
+                      "HIP's headers never define: the ROCm build compiles it to nothing. Make the gate HIP-aware "
+                      "(`|| defined(__HIP__)`) or give HIP an `#else`",
     "fp-contract-rounded": "__fmul_rn / __fadd_rn (round-to-nearest, never contracted by nvcc) are the plain operators "
                            "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
                            "contract(off)` (or build it with -ffp-contract=off)",

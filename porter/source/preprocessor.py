@@ -778,6 +778,23 @@ def nvidia_compiler_only(dirs: list[Directive], line: int) -> bool:
     return not _reaches(dirs, line, _NvidiaCompilerBuild(ROCM, (), ()))
 
 
+def hip_dropping_arm(pre: Preprocessed, line: int) -> int | None:
+    """The directive line of the outermost arm around `line` that hip-clang never compiles because a macro only
+    NVIDIA's compiler or toolkit defines decides it (`#if __CUDACC_VER_MAJOR__ >= 8` with no `#else`, `#ifdef
+    __NVCC__`, `#if __CUDA_ARCH__ >= 700`: _NvidiaCompilerBuild), or None. hip-clang and HIP's headers define none
+    of those (clang-22 -x hip -dM -E with hip_runtime.h; HIPIFY renames only `__CUDACC__`, to `__HIPCC__`), so code
+    there is not in the ROCm build, before or after hipify. A group that names a ROCm-side macro chose its HIP path
+    (`#if CUDA_VERSION >= 9000 || defined(__HIP_PLATFORM_AMD__)`) and decides nothing here."""
+    build = _NvidiaCompilerBuild(ROCM, (), ())
+    for g, i in pre.enclosing(line):
+        if any(a.kind != "else" and names_rocm(a.text) for a in g.arms):
+            continue
+        truths = _arm_truths(g, build)
+        if truths[i] is False or any(t is True for t in truths[:i]):
+            return g.arms[i].line
+    return None
+
+
 def _reaches(dirs: list[Directive], line: int, build: Build) -> bool:
     """Whether `line` may be compiled by `build`: no enclosing arm reads false there."""
     # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
