@@ -324,6 +324,9 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     odd = sorted(t.split(" ", 1)[1] for t in tensor if t.startswith("wmma m") and not _rocwmma_shape(t))
     if odd:
         add("wmma-shape", f"WMMA fragment shape {', '.join(odd)}: rocWMMA has square 16x16 / 32x32 blocks only")
+    if "wmma b1" in tensor:
+        add("wmma-b1", "1-bit WMMA (bmma_sync, precision::b1 fragments): no AMD matrix instruction takes 1-bit "
+                       "operands; the bit GEMM needs another design (popcount over packed words, or int8 MFMA)")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
     algebra = bool(set(facts.cute_tensor) - CUTE_VIEW_NAMES)

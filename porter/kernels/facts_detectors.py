@@ -166,6 +166,25 @@ def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
         w.tensor.add("wmma m{}n{}k{}".format(*dims))
 
 
+# WMMA's 1-bit operations: `bmma_sync` (the only WMMA call that takes `precision::b1` fragments, with an XOR or AND
+# bit op) and the `b1` precision itself (`wmma::experimental::precision::b1`). CUDA C++ Programming Guide, "Sub-byte
+# Operations": https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#sub-byte-operations
+_ONE_BIT = frozenset({"bmma_sync", "b1"})
+
+
+@detects(*NAMES, names=_ONE_BIT)
+def one_bit_mma(ctx, n: ts.Node, w: Walk) -> None:
+    """1-bit matrix multiply (`wmma::bmma_sync`, a `precision::b1` fragment) as the tensor fact `wmma b1`: no AMD
+    matrix instruction takes 1-bit operands (porter.kernels.checks: wmma-b1)."""
+    name = n.text.decode()
+    if name not in _ONE_BIT:
+        return
+    p = n.parent
+    if name == "b1" and (p is None or not p.text.decode("utf-8", "replace").replace(" ", "").endswith("precision::b1")):
+        return  # a variable called b1, not the precision
+    w.tensor.add("wmma b1")
+
+
 @detects("namespace_identifier", names=CUDA_ONLY_NAMESPACES)
 def cuda_only_namespaces(ctx, n: ts.Node, w: Walk) -> None:
     """`cutlass::`, `cute::`: NVIDIA-only device libraries with no ROCm build."""

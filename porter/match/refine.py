@@ -14,8 +14,8 @@ comments use):
 - porter.match.refine_code, C/C++ code and the knowledge base's renames: 2 private toolkit-header copies; 5b the
   code's own `warpSize`; 5h host-only warp constants; 5p, 5q files with no GPU code; 7 plain renames; 8a grid-wide
   barriers and cooperative launches.
-- porter.match.refine_macros, a file's own `#define`s: 5r bodies of macros a translation unit never expands; 5s its
-  own definition of a CUDA name.
+- porter.match.refine_macros, a file's own definitions: 5r bodies of macros a translation unit never expands; 5s its
+  own definition of a CUDA name (a `#define`, or a function: 5v).
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
   text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g blocks of OFF options that only
   set variables; 4d blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i
@@ -56,7 +56,8 @@ from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DR
                                       HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
                                       own_warpsize, plain_rename, private_toolkit_copy)
 from porter.match.refine_common import as_info as _as_info, offset as _offset
-from porter.match.refine_macros import OWN_DEFINITION_RULES, own_definition, unexpanded, unexpanded_bodies
+from porter.match.refine_macros import (OWN_DEFINITION_RULES, OWN_FUNCTION_RULES, own_definition, own_function,
+                                       unexpanded, unexpanded_bodies)
 from porter.match.refine_precedence import PRECEDENCE_FILE, PrecedenceError, one_per_spot, specific
 from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISSING_RULES, DEVICE_PASS_RULES,
                                               FALLBACK_RULES, FEATURE_DEFINE_RULES, INTROSPECTION_RULES,
@@ -158,6 +159,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
             findings = [unexpanded(f, bodies) for f in findings]
         if any(f.rule in OWN_DEFINITION_RULES for f in findings):
             findings = [own_definition(f, sf) for f in findings]
+    if findings and sf.language == "cuda" and sf.functions and any(f.rule in OWN_FUNCTION_RULES for f in findings):
+        findings = [own_function(f, sf) for f in findings]
     if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
         findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
     if findings and sf.language == "cuda" and any(f.rule in HOST_CONSTANT_RULES for f in findings):
