@@ -314,13 +314,15 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     barriers = [a for a in other_async if a in ASYNC_BARRIERS]
     plain = [a for a in other_async if a not in ASYNC_BARRIERS]
     if plain:
-        add("async-copy", f"uses {', '.join(plain)}: a synchronous global→LDS copy and __syncthreads replace it")
+        add("async-copy", f"uses {', '.join(plain)}: a synchronous global→LDS copy and __syncthreads replace it",
+            _named_at(facts, plain))
     if barriers:
-        add("async-copy-barrier", f"uses {', '.join(barriers)}")
+        add("async-copy-barrier", f"uses {', '.join(barriers)}", _named_at(facts, barriers))
     if "nvfp4-mma" in tensor:
         add("nvfp4-mma", "NVFP4 block-scaled MMA in inline PTX", ptx.lines)
     if "wmma" in tensor:
-        add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
+        add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}",
+            _named_at(facts, ["wmma"]))
     odd = sorted(t.split(" ", 1)[1] for t in tensor if t.startswith("wmma m") and not _rocwmma_shape(t))
     if odd:
         add("wmma-shape", f"WMMA fragment shape {', '.join(odd)}: rocWMMA has square 16x16 / 32x32 blocks only")
@@ -373,6 +375,19 @@ _CLANG_DIFFERS = {
                            "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
                            "contract(off)` (or build it with -ffp-contract=off)",
 }
+
+
+def _named_at(facts: KernelFacts, features: Iterable[str]) -> list[int]:
+    """The lines naming `features` in code (KernelFacts.feature_lines), or none when one of them has no line (a
+    feature spelt only in inline PTX): a check's lines are where all of its evidence is, so that port status, which
+    drops a check whose every line is handled, never drops one for part of it."""
+    lines: list[int] = []
+    for feature in features:
+        at = [line for name, line in facts.feature_lines if name == feature]
+        if not at:
+            return []
+        lines += at
+    return lines
 
 
 def _clang_checks(facts: KernelFacts, target, add: Add) -> None:

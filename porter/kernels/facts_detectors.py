@@ -153,6 +153,7 @@ def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
     if n.text.decode() not in WMMA_IDENTIFIERS:
         return
     w.tensor.add("wmma")
+    w.feature_lines.append(("wmma", n.start_point.row + 1))
     p = n.parent
     while p is not None and p.type not in _DECLARATIONS:
         p = p.parent
@@ -232,6 +233,7 @@ def async_copy_names(ctx, n: ts.Node, w: Walk) -> None:
     # `barrier` and `pipeline` are common words: only cuda::'s count.
     if name in ASYNC_IDENTIFIERS and (name not in ("barrier", "pipeline") or _in_cuda_ns(n)):
         w.async_copies.add(ASYNC_IDENTIFIERS[name])
+        w.feature_lines.append((ASYNC_IDENTIFIERS[name], n.start_point.row + 1))
 
 
 @detects(*NAMES, names=CLUSTER_IDENTIFIERS)

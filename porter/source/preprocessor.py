@@ -227,6 +227,11 @@ def known_comment_spans(data: bytes, flat: Sequence[int]) -> None:
 _KNOWN_SPANS: list = [None, ()]
 
 
+def blank_comments(data: bytes) -> bytes:
+    """The file's text with comments and raw strings blanked, line for line (what its directives are lexed from)."""
+    return _blank_comments(data)
+
+
 def _blank_comments(data: bytes) -> bytes:
     """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
     no directive); other strings are skipped, not searched (they end on their line)."""
