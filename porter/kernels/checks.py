@@ -8,6 +8,7 @@ launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope at
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable, Iterable, Mapping
 
@@ -59,11 +60,28 @@ def kernel_checks(facts: KernelFacts, target, release: str | None = None) -> lis
         if verdict != "ok":
             out.append(CheckResult(check, verdict, message, tuple(sorted(set(lines)))))
 
+    facts = _on_wave(facts, target.wavefront_size)
     for detect in (_wave_checks, _feature_checks, _lds_check, _block_checks, _grid_checks, _clang_checks):
         detect(facts, target, add)
     if facts.triton is not None:
         _triton_checks(facts, target, add)
     return out
+
+
+def _on_wave(facts: KernelFacts, wave: int | None) -> KernelFacts:
+    """`facts` as a target of wave size `wave` compiles them: the warp facts in a wave-size arm for another size
+    (KernelFacts.wave_arms: `#if WARP_SIZE == 32` on a wave64 target) left out, as the preprocessor leaves the arm."""
+    if not facts.wave_arms or wave is None:
+        return facts
+    other = [(a, b) for a, b, size in facts.wave_arms if size != wave]
+    if not other:
+        return facts
+
+    def kept(items):
+        return tuple(x for x in items if not any(a <= x.line <= b for a, b in other))
+    return dataclasses.replace(facts, warp_ops=kept(facts.warp_ops), lane_assumptions=kept(facts.lane_assumptions),
+                               ballot_32bit=kept(facts.ballot_32bit), warpsize_constant=kept(facts.warpsize_constant),
+                               wave_names=kept(facts.wave_names))
 
 
 def _triton_checks(facts: KernelFacts, target, add: Add) -> None:

@@ -29,7 +29,7 @@ from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, ca
                                             restrict_on_value, walked_types)
 from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
-from porter.kernels.facts_lanes import lane_array_index
+from porter.kernels.facts_lanes import WARPISH_BYTES, lane_array_index
 from porter.kernels.facts_launches import Dim3Write, LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
 from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
@@ -261,8 +261,21 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             unknown=tuple(unknown),
             tensor_arch_arms=_tensor_arch_arms(self.sf, fn.start_line, fn.end_line)
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
+            wave_arms=self._wave_arms([(fn.start_line, fn.end_line)] + [(f.start_line, f.end_line) for f in device_fns]),
             indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
         )
+
+    def _wave_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
+        """The wave-size arms (preprocessor.wave_size_arms) inside `spans` whose name no file of the repository
+        defines (not a constant here, nor one defined per build: ctx.alternatives), so the build passes it per
+        device (`-DWARP_SIZE=` from the device's warp size) and each target compiles its own arm."""
+        if b"==" not in self.sf.data or not WARPISH_BYTES.search(self.sf.data):
+            return ()
+        from porter.source.preprocessor import preprocessed, wave_size_arms  # as in _tensor_arch_arms
+
+        return tuple((a, b, wave) for a, b, wave, name in wave_size_arms(preprocessed(self.sf))
+                     if name not in self.env.sources and name not in self.alternatives
+                     and any(lo <= a and b <= hi for lo, hi in spans))
 
     def _with_dropped(self, body: dict[str, Any], fn: Function) -> dict[str, Any]:
         """`body` (body_facts) with DROPPED_ON_HIP among its clang differences when hip-clang compiles the kernel's

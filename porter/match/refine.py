@@ -10,7 +10,8 @@ comments use):
   3 capability and toolkit tests with a fallback HIP compiles, old-toolkit arms; 3c older-GPU arms HIP takes;
   3a feature-define arms;
   3b toolkit introspection; 4 a drop-in library's own switch; 4a NVTX profiling switches; 4e Jetson switches;
-  5 `#error`/`#warning` text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms.
+  5 `#error`/`#warning` text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms; 6b
+  wave-size arms for 32 lanes.
 - porter.match.refine_code, C/C++ code and the knowledge base's renames: 2 private toolkit-header copies; 5b the
   code's own `warpSize`; 5h host-only warp constants; 5p, 5q files with no GPU code; 7 plain renames; 8a grid-wide
   barriers and cooperative launches.
@@ -66,7 +67,8 @@ from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISS
                                               fallback_tests, file_defined, file_defined_arms, feature_defines,
                                               introspection, jetson_only, jetson_switch_arms, legacy_arm,
                                               newer_arch_arm as _newer_arch_arm, old_toolkit_arms, old_toolkit_lines,
-                                              older_arch, older_arch_tests, optional_dropin, profiling_switch)
+                                              older_arch, older_arch_tests, optional_dropin, profiling_switch,
+                                              WAVE64_RULES, wave32_arm)
 from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, DTYPE_TABLE_RULES,
                                         ENV_DEFAULT_RULES, MX_RULES, dtype_table, mx_format,
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
@@ -81,7 +83,7 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         without_message_text, without_string_statements)
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed
+from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed, wave_size_arms
 
 # What other modules and the tests import from here, besides refine itself.
 __all__ = ["PRECEDENCE_FILE", "PrecedenceError", "dead_lines", "private_toolkit_copy", "refine", "specific"]
@@ -153,6 +155,10 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         jetson = jetson_switch_arms(sf)
         if jetson:
             findings = [jetson_only(f, jetson) for f in findings]
+        if any(f.rule in WAVE64_RULES for f in findings) and b"== 32" in sf.code:
+            arms = wave_size_arms(preprocessed(sf))
+            if arms:
+                findings = [wave32_arm(f, arms) for f in findings]
     if findings and sf.language == "cuda" and b"define" in sf.code:
         bodies = unexpanded_bodies(sf)
         if bodies:

@@ -590,6 +590,10 @@ class KernelFacts:
     # (feature, line) where each WMMA / async-copy feature is named in code (a helper's at the kernel's call line):
     # the lines of the wmma and async-copy checks (porter.kernels.checks); not serialised
     feature_lines: tuple[tuple[str, int], ...] = ()
+    # (first line, last line, wave size) of the arms in the kernel and its same-file device functions that the
+    # preprocessor compiles only on that wave size (`#if WARP_SIZE == 32` / `#elif WARP_SIZE == 64`, the name set per
+    # device: porter.source.preprocessor.wave_size_arms); the checks of one target skip the others; not serialised
+    wave_arms: tuple[tuple[int, int, int], ...] = ()
     calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
     # Lines of the `#if`/`#elif` tests of __CUDA_ARCH__ in the kernel's body whose arm holds its tensor-core code

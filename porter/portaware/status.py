@@ -814,9 +814,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             fs = pm.file_side.get(path)
             # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, a file of a
             # CUDA component the ROCm build replaces with its sibling, or a header only such files include)
-            # includes for it
+            # includes for it; so does one the ROCm build refuses (an `#error` only it reaches: pm.refused)
             whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include", COMPONENT) \
-                and fs[1] == CUDA else None
+                and fs[1] == CUDA or path in pm.refused else None
             s = whole or arm
             for hit in hits:
                 include_sides.setdefault(hit, set()).add(s)
