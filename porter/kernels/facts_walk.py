@@ -73,7 +73,7 @@ MAY_HOLD_FACTS = re.compile(grouped(_FACT_WORDS)
 # The walk's parts body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
 HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "wave_names", "tensor", "ptx", "async_copies", "clusters",
                     "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute", "clang_differs",
-                    "typed_products", "feature_lines")
+                    "typed_products")  # (feature_lines goes with `tensor` / `async_copies`: never alone)
 
 
 def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
