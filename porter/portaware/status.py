@@ -1094,6 +1094,19 @@ def _rocm_code_open(k: Kernel, rocm_code: frozenset[str]) -> bool:
     return any(d.id in rocm_code and d.verdict != "ok" for v in k.verdicts or () for d in v.details)
 
 
+def _twinned(path: str, twins: list[str], cuda: list[str]) -> bool:
+    """Whether the counterpart directory's kernels of a name (`twins`) stand for the one defined at `path`: always
+    when the CUDA component defines the name once; when it defines it in several files (necSpMV's spmv_pcsr.cu and
+    its variant spmv_pcsr_warp.cu, one twin spmv_pcsr.cpp), only for the file whose stem a twin has - a mirrored
+    directory mirrors files, and the variant's own code has no counterpart."""
+    if not twins:
+        return False
+    if len(set(cuda)) <= 1:
+        return True
+    stems = {PurePosixPath(p).stem for p in twins}
+    return PurePosixPath(path).stem in stems
+
+
 def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Status, str | None]:
     """A kernel's status: that of its definition when a build or guard decides it, else handled when it has issues
     and none is open."""
@@ -1162,7 +1175,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         # jit-source/cuda/ beside jit-source/hip/) has its HIP twin there: its checks are handled like its findings.
         fs = pm.file_side.get(k.path)
         twin_dir = fs[2] if fs is not None and fs[0] == COMPONENT and fs[2].endswith("/") else None
-        twinned = twin_dir is not None and any(p.startswith(twin_dir) for p in kernel_paths[k.name])
+        twinned = twin_dir is not None and _twinned(k.path, [p for p in kernel_paths[k.name] if p.startswith(twin_dir)],
+                                                   [p for p in kernel_paths[k.name] if not p.startswith(twin_dir)])
         verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide, gap)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
