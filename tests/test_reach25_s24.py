@@ -91,3 +91,19 @@ def test_the_wave64_rules_step_6b_reads_are_wave64_only():
         assert 'targets: ["wavefront_size == 64"]' in path.read_text(), rule
 
     assert TARGETS == ("mi300x", "mi455x")  # a wave64 and a wave32 target: every verdict above reads both
+
+
+def test_a_counterpart_kernel_twins_only_the_cuda_file_of_its_stem():
+    result = _analysed("twins")
+    got = {(k.path, k.name): (k.verdict_on("mi300x").verdict, k.verdict_on("mi455x").verdict) for k in result.kernels}
+    # src/hip/rows.cpp mirrors src/cuda/rows.cu; rows_warp.cu's row_sums is a variant with no counterpart, so its
+    # 0xffffffff shuffles are its own (before: handled by the name alone, ok)
+    assert got == {("src/cuda/rows.cu", "row_sums"): ("ok", "ok"),
+                   ("src/cuda/rows_warp.cu", "row_sums"): ("fix", "fix"),
+                   ("src/hip/rows.cpp", "row_sums"): ("ok", "ok")}
+    from porter.portaware.status import _twinned
+
+    assert _twinned("src/cuda/a.cu", ["src/hip/a.cpp"], ["src/cuda/a.cu"])
+    assert _twinned("src/cuda/a.cu", ["src/hip/b.cpp"], ["src/cuda/a.cu"])  # the one CUDA definition: its twin
+    assert not _twinned("src/cuda/a_warp.cu", ["src/hip/a.cpp"], ["src/cuda/a.cu", "src/cuda/a_warp.cu"])
+    assert not _twinned("src/cuda/a.cu", [], ["src/cuda/a.cu"])
