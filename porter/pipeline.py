@@ -1278,8 +1278,12 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         port = port_status.file_facts(path, language, data, tree,
                                       preprocessor.preprocessed(sf) if language == "cuda" else None)
         if language == "cuda" and findings:
-            # The lines findings are on, for port status's compat-layer lookup (it would read the file again).
-            port = dataclasses.replace(port, finding_lines=tuple(sorted({(f.line, sf.line_text(f.line)) for f in findings})))
+            # The lines findings are on, for port status's compat-layer lookup (it would read the file again), and
+            # the lines kernels name WMMA / async-copy features on (KernelFacts.feature_lines: the lines of those
+            # checks, which port status reads the same way: `wmma::` under a ROCm arm's `namespace wmma = rocwmma;`).
+            named = {line for x in (*kern, *helpers) if x.facts is not None for _, line in x.facts.feature_lines}
+            port = dataclasses.replace(port, finding_lines=tuple(sorted(
+                {(n, sf.line_text(n)) for n in {f.line for f in findings} | named})))
     return FileResult(
         path=path,
         language=language,

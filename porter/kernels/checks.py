@@ -8,6 +8,7 @@ launch bounds, SM-count grids, grid sync, partial __syncwarp and system-scope at
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable, Iterable, Mapping
 
@@ -59,11 +60,28 @@ def kernel_checks(facts: KernelFacts, target, release: str | None = None) -> lis
         if verdict != "ok":
             out.append(CheckResult(check, verdict, message, tuple(sorted(set(lines)))))
 
+    facts = _on_wave(facts, target.wavefront_size)
     for detect in (_wave_checks, _feature_checks, _lds_check, _block_checks, _grid_checks, _clang_checks):
         detect(facts, target, add)
     if facts.triton is not None:
         _triton_checks(facts, target, add)
     return out
+
+
+def _on_wave(facts: KernelFacts, wave: int | None) -> KernelFacts:
+    """`facts` as a target of wave size `wave` compiles them: the warp facts in a wave-size arm for another size
+    (KernelFacts.wave_arms: `#if WARP_SIZE == 32` on a wave64 target) left out, as the preprocessor leaves the arm."""
+    if not facts.wave_arms or wave is None:
+        return facts
+    other = [(a, b) for a, b, size in facts.wave_arms if size != wave]
+    if not other:
+        return facts
+
+    def kept(items):
+        return tuple(x for x in items if not any(a <= x.line <= b for a, b in other))
+    return dataclasses.replace(facts, warp_ops=kept(facts.warp_ops), lane_assumptions=kept(facts.lane_assumptions),
+                               ballot_32bit=kept(facts.ballot_32bit), warpsize_constant=kept(facts.warpsize_constant),
+                               wave_names=kept(facts.wave_names))
 
 
 def _triton_checks(facts: KernelFacts, target, add: Add) -> None:
@@ -314,16 +332,21 @@ def _feature_checks(facts: KernelFacts, target, add: Add) -> None:
     barriers = [a for a in other_async if a in ASYNC_BARRIERS]
     plain = [a for a in other_async if a not in ASYNC_BARRIERS]
     if plain:
-        add("async-copy", f"uses {', '.join(plain)}: a synchronous global→LDS copy and __syncthreads replace it")
+        add("async-copy", f"uses {', '.join(plain)}: a synchronous global→LDS copy and __syncthreads replace it",
+            _named_at(facts, plain))
     if barriers:
-        add("async-copy-barrier", f"uses {', '.join(barriers)}")
+        add("async-copy-barrier", f"uses {', '.join(barriers)}", _named_at(facts, barriers))
     if "nvfp4-mma" in tensor:
         add("nvfp4-mma", "NVFP4 block-scaled MMA in inline PTX", ptx.lines)
     if "wmma" in tensor:
-        add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}")
+        add("wmma", f"WMMA fragments; {target.name} matrix unit is {target.matrix_unit.upper()}",
+            _named_at(facts, ["wmma"]))
     odd = sorted(t.split(" ", 1)[1] for t in tensor if t.startswith("wmma m") and not _rocwmma_shape(t))
     if odd:
         add("wmma-shape", f"WMMA fragment shape {', '.join(odd)}: rocWMMA has square 16x16 / 32x32 blocks only")
+    if "wmma b1" in tensor:
+        add("wmma-b1", "1-bit WMMA (bmma_sync, precision::b1 fragments): no AMD matrix instruction takes 1-bit "
+                       "operands; the bit GEMM needs another design (popcount over packed words, or int8 MFMA)")
     if facts.device_launches:
         add("dynamic-parallelism", "kernel launch inside device code", facts.device_launches)
     algebra = bool(set(facts.cute_tensor) - CUTE_VIEW_NAMES)
@@ -362,10 +385,27 @@ _CLANG_DIFFERS = {
     "image-instructions": "texture or surface read/write (tex1Dfetch, tex2D, surf2Dread, ...): this target has no image "
                           "instructions, and HIP's headers mark the texture API unavailable here: read global memory "
                           "with the texture's addressing and filtering written out",
+    "dropped-on-hip": "the kernel's definition sits in an arm only NVIDIA's compiler or toolkit macros select "
+                      "(`__CUDACC_VER_MAJOR__`, `CUDART_VERSION`, `__NVCC__`, `__CUDA_ARCH__`), which hip-clang and "
+                      "HIP's headers never define: the ROCm build compiles it to nothing. Make the gate HIP-aware "
+                      "(`|| defined(__HIP__)`) or give HIP an `#else`",
     "fp-contract-rounded": "__fmul_rn / __fadd_rn (round-to-nearest, never contracted by nvcc) are the plain operators "
                            "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
                            "contract(off)` (or build it with -ffp-contract=off)",
 }
+
+
+def _named_at(facts: KernelFacts, features: Iterable[str]) -> list[int]:
+    """The lines naming `features` in code (KernelFacts.feature_lines), or none when one of them has no line (a
+    feature spelt only in inline PTX): a check's lines are where all of its evidence is, so that port status, which
+    drops a check whose every line is handled, never drops one for part of it."""
+    lines: list[int] = []
+    for feature in features:
+        at = [line for name, line in facts.feature_lines if name == feature]
+        if not at:
+            return []
+        lines += at
+    return lines
 
 
 def _clang_checks(facts: KernelFacts, target, add: Add) -> None:

@@ -29,7 +29,7 @@ from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, ca
                                             restrict_on_value, walked_types)
 from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
-from porter.kernels.facts_lanes import lane_array_index
+from porter.kernels.facts_lanes import WARPISH_BYTES, lane_array_index
 from porter.kernels.facts_launches import Dim3Write, LaunchMeasure
 from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, template_params
 from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
@@ -256,13 +256,43 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             launch_sites=tuple(sites),
             shared_memory=shared,
             launch_bounds=bounds,
-            **body_facts(merged, cluster_dims="__cluster_dims__" in header),
+            **self._with_dropped(body_facts(merged, cluster_dims="__cluster_dims__" in header), fn),
             calls=self._external_calls(walks),
             unknown=tuple(unknown),
             tensor_arch_arms=_tensor_arch_arms(self.sf, fn.start_line, fn.end_line)
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
+            wave_arms=self._wave_arms([(fn.start_line, fn.end_line)] + [(f.start_line, f.end_line) for f in device_fns]),
             indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
         )
+
+    def _wave_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
+        """The wave-size arms (preprocessor.wave_size_arms) inside `spans` whose name no file of the repository
+        defines (not a constant here, nor one defined per build: ctx.alternatives), so the build passes it per
+        device (`-DWARP_SIZE=` from the device's warp size) and each target compiles its own arm."""
+        if b"==" not in self.sf.data or not WARPISH_BYTES.search(self.sf.data):
+            return ()
+        from porter.source.preprocessor import preprocessed, wave_size_arms  # as in _tensor_arch_arms
+
+        return tuple((a, b, wave) for a, b, wave, name in wave_size_arms(preprocessed(self.sf))
+                     if name not in self.env.sources and name not in self.alternatives
+                     and any(lo <= a and b <= hi for lo, hi in spans))
+
+    def _with_dropped(self, body: dict[str, Any], fn: Function) -> dict[str, Any]:
+        """`body` (body_facts) with DROPPED_ON_HIP among its clang differences when hip-clang compiles the kernel's
+        definition to nothing (preprocessor.hip_dropping_arm: an arm only NVIDIA's compiler or toolkit macros
+        select, `#if __CUDACC_VER_MAJOR__ >= 8` around a whole file) and no arm HIP may compile defines a kernel
+        of that name in its place (`#if __CUDA_ARCH__ < 750` stub / `#else` real kernel): the kernel is missing
+        from the ROCm build, silently when its launches sit in the same arm. At the arm's directive line."""
+        if b"#" not in self.sf.data:
+            return body
+        from porter.source.preprocessor import hip_dropping_arm, preprocessed  # as in _tensor_arch_arms
+
+        pre = preprocessed(self.sf)
+        arm = hip_dropping_arm(pre, fn.start_line)
+        if arm is None or any(f.is_kernel and f.name == fn.name and f.start_line != fn.start_line
+                              and hip_dropping_arm(pre, f.start_line) is None for f in self.sf.functions):
+            return body
+        return {**body, "clang_differs": tuple(sorted(set(body["clang_differs"]) | {(DROPPED_ON_HIP, arm)}))}
 
     def helper(self, fn: Function) -> DeviceHelper:
         """One device function as a helper of other files' kernels: the facts kernel analysis merges into a caller
@@ -625,6 +655,9 @@ def _declared_name(d: ts.Node | None) -> str | None:
     return None
 
 
+# The KernelFacts.clang_differs kind of a kernel whose definition hip-clang compiles to nothing (FileContext._with_dropped;
+# rules/kb/kernel_checks.yaml).
+DROPPED_ON_HIP = "dropped-on-hip"
 _TENSOR_WORD = re.compile(rb"\bwmma\b|\bnvcuda\b|\bmma\.sync\b|\bmma_sync\b|\bwgmma\b|\bldmatrix\b")
 
 

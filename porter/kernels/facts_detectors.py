@@ -153,6 +153,7 @@ def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
     if n.text.decode() not in WMMA_IDENTIFIERS:
         return
     w.tensor.add("wmma")
+    w.feature_lines.append(("wmma", n.start_point.row + 1))
     p = n.parent
     while p is not None and p.type not in _DECLARATIONS:
         p = p.parent
@@ -164,6 +165,25 @@ def wmma_fragments(ctx, n: ts.Node, w: Walk) -> None:
     dims = [fold_text(x.strip(), ctx.env) for x in m.groups()]
     if all(isinstance(d, int) for d in dims):
         w.tensor.add("wmma m{}n{}k{}".format(*dims))
+
+
+# WMMA's 1-bit operations: `bmma_sync` (the only WMMA call that takes `precision::b1` fragments, with an XOR or AND
+# bit op) and the `b1` precision itself (`wmma::experimental::precision::b1`). CUDA C++ Programming Guide, "Sub-byte
+# Operations": https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#sub-byte-operations
+_ONE_BIT = frozenset({"bmma_sync", "b1"})
+
+
+@detects(*NAMES, names=_ONE_BIT)
+def one_bit_mma(ctx, n: ts.Node, w: Walk) -> None:
+    """1-bit matrix multiply (`wmma::bmma_sync`, a `precision::b1` fragment) as the tensor fact `wmma b1`: no AMD
+    matrix instruction takes 1-bit operands (porter.kernels.checks: wmma-b1)."""
+    name = n.text.decode()
+    if name not in _ONE_BIT:
+        return
+    p = n.parent
+    if name == "b1" and (p is None or not p.text.decode("utf-8", "replace").replace(" ", "").endswith("precision::b1")):
+        return  # a variable called b1, not the precision
+    w.tensor.add("wmma b1")
 
 
 @detects("namespace_identifier", names=CUDA_ONLY_NAMESPACES)
@@ -213,6 +233,7 @@ def async_copy_names(ctx, n: ts.Node, w: Walk) -> None:
     # `barrier` and `pipeline` are common words: only cuda::'s count.
     if name in ASYNC_IDENTIFIERS and (name not in ("barrier", "pipeline") or _in_cuda_ns(n)):
         w.async_copies.add(ASYNC_IDENTIFIERS[name])
+        w.feature_lines.append((ASYNC_IDENTIFIERS[name], n.start_point.row + 1))
 
 
 @detects(*NAMES, names=CLUSTER_IDENTIFIERS)

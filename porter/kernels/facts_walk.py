@@ -26,6 +26,9 @@ class Walk:
     warpsize_const: list[WarpSizeConstant] = dataclasses.field(default_factory=list)
     wave_names: list[WaveName] = dataclasses.field(default_factory=list)  # wave-size-like names used (facts.WAVE_NAME)
     tensor: set[str] = dataclasses.field(default_factory=set)  # tensor-core features named in code
+    # (feature, line) where a WMMA or async-copy feature of `tensor` / `async_copies` is named in code, so a check
+    # on it can say where (and port status can read those lines: a ROCm arm's `namespace wmma = rocwmma;`)
+    feature_lines: list[tuple[str, int]] = dataclasses.field(default_factory=list)
     ptx: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # inline PTX statements (facts_ptx)
     async_copies: set[str] = dataclasses.field(default_factory=set)  # async-copy features named in code
     clusters: set[str] = dataclasses.field(default_factory=set)
@@ -70,7 +73,7 @@ MAY_HOLD_FACTS = re.compile(grouped(_FACT_WORDS)
 # The walk's parts body_facts makes the HELPER_FACT_KEYS of (inline_ptx and the PTX-spelt features from "ptx").
 HELPER_WALK_KEYS = ("warp_ops", "lane", "ballot32", "warpsize_const", "wave_names", "tensor", "ptx", "async_copies", "clusters",
                     "atomics", "grid_sync", "device_launches", "partial_syncwarp", "libraries", "cute", "clang_differs",
-                    "typed_products")
+                    "typed_products")  # (feature_lines goes with `tensor` / `async_copies`: never alone)
 
 
 def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
@@ -104,6 +107,7 @@ def body_facts(merged: Walk, cluster_dims: bool = False) -> dict[str, Any]:
         cute_tensor=tuple(sorted(merged.cute)),
         clang_differs=tuple(sorted(set(merged.clang_differs))),
         typed_products=tuple(sorted(set(merged.typed_products))),
+        feature_lines=tuple(sorted(set(merged.feature_lines))),
     )
 
 

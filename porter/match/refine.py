@@ -10,12 +10,13 @@ comments use):
   3 capability and toolkit tests with a fallback HIP compiles, old-toolkit arms; 3c older-GPU arms HIP takes;
   3a feature-define arms;
   3b toolkit introspection; 4 a drop-in library's own switch; 4a NVTX profiling switches; 4e Jetson switches;
-  5 `#error`/`#warning` text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms.
+  5 `#error`/`#warning` text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms; 6b
+  wave-size arms for 32 lanes.
 - porter.match.refine_code, C/C++ code and the knowledge base's renames: 2 private toolkit-header copies; 5b the
   code's own `warpSize`; 5h host-only warp constants; 5p, 5q files with no GPU code; 7 plain renames; 8a grid-wide
   barriers and cooperative launches.
-- porter.match.refine_macros, a file's own `#define`s: 5r bodies of macros a translation unit never expands; 5s its
-  own definition of a CUDA name.
+- porter.match.refine_macros, a file's own definitions: 5r bodies of macros a translation unit never expands; 5s its
+  own definition of a CUDA name (a `#define`, or a function: 5v).
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
   text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g blocks of OFF options that only
   set variables; 4d blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i
@@ -56,7 +57,8 @@ from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DR
                                       HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
                                       own_warpsize, plain_rename, private_toolkit_copy)
 from porter.match.refine_common import as_info as _as_info, offset as _offset
-from porter.match.refine_macros import OWN_DEFINITION_RULES, own_definition, unexpanded, unexpanded_bodies
+from porter.match.refine_macros import (OWN_DEFINITION_RULES, OWN_FUNCTION_RULES, own_definition, own_function,
+                                       unexpanded, unexpanded_bodies)
 from porter.match.refine_precedence import PRECEDENCE_FILE, PrecedenceError, one_per_spot, specific
 from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISSING_RULES, DEVICE_PASS_RULES,
                                               FALLBACK_RULES, FEATURE_DEFINE_RULES, INTROSPECTION_RULES,
@@ -65,7 +67,8 @@ from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISS
                                               fallback_tests, file_defined, file_defined_arms, feature_defines,
                                               introspection, jetson_only, jetson_switch_arms, legacy_arm,
                                               newer_arch_arm as _newer_arch_arm, old_toolkit_arms, old_toolkit_lines,
-                                              older_arch, older_arch_tests, optional_dropin, profiling_switch)
+                                              older_arch, older_arch_tests, optional_dropin, profiling_switch,
+                                              WAVE64_RULES, wave32_arm)
 from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, DTYPE_TABLE_RULES,
                                         ENV_DEFAULT_RULES, MX_RULES, dtype_table, mx_format,
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
@@ -80,7 +83,7 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         without_message_text, without_string_statements)
 from porter.model import Severity
 from porter.source.parse import SourceFile
-from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed
+from porter.source.preprocessor import groups_around, may_hold_directives, preprocessed, wave_size_arms
 
 # What other modules and the tests import from here, besides refine itself.
 __all__ = ["PRECEDENCE_FILE", "PrecedenceError", "dead_lines", "private_toolkit_copy", "refine", "specific"]
@@ -152,12 +155,18 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         jetson = jetson_switch_arms(sf)
         if jetson:
             findings = [jetson_only(f, jetson) for f in findings]
+        if any(f.rule in WAVE64_RULES for f in findings) and b"== 32" in sf.code:
+            arms = wave_size_arms(preprocessed(sf))
+            if arms:
+                findings = [wave32_arm(f, arms) for f in findings]
     if findings and sf.language == "cuda" and b"define" in sf.code:
         bodies = unexpanded_bodies(sf)
         if bodies:
             findings = [unexpanded(f, bodies) for f in findings]
         if any(f.rule in OWN_DEFINITION_RULES for f in findings):
             findings = [own_definition(f, sf) for f in findings]
+    if findings and sf.language == "cuda" and sf.functions and any(f.rule in OWN_FUNCTION_RULES for f in findings):
+        findings = [own_function(f, sf) for f in findings]
     if findings and sf.language == "cuda" and b"warpSize" in sf.code and any(f.rule in OWN_WARPSIZE_RULES for f in findings):
         findings = [f for f in findings if not (f.rule in OWN_WARPSIZE_RULES and own_warpsize(sf, f.line, f.column))]
     if findings and sf.language == "cuda" and any(f.rule in HOST_CONSTANT_RULES for f in findings):

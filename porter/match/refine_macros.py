@@ -14,6 +14,12 @@ porter.match.refine runs them.
 5s. A file's own definition of a CUDA name - `#define __ldca(ptr) *(ptr)` under `#if CUDART_VERSION < 8000 ||
    !defined(__ldca)` - supplies the name wherever that line is compiled; the finding on the defined name itself is the
    project's fallback, not a use HIP lacks (its uses are reported where they are). Info (data `own_definition`).
+5v. A file's own function named like a CUDA name HIP lacks - vcsbeam's `__global__ void int2float(void *data, double
+   scale)`, launched as `int2float<<<blocks, threads>>>(...)` - is what every use of the name in that file calls: C++
+   unqualified lookup finds the file's declaration ([basic.lookup.unqual]: https://eel.is/c++draft/basic.lookup.unqual),
+   and HIP's headers declare no other candidate (API002: the name HIP lacks). The definition and its uses are the
+   project's code, not a CUDA API to port. Info (data `own_function`); a name HIP declares (API003, API004, DEV027)
+   is left reported, as the project's function then overloads or collides with HIP's.
 """
 from __future__ import annotations
 
@@ -87,3 +93,26 @@ def own_definition(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "own_definition", f"the file's own definition of {m.group(1).decode()}: it supplies the name "
                                          "wherever this line is compiled")
+
+
+# Rules whose finding on the name of a function the file defines is a use of the project's own function (step 5v):
+# only a name HIP lacks (API002), so no HIP declaration competes with the project's.
+OWN_FUNCTION_RULES = frozenset({"API002"})
+_NAME_AT = re.compile(rb"[A-Za-z_]\w*")
+
+
+def own_function(f: Draft, sf: SourceFile) -> Draft:
+    """A finding on a name the file defines as a function: info (step 5v)."""
+    if f.rule not in OWN_FUNCTION_RULES or f.severity <= Severity.INFO or not 0 < f.line <= len(sf.line_starts):
+        return f
+    m = _NAME_AT.match(sf.code, sf.line_starts[f.line - 1] + f.column - 1)
+    if m is None:
+        return f
+    name = m.group(0).decode()
+    defined = next((fn for fn in sf.functions if fn.name == name and fn.node.child_by_field_name("body") is not None),
+                   None)
+    if defined is None:
+        return f
+    kind = "kernel" if defined.is_kernel else "device function" if defined.is_device else "function"
+    return _as_info(f, "own_function", f"{name} is this file's own {kind} (line {defined.start_line}): the call "
+                                       "resolves to it, and HIP declares no such name")

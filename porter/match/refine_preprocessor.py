@@ -55,6 +55,11 @@ returns it, dropped from a line set or read as info with the reason in data; por
    `#else` under data `hip_compiles`: HIP leaves `__CUDA_ARCH__` undefined, so it compiles the `#else` and never
    sees the PTX (FBGEMM's CUTLASS-copied cutlass_get_smem_pointer). A generation test (`__CUDA_ARCH__ >= 800`)
    stays open: its PTX is a fast path the port may want.
+6b. A 32-lane finding (DEV002, DEV003, DEV011, DEV030: rules whose targets are wave64 only) in the `== 32` arm of a
+   group that picks code by a wave-size name the file never defines (`#if WARP_SIZE == 32` ... `#elif WARP_SIZE ==
+   64`, ccglib's packing kernel with `-DWARP_SIZE=` from the device attribute: preprocessor.wave_size_arms) reads
+   info (data `wave_arm`): the preprocessor compiles that arm only where the wave is 32 lanes, where the finding
+   does not apply, and the wave64 arm beside it is the port's.
 """
 from __future__ import annotations
 
@@ -62,6 +67,8 @@ import re
 from typing import Iterable
 
 from porter.match.draft import Draft
+# rules/device/DEV002, DEV003, DEV011 and DEV030: `targets: ["wavefront_size == 64"]` (tests/test_reach25_s24.py)
+WAVE64_RULES = frozenset({"DEV002", "DEV003", "DEV011", "DEV030"})
 # Shared helpers keep the private names the steps called them by when all of refine was one module, so the
 # moved code reads as it did.
 from porter.match.refine_common import (NVIDIA_SUPPORTED, PROFILING_SWITCH, MACRO as _MACRO,
@@ -736,3 +743,14 @@ def old_toolkit_lines(groups: Iterable[Group]) -> frozenset[int]:
         if len(g.arms) > 1 and g.has_else and _CUDA_VERSION_AT_LEAST.search(g.arms[0].text):
             out.update(g.arms[-1].body)
     return frozenset(out)
+
+
+def wave32_arm(f: Draft, arms: tuple[tuple[int, int, int, str], ...]) -> Draft:
+    """A wave64-only finding in an arm compiled only where a wave-size name is 32: info (step 6b)."""
+    if f.rule not in WAVE64_RULES or f.severity <= Severity.INFO:
+        return f
+    at = next(((a, name) for a, b, size, name in arms if size == 32 and a <= f.line <= b), None)
+    if at is None:
+        return f
+    return _as_info(f, "wave_arm", f"in the `{at[1]} == 32` arm (line {at[0] - 1}): compiled only where the wave is "
+                                   f"32 lanes, and the `{at[1]} == 64` arm is the wave64 code")

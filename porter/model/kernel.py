@@ -587,6 +587,13 @@ class KernelFacts:
     # (type name, line) of products and quotients of two values of one declared type, which kernel analysis resolves
     # against the repository's CUDA complex types into clang_differs (porter.kernels.complex_types); not serialised
     typed_products: tuple[tuple[str, int], ...] = ()
+    # (feature, line) where each WMMA / async-copy feature is named in code (a helper's at the kernel's call line):
+    # the lines of the wmma and async-copy checks (porter.kernels.checks); not serialised
+    feature_lines: tuple[tuple[str, int], ...] = ()
+    # (first line, last line, wave size) of the arms in the kernel and its same-file device functions that the
+    # preprocessor compiles only on that wave size (`#if WARP_SIZE == 32` / `#elif WARP_SIZE == 64`, the name set per
+    # device: porter.source.preprocessor.wave_size_arms); the checks of one target skip the others; not serialised
+    wave_arms: tuple[tuple[int, int, int], ...] = ()
     calls: tuple[tuple[str, int], ...] = ()  # calls (as written, line) its own file does not define: followed by analysis
     unknown: tuple[Unresolved, ...] = ()  # what measuring could not determine
     # Lines of the `#if`/`#elif` tests of __CUDA_ARCH__ in the kernel's body whose arm holds its tensor-core code
@@ -692,6 +699,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
     atomics, grid, device, partial = [], [], [], []
     differs: list[tuple[str, int]] = []
     products: list[tuple[str, int]] = []
+    features: list[tuple[str, int]] = []
     ptx_statements, ptx_families, ptx_lines = 0, set(), set()
     for h in helpers:
         f, at = h.facts, h.call_line
@@ -711,6 +719,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         partial += [at] if f.partial_syncwarp else []
         differs += [(kind, at) for kind, _ in f.clang_differs]
         products += [(name, at) for name, _ in f.typed_products]
+        features += [(name, at) for name, _ in f.feature_lines]
         if f.inline_ptx.statements:
             ptx_statements += f.inline_ptx.statements
             ptx_families |= set(f.inline_ptx.families)
@@ -734,6 +743,7 @@ def merge_helpers(facts: KernelFacts, helpers: tuple[HelperCall, ...]) -> Kernel
         partial_syncwarp=tuple(sorted(set(facts.partial_syncwarp) | set(partial))),
         clang_differs=tuple(sorted(set(facts.clang_differs) | set(differs))),
         typed_products=tuple(sorted(set(facts.typed_products) | set(products))),
+        feature_lines=tuple(sorted(set(facts.feature_lines) | set(features))),
         inline_ptx=InlinePtx(own.statements + ptx_statements, tuple(sorted(set(own.families) | ptx_families)),
                              tuple(sorted(set(own.lines) | ptx_lines))),
     )

@@ -28,7 +28,8 @@ class PortFacts:
     # `#if`/`#elif` lines testing the CUDA toolkit's version, whose `#else` is the HIP path (Preprocessed.toolkit_lines)
     toolkit: tuple[int, ...] = ()
     total: int = 0  # lines (C/C++/CUDA), for the regions the directives make
-    aliases: tuple[tuple[int, str], ...] = ()  # (line, name) of each `using`/`typedef` alias declared
+    aliases: tuple[tuple[int, str], ...] = ()  # (line, name) of each `using`/`typedef`/namespace alias declared
+    errors: tuple[int, ...] = ()  # lines of its `#error` directives (C/C++/CUDA; comments blanked)
     # Runtime vendor checks: (start, end, side, line of the check), start and end as (line, byte column)
     spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference

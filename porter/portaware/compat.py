@@ -1,5 +1,5 @@
-"""Find compat layers: names a ROCm-side `#define`, `using` or `typedef` maps onto HIP, so shared code that writes
-the CUDA name is handled by the layer (`#define cudaMalloc hipMalloc`, `#define __shfl_xor_sync(m, v, l, w)
+"""Find compat layers: names a ROCm-side `#define`, `using`, `typedef` or namespace alias maps onto HIP, so shared
+code that writes the CUDA name is handled by the layer (`#define cudaMalloc hipMalloc`, `#define __shfl_xor_sync(m, v, l, w)
 __shfl_xor(v, l, w)`, `#define FULL_MASK 0xffffffffffffffffULL` under `#ifdef USE_ROCM`). A ROCm-side header may
 also map a CUDA name by defining it: `static const auto cudaGetDevice = hipGetDevice;`, or a polyfill function
 `template<typename T> __device__ T __shfl_xor_sync(uint32_t mask, ...)` (sppark's force-included `cuda2hip.hpp`);
@@ -19,7 +19,11 @@ from porter.lazyre import lazy_regex
 from porter.source.discover import HEADER_SUFFIXES
 
 # Compiled when first used (porter.lazyre): only a file with a `using` or `typedef` line needs it.
-_alias = lazy_regex(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;)")
+# `namespace wmma = rocwmma;` is a namespace alias (C++ [namespace.alias]: https://eel.is/c++draft/namespace.alias):
+# in the build that compiles it, `wmma::fragment` names rocwmma::fragment (ccglib's ROCm arm beside `using namespace
+# nvcuda;`).
+_alias = lazy_regex(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+[\w:<>, *]+?\s+\**([A-Za-z_]\w*)\s*;"
+                    r"|namespace\s+([A-Za-z_]\w*)\s*=\s*[\w:]+\s*;)")
 
 
 @dataclass
@@ -53,7 +57,7 @@ class CompatLayer:
 
 
 def aliases(line_text: str) -> list[str]:
-    """Names a `using X = ...;` or `typedef ... X;` line declares."""
+    """Names a `using X = ...;`, `typedef ... X;` or `namespace X = ...;` line declares."""
     m = _alias().match(line_text)
     if not m:
         return []

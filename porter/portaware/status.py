@@ -171,6 +171,9 @@ class PortMap:
     # CUDA text the project's ROCm-side Python rewrites in kernel source before compiling it -> "path:line" of the
     # `replace` (porter.portaware.rewrites)
     rewrites: dict[str, str] = field(default_factory=dict)
+    # C/C++ files that `#error` in an arm only the ROCm build compiles -> "path:line" of the #error: the ROCm build
+    # refuses the file, so a compat layer handles nothing in it
+    refused: dict[str, str] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
@@ -258,7 +261,7 @@ class PortMap:
         if self.compat or self.forward:
             seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
             names = _ident().findall(seg)
-            hit = self.compat.lookup(path, names) if self.compat else None
+            hit = self.compat.lookup(path, names) if self.compat and path not in self.refused else None
             if hit:
                 return Status.HANDLED, hit
             # the name the finding matched is a type the repository declares incomplete, used as one (a
@@ -390,8 +393,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             total=data.count(b"\n") + 1,
             # aliases, and in a header that names ROCm the CUDA-shaped names it defines (a polyfill function,
             # `auto cudaX = hipX`): on its ROCm side they map the name for every file, as a `#define` does
-            aliases=tuple(sorted(set(_aliases(data) if b"using" in data or b"typedef" in data else [])
+            aliases=tuple(sorted(set(_aliases(data) if any(w in data for w in _ALIAS_WORDS) else [])
                                  | set(_definitions(path, data)))),
+            errors=_error_lines(data),
             classes=class_spans(data), forward=forward_declarations(data), options=commented_defines(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
@@ -450,11 +454,21 @@ def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
     return mapped_definitions(data.decode("utf-8", "replace"))
 
 
-_ALIAS_WORDS = (b"using", b"typedef")
+_ALIAS_WORDS = (b"using", b"typedef", b"namespace")
+_ERROR_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*error\b", re.M)
+
+
+def _error_lines(data: bytes) -> tuple[int, ...]:
+    """Lines of the file's `#error` directives (one in a comment is none: read again with comments blanked when the
+    raw text has any)."""
+    if _ERROR_DIRECTIVE.search(data) is None:
+        return ()
+    code = preprocessor.blank_comments(data)
+    return tuple(code.count(b"\n", 0, m.start()) + 1 for m in _ERROR_DIRECTIVE.finditer(code))
 
 
 def _aliases(data: bytes) -> list[tuple[int, str]]:
-    """(line, name) of each alias declared on a line holding `using` or `typedef`: only those lines are found
+    """(line, name) of each alias declared on a line holding `using`, `typedef` or `namespace`: only those lines are found
     (bytes.find for each word: a regex for either one stopped at every `t` and `u` of the file) and decoded, not
     the whole file split into lines."""
     hits = []
@@ -682,6 +696,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
             pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "include")}
+            # `#error` where the ROCm build alone goes (ccglib's `#if defined(__HIP_PLATFORM_AMD__) && (NBIT_IN ==
+            # 1)` / `#error "1-bit GEMM is only available for NVIDIA GPUs"`): that build stops there ([cpp.error]:
+            # the program is ill-formed), so no compat name maps anything in this file for it
+            refused = next((n for n in facts[path].errors if preprocessor.side_at(regs, n)[0] == ROCM), None)
+            if refused is not None:
+                pm.refused[path] = f"{path}:{refused}"
 
     _optional_arms(pm, source, files, facts, dirs, limit, held)
 
@@ -815,9 +835,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             fs = pm.file_side.get(path)
             # a file only the CUDA build compiles (a CMake arm's source, with or without a ROCm twin, a file of a
             # CUDA component the ROCm build replaces with its sibling, or a header only such files include)
-            # includes for it
+            # includes for it; so does one the ROCm build refuses (an `#error` only it reaches: pm.refused)
             whole = ROCM if fs and fs[1] == ROCM else CUDA if fs and fs[0] in ("build", "twin", "include", COMPONENT) \
-                and fs[1] == CUDA else None
+                and fs[1] == CUDA or path in pm.refused else None
             s = whole or arm
             for hit in hits:
                 include_sides.setdefault(hit, set()).add(s)
@@ -1077,7 +1097,13 @@ def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
             return False
         if check in gap and decide_code is not None:
             return decide_code(k.path, line, gap=True)[0] is Status.HANDLED
-        return decide(k.path, line)[0] is Status.HANDLED
+        if decide(k.path, line)[0] is Status.HANDLED:
+            return True
+        # a helper of another file called on this line, whose WMMA / async-copy names its own file handles (a
+        # header's ROCm-side `namespace wmma = rocwmma;`): the check's evidence there is where the helper names them
+        called = [h for h in (k.facts.helpers if k.facts else ()) if h.call_line == line]
+        return bool(called) and all(h.facts.feature_lines and all(decide(h.path, n)[0] is Status.HANDLED
+                                                                   for _, n in h.facts.feature_lines) for h in called)
 
     out = []
     for v in k.verdicts:
@@ -1093,6 +1119,19 @@ def _rocm_code_open(k: Kernel, rocm_code: frozenset[str]) -> bool:
     """Whether a check or rule about code the ROCm build compiles (`rocm-code`) still says more than ok on a
     target: the kernel is open work even where a ROCm file or arm holds it."""
     return any(d.id in rocm_code and d.verdict != "ok" for v in k.verdicts or () for d in v.details)
+
+
+def _twinned(path: str, twins: list[str], cuda: list[str]) -> bool:
+    """Whether the counterpart directory's kernels of a name (`twins`) stand for the one defined at `path`: always
+    when the CUDA component defines the name once; when it defines it in several files (necSpMV's spmv_pcsr.cu and
+    its variant spmv_pcsr_warp.cu, one twin spmv_pcsr.cpp), only for the file whose stem a twin has - a mirrored
+    directory mirrors files, and the variant's own code has no counterpart."""
+    if not twins:
+        return False
+    if len(set(cuda)) <= 1:
+        return True
+    stems = {PurePosixPath(p).stem for p in twins}
+    return PurePosixPath(path).stem in stems
 
 
 def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Status, str | None]:
@@ -1163,7 +1202,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         # jit-source/cuda/ beside jit-source/hip/) has its HIP twin there: its checks are handled like its findings.
         fs = pm.file_side.get(k.path)
         twin_dir = fs[2] if fs is not None and fs[0] == COMPONENT and fs[2].endswith("/") else None
-        twinned = twin_dir is not None and any(p.startswith(twin_dir) for p in kernel_paths[k.name])
+        twinned = twin_dir is not None and _twinned(k.path, [p for p in kernel_paths[k.name] if p.startswith(twin_dir)],
+                                                   [p for p in kernel_paths[k.name] if not p.startswith(twin_dir)])
         verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide, gap)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)

@@ -227,6 +227,11 @@ def known_comment_spans(data: bytes, flat: Sequence[int]) -> None:
 _KNOWN_SPANS: list = [None, ()]
 
 
+def blank_comments(data: bytes) -> bytes:
+    """The file's text with comments and raw strings blanked, line for line (what its directives are lexed from)."""
+    return _blank_comments(data)
+
+
 def _blank_comments(data: bytes) -> bytes:
     """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
     no directive); other strings are skipped, not searched (they end on their line)."""
@@ -776,6 +781,51 @@ def nvidia_compiler_only(dirs: list[Directive], line: int) -> bool:
     mode defines __HIP__ and __HIPCC__, never __NVCC__ or __CUDA_ARCH__ (clang -x hip -dM -E). A ROCm or project
     switch alone decides nothing here."""
     return not _reaches(dirs, line, _NvidiaCompilerBuild(ROCM, (), ()))
+
+
+# `#if WARP_SIZE == 32`, `#elif (WAVE_SIZE == 64)`: one arm of a group choosing code by a wave-size name's value.
+_WAVE_TEST = lazy_regex(r"^\s*\(?\s*([A-Za-z_]\w*)\s*==\s*(32|64)\s*\)?\s*$")
+_WAVE_WORD = lazy_regex(r"(?i)warp|wave")
+
+
+def wave_size_arms(pre: Preprocessed) -> tuple[tuple[int, int, int, str], ...]:
+    """(first body line, last body line, wave size, name) of the arms of each group that picks code by a wave-size
+    name, `#if WARP_SIZE == 32` ... `#elif WARP_SIZE == 64` (ccglib's packing kernel, its WARP_SIZE passed as
+    `-DWARP_SIZE=` from the device attribute): the preprocessor compiles an arm only when the name equals its value
+    (C++ [cpp.cond]). A group counts when every test in it compares one warp/wave-named name with 32 or 64 and it
+    names both (code written for both wave sizes); an `#else` after both is neither's. The file must not `#define`
+    the name (a project that fixes it picks one arm for every target)."""
+    defined = {name for d in pre.directives if d.kind == "define" for name in _tokens(d.text)[:1]}
+    out = []
+    for g in pre.groups:
+        tests = [_WAVE_TEST().match(a.text) if a.kind in ("if", "elif") else None for a in g.arms]
+        named = {m.group(1) for m in tests if m is not None}
+        if len(named) != 1 or any(m is None and a.kind != "else" for m, a in zip(tests, g.arms)):
+            continue
+        name = named.pop()
+        sizes = {int(m.group(2)) for m in tests if m is not None}
+        if sizes != {32, 64} or not _WAVE_WORD().search(name) or name in defined:
+            continue
+        out.extend((a.end_line + 1, a.last, int(m.group(2)), name) for m, a in zip(tests, g.arms)
+                   if m is not None and a.last > a.end_line)
+    return tuple(sorted(out))
+
+
+def hip_dropping_arm(pre: Preprocessed, line: int) -> int | None:
+    """The directive line of the outermost arm around `line` that hip-clang never compiles because a macro only
+    NVIDIA's compiler or toolkit defines decides it (`#if __CUDACC_VER_MAJOR__ >= 8` with no `#else`, `#ifdef
+    __NVCC__`, `#if __CUDA_ARCH__ >= 700`: _NvidiaCompilerBuild), or None. hip-clang and HIP's headers define none
+    of those (clang-22 -x hip -dM -E with hip_runtime.h; HIPIFY renames only `__CUDACC__`, to `__HIPCC__`), so code
+    there is not in the ROCm build, before or after hipify. A group that names a ROCm-side macro chose its HIP path
+    (`#if CUDA_VERSION >= 9000 || defined(__HIP_PLATFORM_AMD__)`) and decides nothing here."""
+    build = _NvidiaCompilerBuild(ROCM, (), ())
+    for g, i in pre.enclosing(line):
+        if any(a.kind != "else" and names_rocm(a.text) for a in g.arms):
+            continue
+        truths = _arm_truths(g, build)
+        if truths[i] is False or any(t is True for t in truths[:i]):
+            return g.arms[i].line
+    return None
 
 
 def _reaches(dirs: list[Directive], line: int, build: Build) -> bool:
