@@ -267,6 +267,21 @@ def test_a_repository_past_its_timeout_is_recorded_and_the_fleet_goes_on(fleet, 
     assert (row["outcome"], row["commit_id"], row["reason"]) == ("failed", None, "took longer than 0.001 s")
 
 
+def test_git_past_its_own_timeout_reads_as_the_repository_past_its_timeout(fleet, tmp_path):
+    """The clone gets the repository's timeout too: when git's own check stops it before the task's timer does (a
+    loaded machine), the stored reason is the same one."""
+    from porter.fleet.checkout import CheckoutTimeout, checkout
+
+    root, repos, _, _ = fleet
+    name = sorted(repos)[0]
+    location = str(root / "repos" / name)
+    with pytest.raises(CheckoutTimeout) as e:
+        checkout(Entry(name, location), tmp_path / "clones", timeout=1e-9)
+    assert str(e.value) == f"git cannot clone or fetch {location}: git clone took longer than 1e-09 s"
+    assert fleet_assess._reason(e.value, 1e-9) == "took longer than 1e-09 s"
+    assert not list((tmp_path / "clones").iterdir())  # the half-made clone is not left to be taken for one
+
+
 def test_a_directory_of_clones_is_a_fleet(fleet):
     root, repos, _, _ = fleet
     found = inventory.load(root / "repos")

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from porter import __version__
 from porter.errors import PorterError
-from porter.fleet.checkout import CheckoutError, checkout, holding
+from porter.fleet.checkout import CheckoutError, CheckoutTimeout, checkout, holding
 from porter.fleet.inventory import Entry
 
 ASSESSED, STORED, FAILED = "assessed", "stored", "failed"
@@ -206,7 +206,9 @@ def run_point(task: PointTask) -> PointOutcome:
 
 
 def _reason(err: Exception, timeout: float) -> str:
-    if isinstance(err, _Timeout):
+    # git's clone is given the repository's timeout too, so which of the two stops a slow clone first is a race
+    # (a loaded machine lets git's own check win): both are the repository taking longer than its timeout
+    if isinstance(err, (_Timeout, CheckoutTimeout)):
         return f"took longer than {timeout:g} s"
     if isinstance(err, (CheckoutError, PorterError)):
         return str(err)

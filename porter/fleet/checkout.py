@@ -23,6 +23,10 @@ class CheckoutError(Exception):
     """A repository that cannot be cloned, fetched or resolved; the message is the reason stored for it."""
 
 
+class CheckoutTimeout(CheckoutError):
+    """git's clone or fetch ran past the timeout it was given (the repository's own timeout)."""
+
+
 @dataclass(frozen=True)
 class Checkout:
     """A repository in the clone cache at the commit to assess."""
@@ -78,7 +82,8 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
                     raise CheckoutError(f"cannot move the clone of {location} into {dest}") from None
                 shutil.rmtree(tmp, ignore_errors=True)
     except git.GitError as e:
-        raise CheckoutError(f"git cannot clone or fetch {location}: {_reason(str(e))}") from None
+        kind = CheckoutTimeout if isinstance(e, git.GitTimeout) else CheckoutError
+        raise kind(f"git cannot clone or fetch {location}: {_reason(str(e))}") from None
     return Checkout(dest, resolve(dest, entry.ref))
 
 

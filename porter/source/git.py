@@ -56,6 +56,18 @@ class GitError(Exception):
     """A git command failed; carries git's own message."""
 
 
+def _verb(args: tuple[str, ...] | list[str]) -> str:
+    """The git command `args` run (`clone` of `-c protocol.file.allow=always clone ...`), for messages."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-c", "-C") else 1
+    return args[i] if i < len(args) else ""
+
+
+class GitTimeout(GitError):
+    """A git command ran past its own timeout (not the run's deadline, which says so in its message)."""
+
+
 # Every git porter starts may allocate at most this much (RLIMIT_DATA, not RLIMIT_AS: git maps pack files, which
 # address space would count): a few KB of commit can list 10^9 paths, and git keeps some listings in memory.
 MEMORY_MIB = 2048
@@ -231,6 +243,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
     size = 0
     deadline = time.monotonic() + limit
     problem = ""
+    timed_out = False
     with selectors.DefaultSelector() as sel:
         assert proc.stdout is not None and proc.stderr is not None
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -239,7 +252,8 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
             while sel.get_map() and not problem:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    problem = cut or f"git {args[0]} took longer than {timeout:g} s"
+                    problem = cut or f"git {_verb(args)} took longer than {timeout:g} s"
+                    timed_out = not cut
                     break
                 for key, _ in sel.select(min(left, 1.0)):
                     chunk = os.read(key.fd, 1 << 20)
@@ -248,7 +262,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
                     elif key.fileobj is proc.stdout:
                         size += len(chunk)
                         if size > cap:
-                            problem = f"git {args[0]} printed more than {output_mib()} MiB (the repository lists too much)"
+                            problem = f"git {_verb(args)} printed more than {output_mib()} MiB (the repository lists too much)"
                             break
                         out.append(chunk)
                     elif len(err) < 65536:
@@ -264,7 +278,7 @@ def _collect(cmd: list[str], args: tuple[str, ...], timeout: float,
             proc.stdout.close()
             proc.stderr.close()
     if problem:
-        raise GitError(problem)
+        raise (GitTimeout if timed_out else GitError)(problem)
     if code != 0 and out_of_memory(bytes(err), code):
         raise GitError(memory_message(args))
     return code, b"".join(out), bytes(err)
