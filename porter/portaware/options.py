@@ -29,6 +29,7 @@ import re
 from typing import Iterable, Mapping
 
 from porter.lazyre import lazy_regex
+from porter.portaware.scope import make_conditional
 from porter.source.cmake_conditions import arms as cmake_arms
 from porter.source.preprocessor import Directive
 
@@ -170,7 +171,6 @@ _MAKE_ASSIGN = re.compile(r"^(?:(?:export|override)[ \t]+)*([A-Za-z_]\w*)[ \t]*(
 # The values GNU make code reads as a switch left off: `ifeq ($(X),1)` is false for each of them.
 _MAKE_OFF_VALUES = frozenset({"0", "no", "false", "off", "n"})
 _MAKE_ON_VALUES = frozenset({"1", "yes", "true", "on", "y"})
-_MAKE_CONDITIONAL = re.compile(r"^[ ]*(?:(else)\b[ \t]*)?(ifeq|ifneq|ifdef|ifndef|endif\b)?(.*)$")
 # Words that set up the CUDA toolchain in a make arm: the compiler, its runtime and its install's variables.
 _MAKE_TOOLCHAIN = re.compile(r"(?i)\bnvcc\w*|-lcuda(?:rt)?\b|\bcuda_\w+|\bcuda\b")
 _MAKE_DEFINE = re.compile(r"(?<![\w$])-D[ \t]*([A-Za-z_]\w*)")
@@ -234,25 +234,23 @@ def make_off_switches(texts: Mapping[str, str]) -> tuple[dict[str, list[tuple[in
                 other_text.setdefault(sw, []).extend(body)
 
         for n, line in enumerate(lines, 1):
-            if line.startswith("\t"):
+            c = make_conditional(line)
+            if c is None:
                 continue
-            m = _MAKE_CONDITIONAL.match(line)
-            word = (m.group(2) or "") if m is not None else ""
-            if m is None or not (m.group(1) or word):
-                continue
+            is_else, word, arg = c
             if word == "endif":
                 if stack:
                     close(n - 1)
                     stack.pop()
                 continue
-            if m.group(1):  # else, else ifeq (...)
+            if is_else:  # else, else ifeq (...)
                 if not stack:
                     continue
                 close(n - 1)
                 sw = stack[-1][0]
                 stack[-1] = [sw, False, n + 1]
                 continue
-            sw = _make_switch_test(word, m.group(3), switches)
+            sw = _make_switch_test(word, arg, switches)
             for v in re.findall(r"\$[({]([A-Za-z_]\w*)[)}]|(?<=ifdef )\s*([A-Za-z_]\w*)", line):
                 name = v[0] or v[1]
                 if name in switches and name != sw:
