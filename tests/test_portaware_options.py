@@ -127,6 +127,12 @@ def test_findings_in_arms_of_an_off_cmake_option_read_cuda_only(tmp_path):
                     (9, "open", None)]
 
 
+def status_rows(root, rules) -> list[tuple]:
+    """(path, line, status, evidence) of each finding of `rules` a scan of `root` reports."""
+    result = run(root, Settings(jobs=1, cache_dir=None)).result
+    return sorted({(f.path, f.line, str(f.status), f.handled_by) for f in result.findings if f.rule in rules})
+
+
 NCCL_CMAKE = (
     b"project(p LANGUAGES CXX CUDA)\n"                                   # 1
     b'option(WITH_NCCL "multi-GPU" FALSE)\n'                              # 2: off
@@ -149,11 +155,8 @@ def test_cmake_lines_in_the_block_of_an_off_option_read_cuda_only(tmp_path):
     (tmp_path / "k.cu").write_bytes(b"#ifdef WITH_NCCL\n#include <nccl.h>\n#endif\n__global__ void k() {}\n")
     assert off_cmake_options([("CMakeLists.txt", NCCL_CMAKE)]) == {"WITH_NCCL": "CMakeLists.txt:2"}
     assert cmake_option_blocks(NCCL_CMAKE) == (("WITH_NCCL", 6, 7), ("WITH_CUBLAS", 12, 12))
-    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
-    rows = sorted({(f.path, f.line, str(f.status), f.handled_by) for f in result.findings
-                   if f.rule in ("LIB004", "LIB001")})
     off = "CMakeLists.txt:2 (a CMake option, OFF by default)"
-    assert rows == [("CMakeLists.txt", 7, "cuda-only", off), ("CMakeLists.txt", 9, "open", None),
+    assert status_rows(tmp_path, ("LIB004", "LIB001")) == [("CMakeLists.txt", 7, "cuda-only", off), ("CMakeLists.txt", 9, "open", None),
                     ("CMakeLists.txt", 12, "open", None), ("k.cu", 2, "cuda-only", off)]
 
 
@@ -197,9 +200,6 @@ def test_findings_under_a_make_switch_left_off_read_cuda_only(tmp_path):
     (tmp_path / "Makefile").write_text(MAKEFILE)
     (tmp_path / "k.cu").write_bytes(b"#ifdef USE_CUDNN\n#include <cudnn.h>\n#endif\n#ifdef USE_CUDA\n"
                                     b"#include <cudnn.h>\n#endif\n__global__ void k() {}\n")
-    result = run(tmp_path, Settings(jobs=1, cache_dir=None)).result
-    rows = sorted({(f.path, f.line, str(f.status), f.handled_by) for f in result.findings
-                   if f.rule in ("LIB002", "LIB004")})
     ev = "Makefile:2 (a make variable, 0 by default)"
-    assert rows == [("Makefile", 8, "cuda-only", ev), ("Makefile", 10, "open", None),
+    assert status_rows(tmp_path, ("LIB002", "LIB004")) == [("Makefile", 8, "cuda-only", ev), ("Makefile", 10, "open", None),
                     ("k.cu", 2, "cuda-only", ev), ("k.cu", 5, "open", None)]
