@@ -628,7 +628,18 @@ def _in_message(sf: SourceFile, offset: int, in_strings: bool) -> bool:
 # only print: echo/printf (to the terminal or appended to a log file), `[`-tests around them, local variables, return
 # and exit. A test that runs a program (`if nvidia-smi ...; then`) is not one of them.
 _SHELL_FUNCTION = re.compile(rb"(?m)^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*(?:\(\)[ \t]*)?\{[ \t]*$")
-_PRINTING = re.compile(rb"^(?:echo|printf|local|return|exit|then|else|fi|:|true)\b|^(?:if|elif)[ \t]+(?:\[|test\b)")
+_PRINTING_WORDS = frozenset({b"echo", b"printf", b"local", b"return", b"exit", b"then", b"else", b"fi", b":", b"true"})
+_TESTING_WORDS = frozenset({b"if", b"elif"})
+
+
+def _only_prints(line: bytes) -> bool:
+    """Whether one stripped line of a shell function body prints, or tests with `[`/`test` around printing."""
+    words = line.replace(b";", b" ; ").split()
+    if not words or words[0].startswith(b"#"):
+        return True
+    if words[0] in _PRINTING_WORDS:
+        return True
+    return words[0] in _TESTING_WORDS and len(words) > 1 and (words[1].startswith(b"[") or words[1] == b"test")
 
 
 def _message_functions(sf: SourceFile) -> frozenset[bytes]:
@@ -649,7 +660,7 @@ def _message_functions(sf: SourceFile) -> frozenset[bytes]:
                     body.append(line.strip())
                 else:
                     continue
-                if any(body) and all(not b or b.startswith(b"#") or _PRINTING.match(b) for b in body):
+                if any(body) and all(_only_prints(b) for b in body):
                     out.add(m.group(1))
         found = sf.cache["library.message_functions"] = frozenset(out)
     return found
