@@ -26,7 +26,7 @@ from porter.estimate.effort_model import EffortModel, Hours, load_effort_model
 from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.shares import with_shares
 from porter.estimate.verdict import VERDICT_MEANING, Reason, decide
-from porter.estimate.wording import counted, effort_text
+from porter.estimate.wording import effort_text
 from porter.libraries import Library, load_libraries
 from porter.model import ScanResult, Status
 from porter.model.assessment import (Breakdowns, HandledCounts, OptionalWork, Range, Recommendation,
@@ -247,8 +247,8 @@ def _optional(inputs: Inputs, scope: Scope, costing: Costing) -> OptionalWork | 
         len(opt.findings), len(opt.kernels), len(paths), Range.of(extra.hours.to_dict()), Range.of(days.to_dict()),
         round(extra.mean, 2),
         (f"Optional (not in the headline or the verdict): {effort_text(days.rounded(), extra.hours)}, "
-         f"for {counted(len(opt.findings), 'finding')} and {counted(len(opt.kernels), 'kernel')} in "
-         f"{counted(len(paths), 'file')} kept CUDA-only or under optional paths."),
+         f"for {len(opt.findings)} finding(s) and {len(opt.kernels)} kernel(s) in "
+         f"{len(paths)} file(s) kept CUDA-only or under optional paths."),
         tuple(i.to_dict(model) for i in sorted(extra.items, key=lambda i: (-i.hours.likely, i.id))))
 
 

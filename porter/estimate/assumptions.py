@@ -5,7 +5,6 @@ from porter.estimate.cost import Costing
 from porter.estimate.effort_model import SIZES
 from porter.estimate.inputs import Inputs, Scope
 from porter.estimate.kernel_verdicts import KERNEL_VERDICTS
-from porter.estimate.wording import counted
 
 
 def assumptions(inputs: Inputs, scope: Scope, costing: Costing, chip=None) -> list[str]:
@@ -46,8 +45,7 @@ def assumptions(inputs: Inputs, scope: Scope, costing: Costing, chip=None) -> li
                    f"({chip[0].gfx}), the costliest chip; targets sharing a gfx are costed once, and the work for one "
                    "chip carries most of the others' (each target's own estimate is in the per-target lines).")
     if scope.optional_findings or scope.optional_kernels:
-        out.append(f"{counted(len(scope.optional_findings), 'finding')} and "
-                   f"{counted(len(scope.optional_kernels), 'kernel')} are optional "
+        out.append(f"{len(scope.optional_findings)} finding(s) and {len(scope.optional_kernels)} kernel(s) are optional "
                    "(kept CUDA-only, or under optional paths such as contrib/): costed on the optional line, never in "
                    "the headline or the verdict.")
     if scope.handled:

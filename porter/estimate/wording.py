@@ -60,8 +60,3 @@ def effort_text(days: Points, hours: Points) -> str:
         return days_range(days)
     return (f"{num(hours.low)}–{num(hours.high)} hours (likely {num(hours.likely)}), at most "
             f"{num(days.high)} engineer-day{'' if days.high == 1 else 's'}")
-
-
-def counted(n: int, word: str) -> str:
-    """'1 finding', '2 findings', '0 kernels': a count with its noun, never 'finding(s)'."""
-    return f"{n} {word if n == 1 else word + 's'}"
