@@ -4,8 +4,8 @@ on) is no such option, and neither is the option that turns on the CUDA build it
 from __future__ import annotations
 
 from porter.pipeline import run
-from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
-                                      off_arms)
+from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, combine_off_options,
+                                      commented_defines, make_off_switches, off_arms)
 from porter.settings import Settings
 from porter.source.preprocessor import directives
 
@@ -125,3 +125,81 @@ def test_findings_in_arms_of_an_off_cmake_option_read_cuda_only(tmp_path):
                    and f.rule == "LIB002"})
     assert rows == [(3, "cuda-only", "CMakeLists.txt:1 (a CMake option, OFF by default)"), (6, "open", None),
                     (9, "open", None)]
+
+
+def status_rows(root, rules) -> list[tuple]:
+    """(path, line, status, evidence) of each finding of `rules` a scan of `root` reports."""
+    result = run(root, Settings(jobs=1, cache_dir=None)).result
+    return sorted({(f.path, f.line, str(f.status), f.handled_by) for f in result.findings if f.rule in rules})
+
+
+NCCL_CMAKE = (
+    b"project(p LANGUAGES CXX CUDA)\n"                                   # 1
+    b'option(WITH_NCCL "multi-GPU" FALSE)\n'                              # 2: off
+    b'option(WITH_CUBLAS "cublas" ON)\n'                                  # 3: on
+    b"add_library(k k.cu)\n"                                              # 4
+    b"if(WITH_NCCL)\n"                                                    # 5
+    b"  target_compile_definitions(k PRIVATE WITH_NCCL)\n"                # 6
+    b"  target_link_libraries(k PRIVATE nccl)\n"                          # 7: cuda-only
+    b"else()\n"                                                           # 8
+    b"  target_link_libraries(k PRIVATE cufft)\n"                         # 9: open (the else arm is built)
+    b"endif()\n"                                                          # 10
+    b"if(WITH_CUBLAS)\n"                                                  # 11
+    b"  target_link_libraries(k PRIVATE cublas)\n"                        # 12: open (ON by default)
+    b"endif()\n"                                                          # 13
+    b'message(STATUS "NCCL: ${WITH_NCCL}")\n')                            # 14: printing it sets nothing
+
+
+def test_cmake_lines_in_the_block_of_an_off_option_read_cuda_only(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_bytes(NCCL_CMAKE)
+    (tmp_path / "k.cu").write_bytes(b"#ifdef WITH_NCCL\n#include <nccl.h>\n#endif\n__global__ void k() {}\n")
+    assert off_cmake_options([("CMakeLists.txt", NCCL_CMAKE)]) == {"WITH_NCCL": "CMakeLists.txt:2"}
+    assert cmake_option_blocks(NCCL_CMAKE) == (("WITH_NCCL", 6, 7), ("WITH_CUBLAS", 12, 12))
+    off = "CMakeLists.txt:2 (a CMake option, OFF by default)"
+    assert status_rows(tmp_path, ("LIB004", "LIB001")) == [("CMakeLists.txt", 7, "cuda-only", off), ("CMakeLists.txt", 9, "open", None),
+                    ("CMakeLists.txt", 12, "open", None), ("k.cu", 2, "cuda-only", off)]
+
+
+MAKEFILE = (
+    "CUDA?=0\n"                                                           # 1: the GPU build's switch
+    "CUDNN?=0\n"                                                          # 2: off
+    "MPI ?= 0\n"                                                          # 3: set on below: not read
+    "ifeq ($(CUDA),1)\n"                                                  # 4
+    "CPPFLAGS += -DUSE_CUDA -I$(CUDA_BASE)/include\n"                     # 5: open (the GPU build)
+    "ifeq ($(CUDNN),1)\n"                                                 # 6
+    "CPPFLAGS += -DUSE_CUDNN\n"                                           # 7: cuda-only
+    "CUDA_L := -L$(CUDA_BASE)/lib64 -lcudnn -lcublas -lcudart\n"          # 8: cuda-only
+    "else\n"                                                              # 9
+    "CUDA_L := -L$(CUDA_BASE)/lib64 -lcublas -lcudart\n"                  # 10: open
+    "endif\n"                                                             # 11
+    "else\n"                                                              # 12
+    "CUDA_L :=\n"                                                         # 13
+    "endif\n"                                                             # 14
+    "ifeq ($(MPI),1)\n"                                                   # 15
+    "CPPFLAGS += -DUSE_MPI\n"                                             # 16
+    "endif\n"                                                             # 17
+    "MPI = 1\n")                                                          # 18
+
+
+def test_make_switches_left_off_and_the_macros_only_their_arms_pass():
+    lines, macros = make_off_switches({"Makefile": MAKEFILE})
+    ev = "Makefile:2 (a make variable, 0 by default)"
+    assert lines == {"Makefile": [(7, 8, ev)]}
+    assert macros == {"USE_CUDNN": ev}
+    # tested by `ifdef` (true when it is 0) or assigned an on value: not read
+    assert make_off_switches({"Makefile": "X ?= 0\nifdef X\nA += -DUSE_X\nendif\n"}) == ({}, {})
+    assert make_off_switches({"Makefile": "X ?= 0\nifeq ($(X),1)\nA += -DUSE_X\nendif\n",
+                              "sub/Makefile": "X := 1\n"}) == ({}, {})
+    # `ifneq ($(X),0)` and `ifeq (1,$(X))` test it for being on too
+    assert make_off_switches({"Makefile": "X ?= no\nifneq ($(X),no)\nA += -DUSE_X\nendif\nifeq (yes,$(X))\nB\nendif\n"}
+                             )[0] == {"Makefile": [(3, 3, "Makefile:1 (a make variable, no by default)"),
+                                                   (6, 6, "Makefile:1 (a make variable, no by default)")]}
+
+
+def test_findings_under_a_make_switch_left_off_read_cuda_only(tmp_path):
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    (tmp_path / "k.cu").write_bytes(b"#ifdef USE_CUDNN\n#include <cudnn.h>\n#endif\n#ifdef USE_CUDA\n"
+                                    b"#include <cudnn.h>\n#endif\n__global__ void k() {}\n")
+    ev = "Makefile:2 (a make variable, 0 by default)"
+    assert status_rows(tmp_path, ("LIB002", "LIB004")) == [("Makefile", 8, "cuda-only", ev), ("Makefile", 10, "open", None),
+                    ("k.cu", 2, "cuda-only", ev), ("k.cu", 5, "open", None)]

@@ -102,6 +102,17 @@ class HelperIndex:
         named = [p for p in candidates if scope and p.rsplit("/", 1)[-1].split(".", 1)[0] == scope]
         return named[0] if len(named) == 1 else None
 
+    def member_through_alias(self, name: str) -> str | None:
+        """A member call keyed by an alias of its class (`elected->insertAggr(v)` on a `cuVecU *elected` with
+        `typedef cuVec<uint32> cuVecU;`: `cuVecU.insertAggr`) keyed by the class itself (`cuVec.insertAggr`): a
+        typedef-name or alias-declaration is a synonym for the type it names (C++ [dcl.typedef]), so the call runs
+        that class's member. None when the name is no member key or the alias names no single class."""
+        cls, dot, member = name.partition(".")
+        if not dot or not member:
+            return None
+        aliased = self.aliases.get(cls, frozenset())
+        return f"{next(iter(aliased))}.{member}" if len(aliased) == 1 else None
+
     def _other_namespace(self, path: str, name: str, scope: str) -> bool:
         """Whether every definition of `name` in `path` is a free function of a namespace other than `scope`,
         which `scope::name` cannot name (a class or a template parameter called `scope` has no such member)."""
@@ -268,6 +279,9 @@ def _reached(kernel: Kernel, index: HelperIndex, limit: int | None):
     while todo and (limit is None or len(seen) < limit):
         caller, name, chain, line, depth = todo.pop(0)
         home = index.resolve(caller, name, chain[-1])
+        if home is None:
+            name = index.member_through_alias(name)
+            home = index.resolve(caller, name, chain[-1]) if name else None
         if home is None:
             continue
         definitions = _qualified(index.helpers[home][name], chain[-1])

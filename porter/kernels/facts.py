@@ -83,7 +83,7 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
         out.append(h)
         # a class's member function is also reached by member calls on an object of that class (`acc.get(x, y)`
         # on a `Surface<float4> acc`: porter.kernels.member_calls), under the key only that class's member has
-        cls = enclosing_class(f.node) if f.name != OPERATOR else None
+        cls = owning_class(f) if f.name != OPERATOR else None
         if cls is not None:
             out.append(dataclasses.replace(h, name=member_key(cls, f.name)))
     return tuple(out) + macros
@@ -142,6 +142,18 @@ def _file_context(sf: SourceFile, extra_constants: dict[str, Any] | None) -> Fil
 _CUDA_ATOMIC = re.compile(r"atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(?:_system|_block)?\Z")
 
 
+def owning_class(fn: Function) -> str | None:
+    """The class whose member `fn` is: the one whose body it is written in, or the one an out-of-class definition
+    names (`template <> __device__ void cuVec<uint32>::insertAggr(...) {...}`: a member function defined outside
+    its class by its qualified name is that class's member, C++ [class.mfct]). A qualifier that is a namespace
+    (`ns::f`) gives a key no member call names, as member calls come only from objects of a class type."""
+    cls = enclosing_class(fn.node)
+    if cls is not None:
+        return cls
+    scope = enclosing_scope(fn.node)
+    return scope[1] if scope[:1] == ("scoped",) else None
+
+
 def member_name(fn: Function) -> str:
     """A helper's name as calls reach it: `Cls::operator()` for a call operator defined in a class body (two
     classes' operators are two helpers, not overloads of one), else the function's name."""
@@ -169,7 +181,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if not f.is_kernel:
                 self.by_name.setdefault(f.name, []).append(f)
                 # a member function also by its class (`Surface.get`), as member calls on a typed object name it
-                cls = enclosing_class(f.node)
+                cls = owning_class(f)
                 if cls is not None:
                     self.by_name.setdefault(member_key(cls, f.name), []).append(f)
         self.declarations: dict = {}  # declarations by scope (porter.kernels.member_calls)

@@ -65,6 +65,9 @@ class PortFacts:
     # blocks of their own if(NAME) (porter.portaware.options.cmake_option_facts): which options are off by default
     cmake_options: tuple[tuple[str, int, bool], ...] = ()
     cmake_free_names: tuple[str, ...] = ()
+    # A CMake file's (name, first line, last line) of each `if(NAME [AND ...])` arm's body
+    # (porter.portaware.options.cmake_option_blocks): the lines an option left OFF keeps out of the build
+    cmake_blocks: tuple[tuple[str, int, int], ...] = ()
     # A Python file's (line, CUDA text) of each `str.replace("CUDA text", "HIP text")` its ROCm-side code runs on
     # kernel source (porter.portaware.rewrites)
     rewrites: tuple[tuple[int, str], ...] = ()

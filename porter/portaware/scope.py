@@ -597,6 +597,26 @@ _MAKE_ROCM_LEAD = ("hip", "rocm")
 _MAKE_CUDA_LEAD = ("cuda", "nvcc")
 
 
+def make_conditional(line: str) -> tuple[bool, str, str] | None:
+    """A GNU make conditional line as (opens an `else` arm, its word, its argument): `ifeq ($(X),1)` gives (False,
+    "ifeq", "($(X),1)"), `else ifdef Y` (True, "ifdef", "Y"), `else` (True, "", ""), `endif` (False, "endif", "");
+    any other line, and a recipe line (tab-led), None
+    (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html)."""
+    if line.startswith("\t"):
+        return None
+    m = _MAKE_COND.match(line)
+    if m is None:
+        return None
+    if m.group(2):
+        return bool(m.group(1)), m.group(2), m.group(3).strip()
+    rest = m.group(3).strip()
+    if m.group(1) and (not rest or rest.startswith("#")):
+        return True, "", ""
+    if not m.group(1) and re.match(r"endif\b", rest):
+        return False, "endif", ""
+    return None
+
+
 def _make_word_side(word: str) -> str | None:
     parts = {p for p in re.split(r"[_\W]+", word.lower()) if p}
     if parts & _MAKE_ROCM_WORDS or any(p.startswith(_MAKE_ROCM_LEAD) for p in parts):

@@ -92,8 +92,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     setup_references)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
-from porter.portaware.options import (build_names, cmake_option_facts, combine_off_options, commented_defines,
-                                      off_arms)
+from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, combine_off_options,
+                                      commented_defines, make_off_switches, off_arms)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
@@ -421,6 +421,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
                          definitions=tuple(cmake_compile_definitions(cmds)),
                          nvidia_only=tuple(nvidia_only_switches(cmds, regions)),
+                         cmake_blocks=cmake_option_blocks(data),
                          **dict(zip(("cmake_options", "cmake_free_names"), cmake_option_facts(data))))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
@@ -526,28 +527,29 @@ _OPTION_SETTERS = frozenset({"cmake", "make", "bazel", "shell", "toml"})
 
 def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
                    dirs: dict[str, tuple[list[preprocessor.Directive], int]], limit: int, held) -> None:
-    """pm.optional: the arms of each C/C++ file that only an off-by-default compile option enables
-    (porter.portaware.options)."""
+    """pm.optional: the arms of each C/C++ file that only an off-by-default compile option enables, and the lines
+    of each CMake or make file that only such an option or make switch reads (porter.portaware.options)."""
     commented: dict[str, str] = {}
     for path, f in sorted(facts.items()):
         for line, name in f.options:
             commented.setdefault(name, f"{path}:{line}")
     # CMake options that default OFF and pass their macro only while on (porter.portaware.options), from each CMake
-    # file's cached facts (no read); only the names a C/C++ test names matter.
+    # file's cached facts (no read): the C/C++ arms only need the names a C/C++ test names, the CMake blocks all.
     tested = {n for ds, _total in dirs.values() for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef")
               for n in re.findall(r"[A-Za-z_]\w*", d.text)}
-    cmake_off = {k: v for k, v in combine_off_options(
-        (path, f.cmake_options, f.cmake_free_names) for path, f in sorted(facts.items())
-        if files[path].language == "cmake").items() if k in tested} if tested else {}
-    if not commented and not cmake_off:
+    cmake_files = [path for path, f in sorted(facts.items()) if files[path].language == "cmake"]
+    cmake_all = combine_off_options((path, facts[path].cmake_options, facts[path].cmake_free_names)
+                                    for path in cmake_files)
+    make_files = [path for path, c in sorted(files.items()) if c.language == "make"]
+    if not commented and not cmake_all and not make_files:
         return
     for ds, _total in dirs.values():
         for _line, name, _body in preprocessor.defines(ds):
             commented.pop(name, None)
-            cmake_off.pop(name, None)
+            cmake_all.pop(name, None)
+    make_texts: dict[str, str] = {}
+    setters: list[str] = []  # the text of each build file other than a make file that may set a macro
     for path, c in sorted(files.items()):
-        if not commented and not cmake_off:
-            return
         if c.language in _OPTION_SETTERS or PurePosixPath(path).name == "setup.py":
             data = _read(source, c, limit, held)
             if data is not None:
@@ -555,15 +557,34 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
                 for name in build_names(text, list(commented)):
                     commented.pop(name)
                 if c.language != "cmake":  # a Makefile, script or setup.py may set the option (`-DNAME=ON`)
-                    for name in [n for n in cmake_off if re.search(rf"(?<![\w])(?:-D)?{re.escape(n)}(?![\w])", text)]:
-                        cmake_off.pop(name)
-    for name, ev in cmake_off.items():
-        commented.setdefault(name, f"{ev} (a CMake option, OFF by default)")
+                    for name in [n for n in cmake_all if re.search(rf"(?<![\w])(?:-D)?{re.escape(n)}(?![\w])", text)]:
+                        cmake_all.pop(name)
+                if c.language == "make":
+                    make_texts[path] = text
+                else:
+                    setters.append(text)
+    for name, ev in cmake_all.items():
+        if name in tested:
+            commented.setdefault(name, f"{ev} (a CMake option, OFF by default)")
+    # A make switch left off (`CUDNN?=0` ... `ifeq ($(CUDNN),1)`): its arms' lines, and the macros only those arms
+    # pass, unless a directive or another build file may define them.
+    make_lines, make_macros = make_off_switches(make_texts) if make_texts else ({}, {})
+    defined = {name for ds, _total in dirs.values() for _line, name, _body in preprocessor.defines(ds)}
+    for name, ev in make_macros.items():
+        if name in tested and name not in defined and not any(build_names(t, [name]) for t in setters):
+            commented.setdefault(name, ev)
+    for path, spans in make_lines.items():
+        pm.optional.setdefault(path, []).extend(spans)
+    for path in cmake_files:
+        spans = [(a, b, f"{cmake_all[n]} (a CMake option, OFF by default)")
+                 for n, a, b in facts[path].cmake_blocks if n in cmake_all]
+        if spans:
+            pm.optional.setdefault(path, []).extend(spans)
     for path, (ds, _total) in dirs.items():
         if any(n in d.text for d in ds if d.kind in ("if", "ifdef", "elif", "elifdef") for n in commented):
             arms = off_arms(ds, commented)
             if arms:
-                pm.optional[path] = arms
+                pm.optional.setdefault(path, []).extend(arms)
 
 
 def _build_script(path: str, language: str) -> bool:

@@ -620,5 +620,48 @@ def _in_message(sf: SourceFile, offset: int, in_strings: bool) -> bool:
     if in_strings:
         quote = max(before.rfind(b'"'), before.rfind(b"'"))
         return quote >= 0 and bool(_MESSAGE_CALLS.search(before[:quote].rstrip()))
-    return bool(re.match(rb"^[ \t]*(?:echo|printf)\b", before))
+    m = re.match(rb"^[ \t]*([A-Za-z_][\w-]*)\b", before)
+    return m is not None and (m.group(1) in (b"echo", b"printf") or m.group(1) in _message_functions(sf))
+
+
+# A shell function definition's first line (`log () {`, `function warn {`) and the commands a body may hold and still
+# only print: echo/printf (to the terminal or appended to a log file), `[`-tests around them, local variables, return
+# and exit. A test that runs a program (`if nvidia-smi ...; then`) is not one of them.
+_SHELL_FUNCTION = re.compile(rb"(?m)^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*(?:\(\)[ \t]*)?\{[ \t]*$")
+_PRINTING_WORDS = frozenset({b"echo", b"printf", b"local", b"return", b"exit", b"then", b"else", b"fi", b":", b"true"})
+_TESTING_WORDS = frozenset({b"if", b"elif"})
+
+
+def _only_prints(line: bytes) -> bool:
+    """Whether one stripped line of a shell function body prints, or tests with `[`/`test` around printing."""
+    words = line.replace(b";", b" ; ").split()
+    if not words or words[0].startswith(b"#"):
+        return True
+    if words[0] in _PRINTING_WORDS:
+        return True
+    return words[0] in _TESTING_WORDS and len(words) > 1 and (words[1].startswith(b"[") or words[1] == b"test")
+
+
+def _message_functions(sf: SourceFile) -> frozenset[bytes]:
+    """The shell functions the file defines whose body only prints (ParaFROST's `log () { if [ $quiet = 0 ]; then
+    printf ... "$1"; fi }`): a line calling one passes it a message, as a line of echo does. A function's body runs
+    from its `{` line to the first line that is a lone `}`; a function read to the end of the file is none."""
+    found = sf.cache.get("library.message_functions")
+    if found is None:
+        out = set()
+        if sf.language == "shell" and b"{" in sf.data:
+            lines = sf.data.split(b"\n")
+            for m in _SHELL_FUNCTION.finditer(sf.data):
+                first = sf.data.count(b"\n", 0, m.start()) + 1
+                body = []
+                for line in lines[first:]:
+                    if line.strip() == b"}":
+                        break
+                    body.append(line.strip())
+                else:
+                    continue
+                if any(body) and all(_only_prints(b) for b in body):
+                    out.add(m.group(1))
+        found = sf.cache["library.message_functions"] = frozenset(out)
+    return found
 
