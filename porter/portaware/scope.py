@@ -1652,6 +1652,49 @@ def setup_references(path: str, text: str, spans) -> list[Reference]:
             if r.side == CUDA else r for r in refs]
 
 
+_SETUP_UNIT_SUFFIXES = tuple(x for x in SOURCE_SUFFIXES if x != ".py")
+
+
+def _py_literal(node) -> str | None:
+    """A Python string node's text with each interpolation (`f"{d}/gn.cpp"`) read as "*"; None: not a string."""
+    if node.type != "string":
+        return None
+    out = []
+    for c in node.named_children:
+        if c.type == "string_content":
+            out.append(c.text.decode("utf-8", "replace"))
+        elif c.type == "interpolation":
+            out.append("*")
+    return "".join(out)
+
+
+def setup_source_patterns(root) -> tuple[str, ...]:
+    """The source files a setup.py names, each as a path pattern relative to the setup.py's folder: every string
+    literal (never a comment: a commented-out source is not built) ending in a C/C++/CUDA suffix, and where it is
+    the last argument of a `path.join(...)` the join's parts before it, a literal as spelled and anything computed
+    as "*" (the package root `current_directory`, a variable folder). setuptools compiles exactly the `sources` an
+    Extension lists (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html), so these bound what the
+    package build compiles; a computed part reads as "*", which can only name more files, never fewer."""
+    out: set[str] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        s = _py_literal(n)
+        if s is None or " " in s or not s.lower().endswith(_SETUP_UNIT_SUFFIXES):
+            continue
+        parts = [s]
+        args = n.parent
+        if args is not None and args.type == "argument_list" and args.named_children and args.named_children[-1] == n:
+            call = args.parent
+            fn = call.child_by_field_name("function") if call is not None else None
+            if fn is not None and fn.text.decode("utf-8", "replace").split(".")[-1] == "join":
+                parts = [(_py_literal(a) or "*") if a.type == "string" else "*" for a in args.named_children]
+        path = "/".join(p.strip("/") for p in parts if p.strip("/"))
+        out.add(posixpath.normpath(path) if "*" not in path else path)
+    return tuple(sorted(out))
+
+
 def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tuple[str, str, str | None]]:
     """Each repository file some build arm names: path -> (side, evidence, twin) where all arms naming it agree on
     one side ("cuda" or "rocm"); files also named by a shared arm are left out (shared). `twin` is set when every
