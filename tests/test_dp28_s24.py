@@ -44,6 +44,9 @@ def test_setup_source_patterns_skip_comments_and_read_joins():
     assert setup_source_patterns(parse("setup.py", "python", data).root) == ("pkg/ops.cu",)
     text = b'import os\nd = "x"\ns = [os.path.join(here, "a", f"{d}/k.cu"), "*.cpp"]\n'
     assert setup_source_patterns(parse("setup.py", "python", text).root) == ("*.cpp", "*/a/*/k.cu")
+    # a name completed at run time matches any file with that ending
+    text = b'srcs = [n + ".cu" for n in names] + [stem + "_k.cpp"]\n'
+    assert setup_source_patterns(parse("setup.py", "python", text).root) == ("*.cu", "*_k.cpp")
 
 
 def test_a_file_no_listed_source_includes_is_compiled_by_no_build():

@@ -1708,6 +1708,9 @@ def setup_source_patterns(root) -> tuple[str, ...]:
         s = _py_literal(n)
         if s is None or " " in s or not s.lower().endswith(_SETUP_UNIT_SUFFIXES):
             continue
+        # `name + ".cu"`, `stem + "_kernel.cu"`: a name completed at run time, any file with that ending
+        if s.startswith(".") or (n.parent is not None and n.parent.type == "binary_operator"):
+            s = "*" + s
         parts = [s]
         args = n.parent
         if args is not None and args.type == "argument_list" and args.named_children and args.named_children[-1] == n:
