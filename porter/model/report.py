@@ -71,6 +71,9 @@ class PortFacts:
     # A Python file's (line, CUDA text) of each `str.replace("CUDA text", "HIP text")` its ROCm-side code runs on
     # kernel source (porter.portaware.rewrites)
     rewrites: tuple[tuple[int, str], ...] = ()
+    # A torch-extension setup.py's source paths as its string literals spell them, a path.join of literals joined
+    # with "/" and any computed part as "*" (porter.portaware.scope.setup_source_patterns): what setuptools compiles
+    sources: tuple[str, ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

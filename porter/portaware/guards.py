@@ -26,7 +26,7 @@ from porter.lazyre import lazy_regex
 from porter.match.regex import compile_regex
 from porter.source.preprocessor import CUDA, ROCM
 from porter.source.parse import parse
-from porter.source.parse_queries import descendants, register_root_descendants
+from porter.source.parse_queries import descendants, register_root_descendants, walk_descendants
 
 Pos = tuple[int, int]  # 1-based line, 1-based byte column
 
@@ -257,17 +257,18 @@ def _py_text(node, data: bytes) -> str:
     return re.sub(r"\s+", "", data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
 
 
-def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[str | None, bool]:
+def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
+             selectors: frozenset[str] = frozenset()) -> tuple[str | None, bool]:
     """(the build the test is true on, whether it is false on exactly the other build); a side "!S" means only the
     test's false branch is confined, to the build that is not S. `paired`: the file's paired CUDA predicates
     (_paired_cuda_predicates), true on the CUDA build only but false on every other (not only ROCm)."""
     t = node.type
     if t == "parenthesized_expression":
         inner = node.named_children
-        return _py_side(inner[0], data, paired) if len(inner) == 1 else (None, False)
+        return _py_side(inner[0], data, paired, selectors) if len(inner) == 1 else (None, False)
     if t == "not_operator":
         arg = node.child_by_field_name("argument")
-        s, pure = _py_side(arg, data, paired) if arg is not None else (None, False)
+        s, pure = _py_side(arg, data, paired, selectors) if arg is not None else (None, False)
         if pure:
             return _flip(s), pure
         # `not is_cuda()`: its false branch is the CUDA build's; `not (x != "cuda")`-like "!rocm": its true one
@@ -280,7 +281,7 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         kids = node.children
         text = [c.type for c in kids]
         if len(kids) == 3 and kids[-1].type == "none" and text[1] in ("is", "is not", "==", "!="):
-            s, pure = _py_side(kids[0], data, paired)
+            s, pure = _py_side(kids[0], data, paired, selectors)
             if not pure or s is None:
                 return None, False
             return (s if text[1] in ("is not", "!=") else _flip(s)), True
@@ -303,7 +304,11 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
             # Not a torch device's `.type`: ROCm's PyTorch reports "cuda" there, so `device.type == "hip"` is no test
             # of the build (https://pytorch.org/docs/stable/notes/hip.html).
             rocm_value = vendor == ROCM and name != "type" and "(" not in name
-            if vendor is None or not (_py_platform_name().match(name) or triton_target or rocm_value):
+            # A value the file also tells apart from a ROCm name (`backend == "rocm"`, or set from a function that
+            # returns "rocm") is a choice between vendor builds: its `== "cuda"` arm is the CUDA build's, as the
+            # C/C++ reading does for a value compared with a ROCm constant (_cpp_paired).
+            selector = vendor == CUDA and whole in selectors
+            if vendor is None or not (_py_platform_name().match(name) or triton_target or rocm_value or selector):
                 return None, False
             if vendor == ROCM:
                 return (ROCM if text[1] == "==" else CUDA), True
@@ -313,8 +318,8 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset()) -> tuple[s
         op = node.child_by_field_name("operator")
         op = op.type if op is not None else ""
         l, r = node.child_by_field_name("left"), node.child_by_field_name("right")
-        ls, lp = _py_side(l, data, paired) if l is not None else (None, False)
-        rs, rp = _py_side(r, data, paired) if r is not None else (None, False)
+        ls, lp = _py_side(l, data, paired, selectors) if l is not None else (None, False)
+        rs, rp = _py_side(r, data, paired, selectors) if r is not None else (None, False)
         if op == "and" and l is not None and r is not None and _tests_attribute(l, r, data):
             # `hasattr(torch.version, "hip") and torch.version.hip is not None` is the right test alone, spelled for
             # an object that may lack the attribute (as `getattr(torch.version, "hip", None)` is)
@@ -389,18 +394,62 @@ def _asks_for_nvidia_only(name: str) -> bool:
     return any(re.search(r"(?:^|_)" + re.escape(c) + r"(?:_|$)", last) for c in nvidia_only_components())
 
 
+_PY_ROCM_NAMES = frozenset({"rocm", "hip", "amd"})
+_PY_SELECTOR_NODES = ("comparison_operator", "assignment")
+register_root_descendants("python", _PY_SELECTOR_NODES)
+
+
+def _py_rocm_string(node, data: bytes) -> bool:
+    return node is not None and node.type == "string" and _py_text(node, data).strip("\"'").lower() in _PY_ROCM_NAMES
+
+
+def _py_selectors(root, data: bytes) -> frozenset[str]:
+    """The values (names or attributes, never a call or a device's `.type`) that the file compares with a ROCm name
+    (`backend == "rocm"`) or assigns from one of its own functions that returns a ROCm name (`backend =
+    _select_backend()` whose body has `return "rocm"`): a build selector, whose value on a ROCm build is that name,
+    so its `== "cuda"` comparison is true on the CUDA build only (Python's `==` on str compares the characters,
+    https://docs.python.org/3/reference/expressions.html#value-comparisons)."""
+    out: set[str] = set()
+    rocm_functions: set[str] = set()
+    for node in root.named_children:
+        fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if fn is None or fn.type != "function_definition":
+            continue
+        name, body = fn.child_by_field_name("name"), fn.child_by_field_name("body")
+        if name is not None and body is not None and any(
+                r.named_children and _py_rocm_string(r.named_children[0], data)
+                for r in walk_descendants(body, frozenset({"return_statement"}))):
+            rocm_functions.add(name.text.decode("utf-8", "replace"))
+    for node in descendants(root, _PY_SELECTOR_NODES, lang="python"):
+        if node.type == "comparison_operator":
+            kids = node.children
+            if len(kids) == 3 and kids[1].type in ("==", "!=") and kids[0].type in ("identifier", "attribute") \
+                    and _py_rocm_string(kids[2], data):
+                whole = _py_text(kids[0], data)
+                if whole.rsplit(".", 1)[-1] != "type":
+                    out.add(whole)
+            continue
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None and left.type in ("identifier", "attribute") and right.type == "call":
+            fn = right.child_by_field_name("function")
+            if fn is not None and _py_text(fn, data) in rocm_functions:
+                out.add(_py_text(left, data))
+    return frozenset(out)
+
+
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
     out.extend(_function_twins(sf.root))
+    selectors = _py_selectors(sf.root, data) if ROCM_WORD.search(data) else frozenset()
     for node in descendants(sf.root, _PY_BRANCHES, lang="python"):
         if node.type == "boolean_operator":
             # `A and B` evaluates B only when A is true: after a test true on one build only, B is that build's
             op = node.child_by_field_name("operator")
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if op is not None and op.type == "and" and left is not None and right is not None:
-                side = _py_side(left, data, paired)[0]
+                side = _py_side(left, data, paired, selectors)[0]
                 if side in (CUDA, ROCM):
                     out.append(_span(right, side, node.start_point[0] + 1))
             continue
@@ -408,7 +457,7 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
             kids = node.named_children
             if len(kids) != 3:
                 continue
-            side, pure = _py_side(kids[1], data, paired)
+            side, pure = _py_side(kids[1], data, paired, selectors)
             line = node.start_point[0] + 1
             if side is None:
                 continue
@@ -420,13 +469,13 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                 out.append(_span(kids[2], _flip(side), line))
             continue
         cond = node.child_by_field_name("condition")
-        side, pure = _py_side(cond, data, paired) if cond is not None else (None, False)
+        side, pure = _py_side(cond, data, paired, selectors) if cond is not None else (None, False)
         rest = [c for c in node.children if c.type in ("elif_clause", "else_clause")]
         # an `elif` whose own test names a vendor confines its own branch (`if SYSTEM == "cuda": ... elif SYSTEM ==
         # "rocm": ...`, `if torch.version.cuda is not None: ... elif torch.version.hip is not None: ...`)
         for c in rest:
             c_cond = c.child_by_field_name("condition") if c.type == "elif_clause" else None
-            c_side = _py_side(c_cond, data, paired)[0] if c_cond is not None else None
+            c_side = _py_side(c_cond, data, paired, selectors)[0] if c_cond is not None else None
             body = c.child_by_field_name("consequence") if c_cond is not None else None
             if c_side in (CUDA, ROCM) and body is not None:
                 out.append(_span(body, c_side, c.start_point[0] + 1))

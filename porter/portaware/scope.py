@@ -1248,6 +1248,7 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
     tested = {a for c in cmds if c.name in ("if", "elseif") for a in c.args}
     paired = set(cuda_twins_tested(tested, tested)) | (paired_elsewhere & tested) | (tested & _ONE_DEVICE_BACKEND)
     base = posixpath.dirname(path)
+    folders = _source_folders(cmds)
     probed = any(c.name == "check_language" and any(a.upper() == "CUDA" for a in c.args) for c in cmds)
     probes: list[tuple[int, int, str, int]] = []
     # the first if()/elseif() line whose test names ROCm: where the file's ROCm build is chosen
@@ -1372,11 +1373,13 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
             continue
         hip_language = c.name == "set_source_files_properties" and "HIP" in (a.upper() for a in c.args)
         for a in c.args:
-            if "${" in a and not re.match(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/", a):
+            folder = _source_folder(a, folders) if "${" in a else None
+            if "${" in a and folder is None and not re.match(
+                    r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/", a):
                 continue
             if not a.lower().endswith(SOURCE_SUFFIXES) and not ("*" in a and "." in a.rsplit("/", 1)[-1]):
                 continue
-            target = _resolve_cmake_path(a, base)
+            target = folder if folder is not None else _resolve_cmake_path(a, base)
             if target is None:
                 continue
             refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
@@ -1609,6 +1612,28 @@ def cmake_module_uses(cmds: list[CMakeCommand]) -> list[tuple[int, str]]:
     return out
 
 
+def _source_folders(cmds) -> dict[str, str]:
+    """The file's `set(VAR relative/folder)` of one literal relative path (ExaChem's `set(CCSD_T_SRCDIR cc/ccsd_t)`
+    in a .cmake file another CMakeLists.txt include()s): a folder its source lists name as `${VAR}/x.cu`."""
+    out: dict[str, str] = {}
+    for c in cmds:
+        if c.name == "set" and len(c.args) == 2 and re.fullmatch(r"[\w.+-]+(?:/[\w.+-]+)*", c.args[1]) \
+                and "/" in c.args[1] and not c.args[1].startswith("/"):
+            out[c.args[0]] = posixpath.normpath(c.args[1])
+    return out
+
+
+def _source_folder(arg: str, folders: dict[str, str]) -> str | None:
+    """`${VAR}/x.cu` with VAR one of the file's literal folders, as a pattern on the repository path: a relative
+    source path is read from the current source directory of the CMakeLists.txt that defines the target
+    (https://cmake.org/cmake/help/latest/command/add_library.html; for an include()d file that is its includer's
+    folder, which this file does not know), so the folder is matched as the end of the path, `*/cc/ccsd_t/x.cu`."""
+    m = re.fullmatch(r"\$\{(\w+)\}/([\w.+/-]+)", arg)
+    if m is None or m.group(1) not in folders or ".." in m.group(2):
+        return None
+    return "*/" + posixpath.normpath(posixpath.join(folders[m.group(1)], m.group(2)))
+
+
 def _resolve_cmake_path(arg: str, base: str) -> str | None:
     m = re.match(r"^\$\{(\w+)\}/(.*)$", arg)
     if m:
@@ -1650,6 +1675,52 @@ def setup_references(path: str, text: str, spans) -> list[Reference]:
                                           sp.side, f"{path}:{sp.line}"))
     return [Reference(r.target, r.side, r.where, rocm_checks.get(int(r.where.rsplit(":", 1)[1])))
             if r.side == CUDA else r for r in refs]
+
+
+_SETUP_UNIT_SUFFIXES = tuple(x for x in SOURCE_SUFFIXES if x != ".py")
+
+
+def _py_literal(node) -> str | None:
+    """A Python string node's text with each interpolation (`f"{d}/gn.cpp"`) read as "*"; None: not a string."""
+    if node.type != "string":
+        return None
+    out = []
+    for c in node.named_children:
+        if c.type == "string_content":
+            out.append(c.text.decode("utf-8", "replace"))
+        elif c.type == "interpolation":
+            out.append("*")
+    return "".join(out)
+
+
+def setup_source_patterns(root) -> tuple[str, ...]:
+    """The source files a setup.py names, each as a path pattern relative to the setup.py's folder: every string
+    literal (never a comment: a commented-out source is not built) ending in a C/C++/CUDA suffix, and where it is
+    the last argument of a `path.join(...)` the join's parts before it, a literal as spelled and anything computed
+    as "*" (the package root `current_directory`, a variable folder). setuptools compiles exactly the `sources` an
+    Extension lists (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html), so these bound what the
+    package build compiles; a computed part reads as "*", which can only name more files, never fewer."""
+    out: set[str] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        s = _py_literal(n)
+        if s is None or " " in s or not s.lower().endswith(_SETUP_UNIT_SUFFIXES):
+            continue
+        # `name + ".cu"`, `stem + "_kernel.cu"`: a name completed at run time, any file with that ending
+        if s.startswith(".") or (n.parent is not None and n.parent.type == "binary_operator"):
+            s = "*" + s
+        parts = [s]
+        args = n.parent
+        if args is not None and args.type == "argument_list" and args.named_children and args.named_children[-1] == n:
+            call = args.parent
+            fn = call.child_by_field_name("function") if call is not None else None
+            if fn is not None and fn.text.decode("utf-8", "replace").split(".")[-1] == "join":
+                parts = [(_py_literal(a) or "*") if a.type == "string" else "*" for a in args.named_children]
+        path = "/".join(p.strip("/") for p in parts if p.strip("/"))
+        out.add(posixpath.normpath(path) if "*" not in path else path)
+    return tuple(sorted(out))
 
 
 def build_sides(refs: Iterable[Reference], files: Iterable[str]) -> dict[str, tuple[str, str, str | None]]:

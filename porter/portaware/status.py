@@ -64,6 +64,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
 import posixpath
 from dataclasses import dataclass, field
@@ -89,7 +90,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
                                     toolkit_arms,
-                                    setup_references)
+                                    setup_references, setup_source_patterns)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, combine_off_options,
@@ -342,7 +343,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-21"
+FACTS_VERSION = b"portaware-facts-22"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -426,6 +427,13 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
+    sources: tuple[str, ...] = ()
+    if own:
+        if sf is None:
+            from porter.source.parse import parse
+
+            sf = parse(path, "python", data)
+        sources = setup_source_patterns(sf.root)
     if language == "python" and PY_PREDICATE_HINT.search(data):
         if sf is None:
             from porter.source.parse import parse
@@ -436,10 +444,10 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         return PortFacts(spans=own_spans,
                          refs=tuple((r.target, r.side, r.where, r.twin)
                                     for r in setup_references(path, data.decode("utf-8", "replace"), spans))
-                         if setup else (), tested=own,
+                         if setup else (), tested=own, sources=sources,
                          # ROCm-side str.replace on kernel source (porter.portaware.rewrites)
                          rewrites=tuple(rocm_rewrites(sf.root, own_spans)) if b".replace(" in data else ())
-    return PortFacts(tested=own)
+    return PortFacts(tested=own, sources=sources)
 
 
 def may_rewrite(data: bytes) -> bool:
@@ -883,6 +891,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not found:
             break
 
+    # A file no build compiles, in a package whose only build is its torch-extension setup.py (see unbuilt_sources).
+    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held)).items()):
+        pm.file_side.setdefault(path, ("build", CUDA, why))
+
     # Compat layers: names defined by ROCm-side code.
     for path, (ds, _total) in sorted(dirs.items()):
         fs = pm.file_side.get(path)
@@ -1061,6 +1073,62 @@ def side_builds(files, facts: dict[str, PortFacts]) -> dict[str, str]:
             if p in files:
                 out[p] = f"{path}: the package is built as torch extensions by setup.py, which never runs this build"
     return out
+
+
+# Python that compiles C/C++/CUDA itself at run time (torch's JIT `load`/`load_inline`, CuPy's RawModule/RawKernel,
+# PyCUDA's SourceModule, NVRTC) or names a source file: it may build a file setup.py does not list.
+_RUNTIME_BUILD = lazy_regex(rb"""cpp_extension|load_inline|RawModule|RawKernel|SourceModule|nvrtc|\.(?:cu|cuh|cpp|cc|c|h|hpp|hip)["']""")
+# A shell script that runs a compiler or a build tool is a build of its own.
+_SHELL_BUILD = lazy_regex(rb"\b(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|cmake|make|ninja|bazel|meson)\b")
+_INCLUDE_TARGET = lazy_regex(r"""^\s*[<"]([^>"]+)[>"]""")
+
+
+def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str, str]:
+    """C/C++/CUDA path -> why no build compiles it, in a package whose one build is a torch-extension setup.py.
+
+    setuptools compiles the `sources` each Extension lists and nothing else
+    (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html); the preprocessor adds only what those sources
+    `#include` (C++ [cpp.include]). So where every build file of the repository is such a setup.py (no CMake, make,
+    Bazel or build script beside it, and no Python module compiling sources at run time), a file that no source
+    setup.py names and no such source includes, directly or through other headers, is compiled by no build: its
+    lines are no port work (cuda-only: shown, never open). Names are matched loosely (a computed part of a path as
+    "*", an include by its file name when the path does not resolve), which can only count more files as built.
+    `read(candidate)`: a Python file's bytes, asked only once the rest holds."""
+    setups = [p for p in files if PurePosixPath(p).name == "setup.py"]
+    if not setups or any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
+        return {}
+    if any(c.language in ("cmake", "make", "bazel") for c in files.values()):
+        return {}
+    patterns = [posixpath.join(posixpath.dirname(p), pat) if posixpath.dirname(p) else pat
+                for p in setups for pat in facts[p].sources]
+    units = [p for p, c in files.items() if c.language == "cuda"]
+    listed = {p for p in units if any(fnmatch.fnmatchcase(p, pat) or fnmatch.fnmatchcase(p, "*/" + pat)
+                                      for pat in patterns)}
+    if not listed or len(listed) == len(units):
+        return {}
+    by_name: dict[str, list[str]] = {}
+    for p in units:
+        by_name.setdefault(PurePosixPath(p).name, []).append(p)
+    built, todo = set(listed), sorted(listed)
+    while todo:
+        path = todo.pop()
+        for d in dirs.get(path, ([], 0))[0]:
+            m = _INCLUDE_TARGET().match(d.text) if d.kind == "include" else None
+            for hit in (_resolve_include(path, m.group(1), files, by_name) if m else ()):
+                if hit not in built:
+                    built.add(hit)
+                    todo.append(hit)
+    unbuilt = [p for p in units if p not in built]
+    if not unbuilt:
+        return {}
+    for p, c in sorted(files.items()):
+        if (c.language == "python" and p not in setups) or c.language == "shell":
+            data = read(c)
+            if data is None or (_SHELL_BUILD if c.language == "shell" else _RUNTIME_BUILD)().search(data):
+                return {}
+    names = ", ".join(sorted(setups))
+    return {p: f"no build compiles it: {names} lists the package's sources and none of them includes it"
+            for p in unbuilt}
 
 
 # A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
