@@ -97,6 +97,7 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
+from porter.portaware.unbuilt import header_names, include_targets, unreached_headers
 
 
 # PortMap.file_side's kind for a file of a CUDA component whose ROCm counterpart is another component (a sibling
@@ -107,6 +108,10 @@ COMPONENT = "component"
 # The side of a build-file region that a team's opt-in NVIDIA variant holds (a pyproject extra named for CUDA):
 # cuda-only, not handled - nothing in the repository ports it.
 CUDA_ONLY_EXTRA = "cuda-only"
+
+# PortMap.file_side's kind for a header no build compiles (porter.portaware.unbuilt): cuda-only for findings (not
+# open: nothing compiles it), and its kernels' verdicts ok (no target compiles them, so none needs work).
+UNBUILT = "unbuilt"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
@@ -191,7 +196,7 @@ class PortMap:
             return Status.OPEN, None
         if fs is not None and fs[1] == ROCM:
             return Status.HANDLED, fs[2]
-        if fs is not None and fs[0] == "build" and fs[1] == CUDA:
+        if fs is not None and fs[0] in ("build", UNBUILT) and fs[1] == CUDA:
             return Status.CUDA_ONLY, fs[2]
         if fs is not None and fs[0] in ("twin", COMPONENT):
             return Status.HANDLED, fs[2]
@@ -883,6 +888,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not found:
             break
 
+    _unbuilt_headers(pm, source, files, facts, dirs, limit, held)
+
     # Compat layers: names defined by ROCm-side code.
     for path, (ds, _total) in sorted(dirs.items()):
         fs = pm.file_side.get(path)
@@ -977,6 +984,30 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+def _unbuilt_headers(pm: PortMap, source, files, facts: dict[str, PortFacts], dirs, limit: int, held) -> None:
+    """Mark the headers no build compiles (porter.portaware.unbuilt) in a repository built only by torch-extension
+    setup.py files: every CMake or Make file it has is already a side, test or twin build of the CUDA side."""
+    setups = sorted(p for p in files if PurePosixPath(p).name == "setup.py"
+                    and TORCH_EXTENSION_ONLY in facts.get(p, PortFacts()).tested)
+    if not setups or any(c.language in ("cmake", "make") and p not in pm.file_side for p, c in files.items()):
+        return
+    langs = {p: c.language for p, c in files.items()}
+    includes = {p: include_targets(ds) for p, (ds, _total) in dirs.items()}
+    candidates = unreached_headers(langs, includes, ())
+    if not candidates:
+        return
+    mentioned: set[str] = set()
+    for p, c in sorted(files.items()):
+        if c.language in ("python", "cmake", "make"):
+            data = _read(source, c, limit, held)
+            if data is not None:
+                mentioned |= header_names(data.decode("utf-8", "replace"))
+    why = (f"{setups[0]}: builds only the sources its extensions list; no source of the repository includes "
+           "this header, so no build compiles it")
+    for h in unreached_headers(langs, includes, mentioned):
+        pm.file_side.setdefault(h, (UNBUILT, CUDA, why))
 
 
 def _rocm_code(pm: PortMap, dirs) -> dict[str, str]:
@@ -1226,6 +1257,9 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         twinned = twin_dir is not None and _twinned(k.path, [p for p in kernel_paths[k.name] if p.startswith(twin_dir)],
                                                    [p for p in kernel_paths[k.name] if not p.startswith(twin_dir)])
         verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide, gap)
+        if fs is not None and fs[0] == UNBUILT and verdicts is not None:
+            # no build compiles the kernel: no target has work in it
+            verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         if st is Status.HANDLED and _rocm_code_open(k2, check_code):
