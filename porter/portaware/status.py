@@ -1167,6 +1167,31 @@ def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
     return tuple(out)
 
 
+# Kernel checks whose need is the AMD counterpart of an NVIDIA library: a ROCm counterpart directory named for that
+# library is the port. An OptiX program (optix-program) is rewritten on HIP RT, AMD's ray-tracing library for HIP
+# (https://gpuopen.com/hiprt/); a project whose OptiX back end has a HIP RT sibling (Blender Cycles'
+# kernel/device/optix beside kernel/device/hiprt, https://github.com/blender/cycles/tree/main/src/kernel/device) has
+# done that rewrite. A plain `hip/` sibling is not it: it has no ray tracing of its own.
+_PORTED_BY_DIR = {"optix-program": frozenset({"hiprt"})}
+
+
+def _ported_by_counterpart(verdicts: tuple[TargetVerdict, ...], counterpart: str) -> tuple[TargetVerdict, ...]:
+    """The verdicts without the checks the component's ROCm counterpart directory (`counterpart`, "dir/") answers
+    (_PORTED_BY_DIR), the worst recomputed."""
+    from porter.kernels.verdicts import worst
+
+    word = PurePosixPath(counterpart.rstrip("/")).name.lower()
+    answered = {c for c, words in _PORTED_BY_DIR.items() if word in words}
+    if not answered:
+        return verdicts
+    out = []
+    for v in verdicts:
+        kept = tuple(d for d in v.details if d.id not in answered)
+        out.append(v if len(kept) == len(v.details) else
+                   dataclasses.replace(v, verdict=worst(d.verdict for d in kept), details=kept))
+    return tuple(out)
+
+
 def _rocm_code_open(k: Kernel, rocm_code: frozenset[str]) -> bool:
     """Whether a check or rule about code the ROCm build compiles (`rocm-code`) still says more than ok on a
     target: the kernel is open work even where a ROCm file or arm holds it."""
@@ -1257,6 +1282,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         twinned = twin_dir is not None and _twinned(k.path, [p for p in kernel_paths[k.name] if p.startswith(twin_dir)],
                                                    [p for p in kernel_paths[k.name] if not p.startswith(twin_dir)])
         verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide, gap)
+        if fs is not None and fs[0] == COMPONENT and verdicts is not None:
+            verdicts = _ported_by_counterpart(verdicts, fs[2])
         if fs is not None and fs[0] == UNBUILT and verdicts is not None:
             # no build compiles the kernel: no target has work in it
             verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
