@@ -84,3 +84,15 @@ def test_optix_programs_beside_a_plain_hip_back_end_stay_rewrites(tmp_path):
         ("src/device/optix/programs.cu", "__raygen__camera", "handled", "src/device/hip/", "rewrite"),
         ("src/device/optix/programs.cu", "__anyhit__skip", "handled", "src/device/hip/", "rewrite"),
     ]
+
+
+def test_an_object_like_macro_naming_launch_bounds_declares_no_function(tmp_path):
+    from porter.source.parse_input import harvest_macros
+
+    assert harvest_macros(b"#define MY_LAUNCH_BOUNDS __launch_bounds__\n") == {"MY_LAUNCH_BOUNDS(*)": "__launch_bounds__(...)"}
+    (tmp_path / "k.cu").write_text(
+        "#define MY_LAUNCH_BOUNDS __launch_bounds__\n\ntemplate <int MAX_THREADS, typename BODY>\n__global__\n"
+        "MY_LAUNCH_BOUNDS(MAX_THREADS)\nstatic void Kernel3D(const int N, BODY body)\n"
+        "{\n   for (int k = blockIdx.x; k < N; k += gridDim.x) { body(k); }\n}\n")
+    kernels, _findings = _run(tmp_path)
+    assert kernels == [("k.cu", "Kernel3D", "open", None, "ok")]
