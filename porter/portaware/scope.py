@@ -1851,12 +1851,19 @@ def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
 # (https://github.com/FlagOpen/FlagGems/tree/main/src/flag_gems/runtime/backend); FBGEMM's gen_ai
 # `quantize/cutlass_extensions` beside `quantize/ck_extensions`, the CUDA build's CUTLASS kernels and the ROCm build's
 # Composable Kernel ones (https://github.com/pytorch/FBGEMM/tree/main/fbgemm_gpu/experimental/gen_ai/src/quantize).
+# Blender Cycles' `kernel/device/optix` beside `kernel/device/hiprt`: OptiX is NVIDIA's ray-tracing engine, CUDA
+# only (https://raytracing-docs.nvidia.com/optix8/guide/index.html), and HIP RT is AMD's ray-tracing library for HIP
+# (https://gpuopen.com/hiprt/), so directories named for them are one ray-tracing back end per vendor.
 # Each word, with the platform word it stands for.
 _DIR_WORDS = {"nvidia": "cuda", "amd": "hip", "cutlass": "cuda", "ck": "hip", "composable_kernel": "hip",
               "nccl": "cuda", "rccl": "hip", "cudnn": "cuda", "miopen": "hip", "cublas": "cuda", "hipblas": "hip",
-              "rocblas": "hip", "cub": "cuda", "hipcub": "hip"}
+              "rocblas": "hip", "cub": "cuda", "hipcub": "hip", "optix": "cuda", "hiprt": "hip"}
 _DIR_VENDOR = re.compile(r"(?i)(?:^|(?<=[-_.]))(" + "|".join(sorted(_DIR_WORDS, key=len, reverse=True)) +
                          r")(?=$|[-_.])")
+
+
+# A CUDA library's directory word -> its AMD counterpart's, for the sibling a component pairs with first.
+_LIBRARY_TWINS = {"optix": "hiprt", "nccl": "rccl", "cudnn": "miopen", "cublas": "hipblas", "cub": "hipcub"}
 
 
 def _dir_key(name: str) -> tuple[str, bool, bool]:
@@ -1896,7 +1903,10 @@ def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, s
                 twin = named.get(key) if cuda and named.get(key) in rocm_built else sorted(rocm_built)[0]
                 out[d] = (rocm_built[twin], built[d][1])
             elif cuda and not rocm and key in named:
-                out[d] = (named[key] + "/", f"{d}/ is named for CUDA")
+                # the sibling named for the library's AMD counterpart first (`optix` -> `hiprt`, not `hip`)
+                pair = _LIBRARY_TWINS.get(posixpath.basename(d).lower())
+                twin = next((k for k in kids if pair and posixpath.basename(k).lower() == pair), named[key])
+                out[d] = (twin + "/", f"{d}/ is named for CUDA")
     return out
 
 

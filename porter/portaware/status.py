@@ -109,6 +109,10 @@ COMPONENT = "component"
 # cuda-only, not handled - nothing in the repository ports it.
 CUDA_ONLY_EXTRA = "cuda-only"
 
+# PortMap.file_side's kind for a file no build compiles (unbuilt_sources): cuda-only for findings (not
+# open: nothing compiles it), and its kernels' verdicts ok (no target compiles them, so none needs work).
+UNBUILT = "unbuilt"
+
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
 # A replacement that is one HIP/ROCm name (`miopenGetPoolingForwardOutputDim`, `hipblasSgemm`, `thrust::hip::par`),
@@ -192,7 +196,7 @@ class PortMap:
             return Status.OPEN, None
         if fs is not None and fs[1] == ROCM:
             return Status.HANDLED, fs[2]
-        if fs is not None and fs[0] == "build" and fs[1] == CUDA:
+        if fs is not None and fs[0] in ("build", UNBUILT) and fs[1] == CUDA:
             return Status.CUDA_ONLY, fs[2]
         if fs is not None and fs[0] in ("twin", COMPONENT):
             return Status.HANDLED, fs[2]
@@ -891,9 +895,19 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not found:
             break
 
-    # A file no build compiles, in a package whose only build is its torch-extension setup.py (see unbuilt_sources).
-    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held)).items()):
-        pm.file_side.setdefault(path, ("build", CUDA, why))
+    # A file no build compiles, in a package whose only build is its torch-extension setup.py (unbuilt_sources):
+    # cuda-only for findings, and its kernels' verdicts ok (UNBUILT: no target compiles them). A header whose file
+    # name a Python file spells (package_data, a JIT build reading it as text) may be compiled at run time: open.
+    unbuilt = unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held))
+    if unbuilt:
+        spelt: set[str] = set()
+        for p, c in sorted(files.items()):
+            data = _read(source, c, limit, held) if c.language == "python" else None
+            if data is not None:
+                spelt |= header_names(data.decode("utf-8", "replace"))
+        for path, why in sorted(unbuilt.items()):
+            if PurePosixPath(path).name not in spelt:
+                pm.file_side.setdefault(path, (UNBUILT, CUDA, why))
 
     # Compat layers: names defined by ROCm-side code.
     for path, (ds, _total) in sorted(dirs.items()):
@@ -1083,6 +1097,14 @@ _SHELL_BUILD = lazy_regex(rb"\b(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|cma
 _INCLUDE_TARGET = lazy_regex(r"""^\s*[<"]([^>"]+)[>"]""")
 
 
+_HEADER_NAME = lazy_regex(r"(?i)[\w.+-]+\.(?:h|hh|hpp|hxx|cuh|inc|inl|ipp|tcc|tpp|txx)\b")
+
+
+def header_names(text: str) -> set[str]:
+    """The header file names a Python or build file's text spells (`"norm.cuh"`, `kernels/fast_gemv.cuh`)."""
+    return {m.group(0).rsplit("/", 1)[-1] for m in _HEADER_NAME().finditer(text)}
+
+
 def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str, str]:
     """C/C++/CUDA path -> why no build compiles it, in a package whose one build is a torch-extension setup.py.
 
@@ -1091,7 +1113,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str,
     `#include` (C++ [cpp.include]). So where every build file of the repository is such a setup.py (no CMake, make,
     Bazel or build script beside it, and no Python module compiling sources at run time), a file that no source
     setup.py names and no such source includes, directly or through other headers, is compiled by no build: its
-    lines are no port work (cuda-only: shown, never open). Names are matched loosely (a computed part of a path as
+    lines are no port work (cuda-only: shown, never open; its kernels' verdicts ok, build_map's UNBUILT). Names are matched loosely (a computed part of a path as
     "*", an include by its file name when the path does not resolve), which can only count more files as built.
     `read(candidate)`: a Python file's bytes, asked only once the rest holds."""
     setups = [p for p in files if PurePosixPath(p).name == "setup.py"]
@@ -1204,6 +1226,31 @@ def _verdicts(k: Kernel, decide, rocm_code: frozenset[str] = frozenset(),
     return tuple(out)
 
 
+# Kernel checks whose need is the AMD counterpart of an NVIDIA library: a ROCm counterpart directory named for that
+# library is the port. An OptiX program (optix-program) is rewritten on HIP RT, AMD's ray-tracing library for HIP
+# (https://gpuopen.com/hiprt/); a project whose OptiX back end has a HIP RT sibling (Blender Cycles'
+# kernel/device/optix beside kernel/device/hiprt, https://github.com/blender/cycles/tree/main/src/kernel/device) has
+# done that rewrite. A plain `hip/` sibling is not it: it has no ray tracing of its own.
+_PORTED_BY_DIR = {"optix-program": frozenset({"hiprt"})}
+
+
+def _ported_by_counterpart(verdicts: tuple[TargetVerdict, ...], counterpart: str) -> tuple[TargetVerdict, ...]:
+    """The verdicts without the checks the component's ROCm counterpart directory (`counterpart`, "dir/") answers
+    (_PORTED_BY_DIR), the worst recomputed."""
+    from porter.kernels.verdicts import worst
+
+    word = PurePosixPath(counterpart.rstrip("/")).name.lower()
+    answered = {c for c, words in _PORTED_BY_DIR.items() if word in words}
+    if not answered:
+        return verdicts
+    out = []
+    for v in verdicts:
+        kept = tuple(d for d in v.details if d.id not in answered)
+        out.append(v if len(kept) == len(v.details) else
+                   dataclasses.replace(v, verdict=worst(d.verdict for d in kept), details=kept))
+    return tuple(out)
+
+
 def _rocm_code_open(k: Kernel, rocm_code: frozenset[str]) -> bool:
     """Whether a check or rule about code the ROCm build compiles (`rocm-code`) still says more than ok on a
     target: the kernel is open work even where a ROCm file or arm holds it."""
@@ -1294,6 +1341,11 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         twinned = twin_dir is not None and _twinned(k.path, [p for p in kernel_paths[k.name] if p.startswith(twin_dir)],
                                                    [p for p in kernel_paths[k.name] if not p.startswith(twin_dir)])
         verdicts = _verdicts(k, pm.decide if twinned else pm.decide_verdict, check_code, pm.decide, gap)
+        if fs is not None and fs[0] == COMPONENT and verdicts is not None:
+            verdicts = _ported_by_counterpart(verdicts, fs[2])
+        if fs is not None and fs[0] == UNBUILT and verdicts is not None:
+            # no build compiles the kernel: no target has work in it
+            verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
         if st is Status.HANDLED and _rocm_code_open(k2, check_code):

@@ -38,6 +38,15 @@ _QUALIFIER_FUNCTION_MACRO = re.compile(
 )
 QUALIFIER_FUNCTION = "(*)"  # the key suffix of a harvested function-like qualifier macro
 
+# `#define MFEM_LAUNCH_BOUNDS __launch_bounds__`, used as `__global__ MFEM_LAUNCH_BOUNDS(256) void k(...)`: an
+# object-like macro naming the attribute alone. The preprocessor rescans the replacement with the tokens that follow
+# (C++ [cpp.rescan]), so `NAME(args)` is `__launch_bounds__(args)`: harvested as a function-like qualifier macro,
+# whose use is blanked as `LAUNCH_BOUNDS(n)`'s is.
+_BARE_LAUNCH_BOUNDS_MACRO = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+__launch_bounds__[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?\r?$",
+    re.M,
+)
+
 
 # `#define DEFINE_KERNEL(name, ...) template <...> __global__ void name(Params p)`: a macro that declares a kernel
 # whose name is one of its parameters (flash-attention's main kernels are written this way).
@@ -119,6 +128,10 @@ def harvest_macros(data: bytes) -> dict[str, str]:
         if not _kernel_or_device_if_typed(m.group(2).decode()):
             continue
         out.setdefault(m.group(1).decode() + QUALIFIER_FUNCTION, m.group(2).decode().strip())
+    if b"__launch_bounds__" in data:
+        for m in line_matches(_BARE_LAUNCH_BOUNDS_MACRO, data, (b"define",)):
+            if m.group(1).decode() not in _COMPILER_NAMES:
+                out.setdefault(m.group(1).decode() + QUALIFIER_FUNCTION, "__launch_bounds__(...)")
     if b"__global__" in data:
         # What _function_macro().finditer(data) finds, tried only on lines holding `define` (the pattern at every
         # byte was most of this function's time); a match on a line inside the previous one's continuation
