@@ -78,3 +78,24 @@ def test_a_cmake_source_named_through_a_folder_variable():
         ("src/cc/fused/fused_tc.cu", 1, "KRN001", "handled", "src/cc/fused/fused.cmake:2"),
         ("src/cc/fused/fused_tc.cu", 2, "DEV002", "handled", "src/cc/fused/fused.cmake:2"),
     ]
+
+
+def test_a_source_list_past_the_cap_bounds_nothing(tmp_path):
+    """A setup.py naming more source patterns than any package lists (an attacker's 40,000 distinct wildcards made
+    the per-pattern match the whole stage's cost) bounds nothing: every file is taken as built, and fast."""
+    import time
+
+    from porter.portaware.status import MAX_SOURCE_PATTERNS
+
+    root = tmp_path / "many"
+    shutil.copytree(FIXTURE / "setuponly", root)
+    setup = root / "setup.py"
+    many = ", ".join(f'"d{i}/*/*/*/*/*/*/q{i}.cu"' for i in range(MAX_SOURCE_PATTERNS))
+    listed = 'os.path.join("pkg", "ops.cu"),'
+    assert listed in setup.read_text()
+    setup.write_text(setup.read_text().replace(listed, f"{listed} {many},"))
+    start = time.monotonic()
+    statuses = _statuses(root)
+    assert time.monotonic() - start < 60
+    assert ("pkg/kernels/old.cu", 2, "KRN002", "open", None) in statuses
+    assert not any(s[3] == "cuda-only" for s in statuses)

@@ -1105,6 +1105,11 @@ def header_names(text: str) -> set[str]:
     return {m.group(0).rsplit("/", 1)[-1] for m in _HEADER_NAME().finditer(text)}
 
 
+# More source patterns than any package's setup.py lists: a list this long bounds nothing a reader can check
+# (and each pattern costs every file a match), so every file is taken as built.
+MAX_SOURCE_PATTERNS = 2000
+
+
 def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str, str]:
     """C/C++/CUDA path -> why no build compiles it, in a package whose one build is a torch-extension setup.py.
 
@@ -1121,11 +1126,16 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str,
         return {}
     if any(c.language in ("cmake", "make", "bazel") for c in files.values()):
         return {}
-    patterns = [posixpath.join(posixpath.dirname(p), pat) if posixpath.dirname(p) else pat
-                for p in setups for pat in facts[p].sources]
+    patterns = sorted({posixpath.join(posixpath.dirname(p), pat) if posixpath.dirname(p) else pat
+                       for p in setups for pat in facts[p].sources})
+    if not patterns or len(patterns) > MAX_SOURCE_PATTERNS:
+        return {}
+    # One regular expression for the whole list, compiled once: fnmatch per (file, pattern) recompiles once its
+    # cache (32768 patterns) is full, which let a setup.py of 40,000 distinct wildcard sources stall this stage for
+    # its whole budget. Each pattern matches the path itself or any path ending in it (`*/` + pattern).
+    listed_rx = re.compile("|".join(f"{fnmatch.translate(pat)}|{fnmatch.translate('*/' + pat)}" for pat in patterns))
     units = [p for p, c in files.items() if c.language == "cuda"]
-    listed = {p for p in units if any(fnmatch.fnmatchcase(p, pat) or fnmatch.fnmatchcase(p, "*/" + pat)
-                                      for pat in patterns)}
+    listed = {p for p in units if listed_rx.match(p)}
     if not listed or len(listed) == len(units):
         return {}
     by_name: dict[str, list[str]] = {}
