@@ -896,18 +896,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             break
 
     # A file no build compiles, in a package whose only build is its torch-extension setup.py (unbuilt_sources):
-    # cuda-only for findings, and its kernels' verdicts ok (UNBUILT: no target compiles them). A header whose file
-    # name a Python file spells (package_data, a JIT build reading it as text) may be compiled at run time: open.
-    unbuilt = unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held))
-    if unbuilt:
-        spelt: set[str] = set()
-        for p, c in sorted(files.items()):
-            data = _read(source, c, limit, held) if c.language == "python" else None
-            if data is not None:
-                spelt |= header_names(data.decode("utf-8", "replace"))
-        for path, why in sorted(unbuilt.items()):
-            if PurePosixPath(path).name not in spelt:
-                pm.file_side.setdefault(path, (UNBUILT, CUDA, why))
+    # cuda-only for findings, and its kernels' verdicts ok (UNBUILT: no target compiles them).
+    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held)).items()):
+        pm.file_side.setdefault(path, (UNBUILT, CUDA, why))
 
     # Compat layers: names defined by ROCm-side code.
     for path, (ds, _total) in sorted(dirs.items()):
@@ -1120,7 +1111,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str,
     setup.py names and no such source includes, directly or through other headers, is compiled by no build: its
     lines are no port work (cuda-only: shown, never open; its kernels' verdicts ok, build_map's UNBUILT). Names are matched loosely (a computed part of a path as
     "*", an include by its file name when the path does not resolve), which can only count more files as built.
-    `read(candidate)`: a Python file's bytes, asked only once the rest holds."""
+    `read(candidate)`: a Python or shell file's bytes, asked only once the rest holds."""
     setups = [p for p in files if PurePosixPath(p).name == "setup.py"]
     if not setups or any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
         return {}
@@ -1153,14 +1144,22 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str,
     unbuilt = [p for p in units if p not in built]
     if not unbuilt:
         return {}
+    # One pass over the Python and shell files: another build or a run-time compile bounds nothing (every file may
+    # be built), and a header whose file name a Python file spells (package_data, a JIT build reading it as text,
+    # setup.py included) may be compiled at run time.
+    spelt: set[str] = set()
     for p, c in sorted(files.items()):
-        if (c.language == "python" and p not in setups) or c.language == "shell":
-            data = read(c)
-            if data is None or (_SHELL_BUILD if c.language == "shell" else _RUNTIME_BUILD)().search(data):
-                return {}
+        if c.language not in ("python", "shell"):
+            continue
+        data = read(c)
+        if (c.language == "shell" or p not in setups) and (
+                data is None or (_SHELL_BUILD if c.language == "shell" else _RUNTIME_BUILD)().search(data)):
+            return {}
+        if c.language == "python" and data is not None:
+            spelt |= header_names(data.decode("utf-8", "replace"))
     names = ", ".join(sorted(setups))
     return {p: f"no build compiles it: {names} lists the package's sources and none of them includes it"
-            for p in unbuilt}
+            for p in unbuilt if PurePosixPath(p).name not in spelt}
 
 
 # A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
