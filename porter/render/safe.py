@@ -200,8 +200,10 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
     text = _INERT_CODE.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)
     # A backtick left here is one GitHub could still pair with a neighbour (a run the span pattern did not take, or
     # the one before a mention's code span below: "``" + "`@x`" opens a run of three and leaves @x live): as an
-    # entity it shows as a backtick and opens nothing.
-    text = text.replace("`", "&#96;")
+    # entity it shows as a backtick and opens nothing. A backtick after an odd run of backslashes is already
+    # literal and opens nothing: it stays, since `\&#96;` would show the entity's own text (the backslash escapes
+    # the `&`), and porter's Markdown writes `\`` for every backtick in prose.
+    text = re.sub(r"(\\*)`", lambda m: m.group(0) if len(m.group(1)) % 2 else m.group(1) + "&#96;", text)
     text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
     # A backslash just before a code span added here (a mention, a URL) would escape its opening backtick and leave
     # the @name or the link live.
