@@ -73,8 +73,10 @@ def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
             yield _library_hit(node.start_byte, node.end_byte, header, lib)
 
 
+# Not inside a longer name (`Foo::CUDA::x`, `a-lcuda`, a path); a single `:` before it is allowed here and checked
+# in _links: only a generator expression's own `:` (`$<$<BOOL:${X}>:CUDA::cublas>`) starts a link item.
 _LINK_TOKEN = re.compile(
-    rb"(?<![\w:@/.-])(?:"
+    rb"(?<![\w@/.-])(?<!::)(?:"
     rb"(?:CUDA|CUB|CCCL|Thrust|libcudacxx|nvidia|nvshmem|cudf|nvcomp)::[A-Za-z0-9_:]+"
     rb"|-l[A-Za-z0-9_+.-]+"
     rb"|(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.(?:so(?:\.[0-9]+)*|a)"
@@ -95,7 +97,12 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language not in ("cmake", "make", "bazel", "shell", "dockerfile"):
         return
     seen: set[int] = set()
+    colons, conditions = _generator_parts(sf) if sf.language == "cmake" else (set(), [])
     for m in _LINK_TOKEN.finditer(sf.code):
+        if sf.code[m.start() - 1:m.start()] == b":" and m.start() - 1 not in colons:
+            continue
+        if any(a <= m.start() < b for a, b in conditions):
+            continue
         text = m.group().decode("utf-8", "replace")
         lib = by_link(text)
         if lib is not None:
@@ -113,7 +120,10 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
                 stop = next((i for i, w in enumerate(words) if w.group() in _FIND_OPTIONS), len(words))
                 words = [w for w in words[:stop] if w.group() != b"NAMES"]
             for m in words:
-                if m.start() in seen or sf.code[m.start() - 1:m.start()] in (b"$", b"{", b"-", b":"):
+                before = sf.code[m.start() - 1:m.start()]
+                if m.start() in seen or before in (b"$", b"{", b"-") or (before == b":" and m.start() - 1 not in colons):
+                    continue
+                if any(a <= m.start() < b for a, b in conditions):
                     continue
                 word = m.group().decode()
                 if word.upper() in ("PRIVATE", "PUBLIC", "INTERFACE", "DEBUG", "OPTIMIZED", "GENERAL"):
@@ -121,6 +131,18 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
                 lib = by_link("-l" + word)
                 if lib is not None:
                     yield _library_hit(m.start(), m.end(), word, lib)
+
+
+def _generator_parts(sf: SourceFile) -> tuple[set[int], list[tuple[int, int]]]:
+    """The offsets of every CMake generator expression's top-level `:` (what follows it is the expression's value, a
+    link item in target_link_libraries), and the spans of their conditions: `$<$<STREQUAL:${BACKEND},CUDA>:x>` tests
+    the word CUDA, it links nothing (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html)."""
+    from porter.source.cmake_conditions import generator_expressions
+
+    if b"$<" not in sf.code:
+        return set(), []
+    found = generator_expressions(sf.code)
+    return {c for _s, c, _e in found if c > 0}, [(s, c) for s, c, _e in found if c > 0]
 
 
 def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, int, str]]:
