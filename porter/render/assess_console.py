@@ -198,16 +198,20 @@ def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
     shares = a.breakdowns.totals.item_hours
     parts = [shares.get(it.id, Range()) for it in items]
     longest = max((len(loc) for it in items for loc in item_locations(it, index)), default=10)
-    cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("hours", 0, 14, wrap="none"),
-            Col("basis", 3, 20), Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
+    # "own": the item's range alone (its basis); "share": its part of the total's P10-likely-P90, apportioned so the
+    # column adds up to the total (porter.estimate.shares) - two different numbers, so each is named.
+    cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("own h", 2, 14, wrap="none"),
+            Col("share h", 0, 14, wrap="none"), Col("basis", 3, 20),
+            Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
     rows = []
     for it, h in zip(items, parts):
         locs = item_locations(it, index)
         shown = ", ".join(locs[:4]) + (f" +{len(locs) - 4}" if len(locs) > 4 else "")
         rows.append([literal_name(it.title + (f" ({it.path})" if it.path else "")), literal(it.category),
-                     _rng(h), literal(it.basis), literal(shown)])
-    footer = ["total", "", _rng(total), f"÷ {num(a.model.hours_per_day)} h per engineer-day", ""]
-    console.print(fit_table("How the estimate adds up (hours: low–likely–high)", cols, rows, console.width, footer=footer))
+                     _rng(it.hours), _rng(h), literal(it.basis), literal(shown)])
+    footer = ["total", "", "", _rng(total), f"÷ {num(a.model.hours_per_day)} h per engineer-day", ""]
+    console.print(fit_table("How the estimate adds up (hours: own range, share of the total)", cols, rows,
+                            console.width, footer=footer))
     console.print(f"Total: {_rng(total)} hours = {days_range(_effort(a))}", markup=False)
     console.print(Text("Assumptions", style="bold"))
     for line in a.assumptions:

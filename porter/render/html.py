@@ -102,8 +102,9 @@ class ItemRow:
     category: str
     count: int
     basis: str
-    shown: Range
+    shown: Range  # its share of the total (P10-likely-P90), apportioned so the column adds up
     locations: list[str]
+    own: Range = Range()  # its own range, as its basis works it out (the JSON report's items[].hours)
 
 
 @dataclass(frozen=True)
@@ -246,7 +247,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     kshown: list[Row[KernelRow]] = shown_rows(kernels, ktotal, MAX_KERNEL_ROWS, rest_label="{n} more kernels")
     hours_total = by.totals.hours
     shares = by.totals.item_hours
-    items = [ItemRow(it.id, it.title, it.path, it.category, it.count, it.basis, shares[it.id], item_locations(it, index))
+    items = [ItemRow(it.id, it.title, it.path, it.category, it.count, it.basis, shares[it.id], item_locations(it, index),
+                     Range(it.hours.low, it.hours.likely, it.hours.high))
              for it in a.items if it.hours.high > 0]
     free_items = [it for it in a.items if it.hours.high == 0]
     libraries = by.by_library

@@ -187,20 +187,24 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     w("## How the estimate adds up")
     w("")
     w("Every hour belongs to one item; every item lists the findings it costs (`porter assess --explain` shows them "
-      "all, the JSON report has their fingerprints).")
+      "all, the JSON report has their fingerprints). An item's own estimate is its range alone, as its basis works it "
+      "out (the JSON report's `items[].hours`). The total's P10–P90 is narrower than the items' ranges summed, since "
+      "they do not all come out low or high at once; each item's share of it is apportioned so that column adds up "
+      "to the total.")
     w("")
-    w("| item | category | count | hours (low–likely–high) | basis |")
-    w("|---|---|---:|---|---|")
+    w("| item | category | count | own estimate, h (low–likely–high) | share of the total, h (P10–likely–P90) | basis |")
+    w("|---|---|---:|---|---|---|")
     shares = by.totals.item_hours
     costed = [it for it in a.items if it.hours.high > 0]
     free = [it for it in a.items if it.hours.high == 0]
     h = by.totals.hours
     for it in costed:
         where = f" ({md_code(it.path)})" if it.path else ""
-        w(f"| {md_text(it.title)}{where} | {it.category} | {it.count} | {_h(shares[it.id])} | {md_text(it.basis)} |")
+        w(f"| {md_text(it.title)}{where} | {it.category} | {it.count} | {_h(it.hours)} | {_h(shares[it.id])} | "
+          f"{md_text(it.basis)} |")
     if free:
-        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it.count for it in free), 'finding')} hipify handles) | | | 0 | |")
-    w(f"| **Total** | | | **{_h(h)}** | {num(a.model.hours_per_day)} h per engineer-day → {days_range(effort)} |")
+        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it.count for it in free), 'finding')} hipify handles) | | | 0 | 0 | |")
+    w(f"| **Total** | | | | **{_h(h)}** | {num(a.model.hours_per_day)} h per engineer-day → {days_range(effort)} |")
     w("")
     _assumptions(w, a)
     files = by.by_file
