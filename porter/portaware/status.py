@@ -179,6 +179,11 @@ class PortMap:
     # C/C++ files that `#error` in an arm only the ROCm build compiles -> "path:line" of the #error: the ROCm build
     # refuses the file, so a compat layer handles nothing in it
     refused: dict[str, str] = field(default_factory=dict)
+    # each counterpart a component or twin pairing names (a ROCm sibling directory "dir/" or a twin file) -> the
+    # files that counterpart is made of: its own files and the ROCm-side files they include (Cycles' hiprt/kernel.cpp
+    # includes hip/compat.h). A finding its pairing handles stays open when the counterpart has the same construct
+    # (shared_by_counterpart): the pairing did not answer what both sides share.
+    counterparts: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
@@ -895,6 +900,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not found:
             break
 
+    pm.counterparts = counterpart_reach(pm, files, edges)
+
     # A file no build compiles, in a package whose only build is its torch-extension setup.py (unbuilt_sources):
     # cuda-only for findings, and its kernels' verdicts ok (UNBUILT: no target compiles them).
     for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held)).items()):
@@ -994,6 +1001,72 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+def counterpart_reach(pm: PortMap, files, edges) -> dict[str, frozenset[str]]:
+    """PortMap.counterparts: per counterpart a pairing names (COMPONENT's "dir/", a twin's path), the files it is
+    made of - its own files and, down the include chain (a few levels, as build_map reads includes), the ROCm-side
+    files they include. `edges`: build_map's resolved includes (path, line, arm side, hits)."""
+    names = sorted({fs[2] for fs in pm.file_side.values() if fs[0] in (COMPONENT, "twin") and fs[1] == CUDA})
+    if not names:
+        return {}
+    includes: dict[str, set[str]] = {}
+    for path, _line, _arm, hits in edges:
+        includes.setdefault(path, set()).update(hits)
+    out: dict[str, frozenset[str]] = {}
+    for name in names:
+        own = {p for p in files if p.startswith(name)} if name.endswith("/") else {name} & set(files)
+        if not own:
+            continue
+        reach, todo = set(own), sorted(own)
+        for _level in range(4):
+            nxt = []
+            for p in todo:
+                for hit in includes.get(p, ()):
+                    fs = pm.file_side.get(hit)
+                    if hit not in reach and fs is not None and fs[1] == ROCM and fs[0] != COMPONENT:
+                        reach.add(hit)
+                        nxt.append(hit)
+            if not nxt:
+                break
+            todo = sorted(nxt)
+        out[name] = frozenset(reach)
+    return out
+
+
+def shared_by_counterpart(findings: tuple[Finding, ...], counterparts: dict[str, frozenset[str]]) -> tuple[Finding, ...]:
+    """Findings a component or twin pairing handles (handled_by names the counterpart) put back to open when the
+    counterpart has a finding of the same rule on the same construct - the same words on the line, or the same
+    enclosing function: the ROCm side has the gap too (Cycles' OptiX compat.h reads images with tex2D, and so does
+    hip/compat.h, which its HIP RT counterpart includes: no image instructions on gfx942/gfx950 either way)."""
+    if not counterparts:
+        return findings
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    shared: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {}
+
+    def constructs(name: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        if name not in shared:
+            words: set[tuple[str, str]] = set()
+            functions: set[tuple[str, str]] = set()
+            for p in counterparts[name]:
+                for g in by_path.get(p, ()):
+                    words.add((g.rule, " ".join(g.snippet.split())))
+                    if g.function:
+                        functions.add((g.rule, g.function))
+            shared[name] = (words, functions)
+        return shared[name]
+
+    out = []
+    for f in findings:
+        # (a file of the counterpart itself is the ROCm side, not the pairing's CUDA side)
+        if f.status is Status.HANDLED and f.handled_by in counterparts and f.path not in counterparts[f.handled_by]:
+            words, functions = constructs(f.handled_by)
+            if (f.rule, " ".join(f.snippet.split())) in words or (f.function and (f.rule, f.function) in functions):
+                f = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+        out.append(f)
+    return tuple(out)
 
 
 def _rocm_code(pm: PortMap, dirs) -> dict[str, str]:
@@ -1334,6 +1407,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for by in [pm.by_twin(f.path, f.line, f.column, f.end_column if f.end_line == f.line
                                                else None, f.replacement)
                                     if f.status is Status.OPEN and f.category in _TWIN_CATEGORIES else None])
+    findings = shared_by_counterpart(findings, pm.counterparts)
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:

@@ -1,0 +1,53 @@
+"""Dual CUDA/ROCm projects, session 25 (helper dualk, issue 27): a component pairing does not close a finding its
+ROCm counterpart shares. fixtures/dualk_s25 holds the repositories; near misses are built from them here."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures/dualk_s25"
+
+
+def _run(root: Path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    result = run(root, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    kernels = [(k.path, k.name, str(k.status), k.handled_by, k.verdict_on("mi300x").verdict) for k in result.kernels]
+    findings = [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings]
+    return kernels, findings
+
+
+def test_a_gap_the_counterpart_shares_stays_open():
+    _kernels, findings = _run(FIXTURE / "sharedgap")
+    assert [f for f in findings if f[0] == "src/device/optix/compat.h"] == [
+        # <optix.h>: the HIP RT back end is what replaces it
+        ("src/device/optix/compat.h", 2, "LIB003", "handled", "src/device/hiprt/"),
+        # tex2D: hip/compat.h, which hiprt/kernel.cpp includes, reads images with tex2D too
+        ("src/device/optix/compat.h", 8, "DEV020", "open", None),
+    ]
+    # the ROCm side's own copy is decided as before (a ROCm file by place)
+    assert ("src/device/hip/compat.h", 8, "DEV020", "handled", "src/device/hip/") in findings
+
+
+def test_a_counterpart_without_the_construct_answers_it(tmp_path):
+    root = tmp_path / "sharedgap"
+    shutil.copytree(FIXTURE / "sharedgap", root)
+    compat = root / "src/device/hip/compat.h"
+    compat.write_text(compat.read_text().replace("typedef hipTextureObject_t image_object_2D;",
+                                                 "typedef const float *image_object_2D;")
+                      .replace("return tex2D<T>(obj, x, y);", "return obj[int(y) * 256 + int(x)];"))
+    _kernels, findings = _run(root)
+    assert ("src/device/optix/compat.h", 8, "DEV020", "handled", "src/device/hiprt/") in findings
+
+
+def test_the_counterpart_reach_follows_rocm_side_includes_only(tmp_path):
+    root = tmp_path / "sharedgap"
+    shutil.copytree(FIXTURE / "sharedgap", root)
+    # the same header moved out of the ROCm-named folder: a shared header, not the counterpart's own code
+    (root / "src/device/common").mkdir()
+    (root / "src/device/hip/compat.h").rename(root / "src/device/common/compat.h")
+    kernel = root / "src/device/hiprt/kernel.cpp"
+    kernel.write_text(kernel.read_text().replace("device/hip/compat.h", "device/common/compat.h"))
+    _kernels, findings = _run(root)
+    assert ("src/device/optix/compat.h", 8, "DEV020", "handled", "src/device/hiprt/") in findings
