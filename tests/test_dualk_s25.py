@@ -51,3 +51,17 @@ def test_the_counterpart_reach_follows_rocm_side_includes_only(tmp_path):
     kernel.write_text(kernel.read_text().replace("device/hip/compat.h", "device/common/compat.h"))
     _kernels, findings = _run(root)
     assert ("src/device/optix/compat.h", 8, "DEV020", "handled", "src/device/hiprt/") in findings
+
+
+def test_an_env_script_cuda_variable_beside_its_rocm_twin_is_the_cuda_builds():
+    _kernels, findings = _run(FIXTURE / "envscripts")
+    assert findings == [
+        # nvcc and -lcudart in APP_CUDA / APP_CUDA_LIB: the ROCm build reads APP_HIP / APP_HIP_LIB (lines 9, 10)
+        ("env/setEnvCudaMachine.sh", 5, "BLD007", "handled", "env/setEnvCudaMachine.sh:9"),
+        ("env/setEnvCudaMachine.sh", 6, "LIB004", "handled", "env/setEnvCudaMachine.sh:10"),
+        # NVML needs its callers ported to AMD SMI: the twin variable does not answer that
+        ("env/setEnvCudaMachine.sh", 6, "LIB005", "open", None),
+        # no ROCm twin in the script: open
+        ("env/setEnvCudaOnly.sh", 2, "BLD007", "open", None),
+        ("env/setEnvCudaOnly.sh", 3, "LIB004", "open", None),
+    ]

@@ -184,6 +184,10 @@ class PortMap:
     # includes hip/compat.h). A finding its pairing handles stays open when the counterpart has the same construct
     # (shared_by_counterpart): the pairing did not answer what both sides share.
     counterparts: dict[str, frozenset[str]] = field(default_factory=dict)
+    # per shell script with findings: its CUDA-named variable assignments whose ROCm twin the same script assigns
+    # (first line, last line, the twin's line; scope.make_twin_regions): an environment script that configures
+    # both builds (`export APP_CUDA_LIB=...` beside `export APP_HIP_LIB=...`), see script_twin
+    script_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
@@ -968,6 +972,18 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if pm.nvcc_flags:
             pm.rocm_build = rocm_side[0]
 
+    # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or c.language != "shell":
+            continue
+        data = _read(source, c, limit, held)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if _MAKE_TWIN_HINT().search(text):
+            spans = [(a, b, twin) for a, b, _s, twin in make_twin_regions(text)]
+            if spans:
+                pm.script_twins[path] = spans
+
     # Same-stem siblings of CUDA sources with findings (`pool.cu` beside `pool.cpp`): read once, for by_twin.
     for path in sorted(with_findings):
         suffix = PurePosixPath(path).suffix
@@ -1001,6 +1017,25 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+# A script that may assign both a CUDA-named and a ROCm-named variable (checked before make_twin_regions runs).
+_MAKE_TWIN_HINT = lazy_regex(r"(?i)(?<![a-z])(?:hip|rocm)")
+
+
+def script_twin(f: Finding, spans: list[tuple[int, int, int]]) -> str | None:
+    """"path:line" of the ROCm twin answering a finding on a shell script's CUDA-named build variable (hpcscan's
+    env scripts: `export HPCSCAN_CUDA_LIB='... -lcudart'` beside `export HPCSCAN_HIP_LIB=...`): the ROCm build reads
+    the twin, so the compiler, flags, architectures and drop-in links of the CUDA one are its build's business. A
+    library whose ROCm counterpart needs a port or has none (a finding whose data says kind `port`/`none`: NVML,
+    whose callers must move to AMD SMI) is code work the twin variable does not answer: None."""
+    kind = dict(f.data).get("kind") if f.data else None
+    if kind not in (None, "drop-in"):
+        return None
+    for a, b, twin in spans:
+        if a <= f.line <= b:
+            return f"{f.path}:{twin}"
+    return None
 
 
 def counterpart_reach(pm: PortMap, files, edges) -> dict[str, frozenset[str]]:
@@ -1407,6 +1442,12 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for by in [pm.by_twin(f.path, f.line, f.column, f.end_column if f.end_line == f.line
                                                else None, f.replacement)
                                     if f.status is Status.OPEN and f.category in _TWIN_CATEGORIES else None])
+    if pm.script_twins:
+        findings = tuple(f if f.status is not Status.OPEN or f.path not in pm.script_twins
+                         else dataclasses.replace(f, status=Status.HANDLED, handled_by=by) if by else f
+                         for f in findings
+                         for by in [script_twin(f, pm.script_twins[f.path])
+                                    if f.status is Status.OPEN and f.path in pm.script_twins else None])
     findings = shared_by_counterpart(findings, pm.counterparts)
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
