@@ -65,3 +65,53 @@ def test_an_env_script_cuda_variable_beside_its_rocm_twin_is_the_cuda_builds():
         ("env/setEnvCudaOnly.sh", 2, "BLD007", "open", None),
         ("env/setEnvCudaOnly.sh", 3, "LIB004", "open", None),
     ]
+
+
+MAKE_WHY = "no build compiles it: mk/Makefile lists the sources it compiles and none of them includes it"
+
+
+def test_a_source_no_makefile_names_is_compiled_by_no_build():
+    kernels, findings = _run(FIXTURE / "makelist")
+    assert kernels == [
+        ("src/kern_cuda.cu", "warp_sum", "handled", "src/kern_hip.hip", "ok"),
+        ("src/kern_hip.hip", "warp_sum", "handled", "src/kern_hip.hip", "ok"),
+        # kern_old.o is in no object list of mk/Makefile (VPATH ../src): dead code, no target compiles it
+        ("src/kern_old.cu", "old_sum", "cuda-only", MAKE_WHY, "ok"),
+        # outside every directory the Makefile speaks for: unknown, so open
+        ("tools/probe.cu", "probe", "open", None, "fix"),
+    ]
+    # a header only the unbuilt source includes is unbuilt too
+    assert [f for f in findings if f[0] == "src/old_helpers.cuh"] == [
+        ("src/old_helpers.cuh", 3, "DEV011", "cuda-only", MAKE_WHY),
+        ("src/old_helpers.cuh", 3, "DEV002", "cuda-only", MAKE_WHY),
+    ]
+
+
+def _old_sum(root: Path) -> tuple:
+    kernels, _findings = _run(root)
+    return next(k for k in kernels if k[1] == "old_sum")
+
+
+def test_an_open_ended_makefile_list_builds_everything_in_its_scope(tmp_path):
+    root = tmp_path / "makelist"
+    shutil.copytree(FIXTURE / "makelist", root)
+    mk = root / "mk/Makefile"
+    mk.write_text(mk.read_text().replace("CUDA_OBJ = kern_cuda.o", "CUDA_OBJ = $(notdir $(wildcard ../src/*.cu:.cu=.o))"))
+    assert _old_sum(root)[2:] == ("open", None, "fix")
+
+
+def test_a_script_compiling_sources_is_a_build_porter_does_not_read(tmp_path):
+    root = tmp_path / "makelist"
+    shutil.copytree(FIXTURE / "makelist", root)
+    (root / "mk/old.sh").write_text("#!/bin/sh\nnvcc -c ../src/kern_old.cu -o kern_old.o\n")
+    assert _old_sum(root)[2:] == ("open", None, "fix")
+    # an assignment naming the compiler is no command
+    (root / "mk/old.sh").write_text("#!/bin/sh\nexport APP_CUDA=nvcc\nmake -C mk BACKEND=cuda\n")
+    assert _old_sum(root)[2] == "cuda-only"
+
+
+def test_another_build_system_beside_the_makefile_keeps_it_open(tmp_path):
+    root = tmp_path / "makelist"
+    shutil.copytree(FIXTURE / "makelist", root)
+    (root / "meson.build").write_text("project('app', 'cpp')\n")
+    assert _old_sum(root)[2:] == ("open", None, "fix")

@@ -908,7 +908,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     # A file no build compiles, in a package whose only build is its torch-extension setup.py (unbuilt_sources):
     # cuda-only for findings, and its kernels' verdicts ok (UNBUILT: no target compiles them).
-    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held)).items()):
+    present = (lambda paths: bool(source.included(paths))) if hasattr(source, "included") else None
+    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held),
+                                            present).items()):
         pm.file_side.setdefault(path, (UNBUILT, CUDA, why))
 
     # Compat layers: names defined by ROCm-side code.
@@ -1069,37 +1071,41 @@ def counterpart_reach(pm: PortMap, files, edges) -> dict[str, frozenset[str]]:
     return out
 
 
-def shared_by_counterpart(findings: tuple[Finding, ...], counterparts: dict[str, frozenset[str]]) -> tuple[Finding, ...]:
+def shared_by_counterpart(findings: tuple[Finding, ...], pm: PortMap) -> tuple[Finding, ...]:
     """Findings a component or twin pairing handles (handled_by names the counterpart) put back to open when the
-    counterpart has a finding of the same rule on the same construct - the same words on the line, or the same
-    enclosing function: the ROCm side has the gap too (Cycles' OptiX compat.h reads images with tex2D, and so does
-    hip/compat.h, which its HIP RT counterpart includes: no image instructions on gfx942/gfx950 either way)."""
+    counterpart has a finding of the same rule on the same words (the line's text, spacing aside), on a line the
+    ROCm build compiles (not in an arm only the CUDA build, or no build, takes): the ROCm side has the gap too
+    (Cycles' OptiX compat.h reads images with tex2D, and so does hip/compat.h, which its HIP RT counterpart
+    includes: no image instructions on gfx942/gfx950 either way). Info findings (a kernel is defined or launched
+    here) say what the code is, not what it needs: a twin shares those by being one, so they are left alone."""
+    counterparts = pm.counterparts
     if not counterparts:
         return findings
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
-        by_path.setdefault(f.path, []).append(f)
-    shared: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {}
+        if f.severity > Severity.INFO:
+            by_path.setdefault(f.path, []).append(f)
+    shared: dict[str, set[tuple[str, str]]] = {}
 
-    def constructs(name: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    def constructs(name: str) -> set[tuple[str, str]]:
         if name not in shared:
             words: set[tuple[str, str]] = set()
-            functions: set[tuple[str, str]] = set()
             for p in counterparts[name]:
+                regs = pm.regions.get(p)
                 for g in by_path.get(p, ()):
+                    if regs and preprocessor.side_at(regs, g.line)[0] in (CUDA, "none"):
+                        continue
                     words.add((g.rule, " ".join(g.snippet.split())))
-                    if g.function:
-                        functions.add((g.rule, g.function))
-            shared[name] = (words, functions)
+            shared[name] = words
         return shared[name]
 
     out = []
     for f in findings:
         # (a file of the counterpart itself is the ROCm side, not the pairing's CUDA side)
-        if f.status is Status.HANDLED and f.handled_by in counterparts and f.path not in counterparts[f.handled_by]:
-            words, functions = constructs(f.handled_by)
-            if (f.rule, " ".join(f.snippet.split())) in words or (f.function and (f.rule, f.function) in functions):
-                f = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+        if f.status is Status.HANDLED and f.severity > Severity.INFO and f.handled_by in counterparts \
+                and f.path not in counterparts[f.handled_by] \
+                and (f.rule, " ".join(f.snippet.split())) in constructs(f.handled_by):
+            f = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
         out.append(f)
     return tuple(out)
 
@@ -1209,38 +1215,123 @@ def header_names(text: str) -> set[str]:
 MAX_SOURCE_PATTERNS = 2000
 
 
-def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str, str]:
-    """C/C++/CUDA path -> why no build compiles it, in a package whose one build is a torch-extension setup.py.
+# Build systems porter does not read, by the name of their file: where one sits at the root or beside a Makefile,
+# that Makefile may not be the build (asked of the source by name: porter lists no file of these names).
+_OTHER_BUILD_NAMES = ("meson.build", "SConstruct", "SConscript", "build.ninja", "premake5.lua", "premake4.lua",
+                      "xmake.lua", "BUILD.gn", "configure.ac", "configure.in", "build.sh", "CMakeLists.txt")
+# A C/C++/CUDA source or object a Makefile names (`grid_Cuda.o`, `$(SRC_DIR)/main.cu`, `kernels.cu.o`).
+_MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|obj|lo)(?![\w.])")
+# What makes a Makefile's list open-ended: a source wildcard or listing command, a pattern rule building a program
+# straight from any source (`%: %.cu`), or another make file it includes (porter may not read it).
+_MAKE_OPEN = lazy_regex(r"(?m)\$[({](?:wildcard|shell)\b|\*\.(?:cu|cpp|cc|cxx|c|hip)\b|^[^\S\n]*%\s*:[^=\n]*%\."
+                        r"|^[^\S\n]*-?s?include\s")
+# A shell script's command that compiles or configures a build of its own (not `make`, whose Makefile is read; an
+# assignment `export APP_CUDA=nvcc` is no command).
+_SHELL_COMPILE = lazy_regex(rb"(?m)(?:^|[;&|(`]|\$\()[^\S\n]*(?:[\w./-]*/)?(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|"
+                            rb"cmake|ninja|bazel|meson|scons|mpicxx|mpic\+\+|icpx|dpcpp)(?=[^\S\n]|$)")
+_DIR_WORD = lazy_regex(r"(?:-I|-L)?((?:\.\.?/)*[\w.-]+(?:/[\w.-]+)*/?)")
+
+
+def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[str], bool]:
+    """What one Makefile says it compiles: the stems of the sources and objects it names, the directories its scope
+    covers (its own, and every existing directory its text names relative to it: `SRC_DIR = ../src`, `VPATH`, `-I`),
+    and whether its list is open-ended (_MAKE_OPEN: then every file in its scope may be built)."""
+    here = posixpath.dirname(path)
+    stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
+    scope = {here}
+    for word in re.split(r"[\s=:;,()]+", text):
+        m = _DIR_WORD().fullmatch(word) if "/" in word or word.startswith("..") else None
+        if m is None:
+            continue
+        d = posixpath.normpath(posixpath.join(here, m.group(1))) if here or m.group(1).startswith("..") \
+            else posixpath.normpath(m.group(1))
+        if d.startswith(".."):
+            continue
+        # (the root only for a Makefile there: `./`, `../` name where a command runs, not what it compiles)
+        if d != "." and d in dirs:
+            scope.add(d)
+    return stems, scope, bool(_MAKE_OPEN().search(text))
+
+
+def _in_scope(path: str, scope: set[str]) -> bool:
+    d = posixpath.dirname(path)
+    return any(s == "" or d == s or d.startswith(s + "/") for s in scope)
+
+
+def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None) -> dict[str, str]:
+    """C/C++/CUDA path -> why no build compiles it: the repository's compiled set, read from every build it has.
 
     setuptools compiles the `sources` each Extension lists and nothing else
-    (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html); the preprocessor adds only what those sources
-    `#include` (C++ [cpp.include]). So where every build file of the repository is such a setup.py (no CMake, make,
-    Bazel or build script beside it, and no Python module compiling sources at run time), a file that no source
-    setup.py names and no such source includes, directly or through other headers, is compiled by no build: its
-    lines are no port work (cuda-only: shown, never open; its kernels' verdicts ok, build_map's UNBUILT). Names are matched loosely (a computed part of a path as
-    "*", an include by its file name when the path does not resolve), which can only count more files as built.
-    `read(candidate)`: a Python or shell file's bytes, asked only once the rest holds."""
+    (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html); make compiles the sources and objects its
+    Makefiles name, and nothing in their directories that no rule reaches; the preprocessor adds only what those
+    sources `#include` (C++ [cpp.include]). So where every build of the repository is such a setup.py (torch
+    extensions) or a Makefile with closed lists (hpcscan's build/Makefile: `CUDA_OBJ = grid_Cuda.o ...`, `HIP_OBJ =
+    grid_Hip.o ...`, `VPATH = ../src`), with no CMake, Bazel or other build system, no script compiling sources and no
+    Python module compiling sources at run time, a file that no build names and no such source includes, directly or
+    through other headers, is compiled by no build: its lines are no port work (cuda-only: shown, never open; its
+    kernels' verdicts ok, build_map's UNBUILT). A Makefile speaks for its own directory and those its text names; one
+    with an open-ended list (a source wildcard, `%: %.cu`, an included make file) counts every file there as built,
+    and a file outside every Makefile's directories counts as built. Names are matched loosely (a computed part of a
+    path as "*", an object or source by its stem, an include by its file name when the path does not resolve), which
+    can only count more files as built. `read(candidate)`: a file's bytes; `present(paths)`: which of these paths
+    exist (None: unknown, and then no Makefile is read)."""
     setups = [p for p in files if PurePosixPath(p).name == "setup.py"]
-    if not setups or any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
+    makes = sorted(p for p, c in files.items() if c.language == "make")
+    if not setups and not makes:
         return {}
-    if any(c.language in ("cmake", "make", "bazel") for c in files.values()):
+    if any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
         return {}
+    if any(c.language in ("cmake", "bazel") for c in files.values()):
+        return {}
+    units = [p for p, c in files.items() if c.language == "cuda"]
+    built: set[str] = set()
     patterns = sorted({posixpath.join(posixpath.dirname(p), pat) if posixpath.dirname(p) else pat
                        for p in setups for pat in facts[p].sources})
-    if not patterns or len(patterns) > MAX_SOURCE_PATTERNS:
-        return {}
-    # One regular expression for the whole list, compiled once: fnmatch per (file, pattern) recompiles once its
-    # cache (32768 patterns) is full, which let a setup.py of 40,000 distinct wildcard sources stall this stage for
-    # its whole budget. Each pattern matches the path itself or any path ending in it (`*/` + pattern).
-    listed_rx = re.compile("|".join(f"{fnmatch.translate(pat)}|{fnmatch.translate('*/' + pat)}" for pat in patterns))
-    units = [p for p, c in files.items() if c.language == "cuda"]
-    listed = {p for p in units if listed_rx.match(p)}
+    if setups:
+        if not patterns or len(patterns) > MAX_SOURCE_PATTERNS:
+            return {}
+        # One regular expression for the whole list, compiled once: fnmatch per (file, pattern) recompiles once its
+        # cache (32768 patterns) is full, which let a setup.py of 40,000 distinct wildcard sources stall this stage
+        # for its whole budget. Each pattern matches the path itself or any path ending in it (`*/` + pattern).
+        listed_rx = re.compile("|".join(f"{fnmatch.translate(pat)}|{fnmatch.translate('*/' + pat)}"
+                                        for pat in patterns))
+        built = {p for p in units if listed_rx.match(p)}
+        if not built:
+            return {}
+    if makes:
+        if present is None:
+            return {}
+        folders = {""} | {posixpath.dirname(p) for p in files}
+        for p in list(folders):
+            while p:
+                p = posixpath.dirname(p)
+                folders.add(p)
+        asked = sorted({posixpath.join(d, n) if d else n for d in {""} | {posixpath.dirname(m) for m in makes}
+                        for n in _OTHER_BUILD_NAMES})
+        if present(asked):
+            return {}
+        stems: set[str] = set()
+        scopes: set[str] = set()
+        for m in makes:
+            data = read(files[m])
+            if data is None:
+                return {}
+            named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders)
+            if open_ended or not named:
+                built |= {p for p in units if _in_scope(p, scope)}
+            stems |= named
+            scopes |= scope
+        built |= {p for p in units if PurePosixPath(p).name.split(".", 1)[0] in stems}
+        if not setups:
+            # a Makefile speaks for its own directories only: elsewhere, unknown (counted built)
+            built |= {p for p in units if not _in_scope(p, scopes)}
+    listed = set(built)
     if not listed or len(listed) == len(units):
         return {}
     by_name: dict[str, list[str]] = {}
     for p in units:
         by_name.setdefault(PurePosixPath(p).name, []).append(p)
-    built, todo = set(listed), sorted(listed)
+    todo = sorted(listed)
     while todo:
         path = todo.pop()
         for d in dirs.get(path, ([], 0))[0]:
@@ -1260,13 +1351,18 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str,
         if c.language not in ("python", "shell"):
             continue
         data = read(c)
-        if (c.language == "shell" or p not in setups) and (
-                data is None or (_SHELL_BUILD if c.language == "shell" else _RUNTIME_BUILD)().search(data)):
+        if data is None:
             return {}
-        if c.language == "python" and data is not None:
+        if c.language == "shell" and _SHELL_COMPILE().search(data):
+            return {}
+        if c.language == "python" and p not in setups and _RUNTIME_BUILD().search(data):
+            return {}
+        if c.language == "python":
             spelt |= header_names(data.decode("utf-8", "replace"))
-    names = ", ".join(sorted(setups))
-    return {p: f"no build compiles it: {names} lists the package's sources and none of them includes it"
+    names = ", ".join(sorted(setups + makes))
+    what = "lists the package's sources" if not makes else "list the sources they compile" if len(
+        setups + makes) > 1 else "lists the sources it compiles"
+    return {p: f"no build compiles it: {names} {what} and none of them includes it"
             for p in unbuilt if PurePosixPath(p).name not in spelt}
 
 
@@ -1448,7 +1544,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for f in findings
                          for by in [script_twin(f, pm.script_twins[f.path])
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
-    findings = shared_by_counterpart(findings, pm.counterparts)
+    findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
