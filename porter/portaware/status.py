@@ -1223,7 +1223,9 @@ _OTHER_BUILD_NAMES = ("meson.build", "SConstruct", "SConscript", "build.ninja", 
 _MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|obj|lo)(?![\w.])")
 # What makes a Makefile's list open-ended: a source wildcard or listing command, a pattern rule building a program
 # straight from any source (`%: %.cu`), or another make file it includes (porter may not read it).
-_MAKE_OPEN = lazy_regex(r"(?m)\$[({](?:wildcard|shell)\b|\*\.(?:cu|cpp|cc|cxx|c|hip)\b|^[^\S\n]*%\s*:[^=\n]*%\."
+# (a wildcard of headers, `DEPS = $(wildcard src/*.h)`, or `$(shell which nvcc)` lists nothing compiled)
+_MAKE_OPEN = lazy_regex(r"(?m)\$[({]wildcard\s[^)}\n]*(?:\.(?:cu|cpp|cc|cxx|c|C|hip)\b|\*\s*[)}])"
+                        r"|\$[({]shell\s+(?:find|ls)\b|\*\.(?:cu|cpp|cc|cxx|c|hip)\b|^[^\S\n]*%\s*:[^=\n]*%\."
                         r"|^[^\S\n]*-?s?include\s")
 # A shell script's command that compiles or configures a build of its own (not `make`, whose Makefile is read; an
 # assignment `export APP_CUDA=nvcc` is no command).
