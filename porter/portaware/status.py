@@ -22,7 +22,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    builds for AMD, lc0's `backends/cuda` beside `backends/sycl` with hipBLAS, scope.backend_twins) → handled by
    that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
-   from CUDA arms → handled, by the arm's guard;
+   from CUDA arms → handled, by the arm's guard; but a finding (above info) whose counterpart - the sibling
+   directory or twin file, with the ROCm-side files it includes - has the same rule on the same words, on a line
+   the ROCm build compiles, stays open: the ROCm side shares the gap (shared_by_counterpart: Cycles' optix/compat.h
+   tex2D, whose hiprt/ counterpart includes hip/compat.h with the same tex2D);
+4b. a file no build compiles (unbuilt_sources: every build is a torch-extension setup.py or a Makefile with closed
+   source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
    only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
    _cmake_cuda_definitions) → handled, by that `#if`;
@@ -33,7 +38,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`, a make template's `$(2)NVCC_FLAGS`) in a repository with
    ROCm-side files or build arms (nvcc_flag_assignments), and in a Makefile that also builds with the ROCm toolchain
    an assignment only its nvcc side reads (`NVCC := nvcc`, an `LDFLAGS` read only by the nvcc recipe:
-   make_toolchain_regions); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   make_toolchain_regions), and in a shell environment script a CUDA-named build variable beside its ROCm twin
+   (`APP_CUDA_LIB` / `APP_HIP_LIB`, script_twin; a port-kind library on it stays open); so is a
+   `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
