@@ -115,3 +115,13 @@ def test_another_build_system_beside_the_makefile_keeps_it_open(tmp_path):
     shutil.copytree(FIXTURE / "makelist", root)
     (root / "meson.build").write_text("project('app', 'cpp')\n")
     assert _old_sum(root)[2:] == ("open", None, "fix")
+
+
+def test_a_makefile_speaks_for_its_own_folder_not_the_ones_below_it(tmp_path):
+    root = tmp_path / "makelist"
+    shutil.copytree(FIXTURE / "makelist", root)
+    # a top-level Makefile that only drives mk/: tools/ is below it, but it names nothing there
+    (root / "Makefile").write_text("all:\n\t$(MAKE) -C mk app\n")
+    kernels, _findings = _run(root)
+    assert ("tools/probe.cu", "probe", "open", None, "fix") in kernels
+    assert _old_sum(root)[2] == "cuda-only"

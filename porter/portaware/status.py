@@ -1243,11 +1243,12 @@ _DIR_WORD = lazy_regex(r"(?:-I|-L)?((?:\.\.?/)*[\w.-]+(?:/[\w.-]+)*/?)")
 
 def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[str], bool]:
     """What one Makefile says it compiles: the stems of the sources and objects it names, the directories its scope
-    covers (its own, and every existing directory its text names relative to it: `SRC_DIR = ../src`, `VPATH`, `-I`),
-    and whether its list is open-ended (_MAKE_OPEN: then every file in its scope may be built)."""
+    covers (its own directory itself, not the folders below it, and the trees of every existing directory its text
+    names relative to it: `SRC_DIR = ../src`, `VPATH`, `-I`), and whether its list is open-ended (_MAKE_OPEN: then
+    every file in its scope may be built). A scope entry ending in "\0" is that one directory alone."""
     here = posixpath.dirname(path)
     stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
-    scope = {here}
+    scope = {here + "\0"}
     for word in re.split(r"[\s=:;,()]+", text):
         m = _DIR_WORD().fullmatch(word) if "/" in word or word.startswith("..") else None
         if m is None:
@@ -1264,7 +1265,7 @@ def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[s
 
 def _in_scope(path: str, scope: set[str]) -> bool:
     d = posixpath.dirname(path)
-    return any(s == "" or d == s or d.startswith(s + "/") for s in scope)
+    return any(d == s[:-1] if s.endswith("\0") else d == s or d.startswith(s + "/") for s in scope)
 
 
 def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None) -> dict[str, str]:
@@ -1278,7 +1279,8 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     grid_Hip.o ...`, `VPATH = ../src`), with no CMake, Bazel or other build system, no script compiling sources and no
     Python module compiling sources at run time, a file that no build names and no such source includes, directly or
     through other headers, is compiled by no build: its lines are no port work (cuda-only: shown, never open; its
-    kernels' verdicts ok, build_map's UNBUILT). A Makefile speaks for its own directory and those its text names; one
+    kernels' verdicts ok, build_map's UNBUILT). A Makefile speaks for its own directory (not the folders below it)
+    and the trees of those its text names; one
     with an open-ended list (a source wildcard, `%: %.cu`, an included make file) counts every file there as built,
     and a file outside every Makefile's directories counts as built. Names are matched loosely (a computed part of a
     path as "*", an object or source by its stem, an include by its file name when the path does not resolve), which
