@@ -70,6 +70,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import fnmatch
 import re
@@ -1058,8 +1059,15 @@ def counterpart_reach(pm: PortMap, files, edges) -> dict[str, frozenset[str]]:
     for path, _line, _arm, hits in edges:
         includes.setdefault(path, set()).update(hits)
     out: dict[str, frozenset[str]] = {}
+    listed = sorted(files)  # a directory's files are one run of the sorted listing: found by bisection, not a scan
     for name in names:
-        own = {p for p in files if p.startswith(name)} if name.endswith("/") else {name} & set(files)
+        if name.endswith("/"):
+            at = end = bisect.bisect_left(listed, name)
+            while end < len(listed) and listed[end].startswith(name):
+                end += 1
+            own = set(listed[at:end])
+        else:
+            own = {name} if name in files else set()
         if not own:
             continue
         reach, todo = set(own), sorted(own)
@@ -1264,8 +1272,17 @@ def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[s
 
 
 def _in_scope(path: str, scope: set[str]) -> bool:
+    """Whether a file lies in a scope (see _make_reading): its folder as a one-directory entry, or any folder above
+    it, itself included, as a tree - looked up per ancestor, so a scope of many entries costs a path its depth."""
     d = posixpath.dirname(path)
-    return any(d == s[:-1] if s.endswith("\0") else d == s or d.startswith(s + "/") for s in scope)
+    if d + "\0" in scope:
+        return True
+    while True:
+        if d in scope:
+            return True
+        if not d:
+            return False
+        d = posixpath.dirname(d)
 
 
 def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None) -> dict[str, str]:
@@ -1323,15 +1340,18 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
             return {}
         stems: set[str] = set()
         scopes: set[str] = set()
+        open_scopes: set[str] = set()  # the scopes of Makefiles whose lists are open-ended
         for m in makes:
             data = read(files[m])
             if data is None:
                 return {}
             named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders)
             if open_ended or not named:
-                built |= {p for p in units if _in_scope(p, scope)}
+                open_scopes |= scope
             stems |= named
             scopes |= scope
+        if open_scopes:
+            built |= {p for p in units if _in_scope(p, open_scopes)}
         built |= {p for p in units if PurePosixPath(p).name.split(".", 1)[0] in stems}
         if not setups:
             # a Makefile speaks for its own directories only: elsewhere, unknown (counted built)
