@@ -6,7 +6,7 @@ locations, reasons) go before a kernel's name or its verdict does, and names wra
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -14,7 +14,7 @@ from rich.text import Text
 
 from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity, Status
-from porter.model.kernel import TargetVerdict
+from porter.model.kernel import Kernel, TargetVerdict
 from porter.render.figures import plural
 from porter.render.layout import Col, fit_table
 from porter.render.safe import literal, literal_name
@@ -150,9 +150,9 @@ def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Ta
     status = _status_of(result.kernels)
     # Cut to `limit`, the kernels that need the most open work come first (worst verdict on any target, open before
     # handled, then in file order): the first ten of 77 in file order were all ok while 17 needed a fix.
-    shown = result.kernels[:limit]
+    shown: Sequence[Kernel] = result.kernels[:limit]
     if limit is not None and len(result.kernels) > limit:
-        def need(k) -> tuple[int, int]:
+        def need(k: Kernel) -> tuple[int, int]:
             worst = max((RANK[v.verdict] for v in k.verdicts or () if v.target in target_ids), default=0)
             return (-worst if k.status is Status.OPEN else 0, 0 if k.status is Status.OPEN else 1)
         shown = sorted(result.kernels, key=need)[:limit]  # a stable sort: file order within each rank
