@@ -43,7 +43,7 @@ from porter.kernels.verdicts import RANK
 from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.source import git
-from porter.source.discover import printable
+from porter.source.discover import shown_path
 
 if TYPE_CHECKING:
     from porter.source.preprocessor import Preprocessed
@@ -161,7 +161,7 @@ def resolve(top: Path, ref: str, head: str = "HEAD") -> tuple[str, str]:
 
 def _path(raw: bytes) -> str:
     """A path as git tree discovery shows it (porter.source.read.GitTree), so the two name the same file."""
-    return printable(os.fsdecode(raw))
+    return shown_path(os.fsdecode(raw))
 
 
 def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:

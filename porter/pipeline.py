@@ -46,7 +46,7 @@ from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
-from porter.source.discover import Candidate, Discovery, language_of
+from porter.source.discover import Candidate, Discovery, language_of, on_disk
 from porter.source.includes import file_includes, quoted_target
 from porter.source import buildsources, preprocessor
 from porter.source.parse import parse
@@ -258,7 +258,7 @@ def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]
 
     def read(path: str) -> bytes | None:
         try:
-            return source.read(Candidate(path, base / path, "cuda"), settings.max_file_bytes)
+            return source.read(Candidate(path, base / on_disk(path), "cuda"), settings.max_file_bytes)
         except SourceReadError:
             return None
     return read

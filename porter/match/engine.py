@@ -427,7 +427,8 @@ def _fingerprint(counts: dict[str, int], basis: str) -> str:
     """The fingerprint of the next occurrence of `basis` (`counts`: occurrences so far, per basis, in the file)."""
     n = counts.get(basis, 0)
     counts[basis] = n + 1
-    return hashlib.sha256(f"{basis}\0{n}".encode()).digest()[:10].hex()  # the hexdigest's first 20 digits
+    # surrogateescape: translate scans a file under its name on disk, which need not be UTF-8 (a\udcff.cu)
+    return hashlib.sha256(f"{basis}\0{n}".encode("utf-8", "surrogateescape")).digest()[:10].hex()  # first 20 hex digits
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:
