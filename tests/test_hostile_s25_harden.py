@@ -55,3 +55,96 @@ def test_translate_writes_a_name_that_is_not_utf8(tmp_path):
     assert "hipMalloc(0,0)" in (out / RAW_FF).read_text(errors="replace")
     d = porter_here("translate", str(root), "--diff")
     assert d.returncode == 0, d.stderr
+
+
+# ------------------------------------------------------------------ 2. nothing in the git directory is content
+
+TOKEN = "eC1hY2Nlc3MtdG9rZW46Z2hzX1NFQ1JFVFRPS0VO"
+LEAK_RULE = """id: LKA001
+title: Custom check
+category: api
+severity: high
+confidence: high
+languages: [cuda]
+patterns:
+  - regex: 'AUTHORIZATION'
+message: "custom"
+docs: {what: x, why: x, instead: x}
+hip_equivalent: {kind: manual, note: x}
+effort: {size: xs, per: hit}
+references: [x]
+"""
+GIT_REASON = "inside the repository's git directory (.git: git's configuration, not the repository's content); not read"
+
+
+def _token_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "src").mkdir()
+    os.symlink("../.git/config", root / "src" / "cfg.cu")
+    make_repo(root, {"src/k.cu": "__global__ void k(){}\n", "porter.toml": 'rules = ["tools/LKA001-leak.yaml"]\n',
+                     "tools/LKA001-leak.yaml": LEAK_RULE})
+    git(root, "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {TOKEN}")
+    return root
+
+
+def test_a_symlink_into_dot_git_is_skipped_not_scanned(tmp_path):
+    root = _token_repo(tmp_path)
+    d = scan_json(str(root))
+    assert d["skipped"] == [{"path": "src/cfg.cu", "reason": GIT_REASON}]
+    assert [(f["rule"], f["path"]) for f in d["findings"]] == [("KRN001", "src/k.cu")]
+    for fmt in ("sarif", "pr-comment"):
+        p = porter_here("scan", str(root), "--no-cache", "--format", fmt)
+        assert TOKEN not in p.stdout and "AUTHORIZATION" not in p.stdout
+
+
+def test_a_git_directory_a_dot_git_file_names_inside_the_root_is_not_content(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "gd").mkdir()
+    (root / "gd" / "k.cu").write_text("__global__ void k(){}\n")
+    (root / "x.cu").write_text("__global__ void x(){}\n")
+    (root / ".git").write_text("gitdir: gd\n")  # what --separate-git-dir or a worktree writes, here naming gd/
+    from porter import contain
+
+    real = os.path.realpath(root)
+    assert contain.in_git_dir(os.path.join(real, "gd", "k.cu"), real)
+    assert not contain.in_git_dir(os.path.join(real, "x.cu"), real)
+    try:
+        contain.read_bytes(root / "gd" / "k.cu", 1 << 20, root=root)
+        raise AssertionError("read a file of the named git directory")
+    except contain.Unreadable as e:
+        assert str(e) == GIT_REASON
+
+
+def test_porter_toml_may_not_name_a_file_in_dot_git(tmp_path):
+    root = make_repo(tmp_path / "r", {"k.cu": "__global__ void k(){}\n", "porter.toml": 'rules = [".git/x.yaml"]\n'})
+    (root / ".git" / "x.yaml").write_text(LEAK_RULE)
+    p = porter_here("scan", str(root), "--no-cache")
+    assert p.returncode == 2
+    assert f"porter.toml: rules: '.git/x.yaml' is {GIT_REASON}" in p.stderr
+
+
+# ------------------------------------------------------------------ 6. hard-linked rule files are refused
+
+HARD = "a hard link (the file has other names, which may lie outside the repository); not read"
+
+
+def test_rule_files_hard_linked_from_outside_are_refused(tmp_path):
+    outside = tmp_path / "outside" / "ZZZ001-x.yaml"
+    outside.parent.mkdir()
+    outside.write_text(LEAK_RULE.replace("LKA001", "ZZZ001"))
+    root = tmp_path / "r"
+    (root / "r").mkdir(parents=True)
+    (root / "k.cu").write_text("__global__ void k(){}\n")
+    os.link(outside, root / "r" / "ZZZ001-x.yaml")
+    os.link(outside, root / "zz.yaml")
+    (root / "porter.toml").write_text('rules = ["r"]\n')
+    p = porter_here("scan", str(root), "--no-cache", "--format", "json")
+    assert p.returncode == 2 and "ZZZ001" not in p.stdout
+    assert p.stderr.strip().endswith(f"porter.toml: rules: {root.resolve()}/r/ZZZ001-x.yaml is {HARD}")
+    (root / "porter.toml").write_text('rules = ["zz.yaml"]\n')
+    p = porter_here("scan", str(root), "--no-cache")
+    assert p.returncode == 2
+    assert p.stderr.strip() == f"error: porter.toml: rules: 'zz.yaml' is {HARD}"
