@@ -148,3 +148,45 @@ def test_rule_files_hard_linked_from_outside_are_refused(tmp_path):
     p = porter_here("scan", str(root), "--no-cache")
     assert p.returncode == 2
     assert p.stderr.strip() == f"error: porter.toml: rules: 'zz.yaml' is {HARD}"
+
+
+# ------------------------------------------------------------------ 3. a binary's cache key covers all its bytes
+
+def _wheel(directory: Path, member: str) -> None:
+    import zipfile
+
+    directory.mkdir(parents=True)
+    with zipfile.ZipFile(directory / "pkg-1.0-cp311-cp311-linux_x86_64.whl", "w", zipfile.ZIP_STORED) as z:
+        z.writestr("pkg/padding.bin", b"\0" * 70000)  # what differs lies past the first 64 KiB
+        z.writestr(member, b"x")
+
+
+def test_binaries_alike_in_head_and_size_do_not_share_a_cache_entry(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _wheel(a, "pkg/native.py")
+    _wheel(b, "pkg/native.so")
+    wa, wb = (d / "pkg-1.0-cp311-cp311-linux_x86_64.whl" for d in (a, b))
+    assert wa.stat().st_size == wb.stat().st_size and wa.read_bytes()[:65536] == wb.read_bytes()[:65536]
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+
+    def rules(d: Path) -> list[str]:
+        p = porter_here("scan", str(d), "--format", "json", env={"PORTER_CACHE_DIR": str(cache)})
+        return sorted(f["rule"] for f in json.loads(p.stdout)["findings"] if f["rule"].startswith("BIN"))
+
+    assert rules(a) == []
+    assert rules(b) == ["BIN006"]  # before: [] (served a's cached result)
+    assert rules(a) == []  # and a's entry is still a's
+
+
+def test_binary_key_kinds_are_prefixed():
+    from porter.pipeline import _binary_key
+    from porter.source.discover import Candidate
+
+    class _NoCacheRead:
+        max_file_bytes = 10
+
+    key, whole = _binary_key(Candidate("w.whl", Path("w.whl"), "binary", blob="ab" * 20), b"head", 4, _NoCacheRead())
+    assert (key, whole) == (b"blob:" + b"ab" * 20 + b"\0size:4", None)
+    key, whole = _binary_key(Candidate("w.whl", Path("w.whl"), "binary"), b"h" * 10, 11, _NoCacheRead())
+    assert (key, whole) == (b"head:" + b"h" * 10 + b"\0size:11", None)  # past the size limit: the head is all
