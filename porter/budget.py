@@ -86,6 +86,26 @@ def run_deadline() -> tuple[float, float] | None:
 
 
 DEADLINE_KIND = "deadline"
+# An Overrun's kind when the task raised (a porter bug on what a repository holds: an OverflowError on a 2**1050-byte
+# array, a UnicodeEncodeError on a name): its reason starts with FAILED, which a skip or a notice carries, and a
+# gate counts a file skipped so (porter.model.finding.UNSEEN_REASONS).
+ERROR_KIND = "error"
+FAILED = "failed (internal error"
+
+
+def is_bug(exc: BaseException) -> bool:
+    """Whether a task's exception is a porter bug on what the task read (a built-in exception: OverflowError,
+    UnicodeError, KeyError, RecursionError, ...), answered with task_failed. porter's own exceptions (a usage error,
+    a git failure its caller reports), the system's (OSError: a file gone) and interrupts are raised in the parent
+    as they would be in its process."""
+    return isinstance(exc, Exception) and type(exc).__module__ == "builtins" and not isinstance(exc, OSError)
+
+
+def task_failed(exc: BaseException) -> Overrun:
+    """The answer a task that raised `exc` gets instead of ending the run (exit 3, no report at all): the stage
+    treats it as a task past its budget, so a per-file stage skips that file naming it and a whole stage says in a
+    notice that it gave no answer."""
+    return Overrun(f"{FAILED}: {type(exc).__name__}: {str(exc)[:200]}); please report it", ERROR_KIND)
 
 
 def cut_by_deadline(reasons: Iterable[str]) -> int:
@@ -324,7 +344,10 @@ class Pool:
                             slot.chunk.remove(i)
                             slot.deadline = clock()
                             if isinstance(answer, _TaskError):
-                                raise answer.exc
+                                if not is_bug(answer.exc):
+                                    raise answer.exc
+                                yield i, task_failed(answer.exc)
+                                continue
                             yield i, answer
                             if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
                                 self._end(slot, kill=True)

@@ -190,3 +190,59 @@ def test_binary_key_kinds_are_prefixed():
     assert (key, whole) == (b"blob:" + b"ab" * 20 + b"\0size:4", None)
     key, whole = _binary_key(Candidate("w.whl", Path("w.whl"), "binary"), b"h" * 10, 11, _NoCacheRead())
     assert (key, whole) == (b"head:" + b"h" * 10 + b"\0size:11", None)  # past the size limit: the head is all
+
+
+# ------------------------------------------------------------------ 4. sizes past a float, and a task that raises
+
+def test_a_210_dimensional_shared_array_is_over_the_lds_not_an_internal_error(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "shm.cu").write_text("__global__ void k(){ __shared__ float s" + "[32]" * 210 + "; s[0][0]=1; }\n")
+    d = scan_json(str(root))  # before: internal error: OverflowError (exit 3), no report
+    assert d["skipped"] == []
+    (k,) = d["kernels"]
+    assert k["targets"]["mi355x"]["verdict"] == "fix"
+    assert {(x["id"], x["message"]) for x in k["targets"]["mi355x"]["details"]} == {
+        ("lds-over-limit", "more than 1,125,899,906,842,624 KiB of shared memory > 160 KiB LDS on AMD Instinct MI355X")}
+
+
+def test_kib_number_saturates():
+    from porter.kernels.constfold import kib_number
+
+    assert kib_number(49152) == "48"
+    assert kib_number(512) == "0.5"
+    assert kib_number(1 << 60) == "1.1259e+15"
+    assert kib_number(32 ** 210) == "more than 1,125,899,906,842,624"
+
+
+def test_a_task_that_raises_is_answered_as_failed_and_a_refusal_still_ends_the_run():
+    import math
+
+    import pytest
+
+    from porter import contain
+    from porter.budget import ERROR_KIND, Budget, Overrun, run_stage
+    from porter.model import Skipped
+
+    answer = run_stage(math.factorial, (-1,), Budget())  # ValueError in the worker: before, re-raised (exit 3)
+    assert answer == Overrun("failed (internal error: ValueError: factorial() not defined for negative values); "
+                             "please report it", ERROR_KIND)
+    assert Skipped("k.cu", f"translating it alone {answer.reason}").unseen  # a gate does not pass such a file
+    with pytest.raises(contain.Refused):
+        run_stage(contain.resolve_inside, ("/etc/passwd", Path("."), Path("."), "x"), Budget())
+
+
+def _overflow(*_args, **_kw):
+    raise OverflowError("integer division result too large for a float")
+
+
+def test_kernel_analysis_that_raises_gives_a_notice_and_the_findings_stand(tmp_path, monkeypatch):
+    from porter import pipeline
+    from porter.settings import Settings
+
+    (tmp_path / "k.cu").write_text(KERNEL)
+    monkeypatch.setattr(pipeline, "analyse", _overflow)  # inherited by the stage's forked worker
+    result = pipeline.run(tmp_path, Settings(jobs=1, cache_dir=None)).result  # before: OverflowError raised here
+    assert result.stats.notices == ("kernel analysis failed (internal error: OverflowError: integer division result "
+                                    "too large for a float); please report it; no kernel has a verdict in this report",)
+    assert sorted({f.rule for f in result.findings}) == ["API001", "API005", "DEV002", "DEV003", "KRN001"]
