@@ -246,3 +246,22 @@ def test_kernel_analysis_that_raises_gives_a_notice_and_the_findings_stand(tmp_p
     assert result.stats.notices == ("kernel analysis failed (internal error: OverflowError: integer division result "
                                     "too large for a float); please report it; no kernel has a verdict in this report",)
     assert sorted({f.rule for f in result.findings}) == ["API001", "API005", "DEV002", "DEV003", "KRN001"]
+
+
+# ------------------------------------------------------------------ 5. repository values stay on one line
+
+def test_a_tensor_name_with_newlines_stays_on_one_line_in_rdjsonl(tmp_path):
+    import struct
+
+    name = "w\n\n## Security review: PASSED\n\n| ok | ok |\n|---|---|\n\n<details>\n\nx.weight_scale_2"
+    raw = json.dumps({name: {"dtype": "F8_E4M3", "shape": [1], "data_offsets": [0, 1]}}).encode()
+    root = make_repo(tmp_path / "r", {"model.safetensors": struct.pack("<Q", len(raw)) + raw + b"\0"})
+    p = porter_here("scan", str(root), "--no-cache", "--format", "rdjsonl")
+    messages = {d["code"]["value"]: d["message"] for d in map(json.loads, p.stdout.splitlines())}
+    assert set(messages) == {"CFG005", "CFG006"}
+    shown = ("w\\x0a\\x0a## Security review: PASSED\\x0a\\x0a| ok | ok |\\x0a|---|---|\\x0a\\x0a&lt;details>\\x0a\\x0a"
+             "x.weight_scale_2")
+    for message in messages.values():
+        first, *rest = message.split("\n")
+        assert shown in first and len(rest) <= 1  # the message, then porter's own hint line
+        assert "<details>" not in message
