@@ -265,3 +265,22 @@ def test_a_tensor_name_with_newlines_stays_on_one_line_in_rdjsonl(tmp_path):
         first, *rest = message.split("\n")
         assert shown in first and len(rest) <= 1  # the message, then porter's own hint line
         assert "<details>" not in message
+
+
+# ------------------------------------------------------------------ 7. a committed `update = !cmd` in .gitmodules
+
+def test_history_reads_a_repository_whose_gitmodules_names_a_command(tmp_path):
+    marker = tmp_path / "ran"
+    root = make_repo(tmp_path / "r", {"k.cu": "__global__ void k(){}\n",
+                                      ".gitmodules": f'[submodule "evil"]\n\tpath = evil\n\turl = ./evil\n'
+                                                     f"\tupdate = !touch {marker}\n\tignore = none\n"}, commit=False)
+    git(root, "add", "-A")
+    git(root, "update-index", "--add", "--cacheinfo", "160000,1111111111111111111111111111111111111111,evil")
+    git(root, "commit", "-q", "-m", "x")
+    (root / "k.cu").write_text("__global__ void k(){ __syncthreads(); }\n")
+    git(root, "commit", "-q", "-am", "y")
+    p = porter_here("history", str(root), "-q")
+    assert p.returncode == 0, p.stderr  # before: exit 2, "git log failed: fatal: invalid value for 'submodule.evil.update'"
+    p = porter_here("scan", str(root), "--no-cache", "--new-since", "HEAD~1", "-q")
+    assert p.returncode == 0, p.stderr
+    assert not marker.exists()
