@@ -8,7 +8,6 @@ from pathlib import Path
 
 from helpers import git, make_repo, porter_here, scan_json
 
-from porter.source.discover import on_disk, shown_path
 
 KERNEL = ("#include <cuda_runtime.h>\n__global__ void hidden(){ unsigned m = __ballot_sync(0xffffffff,1); }\n"
           "int main(){ cudaMalloc(0,0); }\n")
@@ -19,6 +18,8 @@ LITERAL_FF = "a\\xff.cu"           # backslash, x, f, f: what RAW_FF used to be 
 # ------------------------------------------------------------------ 1. two names shown alike (name collision)
 
 def test_shown_path_is_one_to_one_and_on_disk_inverts_it():
+    from porter.source.discover import on_disk, shown_path
+
     assert shown_path(RAW_FF) == "a\\xff.cu"
     assert shown_path(LITERAL_FF) == "a\\\\xff.cu"
     assert shown_path("src/k.cu") == "src/k.cu"
