@@ -115,8 +115,9 @@ def _named_git_dirs(top: str) -> tuple[str, ...]:
                     named = os.path.realpath(os.path.join(cur, line[len("gitdir:"):].strip()))
                     if _under(named, top):
                         out.append(named)
-            elif _under(os.path.realpath(dotgit), top):
+            elif stat.S_ISLNK(st.st_mode) and _under(os.path.realpath(dotgit), top):
                 out.append(os.path.realpath(dotgit))  # a `.git` symlink to a directory inside the root
+            # (a `.git` directory inside the root is covered by its name)
             break  # the nearest checkout decides
         parent = os.path.dirname(cur)
         if parent == cur:

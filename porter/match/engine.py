@@ -391,7 +391,8 @@ def _worded(template: str, name: str, replacement: str | None, hip: str | None, 
     filled = _Values({k: one_line(v) if isinstance(v, str) else v for k, v in values})
     filled.setdefault("name", one_line(name))
     filled.setdefault("match", one_line(name))
-    filled.setdefault("hip", one_line(replacement or hip or "") if (replacement or hip) else replacement or hip)
+    hip_name = replacement or hip
+    filled.setdefault("hip", one_line(hip_name) if hip_name else hip_name)
     return printable(template.format_map(filled)), tuple(sorted((k, v) for k, v in values if v != ""))
 
 
