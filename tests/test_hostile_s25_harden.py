@@ -285,3 +285,12 @@ def test_history_reads_a_repository_whose_gitmodules_names_a_command(tmp_path):
     p = porter_here("scan", str(root), "--no-cache", "--new-since", "HEAD~1", "-q")
     assert p.returncode == 0, p.stderr
     assert not marker.exists()
+
+
+def test_a_commit_is_read_by_the_shown_path_of_each_of_the_two_names(tmp_path):
+    from porter.diff import read_at
+
+    root = make_repo(tmp_path / "r", {RAW_FF: KERNEL, LITERAL_FF: "int benign(){ return 0; }\n"})
+    read = read_at(root, "HEAD", "")
+    assert read("a\\xff.cu") == KERNEL.encode()  # before: the literal name's bytes (git's path a\xff.cu)
+    assert read("a\\\\xff.cu") == b"int benign(){ return 0; }\n"
