@@ -224,10 +224,14 @@ class Pool:
     whose every answer is cached starts none). `init` runs in each worker after the fork. Use as a context
     manager: leaving it ends the workers."""
 
-    def __init__(self, budget: Budget, workers: int = 1, init: Callable[[], None] | None = None):
+    def __init__(self, budget: Budget, workers: int = 1, init: Callable[[], None] | None = None, *,
+                 raises: bool = False):
         self.budget = budget
         self.workers = max(1, workers)
         self.init = init
+        # With `raises`, every exception a task raises is raised in the parent (a caller whose task's exceptions are
+        # its answers: tomllib's ValueError is "not TOML"); else a built-in one is answered with task_failed.
+        self.raises = raises
         self._slots: list[_Slot] = []
         self.started = 0  # worker processes forked, replacements included (for tests and benchmarks)
 
@@ -344,7 +348,7 @@ class Pool:
                             slot.chunk.remove(i)
                             slot.deadline = clock()
                             if isinstance(answer, _TaskError):
-                                if not is_bug(answer.exc):
+                                if self.raises or not is_bug(answer.exc):
                                     raise answer.exc
                                 yield i, task_failed(answer.exc)
                                 continue
@@ -376,9 +380,10 @@ class Pool:
             raise
 
 
-def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
-    """fn(*args) in one budgeted worker: its answer, or an Overrun when it ran out of time or memory or died."""
-    with Pool(budget, 1) as pool:
+def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget, *, raises: bool = False) -> Any:
+    """fn(*args) in one budgeted worker: its answer, or an Overrun when it ran out of time or memory, died, or
+    raised a built-in exception (task_failed; with `raises`, that exception is raised here instead)."""
+    with Pool(budget, 1, raises=raises) as pool:
         for _, answer in pool.map(fn, [args]):
             return answer
     raise AssertionError("unreachable: a pool answers every task")

@@ -231,6 +231,8 @@ def test_a_task_that_raises_is_answered_as_failed_and_a_refusal_still_ends_the_r
     assert Skipped("k.cu", f"translating it alone {answer.reason}").unseen  # a gate does not pass such a file
     with pytest.raises(contain.Refused):
         run_stage(contain.resolve_inside, ("/etc/passwd", Path("."), Path("."), "x"), Budget())
+    with pytest.raises(ValueError):  # a caller whose task's exceptions are answers (tomllib's) asks for them
+        run_stage(math.factorial, (-1,), Budget(), raises=True)
 
 
 def _overflow(*_args, **_kw):

@@ -158,14 +158,15 @@ _PROGRAM_KEYS = {
     ("diff", "textconv"): "", ("diff", "command"): "", ("merge", "driver"): "",
     ("gpg", "program"): "", ("credential", "helper"): "",
 }
-# Subcommands that read the work tree or compare trees, with the options that keep them out of submodules: a
-# submodule's own config (its drivers) is not this repository's and is never read here, and
-# `submodule.<name>.ignore = none` in a committed .gitmodules outranks any `-c` default, so only the command-line
-# option holds. It also keeps git from reading .gitmodules' submodule settings to compare a gitlink: a committed
-# `update = !cmd` (which git refuses: "invalid value for 'submodule.x.update'") ended `git log --raw`, so `porter
-# history` and --new-since exited 2 on such a repository (session 25). A gitlink is never scanned anyway.
-_IGNORE_SUBMODULES = ("--ignore-submodules=all",)
-_WORKTREE_READS = {verb: _IGNORE_SUBMODULES for verb in ("status", "diff-files", "diff-index", "diff-tree", "diff", "log")}
+# Subcommands that read the work tree, with the options that keep them out of submodules: a submodule's own config
+# (its drivers) is not this repository's and is never read here, and `submodule.<name>.ignore = none` in a
+# committed .gitmodules outranks any `-c` default, so only the command-line option holds. The commands that compare
+# commits (log, diff, diff-tree) get `--ignore-submodules=dirty`: any explicit value keeps git from reading
+# .gitmodules' settings to compare a gitlink (a committed `update = !cmd`, which git refuses with "invalid value
+# for 'submodule.x.update'", ended `git log --raw`: `porter history` and --new-since exited 2, session 25), while
+# a gitlink a commit adds or moves is still listed (a new submodule is named as not scanned).
+_WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ignore-submodules=all",),
+                   **{verb: ("--ignore-submodules=dirty",) for verb in ("log", "diff", "diff-tree")}}
 
 
 def command(repo: Path, *args: str) -> list[str]:
