@@ -131,19 +131,24 @@ def test_sarif_results_and_notifications_reconcile_with_the_totals(texts):
     listed = [r for r in results if not r["suppressions"]]
     external = [r for r in results if r["suppressions"] and r["suppressions"][0]["kind"] == "external"]
     in_source = [r for r in results if r["suppressions"] and r["suppressions"][0]["kind"] == "inSource"]
-    assert len(listed) + len(external) + len(in_source) == len(results) == 40
+    assert (len(listed), len(external), len(in_source), len(results)) == (1, 22, 1, 24)
+    assert {r["properties"]["porter"]["status"] for r in listed} == {"open"}
+    assert {r["properties"]["porter"]["status"] for r in external} == {"handled", "cuda-only"}
     assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in in_source] == [
         ("API003", "quiet.cu")]
-    # the open rename notes are counted per rule, in the property bag and as one notification per rule
+    # the rename notes are counted per rule and status, in the property bag and as one notification per rule
     apart = props["counted_not_listed"]
-    assert apart == {"API001": 1, "API005": 1, "BLD008": 1, "KRN001": 2, "KRN002": 1}
+    assert apart == {"API001": {"cuda_only": 1, "handled": 4, "open": 1}, "API005": {"cuda_only": 3, "handled": 2, "open": 1},
+                     "BLD008": {"open": 1}, "KRN001": {"cuda_only": 1, "handled": 4, "open": 2}, "KRN002": {"open": 1},
+                     "LIB001": {"cuda_only": 1}}
     notes = run["invocations"][0]["toolExecutionNotifications"]
-    assert {n["associatedRule"]["id"]: int(n["message"]["text"].split()[0]) for n in notes} == apart
+    assert {n["associatedRule"]["id"]: int(n["message"]["text"].split()[0]) for n in notes} == {
+        rid: sum(per.values()) for rid, per in apart.items()}
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
     assert all(rules[n["associatedRule"]["index"]] == n["associatedRule"]["id"] for n in notes)
-    # listed + counted apart = the open findings, severity for severity; external = handled + cuda-only
+    # listed + counted apart = the findings, status by status and severity by severity
     pairs = [(r["properties"]["porter"]["status"], r["properties"]["porter"]["severity"]) for r in listed + external]
-    pairs += [("open", "info")] * sum(apart.values())
+    pairs += [(key.replace("_", "-"), "info") for per in apart.values() for key, n in per.items() for _ in range(n)]
     assert _status_totals(pairs) == WANT["by_status"]
 
 
@@ -176,5 +181,6 @@ def test_a_diff_s_sarif_and_json_count_the_same_new_findings(tmp_path):
     props = run["properties"]["porter"]
     assert props["totals"] == out["json"]["summary"]["totals"]
     listed_new = [r for r in run["results"] if r["baselineState"] == "new"]
-    assert len(listed_new) + sum(props["counted_not_listed"]["new"].values()) == len(new) == props["totals"]["findings"]
-    assert sum(props["counted_not_listed"]["new"].values()) > 0 and listed_new
+    apart = sum(n for per in props["counted_not_listed"]["new"].values() for n in per.values())
+    assert len(listed_new) + apart == len(new) == props["totals"]["findings"]
+    assert apart > 0 and listed_new

@@ -6,9 +6,9 @@ after `--status` and `--min-severity`, which narrow what is shown for all format
 totals: findings by port status (open, handled, cuda-only), each by severity, and the files scanned, with findings
 and with open findings. JSON, CSV and the console list every finding; Markdown and HTML list them behind the
 effort items and print the totals table. SARIF alone shows fewer by design, and says so in SARIF's own fields:
-its results are every shown finding except the open info notes of rules whose HIP equivalent is a rename
-("hipify renames it", "a kernel is defined": hundreds of code-scanning alerts with nothing to do), which one
-tool-execution notification per rule counts instead, unless a minimum severity is asked for; handled and
+its results are every shown finding except the info notes of rules whose HIP equivalent is a rename ("hipify
+renames it", "a kernel is defined": hundreds of code-scanning alerts with nothing to do), which one tool-execution
+notification per rule counts instead (by status, in the run's properties), unless a minimum severity is asked for; handled and
 cuda-only findings carry an accepted `external` suppression; findings a `porter: ignore` comment suppresses are
 results with an accepted `inSource` suppression. So results + the notifications' counts = findings + suppressed,
 and the run's `properties.porter.totals` is this module's dictionary.
@@ -105,8 +105,8 @@ def status_phrase(t: Totals) -> str:
 
 
 def rename_note(f: Finding, rules: Any) -> bool:
-    """An open info finding of a rule whose HIP equivalent is a rename: hipify does it, nobody acts on it."""
-    if f.severity != Severity.INFO or f.status is not Status.OPEN:
+    """An info finding of a rule whose HIP equivalent is a rename: hipify does it, nobody acts on it."""
+    if f.severity != Severity.INFO:
         return False
     rule = rules.get(f.rule) if rules is not None else None
     return rule is not None and rule.hip_equivalent.get("kind") == "rename"
@@ -114,26 +114,40 @@ def rename_note(f: Finding, rules: Any) -> bool:
 
 @dataclass(frozen=True)
 class Carried:
-    """The findings a format carries as entries of its own, and those it counts without listing (by rule)."""
+    """The findings a format lists as entries of its own, and those it counts without listing."""
 
     findings: tuple[Finding, ...]
-    counted_apart: Mapping[str, int]  # rule id → findings left out of the entries but counted (SARIF's notifications)
+    # rule id → status key → findings counted, not listed (nonzero statuses only; SARIF's notifications)
+    counted_apart: Mapping[str, Mapping[str, int]]
 
     @property
     def left_out(self) -> int:
-        return sum(self.counted_apart.values())
+        return sum(n for per in self.counted_apart.values() for n in per.values())
 
 
 def carried(fmt: str, findings: Iterable[Finding], rules: Any, min_severity: Severity | None = None) -> Carried:
     """The findings format `fmt` lists: all of them, except in SARIF without a minimum severity asked for, where the
-    open rename notes are counted per rule instead (see the module docstring)."""
+    info notes of rename rules are counted per rule and status instead (see the module docstring)."""
     fs = tuple(findings)
     if fmt != "sarif" or min_severity is not None:
         return Carried(fs, {})
-    kept, apart = [], Counter[str]()
+    kept, apart = [], Counter[tuple[str, str]]()
     for f in fs:
         if rename_note(f, rules):
-            apart[f.rule] += 1
+            apart[(f.rule, STATUS_KEYS[f.status])] += 1
         else:
             kept.append(f)
-    return Carried(tuple(kept), dict(sorted(apart.items())))
+    per: dict[str, dict[str, int]] = {}
+    for (rid, key), n in sorted(apart.items()):
+        per.setdefault(rid, {})[key] = n
+    return Carried(tuple(kept), per)
+
+
+def merge_counted(*parts: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """Counted-apart tallies added up (rule id → status key → n)."""
+    out: dict[str, dict[str, int]] = {}
+    for part in parts:
+        for rid, per in part.items():
+            for key, n in per.items():
+                out.setdefault(rid, {})[key] = out.get(rid, {}).get(key, 0) + n
+    return {rid: dict(sorted(per.items())) for rid, per in sorted(out.items())}

@@ -15,6 +15,7 @@ from rich.text import Text
 from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity, Status
 from porter.model.kernel import Kernel, TargetVerdict
+from porter.model.totals import Totals
 from porter.render.figures import plural
 from porter.render.layout import Col, fit_table
 from porter.render.safe import literal, literal_name
@@ -50,7 +51,7 @@ def summary_line(result: ScanResult) -> str:
 SEVERITY_WORDS = tuple(str(s) for s in reversed(Severity))
 
 
-def port_status_note(result: ScanResult, t=None) -> str:
+def port_status_note(result: ScanResult, t: Totals | None = None) -> str:
     """"; 7 open (2 high, 5 info), 32 handled (32 low), 10 cuda-only (10 info); 3 files with open findings" when
     port-awareness found ROCm work already done, else nothing (every finding is open: the line's severities and
     files with findings already say it)."""

@@ -1,7 +1,7 @@
 """Render findings as SARIF 2.1.0 for GitHub code scanning: one run, documented rules, relative paths, fingerprints.
 
 The results are what porter.model.totals.carried gives SARIF, the one rule every format follows: every finding
-shown, except (unless a minimum severity is asked for) the open info notes of rules whose HIP equivalent is a
+shown, except (unless a minimum severity is asked for) the info notes of rules whose HIP equivalent is a
 rename ("hipify renames it", "a kernel is defined": hundreds of alerts with nothing to do), which are counted per
 rule in a tool-execution notification (`invocations[0].toolExecutionNotifications`) and in
 `properties.porter.counted_not_listed` instead. Every result carries `suppressions` (SARIF 3.27.23: all results or
@@ -25,7 +25,7 @@ from urllib.parse import quote
 from porter import __version__
 from porter.estimate import Assessment
 from porter.model import Finding, ScanResult, Severity, Status
-from porter.model.totals import carried, totals
+from porter.model.totals import carried, merge_counted, totals
 from porter.render.rule_pages import rule_url
 from porter.render.safe import inert_markdown, printable
 from porter.rules import Rule, RuleSet, load_rules
@@ -168,12 +168,19 @@ def _result(f: Finding, index: dict[str, int], base: str, items: Any, suppressio
     }
 
 
+def _counted_text(rid: str, per: Mapping[str, int]) -> str:
+    n = sum(per.values())
+    statuses = ", ".join(f"{v} {k.replace('_', '-')}" for k, v in per.items())
+    return (f"{n} info finding{'' if n == 1 else 's'} of {rid} (hipify renames it; {statuses}) counted in the totals, "
+            "not listed as results; `porter scan --min-severity info` lists them")
+
+
 IN_SOURCE = {"kind": "inSource", "status": "accepted", "justification": "a porter: ignore comment"}
 
 
 def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None,
              prefix: str = "", min_severity: Severity | None = None, filtered: bool = False,
-             counted_apart: Mapping[str, int] | None = None) -> dict[str, Any]:
+             counted_apart: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
     """SARIF 2.1.0 for code scanning. URIs are relative to the repository top (`prefix` is the scanned directory
     relative to it), since GitHub resolves them against the repository, not against the directory porter scanned.
     `filtered`: the result's findings are already the listed ones and `counted_apart` what was left out of them
@@ -182,10 +189,10 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
     base = artifact_uri(prefix.strip("/")) + "/" if prefix.strip("/") else ""
     by_id = {r.id: r for r in rules.rules}
     if filtered:
-        findings, apart, ignored = list(result.findings), dict(counted_apart or {}), []
+        findings, apart, ignored = list(result.findings), merge_counted(counted_apart or {}), []
     else:
         carry = carried("sarif", result.findings, rules, min_severity)
-        findings, apart, ignored = list(carry.findings), dict(carry.counted_apart), list(result.suppressed)
+        findings, apart, ignored = list(carry.findings), merge_counted(carry.counted_apart), list(result.suppressed)
     used = sorted({f.rule for f in findings} | {f.rule for f in ignored} | set(apart))
     index = {rid: i for i, rid in enumerate(used)}
     items = assessment.finding_item if assessment is not None else {}
@@ -193,11 +200,8 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
     results += [_result(f, index, base, items, IN_SOURCE) for f in ignored]
     # What SARIF counts without listing, in SARIF's own words: one tool notification per rule (SARIF 3.58).
     notes = [{"descriptor": {"id": "porter/counted-not-listed"}, "associatedRule": {"id": rid, "index": index[rid]},
-              "level": "note",
-              "message": {"text": f"{n} open info finding{'' if n == 1 else 's'} of {rid} (hipify renames it) "
-                                  "counted in the totals, not listed as results; `porter scan --min-severity info` "
-                                  "lists them"}}
-             for rid, n in sorted(apart.items())]
+              "level": "note", "message": {"text": _counted_text(rid, per)}}
+             for rid, per in sorted(apart.items())]
     run: dict[str, Any] = {
         "tool": {"driver": {
             "name": "porter",
@@ -212,10 +216,10 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
         "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}],
         "results": results,
     }
-    # The totals every format prints (porter.model.totals), and how this run's results add up to them: results
-    # without a suppression + counted_not_listed = open; external suppressions = handled + cuda-only (by
-    # properties.porter.status); inSource suppressions = suppressed.
-    porter: dict[str, Any] = {"totals": totals(result).to_dict(), "counted_not_listed": dict(sorted(apart.items()))}
+    # The totals every format prints (porter.model.totals), and how this run's results add up to them, status by
+    # status (properties.porter.status) and severity: results without an inSource suppression + counted_not_listed
+    # = the findings; inSource suppressions = suppressed.
+    porter: dict[str, Any] = {"totals": totals(result).to_dict(), "counted_not_listed": apart}
     if assessment is not None:
         porter.update({"verdict": assessment.verdict, "effort": assessment.effort(),
                        "targets": [t.id for t in assessment.targets], "headline": assessment.headline})

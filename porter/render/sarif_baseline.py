@@ -12,7 +12,7 @@ from typing import Any
 from porter.diff import Diff
 from porter.estimate import Assessment
 from porter.model import ScanResult, Severity
-from porter.model.totals import carried, totals
+from porter.model.totals import carried, merge_counted, totals
 from porter.render.sarif import to_sarif
 
 
@@ -27,18 +27,14 @@ def to_sarif_diff(result: ScanResult, diff: Diff, assessment: Assessment | None 
     every = tuple(f for _, fs in groups for f in fs)
     # the rename notes left out of the new and unchanged results, counted as porter.render.sarif counts them (the
     # absent ones are no longer there to count)
-    apart: dict[str, int] = {}
-    for state, c in carry:
-        for rid, n in c.counted_apart.items():
-            if state != "absent":
-                apart[rid] = apart.get(rid, 0) + n
+    apart = merge_counted(*(c.counted_apart for state, c in carry if state != "absent"))
     doc = to_sarif(dataclasses.replace(result, findings=every), assessment, rules, prefix=prefix, filtered=True,
                    counted_apart=apart)
     # the totals are the run's (with a diff: of the new findings, what JSON's `findings` holds); what each state left
     # out, per state, so new results + counted_not_listed["new"] = the totals' findings
     props = doc["runs"][0]["properties"]["porter"]
     props["totals"] = totals(result).to_dict()
-    props["counted_not_listed"] = {state: dict(sorted(c.counted_apart.items())) for state, c in carry}
+    props["counted_not_listed"] = {state: merge_counted(c.counted_apart) for state, c in carry}
     states = [state for state, fs in groups for _ in fs]
     for res, state in zip(doc["runs"][0]["results"], states, strict=True):
         res["baselineState"] = state
