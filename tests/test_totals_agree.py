@@ -52,6 +52,9 @@ def texts(tmp_path_factory):
         p = porter_here("scan", str(root), "--format", fmt, "--no-cache", "--jobs", "1", *quiet)
         assert p.returncode == 0, p.stderr
         out[fmt] = p.stdout
+    p = porter_here("assess", str(root), "--format", "text", "--no-cache", "--jobs", "1", env={"COLUMNS": "160"})
+    assert p.returncode == 0, p.stderr
+    out["assess-text"] = p.stdout
     return out
 
 
@@ -79,6 +82,13 @@ def test_console_and_its_text_alias_print_the_totals(texts):
                     "findings; 7 kernels, 1 launch site; 1 suppressed; 1 file skipped; 7 open (1 low, 6 info), "
                     "30 handled (5 high, 4 medium, 8 low, 13 info), 8 cuda-only (1 blocker, 1 high, 6 info); "
                     "4 files with open findings")
+
+
+def test_the_assess_console_prints_the_totals_table(texts):
+    text = texts["assess-text"]
+    block = text[text.index("Findings by status and severity\n"):].split("\n")[3:7]
+    assert _table([line.rsplit(None, 6) for line in block]) == WANT["by_status"]
+    assert FILES_LINE + "; 7 kernels · 1 launch site · 1 suppressed;" in text
 
 
 def _table(rows) -> dict[str, dict[str, int]]:
