@@ -175,6 +175,14 @@ def _counted_text(rid: str, per: Mapping[str, int]) -> str:
             "not listed as results; `porter scan --min-severity info` lists them")
 
 
+COUNTED = "porter/counted-not-listed"
+COUNTED_DESCRIPTOR = {
+    "id": COUNTED, "name": "CountedNotListed",
+    "shortDescription": {"text": "Findings counted in the run's totals but not listed as results."},
+    "fullDescription": {"text": "Info notes of a rule whose HIP equivalent is a rename (hipify does it): counted in "
+                                "properties.porter.totals and counted_not_listed, listed with --min-severity info."},
+    "defaultConfiguration": {"level": "note"},
+}
 IN_SOURCE = {"kind": "inSource", "status": "accepted", "justification": "a porter: ignore comment"}
 
 
@@ -199,7 +207,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
     results = [_result(f, index, base, items, None) for f in findings]
     results += [_result(f, index, base, items, IN_SOURCE) for f in ignored]
     # What SARIF counts without listing, in SARIF's own words: one tool notification per rule (SARIF 3.58).
-    notes = [{"descriptor": {"id": "porter/counted-not-listed"}, "associatedRule": {"id": rid, "index": index[rid]},
+    notes = [{"descriptor": {"id": COUNTED, "index": 0}, "associatedRule": {"id": rid, "index": index[rid]},
               "level": "note", "message": {"text": _counted_text(rid, per)}}
              for rid, per in sorted(apart.items())]
     run: dict[str, Any] = {
@@ -209,6 +217,7 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             "version": __version__,
             "informationUri": "https://github.com/porter-rocm/porter",
             "rules": [_rule_descriptor(by_id.get(rid), rid) for rid in used],
+            **({"notifications": [COUNTED_DESCRIPTOR]} if notes else {}),
         }},
         "automationDetails": {"id": "porter/"},
         "columnKind": "unicodeCodePoints",
