@@ -194,3 +194,26 @@ def test_a_diff_s_sarif_and_json_count_the_same_new_findings(tmp_path):
     apart = sum(n for per in props["counted_not_listed"]["new"].values() for n in per.values())
     assert len(listed_new) + apart == len(new) == props["totals"]["findings"]
     assert apart > 0 and listed_new
+
+
+def test_a_narrowed_report_says_which_findings_its_totals_count(tmp_path):
+    """`--status open`: JSON's totals and the Markdown table count the 7 open findings shown; the Markdown says its
+    Counts and effort are the assessment's, of all 45 (they disagreed silently before)."""
+    root = tmp_path / "dual"
+    shutil.copytree(REPO / "fixtures" / "repos" / "dual-app", root)
+    (root / "quiet.cu").write_text(QUIET)
+    (root / "gone.cu").symlink_to("missing.cu")
+    out = {}
+    for fmt in ("json", "markdown"):
+        p = porter_here("scan", str(root), "--format", fmt, "--status", "open", "--no-cache", "--jobs", "1")
+        assert p.returncode == 0, p.stderr
+        out[fmt] = p.stdout
+    t = json.loads(out["json"])["summary"]["totals"]
+    assert t["by_status"] == {**{k: dict.fromkeys(SEVS, 0) for k in ("handled", "cuda_only")},
+                              "open": WANT["by_status"]["open"]}
+    assert (t["findings"], t["files_with_findings"], t["files_with_open_findings"]) == (7, 4, 4)
+    md = out["markdown"]
+    assert ("This table counts the 7 findings shown (--status or --min-severity narrowed them); the counts and the "
+            "effort are the assessment's, of all 45 findings.\n\n| status |") in md
+    assert "| **all findings** | **0** | **0** | **0** | **1** | **6** | **7** |" in md
+    assert "| **all findings** | 45 |" in md

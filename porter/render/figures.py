@@ -219,3 +219,13 @@ def severity_rows(t: Any) -> tuple[list[str], list[tuple[str, list[int], int]]]:
             for key, label in (("open", "open"), ("handled", "handled"), ("cuda_only", "cuda-only"))]
     rows.append(("all findings", [t.severity(s) for s in sevs], t.findings))
     return sevs, rows
+
+
+def narrowed_note(t: Any, c: Any) -> str | None:
+    """When `--status` or `--min-severity` narrowed what a report shows, the sentence that says the totals table
+    counts the findings shown while the counts and effort above are the assessment's, of every finding (None when
+    nothing was narrowed: the two agree)."""
+    if t.findings == c.findings:
+        return None
+    return (f"This table counts the {t.findings} findings shown (--status or --min-severity narrowed them); the counts "
+            f"and the effort are the assessment's, of all {c.findings} findings.")

@@ -12,7 +12,7 @@ from porter.estimate import VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
 from porter.model.totals import totals
-from porter.render.figures import (severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+from porter.render.figures import (narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
                                    source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, effort_text, num, Points
 from porter.render.safe import html_text, md_code, md_text
@@ -247,7 +247,11 @@ def _counts(w: Callable[[str], None], a: Assessment, result: ScanResult) -> None
     w(f"{files_line(c)}. {others_line(c)}."
       + (f" hipify translates {free * 100:.0f}% of the open findings in the estimate." if c.estimated else ""))
     w("")
-    sevs, rows = severity_rows(totals(result))
+    t = totals(result)
+    sevs, rows = severity_rows(t)
+    if (note := narrowed_note(t, c)) is not None:
+        w(note)
+        w("")
     w("| status | " + " | ".join(sevs) + " | total |")
     w("|---|" + "---:|" * (len(sevs) + 1))
     for label, values, total in rows:
