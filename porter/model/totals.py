@@ -20,12 +20,27 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Protocol
 
 from porter.model.finding import Finding, Severity, Status
 
-if TYPE_CHECKING:
-    from porter.model.report import ScanResult
+
+class Scanned(Protocol):
+    """What the totals read of a scan (porter.model.report.ScanResult, named here, not imported: the report's JSON
+    summary reads this module)."""
+
+    @property
+    def findings(self) -> tuple[Finding, ...]: ...
+    @property
+    def suppressed(self) -> tuple[Finding, ...]: ...
+    @property
+    def files(self) -> tuple[Any, ...]: ...
+    @property
+    def kernels(self) -> tuple[Any, ...]: ...
+    @property
+    def launches(self) -> tuple[Any, ...]: ...
+    @property
+    def skipped(self) -> tuple[Any, ...]: ...
 
 # Status keys as JSON and every table spell them (Status values, "cuda-only" as a key: cuda_only)
 STATUS_KEYS = {Status.OPEN: "open", Status.HANDLED: "handled", Status.CUDA_ONLY: "cuda_only"}
@@ -81,7 +96,7 @@ def by_status(findings: Iterable[Finding]) -> dict[str, dict[str, int]]:
     return {key: {str(s): n[(st, s)] for s in SEVERITIES} for st, key in STATUS_KEYS.items()}
 
 
-def totals(result: ScanResult) -> Totals:
+def totals(result: Scanned) -> Totals:
     """The totals of the findings `result` shows (after --status and --min-severity)."""
     fs = result.findings
     return Totals(
