@@ -18,7 +18,8 @@ from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+from porter.model.totals import totals
+from porter.render.figures import (narrowed_note, severity_rows, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
                                    source_of, unlisted_kernels, worst_first)
 from porter.estimate.wording import days_range, days_span, effort_text, num, Points
 from porter.render.layout import Col, fit_table
@@ -83,6 +84,7 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
                  literal("; ".join(tg.deciding[:2]))] for tg in a.targets]
         console.print(fit_table("Per target", cols, rows, width))
     console.print(_counts_table(a, width))
+    console.print(totals_table(result, a, width))
     console.print(_category_table(a, width))
     if len(a.breakdowns.by_directory) > 1:
         console.print(_directory_table(a, width, top))
@@ -136,6 +138,19 @@ def _counts_table(a: Assessment, width: int) -> Group:
     free = f"; hipify translates {c.free_with_hipify / c.estimated * 100:.0f}% of the open findings in the estimate" \
         if c.estimated else ""
     return Group(fit_table("Counts", cols, rows, width), literal(f"{files_line(c)}; {others_line(c)}{free}"))
+
+
+def totals_table(result: ScanResult, a: Assessment, width: int) -> Group:
+    """The findings shown by port status and severity (porter.model.totals), the table every report prints."""
+    t = totals(result)
+    sevs, rows = severity_rows(t)
+    cols = [Col("status", 0, 12, wrap="none"), *[Col(s, 0, justify="right", wrap="none") for s in sevs],
+            Col("total", 0, justify="right", wrap="none")]
+    body = [[Text(label, style="bold" if label == "all findings" else ""), *map(str, values), str(total)]
+            for label, values, total in rows]
+    note = narrowed_note(t, counts_of(a))
+    table = fit_table("Findings by status and severity", cols, body, width)
+    return Group(table, literal(note)) if note else Group(table)
 
 
 def _category_table(a: Assessment, width: int) -> Table:

@@ -15,6 +15,7 @@ from rich.text import Text
 from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity, Status
 from porter.model.kernel import Kernel, TargetVerdict
+from porter.model.totals import Totals
 from porter.render.figures import plural
 from porter.render.layout import Col, fit_table
 from porter.render.safe import literal, literal_name
@@ -30,27 +31,37 @@ STATUS_STYLE = {"open": "", "handled": "green", "cuda-only": "dim"}
 
 
 def summary_line(result: ScanResult) -> str:
-    severities = Counter(f.severity for f in result.findings)
-    sev = ", ".join(f"{severities[k]} {str(k)}" for k in reversed(Severity) if severities[k])
+    """The scan's totals in one line, counted once (porter.model.totals) as every format counts them: findings by
+    severity, files, kernels, launch sites, suppressed and skipped, then (when some finding is not open) each port
+    status with its severities and the files with open findings."""
     from porter.estimate.counts import phrase
+    from porter.model.totals import totals
 
-    scanned = sum(1 for f in result.files if f.skipped is None)
-    with_findings = len({f.path for f in result.findings})
+    t = totals(result)
+    sev = ", ".join(f"{n} {s}" for s in SEVERITY_WORDS if (n := t.severity(s)))
     # the files, kernels and launch sites counted and worded as every report counts them (porter.estimate.counts:
     # "launch sites", as assess's formats say, not "launches")
-    line = (f"{plural(len(result.findings), 'finding')} ({sev or 'none'}); {phrase('files_scanned', scanned)}, "
-            f"{phrase('files_with_findings', with_findings)}; "
-            f"{plural(len(result.kernels), 'kernel')}, {plural(len(result.launches), 'launch site')}; "
-            f"{len(result.suppressed)} suppressed; {phrase('skipped', len(result.skipped))}")
-    return line + port_status_note(result)
+    line = (f"{plural(t.findings, 'finding')} ({sev or 'none'}); {phrase('files_scanned', t.files_scanned)}, "
+            f"{phrase('files_with_findings', t.files_with_findings)}; "
+            f"{plural(t.kernels, 'kernel')}, {plural(t.launches, 'launch site')}; "
+            f"{t.suppressed} suppressed; {phrase('skipped', t.skipped)}")
+    return line + port_status_note(result, t)
 
 
-def port_status_note(result: ScanResult) -> str:
-    """"; 7 open, 32 handled, 10 cuda-only" when port-awareness found ROCm work already done, else nothing."""
-    counts = {st: sum(1 for f in result.findings if f.status is st) for st in Status}
-    if not counts[Status.HANDLED] and not counts[Status.CUDA_ONLY]:
+SEVERITY_WORDS = tuple(str(s) for s in reversed(Severity))
+
+
+def port_status_note(result: ScanResult, t: Totals | None = None) -> str:
+    """"; 7 open (2 high, 5 info), 32 handled (32 low), 10 cuda-only (10 info); 3 files with open findings" when
+    port-awareness found ROCm work already done, else nothing (every finding is open: the line's severities and
+    files with findings already say it)."""
+    from porter.estimate.counts import phrase
+    from porter.model.totals import status_phrase, totals
+
+    t = t if t is not None else totals(result)
+    if not t.handled and not t.cuda_only:
         return ""
-    return "; " + ", ".join(f"{n} {st}" for st, n in counts.items())
+    return f"; {status_phrase(t)}; {phrase('files_with_open_findings', t.files_with_open_findings)}"
 
 
 def render(result: ScanResult, console: Console, verbose: bool = False, top: int = 10) -> None:

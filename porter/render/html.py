@@ -25,7 +25,8 @@ from markupsafe import Markup
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
-from porter.render.figures import (worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
+from porter.model.totals import totals
+from porter.render.figures import (narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
                                    shown_rows, source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, days_span, num, reads_zero
 from porter.render.markdown import item_locations
@@ -259,7 +260,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
         "others": [r for r in a.reasons if r.level != a.verdict],
         "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),
-        "files_line": files_line(c), "others_line": others_line(c),
+        "files_line": files_line(c), "others_line": others_line(c), "severity_table": severity_rows(totals(result)),
+        "narrowed": narrowed_note(totals(result), c),
         "free_share": round(100 * c.free_with_hipify / c.estimated) if c.estimated else None,
         "cat_chart": range_chart(cat_rows, "Effort by category"),
         "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by.by_directory) > 1 else None,
