@@ -133,11 +133,14 @@ def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, 
             continue
         value = kw.child_by_field_name("value")
         for s in captures("python", _STRINGS, value).get("c", []) if value else []:
-            # the values of extras_require={"x": [...]}: skip dict keys
-            parent = s.parent.parent if s.parent is not None else None
-            if parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == s.parent:
-                continue
-            yield s.start_byte, s.end_byte, s.text.decode("utf-8", "replace")
+            if not _dict_key(s):  # the values of extras_require={"x": [...]}, not its keys
+                yield s.start_byte, s.end_byte, s.text.decode("utf-8", "replace")
+
+
+def _dict_key(content: ts.Node) -> bool:
+    """The string (its content node) is a key of a dict display (`{"cuda": [...]}`)."""
+    parent = content.parent.parent if content.parent is not None else None
+    return parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == content.parent
 
 
 # A Python string that is a link spelling and nothing else: `'-lcurand'` in extra_link_args, `"libnccl.so.2"` for
@@ -185,9 +188,10 @@ def _find_library_argument(c: ts.Node) -> bool:
     return fn is not None and fn.text.rsplit(b".", 1)[-1] == b"find_library" and args.named_children[0] == string
 
 
-def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, str]]:
+def _variable_strings(sf: SourceFile, keyword: str, keys_too: bool = True) -> Iterator[tuple[int, int, str]]:
     """The strings a file puts into the variables it passes as `keyword=<name>`: `name = [...]`, `name += [...]`,
-    `name.append("...")`, `name.extend([...])` anywhere in the file (a name used for two lists gives both)."""
+    `name.append("...")`, `name.extend([...])` anywhere in the file (a name used for two lists gives both); without
+    `keys_too`, not the keys of a dict display (`extras = {"cuda": [...]}`)."""
     if sf.root is None or keyword.encode() not in sf.code:
         return
     names = set()
@@ -224,7 +228,8 @@ def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, 
             names |= {n.text.decode() for n in _combined_names(value)}
     for value in values:
         for c in captures("python", _STRINGS, value).get("c", []) if value is not None else []:
-            yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
+            if keys_too or not _dict_key(c):
+                yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
 
 
 def _combined_names(value: ts.Node | None) -> Iterator[ts.Node]:
@@ -304,7 +309,17 @@ def _package_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
     if sf.language == "python":
         if PurePosixPath(sf.path).name == "setup.py":
             keys = {"install_requires", "extras_require", "setup_requires", "tests_require"}
-            yield from _keyword_strings(sf, keys)
+            seen = set()
+            for spec in _keyword_strings(sf, keys):
+                seen.add(spec[0])
+                yield spec
+            # the list or dict a keyword names through a variable (`requires = [...]; setup(install_requires=
+            # requires)`, also where it is appended to or extended): the same requirements, spelled one step away
+            for key in sorted(keys):
+                for spec in _variable_strings(sf, key, keys_too=False):
+                    if spec[0] not in seen:
+                        seen.add(spec[0])
+                        yield spec
         return
     if sf.language in ("dockerfile", "shell", "make", "yaml"):
         code = sf.code.replace(b"\\\n", b"  ")

@@ -24,15 +24,23 @@ def match_import(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
             yield Hit(node.start_byte, node.end_byte, name=module)
 
 
-def _variant_spec(pattern: dict) -> tuple[re.Pattern[str], re.Pattern[bytes], tuple[str, ...], frozenset[str]]:
-    """The name shape (`<word>_<vendor>` as the whole name), its quick byte test, the predicate prefixes and the
-    words that make a name a twin of the other vendor, read once per pattern object."""
+def _variant_spec(pattern: dict) -> tuple[re.Pattern[str], re.Pattern[bytes], tuple[str, ...], frozenset[str],
+                                         tuple[str, ...], frozenset[str]]:
+    """The name shape (`<word>_<vendor>` as the whole name; with `twins`, the vendor as any `_` word of it), its
+    quick byte test, the predicate prefixes, the words that make a name a twin of the other vendor and the `twins`
+    words, read once per pattern object."""
     spec = pattern["vendor_variant"]
     vendors = "|".join(re.escape(v) for v in spec["vendors"])
-    name = re.compile(rf"^[A-Za-z]\w*?_(?:{vendors})$", re.IGNORECASE)
-    quick = re.compile(rf"_(?:{vendors})\b".encode(), re.IGNORECASE)
+    twins = tuple(w.lower() for w in spec.get("twins", ()))
+    if twins:
+        name = re.compile(rf"^_*(?:[A-Za-z]\w*?_)?(?:{vendors})(?:_\w*)?$", re.IGNORECASE)
+        quick = re.compile(rf"(?:\b|_)(?:{vendors})(?:\b|_)".encode(), re.IGNORECASE)
+    else:
+        name = re.compile(rf"^[A-Za-z]\w*?_(?:{vendors})$", re.IGNORECASE)
+        quick = re.compile(rf"_(?:{vendors})\b".encode(), re.IGNORECASE)
     return (name, quick, tuple(p.lower() + "_" for p in spec.get("not_prefixes", ())),
-            frozenset(w.lower() for w in spec.get("not_words", ())))
+            frozenset(w.lower() for w in spec.get("not_words", ())), twins,
+            frozenset(v.lower() for v in spec["vendors"]))
 
 
 _read_variant = per_object(_variant_spec)
@@ -52,21 +60,29 @@ def match_vendor_variant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> It
     names that also carry another vendor's word (`probe_rocm_with_nvidia`) are not variants."""
     if sf.language != "python" or sf.root is None:
         return ()
-    shape, quick, predicates, others = _read_variant(pattern)
+    shape, quick, predicates, others, twins, vendors = _read_variant(pattern)
     if not quick.search(sf.code):
         return ()
-    return _variant_uses(sf, shape, predicates, others)
+    return _variant_uses(sf, shape, predicates, others, twins, vendors)
 
 
 def _variant_uses(sf: SourceFile, shape: re.Pattern[str], predicates: tuple[str, ...],
-                  others: frozenset[str]) -> Iterator[Hit]:
+                  others: frozenset[str], twins: tuple[str, ...] = (),
+                  vendors: frozenset[str] = frozenset()) -> Iterator[Hit]:
     candidates = [n for n in _identifiers(sf.root) if _is_variant_name(n.text.decode("utf-8", "replace"), shape,
                                                                          predicates, others)]
     if not candidates:
         return
     own = {n.text for n in candidates if _defines(n)}
+    if twins:
+        # `build_for_cuda` is a variant only beside its own `build_for_rocm` (`_compile_with_cache_cuda` beside
+        # `_compile_with_cache_hip`): a `cuda` word alone names a device far more often than a vendor choice
+        # (`to_cuda`, `x_cuda = x.cuda()`), but a file that defines both has one function per vendor.
+        defined = {n.text for n in _identifiers(sf.root) if _defines(n)}
+        own = {name for name in own if any(t in defined for t in _twin_names(name, vendors, twins))}
     for node in candidates:
-        if node.text in own and _is_use(node) and not _joined_with_twin(node, others):
+        if node.text in own and _is_use(node) and not _joined_with_twin(node, others) and not (
+                twins and _beside(node, set(_twin_names(node.text, vendors, twins)))):
             yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace"))
 
 
@@ -86,10 +102,31 @@ def _joined_with_twin(node, others: frozenset[str]) -> bool:
     return False
 
 
+def _beside(node, names: set[bytes]) -> bool:
+    """The name is an operand of `+`/`|` or an item of a list, tuple or set that also holds one of `names`
+    (`[build_for_cuda, build_for_rocm]`): both are kept there, so the spot chooses nothing."""
+    parent = node.parent
+    return parent is not None and parent.type in ("binary_operator", "list", "tuple", "set") and any(
+        c.type == "identifier" and c.text in names for c in parent.named_children)
+
+
 def _is_variant_name(name: str, shape: re.Pattern[str], predicates: tuple[str, ...], others: frozenset[str]) -> bool:
-    if not shape.match(name) or name.lower().startswith(predicates):
+    if not shape.match(name) or name.lower().lstrip("_").startswith(predicates):
         return False
     return others.isdisjoint(name.lower().split("_"))
+
+
+def _twin_names(name: bytes, vendors: frozenset[str], twins: tuple[str, ...]) -> Iterator[bytes]:
+    """`name` with each of its vendor words replaced by each twin word in the same case (`build_for_cuda` →
+    `build_for_rocm`, `CUDA_FLAGS` → `ROCM_FLAGS`, `Cuda` → `Rocm`)."""
+    text = name.decode("utf-8", "replace")
+    parts = text.split("_")
+    for i, part in enumerate(parts):
+        if part.lower() not in vendors:
+            continue
+        for twin in twins:
+            word = twin.upper() if part.isupper() else twin.capitalize() if part[:1].isupper() else twin
+            yield "_".join([*parts[:i], word, *parts[i + 1:]]).encode()
 
 
 def _identifiers(root) -> Iterator:
