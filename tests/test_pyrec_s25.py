@@ -1,6 +1,7 @@
 """Python ROCm-guard sides, session 25 (issue 27 class 8): the CUDA one of a file's CUDA/ROCm twin functions chosen at
-a call (PYT022, the `twins` option of the vendor_variant kind), and setup.py requirements kept in a variable
-(porter.match.kinds.library._package_specs). fixtures/pyrec_s25/README.md says which file holds which."""
+a call (PYT022, the `twins` option of the vendor_variant kind), setup.py requirements kept in a variable
+(porter.match.kinds.library._package_specs), and link spellings in a Python file whose code outside strings never
+says "lib" (porter.match.kinds.library._setup_libraries pre-tested the string-blanked text). fixtures/pyrec_s25/README.md says which file holds which."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,6 +16,10 @@ def test_each_pyrec_s25_finding_has_its_exact_status():
 
     result = run(FIXTURE, Settings(jobs=1, cache_dir=None)).result
     assert [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings] == [
+        # link spellings only inside strings: libnccl.so.2 (not libm.so.6), -lcublas (not -lm)
+        ("links/loader.py", 4, "LIB004", "open", None),
+        ("links/setup.py", 5, "BLD008", "open", None),
+        ("links/setup.py", 5, "LIB004", "open", None),
         # no ROCm twin in the file: `build_for_cuda()` is no vendor choice; `deps` holds no CUDA package
         ("notwin/setup.py", 7, "BLD008", "open", None),
         # `requires = [...]` that install_requires= names: cupy-cuda12x
@@ -26,9 +31,8 @@ def test_each_pyrec_s25_finding_has_its_exact_status():
         ("setup.py", 17, "BLD008", "handled", "setup.py:16"),
         ("setup.py", 17, "BLD006", "handled", "setup.py:16"),
         ("setup.py", 21, "BLD008", "open", None),
-        # the CUDA twin called in the else of `if IS_HIP_EXTENSION:`
-        ("setup.py", 29, "PYT022", "handled", "setup.py:26"),
-        # called where no vendor test chose it; the list of both twins (line 32) chooses nothing
+        # line 29, the CUDA twin called in the else of `if IS_HIP_EXTENSION:` whose other branch calls the ROCm twin:
+        # the choice is made there, nothing to report; line 31, the outer else, calls it with no vendor test
         ("setup.py", 31, "PYT022", "open", None),
     ]
 

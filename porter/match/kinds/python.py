@@ -75,15 +75,86 @@ def _variant_uses(sf: SourceFile, shape: re.Pattern[str], predicates: tuple[str,
         return
     own = {n.text for n in candidates if _defines(n)}
     if twins:
-        # `build_for_cuda` is a variant only beside its own `build_for_rocm` (`_compile_with_cache_cuda` beside
-        # `_compile_with_cache_hip`): a `cuda` word alone names a device far more often than a vendor choice
-        # (`to_cuda`, `x_cuda = x.cuda()`), but a file that defines both has one function per vendor.
-        defined = {n.text for n in _identifiers(sf.root) if _defines(n)}
-        own = {name for name in own if any(t in defined for t in _twin_names(name, vendors, twins))}
+        yield from _twin_calls(sf, candidates, own, vendors, twins)
+        return
     for node in candidates:
-        if node.text in own and _is_use(node) and not _joined_with_twin(node, others) and not (
-                twins and _beside(node, set(_twin_names(node.text, vendors, twins)))):
+        if node.text in own and _is_use(node) and not _joined_with_twin(node, others):
             yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace"))
+
+
+def _twin_calls(sf: SourceFile, candidates: list, own: set[bytes], vendors: frozenset[str],
+                twins: tuple[str, ...]) -> Iterator[Hit]:
+    """Calls of a function named with a vendor word whose twin (`build_for_cuda` → `build_for_rocm`) the file also
+    defines: a `cuda` word alone names a device far more often than a vendor choice (`to_cuda`, `load_cuda_kernels`),
+    but a file that defines both keeps one function per vendor, and the call is where one is chosen. Not a choice
+    left to make: a call where the twin is also used in the same block or in another branch of the same `if` chain
+    (`if is_cuda(): f_cuda() else: f_hip()`, both computed one after the other), inside a function whose own name
+    has the vendor word (the choice is at its caller), or tried under an `except`; nor an ALL-CAPS name (`CUDA_CHECK(err)`, a checker for calls
+    already read as CUDA code)."""
+    defined = {n.text for n in _identifiers(sf.root) if _defines(n)}
+    chosen = {name: tw for name in own
+              for tw in [set(_twin_names(name, vendors, twins)) & defined] if tw and not name.isupper()}
+    for node in candidates:
+        if node.text not in chosen or not _is_use(node):
+            continue
+        call = node.parent
+        if call is None or call.type != "call" or call.child_by_field_name("function") != node:
+            continue
+        if _twin_near(call, chosen[node.text]) or _in_vendor_function(call, vendors) or _tried(call):
+            continue
+        yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace"))
+
+
+def _twin_near(call, names: set[bytes]) -> bool:
+    """One of `names` is used by a statement of the block holding the call's statement, or of a branch of the
+    nearest `if` chain around it - statements of that block itself, not of an `if`, loop or `def` nested in it."""
+    blocks = []
+    node = call
+    while node is not None and node.type not in ("block", "module"):
+        node = node.parent
+    if node is not None:
+        blocks.append(node)
+    node = call.parent
+    while node is not None and node.type not in ("function_definition", "class_definition", "module"):
+        if node.type == "if_statement":
+            blocks += [b for b in [node.child_by_field_name("consequence")] if b is not None]
+            for clause in node.named_children:
+                if clause.type in ("elif_clause", "else_clause"):
+                    blocks += [b for b in [clause.child_by_field_name("consequence") or
+                                           clause.child_by_field_name("body")] if b is not None]
+            break
+        node = node.parent
+    return any(n.text in names and _is_use(n) for block in blocks for statement in block.named_children
+               if statement.type not in _COMPOUND for n in _identifiers(statement))
+
+
+# Statements holding blocks of their own: a use inside one is not the enclosing block's own statement.
+_COMPOUND = frozenset({"if_statement", "for_statement", "while_statement", "try_statement", "with_statement",
+                       "function_definition", "class_definition", "decorated_definition", "match_statement"})
+
+
+def _tried(node) -> bool:
+    """The node is in the body of a `try` with an `except` clause in its own function: the call is attempted and its
+    failure handled (comfy-kitchen tries its CUDA extension and builds the HIP one when no toolkit is found)."""
+    child, node = node, node.parent
+    while node is not None and node.type not in ("function_definition", "class_definition", "module"):
+        if node.type == "try_statement" and child == node.child_by_field_name("body") and any(
+                c.type == "except_clause" for c in node.named_children):
+            return True
+        child, node = node, node.parent
+    return False
+
+
+def _in_vendor_function(node, vendors: frozenset[str]) -> bool:
+    """The node is inside a function whose name has one of the vendor words (`register_cuda_postproc_callback`)."""
+    node = node.parent
+    while node is not None:
+        if node.type == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None and not vendors.isdisjoint(name.text.decode("utf-8", "replace").lower().split("_")):
+                return True
+        node = node.parent
+    return False
 
 
 def _joined_with_twin(node, others: frozenset[str]) -> bool:
@@ -100,14 +171,6 @@ def _joined_with_twin(node, others: frozenset[str]) -> bool:
             if len(words) == 2 and words[0] == stem and words[1] in others:
                 return True
     return False
-
-
-def _beside(node, names: set[bytes]) -> bool:
-    """The name is an operand of `+`/`|` or an item of a list, tuple or set that also holds one of `names`
-    (`[build_for_cuda, build_for_rocm]`): both are kept there, so the spot chooses nothing."""
-    parent = node.parent
-    return parent is not None and parent.type in ("binary_operator", "list", "tuple", "set") and any(
-        c.type == "identifier" and c.text in names for c in parent.named_children)
 
 
 def _is_variant_name(name: str, shape: re.Pattern[str], predicates: tuple[str, ...], others: frozenset[str]) -> bool:
