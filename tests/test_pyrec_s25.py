@@ -1,7 +1,8 @@
 """Python ROCm-guard sides, session 25 (issue 27 class 8): the CUDA one of a file's CUDA/ROCm twin functions chosen at
 a call (PYT022, the `twins` option of the vendor_variant kind), setup.py requirements kept in a variable
 (porter.match.kinds.library._package_specs), and link spellings in a Python file whose code outside strings never
-says "lib" (porter.match.kinds.library._setup_libraries pre-tested the string-blanked text). fixtures/pyrec_s25/README.md says which file holds which."""
+says "lib" (porter.match.kinds.library._setup_libraries pre-tested the string-blanked text), Windows DLL names and
+`.so*` globs of NVIDIA libraries. fixtures/pyrec_s25/README.md says which file holds which."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,6 +19,9 @@ def test_each_pyrec_s25_finding_has_its_exact_status():
     assert [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings] == [
         # link spellings only inside strings: libnccl.so.2 (not libm.so.6), -lcublas (not -lm)
         ("links/loader.py", 4, "LIB004", "open", None),
+        # a Windows DLL named <name>64_<version>.dll (not python312.dll, nor HIP's amdhip64_6.dll), a .so* glob
+        ("links/loader.py", 6, "LIB004", "open", None),
+        ("links/loader.py", 7, "LIB005", "open", None),
         ("links/setup.py", 5, "BLD008", "open", None),
         ("links/setup.py", 5, "LIB004", "open", None),
         # no ROCm twin in the file: `build_for_cuda()` is no vendor choice; `deps` holds no CUDA package

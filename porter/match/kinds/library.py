@@ -146,6 +146,11 @@ def _dict_key(content: ts.Node) -> bool:
 # A Python string that is a link spelling and nothing else: `'-lcurand'` in extra_link_args, `"libnccl.so.2"` for
 # ctypes.CDLL, a `/usr/lib/x86_64-linux-gnu/libcudnn.so` path. A sentence that mentions one is not.
 _PY_LINK_STRING = re.compile(r"-l[A-Za-z0-9_+.-]+|(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.(?:so(?:\.[0-9]+)*|a)")
+# A Windows DLL of an NVIDIA library, named `<name>64_<version>.dll` (`cudart64_12.dll`, `cublasLt64_12.dll`,
+# `nvrtc64_120_0.dll`, `cudnn64_9.dll`), which loaders pass to ctypes.WinDLL / os.add_dll_directory searches: the
+# library's link name is <name>. A `libnvidia-ml.so*` or `libcudart.so.*` glob names the library as its file does.
+_PY_DLL_STRING = re.compile(r"(?:[\w.:/\\-]*[/\\])?(?P<name>[A-Za-z][A-Za-z0-9]*?)(?:64)?(?:_[0-9]+)+\.dll")
+_PY_SO_GLOB = re.compile(r"(?P<file>(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.so)(?:\.[0-9]+)*\.?\*")
 
 
 def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
@@ -160,23 +165,25 @@ def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
         if lib is not None and start not in seen:
             seen.add(start)
             yield _library_hit(start, end, text, lib)
-    if sf.root is None or (b"-l" not in sf.data and b"lib" not in sf.data):  # strings are blanked in sf.code
+    if sf.root is None or (b"-l" not in sf.data and b"lib" not in sf.data and b".dll" not in sf.data):  # strings are blanked in sf.code
         return
     spots: set[tuple[int, str]] = set()  # one hit per library per line: `("libnccl.so", "libnccl.so.2")` is one spot
     has_find = b"find_library" in sf.code
     for c in captures("python", _STRINGS, sf.root).get("c", []):
-        text = c.text.decode("utf-8", "replace")
+        text = shown = c.text.decode("utf-8", "replace")
         if text.endswith(".") and c.next_named_sibling is not None and c.next_named_sibling.type == "interpolation":
             text = text[:-1]  # f"libnccl.so.{major}": the version comes from a variable
         elif has_find and _find_library_argument(c):
             text = "-l" + text  # ctypes.util.find_library("nccl"): the bare name the linker would look for
+        elif (m := _PY_DLL_STRING.fullmatch(text) or _PY_SO_GLOB.fullmatch(text)) is not None:
+            text = m.group("file") if "file" in m.groupdict() else "-l" + m.group("name")
         if c.start_byte in seen or not _PY_LINK_STRING.fullmatch(text):
             continue
         lib = by_link(text)
         if lib is not None and (c.start_point.row, lib.id) not in spots:
             seen.add(c.start_byte)
             spots.add((c.start_point.row, lib.id))
-            yield _library_hit(c.start_byte, c.end_byte, text, lib)
+            yield _library_hit(c.start_byte, c.end_byte, shown if shown.endswith(("*", ".dll")) else text, lib)
 
 
 def _find_library_argument(c: ts.Node) -> bool:
