@@ -2,7 +2,8 @@
 a call (PYT022, the `twins` option of the vendor_variant kind), setup.py requirements kept in a variable
 (porter.match.kinds.library._package_specs), and link spellings in a Python file whose code outside strings never
 says "lib" (porter.match.kinds.library._setup_libraries pre-tested the string-blanked text), Windows DLL names and
-`.so*` globs of NVIDIA libraries. fixtures/pyrec_s25/README.md says which file holds which."""
+`.so*` globs of NVIDIA libraries; a public helper named with an `nv` word and used only in CUDA-side code is
+CUDA-side (porter.portaware.guards._cuda_only_helpers). fixtures/pyrec_s25/README.md says which file holds which."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,6 +27,10 @@ def test_each_pyrec_s25_finding_has_its_exact_status():
         ("links/setup.py", 5, "LIB004", "open", None),
         # no ROCm twin in the file: `build_for_cuda()` is no vendor choice; `deps` holds no CUDA package
         ("notwin/setup.py", 7, "BLD008", "open", None),
+        # a public Triton helper whose name has an `nv` word, bound only in the `if IS_NVIDIA:` arm: CUDA-side;
+        # `softplus_env` (no `nv` word, public: another module may use it) stays open
+        ("pkg/softplus.py", 10, "PYT010", "handled", "pkg/softplus.py:23"),
+        ("pkg/softplus.py", 15, "PYT010", "open", None),
         # `requires = [...]` that install_requires= names: cupy-cuda12x
         ("setup.py", 8, "LIB011", "open", None),
         # `extras = {...}` that extras_require= names: the value nvidia-cublas-cu12, not the key "cupy-cuda11x"
