@@ -165,7 +165,8 @@ def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
         if lib is not None and start not in seen:
             seen.add(start)
             yield _library_hit(start, end, text, lib)
-    if sf.root is None or (b"-l" not in sf.data and b"lib" not in sf.data and b".dll" not in sf.data):  # strings are blanked in sf.code
+    # pre-tested on the bytes: sf.code has its strings blanked, and these spellings live only in strings
+    if sf.root is None or (b"-l" not in sf.data and b"lib" not in sf.data and b".dll" not in sf.data):
         return
     spots: set[tuple[int, str]] = set()  # one hit per library per line: `("libnccl.so", "libnccl.so.2")` is one spot
     has_find = b"find_library" in sf.code

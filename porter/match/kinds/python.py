@@ -89,8 +89,8 @@ def _twin_calls(sf: SourceFile, candidates: list, own: set[bytes], vendors: froz
     but a file that defines both keeps one function per vendor, and the call is where one is chosen. Not a choice
     left to make: a call where the twin is also used in the same block or in another branch of the same `if` chain
     (`if is_cuda(): f_cuda() else: f_hip()`, both computed one after the other), inside a function whose own name
-    has the vendor word (the choice is at its caller), or tried under an `except`; nor an ALL-CAPS name (`CUDA_CHECK(err)`, a checker for calls
-    already read as CUDA code)."""
+    has the vendor word (the choice is at its caller), or tried under an `except`; nor an ALL-CAPS name
+    (`CUDA_CHECK(err)`, a checker for calls already read as CUDA code)."""
     defined = {n.text for n in _identifiers(sf.root) if _defines(n)}
     chosen = {name: tw for name in own
               for tw in [set(_twin_names(name, vendors, twins)) & defined] if tw and not name.isupper()}
