@@ -41,7 +41,7 @@ def test_every_format_shows_the_jsons_hours_for_a_job_under_half_a_day():
     assert sarif["runs"][0]["properties"]["porter"]["headline"] == doc["assessment"]["headline"]
     md = porter_here("assess", str(DUAL), "--format", "markdown", "--no-cache").stdout
     assert f"**Effort: {want}**  " in md.splitlines()
-    assert "| **Total** | | | **1.5–2.1–2.8** | 6 h per engineer-day → at most 0.5 engineer-days (likely 0.5) |" in md
+    assert "| **Total** | | | | **1.5–2.1–2.8** | 6 h per engineer-day → at most 0.5 engineer-days (likely 0.5) |" in md
     text = porter_here("assess", str(DUAL), "--no-cache", env={"COLUMNS": "100"}).stdout
     assert [ln.strip("│ ") for ln in text.splitlines() if "Effort:" in ln] == [f"Effort: {want}"]
     html = porter_here("assess", str(DUAL), "--format", "html", "--no-cache").stdout

@@ -187,7 +187,7 @@ def test_files_kernels_and_launch_sites_are_counted_and_worded_alike(estate):
         f"{c.findings} findings (9 blocker, 37 high, 47 medium, 27 low, 256 info); {c.files_scanned} files scanned, "
         f"{c.files_with_findings} files with findings; {c.kernels} kernels, {c.launches} launch sites; "
         f"{c.suppressed} suppressed; {c.skipped} files skipped; {c.open} open (8 blocker, 26 high, 42 medium, 19 low, "
-        f"178 info), {c.handled} handled (10 high, 5 medium, 8 low, 70 info), {c.cuda_only} cuda-only (1 blocker, "
+        f"179 info), {c.handled} handled (10 high, 5 medium, 8 low, 70 info), {c.cuda_only} cuda-only (1 blocker, "
         f"1 high, 7 info); {c.files_with_open_findings} files with open findings")
 
 
