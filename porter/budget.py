@@ -86,6 +86,26 @@ def run_deadline() -> tuple[float, float] | None:
 
 
 DEADLINE_KIND = "deadline"
+# An Overrun's kind when the task raised (a porter bug on what a repository holds: an OverflowError on a 2**1050-byte
+# array, a UnicodeEncodeError on a name): its reason starts with FAILED, which a skip or a notice carries, and a
+# gate counts a file skipped so (porter.model.finding.UNSEEN_REASONS).
+ERROR_KIND = "error"
+FAILED = "failed (internal error"
+
+
+def is_bug(exc: BaseException) -> bool:
+    """Whether a task's exception is a porter bug on what the task read (a built-in exception: OverflowError,
+    UnicodeError, KeyError, RecursionError, ...), answered with task_failed. porter's own exceptions (a usage error,
+    a git failure its caller reports), the system's (OSError: a file gone) and interrupts are raised in the parent
+    as they would be in its process."""
+    return isinstance(exc, Exception) and type(exc).__module__ == "builtins" and not isinstance(exc, OSError)
+
+
+def task_failed(exc: BaseException) -> Overrun:
+    """The answer a task that raised `exc` gets instead of ending the run (exit 3, no report at all): the stage
+    treats it as a task past its budget, so a per-file stage skips that file naming it and a whole stage says in a
+    notice that it gave no answer."""
+    return Overrun(f"{FAILED}: {type(exc).__name__}: {str(exc)[:200]}); please report it", ERROR_KIND)
 
 
 def cut_by_deadline(reasons: Iterable[str]) -> int:
@@ -204,10 +224,14 @@ class Pool:
     whose every answer is cached starts none). `init` runs in each worker after the fork. Use as a context
     manager: leaving it ends the workers."""
 
-    def __init__(self, budget: Budget, workers: int = 1, init: Callable[[], None] | None = None):
+    def __init__(self, budget: Budget, workers: int = 1, init: Callable[[], None] | None = None, *,
+                 raises: bool = False):
         self.budget = budget
         self.workers = max(1, workers)
         self.init = init
+        # With `raises`, every exception a task raises is raised in the parent (a caller whose task's exceptions are
+        # its answers: tomllib's ValueError is "not TOML"); else a built-in one is answered with task_failed.
+        self.raises = raises
         self._slots: list[_Slot] = []
         self.started = 0  # worker processes forked, replacements included (for tests and benchmarks)
 
@@ -324,7 +348,10 @@ class Pool:
                             slot.chunk.remove(i)
                             slot.deadline = clock()
                             if isinstance(answer, _TaskError):
-                                raise answer.exc
+                                if self.raises or not is_bug(answer.exc):
+                                    raise answer.exc
+                                yield i, task_failed(answer.exc)
+                                continue
                             yield i, answer
                             if isinstance(answer, Overrun):  # the worker ends itself after a MemoryError
                                 self._end(slot, kill=True)
@@ -353,9 +380,10 @@ class Pool:
             raise
 
 
-def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget) -> Any:
-    """fn(*args) in one budgeted worker: its answer, or an Overrun when it ran out of time or memory or died."""
-    with Pool(budget, 1) as pool:
+def run_stage(fn: Callable[..., Any], args: tuple, budget: Budget, *, raises: bool = False) -> Any:
+    """fn(*args) in one budgeted worker: its answer, or an Overrun when it ran out of time or memory, died, or
+    raised a built-in exception (task_failed; with `raises`, that exception is raised here instead)."""
+    with Pool(budget, 1, raises=raises) as pool:
         for _, answer in pool.map(fn, [args]):
             return answer
     raise AssertionError("unreachable: a pool answers every task")

@@ -36,6 +36,10 @@ MAX_LIST_DEPTH = 32
 MAX_LIST_ENTRIES = 10_000
 
 
+# The reason a path inside a git directory is refused (a scan lists it under `skipped` with it).
+GIT_REFUSED = "inside the repository's git directory (.git: git's configuration, not the repository's content); not read"
+
+
 class Unreadable(Exception):
     """A path that may not or cannot be read; the message is the reason (a scan lists it under `skipped`)."""
 
@@ -66,6 +70,62 @@ def _under(real: str, top: str) -> bool:
     return real == top or real.startswith(top.rstrip("/") + "/")
 
 
+GIT_DIR_NAME = ".git"
+# What a `.git` file at the top of a checkout may name (a linked worktree's, a submodule's, --separate-git-dir):
+# read bounded, since it is a file in the checkout.
+_GITFILE_LIMIT = 4096
+
+
+def in_git_dir(real: str, top: str) -> bool:
+    """Whether the resolved path `real`, inside the resolved root `top`, lies in a git directory: a `.git` directory
+    (or one of its parts: worktrees, modules, a submodule's own `.git`) anywhere below the root, or the git directory
+    a `.git` file at the root's checkout names, where that lies inside the root. Such a file is git's, never the
+    repository's content: `.git/config` holds a CI job's token (actions/checkout's extraheader), and a committed
+    symlink `src/cfg.cu -> ../.git/config` would put it in a finding's snippet."""
+    if not _under(real, top):
+        return False
+    rel = real[len(top.rstrip("/")) + 1:] if real != top else ""
+    if GIT_DIR_NAME in rel.split("/"):
+        return True
+    return any(_under(real, gd) for gd in _named_git_dirs(top))
+
+
+def _named_git_dirs(top: str) -> tuple[str, ...]:
+    """The resolved git directories that `.git` files at `top` and above name (`gitdir: PATH`), lying inside `top`."""
+    out = []
+    cur = top
+    while True:
+        dotgit = os.path.join(cur, GIT_DIR_NAME)
+        try:
+            st = os.lstat(dotgit)
+        except OSError:
+            st = None
+        if st is not None:
+            if stat.S_ISREG(st.st_mode):
+                try:
+                    fd = os.open(dotgit, OPEN_FLAGS)
+                    try:
+                        head = os.read(fd, _GITFILE_LIMIT)
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    head = b""
+                line = head.decode("utf-8", "surrogateescape").splitlines()[0] if head else ""
+                if line.startswith("gitdir:"):
+                    named = os.path.realpath(os.path.join(cur, line[len("gitdir:"):].strip()))
+                    if _under(named, top):
+                        out.append(named)
+            elif stat.S_ISLNK(st.st_mode) and _under(os.path.realpath(dotgit), top):
+                out.append(os.path.realpath(dotgit))  # a `.git` symlink to a directory inside the root
+            # (a `.git` directory inside the root is covered by its name)
+            break  # the nearest checkout decides
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    return tuple(out)
+
+
 def _descriptor_path(fd: int) -> str | None:
     """What the kernel says an open descriptor is (Linux's /proc); None where that is not available."""
     try:
@@ -82,6 +142,8 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
     top = os.path.realpath(root) if root is not None else ""
     if root is not None and not _under(os.path.realpath(path), top):
         raise Unreadable(f"leads outside {root_name}; not read")
+    if root is not None and in_git_dir(os.path.realpath(path), top):
+        raise Unreadable(GIT_REFUSED)
     # Asked before the open, not only after it: opening is already an effect on a special file (a FIFO's waiting
     # writer is released, a device driver's open runs: a watchdog is armed, a tape rewinds), and a tree unpacked
     # as root can hold a device node at any name. The fstat on the descriptor below still decides.
@@ -99,6 +161,8 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
             real = _descriptor_path(fd)
             if real is not None and not _under(os.path.realpath(real), top):
                 raise Unreadable(f"leads outside {root_name}; not read")
+            if real is not None and in_git_dir(os.path.realpath(real), top):
+                raise Unreadable(GIT_REFUSED)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Unreadable("not a regular file")
@@ -163,12 +227,21 @@ def resolve_inside(value: str | Path, base: Path, top: Path, what: str, *, allow
         st = os.stat(cur)
     except OSError:
         raise Refused(f"{what}: {str(value)!r} does not exist") from None
+    if in_git_dir(str(cur), str(top)):
+        raise Refused(f"{what}: {str(value)!r} is {GIT_REFUSED}")
     if stat.S_ISDIR(st.st_mode) and allow_dir:
         return cur
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise Refused(f"{what}: {str(value)!r} is {kind}")
+    if st.st_nlink > 1:
+        raise Refused(f"{what}: {str(value)!r} is {_HARD_LINK}")
     return cur
+
+
+# A file a repository's configuration names with several names: the others may lie anywhere (an unpacked archive or a
+# cache restore can make one; git never does), as read_bytes refuses a scanned file.
+_HARD_LINK = "a hard link (the file has other names, which may lie outside the repository); not read"
 
 
 def files_under(directory: Path, top: Path, what: str, suffixes: tuple[str, ...]) -> list[Path]:
@@ -190,6 +263,10 @@ def files_under(directory: Path, top: Path, what: str, suffixes: tuple[str, ...]
             continue
         if not stat.S_ISREG(st.st_mode):
             raise Refused(f"{what}: {path} is not a regular file")
+        if in_git_dir(os.path.realpath(path), os.path.realpath(top)):
+            raise Refused(f"{what}: {path} is {GIT_REFUSED}")
+        if st.st_nlink > 1:
+            raise Refused(f"{what}: {path} is {_HARD_LINK}")
         out.append(path)
     return sorted(out)
 

@@ -43,7 +43,7 @@ from porter.kernels.verdicts import RANK
 from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Status
 from porter.model.kernel import TargetVerdict
 from porter.source import git
-from porter.source.discover import printable
+from porter.source.discover import on_disk, shown_path
 
 if TYPE_CHECKING:
     from porter.source.preprocessor import Preprocessed
@@ -161,7 +161,7 @@ def resolve(top: Path, ref: str, head: str = "HEAD") -> tuple[str, str]:
 
 def _path(raw: bytes) -> str:
     """A path as git tree discovery shows it (porter.source.read.GitTree), so the two name the same file."""
-    return printable(os.fsdecode(raw))
+    return shown_path(os.fsdecode(raw))
 
 
 def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
@@ -345,7 +345,8 @@ def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool =
 def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None]:
     """A reader of the files of `commit` (paths relative to `subdir`), through git's bounded output."""
     def read(path: str) -> bytes | None:
-        full = f"{subdir.rstrip('/')}/{path}" if subdir else path
+        raw = on_disk(path)  # a path as the scan shows it: the tree's entry of that name
+        full = f"{subdir.rstrip('/')}/{raw}" if subdir else raw
         try:
             return git.run(top, "cat-file", "blob", f"{commit}:{full}")
         except git.GitError:

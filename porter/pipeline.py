@@ -46,7 +46,7 @@ from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
-from porter.source.discover import Candidate, Discovery, language_of
+from porter.source.discover import Candidate, Discovery, language_of, on_disk
 from porter.source.includes import file_includes, quoted_target
 from porter.source import buildsources, preprocessor
 from porter.source.parse import parse
@@ -258,7 +258,7 @@ def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]
 
     def read(path: str) -> bytes | None:
         try:
-            return source.read(Candidate(path, base / path, "cuda"), settings.max_file_bytes)
+            return source.read(Candidate(path, base / on_disk(path), "cuda"), settings.max_file_bytes)
         except SourceReadError:
             return None
     return read
@@ -1229,11 +1229,33 @@ def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileR
         head, size = st.source.head(c, BINARY_HEAD_BYTES)
     except SourceReadError as e:
         return _skip(c, str(e)), False
-    key_data = (c.blob.encode() if c.blob is not None else head) + str(size).encode()
-    opener = functools.partial(_open_whole, st.source, c, st.max_file_bytes)
+    opener: Callable[[], io.BytesIO] = functools.partial(_open_whole, st.source, c, st.max_file_bytes)
+    key_data = b""
+    if st.cache is not None:
+        key_data, whole = _binary_key(c, head, size, st)
+        if whole is not None:
+            opener = functools.partial(io.BytesIO, whole)  # read once: for the key and for the matchers
     return _cached(c, key_data, st,
                    lambda: _guarded(c, lambda: scan_source(c.path, "binary", head, st, opener=opener, size=size)),
                    compute)
+
+
+def _binary_key(c: Candidate, head: bytes, size: int, st: _Worker) -> tuple[bytes, bytes | None]:
+    """What a binary file's cache key covers, and its whole bytes when they were read for it. Its whole content: a
+    git blob by its id, a work-tree file (within the size limit, past which the matchers see only its head) by a
+    hash of all its bytes. Keyed by its first 64 KiB and size, two wheels alike there but not in their central
+    directory (at the end) shared one entry: the second scan was served the first's findings. Each kind of key is
+    prefixed, so a blob id can never equal a file's head bytes."""
+    if c.blob is not None:
+        return b"blob:" + c.blob.encode() + b"\0size:" + str(size).encode(), None
+    if size <= st.max_file_bytes:
+        try:
+            whole = st.source.read(c, st.max_file_bytes)
+        except SourceReadError:
+            whole = None  # the matchers' own read reports it
+        if whole is not None:
+            return b"sha256:" + hashlib.sha256(whole).digest() + b"\0size:" + str(len(whole)).encode(), whole
+    return b"head:" + head + b"\0size:" + str(size).encode(), None
 
 
 def _open_whole(source: Source, c: Candidate, limit: int) -> io.BytesIO:

@@ -182,7 +182,7 @@ def parse_toml(data: bytes, path: Path, repository: bool) -> dict[str, Any]:
         return _parse_toml(text)
     from porter.budget import Budget, Overrun, run_stage
 
-    got = run_stage(_parse_toml_answer, (text,), Budget(CONFIG_BUDGET_SECONDS, CONFIG_BUDGET_MEMORY))
+    got = run_stage(_parse_toml_answer, (text,), Budget(CONFIG_BUDGET_SECONDS, CONFIG_BUDGET_MEMORY), raises=True)
     if isinstance(got, Overrun):
         raise ConfigError(f"{path}: reading it as TOML {got.reason}; not a configuration")
     if got is None:

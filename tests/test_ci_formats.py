@@ -60,6 +60,19 @@ def test_within_budget_there_is_no_count_notice():
     assert len(lines) == 10 and all(l.startswith("::notice file=a.cu,") for l in lines)
 
 
+def test_the_verdict_line_tells_new_kernels_from_kernels_that_got_worse():
+    """A kernel the change adds is counted once, however many targets list it; a kernel the base had, per target."""
+    new = [finding("b.cu", 7, "DEV001", message="Inline PTX")]
+    changes = [KernelChange("k", "b.cu", 5, "mi300x", None, "fix"), KernelChange("k", "b.cu", 5, "mi355x", None, "fix"),
+               KernelChange("j", "c.cu", 2, "mi300x", "ok", "retune"),
+               KernelChange("j", "c.cu", 2, "mi355x", "ok", "retune")]
+    assert pr_comment(result(new), diff_of(new, (), changes)).splitlines()[1] == (
+        "⚠️ **porter: this change adds 1 open finding for ROCm** (1 high) and makes 2 kernel verdicts worse and "
+        "adds 1 kernel that needs work")
+    assert pr_comment(result([]), diff_of((), (), changes[:2])).splitlines()[1] == (
+        "⚠️ **porter: this change adds 1 kernel that needs work**")
+
+
 def test_endcolumn_only_on_single_line_spans_and_prefix_is_added():
     multi = Finding("k.cu", 4, 2, "DEV001", 6, 3, "device", Severity.HIGH, Confidence.HIGH, "ptx")
     out = github(result([multi], stats=ScanStats(prefix="src/gpu")))

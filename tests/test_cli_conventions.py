@@ -83,17 +83,17 @@ def _summary(findings: str, with_findings: int, statuses: str = "") -> str:
     # (the -lineinfo the if(STENCILBENCH_LINEINFO) block adds is BLD004 at info: the option is declared OFF and the
     # block only adds the flag, a variant the user opts into; porter.match.refine_build 4g; port status reads the
     # block's lines cuda-only: porter.portaware.options.cmake_option_blocks)
-    ([], _summary("153 findings (6 high, 12 medium, 3 low, 132 info)", 10, "; 151 open, 1 handled, 1 cuda-only"), 0),
+    ([], _summary("153 findings (6 high, 12 medium, 3 low, 132 info)", 10, "; 151 open (6 high, 11 medium, 3 low, 131 info), 1 handled (1 medium), 1 cuda-only (1 info); 10 files with open findings"), 0),
     (["--select", "KRN"], _summary("15 findings (15 info)", 5), 0),
     (["--select", "krn001,DEV002"], _summary("10 findings (2 high, 8 info)", 6), 0),
     (["--ignore", "KRN", "--ignore", "API", "--min-severity", "medium"],
-     _summary("17 findings (5 high, 12 medium)", 4, "; 16 open, 1 handled, 0 cuda-only"), 0),
+     _summary("17 findings (5 high, 12 medium)", 4, "; 16 open (5 high, 11 medium), 1 handled (1 medium), 0 cuda-only; 4 files with open findings"), 0),
     # --select narrows what --fail-on counts; --min-severity only what is shown
     (["--select", "KRN", "--fail-on", "low"], _summary("15 findings (15 info)", 5), 0),
     (["--select", "BLD", "--select", "KRN", "--fail-on", "low"],
-     _summary("22 findings (5 medium, 1 low, 16 info)", 6, "; 21 open, 0 handled, 1 cuda-only"), 1),
+     _summary("22 findings (5 medium, 1 low, 16 info)", 6, "; 21 open (5 medium, 1 low, 15 info), 0 handled, 1 cuda-only (1 info); 6 files with open findings"), 1),
     (["--select", "BLD", "--select", "KRN", "--fail-on", "high"],
-     _summary("22 findings (5 medium, 1 low, 16 info)", 6, "; 21 open, 0 handled, 1 cuda-only"), 0),
+     _summary("22 findings (5 medium, 1 low, 16 info)", 6, "; 21 open (5 medium, 1 low, 15 info), 0 handled, 1 cuda-only (1 info); 6 files with open findings"), 0),
     (["--select", "BLD", "--select", "KRN", "--min-severity", "high", "--fail-on", "low"],
      _summary("0 findings (none)", 0), 1),
 ])

@@ -168,4 +168,5 @@ def test_quiet_is_one_line_whatever_the_width(capsys):
     code, out, err = porter(capsys, "scan", str(CUDA_APP), "--no-cache", "--jobs", "1", "-q")
     assert (code, err) == (0, "")
     assert out == ("153 findings (6 high, 12 medium, 3 low, 132 info); 11 files scanned, 10 files with findings; "
-                   "8 kernels, 8 launch sites; 0 suppressed; 0 files skipped; 151 open, 1 handled, 1 cuda-only\n")
+                   "8 kernels, 8 launch sites; 0 suppressed; 0 files skipped; 151 open (6 high, 11 medium, 3 low, 131 info), "
+                   "1 handled (1 medium), 1 cuda-only (1 info); 10 files with open findings\n")

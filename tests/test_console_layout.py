@@ -193,3 +193,27 @@ def test_at_80_columns_no_number_is_cut_and_paths_break_between_directories():
         "all kernels                                                                 45.3",
         "(wider terminal shows: top reason)",
     ]
+
+
+def test_a_cut_kernel_table_shows_the_kernels_needing_work_first(tmp_path):
+    """Twelve kernels, the last one the only one needing work: cut to ten, it comes first and the rest keep file
+    order (session 25's new user saw the first ten of 77 in file order, all ok, while 17 needed a fix)."""
+    from helpers import porter_here
+
+    lines = ["#include <cuda_runtime.h>"]
+    lines += [f"__global__ void ok{i:02d}(float* x) {{ x[threadIdx.x] *= 2.0f; }}" for i in range(11)]
+    lines.append("__global__ void bad(float* x) { x[0] = __shfl_down_sync(0xffffffff, x[0], 1); }")
+    lines.append("void run(float* x) { " + " ".join(f"ok{i:02d}<<<1, 64>>>(x);" for i in range(11))
+                 + " bad<<<1, 64>>>(x); }")
+    (tmp_path / "k.cu").write_text("\n".join(lines) + "\n")
+    out = porter_here("scan", str(tmp_path), "--no-cache", "--target", "mi300x",
+                      env={"COLUMNS": "160", "NO_COLOR": "1"}).stdout
+    table = out[out.index("Kernels ("):].splitlines()
+    assert table[0] == "Kernels (12; the 10 needing most work, -v for all)"
+    names = [line.split()[0] for line in table[3:] if line and not line.startswith("k.cu:")][:10]
+    assert names == ["bad"] + [f"ok{i:02d}" for i in range(9)]
+    everything = porter_here("scan", str(tmp_path), "--no-cache", "--target", "mi300x", "-v",
+                             env={"COLUMNS": "160", "NO_COLOR": "1"}).stdout
+    full = everything[everything.index("Kernels ("):].splitlines()
+    assert full[0] == "Kernels (12)"  # all of them: file order
+    assert [line.split()[0] for line in full[3:] if line.startswith(("ok", "bad"))][-2:] == ["ok10", "bad"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from helpers import REPO, git, porter_here
+from helpers import REPO, git, make_repo, porter_here
 from porter.history import trend
 from porter.history.points import Point, history, summarise
 from porter.model.assessment import Range
@@ -312,10 +312,38 @@ def test_compare(scenario):
     assert doc["from"]["commit"] == shas[1] and doc["to"]["commit"] == shas[4]
     # 15 open at the start: the allocation and the shuffle's two findings ported (now handled), the cuBLAS file's
     # six removed, six still open; the ROCm arm's own findings read handled, so nothing was added
-    assert doc["counts"] == {"ported": 3, "removed": 6, "added": 0, "reopened": 0, "still_open": 6}
+    assert doc["counts"] == {"ported": 3, "kept_cuda_only": 0, "removed": 6, "added": 0, "reopened": 0,
+                             "still_open": 6}
     assert {r["path"] for r in doc["removed"]} == {"src/only.cu"}
     text = porter_here("history", str(root), "--compare", f"{shas[1]}..HEAD", "--no-cache").stdout
     assert text.startswith(f"{shas[1][:12]} (2024-01-02) → {shas[5][:12]} (2024-01-06): ")
+
+
+def test_compare_tells_code_kept_cuda_only_from_ported(tmp_path):
+    """A link the team put behind an off-by-default CMake option was not ported: no ROCm path was written for it
+    (session 25's new-user trial saw a CUDA-backend-only example counted as "ported")."""
+    root = tmp_path / "r"
+    make_repo(root, {"k.cu": "#include <cuda_runtime.h>\nvoid f(){ void* p; cudaMalloc(&p, 4); }\n",
+                     "ex/demo.cpp": "#include <cublas_v2.h>\nvoid g(){ cublasHandle_t h; cublasCreate(&h); }\n",
+                     "CMakeLists.txt": "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX CUDA)\n"
+                                       "add_library(core k.cu)\nadd_executable(demo ex/demo.cpp)\n"
+                                       "target_link_libraries(demo CUDA::cublas core)\n"})
+    (root / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX CUDA)\n"
+        "option(P_CUBLAS_DEMO \"build the cuBLAS demo\" OFF)\nadd_library(core k.cu)\nif(P_CUBLAS_DEMO)\n"
+        "  add_executable(demo ex/demo.cpp)\n  target_link_libraries(demo CUDA::cublas core)\nendif()\n")
+    git(root, "commit", "-qam", "cuBLAS demo behind an option")
+    env = {"PORTER_CACHE_DIR": str(tmp_path / "c")}
+    doc = json.loads(porter_here("history", str(root), "--compare", "HEAD~1..HEAD", "-f", "json", env=env).stdout)
+    assert doc["counts"] == {"ported": 0, "kept_cuda_only": 1, "removed": 0, "added": 0, "reopened": 0,
+                             "still_open": 7}
+    assert [(r["rule"], r["path"], r["line"], r["status"]) for r in doc["kept_cuda_only"]] == [
+        ("LIB004", "CMakeLists.txt", 7, "cuda-only")]
+    text = porter_here("history", str(root), "--compare", "HEAD~1..HEAD", env=env).stdout
+    assert text.splitlines()[0].endswith(": 0 ported, 1 kept CUDA-only, 0 removed, 0 added, 0 reopened, 7 still open")
+    assert text.splitlines()[1:] == ["  kept CUDA-only: 1 × LIB004"]
+    md = porter_here("history", str(root), "--compare", "HEAD~1..HEAD", "-f", "md", env=env).stdout
+    assert "## Kept CUDA-only (1)" in md and "## Ported" not in md
 
 
 def test_shallow_clone_is_refused_unless_allowed(scenario, tmp_path):

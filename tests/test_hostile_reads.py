@@ -410,8 +410,8 @@ def test_under_isolated_suppressions_the_change_adds_do_not_silence_its_new_find
     assert extra["diff"]["new"] == 4 and extra["suppressed_by_change"]["honoured"] is False
     assert [(f["path"], f["line"]) for f in extra["suppressed_by_change"]["findings"]] == [("new.cu", 2), ("new.cu", 6)]
     comment = porter(*args, "--format", "markdown").stdout.splitlines()
-    assert comment[1] == ("⚠️ **porter: this change adds 2 open findings for ROCm** (2 high) and makes 2 "
-                          "kernel verdicts worse")  # the two KRN001 info notes are folded, not counted
+    assert comment[1] == ("⚠️ **porter: this change adds 2 open findings for ROCm** (2 high) and adds 2 "
+                          "kernels that need work")  # the two KRN001 info notes are folded, not counted
     assert comment[2] == ("2 findings suppressed by this change (not honoured under --isolated: counted above as "
                           "new or unchanged)")
 
@@ -423,7 +423,7 @@ def test_without_isolated_they_are_honoured_but_the_comment_counts_them(tmp_path
     assert p.returncode == 0, p.stderr
     assert rules_lines(p) == [("KRN001", "new.cu", 1), ("KRN001", "new.cu", 4)]
     comment = porter(*args, "--format", "markdown").stdout.splitlines()
-    assert comment[1] == "⚠️ **porter: this change makes 2 kernel verdicts worse**"  # KRN001 notes: folded
+    assert comment[1] == "⚠️ **porter: this change adds 2 kernels that need work**"  # KRN001 notes: folded
     assert comment[2] == "2 findings suppressed by this change (a reviewer should confirm each `porter: ignore`)"
 
 

@@ -142,8 +142,8 @@ def test_markdown_is_the_pr_comment(pr_repo):
     lines = p.stdout.splitlines()
     assert lines[0] == "<!-- porter:pr-comment -->"
     # Info notes (KRN001: a kernel is defined) are folded and not counted as CUDA-only work; worst first.
-    assert lines[1] == ("⚠️ **porter: this change adds 3 open findings for ROCm** (3 high) and makes "
-                        "1 kernel verdict worse · 1 fixed")
+    assert lines[1] == ("⚠️ **porter: this change adds 3 open findings for ROCm** (3 high) and adds "
+                        "1 kernel that needs work · 1 fixed")
     assert [l for l in lines if l.startswith("**`")] == ["**`added.cu`**", "**`added.cu`**"]
     assert [l.split(" **")[0] + " " + l.split("**")[1] for l in lines if l.startswith("- L")] == [
         "- L2 DEV003", "- L2 DEV002", "- L4 DEV001", "- L1 KRN001"]

@@ -28,7 +28,10 @@ def test_a_line_porter_took_for_fenced_code_is_made_inert(body, expected):
 
 @pytest.mark.parametrize("body, expected", [
     # a backslash makes the first backtick literal: no code span opens there
-    ("see \\`" + PAYLOAD + "`", "see \\&#96;" + INERT + "&#96;"),
+    # (it stays `\``: `\&#96;` would show "&#96;", the backslash escaping the entity's `&`)
+    ("see \\`" + PAYLOAD + "`", "see \\`" + INERT + "&#96;"),
+    # two backslashes are one literal backslash: the backtick after them is live and is made an entity
+    ("see \\\\`" + PAYLOAD + "`", "see \\\\&#96;" + INERT + "&#96;"),
     # a run of two is not closed by a run of one: "``" is literal and the span is "`rest`"
     ("``" + PAYLOAD + "`rest`", "&#96;&#96;" + INERT + "`rest`"),
     # a GFM table splits cells at unescaped pipes before it reads code spans

@@ -91,3 +91,24 @@ def test_fixture_files_are_not_orphaned():
     fixtures = Path(RULES_DIR).parent / "fixtures" / "rules"
     orphans = sorted(p.name for p in fixtures.iterdir() if (p.name.split(".")[0] if p.is_file() else p.name) not in stems)
     assert orphans == []
+
+
+# A plain YAML scalar ends at ` #`: the rest of the line is a comment. Rule text that quotes a directive
+# unquoted (`title: __CUDA_ARCH__ arm whose #else, ...`) silently lost everything from the directive on — DEV031's
+# title read "__CUDA_ARCH__ arm whose" in every report, DEV043's advice stopped at "at least `#else".
+_SWALLOWED = re.compile(r"\s#(?:if|ifdef|ifndef|elif|else|endif|error|include|define|undef|pragma|warning)\b")
+
+
+def test_no_plain_rule_text_loses_a_directive_to_a_yaml_comment():
+    import yaml
+
+    lost = []
+    for path in rule_files(RULES_DIR):
+        text = path.read_text()
+        lines = text.splitlines()
+        for event in yaml.parse(text):
+            if isinstance(event, yaml.ScalarEvent) and event.style is None:
+                rest = lines[event.end_mark.line][event.end_mark.column:] if event.end_mark.line < len(lines) else ""
+                if _SWALLOWED.match(rest):
+                    lost.append(f"{path.name}:{event.end_mark.line + 1}: {event.value[-30:]!r} then {rest.strip()[:20]!r}")
+    assert lost == []

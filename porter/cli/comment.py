@@ -9,7 +9,7 @@ import typer
 
 import porter.cli.options as options
 from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command
-from porter.cli.output import write_output
+from porter.cli.output import outside_actions_wrapper, write_output
 from porter import contain
 from porter.errors import UsageError
 from porter.render.safe import literal
@@ -44,7 +44,9 @@ def comment_cmd(
                                      "GitHub accepts")
             else:  # a regular file (a device or pipe could be endless), checked for size before it is read
                 data = contain.read_named(body_file, most, "the comment body")
-            text = data.decode("utf-8")
+            # Inside a workflow step `porter scan ... | porter comment -` carries the wrapper that keeps the runner
+            # from reading the report as commands; it belongs to the log, not to the comment.
+            text = outside_actions_wrapper(data).decode("utf-8")
         except contain.Refused as e:
             raise UsageError(str(e)) from None
         except (OSError, UnicodeDecodeError) as e:

@@ -44,6 +44,26 @@ def inert_in_actions(data: bytes) -> bytes:
     return b"::stop-commands::" + token.encode() + b"\n" + data + tail + b"::" + token.encode() + b"::\n"
 
 
+def outside_actions_wrapper(data: bytes) -> bytes:
+    """`data` without the wrapper inert_in_actions put around it, when it has exactly that wrapper (a report piped
+    from `porter scan` inside a workflow step into `porter comment -`); anything else unchanged. The token must be
+    the SHA-256 of what it wraps, so text that only looks like a wrapper stays as it is."""
+    import hashlib
+
+    head, sep, rest = data.partition(b"\n")
+    token = head[len(b"::stop-commands::"):]
+    if not sep or not head.startswith(b"::stop-commands::") or len(token) != 64:
+        return data
+    tail = b"::" + token + b"::\n"
+    if not rest.endswith(tail):
+        return data
+    inner = rest[:-len(tail)]
+    for candidate in (inner, inner[:-1] if inner.endswith(b"\n") else None):
+        if candidate is not None and hashlib.sha256(candidate).hexdigest().encode() == token:
+            return candidate
+    return data
+
+
 def commands_in(text: str) -> bool:
     """True when the GitHub Actions runner would act on some line of `text`: a line whose first non-blank characters
     are `::`, or `##[` anywhere (the two forms inert_in_actions documents)."""

@@ -70,10 +70,11 @@ class Counts:
 
 
 def count(result: ScanResult, scope) -> Counts:
-    """The counts of `result` as assessed for `scope` (porter.estimate.inputs.Scope)."""
-    status = {st: 0 for st in Status}
-    for f in result.findings:
-        status[f.status] += 1
+    """The counts of `result` as assessed for `scope` (porter.estimate.inputs.Scope). The statuses and files are the
+    scan's totals (porter.model.totals), defined once for every format."""
+    from porter.model.totals import totals
+
+    t = totals(result)
     classes = {c: 0 for c in ("free_with_hipify", "needs_engineer", "informational")}
     for f in scope.findings:
         classes[scope.classes[f.fingerprint]] += 1
@@ -88,14 +89,11 @@ def count(result: ScanResult, scope) -> Counts:
     for f in scope.findings:
         where[f.fingerprint] = scope.classes[f.fingerprint]
     return Counts(
-        files_scanned=sum(1 for f in result.files if f.skipped is None),
-        files_with_findings=len({f.path for f in result.findings}),
-        files_with_open_findings=len({f.path for f in result.findings if f.status == Status.OPEN}),
-        findings=len(result.findings),
-        open=status[Status.OPEN], handled=status[Status.HANDLED], cuda_only=status[Status.CUDA_ONLY],
+        files_scanned=t.files_scanned, files_with_findings=t.files_with_findings,
+        files_with_open_findings=t.files_with_open_findings, findings=t.findings,
+        open=t.open, handled=t.handled, cuda_only=t.cuda_only,
         estimated=len(scope.findings), **classes,
         optional=sum(1 for f in scope.optional_findings if f.status == Status.OPEN),
         other_targets=sum(1 for f in scope.not_applicable if f.status == Status.OPEN),
-        suppressed=len(result.suppressed), kernels=len(result.kernels), launches=len(result.launches),
-        skipped=len(result.skipped), counted_as=where,
+        suppressed=t.suppressed, kernels=t.kernels, launches=t.launches, skipped=t.skipped, counted_as=where,
     )

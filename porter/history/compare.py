@@ -1,8 +1,10 @@
 """Compare two points of the history: what was ported, what was added and what is still open between A and B.
 
 Both trees are scanned from git objects through the one pipeline (cached by blob id), and findings are matched by
-fingerprint (stable across line moves). Open at A and handled or cuda-only at B: ported. Open at A and gone at B:
-removed. Open at B and not open at A: added (new) or reopened (handled at A). Open at both: still open.
+fingerprint (stable across line moves). Open at A and handled at B: ported. Open at A and cuda-only at B: kept
+CUDA-only — no ROCm path was written, the team scoped the code out of the port (an example built only for the CUDA
+backend, a `cuda_only` path), which is not what "ported" promises. Open at A and gone at B: removed. Open at B and
+not open at A: added (new) or reopened (handled or cuda-only at A). Open at both: still open.
 """
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ from porter.source import git
 from porter.source.read import GitTree
 
 SCHEMA = "porter-history-compare-1"
-KINDS = ("ported", "removed", "added", "reopened", "still_open")
+KINDS = ("ported", "kept_cuda_only", "removed", "added", "reopened", "still_open")
+LABELS = {"ported": "ported", "kept_cuda_only": "kept CUDA-only", "removed": "removed", "added": "added",
+          "reopened": "reopened", "still_open": "still open"}
 
 
 def parse_range(text: str) -> tuple[str, str]:
@@ -55,6 +59,8 @@ def compare(path: Path, spec: str, settings: Settings) -> dict[str, Any]:
             rows["removed"].append(f)
         elif g.status is Status.OPEN:
             rows["still_open"].append(g)
+        elif g.status is Status.CUDA_ONLY:
+            rows["kept_cuda_only"].append(g)
         else:
             rows["ported"].append(g)
     for fp, g in after.items():
@@ -102,7 +108,7 @@ def render(doc: dict[str, Any], name: str) -> bytes:
     a, b = doc["from"], doc["to"]
     counts = doc["counts"]
     title = (f"{a['commit'][:12]} ({a['date'][:10]}) → {b['commit'][:12]} ({b['date'][:10]}): "
-             + ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in KINDS))
+             + ", ".join(f"{counts[k]} {LABELS[k]}" for k in KINDS))
     if name == "json":
         return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if name == "csv":
@@ -118,7 +124,7 @@ def render(doc: dict[str, Any], name: str) -> bytes:
         out = [f"# Port progress {md_code(a['commit'][:12])}..{md_code(b['commit'][:12])}", "", md_text(title), ""]
         for k in KINDS:
             if doc[k]:
-                out += [f"## {k.replace('_', ' ').capitalize()} ({counts[k]})", "", "| rule | where | message |",
+                out += [f"## {LABELS[k][:1].upper() + LABELS[k][1:]} ({counts[k]})", "", "| rule | where | message |",
                         "|---|---|---|"]
                 out += [f"| {r['rule']} | {md_code(r['path'] + ':' + str(r['line']))} | {md_text(r['message'])} |"
                         for r in doc[k]]
@@ -130,14 +136,14 @@ def render(doc: dict[str, Any], name: str) -> bytes:
                "<body>", f"<h1>Port progress</h1><p>{t(title)}</p>"]
         for k in KINDS:
             if doc[k]:
-                out.append(f"<h2>{t(k.replace('_', ' '))} ({counts[k]})</h2><table>")
+                out.append(f"<h2>{t(LABELS[k])} ({counts[k]})</h2><table>")
                 out += [f"<tr><td>{t(r['rule'])}</td><td><code>{t(r['path'])}:{r['line']}</code></td>"
                         f"<td>{t(r['message'])}</td></tr>" for r in doc[k]]
                 out.append("</table>")
         out.append("</body></html>")
         return ("\n".join(out) + "\n").encode("utf-8")
     lines = [one_line(title)]
-    for k in ("ported", "removed", "added", "reopened"):
+    for k in ("ported", "kept_cuda_only", "removed", "added", "reopened"):
         for rule, n in doc["by_rule"][k].items():
-            lines.append(f"  {k.replace('_', ' ')}: {n} × {rule}")
+            lines.append(f"  {LABELS[k]}: {n} × {rule}")
     return ("\n".join(lines) + "\n").encode("utf-8")

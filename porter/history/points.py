@@ -30,7 +30,7 @@ from porter.pipeline import (FEW_DIRECTIVES, Held, RepositoryFacts, assemble, co
                              harvest_file_facts, load_rules_cached, open_cache, repository_facts, scan_files)
 from porter.settings import Settings
 from porter.source import git
-from porter.source.discover import Candidate, Discovery, another_alias, language_of, printable, selected
+from porter.source.discover import Candidate, Discovery, another_alias, language_of, selected, shown_path
 from porter.source.read import MAX_LINK_HOPS, REFUSED_PATH, GitTree, git_refuses
 from porter.targets import Target, resolve_targets
 from porter.history.walk import SUBMODULE_MODE, SYMLINK_MODE, Walk, select
@@ -99,7 +99,7 @@ class _Tree:
             return hit  # type: ignore[return-value]
         out = None
         if not self.prefix or path.startswith(self.prefix):
-            rel = printable(path[len(self.prefix):])
+            rel = shown_path(path[len(self.prefix):])
             lang = language_of(rel)
             if lang is not None and selected(rel, self.include, self.exclude):
                 out = (rel, lang)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
-from porter.kernels.constfold import PER_BUILD_REASON
+from porter.kernels.constfold import PER_BUILD_REASON, kib_number
 from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, CUTE_VIEW_NAMES, DEVICE_COMM, DEVICE_COMM_NCCL,
                                              DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA)
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP, hopper_extra
@@ -600,4 +600,4 @@ def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
 
 
 def _kib(n: int) -> str:
-    return f"{n / 1024:g} KiB"
+    return f"{kib_number(n)} KiB"

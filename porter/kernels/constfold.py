@@ -222,6 +222,19 @@ def _hip_definition(placed: list[tuple[int, Any]], data: bytes) -> Any:
     return kept[-1]
 
 
+# A size a repository writes folds to any integer (`__shared__ float s[32][32]...`, 210 dimensions, is 2**1050
+# bytes): as a float it overflows (OverflowError ended the whole run). Past this many bytes (1 EiB, over every
+# memory a target has) a size is shown as "more than" it.
+SHOWN_BYTES_MAX = 1 << 60
+
+
+def kib_number(n: int) -> str:
+    """`n` bytes in KiB as a report shows it (`48`, `0.5`), never overflowing: past SHOWN_BYTES_MAX, the bound."""
+    if n > SHOWN_BYTES_MAX:
+        return f"more than {SHOWN_BYTES_MAX // 1024:,}"
+    return f"{n / 1024:g}"
+
+
 CONFLICT = "__porter_conflict__"
 CONFLICT_ONE_BUILD = "__porter_conflict_one_build__"
 # What a name defined twice folds to. PER_BUILD_REASON's words are what _static_cap looks for.

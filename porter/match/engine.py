@@ -26,7 +26,7 @@ from porter.match.draft import Draft
 from porter.model import Finding, Status
 from porter.source.parse import SourceFile
 from porter.source.parse_queries import register_root_query
-from porter.render.safe import printable
+from porter.render.safe import one_line, printable
 from porter.rules import Rule
 
 _SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
@@ -384,11 +384,15 @@ def _worded(template: str, name: str, replacement: str | None, hip: str | None, 
     """A hit's message (the template filled from its values, name and HIP name) and its data (the non-empty
     values, sorted). The values are the repository's text (an image name, a runner label, a requirement) and a
     repository's own rule writes the template: control characters and bidi marks are shown as escapes here, once,
-    so no format carries them (rdjsonl and SARIF messages reach PR comments and code scanning verbatim)."""
-    filled = _Values(dict(values))
-    filled.setdefault("name", name)
-    filled.setdefault("match", name)
-    filled.setdefault("hip", replacement or hip)
+    so no format carries them (rdjsonl and SARIF messages reach PR comments and code scanning verbatim). A value
+    is put on one line (porter.render.safe.one_line: a line break or tab shown as an escape): a wheel member or
+    safetensors tensor name holding newlines would otherwise start lines of its own in the message (a Markdown
+    heading or table where reviewdog posts it)."""
+    filled = _Values({k: one_line(v) if isinstance(v, str) else v for k, v in values})
+    filled.setdefault("name", one_line(name))
+    filled.setdefault("match", one_line(name))
+    hip_name = replacement or hip
+    filled.setdefault("hip", one_line(hip_name) if hip_name else hip_name)
     return printable(template.format_map(filled)), tuple(sorted((k, v) for k, v in values if v != ""))
 
 
@@ -427,7 +431,8 @@ def _fingerprint(counts: dict[str, int], basis: str) -> str:
     """The fingerprint of the next occurrence of `basis` (`counts`: occurrences so far, per basis, in the file)."""
     n = counts.get(basis, 0)
     counts[basis] = n + 1
-    return hashlib.sha256(f"{basis}\0{n}".encode()).digest()[:10].hex()  # the hexdigest's first 20 digits
+    # surrogateescape: translate scans a file under its name on disk, which need not be UTF-8 (a\udcff.cu)
+    return hashlib.sha256(f"{basis}\0{n}".encode("utf-8", "surrogateescape")).digest()[:10].hex()  # first 20 hex digits
 
 
 def _suppressions(sf: SourceFile) -> dict[int, set[str]]:

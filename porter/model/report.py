@@ -267,6 +267,8 @@ class ScanResult:
         return sorted(hits, key=lambda l: (l.path != kernel.path, l.path, l.line, l.column))
 
     def summary(self) -> dict[str, Any]:
+        from porter.model.totals import totals
+
         # Counted in C (Counter over attrgetter; Severity hashes as its int): a loop over the findings with a str()
         # per finding cost as much as the rest of the summary.
         severities = Counter(map(attrgetter("severity"), self.findings))
@@ -281,6 +283,8 @@ class ScanResult:
             "by_severity": by_sev,
             "by_category": dict(sorted(by_cat.items())),
             "by_rule": dict(sorted(by_rule.items())),
+            # the headline every format prints (porter.model.totals): findings by status and severity, file counts
+            "totals": totals(self).to_dict(),
         }
 
     def to_dict(self) -> dict[str, Any]:

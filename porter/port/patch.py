@@ -17,12 +17,13 @@ from porter.errors import UsageError
 from porter.port.model import PortPlan
 from porter.render import unidiff
 from porter.render.safe import patch_path
+from porter.source.discover import on_disk
 
 
 def unified_diff(plan: PortPlan, context: int = 3) -> bytes:
     chunks: list[bytes] = []
     for fp in plan.files:
-        old, new = patch_path(b"a/", fp.path), patch_path(b"b/", fp.path)  # quoted as git does where needed
+        old, new = patch_path(b"a/", on_disk(fp.path)), patch_path(b"b/", on_disk(fp.path))  # as git quotes the name on disk
         before = fp.before or b""
         head = [b"diff --git " + old + b" " + new + b"\n"]
         if fp.before is None:
@@ -66,14 +67,14 @@ def check_clean(root: Path, plan: PortPlan) -> None:
         raise DirtyTree(f"{root}: staged changes ({', '.join(staged[:5])}); commit or stash them first")
     edited = [fp.path for fp in plan.files if fp.before is not None]
     dirty = uncommitted(root, edited)
-    dirty += [fp.path for fp in plan.files if fp.before is None and os.path.lexists(root / fp.path)]
+    dirty += [fp.path for fp in plan.files if fp.before is None and os.path.lexists(root / on_disk(fp.path))]
     if dirty:
         raise DirtyTree(f"{root}: uncommitted changes in {', '.join(sorted(dirty)[:5])}; commit or stash them first")
 
 
 def _target(root: Path, rel: str) -> Path:
     """`root/rel` for writing: inside the repository with every symlink followed, and no symlink at the name."""
-    p = contain.member(root, rel, "port")
+    p = contain.member(root, on_disk(rel), "port")
     real_parent = os.path.realpath(p.parent)
     if not contain.inside(real_parent, root):
         raise contain.Refused(f"{rel}: leads outside {root}; not written")

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from porter import contain
 from porter.errors import UsageError
 from porter.model import Finding, ScanResult, Severity, Status
+from porter.source.discover import on_disk
 import porter.port.build as build
 import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
@@ -52,7 +53,7 @@ OPEN_REASONS = {
 
 def _read(root: Path, rel: str) -> tuple[bytes | None, str | None]:
     """A file's bytes for editing, or the reason it is not edited."""
-    p = root / rel
+    p = root / on_disk(rel)  # a path as the scan shows it: the file of that name on disk
     try:
         st = os.lstat(p)
     except OSError as e:
@@ -73,8 +74,8 @@ def copies_by_link(root: Path, paths, scanned: set[str]) -> set[str]:
     out = set()
     top = os.path.realpath(root)
     for rel in paths:
-        real = os.path.realpath(root / rel)
-        if real != os.path.join(top, rel) and contain.inside(real, top):
+        real = os.path.realpath(root / on_disk(rel))
+        if real != os.path.join(top, on_disk(rel)) and contain.inside(real, top):
             if os.path.relpath(real, top).replace(os.sep, "/") in scanned:
                 out.add(rel)
     return out

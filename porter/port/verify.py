@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from porter.model import Finding, Status
+from porter.source.discover import on_disk
 from porter.translate import verify as tv
 
 CUDA_ARCH = "sm_80"
@@ -151,7 +152,7 @@ def verify_tree(root: Path, units: list[str], findings: list[Finding], build=Non
     with tempfile.TemporaryDirectory(prefix="porter-port-verify-") as tmp:
         for label, comp in found:
             for i, rel in enumerate(units):
-                src = root / rel
+                src = root / on_disk(rel)  # a unit as the scan shows it: its name on disk
                 flags = build.flags_for(rel) if build is not None else None
                 incs = [Path(d) if Path(d).is_absolute() else root / d for d in (flags.includes if flags else ())]
                 incs += [root]

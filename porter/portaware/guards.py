@@ -720,7 +720,10 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
         text = name.text.decode("utf-8", "replace") if name is not None else ""
         # a public one too when its name says it is NVIDIA's (`nvidia_stages_inspection_hook`, called only under
         # `if is_cuda():`): another module calling it would be CUDA-side code as well
-        if text.startswith("_") and not text.startswith("__") or _py_cuda_word().search(text):
+        # (`softplus_nv`, bound only in the `if IS_NVIDIA:` arm whose else binds `softplus_triton`: an `nv` word as a
+        # whole part of the name says NVIDIA as name_side reads it)
+        if text.startswith("_") and not text.startswith("__") or _py_cuda_word().search(text) or \
+                "nv" in text.lower().split("_"):
             defs[text] = (node, name)
     if not defs:
         return []

@@ -1384,6 +1384,7 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
                 continue
             refs.append(Reference(target, ROCM if hip_language else s if s in (CUDA, ROCM) else "both", where))
     mark(text.count("\n") + 1)
+    regions.extend(generator_vendor_arms(text))
     regions.extend(p for p in probes if not any(a <= p[0] <= b and g for a, b, _s, g in regions))
     regions.extend(cuda_called_bodies(cmds, regions))
     # A variable the file turns on only inside the CUDA build's arms (FastVideo's `set(ENABLE_ATTN_QAT_INFER ON)` in
@@ -1394,6 +1395,49 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
         if more:
             return cmake_references(path, text, paired_elsewhere - implied, implied | more)
     return refs, regions
+
+
+# The vendor test of a generator expression's condition: `$<BOOL:${TM_CUDA}>` (a switch named for a vendor) or
+# `$<STREQUAL:${GPU_BACKEND},CUDA>` (a variable compared with a vendor's name, either way round).
+_GX_BOOL = re.compile(r"\$<BOOL:\s*(\$\{[^}]*\}|[A-Za-z_]\w*)\s*>")
+_GX_STREQUAL = re.compile(r"\$<STREQUAL:\s*([^,>]*?)\s*,\s*([^,>]*?)\s*>")
+
+
+def _generator_side(cond: str) -> str | None:
+    """CUDA or ROCM when a generator expression's whole condition is one vendor test, else None."""
+    m = _GX_BOOL.fullmatch(cond.strip())
+    if m:
+        return _cm_var_side(m.group(1))
+    m = _GX_STREQUAL.fullmatch(cond.strip())
+    if m:
+        sides = {_cm_literal_side(x.strip('"')) for x in m.groups() if not x.startswith("${")}
+        variables = [x for x in m.groups() if x.startswith("${")]
+        if len(variables) == 1 and len(sides) == 1:
+            return sides.pop()
+    return None
+
+
+def generator_vendor_arms(text: str) -> list[tuple[int, int, str, int]]:
+    """Line regions (start, end, CUDA, guard line) of generator-expression arms a CUDA vendor test selects, when the
+    file also has an arm a ROCm test selects: `$<$<BOOL:${TM_ROCM}>:roc::rocblas>` beside
+    `$<$<BOOL:${TM_CUDA}>:CUDA::cublas>` (Tiled-MM's target_link_libraries) is the if()/else() of one command,
+    evaluated when the build is generated (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html).
+    The guard is the first ROCm arm's line, as for an if() the file tests."""
+    code = text.encode("utf-8", "surrogateescape")
+    if b"$<" not in code:
+        return []
+    cuda: list[tuple[int, int]] = []
+    rocm_line = 0
+    for start, colon, end in generator_expressions(code):
+        if colon < 0 or not code.startswith(b"$<$<", start):
+            continue
+        side_ = _generator_side(code[start + 2:colon].decode("utf-8", "replace"))
+        if side_ == ROCM:
+            line = code.count(b"\n", 0, start) + 1
+            rocm_line = min(rocm_line, line) if rocm_line else line
+        elif side_ == CUDA:
+            cuda.append((code.count(b"\n", 0, colon) + 1, code.count(b"\n", 0, end) + 1))
+    return [(a, b, CUDA, rocm_line) for a, b in cuda] if rocm_line else []
 
 
 def rocm_selectors(cmds: list[CMakeCommand]) -> frozenset[str]:

@@ -22,7 +22,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    builds for AMD, lc0's `backends/cuda` beside `backends/sycl` with hipBLAS, scope.backend_twins) → handled by
    that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
-   from CUDA arms → handled, by the arm's guard;
+   from CUDA arms → handled, by the arm's guard; but a finding (above info) whose counterpart - the sibling
+   directory or twin file, with the ROCm-side files it includes - has the same rule on the same words, on a line
+   the ROCm build compiles, stays open: the ROCm side shares the gap (shared_by_counterpart: Cycles' optix/compat.h
+   tex2D, whose hiprt/ counterpart includes hip/compat.h with the same tex2D);
+4b. a file no build compiles (unbuilt_sources: every build is a torch-extension setup.py or a Makefile with closed
+   source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
    only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
    _cmake_cuda_definitions) → handled, by that `#if`;
@@ -33,7 +38,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    flag variable (`NVCCFLAGS +=`, `list(APPEND NVCC_FLAGS`, a make template's `$(2)NVCC_FLAGS`) in a repository with
    ROCm-side files or build arms (nvcc_flag_assignments), and in a Makefile that also builds with the ROCm toolchain
    an assignment only its nvcc side reads (`NVCC := nvcc`, an `LDFLAGS` read only by the nvcc recipe:
-   make_toolchain_regions); so is a `$<COMPILE_LANGUAGE:CUDA>` generator expression
+   make_toolchain_regions), and in a shell environment script a CUDA-named build variable beside its ROCm twin
+   (`APP_CUDA_LIB` / `APP_HIP_LIB`, script_twin; a port-kind library on it stays open); so is a
+   `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
@@ -63,6 +70,7 @@ whose wave64 mask sits in a guard is not "fix" (cuda-only checks stay, as the op
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import fnmatch
 import re
@@ -179,6 +187,15 @@ class PortMap:
     # C/C++ files that `#error` in an arm only the ROCm build compiles -> "path:line" of the #error: the ROCm build
     # refuses the file, so a compat layer handles nothing in it
     refused: dict[str, str] = field(default_factory=dict)
+    # each counterpart a component or twin pairing names (a ROCm sibling directory "dir/" or a twin file) -> the
+    # files that counterpart is made of: its own files and the ROCm-side files they include (Cycles' hiprt/kernel.cpp
+    # includes hip/compat.h). A finding its pairing handles stays open when the counterpart has the same construct
+    # (shared_by_counterpart): the pairing did not answer what both sides share.
+    counterparts: dict[str, frozenset[str]] = field(default_factory=dict)
+    # per shell script with findings: its CUDA-named variable assignments whose ROCm twin the same script assigns
+    # (first line, last line, the twin's line; scope.make_twin_regions): an environment script that configures
+    # both builds (`export APP_CUDA_LIB=...` beside `export APP_HIP_LIB=...`), see script_twin
+    script_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
@@ -898,9 +915,13 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not found:
             break
 
+    pm.counterparts = counterpart_reach(pm, files, edges)
+
     # A file no build compiles, in a package whose only build is its torch-extension setup.py (unbuilt_sources):
     # cuda-only for findings, and its kernels' verdicts ok (UNBUILT: no target compiles them).
-    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held)).items()):
+    present = (lambda paths: bool(source.included(paths))) if hasattr(source, "included") else None
+    for path, why in sorted(unbuilt_sources(files, facts, dirs, lambda c: _read(source, c, limit, held),
+                                            present).items()):
         pm.file_side.setdefault(path, (UNBUILT, CUDA, why))
 
     # Compat layers: names defined by ROCm-side code.
@@ -964,6 +985,18 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if pm.nvcc_flags:
             pm.rocm_build = rocm_side[0]
 
+    # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or c.language != "shell":
+            continue
+        data = _read(source, c, limit, held)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if _MAKE_TWIN_HINT().search(text):
+            spans = [(a, b, twin) for a, b, _s, twin in make_twin_regions(text)]
+            if spans:
+                pm.script_twins[path] = spans
+
     # Same-stem siblings of CUDA sources with findings (`pool.cu` beside `pool.cpp`): read once, for by_twin.
     for path in sorted(with_findings):
         suffix = PurePosixPath(path).suffix
@@ -997,6 +1030,102 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+# A script that may assign both a CUDA-named and a ROCm-named variable (checked before make_twin_regions runs).
+_MAKE_TWIN_HINT = lazy_regex(r"(?i)(?<![a-z])(?:hip|rocm)")
+
+
+def script_twin(f: Finding, spans: list[tuple[int, int, int]]) -> str | None:
+    """"path:line" of the ROCm twin answering a finding on a shell script's CUDA-named build variable (hpcscan's
+    env scripts: `export HPCSCAN_CUDA_LIB='... -lcudart'` beside `export HPCSCAN_HIP_LIB=...`): the ROCm build reads
+    the twin, so the compiler, flags, architectures and drop-in links of the CUDA one are its build's business. A
+    library whose ROCm counterpart needs a port or has none (a finding whose data says kind `port`/`none`: NVML,
+    whose callers must move to AMD SMI) is code work the twin variable does not answer: None."""
+    kind = dict(f.data).get("kind") if f.data else None
+    if kind not in (None, "drop-in"):
+        return None
+    for a, b, twin in spans:
+        if a <= f.line <= b:
+            return f"{f.path}:{twin}"
+    return None
+
+
+def counterpart_reach(pm: PortMap, files, edges) -> dict[str, frozenset[str]]:
+    """PortMap.counterparts: per counterpart a pairing names (COMPONENT's "dir/", a twin's path), the files it is
+    made of - its own files and, down the include chain (a few levels, as build_map reads includes), the ROCm-side
+    files they include. `edges`: build_map's resolved includes (path, line, arm side, hits)."""
+    names = sorted({fs[2] for fs in pm.file_side.values() if fs[0] in (COMPONENT, "twin") and fs[1] == CUDA})
+    if not names:
+        return {}
+    includes: dict[str, set[str]] = {}
+    for path, _line, _arm, hits in edges:
+        includes.setdefault(path, set()).update(hits)
+    out: dict[str, frozenset[str]] = {}
+    listed = sorted(files)  # a directory's files are one run of the sorted listing: found by bisection, not a scan
+    for name in names:
+        if name.endswith("/"):
+            at = end = bisect.bisect_left(listed, name)
+            while end < len(listed) and listed[end].startswith(name):
+                end += 1
+            own = set(listed[at:end])
+        else:
+            own = {name} if name in files else set()
+        if not own:
+            continue
+        reach, todo = set(own), sorted(own)
+        for _level in range(4):
+            nxt = []
+            for p in todo:
+                for hit in includes.get(p, ()):
+                    fs = pm.file_side.get(hit)
+                    if hit not in reach and fs is not None and fs[1] == ROCM and fs[0] != COMPONENT:
+                        reach.add(hit)
+                        nxt.append(hit)
+            if not nxt:
+                break
+            todo = sorted(nxt)
+        out[name] = frozenset(reach)
+    return out
+
+
+def shared_by_counterpart(findings: tuple[Finding, ...], pm: PortMap) -> tuple[Finding, ...]:
+    """Findings a component or twin pairing handles (handled_by names the counterpart) put back to open when the
+    counterpart has a finding of the same rule on the same words (the line's text, spacing aside), on a line the
+    ROCm build compiles (not in an arm only the CUDA build, or no build, takes): the ROCm side has the gap too
+    (Cycles' OptiX compat.h reads images with tex2D, and so does hip/compat.h, which its HIP RT counterpart
+    includes: no image instructions on gfx942/gfx950 either way). Info findings (a kernel is defined or launched
+    here) say what the code is, not what it needs: a twin shares those by being one, so they are left alone."""
+    counterparts = pm.counterparts
+    if not counterparts:
+        return findings
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.severity > Severity.INFO:
+            by_path.setdefault(f.path, []).append(f)
+    shared: dict[str, set[tuple[str, str]]] = {}
+
+    def constructs(name: str) -> set[tuple[str, str]]:
+        if name not in shared:
+            words: set[tuple[str, str]] = set()
+            for p in counterparts[name]:
+                regs = pm.regions.get(p)
+                for g in by_path.get(p, ()):
+                    if regs and preprocessor.side_at(regs, g.line)[0] in (CUDA, "none"):
+                        continue
+                    words.add((g.rule, " ".join(g.snippet.split())))
+            shared[name] = words
+        return shared[name]
+
+    out = []
+    for f in findings:
+        # (a file of the counterpart itself is the ROCm side, not the pairing's CUDA side)
+        if f.status is Status.HANDLED and f.severity > Severity.INFO and f.handled_by in counterparts \
+                and f.path not in counterparts[f.handled_by] \
+                and (f.rule, " ".join(f.snippet.split())) in constructs(f.handled_by):
+            f = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+        out.append(f)
+    return tuple(out)
 
 
 def _rocm_code(pm: PortMap, dirs) -> dict[str, str]:
@@ -1104,38 +1233,139 @@ def header_names(text: str) -> set[str]:
 MAX_SOURCE_PATTERNS = 2000
 
 
-def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str, str]:
-    """C/C++/CUDA path -> why no build compiles it, in a package whose one build is a torch-extension setup.py.
+# Build systems porter does not read, by the name of their file: where one sits at the root or beside a Makefile,
+# that Makefile may not be the build (asked of the source by name: porter lists no file of these names).
+_OTHER_BUILD_NAMES = ("meson.build", "SConstruct", "SConscript", "build.ninja", "premake5.lua", "premake4.lua",
+                      "xmake.lua", "BUILD.gn", "configure.ac", "configure.in", "build.sh", "CMakeLists.txt")
+# A C/C++/CUDA source or object a Makefile names (`grid_Cuda.o`, `$(SRC_DIR)/main.cu`, `kernels.cu.o`).
+_MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|obj|lo)(?![\w.])")
+# What makes a Makefile's list open-ended: a source wildcard or listing command, a pattern rule building a program
+# straight from any source (`%: %.cu`), or another make file it includes (porter may not read it).
+# (a wildcard of headers, `DEPS = $(wildcard src/*.h)`, or `$(shell which nvcc)` lists nothing compiled)
+_MAKE_OPEN = lazy_regex(r"(?m)\$[({]wildcard\s[^)}\n]*(?:\.(?:cu|cpp|cc|cxx|c|C|hip)\b|\*\s*[)}])"
+                        r"|\$[({]shell\s+(?:find|ls)\b|\*\.(?:cu|cpp|cc|cxx|c|hip)\b|^[^\S\n]*%\s*:[^=\n]*%\."
+                        r"|^[^\S\n]*-?s?include\s")
+# A shell script's command that compiles or configures a build of its own (not `make`, whose Makefile is read; an
+# assignment `export APP_CUDA=nvcc` is no command).
+_SHELL_COMPILE = lazy_regex(rb"(?m)(?:^|[;&|(`]|\$\()[^\S\n]*(?:[\w./-]*/)?(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|"
+                            rb"cmake|ninja|bazel|meson|scons|mpicxx|mpic\+\+|icpx|dpcpp)(?=[^\S\n]|$)")
+_DIR_WORD = lazy_regex(r"(?:-I|-L)?((?:\.\.?/)*[\w.-]+(?:/[\w.-]+)*/?)")
+
+
+def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[str], bool]:
+    """What one Makefile says it compiles: the stems of the sources and objects it names, the directories its scope
+    covers (its own directory itself, not the folders below it, and the trees of every existing directory its text
+    names relative to it: `SRC_DIR = ../src`, `VPATH`, `-I`), and whether its list is open-ended (_MAKE_OPEN: then
+    every file in its scope may be built). A scope entry ending in "\0" is that one directory alone."""
+    here = posixpath.dirname(path)
+    stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
+    scope = {here + "\0"}
+    for word in re.split(r"[\s=:;,()]+", text):
+        m = _DIR_WORD().fullmatch(word) if "/" in word or word.startswith("..") else None
+        if m is None:
+            continue
+        d = posixpath.normpath(posixpath.join(here, m.group(1))) if here or m.group(1).startswith("..") \
+            else posixpath.normpath(m.group(1))
+        if d.startswith(".."):
+            continue
+        # (the root only for a Makefile there: `./`, `../` name where a command runs, not what it compiles)
+        if d != "." and d in dirs:
+            scope.add(d)
+    return stems, scope, bool(_MAKE_OPEN().search(text))
+
+
+def _in_scope(path: str, scope: set[str]) -> bool:
+    """Whether a file lies in a scope (see _make_reading): its folder as a one-directory entry, or any folder above
+    it, itself included, as a tree - looked up per ancestor, so a scope of many entries costs a path its depth."""
+    d = posixpath.dirname(path)
+    if d + "\0" in scope:
+        return True
+    while True:
+        if d in scope:
+            return True
+        if not d:
+            return False
+        d = posixpath.dirname(d)
+
+
+def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None) -> dict[str, str]:
+    """C/C++/CUDA path -> why no build compiles it: the repository's compiled set, read from every build it has.
 
     setuptools compiles the `sources` each Extension lists and nothing else
-    (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html); the preprocessor adds only what those sources
-    `#include` (C++ [cpp.include]). So where every build file of the repository is such a setup.py (no CMake, make,
-    Bazel or build script beside it, and no Python module compiling sources at run time), a file that no source
-    setup.py names and no such source includes, directly or through other headers, is compiled by no build: its
-    lines are no port work (cuda-only: shown, never open; its kernels' verdicts ok, build_map's UNBUILT). Names are matched loosely (a computed part of a path as
-    "*", an include by its file name when the path does not resolve), which can only count more files as built.
-    `read(candidate)`: a Python or shell file's bytes, asked only once the rest holds."""
+    (https://setuptools.pypa.io/en/latest/userguide/ext_modules.html); make compiles the sources and objects its
+    Makefiles name, and nothing in their directories that no rule reaches; the preprocessor adds only what those
+    sources `#include` (C++ [cpp.include]). So where every build of the repository is such a setup.py (torch
+    extensions) or a Makefile with closed lists (hpcscan's build/Makefile: `CUDA_OBJ = grid_Cuda.o ...`, `HIP_OBJ =
+    grid_Hip.o ...`, `VPATH = ../src`), with no CMake, Bazel or other build system, no script compiling sources and no
+    Python module compiling sources at run time, a file that no build names and no such source includes, directly or
+    through other headers, is compiled by no build: its lines are no port work (cuda-only: shown, never open; its
+    kernels' verdicts ok, build_map's UNBUILT). A Makefile speaks for its own directory (not the folders below it)
+    and the trees of those its text names; one
+    with an open-ended list (a source wildcard, `%: %.cu`, an included make file) counts every file there as built,
+    and a file outside every Makefile's directories counts as built. Names are matched loosely (a computed part of a
+    path as "*", an object or source by its stem, an include by its file name when the path does not resolve), which
+    can only count more files as built. `read(candidate)`: a file's bytes; `present(paths)`: which of these paths
+    exist (None: unknown, and then no Makefile is read)."""
     setups = [p for p in files if PurePosixPath(p).name == "setup.py"]
-    if not setups or any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
+    makes = sorted(p for p, c in files.items() if c.language == "make")
+    if not setups and not makes:
         return {}
-    if any(c.language in ("cmake", "make", "bazel") for c in files.values()):
+    if any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
         return {}
+    if any(c.language in ("cmake", "bazel") for c in files.values()):
+        return {}
+    units = [p for p, c in files.items() if c.language == "cuda"]
+    built: set[str] = set()
     patterns = sorted({posixpath.join(posixpath.dirname(p), pat) if posixpath.dirname(p) else pat
                        for p in setups for pat in facts[p].sources})
-    if not patterns or len(patterns) > MAX_SOURCE_PATTERNS:
-        return {}
-    # One regular expression for the whole list, compiled once: fnmatch per (file, pattern) recompiles once its
-    # cache (32768 patterns) is full, which let a setup.py of 40,000 distinct wildcard sources stall this stage for
-    # its whole budget. Each pattern matches the path itself or any path ending in it (`*/` + pattern).
-    listed_rx = re.compile("|".join(f"{fnmatch.translate(pat)}|{fnmatch.translate('*/' + pat)}" for pat in patterns))
-    units = [p for p, c in files.items() if c.language == "cuda"]
-    listed = {p for p in units if listed_rx.match(p)}
+    if setups:
+        if not patterns or len(patterns) > MAX_SOURCE_PATTERNS:
+            return {}
+        # One regular expression for the whole list, compiled once: fnmatch per (file, pattern) recompiles once its
+        # cache (32768 patterns) is full, which let a setup.py of 40,000 distinct wildcard sources stall this stage
+        # for its whole budget. Each pattern matches the path itself or any path ending in it (`*/` + pattern).
+        listed_rx = re.compile("|".join(f"{fnmatch.translate(pat)}|{fnmatch.translate('*/' + pat)}"
+                                        for pat in patterns))
+        built = {p for p in units if listed_rx.match(p)}
+        if not built:
+            return {}
+    if makes:
+        if present is None:
+            return {}
+        folders = {""} | {posixpath.dirname(p) for p in files}
+        for p in list(folders):
+            while p:
+                p = posixpath.dirname(p)
+                folders.add(p)
+        asked = sorted({posixpath.join(d, n) if d else n for d in {""} | {posixpath.dirname(m) for m in makes}
+                        for n in _OTHER_BUILD_NAMES})
+        if present(asked):
+            return {}
+        stems: set[str] = set()
+        scopes: set[str] = set()
+        open_scopes: set[str] = set()  # the scopes of Makefiles whose lists are open-ended
+        for m in makes:
+            data = read(files[m])
+            if data is None:
+                return {}
+            named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders)
+            if open_ended or not named:
+                open_scopes |= scope
+            stems |= named
+            scopes |= scope
+        if open_scopes:
+            built |= {p for p in units if _in_scope(p, open_scopes)}
+        built |= {p for p in units if PurePosixPath(p).name.split(".", 1)[0] in stems}
+        if not setups:
+            # a Makefile speaks for its own directories only: elsewhere, unknown (counted built)
+            built |= {p for p in units if not _in_scope(p, scopes)}
+    listed = set(built)
     if not listed or len(listed) == len(units):
         return {}
     by_name: dict[str, list[str]] = {}
     for p in units:
         by_name.setdefault(PurePosixPath(p).name, []).append(p)
-    built, todo = set(listed), sorted(listed)
+    todo = sorted(listed)
     while todo:
         path = todo.pop()
         for d in dirs.get(path, ([], 0))[0]:
@@ -1155,13 +1385,18 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read) -> dict[str,
         if c.language not in ("python", "shell"):
             continue
         data = read(c)
-        if (c.language == "shell" or p not in setups) and (
-                data is None or (_SHELL_BUILD if c.language == "shell" else _RUNTIME_BUILD)().search(data)):
+        if data is None:
             return {}
-        if c.language == "python" and data is not None:
+        if c.language == "shell" and _SHELL_COMPILE().search(data):
+            return {}
+        if c.language == "python" and p not in setups and _RUNTIME_BUILD().search(data):
+            return {}
+        if c.language == "python":
             spelt |= header_names(data.decode("utf-8", "replace"))
-    names = ", ".join(sorted(setups))
-    return {p: f"no build compiles it: {names} lists the package's sources and none of them includes it"
+    names = ", ".join(sorted(setups + makes))
+    what = "lists the package's sources" if not makes else "list the sources they compile" if len(
+        setups + makes) > 1 else "lists the sources it compiles"
+    return {p: f"no build compiles it: {names} {what} and none of them includes it"
             for p in unbuilt if PurePosixPath(p).name not in spelt}
 
 
@@ -1337,6 +1572,13 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for by in [pm.by_twin(f.path, f.line, f.column, f.end_column if f.end_line == f.line
                                                else None, f.replacement)
                                     if f.status is Status.OPEN and f.category in _TWIN_CATEGORIES else None])
+    if pm.script_twins:
+        findings = tuple(f if f.status is not Status.OPEN or f.path not in pm.script_twins
+                         else dataclasses.replace(f, status=Status.HANDLED, handled_by=by) if by else f
+                         for f in findings
+                         for by in [script_twin(f, pm.script_twins[f.path])
+                                    if f.status is Status.OPEN and f.path in pm.script_twins else None])
+    findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:

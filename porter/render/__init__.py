@@ -2,7 +2,8 @@
 
 `render(name, run, options)` returns the report as bytes. A format that shows effort (markdown, html, sarif, csv)
 needs the run's assessment (`FORMATS[name].needs_assessment`), so the pipeline is asked for one when such a format
-is chosen. `format_for(name, output)` picks the format from an explicit name (any case, `md` for markdown) or from
+is chosen. `format_for(name, output)` picks the format from an explicit name (any case, `md` for markdown, `text`
+for console) or from
 the output file's suffix.
 """
 from __future__ import annotations
@@ -145,7 +146,7 @@ _DIFF_FORMS: dict[str, Callable[[Shown, RenderOptions], bytes]] = {"markdown": _
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("console", (".txt",), False, _console),
+    Format("console", (".txt",), False, _console, aliases=("text",)),  # `text`, as ruff and semgrep name it
     Format("json", (".json",), False, _module_renderer("json")),
     Format("markdown", (".md", ".markdown"), True, _module_renderer("markdown"), aliases=("md",)),
     Format("html", (".html", ".htm"), True, _module_renderer("html")),
@@ -165,7 +166,7 @@ def format_for(name: str | None, output: Path | None = None) -> Format:
         for f in FORMATS.values():
             if key == f.name or key in f.aliases:
                 return f
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)} (or md), not {name!r}")
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)} (or md, text), not {name!r}")
     if output is not None and str(output) != "-":
         suffix = output.suffix.lower()
         for f in FORMATS.values():

@@ -18,7 +18,8 @@ from porter.estimate import Assessment
 from porter.estimate.verdict import VERDICT_MEANING
 from porter.model import ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+from porter.model.totals import totals
+from porter.render.figures import (narrowed_note, severity_rows, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
                                    source_of, unlisted_kernels, worst_first)
 from porter.estimate.wording import days_range, days_span, effort_text, num, Points
 from porter.render.layout import Col, fit_table
@@ -83,6 +84,7 @@ def render(result: ScanResult, a: Assessment, console: Console, explain: bool = 
                  literal("; ".join(tg.deciding[:2]))] for tg in a.targets]
         console.print(fit_table("Per target", cols, rows, width))
     console.print(_counts_table(a, width))
+    console.print(totals_table(result, a, width))
     console.print(_category_table(a, width))
     if len(a.breakdowns.by_directory) > 1:
         console.print(_directory_table(a, width, top))
@@ -136,6 +138,19 @@ def _counts_table(a: Assessment, width: int) -> Group:
     free = f"; hipify translates {c.free_with_hipify / c.estimated * 100:.0f}% of the open findings in the estimate" \
         if c.estimated else ""
     return Group(fit_table("Counts", cols, rows, width), literal(f"{files_line(c)}; {others_line(c)}{free}"))
+
+
+def totals_table(result: ScanResult, a: Assessment, width: int) -> Group:
+    """The findings shown by port status and severity (porter.model.totals), the table every report prints."""
+    t = totals(result)
+    sevs, rows = severity_rows(t)
+    cols = [Col("status", 0, 12, wrap="none"), *[Col(s, 0, justify="right", wrap="none") for s in sevs],
+            Col("total", 0, justify="right", wrap="none")]
+    body = [[Text(label, style="bold" if label == "all findings" else ""), *map(str, values), str(total)]
+            for label, values, total in rows]
+    note = narrowed_note(t, counts_of(a))
+    table = fit_table("Findings by status and severity", cols, body, width)
+    return Group(table, literal(note)) if note else Group(table)
 
 
 def _category_table(a: Assessment, width: int) -> Table:
@@ -198,16 +213,20 @@ def _explain(result: ScanResult, a: Assessment, console: Console) -> None:
     shares = a.breakdowns.totals.item_hours
     parts = [shares.get(it.id, Range()) for it in items]
     longest = max((len(loc) for it in items for loc in item_locations(it, index)), default=10)
-    cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("hours", 0, 14, wrap="none"),
-            Col("basis", 3, 20), Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
+    # "own": the item's range alone (its basis); "share": its part of the total's P10-likely-P90, apportioned so the
+    # column adds up to the total (porter.estimate.shares) - two different numbers, so each is named.
+    cols = [Col("item", 0, 24), Col("category", 2, 10, wrap="none"), Col("own h", 2, 14, wrap="none"),
+            Col("share h", 0, 14, wrap="none"), Col("basis", 3, 20),
+            Col("findings", 1, min(32, max(10, longest)), wrap="fold")]
     rows = []
     for it, h in zip(items, parts):
         locs = item_locations(it, index)
         shown = ", ".join(locs[:4]) + (f" +{len(locs) - 4}" if len(locs) > 4 else "")
         rows.append([literal_name(it.title + (f" ({it.path})" if it.path else "")), literal(it.category),
-                     _rng(h), literal(it.basis), literal(shown)])
-    footer = ["total", "", _rng(total), f"÷ {num(a.model.hours_per_day)} h per engineer-day", ""]
-    console.print(fit_table("How the estimate adds up (hours: low–likely–high)", cols, rows, console.width, footer=footer))
+                     _rng(it.hours), _rng(h), literal(it.basis), literal(shown)])
+    footer = ["total", "", "", _rng(total), f"÷ {num(a.model.hours_per_day)} h per engineer-day", ""]
+    console.print(fit_table("How the estimate adds up (hours: own range, share of the total)", cols, rows,
+                            console.width, footer=footer))
     console.print(f"Total: {_rng(total)} hours = {days_range(_effort(a))}", markup=False)
     console.print(Text("Assumptions", style="bold"))
     for line in a.assumptions:

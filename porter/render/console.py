@@ -6,7 +6,7 @@ locations, reasons) go before a kernel's name or its verdict does, and names wra
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -14,7 +14,8 @@ from rich.text import Text
 
 from porter.kernels.verdicts import RANK
 from porter.model import ScanResult, Severity, Status
-from porter.model.kernel import TargetVerdict
+from porter.model.kernel import Kernel, TargetVerdict
+from porter.model.totals import Totals
 from porter.render.figures import plural
 from porter.render.layout import Col, fit_table
 from porter.render.safe import literal, literal_name
@@ -30,27 +31,37 @@ STATUS_STYLE = {"open": "", "handled": "green", "cuda-only": "dim"}
 
 
 def summary_line(result: ScanResult) -> str:
-    severities = Counter(f.severity for f in result.findings)
-    sev = ", ".join(f"{severities[k]} {str(k)}" for k in reversed(Severity) if severities[k])
+    """The scan's totals in one line, counted once (porter.model.totals) as every format counts them: findings by
+    severity, files, kernels, launch sites, suppressed and skipped, then (when some finding is not open) each port
+    status with its severities and the files with open findings."""
     from porter.estimate.counts import phrase
+    from porter.model.totals import totals
 
-    scanned = sum(1 for f in result.files if f.skipped is None)
-    with_findings = len({f.path for f in result.findings})
+    t = totals(result)
+    sev = ", ".join(f"{n} {s}" for s in SEVERITY_WORDS if (n := t.severity(s)))
     # the files, kernels and launch sites counted and worded as every report counts them (porter.estimate.counts:
     # "launch sites", as assess's formats say, not "launches")
-    line = (f"{plural(len(result.findings), 'finding')} ({sev or 'none'}); {phrase('files_scanned', scanned)}, "
-            f"{phrase('files_with_findings', with_findings)}; "
-            f"{plural(len(result.kernels), 'kernel')}, {plural(len(result.launches), 'launch site')}; "
-            f"{len(result.suppressed)} suppressed; {phrase('skipped', len(result.skipped))}")
-    return line + port_status_note(result)
+    line = (f"{plural(t.findings, 'finding')} ({sev or 'none'}); {phrase('files_scanned', t.files_scanned)}, "
+            f"{phrase('files_with_findings', t.files_with_findings)}; "
+            f"{plural(t.kernels, 'kernel')}, {plural(t.launches, 'launch site')}; "
+            f"{t.suppressed} suppressed; {phrase('skipped', t.skipped)}")
+    return line + port_status_note(result, t)
 
 
-def port_status_note(result: ScanResult) -> str:
-    """"; 7 open, 32 handled, 10 cuda-only" when port-awareness found ROCm work already done, else nothing."""
-    counts = {st: sum(1 for f in result.findings if f.status is st) for st in Status}
-    if not counts[Status.HANDLED] and not counts[Status.CUDA_ONLY]:
+SEVERITY_WORDS = tuple(str(s) for s in reversed(Severity))
+
+
+def port_status_note(result: ScanResult, t: Totals | None = None) -> str:
+    """"; 7 open (2 high, 5 info), 32 handled (32 low), 10 cuda-only (10 info); 3 files with open findings" when
+    port-awareness found ROCm work already done, else nothing (every finding is open: the line's severities and
+    files with findings already say it)."""
+    from porter.estimate.counts import phrase
+    from porter.model.totals import status_phrase, totals
+
+    t = t if t is not None else totals(result)
+    if not t.handled and not t.cuda_only:
         return ""
-    return "; " + ", ".join(f"{n} {st}" for st, n in counts.items())
+    return f"; {status_phrase(t)}; {phrase('files_with_open_findings', t.files_with_open_findings)}"
 
 
 def render(result: ScanResult, console: Console, verbose: bool = False, top: int = 10) -> None:
@@ -148,7 +159,14 @@ def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Ta
     One column per target while they fit; otherwise one verdict column naming the targets."""
     target_ids = [t for t in result.targets if any(k.verdict_on(t) for k in result.kernels)]
     status = _status_of(result.kernels)
-    shown = result.kernels[:limit]
+    # Cut to `limit`, the kernels that need the most open work come first (worst verdict on any target, open before
+    # handled, then in file order): the first ten of 77 in file order were all ok while 17 needed a fix.
+    shown: Sequence[Kernel] = result.kernels[:limit]
+    if limit is not None and len(result.kernels) > limit:
+        def need(k: Kernel) -> tuple[int, int]:
+            worst = max((RANK[v.verdict] for v in k.verdicts or () if v.target in target_ids), default=0)
+            return (-worst if k.status is Status.OPEN else 0, 0 if k.status is Status.OPEN else 1)
+        shown = sorted(result.kernels, key=need)[:limit]  # a stable sort: file order within each rank
     reasons = {id(k): _top_reason({v.target: v for v in k.verdicts or ()}, target_ids) for k in shown}
     # the name column as wide as the longest name and location, leaving the reason 18 columns when some kernel
     # has one; one column per target while that leaves the name 24, else one verdict cell naming the targets
@@ -182,7 +200,7 @@ def _kernel_table(result: ScanResult, limit: int | None, width: int = 120) -> Ta
             row.append(literal(reasons[id(k)]))
         rows.append(row)
     more = len(result.kernels) - len(rows)
-    title = f"Kernels ({len(result.kernels)}" + (f"; the first {len(rows)}, -v for all" if more > 0 else "") + ")"
+    title = f"Kernels ({len(result.kernels)}" + (f"; the {len(rows)} needing most work, -v for all" if more > 0 else "") + ")"
     return fit_table(title, cols, rows, width)
 
 

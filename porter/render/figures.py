@@ -207,3 +207,25 @@ def unlisted_kernels(kernels: Iterable[Any], rows: Iterable[Any], names: int = 3
             parts.append(f"{why}: {named}" + (f" and {len(ks) - names} more" if len(ks) > names else ""))
     n = sum(len(v) for v in groups.values())
     return f"{plural(n, 'more kernel')} not in this table — " + "; ".join(parts) + "." if n else ""
+
+
+def severity_rows(t: Any) -> tuple[list[str], list[tuple[str, list[int], int]]]:
+    """The totals table every report prints (porter.model.totals): the severities (worst first) as columns, one row
+    per port status and an `all findings` row, each with its total."""
+    from porter.model.totals import SEVERITIES
+
+    sevs = [str(s) for s in SEVERITIES]
+    rows = [(label, [t.by_status[key][s] for s in sevs], t.status(key))
+            for key, label in (("open", "open"), ("handled", "handled"), ("cuda_only", "cuda-only"))]
+    rows.append(("all findings", [t.severity(s) for s in sevs], t.findings))
+    return sevs, rows
+
+
+def narrowed_note(t: Any, c: Any) -> str | None:
+    """When `--status` or `--min-severity` narrowed what a report shows, the sentence that says the totals table
+    counts the findings shown while the counts and effort above are the assessment's, of every finding (None when
+    nothing was narrowed: the two agree)."""
+    if t.findings == c.findings:
+        return None
+    return (f"This table counts the {t.findings} findings shown (--status or --min-severity narrowed them); the counts "
+            f"and the effort are the assessment's, of all {c.findings} findings.")

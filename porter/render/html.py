@@ -25,7 +25,8 @@ from markupsafe import Markup
 from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
-from porter.render.figures import (worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
+from porter.model.totals import totals
+from porter.render.figures import (narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
                                    shown_rows, source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, days_span, num, reads_zero
 from porter.render.markdown import item_locations
@@ -102,8 +103,9 @@ class ItemRow:
     category: str
     count: int
     basis: str
-    shown: Range
+    shown: Range  # its share of the total (P10-likely-P90), apportioned so the column adds up
     locations: list[str]
+    own: Range = Range()  # its own range, as its basis works it out (the JSON report's items[].hours)
 
 
 @dataclass(frozen=True)
@@ -246,7 +248,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     kshown: list[Row[KernelRow]] = shown_rows(kernels, ktotal, MAX_KERNEL_ROWS, rest_label="{n} more kernels")
     hours_total = by.totals.hours
     shares = by.totals.item_hours
-    items = [ItemRow(it.id, it.title, it.path, it.category, it.count, it.basis, shares[it.id], item_locations(it, index))
+    items = [ItemRow(it.id, it.title, it.path, it.category, it.count, it.basis, shares[it.id], item_locations(it, index),
+                     Range(it.hours.low, it.hours.likely, it.hours.high))
              for it in a.items if it.hours.high > 0]
     free_items = [it for it in a.items if it.hours.high == 0]
     libraries = by.by_library
@@ -257,7 +260,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
         "others": [r for r in a.reasons if r.level != a.verdict],
         "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),
-        "files_line": files_line(c), "others_line": others_line(c),
+        "files_line": files_line(c), "others_line": others_line(c), "severity_table": severity_rows(totals(result)),
+        "narrowed": narrowed_note(totals(result), c),
         "free_share": round(100 * c.free_with_hipify / c.estimated) if c.estimated else None,
         "cat_chart": range_chart(cat_rows, "Effort by category"),
         "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by.by_directory) > 1 else None,

@@ -11,7 +11,8 @@ from typing import Any, Callable
 from porter.estimate import VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
-from porter.render.figures import (worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+from porter.model.totals import totals
+from porter.render.figures import (narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
                                    source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, effort_text, num, Points
 from porter.render.safe import html_text, md_code, md_text
@@ -93,7 +94,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("porter found no CUDA code, CUDA libraries, NVIDIA-only files or build settings here. "
           "The repository should run on the target as it is; validate it there before relying on it.")
         w("")
-        _counts(w, a)
+        _counts(w, a, result)
         _assumptions(w, a)
         return "\n".join(out).rstrip() + "\n"
     if len(a.targets) > 1:
@@ -104,7 +105,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         for t in a.targets:
             w(f"| {md_text(t.name)} | {t.gfx} | {t.verdict} | {days_range(t.effort)} | {md_text('; '.join(t.deciding[:2]))} |")
         w("")
-    _counts(w, a)
+    _counts(w, a, result)
     shown = shown_rows(by.by_category, effort)
     top = max((r.days.likely for r in shown), default=0)
     w("## Effort by category")
@@ -187,20 +188,24 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     w("## How the estimate adds up")
     w("")
     w("Every hour belongs to one item; every item lists the findings it costs (`porter assess --explain` shows them "
-      "all, the JSON report has their fingerprints).")
+      "all, the JSON report has their fingerprints). An item's own estimate is its range alone, as its basis works it "
+      "out (the JSON report's `items[].hours`). The total's P10–P90 is narrower than the items' ranges summed, since "
+      "they do not all come out low or high at once; each item's share of it is apportioned so that column adds up "
+      "to the total.")
     w("")
-    w("| item | category | count | hours (low–likely–high) | basis |")
-    w("|---|---|---:|---|---|")
+    w("| item | category | count | own estimate, h (low–likely–high) | share of the total, h (P10–likely–P90) | basis |")
+    w("|---|---|---:|---|---|---|")
     shares = by.totals.item_hours
     costed = [it for it in a.items if it.hours.high > 0]
     free = [it for it in a.items if it.hours.high == 0]
     h = by.totals.hours
     for it in costed:
         where = f" ({md_code(it.path)})" if it.path else ""
-        w(f"| {md_text(it.title)}{where} | {it.category} | {it.count} | {_h(shares[it.id])} | {md_text(it.basis)} |")
+        w(f"| {md_text(it.title)}{where} | {it.category} | {it.count} | {_h(it.hours)} | {_h(shares[it.id])} | "
+          f"{md_text(it.basis)} |")
     if free:
-        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it.count for it in free), 'finding')} hipify handles) | | | 0 | |")
-    w(f"| **Total** | | | **{_h(h)}** | {num(a.model.hours_per_day)} h per engineer-day → {days_range(effort)} |")
+        w(f"| {plural(len(free), 'item')} at no cost ({plural(sum(it.count for it in free), 'finding')} hipify handles) | | | 0 | 0 | |")
+    w(f"| **Total** | | | | **{_h(h)}** | {num(a.model.hours_per_day)} h per engineer-day → {days_range(effort)} |")
     w("")
     _assumptions(w, a)
     files = by.by_file
@@ -226,8 +231,9 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     return "\n".join(out).rstrip() + "\n"
 
 
-def _counts(w: Callable[[str], None], a: Assessment) -> None:
-    """The counts, defined once (porter.estimate.counts), in the order and words of every format."""
+def _counts(w: Callable[[str], None], a: Assessment, result: ScanResult) -> None:
+    """The counts, defined once (porter.estimate.counts), in the order and words of every format, then the findings
+    shown by status and severity (porter.model.totals: the totals every format prints)."""
     c = counts_of(a)
     w("## Counts")
     w("")
@@ -240,6 +246,17 @@ def _counts(w: Callable[[str], None], a: Assessment) -> None:
     free = c.free_with_hipify / c.estimated if c.estimated else 0.0
     w(f"{files_line(c)}. {others_line(c)}."
       + (f" hipify translates {free * 100:.0f}% of the open findings in the estimate." if c.estimated else ""))
+    w("")
+    t = totals(result)
+    sevs, rows = severity_rows(t)
+    if (note := narrowed_note(t, c)) is not None:
+        w(note)
+        w("")
+    w("| status | " + " | ".join(sevs) + " | total |")
+    w("|---|" + "---:|" * (len(sevs) + 1))
+    for label, values, total in rows:
+        cells = [label, *map(str, values), str(total)]
+        w("| " + " | ".join(f"**{x}**" if label == "all findings" else x for x in cells) + " |")
     w("")
 
 

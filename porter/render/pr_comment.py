@@ -41,11 +41,23 @@ def is_rename(result: ScanResult | None, f: Finding) -> bool:
     return bool(f.replacement) and rule is not None and rule.hip_equivalent.get("kind") == "rename"
 
 
-def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult | None = None,
+def _kernel_phrase(worse: list[KernelChange]) -> str:
+    """What the change does to kernels, in words: verdicts of kernels the base had that got worse (counted per
+    target, as the table below lists them), and kernels the change adds whose verdict is not ok (counted once each:
+    "makes 3 kernel verdicts worse" for three new kernels read as if working code had regressed)."""
+    existing = sum(1 for k in worse if k.before is not None)
+    added = len({(k.path, k.line, k.name) for k in worse if k.before is None})
+    parts = ([f"makes {_plural(existing, 'kernel verdict')} worse"] if existing else []) + (
+        [f"adds {_plural(added, 'kernel')} that {'needs' if added == 1 else 'need'} work"] if added else [])
+    return " and ".join(parts)
+
+
+def verdict_line(new: list[Finding], fixed: int, worse: list[KernelChange], result: ScanResult | None = None,
                  min_severity: Severity = Severity.LOW, unseen: int = 0) -> str:
     """The one line a reviewer reads: does this change add open work for ROCm? Notes below `min_severity` and
     names hipify renames are not ROCm work; they are counted apart. `unseen` files (Skipped.unseen: porter
-    meant to read them and could not) forbid the all-clear: a change cannot pass by making porter skip its code."""
+    meant to read them and could not) forbid the all-clear: a change cannot pass by making porter skip its code.
+    `worse`: the kernel verdict changes that are worse (a new kernel's counts when it is not ok)."""
     shown = [f for f in new if f.status == Status.OPEN and f.severity >= min_severity]
     renames = [f for f in shown if is_rename(result, f)]
     open_new = [f for f in shown if not is_rename(result, f)]
@@ -54,14 +66,14 @@ def verdict_line(new: list[Finding], fixed: int, worse: int, result: ScanResult 
     elif not open_new and not worse:
         head = "✅ **porter: no new CUDA-only code**"
     elif not open_new:
-        head = f"⚠️ **porter: this change makes {_plural(worse, 'kernel verdict')} worse**"
+        head = f"⚠️ **porter: this change {_kernel_phrase(worse)}**"
     else:
         by_sev = {s: sum(1 for f in open_new if f.severity == s) for s in sorted(Severity, reverse=True)}
         parts = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
         head = (f"⚠️ **porter: this change adds {_plural(len(open_new), 'open finding') + ' for ROCm'}**"
                 + (f" ({parts})" if parts else ""))
         if worse:
-            head += f" and makes {_plural(worse, 'kernel verdict')} worse"
+            head += f" and {_kernel_phrase(worse)}"
     tail = [_plural(len(renames), "hipify rename")] if renames else []
     rest = sum(1 for f in new if f.status != Status.OPEN)
     if rest:
@@ -158,7 +170,7 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
     kernels = list(diff.kernels) if diff is not None else []
     worse = [k for k in kernels if k.worse]
     missed = result.unseen
-    lines = [MARKER, verdict_line(every, len(fixed), len(worse), result, min_severity, len(missed))]
+    lines = [MARKER, verdict_line(every, len(fixed), worse, result, min_severity, len(missed))]
     added = diff.suppressed_by_change if diff is not None else ()
     if diff is not None and added:  # `porter: ignore` the change itself adds: never unseen
         n = len(added)

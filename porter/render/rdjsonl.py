@@ -45,7 +45,7 @@ SEVERITY = {Severity.BLOCKER: "ERROR", Severity.HIGH: "ERROR", Severity.MEDIUM: 
 def diagnostic(result: ScanResult, f: Finding) -> dict[str, Any]:
     hint = advice(result, f)
     d: dict[str, Any] = {
-        "message": inert_markdown(f.message + (f"\n{hint}" if hint else "")),
+        "message": inert_markdown(f.message + (f"\n{hint}" if hint else ""), own_tags=False),
         "location": {"path": repository_path(result, f.path),
                      "range": {"start": {"line": f.line, "column": f.column},
                                "end": {"line": f.end_line, "column": f.end_column}}},

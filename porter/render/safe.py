@@ -156,13 +156,15 @@ _CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:\\\||[^|])+?(?<!`)\1(?!`)")
 _HTML_BLOCK = re.compile(r"^(?:[ \t>]|(?:[-+*]|\d{1,9}[.)])[ \t])*(?:</?(?:details|summary)>|<(?:br|/?sub)>[ \t]*$)")
 
 
-def inert_markdown(body: str, own_links: str | None = None, keep_first: str | None = None) -> str:
+def inert_markdown(body: str, own_links: str | None = None, keep_first: str | None = None, *,
+                   own_tags: bool = True) -> str:
     """Markdown a bot posts (porter comment's body, an rdjsonl message reviewdog posts, a repository rule's SARIF
     help) with everything porter's own comments never hold made inert: outside code spans, `@name` becomes a code
     span, `![` and `[` lose their link meaning, bare URLs, `www.` domains and issue references (`#12`,
     `owner/repo#12`) become code, and `<` is escaped except in porter's own
     `<br>` / `<sub>` tags (and a first line equal to `keep_first`, porter's marker). `own_links`: the pull
-    request's own blob URL prefix, whose line links (`[L12](prefix…)`) are kept."""
+    request's own blob URL prefix, whose line links (`[L12](prefix…)`) are kept. Without `own_tags` no tag is
+    kept either (an rdjsonl message: porter writes none there, so a `<details>` in one is the repository's)."""
     # No line is left as it is for being inside a fenced code block: porter's comments hold none, and telling a fence
     # as GitHub does (indentation, info strings, closing runs at least as long, containers, HTML blocks) is a parser
     # of its own; inside a real fence the escapes only show literally.
@@ -174,15 +176,15 @@ def inert_markdown(body: str, own_links: str | None = None, keep_first: str | No
             continue
         pieces, last = [], 0
         for m in _CODE_SPAN.finditer(line):
-            pieces += [_inert_text(line[last:m.start()], own_links), m.group(0)]
+            pieces += [_inert_text(line[last:m.start()], own_links, own_tags), m.group(0)]
             last = m.end()
-        out.append("".join(pieces) + _inert_text(line[last:], own_links))
+        out.append("".join(pieces) + _inert_text(line[last:], own_links, own_tags))
         if _HTML_BLOCK.match(out[-1]) and i + 1 < len(lines) and lines[i + 1].strip():
             out.append("")  # ends the HTML block: the next line is Markdown again (porter's own have the blank line)
     return "\n".join(out)
 
 
-def _inert_text(text: str, own_links: str | None = None) -> str:
+def _inert_text(text: str, own_links: str | None = None, own_tags: bool = True) -> str:
     """One stretch of Markdown outside code spans, made inert (inert_markdown)."""
     kept: list[str] = []
 
@@ -190,7 +192,9 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
         kept.append(m.group(0))
         return f"\0{len(kept) - 1}\0"
 
-    text = _OWN_TAGS.sub(keep, text.replace("\0", ""))
+    text = text.replace("\0", "")
+    if own_tags:
+        text = _OWN_TAGS.sub(keep, text)
     if own_links:
         # A `.` or `..` segment (`%2e` is one too, in the WHATWG URL standard browsers follow) would lead a link
         # with the prefix out of the pull request's repository: `blob/<head>/../../../../x/y` is github.com/x/y.
@@ -200,8 +204,10 @@ def _inert_text(text: str, own_links: str | None = None) -> str:
     text = _INERT_CODE.sub(lambda m: keep(_Code(f"`{m.group(0)}`")), text)
     # A backtick left here is one GitHub could still pair with a neighbour (a run the span pattern did not take, or
     # the one before a mention's code span below: "``" + "`@x`" opens a run of three and leaves @x live): as an
-    # entity it shows as a backtick and opens nothing.
-    text = text.replace("`", "&#96;")
+    # entity it shows as a backtick and opens nothing. A backtick after an odd run of backslashes is already
+    # literal and opens nothing: it stays, since `\&#96;` would show the entity's own text (the backslash escapes
+    # the `&`), and porter's Markdown writes `\`` for every backtick in prose.
+    text = re.sub(r"(\\*)`", lambda m: m.group(0) if len(m.group(1)) % 2 else m.group(1) + "&#96;", text)
     text = text.replace("<", "&lt;").replace("![", "!\\[").replace("](", "]\\(")
     # A backslash just before a code span added here (a mention, a URL) would escape its opening backtick and leave
     # the @name or the link live.

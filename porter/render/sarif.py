@@ -1,25 +1,31 @@
 """Render findings as SARIF 2.1.0 for GitHub code scanning: one run, documented rules, relative paths, fingerprints.
 
-Suppressed findings are left out (code scanning would show them as open alerts), and so, unless a minimum severity
-is asked for, are notes that only say hipify renames a name or that a kernel is defined (info findings of a rule
-whose HIP equivalent is a rename: hundreds of alerts with nothing to do). Findings port-awareness reads as handled
-or cuda-only (porter.portaware) carry an external, accepted `suppressions` entry naming what handles them or keeps
-them NVIDIA-only, so they are not open alerts; cuda-only ones are also notes of rank 0. `helpUri` is the rule's
-page (docs/rules/<ID>.md, porter.render.rule_pages): a URL, as SARIF1002 requires. Levels follow severity
-(blocker/high → error, medium/low → warning, info → note); the line-independent `Finding.fingerprint` goes under
-partialFingerprints["porter/v1"]; `primaryLocationLineHash` is left to upload-sarif, which computes it from the
-checkout. The effort item a finding belongs to rides in the result's property bag.
+The results are what porter.model.totals.carried gives SARIF, the one rule every format follows: every finding
+shown, except (unless a minimum severity is asked for) the info notes of rules whose HIP equivalent is a
+rename ("hipify renames it", "a kernel is defined": hundreds of alerts with nothing to do), which are counted per
+rule in a tool-execution notification (`invocations[0].toolExecutionNotifications`) and in
+`properties.porter.counted_not_listed` instead. Every result carries `suppressions` (SARIF 3.27.23: all results or
+none): an empty list when open; an accepted `external` one naming what handles a finding port-awareness reads as
+handled or cuda-only (porter.portaware), so they are not open alerts (cuda-only ones are also notes of rank 0); an
+accepted `inSource` one for a finding a `porter: ignore` comment suppresses. The run's
+`properties.porter.totals` are the totals every format prints, so results + counted_not_listed reconcile with them.
+`helpUri` is the rule's page (docs/rules/<ID>.md, porter.render.rule_pages): a URL, as SARIF1002 requires. Levels
+follow severity (blocker/high → error, medium/low → warning, info → note); the line-independent
+`Finding.fingerprint` goes under partialFingerprints["porter/v1"]; `primaryLocationLineHash` is left to
+upload-sarif, which computes it from the checkout. The effort item a finding belongs to rides in the result's
+property bag.
 """
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 from urllib.parse import quote
 
 from porter import __version__
 from porter.estimate import Assessment
 from porter.model import Finding, ScanResult, Severity, Status
+from porter.model.totals import carried, merge_counted, totals
 from porter.render.rule_pages import rule_url
 from porter.render.safe import inert_markdown, printable
 from porter.rules import Rule, RuleSet, load_rules
@@ -113,67 +119,97 @@ _PLAIN_URL = re.compile(r"https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]+")
 
 
 def uploaded(findings: Iterable[Finding], rules: RuleSet, min_severity: Severity | None = None) -> list[Finding]:
-    """The findings code scanning gets: those at or above `min_severity` when one is asked for, else all but the
-    info notes of rename rules (see the module docstring)."""
-    if min_severity is not None:
-        return [f for f in findings if f.severity >= min_severity]
-    by_id = {r.id: r for r in rules.rules}
+    """The findings SARIF lists as results (porter.model.totals.carried: the one rule for every format)."""
+    return list(carried("sarif", findings, rules, min_severity).findings)
 
-    def rename_note(f: Finding) -> bool:
-        rule = by_id.get(f.rule)
-        return f.severity == Severity.INFO and rule is not None and rule.hip_equivalent.get("kind") == "rename"
-    return [f for f in findings if not rename_note(f)]
+
+def _result(f: Finding, index: dict[str, int], base: str, items: Any, suppression: dict[str, Any] | None) -> dict[str, Any]:
+    props: dict[str, Any] = {"category": f.category, "severity": str(f.severity), "confidence": str(f.confidence)}
+    if f.replacement:
+        props["replacement"] = f.replacement
+    if f.kernel:
+        props["kernel"] = f.kernel
+    if f.fingerprint in items:
+        props["effortItem"] = items[f.fingerprint]
+    props["status"] = str(f.status)
+    if f.handled_by:
+        props["handledBy"] = f.handled_by
+    port: dict[str, Any] = {}
+    # SARIF 3.27.23: a run's results carry `suppressions` all or none, so an open one has an empty list.
+    if suppression is not None:
+        # a `porter: ignore` comment: suppressed in the source, as semgrep's nosemgrep and CodeQL's alert comments are
+        props["suppressed"] = True
+        port["suppressions"] = [suppression]
+    elif f.status is Status.HANDLED:
+        # Already done for ROCm: an accepted, externally decided suppression, so code scanning shows no alert.
+        port["suppressions"] = [{"kind": "external", "status": "accepted",
+                                 "justification": _clip(f"handled for ROCm by {f.handled_by}", 256)}]
+    elif f.status is Status.CUDA_ONLY:
+        # Kept NVIDIA-only on purpose (optional work): suppressed like handled code, and ranked last.
+        port["suppressions"] = [{"kind": "external", "status": "accepted",
+                                 "justification": _clip(f"kept NVIDIA-only by {f.handled_by}", 256)}]
+        port["rank"] = 0.0
+    else:
+        port["suppressions"] = []
+    return {
+        "ruleId": f.rule,
+        "ruleIndex": index[f.rule],
+        "level": "note" if f.status is Status.CUDA_ONLY else LEVEL[f.severity],
+        **port,
+        "message": {"text": message_text(f.message)},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": base + artifact_uri(f.path), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
+                       "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
+                       **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
+        }}],
+        "partialFingerprints": {"porter/v1": f.fingerprint},
+        "properties": {"porter": props},
+    }
+
+
+def _counted_text(rid: str, per: Mapping[str, int]) -> str:
+    n = sum(per.values())
+    statuses = ", ".join(f"{v} {k.replace('_', '-')}" for k, v in per.items())
+    return (f"{n} info finding{'' if n == 1 else 's'} of {rid} (hipify renames it; {statuses}) counted in the totals, "
+            "not listed as results; `porter scan --min-severity info` lists them")
+
+
+COUNTED = "porter/counted-not-listed"
+COUNTED_DESCRIPTOR = {
+    "id": COUNTED, "name": "CountedNotListed",
+    "shortDescription": {"text": "Findings counted in the run's totals but not listed as results."},
+    "fullDescription": {"text": "Info notes of a rule whose HIP equivalent is a rename (hipify does it): counted in "
+                                "properties.porter.totals and counted_not_listed, listed with --min-severity info."},
+    "defaultConfiguration": {"level": "note"},
+}
+IN_SOURCE = {"kind": "inSource", "status": "accepted", "justification": "a porter: ignore comment"}
 
 
 def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: RuleSet | None = None,
-             prefix: str = "", min_severity: Severity | None = None, filtered: bool = False) -> dict[str, Any]:
+             prefix: str = "", min_severity: Severity | None = None, filtered: bool = False,
+             counted_apart: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
     """SARIF 2.1.0 for code scanning. URIs are relative to the repository top (`prefix` is the scanned directory
     relative to it), since GitHub resolves them against the repository, not against the directory porter scanned.
-    `filtered`: the result's findings are already the uploaded ones (porter.render.sarif_baseline)."""
+    `filtered`: the result's findings are already the listed ones and `counted_apart` what was left out of them
+    (porter.render.sarif_baseline); then the `porter: ignore` findings are not listed either."""
     rules = rules or result.rules or load_rules()
     base = artifact_uri(prefix.strip("/")) + "/" if prefix.strip("/") else ""
     by_id = {r.id: r for r in rules.rules}
-    findings = list(result.findings) if filtered else uploaded(result.findings, rules, min_severity)
-    used = sorted({f.rule for f in findings})
+    if filtered:
+        findings, apart, ignored = list(result.findings), merge_counted(counted_apart or {}), []
+    else:
+        carry = carried("sarif", result.findings, rules, min_severity)
+        findings, apart, ignored = list(carry.findings), merge_counted(carry.counted_apart), list(result.suppressed)
+    used = sorted({f.rule for f in findings} | {f.rule for f in ignored} | set(apart))
     index = {rid: i for i, rid in enumerate(used)}
     items = assessment.finding_item if assessment is not None else {}
-    results = []
-    for f in findings:
-        props: dict[str, Any] = {"category": f.category, "severity": str(f.severity), "confidence": str(f.confidence)}
-        if f.replacement:
-            props["replacement"] = f.replacement
-        if f.kernel:
-            props["kernel"] = f.kernel
-        if f.fingerprint in items:
-            props["effortItem"] = items[f.fingerprint]
-        props["status"] = str(f.status)
-        if f.handled_by:
-            props["handledBy"] = f.handled_by
-        port: dict[str, Any] = {}
-        if f.status is Status.HANDLED:
-            # Already done for ROCm: an accepted, externally decided suppression, so code scanning shows no alert.
-            port["suppressions"] = [{"kind": "external", "status": "accepted",
-                                     "justification": _clip(f"handled for ROCm by {f.handled_by}", 256)}]
-        elif f.status is Status.CUDA_ONLY:
-            # Kept NVIDIA-only on purpose (optional work): suppressed like handled code, and ranked last.
-            port["suppressions"] = [{"kind": "external", "status": "accepted",
-                                     "justification": _clip(f"kept NVIDIA-only by {f.handled_by}", 256)}]
-            port["rank"] = 0.0
-        results.append({
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": "note" if f.status is Status.CUDA_ONLY else LEVEL[f.severity],
-            **port,
-            "message": {"text": message_text(f.message)},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": base + artifact_uri(f.path), "uriBaseId": "%SRCROOT%"},
-                "region": {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line,
-                           "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
-                           **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
-            }}],
-            "partialFingerprints": {"porter/v1": f.fingerprint},
-            "properties": {"porter": props},
-        })
+    results = [_result(f, index, base, items, None) for f in findings]
+    results += [_result(f, index, base, items, IN_SOURCE) for f in ignored]
+    # What SARIF counts without listing, in SARIF's own words: one tool notification per rule (SARIF 3.58).
+    notes = [{"descriptor": {"id": COUNTED, "index": 0}, "associatedRule": {"id": rid, "index": index[rid]},
+              "level": "note", "message": {"text": _counted_text(rid, per)}}
+             for rid, per in sorted(apart.items())]
     run: dict[str, Any] = {
         "tool": {"driver": {
             "name": "porter",
@@ -181,15 +217,22 @@ def to_sarif(result: ScanResult, assessment: Assessment | None = None, rules: Ru
             "version": __version__,
             "informationUri": "https://github.com/porter-rocm/porter",
             "rules": [_rule_descriptor(by_id.get(rid), rid) for rid in used],
+            **({"notifications": [COUNTED_DESCRIPTOR]} if notes else {}),
         }},
         "automationDetails": {"id": "porter/"},
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the scanned repository's root"}}},
+        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}],
         "results": results,
     }
+    # The totals every format prints (porter.model.totals), and how this run's results add up to them, status by
+    # status (properties.porter.status) and severity: results without an inSource suppression + counted_not_listed
+    # = the findings; inSource suppressions = suppressed.
+    porter: dict[str, Any] = {"totals": totals(result).to_dict(), "counted_not_listed": apart}
     if assessment is not None:
-        run["properties"] = {"porter": {"verdict": assessment.verdict, "effort": assessment.effort(),
-                                        "targets": [t.id for t in assessment.targets], "headline": assessment.headline}}
+        porter.update({"verdict": assessment.verdict, "effort": assessment.effort(),
+                       "targets": [t.id for t in assessment.targets], "headline": assessment.headline})
+    run["properties"] = {"porter": porter}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 

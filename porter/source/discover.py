@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,10 +158,35 @@ def tree_entries(root: Path, include: list[str] | None = None, exclude: list[str
         listed = _walk_files(root, skipped)
     entries = []
     for raw in listed:
-        rel = printable(raw)
+        rel = shown_path(raw)
         if selected(rel, include, exclude):
             entries.append((rel, raw))
     return entries, skipped, is_git
+
+
+def shown_path(raw: str) -> str:
+    """A file's path as results show it and every stage names it (findings, Held, caches, baselines), one-to-one:
+    a name that is not valid UTF-8 shows its bytes as \\xNN escapes, and a name holding an escape's character
+    (`\\`) has it doubled, so `a<0xff>.cu` shows as `a\\xff.cu` and a file literally named `a\\xff.cu` as
+    `a\\\\xff.cu`. Without the doubling both showed alike: a scan keyed by the name read one file twice and never
+    read the other. Every other name (valid UTF-8, no backslash) is shown as it is. on_disk() is the inverse."""
+    if "\\" not in raw:
+        try:
+            raw.encode("utf-8")
+            return raw
+        except UnicodeEncodeError:
+            pass
+    return raw.replace("\\", "\\\\").encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+_SHOWN_ESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def on_disk(shown: str) -> str:
+    """The name on disk (os.fsdecode's form) of a path shown_path() shows: what re-opens a file named in a result."""
+    if "\\" not in shown:
+        return shown
+    return _SHOWN_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(0xDC00 + int(m.group(1)[1:], 16)), shown)
 
 
 def printable(rel: str) -> str:

@@ -160,8 +160,13 @@ _PROGRAM_KEYS = {
 }
 # Subcommands that read the work tree, with the options that keep them out of submodules: a submodule's own config
 # (its drivers) is not this repository's and is never read here, and `submodule.<name>.ignore = none` in a
-# committed .gitmodules outranks any `-c` default, so only the command-line option holds.
-_WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ignore-submodules=all",)}
+# committed .gitmodules outranks any `-c` default, so only the command-line option holds. The commands that compare
+# commits (log, diff, diff-tree) get `--ignore-submodules=dirty`: any explicit value keeps git from reading
+# .gitmodules' settings to compare a gitlink (a committed `update = !cmd`, which git refuses with "invalid value
+# for 'submodule.x.update'", ended `git log --raw`: `porter history` and --new-since exited 2, session 25), while
+# a gitlink a commit adds or moves is still listed (a new submodule is named as not scanned).
+_WORKTREE_READS = {"status": ("--ignore-submodules=all",), "diff-files": ("--ignore-submodules=all",),
+                   **{verb: ("--ignore-submodules=dirty",) for verb in ("log", "diff", "diff-tree")}}
 
 
 def command(repo: Path, *args: str) -> list[str]:

@@ -19,7 +19,7 @@ from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
 from porter.source.discover import (Candidate, Discovery, another_alias, discover, inside_git, language_of, printable,
-                                    selected)
+                                    selected, shown_path)
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -132,7 +132,7 @@ class GitTree:
                 continue
             meta, _, raw_path = record.partition(b"\t")
             mode, kind, blob, size = meta.split()
-            rel = printable(os.fsdecode(raw_path)[strip:])
+            rel = shown_path(os.fsdecode(raw_path)[strip:])
             if not selected(rel, list(include) or None, list(exclude) or None):
                 continue
             if git_refuses(raw_path):
@@ -164,7 +164,7 @@ class GitTree:
                 else:
                     target, target_blob, size = got
                     files.append(Candidate(rel, Path(os.fsdecode(target)), lang, blob=target_blob, size=size,
-                                           target=printable(os.fsdecode(target)[strip:])))
+                                           target=shown_path(os.fsdecode(target)[strip:])))
         files.sort(key=lambda c: c.path)
         return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from porter.kernels.constfold import build_constants, fold
+from porter.kernels.constfold import build_constants, fold, kib_number
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES, OPT_IN_SETTERS
 from porter.match.base import Hit, MatchContext
 from porter.source.parse import SourceFile, unqualified
@@ -35,5 +35,5 @@ def match_shared_opt_in(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
         size = fold(argv[2], env)
         if isinstance(size, int) and size > limit:
             out.append(Hit(call.start_byte, call.end_byte, name=unqualified(text),
-                           values=(("kib", f"{size / 1024:g}"), ("kernel", argv[0].text.decode("utf-8", "replace")))))
+                           values=(("kib", kib_number(size)), ("kernel", argv[0].text.decode("utf-8", "replace")))))
     return out

@@ -73,8 +73,10 @@ def _headers(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
             yield _library_hit(node.start_byte, node.end_byte, header, lib)
 
 
+# Not inside a longer name (`Foo::CUDA::x`, `a-lcuda`, a path); a single `:` before it is allowed here and checked
+# in _links: only a generator expression's own `:` (`$<$<BOOL:${X}>:CUDA::cublas>`) starts a link item.
 _LINK_TOKEN = re.compile(
-    rb"(?<![\w:@/.-])(?:"
+    rb"(?<![\w@/.-])(?<!::)(?:"
     rb"(?:CUDA|CUB|CCCL|Thrust|libcudacxx|nvidia|nvshmem|cudf|nvcomp)::[A-Za-z0-9_:]+"
     rb"|-l[A-Za-z0-9_+.-]+"
     rb"|(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.(?:so(?:\.[0-9]+)*|a)"
@@ -95,7 +97,12 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language not in ("cmake", "make", "bazel", "shell", "dockerfile"):
         return
     seen: set[int] = set()
+    colons, conditions = _generator_parts(sf) if sf.language == "cmake" else (set(), [])
     for m in _LINK_TOKEN.finditer(sf.code):
+        if sf.code[m.start() - 1:m.start()] == b":" and m.start() - 1 not in colons:
+            continue
+        if any(a <= m.start() < b for a, b in conditions):
+            continue
         text = m.group().decode("utf-8", "replace")
         lib = by_link(text)
         if lib is not None:
@@ -113,7 +120,10 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
                 stop = next((i for i, w in enumerate(words) if w.group() in _FIND_OPTIONS), len(words))
                 words = [w for w in words[:stop] if w.group() != b"NAMES"]
             for m in words:
-                if m.start() in seen or sf.code[m.start() - 1:m.start()] in (b"$", b"{", b"-", b":"):
+                before = sf.code[m.start() - 1:m.start()]
+                if m.start() in seen or before in (b"$", b"{", b"-") or (before == b":" and m.start() - 1 not in colons):
+                    continue
+                if any(a <= m.start() < b for a, b in conditions):
                     continue
                 word = m.group().decode()
                 if word.upper() in ("PRIVATE", "PUBLIC", "INTERFACE", "DEBUG", "OPTIMIZED", "GENERAL"):
@@ -121,6 +131,18 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
                 lib = by_link("-l" + word)
                 if lib is not None:
                     yield _library_hit(m.start(), m.end(), word, lib)
+
+
+def _generator_parts(sf: SourceFile) -> tuple[set[int], list[tuple[int, int]]]:
+    """The offsets of every CMake generator expression's top-level `:` (what follows it is the expression's value, a
+    link item in target_link_libraries), and the spans of their conditions: `$<$<STREQUAL:${BACKEND},CUDA>:x>` tests
+    the word CUDA, it links nothing (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html)."""
+    from porter.source.cmake_conditions import generator_expressions
+
+    if b"$<" not in sf.code:
+        return set(), []
+    found = generator_expressions(sf.code)
+    return {c for _s, c, _e in found if c > 0}, [(s, c) for s, c, _e in found if c > 0]
 
 
 def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, int, str]]:
@@ -133,16 +155,24 @@ def _keyword_strings(sf: SourceFile, keywords: set[str]) -> Iterator[tuple[int, 
             continue
         value = kw.child_by_field_name("value")
         for s in captures("python", _STRINGS, value).get("c", []) if value else []:
-            # the values of extras_require={"x": [...]}: skip dict keys
-            parent = s.parent.parent if s.parent is not None else None
-            if parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == s.parent:
-                continue
-            yield s.start_byte, s.end_byte, s.text.decode("utf-8", "replace")
+            if not _dict_key(s):  # the values of extras_require={"x": [...]}, not its keys
+                yield s.start_byte, s.end_byte, s.text.decode("utf-8", "replace")
+
+
+def _dict_key(content: ts.Node) -> bool:
+    """The string (its content node) is a key of a dict display (`{"cuda": [...]}`)."""
+    parent = content.parent.parent if content.parent is not None else None
+    return parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == content.parent
 
 
 # A Python string that is a link spelling and nothing else: `'-lcurand'` in extra_link_args, `"libnccl.so.2"` for
 # ctypes.CDLL, a `/usr/lib/x86_64-linux-gnu/libcudnn.so` path. A sentence that mentions one is not.
 _PY_LINK_STRING = re.compile(r"-l[A-Za-z0-9_+.-]+|(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.(?:so(?:\.[0-9]+)*|a)")
+# A Windows DLL of an NVIDIA library, named `<name>64_<version>.dll` (`cudart64_12.dll`, `cublasLt64_12.dll`,
+# `nvrtc64_120_0.dll`, `cudnn64_9.dll`), which loaders pass to ctypes.WinDLL / os.add_dll_directory searches: the
+# library's link name is <name>. A `libnvidia-ml.so*` or `libcudart.so.*` glob names the library as its file does.
+_PY_DLL_STRING = re.compile(r"(?:[\w.:/\\-]*[/\\])?(?P<name>[A-Za-z][A-Za-z0-9]*?)(?:64)?(?:_[0-9]+)+\.dll")
+_PY_SO_GLOB = re.compile(r"(?P<file>(?:[\w./-]*/)?lib[A-Za-z0-9_+-]+\.so)(?:\.[0-9]+)*\.?\*")
 
 
 def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
@@ -157,23 +187,26 @@ def _setup_libraries(sf: SourceFile) -> Iterator[Hit]:
         if lib is not None and start not in seen:
             seen.add(start)
             yield _library_hit(start, end, text, lib)
-    if sf.root is None or (b"-l" not in sf.code and b"lib" not in sf.code):
+    # pre-tested on the bytes: sf.code has its strings blanked, and these spellings live only in strings
+    if sf.root is None or (b"-l" not in sf.data and b"lib" not in sf.data and b".dll" not in sf.data):
         return
     spots: set[tuple[int, str]] = set()  # one hit per library per line: `("libnccl.so", "libnccl.so.2")` is one spot
     has_find = b"find_library" in sf.code
     for c in captures("python", _STRINGS, sf.root).get("c", []):
-        text = c.text.decode("utf-8", "replace")
+        text = shown = c.text.decode("utf-8", "replace")
         if text.endswith(".") and c.next_named_sibling is not None and c.next_named_sibling.type == "interpolation":
             text = text[:-1]  # f"libnccl.so.{major}": the version comes from a variable
         elif has_find and _find_library_argument(c):
             text = "-l" + text  # ctypes.util.find_library("nccl"): the bare name the linker would look for
+        elif (m := _PY_DLL_STRING.fullmatch(text) or _PY_SO_GLOB.fullmatch(text)) is not None:
+            text = m.group("file") if "file" in m.groupdict() else "-l" + m.group("name")
         if c.start_byte in seen or not _PY_LINK_STRING.fullmatch(text):
             continue
         lib = by_link(text)
         if lib is not None and (c.start_point.row, lib.id) not in spots:
             seen.add(c.start_byte)
             spots.add((c.start_point.row, lib.id))
-            yield _library_hit(c.start_byte, c.end_byte, text, lib)
+            yield _library_hit(c.start_byte, c.end_byte, shown if shown.endswith(("*", ".dll")) else text, lib)
 
 
 def _find_library_argument(c: ts.Node) -> bool:
@@ -185,9 +218,10 @@ def _find_library_argument(c: ts.Node) -> bool:
     return fn is not None and fn.text.rsplit(b".", 1)[-1] == b"find_library" and args.named_children[0] == string
 
 
-def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, str]]:
+def _variable_strings(sf: SourceFile, keyword: str, keys_too: bool = True) -> Iterator[tuple[int, int, str]]:
     """The strings a file puts into the variables it passes as `keyword=<name>`: `name = [...]`, `name += [...]`,
-    `name.append("...")`, `name.extend([...])` anywhere in the file (a name used for two lists gives both)."""
+    `name.append("...")`, `name.extend([...])` anywhere in the file (a name used for two lists gives both); without
+    `keys_too`, not the keys of a dict display (`extras = {"cuda": [...]}`)."""
     if sf.root is None or keyword.encode() not in sf.code:
         return
     names = set()
@@ -224,7 +258,8 @@ def _variable_strings(sf: SourceFile, keyword: str) -> Iterator[tuple[int, int, 
             names |= {n.text.decode() for n in _combined_names(value)}
     for value in values:
         for c in captures("python", _STRINGS, value).get("c", []) if value is not None else []:
-            yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
+            if keys_too or not _dict_key(c):
+                yield c.start_byte, c.end_byte, c.text.decode("utf-8", "replace")
 
 
 def _combined_names(value: ts.Node | None) -> Iterator[ts.Node]:
@@ -304,7 +339,17 @@ def _package_specs(sf: SourceFile) -> Iterator[tuple[int, int, str]]:
     if sf.language == "python":
         if PurePosixPath(sf.path).name == "setup.py":
             keys = {"install_requires", "extras_require", "setup_requires", "tests_require"}
-            yield from _keyword_strings(sf, keys)
+            seen = set()
+            for spec in _keyword_strings(sf, keys):
+                seen.add(spec[0])
+                yield spec
+            # the list or dict a keyword names through a variable (`requires = [...]; setup(install_requires=
+            # requires)`, also where it is appended to or extended): the same requirements, spelled one step away
+            for key in sorted(keys):
+                for spec in _variable_strings(sf, key, keys_too=False):
+                    if spec[0] not in seen:
+                        seen.add(spec[0])
+                        yield spec
         return
     if sf.language in ("dockerfile", "shell", "make", "yaml"):
         code = sf.code.replace(b"\\\n", b"  ")

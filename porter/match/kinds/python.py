@@ -24,15 +24,23 @@ def match_import(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[H
             yield Hit(node.start_byte, node.end_byte, name=module)
 
 
-def _variant_spec(pattern: dict) -> tuple[re.Pattern[str], re.Pattern[bytes], tuple[str, ...], frozenset[str]]:
-    """The name shape (`<word>_<vendor>` as the whole name), its quick byte test, the predicate prefixes and the
-    words that make a name a twin of the other vendor, read once per pattern object."""
+def _variant_spec(pattern: dict) -> tuple[re.Pattern[str], re.Pattern[bytes], tuple[str, ...], frozenset[str],
+                                         tuple[str, ...], frozenset[str]]:
+    """The name shape (`<word>_<vendor>` as the whole name; with `twins`, the vendor as any `_` word of it), its
+    quick byte test, the predicate prefixes, the words that make a name a twin of the other vendor and the `twins`
+    words, read once per pattern object."""
     spec = pattern["vendor_variant"]
     vendors = "|".join(re.escape(v) for v in spec["vendors"])
-    name = re.compile(rf"^[A-Za-z]\w*?_(?:{vendors})$", re.IGNORECASE)
-    quick = re.compile(rf"_(?:{vendors})\b".encode(), re.IGNORECASE)
+    twins = tuple(w.lower() for w in spec.get("twins", ()))
+    if twins:
+        name = re.compile(rf"^_*(?:[A-Za-z]\w*?_)?(?:{vendors})(?:_\w*)?$", re.IGNORECASE)
+        quick = re.compile(rf"(?:\b|_)(?:{vendors})(?:\b|_)".encode(), re.IGNORECASE)
+    else:
+        name = re.compile(rf"^[A-Za-z]\w*?_(?:{vendors})$", re.IGNORECASE)
+        quick = re.compile(rf"_(?:{vendors})\b".encode(), re.IGNORECASE)
     return (name, quick, tuple(p.lower() + "_" for p in spec.get("not_prefixes", ())),
-            frozenset(w.lower() for w in spec.get("not_words", ())))
+            frozenset(w.lower() for w in spec.get("not_words", ())), twins,
+            frozenset(v.lower() for v in spec["vendors"]))
 
 
 _read_variant = per_object(_variant_spec)
@@ -52,22 +60,101 @@ def match_vendor_variant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> It
     names that also carry another vendor's word (`probe_rocm_with_nvidia`) are not variants."""
     if sf.language != "python" or sf.root is None:
         return ()
-    shape, quick, predicates, others = _read_variant(pattern)
+    shape, quick, predicates, others, twins, vendors = _read_variant(pattern)
     if not quick.search(sf.code):
         return ()
-    return _variant_uses(sf, shape, predicates, others)
+    return _variant_uses(sf, shape, predicates, others, twins, vendors)
 
 
 def _variant_uses(sf: SourceFile, shape: re.Pattern[str], predicates: tuple[str, ...],
-                  others: frozenset[str]) -> Iterator[Hit]:
+                  others: frozenset[str], twins: tuple[str, ...] = (),
+                  vendors: frozenset[str] = frozenset()) -> Iterator[Hit]:
     candidates = [n for n in _identifiers(sf.root) if _is_variant_name(n.text.decode("utf-8", "replace"), shape,
                                                                          predicates, others)]
     if not candidates:
         return
     own = {n.text for n in candidates if _defines(n)}
+    if twins:
+        yield from _twin_calls(sf, candidates, own, vendors, twins)
+        return
     for node in candidates:
         if node.text in own and _is_use(node) and not _joined_with_twin(node, others):
             yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace"))
+
+
+def _twin_calls(sf: SourceFile, candidates: list, own: set[bytes], vendors: frozenset[str],
+                twins: tuple[str, ...]) -> Iterator[Hit]:
+    """Calls of a function named with a vendor word whose twin (`build_for_cuda` → `build_for_rocm`) the file also
+    defines: a `cuda` word alone names a device far more often than a vendor choice (`to_cuda`, `load_cuda_kernels`),
+    but a file that defines both keeps one function per vendor, and the call is where one is chosen. Not a choice
+    left to make: a call where the twin is also used in the same block or in another branch of the same `if` chain
+    (`if is_cuda(): f_cuda() else: f_hip()`, both computed one after the other), inside a function whose own name
+    has the vendor word (the choice is at its caller), or tried under an `except`; nor an ALL-CAPS name
+    (`CUDA_CHECK(err)`, a checker for calls already read as CUDA code)."""
+    defined = {n.text for n in _identifiers(sf.root) if _defines(n)}
+    chosen = {name: tw for name in own
+              for tw in [set(_twin_names(name, vendors, twins)) & defined] if tw and not name.isupper()}
+    for node in candidates:
+        if node.text not in chosen or not _is_use(node):
+            continue
+        call = node.parent
+        if call is None or call.type != "call" or call.child_by_field_name("function") != node:
+            continue
+        if _twin_near(call, chosen[node.text]) or _in_vendor_function(call, vendors) or _tried(call):
+            continue
+        yield Hit(node.start_byte, node.end_byte, name=node.text.decode("utf-8", "replace"))
+
+
+def _twin_near(call, names: set[bytes]) -> bool:
+    """One of `names` is used by a statement of the block holding the call's statement, or of a branch of the
+    nearest `if` chain around it - statements of that block itself, not of an `if`, loop or `def` nested in it."""
+    blocks = []
+    node = call
+    while node is not None and node.type not in ("block", "module"):
+        node = node.parent
+    if node is not None:
+        blocks.append(node)
+    node = call.parent
+    while node is not None and node.type not in ("function_definition", "class_definition", "module"):
+        if node.type == "if_statement":
+            blocks += [b for b in [node.child_by_field_name("consequence")] if b is not None]
+            for clause in node.named_children:
+                if clause.type in ("elif_clause", "else_clause"):
+                    blocks += [b for b in [clause.child_by_field_name("consequence") or
+                                           clause.child_by_field_name("body")] if b is not None]
+            break
+        node = node.parent
+    return any(n.text in names and _is_use(n) for block in blocks for statement in block.named_children
+               if statement.type not in _COMPOUND for n in _identifiers(statement))
+
+
+# Statements holding blocks of their own: a use inside one is not the enclosing block's own statement.
+_COMPOUND = frozenset({"if_statement", "for_statement", "while_statement", "try_statement", "with_statement",
+                       "function_definition", "class_definition", "decorated_definition", "match_statement"})
+
+
+def _tried(node) -> bool:
+    """The node is in the body of a `try` with an `except` clause in its own function: the call is attempted and its
+    failure handled (comfy-kitchen tries its CUDA extension and builds the HIP one when no toolkit is found)."""
+    child, node = node, node.parent
+    while node is not None and node.type not in ("function_definition", "class_definition", "module"):
+        if node.type == "try_statement" and child == node.child_by_field_name("body") and any(
+                c.type == "except_clause" for c in node.named_children):
+            return True
+        child, node = node, node.parent
+    return False
+
+
+def _in_vendor_function(node, vendors: frozenset[str]) -> bool:
+    """The node is inside a function whose name has one of the vendor words (`register_cuda_postproc_callback`)."""
+    node = node.parent
+    while node is not None:
+        if node.type == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None and not vendors.isdisjoint(name.text.decode("utf-8", "replace").lower().split("_")):
+                return True
+        node = node.parent
+    return False
 
 
 def _joined_with_twin(node, others: frozenset[str]) -> bool:
@@ -87,9 +174,22 @@ def _joined_with_twin(node, others: frozenset[str]) -> bool:
 
 
 def _is_variant_name(name: str, shape: re.Pattern[str], predicates: tuple[str, ...], others: frozenset[str]) -> bool:
-    if not shape.match(name) or name.lower().startswith(predicates):
+    if not shape.match(name) or name.lower().lstrip("_").startswith(predicates):
         return False
     return others.isdisjoint(name.lower().split("_"))
+
+
+def _twin_names(name: bytes, vendors: frozenset[str], twins: tuple[str, ...]) -> Iterator[bytes]:
+    """`name` with each of its vendor words replaced by each twin word in the same case (`build_for_cuda` →
+    `build_for_rocm`, `CUDA_FLAGS` → `ROCM_FLAGS`, `Cuda` → `Rocm`)."""
+    text = name.decode("utf-8", "replace")
+    parts = text.split("_")
+    for i, part in enumerate(parts):
+        if part.lower() not in vendors:
+            continue
+        for twin in twins:
+            word = twin.upper() if part.isupper() else twin.capitalize() if part[:1].isupper() else twin
+            yield "_".join([*parts[:i], word, *parts[i + 1:]]).encode()
 
 
 def _identifiers(root) -> Iterator:
