@@ -394,14 +394,14 @@ def _reference_spans(data: bytes) -> list[tuple[int, int]]:
 
 
 def test_the_lexer_finds_the_comments_and_raw_strings_the_plain_finditer_finds():
-    # _comment_spans (which _blank_comments blanks) takes the lexer without the raw-string alternative when `R"` is not in the file, matches a
+    # _comment_spans (which blank_comments blanks) takes the lexer without the raw-string alternative when `R"` is not in the file, matches a
     # string that never closes to where it fails and then searches that span without its quote: it must find the
     # very spans the plain finditer finds, on every short text over the bytes that matter and on longer random ones
     # (strings that never close, nested in each other, with comments and raw strings inside and running past them).
     import itertools
     import random
 
-    from porter.source.preprocessor import _blank_comments, _comment_spans, _lexer, preprocess
+    from porter.source.preprocessor import _comment_spans, _lexer, blank_comments, preprocess
 
     alphabet = b"/*\"'\\\nuR("
     texts = [bytes(t) for n in range(1, 5) for t in itertools.product(alphabet, repeat=n)]
@@ -415,7 +415,7 @@ def test_the_lexer_finds_the_comments_and_raw_strings_the_plain_finditer_finds()
         blanked = bytearray(data)
         for start, end in spans:
             blanked[start:end] = bytes(10 if b == 10 else 32 for b in data[start:end])
-        assert _blank_comments(data) == blanked, data
+        assert blank_comments(data) == blanked, data
         found += len(spans)
         unclosed += any(m.lastindex not in (None, m.re.groupindex["c"])
                         for m in _lexer(b'R"' in data, True, True).finditer(data))
@@ -436,11 +436,11 @@ def test_a_line_of_unclosed_strings_is_lexed_in_linear_time():
     # took ~1,800 times as long at this size; 0.5-6.5x now). Three tries, so a busy machine cannot make it fail.
     import time
 
-    from porter.source.preprocessor import _blank_comments
+    from porter.source.preprocessor import blank_comments
 
     def cpu(data: bytes) -> float:
         t = time.process_time()
-        _blank_comments(data)
+        blank_comments(data)
         return time.process_time() - t
 
     size = 20_000

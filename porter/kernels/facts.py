@@ -281,13 +281,19 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         """The wave-size arms (preprocessor.wave_size_arms) inside `spans` whose name no file of the repository
         defines (not a constant here, nor one defined per build: ctx.alternatives), so the build passes it per
         device (`-DWARP_SIZE=` from the device's warp size) and each target compiles its own arm."""
+        return tuple((a, b, wave) for a, b, wave, name in self._file_wave_arms
+                     if name not in self.env.sources and name not in self.alternatives
+                     and any(lo <= a and b <= hi for lo, hi in spans))
+
+    @functools.cached_property
+    def _file_wave_arms(self) -> tuple[tuple[int, int, int, str], ...]:
+        """The file's wave-size arms (preprocessor.wave_size_arms), asked once per file (each kernel reads them): the
+        file's search for a warp-like name ran again for every kernel."""
         if b"==" not in self.sf.data or not WARPISH_BYTES.search(self.sf.data):
             return ()
         from porter.source.preprocessor import preprocessed, wave_size_arms  # as in _tensor_arch_arms
 
-        return tuple((a, b, wave) for a, b, wave, name in wave_size_arms(preprocessed(self.sf))
-                     if name not in self.env.sources and name not in self.alternatives
-                     and any(lo <= a and b <= hi for lo, hi in spans))
+        return wave_size_arms(preprocessed(self.sf))
 
     def _with_dropped(self, body: dict[str, Any], fn: Function) -> dict[str, Any]:
         """`body` (body_facts) with DROPPED_ON_HIP among its clang differences when hip-clang compiles the kernel's

@@ -185,9 +185,10 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
                           for a, b, switch, at in blocks if a <= f.line <= b and f.severity > Severity.INFO), f)
                     for f in findings]
     if findings and sf.language == "cmake" and _OPT_IN_WORD.search(sf.code):
+        opt_in = cmake_opt_in_blocks(sf)  # once per file, not once per finding
         findings = [next((_as_info(f, "opt_in", f"only built with the option {name} (line {at}), which this file "
                                                 "declares OFF: a build variant the user opts into")
-                          for a, b, name, at in cmake_opt_in_blocks(sf) if a <= f.line <= b
+                          for a, b, name, at in opt_in if a <= f.line <= b
                           and f.severity > Severity.INFO), f) for f in findings]
     if findings and sf.language == "cmake" and _WINDOWS_WORD.search(sf.code):
         findings = _in_host_blocks(findings, cmake_windows_blocks(sf), "windows_only", "a Windows build",

@@ -162,7 +162,7 @@ _COMMENT_OR_STRING = _LINE_COMMENT + b"|" + _BLOCK_COMMENT + b"|" + _DQ_BODY + b
 
 @functools.cache
 def _lexer(raw: bool, dq: bool, sq: bool) -> re.Pattern[bytes]:
-    """What _blank_comments searches with: the raw-string alternative if `raw`, the comments, and double- (`dq`) or
+    """What blank_comments searches with: the raw-string alternative if `raw`, the comments, and double- (`dq`) or
     single-quoted (`sq`) strings whose closing quote is optional. `m.lastindex` tells a match's kind in one look:
     group `c` (empty, after them) for a comment or raw string, None for a string that closes, more for a string that
     never closes.
@@ -199,7 +199,7 @@ _TO_SPACE = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
 
 
 def comment_spans(data: bytes) -> array[int] | None:
-    """The spans of `data`'s comments and raw strings (what _blank_comments blanks) as one flat array (start, end,
+    """The spans of `data`'s comments and raw strings (what blank_comments blanks) as one flat array (start, end,
     start, end, ...), to hand to another process; kept as the known spans of `data` (see known_comment_spans) for
     this process's next lex of it. None (nothing handed on) when they number more than one per MAX_SPAN_DENSITY
     bytes: a file of nothing but `//` lines must not make the receiving process hold several times its size."""
@@ -228,13 +228,9 @@ _KNOWN_SPANS: list = [None, ()]
 
 
 def blank_comments(data: bytes) -> bytes:
-    """The file's text with comments and raw strings blanked, line for line (what its directives are lexed from)."""
-    return _blank_comments(data)
-
-
-def _blank_comments(data: bytes) -> bytes:
-    """Comments and raw strings to spaces, newlines kept, so lines stay where they are (a raw string's lines hold
-    no directive); other strings are skipped, not searched (they end on their line)."""
+    """The file's text with comments and raw strings blanked to spaces, newlines kept, so lines stay where they are
+    (what its directives are lexed from: a raw string's lines hold no directive); other strings are skipped, not
+    searched (they end on their line)."""
     out = None
     for start, end in (_KNOWN_SPANS[1] if _KNOWN_SPANS[0] is data else _comment_spans(data)):
         if out is None:
@@ -248,7 +244,7 @@ def _blank_comments(data: bytes) -> bytes:
 
 def _comment_spans(data: bytes) -> Iterable[tuple[int, int]]:
     """The spans of `data`'s comments and raw strings, as `_RAW_STRING | _COMMENT_OR_STRING` finds them, in time
-    linear in `data` (what _blank_comments blanks)."""
+    linear in `data` (what blank_comments blanks)."""
     raw = b'R"' in data
     lexer = _lexer(raw, True, True)
     for m in lexer.finditer(data):
@@ -370,7 +366,7 @@ def directives(data: bytes) -> list[Directive]:
 
 
 def _directives(data: bytes) -> list[Directive]:
-    return _lex(_blank_comments(data))
+    return _lex(blank_comments(data))
 
 
 def _lex(code: bytes) -> list[Directive]:
@@ -794,7 +790,15 @@ def wave_size_arms(pre: Preprocessed) -> tuple[tuple[int, int, int, str], ...]:
     `-DWARP_SIZE=` from the device attribute): the preprocessor compiles an arm only when the name equals its value
     (C++ [cpp.cond]). A group counts when every test in it compares one warp/wave-named name with 32 or 64 and it
     names both (code written for both wave sizes); an `#else` after both is neither's. The file must not `#define`
-    the name (a project that fixes it picks one arm for every target)."""
+    the name (a project that fixes it picks one arm for every target). Worked out once per file (refine and each
+    kernel's facts ask: reading every `#define` again per kernel was ~2% of a FasterTransformer scan)."""
+    found = pre._regions.get("wave_size_arms")
+    if found is None:
+        found = pre._regions["wave_size_arms"] = _wave_size_arms(pre)
+    return found
+
+
+def _wave_size_arms(pre: Preprocessed) -> tuple[tuple[int, int, int, str], ...]:
     defined = {name for d in pre.directives if d.kind == "define" for name in _tokens(d.text)[:1]}
     out = []
     for g in pre.groups:
@@ -1425,7 +1429,7 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
     if not may_hold_directives(data):
         return Preprocessed((), total, (), frozenset(), ()), data
-    code = _blank_comments(data)
+    code = blank_comments(data)
     dirs = tuple(_lex(code))
     groups, dead, arch = _walk(dirs, total)
     starts = _starts(code) if groups else None
