@@ -217,6 +217,27 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         return build_constants(self.sf.root, self.sf.data, self._extra_constants)
 
     @functools.cached_property
+    def toolkit_fallback(self) -> Callable[[int], bool] | None:
+        """Whether a line sits in an arm hip-clang never compiles because a CUDA toolkit version or nvcc's macro
+        decides a group whose `#else` holds the HIP path (preprocessor.toolkit_fallback_spans): a kernel's facts are
+        those of the code the ROCm build compiles there (libSGM's width-32 `__shfl_xor` fallback, not the
+        `#if CUDA_VERSION >= 9000` arm's `__shfl_xor_sync(0xffffffff, ...)`). None when the file has no such arm."""
+        if b"#" not in self.sf.data or b"VERSION" not in self.sf.data and b"__NVCC__" not in self.sf.data:
+            return None
+        from porter.source.preprocessor import preprocessed, toolkit_fallback_spans  # as in _tensor_arch_arms
+
+        spans = toolkit_fallback_spans(preprocessed(self.sf))
+        if not spans:
+            return None
+        starts = [a for a, _ in spans]
+        ends = [b for _, b in spans]
+
+        def dropped(line: int) -> bool:
+            i = bisect.bisect_right(starts, line) - 1
+            return i >= 0 and (line <= ends[i] or any(a <= line <= b for a, b in spans[:i]))
+        return dropped
+
+    @functools.cached_property
     def struct_sizes(self) -> dict[str, int]:
         """sizeof of the file's plain structs (struct_sizes), made when a type is first sized."""
         return struct_sizes(self.sf.root, self.env)
@@ -229,7 +250,8 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         env = self.env.with_template_params(p.name for p in tparams if p.name)
         self._type_params = {p.name for p in tparams if p.name and p.kind == "type"}
         device_fns = self._callees(fn)
-        walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
+        fallback = self.toolkit_fallback
+        walks = [self._walk(fn, fallback, "toolkit")] + [self._walk(f, fallback, "toolkit") for f in device_fns]
         merged = merge_walks(walks)
         header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
                               if fn.node.child_by_field_name("body") is not None else fn.end_byte)
@@ -426,11 +448,12 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     # ------------------------------------------------------------------------------------------ body walk
 
-    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None) -> Walk:
+    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None, kind: str = "skip") -> Walk:
         """The facts of one function body: every node of a type some detector reads, in tree order, handed to the
         detectors registered for that type (DETECTORS), each of which records one fact in the walk. `skip`: lines
-        (1-based) whose nodes are left out."""
-        memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
+        (1-based) whose nodes are left out; `kind` names which skip it is (the helpers' CUDA-only arms, the
+        kernels' toolkit fallbacks), so the memo keeps the walks apart."""
+        memo = fn.start_byte if skip is None else (fn.start_byte, kind)
         if memo in self._walks:
             return self._walks[memo]
         w = Walk()

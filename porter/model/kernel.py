@@ -293,6 +293,9 @@ class WarpOp:
     mask_kind: str | None = None  # full32 | constant | runtime
     width: int | None = None  # a shuffle's explicit width argument, folded (32: a logical 32-lane shuffle)
     offset: int | None = None  # a xor/down/up shuffle's lane offset, folded (None: a loop variable or unknown)
+    # An explicit width argument that does not fold (a template parameter `GROUP_SIZE`), as written; None when the
+    # width folded or none is given.
+    width_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"op": self.op, "line": self.line}
@@ -300,6 +303,8 @@ class WarpOp:
             d.update(mask=self.mask, mask_kind=self.mask_kind)
         if self.width is not None:
             d["width"] = self.width
+        elif self.width_text is not None:
+            d["width_text"] = self.width_text
         if self.offset is not None:
             d["offset"] = self.offset
         return d

@@ -828,6 +828,41 @@ def hip_dropping_arm(pre: Preprocessed, line: int) -> int | None:
     return None
 
 
+class _ToolkitOnlyBuild(Build):
+    """The ROCm build as far as the toolkit version macros (`CUDA_VERSION`, `CUDART_VERSION`: toolkit_versions) and
+    nvcc's own (`__NVCC__`) decide it: hip-clang and HIP's headers define none of them, so they read undefined; every
+    other name, `__CUDA_ARCH__` included (its arms are read by the tensor and vanishing-arm questions), is unknown."""
+
+    def vendor(self, name: str | None) -> bool:
+        return bool(name) and (name in NVCC_ONLY or name in toolkit_versions())
+
+    def value(self, name: str | None):
+        return False if self.vendor(name) else None
+
+
+def toolkit_fallback_spans(pre: Preprocessed) -> tuple[tuple[int, int], ...]:
+    """(first, last) body lines of the arms hip-clang never compiles in groups that test a CUDA toolkit version or
+    nvcc's macro and keep code in their `#else` (libSGM's `#if CUDA_VERSION >= 9000` / `__shfl_xor_sync(mask, ...)` /
+    `#else` / `__shfl_xor(...)` / `#endif`): that `#else` is what the ROCm build compiles, before and after hipify
+    (HIPIFY renames only `__CUDACC__`), so the arms before it are the CUDA build's alone. A group that names a
+    ROCm-side macro chose its HIP path itself and is left out, as is a group whose `#else` is empty (HIP then
+    compiles nothing there: porter.kernels reads that as code HIP lacks) or a test porter cannot decide."""
+    build = _ToolkitOnlyBuild(ROCM, (), ())
+    out: list[tuple[int, int]] = []
+    for g in pre.groups:
+        if not g.has_else or g.arms[-1].line in pre.empty_arms:
+            continue
+        if any(a.kind != "else" and names_rocm(a.text) for a in g.arms):
+            continue
+        if not any(a.kind != "else" and any(build.vendor(t) for t in _tokens(a.text)) for a in g.arms):
+            continue
+        decided, taken = _taken(_arm_truths(g, build))
+        if not decided:
+            continue
+        out.extend((a.end_line + 1, a.last) for i, a in enumerate(g.arms) if i != taken and a.last > a.end_line)
+    return tuple(sorted(out))
+
+
 def _reaches(dirs: list[Directive], line: int, build: Build) -> bool:
     """Whether `line` may be compiled by `build`: no enclosing arm reads false there."""
     # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
