@@ -219,14 +219,18 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
     @functools.cached_property
     def toolkit_fallback(self) -> Callable[[int], bool] | None:
         """Whether a line sits in an arm hip-clang never compiles because a CUDA toolkit version or nvcc's macro
-        decides a group whose `#else` holds the HIP path (preprocessor.toolkit_fallback_spans): a kernel's facts are
-        those of the code the ROCm build compiles there (libSGM's width-32 `__shfl_xor` fallback, not the
-        `#if CUDA_VERSION >= 9000` arm's `__shfl_xor_sync(0xffffffff, ...)`). None when the file has no such arm."""
-        if b"#" not in self.sf.data or b"VERSION" not in self.sf.data and b"__NVCC__" not in self.sf.data:
+        decides a group whose `#else` holds the HIP path (preprocessor.toolkit_fallback_spans), or one no build
+        compiles because the file's own switch constant decides it (`#define GPUJPEG_IDCT_USE_ASM 0` / `#if
+        GPUJPEG_IDCT_USE_ASM`: preprocessor.switch_dead_spans): a kernel's facts are those of the code the ROCm
+        build compiles there (libSGM's width-32 `__shfl_xor` fallback, not the `#if CUDA_VERSION >= 9000` arm's
+        `__shfl_xor_sync(0xffffffff, ...)`). None when the file has no such arm."""
+        if b"#" not in self.sf.data:
             return None
-        from porter.source.preprocessor import preprocessed, toolkit_fallback_spans  # as in _tensor_arch_arms
+        from porter.source.preprocessor import preprocessed, switch_dead_spans, toolkit_fallback_spans
 
-        spans = toolkit_fallback_spans(preprocessed(self.sf))
+        pre = preprocessed(self.sf)
+        spans = tuple(sorted(switch_dead_spans(pre, self.sf.data) + (
+            toolkit_fallback_spans(pre) if b"VERSION" in self.sf.data or b"__NVCC__" in self.sf.data else ())))
         if not spans:
             return None
         starts = [a for a, _ in spans]

@@ -863,6 +863,72 @@ def toolkit_fallback_spans(pre: Preprocessed) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(out))
 
 
+class _SwitchBuild(Build):
+    """Every build as far as the file's own switch constants decide it (file_switches); every other name is
+    unknown."""
+
+    def __init__(self, switches: Mapping[str, int]):
+        super().__init__(ROCM, (), ())
+        self.switches = switches
+
+    def vendor(self, name: str | None) -> bool:
+        return False
+
+    def value(self, name: str | None):
+        return self.switches.get(name) if name else None
+
+
+_SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d+)\s*\)?$")
+
+
+def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int, int]]:
+    """The file's switch constants, name -> (value, line of its `#define`): names it `#define`s to an integer literal once, outside every `#if` group and
+    never `#undef`s (GPUJPEG's `#define GPUJPEG_IDCT_USE_ASM 0`). Such a definition holds in every build: a `-D`
+    of the same name on the command line is overridden by it (with a redefinition warning), so `#if NAME` reads
+    its value wherever it comes after the definition."""
+    found: dict[str, tuple[int, int]] = {}
+    twice: set[str] = set()
+    for d in pre.directives:
+        if d.kind != "define":
+            continue
+        m = _SWITCH().match(d.text.strip())
+        name = m.group(1) if m else (_tokens(d.text)[:1] or [""])[0]
+        if name in found or name in twice:
+            twice.add(name)
+            found.pop(name, None)
+            continue
+        if m and not pre.enclosing(d.line) and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name):
+            found[name] = (int(m.group(2)), d.line)
+    if b"undef" in data:
+        for name in list(found):
+            if re.search(rb"#\s*undef\s+" + re.escape(name.encode()) + rb"\b", data):
+                found.pop(name)
+    return found
+
+
+def switch_dead_spans(pre: Preprocessed, data: bytes) -> tuple[tuple[int, int], ...]:
+    """(first, last) body lines of the arms no build compiles because a file switch constant (file_switches)
+    decides their group: the `#if GPUJPEG_IDCT_USE_ASM` arm under `#define GPUJPEG_IDCT_USE_ASM 0`, the `#else` of
+    `#if !GPUJPEG_IDCT_USE_ASM`. A group is read only when every name its tests use is such a switch defined above
+    it (a test porter cannot decide is left alone)."""
+    if b"define" not in data:
+        return ()
+    table = file_switches(pre, data)
+    if not table:
+        return ()
+    out: list[tuple[int, int]] = []
+    for g in pre.groups:
+        names = {t for a in g.arms if a.kind != "else" for t in _tokens(a.text)
+                 if (t[:1].isalpha() or t[:1] == "_") and t != "defined"}
+        if not names or not all(n in table and table[n][1] < g.arms[0].line for n in names):
+            continue
+        build = _SwitchBuild({n: table[n][0] for n in names})
+        decided, taken = _taken(_arm_truths(g, build))
+        if decided:
+            out.extend((a.end_line + 1, a.last) for i, a in enumerate(g.arms) if i != taken and a.last > a.end_line)
+    return tuple(sorted(out))
+
+
 def _reaches(dirs: list[Directive], line: int, build: Build) -> bool:
     """Whether `line` may be compiled by `build`: no enclosing arm reads false there."""
     # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.
