@@ -909,8 +909,8 @@ def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int, int]]:
 def switch_dead_spans(pre: Preprocessed, data: bytes) -> tuple[tuple[int, int], ...]:
     """(first, last) body lines of the arms no build compiles because a file switch constant (file_switches)
     decides their group: the `#if GPUJPEG_IDCT_USE_ASM` arm under `#define GPUJPEG_IDCT_USE_ASM 0`, the `#else` of
-    `#if !GPUJPEG_IDCT_USE_ASM`. A group is read only when every name its tests use is such a switch defined above
-    it (a test porter cannot decide is left alone)."""
+    `#if !GPUJPEG_IDCT_USE_ASM`. A group is read when its tests name such a switch defined above it; any other name
+    is unknown, so a group is decided only when the switches alone decide which arm is taken."""
     if b"define" not in data:
         return ()
     table = file_switches(pre, data)
@@ -920,9 +920,10 @@ def switch_dead_spans(pre: Preprocessed, data: bytes) -> tuple[tuple[int, int], 
     for g in pre.groups:
         names = {t for a in g.arms if a.kind != "else" for t in _tokens(a.text)
                  if (t[:1].isalpha() or t[:1] == "_") and t != "defined"}
-        if not names or not all(n in table and table[n][1] < g.arms[0].line for n in names):
+        known = {n: table[n][0] for n in names if n in table and table[n][1] < g.arms[0].line}
+        if not known:
             continue
-        build = _SwitchBuild({n: table[n][0] for n in names})
+        build = _SwitchBuild(known)
         decided, taken = _taken(_arm_truths(g, build))
         if decided:
             out.extend((a.end_line + 1, a.last) for i, a in enumerate(g.arms) if i != taken and a.last > a.end_line)
