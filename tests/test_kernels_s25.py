@@ -84,3 +84,27 @@ def test_the_spans_themselves():
     # a later #undef or a second #define makes a name no switch
     src2 = b"#define A 0\n#define B 1\n#define B 2\n#undef A\n#if A\nx\n#endif\n"
     assert file_switches(preprocess(src2), src2) == {}
+
+
+def test_a_launch_in_another_file_binds_the_kernels_template_parameter():
+    """remote_bind: norm_k<L2> and plain_k<Plain> are defined in norm.h and launched only from launch.cu (`norm_k<L2>
+    <<<n, 64>>>`, a space before the chevrons); `T::apply` (norm.h:18, :24) runs the member policy.cu defines for the
+    class the launch names. Only L2::apply (policy.cu:3) shuffles."""
+    kernels = _kernels("remote_bind")
+    via = "; via L2::apply (policy.cu:3)"
+    full = ("wave64-full-mask", "0xffffffff mask in 2 warp operation(s) covers 32 of 64 lanes" + via, (18,))
+    lane = ("wave64-lane-count", "hard-coded 32-lane arithmetic (reduction loop from 16) with warp operations; wave"
+                                 " size is 64" + via, (18,))
+    narrow = ("mask-32bit-type", "2 *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long" + via, (18,))
+    assert verdicts(kernels["norm_k"]) == {"mi300x": ("fix", (full, lane)), "mi355x": ("fix", (full, lane)),
+                                           "mi455x": ("fix", (narrow,))}
+    assert verdicts(kernels["plain_k"]) == OK
+
+
+def test_the_template_list_of_a_launch():
+    from porter.source.syntax import _template_list
+
+    assert _template_list("k<NormalizeL2>") == "<NormalizeL2>"
+    assert _template_list("ns::k<float, Reducer<T, 4>>") == "<float, Reducer<T, 4>>"
+    assert _template_list("k") is None
+    assert _template_list("k<a> >") is None  # unbalanced: no list

@@ -24,6 +24,9 @@ class Launch:
     kind: str  # chevron | cudaLaunchKernel | cudaLaunchCooperativeKernel | cuLaunchKernel | ...
     config: tuple[str, ...] = ()  # the launch configuration expressions as written (grid, block, smem, stream)
     function: str | None = None  # the function the launch is written in
+    # a chevron launch's template argument list as written at the site (`<NormalizeL2>`), None when it has none:
+    # what binds the kernel's template parameters when the launch is in another file than the kernel
+    template_arguments: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
