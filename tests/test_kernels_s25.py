@@ -56,7 +56,11 @@ def test_an_unfolded_shuffle_width_is_a_sub_warp_group_but_warpsize_is_not(arms)
 
 
 def test_a_file_switch_constant_rules_out_its_arm(arms):
+    """switch_k's PTX sits under `#if USE_PTX` with `#define USE_PTX 0`; self_check_k is defined under `#ifdef
+    SELF_CHECK` below `//#define SELF_CHECK` (the switch commented out): both ok. guarded_switch_k's TUNED is
+    defined inside `#ifndef TUNED`, so a -D can set it: its PTX stays a fix."""
     assert verdicts(arms["switch_k"]) == OK
+    assert verdicts(arms["self_check_k"]) == OK
     ptx = ("inline-ptx", "1 inline PTX statement (mov %laneid): mov %laneid → __lane_id()", (23,))
     assert verdicts(arms["guarded_switch_k"]) == {t: ("fix", (ptx,)) for t in TARGETS}
 
@@ -84,6 +88,10 @@ def test_the_spans_themselves():
     # a later #undef or a second #define makes a name no switch
     src2 = b"#define A 0\n#define B 1\n#define B 2\n#undef A\n#if A\nx\n#endif\n"
     assert file_switches(preprocess(src2), src2) == {}
+    # a definition only in a line comment reads undefined; one also defined for real is no switch
+    src3 = b"// #define OFF\n//#define ON\n#define ON 1\n#ifdef OFF\nx\n#else\ny\n#endif\n"
+    assert file_switches(preprocess(src3), src3) == {"ON": (1, 3), "OFF": (False, 1)}
+    assert switch_dead_spans(preprocess(src3), src3) == ((5, 5),)
 
 
 def test_a_launch_in_another_file_binds_the_kernels_template_parameter():

@@ -239,6 +239,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         def dropped(line: int) -> bool:
             i = bisect.bisect_right(starts, line) - 1
             return i >= 0 and (line <= ends[i] or any(a <= line <= b for a, b in spans[:i]))
+        dropped.spans = spans  # type: ignore[attr-defined]
         return dropped
 
     @functools.cached_property
@@ -301,7 +302,15 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
             wave_arms=self._wave_arms([(fn.start_line, fn.end_line)] + [(f.start_line, f.end_line) for f in device_fns]),
             indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
+            skipped_arms=self._skipped_arms([(fn.start_line, fn.end_line)]
+                                            + [(f.start_line, f.end_line) for f in device_fns]),
         )
+
+    def _skipped_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+        """The toolkit_fallback arms that overlap `spans` (the kernel and its same-file callees; an arm may hold the
+        whole kernel)."""
+        arms = getattr(self.toolkit_fallback, "spans", ())
+        return tuple(a for a in arms if any(a[0] <= hi and a[1] >= lo for lo, hi in spans))
 
     def _wave_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
         """The wave-size arms (preprocessor.wave_size_arms) inside `spans` whose name no file of the repository

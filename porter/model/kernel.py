@@ -627,6 +627,10 @@ class KernelFacts:
     # (C, line) of the kernel's own `blockIdx.x * C + threadIdx.x` in a 1-D kernel that never reads blockDim: the
     # block size its indexing assumes (porter.kernels.facts_indexing), judged only where no launch gives one.
     indexed_block: tuple[int, int] | None = None
+    # (first line, last line) of the arms in the kernel and its same-file device functions that the ROCm build
+    # never compiles (a toolkit-version test with a HIP `#else`, a file switch set off): measuring skipped them, and
+    # the verdict counts no finding there; not serialised
+    skipped_arms: tuple[tuple[int, int], ...] = ()
 
     def merged(self) -> KernelFacts:
         """The facts with those of the helpers in other files added (at the kernel-file line of each call), which

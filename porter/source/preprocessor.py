@@ -878,15 +878,18 @@ class _SwitchBuild(Build):
         return self.switches.get(name) if name else None
 
 
+_COMMENTED_DEFINE = lazy_regex(rb"(?m)^[ \t]*//[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:\d+[ \t]*)?$")
 _SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d+)\s*\)?$")
 
 
-def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int, int]]:
+def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int | bool, int]]:
     """The file's switch constants, name -> (value, line of its `#define`): names it `#define`s to an integer literal once, outside every `#if` group and
     never `#undef`s (GPUJPEG's `#define GPUJPEG_IDCT_USE_ASM 0`). Such a definition holds in every build: a `-D`
     of the same name on the command line is overridden by it (with a redefinition warning), so `#if NAME` reads
-    its value wherever it comes after the definition."""
-    found: dict[str, tuple[int, int]] = {}
+    its value wherever it comes after the definition. A name the file only defines in a line comment (`//#define
+    FULLCHECK`) and nowhere else reads undefined (False) from that line on: the switch is off as committed. Another
+    file or a `-D` could still define it; porter reads the file as its author left it."""
+    found: dict[str, tuple[int | bool, int]] = {}
     twice: set[str] = set()
     for d in pre.directives:
         if d.kind != "define":
@@ -903,6 +906,14 @@ def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int, int]]:
         for name in list(found):
             if re.search(rb"#\s*undef\s+" + re.escape(name.encode()) + rb"\b", data):
                 found.pop(name)
+    # A switch turned off by commenting its definition out (VanitySearch's `//#define FULLCHECK` above `#ifdef
+    # FULLCHECK`): the file never defines the name, and the author's way to turn it on is to edit that line.
+    if b"//" in data:
+        for m in _COMMENTED_DEFINE().finditer(data):
+            name = m.group(1).decode()
+            if name not in found and name not in twice and not any(
+                    d.kind == "define" and (_tokens(d.text)[:1] or [""])[0] == name for d in pre.directives):
+                found[name] = (False, data.count(b"\n", 0, m.start()) + 1)
     return found
 
 
