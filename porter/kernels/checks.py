@@ -534,15 +534,13 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
         # A block of at least a warp that is not a multiple of the wave leaves a partial wave (144 threads: 2.25
         # waves of 64). A block smaller than NVIDIA's 32-lane warp was partial there too, by the author's choice: on
         # wave32 it wastes the lanes it wasted in a warp, on wave64 twice as many (issue 27 convention: blocks
-        # smaller than the wave retune on wave64, are fine on wave32). A block of at most one NVIDIA warp on a
-        # one-block grid (`<<<1, 1>>>`, groute's `<<<1, WS>>>` counter reset) is a serial or bookkeeping task by
-        # design (set a flag, zero a few counters, finish a reduction): one wave on one CU, no stream of waves to
-        # fill (issue 27: every such kernel in the judged sets reads ok). Small blocks on a grid of many
-        # (`<<<n_items, 1>>>`, or a grid not folded to 1) spread parallel work thinly, half or more of each wave64
-        # idle.
+        # smaller than the wave retune on wave64, are fine on wave32). A one-thread block on a one-block grid
+        # (`<<<1, 1>>>`) is a serial task by design (set a flag, finish a reduction): no wave to fill; one-thread
+        # blocks on a grid of many (`<<<n_items, 1>>>`, or a grid not folded to 1) spread parallel work one lane
+        # per wave, 63 of 64 lanes idle on wave64.
         odd: list[tuple[int, int | None]] = [(s.threads, s.line) for s in facts.sites if s.threads
                                              and _wider_than_warps(s.threads, wave)
-                                             and not (s.threads <= NVIDIA_WARP and s.grid == (1, 1, 1))]
+                                             and not (s.threads == 1 and s.grid == (1, 1, 1))]
         # No launch porter can read gives a block size (written outside the tree, or not folded): the one the
         # kernel's own `blockIdx.x * C + threadIdx.x` indexing assumes is the block it is launched with.
         if not sizes and facts.indexed_block is not None and _wider_than_warps(facts.indexed_block[0], wave):
