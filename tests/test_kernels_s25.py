@@ -7,8 +7,7 @@ fixtures/kernels_s25 (written here, reduced from heldout26's libSGM and groute a
   `warpSize` as the width is 64 on CDNA.
 - arms/switch.cu: `#define USE_PTX 0` then `#if USE_PTX` - no build compiles the arm; a switch defined inside
   `#ifndef` can come from the command line and decides nothing.
-- oneblock/reset.cu: a 32-thread block on a one-block grid is a bookkeeping task (ok); on a grid of many it is a
-  half-empty wave64 (retune).
+- remote_bind: a kernel templated on a policy class, launched only from another file with its template list.
 Exact verdicts, reasons and lines."""
 from __future__ import annotations
 
@@ -63,14 +62,6 @@ def test_a_file_switch_constant_rules_out_its_arm(arms):
     assert verdicts(arms["self_check_k"]) == OK
     ptx = ("inline-ptx", "1 inline PTX statement (mov %laneid): mov %laneid → __lane_id()", (23,))
     assert verdicts(arms["guarded_switch_k"]) == {t: ("fix", (ptx,)) for t in TARGETS}
-
-
-def test_one_block_bookkeeping_is_not_a_retune():
-    kernels = _kernels("oneblock")
-    assert verdicts(kernels["reset_k"]) == OK
-    half = ("block-not-wave-multiple", "block of 32 threads is not a multiple of 64", (16,))
-    assert verdicts(kernels["scale_k"]) == {"mi300x": ("retune", (half,)), "mi355x": ("retune", (half,)),
-                                            "mi455x": ("ok", ())}
 
 
 def test_the_spans_themselves():
