@@ -879,7 +879,8 @@ class _SwitchBuild(Build):
 
 
 _COMMENTED_DEFINE = lazy_regex(rb"(?m)^[ \t]*//[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:\d+[ \t]*)?$")
-_SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d+)\s*\)?$")
+# at most 18 digits: a value int() converts at once (a 5,000-digit define is no switch, tests/test_budget.py)
+_SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d{1,18})\s*\)?$")
 
 
 def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int | bool, int]]:
