@@ -297,7 +297,7 @@ class WarpOp:
     width: int | None = None  # a shuffle's explicit width argument, folded (32: a logical 32-lane shuffle)
     offset: int | None = None  # a xor/down/up shuffle's lane offset, folded (None: a loop variable or unknown)
     # An explicit width argument that does not fold (a template parameter `GROUP_SIZE`), as written; None when the
-    # width folded or none is given.
+    # width folded or none is given. Not serialised (the checks read it; reports keep their shape).
     width_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -306,8 +306,6 @@ class WarpOp:
             d.update(mask=self.mask, mask_kind=self.mask_kind)
         if self.width is not None:
             d["width"] = self.width
-        elif self.width_text is not None:
-            d["width_text"] = self.width_text
         if self.offset is not None:
             d["offset"] = self.offset
         return d
