@@ -76,6 +76,9 @@ def test_the_spans_themselves():
     assert file_switches(pre, src) == {"ON": (1, 1), "OFF": (0, 2)}
     assert switch_dead_spans(pre, src) == ((7, 7), (14, 14), (16, 16))
     assert toolkit_fallback_spans(pre) == ((22, 22),)
+    # an #else that only stops the build is no HIP path
+    src4 = b"#if CUDART_VERSION >= 11000\ng\n#else\n#error need CUDA 11\n#endif\n"
+    assert toolkit_fallback_spans(preprocess(src4)) == ()
     # a later #undef or a second #define makes a name no switch
     src2 = b"#define A 0\n#define B 1\n#define B 2\n#undef A\n#if A\nx\n#endif\n"
     assert file_switches(preprocess(src2), src2) == {}

@@ -845,12 +845,15 @@ def toolkit_fallback_spans(pre: Preprocessed) -> tuple[tuple[int, int], ...]:
     nvcc's macro and keep code in their `#else` (libSGM's `#if CUDA_VERSION >= 9000` / `__shfl_xor_sync(mask, ...)` /
     `#else` / `__shfl_xor(...)` / `#endif`): that `#else` is what the ROCm build compiles, before and after hipify
     (HIPIFY renames only `__CUDACC__`), so the arms before it are the CUDA build's alone. A group that names a
-    ROCm-side macro chose its HIP path itself and is left out, as is a group whose `#else` is empty (HIP then
-    compiles nothing there: porter.kernels reads that as code HIP lacks) or a test porter cannot decide."""
+    ROCm-side macro chose its HIP path itself and is left out, as is a group whose `#else` is empty or only a
+    diagnostic (`#error`: HIP then compiles nothing there or fails, which porter.kernels reads as port work) or a
+    test porter cannot decide."""
     build = _ToolkitOnlyBuild(ROCM, (), ())
     out: list[tuple[int, int]] = []
     for g in pre.groups:
-        if not g.has_else or g.arms[-1].line in pre.empty_arms:
+        # an `#else` with code that is more than a diagnostic (`#error "CUDA 11 required"` is port work, not a
+        # HIP path): Preprocessed.toolkit_lines holds the arms of exactly those groups
+        if not g.has_else or g.arms[-1].line in pre.empty_arms or g.arms[0].line not in pre.toolkit_lines:
             continue
         if any(a.kind != "else" and names_rocm(a.text) for a in g.arms):
             continue
