@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import re
 import weakref
 from typing import Any, Callable
@@ -234,11 +235,13 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         if not spans:
             return None
         starts = [a for a, _ in spans]
-        ends = [b for _, b in spans]
+        # the furthest end of the spans starting at or before each one: some span holds a line exactly when that of
+        # the last span starting at or before it reaches it (nested arms included), one bisection per line
+        reach = list(itertools.accumulate((b for _, b in spans), max))
 
         def dropped(line: int) -> bool:
             i = bisect.bisect_right(starts, line) - 1
-            return i >= 0 and (line <= ends[i] or any(a <= line <= b for a, b in spans[:i]))
+            return i >= 0 and reach[i] >= line
         dropped.spans = spans  # type: ignore[attr-defined]
         return dropped
 
