@@ -247,6 +247,7 @@ def _wave_checks(facts: KernelFacts, target, add: Add) -> None:
         add("warpsize-constant", f"warpSize in a constant expression: {w[0].text}", [x.line for x in w])
 
 
+_WARPSIZE_WIDTH = re.compile(r"\bwarpSize\b|\bwarp_size\s*\(")
 _LOOP_FROM_16 = re.compile(r"reduction loop from (?:16\b|.*\(= 16\))")
 
 
@@ -259,7 +260,12 @@ def _group_local(w, lane) -> bool:
     (scans) and votes span the whole wavefront."""
     if not w.op.startswith("__shfl"):
         return False
-    if w.width == 32:
+    if w.width is not None and 0 < w.width <= 32:
+        return True
+    # A width that does not fold (`__shfl_xor(x, STEP / 2, GROUP_SIZE)` with GROUP_SIZE a template parameter) is
+    # still at most 32: CUDA takes only a power of two up to warpSize, 32. Only warpSize itself, 64 under HIP on
+    # CDNA, spans the whole wavefront.
+    if w.width is None and w.width_text and not _WARPSIZE_WIDTH.search(w.width_text):
         return True
     if "xor" not in w.op and "down" not in w.op:
         return False

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import re
 import weakref
 from typing import Any, Callable
@@ -217,6 +218,34 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         return build_constants(self.sf.root, self.sf.data, self._extra_constants)
 
     @functools.cached_property
+    def toolkit_fallback(self) -> Callable[[int], bool] | None:
+        """Whether a line sits in an arm hip-clang never compiles because a CUDA toolkit version or nvcc's macro
+        decides a group whose `#else` holds the HIP path (preprocessor.toolkit_fallback_spans), or one no build
+        compiles because the file's own switch constant decides it (`#define GPUJPEG_IDCT_USE_ASM 0` / `#if
+        GPUJPEG_IDCT_USE_ASM`: preprocessor.switch_dead_spans): a kernel's facts are those of the code the ROCm
+        build compiles there (libSGM's width-32 `__shfl_xor` fallback, not the `#if CUDA_VERSION >= 9000` arm's
+        `__shfl_xor_sync(0xffffffff, ...)`). None when the file has no such arm."""
+        if b"#" not in self.sf.data:
+            return None
+        from porter.source.preprocessor import preprocessed, switch_dead_spans, toolkit_fallback_spans
+
+        pre = preprocessed(self.sf)
+        spans = tuple(sorted(switch_dead_spans(pre, self.sf.data) + (
+            toolkit_fallback_spans(pre) if b"VERSION" in self.sf.data or b"__NVCC__" in self.sf.data else ())))
+        if not spans:
+            return None
+        starts = [a for a, _ in spans]
+        # the furthest end of the spans starting at or before each one: some span holds a line exactly when that of
+        # the last span starting at or before it reaches it (nested arms included), one bisection per line
+        reach = list(itertools.accumulate((b for _, b in spans), max))
+
+        def dropped(line: int) -> bool:
+            i = bisect.bisect_right(starts, line) - 1
+            return i >= 0 and reach[i] >= line
+        dropped.spans = spans  # type: ignore[attr-defined]
+        return dropped
+
+    @functools.cached_property
     def struct_sizes(self) -> dict[str, int]:
         """sizeof of the file's plain structs (struct_sizes), made when a type is first sized."""
         return struct_sizes(self.sf.root, self.env)
@@ -229,7 +258,8 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         env = self.env.with_template_params(p.name for p in tparams if p.name)
         self._type_params = {p.name for p in tparams if p.name and p.kind == "type"}
         device_fns = self._callees(fn)
-        walks = [self._walk(fn)] + [self._walk(f) for f in device_fns]
+        fallback = self.toolkit_fallback
+        walks = [self._walk(fn, fallback, "toolkit")] + [self._walk(f, fallback, "toolkit") for f in device_fns]
         merged = merge_walks(walks)
         header = self.sf.text(fn.start_byte, fn.node.child_by_field_name("body").start_byte
                               if fn.node.child_by_field_name("body") is not None else fn.end_byte)
@@ -275,7 +305,15 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if merged.tensor or any(s["families"] for s in merged.ptx) else (),
             wave_arms=self._wave_arms([(fn.start_line, fn.end_line)] + [(f.start_line, f.end_line) for f in device_fns]),
             indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
+            skipped_arms=self._skipped_arms([(fn.start_line, fn.end_line)]
+                                            + [(f.start_line, f.end_line) for f in device_fns]),
         )
+
+    def _skipped_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+        """The toolkit_fallback arms that overlap `spans` (the kernel and its same-file callees; an arm may hold the
+        whole kernel)."""
+        arms = getattr(self.toolkit_fallback, "spans", ())
+        return tuple(a for a in arms if any(a[0] <= hi and a[1] >= lo for lo, hi in spans))
 
     def _wave_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
         """The wave-size arms (preprocessor.wave_size_arms) inside `spans` whose name no file of the repository
@@ -432,11 +470,12 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     # ------------------------------------------------------------------------------------------ body walk
 
-    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None) -> Walk:
+    def _walk(self, fn: Function, skip: Callable[[int], bool] | None = None, kind: str = "skip") -> Walk:
         """The facts of one function body: every node of a type some detector reads, in tree order, handed to the
         detectors registered for that type (DETECTORS), each of which records one fact in the walk. `skip`: lines
-        (1-based) whose nodes are left out."""
-        memo = fn.start_byte if skip is None else (fn.start_byte, "skip")
+        (1-based) whose nodes are left out; `kind` names which skip it is (the helpers' CUDA-only arms, the
+        kernels' toolkit fallbacks), so the memo keeps the walks apart."""
+        memo = fn.start_byte if skip is None else (fn.start_byte, kind)
         if memo in self._walks:
             return self._walks[memo]
         w = Walk()

@@ -656,8 +656,10 @@ def warp_operations(ctx, n: ts.Node, w: Walk) -> None:
         at = 3 if name.endswith("_sync") else 2
         if len(argv) > at:
             width = fold(argv[at], ctx.env)
-            if isinstance(width, int):
+            if isinstance(width, int) and not isinstance(width, bool):
                 op = dataclasses.replace(op, width=width)
+            else:
+                op = dataclasses.replace(op, width_text=" ".join(argv[at].text.decode("utf-8", "replace").split()))
         # The lane offset of a xor/down/up shuffle: at most 16 keeps a xor or down shuffle inside its 32-lane half
         # of a wave64 (a logical 32-lane warp, see _wave_checks).
         if any(k in name for k in ("xor", "down", "up")) and len(argv) > at - 1:

@@ -57,7 +57,8 @@ def fold_remote(launch: Launch) -> tuple[LaunchConfig, list[Unresolved]]:
                                       f"{v.reason} (constants of another file are not folded)"))
         else:
             values[key] = v[0] if key == "shared_bytes" else tuple(v)
-    return LaunchConfig(launch.path, launch.line, launch.kind, launch.config, **values, remote=True), unknown
+    return LaunchConfig(launch.path, launch.line, launch.kind, launch.config, **values,
+                        template_arguments=launch.template_arguments, remote=True), unknown
 
 
 def remote_launches(kernel: Kernel, launches: Sequence[Launch], definitions: int = 1

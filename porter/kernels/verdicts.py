@@ -113,7 +113,9 @@ def verdicts_for(kernel: Kernel, facts: KernelFacts, findings, targets, rules,
     from porter.targets import applies
 
     spans = [(kernel.line, kernel.end_line)] + [(d.line, d.end_line) for d in facts.device_functions]
-    inside = [f for f in findings if any(a <= f.line <= b for a, b in spans)]
+    # a finding in an arm the ROCm build never compiles (facts.skipped_arms) is not the kernel's port work
+    inside = [f for f in findings if any(a <= f.line <= b for a, b in spans)
+              and not any(a <= f.line <= b for a, b in facts.skipped_arms)]
     mine = [f for f in inside if f.rule in rules]
     floors = [(f, None) for f in inside if f.rule not in rules and f.severity in SEVERITY_FLOOR]
     floors += [(f, where) for f, where in reached if f.rule not in rules and f.severity in SEVERITY_FLOOR]

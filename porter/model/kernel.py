@@ -24,6 +24,9 @@ class Launch:
     kind: str  # chevron | cudaLaunchKernel | cudaLaunchCooperativeKernel | cuLaunchKernel | ...
     config: tuple[str, ...] = ()  # the launch configuration expressions as written (grid, block, smem, stream)
     function: str | None = None  # the function the launch is written in
+    # a chevron launch's template argument list as written at the site (`<NormalizeL2>`), None when it has none:
+    # what binds the kernel's template parameters when the launch is in another file than the kernel
+    template_arguments: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -293,6 +296,9 @@ class WarpOp:
     mask_kind: str | None = None  # full32 | constant | runtime
     width: int | None = None  # a shuffle's explicit width argument, folded (32: a logical 32-lane shuffle)
     offset: int | None = None  # a xor/down/up shuffle's lane offset, folded (None: a loop variable or unknown)
+    # An explicit width argument that does not fold (a template parameter `GROUP_SIZE`), as written; None when the
+    # width folded or none is given. Not serialised (the checks read it; reports keep their shape).
+    width_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"op": self.op, "line": self.line}
@@ -619,6 +625,10 @@ class KernelFacts:
     # (C, line) of the kernel's own `blockIdx.x * C + threadIdx.x` in a 1-D kernel that never reads blockDim: the
     # block size its indexing assumes (porter.kernels.facts_indexing), judged only where no launch gives one.
     indexed_block: tuple[int, int] | None = None
+    # (first line, last line) of the arms in the kernel and its same-file device functions that the ROCm build
+    # never compiles (a toolkit-version test with a HIP `#else`, a file switch set off): measuring skipped them, and
+    # the verdict counts no finding there; not serialised
+    skipped_arms: tuple[tuple[int, int], ...] = ()
 
     def merged(self) -> KernelFacts:
         """The facts with those of the helpers in other files added (at the kernel-file line of each call), which

@@ -832,6 +832,123 @@ def hip_dropping_arm(pre: Preprocessed, line: int) -> int | None:
     return None
 
 
+class _ToolkitOnlyBuild(Build):
+    """The ROCm build as far as the toolkit version macros (`CUDA_VERSION`, `CUDART_VERSION`: toolkit_versions) and
+    nvcc's own (`__NVCC__`) decide it: hip-clang and HIP's headers define none of them, so they read undefined; every
+    other name, `__CUDA_ARCH__` included (its arms are read by the tensor and vanishing-arm questions), is unknown."""
+
+    def vendor(self, name: str | None) -> bool:
+        return bool(name) and (name in NVCC_ONLY or name in toolkit_versions())
+
+    def value(self, name: str | None):
+        return False if self.vendor(name) else None
+
+
+def toolkit_fallback_spans(pre: Preprocessed) -> tuple[tuple[int, int], ...]:
+    """(first, last) body lines of the arms hip-clang never compiles in groups that test a CUDA toolkit version or
+    nvcc's macro and keep code in their `#else` (libSGM's `#if CUDA_VERSION >= 9000` / `__shfl_xor_sync(mask, ...)` /
+    `#else` / `__shfl_xor(...)` / `#endif`): that `#else` is what the ROCm build compiles, before and after hipify
+    (HIPIFY renames only `__CUDACC__`), so the arms before it are the CUDA build's alone. A group that names a
+    ROCm-side macro chose its HIP path itself and is left out, as is a group whose `#else` is empty or only a
+    diagnostic (`#error`: HIP then compiles nothing there or fails, which porter.kernels reads as port work) or a
+    test porter cannot decide."""
+    build = _ToolkitOnlyBuild(ROCM, (), ())
+    out: list[tuple[int, int]] = []
+    for g in pre.groups:
+        # an `#else` with code that is more than a diagnostic (`#error "CUDA 11 required"` is port work, not a
+        # HIP path): Preprocessed.toolkit_lines holds the arms of exactly those groups
+        if not g.has_else or g.arms[-1].line in pre.empty_arms or g.arms[0].line not in pre.toolkit_lines:
+            continue
+        if any(a.kind != "else" and names_rocm(a.text) for a in g.arms):
+            continue
+        if not any(a.kind != "else" and any(build.vendor(t) for t in _tokens(a.text)) for a in g.arms):
+            continue
+        decided, taken = _taken(_arm_truths(g, build))
+        if not decided:
+            continue
+        out.extend((a.end_line + 1, a.last) for i, a in enumerate(g.arms) if i != taken and a.last > a.end_line)
+    return tuple(sorted(out))
+
+
+class _SwitchBuild(Build):
+    """Every build as far as the file's own switch constants decide it (file_switches); every other name is
+    unknown."""
+
+    def __init__(self, switches: Mapping[str, int]):
+        super().__init__(ROCM, (), ())
+        self.switches = switches
+
+    def vendor(self, name: str | None) -> bool:
+        return False
+
+    def value(self, name: str | None):
+        return self.switches.get(name) if name else None
+
+
+_COMMENTED_DEFINE = lazy_regex(rb"(?m)^[ \t]*//[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:\d+[ \t]*)?$")
+# at most 18 digits: a value int() converts at once (a 5,000-digit define is no switch, tests/test_budget.py)
+_SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d{1,18})\s*\)?$")
+
+
+def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int | bool, int]]:
+    """The file's switch constants, name -> (value, line of its `#define`): names it `#define`s to an integer literal once, outside every `#if` group and
+    never `#undef`s (GPUJPEG's `#define GPUJPEG_IDCT_USE_ASM 0`). Such a definition holds in every build: a `-D`
+    of the same name on the command line is overridden by it (with a redefinition warning), so `#if NAME` reads
+    its value wherever it comes after the definition. A name the file only defines in a line comment (`//#define
+    FULLCHECK`) and nowhere else reads undefined (False) from that line on: the switch is off as committed. Another
+    file or a `-D` could still define it; porter reads the file as its author left it."""
+    found: dict[str, tuple[int | bool, int]] = {}
+    twice: set[str] = set()
+    for d in pre.directives:
+        if d.kind != "define":
+            continue
+        m = _SWITCH().match(d.text.strip())
+        name = m.group(1) if m else (_tokens(d.text)[:1] or [""])[0]
+        if name in found or name in twice:
+            twice.add(name)
+            found.pop(name, None)
+            continue
+        if m and not pre.enclosing(d.line) and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name):
+            found[name] = (int(m.group(2)), d.line)
+    if b"undef" in data:
+        for name in list(found):
+            if re.search(rb"#\s*undef\s+" + re.escape(name.encode()) + rb"\b", data):
+                found.pop(name)
+    # A switch turned off by commenting its definition out (VanitySearch's `//#define FULLCHECK` above `#ifdef
+    # FULLCHECK`): the file never defines the name, and the author's way to turn it on is to edit that line.
+    if b"//" in data:
+        for m in _COMMENTED_DEFINE().finditer(data):
+            name = m.group(1).decode()
+            if name not in found and name not in twice and not any(
+                    d.kind == "define" and (_tokens(d.text)[:1] or [""])[0] == name for d in pre.directives):
+                found[name] = (False, data.count(b"\n", 0, m.start()) + 1)
+    return found
+
+
+def switch_dead_spans(pre: Preprocessed, data: bytes) -> tuple[tuple[int, int], ...]:
+    """(first, last) body lines of the arms no build compiles because a file switch constant (file_switches)
+    decides their group: the `#if GPUJPEG_IDCT_USE_ASM` arm under `#define GPUJPEG_IDCT_USE_ASM 0`, the `#else` of
+    `#if !GPUJPEG_IDCT_USE_ASM`. A group is read when its tests name such a switch defined above it; any other name
+    is unknown, so a group is decided only when the switches alone decide which arm is taken."""
+    if b"define" not in data:
+        return ()
+    table = file_switches(pre, data)
+    if not table:
+        return ()
+    out: list[tuple[int, int]] = []
+    for g in pre.groups:
+        names = {t for a in g.arms if a.kind != "else" for t in _tokens(a.text)
+                 if (t[:1].isalpha() or t[:1] == "_") and t != "defined"}
+        known = {n: table[n][0] for n in names if n in table and table[n][1] < g.arms[0].line}
+        if not known:
+            continue
+        build = _SwitchBuild(known)
+        decided, taken = _taken(_arm_truths(g, build))
+        if decided:
+            out.extend((a.end_line + 1, a.last) for i, a in enumerate(g.arms) if i != taken and a.last > a.end_line)
+    return tuple(sorted(out))
+
+
 def _reaches(dirs: list[Directive], line: int, build: Build) -> bool:
     """Whether `line` may be compiled by `build`: no enclosing arm reads false there."""
     # Per open group: the earlier arms' own conditions, and whether the current arm is compiled.

@@ -307,7 +307,7 @@ class SyntaxIndex:
                 continue
             text = callee.text.decode("utf-8", "replace")
             exprs = tuple(n.text.decode("utf-8", "replace") for n in config.named_children if n.type != "comment")
-            launch = _launch(sf, callee.start_byte, unqualified(text), "chevron", exprs)
+            launch = _launch(sf, callee.start_byte, unqualified(text), "chevron", exprs, _template_list(text))
             out.append(LaunchSite(launch, callee.start_byte, config.end_byte))
         # A launch API call names the API as a code token; most files have none, and then the index of every
         # call (a node walk and a decode per call) is not needed here.
@@ -405,7 +405,22 @@ def is_member_access(code: bytes, offset: int) -> bool:
     return i >= 0 and (code[i:i + 1] == b"." or code[i - 1:i + 1] == b"->")
 
 
-def _launch(sf: SourceFile, offset: int, kernel: str, kind: str, config: tuple[str, ...]) -> Launch:
+def _launch(sf: SourceFile, offset: int, kernel: str, kind: str, config: tuple[str, ...],
+            template_arguments: str | None = None) -> Launch:
     line, col = sf.position(offset)
     f = sf.enclosing(offset)
-    return Launch(sf.path, line, col, kernel, kind, config, f.name if f else None)
+    return Launch(sf.path, line, col, kernel, kind, config, f.name if f else None, template_arguments)
+
+
+def _template_list(callee: str) -> str | None:
+    """The template argument list a chevron launch's callee ends with (`ns::k<float, 4>` -> `<float, 4>`), or None.
+    The list opens at the `<` that balances the final `>`."""
+    text = callee.rstrip()
+    if not text.endswith(">"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {">": 1, "<": -1}.get(text[i], 0)
+        if depth == 0:
+            return " ".join(text[i:].split())
+    return None
