@@ -22,3 +22,20 @@ def test_markdown_shows_each_items_own_range_and_its_share_of_the_total():
     total = next(c for c in cells if c[0] == "**Total**")
     assert total[3:5] == ["", "**14.9–16.8–19.1**"]  # the share column adds up; the own ranges have no sum
     assert doc["effort"]["hours"] == {"low": 14.89, "likely": 16.85, "high": 19.06}
+
+
+def test_the_kernel_table_says_its_total_is_the_kernels_own_estimates():
+    """"all kernels" (each kernel's own likely, summed) and the kernel row of the effort by category (fix-once sites
+    too, a share of the total's range) are different figures; the reports now say so where the kernel table is."""
+    from porter.render.figures import KERNEL_DAYS_NOTE
+
+    args = ("assess", str(REPO / "fixtures/repos/cuda-app"), "--target", "mi300x", "--no-cache")
+    md = porter_here(*args, "-f", "markdown").stdout.splitlines()
+    at = md.index("## Kernels")
+    assert md[at + 4] == KERNEL_DAYS_NOTE
+    end = next(i for i in range(at, len(md)) if md[i].startswith("| **all kernels**"))
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in md[at:end] if line.startswith("| `")]
+    total = md[end]
+    assert total.endswith(f"| **{round(sum(float(r[-1]) for r in rows), 1):g}** |")
+    html = porter_here(*args, "-f", "html").stdout
+    assert "Days are each kernel&#39;s own likely estimate; &#34;all kernels&#34; adds them up." in html

@@ -203,7 +203,8 @@ def _kernel_table(a: Assessment, width: int, limit: int | None) -> Table:
         rows.append([name, *(Text(k.targets[t].verdict, style=KERNEL_STYLE[k.targets[t].verdict]) for t in tids),
                      literal((k.deciding.reasons or ("",))[0]), num(r.days.likely)])
     footer = ["all kernels", *([""] * len(tids)), "", num(raw_total.likely)]
-    return fit_table(f"Kernels ({len(kernels)}; engineer-days, likely)", cols, rows, width, footer=footer)
+    return fit_table(f"Kernels ({len(kernels)}; engineer-days, likely, each kernel's own estimate)", cols, rows,
+                     width, footer=footer)
 
 
 def _explain(result: ScanResult, a: Assessment, console: Console) -> None:

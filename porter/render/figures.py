@@ -22,6 +22,14 @@ if TYPE_CHECKING:
     from porter.estimate.counts import Counts
 
 
+# Why "all kernels" is not the kernel row of "Effort by category" (session 25's new user read them as two totals for
+# one thing): the kernel table adds up each kernel's own estimate; the category also holds the fix-once sites kernels
+# share (a helper, a compatibility header) and is its share of the total's P10–likely–P90.
+KERNEL_DAYS_NOTE = ("Days are each kernel's own likely estimate; \"all kernels\" adds them up. The kernel row of the "
+                    "effort by category differs: it also holds the fixes made once for many kernels (a shared helper, "
+                    "a compatibility header) and is that category's share of the total's range.")
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """'1 file', '2 files', '0 files' ('many' for irregular plurals: 'kernel(s)' never appears)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"

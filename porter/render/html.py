@@ -26,7 +26,7 @@ from porter.estimate import KERNEL_VERDICTS, VERDICT_MEANING, Assessment
 from porter.model import ScanResult
 from porter.model.assessment import FileRow, KernelRow, Range
 from porter.model.totals import totals
-from porter.render.figures import (narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
+from porter.render.figures import (KERNEL_DAYS_NOTE, narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, Row,
                                    shown_rows, source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, days_span, num, reads_zero
 from porter.render.markdown import item_locations
@@ -256,6 +256,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     c = counts_of(a)
     ctx = {
         "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
+        "kernel_days_note": KERNEL_DAYS_NOTE,
         "reads_zero": reads_zero(effort, a.hours),  # the big figure in hours, as wording.effort_text writes it
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
         "others": [r for r in a.reasons if r.level != a.verdict],

@@ -12,7 +12,7 @@ from porter.estimate import VERDICT_MEANING, Assessment
 from porter.model import Finding, ScanResult
 from porter.model.assessment import Range
 from porter.model.totals import totals
-from porter.render.figures import (narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
+from porter.render.figures import (KERNEL_DAYS_NOTE, narrowed_note, severity_rows, worst_first, count_rows, counts_of, directory_rows, files_line, others_line, plural, shown_rows,
                                    source_of, unlisted_kernels)
 from porter.estimate.wording import days_range, effort_text, num, Points
 from porter.render.safe import html_text, md_code, md_text
@@ -143,6 +143,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         w("")
         w("Verdict per target: ok (hipify suffices) · check (verify numerically) · retune (tuned for NVIDIA) · "
           "fix (wrong or no compile without edits) · rewrite (no equivalent on the target).")
+        w("")
+        w(KERNEL_DAYS_NOTE)
         w("")
         w("| kernel | location | lines | " + " | ".join(tids) + " | top reason | engineer-days (likely) |")
         w("|---|---|---:|" + "---|" * len(tids) + "---|---:|")
