@@ -215,11 +215,14 @@ def test_deprecated_apis_hip_keeps_read_info(tmp_path):
         "}\n"
         "__device__ float r(float v) { return __shfl_down(v, 1); }\n"          # 9 info (HIP's own shuffle)
         "cusparseStatus_t n(cusparseHandle_t hd) { return cusparseXcsrgemm2Nnz(hd); }\n"  # 10 info: hipSPARSE's
-        "void t(textureReference* r) { cudaUnbindTexture(r); }\n")  # 11 medium   deprecation is CUDA-backend only
+        "void t(textureReference* r) { cudaUnbindTexture(r); }\n"  # 11 medium   deprecation is CUDA-backend only
+        "bsrsv2Info_t info;\n")  # 12 info: a cuSPARSE type CUDA 12.2 deprecated, which hipSPARSE keeps by that name
     result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
     got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "API003")
     assert got == [(4, "info"), (5, "info"), (6, "medium"), (6, "medium"), (7, "medium"), (9, "info"), (10, "info"),
-                   (11, "medium")]
+                   (11, "medium"), (12, "info")]
+    assert dict(next(f for f in result.findings if f.rule == "API003" and f.line == 12).data)["rename"] == (
+        "plain: hipify maps it to bsrsv2Info_t, which HIP keeps")
     csr = next(f for f in result.findings if f.rule == "API003" and f.line == 10)
     assert dict(csr.data)["rename"] == "plain: hipify maps it to hipsparseXcsrgemm2Nnz, which HIP keeps"
     assert csr.message.endswith("hipify maps it to hipsparseXcsrgemm2Nnz (hipSPARSE 3.9.0 deprecates it for its "
