@@ -35,10 +35,10 @@ def summary_line(result: ScanResult) -> str:
     severity, files, kernels, launch sites, suppressed and skipped, then (when some finding is not open) each port
     status with its severities and the files with open findings."""
     from porter.estimate.counts import phrase
-    from porter.model.totals import totals
+    from porter.model.totals import SEVERITIES, totals
 
     t = totals(result)
-    sev = ", ".join(f"{n} {s}" for s in SEVERITY_WORDS if (n := t.severity(s)))
+    sev = ", ".join(f"{n} {s}" for s in SEVERITIES if (n := t.severity(str(s))))
     # the files, kernels and launch sites counted and worded as every report counts them (porter.estimate.counts:
     # "launch sites", as assess's formats say, not "launches")
     line = (f"{plural(t.findings, 'finding')} ({sev or 'none'}); {phrase('files_scanned', t.files_scanned)}, "
@@ -46,9 +46,6 @@ def summary_line(result: ScanResult) -> str:
             f"{plural(t.kernels, 'kernel')}, {plural(t.launches, 'launch site')}; "
             f"{t.suppressed} suppressed; {phrase('skipped', t.skipped)}")
     return line + port_status_note(result, t)
-
-
-SEVERITY_WORDS = tuple(str(s) for s in reversed(Severity))
 
 
 def port_status_note(result: ScanResult, t: Totals | None = None) -> str:

@@ -254,6 +254,7 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
     free_items = [it for it in a.items if it.hours.high == 0]
     libraries = by.by_library
     c = counts_of(a)
+    shown_totals = totals(result)
     ctx = {
         "root": result.root, "about": about, "version": about.version, "a": a, "effort": effort, "verdict": a.verdict,
         "kernel_days_note": KERNEL_DAYS_NOTE,
@@ -261,8 +262,8 @@ def render(result: ScanResult, a: Assessment, explain: bool = False, about: Any 
         "meaning": VERDICT_MEANING[a.verdict], "deciding": a.deciding,
         "others": [r for r in a.reasons if r.level != a.verdict],
         "targets": list(a.targets), "tids": tids, "counts": c, "count_rows": count_rows(c),
-        "files_line": files_line(c), "others_line": others_line(c), "severity_table": severity_rows(totals(result)),
-        "narrowed": narrowed_note(totals(result), c),
+        "files_line": files_line(c), "others_line": others_line(c), "severity_table": severity_rows(shown_totals),
+        "narrowed": narrowed_note(shown_totals, c),
         "free_share": round(100 * c.free_with_hipify / c.estimated) if c.estimated else None,
         "cat_chart": range_chart(cat_rows, "Effort by category"),
         "dir_chart": range_chart(dir_rows, "Effort by directory") if len(by.by_directory) > 1 else None,

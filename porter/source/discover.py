@@ -170,13 +170,7 @@ def shown_path(raw: str) -> str:
     (`\\`) has it doubled, so `a<0xff>.cu` shows as `a\\xff.cu` and a file literally named `a\\xff.cu` as
     `a\\\\xff.cu`. Without the doubling both showed alike: a scan keyed by the name read one file twice and never
     read the other. Every other name (valid UTF-8, no backslash) is shown as it is. on_disk() is the inverse."""
-    if "\\" not in raw:
-        try:
-            raw.encode("utf-8")
-            return raw
-        except UnicodeEncodeError:
-            pass
-    return raw.replace("\\", "\\\\").encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return printable(raw.replace("\\", "\\\\"))
 
 
 _SHOWN_ESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
@@ -190,7 +184,8 @@ def on_disk(shown: str) -> str:
 
 
 def printable(rel: str) -> str:
-    """A path as results show it: a file name that is not valid UTF-8 keeps its bytes as \\xNN escapes."""
+    """Text as results show it: what is not valid UTF-8 (a file name's bytes) keeps its bytes as \\xNN escapes. A
+    path a result names goes through shown_path, which also keeps names apart that would show alike here."""
     try:
         rel.encode("utf-8")
         return rel
