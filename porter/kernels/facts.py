@@ -218,20 +218,25 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         return build_constants(self.sf.root, self.sf.data, self._extra_constants)
 
     @functools.cached_property
-    def toolkit_fallback(self) -> Callable[[int], bool] | None:
-        """Whether a line sits in an arm hip-clang never compiles because a CUDA toolkit version or nvcc's macro
-        decides a group whose `#else` holds the HIP path (preprocessor.toolkit_fallback_spans), or one no build
-        compiles because the file's own switch constant decides it (`#define GPUJPEG_IDCT_USE_ASM 0` / `#if
-        GPUJPEG_IDCT_USE_ASM`: preprocessor.switch_dead_spans): a kernel's facts are those of the code the ROCm
-        build compiles there (libSGM's width-32 `__shfl_xor` fallback, not the `#if CUDA_VERSION >= 9000` arm's
-        `__shfl_xor_sync(0xffffffff, ...)`). None when the file has no such arm."""
+    def _fallback_spans(self) -> tuple[tuple[int, int], ...]:
+        """(first, last) lines of the arms hip-clang never compiles because a CUDA toolkit version or nvcc's macro
+        decides a group whose `#else` holds the HIP path (preprocessor.toolkit_fallback_spans), or no build compiles
+        because the file's own switch constant decides it (`#define GPUJPEG_IDCT_USE_ASM 0` / `#if
+        GPUJPEG_IDCT_USE_ASM`: preprocessor.switch_dead_spans), sorted."""
         if b"#" not in self.sf.data:
-            return None
+            return ()
         from porter.source.preprocessor import preprocessed, switch_dead_spans, toolkit_fallback_spans
 
         pre = preprocessed(self.sf)
-        spans = tuple(sorted(switch_dead_spans(pre, self.sf.data) + (
+        return tuple(sorted(switch_dead_spans(pre, self.sf.data) + (
             toolkit_fallback_spans(pre) if b"VERSION" in self.sf.data or b"__NVCC__" in self.sf.data else ())))
+
+    @functools.cached_property
+    def toolkit_fallback(self) -> Callable[[int], bool] | None:
+        """Whether a line sits in one of the _fallback_spans: a kernel's facts are those of the code the ROCm build
+        compiles there (libSGM's width-32 `__shfl_xor` fallback, not the `#if CUDA_VERSION >= 9000` arm's
+        `__shfl_xor_sync(0xffffffff, ...)`). None when the file has no such arm."""
+        spans = self._fallback_spans
         if not spans:
             return None
         starts = [a for a, _ in spans]
@@ -242,7 +247,6 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         def dropped(line: int) -> bool:
             i = bisect.bisect_right(starts, line) - 1
             return i >= 0 and reach[i] >= line
-        dropped.spans = spans  # type: ignore[attr-defined]
         return dropped
 
     @functools.cached_property
@@ -312,8 +316,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
     def _skipped_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
         """The toolkit_fallback arms that overlap `spans` (the kernel and its same-file callees; an arm may hold the
         whole kernel)."""
-        arms = getattr(self.toolkit_fallback, "spans", ())
-        return tuple(a for a in arms if any(a[0] <= hi and a[1] >= lo for lo, hi in spans))
+        return tuple(a for a in self._fallback_spans if any(a[0] <= hi and a[1] >= lo for lo, hi in spans))
 
     def _wave_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
         """The wave-size arms (preprocessor.wave_size_arms) inside `spans` whose name no file of the repository
