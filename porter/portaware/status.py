@@ -1215,8 +1215,6 @@ def side_builds(files, facts: dict[str, PortFacts]) -> dict[str, str]:
 # Python that compiles C/C++/CUDA itself at run time (torch's JIT `load`/`load_inline`, CuPy's RawModule/RawKernel,
 # PyCUDA's SourceModule, NVRTC) or names a source file: it may build a file setup.py does not list.
 _RUNTIME_BUILD = lazy_regex(rb"""cpp_extension|load_inline|RawModule|RawKernel|SourceModule|nvrtc|\.(?:cu|cuh|cpp|cc|c|h|hpp|hip)["']""")
-# A shell script that runs a compiler or a build tool is a build of its own.
-_SHELL_BUILD = lazy_regex(rb"\b(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|cmake|make|ninja|bazel|meson)\b")
 _INCLUDE_TARGET = lazy_regex(r"""^\s*[<"]([^>"]+)[>"]""")
 
 
