@@ -82,9 +82,10 @@ HIP sources under rocm/ in .cpp files, which stay in the draw as in heldout17/19
 DSC_GPU_KERNEL macro and so has no `__global__` definition to draw). It prints the drawn list only (no verdicts), so
 a second judge can run it before judging.
 heldout33 (issue 27, session 26) keeps heldout31's definitions, strata, exclusions and counts (8 per project, 4
-short ones before the two strata) with seed 3331: three dual CUDA/ROCm projects (pgkl keeps hand-written HIP twins
+short ones before the two strata) with seed 3331: four dual CUDA/ROCm projects (pgkl keeps hand-written HIP twins
 under src/hip in .cpp files, which stay in the draw as in heldout17/19/23/31; torch_memory_saver is host-only and
-has no `__global__` definition to draw; CaMa-Flood-GPU has CUDA .cu and Triton kernels). It prints the drawn list only (no verdicts), so a second judge can run it
+has no `__global__` definition to draw; CaMa-Flood-GPU has CUDA .cu and Triton kernels; pystencils
+generates its kernels at run time and has no `__global__` definition in the tree). It prints the drawn list only (no verdicts), so a second judge can run it
 before judging.
 """
 from __future__ import annotations
