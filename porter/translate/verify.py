@@ -434,8 +434,10 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                     except ValueError:
                         shown_path = epath
                 env = None if by else environment_of(err, epath and str(src.parent / epath), compiler)
-                if not by and env is None:
-                    by = untranslated_header(ft.path, shown_path, findings)
+                if env is None:
+                    # A header porter could not translate explains an error lines later too, beside a finding at
+                    # the error's own line (cg::inclusive_scan used where its header was skipped): both are named.
+                    by = tuple(sorted({*by, *untranslated_header(ft.path, shown_path, findings)}))
                 files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd),
                                           environment=env))
             if progress:
