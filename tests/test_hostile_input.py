@@ -186,6 +186,27 @@ def test_a_rule_that_matches_every_byte_is_capped(tmp_path):
     assert hits[-1].message.startswith("197000 more hits of XRL905 in this file are not listed")
 
 
+def test_dead_copies_do_not_use_up_the_cap_ahead_of_a_live_hit(tmp_path):
+    """The cap counts hits refine keeps: 1,001 inline-PTX lines under `#if 0` ahead of one live line would fill it,
+    the live line would be over it, and its "not listed" note (anchored in the dead block) dropped with the dead hits
+    — a PR gate passing on live PTX (session-26 attacker)."""
+    dead = "".join('asm volatile("bar.sync 0;");\n' for _ in range(1001))
+    write_files(tmp_path, {"a.cu": f"#if 0\n{dead}#endif\n__global__ void evil(float *x) {{ asm volatile(\"bar.sync 0;\"); }}\n"})
+    ptx = [(f.line, f.severity.name.lower(), f.message[:20]) for f in scan(tmp_path, Settings(jobs=1)).findings
+           if f.rule == "DEV001"]
+    assert ptx == [(1004, "high", "Inline PTX assembly:")]
+
+
+def test_past_the_cap_the_note_counts_live_hits_only(tmp_path):
+    dead = "".join('asm volatile("bar.sync 0;");\n' for _ in range(5))
+    live = "".join(f'__device__ void f{i}() {{ asm volatile("bar.sync 0;"); }}\n' for i in range(MAX_HITS_PER_RULE + 3))
+    write_files(tmp_path, {"a.cu": f"#if 0\n{dead}#endif\n{live}"})
+    ptx = [f for f in scan(tmp_path, Settings(jobs=1)).findings if f.rule == "DEV001"]
+    assert len(ptx) == MAX_HITS_PER_RULE + 1 and ptx[0].line == 8
+    assert (ptx[-1].line, ptx[-1].message) == (8 + MAX_HITS_PER_RULE, f"3 more hits of DEV001 in this file are not "
+                                               f"listed (at most {MAX_HITS_PER_RULE} per rule and file)")
+
+
 def test_a_file_past_its_cpu_budget_is_skipped_and_the_scan_goes_on(tmp_path):
     write_files(tmp_path, {"big.py": "x = f(y)\n" * 200000, "k.cu": KERNEL})
     result = scan(tmp_path, Settings(jobs=1, file_seconds=1))

@@ -126,7 +126,7 @@ def test_build_files_get_a_rocm_branch(ported):
            "LANGUAGE HIP)" in cmake
     make = lines(ported["after"]["Makefile"])
     i = make.index("ifeq ($(USE_ROCM),1)")
-    assert make[i:i + 7] == ["ifeq ($(USE_ROCM),1)", "NVCC := hipcc -DUSE_ROCM",
+    assert make[i:i + 8] == ["ifeq ($(USE_ROCM),1)", "export HIP_PLATFORM := amd", "NVCC := hipcc -DUSE_ROCM",
                              "NVCC_FLAGS := -O2 -std=c++17 --offload-arch=gfx90a --offload-arch=gfx942 "
                              "--offload-arch=gfx950", "PORTER_LIB_CUBLAS := -lhipblas", "else",
                              "PORTER_LIB_CUBLAS := -lcublas", "endif"]

@@ -118,9 +118,30 @@ def test_makefile_calling_nvcc_in_the_recipe():
     assert w.result() == (
         "CFLAGS = -O3 -arch=sm_90 --use_fast_math\n"
         "\n# porter port: `make USE_ROCM=1` builds for AMD GPUs with hipcc (the .cu sources compile as HIP)\n"
-        "ifeq ($(USE_ROCM),1)\nNVCC := hipcc -DUSE_ROCM\nCFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
+        "ifeq ($(USE_ROCM),1)\nexport HIP_PLATFORM := amd\nNVCC := hipcc -DUSE_ROCM\n"
+        "CFLAGS := -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math\n"
         "PORTER_LIB_CUFFT := -lhipfft\nelse\nNVCC ?= nvcc\nPORTER_LIB_CUFFT := -lcufft\nendif\n"
         "\nmain: main.cu\n\t$(NVCC) $(CFLAGS) -o main main.cu $(PORTER_LIB_CUFFT)\n")
+
+
+def test_nvcc_only_options_with_values_and_fp_modes_become_clangs():
+    """A flag variable with no architecture option is still nvcc's when it holds nvcc-only options: ptxas and the
+    host-compiler wrapper options meant nothing to clang (`clang: unknown argument`), -ftz=true is clang's
+    -fgpu-flush-denormals-to-zero (session-26 new user, a microbenchmark suite's Makefile)."""
+    text = ("NVCC = ${CUDA_INSTALL_PATH}/bin/nvcc\n"
+            "NVFLAGS = -O2 --compiler-options -fno-strict-aliasing,-Wall --ptxas-options=-v -Xptxas -dlcm=ca -g\n"
+            "NVCODE = -gencode=arch=compute_52,code=\\\"compute_52\\\" -ftz=true -prec-div=false "
+            "--default-stream per-thread -res-usage\n"
+            "HOSTFLAGS = -O2 -m64 -Wall\n"
+            "k.o: k.cu\n\t${NVCC} ${NVCODE} ${NVFLAGS} -c $<\n")
+    w = build.BuildWork("Makefile", text)
+    build.port_make(w, load_tables(), ("gfx942",))
+    block = w.result().split("ifeq ($(USE_ROCM),1)\n", 1)[1].split("endif\n", 1)[0].splitlines()
+    assert block == ["export HIP_PLATFORM := amd", "NVCC := hipcc -DUSE_ROCM",
+                     "NVFLAGS := -O2 -fno-strict-aliasing -Wall -g",
+                     "NVCODE := --offload-arch=gfx942 -fgpu-flush-denormals-to-zero "
+                     "-fno-hip-fp32-correctly-rounded-divide-sqrt -fgpu-default-stream=per-thread "
+                     "-Rpass-analysis=kernel-resource-usage"]
 
 
 def test_a_source_another_file_includes_is_not_a_unit(tmp_path):

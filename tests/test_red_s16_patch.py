@@ -81,3 +81,19 @@ def test_a_file_with_no_unique_line_is_one_replaced_block_past_the_gap_bound():
     assert time.process_time() - t < 5
     assert out[:3] == [b"--- a/f\n", b"+++ b/f\n", b"@@ -1,3000 +1,3000 @@\n"]
     assert out[3:] == [b"-x\n"] * 3000 + [b"+" + line for line in b]
+
+
+def test_a_lone_cr_inside_a_line_stays_in_its_line_and_git_applies_the_patch(tmp_path):
+    """bytes.splitlines cut at the CR of `// note\\rint helper()`: the patch put "\\ No newline at end of file" in the
+    middle of a hunk and git apply refused it (session-26 attacker)."""
+    before = b"#include <cuda_runtime.h>\n// note one\rint helper(){return 1;}\nunsigned m = 0xffffffff;\nint end;"
+    after = before.replace(b"0xffffffff", b"PORTER_LANE_MASK_ALL")
+    for name, write in (("port", lambda: port_diff(_Plan([_File("k.cu", before, after)]))),
+                        ("translate", lambda: translate_diff(_Plan([_File("k.cu", before, after)])))):
+        patch = write()
+        assert patch.count(b"No newline at end of file") == 1, name  # after the unchanged last line only
+        assert b" // note one\rint helper(){return 1;}\n" in patch, name
+        (tmp_path / "k.cu").write_bytes(before)
+        subprocess.run(["git", "apply", "--unsafe-paths", f"--directory={tmp_path.name}", "-p1", "-"], input=patch,
+                       cwd=tmp_path.parent, check=True, capture_output=True)
+        assert (tmp_path / "k.cu").read_bytes() == after, name

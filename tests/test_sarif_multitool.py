@@ -100,3 +100,16 @@ def test_scan_min_severity_on_the_command_line_is_what_sarif_uploads():
         "API001", "API003", "API004", "API005", "BLD001", "BLD002", "BLD006", "BLD008", "DEV001", "DEV002", "DEV007",
         "DEV011", "KRN001", "KRN002", "LIB001", "LIB004", "LIB007", "PYT003"])
     assert uploaded("--min-severity", "high") == (7, ["DEV001", "DEV002", "DEV007"])
+
+
+def test_a_bidi_override_in_a_file_name_reaches_no_sarif_string_raw(tmp_path):
+    """effortItem and handledBy carry the path: a viewer that renders properties showed `evil\\u202euc.cu` as
+    `evilcu.cu`-style spoofed text (session-26 attacker); they are escaped as the message is."""
+    name = "evil\u202euc.cu"
+    (tmp_path / name).write_text('__global__ void evil(float *x) { asm volatile("bar.sync 0;"); }\n')
+    p = porter_here("scan", str(tmp_path), "-f", "sarif", "--no-cache")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert "\u202e" not in json.dumps(doc, ensure_ascii=False)
+    assert [(r["ruleId"], r["properties"]["porter"]["effortItem"]) for r in doc["runs"][0]["results"]] == \
+        [("DEV001", "kernel:evil\\u202euc.cu:1:evil")]

@@ -84,6 +84,21 @@ def test_unsupported_api_fails_and_porter_predicted_it(tmp_path):
 
 
 @pytest.mark.slow
+def test_inline_ptx_left_by_hand_predicts_its_compile_error(tmp_path):
+    """The by-hand list is found in the output, in the output's lines: verify read only the scan's findings, so the
+    PTX error at the very line DEV001 names read "no — translation defect" (session-26 new user)."""
+    _need("hipcc")
+    compiler, note = find_compiler(None)
+    assert compiler is not None, note
+    result, out = _translated(tmp_path, "inline-ptx", compiler.hip_version)
+    (ft,) = result.files
+    line = next(f.line for f in ft.by_hand if f.rule == "DEV001")
+    (f,) = verify(result, out, compiler).files
+    assert (f.status, f.error_line, f.cause) == ("failed", line, "predicted")
+    assert f.predicted_by == (f"DEV001 k.cu:{line}",)
+
+
+@pytest.mark.slow
 def test_gfx942_device_only_with_a_newer_clang(tmp_path):
     if not (shutil.which("clang++-19") or shutil.which("clang++-22")):
         pytest.skip("neither clang++-19 nor clang++-22 installed (Debian packages clang-19 / clang-22)")

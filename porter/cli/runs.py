@@ -135,5 +135,11 @@ def scanned_any(run) -> bool:
 
 
 def nothing_scanned(path: Path, run) -> str:
+    from porter.source import git
+
+    if git.is_bare(Path(path)):
+        # A mirror or a fleet's clone cache: its files are in commits, not on disk.
+        return (f"no source files found under {path}: it is a bare git repository (no work tree); scan a commit of "
+                "it with --rev HEAD, or its history with porter history")
     skipped = len(run.result.skipped)
     return f"no source files found under {path}" + (f" ({skipped} file(s) skipped; see the report)" if skipped else "")

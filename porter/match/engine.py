@@ -21,6 +21,7 @@ from porter.match.registry import MATCHERS, Hit, MatchContext, Matcher, kind_of
 from porter.match.kinds.code_device import in_device_code, logical_warp32, warp_dependent
 from porter.match.kinds.code_regex import compile_regex, may_fire, regex_gate, register_regexes
 from porter.match.refine import refine
+from porter.match.refine_preprocessor import dead_lines
 from porter.match.tokens import has_tokens, required_tokens
 from porter.match.draft import Draft
 from porter.model import Finding, Status
@@ -75,6 +76,7 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
     draft = _drafter(sf, _worded_memo(ctx))
     add = drafts.append
     language = sf.language
+    dead: frozenset[int] | None = None  # the file's dead lines, read only when a rule passes the cap
     for rule in rules:
         fixed, steps, languages, gate = _plans(rule)
         # rule_applies_to, its language test read from the plan (the test is asked for every rule and file)
@@ -84,16 +86,36 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
             continue  # none of the rule's patterns can hit here: not a matcher call per pattern
         seen: set[tuple[int, int]] = set()
         over: Hit | None = None
+        first = len(drafts)  # this rule's drafts start here
+        live = -1  # this rule's hits on live lines, counted once the cap is reached (-1: not yet)
+        left_out = 0
         try:
             for hit in _rule_hits(steps, sf, ctx):
                 span = (hit.start, hit.end)
                 if span in seen:
                     continue
                 seen.add(span)
-                if len(seen) > MAX_HITS_PER_RULE:
-                    over = over or hit
+                if len(seen) <= MAX_HITS_PER_RULE:
+                    add(draft(fixed, hit))
                     continue
-                add(draft(fixed, hit))
+                # Past the cap, only hits refine keeps count: hits in dead code (`#if 0`) are dropped there, and 1,001
+                # dead copies ahead of one live line must not crowd it out (nor carry the "not listed" note, which
+                # refine would drop with them). Dead lines are asked only here, for a file this full.
+                if dead is None:
+                    dead = dead_lines(sf)
+                if live < 0:
+                    kept = [d for d in drafts[first:] if d.line not in dead]
+                    drafts[first:] = kept
+                    live = len(kept)
+                made = draft(fixed, hit)
+                if made.line in dead:
+                    continue
+                if live < MAX_HITS_PER_RULE:
+                    add(made)
+                    live += 1
+                else:
+                    over = over or hit
+                    left_out += 1
         except Backtracked as e:
             # Said, not dropped: the rule may hold hits past the point its pattern stopped (a gate counts this).
             add(draft(fixed, Hit(0, 0, name="", message=(
@@ -101,7 +123,6 @@ def run_rules(sf: SourceFile, rules: Iterable[Rule], ctx: MatchContext) -> tuple
                 f"backtracking regex engine and ran past its {e.seconds:.1f} s slice here (a very long line?); "
                 f"its hits after that point are not listed"))))
         if over is not None:
-            left_out = len(seen) - MAX_HITS_PER_RULE
             add(draft(fixed, Hit(over.start, over.end, name=over.name, message=(
                 f"{left_out} more hits of {rule.id} in this file are not listed (at most {MAX_HITS_PER_RULE} "
                 f"per rule and file)"))))

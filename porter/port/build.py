@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from porter.model import Finding
 from porter.port.model import Change, OpenItem
+from porter.translate.buildfiles import nvcc_option, nvcc_value
 
 OPTION = 'option(USE_ROCM "Build for AMD GPUs with HIP (porter port)" OFF)'
 _CMD = re.compile(r"(?im)^([ \t]*)([A-Za-z_]\w*)[ \t]*\(")
@@ -198,16 +199,22 @@ def _wrap(work: BuildWork, start: int, end: int, indent: str, rocm: str) -> None
                                f"{original.split('(')[0].strip()}: ROCm branch beside the CUDA one"))
 
 
+# Options that make a variable nvcc's flags without a table entry (architecture options and their families).
+_NVCC_FLAGS_HINT = re.compile(r"(?:^|\s)(?:-arch[= ]|-gencode|--gpu-architecture|--expt-)")
 _ASSIGN = re.compile(r"(?m)^([A-Za-z_]\w*)[ \t]*(\?=|:=|\+=|=)[ \t]*(.*?)[ \t]*$")
 
 
 def map_nvcc_flags(value: str, tables: dict, gfx: tuple[str, ...]) -> str:
     """nvcc options in a flag string as hipcc's: architecture options become --offload-arch, the rest by the table."""
-    flags = tables.get("nvcc_flags", {})
-    out, arch_done, skip = [], False, False
+    out, arch_done, skip, pending = [], False, False, ("", "")
     for w in value.split():
         if skip:
             skip = False
+            continue
+        option, mode = pending
+        if mode:
+            out.append(nvcc_value(option, mode, w, tables))
+            pending = ("", "")
             continue
         if _NVCC_ARCH.match(w):
             if w in ("-arch", "-gencode", "--generate-code", "--gpu-architecture"):
@@ -216,14 +223,24 @@ def map_nvcc_flags(value: str, tables: dict, gfx: tuple[str, ...]) -> str:
                 out += [f"--offload-arch={g}" for g in gfx]
                 arch_done = True
             continue
-        if w == "-Xcompiler":
+        mapped, mode = nvcc_option(w, tables)
+        if mode:
+            pending = (w, mode)
             continue
-        if w in flags:
-            if flags[w]:
-                out.append(flags[w])
-            continue
-        out.append(w)
-    return " ".join(out)
+        out.append(mapped)
+    return " ".join(o for o in out if o)
+
+
+def _nvcc_only(value: str, tables: dict) -> bool:
+    """Whether a Makefile variable's value holds an option only nvcc takes (so it is nvcc's flag variable): an
+    architecture option or one rules/kb/buildfiles.yaml maps (-m64, which host compilers take too, aside)."""
+    if _NVCC_FLAGS_HINT.search(value):
+        return True
+    for w in value.split():
+        if w != "-m64" and (w in tables["nvcc_flags"] or
+                            w.partition("=")[0] in tables.get("nvcc_options_with_value", {})):
+            return True
+    return False
 
 
 def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
@@ -244,8 +261,7 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
         if m in compiler_vars:
             continue
         value = m.group(3)
-        if re.search(r"(?:^|\s)(?:-arch[= ]|-gencode|--gpu-architecture|-Xcompiler|--expt-|-use_fast_math|"
-                     r"--use_fast_math)", value):
+        if _nvcc_only(value, tables):
             mapped = map_nvcc_flags(value, tables, gfx)
             op = "+=" if m.group(2) == "+=" else ":="
             lines.append(f"{m.group(1)} {op} {mapped}".rstrip())
@@ -278,8 +294,9 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
             link_edits.append((s, e, "$(NVCC)"))
     if not rocm_lines:
         return
+    # HIP_PLATFORM: a hipcc that finds nvcc on the machine (Debian's) compiles for NVIDIA without it.
     block = ["", "# porter port: `make USE_ROCM=1` builds for AMD GPUs with hipcc (the .cu sources compile as HIP)",
-             "ifeq ($(USE_ROCM),1)", *rocm_lines]
+             "ifeq ($(USE_ROCM),1)", "export HIP_PLATFORM := amd", *rocm_lines]
     block += (["else", *cuda_lines] if cuda_lines else []) + ["endif"]
     # After the last variable assignment before the first rule, so the branch overrides what the file set.
     first_rule = re.search(r"(?m)^[^\s#=][^=\n]*:(?!=)", text)

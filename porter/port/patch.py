@@ -29,7 +29,7 @@ def unified_diff(plan: PortPlan, context: int = 3) -> bytes:
         if fp.before is None:
             head.append(b"new file mode 100644\n")
         # porter.render.unidiff, not difflib: difflib costs the file's length per hunk, outside any budget.
-        lines = unidiff.unified_diff(before.splitlines(keepends=True), fp.after.splitlines(keepends=True),
+        lines = unidiff.unified_diff(unidiff.lines(before), unidiff.lines(fp.after),
                                      b"/dev/null" if fp.before is None else old, new, n=context)
         if not lines:
             continue

@@ -143,11 +143,11 @@ def _result(f: Finding, index: dict[str, int], base: str, items: Any, suppressio
     elif f.status is Status.HANDLED:
         # Already done for ROCm: an accepted, externally decided suppression, so code scanning shows no alert.
         port["suppressions"] = [{"kind": "external", "status": "accepted",
-                                 "justification": _clip(f"handled for ROCm by {f.handled_by}", 256)}]
+                                 "justification": _clip(printable(f"handled for ROCm by {f.handled_by}"), 256)}]
     elif f.status is Status.CUDA_ONLY:
         # Kept NVIDIA-only on purpose (optional work): suppressed like handled code, and ranked last.
         port["suppressions"] = [{"kind": "external", "status": "accepted",
-                                 "justification": _clip(f"kept NVIDIA-only by {f.handled_by}", 256)}]
+                                 "justification": _clip(printable(f"kept NVIDIA-only by {f.handled_by}"), 256)}]
         port["rank"] = 0.0
     else:
         port["suppressions"] = []
@@ -164,7 +164,9 @@ def _result(f: Finding, index: dict[str, int], base: str, items: Any, suppressio
                        **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
         }}],
         "partialFingerprints": {"porter/v1": f.fingerprint},
-        "properties": {"porter": props},
+        # Names from the repository (a path in effortItem or handledBy, a kernel name) shown as the message is: a
+        # viewer rendering properties must not be steered by a bidi override in a file name (Trojan Source).
+        "properties": {"porter": {k: printable(v) if isinstance(v, str) else v for k, v in props.items()}},
     }
 
 

@@ -21,6 +21,18 @@ MAX_GAP_PRODUCT = 1_000_000
 Opcode = tuple[str, int, int, int, int]
 
 
+def lines(text: bytes) -> list[bytes]:
+    """`text` cut into lines at LF only, each keeping its end, as git and patch read a file: bytes.splitlines also
+    cuts at a lone CR (and VT, FF, FS, GS, RS), which made "\\ No newline at end of file" land inside a hunk and
+    the patch one git apply rejects."""
+    parts = text.split(b"\n")
+    last = parts.pop()
+    out = [p + b"\n" for p in parts]
+    if last:
+        out.append(last)
+    return out
+
+
 def _anchors(a: Sequence[bytes], b: Sequence[bytes], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
     """Pairs (i, j) of lines that occur once in a[alo:ahi] and once in b[blo:bhi], the longest chain increasing in
     both (patience sorting: O(u log u) for u such lines)."""

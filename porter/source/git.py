@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
 import selectors
 import shutil
 import stat
@@ -378,6 +379,21 @@ def repository_top(path: Path) -> Path | None:
     return top
 
 
+def is_bare(path: Path) -> bool:
+    """Whether `path` itself is a bare repository's git directory, by its layout (HEAD, objects/ and refs/, and no
+    config saying `bare = false`, which a work tree's .git directory says; git takes a git directory without the
+    setting, as a mirror may be, for bare): read from the files, before any git command reads the config."""
+    if not (os.path.isfile(path / "HEAD") and os.path.isdir(path / "objects") and os.path.isdir(path / "refs")):
+        return False
+    if not os.path.lexists(path / "config"):
+        return True
+    try:
+        cfg = contain.read_bytes(path / "config", 1 << 20)
+    except contain.Unreadable:
+        return False
+    return re.search(rb"(?mi)^\s*bare\s*=\s*false\s*$", cfg) is None
+
+
 def check_bare(path: Path) -> None:
     """ForeignRepository unless the bare repository at `path` keeps its objects to itself: its object store inside
     it (not a symlink elsewhere), every alternate inside it, and a config git can read without following it out
@@ -537,6 +553,11 @@ def require_top(path: Path, why: str) -> Path:
     """repository_top for a command that needs the repository (`scan --rev`, `--new-since`, `history`): every way it
     can fail is a UsageError naming `path`; `why` ends the "not inside a git repository" message."""
     try:
+        if is_bare(path):
+            # A bare repository (a mirror, a fleet's clone cache) has commits and no work tree: its git directory is
+            # the repository, checked as a fleet checks a bare clone before git reads it.
+            check_bare(path)
+            return Path(os.path.realpath(path))
         top = repository_top(path)
     except ForeignRepository as e:
         raise UsageError(f"{path}: {e}; not read") from None

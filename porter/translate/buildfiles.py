@@ -98,23 +98,48 @@ class _Edits:
         self.notes.append(make_finding("TRN018", self.rel, self.line_of(pos), 1, name, why))
 
 
+def nvcc_option(word: str, tables: dict) -> tuple[str, str]:
+    """(what clang takes for one nvcc option word, what becomes of the next word): the next word is left alone (""),
+    dropped ("drop"), passed on as host options ("host"), or joined to the option as its value ("join"), by
+    rules/kb/buildfiles.yaml's nvcc_flags and nvcc_options_with_value. `--compiler-options=-a,-b` is `-a -b`."""
+    flags = tables["nvcc_flags"]
+    if word in flags:
+        return flags[word], ""
+    name, eq, value = word.partition("=")
+    mode = tables.get("nvcc_options_with_value", {}).get(name)
+    if mode is None:
+        return word, ""
+    if not eq:
+        return "", mode
+    return (" ".join(v for v in value.split(",") if v) if mode == "host" else flags.get(word, "")), ""
+
+
+def nvcc_value(option: str, mode: str, value: str, tables: dict) -> str:
+    """The word after a value-taking nvcc `option`, as nvcc_option's `mode` says."""
+    if mode == "host":
+        return " ".join(v for v in value.split(",") if v)
+    if mode == "join":
+        return tables["nvcc_flags"].get(f"{option}={value}", "")
+    return ""
+
+
 def _flag_map(tables: dict, flags: str) -> str:
     """nvcc options in a CMake/Make flag string mapped to clang's (quotes and variables kept as they are)."""
     parts = re.split(r'(\s+|")', flags)
-    out, skip = [], False
-    for i, w in enumerate(parts):
-        if skip:
-            skip = w.isspace() or w == ""  # drop up to the -Xcompiler argument, which is kept
-            if not skip:
-                out.append(" ".join(w.split(",")))
+    out, pending = [], ("", "")
+    for w in parts:
+        option, mode = pending
+        if mode:
+            if w.isspace() or w == "":
+                continue  # up to the option's value
+            out.append(nvcc_value(option, mode, w, tables))
+            pending = ("", "")
             continue
-        if w == "-Xcompiler":
-            skip = True
+        mapped, mode = nvcc_option(w, tables)
+        if mode:
+            pending = (w, mode)
             continue
-        if w in tables["nvcc_flags"]:
-            out.append(tables["nvcc_flags"][w])
-            continue
-        out.append(w)
+        out.append(mapped)
     return re.sub(r"[ \t]+(\"|$)", r"\1", "".join(out))
 
 

@@ -388,6 +388,9 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
            timeout: float = 300.0, progress: Callable[[int, int], None] | None = None) -> Verification:
     """Compile every translation unit of `result` as written under `out_root` (the output tree or the sources)."""
     findings = list(findings if findings is not None else result.findings)
+    # What the output still needs by hand (inline PTX, ...) was found in the output itself: its lines are the output's,
+    # so no shift maps them (the scan's findings are the sources' lines, shifted by what translation inserted).
+    by_hand = [f for ft in getattr(result, "files", ()) for f in getattr(ft, "by_hand", ())]
     out_root = Path(out_root)
     includes = include_dirs(out_root, result)
     build = getattr(result, "build", None)
@@ -421,7 +424,9 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                     # `#embed` of an outside file quotes it in an error located in the tree: only a confined
                     # compiler could not have read it.
                     err = f"{epath}:{eline}: error (not shown: the compiler ran unconfined and could quote any file)"
-                by = predicted_by(err, epath and str((src.parent / epath)), eline, findings, out_root, shifts)
+                where = epath and str((src.parent / epath))
+                by = tuple(sorted({*predicted_by(err, where, eline, findings, out_root, shifts),
+                                   *predicted_by(err, where, eline, by_hand, out_root, {})}))
                 shown_path = None
                 if epath:
                     try:
@@ -429,8 +434,10 @@ def verify(result, out_root: Path, compiler: Compiler, findings: Iterable[Findin
                     except ValueError:
                         shown_path = epath
                 env = None if by else environment_of(err, epath and str(src.parent / epath), compiler)
-                if not by and env is None:
-                    by = untranslated_header(ft.path, shown_path, findings)
+                if env is None:
+                    # A header porter could not translate explains an error lines later too, beside a finding at
+                    # the error's own line (cg::inclusive_scan used where its header was skipped): both are named.
+                    by = tuple(sorted({*by, *untranslated_header(ft.path, shown_path, findings)}))
                 files.append(VerifiedFile(ft.path, "failed", err, shown_path, eline, bool(by), by, tuple(cmd),
                                           environment=env))
             if progress:

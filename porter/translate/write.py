@@ -475,7 +475,7 @@ def unified_diff(result: TranslationResult, context: int = 3) -> bytes:
         if not ft.changed:
             continue
         # porter.render.unidiff, not difflib: difflib costs the file's length per hunk, outside any budget.
-        lines = unidiff.unified_diff(ft.original.splitlines(keepends=True), ft.output.splitlines(keepends=True),
+        lines = unidiff.unified_diff(unidiff.lines(ft.original), unidiff.lines(ft.output),
                                      patch_path(b"a/", ft.path), patch_path(b"b/", ft.path),
                                      n=context)  # a name's newline starts no header
         for line in lines:
