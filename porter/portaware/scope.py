@@ -1009,6 +1009,10 @@ def _cm_literal_side(lit: str) -> str | None:
     return ROCM if ROCM in sides else CUDA if sides else None
 
 
+# A whole-value variable dereference as an if() argument, quoted or not: `${CMAKE_CUDA_ARCHITECTURES}`.
+_CM_WHOLE_DEREF = re.compile(r'"?\$\{([A-Za-z_][\w.+-]*)\}"?')
+
+
 def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
                   neutral: frozenset[str] = frozenset(), variants: frozenset[str] = frozenset(),
                   implied: frozenset[str] = frozenset(), selectors: frozenset[str] = frozenset()
@@ -1040,7 +1044,14 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
             i += 1
         nxt = toks[i + 1].upper() if i + 1 < len(toks) else ""
         if nxt in ("STREQUAL", "MATCHES", "EQUAL") and i + 2 < len(toks):
-            s = _cm_literal_side(toks[i + 2])
+            # The compared value is a literal; a dereference on the right (`"all" STREQUAL
+            # "${CMAKE_CUDA_ARCHITECTURES}"`, MFEM) is the variable, and the literal is on the left: a value of the
+            # CUDA build's own variable is tested, which is no vendor fork (both arms are the CUDA build's).
+            if _CM_WHOLE_DEREF.fullmatch(toks[i + 2]) and not _CM_WHOLE_DEREF.fullmatch(t):
+                s = _cm_literal_side(t)
+                t = _CM_WHOLE_DEREF.fullmatch(toks[i + 2]).group(1)
+            else:
+                s = _cm_literal_side(toks[i + 2])
             # a HIP platform variable compared with NVIDIA's (`HIP_PLATFORM STREQUAL "nvcc"`): the HIP build on
             # NVIDIA, whose other arm is the AMD one - a vendor fork like a ROCm test
             platform = s == CUDA and _cm_var_side(t) == ROCM and t not in neutral

@@ -1,0 +1,43 @@
+"""Precision of open findings on dual projects (issue 27, session 26, helper prec): spots the ROCm build never
+compiles or already handles, and names that only look like CUDA's. fixtures/prec_s26 holds one small repository per
+mechanism, each beside a near miss that stays open."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.portaware.scope import _cm_condition, CUDA, ROCM
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures/prec_s26"
+
+
+def _statuses(root: Path) -> list[tuple[str, int, str, str, str | None, str]]:
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    result = run(root, Settings(jobs=1, cache_dir=None)).result
+    return [(f.path, f.line, f.rule, str(f.status), f.handled_by, str(f.severity)) for f in result.findings]
+
+
+def test_a_cuda_variables_value_compared_with_a_literal_is_no_vendor_fork():
+    # `"all" STREQUAL "${CMAKE_CUDA_ARCHITECTURES}"`: the literal is on the left; both arms are the CUDA build's, so
+    # the else() arm inside `if(DEMO_USE_CUDA) ... elseif(DEMO_USE_HIP)` stays the CUDA build's (MFEM's export of
+    # its -gencode list). The -gencode outside every arm stays open.
+    assert _statuses(FIXTURE / "cudavalue") == [
+        ("CMakeLists.txt", 4, "BLD003", "handled", "CMakeLists.txt:3", "low"),
+        ("CMakeLists.txt", 5, "BLD003", "handled", "CMakeLists.txt:3", "low"),
+        ("CMakeLists.txt", 7, "BLD003", "handled", "CMakeLists.txt:3", "info"),
+        ("CMakeLists.txt", 8, "BLD005", "handled", "CMakeLists.txt:3", "low"),
+        ("CMakeLists.txt", 14, "BLD005", "open", None, "low"),
+    ]
+
+
+def test_compared_literal_side_is_read_from_the_literal_operand():
+    cond = ("all", "STREQUAL", "${CMAKE_CUDA_ARCHITECTURES}")
+    assert _cm_condition(cond, CUDA, True) == (None, False)
+    assert _cm_condition(cond, ROCM, True) == (None, False)
+    # a vendor literal on the left of a dereference still decides (`"HIP" STREQUAL "${GPU_BACKEND}"`)
+    assert _cm_condition(("HIP", "STREQUAL", "${GPU_BACKEND}"), ROCM, True) == (True, True)
+    assert _cm_condition(("HIP", "STREQUAL", "${GPU_BACKEND}"), CUDA, True) == (False, True)
+    # the usual order is unchanged
+    assert _cm_condition(("GPU_BACKEND", "STREQUAL", "CUDA"), CUDA, True) == (True, False)
+    assert _cm_condition(("GPU_BACKEND", "STREQUAL", "CUDA"), ROCM, True) == (False, False)
