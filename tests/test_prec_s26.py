@@ -41,3 +41,25 @@ def test_compared_literal_side_is_read_from_the_literal_operand():
     # the usual order is unchanged
     assert _cm_condition(("GPU_BACKEND", "STREQUAL", "CUDA"), CUDA, True) == (True, False)
     assert _cm_condition(("GPU_BACKEND", "STREQUAL", "CUDA"), ROCM, True) == (False, False)
+
+
+def test_a_function_like_macros_parameter_is_no_cuda_name():
+    # src/ops.cpp: `#define pick_dtype(bool_as_float, int_as_float)` names a flag int_as_float, in the parameter list
+    # (line 4) and the body (line 6): not CUDA's device function (dsc, heldout31). src/bits.cu calls it: open; in a
+    # macro body that uses it as a call (line 5, a macro no translation unit expands) it is still the function.
+    assert _statuses(FIXTURE / "macroparam") == [
+        ("src/bits.cu", 2, "KRN001", "open", None, "info"),
+        ("src/bits.cu", 3, "API002", "open", None, "high"),
+        ("src/bits.cu", 5, "API002", "open", None, "info"),
+    ]
+
+
+def test_macro_parameter_spans_cover_continued_lines():
+    from porter.match.kinds.code_kb import _macro_parameters
+    from porter.source.parse import parse
+
+    code = b"#define A(x, int_as_float) \\\n  (int_as_float + x)\nint int_as_float_y;\n#define B int_as_float(1)\n"
+    sf = parse("a.cpp", "cpp", code)
+    spans = _macro_parameters(sf)
+    assert [(code[a:b].count(b"\n"), sorted(n)) for a, b, n in spans] == [(1, [b"int_as_float", b"x"])]
+    assert spans[0][0] == 0 and code[spans[0][1]:].startswith(b"\nint int_as_float_y")
