@@ -10,12 +10,15 @@ from porter.portaware.scope import _cm_condition, CUDA, ROCM
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures/prec_s26"
 
 
-def _statuses(root: Path) -> list[tuple[str, int, str, str, str | None, str]]:
+def _findings(root: Path):
     from porter.pipeline import run
     from porter.settings import Settings
 
-    result = run(root, Settings(jobs=1, cache_dir=None)).result
-    return [(f.path, f.line, f.rule, str(f.status), f.handled_by, str(f.severity)) for f in result.findings]
+    return run(root, Settings(jobs=1, cache_dir=None)).result.findings
+
+
+def _statuses(root: Path) -> list[tuple[str, int, str, str, str | None, str]]:
+    return [(f.path, f.line, f.rule, str(f.status), f.handled_by, str(f.severity)) for f in _findings(root)]
 
 
 def test_a_cuda_variables_value_compared_with_a_literal_is_no_vendor_fork():
@@ -63,3 +66,16 @@ def test_macro_parameter_spans_cover_continued_lines():
     spans = _macro_parameters(sf)
     assert [(code[a:b].count(b"\n"), sorted(n)) for a, b, n in spans] == [(1, [b"int_as_float", b"x"])]
     assert spans[0][0] == 0 and code[spans[0][1]:].startswith(b"\nint int_as_float_y")
+
+
+def test_an_nvfp4_named_count_of_elements_per_byte_reads_info():
+    # NVFP4_ELES_PER_BYTE (lines 5, 7) is E2M1's two-per-byte packing, which MXFP4 shares (ac4k, heldout31);
+    # NVFP4_SF_VEC_SIZE (lines 6, 8), the 16-element scale block, is NVFP4's own: open, high.
+    found = [(f.path, f.line, f.rule, str(f.severity), dict(f.data).get("element_packing") is not None)
+             for f in _findings(FIXTURE / "fp4pack")]
+    assert found == [
+        ("quant.py", 5, "QNT003", "info", True),
+        ("quant.py", 6, "QNT003", "high", False),
+        ("quant.py", 7, "QNT003", "info", True),
+        ("quant.py", 8, "QNT003", "high", False),
+    ]
