@@ -79,3 +79,47 @@ def test_an_nvfp4_named_count_of_elements_per_byte_reads_info():
         ("quant.py", 7, "QNT003", "info", True),
         ("quant.py", 8, "QNT003", "high", False),
     ]
+
+
+OFF_AMGX = "CMakeLists.txt:3 (a CMake option, OFF by default; find_package(AMGX) runs only under it)"
+
+
+def test_a_package_looked_for_only_under_an_off_option_is_never_found():
+    # find_package(AMGX) runs only inside `if(USE_AMGX)`, USE_AMGX OFF: `if(AMGX_FOUND)` blocks (lines 7-9, 11-13)
+    # are off, and so is the header of that library in a source (OPM, heldout31). cuDNN, looked for unconditionally,
+    # stays open in CMake and in src/solver.cpp.
+    assert _statuses(FIXTURE / "offpackage") == [
+        ("CMakeLists.txt", 8, "LIB005", "cuda-only", OFF_AMGX, "medium"),
+        ("CMakeLists.txt", 12, "LIB005", "cuda-only", OFF_AMGX, "medium"),
+        ("CMakeLists.txt", 16, "LIB005", "open", None, "medium"),
+        ("src/amgx_iface.hpp", 2, "LIB002", "cuda-only", OFF_AMGX, "medium"),
+        ("src/solver.cpp", 1, "LIB002", "open", None, "medium"),
+    ]
+
+
+def test_a_package_also_looked_for_outside_the_option_is_not_off(tmp_path):
+    import shutil
+
+    root = tmp_path / "offpackage"
+    shutil.copytree(FIXTURE / "offpackage", root)
+    cm = root / "CMakeLists.txt"
+    cm.write_text(cm.read_text() + "find_package(AMGX QUIET)\n")
+    assert [s[:4] for s in _statuses(root) if "amgx" in s[0] or s[1] in (8, 12)] == [
+        # line 8 is still in the block of the off option USE_AMGX itself
+        ("CMakeLists.txt", 8, "LIB005", "cuda-only"),
+        ("CMakeLists.txt", 12, "LIB005", "open"),
+        ("src/amgx_iface.hpp", 2, "LIB002", "open"),
+    ]
+
+
+def test_off_packages_reads_every_find_package():
+    from porter.portaware.options import cmake_option_blocks, cmake_packages, off_packages
+
+    a = b'option(USE_X "x" OFF)\nif(USE_X)\n  find_package(Xlib)\nendif()\nfind_package(Y)\n'
+    facts = [(cmake_packages(a), cmake_option_blocks(a))]
+    assert cmake_packages(a) == ((3, "Xlib"), (5, "Y"))
+    assert off_packages(facts, {"USE_X": "CMakeLists.txt:1"}) == {"Xlib": "CMakeLists.txt:1"}
+    assert off_packages(facts, {}) == {}
+    second = b"# find_package(Xlib)\nif(ON_X)\n  find_package(Xlib)\nendif()\n"
+    assert off_packages([*facts, (cmake_packages(second), cmake_option_blocks(second))],
+                        {"USE_X": "CMakeLists.txt:1"}) == {}
