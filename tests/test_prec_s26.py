@@ -123,3 +123,20 @@ def test_off_packages_reads_every_find_package():
     second = b"# find_package(Xlib)\nif(ON_X)\n  find_package(Xlib)\nendif()\n"
     assert off_packages([*facts, (cmake_packages(second), cmake_option_blocks(second))],
                         {"USE_X": "CMakeLists.txt:1"}) == {}
+
+
+def test_a_64_bit_mask_note_in_a_wave_size_arm_reads_info():
+    # pack(): `#if WARP_SIZE == 32` ... `#elif WARP_SIZE == 64` (ccglib's packing kernel, heldout25): the ballots and
+    # active masks of both arms (lines 5 and 8) are written per wave size. pack_any() (line 17) keeps the note.
+    found = [(f.line, f.rule, str(f.severity), "wave_arm" in dict(f.data))
+             for f in _findings(FIXTURE / "wavearm") if f.rule in ("API004", "DEV003")]
+    assert found == [
+        (5, "DEV003", "info", True),
+        (5, "API004", "info", True),
+        (5, "API004", "info", True),
+        (8, "API004", "info", True),
+        (8, "API004", "info", True),
+        (17, "DEV003", "high", False),
+        (17, "API004", "low", False),
+        (17, "API004", "low", False),
+    ]
