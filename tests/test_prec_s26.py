@@ -140,3 +140,31 @@ def test_a_64_bit_mask_note_in_a_wave_size_arm_reads_info():
         (17, "API004", "low", False),
         (17, "API004", "low", False),
     ]
+
+
+def test_32_thread_groups_that_stay_in_their_function_or_count_a_tile_of_32():
+    # load_rows (lines 9-10): no warp-level work, warp_id/lane_id only bound loops (fused-ssim, heldout25): gone.
+    # load_rows_helper (line 25): warp_id passed to a helper another file defines: stays.
+    # tile_sum (lines 35-36): the only warp-level work is on cg::tiled_partition<32> (mHC.cu, heldout23): gone.
+    # shfl_sum (lines 47-48): a raw shuffle over warpSize lanes: stays.
+    found = [(f.line, f.rule) for f in _findings(FIXTURE / "groups32") if f.rule in ("DEV011", "DEV002")]
+    assert found == [(25, "DEV011"), (46, "DEV002"), (47, "DEV011"), (48, "DEV011")]
+
+
+def test_kept_local_reads_calls_returns_and_loop_headers():
+    from porter.match.kinds.code_device import _kept_local
+    from porter.source.parse import parse
+
+    def kept(body: str) -> bool:
+        code = ("__global__ void k(float *o) {\n  int tid = threadIdx.x;\n  int warp_id = tid / 32;\n" + body
+                + "\n}\n").encode()
+        sf = parse("k.cu", "cuda", code)
+        fn = sf.functions[0]
+        start = code.index(b"  int warp_id")
+        return _kept_local(sf, fn, start, code.index(b"\n", start))
+
+    assert kept("  for (int r = warp_id; r < 4; r += 2) o[r] = 0;")
+    assert kept("  if (warp_id == 0) o[warp_id] = (warp_id + 1) * 2.f;")
+    assert not kept("  f(o, warp_id);")
+    assert not kept("  o[0] = g<int>(warp_id + 1);")
+    assert not kept("  return;\n  int w = h(1);\n  o[w] = warp_id, q(warp_id);")
