@@ -168,3 +168,24 @@ def test_kept_local_reads_calls_returns_and_loop_headers():
     assert not kept("  f(o, warp_id);")
     assert not kept("  o[0] = g<int>(warp_id + 1);")
     assert not kept("  return;\n  int w = h(1);\n  o[w] = warp_id, q(warp_id);")
+
+
+def test_a_list_naming_both_vendors_libraries_is_a_menu():
+    # DEMO_TPLS (lines 6-7) lists HIP and HIPBLAS beside CUDA::cudart and CUDA::cublas, each used only when its
+    # target exists (MFEM's MFEM_TPLS, heldout28): handled by the list itself. DEMO_CUDA_LIBS (line 8) names CUDA's
+    # alone: open.
+    assert _statuses(FIXTURE / "vendorlist") == [
+        ("CMakeLists.txt", 7, "LIB004", "handled", "CMakeLists.txt:6", "low"),
+        ("CMakeLists.txt", 7, "LIB004", "handled", "CMakeLists.txt:6", "low"),
+        ("CMakeLists.txt", 8, "LIB004", "open", None, "low"),
+    ]
+
+
+def test_both_vendor_libraries():
+    from porter.portaware.scope import _both_vendor_libraries
+
+    assert _both_vendor_libraries(["HIP", "CUDA::cudart"])
+    assert _both_vendor_libraries(["roc::rocblas", "CUDA::cublas"])
+    assert not _both_vendor_libraries(["CUDA::cudart", "OpenMP"])
+    assert not _both_vendor_libraries(["${HIP_LIBS}", "CUDA::cudart"])
+    assert not _both_vendor_libraries(["HIP", "cudart"])
