@@ -164,7 +164,9 @@ def test_kept_local_reads_calls_returns_and_loop_headers():
         return _kept_local(sf, fn, start, code.index(b"\n", start))
 
     assert kept("  for (int r = warp_id; r < 4; r += 2) o[r] = 0;")
-    assert kept("  if (warp_id == 0) o[warp_id] = (warp_id + 1) * 2.f;")
+    assert kept("  o[warp_id] = (warp_id + 1) * 2.f;")
+    assert not kept("  if (warp_id == 0) o[0] = 1.f;")
+    assert not kept("  while (warp_id > 2) { o[0] = 1.f; }")
     assert not kept("  f(o, warp_id);")
     assert not kept("  o[0] = g<int>(warp_id + 1);")
     assert not kept("  return;\n  int w = h(1);\n  o[w] = warp_id, q(warp_id);")

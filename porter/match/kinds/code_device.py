@@ -62,7 +62,8 @@ def warp_dependent(sf: SourceFile, start: int, end: int) -> bool:
         # ... unless the function does no warp-level work and the warp-named variable the line declares never
         # leaves it: read only as loop bounds, strides and indices, never passed to a call nor returned
         # (fused-ssim's `int warp_id = tid / 32;` walking shared-memory rows `for (row = warp_id; ...; row +=
-        # num_warps)` under block.sync()): a split of the block into groups of 32 threads, as right on wave64.
+        # num_warps)` under block.sync()): a split of the block into groups of 32 threads, as right on wave64. A
+        # branch on it gives warps roles and stays (see _kept_local).
         return warp_level or not _kept_local(sf, fn, line_start, line_end if line_end >= 0 else len(sf.code))
     return warp_level
 
@@ -71,11 +72,13 @@ def warp_dependent(sf: SourceFile, start: int, end: int) -> bool:
 _DECLARED = re.compile(rb"\s*(?:(?:const|constexpr|unsigned|signed|int|long|short|auto|size_t|u?int(?:32|64)_t)\s+)+"
                        rb"([A-Za-z_]\w*)\s*=[^=]")
 _NOT_CALLS = frozenset({b"for", b"if", b"while", b"switch", b"sizeof", b"return"})
+_BRANCHES = frozenset({b"if", b"while", b"switch"})
 
 
 def _kept_local(sf: SourceFile, fn, line_start: int, line_end: int) -> bool:
     """Whether the line declares one variable whose every later use in `fn` stays in it: not an argument of a call
-    (a helper in another file could do warp-level work with it) and not returned."""
+    (a helper in another file could do warp-level work with it), not returned, and no branch tests it (`if (warp_id
+    == 0)` gives warps roles, as a warp-specialised producer/consumer kernel does: that is the hardware warp)."""
     m = _DECLARED.match(sf.code, line_start, line_end)
     if m is None:
         return False
@@ -93,6 +96,8 @@ def _kept_local(sf: SourceFile, fn, line_start: int, line_end: int) -> bool:
                         w = re.search(rb"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*$", code[max(fn.start_byte, i - 80):i])
                         if w is not None and w.group(1) not in _NOT_CALLS:
                             return False  # an argument of a call
+                        if w is not None and w.group(1) in _BRANCHES:
+                            return False  # a branch on it: warps given roles (a producer warp), the hardware's
                     break
                 depth -= 1
             elif c in b";{}" and depth == 0:
