@@ -1060,9 +1060,10 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
             # The compared value is a literal; a dereference on the right (`"all" STREQUAL
             # "${CMAKE_CUDA_ARCHITECTURES}"`, MFEM) is the variable, and the literal is on the left: a value of the
             # CUDA build's own variable is tested, which is no vendor fork (both arms are the CUDA build's).
-            if _CM_WHOLE_DEREF.fullmatch(toks[i + 2]) and not _CM_WHOLE_DEREF.fullmatch(t):
+            deref = _CM_WHOLE_DEREF.fullmatch(toks[i + 2])
+            if deref is not None and not _CM_WHOLE_DEREF.fullmatch(t):
                 s = _cm_literal_side(t)
-                t = _CM_WHOLE_DEREF.fullmatch(toks[i + 2]).group(1)
+                t = deref.group(1)
             else:
                 s = _cm_literal_side(toks[i + 2])
             # a HIP platform variable compared with NVIDIA's (`HIP_PLATFORM STREQUAL "nvcc"`): the HIP build on
