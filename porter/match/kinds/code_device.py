@@ -141,14 +141,14 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     fn = sf.enclosing(start)
     if fn is None:
         return _logical_constant(sf, start) or _logical_macro(sf, start)
-    if _barrier_tree(sf, fn, start) or _tile32_only(sf, fn):
+    if _barrier_tree(sf, fn, start):
         return True
     # What follows reads the function alone, and is asked for every hit in it: answered once per function.
     memo = sf.cache.setdefault("code.logical_warp32", {})
     key = (fn.start_byte, fn.end_byte, fn.name)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _shuffles_in_32s(sf, fn)
+        found = memo[key] = _tile32_only(sf, fn) or _shuffles_in_32s(sf, fn)
     return found
 
 
