@@ -11,7 +11,7 @@ comments use):
   3a feature-define arms;
   3b toolkit introspection; 4 a drop-in library's own switch; 4a NVTX profiling switches; 4e Jetson switches;
   5 `#error`/`#warning` text; 6 `__CUDA_ARCH__ >= N` arms HIP never compiles; 6a device-pass-only arms; 6b
-  wave-size arms for 32 lanes.
+  wave-size arms for 32 lanes; 6c 64-bit mask notes in wave-size arms.
 - porter.match.refine_code, C/C++ code and the knowledge base's renames: 2 private toolkit-header copies; 5b the
   code's own `warpSize`; 5h host-only warp constants; 5p, 5q files with no GPU code; 7 plain renames; 8a grid-wide
   barriers and cooperative launches.
@@ -68,7 +68,7 @@ from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISS
                                               introspection, jetson_only, jetson_switch_arms, legacy_arm,
                                               newer_arch_arm as _newer_arch_arm, old_toolkit_arms, old_toolkit_lines,
                                               older_arch, older_arch_tests, optional_dropin, profiling_switch,
-                                              WAVE64_RULES, wave32_arm)
+                                              MASK_WIDTH_RULES, WAVE64_RULES, wave32_arm)
 from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, DTYPE_TABLE_RULES,
                                         ENV_DEFAULT_RULES, MX_RULES, dtype_table, mx_format,
                                         FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
@@ -155,7 +155,7 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         jetson = jetson_switch_arms(sf)
         if jetson:
             findings = [jetson_only(f, jetson) for f in findings]
-        if any(f.rule in WAVE64_RULES for f in findings) and b"== 32" in sf.code:
+        if any(f.rule in WAVE64_RULES or f.rule in MASK_WIDTH_RULES for f in findings) and b"== 32" in sf.code:
             arms = wave_size_arms(preprocessed(sf))
             if arms:
                 findings = [wave32_arm(f, arms) for f in findings]

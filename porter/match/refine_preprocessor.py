@@ -60,6 +60,10 @@ returns it, dropped from a line set or read as info with the reason in data; por
    64`, ccglib's packing kernel with `-DWARP_SIZE=` from the device attribute: preprocessor.wave_size_arms) reads
    info (data `wave_arm`): the preprocessor compiles that arm only where the wave is 32 lanes, where the finding
    does not apply, and the wave64 arm beside it is the port's.
+6c. A same-name warp intrinsic whose note is HIP's 64-bit mask or result (API004: `__activemask`, `__ballot_sync`)
+   in either arm of such a group reads info (data `wave_arm`): the `== 64` arm is written for a 64-lane wave (ccglib
+   keeps that arm's ballot in an `unsigned long`), and the `== 32` arm is compiled only where the wave is 32 lanes,
+   where the upper half of HIP's 64-bit value is empty. Outside such arms the note stays open.
 """
 from __future__ import annotations
 
@@ -745,8 +749,20 @@ def old_toolkit_lines(groups: Iterable[Group]) -> frozenset[int]:
     return frozenset(out)
 
 
+# 6c. Same-name warp intrinsics whose HIP note is the 64-bit mask or result (API004).
+MASK_WIDTH_RULES = frozenset({"API004"})
+
+
 def wave32_arm(f: Draft, arms: tuple[tuple[int, int, int, str], ...]) -> Draft:
-    """A wave64-only finding in an arm compiled only where a wave-size name is 32: info (step 6b)."""
+    """A wave64-only finding in an arm compiled only where a wave-size name is 32: info (step 6b); a 64-bit mask note
+    in either arm of a wave-size group: info (step 6c)."""
+    if f.rule in MASK_WIDTH_RULES and f.severity > Severity.INFO and "64-bit" in str(dict(f.data).get("advice", "")):
+        arm = next(((a, size, name) for a, b, size, name in arms if a <= f.line <= b), None)
+        if arm is None:
+            return f
+        return _as_info(f, "wave_arm", f"in the `{arm[2]} == {arm[1]}` arm (line {arm[0] - 1}) of a group written "
+                                       f"per wave size: "
+                        + ("code for a 64-lane wave" if arm[1] == 64 else "compiled only where the wave is 32 lanes"))
     if f.rule not in WAVE64_RULES or f.severity <= Severity.INFO:
         return f
     at = next(((a, name) for a, b, size, name in arms if size == 32 and a <= f.line <= b), None)

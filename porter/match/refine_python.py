@@ -49,6 +49,11 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
 8k. Python: an OCP FP8 dtype under a dict key spelling its own name is a menu entry: info (data `dtype_table`).
 8l. Python: OCP FP8 in code named for the MX formats is what the MX specification defines, and E4M3 in code named
    for NVFP4 is that format's block scale: info (data `mx_format`).
+8m. Python: an NVFP4-named constant whose name speaks only of how many 4-bit elements a byte holds
+   (`NVFP4_ELES_PER_BYTE = 2` and the shape arithmetic that divides by it, ac4k) describes the E2M1 element packing
+   that AMD's MXFP4 shares (two E2M1 values per byte: OCP Microscaling Formats v1.0, section 5.3.3): a port to MXFP4
+   keeps it, so it reads info (data `element_packing`). The NVFP4-specific parts - the E4M3 block scales, the
+   16-element scale block (`NVFP4_SF_VEC_SIZE = 16`, real), the kernels - stay open.
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -419,6 +424,9 @@ def project_name(f: Draft, sf: SourceFile) -> Draft:
     if f.rule not in OWN_NAME_RULES or f.severity <= Severity.INFO:
         return f
     at = _offset(sf, f.line, f.column)
+    if f.rule in PACKING_RULES and _PACKING_NAME.fullmatch(_identifier_at(sf, at)):
+        return _as_info(f, "element_packing", "counts 4-bit E2M1 elements per byte: MXFP4 packs the same elements two "
+                                              "to a byte, so a port to MXFP4 keeps it")
     owner = enum_member_definition(sf, at) if f.rule in ENUM_NAME_RULES else None
     if owner is not None:
         return _as_info(f, "own_name", f"defines a member of the project's {owner} with a number: a name, not "
@@ -428,6 +436,18 @@ def project_name(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "own_name", f"defines the project's own {kind} of that name (a DSL's dtype, a constant): a "
                                    f"name, not PyTorch's dtype")
+
+
+# 8m. An NVFP4-named count of elements per byte (QNT003): NVFP4_ELES_PER_BYTE, NVFP4_ELEMENTS_PER_UINT8.
+PACKING_RULES = frozenset({"QNT003"})
+_PACKING_NAME = re.compile(r"(?i)NVFP4_?(?:ELE?M?S?|ELEMENTS?|VALUES?|VALS?|NUMS?|FP4S?)_?PER_?(?:BYTE|U?INT8)S?")
+_IDENT = re.compile(rb"\w+")
+
+
+def _identifier_at(sf: SourceFile, at: int) -> str:
+    """The whole identifier starting at byte `at` ("" when none does)."""
+    m = _IDENT.match(sf.code, at)
+    return m.group(0).decode("ascii", "replace") if m else ""
 
 
 def _defined_here(sf: SourceFile, at: int) -> str | None:

@@ -68,6 +68,9 @@ class PortFacts:
     # A CMake file's (name, first line, last line) of each `if(NAME [AND ...])` arm's body
     # (porter.portaware.options.cmake_option_blocks): the lines an option left OFF keeps out of the build
     cmake_blocks: tuple[tuple[str, int, int], ...] = ()
+    # A CMake file's (line, package) of each find_package() (porter.portaware.options.cmake_packages): a package
+    # looked for only under an option left OFF is not found by the default build
+    cmake_packages: tuple[tuple[int, str], ...] = ()
     # A CMake file's (first line, last line, guard line) of each arm of a CUDA switch that requires the CUDA toolkit
     # (porter.portaware.scope.toolkit_arms), read from the commands file_facts parses anyway
     toolkit_arms: tuple[tuple[int, int, int], ...] = ()

@@ -122,6 +122,39 @@ def combine_off_options(per_file: Iterable[tuple[str, tuple[tuple[str, int, bool
     return {k: v for k, v in declared.items() if v and k not in bad}
 
 
+_FIND_PACKAGE = lazy_regex(rb"(?im)^[ \t]*find_package[ \t]*\([ \t]*([A-Za-z_][\w.+-]*)")
+
+
+def cmake_packages(data: bytes) -> tuple[tuple[int, str], ...]:
+    """(line, package) of each find_package() call of one CMake file (comments left out)."""
+    if b"find_package" not in data.lower():
+        return ()
+    code = _HASH_COMMENT.sub(b"", data)
+    return tuple((code.count(b"\n", 0, m.start()) + 1, m.group(1).decode("ascii"))
+                 for m in _FIND_PACKAGE().finditer(code))
+
+
+def off_packages(per_file: Iterable[tuple[Iterable[tuple[int, str]], Iterable[tuple[str, int, int]]]],
+                 off: Mapping[str, str]) -> dict[str, str]:
+    """Each package every find_package() of the repository's CMake files looks for only inside the block of an
+    option left OFF (`option(USE_AMGX ... OFF)` ... `if(USE_AMGX) find_package(AMGX)`: OPM) -> that option's
+    evidence: the default build never looks for it, so never finds it. From each CMake file's
+    (cmake_packages, cmake_option_blocks) and the off options (combine_off_options)."""
+    seen: dict[str, str | None] = {}
+    for packages, blocks in per_file:
+        blocks = list(blocks)
+        for line, package in packages:
+            ev = next((off[n] for n, a, b in blocks if n in off and a <= line <= b), None)
+            seen[package] = ev if seen.get(package, "") is not None else None
+    return {k: v for k, v in seen.items() if v}
+
+
+def found_names(package: str) -> tuple[str, ...]:
+    """The variables find_package(package) sets true when it finds the package: `<name>_FOUND` and, as modules
+    commonly also set, `<NAME>_FOUND` (https://cmake.org/cmake/help/latest/command/find_package.html)."""
+    return tuple(dict.fromkeys((f"{package}_FOUND", f"{package.upper()}_FOUND")))
+
+
 def build_names(text: str, names: Iterable[str]) -> set[str]:
     """The names of `names` that a build file's text mentions as a word (a -D flag, a definitions list)."""
     return {n for n in names if n in text and re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text)}

@@ -1009,6 +1009,23 @@ def _cm_literal_side(lit: str) -> str | None:
     return ROCM if ROCM in sides else CUDA if sides else None
 
 
+# A whole-value variable dereference as an if() argument, quoted or not: `${CMAKE_CUDA_ARCHITECTURES}`.
+_CM_WHOLE_DEREF = re.compile(r'"?\$\{([A-Za-z_][\w.+-]*)\}"?')
+
+
+# A CUDA toolkit imported target (FindCUDAToolkit's CUDA::cudart, CUDA::cublas) and a ROCm library as a list names
+# it: an imported target (hip::host, roc::rocblas) or a bare package name (HIP, HIPBLAS, rocsparse).
+_CM_CUDA_TARGET = re.compile(r"CUDA::\w+")
+_CM_ROCM_LIBRARY = re.compile(r"(?i)(?:hip|roc)::\w+|hip\w*|roc(?:blas|fft|prim|thrust|sparse|solver|rand|alution)\w*")
+
+
+def _both_vendor_libraries(args: Iterable[str]) -> bool:
+    """Whether a set()/list() command's values name a CUDA toolkit target and a ROCm library."""
+    values = [a for a in args if "${" not in a]
+    return (any(_CM_CUDA_TARGET.fullmatch(a) for a in values)
+            and any(_CM_ROCM_LIBRARY.fullmatch(a) for a in values))
+
+
 def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
                   neutral: frozenset[str] = frozenset(), variants: frozenset[str] = frozenset(),
                   implied: frozenset[str] = frozenset(), selectors: frozenset[str] = frozenset()
@@ -1040,7 +1057,15 @@ def _cm_condition(args: tuple[str, ...], build: str, cuda_switches: bool,
             i += 1
         nxt = toks[i + 1].upper() if i + 1 < len(toks) else ""
         if nxt in ("STREQUAL", "MATCHES", "EQUAL") and i + 2 < len(toks):
-            s = _cm_literal_side(toks[i + 2])
+            # The compared value is a literal; a dereference on the right (`"all" STREQUAL
+            # "${CMAKE_CUDA_ARCHITECTURES}"`, MFEM) is the variable, and the literal is on the left: a value of the
+            # CUDA build's own variable is tested, which is no vendor fork (both arms are the CUDA build's).
+            deref = _CM_WHOLE_DEREF.fullmatch(toks[i + 2])
+            if deref is not None and not _CM_WHOLE_DEREF.fullmatch(t):
+                s = _cm_literal_side(t)
+                t = deref.group(1)
+            else:
+                s = _cm_literal_side(toks[i + 2])
             # a HIP platform variable compared with NVIDIA's (`HIP_PLATFORM STREQUAL "nvcc"`): the HIP build on
             # NVIDIA, whose other arm is the AMD one - a vendor fork like a ROCm test
             platform = s == CUDA and _cm_var_side(t) == ROCM and t not in neutral
@@ -1340,6 +1365,11 @@ def cmake_references(path: str, text: str, paired_elsewhere: Iterable[str] = (),
         where = f"{path}:{cur[2] or c.line}"
         if c.name == "enable_language" and any(a.upper() == "HIP" for a in c.args):
             continue
+        if c.name in ("set", "list") and rocm_guard and _both_vendor_libraries(c.args[1:]):
+            # A list naming the CUDA toolkit's libraries beside ROCm's (MFEM's MFEM_TPLS: `... HIP HIPBLAS
+            # HIPSPARSE ... CUDA::cudart`, each entry used only when found) is a menu both builds read, each taking
+            # its own vendor's entries: the CUDA entry is no link the ROCm build makes. Its own lines only.
+            regions.append((c.line, c.end_line or c.line, "both", c.line))
         if (c.name in ("set_target_properties", "set_property", "set_source_files_properties") and rocm_guard
                 and (not cur[2] or s == "both") and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)):
             # CUDA_SEPARABLE_COMPILATION and its kin apply to CUDA-language sources only; in a file that builds a

@@ -101,8 +101,9 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     setup_references, setup_source_patterns)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
-from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, combine_off_options,
-                                      commented_defines, make_off_switches, off_arms)
+from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, cmake_packages,
+                                      combine_off_options, commented_defines, found_names, make_off_switches,
+                                      off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
@@ -169,6 +170,9 @@ class PortMap:
     # arms only an off-by-default compile option enables (first line, last line, "path:line" of its commented
     # definition): porter.portaware.options
     optional: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    # packages the repository's CMake looks for only under an option left OFF, by their letters and digits in lower
+    # case ("amgx") -> that option's evidence (porter.portaware.options.off_packages; see optional_libraries)
+    off_packages: dict[str, str] = field(default_factory=dict)
     # a CUDA source's same-stem siblings in another C/C++ suffix (`pool.cu` beside `pool.cpp`), with their text:
     # a hipified twin when it spells the finding's HIP name and never its CUDA one (see by_twin)
     stem_twins: dict[str, list[StemTwin]] = field(default_factory=dict)
@@ -444,6 +448,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          definitions=tuple(cmake_compile_definitions(cmds)),
                          nvidia_only=tuple(nvidia_only_switches(cmds, regions)),
                          cmake_blocks=cmake_option_blocks(data), toolkit_arms=tuple(toolkit_arms(cmds)),
+                         cmake_packages=cmake_packages(data),
                          **dict(zip(("cmake_options", "cmake_free_names"), cmake_option_facts(data))))
     setup = language == "python" and PurePosixPath(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
@@ -607,9 +612,21 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
             commented.setdefault(name, ev)
     for path, spans in make_lines.items():
         pm.optional.setdefault(path, []).extend(spans)
+    # A package looked for only under an off option is never found by the default build: the blocks of its
+    # `if(<name>_FOUND)` are off too (OPM's `if(AMGX_FOUND)` test links after `if(USE_AMGX) find_package(AMGX)`),
+    # unless the build sets or uses that variable elsewhere.
+    packages = off_packages(((facts[path].cmake_packages, facts[path].cmake_blocks) for path in cmake_files),
+                            cmake_all) if cmake_all else {}
+    free = {n for path in cmake_files for n in facts[path].cmake_free_names}
+    off_blocks = {n: f"{ev} (a CMake option, OFF by default)" for n, ev in cmake_all.items()}
+    for package, ev in packages.items():
+        pm.off_packages[_letters(package)] = (f"{ev} (a CMake option, OFF by default; find_package({package}) runs "
+                                              f"only under it)")
+        for n in found_names(package):
+            if n not in free and n not in off_blocks:
+                off_blocks[n] = pm.off_packages[_letters(package)]
     for path in cmake_files:
-        spans = [(a, b, f"{cmake_all[n]} (a CMake option, OFF by default)")
-                 for n, a, b in facts[path].cmake_blocks if n in cmake_all]
+        spans = [(a, b, off_blocks[n]) for n, a, b in facts[path].cmake_blocks if n in off_blocks]
         if spans:
             pm.optional.setdefault(path, []).extend(spans)
     for path, (ds, _total) in dirs.items():
@@ -617,6 +634,35 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
             arms = off_arms(ds, commented)
             if arms:
                 pm.optional.setdefault(path, []).extend(arms)
+
+
+def _letters(name: str) -> str:
+    """A library's or package's name by its letters and digits, lower case: `AMGX` and the id `amgx` match."""
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def _cmake_path(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return name == "CMakeLists.txt" or name.endswith(".cmake")
+
+
+def optional_libraries(findings: tuple[Finding, ...], off: dict[str, str]) -> tuple[Finding, ...]:
+    """A library finding (a header, a link, a call) of a library whose CMake package the build looks for only under
+    an option left OFF (PortMap.off_packages), when none of that library's findings in the CMake files is open: the
+    default build never finds the library, so a source that includes its header cannot be part of that build - the
+    option's NVIDIA-side extra (cuda-only, by the option), as the option's own arms are (OPM's AmgxInterface.hpp
+    `#include <amgx_c.h>`, AmgX found only under `if(USE_AMGX)`, USE_AMGX OFF)."""
+    def library(f: Finding) -> str:
+        return _letters(str(dict(f.data).get("library_id", ""))) if f.category == "library" else ""
+
+    linked: dict[str, bool] = {}
+    for f in findings:
+        lib = library(f)
+        if lib in off and _cmake_path(f.path):
+            linked[lib] = linked.get(lib, False) or f.status is Status.OPEN
+    return tuple(dataclasses.replace(f, status=Status.CUDA_ONLY, handled_by=off[lib])
+                 if f.status is Status.OPEN and (lib := library(f)) in off and linked.get(lib) is False else f
+                 for f in findings)
 
 
 def _build_script(path: str, language: str) -> bool:
@@ -1576,6 +1622,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for f in findings
                          for by in [script_twin(f, pm.script_twins[f.path])
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
+    if pm.off_packages:
+        findings = optional_libraries(findings, pm.off_packages)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}

@@ -57,9 +57,55 @@ def warp_dependent(sf: SourceFile, start: int, end: int) -> bool:
         return True
     line_start = sf.code.rfind(b"\n", 0, start) + 1
     line_end = sf.code.find(b"\n", end)
+    warp_level = _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3)
     if _WARP_NAMED.search(sf.code[line_start:line_end if line_end >= 0 else len(sf.code)]):
-        return True
-    return _warp_level(sf, fn, sf.cache.setdefault("code.warp_level", {}), 3)
+        # ... unless the function does no warp-level work and the warp-named variable the line declares never
+        # leaves it: read only as loop bounds, strides and indices, never passed to a call nor returned
+        # (fused-ssim's `int warp_id = tid / 32;` walking shared-memory rows `for (row = warp_id; ...; row +=
+        # num_warps)` under block.sync()): a split of the block into groups of 32 threads, as right on wave64. A
+        # branch on it gives warps roles and stays (see _kept_local).
+        return warp_level or not _kept_local(sf, fn, line_start, line_end if line_end >= 0 else len(sf.code))
+    return warp_level
+
+
+# A declaration with an initialiser on the hit's line: `int warp_id = ...`, `const unsigned lane = ...`.
+_DECLARED = re.compile(rb"\s*(?:(?:const|constexpr|unsigned|signed|int|long|short|auto|size_t|u?int(?:32|64)_t)\s+)+"
+                       rb"([A-Za-z_]\w*)\s*=[^=]")
+_NOT_CALLS = frozenset({b"for", b"if", b"while", b"switch", b"sizeof", b"return"})
+_BRANCHES = frozenset({b"if", b"while", b"switch"})
+
+
+def _kept_local(sf: SourceFile, fn, line_start: int, line_end: int) -> bool:
+    """Whether the line declares one variable whose every later use in `fn` stays in it: not an argument of a call
+    (a helper in another file could do warp-level work with it), not returned, and no branch tests it (`if (warp_id
+    == 0)` gives warps roles, as a warp-specialised producer/consumer kernel does: that is the hardware warp)."""
+    m = _DECLARED.match(sf.code, line_start, line_end)
+    if m is None:
+        return False
+    name = re.compile(rb"(?<![\w.>])" + re.escape(m.group(1)) + rb"(?!\w)")
+    code = sf.code
+    for u in name.finditer(code, line_end, fn.end_byte):
+        depth, i = 0, u.start() - 1
+        while i > fn.start_byte:
+            c = code[i]
+            if c in b")]":
+                depth += 1
+            elif c in b"([":
+                if depth == 0:
+                    if c == ord("("):
+                        w = re.search(rb"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*$", code[max(fn.start_byte, i - 80):i])
+                        if w is not None and w.group(1) not in _NOT_CALLS:
+                            return False  # an argument of a call
+                        if w is not None and w.group(1) in _BRANCHES:
+                            return False  # a branch on it: warps given roles (a producer warp), the hardware's
+                    break
+                depth -= 1
+            elif c in b";{}" and depth == 0:
+                break
+            i -= 1
+        if re.match(rb"\s*return\b", code[code.rfind(b"\n", 0, u.start()) + 1:u.start()]):
+            return False
+    return True
 
 
 def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
@@ -102,8 +148,33 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     key = (fn.start_byte, fn.end_byte, fn.name)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _shuffles_in_32s(sf, fn)
+        found = memo[key] = _tile32_only(sf, fn) or _shuffles_in_32s(sf, fn)
     return found
+
+
+# A cooperative-groups tile of 32 threads: `cg::tiled_partition<32>(block)`, `cg::thread_block_tile<32> warp`.
+_TILE32 = re.compile(rb"\b(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
+
+
+def _tile32_only(sf: SourceFile, fn) -> bool:
+    """Whether all of `fn`'s warp-level work is on cooperative-groups tiles of 32 threads (mHC.cu's rmsnorm:
+    `cg::reduce(warp, ...)` on `cg::tiled_partition<32>(block)`, then `warp_id = threadIdx.x / 32`): the lanes it
+    counts in 32s are that tile's, which HIP's cooperative groups give on a wave64 wavefront too (a tile up to the
+    wave size), and none of the same-file functions it calls does warp-level work."""
+    body = sf.code[fn.start_byte:fn.end_byte]
+    if _TILE32.search(body) is None:
+        return False
+    rest = _TILE32.sub(b"", body)
+    if _WARP_LEVEL.search(rest) is not None or _PTX_WARP_LEVEL.search(rest) is not None:
+        return False
+    by_name = sf.cache.get("code.functions_by_name")
+    if by_name is None:
+        by_name = sf.cache["code.functions_by_name"] = {}
+        for f in sf.functions:
+            by_name.setdefault(f.name.encode(), []).append(f)
+    memo = sf.cache.setdefault("code.warp_level", {})
+    return not any(f is not fn and _warp_level(sf, f, memo, 2)
+                   for name in {m.group(1) for m in _CALLED.finditer(body)} for f in by_name.get(name, ()))
 
 
 def _shuffles_in_32s(sf: SourceFile, fn) -> bool:

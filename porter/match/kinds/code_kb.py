@@ -165,11 +165,30 @@ def _kb_uses(sf: SourceFile, tok: bytes, name: str) -> list[int]:
     if uses is None:
         shadowed = index(sf).variable_scopes(name)
         defined_here = _defined_locally(sf, name)
+        params = [(a, b) for a, b, names in _macro_parameters(sf) if tok in names]
         uses = memo[tok] = [
             off for off in sf.tokens()[tok]
             if not (is_member_access(sf.code, off) or off in defined_here
-                    or shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed))]
+                    or shadowed and (-1 in shadowed or -2 - off in shadowed or scope_of(sf, off) in shadowed)
+                    or params and any(a <= off < b for a, b in params))]
     return uses
+
+
+# A function-like macro's definition: `#define NAME(a, b) body`, the body over continued lines.
+_MACRO_DEFINITION = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+\w+\(([^()\n]*)\)(?:[^\n]*\\\r?\n)*[^\n]*")
+
+
+def _macro_parameters(sf: SourceFile) -> list[tuple[int, int, frozenset[bytes]]]:
+    """(start, end, parameter names) of each function-like macro definition of the file: inside it a parameter's
+    name is the parameter, whatever the knowledge base knows by that name (dsc's host-side
+    `#define validate_binary_params(bool_as_float, int_as_float)`, whose `int_as_float` is a flag, not CUDA's
+    device function of that name). One pass per file, only when asked."""
+    spans = sf.cache.get("kb.macro_parameters")
+    if spans is None:
+        spans = sf.cache["kb.macro_parameters"] = [
+            (m.start(), m.end(), frozenset(p.strip() for p in m.group(1).split(b",") if p.strip()))
+            for m in _MACRO_DEFINITION.finditer(sf.code)] if b"define" in sf.code else []
+    return spans
 
 
 def _hip_name(name: str):
