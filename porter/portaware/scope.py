@@ -1915,13 +1915,15 @@ def _dir_key(name: str) -> tuple[str, bool, bool]:
     return _source_key(_DIR_VENDOR.sub(lambda m: _DIR_WORDS[m.group(1).lower()], name))
 
 
-def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = ()) -> dict[str, tuple[str, str]]:
+def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = (),
+                    not_rocm: frozenset[str] = frozenset()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
     directory only the CUDA build compiles whose sibling the ROCm build compiles instead: a sibling directory
     named for ROCm in place of the CUDA word (tilelang's `tl_templates/cuda` / `tl_templates/hip`, OpenMM's
     `platforms/cuda` / `platforms/hip`, FlagGems' `backend/_nvidia` / `backend/_amd`, FBGEMM's `cutlass_extensions` /
     `ck_extensions`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
-    TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none."""
+    TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none;
+    nor is a sibling in `not_rocm` one (a directory named for AMD whose code is OpenCL: other_model_dirs)."""
     dirs: set[str] = set()
     for p in paths:
         d = posixpath.dirname(p)
@@ -1937,7 +1939,7 @@ def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, s
         named: dict[str, str] = {}
         for d in kids:
             key, cuda, rocm = _dir_key(posixpath.basename(d))
-            if rocm:
+            if rocm and d not in not_rocm:
                 named.setdefault(key, d)
         rocm_built = {d: built[d][1] for d in kids if built.get(d, ("",))[0] == ROCM}
         for d in kids:
@@ -2011,4 +2013,34 @@ def backend_twins(paths: Iterable[str], rocm_code: dict[str, str],
                 if ev is not None:
                     out[d] = (ev, f"{d}/ and {sib}/ share {len(shared)} file stems")
                     break
+    return out
+
+
+# An OpenCL header (Khronos' CL/cl.h, CL/cl2.hpp, CL/opencl.hpp; Apple's OpenCL/cl.h) or an OpenCL C kernel source
+# pasted in by `#include "./opencl/cryptonight.cl"`: https://registry.khronos.org/OpenCL/specs/3.0-unified/html/
+# OpenCL_API.html. A Vulkan header is another vendor-neutral API that no HIP build compiles.
+_OTHER_MODEL_INCLUDE = re.compile(r"^[<\"]\s*(?:(?:CL|OpenCL)/\w+\.h(?:pp)?|vulkan/vulkan\w*\.h(?:pp)?|"
+                                  r"[^<>\"]*\.cl)\s*[>\"]", re.I)
+
+
+def other_model_dirs(named: dict[str, list[str]], includes: dict[str, list[tuple[int, str]]]) -> dict[str, str]:
+    """Directory named for AMD (`backend/amd/`, by rocm_path_evidence) -> "path:line" of the OpenCL (or Vulkan)
+    include that shows its code is written for another programming model, not HIP: xmr-stak's xmrstak/backend/amd/
+    includes <OpenCL/cl.h> and pastes in its `.cl` kernels; the AMD GPUs run it, but no HIP/ROCm build compiles it, so
+    it ports nothing of the CUDA backend beside it (backend/nvidia/). `named`: per such directory, its files;
+    `includes`: per C/C++ file, its include directives (line, text as written). A directory with any HIP or ROCm
+    code of its own (a `.hip` file, a HIP or ROCm library header included: rocm_header) stays ROCm by its name."""
+    out: dict[str, str] = {}
+    for d, paths in sorted(named.items()):
+        if any(p.lower().endswith(".hip") for p in paths):
+            continue
+        seen = [(p, n, t) for p in sorted(paths) for n, t in includes.get(p, ())]
+        if any(rocm_header(t) for _p, _n, t in seen):
+            continue
+        # an API header first, else an OpenCL C source pasted in
+        hits = sorted((t.strip().lower().endswith(('.cl"', ".cl>")), p, n) for p, n, t in seen
+                      if _OTHER_MODEL_INCLUDE.match(t.strip()))
+        hit = f"{hits[0][1]}:{hits[0][2]}" if hits else None
+        if hit is not None:
+            out[d] = hit
     return out

@@ -93,7 +93,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, same_definitions, source_twins,
+                                    cuda_only_match, other_model_dirs, same_definitions, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -196,6 +196,8 @@ class PortMap:
     # (first line, last line, the twin's line; scope.make_twin_regions): an environment script that configures
     # both builds (`export APP_CUDA_LIB=...` beside `export APP_HIP_LIB=...`), see script_twin
     script_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
+    notes: list[str] = field(default_factory=list)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
@@ -698,6 +700,21 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
 
+    # A directory named for AMD whose code is OpenCL (xmr-stak's backend/amd/ includes <OpenCL/cl.h>): the AMD GPUs
+    # run it, but no HIP build compiles it, so its name is no evidence of a ROCm port (scope.other_model_dirs). Its
+    # files lose their ROCm side here, and component_twins pairs no CUDA directory with it.
+    by_dir: dict[str, list[str]] = {}
+    for path, fs in pm.file_side.items():
+        if fs[0] == "name" and fs[1] == ROCM and fs[2].endswith("/"):
+            by_dir.setdefault(fs[2][:-1], []).append(path)
+    other = other_model_dirs(by_dir, {p: [(d.line, d.text) for d in ds if d.kind == "include"]
+                                      for p, (ds, _t) in dirs.items()}) if by_dir else {}
+    for d, ev in other.items():
+        for path in by_dir[d]:
+            del pm.file_side[path]
+        pm.notes.append(f"{d}/ is named for AMD but is OpenCL code ({ev}), not a HIP/ROCm port: its CUDA "
+                        "counterpart's findings stay open")
+
     # A CMake file testing a CUDA switch whose ROCm twin only another CMake file tests (deepmd-kit: op/pt/ tests
     # USE_CUDA_TOOLKIT, source/ USE_ROCM_TOOLKIT) is read again knowing the pair: its CUDA arms are guards too.
     cm_tested = {p: f.tested for p, f in facts.items() if f.tested}
@@ -804,7 +821,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # tl/cuda under TL_CUDA_ENABLED beside tl/rccl under TL_RCCL_ENABLED, tl_templates/cuda beside
     # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
     # does is a missing feature of the ROCm build, real work.
-    twins = component_twins(files, [c for f in facts.values() for c in f.components])
+    twins = component_twins(files, [c for f in facts.values() for c in f.components], frozenset(other))
     # ... or the same backend written for another programming model that the project builds for AMD (lc0's
     # backends/cuda beside backends/sycl, whose sources include hipBLAS): scope.backend_twins
     named = {p: frozenset(posixpath.basename(t) for _n, t in preprocessor.quoted_includes(ds))
@@ -1609,8 +1626,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     if ka is not None:
         ka = _recount(ka, kernels)
     stats = result.stats
-    if notice:
-        stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
+    if notice or pm.notes:
+        stats = dataclasses.replace(stats, notices=(*stats.notices, *pm.notes, *([notice] if notice else [])))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
                                port_status=summary(findings, kernels), stats=stats)
 
