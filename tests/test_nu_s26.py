@@ -41,3 +41,36 @@ def test_an_amd_named_hip_backend_still_handles_the_cuda_backend(tmp_path):
     mine = [f for f in findings if f[0] == _MINER]
     assert len(mine) == 9 and all(f[3:] == ("handled", "src/backend/amd/") for f in mine)
     assert notices == ()
+
+
+_BURN_CMAKE = [("win/CMakeLists.txt", 2, "BLD001", "open", None), ("win/CMakeLists.txt", 3, "BLD004", "open", None),
+               ("win/CMakeLists.txt", 3, "BLD005", "open", None), ("win/CMakeLists.txt", 4, "BLD004", "open", None),
+               ("win/CMakeLists.txt", 4, "BLD004", "open", None)]
+
+
+def test_a_make_test_for_the_cuda_toolkit_is_no_rocm_guard():
+    from porter.portaware.scope import make_conditional_regions
+
+    findings, _kernels, _notices = _run(FIXTURE / "toolkittest")
+    assert [f for f in findings if f[0] == "Makefile"] == [
+        ("Makefile", 1, "BLD007", "open", None), ("Makefile", 3, "BLD007", "open", None),
+        ("Makefile", 7, "BLD007", "open", None), ("Makefile", 8, "BLD004", "open", None),
+        ("Makefile", 9, "BLD004", "open", None), ("Makefile", 9, "BLD005", "open", None),
+        ("Makefile", 12, "LIB004", "open", None)]
+    assert [f for f in findings if f[0] == "win/CMakeLists.txt"] == _BURN_CMAKE
+    # the quoted operands inside the parentheses are a wildcard's emptiness test, not a ROCm test
+    assert make_conditional_regions((FIXTURE / "toolkittest/Makefile").read_text()) == []
+    assert make_conditional_regions('ifeq ("$(BACKEND)", "hip")\nHIPCC := hipcc\nelse\nNVCC := nvcc\nendif\n') == [
+        (2, 2, "rocm", 1), (4, 4, "cuda", 1)]
+
+
+def test_a_makefile_rocm_arm_handles_its_own_nvcc_flags_only(tmp_path):
+    root = tmp_path / "burn"
+    shutil.copytree(FIXTURE / "toolkittest", root)
+    mk = root / "Makefile"
+    mk.write_text(mk.read_text() + "\nifdef USE_HIP\nHIPCC := hipcc\nendif\n")
+    findings, _kernels, _notices = _run(root)
+    assert [f for f in findings if f[0] == "Makefile" and f[2] in ("BLD004", "BLD005")] == [
+        ("Makefile", 8, "BLD004", "handled", "Makefile:15"), ("Makefile", 9, "BLD004", "handled", "Makefile:15"),
+        ("Makefile", 9, "BLD005", "handled", "Makefile:15")]
+    assert [f for f in findings if f[0] == "win/CMakeLists.txt"] == _BURN_CMAKE

@@ -642,7 +642,8 @@ def _make_test(kind: str, arg: str) -> str | tuple[Tri, Tri] | None:
     else:
         body = arg.strip()
         if body.startswith("(") and body.endswith(")"):
-            operands = [o.strip() for o in body[1:-1].split(",", 1)]
+            # (an operand may be quoted in the parentheses too: gpu-burn's `ifneq ("$(wildcard /usr/bin/nvcc)","")`)
+            operands = [o.strip().strip("\"'") for o in body[1:-1].split(",", 1)]
         else:
             operands = [o.strip().strip("\"'") for o in re.findall(r"\"[^\"]*\"|'[^']*'", body)]
         literals = [o for o in operands if "$" not in o]

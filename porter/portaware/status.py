@@ -174,10 +174,12 @@ class PortMap:
     stem_twins: dict[str, list[StemTwin]] = field(default_factory=dict)
     # (twin path, HIP name) -> the twin's first line spelling the name, or None: many findings ask for the same one
     twin_lines: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
-    # assignments to nvcc-only flag variables (porter.portaware.scope.nvcc_flag_assignments), per build file, and the
-    # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
+    # assignments to nvcc-only flag variables (porter.portaware.scope.nvcc_flag_assignments), per build file with
+    # evidence that the repository already builds for ROCm (without it they stay open)
     nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    rocm_build: str | None = None
+    # per such file, that evidence: a ROCm arm of a build file of its own build system (make, cmake) first, else the
+    # first ROCm-side file
+    nvcc_evidence: dict[str, str] = field(default_factory=dict)
     # in a repository with a ROCm build: the arms of CUDA switches that require the CUDA toolkit (first line, last
     # line, guard line; porter.portaware.scope.toolkit_arms), per CMake file
     toolkit_arms: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
@@ -247,10 +249,9 @@ class PortMap:
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
-        if self.rocm_build is not None:
-            for start, end in self.nvcc_flags.get(path, ()):
-                if start <= line <= end:
-                    return Status.HANDLED, self.rocm_build
+        for start, end in self.nvcc_flags.get(path, ()):
+            if start <= line <= end:
+                return Status.HANDLED, self.nvcc_evidence[path]
         for start, end, guard in self.toolkit_arms.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, f"{path}:{guard}"
@@ -976,9 +977,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # name or place (StarPU's src/drivers/hip/, examples' `*_hip.hip`) or a ROCm build arm. A CUDA-only repository
     # with them keeps them open: there the port has to write the ROCm build's flags.
     # (the evidence named: a ROCm arm of a build file first, else the first ROCm-side file)
-    rocm_side = sorted(f"{p}:{g}" for p, regs in pm.cmake_regions.items() for _a, _b, s_, g in regs
-                       if s_ == ROCM and g and isinstance(g, int))
-    rocm_side += sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
+    # A build file's arm is evidence for build files of its own build system only: a Makefile's ROCm arm says
+    # nothing of what a CMake project beside it builds (gpu-burn's Makefile and win/CMakeLists.txt), and a make arm
+    # only of its own file (CMake's arms configure one project across its files; Makefiles are run one by one).
+    arms = sorted((files[p].language if p in files else "", f"{p}:{g}") for p, regs in pm.cmake_regions.items()
+                  for _a, _b, s_, g in regs if s_ == ROCM and g and isinstance(g, int))
+    rocm_side = [ev for _lang, ev in arms]
+    rocm_files = sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
+    rocm_side += rocm_files
     if rocm_side:
         for path in sorted(with_findings):
             c = files.get(path)
@@ -991,16 +997,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             rocm_arms = [(a, b) for a, b, s_, _g in pm.cmake_regions.get(path, ()) if s_ == ROCM]
             if any(a <= x <= b for x, _y in spans for a, b in rocm_arms):
                 spans = []
-            if spans:
+            ev = next((e for lang, e in arms if lang == c.language and (lang == "cmake" or e.startswith(path + ":"))),
+                      rocm_files[0] if rocm_files else None)
+            if spans and ev is not None:
                 pm.nvcc_flags[path] = spans
+                pm.nvcc_evidence[path] = ev
             # ... and so are the arms of a CUDA switch that need the CUDA toolkit (necSpMV's `if(BUILD_WITH_CUDA)`
             # around find_package(CUDA REQUIRED), beside its hand-kept src/hip module): a ROCm build turns it off
             # (from the file's facts, which parsed its commands: file_facts)
-            arms = list(facts[path].toolkit_arms) if c.language == "cmake" and path in facts else []
-            if arms:
-                pm.toolkit_arms[path] = arms
-        if pm.nvcc_flags:
-            pm.rocm_build = rocm_side[0]
+            toolkit = list(facts[path].toolkit_arms) if c.language == "cmake" and path in facts else []
+            if toolkit and ev is not None:
+                pm.toolkit_arms[path] = toolkit
 
     # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
     for path in sorted(with_findings):
