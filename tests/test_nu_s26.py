@@ -74,3 +74,32 @@ def test_a_makefile_rocm_arm_handles_its_own_nvcc_flags_only(tmp_path):
         ("Makefile", 8, "BLD004", "handled", "Makefile:15"), ("Makefile", 9, "BLD004", "handled", "Makefile:15"),
         ("Makefile", 9, "BLD005", "handled", "Makefile:15")]
     assert [f for f in findings if f[0] == "win/CMakeLists.txt"] == _BURN_CMAKE
+
+
+def test_a_cuda_macro_tested_with_its_hip_one_and_a_cuda_ci_job_beside_its_rocm_twin_are_handled():
+    findings, _kernels, _notices = _run(FIXTURE / "dualci")
+    assert findings == [
+        (".github/workflows/ci.yml", 13, "CTR008", "handled", ".github/workflows/ci.yml:18"),
+        ("src/runtime.hpp", 3, "API005", "open", None),
+        ("src/view.hpp", 3, "API001", "handled", "src/view.hpp:3"),
+        ("src/view.hpp", 11, "API001", "handled", "src/view.hpp:11"),
+        ("src/view.hpp", 16, "API001", "handled", "src/view.hpp:16")]
+
+
+def test_without_the_hip_macro_or_the_rocm_job_they_stay_open(tmp_path):
+    from porter.portaware.runners import ci_job_twins
+
+    root = tmp_path / "dualci"
+    shutil.copytree(FIXTURE / "dualci", root)
+    view = root / "src/view.hpp"
+    view.write_text(view.read_text().replace("defined(__HIPCC__)", "defined(APP_GPU_HOST)"))
+    ci = root / ".github/workflows/ci.yml"
+    ci.write_text(ci.read_text().split("\n  build-rocm:")[0] + "\n")
+    findings, _kernels, _notices = _run(root)
+    assert findings[0] == (".github/workflows/ci.yml", 13, "CTR008", "open", None)
+    assert [f for f in findings if f[0] == "src/view.hpp" and f[1] in (3, 11)] == [
+        ("src/view.hpp", 3, "API001", "open", None), ("src/view.hpp", 11, "API001", "open", None)]
+    assert ci_job_twins(ci.read_text()) == []
+    # a GitLab file's top-level jobs pair the same way; its keywords are no jobs
+    assert ci_job_twins("stages: [build]\ntest-nvidia:\n  image: nvidia/cuda:12.4.1-base\n  script: [make]\n"
+                        "test-amd:\n  image: rocm/dev-ubuntu-22.04\n  script: [make]\n") == [(2, 4, 5)]

@@ -104,7 +104,7 @@ from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, combine_off_options,
                                       commented_defines, make_off_switches, off_arms)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
-from porter.portaware.runners import amd_runner_line, is_ci_file
+from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
 
@@ -123,6 +123,10 @@ UNBUILT = "unbuilt"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
+# a CUDA compiler macro (`__CUDACC__`, `__NVCC__`, `__CUDA_ARCH__`); a HIP one (`__HIPCC__`, `__HIP__`,
+# `__HIP_PLATFORM_AMD__`, `__HIP_DEVICE_COMPILE__`): PortMap.hip_tests
+_CUDA_MACRO = lazy_regex(r"__(?:CUDACC|NVCC|CUDA_ARCH|CUDACC_RTC)__")
+_HIP_MACRO = lazy_regex(r"\b__HIP(?:CC|_PLATFORM_\w+|_DEVICE_COMPILE)?__\b")
 # A replacement that is one HIP/ROCm name (`miopenGetPoolingForwardOutputDim`, `hipblasSgemm`, `thrust::hip::par`),
 # not a header path or advice ("hipcc / clang flags").
 _HIP_NAME = lazy_regex(r"(?:[A-Za-z_]\w*::)*(?:hip|miopen|roc|rccl|HIP|MIOPEN|ROC|RCCL)\w*")
@@ -198,6 +202,12 @@ class PortMap:
     # (first line, last line, the twin's line; scope.make_twin_regions): an environment script that configures
     # both builds (`export APP_CUDA_LIB=...` beside `export APP_HIP_LIB=...`), see script_twin
     script_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # per C/C++ file with findings: the `#if`/`#elif` directives (first line, last line) that test a CUDA compiler
+    # macro and a HIP one together
+    hip_tests: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # per CI file with findings: its jobs named for CUDA whose ROCm twin job the file defines (first line, last line,
+    # the twin's line; runners.ci_job_twins): spla's build-cuda beside build-rocm
+    ci_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
     notes: list[str] = field(default_factory=list)
 
@@ -246,6 +256,9 @@ class PortMap:
         for start, end, ev in self.optional.get(path, ()):
             if start <= line <= end:
                 return Status.CUDA_ONLY, ev
+        for start, end, twin in self.ci_twins.get(path, ()):
+            if start <= line <= end:
+                return Status.HANDLED, f"{path}:{twin}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
@@ -272,6 +285,13 @@ class PortMap:
         for start, end, twin in self.twins.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, twin
+        if not gap:
+            # a CUDA compiler macro tested together with a HIP one (spla's `#if defined(__CUDACC__) ||
+            # defined(__HIPCC__)`): the project wrote the ROCm build's side of that test, so renaming the CUDA macro
+            # is no work left (the arms it opens are decided by their own code)
+            for first, last in self.hip_tests.get(path, ()):
+                if first <= line <= last:
+                    return Status.HANDLED, f"{path}:{first}"
         if not (self.rewrites or self.compat or self.forward):
             return Status.OPEN, None
         # the three decisions below read the finding's own line, which the scan kept (port facts' finding_lines)
@@ -962,6 +982,24 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for p, f in sorted(facts.items()):
         for line, name in f.forward:
             pm.forward.setdefault(name, f"{p}:{line}")
+
+    # `#if`/`#elif` directives testing a CUDA compiler macro and a HIP one (PortMap.hip_tests).
+    for path, (ds, _total) in sorted(dirs.items()):
+        if path in with_findings:
+            tests = [(d.line, d.end_line) for d in ds if d.kind in ("if", "elif")
+                     and _CUDA_MACRO().search(d.text) and _HIP_MACRO().search(d.text)]
+            if tests:
+                pm.hip_tests[path] = tests
+
+    # A CI job named for CUDA beside its ROCm twin job in the same file (runners.ci_job_twins).
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or not is_ci_file(path):
+            continue
+        data = _read(source, c, limit, held)
+        jobs = ci_job_twins(data.decode("utf-8", "replace")) if data is not None else []
+        if jobs:
+            pm.ci_twins[path] = jobs
 
     # A CI job already on an AMD GPU runner, looked for only when a finding asks for one (CTR007).
     runner_rules = {r.id for r in (result.rules.rules if result.rules is not None else ()) if RUNNER_TAG in r.tags}
