@@ -103,3 +103,52 @@ def test_without_the_hip_macro_or_the_rocm_job_they_stay_open(tmp_path):
     # a GitLab file's top-level jobs pair the same way; its keywords are no jobs
     assert ci_job_twins("stages: [build]\ntest-nvidia:\n  image: nvidia/cuda:12.4.1-base\n  script: [make]\n"
                         "test-amd:\n  image: rocm/dev-ubuntu-22.04\n  script: [make]\n") == [(2, 4, 5)]
+
+
+def _pr_with_cuda_kernel(tmp_path: Path, twin: bool = True) -> Path:
+    """A git repository at the prtwin fixture, and one commit on top that adds the CUDA kernel under `if(LIB_CUDA)`
+    (with `twin=False`, under another name: a kernel the ROCm side has no version of)."""
+    from helpers import git
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE / "prtwin", root)
+    staged = root / "src/kernels/cuda/scale_rows.cu.pr"
+    text = staged.read_text()
+    staged.unlink()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    name = "scale_rows" if twin else "col_absmax"
+    (root / f"src/kernels/cuda/{name}.cu").write_text(text if twin else text.replace("scale_rows", name))
+    cm = root / "CMakeLists.txt"
+    cm.write_text(cm.read_text() + f"\nif(LIB_CUDA)\n  enable_language(CUDA)\n"
+                  f"  target_sources(lib PRIVATE src/kernels/cuda/{name}.cu)\nendif()\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "cuda kernel")
+    return root
+
+
+def test_a_pr_adding_a_cuda_only_kernel_adds_no_kernel_that_needs_work(tmp_path):
+    from porter.pipeline import run_diff
+    from porter.render.pr_comment import verdict_line
+    from porter.settings import Settings
+
+    root = _pr_with_cuda_kernel(tmp_path)
+    r = run_diff(root, Settings(jobs=1, cache_dir=None, targets=("mi355x",)), new_since="main")
+    assert [k.to_dict() for k in r.diff.kernels] == [
+        {"kernel": "scale_rows_kernel", "path": "src/kernels/cuda/scale_rows.cu", "line": 3, "target": "mi355x",
+         "before": None, "after": "fix", "worse": False, "status": r.result.kernels[0].status.value}]
+    assert r.result.kernels[0].status.value != "open"
+    assert r.diff.worse_kernels == ()
+    line = verdict_line(list(r.diff.new), len(r.diff.fixed), list(r.diff.worse_kernels), r.result)
+    assert line.startswith("✅ **porter: no new CUDA-only code**")
+
+
+def test_a_kernel_change_on_an_open_kernel_is_still_worse():
+    from porter.diff import KernelChange
+
+    assert KernelChange("k", "k.cu", 3, "mi355x", None, "fix").worse
+    assert KernelChange("k", "k.cu", 3, "mi355x", "ok", "fix", "open").worse
+    assert not KernelChange("k", "k.cu", 3, "mi355x", "ok", "fix", "cuda-only").worse
+    assert not KernelChange("k", "k.cu", 3, "mi355x", None, "fix", "handled").worse
