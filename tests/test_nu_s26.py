@@ -129,19 +129,37 @@ def _pr_with_cuda_kernel(tmp_path: Path, twin: bool = True) -> Path:
     return root
 
 
-def test_a_pr_adding_a_cuda_only_kernel_adds_no_kernel_that_needs_work(tmp_path):
+def _pr_run(tmp_path: Path, twin: bool):
     from porter.pipeline import run_diff
     from porter.render.pr_comment import verdict_line
     from porter.settings import Settings
 
-    root = _pr_with_cuda_kernel(tmp_path)
-    r = run_diff(root, Settings(jobs=1, cache_dir=None, targets=("mi355x",)), new_since="main")
-    assert [k.to_dict() for k in r.diff.kernels] == [
-        {"kernel": "scale_rows_kernel", "path": "src/kernels/cuda/scale_rows.cu", "line": 3, "target": "mi355x",
-         "before": None, "after": "fix", "worse": False, "status": r.result.kernels[0].status.value}]
-    assert r.result.kernels[0].status.value != "open"
-    assert r.diff.worse_kernels == ()
+    r = run_diff(_pr_with_cuda_kernel(tmp_path, twin), Settings(jobs=1, cache_dir=None, targets=("mi355x",)),
+                 new_since="main")
     line = verdict_line(list(r.diff.new), len(r.diff.fixed), list(r.diff.worse_kernels), r.result)
+    files = sorted({(f.path, str(f.status), f.handled_by) for f in r.result.findings})
+    return r, line, files
+
+
+def test_a_pr_adding_the_cuda_twin_of_a_hip_kernel_adds_no_work(tmp_path):
+    r, line, files = _pr_run(tmp_path, twin=True)
+    # the ROCm build compiles kernels/rocm/scale_rows.hip in its own arm: the CUDA file is its twin's (sibling_twin)
+    assert files == [("CMakeLists.txt", "handled", "CMakeLists.txt:12"),
+                     ("src/kernels/cuda/scale_rows.cu", "handled", "src/kernels/rocm/scale_rows.hip")]
+    assert [(k.path, str(k.status), k.handled_by) for k in r.result.kernels] == [
+        ("src/kernels/cuda/scale_rows.cu", "handled", "src/kernels/rocm/scale_rows.hip")]
+    assert r.diff.kernels == ()
+    assert line.startswith("✅ **porter: no new CUDA-only code**")
+
+
+def test_a_pr_adding_a_cuda_only_kernel_adds_no_kernel_that_needs_work(tmp_path):
+    r, line, files = _pr_run(tmp_path, twin=False)
+    assert files == [("CMakeLists.txt", "handled", "CMakeLists.txt:12"),
+                     ("src/kernels/cuda/col_absmax.cu", "cuda-only", "CMakeLists.txt:12")]
+    assert [k.to_dict() for k in r.diff.kernels] == [
+        {"kernel": "col_absmax_kernel", "path": "src/kernels/cuda/col_absmax.cu", "line": 3, "target": "mi355x",
+         "before": None, "after": "fix", "worse": False, "status": "cuda-only"}]
+    assert r.diff.worse_kernels == ()
     assert line.startswith("✅ **porter: no new CUDA-only code**")
 
 

@@ -2045,3 +2045,23 @@ def other_model_dirs(named: dict[str, list[str]], includes: dict[str, list[tuple
         if hit is not None:
             out[d] = hit
     return out
+
+
+def sibling_twin(path: str, rocm_paths: Iterable[str]) -> str | None:
+    """The ROCm twin of a source in a directory named for CUDA: the file of the same stem in the sibling directory
+    named for ROCm in its place, among `rocm_paths` (the files the ROCm build compiles): a spla pull request's
+    `kernels/cuda/scale_rows.cu` under `if(SPLA_CUDA)` beside `kernels/rocm/scale_rows.hip` under `if(SPLA_ROCM)`.
+    Each arm builds its own file, so neither arm names a twin (build_sides), yet the pair is one kernel per vendor."""
+    d = posixpath.dirname(path)
+    key, cuda, rocm = _dir_key(posixpath.basename(d))
+    if not d or not cuda or rocm:
+        return None
+    parent, stem = posixpath.dirname(d), _stem(path)
+    for p in sorted(rocm_paths):
+        pd = posixpath.dirname(p)
+        if posixpath.dirname(pd) != parent or _stem(p) != stem:
+            continue
+        k, c, r = _dir_key(posixpath.basename(pd))
+        if r and not c and k == key:
+            return p
+    return None

@@ -93,7 +93,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, other_model_dirs, same_definitions, source_twins,
+                                    cuda_only_match, other_model_dirs, same_definitions, sibling_twin, source_twins,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -798,7 +798,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     # Build files: which sources each build compiles.
     refs = [Reference(*r) for f in facts.values() for r in f.refs]
-    for path, (s, ev, twin) in sorted(build_sides(refs, files).items()):
+    sides = build_sides(refs, files)
+    rocm_built = [p for p, (s, _ev, _t) in sides.items() if s == ROCM] + [
+        p for p, fs in pm.file_side.items() if fs[1] == ROCM]
+    for path, (s, ev, twin) in sorted(sides.items()):
         if path in pm.file_side:
             continue
         if s == ROCM:
@@ -806,7 +809,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         elif twin:
             pm.file_side[path] = ("twin", CUDA, twin)
         else:
-            pm.file_side[path] = ("build", CUDA, ev)
+            # a CUDA arm's source whose same-stem file in the ROCm-named sibling directory the ROCm build compiles
+            # (kernels/cuda/x.cu beside kernels/rocm/x.hip, each under its own arm): scope.sibling_twin
+            pair = sibling_twin(path, rocm_built)
+            pm.file_side[path] = ("twin", CUDA, pair) if pair else ("build", CUDA, ev)
 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
