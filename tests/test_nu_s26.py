@@ -170,3 +170,17 @@ def test_a_kernel_change_on_an_open_kernel_is_still_worse():
     assert KernelChange("k", "k.cu", 3, "mi355x", "ok", "fix", "open").worse
     assert not KernelChange("k", "k.cu", 3, "mi355x", "ok", "fix", "cuda-only").worse
     assert not KernelChange("k", "k.cu", 3, "mi355x", None, "fix", "handled").worse
+
+
+def test_a_version_test_around_constants_nothing_uses_drops_nothing():
+    from porter.portaware.scope import unused_arm
+
+    findings, _kernels, _notices = _run(FIXTURE / "unusedarm")
+    assert [f for f in findings if f[2] == "DEV010"] == [
+        ("src/flags.hpp", 6, "DEV010", "handled", "src/flags.hpp:7"),
+        # StreamPriorityHigh is used by src/use.cpp; line 16 declares a function
+        ("src/flags.hpp", 11, "DEV010", "open", None),
+        ("src/flags.hpp", 15, "DEV010", "open", None)]
+    lines = (FIXTURE / "unusedarm/src/flags.hpp").read_text().split("\n")
+    assert unused_arm(lines, 7, 8) == ["MemoryTypeUnregistered", "MemoryTypeManaged"]
+    assert unused_arm(lines, 16, 16) is None

@@ -2065,3 +2065,46 @@ def sibling_twin(path: str, rocm_paths: Iterable[str]) -> str | None:
         if r and not c and k == key:
             return p
     return None
+
+
+# One definition on a line of its own: a constant (`constexpr auto X = ...;`, `static const int X = 4;`), an alias
+# (`using X = ...;`, `typedef ... X;`) or a macro (`#define X ...`). Its name is the group.
+_DEFINITION_LINE = re.compile(r"^\s*(?:(?:static\s+|inline\s+)*(?:constexpr|const)\b[^=;(){}]*?\b(\w+)\s*(?:=|\{)[^;]*;"
+                              r"|using\s+(\w+)\s*=[^;]*;|typedef\b[^;]*?\b(\w+)\s*;|#\s*define\s+(\w+)\b.*)\s*(?://.*)?$")
+
+
+def unused_arm(lines: list[str], first: int, last: int) -> list[str] | None:
+    """The names an `#if` arm (1-based lines first..last, its directive lines excluded) defines when every line of
+    it is blank, a comment or one definition (_DEFINITION_LINE), else None: spla's `#if (CUDART_VERSION >= 10000)`
+    around `constexpr auto MemoryTypeUnregistered = ...;` and `MemoryTypeManaged`. When the repository uses none of
+    the names elsewhere, the ROCm build dropping the arm drops nothing (unused_names decides that)."""
+    names: list[str] = []
+    for n in range(first, last + 1):
+        row = lines[n - 1] if 0 < n <= len(lines) else ""
+        s = row.strip()
+        if not s or s.startswith(("//", "/*", "*")):
+            continue
+        m = _DEFINITION_LINE.match(row)
+        if m is None:
+            return None
+        names.append(next(g for g in m.groups() if g))
+    return names or None
+
+
+def used_names(names: Iterable[str], texts: Iterable[tuple[str, str]], own: tuple[str, int, int]) -> set[str]:
+    """Which of `names` a word of the repository's C/C++ text uses outside the arm that defines them (`own`: its
+    path, first and last line). `texts`: (path, text) pairs, read lazily; the search stops once every name is seen."""
+    left = set(names)
+    found: set[str] = set()
+    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, left))) + r")\b") if left else None
+    for path, text in texts:
+        if pattern is None or not left:
+            break
+        for m in pattern.finditer(text):
+            if path == own[0] and own[1] <= text.count("\n", 0, m.start()) + 1 <= own[2]:
+                continue
+            found.add(m.group(1))
+            left.discard(m.group(1))
+        if not left:
+            break
+    return found

@@ -93,7 +93,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, other_model_dirs, same_definitions, sibling_twin, source_twins,
+                                    cuda_only_match, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -107,6 +107,9 @@ from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
+
+# How many C/C++ files the search for an unused arm's names reads at most (PortMap.unused_arms).
+_UNUSED_FILES = 5000
 
 # PortMap.file_side's kind for a file of a CUDA component whose ROCm counterpart is another component (a sibling
 # directory): its findings are handled, but its kernels have no HIP twin of their own, so their verdicts still say
@@ -202,6 +205,9 @@ class PortMap:
     # (first line, last line, the twin's line; scope.make_twin_regions): an environment script that configures
     # both builds (`export APP_CUDA_LIB=...` beside `export APP_HIP_LIB=...`), see script_twin
     script_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # per C/C++ file: `#if` lines whose one arm only defines names the repository uses nowhere else (the line, the
+    # arm's first line as "path:line"): a test the ROCm build reads false loses nothing there
+    unused_arms: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
     # per C/C++ file with findings: the `#if`/`#elif` directives (first line, last line) that test a CUDA compiler
     # macro and a HIP one together
     hip_tests: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
@@ -292,6 +298,9 @@ class PortMap:
             for first, last in self.hip_tests.get(path, ()):
                 if first <= line <= last:
                     return Status.HANDLED, f"{path}:{first}"
+            for at, ev in self.unused_arms.get(path, ()):
+                if at == line:
+                    return Status.HANDLED, ev
         if not (self.rewrites or self.compat or self.forward):
             return Status.OPEN, None
         # the three decisions below read the finding's own line, which the scan kept (port facts' finding_lines)
@@ -988,6 +997,53 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     for p, f in sorted(facts.items()):
         for line, name in f.forward:
             pm.forward.setdefault(name, f"{p}:{line}")
+
+    # An `#if` with no other arm, on a finding's line, whose arm only defines names nothing else in the repository
+    # uses (spla's `#if (CUDART_VERSION >= 10000)` around two flag constants): the ROCm build skipping it loses
+    # nothing (scope.unused_arm, used_names). At most _UNUSED_FILES C/C++ files are searched, else none is decided.
+    finding_lines: dict[str, set[int]] = {}
+    for f in result.findings:
+        finding_lines.setdefault(f.path, set()).add(f.line)
+    candidates: list[tuple[str, int, int, int, list[str]]] = []
+    for path, (ds, _total) in sorted(dirs.items()):
+        wanted = finding_lines.get(path)
+        if not wanted:
+            continue
+        text_lines: list[str] | None = None
+        for i, d in enumerate(ds):
+            if d.line not in wanted or d.kind not in ("if", "ifdef", "ifndef"):
+                continue
+            depth, end = 0, None
+            for e in ds[i + 1:]:
+                if e.kind in ("if", "ifdef", "ifndef"):
+                    depth += 1
+                elif e.kind == "endif":
+                    if depth == 0:
+                        end = e
+                        break
+                    depth -= 1
+                elif depth == 0 and e.kind in ("else", "elif", "elifdef", "elifndef"):
+                    break
+                elif depth == 0 and e.kind != "define":
+                    break  # an include or another directive in the arm: more than definitions
+            if end is None or any(d.end_line < e.line < end.line and e.kind != "define" for e in ds):
+                continue
+            if text_lines is None:
+                data = _read(source, files[path], limit, held)
+                text_lines = data.decode("utf-8", "replace").split("\n") if data is not None else []
+            names = unused_arm(text_lines, d.end_line + 1, end.line - 1) if text_lines else None
+            if names:
+                candidates.append((path, d.line, d.end_line + 1, end.line - 1, names))
+    c_files = [p for p, c in sorted(files.items()) if c.language == "cuda"]
+    if candidates and len(c_files) <= _UNUSED_FILES:
+        def texts():
+            for p in c_files:
+                data = _read(source, files[p], limit, held)
+                if data is not None:
+                    yield p, data.decode("utf-8", "replace")
+        for path, line, first, last, names in candidates:
+            if not used_names(names, texts(), (path, first, last)):
+                pm.unused_arms.setdefault(path, []).append((line, f"{path}:{first}"))
 
     # `#if`/`#elif` directives testing a CUDA compiler macro and a HIP one (PortMap.hip_tests).
     for path, (ds, _total) in sorted(dirs.items()):
