@@ -74,7 +74,8 @@ class Change:
 
 @dataclass(frozen=True)
 class KernelChange:
-    """A kernel whose verdict on one target moved; `before` is None for a kernel the change added."""
+    """A kernel whose verdict on one target moved; `before` is None for a kernel the change added. `status`: the
+    head kernel's port status ("open", "handled", "cuda-only")."""
 
     name: str
     path: str  # at the head
@@ -82,14 +83,18 @@ class KernelChange:
     target: str
     before: str | None
     after: str
+    status: str = "open"
 
     @property
     def worse(self) -> bool:
-        return RANK[self.after] > RANK[self.before or "ok"]
+        """Whether the change adds ROCm work here: a worse verdict on an open kernel. A kernel only the CUDA build
+        compiles, or one the ROCm build has its twin of (a PR adding `cuda/scale_rows.cu` under `if(SPLA_CUDA)`
+        beside `rocm/scale_rows.hip`), is no kernel the port must fix, whatever its CUDA code's verdict."""
+        return self.status == "open" and RANK[self.after] > RANK[self.before or "ok"]
 
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.name, "path": self.path, "line": self.line, "target": self.target,
-                "before": self.before, "after": self.after, "worse": self.worse}
+                "before": self.before, "after": self.after, "worse": self.worse, "status": self.status}
 
 
 @dataclass(frozen=True)
@@ -317,7 +322,7 @@ def kernel_changes(base: Iterable[Kernel], head: Iterable[Kernel], renames: dict
             before = b.verdict_on(v.target) if b is not None else None
             was = before.verdict if before is not None else None
             if (was is None and v.verdict != "ok") or (was is not None and was != v.verdict):
-                out.append(KernelChange(h.name, h.path, h.line, v.target, was, v.verdict))
+                out.append(KernelChange(h.name, h.path, h.line, v.target, was, v.verdict, h.status.value))
     return sorted(out, key=lambda c: (c.path, c.line, c.name, c.target))
 
 

@@ -123,7 +123,7 @@ def test_json(pr_repo):
     assert {k: doc["diff"][k] for k in ("new", "fixed", "unchanged")} == {"new": 4, "fixed": 1, "unchanged": 7}
     assert doc["renames"] == [{"from": "old_name.cu", "to": "new_name.cu"}]
     assert doc["kernel_changes"] == [{"kernel": "vote", "path": "added.cu", "line": 1, "target": "mi355x",
-                                      "before": None, "after": "fix", "worse": True}]
+                                      "before": None, "after": "fix", "worse": True, "status": "open"}]
 
 
 def test_github_annotations(pr_repo):

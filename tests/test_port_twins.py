@@ -106,8 +106,9 @@ def test_twin_classes_forward_declarations_and_an_amd_runner_are_handled(tmp_pat
                       # handling every line, and the class twin would not be what decides
                       "bench/hip/hip_linops.hip.cpp": HIP_LINOPS, ".github/workflows/gpu.yml": WORKFLOW})
     assert _statuses(tmp_path) == [
-        # the NVIDIA job's CI already runs a job on an MI300X runner (line 11)
-        (".github/workflows/gpu.yml", 5, "CTR007", "handled", ".github/workflows/gpu.yml:11"),
+        # the NVIDIA job's CI already runs a job on an MI300X runner (line 11): its twin job `amd` (line 8, session 26
+        # nu: a CUDA-named job beside its ROCm-named twin, runners.ci_job_twins)
+        (".github/workflows/gpu.yml", 5, "CTR007", "handled", ".github/workflows/gpu.yml:8"),
         # the include is outside the class: open
         ("bench/cuda_linops.cpp", 1, "API005", "open", None),
         ("bench/cuda_linops.cpp", 1, "LIB001", "open", None),

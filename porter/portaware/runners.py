@@ -50,3 +50,58 @@ def amd_runner_line(text: str) -> int | None:
         if AMD_LABEL().search(item.group(2)):
             return n
     return None
+
+
+# A CI job's name with its vendor word: `build-cuda` / `build-rocm`, `test_nvidia` / `test_amd`, `cuda-11` / `hip-11`.
+_JOB_VENDOR = lazy_regex(r"(?i)(?:^|(?<=[-_.\s]))(cuda|nvidia|nvcc|rocm|hip|amd)(?=$|[-_.\s\d])")
+_JOB_KEY = lazy_regex(r"^(\s*)([A-Za-z0-9_.-][^:#\s]*|\"[^\"]+\"|'[^']+')\s*:\s*(?:#.*)?$")
+_CUDA_JOB_WORDS = frozenset({"cuda", "nvidia", "nvcc"})
+# GitLab CI's top-level keywords, which are not jobs (https://docs.gitlab.com/ci/yaml/)
+_GITLAB_KEYWORDS = frozenset({"default", "include", "stages", "variables", "workflow", "image", "services", "cache",
+                              "before_script", "after_script", "spec", "pages"})
+
+
+def _job_key(name: str) -> tuple[str, str | None]:
+    """(the job name with its vendor word taken out, lower case; "cuda", "rocm" or None: the side it names)."""
+    side: str | None = None
+
+    def drop(m) -> str:
+        nonlocal side
+        side = "cuda" if m.group(1).lower() in _CUDA_JOB_WORDS else "rocm"
+        return "\0"
+
+    return _JOB_VENDOR().sub(drop, name.strip("\"'")).lower(), side
+
+
+def ci_job_twins(text: str) -> list[tuple[int, int, int]]:
+    """(first line, last line, the twin's line) of each CI job named for CUDA whose ROCm twin the same file defines:
+    spla's .github/workflows/ci.yml runs `build-cuda` in the nvidia/cuda container beside `build-rocm`, which installs
+    hip-dev and rocblas-dev. The CUDA job is the CUDA side of a CI that has its ROCm side: its NVIDIA image is no work
+    left. Jobs are the keys under GitHub Actions' `jobs:`, or a GitLab file's top-level keys other than its keywords;
+    a job spans from its key to the next key at its indent (or less). Line-based, as amd_runner_line."""
+    rows = text.splitlines()
+    jobs: list[tuple[int, str]] = []  # (line, name)
+    indent: int | None = None
+    github = any(r.rstrip() == "jobs:" for r in rows)
+    in_jobs = not github
+    for n, row in enumerate(rows, 1):
+        if not row.strip() or row.lstrip().startswith("#"):
+            continue
+        lead = len(row) - len(row.lstrip())
+        if github and lead == 0:
+            in_jobs = row.rstrip() == "jobs:"
+            indent = None
+            continue
+        if not in_jobs:
+            continue
+        m = _JOB_KEY().match(row)
+        if indent is None and m is not None and (github or lead == 0):
+            indent = lead
+        if m is not None and lead == indent and not (not github and m.group(2) in _GITLAB_KEYWORDS):
+            jobs.append((n, m.group(2)))
+        elif lead <= (indent if indent is not None else -1) and m is None:
+            jobs.append((n, ""))  # something else at the jobs' indent ends the job above
+    ends = [b for b, _ in jobs[1:]] + [len(rows) + 1]
+    keyed = [(a, e - 1, *_job_key(name)) for (a, name), e in zip(jobs, ends) if name]
+    rocm = {k: a for a, _e, k, s in keyed if s == "rocm"}
+    return [(a, e, rocm[k]) for a, e, k, s in keyed if s == "cuda" and k in rocm]

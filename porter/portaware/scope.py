@@ -642,7 +642,8 @@ def _make_test(kind: str, arg: str) -> str | tuple[Tri, Tri] | None:
     else:
         body = arg.strip()
         if body.startswith("(") and body.endswith(")"):
-            operands = [o.strip() for o in body[1:-1].split(",", 1)]
+            # (an operand may be quoted in the parentheses too: gpu-burn's `ifneq ("$(wildcard /usr/bin/nvcc)","")`)
+            operands = [o.strip().strip("\"'") for o in body[1:-1].split(",", 1)]
         else:
             operands = [o.strip().strip("\"'") for o in re.findall(r"\"[^\"]*\"|'[^']*'", body)]
         literals = [o for o in operands if "$" not in o]
@@ -1945,13 +1946,15 @@ def _dir_key(name: str) -> tuple[str, bool, bool]:
     return _source_key(_DIR_VENDOR.sub(lambda m: _DIR_WORDS[m.group(1).lower()], name))
 
 
-def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = ()) -> dict[str, tuple[str, str]]:
+def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = (),
+                    not_rocm: frozenset[str] = frozenset()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
     directory only the CUDA build compiles whose sibling the ROCm build compiles instead: a sibling directory
     named for ROCm in place of the CUDA word (tilelang's `tl_templates/cuda` / `tl_templates/hip`, OpenMM's
     `platforms/cuda` / `platforms/hip`, FlagGems' `backend/_nvidia` / `backend/_amd`, FBGEMM's `cutlass_extensions` /
     `ck_extensions`), or, from the build, a sibling a ROCm arm builds (ucc's `tl/cuda` under
-    TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none."""
+    TL_CUDA_ENABLED beside `tl/rccl` under TL_RCCL_ENABLED). A CUDA component without such a sibling has none;
+    nor is a sibling in `not_rocm` one (a directory named for AMD whose code is OpenCL: other_model_dirs)."""
     dirs: set[str] = set()
     for p in paths:
         d = posixpath.dirname(p)
@@ -1967,7 +1970,7 @@ def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, s
         named: dict[str, str] = {}
         for d in kids:
             key, cuda, rocm = _dir_key(posixpath.basename(d))
-            if rocm:
+            if rocm and d not in not_rocm:
                 named.setdefault(key, d)
         rocm_built = {d: built[d][1] for d in kids if built.get(d, ("",))[0] == ROCM}
         for d in kids:
@@ -2042,3 +2045,96 @@ def backend_twins(paths: Iterable[str], rocm_code: dict[str, str],
                     out[d] = (ev, f"{d}/ and {sib}/ share {len(shared)} file stems")
                     break
     return out
+
+
+# An OpenCL header (Khronos' CL/cl.h, CL/cl2.hpp, CL/opencl.hpp; Apple's OpenCL/cl.h) or an OpenCL C kernel source
+# pasted in by `#include "./opencl/cryptonight.cl"`: https://registry.khronos.org/OpenCL/specs/3.0-unified/html/
+# OpenCL_API.html. A Vulkan header is another vendor-neutral API that no HIP build compiles.
+_OTHER_MODEL_INCLUDE = re.compile(r"^[<\"]\s*(?:(?:CL|OpenCL)/\w+\.h(?:pp)?|vulkan/vulkan\w*\.h(?:pp)?|"
+                                  r"[^<>\"]*\.cl)\s*[>\"]", re.I)
+
+
+def other_model_dirs(named: dict[str, list[str]], includes: dict[str, list[tuple[int, str]]]) -> dict[str, str]:
+    """Directory named for AMD (`backend/amd/`, by rocm_path_evidence) -> "path:line" of the OpenCL (or Vulkan)
+    include that shows its code is written for another programming model, not HIP: xmr-stak's xmrstak/backend/amd/
+    includes <OpenCL/cl.h> and pastes in its `.cl` kernels; the AMD GPUs run it, but no HIP/ROCm build compiles it, so
+    it ports nothing of the CUDA backend beside it (backend/nvidia/). `named`: per such directory, its files;
+    `includes`: per C/C++ file, its include directives (line, text as written). A directory with any HIP or ROCm
+    code of its own (a `.hip` file, a HIP or ROCm library header included: rocm_header) stays ROCm by its name."""
+    out: dict[str, str] = {}
+    for d, paths in sorted(named.items()):
+        if any(p.lower().endswith(".hip") for p in paths):
+            continue
+        seen = [(p, n, t) for p in sorted(paths) for n, t in includes.get(p, ())]
+        if any(rocm_header(t) for _p, _n, t in seen):
+            continue
+        # an API header first, else an OpenCL C source pasted in
+        hits = sorted((t.strip().lower().endswith(('.cl"', ".cl>")), p, n) for p, n, t in seen
+                      if _OTHER_MODEL_INCLUDE.match(t.strip()))
+        hit = f"{hits[0][1]}:{hits[0][2]}" if hits else None
+        if hit is not None:
+            out[d] = hit
+    return out
+
+
+def sibling_twin(path: str, rocm_paths: Iterable[str]) -> str | None:
+    """The ROCm twin of a source in a directory named for CUDA: the file of the same stem in the sibling directory
+    named for ROCm in its place, among `rocm_paths` (the files the ROCm build compiles): a spla pull request's
+    `kernels/cuda/scale_rows.cu` under `if(SPLA_CUDA)` beside `kernels/rocm/scale_rows.hip` under `if(SPLA_ROCM)`.
+    Each arm builds its own file, so neither arm names a twin (build_sides), yet the pair is one kernel per vendor."""
+    d = posixpath.dirname(path)
+    key, cuda, rocm = _dir_key(posixpath.basename(d))
+    if not d or not cuda or rocm:
+        return None
+    parent, stem = posixpath.dirname(d), _stem(path)
+    for p in sorted(rocm_paths):
+        pd = posixpath.dirname(p)
+        if posixpath.dirname(pd) != parent or _stem(p) != stem:
+            continue
+        k, c, r = _dir_key(posixpath.basename(pd))
+        if r and not c and k == key:
+            return p
+    return None
+
+
+# One definition on a line of its own: a constant (`constexpr auto X = ...;`, `static const int X = 4;`), an alias
+# (`using X = ...;`, `typedef ... X;`) or a macro (`#define X ...`). Its name is the group.
+_DEFINITION_LINE = re.compile(r"^\s*(?:(?:static\s+|inline\s+)*(?:constexpr|const)\b[^=;(){}]*?\b(\w+)\s*(?:=|\{)[^;]*;"
+                              r"|using\s+(\w+)\s*=[^;]*;|typedef\b[^;]*?\b(\w+)\s*;|#\s*define\s+(\w+)\b.*)\s*(?://.*)?$")
+
+
+def unused_arm(lines: list[str], first: int, last: int) -> list[str] | None:
+    """The names an `#if` arm (1-based lines first..last, its directive lines excluded) defines when every line of
+    it is blank, a comment or one definition (_DEFINITION_LINE), else None: spla's `#if (CUDART_VERSION >= 10000)`
+    around `constexpr auto MemoryTypeUnregistered = ...;` and `MemoryTypeManaged`. When the repository uses none of
+    the names elsewhere, the ROCm build dropping the arm drops nothing (unused_names decides that)."""
+    names: list[str] = []
+    for n in range(first, last + 1):
+        row = lines[n - 1] if 0 < n <= len(lines) else ""
+        s = row.strip()
+        if not s or s.startswith(("//", "/*", "*")):
+            continue
+        m = _DEFINITION_LINE.match(row)
+        if m is None:
+            return None
+        names.append(next(g for g in m.groups() if g))
+    return names or None
+
+
+def used_names(names: Iterable[str], texts: Iterable[tuple[str, str]], own: tuple[str, int, int]) -> set[str]:
+    """Which of `names` a word of the repository's C/C++ text uses outside the arm that defines them (`own`: its
+    path, first and last line). `texts`: (path, text) pairs, read lazily; the search stops once every name is seen."""
+    left = set(names)
+    found: set[str] = set()
+    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, left))) + r")\b") if left else None
+    for path, text in texts:
+        if pattern is None or not left:
+            break
+        for m in pattern.finditer(text):
+            if path == own[0] and own[1] <= text.count("\n", 0, m.start()) + 1 <= own[2]:
+                continue
+            found.add(m.group(1))
+            left.discard(m.group(1))
+        if not left:
+            break
+    return found

@@ -93,7 +93,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, same_definitions, source_twins,
+                                    cuda_only_match, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -105,9 +105,12 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       combine_off_options, commented_defines, found_names, make_off_switches,
                                       off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
-from porter.portaware.runners import amd_runner_line, is_ci_file
+from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
+
+# How many C/C++ files the search for an unused arm's names reads at most (PortMap.unused_arms).
+_UNUSED_FILES = 5000
 
 # PortMap.file_side's kind for a file of a CUDA component whose ROCm counterpart is another component (a sibling
 # directory): its findings are handled, but its kernels have no HIP twin of their own, so their verdicts still say
@@ -124,6 +127,10 @@ UNBUILT = "unbuilt"
 
 # Compiled when first used (porter.lazyre): only a repository with a compat layer needs it.
 _ident = lazy_regex(r"[A-Za-z_]\w*")
+# a CUDA compiler macro (`__CUDACC__`, `__NVCC__`, `__CUDA_ARCH__`); a HIP one (`__HIPCC__`, `__HIP__`,
+# `__HIP_PLATFORM_AMD__`, `__HIP_DEVICE_COMPILE__`): PortMap.hip_tests
+_CUDA_MACRO = lazy_regex(r"__(?:CUDACC|NVCC|CUDA_ARCH|CUDACC_RTC)__")
+_HIP_MACRO = lazy_regex(r"\b__HIP(?:CC|_PLATFORM_\w+|_DEVICE_COMPILE)?__\b")
 # A replacement that is one HIP/ROCm name (`miopenGetPoolingForwardOutputDim`, `hipblasSgemm`, `thrust::hip::par`),
 # not a header path or advice ("hipcc / clang flags").
 _HIP_NAME = lazy_regex(r"(?:[A-Za-z_]\w*::)*(?:hip|miopen|roc|rccl|HIP|MIOPEN|ROC|RCCL)\w*")
@@ -178,10 +185,12 @@ class PortMap:
     stem_twins: dict[str, list[StemTwin]] = field(default_factory=dict)
     # (twin path, HIP name) -> the twin's first line spelling the name, or None: many findings ask for the same one
     twin_lines: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
-    # assignments to nvcc-only flag variables (porter.portaware.scope.nvcc_flag_assignments), per build file, and the
-    # ROCm-side file that shows the repository already builds for ROCm (None: it does not, and they stay open)
+    # assignments to nvcc-only flag variables (porter.portaware.scope.nvcc_flag_assignments), per build file with
+    # evidence that the repository already builds for ROCm (without it they stay open)
     nvcc_flags: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    rocm_build: str | None = None
+    # per such file, that evidence: a ROCm arm of a build file of its own build system (make, cmake) first, else the
+    # first ROCm-side file
+    nvcc_evidence: dict[str, str] = field(default_factory=dict)
     # in a repository with a ROCm build: the arms of CUDA switches that require the CUDA toolkit (first line, last
     # line, guard line; porter.portaware.scope.toolkit_arms), per CMake file
     toolkit_arms: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
@@ -200,6 +209,17 @@ class PortMap:
     # (first line, last line, the twin's line; scope.make_twin_regions): an environment script that configures
     # both builds (`export APP_CUDA_LIB=...` beside `export APP_HIP_LIB=...`), see script_twin
     script_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # per C/C++ file: `#if` lines whose one arm only defines names the repository uses nowhere else (the line, the
+    # arm's first line as "path:line"): a test the ROCm build reads false loses nothing there
+    unused_arms: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    # per C/C++ file with findings: the `#if`/`#elif` directives (first line, last line) that test a CUDA compiler
+    # macro and a HIP one together
+    hip_tests: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # per CI file with findings: its jobs named for CUDA whose ROCm twin job the file defines (first line, last line,
+    # the twin's line; runners.ci_job_twins): spla's build-cuda beside build-rocm
+    ci_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
+    notes: list[str] = field(default_factory=list)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
@@ -246,13 +266,15 @@ class PortMap:
         for start, end, ev in self.optional.get(path, ()):
             if start <= line <= end:
                 return Status.CUDA_ONLY, ev
+        for start, end, twin in self.ci_twins.get(path, ()):
+            if start <= line <= end:
+                return Status.HANDLED, f"{path}:{twin}"
         for start, end, s, guard in self.cmake_regions.get(path, ()):
             if start <= line <= end and guard:
                 return (Status.CUDA_ONLY if s == CUDA_ONLY_EXTRA else Status.HANDLED), f"{path}:{guard}"
-        if self.rocm_build is not None:
-            for start, end in self.nvcc_flags.get(path, ()):
-                if start <= line <= end:
-                    return Status.HANDLED, self.rocm_build
+        for start, end in self.nvcc_flags.get(path, ()):
+            if start <= line <= end:
+                return Status.HANDLED, self.nvcc_evidence[path]
         for start, end, guard in self.toolkit_arms.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, f"{path}:{guard}"
@@ -273,6 +295,16 @@ class PortMap:
         for start, end, twin in self.twins.get(path, ()):
             if start <= line <= end:
                 return Status.HANDLED, twin
+        if not gap:
+            # a CUDA compiler macro tested together with a HIP one (spla's `#if defined(__CUDACC__) ||
+            # defined(__HIPCC__)`): the project wrote the ROCm build's side of that test, so renaming the CUDA macro
+            # is no work left (the arms it opens are decided by their own code)
+            for first, last in self.hip_tests.get(path, ()):
+                if first <= line <= last:
+                    return Status.HANDLED, f"{path}:{first}"
+            for at, ev in self.unused_arms.get(path, ()):
+                if at == line:
+                    return Status.HANDLED, ev
         if not (self.rewrites or self.compat or self.forward):
             return Status.OPEN, None
         # the three decisions below read the finding's own line, which the scan kept (port facts' finding_lines)
@@ -744,6 +776,21 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
 
+    # A directory named for AMD whose code is OpenCL (xmr-stak's backend/amd/ includes <OpenCL/cl.h>): the AMD GPUs
+    # run it, but no HIP build compiles it, so its name is no evidence of a ROCm port (scope.other_model_dirs). Its
+    # files lose their ROCm side here, and component_twins pairs no CUDA directory with it.
+    by_dir: dict[str, list[str]] = {}
+    for path, fs in pm.file_side.items():
+        if fs[0] == "name" and fs[1] == ROCM and fs[2].endswith("/"):
+            by_dir.setdefault(fs[2][:-1], []).append(path)
+    other = other_model_dirs(by_dir, {p: [(d.line, d.text) for d in ds if d.kind == "include"]
+                                      for p, (ds, _t) in dirs.items()}) if by_dir else {}
+    for d, ev in other.items():
+        for path in by_dir[d]:
+            del pm.file_side[path]
+        pm.notes.append(f"{d}/ is named for AMD but is OpenCL code ({ev}), not a HIP/ROCm port: its CUDA "
+                        "counterpart's findings stay open")
+
     # A CMake file testing a CUDA switch whose ROCm twin only another CMake file tests (deepmd-kit: op/pt/ tests
     # USE_CUDA_TOOLKIT, source/ USE_ROCM_TOOLKIT) is read again knowing the pair: its CUDA arms are guards too.
     cm_tested = {p: f.tested for p, f in facts.items() if f.tested}
@@ -806,7 +853,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     # Build files: which sources each build compiles.
     refs = [Reference(*r) for f in facts.values() for r in f.refs]
-    for path, (s, ev, twin) in sorted(build_sides(refs, files).items()):
+    sides = build_sides(refs, files)
+    rocm_built = [p for p, (s, _ev, _t) in sides.items() if s == ROCM] + [
+        p for p, fs in pm.file_side.items() if fs[1] == ROCM]
+    for path, (s, ev, twin) in sorted(sides.items()):
         if path in pm.file_side:
             continue
         if s == ROCM:
@@ -814,7 +864,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         elif twin:
             pm.file_side[path] = ("twin", CUDA, twin)
         else:
-            pm.file_side[path] = ("build", CUDA, ev)
+            # a CUDA arm's source whose same-stem file in the ROCm-named sibling directory the ROCm build compiles
+            # (kernels/cuda/x.cu beside kernels/rocm/x.hip, each under its own arm): scope.sibling_twin
+            pair = sibling_twin(path, rocm_built)
+            pm.file_side[path] = ("twin", CUDA, pair) if pair else ("build", CUDA, ev)
 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
@@ -850,7 +903,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # tl/cuda under TL_CUDA_ENABLED beside tl/rccl under TL_RCCL_ENABLED, tl_templates/cuda beside
     # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
     # does is a missing feature of the ROCm build, real work.
-    twins = component_twins(files, [c for f in facts.values() for c in f.components])
+    twins = component_twins(files, [c for f in facts.values() for c in f.components], frozenset(other))
     # ... or the same backend written for another programming model that the project builds for AMD (lc0's
     # backends/cuda beside backends/sycl, whose sources include hipBLAS): scope.backend_twins
     named = {p: frozenset(posixpath.basename(t) for _n, t in preprocessor.quoted_includes(ds))
@@ -991,6 +1044,71 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         for line, name in f.forward:
             pm.forward.setdefault(name, f"{p}:{line}")
 
+    # An `#if` with no other arm, on a finding's line, whose arm only defines names nothing else in the repository
+    # uses (spla's `#if (CUDART_VERSION >= 10000)` around two flag constants): the ROCm build skipping it loses
+    # nothing (scope.unused_arm, used_names). At most _UNUSED_FILES C/C++ files are searched, else none is decided.
+    finding_lines: dict[str, set[int]] = {}
+    for f in result.findings:
+        finding_lines.setdefault(f.path, set()).add(f.line)
+    candidates: list[tuple[str, int, int, int, list[str]]] = []
+    for path, (ds, _total) in sorted(dirs.items()):
+        wanted = finding_lines.get(path)
+        if not wanted:
+            continue
+        text_lines: list[str] | None = None
+        for i, d in enumerate(ds):
+            if d.line not in wanted or d.kind not in ("if", "ifdef", "ifndef"):
+                continue
+            depth, end = 0, None
+            for e in ds[i + 1:]:
+                if e.kind in ("if", "ifdef", "ifndef"):
+                    depth += 1
+                elif e.kind == "endif":
+                    if depth == 0:
+                        end = e
+                        break
+                    depth -= 1
+                elif depth == 0 and e.kind in ("else", "elif", "elifdef", "elifndef"):
+                    break
+                elif depth == 0 and e.kind != "define":
+                    break  # an include or another directive in the arm: more than definitions
+            if end is None or any(d.end_line < e.line < end.line and e.kind != "define" for e in ds):
+                continue
+            if text_lines is None:
+                data = _read(source, files[path], limit, held)
+                text_lines = data.decode("utf-8", "replace").split("\n") if data is not None else []
+            names = unused_arm(text_lines, d.end_line + 1, end.line - 1) if text_lines else None
+            if names:
+                candidates.append((path, d.line, d.end_line + 1, end.line - 1, names))
+    c_files = [p for p, c in sorted(files.items()) if c.language == "cuda"]
+    if candidates and len(c_files) <= _UNUSED_FILES:
+        def texts():
+            for p in c_files:
+                data = _read(source, files[p], limit, held)
+                if data is not None:
+                    yield p, data.decode("utf-8", "replace")
+        for path, line, first, last, names in candidates:
+            if not used_names(names, texts(), (path, first, last)):
+                pm.unused_arms.setdefault(path, []).append((line, f"{path}:{first}"))
+
+    # `#if`/`#elif` directives testing a CUDA compiler macro and a HIP one (PortMap.hip_tests).
+    for path, (ds, _total) in sorted(dirs.items()):
+        if path in with_findings:
+            tests = [(d.line, d.end_line) for d in ds if d.kind in ("if", "elif")
+                     and _CUDA_MACRO().search(d.text) and _HIP_MACRO().search(d.text)]
+            if tests:
+                pm.hip_tests[path] = tests
+
+    # A CI job named for CUDA beside its ROCm twin job in the same file (runners.ci_job_twins).
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or not is_ci_file(path):
+            continue
+        data = _read(source, c, limit, held)
+        jobs = ci_job_twins(data.decode("utf-8", "replace")) if data is not None else []
+        if jobs:
+            pm.ci_twins[path] = jobs
+
     # A CI job already on an AMD GPU runner, looked for only when a finding asks for one (CTR007).
     runner_rules = {r.id for r in (result.rules.rules if result.rules is not None else ()) if RUNNER_TAG in r.tags}
     if runner_rules and any(f.rule in runner_rules for f in result.findings):
@@ -1005,9 +1123,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # name or place (StarPU's src/drivers/hip/, examples' `*_hip.hip`) or a ROCm build arm. A CUDA-only repository
     # with them keeps them open: there the port has to write the ROCm build's flags.
     # (the evidence named: a ROCm arm of a build file first, else the first ROCm-side file)
-    rocm_side = sorted(f"{p}:{g}" for p, regs in pm.cmake_regions.items() for _a, _b, s_, g in regs
-                       if s_ == ROCM and g and isinstance(g, int))
-    rocm_side += sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
+    # A build file's arm is evidence for build files of its own build system only: a Makefile's ROCm arm says
+    # nothing of what a CMake project beside it builds (gpu-burn's Makefile and win/CMakeLists.txt), and a make arm
+    # only of its own file (CMake's arms configure one project across its files; Makefiles are run one by one).
+    arms = sorted((files[p].language if p in files else "", f"{p}:{g}") for p, regs in pm.cmake_regions.items()
+                  for _a, _b, s_, g in regs if s_ == ROCM and g and isinstance(g, int))
+    rocm_side = [ev for _lang, ev in arms]
+    rocm_files = sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
+    rocm_side += rocm_files
     if rocm_side:
         for path in sorted(with_findings):
             c = files.get(path)
@@ -1020,16 +1143,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             rocm_arms = [(a, b) for a, b, s_, _g in pm.cmake_regions.get(path, ()) if s_ == ROCM]
             if any(a <= x <= b for x, _y in spans for a, b in rocm_arms):
                 spans = []
-            if spans:
+            ev = next((e for lang, e in arms if lang == c.language and (lang == "cmake" or e.startswith(path + ":"))),
+                      rocm_files[0] if rocm_files else None)
+            if spans and ev is not None:
                 pm.nvcc_flags[path] = spans
+                pm.nvcc_evidence[path] = ev
             # ... and so are the arms of a CUDA switch that need the CUDA toolkit (necSpMV's `if(BUILD_WITH_CUDA)`
             # around find_package(CUDA REQUIRED), beside its hand-kept src/hip module): a ROCm build turns it off
             # (from the file's facts, which parsed its commands: file_facts)
-            arms = list(facts[path].toolkit_arms) if c.language == "cmake" and path in facts else []
-            if arms:
-                pm.toolkit_arms[path] = arms
-        if pm.nvcc_flags:
-            pm.rocm_build = rocm_side[0]
+            toolkit = list(facts[path].toolkit_arms) if c.language == "cmake" and path in facts else []
+            if toolkit and ev is not None:
+                pm.toolkit_arms[path] = toolkit
 
     # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
     for path in sorted(with_findings):
@@ -1657,8 +1781,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     if ka is not None:
         ka = _recount(ka, kernels)
     stats = result.stats
-    if notice:
-        stats = dataclasses.replace(stats, notices=(*stats.notices, notice))
+    if notice or pm.notes:
+        stats = dataclasses.replace(stats, notices=(*stats.notices, *pm.notes, *([notice] if notice else [])))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
                                port_status=summary(findings, kernels), stats=stats)
 

@@ -215,7 +215,8 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
         body.append(("| kernel | file | target | before | after | why |", ""))
         body.append(("|---|---|---|---|---|---|", ""))
         body.extend((f"| {md_code(k.name)} | {md_code(repository_path(result, k.path))}:{k.line} | {md_text(k.target)} "
-                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after} "
+                     f"| {k.before or 'new'} | {'**' + k.after + '**' if k.worse else k.after}"
+                     f"{'' if k.status == 'open' else ' _' + k.status + '_'} "
                      f"| {md_text(why(result, k))} |", "kernel change")
                     for k in kernels)
     text = "\n".join(lines)
