@@ -1,0 +1,124 @@
+"""Session 26 gate fixes: code hip-clang refuses to compile (rules tagged `breaks-build`: inline PTX, a 32-bit lane
+mask HIP static-asserts against) is handled only by what keeps the ROCm build from compiling it - never by a runtime
+vendor branch (hip-clang compiles both branches of an `if`) nor by a class twin in the same file (both structs are
+compiled); and under --isolated a new finding whose only evidence is a non-guard line of a C/C++ file the change
+adds or modifies is open again (porter.diff._reopen (4)). Runtime-only findings (an API HIP has under another name)
+keep their runtime branch."""
+from __future__ import annotations
+
+import json
+
+from helpers import git, make_repo, porter_here
+
+RUNTIME = """\
+#include <cuda_runtime.h>
+bool is_hip();
+__device__ bool dev_is_hip() { return false; }
+__global__ void k(float* x) {
+  if (dev_is_hip()) {
+  } else {
+    unsigned m = __ballot_sync(0xffffffff, x[threadIdx.x] > 0);
+    asm volatile("bar.sync 0;");
+    x[0] = m;
+  }
+}
+void host(float** p) {
+  if (is_hip()) {
+  } else {
+    cudaMalloc(p, 4);
+  }
+}
+"""
+
+TWIN = """\
+struct CudaReducer {
+  __device__ static unsigned run(float v) {
+    unsigned m = __ballot_sync(0xffffffff, v > 0);
+    asm volatile("bar.sync 0;");
+    return m;
+  }
+};
+struct HipReducer {
+  __device__ static unsigned run(float v) { return 0; }
+};
+"""
+
+GUARDED = """\
+__device__ unsigned lane_vote(float v) {
+#ifdef __HIP_PLATFORM_AMD__
+  return __ballot(v > 0);
+#else
+  asm volatile("bar.sync 0;");
+  return __ballot_sync(0xffffffff, v > 0);
+#endif
+}
+"""
+
+
+def _rows(doc, *rules):
+    return [(f["path"], f["line"], f["rule"], f["status"], f.get("handled_by")) for f in doc["findings"]
+            if f["rule"] in rules]
+
+
+def _scan(*args):
+    p = porter_here("scan", *args, "-f", "json", "--no-cache")
+    assert p.returncode in (0, 1), p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+def test_breaking_code_is_not_handled_by_a_runtime_branch_or_a_same_file_twin(tmp_path):
+    repo = make_repo(tmp_path / "r", {"a.cu": RUNTIME, "b.cu": TWIN, "c.cu": GUARDED})
+    _, doc = _scan(str(repo))
+    assert _rows(doc, "DEV001", "DEV002", "DEV003", "API001") == [
+        ("a.cu", 7, "DEV003", "handled", "a.cu:5"),   # a truncated ballot compiles: the runtime branch answers it
+        ("a.cu", 7, "DEV002", "open", None),          # HIP static-asserts a 64-bit mask: both branches compile
+        ("a.cu", 8, "DEV001", "open", None),          # PTX: hip-clang compiles the else branch too
+        ("a.cu", 15, "API001", "handled", "a.cu:13"),  # runtime-only: the runtime branch still handles it
+        ("b.cu", 3, "DEV003", "handled", "b.cu:8"),
+        ("b.cu", 3, "DEV002", "open", None),
+        ("b.cu", 4, "DEV001", "open", None),
+        ("c.cu", 5, "DEV001", "handled", "c.cu:2"),   # a preprocessor guard keeps the ROCm build away
+        ("c.cu", 6, "DEV002", "handled", "c.cu:2"),
+    ]
+
+
+def test_breaks_build_tag_is_rule_data():
+    from porter.portaware.status import BREAKS_BUILD_TAG
+    from porter.rules import load_rules
+
+    tagged = sorted(r.id for r in load_rules().rules if BREAKS_BUILD_TAG in r.tags)
+    assert tagged == ["API006", "DEV001", "DEV002", "DEV005", "DEV006", "DEV007", "DEV008", "DEV012",
+                      "DEV021", "DEV038", "LIB003"]
+
+
+def _pr(tmp_path, files):
+    repo = make_repo(tmp_path / "r", {"main.cpp": "int main(){return 0;}\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    for rel, text in files.items():
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    return repo, base
+
+
+def test_isolated_gate_fails_on_breaking_code_behind_a_runtime_branch_or_twin(tmp_path):
+    repo, base = _pr(tmp_path, {"a.cu": RUNTIME, "b.cu": TWIN})
+    code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high", "--isolated")
+    assert code == 1
+    # the handled DEV003 rested on the change's own runtime check / twin: open again, and listed reopened
+    assert sorted((f["path"], f["line"], f["rule"]) for f in doc["reopened"]) == [
+        ("a.cu", 7, "DEV003"), ("a.cu", 15, "API001"), ("b.cu", 3, "DEV003")]
+    assert {f["status"] for f in doc["findings"] if f["severity"] == "high"} == {"open"}
+
+
+def test_trusted_diff_and_guarded_code_keep_their_status(tmp_path):
+    repo, base = _pr(tmp_path, {"a.cu": RUNTIME, "c.cu": GUARDED})
+    code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high")
+    assert code == 1  # DEV001/DEV002 in a.cu are open in any mode
+    assert "reopened" not in doc
+    assert ("a.cu", 7, "DEV003", "handled", "a.cu:5") in _rows(doc, "DEV003")
+    code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high", "--isolated")
+    # a guard whose ROCm arm holds code is real evidence even when the change adds it
+    assert _rows(doc, "DEV001", "DEV002") == [
+        ("a.cu", 7, "DEV002", "open", None), ("a.cu", 8, "DEV001", "open", None),
+        ("c.cu", 5, "DEV001", "handled", "c.cu:2"), ("c.cu", 6, "DEV002", "handled", "c.cu:2")]
