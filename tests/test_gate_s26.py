@@ -122,3 +122,38 @@ def test_trusted_diff_and_guarded_code_keep_their_status(tmp_path):
     assert _rows(doc, "DEV001", "DEV002") == [
         ("a.cu", 7, "DEV002", "open", None), ("a.cu", 8, "DEV001", "open", None),
         ("c.cu", 5, "DEV001", "handled", "c.cu:2"), ("c.cu", 6, "DEV002", "handled", "c.cu:2")]
+
+
+def test_negated_vendor_names_are_no_rocm_switch():
+    from porter.source.preprocessor import is_rocm_name
+
+    assert [n for n in ("NO_HIP", "DISABLE_ROCM", "WITHOUT_HIP", "HIP_DISABLED", "APP_NO_ROCM", "USE_HIP",
+                        "GGML_HIP_NO_MMQ", "GGML_USE_HIP", "__HIP_NO_HALF_CONVERSIONS__") if is_rocm_name(n)] == [
+        "USE_HIP", "GGML_HIP_NO_MMQ", "GGML_USE_HIP", "__HIP_NO_HALF_CONVERSIONS__"]
+
+
+def test_a_header_nothing_includes_derives_no_rocm_name():
+    from porter.source.preprocessor import derived_names, preprocess
+
+    header = b"#ifdef USE_ROCM\n#define FAST_PATH 1\n#endif\n"
+    user = b"#ifdef FAST_PATH\nint a;\n#else\nint b;\n#endif\n"
+    including = b'#include "cfg/fast.h"\n' + user
+    dirs = {p: (preprocess(t).directives, t.count(b"\n")) for p, t in
+            (("fast.h", header), ("b.cu", user), ("c.cu", including))}
+    assert "FAST_PATH" not in derived_names({p: dirs[p] for p in ("fast.h", "b.cu")})[0]
+    assert "FAST_PATH" in derived_names(dirs)[0]  # once a file includes it, its ROCm arm speaks for the build
+    # a compiled unit's own ROCm arm derives as before
+    unit = {"u.cu": (preprocess(header + user).directives, 8)}
+    assert "FAST_PATH" in derived_names(unit)[0]
+
+
+def test_isolated_gate_fails_on_negated_switch_and_unincluded_header(tmp_path):
+    kernel = ("__global__ void evil(float* x) {\n  unsigned m = __ballot_sync(0xffffffff, x[threadIdx.x] > 0);\n"
+              '  asm volatile("bar.sync 0;");\n  x[0] = m;\n}\n')
+    repo, base = _pr(tmp_path, {
+        "a.cu": "#ifndef NO_HIP\n" + kernel + "#else\nint placeholder = 0;\n#endif\n",
+        "never_included.h": "#ifdef USE_ROCM\n#define FAST_PATH 1\n#endif\n",
+        "b.cu": "#ifdef FAST_PATH\nint placeholder_b = 0;\n#else\n" + kernel + "#endif\n"})
+    code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high", "--isolated")
+    assert code == 1
+    assert _rows(doc, "DEV001") == [("a.cu", 4, "DEV001", "open", None), ("b.cu", 6, "DEV001", "open", None)]

@@ -83,6 +83,10 @@ _vendor_part = lazy_regex(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re
 
 # Components that make a HIP/ROCm-named macro not a platform switch: HIPBLAS_V2 is a library option, HIP_KERNEL a name.
 _not_switch = lazy_regex(r"^(?:NVIDIA|NV|CUDA)$")
+# A negation right before the vendor component (NO_HIP, DISABLE_ROCM, WITHOUT_HIP) or ending the name after it
+# (HIP_DISABLED, ROCM_OFF): defined when HIP is OFF, so reading it as "this is the ROCm build" would hand the ROCm
+# build's arm to CUDA code (`#ifndef NO_HIP` around inline PTX). GGML_HIP_NO_MMQ negates MMQ, not HIP: a switch.
+_negation = lazy_regex(r"^(?:NO|NOT|NON|DISABLE|DISABLED|DISABLES|WITHOUT|SKIP|OFF)$", re.I)
 
 
 # Asked for every macro name of every #if and definition (33k times in a FasterTransformer scan, a few hundred
@@ -95,6 +99,10 @@ def is_rocm_name(name: str) -> bool:
     if name in NVCC_ONLY:
         return False
     parts = [p for p in name.split("_") if p]
+    if any(_vendor_part().match(p) and ((i > 0 and _negation().match(parts[i - 1]))
+                                        or (i == len(parts) - 2 and _negation().match(parts[-1])))
+           for i, p in enumerate(parts)):
+        return False
     return any(_vendor_part().match(p) for p in parts) and not any(_not_switch().match(p) for p in parts)
 
 
@@ -1240,6 +1248,17 @@ def _rocm_name(name: str) -> bool:
     return is_rocm_name(name)
 
 
+# Suffixes of files compiled on their own (porter.source.discover.UNIT_SUFFIXES and HIP's): their definitions reach
+# their own build whether or not anything includes them.
+_UNIT_ENDINGS = (".cu", ".cpp", ".cc", ".cxx", ".c", ".c++", ".hip")
+
+
+def _include_name(text: str) -> str:
+    """The file name an #include's text names: `"a/b.h"` or `<a/b.h>` -> `b.h`."""
+    t = text.strip().strip('<>"').strip()
+    return t.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: Iterable[str] = (),
                   rounds: int = 3) -> tuple[frozenset[str], frozenset[str]]:
     """Project macros that stand for a build: names #define'd only inside ROCm-only arms (anywhere in the repository)
@@ -1249,7 +1268,12 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     paired = paired_cuda_switches(files.values(), rocm)
     cuda: set[str] = set(paired)
     # Only files that #define something can derive a name; each one's definitions are listed once, not per round.
-    defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
+    # A header no file includes (by its file name, in a quoted or angle #include) reaches no build: what its ROCm arm
+    # defines says nothing about the ROCm build (a change's unincluded `#ifdef USE_ROCM / #define FAST_PATH 1`
+    # header must not make `#ifdef FAST_PATH` read ROCm-only).
+    included = {_include_name(d.text) for dirs, _total in files.values() for d in dirs if d.kind == "include"}
+    defining = [(dirs, total, found, condition_names(dirs)) for path, (dirs, total) in files.items()
+                if (found := defines(dirs)) and (path.endswith(_UNIT_ENDINGS) or path.rsplit("/", 1)[-1] in included)]
     for _ in range(rounds):
         sides: dict[str, set[str]] = {}
         rocm_bodies: dict[str, set[str]] = {}
