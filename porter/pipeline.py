@@ -230,7 +230,7 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
         diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir),
                                budget=file_budget(settings))
-        head_result = sides[1]
+        head_result = _added_submodules_unseen(sides[1], change.head_paths - change.base_paths)
     elif baseline is not None:
         source = source_for(Path(path), rev)
         # A baseline names no change, so under --isolated no file of the tree reads as a private copy of a toolkit
@@ -246,6 +246,21 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
     if assess:
         result, assessment = assessed(result, settings, targets)
     return Run(result, targets, settings, assessment, diff)
+
+
+SUBMODULE_SKIP = "git submodule or nested repository: scan it separately"
+ADDED_SUBMODULE = "git submodule this change adds: its code is unseen here (scan it separately)"
+
+
+def _added_submodules_unseen(head: ScanResult, added: frozenset[str]) -> ScanResult:
+    """The head's scan with each submodule (gitlink) the change adds listed as unseen code (Skipped.unseen): the
+    change brings code porter never read, which a gate must not pass (a PR adding `third_party/evil` with inline PTX
+    and `add_subdirectory` on it). Submodules the base already had keep their plain skip."""
+    if not any(s.reason == SUBMODULE_SKIP and s.path in added for s in head.skipped):
+        return head
+    return dataclasses.replace(head, skipped=tuple(
+        Skipped(s.path, ADDED_SUBMODULE) if s.reason == SUBMODULE_SKIP and s.path in added else s
+        for s in head.skipped))
 
 
 def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]:

@@ -157,3 +157,23 @@ def test_isolated_gate_fails_on_negated_switch_and_unincluded_header(tmp_path):
     code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high", "--isolated")
     assert code == 1
     assert _rows(doc, "DEV001") == [("a.cu", 4, "DEV001", "open", None), ("b.cu", 6, "DEV001", "open", None)]
+
+
+def test_a_submodule_the_change_adds_fails_the_gate_and_an_old_one_does_not(tmp_path):
+    sub = make_repo(tmp_path / "sub", {"evil.cu": '__global__ void k() { asm volatile("bar.sync 0;"); }\n'})
+    repo = make_repo(tmp_path / "r", {"CMakeLists.txt": "project(x CUDA CXX)\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "-q", "add", str(sub), "third_party/evil")
+    git(repo, "commit", "-qm", "add submodule")
+    code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high", "--isolated")
+    assert code == 1
+    assert doc["skipped"] == [{"path": "third_party/evil", "reason":
+                               "git submodule this change adds: its code is unseen here (scan it separately)"}]
+    # a later change beside the submodule the base already has: today's plain skip, no failure
+    mid = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CMakeLists.txt").write_text("project(x CUDA CXX)\nadd_subdirectory(third_party/evil)\n")
+    git(repo, "commit", "-qam", "build it")
+    code, doc = _scan(str(repo), "--new-since", mid, "--fail-on", "high", "--isolated")
+    assert code == 0
+    assert all(s["reason"] != "git submodule this change adds: its code is unseen here (scan it separately)"
+               for s in doc["skipped"])
