@@ -177,3 +177,25 @@ def test_a_submodule_the_change_adds_fails_the_gate_and_an_old_one_does_not(tmp_
     assert code == 0
     assert all(s["reason"] != "git submodule this change adds: its code is unseen here (scan it separately)"
                for s in doc["skipped"])
+
+
+PTX_TXT = '__global__ void evil(float* x) {\n  asm volatile("bar.sync 0;");\n}\n'
+
+
+def test_an_angle_include_of_a_project_file_is_scanned(tmp_path):
+    repo = make_repo(tmp_path / "r", {"kern/evil.txt": PTX_TXT, "main.cu": "#include <kern/evil.txt>\n#include <vector>\n"
+                                      "int main(){}\n"})
+    code, doc = _scan(str(repo), "--fail-on", "high")
+    assert code == 1
+    assert _rows(doc, "DEV001") == [("kern/evil.txt", 2, "DEV001", "open", None)]
+    assert doc["skipped"] == []  # <vector> is the toolchain's: no extension, no unseen entry
+
+
+def test_an_include_only_an_include_directory_reaches_is_listed_unseen(tmp_path):
+    repo = make_repo(tmp_path / "r", {"kern/evil.inc.txt": PTX_TXT,
+                                      "src/main.cu": '#include "evil.inc.txt"\nint main(){}\n',
+                                      "CMakeLists.txt": "include_directories(kern)\nadd_executable(x src/main.cu)\n"})
+    code, doc = _scan(str(repo), "--fail-on", "high")
+    assert code == 1
+    assert doc["skipped"] == [{"path": "src/main.cu", "reason": "#include of evil.inc.txt names a file with no "
+                               "source language that is not beside it or above it (an include directory?)"}]

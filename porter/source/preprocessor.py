@@ -1141,6 +1141,7 @@ def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:
 
 
 _INCLUDE = re.compile(r'^\s*"([^"]+)"')
+_ANGLE_INCLUDE = re.compile(r'^\s*<([^<>]+)>')
 
 
 _MACRO_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
@@ -1162,8 +1163,10 @@ def include_macros(dirs: Iterable[Directive]) -> dict[str, tuple[str, ...]]:
 
 
 def quoted_includes(dirs: list[Directive],
-                    elsewhere: Mapping[str, tuple[str, ...]] | None = None) -> list[tuple[int, str]]:
-    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's).
+                    elsewhere: Mapping[str, tuple[str, ...]] | None = None, angle: bool = False
+                    ) -> list[tuple[int, str]]:
+    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's;
+    with `angle` they are listed too: a build's include path may reach a project file through `<kern/x.txt>`).
 
     A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`) names what its object-like macro holds
     at that line, as the compiler reads it: otherwise a file of CUDA code with a name that gives porter no language,
@@ -1186,7 +1189,7 @@ def quoted_includes(dirs: list[Directive],
                 for text in texts:
                     name = _MACRO_NAME.match(text)
                     if name is None:
-                        m = _INCLUDE.match(text)
+                        m = _INCLUDE.match(text) or (_ANGLE_INCLUDE.match(text) if angle else None)
                         if m and m.group(1) not in found:
                             found.append(m.group(1))
                     elif name.group(1) in held:
