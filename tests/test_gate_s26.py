@@ -199,3 +199,29 @@ def test_an_include_only_an_include_directory_reaches_is_listed_unseen(tmp_path)
     assert code == 1
     assert doc["skipped"] == [{"path": "src/main.cu", "reason": "#include of evil.inc.txt names a file with no "
                                "source language that is not beside it or above it (an include directory?)"}]
+
+
+def test_an_undef_of_a_rocm_name_leaves_its_arms_to_no_build():
+    from porter.source.preprocessor import evaluate, preprocess, side_at, undone_names
+
+    text = b"#undef USE_ROCM\n#ifdef USE_ROCM\nint a;\n#else\nint b;\n#endif\n#ifdef __HIP_PLATFORM_AMD__\nint c;\n#endif\n"
+    regs = evaluate(preprocess(text).directives, 9)
+    # the file's own #undef: USE_ROCM is no switch from there on (both arms "both"); __HIP_PLATFORM_AMD__ still is
+    assert [side_at(regs, n)[0] for n in (3, 5, 8)] == ["both", "both", "rocm"]
+    header = (preprocess(b"#pragma once\n#undef USE_ROCM\n#undef USE_HIP\n#define USE_HIP 1\n").directives, 4)
+    unit = (preprocess(b"#undef __HIP_PLATFORM_AMD__\n").directives, 1)
+    # a header's #undef that stands (USE_HIP is defined again after it; a unit's reaches only itself)
+    assert undone_names({"platform.h": header, "a.cu": unit}) == frozenset({"USE_ROCM"})
+    user = preprocess(b'#include "platform.h"\n#ifdef USE_ROCM\nint a;\n#else\nint b;\n#endif\n').directives
+    assert [side_at(evaluate(user, 6), n)[0] for n in (3, 5)] == ["rocm", "cuda"]
+    assert [side_at(evaluate(user, 6, undone={"USE_ROCM"}), n)[0] for n in (3, 5)] == ["both", "both"]
+
+
+def test_isolated_gate_fails_when_a_header_undefines_the_rocm_switch(tmp_path):
+    repo, base = _pr(tmp_path, {
+        "platform.h": "#pragma once\n#undef USE_ROCM\n",
+        "a.cu": '#include "platform.h"\n#ifdef USE_ROCM\nint placeholder = 0;\n#else\n__global__ void evil(float* x) {\n'
+                '  asm volatile("bar.sync 0;");\n}\n#endif\n'})
+    code, doc = _scan(str(repo), "--new-since", base, "--fail-on", "high", "--isolated")
+    assert code == 1
+    assert _rows(doc, "DEV001") == [("a.cu", 6, "DEV001", "open", None)]

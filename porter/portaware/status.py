@@ -391,7 +391,7 @@ def _retired_here(dirs, files, source, limit: int, held, rocm_names) -> frozense
     guards is dead and its `#else` is what ROCm compiles."""
     retired = preprocessor.retired_rocm_macros()
     tested = {n for n in retired for ds, _total in dirs.values() for d in ds
-              if d.kind not in ("define", "include") and n in d.text} - set(rocm_names)
+              if d.kind not in ("define", "undef", "include") and n in d.text} - set(rocm_names)
     if not tested:
         return frozenset()
     for ds, _total in dirs.values():
@@ -751,14 +751,15 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     cuda_names = cuda_names | _cmake_cuda_definitions(pm, facts, dirs, rocm_names, nvidia_only)
     retired = _retired_here(dirs, files, source, limit, held, rocm_names)
+    undone = preprocessor.undone_names(dirs)
     for path, (ds, total) in dirs.items():
         toolkit = facts[path].toolkit
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired)
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired, undone)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
-            pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "include")}
+            pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "undef", "include")}
             # `#error` where the ROCm build alone goes (ccglib's `#if defined(__HIP_PLATFORM_AMD__) && (NBIT_IN ==
             # 1)` / `#error "1-bit GEMM is only available for NVIDIA GPUs"`): that build stops there ([cpp.error]:
             # the program is ill-formed), so no compat name maps anything in this file for it

@@ -112,7 +112,7 @@ class Directive:
 
     line: int
     end_line: int
-    kind: str  # if ifdef ifndef elif elifdef elifndef else endif define include
+    kind: str  # if ifdef ifndef elif elifdef elifndef else endif define undef include
     text: str  # the rest of the directive, comments removed, continuations joined
 
 
@@ -193,7 +193,7 @@ def _lexer(raw: bool, dq: bool, sq: bool) -> re.Pattern[bytes]:
 
 
 # Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
-_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
@@ -630,14 +630,16 @@ class Build:
         self.retired = frozenset(retired) - self.rocm
         # nvcc's own macros in a file written for hip-clang (hip_native, see HIP_COMPILER_MACROS)
         self.nvcc_only = NVCC_ONLY | NVCC_ONLY_IN_HIP_CODE if hip_native else NVCC_ONLY
+        # vendor names an `#undef` took back (evaluate): from there on no build's switch, unknown in both builds
+        self.undone: set[str] = set()
 
     def vendor(self, name: str | None) -> bool:
         """Whether the name decides which vendor's build this is."""
-        return bool(name) and (name in self.rocm or name in self.cuda or name in self.nvcc_only or is_rocm_name(name))
+        return bool(name) and name not in self.undone and (name in self.rocm or name in self.cuda or name in self.nvcc_only or is_rocm_name(name))
 
     def value(self, name: str | None):
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
-        if not name:
+        if not name or name in self.undone:
             return None
         if name in EDITOR_ONLY or name in self.retired:
             return False
@@ -1009,15 +1011,17 @@ class _Frame:
 
 
 def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] = (),
-             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = (), retired: Iterable[str] = ()
-             ) -> list[Region]:
+             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = (), retired: Iterable[str] = (),
+             undone: Iterable[str] = ()) -> list[Region]:
     """Every line of a file (1..total_lines) in regions that each build compiles or not, in order.
 
     Directive lines themselves belong to the enclosing region. Unbalanced directives (a stray #endif, a missing
     one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file.
     `toolkit_lines`: the `#if`/`#elif` lines whose group's `#else` is the HIP path (Preprocessed.toolkit_lines),
     where a toolkit version macro reads undefined in the ROCm build. `retired`: ROCm platform macros read undefined
-    in both builds (retired_rocm_macros the project does not define itself)."""
+    in both builds (retired_rocm_macros the project does not define itself). `undone`: vendor names a header
+    `#undef`s for good (undone_names): unknown in both builds, as a vendor name is after this file's own `#undef`
+    of it - a header's `#undef USE_ROCM` sends the ROCm build into the CUDA arm, so neither arm is one build's."""
     rocm_names = tuple(rocm_names)
     cuda_names = tuple(cuda_names)
     retired = tuple(retired)
@@ -1025,6 +1029,9 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     plain = {b: Build(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
     toolkit = {b: _ToolkitBuild(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
     arch = {b: _ArchBuild(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
+    builds = [*plain.values(), *toolkit.values(), *arch.values()]
+    for b in builds:
+        b.undone.update(undone)
     # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
     # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
     # replaces stays port work.
@@ -1045,6 +1052,12 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
         start = upto + 1
 
     for d in dirs:
+        if d.kind == "undef":
+            name = (_tokens(d.text)[:1] or [""])[0]
+            if any(b.vendor(name) for b in plain.values()):
+                for b in builds:
+                    b.undone.add(name)
+            continue
         if d.kind in ("define", "include"):
             continue
         vals = (arch if d.line in forked and _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines \
@@ -1260,6 +1273,24 @@ def _include_name(text: str) -> str:
     """The file name an #include's text names: `"a/b.h"` or `<a/b.h>` -> `b.h`."""
     t = text.strip().strip('<>"').strip()
     return t.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def undone_names(files: Mapping[str, tuple[list[Directive], int]]) -> frozenset[str]:
+    """The vendor names (is_rocm_name) a header `#undef`s and does not `#define` again after: every file including it
+    compiles on with the name undefined, whatever the build's `-D` said (evaluate's `undone`). A compiled unit's own
+    `#undef` reaches only itself, and evaluate reads it there."""
+    out: set[str] = set()
+    for path, (dirs, _total) in files.items():
+        if path.endswith(_UNIT_ENDINGS):
+            continue
+        last: dict[str, str] = {}
+        for d in dirs:
+            if d.kind in ("undef", "define"):
+                name = (_tokens(d.text)[:1] or [""])[0]
+                if name and is_rocm_name(name):
+                    last[name] = d.kind
+        out.update(n for n, k in last.items() if k == "undef")
+    return frozenset(out)
 
 
 def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: Iterable[str] = (),
@@ -1514,7 +1545,7 @@ class Preprocessed:
         lines = self._regions.get("conditional_lines")
         if lines is None:
             lines = self._regions["conditional_lines"] = {
-                n: d.kind for d in self.directives if d.kind not in ("define", "include")
+                n: d.kind for d in self.directives if d.kind not in ("define", "undef", "include")
                 for n in range(d.line, d.end_line + 1)}
         return lines.get(line)
 
