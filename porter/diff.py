@@ -24,8 +24,9 @@ ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor gu
 code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
 guard gives ROCm no path, it only hides the spot, or (3) evidence in another file that the change itself adds or
 modifies (a build file that makes the spot's directory a CUDA component beside a ROCm sibling, a header whose arm
-handles it, a file inside the ROCm sibling directory that makes a `cuda/` directory its twin): the author under review
-would be vouching for their own code. These findings are listed as `reopened`
+handles it, a file inside the ROCm sibling directory that makes a `cuda/` directory its twin), or (4) a line of its
+own C/C++ file, which the change adds or modifies, that is no preprocessor guard (a runtime `if (is_hip())`, a class
+twin in the same file): the author under review would be vouching for their own code. These findings are listed as `reopened`
 in the diff.
 """
 from __future__ import annotations
@@ -388,10 +389,13 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
     for f, why in zip(new, whys):
         if why == "check":
             group = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
-            # An unread guard (its check ran out of budget: arms is None) is no evidence; a group not found leaves
-            # the status standing, as a guard with code in another arm does.
+            # An unread guard (its check ran out of budget: arms is None) is no evidence; a guard with code in
+            # another arm leaves the status standing. A line that is no preprocessor guard (a runtime `if
+            # (is_hip())`, a same-file class twin, a `#define`) in a C/C++ file the change adds or modifies is the
+            # change's own say-so (4): the ROCm build compiles it either way.
             why = "guard" if arms is None or (group is not None and not any(
-                code for start, end, code in group if not start <= f.line <= end)) else None
+                code for start, end, code in group if not start <= f.line <= end)) else (
+                "not a guard" if group is None and f.path in changed and _compiled(f.path) else None)
         if why is None:
             out.append(f)
         else:
@@ -399,6 +403,14 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             out.append(g)
             reopened.append(g)
     return sorted(out), reopened
+
+
+def _compiled(path: str) -> bool:
+    """Whether a path is C/C++/CUDA text a compiler reads (by name, or with no language porter knows: a quoted or
+    angle include of `kern/x.txt`), not a build or Python file whose `if` is a real build or runtime choice."""
+    from porter.source.discover import language_of
+
+    return language_of(path) in ("cuda", None)
 
 
 def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget

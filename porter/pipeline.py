@@ -230,7 +230,7 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
         diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir),
                                budget=file_budget(settings))
-        head_result = sides[1]
+        head_result = _added_submodules_unseen(sides[1], change.head_paths - change.base_paths)
     elif baseline is not None:
         source = source_for(Path(path), rev)
         # A baseline names no change, so under --isolated no file of the tree reads as a private copy of a toolkit
@@ -246,6 +246,21 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
     if assess:
         result, assessment = assessed(result, settings, targets)
     return Run(result, targets, settings, assessment, diff)
+
+
+SUBMODULE_SKIP = "git submodule or nested repository: scan it separately"
+ADDED_SUBMODULE = "git submodule this change adds: its code is unseen here (scan it separately)"
+
+
+def _added_submodules_unseen(head: ScanResult, added: frozenset[str]) -> ScanResult:
+    """The head's scan with each submodule (gitlink) the change adds listed as unseen code (Skipped.unseen): the
+    change brings code porter never read, which a gate must not pass (a PR adding `third_party/evil` with inline PTX
+    and `add_subdirectory` on it). Submodules the base already had keep their plain skip."""
+    if not any(s.reason == SUBMODULE_SKIP and s.path in added for s in head.skipped):
+        return head
+    return dataclasses.replace(head, skipped=tuple(
+        Skipped(s.path, ADDED_SUBMODULE) if s.reason == SUBMODULE_SKIP and s.path in added else s
+        for s in head.skipped))
 
 
 def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]:
@@ -471,7 +486,10 @@ def scan(
                                         options.jobs, notices, options.rocm_macros, held, pool=facts_pool)
         wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices, cache,
                                                                  facts_pool)]
-    extra = _included_unlisted(source, found, wanted, options, held, notices)
+    unseen: list[Skipped] = []
+    extra = _included_unlisted(source, found, wanted, options, held, notices, unseen)
+    if unseen:
+        found = dataclasses.replace(found, skipped=tuple(sorted(set(found.skipped) | set(unseen))))
     if extra:
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
@@ -490,15 +508,23 @@ def scan(
 
 
 def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], options: Settings, held: Held,
-                       notices: list[str]) -> list[Candidate]:
+                       notices: list[str], unseen: list[Skipped]) -> list[Candidate]:
     """The files C/C++/CUDA sources `#include "..."` whose names give porter no language (`kern.txt`): a compiler
     reads them as C++, so the scan does too (CUDA code hidden in one was never scanned). What they include in turn is
     followed, MAX_INCLUDE_DEPTH levels deep, each level's directives lexed in budgeted workers like any file's."""
     listed = {c.path for c in found.files}
     out: list[Candidate] = []
     for _ in range(MAX_INCLUDE_DEPTH):
-        extra = source.included(sorted(p for p in set(wanted) if p not in listed), tuple(options.include),
+        # an unlisted include's group (unlisted_includes) or a plain path (a CMake LANGUAGE CUDA source)
+        groups = [w.split(INCLUDE_SEP) for w in set(wanted)]
+        extra = source.included(sorted({p for g in groups for p in (g[2:] if len(g) > 2 else g) if p not in listed}),
+                                tuple(options.include),
                                 tuple(options.exclude))
+        there = listed | {c.path for c in extra}
+        # an include none of whose places holds the file: reached through an include directory porter does not
+        # follow (`include_directories(kern)`), so its code is unseen - listed so, on the includer, and a gate fails
+        unseen.extend(Skipped(g[0], f"#include of {g[1]} {UNFOUND_INCLUDE}") for g in sorted(groups)
+                      if len(g) > 2 and not any(p in there for p in g[2:]))
         if not extra:
             break
         out.extend(extra)
@@ -559,11 +585,31 @@ def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
 
 def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive],
                       elsewhere: Mapping[str, tuple[str, ...]] | None = None) -> list[str]:
-    """The files `path`'s `#include "..."` directives name (relative to its directory, inside the repository) whose
-    names give porter no language; a computed include's macro not defined in `path` is read from `elsewhere`
-    (the repository's preprocessor.include_macros)."""
-    targets = (quoted_target(path, header) for _, header in preprocessor.quoted_includes(list(directives), elsewhere))
-    return [t for t in targets if t is not None and language_of(t) is None]
+    """The files `path`'s `#include "..."` and `#include <...>` directives name whose names give porter no language
+    (`kern.txt`, `<kern/evil.txt>`), one entry per include: `path`, the name and the repository paths it may be,
+    NUL-separated (INCLUDE_SEP), in the order a compiler with the project on its include path tries them - the
+    includer's directory (quoted only), then each directory above it up to the root. A name with no file at any of
+    them is read through an include directory porter does not follow: _included_unlisted lists it unseen. A
+    computed include's macro not defined in `path` is read from `elsewhere` (the repository's
+    preprocessor.include_macros). Extensionless angle names (`<vector>`, `<cuda/std/atomic>`) are the toolchain's."""
+    out = []
+    quoted = {(n, h) for n, h in preprocessor.quoted_includes(list(directives), elsewhere)}
+    for n, header in preprocessor.quoted_includes(list(directives), elsewhere, angle=True):
+        if language_of(header) is not None or "." not in header.rsplit("/", 1)[-1]:
+            continue
+        parts = path.split("/")[:-1]
+        dirs = ["/".join(parts[:i]) + "/x" if i else "x" for i in range(len(parts), -1, -1)]
+        if (n, header) not in quoted:
+            dirs = dirs[1:] if parts else dirs  # `<...>` skips the includer's own directory
+        cands = [t for t in dict.fromkeys(quoted_target(d, header) for d in dirs) if t is not None]
+        if cands:
+            out.append(INCLUDE_SEP.join((path, header, *cands)))
+    return out
+
+
+# Separates an unlisted include's includer, name and candidate paths (git paths never hold a NUL).
+INCLUDE_SEP = "\0"
+UNFOUND_INCLUDE = "names a file with no source language that is not beside it or above it (an include directory?)"
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,

@@ -187,7 +187,8 @@ def test_project_macros_defined_under_a_rocm_guard_stand_for_the_rocm_build():
     from porter.source.preprocessor import derived_names, directives
 
     header = b"#if defined(__HIP_PLATFORM_AMD__)\n#define MY_AMD 1\n#define BOTH 1\n#else\n#define BOTH 2\n#endif\n"
-    rocm, cuda = derived_names({"h.h": (directives(header), 7)})
+    # a header some file includes (one nothing includes reaches no build: tests/test_gate_s26.py)
+    rocm, cuda = derived_names({"h.h": (directives(header), 7), "a.cu": (directives(b'#include "h.h"\n'), 1)})
     assert "MY_AMD" in rocm and "BOTH" not in rocm and "BOTH" not in cuda
 
 

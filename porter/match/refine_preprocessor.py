@@ -346,7 +346,7 @@ def _directive_lines(sf: SourceFile, conditional_only: bool) -> frozenset[int]:
     lines = sf.cache.get(key)
     if lines is None:
         lines = sf.cache[key] = frozenset(n for d in preprocessed(sf).directives
-                                          if not conditional_only or d.kind not in ("define", "include")
+                                          if not conditional_only or d.kind not in ("define", "undef", "include")
                                           for n in range(d.line, d.end_line + 1))
     return lines
 

@@ -159,7 +159,8 @@ _STATUS_WORDS = _Words({m: str(m) for m in Status})
 UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
                             r"^parser process died|^porter failed on this file \(internal error|"
                             r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer|"
-                            r"^not kept: past [\d,]+ findings|failed \(internal error")
+                            r"^not kept: past [\d,]+ findings|failed \(internal error|^git submodule this change adds|"
+                            r"^#include of .* names a file with no source language that is not beside it")
 
 
 @dataclass(frozen=True, order=True)

@@ -44,12 +44,14 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
 7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
-   → handled, by that `if`;
+   → handled, by that `if` - unless the finding's rule is tagged `breaks-build` (inline PTX, a 32-bit lane mask):
+   hip-clang compiles both branches of an `if`, so only rules 1-6 and 8 can handle such a finding;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
    other arm includes the ROCm one, or the ROCm build never compiles its includers); one included only from a CUDA
    component's files is part of that component (handled, its kernels' verdicts kept);
 9. a line inside a CUDA-named class whose HIP-named twin the repository defines (`CudaExecutor` / `HipExecutor`,
-   porter.portaware.twins) → handled, by the twin;
+   porter.portaware.twins) → handled, by the twin - unless the rule is tagged `breaks-build` and the twin is in the
+   same file (the ROCm build compiles both classes);
 9b. CUDA text that a ROCm-side branch of the project's Python rewrites in kernel source before compiling it
    (`kernel.replace("__shfl_down_sync(FULL_MASK,", "__shfl_down(")` under `if torch.version.hip:`,
    porter.portaware.rewrites), where the finding's columns cover it → handled, by the `replace` line;
@@ -222,12 +224,16 @@ class PortMap:
     notes: list[str] = field(default_factory=list)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
-               rocm_code: bool = False, gap: bool = False) -> tuple[Status, str | None]:
+               rocm_code: bool = False, gap: bool = False, breaks: bool = False) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it. With
         `rocm_code` (a rule tagged `rocm-code`: its finding is about code the ROCm build compiles, such as a
         hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open. With `gap` (a rule
         tagged `rocm-gap`: its finding is a vendor fork that gives the ROCm build nothing), the fork's own guard
-        and arms are no evidence either: they are what the finding is about."""
+        and arms are no evidence either: they are what the finding is about. With `breaks` (a rule tagged
+        `breaks-build`: hip-clang rejects the code, inline PTX or a 32-bit mask HIP static-asserts against), only
+        what keeps the ROCm build from compiling the line counts: a runtime vendor branch (rule 7: hip-clang
+        compiles both branches of an `if`) and a class twin in the same file (rule 9: both structs are compiled)
+        are no evidence."""
         g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
@@ -285,7 +291,7 @@ class PortMap:
                 if (n, a) <= (line, column) < (m, b):
                     return Status.HANDLED, self.cuda_language
         best = None
-        for sp in self.spans.get(path, ()):
+        for sp in self.spans.get(path, ()) if not breaks else ():
             if sp.holds((line, column)) and (best is None or sp.start >= best.start):
                 best = sp
         if best is not None:
@@ -293,7 +299,7 @@ class PortMap:
         if fs is not None and fs[0] == "include" and fs[1] == CUDA:
             return Status.HANDLED, fs[2]
         for start, end, twin in self.twins.get(path, ()):
-            if start <= line <= end:
+            if start <= line <= end and not (breaks and twin.rsplit(":", 1)[0] == path):
                 return Status.HANDLED, twin
         if not gap:
             # a CUDA compiler macro tested together with a HIP one (spla's `#if defined(__CUDACC__) ||
@@ -385,6 +391,10 @@ ROCM_CODE_TAG = "rocm-code"
 # A rule with this tag reports a vendor fork that leaves the ROCm build without code (DEV043: `#elif LIB_USES_CUDA`
 # with no HIP arm): the fork's guard lines, which otherwise show the port's fork, do not make it handled.
 ROCM_GAP_TAG = "rocm-gap"
+# A rule with this tag reports code hip-clang refuses to compile (inline PTX, a 32-bit lane mask HIP static-asserts
+# against, a header or API HIP lacks): only a preprocessor guard, build selection or a twin file handles it, never a
+# runtime vendor branch or a class twin in the same file, which the ROCm build compiles as well (PortMap.decide).
+BREAKS_BUILD_TAG = "breaks-build"
 # A rule with this tag asks for an AMD GPU runner in CI: a CI job already on one handles it.
 RUNNER_TAG = "gpu-runner"
 
@@ -417,7 +427,7 @@ def _retired_here(dirs, files, source, limit: int, held, rocm_names) -> frozense
     guards is dead and its `#else` is what ROCm compiles."""
     retired = preprocessor.retired_rocm_macros()
     tested = {n for n in retired for ds, _total in dirs.values() for d in ds
-              if d.kind not in ("define", "include") and n in d.text} - set(rocm_names)
+              if d.kind not in ("define", "undef", "include") and n in d.text} - set(rocm_names)
     if not tested:
         return frozenset()
     for ds, _total in dirs.values():
@@ -834,14 +844,15 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         {p: d for p, d in dirs.items() if p not in pm.file_side}, tuple(getattr(settings, "rocm_macros", ()) or ()))
     cuda_names = cuda_names | _cmake_cuda_definitions(pm, facts, dirs, rocm_names, nvidia_only)
     retired = _retired_here(dirs, files, source, limit, held, rocm_names)
+    undone = preprocessor.undone_names(dirs)
     for path, (ds, total) in dirs.items():
         toolkit = facts[path].toolkit
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
-        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired)
+        regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired, undone)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
-            pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "include")}
+            pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "undef", "include")}
             # `#error` where the ROCm build alone goes (ccglib's `#if defined(__HIP_PLATFORM_AMD__) && (NBIT_IN ==
             # 1)` / `#error "1-bit GEMM is only available for NVIDIA GPUs"`): that build stops there ([cpp.error]:
             # the program is ill-formed), so no compat name maps anything in this file for it
@@ -1721,6 +1732,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     rules = result.rules.rules if result.rules is not None else ()
     rocm_code = frozenset(r.id for r in rules if ROCM_CODE_TAG in r.tags)
     gap = frozenset(r.id for r in rules if ROCM_GAP_TAG in r.tags)
+    breaks = frozenset(r.id for r in rules if BREAKS_BUILD_TAG in r.tags)
     from porter.kernels.check_table import rocm_code_checks
 
     # kernel checks about code only HIP compiles (rules/kb/kernel_checks.yaml `tags`) are not handled by ROCm lines
@@ -1729,7 +1741,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
                      for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None,
-                                           f.rule in rocm_code, f.rule in gap)]
+                                           f.rule in rocm_code, f.rule in gap, f.rule in breaks)]
                      for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
                                     else (st, by)])
     if pm.stem_twins:

@@ -83,6 +83,10 @@ _vendor_part = lazy_regex(r"^(?:HIP|ROCM|ROCm|AMD|AMDGPU|AMDGCN|HIPCC|HCC)$", re
 
 # Components that make a HIP/ROCm-named macro not a platform switch: HIPBLAS_V2 is a library option, HIP_KERNEL a name.
 _not_switch = lazy_regex(r"^(?:NVIDIA|NV|CUDA)$")
+# A negation right before the vendor component (NO_HIP, DISABLE_ROCM, WITHOUT_HIP) or ending the name after it
+# (HIP_DISABLED, ROCM_OFF): defined when HIP is OFF, so reading it as "this is the ROCm build" would hand the ROCm
+# build's arm to CUDA code (`#ifndef NO_HIP` around inline PTX). GGML_HIP_NO_MMQ negates MMQ, not HIP: a switch.
+_negation = lazy_regex(r"^(?:NO|NOT|NON|DISABLE|DISABLED|DISABLES|WITHOUT|SKIP|OFF)$", re.I)
 
 
 # Asked for every macro name of every #if and definition (33k times in a FasterTransformer scan, a few hundred
@@ -95,6 +99,10 @@ def is_rocm_name(name: str) -> bool:
     if name in NVCC_ONLY:
         return False
     parts = [p for p in name.split("_") if p]
+    if any(_vendor_part().match(p) and ((i > 0 and _negation().match(parts[i - 1]))
+                                        or (i == len(parts) - 2 and _negation().match(parts[-1])))
+           for i, p in enumerate(parts)):
+        return False
     return any(_vendor_part().match(p) for p in parts) and not any(_not_switch().match(p) for p in parts)
 
 
@@ -104,7 +112,7 @@ class Directive:
 
     line: int
     end_line: int
-    kind: str  # if ifdef ifndef elif elifdef elifndef else endif define include
+    kind: str  # if ifdef ifndef elif elifdef elifndef else endif define undef include
     text: str  # the rest of the directive, comments removed, continuations joined
 
 
@@ -185,7 +193,7 @@ def _lexer(raw: bool, dq: bool, sq: bool) -> re.Pattern[bytes]:
 
 
 # Blanks around the `#` are a preprocessor's horizontal white space: a vertical tab and a form feed too (`#\vendif`).
-_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|include)\b(.*)$")
+_DIRECTIVE = re.compile(rb"^[ \t\f\v]*#[ \t\f\v]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include)\b(.*)$")
 # The same, matched at a line start inside a whole file (`$`: before the line's newline; a `\r` is stripped after).
 _DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.M)
 
@@ -622,14 +630,16 @@ class Build:
         self.retired = frozenset(retired) - self.rocm
         # nvcc's own macros in a file written for hip-clang (hip_native, see HIP_COMPILER_MACROS)
         self.nvcc_only = NVCC_ONLY | NVCC_ONLY_IN_HIP_CODE if hip_native else NVCC_ONLY
+        # vendor names an `#undef` took back (evaluate): from there on no build's switch, unknown in both builds
+        self.undone: set[str] = set()
 
     def vendor(self, name: str | None) -> bool:
         """Whether the name decides which vendor's build this is."""
-        return bool(name) and (name in self.rocm or name in self.cuda or name in self.nvcc_only or is_rocm_name(name))
+        return bool(name) and name not in self.undone and (name in self.rocm or name in self.cuda or name in self.nvcc_only or is_rocm_name(name))
 
     def value(self, name: str | None):
         """False (undefined), None (defined or not: unknown), DEFINED (defined, value unknown) or an int."""
-        if not name:
+        if not name or name in self.undone:
             return None
         if name in EDITOR_ONLY or name in self.retired:
             return False
@@ -1001,15 +1011,17 @@ class _Frame:
 
 
 def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] = (),
-             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = (), retired: Iterable[str] = ()
-             ) -> list[Region]:
+             cuda_names: Iterable[str] = (), toolkit_lines: Iterable[int] = (), retired: Iterable[str] = (),
+             undone: Iterable[str] = ()) -> list[Region]:
     """Every line of a file (1..total_lines) in regions that each build compiles or not, in order.
 
     Directive lines themselves belong to the enclosing region. Unbalanced directives (a stray #endif, a missing
     one) are read leniently: a stray #else/#endif is ignored, an unclosed #if runs to the end of the file.
     `toolkit_lines`: the `#if`/`#elif` lines whose group's `#else` is the HIP path (Preprocessed.toolkit_lines),
     where a toolkit version macro reads undefined in the ROCm build. `retired`: ROCm platform macros read undefined
-    in both builds (retired_rocm_macros the project does not define itself)."""
+    in both builds (retired_rocm_macros the project does not define itself). `undone`: vendor names a header
+    `#undef`s for good (undone_names): unknown in both builds, as a vendor name is after this file's own `#undef`
+    of it - a header's `#undef USE_ROCM` sends the ROCm build into the CUDA arm, so neither arm is one build's."""
     rocm_names = tuple(rocm_names)
     cuda_names = tuple(cuda_names)
     retired = tuple(retired)
@@ -1017,6 +1029,9 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
     plain = {b: Build(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
     toolkit = {b: _ToolkitBuild(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
     arch = {b: _ArchBuild(b, rocm_names, cuda_names, retired, native) for b in (CUDA, ROCM)}
+    builds = [*plain.values(), *toolkit.values(), *arch.values()]
+    for b in builds:
+        b.undone.update(undone)
     # Arch-level tests are read undefined for ROCm only where a later arm of the group is the ROCm build's own: a
     # plain `#else` after `#if __CUDA_ARCH__ >= 800` is often a stub or a slow path, and the tensor-core arm it
     # replaces stays port work.
@@ -1037,6 +1052,12 @@ def evaluate(dirs: list[Directive], total_lines: int, rocm_names: Iterable[str] 
         start = upto + 1
 
     for d in dirs:
+        if d.kind == "undef":
+            name = (_tokens(d.text)[:1] or [""])[0]
+            if any(b.vendor(name) for b in plain.values()):
+                for b in builds:
+                    b.undone.add(name)
+            continue
         if d.kind in ("define", "include"):
             continue
         vals = (arch if d.line in forked and _ARCH_LEVEL().search(d.text) else toolkit) if d.line in toolkit_lines \
@@ -1133,6 +1154,7 @@ def defines(dirs: list[Directive]) -> list[tuple[int, str, str]]:
 
 
 _INCLUDE = re.compile(r'^\s*"([^"]+)"')
+_ANGLE_INCLUDE = re.compile(r'^\s*<([^<>]+)>')
 
 
 _MACRO_NAME = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
@@ -1154,8 +1176,10 @@ def include_macros(dirs: Iterable[Directive]) -> dict[str, tuple[str, ...]]:
 
 
 def quoted_includes(dirs: list[Directive],
-                    elsewhere: Mapping[str, tuple[str, ...]] | None = None) -> list[tuple[int, str]]:
-    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's).
+                    elsewhere: Mapping[str, tuple[str, ...]] | None = None, angle: bool = False
+                    ) -> list[tuple[int, str]]:
+    """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's;
+    with `angle` they are listed too: a build's include path may reach a project file through `<kern/x.txt>`).
 
     A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`) names what its object-like macro holds
     at that line, as the compiler reads it: otherwise a file of CUDA code with a name that gives porter no language,
@@ -1178,7 +1202,7 @@ def quoted_includes(dirs: list[Directive],
                 for text in texts:
                     name = _MACRO_NAME.match(text)
                     if name is None:
-                        m = _INCLUDE.match(text)
+                        m = _INCLUDE.match(text) or (_ANGLE_INCLUDE.match(text) if angle else None)
                         if m and m.group(1) not in found:
                             found.append(m.group(1))
                     elif name.group(1) in held:
@@ -1240,6 +1264,35 @@ def _rocm_name(name: str) -> bool:
     return is_rocm_name(name)
 
 
+# Suffixes of files compiled on their own (porter.source.discover.UNIT_SUFFIXES and HIP's): their definitions reach
+# their own build whether or not anything includes them.
+_UNIT_ENDINGS = (".cu", ".cpp", ".cc", ".cxx", ".c", ".c++", ".hip")
+
+
+def _include_name(text: str) -> str:
+    """The file name an #include's text names: `"a/b.h"` or `<a/b.h>` -> `b.h`."""
+    t = text.strip().strip('<>"').strip()
+    return t.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def undone_names(files: Mapping[str, tuple[list[Directive], int]]) -> frozenset[str]:
+    """The vendor names (is_rocm_name) a header `#undef`s and does not `#define` again after: every file including it
+    compiles on with the name undefined, whatever the build's `-D` said (evaluate's `undone`). A compiled unit's own
+    `#undef` reaches only itself, and evaluate reads it there."""
+    out: set[str] = set()
+    for path, (dirs, _total) in files.items():
+        if path.endswith(_UNIT_ENDINGS):
+            continue
+        last: dict[str, str] = {}
+        for d in dirs:
+            if d.kind in ("undef", "define"):
+                name = (_tokens(d.text)[:1] or [""])[0]
+                if name and is_rocm_name(name):
+                    last[name] = d.kind
+        out.update(n for n, k in last.items() if k == "undef")
+    return frozenset(out)
+
+
 def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: Iterable[str] = (),
                   rounds: int = 3) -> tuple[frozenset[str], frozenset[str]]:
     """Project macros that stand for a build: names #define'd only inside ROCm-only arms (anywhere in the repository)
@@ -1249,7 +1302,12 @@ def derived_names(files: Mapping[str, tuple[list[Directive], int]], rocm_names: 
     paired = paired_cuda_switches(files.values(), rocm)
     cuda: set[str] = set(paired)
     # Only files that #define something can derive a name; each one's definitions are listed once, not per round.
-    defining = [(dirs, total, found, condition_names(dirs)) for dirs, total in files.values() if (found := defines(dirs))]
+    # A header no file includes (by its file name, in a quoted or angle #include) reaches no build: what its ROCm arm
+    # defines says nothing about the ROCm build (a change's unincluded `#ifdef USE_ROCM / #define FAST_PATH 1`
+    # header must not make `#ifdef FAST_PATH` read ROCm-only).
+    included = {_include_name(d.text) for dirs, _total in files.values() for d in dirs if d.kind == "include"}
+    defining = [(dirs, total, found, condition_names(dirs)) for path, (dirs, total) in files.items()
+                if (found := defines(dirs)) and (path.endswith(_UNIT_ENDINGS) or path.rsplit("/", 1)[-1] in included)]
     for _ in range(rounds):
         sides: dict[str, set[str]] = {}
         rocm_bodies: dict[str, set[str]] = {}
@@ -1487,7 +1545,7 @@ class Preprocessed:
         lines = self._regions.get("conditional_lines")
         if lines is None:
             lines = self._regions["conditional_lines"] = {
-                n: d.kind for d in self.directives if d.kind not in ("define", "include")
+                n: d.kind for d in self.directives if d.kind not in ("define", "undef", "include")
                 for n in range(d.line, d.end_line + 1)}
         return lines.get(line)
 
