@@ -56,3 +56,19 @@ def test_a_spaced_launch_in_a_launcher_reaches_each_kernel_its_callers_pass(laun
     assert verdicts(k[("kernels.cu", 5)]) == {t: ("ok", ()) for t in TARGETS}
     result, _ = launcher
     assert [(f.path, f.line) for f in result.findings if f.rule == "DEV040"] == [("launcher.cuh", 4)]
+
+
+DEV053 = ("`*=` on two float3 operands: the project's free operator*= (cuda-samples' helper_math.h) and "
+          "HIP_vector_type's member operator*= match alike, so hip-clang rejects the use as ambiguous.")
+
+
+def test_a_vector_compound_assignment_beside_helper_math_makes_the_kernel_that_reaches_it_a_fix():
+    """depth.cu includes helper_math.h; square (a same-file device helper, lines 3-7) writes `q *= q` on two
+    float3 (line 5, DEV053, high): phase (line 9) calls it and reads fix at that line on every target. blend
+    (line 13) uses helper_math's binary operators and a scalar `acc *= 0.5f`, neither ambiguous: ok."""
+    result = run(BASE / "vectors", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    assert [(f.rule, f.path, f.line, f.message) for f in result.findings if f.rule == "DEV053"] == [
+        ("DEV053", "depth.cu", 5, DEV053)]
+    k = {(x.path, x.line): x for x in result.kernels}
+    assert verdicts(k[("depth.cu", 9)]) == {t: ("fix", (("DEV053", DEV053, (5,)),)) for t in TARGETS}
+    assert verdicts(k[("depth.cu", 13)]) == {t: ("ok", ()) for t in TARGETS}
