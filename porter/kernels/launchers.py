@@ -21,15 +21,17 @@ from typing import Iterable
 
 import tree_sitter as ts
 
+from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import Kernel, Launcher, PassedName
 from porter.source import syntax
-from porter.source.parse import Function, SourceFile, unqualified
+from porter.source.parse import Function, SourceFile
 
 # The launches a launcher writes with its parameter: chevrons however spaced (`f<<<`, `f << <`, `f< <<`).
 _CHEVRONS = rb"<\s*<\s*<(?=[^;]*>\s*>\s*>\s*\()"
 # Argument wrappers read through to the passed name: `&k`, `(void*)k`, `(k)`, `static_cast<void*>(k)`.
 _THROUGH = frozenset({"pointer_expression", "cast_expression", "parenthesized_expression"})
 _NAMES = frozenset({"identifier", "qualified_identifier", "template_function"})
+_LAMBDA = ("lambda_expression",)
 MAX_PASSED = 4000  # passed names one file records (a generated file of calls is not a launcher's caller list)
 
 
@@ -89,11 +91,28 @@ def launchers_of(sf: SourceFile) -> tuple[Launcher, ...]:
     return tuple(out)
 
 
+def _name(node: ts.Node | None) -> str | None:
+    """The last name of a name node (`k`, `ns::k`, `k<float>`, `obj.k`, `p->template k<T>`), read from its name
+    children (never the whole text: a callee can be a generated expression of thousands of characters)."""
+    for _ in range(16):
+        if node is None:
+            return None
+        if node.type in ("identifier", "field_identifier"):
+            return node.text.decode("utf-8", "replace")
+        if node.type == "field_expression":
+            node = node.child_by_field_name("field")
+        elif node.type in ("qualified_identifier", "template_function", "template_method"):
+            node = node.child_by_field_name("name")
+        else:
+            return None
+    return None
+
+
 def _passed(node: ts.Node) -> str | None:
     """The name an argument passes, read through `&`, casts and parentheses (`(void*)&ns::k<float>` -> `k`)."""
     for _ in range(8):
         if node.type in _NAMES:
-            return unqualified(node.text.decode("utf-8", "replace"))
+            return _name(node)
         if node.type not in _THROUGH:
             return None
         if node.type == "pointer_expression" and node.child_by_field_name("operator") is not None \
@@ -108,15 +127,6 @@ def _passed(node: ts.Node) -> str | None:
     return None
 
 
-def _in_lambda(node: ts.Node, stop: ts.Node) -> bool:
-    parent = node.parent
-    while parent is not None and parent != stop:
-        if parent.type == "lambda_expression":
-            return True
-        parent = parent.parent
-    return False
-
-
 def passed_names(sf: SourceFile) -> tuple[PassedName, ...]:
     """The file's calls that pass a name no variable of the calling function or the file scope declares."""
     if sf.language != "cuda" or sf.root is None:
@@ -125,20 +135,20 @@ def passed_names(sf: SourceFile) -> tuple[PassedName, ...]:
     out: list[PassedName] = []
     variables: dict[str, bool] = {}
     params: dict[int, frozenset[str]] = {}
-    for fn, text, call in syntax.call_sites(sf):
+    lambdas: dict[int, list[tuple[int, int]]] = {}
+    index = NodeIndex(sf.root)
+    for fn, _, call in syntax.call_sites(sf):
         host = sf.enclosing(call.start_byte)
         if host is None or host.is_kernel or host.is_device:
             continue  # a launcher's callers are host functions (a kernel's own device calls pass data)
-        if _in_lambda(call, host.node):
-            continue  # a lambda's body is the device code of a forall-style launch, or a callback
         own = params.get(host.start_byte)
         if own is None:
             own = params[host.start_byte] = frozenset(n for n in parameters(host) if n)
-        if fn.type == "field_expression":
-            field = fn.child_by_field_name("field")
-            callee = unqualified(field.text.decode("utf-8", "replace")) if field is not None else ""
-        else:
-            callee = unqualified(text)
+            lambdas[host.start_byte] = [(n.start_byte, n.end_byte) for n in index.under(host.node, _LAMBDA)
+                                        if n != host.node]
+        if any(a <= call.start_byte < b for a, b in lambdas[host.start_byte]):
+            continue  # a lambda's body is the device code of a forall-style launch, or a callback
+        callee = _name(fn)
         if not callee or callee in syntax.LAUNCH_APIS:
             continue
         args = call.child_by_field_name("arguments")
