@@ -79,8 +79,6 @@ def launchers_of(sf: SourceFile) -> tuple[Launcher, ...]:
         if f.is_kernel:
             continue
         body = sf.code[f.start_byte:f.end_byte]
-        if b"<" not in body and not any(fn == f.name for fn, _ in api):
-            continue
         if not re.search(_CHEVRONS, body) and not any(fn == f.name for fn, _ in api):
             continue
         for i, name in enumerate(parameters(f)):
@@ -128,7 +126,8 @@ def _passed(node: ts.Node) -> str | None:
 
 
 def passed_names(sf: SourceFile) -> tuple[PassedName, ...]:
-    """The file's calls that pass a name no variable of the calling function or the file scope declares."""
+    """The names the file's host calls pass that no variable of the file and no parameter of the calling function
+    declares (a function or a global: the kernel, where the callee is a launcher), outside lambda bodies."""
     if sf.language != "cuda" or sf.root is None:
         return ()
     idx = syntax.index(sf)
