@@ -32,6 +32,7 @@ from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, run_inherited, 
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.callgraph import type_aliases_of
+from porter.kernels.launchers import launchers_of, passed_names
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
 from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
@@ -1366,6 +1367,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         complex_aliases=complex_aliases_of(data) if language == "cuda" else (),
         type_aliases=type_aliases_of(sf.code) if language == "cuda" else (),
         triton_helpers=triton_helpers,
+        launchers=launchers_of(sf) if language == "cuda" else (),
+        passed=passed_names(sf) if language == "cuda" else (),
         port_facts=port,
     )
 

@@ -21,6 +21,7 @@ from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
 from porter.kernels.launch_config import remote_launches
+from porter.kernels import launchers
 from porter.kernels import triton_imports
 from porter.kernels.triton import with_remote_launches
 from porter.model import AnalysedTarget, Kernel, KernelAnalysisSummary, ScanResult
@@ -225,24 +226,41 @@ def host_only_helpers(k: Kernel, facts: KernelFacts, markers: dict[str, list[Any
     return out
 
 
-def launch_findings(findings, rules, kernels: Iterable[Kernel], index) -> dict[tuple[str, int, str], list[Any]]:
+def launch_findings(findings, rules, kernels: Iterable[Kernel], index,
+                    files: Iterable = ()) -> dict[tuple[str, int, str], list[Any]]:
     """The open findings of `launch-site` rules (LAUNCH_SITE_TAG) by the kernel they launch, (path, line, name) ->
     findings. The finding names the kernel (data `name`); of kernels of that name in several files, those of the
     launching file, else of the one file its include closure (`index`: porter.kernels.callgraph.HelperIndex)
     reaches; a name still ambiguous links to none (a verdict must not rest on a guess, as a helper call that
     resolves to two files is not followed). Overloads in one file are one kernel here, as they are one helper in
-    the call graph: which one a launch picks depends on its argument types, and a file writes its launches alike."""
+    the call graph: which one a launch picks depends on its argument types, and a file writes its launches alike.
+    A name that is a parameter of the launcher function the launch is in (porter.kernels.launchers, read from the
+    scan's FileResults `files`) stands for each kernel the launcher's callers pass there."""
     tagged = frozenset(r.id for r in rules.rules if LAUNCH_SITE_TAG in r.tags)
     if not tagged:
         return {}
+    kernels = list(kernels)
     by_name: dict[str, list[Kernel]] = {}
     for k in kernels:
         by_name.setdefault(k.name, []).append(k)
     out: dict[tuple[str, int, str], list[Any]] = {}
+    through: dict[tuple[str, int, str], list[Kernel]] | None = None
+    own_launchers: dict[str, list[Any]] = {}
     for f in findings:
         if f.rule not in tagged or f.status != "open" or not f.data:
             continue
         name = dict(f.data).get("name")
+        if through is None:
+            files = list(files)
+            own_launchers = {r.path: list(r.launchers) for r in files if getattr(r, "launchers", ())}
+            if own_launchers and index is None:
+                index = helper_index(files)
+            through = launchers.launched_through(files, kernels, index) if own_launchers else {}
+        passed = launchers.kernels_at(through, own_launchers, f.path, f.line, name) if isinstance(name, str) else []
+        if passed:
+            for k in passed:
+                out.setdefault((k.path, k.line, k.name), []).append(f)
+            continue
         found = by_name.get(name, []) if isinstance(name, str) else []
         if len({k.path for k in found}) > 1:
             found = [k for k in found if k.path == f.path] or (
@@ -553,7 +571,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     wave64 = wave64_constants(result.findings)
     index = helper_index(result.files) if aliases or wave64 or any(k.facts is not None and k.facts.calls
                                                          for k in kernels) else None
-    launch_sites = launch_findings(result.findings, result.rules, kernels, index)
+    launch_sites = launch_findings(result.findings, result.rules, kernels, index, result.files)
     markers = host_only_markers(result.findings, result.rules)
     if markers and index is None:
         index = helper_index(result.files)

@@ -40,6 +40,30 @@ class Launch:
         }
 
 
+@dataclass(frozen=True, order=True)
+class Launcher:
+    """A host function that launches one of its own parameters (`template <typename... A> void recordLaunch(int gs,
+    int bs, void (*f)(A...), A... args) { f<<<gs, bs>>>(args...); }`): the kernel it launches is the one each call
+    passes at that parameter's position (porter.kernels.launchers)."""
+
+    function: str  # the launcher's unqualified name
+    parameter: str  # the launched parameter's name
+    index: int  # its position in the parameter list (0-based)
+    line: int  # the function's first and last line
+    end_line: int
+
+
+@dataclass(frozen=True, order=True)
+class PassedName:
+    """A call in C/C++ code passing a name that no variable in scope declares (`recordLaunch("tag", n, 64, 0,
+    setFlags, ...)`): a function, where the callee is a Launcher, the kernel it launches."""
+
+    callee: str  # the called function's unqualified name
+    index: int  # the argument's position (0-based)
+    name: str  # the passed name, unqualified, casts, `&` and template arguments left off
+    line: int
+
+
 # ------------------------------------------------------------------------------------------ measured facts
 
 

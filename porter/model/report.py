@@ -7,7 +7,7 @@ from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from porter.model.finding import Finding, Severity, Skipped
-from porter.model.kernel import DeviceHelper, Kernel, Launch, TritonHelper
+from porter.model.kernel import DeviceHelper, Kernel, Launch, Launcher, PassedName, TritonHelper
 
 SCHEMA_VERSION = "1.0"
 # More kernels than this sharing one name (a repository's choice: one `k` per file) and their launches are listed
@@ -111,6 +111,10 @@ class FileResult:
     # For Triton kernels in other modules that import them (porter.kernels.triton_imports): this Python file's
     # `@triton.jit` functions.
     triton_helpers: tuple[TritonHelper, ...] = ()
+    # For kernels launched through a launcher function (porter.kernels.launchers): this file's host functions that
+    # launch a parameter, and its calls that pass a name no variable in scope declares.
+    launchers: tuple[Launcher, ...] = ()
+    passed: tuple[PassedName, ...] = ()
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
     port_facts: PortFacts | None = field(default=None, compare=False)

@@ -1,0 +1,119 @@
+"""The `vector_compound_use` pattern kind (porter.match.kinds.code): a compound assignment (`a += b`, `q *= q`)
+whose two operands are the same CUDA vector type, in a file that has a free operator for it - cuda-samples'
+`helper_math.h` included (it defines `void operator+=(float3 &a, float3 b)` and the like for the float, int and
+uint vectors), or such an operator defined in the file itself (what API009 reports at the definition).
+
+HIP's vector types are HIP_vector_type classes with the same compound operators as non-template members, so the
+use finds two equally good candidates and hip-clang rejects it ("use of overloaded operator '+=' is ambiguous");
+the definition alone compiles. A scalar right operand (`a *= 0.5f`) is not ambiguous (HIP's scalar member is a
+template, which loses to the project's plain function) and is not matched.
+
+An operand's type is read from the enclosing function: the declared type of a parameter or local named by it
+(`float3 q`, `const float3 &w`), `make_float3(...)`, or a `+ - * /` expression with such an operand (helper_math's
+binary operators keep the vector type). Anything else (a call, a member, an index) is not typed and not matched.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import tree_sitter as ts
+
+from porter.match.base import Hit, MatchContext, per_object
+from porter.source import syntax
+from porter.source.parse import SourceFile
+
+_OPS = frozenset({"+=", "-=", "*=", "/="})
+_ARITHMETIC = frozenset({"+", "-", "*", "/"})
+
+
+def _compile(pattern: dict) -> tuple[frozenset[str], frozenset[str], re.Pattern[bytes]]:
+    spec = pattern["vector_compound_use"]
+    types = frozenset(spec["types"])
+    names = b"|".join(re.escape(t.encode()) for t in sorted(types))
+    include = frozenset(spec["headers"])
+    defined = re.compile(rb"\boperator\s*[-+*/]=\s*\(\s*(?P<t>" + names + rb")\s*&\s*\w+\s*,\s*(?:const\s+)?(?P=t)\b")
+    return types, include, defined
+
+
+_read = per_object(_compile)
+
+
+def _declared_types(fn: ts.Node, types: frozenset[str]) -> dict[str, str]:
+    """{name: vector type} for the function's parameters and locals declared as one of `types` (by value or
+    reference, not a pointer or an array)."""
+    out: dict[str, str] = {}
+    todo = [fn]
+    while todo:
+        node = todo.pop()
+        if node.type in ("parameter_declaration", "declaration"):
+            t = node.child_by_field_name("type")
+            name = t.text.decode("utf-8", "replace") if t is not None else ""
+            if name in types:
+                for d in node.children_by_field_name("declarator"):
+                    if d.type == "init_declarator":
+                        d = d.child_by_field_name("declarator")
+                    if d is not None and d.type == "reference_declarator":
+                        d = next((c for c in d.named_children if c.type == "identifier"), None)
+                    if d is not None and d.type == "identifier":
+                        out[d.text.decode("utf-8", "replace")] = name
+            continue
+        todo.extend(node.named_children)
+    return out
+
+
+def _type_of(node: ts.Node | None, declared: dict[str, str], depth: int = 0) -> str | None:
+    if node is None or depth > 16:
+        return None
+    if node.type == "identifier":
+        return declared.get(node.text.decode("utf-8", "replace"))
+    if node.type == "parenthesized_expression" and node.named_children:
+        return _type_of(node.named_children[0], declared, depth + 1)
+    if node.type == "unary_expression":
+        return _type_of(node.child_by_field_name("argument"), declared, depth + 1)
+    if node.type == "call_expression":
+        fn = node.child_by_field_name("function")
+        text = fn.text.decode("utf-8", "replace") if fn is not None else ""
+        return text[5:] if text.startswith("make_") else None
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        if op is None or op.type not in _ARITHMETIC:
+            return None
+        left = _type_of(node.child_by_field_name("left"), declared, depth + 1)
+        right = _type_of(node.child_by_field_name("right"), declared, depth + 1)
+        return left or right if left is None or right is None or left == right else None
+    return None
+
+
+def match_vector_compound_use(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """Each compound assignment of two same-type vector operands, at its operator, in file order."""
+    if sf.root is None or b"=" not in sf.code:
+        return
+    types, include, defined = _read(pattern)
+    included = any(i.header.rsplit("/", 1)[-1] in include for i in syntax.includes(sf))
+    have = set(types) if included else {m.group("t").decode() for m in defined.finditer(sf.code)}
+    if not have or not any(t.encode() in sf.code for t in have):
+        return
+    seen: dict[int, dict[str, str]] = {}
+    hits: list[Hit] = []
+    for fn in sf.functions:
+        body = fn.node.child_by_field_name("body")
+        if body is None or not any(op.encode() in sf.code[body.start_byte:body.end_byte] for op in _OPS):
+            continue
+        todo = [body]
+        while todo:
+            node = todo.pop()
+            if node.type == "function_definition" and node is not fn.node:
+                continue  # a nested definition is its own entry of sf.functions
+            if node.type == "assignment_expression":
+                op = node.child_by_field_name("operator")
+                if op is not None and op.type in _OPS:
+                    declared = seen.get(fn.start_byte)
+                    if declared is None:
+                        declared = seen[fn.start_byte] = _declared_types(fn.node, types)
+                    left = node.child_by_field_name("left")
+                    lt = _type_of(left, declared) if left is not None and left.type == "identifier" else None
+                    if lt in have and _type_of(node.child_by_field_name("right"), declared) == lt:
+                        hits.append(Hit(op.start_byte, op.end_byte, name=op.type, values=(("type", lt),)))
+            todo.extend(node.named_children)
+    yield from sorted(hits)
