@@ -1,0 +1,53 @@
+"""Exact-line tests for session 26's recall mechanisms (issue 27, judged-real CUDA sides of ROCm guards): API016, the
+project's own CUDA-named identifiers in a repository that keeps a ROCm path, and LIB014's headers whose HIP twin the
+repository holds."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.match.kinds.code_vendor_names import project_cuda_name
+from porter.pipeline import scan
+from porter.settings import Settings
+
+
+def _lines(tree: Path, rule: str) -> list[tuple[str, int]]:
+    result = scan(tree, Settings(jobs=1, cache_dir=None))
+    return sorted((f.path, f.line) for f in result.findings if f.rule == rule)
+
+
+FACTORY = (
+    "#include \"grid.h\"\n"                                   # 1
+    "Grid *make(int mode, int n) {\n"                         # 2
+    "#ifdef __CUDA__\n"                                       # 3
+    "  if (mode == GRID_MODE_CUDA) return new Grid_Cuda(n);\n"  # 4
+    "#endif\n"                                                # 5
+    "  CudaDeviceSetup(0, n); HipDeviceSetup(0, n);\n"        # 6: names both vendors
+    "  cudaStream_t s; cudaStreamCreate(&s);\n"               # 7: CUDA's own API
+    "  return new Grid_Cpu(n);\n"                             # 8
+    "}\n"
+)
+
+
+def test_api016_needs_a_rocm_path_in_the_repository(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "grid_factory.cpp").write_text(FACTORY)
+    assert _lines(tmp_path, "API016") == []
+    (tmp_path / "src" / "grid_Hip.h").write_text("#pragma once\nclass Grid_Hip {};\n")
+    assert _lines(tmp_path, "API016") == [("src/grid_factory.cpp", 4)]
+
+
+def test_api016_leaves_the_rocm_path_itself_and_directive_lines(tmp_path):
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "device.cpp").write_text("void f() { CudaDeviceSetup(0); }\n")
+    (tmp_path / "common.cpp").write_text("#if defined(HAVE_CUDA_GRID)\nint x = Grid_Cuda::size;\n#endif\n")
+    assert _lines(tmp_path, "API016") == [("common.cpp", 2)]
+
+
+def test_project_cuda_name_reads_words_not_letters():
+    named = ["Grid_Cuda", "CudaDeviceSetup", "CuMemFree", "setCuBlasHandle", "DEVICE_CUDA",
+             "launch_flux_cuda_kernel_post", "recycle_allocator_cuda_host", "VecCUDAGetArray", "Real2CudaComplex"]
+    not_named = ["cuda", "CUDA", "cudaMalloc", "cuda_fp16", "CUDA_VERSION", "CUDART_VERSION", "CUDA_R_32F",
+                 "__CUDACC__", "cu_seqlens", "CU_DEVICE_ATTRIBUTE", "barracuda", "Cube", "typecasts_cuda_hip",
+                 "nontcCuda_Hip", "CUDA_CHECK"]
+    assert [n for n in named if not project_cuda_name(n)] == []
+    assert [n for n in not_named if project_cuda_name(n)] == []
