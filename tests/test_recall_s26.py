@@ -51,3 +51,29 @@ def test_project_cuda_name_reads_words_not_letters():
                  "nontcCuda_Hip", "CUDA_CHECK"]
     assert [n for n in named if not project_cuda_name(n)] == []
     assert [n for n in not_named if project_cuda_name(n)] == []
+
+
+def test_lib014_reads_a_header_with_a_hip_twin(tmp_path):
+    gpu = tmp_path / "gpu_utils"
+    gpu.mkdir()
+    for name in ("gputraits.cuh", "gputraits_hip.h", "devicebuffer.h", "devicebuffer_hip.h", "plain.cuh",
+                 "cudautils.cuh", "hiputils.h"):
+        (gpu / name).write_text("#pragma once\n")
+    (tmp_path / "ff").mkdir()
+    (tmp_path / "ff" / "mont_t.cuh").write_text("#pragma once\n")
+    (tmp_path / "ff" / "mont_t.hip").write_text("// twin\n")
+    (tmp_path / "lin" / "gpuistl").mkdir(parents=True)
+    (tmp_path / "lin" / "gpuistl_hip").mkdir()
+    (tmp_path / "lin" / "gpuistl" / "Vec.hpp").write_text("#pragma once\n")
+    (tmp_path / "lin" / "gpuistl_hip" / "Vec.hpp").write_text("#pragma once\n")
+    (tmp_path / "pme.cpp").write_text(
+        '#include "gpu_utils/gputraits.cuh"\n'   # 1: .cuh beside gputraits_hip.h
+        '#include "gpu_utils/devicebuffer.h"\n'  # 2: the neutral header beside devicebuffer_hip.h
+        '#include "gpu_utils/plain.cuh"\n'       # 3: no twin
+        '#include "ff/mont_t.cuh"\n'             # 4: beside mont_t.hip
+        '#include <lin/gpuistl/Vec.hpp>\n'       # 5: the same name in gpuistl_hip/
+        '#include "gpu_utils/hiputils.h"\n'      # 6: the twin itself
+        '#include "gpu_utils/cudautils.cuh"\n')  # 7: names CUDA (as before)
+    # from a .cu file nothing: the CUDA layer including its own headers
+    (tmp_path / "k.cu").write_text('#include "gpu_utils/gputraits.cuh"\n')
+    assert _lines(tmp_path, "LIB014") == [("pme.cpp", 1), ("pme.cpp", 4), ("pme.cpp", 5), ("pme.cpp", 7)]
