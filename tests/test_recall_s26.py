@@ -45,10 +45,11 @@ def test_api016_leaves_the_rocm_path_itself_and_directive_lines(tmp_path):
 
 def test_project_cuda_name_reads_words_not_letters():
     named = ["Grid_Cuda", "CudaDeviceSetup", "CuMemFree", "setCuBlasHandle", "DEVICE_CUDA",
-             "launch_flux_cuda_kernel_post", "recycle_allocator_cuda_host", "VecCUDAGetArray", "Real2CudaComplex"]
+             "launch_flux_cuda_kernel_post", "recycle_allocator_cuda_host", "VecCUDAGetArray", "Real2CudaComplex",
+             "ELPA_2STAGE_REAL_NVIDIA_GPU", "DEVICE_OPTIX", "optixDirectCall"]
     not_named = ["cuda", "CUDA", "cudaMalloc", "cuda_fp16", "CUDA_VERSION", "CUDART_VERSION", "CUDA_R_32F",
                  "__CUDACC__", "cu_seqlens", "CU_DEVICE_ATTRIBUTE", "barracuda", "Cube", "typecasts_cuda_hip",
-                 "nontcCuda_Hip", "CUDA_CHECK"]
+                 "nontcCuda_Hip", "CUDA_CHECK", "nvidia", "optix", "Envidia"]
     assert [n for n in named if not project_cuda_name(n)] == []
     assert [n for n in not_named if project_cuda_name(n)] == []
 

@@ -1,6 +1,7 @@
 """The `cuda_named_project_name` pattern kind: the project's own name for its CUDA path (`Grid_Cuda`,
-`CudaDeviceSetup`, `DEVICE_CUDA`, `setCuBlasHandle`, `launch_flux_cuda_kernel_post`), used in a repository that
-already keeps a ROCm path of its own (a `hip/` directory, a `*_hip.cpp` or `.hip` file).
+`CudaDeviceSetup`, `DEVICE_CUDA`, `setCuBlasHandle`, `launch_flux_cuda_kernel_post`), or for its NVIDIA or OptiX
+path (`ELPA_2STAGE_REAL_NVIDIA_GPU`, `DEVICE_OPTIX`, `optixDirectCall`, a setting string `"nvidia-gpu"`), used in a
+repository that already keeps a ROCm path of its own (a `hip/` directory, a `*_hip.cpp` or `.hip` file).
 
 Such a repository chooses per build between code named for each vendor, and the lines that name the CUDA one are
 where its ROCm arms sit: hpcscan's factory creates `Grid_Cuda` under `#ifdef __CUDA__` and `Grid_Hip` under
@@ -30,16 +31,19 @@ if TYPE_CHECKING:
 # The CUDA word at a word start inside an identifier: the start of the name, after `_`, or an upper-case word start
 # after a lower-case letter or digit (`gpuCudaExec`), followed by another word, `_`, a digit or the name's end.
 # `Cu` only before a capitalised word (`CuMemFree`), so `Cube`, `Cut` and `Cuda` spelt in full are told apart.
-_CUDA_WORD = re.compile(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(?:CUDA(?=[A-Z_0-9]|$)|Cuda(?=[A-Z_0-9]|$)"
-                        r"|cuda(?=[A-Z_0-9]|$)|Cu(?=[A-Z][a-z]))")
+_CUDA_WORD = re.compile(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(?:(?:CUDA|Cuda|cuda|NVIDIA|Nvidia|nvidia|OPTIX|OptiX|Optix|optix)"
+                        r"(?=[A-Z_0-9]|$)|Cu(?=[A-Z][a-z]))")
 # An AMD word at a word start: a name with both is code for both vendors.
 _AMD_WORD = re.compile(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(?:HIP|Hip|hip|ROCM|Rocm|ROCm|rocm|Roc(?=[A-Z])"
                        r"|roc(?=[a-z]*[A-Z_])|AMD|Amd|amd)(?=[A-Z_0-9]|$|[a-z])")
 # CUDA's own spellings: `cudaMalloc`, `cuda_fp16`-style toolkit names start with lower-case cuda + a capital or `_`;
 # all-caps toolkit macros and constants start with the word (`CUDA_VERSION`, `CUDART_VERSION`, `CUDA_R_32F`).
 _API_SPELLING = re.compile(r"^(?:cuda[A-Z]|cuda_[a-z0-9]+$|CUDA[A-Z0-9_]*$|__)")
-_BARE = frozenset({"cuda", "CUDA", "Cuda"})
-_ANY_WORD = re.compile(rb"cuda|CUDA|Cuda|Cu[A-Z]")
+_BARE = frozenset({"cuda", "CUDA", "Cuda", "nvidia", "NVIDIA", "Nvidia", "optix", "OPTIX", "OptiX", "Optix"})
+_ANY_WORD = re.compile(rb"cuda|CUDA|Cuda|Cu[A-Z]|nvidia|NVIDIA|Nvidia|optix|OPTIX|OptiX|Optix")
+# A short setting string that names NVIDIA (`elpa_set(handle, "nvidia-gpu", 1)`): one word-run, no spaces (prose
+# in a message is not a setting).
+_NVIDIA_SETTING = re.compile(rb'"(?P<s>[A-Za-z0-9_.:/-]{0,40}?(?:nvidia|NVIDIA|Nvidia)[A-Za-z0-9_.:/-]{0,40})"')
 # An identifier on the same line with an AMD word at a word start (`DEVICE_HIP`, `HipDeviceSetup`, `setRocBlasHandle`).
 _AMD_NAME = re.compile(rb"(?:\b|_|(?<=[a-z0-9])(?=[A-Z]))(?:HIP|Hip|hip|ROCM|ROCm|Rocm|rocm|Roc(?=[A-Z]))(?=[A-Z_0-9]|\b)")
 
@@ -80,6 +84,10 @@ def match_cuda_named_project_name(pattern: dict, sf: SourceFile, ctx: MatchConte
         if not project_cuda_name(name) or kb.get(name) is not None:
             continue
         found.extend((off, off + len(tok), name) for off in offsets)
+    if b"vidia" in sf.data:
+        for m in _NVIDIA_SETTING.finditer(sf.data):
+            if code[m.start():m.start() + 1] == b'"':  # a string literal in code, not a comment's text
+                found.append((m.start("s"), m.end("s"), m.group("s").decode("ascii", "replace")))
     hits: list[Hit] = []
     last_line = -1
     for off, end, name in sorted(found):
