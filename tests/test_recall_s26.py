@@ -43,6 +43,16 @@ def test_api016_leaves_the_rocm_path_itself_and_directive_lines(tmp_path):
     assert _lines(tmp_path, "API016") == [("common.cpp", 2)]
 
 
+def test_api016_leaves_pytorch_code_alone(tmp_path):
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "k.hip").write_text("// the ROCm path\n")
+    (tmp_path / "binding.cpp").write_text(
+        "#include <torch/extension.h>\n"
+        "void check_fp16_cuda(const torch::Tensor& t) { TORCH_CHECK(t.is_cuda()); }\n")
+    (tmp_path / "plain.cpp").write_text("void check_fp16_cuda(float *t);\nint x = t.is_cuda();\n")
+    assert _lines(tmp_path, "API016") == [("plain.cpp", 1), ("plain.cpp", 2)]
+
+
 def test_project_cuda_name_reads_words_not_letters():
     named = ["Grid_Cuda", "CudaDeviceSetup", "CuMemFree", "setCuBlasHandle", "DEVICE_CUDA",
              "launch_flux_cuda_kernel_post", "recycle_allocator_cuda_host", "VecCUDAGetArray", "Real2CudaComplex",

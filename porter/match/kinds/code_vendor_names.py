@@ -14,7 +14,9 @@ Read as C/C++ identifiers in code (sf.tokens: not comments or strings), one per 
 knowledge base knows (CUDA's own API), CUDA's API spelling (`cudaFoo`, `cuFoo`), toolkit macros (`CUDA_VERSION`,
 `CUDART_VERSION`, `CUDA_R_32F`: all-caps names that start with the CUDA word, `__CUDACC__`), the bare namespace words
 (`cuda`, `at::cuda::`), names with an AMD word as well (`typecasts_cuda_hip`: code for both), and preprocessor
-directive lines (a guard's or a definition's own line, not a use) and lines that name the ROCm counterpart too
+files built against PyTorch (`#include <torch/...>`, `<ATen/...>`, `<c10/...>`: there `cuda`
+names PyTorch's GPU device, which ROCm PyTorch keeps and torch's extension builder hipifies), directive lines (a
+guard's or a definition's own line, not a use) and lines that name the ROCm counterpart too
 (`{ DEVICE_CUDA, DEVICE_HIP }`: no choice is made there). Lower-case `cu` and all-caps `CU` are not read
 as the vendor word (`cu_seqlens` is cumulative; `CU_` is the driver API's prefix); `Cu` before a capitalised word
 is (`CuMemFree`, `setCuBlasHandle`)."""
@@ -41,6 +43,10 @@ _AMD_WORD = re.compile(r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))(?:HIP|Hip|hip|ROCM|
 _API_SPELLING = re.compile(r"^(?:cuda[A-Z]|cuda_[a-z0-9]+$|CUDA[A-Z0-9_]*$|__)")
 _BARE = frozenset({"cuda", "CUDA", "Cuda", "nvidia", "NVIDIA", "Nvidia", "optix", "OPTIX", "OptiX", "Optix"})
 _ANY_WORD = re.compile(rb"cuda|CUDA|Cuda|Cu[A-Z]|nvidia|NVIDIA|Nvidia|optix|OPTIX|OptiX|Optix")
+# Code built against PyTorch: there the CUDA word names PyTorch's GPU device, which ROCm PyTorch keeps (`t.is_cuda()`,
+# `c10::cuda::CUDAGuard`, `getCurrentCUDAStream`, `C10_CUDA_CHECK`, a project's `check_input_cuda`): torch's extension
+# builder hipifies those names itself, so they are no choice the port makes.
+_TORCH_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:torch|ATen|c10)/", re.MULTILINE)
 # A short setting string that names NVIDIA (`elpa_set(handle, "nvidia-gpu", 1)`): one word-run, no spaces (prose
 # in a message is not a setting).
 _NVIDIA_SETTING = re.compile(rb'"(?P<s>[A-Za-z0-9_.:/-]{0,40}?(?:nvidia|NVIDIA|Nvidia)[A-Za-z0-9_.:/-]{0,40})"')
@@ -74,8 +80,8 @@ def match_cuda_named_project_name(pattern: dict, sf: SourceFile, ctx: MatchConte
         return ()
     from porter.portaware.scope import rocm_path_evidence
 
-    if rocm_path_evidence(sf.path):
-        return ()  # the ROCm path itself
+    if rocm_path_evidence(sf.path) or _TORCH_INCLUDE.search(sf.data):
+        return ()  # the ROCm path itself; PyTorch code (see _TORCH_INCLUDE)
     code = sf.code
     kb = ctx.kb
     found: list[tuple[int, int, str]] = []
