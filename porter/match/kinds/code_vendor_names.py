@@ -15,8 +15,8 @@ knowledge base knows (CUDA's own API), CUDA's API spelling (`cudaFoo`, `cuFoo`),
 `CUDART_VERSION`, `CUDA_R_32F`: all-caps names that start with the CUDA word, `__CUDACC__`), the bare namespace words
 (`cuda`, `at::cuda::`), names with an AMD word as well (`typecasts_cuda_hip`: code for both), and preprocessor
 files built against PyTorch (`#include <torch/...>`, `<ATen/...>`, `<c10/...>`: there `cuda`
-names PyTorch's GPU device, which ROCm PyTorch keeps and torch's extension builder hipifies), directive lines (a
-guard's or a definition's own line, not a use) and lines that name the ROCm counterpart too
+names PyTorch's GPU device, which ROCm PyTorch keeps and torch's extension builder hipifies), directive lines other than a
+#define's replacement list (a guard, an include, the name a #define defines: not uses) and lines that name the ROCm counterpart too
 (`{ DEVICE_CUDA, DEVICE_HIP }`: no choice is made there). Lower-case `cu` and all-caps `CU` are not read
 as the vendor word (`cu_seqlens` is cumulative; `CU_` is the driver API's prefix); `Cu` before a capitalised word
 is (`CuMemFree`, `setCuBlasHandle`)."""
@@ -47,6 +47,9 @@ _ANY_WORD = re.compile(rb"cuda|CUDA|Cuda|Cu[A-Z]|nvidia|NVIDIA|Nvidia|optix|OPTI
 # `c10::cuda::CUDAGuard`, `getCurrentCUDAStream`, `C10_CUDA_CHECK`, a project's `check_input_cuda`): torch's extension
 # builder hipifies those names itself, so they are no choice the port makes.
 _TORCH_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:torch|ATen|c10)/", re.MULTILINE)
+# A #define's head up to the end of the name it defines (and its parameters): the replacement list after it uses
+# names (`#define castNativeType castCUDAType` under `#ifndef QMC_CUDA2HIP` is QMCPACK's choice of the CUDA caster).
+_DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(?:\([^)\n]*\))?")
 # A short setting string that names NVIDIA (`elpa_set(handle, "nvidia-gpu", 1)`): one word-run, no spaces (prose
 # in a message is not a setting).
 _NVIDIA_SETTING = re.compile(rb'"(?P<s>[A-Za-z0-9_.:/-]{0,40}?(?:nvidia|NVIDIA|Nvidia)[A-Za-z0-9_.:/-]{0,40})"')
@@ -98,8 +101,12 @@ def match_cuda_named_project_name(pattern: dict, sf: SourceFile, ctx: MatchConte
     last_line = -1
     for off, end, name in sorted(found):
         start = code.rfind(b"\n", 0, off) + 1
-        if start == last_line or code[start:off].lstrip().startswith(b"#"):
-            continue  # one per line; a directive's own line is a guard (`#ifdef USE_CUDA`) or a definition
+        if start == last_line:
+            continue  # one per line
+        if code[start:off].lstrip().startswith(b"#"):
+            d = _DEFINE_HEAD.match(code, start)
+            if d is None or off < d.end():
+                continue  # a guard (`#ifdef USE_CUDA`), an include, or the name a #define defines: not a use
         last_line = start
         stop = code.find(b"\n", off)
         if _AMD_NAME.search(code, start, len(code) if stop < 0 else stop):
