@@ -88,3 +88,12 @@ def test_lib014_reads_a_header_with_a_hip_twin(tmp_path):
     # from a .cu file nothing: the CUDA layer including its own headers
     (tmp_path / "k.cu").write_text('#include "gpu_utils/gputraits.cuh"\n')
     assert _lines(tmp_path, "LIB014") == [("pme.cpp", 1), ("pme.cpp", 4), ("pme.cpp", 5), ("pme.cpp", 7)]
+
+
+def test_api016_leaves_the_cuda_layer_own_files(tmp_path):
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "k.hip").write_text("// the ROCm path\n")
+    for rel in ("devices/multicuda/device.cpp", "device/optix/queue.cpp", "src/k.cu", "common/gpu/x.cpp"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("void f() { FastllmCudaMalloc(8); }\n")
+    assert _lines(tmp_path, "API016") == [("common/gpu/x.cpp", 1)]

@@ -14,7 +14,8 @@ Read as C/C++ identifiers in code (sf.tokens: not comments or strings), one per 
 knowledge base knows (CUDA's own API), CUDA's API spelling (`cudaFoo`, `cuFoo`), toolkit macros (`CUDA_VERSION`,
 `CUDART_VERSION`, `CUDA_R_32F`: all-caps names that start with the CUDA word, `__CUDACC__`), the bare namespace words
 (`cuda`, `at::cuda::`), names with an AMD word as well (`typecasts_cuda_hip`: code for both), and preprocessor
-files built against PyTorch (`#include <torch/...>`, `<ATen/...>`, `<c10/...>`: there `cuda`
+the CUDA path's own files (`.cu`/`.cuh`
+sources, a path naming CUDA: `devices/cuda/`, `grid_Cuda.cpp`), files built against PyTorch (`#include <torch/...>`, `<ATen/...>`, `<c10/...>`: there `cuda`
 names PyTorch's GPU device, which ROCm PyTorch keeps and torch's extension builder hipifies), directive lines other than a
 #define's replacement list (a guard, an include, the name a #define defines: not uses) and lines that name the ROCm counterpart too
 (`{ DEVICE_CUDA, DEVICE_HIP }`: no choice is made there). Lower-case `cu` and all-caps `CU` are not read
@@ -69,6 +70,18 @@ def rocm_path_in(files: frozenset[str], ctx: MatchContext) -> bool:
     return got[1]
 
 
+_LAYER_WORD = re.compile(r"cuda|optix|nvidia")
+_PATH_AMD = re.compile(r"(?:^|[^a-z])(?:hip|rocm|amd)(?:[^a-z]|$)")
+
+
+def _vendor_layer_path(path: str) -> bool:
+    """Whether a path is the CUDA layer's own by name: a part holds `cuda`, `optix` or `nvidia` (`devices/cuda/`,
+    `multicuda/multicudadevice.cpp`, `device/optix/queue.cpp`, `grid_Cuda.cpp`) and none names AMD (`cuda_hip/` is
+    code for both)."""
+    low = path.lower()
+    return _LAYER_WORD.search(low) is not None and _PATH_AMD.search(low) is None
+
+
 def project_cuda_name(name: str) -> bool:
     """Whether an identifier is a project's own name with the CUDA word (see the module docstring)."""
     return (name not in _BARE and _CUDA_WORD.search(name) is not None and _API_SPELLING.match(name) is None
@@ -85,6 +98,8 @@ def match_cuda_named_project_name(pattern: dict, sf: SourceFile, ctx: MatchConte
 
     if rocm_path_evidence(sf.path) or _TORCH_INCLUDE.search(sf.data):
         return ()  # the ROCm path itself; PyTorch code (see _TORCH_INCLUDE)
+    if sf.path.endswith((".cu", ".cuh")) or _vendor_layer_path(sf.path):
+        return ()  # the CUDA path itself (`cuda/`, `*_cuda.cpp`, CUDA sources): its own names are no choice
     code = sf.code
     kb = ctx.kb
     found: list[tuple[int, int, str]] = []
