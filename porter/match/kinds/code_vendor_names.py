@@ -17,7 +17,8 @@ knowledge base knows (CUDA's own API), CUDA's API spelling (`cudaFoo`, `cuFoo`),
 the CUDA path's own files (`.cu`/`.cuh`
 sources, a path naming CUDA: `devices/cuda/`, `grid_Cuda.cpp`), files built against PyTorch (`#include <torch/...>`, `<ATen/...>`, `<c10/...>`: there `cuda`
 names PyTorch's GPU device, which ROCm PyTorch keeps and torch's extension builder hipifies), directive lines other than a
-#define's replacement list (a guard, an include, the name a #define defines: not uses) and lines that name the ROCm counterpart too
+#define's replacement list (a guard, an include, the name a #define defines: not uses), the name a
+`class`/`struct`/`enum`/`namespace` head introduces (`class CudaExecutor`: a definition, not a choice) and lines that name the ROCm counterpart too
 (`{ DEVICE_CUDA, DEVICE_HIP }`: no choice is made there). Lower-case `cu` and all-caps `CU` are not read
 as the vendor word (`cu_seqlens` is cumulative; `CU_` is the driver API's prefix); `Cu` before a capitalised word
 is (`CuMemFree`, `setCuBlasHandle`)."""
@@ -48,6 +49,8 @@ _ANY_WORD = re.compile(rb"cuda|CUDA|Cuda|Cu[A-Z]|nvidia|NVIDIA|Nvidia|optix|OPTI
 # `c10::cuda::CUDAGuard`, `getCurrentCUDAStream`, `C10_CUDA_CHECK`, a project's `check_input_cuda`): torch's extension
 # builder hipifies those names itself, so they are no choice the port makes.
 _TORCH_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:torch|ATen|c10)/", re.MULTILINE)
+# The keyword right before a name that a definition or declaration introduces (`class CudaExecutor`).
+_DECLARED_BY = re.compile(rb"\b(?:class|struct|union|enum(?:[ \t]+(?:class|struct))?|namespace)[ \t]+$")
 # A #define's head up to the end of the name it defines (and its parameters): the replacement list after it uses
 # names (`#define castNativeType castCUDAType` under `#ifndef QMC_CUDA2HIP` is QMCPACK's choice of the CUDA caster).
 _DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(?:\([^)\n]*\))?")
@@ -116,6 +119,8 @@ def match_cuda_named_project_name(pattern: dict, sf: SourceFile, ctx: MatchConte
     last_line = -1
     for off, end, name in sorted(found):
         start = code.rfind(b"\n", 0, off) + 1
+        if _DECLARED_BY.search(code, max(start, off - 40), off):
+            continue  # `class CudaExecutor {`: the CUDA path's own definition, not a choice of it
         if start == last_line:
             continue  # one per line
         if code[start:off].lstrip().startswith(b"#"):
