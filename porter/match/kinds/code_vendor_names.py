@@ -70,7 +70,7 @@ def rocm_path_in(files: frozenset[str], ctx: MatchContext) -> bool:
         from porter.portaware.scope import rocm_path_evidence
 
         got = memo[id(files)] = (files, any(rocm_path_evidence(p) for p in files))
-    return got[1]
+    return bool(got[1])
 
 
 _LAYER_WORD = re.compile(r"cuda|optix|nvidia")
@@ -92,7 +92,7 @@ def project_cuda_name(name: str) -> bool:
 
 
 def match_cuda_named_project_name(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
-    if sf.language != "cuda" or not _ANY_WORD.search(sf.code):
+    if sf.language != "cuda" or not _ANY_WORD.search(sf.data):
         return ()
     files = ctx.extra.get("repository_files") or frozenset()
     if not files or not rocm_path_in(files, ctx):
