@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from porter.match.base import Hit, MatchContext, Matcher, per_object
 from porter.match.kinds import (arms, binary, buildfiles, code, code_constants, code_kb, code_lanes, code_masks,
-                                code_members, code_pasted, code_redefined, code_shared, code_vectors, config, embedded,
-                                host_arms, includes, library, python, templates)
+                                code_members, code_pasted, code_redefined, code_shared, code_vectors, code_vendor_names,
+                                config, embedded, host_arms, includes, library, python, templates)
 from porter.schemas import schema
 from porter.source.parse import SourceFile
 
@@ -107,6 +107,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("hip_declared_definition", code_redefined.match_hip_declared_definition, CUDA),
     PatternKind("vector_compound_use", code_vectors.match_vector_compound_use, CUDA),
     PatternKind("pasted_name", code_pasted.match_pasted_name, CUDA),
+    PatternKind("cuda_named_project_name", code_vendor_names.match_cuda_named_project_name, CUDA),
     PatternKind("shared_opt_in", code_shared.match_shared_opt_in, CUDA),
     PatternKind("dependent_template_call", templates.match_dependent_template_call, CUDA),
     PatternKind("key", config.match_key, CONFIG),
