@@ -69,11 +69,13 @@ def test_links_out_of_the_tree_to_nothing_or_round_a_loop_stay_skipped(tmp_path)
 
 def test_a_submodule_the_pull_request_adds_is_listed_as_not_scanned(tmp_path):
     # A checkout with submodules builds what it holds; porter scans a submodule separately, and says so: the git
-    # tree's listing skipped it silently unless its name had a language (a work tree's listing always said it).
+    # tree's listing skipped it silently unless its name had a language (a work tree's listing always said it). One
+    # the pull request adds is code the gate never read, so the gate fails (session 26; tests/test_gate_s26.py).
     lib = make_repo(tmp_path / "lib", {"k.cu": KERNEL})
     repo = make_repo(tmp_path / "r", {"base.cu": "int base;\n"})
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "third_party/lib")
     git(repo, "commit", "-q", "-m", "pr")
     rc, found, skipped, err = _gate(repo)
-    assert (rc, found) == (0, []), err
-    assert skipped == [{"path": "third_party/lib", "reason": "git submodule or nested repository: scan it separately"}]
+    assert (rc, found) == (1, []), err
+    assert skipped == [{"path": "third_party/lib", "reason": "git submodule this change adds: its code is unseen here "
+                                                             "(scan it separately)"}]

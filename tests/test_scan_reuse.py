@@ -75,9 +75,9 @@ def test_a_vendor_free_file_has_no_one_build_region_and_derives_no_name():
     assert names == {"G", "CUDA_VERSION", "defined", "X"}
     assert not macros.builds_differ(names) and macros.builds_differ(names, ("X",)) and macros.builds_differ(names | {"USE_ROCM"})
     assert {r.side for r in macros.evaluate(dirs, 9)} == {"both"}
-    assert macros.derived_names({"a.h": (dirs, 9)}) == (frozenset(), frozenset())
+    assert macros.derived_names({"a.cu": (dirs, 9)}) == (frozenset(), frozenset())
     # with X a ROCm-side name, NEW is defined only where the ROCm build goes
-    assert macros.derived_names({"a.h": (dirs, 9)}, ("X",)) == (frozenset({"X", "NEW"}), frozenset())
+    assert macros.derived_names({"a.cu": (dirs, 9)}, ("X",)) == (frozenset({"X", "NEW"}), frozenset())
 
 
 def test_the_port_status_stage_reads_no_file_the_scan_took_facts_from(monkeypatch, tmp_path):

@@ -391,7 +391,7 @@ def is_bare(path: Path) -> bool:
         cfg = contain.read_bytes(path / "config", 1 << 20)
     except contain.Unreadable:
         return False
-    return re.search(rb"(?mi)^\s*bare\s*=\s*false\s*$", cfg) is None
+    return re.search(rb"(?mi)^[ \t]*bare[ \t]*=[ \t]*false[ \t]*$", cfg) is None
 
 
 def check_bare(path: Path) -> None:
