@@ -69,8 +69,8 @@ def match_vendor_variant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> It
 def _variant_uses(sf: SourceFile, shape: re.Pattern[str], predicates: tuple[str, ...],
                   others: frozenset[str], twins: tuple[str, ...] = (),
                   vendors: frozenset[str] = frozenset()) -> Iterator[Hit]:
-    candidates = [n for n in _identifiers(sf.root) if _is_variant_name(n.text.decode("utf-8", "replace"), shape,
-                                                                         predicates, others)]
+    candidates = [n for n, text in _file_identifiers(sf)
+                  if _is_variant_name(text.decode("utf-8", "replace"), shape, predicates, others)]
     if not candidates:
         return
     own = {n.text for n in candidates if _defines(n)}
@@ -91,7 +91,13 @@ def _twin_calls(sf: SourceFile, candidates: list, own: set[bytes], vendors: froz
     (`if is_cuda(): f_cuda() else: f_hip()`, both computed one after the other), inside a function whose own name
     has the vendor word (the choice is at its caller), or tried under an `except`; nor an ALL-CAPS name
     (`CUDA_CHECK(err)`, a checker for calls already read as CUDA code)."""
-    defined = {n.text for n in _identifiers(sf.root) if _defines(n)}
+    # Only a twin of one of the file's own variant names can make a call a choice: the file's identifiers are asked
+    # whether they define a name (_defines, a step up the tree each) only when they spell such a twin, and not at
+    # all when there is none (the same `chosen` as asking every identifier: a twin set is intersected with it).
+    wanted = {tw for name in own if not name.isupper() for tw in _twin_names(name, vendors, twins)}
+    if not wanted:
+        return
+    defined = {text for n, text in _file_identifiers(sf) if text in wanted and _defines(n)}
     chosen = {name: tw for name in own
               for tw in [set(_twin_names(name, vendors, twins)) & defined] if tw and not name.isupper()}
     for node in candidates:
@@ -190,6 +196,15 @@ def _twin_names(name: bytes, vendors: frozenset[str], twins: tuple[str, ...]) ->
         for twin in twins:
             word = twin.upper() if part.isupper() else twin.capitalize() if part[:1].isupper() else twin
             yield "_".join([*parts[:i], word, *parts[i + 1:]]).encode()
+
+
+def _file_identifiers(sf: SourceFile) -> list:
+    """(node, text) of each identifier of the file outside comments and strings, in tree order (_identifiers of its
+    root), walked once per file for every vendor_variant pattern and question that reads them."""
+    found = sf.cache.get("python.identifiers")
+    if found is None:
+        found = sf.cache["python.identifiers"] = [(n, n.text) for n in _identifiers(sf.root)]
+    return found
 
 
 def _identifiers(root) -> Iterator:
