@@ -69,14 +69,49 @@ def test_a_files_identifiers_are_walked_once_for_every_pattern_and_question(monk
     from porter.source.parse import parse
 
     walks = []
-    real = py_kind._identifiers
-    monkeypatch.setattr(py_kind, "_identifiers", lambda root: walks.append(root.type) or real(root))
+    real = py_kind._root_identifiers
+    monkeypatch.setattr(py_kind, "_root_identifiers", lambda root: walks.append(root.type) or real(root))
     sf = parse("twins.py", "python", (FIXTURE / "twins.py").read_bytes())
     first = py_kind._file_identifiers(sf)
     assert py_kind._file_identifiers(sf) is first
     assert walks == ["module"]
     # the same (node, text) pairs, in tree order, as a walk of the root; nothing inside the f-string
     assert [(n.start_point.row + 1, text) for n, text in first] == [
-        (n.start_point.row + 1, n.text) for n in real(sf.root)]
+        (n.start_point.row + 1, n.text) for n in py_kind._identifiers(sf.root)]
     assert (23, b"build_for_cuda") not in [(n.start_point.row + 1, text) for n, text in first]
     assert [text for n, text in first if n.start_point.row + 1 == 20] == [b"ext", b"build_for_cuda"]
+
+
+# Identifiers outside strings and comments (lines 1-5), inside an f-string's fields at any depth (line 3, line 4's
+# nested f-string), and in a comment (line 5): the walk (`_identifiers`) skips strings whole.
+NAMES = (b"import torch\n"                                            # 1
+         b"x_cuda = torch.zeros(1)\n"                                 # 2
+         b"msg = f\"{x_cuda} on {torch.cuda.get_device_name(0)!r:>{width}}\"\n"   # 3
+         b"label = f'{f\"{inner_cuda}\"}' + 'plain_cuda'\n"          # 4
+         b"y = build_for_cuda()  # build_for_cuda in a comment\n")   # 5
+
+
+def test_a_files_identifiers_come_from_one_query_as_the_walk_gave_them(monkeypatch):
+    from porter.source.parse import parse
+
+    sf = parse("names.py", "python", NAMES)
+    walked = list(py_kind._identifiers(sf.root))
+    found = py_kind._root_identifiers(sf.root)
+    assert [n.id for n in found] == [n.id for n in walked]
+    assert [(n.start_point.row + 1, n.text) for n in found] == [
+        (1, b"torch"), (2, b"x_cuda"), (2, b"torch"), (2, b"zeros"), (3, b"msg"), (4, b"label"), (5, b"y"),
+        (5, b"build_for_cuda")]
+    # no Python step per node: the walk is not asked
+    monkeypatch.setattr(py_kind, "_identifiers", lambda root: (_ for _ in ()).throw(AssertionError("walked")))
+    assert [n.id for n in py_kind._root_identifiers(sf.root)] == [n.id for n in walked]
+
+
+def test_a_file_with_a_zero_width_identifier_is_walked():
+    from porter.source.parse import parse
+
+    # error recovery inserts a MISSING identifier after `if` (zero width, at byte 8): walked as before
+    sf = parse("broken.py", "python", b"a = b if else c\n")
+    found = py_kind._root_identifiers(sf.root)
+    assert [(n.start_byte, n.end_byte, n.is_missing) for n in found] == [
+        (0, 1, False), (4, 5, False), (8, 8, True), (14, 15, False)]
+    assert [n.id for n in found] == [n.id for n in py_kind._identifiers(sf.root)]
