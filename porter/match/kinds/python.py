@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, per_object
 from porter.source.parse import SourceFile
-from porter.source.parse_queries import _captures, descendants, query
+from porter.source.parse_queries import captures, descendants
 from porter.source.syntax import index
 
 
@@ -218,7 +218,7 @@ def _root_identifiers(root) -> list:
     `{name}`, which the walk does not enter). Identifiers are leaves, so tree order is byte order; a zero-width
     one (a MISSING node error recovery made) has no place in that order nor a clear side of a string's edge, and
     a file with one is walked as before."""
-    caps = _captures(query("python", _IDENTIFIERS_AND_STRINGS), root)
+    caps = captures("python", _IDENTIFIERS_AND_STRINGS, root)  # in tree order (start, then the longer first)
     found = caps.get("i", [])
     if any(n.start_byte == n.end_byte for n in found):
         return list(_identifiers(root))
