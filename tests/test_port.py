@@ -443,3 +443,51 @@ def test_summary_on_stdout_still_writes_the_patch_to_its_file(tmp_path):
     assert (alone.returncode, both.returncode) == (0, 0), both.stderr
     assert (tmp_path / "both.patch").read_bytes() == (tmp_path / "alone.patch").read_bytes() != b""
     assert json.loads(both.stdout)["root"] == str(repo)
+
+
+def _clock_tree(root: Path) -> None:
+    """A unit that finds its header only through a Makefile's -I../common, and a header line CUDA 13's nvcc rejects
+    in the original code (cudaDeviceProp::clockRate went in CUDA 13)."""
+    (root / "common").mkdir(parents=True)
+    (root / "app").mkdir()
+    (root / "common" / "lc.h").write_text(
+        "#pragma once\n#include <cuda_runtime.h>\n"
+        "inline int clock_khz(const cudaDeviceProp &p) { return p.clockRate; }\n")
+    (root / "app" / "k.cu").write_text('#include "lc.h"\n__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n')
+
+
+def test_an_nvcc_error_at_a_line_the_port_did_not_write_is_the_projects_own():
+    """`porter port --verify` called nvcc's rejection of the unported code (CUDA 13 and clockRate) a porter defect
+    (session-26 new user); nvcc's own `file(57): error:` is read for its place too."""
+    from porter.port import verify
+    from porter.port.model import FilePatch, PortPlan
+
+    plan = PortPlan("/r", "porter_hip_compat.h", (FilePatch("common/lc.h", b"a\nb\nc\n", b"a\nB\nc\nd\n"),
+                                                   FilePatch("porter_hip_compat.h", None, b"x\ny\n")), (), ())
+    written = verify.written_lines(plan)
+    assert written == {"common/lc.h": frozenset({2, 4}), "porter_hip_compat.h": frozenset({1, 2})}
+    out = '/r/common/lc.h(3): error: class "cudaDeviceProp" has no member "clockRate"\n1 error detected\n'
+    assert verify._first_error(out) == (out.splitlines()[0], "/r/common/lc.h", 3)
+    assert verify.attribute(out.splitlines()[0], "/r/common/lc.h", 3, Path("/r"), [], "nvcc", written) == (
+        "environment", "common/lc.h:3 is the project's own line, which the port did not change: this nvcc rejects "
+        "the original code as well")
+    assert verify.attribute(out.splitlines()[0], "/r/common/lc.h", 2, Path("/r"), [], "nvcc", written)[0] == "defect"
+
+
+@pytest.mark.slow
+def test_port_verify_finds_headers_a_makefile_puts_on_the_include_path(tmp_path):
+    """0 of 6 units compiled, every one "porter defect" (`lc.h` not found): the Makefile's -I../common is read by no
+    build description porter understands; verify gives every unit the tree's header directories, as translate
+    --verify does."""
+    from porter.port import verify
+
+    found, missing = verify.compilers(("gfx942",), nvcc=False)
+    if not found:
+        pytest.skip(f"no HIP compiler for gfx942: {missing}")
+    _clock_tree(tmp_path)
+    paths = ["app/k.cu", "common/lc.h"]
+    results, _ = verify.verify_tree(tmp_path, ["app/k.cu"], [], archs=("gfx942",), nvcc=False, paths=paths)
+    assert [(r.path, r.status) for r in results] == [("app/k.cu", "failed")]  # HIP has no cudaDeviceProp: found
+    assert "lc.h' file not found" not in (results[0].error or "")
+    bare, _ = verify.verify_tree(tmp_path, ["app/k.cu"], [], archs=("gfx942",), nvcc=False)
+    assert "'lc.h' file not found" in (bare[0].error or "")

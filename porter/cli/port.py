@@ -77,7 +77,7 @@ def port_cmd(
 def _verify(path: Path, settings, plan, include_dir, define, compile_commands) -> dict:
     """Scan the ported tree again (its open findings predict failures) and compile it with every compiler here."""
     from porter.pipeline import run
-    from porter.port.verify import render, summary, units_of, verify_tree
+    from porter.port.verify import render, summary, units_of, verify_tree, written_lines
     from porter.source.read import source_for
     from porter.translate.buildinfo import build_info
     from porter.translate.model import TranslateError
@@ -89,6 +89,7 @@ def _verify(path: Path, settings, plan, include_dir, define, compile_commands) -
         build = build_info(path, paths, tuple(str(p) for p in include_dir), tuple(define), None, compile_commands)
     except TranslateError as e:
         raise UsageError(str(e)) from None
-    results, missing = verify_tree(path, units, list(after.findings), build)
+    results, missing = verify_tree(path, units, list(after.findings), build, paths=paths,
+                                   written=written_lines(plan))
     render(results, missing, err())
     return {"summary": summary(results), "missing": missing, "units": [r.to_dict() for r in results]}

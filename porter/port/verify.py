@@ -19,16 +19,19 @@ import posixpath
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from porter.model import Finding, Status
+from porter.render import unidiff
 from porter.source.discover import on_disk
 from porter.translate import verify as tv
 
 CUDA_ARCH = "sm_80"
 _GCC_NOT_FOUND = re.compile(r"fatal error: ([^:\s]+): No such file or directory")
 _CLANG_NOT_FOUND = re.compile(r"fatal error: '([^']+)' file not found")
+_NVCC_ERROR = re.compile(r"^(?P<path>[^\s(][^(]*)\((?P<line>\d+)\): (?:catastrophic )?error: ")
 
 
 @dataclass(frozen=True)
@@ -102,9 +105,23 @@ def missing_library(error: str) -> str | None:
     return tv.missing_system_header(error.replace(f"{header}: No such file or directory", f"'{header}' file not found"))
 
 
+def written_lines(plan) -> dict[str, frozenset[int]]:
+    """{path: the lines (1-based) of each file the port writes that are its own, new or changed}."""
+    out: dict[str, frozenset[int]] = {}
+    for fp in plan.files:
+        after = unidiff.lines(fp.after)
+        if fp.before is None:
+            out[fp.path] = frozenset(range(1, len(after) + 1))
+            continue
+        out[fp.path] = frozenset(j + 1 for tag, _i1, _i2, j1, j2 in unidiff.opcodes(unidiff.lines(fp.before), after)
+                                 if tag != "equal" for j in range(j1, j2))
+    return out
+
+
 def attribute(error: str, err_path: str | None, err_line: int | None, root: Path, open_findings: list[Finding],
-              compiler) -> tuple[str, str]:
-    """(cause, reason) of one failure."""
+              compiler, written: Mapping[str, frozenset[int]] | None = None) -> tuple[str, str]:
+    """(cause, reason) of one failure. `written`: the lines the port wrote, per file (written_lines); an nvcc error
+    at a line it did not write is the project's own code failing on this CUDA toolkit, not the port's defect."""
     lib = missing_library(error)
     if lib:
         return "environment", lib
@@ -118,6 +135,11 @@ def attribute(error: str, err_path: str | None, err_line: int | None, root: Path
             rel = Path(err_path).resolve().relative_to(root.resolve()).as_posix()
         except (ValueError, OSError):
             rel = None
+    if isinstance(compiler, str) and written is not None and rel is not None and err_line is not None \
+            and err_line not in written.get(rel, frozenset()):
+        # CUDA 13 dropped cudaDeviceProp::clockRate: the unported tree fails the same way on this nvcc.
+        return "environment", (f"{rel}:{err_line} is the project's own line, which the port did not change: this "
+                               "nvcc rejects the original code as well")
     quoted = set(re.findall(r"'([^']+)'", error))
     for f in open_findings:
         if rel == f.path and err_line is not None and f.line <= err_line <= max(f.end_line, f.line):
@@ -143,9 +165,13 @@ def _shown(error: str, epath: str | None, src_dir: Path, root: Path, quote: bool
 
 def verify_tree(root: Path, units: list[str], findings: list[Finding], build=None, timeout: float = 300.0,
                 archs: tuple[str, ...] = ("gfx90a", "gfx942", "gfx950"), nvcc: bool = True,
+                paths: Iterable[str] = (), written: Mapping[str, frozenset[int]] | None = None,
                 ) -> tuple[list[Compile], list[str]]:
-    """Compile each unit with nvcc (unless not `nvcc`) and a HIP compiler per arch; (results, compilers missing)."""
+    """Compile each unit with nvcc (unless not `nvcc`) and a HIP compiler per arch; (results, compilers missing).
+    `paths`: the tree's files, whose header directories every unit gets (as translate --verify gives them);
+    `written`: the lines the port wrote (written_lines), which decide whose an nvcc error is."""
     root = Path(root).resolve()
+    headers = tv.header_dirs(root, paths)
     found, missing = compilers(archs, nvcc)
     open_findings = [f for f in findings if f.status is Status.OPEN]
     results: list[Compile] = []
@@ -155,7 +181,7 @@ def verify_tree(root: Path, units: list[str], findings: list[Finding], build=Non
                 src = root / on_disk(rel)  # a unit as the scan shows it: its name on disk
                 flags = build.flags_for(rel) if build is not None else None
                 incs = [Path(d) if Path(d).is_absolute() else root / d for d in (flags.includes if flags else ())]
-                incs += [root]
+                incs += [d for d in headers if d not in incs]
                 defines = flags.defines if flags else ()
                 std = flags.std if flags else None
                 if isinstance(comp, str):
@@ -178,7 +204,7 @@ def verify_tree(root: Path, units: list[str], findings: list[Finding], build=Non
                 err, epath, eline = _first_error(r.stderr + r.stdout)
                 err = err or (f"compiler stopped: {r.overrun.reason}" if r.overrun else f"exit status {r.returncode}")
                 full = str(src.parent / epath) if epath else None
-                cause, reason = attribute(err, full, eline, root, open_findings, comp)
+                cause, reason = attribute(err, full, eline, root, open_findings, comp, written)
                 quote = r.confined  # an unconfined compiler could have read anything: say where, never what
                 results.append(Compile(label, rel, "failed", _shown(err, epath, src.parent, root, quote), cause,
                                        _shown(reason, epath, src.parent, root, quote) if cause == "defect"
@@ -194,6 +220,12 @@ def _first_error(output: str) -> tuple[str | None, str | None, int | None]:
         if len(parts) > 2 and parts[1].isdigit():
             return line.strip(), parts[0], int(parts[1])
         return line.strip(), None, None
+    for line in output.splitlines():
+        n = _NVCC_ERROR.match(line)  # nvcc's own front end: `common/lcutil.h(57): error: ...`
+        if n:
+            return line.strip(), n.group("path"), int(n.group("line"))
+        if tv.first_error(line)[0] is not None:
+            break  # a gcc/clang-worded error came first
     return tv.first_error(output)
 
 

@@ -235,10 +235,16 @@ def translation_units(result) -> list:
 
 def include_dirs(out_root: Path, result) -> list[Path]:
     """The tree's root and every directory holding a header of the translated set (build systems add these)."""
-    dirs = {out_root}
-    for ft in result.files:
-        if PurePosixPath(ft.path).suffix.lower() in HEADER_SUFFIXES:
-            dirs.add(out_root / PurePosixPath(ft.path).parent)
+    return header_dirs(out_root, (ft.path for ft in result.files))
+
+
+def header_dirs(root: Path, paths: Iterable[str]) -> list[Path]:
+    """`root` and every directory under it holding one of `paths` that is a header: where a project's build points
+    its `-I` (a Makefile's `-I../common`, which no build description porter reads states)."""
+    dirs = {root}
+    for path in paths:
+        if PurePosixPath(path).suffix.lower() in HEADER_SUFFIXES:
+            dirs.add(root / PurePosixPath(path).parent)
     return sorted(dirs)
 
 
