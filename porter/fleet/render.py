@@ -51,10 +51,10 @@ def console(doc: dict[str, Any]) -> bytes:
                    f"engineer-days, likely {_n(t['open_days']['likely'])}; "
                    + ", ".join(f"{k} {v[k]}" for k in v))
         width = max([len(x["repository"]) for x in t["ranking"]] + [10])
-        out.append(f"  {'repository':<{width}}  {'verdict':<10}  {'likely':>7}  {'low–high':>13}  commit")
+        out.append(f"  {'repository':<{width}}  {'verdict':<10}  {'likely':>7}  {'low–high':>13}  {'open':>6}  commit")
         for x in t["ranking"]:
             out.append(f"  {_c(x['repository']):<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
-                       f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['commit']}")
+                       f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['open_findings']:>6}  {x['commit']}")
         out.append(f"  ready now ({len(t['ready_now'])}): {_c(', '.join(t['ready_now']) or '-')}")
         out.append(f"  blockers on {t['target']} ({len(t['blockers'])}):" + ("" if t["blockers"] else " none"))
         for b in t["blockers"]:
@@ -109,9 +109,10 @@ def markdown(doc: dict[str, Any]) -> bytes:
         out += [f"## {t['target']}", "",
                 f"Open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} engineer-days, likely "
                 f"{_n(t['open_days']['likely'])}. Verdicts: " + ", ".join(f"{k} {v[k]}" for k in v) + ".", "",
-                "| repository | verdict | likely days | low | high | commit |", "|---|---|---:|---:|---:|---|"]
+                "| repository | verdict | likely days | low | high | open findings | commit |",
+                "|---|---|---:|---:|---:|---:|---|"]
         out += [f"| {_md(x['repository'])} | {x['verdict']} | {_n(x['days_likely'])} | {_n(x['days_low'])} | "
-                f"{_n(x['days_high'])} | `{x['commit']}` |" for x in t["ranking"]]
+                f"{_n(x['days_high'])} | {x['open_findings']} | `{x['commit']}` |" for x in t["ranking"]]
         out += ["", f"Ready now ({len(t['ready_now'])}): {_md(', '.join(t['ready_now']) or '-')}", ""]
         out += [f"Blockers on {t['target']} ({len(t['blockers'])}):" + ("" if t["blockers"] else " none."), ""]
         if t["blockers"]:
@@ -160,7 +161,7 @@ def as_csv(doc: dict[str, Any]) -> bytes:
         for k, v in t["open_days"].items():
             w.writerow(["open_days", t["target"], "", k, _n(v)])
         for x in t["ranking"]:
-            for k in ("verdict", "days_likely", "days_low", "days_high", "commit"):
+            for k in ("verdict", "days_likely", "days_low", "days_high", "open_findings", "commit"):
                 w.writerow(["ranking", t["target"], x["repository"], k,
                             _n(x[k]) if isinstance(x[k], float) else x[k]])
         for name in t["ready_now"]:
@@ -231,10 +232,10 @@ def as_html(doc: dict[str, Any]) -> bytes:
         out += [f'<h2 id="target-{_h(t["target"])}">{_h(t["target"])}</h2>',
                 f"<p>Open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} engineer-days, likely "
                 f"{_n(t['open_days']['likely'])}. Verdicts: " + ", ".join(f"{k} {v[k]}" for k in v) + ".</p>",
-                _table(["repository", "verdict", "likely days", "low", "high", "commit"],
+                _table(["repository", "verdict", "likely days", "low", "high", "open findings", "commit"],
                        [[_h(x["repository"]), f'<span class="{_h(x["verdict"])}">{_h(x["verdict"])}</span>',
-                         _n(x["days_likely"]), _n(x["days_low"]), _n(x["days_high"]), f"<code>{_h(x['commit'])}</code>"]
-                        for x in t["ranking"]], {2, 3, 4}, "ranking"),
+                         _n(x["days_likely"]), _n(x["days_low"]), _n(x["days_high"]), str(x["open_findings"]),
+                         f"<code>{_h(x['commit'])}</code>"] for x in t["ranking"]], {2, 3, 4, 5}, "ranking"),
                 f"<p>Ready now ({len(t['ready_now'])}): {_h(', '.join(t['ready_now']) or '-')}</p>",
                 f"<h3>Blockers on {_h(t['target'])} ({len(t['blockers'])})</h3>",
                 _table(["blocker", "repositories", "which"],

@@ -38,7 +38,7 @@ def document(store: Store, run_id: int | None = None) -> dict[str, Any]:
             if line is not None:
                 ranked.append({"repository": r["repository"], "commit": r["commit_id"][:12], "verdict": line["verdict"],
                                "days_low": line["days_low"], "days_likely": line["days_likely"],
-                               "days_high": line["days_high"]})
+                               "days_high": line["days_high"], "open_findings": r["open_findings"] or 0})
                 for b in line.get("blockers", ()):
                     blocking.setdefault(b, []).append(r["repository"])
         ranked.sort(key=lambda x: (-x["days_likely"], -x["days_high"], x["repository"]))
