@@ -1,6 +1,7 @@
 """Describe the rule catalogue for people: the list with fixture coverage, and one rule's documentation."""
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,8 +11,11 @@ from porter.datafile import DATA_DIR, DATA_DISPLAY_ROOT, rule_files
 if TYPE_CHECKING:  # porter.rules (its schema validator) is loaded by what loads rules, not by every `scan`
     from porter.rules import Rule, RuleSet
 
-# Fixtures live in a checkout beside rules/ and are not installed: from a wheel, coverage is unknown (None).
-CHECKOUT_DIR = DATA_DIR.parent if DATA_DIR.name == "rules" else None
+# Fixtures live in a checkout beside rules/ and are not installed: from a wheel, coverage is unknown (None). The
+# data directory's real location decides: a git worktree whose porter/data is a symlink to ../rules (so that its own
+# rules are read) is a checkout too.
+_DATA_REAL = Path(os.path.realpath(DATA_DIR))
+CHECKOUT_DIR = _DATA_REAL.parent if _DATA_REAL.name == "rules" else None
 FIXTURES_DIR = CHECKOUT_DIR / "fixtures" / "rules" if CHECKOUT_DIR is not None else None
 
 
