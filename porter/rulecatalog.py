@@ -67,7 +67,7 @@ def rule_file(rule: Rule) -> Path:
     `rules/...` for porter's own rules, which is only a path inside a checkout)."""
     prefix = DATA_DISPLAY_ROOT + "/"
     if rule.source.startswith(prefix):
-        return DATA_DIR / rule.source[len(prefix):]
+        return _DATA_REAL / rule.source[len(prefix):]
     return Path(rule.source)
 
 
