@@ -336,7 +336,8 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
             return False
         # A warp-size or warps-per-block constant that is not #defined as 32 may be the wave size on ROCm
         # (`__shared__ float sums[kReduceThreads / kWarpSize]` indexed by `tid / 32` overflows on wave64).
-        if any(not _is_32(sf, m.group(0)) for m in _WARP_CONSTANT.finditer(body)):
+        if any(not _is_32(sf, m.group(0)) and not _counted_in_32s(body, m.group(0))
+               for m in _WARP_CONSTANT.finditer(body)):
             return False
         return (any(m.group(1) is None or _is_32(sf, m.group(1)) for m in _LANES_32.finditer(body))
                 or _lane_array_of_32(body) or _rows_of_32_threads(sf, body))
@@ -347,6 +348,15 @@ def _counts_lanes_in_32s(sf: SourceFile, fn) -> bool:
     callers = [f for f in sf.functions if f is not fn
                and re.search(rb"\b" + re.escape(name) + rb"\s*(?:<[^;(){}]*>)?\s*\(", code[f.start_byte:f.end_byte])]
     return bool(callers) and all(in_32s(f) for f in callers)
+
+
+def _counted_in_32s(body: bytes, name: bytes) -> bool:
+    """Whether every assignment of `name` in `body` (at least one) divides a thread count by 32 with no warpSize:
+    `const int num_warps = (blockDim.x + 31) >> 5;` counts groups of 32 threads, not wavefronts."""
+    values = [m.group(1) for m in re.finditer(rb"\b" + re.escape(name) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)\s*([^;]+);",
+                                              body)]
+    return bool(values) and all(re.search(rb"(?:/\s*32|>>\s*5)\s*$", v.strip()) is not None
+                                and b"warpSize" not in v for v in values)
 
 
 # A shared array with one row per x-lane: `__shared__ float shm[32][3];` ... `shm[threadIdx.x][0]`.
@@ -490,8 +500,15 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
             # A *_sync mask held in a variable is often built from the lane (`15 << (tid & 31 & ~3)`): a lane set in
             # 32s, wrong for the upper half of a wave64 wavefront, so only an all-lanes constant keeps it logical.
             whole = not sync or bool(lane_args and _ALL_LANES.fullmatch(lane_args[0]))
-            out.append(bool(op and op.group(1)) and len(lane_args) == (3 if sync else 2) and whole
-                       and _group_local(sf, body, op.group(1) or b"", lane_args))
+            shaped = bool(op and op.group(1)) and len(lane_args) == (3 if sync else 2)
+            local = shaped and whole and _group_local(sf, body, op.group(1) or b"", lane_args)
+            # A down shuffle whose result the function throws away when its source lane leaves the 32-lane group
+            # (`if (lane + offset >= 32) return 0;`) stays in that group whatever its offset and the wave size
+            # (CaMa-Flood-GPU's cmf_shfl_down_sum; issue 27 class 6), given a mask of every active lane.
+            if not local and shaped and op is not None and op.group(1) == b"down":
+                local = ((not sync or _active_lanes(sf, lane_args[0]))
+                         and _source_lane_guarded(body, lane_args[-1]))
+            out.append(local)
         else:
             out.append(len(args) == wanted and _is_32(sf, args[-1]))
     if depth > 0:
@@ -504,6 +521,67 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
             for f in by_name.get(name, ()):
                 if f is not fn:
                     _shuffle_widths(sf, f, seen, depth - 1, out, offsets)
+
+
+def _active_lanes(sf: SourceFile, arg: bytes) -> bool:
+    """A shuffle mask of every lane that runs: an all-lanes constant, `__activemask()`, or a name every assignment in
+    the file gives one of those (`const unsigned active_mask = __activemask();`, passed on under the same name). A
+    name with no assignment, or one built from the lane (`15 << (lane & ~3)`), is not."""
+    if _ALL_LANES.fullmatch(arg) or _ACTIVEMASK.fullmatch(arg):
+        return True
+    if not re.fullmatch(rb"[A-Za-z_]\w*", arg):
+        return False
+    if re.search(rb"\b" + re.escape(arg) + rb"\s*(?:[-+*/%&|^]|<<|>>)=", sf.code):
+        return False  # changed after it was set (`mask &= ~lane_bit`)
+    values = [m.group(1).strip() for m in re.finditer(rb"\b" + re.escape(arg) + rb"\s*=(?!=)\s*([^;]+);", sf.code)]
+    return bool(values) and all(_ALL_LANES.fullmatch(v) or _ACTIVEMASK.fullmatch(v) for v in values)
+
+
+_ACTIVEMASK = re.compile(rb"\(*\s*__activemask\s*\(\s*\)\s*\)*")
+
+
+def _source_lane_guarded(body: bytes, off: bytes) -> bool:
+    """Whether `body` discards a down shuffle's result when its source lane leaves the 32-lane group: an `if` one of
+    whose `||`-joined conditions is the source lane `lane + off` (written out, or a name assigned it) `>= 32` (or
+    `> 31`), followed by `return` or `continue`. Lanes 32-63 of a wave64 wavefront then never feed lanes 0-31, so a
+    tree over lanes counted in 32s is one logical warp per half (the caller still has to count lanes in 32s)."""
+    if not re.fullmatch(rb"[A-Za-z_]\w*", off):
+        return False
+    o = re.escape(off)
+    source = rb"(?:[A-Za-z_]\w*\s*\+\s*" + o + rb"|" + o + rb"\s*\+\s*[A-Za-z_]\w*)"
+    names = {m.group(1) for m in re.finditer(rb"\b([A-Za-z_]\w*)\s*=\s*\(?\s*" + source + rb"\s*\)?\s*;", body)}
+    subject = rb"(?:" + b"|".join([source] + [re.escape(n) for n in sorted(names)]) + rb")"
+    leaves = re.compile(rb"\(*\s*(?:" + subject + rb")\s*\)*\s*(?:>=\s*32|>\s*31)\s*\)*")
+    for m in re.finditer(rb"\bif\s*\(", body):
+        depth, end = 1, m.end()
+        while end < len(body) and depth:  # to the condition's closing parenthesis
+            depth += {0x28: 1, 0x29: -1}.get(body[end], 0)
+            end += 1
+        cond = body[m.end():end - 1]
+        then = body[end:end + 40].lstrip(b" \t\r\n{")
+        if not (then.startswith(b"return") or then.startswith(b"continue")):
+            continue
+        if any(leaves.fullmatch(part.strip()) for part in _top_level_or(cond)):
+            return True
+    return False
+
+
+def _top_level_or(cond: bytes) -> list[bytes]:
+    """`cond` split at its `||` outside parentheses."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(cond):
+        c = cond[i]
+        if c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            depth -= 1
+        elif depth == 0 and cond[i:i + 2] == b"||":
+            parts.append(cond[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    parts.append(cond[start:])
+    return parts
 
 
 def _is_32(sf: SourceFile, arg: bytes) -> bool:
