@@ -31,3 +31,30 @@ def test_a_source_file_another_file_includes_keeps_its_templates():
              for f in result.files]
     assert uninstantiated(result.kernels, result.launches, files) == frozenset()
     assert uninstantiated(result.kernels, (), result.files) == frozenset({("steps.cu", 3), ("steps.cu", 10)})
+
+
+SWITCH = FIXTURES / "kernels_s26" / "idle_switch" / "switch.cu"
+
+
+def test_a_launch_in_an_arm_the_files_own_define_rules_out_or_in_if_0_is_no_launch():
+    """switch.cu: `#define SMALL` (line 1) takes `#ifdef SMALL`'s arm, so part's launch (line 19) stands and
+    whole's in the `#else` (line 21) does not; neither does whole's in `#if 0` (line 24). The `#ifdef
+    UNKNOWN_SWITCH` arm (line 27) may be compiled: kept."""
+    from porter.source import syntax
+    from porter.source.parse import parse
+
+    data = SWITCH.read_bytes()
+    assert [(l.kernel, l.line) for l in syntax.launches(parse("switch.cu", "cuda", data))] == [
+        ("part", 19), ("whole", 27)]
+    # without the undecided arm, nothing instantiates `whole` (line 3); `part` (line 10) is launched
+    cut = data.replace(b"#ifdef UNKNOWN_SWITCH\n    whole<int><<<1, 32>>>(out);\n#endif\n", b"")
+    sf = parse("switch.cu", "cuda", cut)
+    kernels = [k for k, _ in syntax.kernel_functions(sf)]
+    assert uninstantiated(kernels, syntax.launches(sf), ()) == frozenset({("switch.cu", 3)})
+
+
+def test_the_undecided_launch_keeps_the_template_a_fix():
+    result = run(SWITCH.parent, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    k = {(x.path, x.line): x for x in result.kernels}
+    for where in (("switch.cu", 3), ("switch.cu", 10)):
+        assert {t: v for t, (v, _) in verdicts(k[where]).items()} == {t: "fix" for t in TARGETS}
