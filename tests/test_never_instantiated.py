@@ -30,7 +30,8 @@ def test_a_source_file_another_file_includes_keeps_its_templates():
     files = [f if f.path != "lanes.cuh" else type(f)(**{**vars(f), "includes": (("steps.cu", True),)})
              for f in result.files]
     assert uninstantiated(result.kernels, result.launches, files) == frozenset()
-    assert uninstantiated(result.kernels, (), result.files) == frozenset({("steps.cu", 3), ("steps.cu", 10)})
+    # with no launch recorded, busy_lanes is still named at its launch (line 18): its file may instantiate it
+    assert uninstantiated(result.kernels, (), result.files) == frozenset({("steps.cu", 3)})
 
 
 SWITCH = FIXTURES / "kernels_s26" / "idle_switch" / "switch.cu"
@@ -46,11 +47,21 @@ def test_a_launch_in_an_arm_the_files_own_define_rules_out_or_in_if_0_is_no_laun
     data = SWITCH.read_bytes()
     assert [(l.kernel, l.line) for l in syntax.launches(parse("switch.cu", "cuda", data))] == [
         ("part", 19), ("whole", 27)]
-    # without the undecided arm, nothing instantiates `whole` (line 3); `part` (line 10) is launched
-    cut = data.replace(b"#ifdef UNKNOWN_SWITCH\n    whole<int><<<1, 32>>>(out);\n#endif\n", b"")
-    sf = parse("switch.cu", "cuda", cut)
-    kernels = [k for k, _ in syntax.kernel_functions(sf)]
-    assert uninstantiated(kernels, syntax.launches(sf), ()) == frozenset({("switch.cu", 3)})
+
+
+def test_a_template_named_only_in_dead_arms_is_never_instantiated_and_one_taken_by_pointer_is(tmp_path):
+    """Without the undecided arm, `whole` (line 3) is named only in the dead `#else` and `#if 0`: never
+    instantiated, ok. `auto k = part<float>;` instead of its launch (RL-Kernel's generic launcher, heldout23)
+    still instantiates `part` (line 10): it keeps its fix."""
+    cut = SWITCH.read_bytes().replace(b"#ifdef UNKNOWN_SWITCH\n    whole<int><<<1, 32>>>(out);\n#endif\n", b"")
+    cut = cut.replace(b"    part<float><<<1, 64>>>(out);\n", b"    auto k = part<float>;\n    launch(k, out);\n")
+    (tmp_path / "switch.cu").write_bytes(cut)
+    result = run(tmp_path, Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    k = {(x.path, x.line): x for x in result.kernels}
+    assert [(l.kernel, l.line) for l in result.launches] == []
+    assert verdicts(k[("switch.cu", 3)]) == {
+        t: ("ok", (("never-instantiated", NEVER_INSTANTIATED_WHY, ()),)) for t in TARGETS}
+    assert {t: v for t, (v, _) in verdicts(k[("switch.cu", 10)]).items()} == {t: "fix" for t in TARGETS}
 
 
 def test_the_undecided_launch_keeps_the_template_a_fix():

@@ -549,9 +549,9 @@ def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: It
     """(path, line) of the CUDA template kernels nothing instantiates: written in a source file (not a header, which
     a user of the project may include and launch from) that no file of the repository `#include`s, with no launch
     of its name anywhere (a chevron or launch API call, in any file) and its name passed to no call (a launcher
-    function: porter.kernels.launchers). Not seen: an explicit instantiation (`template __global__ void k<float>(
-    float *);`) or a pointer taken without a call (`auto f = k<float>;`), which porter records nowhere; such a
-    kernel would read ok wrongly."""
+    function: porter.kernels.launchers), and its name nowhere else in its file's compiled code (KernelFacts.
+    named_outside: `auto kernel = k<64, 128>;` handed to a generic launcher, heldout23's RL-Kernel; an explicit
+    instantiation)."""
     templates = [k for k in kernels if k.is_template and k.language == "cuda"
                  and PurePosixPath(k.path).suffix.lower() not in HEADER_SUFFIXES]
     if not templates:
@@ -563,7 +563,7 @@ def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: It
     included = {resolve_include(f.path, h, q, paths) for f in files for h, q in f.includes}
     idle = []
     for k in templates:
-        if k.name in launched or k.name in passed or k.path in included:
+        if k.name in launched or k.name in passed or k.path in included or k.facts is None or k.facts.named_outside:
             continue
         idle.append((k.path, k.line))
     return frozenset(idle)
