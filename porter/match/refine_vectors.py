@@ -13,7 +13,8 @@ through another (`kfusion.cu` -> `kfusion.h` -> `cutil_math.h`) was not flagged.
   reads info: the definition alone compiles under HIP, only a use with two vector operands does not.
 
 Both run only when an open API009 finding exists, read only the scan's own files (C/C++/CUDA ones, each up to the
-scan's per-file limit) and parse only those that reach a definition and name one of its types.
+caller's per-file limit, READ_BUDGET bytes in all: past it the rest are not followed) and parse only those that
+reach a definition and name one of its types (PARSE_BUDGET files at most, in path order).
 """
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ from porter.source.parse import parse
 
 DEFINITION_RULE = "API009"
 USE_RULE = "DEV053"
+
+READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA files read to follow includes
+PARSE_BUDGET = 2000  # files parsed again with a header's operator types
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 _DEFINED_OP = re.compile(r"\boperator\s*([-+*/%&|^]|<<|>>)=\s*\(")
@@ -68,16 +72,26 @@ def reached_uses(findings: list[Finding], sources: dict[str, str], read: Callabl
     if pattern is None:
         return findings
     files = frozenset(sources)
-    codes = {p: read(p) for p in sorted(files)}
+    codes: dict[str, bytes | None] = {}
+    spent = 0
+    for p in sorted(files):
+        if spent > READ_BUDGET:
+            break
+        codes[p] = read(p)
+        spent += len(codes[p] or b"")
     graph = {p: _includes(p, c, files) for p, c in codes.items() if c is not None}
     types_of = {p: defined_operators(pattern, c) for p in defining if (c := codes.get(p)) is not None}
     have_already = {(f.path, f.line, f.column) for f in findings if f.rule == USE_RULE}
     added: list[Finding] = []
+    parsed = 0
     for path in sorted(graph):
         reached = frozenset(t for h in _closure(path, graph) & types_of.keys() for t in types_of[h])
         code = codes[path]
         if not reached or code is None or not any(t.encode() in code for t in reached):
             continue
+        if parsed >= PARSE_BUDGET:
+            break
+        parsed += 1
         sf = parse(path, sources[path], code, macros)
         own = own_operators(pattern, sf)
         if reached <= own:
