@@ -137,6 +137,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
         # of CPU, more from a bigger process).
         analysed, mapped = run_inherited_all([_analysis_call(result, settings, targets), (task, args)], budget)
         result = attach_status(_analysed(result, analysed), settings, source, cache, digest, mapped)
+    if any(f.rule == refine_vectors.USE_RULE for f in result.findings):
+        result = dataclasses.replace(result, findings=tuple(refine_vectors.guarded_uses(result.findings)))
     # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
     result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
     if cache is not None:

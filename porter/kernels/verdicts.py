@@ -547,7 +547,8 @@ NEVER_INSTANTIATED_WHY = ("a template kernel that no launch in the repository na
 
 def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: Iterable[Any]) -> frozenset[tuple[str, int]]:
     """(path, line) of the CUDA template kernels nothing instantiates: written in a source file (not a header, which
-    a user of the project may include and launch from) that no file of the repository `#include`s, with no launch
+    a user of the project may include and launch from) that launches other kernels and that no file of the
+    repository `#include`s, with no launch
     of its name anywhere (a chevron or launch API call, in any file) and its name passed to no call (a launcher
     function: porter.kernels.launchers), and its name nowhere else in its file's compiled code (KernelFacts.
     named_outside: `auto kernel = k<64, 128>;` handed to a generic launcher, heldout23's RL-Kernel; an explicit
@@ -557,13 +558,18 @@ def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: It
     if not templates:
         return frozenset()
     files = list(files)
+    launches = list(launches)
     launched = {l.kernel for l in launches}
+    # the file launches other kernels: its host code is there and instantiates what it means to (a file of kernels
+    # alone - a library's, a test's - may be launched from code porter does not see)
+    launching = {l.path for l in launches}
     passed = {p.name for f in files for p in f.passed}
     paths = frozenset(f.path for f in files)
     included = {resolve_include(f.path, h, q, paths) for f in files for h, q in f.includes}
     idle = []
     for k in templates:
-        if k.name in launched or k.name in passed or k.path in included or k.facts is None or k.facts.named_outside:
+        if (k.name in launched or k.name in passed or k.path in included or k.path not in launching
+                or k.facts is None or k.facts.named_outside):
             continue
         idle.append((k.path, k.line))
     return frozenset(idle)
@@ -619,13 +625,6 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         if k.facts is None:
             updated.append(k)
             continue
-        if (k.path, k.line) in idle:
-            per = tuple(TargetVerdict(t.id, "ok", (CheckResult(NEVER_INSTANTIATED, "ok", NEVER_INSTANTIATED_WHY),))
-                        for t in chosen)
-            for v in per:
-                counts[v.target][v.verdict] += 1
-            updated.append(dataclasses.replace(k, verdicts=per))
-            continue
         walked = k
         if k.facts.triton is not None:
             # A Triton launch has no CUDA grid/block to fold: other files' launches bring their keywords instead;
@@ -675,6 +674,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         marked = host_only_helpers(walked, facts, markers, index) if markers and k.facts.triton is None else ()
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,
                            shims, uses, launch_sites.get((k.path, k.line, k.name), ()), marked)
+        if (k.path, k.line) in idle:
+            # what would need work is never compiled; an ok verdict keeps its own (empty) reasons
+            per = tuple(v if v.verdict == "ok" else TargetVerdict(
+                v.target, "ok", (CheckResult(NEVER_INSTANTIATED, "ok", NEVER_INSTANTIATED_WHY),)) for v in per)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

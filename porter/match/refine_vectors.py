@@ -107,23 +107,52 @@ def reached_uses(findings: list[Finding], sources: dict[str, str], read: Callabl
     return sorted(kept + with_fingerprints(redo))
 
 
+def definition_key(f: Finding) -> tuple[str, str] | None:
+    """(operator, vector type) of an API009 finding (`+`, `float3`), None when its line does not say."""
+    m = _DEFINED_OP.search(f.snippet)
+    vector = dict(f.data).get("hit")
+    return (m.group(1), str(vector)) if m is not None and vector else None
+
+
+def use_key(f: Finding) -> tuple[str, str] | None:
+    """(operator, vector type) of a DEV053 finding, None when its message does not say."""
+    m = _USED_OP.match(f.message)
+    vector = dict(f.data).get("type")
+    return (m.group(1), str(vector)) if m is not None and vector else None
+
+
 def unused_definitions(findings: Iterable[Finding]) -> list[Finding]:
     """The findings, an open API009 definition at info when no DEV053 finding uses its operator on its type."""
     findings = list(findings)
-    used = set()
-    for f in findings:
-        if f.rule == USE_RULE:
-            m = _USED_OP.match(f.message)
-            used.add((m.group(1) if m else "", dict(f.data).get("type")))
+    used = {use_key(f) for f in findings if f.rule == USE_RULE}
     out = []
     for f in findings:
         if f.rule == DEFINITION_RULE and f.status is Status.OPEN and f.severity > Severity.INFO:
-            m = _DEFINED_OP.search(f.snippet)
-            vector = dict(f.data).get("hit")
-            if m is not None and vector and (m.group(1), vector) not in used:
-                why = (f"no `{m.group(1)}=` on two {vector} operands in the repository uses this definition (DEV053 "
+            key = definition_key(f)
+            if key is not None and key not in used:
+                why = (f"no `{key[0]}=` on two {key[1]} operands in the repository uses this definition (DEV053 "
                        f"reports each that does); the definition alone compiles under HIP")
                 f = dataclasses.replace(f, severity=Severity.INFO,
                                         data=tuple(sorted({**dict(f.data), "unused": why}.items())))
+        out.append(f)
+    return out
+
+
+def guarded_uses(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings, each open DEV053 use whose operator and type only API009 definitions out of the HIP build
+    (port status: handled or cuda-only) provide taking the status of the first of them: HIP's member is then the
+    only candidate. Run after port status (porter.pipeline.complete)."""
+    findings = list(findings)
+    by_key: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        if f.rule == DEFINITION_RULE:
+            key = definition_key(f)
+            if key is not None:
+                by_key.setdefault(key, []).append(f)
+    out = []
+    for f in findings:
+        defs = by_key.get(use_key(f) or ("", ""), []) if f.rule == USE_RULE and f.status is Status.OPEN else []
+        if defs and all(d.status is not Status.OPEN for d in defs):
+            f = dataclasses.replace(f, status=defs[0].status, handled_by=defs[0].handled_by)
         out.append(f)
     return out
