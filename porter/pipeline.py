@@ -36,12 +36,12 @@ from porter.kernels.launchers import launchers_of, passed_names
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
 from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
-from porter.match import refine_standard
+from porter.match import refine_standard, refine_vectors
 from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
-from porter.model import FileResult, ScanResult, ScanStats, Severity, Skipped
+from porter.model import FileResult, Finding, ScanResult, ScanStats, Severity, Skipped, Status
 from porter.model.kernel import TritonHelper
 from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -137,6 +137,8 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
         # of CPU, more from a bigger process).
         analysed, mapped = run_inherited_all([_analysis_call(result, settings, targets), (task, args)], budget)
         result = attach_status(_analysed(result, analysed), settings, source, cache, digest, mapped)
+    if any(f.rule == refine_vectors.USE_RULE for f in result.findings):
+        result = dataclasses.replace(result, findings=tuple(refine_vectors.guarded_uses(result.findings)))
     # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
     result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
     if cache is not None:
@@ -498,7 +500,7 @@ def scan(
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held, untrusted)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
-    result = assemble(source, found, pairs, ruleset, targets, notices, only, held)
+    result = assemble(source, found, pairs, ruleset, targets, notices, only, held, frozenset(options.disabled_rules))
     return dataclasses.replace(result, stats=dataclasses.replace(
         result.stats,
         # Which files this source has, for the port-status stage (it would list them again).
@@ -642,6 +644,28 @@ _STANDARD_LANGUAGES = frozenset({"make", "cmake", "shell"})
 _BUILD_FILE_BYTES = 4 * 1024 * 1024
 
 
+def _vector_operators(source: Source, found: Discovery, findings: list[Finding], ruleset: RuleSet,
+                      only: frozenset[str] | None, held: Held | None, disabled: frozenset[str]) -> list[Finding]:
+    """porter.match.refine_vectors over the scan's C/C++/CUDA files: DEV053's uses reached through includes (in the
+    scanned files: with `only`, those paths alone) and, on a whole scan, API009's unused definitions at info."""
+    rule = None if refine_vectors.USE_RULE in disabled else next(
+        (r for r in ruleset.rules if r.id == refine_vectors.USE_RULE), None)
+    sources = {c.path: c.language for c in found.files if c.language == "cuda"}
+    by_path = {c.path: c for c in found.files}
+
+    def read(path: str) -> bytes | None:
+        try:
+            c = by_path[path]
+            return held.read(source, c, _BUILD_FILE_BYTES) if held is not None else source.read(c, _BUILD_FILE_BYTES)
+        except SourceReadError:
+            return None
+
+    out = refine_vectors.reached_uses(findings, sources, read, rule)
+    if only is not None:
+        return sorted(f for f in out if f.rule != refine_vectors.USE_RULE or f.path in only or f in findings)
+    return refine_vectors.unused_definitions(out) if rule is not None else out
+
+
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
     """(path, language, bytes) of the tree's make, CMake and shell files and setup.py files, only when a finding
     asks, from `held` where the scan kept them (an unreadable one is left out: the file's own scan reports it)."""
@@ -656,10 +680,11 @@ def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterabl
 
 def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, bool]], ruleset: RuleSet,
              targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None,
-             held: Held | None = None) -> ScanResult:
+             held: Held | None = None, disabled: frozenset[str] = frozenset()) -> ScanResult:
     """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
     the discovery skips of those paths alone). Findings that hold only from C++17 on read info where the build
-    pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept."""
+    pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept; a
+    project's vector compound operators are followed across includes (porter.match.refine_vectors)."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
@@ -669,6 +694,8 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         pinned = refine_standard.below_cxx17(refine_standard.named_standards(_build_texts(source, found, held)))
         if pinned is not None:
             found_here = refine_standard.accepted_before_cxx17(found_here, pinned)
+    if any(f.rule == refine_vectors.DEFINITION_RULE and f.status is Status.OPEN for f in found_here):
+        found_here = _vector_operators(source, found, found_here, ruleset, only, held, disabled)
     findings = with_target_notes(found_here, ruleset, targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)

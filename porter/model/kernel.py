@@ -653,6 +653,11 @@ class KernelFacts:
     # never compiles (a toolkit-version test with a HIP `#else`, a file switch set off): measuring skipped them, and
     # the verdict counts no finding there; not serialised
     skipped_arms: tuple[tuple[int, int], ...] = ()
+    # Whether the kernel's name appears in its file's code outside the kernel's own definition, on a line some
+    # build compiles (`auto k = name<...>;`, an explicit instantiation, a launch): what may instantiate a template
+    # kernel besides the launches porter records (porter.kernels.verdicts.uninstantiated). True when not measured;
+    # not serialised.
+    named_outside: bool = True
 
     def merged(self) -> KernelFacts:
         """The facts with those of the helpers in other files added (at the kernel-file line of each call), which

@@ -18,6 +18,7 @@ from porter.errors import UsageError
 from porter.model import Finding, ScanResult, Severity, Status
 from porter.source.discover import on_disk
 import porter.port.build as build
+from porter.match import refine_vectors
 import porter.port.compat as compat
 from porter.port.model import Change, FilePatch, OpenItem, PortOptions, PortPlan
 from porter.port.sources import SYNC_NAMES, FileWork, hip_name, lane_lines, port_file
@@ -215,6 +216,11 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
         open_work.extend(bw.open_work)
 
     open_keys = {(o.rule, o.path, o.line) for o in open_work}
+    # a use on two vectors (DEV053) is ambiguous only beside the project's operator: one the port guarded out of the
+    # HIP build (API009, answered) leaves HIP's member alone
+    guarded = {refine_vectors.definition_key(f) for f in result.findings
+               if f.rule == refine_vectors.DEFINITION_RULE
+               and (f.status is not Status.OPEN or (f.rule, f.path, f.line, f.column) in answered)}
     for f in result.findings:
         if f.status is not Status.OPEN or f.severity <= Severity.INFO or (f.rule, f.path, f.line) in open_keys:
             continue
@@ -222,6 +228,8 @@ def plan(root: Path, result: ScanResult, options: PortOptions = PortOptions()) -
         if k in answered:
             continue
         if f.path in ported_build and f.rule.startswith(("BLD", "LIB004", "LIB005")):
+            continue
+        if f.rule == refine_vectors.USE_RULE and refine_vectors.use_key(f) in guarded:
             continue
         if f.rule == "API004":
             continue  # HIP has the name (the _sync ones through the compat header): a check, not a change

@@ -900,14 +900,15 @@ _COMMENTED_DEFINE = lazy_regex(rb"(?m)^[ \t]*//[ \t]*#[ \t]*define[ \t]+([A-Za-z
 _SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d{1,18})\s*\)?$")
 
 
-def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int | bool, int]]:
+def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[str, tuple[int | bool | str, int]]:
     """The file's switch constants, name -> (value, line of its `#define`): names it `#define`s to an integer literal once, outside every `#if` group and
     never `#undef`s (GPUJPEG's `#define GPUJPEG_IDCT_USE_ASM 0`). Such a definition holds in every build: a `-D`
     of the same name on the command line is overridden by it (with a redefinition warning), so `#if NAME` reads
     its value wherever it comes after the definition. A name the file only defines in a line comment (`//#define
     FULLCHECK`) and nowhere else reads undefined (False) from that line on: the switch is off as committed. Another
-    file or a `-D` could still define it; porter reads the file as its author left it."""
-    found: dict[str, tuple[int | bool, int]] = {}
+    file or a `-D` could still define it; porter reads the file as its author left it. With `bare`, a name defined
+    so with no value (`#define SMALLKERNEL`) reads DEFINED: `#ifdef SMALLKERNEL` takes its first arm after it."""
+    found: dict[str, tuple[int | bool | str, int]] = {}
     twice: set[str] = set()
     for d in pre.directives:
         if d.kind != "define":
@@ -920,6 +921,9 @@ def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int | bool,
             continue
         if m and not pre.enclosing(d.line) and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name):
             found[name] = (int(m.group(2)), d.line)
+        elif (bare and not m and _tokens(d.text) == [name] and not pre.enclosing(d.line)
+              and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name)):
+            found[name] = (DEFINED, d.line)
     if b"undef" in data:
         for name in list(found):
             if re.search(rb"#\s*undef\s+" + re.escape(name.encode()) + rb"\b", data):
@@ -935,14 +939,15 @@ def file_switches(pre: Preprocessed, data: bytes) -> dict[str, tuple[int | bool,
     return found
 
 
-def switch_dead_spans(pre: Preprocessed, data: bytes) -> tuple[tuple[int, int], ...]:
+def switch_dead_spans(pre: Preprocessed, data: bytes, bare: bool = False) -> tuple[tuple[int, int], ...]:
     """(first, last) body lines of the arms no build compiles because a file switch constant (file_switches)
     decides their group: the `#if GPUJPEG_IDCT_USE_ASM` arm under `#define GPUJPEG_IDCT_USE_ASM 0`, the `#else` of
     `#if !GPUJPEG_IDCT_USE_ASM`. A group is read when its tests name such a switch defined above it; any other name
-    is unknown, so a group is decided only when the switches alone decide which arm is taken."""
+    is unknown, so a group is decided only when the switches alone decide which arm is taken. `bare`: as
+    file_switches."""
     if b"define" not in data:
         return ()
-    table = file_switches(pre, data)
+    table = file_switches(pre, data, bare)
     if not table:
         return ()
     out: list[tuple[int, int]] = []

@@ -360,7 +360,17 @@ def launch_spans(sf: SourceFile) -> tuple[LaunchSite, ...]:
 
 
 def launches(sf: SourceFile) -> list[Launch]:
-    return [site.launch for site in index(sf).launches]
+    """The file's launches but those no build compiles: in `#if 0` (preprocessor dead lines) or in an arm the
+    file's own defines rule out (`#define SMALLKERNEL` ... `#ifdef SMALLKERNEL` ... `#else` / `k<T><<<...>>>`:
+    preprocessor.switch_dead_spans with bare defines). Such a launch instantiates no template and sets no kernel's
+    launch configuration (porter.kernels.verdicts.uninstantiated, launch_config)."""
+    sites = index(sf).launches
+    if not sites or not preprocessor.may_hold_directives(sf.data):
+        return [site.launch for site in sites]
+    pre = preprocessor.preprocessed(sf)
+    spans = preprocessor.switch_dead_spans(pre, sf.data, bare=True)
+    return [site.launch for site in sites if site.launch.line not in pre.dead
+            and not any(a <= site.launch.line <= b for a, b in spans)]
 
 
 class _Scopes:

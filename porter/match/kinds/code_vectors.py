@@ -89,11 +89,29 @@ def match_vector_compound_use(pattern: dict, sf: SourceFile, ctx: MatchContext) 
     """Each compound assignment of two same-type vector operands, at its operator, in file order."""
     if sf.root is None or b"=" not in sf.code:
         return
-    types, include, defined = _read(pattern)
-    included = any(i.header.rsplit("/", 1)[-1] in include for i in syntax.includes(sf))
-    have = set(types) if included else {m.group("t").decode() for m in defined.finditer(sf.code)}
-    if not have or not any(t.encode() in sf.code for t in have):
-        return
+    yield from compound_uses(sf, pattern, own_operators(pattern, sf))
+
+
+def own_operators(pattern: dict, sf: SourceFile) -> frozenset[str]:
+    """The vector types the file itself gives a free compound operator: every one of the rule's when it includes
+    one of its `headers` (helper_math.h), else those it defines (`operator+=(float3 &a, float3 b)`)."""
+    types, include, _ = _read(pattern)
+    if any(i.header.rsplit("/", 1)[-1] in include for i in syntax.includes(sf)):
+        return types
+    return defined_operators(pattern, sf.code)
+
+
+def defined_operators(pattern: dict, code: bytes) -> frozenset[str]:
+    """The vector types `code` defines a free `operator+= -= *= /=(T &a, T b)` for."""
+    return frozenset(m.group("t").decode() for m in _read(pattern)[2].finditer(code))
+
+
+def compound_uses(sf: SourceFile, pattern: dict, have: frozenset[str] | set[str]) -> list[Hit]:
+    """Each compound assignment of two same-type vector operands whose type is in `have`, at its operator, in file
+    order (porter.match.refine_vectors asks with the types of headers the file reaches through its includes)."""
+    types = _read(pattern)[0]
+    if sf.root is None or not have or not any(t.encode() in sf.code for t in have):
+        return []
     seen: dict[int, dict[str, str]] = {}
     hits: list[Hit] = []
     for fn in sf.functions:
@@ -116,4 +134,4 @@ def match_vector_compound_use(pattern: dict, sf: SourceFile, ctx: MatchContext) 
                     if lt in have and _type_of(node.child_by_field_name("right"), declared) == lt:
                         hits.append(Hit(op.start_byte, op.end_byte, name=op.type, values=(("type", lt),)))
             todo.extend(node.named_children)
-    yield from sorted(hits)
+    return sorted(hits)
