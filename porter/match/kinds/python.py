@@ -77,6 +77,7 @@ def _variant_uses(sf: SourceFile, shape: re.Pattern[str], predicates: tuple[str,
     own = {n.text for n in candidates if _defines(n)}
     if twins:
         yield from _twin_calls(sf, candidates, own, vendors, twins)
+        yield from _twin_members(sf, candidates, vendors, twins)
         return
     for node in candidates:
         if node.text in own and _is_use(node) and not _joined_with_twin(node, others):
@@ -115,6 +116,87 @@ def _twin_calls(sf: SourceFile, candidates: list, own: set[bytes], vendors: froz
 def _twin_near(call, names: set[bytes]) -> bool:
     """One of `names` is used by a statement of the block holding the call's statement, or of a branch of the
     nearest `if` chain around it - statements of that block itself, not of an `if`, loop or `def` nested in it."""
+    return any(n.text in names and _is_use(n) for block in _near_blocks(call) for statement in block.named_children
+               if statement.type not in _COMPOUND for n in _identifiers(statement))
+
+
+# Where a class's member is a value the code hands on (returns, binds, passes), not one it tests or compares.
+_VALUE_PARENTS = {"return_statement": None, "argument_list": None, "assignment": "right", "keyword_argument": "value",
+                  "default_parameter": "value", "typed_default_parameter": "value"}
+
+
+def _twin_members(sf: SourceFile, candidates: list, vendors: frozenset[str], twins: tuple[str, ...]) -> Iterator[Hit]:
+    """Members read as values (`return Target.CUDA`, `target = Backend.CUDA`, `f(Target.CUDA)`) of a class the file
+    defines with both the vendor member and its twin in its own body (`class Target: CUDA = ...; HIP = ...`): a
+    project that keeps one enum member per vendor chooses between them where it hands one on, as it does with twin
+    functions (pystencils' `Target.auto_gpu` returns Target.HIP under `cupy.cuda.runtime.is_hip`, else
+    Target.CUDA). Not a choice left to make: a comparison or test (`target == Target.CUDA`), a use in the class
+    body itself, in a function named for the vendor, or beside the twin member (same block or another branch of
+    the same `if` chain)."""
+    pairs: dict[tuple[bytes, bytes], set[bytes]] = {}
+    for node in candidates:
+        owner = _class_member(node)
+        if owner is not None:
+            pairs.setdefault((owner, node.text), set()).update(_twin_names(node.text, vendors, twins))
+    if not pairs:
+        return
+    wanted = set().union(*pairs.values())
+    defined = {(owner, text) for n, text in _file_identifiers(sf) if text in wanted
+               for owner in [_class_member(n)] if owner is not None}
+    chosen = {key: tws for key, names in pairs.items()
+              for tws in [{tw for tw in names if (key[0], tw) in defined}] if tws}
+    for node in candidates:
+        attr = node.parent
+        if attr is None or attr.type != "attribute" or attr.child_by_field_name("attribute") != node:
+            continue
+        owner = attr.child_by_field_name("object")
+        if owner is None or owner.type != "identifier" or (owner.text, node.text) not in chosen:
+            continue
+        parent = attr.parent
+        if parent is None or parent.type not in _VALUE_PARENTS:
+            continue
+        field = _VALUE_PARENTS[parent.type]
+        if field is not None and parent.child_by_field_name(field) != attr:
+            continue
+        if (_in_class_body(attr) or _in_vendor_function(attr, vendors)
+                or _member_near(attr, owner.text, chosen[(owner.text, node.text)])):
+            continue
+        yield Hit(attr.start_byte, attr.end_byte, name=attr.text.decode("utf-8", "replace"))
+
+
+def _class_member(node) -> bytes | None:
+    """The name of the class whose own body assigns the identifier (`class Target: CUDA = _GPU | _CUDA`), or None."""
+    assignment = node.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("left") != node:
+        return None
+    statement = assignment.parent
+    block = statement.parent if statement is not None and statement.type == "expression_statement" else None
+    owner = block.parent if block is not None and block.type == "block" else None
+    if owner is None or owner.type != "class_definition":
+        return None
+    name = owner.child_by_field_name("name")
+    return name.text if name is not None else None
+
+
+def _in_class_body(node) -> bool:
+    """The node is in a class body outside any function of it (a member defined from others, a class constant)."""
+    node = node.parent
+    while node is not None and node.type not in ("function_definition", "class_definition"):
+        node = node.parent
+    return node is not None and node.type == "class_definition"
+
+
+def _member_near(attr, owner: bytes, names: set[bytes]) -> bool:
+    """`owner.<one of names>` is read by a statement of the blocks _near_blocks gives for `attr`."""
+    return any(n.text in names and n.parent is not None and n.parent.type == "attribute"
+               and n.parent.child_by_field_name("attribute") == n
+               and (o := n.parent.child_by_field_name("object")) is not None and o.text == owner
+               for block in _near_blocks(attr) for statement in block.named_children
+               if statement.type not in _COMPOUND for n in _identifiers(statement))
+
+
+def _near_blocks(call) -> list:
+    """The block holding the node's statement and the branches of the nearest `if` chain around it."""
     blocks = []
     node = call
     while node is not None and node.type not in ("block", "module"):
@@ -131,8 +213,7 @@ def _twin_near(call, names: set[bytes]) -> bool:
                                            clause.child_by_field_name("body")] if b is not None]
             break
         node = node.parent
-    return any(n.text in names and _is_use(n) for block in blocks for statement in block.named_children
-               if statement.type not in _COMPOUND for n in _identifiers(statement))
+    return blocks
 
 
 # Statements holding blocks of their own: a use inside one is not the enclosing block's own statement.
