@@ -500,7 +500,8 @@ def scan(
     pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held, untrusted)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
-    result = assemble(source, found, pairs, ruleset, targets, notices, only, held, frozenset(options.disabled_rules))
+    result = assemble(source, found, pairs, ruleset, targets, notices, only, held, frozenset(options.disabled_rules),
+                      stage_budget(file_budget(options), max(1, len(found.files))))
     return dataclasses.replace(result, stats=dataclasses.replace(
         result.stats,
         # Which files this source has, for the port-status stage (it would list them again).
@@ -680,11 +681,13 @@ def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterabl
 
 def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, bool]], ruleset: RuleSet,
              targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None,
-             held: Held | None = None, disabled: frozenset[str] = frozenset()) -> ScanResult:
+             held: Held | None = None, disabled: frozenset[str] = frozenset(),
+             budget: Budget | None = None) -> ScanResult:
     """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
     the discovery skips of those paths alone). Findings that hold only from C++17 on read info where the build
     pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept; a
-    project's vector compound operators are followed across includes (porter.match.refine_vectors)."""
+    project's vector compound operators are followed across includes (porter.match.refine_vectors), in a budgeted
+    worker under `budget` (a stage's: it reads and parses repository files again) when one is given."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
@@ -694,8 +697,17 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         pinned = refine_standard.below_cxx17(refine_standard.named_standards(_build_texts(source, found, held)))
         if pinned is not None:
             found_here = refine_standard.accepted_before_cxx17(found_here, pinned)
+    notices = list(notices)
     if any(f.rule == refine_vectors.DEFINITION_RULE and f.status is Status.OPEN for f in found_here):
-        found_here = _vector_operators(source, found, found_here, ruleset, only, held, disabled)
+        args = (source, found, found_here, ruleset, only, held, disabled)
+        answer = _vector_operators(*args) if budget is None else run_inherited(_vector_operators, args, budget)
+        if isinstance(answer, Overrun):
+            # Past its budget the per-file findings stand (no use reached through includes, no definition read
+            # unused), and the report says so.
+            notices.append(f"following vector compound operators across includes stopped: {answer.reason}; "
+                           "DEV053 and API009 are as each file's own scan found them")
+        else:
+            found_here = answer
     findings = with_target_notes(found_here, ruleset, targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)

@@ -66,3 +66,23 @@ def test_a_disabled_use_rule_leaves_the_definitions_as_they_were():
     assert [(f.line, f.severity) for f in result.findings if f.rule == "API009"] == [
         (3, Severity.MEDIUM), (4, Severity.MEDIUM), (5, Severity.MEDIUM)]
     assert unused_definitions([]) == []
+
+
+def test_the_pass_runs_under_a_stage_budget_and_past_it_the_files_own_findings_stand(monkeypatch):
+    """It reads and parses repository files again after the scan: in a budgeted worker (as kernel analysis), so a
+    tree built to make it slow cannot hold the run; past its budget no finding moves and the report says why."""
+    import time
+
+    from porter import pipeline
+
+    def slow(*args):
+        time.sleep(30)
+
+    monkeypatch.setattr(pipeline, "_vector_operators", slow)  # the forked worker inherits it
+    t = time.monotonic()
+    res = run(BASE, Settings(jobs=1, cache_dir=None, targets=TARGETS, file_seconds=2)).result
+    assert time.monotonic() - t < 25
+    assert [f.path for f in res.findings if f.rule == "DEV053"] == []  # march.cu's use is only reached via includes
+    assert [n for n in res.stats.notices if n.startswith("following vector")] == [
+        "following vector compound operators across includes stopped: took longer than 2 s; DEV053 and API009 are "
+        "as each file's own scan found them"]

@@ -468,7 +468,8 @@ class Walker:
         if known is not None:
             return known
         found = Discovery(self.walk.repo, tuple(files), tuple(sorted(skipped)), True)
-        scanned = assemble(self.source, found, pairs, self.ruleset, self.targets)
+        scanned = assemble(self.source, found, pairs, self.ruleset, self.targets,
+                           budget=stage_budget(self.budget, max(1, len(files))))
         # Port status reads the point's own tree (guards, build files, compat headers), blob by blob.
         run = complete(scanned, self.settings, self.targets, source=PointTree(self.source, found))
         summary = summarise(run.result, self.targets, self.model, assess)
