@@ -87,8 +87,38 @@ def test_breaks_build_tag_is_rule_data():
     from porter.rules import load_rules
 
     tagged = sorted(r.id for r in load_rules().rules if BREAKS_BUILD_TAG in r.tags)
-    assert tagged == ["API006", "DEV001", "DEV002", "DEV005", "DEV006", "DEV007", "DEV008", "DEV012",
-                      "DEV021", "DEV038", "LIB003"]
+    assert tagged == ["API002", "API006", "DEV001", "DEV002", "DEV005", "DEV006", "DEV007", "DEV008", "DEV012",
+                      "DEV021", "DEV027", "DEV037", "DEV038", "DEV040", "LIB003"]
+
+
+# Session 27: an API HIP lacks (API002), a cache-hinted load HIP has no overload for (DEV027) and a launch whose
+# chevrons clang does not lex (DEV040) fail the hip-clang compile of the branch a runtime check never takes, as PTX does.
+RUNTIME_MORE = """\
+#include <cuda_runtime.h>
+bool is_hip();
+__device__ bool dev_is_hip() { return false; }
+__global__ void k(const float4* a, float4* b) {
+  if (dev_is_hip()) b[0] = a[0];
+  else b[0] = __ldcs(a);
+}
+void host(const float4* a, float4* b) {
+  if (is_hip()) {
+  } else {
+    k << <1, 64 >> >(a, b);
+    cudaCtxResetPersistingL2Cache();
+  }
+}
+"""
+
+
+def test_more_breaking_rules_are_not_handled_by_a_runtime_branch(tmp_path):
+    repo = make_repo(tmp_path / "r", {"m.cu": RUNTIME_MORE})
+    _, doc = _scan(str(repo))
+    assert _rows(doc, "API002", "DEV027", "DEV040") == [
+        ("m.cu", 6, "DEV027", "open", None),
+        ("m.cu", 11, "DEV040", "open", None),
+        ("m.cu", 12, "API002", "open", None),
+    ]
 
 
 def _pr(tmp_path, files):
