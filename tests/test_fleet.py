@@ -202,11 +202,14 @@ def test_every_report_format_shows_the_same_numbers(fleet):
         f"      2  TensorRT-LLM has no ROCm equivalent: {blocked_names}"
     tot = doc["totals"]
     assert (f"{tot['repositories']} repositories: {tot['assessed']} assessed, {tot['failed']} failed; "
-            f"{tot['open_findings']} open findings, {tot['kernels']} kernels") in text.splitlines()
+            f"{tot['open_findings']} open findings, {tot['handled_findings']} handled, {tot['kernels']} kernels") \
+        in text.splitlines()
     assert (f"**{tot['repositories']} repositories**: {tot['assessed']} assessed, {tot['failed']} failed; "
-            f"{tot['open_findings']} open findings, {tot['kernels']} kernels.") in md.splitlines()
+            f"{tot['open_findings']} open findings, {tot['handled_findings']} handled, {tot['kernels']} kernels.") \
+        in md.splitlines()
     assert (f'<p id="totals"><b>{tot["repositories"]} repositories</b>: {tot["assessed"]} assessed, '
-            f'{tot["failed"]} failed; {tot["open_findings"]} open findings, {tot["kernels"]} kernels.</p>') in page
+            f'{tot["failed"]} failed; {tot["open_findings"]} open findings, {tot["handled_findings"]} handled, '
+            f'{tot["kernels"]} kernels.</p>') in page
 
 
 def test_an_interrupted_run_resumes_without_duplicates(fleet, tmp_path):
@@ -486,3 +489,48 @@ def test_blockers_are_listed_per_target_with_the_repositories_they_block_there(t
             '<th>repositories</th><th>which</th></tr></thead><tbody><tr><td>wave32 only</td><td class="n">2</td>'
             '<td>a, b</td></tr><tr><td>NVFP4 checkpoint</td><td class="n">1</td><td>a</td></tr></tbody></table>'
             ) in render("html", doc).decode().replace("\n", "")
+
+
+PARTLY_PORTED = """\
+#include <cuda_runtime.h>
+__device__ unsigned vote(float v) {
+#ifdef __HIP_PLATFORM_AMD__
+  return __ballot(v > 0);
+#else
+  return __ballot_sync(0xffffffff, v > 0);
+#endif
+}
+void f(float* h, int n) { float* d; cudaMalloc(&d, n * 4); cudaFree(d); }
+"""
+
+
+def test_each_format_shows_the_work_a_repository_already_did(tmp_path):
+    """A partly ported repository's handled findings (its ROCm arm answers them) are stored beside its open ones and
+    shown per repository and in the totals, the same number in every format and the same as `porter scan` counts."""
+    from helpers import make_repo
+
+    repo = make_repo(tmp_path / "repos" / "partly", {"src/v.cu": PARTLY_PORTED})
+    scanned = json.loads(cli("scan", str(repo), "-f", "json", "--no-cache"))
+    handled = sum(1 for f in scanned["findings"] if f["status"] == "handled")
+    opened = sum(1 for f in scanned["findings"] if f["status"] == "open")
+    assert handled == 1 and opened >= 1  # the 32-bit mask under the CUDA arm; the runtime calls are open
+    (tmp_path / "list.txt").write_text("repos/partly\n")
+    db = str(tmp_path / "f.db")
+    cli("fleet", "scan", str(tmp_path / "list.txt"), "--db", db, "-q", "--no-cache",
+        "--clone-cache", str(tmp_path / "clones"))
+    doc = json.loads(cli("fleet", "report", "--db", db, "-f", "json"))
+    assert doc["totals"]["handled_findings"] == handled and doc["totals"]["open_findings"] == opened
+    assert [(x["repository"], x["open_findings"], x["handled_findings"]) for x in doc["targets"][0]["ranking"]] \
+        == [("partly", opened, handled)]
+    text = cli("fleet", "report", "--db", db).splitlines()
+    row = next(line.split() for line in text if line.startswith("  partly "))
+    assert (int(row[4]), int(row[5])) == (opened, handled)
+    md = cli("fleet", "report", "--db", db, "-f", "md")
+    cells = next(line.strip("|").split("|") for line in md.splitlines() if line.startswith("| partly |"))
+    assert (int(cells[5]), int(cells[6])) == (opened, handled)
+    page = cli("fleet", "report", "--db", db, "-f", "html")
+    tds = re.findall(r"<td[^>]*>(.*?)</td>", re.search(r"<tr><td>partly</td>.*?</tr>", page).group(0))
+    assert (int(tds[5]), int(tds[6])) == (opened, handled)
+    rows = list(csv.reader(io.StringIO(cli("fleet", "report", "--db", db, "-f", "csv"))))
+    assert [r[4] for r in rows if r[0] == "ranking" and r[3] == "handled_findings"] == [str(handled)]
+    assert [r[4] for r in rows if r[0] == "totals" and r[3] == "handled_findings"] == [str(handled)]

@@ -78,8 +78,44 @@ def test_a_version_1_database_is_migrated_and_keeps_its_rows(tmp_path):
     assert sa.inspect(store.engine).has_table("fleet_history_points")
     assert sa.inspect(store.engine).has_table("fleet_target_blockers")
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("select version from fleet_schema")).scalars().all() == [SCHEMA_VERSION] == [3]
+        assert conn.execute(sa.text("select version from fleet_schema")).scalars().all() == [SCHEMA_VERSION] == [4]
     assert store.run_ids() == [1]
+
+
+def test_a_version_3_database_gets_the_handled_column_and_old_assessments_read_unknown(tmp_path):
+    """Assessments a version-3 database stored have no handled count: the migration adds the column, the old rows
+    read NULL and the report says "-" (and no fleet total) rather than a made-up 0."""
+    from porter.fleet.render import render
+    from porter.fleet.report import document
+
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'v3.db'}")
+    with engine.begin() as conn:
+        fleet_store.schema_table.create(conn)
+        conn.execute(fleet_store.schema_table.insert().values(version=3))
+        for step in fleet_store.MIGRATIONS[:3]:
+            step(conn)
+        conn.execute(sa.text("ALTER TABLE fleet_assessments DROP COLUMN handled_findings"))  # as version 3 made it
+        conn.execute(fleet_store.runs.insert().values(started="2026-01-01T00:00:00Z", porter_version="0.1.0",
+                                                      targets="mi355x", executor="local:1", repositories=1))
+        conn.execute(sa.text(
+            "INSERT INTO fleet_assessments (repository, commit_id, targets, porter_version, settings_hash, run_id, "
+            "verdict, days_low, days_likely, days_high, files, open_findings, kernels) VALUES ('old', 'c0ffee', "
+            "'mi355x', '0.1.0', 'h', 1, 'port', 1, 2, 3, 4, 5, 6)"))
+        conn.execute(fleet_store.target_results.insert().values(assessment_id=1, target="mi355x", verdict="port",
+                                                                days_low=1, days_likely=2, days_high=3))
+        conn.execute(fleet_store.run_repositories.insert().values(
+            run_id=1, repository="old", location="old", outcome="assessed", commit_id="c0ffee", assessment_id=1,
+            seconds=1.0))
+    store = Store.open(tmp_path / "v3.db")
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.text("select version from fleet_schema")).scalars().all() == [4]
+    doc = document(store)
+    assert doc["totals"]["handled_findings"] is None
+    assert [(x["repository"], x["open_findings"], x["handled_findings"]) for x in doc["targets"][0]["ranking"]] \
+        == [("old", 5, None)]
+    assert "| old | port | 2 | 1 | 3 | 5 | - | `c0ffee` |" in render("markdown", doc).decode().splitlines()
+    assert "1 repositories: 1 assessed, 0 failed; 5 open findings, - handled, 6 kernels" in \
+        render("console", doc).decode().splitlines()
 
 
 def test_each_history_point_is_a_task_of_its_own_and_a_stored_point_is_not_redone(tmp_path, monkeypatch):

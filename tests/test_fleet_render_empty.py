@@ -9,10 +9,12 @@ def doc(previous_run=None):
     target = {"target": "mi355x", "verdicts": {"blocked": 0, "port": 1, "mechanical": 0, "ready": 0},
               "open_days": {"low": 1.0, "likely": 1.5, "high": 2.5},
               "ranking": [{"repository": "gpuRIR", "verdict": "port", "days_likely": 1.5, "days_low": 1.0,
-                           "days_high": 2.5, "open_findings": 221, "commit": "fd8af43a4a11"}],
+                           "days_high": 2.5, "open_findings": 221, "handled_findings": 7,
+                           "commit": "fd8af43a4a11"}],
               "ready_now": [], "blockers": []}
     return {"run": {"id": 2, "started": "2026-12-03T05:59:46Z", "executor": "local:1", "porter_version": "0.1.0"},
-            "totals": {"repositories": 1, "assessed": 1, "failed": 0, "open_findings": 221, "kernels": 10},
+            "totals": {"repositories": 1, "assessed": 1, "failed": 0, "open_findings": 221, "handled_findings": 7,
+                       "kernels": 10},
             "targets": [target], "blockers": [], "libraries": [], "failed": [], "previous_run": previous_run,
             "changes": [], "burndown": []}
 
@@ -26,7 +28,7 @@ def test_markdown_says_none_where_a_section_is_empty():
     assert md.endswith("## Changes since run 1\n\nNo change since run 1.\n")
     assert "| blocker |" not in md and "| repository | reason |" not in md
     # each repository's own open findings beside its days (a fleet total alone hid which repository held them)
-    assert "| gpuRIR | port | 1.5 | 1 | 2.5 | 221 | `fd8af43a4a11` |\n" in md
+    assert "| gpuRIR | port | 1.5 | 1 | 2.5 | 221 | 7 | `fd8af43a4a11` |\n" in md
 
 
 def test_html_has_no_header_only_table():

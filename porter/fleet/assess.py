@@ -105,6 +105,7 @@ class Outcome:
     days_high: float | None = None
     files: int = 0
     open_findings: int = 0
+    handled_findings: int = 0  # findings the repository's own ROCm path already answers: work done
     kernels: int = 0
     targets: tuple[TargetResult, ...] = ()
     blockers: tuple[str, ...] = ()  # the titles of the reasons that make a target "blocked"
@@ -286,6 +287,7 @@ def _assessed(e: Entry, path: Path, commit: str, settings: Any, start: float) ->
         verdict=a.verdict, days_low=a.days.low, days_likely=a.days.likely, days_high=a.days.high,
         files=sum(1 for f in result.files if f.skipped is None),
         open_findings=sum(1 for f in result.findings if str(f.status) == "open"),
+        handled_findings=sum(1 for f in result.findings if str(f.status) == "handled"),
         kernels=len(result.kernels), targets=targets, blockers=tuple(blockers),
         target_blockers=tuple(x for x in per_target if x[1]), libraries=tuple(libraries),
         seconds=time.monotonic() - start)

@@ -44,17 +44,19 @@ def console(doc: dict[str, Any]) -> bytes:
     run, tot = doc["run"], doc["totals"]
     out = [f"porter fleet: run {run['id']} ({run['started']}, {run['executor']}, porter {run['porter_version']})",
            f"{tot['repositories']} repositories: {tot['assessed']} assessed, {tot['failed']} failed; "
-           f"{tot['open_findings']} open findings, {tot['kernels']} kernels", ""]
+           f"{tot['open_findings']} open findings, {_v(tot['handled_findings'])} handled, {tot['kernels']} kernels", ""]
     for t in doc["targets"]:
         v = t["verdicts"]
         out.append(f"{t['target']}: open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} "
                    f"engineer-days, likely {_n(t['open_days']['likely'])}; "
                    + ", ".join(f"{k} {v[k]}" for k in v))
         width = max([len(x["repository"]) for x in t["ranking"]] + [10])
-        out.append(f"  {'repository':<{width}}  {'verdict':<10}  {'likely':>7}  {'low–high':>13}  {'open':>6}  commit")
+        out.append(f"  {'repository':<{width}}  {'verdict':<10}  {'likely':>7}  {'low–high':>13}  {'open':>6}  "
+                   f"{'handled':>7}  commit")
         for x in t["ranking"]:
             out.append(f"  {_c(x['repository']):<{width}}  {x['verdict']:<10}  {_n(x['days_likely']):>7}  "
-                       f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['open_findings']:>6}  {x['commit']}")
+                       f"{_n(x['days_low']) + '–' + _n(x['days_high']):>13}  {x['open_findings']:>6}  "
+                       f"{_v(x['handled_findings']):>7}  {x['commit']}")
         out.append(f"  ready now ({len(t['ready_now'])}): {_c(', '.join(t['ready_now']) or '-')}")
         out.append(f"  blockers on {t['target']} ({len(t['blockers'])}):" + ("" if t["blockers"] else " none"))
         for b in t["blockers"]:
@@ -103,16 +105,17 @@ def markdown(doc: dict[str, Any]) -> bytes:
     out = [f"# porter fleet: run {run['id']}", "",
            f"{run['started']} · {run['executor']} · porter {run['porter_version']}", "",
            f"**{tot['repositories']} repositories**: {tot['assessed']} assessed, {tot['failed']} failed; "
-           f"{tot['open_findings']} open findings, {tot['kernels']} kernels.", ""]
+           f"{tot['open_findings']} open findings, {_v(tot['handled_findings'])} handled, {tot['kernels']} kernels.", ""]
     for t in doc["targets"]:
         v = t["verdicts"]
         out += [f"## {t['target']}", "",
                 f"Open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} engineer-days, likely "
                 f"{_n(t['open_days']['likely'])}. Verdicts: " + ", ".join(f"{k} {v[k]}" for k in v) + ".", "",
-                "| repository | verdict | likely days | low | high | open findings | commit |",
-                "|---|---|---:|---:|---:|---:|---|"]
+                "| repository | verdict | likely days | low | high | open findings | handled | commit |",
+                "|---|---|---:|---:|---:|---:|---:|---|"]
         out += [f"| {_md(x['repository'])} | {x['verdict']} | {_n(x['days_likely'])} | {_n(x['days_low'])} | "
-                f"{_n(x['days_high'])} | {x['open_findings']} | `{x['commit']}` |" for x in t["ranking"]]
+                f"{_n(x['days_high'])} | {x['open_findings']} | {_v(x['handled_findings'])} | `{x['commit']}` |"
+                for x in t["ranking"]]
         out += ["", f"Ready now ({len(t['ready_now'])}): {_md(', '.join(t['ready_now']) or '-')}", ""]
         out += [f"Blockers on {t['target']} ({len(t['blockers'])}):" + ("" if t["blockers"] else " none."), ""]
         if t["blockers"]:
@@ -154,16 +157,16 @@ def as_csv(doc: dict[str, Any]) -> bytes:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["section", "target", "name", "field", "value"])
     for k, v in doc["totals"].items():
-        w.writerow(["totals", "", "", k, v])
+        w.writerow(["totals", "", "", k, _v(v)])
     for t in doc["targets"]:
         for k, v in t["verdicts"].items():
             w.writerow(["verdicts", t["target"], "", k, v])
         for k, v in t["open_days"].items():
             w.writerow(["open_days", t["target"], "", k, _n(v)])
         for x in t["ranking"]:
-            for k in ("verdict", "days_likely", "days_low", "days_high", "open_findings", "commit"):
+            for k in ("verdict", "days_likely", "days_low", "days_high", "open_findings", "handled_findings", "commit"):
                 w.writerow(["ranking", t["target"], x["repository"], k,
-                            _n(x[k]) if isinstance(x[k], float) else x[k]])
+                            _n(x[k]) if isinstance(x[k], float) else _v(x[k])])
         for name in t["ready_now"]:
             w.writerow(["ready_now", t["target"], name, "", ""])
         for b in t["blockers"]:
@@ -226,16 +229,18 @@ def as_html(doc: dict[str, Any]) -> bytes:
            f"<h1>porter fleet: run {_h(run['id'])}</h1>",
            f"<p>{_h(run['started'])} · {_h(run['executor'])} · porter {_h(run['porter_version'])}</p>",
            f'<p id="totals"><b>{tot["repositories"]} repositories</b>: {tot["assessed"]} assessed, {tot["failed"]} '
-           f"failed; {tot['open_findings']} open findings, {tot['kernels']} kernels.</p>"]
+           f"failed; {tot['open_findings']} open findings, {_h(_v(tot['handled_findings']))} handled, {tot['kernels']} "
+           "kernels.</p>"]
     for t in doc["targets"]:
         v = t["verdicts"]
         out += [f'<h2 id="target-{_h(t["target"])}">{_h(t["target"])}</h2>',
                 f"<p>Open effort {_n(t['open_days']['low'])}–{_n(t['open_days']['high'])} engineer-days, likely "
                 f"{_n(t['open_days']['likely'])}. Verdicts: " + ", ".join(f"{k} {v[k]}" for k in v) + ".</p>",
-                _table(["repository", "verdict", "likely days", "low", "high", "open findings", "commit"],
+                _table(["repository", "verdict", "likely days", "low", "high", "open findings", "handled", "commit"],
                        [[_h(x["repository"]), f'<span class="{_h(x["verdict"])}">{_h(x["verdict"])}</span>',
                          _n(x["days_likely"]), _n(x["days_low"]), _n(x["days_high"]), str(x["open_findings"]),
-                         f"<code>{_h(x['commit'])}</code>"] for x in t["ranking"]], {2, 3, 4, 5}, "ranking"),
+                         _h(_v(x["handled_findings"])), f"<code>{_h(x['commit'])}</code>"] for x in t["ranking"]],
+                       {2, 3, 4, 5, 6}, "ranking"),
                 f"<p>Ready now ({len(t['ready_now'])}): {_h(', '.join(t['ready_now']) or '-')}</p>",
                 f"<h3>Blockers on {_h(t['target'])} ({len(t['blockers'])})</h3>",
                 _table(["blocker", "repositories", "which"],

@@ -38,7 +38,8 @@ def document(store: Store, run_id: int | None = None) -> dict[str, Any]:
             if line is not None:
                 ranked.append({"repository": r["repository"], "commit": r["commit_id"][:12], "verdict": line["verdict"],
                                "days_low": line["days_low"], "days_likely": line["days_likely"],
-                               "days_high": line["days_high"], "open_findings": r["open_findings"] or 0})
+                               "days_high": line["days_high"], "open_findings": r["open_findings"] or 0,
+                               "handled_findings": r["handled_findings"]})
                 for b in line.get("blockers", ()):
                     blocking.setdefault(b, []).append(r["repository"])
         ranked.sort(key=lambda x: (-x["days_likely"], -x["days_high"], x["repository"]))
@@ -57,6 +58,9 @@ def document(store: Store, run_id: int | None = None) -> dict[str, Any]:
         "previous_run": previous,
         "totals": {"repositories": len(rows), "assessed": len(ok), "failed": len(rows) - len(ok),
                    "open_findings": sum(r["open_findings"] or 0 for r in ok),
+                   # None when an assessment stored by an older porter has no count: a sum would understate it
+                   "handled_findings": None if any(r["handled_findings"] is None for r in ok)
+                   else sum(r["handled_findings"] for r in ok),
                    "kernels": sum(r["kernels"] or 0 for r in ok)},
         "targets": per_target,
         "blockers": _across(ok, "blockers", "blocker"),

@@ -52,6 +52,9 @@ assessments = sa.Table(
     sa.Column("files", sa.Integer, nullable=False),
     sa.Column("open_findings", sa.Integer, nullable=False),
     sa.Column("kernels", sa.Integer, nullable=False),
+    # Version 4: the findings the repository's ROCm path already handles (work done beside the open work). NULL on
+    # assessments a version-3 database stored: the report says "-" for them rather than a made-up 0.
+    sa.Column("handled_findings", sa.Integer),
     sa.UniqueConstraint("repository", "commit_id", "targets", "porter_version", "settings_hash",
                         name="fleet_assessment_key"),
 )
@@ -130,8 +133,15 @@ def _target_blockers_v3(conn: Connection) -> None:
     meta.create_all(conn, tables=[target_blockers])
 
 
+def _handled_v4(conn: Connection) -> None:
+    # A database created at version 4 or later already has the column (_create_v1 creates today's tables); one
+    # created earlier gets it added, NULL for the assessments it holds.
+    if "handled_findings" not in {c["name"] for c in sa.inspect(conn).get_columns(assessments.name)}:
+        conn.execute(sa.text(f"ALTER TABLE {assessments.name} ADD COLUMN handled_findings INTEGER"))
+
+
 # MIGRATIONS[n] takes a database from version n to n + 1; version 0 is an empty database.
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2, _target_blockers_v3]
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _history_v2, _target_blockers_v3, _handled_v4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -260,7 +270,7 @@ class Store:
             repository=o.name, commit_id=o.commit, targets=targets, porter_version=porter_version,
             settings_hash=o.settings_hash, run_id=run_id, verdict=o.verdict, days_low=o.days_low,
             days_likely=o.days_likely, days_high=o.days_high, files=o.files, open_findings=o.open_findings,
-            kernels=o.kernels)).inserted_primary_key
+            kernels=o.kernels, handled_findings=o.handled_findings)).inserted_primary_key
         assert pk is not None
         aid: int = pk[0]
         if o.targets:
@@ -294,7 +304,7 @@ class Store:
             rows = [dict(r) for r in conn.execute(
                 sa.select(run_repositories, assessments.c.verdict, assessments.c.days_low,
                           assessments.c.days_likely, assessments.c.days_high, assessments.c.files,
-                          assessments.c.open_findings, assessments.c.kernels)
+                          assessments.c.open_findings, assessments.c.handled_findings, assessments.c.kernels)
                 .select_from(run_repositories.outerjoin(assessments,
                                                         run_repositories.c.assessment_id == assessments.c.id))
                 .where(run_repositories.c.run_id == run_id).order_by(run_repositories.c.repository)).mappings()]
