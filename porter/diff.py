@@ -45,6 +45,7 @@ from porter.model import Confidence, Finding, Kernel, ScanResult, Severity, Stat
 from porter.model.kernel import TargetVerdict
 from porter.source import git
 from porter.source.discover import on_disk, shown_path
+from porter.source.linecode import code_words
 
 if TYPE_CHECKING:
     from porter.source.preprocessor import Preprocessed
@@ -211,7 +212,8 @@ def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
 
 
 def _text(f: Finding) -> str:
-    return " ".join(f.snippet.split())
+    """The code of the finding's line (its comments left out: a comment added to a flagged line is no new finding)."""
+    return code_words(f.snippet, f.path)
 
 
 Item = TypeVar("Item")

@@ -100,7 +100,7 @@ def test_sarif_is_valid_2_1_0_and_has_what_github_reads(repo, assessed):
         # resolves URIs against the repository top.
         assert loc["artifactLocation"] == {"uri": f"fixtures/repos/{repo}/{f.path}", "uriBaseId": "%SRCROOT%"}
         assert not loc["artifactLocation"]["uri"].startswith("/")
-        assert res["partialFingerprints"] == {"porter/v1": f.fingerprint}
+        assert res["partialFingerprints"] == {"porter/v2": f.fingerprint}
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
         assert res["level"] in ("error", "warning", "note")
     assert run["properties"]["porter"]["verdict"] == a.verdict

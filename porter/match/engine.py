@@ -25,6 +25,7 @@ from porter.match.refine_preprocessor import dead_lines
 from porter.match.tokens import has_tokens, required_tokens
 from porter.match.draft import Draft
 from porter.model import Finding, Status
+from porter.source.linecode import code_words
 from porter.source.parse import SourceFile
 from porter.source.parse_queries import register_root_query
 from porter.render.safe import one_line, printable
@@ -418,11 +419,12 @@ def _worded(template: str, name: str, replacement: str | None, hip: str | None, 
 
 
 def with_fingerprints(findings: list[Finding]) -> list[Finding]:
-    """A fingerprint from rule, path, enclosing function and the matched line's text (not its number),
-    plus an occurrence counter, so a finding keeps its identity when code above it moves."""
+    """A fingerprint from rule, path, enclosing function and the matched line's code (not its number, nor a comment
+    on it), plus an occurrence counter, so a finding keeps its identity when code above it moves or a comment is
+    added to its line."""
     counts: dict[str, int] = {}
     # The constructor with every field as it is (half the cost of dataclasses.replace, asked per finding).
-    return [Finding(**{**vars(f), "fingerprint": _fingerprint(counts, _basis(f, " ".join(f.snippet.split())))})
+    return [Finding(**{**vars(f), "fingerprint": _fingerprint(counts, _basis(f, code_words(f.snippet, f.path)))})
             for f in findings]
 
 
@@ -435,7 +437,7 @@ def _fingerprinted(drafts: list[Draft]) -> list[Finding]:
     for d in drafts:
         words = spaced.get(d.snippet)
         if words is None:
-            words = spaced[d.snippet] = " ".join(d.snippet.split())
+            words = spaced[d.snippet] = code_words(d.snippet, d.path)
         f = make(d)
         vars(f)["fingerprint"] = _fingerprint(counts, _basis(d, words))  # a fresh object, not yet seen by anyone
         out.append(f)

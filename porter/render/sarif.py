@@ -11,7 +11,8 @@ accepted `inSource` one for a finding a `porter: ignore` comment suppresses. The
 `properties.porter.totals` are the totals every format prints, so results + counted_not_listed reconcile with them.
 `helpUri` is the rule's page (docs/rules/<ID>.md, porter.render.rule_pages): a URL, as SARIF1002 requires. Levels
 follow severity (blocker/high → error, medium/low → warning, info → note); the line-independent
-`Finding.fingerprint` goes under partialFingerprints["porter/v1"]; `primaryLocationLineHash` is left to
+`Finding.fingerprint` goes under partialFingerprints["porter/v2"] (v2: a comment on the line is not part of it; the
+key names the basis, so no consumer compares a v1 value with a v2 one); `primaryLocationLineHash` is left to
 upload-sarif, which computes it from the checkout. The effort item a finding belongs to rides in the result's
 property bag.
 """
@@ -163,7 +164,7 @@ def _result(f: Finding, index: dict[str, int], base: str, items: Any, suppressio
                        "endColumn": max(f.end_column, f.column + 1 if f.end_line == f.line else f.end_column),
                        **({"snippet": {"text": printable(f.snippet)}} if f.snippet else {})},
         }}],
-        "partialFingerprints": {"porter/v1": f.fingerprint},
+        "partialFingerprints": {"porter/v2": f.fingerprint},
         # Names from the repository (a path in effortItem or handledBy, a kernel name) shown as the message is: a
         # viewer rendering properties must not be steered by a bidi override in a file name (Trojan Source).
         "properties": {"porter": {k: printable(v) if isinstance(v, str) else v for k, v in props.items()}},
