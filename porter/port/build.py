@@ -287,6 +287,11 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
                                                f"LIB006 {work.path}:1"))
         else:
             rocm_lines.append(entry)
+    # Host units a C/C++ compiler builds (`$(CXX) $(CXXFLAGS) -c host.cpp`): the port guards their CUDA includes with
+    # USE_ROCM too, so the ROCm build hands that compiler USE_ROCM and HIP's host defines and include path
+    # (hipconfig --cpp_config), or it compiles the CUDA branch and stops at <cuda_runtime.h>.
+    for var in _host_flag_vars(text):
+        rocm_lines.append(f"{var} += -DUSE_ROCM $(shell HIP_PLATFORM=amd hipconfig --cpp_config)")
     if recipe_nvcc and not compiler_vars:
         rocm_lines.insert(0, "NVCC := hipcc -DUSE_ROCM")
         cuda_lines.insert(0, "NVCC ?= nvcc")
@@ -306,6 +311,24 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
     work.edits.extend(link_edits)
     work.changes.append(Change(work.path, work.line_of(at), "make", None,
                                "USE_ROCM=1 branch: hipcc, offload-arch flags, ROCm libraries"))
+
+
+# A recipe line that runs a host C/C++ compiler (GNU make's variables or the compilers by name), and the flag
+# variables it names.
+_HOST_COMPILE = re.compile(r"(?m)^\t[^\n]*?(?:\$[({](?:CXX|CC)[)}]|(?<![\w/.-])(?:g\+\+|gcc|c\+\+|clang\+\+|clang)(?![\w.+-]))"
+                           r"[^\n]*")
+_FLAG_VAR = re.compile(r"\$[({](\w*FLAGS)[)}]")
+
+
+def _host_flag_vars(text: str) -> list[str]:
+    """The flag variables the host-compiler recipe lines use (`$(CXXFLAGS)`, `$(CPPFLAGS)`), in order of first use;
+    LDFLAGS is the linker's."""
+    out: list[str] = []
+    for m in _HOST_COMPILE.finditer(text):
+        for v in _FLAG_VAR.findall(m.group(0)):
+            if v not in out and v != "LDFLAGS" and "NVCC" not in v.upper() and "CUDA" not in v.upper():
+                out.append(v)
+    return out
 
 
 def setup_open_work(path: str, findings: list[Finding]) -> list[OpenItem]:
