@@ -78,3 +78,54 @@ def test_make_use_rocm_compiles_the_host_unit_with_gxx(ported):
     r = subprocess.run(["make", "USE_ROCM=1", "host.o"], cwd=ported, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert (ported / "host.o").stat().st_size > 0
+
+
+DLP = """\
+#include "cuda_runtime.h"
+#include "device_launch_parameters.h"
+__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }
+void run(float* d) { k<<<1, 64>>>(d); }
+"""
+
+
+def _dlp_repo(tmp_path):
+    repo = tmp_path / "d"
+    repo.mkdir(parents=True)
+    (repo / "a.cu").write_text(DLP)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "cuda")
+    return repo
+
+
+def test_a_dropped_header_gets_no_include_on_the_rocm_side(tmp_path):
+    """Visual Studio's `device_launch_parameters.h` has no HIP header (HIP's runtime declares threadIdx): the port
+    wrote `#else #include <none>`, and every unit failed to compile as a porter defect."""
+    repo = _dlp_repo(tmp_path)
+    r = porter_here("port", str(repo), "--apply")
+    assert r.returncode == 0, r.stderr
+    assert (repo / "a.cu").read_text().splitlines()[:5] == [
+        '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */',
+        "#if !(defined(__HIP_PLATFORM_AMD__) || defined(USE_ROCM))", '#include "cuda_runtime.h"',
+        '#include "device_launch_parameters.h"', "#endif"]
+
+
+def test_verify_fails_the_command_on_a_porter_defect_only(tmp_path, monkeypatch):
+    """`port --apply --verify` exits 1 when a unit failed where porter's port is wrong (a defect), 0 when the only
+    failures are predicted open work or this machine's environment."""
+    from typer.testing import CliRunner
+
+    from porter.cli import app
+    from porter.port import verify
+    from porter.port.verify import Compile
+
+    def fake(cause):
+        def verify_tree(root, units, findings, build=None, **kw):
+            return [Compile("hipcc-gfx90a", "a.cu", "failed", "x", cause, "a.cu:1: error")], []
+        return verify_tree
+
+    for cause, code in (("defect", 1), ("predicted", 0), ("environment", 0)):
+        repo = _dlp_repo(tmp_path / cause)
+        monkeypatch.setattr(verify, "verify_tree", fake(cause))
+        r = CliRunner().invoke(app, ["port", str(repo), "--apply", "--verify"])
+        assert (cause, r.exit_code) == (cause, code), r.output

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 import porter.cli.options as options
-from porter.cli.base import EXIT_OK, PlainHelp, app, err, run_command, unwind_on_signals
+from porter.cli.base import EXIT_FINDINGS, EXIT_OK, PlainHelp, app, err, run_command, unwind_on_signals
 from porter.cli.runs import settings_for
 from porter.errors import UsageError
 
@@ -69,6 +69,11 @@ def port_cmd(
             doc["verify"] = _verify(path, settings, plan, include_dir, define, compile_commands)
         if summary is not None:
             write_output((json.dumps(doc, indent=2, sort_keys=True) + "\n").encode(), summary)
+        # A unit that failed where porter's own port is wrong fails the command, as a file translate failed on does:
+        # CI running `port --apply --verify` must not pass on code porter wrote wrongly. Predicted failures (open work
+        # the port listed) and this machine's missing libraries do not.
+        if verify and any(s["defect"] for s in doc["verify"]["summary"].values()):
+            return EXIT_FINDINGS
         return EXIT_OK
 
     run_command(body, verbose)

@@ -517,15 +517,25 @@ def _includes(work: FileWork, includes: list[Finding], header: str) -> None:
         s, e = run[0][0], run[-1][1]
         hip = []
         for _, _, f in run:
-            h = str(dict(f.data).get("hip"))
-            if h != "hip/hip_runtime.h" and h not in hip:  # the compat header includes HIP's runtime
+            h = _hip_header(f)
+            if h is not None and h != "hip/hip_runtime.h" and h not in hip:  # the compat header includes HIP's runtime
                 hip.append(h)
         alt = b"".join(b"#else\n" if i == 0 else b"" for i in range(1 if hip else 0))
         alt += b"".join(fixups.hip_include(h) for h in hip)
         work.edits.append((s, e, f"#if !({ROCM_TEST})\n".encode() + work.data[s:e] + b"\n" + alt + b"#endif"))
         for _, _, f in run:
-            work.answer(f, "header", f"CUDA header kept for nvcc; the ROCm build takes {dict(f.data).get('hip')} "
-                                     f"from {header}")
+            h = _hip_header(f)
+            work.answer(f, "header", f"CUDA header kept for nvcc; the ROCm build takes {h} from {header}" if h else
+                        "CUDA header kept for nvcc; the ROCm build needs none (HIP's runtime declares what it did)")
+
+
+def _hip_header(f: Finding) -> str | None:
+    """The HIP header that replaces the CUDA one a finding names; None where the header map says to drop the
+    include (`device_launch_parameters.h`: HIP's runtime declares threadIdx and the rest) — its `hip` field then
+    reads "none", which is no header to include."""
+    d = dict(f.data)
+    h = d.get("hip")
+    return None if d.get("status") == "drop" or h in (None, "", "none") else str(h)
 
 
 def _after_leading_comments(data: bytes) -> int:
