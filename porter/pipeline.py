@@ -645,23 +645,16 @@ _STANDARD_LANGUAGES = frozenset({"make", "cmake", "shell"})
 _BUILD_FILE_BYTES = 4 * 1024 * 1024
 
 
-def _vector_operators(source: Source, found: Discovery, findings: list[Finding], ruleset: RuleSet,
-                      only: frozenset[str] | None, held: Held | None, disabled: frozenset[str]) -> list[Finding]:
+def _vector_operators(found: Discovery, results: list[FileResult], findings: list[Finding], ruleset: RuleSet,
+                      only: frozenset[str] | None, disabled: frozenset[str]) -> list[Finding]:
     """porter.match.refine_vectors over the scan's C/C++/CUDA files: DEV053's uses reached through includes (in the
-    scanned files: with `only`, those paths alone) and, on a whole scan, API009's unused definitions at info."""
+    scanned files: with `only`, those paths alone) and, on a whole scan, API009's unused definitions at info. From
+    what each file's scan kept (FileResult.includes and .vectors): no file is read or parsed again."""
     rule = None if refine_vectors.USE_RULE in disabled else next(
         (r for r in ruleset.rules if r.id == refine_vectors.USE_RULE), None)
-    sources = {c.path: c.language for c in found.files if c.language == "cuda"}
-    by_path = {c.path: c for c in found.files}
-
-    def read(path: str) -> bytes | None:
-        try:
-            c = by_path[path]
-            return held.read(source, c, _BUILD_FILE_BYTES) if held is not None else source.read(c, _BUILD_FILE_BYTES)
-        except SourceReadError:
-            return None
-
-    out = refine_vectors.reached_uses(findings, sources, read, rule)
+    sources = [c.path for c in found.files if c.language == "cuda"]
+    files = {r.path: r for r in results if r.language == "cuda"}
+    out = refine_vectors.reached_uses(findings, files, sources, rule)
     if only is not None:
         return sorted(f for f in out if f.rule != refine_vectors.USE_RULE or f.path in only or f in findings)
     return refine_vectors.unused_definitions(out) if rule is not None else out
@@ -686,8 +679,9 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
     """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
     the discovery skips of those paths alone). Findings that hold only from C++17 on read info where the build
     pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept; a
-    project's vector compound operators are followed across includes (porter.match.refine_vectors), in a budgeted
-    worker under `budget` (a stage's: it reads and parses repository files again) when one is given."""
+    project's vector compound operators are followed across includes (porter.match.refine_vectors, from what each
+    file's scan kept), in a budgeted worker under `budget` (a stage's: the include graph's walk is the
+    repository's size) when one is given."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
@@ -699,7 +693,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
             found_here = refine_standard.accepted_before_cxx17(found_here, pinned)
     notices = list(notices)
     if any(f.rule == refine_vectors.DEFINITION_RULE and f.status is Status.OPEN for f in found_here):
-        args = (source, found, found_here, ruleset, only, held, disabled)
+        args = (found, results, found_here, ruleset, only, disabled)
         answer = _vector_operators(*args) if budget is None else run_inherited(_vector_operators, args, budget)
         if isinstance(answer, Overrun):
             # Past its budget the per-file findings stand (no use reached through includes, no definition read
@@ -1409,6 +1403,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         launchers=launchers_of(sf) if language == "cuda" else (),
         passed=passed_names(sf) if language == "cuda" else (),
         port_facts=port,
+        vectors=refine_vectors.file_facts(sf, next(
+            (r for r in rules if r.id == refine_vectors.USE_RULE), None)) if language == "cuda" else None,
     )
 
 

@@ -101,6 +101,11 @@ def own_operators(pattern: dict, sf: SourceFile) -> frozenset[str]:
     return defined_operators(pattern, sf.code)
 
 
+def rule_types(pattern: dict) -> frozenset[str]:
+    """The vector types the pattern reads (`float3`, `int2`, ...)."""
+    return _read(pattern)[0]
+
+
 def defined_operators(pattern: dict, code: bytes) -> frozenset[str]:
     """The vector types `code` defines a free `operator+= -= *= /=(T &a, T b)` for."""
     return frozenset(m.group("t").decode() for m in _read(pattern)[2].finditer(code))
