@@ -47,3 +47,39 @@ def test_a_fleet_asks_the_one_bare_repository_check(tmp_path, monkeypatch):
         _check_local(tmp_path)
     with pytest.raises(CheckoutError, match="git cannot read it as a repository"):
         _check_local(work / ".git")
+
+
+def test_the_isolated_diff_reads_its_guards_from_what_the_scan_read(tmp_path, monkeypatch):
+    """porter.diff._reopen lexes the guards of findings a change handles in its own file: it takes those files from
+    the head scan's Held, not from git again (before: one `git cat-file` per guarded file). Same verdicts."""
+    from porter import diff as changes
+    from porter.pipeline import run_diff
+    from porter.settings import Settings
+
+    from helpers import git, make_repo
+
+    ptx = 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));'
+    repo = make_repo(tmp_path / "r", {"k.cu": "__global__ void k(int *a) { a[threadIdx.x] = 0; }\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    for name, body in (("empty_arm.cu", f"#ifdef USE_ROCM\n#else\n  {ptx}\n#endif"),
+                       ("real_arm.cu", f"#ifdef USE_ROCM\n  l = __lane_id();\n#else\n  {ptx}\n#endif")):
+        (repo / name).write_text(f"__device__ int lane() {{\n  int l;\n{body}\n  return l;\n}}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    log = tmp_path / "git_reads.log"
+    real = changes.read_at
+
+    def counted_read_at(top, commit, subdir):
+        inner = real(top, commit, subdir)
+
+        def read(path):
+            with open(log, "a") as f:
+                f.write(path + "\n")
+            return inner(path)
+        return read
+    monkeypatch.setattr(changes, "read_at", counted_read_at)
+    done = run_diff(repo, Settings(jobs=1, cache_dir=None, targets=("mi300x",)), new_since=base, isolated=True)
+    assert sorted((f.path, f.status.value) for f in done.result.findings if f.rule == "DEV001") == [
+        ("empty_arm.cu", "open"), ("real_arm.cu", "handled")]
+    assert done.diff is not None and [f.path for f in done.diff.reopened if f.rule == "DEV001"] == ["empty_arm.cu"]
+    assert not log.exists()  # both guarded files came from the scan's Held
