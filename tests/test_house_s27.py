@@ -83,3 +83,17 @@ def test_the_isolated_diff_reads_its_guards_from_what_the_scan_read(tmp_path, mo
         ("empty_arm.cu", "open"), ("real_arm.cu", "handled")]
     assert done.diff is not None and [f.path for f in done.diff.reopened if f.rule == "DEV001"] == ["empty_arm.cu"]
     assert not log.exists()  # both guarded files came from the scan's Held
+
+
+def test_file_switches_read_each_define_by_its_first_token():
+    """preprocessor.file_switches names each #define by its text's first token, read alone (_first_token): the same
+    switches as tokenising every define's whole body, also for a name only a line comment defines."""
+    from porter.source.preprocessor import _first_token, file_switches, preprocess
+
+    data = (b"#define USE_ASM 0\n//#define FULLCHECK\n#define BIG(x) do { x += 1; } while (0)\n#define BARE\n"
+            b"//#define BIG\n#if USE_ASM\nint a;\n#endif\n")
+    pre = preprocess(data)
+    assert file_switches(pre, data) == {"USE_ASM": (0, 1), "FULLCHECK": (False, 2)}
+    assert file_switches(pre, data, bare=True) == {"USE_ASM": (0, 1), "BARE": ("defined", 4), "FULLCHECK": (False, 2)}
+    assert [_first_token(t) for t in ("", " BIG(x) x", "BARE ", "and", " @")] == [
+        ("", False), ("BIG", False), ("BARE", True), ("&&", True), ("?", False)]
