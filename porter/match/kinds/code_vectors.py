@@ -117,9 +117,20 @@ def defined_operators(pattern: dict, code: bytes) -> frozenset[str]:
 
 def compound_uses(sf: SourceFile, pattern: dict, have: frozenset[str] | set[str]) -> list[Hit]:
     """Each compound assignment of two same-type vector operands whose type is in `have`, at its operator, in file
-    order (porter.match.refine_vectors asks with the types of headers the file reaches through its includes)."""
-    types = _read(pattern)[0]
-    if sf.root is None or not have or not any(t.encode() in sf.code for t in have):
+    order (porter.match.refine_vectors asks with the types of headers the file reaches through its includes, and
+    the scan with every type: the uses of all the rule's types are found once per file, then filtered)."""
+    if sf.root is None or not have:
+        return []
+    key = ("vector_compound_use", id(pattern))
+    found = sf.cache.get(key)
+    if found is None:
+        found = sf.cache[key] = _compound_uses(sf, _read(pattern)[0])
+    return [h for h in found if dict(h.values)["type"] in have]
+
+
+def _compound_uses(sf: SourceFile, have: frozenset[str]) -> list[Hit]:
+    types = have
+    if not any(t.encode() in sf.code for t in have):
         return []
     seen: dict[int, dict[str, str]] = {}
     hits: list[Hit] = []
